@@ -1,0 +1,33 @@
+/**
+ * Plain values shared by the CLI and the sandbox. Kept free of schema code so the CLI bundle
+ * does not load TypeBox.
+ */
+
+export const SUBSCRIPTION_TIERS = ['free', 'pro', 'enterprise'] as const;
+export type SubscriptionTier = (typeof SUBSCRIPTION_TIERS)[number];
+
+/** The reference's built-in tenant roles, highest precedence first. */
+export const BUILTIN_TENANT_ROLES = [
+  'tenant_admin',
+  'tenant_reviewer',
+  'tenant_lead',
+  'tenant_analyst',
+  'tenant_rule_author',
+  'tenant_ai_prompter',
+  'tenant_compliance',
+  'tenant_auditor',
+  'tenant_viewer',
+] as const;
+
+/** The organisation-level role that grants cross-tenant listing. */
+export const ORG_ADMIN = 'org_admin';
+
+export const TENANT_PAGE = { min: 1, max: 200, default: 50 } as const;
+
+/** Headers of the reference. */
+export const HEADERS = {
+  tenant: 'x-tenant-id',
+  org: 'x-svc-org-id',
+  requestId: 'x-request-id',
+  signature: 'x-svc-signature',
+} as const;

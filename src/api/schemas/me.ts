@@ -1,0 +1,47 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { NullableTimestamp } from './common.js';
+
+export const MeTenant = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  slug: Type.String(),
+  display_name: Type.String(),
+  role: Type.String({ description: "The caller's highest active role in the tenant" }),
+});
+
+export const Me = Type.Object(
+  {
+    id: Type.String({ description: 'User id, or API key id for an API key' }),
+    type: Type.Union([Type.Literal('user'), Type.Literal('api_key')]),
+    name: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()]),
+    tenant_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The tenant of this call: X-Tenant-Id when sent, else the first tenant of the credential',
+    }),
+    tenants: Type.Array(MeTenant, {
+      description: 'The tenants the credential may act in (its tenants claim)',
+    }),
+    org: Type.Union(
+      [
+        Type.Object({
+          id: Type.String(),
+          name: Type.String(),
+          role: Type.Union([Type.String(), Type.Null()], { description: 'org_admin, or null' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The organisation the caller belongs to' },
+    ),
+    credential: Type.Object(
+      {
+        kind: Type.String({ description: 'jwt, oauth_access_token, publishable_key or service_role_key' }),
+        expires_at: NullableTimestamp,
+        scopes: Type.Union([Type.Array(Type.String()), Type.Null()], {
+          description: 'OAuth scopes; null when the credential is not scope-limited',
+        }),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { $id: 'Me', additionalProperties: true },
+);
+export type Me = Static<typeof Me>;

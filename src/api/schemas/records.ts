@@ -1,0 +1,51 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { CursorQuery, IdempotencyKey, NullableTimestamp, Page, Timestamp } from './common.js';
+
+export const SurfaceParams = Type.Object({
+  surface: Type.String({
+    pattern: '^[a-z][a-z0-9_]{1,62}$',
+    description:
+      'Surface name: lowercase letters, digits and _, e.g. reconciliations, exceptions, evidence_packs',
+  }),
+});
+
+export const RecordParams = Type.Object({
+  surface: SurfaceParams.properties.surface,
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const SurfaceRecord = Type.Object(
+  {
+    id: Type.String(),
+    surface: Type.String(),
+    tenant_id: Type.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    created_by: Type.String(),
+    deleted_at: NullableTimestamp,
+  },
+  {
+    $id: 'SurfaceRecord',
+    additionalProperties: true,
+    description:
+      "A record: the client's own fields at the top level, next to the fields the sandbox owns (id, surface, tenant_id, " +
+      "created_at, updated_at, created_by, deleted_at). Payloads are not shown in the reference; this is the sandbox's choice.",
+  },
+);
+export type SurfaceRecord = Static<typeof SurfaceRecord>;
+
+export const RecordCreateBody = Type.Object(
+  { idempotency_key: IdempotencyKey },
+  { additionalProperties: true, description: "The record's fields (any JSON), plus idempotency_key" },
+);
+
+export const RecordList = Page(
+  Type.Ref('SurfaceRecord'),
+  'Records in creation order; soft-deleted ones are left out.',
+);
+
+export const RecordListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  ...CursorQuery,
+});
+export type RecordListQuery = Static<typeof RecordListQuery>;

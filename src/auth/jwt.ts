@@ -1,0 +1,19 @@
+/** Reads a JWT's claims without verifying it (for display: expiry, scopes, subject). */
+export function decodeJwtClaims(token: string): Record<string, unknown> | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts[1]) return undefined;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
+    return claims && typeof claims === 'object' && !Array.isArray(claims)
+      ? (claims as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `exp` claim as an ISO time, when the token is a JWT that has one. */
+export function jwtExpiry(token: string): string | undefined {
+  const exp = decodeJwtClaims(token)?.exp;
+  return typeof exp === 'number' && Number.isFinite(exp) ? new Date(exp * 1000).toISOString() : undefined;
+}

@@ -1,0 +1,206 @@
+import { Command, CommanderError, Option } from 'commander';
+import type { MakeContext } from './commands/kit.js';
+import { COMMANDS, type CommandEntry } from './commands/manifest.js';
+import { type Context, type ContextDeps, createContext, type GlobalOptions } from './context.js';
+import { ClosedPipeError, exitCodeFor, UsageError } from './errors.js';
+import { renderError } from './output/errors.js';
+import { systemIO } from './output/io.js';
+import { systemBrowser } from './system/browser.js';
+import { inquirerPrompter } from './system/prompter.js';
+import { VERSION } from './version.js';
+
+/** Global flags that take a value: skipped when finding which command is being run. */
+const VALUE_FLAGS = new Set(['-p', '--profile', '--base-url', '--app-url', '--tenant', '--org', '--timeout']);
+
+/** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
+export function targetCommand(argv: string[]): CommandEntry | undefined {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      if (argv[i + 1] !== undefined) words.push(argv[i + 1]!);
+      break;
+    }
+    if (arg.startsWith('-')) {
+      if (VALUE_FLAGS.has(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+  }
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
+}
+
+/** Output, help and error settings shared by every command of the tree. */
+function configure(command: Command, io: ContextDeps['io']): Command {
+  return command
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: () => {},
+    })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .showSuggestionAfterError(true)
+    .exitOverride();
+}
+
+function rootProgram(io: ContextDeps['io']): Command {
+  const program = new Command('svc')
+    .description(
+      'svc — admin CLI for the reconciliation platform: OAuth clients, roles, tenants, webhooks.\n' +
+        'Try `svc sandbox start` for a local platform, then `svc tenants ls`.',
+    )
+    .version(VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addOption(new Option('-p, --profile <name>', 'profile to use (env SVC_PROFILE)'))
+    .addOption(new Option('--base-url <url>', 'API base URL (env SVC_BASE_URL)'))
+    .addOption(new Option('--app-url <url>', 'browser app URL, defaults to the base URL (env SVC_APP_URL)'))
+    .addOption(new Option('--tenant <id>', 'tenant sent as X-Tenant-Id (env SVC_TENANT)'))
+    .addOption(new Option('--org <id>', 'organisation sent as X-SVC-Org-Id (env SVC_ORG)'))
+    .addOption(new Option('--json', 'print one JSON document; errors as JSON on stderr'))
+    .addOption(new Option('--ndjson', 'print one JSON object per line (lists, bulk results)'))
+    .addOption(new Option('--debug', 'trace HTTP requests on stderr, secrets masked (env SVC_DEBUG=1)'))
+    .addOption(new Option('--no-color', 'disable colour (env NO_COLOR)'))
+    .addOption(new Option('-y, --yes', 'confirm destructive actions without asking'))
+    .addOption(new Option('--timeout <seconds>', 'per-request timeout (default 30, env SVC_TIMEOUT)'));
+  return configure(program, io);
+}
+
+function configureTree(command: Command, io: ContextDeps['io']): void {
+  for (const sub of command.commands) {
+    configure(sub, io);
+    configureTree(sub, io);
+  }
+}
+
+/**
+ * Builds the command tree. The command being run is loaded in full; the others are stubs that
+ * only carry a name and a summary for `svc --help`. `loadAll` loads everything (completions,
+ * docs).
+ */
+export async function buildProgram(
+  make: MakeContext,
+  io: ContextDeps['io'],
+  argv: string[],
+  options: { loadAll?: boolean } = {},
+): Promise<Command> {
+  const program = rootProgram(io);
+  const target = options.loadAll ? undefined : targetCommand(argv);
+  for (const entry of COMMANDS) {
+    let command: Command;
+    if (options.loadAll || entry === target) {
+      command = (await entry.load()).default(make);
+    } else {
+      command = new Command(entry.name).description(entry.summary);
+    }
+    command.helpGroup(entry.group);
+    for (const alias of entry.aliases ?? []) if (!command.aliases().includes(alias)) command.alias(alias);
+    program.addCommand(command);
+  }
+  program.commandsGroup('Tools:').helpCommand('help [command]', 'show help for a command');
+  configureTree(program, io);
+  return program;
+}
+
+/**
+ * The deepest command named by the words of argv (option values that are not command names are
+ * skipped), so parse errors point at the right help.
+ */
+function commandFromArgv(program: Command, argv: string[]): Command {
+  let current = program;
+  for (const word of argv) {
+    if (word === '--') break;
+    const sub = current.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub) current = sub;
+  }
+  return current;
+}
+
+/** `svc tenants ls` for a command, for "see … --help" hints. */
+function commandPath(command: Command | undefined): string {
+  const names: string[] = [];
+  for (let c = command; c; c = c.parent ?? undefined) names.unshift(c.name());
+  return names.join(' ');
+}
+
+const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.version']);
+
+/** Turns commander's parse errors into usage errors (exit 2) with a pointer to the right help. */
+function fromCommander(error: CommanderError, command: Command | undefined): UsageError {
+  const message = error.message.replace(/^error:\s*/i, '').replace(/\.\s*$/, '');
+  if (error.code === 'commander.help') {
+    return new UsageError(`${commandPath(command) || 'svc'} needs a subcommand`, {
+      hint: `see \`${commandPath(command)} --help\``,
+    });
+  }
+  return new UsageError(message.replace(/\n+/g, ' ').trim(), {
+    hint: `see \`${commandPath(command) || 'svc'} --help\``,
+  });
+}
+
+/**
+ * Runs one svc command line and returns its exit code. Used by the real binary and by
+ * in-process tests alike.
+ */
+export async function runCli(argv: string[], deps: ContextDeps): Promise<number> {
+  let ctx: Context | undefined;
+  let program: Command | undefined;
+  const make: MakeContext = (cmd) => {
+    ctx ??= createContext(deps, cmd.optsWithGlobals<GlobalOptions>());
+    return ctx;
+  };
+  const json = argv.includes('--json');
+  const debug = argv.includes('--debug') || deps.env.SVC_DEBUG === '1';
+  try {
+    program = await buildProgram(make, deps.io, argv);
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (caught) {
+    let error = caught;
+    if (error instanceof CommanderError) {
+      if (HELP_CODES.has(error.code)) return 0;
+      const named = program ? commandFromArgv(program, argv) : undefined;
+      error = fromCommander(error, named);
+    }
+    if (error instanceof ClosedPipeError) return 0;
+    const text = renderError(error, { json, debug });
+    try {
+      deps.io.stderr.write(text);
+    } catch {
+      // stderr is gone too
+    }
+    return exitCodeFor(error);
+  } finally {
+    await ctx?.close();
+  }
+}
+
+/** The process entry point used by bin/svc.js. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const env = process.env;
+  const io = systemIO(env, { noColor: argv.includes('--no-color') });
+  // A reader that went away (`svc … | head -1`) is not an error: end quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
+  process.stderr.on('error', () => {});
+  const controller = new AbortController();
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    controller.abort();
+  });
+  const code = await runCli(argv, {
+    io,
+    env,
+    signal: controller.signal,
+    browser: systemBrowser(env),
+    prompter: inquirerPrompter(process.stdin, process.stderr),
+  });
+  // Exit once stdout has drained, even if a keep-alive socket or timer would hold the loop open.
+  process.exitCode = code;
+  if (process.stdout.writableLength === 0) process.exit(code);
+  process.stdout.once('drain', () => process.exit(code));
+  setTimeout(() => process.exit(code), 2000).unref();
+}

@@ -1,0 +1,106 @@
+import { Command } from 'commander';
+import type { Me } from '../../api/schemas/me.js';
+import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
+import { type Context, LOGIN_HINT } from '../../context.js';
+import { AuthError, SvcError } from '../../errors.js';
+import { maskSecret } from '../../output/format.js';
+import { examples, type MakeContext } from '../kit.js';
+
+interface AuthStatus {
+  profile: string;
+  base_url: string | null;
+  logged_in: boolean;
+  credential: {
+    source: string;
+    type: string;
+    token: string;
+    expires_at: string | null;
+    scopes: string[] | null;
+  } | null;
+  identity: Me | null;
+  error: string | null;
+}
+
+function describeCredential(ctx: Context, profile: string): AuthStatus['credential'] {
+  const stored = ctx.store().credential(profile);
+  const token = ctx.env.SVC_TOKEN?.trim() || stored?.access_token;
+  if (!token) return null;
+  const fromEnv = Boolean(ctx.env.SVC_TOKEN?.trim());
+  const claims = decodeJwtClaims(token);
+  const scope = fromEnv ? claims?.scope : (stored?.scope ?? claims?.scope);
+  return {
+    source: fromEnv ? 'SVC_TOKEN' : `profile "${profile}"`,
+    type: fromEnv
+      ? claims
+        ? 'jwt'
+        : 'api key'
+      : stored?.type === 'oauth'
+        ? 'oauth'
+        : claims
+          ? 'jwt'
+          : 'api key',
+    token: maskSecret(token),
+    expires_at: (fromEnv ? undefined : stored?.expires_at) ?? jwtExpiry(token) ?? null,
+    scopes: typeof scope === 'string' && scope !== '' ? scope.split(' ') : null,
+  };
+}
+
+export async function runAuthStatus(ctx: Context): Promise<void> {
+  const settings = ctx.settings();
+  const status: AuthStatus = {
+    profile: settings.profile,
+    base_url: settings.values.base_url ?? null,
+    logged_in: false,
+    credential: describeCredential(ctx, settings.profile),
+    identity: null,
+    error: null,
+  };
+  let failure: SvcError | undefined;
+  if (!status.credential) {
+    failure = new AuthError(`not logged in: profile "${settings.profile}" has no credential`, {
+      hint: LOGIN_HINT,
+    });
+  } else {
+    try {
+      const api = await ctx.api();
+      status.identity = (await api.get<Me>('/v1/me')).data;
+      status.logged_in = true;
+    } catch (error) {
+      if (!(error instanceof SvcError)) throw error;
+      failure = error;
+    }
+  }
+  status.error = failure?.message ?? null;
+  if (ctx.out.isMachine) await ctx.out.json(status);
+  else {
+    const me = status.identity;
+    await ctx.out.record(status, [
+      ['profile', `${status.profile}${settings.profileSource === 'default' ? ' (default)' : ''}`],
+      ['base url', status.base_url],
+      ['status', status.logged_in ? 'logged in' : 'not logged in'],
+      ['credential', status.credential ? `${status.credential.type} from ${status.credential.source}` : null],
+      ['token', status.credential?.token],
+      ['expires', status.credential?.expires_at, 'time'],
+      ['scopes', status.credential?.scopes?.join(' ')],
+      ['identity', me ? `${me.name}${me.email ? ` <${me.email}>` : ''} (${me.id})` : null],
+      ['tenant', me?.tenant_id],
+    ]);
+  }
+  if (failure) throw failure;
+}
+
+export function statusCommand(make: MakeContext): Command {
+  return new Command('status')
+    .description(
+      'Show the profile, base URL, masked credential, its expiry and scopes, and the identity\n' +
+        'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        ['svc auth status', 'am I logged in, and as whom?'],
+        ['svc auth status --json', 'the same as JSON'],
+      ),
+    )
+    .action(async (_f: unknown, cmd: Command) => runAuthStatus(make(cmd)));
+}

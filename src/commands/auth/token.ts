@@ -1,0 +1,28 @@
+import { Command } from 'commander';
+import { type Context, LOGIN_HINT } from '../../context.js';
+import { AuthError } from '../../errors.js';
+import { examples, type MakeContext } from '../kit.js';
+
+export async function runAuthToken(ctx: Context): Promise<void> {
+  const token = await ctx.credentials().token();
+  if (!token) {
+    throw new AuthError(`not logged in: profile "${ctx.settings().profile}" has no credential`, {
+      hint: LOGIN_HINT,
+    });
+  }
+  if (ctx.out.isMachine) return ctx.out.json({ access_token: token });
+  await ctx.out.write(`${token}\n`);
+}
+
+export function tokenCommand(make: MakeContext): Command {
+  return new Command('token')
+    .description('Print a valid access token for the profile (refreshed first when it is about to expire)')
+    .addHelpText(
+      'after',
+      examples([
+        'curl -H "Authorization: Bearer $(svc auth token)" "$(svc config get base_url)/v1/me"',
+        'call the API with curl',
+      ]),
+    )
+    .action(async (_f: unknown, cmd: Command) => runAuthToken(make(cmd)));
+}

@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+
+/** Builds (once) the Context for the command being run, from its parsed global flags. */
+export type MakeContext = (cmd: Command) => Context;
+
+/** What every command module exports: a function that builds its commander Command. */
+export type CommandFactory = (make: MakeContext) => Command;
+
+/** An "Examples:" help section: pairs of [command line, what it does]. */
+export function examples(...items: Array<[command: string, description: string]>): string {
+  return `\nExamples:\n${items.map(([command, description]) => `  # ${description}\n  $ ${command}`).join('\n\n')}\n`;
+}
+
+/** An integer flag in [min, max], checked before any request is made. */
+export function intFlag(flag: string, raw: unknown, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw).trim();
+  const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(
+      `${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(String(raw))}`,
+    );
+  }
+  return value;
+}
+
+/** A flag whose value must be one of `choices`. */
+export function choiceFlag<T extends string>(
+  flag: string,
+  raw: unknown,
+  choices: readonly T[],
+): T | undefined {
+  if (raw === undefined) return undefined;
+  const value = String(raw);
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+/** A non-empty string argument or flag value. */
+export function nonEmpty(name: string, raw: unknown): string {
+  const value = typeof raw === 'string' ? raw.trim() : '';
+  if (value === '') throw new UsageError(`${name} must not be empty`);
+  return value;
+}
+
+/**
+ * Destructive actions: confirmed at a prompt on a terminal, and refused without --yes when
+ * svc cannot ask.
+ */
+export async function confirmDestructive(ctx: Context, question: string, refusal: string): Promise<void> {
+  if (ctx.globals.yes) return;
+  if (!ctx.canPrompt)
+    throw new UsageError(`${refusal} needs confirmation; pass --yes to confirm non-interactively`);
+  const ok = await ctx.prompter.confirm(question, false);
+  if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
+}

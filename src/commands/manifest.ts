@@ -1,0 +1,76 @@
+import type { CommandFactory } from './kit.js';
+
+/**
+ * The top-level commands. Only the one being run is loaded (each is a separate chunk of the
+ * bundle); the others appear in help from this list alone.
+ */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  group: string;
+  aliases?: string[];
+  load: () => Promise<{ default: CommandFactory }>;
+}
+
+const START = 'Getting started:';
+const PLATFORM = 'Platform:';
+const TOOLS = 'Tools:';
+
+export const COMMANDS: CommandEntry[] = [
+  {
+    name: 'login',
+    summary: 'Log in and store a credential in the profile',
+    group: START,
+    load: () => import('./auth/login.js'),
+  },
+  {
+    name: 'logout',
+    summary: "Remove the profile's stored credential",
+    group: START,
+    load: () => import('./auth/logout.js'),
+  },
+  {
+    name: 'auth',
+    summary: 'Show login status, print an access token',
+    group: START,
+    load: () => import('./auth/index.js'),
+  },
+  {
+    name: 'me',
+    summary: 'Show who you are calling the API as',
+    group: START,
+    load: () => import('./me/index.js'),
+  },
+  {
+    name: 'profiles',
+    summary: 'List, switch, show and remove profiles',
+    group: START,
+    aliases: ['profile'],
+    load: () => import('./profiles/index.js'),
+  },
+  {
+    name: 'config',
+    summary: 'Read and change settings of a profile',
+    group: START,
+    load: () => import('./config/index.js'),
+  },
+  {
+    name: 'tenants',
+    summary: 'List tenants visible to you',
+    group: PLATFORM,
+    aliases: ['tenant'],
+    load: () => import('./tenants/index.js'),
+  },
+  {
+    name: 'api',
+    summary: 'Make an authenticated API request',
+    group: TOOLS,
+    load: () => import('./api/index.js'),
+  },
+  {
+    name: 'sandbox',
+    summary: 'Run the local platform sandbox',
+    group: TOOLS,
+    load: () => import('./sandbox/index.js'),
+  },
+];

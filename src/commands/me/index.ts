@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import type { Me } from '../../api/schemas/me.js';
+import type { Context } from '../../context.js';
+import { examples, type MakeContext } from '../kit.js';
+
+export async function runMe(ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const { data } = await api.get<Me>('/v1/me');
+  const tenants = Array.isArray(data?.tenants) ? data.tenants : [];
+  await ctx.out.record(data, [
+    ['id', data?.id],
+    ['type', data?.type],
+    ['name', data?.name],
+    ['email', data?.email],
+    ['tenant', data?.tenant_id],
+    ['tenants', tenants.map((t) => `${t.slug} (${t.role})`).join(', ')],
+    ['org', data?.org ? `${data.org.id}${data.org.role ? ` (${data.org.role})` : ''}` : undefined],
+    ['credential', data?.credential?.kind],
+    ['expires', data?.credential?.expires_at, 'time'],
+    ['scopes', data?.credential?.scopes?.join(' ')],
+  ]);
+}
+
+export default function me(make: MakeContext): Command {
+  return new Command('me')
+    .summary('Show who you are calling the API as')
+    .description(
+      'Show the identity behind the current credential (GET /v1/me): user, tenants and roles, credential.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        ['svc me', 'your identity in the current profile'],
+        ['svc me --json | jq -r .tenant_id', 'the tenant id'],
+      ),
+    )
+    .action(async (_flags: unknown, cmd: Command) => {
+      await runMe(make(cmd));
+    });
+}

@@ -1,0 +1,113 @@
+import { UsageError } from '../errors.js';
+import type { Env } from '../output/io.js';
+import { PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
+
+export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
+
+export interface SettingFlags {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  appUrl?: string | undefined;
+  tenant?: string | undefined;
+  org?: string | undefined;
+}
+
+export interface Settings {
+  profile: string;
+  profileSource: SettingSource;
+  values: Partial<Record<ProfileKey, string>>;
+  sources: Partial<Record<ProfileKey, SettingSource>>;
+}
+
+export const ENV_FOR: Record<ProfileKey, string> = {
+  base_url: 'SVC_BASE_URL',
+  app_url: 'SVC_APP_URL',
+  tenant: 'SVC_TENANT',
+  org: 'SVC_ORG',
+  client_id: 'SVC_CLIENT_ID',
+};
+
+const FLAG_FOR: Partial<Record<ProfileKey, keyof SettingFlags>> = {
+  base_url: 'baseUrl',
+  app_url: 'appUrl',
+  tenant: 'tenant',
+  org: 'org',
+};
+
+export const FLAG_NAME: Partial<Record<ProfileKey, string>> = {
+  base_url: '--base-url',
+  app_url: '--app-url',
+  tenant: '--tenant',
+  org: '--org',
+};
+
+/** The profile in use: --profile, else SVC_PROFILE, else the active profile, else "default". */
+export function resolveProfileName(
+  flags: SettingFlags,
+  env: Env,
+  activeProfile: () => string | undefined,
+): { name: string; source: SettingSource } {
+  if (flags.profile) return { name: flags.profile, source: 'flag' };
+  if (env.SVC_PROFILE) return { name: env.SVC_PROFILE, source: 'env' };
+  const active = activeProfile();
+  if (active) return { name: active, source: 'profile' };
+  return { name: 'default', source: 'default' };
+}
+
+/** Each setting from its flag, else its environment variable, else the profile. */
+export function resolveSettings(
+  flags: SettingFlags,
+  env: Env,
+  profileName: { name: string; source: SettingSource },
+  profile: ProfileSettings | undefined,
+): Settings {
+  const values: Settings['values'] = {};
+  const sources: Settings['sources'] = {};
+  for (const key of PROFILE_KEYS) {
+    const flag = FLAG_FOR[key];
+    const fromFlag = flag ? flags[flag] : undefined;
+    const fromEnv = env[ENV_FOR[key]];
+    const fromProfile = profile?.[key];
+    const [value, source]: [string | undefined, SettingSource | undefined] =
+      fromFlag !== undefined && fromFlag !== ''
+        ? [fromFlag, 'flag']
+        : fromEnv !== undefined && fromEnv !== ''
+          ? [fromEnv, 'env']
+          : fromProfile !== undefined
+            ? [fromProfile, 'profile']
+            : [undefined, undefined];
+    if (value !== undefined && source !== undefined) {
+      if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, source);
+      values[key] = value;
+      sources[key] = source;
+    }
+  }
+  if (values.app_url === undefined && values.base_url !== undefined) {
+    values.app_url = values.base_url;
+    sources.app_url = 'default';
+  }
+  return { profile: profileName.name, profileSource: profileName.source, values, sources };
+}
+
+/** Where a value came from, in words for error messages ("--base-url", "SVC_BASE_URL", "profile default"). */
+export function describeSource(key: ProfileKey, source: SettingSource, profile: string): string {
+  if (source === 'flag') return FLAG_NAME[key] ?? key;
+  if (source === 'env') return ENV_FOR[key];
+  return `${key} in profile "${profile}"`;
+}
+
+export function checkUrlSetting(key: ProfileKey, value: string, source: SettingSource, profile = ''): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(
+      `${describeSource(key, source, profile)} must be an absolute http(s) URL, got ${JSON.stringify(value)}`,
+      { hint: 'for example http://127.0.0.1:4010' },
+    );
+  }
+  return value;
+}

@@ -1,0 +1,182 @@
+import { type CredentialSource, credentialsFor } from './auth/credentials.js';
+import { configDir } from './config/paths.js';
+import { resolveProfileName, resolveSettings, type Settings } from './config/settings.js';
+import { ConfigStore } from './config/store.js';
+import { UsageError } from './errors.js';
+import type { ApiClient } from './http/client.js';
+import type { Env, IOStreams } from './output/io.js';
+import { Output, type OutputMode } from './output/output.js';
+import type { Browser } from './system/browser.js';
+import type { Prompter } from './system/prompter.js';
+import { VERSION } from './version.js';
+
+/** The global flags of the contract, as commander parses them. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  appUrl?: string;
+  tenant?: string;
+  org?: string;
+  json?: boolean;
+  ndjson?: boolean;
+  debug?: boolean;
+  color?: boolean;
+  yes?: boolean;
+  timeout?: string;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+/** What the outside world gives a command run: streams, environment, Ctrl-C, and adapters. */
+export interface ContextDeps {
+  io: IOStreams;
+  env: Env;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  clock?: Clock;
+  browser?: Browser;
+  prompter?: Prompter;
+  /** Overrides where the bearer credential comes from (tests, OAuth refresh). */
+  credentials?: (ctx: Context) => CredentialSource;
+}
+
+/**
+ * Everything a command may touch. Commands never use `process`, `console`, `fetch` or `open`
+ * directly; tests build a Context over buffers and call a command's run function in-process.
+ */
+export interface Context {
+  readonly io: IOStreams;
+  readonly env: Env;
+  readonly globals: GlobalOptions;
+  readonly out: Output;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly debug: boolean;
+  /** True when stdin and stdout are terminals, so questions can be asked. */
+  readonly canPrompt: boolean;
+  readonly browser: Browser;
+  readonly prompter: Prompter;
+  store(): ConfigStore;
+  settings(): Settings;
+  credentials(): CredentialSource;
+  /** The API client for the resolved profile (made once, on first use). */
+  api(): Promise<ApiClient>;
+  /** Releases pooled connections; called when the command ends. */
+  close(): Promise<void>;
+}
+
+export const LOGIN_HINT = 'run `svc login` (or `svc login --with-token`), or set SVC_TOKEN';
+
+export function outputMode(globals: GlobalOptions, io: IOStreams): OutputMode {
+  if (globals.json && globals.ndjson)
+    throw new UsageError('--json and --ndjson cannot be combined; pick one');
+  if (globals.json) return 'json';
+  if (globals.ndjson) return 'ndjson';
+  return io.stdoutIsTTY ? 'table' : 'plain';
+}
+
+export function parseTimeout(globals: GlobalOptions, env: Env): number {
+  const raw = globals.timeout ?? env.SVC_TIMEOUT;
+  if (raw === undefined || raw === '') return 30_000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    const from = globals.timeout === undefined ? 'SVC_TIMEOUT' : '--timeout';
+    throw new UsageError(
+      `${from} must be a number of seconds between 0 and 3600, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return seconds * 1000;
+}
+
+function parseMaxRetries(env: Env): number | undefined {
+  const raw = env.SVC_MAX_RETRIES;
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 20) {
+    throw new UsageError(`SVC_MAX_RETRIES must be an integer from 0 to 20, got ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
+
+export function createContext(deps: ContextDeps, globals: GlobalOptions): Context {
+  const clock = deps.clock ?? { now: Date.now };
+  const mode = outputMode(globals, deps.io);
+  const timeoutMs = parseTimeout(globals, deps.env);
+  const maxRetries = parseMaxRetries(deps.env);
+  const out = new Output(deps.io, mode, () => clock.now());
+  const debug = globals.debug === true || deps.env.SVC_DEBUG === '1' || deps.env.SVC_DEBUG === 'true';
+  let store: ConfigStore | undefined;
+  let settings: Settings | undefined;
+  let credentials: CredentialSource | undefined;
+  let client: Promise<ApiClient> | undefined;
+
+  const ctx: Context = {
+    io: deps.io,
+    env: deps.env,
+    globals,
+    out,
+    clock,
+    signal: deps.signal,
+    debug,
+    canPrompt: deps.io.stdinIsTTY && deps.io.stdoutIsTTY,
+    get browser(): Browser {
+      if (!deps.browser) throw new Error('no browser adapter in this context');
+      return deps.browser;
+    },
+    get prompter(): Prompter {
+      if (!deps.prompter) throw new Error('no prompter in this context');
+      return deps.prompter;
+    },
+    store() {
+      store ??= new ConfigStore(configDir(deps.env));
+      return store;
+    },
+    settings() {
+      if (!settings) {
+        const s = ctx.store();
+        const profile = resolveProfileName(globals, deps.env, () => s.activeProfile());
+        settings = resolveSettings(globals, deps.env, profile, s.profile(profile.name));
+      }
+      return settings;
+    },
+    credentials() {
+      credentials ??= deps.credentials
+        ? deps.credentials(ctx)
+        : credentialsFor(deps.env, ctx.store(), ctx.settings().profile);
+      return credentials;
+    },
+    api() {
+      client ??= (async () => {
+        const s = ctx.settings();
+        const baseUrl = s.values.base_url;
+        if (!baseUrl) {
+          throw new UsageError(`no API base URL for profile "${s.profile}"`, {
+            hint: 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`',
+          });
+        }
+        const { ApiClient } = await import('./http/client.js');
+        return new ApiClient({
+          baseUrl,
+          tenant: s.values.tenant,
+          org: s.values.org,
+          credentials: ctx.credentials(),
+          userAgent: `svc/${VERSION}`,
+          env: deps.env,
+          timeoutMs,
+          ...(maxRetries === undefined ? {} : { retry: { maxRetries } }),
+          signal: deps.signal,
+          loginHint: LOGIN_HINT,
+          now: () => clock.now(),
+          ...(debug ? { debug: (text: string) => out.stderr(text) } : {}),
+        });
+      })();
+      return client;
+    },
+    async close() {
+      if (client) await (await client.catch(() => undefined))?.close();
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,130 @@
+/**
+ * Every failure svc reports is an SvcError with a category. The category — and nothing else —
+ * decides the exit code, through the one table below (the contract's "Exit codes").
+ */
+
+export type ErrorCategory =
+  | 'failure'
+  | 'usage'
+  | 'auth'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'partial'
+  | 'signature_mismatch'
+  | 'signature_tolerance'
+  | 'interrupted';
+
+export const EXIT_CODES: Readonly<Record<ErrorCategory, number>> = {
+  failure: 1,
+  usage: 2,
+  auth: 3,
+  forbidden: 4,
+  not_found: 5,
+  conflict: 6,
+  partial: 7,
+  signature_mismatch: 8,
+  signature_tolerance: 9,
+  interrupted: 130,
+};
+
+/** The category an HTTP status maps to; used for API errors so that status → exit code has one home. */
+export function categoryForStatus(status: number): ErrorCategory {
+  if (status === 400 || status === 422) return 'usage';
+  if (status === 401) return 'auth';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  return 'failure';
+}
+
+export interface SvcErrorOptions {
+  /** A machine-readable code (the API's error code, or one of svc's own). */
+  code?: string;
+  /** What the user can do about it; rendered after the message. */
+  hint?: string;
+  cause?: unknown;
+}
+
+export class SvcError extends Error {
+  readonly category: ErrorCategory;
+  readonly code: string | undefined;
+  readonly hint: string | undefined;
+
+  constructor(category: ErrorCategory, message: string, options: SvcErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.category = category;
+    this.code = options.code;
+    this.hint = options.hint;
+  }
+
+  get exitCode(): number {
+    return EXIT_CODES[this.category];
+  }
+}
+
+/** Bad flag, bad argument, unreadable or malformed input. Exit 2. */
+export class UsageError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('usage', message, { code: 'usage', ...options });
+  }
+}
+
+/** A config or credential file that cannot be read or parsed. Exit 2; the file is never reset. */
+export class ConfigError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('usage', message, { code: 'config', ...options });
+  }
+}
+
+/** No credential, or one the server rejected. Exit 3. */
+export class AuthError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('auth', message, { code: 'unauthenticated', ...options });
+  }
+}
+
+/** Something named locally (a profile, a setting) does not exist. Exit 5. */
+export class NotFoundError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('not_found', message, { code: 'not_found', ...options });
+  }
+}
+
+/** A bulk run finished and some items failed. Exit 7. */
+export class PartialFailureError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('partial', message, { code: 'partial_failure', ...options });
+  }
+}
+
+/** Ctrl-C. Exit 130. */
+export class InterruptedError extends SvcError {
+  constructor(message = 'interrupted', options: SvcErrorOptions = {}) {
+    super('interrupted', message, { code: 'interrupted', ...options });
+  }
+}
+
+/**
+ * Thrown when stdout's reader went away (`svc … | head -1`). Not an error for the user: the
+ * process ends quietly with exit 0.
+ */
+export class ClosedPipeError extends Error {
+  constructor() {
+    super('stdout closed');
+    this.name = 'ClosedPipeError';
+  }
+}
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof ClosedPipeError) return 0;
+  if (error instanceof SvcError) return error.exitCode;
+  return EXIT_CODES.failure;
+}
+
+/** A one-line description of anything thrown, for places that must not print a stack. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}

@@ -1,0 +1,150 @@
+import { categoryForStatus, SvcError, type SvcErrorOptions } from '../errors.js';
+
+export interface ApiErrorInit {
+  status: number;
+  code?: string | undefined;
+  message: string;
+  requestId?: string | undefined;
+  details?: unknown;
+  headers?: Record<string, string | string[] | undefined>;
+  body?: unknown;
+}
+
+/**
+ * An error response from the API. The class follows the status (BadRequest, Authentication, …)
+ * and carries the API's code, message and request id; `category` decides the exit code.
+ */
+export class ApiError extends SvcError {
+  readonly status: number;
+  readonly requestId: string | undefined;
+  readonly details: unknown;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: unknown;
+
+  constructor(init: ApiErrorInit, options: SvcErrorOptions = {}) {
+    super(categoryForStatus(init.status), init.message, { code: init.code, ...options });
+    this.status = init.status;
+    this.requestId = init.requestId;
+    this.details = init.details;
+    this.headers = init.headers ?? {};
+    this.body = init.body;
+  }
+}
+
+export class BadRequestError extends ApiError {}
+export class AuthenticationError extends ApiError {}
+export class PermissionDeniedError extends ApiError {}
+export class NotFoundError extends ApiError {}
+export class ConflictError extends ApiError {}
+export class UnprocessableEntityError extends ApiError {}
+export class RateLimitError extends ApiError {}
+export class InternalServerError extends ApiError {}
+
+/** The request never got an HTTP answer (refused, reset, DNS, TLS). Exit 1. */
+export class ConnectionError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('failure', message, { code: 'connection_error', ...options });
+  }
+}
+
+/** No answer within the per-request timeout. Exit 1. */
+export class ConnectionTimeoutError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('failure', message, { code: 'timeout', ...options });
+  }
+}
+
+const BY_STATUS: Record<number, typeof ApiError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function obj(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * Reads whatever error body the server sent. svc's sandbox answers
+ * `{"error":{"code","message","request_id","details"}}`, but other shapes render too:
+ * OAuth's `{"error","error_description"}` (RFC 6749 §5.2), problem+json (RFC 9457),
+ * `{"message","code"}`, `{"errors":[{"message"}]}`, and plain text or HTML.
+ */
+export function parseErrorBody(
+  status: number,
+  statusText: string,
+  text: string,
+): { code?: string; message: string; requestId?: string; details?: unknown; body: unknown } {
+  let body: unknown = text;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  const top = obj(body);
+  const nested = obj(top?.error);
+  const firstOf = Array.isArray(top?.errors) ? obj(top.errors[0]) : undefined;
+  const code =
+    str(nested?.code) ??
+    str(nested?.type) ??
+    str(top?.error) ??
+    str(top?.code) ??
+    str(firstOf?.code) ??
+    str(top?.type);
+  const message =
+    str(nested?.message) ??
+    str(top?.error_description) ??
+    str(top?.message) ??
+    str(top?.detail) ??
+    str(top?.title) ??
+    str(firstOf?.message) ??
+    (typeof body === 'string' && body.trim() !== '' ? summarizeText(body) : undefined) ??
+    `${status} ${statusText}`.trim();
+  const requestId = str(nested?.request_id) ?? str(top?.request_id) ?? str(top?.requestId);
+  const details = nested?.details ?? top?.details ?? top?.errors;
+  return {
+    ...(code === undefined ? {} : { code }),
+    message,
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(details === undefined ? {} : { details }),
+    body,
+  };
+}
+
+function summarizeText(text: string): string {
+  const plain = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return plain.length > 200 ? `${plain.slice(0, 200)}…` : plain;
+}
+
+export function apiErrorFrom(
+  status: number,
+  statusText: string,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+): ApiError {
+  const parsed = parseErrorBody(status, statusText, text);
+  const headerId = headers['x-request-id'];
+  const Ctor = BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ApiError);
+  return new Ctor({
+    status,
+    code: parsed.code,
+    message: parsed.message,
+    requestId: parsed.requestId ?? (typeof headerId === 'string' ? headerId : undefined),
+    details: parsed.details,
+    headers,
+    body: parsed.body,
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Text helpers shared by every renderer: control-character stripping, times, cell values.
+ */
+
+// C0 controls except \t \n, DEL, C1 controls, and the bidirectional overrides that can make
+// terminal text lie about what it says (Trojan Source).
+const UNSAFE =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Removes escape sequences and control characters from text about to reach a terminal. */
+export function stripControl(text: string): string {
+  return text.replace(UNSAFE, '');
+}
+
+/** One table or TSV cell: no control characters, no tabs or newlines. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text: string;
+  if (Array.isArray(value)) text = value.map((v) => cellText(v)).join(',');
+  else if (typeof value === 'object') text = JSON.stringify(value);
+  else text = String(value);
+  return stripControl(text).replace(/[\t\r\n]+/g, ' ');
+}
+
+/** RFC 3339 in UTC with second precision, e.g. 2026-01-02T03:04:05Z; input that is not a time passes through. */
+export function rfc3339(value: unknown): string {
+  if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return cellText(value);
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['week', 7 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+];
+
+let relativeFormat: Intl.RelativeTimeFormat | undefined;
+
+/** "3 hours ago", "in 2 days", "now"; input that is not a time passes through. */
+export function relativeTime(value: unknown, nowMs: number): string {
+  if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
+  const then = new Date(value).getTime();
+  if (Number.isNaN(then)) return cellText(value);
+  const seconds = Math.round((then - nowMs) / 1000);
+  relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return relativeFormat.format(Math.trunc(seconds / size), unit);
+  }
+  return Math.abs(seconds) < 10 ? 'now' : relativeFormat.format(seconds, 'second');
+}
+
+/** Masks a credential for display: a short known prefix and the last four characters. */
+export function maskSecret(secret: string): string {
+  if (secret.length <= 12) return '****';
+  const prefix = /^(svc_[a-z]+_|eyJ|Bearer )/.exec(secret)?.[0] ?? '';
+  return `${prefix}****${secret.slice(-4)}`;
+}

@@ -1,0 +1,226 @@
+import { once } from 'node:events';
+import { Chalk, type ChalkInstance } from 'chalk';
+import { ClosedPipeError } from '../errors.js';
+import { cellText, relativeTime, rfc3339, stripControl } from './format.js';
+import type { IOStreams } from './io.js';
+import { fitWidths, renderTable } from './table.js';
+
+export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => unknown;
+  /**
+   * `time` values render relative on a TTY and as RFC 3339 otherwise; `id` columns are never
+   * shortened to fit the terminal (people copy them).
+   */
+  kind?: 'text' | 'time' | 'id';
+  /** Left out of terminal tables that would not fit otherwise (never out of TSV or JSON). */
+  optional?: boolean;
+}
+
+/**
+ * Which columns a terminal table shows and how wide: optional columns are dropped (rightmost
+ * first) while the natural width does not fit, then the widest shrinkable column is cut.
+ */
+function tableLayout<T>(
+  head: string[],
+  rows: string[][],
+  terminalWidth: number,
+  columns: Array<Column<T>>,
+): { shown: number[]; widths: number[] } {
+  let shown = columns.map((_, i) => i);
+  const natural = (i: number) => Math.max(head[i]!.length, ...rows.map((r) => [...r[i]!].length));
+  const total = () => shown.reduce((sum, i) => sum + natural(i), 0) + 2 * (shown.length - 1);
+  for (let i = columns.length - 1; i >= 0 && total() > terminalWidth; i--) {
+    if (columns[i]!.optional) shown = shown.filter((j) => j !== i);
+  }
+  const widths = fitWidths(
+    shown.map((i) => head[i]!),
+    rows.map((r) => shown.map((i) => r[i]!)),
+    terminalWidth,
+    shown.map((i) => columns[i]!.kind === 'id'),
+  );
+  return { shown, widths };
+}
+
+/** A labelled value of a single record, for `record()`. */
+export type Field = [label: string, value: unknown, kind?: 'text' | 'time'];
+
+/** How many rows a table buffers before it prints a chunk when the list streams. */
+const TABLE_CHUNK = 500;
+
+/**
+ * The one output layer. stdout carries data in the chosen mode; stderr carries messages.
+ * Commands never write to a stream themselves.
+ */
+export class Output {
+  readonly mode: OutputMode;
+  readonly io: IOStreams;
+  readonly #now: () => number;
+  readonly #chalkOut: ChalkInstance;
+  readonly #chalkErr: ChalkInstance;
+
+  constructor(io: IOStreams, mode: OutputMode, now: () => number) {
+    this.io = io;
+    this.mode = mode;
+    this.#now = now;
+    const machine = mode === 'json' || mode === 'ndjson';
+    this.#chalkOut = new Chalk({ level: io.colorStdout && !machine ? 1 : 0 });
+    this.#chalkErr = new Chalk({ level: io.colorStderr && !machine ? 1 : 0 });
+  }
+
+  get isMachine(): boolean {
+    return this.mode === 'json' || this.mode === 'ndjson';
+  }
+
+  /** Colour helpers for stdout text (no-ops when colour is off). */
+  get color(): ChalkInstance {
+    return this.#chalkOut;
+  }
+
+  /** Writes to stdout, waiting when the reader is slow; a closed pipe ends the command quietly. */
+  async write(text: string): Promise<void> {
+    const out = this.io.stdout;
+    if (out.destroyed || out.writableEnded) throw new ClosedPipeError();
+    let ok: boolean;
+    try {
+      ok = out.write(text);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new ClosedPipeError();
+      throw error;
+    }
+    if (!ok && !out.destroyed) {
+      await Promise.race([once(out, 'drain'), once(out, 'close')]);
+      if (out.destroyed) throw new ClosedPipeError();
+    }
+  }
+
+  /** A list of rows in the current mode. Rows may be an async iterable: they are streamed. */
+  async list<T>(
+    rows: Iterable<T> | AsyncIterable<T>,
+    columns: Array<Column<T>>,
+    options: { empty?: string } = {},
+  ): Promise<number> {
+    if (this.isMachine) return this.jsonList(rows);
+    let count = 0;
+    if (this.mode === 'plain') {
+      for await (const row of rows) {
+        await this.write(`${columns.map((c) => this.#cell(c, row)).join('\t')}\n`);
+        count++;
+      }
+      return count;
+    }
+    let layout: { shown: number[]; widths: number[] } | undefined;
+    let chunk: string[][] = [];
+    const head = columns.map((c) => c.header.toUpperCase());
+    const flush = async () => {
+      if (chunk.length === 0) return;
+      const first = layout === undefined;
+      layout ??= tableLayout(head, chunk, this.io.columns, columns);
+      const { shown, widths } = layout;
+      const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
+      await this.write(
+        renderTable(
+          header,
+          chunk.map((cells) => shown.map((i) => cells[i]!)),
+          widths,
+        ),
+      );
+      chunk = [];
+    };
+    for await (const row of rows) {
+      chunk.push(columns.map((c) => this.#cell(c, row)));
+      count++;
+      if (chunk.length >= TABLE_CHUNK) await flush();
+    }
+    await flush();
+    if (count === 0 && options.empty) this.info(options.empty);
+    return count;
+  }
+
+  /** Rows as JSON whatever the mode: an array streamed item by item, or one line each with --ndjson. */
+  async jsonList(rows: Iterable<unknown> | AsyncIterable<unknown>): Promise<number> {
+    let count = 0;
+    if (this.mode === 'ndjson') {
+      for await (const row of rows) {
+        await this.write(`${JSON.stringify(row)}\n`);
+        count++;
+      }
+      return count;
+    }
+    for await (const row of rows) {
+      await this.write(`${count === 0 ? '[\n' : ',\n'}${JSON.stringify(row)}`);
+      count++;
+    }
+    await this.write(count === 0 ? '[]\n' : '\n]\n');
+    return count;
+  }
+
+  /** One record: the object itself as JSON, or labelled fields as text. */
+  async record(value: unknown, fields: Field[]): Promise<void> {
+    if (this.isMachine) return this.json(value);
+    if (this.mode === 'plain') {
+      for (const [label, v, kind] of fields) {
+        await this.write(`${label}\t${kind === 'time' ? rfc3339(v) : cellText(v)}\n`);
+      }
+      return;
+    }
+    const width = Math.max(...fields.map(([label]) => label.length));
+    for (const [label, v, kind] of fields) {
+      const text =
+        kind === 'time' && v ? `${rfc3339(v)} (${relativeTime(v, this.#now())})` : cellText(v) || '-';
+      await this.write(`${this.#chalkOut.bold(label.padEnd(width))}  ${text}\n`);
+    }
+  }
+
+  /** One JSON document (--json), or one compact line (--ndjson). */
+  async json(value: unknown): Promise<void> {
+    await this.write(
+      this.mode === 'ndjson' ? `${JSON.stringify(value)}\n` : `${JSON.stringify(value, null, 2)}\n`,
+    );
+  }
+
+  /** Free text on stdout for humans (tables and plain mode only). */
+  async text(line: string): Promise<void> {
+    await this.write(`${stripControl(line)}\n`);
+  }
+
+  /** A message for humans on stderr. */
+  info(message: string): void {
+    this.#stderr(`${stripControl(message)}\n`);
+  }
+
+  success(message: string): void {
+    this.#stderr(`${this.#chalkErr.green('✓')} ${stripControl(message)}\n`);
+  }
+
+  warn(message: string): void {
+    this.#stderr(`${this.#chalkErr.yellow('warning:')} ${stripControl(message)}\n`);
+  }
+
+  /** Raw text on stderr (already rendered, e.g. an error or a debug trace). */
+  stderr(text: string): void {
+    this.#stderr(text);
+  }
+
+  #stderr(text: string): void {
+    const err = this.io.stderr;
+    if (err.destroyed || err.writableEnded) return;
+    try {
+      err.write(text);
+    } catch {
+      // stderr went away; nothing left to tell anyone
+    }
+  }
+
+  #cell<T>(column: Column<T>, row: T): string {
+    const value = column.value(row);
+    if (column.kind === 'time') {
+      if (value === null || value === undefined || value === '') return this.mode === 'table' ? '-' : '';
+      return this.mode === 'table' ? relativeTime(value, this.#now()) : rfc3339(value);
+    }
+    const text = cellText(value);
+    return text === '' && this.mode === 'table' ? '-' : text;
+  }
+}

@@ -1,0 +1,149 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import { ApiProblem } from '../problem.js';
+import { errorBodyText } from './shared.js';
+
+/**
+ * Fault injection, for testing clients: a share of /v1 requests fails with 503 (+ Retry-After)
+ * or has its connection dropped — either before the handler runs (no side effect) or after it
+ * (the side effect happened but the answer is lost: only idempotency keys save the client) —
+ * plus added latency and a global rate limit answered with 429.
+ */
+export interface FaultConfig {
+  /** Share of requests, 0 to 1, answered with `fail_status`. */
+  fail_rate: number;
+  fail_status: number;
+  /** Retry-After sent with injected failures and 429s: seconds or an HTTP date; null for none. */
+  retry_after: string | null;
+  /** Share of requests, 0 to 1, whose connection is dropped without an answer. */
+  drop_rate: number;
+  latency_ms: number;
+  /** Requests per second across the sandbox; 0 turns the limit off. */
+  rate_limit: number;
+  /** When injected failures strike: before the handler, after it, or either (half each). */
+  phase: 'before' | 'after' | 'both';
+  /** Seed of the fault dice, for reproducible runs; null for Math.random. */
+  seed: number | null;
+}
+
+export const NO_FAULTS: FaultConfig = {
+  fail_rate: 0,
+  fail_status: 503,
+  retry_after: '1',
+  drop_rate: 0,
+  latency_ms: 0,
+  rate_limit: 0,
+  phase: 'both',
+  seed: null,
+};
+
+/** mulberry32: a small seeded PRNG. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class FaultInjector {
+  config: FaultConfig;
+  #random: () => number = Math.random;
+  #tokens = 0;
+  #lastRefill = Date.now();
+
+  constructor(config: Partial<FaultConfig> = {}) {
+    this.config = { ...NO_FAULTS };
+    this.update(config);
+  }
+
+  update(change: Partial<FaultConfig>): FaultConfig {
+    this.config = { ...this.config, ...change };
+    this.#random = this.config.seed === null ? Math.random : seeded(this.config.seed);
+    this.#tokens = this.config.rate_limit;
+    return this.config;
+  }
+
+  roll(rate: number): boolean {
+    return rate > 0 && this.#random() < rate;
+  }
+
+  /** Fault before the handler, or after it, per `phase`. */
+  before(): boolean {
+    return this.config.phase === 'before' || (this.config.phase === 'both' && this.#random() < 0.5);
+  }
+
+  /** Token bucket: false when the request is over the limit. */
+  take(): boolean {
+    const limit = this.config.rate_limit;
+    if (limit <= 0) return true;
+    const now = Date.now();
+    this.#tokens = Math.min(limit, this.#tokens + ((now - this.#lastRefill) / 1000) * limit);
+    this.#lastRefill = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+
+  retryHeaders(): Record<string, string> {
+    return this.config.retry_after === null ? {} : { 'retry-after': this.config.retry_after };
+  }
+}
+
+export function registerFaults(app: FastifyInstance, faults: FaultInjector): void {
+  app.addHook('onRequest', async (request, reply) => {
+    request.fault = null;
+    if (request.routeOptions.config?.faultFree || !request.url.startsWith('/v1/')) return;
+    const c = faults.config;
+    if (c.latency_ms > 0) await sleep(c.latency_ms);
+    if (!faults.take()) {
+      throw new ApiProblem(
+        429,
+        'rate_limited',
+        `rate limit of ${c.rate_limit} requests per second exceeded`,
+        {
+          headers: { 'retry-after': c.retry_after ?? '1' },
+        },
+      );
+    }
+    if (faults.roll(c.drop_rate)) {
+      if (faults.before()) {
+        reply.hijack();
+        request.raw.socket.destroy();
+        return;
+      }
+      request.fault = 'drop';
+    } else if (faults.roll(c.fail_rate)) {
+      if (faults.before()) {
+        throw new ApiProblem(c.fail_status, 'service_unavailable', 'injected fault: service unavailable', {
+          headers: faults.retryHeaders(),
+        });
+      }
+      request.fault = 'fail';
+    }
+  });
+}
+
+/** Registered after idempotency's onSend, so the real answer is stored before it is lost. */
+export function registerLateFaults(app: FastifyInstance, faults: FaultInjector): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.fault === 'drop') {
+      request.raw.socket.destroy();
+      return payload;
+    }
+    if (request.fault === 'fail') {
+      reply.code(faults.config.fail_status);
+      reply.headers(faults.retryHeaders());
+      reply.type('application/json; charset=utf-8');
+      return errorBodyText(
+        request.id,
+        'service_unavailable',
+        'injected fault: the change was applied, the answer lost',
+      );
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,160 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { FaultConfig } from '../plugins/faults.js';
+import { badRequest, notFound } from '../problem.js';
+import type { RouteContext } from './context.js';
+
+const control = { auth: 'public', tenant: 'none', faultFree: true } as const;
+const tags = ['sandbox control'];
+
+const FaultSchema = Type.Object(
+  {
+    fail_rate: Type.Number({ minimum: 0, maximum: 1 }),
+    fail_status: Type.Integer({ minimum: 500, maximum: 599 }),
+    retry_after: Type.Union([Type.String(), Type.Null()]),
+    drop_rate: Type.Number({ minimum: 0, maximum: 1 }),
+    latency_ms: Type.Integer({ minimum: 0, maximum: 60_000 }),
+    rate_limit: Type.Number({ minimum: 0 }),
+    phase: Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('both')]),
+    seed: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Test controls under /_sandbox: not part of the platform API. Bound to loopback like the rest of
+ * the sandbox; they mint tokens, move the clock, inject faults and expose counters.
+ */
+export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const { state, faults } = ctx;
+  const stats = new Map<string, number>();
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route.startsWith('/_sandbox')) return;
+    const key = `${request.method} ${route} ${reply.statusCode}`;
+    stats.set(key, (stats.get(key) ?? 0) + 1);
+  });
+
+  app.get('/_sandbox/health', { config: control, schema: { tags, summary: 'Liveness' } }, async () => ({
+    ok: true,
+    now: state.clock.iso(),
+  }));
+
+  app.get(
+    '/_sandbox/users',
+    { config: control, schema: { tags, summary: 'Seeded users and their roles' } },
+    async () => ({
+      items: [...state.identity.users.values()].map((u) => ({
+        ...u,
+        tenants: state.identity.memberTenants(u.id).map((t) => ({
+          id: t.id,
+          slug: t.slug,
+          roles: state.identity.rolesOf(u.id, t.id),
+        })),
+      })),
+    }),
+  );
+
+  app.post<{ Body: { user_id: string; expires_in_seconds?: number; tenant_ids?: string[] } }>(
+    '/_sandbox/tokens',
+    {
+      config: control,
+      schema: {
+        tags,
+        summary: 'Mint a user JWT',
+        description: "Its tenants claim lists the user's tenants (or tenant_ids, which must be among them).",
+        body: Type.Object({
+          user_id: Type.String(),
+          expires_in_seconds: Type.Optional(Type.Integer({ minimum: -86_400, maximum: 31_536_000 })),
+          tenant_ids: Type.Optional(Type.Array(Type.String())),
+        }),
+      },
+    },
+    async (request) => {
+      const { user_id, expires_in_seconds, tenant_ids } = request.body;
+      if (!state.identity.users.has(user_id)) throw notFound(`user ${user_id}`);
+      const { token, expiresAt } = ctx.issueToken(user_id, {
+        ...(expires_in_seconds === undefined ? {} : { expiresInSeconds: expires_in_seconds }),
+        ...(tenant_ids === undefined ? {} : { tenantIds: tenant_ids }),
+      });
+      return { access_token: token, token_type: 'Bearer', expires_at: expiresAt };
+    },
+  );
+
+  app.post<{ Body: { tenant_id: string; kind: 'publishable' | 'service_role'; name?: string } }>(
+    '/_sandbox/api-keys',
+    {
+      config: control,
+      schema: {
+        tags,
+        summary: 'Mint an API key for a tenant',
+        body: Type.Object({
+          tenant_id: Type.String(),
+          kind: Type.Union([Type.Literal('publishable'), Type.Literal('service_role')]),
+          name: Type.Optional(Type.String()),
+        }),
+      },
+    },
+    async (request) => {
+      const { tenant_id, kind, name } = request.body;
+      if (!state.identity.tenantsById.has(tenant_id)) throw notFound(`tenant ${tenant_id}`);
+      const { record, key } = state.identity.createApiKey({
+        tenant_id,
+        kind,
+        name: name ?? `${kind} key`,
+        created_by: 'sandbox',
+      });
+      return { id: record.id, key, kind, tenant_id };
+    },
+  );
+
+  app.get(
+    '/_sandbox/faults',
+    { config: control, schema: { tags, summary: 'Current fault injection' } },
+    async () => faults.config,
+  );
+  app.put<{ Body: Partial<FaultConfig> }>(
+    '/_sandbox/faults',
+    { config: control, schema: { tags, summary: 'Change fault injection', body: Type.Partial(FaultSchema) } },
+    async (request) => faults.update(request.body),
+  );
+
+  app.get(
+    '/_sandbox/clock',
+    { config: control, schema: { tags, summary: "The sandbox's clock" } },
+    async () => ({
+      now: state.clock.iso(),
+      offset_seconds: state.clock.offsetMs / 1000,
+    }),
+  );
+  app.post<{ Body: { advance_seconds: number } }>(
+    '/_sandbox/clock',
+    {
+      config: control,
+      schema: {
+        tags,
+        summary: 'Move the clock forward',
+        body: Type.Object({ advance_seconds: Type.Number({ minimum: 0 }) }),
+      },
+    },
+    async (request) => {
+      if (!Number.isFinite(request.body.advance_seconds)) throw badRequest('advance_seconds must be finite');
+      state.clock.advance(request.body.advance_seconds * 1000);
+      return { now: state.clock.iso(), offset_seconds: state.clock.offsetMs / 1000 };
+    },
+  );
+
+  app.get(
+    '/_sandbox/security-events',
+    { config: control, schema: { tags, summary: 'Security events log' } },
+    async () => ({
+      items: state.securityEvents,
+    }),
+  );
+
+  app.get(
+    '/_sandbox/stats',
+    { config: control, schema: { tags, summary: 'Request counts by route and status' } },
+    async () => Object.fromEntries([...stats.entries()].sort()),
+  );
+}

@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from './context.js';
+import controlRoutes from './control.js';
+import meRoutes from './me.js';
+import recordRoutes from './records.js';
+import tenantRoutes from './tenants.js';
+
+/** Every route module of the sandbox, registered in this order (the generic record surface last). */
+export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => void> = [
+  controlRoutes,
+  meRoutes,
+  tenantRoutes,
+  recordRoutes,
+];

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { Me } from '../../api/schemas/me.js';
+import { primaryRole } from '../domain/identity.js';
+import { rolesIn } from '../plugins/auth.js';
+import { errorResponses, type RouteContext } from './context.js';
+
+export default function meRoutes(app: FastifyInstance, { state }: RouteContext): void {
+  app.get(
+    '/v1/me',
+    {
+      config: { tenant: 'optional' },
+      schema: {
+        tags: ['identity'],
+        summary: 'The calling identity',
+        description:
+          "Who the credential belongs to, its tenants (with the caller's role in each) and organisation. " +
+          "X-Tenant-Id is optional here; when sent it must be one of the credential's tenants, and it becomes tenant_id. " +
+          "(Response body: not shown in the reference; this is the sandbox's choice.)",
+        response: { 200: Me, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => {
+      const p = request.principal!;
+      const tenants = p.tenantIds
+        .map((id) => state.identity.tenantsById.get(id))
+        .filter((t) => t !== undefined)
+        .map((t) => ({
+          id: t.id,
+          slug: t.slug,
+          display_name: t.display_name,
+          role: primaryRole(rolesIn(state, p, t.id)) ?? 'none',
+        }));
+      const org = p.orgId ? state.identity.orgs.get(p.orgId) : undefined;
+      const isKey = p.user === null;
+      return {
+        id: p.subject,
+        type: isKey ? 'api_key' : 'user',
+        name:
+          p.user?.name ?? `${p.kind === 'publishable_key' ? 'Publishable' : 'Service-role'} key ${p.subject}`,
+        email: p.user?.email ?? null,
+        tenant_id: request.tenant?.id ?? tenants[0]?.id ?? null,
+        tenants,
+        org: org
+          ? {
+              id: org.id,
+              name: org.name,
+              role: p.user && state.identity.isOrgAdmin(p.user.id, org.id) ? 'org_admin' : null,
+            }
+          : null,
+        credential: {
+          kind: p.kind,
+          expires_at: p.expiresAtMs === null ? null : state.clock.iso(p.expiresAtMs),
+          scopes: p.scopes,
+          ...(p.clientId ? { client_id: p.clientId } : {}),
+        },
+      };
+    },
+  );
+}

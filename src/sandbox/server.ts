@@ -1,0 +1,156 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ErrorBody } from '../api/schemas/common.js';
+import { Me } from '../api/schemas/me.js';
+import { SurfaceRecord } from '../api/schemas/records.js';
+import { TenantSummary } from '../api/schemas/tenants.js';
+import { swaggerOptions } from './openapi.js';
+import { registerAuth } from './plugins/auth.js';
+import { newRequestId, registerErrorHandling } from './plugins/errors.js';
+import { type FaultConfig, FaultInjector, registerFaults, registerLateFaults } from './plugins/faults.js';
+import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
+import type { RouteContext } from './routes/context.js';
+import { ROUTE_MODULES } from './routes/index.js';
+import { ADMIN_USER, seedDemo } from './seed.js';
+import { SandboxState } from './state.js';
+import { randomId, signJwt } from './tokens.js';
+import './types.js';
+
+export interface SandboxOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  seed?: 'demo' | 'none';
+  /** Extra generated tenants in org_demo (benchmarks). */
+  tenants?: number;
+  faults?: Partial<FaultConfig>;
+  jwtSecret?: Buffer;
+  /** Where the sandbox reports its own problems (default: nowhere). */
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  /** Base URL, e.g. http://127.0.0.1:4010 (also the app URL). */
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly state: SandboxState;
+  readonly faults: FaultInjector;
+  /** A JWT for the seeded administrator (tenant_admin everywhere in org_demo, org_admin). */
+  readonly adminToken: string;
+  issueToken(
+    userId: string,
+    options?: { expiresInSeconds?: number; tenantIds?: string[] },
+  ): {
+    token: string;
+    expiresAt: string;
+  };
+  openapi(): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+const ADMIN_TOKEN_SECONDS = 30 * 24 * 3600;
+const USER_TOKEN_SECONDS = 3600;
+
+/** Builds the Fastify app with every route, without listening (also used to print the OpenAPI document). */
+export async function buildSandbox(options: SandboxOptions = {}): Promise<{
+  app: FastifyInstance;
+  state: SandboxState;
+  faults: FaultInjector;
+  context: RouteContext;
+  setBaseUrl: (url: string) => void;
+}> {
+  const log = options.log ?? (() => {});
+  const state = new SandboxState(options.jwtSecret ? { jwtSecret: options.jwtSecret } : {});
+  if ((options.seed ?? 'demo') === 'demo') seedDemo(state, options.tenants ?? 0);
+  const faults = new FaultInjector(options.faults);
+  let baseUrl = 'http://127.0.0.1:4010';
+
+  const app = Fastify({
+    logger: false,
+    genReqId: newRequestId,
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    forceCloseConnections: true,
+    ajv: {
+      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
+    },
+  });
+  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord]) app.addSchema(schema);
+  await app.register(swagger, swaggerOptions());
+
+  // Hook order matters: faults first (a fault "before" skips everything), then errors/ids,
+  // auth, idempotency; idempotency's onSend stores the real answer before a late fault replaces it.
+  registerErrorHandling(app, log);
+  registerFaults(app, faults);
+  registerAuth(app, state, () => baseUrl);
+  const idempotency = new IdempotencyStore(state.clock);
+  registerIdempotency(app, idempotency);
+  registerLateFaults(app, faults);
+
+  const issueToken: RouteContext['issueToken'] = (userId, opts = {}) => {
+    const member = state.identity.memberTenants(userId);
+    const allowed = opts.tenantIds ? member.filter((t) => opts.tenantIds!.includes(t.id)) : member;
+    const now = Math.floor(state.clock.now() / 1000);
+    const exp = now + (opts.expiresInSeconds ?? USER_TOKEN_SECONDS);
+    const user = state.identity.users.get(userId);
+    const token = signJwt(
+      {
+        iss: baseUrl,
+        sub: userId,
+        aud: 'svc',
+        iat: now,
+        exp,
+        jti: randomId('jwt', 8),
+        tenants: allowed.map((t) => ({ id: t.id, role: state.identity.rolesOf(userId, t.id)[0] ?? 'none' })),
+        org_id: user?.org_id ?? null,
+      },
+      state.jwtSecret,
+    );
+    return { token, expiresAt: state.clock.iso(exp * 1000) };
+  };
+  const context: RouteContext = { state, faults, baseUrl: () => baseUrl, log, issueToken };
+  for (const register of ROUTE_MODULES) register(app, context);
+  return {
+    app,
+    state,
+    faults,
+    context,
+    setBaseUrl: (url) => {
+      baseUrl = url;
+    },
+  };
+}
+
+/** Starts the sandbox on loopback (an ephemeral port with `port: 0`). */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const built = await buildSandbox(options);
+  const { app, state, faults, context } = built;
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ host, port: options.port ?? 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  built.setBaseUrl(url);
+  const adminToken = state.identity.users.has(ADMIN_USER)
+    ? context.issueToken(ADMIN_USER, { expiresInSeconds: ADMIN_TOKEN_SECONDS }).token
+    : '';
+  return {
+    url,
+    app,
+    state,
+    faults,
+    adminToken,
+    issueToken: context.issueToken,
+    openapi: () => app.swagger() as unknown as Record<string, unknown>,
+    close: () => app.close(),
+  };
+}
+
+/** The OpenAPI document of everything the sandbox serves. */
+export async function openapiDocument(): Promise<Record<string, unknown>> {
+  const { app } = await buildSandbox({ seed: 'none' });
+  await app.ready();
+  const doc = app.swagger() as unknown as Record<string, unknown>;
+  await app.close();
+  return doc;
+}

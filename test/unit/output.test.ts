@@ -1,0 +1,112 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { ClosedPipeError } from '../../src/errors.js';
+import { type Column, Output, type OutputMode } from '../../src/output/output.js';
+import { fakeIO } from '../helpers/context.js';
+
+interface Row {
+  id: string;
+  name: string;
+  created: string;
+}
+
+const NOW = Date.parse('2026-06-15T12:00:00Z');
+const rows: Row[] = [
+  { id: 'id-1', name: 'Acme\tTreasury', created: '2026-06-15T09:00:00Z' },
+  { id: 'id-2', name: 'Evil\u001b[31m', created: '2026-06-14T11:00:00.500Z' },
+];
+const columns: Array<Column<Row>> = [
+  { header: 'id', value: (r) => r.id, kind: 'id' },
+  { header: 'name', value: (r) => r.name },
+  { header: 'created', value: (r) => r.created, kind: 'time' },
+];
+
+function render(mode: OutputMode, tty: boolean) {
+  const fake = fakeIO({ tty });
+  const out = new Output(fake.io, mode, () => NOW);
+  return { out, fake };
+}
+
+describe('Output.list', () => {
+  it('prints a borderless table with relative times on a TTY', async () => {
+    const { out, fake } = render('table', true);
+    await out.list(rows, columns);
+    expect(fake.stdout()).toBe(
+      'ID    NAME           CREATED\n' + 'id-1  Acme Treasury  3 hours ago\n' + 'id-2  Evil           yesterday\n',
+    );
+  });
+
+  it('prints tab-separated rows with RFC 3339 times when piped', async () => {
+    const { out, fake } = render('plain', false);
+    await out.list(rows, columns);
+    expect(fake.stdout()).toBe('id-1\tAcme Treasury\t2026-06-15T09:00:00Z\nid-2\tEvil\t2026-06-14T11:00:00Z\n');
+  });
+
+  it('prints one JSON array with the API objects unchanged', async () => {
+    const { out, fake } = render('json', false);
+    await out.list(rows, columns);
+    expect(JSON.parse(fake.stdout())).toEqual(rows);
+  });
+
+  it('prints one object per line with --ndjson', async () => {
+    const { out, fake } = render('ndjson', false);
+    await out.list(rows, columns);
+    expect(fake.stdout().trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(rows);
+  });
+
+  it('streams async iterables and prints [] for an empty JSON list', async () => {
+    const { out, fake } = render('json', false);
+    async function* none() {}
+    await out.list(none(), columns);
+    expect(fake.stdout()).toBe('[]\n');
+  });
+
+  it('says so on stderr when a table is empty', async () => {
+    const { out, fake } = render('table', true);
+    await out.list([], columns, { empty: 'No tenants match.' });
+    expect(fake.stdout()).toBe('');
+    expect(fake.stderr()).toBe('No tenants match.\n');
+  });
+
+  it('drops optional columns, then shortens text, never ids, on a narrow terminal', async () => {
+    const fake = fakeIO({ tty: true, columns: 30 });
+    const out = new Output(fake.io, 'table', () => NOW);
+    const wide = [{ id: 'id-0123456789', name: 'A very long tenant display name', created: '2026-06-15T09:00:00Z' }];
+    await out.list(wide, [columns[0]!, columns[1]!, { ...columns[2]!, optional: true }]);
+    const [header, line] = fake.stdout().split('\n');
+    expect(header).not.toContain('CREATED');
+    expect(line).toContain('id-0123456789');
+    expect(line!.length).toBeLessThanOrEqual(30);
+    expect(line).toContain('…');
+  });
+
+  it('throws ClosedPipeError when the reader has gone', async () => {
+    const stdout = new PassThrough();
+    stdout.destroy();
+    const fake = fakeIO();
+    const out = new Output({ ...fake.io, stdout }, 'plain', () => NOW);
+    await expect(out.list(rows, columns)).rejects.toBeInstanceOf(ClosedPipeError);
+  });
+});
+
+describe('Output.record', () => {
+  it('prints aligned fields on a TTY and tab-separated ones when piped', async () => {
+    const value = { id: 'usr_1', at: '2026-06-15T09:00:00Z' };
+    const a = render('table', true);
+    await a.out.record(value, [
+      ['id', value.id],
+      ['expires', value.at, 'time'],
+      ['scopes', null],
+    ]);
+    expect(a.fake.stdout()).toBe('id       usr_1\nexpires  2026-06-15T09:00:00Z (3 hours ago)\nscopes   -\n');
+    const b = render('plain', false);
+    await b.out.record(value, [
+      ['id', value.id],
+      ['expires', value.at, 'time'],
+    ]);
+    expect(b.fake.stdout()).toBe('id\tusr_1\nexpires\t2026-06-15T09:00:00Z\n');
+    const c = render('json', false);
+    await c.out.record(value, []);
+    expect(JSON.parse(c.fake.stdout())).toEqual(value);
+  });
+});

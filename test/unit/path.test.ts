@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { joinUrl, path } from '../../src/http/path.js';
+
+describe('paths', () => {
+  it.each([
+    ['usr_1', 'tenant_admin', '/v1/users/usr_1/roles/tenant_admin'],
+    ['../admin', 'x', '/v1/users/..%2Fadmin/roles/x'],
+    ['a/b?c#d', 'e f', '/v1/users/a%2Fb%3Fc%23d/roles/e%20f'],
+  ])('encodes %s and %s as single segments', (user, role, expected) => {
+    expect(path`/v1/users/${user}/roles/${role}`).toBe(expected);
+  });
+
+  it.each(['', '.', '..'])('refuses the segment %j', (bad) => {
+    expect(() => path`/v1/users/${bad}`).toThrow(TypeError);
+  });
+
+  it.each([
+    ['http://127.0.0.1:4010', '/v1/me', 'http://127.0.0.1:4010/v1/me'],
+    ['http://127.0.0.1:4010/', '/v1/me', 'http://127.0.0.1:4010/v1/me'],
+    ['https://example.com/api/', '/v1/tenants?limit=5', 'https://example.com/api/v1/tenants?limit=5'],
+    ['https://example.com/api', 'v1/me', 'https://example.com/api/v1/me'],
+  ])('joins %s and %s', (base, p, expected) => {
+    expect(joinUrl(base, p).toString()).toBe(expected);
+  });
+});
