@@ -1,23 +1,106 @@
 #!/usr/bin/env node
-// The launcher. CommonJS (see bin/package.json) so `svc --version` answers without loading
-// the ESM program; everything else is handed to dist/cli.js.
+// The launcher (CommonJS, see bin/package.json). `svc --version` answers here without loading
+// the program. Everything else runs dist/cli.cjs, compiled with V8's code cache: Node 20 has no
+// module compile cache, and compiling the bundle's code from source is the largest part of
+// svc's start-up (bench/RESULTS.md). One cache per top-level command (each covers the code its
+// command runs) lives in the user's cache directory, keyed by Node version and bundle identity;
+// it is written at exit when missing or rejected. SVC_NO_CODE_CACHE=1 turns it off.
 'use strict';
 
 const args = process.argv.slice(2);
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const Module = require('node:module');
+const bundle = path.join(__dirname, '..', 'dist', 'cli.cjs');
+
+/** The first word that names a command (skipping global options and their values). */
+function commandWord() {
+  const valued = new Set(['-p', '--profile', '--base-url', '--app-url', '--tenant', '--org', '--timeout']);
+  for (let i = 0; i < args.length; i++) {
+    if (valued.has(args[i])) i++;
+    else if (!args[i].startsWith('-')) return /^[a-z][a-z-]{0,30}$/.test(args[i]) ? args[i] : 'other';
+  }
+  return 'root';
+}
+
+function cacheDir() {
+  const env = process.env;
+  if (env.SVC_NO_CODE_CACHE === '1') return undefined;
+  const home = require('node:os').homedir();
+  const base =
+    env.SVC_CACHE_DIR ||
+    (process.platform === 'win32'
+      ? path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'svc', 'Cache')
+      : process.platform === 'darwin'
+        ? path.join(home, 'Library', 'Caches', 'svc')
+        : path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'svc'));
+  const stat = fs.statSync(bundle);
+  const identity = `${process.version}-${process.arch}-${stat.size}-${Math.trunc(stat.mtimeMs)}`;
+  return { base, dir: path.join(base, `v8-${identity}`) };
+}
+
+function run() {
+  let source;
+  try {
+    source = fs.readFileSync(bundle, 'utf8');
+  } catch {
+    process.stderr.write('error: svc is not built; run `npm install` (or `npm run build`) in its folder\n');
+    process.exitCode = 1;
+    return;
+  }
+  let cache;
+  let cachedData;
+  try {
+    cache = cacheDir();
+    if (cache) cachedData = fs.readFileSync(path.join(cache.dir, `${commandWord()}.bin`));
+  } catch {
+    // no cache yet
+  }
+
+  const script = new vm.Script(Module.wrap(source), {
+    filename: bundle,
+    cachedData,
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const cli = new Module(bundle, module);
+  cli.filename = bundle;
+  cli.paths = Module._nodeModulePaths(path.dirname(bundle));
+  script
+    .runInThisContext()
+    .call(cli.exports, cli.exports, Module.createRequire(bundle), cli, bundle, path.dirname(bundle));
+
+  if (cache && (cachedData === undefined || script.cachedDataRejected)) {
+    process.once('exit', () => {
+      try {
+        // A cache records V8's flags; the HTTP layer changes one (src/http/wasm-flags.ts).
+        cli.exports.restoreDefaultWasmFlags();
+        const data = script.createCachedData();
+        fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+        for (const old of fs.readdirSync(cache.base)) {
+          if (old.startsWith('v8-') && path.join(cache.base, old) !== cache.dir) {
+            fs.rmSync(path.join(cache.base, old), { recursive: true, force: true });
+          }
+        }
+        const file = path.join(cache.dir, `${commandWord()}.bin`);
+        const temporary = `${file}.${process.pid}.tmp`;
+        fs.writeFileSync(temporary, data, { mode: 0o600 });
+        fs.renameSync(temporary, file);
+      } catch {
+        // a read-only or full disk only costs speed
+      }
+    });
+  }
+
+  if (process.env.SVC_DEBUG_CODE_CACHE)
+    process.stderr.write(
+      `code cache: ${cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'none'}\n`,
+    );
+  cli.exports.main(args);
+}
+
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
-  import('../dist/cli.js').then(
-    (cli) => cli.main(args),
-    (error) => {
-      if (error && error.code === 'ERR_MODULE_NOT_FOUND' && /dist[\\/]cli\.js/.test(String(error.message))) {
-        process.stderr.write(
-          'error: svc is not built; run `npm install` (or `npm run build`) in its folder\n',
-        );
-      } else {
-        process.stderr.write(`error: svc failed to start: ${error?.message}\n`);
-      }
-      process.exitCode = 1;
-    },
-  );
+  run();
 }

@@ -1,12 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
-import { type Context, type ContextDeps, createContext, type GlobalOptions } from './context.js';
+import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
-import { systemBrowser } from './system/browser.js';
-import { inquirerPrompter } from './system/prompter.js';
 import { VERSION } from './version.js';
 
 /** Global flags that take a value: skipped when finding which command is being run. */
@@ -145,8 +143,11 @@ function fromCommander(error: CommanderError, command: Command | undefined): Usa
 export async function runCli(argv: string[], deps: ContextDeps): Promise<number> {
   let ctx: Context | undefined;
   let program: Command | undefined;
-  const make: MakeContext = (cmd) => {
-    ctx ??= createContext(deps, cmd.optsWithGlobals<GlobalOptions>());
+  const make: MakeContext = async (cmd) => {
+    if (!ctx) {
+      const { createContext } = await import('./context.js');
+      ctx = createContext(deps, cmd.optsWithGlobals<GlobalOptions>());
+    }
     return ctx;
   };
   const json = argv.includes('--json');
@@ -175,6 +176,8 @@ export async function runCli(argv: string[], deps: ContextDeps): Promise<number>
   }
 }
 
+export { restoreDefaultWasmFlags } from './http/wasm-flags.js';
+
 /** The process entry point used by bin/svc.js. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const env = process.env;
@@ -191,13 +194,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     if (interrupts > 1) process.exit(130);
     controller.abort();
   });
-  const code = await runCli(argv, {
-    io,
-    env,
-    signal: controller.signal,
-    browser: systemBrowser(env),
-    prompter: inquirerPrompter(process.stdin, process.stderr),
-  });
+  const code = await runCli(argv, { io, env, signal: controller.signal, system: true });
   // Exit once stdout has drained, even if a keep-alive socket or timer would hold the loop open.
   process.exitCode = code;
   if (process.stdout.writableLength === 0) process.exit(code);

@@ -7,7 +7,7 @@ import type { ApiClient } from './http/client.js';
 import type { Env, IOStreams } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
 import type { Browser } from './system/browser.js';
-import type { Prompter } from './system/prompter.js';
+import { inquirerPrompter, type Prompter } from './system/prompter.js';
 import { VERSION } from './version.js';
 
 /** The global flags of the contract, as commander parses them. */
@@ -38,6 +38,8 @@ export interface ContextDeps {
   clock?: Clock;
   browser?: Browser;
   prompter?: Prompter;
+  /** Use the real browser and terminal prompter (the binary); tests pass fakes instead. */
+  system?: boolean;
   /** Overrides where the bearer credential comes from (tests, OAuth refresh). */
   credentials?: (ctx: Context) => CredentialSource;
 }
@@ -122,10 +124,15 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     debug,
     canPrompt: deps.io.stdinIsTTY && deps.io.stdoutIsTTY,
     get browser(): Browser {
+      // child_process is only loaded when a browser is really opened.
+      deps.browser ??= deps.system
+        ? { open: async (url) => (await import('./system/browser.js')).systemBrowser(deps.env).open(url) }
+        : undefined;
       if (!deps.browser) throw new Error('no browser adapter in this context');
       return deps.browser;
     },
     get prompter(): Prompter {
+      deps.prompter ??= deps.system ? inquirerPrompter(process.stdin, process.stderr) : undefined;
       if (!deps.prompter) throw new Error('no prompter in this context');
       return deps.prompter;
     },

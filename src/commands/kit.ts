@@ -2,8 +2,11 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
-/** Builds (once) the Context for the command being run, from its parsed global flags. */
-export type MakeContext = (cmd: Command) => Context;
+/**
+ * Builds (once) the Context for the command being run, from its parsed global flags. Async so
+ * that the Context's code is only loaded when a command actually runs (not for --help).
+ */
+export type MakeContext = (cmd: Command) => Promise<Context>;
 
 /** What every command module exports: a function that builds its commander Command. */
 export type CommandFactory = (make: MakeContext) => Command;

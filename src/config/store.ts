@@ -1,4 +1,5 @@
-import Conf from 'conf';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { ensurePrivateDir } from './paths.js';
 
@@ -39,100 +40,89 @@ export function checkProfileName(name: string): string {
   return name;
 }
 
+type ConfFile = 'config' | 'credentials';
+
 /**
  * Profiles (config.json) and credentials (credentials.json) under one private directory.
- * Both files are written atomically with mode 0600 (conf + atomically chmod the temporary file
- * before renaming it, so a looser existing file is replaced by a 0600 one on the next write).
- * Every read goes back to the file, so several processes see each other's writes. A file that
- * does not parse is reported, never reset.
+ *
+ * Writes go through conf, which writes atomically (via `atomically`: a temporary file chmod-ed
+ * to 0600, then renamed), so a looser existing file is replaced by a 0600 one on the next
+ * write. Reads parse the file directly on every call — cheap at start-up, and several processes
+ * see each other's writes. A file that does not parse is reported by name, never reset.
  */
 export class ConfigStore {
   readonly dir: string;
-  readonly #config: Conf<ConfigFile>;
-  readonly #credentials: Conf<CredentialsFile>;
+  readonly configPath: string;
+  readonly credentialsPath: string;
+  #conf: Promise<typeof import('conf').default> | undefined;
 
   constructor(dir: string) {
     this.dir = dir;
-    try {
-      ensurePrivateDir(dir);
-    } catch (error) {
-      throw new ConfigError(`cannot create config directory ${dir}: ${(error as Error).message}`, {
-        hint: 'set SVC_CONFIG_DIR to a writable directory',
-      });
-    }
-    this.#config = open<ConfigFile>(dir, 'config');
-    this.#credentials = open<CredentialsFile>(dir, 'credentials');
-  }
-
-  get configPath(): string {
-    return this.#config.path;
-  }
-
-  get credentialsPath(): string {
-    return this.#credentials.path;
+    this.configPath = join(dir, 'config.json');
+    this.credentialsPath = join(dir, 'credentials.json');
   }
 
   activeProfile(): string | undefined {
-    return read(this.#config).active_profile;
+    return this.#read<ConfigFile>(this.configPath).active_profile;
   }
 
-  setActiveProfile(name: string): void {
-    update(this.#config, (file) => {
+  async setActiveProfile(name: string): Promise<void> {
+    await this.#update<ConfigFile>('config', (file) => {
       file.active_profile = checkProfileName(name);
     });
   }
 
   profiles(): Record<string, ProfileSettings> {
-    return { ...read(this.#config).profiles };
+    return { ...this.#read<ConfigFile>(this.configPath).profiles };
   }
 
   profile(name: string): ProfileSettings | undefined {
-    return read(this.#config).profiles?.[name];
+    return this.#read<ConfigFile>(this.configPath).profiles?.[name];
   }
 
-  setProfileValues(name: string, values: ProfileSettings): void {
+  async setProfileValues(name: string, values: ProfileSettings): Promise<void> {
     checkProfileName(name);
-    update(this.#config, (file) => {
+    await this.#update<ConfigFile>('config', (file) => {
       file.profiles ??= {};
       file.profiles[name] = { ...file.profiles[name], ...values };
     });
   }
 
-  unsetProfileValue(name: string, key: ProfileKey): void {
-    update(this.#config, (file) => {
+  async unsetProfileValue(name: string, key: ProfileKey): Promise<void> {
+    await this.#update<ConfigFile>('config', (file) => {
       const profile = file.profiles?.[name];
       if (profile) delete profile[key];
     });
   }
 
   /** Removes a profile and its credential; returns whether anything existed. */
-  removeProfile(name: string): boolean {
+  async removeProfile(name: string): Promise<boolean> {
     let existed = false;
-    update(this.#config, (file) => {
+    await this.#update<ConfigFile>('config', (file) => {
       if (file.profiles && name in file.profiles) {
         delete file.profiles[name];
         existed = true;
       }
       if (file.active_profile === name) delete file.active_profile;
     });
-    return this.removeCredential(name) || existed;
+    return (await this.removeCredential(name)) || existed;
   }
 
   credential(name: string): StoredCredential | undefined {
-    return read(this.#credentials).profiles?.[name];
+    return this.#read<CredentialsFile>(this.credentialsPath).profiles?.[name];
   }
 
-  setCredential(name: string, credential: StoredCredential): void {
+  async setCredential(name: string, credential: StoredCredential): Promise<void> {
     checkProfileName(name);
-    update(this.#credentials, (file) => {
+    await this.#update<CredentialsFile>('credentials', (file) => {
       file.profiles ??= {};
       file.profiles[name] = credential;
     });
   }
 
-  removeCredential(name: string): boolean {
+  async removeCredential(name: string): Promise<boolean> {
     let existed = false;
-    update(this.#credentials, (file) => {
+    await this.#update<CredentialsFile>('credentials', (file) => {
       if (file.profiles && name in file.profiles) {
         delete file.profiles[name];
         existed = true;
@@ -140,21 +130,55 @@ export class ConfigStore {
     });
     return existed;
   }
-}
 
-function open<T extends Record<string, unknown>>(dir: string, name: string): Conf<T> {
-  try {
-    return new Conf<T>({
-      cwd: dir,
-      configName: name,
-      projectName: 'svc',
-      projectSuffix: '',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
-    });
-  } catch (error) {
-    throw corrupt(`${dir}/${name}.json`, error);
+  #read<T extends Record<string, unknown>>(path: string): T {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {} as T;
+      throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = text.trim() === '' ? {} : JSON.parse(text);
+    } catch (error) {
+      throw corrupt(path, error);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw corrupt(path, new Error('it does not hold a JSON object'));
+    }
+    return parsed as T;
+  }
+
+  async #update<T extends Record<string, unknown>>(name: ConfFile, change: (file: T) => void): Promise<void> {
+    const path = name === 'config' ? this.configPath : this.credentialsPath;
+    const file = this.#read<T>(path);
+    change(file);
+    try {
+      ensurePrivateDir(this.dir);
+    } catch (error) {
+      throw new ConfigError(`cannot create config directory ${this.dir}: ${(error as Error).message}`, {
+        hint: 'set SVC_CONFIG_DIR to a writable directory',
+      });
+    }
+    this.#conf ??= import('conf').then((m) => m.default);
+    const Conf = await this.#conf;
+    try {
+      const conf = new Conf<T>({
+        cwd: this.dir,
+        configName: name,
+        projectName: 'svc',
+        projectSuffix: '',
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        clearInvalidConfig: false,
+      });
+      conf.store = file;
+    } catch (error) {
+      if (error instanceof SyntaxError) throw corrupt(path, error);
+      throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`);
+    }
   }
 }
 
@@ -163,27 +187,4 @@ function corrupt(path: string, error: unknown): ConfigError {
   return new ConfigError(`cannot read ${path}: ${reason}`, {
     hint: 'fix or remove the file; svc never resets it on its own',
   });
-}
-
-function read<T extends Record<string, unknown>>(conf: Conf<T>): T {
-  let store: T;
-  try {
-    store = conf.store;
-  } catch (error) {
-    throw corrupt(conf.path, error);
-  }
-  if (store === null || typeof store !== 'object' || Array.isArray(store)) {
-    throw corrupt(conf.path, new Error('it does not hold a JSON object'));
-  }
-  return store;
-}
-
-function update<T extends Record<string, unknown>>(conf: Conf<T>, change: (file: T) => void): void {
-  const file = structuredClone(read(conf));
-  change(file);
-  try {
-    conf.store = file;
-  } catch (error) {
-    throw new ConfigError(`cannot write ${conf.path}: ${(error as Error).message}`);
-  }
 }

@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
 import type { CredentialSource } from '../auth/credentials.js';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { apiErrorFrom, ConnectionError, ConnectionTimeoutError } from './errors.js';
-import { newIdempotencyKey } from './idempotency.js';
 import { joinUrl } from './path.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, type RetryPolicy, retryDelayMs } from './retry.js';
 import { createTracer, type Tracer } from './trace.js';
+import { type Dispatcher, EnvHttpProxyAgent, request } from './undici.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>;
@@ -146,7 +145,12 @@ export class ApiClient {
       if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, String(v));
       else url.searchParams.set(key, String(value));
     }
-    const { body, contentType, idempotencyKey } = encodeBody(options);
+    // node:crypto is only loaded when a POST needs a fresh key.
+    const freshKey =
+      options.method === 'POST' && options.idempotencyKey === undefined && !options.form
+        ? (await import('./idempotency.js')).newIdempotencyKey()
+        : undefined;
+    const { body, contentType, idempotencyKey } = encodeBody(options, options.idempotencyKey ?? freshKey);
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.config.userAgent,
@@ -161,16 +165,16 @@ export class ApiClient {
     const maxRetries = options.maxRetries ?? this.#policy.maxRetries;
     const signal = options.signal ?? this.config.signal;
     const secrets = [...this.config.credentials.secrets(), ...(options.secrets ?? [])];
-    let renewed = false;
+    let renewed: string | undefined;
     let retry = 0;
     for (;;) {
       await this.#waitForPause(signal);
-      const token = options.auth === false ? undefined : await this.#token();
+      const token = options.auth === false ? undefined : (renewed ?? (await this.#token()));
       if (token) headers.authorization = `Bearer ${token}`;
       const attemptSecrets = token ? [...secrets, token] : secrets;
       this.#tracer?.request(method, url, headers, body, contentType, retry + 1, attemptSecrets);
 
-      const started = performance.now();
+      const started = process.hrtime.bigint();
       let outcome: Outcome;
       try {
         outcome = await this.#send(method, url, headers, body, options.timeoutMs, signal);
@@ -181,19 +185,21 @@ export class ApiClient {
         ) {
           throw error;
         }
-        this.#tracer?.failure(error.message, performance.now() - started);
+        this.#tracer?.failure(error.message, msSince(started));
         retry++;
         await this.#sleep(retryDelayMs(retry, undefined, this.#policy, this.#now()), signal);
         continue;
       }
-      const elapsed = performance.now() - started;
+      const elapsed = msSince(started);
       this.#tracer?.response(outcome, elapsed, attemptSecrets);
 
       const { status } = outcome;
-      if (status === 401 && token && !renewed && this.config.credentials.renew) {
-        renewed = true;
+      if (status === 401 && token && renewed === undefined && this.config.credentials.renew) {
         const replacement = await this.config.credentials.renew(token);
-        if (replacement && replacement !== token) continue;
+        if (replacement && replacement !== token) {
+          renewed = replacement;
+          continue;
+        }
       }
       if (status >= 400 && isRetryableStatus(method, status) && retry < maxRetries) {
         retry++;
@@ -250,12 +256,11 @@ export class ApiClient {
     const timeout = AbortSignal.timeout(limit);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      const response = await request(url, {
+      const response = await request(this.#dispatcher, url, {
         method,
         headers,
         body: body ?? null,
         signal: combined,
-        dispatcher: this.#dispatcher,
       });
       const text = await response.body.text();
       return {
@@ -300,7 +305,10 @@ export interface Outcome {
   text: string;
 }
 
-function encodeBody(options: RequestOptions): {
+function encodeBody(
+  options: RequestOptions,
+  defaultKey: string | undefined,
+): {
   body: string | Buffer | undefined;
   contentType: string | undefined;
   idempotencyKey: string | undefined;
@@ -322,7 +330,7 @@ function encodeBody(options: RequestOptions): {
     };
   }
   if (options.body === undefined) {
-    const key = options.method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined;
+    const key = options.method === 'POST' ? defaultKey : undefined;
     return key
       ? {
           body: JSON.stringify({ idempotency_key: key }),
@@ -340,7 +348,7 @@ function encodeBody(options: RequestOptions): {
     !Array.isArray(payload)
   ) {
     const given = (payload as Record<string, unknown>).idempotency_key;
-    key = typeof given === 'string' ? given : (key ?? newIdempotencyKey());
+    key = typeof given === 'string' ? given : defaultKey;
     payload = { ...(payload as Record<string, unknown>), idempotency_key: key };
   }
   return { body: JSON.stringify(payload), contentType: 'application/json', idempotencyKey: key };
@@ -354,6 +362,10 @@ function pageItems<T>(data: unknown): T[] {
   }
   if (Array.isArray(data)) return data as T[];
   return [];
+}
+
+function msSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
 export function header(headers: Headers, name: string): string | undefined {

@@ -3,7 +3,6 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { ClosedPipeError } from '../errors.js';
 import { cellText, relativeTime, rfc3339, stripControl } from './format.js';
 import type { IOStreams } from './io.js';
-import { fitWidths, renderTable } from './table.js';
 
 export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
 
@@ -28,6 +27,7 @@ function tableLayout<T>(
   rows: string[][],
   terminalWidth: number,
   columns: Array<Column<T>>,
+  fitWidths: (head: string[], rows: string[][], width: number, fixed: boolean[]) => number[],
 ): { shown: number[]; widths: number[] } {
   let shown = columns.map((_, i) => i);
   const natural = (i: number) => Math.max(head[i]!.length, ...rows.map((r) => [...r[i]!].length));
@@ -114,10 +114,12 @@ export class Output {
     let layout: { shown: number[]; widths: number[] } | undefined;
     let chunk: string[][] = [];
     const head = columns.map((c) => c.header.toUpperCase());
+    // cli-table3 is only loaded for terminal tables.
+    const { renderTable, fitWidths } = await import('./table.js');
     const flush = async () => {
       if (chunk.length === 0) return;
       const first = layout === undefined;
-      layout ??= tableLayout(head, chunk, this.io.columns, columns);
+      layout ??= tableLayout(head, chunk, this.io.columns, columns, fitWidths);
       const { shown, widths } = layout;
       const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
       await this.write(

@@ -10,13 +10,13 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 const fresh = () => join(mkdtempSync(join(tmpdir(), 'svc-store-')), 'svc');
 
 describe('ConfigStore', () => {
-  it('creates a 0700 directory and 0600 files, even under umask 022', () => {
+  it('creates a 0700 directory and 0600 files, even under umask 022', async () => {
     const old = process.umask(0o022);
     try {
       const dir = fresh();
       const store = new ConfigStore(dir);
-      store.setProfileValues('default', { base_url: 'http://127.0.0.1:1' });
-      store.setCredential('default', { type: 'token', access_token: 'tok', obtained_at: 'now' });
+      await store.setProfileValues('default', { base_url: 'http://127.0.0.1:1' });
+      await store.setCredential('default', { type: 'token', access_token: 'tok', obtained_at: 'now' });
       expect(mode(dir)).toBe(0o700);
       expect(mode(store.configPath)).toBe(0o600);
       expect(mode(store.credentialsPath)).toBe(0o600);
@@ -25,30 +25,30 @@ describe('ConfigStore', () => {
     }
   });
 
-  it('tightens a looser existing file and directory on the next write', () => {
+  it('tightens a looser existing file and directory on the next write', async () => {
     const dir = fresh();
     const store = new ConfigStore(dir);
-    store.setProfileValues('default', { tenant: 't1' });
+    await store.setProfileValues('default', { tenant: 't1' });
     chmodSync(store.configPath, 0o644);
     chmodSync(dir, 0o755);
     const again = new ConfigStore(dir);
-    again.setProfileValues('default', { org: 'o1' });
+    await again.setProfileValues('default', { org: 'o1' });
     expect(mode(store.configPath)).toBe(0o600);
     expect(mode(dir)).toBe(0o700);
     expect(again.profile('default')).toEqual({ tenant: 't1', org: 'o1' });
   });
 
-  it('writes atomically: no temporary files are left behind', () => {
+  it('writes atomically: no temporary files are left behind', async () => {
     const dir = fresh();
     const store = new ConfigStore(dir);
-    for (let i = 0; i < 20; i++) store.setProfileValues(`p${i}`, { tenant: String(i) });
+    for (let i = 0; i < 20; i++) await store.setProfileValues(`p${i}`, { tenant: String(i) });
     expect(readdirSync(dir).sort()).toEqual(['config.json']);
   });
 
-  it('reports a corrupt file by name (exit 2) and never resets it', () => {
+  it('reports a corrupt file by name (exit 2) and never resets it', async () => {
     const dir = fresh();
     const store = new ConfigStore(dir);
-    store.setProfileValues('default', { tenant: 't1' });
+    await store.setProfileValues('default', { tenant: 't1' });
     writeFileSync(store.configPath, '{"profiles": {"default": ', { mode: 0o600 });
     const attempt = () => new ConfigStore(dir).profiles();
     expect(attempt).toThrow(ConfigError);
@@ -61,29 +61,29 @@ describe('ConfigStore', () => {
     expect(readFileSync(store.configPath, 'utf8')).toBe('{"profiles": {"default": ');
   });
 
-  it('sees other processes’ writes (every read goes to the file)', () => {
+  it('sees other processes’ writes (every read goes to the file)', async () => {
     const dir = fresh();
     const a = new ConfigStore(dir);
     const b = new ConfigStore(dir);
-    a.setCredential('default', { type: 'token', access_token: 'one', obtained_at: 'x' });
+    await a.setCredential('default', { type: 'token', access_token: 'one', obtained_at: 'x' });
     expect(b.credential('default')?.access_token).toBe('one');
-    b.setCredential('default', { type: 'token', access_token: 'two', obtained_at: 'x' });
+    await b.setCredential('default', { type: 'token', access_token: 'two', obtained_at: 'x' });
     expect(a.credential('default')?.access_token).toBe('two');
   });
 
-  it('removes a profile with its credential and forgets it as active', () => {
+  it('removes a profile with its credential and forgets it as active', async () => {
     const store = new ConfigStore(fresh());
-    store.setProfileValues('gone', { tenant: 't' });
-    store.setCredential('gone', { type: 'token', access_token: 'x', obtained_at: 'x' });
-    store.setActiveProfile('gone');
-    expect(store.removeProfile('gone')).toBe(true);
+    await store.setProfileValues('gone', { tenant: 't' });
+    await store.setCredential('gone', { type: 'token', access_token: 'x', obtained_at: 'x' });
+    await store.setActiveProfile('gone');
+    expect(await store.removeProfile('gone')).toBe(true);
     expect(store.profile('gone')).toBeUndefined();
     expect(store.credential('gone')).toBeUndefined();
     expect(store.activeProfile()).toBeUndefined();
   });
 
-  it.each(['', 'has space', '../up', 'x'.repeat(65)])('rejects the profile name %j', (name) => {
-    expect(() => new ConfigStore(fresh()).setProfileValues(name, {})).toThrow(UsageError);
+  it.each(['', 'has space', '../up', 'x'.repeat(65)])('rejects the profile name %j', async (name) => {
+    await expect(new ConfigStore(fresh()).setProfileValues(name, {})).rejects.toThrow(UsageError);
   });
 });
 
@@ -112,9 +112,11 @@ describe('settings precedence: flag > env > profile', () => {
   });
 
   it('names the source of a bad URL', () => {
-    expect(() => resolveSettings({}, { SVC_BASE_URL: 'not a url' }, { name: 'p', source: 'flag' }, {})).toThrow(
-      /SVC_BASE_URL must be an absolute http\(s\) URL/,
+    expect(() =>
+      resolveSettings({}, { SVC_BASE_URL: 'not a url' }, { name: 'p', source: 'flag' }, {}),
+    ).toThrow(/SVC_BASE_URL must be an absolute http\(s\) URL/);
+    expect(() => resolveSettings({ baseUrl: 'ftp://x' }, {}, { name: 'p', source: 'flag' }, {})).toThrow(
+      /--base-url/,
     );
-    expect(() => resolveSettings({ baseUrl: 'ftp://x' }, {}, { name: 'p', source: 'flag' }, {})).toThrow(/--base-url/);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   AuthError,
-  categoryForStatus,
   ClosedPipeError,
   ConfigError,
+  categoryForStatus,
   exitCodeFor,
   InterruptedError,
   NotFoundError,
@@ -62,7 +62,11 @@ describe('API error bodies of any shape still render', () => {
     ],
     ['problem+json', '{"type":"about:blank","title":"Gone","detail":"it left"}', { message: 'it left' }],
     ['message/code', '{"message":"nope","code":"E42"}', { code: 'E42', message: 'nope' }],
-    ['errors array', '{"errors":[{"message":"bad field","code":"bad"}]}', { code: 'bad', message: 'bad field' }],
+    [
+      'errors array',
+      '{"errors":[{"message":"bad field","code":"bad"}]}',
+      { code: 'bad', message: 'bad field' },
+    ],
     ['HTML', '<html><body><h1>502 Bad Gateway</h1></body></html>', { message: '502 Bad Gateway' }],
     ['empty', '', { message: '503 Service Unavailable' }],
     ['JSON that is not an object', '[1,2]', { message: '503 Service Unavailable' }],

@@ -32,14 +32,18 @@ describe('Output.list', () => {
     const { out, fake } = render('table', true);
     await out.list(rows, columns);
     expect(fake.stdout()).toBe(
-      'ID    NAME           CREATED\n' + 'id-1  Acme Treasury  3 hours ago\n' + 'id-2  Evil           yesterday\n',
+      'ID    NAME           CREATED\n' +
+        'id-1  Acme Treasury  3 hours ago\n' +
+        'id-2  Evil           yesterday\n',
     );
   });
 
   it('prints tab-separated rows with RFC 3339 times when piped', async () => {
     const { out, fake } = render('plain', false);
     await out.list(rows, columns);
-    expect(fake.stdout()).toBe('id-1\tAcme Treasury\t2026-06-15T09:00:00Z\nid-2\tEvil\t2026-06-14T11:00:00Z\n');
+    expect(fake.stdout()).toBe(
+      'id-1\tAcme Treasury\t2026-06-15T09:00:00Z\nid-2\tEvil\t2026-06-14T11:00:00Z\n',
+    );
   });
 
   it('prints one JSON array with the API objects unchanged', async () => {
@@ -51,7 +55,13 @@ describe('Output.list', () => {
   it('prints one object per line with --ndjson', async () => {
     const { out, fake } = render('ndjson', false);
     await out.list(rows, columns);
-    expect(fake.stdout().trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(rows);
+    expect(
+      fake
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(rows);
   });
 
   it('streams async iterables and prints [] for an empty JSON list', async () => {
@@ -71,7 +81,9 @@ describe('Output.list', () => {
   it('drops optional columns, then shortens text, never ids, on a narrow terminal', async () => {
     const fake = fakeIO({ tty: true, columns: 30 });
     const out = new Output(fake.io, 'table', () => NOW);
-    const wide = [{ id: 'id-0123456789', name: 'A very long tenant display name', created: '2026-06-15T09:00:00Z' }];
+    const wide = [
+      { id: 'id-0123456789', name: 'A very long tenant display name', created: '2026-06-15T09:00:00Z' },
+    ];
     await out.list(wide, [columns[0]!, columns[1]!, { ...columns[2]!, optional: true }]);
     const [header, line] = fake.stdout().split('\n');
     expect(header).not.toContain('CREATED');

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs } from '../../src/http/retry.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  isRetryableStatus,
+  parseRetryAfter,
+  retryDelayMs,
+} from '../../src/http/retry.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 

@@ -186,6 +186,6 @@ export default function api(make: MakeContext): Command {
     )
     .action(async (method: string, path: string, flags: Record<string, unknown>, cmd: Command) => {
       const options = parseApi(method, path, flags);
-      await runApi(make(cmd), options);
+      await runApi(await make(cmd), options);
     });
 }

@@ -33,18 +33,18 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   });
   const store = ctx.store();
   const expiresAt = jwtExpiry(token);
-  store.setCredential(settings.profile, {
+  await store.setCredential(settings.profile, {
     type: 'token',
     access_token: token,
     ...(expiresAt ? { expires_at: expiresAt } : {}),
     obtained_at: new Date(ctx.clock.now()).toISOString(),
   });
   if (settings.sources.base_url !== 'profile' && settings.values.base_url) {
-    store.setProfileValues(settings.profile, { base_url: settings.values.base_url });
+    await store.setProfileValues(settings.profile, { base_url: settings.values.base_url });
   }
   if (!settings.values.tenant && me?.tenant_id)
-    store.setProfileValues(settings.profile, { tenant: me.tenant_id });
-  if (!store.activeProfile()) store.setActiveProfile(settings.profile);
+    await store.setProfileValues(settings.profile, { tenant: me.tenant_id });
+  if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
   if (ctx.out.isMachine) {
     return ctx.out.json({ profile: settings.profile, base_url: settings.values.base_url, identity: me });
   }
@@ -79,6 +79,6 @@ export default function login(make: MakeContext): Command {
           hint: 'use `svc login --with-token` with an API key or JWT',
         });
       }
-      await runLoginWithToken(make(cmd));
+      await runLoginWithToken(await make(cmd));
     });
 }

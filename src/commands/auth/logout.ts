@@ -4,7 +4,7 @@ import { examples, type MakeContext } from '../kit.js';
 
 export async function runLogout(ctx: Context): Promise<void> {
   const profile = ctx.settings().profile;
-  const removed = ctx.store().removeCredential(profile);
+  const removed = await ctx.store().removeCredential(profile);
   if (ctx.out.isMachine) return ctx.out.json({ profile, removed });
   if (removed) ctx.out.success(`Logged out: removed the credential of profile "${profile}"`);
   else ctx.out.info(`Profile "${profile}" has no stored credential; nothing to do`);
@@ -16,5 +16,5 @@ export default function logout(make: MakeContext): Command {
     .summary("Remove the profile's stored credential")
     .description("Remove the profile's stored credential. Settings (base URL, tenant, …) stay.")
     .addHelpText('after', examples(['svc logout', 'forget the credential of the profile in use']))
-    .action(async (_f: unknown, cmd: Command) => runLogout(make(cmd)));
+    .action(async (_f: unknown, cmd: Command) => runLogout(await make(cmd)));
 }

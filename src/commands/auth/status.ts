@@ -102,5 +102,5 @@ export function statusCommand(make: MakeContext): Command {
         ['svc auth status --json', 'the same as JSON'],
       ),
     )
-    .action(async (_f: unknown, cmd: Command) => runAuthStatus(make(cmd)));
+    .action(async (_f: unknown, cmd: Command) => runAuthStatus(await make(cmd)));
 }

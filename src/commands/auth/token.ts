@@ -24,5 +24,5 @@ export function tokenCommand(make: MakeContext): Command {
         'call the API with curl',
       ]),
     )
-    .action(async (_f: unknown, cmd: Command) => runAuthToken(make(cmd)));
+    .action(async (_f: unknown, cmd: Command) => runAuthToken(await make(cmd)));
 }

@@ -46,9 +46,9 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   const settings = ctx.settings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
   const store = ctx.store();
-  store.setProfileValues(settings.profile, { [key]: value });
+  await store.setProfileValues(settings.profile, { [key]: value });
   // The first profile anyone configures becomes the active one.
-  if (!store.activeProfile()) store.setActiveProfile(settings.profile);
+  if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
   if (ctx.out.isMachine) return ctx.out.json({ profile: settings.profile, key, value });
   ctx.out.success(`Set ${key} for profile "${settings.profile}"`);
   const shadow = settings.sources[key];
@@ -60,7 +60,7 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
 export async function runConfigUnset(ctx: Context, rawKey: string): Promise<void> {
   const key = checkKey(rawKey);
   const profile = ctx.settings().profile;
-  ctx.store().unsetProfileValue(profile, key);
+  await ctx.store().unsetProfileValue(profile, key);
   if (ctx.out.isMachine) return ctx.out.json({ profile, key, value: null });
   ctx.out.success(`Unset ${key} for profile "${profile}"`);
 }
@@ -78,13 +78,13 @@ export default function config(make: MakeContext): Command {
       'after',
       examples(['svc config ls', 'settings of the profile in use'], ['svc -p prod config ls', 'of another']),
     )
-    .action(async (_f: unknown, cmd: Command) => runConfigLs(make(cmd)));
+    .action(async (_f: unknown, cmd: Command) => runConfigLs(await make(cmd)));
   group
     .command('get')
     .argument('<key>', keys)
     .description('Print the value of one setting')
     .addHelpText('after', examples(['svc config get base_url', 'the API base URL in effect']))
-    .action(async (key: string, _f: unknown, cmd: Command) => runConfigGet(make(cmd), key));
+    .action(async (key: string, _f: unknown, cmd: Command) => runConfigGet(await make(cmd), key));
   group
     .command('set')
     .argument('<key>', keys)
@@ -98,13 +98,13 @@ export default function config(make: MakeContext): Command {
       ),
     )
     .action(async (key: string, value: string, _f: unknown, cmd: Command) =>
-      runConfigSet(make(cmd), key, value),
+      runConfigSet(await make(cmd), key, value),
     );
   group
     .command('unset')
     .argument('<key>', keys)
     .description('Remove a setting from the profile')
     .addHelpText('after', examples(['svc config unset org', 'stop sending X-SVC-Org-Id']))
-    .action(async (key: string, _f: unknown, cmd: Command) => runConfigUnset(make(cmd), key));
+    .action(async (key: string, _f: unknown, cmd: Command) => runConfigUnset(await make(cmd), key));
   return group;
 }

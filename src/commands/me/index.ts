@@ -35,6 +35,6 @@ export default function me(make: MakeContext): Command {
       ),
     )
     .action(async (_flags: unknown, cmd: Command) => {
-      await runMe(make(cmd));
+      await runMe(await make(cmd));
     });
 }

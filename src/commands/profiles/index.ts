@@ -64,7 +64,7 @@ export async function runProfilesLs(ctx: Context): Promise<void> {
 
 export async function runProfilesUse(ctx: Context, name: string): Promise<void> {
   existing(ctx, checkProfileName(name));
-  ctx.store().setActiveProfile(name);
+  await ctx.store().setActiveProfile(name);
   if (ctx.out.isMachine) return ctx.out.json({ active_profile: name });
   ctx.out.success(`Now using profile "${name}"`);
 }
@@ -89,7 +89,7 @@ export async function runProfilesRm(ctx: Context, name: string): Promise<void> {
     `Remove profile "${name}" and its stored credential?`,
     `removing profile "${name}"`,
   );
-  ctx.store().removeProfile(name);
+  await ctx.store().removeProfile(name);
   if (ctx.out.isMachine) return ctx.out.json({ removed: name });
   ctx.out.success(`Removed profile "${name}"`);
 }
@@ -103,13 +103,13 @@ export default function profiles(make: MakeContext): Command {
     .alias('list')
     .description('List profiles; * marks the active one')
     .addHelpText('after', examples(['svc profiles ls', 'all profiles']))
-    .action(async (_f: unknown, cmd: Command) => runProfilesLs(make(cmd)));
+    .action(async (_f: unknown, cmd: Command) => runProfilesLs(await make(cmd)));
   group
     .command('use')
     .argument('<name>', 'profile to make active')
     .description('Make a profile the active one')
     .addHelpText('after', examples(['svc profiles use sandbox', 'use the sandbox profile from now on']))
-    .action(async (name: string, _f: unknown, cmd: Command) => runProfilesUse(make(cmd), name));
+    .action(async (name: string, _f: unknown, cmd: Command) => runProfilesUse(await make(cmd), name));
   group
     .command('show')
     .argument('[name]', 'profile to show (default: the one in use)')
@@ -118,13 +118,15 @@ export default function profiles(make: MakeContext): Command {
       'after',
       examples(['svc profiles show', 'the profile in use'], ['svc profiles show prod', 'another']),
     )
-    .action(async (name: string | undefined, _f: unknown, cmd: Command) => runProfilesShow(make(cmd), name));
+    .action(async (name: string | undefined, _f: unknown, cmd: Command) =>
+      runProfilesShow(await make(cmd), name),
+    );
   group
     .command('rm')
     .alias('remove')
     .argument('<name>', 'profile to remove')
     .description('Remove a profile and its stored credential (asks first; --yes when not on a terminal)')
     .addHelpText('after', examples(['svc profiles rm old --yes', 'remove without asking']))
-    .action(async (name: string, _f: unknown, cmd: Command) => runProfilesRm(make(cmd), name));
+    .action(async (name: string, _f: unknown, cmd: Command) => runProfilesRm(await make(cmd), name));
   return group;
 }

@@ -100,20 +100,20 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
   let activated = false;
   if (options.profile && sandbox.adminToken) {
     const store = ctx.store();
-    store.setProfileValues(profile, {
+    await store.setProfileValues(profile, {
       base_url: sandbox.url,
       app_url: sandbox.url,
       ...(tenant ? { tenant } : {}),
       ...(org ? { org } : {}),
     });
-    store.setCredential(profile, {
+    await store.setCredential(profile, {
       type: 'token',
       access_token: sandbox.adminToken,
       obtained_at: new Date(ctx.clock.now()).toISOString(),
     });
     const active = store.activeProfile();
     if (!active || !store.profile(active)?.base_url || active === profile) {
-      store.setActiveProfile(profile);
+      await store.setActiveProfile(profile);
       activated = true;
     }
   }
@@ -189,12 +189,12 @@ export default function sandbox(make: MakeContext): Command {
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const options = parseSandboxStart(flags);
-      await runSandboxStart(make(cmd), options);
+      await runSandboxStart(await make(cmd), options);
     });
   group
     .command('openapi')
     .description('Print the OpenAPI 3.1 document of everything the sandbox serves')
     .addHelpText('after', examples(['svc sandbox openapi > openapi.json', 'save the document']))
-    .action(async (_f: unknown, cmd: Command) => runSandboxOpenapi(make(cmd)));
+    .action(async (_f: unknown, cmd: Command) => runSandboxOpenapi(await make(cmd)));
   return group;
 }

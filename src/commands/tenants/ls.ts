@@ -90,6 +90,6 @@ export function lsCommand(make: MakeContext): Command {
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const options = parseTenantsLs(flags);
-      await runTenantsLs(make(cmd), options);
+      await runTenantsLs(await make(cmd), options);
     });
 }

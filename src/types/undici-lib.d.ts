@@ -1,0 +1,15 @@
+// Types for the undici internals imported by src/http/undici.ts (undici types its package root only).
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  import { EnvHttpProxyAgent } from 'undici';
+  export default EnvHttpProxyAgent;
+}
+
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import { Dispatcher } from 'undici';
+  export default Dispatcher;
+}
+
+declare module 'undici/lib/api/index.js' {
+  const api: Record<string, (...args: never[]) => unknown>;
+  export default api;
+}

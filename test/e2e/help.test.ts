@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli.js';
+import { createContext } from '../../src/context.js';
+import { fakeIO, testDeps } from '../helpers/context.js';
+import { svc } from '../helpers/svc.js';
+
+function leaves(command: Command): Command[] {
+  const subs = command.commands.filter((c) => c.name() !== 'help');
+  return subs.length === 0 ? [command] : subs.flatMap(leaves);
+}
+
+function path(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+describe('help', () => {
+  it('every command has a description and examples', async () => {
+    const fake = fakeIO();
+    const deps = testDeps(fake.io, {});
+    const program = await buildProgram(
+      async (cmd) => createContext(deps, cmd.optsWithGlobals()),
+      fake.io,
+      [],
+      {
+        loadAll: true,
+      },
+    );
+    const all = leaves(program);
+    expect(all.length).toBeGreaterThan(10);
+    for (const command of all) {
+      let text = '';
+      command.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+      command.outputHelp();
+      expect(command.description(), path(command)).not.toBe('');
+      expect(text, `${path(command)} --help`).toMatch(/\nExamples:\n {2}# .+\n {2}\$ .*svc /);
+    }
+  });
+
+  it('answers --help from the program', async () => {
+    const help = await svc(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: svc [options] [command]');
+    for (const name of ['login', 'tenants', 'api', 'sandbox'])
+      expect(help.stdout).toMatch(new RegExp(`\\n {2}${name}`));
+  });
+});

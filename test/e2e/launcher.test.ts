@@ -1,0 +1,56 @@
+import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, svc } from '../helpers/svc.js';
+
+describe('the launcher (bin/svc.js)', () => {
+  it('answers --version without loading the program', async () => {
+    const r = await svc(['--version']);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('writes a V8 code cache per command, uses it next time, and survives a corrupt one', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const env = { SVC_CACHE_DIR: cacheDir, SVC_DEBUG_CODE_CACHE: '1' };
+    const first = await svc(['config', 'ls'], { env: { ...env, SVC_CONFIG_DIR: join(cacheDir, 'cfg') } });
+    expect(first.stderr).toContain('code cache: none');
+    const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
+    expect(readdirSync(join(cacheDir, versionDir!))).toEqual(['config.bin']);
+    const second = await svc(['config', 'ls'], { env: { ...env, SVC_CONFIG_DIR: join(cacheDir, 'cfg') } });
+    expect(second.stderr).toContain('code cache: used');
+    expect(second.stdout).toBe(first.stdout);
+
+    writeFileSync(join(cacheDir, versionDir!, 'config.bin'), 'not a cache');
+    const corrupt = await svc(['config', 'ls'], { env: { ...env, SVC_CONFIG_DIR: join(cacheDir, 'cfg') } });
+    expect(corrupt.code).toBe(0);
+    expect(corrupt.stderr).toContain('code cache: rejected');
+    const healed = await svc(['config', 'ls'], { env: { ...env, SVC_CONFIG_DIR: join(cacheDir, 'cfg') } });
+    expect(healed.stderr).toContain('code cache: used');
+  });
+
+  it('runs without a cache when SVC_NO_CODE_CACHE=1', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const r = await svc(['--help'], {
+      env: { SVC_CACHE_DIR: cacheDir, SVC_NO_CODE_CACHE: '1', SVC_DEBUG_CODE_CACHE: '1' },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('code cache: none');
+    expect(readdirSync(cacheDir)).toEqual([]);
+  });
+
+  it('says how to build when dist/ is missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-nodist-'));
+    cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [join(dir, 'bin', 'svc.js'), 'me']);
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const code = await new Promise((r) => child.on('close', r));
+    expect(code).toBe(1);
+    expect(stderr).toBe('error: svc is not built; run `npm install` (or `npm run build`) in its folder\n');
+  });
+});
