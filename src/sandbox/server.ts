@@ -7,7 +7,13 @@ import { TenantSummary } from '../api/schemas/tenants.js';
 import { swaggerOptions } from './openapi.js';
 import { registerAuth } from './plugins/auth.js';
 import { newRequestId, registerErrorHandling } from './plugins/errors.js';
-import { type FaultConfig, FaultInjector, registerFaults, registerLateFaults } from './plugins/faults.js';
+import {
+  type FaultConfig,
+  FaultInjector,
+  registerFaults,
+  registerLateFaults,
+  registerLatency,
+} from './plugins/faults.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import type { RouteContext } from './routes/context.js';
 import { ROUTE_MODULES } from './routes/index.js';
@@ -85,6 +91,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   registerAuth(app, state, () => baseUrl);
   const idempotency = new IdempotencyStore(state.clock);
   registerIdempotency(app, idempotency);
+  registerLatency(app, faults);
   registerLateFaults(app, faults);
 
   const issueToken: RouteContext['issueToken'] = (userId, opts = {}) => {

@@ -1,1 +1,41 @@
-export {};
+import { startSandbox } from '../sandbox/server.js';
+import { CHAPTERS } from './chapters/index.js';
+import { Tour } from './runner.js';
+
+/**
+ * `npm start`: starts a sandbox in this process on a free port, then runs real svc commands
+ * against it and prints them with their output. Nothing outside a temporary directory is touched.
+ */
+async function main(): Promise<number> {
+  const sandbox = await startSandbox({ port: 0 });
+  const tour = new Tour(sandbox);
+  process.stdout.write(
+    `svc tour — real commands against a sandbox started for the tour at ${sandbox.url}\n` +
+      `(settings go to a temporary SVC_CONFIG_DIR; your own profiles are not touched)\n`,
+  );
+  try {
+    for (const chapter of CHAPTERS) await chapter(tour);
+    process.stdout.write(
+      '\n── Next ──────────────────────────────────────────────────\n' +
+        'Keep a sandbox running in one terminal and use svc in another:\n' +
+        '  $ svc sandbox start            # http://127.0.0.1:4010, configures and activates a "sandbox" profile\n' +
+        '  $ svc tenants ls\n' +
+        '(`npx svc …` from this folder, or `npm link` to put svc on your PATH.) Reference: README.md, docs/.\n',
+    );
+    return 0;
+  } catch (error) {
+    process.stderr.write(`\ntour stopped: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    tour.cleanup();
+    await sandbox.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`tour failed: ${(error as Error).message}\n`);
+    process.exit(1);
+  },
+);

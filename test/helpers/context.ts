@@ -11,7 +11,9 @@ export interface FakeIO {
 }
 
 /** IOStreams over buffers; `tty` makes every stream claim to be a terminal. */
-export function fakeIO(options: { tty?: boolean; color?: boolean; columns?: number; stdin?: string } = {}): FakeIO {
+export function fakeIO(
+  options: { tty?: boolean; color?: boolean; columns?: number; stdin?: string } = {},
+): FakeIO {
   const out: string[] = [];
   const err: string[] = [];
   const stdout = new PassThrough();
@@ -51,7 +53,11 @@ const noPrompter: Prompter = {
   },
 };
 
-export function testDeps(io: IOStreams, env: Record<string, string | undefined>, extra: Partial<ContextDeps> = {}): ContextDeps {
+export function testDeps(
+  io: IOStreams,
+  env: Record<string, string | undefined>,
+  extra: Partial<ContextDeps> = {},
+): ContextDeps {
   return { io, env, signal: new AbortController().signal, prompter: noPrompter, ...extra };
 }
 

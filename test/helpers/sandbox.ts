@@ -21,7 +21,13 @@ export async function call(
   sandbox: Sandbox,
   method: string,
   path: string,
-  options: { token?: string; tenant?: string; org?: string; body?: unknown; headers?: Record<string, string> } = {},
+  options: {
+    token?: string;
+    tenant?: string;
+    org?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<{ status: number; headers: Headers; body: any; text: string }> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;

@@ -1,4 +1,12 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
+
+/** A string enum as plain JSON Schema (`{type: string, enum: [...]}`), which reads better in OpenAPI than anyOf. */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
 
 export const Timestamp = Type.String({
   format: 'date-time',
@@ -62,7 +70,7 @@ export const IdempotencyKey = Type.String({
   minLength: 1,
   maxLength: 255,
   description:
-    'Required on every POST. The same key with the same body returns the stored response (header Idempotent-Replayed: true); ' +
+    'Required on every POST (an Idempotency-Key header, when also sent, must match). The same key with the same body returns the stored response (header Idempotent-Replayed: true); ' +
     'with a different body, 409 idempotency_key_reused; while the first request is still running, 409 idempotency_request_in_progress. ' +
     'Keys are scoped to the caller and tenant and kept 24 hours.',
 });

@@ -1,11 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { SUBSCRIPTION_TIERS, TENANT_PAGE } from '../constants.js';
-import { CursorQuery, Page, Timestamp } from './common.js';
+import { CursorQuery, Page, StringEnum, Timestamp } from './common.js';
 
-export const SubscriptionTier = Type.Union(
-  SUBSCRIPTION_TIERS.map((t) => Type.Literal(t)),
-  { description: 'One of free, pro, enterprise' },
-);
+export const SubscriptionTier = StringEnum(SUBSCRIPTION_TIERS, {
+  description: 'One of free, pro, enterprise',
+});
 
 export const TenantSummary = Type.Object(
   {

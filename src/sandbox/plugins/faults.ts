@@ -98,7 +98,6 @@ export function registerFaults(app: FastifyInstance, faults: FaultInjector): voi
     request.fault = null;
     if (request.routeOptions.config?.faultFree || !request.url.startsWith('/v1/')) return;
     const c = faults.config;
-    if (c.latency_ms > 0) await sleep(c.latency_ms);
     if (!faults.take()) {
       throw new ApiProblem(
         429,
@@ -124,6 +123,17 @@ export function registerFaults(app: FastifyInstance, faults: FaultInjector): voi
       }
       request.fault = 'fail';
     }
+  });
+}
+
+/**
+ * Added latency is spent as handler time — after authentication and after the idempotency key
+ * is registered — like a slow backend.
+ */
+export function registerLatency(app: FastifyInstance, faults: FaultInjector): void {
+  app.addHook('preHandler', async (request) => {
+    const ms = faults.config.latency_ms;
+    if (ms > 0 && !request.routeOptions.config?.faultFree && request.url.startsWith('/v1/')) await sleep(ms);
   });
 }
 

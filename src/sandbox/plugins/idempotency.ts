@@ -27,7 +27,9 @@ function canonical(value: unknown): string {
 }
 
 /**
- * Idempotency for every POST (except those whose route opts out): the same key and body → the
+ * Idempotency for every POST (except those whose route opts out). The key travels in the JSON
+ * body (`idempotency_key`, as the reference says); an Idempotency-Key header, when sent too,
+ * must carry the same value. The same key and body → the
  * stored response, marked `Idempotent-Replayed: true`; the same key with another body or path →
  * 409 idempotency_key_reused; a duplicate while the first still runs → 409
  * idempotency_request_in_progress; no key → 400 idempotency_key_required. Keys are scoped to
@@ -96,8 +98,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
         ? (body as Record<string, unknown>).idempotency_key
         : undefined;
     const fromHeader = request.headers['idempotency-key'];
-    const key =
-      typeof fromBody === 'string' ? fromBody : typeof fromHeader === 'string' ? fromHeader : undefined;
+    const key = typeof fromBody === 'string' ? fromBody : undefined;
     if (key === undefined || key.trim() === '') {
       throw new ApiProblem(
         400,
@@ -110,7 +111,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     }
     if (key.length > 255)
       throw new ApiProblem(400, 'invalid_request', 'idempotency_key is longer than 255 characters');
-    if (typeof fromBody === 'string' && typeof fromHeader === 'string' && fromBody !== fromHeader) {
+    if (typeof fromHeader === 'string' && fromBody !== fromHeader) {
       throw new ApiProblem(
         400,
         'invalid_request',

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openapiDocument } from '../../src/sandbox/server.js';
+import { ROOT } from '../helpers/svc.js';
+
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
+describe('checked-in generated files are current (run `npm run generate` after changing them)', () => {
+  it('docs/openapi.json matches what the sandbox serves', async () => {
+    const current = await openapiDocument();
+    expect(JSON.parse(read('docs/openapi.json'))).toEqual(JSON.parse(JSON.stringify(current)));
+  });
+
+  it('is OpenAPI 3.1 and documents the error codes and the choices made', async () => {
+    const doc = JSON.parse(read('docs/openapi.json'));
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc['x-error-codes'])).toContain('idempotency_key_reused');
+    expect(doc['x-svc-choices'].length).toBeGreaterThan(5);
+    for (const path of ['/v1/me', '/v1/tenants', '/v1/{surface}', '/v1/{surface}/{id}'])
+      expect(doc.paths[path]).toBeDefined();
+  });
+});

@@ -1,0 +1,273 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { staticCredentials } from '../../src/auth/credentials.js';
+import { AuthError, exitCodeFor, InterruptedError } from '../../src/errors.js';
+import { ApiClient, type ClientConfig } from '../../src/http/client.js';
+import {
+  ConnectionError,
+  ConnectionTimeoutError,
+  InternalServerError,
+  NotFoundError,
+} from '../../src/http/errors.js';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string, hit: number) => void;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** A real local HTTP target that records what it received. */
+async function target(handler: Handler) {
+  const seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      handler(req, res, body, seen.length);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, seen };
+}
+
+function client(baseUrl: string, extra: Partial<ClientConfig> = {}) {
+  return new ApiClient({
+    baseUrl,
+    tenant: 't-1',
+    org: 'o-1',
+    credentials: staticCredentials('tok_canary_123456', 'test'),
+    userAgent: 'svc/9.9.9',
+    env: {},
+    retry: { baseDelayMs: 10, maxDelayMs: 50 },
+    ...extra,
+  });
+}
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+describe('ApiClient', () => {
+  it('sends the standard headers and an idempotency key in every POST body', async () => {
+    const t = await target((_req, res) => json(res, 201, { ok: true }));
+    await client(t.url).post('/v1/things', { name: 'x' });
+    const [req] = t.seen;
+    expect(req!.headers).toMatchObject({
+      authorization: 'Bearer tok_canary_123456',
+      'x-tenant-id': 't-1',
+      'x-svc-org-id': 'o-1',
+      'user-agent': 'svc/9.9.9',
+      'content-type': 'application/json',
+    });
+    const body = JSON.parse(req!.body);
+    expect(body.name).toBe('x');
+    expect(body.idempotency_key).toMatch(/^svc_[0-9a-f-]{36}$/);
+    expect(req!.headers['idempotency-key']).toBe(body.idempotency_key);
+  });
+
+  it('reuses one idempotency key on every retry of a POST', async () => {
+    const t = await target((_req, res, _b, hit) =>
+      hit < 3
+        ? json(res, 503, { error: { code: 'x', message: 'busy' } }, { 'retry-after': '0' })
+        : json(res, 201, {}),
+    );
+    await client(t.url).post('/v1/things', { name: 'x' });
+    const keys = t.seen.map((s) => JSON.parse(s.body).idempotency_key);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it.each([
+    ['GET', 500, 2],
+    ['POST', 500, 1],
+    ['POST', 502, 2],
+    ['GET', 429, 2],
+    ['GET', 404, 1],
+  ])('%s answered %i is attempted %i time(s)', async (method, status, attempts) => {
+    const t = await target((_req, res, _b, hit) =>
+      hit === 1
+        ? json(res, status, { error: { code: 'e', message: 'm' } }, { 'retry-after': '0' })
+        : json(res, 200, {}),
+    );
+    await client(t.url)
+      .request({
+        method: method as 'GET' | 'POST',
+        path: '/v1/x',
+        ...(method === 'POST' ? { body: {} } : {}),
+      })
+      .catch(() => undefined);
+    expect(t.seen).toHaveLength(attempts);
+  });
+
+  it('waits as long as Retry-After says (seconds and HTTP date)', async () => {
+    const t = await target((_req, res, _b, hit) => {
+      if (hit === 1) return json(res, 503, {}, { 'retry-after': '1' });
+      if (hit === 2) return json(res, 503, {}, { 'retry-after': new Date(Date.now() + 1000).toUTCString() });
+      json(res, 200, { done: true });
+    });
+    const started = Date.now();
+    const { data } = await client(t.url).get<{ done: boolean }>('/v1/x');
+    expect(data.done).toBe(true);
+    // HTTP dates have one-second resolution, so the second wait is at least a little over 0 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('gives up after the retry budget with the typed error of the last answer', async () => {
+    const t = await target((_req, res) =>
+      json(res, 503, { error: { code: 'down', message: 'down' } }, { 'retry-after': '0' }),
+    );
+    const error = await client(t.url, { retry: { maxRetries: 2 } })
+      .get('/v1/x')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 503, code: 'down' });
+    expect(t.seen).toHaveLength(3);
+  });
+
+  it('slows every request after a 429 with Retry-After', async () => {
+    const t = await target((_req, res, _b, hit) =>
+      hit === 1 ? json(res, 429, {}, { 'retry-after': '1' }) : json(res, 200, {}),
+    );
+    const c = client(t.url);
+    const started = Date.now();
+    const first = c.get('/v1/a');
+    await new Promise((r) => setTimeout(r, 100));
+    await c.get('/v1/b');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    await first;
+  });
+
+  it('turns a refused connection into a ConnectionError (exit 1) after retrying', async () => {
+    const t = await target(() => {});
+    const port = new URL(t.url).port;
+    await new Promise((r) => servers.pop()!.close(r));
+    const error = await client(`http://127.0.0.1:${port}`, { retry: { maxRetries: 1 } })
+      .get('/v1/x')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(exitCodeFor(error)).toBe(1);
+  });
+
+  it('times out a request that gets no answer', async () => {
+    const t = await target(() => {});
+    const error = await client(t.url, { timeoutMs: 200, retry: { maxRetries: 0 } })
+      .get('/v1/x')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionTimeoutError);
+  });
+
+  it('aborts in-flight requests on Ctrl-C', async () => {
+    const t = await target(() => {});
+    const controller = new AbortController();
+    const pending = client(t.url, { signal: controller.signal }).get('/v1/x');
+    setTimeout(() => controller.abort(), 100);
+    await expect(pending).rejects.toBeInstanceOf(InterruptedError);
+  });
+
+  it.each([
+    ['a replacement', 'fresh-token-abcdef', 'ok'],
+    ['nothing', undefined, 'exit 3'],
+    ['the same rejected token', 'stale-token-abcdef', 'exit 3'],
+  ])('after a 401, renews once; when renewal gives %s → %s', async (_name, replacement, outcome) => {
+    const t = await target((req, res) =>
+      req.headers.authorization === 'Bearer fresh-token-abcdef'
+        ? json(res, 200, { ok: true })
+        : json(res, 401, { error: { code: 'token_expired', message: 'expired' } }),
+    );
+    let renewals = 0;
+    const renewing = client(t.url, {
+      credentials: {
+        origin: 'test',
+        token: async () => 'stale-token-abcdef',
+        renew: async () => {
+          renewals++;
+          return replacement;
+        },
+        secrets: () => [],
+      },
+    });
+    const result = await renewing.get<{ ok: boolean }>('/v1/x').catch((e) => e);
+    expect(renewals).toBe(1);
+    if (outcome === 'ok') {
+      expect(result.data).toEqual({ ok: true });
+    } else {
+      expect(result).toBeInstanceOf(AuthError);
+      expect(exitCodeFor(result)).toBe(3);
+    }
+  });
+
+  it('renders unknown error bodies', async () => {
+    const t = await target((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<h1>Nothing here</h1>');
+    });
+    const error = await client(t.url)
+      .get('/v1/x')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.message).toBe('Nothing here');
+  });
+
+  it('goes through HTTP(S)_PROXY, and not for NO_PROXY hosts', async () => {
+    const t = await target((_req, res) => json(res, 200, { via: 'target' }));
+    const tunnels: string[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (req, socket, head) => {
+      tunnels.push(req.url ?? '');
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+    });
+    servers.push(proxy);
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const viaProxy = client(t.url, { env: { HTTP_PROXY: proxyUrl } });
+    await viaProxy.get('/v1/x');
+    await viaProxy.close();
+    expect(tunnels).toEqual([new URL(t.url).host]);
+    const direct = client(t.url, { env: { HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' } });
+    await direct.get('/v1/x');
+    await direct.close();
+    expect(tunnels).toHaveLength(1);
+  });
+});
+
+describe('ApiClient against the sandbox', () => {
+  const sandbox = useSandbox();
+  const tenant = tenantId('acme-treasury');
+
+  it('never applies a POST twice under 30% injected failures, before and after the handler', async () => {
+    sandbox().faults.update({ fail_rate: 0.3, drop_rate: 0.1, phase: 'both', retry_after: '0', seed: 7 });
+    try {
+      const api = client(sandbox().url, {
+        tenant,
+        org: undefined,
+        credentials: staticCredentials(sandbox().adminToken, 'admin'),
+        retry: { maxRetries: 12, baseDelayMs: 1, maxDelayMs: 5 },
+      });
+      for (let i = 0; i < 40; i++) await api.post('/v1/payouts', { n: i });
+      const items: Array<{ n: number }> = [];
+      for await (const item of api.paginate<{ n: number }>('/v1/payouts', { limit: 7 })) items.push(item);
+      expect(items.map((r) => r.n)).toEqual([...Array(40).keys()]);
+      await api.close();
+    } finally {
+      sandbox().faults.update({ fail_rate: 0, drop_rate: 0 });
+    }
+    expect(sandbox().state.records.count(tenant, 'payouts')).toBe(40);
+  });
+});

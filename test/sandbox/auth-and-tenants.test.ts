@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import { DEMO_ORG, DEMO_TENANTS, OTHER_ORG, tenantId } from '../../src/sandbox/seed.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+const sandbox = useSandbox({ tenants: 450 });
+const treasury = tenantId('acme-treasury');
+const wayne = tenantId('wayne-clearing');
+
+describe('authentication and tenant checks', () => {
+  it('answers every response, errors included, with X-Request-Id and the error body', async () => {
+    const response = await call(sandbox(), 'GET', '/v1/me');
+    expect(response.status).toBe(401);
+    const id = response.headers.get('x-request-id');
+    expect(id).toMatch(/^req_[0-9a-f]{20}$/);
+    expect(response.body).toEqual({
+      error: { code: 'unauthenticated', message: expect.any(String), request_id: id },
+    });
+  });
+
+  it.each([
+    ['a malformed token', 'not-a-jwt', 401, 'invalid_token'],
+    ['a token signed by another sandbox', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln', 401, 'invalid_token'],
+    ['an unknown API key', 'svc_pk_nope', 401, 'invalid_token'],
+  ])('rejects %s', async (_name, token, status, code) => {
+    const response = await call(sandbox(), 'GET', '/v1/me', { token });
+    expect(response.status).toBe(status);
+    expect(response.body.error.code).toBe(code);
+  });
+
+  it('rejects an expired token with token_expired', async () => {
+    const { token } = sandbox().issueToken('usr_admin', { expiresInSeconds: -10 });
+    const response = await call(sandbox(), 'GET', '/v1/me', { token });
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe('token_expired');
+  });
+
+  it('refuses a tenant that is not in the token (403 tenant_forbidden)', async () => {
+    const { token } = sandbox().issueToken('usr_viewer');
+    for (const tenant of [wayne, 'no-such-tenant']) {
+      const response = await call(sandbox(), 'GET', '/v1/reconciliations', { token, tenant });
+      expect(response.status).toBe(403);
+      expect(response.body.error.code).toBe('tenant_forbidden');
+    }
+  });
+
+  it('needs X-Tenant-Id on tenant-scoped endpoints', async () => {
+    const response = await call(sandbox(), 'GET', '/v1/reconciliations', { token: sandbox().adminToken });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('tenant_header_required');
+  });
+
+  it('reads roles live: a viewer cannot write records, an analyst can', async () => {
+    const viewer = sandbox().issueToken('usr_viewer').token;
+    const analyst = sandbox().issueToken('usr_analyst').token;
+    const body = { name: 'x', idempotency_key: 'role-check' };
+    const denied = await call(sandbox(), 'POST', '/v1/reconciliations', {
+      token: viewer,
+      tenant: treasury,
+      body,
+    });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('insufficient_role');
+    const allowed = await call(sandbox(), 'POST', '/v1/reconciliations', {
+      token: analyst,
+      tenant: treasury,
+      body,
+    });
+    expect(allowed.status).toBe(201);
+  });
+
+  it('describes the caller at /v1/me', async () => {
+    const { token } = sandbox().issueToken('usr_viewer');
+    const response = await call(sandbox(), 'GET', '/v1/me', { token, tenant: tenantId('acme-ledger-uk') });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      id: 'usr_viewer',
+      type: 'user',
+      tenant_id: tenantId('acme-ledger-uk'),
+      org: { id: DEMO_ORG, role: null },
+      credential: { kind: 'jwt', scopes: null },
+    });
+    expect(response.body.tenants.map((t: { slug: string }) => t.slug)).toEqual([
+      'acme-treasury',
+      'acme-ledger-uk',
+    ]);
+  });
+
+  it('accepts API keys bound to one tenant', async () => {
+    const created = await call(sandbox(), 'POST', '/_sandbox/api-keys', {
+      body: { tenant_id: treasury, kind: 'publishable' },
+    });
+    const key = created.body.key as string;
+    expect(key).toMatch(/^svc_pk_/);
+    const me = await call(sandbox(), 'GET', '/v1/me', { token: key });
+    expect(me.body).toMatchObject({
+      type: 'api_key',
+      tenant_id: treasury,
+      credential: { kind: 'publishable_key' },
+    });
+    const other = await call(sandbox(), 'GET', '/v1/reconciliations', { token: key, tenant: wayne });
+    expect(other.status).toBe(403);
+  });
+});
+
+describe('GET /v1/tenants', () => {
+  const list = (query: string, options: { token?: string; org?: string } = {}) =>
+    call(sandbox(), 'GET', `/v1/tenants${query}`, {
+      token: options.token ?? sandbox().adminToken,
+      ...options,
+    });
+
+  it("lists the credential's tenants in a stable order with the caller's role", async () => {
+    const response = await list('');
+    expect(response.status).toBe(200);
+    expect(response.body.items.map((t: { slug: string }) => t.slug)).toEqual(
+      DEMO_TENANTS.filter((t) => t.org === DEMO_ORG).map((t) => t.slug),
+    );
+    expect(response.body.items[0]).toEqual({
+      id: treasury,
+      slug: 'acme-treasury',
+      display_name: 'Acme Treasury',
+      default_currency: 'USD',
+      time_zone: 'America/New_York',
+      role: 'tenant_admin',
+      created_at: '2024-01-15T09:00:00Z',
+      subscription_tier: 'enterprise',
+    });
+    expect(response.body.next_cursor).toBeNull();
+  });
+
+  it.each([
+    ['?limit=0', 'limit'],
+    ['?limit=201', 'limit'],
+    ['?limit=abc', 'limit'],
+    ['?subscription_tier=gold', 'subscription_tier'],
+    ['?cursor=garbage', 'cursor'],
+  ])('refuses %s with 400 and names the field', async (query, field) => {
+    const response = await list(query);
+    expect(response.status).toBe(400);
+    expect(['invalid_request', 'invalid_cursor']).toContain(response.body.error.code);
+    expect(response.body.error.details[0].field).toBe(field);
+  });
+
+  it('pages an org-wide list with opaque cursors: every tenant once, null at the end', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = `?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const response = await list(query, { org: DEMO_ORG });
+      expect(response.status).toBe(200);
+      seen.push(...response.body.items.map((t: { id: string }) => t.id));
+      cursor = response.body.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen.length).toBe(455);
+    expect(new Set(seen).size).toBe(455);
+  });
+
+  it('filters by tier and role, and binds cursors to their filters', async () => {
+    const first = await list('?limit=10&subscription_tier=pro', { org: DEMO_ORG });
+    expect(first.body.items.every((t: { subscription_tier: string }) => t.subscription_tier === 'pro')).toBe(
+      true,
+    );
+    const admins = await list('?role=tenant_admin', { org: DEMO_ORG });
+    expect(admins.body.items.map((t: { slug: string }) => t.slug)).toHaveLength(5);
+    const mismatched = await list(`?limit=10&subscription_tier=free&cursor=${first.body.next_cursor}`, {
+      org: DEMO_ORG,
+    });
+    expect(mismatched.status).toBe(400);
+    expect(mismatched.body.error.code).toBe('invalid_cursor');
+  });
+
+  it('lets only an org_admin list across tenants, and logs it as a security event', async () => {
+    const before = sandbox().state.securityEvents.length;
+    const cross = await list('?limit=5', { org: DEMO_ORG });
+    expect(
+      cross.body.items.some((t: { role: string }) => t.role === 'org_admin') || cross.body.next_cursor,
+    ).toBeTruthy();
+    const page2 = await list(`?limit=200&cursor=${cross.body.next_cursor}`, { org: DEMO_ORG });
+    expect(page2.body.items.every((t: { role: string }) => t.role === 'org_admin')).toBe(true);
+    expect(sandbox().state.securityEvents.length).toBeGreaterThan(before);
+    expect(sandbox().state.securityEvents.at(-1)).toMatchObject({
+      kind: 'cross_tenant_list',
+      actor: 'usr_admin',
+    });
+
+    const viewer = sandbox().issueToken('usr_viewer').token;
+    const own = await list('', { token: viewer, org: DEMO_ORG });
+    expect(own.body.items.map((t: { slug: string }) => t.slug)).toEqual(['acme-treasury', 'acme-ledger-uk']);
+    const foreign = await list('', { token: viewer, org: OTHER_ORG });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.error.code).toBe('org_forbidden');
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+const sandbox = useSandbox();
+const tenant = tenantId('acme-treasury');
+
+describe('idempotency keys on every POST', () => {
+  const post = (body: unknown, headers?: Record<string, string>) =>
+    call(sandbox(), 'POST', '/v1/exceptions', {
+      token: sandbox().adminToken,
+      tenant,
+      body,
+      ...(headers ? { headers } : {}),
+    });
+
+  it('refuses a POST without a key (400 idempotency_key_required)', async () => {
+    const response = await post({ title: 'no key' });
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('idempotency_key_required');
+    expect(sandbox().state.records.count(tenant, 'exceptions')).toBe(0);
+  });
+
+  it('replays the stored response for the same key and body', async () => {
+    const first = await post({ title: 'a', idempotency_key: 'same-1' });
+    const second = await post({ idempotency_key: 'same-1', title: 'a' });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(
+      sandbox()
+        .state.records.list(tenant, 'exceptions')
+        .filter((e) => e.record.title === 'a'),
+    ).toHaveLength(1);
+  });
+
+  it('refuses the same key with different parameters (409 idempotency_key_reused)', async () => {
+    await post({ title: 'b', idempotency_key: 'same-2' });
+    const response = await post({ title: 'c', idempotency_key: 'same-2' });
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('refuses a duplicate while the first is still running (409 idempotency_request_in_progress)', async () => {
+    sandbox().faults.update({ latency_ms: 400 });
+    try {
+      const slow = post({ title: 'd', idempotency_key: 'same-3' });
+      await new Promise((r) => setTimeout(r, 150));
+      const duplicate = await post({ title: 'd', idempotency_key: 'same-3' });
+      expect(duplicate.status).toBe(409);
+      expect(duplicate.body.error.code).toBe('idempotency_request_in_progress');
+      expect((await slow).status).toBe(201);
+    } finally {
+      sandbox().faults.update({ latency_ms: 0 });
+    }
+    const after = await post({ title: 'd', idempotency_key: 'same-3' });
+    expect(after.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('wants the key in the body; a header, when also sent, must match it', async () => {
+    const headerOnly = await post({ title: 'e' }, { 'idempotency-key': 'hdr-1' });
+    expect(headerOnly.status).toBe(400);
+    expect(headerOnly.body.error.code).toBe('idempotency_key_required');
+    const matching = await post({ title: 'e', idempotency_key: 'hdr-2' }, { 'idempotency-key': 'hdr-2' });
+    expect(matching.status).toBe(201);
+    const mismatch = await post({ title: 'e', idempotency_key: 'body-1' }, { 'idempotency-key': 'hdr-3' });
+    expect(mismatch.status).toBe(400);
+  });
+
+  it('does not store 5xx answers, so a retry runs the request', async () => {
+    sandbox().faults.update({ fail_rate: 1, phase: 'before', retry_after: '0' });
+    const failed = await post({ title: 'h', idempotency_key: 'retry-1' });
+    sandbox().faults.update({ fail_rate: 0 });
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('0');
+    const retried = await post({ title: 'h', idempotency_key: 'retry-1' });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('stores the answer before an "after" fault loses it: the retry replays it, nothing is done twice', async () => {
+    sandbox().faults.update({ fail_rate: 1, phase: 'after' });
+    const lost = await post({ title: 'i', idempotency_key: 'after-1' });
+    sandbox().faults.update({ fail_rate: 0 });
+    expect(lost.status).toBe(503);
+    const retried = await post({ title: 'i', idempotency_key: 'after-1' });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(
+      sandbox()
+        .state.records.list(tenant, 'exceptions')
+        .filter((e) => e.record.title === 'i'),
+    ).toHaveLength(1);
+  });
+
+  it('scopes keys to the caller: another user may use the same key', async () => {
+    const analyst = sandbox().issueToken('usr_analyst').token;
+    const mine = await post({ title: 'f', idempotency_key: 'shared' });
+    const theirs = await call(sandbox(), 'POST', '/v1/exceptions', {
+      token: analyst,
+      tenant,
+      body: { title: 'g', idempotency_key: 'shared' },
+    });
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+});
