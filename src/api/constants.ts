@@ -31,3 +31,17 @@ export const HEADERS = {
   requestId: 'x-request-id',
   signature: 'x-svc-signature',
 } as const;
+
+/** Names of the generic record surface (/v1/{surface}). */
+export const SURFACE_PATTERN = /^[a-z][a-z0-9_]{1,62}$/;
+
+/** Path segments under /v1 that belong to other resources, never to the generic surface. */
+export const RESERVED_SURFACES = [
+  'me',
+  'tenants',
+  'roles',
+  'users',
+  'webhooks',
+  'oauth',
+  'api_keys',
+] as const;

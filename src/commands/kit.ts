@@ -52,12 +52,18 @@ export function nonEmpty(name: string, raw: unknown): string {
 
 /**
  * Destructive actions: confirmed at a prompt on a terminal, and refused without --yes when
- * svc cannot ask.
+ * svc cannot ask. The question may be computed lazily (e.g. to show a tenant's display name)
+ * so nothing is fetched when no one is asked.
  */
-export async function confirmDestructive(ctx: Context, question: string, refusal: string): Promise<void> {
+export async function confirmDestructive(
+  ctx: Context,
+  question: string | (() => Promise<string>),
+  refusal: string,
+): Promise<void> {
   if (ctx.globals.yes) return;
-  if (!ctx.canPrompt)
+  if (!ctx.canPrompt) {
     throw new UsageError(`${refusal} needs confirmation; pass --yes to confirm non-interactively`);
-  const ok = await ctx.prompter.confirm(question, false);
+  }
+  const ok = await ctx.prompter.confirm(typeof question === 'string' ? question : await question(), false);
   if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
 }

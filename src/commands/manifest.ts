@@ -62,6 +62,13 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./tenants/index.js'),
   },
   {
+    name: 'records',
+    summary: 'List, get, create, update and delete records of any surface',
+    group: PLATFORM,
+    aliases: ['record'],
+    load: () => import('./records/index.js'),
+  },
+  {
     name: 'api',
     summary: 'Make an authenticated API request',
     group: TOOLS,

@@ -15,7 +15,8 @@ export const SVC_CHOICES: string[] = [
   'Status codes: missing or invalid parameter 400 invalid_request (with details); no credential 401 unauthenticated; bad or expired credential 401 invalid_token / token_expired; insufficient role 403 insufficient_role; unknown id 404 not_found; idempotency conflicts 409.',
   'Cursor pagination: next_cursor is an opaque string bound to the filters of the request; null on the last page. Lists are in a stable order (creation time, then id).',
   'GET /v1/me and GET /v1/tenants accept but do not require X-Tenant-Id. Cross-tenant listing (org_admin with X-SVC-Org-Id) is logged in the security events log (GET /_sandbox/security-events).',
-  "Generic record surface: a record is the client's JSON fields at the top level plus id, surface, tenant_id, created_at, updated_at, created_by, deleted_at. Writes need a role other than tenant_viewer and tenant_auditor.",
+  "Generic record surface: a record is the client's JSON fields at the top level plus id, surface, tenant_id, created_at, updated_at, created_by, soft_delete, deleted_at, purge_at. PATCH is a JSON Merge Patch (RFC 7396). DELETE is always a soft delete: it sets the soft_delete flag, hides the record from lists (include_deleted=true shows it), keeps it readable by id, and purges it 30 days later on the sandbox clock. Writes need a role other than tenant_viewer and tenant_auditor.",
+  'API keys: publishable keys act as tenant_viewer, service-role keys as tenant_admin, each in one tenant; a service-role key needs a justification at creation, and every call made with it is written to the security events log with that justification. Only users holding tenant_admin manage keys; API keys cannot create keys.',
   'Paths under /_sandbox are test controls of the sandbox, not part of the platform API.',
 ];
 
@@ -44,6 +45,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       tags: [
         { name: 'identity', description: 'The calling identity' },
         { name: 'tenants', description: 'Tenants visible to the caller' },
+        { name: 'api keys', description: 'Tenant API keys (publishable and service-role)' },
         { name: 'records', description: 'The generic record surface /v1/{surface}' },
         { name: 'sandbox control', description: 'Test controls of the sandbox (not platform API)' },
       ],

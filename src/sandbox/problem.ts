@@ -42,6 +42,9 @@ export const ERROR_CODES: Record<string, { status: number; meaning: string }> = 
   insufficient_role: { status: 403, meaning: "The caller's roles in the tenant do not allow the operation" },
   insufficient_scope: { status: 403, meaning: "The OAuth access token's scopes do not cover the operation" },
   no_tenant_membership: { status: 403, meaning: 'The caller belongs to no tenant' },
+  tenant_mismatch: { status: 400, meaning: 'X-Tenant-Id and the tenant in the path differ' },
+  justification_required: { status: 400, meaning: 'A service_role API key needs a justification' },
+  user_required: { status: 403, meaning: 'Only a user (not an API key) may do this' },
   not_found: { status: 404, meaning: 'No such resource (or route) in this tenant' },
   idempotency_key_reused: { status: 409, meaning: 'The idempotency key was used with different parameters' },
   idempotency_request_in_progress: {
@@ -49,6 +52,7 @@ export const ERROR_CODES: Record<string, { status: number; meaning: string }> = 
     meaning: 'A request with this idempotency key is still running',
   },
   conflict: { status: 409, meaning: 'The change conflicts with the current state' },
+  record_deleted: { status: 409, meaning: 'The record is soft-deleted and cannot be changed' },
   rate_limited: { status: 429, meaning: 'Too many requests; retry after Retry-After seconds' },
   internal_error: { status: 500, meaning: 'A sandbox fault; report it as an incident' },
   service_unavailable: { status: 503, meaning: 'Temporarily unavailable; retry after Retry-After seconds' },

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { ApiKey } from '../api/schemas/api-keys.js';
 import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
@@ -81,7 +82,16 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
   });
-  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord]) app.addSchema(schema);
+  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord, ApiKey]) app.addSchema(schema);
+  // JSON Merge Patch bodies (RFC 7396) are JSON.
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (error) {
+      (error as { statusCode?: number }).statusCode = 400;
+      done(error as Error, undefined);
+    }
+  });
   await app.register(swagger, swaggerOptions());
 
   // Hook order matters: faults first (a fault "before" skips everything), then errors/ids,

@@ -16,6 +16,8 @@ export interface Principal {
   fixedRoles: string[] | null;
   clientId: string | null;
   tokenId: string | null;
+  /** A service-role key's justification, written to the security events log with each call. */
+  justification?: string | null;
 }
 
 declare module 'fastify' {

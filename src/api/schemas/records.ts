@@ -22,7 +22,9 @@ export const SurfaceRecord = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     created_by: Type.String(),
+    soft_delete: Type.Boolean({ description: 'Set by DELETE: hidden from lists, purged at purge_at' }),
     deleted_at: NullableTimestamp,
+    purge_at: Type.Union([Timestamp, Type.Null()], { description: '30 days after deleted_at' }),
   },
   {
     $id: 'SurfaceRecord',
@@ -47,5 +49,18 @@ export const RecordList = Page(
 export const RecordListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   ...CursorQuery,
+  include_deleted: Type.Optional(
+    Type.Boolean({ default: false, description: 'Also list soft-deleted records not yet purged' }),
+  ),
 });
+
+export const RecordPatchBody = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      "A JSON Merge Patch (RFC 7396) of the record's own fields: members merge, null removes. Content-Type " +
+      'application/merge-patch+json or application/json.',
+  },
+);
 export type RecordListQuery = Static<typeof RecordListQuery>;

@@ -50,6 +50,7 @@ export interface ApiKey {
   tenant_id: string;
   kind: ApiKeyKind;
   name: string;
+  justification: string | null;
   created_by: string;
   created_at: string;
   /** sha256 of the key; the key itself is shown once. */
@@ -181,7 +182,13 @@ export class IdentityStore {
   }
 
   /** Issues an API key: the key is returned once, only its hash is kept. */
-  createApiKey(input: { tenant_id: string; kind: ApiKeyKind; name: string; created_by: string }): {
+  createApiKey(input: {
+    tenant_id: string;
+    kind: ApiKeyKind;
+    name: string;
+    created_by: string;
+    justification?: string | null;
+  }): {
     record: ApiKey;
     key: string;
   } {
@@ -190,6 +197,7 @@ export class IdentityStore {
     const record: ApiKey = {
       id: randomId('key'),
       ...input,
+      justification: input.justification ?? null,
       created_at: this.#clock.iso(),
       hash: hashKey(key),
       prefix: key.slice(0, 10),
@@ -197,6 +205,15 @@ export class IdentityStore {
     };
     this.apiKeys.set(record.hash, record);
     return { record, key };
+  }
+
+  /** A tenant's keys, newest first (revoked ones included). */
+  apiKeysOf(tenantId: string): ApiKey[] {
+    return [...this.apiKeys.values()].filter((k) => k.tenant_id === tenantId).reverse();
+  }
+
+  apiKeyById(tenantId: string, id: string): ApiKey | undefined {
+    return this.apiKeysOf(tenantId).find((k) => k.id === id);
   }
 
   findApiKey(key: string): ApiKey | undefined {

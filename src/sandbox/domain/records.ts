@@ -9,7 +9,10 @@ export interface SurfaceRecord {
   created_at: string;
   updated_at: string;
   created_by: string;
+  /** Set by DELETE: the record is hidden from lists and purged at `purge_at`. */
+  soft_delete: boolean;
   deleted_at: string | null;
+  purge_at: string | null;
   [field: string]: unknown;
 }
 
@@ -21,9 +24,14 @@ export const RESERVED_RECORD_FIELDS = new Set([
   'created_at',
   'updated_at',
   'created_by',
+  'soft_delete',
   'deleted_at',
+  'purge_at',
   'idempotency_key',
 ]);
+
+/** How long a soft-deleted record is kept before it is purged (the reference's 30 days). */
+export const PURGE_DELAY_MS = 30 * 24 * 3600 * 1000;
 
 /** A stored record with its position in creation order (the cursor key, never sent to clients). */
 export interface StoredRecord {
@@ -31,12 +39,29 @@ export interface StoredRecord {
   record: SurfaceRecord;
 }
 
-/** Records of every surface, per tenant, in creation order. */
+/**
+ * RFC 7396 JSON Merge Patch: objects merge recursively, null removes a member, anything else
+ * (arrays included) replaces.
+ */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const base: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
+    if (value === null) delete base[key];
+    else base[key] = mergePatch(base[key], value);
+  }
+  return base;
+}
+
+/** Records of every surface, per tenant, in creation order. Purged records are gone for good. */
 export class RecordStore {
   readonly #byKey = new Map<string, StoredRecord[]>();
-  #seq = 0;
   readonly #byId = new Map<string, SurfaceRecord>();
   readonly #clock: SandboxClock;
+  #seq = 0;
 
   constructor(clock: SandboxClock) {
     this.#clock = clock;
@@ -52,7 +77,9 @@ export class RecordStore {
       created_at: now,
       updated_at: now,
       created_by: actor,
+      soft_delete: false,
       deleted_at: null,
+      purge_at: null,
     };
     const key = `${tenantId}|${surface}`;
     const entry = { seq: ++this.#seq, record };
@@ -64,15 +91,54 @@ export class RecordStore {
   }
 
   get(tenantId: string, surface: string, id: string): SurfaceRecord | undefined {
+    this.purge(tenantId, surface);
     const record = this.#byId.get(id);
     return record && record.tenant_id === tenantId && record.surface === surface ? record : undefined;
   }
 
   list(tenantId: string, surface: string): StoredRecord[] {
+    this.purge(tenantId, surface);
     return this.#byKey.get(`${tenantId}|${surface}`) ?? [];
   }
 
-  /** How many records a surface holds, deleted ones included (tests count side effects with it). */
+  /** Applies a merge patch to the caller's fields (fields the sandbox owns are refused earlier). */
+  update(record: SurfaceRecord, patch: Record<string, unknown>): SurfaceRecord {
+    const owned = Object.fromEntries(
+      [...RESERVED_RECORD_FIELDS].filter((k) => k in record).map((k) => [k, record[k]]),
+    );
+    const own = Object.fromEntries(Object.entries(record).filter(([k]) => !RESERVED_RECORD_FIELDS.has(k)));
+    const merged = mergePatch(own, patch) as Record<string, unknown>;
+    for (const key of Object.keys(record)) delete record[key];
+    Object.assign(record, merged, owned, { updated_at: this.#clock.iso() });
+    return record;
+  }
+
+  /** Soft delete: flagged, hidden from lists, purged PURGE_DELAY_MS later. Deleting again changes nothing. */
+  softDelete(record: SurfaceRecord): SurfaceRecord {
+    if (record.soft_delete) return record;
+    const now = this.#clock.now();
+    Object.assign(record, {
+      soft_delete: true,
+      deleted_at: this.#clock.iso(now),
+      purge_at: this.#clock.iso(now + PURGE_DELAY_MS),
+      updated_at: this.#clock.iso(now),
+    });
+    return record;
+  }
+
+  /** Removes soft-deleted records whose purge time has come (on the sandbox clock). */
+  purge(tenantId: string, surface: string): void {
+    const key = `${tenantId}|${surface}`;
+    const list = this.#byKey.get(key);
+    if (!list) return;
+    const now = this.#clock.now();
+    const kept = list.filter((e) => e.record.purge_at === null || Date.parse(e.record.purge_at) > now);
+    if (kept.length === list.length) return;
+    for (const e of list) if (!kept.includes(e)) this.#byId.delete(e.record.id);
+    this.#byKey.set(key, kept);
+  }
+
+  /** How many records a surface holds, soft-deleted ones included (tests count side effects with it). */
   count(tenantId: string, surface: string): number {
     return this.list(tenantId, surface).length;
   }

@@ -27,6 +27,7 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
       fixedRoles: [...KEY_ROLES[key.kind]],
       clientId: null,
       tokenId: key.id,
+      justification: key.justification,
     };
   }
   const check = verifyJwt(token, state.jwtSecret, Math.floor(state.clock.now() / 1000), issuer);
@@ -87,6 +88,16 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
       throw new ApiProblem(401, 'unauthenticated', 'send a credential in Authorization: Bearer <token>');
     const principal = authenticate(state, token, issuer());
     request.principal = principal;
+    if (principal.kind === 'service_role_key') {
+      state.recordSecurityEvent({
+        kind: 'service_role_call',
+        actor: principal.subject,
+        org_id: principal.orgId,
+        tenant_ids: principal.tenantIds,
+        request_id: request.id,
+        detail: `${request.method} ${request.url.split('?')[0]}; justification: ${principal.justification ?? '(none)'}`,
+      });
+    }
 
     const mode = config.tenant ?? 'required';
     const header = request.headers[HEADERS.tenant];

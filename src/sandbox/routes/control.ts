@@ -103,6 +103,7 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
         kind,
         name: name ?? `${kind} key`,
         created_by: 'sandbox',
+        justification: kind === 'service_role' ? 'minted by a sandbox test control' : null,
       });
       return { id: record.id, key, kind, tenant_id };
     },

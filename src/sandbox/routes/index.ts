@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import apiKeyRoutes from './api-keys.js';
 import type { RouteContext } from './context.js';
 import controlRoutes from './control.js';
 import meRoutes from './me.js';
@@ -10,5 +11,6 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   controlRoutes,
   meRoutes,
   tenantRoutes,
+  apiKeyRoutes,
   recordRoutes,
 ];

@@ -1,34 +1,38 @@
 import type { FastifyInstance } from 'fastify';
-import { BUILTIN_TENANT_ROLES } from '../../api/constants.js';
+import { BUILTIN_TENANT_ROLES, RESERVED_SURFACES } from '../../api/constants.js';
 import {
   RecordCreateBody,
   RecordList,
   RecordListQuery,
   RecordParams,
+  RecordPatchBody,
   SurfaceParams,
   SurfaceRecord,
 } from '../../api/schemas/records.js';
 import { RESERVED_RECORD_FIELDS } from '../domain/records.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
-import { badRequest, notFound } from '../problem.js';
+import { badRequest, conflict, notFound } from '../problem.js';
 import { errorResponses, type RouteContext } from './context.js';
 
-/** Path segments under /v1 that belong to other resources, never to the generic surface. */
-export const RESERVED_SURFACES = new Set([
-  'me',
-  'tenants',
-  'roles',
-  'users',
-  'webhooks',
-  'oauth',
-  'api_keys',
-]);
+const RESERVED = new Set<string>(RESERVED_SURFACES);
 
 /** Roles that may write records: every built-in role but the read-only viewer and auditor. */
 const WRITERS = BUILTIN_TENANT_ROLES.filter((r) => r !== 'tenant_viewer' && r !== 'tenant_auditor');
 
 function checkSurface(surface: string): void {
-  if (RESERVED_SURFACES.has(surface)) throw notFound(`surface ${surface}`);
+  if (RESERVED.has(surface)) throw notFound(`surface ${surface}`);
+}
+
+function refuseOwnedFields(fields: Record<string, unknown>): void {
+  const reserved = Object.keys(fields).filter(
+    (k) => RESERVED_RECORD_FIELDS.has(k) && k !== 'idempotency_key',
+  );
+  if (reserved.length > 0) {
+    throw badRequest(
+      `fields owned by the sandbox cannot be set: ${reserved.join(', ')}`,
+      reserved.map((field) => ({ field, message: 'is read-only' })),
+    );
+  }
 }
 
 export default function recordRoutes(app: FastifyInstance, { state }: RouteContext): void {
@@ -47,11 +51,11 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       const { surface } = request.params;
       checkSurface(surface);
       const limit = request.query.limit ?? 50;
-      const fingerprint = filterFingerprint({ surface });
+      const fingerprint = filterFingerprint({ surface, deleted: request.query.include_deleted === true });
       const after = request.query.cursor ? decodeCursor(request.query.cursor, fingerprint) : undefined;
       const live = state.records
         .list(request.tenant!.id, surface)
-        .filter((e) => e.record.deleted_at === null);
+        .filter((e) => request.query.include_deleted === true || !e.record.soft_delete);
       let from = after ? live.findIndex((e) => e.seq > after.k) : 0;
       if (from === -1) from = live.length;
       const page = live.slice(from, from + limit);
@@ -82,13 +86,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       checkSurface(surface);
       const fields = { ...request.body };
       delete fields.idempotency_key;
-      const reserved = Object.keys(fields).filter((k) => RESERVED_RECORD_FIELDS.has(k));
-      if (reserved.length > 0) {
-        throw badRequest(
-          `fields owned by the sandbox cannot be set: ${reserved.join(', ')}`,
-          reserved.map((field) => ({ field, message: 'is read-only' })),
-        );
-      }
+      refuseOwnedFields(fields);
       const record = state.records.create(request.tenant!.id, surface, fields, request.principal!.subject);
       return reply.code(201).send(record);
     },
@@ -108,8 +106,58 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       const { surface, id } = request.params;
       checkSurface(surface);
       const record = state.records.get(request.tenant!.id, surface, id);
-      if (!record || record.deleted_at !== null) throw notFound(`${surface} record ${id}`);
+      if (!record) throw notFound(`${surface} record ${id}`);
       return record;
+    },
+  );
+
+  app.patch<{ Params: { surface: string; id: string }; Body: Record<string, unknown> }>(
+    '/v1/:surface/:id',
+    {
+      config: { roles: WRITERS },
+      schema: {
+        tags: ['records'],
+        summary: 'Update a record (JSON Merge Patch)',
+        description:
+          'A partial update as a JSON Merge Patch (RFC 7396): members merge, null removes a member. Fields the sandbox ' +
+          'owns cannot be set. A soft-deleted record cannot be changed (409 record_deleted).',
+        params: RecordParams,
+        body: RecordPatchBody,
+        response: { 200: SurfaceRecord, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { surface, id } = request.params;
+      checkSurface(surface);
+      refuseOwnedFields(request.body);
+      const record = state.records.get(request.tenant!.id, surface, id);
+      if (!record) throw notFound(`${surface} record ${id}`);
+      if (record.soft_delete) throw conflict(`${surface} record ${id} is deleted`, 'record_deleted');
+      return state.records.update(record, request.body);
+    },
+  );
+
+  app.delete<{ Params: { surface: string; id: string } }>(
+    '/v1/:surface/:id',
+    {
+      config: { roles: WRITERS },
+      schema: {
+        tags: ['records'],
+        summary: 'Soft-delete a record',
+        description:
+          'Sets the soft_delete flag and deleted_at: the record disappears from lists (unless include_deleted=true), ' +
+          'stays readable by id, and is purged 30 days later on the sandbox clock (purge_at), after which it is gone. ' +
+          'Deleting again returns the same record.',
+        params: RecordParams,
+        response: { 200: SurfaceRecord, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { surface, id } = request.params;
+      checkSurface(surface);
+      const record = state.records.get(request.tenant!.id, surface, id);
+      if (!record) throw notFound(`${surface} record ${id}`);
+      return state.records.softDelete(record);
     },
   );
 }

@@ -1,0 +1,60 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { IdempotencyKey, NullableTimestamp, StringEnum, Timestamp } from './common.js';
+
+export const API_KEY_KINDS = ['publishable', 'service_role'] as const;
+
+export const ApiKeyKind = StringEnum(API_KEY_KINDS, {
+  description:
+    'publishable: read-only (tenant_viewer) within its tenant; service_role: full access (tenant_admin) within its tenant',
+});
+
+export const ApiKeyParams = Type.Object({ id: Type.String({ description: 'Tenant id' }) });
+export const ApiKeyItemParams = Type.Object({ id: Type.String(), keyId: Type.String() });
+
+export const ApiKeyCreateBody = Type.Object(
+  {
+    kind: ApiKeyKind,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    justification: Type.Optional(
+      Type.String({
+        minLength: 10,
+        maxLength: 500,
+        description:
+          'Why the key is needed. Required for service_role keys (at least 10 characters); recorded with every use.',
+      }),
+    ),
+    idempotency_key: IdempotencyKey,
+  },
+  { additionalProperties: false },
+);
+export type ApiKeyCreateBody = Static<typeof ApiKeyCreateBody>;
+
+export const ApiKey = Type.Object(
+  {
+    id: Type.String(),
+    tenant_id: Type.String(),
+    kind: ApiKeyKind,
+    name: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the key, to recognise it' }),
+    justification: Type.Union([Type.String(), Type.Null()]),
+    created_at: Timestamp,
+    created_by: Type.String(),
+    revoked_at: NullableTimestamp,
+  },
+  { $id: 'ApiKey', additionalProperties: true },
+);
+export type ApiKey = Static<typeof ApiKey>;
+
+export const ApiKeyCreated = Type.Intersect(
+  [
+    Type.Ref('ApiKey'),
+    Type.Object({
+      key: Type.String({ description: 'The bearer key. Returned only in this response.' }),
+      warning: Type.String(),
+    }),
+  ],
+  { description: 'The new key, shown once' },
+);
+export type ApiKeyCreated = ApiKey & { key: string; warning: string };
+
+export const ApiKeyList = Type.Object({ items: Type.Array(Type.Ref('ApiKey')) });

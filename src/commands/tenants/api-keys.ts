@@ -1,0 +1,211 @@
+import { constants } from 'node:fs';
+import { access, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { API_KEY_KINDS, type ApiKey, type ApiKeyCreated } from '../../api/schemas/api-keys.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { path } from '../../http/path.js';
+import { choiceFlag, confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { resolveTenant } from './resolve.js';
+
+type Kind = (typeof API_KEY_KINDS)[number];
+
+export interface ApiKeyCreateOptions {
+  tenant: string;
+  kind: Kind | undefined;
+  name: string | undefined;
+  justification: string | undefined;
+  secretFile: string | undefined;
+}
+
+export function parseApiKeyCreate(tenant: string, flags: Record<string, unknown>): ApiKeyCreateOptions {
+  const options: ApiKeyCreateOptions = {
+    tenant: nonEmpty('TENANT', tenant),
+    kind: choiceFlag('--kind', flags.kind, API_KEY_KINDS),
+    name: flags.name === undefined ? undefined : nonEmpty('--name', flags.name),
+    justification:
+      flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
+    secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+  };
+  if (
+    options.kind === 'service_role' &&
+    options.justification !== undefined &&
+    options.justification.length < 10
+  ) {
+    throw new UsageError('--justification must say why, in at least 10 characters');
+  }
+  return options;
+}
+
+/** Fails before the key exists when the secret file could not be written (so no key is orphaned). */
+async function checkNewFile(file: string): Promise<void> {
+  try {
+    await stat(file);
+    throw new UsageError(
+      `--secret-file ${file} exists; choose a new path (svc never overwrites a secret file)`,
+    );
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+  }
+  try {
+    await access(dirname(resolve(file)), constants.W_OK);
+  } catch {
+    throw new UsageError(`--secret-file ${file}: its directory does not exist or is not writable`);
+  }
+}
+
+/** Asks for what is missing on a terminal; elsewhere a missing value is a usage error. */
+async function complete(
+  ctx: Context,
+  options: ApiKeyCreateOptions,
+): Promise<{ kind: Kind; justification?: string }> {
+  let kind = options.kind;
+  if (!kind) {
+    if (!ctx.canPrompt) throw new UsageError('--kind is required: publishable or service_role');
+    kind = await ctx.prompter.select<Kind>('Kind of key', [
+      { name: 'publishable', value: 'publishable', description: 'read-only within the tenant' },
+      {
+        name: 'service_role',
+        value: 'service_role',
+        description: 'full access within the tenant; needs a justification',
+      },
+    ]);
+  }
+  let justification = options.justification;
+  if (kind === 'service_role' && !justification) {
+    if (!ctx.canPrompt) throw new UsageError('a service_role key needs --justification (why it is needed)');
+    justification = await ctx.prompter.input('Justification (why is a service-role key needed?)', {
+      validate: (v) => (v.trim().length >= 10 ? true : 'at least 10 characters'),
+    });
+  }
+  return justification === undefined ? { kind } : { kind, justification };
+}
+
+export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions): Promise<void> {
+  if (options.secretFile) await checkNewFile(options.secretFile);
+  const { kind, justification } = await complete(ctx, options);
+  const tenant = await resolveTenant(ctx, options.tenant);
+  const api = await ctx.api();
+  const { data } = await api.post<ApiKeyCreated>(path`/v1/tenants/${tenant.id}/api-keys`, {
+    kind,
+    ...(options.name ? { name: options.name } : {}),
+    ...(justification ? { justification } : {}),
+  });
+  if (options.secretFile) {
+    try {
+      await writeFile(options.secretFile, `${data.key}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(
+        `the key was created (${data.id}) but cannot be written to ${options.secretFile}: ${code === 'EEXIST' ? 'the file exists' : (error as Error).message}`,
+        {
+          hint: `revoke it with \`svc tenants api-keys revoke ${tenant.id} ${data.id} --yes\` and try another path`,
+        },
+      );
+    }
+  }
+  const shown = options.secretFile ? { ...data, key: null, key_file: options.secretFile } : data;
+  if (ctx.out.isMachine) return ctx.out.json(shown);
+  await ctx.out.record(shown, [
+    ['id', data.id],
+    ['kind', data.kind],
+    ['name', data.name],
+    ['tenant', `${tenant.name} (${data.tenant_id})`],
+    ['created', data.created_at, 'time'],
+    options.secretFile ? ['key file', options.secretFile] : ['key', data.key],
+  ]);
+  if (options.secretFile) ctx.out.success(`Wrote the key to ${options.secretFile} (mode 0600)`);
+  else ctx.out.warn(data.warning || 'Store this key now: it is not shown again.');
+}
+
+export async function runApiKeyList(ctx: Context, tenantRef: string): Promise<void> {
+  const tenant = await resolveTenant(ctx, tenantRef);
+  const api = await ctx.api();
+  const { data } = await api.get<{ items: ApiKey[] }>(path`/v1/tenants/${tenant.id}/api-keys`);
+  await ctx.out.list(
+    data.items,
+    [
+      { header: 'id', value: (k) => k.id, kind: 'id' },
+      { header: 'kind', value: (k) => k.kind },
+      { header: 'name', value: (k) => k.name },
+      { header: 'prefix', value: (k) => `${k.prefix}…` },
+      { header: 'created', value: (k) => k.created_at, kind: 'time' },
+      { header: 'revoked', value: (k) => k.revoked_at, kind: 'time' },
+    ],
+    { empty: `No API keys in ${tenant.name}.` },
+  );
+}
+
+export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: string): Promise<void> {
+  const id = nonEmpty('KEY', keyId);
+  const tenant = await resolveTenant(ctx, tenantRef);
+  await confirmDestructive(
+    ctx,
+    `Revoke API key ${id} of ${tenant.name}? Anything using it stops working.`,
+    `revoking ${id}`,
+  );
+  const api = await ctx.api();
+  const { data } = await api.delete<ApiKey>(path`/v1/tenants/${tenant.id}/api-keys/${id}`);
+  if (ctx.out.isMachine) return ctx.out.json(data);
+  ctx.out.success(`Revoked ${data.id} (${data.name}) of ${tenant.name}`);
+}
+
+export function apiKeysCommand(make: MakeContext): Command {
+  const group = new Command('api-keys').description(
+    'Tenant API keys: publishable (read-only) and service-role (full access, needs a justification)',
+  );
+  group
+    .command('create')
+    .argument('<tenant>', 'tenant id or slug')
+    .description(
+      'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600);\n' +
+        'use it as SVC_TOKEN or with `svc login --with-token`.',
+    )
+    .addOption(
+      new Option('--kind <kind>', 'publishable or service_role (asked on a terminal)').choices(API_KEY_KINDS),
+    )
+    .addOption(new Option('--name <name>', 'a name to recognise the key by'))
+    .addOption(
+      new Option('--justification <text>', 'why a service-role key is needed (required for service_role)'),
+    )
+    .addOption(
+      new Option('--secret-file <path>', 'write the key to this new file (mode 0600) instead of printing it'),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        ['svc tenants api-keys create acme-treasury --kind publishable --name dashboards', 'a read-only key'],
+        [
+          "svc tenants api-keys create acme-treasury --kind service_role --justification 'nightly ledger sync job' --secret-file sync.key",
+          'a service-role key, written to a file',
+        ],
+      ),
+    )
+    .action(async (tenant: string, flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseApiKeyCreate(tenant, flags);
+      await runApiKeyCreate(await make(cmd), options);
+    });
+  group
+    .command('ls')
+    .alias('list')
+    .argument('<tenant>', 'tenant id or slug')
+    .description("List a tenant's API keys (never the keys themselves)")
+    .addHelpText('after', examples(['svc tenants api-keys ls acme-treasury', 'keys of Acme Treasury']))
+    .action(async (tenant: string, _flags: unknown, cmd: Command) =>
+      runApiKeyList(await make(cmd), nonEmpty('TENANT', tenant)),
+    );
+  group
+    .command('revoke')
+    .argument('<tenant>', 'tenant id or slug')
+    .argument('<key-id>', 'the key id (key_…)')
+    .description('Revoke an API key at once (asks first; --yes when not on a terminal)')
+    .addHelpText(
+      'after',
+      examples(['svc tenants api-keys revoke acme-treasury key_3f2a… --yes', 'revoke a key']),
+    )
+    .action(async (tenant: string, key: string, _flags: unknown, cmd: Command) =>
+      runApiKeyRevoke(await make(cmd), nonEmpty('TENANT', tenant), key),
+    );
+  return group;
+}
