@@ -1,15 +1,24 @@
 // Regenerates the checked-in files derived from the code (tests fail when they are stale):
-//   docs/openapi.json — the OpenAPI 3.1 document of everything the sandbox serves.
+//   docs/openapi.json — the OpenAPI 3.1 document of everything the sandbox serves;
+//   docs/cli.md, completions/{svc.bash,_svc,svc.fish} — from the command tree.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildDist } from './build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 await buildDist({ quiet: true });
-const svc = (...args) =>
-  execFileSync(process.execPath, [join(root, 'bin', 'svc.js'), ...args], { encoding: 'utf8' });
+const write = (file, text) => {
+  mkdirSync(dirname(join(root, file)), { recursive: true });
+  writeFileSync(join(root, file), text);
+  console.error(`wrote ${file}`);
+};
 
-writeFileSync(join(root, 'docs', 'openapi.json'), svc('sandbox', 'openapi'));
-console.error('wrote docs/openapi.json');
+write(
+  'docs/openapi.json',
+  execFileSync(process.execPath, [join(root, 'bin', 'svc.js'), 'sandbox', 'openapi'], { encoding: 'utf8' }),
+);
+const cli = createRequire(import.meta.url)(join(root, 'dist', 'cli.cjs'));
+for (const [file, text] of Object.entries(await cli.generatedFiles())) write(file, text);

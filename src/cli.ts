@@ -93,11 +93,30 @@ export async function buildProgram(
     }
     command.helpGroup(entry.group);
     for (const alias of entry.aliases ?? []) if (!command.aliases().includes(alias)) command.alias(alias);
-    program.addCommand(command);
+    program.addCommand(command, { hidden: entry.hidden === true });
   }
   program.commandsGroup('Tools:').helpCommand('help [command]', 'show help for a command');
   configureTree(program, io);
   return program;
+}
+
+/** The checked-in files generated from the command tree (used by scripts/generate.mjs). */
+export async function generatedFiles(): Promise<Record<string, string>> {
+  return (await import('./completion/generated.js')).generatedFiles();
+}
+
+/** The whole command tree, every command loaded (for the completion scripts and docs/cli.md). */
+export async function fullProgram(): Promise<Command> {
+  const discard = { write: () => true } as unknown as ContextDeps['io']['stdout'];
+  const io = { stdout: discard, stderr: discard } as ContextDeps['io'];
+  return buildProgram(
+    async () => {
+      throw new Error('the full program is for generating completions and docs, not for running commands');
+    },
+    io,
+    [],
+    { loadAll: true },
+  );
 }
 
 /**

@@ -9,6 +9,8 @@ export interface CommandEntry {
   summary: string;
   group: string;
   aliases?: string[];
+  /** Left out of help (internal commands). */
+  hidden?: boolean;
   load: () => Promise<{ default: CommandFactory }>;
 }
 
@@ -73,6 +75,19 @@ export const COMMANDS: CommandEntry[] = [
     summary: 'Make an authenticated API request',
     group: TOOLS,
     load: () => import('./api/index.js'),
+  },
+  {
+    name: 'completion',
+    summary: 'Print a shell completion script (bash, zsh, fish)',
+    group: TOOLS,
+    load: () => import('./completion/index.js'),
+  },
+  {
+    name: '__complete',
+    summary: 'Values for shell completion',
+    group: TOOLS,
+    hidden: true,
+    load: () => import('./completion/dynamic.js'),
   },
   {
     name: 'sandbox',

@@ -12,6 +12,16 @@ export function stripControl(text: string): string {
   return text.replace(UNSAFE, '');
 }
 
+/** Strips control characters from every string inside a JSON-like value (for text summaries of API data). */
+export function stripControlDeep(value: unknown): unknown {
+  if (typeof value === 'string') return stripControl(value);
+  if (Array.isArray(value)) return value.map(stripControlDeep);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [stripControl(k), stripControlDeep(v)]));
+  }
+  return value;
+}
+
 /** One table or TSV cell: no control characters, no tabs or newlines. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';

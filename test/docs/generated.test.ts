@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { generatedFiles } from '../../src/cli.js';
 import { openapiDocument } from '../../src/sandbox/server.js';
 import { ROOT } from '../helpers/svc.js';
 
@@ -10,6 +11,10 @@ describe('checked-in generated files are current (run `npm run generate` after c
   it('docs/openapi.json matches what the sandbox serves', async () => {
     const current = await openapiDocument();
     expect(JSON.parse(read('docs/openapi.json'))).toEqual(JSON.parse(JSON.stringify(current)));
+  });
+
+  it('completions/ and docs/cli.md match the command tree', async () => {
+    for (const [file, text] of Object.entries(await generatedFiles())) expect(read(file), file).toBe(text);
   });
 
   it('is OpenAPI 3.1 and documents the error codes and the choices made', async () => {

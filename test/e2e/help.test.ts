@@ -6,7 +6,9 @@ import { fakeIO, testDeps } from '../helpers/context.js';
 import { svc } from '../helpers/svc.js';
 
 function leaves(command: Command): Command[] {
-  const subs = command.commands.filter((c) => c.name() !== 'help');
+  const subs = command.commands.filter(
+    (c) => c.name() !== 'help' && !(c as unknown as { _hidden?: boolean })._hidden,
+  );
   return subs.length === 0 ? [command] : subs.flatMap(leaves);
 }
 

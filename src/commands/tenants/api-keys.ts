@@ -7,21 +7,25 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
 import { choiceFlag, confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { pickTenant } from '../pick.js';
 import { resolveTenant } from './resolve.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
 
 export interface ApiKeyCreateOptions {
-  tenant: string;
+  tenant: string | undefined;
   kind: Kind | undefined;
   name: string | undefined;
   justification: string | undefined;
   secretFile: string | undefined;
 }
 
-export function parseApiKeyCreate(tenant: string, flags: Record<string, unknown>): ApiKeyCreateOptions {
+export function parseApiKeyCreate(
+  tenant: string | undefined,
+  flags: Record<string, unknown>,
+): ApiKeyCreateOptions {
   const options: ApiKeyCreateOptions = {
-    tenant: nonEmpty('TENANT', tenant),
+    tenant: tenant === undefined ? undefined : nonEmpty('TENANT', tenant),
     kind: choiceFlag('--kind', flags.kind, API_KEY_KINDS),
     name: flags.name === undefined ? undefined : nonEmpty('--name', flags.name),
     justification:
@@ -84,8 +88,8 @@ async function complete(
 
 export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions): Promise<void> {
   if (options.secretFile) await checkNewFile(options.secretFile);
+  const tenant = await pickTenant(ctx, options.tenant, 'creating an API key');
   const { kind, justification } = await complete(ctx, options);
-  const tenant = await resolveTenant(ctx, options.tenant);
   const api = await ctx.api();
   const { data } = await api.post<ApiKeyCreated>(path`/v1/tenants/${tenant.id}/api-keys`, {
     kind,
@@ -119,8 +123,8 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   else ctx.out.warn(data.warning || 'Store this key now: it is not shown again.');
 }
 
-export async function runApiKeyList(ctx: Context, tenantRef: string): Promise<void> {
-  const tenant = await resolveTenant(ctx, tenantRef);
+export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
+  const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');
   const api = await ctx.api();
   const { data } = await api.get<{ items: ApiKey[] }>(path`/v1/tenants/${tenant.id}/api-keys`);
   await ctx.out.list(
@@ -157,7 +161,7 @@ export function apiKeysCommand(make: MakeContext): Command {
   );
   group
     .command('create')
-    .argument('<tenant>', 'tenant id or slug')
+    .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
     .description(
       'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600);\n' +
         'use it as SVC_TOKEN or with `svc login --with-token`.',
@@ -182,18 +186,18 @@ export function apiKeysCommand(make: MakeContext): Command {
         ],
       ),
     )
-    .action(async (tenant: string, flags: Record<string, unknown>, cmd: Command) => {
+    .action(async (tenant: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
       const options = parseApiKeyCreate(tenant, flags);
       await runApiKeyCreate(await make(cmd), options);
     });
   group
     .command('ls')
     .alias('list')
-    .argument('<tenant>', 'tenant id or slug')
+    .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
     .description("List a tenant's API keys (never the keys themselves)")
     .addHelpText('after', examples(['svc tenants api-keys ls acme-treasury', 'keys of Acme Treasury']))
-    .action(async (tenant: string, _flags: unknown, cmd: Command) =>
-      runApiKeyList(await make(cmd), nonEmpty('TENANT', tenant)),
+    .action(async (tenant: string | undefined, _flags: unknown, cmd: Command) =>
+      runApiKeyList(await make(cmd), tenant),
     );
   group
     .command('revoke')

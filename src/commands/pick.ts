@@ -1,0 +1,28 @@
+import type { TenantSummary } from '../api/schemas/tenants.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { resolveTenant } from './tenants/resolve.js';
+
+/**
+ * The tenant a command acts on: the argument when given (id or slug); on a terminal, a choice
+ * among the tenants visible to the caller; elsewhere a usage error.
+ */
+export async function pickTenant(
+  ctx: Context,
+  ref: string | undefined,
+  what: string,
+): Promise<{ id: string; name: string }> {
+  if (ref !== undefined && ref.trim() !== '') return resolveTenant(ctx, ref.trim());
+  if (!ctx.canPrompt) throw new UsageError(`${what} needs a TENANT (id or slug); see \`svc tenants ls\``);
+  const api = await ctx.api();
+  const { data } = await api.get<{ items: TenantSummary[] }>('/v1/tenants', { limit: 200 });
+  if (data.items.length === 0) throw new UsageError('you have no tenants to choose from');
+  return ctx.prompter.select(
+    'Tenant',
+    data.items.map((t) => ({
+      name: `${t.display_name} (${t.slug})`,
+      value: { id: t.id, name: t.display_name },
+      description: `${t.subscription_tier}, your role: ${t.role}`,
+    })),
+  );
+}

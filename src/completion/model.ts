@@ -1,0 +1,112 @@
+import type { Command } from 'commander';
+
+/** What a value can be completed from at TAB time (by `svc __complete KIND`), or `files`. */
+export type Dynamic = 'profiles' | 'tenants' | 'roles' | 'webhooks' | 'files';
+
+export interface OptionSpec {
+  names: string[];
+  description: string;
+  takesValue: boolean;
+  values: string[];
+  dynamic?: Dynamic;
+}
+
+export interface ArgumentSpec {
+  name: string;
+  values: string[];
+  dynamic?: Dynamic;
+  variadic: boolean;
+}
+
+export interface CommandSpec {
+  /** Words from the root, e.g. ['tenants', 'ls']; [] for svc itself. */
+  path: string[];
+  names: string[];
+  description: string;
+  options: OptionSpec[];
+  args: ArgumentSpec[];
+  subcommands: CommandSpec[];
+}
+
+/** Options whose values come from somewhere svc knows (by long name). */
+const OPTION_HINTS: Record<string, Dynamic> = {
+  '--profile': 'profiles',
+  '--tenant': 'tenants',
+  '--role': 'roles',
+  '--webhook': 'webhooks',
+  '--file': 'files',
+  '--input': 'files',
+  '--data-file': 'files',
+  '--secret-file': 'files',
+  '--client-secret-file': 'files',
+  '--header-file': 'files',
+  '--payload': 'files',
+  '--journal': 'files',
+};
+
+/** Positional arguments by name, or by "command path + name" where a name means different things. */
+const ARGUMENT_HINTS: Record<string, Dynamic> = {
+  tenant: 'tenants',
+  role: 'roles',
+  webhook: 'webhooks',
+  'profiles use name': 'profiles',
+  'profiles show name': 'profiles',
+  'profiles rm name': 'profiles',
+};
+
+/** Positional arguments whose values are a fixed list (the command tree does not say). */
+const ARGUMENT_VALUES: Record<string, string[]> = {
+  'config get key': ['base_url', 'app_url', 'tenant', 'org', 'client_id'],
+  'config set key': ['base_url', 'app_url', 'tenant', 'org', 'client_id'],
+  'config unset key': ['base_url', 'app_url', 'tenant', 'org', 'client_id'],
+  'completion shell': ['bash', 'zsh', 'fish'],
+  'api method': ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+};
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').trim();
+}
+
+function visible(command: Command): boolean {
+  return !(command as unknown as { _hidden?: boolean })._hidden && command.name() !== 'help';
+}
+
+/** The command tree as plain data, in a stable order, for the completion and docs generators. */
+export function commandModel(command: Command, path: string[] = []): CommandSpec {
+  const options: OptionSpec[] = command.options
+    .filter((o) => !o.hidden)
+    .map((o) => {
+      const names = [o.short, o.long].filter((n): n is string => typeof n === 'string');
+      const dynamic = o.long ? OPTION_HINTS[o.long] : undefined;
+      return {
+        names,
+        description: firstLine(o.description),
+        takesValue: o.required || o.optional,
+        values: [...(o.argChoices ?? [])],
+        ...(dynamic ? { dynamic } : {}),
+      };
+    });
+  const key = path.join(' ');
+  const args: ArgumentSpec[] = command.registeredArguments.map((a) => {
+    const dynamic = ARGUMENT_HINTS[`${key} ${a.name()}`] ?? ARGUMENT_HINTS[a.name()];
+    return {
+      name: a.name(),
+      values: [...(a.argChoices ?? ARGUMENT_VALUES[`${key} ${a.name()}`] ?? [])],
+      variadic: a.variadic,
+      ...(dynamic ? { dynamic } : {}),
+    };
+  });
+  return {
+    path,
+    names: [command.name(), ...command.aliases()],
+    description: firstLine(command.summary() || command.description()),
+    options,
+    args,
+    subcommands: command.commands.filter(visible).map((c) => commandModel(c, [...path, c.name()])),
+  };
+}
+
+/** Every command of the tree, parents before children. */
+export function flatten(spec: CommandSpec): CommandSpec[] {
+  return [spec, ...spec.subcommands.flatMap(flatten)];
+}

@@ -1,0 +1,84 @@
+import { type CommandSpec, flatten } from './model.js';
+
+/**
+ * The facts every shell script needs, keyed by command path ("svc" is svc itself, whose
+ * options are global and valid after any command; "svc tenants ls" a subcommand): subcommands, aliases, options, which options take a
+ * value, option values, and what each positional argument completes from.
+ */
+export interface Tables {
+  paths: string[];
+  subcommands: Map<string, Array<{ name: string; description: string }>>;
+  aliases: Map<string, string>;
+  options: Map<string, Array<{ name: string; description: string }>>;
+  valueOptions: Map<string, string[]>;
+  optionValues: Map<string, string[]>;
+  optionDynamic: Map<string, string>;
+  argumentValues: Map<string, string[]>;
+  argumentDynamic: Map<string, string>;
+  variadicFrom: Map<string, number>;
+}
+
+export const key = (path: string, item: string | number) => `${path}|${item}`;
+
+export const ROOT = 'svc';
+
+export function pathKey(words: string[]): string {
+  return [ROOT, ...words].join(' ');
+}
+
+export function tables(root: CommandSpec): Tables {
+  const t: Tables = {
+    paths: [],
+    subcommands: new Map(),
+    aliases: new Map(),
+    options: new Map(),
+    valueOptions: new Map(),
+    optionValues: new Map(),
+    optionDynamic: new Map(),
+    argumentValues: new Map(),
+    argumentDynamic: new Map(),
+    variadicFrom: new Map(),
+  };
+  for (const spec of flatten(root)) {
+    const path = pathKey(spec.path);
+    t.paths.push(path);
+    if (spec.subcommands.length > 0) {
+      t.subcommands.set(
+        path,
+        spec.subcommands.map((s) => ({ name: s.names[0]!, description: s.description })),
+      );
+      for (const sub of spec.subcommands)
+        for (const alias of sub.names) t.aliases.set(key(path, alias), sub.names[0]!);
+    }
+    t.options.set(
+      path,
+      spec.options.flatMap((o) => o.names.map((name) => ({ name, description: o.description }))),
+    );
+    t.valueOptions.set(
+      path,
+      spec.options.filter((o) => o.takesValue).flatMap((o) => o.names),
+    );
+    for (const o of spec.options) {
+      for (const name of o.names) {
+        if (o.values.length > 0) t.optionValues.set(key(path, name), o.values);
+        if (o.dynamic) t.optionDynamic.set(key(path, name), o.dynamic);
+      }
+    }
+    spec.args.forEach((a, i) => {
+      if (a.values.length > 0) t.argumentValues.set(key(path, i), a.values);
+      if (a.dynamic) t.argumentDynamic.set(key(path, i), a.dynamic);
+      if (a.variadic) t.variadicFrom.set(path, i);
+    });
+  }
+  return t;
+}
+
+/** A single-quoted word for bash and zsh. */
+export function quote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/** A single-quoted word for fish (where \\ and \\' are escapes inside single quotes). */
+export function fishQuote(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}

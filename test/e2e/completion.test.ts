@@ -1,0 +1,135 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { BIN, ROOT, svc } from '../helpers/svc.js';
+import { Terminal } from '../helpers/terminal.js';
+
+const run = promisify(execFile);
+const sandbox = useSandbox();
+const home = mkdtempSync(join(tmpdir(), 'svc-completion-'));
+const bin = join(home, 'bin');
+const scripts = {
+  bash: join(ROOT, 'completions', 'svc.bash'),
+  zsh: join(ROOT, 'completions', '_svc'),
+  fish: join(ROOT, 'completions', 'svc.fish'),
+};
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  // `svc` on PATH, as after `npm link`, for the scripts' TAB-time questions.
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(bin, 'svc'), 0o755);
+  env = {
+    PATH: `${bin}:/usr/bin:/bin`,
+    HOME: home,
+    TERM: 'xterm',
+    SVC_CONFIG_DIR: join(home, 'config'),
+    SVC_BASE_URL: sandbox().url,
+    SVC_TOKEN: sandbox().adminToken,
+    SVC_TENANT: tenantId('acme-treasury'),
+  };
+  for (const name of ['prod', 'staging']) {
+    await svc(['-p', name, 'config', 'set', 'base_url', 'https://example.com'], {
+      env: { SVC_CONFIG_DIR: env.SVC_CONFIG_DIR! },
+    });
+  }
+});
+
+const words = (out: string) => out.split(/\s+/).filter(Boolean).sort();
+
+async function bash(line: string[]): Promise<string[]> {
+  const script = `source ${scripts.bash}; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const { stdout } = await run('bash', ['-c', script, '_', ...line], { env });
+  return words(stdout);
+}
+
+async function fish(line: string): Promise<string[]> {
+  const { stdout } = await run(
+    'fish',
+    ['--no-config', '-c', `source ${scripts.fish}; complete -C ${JSON.stringify(line)}`],
+    { env },
+  );
+  return words(
+    stdout
+      .split('\n')
+      .map((l) => l.split('\t')[0])
+      .join('\n'),
+  );
+}
+
+const cases: Array<[string, string[]]> = [
+  ['svc te', ['tenants']],
+  ['svc tenants ', ['api-keys', 'ls']],
+  ['svc tenant ls --ti', ['--tier', '--timeout']],
+  ['svc tenants ls --tier ', ['enterprise', 'free', 'pro']],
+  ['svc -p prod tenants ls --tier ', ['enterprise', 'free', 'pro']],
+  ['svc config set ', ['app_url', 'base_url', 'client_id', 'org', 'tenant']],
+  ['svc completion ', ['bash', 'fish', 'zsh']],
+  ['svc profiles use ', ['prod', 'staging']],
+  ['svc --profile ', ['prod', 'staging']],
+];
+
+describe('completion scripts in real shells', () => {
+  it.each(cases)('bash completes %j', async (line, expected) => {
+    const parts = line.split(' ');
+    expect(await bash(parts)).toEqual(expected);
+  });
+
+  it.each(cases)('fish completes %j', async (line, expected) => {
+    expect(await fish(line)).toEqual(expected);
+  });
+
+  it('completes tenant ids from the API, at TAB time', async () => {
+    const ids = await bash(['svc', 'tenants', 'api-keys', 'ls', '']);
+    expect(ids).toContain(tenantId('acme-treasury'));
+    expect(await fish('svc --tenant ')).toContain(tenantId('acme-labs'));
+  });
+
+  describe('zsh (interactive, in tmux)', () => {
+    let term: Terminal;
+    beforeAll(async () => {
+      term = await Terminal.start('zsh -f', env);
+      await term.type(`autoload -U compinit && compinit -u && source ${scripts.zsh} && PS1='ready> '`);
+      await term.send('Enter');
+      await term.waitFor(/ready>\s*$/m);
+    });
+    afterAll(() => term.close());
+
+    it.each([
+      ['svc tenants ls --tier ', /enterprise +free +pro/],
+      ['svc tenants ', /api-keys +-- Tenant API keys.*\n.*ls +-- List the tenants visible to you/],
+      ['svc profiles use ', /prod +staging/],
+    ])('completes %j', async (line, expected) => {
+      await term.send('C-u');
+      await term.type(line);
+      await term.send('Tab');
+      await term.waitFor(expected);
+      await term.send('C-c');
+      await term.waitFor(/ready>\s*$/m);
+    });
+  });
+});
+
+describe('svc __complete (hidden)', () => {
+  it('answers nothing, quickly and with exit 0, when the API does not answer', async () => {
+    const { createServer } = await import('node:net');
+    const silent = createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    const r = await svc(['__complete', 'tenants'], {
+      env: { ...env, SVC_BASE_URL: `http://127.0.0.1:${port}` },
+    });
+    silent.close();
+    expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('is not in the help', async () => {
+    expect((await svc(['--help'])).stdout).not.toContain('__complete');
+  });
+});

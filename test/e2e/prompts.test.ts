@@ -1,0 +1,93 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useSandbox } from '../helpers/sandbox.js';
+import { BIN, svc } from '../helpers/svc.js';
+import { Terminal } from '../helpers/terminal.js';
+
+const sandbox = useSandbox();
+let env: Record<string, string>;
+let term: Terminal | undefined;
+
+beforeAll(() => {
+  env = {
+    PATH: '/usr/bin:/bin',
+    HOME: mkdtempSync(join(tmpdir(), 'svc-prompts-')),
+    TERM: 'xterm',
+    SVC_BASE_URL: sandbox().url,
+    SVC_TOKEN: sandbox().adminToken,
+  };
+  env.SVC_CONFIG_DIR = join(env.HOME!, 'config');
+});
+afterEach(async () => {
+  await term?.close();
+  term = undefined;
+});
+
+const svcLine = (args: string) => `${process.execPath} ${BIN} ${args}; echo "exit=$?"; sleep 30`;
+
+describe('prompts in a real terminal', () => {
+  it('asks for the tenant, the kind and a justification when they are missing', async () => {
+    term = await Terminal.start(`sh -c '${svcLine('tenants api-keys create')}'`, env);
+    await term.waitFor(/Tenant[\s\S]*Acme Treasury \(acme-treasury\)/);
+    await term.send('Down'); // Acme Payments EU
+    await term.send('Enter');
+    await term.waitFor(/Kind of key/);
+    await term.send('Down'); // service_role
+    await term.send('Enter');
+    await term.waitFor(/Justification/);
+    await term.type('short');
+    await term.send('Enter');
+    await term.waitFor(/at least 10 characters/);
+    await term.type(' but now long enough');
+    await term.send('Enter');
+    const screen = await term.waitFor(/exit=\d+/);
+    expect(screen).toMatch(/kind +service_role/);
+    expect(screen).toMatch(/tenant +Acme Payments EU/);
+    expect(screen).toMatch(/key +svc_sk_/);
+    expect(screen).toContain('exit=0');
+  });
+
+  it("confirms a destructive action with the tenant's display name; no means nothing changes", async () => {
+    const created = await svc(
+      [
+        'records',
+        'create',
+        'notes',
+        '--data',
+        '{"text":"keep me"}',
+        '--json',
+        '--tenant',
+        '8ab23c1d-a27b-565a-ad8f-983ecf5fe016',
+      ],
+      { env },
+    );
+    const id = JSON.parse(created.stdout).id as string;
+    term = await Terminal.start(
+      `sh -c '${svcLine(`--tenant 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 records delete notes ${id}`)}'`,
+      env,
+    );
+    await term.waitFor(
+      new RegExp(
+        `Delete notes record ${id} in Acme Treasury\\? It is purged for good after 30 days\\. \\(y/N\\)`,
+      ),
+    );
+    await term.type('n');
+    await term.send('Enter');
+    const screen = await term.waitFor(/exit=\d+/);
+    expect(screen).toContain('error: cancelled; nothing was changed');
+    expect(screen).toContain('exit=2');
+    const still = await svc(
+      ['records', 'ls', 'notes', '--json', '--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016'],
+      { env },
+    );
+    expect(JSON.parse(still.stdout).map((r: { id: string }) => r.id)).toContain(id);
+  });
+
+  it('never prompts without a terminal', async () => {
+    const r = await svc(['tenants', 'api-keys', 'create'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: creating an API key needs a TENANT (id or slug); see `svc tenants ls`\n');
+  });
+});

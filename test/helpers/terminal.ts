@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * A real terminal: a tmux session on a private server, driven with send-keys and read with
+ * capture-pane. Used where a prompt or an interactive shell is involved.
+ */
+export class Terminal {
+  readonly #socket: string;
+
+  private constructor(socket: string) {
+    this.#socket = socket;
+  }
+
+  /** Starts `command` (a shell command line) in a 120×40 terminal with exactly `env`. */
+  static async start(command: string, env: Record<string, string>): Promise<Terminal> {
+    const socket = `svc-test-${randomBytes(6).toString('hex')}`;
+    const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+    await run('tmux', [
+      '-L',
+      socket,
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      't',
+      '-x',
+      '120',
+      '-y',
+      '40',
+      `env -i ${assignments.join(' ')} ${command}`,
+    ]);
+    return new Terminal(socket);
+  }
+
+  async send(...keys: string[]): Promise<void> {
+    await run('tmux', ['-L', this.#socket, 'send-keys', '-t', 't', ...keys]);
+  }
+
+  /** Types text literally (no key names). */
+  async type(text: string): Promise<void> {
+    await run('tmux', ['-L', this.#socket, 'send-keys', '-t', 't', '-l', text]);
+  }
+
+  async screen(): Promise<string> {
+    const { stdout } = await run('tmux', ['-L', this.#socket, 'capture-pane', '-p', '-t', 't']);
+    return stdout;
+  }
+
+  /** The screen once it matches, or an error with what the screen showed. */
+  async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let screen = '';
+    while (Date.now() < deadline) {
+      screen = await this.screen();
+      if (pattern.test(screen)) return screen;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`terminal never showed ${pattern}; screen:\n${screen}`);
+  }
+
+  async close(): Promise<void> {
+    await run('tmux', ['-L', this.#socket, 'kill-server']).catch(() => undefined);
+  }
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
