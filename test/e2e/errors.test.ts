@@ -109,6 +109,28 @@ describe('exit codes and one-line errors', () => {
     });
   });
 
+  it('Ctrl-C aborts the request in flight and exits 130', async () => {
+    sandbox().faults.update({ latency_ms: 10_000 });
+    try {
+      const { spawn } = await import('node:child_process');
+      const { BIN, baseEnv } = await import('../helpers/svc.js');
+      const child = spawn(process.execPath, [BIN, 'me'], { env: baseEnv(env) });
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const started = Date.now();
+      setTimeout(() => child.kill('SIGINT'), 500);
+      const code = await new Promise((r) => child.on('close', r));
+      expect(code).toBe(130);
+      expect(stderr).toBe('error: interrupted; the request was cancelled\n');
+      // Well before the server would have answered.
+      expect(Date.now() - started).toBeLessThan(9_000);
+    } finally {
+      sandbox().faults.update({ latency_ms: 0 });
+    }
+  });
+
   it('a network failure exits 1 with the cause', async () => {
     const r = await svc(['me'], {
       env: { ...env, SVC_BASE_URL: 'http://127.0.0.1:9', SVC_MAX_RETRIES: '0' },
