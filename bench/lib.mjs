@@ -26,13 +26,16 @@ export function timeOnce([command, ...args], env) {
 
 /**
  * Runs every command `runs` times, interleaved (a, b, c, a, b, c, …) so machine noise hits all
- * alike, after `warmup` untimed rounds. Returns the median per command name.
+ * alike, after `warmup` untimed rounds. Returns the median per command name. A command is an
+ * argv array, or `{ argv, env }` to add environment variables for that command only.
  */
 export function interleaved(commands, { runs = 25, warmup = 3, env = process.env } = {}) {
   const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   for (let round = 0; round < warmup + runs; round++) {
-    for (const [name, argv] of Object.entries(commands)) {
-      const ms = timeOnce(argv, env);
+    for (const [name, command] of Object.entries(commands)) {
+      const ms = Array.isArray(command)
+        ? timeOnce(command, env)
+        : timeOnce(command.argv, { ...env, ...command.env });
       if (round >= warmup) times[name].push(ms);
     }
   }
@@ -85,5 +88,17 @@ export async function startSandboxProcess(args = []) {
       await new Promise((r) => child.once('exit', r));
       rmSync(configDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Environment for svc against a benchmark sandbox: its URL, admin token and tenant, a fresh config dir. */
+export function sandboxEnv(sandbox, extra = {}) {
+  return {
+    ...process.env,
+    SVC_BASE_URL: sandbox.url,
+    SVC_TOKEN: sandbox.admin_token,
+    SVC_TENANT: sandbox.tenant,
+    SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-config-')),
+    ...extra,
   };
 }

@@ -2,27 +2,25 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { interleaved, SVC, startSandboxProcess } from './lib.mjs';
+import { interleaved, SVC, sandboxEnv, startSandboxProcess } from './lib.mjs';
 
 export default async function startup({ runs = 30 } = {}) {
   const sandbox = await startSandboxProcess();
   try {
-    const env = {
-      ...process.env,
-      SVC_BASE_URL: sandbox.url,
-      SVC_TOKEN: sandbox.admin_token,
-      SVC_TENANT: sandbox.tenant,
-      SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-config-')),
+    const env = sandboxEnv(sandbox, {
       // A fresh code cache: the warm-up rounds write it, as a user's first runs would.
       SVC_CACHE_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-cache-')),
-    };
+    });
     const m = interleaved(
       {
         'node -e 0': [process.execPath, '-e', '0'],
         'svc --version': [...SVC, '--version'],
         'svc --help': [...SVC, '--help'],
         'svc tenants ls': [...SVC, 'tenants', 'ls'],
-        'svc tenants ls (no code cache)': ['env', 'SVC_NO_CODE_CACHE=1', ...SVC, 'tenants', 'ls'],
+        'svc tenants ls (no code cache)': {
+          argv: [...SVC, 'tenants', 'ls'],
+          env: { SVC_NO_CODE_CACHE: '1' },
+        },
       },
       { runs, warmup: 3, env },
     );

@@ -1,20 +1,11 @@
 // Issue 2: `svc tenants ls --all --ndjson` over 100,000 tenants, peak RSS.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { peakRss, SVC, startSandboxProcess } from './lib.mjs';
+import { peakRss, SVC, sandboxEnv, startSandboxProcess } from './lib.mjs';
 
 export default async function tenantsAll({ tenants = 100_000 } = {}) {
   const sandbox = await startSandboxProcess(['--tenants', String(tenants)]);
   try {
-    const env = {
-      ...process.env,
-      SVC_BASE_URL: sandbox.url,
-      SVC_TOKEN: sandbox.admin_token,
-      SVC_TENANT: sandbox.tenant,
-      SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-config-')),
-    };
+    const env = sandboxEnv(sandbox);
     const argv = [...SVC, 'tenants', 'ls', '--all', '--ndjson', '--org', 'org_demo', '--limit', '200'];
     // Count the lines once (correctness), then measure with stdout to /dev/null.
     const listed = spawnSync(argv[0], argv.slice(1), { env, maxBuffer: 1 << 30, encoding: 'utf8' });

@@ -4,14 +4,39 @@
 
 declare -gA __svc_subs __svc_alias __svc_opts __svc_valopts __svc_optvals __svc_optdyn __svc_argvals __svc_argdyn __svc_variadic
 __svc_subs=(
-  ['svc']='login logout auth me profiles config tenants records api completion sandbox'
-  ['svc auth']='status token'
-  ['svc profiles']='ls use show rm'
-  ['svc config']='ls get set unset'
-  ['svc tenants']='ls api-keys'
-  ['svc tenants api-keys']='create ls revoke'
-  ['svc records']='ls get create update delete'
-  ['svc sandbox']='start openapi'
+  ['svc']='login
+logout
+auth
+me
+profiles
+config
+tenants
+records
+api
+completion
+sandbox'
+  ['svc auth']='status
+token'
+  ['svc profiles']='ls
+use
+show
+rm'
+  ['svc config']='ls
+get
+set
+unset'
+  ['svc tenants']='ls
+api-keys'
+  ['svc tenants api-keys']='create
+ls
+revoke'
+  ['svc records']='ls
+get
+create
+update
+delete'
+  ['svc sandbox']='start
+openapi'
 )
 __svc_alias=(
   ['svc|login']='login'
@@ -59,7 +84,21 @@ __svc_alias=(
   ['svc sandbox|openapi']='openapi'
 )
 __svc_opts=(
-  ['svc']='-v --version -p --profile --base-url --app-url --tenant --org --json --ndjson --debug --no-color -y --yes --timeout'
+  ['svc']='-v
+--version
+-p
+--profile
+--base-url
+--app-url
+--tenant
+--org
+--json
+--ndjson
+--debug
+--no-color
+-y
+--yes
+--timeout'
   ['svc login']='--with-token'
   ['svc logout']=''
   ['svc auth']=''
@@ -77,21 +116,54 @@ __svc_opts=(
   ['svc config set']=''
   ['svc config unset']=''
   ['svc tenants']=''
-  ['svc tenants ls']='--limit --cursor --all --role --tier'
+  ['svc tenants ls']='--limit
+--cursor
+--all
+--role
+--tier'
   ['svc tenants api-keys']=''
-  ['svc tenants api-keys create']='--kind --name --justification --secret-file'
+  ['svc tenants api-keys create']='--kind
+--name
+--justification
+--secret-file'
   ['svc tenants api-keys ls']=''
   ['svc tenants api-keys revoke']=''
   ['svc records']=''
-  ['svc records ls']='--limit --cursor --all --include-deleted'
+  ['svc records ls']='--limit
+--cursor
+--all
+--include-deleted'
   ['svc records get']=''
-  ['svc records create']='--data --data-file'
-  ['svc records update']='--data --data-file'
+  ['svc records create']='--data
+--data-file'
+  ['svc records update']='--data
+--data-file'
   ['svc records delete']=''
-  ['svc api']='-f --raw-field -F --field --input -H --header --paginate -i --include'
+  ['svc api']='-f
+--raw-field
+-F
+--field
+--input
+-H
+--header
+--paginate
+-i
+--include'
   ['svc completion']=''
   ['svc sandbox']=''
-  ['svc sandbox start']='--port --host --seed --tenants --no-save-profile --fail-rate --fail-status --retry-after --drop-rate --fault-phase --fault-seed --latency --rate-limit'
+  ['svc sandbox start']='--port
+--host
+--seed
+--tenants
+--no-save-profile
+--fail-rate
+--fail-status
+--retry-after
+--drop-rate
+--fault-phase
+--fault-seed
+--latency
+--rate-limit'
   ['svc sandbox openapi']=''
 )
 __svc_valopts=(
@@ -175,40 +247,41 @@ __svc_dynamic() {
 }
 
 _svc() {
-  local cur=${COMP_WORDS[COMP_CWORD]} path=svc word canonical pending='' position=0 i
+  local cmdpath=svc word canonical pending='' position=0 i
   for ((i = 1; i < COMP_CWORD; i++)); do
     word=${COMP_WORDS[i]}
     if [[ -n $pending ]]; then pending=''; continue; fi
     if [[ $word == -* ]]; then
-      if [[ $word != *=* && ( ${__svc_valopts[$path]} == *" $word "* || ${__svc_valopts[svc]} == *" $word "* ) ]]; then pending=$word; fi
+      if [[ $word != *=* && ( ${__svc_valopts[$cmdpath]} == *" $word "* || ${__svc_valopts[svc]} == *" $word "* ) ]]; then pending=$word; fi
       continue
     fi
-    canonical=${__svc_alias[$path|$word]}
-    if [[ -n $canonical ]]; then path="$path $canonical"; position=0; else position=$((position + 1)); fi
+    canonical=${__svc_alias[$cmdpath|$word]}
+    if [[ -n $canonical ]]; then cmdpath="$cmdpath $canonical"; position=0; else position=$((position + 1)); fi
   done
+  local cur=${COMP_WORDS[COMP_CWORD]}
   COMPREPLY=()
   if [[ -n $pending ]]; then
-    local values=${__svc_optvals[$path|$pending]-${__svc_optvals[svc|$pending]}}
-    local dynamic=${__svc_optdyn[$path|$pending]-${__svc_optdyn[svc|$pending]}}
+    local values=${__svc_optvals[$cmdpath|$pending]-${__svc_optvals[svc|$pending]}}
+    local dynamic=${__svc_optdyn[$cmdpath|$pending]-${__svc_optdyn[svc|$pending]}}
     if [[ -n $values ]]; then mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
     elif [[ -n $dynamic ]]; then __svc_dynamic "$dynamic" "$cur" "${COMP_WORDS[0]}"
     fi
     return 0
   fi
   if [[ $cur == -* ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "${__svc_opts[$path]} ${__svc_opts[svc]}" -- "$cur")
+    mapfile -t COMPREPLY < <(compgen -W "${__svc_opts[$cmdpath]} ${__svc_opts[svc]}" -- "$cur")
     return 0
   fi
-  if [[ -n ${__svc_subs[$path]} ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "${__svc_subs[$path]}" -- "$cur")
+  if [[ -n ${__svc_subs[$cmdpath]} ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "${__svc_subs[$cmdpath]}" -- "$cur")
     return 0
   fi
-  local slot=$position variadic=${__svc_variadic[$path]}
+  local slot=$position variadic=${__svc_variadic[$cmdpath]}
   if [[ -n $variadic && $slot -gt $variadic ]]; then slot=$variadic; fi
-  if [[ -n ${__svc_argvals[$path|$slot]} ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "${__svc_argvals[$path|$slot]}" -- "$cur")
-  elif [[ -n ${__svc_argdyn[$path|$slot]} ]]; then
-    __svc_dynamic "${__svc_argdyn[$path|$slot]}" "$cur" "${COMP_WORDS[0]}"
+  if [[ -n ${__svc_argvals[$cmdpath|$slot]} ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "${__svc_argvals[$cmdpath|$slot]}" -- "$cur")
+  elif [[ -n ${__svc_argdyn[$cmdpath|$slot]} ]]; then
+    __svc_dynamic "${__svc_argdyn[$cmdpath|$slot]}" "$cur" "${COMP_WORDS[0]}"
   fi
   return 0
 }

@@ -45,3 +45,16 @@ export const RESERVED_SURFACES = [
   'oauth',
   'api_keys',
 ] as const;
+
+/** Fields of a record that the platform owns; everything else in a record is the caller's data. */
+export const RECORD_OWNED_FIELDS = [
+  'id',
+  'surface',
+  'tenant_id',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'soft_delete',
+  'deleted_at',
+  'purge_at',
+] as const;

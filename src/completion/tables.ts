@@ -82,3 +82,46 @@ export function quote(text: string): string {
 export function fishQuote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
+
+/** The tables as [shell variable, entries] pairs, in the order both bash and zsh declare them. */
+export function shellTables(
+  t: Tables,
+  describe: (name: string, description: string) => string,
+): Array<[string, Array<[string, string]>]> {
+  return [
+    [
+      '__svc_subs',
+      [...t.subcommands].map(([p, subs]) => [p, subs.map((s) => describe(s.name, s.description)).join('\n')]),
+    ],
+    ['__svc_alias', [...t.aliases]],
+    [
+      '__svc_opts',
+      [...t.options].map(([p, o]) => [p, o.map((x) => describe(x.name, x.description)).join('\n')]),
+    ],
+    ['__svc_valopts', [...t.valueOptions].map(([p, o]) => [p, ` ${o.join(' ')} `])],
+    ['__svc_optvals', [...t.optionValues].map(([k, v]) => [k, v.join(' ')])],
+    ['__svc_optdyn', [...t.optionDynamic]],
+    ['__svc_argvals', [...t.argumentValues].map(([k, v]) => [k, v.join(' ')])],
+    ['__svc_argdyn', [...t.argumentDynamic]],
+    ['__svc_variadic', [...t.variadicFrom].map(([p, i]) => [p, String(i)])],
+  ];
+}
+
+/**
+ * The word walk shared by the bash and zsh scripts (same syntax in both): skips options and
+ * the values of options that take one, follows subcommands and aliases, and counts positional
+ * arguments. Leaves `cmdpath`, `pending` (an option waiting for its value) and `position`.
+ */
+export function shellWalk(word: (index: string) => string, first: number, end: string): string {
+  return `  local cmdpath=svc word canonical pending='' position=0 i
+  for ((i = ${first}; i < ${end}; i++)); do
+    word=${word('i')}
+    if [[ -n $pending ]]; then pending=''; continue; fi
+    if [[ $word == -* ]]; then
+      if [[ $word != *=* && ( \${__svc_valopts[$cmdpath]} == *" $word "* || \${__svc_valopts[svc]} == *" $word "* ) ]]; then pending=$word; fi
+      continue
+    fi
+    canonical=\${__svc_alias[$cmdpath|$word]}
+    if [[ -n $canonical ]]; then cmdpath="$cmdpath $canonical"; position=0; else position=$((position + 1)); fi
+  done`;
+}

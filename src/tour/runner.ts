@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,14 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { Chalk } from 'chalk';
 import { colorEnabled } from '../output/io.js';
 import type { Sandbox } from '../sandbox/server.js';
+import { type ProcessResult, runProcess } from '../system/run.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'svc.js');
 
-export interface StepResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type StepResult = ProcessResult;
 
 export interface StepOptions {
   /** Standard input for the command; `inputLabel` is what the tour shows instead of it. */
@@ -69,19 +65,9 @@ export class Tour {
       ...(this.#chalk.level === 0 ? { NO_COLOR: '1' } : {}),
       ...options.env,
     };
-    const result = await new Promise<StepResult>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => {
-        stdout += d;
-      });
-      child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        stderr += d;
-      });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(options.input ?? '');
+    const result = await runProcess(process.execPath, [BIN, ...args], {
+      env,
+      ...(options.input === undefined ? {} : { input: options.input }),
     });
     const indent = (text: string) =>
       text

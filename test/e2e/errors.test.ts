@@ -1,20 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { svc, tempConfigDir } from '../helpers/svc.js';
+import { sandboxEnv, svc } from '../helpers/svc.js';
 
 const sandbox = useSandbox();
-const configDir = tempConfigDir();
-let env: Record<string, string>;
-
-beforeAll(() => {
-  env = {
-    SVC_CONFIG_DIR: configDir,
-    SVC_BASE_URL: sandbox().url,
-    SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: tenantId('acme-treasury'),
-  };
-});
+const env = sandboxEnv(sandbox);
 
 const requestCount = async () =>
   Object.values((await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>).reduce(

@@ -1,7 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_ORG, tenantId } from '../../src/sandbox/seed.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { svc, tempConfigDir } from '../helpers/svc.js';
+import { sandboxEnv, svc } from '../helpers/svc.js';
 
 // 30% of /v1 requests answer 503 with Retry-After: 1, half of them after the handler ran
 // (the change was applied, the answer lost); a few connections are dropped outright.
@@ -9,18 +9,7 @@ const sandbox = useSandbox({
   tenants: 300,
   faults: { fail_rate: 0.3, retry_after: '1', phase: 'both', drop_rate: 0.03, seed: 20261121 },
 });
-const configDir = tempConfigDir();
-let env: Record<string, string>;
-
-beforeAll(() => {
-  env = {
-    SVC_CONFIG_DIR: configDir,
-    SVC_BASE_URL: sandbox().url,
-    SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: tenantId('acme-treasury'),
-    SVC_MAX_RETRIES: '8',
-  };
-});
+const env = sandboxEnv(sandbox, { SVC_MAX_RETRIES: '8' });
 
 describe('under injected 503s with Retry-After', () => {
   it('every command succeeds and no POST side effect happens twice', async () => {

@@ -1,21 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_ORG, tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { bash, svc, tempConfigDir } from '../helpers/svc.js';
+import { bash, sandboxEnv, svc } from '../helpers/svc.js';
 
 const sandbox = useSandbox({ tenants: 1000 });
-const configDir = tempConfigDir();
-let env: Record<string, string>;
-
-beforeAll(() => {
-  env = {
-    SVC_CONFIG_DIR: configDir,
-    SVC_BASE_URL: sandbox().url,
-    SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: tenantId('acme-treasury'),
-    NO_COLOR: '1',
-  };
-});
+const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 
 const tenantGets = async () => {
   const stats = (await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>;

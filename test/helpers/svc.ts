@@ -1,18 +1,17 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { type ProcessResult, runProcess } from '../../src/system/run.js';
+
+const ACME_TREASURY = tenantId('acme-treasury');
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'svc.js');
 
-export interface SvcResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type SvcResult = ProcessResult;
 
 export interface SvcOptions {
   env?: Record<string, string | undefined>;
@@ -45,7 +44,7 @@ export function svc(args: string[], options: SvcOptions = {}): Promise<SvcResult
   const [command, argv] = options.umask
     ? ['sh', ['-c', `umask ${options.umask}; exec "$0" "$@"`, process.execPath, BIN, ...args]]
     : [process.execPath, [BIN, ...args]];
-  return run(command as string, argv as string[], options, `svc ${args.join(' ')}`);
+  return run(command as string, argv as string[], options);
 }
 
 /**
@@ -54,30 +53,36 @@ export function svc(args: string[], options: SvcOptions = {}): Promise<SvcResult
  */
 export function bash(script: string, options: SvcOptions = {}): Promise<SvcResult> {
   const prelude = `svc() { "${process.execPath}" "${BIN}" "$@"; }\nset -o pipefail\n`;
-  return run('bash', ['-c', prelude + script], options, script);
+  return run('bash', ['-c', prelude + script], options);
 }
 
-function run(command: string, argv: string[], options: SvcOptions, label: string): Promise<SvcResult> {
-  const env = baseEnv(options.env);
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { env, cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${label} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
+function run(command: string, argv: string[], options: SvcOptions): Promise<SvcResult> {
+  return runProcess(command, argv, {
+    env: baseEnv(options.env),
+    cwd: ROOT,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    ...(options.input === undefined ? {} : { input: options.input }),
   });
+}
+
+/**
+ * The environment for running svc against a test sandbox as its admin in Acme Treasury, with a
+ * private config directory. Filled in before the file's tests run (the sandbox starts first).
+ */
+export function sandboxEnv(
+  sandbox: () => { url: string; adminToken: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  const configDir = tempConfigDir();
+  beforeAll(() => {
+    Object.assign(env, {
+      SVC_CONFIG_DIR: configDir,
+      SVC_BASE_URL: sandbox().url,
+      SVC_TOKEN: sandbox().adminToken,
+      SVC_TENANT: ACME_TREASURY,
+      ...extra,
+    });
+  });
+  return env;
 }

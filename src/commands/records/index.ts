@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { RESERVED_SURFACES, SURFACE_PATTERN } from '../../api/constants.js';
+import { RECORD_OWNED_FIELDS, RESERVED_SURFACES, SURFACE_PATTERN } from '../../api/constants.js';
 import type { Me } from '../../api/schemas/me.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -17,19 +17,6 @@ type RecordData = Record<string, unknown> & {
   deleted_at?: string | null;
   purge_at?: string | null;
 };
-
-/** Fields the platform owns; everything else in a record is the caller's data. */
-const OWNED = [
-  'id',
-  'surface',
-  'tenant_id',
-  'created_at',
-  'updated_at',
-  'created_by',
-  'soft_delete',
-  'deleted_at',
-  'purge_at',
-];
 
 export function checkSurface(raw: string): string {
   const surface = nonEmpty('SURFACE', raw);
@@ -79,7 +66,9 @@ export async function readData(
 }
 
 function ownFields(record: RecordData): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([k]) => !OWNED.includes(k)));
+  return Object.fromEntries(
+    Object.entries(record).filter(([k]) => !(RECORD_OWNED_FIELDS as readonly string[]).includes(k)),
+  );
 }
 
 function recordFields(record: RecordData): Field[] {

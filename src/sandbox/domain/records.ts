@@ -1,3 +1,4 @@
+import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
 
@@ -17,18 +18,7 @@ export interface SurfaceRecord {
 }
 
 /** Fields a client cannot set on a record. */
-export const RESERVED_RECORD_FIELDS = new Set([
-  'id',
-  'surface',
-  'tenant_id',
-  'created_at',
-  'updated_at',
-  'created_by',
-  'soft_delete',
-  'deleted_at',
-  'purge_at',
-  'idempotency_key',
-]);
+export const RESERVED_RECORD_FIELDS = new Set<string>([...RECORD_OWNED_FIELDS, 'idempotency_key']);
 
 /** How long a soft-deleted record is kept before it is purged (the reference's 30 days). */
 export const PURGE_DELAY_MS = 30 * 24 * 3600 * 1000;

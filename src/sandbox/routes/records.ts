@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BUILTIN_TENANT_ROLES, RESERVED_SURFACES } from '../../api/constants.js';
 import {
   RecordCreateBody,
@@ -36,6 +36,15 @@ function refuseOwnedFields(fields: Record<string, unknown>): void {
 }
 
 export default function recordRoutes(app: FastifyInstance, { state }: RouteContext): void {
+  /** The record named by the path in the caller's tenant (soft-deleted ones included), or 404. */
+  const findRecord = (request: FastifyRequest<{ Params: { surface: string; id: string } }>) => {
+    const { surface, id } = request.params;
+    checkSurface(surface);
+    const record = state.records.get(request.tenant!.id, surface, id);
+    if (!record) throw notFound(`${surface} record ${id}`);
+    return record;
+  };
+
   app.get<{ Params: { surface: string }; Querystring: RecordListQuery }>(
     '/v1/:surface',
     {
@@ -103,10 +112,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       },
     },
     async (request) => {
-      const { surface, id } = request.params;
-      checkSurface(surface);
-      const record = state.records.get(request.tenant!.id, surface, id);
-      if (!record) throw notFound(`${surface} record ${id}`);
+      const record = findRecord(request);
       return record;
     },
   );
@@ -127,11 +133,9 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       },
     },
     async (request) => {
-      const { surface, id } = request.params;
-      checkSurface(surface);
       refuseOwnedFields(request.body);
-      const record = state.records.get(request.tenant!.id, surface, id);
-      if (!record) throw notFound(`${surface} record ${id}`);
+      const record = findRecord(request);
+      const { surface, id } = request.params;
       if (record.soft_delete) throw conflict(`${surface} record ${id} is deleted`, 'record_deleted');
       return state.records.update(record, request.body);
     },
@@ -153,10 +157,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       },
     },
     async (request) => {
-      const { surface, id } = request.params;
-      checkSurface(surface);
-      const record = state.records.get(request.tenant!.id, surface, id);
-      if (!record) throw notFound(`${surface} record ${id}`);
+      const record = findRecord(request);
       return state.records.softDelete(record);
     },
   );
