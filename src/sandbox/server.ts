@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
+import { OAuthClient } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
 import { swaggerOptions } from './openapi.js';
@@ -14,6 +15,7 @@ import {
   registerLateFaults,
   registerLatency,
 } from './plugins/faults.js';
+import { registerFormBodies } from './plugins/form.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import type { RouteContext } from './routes/context.js';
 import { ROUTE_MODULES } from './routes/index.js';
@@ -81,8 +83,9 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
   });
-  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord]) app.addSchema(schema);
+  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord, OAuthClient]) app.addSchema(schema);
   await app.register(swagger, swaggerOptions());
+  registerFormBodies(app);
 
   // Hook order matters: faults first (a fault "before" skips everything), then errors/ids,
   // auth, idempotency; idempotency's onSend stores the real answer before a late fault replaces it.

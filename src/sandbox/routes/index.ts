@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from './context.js';
 import controlRoutes from './control.js';
 import meRoutes from './me.js';
+import oauthAuthorizeRoutes from './oauth-authorize.js';
+import oauthClientRoutes from './oauth-clients.js';
+import oauthControlRoutes from './oauth-control.js';
+import oauthTokenRoutes from './oauth-token.js';
 import recordRoutes from './records.js';
 import tenantRoutes from './tenants.js';
 
@@ -10,5 +14,9 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   controlRoutes,
   meRoutes,
   tenantRoutes,
+  oauthClientRoutes,
+  oauthTokenRoutes,
+  oauthAuthorizeRoutes,
+  oauthControlRoutes,
   recordRoutes,
 ];

@@ -35,6 +35,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
   app.get<{ Params: { surface: string }; Querystring: RecordListQuery }>(
     '/v1/:surface',
     {
+      config: { scopes: ['read:{surface}'] },
       schema: {
         tags: ['records'],
         summary: 'List records of a surface',
@@ -97,6 +98,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
   app.get<{ Params: { surface: string; id: string } }>(
     '/v1/:surface/:id',
     {
+      config: { scopes: ['read:{surface}'] },
       schema: {
         tags: ['records'],
         summary: 'Fetch one record',
