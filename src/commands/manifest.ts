@@ -62,6 +62,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./tenants/index.js'),
   },
   {
+    name: 'oauth',
+    summary: 'Register OAuth clients, try the authorization flow',
+    group: PLATFORM,
+    load: () => import('./oauth/index.js'),
+  },
+  {
     name: 'api',
     summary: 'Make an authenticated API request',
     group: TOOLS,

@@ -396,7 +396,7 @@ describe('POST /v1/oauth/token', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: `grant_type=refresh_token&refresh_token=a&refresh_token=b&client_id=${client.client_id}`,
     });
-    expect([repeated.status, (await repeated.json()).error]).toEqual([400, 'invalid_request']);
+    expect([repeated.status, ((await repeated.json()) as any).error]).toEqual([400, 'invalid_request']);
     const json = await call(sandbox(), 'POST', '/v1/oauth/token', {
       body: { grant_type: 'refresh_token', refresh_token: 'x' },
     });
