@@ -52,7 +52,8 @@ export async function authorizeWithBrowser(
   const receiver = await startLoopback({
     ...(options.port === undefined ? {} : { port: options.port }),
     state,
-    issuers: [baseUrl, appUrl],
+    // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
+    issuers: [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin],
     timeoutMs: options.timeoutSeconds * 1000,
     signal: ctx.signal,
   });

@@ -87,7 +87,8 @@ export function oauthErrorCode(error: unknown): string | undefined {
 export function tokenRequestFailed(what: string, error: unknown, secrets: string[], hint: string): unknown {
   if (!(error instanceof ApiError) || error.status >= 500 || error.status === 429) return error;
   const message = scrubSecrets(error.message, secrets);
-  return new AuthError(`${what}: ${message}`, {
+  const code = error.code && error.code !== message ? ` (${error.code})` : '';
+  return new AuthError(`${what}: ${message}${code}`, {
     code: error.code ?? 'token_request_failed',
     hint,
     cause: error,

@@ -211,7 +211,8 @@ export class ApiClient {
       }
       if (status >= 400) {
         const error = apiErrorFrom(status, outcome.statusText, outcome.headers, outcome.text);
-        if (status === 401) {
+        // Only a credential svc sent can have been rejected (the token endpoint answers 401 too).
+        if (status === 401 && token) {
           throw new AuthError(`${this.config.credentials.origin} was rejected: ${error.message}`, {
             code: error.code ?? 'unauthenticated',
             hint: this.config.loginHint,

@@ -1,7 +1,15 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { codeChallengeS256, createCodeVerifier } from '../../src/auth/pkce.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { writeConsentRobot } from '../../src/tour/consent-robot.js';
 import { call } from './sandbox.js';
+import { BIN, baseEnv, ROOT, type SvcResult } from './svc.js';
 
 export const TREASURY = tenantId('acme-treasury');
 
@@ -120,4 +128,114 @@ export async function authorizationCode(
   if (!code || !outcome.location)
     throw new Error(`no code: ${outcome.status} ${outcome.location} ${outcome.html}`);
   return { code, redirectUri, verifier: proof?.verifier, location: outcome.location };
+}
+
+export interface LiveSvc {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the first match of `pattern` in stderr (waits for it). */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  done: Promise<SvcResult>;
+}
+
+/** Spawns the built svc and keeps hold of it (to answer its browser step, signal it, read /proc). */
+export function spawnSvc(args: string[], env: Record<string, string | undefined>, input = ''): LiveSvc {
+  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env), cwd: ROOT });
+  let out = '';
+  let err = '';
+  const waiters: Array<() => void> = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+    for (const w of [...waiters]) w();
+  });
+  const done = new Promise<SvcResult>((resolve) => {
+    child.on('close', (code) => {
+      for (const w of [...waiters]) w();
+      resolve({ code, stdout: out, stderr: err });
+    });
+  });
+  child.stdin.end(input);
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    done,
+    waitForStderr(pattern, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(err);
+          if (match) {
+            cleanup();
+            resolve(match);
+          } else if (child.exitCode !== null) {
+            cleanup();
+            reject(new Error(`svc exited ${child.exitCode} before printing ${pattern}\n${err}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`svc did not print ${pattern} in time\n${err}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.splice(waiters.indexOf(check), 1);
+        };
+        waiters.push(check);
+        check();
+      });
+    },
+  };
+}
+
+/** The authorization URL and loopback redirect a waiting `svc login` printed. */
+export async function printedLogin(live: LiveSvc): Promise<{ url: string; redirectUri: URL; state: string }> {
+  const [, url] = await live.waitForStderr(/^ {2}(http\S+\/oauth\/authorize\?\S+)$/m);
+  await live.waitForStderr(/Waiting for the browser/);
+  const parsed = new URL(url!);
+  return {
+    url: url!,
+    redirectUri: new URL(parsed.searchParams.get('redirect_uri')!),
+    state: parsed.searchParams.get('state')!,
+  };
+}
+
+/** How many token endpoint requests the sandbox answered, by status. */
+export async function tokenRequests(sandbox: Sandbox): Promise<number> {
+  const stats = (await call(sandbox, 'GET', '/_sandbox/stats')).body as Record<string, number>;
+  return Object.entries(stats)
+    .filter(([key]) => key.startsWith('POST /v1/oauth/token '))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** Resolves when nothing listens on the port any more (connect → ECONNREFUSED). */
+export function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+let robot: string | undefined;
+
+/** An SVC_BROWSER value that answers the sandbox's consent page (see src/tour/consent-robot.ts). */
+export function consentRobot(): string {
+  if (!robot) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-robot-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    robot = writeConsentRobot(dir);
+  }
+  return robot;
+}
+
+/** Parses the credential file of a config dir. */
+export function storedCredential(configDir: string, profile = 'default'): any {
+  return JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).profiles?.[profile];
 }
