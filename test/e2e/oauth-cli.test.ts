@@ -220,6 +220,16 @@ describe('svc oauth create', () => {
     expect(r.stderr).toMatch(message);
   });
 
+  it('replays a creation with the same --idempotency-key instead of making a second client', async () => {
+    const args = ['oauth', 'create', '--json', '--name', 'Once', ...REDIRECT, '--scope', 'read:exceptions'];
+    const key = ['--idempotency-key', `once-${Date.now()}`];
+    const first = JSON.parse((await svc([...args, ...key], { env: admin() })).stdout);
+    const again = JSON.parse((await svc([...args, ...key], { env: admin() })).stdout);
+    expect(again.client_id).toBe(first.client_id);
+    const other = JSON.parse((await svc(args, { env: admin() })).stdout);
+    expect(other.client_id).not.toBe(first.client_id);
+  });
+
   it('needs tenant_admin (exit 4)', async () => {
     const r = await svc(['oauth', 'create', '--name', 'n', ...REDIRECT, '--scope', 'read:exceptions'], {
       env: { ...admin(), SVC_TOKEN: sandbox().issueToken('usr_analyst').token },

@@ -17,6 +17,7 @@ export interface OAuthCreateOptions {
   refreshTokenLifetime: number | undefined;
   pkceRequired: boolean;
   secretFile: string | undefined;
+  idempotencyKey: string | undefined;
 }
 
 const MAX_SECONDS = 2 ** 31 - 1;
@@ -50,6 +51,8 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
     refreshTokenLifetime: intFlag('--refresh-token-lifetime', flags.refreshTokenLifetime, 1, MAX_SECONDS),
     pkceRequired: flags.pkce !== false,
     secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    idempotencyKey:
+      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
   };
 }
 
@@ -88,18 +91,22 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   let data: OAuthClientWithSecret;
   try {
     const api = await ctx.api();
-    ({ data } = await api.post<OAuthClientWithSecret>('/v1/oauth/clients', {
-      name: options.name,
-      ...(options.description === undefined ? {} : { description: options.description }),
-      redirect_uris: options.redirectUris,
-      ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
-      ...(options.scopes.length > 0 ? { scopes: options.scopes } : {}),
-      ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
-      ...(options.refreshTokenLifetime === undefined
-        ? {}
-        : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
-      pkce_required: options.pkceRequired,
-    }));
+    ({ data } = await api.post<OAuthClientWithSecret>(
+      '/v1/oauth/clients',
+      {
+        name: options.name,
+        ...(options.description === undefined ? {} : { description: options.description }),
+        redirect_uris: options.redirectUris,
+        ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
+        ...(options.scopes.length > 0 ? { scopes: options.scopes } : {}),
+        ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
+        ...(options.refreshTokenLifetime === undefined
+          ? {}
+          : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
+        pkce_required: options.pkceRequired,
+      },
+      options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
+    ));
     if (file) await file.write(data.client_secret);
   } catch (error) {
     await file?.discard();
@@ -147,6 +154,12 @@ export function createCommand(make: MakeContext): Command {
       new Option(
         '--secret-file <path>',
         'write the secret to this new file (mode 0600) instead of printing it',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--idempotency-key <key>',
+        "the request's idempotency key (default: a new one); reuse it so a re-run cannot create a second client",
       ),
     )
     .addHelpText(
