@@ -11,6 +11,7 @@ me
 profiles
 config
 tenants
+oauth
 records
 api
 completion
@@ -30,6 +31,10 @@ api-keys'
   ['svc tenants api-keys']='create
 ls
 revoke'
+  ['svc oauth']='create
+authorize
+token
+rotate-secret'
   ['svc records']='ls
 get
 create
@@ -48,6 +53,7 @@ __svc_alias=(
   ['svc|config']='config'
   ['svc|tenants']='tenants'
   ['svc|tenant']='tenants'
+  ['svc|oauth']='oauth'
   ['svc|records']='records'
   ['svc|record']='records'
   ['svc|api']='api'
@@ -73,6 +79,10 @@ __svc_alias=(
   ['svc tenants api-keys|ls']='ls'
   ['svc tenants api-keys|list']='ls'
   ['svc tenants api-keys|revoke']='revoke'
+  ['svc oauth|create']='create'
+  ['svc oauth|authorize']='authorize'
+  ['svc oauth|token']='token'
+  ['svc oauth|rotate-secret']='rotate-secret'
   ['svc records|ls']='ls'
   ['svc records|list']='ls'
   ['svc records|get']='get'
@@ -99,7 +109,14 @@ __svc_opts=(
 -y
 --yes
 --timeout'
-  ['svc login']='--with-token'
+  ['svc login']='--with-token
+--client-id
+--client-secret-file
+--client-secret-stdin
+--scope
+--no-browser
+--port
+--browser-timeout'
   ['svc logout']=''
   ['svc auth']=''
   ['svc auth status']=''
@@ -128,6 +145,38 @@ __svc_opts=(
 --secret-file'
   ['svc tenants api-keys ls']=''
   ['svc tenants api-keys revoke']=''
+  ['svc oauth']=''
+  ['svc oauth create']='--name
+--redirect-uri
+--description
+--grant-type
+--scope
+--token-lifetime
+--refresh-token-lifetime
+--no-pkce
+--secret-file
+--idempotency-key'
+  ['svc oauth authorize']='--public
+--save
+--client-id
+--client-secret-file
+--client-secret-stdin
+--scope
+--no-browser
+--port
+--browser-timeout'
+  ['svc oauth token']='--grant-type
+--client-id
+--client-secret-file
+--client-secret-stdin
+--code
+--redirect-uri
+--code-verifier-file
+--code-verifier-stdin
+--refresh-token-file
+--refresh-token-stdin
+--scope'
+  ['svc oauth rotate-secret']='--secret-file'
   ['svc records']=''
   ['svc records ls']='--limit
 --cursor
@@ -168,7 +217,7 @@ __svc_opts=(
 )
 __svc_valopts=(
   ['svc']=' -p --profile --base-url --app-url --tenant --org --timeout '
-  ['svc login']='  '
+  ['svc login']=' --client-id --client-secret-file --scope --port --browser-timeout '
   ['svc logout']='  '
   ['svc auth']='  '
   ['svc auth status']='  '
@@ -190,6 +239,11 @@ __svc_valopts=(
   ['svc tenants api-keys create']=' --kind --name --justification --secret-file '
   ['svc tenants api-keys ls']='  '
   ['svc tenants api-keys revoke']='  '
+  ['svc oauth']='  '
+  ['svc oauth create']=' --name --redirect-uri --description --grant-type --scope --token-lifetime --refresh-token-lifetime --secret-file --idempotency-key '
+  ['svc oauth authorize']=' --client-id --client-secret-file --scope --port --browser-timeout '
+  ['svc oauth token']=' --grant-type --client-id --client-secret-file --code --redirect-uri --code-verifier-file --refresh-token-file --scope '
+  ['svc oauth rotate-secret']=' --secret-file '
   ['svc records']='  '
   ['svc records ls']=' --limit --cursor '
   ['svc records get']='  '
@@ -205,14 +259,21 @@ __svc_valopts=(
 __svc_optvals=(
   ['svc tenants ls|--tier']='free pro enterprise'
   ['svc tenants api-keys create|--kind']='publishable service_role'
+  ['svc oauth create|--grant-type']='authorization_code refresh_token'
+  ['svc oauth token|--grant-type']='authorization_code refresh_token'
   ['svc sandbox start|--seed']='demo none'
 )
 __svc_optdyn=(
   ['svc|-p']='profiles'
   ['svc|--profile']='profiles'
   ['svc|--tenant']='tenants'
+  ['svc login|--client-secret-file']='files'
   ['svc tenants ls|--role']='roles'
   ['svc tenants api-keys create|--secret-file']='files'
+  ['svc oauth create|--secret-file']='files'
+  ['svc oauth authorize|--client-secret-file']='files'
+  ['svc oauth token|--client-secret-file']='files'
+  ['svc oauth rotate-secret|--secret-file']='files'
   ['svc records create|--data-file']='files'
   ['svc records update|--data-file']='files'
   ['svc api|--input']='files'

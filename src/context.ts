@@ -1,4 +1,5 @@
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
+import { tokenUrl } from './auth/token-endpoint.js';
 import { configDir } from './config/paths.js';
 import { resolveProfileName, resolveSettings, type Settings } from './config/settings.js';
 import { ConfigStore } from './config/store.js';
@@ -151,7 +152,11 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     credentials() {
       credentials ??= deps.credentials
         ? deps.credentials(ctx)
-        : credentialsFor(deps.env, ctx.store(), ctx.settings().profile);
+        : credentialsFor(deps.env, ctx.store(), ctx.settings().profile, {
+            api: () => ctx.api(),
+            now: () => clock.now(),
+            defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
+          });
       return credentials;
     },
     api() {

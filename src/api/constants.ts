@@ -58,3 +58,38 @@ export const RECORD_OWNED_FIELDS = [
   'deleted_at',
   'purge_at',
 ] as const;
+
+/** OAuth 2.0: the paths of the reference, relative to {app_url} and {base_url}. */
+export const OAUTH_PATHS = { authorize: '/oauth/authorize', token: '/v1/oauth/token' } as const;
+
+export const OAUTH_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+export type OAuthGrantType = (typeof OAUTH_GRANT_TYPES)[number];
+
+/** The scope that stands for everything the user's roles allow (first-party tools such as svc). */
+export const OAUTH_FULL_ACCESS_SCOPE = 'admin';
+
+/**
+ * The sandbox's scope catalog (the reference shows two scopes and says the full list is "not
+ * shown"). An access token works on an endpoint when it holds the endpoint's scope or `admin`;
+ * endpoints that name no scope need `admin`, and GET /v1/me takes any access token.
+ */
+export const OAUTH_SCOPES: Readonly<Record<string, string>> = {
+  'read:reconciliations': 'Read reconciliations (GET /v1/reconciliations and /v1/reconciliations/{id})',
+  'read:exceptions': 'Read exceptions (GET /v1/exceptions and /v1/exceptions/{id})',
+  'read:tenants': 'List the tenants you can see (GET /v1/tenants)',
+  [OAUTH_FULL_ACCESS_SCOPE]:
+    'Everything your roles allow, administration included (OAuth clients, roles, webhooks, record writes)',
+};
+
+/** Bounds and defaults of OAuth client fields in the sandbox (the reference leaves them "not shown"). */
+export const OAUTH_LIMITS = {
+  tokenLifetime: { min: 60, max: 86_400, default: 3_600 },
+  refreshTokenLifetime: { min: 300, max: 31_536_000, default: 2_592_000 },
+  /** Authorization codes live this long (RFC 6749 §4.1.2 recommends at most 10 minutes). */
+  codeLifetimeSeconds: 60,
+  /** How long the consent page may stay open before it must be reloaded. */
+  consentLifetimeSeconds: 600,
+  redirectUris: { max: 10, maxLength: 2_000 },
+  name: { max: 100 },
+  description: { max: 1_000 },
+} as const;

@@ -1,5 +1,6 @@
 import type { ConfigStore, StoredCredential } from '../config/store.js';
 import type { Env } from '../output/io.js';
+import { credentialSecrets, type RefreshDeps, refreshingCredentials } from './refresh.js';
 
 /**
  * Where the HTTP layer gets its bearer token. The static source serves SVC_TOKEN or a stored
@@ -25,16 +26,26 @@ export function staticCredentials(token: string | undefined, origin: string): Cr
 }
 
 export function storedCredentialSecrets(credential: StoredCredential | undefined): string[] {
-  if (!credential) return [];
-  return [credential.access_token, credential.refresh_token].filter(
-    (s): s is string => typeof s === 'string',
-  );
+  return credentialSecrets(credential);
 }
 
-/** SVC_TOKEN overrides whatever the profile holds. */
-export function credentialsFor(env: Env, store: ConfigStore, profile: string): CredentialSource {
+/** What an OAuth profile needs to refresh its tokens (the Context provides it). */
+export type RefreshOptions = Omit<RefreshDeps, 'store' | 'profile'>;
+
+/**
+ * SVC_TOKEN overrides whatever the profile holds. A profile logged in with OAuth (and a refresh
+ * option given) gets a source that refreshes its tokens; anything else is served as stored.
+ */
+export function credentialsFor(
+  env: Env,
+  store: ConfigStore,
+  profile: string,
+  refresh?: RefreshOptions,
+): CredentialSource {
   if (env.SVC_TOKEN) return staticCredentials(env.SVC_TOKEN.trim(), 'SVC_TOKEN');
   const stored = store.credential(profile);
+  if (stored?.type === 'oauth' && refresh)
+    return refreshingCredentials({ ...refresh, store, profile }, stored);
   const source = staticCredentials(stored?.access_token, `profile "${profile}"`);
   return { ...source, secrets: () => storedCredentialSecrets(stored) };
 }

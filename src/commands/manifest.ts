@@ -64,6 +64,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./tenants/index.js'),
   },
   {
+    name: 'oauth',
+    summary: 'Register OAuth clients, try the authorization flow',
+    group: PLATFORM,
+    load: () => import('./oauth/index.js'),
+  },
+  {
     name: 'records',
     summary: 'List, get, create, update and delete records of any surface',
     group: PLATFORM,

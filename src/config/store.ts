@@ -17,6 +17,10 @@ export interface StoredCredential {
   expires_at?: string;
   scope?: string;
   client_id?: string;
+  /** A confidential client's secret, kept for refreshing (OAuth); public clients have none. */
+  client_secret?: string;
+  /** The token endpoint the tokens came from: refreshes go there, whatever --base-url says later. */
+  token_url?: string;
   obtained_at: string;
 }
 

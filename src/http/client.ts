@@ -211,7 +211,9 @@ export class ApiClient {
       }
       if (status >= 400) {
         const error = apiErrorFrom(status, outcome.statusText, outcome.headers, outcome.text);
-        if (status === 401) {
+        // Only a bearer credential that was sent can have been rejected (the OAuth token endpoint
+        // answers 401 invalid_client to a request without one).
+        if (status === 401 && headers.authorization) {
           throw new AuthError(`${this.config.credentials.origin} was rejected: ${error.message}`, {
             code: error.code ?? 'unauthenticated',
             hint: this.config.loginHint,

@@ -18,6 +18,10 @@ export const SVC_CHOICES: string[] = [
   "Generic record surface: a record is the client's JSON fields at the top level plus id, surface, tenant_id, created_at, updated_at, created_by, soft_delete, deleted_at, purge_at. PATCH is a JSON Merge Patch (RFC 7396). DELETE is always a soft delete: it sets the soft_delete flag, hides the record from lists (include_deleted=true shows it), keeps it readable by id, and purges it 30 days later on the sandbox clock. Writes need a role other than tenant_viewer and tenant_auditor.",
   'API keys: publishable keys act as tenant_viewer, service-role keys as tenant_admin, each in one tenant; a service-role key needs a justification at creation, and every call made with it is written to the security events log with that justification. Only users holding tenant_admin manage keys; API keys cannot create keys.',
   'Paths under /_sandbox are test controls of the sandbox, not part of the platform API.',
+  "OAuth scopes (the full list is not shown in the reference): read:reconciliations (GET /v1/reconciliations[/{id}]), read:exceptions (GET /v1/exceptions[/{id}]), read:tenants (GET /v1/tenants), admin (everything the user's roles allow). GET /v1/me takes any access token; an endpoint that names no scope needs admin. Scopes only narrow what the user's live roles allow (403 insufficient_scope).",
+  "OAuth access tokens are sandbox JWTs with scope, client_id and fam (token family) claims; their tenants claim is the client's tenant (every tenant of the user for the first-party client svc-cli). They expire after the client's token_lifetime_seconds on the sandbox clock.",
+  'OAuth client bounds (not shown in the reference): token_lifetime_seconds 60 to 86400 (default 3600); refresh_token_lifetime_seconds 300 to 31536000 (default 2592000, 30 days), at least the access token lifetime; authorization codes live 60 s; refresh tokens rotate on every use and each new one lives refresh_token_lifetime_seconds.',
+  'First-party client svc-cli: seeded in every sandbox, public (no secret; PKCE S256 required, RFC 8252), redirect URIs http://127.0.0.1/callback and http://[::1]/callback on any port, every scope. Clients created through the API are confidential: token requests carry client_id and client_secret (body or HTTP Basic).',
 ];
 
 export function swaggerOptions(): FastifyDynamicSwaggerOptions {
@@ -47,6 +51,10 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
         { name: 'tenants', description: 'Tenants visible to the caller' },
         { name: 'api keys', description: 'Tenant API keys (publishable and service-role)' },
         { name: 'records', description: 'The generic record surface /v1/{surface}' },
+        {
+          name: 'oauth',
+          description: 'OAuth 2.0 clients, the authorization endpoint (consent page) and the token endpoint',
+        },
         { name: 'sandbox control', description: 'Test controls of the sandbox (not platform API)' },
       ],
       'x-svc-choices': SVC_CHOICES,

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { ApiKey } from '../api/schemas/api-keys.js';
 import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
+import { OAuthClient } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
 import { swaggerOptions } from './openapi.js';
@@ -15,6 +16,7 @@ import {
   registerLateFaults,
   registerLatency,
 } from './plugins/faults.js';
+import { registerFormBodies } from './plugins/form.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import type { RouteContext } from './routes/context.js';
 import { ROUTE_MODULES } from './routes/index.js';
@@ -82,7 +84,8 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
   });
-  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord, ApiKey]) app.addSchema(schema);
+  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord, ApiKey, OAuthClient])
+    app.addSchema(schema);
   // JSON Merge Patch bodies (RFC 7396) are JSON.
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -93,6 +96,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     }
   });
   await app.register(swagger, swaggerOptions());
+  registerFormBodies(app);
 
   // Hook order matters: faults first (a fault "before" skips everything), then errors/ids,
   // auth, idempotency; idempotency's onSend stores the real answer before a late fault replaces it.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxClock } from './clock.js';
 import { IdentityStore } from './domain/identity.js';
+import { OAuthStore } from './domain/oauth.js';
 import { RecordStore } from './domain/records.js';
 
 export interface SecurityEvent {
@@ -21,6 +22,7 @@ export class SandboxState {
   readonly clock: SandboxClock;
   readonly identity: IdentityStore;
   readonly records: RecordStore;
+  readonly oauth: OAuthStore;
   readonly securityEvents: SecurityEvent[] = [];
   /** Signs the sandbox's JWTs; random per sandbox unless given. */
   readonly jwtSecret: Buffer;
@@ -31,6 +33,7 @@ export class SandboxState {
     this.jwtSecret = options.jwtSecret ?? randomBytes(32);
     this.identity = new IdentityStore(this.clock);
     this.records = new RecordStore(this.clock);
+    this.oauth = new OAuthStore(this.clock);
   }
 
   /** Revoked OAuth token families (refresh-token reuse revokes the whole family). */

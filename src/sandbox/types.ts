@@ -28,7 +28,10 @@ declare module 'fastify' {
     tenant?: 'required' | 'optional' | 'none';
     /** The caller needs one of these roles in the tenant. */
     roles?: string[];
-    /** A scope-limited credential (OAuth access token) needs all of these scopes. */
+    /**
+     * A scope-limited credential (OAuth access token) needs all of these scopes (or `admin`);
+     * `{param}` is filled from the path. Absent: only `admin`. `[]`: any access token.
+     */
     scopes?: string[];
     /** false: a POST outside the idempotency rules (the OAuth token endpoint). */
     idempotent?: boolean;

@@ -22,5 +22,8 @@ describe('npm start (the tour)', () => {
     expect(out).toContain('(exit 2, as expected)');
     expect(out).toContain('svc sandbox start');
     expect(out).not.toContain('tour stopped');
+    expect(out).toMatch(/\$ svc login\n[^$]*✓ Logged in to http:\/\/127\.0\.0\.1:\d+ as Ada Admin/);
+    expect(out).toMatch(/client secret +written to \S+vendor\.secret \(mode 0600\)/);
+    expect(out).toContain('the access token lacks scope read:tenants (HTTP 403, insufficient_scope');
   }, 120_000);
 });

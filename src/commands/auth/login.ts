@@ -1,10 +1,19 @@
 import { Command, Option } from 'commander';
 import type { Me } from '../../api/schemas/me.js';
+import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
+import { readSecret } from '../../auth/secret-input.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { relativeTime } from '../../output/format.js';
 import { readStream } from '../../system/input.js';
 import { examples, type MakeContext } from '../kit.js';
+import {
+  addBrowserLoginOptions,
+  type BrowserLoginOptions,
+  parseBrowserLogin,
+  storeLogin,
+} from '../oauth/shared.js';
 
 /** Reads one credential from stdin: surrounding whitespace dropped, nothing else accepted. */
 export async function readTokenFromStdin(ctx: Context): Promise<string> {
@@ -33,12 +42,16 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   });
   const store = ctx.store();
   const expiresAt = jwtExpiry(token);
-  await store.setCredential(settings.profile, {
-    type: 'token',
-    access_token: token,
-    ...(expiresAt ? { expires_at: expiresAt } : {}),
-    obtained_at: new Date(ctx.clock.now()).toISOString(),
-  });
+  // Under the credential lock, so an OAuth refresh in another process cannot overwrite it.
+  const { withCredentialLock } = await import('../../auth/lock.js');
+  await withCredentialLock(store, () =>
+    store.setCredential(settings.profile, {
+      type: 'token',
+      access_token: token,
+      ...(expiresAt ? { expires_at: expiresAt } : {}),
+      obtained_at: new Date(ctx.clock.now()).toISOString(),
+    }),
+  );
   if (settings.sources.base_url !== 'profile' && settings.values.base_url) {
     await store.setProfileValues(settings.profile, { base_url: settings.values.base_url });
   }
@@ -54,18 +67,94 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
 }
 
+export interface LoginOptions extends BrowserLoginOptions {
+  withToken: boolean;
+}
+
+export function parseLogin(flags: Record<string, unknown>): LoginOptions {
+  const browser = parseBrowserLogin(flags);
+  if (flags.withToken) {
+    const conflicting = [
+      ['--client-id', flags.clientId],
+      ['--client-secret-file', flags.clientSecretFile],
+      ['--client-secret-stdin', flags.clientSecretStdin],
+      ['--scope', flags.scope],
+      ['--port', flags.port],
+      ['--browser-timeout', flags.browserTimeout],
+      ['--no-browser', flags.browser === false ? true : undefined],
+    ].find(([, value]) => value !== undefined);
+    if (conflicting) throw new UsageError(`--with-token cannot be combined with ${conflicting[0]}`);
+  }
+  return { ...browser, withToken: flags.withToken === true };
+}
+
+/** `svc login`: the browser flow (authorization code + PKCE through a loopback redirect). */
+export async function runLoginBrowser(ctx: Context, options: BrowserLoginOptions): Promise<void> {
+  const settings = ctx.settings();
+  const clientId = options.clientId ?? settings.values.client_id;
+  if (!clientId) {
+    throw new UsageError(`no OAuth client id for profile "${settings.profile}"`, {
+      hint: 'pass --client-id, set SVC_CLIENT_ID or `svc config set client_id ID` (svc sandbox start sets it), or use `svc login --with-token`',
+    });
+  }
+  const clientSecret = await readSecret(ctx, options.secret, {
+    name: 'client-secret',
+    label: 'client secret',
+    env: 'SVC_CLIENT_SECRET',
+  });
+  const result = await authorizeWithBrowser(ctx, { ...options, clientId, clientSecret });
+  const stored = await storeLogin(ctx, result, { id: clientId, secret: clientSecret });
+  const me = stored.identity;
+  if (ctx.out.isMachine) {
+    return ctx.out.json({
+      profile: settings.profile,
+      base_url: settings.values.base_url,
+      client_id: clientId,
+      scopes: stored.scope ? stored.scope.split(' ') : null,
+      expires_at: stored.expiresAt ?? null,
+      identity: me ?? null,
+    });
+  }
+  ctx.out.success(
+    `Logged in to ${settings.values.base_url} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
+  );
+  const facts = [
+    stored.scope ? `scopes: ${stored.scope}` : undefined,
+    stored.expiresAt
+      ? `the access token expires ${relativeTime(stored.expiresAt, ctx.clock.now())}`
+      : undefined,
+  ].filter(Boolean);
+  if (facts.length > 0) ctx.out.info(`  ${facts.join('; ')} (refreshed automatically)`);
+  if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
+}
+
 export default function login(make: MakeContext): Command {
-  return new Command('login')
-    .summary('Log in and store a credential in the profile')
+  const command = new Command('login')
+    .summary('Log in (browser with PKCE, or --with-token) and store the credential')
     .description(
-      'Store a credential in the profile.\n\n' +
+      'Log in and store the credential in the profile.\n\n' +
+        'Without --with-token: OAuth 2.0 authorization code flow with PKCE (S256). svc listens on\n' +
+        '127.0.0.1 (a free port, or --port) for the redirect to /callback, opens the authorization page\n' +
+        '({app_url}/oauth/authorize) in the browser (SVC_BROWSER, BROWSER, else the system opener;\n' +
+        '--no-browser prints the URL), waits for one callback with the right state, exchanges the code at\n' +
+        '{base_url}/v1/oauth/token and stores the tokens in the 0600 credential file. They are refreshed\n' +
+        'automatically. The client id comes from --client-id, SVC_CLIENT_ID or the profile (`svc sandbox\n' +
+        "start` sets it); a confidential client's secret from --client-secret-file, --client-secret-stdin\n" +
+        'or SVC_CLIENT_SECRET, never from a flag value.\n\n' +
         '--with-token reads an API key or JWT from standard input (never from a flag), checks it\n' +
         'against GET /v1/me, and stores it in the 0600 credential file.',
     )
-    .addOption(new Option('--with-token', 'read an API key or JWT from standard input'))
+    .addOption(new Option('--with-token', 'read an API key or JWT from standard input'));
+  return addBrowserLoginOptions(command)
     .addHelpText(
       'after',
       examples(
+        ['svc login', 'log in through the browser (the sandbox profile needs no setup)'],
+        ['svc login --no-browser', 'print the URL to open on this machine, and wait'],
+        [
+          'svc login --client-id cli_123 --client-secret-file secret.txt --scope read:reconciliations',
+          'log in with a confidential client and one scope',
+        ],
         ['svc login --with-token < token.txt', 'store a token kept in a file'],
         [
           'printenv SVC_SANDBOX_TOKEN | svc -p sandbox login --with-token',
@@ -73,12 +162,10 @@ export default function login(make: MakeContext): Command {
         ],
       ),
     )
-    .action(async (flags: { withToken?: boolean }, cmd: Command) => {
-      if (!flags.withToken) {
-        throw new UsageError('browser login (OAuth with PKCE) is not available in this build yet', {
-          hint: 'use `svc login --with-token` with an API key or JWT',
-        });
-      }
-      await runLoginWithToken(await make(cmd));
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseLogin(flags);
+      const ctx = await make(cmd);
+      if (options.withToken) await runLoginWithToken(ctx);
+      else await runLoginBrowser(ctx, options);
     });
 }

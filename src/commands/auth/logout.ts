@@ -4,7 +4,9 @@ import { examples, type MakeContext } from '../kit.js';
 
 export async function runLogout(ctx: Context): Promise<void> {
   const profile = ctx.settings().profile;
-  const removed = await ctx.store().removeCredential(profile);
+  const store = ctx.store();
+  const { withCredentialLock } = await import('../../auth/lock.js');
+  const removed = await withCredentialLock(store, () => store.removeCredential(profile));
   if (ctx.out.isMachine) return ctx.out.json({ profile, removed });
   if (removed) ctx.out.success(`Logged out: removed the credential of profile "${profile}"`);
   else ctx.out.info(`Profile "${profile}" has no stored credential; nothing to do`);

@@ -16,6 +16,9 @@ interface AuthStatus {
     token: string;
     expires_at: string | null;
     scopes: string[] | null;
+    /** OAuth: the client the tokens belong to, and the refresh token (masked). */
+    client_id: string | null;
+    refresh_token: string | null;
   } | null;
   identity: Me | null;
   error: string | null;
@@ -42,6 +45,8 @@ function describeCredential(ctx: Context, profile: string): AuthStatus['credenti
     token: maskSecret(token),
     expires_at: (fromEnv ? undefined : stored?.expires_at) ?? jwtExpiry(token) ?? null,
     scopes: typeof scope === 'string' && scope !== '' ? scope.split(' ') : null,
+    client_id: (fromEnv ? undefined : stored?.client_id) ?? null,
+    refresh_token: !fromEnv && stored?.refresh_token ? maskSecret(stored.refresh_token) : null,
   };
 }
 
@@ -69,6 +74,8 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
       if (!(error instanceof SvcError)) throw error;
       failure = error;
     }
+    // The call may have refreshed an OAuth token: describe what is stored now.
+    status.credential = describeCredential(ctx, settings.profile) ?? status.credential;
   }
   status.error = failure?.message ?? null;
   if (ctx.out.isMachine) await ctx.out.json(status);
@@ -82,6 +89,12 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
       ['token', status.credential?.token],
       ['expires', status.credential?.expires_at, 'time'],
       ['scopes', status.credential?.scopes?.join(' ')],
+      ...(status.credential?.client_id
+        ? ([
+            ['client', status.credential.client_id],
+            ['refresh token', status.credential.refresh_token ?? 'none'],
+          ] as Array<[string, unknown]>)
+        : []),
       ['identity', me ? `${me.name}${me.email ? ` <${me.email}>` : ''} (${me.id})` : null],
       ['tenant', me?.tenant_id],
     ]);

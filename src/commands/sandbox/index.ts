@@ -72,10 +72,12 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
   if (!LOOPBACK.has(options.host)) {
     ctx.out.warn(`binding to ${options.host}: anyone who can reach it can mint sandbox tokens`);
   }
-  const [{ startSandbox }, { tenantId, PRIMARY_TENANT_SLUG, DEMO_ORG }] = await Promise.all([
-    import('../../sandbox/server.js'),
-    import('../../sandbox/seed.js'),
-  ]);
+  const [{ startSandbox }, { tenantId, PRIMARY_TENANT_SLUG, DEMO_ORG }, { CLI_CLIENT_ID }] =
+    await Promise.all([
+      import('../../sandbox/server.js'),
+      import('../../sandbox/seed.js'),
+      import('../../sandbox/domain/oauth.js'),
+    ]);
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
     sandbox = await startSandbox({
@@ -103,6 +105,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     await store.setProfileValues(profile, {
       base_url: sandbox.url,
       app_url: sandbox.url,
+      client_id: CLI_CLIENT_ID,
       ...(tenant ? { tenant } : {}),
       ...(org ? { org } : {}),
     });
@@ -123,6 +126,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     admin_token: sandbox.adminToken,
     tenant: tenant ?? null,
     org: org ?? null,
+    client_id: CLI_CLIENT_ID,
     profile: options.profile ? profile : null,
   };
   if (ctx.out.isMachine) {
@@ -132,6 +136,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     await ctx.out.text(`  admin token  ${sandbox.adminToken}`);
     if (tenant) await ctx.out.text(`  tenant       ${tenant} (Acme Treasury)`);
     if (org) await ctx.out.text(`  org          ${org} (Acme Group)`);
+    await ctx.out.text(`  oauth client ${CLI_CLIENT_ID} (public, PKCE; \`svc login\` uses it)`);
     if (options.profile) {
       await ctx.out.text(
         `  profile      "${profile}"${activated ? ' (active)' : `; use it with \`svc -p ${profile} …\` or \`svc profiles use ${profile}\``}`,

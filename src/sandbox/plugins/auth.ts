@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HEADERS } from '../../api/constants.js';
+import { HEADERS, OAUTH_FULL_ACCESS_SCOPE } from '../../api/constants.js';
 import { ApiProblem, forbidden } from '../problem.js';
 import type { SandboxState } from '../state.js';
 import { verifyJwt } from '../tokens.js';
@@ -63,6 +63,20 @@ export function rolesIn(state: SandboxState, principal: Principal, tenantId: str
   return principal.user ? state.identity.rolesOf(principal.user.id, tenantId) : [];
 }
 
+/**
+ * The scopes a scope-limited credential lacks for a route. `admin` grants everything; a route
+ * that declares no scopes needs `admin`; `[]` lets any access token in. `{param}` in a scope is
+ * filled from the path (`read:{surface}` on /v1/:surface).
+ */
+export function missingScopes(granted: string[], required: string[] | undefined, params: unknown): string[] {
+  if (granted.includes(OAUTH_FULL_ACCESS_SCOPE)) return [];
+  const values = (params ?? {}) as Record<string, unknown>;
+  const needed = (required ?? [OAUTH_FULL_ACCESS_SCOPE]).map((scope) =>
+    scope.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? '')),
+  );
+  return needed.filter((scope) => !granted.includes(scope));
+}
+
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (!header) return undefined;
@@ -123,8 +137,8 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
         );
       }
     }
-    if (config.scopes && principal.scopes !== null) {
-      const missing = config.scopes.filter((s) => !principal.scopes!.includes(s));
+    if (principal.scopes !== null) {
+      const missing = missingScopes(principal.scopes, config.scopes, request.params);
       if (missing.length > 0) {
         throw forbidden('insufficient_scope', `the access token lacks scope ${missing.join(' ')}`);
       }

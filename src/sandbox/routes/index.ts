@@ -3,6 +3,10 @@ import apiKeyRoutes from './api-keys.js';
 import type { RouteContext } from './context.js';
 import controlRoutes from './control.js';
 import meRoutes from './me.js';
+import oauthAuthorizeRoutes from './oauth-authorize.js';
+import oauthClientRoutes from './oauth-clients.js';
+import oauthControlRoutes from './oauth-control.js';
+import oauthTokenRoutes from './oauth-token.js';
 import recordRoutes from './records.js';
 import tenantRoutes from './tenants.js';
 
@@ -12,5 +16,9 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   meRoutes,
   tenantRoutes,
   apiKeyRoutes,
+  oauthClientRoutes,
+  oauthTokenRoutes,
+  oauthAuthorizeRoutes,
+  oauthControlRoutes,
   recordRoutes,
 ];

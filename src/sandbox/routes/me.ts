@@ -8,7 +8,7 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
   app.get(
     '/v1/me',
     {
-      config: { tenant: 'optional' },
+      config: { tenant: 'optional', scopes: [] },
       schema: {
         tags: ['identity'],
         summary: 'The calling identity',

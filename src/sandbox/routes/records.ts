@@ -48,6 +48,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
   app.get<{ Params: { surface: string }; Querystring: RecordListQuery }>(
     '/v1/:surface',
     {
+      config: { scopes: ['read:{surface}'] },
       schema: {
         tags: ['records'],
         summary: 'List records of a surface',
@@ -104,6 +105,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
   app.get<{ Params: { surface: string; id: string } }>(
     '/v1/:surface/:id',
     {
+      config: { scopes: ['read:{surface}'] },
       schema: {
         tags: ['records'],
         summary: 'Fetch one record',

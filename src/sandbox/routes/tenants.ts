@@ -11,7 +11,7 @@ export default function tenantRoutes(app: FastifyInstance, { state }: RouteConte
   app.get<{ Querystring: TenantListQuery }>(
     '/v1/tenants',
     {
-      config: { tenant: 'optional' },
+      config: { tenant: 'optional', scopes: ['read:tenants'] },
       schema: {
         tags: ['tenants'],
         summary: 'List tenants visible to the caller',

@@ -1,0 +1,154 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../constants.js';
+import { IdempotencyKey, NullableTimestamp, StringEnum, Timestamp } from './common.js';
+
+const { tokenLifetime, refreshTokenLifetime } = OAUTH_LIMITS;
+
+export const GrantType = StringEnum(OAUTH_GRANT_TYPES, {
+  description: 'authorization_code or refresh_token',
+});
+
+export const Scope = StringEnum(Object.keys(OAUTH_SCOPES), {
+  description: `One of the sandbox's scopes: ${Object.entries(OAUTH_SCOPES)
+    .map(([s, d]) => `${s} (${d})`)
+    .join('; ')}`,
+});
+
+const clientFields = {
+  client_id: Type.String({ description: 'Public identifier of the client, assigned by the service' }),
+  name: Type.String({ description: 'Display name' }),
+  description: Type.String({ description: 'Free text' }),
+  redirect_uris: Type.Array(Type.String({ format: 'uri' }), {
+    description: 'Allowed redirect targets for the authorization code',
+  }),
+  grant_types: Type.Array(GrantType),
+  scopes: Type.Array(Type.String()),
+  token_lifetime_seconds: Type.Integer({ description: 'Access token lifetime in seconds' }),
+  refresh_token_lifetime_seconds: Type.Integer({ description: 'Refresh token lifetime in seconds' }),
+  pkce_required: Type.Boolean({ description: 'Whether PKCE (S256) is required for the client' }),
+  created_at: Timestamp,
+  secret_rotated_at: NullableTimestamp,
+  tenant_id: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The tenant the client was created in; its tokens act only there (not in the reference; null for the first-party svc client)',
+  }),
+};
+
+export const OAuthClient = Type.Object(clientFields, {
+  $id: 'OAuthClient',
+  additionalProperties: true,
+  description: 'An OAuth client. The secret is never returned after creation (or rotation).',
+});
+export type OAuthClient = Static<typeof OAuthClient>;
+
+export const OAuthClientWithSecret = Type.Object(
+  {
+    ...clientFields,
+    client_secret: Type.String({ description: 'Returned only here; only its hash is kept' }),
+    warning: Type.String({ description: 'Store the secret now: it is not shown again' }),
+  },
+  { additionalProperties: true },
+);
+export type OAuthClientWithSecret = Static<typeof OAuthClientWithSecret>;
+
+export const OAuthClientCreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: OAUTH_LIMITS.name.max }),
+    description: Type.Optional(Type.String({ maxLength: OAUTH_LIMITS.description.max, default: '' })),
+    redirect_uris: Type.Array(Type.String({ minLength: 1, maxLength: OAUTH_LIMITS.redirectUris.maxLength }), {
+      minItems: 1,
+      maxItems: OAUTH_LIMITS.redirectUris.max,
+      uniqueItems: true,
+      description:
+        'Absolute https URIs; http only for loopback hosts (127.0.0.1, [::1], localhost), where any port is accepted at ' +
+        'authorization time (RFC 8252 §7.3). No fragment, no user info.',
+    }),
+    grant_types: Type.Optional(
+      Type.Array(GrantType, {
+        minItems: 1,
+        uniqueItems: true,
+        default: [...OAUTH_GRANT_TYPES],
+        description: 'Default: both. refresh_token needs authorization_code.',
+      }),
+    ),
+    scopes: Type.Array(Scope, { minItems: 1, uniqueItems: true }),
+    token_lifetime_seconds: Type.Optional(
+      Type.Integer({
+        minimum: tokenLifetime.min,
+        maximum: tokenLifetime.max,
+        default: tokenLifetime.default,
+        description: `${tokenLifetime.min} to ${tokenLifetime.max}, default ${tokenLifetime.default}`,
+      }),
+    ),
+    refresh_token_lifetime_seconds: Type.Optional(
+      Type.Integer({
+        minimum: refreshTokenLifetime.min,
+        maximum: refreshTokenLifetime.max,
+        default: refreshTokenLifetime.default,
+        description: `${refreshTokenLifetime.min} to ${refreshTokenLifetime.max}, default ${refreshTokenLifetime.default}; at least token_lifetime_seconds`,
+      }),
+    ),
+    pkce_required: Type.Optional(Type.Boolean({ default: true })),
+    idempotency_key: IdempotencyKey,
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Required: name, redirect_uris, scopes, idempotency_key (the reference does not say which fields are required).',
+  },
+);
+export type OAuthClientCreateBody = Static<typeof OAuthClientCreateBody>;
+
+export const OAuthClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const OAuthClientList = Type.Object({
+  items: Type.Array(Type.Ref('OAuthClient')),
+  next_cursor: Type.Null({ description: 'Always null: the list is not paged' }),
+});
+
+export const RotateSecretBody = Type.Object(
+  { idempotency_key: IdempotencyKey },
+  { additionalProperties: false },
+);
+
+/** The token endpoint's form parameters (application/x-www-form-urlencoded). */
+export const TokenRequest = Type.Object(
+  {
+    grant_type: Type.Optional(GrantType),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+    code: Type.Optional(Type.String({ description: 'authorization_code grant' })),
+    redirect_uri: Type.Optional(Type.String({ description: 'authorization_code grant' })),
+    code_verifier: Type.Optional(Type.String({ description: 'authorization_code grant (PKCE)' })),
+    refresh_token: Type.Optional(Type.String({ description: 'refresh_token grant' })),
+    scope: Type.Optional(
+      Type.String({ description: 'refresh_token grant: narrow the scopes (a subset of the original)' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const TokenResponse = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: "Seconds; the client's token_lifetime_seconds" }),
+    refresh_token: Type.Optional(
+      Type.String({ description: 'When the client has the refresh_token grant; rotates on every use' }),
+    ),
+    scope: Type.String({ description: 'The granted scopes, space-separated' }),
+  },
+  { additionalProperties: true },
+);
+export type TokenResponse = Static<typeof TokenResponse>;
+
+export const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String({
+      description:
+        'RFC 6749 §5.2: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope',
+    }),
+    error_description: Type.Optional(Type.String()),
+  },
+  { description: 'RFC 6749 §5.2 error (the token endpoint does not use the sandbox error body)' },
+);

@@ -1,0 +1,119 @@
+import { OAUTH_PATHS } from '../api/constants.js';
+import type { Context } from '../context.js';
+import { joinUrl } from '../http/path.js';
+import { startLoopback } from './loopback.js';
+import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
+import {
+  oauthErrorCode,
+  requestToken,
+  type TokenSet,
+  tokenRequestFailed,
+  tokenUrl,
+} from './token-endpoint.js';
+
+export const DEFAULT_BROWSER_TIMEOUT_SECONDS = 300;
+
+export interface BrowserFlowOptions {
+  clientId: string;
+  clientSecret: string | undefined;
+  /** Scopes to ask for; none lets the server grant the client's default scopes. */
+  scopes: string[];
+  port: number | undefined;
+  openBrowser: boolean;
+  timeoutSeconds: number;
+}
+
+export interface BrowserFlowResult {
+  tokens: TokenSet;
+  tokenUrl: string;
+  requestedScope: string | undefined;
+}
+
+function describeWait(seconds: number): string {
+  return seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} s`;
+}
+
+/**
+ * The authorization code flow with PKCE for a native app (RFC 8252): a loopback redirect on
+ * 127.0.0.1, the authorization URL opened in the browser (or printed), one callback with the
+ * right state, then the code exchanged at the token endpoint. Works with any server that serves
+ * `{app_url}/oauth/authorize` and `{base_url}/v1/oauth/token`.
+ */
+export async function authorizeWithBrowser(
+  ctx: Context,
+  options: BrowserFlowOptions,
+): Promise<BrowserFlowResult> {
+  const api = await ctx.api();
+  const { values } = ctx.settings();
+  const baseUrl = values.base_url!;
+  const appUrl = values.app_url ?? baseUrl;
+  const verifier = createCodeVerifier();
+  const state = createState();
+  const receiver = await startLoopback({
+    ...(options.port === undefined ? {} : { port: options.port }),
+    state,
+    // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
+    issuers: [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin],
+    timeoutMs: options.timeoutSeconds * 1000,
+    signal: ctx.signal,
+  });
+  let code: string;
+  const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
+  try {
+    const url = joinUrl(appUrl, OAUTH_PATHS.authorize);
+    const params: Record<string, string | undefined> = {
+      response_type: 'code',
+      client_id: options.clientId,
+      redirect_uri: receiver.redirectUri,
+      scope: requestedScope,
+      state,
+      code_challenge: codeChallengeS256(verifier),
+      code_challenge_method: 'S256',
+    };
+    for (const [name, value] of Object.entries(params))
+      if (value !== undefined) url.searchParams.set(name, value);
+    const link = url.toString();
+    if (options.openBrowser) {
+      ctx.out.info('Opening the login page in your browser. If it does not open, visit:');
+      ctx.out.info(`  ${link}`);
+      try {
+        await ctx.browser.open(link);
+      } catch (error) {
+        ctx.out.warn(`could not open a browser (${(error as Error).message}); open the URL above yourself`);
+      }
+    } else {
+      ctx.out.info('Open this URL in a browser to log in:');
+      ctx.out.info(`  ${link}`);
+    }
+    ctx.out.info(
+      `Waiting for the browser on ${receiver.redirectUri} (up to ${describeWait(options.timeoutSeconds)}; Ctrl-C to cancel)…`,
+    );
+    code = await receiver.code();
+  } finally {
+    await receiver.close();
+  }
+  const url = tokenUrl(baseUrl);
+  const form = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: receiver.redirectUri,
+    code_verifier: verifier,
+    client_id: options.clientId,
+    client_secret: options.clientSecret,
+  };
+  try {
+    return { tokens: await requestToken(api, url, form), tokenUrl: url, requestedScope };
+  } catch (error) {
+    const secrets = [code, verifier, options.clientSecret].filter((s): s is string => s !== undefined);
+    throw tokenRequestFailed(
+      'the authorization code could not be exchanged for tokens',
+      error,
+      secrets,
+      oauthErrorCode(error) !== 'invalid_client'
+        ? 'run the login again'
+        : options.clientSecret === undefined
+          ? 'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET'
+          : 'check the client id and secret',
+    );
+  }
+}

@@ -1,0 +1,226 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AuthError, InterruptedError, UsageError } from '../errors.js';
+import { sameSecret } from './pkce.js';
+
+/**
+ * The redirect target of a native-app login (RFC 8252 §7.3): an HTTP server on 127.0.0.1 at an
+ * ephemeral port (or a chosen one) that accepts exactly one authorization response on
+ * `/callback`. Other paths get 404 and the wait goes on; a response with a missing or wrong
+ * `state`, a foreign `iss` (RFC 9207) or an `error` ends the wait with that failure. The port
+ * is closed when the wait ends, however it ends (success, failure, timeout, Ctrl-C).
+ */
+
+export const CALLBACK_PATH = '/callback';
+const HOST = '127.0.0.1';
+
+export interface LoopbackOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** The state sent with the authorization request. */
+  state: string;
+  /** Issuer identifiers an `iss` parameter may carry; an `iss` outside them is refused. */
+  issuers: string[];
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export interface LoopbackReceiver {
+  /** `http://127.0.0.1:PORT/callback`. */
+  readonly redirectUri: string;
+  readonly port: number;
+  /** The authorization code, once the right callback arrived; the port is closed by then. */
+  code(): Promise<string>;
+  /** Closes the port (idempotent). */
+  close(): Promise<void>;
+}
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+  connection: 'close',
+};
+
+function page(title: string, text: string): string {
+  const html = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>svc</title>' +
+    '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1d2330}</style>' +
+    `</head><body><h1>${html(title)}</h1><p>${html(text)}</p></body></html>\n`
+  );
+}
+
+function normalizeIssuer(value: string): string {
+  return value.replace(/\/+$/, '');
+}
+
+export async function startLoopback(options: LoopbackOptions): Promise<LoopbackReceiver> {
+  let settle: { resolve: (code: string) => void; reject: (error: unknown) => void } | undefined;
+  const outcome = new Promise<string>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  // A rejection nobody awaited yet must not crash the process; code() re-raises it.
+  outcome.catch(() => {});
+  let done = false;
+  const issuers = new Set(options.issuers.map(normalizeIssuer));
+
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const answer = (status: number, title: string, text: string) => {
+      response.writeHead(status, PAGE_HEADERS).end(page(title, text));
+    };
+    const url = new URL(request.url ?? '/', `http://${HOST}`);
+    if (url.pathname !== CALLBACK_PATH || request.method !== 'GET') {
+      answer(404, 'Not found', 'This is the svc login callback; nothing else lives here.');
+      return;
+    }
+    if (done) {
+      answer(400, 'Already finished', 'This login has already finished. Return to your terminal.');
+      return;
+    }
+    const params = url.searchParams;
+    const fail = (error: AuthError, text: string) => {
+      answer(400, 'Login failed', `${text} Return to your terminal.`);
+      finish(() => settle!.reject(error), response);
+    };
+    const state = params.get('state');
+    if (state === null || state === '') {
+      fail(
+        new AuthError('the authorization response has no state parameter; it was not started by this login', {
+          code: 'state_missing',
+          hint: 'run the login again',
+        }),
+        'The response has no state parameter.',
+      );
+      return;
+    }
+    if (params.getAll('state').length !== 1 || !sameSecret(state, options.state)) {
+      fail(
+        new AuthError(
+          'the authorization response carries the wrong state (possible cross-site request forgery)',
+          {
+            code: 'state_mismatch',
+            hint: 'run the login again, and open only the URL svc prints',
+          },
+        ),
+        'The response does not belong to this login.',
+      );
+      return;
+    }
+    const iss = params.get('iss');
+    if (iss !== null && !issuers.has(normalizeIssuer(iss))) {
+      fail(
+        new AuthError(
+          `the authorization response comes from issuer ${JSON.stringify(iss)}, not from this server`,
+          {
+            code: 'issuer_mismatch',
+            hint: 'check --app-url and --base-url (RFC 9207 mix-up protection)',
+          },
+        ),
+        'The response comes from another authorization server.',
+      );
+      return;
+    }
+    const error = params.get('error');
+    if (error !== null) {
+      const description = params.get('error_description');
+      const what = error === 'access_denied' ? 'authorization was denied' : 'authorization failed';
+      fail(
+        new AuthError(`${what}: ${error}${description ? ` (${description})` : ''}`, {
+          code: error,
+          hint: error === 'access_denied' ? 'run the login again and choose Approve' : undefined,
+        }),
+        error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`,
+      );
+      return;
+    }
+    const code = params.get('code');
+    if (code === null || code === '') {
+      fail(
+        new AuthError('the authorization response has neither a code nor an error', { code: 'code_missing' }),
+        'The response has no authorization code.',
+      );
+      return;
+    }
+    answer(
+      200,
+      'Logged in',
+      'svc received the authorization. You can close this tab and return to your terminal.',
+    );
+    finish(() => settle!.resolve(code), response);
+  });
+  server.keepAliveTimeout = 1_000;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () =>
+    finish(() => settle!.reject(new InterruptedError('interrupted; the login was cancelled')));
+  /** Ends the wait: the browser's answer is sent first (when there is one), then the port closes, then the caller hears. */
+  function finish(result: () => void, response?: ServerResponse): void {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onAbort);
+    let closed = false;
+    const closeNow = () => {
+      if (closed) return;
+      closed = true;
+      void close().then(result, result);
+    };
+    if (response && !response.writableFinished) {
+      response.once('finish', closeNow);
+      response.once('close', closeNow);
+    } else closeNow();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') {
+        reject(
+          new UsageError(`--port ${options.port}: 127.0.0.1:${options.port} is already in use`, {
+            hint: 'choose another port, or leave --port out for a free one',
+          }),
+        );
+      } else reject(error);
+    });
+    server.listen({ host: HOST, port: options.port ?? 0 }, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  timer = setTimeout(() => {
+    const minutes = options.timeoutMs / 60_000;
+    const span = Number.isInteger(minutes)
+      ? `${minutes} minute${minutes === 1 ? '' : 's'}`
+      : `${options.timeoutMs / 1000} s`;
+    finish(() =>
+      settle!.reject(
+        new AuthError(`timed out after ${span} waiting for the browser to finish the login`, {
+          code: 'login_timeout',
+          hint: 'run the login again (with --no-browser, open the printed URL yourself)',
+        }),
+      ),
+    );
+  }, options.timeoutMs);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
+
+  return {
+    redirectUri: `http://${HOST}:${port}${CALLBACK_PATH}`,
+    port,
+    code: () => outcome,
+    close: async () => {
+      finish(() => settle!.reject(new InterruptedError('the login was cancelled')));
+      await close();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { ConfigStore, StoredCredential } from '../config/store.js';
+import { AuthError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import type { CredentialSource } from './credentials.js';
+import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
+
+/** Refresh when less than this is left, so a token does not expire between check and use. */
+export const REFRESH_MARGIN_MS = 30_000;
+
+export interface RefreshDeps {
+  store: ConfigStore;
+  profile: string;
+  now: () => number;
+  api: () => Promise<ApiClient>;
+  /** Where the token endpoint is when the credential does not say (older credentials). */
+  defaultTokenUrl: () => string;
+}
+
+const RELOGIN = 'run `svc login` again';
+
+export function credentialSecrets(credential: StoredCredential | undefined): string[] {
+  if (!credential) return [];
+  return [credential.access_token, credential.refresh_token, credential.client_secret].filter(
+    (s): s is string => typeof s === 'string' && s !== '',
+  );
+}
+
+function msLeft(credential: StoredCredential, nowMs: number): number | undefined {
+  if (!credential.expires_at) return undefined;
+  const at = Date.parse(credential.expires_at);
+  return Number.isNaN(at) ? undefined : at - nowMs;
+}
+
+export function expiresSoon(credential: StoredCredential, nowMs: number): boolean {
+  const left = msLeft(credential, nowMs);
+  return left !== undefined && left < REFRESH_MARGIN_MS;
+}
+
+type Reason = { kind: 'expiry' } | { kind: 'rejected'; token: string };
+
+/**
+ * The bearer source of a profile logged in with OAuth. `token()` reads the credential file
+ * fresh and refreshes shortly before expiry; `renew()` refreshes after a 401. Both refresh under
+ * the cross-process lock and re-read the file once they hold it: when another process has
+ * refreshed in the meantime, its tokens are used and no request is made. Nothing is ever
+ * deleted here, and a write only replaces the credential that was read under the lock.
+ */
+export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredential): CredentialSource {
+  const { store, profile } = deps;
+  const seen = new Set(credentialSecrets(initial));
+  const remember = (credential: StoredCredential | undefined) => {
+    for (const secret of credentialSecrets(credential)) seen.add(secret);
+  };
+
+  const refresh = async (reason: Reason): Promise<StoredCredential> => {
+    const { withCredentialLock } = await import('./lock.js');
+    return withCredentialLock(store, async () => {
+      const stored = store.credential(profile);
+      remember(stored);
+      if (!stored) {
+        throw new AuthError(`not logged in: profile "${profile}" has no credential any more`, {
+          hint: RELOGIN,
+        });
+      }
+      if (stored.type !== 'oauth') return stored;
+      if (reason.kind === 'expiry' && !expiresSoon(stored, deps.now())) return stored;
+      if (reason.kind === 'rejected' && stored.access_token !== reason.token) return stored;
+      if (!stored.refresh_token) {
+        throw new AuthError(
+          `the access token of profile "${profile}" ${reason.kind === 'expiry' ? 'has expired' : 'was rejected'} and there is no refresh token`,
+          { code: 'token_expired', hint: RELOGIN },
+        );
+      }
+      const url = stored.token_url ?? deps.defaultTokenUrl();
+      let tokens: Awaited<ReturnType<typeof requestToken>>;
+      try {
+        tokens = await requestToken(await deps.api(), url, {
+          grant_type: 'refresh_token',
+          refresh_token: stored.refresh_token,
+          client_id: stored.client_id,
+          client_secret: stored.client_secret,
+        });
+      } catch (error) {
+        if (oauthErrorCode(error) === 'invalid_grant') {
+          // Before giving up, look again: another writer may have stored new tokens meanwhile.
+          const again = store.credential(profile);
+          if (
+            again &&
+            (again.refresh_token !== stored.refresh_token || again.access_token !== stored.access_token)
+          ) {
+            remember(again);
+            return again;
+          }
+        }
+        throw tokenRequestFailed(
+          `the session of profile "${profile}" could not be refreshed`,
+          error,
+          [...seen],
+          RELOGIN,
+        );
+      }
+      const next = credentialFromTokens(
+        tokens,
+        {
+          clientId: stored.client_id ?? '',
+          clientSecret: stored.client_secret,
+          tokenUrl: url,
+          previous: stored,
+        },
+        deps.now(),
+      );
+      remember(next);
+      await store.setCredential(profile, next);
+      return next;
+    });
+  };
+
+  return {
+    origin: `profile "${profile}"`,
+    async token() {
+      const stored = store.credential(profile);
+      remember(stored);
+      if (!stored) return undefined;
+      if (stored.type !== 'oauth' || !expiresSoon(stored, deps.now())) return stored.access_token;
+      if (!stored.refresh_token) {
+        if ((msLeft(stored, deps.now()) ?? 1) > 0) return stored.access_token;
+        throw new AuthError(
+          `the access token of profile "${profile}" has expired and there is no refresh token`,
+          {
+            code: 'token_expired',
+            hint: RELOGIN,
+          },
+        );
+      }
+      return (await refresh({ kind: 'expiry' })).access_token;
+    },
+    async renew(rejected) {
+      return (await refresh({ kind: 'rejected', token: rejected })).access_token;
+    },
+    secrets: () => [...seen],
+  };
+}

@@ -1,0 +1,77 @@
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { readInputBytes, readStream } from '../system/input.js';
+
+/**
+ * Secrets never come from a flag's value: from a file (`--NAME-file F`), standard input
+ * (`--NAME-stdin`), an environment variable, or a hidden prompt on a terminal.
+ */
+export interface SecretFlags {
+  file?: string | undefined;
+  stdin?: boolean | undefined;
+}
+
+/** Checks the flags of one secret (before any I/O). */
+export function checkSecretFlags(name: string, flags: SecretFlags): SecretFlags {
+  if (flags.file !== undefined && flags.stdin) {
+    throw new UsageError(`--${name}-file and --${name}-stdin cannot be combined; pick one`);
+  }
+  if (flags.file !== undefined && String(flags.file).trim() === '') {
+    throw new UsageError(`--${name}-file needs a path`);
+  }
+  return flags;
+}
+
+function clean(name: string, from: string, raw: string): string {
+  const value = raw.trim();
+  if (value === '') throw new UsageError(`${from} is empty; it must hold the ${name}`);
+  if (/\s/.test(value)) throw new UsageError(`${from} contains whitespace; it must hold exactly one ${name}`);
+  return value;
+}
+
+export interface ReadSecretOptions {
+  /** `client-secret` → --client-secret-file, --client-secret-stdin. */
+  name: string;
+  /** Words for messages: "client secret". */
+  label: string;
+  env?: string;
+  /** Ask on a terminal when no other source gave one. */
+  prompt?: boolean;
+  /** Fail (exit 2) when there is none. */
+  required?: boolean;
+}
+
+export async function readSecret(
+  ctx: Context,
+  flags: SecretFlags,
+  options: ReadSecretOptions,
+): Promise<string | undefined> {
+  const { name, label } = options;
+  if (flags.file !== undefined) {
+    const bytes = await readInputBytes(flags.file, ctx.io.stdin, `--${name}-file`);
+    return clean(label, `--${name}-file ${flags.file}`, bytes.toString('utf8'));
+  }
+  if (flags.stdin) {
+    if (ctx.io.stdinIsTTY) {
+      throw new UsageError(`--${name}-stdin reads the ${label} from standard input, which is a terminal`, {
+        hint: `pipe it in, e.g. \`… --${name}-stdin < ${name}.txt\``,
+      });
+    }
+    return clean(label, 'standard input', (await readStream(ctx.io.stdin)).toString('utf8'));
+  }
+  const fromEnv = options.env ? ctx.env[options.env] : undefined;
+  if (options.env && fromEnv !== undefined && fromEnv !== '') return clean(label, options.env, fromEnv);
+  if (options.prompt && ctx.canPrompt) {
+    return clean(
+      label,
+      'the answer',
+      await ctx.prompter.password(`${label[0]!.toUpperCase()}${label.slice(1)}:`),
+    );
+  }
+  if (options.required) {
+    throw new UsageError(`this needs the ${label}`, {
+      hint: `pass --${name}-file FILE or --${name}-stdin${options.env ? `, or set ${options.env}` : ''}`,
+    });
+  }
+  return undefined;
+}

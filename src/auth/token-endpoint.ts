@@ -1,0 +1,130 @@
+import { OAUTH_PATHS } from '../api/constants.js';
+import type { StoredCredential } from '../config/store.js';
+import { AuthError, SvcError } from '../errors.js';
+import type { ApiClient } from '../http/client.js';
+import { ApiError } from '../http/errors.js';
+import { joinUrl } from '../http/path.js';
+import { scrubSecrets } from '../http/redact.js';
+import { jwtExpiry } from './jwt.js';
+
+/**
+ * What svc reads from a token response (RFC 6749 §5.1). Extra fields are kept (`raw`) and
+ * otherwise ignored; a missing refresh_token means the server does not rotate it.
+ */
+export interface TokenSet {
+  access_token: string;
+  token_type: string;
+  expires_in: number | undefined;
+  refresh_token: string | undefined;
+  scope: string | undefined;
+  raw: Record<string, unknown>;
+}
+
+export function tokenUrl(baseUrl: string): string {
+  return joinUrl(baseUrl, OAUTH_PATHS.token).toString();
+}
+
+/** Reads a token response; anything unusable is a failure that names what is wrong (never the tokens). */
+export function parseTokenResponse(data: unknown): TokenSet {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new SvcError('failure', 'the token endpoint did not answer with a JSON object');
+  }
+  const raw = data as Record<string, unknown>;
+  const { access_token, token_type, expires_in, refresh_token, scope } = raw;
+  if (typeof access_token !== 'string' || access_token === '') {
+    throw new SvcError('failure', 'the token endpoint answered without an access_token');
+  }
+  // RFC 6749 §7.1: the type is case-insensitive; svc only knows how to send bearer tokens.
+  if (typeof token_type !== 'string' || token_type.toLowerCase() !== 'bearer') {
+    throw new SvcError(
+      'failure',
+      `the token endpoint issued a token of type ${JSON.stringify(token_type)}, not Bearer`,
+    );
+  }
+  const seconds = typeof expires_in === 'string' ? Number(expires_in) : expires_in;
+  return {
+    access_token,
+    token_type,
+    expires_in: typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : undefined,
+    refresh_token: typeof refresh_token === 'string' && refresh_token !== '' ? refresh_token : undefined,
+    scope: typeof scope === 'string' ? scope : undefined,
+    raw,
+  };
+}
+
+/**
+ * One form-encoded POST to the token endpoint, with client_secret_post authentication when
+ * there is a secret. Every credential in the form is registered as a secret for --debug.
+ */
+export async function requestToken(
+  api: ApiClient,
+  url: string,
+  form: Record<string, string | undefined>,
+): Promise<TokenSet> {
+  const secrets = ['client_secret', 'code', 'code_verifier', 'refresh_token']
+    .map((name) => form[name])
+    .filter((v): v is string => typeof v === 'string' && v !== '');
+  const { data } = await api.request<unknown>({
+    method: 'POST',
+    path: url,
+    form,
+    auth: false,
+    tenant: null,
+    secrets,
+  });
+  return parseTokenResponse(data);
+}
+
+/** The OAuth error code of a failed token request (`invalid_grant`, …), if it was one. */
+export function oauthErrorCode(error: unknown): string | undefined {
+  return error instanceof ApiError && error.status >= 400 && error.status < 500 ? error.code : undefined;
+}
+
+/**
+ * A failed token request as an authentication failure (exit 3), its message cleaned of any
+ * secret the server might have echoed.
+ */
+export function tokenRequestFailed(what: string, error: unknown, secrets: string[], hint: string): unknown {
+  if (!(error instanceof ApiError) || error.status >= 500 || error.status === 429) return error;
+  const message = scrubSecrets(error.message, secrets);
+  const code = error.code && error.code !== message ? ` (${error.code})` : '';
+  return new AuthError(`${what}: ${message}${code}`, {
+    code: error.code ?? 'token_request_failed',
+    hint,
+    cause: error,
+  });
+}
+
+export interface CredentialBasis {
+  clientId: string;
+  clientSecret: string | undefined;
+  tokenUrl: string;
+  /** The scope asked for, used when the response does not say which scope was granted. */
+  requestedScope?: string | undefined;
+  /** The credential being refreshed: its refresh token stays when the server does not rotate it. */
+  previous?: StoredCredential | undefined;
+}
+
+export function credentialFromTokens(
+  tokens: TokenSet,
+  basis: CredentialBasis,
+  nowMs: number,
+): StoredCredential {
+  const expiresAt =
+    tokens.expires_in !== undefined
+      ? new Date(nowMs + tokens.expires_in * 1000).toISOString()
+      : jwtExpiry(tokens.access_token);
+  const refreshToken = tokens.refresh_token ?? basis.previous?.refresh_token;
+  const scope = tokens.scope ?? basis.previous?.scope ?? basis.requestedScope;
+  return {
+    type: 'oauth',
+    access_token: tokens.access_token,
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    ...(expiresAt ? { expires_at: expiresAt } : {}),
+    ...(scope ? { scope } : {}),
+    client_id: basis.clientId,
+    ...(basis.clientSecret ? { client_secret: basis.clientSecret } : {}),
+    token_url: basis.tokenUrl,
+    obtained_at: new Date(nowMs).toISOString(),
+  };
+}

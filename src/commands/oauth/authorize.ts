@@ -1,0 +1,88 @@
+import { Command, Option } from 'commander';
+import { authorizeWithBrowser } from '../../auth/flow.js';
+import { readSecret } from '../../auth/secret-input.js';
+import type { TokenSet } from '../../auth/token-endpoint.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { examples, type MakeContext } from '../kit.js';
+import { addBrowserLoginOptions, type BrowserLoginOptions, parseBrowserLogin, storeLogin } from './shared.js';
+
+export interface OAuthAuthorizeOptions extends BrowserLoginOptions {
+  clientId: string;
+  publicClient: boolean;
+  save: boolean;
+}
+
+export function parseOAuthAuthorize(flags: Record<string, unknown>): OAuthAuthorizeOptions {
+  const base = parseBrowserLogin(flags);
+  if (!base.clientId) throw new UsageError('--client-id is required');
+  const publicClient = flags.public === true;
+  if (publicClient && (base.secret.file !== undefined || base.secret.stdin)) {
+    throw new UsageError('--public cannot be combined with --client-secret-file or --client-secret-stdin');
+  }
+  return { ...base, clientId: base.clientId, publicClient, save: flags.save === true };
+}
+
+/** Prints a token response in full (it is what the command is for), every field the server sent. */
+async function printTokens(ctx: Context, tokens: TokenSet): Promise<void> {
+  if (ctx.out.isMachine) return ctx.out.json(tokens.raw);
+  await ctx.out.record(
+    tokens.raw,
+    Object.entries(tokens.raw).map(([name, value]) => [name, value] as [string, unknown]),
+  );
+}
+
+export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOptions): Promise<void> {
+  const clientSecret = options.publicClient
+    ? undefined
+    : await readSecret(ctx, options.secret, {
+        name: 'client-secret',
+        label: 'client secret',
+        env: 'SVC_CLIENT_SECRET',
+        prompt: true,
+        required: true,
+      });
+  const result = await authorizeWithBrowser(ctx, { ...options, clientSecret });
+  if (options.save) await storeLogin(ctx, result, { id: options.clientId, secret: clientSecret });
+  await printTokens(ctx, result.tokens);
+  if (!ctx.out.isMachine) {
+    ctx.out.info(
+      options.save
+        ? `Stored in profile "${ctx.settings().profile}"; svc refreshes the tokens as it needs.`
+        : 'Nothing was stored (pass --save to keep these tokens in the profile).',
+    );
+  }
+}
+
+export function authorizeCommand(make: MakeContext): Command {
+  const command = new Command('authorize')
+    .summary('Run the authorization code flow for a client and print the tokens')
+    .description(
+      'Run the OAuth 2.0 authorization code flow with PKCE for a client, as an integration would: a\n' +
+        'loopback redirect on 127.0.0.1 (register http://127.0.0.1/callback on the client; any port is\n' +
+        'accepted), the consent page in the browser, then the code exchanged with client_id and\n' +
+        'client_secret. Prints the token response as the server sent it; stores nothing unless --save.\n' +
+        'The secret comes from --client-secret-file, --client-secret-stdin, SVC_CLIENT_SECRET or a\n' +
+        'hidden prompt on a terminal — never from a flag value. --public: a client without a secret.',
+    )
+    .addOption(new Option('--public', 'the client is public (no secret; PKCE only)'))
+    .addOption(new Option('--save', 'store the tokens in the profile, as `svc login` does'));
+  return addBrowserLoginOptions(command)
+    .addHelpText(
+      'after',
+      examples(
+        [
+          'svc oauth authorize --client-id cli_0123 --client-secret-file vendor.secret',
+          "see what an integration gets: the consent page, then the client's tokens",
+        ],
+        [
+          'svc oauth authorize --client-id cli_0123 --client-secret-stdin --scope read:exceptions --json < vendor.secret',
+          'ask for one scope; the token response as JSON',
+        ],
+      ),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseOAuthAuthorize(flags);
+      await runOAuthAuthorize(await make(cmd), options);
+    });
+}

@@ -1,0 +1,182 @@
+import { Command, Option } from 'commander';
+import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
+import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { SecretFile } from './secret-file.js';
+import { collect, parseScopes } from './shared.js';
+
+export interface OAuthCreateOptions {
+  name: string;
+  description: string | undefined;
+  redirectUris: string[];
+  grantTypes: OAuthGrantType[] | undefined;
+  scopes: string[];
+  tokenLifetime: number | undefined;
+  refreshTokenLifetime: number | undefined;
+  pkceRequired: boolean;
+  secretFile: string | undefined;
+  idempotencyKey: string | undefined;
+}
+
+const MAX_SECONDS = 2 ** 31 - 1;
+
+function redirectUri(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(`--redirect-uri ${JSON.stringify(raw)} is not an absolute http(s) URI`, {
+      hint: 'for example https://app.example.com/oauth/callback, or http://127.0.0.1/callback for a native app',
+    });
+  }
+  return raw;
+}
+
+export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOptions {
+  const uris = (flags.redirectUri as string[] | undefined) ?? [];
+  if (uris.length === 0) throw new UsageError('--redirect-uri is required (repeat it for several URIs)');
+  const grants = flags.grantType as string[] | undefined;
+  return {
+    name: nonEmpty('--name', flags.name),
+    description: flags.description === undefined ? undefined : String(flags.description),
+    redirectUris: uris.map(redirectUri),
+    grantTypes: grants?.map((g) => choiceFlag('--grant-type', g, OAUTH_GRANT_TYPES)!),
+    scopes: parseScopes('--scope', flags.scope),
+    tokenLifetime: intFlag('--token-lifetime', flags.tokenLifetime, 1, MAX_SECONDS),
+    refreshTokenLifetime: intFlag('--refresh-token-lifetime', flags.refreshTokenLifetime, 1, MAX_SECONDS),
+    pkceRequired: flags.pkce !== false,
+    secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    idempotencyKey:
+      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
+  };
+}
+
+/** Prints a client with its one-time secret: the secret on stdout with the warning, or only the file it went to. */
+export async function printClientWithSecret(
+  ctx: Context,
+  data: OAuthClientWithSecret,
+  secretFile: string | undefined,
+): Promise<void> {
+  if (ctx.out.isMachine) {
+    if (!secretFile) return ctx.out.json(data);
+    const { client_secret: _secret, ...rest } = data;
+    return ctx.out.json({ ...rest, client_secret_file: secretFile });
+  }
+  const seconds = (n: unknown) => (typeof n === 'number' ? `${n} s` : n);
+  await ctx.out.record(data, [
+    ['client id', data.client_id],
+    ['name', data.name],
+    ['description', data.description],
+    ['redirect uris', data.redirect_uris],
+    ['grant types', data.grant_types],
+    ['scopes', data.scopes],
+    ['token lifetime', seconds(data.token_lifetime_seconds)],
+    ['refresh lifetime', seconds(data.refresh_token_lifetime_seconds)],
+    ['pkce required', data.pkce_required === undefined ? undefined : data.pkce_required ? 'yes' : 'no'],
+    ['created', data.created_at, 'time'],
+    ['secret rotated', data.secret_rotated_at, 'time'],
+    ['client secret', secretFile ? `written to ${secretFile} (mode 0600)` : data.client_secret],
+  ]);
+  if (secretFile) ctx.out.info(`The client secret is in ${secretFile}; it is not shown again.`);
+  else ctx.out.warn(data.warning || 'store the client secret now: it is not shown again');
+}
+
+export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions): Promise<void> {
+  const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
+  let data: OAuthClientWithSecret;
+  try {
+    const api = await ctx.api();
+    ({ data } = await api.post<OAuthClientWithSecret>(
+      '/v1/oauth/clients',
+      {
+        name: options.name,
+        ...(options.description === undefined ? {} : { description: options.description }),
+        redirect_uris: options.redirectUris,
+        ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
+        ...(options.scopes.length > 0 ? { scopes: options.scopes } : {}),
+        ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
+        ...(options.refreshTokenLifetime === undefined
+          ? {}
+          : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
+        pkce_required: options.pkceRequired,
+      },
+      options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
+    ));
+    if (file) await file.write(data.client_secret);
+  } catch (error) {
+    await file?.discard();
+    throw error;
+  }
+  await printClientWithSecret(ctx, data, options.secretFile);
+  if (!ctx.out.isMachine) {
+    const secret = options.secretFile
+      ? ` --client-secret-file ${options.secretFile}`
+      : ' --client-secret-stdin';
+    ctx.out.info(`Try it: svc oauth authorize --client-id ${data.client_id}${secret}`);
+  }
+}
+
+export function createCommand(make: MakeContext): Command {
+  const { tokenLifetime, refreshTokenLifetime } = OAUTH_LIMITS;
+  return new Command('create')
+    .summary('Register an OAuth client in the tenant (tenant_admin)')
+    .description(
+      'Register an OAuth 2.0 client for a third-party integration in the current tenant (role\n' +
+        'tenant_admin). The client secret is returned once: svc prints it with a warning, or with\n' +
+        '--secret-file writes it to a new file with mode 0600 and prints only the path. It is never\n' +
+        'logged (--debug masks it). --json prints the whole creation response.\n\n' +
+        `Sandbox bounds: --token-lifetime ${tokenLifetime.min}-${tokenLifetime.max} s (default ${tokenLifetime.default}),\n` +
+        `--refresh-token-lifetime ${refreshTokenLifetime.min}-${refreshTokenLifetime.max} s (default ${refreshTokenLifetime.default}). ` +
+        'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).',
+    )
+    .addOption(new Option('--name <name>', 'display name (required)'))
+    .addOption(
+      new Option('--redirect-uri <uri>', 'allowed redirect URI (required, repeatable)').argParser(collect),
+    )
+    .addOption(new Option('--description <text>', 'free text'))
+    .addOption(
+      new Option('--grant-type <type>', 'authorization_code or refresh_token (repeatable; default both)')
+        .choices(OAUTH_GRANT_TYPES)
+        .argParser(collect),
+    )
+    .addOption(
+      new Option('--scope <scope>', 'a scope the client may ask for (repeatable)').argParser(collect),
+    )
+    .addOption(new Option('--token-lifetime <seconds>', 'access token lifetime'))
+    .addOption(new Option('--refresh-token-lifetime <seconds>', 'refresh token lifetime'))
+    .addOption(new Option('--no-pkce', 'do not require PKCE from this client (not recommended)'))
+    .addOption(
+      new Option(
+        '--secret-file <path>',
+        'write the secret to this new file (mode 0600) instead of printing it',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--idempotency-key <key>',
+        "the request's idempotency key (default: a new one); reuse it so a re-run cannot create a second client",
+      ),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        [
+          'svc oauth create --name "Vendor portal" --redirect-uri https://vendor.example/callback --scope read:reconciliations --secret-file vendor.secret',
+          'a client for a web integration; the secret goes to a 0600 file',
+        ],
+        [
+          'svc oauth create --name "Local test" --redirect-uri http://127.0.0.1/callback --scope read:exceptions --json',
+          'a client to try with `svc oauth authorize`, as JSON (secret included)',
+        ],
+      ),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseOAuthCreate(flags);
+      await runOAuthCreate(await make(cmd), options);
+    });
+}

@@ -1,0 +1,131 @@
+import { type Command, Option } from 'commander';
+import type { Me } from '../../api/schemas/me.js';
+import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../../auth/flow.js';
+import { checkSecretFlags, type SecretFlags } from '../../auth/secret-input.js';
+import { credentialFromTokens, type TokenSet } from '../../auth/token-endpoint.js';
+import type { Context } from '../../context.js';
+import { describeError, UsageError } from '../../errors.js';
+import { intFlag } from '../kit.js';
+
+/** Collects a repeatable option's values. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `--scope a --scope b` or `--scope "a b"`: each scope one word. */
+export function parseScopes(flag: string, raw: unknown): string[] {
+  const values = Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
+  const scopes = values.flatMap((v) => v.split(/\s+/)).filter(Boolean);
+  if (values.length > 0 && scopes.length === 0) throw new UsageError(`${flag} must not be empty`);
+  for (const scope of scopes) {
+    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) {
+      throw new UsageError(`${flag} ${JSON.stringify(scope)} is not a valid scope (RFC 6749 §3.3)`);
+    }
+  }
+  return [...new Set(scopes)];
+}
+
+export interface BrowserLoginOptions {
+  clientId: string | undefined;
+  secret: SecretFlags;
+  scopes: string[];
+  port: number | undefined;
+  openBrowser: boolean;
+  timeoutSeconds: number;
+}
+
+export function addBrowserLoginOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--client-id <id>', 'OAuth client id (default: client_id of the profile, SVC_CLIENT_ID)'),
+    )
+    .addOption(new Option('--client-secret-file <file>', "read the client's secret from a file"))
+    .addOption(new Option('--client-secret-stdin', "read the client's secret from standard input"))
+    .addOption(
+      new Option(
+        '--scope <scope>',
+        "a scope to ask for (repeatable; default: the client's scopes)",
+      ).argParser(collect),
+    )
+    .addOption(new Option('--no-browser', 'print the URL instead of opening a browser (and still wait)'))
+    .addOption(new Option('--port <n>', 'port of the loopback redirect on 127.0.0.1 (default: a free one)'))
+    .addOption(
+      new Option(
+        '--browser-timeout <seconds>',
+        `how long to wait for the browser (default ${DEFAULT_BROWSER_TIMEOUT_SECONDS})`,
+      ),
+    );
+}
+
+export function parseBrowserLogin(flags: Record<string, unknown>): BrowserLoginOptions {
+  const clientId = flags.clientId === undefined ? undefined : String(flags.clientId).trim();
+  if (clientId === '') throw new UsageError('--client-id must not be empty');
+  return {
+    clientId,
+    secret: checkSecretFlags('client-secret', {
+      file: flags.clientSecretFile === undefined ? undefined : String(flags.clientSecretFile),
+      stdin: flags.clientSecretStdin === true,
+    }),
+    scopes: parseScopes('--scope', flags.scope),
+    port: intFlag('--port', flags.port, 1, 65_535),
+    openBrowser: flags.browser !== false,
+    timeoutSeconds:
+      intFlag('--browser-timeout', flags.browserTimeout, 1, 3600) ?? DEFAULT_BROWSER_TIMEOUT_SECONDS,
+  };
+}
+
+export interface StoredLogin {
+  identity: Me | undefined;
+  expiresAt: string | undefined;
+  scope: string | undefined;
+}
+
+/**
+ * Stores tokens from a login in the profile (under the credential lock, so a refresh running
+ * in another process cannot interleave), remembers the base URL, client id and tenant, and
+ * fetches the identity behind the new token.
+ */
+export async function storeLogin(
+  ctx: Context,
+  login: { tokens: TokenSet; tokenUrl: string; requestedScope: string | undefined },
+  client: { id: string; secret: string | undefined },
+): Promise<StoredLogin> {
+  const settings = ctx.settings();
+  const store = ctx.store();
+  const credential = credentialFromTokens(
+    login.tokens,
+    {
+      clientId: client.id,
+      clientSecret: client.secret,
+      tokenUrl: login.tokenUrl,
+      requestedScope: login.requestedScope,
+    },
+    ctx.clock.now(),
+  );
+  const { withCredentialLock } = await import('../../auth/lock.js');
+  await withCredentialLock(store, () => store.setCredential(settings.profile, credential));
+  const remember: Record<string, string> = {};
+  if (settings.sources.base_url !== 'profile' && settings.values.base_url)
+    remember.base_url = settings.values.base_url;
+  if (settings.sources.app_url === 'flag' || settings.sources.app_url === 'env')
+    remember.app_url = settings.values.app_url!;
+  if (settings.sources.client_id !== 'profile') remember.client_id = client.id;
+  let identity: Me | undefined;
+  try {
+    const api = await ctx.api();
+    const token = credential.access_token;
+    identity = (
+      await api.get<Me>('/v1/me', undefined, {
+        headers: { authorization: `Bearer ${token}` },
+        auth: false,
+        secrets: [token, ...(credential.refresh_token ? [credential.refresh_token] : [])],
+      })
+    ).data;
+  } catch (error) {
+    ctx.out.warn(`logged in, but GET /v1/me failed: ${describeError(error)}`);
+  }
+  if (!settings.values.tenant && identity?.tenant_id) remember.tenant = identity.tenant_id;
+  if (Object.keys(remember).length > 0) await store.setProfileValues(settings.profile, remember);
+  if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
+  return { identity, expiresAt: credential.expires_at, scope: credential.scope };
+}

@@ -1,0 +1,239 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES, type OAuthGrantType } from '../../api/constants.js';
+import type { OAuthClient } from '../../api/schemas/oauth.js';
+import type { SandboxClock } from '../clock.js';
+import { randomId } from '../tokens.js';
+
+/** The seeded first-party client of the svc CLI: a public client (PKCE, no secret; RFC 8252). */
+export const CLI_CLIENT_ID = 'svc-cli';
+
+export interface OAuthClientRecord extends OAuthClient {
+  /** sha256 of the secret; null for a public client (the first-party CLI). */
+  secretHash: Buffer | null;
+  created_by: string;
+}
+
+export interface AuthorizationCode {
+  clientId: string;
+  redirectUri: string;
+  /** S256 code challenge; null when the request carried none (clients without pkce_required). */
+  challenge: string | null;
+  userId: string;
+  tenantIds: string[];
+  scopes: string[];
+  expiresAtMs: number;
+  usedAtMs: number | null;
+  /** The token family issued with this code (revoked if the code is replayed). */
+  family: string | null;
+}
+
+export interface RefreshTokenRecord {
+  clientId: string;
+  userId: string;
+  tenantIds: string[];
+  scopes: string[];
+  family: string;
+  expiresAtMs: number;
+  /** Set when the token was exchanged: presenting it again is reuse, and revokes the family. */
+  rotatedAtMs: number | null;
+}
+
+/** A consent page that was shown: what the user is asked to approve, answered at most once. */
+export interface ConsentTicket {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  challenge: string | null;
+  expiresAtMs: number;
+}
+
+export function sha256(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function key(value: string): string {
+  return sha256(value).toString('hex');
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/** Why a redirect URI cannot be registered, or undefined when it can. */
+export function redirectUriProblem(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'is not an absolute URI';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http on loopback)';
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    return 'may use http only on a loopback host (127.0.0.1, [::1], localhost)';
+  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
+  if (url.username !== '' || url.password !== '') return 'must not contain user information';
+  return undefined;
+}
+
+/**
+ * Exact match, except that a loopback http redirect may use any port (RFC 8252 §7.3): native
+ * apps listen on an ephemeral port chosen at run time.
+ */
+export function redirectUriMatches(registered: string, given: string): boolean {
+  if (registered === given) return true;
+  let r: URL;
+  let g: URL;
+  try {
+    r = new URL(registered);
+    g = new URL(given);
+  } catch {
+    return false;
+  }
+  if (r.protocol !== 'http:' || g.protocol !== 'http:' || !isLoopbackHost(r.hostname)) return false;
+  if (g.hash !== '' || given.includes('#') || g.username !== '' || g.password !== '') return false;
+  return r.hostname === g.hostname && r.pathname === g.pathname && r.search === g.search;
+}
+
+export interface ClientInput {
+  name: string;
+  description: string;
+  redirect_uris: string[];
+  grant_types: OAuthGrantType[];
+  scopes: string[];
+  token_lifetime_seconds: number;
+  refresh_token_lifetime_seconds: number;
+  pkce_required: boolean;
+}
+
+export interface GrantCounts {
+  [grantAndOutcome: string]: number;
+}
+
+/**
+ * OAuth clients, authorization codes, refresh tokens and consent tickets. Secrets, codes and
+ * refresh tokens are kept only as sha256 hashes: they are random with 256 bits of entropy, so
+ * a fast hash is enough (a slow password hash protects guessable secrets, which these are not).
+ */
+export class OAuthStore {
+  readonly clients = new Map<string, OAuthClientRecord>();
+  readonly #codes = new Map<string, AuthorizationCode>();
+  readonly #refreshTokens = new Map<string, RefreshTokenRecord>();
+  readonly #tickets = new Map<string, ConsentTicket>();
+  readonly #clock: SandboxClock;
+  /** Token endpoint outcomes by grant, e.g. `refresh_token ok`, `authorization_code invalid_grant`. */
+  readonly grants: GrantCounts = {};
+  familiesRevoked = 0;
+  codesIssued = 0;
+
+  constructor(clock: SandboxClock) {
+    this.#clock = clock;
+    this.clients.set(CLI_CLIENT_ID, {
+      client_id: CLI_CLIENT_ID,
+      name: 'svc CLI',
+      description: 'The first-party svc command-line tool (a public client: PKCE, no secret)',
+      redirect_uris: ['http://127.0.0.1/callback', 'http://[::1]/callback'],
+      grant_types: [...OAUTH_GRANT_TYPES],
+      scopes: Object.keys(OAUTH_SCOPES),
+      token_lifetime_seconds: OAUTH_LIMITS.tokenLifetime.default,
+      refresh_token_lifetime_seconds: OAUTH_LIMITS.refreshTokenLifetime.default,
+      pkce_required: true,
+      created_at: '2024-06-01T00:00:00Z',
+      secret_rotated_at: null,
+      tenant_id: null,
+      secretHash: null,
+      created_by: 'system',
+    });
+  }
+
+  createClient(
+    tenantId: string,
+    input: ClientInput,
+    actor: string,
+  ): { client: OAuthClientRecord; secret: string } {
+    const secret = newSecret();
+    const client: OAuthClientRecord = {
+      client_id: randomId('cli', 12),
+      ...input,
+      created_at: this.#clock.iso(),
+      secret_rotated_at: null,
+      tenant_id: tenantId,
+      secretHash: sha256(secret),
+      created_by: actor,
+    };
+    this.clients.set(client.client_id, client);
+    return { client, secret };
+  }
+
+  /** A new secret replaces the old one at once; tokens already issued stay valid. */
+  rotateSecret(client: OAuthClientRecord): string {
+    const secret = newSecret();
+    client.secretHash = sha256(secret);
+    client.secret_rotated_at = this.#clock.iso();
+    return secret;
+  }
+
+  secretMatches(client: OAuthClientRecord, secret: string): boolean {
+    return client.secretHash !== null && timingSafeEqual(client.secretHash, sha256(secret));
+  }
+
+  openTicket(ticket: Omit<ConsentTicket, 'expiresAtMs'>): string {
+    const id = randomBytes(24).toString('base64url');
+    this.#tickets.set(key(id), {
+      ...ticket,
+      expiresAtMs: this.#clock.now() + OAUTH_LIMITS.consentLifetimeSeconds * 1000,
+    });
+    return id;
+  }
+
+  /** The ticket, removed: a consent page is answered once. */
+  takeTicket(id: string): ConsentTicket | undefined {
+    const k = key(id);
+    const ticket = this.#tickets.get(k);
+    this.#tickets.delete(k);
+    return ticket && ticket.expiresAtMs > this.#clock.now() ? ticket : undefined;
+  }
+
+  issueCode(grant: Omit<AuthorizationCode, 'expiresAtMs' | 'usedAtMs' | 'family'>): string {
+    const code = randomBytes(32).toString('base64url');
+    this.#codes.set(key(code), {
+      ...grant,
+      expiresAtMs: this.#clock.now() + OAUTH_LIMITS.codeLifetimeSeconds * 1000,
+      usedAtMs: null,
+      family: null,
+    });
+    this.codesIssued++;
+    return code;
+  }
+
+  findCode(code: string): AuthorizationCode | undefined {
+    return this.#codes.get(key(code));
+  }
+
+  issueRefreshToken(grant: Omit<RefreshTokenRecord, 'rotatedAtMs'>): string {
+    const token = `svc_rt_${randomBytes(32).toString('base64url')}`;
+    this.#refreshTokens.set(key(token), { ...grant, rotatedAtMs: null });
+    return token;
+  }
+
+  findRefreshToken(token: string): RefreshTokenRecord | undefined {
+    return this.#refreshTokens.get(key(token));
+  }
+
+  count(grant: string, outcome: string): void {
+    const name = `${grant} ${outcome}`;
+    this.grants[name] = (this.grants[name] ?? 0) + 1;
+  }
+}
+
+function newSecret(): string {
+  return `svc_cs_${randomBytes(32).toString('base64url')}`;
+}
+
+/** A client as the API shows it: no secret hash, no internal fields. */
+export function publicClient(client: OAuthClientRecord): OAuthClient {
+  const { secretHash: _hash, created_by: _by, ...rest } = client;
+  return rest;
+}

@@ -1,0 +1,192 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { withCredentialLock } from '../../src/auth/lock.js';
+import { refreshingCredentials } from '../../src/auth/refresh.js';
+import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
+import { AuthError } from '../../src/errors.js';
+import { ApiClient } from '../../src/http/client.js';
+
+/**
+ * The refreshing credential source against a scripted token endpoint: what it does when the
+ * server does not rotate refresh tokens, refuses one, or when another process wrote meanwhile.
+ */
+let server: Server;
+let url: string;
+let onToken: (form: URLSearchParams) => { status: number; body: unknown };
+const seen: URLSearchParams[] = [];
+
+beforeAll(async () => {
+  server = createServer((request: IncomingMessage, response) => {
+    let body = '';
+    request.on('data', (d) => {
+      body += d;
+    });
+    request.on('end', () => {
+      const form = new URLSearchParams(body);
+      seen.push(form);
+      const { status, body: answer } = onToken(form);
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const dirs: string[] = [];
+afterEach(() => {
+  seen.length = 0;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function setup(credential: Partial<StoredCredential>) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-refresh-'));
+  dirs.push(dir);
+  const store = new ConfigStore(join(dir, 'config'));
+  const api = new ApiClient({
+    baseUrl: url,
+    credentials: { origin: 'test', token: async () => undefined, secrets: () => [] },
+    userAgent: 'test',
+    env: {},
+    retry: { maxRetries: 0 },
+  });
+  const full: StoredCredential = {
+    type: 'oauth',
+    access_token: 'at-old',
+    refresh_token: 'rt-old-0123456789',
+    expires_at: new Date(Date.now() - 1000).toISOString(),
+    client_id: 'client-1',
+    client_secret: 'secret-1',
+    token_url: `${url}/v1/oauth/token`,
+    obtained_at: new Date().toISOString(),
+    ...credential,
+  };
+  const source = refreshingCredentials(
+    {
+      store,
+      profile: 'p',
+      now: Date.now,
+      api: async () => api,
+      defaultTokenUrl: () => `${url}/v1/oauth/token`,
+    },
+    full,
+  );
+  return { store, source, full, close: () => api.close() };
+}
+
+describe('refreshing OAuth credentials', () => {
+  it('refreshes an expired token with client_secret_post, and keeps a refresh token the server does not rotate', async () => {
+    const { store, source, full, close } = setup({});
+    await store.setCredential('p', full);
+    onToken = () => ({
+      status: 200,
+      body: { access_token: 'at-new', token_type: 'bearer', expires_in: '600', id_token: 'x' },
+    });
+    expect(await source.token()).toBe('at-new');
+    expect(Object.fromEntries(seen[0]!)).toEqual({
+      grant_type: 'refresh_token',
+      refresh_token: 'rt-old-0123456789',
+      client_id: 'client-1',
+      client_secret: 'secret-1',
+    });
+    const stored = store.credential('p')!;
+    expect(stored).toMatchObject({
+      access_token: 'at-new',
+      refresh_token: 'rt-old-0123456789',
+      client_secret: 'secret-1',
+    });
+    expect(Date.parse(stored.expires_at!) - Date.now()).toBeGreaterThan(590_000);
+    expect(source.secrets()).toEqual(
+      expect.arrayContaining(['at-old', 'rt-old-0123456789', 'secret-1', 'at-new']),
+    );
+    await close();
+  });
+
+  it('uses a token another process stored while it waited, without a request', async () => {
+    const { store, source, full, close } = setup({});
+    await store.setCredential('p', full);
+    await store.setCredential('p', {
+      ...full,
+      access_token: 'at-other',
+      expires_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    onToken = () => ({ status: 500, body: {} });
+    expect(await source.renew!('at-old')).toBe('at-other');
+    expect(seen).toHaveLength(0);
+    await close();
+  });
+
+  it('re-reads on invalid_grant: a credential written meanwhile wins over giving up', async () => {
+    const { store, source, full, close } = setup({});
+    await store.setCredential('p', full);
+    onToken = () => {
+      // Another writer (e.g. an older svc that does not lock) stores new tokens meanwhile.
+      const other = { ...full, access_token: 'at-login', refresh_token: 'rt-login' };
+      const file = join(store.dir, 'credentials.json');
+      writeFileSync(file, JSON.stringify({ profiles: { p: other } }));
+      return {
+        status: 400,
+        body: { error: 'invalid_grant', error_description: 'refresh token already used' },
+      };
+    };
+    expect(await source.token()).toBe('at-login');
+    expect(store.credential('p')!.refresh_token).toBe('rt-login');
+    await close();
+  });
+
+  it('gives up on invalid_grant with exit 3, never deleting the credential', async () => {
+    const { store, source, full, close } = setup({});
+    await store.setCredential('p', full);
+    onToken = () => ({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'refresh token rt-old-0123456789 expired' },
+    });
+    const error = await source.token().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthError);
+    expect((error as AuthError).exitCode).toBe(3);
+    // The server's description echoed the token: it is scrubbed from the message.
+    expect((error as AuthError).message).toBe(
+      'the session of profile "p" could not be refreshed: refresh token [redacted] expired (invalid_grant)',
+    );
+    expect(store.credential('p')).toEqual(full);
+    await close();
+  });
+
+  it('fails with exit 3 when the token expired and there is no refresh token', async () => {
+    const { store, source, full, close } = setup({ refresh_token: undefined });
+    await store.setCredential('p', full);
+    const error = await source.token().catch((e: unknown) => e);
+    expect((error as AuthError).message).toBe(
+      'the access token of profile "p" has expired and there is no refresh token',
+    );
+    expect(seen).toHaveLength(0);
+    await close();
+  });
+});
+
+describe('the credential lock', () => {
+  it('serialises holders and takes over a lock abandoned by a crashed process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-lock-'));
+    dirs.push(dir);
+    const store = new ConfigStore(join(dir, 'config'));
+    const order: string[] = [];
+    const hold = (name: string) =>
+      withCredentialLock(store, async () => {
+        order.push(`${name}+`);
+        await new Promise((r) => setTimeout(r, 30));
+        order.push(`${name}-`);
+      });
+    await Promise.all([hold('a'), hold('b'), hold('c')]);
+    for (let i = 0; i < order.length; i += 2) expect(order[i]!.replace('+', '-')).toBe(order[i + 1]);
+    // A lock directory nobody has touched for a minute: its holder is gone.
+    const stale = join(store.dir, 'credentials.json.lock');
+    mkdirSync(stale);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(stale, old, old);
+    expect(await withCredentialLock(store, async () => 'taken over')).toBe('taken over');
+  });
+});

@@ -1,0 +1,144 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { connectionRefused, consent, printedLogin, spawnSvc, tokenRequests } from '../helpers/oauth.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { svc, tempConfigDir } from '../helpers/svc.js';
+
+const sandbox = useSandbox();
+const dir = tempConfigDir();
+const bare = tempConfigDir();
+const env = () => ({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_CLIENT_ID: 'svc-cli' });
+
+async function startLogin(args: string[] = []) {
+  const live = spawnSvc(['login', '--no-browser', ...args], env());
+  return { live, ...(await printedLogin(live)) };
+}
+
+function get(url: string): Promise<number | 'refused'> {
+  return fetch(url).then(
+    (r) => r.status,
+    () => 'refused' as const,
+  );
+}
+
+describe('svc login: the loopback redirect (real binary, real sandbox)', () => {
+  it.each([
+    [
+      'a wrong state',
+      (state: string) => `code=abc&state=${state}x`,
+      /the authorization response carries the wrong state \(possible cross-site request forgery\); run the login again/,
+    ],
+    [
+      'a missing state',
+      () => 'code=abc',
+      /the authorization response has no state parameter; it was not started by this login; run the login again$/,
+    ],
+    [
+      'a foreign iss',
+      (state: string) => `code=abc&state=${state}&iss=https%3A%2F%2Fevil.example`,
+      /the authorization response comes from issuer "https:\/\/evil.example", not from this server; /,
+    ],
+    [
+      'an error from the server',
+      (state: string) => `error=access_denied&error_description=nope&state=${state}`,
+      /authorization was denied: access_denied \(nope\)/,
+    ],
+  ])('fails on %s: exit 3, no token request, port closed', async (_name, query, message) => {
+    const before = await tokenRequests(sandbox());
+    const { live, redirectUri, state } = await startLogin();
+    expect(await get(`${redirectUri}?${query(state)}`)).toBe(400);
+    const result = await live.done;
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(new RegExp(`^error: ${message.source}`, 'm'));
+    expect(result.stdout).toBe('');
+    expect(await tokenRequests(sandbox())).toBe(before);
+    expect(await connectionRefused(Number(redirectUri.port))).toBe(true);
+  });
+
+  it('answers stray paths 404 and keeps waiting; the real callback then logs in (one token request)', async () => {
+    const before = await tokenRequests(sandbox());
+    const { live, url, redirectUri } = await startLogin();
+    for (const path of ['/', '/favicon.ico', '/callback/extra']) {
+      expect(await get(new URL(path, redirectUri).toString())).toBe(404);
+    }
+    expect(live.child.exitCode).toBeNull();
+    const { location } = await consent(url);
+    expect(await get(location!.toString())).toBe(200);
+    const result = await live.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('✓ Logged in to');
+    expect(result.stderr).toContain('as Ada Admin');
+    expect(await tokenRequests(sandbox())).toBe(before + 1);
+    expect(await connectionRefused(Number(redirectUri.port))).toBe(true);
+  });
+
+  it('takes a replayed callback only once: one token request', async () => {
+    const before = await tokenRequests(sandbox());
+    const { live, url, redirectUri } = await startLogin();
+    const { location } = await consent(url);
+    const answers = await Promise.all([get(location!.toString()), get(location!.toString())]);
+    expect(answers.filter((a) => a === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a !== 200).every((a) => a === 400 || a === 'refused')).toBe(true);
+    expect((await live.done).code).toBe(0);
+    expect(await get(location!.toString())).toBe('refused');
+    expect(await tokenRequests(sandbox())).toBe(before + 1);
+    expect(await connectionRefused(Number(redirectUri.port))).toBe(true);
+  });
+
+  it('times out with exit 3 and no token request', async () => {
+    const before = await tokenRequests(sandbox());
+    const { live, redirectUri } = await startLogin(['--browser-timeout', '1']);
+    const result = await live.done;
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      /^error: timed out after 1 s waiting for the browser to finish the login; /m,
+    );
+    expect(await tokenRequests(sandbox())).toBe(before);
+    expect(await connectionRefused(Number(redirectUri.port))).toBe(true);
+  });
+
+  it('stops on Ctrl-C with exit 130 and no token request', async () => {
+    const before = await tokenRequests(sandbox());
+    const { live, redirectUri } = await startLogin();
+    live.child.kill('SIGINT');
+    const result = await live.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/^error: interrupted; the login was cancelled$/m);
+    expect(await tokenRequests(sandbox())).toBe(before);
+    expect(await connectionRefused(Number(redirectUri.port))).toBe(true);
+  });
+
+  it('listens on --port when asked, and refuses a port in use (exit 2)', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    const { live, redirectUri } = await startLogin(['--port', String(port)]);
+    expect(redirectUri.toString()).toBe(`http://127.0.0.1:${port}/callback`);
+    const busy = await svc(['login', '--no-browser', '--port', String(port)], { env: env() });
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toMatch(/^error: --port \d+: 127\.0\.0\.1:\d+ is already in use; /m);
+    live.child.kill('SIGINT');
+    expect((await live.done).code).toBe(130);
+  });
+
+  it.each([
+    [['login', '--with-token', '--scope', 'admin'], /--with-token cannot be combined with --scope/],
+    [['login', '--port', '70000'], /--port must be an integer from 1 to 65535/],
+    [['login', '--browser-timeout', '0'], /--browser-timeout must be an integer from 1 to 3600/],
+    [['login', '--client-secret-file', 'a', '--client-secret-stdin'], /cannot be combined/],
+    [['login', '--scope', 'bad"scope'], /is not a valid scope/],
+  ])('refuses %j before any I/O (exit 2)', async (args, message) => {
+    const r = await svc(args, { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('needs a client id (exit 2)', async () => {
+    const r = await svc(['login'], { env: { SVC_CONFIG_DIR: bare, SVC_BASE_URL: sandbox().url } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: no OAuth client id for profile "default"; pass --client-id/);
+  });
+});

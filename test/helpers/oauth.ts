@@ -1,0 +1,241 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { codeChallengeS256, createCodeVerifier } from '../../src/auth/pkce.js';
+import { tenantId } from '../../src/sandbox/seed.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { writeConsentRobot } from '../../src/tour/consent-robot.js';
+import { call } from './sandbox.js';
+import { BIN, baseEnv, ROOT, type SvcResult } from './svc.js';
+
+export const TREASURY = tenantId('acme-treasury');
+
+/** Creates an OAuth client in Acme Treasury as the seeded admin; returns the creation response. */
+export async function createClient(sandbox: Sandbox, body: Record<string, unknown> = {}): Promise<any> {
+  const response = await call(sandbox, 'POST', '/v1/oauth/clients', {
+    token: sandbox.adminToken,
+    tenant: TREASURY,
+    body: {
+      name: 'Vendor portal',
+      redirect_uris: ['https://vendor.example/callback', 'http://127.0.0.1/callback'],
+      scopes: ['read:reconciliations', 'read:exceptions'],
+      idempotency_key: `create-${Math.random()}`,
+      ...body,
+    },
+  });
+  if (response.status !== 201) throw new Error(`client creation failed: ${response.text}`);
+  return response.body;
+}
+
+export function authorizeUrl(sandbox: Sandbox, params: Record<string, string | undefined>): string {
+  const url = new URL('/oauth/authorize', sandbox.url);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return url.toString();
+}
+
+export interface ConsentOutcome {
+  /** The status of the authorize GET (200 consent page, 303 error redirect, 400 error page). */
+  status: number;
+  html: string;
+  /** Where the browser is sent in the end (the redirect URI with code or error), if anywhere. */
+  location: URL | undefined;
+}
+
+/** Plays the browser on the consent page: loads it, then approves or denies as `user`. */
+export async function consent(
+  url: string,
+  options: { user?: string; decision?: 'approve' | 'deny' } = {},
+): Promise<ConsentOutcome> {
+  const page = await fetch(url, { redirect: 'manual' });
+  const html = await page.text();
+  if (page.status !== 200) {
+    const location = page.headers.get('location');
+    return { status: page.status, html, location: location ? new URL(location) : undefined };
+  }
+  const ticket = /name="ticket" value="([^"]+)"/.exec(html)?.[1];
+  if (!ticket) throw new Error(`no ticket on the consent page:\n${html}`);
+  const answer = await fetch(new URL('authorize', url), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      ticket,
+      user_id: options.user ?? 'usr_admin',
+      decision: options.decision ?? 'approve',
+    }).toString(),
+  });
+  const location = answer.headers.get('location');
+  return { status: 200, html, location: location ? new URL(location) : undefined };
+}
+
+/** A POST to the token endpoint with form parameters. */
+export async function tokenRequest(
+  sandbox: Sandbox,
+  params: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) form.append(k, v);
+  const response = await fetch(`${sandbox.url}/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: form.toString(),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, body, headers: response.headers };
+}
+
+export interface Pkce {
+  verifier: string;
+  challenge: string;
+}
+
+export function pkce(): Pkce {
+  const verifier = createCodeVerifier();
+  return { verifier, challenge: codeChallengeS256(verifier) };
+}
+
+/** Runs the whole authorization code flow for a client and returns the code and what was sent. */
+export async function authorizationCode(
+  sandbox: Sandbox,
+  client: { client_id: string },
+  options: { redirectUri?: string; scope?: string; user?: string; state?: string; pkce?: Pkce | null } = {},
+): Promise<{ code: string; redirectUri: string; verifier: string | undefined; location: URL }> {
+  const redirectUri = options.redirectUri ?? 'http://127.0.0.1:51234/callback';
+  const proof = options.pkce === undefined ? pkce() : options.pkce;
+  const outcome = await consent(
+    authorizeUrl(sandbox, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      scope: options.scope,
+      state: options.state ?? 'state-123',
+      code_challenge: proof?.challenge,
+      code_challenge_method: proof ? 'S256' : undefined,
+    }),
+    { user: options.user ?? 'usr_admin' },
+  );
+  const code = outcome.location?.searchParams.get('code');
+  if (!code || !outcome.location)
+    throw new Error(`no code: ${outcome.status} ${outcome.location} ${outcome.html}`);
+  return { code, redirectUri, verifier: proof?.verifier, location: outcome.location };
+}
+
+export interface LiveSvc {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the first match of `pattern` in stderr (waits for it). */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  done: Promise<SvcResult>;
+}
+
+/** Spawns the built svc and keeps hold of it (to answer its browser step, signal it, read /proc). */
+export function spawnSvc(args: string[], env: Record<string, string | undefined>, input = ''): LiveSvc {
+  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env), cwd: ROOT });
+  let out = '';
+  let err = '';
+  const waiters: Array<() => void> = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+    for (const w of [...waiters]) w();
+  });
+  const done = new Promise<SvcResult>((resolve) => {
+    child.on('close', (code) => {
+      for (const w of [...waiters]) w();
+      resolve({ code, stdout: out, stderr: err });
+    });
+  });
+  child.stdin.end(input);
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    done,
+    waitForStderr(pattern, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(err);
+          if (match) {
+            cleanup();
+            resolve(match);
+          } else if (child.exitCode !== null) {
+            cleanup();
+            reject(new Error(`svc exited ${child.exitCode} before printing ${pattern}\n${err}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`svc did not print ${pattern} in time\n${err}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.splice(waiters.indexOf(check), 1);
+        };
+        waiters.push(check);
+        check();
+      });
+    },
+  };
+}
+
+/** The authorization URL and loopback redirect a waiting `svc login` printed. */
+export async function printedLogin(live: LiveSvc): Promise<{ url: string; redirectUri: URL; state: string }> {
+  const [, url] = await live.waitForStderr(/^ {2}(http\S+\/oauth\/authorize\?\S+)$/m);
+  await live.waitForStderr(/Waiting for the browser/);
+  const parsed = new URL(url!);
+  return {
+    url: url!,
+    redirectUri: new URL(parsed.searchParams.get('redirect_uri')!),
+    state: parsed.searchParams.get('state')!,
+  };
+}
+
+/** How many token endpoint requests the sandbox answered, by status. */
+export async function tokenRequests(sandbox: Sandbox): Promise<number> {
+  const stats = (await call(sandbox, 'GET', '/_sandbox/stats')).body as Record<string, number>;
+  return Object.entries(stats)
+    .filter(([key]) => key.startsWith('POST /v1/oauth/token '))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** Resolves when nothing listens on the port any more (connect → ECONNREFUSED). */
+export function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+let robot: string | undefined;
+
+/** An SVC_BROWSER value that answers the sandbox's consent page (see src/tour/consent-robot.ts). */
+export function consentRobot(): string {
+  if (!robot) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-robot-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    robot = writeConsentRobot(dir);
+  }
+  return robot;
+}
+
+/** Parses the credential file of a config dir. */
+export function storedCredential(configDir: string, profile = 'default'): any {
+  return JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).profiles?.[profile];
+}
