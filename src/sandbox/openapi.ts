@@ -17,6 +17,12 @@ export const SVC_CHOICES: string[] = [
   'GET /v1/me and GET /v1/tenants accept but do not require X-Tenant-Id. Cross-tenant listing (org_admin with X-SVC-Org-Id) is logged in the security events log (GET /_sandbox/security-events).',
   "Generic record surface: a record is the client's JSON fields at the top level plus id, surface, tenant_id, created_at, updated_at, created_by, deleted_at. Writes need a role other than tenant_viewer and tenant_auditor.",
   'Paths under /_sandbox are test controls of the sandbox, not part of the platform API.',
+  'Webhook events: the body of every delivery is the JSON object {"id","type","created_at","tenant_id","data"} (schema WebhookEventPayload), serialised once per event; every attempt and every replay sends the same bytes.',
+  'Webhook deliveries: a POST to the webhook URL with Content-Type application/json, X-SVC-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> (one v1 per live secret: two for 24 h after a rotation), X-SVC-Event-Id, X-SVC-Event-Type, X-SVC-Delivery-Id and X-SVC-Delivery-Attempt. Only a 2xx answer delivers; redirects are not followed; each attempt has a request timeout (10 s by default).',
+  'Delivery states: pending (no attempt finished yet) → delivered | retrying; retrying → delivered | retrying | failed. failed is final: max_attempts attempts failed, next_retry_at is null and the delivery has a dead-letter queue entry. The summary counts pending and retrying as in_flight.',
+  "Retry schedule: after failed attempt n the next is due after min(30 s × 2^(n−1), 1 h) × a random factor in [0.8, 1.2), times the engine's time scale (svc sandbox start --webhook-time-scale). Default max_attempts 5.",
+  'Delivery failure causes, in last_error_code and as the "<cause>: <detail>" prefix of last_error: connection_timeout (no answer within the request timeout, or the target refused, reset or could not be resolved), tls_handshake_failed (certificate or TLS errors, e.g. a self-signed certificate), payload_too_large (413), invalid_signature (401, or any 4xx whose body contains "invalid_signature"), 4xx_client_error (other 4xx), 5xx_server_error (5xx), redirect_not_followed (3xx; a sandbox addition).',
+  'Dead-letter queue entries: status queued (default listing), replayed (a replay was made) or discarded (DELETE …/dlq/{entry_id}); replay one with POST …/deliveries/{delivery_id}/replay.',
 ];
 
 export function swaggerOptions(): FastifyDynamicSwaggerOptions {
@@ -45,6 +51,11 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
         { name: 'identity', description: 'The calling identity' },
         { name: 'tenants', description: 'Tenants visible to the caller' },
         { name: 'records', description: 'The generic record surface /v1/{surface}' },
+        {
+          name: 'webhooks',
+          description:
+            'Webhook subscriptions, deliveries (real signed HTTP POSTs with retries), the dead-letter queue, replay and test events',
+        },
         { name: 'sandbox control', description: 'Test controls of the sandbox (not platform API)' },
       ],
       'x-svc-choices': SVC_CHOICES,

@@ -4,6 +4,9 @@ import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
+import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
+import type { DeliverySettings } from './delivery/engine.js';
+import { seedWebhooks } from './delivery/events.js';
 import { swaggerOptions } from './openapi.js';
 import { registerAuth } from './plugins/auth.js';
 import { newRequestId, registerErrorHandling } from './plugins/errors.js';
@@ -17,7 +20,7 @@ import {
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import type { RouteContext } from './routes/context.js';
 import { ROUTE_MODULES } from './routes/index.js';
-import { ADMIN_USER, seedDemo } from './seed.js';
+import { ADMIN_USER, PRIMARY_TENANT_SLUG, seedDemo, tenantId } from './seed.js';
 import { SandboxState } from './state.js';
 import { randomId, signJwt } from './tokens.js';
 import './types.js';
@@ -31,6 +34,8 @@ export interface SandboxOptions {
   tenants?: number;
   faults?: Partial<FaultConfig>;
   jwtSecret?: Buffer;
+  /** The webhook delivery engine: retry time scale, request timeout, parallelism. */
+  webhooks?: Partial<DeliverySettings>;
   /** Where the sandbox reports its own problems (default: nowhere). */
   log?: (line: string) => void;
 }
@@ -66,8 +71,14 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   setBaseUrl: (url: string) => void;
 }> {
   const log = options.log ?? (() => {});
-  const state = new SandboxState(options.jwtSecret ? { jwtSecret: options.jwtSecret } : {});
-  if ((options.seed ?? 'demo') === 'demo') seedDemo(state, options.tenants ?? 0);
+  const state = new SandboxState({
+    ...(options.jwtSecret ? { jwtSecret: options.jwtSecret } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  });
+  if ((options.seed ?? 'demo') === 'demo') {
+    seedDemo(state, options.tenants ?? 0);
+    seedWebhooks(state.webhooks, state.clock, tenantId(PRIMARY_TENANT_SLUG));
+  }
   const faults = new FaultInjector(options.faults);
   let baseUrl = 'http://127.0.0.1:4010';
 
@@ -81,7 +92,17 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
   });
-  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord]) app.addSchema(schema);
+  for (const schema of [
+    ErrorBody,
+    TenantSummary,
+    Me,
+    SurfaceRecord,
+    Webhook,
+    WebhookDelivery,
+    DlqEntry,
+    WebhookEventPayload,
+  ])
+    app.addSchema(schema);
   await app.register(swagger, swaggerOptions());
 
   // Hook order matters: faults first (a fault "before" skips everything), then errors/ids,

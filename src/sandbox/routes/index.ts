@@ -4,11 +4,15 @@ import controlRoutes from './control.js';
 import meRoutes from './me.js';
 import recordRoutes from './records.js';
 import tenantRoutes from './tenants.js';
+import webhookRoutes from './webhooks.js';
+import webhookControlRoutes from './webhooks-control.js';
 
 /** Every route module of the sandbox, registered in this order (the generic record surface last). */
 export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => void> = [
   controlRoutes,
   meRoutes,
   tenantRoutes,
+  webhookRoutes,
+  webhookControlRoutes,
   recordRoutes,
 ];
