@@ -80,7 +80,7 @@ export function parseSignatureHeader(header: string): ParsedHeader {
       throw new MalformedHeaderError(
         element === ''
           ? `${where} is empty (stray comma?)`
-          : `${where} (${preview(element)}) is not key=value`,
+          : `${where} (${JSON.stringify(preview(element))}) is not key=value`,
       );
     }
     const key = element.slice(0, eq).trim();
