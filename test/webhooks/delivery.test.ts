@@ -80,9 +80,13 @@ describe('the delivery engine, against real local targets', () => {
     const target = await startTarget(() => ({ status: 500, body: 'boom' }));
     // A slower schedule here (150, 300, 600 ms nominal), so the backoff shows through machine noise.
     await call(sandbox(), 'PUT', '/_sandbox/webhooks/engine', { body: { time_scale: 0.005 } });
-    const { webhook, delivery: d } = await deliverOnce(target.url, 4).finally(() =>
-      call(sandbox(), 'PUT', '/_sandbox/webhooks/engine', { body: { time_scale: 0.0005 } }),
-    );
+    let outcome: Awaited<ReturnType<typeof deliverOnce>>;
+    try {
+      outcome = await deliverOnce(target.url, 4);
+    } finally {
+      await call(sandbox(), 'PUT', '/_sandbox/webhooks/engine', { body: { time_scale: 0.0005 } });
+    }
+    const { webhook, delivery: d } = outcome;
     expect(d).toMatchObject({
       status: 'failed',
       attempt_count: 4,
