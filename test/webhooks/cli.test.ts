@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { background } from '../helpers/background.js';
+import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { svc, tempConfigDir } from '../helpers/svc.js';
 import { startTarget } from '../helpers/targets.js';
@@ -146,6 +147,16 @@ describe('svc webhooks ls, deliveries, dlq', () => {
       2,
       'error: no webhook signing secret; pass --secret-file FILE or set SVC_WEBHOOK_SECRET (secrets are never flag values)',
     ],
+    [
+      ['sandbox', 'start', '--webhook-time-scale', 'fast'],
+      2,
+      'error: --webhook-time-scale must be a number from 0 to 1000, got "fast"',
+    ],
+    [
+      ['sandbox', 'start', '--webhook-timeout', '0'],
+      2,
+      'error: --webhook-timeout must be an integer from 1 to 300000, got "0"',
+    ],
   ])('%j fails with exit %i and one line', async (args, code, prefix) => {
     const r = await svc(args, { env });
     expect(r.stderr.startsWith(prefix)).toBe(true);
@@ -216,6 +227,29 @@ describe('svc webhooks test and replay DELIVERY', () => {
     expect(many.stderr).toMatch(
       /^2 replayed, 1 failed in \d+\.\d s\nerror: 1 of 3 item\(s\) failed; run it again/,
     );
+  });
+});
+
+describe('bulk replay on a terminal', () => {
+  it('draws a progress bar on stderr and a table of new delivery ids on stdout', async () => {
+    const webhook = await createWebhook(sandbox(), 'http://127.0.0.1:9/x');
+    await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
+      body: { webhook_id: webhook.id, count: 3 },
+    });
+    const r = await runInProcess(
+      ['webhooks', 'replay', webhook.id, '--dlq'],
+      { ...env, SVC_STATE_DIR: join(dir, 'state') },
+      { tty: true },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`\\r\\u001b\\[2Kreplaying ${webhook.id} \\[#+\\.*\\] 1/3 33%`));
+    expect(r.stderr).toMatch(/✓ 3 replayed in \d+\.\d s\n$/);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^RESULT +DELIVERY +NEW DELIVERY +EVENT +DETAIL$/);
+    expect(lines.slice(1).every((l) => /^ok +dlv_\w+ +dlv_\w+ +exception\.sla\.breached +-$/.test(l))).toBe(
+      true,
+    );
+    expect(lines).toHaveLength(4);
   });
 });
 
