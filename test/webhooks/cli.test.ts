@@ -20,6 +20,7 @@ const SEEDED = SEEDED_WEBHOOKS.exceptions;
 beforeAll(() => {
   env = {
     SVC_CONFIG_DIR: configDir,
+    SVC_STATE_DIR: join(dir, 'state'),
     SVC_BASE_URL: sandbox().url,
     SVC_TOKEN: sandbox().adminToken,
     SVC_TENANT: TENANT,
@@ -225,8 +226,23 @@ describe('svc webhooks test and replay DELIVERY', () => {
       code: 'not_found',
     });
     expect(many.stderr).toMatch(
-      /^2 replayed, 1 failed in \d+\.\d s\nerror: 1 of 3 item\(s\) failed; run it again/,
+      /^2 replayed, 1 failed in \d+\.\d s\nerror: 1 of 3 item\(s\) failed; fix them and run the same command again to resume \(journal .+webhooks-replay-[0-9a-f]{16}\.ndjson\)/,
     );
+    // The same command again: the two done are skipped (journal), the unknown one fails again.
+    const again = await svc(['webhooks', 'replay', webhook.id, b!, c!, 'dlv_nope', '--ndjson'], { env });
+    expect(again.code).toBe(7);
+    const second = again.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const skipped = second.filter((r) => r.status === 'skipped');
+    expect(skipped.map((r) => r.new_delivery_id).sort()).toEqual(
+      results
+        .filter((r) => r.status === 'ok')
+        .map((r) => r.new_delivery_id)
+        .sort(),
+    );
+    expect(skipped.every((r) => r.reason === 'journal')).toBe(true);
   });
 });
 

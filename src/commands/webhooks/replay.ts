@@ -15,6 +15,8 @@ import { webhookArg } from './shared.js';
 
 export interface ReplayOptions {
   webhook: string;
+  /** The filters as typed (a journal is found again by them, even when --since is relative). */
+  filterFlags: Record<string, string | undefined>;
   /** Explicit deliveries; empty with --dlq. */
   deliveries: string[];
   dlq: boolean;
@@ -45,17 +47,22 @@ export function parseReplay(
   if (!dlq && ids.length === 0) {
     throw new UsageError('name the deliveries to replay, or pass --dlq to replay the dead-letter queue');
   }
-  const dlqOnly = ['eventType', 'since', 'until', 'limit', 'dryRun', 'journal'].filter(
-    (f) => flags[f] !== undefined,
-  );
+  const dlqOnly = ['eventType', 'since', 'until', 'limit', 'dryRun'].filter((f) => flags[f] !== undefined);
   if (!dlq && dlqOnly.length > 0) {
     const flag = `--${dlqOnly[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     throw new UsageError(`${flag} only applies with --dlq`);
   }
   if (new Set(ids).size !== ids.length) throw new UsageError('a delivery id is given twice');
   const filters = parseDlqFilters({ ...flags, status: undefined }, nowMs);
+  const text = (v: unknown) => (v === undefined ? undefined : String(v));
   return {
     webhook: webhookArg(webhook),
+    filterFlags: {
+      event_type: text(flags.eventType),
+      since: text(flags.since),
+      until: text(flags.until),
+      limit: text(flags.limit),
+    },
     deliveries: ids,
     dlq,
     filters,
@@ -153,8 +160,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     settings.base_url ?? '',
     settings.tenant ?? '',
     options.webhook,
-    options.dlq ? options.filters : options.deliveries,
+    options.dlq ? options.filterFlags : options.deliveries,
   ]);
+  const openJournal = () =>
+    Journal.open(options.journal ?? defaultJournalPath(ctx.env, 'webhooks-replay', operation), operation);
 
   if (options.dlq) {
     const entries = dlqEntries(ctx, options, calm, (n) => {
@@ -171,10 +180,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         );
       return;
     }
-    journal = Journal.open(
-      options.journal ?? defaultJournalPath(ctx.env, 'webhooks-replay', operation),
-      operation,
-    );
+    journal = openJournal();
     items = (async function* () {
       for await (const e of entries) {
         const data = {
@@ -214,6 +220,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     return;
   }
 
+  // Several named deliveries: a journal too, so the same command after a failure skips those done.
+  journal ??= openJournal();
   const results = channel<BulkResult>();
   const printing = ctx.out.list(results.iterable, RESULT_COLUMNS);
   // The bar appears at the first result, when the first DLQ page has told the total.
@@ -243,8 +251,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       work: async (item, signal) => {
         const target = item.data;
         // DLQ runs: the same key when a re-run retries an entry whose answer was lost, so it is
-        // replayed once. Named deliveries get a fresh key per run: running it again replays again.
-        const idempotencyKey = journal ? deriveIdempotencyKey(operation, item.key) : undefined;
+        // replayed once. Named deliveries get a fresh key per run: once a run has finished (and
+        // its journal is gone), running it again replays them again, as asked.
+        const idempotencyKey = options.dlq ? deriveIdempotencyKey(operation, item.key) : undefined;
         const { data } = await api.post<WebhookDelivery>(
           path`/v1/webhooks/${options.webhook}/deliveries/${target.delivery_id}/replay`,
           {},
@@ -305,7 +314,7 @@ export function replayCommand(make: MakeContext): Command {
       ),
     )
     .addOption(new Option('--dry-run', 'with --dlq: list the entries that would be replayed, change nothing'))
-    .addOption(new Option('--journal <path>', 'with --dlq: where the resume journal lives'))
+    .addOption(new Option('--journal <path>', 'where the resume journal of a bulk run lives'))
     .addHelpText(
       'after',
       examples(
