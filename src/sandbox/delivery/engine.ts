@@ -85,11 +85,14 @@ export class DeliveryEngine {
   }
 
   configure(change: Partial<DeliverySettings>): DeliverySettings {
-    const previous = this.settings.concurrency;
+    const { concurrency, requestTimeoutMs } = this.settings;
     for (const [key, value] of Object.entries(change)) {
       if (value !== undefined) (this.settings as unknown as Record<string, number>)[key] = value;
     }
-    if (this.settings.concurrency !== previous && this.#agent) {
+    // The agent's pool size and connect timeout follow the settings: a new agent for new attempts.
+    const changed =
+      this.settings.concurrency !== concurrency || this.settings.requestTimeoutMs !== requestTimeoutMs;
+    if (changed && this.#agent) {
       const old = this.#agent;
       this.#agent = undefined;
       void old.close().catch(() => {});
