@@ -13,6 +13,7 @@ config
 tenants
 oauth
 records
+webhooks
 api
 completion
 sandbox'
@@ -40,6 +41,14 @@ get
 create
 update
 delete'
+  ['svc webhooks']='ls
+deliveries
+dlq
+replay
+test
+verify
+sign
+listen'
   ['svc sandbox']='start
 openapi'
 )
@@ -56,6 +65,8 @@ __svc_alias=(
   ['svc|oauth']='oauth'
   ['svc|records']='records'
   ['svc|record']='records'
+  ['svc|webhooks']='webhooks'
+  ['svc|webhook']='webhooks'
   ['svc|api']='api'
   ['svc|completion']='completion'
   ['svc|sandbox']='sandbox'
@@ -90,6 +101,15 @@ __svc_alias=(
   ['svc records|update']='update'
   ['svc records|delete']='delete'
   ['svc records|rm']='delete'
+  ['svc webhooks|ls']='ls'
+  ['svc webhooks|list']='ls'
+  ['svc webhooks|deliveries']='deliveries'
+  ['svc webhooks|dlq']='dlq'
+  ['svc webhooks|replay']='replay'
+  ['svc webhooks|test']='test'
+  ['svc webhooks|verify']='verify'
+  ['svc webhooks|sign']='sign'
+  ['svc webhooks|listen']='listen'
   ['svc sandbox|start']='start'
   ['svc sandbox|openapi']='openapi'
 )
@@ -188,6 +208,43 @@ __svc_opts=(
   ['svc records update']='--data
 --data-file'
   ['svc records delete']=''
+  ['svc webhooks']=''
+  ['svc webhooks ls']=''
+  ['svc webhooks deliveries']='--status
+--limit
+--cursor'
+  ['svc webhooks dlq']='--limit
+--cursor
+--all
+--status
+--event-type
+--since
+--until'
+  ['svc webhooks replay']='--dlq
+--event-type
+--since
+--until
+--limit
+--concurrency
+--dry-run
+--journal'
+  ['svc webhooks test']='--event-type
+--wait
+--no-wait'
+  ['svc webhooks verify']='--secret-file
+--header
+--header-file
+--payload
+--tolerance
+--at'
+  ['svc webhooks sign']='--secret-file
+--payload
+--at'
+  ['svc webhooks listen']='--port
+--host
+--secret-file
+--forward-to
+--tolerance'
   ['svc api']='-f
 --raw-field
 -F
@@ -212,7 +269,10 @@ __svc_opts=(
 --fault-phase
 --fault-seed
 --latency
---rate-limit'
+--rate-limit
+--webhook-time-scale
+--webhook-timeout
+--webhook-concurrency'
   ['svc sandbox openapi']=''
 )
 __svc_valopts=(
@@ -250,10 +310,19 @@ __svc_valopts=(
   ['svc records create']=' --data --data-file '
   ['svc records update']=' --data --data-file '
   ['svc records delete']='  '
+  ['svc webhooks']='  '
+  ['svc webhooks ls']='  '
+  ['svc webhooks deliveries']=' --status --limit --cursor '
+  ['svc webhooks dlq']=' --limit --cursor --status --event-type --since --until '
+  ['svc webhooks replay']=' --event-type --since --until --limit --concurrency --journal '
+  ['svc webhooks test']=' --event-type --wait '
+  ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
+  ['svc webhooks sign']=' --secret-file --payload --at '
+  ['svc webhooks listen']=' --port --host --secret-file --forward-to --tolerance '
   ['svc api']=' -f --raw-field -F --field --input -H --header '
   ['svc completion']='  '
   ['svc sandbox']='  '
-  ['svc sandbox start']=' --port --host --seed --tenants --fail-rate --fail-status --retry-after --drop-rate --fault-phase --fault-seed --latency --rate-limit '
+  ['svc sandbox start']=' --port --host --seed --tenants --fail-rate --fail-status --retry-after --drop-rate --fault-phase --fault-seed --latency --rate-limit --webhook-time-scale --webhook-timeout --webhook-concurrency '
   ['svc sandbox openapi']='  '
 )
 __svc_optvals=(
@@ -261,6 +330,10 @@ __svc_optvals=(
   ['svc tenants api-keys create|--kind']='publishable service_role'
   ['svc oauth create|--grant-type']='authorization_code refresh_token'
   ['svc oauth token|--grant-type']='authorization_code refresh_token'
+  ['svc webhooks deliveries|--status']='pending retrying delivered failed in_flight'
+  ['svc webhooks dlq|--status']='queued replayed discarded all'
+  ['svc webhooks dlq|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks test|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc sandbox start|--seed']='demo none'
 )
 __svc_optdyn=(
@@ -276,6 +349,13 @@ __svc_optdyn=(
   ['svc oauth rotate-secret|--secret-file']='files'
   ['svc records create|--data-file']='files'
   ['svc records update|--data-file']='files'
+  ['svc webhooks replay|--journal']='files'
+  ['svc webhooks verify|--secret-file']='files'
+  ['svc webhooks verify|--header-file']='files'
+  ['svc webhooks verify|--payload']='files'
+  ['svc webhooks sign|--secret-file']='files'
+  ['svc webhooks sign|--payload']='files'
+  ['svc webhooks listen|--secret-file']='files'
   ['svc api|--input']='files'
 )
 __svc_argvals=(
@@ -292,9 +372,13 @@ __svc_argdyn=(
   ['svc tenants api-keys create|0']='tenants'
   ['svc tenants api-keys ls|0']='tenants'
   ['svc tenants api-keys revoke|0']='tenants'
+  ['svc webhooks deliveries|0']='webhooks'
+  ['svc webhooks dlq|0']='webhooks'
+  ['svc webhooks replay|0']='webhooks'
+  ['svc webhooks test|0']='webhooks'
 )
 __svc_variadic=(
-
+  ['svc webhooks replay']='1'
 )
 
 # Values svc knows at TAB time (profiles, tenants, roles, webhooks); quiet and quick on failure.

@@ -77,6 +77,13 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./records/index.js'),
   },
   {
+    name: 'webhooks',
+    summary: 'Deliveries, dead-letter queue, replay; verify, sign and receive events',
+    group: PLATFORM,
+    aliases: ['webhook'],
+    load: () => import('./webhooks/index.js'),
+  },
+  {
     name: 'api',
     summary: 'Make an authenticated API request',
     group: TOOLS,

@@ -22,6 +22,12 @@ export const SVC_CHOICES: string[] = [
   "OAuth access tokens are sandbox JWTs with scope, client_id and fam (token family) claims; their tenants claim is the client's tenant (every tenant of the user for the first-party client svc-cli). They expire after the client's token_lifetime_seconds on the sandbox clock.",
   'OAuth client bounds (not shown in the reference): token_lifetime_seconds 60 to 86400 (default 3600); refresh_token_lifetime_seconds 300 to 31536000 (default 2592000, 30 days), at least the access token lifetime; authorization codes live 60 s; refresh tokens rotate on every use and each new one lives refresh_token_lifetime_seconds.',
   'First-party client svc-cli: seeded in every sandbox, public (no secret; PKCE S256 required, RFC 8252), redirect URIs http://127.0.0.1/callback and http://[::1]/callback on any port, every scope. Clients created through the API are confidential: token requests carry client_id and client_secret (body or HTTP Basic).',
+  'Webhook events: the body of every delivery is the JSON object {"id","type","created_at","tenant_id","data"} (schema WebhookEventPayload), serialised once per event; every attempt and every replay sends the same bytes.',
+  'Webhook deliveries: a POST to the webhook URL with Content-Type application/json, X-SVC-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> (one v1 per live secret: two for 24 h after a rotation), X-SVC-Event-Id, X-SVC-Event-Type, X-SVC-Delivery-Id and X-SVC-Delivery-Attempt. Only a 2xx answer delivers; redirects are not followed; each attempt has a request timeout (10 s by default).',
+  'Delivery states: pending (no attempt finished yet) → delivered | retrying; retrying → delivered | retrying | failed. failed is final: max_attempts attempts failed, next_retry_at is null and the delivery has a dead-letter queue entry. The summary counts pending and retrying as in_flight.',
+  "Retry schedule: after failed attempt n the next is due after min(30 s × 2^(n−1), 1 h) × a random factor in [0.8, 1.2), times the engine's time scale (svc sandbox start --webhook-time-scale). Default max_attempts 5.",
+  'Delivery failure causes, in last_error_code and as the "<cause>: <detail>" prefix of last_error: connection_timeout (no answer within the request timeout, or the target refused, reset or could not be resolved), tls_handshake_failed (certificate or TLS errors, e.g. a self-signed certificate), payload_too_large (413), invalid_signature (401, or any 4xx whose body contains "invalid_signature"), 4xx_client_error (other 4xx), 5xx_server_error (5xx), redirect_not_followed (3xx; a sandbox addition).',
+  'Dead-letter queue entries: status queued (default listing), replayed (a replay was made) or discarded (DELETE …/dlq/{entry_id}); replay one with POST …/deliveries/{delivery_id}/replay.',
 ];
 
 export function swaggerOptions(): FastifyDynamicSwaggerOptions {
@@ -54,6 +60,11 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
         {
           name: 'oauth',
           description: 'OAuth 2.0 clients, the authorization endpoint (consent page) and the token endpoint',
+        },
+        {
+          name: 'webhooks',
+          description:
+            'Webhook subscriptions, deliveries (real signed HTTP POSTs with retries), the dead-letter queue, replay and test events',
         },
         { name: 'sandbox control', description: 'Test controls of the sandbox (not platform API)' },
       ],

@@ -53,6 +53,10 @@ export const ERROR_CODES: Record<string, { status: number; meaning: string }> = 
   },
   conflict: { status: 409, meaning: 'The change conflicts with the current state' },
   record_deleted: { status: 409, meaning: 'The record is soft-deleted and cannot be changed' },
+  delivery_in_progress: {
+    status: 409,
+    meaning: 'A webhook delivery still pending or retrying cannot be replayed yet',
+  },
   rate_limited: { status: 429, meaning: 'Too many requests; retry after Retry-After seconds' },
   internal_error: { status: 500, meaning: 'A sandbox fault; report it as an incident' },
   service_unavailable: { status: 503, meaning: 'Temporarily unavailable; retry after Retry-After seconds' },

@@ -6,6 +6,9 @@ import { Me } from '../api/schemas/me.js';
 import { OAuthClient } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
+import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
+import type { DeliverySettings } from './delivery/engine.js';
+import { seedWebhooks } from './delivery/events.js';
 import { swaggerOptions } from './openapi.js';
 import { registerAuth } from './plugins/auth.js';
 import { newRequestId, registerErrorHandling } from './plugins/errors.js';
@@ -20,7 +23,7 @@ import { registerFormBodies } from './plugins/form.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import type { RouteContext } from './routes/context.js';
 import { ROUTE_MODULES } from './routes/index.js';
-import { ADMIN_USER, seedDemo } from './seed.js';
+import { ADMIN_USER, PRIMARY_TENANT_SLUG, seedDemo, tenantId } from './seed.js';
 import { SandboxState } from './state.js';
 import { randomId, signJwt } from './tokens.js';
 import './types.js';
@@ -34,6 +37,8 @@ export interface SandboxOptions {
   tenants?: number;
   faults?: Partial<FaultConfig>;
   jwtSecret?: Buffer;
+  /** The webhook delivery engine: retry time scale, request timeout, parallelism. */
+  webhooks?: Partial<DeliverySettings>;
   /** Where the sandbox reports its own problems (default: nowhere). */
   log?: (line: string) => void;
 }
@@ -69,8 +74,14 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   setBaseUrl: (url: string) => void;
 }> {
   const log = options.log ?? (() => {});
-  const state = new SandboxState(options.jwtSecret ? { jwtSecret: options.jwtSecret } : {});
-  if ((options.seed ?? 'demo') === 'demo') seedDemo(state, options.tenants ?? 0);
+  const state = new SandboxState({
+    ...(options.jwtSecret ? { jwtSecret: options.jwtSecret } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+  });
+  if ((options.seed ?? 'demo') === 'demo') {
+    seedDemo(state, options.tenants ?? 0);
+    seedWebhooks(state.webhooks, state.clock, tenantId(PRIMARY_TENANT_SLUG));
+  }
   const faults = new FaultInjector(options.faults);
   let baseUrl = 'http://127.0.0.1:4010';
 
@@ -84,7 +95,18 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
   });
-  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord, ApiKey, OAuthClient])
+  for (const schema of [
+    ErrorBody,
+    TenantSummary,
+    Me,
+    SurfaceRecord,
+    ApiKey,
+    OAuthClient,
+    Webhook,
+    WebhookDelivery,
+    DlqEntry,
+    WebhookEventPayload,
+  ])
     app.addSchema(schema);
   // JSON Merge Patch bodies (RFC 7396) are JSON.
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxClock } from './clock.js';
+import { DeliveryEngine, type DeliverySettings } from './delivery/engine.js';
 import { IdentityStore } from './domain/identity.js';
 import { OAuthStore } from './domain/oauth.js';
 import { RecordStore } from './domain/records.js';
+import { WebhookStore } from './domain/webhooks.js';
 
 export interface SecurityEvent {
   id: string;
@@ -23,17 +25,24 @@ export class SandboxState {
   readonly identity: IdentityStore;
   readonly records: RecordStore;
   readonly oauth: OAuthStore;
+  readonly webhooks: WebhookStore;
+  /** Delivers webhook events (real HTTP POSTs), with retries and the dead-letter queue. */
+  readonly delivery: DeliveryEngine;
   readonly securityEvents: SecurityEvent[] = [];
   /** Signs the sandbox's JWTs; random per sandbox unless given. */
   readonly jwtSecret: Buffer;
   #eventSeq = 0;
 
-  constructor(options: { jwtSecret?: Buffer; clock?: SandboxClock } = {}) {
+  constructor(
+    options: { jwtSecret?: Buffer; clock?: SandboxClock; webhooks?: Partial<DeliverySettings> } = {},
+  ) {
     this.clock = options.clock ?? new SandboxClock();
     this.jwtSecret = options.jwtSecret ?? randomBytes(32);
     this.identity = new IdentityStore(this.clock);
     this.records = new RecordStore(this.clock);
     this.oauth = new OAuthStore(this.clock);
+    this.webhooks = new WebhookStore(this.clock);
+    this.delivery = new DeliveryEngine(this.webhooks, this.clock, options.webhooks);
   }
 
   /** Revoked OAuth token families (refresh-token reuse revokes the whole family). */

@@ -10,6 +10,8 @@ export interface SandboxStartOptions {
   seed: 'demo' | 'none';
   tenants: number;
   profile: boolean;
+  /** The webhook delivery engine (SandboxOptions.webhooks). */
+  webhooks: { timeScale?: number; requestTimeoutMs?: number; concurrency?: number };
   faults: {
     fail_rate?: number;
     fail_status?: number;
@@ -56,8 +58,23 @@ export function parseSandboxStart(flags: Record<string, unknown>): SandboxStartO
     }
     faults.retry_after = value === 'none' ? null : value;
   }
+  const webhooks: SandboxStartOptions['webhooks'] = {};
+  if (flags.webhookTimeScale !== undefined) {
+    const scale = Number(flags.webhookTimeScale);
+    if (!Number.isFinite(scale) || scale < 0 || scale > 1000) {
+      throw new UsageError(
+        `--webhook-time-scale must be a number from 0 to 1000, got ${JSON.stringify(String(flags.webhookTimeScale))}`,
+      );
+    }
+    webhooks.timeScale = scale;
+  }
+  const timeout = intFlag('--webhook-timeout', flags.webhookTimeout, 1, 300_000);
+  if (timeout !== undefined) webhooks.requestTimeoutMs = timeout;
+  const concurrency = intFlag('--webhook-concurrency', flags.webhookConcurrency, 1, 4096);
+  if (concurrency !== undefined) webhooks.concurrency = concurrency;
   return {
     host,
+    webhooks,
     port: intFlag('--port', flags.port, 0, 65_535) ?? 4010,
     seed: choiceFlag('--seed', flags.seed, ['demo', 'none'] as const) ?? 'demo',
     tenants: intFlag('--tenants', flags.tenants, 0, 1_000_000) ?? 0,
@@ -86,6 +103,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       seed: options.seed,
       tenants: options.tenants,
       faults: options.faults,
+      webhooks: options.webhooks,
       log: (line) => ctx.out.stderr(`${line}\n`),
     });
   } catch (error) {
@@ -184,12 +202,25 @@ export default function sandbox(make: MakeContext): Command {
     .addOption(new Option('--fault-seed <n>', 'seed for reproducible fault injection'))
     .addOption(new Option('--latency <ms>', 'add this latency to every /v1 request'))
     .addOption(new Option('--rate-limit <n>', 'answer 429 above N requests per second'))
+    .addOption(
+      new Option(
+        '--webhook-time-scale <factor>',
+        'multiply the webhook retry schedule (30 s, 1 min, 2 min, …) by this; 0.001 makes minutes milliseconds',
+      ),
+    )
+    .addOption(
+      new Option('--webhook-timeout <ms>', 'request timeout of one webhook delivery attempt (default 10000)'),
+    )
+    .addOption(
+      new Option('--webhook-concurrency <n>', 'webhook delivery attempts in flight at once (default 64)'),
+    )
     .addHelpText(
       'after',
       examples(
         ['svc sandbox start', 'a sandbox on http://127.0.0.1:4010 with demo data'],
         ['svc sandbox start --port 0 --json', 'a free port; the URL and token as JSON'],
         ['svc sandbox start --fail-rate 0.3 --retry-after 1', 'fail 30% of requests, to test retries'],
+        ['svc sandbox start --webhook-time-scale 0.01', 'webhook retries 100 times faster than real time'],
       ),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {

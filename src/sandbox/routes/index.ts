@@ -9,6 +9,8 @@ import oauthControlRoutes from './oauth-control.js';
 import oauthTokenRoutes from './oauth-token.js';
 import recordRoutes from './records.js';
 import tenantRoutes from './tenants.js';
+import webhookRoutes from './webhooks.js';
+import webhookControlRoutes from './webhooks-control.js';
 
 /** Every route module of the sandbox, registered in this order (the generic record surface last). */
 export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => void> = [
@@ -20,5 +22,7 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   oauthTokenRoutes,
   oauthAuthorizeRoutes,
   oauthControlRoutes,
+  webhookRoutes,
+  webhookControlRoutes,
   recordRoutes,
 ];

@@ -1,0 +1,297 @@
+import { type Static, Type } from '@sinclair/typebox';
+import {
+  DELIVERY_FAILURE_CAUSES,
+  DELIVERY_PAGE,
+  DELIVERY_STATUS_FILTERS,
+  DELIVERY_STATUSES,
+  DLQ_PAGE,
+  DLQ_STATUS_FILTERS,
+  DLQ_STATUSES,
+  EVENT_TYPES,
+  WEBHOOK_STATUSES,
+} from '../constants.js';
+import { CursorQuery, IdempotencyKey, NullableTimestamp, StringEnum, Timestamp } from './common.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const EventTypeSchema = StringEnum(EVENT_TYPES, {
+  description: `Event kind. The sandbox emits: ${EVENT_TYPES.join(', ')}`,
+});
+
+export const WebhookEventPayload = Type.Object(
+  {
+    id: Type.String({ description: 'Event id (evt_…); the same in every delivery and replay of the event' }),
+    type: EventTypeSchema,
+    created_at: Timestamp,
+    tenant_id: Type.String({ description: 'The tenant the event belongs to' }),
+    data: Type.Object({}, { additionalProperties: true, description: 'The kind-specific body of the event' }),
+  },
+  {
+    $id: 'WebhookEventPayload',
+    description:
+      'The body of every delivery (sandbox choice; the reference does not show it): UTF-8 JSON with exactly these keys in this order, ' +
+      'serialised once when the event is created, so every attempt and every replay sends the same bytes.',
+  },
+);
+export type WebhookEventPayload = Static<typeof WebhookEventPayload>;
+
+export const Webhook = Type.Object(
+  {
+    id: Type.String({ description: 'Webhook id (wh_…)' }),
+    url: Type.String({ format: 'uri', description: 'Target: an http or https URL that receives POSTs' }),
+    description: Type.String(),
+    event_types: Type.Array(EventTypeSchema, { description: 'The kinds delivered to this webhook' }),
+    status: StringEnum(WEBHOOK_STATUSES, { description: 'disabled webhooks receive no events' }),
+    max_attempts: Type.Integer({ minimum: 1, maximum: 20, description: 'Attempt ceiling of its deliveries' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    secret_rotated_at: NullableTimestamp,
+    previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'After a rotation, deliveries carry a second v1 signed with the previous secret until this time',
+    }),
+  },
+  {
+    $id: 'Webhook',
+    additionalProperties: true,
+    description:
+      "A subscription that receives signed event deliveries. The reference shows none of its fields; these are the sandbox's.",
+  },
+);
+export type Webhook = Static<typeof Webhook>;
+
+export const WebhookWithSecret = Type.Object(
+  {
+    ...Webhook.properties,
+    secret: Type.String({ description: 'The signing secret (whsec_…): returned here only, never again' }),
+    warning: Type.String({ description: 'Tells the caller to store the secret now' }),
+  },
+  { additionalProperties: true },
+);
+export type WebhookWithSecret = Webhook & { secret: string; warning: string };
+
+export const WebhookList = Type.Object({
+  items: Type.Array(Type.Ref('Webhook')),
+  next_cursor: Nullable(Type.String()),
+});
+export type WebhookList = { items: Webhook[]; next_cursor: string | null };
+
+export const WebhookParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const DeliveryParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  deliveryId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export const DlqEntryParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  entryId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+const WebhookFields = {
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'http or https URL' }),
+  description: Type.String({ maxLength: 500 }),
+  event_types: Type.Array(EventTypeSchema, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
+  status: StringEnum(WEBHOOK_STATUSES),
+  max_attempts: Type.Integer({ minimum: 1, maximum: 20 }),
+};
+
+export const WebhookCreateBody = Type.Object(
+  {
+    url: WebhookFields.url,
+    event_types: WebhookFields.event_types,
+    description: Type.Optional(WebhookFields.description),
+    status: Type.Optional(WebhookFields.status),
+    max_attempts: Type.Optional(WebhookFields.max_attempts),
+    idempotency_key: IdempotencyKey,
+  },
+  { additionalProperties: false },
+);
+export type WebhookCreateBody = Static<typeof WebhookCreateBody>;
+
+export const WebhookUpdateBody = Type.Object(
+  {
+    url: Type.Optional(WebhookFields.url),
+    event_types: Type.Optional(WebhookFields.event_types),
+    description: Type.Optional(WebhookFields.description),
+    status: Type.Optional(WebhookFields.status),
+    max_attempts: Type.Optional(WebhookFields.max_attempts),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
+
+export const FailureCause = StringEnum(DELIVERY_FAILURE_CAUSES, {
+  description: 'Why the last attempt failed (see the delivery failure causes in the reference)',
+});
+
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.String({ description: 'Delivery id (dlv_…)' }),
+    webhook_id: Type.String(),
+    event_type: EventTypeSchema,
+    event_id: Type.String(),
+    attempt_count: Type.Integer({ description: 'Attempts finished so far' }),
+    max_attempts: Type.Integer(),
+    status: StringEnum(DELIVERY_STATUSES, {
+      description:
+        'pending: no attempt has finished yet (queued or being sent). retrying: an attempt failed and another is scheduled ' +
+        '(next_retry_at). delivered: the target answered 2xx (final). failed: max_attempts attempts failed; next_retry_at is null ' +
+        'and the delivery is in the dead-letter queue (final).',
+    }),
+    last_status_code: Type.Union([Type.Integer(), Type.Null()], {
+      description: "The target's HTTP status on the last attempt; null when it gave none",
+    }),
+    last_error: Type.Union([Type.String(), Type.Null()], {
+      description: 'The last failure as text, "<cause>: <detail>"; null when none',
+    }),
+    last_error_code: Type.Union([FailureCause, Type.Null()]),
+    first_attempted_at: NullableTimestamp,
+    last_attempted_at: NullableTimestamp,
+    next_retry_at: Type.Union([Timestamp, Type.Null()], { description: 'Null when no retry is scheduled' }),
+    payload_size_bytes: Type.Integer(),
+    created_at: Timestamp,
+    delivered_at: NullableTimestamp,
+    replay_of: Type.Union([Type.String(), Type.Null()], {
+      description: 'The delivery this one replays (rule 1); null for an original delivery',
+    }),
+  },
+  { $id: 'WebhookDelivery', additionalProperties: true },
+);
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+
+export const DeliveryAttempt = Type.Object({
+  attempt: Type.Integer(),
+  started_at: Timestamp,
+  signature_timestamp: Type.Integer({ description: 't of the X-SVC-Signature sent with this attempt' }),
+  status_code: Type.Union([Type.Integer(), Type.Null()]),
+  error_code: Type.Union([FailureCause, Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  duration_ms: Type.Integer(),
+});
+
+export const WebhookDeliveryDetail = Type.Object(
+  { ...WebhookDelivery.properties, attempts: Type.Array(DeliveryAttempt, { description: 'Oldest first' }) },
+  { additionalProperties: true },
+);
+export type DeliveryAttempt = Static<typeof DeliveryAttempt>;
+export type WebhookDeliveryDetail = WebhookDelivery & { attempts: DeliveryAttempt[] };
+
+export const DeliverySummary = Type.Object(
+  {
+    total: Type.Integer(),
+    delivered: Type.Integer(),
+    failed: Type.Integer(),
+    in_flight: Type.Integer({ description: 'pending + retrying' }),
+  },
+  { description: 'Counts over every delivery of the webhook, whatever the status filter and page' },
+);
+export type DeliverySummary = Static<typeof DeliverySummary>;
+
+export const DeliveryList = Type.Object({
+  items: Type.Array(Type.Ref('WebhookDelivery'), { description: 'Most recent first' }),
+  summary: DeliverySummary,
+  next_cursor: Nullable(Type.String()),
+});
+export type DeliveryList = { items: WebhookDelivery[]; summary: DeliverySummary; next_cursor: string | null };
+
+export const DeliveryListQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: DELIVERY_PAGE.min,
+      maximum: DELIVERY_PAGE.max,
+      default: DELIVERY_PAGE.default,
+      description: `Page size, ${DELIVERY_PAGE.min} to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default}); the reference shows neither`,
+    }),
+  ),
+  status: Type.Optional(
+    StringEnum(DELIVERY_STATUS_FILTERS, {
+      description: 'Only deliveries in this state; in_flight means pending or retrying',
+    }),
+  ),
+  ...CursorQuery,
+});
+export type DeliveryListQuery = Static<typeof DeliveryListQuery>;
+
+export const DlqEntry = Type.Object(
+  {
+    id: Type.String({ description: 'Entry id (dlq_…)' }),
+    webhook_id: Type.String(),
+    delivery_id: Type.String({ description: 'The failed delivery; replay it by this id' }),
+    event_id: Type.String(),
+    event_type: EventTypeSchema,
+    status: StringEnum(DLQ_STATUSES, {
+      description:
+        'queued: waiting for someone to act. replayed: a replay was made (replay_count, last_replay_delivery_id). discarded: removed by DELETE',
+    }),
+    attempt_count: Type.Integer(),
+    last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    last_error_code: Type.Union([FailureCause, Type.Null()]),
+    payload_size_bytes: Type.Integer(),
+    first_attempted_at: NullableTimestamp,
+    last_attempted_at: NullableTimestamp,
+    dead_lettered_at: Timestamp,
+    replay_count: Type.Integer(),
+    last_replayed_at: NullableTimestamp,
+    last_replay_delivery_id: Type.Union([Type.String(), Type.Null()]),
+    discarded_at: NullableTimestamp,
+  },
+  {
+    $id: 'DlqEntry',
+    additionalProperties: true,
+    description:
+      "A permanently failed delivery. The reference does not show the fields; these are the sandbox's.",
+  },
+);
+export type DlqEntry = Static<typeof DlqEntry>;
+
+export const DlqList = Type.Object({
+  items: Type.Array(Type.Ref('DlqEntry'), { description: 'Oldest first (dead_lettered_at, then id)' }),
+  total: Type.Integer({ description: 'How many entries match the filters, over every page' }),
+  next_cursor: Nullable(Type.String()),
+});
+export type DlqList = { items: DlqEntry[]; total: number; next_cursor: string | null };
+
+export const DlqListQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: DLQ_PAGE.min,
+      maximum: DLQ_PAGE.max,
+      default: DLQ_PAGE.default,
+      description: `Page size, ${DLQ_PAGE.min} to ${DLQ_PAGE.max} (default ${DLQ_PAGE.default})`,
+    }),
+  ),
+  ...CursorQuery,
+  status: Type.Optional(
+    StringEnum(DLQ_STATUS_FILTERS, { description: 'Entries in this state (default queued), or all' }),
+  ),
+  event_type: Type.Optional(EventTypeSchema),
+  since: Type.Optional(
+    Type.String({ format: 'date-time', description: 'dead_lettered_at at or after this time' }),
+  ),
+  until: Type.Optional(
+    Type.String({ format: 'date-time', description: 'dead_lettered_at before this time' }),
+  ),
+});
+export type DlqListQuery = Static<typeof DlqListQuery>;
+
+export const ReplayBody = Type.Object({ idempotency_key: IdempotencyKey }, { additionalProperties: false });
+
+export const TestEventBody = Type.Object(
+  {
+    event_type: Type.Optional(
+      Type.Union([EventTypeSchema], { description: "Default webhook.test, the reference's test kind" }),
+    ),
+    idempotency_key: IdempotencyKey,
+  },
+  { additionalProperties: false },
+);
+
+export const TestEventResult = Type.Object({
+  event: Type.Object({ id: Type.String(), type: EventTypeSchema, created_at: Timestamp }),
+  delivery: Type.Ref('WebhookDelivery'),
+});
+export type TestEventResult = {
+  event: { id: string; type: string; created_at: string };
+  delivery: WebhookDelivery;
+};

@@ -1,0 +1,112 @@
+import { readFile } from 'node:fs/promises';
+import type { DeliveryFailureCause } from '../../api/constants.js';
+import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Column } from '../../output/output.js';
+import { nonEmpty } from '../kit.js';
+
+/** The reference's remedy for each delivery failure cause, shown with failed test deliveries. */
+export const REMEDIES: Record<DeliveryFailureCause, string> = {
+  connection_timeout:
+    'target slow or unreachable: raise its timeout, check the firewall and that it is running',
+  tls_handshake_failed: 'invalid or expired target certificate: renew it and check the chain',
+  '4xx_client_error': 'the target rejected the payload: inspect the payload format and authentication',
+  '5xx_server_error': 'the target had an internal error: check its logs',
+  payload_too_large: "the payload exceeded the target's body limit: raise the limit or split events",
+  invalid_signature: 'the target rejected the HMAC signature: check the signing secret it uses',
+  redirect_not_followed:
+    'the target answered with a redirect, which deliveries never follow: use the final URL',
+};
+
+export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
+
+/**
+ * The webhook signing secret, from --secret-file or SVC_WEBHOOK_SECRET (never a flag value),
+ * exactly as given: nothing is trimmed, so a stray newline is reported rather than hidden.
+ */
+export async function readSecret(ctx: Context, secretFile: string | undefined): Promise<string> {
+  let secret: string;
+  if (secretFile !== undefined) {
+    try {
+      secret = await readFile(secretFile, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
+      throw new UsageError(`cannot read --secret-file ${secretFile}: ${reason}`);
+    }
+  } else {
+    const fromEnv = ctx.env[SECRET_ENV];
+    if (fromEnv === undefined) {
+      throw new UsageError('no webhook signing secret', {
+        hint: `pass --secret-file FILE or set ${SECRET_ENV} (secrets are never flag values)`,
+      });
+    }
+    secret = fromEnv;
+  }
+  if (secret === '') {
+    throw new UsageError(
+      `the webhook signing secret ${secretFile === undefined ? `in ${SECRET_ENV}` : `in ${secretFile}`} is empty`,
+    );
+  }
+  return secret;
+}
+
+export function secretFileFlag(raw: unknown): string | undefined {
+  return raw === undefined ? undefined : nonEmpty('--secret-file', raw);
+}
+
+/** Unix seconds for --at: a non-negative integer. */
+export function unixSecondsFlag(flag: string, raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw).trim();
+  if (!/^\d{1,12}$/.test(text)) {
+    throw new UsageError(`${flag} must be a Unix time in whole seconds, got ${JSON.stringify(String(raw))}`);
+  }
+  return Number(text);
+}
+
+/** A webhook id argument. */
+export function webhookArg(raw: unknown): string {
+  return nonEmpty('WEBHOOK', raw);
+}
+
+export const WEBHOOK_COLUMNS: Array<Column<Webhook>> = [
+  { header: 'id', value: (w) => w.id, kind: 'id' },
+  { header: 'url', value: (w) => w.url },
+  { header: 'events', value: (w) => w.event_types.join(',') },
+  { header: 'status', value: (w) => w.status },
+  { header: 'attempts', value: (w) => w.max_attempts, optional: true },
+  { header: 'description', value: (w) => w.description, optional: true },
+  { header: 'created', value: (w) => w.created_at, kind: 'time' },
+];
+
+export const DELIVERY_COLUMNS: Array<Column<WebhookDelivery>> = [
+  { header: 'id', value: (d) => d.id, kind: 'id' },
+  { header: 'event', value: (d) => d.event_type },
+  { header: 'status', value: (d) => d.status },
+  { header: 'attempts', value: (d) => `${d.attempt_count}/${d.max_attempts}` },
+  { header: 'http', value: (d) => d.last_status_code },
+  { header: 'error', value: (d) => (d.status === 'delivered' ? '' : d.last_error_code) },
+  { header: 'next retry', value: (d) => d.next_retry_at, kind: 'time' },
+  { header: 'last attempt', value: (d) => d.last_attempted_at, kind: 'time' },
+  { header: 'event id', value: (d) => d.event_id, optional: true },
+  { header: 'replay of', value: (d) => d.replay_of, optional: true },
+];
+
+export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
+  { header: 'id', value: (e) => e.id, kind: 'id' },
+  { header: 'delivery', value: (e) => e.delivery_id, kind: 'id' },
+  { header: 'event', value: (e) => e.event_type },
+  { header: 'attempts', value: (e) => e.attempt_count },
+  { header: 'http', value: (e) => e.last_status_code },
+  { header: 'error', value: (e) => e.last_error_code },
+  { header: 'status', value: (e) => e.status },
+  { header: 'dead-lettered', value: (e) => e.dead_lettered_at, kind: 'time' },
+  { header: 'replayed as', value: (e) => e.last_replay_delivery_id, optional: true },
+];

@@ -1,0 +1,100 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Command, Option } from 'commander';
+import { EVENT_TYPES, type EventType } from '../../api/constants.js';
+import type { TestEventResult, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { Context } from '../../context.js';
+import { InterruptedError, SvcError } from '../../errors.js';
+import { path } from '../../http/path.js';
+import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
+import { REMEDIES, webhookArg } from './shared.js';
+
+export interface TestOptions {
+  webhook: string;
+  eventType: EventType | undefined;
+  /** Seconds to wait for the first attempt's outcome; 0: do not wait. */
+  waitSeconds: number;
+}
+
+export function parseTest(webhook: unknown, flags: Record<string, unknown>): TestOptions {
+  return {
+    webhook: webhookArg(webhook),
+    eventType: choiceFlag('--event-type', flags.eventType, EVENT_TYPES),
+    waitSeconds: flags.wait === false ? 0 : (intFlag('--wait', flags.wait, 0, 600) ?? 15),
+  };
+}
+
+const POLL_MS = 200;
+
+export async function runTest(ctx: Context, options: TestOptions): Promise<void> {
+  const api = await ctx.api();
+  const { data } = await api.post<TestEventResult>(path`/v1/webhooks/${options.webhook}/test`, {
+    ...(options.eventType ? { event_type: options.eventType } : {}),
+  });
+  let delivery: WebhookDelivery = data.delivery;
+  const deadline = ctx.clock.now() + options.waitSeconds * 1000;
+  while (options.waitSeconds > 0 && delivery.attempt_count === 0 && ctx.clock.now() < deadline) {
+    try {
+      await sleep(POLL_MS, undefined, { signal: ctx.signal });
+    } catch {
+      throw new InterruptedError('interrupted while waiting for the test delivery', {
+        hint: `follow it with: svc webhooks deliveries ${options.webhook}`,
+      });
+    }
+    ({ data: delivery } = await api.get<WebhookDelivery>(
+      path`/v1/webhooks/${options.webhook}/deliveries/${delivery.id}`,
+    ));
+  }
+  await ctx.out.record({ event: data.event, delivery }, [
+    ['event', `${data.event.id} (${data.event.type})`],
+    ['delivery', delivery.id],
+    ['status', delivery.status],
+    ['attempts', `${delivery.attempt_count}/${delivery.max_attempts}`],
+    ['http', delivery.last_status_code],
+    ['error', delivery.status === 'delivered' ? null : delivery.last_error],
+    ['next retry', delivery.next_retry_at, 'time'],
+  ]);
+  if (delivery.status === 'delivered') {
+    ctx.out.success(
+      `test event delivered on attempt ${delivery.attempt_count} (HTTP ${delivery.last_status_code})`,
+    );
+    return;
+  }
+  if (delivery.attempt_count === 0) {
+    ctx.out.info(
+      `no attempt finished within ${options.waitSeconds} s; follow it with: svc webhooks deliveries ${options.webhook}`,
+    );
+    return;
+  }
+  const cause = delivery.last_error_code;
+  throw new SvcError('failure', `the test delivery failed: ${delivery.last_error ?? 'unknown error'}`, {
+    code: cause ?? 'delivery_failed',
+    hint: `${cause ? REMEDIES[cause] : 'check the target'}${delivery.next_retry_at ? '; it will be retried' : ''}`,
+  });
+}
+
+export function testCommand(make: MakeContext): Command {
+  return new Command('test')
+    .summary('Send a test event and report its first attempt')
+    .description(
+      'Send a webhook.test event to the webhook (whatever its event kinds) and wait for the first attempt, to\n' +
+        'check that the target is reachable and verifies the signature. Exits 1 when the attempt failed, with\n' +
+        'the failure cause and its remedy; the delivery is retried like any other.',
+    )
+    .argument('<webhook>', 'webhook id')
+    .addOption(
+      new Option('--event-type <type>', 'send this kind instead of webhook.test').choices(EVENT_TYPES),
+    )
+    .addOption(new Option('--wait <seconds>', 'how long to wait for the first attempt (default 15)'))
+    .addOption(new Option('--no-wait', 'return as soon as the event is created'))
+    .addHelpText(
+      'after',
+      examples(
+        ['svc webhooks test wh_123', 'send webhook.test and report the outcome'],
+        ['svc webhooks test wh_123 --no-wait --json', 'just create it; print the event and delivery'],
+      ),
+    )
+    .action(async (webhook: string, flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseTest(webhook, flags);
+      await runTest(await make(cmd), options);
+    });
+}

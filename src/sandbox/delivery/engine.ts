@@ -1,0 +1,355 @@
+import type { EventType } from '../../api/constants.js';
+import { WEBHOOK_HEADERS } from '../../api/constants.js';
+import { SIGNATURE_HEADER, signatureHeader } from '../../webhooks/signature.js';
+import type { SandboxClock } from '../clock.js';
+import type {
+  DeliveryRecord,
+  DlqRecord,
+  EventRecord,
+  WebhookRecord,
+  WebhookStore,
+} from '../domain/webhooks.js';
+import { type AttemptOutcome, classifyError, classifyResponse } from './classify.js';
+import { MinHeap } from './heap.js';
+import { createAgent, type Dispatcher } from './http.js';
+import { retryDelayMs } from './schedule.js';
+
+/** Engine settings: SandboxOptions.webhooks, `svc sandbox start --webhook-…`, PUT /_sandbox/webhooks/engine. */
+export interface DeliverySettings {
+  /** Multiplies every delay of the retry schedule (1: real time; 0.001: minutes become ms). */
+  timeScale: number;
+  /** Limit for one attempt, connection to last byte of the answer (ms). */
+  requestTimeoutMs: number;
+  /** Attempts on the wire at once, across every target. */
+  concurrency: number;
+}
+
+export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
+  timeScale: 1,
+  requestTimeoutMs: 10_000,
+  concurrency: 64,
+};
+
+export interface DeliveryStats {
+  queued: number;
+  sending: number;
+  attempts: number;
+  delivered: number;
+  dead_lettered: number;
+}
+
+interface Due {
+  delivery: DeliveryRecord;
+  dueMs: number;
+  seq: number;
+}
+
+const USER_AGENT = 'svc-sandbox-webhooks/1';
+/** How much of a target's answer is read (to find "invalid_signature" and for last_error). */
+const ANSWER_BYTES = 4096;
+
+/**
+ * Delivers events: a real HTTP POST of the payload to the webhook's URL, signed with
+ * X-SVC-Signature over `t.body` (a fresh t on every attempt), at most `concurrency` at once.
+ * Only a 2xx answer delivers; any other outcome is classified (classify.ts) and retried on the
+ * schedule (schedule.ts) until max_attempts, after which the delivery is `failed`, its
+ * next_retry_at null, and it enters the dead-letter queue. Timing runs on the sandbox clock.
+ */
+export class DeliveryEngine {
+  readonly settings: DeliverySettings;
+  readonly #store: WebhookStore;
+  readonly #clock: SandboxClock;
+  readonly #random: () => number;
+  readonly #due = new MinHeap<Due>((a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.seq < b.seq));
+  #dueSeq = 0;
+  #sending = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+  #agent: Dispatcher | undefined;
+  #closed = false;
+  #unsettled = 0;
+  #settledWaiters: Array<() => void> = [];
+  readonly stats: Omit<DeliveryStats, 'queued' | 'sending'> = { attempts: 0, delivered: 0, dead_lettered: 0 };
+
+  constructor(
+    store: WebhookStore,
+    clock: SandboxClock,
+    settings: Partial<DeliverySettings> = {},
+    random: () => number = Math.random,
+  ) {
+    this.#store = store;
+    this.#clock = clock;
+    this.#random = random;
+    this.settings = { ...DEFAULT_DELIVERY_SETTINGS };
+    this.configure(settings);
+  }
+
+  configure(change: Partial<DeliverySettings>): DeliverySettings {
+    const { concurrency, requestTimeoutMs } = this.settings;
+    for (const [key, value] of Object.entries(change)) {
+      if (value !== undefined) (this.settings as unknown as Record<string, number>)[key] = value;
+    }
+    // The agent's pool size and connect timeout follow the settings: a new agent for new attempts.
+    const changed =
+      this.settings.concurrency !== concurrency || this.settings.requestTimeoutMs !== requestTimeoutMs;
+    if (changed && this.#agent) {
+      const old = this.#agent;
+      this.#agent = undefined;
+      void old.close().catch(() => {});
+    }
+    this.#pump();
+    return this.settings;
+  }
+
+  currentStats(): DeliveryStats {
+    return { queued: this.#due.size, sending: this.#sending, ...this.stats };
+  }
+
+  /** Deliveries that are neither delivered nor failed. */
+  get unsettled(): number {
+    return this.#unsettled;
+  }
+
+  /**
+   * Creates the event and a delivery to every enabled webhook of the tenant subscribed to the
+   * kind (or only to `only`, which then receives it whatever its kinds and status: test events).
+   */
+  emit(
+    tenantId: string,
+    type: EventType,
+    data: Record<string, unknown>,
+    only?: WebhookRecord,
+  ): { event: EventRecord; deliveries: DeliveryRecord[] } {
+    const event = this.#store.createEvent(tenantId, type, data);
+    const targets = only ? [only] : this.#store.subscribers(tenantId, type);
+    const deliveries = targets.map((webhook) => this.#store.createDelivery(webhook, event));
+    for (const delivery of deliveries) this.#schedule(delivery, this.#clock.now(), true);
+    return { event, deliveries };
+  }
+
+  /**
+   * Rule 1: a new delivery of the same event (the same payload bytes), its attempt counter at
+   * zero, sent at once and signed with a fresh timestamp. The DLQ entry of the original, if
+   * any, records the replay.
+   */
+  replay(original: DeliveryRecord): { delivery: DeliveryRecord; entry: DlqRecord | undefined } {
+    const delivery = this.#store.createDelivery(original.webhook, original.event, { replayOf: original.id });
+    const entry = this.#store.dlqEntryOfDelivery(original.id);
+    if (entry) this.#store.markReplayed(entry, delivery);
+    this.#schedule(delivery, this.#clock.now(), true);
+    return { delivery, entry };
+  }
+
+  /** Re-reads the clock (after POST /_sandbox/clock moved it) and starts what became due. */
+  kick(): void {
+    this.#pump();
+  }
+
+  /** Resolves when every delivery is delivered or failed, or after `timeoutMs` (false). */
+  settled(timeoutMs: number): Promise<boolean> {
+    if (this.#unsettled === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.#settledWaiters = this.#settledWaiters.filter((w) => w !== done);
+        resolve(false);
+      }, timeoutMs);
+      this.#settledWaiters.push(done);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#due.clear();
+    const agent = this.#agent;
+    this.#agent = undefined;
+    if (agent) await agent.destroy().catch(() => {});
+  }
+
+  #schedule(delivery: DeliveryRecord, dueMs: number, fresh: boolean): void {
+    if (fresh) this.#unsettled++;
+    delivery.dueMs = dueMs;
+    this.#due.push({ delivery, dueMs, seq: ++this.#dueSeq });
+    this.#pump();
+  }
+
+  #pump(): void {
+    if (this.#closed) return;
+    const now = this.#clock.now();
+    while (this.#sending < this.settings.concurrency) {
+      const top = this.#due.peek();
+      if (!top || top.dueMs > now) break;
+      this.#due.pop();
+      const d = top.delivery;
+      // Stale entries: rescheduled, already sending, or settled since.
+      if (d.dueMs !== top.dueMs || d.sending || d.status === 'delivered' || d.status === 'failed') continue;
+      if (d.webhook.deleted_at !== null) {
+        this.#abandon(d);
+        continue;
+      }
+      void this.#attempt(d);
+    }
+    this.#arm(now);
+  }
+
+  #arm(now: number): void {
+    const top = this.#due.peek();
+    if (!top || this.#sending >= this.settings.concurrency) {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#timerAt = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (this.#timer && this.#timerAt <= top.dueMs) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timerAt = top.dueMs;
+    // Long waits are re-checked every minute, so a clock moved forward is noticed even unkicked.
+    const wait = Math.min(Math.max(0, top.dueMs - now), 60_000);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#timerAt = Number.POSITIVE_INFINITY;
+      this.#pump();
+    }, wait);
+    this.#timer.unref();
+  }
+
+  #agentFor(): Dispatcher {
+    this.#agent ??= createAgent({
+      connections: this.settings.concurrency,
+      connectTimeoutMs: this.settings.requestTimeoutMs,
+    });
+    return this.#agent;
+  }
+
+  async #attempt(d: DeliveryRecord): Promise<void> {
+    this.#sending++;
+    d.sending = true;
+    d.dueMs = null;
+    const startedMs = this.#clock.now();
+    const t = Math.floor(startedMs / 1000);
+    const attempt = d.attempt_count + 1;
+    const startedIso = this.#clock.iso(startedMs);
+    d.first_attempted_at ??= startedIso;
+    d.last_attempted_at = startedIso;
+    d.next_retry_at = null;
+    const started = performance.now();
+    const outcome = await this.#send(d, t, attempt);
+    const duration = Math.round(performance.now() - started);
+    this.#sending--;
+    d.sending = false;
+    if (this.#closed) return;
+    this.stats.attempts++;
+    d.attempt_count = attempt;
+    d.attempts.push({
+      attempt,
+      started_at: startedIso,
+      signature_timestamp: t,
+      status_code: outcome.statusCode,
+      error_code: outcome.cause,
+      error: outcome.error,
+      duration_ms: duration,
+    });
+    d.last_status_code = outcome.statusCode;
+    if (outcome.ok) {
+      d.delivered_at = this.#clock.iso();
+      this.#store.setStatus(d, 'delivered');
+      this.stats.delivered++;
+      this.#settle();
+    } else {
+      d.last_error = outcome.error;
+      d.last_error_code = outcome.cause;
+      if (attempt >= d.max_attempts) {
+        this.#store.setStatus(d, 'failed');
+        this.#store.deadLetter(d);
+        this.stats.dead_lettered++;
+        this.#settle();
+      } else {
+        this.#store.setStatus(d, 'retrying');
+        const due = this.#clock.now() + retryDelayMs(attempt, this.settings.timeScale, this.#random);
+        d.next_retry_at = this.#clock.iso(due);
+        this.#schedule(d, due, false);
+        return;
+      }
+    }
+    this.#pump();
+  }
+
+  /** A delivery whose webhook was deleted: failed without further attempts, and not dead-lettered. */
+  #abandon(d: DeliveryRecord): void {
+    d.dueMs = null;
+    d.next_retry_at = null;
+    d.last_error = 'cancelled: the webhook was deleted';
+    this.#store.setStatus(d, 'failed');
+    this.#settle();
+  }
+
+  #settle(): void {
+    this.#unsettled--;
+    if (this.#unsettled === 0 && this.#settledWaiters.length > 0) {
+      const waiters = this.#settledWaiters;
+      this.#settledWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  async #send(d: DeliveryRecord, t: number, attempt: number): Promise<AttemptOutcome> {
+    const timeoutMs = this.settings.requestTimeoutMs;
+    let url: URL;
+    try {
+      url = new URL(d.webhook.url);
+    } catch {
+      return classifyError(new Error(`invalid URL ${d.webhook.url}`), false, timeoutMs);
+    }
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    try {
+      const response = await this.#agentFor().request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          [SIGNATURE_HEADER]: signatureHeader(this.#store.signingSecrets(d.webhook), t, d.event.payload),
+          [WEBHOOK_HEADERS.eventId]: d.event.id,
+          [WEBHOOK_HEADERS.eventType]: d.event.type,
+          [WEBHOOK_HEADERS.deliveryId]: d.id,
+          [WEBHOOK_HEADERS.attempt]: String(attempt),
+        },
+        body: d.event.payload,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const answer = await readSome(response.body, ANSWER_BYTES);
+      return classifyResponse(response.statusCode, answer);
+    } catch (error) {
+      return classifyError(error, timedOut, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The first `limit` bytes of an answer as text; the rest is read and dropped (keeps the socket reusable). */
+async function readSome(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < limit) {
+      const buffer = chunk as Buffer;
+      chunks.push(buffer.subarray(0, limit - size));
+      size += buffer.length;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,451 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type {
+  DeliveryFailureCause,
+  DeliveryStatus,
+  DeliveryStatusFilter,
+  DlqStatus,
+  EventType,
+} from '../../api/constants.js';
+import type { DeliveryAttempt, DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { SandboxClock } from '../clock.js';
+import { randomId } from '../tokens.js';
+
+/**
+ * Webhook subscriptions, events, deliveries and the dead-letter queue, in memory. The delivery
+ * engine (src/sandbox/delivery/) moves deliveries through their states; this store only keeps
+ * them, counts them and lists them.
+ */
+
+export interface WebhookRecord {
+  id: string;
+  tenant_id: string;
+  url: string;
+  description: string;
+  event_types: EventType[];
+  status: 'enabled' | 'disabled';
+  max_attempts: number;
+  created_at: string;
+  updated_at: string;
+  secret_rotated_at: string | null;
+  previous_secret_expires_at: string | null;
+  deleted_at: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresMs: number | null;
+  seq: number;
+}
+
+export interface EventRecord {
+  id: string;
+  type: EventType;
+  tenant_id: string;
+  created_at: string;
+  /** The serialised payload: every attempt and every replay sends exactly these bytes. */
+  payload: Buffer;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  webhook: WebhookRecord;
+  event: EventRecord;
+  attempt_count: number;
+  max_attempts: number;
+  status: DeliveryStatus;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_error_code: DeliveryFailureCause | null;
+  first_attempted_at: string | null;
+  last_attempted_at: string | null;
+  next_retry_at: string | null;
+  /** When the next attempt is due, on the sandbox clock (ms); null when none is. */
+  dueMs: number | null;
+  created_at: string;
+  delivered_at: string | null;
+  replay_of: string | null;
+  attempts: DeliveryAttempt[];
+  /** An attempt is on the wire. */
+  sending: boolean;
+  seq: number;
+}
+
+export interface DlqRecord {
+  id: string;
+  delivery: DeliveryRecord;
+  status: DlqStatus;
+  dead_lettered_at: string;
+  deadMs: number;
+  replay_count: number;
+  last_replayed_at: string | null;
+  last_replay_delivery_id: string | null;
+  discarded_at: string | null;
+  seq: number;
+}
+
+type Counts = Record<DeliveryStatus, number>;
+
+/** Signing secrets look like Stripe's: a prefix and 32 random bytes. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
+
+export class WebhookStore {
+  readonly #clock: SandboxClock;
+  readonly #webhooks = new Map<string, WebhookRecord>();
+  readonly #byTenant = new Map<string, WebhookRecord[]>();
+  readonly #deliveries = new Map<string, DeliveryRecord>();
+  readonly #deliveriesOf = new Map<string, DeliveryRecord[]>();
+  readonly #counts = new Map<string, Counts>();
+  readonly #dlqOf = new Map<string, DlqRecord[]>();
+  readonly #dlqByDelivery = new Map<string, DlqRecord>();
+  #seq = 0;
+  eventCount = 0;
+
+  constructor(clock: SandboxClock) {
+    this.#clock = clock;
+  }
+
+  // ── webhooks ────────────────────────────────────────────────────────────────────────────
+
+  create(
+    tenantId: string,
+    input: {
+      url: string;
+      event_types: EventType[];
+      description?: string | undefined;
+      status?: 'enabled' | 'disabled' | undefined;
+      max_attempts?: number | undefined;
+    },
+    options: { id?: string; secret?: string; createdAt?: string } = {},
+  ): WebhookRecord {
+    const now = options.createdAt ?? this.#clock.iso();
+    const record: WebhookRecord = {
+      id: options.id ?? randomId('wh'),
+      tenant_id: tenantId,
+      url: input.url,
+      description: input.description ?? '',
+      event_types: [...input.event_types],
+      status: input.status ?? 'enabled',
+      max_attempts: input.max_attempts ?? DEFAULT_MAX_ATTEMPTS,
+      created_at: now,
+      updated_at: now,
+      secret_rotated_at: null,
+      previous_secret_expires_at: null,
+      deleted_at: null,
+      secret: options.secret ?? newSigningSecret(),
+      previousSecret: null,
+      previousSecretExpiresMs: null,
+      seq: ++this.#seq,
+    };
+    this.#webhooks.set(record.id, record);
+    const list = this.#byTenant.get(tenantId);
+    if (list) list.push(record);
+    else this.#byTenant.set(tenantId, [record]);
+    this.#counts.set(record.id, { pending: 0, retrying: 0, delivered: 0, failed: 0 });
+    return record;
+  }
+
+  /** A live webhook of the tenant (never one of another tenant, never a deleted one). */
+  get(tenantId: string, id: string): WebhookRecord | undefined {
+    const record = this.#webhooks.get(id);
+    return record && record.tenant_id === tenantId && record.deleted_at === null ? record : undefined;
+  }
+
+  /** Any webhook by id, deleted ones included (sandbox controls). */
+  byId(id: string): WebhookRecord | undefined {
+    return this.#webhooks.get(id);
+  }
+
+  list(tenantId: string): WebhookRecord[] {
+    return (this.#byTenant.get(tenantId) ?? []).filter((w) => w.deleted_at === null);
+  }
+
+  update(
+    record: WebhookRecord,
+    change: Partial<Pick<WebhookRecord, 'url' | 'description' | 'event_types' | 'status' | 'max_attempts'>>,
+  ): WebhookRecord {
+    for (const [key, value] of Object.entries(change)) {
+      if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
+    }
+    record.updated_at = this.#clock.iso();
+    return record;
+  }
+
+  softDelete(record: WebhookRecord): WebhookRecord {
+    record.deleted_at = this.#clock.iso();
+    record.updated_at = record.deleted_at;
+    return record;
+  }
+
+  /** A new secret; the previous one keeps signing (a second v1) for 24 hours. */
+  rotateSecret(record: WebhookRecord): WebhookRecord {
+    const now = this.#clock.now();
+    record.previousSecret = record.secret;
+    record.previousSecretExpiresMs = now + PREVIOUS_SECRET_MS;
+    record.previous_secret_expires_at = this.#clock.iso(now + PREVIOUS_SECRET_MS);
+    record.secret = newSigningSecret();
+    record.secret_rotated_at = this.#clock.iso(now);
+    record.updated_at = record.secret_rotated_at;
+    return record;
+  }
+
+  /** The secrets a delivery is signed with now: the current one, then one being rotated out. */
+  signingSecrets(record: WebhookRecord): string[] {
+    const previous =
+      record.previousSecret !== null && (record.previousSecretExpiresMs ?? 0) > this.#clock.now()
+        ? [record.previousSecret]
+        : [];
+    return [record.secret, ...previous];
+  }
+
+  // ── events and deliveries ───────────────────────────────────────────────────────────────
+
+  createEvent(
+    tenantId: string,
+    type: EventType,
+    data: Record<string, unknown>,
+    createdAt?: string,
+  ): EventRecord {
+    const id = randomId('evt');
+    const created_at = createdAt ?? this.#clock.iso();
+    // Key order is part of the documented payload shape.
+    const payload = Buffer.from(JSON.stringify({ id, type, created_at, tenant_id: tenantId, data }));
+    this.eventCount++;
+    return { id, type, tenant_id: tenantId, created_at, payload };
+  }
+
+  /** Webhooks of the tenant that receive this kind. */
+  subscribers(tenantId: string, type: EventType): WebhookRecord[] {
+    return this.list(tenantId).filter((w) => w.status === 'enabled' && w.event_types.includes(type));
+  }
+
+  createDelivery(
+    webhook: WebhookRecord,
+    event: EventRecord,
+    options: { replayOf?: string; createdAt?: string } = {},
+  ): DeliveryRecord {
+    const delivery: DeliveryRecord = {
+      id: randomId('dlv'),
+      webhook,
+      event,
+      attempt_count: 0,
+      max_attempts: webhook.max_attempts,
+      status: 'pending',
+      last_status_code: null,
+      last_error: null,
+      last_error_code: null,
+      first_attempted_at: null,
+      last_attempted_at: null,
+      next_retry_at: null,
+      dueMs: null,
+      created_at: options.createdAt ?? this.#clock.iso(),
+      delivered_at: null,
+      replay_of: options.replayOf ?? null,
+      attempts: [],
+      sending: false,
+      seq: ++this.#seq,
+    };
+    this.#deliveries.set(delivery.id, delivery);
+    const list = this.#deliveriesOf.get(webhook.id);
+    if (list) list.push(delivery);
+    else this.#deliveriesOf.set(webhook.id, [delivery]);
+    this.#counts.get(webhook.id)!.pending++;
+    return delivery;
+  }
+
+  delivery(webhookId: string, deliveryId: string): DeliveryRecord | undefined {
+    const delivery = this.#deliveries.get(deliveryId);
+    return delivery && delivery.webhook.id === webhookId ? delivery : undefined;
+  }
+
+  deliveriesOf(webhookId: string): DeliveryRecord[] {
+    return this.#deliveriesOf.get(webhookId) ?? [];
+  }
+
+  /** Moves a delivery to another state, keeping the per-webhook counts right. */
+  setStatus(delivery: DeliveryRecord, status: DeliveryStatus): void {
+    if (delivery.status === status) return;
+    const counts = this.#counts.get(delivery.webhook.id)!;
+    counts[delivery.status]--;
+    counts[status]++;
+    delivery.status = status;
+  }
+
+  summary(webhookId: string): { total: number; delivered: number; failed: number; in_flight: number } {
+    const c = this.#counts.get(webhookId) ?? { pending: 0, retrying: 0, delivered: 0, failed: 0 };
+    return {
+      total: c.pending + c.retrying + c.delivered + c.failed,
+      delivered: c.delivered,
+      failed: c.failed,
+      in_flight: c.pending + c.retrying,
+    };
+  }
+
+  /** Recent first, from just before `beforeSeq`. */
+  listDeliveries(
+    webhookId: string,
+    filter: DeliveryStatusFilter | undefined,
+    limit: number,
+    beforeSeq: number | undefined,
+  ): { page: DeliveryRecord[]; more: boolean } {
+    const all = this.deliveriesOf(webhookId);
+    const matches = (d: DeliveryRecord) =>
+      filter === undefined ||
+      d.status === filter ||
+      (filter === 'in_flight' && (d.status === 'pending' || d.status === 'retrying'));
+    const page: DeliveryRecord[] = [];
+    for (let i = all.length - 1; i >= 0; i--) {
+      const d = all[i]!;
+      if (beforeSeq !== undefined && d.seq >= beforeSeq) continue;
+      if (!matches(d)) continue;
+      if (page.length === limit) return { page, more: true };
+      page.push(d);
+    }
+    return { page, more: false };
+  }
+
+  // ── dead-letter queue ───────────────────────────────────────────────────────────────────
+
+  deadLetter(delivery: DeliveryRecord, atMs = this.#clock.now()): DlqRecord {
+    const entry: DlqRecord = {
+      id: randomId('dlq'),
+      delivery,
+      status: 'queued',
+      dead_lettered_at: this.#clock.iso(atMs),
+      deadMs: atMs,
+      replay_count: 0,
+      last_replayed_at: null,
+      last_replay_delivery_id: null,
+      discarded_at: null,
+      seq: ++this.#seq,
+    };
+    const list = this.#dlqOf.get(delivery.webhook.id);
+    if (list) list.push(entry);
+    else this.#dlqOf.set(delivery.webhook.id, [entry]);
+    this.#dlqByDelivery.set(delivery.id, entry);
+    return entry;
+  }
+
+  dlqEntry(webhookId: string, entryId: string): DlqRecord | undefined {
+    return this.dlqOf(webhookId).find((e) => e.id === entryId);
+  }
+
+  dlqEntryOfDelivery(deliveryId: string): DlqRecord | undefined {
+    return this.#dlqByDelivery.get(deliveryId);
+  }
+
+  dlqOf(webhookId: string): DlqRecord[] {
+    return this.#dlqOf.get(webhookId) ?? [];
+  }
+
+  /** Oldest first; `total` counts every match. */
+  listDlq(
+    webhookId: string,
+    filter: { status: DlqStatus | 'all'; eventType?: string; sinceMs?: number; untilMs?: number },
+    limit: number,
+    afterSeq: number | undefined,
+  ): { page: DlqRecord[]; more: boolean; total: number } {
+    const matches = (e: DlqRecord) =>
+      (filter.status === 'all' || e.status === filter.status) &&
+      (filter.eventType === undefined || e.delivery.event.type === filter.eventType) &&
+      (filter.sinceMs === undefined || e.deadMs >= filter.sinceMs) &&
+      (filter.untilMs === undefined || e.deadMs < filter.untilMs);
+    const page: DlqRecord[] = [];
+    let total = 0;
+    let more = false;
+    for (const e of this.dlqOf(webhookId)) {
+      if (!matches(e)) continue;
+      total++;
+      if (afterSeq !== undefined && e.seq <= afterSeq) continue;
+      if (page.length < limit) page.push(e);
+      else more = true;
+    }
+    return { page, more, total };
+  }
+
+  markReplayed(entry: DlqRecord, replay: DeliveryRecord): void {
+    entry.status = 'replayed';
+    entry.replay_count++;
+    entry.last_replayed_at = replay.created_at;
+    entry.last_replay_delivery_id = replay.id;
+  }
+
+  discard(entry: DlqRecord): DlqRecord {
+    if (entry.status !== 'discarded') {
+      entry.status = 'discarded';
+      entry.discarded_at = this.#clock.iso();
+    }
+    return entry;
+  }
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+// ── API views ─────────────────────────────────────────────────────────────────────────────
+
+export function webhookView(w: WebhookRecord): Webhook {
+  return {
+    id: w.id,
+    url: w.url,
+    description: w.description,
+    event_types: w.event_types,
+    status: w.status,
+    max_attempts: w.max_attempts,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
+    secret_rotated_at: w.secret_rotated_at,
+    previous_secret_expires_at: w.previous_secret_expires_at,
+  };
+}
+
+export function deliveryView(d: DeliveryRecord): WebhookDelivery {
+  return {
+    id: d.id,
+    webhook_id: d.webhook.id,
+    event_type: d.event.type,
+    event_id: d.event.id,
+    attempt_count: d.attempt_count,
+    max_attempts: d.max_attempts,
+    status: d.status,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    last_error_code: d.last_error_code,
+    first_attempted_at: d.first_attempted_at,
+    last_attempted_at: d.last_attempted_at,
+    next_retry_at: d.next_retry_at,
+    payload_size_bytes: d.event.payload.length,
+    created_at: d.created_at,
+    delivered_at: d.delivered_at,
+    replay_of: d.replay_of,
+  };
+}
+
+export function dlqView(e: DlqRecord): DlqEntry {
+  const d = e.delivery;
+  return {
+    id: e.id,
+    webhook_id: d.webhook.id,
+    delivery_id: d.id,
+    event_id: d.event.id,
+    event_type: d.event.type,
+    status: e.status,
+    attempt_count: d.attempt_count,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    last_error_code: d.last_error_code,
+    payload_size_bytes: d.event.payload.length,
+    first_attempted_at: d.first_attempted_at,
+    last_attempted_at: d.last_attempted_at,
+    dead_lettered_at: e.dead_lettered_at,
+    replay_count: e.replay_count,
+    last_replayed_at: e.last_replayed_at,
+    last_replay_delivery_id: e.last_replay_delivery_id,
+    discarded_at: e.discarded_at,
+  };
+}
+
+/** A stable id for seeded objects, so demo ids do not change between runs. */
+export function seededId(prefix: string, name: string): string {
+  return `${prefix}_${createHash('sha1').update(`svc-sandbox:${prefix}:${name}`).digest('hex').slice(0, 24)}`;
+}

@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SIGNATURE_HEADER, type VerifyResult, verifySignature } from './signature.js';
+
+/**
+ * The receiving end of `svc webhooks listen`: a local HTTP server that verifies every delivery
+ * (signature and timestamp), answers 2xx to valid ones and 400 to invalid ones (with
+ * "invalid_signature" in the body, which the platform classifies as such), notices repeated
+ * event ids, and can forward valid deliveries — the original body and headers — to another URL.
+ */
+
+export interface ForwardResult {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export type Forwarder = (body: Buffer, headers: Record<string, string>) => Promise<ForwardResult>;
+
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  secret: string;
+  toleranceSeconds: number;
+  /** Unix milliseconds (the command's clock). */
+  now: () => number;
+  maxBodyBytes?: number;
+  forward?: Forwarder;
+  onDelivery: (record: ReceivedDelivery) => void;
+}
+
+/** What `listen` prints for each request (NDJSON with --ndjson/--json). */
+export interface ReceivedDelivery {
+  received_at: string;
+  method: string;
+  path: string;
+  event_id: string | null;
+  event_type: string | null;
+  delivery_id: string | null;
+  attempt: number | null;
+  valid: boolean;
+  reason: VerifyResult['reason'] | 'no_signature_header' | 'method_not_allowed' | 'payload_too_large';
+  message?: string;
+  timestamp: number | null;
+  bytes: number;
+  sha256: string;
+  /** The event id was seen before in a valid delivery (a retry or a replay). */
+  repeated: boolean;
+  /** The status listen answered with. */
+  status: number;
+  forwarded?: { status: number } | { error: string };
+}
+
+const DEFAULT_MAX_BODY = 5 * 1024 * 1024;
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and Host are not forwarded; everything else is, untouched. */
+const NOT_FORWARDED = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
+
+function one(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function forwardable(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || NOT_FORWARDED.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function eventFields(body: Buffer, headers: IncomingHttpHeaders): { id: string | null; type: string | null } {
+  let id = one(headers, 'x-svc-event-id') ?? null;
+  let type = one(headers, 'x-svc-event-type') ?? null;
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { id?: unknown; type?: unknown };
+    if (typeof parsed?.id === 'string') id = parsed.id;
+    if (typeof parsed?.type === 'string') type = parsed.type;
+  } catch {
+    // not JSON: keep what the headers said
+  }
+  return { id, type };
+}
+
+export interface Listener {
+  url: string;
+  server: Server;
+  counts: { received: number; valid: number; invalid: number; repeated: number };
+  close(): Promise<void>;
+}
+
+export async function startListener(options: ListenerOptions): Promise<Listener> {
+  const seen = new Set<string>();
+  const counts = { received: 0, valid: 0, invalid: 0, repeated: 0 };
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBody) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      void handle(Buffer.concat(chunks), tooLarge).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    });
+
+    const answer = (status: number, body: unknown, contentType = 'application/json') => {
+      res.writeHead(status, { 'content-type': contentType });
+      res.end(Buffer.isBuffer(body) ? body : JSON.stringify(body));
+    };
+
+    const handle = async (body: Buffer, oversize: boolean) => {
+      counts.received++;
+      const { id, type } = eventFields(body, req.headers);
+      const attempt = Number(one(req.headers, 'x-svc-delivery-attempt'));
+      const record: ReceivedDelivery = {
+        received_at: new Date(options.now()).toISOString(),
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        event_id: id,
+        event_type: type,
+        delivery_id: one(req.headers, 'x-svc-delivery-id') ?? null,
+        attempt: Number.isInteger(attempt) ? attempt : null,
+        valid: false,
+        reason: 'signature_mismatch',
+        timestamp: null,
+        bytes: oversize ? size : body.length,
+        sha256: createHash('sha256').update(body).digest('hex'),
+        repeated: false,
+        status: 400,
+      };
+      const reject = (status: number, reason: ReceivedDelivery['reason'], message: string, extra = {}) => {
+        counts.invalid++;
+        Object.assign(record, { status, reason, message, ...extra });
+        answer(status, { error: status === 400 ? 'invalid_signature' : reason, reason, message });
+        options.onDelivery(record);
+      };
+      if (req.method !== 'POST') {
+        res.setHeader('allow', 'POST');
+        return reject(405, 'method_not_allowed', 'webhook deliveries are POST requests');
+      }
+      if (oversize) return reject(413, 'payload_too_large', `the body is larger than ${maxBody} bytes`);
+      const header = one(req.headers, SIGNATURE_HEADER);
+      if (header === undefined)
+        return reject(400, 'no_signature_header', 'the request has no X-SVC-Signature header');
+      const result = verifySignature(body, header, options.secret, {
+        toleranceSeconds: options.toleranceSeconds,
+        nowSeconds: Math.floor(options.now() / 1000),
+      });
+      if (!result.valid) {
+        const message =
+          result.message ??
+          (result.reason === 'signature_mismatch'
+            ? 'the signature does not match the body (wrong secret?)'
+            : `the timestamp is ${result.age} s off, outside the tolerance of ${options.toleranceSeconds} s`);
+        return reject(400, result.reason, message, { timestamp: result.timestamp });
+      }
+      counts.valid++;
+      record.valid = true;
+      record.reason = 'valid';
+      record.timestamp = result.timestamp;
+      if (id !== null) {
+        record.repeated = seen.has(id);
+        if (record.repeated) counts.repeated++;
+        seen.add(id);
+      }
+      if (!options.forward) {
+        record.status = 200;
+        answer(200, { received: true, event_id: id });
+        options.onDelivery(record);
+        return;
+      }
+      try {
+        const forwarded = await options.forward(body, forwardable(req.headers));
+        record.status = forwarded.status;
+        record.forwarded = { status: forwarded.status };
+        answer(
+          forwarded.status,
+          forwarded.body,
+          forwarded.headers['content-type'] ?? 'application/octet-stream',
+        );
+      } catch (error) {
+        record.status = 502;
+        record.forwarded = { error: error instanceof Error ? error.message : String(error) };
+        answer(502, { error: 'forward_failed', message: record.forwarded.error });
+      }
+      options.onDelivery(record);
+    };
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${address.port}`,
+    server,
+    counts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

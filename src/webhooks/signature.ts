@@ -1,0 +1,233 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Webhook signatures, used by the CLI (`svc webhooks verify|sign|listen`) and by the sandbox's
+ * delivery engine alike. The scheme is the reference's, which is Stripe's:
+ *
+ *   X-SVC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${rawBody}`>[,v1=<…>]
+ *
+ * Several v1 values may appear (a secret being rotated signs with the old and the new secret);
+ * a header is valid when any of them matches. Modelled on stripe-node's `Webhooks`: every v1 is
+ * tried, comparison is constant-time (length check, then crypto.timingSafeEqual), the clock is
+ * injectable, and failures explain the usual mistakes.
+ */
+
+export const SIGNATURE_HEADER = 'x-svc-signature';
+export const SIGNATURE_SCHEME = 'v1';
+/** Seconds a signature's timestamp may differ from the verifier's clock, into the past or the future. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+export type Secret = string | Buffer;
+
+export interface ParsedHeader {
+  timestamp: number;
+  /** Every v1 signature, lower-cased hex, in header order. */
+  signatures: string[];
+}
+
+/** Why a header could not be read: the message names what is wrong with it. */
+export class MalformedHeaderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedHeaderError';
+  }
+}
+
+export type VerifyReason =
+  | 'valid'
+  | 'signature_mismatch'
+  | 'timestamp_outside_tolerance'
+  | 'malformed_header';
+
+export interface VerifyResult {
+  valid: boolean;
+  reason: VerifyReason;
+  /** The header's t, when it could be read; null otherwise. */
+  timestamp: number | null;
+  /** Which v1 of the header matched (1-based), when one did. */
+  matched?: number;
+  /** Seconds between the timestamp and the verifier's clock (positive: in the past). */
+  age?: number;
+  /** For a malformed header: what is wrong with it. */
+  message?: string;
+}
+
+const HEX_SIGNATURE = /^[0-9a-fA-F]{64}$/;
+const MAX_HEADER_LENGTH = 8192;
+const MAX_SIGNATURES = 16;
+
+/**
+ * Reads `t=…,v1=…[,v1=…]`. Unknown schemes (e.g. `v0`) are ignored, as Stripe does; anything
+ * that would make the result ambiguous (no t, two t, a non-numeric t, no v1, a v1 that is not
+ * 64 hex digits) is a MalformedHeaderError naming the problem.
+ */
+export function parseSignatureHeader(header: string): ParsedHeader {
+  let text = header.trim();
+  // Accept a whole header line, as copied from a request dump.
+  const named = /^x-svc-signature\s*:\s*/i.exec(text);
+  if (named) text = text.slice(named[0].length);
+  if (text === '') throw new MalformedHeaderError('the signature header is empty');
+  if (text.length > MAX_HEADER_LENGTH)
+    throw new MalformedHeaderError(`the signature header is longer than ${MAX_HEADER_LENGTH} characters`);
+  let timestamp: number | undefined;
+  const signatures: string[] = [];
+  const elements = text.split(',');
+  elements.forEach((raw, index) => {
+    const element = raw.trim();
+    const where = `element ${index + 1} of the header`;
+    const eq = element.indexOf('=');
+    if (eq <= 0) {
+      throw new MalformedHeaderError(
+        element === ''
+          ? `${where} is empty (stray comma?)`
+          : `${where} (${JSON.stringify(preview(element))}) is not key=value`,
+      );
+    }
+    const key = element.slice(0, eq).trim();
+    const value = element.slice(eq + 1).trim();
+    if (key === 't') {
+      if (timestamp !== undefined) throw new MalformedHeaderError('the header has more than one t=');
+      if (!/^\d{1,12}$/.test(value)) {
+        throw new MalformedHeaderError(
+          `t must be a Unix timestamp in whole seconds, got ${JSON.stringify(preview(value))}`,
+        );
+      }
+      timestamp = Number(value);
+    } else if (key === SIGNATURE_SCHEME) {
+      if (!HEX_SIGNATURE.test(value)) {
+        throw new MalformedHeaderError(
+          `v1 signature ${signatures.length + 1} is not 64 hexadecimal digits (HMAC-SHA256), got ${JSON.stringify(preview(value))}`,
+        );
+      }
+      signatures.push(value.toLowerCase());
+    }
+  });
+  if (timestamp === undefined) throw new MalformedHeaderError('the header has no t= timestamp');
+  if (signatures.length === 0) throw new MalformedHeaderError('the header has no v1= signature');
+  if (signatures.length > MAX_SIGNATURES)
+    throw new MalformedHeaderError(`the header has more than ${MAX_SIGNATURES} v1 signatures`);
+  return { timestamp, signatures };
+}
+
+function preview(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** Hex HMAC-SHA256 of `${timestamp}.${body}` with the secret (its UTF-8 bytes when a string). */
+export function computeSignature(secret: Secret, timestamp: number, body: Buffer | string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
+}
+
+/**
+ * A header value for the body: one v1 per secret (the current secret first, then any secret
+ * being rotated out), all over the same timestamp.
+ */
+export function signatureHeader(
+  secrets: Secret | Secret[],
+  timestamp: number,
+  body: Buffer | string,
+): string {
+  const list = Array.isArray(secrets) ? secrets : [secrets];
+  return [
+    `t=${timestamp}`,
+    ...list.map((s) => `${SIGNATURE_SCHEME}=${computeSignature(s, timestamp, body)}`),
+  ].join(',');
+}
+
+/** Constant-time equality of two hex signatures (a length check first, as timingSafeEqual needs). */
+export function signaturesEqual(expectedHex: string, givenHex: string): boolean {
+  const expected = Buffer.from(expectedHex, 'utf8');
+  const given = Buffer.from(givenHex, 'utf8');
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+export interface VerifyOptions {
+  /** Seconds, both directions; 0 turns the timestamp check off (as in Stripe's libraries). */
+  toleranceSeconds?: number;
+  /** The verifier's clock in Unix seconds (default: now). */
+  nowSeconds?: number;
+}
+
+/**
+ * Verifies a header against the raw body. The signature is checked first (a timestamp means
+ * nothing until it is known to be signed), then the timestamp against the tolerance.
+ * Never throws: every outcome is a VerifyResult.
+ */
+export function verifySignature(
+  body: Buffer | string,
+  header: string,
+  secret: Secret,
+  options: VerifyOptions = {},
+): VerifyResult {
+  let parsed: ParsedHeader;
+  try {
+    parsed = parseSignatureHeader(header);
+  } catch (error) {
+    return {
+      valid: false,
+      reason: 'malformed_header',
+      timestamp: null,
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+  const expected = computeSignature(secret, parsed.timestamp, body);
+  // Compare with every v1 (no early exit), so timing does not tell which one matched.
+  let matched = 0;
+  parsed.signatures.forEach((candidate, i) => {
+    if (signaturesEqual(expected, candidate) && matched === 0) matched = i + 1;
+  });
+  if (matched === 0) return { valid: false, reason: 'signature_mismatch', timestamp: parsed.timestamp };
+  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const age = now - parsed.timestamp;
+  if (tolerance > 0 && Math.abs(age) > tolerance) {
+    return { valid: false, reason: 'timestamp_outside_tolerance', timestamp: parsed.timestamp, matched, age };
+  }
+  return { valid: true, reason: 'valid', timestamp: parsed.timestamp, matched, age };
+}
+
+/**
+ * For a mismatch: the usual mistakes, checked by trying the likely fixes (each costs one HMAC).
+ * Returns a hint for the user, or undefined when none of them explains it.
+ */
+export function explainMismatch(body: Buffer, header: string, secret: string): string | undefined {
+  let parsed: ParsedHeader;
+  try {
+    parsed = parseSignatureHeader(header);
+  } catch {
+    return undefined;
+  }
+  const matches = (s: Secret, b: Buffer | string) => {
+    const expected = computeSignature(s, parsed.timestamp, b);
+    return parsed.signatures.some((candidate) => signaturesEqual(expected, candidate));
+  };
+  const trimmedSecret = secret.trim();
+  if (trimmedSecret !== secret) {
+    return matches(trimmedSecret, body)
+      ? 'the secret has surrounding whitespace (often a newline at the end of the file) and matches without it; write it without (printf %s "$SECRET" > FILE)'
+      : 'the secret has surrounding whitespace (often a newline at the end of the file); a signing secret never does';
+  }
+  const text = body.toString('utf8');
+  if (/\r?\n$/.test(text) && matches(secret, text.replace(/\r?\n$/, ''))) {
+    return 'the payload matches without its final newline (added by echo or an editor?); pass the raw body exactly as received';
+  }
+  if (text.trim().startsWith('{') || text.trim().startsWith('[')) {
+    try {
+      const compact = JSON.stringify(JSON.parse(text));
+      if (compact !== text && matches(secret, compact)) {
+        return 'the payload is JSON re-formatted from what was signed; verify the raw request body, not a parsed and re-serialised one';
+      }
+    } catch {
+      // not JSON after all
+    }
+  }
+  return "check that the secret is this webhook's (rotated recently?) and that the body is the raw request body, byte for byte";
+}
+
+/** A hint when a secret looks wrong before anything is signed or verified with it. */
+export function secretWarning(secret: string): string | undefined {
+  if (secret === '') return 'the secret is empty';
+  if (secret.trim() !== secret)
+    return 'the secret has surrounding whitespace (often a newline at the end of the file); it is used exactly as given';
+  return undefined;
+}

@@ -1,0 +1,65 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
+
+/** One request as a target received it: the raw body bytes and the headers. */
+export interface Received {
+  at: number;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+export interface Target {
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real local HTTP target for webhook deliveries. `answer` decides each response from the
+ * request number (1-based) and the request; returning 'hang' never answers.
+ */
+export async function startTarget(
+  answer: (n: number, request: Received) => { status: number; body?: string; delayMs?: number } | 'hang',
+): Promise<Target> {
+  const received: Received[] = [];
+  const hanging: ServerResponse[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const request = {
+        at: Date.now(),
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
+      received.push(request);
+      const reply = answer(received.length, request);
+      if (reply === 'hang') {
+        hanging.push(res);
+        return;
+      }
+      const send = () => {
+        res.writeHead(reply.status, { 'content-type': 'text/plain' });
+        res.end(reply.body ?? '');
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  const target: Target = {
+    url,
+    received,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  afterAll(() => target.close());
+  return target;
+}

@@ -1,0 +1,58 @@
+import { tenantId } from '../../src/sandbox/seed.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { call } from './sandbox.js';
+
+export const TENANT = tenantId('acme-treasury');
+let keys = 0;
+const key = () => `test-${process.pid}-${Date.now()}-${++keys}`;
+
+/** The admin's call to the sandbox in Acme Treasury. */
+export function admin(sandbox: Sandbox, method: string, path: string, body?: Record<string, unknown>) {
+  const withKey =
+    body && method === 'POST' && body.idempotency_key === undefined
+      ? { ...body, idempotency_key: key() }
+      : body;
+  return call(sandbox, method, path, {
+    token: sandbox.adminToken,
+    tenant: TENANT,
+    ...(withKey === undefined ? {} : { body: withKey }),
+  });
+}
+
+export async function createWebhook(
+  sandbox: Sandbox,
+  url: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; secret: string }> {
+  const r = await admin(sandbox, 'POST', '/v1/webhooks', {
+    url,
+    event_types: ['exception.sla.breached', 'webhook.test'],
+    ...extra,
+  });
+  if (r.status !== 201) throw new Error(`create webhook: ${r.status} ${r.text}`);
+  return { id: r.body.id, secret: r.body.secret };
+}
+
+export async function emit(
+  sandbox: Sandbox,
+  webhookId: string,
+  count = 1,
+  type = 'exception.sla.breached',
+): Promise<{ events: Array<{ id: string; delivery_ids: string[] }> }> {
+  const r = await call(sandbox, 'POST', '/_sandbox/webhooks/events', {
+    body: { type, webhook_id: webhookId, count },
+  });
+  if (r.status !== 201) throw new Error(`emit: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+export async function settle(sandbox: Sandbox, timeoutMs = 20_000): Promise<void> {
+  const r = await call(sandbox, 'POST', '/_sandbox/webhooks/settle', { body: { timeout_ms: timeoutMs } });
+  if (!r.body.settled) throw new Error(`deliveries did not settle: ${r.text}`);
+}
+
+export async function delivery(sandbox: Sandbox, webhookId: string, deliveryId: string) {
+  const r = await admin(sandbox, 'GET', `/v1/webhooks/${webhookId}/deliveries/${deliveryId}`);
+  if (r.status !== 200) throw new Error(`get delivery: ${r.status} ${r.text}`);
+  return r.body;
+}

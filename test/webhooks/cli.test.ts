@@ -1,0 +1,348 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
+import { signatureHeader } from '../../src/webhooks/signature.js';
+import { background } from '../helpers/background.js';
+import { runInProcess } from '../helpers/context.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+import { svc, tempConfigDir } from '../helpers/svc.js';
+import { startTarget } from '../helpers/targets.js';
+import { admin, createWebhook, emit, settle, TENANT } from '../helpers/webhooks.js';
+
+const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 500 } });
+const configDir = tempConfigDir();
+const dir = mkdtempSync(join(tmpdir(), 'svc-wh-cli-'));
+let env: Record<string, string>;
+const SEEDED = SEEDED_WEBHOOKS.exceptions;
+
+beforeAll(() => {
+  env = {
+    SVC_CONFIG_DIR: configDir,
+    SVC_STATE_DIR: join(dir, 'state'),
+    SVC_BASE_URL: sandbox().url,
+    SVC_TOKEN: sandbox().adminToken,
+    SVC_TENANT: TENANT,
+    NO_COLOR: '1',
+  };
+});
+
+const rows = (text: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
+
+describe('svc webhooks ls, deliveries, dlq', () => {
+  it('ls: a table on a terminal, tab-separated rows in a pipe, the API objects with --json', async () => {
+    const table = await svc(['webhooks', 'ls'], { env: { ...env, SVC_FORCE_TTY: '200' } });
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^ID {2,}URL {2,}EVENTS {2,}STATUS {2,}(ATTEMPTS {2,})?(DESCRIPTION {2,})?CREATED$/,
+    );
+    expect(table.stdout).toContain(`${SEEDED}  http://127.0.0.1:9/svc/exceptions`);
+    const plain = await svc(['webhooks', 'ls'], { env });
+    expect(rows(plain.stdout)[0]).toEqual([
+      SEEDED,
+      'http://127.0.0.1:9/svc/exceptions',
+      'exception.sla.breached,exception.created,exception.assigned',
+      'enabled',
+      '5',
+      'Exceptions to the on-call bridge',
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    ]);
+    const json = JSON.parse((await svc(['webhooks', 'ls', '--json'], { env })).stdout);
+    expect(json[0]).toMatchObject({
+      id: SEEDED,
+      event_types: ['exception.sla.breached', 'exception.created', 'exception.assigned'],
+    });
+    expect(JSON.stringify(json)).not.toContain('whsec_');
+  });
+
+  it('deliveries: the summary above the table; --status and --limit; the whole object with --json', async () => {
+    const table = await svc(['webhooks', 'deliveries', SEEDED], { env: { ...env, SVC_FORCE_TTY: '200' } });
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('6 deliveries: 3 delivered, 3 failed, 0 in flight');
+    expect(lines[1]).toMatch(
+      /^ID {2,}EVENT {2,}STATUS {2,}ATTEMPTS {2,}HTTP {2,}ERROR {2,}NEXT RETRY {2,}LAST ATTEMPT/,
+    );
+    expect(lines).toHaveLength(8);
+    expect(lines[2]).toMatch(
+      /^dlv_\w+ +exception\.sla\.breached +failed +5\/5 +- +connection_timeout +- +\d+ hours ago/,
+    );
+    const failed = await svc(['webhooks', 'deliveries', SEEDED, '--status', 'failed', '--limit', '2'], {
+      env,
+    });
+    expect(failed.stderr).toMatch(
+      /^6 deliveries: 3 delivered, 3 failed, 0 in flight\nMore: svc webhooks deliveries .+ --status failed --cursor \S+\n$/,
+    );
+    expect(rows(failed.stdout).map((r) => r[2])).toEqual(['failed', 'failed']);
+    const json = JSON.parse((await svc(['webhooks', 'deliveries', SEEDED, '--json'], { env })).stdout);
+    expect(json.summary).toEqual({ total: 6, delivered: 3, failed: 3, in_flight: 0 });
+    expect(json.items).toHaveLength(6);
+    const ndjson = (await svc(['webhooks', 'deliveries', SEEDED, '--ndjson'], { env })).stdout
+      .trimEnd()
+      .split('\n');
+    expect(ndjson.map((l) => JSON.parse(l).id)).toEqual(json.items.map((d: { id: string }) => d.id));
+  });
+
+  it('dlq: queued entries oldest first; --all streams; filters', async () => {
+    const plain = await svc(['webhooks', 'dlq', SEEDED], { env });
+    const entries = rows(plain.stdout);
+    expect(entries).toHaveLength(3);
+    expect(entries.map((r) => r[2])).toEqual(Array(3).fill('exception.sla.breached'));
+    expect(entries.map((r) => r[6])).toEqual(['queued', 'queued', 'queued']);
+    expect([...entries.map((r) => r[7])].sort()).toEqual(entries.map((r) => r[7]));
+    const all = await svc(['webhooks', 'dlq', SEEDED, '--all', '--limit', '1', '--ndjson'], { env });
+    expect(all.stdout.trimEnd().split('\n')).toHaveLength(3);
+    const recent = await svc(['webhooks', 'dlq', SEEDED, '--since', '1d'], { env });
+    expect(rows(recent.stdout)).toHaveLength(1);
+    const none = await svc(['webhooks', 'dlq', SEEDED, '--event-type', 'exception.created'], {
+      env: { ...env, SVC_FORCE_TTY: '120' },
+    });
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'The dead-letter queue is empty.\n' });
+  });
+
+  it.each([
+    [
+      ['webhooks', 'deliveries', SEEDED, '--limit', '500'],
+      2,
+      'error: --limit must be an integer from 1 to 200, got "500"',
+    ],
+    [
+      ['webhooks', 'deliveries', SEEDED, '--status', 'lost'],
+      2,
+      "error: option '--status <status>' argument 'lost' is invalid. Allowed choices are pending, retrying, delivered, failed, in_flight",
+    ],
+    [
+      ['webhooks', 'dlq', SEEDED, '--since', 'yesterday'],
+      2,
+      'error: --since takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got "yesterday"',
+    ],
+    [['webhooks', 'dlq', SEEDED, '--since', '1h', '--until', '2h'], 2, 'error: --since ('],
+    [
+      ['webhooks', 'deliveries', 'wh_nope'],
+      5,
+      'error: webhook wh_nope not found (HTTP 404, not_found, request ',
+    ],
+    [
+      ['webhooks', 'replay', SEEDED],
+      2,
+      'error: name the deliveries to replay, or pass --dlq to replay the dead-letter queue',
+    ],
+    [['webhooks', 'replay', SEEDED, 'dlv_1', '--dlq'], 2, 'error: give delivery ids or --dlq, not both'],
+    [['webhooks', 'replay', SEEDED, 'dlv_1', '--since', '1h'], 2, 'error: --since only applies with --dlq'],
+    [
+      ['webhooks', 'replay', SEEDED, '--dlq', '--concurrency', '0'],
+      2,
+      'error: --concurrency must be an integer from 1 to 64, got "0"',
+    ],
+    [['webhooks', 'replay', SEEDED, 'dlv_nope'], 5, 'error: delivery dlv_nope not found (HTTP 404'],
+    [
+      ['webhooks', 'listen', '--forward-to', 'ftp://x'],
+      2,
+      'error: --forward-to must be an http or https URL, got "ftp://x"',
+    ],
+    [
+      ['webhooks', 'listen'],
+      2,
+      'error: no webhook signing secret; pass --secret-file FILE or set SVC_WEBHOOK_SECRET (secrets are never flag values)',
+    ],
+    [
+      ['sandbox', 'start', '--webhook-time-scale', 'fast'],
+      2,
+      'error: --webhook-time-scale must be a number from 0 to 1000, got "fast"',
+    ],
+    [
+      ['sandbox', 'start', '--webhook-timeout', '0'],
+      2,
+      'error: --webhook-timeout must be an integer from 1 to 300000, got "0"',
+    ],
+  ])('%j fails with exit %i and one line', async (args, code, prefix) => {
+    const r = await svc(args, { env });
+    expect(r.stderr.startsWith(prefix)).toBe(true);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.code).toBe(code);
+  });
+});
+
+describe('svc webhooks test and replay DELIVERY', () => {
+  it('test: reports a delivered test event (exit 0), or the failure cause and its remedy (exit 1)', async () => {
+    const good = await startTarget(() => ({ status: 200 }));
+    const webhook = await createWebhook(sandbox(), good.url, { max_attempts: 1 });
+    const ok = await svc(['webhooks', 'test', webhook.id], { env });
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toBe('✓ test event delivered on attempt 1 (HTTP 200)\n');
+    expect(rows(ok.stdout).map((r) => r[0])).toEqual([
+      'event',
+      'delivery',
+      'status',
+      'attempts',
+      'http',
+      'error',
+      'next retry',
+    ]);
+    expect(rows(ok.stdout)[2]).toEqual(['status', 'delivered']);
+    const bad = await startTarget(() => ({ status: 413 }));
+    const failing = await createWebhook(sandbox(), bad.url, { max_attempts: 1 });
+    const r = await svc(['webhooks', 'test', failing.id], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "error: the test delivery failed: payload_too_large: the target answered 413 Payload Too Large; the payload exceeded the target's body limit: raise the limit or split events\n",
+    );
+  });
+
+  it('replay DELIVERY prints the new delivery; several run as a bulk run', async () => {
+    const target = await startTarget(() => ({ status: 200 }));
+    const webhook = await createWebhook(sandbox(), target.url);
+    const { events } = await emit(sandbox(), webhook.id, 3);
+    await settle(sandbox());
+    const [a, b, c] = events.map((e) => e.delivery_ids[0]!);
+    const one = await svc(['webhooks', 'replay', webhook.id, a!], { env });
+    expect(one.code).toBe(0);
+    const fields = Object.fromEntries(rows(one.stdout).map(([k, v]) => [k, v]));
+    expect(fields.replayed).toBe(a);
+    expect(fields['new delivery']).toMatch(/^dlv_/);
+    expect(one.stderr).toBe(
+      `✓ replayed as ${fields['new delivery']}; follow it with: svc webhooks deliveries ${webhook.id}\n`,
+    );
+    const json = JSON.parse((await svc(['webhooks', 'replay', webhook.id, a!, '--json'], { env })).stdout);
+    expect(json).toMatchObject({ replay_of: a, attempt_count: 0 });
+    const many = await svc(['webhooks', 'replay', webhook.id, b!, c!, 'dlv_nope', '--ndjson'], { env });
+    expect(many.code).toBe(7);
+    const results = many.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(results.map((r) => [r.delivery_id, r.status]).sort()).toEqual(
+      [
+        [b, 'ok'],
+        [c, 'ok'],
+        ['dlv_nope', 'failed'],
+      ].sort(),
+    );
+    expect(results.find((r) => r.status === 'failed').error).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
+    expect(many.stderr).toMatch(
+      /^2 replayed, 1 failed in \d+\.\d s\nerror: 1 of 3 item\(s\) failed; fix them and run the same command again to resume \(journal .+webhooks-replay-[0-9a-f]{16}\.ndjson\)/,
+    );
+    // The same command again: the two done are skipped (journal), the unknown one fails again.
+    const again = await svc(['webhooks', 'replay', webhook.id, b!, c!, 'dlv_nope', '--ndjson'], { env });
+    expect(again.code).toBe(7);
+    const second = again.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const skipped = second.filter((r) => r.status === 'skipped');
+    expect(skipped.map((r) => r.new_delivery_id).sort()).toEqual(
+      results
+        .filter((r) => r.status === 'ok')
+        .map((r) => r.new_delivery_id)
+        .sort(),
+    );
+    expect(skipped.every((r) => r.reason === 'journal')).toBe(true);
+  });
+});
+
+describe('bulk replay on a terminal', () => {
+  it('draws a progress bar on stderr and a table of new delivery ids on stdout', async () => {
+    const webhook = await createWebhook(sandbox(), 'http://127.0.0.1:9/x');
+    await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
+      body: { webhook_id: webhook.id, count: 3 },
+    });
+    const r = await runInProcess(
+      ['webhooks', 'replay', webhook.id, '--dlq'],
+      { ...env, SVC_STATE_DIR: join(dir, 'state') },
+      { tty: true },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`\\r\\u001b\\[2Kreplaying ${webhook.id} \\[#+\\.*\\] 1/3 33%`));
+    expect(r.stderr).toMatch(/✓ 3 replayed in \d+\.\d s\n$/);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^RESULT +DELIVERY +NEW DELIVERY +EVENT +DETAIL$/);
+    expect(lines.slice(1).every((l) => /^ok +dlv_\w+ +dlv_\w+ +exception\.sla\.breached +-$/.test(l))).toBe(
+      true,
+    );
+    expect(lines).toHaveLength(4);
+  });
+});
+
+describe('svc webhooks listen', () => {
+  it('answers 2xx to valid deliveries, 400 to invalid ones, warns on a repeated event, refuses other methods', async () => {
+    const secret = 'whsec_listen_test';
+    writeFileSync(join(dir, 'secret'), secret);
+    const listen = background(
+      ['webhooks', 'listen', '--port', '0', '--secret-file', join(dir, 'secret')],
+      env,
+    );
+    const url = (await listen.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+    const body =
+      '{"id":"evt_L1","type":"webhook.test","created_at":"2026-01-01T00:00:00Z","tenant_id":"t","data":{}}';
+    const now = Math.floor(Date.now() / 1000);
+    const post = (headers: Record<string, string>, payload = body, method = 'POST') =>
+      fetch(`${url}/hooks`, { method, headers, ...(method === 'POST' ? { body: payload } : {}) });
+    const good = {
+      'x-svc-signature': signatureHeader(secret, now, body),
+      'x-svc-delivery-id': 'dlv_L',
+      'x-svc-delivery-attempt': '1',
+    };
+    expect((await post(good)).status).toBe(200);
+    expect((await post(good)).status).toBe(200);
+    const forged = await post({ 'x-svc-signature': signatureHeader('whsec_other', now, body) });
+    expect(forged.status).toBe(400);
+    expect(await forged.json()).toEqual({
+      error: 'invalid_signature',
+      reason: 'signature_mismatch',
+      message: 'the signature does not match the body (wrong secret?)',
+    });
+    const stale = await post({ 'x-svc-signature': signatureHeader(secret, now - 3600, body) });
+    expect(stale.status).toBe(400);
+    expect((await post({})).status).toBe(400);
+    expect((await post({}, '', 'GET')).status).toBe(405);
+    await listen.waitFor(/(.*\n){6}/, 'stdout');
+    expect(await listen.interrupt()).toBe(0);
+    const lines = listen.stdout().trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d {2}✓ valid {4}webhook\.test {2}evt_L1 {2}dlv_L#1 {2}\d+ B {2}→ 200$/,
+    );
+    expect(lines[1]).toMatch(/→ 200 {2}\(repeated event\)$/);
+    expect(lines[2]).toMatch(
+      /✗ invalid {2}webhook\.test {2}evt_L1 {2}- {2}\d+ B {2}→ 400 {2}\(signature_mismatch: the signature does not match the body \(wrong secret\?\)\)$/,
+    );
+    expect(lines[3]).toMatch(
+      /\(timestamp_outside_tolerance: the timestamp is 3600 s off, outside the tolerance of 300 s\)$/,
+    );
+    expect(lines[4]).toMatch(/\(no_signature_header: the request has no X-SVC-Signature header\)$/);
+    expect(lines[5]).toMatch(/→ 405 {2}\(method_not_allowed: webhook deliveries are POST requests\)$/);
+    expect(listen.stderr()).toContain(
+      'warning: event evt_L1 was received before (a retry or a replay): receivers must handle it once\n',
+    );
+    expect(listen.stderr()).toMatch(
+      /stopped after 6 request\(s\): 2 valid, 4 invalid, 1 repeated event\(s\)\n$/,
+    );
+  });
+
+  it('its 400 is classified by the platform as invalid_signature', async () => {
+    writeFileSync(join(dir, 'wrong'), 'whsec_not_the_right_one');
+    const listen = background(
+      ['webhooks', 'listen', '--port', '0', '--secret-file', join(dir, 'wrong')],
+      env,
+    );
+    const url = (await listen.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+    const webhook = await createWebhook(sandbox(), `${url}/x`, { max_attempts: 1 });
+    const { events } = await emit(sandbox(), webhook.id);
+    await settle(sandbox());
+    const d = (
+      await admin(sandbox(), 'GET', `/v1/webhooks/${webhook.id}/deliveries/${events[0]!.delivery_ids[0]}`)
+    ).body;
+    expect(d).toMatchObject({
+      status: 'failed',
+      last_status_code: 400,
+      last_error_code: 'invalid_signature',
+    });
+    await listen.interrupt();
+    await call(sandbox(), 'GET', '/_sandbox/health');
+  });
+});
