@@ -26,3 +26,41 @@ export async function pickTenant(
     })),
   );
 }
+
+/** Options whose webhook may be left out on the command line (asked for on a terminal). */
+export type WithOptionalWebhook<T extends { webhook: string }> = Omit<T, 'webhook'> & {
+  webhook: string | undefined;
+};
+
+/**
+ * The webhook a command acts on: the argument when given; on a terminal, a choice among the
+ * tenant's webhooks; elsewhere a usage error.
+ */
+export async function pickWebhook(ctx: Context, given: string | undefined, what: string): Promise<string> {
+  if (given !== undefined) return given;
+  if (!ctx.canPrompt) throw new UsageError(`${what} needs a WEBHOOK id; see \`svc webhooks ls\``);
+  const api = await ctx.api();
+  const { data } = await api.get<{
+    items: Array<{ id: string; url: string; description?: string; status?: string }>;
+  }>('/v1/webhooks');
+  if (data.items.length === 0) throw new UsageError('this tenant has no webhooks to choose from');
+  return ctx.prompter.select(
+    'Webhook',
+    data.items.map((w) => ({
+      name: `${w.id}  ${w.url}`,
+      value: w.id,
+      ...(w.description || w.status
+        ? { description: [w.status, w.description].filter(Boolean).join(' · ') }
+        : {}),
+    })),
+  );
+}
+
+/** Fills in the webhook of parsed options (see pickWebhook). */
+export async function withWebhook<T extends { webhook: string }>(
+  ctx: Context,
+  parsed: WithOptionalWebhook<T>,
+  what: string,
+): Promise<T> {
+  return { ...parsed, webhook: await pickWebhook(ctx, parsed.webhook, what) } as T;
+}

@@ -85,7 +85,25 @@ describe('prompts in a real terminal', () => {
     expect(JSON.parse(still.stdout).map((r: { id: string }) => r.id)).toContain(id);
   });
 
+  it('asks which webhook when it is missing', async () => {
+    term = await Terminal.start(
+      `sh -c '${svcLine('--tenant 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 webhooks deliveries --limit 1')}'`,
+      env,
+    );
+    await term.waitFor(/Webhook[\s\S]*wh_\S+ +http/);
+    await term.send('Enter');
+    const screen = await term.waitFor(/exit=\d+/);
+    expect(screen).toMatch(/\d+ deliver(y|ies): \d+ delivered, \d+ failed, \d+ in flight/);
+    expect(screen).toContain('exit=0');
+  });
+
   it('never prompts without a terminal', async () => {
+    const webhook = await svc(
+      ['webhooks', 'deliveries', '--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016'],
+      { env },
+    );
+    expect(webhook.code).toBe(2);
+    expect(webhook.stderr).toBe('error: listing deliveries needs a WEBHOOK id; see `svc webhooks ls`\n');
     const r = await svc(['tenants', 'api-keys', 'create'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('error: creating an API key needs a TENANT (id or slug); see `svc tenants ls`\n');

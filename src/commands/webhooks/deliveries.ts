@@ -4,6 +4,7 @@ import type { DeliveryList, DeliverySummary } from '../../api/schemas/webhooks.j
 import type { Context } from '../../context.js';
 import { path } from '../../http/path.js';
 import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { DELIVERY_COLUMNS, webhookArg } from './shared.js';
 
 export interface DeliveriesOptions {
@@ -13,7 +14,10 @@ export interface DeliveriesOptions {
   cursor: string | undefined;
 }
 
-export function parseDeliveries(webhook: unknown, flags: Record<string, unknown>): DeliveriesOptions {
+export function parseDeliveries(
+  webhook: unknown,
+  flags: Record<string, unknown>,
+): WithOptionalWebhook<DeliveriesOptions> {
   return {
     webhook: webhookArg(webhook),
     status: choiceFlag('--status', flags.status, DELIVERY_STATUS_FILTERS),
@@ -57,7 +61,7 @@ export function deliveriesCommand(make: MakeContext): Command {
         'failed, another is scheduled), delivered, failed (attempts used up; in the dead-letter queue).\n' +
         'With --json the API object is printed whole ({items, summary, next_cursor}).',
     )
-    .argument('<webhook>', 'webhook id (see `svc webhooks ls`)')
+    .argument('[webhook]', 'webhook id (see `svc webhooks ls`)')
     .addOption(
       new Option(
         '--status <status>',
@@ -79,8 +83,9 @@ export function deliveriesCommand(make: MakeContext): Command {
         ['svc webhooks deliveries wh_123 --json | jq .summary', 'the outcome counts'],
       ),
     )
-    .action(async (webhook: string, flags: Record<string, unknown>, cmd: Command) => {
+    .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
       const options = parseDeliveries(webhook, flags);
-      await runDeliveries(await make(cmd), options);
+      const ctx = await make(cmd);
+      await runDeliveries(ctx, await withWebhook(ctx, options, 'listing deliveries'));
     });
 }

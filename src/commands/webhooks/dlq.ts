@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
 import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { DLQ_COLUMNS, webhookArg } from './shared.js';
 
 export interface DlqFilters {
@@ -61,7 +62,11 @@ export function dlqQuery(filters: DlqFilters) {
   };
 }
 
-export function parseDlq(webhook: unknown, flags: Record<string, unknown>, nowMs: number): DlqOptions {
+export function parseDlq(
+  webhook: unknown,
+  flags: Record<string, unknown>,
+  nowMs: number,
+): WithOptionalWebhook<DlqOptions> {
   return {
     webhook: webhookArg(webhook),
     ...parseDlqFilters(flags, nowMs),
@@ -97,7 +102,7 @@ export function dlqCommand(make: MakeContext): Command {
         'someone acts: `svc webhooks replay WEBHOOK --dlq` replays them (the entry becomes "replayed"), and\n' +
         'DELETE /v1/webhooks/WEBHOOK/dlq/ENTRY discards one (`svc api DELETE …`).',
     )
-    .argument('<webhook>', 'webhook id')
+    .argument('[webhook]', 'webhook id')
     .addOption(
       new Option('--limit <n>', `page size, ${DLQ_PAGE.min}-${DLQ_PAGE.max} (default ${DLQ_PAGE.default})`),
     )
@@ -117,8 +122,11 @@ export function dlqCommand(make: MakeContext): Command {
         ['svc webhooks dlq wh_123 --since 2h --event-type exception.sla.breached', 'recent SLA breaches'],
       ),
     )
-    .action(async (webhook: string, flags: Record<string, unknown>, cmd: Command) => {
+    .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await make(cmd);
-      await runDlq(ctx, parseDlq(webhook, flags, ctx.clock.now()));
+      await runDlq(
+        ctx,
+        await withWebhook(ctx, parseDlq(webhook, flags, ctx.clock.now()), 'listing the dead-letter queue'),
+      );
     });
 }

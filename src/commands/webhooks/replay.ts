@@ -10,6 +10,7 @@ import { path } from '../../http/path.js';
 import type { Column } from '../../output/output.js';
 import { createProgress, type Progress } from '../../output/progress.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilters, dlqQuery, parseDlqFilters } from './dlq.js';
 import { webhookArg } from './shared.js';
 
@@ -36,7 +37,7 @@ export function parseReplay(
   deliveries: unknown[],
   flags: Record<string, unknown>,
   nowMs: number,
-): ReplayOptions {
+): WithOptionalWebhook<ReplayOptions> {
   const dlq = flags.dlq === true;
   const ids = deliveries.map((d) => nonEmpty('DELIVERY', d));
   if (dlq && ids.length > 0) {
@@ -298,7 +299,7 @@ export function replayCommand(make: MakeContext): Command {
         'so none is replayed twice. Exit 7 when some replays failed, 130 after Ctrl-C (in-flight replays\n' +
         'finish first). --dry-run lists what would be replayed.',
     )
-    .argument('<webhook>', 'webhook id')
+    .argument('[webhook]', 'webhook id')
     .argument('[delivery...]', 'delivery ids to replay')
     .addOption(new Option('--dlq', 'replay the queued entries of the dead-letter queue'))
     .addOption(new Option('--event-type <type>', 'with --dlq: only this event kind'))
@@ -327,8 +328,18 @@ export function replayCommand(make: MakeContext): Command {
         ['svc webhooks replay wh_123 --dlq --concurrency 16', 'replay the whole queue; rerun to resume'],
       ),
     )
-    .action(async (webhook: string, deliveries: string[], flags: Record<string, unknown>, cmd: Command) => {
-      const ctx = await make(cmd);
-      await runReplay(ctx, parseReplay(webhook, deliveries, flags, ctx.clock.now()));
-    });
+    .action(
+      async (
+        webhook: string | undefined,
+        deliveries: string[],
+        flags: Record<string, unknown>,
+        cmd: Command,
+      ) => {
+        const ctx = await make(cmd);
+        await runReplay(
+          ctx,
+          await withWebhook(ctx, parseReplay(webhook, deliveries, flags, ctx.clock.now()), 'replaying'),
+        );
+      },
+    );
 }

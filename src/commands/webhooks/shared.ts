@@ -72,8 +72,9 @@ export function unixSecondsFlag(flag: string, raw: unknown): number | undefined 
 }
 
 /** A webhook id argument. */
-export function webhookArg(raw: unknown): string {
-  return nonEmpty('WEBHOOK', raw);
+/** A webhook id given on the command line, or undefined when left out (to be asked for). */
+export function webhookArg(raw: unknown): string | undefined {
+  return raw === undefined ? undefined : nonEmpty('WEBHOOK', raw);
 }
 
 export const WEBHOOK_COLUMNS: Array<Column<Webhook>> = [

@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { InterruptedError, SvcError } from '../../errors.js';
 import { path } from '../../http/path.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { REMEDIES, webhookArg } from './shared.js';
 
 export interface TestOptions {
@@ -15,7 +16,10 @@ export interface TestOptions {
   waitSeconds: number;
 }
 
-export function parseTest(webhook: unknown, flags: Record<string, unknown>): TestOptions {
+export function parseTest(
+  webhook: unknown,
+  flags: Record<string, unknown>,
+): WithOptionalWebhook<TestOptions> {
   return {
     webhook: webhookArg(webhook),
     eventType: choiceFlag('--event-type', flags.eventType, EVENT_TYPES),
@@ -80,7 +84,7 @@ export function testCommand(make: MakeContext): Command {
         'check that the target is reachable and verifies the signature. Exits 1 when the attempt failed, with\n' +
         'the failure cause and its remedy; the delivery is retried like any other.',
     )
-    .argument('<webhook>', 'webhook id')
+    .argument('[webhook]', 'webhook id')
     .addOption(
       new Option('--event-type <type>', 'send this kind instead of webhook.test').choices(EVENT_TYPES),
     )
@@ -93,8 +97,9 @@ export function testCommand(make: MakeContext): Command {
         ['svc webhooks test wh_123 --no-wait --json', 'just create it; print the event and delivery'],
       ),
     )
-    .action(async (webhook: string, flags: Record<string, unknown>, cmd: Command) => {
+    .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
       const options = parseTest(webhook, flags);
-      await runTest(await make(cmd), options);
+      const ctx = await make(cmd);
+      await runTest(ctx, await withWebhook(ctx, options, 'sending a test event'));
     });
 }
