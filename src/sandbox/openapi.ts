@@ -1,4 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { PERMISSION_CATALOG } from './domain/roles.js';
 import { ERROR_CODES } from './problem.js';
 
 /**
@@ -17,6 +18,9 @@ export const SVC_CHOICES: string[] = [
   'GET /v1/me and GET /v1/tenants accept but do not require X-Tenant-Id. Cross-tenant listing (org_admin with X-SVC-Org-Id) is logged in the security events log (GET /_sandbox/security-events).',
   "Generic record surface: a record is the client's JSON fields at the top level plus id, surface, tenant_id, created_at, updated_at, created_by, deleted_at. Writes need a role other than tenant_viewer and tenant_auditor.",
   'Paths under /_sandbox are test controls of the sandbox, not part of the platform API.',
+  "Roles: built-in roles (the reference's catalog plus org_admin) have their name as id and cannot be changed or deleted (403 builtin_role_immutable); custom roles get ids role_…, names unique per tenant, and permissions from x-permission-catalog (a permission grants every more specific one below it). DELETE is a soft delete (deleted_at).",
+  "Role assignments: expires_at must be in the future; expired, revoked and role-deleted assignments stop authorizing at once, because roles are read live on every call. A duplicate of an active assignment is 409 assignment_exists carrying the assignment in place. Every assignment and revocation writes an audit-trail entry (GET /_sandbox/audit-trail). GET /v1/users/{id}/roles lists a user's assignments.",
+  'Role endpoints also admit a caller whose roles (custom ones included) grant role.read, role.manage or role.assign; such a caller can only grant or revoke roles whose permissions it holds.',
 ];
 
 export function swaggerOptions(): FastifyDynamicSwaggerOptions {
@@ -44,11 +48,14 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       tags: [
         { name: 'identity', description: 'The calling identity' },
         { name: 'tenants', description: 'Tenants visible to the caller' },
+        { name: 'roles', description: 'Built-in and custom roles of a tenant' },
+        { name: 'role assignments', description: 'Granting and revoking roles, with expiry' },
         { name: 'records', description: 'The generic record surface /v1/{surface}' },
         { name: 'sandbox control', description: 'Test controls of the sandbox (not platform API)' },
       ],
       'x-svc-choices': SVC_CHOICES,
       'x-error-codes': ERROR_CODES,
+      'x-permission-catalog': PERMISSION_CATALOG,
     },
     refResolver: {
       buildLocalReference(json, _baseUri, _fragment, i) {

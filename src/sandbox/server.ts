@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
+import { Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
 import { swaggerOptions } from './openapi.js';
 import { registerAuth } from './plugins/auth.js';
@@ -29,6 +30,8 @@ export interface SandboxOptions {
   seed?: 'demo' | 'none';
   /** Extra generated tenants in org_demo (benchmarks). */
   tenants?: number;
+  /** Extra generated users in org_demo, without roles (bulk grants, benchmarks). */
+  users?: number;
   faults?: Partial<FaultConfig>;
   jwtSecret?: Buffer;
   /** Where the sandbox reports its own problems (default: nowhere). */
@@ -67,7 +70,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
 }> {
   const log = options.log ?? (() => {});
   const state = new SandboxState(options.jwtSecret ? { jwtSecret: options.jwtSecret } : {});
-  if ((options.seed ?? 'demo') === 'demo') seedDemo(state, options.tenants ?? 0);
+  if ((options.seed ?? 'demo') === 'demo') seedDemo(state, options.tenants ?? 0, options.users ?? 0);
   const faults = new FaultInjector(options.faults);
   let baseUrl = 'http://127.0.0.1:4010';
 
@@ -81,7 +84,8 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
   });
-  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord]) app.addSchema(schema);
+  for (const schema of [ErrorBody, TenantSummary, Me, SurfaceRecord, Role, RoleAssignment])
+    app.addSchema(schema);
   await app.register(swagger, swaggerOptions());
 
   // Hook order matters: faults first (a fault "before" skips everything), then errors/ids,

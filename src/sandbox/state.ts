@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { SandboxClock } from './clock.js';
 import { IdentityStore } from './domain/identity.js';
 import { RecordStore } from './domain/records.js';
+import { RoleStore } from './domain/roles.js';
 
 export interface SecurityEvent {
   id: string;
@@ -21,6 +22,7 @@ export class SandboxState {
   readonly clock: SandboxClock;
   readonly identity: IdentityStore;
   readonly records: RecordStore;
+  readonly roles: RoleStore;
   readonly securityEvents: SecurityEvent[] = [];
   /** Signs the sandbox's JWTs; random per sandbox unless given. */
   readonly jwtSecret: Buffer;
@@ -31,6 +33,8 @@ export class SandboxState {
     this.jwtSecret = options.jwtSecret ?? randomBytes(32);
     this.identity = new IdentityStore(this.clock);
     this.records = new RecordStore(this.clock);
+    this.roles = new RoleStore(this.clock);
+    this.identity.roleIsLive = (tenantId, roleId) => this.roles.isLive(tenantId, roleId);
   }
 
   /** Revoked OAuth token families (refresh-token reuse revokes the whole family). */

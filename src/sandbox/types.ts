@@ -26,6 +26,8 @@ declare module 'fastify' {
     tenant?: 'required' | 'optional' | 'none';
     /** The caller needs one of these roles in the tenant. */
     roles?: string[];
+    /** …or a role (custom ones included) granting one of these permissions. */
+    permissions?: string[];
     /** A scope-limited credential (OAuth access token) needs all of these scopes. */
     scopes?: string[];
     /** false: a POST outside the idempotency rules (the OAuth token endpoint). */
