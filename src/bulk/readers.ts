@@ -16,6 +16,8 @@ export interface ParsedInput {
   format: 'csv' | 'ndjson';
   records: InputRecord[];
   problems: LineProblem[];
+  /** CSV only: the header row's column names (trimmed) and the line it is on. */
+  header?: { columns: string[]; line: number };
 }
 
 /** CSV when the name says so or the first non-blank character is not `{`; NDJSON otherwise. */
@@ -44,6 +46,7 @@ export function readRecords(bytes: Buffer, name: string): ParsedInput {
 function readCsv(text: string): ParsedInput {
   const records: InputRecord[] = [];
   const problems: LineProblem[] = [];
+  let header: ParsedInput['header'];
   let rows: Array<{
     record: Record<string, string>;
     info: { lines: number; invalid_field_length: number };
@@ -52,7 +55,11 @@ function readCsv(text: string): ParsedInput {
   try {
     rows = parse(text, {
       bom: true,
-      columns: (header: string[]) => header.map((h) => h.trim()),
+      columns: (names: string[]) => {
+        const columns = names.map((h) => h.trim());
+        header = { columns, line: firstContentLine(text) };
+        return columns;
+      },
       skip_empty_lines: true,
       relax_column_count: true,
       record_delimiter: ['\r\n', '\n', '\r'],
@@ -61,9 +68,20 @@ function readCsv(text: string): ParsedInput {
       raw: true,
     });
   } catch (error) {
-    const e = error as { lines?: number; message: string };
-    problems.push({ line: e.lines ?? 1, message: `not valid CSV: ${e.message.replace(/ at line \d+/, '')}` });
-    return { format: 'csv', records, problems };
+    const e = error as { lines?: number; message: string; code?: string };
+    const opened = e.code === 'CSV_QUOTE_NOT_CLOSED' ? unclosedQuoteLine(text) : undefined;
+    if (opened !== undefined) {
+      problems.push({
+        line: opened,
+        message: 'not valid CSV: Quote Not Closed: the quoted field that starts on this line never ends',
+      });
+    } else {
+      problems.push({
+        line: e.lines ?? 1,
+        message: `not valid CSV: ${e.message.replace(/ at line \d+/, '')}`,
+      });
+    }
+    return { format: 'csv', records, problems, ...(header ? { header } : {}) };
   }
   let wrongLength = 0;
   for (const { record, info, raw } of rows) {
@@ -78,7 +96,42 @@ function readCsv(text: string): ParsedInput {
     }
     records.push({ line, fields: record });
   }
-  return { format: 'csv', records, problems };
+  return { format: 'csv', records, problems, ...(header ? { header } : {}) };
+}
+
+/** The line where a quoted field opens and never closes (csv-parse only reports the end of the file). */
+function unclosedQuoteLine(text: string): number | undefined {
+  let line = 1;
+  let quoted = false;
+  let openedAt = 1;
+  let fieldStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const newline = c === '\n' || (c === '\r' && text[i + 1] !== '\n');
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') i++;
+        else quoted = false;
+      } else if (newline) line++;
+      continue;
+    }
+    if (c === '"' && fieldStart) {
+      quoted = true;
+      openedAt = line;
+    } else if (newline) {
+      line++;
+      fieldStart = true;
+    } else if (c === ',') fieldStart = true;
+    else if (c !== ' ' && c !== '\t' && c !== '\r' && c !== '\uFEFF') fieldStart = false;
+  }
+  return quoted ? openedAt : undefined;
+}
+
+/** The 1-based number of the first line that is not blank (the header row of a CSV file). */
+function firstContentLine(text: string): number {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
+  const index = lines.findIndex((l) => l.trim() !== '');
+  return index === -1 ? 1 : index + 1;
 }
 
 function readNdjson(text: string): ParsedInput {
