@@ -40,17 +40,16 @@ export function detectFormat(name: string, text: string): 'csv' | 'ndjson' {
 export function readRecords(bytes: Buffer, name: string): ParsedInput {
   const text = bytes.toString('utf8');
   const format = detectFormat(name, text);
-  return format === 'csv' ? readCsv(text) : readNdjson(text);
+  return format === 'csv' ? readCsv(text, bytes) : readNdjson(text);
 }
 
-function readCsv(text: string): ParsedInput {
+function readCsv(text: string, bytes: Buffer): ParsedInput {
   const records: InputRecord[] = [];
   const problems: LineProblem[] = [];
   let header: ParsedInput['header'];
   let rows: Array<{
     record: Record<string, string>;
-    info: { lines: number; invalid_field_length: number };
-    raw: string;
+    info: { bytes: number; invalid_field_length: number };
   }>;
   try {
     rows = parse(text, {
@@ -65,7 +64,6 @@ function readCsv(text: string): ParsedInput {
       record_delimiter: ['\r\n', '\n', '\r'],
       trim: true,
       info: true,
-      raw: true,
     });
   } catch (error) {
     const e = error as { lines?: number; message: string; code?: string };
@@ -84,10 +82,14 @@ function readCsv(text: string): ParsedInput {
     return { format: 'csv', records, problems, ...(header ? { header } : {}) };
   }
   let wrongLength = 0;
-  for (const { record, info, raw } of rows) {
-    // info.lines is the line a record ends on; subtract the line breaks inside it (quoted fields).
-    const inner = raw.replace(/^[\r\n]+|[\r\n]+$/g, '');
-    const line = info.lines - (inner.match(/\r\n|\n|\r/g)?.length ?? 0);
+  // A record starts at the first byte that is not a line break after the previous one ends
+  // (info.bytes). csv-parse's own line count goes wrong after a quoted CRLF, so lines are
+  // counted here.
+  const lineOf = lineIndex(bytes);
+  let end = headerEnd(bytes);
+  for (const { record, info } of rows) {
+    const line = lineOf(skipBlank(bytes, end));
+    end = info.bytes;
     // csv-parse counts records whose field count differs from the header's, cumulatively.
     if (info.invalid_field_length > wrongLength) {
       wrongLength = info.invalid_field_length;
@@ -97,6 +99,42 @@ function readCsv(text: string): ParsedInput {
     records.push({ line, fields: record });
   }
   return { format: 'csv', records, problems, ...(header ? { header } : {}) };
+}
+
+/** Byte offset → 1-based line number (CRLF, LF and CR each end a line). */
+function lineIndex(bytes: Buffer): (offset: number) => number {
+  const starts = [0];
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === 0x0a || (b === 0x0d && bytes[i + 1] !== 0x0a)) starts.push(i + 1);
+  }
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+}
+
+function skipBlank(bytes: Buffer, offset: number): number {
+  let i = offset;
+  while (
+    i < bytes.length &&
+    (bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x20 || bytes[i] === 0x09)
+  )
+    i++;
+  return i;
+}
+
+/** The offset just after the header row (the first line that is not blank). */
+function headerEnd(bytes: Buffer): number {
+  let i = skipBlank(bytes, bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
+  while (i < bytes.length && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
+  return bytes[i] === 0x0d && bytes[i + 1] === 0x0a ? i + 2 : i + 1;
 }
 
 /** The line where a quoted field opens and never closes (csv-parse only reports the end of the file). */

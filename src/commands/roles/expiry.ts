@@ -51,8 +51,8 @@ export function parseTime(raw: string, nowMs: number): Parsed<Expiry> {
     message: `${JSON.stringify(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`,
   };
   if (!match) return bad;
-  const [, y, mo, d, h, mi, s] = match.map(Number) as number[];
-  const check = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s ?? 0));
+  const [y, mo, d, h, mi, s] = match.slice(1, 7).map((part) => Number(part ?? 0)) as number[];
+  const check = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!));
   if (
     check.getUTCMonth() !== mo! - 1 ||
     check.getUTCDate() !== d ||
