@@ -5,12 +5,13 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildDist } from '../scripts/build.mjs';
+import grants from './grants.mjs';
 import { ROOT } from './lib.mjs';
 import startup from './startup.mjs';
 import tenantsAll from './tenants-all.mjs';
 
 /** Every benchmark, in the order RESULTS.md lists them. Later issues add theirs. */
-const BENCHES = { startup, 'tenants-all': tenantsAll };
+const BENCHES = { startup, 'tenants-all': tenantsAll, grants };
 
 const only = process.argv.slice(2);
 const chosen = only.length ? only : Object.keys(BENCHES);

@@ -19,6 +19,8 @@ interface JournalEntry {
 export class Journal {
   readonly path: string;
   readonly #done = new Map<string, JournalEntry>();
+  /** Keys recorded by this process: only the key is kept (a 10,000-row run keeps no entries). */
+  readonly #recorded = new Set<string>();
   #meta: Record<string, unknown> = {};
   /** Kept open while items are recorded (one write per item, no open/close each time). */
   #fd: number | undefined;
@@ -80,15 +82,16 @@ export class Journal {
   }
 
   has(key: string): boolean {
-    return this.#done.has(key);
+    return this.#done.has(key) || this.#recorded.has(key);
   }
 
+  /** The entry of an item an earlier run finished (read from the file). */
   get(key: string): JournalEntry | undefined {
     return this.#done.get(key);
   }
 
   get size(): number {
-    return this.#done.size;
+    return this.#done.size + this.#recorded.size;
   }
 
   record(key: string, detail?: Record<string, unknown>): void {
@@ -101,7 +104,7 @@ export class Journal {
     this.#fd ??= openSync(this.path, 'a');
     // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
     writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
-    this.#done.set(key, entry);
+    this.#recorded.add(key);
   }
 
   /** Removes the journal (after a run with nothing left to resume). */

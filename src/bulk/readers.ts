@@ -47,12 +47,15 @@ function readCsv(text: string, bytes: Buffer): ParsedInput {
   const records: InputRecord[] = [];
   const problems: LineProblem[] = [];
   let header: ParsedInput['header'];
-  let rows: Array<{
-    record: Record<string, string>;
-    info: { bytes: number; invalid_field_length: number };
-  }>;
+  // A record starts at the first byte that is not a line break after the previous one ends
+  // (context.bytes). csv-parse's own line count goes wrong after a quoted CRLF, so lines are
+  // counted here. Records are taken as they are parsed (on_record), so csv-parse keeps no
+  // array of its own: a 10,000-row file costs only the records themselves.
+  const lineOf = lineIndex(bytes);
+  let end = headerEnd(bytes);
+  let wrongLength = 0;
   try {
-    rows = parse(text, {
+    parse(text, {
       bom: true,
       columns: (names: string[]) => {
         const columns = names.map((h) => h.trim());
@@ -63,9 +66,24 @@ function readCsv(text: string, bytes: Buffer): ParsedInput {
       relax_column_count: true,
       record_delimiter: ['\r\n', '\n', '\r'],
       trim: true,
-      info: true,
+      on_record: (
+        record: Record<string, string>,
+        context: { bytes: number; invalid_field_length: number },
+      ) => {
+        const line = lineOf(skipBlank(bytes, end));
+        end = context.bytes;
+        // csv-parse counts records whose field count differs from the header's, cumulatively.
+        if (context.invalid_field_length > wrongLength) {
+          wrongLength = context.invalid_field_length;
+          problems.push({ line, message: 'the number of fields differs from the header row' });
+        } else {
+          records.push({ line, fields: record });
+        }
+        return null;
+      },
     });
   } catch (error) {
+    records.length = 0;
     const e = error as { lines?: number; message: string; code?: string };
     const opened = e.code === 'CSV_QUOTE_NOT_CLOSED' ? unclosedQuoteLine(text) : undefined;
     if (opened !== undefined) {
@@ -79,24 +97,6 @@ function readCsv(text: string, bytes: Buffer): ParsedInput {
         message: `not valid CSV: ${e.message.replace(/ at line \d+/, '')}`,
       });
     }
-    return { format: 'csv', records, problems, ...(header ? { header } : {}) };
-  }
-  let wrongLength = 0;
-  // A record starts at the first byte that is not a line break after the previous one ends
-  // (info.bytes). csv-parse's own line count goes wrong after a quoted CRLF, so lines are
-  // counted here.
-  const lineOf = lineIndex(bytes);
-  let end = headerEnd(bytes);
-  for (const { record, info } of rows) {
-    const line = lineOf(skipBlank(bytes, end));
-    end = info.bytes;
-    // csv-parse counts records whose field count differs from the header's, cumulatively.
-    if (info.invalid_field_length > wrongLength) {
-      wrongLength = info.invalid_field_length;
-      problems.push({ line, message: 'the number of fields differs from the header row' });
-      continue;
-    }
-    records.push({ line, fields: record });
   }
   return { format: 'csv', records, problems, ...(header ? { header } : {}) };
 }

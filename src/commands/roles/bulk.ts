@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RoleAssignment, RoleAssignmentList } from '../../api/schemas/roles.js';
 import { finishBulk } from '../../bulk/finish.js';
+import { withCompactHeap } from '../../bulk/heap.js';
 import { defaultJournalPath, Journal } from '../../bulk/journal.js';
 import { readRecords } from '../../bulk/readers.js';
 import { type BulkItem, type BulkResult, runBulk } from '../../bulk/runner.js';
@@ -184,7 +185,11 @@ async function prepare(
 }
 
 /** `svc roles assign --file` and `svc roles revoke --file`: validate everything, then plan or run. */
-export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
+export function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
+  return withCompactHeap(() => bulkFile(ctx, kind, options));
+}
+
+async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
   const api = await ctx.api();
   const { label, items, operation, journalPath, previous, anchorMs } = await prepare(ctx, api, kind, options);
   if (options.dryRun) return dryRun(ctx, api, kind, items, previous, options.concurrency);
@@ -198,10 +203,10 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
   }
   const journal = Journal.open(journalPath, operation, { started_at: isoSeconds(anchorMs) });
   // Results carry their line; rows are found by it.
-  const rowAt = new Map(items.map((i) => [i.line, i.data]));
-  const streaming = ctx.out.mode === 'ndjson' || ctx.out.mode === 'plain';
-  const collected: RowOutput[] = [];
+  const rowAt: Array<GrantRow | RevokeRow> = [];
+  for (const item of items) rowAt[item.line!] = item.data;
   const table = columns(kind, false);
+  const output = resultWriter(ctx, table);
   const summary = await runBulk({
     items,
     concurrency: options.concurrency,
@@ -217,18 +222,61 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       kind === 'assign'
         ? (item, signal) => grant(api, item, signal)
         : (item, signal) => revoke(api, item, signal),
-    onResult: async (result) => {
-      const output = present(result, rowAt.get(result.line!)!);
-      if (streaming) await ctx.out.list([output], table);
-      else collected.push(output);
-    },
+    onResult: (result) => output.add(present(result, rowAt[result.line!]!)),
   });
-  if (!streaming)
-    await ctx.out.list(
-      collected.sort((a, b) => a.line - b.line),
-      table,
-    );
+  await output.end();
   finishBulk(ctx, summary, journal, VERB[kind].done);
+}
+
+/**
+ * Where results go: --ndjson and piped text stream them, a few kilobytes at a time (one write
+ * per row costs more than the row's request); a terminal table and --json get them all at the
+ * end, in line order.
+ */
+function resultWriter(ctx: Context, table: Array<Column<RowOutput>>) {
+  const mode = ctx.out.mode;
+  const collected: RowOutput[] = [];
+  let batch: RowOutput[] = [];
+  let size = 0;
+  let writing: Promise<void> = Promise.resolve();
+  const flush = () => {
+    if (batch.length === 0) return writing;
+    const rows = batch;
+    batch = [];
+    size = 0;
+    writing = writing.then(() =>
+      mode === 'ndjson'
+        ? ctx.out.write(rows.map((r) => `${JSON.stringify(r)}\n`).join(''))
+        : ctx.out.list(rows, table).then(() => {}),
+    );
+    return writing;
+  };
+  // Someone watching the stream (| jq) sees results at least every quarter second.
+  const timer =
+    mode === 'ndjson' || mode === 'plain' ? setInterval(() => void flush().catch(() => {}), 250) : undefined;
+  timer?.unref();
+  return {
+    add(row: RowOutput): Promise<void> | undefined {
+      if (!timer) {
+        collected.push(row);
+        return undefined;
+      }
+      batch.push(row);
+      size += 200;
+      return size >= 16_384 ? flush() : undefined;
+    },
+    async end(): Promise<void> {
+      if (timer) {
+        clearInterval(timer);
+        await flush();
+      } else {
+        await ctx.out.list(
+          collected.sort((a, b) => a.line - b.line),
+          table,
+        );
+      }
+    },
+  };
 }
 
 function present(result: BulkResult, row: GrantRow | RevokeRow): RowOutput {
@@ -315,7 +363,10 @@ async function dryRun(
   concurrency: number,
 ): Promise<void> {
   const users = [...new Set(items.filter((i) => !journal?.has(i.key)).map((i) => i.data.user))];
-  const held = new Map<string, RoleAssignment[] | 'missing'>();
+  // Only what the plan needs: each user's active assignments of the roles the file names.
+  const named = new Set(items.map((i) => i.data.role.id));
+  type Held = Pick<RoleAssignment, 'role_id' | 'expires_at' | 'audit_trail_id'>;
+  const held = new Map<string, Held[] | 'missing'>();
   let fatal: unknown;
   const lookup = await runBulk({
     items: users.map((user) => ({ key: user, data: user })),
@@ -326,7 +377,12 @@ async function dryRun(
         const { data } = await api.get<RoleAssignmentList>(path`/v1/users/${item.data}/roles`, undefined, {
           signal,
         });
-        held.set(item.data, data.items);
+        held.set(
+          item.data,
+          data.items
+            .filter((a) => a.status === 'active' && named.has(a.role_id))
+            .map(({ role_id, expires_at, audit_trail_id }) => ({ role_id, expires_at, audit_trail_id })),
+        );
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) held.set(item.data, 'missing');
         else {
@@ -361,7 +417,7 @@ async function dryRun(
       counts.fail++;
       return { ...base, plan: 'fail', detail: `user ${row.user} not found` };
     }
-    const active = assignments.find((a) => a.role_id === row.role.id && a.status === 'active');
+    const active = assignments.find((a) => a.role_id === row.role.id);
     if (kind === 'assign') {
       if (active) {
         counts.in_place++;

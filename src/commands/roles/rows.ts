@@ -107,7 +107,7 @@ function rowExpiry(
     return undefined;
   }
   if (inText.value !== undefined) {
-    const parsed = parseDuration(inText.value);
+    const parsed = cached(options, inText.value, parseDuration);
     if (!parsed.ok) messages.push(`expires_in ${parsed.message}`);
     else expiry = parsed.value;
   } else if (atText.value !== undefined) {
@@ -120,7 +120,7 @@ function rowExpiry(
     messages.push(`missing expiry: set expires_in (${DURATION_FORMS} or never) or expires_at`);
   }
   if (!expiry) return undefined;
-  const at = expiresAt(expiry, options.anchorMs);
+  const at = cached(options, expiry, (e) => expiresAt(e, options.anchorMs));
   if (expiry.kind === 'in' && at !== null && Date.parse(at) <= options.nowMs) {
     messages.push(
       `expires_in ${expiry.text}, counted from the first run of this file at ${isoSeconds(options.anchorMs)}, has passed; remove the journal to start over`,
@@ -128,6 +128,21 @@ function rowExpiry(
     return undefined;
   }
   return { expiry, expiresAt: at };
+}
+
+/**
+ * Rows of a big file mostly share their expiry ("7d"): one parsed value and one timestamp
+ * string serve them all, rather than one of each per row.
+ */
+const caches = new WeakMap<ValidateOptions, Map<unknown, unknown>>();
+function cached<K, V>(options: ValidateOptions, key: K, compute: (key: K) => V): V {
+  let cache = caches.get(options);
+  if (!cache) {
+    cache = new Map();
+    caches.set(options, cache);
+  }
+  if (!cache.has(key)) cache.set(key, compute(key));
+  return cache.get(key) as V;
 }
 
 export function validateRows(
