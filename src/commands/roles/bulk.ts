@@ -207,6 +207,7 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
   for (const item of items) rowAt[item.line!] = item.data;
   const table = columns(kind, false);
   const output = resultWriter(ctx, table);
+  let replayed = 0;
   const summary = await runBulk({
     items,
     concurrency: options.concurrency,
@@ -222,9 +223,17 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
       kind === 'assign'
         ? (item, signal) => grant(api, item, signal)
         : (item, signal) => revoke(api, item, signal),
-    onResult: (result) => output.add(present(result, rowAt[result.line!]!)),
+    onResult: (result) => {
+      if (result.replayed) replayed++;
+      return output.add(present(result, rowAt[result.line!]!));
+    },
   });
   await output.end();
+  if (replayed > 0) {
+    ctx.out.info(
+      `${replayed.toLocaleString('en')} of these had been granted before by a request with the same idempotency key; the platform answered with that grant`,
+    );
+  }
   finishBulk(ctx, summary, journal, VERB[kind].done);
 }
 

@@ -194,6 +194,7 @@ export default function sandbox(make: MakeContext): Command {
         ['svc sandbox start', 'a sandbox on http://127.0.0.1:4010 with demo data'],
         ['svc sandbox start --port 0 --json', 'a free port; the URL and token as JSON'],
         ['svc sandbox start --fail-rate 0.3 --retry-after 1', 'fail 30% of requests, to test retries'],
+        ['svc sandbox start --users 10000', 'with 10,000 users without roles, for bulk grants'],
       ),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
