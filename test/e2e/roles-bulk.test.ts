@@ -365,4 +365,23 @@ describe('plans, results and re-runs', () => {
     expect(second.filter((x) => x.status === 'ok')).toHaveLength(1500 - first.length);
     expect(await count(role)).toEqual({ total: 1500, active: 1500, users: 1500, duplicates: 0 });
   });
+
+  it('under a rate limit (429 with Retry-After) every worker slows down and every row is granted once', async () => {
+    const role = await customRole('rate-limited');
+    const rows = Array.from({ length: 400 }, (_, i) => `${user(2500 + i)},rate-limited,8h,429`).join('\n');
+    const csv = file('limited.csv', `user,role,expires_in,justification\n${rows}\n`);
+    await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { rate_limit: 150, retry_after: '1' } });
+    try {
+      const r = await svc(['roles', 'assign', '--file', csv, '--ndjson'], {
+        env: { ...env, SVC_MAX_RETRIES: '8' },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(lines(r.stdout).every((x) => x.status === 'ok')).toBe(true);
+    } finally {
+      await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { rate_limit: 0 } });
+    }
+    const stats = (await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>;
+    expect(stats['POST /v1/users/:id/roles 429']).toBeGreaterThan(0);
+    expect(await count(role)).toEqual({ total: 400, active: 400, users: 400, duplicates: 0 });
+  });
 });

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
@@ -7,7 +10,7 @@ import { BIN, tempConfigDir } from '../helpers/svc.js';
 
 // A real terminal: svc runs inside tmux, keys are typed with send-keys and the screen is read
 // with capture-pane. (Under CI=true a missing tmux fails these tests.)
-const sandbox = useSandbox();
+const sandbox = useSandbox({ users: 4000 });
 const configDir = tempConfigDir();
 const TENANT = tenantId('acme-treasury');
 const sessions: string[] = [];
@@ -38,7 +41,10 @@ afterAll(() => {
 const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
 
 /** Starts `svc ARGS` in a detached tmux session; the pane stays open after it exits. */
-function terminal(args: string[]): {
+function terminal(
+  args: string[],
+  options: { stdout?: string } = {},
+): {
   keys: (...keys: string[]) => void;
   screen: () => string;
   until: (text: string | RegExp) => Promise<string>;
@@ -57,7 +63,7 @@ function terminal(args: string[]): {
     '-y',
     '50',
     ...envArgs,
-    `${quoted}; echo "[exit $?]"; sleep 600`,
+    `${quoted}${options.stdout ? ` > '${options.stdout}'` : ''}; echo "[exit $?]"; sleep 600`,
   );
   const screen = () => tmux('capture-pane', '-p', '-t', name);
   return {
@@ -131,5 +137,24 @@ describe('svc roles on a terminal', () => {
       tenant: TENANT,
     });
     expect(held.body.items.map((a: { role_id: string }) => a.role_id)).toEqual(['tenant_lead']);
+  });
+
+  it('a bulk run draws a progress bar on the terminal, then prints its summary', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-roles-tty-'));
+    const rows = Array.from(
+      { length: 4000 },
+      (_, i) => `usr_bulk_${String(i + 1).padStart(6, '0')},tenant_viewer,1h,tty`,
+    );
+    const csv = join(dir, 'grants.csv');
+    writeFileSync(csv, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+    // Results go to a file (tab-separated); the terminal shows stderr: the bar, redrawn in place.
+    const t = terminal(['roles', 'assign', '--file', csv, '--journal', join(dir, 'journal.ndjson')], {
+      stdout: join(dir, 'out.tsv'),
+    });
+    const drawing = await t.until(/granting \[[#.]{24}\] [\d,]+\/4,000 \d+% · [\d,]+\/s/);
+    expect(drawing).toMatch(/granting \[/);
+    const done = await t.until('[exit 0]');
+    expect(done).toMatch(/^✓ 4,000 granted in \d+\.\d s$/m);
+    expect(done).not.toContain('granting [');
   });
 });

@@ -165,16 +165,17 @@ export function assignCommand(make: MakeContext): Command {
   return new Command('assign')
     .summary('Grant a role to a user, or to many from a file')
     .description(
-      'Grant a role to a user in the tenant, for a time (--expires-in 8h) or until a time\n' +
-        '(--expires-at), with a justification for the audit trail. On a terminal, missing values are\n' +
-        'asked for. Prints the assignment and its audit trail id.\n\n' +
-        'With --file, grants every row of a CSV (header row) or NDJSON file, or of standard input (-).\n' +
-        'Columns: user, role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification;\n' +
-        '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole file is\n' +
-        'checked first (every bad line is reported, exit 2). Each row has an idempotency key derived from\n' +
-        'its content and the tenant, and a journal records finished rows: running the same file again\n' +
-        'resumes after a crash or Ctrl-C and never grants twice; rows already held are reported as skipped\n' +
-        '(already_assigned). Exit 7 when some rows failed, 130 after Ctrl-C.',
+      'Grant a role to a user in the tenant, for a time (--expires-in 8h) or until a time ' +
+        '(--expires-at), with a justification for the audit trail. On a terminal, missing values ' +
+        'are asked for. Prints the assignment and its audit trail id.\n\nWith --file, grants ' +
+        'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
+        ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
+        '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
+        'file is checked first (every bad line is reported, exit 2). Each row has an idempotency ' +
+        'key derived from its content and the tenant, and a journal records finished rows: ' +
+        'running the same file again resumes after a crash or Ctrl-C and never grants twice; rows' +
+        ' already held are reported as skipped (already_assigned). Exit 7 when some rows failed, ' +
+        '130 after Ctrl-C.',
     )
     .argument('[user]', 'user id, e.g. usr_analyst')
     .argument('[role]', 'role id or name, e.g. tenant_admin')

@@ -31,8 +31,9 @@ export function assignmentsCommand(make: MakeContext): Command {
   return new Command('assignments')
     .summary("List a user's role assignments")
     .description(
-      'List the roles a user holds in the tenant, with expiry, who granted them and the audit trail id.\n' +
-        'With --all, expired, revoked and role-deleted assignments too (see the status column).',
+      'List the roles a user holds in the tenant, with expiry, who granted them and the audit ' +
+        'trail id. With --all, expired, revoked and role-deleted assignments too (see the status ' +
+        'column).',
     )
     .argument('<user>', 'user id, e.g. usr_analyst')
     .addOption(new Option('--all', 'include expired, revoked and role-deleted assignments'))

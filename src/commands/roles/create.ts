@@ -42,9 +42,9 @@ export function createCommand(make: MakeContext): Command {
   return new Command('create')
     .summary('Create a custom role')
     .description(
-      'Create a custom role in the tenant. Permissions are dotted lowercase identifiers from the\n' +
-        "platform's permission catalog (exception.read, rule.write.fx, …); a permission also grants\n" +
-        'the more specific ones below it. Names are unique in the tenant.',
+      'Create a custom role in the tenant. Permissions are dotted lowercase identifiers from ' +
+        "the platform's permission catalog (exception.read, rule.write.fx, …); a permission also " +
+        'grants the more specific ones below it. Names are unique in the tenant.',
     )
     .addOption(new Option('--name <name>', 'role name, e.g. fx-desk (lowercase, digits, _ and -)'))
     .addOption(new Option('--description <text>', 'what the role is for'))

@@ -34,8 +34,9 @@ export function deleteCommand(make: MakeContext): Command {
     .alias('rm')
     .summary('Delete a custom role')
     .description(
-      'Soft-delete a custom role: it disappears from lists and stops granting access at once; the\n' +
-        'record stays (with deleted_at) for the audit trail. Asks first on a terminal; needs --yes otherwise.',
+      'Soft-delete a custom role: it disappears from lists and stops granting access at once; ' +
+        'the record stays (with deleted_at) for the audit trail. Asks first on a terminal; needs ' +
+        '--yes otherwise.',
     )
     .argument('<role>', 'role id or name')
     .addHelpText(

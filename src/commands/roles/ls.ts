@@ -42,8 +42,9 @@ export function lsCommand(make: MakeContext): Command {
     .alias('list')
     .summary('List the roles of the tenant')
     .description(
-      'List the built-in roles (tenant_admin, tenant_analyst, …, org_admin) and the custom roles of the\n' +
-        'tenant, with the permissions each grants. Built-in roles come first; their id is their name.',
+      'List the built-in roles (tenant_admin, tenant_analyst, …, org_admin) and the custom ' +
+        'roles of the tenant, with the permissions each grants. Built-in roles come first; their ' +
+        'id is their name.',
     )
     .addOption(new Option('--custom', 'only custom roles'))
     .addOption(new Option('--builtin', 'only built-in roles'))

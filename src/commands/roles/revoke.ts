@@ -88,11 +88,12 @@ export function revokeCommand(make: MakeContext): Command {
   return new Command('revoke')
     .summary('Revoke a role from a user, or from many listed in a file')
     .description(
-      'Revoke a role from a user in the tenant: the role stops granting access at once and the\n' +
-        'revocation is written to the audit trail. Asks first on a terminal; needs --yes otherwise.\n\n' +
-        'With --file, revokes every row (columns user and role; a grants file works too) of a CSV or\n' +
-        'NDJSON file, or of standard input (-), checked as a whole first, journaled and resumable like\n' +
-        '`svc roles assign --file`. Rows whose role is not held are reported as skipped (not_assigned).',
+      'Revoke a role from a user in the tenant: the role stops granting access at once and the ' +
+        'revocation is written to the audit trail. Asks first on a terminal; needs --yes ' +
+        'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
+        ' too) of a CSV or NDJSON file, or of standard input (-), checked as a whole first, ' +
+        'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
+        'reported as skipped (not_assigned).',
     )
     .argument('[user]', 'user id')
     .argument('[role]', 'role id or name')

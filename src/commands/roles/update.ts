@@ -53,8 +53,8 @@ export function updateCommand(make: MakeContext): Command {
   return new Command('update')
     .summary('Change a custom role')
     .description(
-      'Rename a custom role, change its description, or add and remove permissions. Built-in roles\n' +
-        'cannot be changed. Users holding the role get the change on their next call.',
+      'Rename a custom role, change its description, or add and remove permissions. Built-in ' +
+        'roles cannot be changed. Users holding the role get the change on their next call.',
     )
     .argument('<role>', 'role id or name')
     .addOption(new Option('--name <name>', 'new name'))
