@@ -1,23 +1,24 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RoleAssignment, RoleAssignmentList } from '../../api/schemas/roles.js';
+import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { finishBulk } from '../../bulk/finish.js';
 import { withCompactHeap } from '../../bulk/heap.js';
 import { defaultJournalPath, Journal } from '../../bulk/journal.js';
 import { readRecords } from '../../bulk/readers.js';
-import { type BulkItem, type BulkResult, runBulk } from '../../bulk/runner.js';
+import { type BulkItem, runBulk } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { ApiClient } from '../../http/client.js';
 import { ApiError } from '../../http/errors.js';
 import { deriveIdempotencyKey } from '../../http/idempotency.js';
 import { path } from '../../http/path.js';
-import type { Column } from '../../output/output.js';
 import { createProgress } from '../../output/progress.js';
 import { readInputBytes } from '../../system/input.js';
 import { confirmDestructive, intFlag } from '../kit.js';
 import { describeExpiry, isoSeconds } from './expiry.js';
+import { dryRun } from './plan.js';
+import { columns, present, resultWriter, VERB } from './results.js';
 import {
   type BulkKind,
   COLUMN_LIST,
@@ -52,45 +53,6 @@ export function parseBulkFlags(flags: Record<string, unknown>): Omit<BulkFileOpt
     dryRun: flags.dryRun === true,
     journal,
   };
-}
-
-/** One line of output per row: what happened (or, in a dry run, what would). */
-interface RowOutput {
-  line: number;
-  status?: string;
-  plan?: string;
-  user: string;
-  role: string;
-  role_id: string;
-  [detail: string]: unknown;
-}
-
-const VERB = {
-  assign: { doing: 'granting', done: 'granted' },
-  revoke: { doing: 'revoking', done: 'revoked' },
-};
-
-function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
-  const time =
-    kind === 'assign'
-      ? { header: 'expires', value: (r: RowOutput) => r.expires_at ?? (r.status === 'failed' ? '' : 'never') }
-      : { header: 'revoked', value: (r: RowOutput) => r.revoked_at, kind: 'time' as const };
-  return [
-    { header: 'line', value: (r) => r.line },
-    { header: dryRun ? 'plan' : 'status', value: (r) => (dryRun ? r.plan : r.status) },
-    { header: 'user', value: (r) => r.user, kind: 'id' },
-    { header: 'role', value: (r) => r.role },
-    time,
-    {
-      header: 'audit trail id',
-      value: (r) => (kind === 'assign' ? r.audit_trail_id : r.revocation_audit_trail_id),
-      kind: 'id',
-    },
-    {
-      header: 'detail',
-      value: (r) => (r.error as { message?: string } | undefined)?.message ?? r.reason ?? r.detail,
-    },
-  ];
 }
 
 /** What identifies a run: a journal belongs to one file, server, tenant and set of defaults. */
@@ -237,69 +199,6 @@ async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions):
   finishBulk(ctx, summary, journal, VERB[kind].done);
 }
 
-/**
- * Where results go: --ndjson and piped text stream them, a few kilobytes at a time (one write
- * per row costs more than the row's request); a terminal table and --json get them all at the
- * end, in line order.
- */
-function resultWriter(ctx: Context, table: Array<Column<RowOutput>>) {
-  const mode = ctx.out.mode;
-  const collected: RowOutput[] = [];
-  let batch: RowOutput[] = [];
-  let size = 0;
-  let writing: Promise<void> = Promise.resolve();
-  const flush = () => {
-    if (batch.length === 0) return writing;
-    const rows = batch;
-    batch = [];
-    size = 0;
-    writing = writing.then(() =>
-      mode === 'ndjson'
-        ? ctx.out.write(rows.map((r) => `${JSON.stringify(r)}\n`).join(''))
-        : ctx.out.list(rows, table).then(() => {}),
-    );
-    return writing;
-  };
-  // Someone watching the stream (| jq) sees results at least every quarter second.
-  const timer =
-    mode === 'ndjson' || mode === 'plain' ? setInterval(() => void flush().catch(() => {}), 250) : undefined;
-  timer?.unref();
-  return {
-    add(row: RowOutput): Promise<void> | undefined {
-      if (!timer) {
-        collected.push(row);
-        return undefined;
-      }
-      batch.push(row);
-      size += 200;
-      return size >= 16_384 ? flush() : undefined;
-    },
-    async end(): Promise<void> {
-      if (timer) {
-        clearInterval(timer);
-        await flush();
-      } else {
-        await ctx.out.list(
-          collected.sort((a, b) => a.line - b.line),
-          table,
-        );
-      }
-    },
-  };
-}
-
-function present(result: BulkResult, row: GrantRow | RevokeRow): RowOutput {
-  const { key: _key, line, status, ...detail } = result;
-  return {
-    line: line ?? row.line,
-    status,
-    user: row.user,
-    role: row.role.name,
-    role_id: row.role.id,
-    ...detail,
-  };
-}
-
 const isInProgress = (error: unknown) =>
   error instanceof ApiError && error.status === 409 && error.code === 'idempotency_request_in_progress';
 
@@ -360,98 +259,4 @@ async function revoke(
     }
     throw error;
   }
-}
-
-/** --dry-run: each user's roles are read (nothing is changed) to tell what would happen to each row. */
-async function dryRun(
-  ctx: Context,
-  api: ApiClient,
-  kind: BulkKind,
-  items: Array<BulkItem<GrantRow | RevokeRow>>,
-  journal: Journal | undefined,
-  concurrency: number,
-): Promise<void> {
-  const users = [...new Set(items.filter((i) => !journal?.has(i.key)).map((i) => i.data.user))];
-  // Only what the plan needs: each user's active assignments of the roles the file names.
-  const named = new Set(items.map((i) => i.data.role.id));
-  type Held = Pick<RoleAssignment, 'role_id' | 'expires_at' | 'audit_trail_id'>;
-  const held = new Map<string, Held[] | 'missing'>();
-  let fatal: unknown;
-  const lookup = await runBulk({
-    items: users.map((user) => ({ key: user, data: user })),
-    concurrency,
-    interrupt: ctx.signal,
-    work: async (item, signal) => {
-      try {
-        const { data } = await api.get<RoleAssignmentList>(path`/v1/users/${item.data}/roles`, undefined, {
-          signal,
-        });
-        held.set(
-          item.data,
-          data.items
-            .filter((a) => a.status === 'active' && named.has(a.role_id))
-            .map(({ role_id, expires_at, audit_trail_id }) => ({ role_id, expires_at, audit_trail_id })),
-        );
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) held.set(item.data, 'missing');
-        else {
-          fatal ??= error;
-          throw error;
-        }
-      }
-      return {};
-    },
-  });
-  if (lookup.interrupted) throw new InterruptedError('interrupted; nothing was changed');
-  if (fatal) throw fatal;
-
-  const counts = { act: 0, in_place: 0, fail: 0 };
-  const act = kind === 'assign' ? 'grant' : 'revoke';
-  const plan = items.map((item): RowOutput => {
-    const row = item.data;
-    const base = { line: row.line, user: row.user, role: row.role.name, role_id: row.role.id };
-    const done = journal?.get(item.key);
-    if (done) {
-      counts.in_place++;
-      return {
-        ...base,
-        plan: 'in_place',
-        reason: 'done by an earlier run (journal)',
-        ...done.detail,
-        status: undefined,
-      };
-    }
-    const assignments = held.get(row.user);
-    if (assignments === 'missing' || assignments === undefined) {
-      counts.fail++;
-      return { ...base, plan: 'fail', detail: `user ${row.user} not found` };
-    }
-    const active = assignments.find((a) => a.role_id === row.role.id);
-    if (kind === 'assign') {
-      if (active) {
-        counts.in_place++;
-        return {
-          ...base,
-          plan: 'in_place',
-          expires_at: active.expires_at,
-          audit_trail_id: active.audit_trail_id,
-          detail: 'already assigned',
-        };
-      }
-      counts.act++;
-      return { ...base, plan: act, expires_at: (row as GrantRow).expiresAt };
-    }
-    if (!active) {
-      counts.in_place++;
-      return { ...base, plan: 'in_place', detail: 'not assigned' };
-    }
-    counts.act++;
-    return { ...base, plan: act, audit_trail_id: active.audit_trail_id };
-  });
-  const jsonPlan = plan.map(({ status: _s, ...rest }) => rest);
-  await ctx.out.list(jsonPlan, columns(kind, true));
-  const n = (count: number) => count.toLocaleString('en');
-  ctx.out.info(
-    `dry run: ${n(counts.act)} would be ${VERB[kind].done}, ${n(counts.in_place)} already in place, ${n(counts.fail)} would fail; nothing was changed`,
-  );
 }

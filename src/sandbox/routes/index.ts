@@ -5,6 +5,7 @@ import controlRoutes from './control.js';
 import meRoutes from './me.js';
 import recordRoutes from './records.js';
 import roleRoutes from './roles.js';
+import roleControlRoutes from './roles-control.js';
 import tenantRoutes from './tenants.js';
 
 /** Every route module of the sandbox, registered in this order (the generic record surface last). */
@@ -14,5 +15,6 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   tenantRoutes,
   roleRoutes,
   assignmentRoutes,
+  roleControlRoutes,
   recordRoutes,
 ];
