@@ -6,6 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildDist } from '../scripts/build.mjs';
 import delivery from './delivery.mjs';
+import grants from './grants.mjs';
 import { ROOT } from './lib.mjs';
 import oauthRefresh from './oauth-refresh.mjs';
 import replay from './replay.mjs';
@@ -13,7 +14,14 @@ import startup from './startup.mjs';
 import tenantsAll from './tenants-all.mjs';
 
 /** Every benchmark, in the order RESULTS.md lists them. Later issues add theirs. */
-const BENCHES = { startup, 'tenants-all': tenantsAll, 'oauth-refresh': oauthRefresh, replay, delivery };
+const BENCHES = {
+  startup,
+  'tenants-all': tenantsAll,
+  'oauth-refresh': oauthRefresh,
+  grants,
+  replay,
+  delivery,
+};
 
 const only = process.argv.slice(2);
 const chosen = only.length ? only : Object.keys(BENCHES);

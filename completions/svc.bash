@@ -14,6 +14,7 @@ tenants
 oauth
 records
 webhooks
+roles
 api
 completion
 sandbox'
@@ -49,6 +50,14 @@ test
 verify
 sign
 listen'
+  ['svc roles']='ls
+get
+create
+update
+delete
+assign
+revoke
+assignments'
   ['svc sandbox']='start
 openapi'
 )
@@ -67,6 +76,8 @@ __svc_alias=(
   ['svc|record']='records'
   ['svc|webhooks']='webhooks'
   ['svc|webhook']='webhooks'
+  ['svc|roles']='roles'
+  ['svc|role']='roles'
   ['svc|api']='api'
   ['svc|completion']='completion'
   ['svc|sandbox']='sandbox'
@@ -110,6 +121,16 @@ __svc_alias=(
   ['svc webhooks|verify']='verify'
   ['svc webhooks|sign']='sign'
   ['svc webhooks|listen']='listen'
+  ['svc roles|ls']='ls'
+  ['svc roles|list']='ls'
+  ['svc roles|get']='get'
+  ['svc roles|create']='create'
+  ['svc roles|update']='update'
+  ['svc roles|delete']='delete'
+  ['svc roles|rm']='delete'
+  ['svc roles|assign']='assign'
+  ['svc roles|revoke']='revoke'
+  ['svc roles|assignments']='assignments'
   ['svc sandbox|start']='start'
   ['svc sandbox|openapi']='openapi'
 )
@@ -245,6 +266,31 @@ __svc_opts=(
 --secret-file
 --forward-to
 --tolerance'
+  ['svc roles']=''
+  ['svc roles ls']='--custom
+--builtin
+--include-deleted'
+  ['svc roles get']=''
+  ['svc roles create']='--name
+--description
+--permission'
+  ['svc roles update']='--name
+--description
+--add-permission
+--remove-permission'
+  ['svc roles delete']=''
+  ['svc roles assign']='--expires-in
+--expires-at
+--justification
+--file
+--concurrency
+--dry-run
+--journal'
+  ['svc roles revoke']='--file
+--concurrency
+--dry-run
+--journal'
+  ['svc roles assignments']='--all'
   ['svc api']='-f
 --raw-field
 -F
@@ -261,6 +307,7 @@ __svc_opts=(
 --host
 --seed
 --tenants
+--users
 --no-save-profile
 --fail-rate
 --fail-status
@@ -319,10 +366,19 @@ __svc_valopts=(
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
   ['svc webhooks listen']=' --port --host --secret-file --forward-to --tolerance '
+  ['svc roles']='  '
+  ['svc roles ls']='  '
+  ['svc roles get']='  '
+  ['svc roles create']=' --name --description --permission '
+  ['svc roles update']=' --name --description --add-permission --remove-permission '
+  ['svc roles delete']='  '
+  ['svc roles assign']=' --expires-in --expires-at --justification --file --concurrency --journal '
+  ['svc roles revoke']=' --file --concurrency --journal '
+  ['svc roles assignments']='  '
   ['svc api']=' -f --raw-field -F --field --input -H --header '
   ['svc completion']='  '
   ['svc sandbox']='  '
-  ['svc sandbox start']=' --port --host --seed --tenants --fail-rate --fail-status --retry-after --drop-rate --fault-phase --fault-seed --latency --rate-limit --webhook-time-scale --webhook-timeout --webhook-concurrency '
+  ['svc sandbox start']=' --port --host --seed --tenants --users --fail-rate --fail-status --retry-after --drop-rate --fault-phase --fault-seed --latency --rate-limit --webhook-time-scale --webhook-timeout --webhook-concurrency '
   ['svc sandbox openapi']='  '
 )
 __svc_optvals=(
@@ -356,6 +412,10 @@ __svc_optdyn=(
   ['svc webhooks sign|--secret-file']='files'
   ['svc webhooks sign|--payload']='files'
   ['svc webhooks listen|--secret-file']='files'
+  ['svc roles assign|--file']='files'
+  ['svc roles assign|--journal']='files'
+  ['svc roles revoke|--file']='files'
+  ['svc roles revoke|--journal']='files'
   ['svc api|--input']='files'
 )
 __svc_argvals=(
@@ -376,6 +436,11 @@ __svc_argdyn=(
   ['svc webhooks dlq|0']='webhooks'
   ['svc webhooks replay|0']='webhooks'
   ['svc webhooks test|0']='webhooks'
+  ['svc roles get|0']='roles'
+  ['svc roles update|0']='roles'
+  ['svc roles delete|0']='roles'
+  ['svc roles assign|1']='roles'
+  ['svc roles revoke|1']='roles'
 )
 __svc_variadic=(
   ['svc webhooks replay']='1'

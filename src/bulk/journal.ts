@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -19,13 +19,22 @@ interface JournalEntry {
 export class Journal {
   readonly path: string;
   readonly #done = new Map<string, JournalEntry>();
+  /** Keys recorded by this process: only the key is kept (a 10,000-row run keeps no entries). */
+  readonly #recorded = new Set<string>();
+  #meta: Record<string, unknown> = {};
+  /** Kept open while items are recorded (one write per item, no open/close each time). */
+  #fd: number | undefined;
 
   private constructor(path: string) {
     this.path = path;
   }
 
-  /** Opens (or starts) the journal at `path` for the operation identified by `operation`. */
-  static open(path: string, operation: string): Journal {
+  /**
+   * Opens (or starts) the journal at `path` for the operation identified by `operation`. `meta`
+   * is written into a new journal's first line; a resumed journal returns the values it was
+   * started with (`journal.meta`), e.g. the time relative expiries count from.
+   */
+  static open(path: string, operation: string, meta: Record<string, unknown> = {}): Journal {
     const journal = new Journal(path);
     let text: string | undefined;
     try {
@@ -37,7 +46,8 @@ export class Journal {
     }
     if (text === undefined || text.trim() === '') {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      appendFileSync(path, `${JSON.stringify({ journal: 1, operation })}\n`, { mode: 0o600 });
+      appendFileSync(path, `${JSON.stringify({ journal: 1, operation, ...meta })}\n`, { mode: 0o600 });
+      journal.#meta = { ...meta };
       return journal;
     }
     const [first, ...rest] = text.split('\n');
@@ -52,6 +62,8 @@ export class Journal {
         hint: 'use the same file, profile and tenant to resume, or pass another --journal',
       });
     }
+    const { journal: _version, operation: _operation, ...started } = header as Record<string, unknown>;
+    journal.#meta = started;
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
@@ -64,16 +76,22 @@ export class Journal {
     return journal;
   }
 
-  has(key: string): boolean {
-    return this.#done.has(key);
+  /** What the journal was started with (see `open`). */
+  get meta(): Readonly<Record<string, unknown>> {
+    return this.#meta;
   }
 
+  has(key: string): boolean {
+    return this.#done.has(key) || this.#recorded.has(key);
+  }
+
+  /** The entry of an item an earlier run finished (read from the file). */
   get(key: string): JournalEntry | undefined {
     return this.#done.get(key);
   }
 
   get size(): number {
-    return this.#done.size;
+    return this.#done.size + this.#recorded.size;
   }
 
   record(key: string, detail?: Record<string, unknown>): void {
@@ -83,12 +101,16 @@ export class Journal {
       at: new Date().toISOString(),
       ...(detail ? { detail } : {}),
     };
-    appendFileSync(this.path, `${JSON.stringify(entry)}\n`);
-    this.#done.set(key, entry);
+    this.#fd ??= openSync(this.path, 'a');
+    // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
+    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
+    this.#recorded.add(key);
   }
 
   /** Removes the journal (after a run with nothing left to resume). */
   remove(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
     rmSync(this.path, { force: true });
   }
 }

@@ -84,6 +84,13 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./webhooks/index.js'),
   },
   {
+    name: 'roles',
+    summary: 'Manage roles and grant them to users, in bulk from files',
+    group: PLATFORM,
+    aliases: ['role'],
+    load: () => import('./roles/index.js'),
+  },
+  {
     name: 'api',
     summary: 'Make an authenticated API request',
     group: TOOLS,

@@ -60,6 +60,7 @@ export class Output {
   readonly #now: () => number;
   readonly #chalkOut: ChalkInstance;
   readonly #chalkErr: ChalkInstance;
+  #drained: Promise<void> | undefined;
 
   constructor(io: IOStreams, mode: OutputMode, now: () => number) {
     this.io = io;
@@ -91,8 +92,26 @@ export class Output {
       throw error;
     }
     if (!ok && !out.destroyed) {
-      await Promise.race([once(out, 'drain'), once(out, 'close')]);
+      this.#drained ??= this.#drain(out);
+      await this.#drained;
       if (out.destroyed) throw new ClosedPipeError();
+    }
+  }
+
+  /**
+   * Waits until stdout drains or closes. Concurrent writers (bulk workers) share one wait, and
+   * the listener that loses the race is removed, so slow readers leave no listeners behind.
+   */
+  async #drain(out: IOStreams['stdout']): Promise<void> {
+    const settled = new AbortController();
+    try {
+      await Promise.race([
+        once(out, 'drain', { signal: settled.signal }),
+        once(out, 'close', { signal: settled.signal }),
+      ]);
+    } finally {
+      settled.abort();
+      this.#drained = undefined;
     }
   }
 

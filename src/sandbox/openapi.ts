@@ -1,4 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { PERMISSION_CATALOG } from './domain/roles.js';
 import { ERROR_CODES } from './problem.js';
 
 /**
@@ -28,6 +29,9 @@ export const SVC_CHOICES: string[] = [
   "Retry schedule: after failed attempt n the next is due after min(30 s × 2^(n−1), 1 h) × a random factor in [0.8, 1.2), times the engine's time scale (svc sandbox start --webhook-time-scale). Default max_attempts 5.",
   'Delivery failure causes, in last_error_code and as the "<cause>: <detail>" prefix of last_error: connection_timeout (no answer within the request timeout, or the target refused, reset or could not be resolved), tls_handshake_failed (certificate or TLS errors, e.g. a self-signed certificate), payload_too_large (413), invalid_signature (401, or any 4xx whose body contains "invalid_signature"), 4xx_client_error (other 4xx), 5xx_server_error (5xx), redirect_not_followed (3xx; a sandbox addition).',
   'Dead-letter queue entries: status queued (default listing), replayed (a replay was made) or discarded (DELETE …/dlq/{entry_id}); replay one with POST …/deliveries/{delivery_id}/replay.',
+  "Roles: built-in roles (the reference's catalog plus org_admin) have their name as id and cannot be changed or deleted (403 builtin_role_immutable); custom roles get ids role_…, names unique per tenant, and permissions from x-permission-catalog (a permission grants every more specific one below it). DELETE is a soft delete (deleted_at).",
+  "Role assignments: expires_at must be in the future; expired, revoked and role-deleted assignments stop authorizing at once, because roles are read live on every call. A duplicate of an active assignment is 409 assignment_exists carrying the assignment in place. Every assignment and revocation writes an audit-trail entry (GET /_sandbox/audit-trail). GET /v1/users/{id}/roles lists a user's assignments.",
+  'Role endpoints also admit a caller whose roles (custom ones included) grant role.read, role.manage or role.assign; such a caller can only grant or revoke roles whose permissions it holds.',
 ];
 
 export function swaggerOptions(): FastifyDynamicSwaggerOptions {
@@ -56,6 +60,8 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
         { name: 'identity', description: 'The calling identity' },
         { name: 'tenants', description: 'Tenants visible to the caller' },
         { name: 'api keys', description: 'Tenant API keys (publishable and service-role)' },
+        { name: 'roles', description: 'Built-in and custom roles of a tenant' },
+        { name: 'role assignments', description: 'Granting and revoking roles, with expiry' },
         { name: 'records', description: 'The generic record surface /v1/{surface}' },
         {
           name: 'oauth',
@@ -70,6 +76,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       ],
       'x-svc-choices': SVC_CHOICES,
       'x-error-codes': ERROR_CODES,
+      'x-permission-catalog': PERMISSION_CATALOG,
     },
     refResolver: {
       buildLocalReference(json, _baseUri, _fragment, i) {

@@ -57,6 +57,42 @@ export const ERROR_CODES: Record<string, { status: number; meaning: string }> = 
     status: 409,
     meaning: 'A webhook delivery still pending or retrying cannot be replayed yet',
   },
+  unknown_permission: {
+    status: 400,
+    meaning: 'A permission is not in the permission catalog (x-permission-catalog)',
+  },
+  reserved_role_name: {
+    status: 400,
+    meaning: 'Custom role names cannot start with tenant_ or org_ (kept for built-ins)',
+  },
+  role_not_assignable: {
+    status: 400,
+    meaning: 'The role cannot be granted per tenant (org_admin is an organisation role)',
+  },
+  invalid_expiry: { status: 400, meaning: 'expires_at is not in the future' },
+  builtin_role_immutable: { status: 403, meaning: 'Built-in roles cannot be changed or deleted' },
+  insufficient_permission: {
+    status: 403,
+    meaning: 'A caller without tenant_admin may only grant roles whose permissions it holds itself',
+  },
+  assignment_not_found: {
+    status: 404,
+    meaning: 'The user holds no active assignment of the role in the tenant',
+  },
+  role_name_taken: {
+    status: 409,
+    meaning: 'A live role of the tenant (or a built-in role) already has the name',
+  },
+  role_deleted: { status: 409, meaning: 'The custom role was deleted; it cannot be changed or granted' },
+  assignment_exists: {
+    status: 409,
+    meaning:
+      'The user already holds the role (an active assignment); details[0].assignment is that assignment',
+  },
+  last_tenant_admin: {
+    status: 409,
+    meaning: 'Revoking it would leave the tenant without an active tenant_admin',
+  },
   rate_limited: { status: 429, meaning: 'Too many requests; retry after Retry-After seconds' },
   internal_error: { status: 500, meaning: 'A sandbox fault; report it as an incident' },
   service_unavailable: { status: 503, meaning: 'Temporarily unavailable; retry after Retry-After seconds' },

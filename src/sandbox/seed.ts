@@ -99,9 +99,10 @@ const ZONES = [
 /**
  * Demo data: two organisations, six tenants of every tier, an administrator, and one user per
  * built-in role in Acme Treasury (usr_analyst, usr_lead, …). `extraTenants` adds generated
- * tenants to org_demo (for benchmarks); only an org_admin sees them.
+ * tenants to org_demo (for benchmarks); only an org_admin sees them. `extraUsers` adds generated
+ * users without roles to org_demo (bulk role grants, benchmarks).
  */
-export function seedDemo(state: SandboxState, extraTenants = 0): void {
+export function seedDemo(state: SandboxState, extraTenants = 0, extraUsers = 0): void {
   const { identity } = state;
   identity.addOrg({ id: DEMO_ORG, name: 'Acme Group' });
   identity.addOrg({ id: OTHER_ORG, name: 'Wayne Holdings' });
@@ -176,4 +177,23 @@ export function seedDemo(state: SandboxState, extraTenants = 0): void {
       org_id: DEMO_ORG,
     });
   }
+  for (let i = 1; i <= extraUsers; i++) identity.addUser(bulkUser(i));
+}
+
+/** Generated user number `i` (1-based) of `--users N`: usr_bulk_000001, … in org_demo, without roles. */
+export function bulkUser(i: number): {
+  id: string;
+  name: string;
+  email: string;
+  org_id: string;
+  org_role: null;
+} {
+  const n = String(i).padStart(6, '0');
+  return {
+    id: `usr_bulk_${n}`,
+    name: `Bulk User ${n}`,
+    email: `bulk.${n}@acme.example`,
+    org_id: DEMO_ORG,
+    org_role: null,
+  };
 }

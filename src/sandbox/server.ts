@@ -5,6 +5,7 @@ import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
 import { OAuthClient } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
+import { Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
 import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
 import type { DeliverySettings } from './delivery/engine.js';
@@ -35,6 +36,8 @@ export interface SandboxOptions {
   seed?: 'demo' | 'none';
   /** Extra generated tenants in org_demo (benchmarks). */
   tenants?: number;
+  /** Extra generated users in org_demo, without roles (bulk grants, benchmarks). */
+  users?: number;
   faults?: Partial<FaultConfig>;
   jwtSecret?: Buffer;
   /** The webhook delivery engine: retry time scale, request timeout, parallelism. */
@@ -79,7 +82,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
   if ((options.seed ?? 'demo') === 'demo') {
-    seedDemo(state, options.tenants ?? 0);
+    seedDemo(state, options.tenants ?? 0, options.users ?? 0);
     seedWebhooks(state.webhooks, state.clock, tenantId(PRIMARY_TENANT_SLUG));
   }
   const faults = new FaultInjector(options.faults);
@@ -106,6 +109,8 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     WebhookDelivery,
     DlqEntry,
     WebhookEventPayload,
+    Role,
+    RoleAssignment,
   ])
     app.addSchema(schema);
   // JSON Merge Patch bodies (RFC 7396) are JSON.

@@ -4,6 +4,7 @@ import { DeliveryEngine, type DeliverySettings } from './delivery/engine.js';
 import { IdentityStore } from './domain/identity.js';
 import { OAuthStore } from './domain/oauth.js';
 import { RecordStore } from './domain/records.js';
+import { RoleStore } from './domain/roles.js';
 import { WebhookStore } from './domain/webhooks.js';
 
 export interface SecurityEvent {
@@ -28,6 +29,7 @@ export class SandboxState {
   readonly webhooks: WebhookStore;
   /** Delivers webhook events (real HTTP POSTs), with retries and the dead-letter queue. */
   readonly delivery: DeliveryEngine;
+  readonly roles: RoleStore;
   readonly securityEvents: SecurityEvent[] = [];
   /** Signs the sandbox's JWTs; random per sandbox unless given. */
   readonly jwtSecret: Buffer;
@@ -43,6 +45,8 @@ export class SandboxState {
     this.oauth = new OAuthStore(this.clock);
     this.webhooks = new WebhookStore(this.clock);
     this.delivery = new DeliveryEngine(this.webhooks, this.clock, options.webhooks);
+    this.roles = new RoleStore(this.clock);
+    this.identity.roleIsLive = (tenantId, roleId) => this.roles.isLive(tenantId, roleId);
   }
 
   /** Revoked OAuth token families (refresh-token reuse revokes the whole family). */

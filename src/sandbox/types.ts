@@ -28,6 +28,8 @@ declare module 'fastify' {
     tenant?: 'required' | 'optional' | 'none';
     /** The caller needs one of these roles in the tenant. */
     roles?: string[];
+    /** …or a role (custom ones included) granting one of these permissions. */
+    permissions?: string[];
     /**
      * A scope-limited credential (OAuth access token) needs all of these scopes (or `admin`);
      * `{param}` is filled from the path. Absent: only `admin`. `[]`: any access token.

@@ -9,6 +9,7 @@ export interface SandboxStartOptions {
   port: number;
   seed: 'demo' | 'none';
   tenants: number;
+  users: number;
   profile: boolean;
   /** The webhook delivery engine (SandboxOptions.webhooks). */
   webhooks: { timeScale?: number; requestTimeoutMs?: number; concurrency?: number };
@@ -78,6 +79,7 @@ export function parseSandboxStart(flags: Record<string, unknown>): SandboxStartO
     port: intFlag('--port', flags.port, 0, 65_535) ?? 4010,
     seed: choiceFlag('--seed', flags.seed, ['demo', 'none'] as const) ?? 'demo',
     tenants: intFlag('--tenants', flags.tenants, 0, 1_000_000) ?? 0,
+    users: intFlag('--users', flags.users, 0, 1_000_000) ?? 0,
     profile: flags.saveProfile !== false,
     faults,
   };
@@ -102,6 +104,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       port: options.port,
       seed: options.seed,
       tenants: options.tenants,
+      users: options.users,
       faults: options.faults,
       webhooks: options.webhooks,
       log: (line) => ctx.out.stderr(`${line}\n`),
@@ -189,6 +192,12 @@ export default function sandbox(make: MakeContext): Command {
     .addOption(new Option('--host <host>', 'interface to bind').default('127.0.0.1'))
     .addOption(new Option('--seed <seed>', 'demo data, or none').choices(['demo', 'none']).default('demo'))
     .addOption(new Option('--tenants <n>', 'also seed N generated tenants in org_demo (benchmarks)'))
+    .addOption(
+      new Option(
+        '--users <n>',
+        'also seed N users without roles in org_demo: usr_bulk_000001, … (bulk grants)',
+      ),
+    )
     .addOption(new Option('--no-save-profile', 'do not write the sandbox profile'))
     .addOption(
       new Option('--fail-rate <rate>', 'answer this share (0-1) of /v1 requests with 503 + Retry-After'),
@@ -221,6 +230,7 @@ export default function sandbox(make: MakeContext): Command {
         ['svc sandbox start --port 0 --json', 'a free port; the URL and token as JSON'],
         ['svc sandbox start --fail-rate 0.3 --retry-after 1', 'fail 30% of requests, to test retries'],
         ['svc sandbox start --webhook-time-scale 0.01', 'webhook retries 100 times faster than real time'],
+        ['svc sandbox start --users 10000', 'with 10,000 users without roles, for bulk grants'],
       ),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {

@@ -41,6 +41,10 @@ export interface Assignment {
   expires_at: string | null;
   audit_trail_id: string;
   revoked_at: string | null;
+  /** Why the role was granted (request-only in the reference; kept for the audit trail). */
+  justification?: string | null;
+  revoked_by?: string | null;
+  revocation_audit_trail_id?: string | null;
 }
 
 export type ApiKeyKind = 'publishable' | 'service_role';
@@ -94,6 +98,8 @@ export class IdentityStore {
   readonly #tenantsOfUser = new Map<string, Set<string>>();
   readonly apiKeys = new Map<string, ApiKey>();
   readonly #clock: SandboxClock;
+  /** Whether a role still grants anything (set by SandboxState: a soft-deleted custom role does not). */
+  roleIsLive: (tenantId: string, roleId: string) => boolean = () => true;
 
   constructor(clock: SandboxClock) {
     this.#clock = clock;
@@ -149,8 +155,17 @@ export class IdentityStore {
   isActive(assignment: Assignment, nowMs = this.#clock.now()): boolean {
     return (
       assignment.revoked_at === null &&
-      (assignment.expires_at === null || Date.parse(assignment.expires_at) > nowMs)
+      (assignment.expires_at === null || Date.parse(assignment.expires_at) > nowMs) &&
+      this.roleIsLive(assignment.tenant_id, assignment.role_id)
     );
+  }
+
+  /** Ends an assignment now; it stays in the history with who revoked it and the audit entry. */
+  revokeAssignment(assignment: Assignment, revokedBy: string, auditTrailId: string): Assignment {
+    assignment.revoked_at = this.#clock.iso();
+    assignment.revoked_by = revokedBy;
+    assignment.revocation_audit_trail_id = auditTrailId;
+    return assignment;
   }
 
   assignmentsOf(userId: string, tenantId: string): Assignment[] {

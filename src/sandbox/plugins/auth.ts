@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HEADERS, OAUTH_FULL_ACCESS_SCOPE } from '../../api/constants.js';
+import { holdsPermission } from '../domain/roles.js';
 import { ApiProblem, forbidden } from '../problem.js';
 import type { SandboxState } from '../state.js';
 import { verifyJwt } from '../tokens.js';
@@ -130,10 +131,14 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
     }
     if (config.roles && request.tenant) {
       const held = rolesIn(state, principal, request.tenant.id);
-      if (!held.some((r) => config.roles!.includes(r))) {
+      const allowed =
+        held.some((r) => config.roles!.includes(r)) ||
+        holdsPermission(state, principal, request.tenant.id, config.permissions);
+      if (!allowed) {
+        const alternatives = config.permissions ? ` or permission ${config.permissions.join(' or ')}` : '';
         throw forbidden(
           'insufficient_role',
-          `this needs role ${config.roles.join(' or ')} in tenant ${request.tenant.slug}; you have ${held.join(', ') || 'no role'}`,
+          `this needs role ${config.roles.join(' or ')}${alternatives} in tenant ${request.tenant.slug}; you have ${held.join(', ') || 'no role'}`,
         );
       }
     }

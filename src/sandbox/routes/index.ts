@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import apiKeyRoutes from './api-keys.js';
+import assignmentRoutes from './assignments.js';
 import type { RouteContext } from './context.js';
 import controlRoutes from './control.js';
 import meRoutes from './me.js';
@@ -8,6 +9,8 @@ import oauthClientRoutes from './oauth-clients.js';
 import oauthControlRoutes from './oauth-control.js';
 import oauthTokenRoutes from './oauth-token.js';
 import recordRoutes from './records.js';
+import roleRoutes from './roles.js';
+import roleControlRoutes from './roles-control.js';
 import tenantRoutes from './tenants.js';
 import webhookRoutes from './webhooks.js';
 import webhookControlRoutes from './webhooks-control.js';
@@ -24,5 +27,8 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   oauthControlRoutes,
   webhookRoutes,
   webhookControlRoutes,
+  roleRoutes,
+  assignmentRoutes,
+  roleControlRoutes,
   recordRoutes,
 ];

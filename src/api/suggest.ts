@@ -1,0 +1,39 @@
+/** Edit distance (Levenshtein) between two short strings. */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The candidate closest to `word`, for "did you mean …?" hints: only when it is close enough
+ * to be a plausible typo (at most a third of the word's length, and at most 3 edits).
+ */
+export function closest(word: string, candidates: Iterable<string>): string | undefined {
+  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  const lower = word.toLowerCase();
+  for (const candidate of candidates) {
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** ` (did you mean X?)`, or an empty string. */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const match = closest(word, candidates);
+  return match === undefined || match === word ? '' : ` (did you mean ${match}?)`;
+}

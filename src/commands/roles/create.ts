@@ -1,0 +1,71 @@
+import { Command, Option } from 'commander';
+import type { Role } from '../../api/schemas/roles.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { collect, permissionFlag } from './permissions.js';
+import { roleFields } from './shared.js';
+
+export interface RolesCreateOptions {
+  name: string;
+  description: string | undefined;
+  permissions: string[];
+}
+
+export function parseRolesCreate(flags: Record<string, unknown>): RolesCreateOptions {
+  if (flags.name === undefined) throw new UsageError('--name is required');
+  const permissions = permissionFlag('--permission', flags.permission);
+  if (permissions.length === 0) {
+    throw new UsageError('a role needs at least one --permission', {
+      hint: 'e.g. --permission exception.read --permission exception.write',
+    });
+  }
+  return {
+    name: nonEmpty('--name', flags.name),
+    description: flags.description === undefined ? undefined : String(flags.description),
+    permissions,
+  };
+}
+
+export async function runRolesCreate(ctx: Context, options: RolesCreateOptions): Promise<void> {
+  const api = await ctx.api();
+  const { data } = await api.post<Role>('/v1/roles', {
+    name: options.name,
+    ...(options.description === undefined ? {} : { description: options.description }),
+    permissions: options.permissions,
+  });
+  await ctx.out.record(data, roleFields(data));
+  if (!ctx.out.isMachine) ctx.out.success(`created role ${data.name} (${data.id})`);
+}
+
+export function createCommand(make: MakeContext): Command {
+  return new Command('create')
+    .summary('Create a custom role')
+    .description(
+      'Create a custom role in the tenant. Permissions are dotted lowercase identifiers from ' +
+        "the platform's permission catalog (exception.read, rule.write.fx, …); a permission also " +
+        'grants the more specific ones below it. Names are unique in the tenant.',
+    )
+    .addOption(new Option('--name <name>', 'role name, e.g. fx-desk (lowercase, digits, _ and -)'))
+    .addOption(new Option('--description <text>', 'what the role is for'))
+    .addOption(
+      new Option('--permission <permission>', 'a permission the role grants (repeatable)').argParser(collect),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        [
+          'svc roles create --name fx-desk --permission exception.read --permission exception.resolve.fx_difference',
+          'a role for the FX desk',
+        ],
+        [
+          'svc roles create --name rule-fx --permission rule.read,rule.write.fx --json',
+          'comma-separated, as JSON',
+        ],
+      ),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseRolesCreate(flags);
+      await runRolesCreate(await make(cmd), options);
+    });
+}

@@ -1,0 +1,53 @@
+import { Command } from 'commander';
+import type { Role } from '../../api/schemas/roles.js';
+import type { Context } from '../../context.js';
+import { path } from '../../http/path.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { resolveRole } from './shared.js';
+
+export interface RolesDeleteOptions {
+  role: string;
+}
+
+export function parseRolesDelete(role: unknown): RolesDeleteOptions {
+  return { role: nonEmpty('ROLE', role) };
+}
+
+export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions): Promise<void> {
+  const api = await ctx.api();
+  const role = await resolveRole(api, options.role);
+  // A built-in role goes straight to the server, whose refusal (builtin_role_immutable) is the answer.
+  if (role.kind === 'custom') {
+    await confirmDestructive(
+      ctx,
+      `Delete the custom role ${role.name} (${role.id})? Users holding it lose it at once.`,
+      `deleting role ${role.name}`,
+    );
+  }
+  const { data } = await api.delete<Role>(path`/v1/roles/${role.id}`);
+  if (ctx.out.isMachine) await ctx.out.json(data);
+  else ctx.out.success(`deleted role ${data.name} (${data.id}); its assignments no longer grant it`);
+}
+
+export function deleteCommand(make: MakeContext): Command {
+  return new Command('delete')
+    .alias('rm')
+    .summary('Delete a custom role')
+    .description(
+      'Soft-delete a custom role: it disappears from lists and stops granting access at once; ' +
+        'the record stays (with deleted_at) for the audit trail. Asks first on a terminal; needs ' +
+        '--yes otherwise.',
+    )
+    .argument('<role>', 'role id or name')
+    .addHelpText(
+      'after',
+      examples(
+        ['svc roles delete fx-desk', 'asks for confirmation on a terminal'],
+        ['svc roles delete role_0123456789abcdef01234567 --yes', 'in a script'],
+      ),
+    )
+    .action(async (role: string, _flags: unknown, cmd: Command) => {
+      const options = parseRolesDelete(role);
+      await runRolesDelete(await make(cmd), options);
+    });
+}

@@ -1,0 +1,84 @@
+/**
+ * Expiry of a role grant: a duration (`30m`, `8h`, `7d`), an absolute ISO 8601 time, or `never`
+ * (a permanent grant). Parsers return a message instead of throwing, so flags, file rows and
+ * prompts can each put it in their own words.
+ */
+
+export type Expiry =
+  | { kind: 'in'; ms: number; text: string }
+  | { kind: 'at'; ms: number }
+  | { kind: 'never' };
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+export const MAX_DURATION_DAYS = 365;
+export const DURATION_FORMS = '30m, 8h, 7d';
+
+/** `30m`, `8h`, `7d` (minutes, hours, days, at most 365 days), or `never`. */
+export function parseDuration(raw: string): Parsed<Expiry> {
+  const text = raw.trim();
+  if (text.toLowerCase() === 'never') return { ok: true, value: { kind: 'never' } };
+  const match = /^(\d+)\s*([mhd])$/i.exec(text);
+  if (!match) {
+    return {
+      ok: false,
+      message: `${JSON.stringify(raw)} is not a duration: use a whole number and m, h or d (${DURATION_FORMS}), or never`,
+    };
+  }
+  const count = Number(match[1]);
+  const unit = match[2]!.toLowerCase() as keyof typeof UNIT_MS;
+  const ms = count * UNIT_MS[unit];
+  if (ms <= 0)
+    return { ok: false, message: `a duration must be longer than zero, got ${JSON.stringify(raw)}` };
+  if (ms > MAX_DURATION_DAYS * UNIT_MS.d) {
+    return {
+      ok: false,
+      message: `${JSON.stringify(raw)} is longer than ${MAX_DURATION_DAYS} days; give an end time (expires at) instead`,
+    };
+  }
+  return { ok: true, value: { kind: 'in', ms, text: `${count}${unit}` } };
+}
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/** An ISO 8601 / RFC 3339 time with a time zone (`Z` or an offset), in the future. */
+export function parseTime(raw: string, nowMs: number): Parsed<Expiry> {
+  const text = raw.trim();
+  const match = ISO.exec(text);
+  const bad = {
+    ok: false as const,
+    message: `${JSON.stringify(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`,
+  };
+  if (!match) return bad;
+  const [y, mo, d, h, mi, s] = match.slice(1, 7).map((part) => Number(part ?? 0)) as number[];
+  const check = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!));
+  if (
+    check.getUTCMonth() !== mo! - 1 ||
+    check.getUTCDate() !== d ||
+    check.getUTCHours() !== h ||
+    check.getUTCMinutes() !== mi
+  ) {
+    return bad;
+  }
+  const ms = Date.parse(text.replace(' ', 'T'));
+  if (Number.isNaN(ms)) return bad;
+  if (ms <= nowMs) return { ok: false, message: `${isoSeconds(ms)} is in the past` };
+  return { ok: true, value: { kind: 'at', ms } };
+}
+
+/** The expires_at an expiry gives when counted from `anchorMs`; null for a permanent grant. */
+export function expiresAt(expiry: Expiry, anchorMs: number): string | null {
+  if (expiry.kind === 'never') return null;
+  return isoSeconds(expiry.kind === 'in' ? anchorMs + expiry.ms : expiry.ms);
+}
+
+export function describeExpiry(expiry: Expiry): string {
+  if (expiry.kind === 'never') return 'never';
+  return expiry.kind === 'in' ? `in ${expiry.text}` : `at ${isoSeconds(expiry.ms)}`;
+}
+
+/** ISO 8601 UTC with second precision, the API's timestamp format. */
+export function isoSeconds(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z');
+}

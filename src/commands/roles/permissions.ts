@@ -1,0 +1,23 @@
+import { PERMISSION_RE } from '../../api/roles.js';
+import { UsageError } from '../../errors.js';
+
+/** Repeatable flag values, collected in order. */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * Permission strings from a repeatable flag, checked locally before any request: dotted
+ * lowercase identifiers (the server then checks them against its catalog). Duplicates are dropped.
+ */
+export function permissionFlag(flag: string, raw: unknown): string[] {
+  const values = Array.isArray(raw) ? (raw as string[]) : [];
+  const out: string[] = [];
+  for (const value of values.flatMap((v) => v.split(',')).map((v) => v.trim())) {
+    if (!PERMISSION_RE.test(value)) {
+      throw new UsageError(
+        `${flag} ${JSON.stringify(value)} is not a permission: use a dotted lowercase identifier such as exception.read or rule.write.fx`,
+      );
+    }
+    if (!out.includes(value)) out.push(value);
+  }
+  return out;
+}

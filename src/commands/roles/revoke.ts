@@ -1,0 +1,132 @@
+import { Command, Option } from 'commander';
+import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { path } from '../../http/path.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { type BulkFileOptions, DEFAULT_CONCURRENCY, parseBulkFlags, runBulkFile } from './bulk.js';
+import { assignmentFields, resolveRole } from './shared.js';
+
+export interface RolesRevokeOptions {
+  user: string | undefined;
+  role: string | undefined;
+  bulk: BulkFileOptions | undefined;
+}
+
+export function parseRolesRevoke(
+  user: unknown,
+  role: unknown,
+  flags: Record<string, unknown>,
+): RolesRevokeOptions {
+  const bulkFlags = parseBulkFlags(flags);
+  if (flags.file !== undefined) {
+    if (user !== undefined || role !== undefined)
+      throw new UsageError('give USER and ROLE, or --file, not both');
+    return {
+      user: undefined,
+      role: undefined,
+      bulk: { file: nonEmpty('--file', flags.file), ...bulkFlags, defaults: {} },
+    };
+  }
+  return {
+    user: user === undefined ? undefined : nonEmpty('USER', user),
+    role: role === undefined ? undefined : nonEmpty('ROLE', role),
+    bulk: undefined,
+  };
+}
+
+export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions): Promise<void> {
+  if (options.bulk) return runBulkFile(ctx, 'revoke', options.bulk);
+  const missing = [options.user === undefined ? 'USER' : '', options.role === undefined ? 'ROLE' : ''].filter(
+    Boolean,
+  );
+  if (missing.length > 0 && !ctx.canPrompt) {
+    throw new UsageError(`missing ${missing.join(' and ')}`, {
+      hint: 'pass them on the command line, or run in a terminal to be asked',
+    });
+  }
+  const api = await ctx.api();
+  const user =
+    options.user ??
+    (
+      await ctx.prompter.input('User id', {
+        validate: (v) => (/^\S+$/.test(v.trim()) ? true : 'a user id, e.g. usr_analyst'),
+      })
+    ).trim();
+  let role: Role;
+  if (options.role === undefined) {
+    const held = (await api.get<{ items: RoleAssignment[] }>(path`/v1/users/${user}/roles`)).data.items;
+    if (held.length === 0) throw new UsageError(`${user} holds no role in this tenant; nothing to revoke`);
+    const roleId = await ctx.prompter.select(
+      'Role to revoke',
+      held.map((a) => ({
+        name: a.role_name,
+        value: a.role_id,
+        description: a.expires_at ? `until ${a.expires_at}` : 'permanent',
+      })),
+    );
+    role = await resolveRole(api, roleId);
+  } else {
+    role = await resolveRole(api, options.role);
+  }
+  const tenant = ctx.settings().values.tenant ?? 'the tenant';
+  await confirmDestructive(
+    ctx,
+    `Revoke ${role.name} from ${user} in ${tenant}?`,
+    `revoking ${role.name} from ${user}`,
+  );
+  const { data } = await api.delete<RoleAssignment>(path`/v1/users/${user}/roles/${role.id}`);
+  await ctx.out.record(data, assignmentFields(data));
+  if (!ctx.out.isMachine) {
+    ctx.out.success(
+      `revoked ${data.role_name} from ${data.user_id} (audit trail ${data.revocation_audit_trail_id})`,
+    );
+  }
+}
+
+export function revokeCommand(make: MakeContext): Command {
+  return new Command('revoke')
+    .summary('Revoke a role from a user, or from many listed in a file')
+    .description(
+      'Revoke a role from a user in the tenant: the role stops granting access at once and the ' +
+        'revocation is written to the audit trail. Asks first on a terminal; needs --yes ' +
+        'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
+        ' too) of a CSV or NDJSON file, or of standard input (-), checked as a whole first, ' +
+        'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
+        'reported as skipped (not_assigned).',
+    )
+    .argument('[user]', 'user id')
+    .argument('[role]', 'role id or name')
+    .addOption(
+      new Option('--file <file>', 'revoke every row of a CSV or NDJSON file; - reads standard input'),
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        `requests in flight with --file, 1-64 (default ${DEFAULT_CONCURRENCY})`,
+      ),
+    )
+    .addOption(new Option('--dry-run', 'with --file: print what would be revoked, without changing anything'))
+    .addOption(
+      new Option('--journal <path>', 'with --file: where finished rows are recorded (default: state dir)'),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        ['svc roles revoke usr_analyst tenant_admin', 'asks for confirmation on a terminal'],
+        ['svc roles revoke usr_analyst fx-desk --yes', 'in a script'],
+        ['svc roles revoke --file grants.csv --yes --ndjson', 'undo a bulk grant, one result line per row'],
+      ),
+    )
+    .action(
+      async (
+        user: string | undefined,
+        role: string | undefined,
+        flags: Record<string, unknown>,
+        cmd: Command,
+      ) => {
+        const options = parseRolesRevoke(user, role, flags);
+        await runRolesRevoke(await make(cmd), options);
+      },
+    );
+}

@@ -1,0 +1,138 @@
+import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
+import { didYouMean } from '../../api/suggest.js';
+import type { Context } from '../../context.js';
+import { NotFoundError, UsageError } from '../../errors.js';
+import type { ApiClient } from '../../http/client.js';
+import { ApiError, ConflictError } from '../../http/errors.js';
+import { path } from '../../http/path.js';
+import type { Column, Field } from '../../output/output.js';
+
+export const ROLE_COLUMNS: Array<Column<Role>> = [
+  { header: 'id', value: (r) => r.id, kind: 'id' },
+  { header: 'name', value: (r) => r.name },
+  { header: 'kind', value: (r) => r.kind },
+  { header: 'permissions', value: (r) => r.permissions },
+  { header: 'description', value: (r) => r.description, optional: true },
+];
+
+export const roleFields = (r: Role): Field[] => [
+  ['id', r.id],
+  ['name', r.name],
+  ['kind', r.kind],
+  ['scope', r.scope],
+  ['description', r.description],
+  ['permissions', r.permissions.join(', ')],
+  ['tenant', r.tenant_id],
+  ['created', r.created_at, 'time'],
+  ['created by', r.created_by],
+  ['updated', r.updated_at, 'time'],
+  ['deleted', r.deleted_at, 'time'],
+];
+
+export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
+  { header: 'role', value: (a) => a.role_name },
+  { header: 'status', value: (a) => a.status },
+  { header: 'expires', value: (a) => a.expires_at ?? 'never', kind: 'time' },
+  { header: 'assigned by', value: (a) => a.assigned_by },
+  { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
+  { header: 'audit trail id', value: (a) => a.audit_trail_id, kind: 'id' },
+  { header: 'role id', value: (a) => a.role_id, kind: 'id', optional: true },
+  { header: 'justification', value: (a) => a.justification, optional: true },
+];
+
+export const assignmentFields = (a: RoleAssignment): Field[] => {
+  const fields: Field[] = [
+    ['user', a.user_id],
+    ['role', `${a.role_name}${a.role_id === a.role_name ? '' : ` (${a.role_id})`}`],
+    ['status', a.status],
+    ['assigned by', a.assigned_by],
+    ['assigned', a.assigned_at, 'time'],
+    ['expires', a.expires_at ?? 'never', a.expires_at ? 'time' : 'text'],
+    ['justification', a.justification],
+    ['audit trail id', a.audit_trail_id],
+  ];
+  if (a.revoked_at) {
+    fields.push(['revoked', a.revoked_at, 'time'], ['revoked by', a.revoked_by]);
+    fields.push(['revocation audit trail id', a.revocation_audit_trail_id]);
+  }
+  return fields;
+};
+
+/** Every role of the tenant (built-in and live custom ones), following every page. */
+export async function listRoles(api: ApiClient, signal?: AbortSignal): Promise<Role[]> {
+  const roles: Role[] = [];
+  for await (const role of api.paginate<Role>('/v1/roles', { limit: 200 }, signal ? { signal } : {})) {
+    roles.push(role);
+  }
+  return roles;
+}
+
+/** A role from a list, by id first, then by name. */
+export function findRole(roles: Role[], ref: string): Role | undefined {
+  return roles.find((r) => r.id === ref) ?? roles.find((r) => r.name === ref);
+}
+
+export function unknownRole(ref: string, roles: Role[]): string {
+  return `unknown role ${JSON.stringify(ref)}${didYouMean(
+    ref,
+    roles.map((r) => r.name),
+  )}`;
+}
+
+/**
+ * A role named by id or by name. Built-in ids are their names, so one GET answers those and
+ * custom ids; a custom role's name is looked up in the list.
+ */
+export async function resolveRole(api: ApiClient, ref: string): Promise<Role> {
+  if (ref !== '.' && ref !== '..') {
+    try {
+      return (await api.get<Role>(path`/v1/roles/${ref}`)).data;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
+  }
+  const roles = await listRoles(api);
+  const role = findRole(roles, ref);
+  if (role) return role;
+  throw new NotFoundError(`${unknownRole(ref, roles)} in this tenant`, {
+    hint: 'see `svc roles ls` for the roles of the tenant',
+  });
+}
+
+/** The tenant of the profile; bulk runs need it for idempotency keys and journals. */
+export function requireTenant(ctx: Context): string {
+  const tenant = ctx.settings().values.tenant;
+  if (!tenant) {
+    throw new UsageError('no tenant: roles belong to a tenant', {
+      hint: 'pass --tenant ID, set SVC_TENANT, or `svc config set tenant ID`',
+    });
+  }
+  return tenant;
+}
+
+/** The assignment a 409 assignment_exists carries (details[0].assignment), if any. */
+export function existingAssignment(error: unknown): RoleAssignment | undefined {
+  if (!(error instanceof ApiError) || error.status !== 409 || error.code !== 'assignment_exists')
+    return undefined;
+  const first = Array.isArray(error.details)
+    ? (error.details[0] as { assignment?: RoleAssignment })
+    : undefined;
+  return first?.assignment ?? ({} as RoleAssignment);
+}
+
+/** The same API error with a hint for the user (keeps status, code and request id). */
+export function withHint(error: ApiError, hint: string): ApiError {
+  const Ctor = error instanceof ConflictError ? ConflictError : ApiError;
+  return new Ctor(
+    {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      requestId: error.requestId,
+      details: error.details,
+      headers: error.headers,
+      body: error.body,
+    },
+    { hint, cause: error },
+  );
+}

@@ -1,0 +1,273 @@
+import { grantsPermission, RESERVED_ROLE_PREFIXES, type RoleKind } from '../../api/roles.js';
+import { didYouMean } from '../../api/suggest.js';
+import type { SandboxClock } from '../clock.js';
+import { ApiProblem } from '../problem.js';
+import type { SandboxState } from '../state.js';
+import { randomId } from '../tokens.js';
+import type { Principal } from '../types.js';
+import { ALL_PERMISSIONS, BUILTIN_ROLES, PERMISSION_CATALOG, type Role } from './role-catalog.js';
+
+/** Roles in list order: seq orders built-ins before custom roles, which follow in creation order. */
+interface StoredRole {
+  seq: number;
+  role: Role;
+}
+
+const BUILTIN_BY_ID = new Map(BUILTIN_ROLES.map((role, i) => [role.id, { seq: i, role }]));
+
+export type AuditAction = 'role.assigned' | 'role.revoked' | 'role.created' | 'role.updated' | 'role.deleted';
+
+/** An audit-trail entry: one per assignment and revocation (and per change to a custom role). */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  tenant_id: string;
+  action: AuditAction;
+  actor: string;
+  user_id: string | null;
+  role_id: string;
+  role_name: string;
+  expires_at: string | null;
+  justification: string | null;
+  request_id: string;
+}
+
+/** Checks permission strings against the catalog: 400 unknown_permission naming each unknown one. */
+export function checkPermissions(permissions: string[], field = 'permissions'): void {
+  const unknown = permissions.filter((p) => !(p in PERMISSION_CATALOG));
+  if (unknown.length === 0) return;
+  const described = unknown.map((p) => `${p}${didYouMean(p, ALL_PERMISSIONS)}`);
+  throw new ApiProblem(
+    400,
+    'unknown_permission',
+    `unknown permission${unknown.length > 1 ? 's' : ''} ${described.join(', ')}; see x-permission-catalog in the OpenAPI document`,
+    {
+      details: unknown.map((p) => ({
+        field,
+        message: `${p} is not in the permission catalog${didYouMean(p, ALL_PERMISSIONS)}`,
+      })),
+    },
+  );
+}
+
+/**
+ * Built-in roles (the same in every tenant, immutable), custom roles per tenant (soft-deleted,
+ * never removed), and the audit trail of role changes and assignments.
+ */
+export class RoleStore {
+  readonly #custom = new Map<string, StoredRole>();
+  readonly #byTenant = new Map<string, StoredRole[]>();
+  readonly audit: AuditEntry[] = [];
+  readonly #clock: SandboxClock;
+  #seq = 1000;
+
+  constructor(clock: SandboxClock) {
+    this.#clock = clock;
+  }
+
+  /** Live roles of a tenant (and deleted ones when asked), built-ins first, with their list positions. */
+  list(tenantId: string, options: { kind?: RoleKind; includeDeleted?: boolean } = {}): StoredRole[] {
+    const builtins = options.kind === 'custom' ? [] : [...BUILTIN_BY_ID.values()];
+    const custom =
+      options.kind === 'builtin'
+        ? []
+        : (this.#byTenant.get(tenantId) ?? []).filter(
+            (s) => options.includeDeleted || s.role.deleted_at === null,
+          );
+    return [...builtins, ...custom];
+  }
+
+  /** A built-in role, or a custom role of this tenant (deleted ones included). */
+  get(tenantId: string, id: string): Role | undefined {
+    const builtin = BUILTIN_BY_ID.get(id);
+    if (builtin) return builtin.role;
+    const stored = this.#custom.get(id);
+    return stored && stored.role.tenant_id === tenantId ? stored.role : undefined;
+  }
+
+  /** Whether a role grants anything: built-ins always, custom roles until they are deleted. */
+  isLive(tenantId: string, roleId: string): boolean {
+    if (BUILTIN_BY_ID.has(roleId)) return true;
+    const stored = this.#custom.get(roleId);
+    return stored !== undefined && stored.role.tenant_id === tenantId && stored.role.deleted_at === null;
+  }
+
+  /** Every permission granted by these roles (unknown or deleted roles grant nothing). */
+  permissionsOf(tenantId: string, roleIds: Iterable<string>): Set<string> {
+    const held = new Set<string>();
+    for (const id of roleIds) {
+      if (!this.isLive(tenantId, id)) continue;
+      for (const p of this.get(tenantId, id)!.permissions) held.add(p);
+    }
+    return held;
+  }
+
+  #nameTaken(tenantId: string, name: string, except?: string): boolean {
+    if (BUILTIN_BY_ID.has(name)) return true;
+    return (this.#byTenant.get(tenantId) ?? []).some(
+      (s) => s.role.deleted_at === null && s.role.name === name && s.role.id !== except,
+    );
+  }
+
+  #checkName(tenantId: string, name: string, except?: string): void {
+    const prefix = RESERVED_ROLE_PREFIXES.find((p) => name.startsWith(p));
+    if (prefix) {
+      throw new ApiProblem(
+        400,
+        'reserved_role_name',
+        `role names starting with ${prefix} are kept for built-in roles`,
+        {
+          details: [{ field: 'name', message: `must not start with ${prefix}` }],
+        },
+      );
+    }
+    if (this.#nameTaken(tenantId, name, except)) {
+      throw new ApiProblem(409, 'role_name_taken', `a role named ${name} already exists in this tenant`, {
+        details: [{ field: 'name', message: 'is taken' }],
+      });
+    }
+  }
+
+  create(
+    tenantId: string,
+    input: { name: string; description?: string | undefined; permissions: string[] },
+    actor: string,
+  ): Role {
+    this.#checkName(tenantId, input.name);
+    checkPermissions(input.permissions);
+    const now = this.#clock.iso();
+    const role: Role = {
+      id: randomId('role'),
+      name: input.name,
+      description: input.description ?? '',
+      kind: 'custom',
+      scope: 'tenant',
+      permissions: [...new Set(input.permissions)].sort(),
+      tenant_id: tenantId,
+      created_at: now,
+      updated_at: now,
+      created_by: actor,
+      deleted_at: null,
+    };
+    const stored = { seq: ++this.#seq, role };
+    this.#custom.set(role.id, stored);
+    const list = this.#byTenant.get(tenantId);
+    if (list) list.push(stored);
+    else this.#byTenant.set(tenantId, [stored]);
+    return role;
+  }
+
+  /** Refuses changes to built-in and deleted roles. */
+  mutable(role: Role): Role {
+    if (role.kind === 'builtin') {
+      throw new ApiProblem(
+        403,
+        'builtin_role_immutable',
+        `${role.name} is a built-in role; built-in roles cannot be changed or deleted`,
+      );
+    }
+    if (role.deleted_at !== null) {
+      throw new ApiProblem(
+        409,
+        'role_deleted',
+        `role ${role.name} (${role.id}) was deleted at ${role.deleted_at}`,
+      );
+    }
+    return role;
+  }
+
+  update(
+    role: Role,
+    change: {
+      name?: string | undefined;
+      description?: string | undefined;
+      permissions?: string[] | undefined;
+      add_permissions?: string[] | undefined;
+      remove_permissions?: string[] | undefined;
+    },
+  ): Role {
+    this.mutable(role);
+    if (change.permissions && (change.add_permissions || change.remove_permissions)) {
+      throw new ApiProblem(
+        400,
+        'invalid_request',
+        'send permissions, or add_permissions/remove_permissions, not both',
+        {
+          details: [
+            {
+              field: 'permissions',
+              message: 'cannot be combined with add_permissions or remove_permissions',
+            },
+          ],
+        },
+      );
+    }
+    if (change.name !== undefined && change.name !== role.name)
+      this.#checkName(role.tenant_id!, change.name, role.id);
+    checkPermissions(change.permissions ?? [], 'permissions');
+    checkPermissions(change.add_permissions ?? [], 'add_permissions');
+    checkPermissions(change.remove_permissions ?? [], 'remove_permissions');
+    let permissions = new Set(change.permissions ?? role.permissions);
+    for (const p of change.add_permissions ?? []) permissions.add(p);
+    const removed = new Set(change.remove_permissions ?? []);
+    permissions = new Set([...permissions].filter((p) => !removed.has(p)));
+    if (permissions.size === 0) {
+      throw new ApiProblem(400, 'invalid_request', 'a role needs at least one permission', {
+        details: [{ field: 'remove_permissions', message: 'would leave the role without permissions' }],
+      });
+    }
+    if (change.name !== undefined) role.name = change.name;
+    if (change.description !== undefined) role.description = change.description;
+    role.permissions = [...permissions].sort();
+    role.updated_at = this.#clock.iso();
+    return role;
+  }
+
+  softDelete(role: Role): Role {
+    this.mutable(role);
+    role.deleted_at = this.#clock.iso();
+    role.updated_at = role.deleted_at;
+    return role;
+  }
+
+  recordAudit(entry: Omit<AuditEntry, 'id' | 'at'>): AuditEntry {
+    const record: AuditEntry = { id: randomId('aud'), at: this.#clock.iso(), ...entry };
+    this.audit.push(record);
+    return record;
+  }
+}
+
+/** The ids of the roles the caller holds live in a tenant: an API key's roles, or the user's active assignments. */
+export function callerRoleIds(state: SandboxState, principal: Principal, tenantId: string): string[] {
+  if (!principal.tenantIds.includes(tenantId)) return [];
+  if (principal.fixedRoles) return principal.fixedRoles;
+  if (!principal.user) return [];
+  const { identity } = state;
+  const now = state.clock.now();
+  return identity
+    .assignmentsOf(principal.user.id, tenantId)
+    .filter((a) => identity.isActive(a, now))
+    .map((a) => a.role_id);
+}
+
+/** Every permission the caller's live roles grant in a tenant (custom roles included). */
+export function callerPermissions(state: SandboxState, principal: Principal, tenantId: string): Set<string> {
+  return state.roles.permissionsOf(tenantId, callerRoleIds(state, principal, tenantId));
+}
+
+/**
+ * Whether the caller's roles grant one of `needed` (used by the auth plugin for routes whose
+ * config lists `permissions`, so custom roles authorize too).
+ */
+export function holdsPermission(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  needed: readonly string[] | undefined,
+): boolean {
+  if (!needed || needed.length === 0) return false;
+  const held = [...callerPermissions(state, principal, tenantId)];
+  return needed.some((p) => grantsPermission(held, p));
+}
+
+export { BUILTIN_ROLES, PERMISSION_CATALOG, type Role };

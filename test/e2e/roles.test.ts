@@ -1,0 +1,376 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+import { svc, tempConfigDir } from '../helpers/svc.js';
+
+const sandbox = useSandbox();
+const configDir = tempConfigDir();
+const TENANT = tenantId('acme-treasury');
+let env: Record<string, string>;
+
+beforeAll(() => {
+  env = {
+    SVC_CONFIG_DIR: configDir,
+    SVC_BASE_URL: sandbox().url,
+    SVC_TOKEN: sandbox().adminToken,
+    SVC_TENANT: TENANT,
+    NO_COLOR: '1',
+  };
+});
+
+const json = (text: string) => JSON.parse(text);
+const roleRequests = async () => {
+  const stats = (await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>;
+  return Object.entries(stats)
+    .filter(([k]) => /\/v1\/(roles|users)/.test(k))
+    .reduce((sum, [, n]) => sum + n, 0);
+};
+
+describe('svc roles ls / get', () => {
+  it('lists built-in roles first, as TSV when piped and as a table on a terminal', async () => {
+    const piped = await svc(['roles', 'ls', '--builtin'], { env });
+    expect(piped.code).toBe(0);
+    const rows = piped.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(rows.map((r) => r[0])).toEqual([
+      'tenant_admin',
+      'tenant_reviewer',
+      'tenant_lead',
+      'tenant_analyst',
+      'tenant_rule_author',
+      'tenant_ai_prompter',
+      'tenant_compliance',
+      'tenant_auditor',
+      'tenant_viewer',
+      'org_admin',
+    ]);
+    expect(rows[8]).toEqual([
+      'tenant_viewer',
+      'tenant_viewer',
+      'builtin',
+      'account.read,exception.read,reconciliation.read',
+      'Read-only access',
+    ]);
+    const table = await svc(['roles', 'ls', '--builtin'], { env: { ...env, SVC_FORCE_TTY: '200' } });
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID +NAME +KIND +PERMISSIONS$/);
+    expect(table.stdout.split('\n')[9]).toMatch(
+      /^tenant_viewer +tenant_viewer +builtin +account.read,exception.read,reconciliation.read$/,
+    );
+    const empty = await svc(['roles', 'ls', '--custom'], { env: { ...env, SVC_FORCE_TTY: '200' } });
+    expect([empty.code, empty.stdout, empty.stderr]).toEqual([
+      0,
+      '',
+      'No custom roles yet: create one with `svc roles create`.\n',
+    ]);
+  });
+
+  it('gets a role by id or by name, and says when there is none', async () => {
+    const viewer = await svc(['roles', 'get', 'tenant_viewer', '--json'], { env });
+    expect(json(viewer.stdout)).toMatchObject({ id: 'tenant_viewer', kind: 'builtin', scope: 'tenant' });
+    const missing = await svc(['roles', 'get', 'tenant_viewr'], { env });
+    expect([missing.code, missing.stderr]).toEqual([
+      5,
+      'error: unknown role "tenant_viewr" (did you mean tenant_viewer?) in this tenant; see `svc roles ls` for the roles of the tenant\n',
+    ]);
+  });
+});
+
+describe('custom roles', () => {
+  it('creates, updates and deletes a custom role; built-in roles are protected', async () => {
+    const created = await svc(
+      [
+        'roles',
+        'create',
+        '--name',
+        'fx-desk',
+        '--description',
+        'FX desk',
+        '--permission',
+        'exception.read',
+        '--permission',
+        'exception.resolve.fx_difference',
+      ],
+      { env },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const id = /^id\t(role_[0-9a-f]{24})$/m.exec(created.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(created.stdout).toContain('permissions\texception.read, exception.resolve.fx_difference\n');
+    expect(created.stderr).toBe(`✓ created role fx-desk (${id})\n`);
+
+    const updated = await svc(
+      [
+        'roles',
+        'update',
+        'fx-desk',
+        '--name',
+        'fx-ops',
+        '--add-permission',
+        'rule.write.fx',
+        '--remove-permission',
+        'exception.read',
+        '--json',
+      ],
+      { env },
+    );
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(json(updated.stdout)).toMatchObject({
+      id,
+      name: 'fx-ops',
+      permissions: ['exception.resolve.fx_difference', 'rule.write.fx'],
+    });
+    const byId = await svc(['roles', 'get', id!, '--json'], { env });
+    expect(json(byId.stdout).name).toBe('fx-ops');
+
+    const refused = await svc(['roles', 'delete', 'fx-ops'], { env });
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      'error: deleting role fx-ops needs confirmation; pass --yes to confirm non-interactively\n',
+    ]);
+    const deleted = await svc(['roles', 'delete', 'fx-ops', '--yes'], { env });
+    expect([deleted.code, deleted.stderr]).toEqual([
+      0,
+      `✓ deleted role fx-ops (${id}); its assignments no longer grant it\n`,
+    ]);
+    const listed = await svc(['roles', 'ls', '--custom', '--include-deleted', '--json'], { env });
+    expect(json(listed.stdout)).toEqual([
+      expect.objectContaining({ id, deleted_at: expect.stringMatching(/Z$/) }),
+    ]);
+
+    for (const args of [
+      ['roles', 'delete', 'tenant_admin'],
+      ['roles', 'update', 'tenant_viewer', '--add-permission', 'rule.read'],
+    ]) {
+      const r = await svc(args, { env });
+      expect(r.code, args.join(' ')).toBe(4);
+      expect(r.stderr).toMatch(
+        /^error: tenant_(admin|viewer) is a built-in role; built-in roles cannot be changed or deleted \(HTTP 403, builtin_role_immutable, request req_[0-9a-f]+\)\n$/,
+      );
+    }
+  });
+
+  it.each([
+    [
+      ['roles', 'create', '--name', 'ops'],
+      'error: a role needs at least one --permission; e.g. --permission exception.read --permission exception.write',
+    ],
+    [['roles', 'create', '--permission', 'exception.read'], 'error: --name is required'],
+    [
+      ['roles', 'create', '--name', 'ops', '--permission', 'Exception.Read'],
+      'error: --permission "Exception.Read" is not a permission: use a dotted lowercase identifier such as exception.read or rule.write.fx',
+    ],
+    [
+      ['roles', 'update', 'ops', '--add-permission', 'exception'],
+      'error: --add-permission "exception" is not a permission: use a dotted lowercase identifier such as exception.read or rule.write.fx',
+    ],
+    [
+      ['roles', 'update', 'ops'],
+      'error: nothing to change; pass --name, --description, --add-permission or --remove-permission',
+    ],
+    [
+      ['roles', 'ls', '--custom', '--builtin'],
+      'error: --custom and --builtin cannot be combined; leave both out to list every role',
+    ],
+  ])('svc %j → exit 2 before any request', async (args, message) => {
+    const before = await roleRequests();
+    const r = await svc(args, { env });
+    expect([r.code, r.stderr]).toEqual([2, `${message}\n`]);
+    expect(await roleRequests()).toBe(before);
+  });
+
+  it('reports a permission outside the catalog from the server, with a suggestion', async () => {
+    const r = await svc(['roles', 'create', '--name', 'ops', '--permission', 'exception.reed'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^error: unknown permission exception\.reed \(did you mean exception\.read\?\); see x-permission-catalog in the OpenAPI document \(HTTP 400, unknown_permission, request req_\w+\)\n {2}- permissions: exception\.reed is not in the permission catalog \(did you mean exception\.read\?\)\n$/,
+    );
+  });
+});
+
+describe('svc roles assign / revoke', () => {
+  it('grants with an expiry and prints the audit_trail_id; a duplicate is a conflict', async () => {
+    const r = await svc(
+      [
+        'roles',
+        'assign',
+        'usr_lead',
+        'tenant_reviewer',
+        '--expires-in',
+        '8h',
+        '--justification',
+        'INC-4711 cover',
+      ],
+      { env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const audit = /^audit trail id\t(aud_[0-9a-f]{24})$/m.exec(r.stdout)?.[1];
+    expect(audit).toBeDefined();
+    const expires = /^expires\t(\S+)$/m.exec(r.stdout)?.[1];
+    expect(Date.parse(expires!) - Date.now()).toBeGreaterThan(8 * 3600_000 - 60_000);
+    expect(r.stdout).toContain(
+      'user\tusr_lead\nrole\ttenant_reviewer\nstatus\tactive\nassigned by\tusr_admin\n',
+    );
+    expect(r.stderr).toBe(`✓ granted tenant_reviewer to usr_lead until ${expires} (audit trail ${audit})\n`);
+    const trail = await call(sandbox(), 'GET', '/_sandbox/audit-trail?user_id=usr_lead&action=role.assigned');
+    expect(trail.body.items.at(-1)).toMatchObject({
+      id: audit,
+      justification: 'INC-4711 cover',
+      actor: 'usr_admin',
+    });
+
+    const again = await svc(
+      [
+        'roles',
+        'assign',
+        'usr_lead',
+        'tenant_reviewer',
+        '--expires-at',
+        '2099-01-01T00:00:00Z',
+        '--justification',
+        'x',
+        '--json',
+      ],
+      { env },
+    );
+    expect(again.code).toBe(6);
+    const error = json(again.stderr).error;
+    expect(error).toMatchObject({
+      code: 'assignment_exists',
+      message: `usr_lead already holds tenant_reviewer until ${expires}`,
+      hint: 'to change its expiry, revoke it first: svc roles revoke usr_lead tenant_reviewer',
+      status: 409,
+    });
+    expect(error.details[0].assignment.audit_trail_id).toBe(audit);
+
+    const listed = await svc(['roles', 'assignments', 'usr_lead', '--json'], { env });
+    expect(json(listed.stdout).map((a: { role_id: string }) => a.role_id)).toEqual([
+      'tenant_lead',
+      'tenant_reviewer',
+    ]);
+
+    const noYes = await svc(['roles', 'revoke', 'usr_lead', 'tenant_reviewer'], { env });
+    expect([noYes.code, noYes.stderr]).toEqual([
+      2,
+      'error: revoking tenant_reviewer from usr_lead needs confirmation; pass --yes to confirm non-interactively\n',
+    ]);
+    const revoked = await svc(['roles', 'revoke', 'usr_lead', 'tenant_reviewer', '--yes'], { env });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const revocation = /^revocation audit trail id\t(aud_[0-9a-f]{24})$/m.exec(revoked.stdout)?.[1];
+    expect(revoked.stderr).toBe(`✓ revoked tenant_reviewer from usr_lead (audit trail ${revocation})\n`);
+    const gone = await svc(['roles', 'revoke', 'usr_lead', 'tenant_reviewer', '--yes'], { env });
+    expect(gone.code).toBe(5);
+    expect(gone.stderr).toMatch(
+      /^error: usr_lead does not hold tenant_reviewer in this tenant \(HTTP 404, assignment_not_found/,
+    );
+  });
+
+  it.each([
+    [
+      ['roles', 'assign', 'usr_lead', 'tenant_viewer'],
+      'error: missing --expires-in or --expires-at, --justification; pass them on the command line (see `svc roles assign --help`), or run in a terminal to be asked',
+    ],
+    [
+      ['roles', 'assign', '--expires-in', '8h', '--justification', 'x'],
+      'error: missing USER, ROLE; pass them on the command line (see `svc roles assign --help`), or run in a terminal to be asked',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-in', '8x', '--justification', 'x'],
+      'error: --expires-in "8x" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-in', '0h', '--justification', 'x'],
+      'error: --expires-in a duration must be longer than zero, got "0h"',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-in', '400d', '--justification', 'x'],
+      'error: --expires-in "400d" is longer than 365 days; give an end time (expires at) instead',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-at', '2020-01-01T00:00:00Z', '--justification', 'x'],
+      'error: --expires-at 2020-01-01T00:00:00Z is in the past',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-at', '2030-02-30T00:00:00Z', '--justification', 'x'],
+      'error: --expires-at "2030-02-30T00:00:00Z" is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-at', '2030-01-01T00:00:00', '--justification', 'x'],
+      'error: --expires-at "2030-01-01T00:00:00" is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)',
+    ],
+    [
+      [
+        'roles',
+        'assign',
+        'u',
+        'r',
+        '--expires-in',
+        '1h',
+        '--expires-at',
+        '2030-01-01T00:00:00Z',
+        '--justification',
+        'x',
+      ],
+      'error: --expires-in and --expires-at cannot be combined; pick one',
+    ],
+    [
+      ['roles', 'assign', 'u', 'r', '--expires-in', '1h', '--justification', ' '],
+      'error: --justification must not be empty',
+    ],
+    [['roles', 'assign', 'u', 'r', '--file', 'x.csv'], 'error: give USER and ROLE, or --file, not both'],
+    [['roles', 'assign', 'u', 'r', '--dry-run'], 'error: --dry-run only works with --file'],
+    [
+      ['roles', 'assign', '--file', 'x.csv', '--concurrency', '0'],
+      'error: --concurrency must be an integer from 1 to 64, got "0"',
+    ],
+    [
+      ['roles', 'revoke', 'usr_lead'],
+      'error: missing ROLE; pass them on the command line, or run in a terminal to be asked',
+    ],
+  ])('svc %j → exit 2 before any request', async (args, message) => {
+    const before = await roleRequests();
+    const r = await svc(args, { env });
+    expect([r.code, r.stderr]).toEqual([2, `${message}\n`]);
+    expect(await roleRequests()).toBe(before);
+  });
+
+  it('an assignment that expires no longer authorizes (the sandbox clock moves past it)', async () => {
+    const auditor = (
+      await call(sandbox(), 'POST', '/_sandbox/tokens', {
+        body: { user_id: 'usr_auditor', expires_in_seconds: 86_400 },
+      })
+    ).body.access_token as string;
+    const asAuditor = { ...env, SVC_TOKEN: auditor };
+    const before = await svc(['roles', 'ls'], { env: asAuditor });
+    expect(before.code).toBe(4);
+    const granted = await svc(
+      [
+        'roles',
+        'assign',
+        'usr_auditor',
+        'tenant_admin',
+        '--expires-in',
+        '30m',
+        '--justification',
+        'audit prep',
+      ],
+      { env },
+    );
+    expect(granted.code, granted.stderr).toBe(0);
+    expect((await svc(['roles', 'ls', '--builtin'], { env: asAuditor })).code).toBe(0);
+    await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 31 * 60 } });
+    const after = await svc(['roles', 'ls'], { env: asAuditor });
+    expect(after.code).toBe(4);
+    expect(after.stderr).toMatch(
+      /^error: this needs role tenant_admin or permission role\.read in tenant acme-treasury; you have tenant_auditor \(HTTP 403, insufficient_role, request req_\w+\)/,
+    );
+    const history = await svc(['roles', 'assignments', 'usr_auditor', '--all', '--json'], { env });
+    expect(
+      json(history.stdout).map((a: { role_id: string; status: string }) => [a.role_id, a.status]),
+    ).toEqual([
+      ['tenant_auditor', 'active'],
+      ['tenant_admin', 'expired'],
+    ]);
+  });
+});

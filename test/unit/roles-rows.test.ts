@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import type { Role } from '../../src/api/schemas/roles.js';
+import { closest } from '../../src/api/suggest.js';
+import { readRecords } from '../../src/bulk/readers.js';
+import { expiresAt, parseDuration, parseTime } from '../../src/commands/roles/expiry.js';
+import { type GrantRow, validateRows } from '../../src/commands/roles/rows.js';
+
+const NOW = Date.parse('2026-01-15T09:30:00Z');
+const role = (id: string, extra: Partial<Role> = {}): Role => ({
+  id,
+  name: id,
+  description: '',
+  kind: 'builtin',
+  scope: 'tenant',
+  permissions: [],
+  tenant_id: null,
+  created_at: '',
+  updated_at: '',
+  created_by: 'system',
+  deleted_at: null,
+  ...extra,
+});
+const ROLES = [
+  role('tenant_admin'),
+  role('tenant_viewer'),
+  role('org_admin', { scope: 'organization' }),
+  role('role_0123456789abcdef01234567', { name: 'fx-desk', kind: 'custom' }),
+];
+const validate = (csv: string, options: Partial<Parameters<typeof validateRows>[1]> = {}) =>
+  validateRows(readRecords(Buffer.from(csv), 'f.csv'), {
+    kind: 'assign',
+    roles: ROLES,
+    defaults: {},
+    anchorMs: NOW,
+    nowMs: NOW,
+    ...options,
+  });
+
+describe('durations and times', () => {
+  it.each([
+    ['30m', 30 * 60_000],
+    ['8h', 8 * 3600_000],
+    ['7d', 7 * 86_400_000],
+    [' 2H ', 2 * 3600_000],
+    ['365d', 365 * 86_400_000],
+  ])('%j is %i ms', (text, ms) => {
+    expect(parseDuration(text)).toEqual({
+      ok: true,
+      value: { kind: 'in', ms, text: text.trim().toLowerCase() },
+    });
+  });
+
+  it.each([
+    ['8', '"8" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never'],
+    ['1.5h', '"1.5h" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never'],
+    ['-1h', '"-1h" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never'],
+    ['8s', '"8s" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never'],
+    ['0d', 'a duration must be longer than zero, got "0d"'],
+    ['366d', '"366d" is longer than 365 days; give an end time (expires at) instead'],
+  ])('%j is refused: %s', (text, message) => {
+    expect(parseDuration(text)).toEqual({ ok: false, message });
+  });
+
+  it('never is a permanent grant', () => {
+    expect(parseDuration('never')).toEqual({ ok: true, value: { kind: 'never' } });
+    expect(expiresAt({ kind: 'never' }, NOW)).toBeNull();
+  });
+
+  it.each([
+    ['2026-01-15T10:00:00Z', '2026-01-15T10:00:00Z'],
+    ['2026-01-15T12:00:00+02:00', '2026-01-15T10:00:00Z'],
+    ['2026-01-15T10:00Z', '2026-01-15T10:00:00Z'],
+    ['2026-01-15T10:00:00.900Z', '2026-01-15T10:00:00Z'],
+  ])('time %j expires at %s', (text, iso) => {
+    const parsed = parseTime(text, NOW);
+    expect(parsed.ok && expiresAt(parsed.value, NOW)).toBe(iso);
+  });
+
+  it.each([
+    ['2026-01-15', 'not an ISO 8601 time with a time zone'],
+    ['2026-01-15T10:00:00', 'not an ISO 8601 time with a time zone'],
+    ['2026-02-30T10:00:00Z', 'not an ISO 8601 time with a time zone'],
+    ['2026-01-15T09:30:00Z', 'is in the past'],
+  ])('time %j is refused (%s)', (text, message) => {
+    const parsed = parseTime(text, NOW);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.message).toContain(message);
+  });
+
+  it('counts a duration from the anchor (the first run of a file), to the second', () => {
+    const parsed = parseDuration('8h');
+    expect(parsed.ok && expiresAt(parsed.value, NOW + 999)).toBe('2026-01-15T17:30:00Z');
+  });
+});
+
+describe('validateRows', () => {
+  it('resolves roles by id or name and fills in defaults from flags', () => {
+    const { rows, problems } = validate(
+      'user,role_id,expires_in,justification\nu1,fx-desk,,\nu2,role_0123456789abcdef01234567,1h,own\n',
+      { defaults: { expiry: { kind: 'never' }, justification: 'flag' } },
+    );
+    expect(problems).toEqual([]);
+    expect(
+      rows.map((r) => [r.line, r.user, r.role.id, (r as GrantRow).expiresAt, (r as GrantRow).justification]),
+    ).toEqual([
+      [2, 'u1', 'role_0123456789abcdef01234567', null, 'flag'],
+      [3, 'u2', 'role_0123456789abcdef01234567', '2026-01-15T10:30:00Z', 'own'],
+    ]);
+  });
+
+  it('reports every problem of every row, in line order', () => {
+    const { rows, problems } = validate(
+      'user,role,expires_in,justification\n' +
+        'a b,tenant_admn,soon,\n' +
+        'u2,tenant_viewer,8h,ok\n' +
+        'u2,tenant_viewer,8h,again\n' +
+        `u3,org_admin,8h,${'x'.repeat(1001)}\n`,
+    );
+    expect(rows.map((r) => r.line)).toEqual([3]);
+    expect(problems).toEqual([
+      { line: 2, message: 'user "a b" is not a user id' },
+      { line: 2, message: 'unknown role "tenant_admn" (did you mean tenant_admin?)' },
+      {
+        line: 2,
+        message:
+          'expires_in "soon" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never',
+      },
+      { line: 2, message: 'missing justification' },
+      { line: 4, message: 'duplicate of line 3: u2 and tenant_viewer again' },
+      { line: 5, message: 'org_admin is an organisation role; it cannot be granted in a tenant' },
+      { line: 5, message: 'justification is longer than 1000 characters' },
+    ]);
+  });
+
+  it('refuses a relative expiry that has passed since the first run started (a stale journal)', () => {
+    const { problems } = validate('user,role,expires_in,justification\nu1,tenant_viewer,30m,x\n', {
+      anchorMs: NOW - 3600_000,
+    });
+    expect(problems).toEqual([
+      {
+        line: 2,
+        message:
+          'expires_in 30m, counted from the first run of this file at 2026-01-15T08:30:00Z, has passed; remove the journal to start over',
+      },
+    ]);
+  });
+
+  it('needs only user and role to revoke, and ignores the grant columns', () => {
+    const { rows, problems } = validate('user,role,expires_in,justification\nu1,tenant_viewer,,\n', {
+      kind: 'revoke',
+    });
+    expect(problems).toEqual([]);
+    expect(rows).toEqual([{ line: 2, user: 'u1', role: ROLES[1] }]);
+  });
+});
+
+describe('CSV line numbers', () => {
+  it('stay right after a quoted field with a CRLF inside and after blank lines', () => {
+    const { records } = readRecords(
+      Buffer.from(
+        '\uFEFFuser,note\r\n\r\na,"x,y"\r\n\r\nb,"two\r\nlines"\r\nc,z\r\n\nd,"three\nline\nfield"\ne,w',
+      ),
+      'f.csv',
+    );
+    expect(records.map((r) => [r.line, r.fields.user])).toEqual([
+      [3, 'a'],
+      [5, 'b'],
+      [7, 'c'],
+      [9, 'd'],
+      [12, 'e'],
+    ]);
+  });
+});
+
+describe('suggestions', () => {
+  it.each([
+    ['tenant_admn', 'tenant_admin'],
+    ['exception.reed', 'exception.read'],
+    ['TENANT_VIEWER', 'tenant_viewer'],
+    ['xyz', undefined],
+  ])('%s → %s', (word, expected) => {
+    expect(closest(word, ['tenant_admin', 'tenant_viewer', 'exception.read'])).toBe(expected);
+  });
+});
