@@ -85,6 +85,17 @@ describe('completion scripts in real shells', () => {
     expect(await fish(line)).toEqual(expected);
   });
 
+  it('completes role names and webhook ids from the API, at TAB time', async () => {
+    const roles = await bash(['svc', 'roles', 'get', '']);
+    expect(roles).toEqual(expect.arrayContaining(['tenant_admin', 'tenant_viewer', 'org_admin']));
+    expect(await fish('svc roles assign usr_viewer ')).toEqual(expect.arrayContaining(['tenant_analyst']));
+    const listed = await svc(['webhooks', 'ls', '--json'], { env });
+    const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids].sort());
+    expect(await fish('svc webhooks dlq ')).toEqual([...ids].sort());
+  });
+
   it('completes tenant ids from the API, at TAB time', async () => {
     const ids = await bash(['svc', 'tenants', 'api-keys', 'ls', '']);
     expect(ids).toContain(tenantId('acme-treasury'));
