@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CredentialSource } from '../auth/credentials.js';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
@@ -278,7 +279,7 @@ export class ApiClient {
       const text = await response.body.text();
       return {
         status: response.statusCode,
-        statusText: statusText(response.statusCode),
+        statusText: STATUS_CODES[response.statusCode] ?? '',
         headers: response.headers,
         text,
       };
@@ -403,28 +404,4 @@ function networkReason(error: unknown): string {
   const code = (error as { code?: string })?.code ?? cause?.code;
   const message = (error as Error)?.message ?? String(error);
   return code && !message.includes(code) ? `${message} (${code})` : message;
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  204: 'No Content',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
-function statusText(status: number): string {
-  return STATUS_TEXT[status] ?? '';
 }

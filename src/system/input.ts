@@ -17,15 +17,15 @@ export async function readInputBytes(spec: string, stdin: Readable, flag: string
   try {
     return await readFile(spec);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'it is a directory'
-            : (error as Error).message;
-    throw new UsageError(`cannot read ${flag} ${spec}: ${reason}`);
+    throw new UsageError(`cannot read ${flag} ${spec}: ${fileErrorReason(error)}`);
   }
+}
+
+/** A file error in words: what went wrong with the path, for "cannot read/create …" messages. */
+export function fileErrorReason(error: unknown, missing = 'no such file'): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return missing;
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return (error as Error).message;
 }

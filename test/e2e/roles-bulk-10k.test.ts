@@ -2,28 +2,18 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { BIN, baseEnv, svc, tempConfigDir } from '../helpers/svc.js';
+import { BIN, baseEnv, sandboxEnv, svc } from '../helpers/svc.js';
 
 // 10,000 rows against a sandbox with 10,000 generated users (usr_bulk_000001 …).
 const ROWS = 10_000;
 const sandbox = useSandbox({ users: ROWS });
-const configDir = tempConfigDir();
 const dir = mkdtempSync(join(tmpdir(), 'svc-roles-10k-'));
 const TENANT = tenantId('acme-treasury');
-let env: Record<string, string>;
+const env = sandboxEnv(sandbox);
 
-beforeAll(() => {
-  env = {
-    SVC_CONFIG_DIR: configDir,
-    SVC_STATE_DIR: join(dir, 'state'),
-    SVC_BASE_URL: sandbox().url,
-    SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: TENANT,
-  };
-});
 afterEach(async () => {
   await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { fail_rate: 0 } });
 });
@@ -69,7 +59,7 @@ describe('10,000 grants from one file', () => {
     const before = parse(out.slice(0, out.lastIndexOf('\n') + 1));
     expect(before.length).toBeGreaterThanOrEqual(ROWS / 2);
     expect(before.length).toBeLessThan(ROWS);
-    expect(readdirSync(join(dir, 'state', 'journals'))).toHaveLength(1);
+    expect(readdirSync(join(env.SVC_STATE_DIR!, 'journals'))).toHaveLength(1);
 
     const again = await svc(['roles', 'assign', '--file', path, '--ndjson'], { env, timeoutMs: 120_000 });
     expect(again.code, again.stderr).toBe(0);
@@ -87,7 +77,7 @@ describe('10,000 grants from one file', () => {
     );
     // Counted in the sandbox: every assignment ever made for the role, and no pair twice.
     expect(await counts(roleId)).toEqual({ total: ROWS, active: ROWS, users: ROWS, duplicates: 0 });
-    expect(readdirSync(join(dir, 'state', 'journals'))).toEqual([]);
+    expect(readdirSync(join(env.SVC_STATE_DIR!, 'journals'))).toEqual([]);
   }, 180_000);
 
   it('with 5% injected 503s (before and after the change) every row succeeds exactly once', async () => {

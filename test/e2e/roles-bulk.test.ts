@@ -2,27 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { BIN, baseEnv, bash, svc, tempConfigDir } from '../helpers/svc.js';
+import { BIN, baseEnv, bash, sandboxEnv, svc } from '../helpers/svc.js';
 
 const sandbox = useSandbox({ users: 3000 });
-const configDir = tempConfigDir();
 const dir = mkdtempSync(join(tmpdir(), 'svc-roles-bulk-'));
 const TENANT = tenantId('acme-treasury');
-let env: Record<string, string>;
-
-beforeAll(() => {
-  env = {
-    SVC_CONFIG_DIR: configDir,
-    SVC_STATE_DIR: join(dir, 'state'),
-    SVC_BASE_URL: sandbox().url,
-    SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: TENANT,
-    NO_COLOR: '1',
-  };
-});
+const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 
 const user = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;
 const file = (name: string, content: string | Buffer) => {
@@ -90,7 +78,7 @@ describe('svc roles assign --file: what a file may look like', () => {
     });
     expect(multi.body.items[0].justification).toBe('two\r\nlines');
     // The journal of a finished run is removed.
-    expect(readdirSync(join(dir, 'state', 'journals'))).toEqual([]);
+    expect(readdirSync(join(env.SVC_STATE_DIR!, 'journals'))).toEqual([]);
   });
 
   const header = 'user,role,expires_in,justification\n';

@@ -1,22 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { svc, tempConfigDir } from '../helpers/svc.js';
+import { sandboxEnv, svc } from '../helpers/svc.js';
 
 const sandbox = useSandbox();
-const configDir = tempConfigDir();
-const TENANT = tenantId('acme-treasury');
-let env: Record<string, string>;
-
-beforeAll(() => {
-  env = {
-    SVC_CONFIG_DIR: configDir,
-    SVC_BASE_URL: sandbox().url,
-    SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: TENANT,
-    NO_COLOR: '1',
-  };
-});
+const _TENANT = tenantId('acme-treasury');
+const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 
 const json = (text: string) => JSON.parse(text);
 const roleRequests = async () => {

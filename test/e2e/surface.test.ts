@@ -67,7 +67,9 @@ describe('svc tenants api-keys', () => {
       { env },
     );
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/--secret-file .*sync\.key exists; choose a new path/);
+    expect(again.stderr).toMatch(
+      /--secret-file .*sync\.key already exists; svc never overwrites a secret file/,
+    );
     const missingDir = await svc(
       [
         'tenants',
@@ -81,7 +83,9 @@ describe('svc tenants api-keys', () => {
       ],
       { env },
     );
-    expect(missingDir.stderr).toMatch(/its directory does not exist or is not writable/);
+    expect(missingDir.stderr).toMatch(
+      /cannot create --secret-file \/nonexistent\/dir\/k: its directory does not exist/,
+    );
   });
 
   it.each([

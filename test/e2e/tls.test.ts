@@ -1,58 +1,35 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { svc } from '../helpers/svc.js';
+import { selfSignedCertificate } from '../helpers/tls.js';
 
 // A real HTTPS API with a self-signed certificate for 127.0.0.1 (made by openssl).
 const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+const { key, cert, certPath } = selfSignedCertificate('svc test CA');
 let server: Server;
 let url: string;
 
 beforeAll(async () => {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=svc test CA',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  server = createServer(
-    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-    (req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: 'usr_tls',
-          type: 'user',
-          name: 'TLS User',
-          email: null,
-          tenant_id: null,
-          tenants: [],
-          org: null,
-          credential: { kind: 'jwt', expires_at: null, scopes: null },
-          seen_auth: req.headers.authorization === 'Bearer tls-token-123',
-        }),
-      );
-    },
-  );
+  server = createServer({ key, cert }, (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: 'usr_tls',
+        type: 'user',
+        name: 'TLS User',
+        email: null,
+        tenant_id: null,
+        tenants: [],
+        org: null,
+        credential: { kind: 'jwt', expires_at: null, scopes: null },
+        seen_auth: req.headers.authorization === 'Bearer tls-token-123',
+      }),
+    );
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -64,7 +41,7 @@ describe('HTTPS', () => {
       env: {
         SVC_BASE_URL: url,
         SVC_TOKEN: 'tls-token-123',
-        NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'),
+        NODE_EXTRA_CA_CERTS: certPath,
         SVC_CONFIG_DIR: join(dir, 'cfg'),
       },
     });

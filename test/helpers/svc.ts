@@ -66,8 +66,8 @@ function run(command: string, argv: string[], options: SvcOptions): Promise<SvcR
 }
 
 /**
- * The environment for running svc against a test sandbox as its admin in Acme Treasury, with a
- * private config directory. Filled in before the file's tests run (the sandbox starts first).
+ * The environment for running svc against a test sandbox as its admin in Acme Treasury, with
+ * private config and state directories. Filled in before the file's tests run (the sandbox starts first).
  */
 export function sandboxEnv(
   sandbox: () => { url: string; adminToken: string },
@@ -78,6 +78,8 @@ export function sandboxEnv(
   beforeAll(() => {
     Object.assign(env, {
       SVC_CONFIG_DIR: configDir,
+      // Bulk journals of the file's runs, away from the user's state directory.
+      SVC_STATE_DIR: join(configDir, '..', 'state'),
       SVC_BASE_URL: sandbox().url,
       SVC_TOKEN: sandbox().adminToken,
       SVC_TENANT: ACME_TREASURY,

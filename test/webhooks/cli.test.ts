@@ -1,32 +1,20 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { background } from '../helpers/background.js';
 import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { svc, tempConfigDir } from '../helpers/svc.js';
+import { sandboxEnv, svc } from '../helpers/svc.js';
 import { startTarget } from '../helpers/targets.js';
-import { admin, createWebhook, emit, settle, TENANT } from '../helpers/webhooks.js';
+import { admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 500 } });
-const configDir = tempConfigDir();
 const dir = mkdtempSync(join(tmpdir(), 'svc-wh-cli-'));
-let env: Record<string, string>;
+const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 const SEEDED = SEEDED_WEBHOOKS.exceptions;
-
-beforeAll(() => {
-  env = {
-    SVC_CONFIG_DIR: configDir,
-    SVC_STATE_DIR: join(dir, 'state'),
-    SVC_BASE_URL: sandbox().url,
-    SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: TENANT,
-    NO_COLOR: '1',
-  };
-});
 
 const rows = (text: string) =>
   text

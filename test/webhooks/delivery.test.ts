@@ -1,14 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nominalRetrySeconds, retryDelayMs } from '../../src/sandbox/delivery/schedule.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { type Received, startTarget } from '../helpers/targets.js';
+import { selfSignedCertificate } from '../helpers/tls.js';
 import { admin, createWebhook, delivery, emit, settle } from '../helpers/webhooks.js';
 
 // Retries 2,000 times faster than the documented schedule (30 s → 15 ms), a 400 ms request timeout.
@@ -172,37 +169,12 @@ describe('the delivery engine, against real local targets', () => {
   });
 
   it('a target with a self-signed certificate: tls_handshake_failed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-wh-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=self-signed target',
-      ].concat([
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ]),
-      { stdio: 'ignore' },
-    );
+    const { key, cert } = selfSignedCertificate('self-signed target');
     let hits = 0;
-    const server = createHttpsServer(
-      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-      (_req, res) => {
-        hits++;
-        res.end('ok');
-      },
-    );
+    const server = createHttpsServer({ key, cert }, (_req, res) => {
+      hits++;
+      res.end('ok');
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     afterAll(() => new Promise((r) => server.close(r)));
     const { delivery: d } = await deliverOnce(

@@ -2,30 +2,18 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { background } from '../helpers/background.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { svc, tempConfigDir } from '../helpers/svc.js';
+import { sandboxEnv, svc } from '../helpers/svc.js';
 import { startTarget } from '../helpers/targets.js';
-import { admin, createWebhook, emit, settle, TENANT } from '../helpers/webhooks.js';
+import { admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 500 } });
-const configDir = tempConfigDir();
 const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
-let env: Record<string, string>;
+const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-beforeAll(() => {
-  env = {
-    SVC_CONFIG_DIR: configDir,
-    SVC_STATE_DIR: join(dir, 'state'),
-    SVC_BASE_URL: sandbox().url,
-    SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: TENANT,
-    NO_COLOR: '1',
-  };
-});
 
 async function dlqEntries(webhookId: string, status = 'all') {
   return (await admin(sandbox(), 'GET', `/v1/webhooks/${webhookId}/dlq?status=${status}&limit=200`)).body;

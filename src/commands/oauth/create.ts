@@ -3,8 +3,8 @@ import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { SecretFile } from '../../system/secret-file.js';
 import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { SecretFile } from './secret-file.js';
 import { collect, parseScopes } from './shared.js';
 
 export interface OAuthCreateOptions {

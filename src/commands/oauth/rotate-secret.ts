@@ -2,9 +2,9 @@ import { Command, Option } from 'commander';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { path } from '../../http/path.js';
+import { SecretFile } from '../../system/secret-file.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { printClientWithSecret } from './create.js';
-import { SecretFile } from './secret-file.js';
 
 export interface RotateSecretOptions {
   clientId: string;

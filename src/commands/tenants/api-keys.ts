@@ -1,11 +1,9 @@
-import { constants } from 'node:fs';
-import { access, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { API_KEY_KINDS, type ApiKey, type ApiKeyCreated } from '../../api/schemas/api-keys.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
+import { SecretFile } from '../../system/secret-file.js';
 import { choiceFlag, confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { pickTenant } from '../pick.js';
 import { resolveTenant } from './resolve.js';
@@ -42,23 +40,6 @@ export function parseApiKeyCreate(
   return options;
 }
 
-/** Fails before the key exists when the secret file could not be written (so no key is orphaned). */
-async function checkNewFile(file: string): Promise<void> {
-  try {
-    await stat(file);
-    throw new UsageError(
-      `--secret-file ${file} exists; choose a new path (svc never overwrites a secret file)`,
-    );
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-  }
-  try {
-    await access(dirname(resolve(file)), constants.W_OK);
-  } catch {
-    throw new UsageError(`--secret-file ${file}: its directory does not exist or is not writable`);
-  }
-}
-
 /** Asks for what is missing on a terminal; elsewhere a missing value is a usage error. */
 async function complete(
   ctx: Context,
@@ -87,27 +68,22 @@ async function complete(
 }
 
 export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions): Promise<void> {
-  if (options.secretFile) await checkNewFile(options.secretFile);
   const tenant = await pickTenant(ctx, options.tenant, 'creating an API key');
   const { kind, justification } = await complete(ctx, options);
-  const api = await ctx.api();
-  const { data } = await api.post<ApiKeyCreated>(path`/v1/tenants/${tenant.id}/api-keys`, {
-    kind,
-    ...(options.name ? { name: options.name } : {}),
-    ...(justification ? { justification } : {}),
-  });
-  if (options.secretFile) {
-    try {
-      await writeFile(options.secretFile, `${data.key}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new UsageError(
-        `the key was created (${data.id}) but cannot be written to ${options.secretFile}: ${code === 'EEXIST' ? 'the file exists' : (error as Error).message}`,
-        {
-          hint: `revoke it with \`svc tenants api-keys revoke ${tenant.id} ${data.id} --yes\` and try another path`,
-        },
-      );
-    }
+  // The file exists (0600, new) before the key does: a bad path fails before anything is created.
+  const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
+  let data: ApiKeyCreated;
+  try {
+    const api = await ctx.api();
+    ({ data } = await api.post<ApiKeyCreated>(path`/v1/tenants/${tenant.id}/api-keys`, {
+      kind,
+      ...(options.name ? { name: options.name } : {}),
+      ...(justification ? { justification } : {}),
+    }));
+    if (file) await file.write(data.key);
+  } catch (error) {
+    await file?.discard();
+    throw error;
   }
   const shown = options.secretFile ? { ...data, key: null, key_file: options.secretFile } : data;
   if (ctx.out.isMachine) return ctx.out.json(shown);

@@ -4,6 +4,7 @@ import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webho
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
+import { fileErrorReason } from '../../system/input.js';
 import { nonEmpty } from '../kit.js';
 
 /** The reference's remedy for each delivery failure cause, shown with failed test deliveries. */
@@ -31,14 +32,7 @@ export async function readSecret(ctx: Context, secretFile: string | undefined): 
     try {
       secret = await readFile(secretFile, 'utf8');
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason =
-        code === 'ENOENT'
-          ? 'no such file'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (error as Error).message;
-      throw new UsageError(`cannot read --secret-file ${secretFile}: ${reason}`);
+      throw new UsageError(`cannot read --secret-file ${secretFile}: ${fileErrorReason(error)}`);
     }
   } else {
     const fromEnv = ctx.env[SECRET_ENV];

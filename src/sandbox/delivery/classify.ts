@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { DeliveryFailureCause } from '../../api/constants.js';
 
 /**
@@ -24,27 +25,6 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  301: 'Moved Permanently',
-  302: 'Found',
-  307: 'Temporary Redirect',
-  308: 'Permanent Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  410: 'Gone',
-  413: 'Payload Too Large',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
 function snippet(body: string): string {
   const text = body
     .replace(/[\u0000-\u001f\u007f]+/g, ' ')
@@ -56,7 +36,7 @@ function snippet(body: string): string {
 
 export function classifyResponse(status: number, body: string): AttemptOutcome {
   if (status >= 200 && status < 300) return { ok: true, statusCode: status, cause: null, error: null };
-  const answered = `the target answered ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}${snippet(body)}`;
+  const answered = `the target answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}${snippet(body)}`;
   let cause: DeliveryFailureCause;
   if (status === 413) cause = 'payload_too_large';
   else if (status >= 400 && status < 500 && (status === 401 || body.includes('invalid_signature')))

@@ -1,5 +1,6 @@
 import { type FileHandle, open, unlink } from 'node:fs/promises';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../errors.js';
+import { fileErrorReason } from './input.js';
 
 /**
  * A file for a secret that is shown only once. It is created (mode 0600, never over an
@@ -27,15 +28,9 @@ export class SecretFile {
           hint: 'choose a new path, or remove the old file first',
         });
       }
-      const reason =
-        code === 'ENOENT'
-          ? 'its directory does not exist'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : code === 'EISDIR'
-              ? 'it is a directory'
-              : (error as Error).message;
-      throw new UsageError(`cannot create ${flag} ${path}: ${reason}`);
+      throw new UsageError(
+        `cannot create ${flag} ${path}: ${fileErrorReason(error, 'its directory does not exist')}`,
+      );
     }
   }
 
