@@ -29,9 +29,28 @@ export function targetCommand(argv: string[]): CommandEntry | undefined {
   return COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
 }
 
+/**
+ * Descriptions are written as paragraphs with line breaks for the source's sake; commander
+ * wraps them to the terminal, so single breaks are joined (indented and list lines are kept).
+ */
+export function reflow(text: string): string {
+  return text
+    .split('\n\n')
+    .map((paragraph) =>
+      paragraph
+        .split('\n')
+        .reduce(
+          (out, line, i) => (i === 0 ? line : `${out}${/^(\s|[-*] |\$ )/.test(line) ? '\n' : ' '}${line}`),
+          '',
+        ),
+    )
+    .join('\n\n');
+}
+
 /** Output, help and error settings shared by every command of the tree. */
 function configure(command: Command, io: ContextDeps['io']): Command {
   return command
+    .description(reflow(command.description()))
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),

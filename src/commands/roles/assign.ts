@@ -5,8 +5,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
 import { path } from '../../http/path.js';
+import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { type BulkFileOptions, DEFAULT_CONCURRENCY, parseBulkFlags, runBulkFile } from './bulk.js';
+import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from './expiry.js';
 import { assignmentFields, listRoles, resolveRole, withHint } from './shared.js';
 
@@ -52,7 +53,7 @@ export function parseRolesAssign(
   flags: Record<string, unknown>,
   nowMs: number = Date.now(),
 ): RolesAssignOptions {
-  const bulkFlags = parseBulkFlags(flags);
+  const bulkFlags = parseFileBulkFlags(flags);
   const expiry = expiryFlags(flags, nowMs);
   const justification = justificationFlag(flags.justification);
   if (flags.file !== undefined) {
@@ -162,37 +163,33 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
 }
 
 export function assignCommand(make: MakeContext): Command {
-  return new Command('assign')
-    .summary('Grant a role to a user, or to many from a file')
-    .description(
-      'Grant a role to a user in the tenant, for a time (--expires-in 8h) or until a time ' +
-        '(--expires-at), with a justification for the audit trail. On a terminal, missing values ' +
-        'are asked for. Prints the assignment and its audit trail id.\n\nWith --file, grants ' +
-        'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
-        ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
-        '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
-        'file is checked first (every bad line is reported, exit 2). Each row has an idempotency ' +
-        'key derived from its content and the tenant, and a journal records finished rows: ' +
-        'running the same file again resumes after a crash or Ctrl-C and never grants twice; rows' +
-        ' already held are reported as skipped (already_assigned). Exit 7 when some rows failed, ' +
-        '130 after Ctrl-C.',
-    )
-    .argument('[user]', 'user id, e.g. usr_analyst')
-    .argument('[role]', 'role id or name, e.g. tenant_admin')
-    .addOption(new Option('--expires-in <duration>', `for how long: ${DURATION_FORMS}, or never`))
-    .addOption(new Option('--expires-at <time>', 'until when, ISO 8601 with a zone: 2026-01-15T18:00:00Z'))
-    .addOption(new Option('--justification <text>', 'why the role is granted (kept in the audit trail)'))
-    .addOption(new Option('--file <file>', 'grant every row of a CSV or NDJSON file; - reads standard input'))
-    .addOption(
-      new Option(
-        '--concurrency <n>',
-        `requests in flight with --file, 1-64 (default ${DEFAULT_CONCURRENCY})`,
+  return withBulkFlags(
+    new Command('assign')
+      .summary('Grant a role to a user, or to many from a file')
+      .description(
+        'Grant a role to a user in the tenant, for a time (--expires-in 8h) or until a time ' +
+          '(--expires-at), with a justification for the audit trail. On a terminal, missing values ' +
+          'are asked for. Prints the assignment and its audit trail id.\n\nWith --file, grants ' +
+          'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
+          ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
+          '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
+          'file is checked first (every bad line is reported, exit 2). Each row has an idempotency ' +
+          'key derived from its content and the tenant, and a journal records finished rows: ' +
+          'running the same file again resumes after a crash or Ctrl-C and never grants twice; rows' +
+          ' already held are reported as skipped (already_assigned). Exit 7 when some rows failed, ' +
+          '130 after Ctrl-C.',
+      )
+      .argument('[user]', 'user id, e.g. usr_analyst')
+      .argument('[role]', 'role id or name, e.g. tenant_admin')
+      .addOption(new Option('--expires-in <duration>', `for how long: ${DURATION_FORMS}, or never`))
+      .addOption(new Option('--expires-at <time>', 'until when, ISO 8601 with a zone: 2026-01-15T18:00:00Z'))
+      .addOption(new Option('--justification <text>', 'why the role is granted (kept in the audit trail)'))
+      .addOption(
+        new Option('--file <file>', 'grant every row of a CSV or NDJSON file; - reads standard input'),
       ),
-    )
-    .addOption(new Option('--dry-run', 'with --file: print what would be granted, already in place, or fail'))
-    .addOption(
-      new Option('--journal <path>', 'with --file: where finished rows are recorded (default: state dir)'),
-    )
+    '--file',
+    'with --file: print what would be granted, already in place, or fail',
+  )
     .addHelpText(
       'after',
       examples(

@@ -15,7 +15,8 @@ import { deriveIdempotencyKey } from '../../http/idempotency.js';
 import { path } from '../../http/path.js';
 import { createProgress } from '../../output/progress.js';
 import { readInputBytes } from '../../system/input.js';
-import { confirmDestructive, intFlag } from '../kit.js';
+import { parseBulkFlags } from '../bulk-flags.js';
+import { confirmDestructive } from '../kit.js';
 import { describeExpiry, isoSeconds } from './expiry.js';
 import { dryRun } from './plan.js';
 import { columns, present, resultWriter, VERB } from './results.js';
@@ -37,22 +38,16 @@ export interface BulkFileOptions {
   defaults: RowDefaults;
 }
 
-export const DEFAULT_CONCURRENCY = 8;
-
 /** --concurrency, --dry-run and --journal: only with --file. */
-export function parseBulkFlags(flags: Record<string, unknown>): Omit<BulkFileOptions, 'file' | 'defaults'> {
+export function parseFileBulkFlags(
+  flags: Record<string, unknown>,
+): Omit<BulkFileOptions, 'file' | 'defaults'> {
   const fileOnly = (['concurrency', 'dryRun', 'journal'] as const).filter((f) => flags[f] !== undefined);
   if (flags.file === undefined && fileOnly.length > 0) {
     const flag = { concurrency: '--concurrency', dryRun: '--dry-run', journal: '--journal' }[fileOnly[0]!];
     throw new UsageError(`${flag} only works with --file`);
   }
-  const journal = flags.journal === undefined ? undefined : String(flags.journal).trim();
-  if (journal === '') throw new UsageError('--journal must not be empty');
-  return {
-    concurrency: intFlag('--concurrency', flags.concurrency, 1, 64) ?? DEFAULT_CONCURRENCY,
-    dryRun: flags.dryRun === true,
-    journal,
-  };
+  return parseBulkFlags(flags);
 }
 
 /** What identifies a run: a journal belongs to one file, server, tenant and set of defaults. */

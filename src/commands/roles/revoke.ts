@@ -3,8 +3,9 @@ import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
+import { withBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { type BulkFileOptions, DEFAULT_CONCURRENCY, parseBulkFlags, runBulkFile } from './bulk.js';
+import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { assignmentFields, resolveRole } from './shared.js';
 
 export interface RolesRevokeOptions {
@@ -18,7 +19,7 @@ export function parseRolesRevoke(
   role: unknown,
   flags: Record<string, unknown>,
 ): RolesRevokeOptions {
-  const bulkFlags = parseBulkFlags(flags);
+  const bulkFlags = parseFileBulkFlags(flags);
   if (flags.file !== undefined) {
     if (user !== undefined || role !== undefined)
       throw new UsageError('give USER and ROLE, or --file, not both');
@@ -85,31 +86,25 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
 }
 
 export function revokeCommand(make: MakeContext): Command {
-  return new Command('revoke')
-    .summary('Revoke a role from a user, or from many listed in a file')
-    .description(
-      'Revoke a role from a user in the tenant: the role stops granting access at once and the ' +
-        'revocation is written to the audit trail. Asks first on a terminal; needs --yes ' +
-        'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
-        ' too) of a CSV or NDJSON file, or of standard input (-), checked as a whole first, ' +
-        'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
-        'reported as skipped (not_assigned).',
-    )
-    .argument('[user]', 'user id')
-    .argument('[role]', 'role id or name')
-    .addOption(
-      new Option('--file <file>', 'revoke every row of a CSV or NDJSON file; - reads standard input'),
-    )
-    .addOption(
-      new Option(
-        '--concurrency <n>',
-        `requests in flight with --file, 1-64 (default ${DEFAULT_CONCURRENCY})`,
+  return withBulkFlags(
+    new Command('revoke')
+      .summary('Revoke a role from a user, or from many listed in a file')
+      .description(
+        'Revoke a role from a user in the tenant: the role stops granting access at once and the ' +
+          'revocation is written to the audit trail. Asks first on a terminal; needs --yes ' +
+          'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
+          ' too) of a CSV or NDJSON file, or of standard input (-), checked as a whole first, ' +
+          'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
+          'reported as skipped (not_assigned).',
+      )
+      .argument('[user]', 'user id')
+      .argument('[role]', 'role id or name')
+      .addOption(
+        new Option('--file <file>', 'revoke every row of a CSV or NDJSON file; - reads standard input'),
       ),
-    )
-    .addOption(new Option('--dry-run', 'with --file: print what would be revoked, without changing anything'))
-    .addOption(
-      new Option('--journal <path>', 'with --file: where finished rows are recorded (default: state dir)'),
-    )
+    '--file',
+    'with --file: print what would be revoked, without changing anything',
+  )
     .addHelpText(
       'after',
       examples(

@@ -9,6 +9,7 @@ import { deriveIdempotencyKey } from '../../http/idempotency.js';
 import { path } from '../../http/path.js';
 import type { Column } from '../../output/output.js';
 import { createProgress, type Progress } from '../../output/progress.js';
+import { parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilters, dlqQuery, parseDlqFilters } from './dlq.js';
@@ -28,8 +29,6 @@ export interface ReplayOptions {
   journal: string | undefined;
 }
 
-export const DEFAULT_REPLAY_CONCURRENCY = 8;
-const MAX_CONCURRENCY = 64;
 const PAGE = 200;
 
 export function parseReplay(
@@ -68,10 +67,7 @@ export function parseReplay(
     dlq,
     filters,
     limit: intFlag('--limit', flags.limit, 1, 10_000_000),
-    concurrency:
-      intFlag('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_REPLAY_CONCURRENCY,
-    dryRun: flags.dryRun === true,
-    journal: flags.journal === undefined ? undefined : nonEmpty('--journal', flags.journal),
+    ...parseBulkFlags(flags),
   };
 }
 
@@ -287,35 +283,33 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
 }
 
 export function replayCommand(make: MakeContext): Command {
-  return new Command('replay')
-    .summary('Replay deliveries, or the whole dead-letter queue')
-    .description(
-      'Replay named deliveries, or with --dlq every queued entry of the dead-letter queue (oldest first,\n' +
-        'filtered by --event-type, --since, --until, at most --limit). Each replay is a new delivery of the\n' +
-        'same payload, byte for byte, with its attempt counter reset and a fresh signature timestamp; the\n' +
-        'new delivery ids are printed (one JSON object per entry with --ndjson).\n\n' +
-        'Bulk runs use --concurrency parallel requests, show a progress bar on a terminal, and keep a\n' +
-        'journal: running the same command again after a failure or Ctrl-C skips entries already replayed,\n' +
-        'so none is replayed twice. Exit 7 when some replays failed, 130 after Ctrl-C (in-flight replays\n' +
-        'finish first). --dry-run lists what would be replayed.',
-    )
-    .argument('[webhook]', 'webhook id')
-    .argument('[delivery...]', 'delivery ids to replay')
-    .addOption(new Option('--dlq', 'replay the queued entries of the dead-letter queue'))
-    .addOption(new Option('--event-type <type>', 'with --dlq: only this event kind'))
-    .addOption(
-      new Option('--since <time>', 'with --dlq: dead-lettered at or after (ISO 8601, or 30m, 2h, 7d ago)'),
-    )
-    .addOption(new Option('--until <time>', 'with --dlq: dead-lettered before (ISO 8601, or a duration ago)'))
-    .addOption(new Option('--limit <n>', 'with --dlq: replay at most N entries'))
-    .addOption(
-      new Option(
-        '--concurrency <n>',
-        `parallel replays, 1-${MAX_CONCURRENCY} (default ${DEFAULT_REPLAY_CONCURRENCY})`,
-      ),
-    )
-    .addOption(new Option('--dry-run', 'with --dlq: list the entries that would be replayed, change nothing'))
-    .addOption(new Option('--journal <path>', 'where the resume journal of a bulk run lives'))
+  return withBulkFlags(
+    new Command('replay')
+      .summary('Replay deliveries, or the whole dead-letter queue')
+      .description(
+        'Replay named deliveries, or with --dlq every queued entry of the dead-letter queue (oldest first,\n' +
+          'filtered by --event-type, --since, --until, at most --limit). Each replay is a new delivery of the\n' +
+          'same payload, byte for byte, with its attempt counter reset and a fresh signature timestamp; the\n' +
+          'new delivery ids are printed (one JSON object per entry with --ndjson).\n\n' +
+          'Bulk runs use --concurrency parallel requests, show a progress bar on a terminal, and keep a\n' +
+          'journal: running the same command again after a failure or Ctrl-C skips entries already replayed,\n' +
+          'so none is replayed twice. Exit 7 when some replays failed, 130 after Ctrl-C (in-flight replays\n' +
+          'finish first). --dry-run lists what would be replayed.',
+      )
+      .argument('[webhook]', 'webhook id')
+      .argument('[delivery...]', 'delivery ids to replay')
+      .addOption(new Option('--dlq', 'replay the queued entries of the dead-letter queue'))
+      .addOption(new Option('--event-type <type>', 'with --dlq: only this event kind'))
+      .addOption(
+        new Option('--since <time>', 'with --dlq: dead-lettered at or after (ISO 8601, or 30m, 2h, 7d ago)'),
+      )
+      .addOption(
+        new Option('--until <time>', 'with --dlq: dead-lettered before (ISO 8601, or a duration ago)'),
+      )
+      .addOption(new Option('--limit <n>', 'with --dlq: replay at most N entries')),
+    undefined,
+    'with --dlq: list the entries that would be replayed, change nothing',
+  )
     .addHelpText(
       'after',
       examples(

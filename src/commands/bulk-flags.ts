@@ -1,0 +1,38 @@
+import { type Command, Option } from 'commander';
+import { UsageError } from '../errors.js';
+import { intFlag } from './kit.js';
+
+/** Requests in flight during a bulk run (one keep-alive pool; a 429 slows every worker). */
+export const BULK_CONCURRENCY = { default: 8, max: 64 } as const;
+
+export interface BulkFlags {
+  concurrency: number;
+  dryRun: boolean;
+  journal: string | undefined;
+}
+
+/**
+ * --concurrency, --dry-run and --journal, worded the same for every bulk command. `only` names
+ * the flag they need (`--file`), if any; `dryRun` says what a dry run prints.
+ */
+export function withBulkFlags(command: Command, only: string | undefined, dryRun: string): Command {
+  const within = only ? `with ${only}: ` : '';
+  const range = `1-${BULK_CONCURRENCY.max} (default ${BULK_CONCURRENCY.default})`;
+  return command
+    .addOption(new Option('--concurrency <n>', `${within}requests in flight, ${range}`))
+    .addOption(new Option('--dry-run', dryRun))
+    .addOption(
+      new Option('--journal <path>', `${within}where finished items are recorded (default: state dir)`),
+    );
+}
+
+export function parseBulkFlags(flags: Record<string, unknown>): BulkFlags {
+  const journal = flags.journal === undefined ? undefined : String(flags.journal).trim();
+  if (journal === '') throw new UsageError('--journal must not be empty');
+  return {
+    concurrency:
+      intFlag('--concurrency', flags.concurrency, 1, BULK_CONCURRENCY.max) ?? BULK_CONCURRENCY.default,
+    dryRun: flags.dryRun === true,
+    journal,
+  };
+}
