@@ -2,6 +2,8 @@
  * Text helpers shared by every renderer: control-character stripping, times, cell values.
  */
 
+import { isoSeconds } from '../api/time.js';
+
 // C0 controls except \t \n, DEL, C1 controls, and the bidirectional overrides that can make
 // terminal text lie about what it says (Trojan Source).
 const UNSAFE =
@@ -37,7 +39,7 @@ export function rfc3339(value: unknown): string {
   if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return cellText(value);
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return isoSeconds(date.getTime());
 }
 
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [

@@ -1,3 +1,5 @@
+import { isoSeconds } from '../api/time.js';
+
 /**
  * The sandbox's clock: real time plus an offset that tests (and `POST /_sandbox/clock`) can move
  * forward, so expiries, purges and retry schedules can be observed without waiting.
@@ -21,8 +23,4 @@ export class SandboxClock {
   get offsetMs(): number {
     return this.#offsetMs;
   }
-}
-
-export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

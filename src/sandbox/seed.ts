@@ -4,6 +4,7 @@ import {
   SUBSCRIPTION_TIERS,
   type SubscriptionTier,
 } from '../api/constants.js';
+import { isoSeconds } from '../api/time.js';
 import { stableUuid } from './domain/identity.js';
 import type { SandboxState } from './state.js';
 
@@ -172,7 +173,7 @@ export function seedDemo(state: SandboxState, extraTenants = 0, extraUsers = 0):
       display_name: `Bulk Tenant ${n}`,
       default_currency: CURRENCIES[i % CURRENCIES.length]!,
       time_zone: ZONES[i % ZONES.length]!,
-      created_at: new Date(base + i * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      created_at: isoSeconds(base + i * 1000),
       subscription_tier: SUBSCRIPTION_TIERS[i % SUBSCRIPTION_TIERS.length]!,
       org_id: DEMO_ORG,
     });

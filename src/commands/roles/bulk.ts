@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { isoSeconds } from '../../api/time.js';
 import { finishBulk } from '../../bulk/finish.js';
 import { withCompactHeap } from '../../bulk/heap.js';
 import { defaultJournalPath, Journal } from '../../bulk/journal.js';
@@ -17,7 +18,7 @@ import { createProgress } from '../../output/progress.js';
 import { readInputBytes } from '../../system/input.js';
 import { parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive } from '../kit.js';
-import { describeExpiry, isoSeconds } from './expiry.js';
+import { describeExpiry } from './expiry.js';
 import { dryRun } from './plan.js';
 import { columns, present, resultWriter, VERB } from './results.js';
 import {

@@ -4,6 +4,8 @@
  * prompts can each put it in their own words.
  */
 
+import { isoSeconds, UNIT_MS } from '../../api/time.js';
+
 export type Expiry =
   | { kind: 'in'; ms: number; text: string }
   | { kind: 'at'; ms: number }
@@ -11,7 +13,6 @@ export type Expiry =
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 export const MAX_DURATION_DAYS = 365;
 export const DURATION_FORMS = '30m, 8h, 7d';
 
@@ -27,7 +28,7 @@ export function parseDuration(raw: string): Parsed<Expiry> {
     };
   }
   const count = Number(match[1]);
-  const unit = match[2]!.toLowerCase() as keyof typeof UNIT_MS;
+  const unit = match[2]!.toLowerCase() as 'm' | 'h' | 'd';
   const ms = count * UNIT_MS[unit];
   if (ms <= 0)
     return { ok: false, message: `a duration must be longer than zero, got ${JSON.stringify(raw)}` };
@@ -76,9 +77,4 @@ export function expiresAt(expiry: Expiry, anchorMs: number): string | null {
 export function describeExpiry(expiry: Expiry): string {
   if (expiry.kind === 'never') return 'never';
   return expiry.kind === 'in' ? `in ${expiry.text}` : `at ${isoSeconds(expiry.ms)}`;
-}
-
-/** ISO 8601 UTC with second precision, the API's timestamp format. */
-export function isoSeconds(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z');
 }

@@ -1,8 +1,9 @@
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
+import { isoSeconds } from '../../api/time.js';
 import type { LineProblem, ParsedInput } from '../../bulk/readers.js';
-import { DURATION_FORMS, type Expiry, expiresAt, isoSeconds, parseDuration, parseTime } from './expiry.js';
+import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from './expiry.js';
 import { findRole, unknownRole } from './shared.js';
 
 /**

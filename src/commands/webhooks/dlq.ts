@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { DLQ_PAGE, DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../api/constants.js';
 import type { DlqEntry, DlqList } from '../../api/schemas/webhooks.js';
+import { type DurationUnit, isoSeconds, UNIT_MS } from '../../api/time.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
@@ -28,8 +29,7 @@ export function timeFlag(flag: string, raw: unknown, nowMs: number): string | un
   const text = String(raw).trim();
   const ago = /^(\d+)(s|m|h|d)$/.exec(text);
   if (ago) {
-    const unit = { s: 1, m: 60, h: 3600, d: 86_400 }[ago[2] as 's' | 'm' | 'h' | 'd'];
-    return new Date(nowMs - Number(ago[1]) * unit * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
   }
   const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) {
@@ -37,7 +37,7 @@ export function timeFlag(flag: string, raw: unknown, nowMs: number): string | un
       `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
     );
   }
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return isoSeconds(ms);
 }
 
 export function parseDlqFilters(flags: Record<string, unknown>, nowMs: number): DlqFilters {

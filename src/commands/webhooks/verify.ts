@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { isoSeconds } from '../../api/time.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { readInputBytes } from '../../system/input.js';
@@ -58,10 +59,6 @@ export interface VerifyReport {
   message?: string;
 }
 
-function rfc3339(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 function ageText(age: number): string {
   return age >= 0
     ? `${age} s before the verifier's clock`
@@ -111,7 +108,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     case 'valid':
       if (!machine) {
         await ctx.out.text(
-          `valid: signed at ${rfc3339(result.timestamp!)} (${ageText(result.age!)}), v1 signature ${result.matched} matched`,
+          `valid: signed at ${isoSeconds(result.timestamp! * 1000)} (${ageText(result.age!)}), v1 signature ${result.matched} matched`,
         );
       }
       return;
@@ -128,7 +125,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     case 'timestamp_outside_tolerance':
       throw new SvcError(
         'signature_tolerance',
-        `the signature is valid but its timestamp ${result.timestamp} (${rfc3339(result.timestamp!)}) is ${ageText(result.age!)}, outside the tolerance of ${options.toleranceSeconds} s`,
+        `the signature is valid but its timestamp ${result.timestamp} (${isoSeconds(result.timestamp! * 1000)}) is ${ageText(result.age!)}, outside the tolerance of ${options.toleranceSeconds} s`,
         {
           code: 'timestamp_outside_tolerance',
           hint: 'a delayed or replayed request, or a wrong clock; --at UNIX_SECONDS verifies as of another time, --tolerance widens the window',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventType } from '../../api/constants.js';
+import { isoSeconds } from '../../api/time.js';
 import type { SandboxClock } from '../clock.js';
 import { type DeliveryRecord, seededId, type WebhookRecord, type WebhookStore } from '../domain/webhooks.js';
 
@@ -8,7 +9,6 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * ite
 
 /** A plausible `data` object for each event kind (the sandbox's invention; the reference shows none). */
 export function sampleEventData(type: EventType, nowMs: number): Record<string, unknown> {
-  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const exception = {
     exception_id: `exc_${hex(8)}`,
     reconciliation_id: `rec_${hex(8)}`,
@@ -24,7 +24,7 @@ export function sampleEventData(type: EventType, nowMs: number): Record<string, 
       return {
         ...exception,
         sla_hours: pick([4, 8, 24, 48]),
-        breached_at: iso(nowMs),
+        breached_at: isoSeconds(nowMs),
         assignee: pick(['usr_analyst', 'usr_lead', null]),
       };
     case 'exception.created':
@@ -38,9 +38,18 @@ export function sampleEventData(type: EventType, nowMs: number): Record<string, 
         resolved_by: 'usr_analyst',
       };
     case 'reconciliation.completed':
-      return { reconciliation_id: `rec_${hex(8)}`, matched: 9_874, unmatched: 12, completed_at: iso(nowMs) };
+      return {
+        reconciliation_id: `rec_${hex(8)}`,
+        matched: 9_874,
+        unmatched: 12,
+        completed_at: isoSeconds(nowMs),
+      };
     case 'reconciliation.failed':
-      return { reconciliation_id: `rec_${hex(8)}`, error: 'source statement missing', failed_at: iso(nowMs) };
+      return {
+        reconciliation_id: `rec_${hex(8)}`,
+        error: 'source statement missing',
+        failed_at: isoSeconds(nowMs),
+      };
     case 'webhook.test':
       return {
         message: 'A test event from the svc sandbox: if you can read this, the endpoint is reachable.',
@@ -61,7 +70,6 @@ export const SEEDED_WEBHOOKS = {
 export function seedWebhooks(store: WebhookStore, clock: SandboxClock, tenantId: string): void {
   const now = clock.now();
   const day = 24 * 3600 * 1000;
-  const iso = (ms: number) => clock.iso(ms);
   const exceptions = store.create(
     tenantId,
     {
@@ -70,7 +78,7 @@ export function seedWebhooks(store: WebhookStore, clock: SandboxClock, tenantId:
       event_types: ['exception.sla.breached', 'exception.created', 'exception.assigned'],
       max_attempts: 5,
     },
-    { id: SEEDED_WEBHOOKS.exceptions, createdAt: iso(now - 30 * day) },
+    { id: SEEDED_WEBHOOKS.exceptions, createdAt: isoSeconds(now - 30 * day) },
   );
   const warehouse = store.create(
     tenantId,
@@ -80,7 +88,7 @@ export function seedWebhooks(store: WebhookStore, clock: SandboxClock, tenantId:
       event_types: ['reconciliation.completed', 'reconciliation.failed'],
       max_attempts: 8,
     },
-    { id: SEEDED_WEBHOOKS.warehouse, createdAt: iso(now - 20 * day) },
+    { id: SEEDED_WEBHOOKS.warehouse, createdAt: isoSeconds(now - 20 * day) },
   );
   const history: Array<[WebhookRecord, EventType, number, 'delivered' | 'failed']> = [
     [exceptions, 'exception.created', 3 * day, 'delivered'],
@@ -94,8 +102,8 @@ export function seedWebhooks(store: WebhookStore, clock: SandboxClock, tenantId:
   ];
   for (const [webhook, type, ago, outcome] of history) {
     const at = now - ago;
-    const event = store.createEvent(tenantId, type, sampleEventData(type, at), iso(at));
-    const delivery = store.createDelivery(webhook, event, { createdAt: iso(at) });
+    const event = store.createEvent(tenantId, type, sampleEventData(type, at), isoSeconds(at));
+    const delivery = store.createDelivery(webhook, event, { createdAt: isoSeconds(at) });
     recordPastOutcome(store, delivery, outcome, at);
   }
 }
@@ -108,7 +116,6 @@ export function recordPastOutcome(
   atMs: number,
   failure: { code?: number | null; cause?: DeliveryRecord['last_error_code']; error?: string } = {},
 ): void {
-  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const attempts = outcome === 'delivered' ? 1 : delivery.max_attempts;
   let t = atMs;
   const cause = failure.cause ?? 'connection_timeout';
@@ -118,21 +125,21 @@ export function recordPastOutcome(
     const ok = outcome === 'delivered';
     delivery.attempts.push({
       attempt: n,
-      started_at: iso(t),
+      started_at: isoSeconds(t),
       signature_timestamp: Math.floor(t / 1000),
       status_code: ok ? 200 : (failure.code ?? null),
       error_code: ok ? null : cause,
       error: ok ? null : error,
       duration_ms: ok ? 42 : 3,
     });
-    delivery.first_attempted_at ??= iso(t);
-    delivery.last_attempted_at = iso(t);
+    delivery.first_attempted_at ??= isoSeconds(t);
+    delivery.last_attempted_at = isoSeconds(t);
     if (n < attempts) t += 30_000 * 2 ** (n - 1);
   }
   delivery.attempt_count = attempts;
   if (outcome === 'delivered') {
     delivery.last_status_code = 200;
-    delivery.delivered_at = iso(t);
+    delivery.delivered_at = isoSeconds(t);
     store.setStatus(delivery, 'delivered');
   } else {
     delivery.last_status_code = failure.code ?? null;

@@ -9,7 +9,7 @@ import {
   UserParams,
   UserRoleParams,
 } from '../../api/schemas/roles.js';
-import { isoSeconds } from '../clock.js';
+import { isoSeconds } from '../../api/time.js';
 import type { Assignment, Tenant, User } from '../domain/identity.js';
 import { callerPermissions, callerRoleIds } from '../domain/roles.js';
 import { ApiProblem, notFound } from '../problem.js';

@@ -1,0 +1,13 @@
+/**
+ * Time values shared by the CLI and the sandbox: the API's timestamp format and the units of
+ * the short durations (`30s`, `30m`, `8h`, `7d`) that flags and files accept.
+ */
+
+/** ISO 8601 UTC with second precision, the API's timestamp format, e.g. 2026-01-02T03:04:05Z. */
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Milliseconds in one of each duration unit. */
+export const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+export type DurationUnit = keyof typeof UNIT_MS;
