@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
+import { codeChallengeS256, sameSecret } from '../../auth/pkce.js';
 import { primaryRole } from '../domain/identity.js';
 import type { OAuthClientRecord } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
@@ -129,10 +129,6 @@ function authenticateClient(ctx: RouteContext, request: FastifyRequest, body: Fo
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
-function s256(verifier: string): Buffer {
-  return Buffer.from(createHash('sha256').update(verifier, 'ascii').digest('base64url'));
-}
-
 interface Grant {
   userId: string;
   tenantIds: string[];
@@ -235,9 +231,7 @@ function authorizationCodeGrant(
     if (!VERIFIER.test(verifier)) {
       throw new OAuthError('invalid_grant', 'code_verifier must be 43 to 128 characters of [A-Za-z0-9._~-]');
     }
-    const expected = Buffer.from(entry.challenge);
-    const actual = s256(verifier);
-    if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
+    if (!sameSecret(codeChallengeS256(verifier), entry.challenge)) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
   } else if (verifier !== undefined) {
