@@ -3,6 +3,7 @@ import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES, type OAuthGrantType } fr
 import type { OAuthClient } from '../../api/schemas/oauth.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
+import { hashKey } from './identity.js';
 
 /** The seeded first-party client of the svc CLI: a public client (PKCE, no secret; RFC 8252). */
 export const CLI_CLIENT_ID = 'svc-cli';
@@ -50,10 +51,6 @@ export interface ConsentTicket {
 
 export function sha256(value: string): Buffer {
   return createHash('sha256').update(value).digest();
-}
-
-function key(value: string): string {
-  return sha256(value).toString('hex');
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -181,7 +178,7 @@ export class OAuthStore {
 
   openTicket(ticket: Omit<ConsentTicket, 'expiresAtMs'>): string {
     const id = randomBytes(24).toString('base64url');
-    this.#tickets.set(key(id), {
+    this.#tickets.set(hashKey(id), {
       ...ticket,
       expiresAtMs: this.#clock.now() + OAUTH_LIMITS.consentLifetimeSeconds * 1000,
     });
@@ -190,7 +187,7 @@ export class OAuthStore {
 
   /** The ticket, removed: a consent page is answered once. */
   takeTicket(id: string): ConsentTicket | undefined {
-    const k = key(id);
+    const k = hashKey(id);
     const ticket = this.#tickets.get(k);
     this.#tickets.delete(k);
     return ticket && ticket.expiresAtMs > this.#clock.now() ? ticket : undefined;
@@ -198,7 +195,7 @@ export class OAuthStore {
 
   issueCode(grant: Omit<AuthorizationCode, 'expiresAtMs' | 'usedAtMs' | 'family'>): string {
     const code = randomBytes(32).toString('base64url');
-    this.#codes.set(key(code), {
+    this.#codes.set(hashKey(code), {
       ...grant,
       expiresAtMs: this.#clock.now() + OAUTH_LIMITS.codeLifetimeSeconds * 1000,
       usedAtMs: null,
@@ -209,17 +206,17 @@ export class OAuthStore {
   }
 
   findCode(code: string): AuthorizationCode | undefined {
-    return this.#codes.get(key(code));
+    return this.#codes.get(hashKey(code));
   }
 
   issueRefreshToken(grant: Omit<RefreshTokenRecord, 'rotatedAtMs'>): string {
     const token = `svc_rt_${randomBytes(32).toString('base64url')}`;
-    this.#refreshTokens.set(key(token), { ...grant, rotatedAtMs: null });
+    this.#refreshTokens.set(hashKey(token), { ...grant, rotatedAtMs: null });
     return token;
   }
 
   findRefreshToken(token: string): RefreshTokenRecord | undefined {
-    return this.#refreshTokens.get(key(token));
+    return this.#refreshTokens.get(hashKey(token));
   }
 
   count(grant: string, outcome: string): void {
