@@ -1,18 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import type { EventType } from '../../api/constants.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxClock } from '../clock.js';
 import { type DeliveryRecord, seededId, type WebhookRecord, type WebhookStore } from '../domain/webhooks.js';
+import { randomId } from '../tokens.js';
 
-const hex = (n: number) => randomBytes(n).toString('hex');
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
 
 /** A plausible `data` object for each event kind (the sandbox's invention; the reference shows none). */
 export function sampleEventData(type: EventType, nowMs: number): Record<string, unknown> {
   const exception = {
-    exception_id: `exc_${hex(8)}`,
-    reconciliation_id: `rec_${hex(8)}`,
-    account_id: `acct_${hex(6)}`,
+    exception_id: randomId('exc', 8),
+    reconciliation_id: randomId('rec', 8),
+    account_id: randomId('acct', 6),
     category: pick(['fx_difference', 'missing_counterparty', 'amount_mismatch', 'duplicate_entry']),
     amount: {
       value: (Math.round(Math.random() * 10_000_000) / 100).toFixed(2),
@@ -39,14 +38,14 @@ export function sampleEventData(type: EventType, nowMs: number): Record<string, 
       };
     case 'reconciliation.completed':
       return {
-        reconciliation_id: `rec_${hex(8)}`,
+        reconciliation_id: randomId('rec', 8),
         matched: 9_874,
         unmatched: 12,
         completed_at: isoSeconds(nowMs),
       };
     case 'reconciliation.failed':
       return {
-        reconciliation_id: `rec_${hex(8)}`,
+        reconciliation_id: randomId('rec', 8),
         error: 'source statement missing',
         failed_at: isoSeconds(nowMs),
       };
