@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Chalk } from 'chalk';
+import { quote } from '../completion/tables.js';
 import { colorEnabled } from '../output/io.js';
 import type { Sandbox } from '../sandbox/server.js';
 import { type ProcessResult, runProcess } from '../system/run.js';
@@ -54,7 +55,7 @@ export class Tour {
 
   /** Runs `svc ARGS…`, shows it and its output, and stops the tour if it ends unexpectedly. */
   async svc(args: string[], options: StepOptions = {}): Promise<StepResult> {
-    const shown = args.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(' ');
+    const shown = args.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : quote(a))).join(' ');
     const redirect = options.inputLabel ? ` < ${options.inputLabel}` : '';
     process.stdout.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${shown}${redirect}`)}\n`);
     const env: Record<string, string> = {
