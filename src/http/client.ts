@@ -120,15 +120,20 @@ export class ApiClient {
     return this.request<T>({ ...options, method: 'DELETE', path });
   }
 
-  /** Every item of a cursor-paged list, page after page, as they arrive (constant memory). */
-  async *paginate<T>(
+  /**
+   * Every item of a cursor-paged list, page after page, as they arrive (constant memory).
+   * `onPage` sees each page whole, before its items, for fields beside them (e.g. a total).
+   */
+  async *paginate<T, P = Page<T>>(
     path: string,
     query: Record<string, QueryValue> = {},
     options: Partial<RequestOptions> = {},
+    onPage?: (page: P) => void,
   ): AsyncGenerator<T> {
     let cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
     for (;;) {
       const { data } = await this.get<Page<T>>(path, { ...query, cursor }, options);
+      onPage?.(data as P);
       yield* pageItems<T>(data);
       const next = data?.next_cursor;
       if (typeof next !== 'string' || next === '') return;

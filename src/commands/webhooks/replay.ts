@@ -95,22 +95,20 @@ async function* dlqEntries(
 ): AsyncGenerator<DlqEntry> {
   const api = await ctx.api();
   const route = path`/v1/webhooks/${options.webhook}/dlq`;
-  let cursor: string | undefined;
+  let pages = 0;
   let yielded = 0;
-  for (;;) {
-    const { data } = await api.get<DlqList>(
-      route,
-      { ...dlqQuery(options.filters), status: 'queued', limit: PAGE, cursor },
-      { signal },
-    );
-    if (cursor === undefined) onTotal(data.total);
-    for (const entry of data.items) {
-      if (options.limit !== undefined && yielded >= options.limit) return;
-      yielded++;
-      yield entry;
-    }
-    if (!data.next_cursor) return;
-    cursor = data.next_cursor;
+  const entries = api.paginate<DlqEntry, DlqList>(
+    route,
+    { ...dlqQuery(options.filters), status: 'queued', limit: PAGE },
+    { signal },
+    (page) => {
+      if (pages++ === 0) onTotal(page.total);
+    },
+  );
+  for await (const entry of entries) {
+    if (options.limit !== undefined && yielded >= options.limit) return;
+    yielded++;
+    yield entry;
   }
 }
 
