@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
-import { codeChallengeS256, sameSecret } from '../../auth/pkce.js';
+import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
 import { primaryRole } from '../domain/identity.js';
 import type { OAuthClientRecord } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
