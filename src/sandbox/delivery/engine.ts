@@ -2,6 +2,7 @@ import type { EventType } from '../../api/constants.js';
 import { WEBHOOK_HEADERS } from '../../api/constants.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../../webhooks/signature.js';
 import type { SandboxClock } from '../clock.js';
+import { DomainError } from '../domain/errors.js';
 import type {
   DeliveryRecord,
   DlqRecord,
@@ -130,9 +131,15 @@ export class DeliveryEngine {
   /**
    * Rule 1: a new delivery of the same event (the same payload bytes), its attempt counter at
    * zero, sent at once and signed with a fresh timestamp. The DLQ entry of the original, if
-   * any, records the replay.
+   * any, records the replay. A delivery still pending or retrying is not replayed yet.
    */
   replay(original: DeliveryRecord): { delivery: DeliveryRecord; entry: DlqRecord | undefined } {
+    if (original.status === 'pending' || original.status === 'retrying') {
+      throw new DomainError(
+        'delivery_in_progress',
+        `delivery ${original.id} is still ${original.status}; replay it once it is delivered or failed`,
+      );
+    }
     const delivery = this.#store.createDelivery(original.webhook, original.event, { replayOf: original.id });
     const entry = this.#store.dlqEntryOfDelivery(original.id);
     if (entry) this.#store.markReplayed(entry, delivery);

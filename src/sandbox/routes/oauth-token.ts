@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
-import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
 import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
+import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
+import { DomainError } from '../domain/errors.js';
 import { primaryRole } from '../domain/identity.js';
 import type { OAuthClientRecord } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
@@ -34,8 +35,9 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
 }
 
 /** Any failure on this route — a parser error, an injected fault — answered in the RFC 6749 shape. */
-function toOAuthError(error: FastifyError | ApiProblem | OAuthError): OAuthError {
+function toOAuthError(error: FastifyError | ApiProblem | DomainError | OAuthError): OAuthError {
   if (error instanceof OAuthError) return error;
+  if (error instanceof DomainError) return toOAuthError(ApiProblem.of(error));
   if (error instanceof ApiProblem) {
     const code =
       error.status >= 500
@@ -302,7 +304,7 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
   app.post<{ Body: FormBody }>(
     OAUTH_PATHS.token,
     {
-      config: { auth: 'public', tenant: 'none', idempotent: false },
+      config: { operation: 'oauth_tokens_issue', idempotent: false },
       attachValidation: true,
       errorHandler: (error, _request, reply) => sendOAuthError(reply, toOAuthError(error)),
       schema: {

@@ -11,11 +11,11 @@ import { EventTypeSchema } from '../../api/schemas/webhooks.js';
 import type { DeliverySettings } from '../delivery/engine.js';
 import { recordPastOutcome, sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
+import { badRequest, notFound } from '../domain/errors.js';
 import type { WebhookRecord } from '../domain/webhooks.js';
-import { badRequest, notFound } from '../problem.js';
 import type { RouteContext } from './context.js';
 
-const control = { auth: 'public', tenant: 'none', faultFree: true } as const;
+const control = { auth: 'public', faultFree: true } as const;
 const tags = ['sandbox control'];
 /** Events listed in a response; more are counted only. */
 const LISTED = 1000;
@@ -60,7 +60,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   }>(
     '/_sandbox/webhooks/events',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_webhook_events_create' },
       schema: {
         tags,
         summary: 'Emit events',
@@ -120,7 +120,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   }>(
     '/_sandbox/webhooks/dead-letters',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_dead_letters_create' },
       schema: {
         tags,
         summary: 'Fill a dead-letter queue',
@@ -167,7 +167,10 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
 
   app.get(
     '/_sandbox/webhooks/engine',
-    { config: control, schema: { tags, summary: 'Delivery engine settings, schedule and counters' } },
+    {
+      config: { ...control, operation: 'sandbox_engine_get' },
+      schema: { tags, summary: 'Delivery engine settings, schedule and counters' },
+    },
     async () => ({
       settings: settingsView(state.delivery.settings),
       schedule: describeSchedule(5),
@@ -178,7 +181,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   app.put<{ Body: Partial<{ time_scale: number; request_timeout_ms: number; concurrency: number }> }>(
     '/_sandbox/webhooks/engine',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_engine_update' },
       schema: { tags, summary: 'Change delivery engine settings', body: Type.Partial(EngineSettings) },
     },
     async (request) => {
@@ -195,7 +198,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   app.post<{ Body: { timeout_ms?: number } }>(
     '/_sandbox/webhooks/settle',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_deliveries_settle' },
       schema: {
         tags,
         summary: 'Wait until every delivery is delivered or failed',
@@ -213,7 +216,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   app.get<{ Params: { id: string } }>(
     '/_sandbox/webhooks/:id/secret',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_webhook_secrets_get' },
       schema: {
         tags,
         summary: "A webhook's signing secrets",
