@@ -11,6 +11,7 @@ import type {
   WebhookStore,
 } from '../domain/webhooks.js';
 import { type AttemptOutcome, classifyError, classifyResponse } from './classify.js';
+import { type FairCaps, FairQueue } from './fair-queue.js';
 import { MinHeap } from './heap.js';
 import { createAgent, type Dispatcher } from './http.js';
 import { retryDelayMs } from './schedule.js';
@@ -23,13 +24,25 @@ export interface DeliverySettings {
   requestTimeoutMs: number;
   /** Attempts on the wire at once, across every target. */
   concurrency: number;
+  /** Attempts in flight per webhook; null: a quarter of `concurrency` (at least 1). */
+  perWebhookConcurrency: number | null;
+  /** Attempts in flight per tenant; null: half of `concurrency` (at least the per-webhook cap). */
+  perTenantConcurrency: number | null;
 }
 
 export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   timeScale: 1,
   requestTimeoutMs: 10_000,
   concurrency: 64,
+  perWebhookConcurrency: null,
+  perTenantConcurrency: null,
 };
+
+/** The caps in effect: what is set, or what `concurrency` implies. */
+export function fairCaps(s: DeliverySettings): FairCaps {
+  const webhook = s.perWebhookConcurrency ?? Math.max(1, Math.floor(s.concurrency / 4));
+  return { webhook, tenant: s.perTenantConcurrency ?? Math.max(webhook, Math.floor(s.concurrency / 2)) };
+}
 
 export interface DeliveryStats {
   queued: number;
@@ -51,7 +64,9 @@ const ANSWER_BYTES = 4096;
 
 /**
  * Delivers events: a real HTTP POST of the payload to the webhook's URL, signed with
- * X-SVC-Signature over `t.body` (a fresh t on every attempt), at most `concurrency` at once.
+ * X-SVC-Signature over `t.body` (a fresh t on every attempt), at most `concurrency` at once,
+ * shared fairly: attempts that are due wait in a FairQueue (one lane per webhook, round-robin
+ * across tenants, capped per webhook and per tenant), so a hanging target delays nobody else.
  * Only a 2xx answer delivers; any other outcome is classified (classify.ts) and retried on the
  * schedule (schedule.ts) until max_attempts, after which the delivery is `failed`, its
  * next_retry_at null, and it enters the dead-letter queue. Timing runs on the sandbox clock.
@@ -61,7 +76,10 @@ export class DeliveryEngine {
   readonly #store: WebhookStore;
   readonly #clock: SandboxClock;
   readonly #random: () => number;
+  /** Attempts not due yet, by due time. */
   readonly #due = new MinHeap<Due>((a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.seq < b.seq));
+  /** Attempts that are due, waiting for a slot. */
+  readonly #ready = new FairQueue<DeliveryRecord>(() => fairCaps(this.settings));
   #dueSeq = 0;
   #sending = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -88,8 +106,9 @@ export class DeliveryEngine {
   configure(change: Partial<DeliverySettings>): DeliverySettings {
     const { concurrency, requestTimeoutMs } = this.settings;
     for (const [key, value] of Object.entries(change)) {
-      if (value !== undefined) (this.settings as unknown as Record<string, number>)[key] = value;
+      if (value !== undefined) (this.settings as unknown as Record<string, number | null>)[key] = value;
     }
+    this.#ready.reoffer();
     // The agent's pool size and connect timeout follow the settings: a new agent for new attempts.
     const changed =
       this.settings.concurrency !== concurrency || this.settings.requestTimeoutMs !== requestTimeoutMs;
@@ -103,7 +122,7 @@ export class DeliveryEngine {
   }
 
   currentStats(): DeliveryStats {
-    return { queued: this.#due.size, sending: this.#sending, ...this.stats };
+    return { queued: this.#due.size + this.#ready.size, sending: this.#sending, ...this.stats };
   }
 
   /** Deliveries that are neither delivered nor failed. */
@@ -188,14 +207,20 @@ export class DeliveryEngine {
   #pump(): void {
     if (this.#closed) return;
     const now = this.#clock.now();
-    while (this.#sending < this.settings.concurrency) {
-      const top = this.#due.peek();
-      if (!top || top.dueMs > now) break;
+    // What became due joins its webhook's lane; stale entries (rescheduled, already sending, or
+    // settled since) are dropped here.
+    for (let top = this.#due.peek(); top && top.dueMs <= now; top = this.#due.peek()) {
       this.#due.pop();
       const d = top.delivery;
-      // Stale entries: rescheduled, already sending, or settled since.
       if (d.dueMs !== top.dueMs || d.sending || d.status === 'delivered' || d.status === 'failed') continue;
+      d.dueMs = null;
+      this.#ready.push(d.webhook.id, d.webhook.tenant_id, d);
+    }
+    while (this.#sending < this.settings.concurrency) {
+      const d = this.#ready.take();
+      if (!d) break;
       if (d.webhook.deleted_at !== null) {
+        this.#ready.done(d.webhook.id);
         this.#abandon(d);
         continue;
       }
@@ -206,7 +231,7 @@ export class DeliveryEngine {
 
   #arm(now: number): void {
     const top = this.#due.peek();
-    if (!top || this.#sending >= this.settings.concurrency) {
+    if (!top) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#timerAt = Number.POSITIVE_INFINITY;
@@ -248,6 +273,7 @@ export class DeliveryEngine {
     const outcome = await this.#send(d, t, attempt);
     const duration = Math.round(performance.now() - started);
     this.#sending--;
+    this.#ready.done(d.webhook.id);
     d.sending = false;
     if (this.#closed) return;
     this.stats.attempts++;

@@ -8,7 +8,7 @@ import {
 } from '../../api/constants.js';
 import { StringEnum } from '../../api/schemas/common.js';
 import { EventTypeSchema } from '../../api/schemas/webhooks.js';
-import type { DeliverySettings } from '../delivery/engine.js';
+import { type DeliverySettings, fairCaps } from '../delivery/engine.js';
 import { recordPastOutcome, sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
@@ -24,13 +24,31 @@ const EngineSettings = Type.Object(
   {
     time_scale: Type.Number({ minimum: 0, maximum: 1000, description: 'Multiplies the retry schedule' }),
     request_timeout_ms: Type.Integer({ minimum: 1, maximum: 300_000 }),
-    concurrency: Type.Integer({ minimum: 1, maximum: 4096 }),
+    concurrency: Type.Integer({
+      minimum: 1,
+      maximum: 4096,
+      description: 'Attempts in flight across every target',
+    }),
+    per_webhook_concurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 4096 }), Type.Null()], {
+      description: 'Attempts in flight per webhook (null: a quarter of concurrency)',
+    }),
+    per_tenant_concurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 4096 }), Type.Null()], {
+      description: 'Attempts in flight per tenant (null: half of concurrency)',
+    }),
   },
   { additionalProperties: false },
 );
 
+/** The settings in effect (the fairness caps as they apply, whether set or derived). */
 function settingsView(s: DeliverySettings) {
-  return { time_scale: s.timeScale, request_timeout_ms: s.requestTimeoutMs, concurrency: s.concurrency };
+  const caps = fairCaps(s);
+  return {
+    time_scale: s.timeScale,
+    request_timeout_ms: s.requestTimeoutMs,
+    concurrency: s.concurrency,
+    per_webhook_concurrency: caps.webhook,
+    per_tenant_concurrency: caps.tenant,
+  };
 }
 
 /**
@@ -178,7 +196,15 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
     }),
   );
 
-  app.put<{ Body: Partial<{ time_scale: number; request_timeout_ms: number; concurrency: number }> }>(
+  app.put<{
+    Body: Partial<{
+      time_scale: number;
+      request_timeout_ms: number;
+      concurrency: number;
+      per_webhook_concurrency: number | null;
+      per_tenant_concurrency: number | null;
+    }>;
+  }>(
     '/_sandbox/webhooks/engine',
     {
       config: { ...control, operation: 'sandbox_engine_update' },
@@ -190,6 +216,10 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
         ...(b.time_scale === undefined ? {} : { timeScale: b.time_scale }),
         ...(b.request_timeout_ms === undefined ? {} : { requestTimeoutMs: b.request_timeout_ms }),
         ...(b.concurrency === undefined ? {} : { concurrency: b.concurrency }),
+        ...(b.per_webhook_concurrency === undefined
+          ? {}
+          : { perWebhookConcurrency: b.per_webhook_concurrency }),
+        ...(b.per_tenant_concurrency === undefined ? {} : { perTenantConcurrency: b.per_tenant_concurrency }),
       });
       return { settings: settingsView(settings) };
     },
