@@ -183,6 +183,20 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
   );
 
   app.get(
+    '/_sandbox/openapi.json',
+    {
+      config: { ...control, operation: 'sandbox_openapi_get' },
+      schema: {
+        tags,
+        summary: 'This OpenAPI document',
+        description:
+          'The document `svc sandbox openapi` prints (docs/openapi.json), for tools that read it over HTTP.',
+      },
+    },
+    async () => app.swagger(),
+  );
+
+  app.get(
     '/_sandbox/stats',
     {
       config: { ...control, operation: 'sandbox_stats_get' },

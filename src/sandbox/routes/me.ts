@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { Me } from '../../api/schemas/me.js';
 import { liveRoleNames, liveTenants } from '../domain/authorization.js';
 import { primaryRole } from '../domain/identity.js';
 import { errorResponses, type RouteContext } from './context.js';
@@ -18,7 +17,7 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
           'no live role gets an empty list (and tenant_id null) — the identity is still true, the authority is gone. ' +
           "X-Tenant-Id is optional here; when sent it must be one of the credential's tenants, and it becomes tenant_id. " +
           "(Response body: not shown in the reference; this is the sandbox's choice.)",
-        response: { 200: Me, ...errorResponses(401, 403) },
+        response: { 200: { $ref: 'Me#' }, ...errorResponses(401, 403) },
       },
     },
     async (request) => {
