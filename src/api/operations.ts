@@ -42,11 +42,19 @@ export interface OperationRule {
   readonly scopes: readonly string[] | 'any';
   /** `users`: refused to API keys (keys cannot manage keys, so a leaked key cannot make itself permanent). */
   readonly callers: 'any' | 'users';
+  /** The caller must hold a live role in at least one tenant (403 no_tenant_membership otherwise). */
+  readonly membership: boolean;
 }
 
-type Row = Omit<OperationRule, 'access' | 'callers'> & Partial<Pick<OperationRule, 'access' | 'callers'>>;
+type Row = Omit<OperationRule, 'access' | 'callers' | 'membership'> &
+  Partial<Pick<OperationRule, 'access' | 'callers' | 'membership'>>;
 
-const authenticated = (row: Row): OperationRule => ({ access: 'authenticated', callers: 'any', ...row });
+const authenticated = (row: Row): OperationRule => ({
+  access: 'authenticated',
+  callers: 'any',
+  membership: false,
+  ...row,
+});
 const publicRow = (method: OperationRule['method'], path: string): OperationRule => ({
   method,
   path,
@@ -55,6 +63,7 @@ const publicRow = (method: OperationRule['method'], path: string): OperationRule
   tenant: 'none',
   scopes: 'any',
   callers: 'any',
+  membership: false,
 });
 
 /**
@@ -126,6 +135,7 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     permission: null,
     tenant: 'optional',
     scopes: ['read:tenants'],
+    membership: true,
   }),
   api_keys_create: authenticated({
     method: 'POST',

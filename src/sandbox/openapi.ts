@@ -1,7 +1,7 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { HEADERS, OAUTH_SCOPES } from '../api/constants.js';
 import { OPERATIONS, type OperationRule, operationsByScope, RECORD_SURFACES } from '../api/operations.js';
-import { BUILTIN_ROLE_DEFINITIONS, PERMISSION_CATALOG } from '../api/permissions.js';
+import { API_KEY_ROLES, BUILTIN_ROLE_DEFINITIONS, PERMISSION_CATALOG } from '../api/permissions.js';
 import { SVC_CHOICES } from './openapi-choices.js';
 import { ERROR_CODES } from './problem.js';
 
@@ -110,6 +110,7 @@ function authorization(rule: OperationRule) {
     tenant: rule.tenant,
     oauth_scopes: rule.scopes === 'any' ? 'any' : [...rule.scopes, 'admin'],
     callers: rule.callers,
+    membership: rule.membership,
   };
 }
 
@@ -164,6 +165,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       'x-role-permissions': Object.fromEntries(
         Object.entries(BUILTIN_ROLE_DEFINITIONS).map(([role, d]) => [role, [...d.permissions].sort()]),
       ),
+      'x-api-key-roles': API_KEY_ROLES,
       'x-record-surfaces': RECORD_SURFACES,
       'x-oauth-scopes': Object.fromEntries(
         Object.entries(OAUTH_SCOPES).map(([scope, description]) => [

@@ -109,8 +109,9 @@ export function refuseOrganisation(
 
 /**
  * Whether the caller may run an operation of the table (src/api/operations.ts) in a tenant:
- * API keys where only users may act, then the access token's scopes, then the permission held
- * live in the tenant. In that order, so every refusal names the first thing missing.
+ * API keys where only users may act, then the access token's scopes, then a live role somewhere
+ * (where the operation needs one), then the permission held live in the tenant. In that order
+ * (after the tenant itself, checked by namedTenant), so every refusal names the first thing missing.
  */
 export function authorizeOperation(
   state: SandboxState,
@@ -129,6 +130,9 @@ export function authorizeOperation(
       'insufficient_scope',
       `the access token lacks scope ${needed} for ${operationId}; it has ${principal.scopes.join(' ') || 'none'}`,
     );
+  }
+  if (rule.membership && liveTenants(state, principal).length === 0) {
+    throw new DomainError('no_tenant_membership', `${operationId} needs a live role in at least one tenant`);
   }
   if (rule.permission === null) return;
   if (!tenant) throw new Error(`operation ${operationId} needs a permission but names no tenant`);

@@ -1,7 +1,6 @@
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { liveRoleNames, liveTenants, refuseOrganisation } from './authorization.js';
-import { DomainError } from './errors.js';
 import { primaryRole, type Tenant } from './identity.js';
 
 /**
@@ -18,10 +17,8 @@ export function visibleTenants(
   requestId: string,
 ) {
   const { identity } = state;
+  // The authorization table makes sure there is at least one (membership).
   const members = liveTenants(state, principal);
-  if (members.length === 0) {
-    throw new DomainError('no_tenant_membership', 'listing tenants needs a live role in at least one tenant');
-  }
   if (orgId !== undefined && (orgId !== principal.orgId || !identity.orgs.has(orgId))) {
     refuseOrganisation(state, principal, orgId, requestId);
   }
