@@ -141,6 +141,24 @@ describe('idempotency keys on every POST', () => {
     ).toHaveLength(1);
   });
 
+  it('does not remember a request refused by validation: the corrected request runs with the same key', async () => {
+    const roles = (body: unknown) =>
+      call(sandbox(), 'POST', '/v1/roles', { token: sandbox().adminToken, tenant, body });
+    const refused = await roles({
+      name: 'Bad Name',
+      permissions: ['exception.read'],
+      idempotency_key: 'fix-1',
+    });
+    expect(refused.status).toBe(400);
+    const corrected = await roles({
+      name: 'good-name',
+      permissions: ['exception.read'],
+      idempotency_key: 'fix-1',
+    });
+    expect(corrected.status, corrected.text).toBe(201);
+    expect(corrected.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('scopes keys to the operation: the same key on two operations runs both', async () => {
     const exception = await post({ title: 'op', idempotency_key: 'per-op' });
     const reconciliation = await call(sandbox(), 'POST', '/v1/reconciliations', {
