@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
 import {
   OAuthClientCreateBody,
   OAuthClientList,
@@ -7,8 +6,8 @@ import {
   OAuthClientWithSecret,
   RotateSecretBody,
 } from '../../api/schemas/oauth.js';
-import { badRequest, notFound } from '../domain/errors.js';
-import { type OAuthClientRecord, publicClient, redirectUriProblem } from '../domain/oauth.js';
+import { notFound } from '../domain/errors.js';
+import { clientInput, type OAuthClientRecord, publicClient } from '../domain/oauth.js';
 import { errorResponses, type RouteContext } from './context.js';
 
 const WARNING =
@@ -44,37 +43,9 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      const details = body.redirect_uris.flatMap((uri, i) => {
-        const problem = redirectUriProblem(uri);
-        return problem ? [{ field: `redirect_uris.${i}`, message: `${JSON.stringify(uri)} ${problem}` }] : [];
-      });
-      const grantTypes = (body.grant_types ?? [...OAUTH_GRANT_TYPES]) as OAuthGrantType[];
-      if (!grantTypes.includes('authorization_code')) {
-        details.push({ field: 'grant_types', message: 'refresh_token needs authorization_code' });
-      }
-      const tokenLifetime = body.token_lifetime_seconds ?? OAUTH_LIMITS.tokenLifetime.default;
-      const refreshLifetime =
-        body.refresh_token_lifetime_seconds ?? OAUTH_LIMITS.refreshTokenLifetime.default;
-      if (refreshLifetime < tokenLifetime) {
-        details.push({
-          field: 'refresh_token_lifetime_seconds',
-          message: 'must be at least token_lifetime_seconds',
-        });
-      }
-      if (details.length > 0) throw badRequest(`${details[0]!.field} ${details[0]!.message}`, details);
       const { client, secret } = state.oauth.createClient(
         request.tenant!.id,
-        {
-          name: body.name,
-          description: body.description ?? '',
-          redirect_uris: body.redirect_uris,
-          grant_types: grantTypes,
-          scopes: body.scopes,
-          token_lifetime_seconds: tokenLifetime,
-          refresh_token_lifetime_seconds: refreshLifetime,
-          pkce_required: body.pkce_required ?? true,
-        },
+        clientInput(request.body),
         request.principal!.subject,
       );
       return reply.code(201).send(withSecret(client, secret));

@@ -1,8 +1,8 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { RECORD_SURFACES } from '../../api/operations.js';
 import {
   RecordCreateBody,
+  RecordIdParams,
   RecordList,
   RecordListQuery,
   RecordPatchBody,
@@ -14,8 +14,6 @@ import type { StoredRecord } from '../domain/records.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import type { SandboxState } from '../state.js';
 import { errorResponses, type RouteContext } from './context.js';
-
-const RecordIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /** Where a surface's records come from: the record store, or (audit_trail) the audit entries. */
 function source(state: SandboxState, surface: string) {
