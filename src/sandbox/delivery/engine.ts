@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: scheduling, attempts and outcomes share the engine's private state
+// (the heap of attempts not yet due, the fair queue, the counters). The attempt itself
+// (attempt.ts), the fair queue, the retry schedule and the classification live in their own files.
 import type { EventType } from '../../api/constants.js';
 import { WEBHOOK_HEADERS } from '../../api/constants.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../../webhooks/signature.js';
@@ -10,7 +13,7 @@ import type {
   WebhookRecord,
   WebhookStore,
 } from '../domain/webhooks.js';
-import { type AttemptOutcome, classifyError, classifyResponse } from './classify.js';
+import { sendAttempt } from './attempt.js';
 import { type FairCaps, FairQueue } from './fair-queue.js';
 import { MinHeap } from './heap.js';
 import { createAgent, type Dispatcher } from './http.js';
@@ -57,10 +60,6 @@ interface Due {
   dueMs: number;
   seq: number;
 }
-
-const USER_AGENT = 'svc-sandbox-webhooks/1';
-/** How much of a target's answer is read (to find "invalid_signature" and for last_error). */
-const ANSWER_BYTES = 4096;
 
 /**
  * Delivers events: a real HTTP POST of the payload to the webhook's URL, signed with
@@ -270,7 +269,18 @@ export class DeliveryEngine {
     d.last_attempted_at = startedIso;
     d.next_retry_at = null;
     const started = performance.now();
-    const outcome = await this.#send(d, t, attempt);
+    const outcome = await sendAttempt(this.#agentFor(), {
+      url: d.webhook.url,
+      payload: d.event.payload,
+      headers: {
+        [SIGNATURE_HEADER]: signatureHeader(this.#store.signingSecrets(d.webhook), t, d.event.payload),
+        [WEBHOOK_HEADERS.eventId]: d.event.id,
+        [WEBHOOK_HEADERS.eventType]: d.event.type,
+        [WEBHOOK_HEADERS.deliveryId]: d.id,
+        [WEBHOOK_HEADERS.attempt]: String(attempt),
+      },
+      timeoutMs: this.settings.requestTimeoutMs,
+    });
     const duration = Math.round(performance.now() - started);
     this.#sending--;
     this.#ready.done(d.webhook.id);
@@ -329,60 +339,4 @@ export class DeliveryEngine {
       for (const w of waiters) w();
     }
   }
-
-  async #send(d: DeliveryRecord, t: number, attempt: number): Promise<AttemptOutcome> {
-    const timeoutMs = this.settings.requestTimeoutMs;
-    let url: URL;
-    try {
-      url = new URL(d.webhook.url);
-    } catch {
-      return classifyError(new Error(`invalid URL ${d.webhook.url}`), false, timeoutMs);
-    }
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    try {
-      const response = await this.#agentFor().request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          [SIGNATURE_HEADER]: signatureHeader(this.#store.signingSecrets(d.webhook), t, d.event.payload),
-          [WEBHOOK_HEADERS.eventId]: d.event.id,
-          [WEBHOOK_HEADERS.eventType]: d.event.type,
-          [WEBHOOK_HEADERS.deliveryId]: d.id,
-          [WEBHOOK_HEADERS.attempt]: String(attempt),
-        },
-        body: d.event.payload,
-        signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const answer = await readSome(response.body, ANSWER_BYTES);
-      return classifyResponse(response.statusCode, answer);
-    } catch (error) {
-      return classifyError(error, timedOut, timeoutMs);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-/** The first `limit` bytes of an answer as text; the rest is read and dropped (keeps the socket reusable). */
-async function readSome(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    if (size < limit) {
-      const buffer = chunk as Buffer;
-      chunks.push(buffer.subarray(0, limit - size));
-      size += buffer.length;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
