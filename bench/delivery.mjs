@@ -30,7 +30,7 @@ export default async function delivery({ events = 20_000, warmup = 2_000 } = {})
       what:
         `\`svc sandbox start\` in its own process delivers ${events.toLocaleString('en')} events (emitted in one call to POST /_sandbox/webhooks/events) ` +
         `to a local HTTP target in a third process that answers 204 at once: real signed POSTs over keep-alive connections, ` +
-        `at most ${settings.concurrency} in flight. Timed from the emit call until every delivery is settled, after ${warmup.toLocaleString('en')} warm-up deliveries.`,
+        `at most ${settings.per_webhook_concurrency} in flight for the one webhook (of ${settings.concurrency} across every target). Timed from the emit call until every delivery is settled, after ${warmup.toLocaleString('en')} warm-up deliveries.`,
       rows: [
         {
           metric: 'deliveries per second',

@@ -6,6 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildDist } from '../scripts/build.mjs';
 import delivery from './delivery.mjs';
+import fairness from './fairness.mjs';
 import grants from './grants.mjs';
 import { ROOT } from './lib.mjs';
 import oauthRefresh from './oauth-refresh.mjs';
@@ -21,6 +22,7 @@ const BENCHES = {
   grants,
   replay,
   delivery,
+  fairness,
 };
 
 const only = process.argv.slice(2);

@@ -199,7 +199,7 @@ end
 
 complete -c svc -f
 complete -c svc -n '__svc_at \'svc\'' -a 'login' -d 'Log in (browser with PKCE, or --with-token) and store the credential'
-complete -c svc -n '__svc_at \'svc\'' -a 'logout' -d 'Remove the profile\'s stored credential'
+complete -c svc -n '__svc_at \'svc\'' -a 'logout' -d 'End the session and remove the profile\'s stored credential'
 complete -c svc -n '__svc_at \'svc\'' -a 'auth' -d 'Login status and access tokens'
 complete -c svc -n '__svc_at \'svc\'' -a 'me' -d 'Show who you are calling the API as'
 complete -c svc -n '__svc_at \'svc\'' -a 'profiles' -d 'Profiles: named sets of settings (base URL, tenant, org, client id) with their own credential'

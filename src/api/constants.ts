@@ -59,8 +59,16 @@ export const RECORD_OWNED_FIELDS = [
   'purge_at',
 ] as const;
 
-/** OAuth 2.0: the paths of the reference, relative to {app_url} and {base_url}. */
-export const OAUTH_PATHS = { authorize: '/oauth/authorize', token: '/v1/oauth/token' } as const;
+/**
+ * OAuth 2.0: the paths of the reference (authorize, relative to {app_url}; token, to {base_url}),
+ * and the sandbox's RFC 7009 revocation endpoint and RFC 8414 metadata, relative to {base_url}.
+ */
+export const OAUTH_PATHS = {
+  authorize: '/oauth/authorize',
+  token: '/v1/oauth/token',
+  revoke: '/v1/oauth/revoke',
+  metadata: '/.well-known/oauth-authorization-server',
+} as const;
 
 export const OAUTH_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 export type OAuthGrantType = (typeof OAUTH_GRANT_TYPES)[number];

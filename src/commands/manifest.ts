@@ -27,7 +27,7 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     name: 'logout',
-    summary: "Remove the profile's stored credential",
+    summary: "End the session and remove the profile's stored credential",
     group: START,
     load: () => import('./auth/logout.js'),
   },

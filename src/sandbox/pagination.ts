@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiProblem } from './problem.js';
+import { DomainError } from './domain/errors.js';
 
 /**
  * Opaque cursors: base64url of the position after the last item, bound to the filters of the
@@ -34,18 +34,15 @@ export function decodeCursor(cursor: string, fingerprint: string): CursorPositio
   }
   const p = parsed as { v?: unknown; k?: unknown; i?: unknown; f?: unknown } | undefined;
   if (p?.v !== 1 || typeof p.k !== 'number' || typeof p.i !== 'string' || typeof p.f !== 'string') {
-    throw new ApiProblem(400, 'invalid_cursor', 'the cursor is not one this API issued', {
-      details: [{ field: 'cursor', message: 'is malformed' }],
-    });
+    throw new DomainError('invalid_cursor', 'the cursor is not one this API issued', [
+      { field: 'cursor', message: 'is malformed' },
+    ]);
   }
   if (p.f !== fingerprint) {
-    throw new ApiProblem(
-      400,
+    throw new DomainError(
       'invalid_cursor',
       'the cursor was issued for different filters; repeat the same filters',
-      {
-        details: [{ field: 'cursor', message: 'belongs to another filter set' }],
-      },
+      [{ field: 'cursor', message: 'belongs to another filter set' }],
     );
   }
   return { k: p.k, i: p.i };

@@ -22,6 +22,7 @@ import {
 } from './plugins/faults.js';
 import { registerFormBodies } from './plugins/form.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
+import { registerJsonBodies } from './plugins/json-body.js';
 import type { RouteContext } from './routes/context.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { ADMIN_USER, PRIMARY_TENANT_SLUG, seedDemo, tenantId } from './seed.js';
@@ -113,15 +114,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     RoleAssignment,
   ])
     app.addSchema(schema);
-  // JSON Merge Patch bodies (RFC 7396) are JSON.
-  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, JSON.parse(body as string));
-    } catch (error) {
-      (error as { statusCode?: number }).statusCode = 400;
-      done(error as Error, undefined);
-    }
-  });
+  registerJsonBodies(app);
   await app.register(swagger, swaggerOptions());
   registerFormBodies(app);
 

@@ -15,6 +15,8 @@ export interface Principal {
   /** Roles granted by the credential itself (API keys); users' roles come from their assignments. */
   fixedRoles: string[] | null;
   clientId: string | null;
+  /** The tenant the OAuth client was created in (its tokens act only there); null otherwise. */
+  clientTenantId: string | null;
   tokenId: string | null;
   /** A service-role key's justification, written to the security events log with each call. */
   justification?: string | null;
@@ -22,20 +24,14 @@ export interface Principal {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** `public`: no credential needed. Default: a credential is required. */
-    auth?: 'public' | 'required';
-    /** Whether X-Tenant-Id is required (default), optional, or ignored. */
-    tenant?: 'required' | 'optional' | 'none';
-    /** The caller needs one of these roles in the tenant. */
-    roles?: string[];
-    /** …or a role (custom ones included) granting one of these permissions. */
-    permissions?: string[];
     /**
-     * A scope-limited credential (OAuth access token) needs all of these scopes (or `admin`);
-     * `{param}` is filled from the path. Absent: only `admin`. `[]`: any access token.
+     * The operationId: for /v1 routes, a row of the authorization table (src/api/operations.ts),
+     * which says what a call needs; elsewhere the operationId the OpenAPI document shows.
      */
-    scopes?: string[];
-    /** false: a POST outside the idempotency rules (the OAuth token endpoint). */
+    operation?: string;
+    /** `public`: no credential needed (every route outside the table must say so). */
+    auth?: 'public';
+    /** false: a POST outside the idempotency rules (the OAuth endpoints). */
     idempotent?: boolean;
     /** true: fault injection never applies (control endpoints, HTML pages). */
     faultFree?: boolean;

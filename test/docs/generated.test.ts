@@ -22,7 +22,7 @@ describe('checked-in generated files are current (run `npm run generate` after c
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc['x-error-codes'])).toContain('idempotency_key_reused');
     expect(doc['x-svc-choices'].length).toBeGreaterThan(5);
-    for (const path of ['/v1/me', '/v1/tenants', '/v1/{surface}', '/v1/{surface}/{id}'])
+    for (const path of ['/v1/me', '/v1/tenants', '/v1/reconciliations', '/v1/reconciliations/{id}'])
       expect(doc.paths[path]).toBeDefined();
   });
 });

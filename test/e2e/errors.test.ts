@@ -75,9 +75,11 @@ describe('exit codes and one-line errors', () => {
   });
 
   it('reports a reused idempotency key as a conflict (exit 6)', async () => {
-    const ok = await svc(['api', 'POST', '/v1/notes', '-f', 'idempotency_key=k-1', '-f', 'text=a'], { env });
+    const ok = await svc(['api', 'POST', '/v1/exceptions', '-f', 'idempotency_key=k-1', '-f', 'text=a'], {
+      env,
+    });
     expect(ok.code).toBe(0);
-    const clash = await svc(['api', 'POST', '/v1/notes', '-f', 'idempotency_key=k-1', '-f', 'text=b'], {
+    const clash = await svc(['api', 'POST', '/v1/exceptions', '-f', 'idempotency_key=k-1', '-f', 'text=b'], {
       env,
     });
     expect(clash.code).toBe(6);

@@ -31,10 +31,10 @@ describe('under injected 503s with Retry-After', () => {
     ).toBe(305);
 
     for (let i = 0; i < 12; i++) {
-      const r = await svc(['api', 'POST', '/v1/adjustments', '-F', `n=${i}`], { env });
+      const r = await svc(['api', 'POST', '/v1/accounts', '-F', `n=${i}`], { env });
       expect(r.code, r.stderr).toBe(0);
     }
-    const listed = await svc(['api', 'GET', '/v1/adjustments', '--paginate', '--ndjson'], { env });
+    const listed = await svc(['api', 'GET', '/v1/accounts', '--paginate', '--ndjson'], { env });
     expect(listed.code).toBe(0);
     expect(
       listed.stdout
@@ -42,6 +42,6 @@ describe('under injected 503s with Retry-After', () => {
         .split('\n')
         .map((l) => JSON.parse(l).n),
     ).toEqual([...Array(12).keys()]);
-    expect(sandbox().state.records.count(tenantId('acme-treasury'), 'adjustments')).toBe(12);
+    expect(sandbox().state.records.count(tenantId('acme-treasury'), 'accounts')).toBe(12);
   });
 });

@@ -236,7 +236,7 @@ describe('svc oauth create', () => {
     });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(
-      /^error: this needs role tenant_admin in tenant acme-treasury; you have tenant_analyst \(HTTP 403, insufficient_role/,
+      /^error: oauth_clients_create needs permission oauth_client\.manage in tenant acme-treasury; your live roles there \(tenant_analyst\) do not grant it \(HTTP 403, insufficient_role/,
     );
   });
 

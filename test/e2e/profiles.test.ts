@@ -88,7 +88,7 @@ describe('profiles, config and stored credentials', () => {
     expect(r.stderr).not.toContain(sandbox().adminToken);
     expect(r.stdout).not.toContain(canary);
     const post = await svc(
-      ['--debug', 'api', 'POST', '/v1/notes', '-f', 'client_secret=canary-secret-value'],
+      ['--debug', 'api', 'POST', '/v1/exceptions', '-f', 'client_secret=canary-secret-value'],
       {
         env: { ...env, SVC_TOKEN: canary },
       },

@@ -54,7 +54,7 @@ describe('prompts in a real terminal', () => {
       [
         'records',
         'create',
-        'notes',
+        'exceptions',
         '--data',
         '{"text":"keep me"}',
         '--json',
@@ -65,12 +65,12 @@ describe('prompts in a real terminal', () => {
     );
     const id = JSON.parse(created.stdout).id as string;
     term = await Terminal.start(
-      `sh -c '${svcLine(`--tenant 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 records delete notes ${id}`)}'`,
+      `sh -c '${svcLine(`--tenant 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 records delete exceptions ${id}`)}'`,
       env,
     );
     await term.waitFor(
       new RegExp(
-        `Delete notes record ${id} in Acme Treasury\\? It is purged for good after 30 days\\. \\(y/N\\)`,
+        `Delete exceptions record ${id} in Acme Treasury\\? It is purged for good after 30 days\\. \\(y/N\\)`,
       ),
     );
     await term.type('n');
@@ -79,7 +79,7 @@ describe('prompts in a real terminal', () => {
     expect(screen).toContain('error: cancelled; nothing was changed');
     expect(screen).toContain('exit=2');
     const still = await svc(
-      ['records', 'ls', 'notes', '--json', '--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016'],
+      ['records', 'ls', 'exceptions', '--json', '--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016'],
       { env },
     );
     expect(JSON.parse(still.stdout).map((r: { id: string }) => r.id)).toContain(id);

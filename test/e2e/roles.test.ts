@@ -352,7 +352,7 @@ describe('svc roles assign / revoke', () => {
     const after = await svc(['roles', 'ls'], { env: asAuditor });
     expect(after.code).toBe(4);
     expect(after.stderr).toMatch(
-      /^error: this needs role tenant_admin or permission role\.read in tenant acme-treasury; you have tenant_auditor \(HTTP 403, insufficient_role, request req_\w+\)/,
+      /^error: roles_list needs permission role\.read in tenant acme-treasury; your live roles there \(tenant_auditor\) do not grant it \(HTTP 403, insufficient_role, request req_\w+\)/,
     );
     const history = await svc(['roles', 'assignments', 'usr_auditor', '--all', '--json'], { env });
     expect(

@@ -182,15 +182,15 @@ describe('svc records', () => {
   it.each([
     [['records', 'ls', 'Bad-Name'], /invalid surface "Bad-Name"/],
     [['records', 'ls', 'tenants'], /"tenants" is not a record surface/],
-    [['records', 'create', 'ledgers'], /give the record as --data JSON or --data-file FILE/],
-    [['records', 'create', 'ledgers', '--data', '{oops'], /--data is not valid JSON/],
-    [['records', 'create', 'ledgers', '--data', '[1]'], /--data must be a JSON object/],
+    [['records', 'create', 'accounts'], /give the record as --data JSON or --data-file FILE/],
+    [['records', 'create', 'accounts', '--data', '{oops'], /--data is not valid JSON/],
+    [['records', 'create', 'accounts', '--data', '[1]'], /--data must be a JSON object/],
     [
-      ['records', 'create', 'ledgers', '--data-file', '/nonexistent.json'],
+      ['records', 'create', 'accounts', '--data-file', '/nonexistent.json'],
       /cannot read --data-file \/nonexistent\.json: no such file/,
     ],
     [
-      ['records', 'create', 'ledgers', '--data', '{}', '--data-file', 'x'],
+      ['records', 'create', 'accounts', '--data', '{}', '--data-file', 'x'],
       /--data and --data-file both give the data/,
     ],
   ])('svc %j → exit 2', async (args, message) => {
@@ -201,17 +201,17 @@ describe('svc records', () => {
 
   it('strips control characters from API data before they reach a terminal', async () => {
     const evil = '{"title":"Pay\\u001b[31mROLL\\u001b]0;owned\\u0007 now\\u202e"}';
-    const created = await svc(['records', 'create', 'alerts', '--data', evil, '--json'], { env });
+    const created = await svc(['records', 'create', 'exceptions', '--data', evil, '--json'], { env });
     expect(JSON.parse(created.stdout).title).toBe('Pay\u001b[31mROLL\u001b]0;owned\u0007 now\u202e');
     for (const extra of [{}, { SVC_FORCE_TTY: '120', NO_COLOR: '1' }]) {
-      const shown = await svc(['records', 'ls', 'alerts'], { env: { ...env, ...extra } });
+      const shown = await svc(['records', 'ls', 'exceptions'], { env: { ...env, ...extra } });
       expect(shown.stdout).toContain('"title":"PayROLL now"');
       expect(shown.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
     }
   });
 
   it('reads --data-file - from stdin', async () => {
-    const r = await svc(['records', 'create', 'ledgers', '--data-file', '-', '--json'], {
+    const r = await svc(['records', 'create', 'accounts', '--data-file', '-', '--json'], {
       env,
       input: '{"name":"from stdin"}',
     });

@@ -24,6 +24,8 @@ describe('npm start (the tour)', () => {
     expect(out).not.toContain('tour stopped');
     expect(out).toMatch(/\$ svc login\n[^$]*✓ Logged in to http:\/\/127\.0\.0\.1:\d+ as Ada Admin/);
     expect(out).toMatch(/client secret +written to \S+vendor\.secret \(mode 0600\)/);
-    expect(out).toContain('the access token lacks scope read:tenants (HTTP 403, insufficient_scope');
+    expect(out).toContain(
+      'the access token lacks scope read:tenants (or admin) for tenants_list; it has read:reconciliations read:exceptions (HTTP 403, insufficient_scope',
+    );
   }, 120_000);
 });

@@ -260,14 +260,14 @@ describe('ApiClient against the sandbox', () => {
         credentials: staticCredentials(sandbox().adminToken, 'admin'),
         retry: { maxRetries: 12, baseDelayMs: 1, maxDelayMs: 5 },
       });
-      for (let i = 0; i < 40; i++) await api.post('/v1/payouts', { n: i });
+      for (let i = 0; i < 40; i++) await api.post('/v1/accounts', { n: i });
       const items: Array<{ n: number }> = [];
-      for await (const item of api.paginate<{ n: number }>('/v1/payouts', { limit: 7 })) items.push(item);
+      for await (const item of api.paginate<{ n: number }>('/v1/accounts', { limit: 7 })) items.push(item);
       expect(items.map((r) => r.n)).toEqual([...Array(40).keys()]);
       await api.close();
     } finally {
       sandbox().faults.update({ fail_rate: 0, drop_rate: 0 });
     }
-    expect(sandbox().state.records.count(tenant, 'payouts')).toBe(40);
+    expect(sandbox().state.records.count(tenant, 'accounts')).toBe(40);
   });
 });

@@ -49,18 +49,18 @@ describe('authentication and tenant checks', () => {
     expect(response.body.error.code).toBe('tenant_header_required');
   });
 
-  it('reads roles live: a viewer cannot write records, an analyst can', async () => {
+  it('reads roles live: a viewer cannot write exceptions, an analyst can', async () => {
     const viewer = sandbox().issueToken('usr_viewer').token;
     const analyst = sandbox().issueToken('usr_analyst').token;
     const body = { name: 'x', idempotency_key: 'role-check' };
-    const denied = await call(sandbox(), 'POST', '/v1/reconciliations', {
+    const denied = await call(sandbox(), 'POST', '/v1/exceptions', {
       token: viewer,
       tenant: treasury,
       body,
     });
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe('insufficient_role');
-    const allowed = await call(sandbox(), 'POST', '/v1/reconciliations', {
+    const allowed = await call(sandbox(), 'POST', '/v1/exceptions', {
       token: analyst,
       tenant: treasury,
       body,

@@ -1,5 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
 import { tenantId } from '../../src/sandbox/seed.js';
+import { authorizationCode, tokenRequest } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const sandbox = useSandbox();
@@ -106,5 +109,119 @@ describe('idempotency keys on every POST', () => {
     expect(mine.status).toBe(201);
     expect(theirs.status).toBe(201);
     expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it('keeps the answer of a request whose client went away: the retry replays it, nothing is done twice', async () => {
+    sandbox().faults.update({ latency_ms: 300 });
+    const aborted = new AbortController();
+    try {
+      const first = fetch(`${sandbox().url}/v1/exceptions`, {
+        method: 'POST',
+        signal: aborted.signal,
+        headers: {
+          authorization: `Bearer ${sandbox().adminToken}`,
+          'x-tenant-id': tenant,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ title: 'gone', idempotency_key: 'abort-1' }),
+      });
+      setTimeout(() => aborted.abort(), 100);
+      await expect(first).rejects.toThrow();
+      await sleep(500);
+    } finally {
+      sandbox().faults.update({ latency_ms: 0 });
+    }
+    const retried = await post({ title: 'gone', idempotency_key: 'abort-1' });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(
+      sandbox()
+        .state.records.list(tenant, 'exceptions')
+        .filter((e) => e.record.title === 'gone'),
+    ).toHaveLength(1);
+  });
+
+  it('does not remember a request refused by validation: the corrected request runs with the same key', async () => {
+    const roles = (body: unknown) =>
+      call(sandbox(), 'POST', '/v1/roles', { token: sandbox().adminToken, tenant, body });
+    const refused = await roles({
+      name: 'Bad Name',
+      permissions: ['exception.read'],
+      idempotency_key: 'fix-1',
+    });
+    expect(refused.status).toBe(400);
+    const corrected = await roles({
+      name: 'good-name',
+      permissions: ['exception.read'],
+      idempotency_key: 'fix-1',
+    });
+    expect(corrected.status, corrected.text).toBe(201);
+    expect(corrected.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('scopes keys to the operation: the same key on two operations runs both', async () => {
+    const exception = await post({ title: 'op', idempotency_key: 'per-op' });
+    const reconciliation = await call(sandbox(), 'POST', '/v1/reconciliations', {
+      token: sandbox().adminToken,
+      tenant,
+      body: { name: 'op', idempotency_key: 'per-op' },
+    });
+    expect([exception.status, reconciliation.status]).toEqual([201, 201]);
+    expect(reconciliation.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+describe('one-time secrets and replays', () => {
+  const createClient = (token: string, key: string) =>
+    call(sandbox(), 'POST', '/v1/oauth/clients', {
+      token,
+      tenant,
+      body: {
+        name: 'Replayed vendor',
+        redirect_uris: ['https://vendor.example/cb'],
+        scopes: ['read:exceptions'],
+        idempotency_key: key,
+      },
+    });
+
+  it('returns the secret again to the same principal within the window, and to no one else', async () => {
+    const first = await createClient(sandbox().adminToken, 'secret-1');
+    expect(first.status).toBe(201);
+    const again = await createClient(sandbox().adminToken, 'secret-1');
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.client_secret).toBe(first.body.client_secret);
+
+    const serviceKey = (
+      await call(sandbox(), 'POST', '/_sandbox/api-keys', {
+        body: { tenant_id: tenant, kind: 'service_role' },
+      })
+    ).body.key as string;
+    const otherPrincipal = await createClient(serviceKey, 'secret-1');
+    expect(otherPrincipal.status).toBe(201);
+    expect(otherPrincipal.headers.get('idempotent-replayed')).toBeNull();
+    expect(otherPrincipal.body.client_secret).not.toBe(first.body.client_secret);
+
+    // The same user through another client (svc login's first-party client) is another principal.
+    const { code, redirectUri, verifier } = await authorizationCode(
+      sandbox(),
+      { client_id: CLI_CLIENT_ID },
+      { scope: 'admin' },
+    );
+    const viaCli = await tokenRequest(sandbox(), {
+      grant_type: 'authorization_code',
+      client_id: CLI_CLIENT_ID,
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+    });
+    const sameUserOtherClient = await createClient(viaCli.body.access_token, 'secret-1');
+    expect(sameUserOtherClient.status).toBe(201);
+    expect(sameUserOtherClient.body.client_secret).not.toBe(first.body.client_secret);
+
+    await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 24 * 3600 + 1 } });
+    const afterWindow = await createClient(sandbox().issueToken('usr_admin').token, 'secret-1');
+    expect(afterWindow.status).toBe(201);
+    expect(afterWindow.headers.get('idempotent-replayed')).toBeNull();
+    expect(afterWindow.body.client_secret).not.toBe(first.body.client_secret);
   });
 });

@@ -43,7 +43,7 @@ describe('the generic record surface', () => {
     });
 
   it('creates, patches (merge patch), soft-deletes, hides, and purges after 30 days', async () => {
-    const created = await req('POST', '/v1/ledgers', {
+    const created = await req('POST', '/v1/reconciliations', {
       name: 'EUR',
       limits: { daily: 10, weekly: 50 },
       note: 'x',
@@ -53,7 +53,7 @@ describe('the generic record surface', () => {
     expect(created.body).toMatchObject({ name: 'EUR', soft_delete: false, deleted_at: null, purge_at: null });
     const id = created.body.id as string;
 
-    const patched = await req('PATCH', `/v1/ledgers/${id}`, {
+    const patched = await req('PATCH', `/v1/reconciliations/${id}`, {
       limits: { daily: 20, weekly: null },
       note: null,
       owner: 'ops',
@@ -64,7 +64,7 @@ describe('the generic record surface', () => {
     expect(patched.body.limits).not.toHaveProperty('weekly');
     expect(patched.body.created_at).toBe(created.body.created_at);
 
-    const viaMergeType = await fetch(`${sandbox().url}/v1/ledgers/${id}`, {
+    const viaMergeType = await fetch(`${sandbox().url}/v1/reconciliations/${id}`, {
       method: 'PATCH',
       headers: {
         authorization: `Bearer ${admin()}`,
@@ -75,26 +75,30 @@ describe('the generic record surface', () => {
     });
     expect(viaMergeType.status).toBe(200);
 
-    const deleted = await req('DELETE', `/v1/ledgers/${id}`);
+    const deleted = await req('DELETE', `/v1/reconciliations/${id}`);
     expect(deleted.body).toMatchObject({ soft_delete: true });
     expect(Date.parse(deleted.body.purge_at) - Date.parse(deleted.body.deleted_at)).toBe(
       30 * 24 * 3600 * 1000,
     );
-    expect((await req('DELETE', `/v1/ledgers/${id}`)).body.deleted_at).toBe(deleted.body.deleted_at);
-    expect((await req('GET', '/v1/ledgers')).body.items.map((r: { id: string }) => r.id)).not.toContain(id);
+    expect((await req('DELETE', `/v1/reconciliations/${id}`)).body.deleted_at).toBe(deleted.body.deleted_at);
     expect(
-      (await req('GET', '/v1/ledgers?include_deleted=true')).body.items.map((r: { id: string }) => r.id),
+      (await req('GET', '/v1/reconciliations')).body.items.map((r: { id: string }) => r.id),
+    ).not.toContain(id);
+    expect(
+      (await req('GET', '/v1/reconciliations?include_deleted=true')).body.items.map(
+        (r: { id: string }) => r.id,
+      ),
     ).toContain(id);
-    expect((await req('GET', `/v1/ledgers/${id}`)).status).toBe(200);
-    const refused = await req('PATCH', `/v1/ledgers/${id}`, { name: 'again' });
+    expect((await req('GET', `/v1/reconciliations/${id}`)).status).toBe(200);
+    const refused = await req('PATCH', `/v1/reconciliations/${id}`, { name: 'again' });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('record_deleted');
 
     await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 30 * 24 * 3600 - 60 } });
-    expect((await req('GET', `/v1/ledgers/${id}`)).status).toBe(200);
+    expect((await req('GET', `/v1/reconciliations/${id}`)).status).toBe(200);
     await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 61 } });
-    expect((await req('GET', `/v1/ledgers/${id}`)).status).toBe(404);
-    expect((await req('GET', '/v1/ledgers?include_deleted=true')).body.items).toEqual([]);
+    expect((await req('GET', `/v1/reconciliations/${id}`)).status).toBe(404);
+    expect((await req('GET', '/v1/reconciliations?include_deleted=true')).body.items).toEqual([]);
   });
 
   it.each([
@@ -104,16 +108,16 @@ describe('the generic record surface', () => {
   ])('refuses to %s fields the sandbox owns (%j)', async (method, body, field) => {
     const target =
       method === 'POST'
-        ? '/v1/ledgers'
-        : `/v1/ledgers/${(await req('POST', '/v1/ledgers', { idempotency_key: `t-${field}` })).body.id}`;
+        ? '/v1/reconciliations'
+        : `/v1/reconciliations/${(await req('POST', '/v1/reconciliations', { idempotency_key: `t-${field}` })).body.id}`;
     const response = await req(method, target, body);
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual([{ field, message: 'is read-only' }]);
   });
 
   it('keeps tenants apart', async () => {
-    const mine = await req('POST', '/v1/ledgers', { idempotency_key: 'iso-1' });
-    const other = await call(sandbox(), 'GET', `/v1/ledgers/${mine.body.id}`, {
+    const mine = await req('POST', '/v1/reconciliations', { idempotency_key: 'iso-1' });
+    const other = await call(sandbox(), 'GET', `/v1/reconciliations/${mine.body.id}`, {
       token: admin(),
       tenant: tenantId('acme-labs'),
     });
@@ -144,7 +148,7 @@ describe('tenant API keys', () => {
     });
     expect(JSON.stringify(listed.body)).not.toContain(key);
     expect(listed.body.items[0]).toMatchObject({ id: created.body.id, prefix: key.slice(0, 10) });
-    const writes = await call(sandbox(), 'POST', '/v1/ledgers', {
+    const writes = await call(sandbox(), 'POST', '/v1/reconciliations', {
       token: key,
       tenant,
       body: { idempotency_key: 'pk-w' },
@@ -167,7 +171,7 @@ describe('tenant API keys', () => {
       idempotency_key: 'k-3',
     });
     expect(created.body.key).toMatch(/^svc_sk_/);
-    const write = await call(sandbox(), 'POST', '/v1/ledgers', {
+    const write = await call(sandbox(), 'POST', '/v1/reconciliations', {
       token: created.body.key,
       tenant,
       body: { idempotency_key: 'sk-w' },
@@ -176,7 +180,7 @@ describe('tenant API keys', () => {
     expect(sandbox().state.securityEvents.at(-1)).toMatchObject({
       kind: 'service_role_call',
       actor: created.body.id,
-      detail: 'POST /v1/ledgers; justification: nightly ledger sync',
+      detail: 'POST /v1/reconciliations; justification: nightly ledger sync',
     });
   });
 

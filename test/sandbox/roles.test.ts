@@ -297,7 +297,7 @@ describe('role assignments', () => {
     const denied = await call(sandbox(), 'GET', '/v1/roles', analyst);
     expect(denied.status).toBe(403);
     expect(denied.body.error.message).toBe(
-      'this needs role tenant_admin or permission role.read in tenant acme-treasury; you have tenant_analyst',
+      'roles_list needs permission role.read in tenant acme-treasury; your live roles there (tenant_analyst) do not grant it',
     );
     const granter = await createRole('granter', ['role.read', 'role.assign', 'exception.read']);
     await call(sandbox(), 'POST', '/v1/users/usr_analyst/roles', {

@@ -187,7 +187,9 @@ describe('the delivery engine, against real local targets', () => {
   });
 
   it('keeps at most `concurrency` attempts on the wire', async () => {
-    await call(sandbox(), 'PUT', '/_sandbox/webhooks/engine', { body: { concurrency: 3 } });
+    await call(sandbox(), 'PUT', '/_sandbox/webhooks/engine', {
+      body: { concurrency: 3, per_webhook_concurrency: 3, per_tenant_concurrency: 3 },
+    });
     let open = 0;
     let peak = 0;
     const target = await startTarget(() => {
@@ -199,7 +201,9 @@ describe('the delivery engine, against real local targets', () => {
     const webhook = await createWebhook(sandbox(), target.url);
     await emit(sandbox(), webhook.id, 12);
     await settle(sandbox());
-    await call(sandbox(), 'PUT', '/_sandbox/webhooks/engine', { body: { concurrency: 64 } });
+    await call(sandbox(), 'PUT', '/_sandbox/webhooks/engine', {
+      body: { concurrency: 64, per_webhook_concurrency: null, per_tenant_concurrency: null },
+    });
     expect(target.received).toHaveLength(12);
     expect(peak).toBe(3);
   });

@@ -43,16 +43,18 @@ export const ErrorBody = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorBody>;
 
+/**
+ * The cursor of the next page; null on the last page. Null comes first and is the example, so a
+ * client generated from the document, or a mock serving it (Prism samples the first branch of a
+ * union), reaches the end of a list instead of paging forever.
+ */
+export const NextCursor = Type.Union([Type.Null(), Type.String()], {
+  description: 'Opaque cursor for the next page; null on the last page',
+  examples: [null],
+});
+
 export function Page<T extends TSchema>(item: T, description: string) {
-  return Type.Object(
-    {
-      items: Type.Array(item),
-      next_cursor: Type.Union([Type.String(), Type.Null()], {
-        description: 'Opaque cursor for the next page; null on the last page',
-      }),
-    },
-    { description },
-  );
+  return Type.Object({ items: Type.Array(item), next_cursor: NextCursor }, { description });
 }
 
 export const CursorQuery = {

@@ -23,8 +23,16 @@ const clientFields = {
   }),
   grant_types: Type.Array(GrantType),
   scopes: Type.Array(Type.String()),
-  token_lifetime_seconds: Type.Integer({ description: 'Access token lifetime in seconds' }),
-  refresh_token_lifetime_seconds: Type.Integer({ description: 'Refresh token lifetime in seconds' }),
+  token_lifetime_seconds: Type.Integer({
+    minimum: tokenLifetime.min,
+    maximum: tokenLifetime.max,
+    description: 'Access token lifetime in seconds',
+  }),
+  refresh_token_lifetime_seconds: Type.Integer({
+    minimum: refreshTokenLifetime.min,
+    maximum: refreshTokenLifetime.max,
+    description: 'Refresh token lifetime in seconds',
+  }),
   pkce_required: Type.Boolean({ description: 'Whether PKCE (S256) is required for the client' }),
   created_at: Timestamp,
   secret_rotated_at: NullableTimestamp,
@@ -103,7 +111,7 @@ export const OAuthClientParams = Type.Object({ client_id: Type.String({ minLengt
 
 export const OAuthClientList = Type.Object({
   items: Type.Array(Type.Ref('OAuthClient')),
-  next_cursor: Type.Null({ description: 'Always null: the list is not paged' }),
+  next_cursor: Type.Null({ description: 'Always null: the list is not paged', examples: [null] }),
 });
 
 export const RotateSecretBody = Type.Object(
@@ -132,7 +140,7 @@ export const TokenResponse = Type.Object(
   {
     access_token: Type.String(),
     token_type: Type.Literal('Bearer'),
-    expires_in: Type.Integer({ description: "Seconds; the client's token_lifetime_seconds" }),
+    expires_in: Type.Integer({ minimum: 1, description: "Seconds; the client's token_lifetime_seconds" }),
     refresh_token: Type.Optional(
       Type.String({ description: 'When the client has the refresh_token grant; rotates on every use' }),
     ),
@@ -151,4 +159,40 @@ export const OAuthErrorBody = Type.Object(
     error_description: Type.Optional(Type.String()),
   },
   { description: 'RFC 6749 §5.2 error (the token endpoint does not use the sandbox error body)' },
+);
+
+/** RFC 7009 §2.1: the revocation request's form parameters. */
+export const RevocationRequest = Type.Object(
+  {
+    token: Type.String({ description: 'The refresh token or access token to revoke' }),
+    token_type_hint: Type.Optional(
+      Type.String({ description: 'refresh_token or access_token (a hint; every kind is looked up anyway)' }),
+    ),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+/** RFC 8414 §2: what the sandbox publishes about its authorization server. */
+export const AuthorizationServerMetadata = Type.Object(
+  {
+    issuer: Type.String({
+      format: 'uri',
+      description: 'The base URL; also the iss of every token and of authorization responses (RFC 9207)',
+    }),
+    authorization_endpoint: Type.String({ format: 'uri' }),
+    token_endpoint: Type.String({ format: 'uri' }),
+    revocation_endpoint: Type.String({ format: 'uri' }),
+    response_types_supported: Type.Array(Type.String()),
+    response_modes_supported: Type.Array(Type.String()),
+    grant_types_supported: Type.Array(Type.String()),
+    code_challenge_methods_supported: Type.Array(Type.String({ description: 'S256 only' })),
+    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    scopes_supported: Type.Array(Type.String()),
+    authorization_response_iss_parameter_supported: Type.Boolean(),
+    service_documentation: Type.String({ format: 'uri' }),
+  },
+  { additionalProperties: true },
 );

@@ -1,18 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { CursorQuery, IdempotencyKey, NullableTimestamp, Page, Timestamp } from './common.js';
 
-export const SurfaceParams = Type.Object({
-  surface: Type.String({
-    pattern: '^[a-z][a-z0-9_]{1,62}$',
-    description:
-      'Surface name: lowercase letters, digits and _, e.g. reconciliations, exceptions, evidence_packs',
-  }),
-});
-
-export const RecordParams = Type.Object({
-  surface: SurfaceParams.properties.surface,
-  id: Type.String({ minLength: 1, maxLength: 100 }),
-});
+/** A record of a surface, by id (the surface is the path's first segment). */
+export const RecordIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const SurfaceRecord = Type.Object(
   {

@@ -141,7 +141,10 @@ export type RoleAssignment = Static<typeof RoleAssignment>;
 export const RoleAssignmentList = Type.Object(
   {
     items: Type.Array(Type.Ref('RoleAssignment')),
-    next_cursor: Type.Null({ description: 'Always null: a user holds few roles, so there is one page' }),
+    next_cursor: Type.Null({
+      description: 'Always null: a user holds few roles, so there is one page',
+      examples: [null],
+    }),
   },
   { description: "The user's assignments in the tenant, oldest first" },
 );

@@ -11,7 +11,7 @@ export const TenantSummary = Type.Object(
     id: Type.String({ format: 'uuid', description: 'Tenant identifier' }),
     slug: Type.String({ description: 'URL-safe short name' }),
     display_name: Type.String(),
-    default_currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' }),
+    default_currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code', examples: ['USD'] }),
     time_zone: Type.String({ description: 'IANA time zone name' }),
     role: Type.String({
       description:

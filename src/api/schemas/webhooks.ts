@@ -10,10 +10,16 @@ import {
   EVENT_TYPES,
   WEBHOOK_STATUSES,
 } from '../constants.js';
-import { CursorQuery, IdempotencyKey, NullableTimestamp, StringEnum, Timestamp } from './common.js';
+import {
+  CursorQuery,
+  IdempotencyKey,
+  NextCursor,
+  NullableTimestamp,
+  StringEnum,
+  Timestamp,
+} from './common.js';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+const StatusCode = Type.Integer({ minimum: 100, maximum: 599 });
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES, {
   description: `Event kind. The sandbox emits: ${EVENT_TYPES.join(', ')}`,
@@ -73,7 +79,7 @@ export type WebhookWithSecret = Webhook & { secret: string; warning: string };
 
 export const WebhookList = Type.Object({
   items: Type.Array(Type.Ref('Webhook')),
-  next_cursor: Nullable(Type.String()),
+  next_cursor: NextCursor,
 });
 export type WebhookList = { items: Webhook[]; next_cursor: string | null };
 
@@ -130,15 +136,15 @@ export const WebhookDelivery = Type.Object(
     webhook_id: Type.String(),
     event_type: EventTypeSchema,
     event_id: Type.String(),
-    attempt_count: Type.Integer({ description: 'Attempts finished so far' }),
-    max_attempts: Type.Integer(),
+    attempt_count: Type.Integer({ minimum: 0, description: 'Attempts finished so far' }),
+    max_attempts: Type.Integer({ minimum: 1, maximum: 20 }),
     status: StringEnum(DELIVERY_STATUSES, {
       description:
         'pending: no attempt has finished yet (queued or being sent). retrying: an attempt failed and another is scheduled ' +
         '(next_retry_at). delivered: the target answered 2xx (final). failed: max_attempts attempts failed; next_retry_at is null ' +
         'and the delivery is in the dead-letter queue (final).',
     }),
-    last_status_code: Type.Union([Type.Integer(), Type.Null()], {
+    last_status_code: Type.Union([StatusCode, Type.Null()], {
       description: "The target's HTTP status on the last attempt; null when it gave none",
     }),
     last_error: Type.Union([Type.String(), Type.Null()], {
@@ -148,7 +154,7 @@ export const WebhookDelivery = Type.Object(
     first_attempted_at: NullableTimestamp,
     last_attempted_at: NullableTimestamp,
     next_retry_at: Type.Union([Timestamp, Type.Null()], { description: 'Null when no retry is scheduled' }),
-    payload_size_bytes: Type.Integer(),
+    payload_size_bytes: Type.Integer({ minimum: 0 }),
     created_at: Timestamp,
     delivered_at: NullableTimestamp,
     replay_of: Type.Union([Type.String(), Type.Null()], {
@@ -160,13 +166,16 @@ export const WebhookDelivery = Type.Object(
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
 export const DeliveryAttempt = Type.Object({
-  attempt: Type.Integer(),
+  attempt: Type.Integer({ minimum: 1 }),
   started_at: Timestamp,
-  signature_timestamp: Type.Integer({ description: 't of the X-SVC-Signature sent with this attempt' }),
-  status_code: Type.Union([Type.Integer(), Type.Null()]),
+  signature_timestamp: Type.Integer({
+    minimum: 0,
+    description: 't of the X-SVC-Signature sent with this attempt',
+  }),
+  status_code: Type.Union([StatusCode, Type.Null()]),
   error_code: Type.Union([FailureCause, Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
-  duration_ms: Type.Integer(),
+  duration_ms: Type.Integer({ minimum: 0 }),
 });
 
 export const WebhookDeliveryDetail = Type.Object(
@@ -178,10 +187,10 @@ export type WebhookDeliveryDetail = WebhookDelivery & { attempts: DeliveryAttemp
 
 export const DeliverySummary = Type.Object(
   {
-    total: Type.Integer(),
-    delivered: Type.Integer(),
-    failed: Type.Integer(),
-    in_flight: Type.Integer({ description: 'pending + retrying' }),
+    total: Type.Integer({ minimum: 0 }),
+    delivered: Type.Integer({ minimum: 0 }),
+    failed: Type.Integer({ minimum: 0 }),
+    in_flight: Type.Integer({ minimum: 0, description: 'pending + retrying' }),
   },
   { description: 'Counts over every delivery of the webhook, whatever the status filter and page' },
 );
@@ -190,7 +199,7 @@ export type DeliverySummary = Static<typeof DeliverySummary>;
 export const DeliveryList = Type.Object({
   items: Type.Array(Type.Ref('WebhookDelivery'), { description: 'Most recent first' }),
   summary: DeliverySummary,
-  next_cursor: Nullable(Type.String()),
+  next_cursor: NextCursor,
 });
 export type DeliveryList = { items: WebhookDelivery[]; summary: DeliverySummary; next_cursor: string | null };
 
@@ -223,15 +232,15 @@ export const DlqEntry = Type.Object(
       description:
         'queued: waiting for someone to act. replayed: a replay was made (replay_count, last_replay_delivery_id). discarded: removed by DELETE',
     }),
-    attempt_count: Type.Integer(),
-    last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+    attempt_count: Type.Integer({ minimum: 0 }),
+    last_status_code: Type.Union([StatusCode, Type.Null()]),
     last_error: Type.Union([Type.String(), Type.Null()]),
     last_error_code: Type.Union([FailureCause, Type.Null()]),
-    payload_size_bytes: Type.Integer(),
+    payload_size_bytes: Type.Integer({ minimum: 0 }),
     first_attempted_at: NullableTimestamp,
     last_attempted_at: NullableTimestamp,
     dead_lettered_at: Timestamp,
-    replay_count: Type.Integer(),
+    replay_count: Type.Integer({ minimum: 0 }),
     last_replayed_at: NullableTimestamp,
     last_replay_delivery_id: Type.Union([Type.String(), Type.Null()]),
     discarded_at: NullableTimestamp,
@@ -247,8 +256,8 @@ export type DlqEntry = Static<typeof DlqEntry>;
 
 export const DlqList = Type.Object({
   items: Type.Array(Type.Ref('DlqEntry'), { description: 'Oldest first (dead_lettered_at, then id)' }),
-  total: Type.Integer({ description: 'How many entries match the filters, over every page' }),
-  next_cursor: Nullable(Type.String()),
+  total: Type.Integer({ minimum: 0, description: 'How many entries match the filters, over every page' }),
+  next_cursor: NextCursor,
 });
 export type DlqList = { items: DlqEntry[]; total: number; next_cursor: string | null };
 

@@ -1,7 +1,11 @@
+// Over 300 lines on purpose: scheduling, attempts and outcomes share the engine's private state
+// (the heap of attempts not yet due, the fair queue, the counters). The attempt itself
+// (attempt.ts), the fair queue, the retry schedule and the classification live in their own files.
 import type { EventType } from '../../api/constants.js';
 import { WEBHOOK_HEADERS } from '../../api/constants.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../../webhooks/signature.js';
 import type { SandboxClock } from '../clock.js';
+import { DomainError } from '../domain/errors.js';
 import type {
   DeliveryRecord,
   DlqRecord,
@@ -9,7 +13,8 @@ import type {
   WebhookRecord,
   WebhookStore,
 } from '../domain/webhooks.js';
-import { type AttemptOutcome, classifyError, classifyResponse } from './classify.js';
+import { sendAttempt } from './attempt.js';
+import { type FairCaps, FairQueue } from './fair-queue.js';
 import { MinHeap } from './heap.js';
 import { createAgent, type Dispatcher } from './http.js';
 import { retryDelayMs } from './schedule.js';
@@ -22,13 +27,25 @@ export interface DeliverySettings {
   requestTimeoutMs: number;
   /** Attempts on the wire at once, across every target. */
   concurrency: number;
+  /** Attempts in flight per webhook; null: a quarter of `concurrency` (at least 1). */
+  perWebhookConcurrency: number | null;
+  /** Attempts in flight per tenant; null: half of `concurrency` (at least the per-webhook cap). */
+  perTenantConcurrency: number | null;
 }
 
 export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   timeScale: 1,
   requestTimeoutMs: 10_000,
   concurrency: 64,
+  perWebhookConcurrency: null,
+  perTenantConcurrency: null,
 };
+
+/** The caps in effect: what is set, or what `concurrency` implies. */
+export function fairCaps(s: DeliverySettings): FairCaps {
+  const webhook = s.perWebhookConcurrency ?? Math.max(1, Math.floor(s.concurrency / 4));
+  return { webhook, tenant: s.perTenantConcurrency ?? Math.max(webhook, Math.floor(s.concurrency / 2)) };
+}
 
 export interface DeliveryStats {
   queued: number;
@@ -44,13 +61,11 @@ interface Due {
   seq: number;
 }
 
-const USER_AGENT = 'svc-sandbox-webhooks/1';
-/** How much of a target's answer is read (to find "invalid_signature" and for last_error). */
-const ANSWER_BYTES = 4096;
-
 /**
  * Delivers events: a real HTTP POST of the payload to the webhook's URL, signed with
- * X-SVC-Signature over `t.body` (a fresh t on every attempt), at most `concurrency` at once.
+ * X-SVC-Signature over `t.body` (a fresh t on every attempt), at most `concurrency` at once,
+ * shared fairly: attempts that are due wait in a FairQueue (one lane per webhook, round-robin
+ * across tenants, capped per webhook and per tenant), so a hanging target delays nobody else.
  * Only a 2xx answer delivers; any other outcome is classified (classify.ts) and retried on the
  * schedule (schedule.ts) until max_attempts, after which the delivery is `failed`, its
  * next_retry_at null, and it enters the dead-letter queue. Timing runs on the sandbox clock.
@@ -60,7 +75,10 @@ export class DeliveryEngine {
   readonly #store: WebhookStore;
   readonly #clock: SandboxClock;
   readonly #random: () => number;
+  /** Attempts not due yet, by due time. */
   readonly #due = new MinHeap<Due>((a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.seq < b.seq));
+  /** Attempts that are due, waiting for a slot. */
+  readonly #ready = new FairQueue<DeliveryRecord>(() => fairCaps(this.settings));
   #dueSeq = 0;
   #sending = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -87,8 +105,9 @@ export class DeliveryEngine {
   configure(change: Partial<DeliverySettings>): DeliverySettings {
     const { concurrency, requestTimeoutMs } = this.settings;
     for (const [key, value] of Object.entries(change)) {
-      if (value !== undefined) (this.settings as unknown as Record<string, number>)[key] = value;
+      if (value !== undefined) (this.settings as unknown as Record<string, number | null>)[key] = value;
     }
+    this.#ready.reoffer();
     // The agent's pool size and connect timeout follow the settings: a new agent for new attempts.
     const changed =
       this.settings.concurrency !== concurrency || this.settings.requestTimeoutMs !== requestTimeoutMs;
@@ -102,7 +121,7 @@ export class DeliveryEngine {
   }
 
   currentStats(): DeliveryStats {
-    return { queued: this.#due.size, sending: this.#sending, ...this.stats };
+    return { queued: this.#due.size + this.#ready.size, sending: this.#sending, ...this.stats };
   }
 
   /** Deliveries that are neither delivered nor failed. */
@@ -130,9 +149,15 @@ export class DeliveryEngine {
   /**
    * Rule 1: a new delivery of the same event (the same payload bytes), its attempt counter at
    * zero, sent at once and signed with a fresh timestamp. The DLQ entry of the original, if
-   * any, records the replay.
+   * any, records the replay. A delivery still pending or retrying is not replayed yet.
    */
   replay(original: DeliveryRecord): { delivery: DeliveryRecord; entry: DlqRecord | undefined } {
+    if (original.status === 'pending' || original.status === 'retrying') {
+      throw new DomainError(
+        'delivery_in_progress',
+        `delivery ${original.id} is still ${original.status}; replay it once it is delivered or failed`,
+      );
+    }
     const delivery = this.#store.createDelivery(original.webhook, original.event, { replayOf: original.id });
     const entry = this.#store.dlqEntryOfDelivery(original.id);
     if (entry) this.#store.markReplayed(entry, delivery);
@@ -181,14 +206,20 @@ export class DeliveryEngine {
   #pump(): void {
     if (this.#closed) return;
     const now = this.#clock.now();
-    while (this.#sending < this.settings.concurrency) {
-      const top = this.#due.peek();
-      if (!top || top.dueMs > now) break;
+    // What became due joins its webhook's lane; stale entries (rescheduled, already sending, or
+    // settled since) are dropped here.
+    for (let top = this.#due.peek(); top && top.dueMs <= now; top = this.#due.peek()) {
       this.#due.pop();
       const d = top.delivery;
-      // Stale entries: rescheduled, already sending, or settled since.
       if (d.dueMs !== top.dueMs || d.sending || d.status === 'delivered' || d.status === 'failed') continue;
+      d.dueMs = null;
+      this.#ready.push(d.webhook.id, d.webhook.tenant_id, d);
+    }
+    while (this.#sending < this.settings.concurrency) {
+      const d = this.#ready.take();
+      if (!d) break;
       if (d.webhook.deleted_at !== null) {
+        this.#ready.done(d.webhook.id);
         this.#abandon(d);
         continue;
       }
@@ -199,7 +230,7 @@ export class DeliveryEngine {
 
   #arm(now: number): void {
     const top = this.#due.peek();
-    if (!top || this.#sending >= this.settings.concurrency) {
+    if (!top) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#timerAt = Number.POSITIVE_INFINITY;
@@ -238,9 +269,21 @@ export class DeliveryEngine {
     d.last_attempted_at = startedIso;
     d.next_retry_at = null;
     const started = performance.now();
-    const outcome = await this.#send(d, t, attempt);
+    const outcome = await sendAttempt(this.#agentFor(), {
+      url: d.webhook.url,
+      payload: d.event.payload,
+      headers: {
+        [SIGNATURE_HEADER]: signatureHeader(this.#store.signingSecrets(d.webhook), t, d.event.payload),
+        [WEBHOOK_HEADERS.eventId]: d.event.id,
+        [WEBHOOK_HEADERS.eventType]: d.event.type,
+        [WEBHOOK_HEADERS.deliveryId]: d.id,
+        [WEBHOOK_HEADERS.attempt]: String(attempt),
+      },
+      timeoutMs: this.settings.requestTimeoutMs,
+    });
     const duration = Math.round(performance.now() - started);
     this.#sending--;
+    this.#ready.done(d.webhook.id);
     d.sending = false;
     if (this.#closed) return;
     this.stats.attempts++;
@@ -296,60 +339,4 @@ export class DeliveryEngine {
       for (const w of waiters) w();
     }
   }
-
-  async #send(d: DeliveryRecord, t: number, attempt: number): Promise<AttemptOutcome> {
-    const timeoutMs = this.settings.requestTimeoutMs;
-    let url: URL;
-    try {
-      url = new URL(d.webhook.url);
-    } catch {
-      return classifyError(new Error(`invalid URL ${d.webhook.url}`), false, timeoutMs);
-    }
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    try {
-      const response = await this.#agentFor().request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          [SIGNATURE_HEADER]: signatureHeader(this.#store.signingSecrets(d.webhook), t, d.event.payload),
-          [WEBHOOK_HEADERS.eventId]: d.event.id,
-          [WEBHOOK_HEADERS.eventType]: d.event.type,
-          [WEBHOOK_HEADERS.deliveryId]: d.id,
-          [WEBHOOK_HEADERS.attempt]: String(attempt),
-        },
-        body: d.event.payload,
-        signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const answer = await readSome(response.body, ANSWER_BYTES);
-      return classifyResponse(response.statusCode, answer);
-    } catch (error) {
-      return classifyError(error, timedOut, timeoutMs);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-/** The first `limit` bytes of an answer as text; the rest is read and dropped (keeps the socket reusable). */
-async function readSome(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    if (size < limit) {
-      const buffer = chunk as Buffer;
-      chunks.push(buffer.subarray(0, limit - size));
-      size += buffer.length;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

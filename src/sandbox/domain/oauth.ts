@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES, type OAuthGrantType } from '../../api/constants.js';
-import type { OAuthClient } from '../../api/schemas/oauth.js';
+import type { OAuthClient, OAuthClientCreateBody } from '../../api/schemas/oauth.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
+import { badRequest } from './errors.js';
 import { hashKey } from './identity.js';
 
 /** The seeded first-party client of the svc CLI: a public client (PKCE, no secret; RFC 8252). */
@@ -103,6 +104,41 @@ export interface ClientInput {
   token_lifetime_seconds: number;
   refresh_token_lifetime_seconds: number;
   pkce_required: boolean;
+}
+
+/**
+ * A client as a creation request describes it, with the defaults filled in and the rules the
+ * schema cannot say checked: redirect URIs (absolute, https or loopback http, no fragment),
+ * refresh_token only with authorization_code, a refresh token that outlives its access token.
+ */
+export function clientInput(body: OAuthClientCreateBody): ClientInput {
+  const details = body.redirect_uris.flatMap((uri, i) => {
+    const problem = redirectUriProblem(uri);
+    return problem ? [{ field: `redirect_uris.${i}`, message: `${JSON.stringify(uri)} ${problem}` }] : [];
+  });
+  const grantTypes = (body.grant_types ?? [...OAUTH_GRANT_TYPES]) as OAuthGrantType[];
+  if (!grantTypes.includes('authorization_code')) {
+    details.push({ field: 'grant_types', message: 'refresh_token needs authorization_code' });
+  }
+  const tokenLifetime = body.token_lifetime_seconds ?? OAUTH_LIMITS.tokenLifetime.default;
+  const refreshLifetime = body.refresh_token_lifetime_seconds ?? OAUTH_LIMITS.refreshTokenLifetime.default;
+  if (refreshLifetime < tokenLifetime) {
+    details.push({
+      field: 'refresh_token_lifetime_seconds',
+      message: 'must be at least token_lifetime_seconds',
+    });
+  }
+  if (details.length > 0) throw badRequest(`${details[0]!.field} ${details[0]!.message}`, details);
+  return {
+    name: body.name,
+    description: body.description ?? '',
+    redirect_uris: body.redirect_uris,
+    grant_types: grantTypes,
+    scopes: body.scopes,
+    token_lifetime_seconds: tokenLifetime,
+    refresh_token_lifetime_seconds: refreshLifetime,
+    pkce_required: body.pkce_required ?? true,
+  };
 }
 
 export interface GrantCounts {

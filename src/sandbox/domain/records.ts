@@ -1,6 +1,7 @@
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
+import { badRequest, conflict } from './errors.js';
 
 /** A record of the generic surface: the caller's fields plus the fields the sandbox owns. */
 export interface SurfaceRecord {
@@ -19,6 +20,22 @@ export interface SurfaceRecord {
 
 /** Fields a client cannot set on a record. */
 export const RESERVED_RECORD_FIELDS = new Set<string>([...RECORD_OWNED_FIELDS, 'idempotency_key']);
+
+/**
+ * The caller's own fields of a create or patch body: `idempotency_key` is the request's, never
+ * record data (a PATCH may carry one; it is dropped), and the fields the sandbox owns are refused.
+ */
+export function ownFields(body: Record<string, unknown>): Record<string, unknown> {
+  const { idempotency_key: _key, ...fields } = body;
+  const owned = Object.keys(fields).filter((k) => RESERVED_RECORD_FIELDS.has(k));
+  if (owned.length > 0) {
+    throw badRequest(
+      `fields owned by the sandbox cannot be set: ${owned.join(', ')}`,
+      owned.map((field) => ({ field, message: 'is read-only' })),
+    );
+  }
+  return fields;
+}
 
 /** How long a soft-deleted record is kept before it is purged (the reference's 30 days). */
 export const PURGE_DELAY_MS = 30 * 24 * 3600 * 1000;
@@ -57,10 +74,10 @@ export class RecordStore {
     this.#clock = clock;
   }
 
-  create(tenantId: string, surface: string, fields: Record<string, unknown>, actor: string): SurfaceRecord {
+  create(tenantId: string, surface: string, body: Record<string, unknown>, actor: string): SurfaceRecord {
     const now = this.#clock.iso();
     const record: SurfaceRecord = {
-      ...fields,
+      ...ownFields(body),
       id: randomId('rec'),
       surface,
       tenant_id: tenantId,
@@ -91,8 +108,12 @@ export class RecordStore {
     return this.#byKey.get(`${tenantId}|${surface}`) ?? [];
   }
 
-  /** Applies a merge patch to the caller's fields (fields the sandbox owns are refused earlier). */
-  update(record: SurfaceRecord, patch: Record<string, unknown>): SurfaceRecord {
+  /** Applies a merge patch to the caller's fields; a soft-deleted record cannot change. */
+  update(record: SurfaceRecord, body: Record<string, unknown>): SurfaceRecord {
+    const patch = ownFields(body);
+    if (record.soft_delete) {
+      throw conflict(`${record.surface} record ${record.id} is deleted`, 'record_deleted');
+    }
     const owned = Object.fromEntries(
       [...RESERVED_RECORD_FIELDS].filter((k) => k in record).map((k) => [k, record[k]]),
     );

@@ -1,10 +1,8 @@
-import { grantsPermission, RESERVED_ROLE_PREFIXES, type RoleKind } from '../../api/roles.js';
+import { RESERVED_ROLE_PREFIXES, type RoleKind } from '../../api/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { SandboxClock } from '../clock.js';
-import { ApiProblem } from '../problem.js';
-import type { SandboxState } from '../state.js';
 import { randomId } from '../tokens.js';
-import type { Principal } from '../types.js';
+import { DomainError } from './errors.js';
 import { ALL_PERMISSIONS, BUILTIN_ROLES, PERMISSION_CATALOG, type Role } from './role-catalog.js';
 
 /** Roles in list order: seq orders built-ins before custom roles, which follow in creation order. */
@@ -37,16 +35,13 @@ export function checkPermissions(permissions: string[], field = 'permissions'): 
   const unknown = permissions.filter((p) => !(p in PERMISSION_CATALOG));
   if (unknown.length === 0) return;
   const described = unknown.map((p) => `${p}${didYouMean(p, ALL_PERMISSIONS)}`);
-  throw new ApiProblem(
-    400,
+  throw new DomainError(
     'unknown_permission',
     `unknown permission${unknown.length > 1 ? 's' : ''} ${described.join(', ')}; see x-permission-catalog in the OpenAPI document`,
-    {
-      details: unknown.map((p) => ({
-        field,
-        message: `${p} is not in the permission catalog${didYouMean(p, ALL_PERMISSIONS)}`,
-      })),
-    },
+    unknown.map((p) => ({
+      field,
+      message: `${p} is not in the permission catalog${didYouMean(p, ALL_PERMISSIONS)}`,
+    })),
   );
 }
 
@@ -112,29 +107,29 @@ export class RoleStore {
   #checkName(tenantId: string, name: string, except?: string): void {
     const prefix = RESERVED_ROLE_PREFIXES.find((p) => name.startsWith(p));
     if (prefix) {
-      throw new ApiProblem(
-        400,
+      throw new DomainError(
         'reserved_role_name',
         `role names starting with ${prefix} are kept for built-in roles`,
-        {
-          details: [{ field: 'name', message: `must not start with ${prefix}` }],
-        },
+        [{ field: 'name', message: `must not start with ${prefix}` }],
       );
     }
     if (this.#nameTaken(tenantId, name, except)) {
-      throw new ApiProblem(409, 'role_name_taken', `a role named ${name} already exists in this tenant`, {
-        details: [{ field: 'name', message: 'is taken' }],
-      });
+      throw new DomainError('role_name_taken', `a role named ${name} already exists in this tenant`, [
+        { field: 'name', message: 'is taken' },
+      ]);
     }
   }
 
+  /** `mayGrant` sees the role's permissions before anything changes, and may refuse them. */
   create(
     tenantId: string,
     input: { name: string; description?: string | undefined; permissions: string[] },
     actor: string,
+    mayGrant: (added: string[]) => void = () => {},
   ): Role {
-    this.#checkName(tenantId, input.name);
     checkPermissions(input.permissions);
+    mayGrant(input.permissions);
+    this.#checkName(tenantId, input.name);
     const now = this.#clock.iso();
     const role: Role = {
       id: randomId('role'),
@@ -160,15 +155,13 @@ export class RoleStore {
   /** Refuses changes to built-in and deleted roles. */
   mutable(role: Role): Role {
     if (role.kind === 'builtin') {
-      throw new ApiProblem(
-        403,
+      throw new DomainError(
         'builtin_role_immutable',
         `${role.name} is a built-in role; built-in roles cannot be changed or deleted`,
       );
     }
     if (role.deleted_at !== null) {
-      throw new ApiProblem(
-        409,
+      throw new DomainError(
         'role_deleted',
         `role ${role.name} (${role.id}) was deleted at ${role.deleted_at}`,
       );
@@ -185,25 +178,16 @@ export class RoleStore {
       add_permissions?: string[] | undefined;
       remove_permissions?: string[] | undefined;
     },
+    mayGrant: (added: string[]) => void = () => {},
   ): Role {
     this.mutable(role);
     if (change.permissions && (change.add_permissions || change.remove_permissions)) {
-      throw new ApiProblem(
-        400,
+      throw new DomainError(
         'invalid_request',
         'send permissions, or add_permissions/remove_permissions, not both',
-        {
-          details: [
-            {
-              field: 'permissions',
-              message: 'cannot be combined with add_permissions or remove_permissions',
-            },
-          ],
-        },
+        [{ field: 'permissions', message: 'cannot be combined with add_permissions or remove_permissions' }],
       );
     }
-    if (change.name !== undefined && change.name !== role.name)
-      this.#checkName(role.tenant_id!, change.name, role.id);
     checkPermissions(change.permissions ?? [], 'permissions');
     checkPermissions(change.add_permissions ?? [], 'add_permissions');
     checkPermissions(change.remove_permissions ?? [], 'remove_permissions');
@@ -212,10 +196,13 @@ export class RoleStore {
     const removed = new Set(change.remove_permissions ?? []);
     permissions = new Set([...permissions].filter((p) => !removed.has(p)));
     if (permissions.size === 0) {
-      throw new ApiProblem(400, 'invalid_request', 'a role needs at least one permission', {
-        details: [{ field: 'remove_permissions', message: 'would leave the role without permissions' }],
-      });
+      throw new DomainError('invalid_request', 'a role needs at least one permission', [
+        { field: 'remove_permissions', message: 'would leave the role without permissions' },
+      ]);
     }
+    mayGrant([...permissions].filter((p) => !role.permissions.includes(p)));
+    if (change.name !== undefined && change.name !== role.name)
+      this.#checkName(role.tenant_id!, change.name, role.id);
     if (change.name !== undefined) role.name = change.name;
     if (change.description !== undefined) role.description = change.description;
     role.permissions = [...permissions].sort();
@@ -235,39 +222,6 @@ export class RoleStore {
     this.audit.push(record);
     return record;
   }
-}
-
-/** The ids of the roles the caller holds live in a tenant: an API key's roles, or the user's active assignments. */
-export function callerRoleIds(state: SandboxState, principal: Principal, tenantId: string): string[] {
-  if (!principal.tenantIds.includes(tenantId)) return [];
-  if (principal.fixedRoles) return principal.fixedRoles;
-  if (!principal.user) return [];
-  const { identity } = state;
-  const now = state.clock.now();
-  return identity
-    .assignmentsOf(principal.user.id, tenantId)
-    .filter((a) => identity.isActive(a, now))
-    .map((a) => a.role_id);
-}
-
-/** Every permission the caller's live roles grant in a tenant (custom roles included). */
-export function callerPermissions(state: SandboxState, principal: Principal, tenantId: string): Set<string> {
-  return state.roles.permissionsOf(tenantId, callerRoleIds(state, principal, tenantId));
-}
-
-/**
- * Whether the caller's roles grant one of `needed` (used by the auth plugin for routes whose
- * config lists `permissions`, so custom roles authorize too).
- */
-export function holdsPermission(
-  state: SandboxState,
-  principal: Principal,
-  tenantId: string,
-  needed: readonly string[] | undefined,
-): boolean {
-  if (!needed || needed.length === 0) return false;
-  const held = [...callerPermissions(state, principal, tenantId)];
-  return needed.some((p) => grantsPermission(held, p));
 }
 
 export { BUILTIN_ROLES, PERMISSION_CATALOG, type Role };

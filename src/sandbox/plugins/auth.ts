@@ -1,16 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HEADERS, OAUTH_FULL_ACCESS_SCOPE } from '../../api/constants.js';
-import { holdsPermission } from '../domain/roles.js';
-import { ApiProblem, forbidden } from '../problem.js';
+import { HEADERS } from '../../api/constants.js';
+import { OPERATIONS } from '../../api/operations.js';
+import { API_KEY_ROLES } from '../../api/permissions.js';
+import { authorizeOperation, namedTenant } from '../domain/authorization.js';
+import type { Tenant } from '../domain/identity.js';
+import { ApiProblem } from '../problem.js';
 import type { SandboxState } from '../state.js';
 import { verifyJwt } from '../tokens.js';
 import type { Principal } from '../types.js';
 
-const KEY_ROLES = { publishable: ['tenant_viewer'], service_role: ['tenant_admin'] } as const;
-
 /**
  * Resolves a bearer credential: a sandbox JWT (HS256, a `tenants` claim) — user tokens and
  * OAuth access tokens alike — or an API key (`svc_pk_…` publishable, `svc_sk_…` service role).
+ * It says who calls and which tenants the credential may name; never what the caller may do.
  */
 export function authenticate(state: SandboxState, token: string, issuer: string): Principal {
   if (token.startsWith('svc_pk_') || token.startsWith('svc_sk_')) {
@@ -25,8 +27,9 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
       orgId: tenant?.org_id ?? null,
       scopes: null,
       expiresAtMs: null,
-      fixedRoles: [...KEY_ROLES[key.kind]],
+      fixedRoles: [API_KEY_ROLES[key.kind]],
       clientId: null,
+      clientTenantId: null,
       tokenId: key.id,
       justification: key.justification,
     };
@@ -43,39 +46,31 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
   const user = state.identity.users.get(claims.sub) ?? null;
   if (!user) throw new ApiProblem(401, 'invalid_token', 'the token names an unknown user');
   const scope = typeof claims.scope === 'string' ? claims.scope : undefined;
+  const clientId = typeof claims.client_id === 'string' ? claims.client_id : null;
+  let tenantIds = claims.tenants.map((t) => t.id);
+  let clientTenantId: string | null = null;
+  if (clientId !== null) {
+    // The client as it is now: a token of a client that is gone is no token; a client created
+    // in a tenant acts there and nowhere else, whatever its token says.
+    const client = state.oauth.clients.get(clientId);
+    if (!client)
+      throw new ApiProblem(401, 'invalid_token', 'the OAuth client of this token no longer exists');
+    clientTenantId = client.tenant_id;
+    if (clientTenantId !== null) tenantIds = tenantIds.filter((id) => id === clientTenantId);
+  }
   return {
     kind: scope === undefined ? 'jwt' : 'oauth_access_token',
     subject: user.id,
     user,
-    tenantIds: claims.tenants.map((t) => t.id),
+    tenantIds,
     orgId: user.org_id,
     scopes: scope === undefined ? null : scope.split(' ').filter(Boolean),
     expiresAtMs: claims.exp * 1000,
     fixedRoles: null,
-    clientId: typeof claims.client_id === 'string' ? claims.client_id : null,
+    clientId,
+    clientTenantId,
     tokenId: claims.jti,
   };
-}
-
-/** The caller's active roles in a tenant: the key's roles, or the user's live assignments. */
-export function rolesIn(state: SandboxState, principal: Principal, tenantId: string): string[] {
-  if (!principal.tenantIds.includes(tenantId)) return [];
-  if (principal.fixedRoles) return principal.fixedRoles;
-  return principal.user ? state.identity.rolesOf(principal.user.id, tenantId) : [];
-}
-
-/**
- * The scopes a scope-limited credential lacks for a route. `admin` grants everything; a route
- * that declares no scopes needs `admin`; `[]` lets any access token in. `{param}` in a scope is
- * filled from the path (`read:{surface}` on /v1/:surface).
- */
-export function missingScopes(granted: string[], required: string[] | undefined, params: unknown): string[] {
-  if (granted.includes(OAUTH_FULL_ACCESS_SCOPE)) return [];
-  const values = (params ?? {}) as Record<string, unknown>;
-  const needed = (required ?? [OAUTH_FULL_ACCESS_SCOPE]).map((scope) =>
-    scope.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? '')),
-  );
-  return needed.filter((scope) => !granted.includes(scope));
 }
 
 function bearer(request: FastifyRequest): string | undefined {
@@ -86,18 +81,47 @@ function bearer(request: FastifyRequest): string | undefined {
   return match[1];
 }
 
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** `/v1/roles/:id` as the OpenAPI document writes it: `/v1/roles/{id}`. */
+export function openapiPath(url: string): string {
+  return url.replace(/:(\w+)/g, '{$1}');
+}
+
 /**
- * Per route (see FastifyContextConfig): authenticate, check X-Tenant-Id against the
- * credential's tenants, then the caller's roles and scopes.
+ * Every /v1 route names its operation (config.operation) in the authorization table; the
+ * sandbox refuses to start when one does not, or when the table says another method or path.
+ * Each call is then authenticated, its tenant checked against the credential, and the
+ * operation authorized against live state (domain/authorization.ts).
  */
 export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: () => string): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('tenant', null);
+  app.addHook('onRoute', (route) => {
+    const operation = route.config?.operation;
+    const methods = [route.method].flat().filter((m) => m !== 'HEAD');
+    if (methods.length === 0) return; // the HEAD twin of a GET route
+    const where = `route ${methods.join(',')} ${route.url}`;
+    const rule = operation === undefined ? undefined : OPERATIONS[operation];
+    if (rule) {
+      if (!methods.includes(rule.method) || rule.path !== openapiPath(route.url))
+        throw new Error(`${where} does not match operation ${operation} of the authorization table`);
+      return;
+    }
+    // Outside the table: public routes only, and under /v1 only ones the document hides.
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+    if (route.config?.auth !== 'public' || (route.url.startsWith('/v1/') && !hidden))
+      throw new Error(`${where} names no operation of the authorization table`);
+  });
   app.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config ?? {};
     request.principal = null;
     request.tenant = null;
-    if (config.auth === 'public' || request.routeOptions.url === undefined) return;
+    const operation = request.routeOptions.config?.operation;
+    const rule = operation === undefined ? undefined : OPERATIONS[operation];
+    if (!rule || rule.access === 'public') return;
     const token = bearer(request);
     if (!token)
       throw new ApiProblem(401, 'unauthenticated', 'send a credential in Authorization: Bearer <token>');
@@ -113,40 +137,20 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
         detail: `${request.method} ${request.url.split('?')[0]}; justification: ${principal.justification ?? '(none)'}`,
       });
     }
-
-    const mode = config.tenant ?? 'required';
-    const header = request.headers[HEADERS.tenant];
-    const tenantId = typeof header === 'string' && header !== '' ? header : undefined;
-    if (mode !== 'none') {
-      if (!tenantId && mode === 'required') {
-        throw new ApiProblem(400, 'tenant_header_required', 'this endpoint needs the X-Tenant-Id header');
+    const header = headerValue(request, HEADERS.tenant);
+    let tenant: Tenant | null = null;
+    if (rule.tenant === 'path') {
+      const fromPath = (request.params as Record<string, string>).id!;
+      if (header !== undefined && header !== fromPath) {
+        throw new ApiProblem(400, 'tenant_mismatch', 'X-Tenant-Id and the tenant in the path differ');
       }
-      if (tenantId) {
-        const tenant = state.identity.tenantsById.get(tenantId);
-        if (!tenant || !principal.tenantIds.includes(tenantId)) {
-          throw forbidden('tenant_forbidden', `tenant ${tenantId} is not one of your credential's tenants`);
-        }
-        request.tenant = tenant;
-      }
+      tenant = namedTenant(state, principal, fromPath, request.id);
+    } else if (rule.tenant !== 'none' && header !== undefined) {
+      tenant = namedTenant(state, principal, header, request.id);
+    } else if (rule.tenant === 'header') {
+      throw new ApiProblem(400, 'tenant_header_required', 'this endpoint needs the X-Tenant-Id header');
     }
-    if (config.roles && request.tenant) {
-      const held = rolesIn(state, principal, request.tenant.id);
-      const allowed =
-        held.some((r) => config.roles!.includes(r)) ||
-        holdsPermission(state, principal, request.tenant.id, config.permissions);
-      if (!allowed) {
-        const alternatives = config.permissions ? ` or permission ${config.permissions.join(' or ')}` : '';
-        throw forbidden(
-          'insufficient_role',
-          `this needs role ${config.roles.join(' or ')}${alternatives} in tenant ${request.tenant.slug}; you have ${held.join(', ') || 'no role'}`,
-        );
-      }
-    }
-    if (principal.scopes !== null) {
-      const missing = missingScopes(principal.scopes, config.scopes, request.params);
-      if (missing.length > 0) {
-        throw forbidden('insufficient_scope', `the access token lacks scope ${missing.join(' ')}`);
-      }
-    }
+    request.tenant = tenant;
+    authorizeOperation(state, principal, operation!, rule, tenant);
   });
 }

@@ -88,8 +88,10 @@ export class FaultInjector {
     return true;
   }
 
+  /** Retry-After of injected failures: none when turned off (null), never an empty header. */
   retryHeaders(): Record<string, string> {
-    return this.config.retry_after === null ? {} : { 'retry-after': this.config.retry_after };
+    const value = this.config.retry_after?.trim();
+    return value ? { 'retry-after': value } : {};
   }
 }
 
@@ -104,7 +106,7 @@ export function registerFaults(app: FastifyInstance, faults: FaultInjector): voi
         'rate_limited',
         `rate limit of ${c.rate_limit} requests per second exceeded`,
         {
-          headers: { 'retry-after': c.retry_after ?? '1' },
+          headers: { 'retry-after': c.retry_after?.trim() || '1' },
         },
       );
     }

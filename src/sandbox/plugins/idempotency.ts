@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SandboxClock } from '../clock.js';
 import { ApiProblem } from '../problem.js';
+import type { Principal } from '../types.js';
 
 interface StoredResponse {
   fingerprint: string;
@@ -29,12 +30,16 @@ function canonical(value: unknown): string {
 /**
  * Idempotency for every POST (except those whose route opts out). The key travels in the JSON
  * body (`idempotency_key`, as the reference says); an Idempotency-Key header, when sent too,
- * must carry the same value. The same key and body → the
- * stored response, marked `Idempotent-Replayed: true`; the same key with another body or path →
- * 409 idempotency_key_reused; a duplicate while the first still runs → 409
- * idempotency_request_in_progress; no key → 400 idempotency_key_required. Keys are scoped to
- * the caller and tenant and kept 24 hours. 5xx and 429 answers are not stored, so a retry runs
- * again.
+ * must carry the same value. Keys are scoped to the principal (the user or API key, and the
+ * OAuth client it acts through), the tenant and the operation, and kept 24 hours on the sandbox
+ * clock. The same key and body → the stored response, marked `Idempotent-Replayed: true` — a
+ * one-time secret included, since only the principal that created it can replay it, so a lost
+ * answer never loses a secret; the same key with another body or path → 409
+ * idempotency_key_reused; a duplicate while the first still runs → 409
+ * idempotency_request_in_progress; no key → 400 idempotency_key_required. Only requests that
+ * reached their handler are remembered (not ones refused by authentication or validation), and
+ * 5xx and 429 answers are not stored, so a retry runs again. An answer is stored when it is
+ * sent, before a fault or a departed client can lose it.
  */
 export class IdempotencyStore {
   readonly #entries = new Map<string, StoredResponse>();
@@ -86,19 +91,34 @@ export class IdempotencyStore {
   }
 }
 
+/** Who the key belongs to: a user through one client (or none), or one API key. */
+function principalKey(principal: Principal | null): string {
+  if (!principal) return 'anonymous';
+  return principal.user
+    ? `user:${principal.subject}:${principal.clientId ?? '-'}`
+    : `key:${principal.subject}`;
+}
+
+function keyOf(body: unknown): string | undefined {
+  const value =
+    body && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>).idempotency_key
+      : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
 export function registerIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
   app.decorateRequest('idempotency', null);
-  app.addHook('preValidation', async (request, reply) => {
+  const applies = (request: FastifyRequest) =>
+    request.method === 'POST' &&
+    request.url.startsWith('/v1/') &&
+    request.routeOptions.config?.idempotent !== false;
+
+  // Before validation, so a missing key is named as such rather than as a schema error.
+  app.addHook('preValidation', async (request) => {
     request.idempotency = null;
-    if (request.method !== 'POST' || !request.url.startsWith('/v1/')) return;
-    if (request.routeOptions.config?.idempotent === false) return;
-    const body = request.body;
-    const fromBody =
-      body && typeof body === 'object' && !Array.isArray(body)
-        ? (body as Record<string, unknown>).idempotency_key
-        : undefined;
-    const fromHeader = request.headers['idempotency-key'];
-    const key = typeof fromBody === 'string' ? fromBody : undefined;
+    if (!applies(request)) return;
+    const key = keyOf(request.body);
     if (key === undefined || key.trim() === '') {
       throw new ApiProblem(
         400,
@@ -111,16 +131,23 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     }
     if (key.length > 255)
       throw new ApiProblem(400, 'invalid_request', 'idempotency_key is longer than 255 characters');
-    if (typeof fromHeader === 'string' && fromBody !== fromHeader) {
+    const fromHeader = request.headers['idempotency-key'];
+    if (typeof fromHeader === 'string' && key !== fromHeader) {
       throw new ApiProblem(
         400,
         'invalid_request',
         'idempotency_key in the body and the Idempotency-Key header differ',
       );
     }
-    const scope = `${request.principal?.subject ?? 'anonymous'}|${request.tenant?.id ?? '-'}|${key}`;
-    const rest = body && typeof body === 'object' ? { ...(body as Record<string, unknown>) } : body;
-    if (rest && typeof rest === 'object') delete (rest as Record<string, unknown>).idempotency_key;
+  });
+
+  // After validation: only a request about to run is remembered.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!applies(request)) return;
+    const key = keyOf(request.body)!;
+    const operation = request.routeOptions.config?.operation ?? request.routeOptions.url ?? '';
+    const scope = `${principalKey(request.principal)}|${request.tenant?.id ?? '-'}|${operation}|${key}`;
+    const { idempotency_key: _key, ...rest } = request.body as Record<string, unknown>;
     const fingerprint = createHash('sha256')
       .update(`${request.method} ${request.url.split('?')[0]}\n${canonical(rest)}`)
       .digest('hex');
@@ -161,10 +188,9 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     }
     return payload;
   });
+  // A client that goes away does not stop the handler, whose answer onSend stores for the retry;
+  // this only clears an entry that no answer ever finished (it would block its key for a day).
   app.addHook('onResponse', async (request) => {
-    if (request.idempotency) store.abandon(request.idempotency.scope);
-  });
-  app.addHook('onRequestAbort', async (request) => {
     if (request.idempotency) store.abandon(request.idempotency.scope);
   });
 }

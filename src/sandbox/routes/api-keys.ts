@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   ApiKeyCreateBody,
   ApiKeyCreated,
@@ -6,45 +6,8 @@ import {
   ApiKeyList,
   ApiKeyParams,
 } from '../../api/schemas/api-keys.js';
-import type { ApiKey, Tenant } from '../domain/identity.js';
-import { rolesIn } from '../plugins/auth.js';
-import { ApiProblem, forbidden, notFound } from '../problem.js';
+import { API_KEY_WARNING, issueApiKey, publicKey, revokeApiKey } from '../domain/api-keys.js';
 import { errorResponses, type RouteContext } from './context.js';
-
-export const API_KEY_WARNING = 'Store this key now: it is shown only once and cannot be retrieved later.';
-
-function publicKey(key: ApiKey) {
-  const { hash: _hash, ...rest } = key;
-  return rest;
-}
-
-/**
- * The tenant named in the path, checked like X-Tenant-Id is elsewhere: it must be one of the
- * credential's tenants, the caller must be its tenant_admin, and a user must call (API keys
- * cannot mint or revoke keys, so a leaked key cannot make itself permanent).
- */
-function adminTenant(ctx: RouteContext, request: FastifyRequest<{ Params: { id: string } }>): Tenant {
-  const principal = request.principal!;
-  const tenant = ctx.state.identity.tenantsById.get(request.params.id);
-  if (!tenant || !principal.tenantIds.includes(tenant.id)) {
-    throw forbidden(
-      'tenant_forbidden',
-      `tenant ${request.params.id} is not one of your credential's tenants`,
-    );
-  }
-  if (request.tenant && request.tenant.id !== tenant.id) {
-    throw new ApiProblem(400, 'tenant_mismatch', 'X-Tenant-Id and the tenant in the path differ');
-  }
-  if (!principal.user)
-    throw forbidden('user_required', 'API keys are managed by users, not by other API keys');
-  if (!rolesIn(ctx.state, principal, tenant.id).includes('tenant_admin')) {
-    throw forbidden(
-      'insufficient_role',
-      `managing API keys needs role tenant_admin in tenant ${tenant.slug}`,
-    );
-  }
-  return tenant;
-}
 
 export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { state } = ctx;
@@ -53,7 +16,7 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
   app.post<{ Params: { id: string }; Body: ApiKeyCreateBody }>(
     '/v1/tenants/:id/api-keys',
     {
-      config: { tenant: 'optional' },
+      config: { operation: 'api_keys_create' },
       schema: {
         tags,
         summary: 'Issue an API key for a tenant',
@@ -61,28 +24,20 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
           "Request and response bodies are not shown in the reference; these are the sandbox's choices. " +
           'The key is a bearer credential usable at once, bound to the tenant: publishable keys (svc_pk_…) read with ' +
           'the permissions of tenant_viewer; service-role keys (svc_sk_…) act as tenant_admin and need a justification ' +
-          '(at least 10 characters), which is written with every call made with the key to the security events log. ' +
-          'Caller: a user (not an API key) holding tenant_admin in the tenant. Idempotency key required. The key is ' +
-          'returned once, with a warning; only its hash is stored.',
+          '(at least 10 characters besides surrounding spaces), which is written with every call made with the key to the security events log. ' +
+          'Caller: a user (not an API key) with permission api_key.manage who holds every permission of the role the key acts as ' +
+          '(403 insufficient_permission). Idempotency key required. The key is returned once, with a warning; only its hash is stored.',
         params: ApiKeyParams,
         body: ApiKeyCreateBody,
         response: { 201: ApiKeyCreated, ...errorResponses(400, 401, 403, 409) },
       },
     },
     async (request, reply) => {
-      const tenant = adminTenant(ctx, request);
       const { kind, name, justification } = request.body;
-      if (kind === 'service_role' && !justification?.trim()) {
-        throw new ApiProblem(400, 'justification_required', 'a service_role key needs a justification', {
-          details: [{ field: 'justification', message: 'is required for service_role keys' }],
-        });
-      }
-      const { record, key } = state.identity.createApiKey({
-        tenant_id: tenant.id,
+      const { record, key } = issueApiKey(state, request.principal!, request.tenant!, {
         kind,
-        name: name ?? `${kind === 'publishable' ? 'Publishable' : 'Service-role'} key`,
-        created_by: request.principal!.subject,
-        justification: justification?.trim() ?? null,
+        name,
+        justification,
       });
       return reply.code(201).send({ ...publicKey(record), key, warning: API_KEY_WARNING });
     },
@@ -91,7 +46,7 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
   app.get<{ Params: { id: string } }>(
     '/v1/tenants/:id/api-keys',
     {
-      config: { tenant: 'optional' },
+      config: { operation: 'api_keys_list' },
       schema: {
         tags,
         summary: "List a tenant's API keys",
@@ -101,13 +56,13 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
         response: { 200: ApiKeyList, ...errorResponses(401, 403) },
       },
     },
-    async (request) => ({ items: state.identity.apiKeysOf(adminTenant(ctx, request).id).map(publicKey) }),
+    async (request) => ({ items: state.identity.apiKeysOf(request.tenant!.id).map(publicKey) }),
   );
 
   app.delete<{ Params: { id: string; keyId: string } }>(
     '/v1/tenants/:id/api-keys/:keyId',
     {
-      config: { tenant: 'optional' },
+      config: { operation: 'api_keys_revoke' },
       schema: {
         tags,
         summary: 'Revoke an API key',
@@ -117,12 +72,6 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
         response: { 200: { $ref: 'ApiKey#' }, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => {
-      const tenant = adminTenant(ctx, request);
-      const key = state.identity.apiKeyById(tenant.id, request.params.keyId);
-      if (!key) throw notFound(`API key ${request.params.keyId}`);
-      key.revoked_at ??= state.clock.iso();
-      return publicKey(key);
-    },
+    async (request) => publicKey(revokeApiKey(state, request.tenant!, request.params.keyId)),
   );
 }

@@ -1,17 +1,27 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { badRequest, notFound } from '../domain/errors.js';
 import type { FaultConfig } from '../plugins/faults.js';
-import { badRequest, notFound } from '../problem.js';
 import type { RouteContext } from './context.js';
 
-const control = { auth: 'public', tenant: 'none', faultFree: true } as const;
+const control = { auth: 'public', faultFree: true } as const;
+/** RFC 9110 §10.2.3: delay-seconds, or an IMF-fixdate. */
+const RETRY_AFTER_PATTERN =
+  '^(\\d{1,9}|(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT)$';
 const tags = ['sandbox control'];
 
 const FaultSchema = Type.Object(
   {
     fail_rate: Type.Number({ minimum: 0, maximum: 1 }),
     fail_status: Type.Integer({ minimum: 500, maximum: 599 }),
-    retry_after: Type.Union([Type.String(), Type.Null()]),
+    // One schema with two types, not a union: with type coercion on, a union's string branch
+    // turned null into "", and a null branch turned "" into null.
+    retry_after: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      pattern: RETRY_AFTER_PATTERN,
+      description:
+        'Retry-After of injected failures and 429s: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); null sends none with injected failures',
+    }),
     drop_rate: Type.Number({ minimum: 0, maximum: 1 }),
     latency_ms: Type.Integer({ minimum: 0, maximum: 60_000 }),
     rate_limit: Type.Number({ minimum: 0 }),
@@ -35,14 +45,21 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
     stats.set(key, (stats.get(key) ?? 0) + 1);
   });
 
-  app.get('/_sandbox/health', { config: control, schema: { tags, summary: 'Liveness' } }, async () => ({
-    ok: true,
-    now: state.clock.iso(),
-  }));
+  app.get(
+    '/_sandbox/health',
+    { config: { ...control, operation: 'sandbox_health_get' }, schema: { tags, summary: 'Liveness' } },
+    async () => ({
+      ok: true,
+      now: state.clock.iso(),
+    }),
+  );
 
   app.get(
     '/_sandbox/users',
-    { config: control, schema: { tags, summary: 'Seeded users and their roles' } },
+    {
+      config: { ...control, operation: 'sandbox_users_list' },
+      schema: { tags, summary: 'Seeded users and their roles' },
+    },
     async () => ({
       items: [...state.identity.users.values()].map((u) => ({
         ...u,
@@ -58,7 +75,7 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
   app.post<{ Body: { user_id: string; expires_in_seconds?: number; tenant_ids?: string[] } }>(
     '/_sandbox/tokens',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_tokens_create' },
       schema: {
         tags,
         summary: 'Mint a user JWT',
@@ -84,7 +101,7 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
   app.post<{ Body: { tenant_id: string; kind: 'publishable' | 'service_role'; name?: string } }>(
     '/_sandbox/api-keys',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_api_keys_create' },
       schema: {
         tags,
         summary: 'Mint an API key for a tenant',
@@ -111,18 +128,27 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
 
   app.get(
     '/_sandbox/faults',
-    { config: control, schema: { tags, summary: 'Current fault injection' } },
+    {
+      config: { ...control, operation: 'sandbox_faults_get' },
+      schema: { tags, summary: 'Current fault injection' },
+    },
     async () => faults.config,
   );
   app.put<{ Body: Partial<FaultConfig> }>(
     '/_sandbox/faults',
-    { config: control, schema: { tags, summary: 'Change fault injection', body: Type.Partial(FaultSchema) } },
+    {
+      config: { ...control, operation: 'sandbox_faults_update' },
+      schema: { tags, summary: 'Change fault injection', body: Type.Partial(FaultSchema) },
+    },
     async (request) => faults.update(request.body),
   );
 
   app.get(
     '/_sandbox/clock',
-    { config: control, schema: { tags, summary: "The sandbox's clock" } },
+    {
+      config: { ...control, operation: 'sandbox_clock_get' },
+      schema: { tags, summary: "The sandbox's clock" },
+    },
     async () => ({
       now: state.clock.iso(),
       offset_seconds: state.clock.offsetMs / 1000,
@@ -131,7 +157,7 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
   app.post<{ Body: { advance_seconds: number } }>(
     '/_sandbox/clock',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_clock_advance' },
       schema: {
         tags,
         summary: 'Move the clock forward',
@@ -147,15 +173,35 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
 
   app.get(
     '/_sandbox/security-events',
-    { config: control, schema: { tags, summary: 'Security events log' } },
+    {
+      config: { ...control, operation: 'sandbox_security_events_list' },
+      schema: { tags, summary: 'Security events log' },
+    },
     async () => ({
       items: state.securityEvents,
     }),
   );
 
   app.get(
+    '/_sandbox/openapi.json',
+    {
+      config: { ...control, operation: 'sandbox_openapi_get' },
+      schema: {
+        tags,
+        summary: 'This OpenAPI document',
+        description:
+          'The document `svc sandbox openapi` prints (docs/openapi.json), for tools that read it over HTTP.',
+      },
+    },
+    async () => app.swagger(),
+  );
+
+  app.get(
     '/_sandbox/stats',
-    { config: control, schema: { tags, summary: 'Request counts by route and status' } },
+    {
+      config: { ...control, operation: 'sandbox_stats_get' },
+      schema: { tags, summary: 'Request counts by route and status' },
+    },
     async () => Object.fromEntries([...stats.entries()].sort()),
   );
 }

@@ -1,35 +1,33 @@
 import type { FastifyInstance } from 'fastify';
-import { Me } from '../../api/schemas/me.js';
+import { liveRoleNames, liveTenants } from '../domain/authorization.js';
 import { primaryRole } from '../domain/identity.js';
-import { rolesIn } from '../plugins/auth.js';
 import { errorResponses, type RouteContext } from './context.js';
 
 export default function meRoutes(app: FastifyInstance, { state }: RouteContext): void {
   app.get(
     '/v1/me',
     {
-      config: { tenant: 'optional', scopes: [] },
+      config: { operation: 'me_get' },
       schema: {
         tags: ['identity'],
         summary: 'The calling identity',
         description:
-          "Who the credential belongs to, its tenants (with the caller's role in each) and organisation. " +
+          'Who the credential belongs to, its organisation, and the tenants of the credential where the caller holds a live role ' +
+          '(with its highest role in each): after a revocation or an expiry a tenant leaves this list at once, and a caller with ' +
+          'no live role gets an empty list (and tenant_id null) — the identity is still true, the authority is gone. ' +
           "X-Tenant-Id is optional here; when sent it must be one of the credential's tenants, and it becomes tenant_id. " +
           "(Response body: not shown in the reference; this is the sandbox's choice.)",
-        response: { 200: Me, ...errorResponses(401, 403) },
+        response: { 200: { $ref: 'Me#' }, ...errorResponses(401, 403) },
       },
     },
     async (request) => {
       const p = request.principal!;
-      const tenants = p.tenantIds
-        .map((id) => state.identity.tenantsById.get(id))
-        .filter((t) => t !== undefined)
-        .map((t) => ({
-          id: t.id,
-          slug: t.slug,
-          display_name: t.display_name,
-          role: primaryRole(rolesIn(state, p, t.id)) ?? 'none',
-        }));
+      const tenants = liveTenants(state, p).map((t) => ({
+        id: t.id,
+        slug: t.slug,
+        display_name: t.display_name,
+        role: primaryRole(liveRoleNames(state, p, t.id)) ?? 'none',
+      }));
       const org = p.orgId ? state.identity.orgs.get(p.orgId) : undefined;
       const isKey = p.user === null;
       return {

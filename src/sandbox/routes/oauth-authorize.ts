@@ -81,12 +81,12 @@ function eligibleUsers(ctx: RouteContext, client: OAuthClientRecord) {
 
 export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { state } = ctx;
-  const browser = { auth: 'public', tenant: 'none', faultFree: true, idempotent: false } as const;
+  const browser = { auth: 'public', faultFree: true, idempotent: false } as const;
 
   app.get<{ Querystring: Query }>(
     OAUTH_PATHS.authorize,
     {
-      config: browser,
+      config: { ...browser, operation: 'oauth_authorization_start' },
       attachValidation: true,
       schema: {
         tags: ['oauth'],
@@ -219,7 +219,7 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
   app.post<{ Body: FormBody }>(
     OAUTH_PATHS.authorize,
     {
-      config: browser,
+      config: { ...browser, operation: 'oauth_authorization_decide' },
       attachValidation: true,
       schema: {
         tags: ['oauth'],

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
 import {
   OAuthClientCreateBody,
   OAuthClientList,
@@ -7,11 +6,10 @@ import {
   OAuthClientWithSecret,
   RotateSecretBody,
 } from '../../api/schemas/oauth.js';
-import { type OAuthClientRecord, publicClient, redirectUriProblem } from '../domain/oauth.js';
-import { badRequest, notFound } from '../problem.js';
+import { notFound } from '../domain/errors.js';
+import { clientInput, type OAuthClientRecord, publicClient } from '../domain/oauth.js';
 import { errorResponses, type RouteContext } from './context.js';
 
-const ADMIN = { roles: ['tenant_admin'] };
 const WARNING =
   'Store the client_secret now: it is shown only in this response and cannot be retrieved again (rotate it if lost).';
 
@@ -29,52 +27,25 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
   app.post<{ Body: OAuthClientCreateBody }>(
     '/v1/oauth/clients',
     {
-      config: ADMIN,
+      config: { operation: 'oauth_clients_create' },
       schema: {
         tags: ['oauth'],
         summary: 'Create an OAuth client',
         description:
-          'Role tenant_admin; idempotency key required. Required fields: name, redirect_uris, scopes (the reference does not ' +
+          'Permission oauth_client.manage (tenant_admin has it); idempotency key required. Required fields: name, redirect_uris, scopes (the reference does not ' +
           'say). Defaults: grant_types both, token_lifetime_seconds 3600 (60 to 86400), refresh_token_lifetime_seconds ' +
           '2592000 (300 to 31536000, at least the access token lifetime), pkce_required true. Redirect URIs: absolute, https, ' +
           'or http on a loopback host only; no fragment. The secret (svc_cs_…, 256 random bits) is returned once, with ' +
-          '`warning`; only its SHA-256 is kept. Tokens of the client act only in the tenant it was created in.',
+          '`warning`; only its SHA-256 is kept. Tokens of the client act only in the tenant it was created in (even with ' +
+          "X-SVC-Org-Id, and whoever approved them) and only as far as the approving user's live roles and the token's scopes allow.",
         body: OAuthClientCreateBody,
         response: { 201: OAuthClientWithSecret, ...errorResponses(400, 401, 403, 409) },
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      const details = body.redirect_uris.flatMap((uri, i) => {
-        const problem = redirectUriProblem(uri);
-        return problem ? [{ field: `redirect_uris.${i}`, message: `${JSON.stringify(uri)} ${problem}` }] : [];
-      });
-      const grantTypes = (body.grant_types ?? [...OAUTH_GRANT_TYPES]) as OAuthGrantType[];
-      if (!grantTypes.includes('authorization_code')) {
-        details.push({ field: 'grant_types', message: 'refresh_token needs authorization_code' });
-      }
-      const tokenLifetime = body.token_lifetime_seconds ?? OAUTH_LIMITS.tokenLifetime.default;
-      const refreshLifetime =
-        body.refresh_token_lifetime_seconds ?? OAUTH_LIMITS.refreshTokenLifetime.default;
-      if (refreshLifetime < tokenLifetime) {
-        details.push({
-          field: 'refresh_token_lifetime_seconds',
-          message: 'must be at least token_lifetime_seconds',
-        });
-      }
-      if (details.length > 0) throw badRequest(`${details[0]!.field} ${details[0]!.message}`, details);
       const { client, secret } = state.oauth.createClient(
         request.tenant!.id,
-        {
-          name: body.name,
-          description: body.description ?? '',
-          redirect_uris: body.redirect_uris,
-          grant_types: grantTypes,
-          scopes: body.scopes,
-          token_lifetime_seconds: tokenLifetime,
-          refresh_token_lifetime_seconds: refreshLifetime,
-          pkce_required: body.pkce_required ?? true,
-        },
+        clientInput(request.body),
         request.principal!.subject,
       );
       return reply.code(201).send(withSecret(client, secret));
@@ -84,11 +55,11 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
   app.get(
     '/v1/oauth/clients',
     {
-      config: ADMIN,
+      config: { operation: 'oauth_clients_list' },
       schema: {
         tags: ['oauth'],
         summary: "List the tenant's OAuth clients",
-        description: 'Role tenant_admin. Never shows secrets. (Not in the reference.)',
+        description: 'Never shows secrets. (Not in the reference.)',
         response: { 200: OAuthClientList, ...errorResponses(400, 401, 403) },
       },
     },
@@ -103,11 +74,11 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
   app.get<{ Params: { client_id: string } }>(
     '/v1/oauth/clients/:client_id',
     {
-      config: ADMIN,
+      config: { operation: 'oauth_clients_get' },
       schema: {
         tags: ['oauth'],
         summary: 'Fetch an OAuth client',
-        description: 'Role tenant_admin. Never shows the secret. (Not in the reference.)',
+        description: 'Never shows the secret. (Not in the reference.)',
         params: OAuthClientParams,
         response: { 200: { $ref: 'OAuthClient#' }, ...errorResponses(401, 403, 404) },
       },
@@ -118,12 +89,12 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
   app.post<{ Params: { client_id: string } }>(
     '/v1/oauth/clients/:client_id/rotate-secret',
     {
-      config: ADMIN,
+      config: { operation: 'oauth_clients_rotate_secret' },
       schema: {
         tags: ['oauth'],
         summary: "Rotate an OAuth client's secret",
         description:
-          'Role tenant_admin; idempotency key required. The reference shows secret_rotated_at but hides this operation ' +
+          'Idempotency key required. The reference shows secret_rotated_at but hides this operation ' +
           '(x-not-in-reference). The new secret is returned once with `warning`; the old one stops working at once; tokens ' +
           'already issued stay valid. secret_rotated_at becomes the rotation time.',
         params: OAuthClientParams,

@@ -6,7 +6,7 @@ export default function oauthControlRoutes(app: FastifyInstance, { state }: Rout
   app.get(
     '/_sandbox/oauth/stats',
     {
-      config: { auth: 'public', tenant: 'none', faultFree: true },
+      config: { auth: 'public', faultFree: true, operation: 'sandbox_oauth_stats_get' },
       schema: {
         tags: ['sandbox control'],
         summary: 'OAuth counters',

@@ -1,131 +1,24 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
+import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
-import { codeChallengeS256, sameSecret } from '../../auth/pkce.js';
 import { primaryRole } from '../domain/identity.js';
 import type { OAuthClientRecord } from '../domain/oauth.js';
+import { revokeTokenFamily } from '../domain/token-revocation.js';
 import type { FormBody } from '../plugins/form.js';
-import { ApiProblem } from '../problem.js';
 import { randomId, signJwt } from '../tokens.js';
 import type { RouteContext } from './context.js';
+import {
+  authenticateClient,
+  formBody,
+  NO_STORE,
+  OAuthError,
+  param,
+  sendOAuthError,
+  toOAuthError,
+} from './oauth-client-auth.js';
 
-/** An RFC 6749 §5.2 error: `{"error","error_description"}`, 400 unless said otherwise. */
-export class OAuthError extends Error {
-  readonly error: string;
-  readonly status: number;
-  readonly headers: Record<string, string>;
-
-  constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
-    super(description);
-    this.error = error;
-    this.status = status;
-    this.headers = headers;
-  }
-}
-
-const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
-
-function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
-  return reply
-    .code(error.status)
-    .headers({ ...NO_STORE, ...error.headers })
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify({ error: error.error, error_description: error.message }));
-}
-
-/** Any failure on this route — a parser error, an injected fault — answered in the RFC 6749 shape. */
-function toOAuthError(error: FastifyError | ApiProblem | OAuthError): OAuthError {
-  if (error instanceof OAuthError) return error;
-  if (error instanceof ApiProblem) {
-    const code =
-      error.status >= 500
-        ? 'temporarily_unavailable'
-        : error.status === 429
-          ? 'slow_down'
-          : 'invalid_request';
-    return new OAuthError(code, error.message, error.status, error.headers);
-  }
-  const status = error.statusCode ?? 500;
-  if (status >= 500) return new OAuthError('server_error', 'internal error in the sandbox', 500);
-  if (status === 415)
-    return new OAuthError('invalid_request', 'send the parameters as application/x-www-form-urlencoded', 415);
-  return new OAuthError('invalid_request', error.message, status);
-}
-
-/** One value of a form parameter; a repeated parameter is an error (RFC 6749 §3.2). */
-function param(body: FormBody, name: string): string | undefined {
-  const value = body[name];
-  if (Array.isArray(value)) throw new OAuthError('invalid_request', `parameter ${name} is repeated`);
-  return value === undefined || value === '' ? undefined : value;
-}
-
-interface BasicCredentials {
-  id: string;
-  secret: string;
-}
-
-function basicCredentials(header: string | undefined): BasicCredentials | undefined {
-  if (header === undefined) return undefined;
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  const challenge = { 'www-authenticate': 'Basic realm="svc sandbox"' };
-  if (!match) {
-    throw new OAuthError(
-      'invalid_client',
-      'Authorization must be HTTP Basic with the client credentials',
-      401,
-      challenge,
-    );
-  }
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon === -1) throw new OAuthError('invalid_client', 'malformed Basic credentials', 401, challenge);
-  // RFC 6749 §2.3.1: both parts are form-urlencoded before they are joined.
-  const unform = (text: string) => decodeURIComponent(text.replace(/\+/g, ' '));
-  try {
-    return { id: unform(decoded.slice(0, colon)), secret: unform(decoded.slice(colon + 1)) };
-  } catch {
-    throw new OAuthError('invalid_client', 'malformed Basic credentials', 401, challenge);
-  }
-}
-
-/**
- * Client authentication: client_secret_basic or client_secret_post (never both), or a public
- * client identified by client_id alone (the first-party CLI, which proves itself with PKCE).
- */
-function authenticateClient(ctx: RouteContext, request: FastifyRequest, body: FormBody): OAuthClientRecord {
-  const basic = basicCredentials(request.headers.authorization);
-  const bodyId = param(body, 'client_id');
-  const bodySecret = param(body, 'client_secret');
-  if (basic && bodySecret !== undefined) {
-    throw new OAuthError(
-      'invalid_request',
-      'use one client authentication method, not Basic and client_secret',
-    );
-  }
-  if (basic && bodyId !== undefined && bodyId !== basic.id) {
-    throw new OAuthError('invalid_request', 'client_id differs from the client of the Basic credentials');
-  }
-  const id = basic?.id ?? bodyId;
-  const challenge: Record<string, string> = basic ? { 'www-authenticate': 'Basic realm="svc sandbox"' } : {};
-  if (id === undefined) throw new OAuthError('invalid_client', 'client_id is required', 401, challenge);
-  const client = ctx.state.oauth.clients.get(id);
-  if (!client) throw new OAuthError('invalid_client', 'unknown client', 401, challenge);
-  if (client.secretHash !== null) {
-    const secret = basic?.secret ?? bodySecret;
-    if (secret === undefined) {
-      throw new OAuthError(
-        'invalid_client',
-        'this client must authenticate with its client_secret',
-        401,
-        challenge,
-      );
-    }
-    if (!ctx.state.oauth.secretMatches(client, secret)) {
-      throw new OAuthError('invalid_client', 'client authentication failed', 401, challenge);
-    }
-  }
-  return client;
-}
+export { OAuthError };
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -179,20 +72,6 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
   return response;
 }
 
-function revokeFamily(ctx: RouteContext, family: string, request: FastifyRequest, detail: string): void {
-  const { state } = ctx;
-  if (!state.revokedTokenFamilies.has(family)) state.oauth.familiesRevoked++;
-  state.revokedTokenFamilies.add(family);
-  state.recordSecurityEvent({
-    kind: 'oauth_token_family_revoked',
-    actor: 'oauth',
-    org_id: null,
-    tenant_ids: [],
-    request_id: request.id,
-    detail,
-  });
-}
-
 function authorizationCodeGrant(
   ctx: RouteContext,
   request: FastifyRequest,
@@ -212,7 +91,12 @@ function authorizationCodeGrant(
   if (entry.usedAtMs !== null) {
     // RFC 6749 §4.1.2: a code used twice revokes what was issued with it.
     if (entry.family) {
-      revokeFamily(ctx, entry.family, request, `authorization code of ${client.client_id} presented twice`);
+      revokeTokenFamily(
+        ctx.state,
+        entry.family,
+        request.id,
+        `authorization code of ${client.client_id} presented twice`,
+      );
     }
     throw new OAuthError(
       'invalid_grant',
@@ -270,7 +154,12 @@ function refreshTokenGrant(
   }
   if (record.rotatedAtMs !== null) {
     state.oauth.count('refresh_token', 'reuse_detected');
-    revokeFamily(ctx, record.family, request, `rotated refresh token of ${client.client_id} presented again`);
+    revokeTokenFamily(
+      ctx.state,
+      record.family,
+      request.id,
+      `rotated refresh token of ${client.client_id} presented again`,
+    );
     throw new OAuthError(
       'invalid_grant',
       'the refresh token was already used; every token of its family is revoked, log in again',
@@ -302,7 +191,7 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
   app.post<{ Body: FormBody }>(
     OAUTH_PATHS.token,
     {
-      config: { auth: 'public', tenant: 'none', idempotent: false },
+      config: { operation: 'oauth_tokens_issue', idempotent: false },
       attachValidation: true,
       errorHandler: (error, _request, reply) => sendOAuthError(reply, toOAuthError(error)),
       schema: {
@@ -323,14 +212,9 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
       },
     },
     async (request, reply) => {
-      const body: FormBody = request.body && typeof request.body === 'object' ? request.body : {};
       let grant = 'unknown';
       try {
-        if (!request.headers['content-type']?.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
-          throw new OAuthError('invalid_request', 'send the parameters as application/x-www-form-urlencoded');
-        }
-        const repeated = Object.entries(body).find(([, value]) => Array.isArray(value));
-        if (repeated) throw new OAuthError('invalid_request', `parameter ${repeated[0]} is repeated`);
+        const body = formBody(request);
         const grantType = param(body, 'grant_type');
         grant = grantType ?? 'missing';
         if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from './context.js';
 
-const control = { auth: 'public', tenant: 'none', faultFree: true } as const;
+const control = { auth: 'public', faultFree: true } as const;
 const controlTags = ['sandbox control'];
 
 /** Test controls: the audit trail of role changes, and assignment counts (to check bulk runs). */
@@ -10,7 +10,7 @@ export default function roleControlRoutes(app: FastifyInstance, { state }: Route
   app.get<{ Querystring: { tenant_id?: string; user_id?: string; action?: string; limit?: number } }>(
     '/_sandbox/audit-trail',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_audit_trail_list' },
       schema: {
         tags: controlTags,
         summary: 'Audit trail of role assignments, revocations and custom-role changes',
@@ -39,7 +39,7 @@ export default function roleControlRoutes(app: FastifyInstance, { state }: Route
   app.get<{ Querystring: { tenant_id?: string; role_id?: string } }>(
     '/_sandbox/assignments',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_assignments_count' },
       schema: {
         tags: controlTags,
         summary: 'Count role assignments',

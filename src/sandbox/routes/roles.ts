@@ -7,51 +7,27 @@ import {
   RoleParams,
   RoleUpdateBody,
 } from '../../api/schemas/roles.js';
-import type { Role as RoleRecord } from '../domain/roles.js';
+import { createRole, deleteRole, findRole, updateRole } from '../domain/role-admin.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
-import { notFound } from '../problem.js';
 import { errorResponses, type RouteContext } from './context.js';
 
-const ADMIN = ['tenant_admin'];
 const tags = ['roles'];
-const ACCESS =
-  'Caller needs role tenant_admin (the reference), or — a sandbox addition — a role, custom ones included, granting permission';
+const ESCALATION =
+  'Every permission the role would gain must be one the caller holds live in the tenant (403 insufficient_permission): ' +
+  'role.manage cannot widen a role, its own included, beyond what its holder already has.';
 
 export default function roleRoutes(app: FastifyInstance, { state }: RouteContext): void {
   const { roles } = state;
-  const audit = (
-    tenantId: string,
-    action: 'role.created' | 'role.updated' | 'role.deleted',
-    role: RoleRecord,
-    actor: string,
-    requestId: string,
-  ) =>
-    roles.recordAudit({
-      tenant_id: tenantId,
-      action,
-      actor,
-      user_id: null,
-      role_id: role.id,
-      role_name: role.name,
-      expires_at: null,
-      justification: null,
-      request_id: requestId,
-    });
-  const find = (tenantId: string, id: string): RoleRecord => {
-    const role = roles.get(tenantId, id);
-    if (!role) throw notFound(`role ${id}`);
-    return role;
-  };
 
   app.get<{ Querystring: RoleListQuery }>(
     '/v1/roles',
     {
-      config: { roles: ADMIN, permissions: ['role.read'] },
+      config: { operation: 'roles_list' },
       schema: {
         tags,
         summary: 'List built-in and custom roles',
         description:
-          `${ACCESS} role.read. Built-in roles first (the reference's catalog plus org_admin), then the tenant's custom roles in creation order; ` +
+          "Built-in roles first (the reference's catalog plus org_admin), then the tenant's custom roles in creation order; " +
           'soft-deleted roles only with include_deleted=true. Cursor-paged like every list (response body: not shown in the reference).',
         querystring: RoleListQuery,
         response: { 200: RoleList, ...errorResponses(400, 401, 403) },
@@ -83,23 +59,27 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
   app.post<{ Body: RoleCreateBody }>(
     '/v1/roles',
     {
-      config: { roles: ADMIN, permissions: ['role.manage'] },
+      config: { operation: 'roles_create' },
       schema: {
         tags,
         summary: 'Create a custom role',
         description:
-          `${ACCESS} role.manage. Idempotency key required. Names are unique among the tenant's live roles (409 role_name_taken) ` +
+          "Idempotency key required. Names are unique among the tenant's live roles (409 role_name_taken) " +
           'and cannot start with tenant_ or org_ (400 reserved_role_name); every permission must be in the catalog ' +
-          '(400 unknown_permission, with a suggestion). Answers 201 with the role (response body: not shown in the reference).',
+          `(400 unknown_permission, with a suggestion). ${ESCALATION} Answers 201 with the role (response body: not shown in the reference).`,
         body: RoleCreateBody,
         response: { 201: Role, ...errorResponses(400, 401, 403, 409) },
       },
     },
     async (request, reply) => {
       const { name, description, permissions } = request.body;
-      const actor = request.principal!.subject;
-      const role = roles.create(request.tenant!.id, { name, description, permissions }, actor);
-      audit(request.tenant!.id, 'role.created', role, actor, request.id);
+      const role = createRole(
+        state,
+        request.principal!,
+        request.tenant!,
+        { name, description, permissions },
+        request.id,
+      );
       return reply.code(201).send(role);
     },
   );
@@ -107,70 +87,56 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
   app.get<{ Params: { id: string } }>(
     '/v1/roles/:id',
     {
-      config: { roles: ADMIN, permissions: ['role.read'] },
+      config: { operation: 'roles_get' },
       schema: {
         tags,
         summary: 'Get a role',
         description:
-          `${ACCESS} role.read. A built-in role (its id is its name) or a custom role of the tenant. ` +
+          'A built-in role (its id is its name) or a custom role of the tenant. ' +
           'A soft-deleted role is still returned, with deleted_at set (response body: not shown in the reference).',
         params: RoleParams,
         response: { 200: Role, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => find(request.tenant!.id, request.params.id),
+    async (request) => findRole(state, request.tenant!, request.params.id),
   );
 
   app.patch<{ Params: { id: string }; Body: RoleUpdateBody }>(
     '/v1/roles/:id',
     {
-      config: { roles: ADMIN, permissions: ['role.manage'] },
+      config: { operation: 'roles_update' },
       schema: {
         tags,
         summary: 'Update a custom role',
         description:
-          `${ACCESS} role.manage. Any of name, description, and either permissions (replaces them) or ` +
+          'Any of name, description, and either permissions (replaces them) or ' +
           'add_permissions/remove_permissions (applied atomically, so concurrent edits do not lose each other). ' +
           'Built-in roles: 403 builtin_role_immutable; deleted roles: 409 role_deleted. A role keeps at least one permission. ' +
-          'Assignments of the role follow the change at once. Request and response bodies: not shown in the reference.',
+          `Assignments of the role follow the change at once. ${ESCALATION} Request and response bodies: not shown in the reference.`,
         params: RoleParams,
         body: RoleUpdateBody,
         response: { 200: Role, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      const tenantId = request.tenant!.id;
-      const role = find(tenantId, request.params.id);
-      const renamed = request.body.name !== undefined && request.body.name !== role.name;
-      roles.update(role, request.body);
-      if (renamed) {
-        for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
-      }
-      audit(tenantId, 'role.updated', role, request.principal!.subject, request.id);
-      return role;
-    },
+    async (request) =>
+      updateRole(state, request.principal!, request.tenant!, request.params.id, request.body, request.id),
   );
 
   app.delete<{ Params: { id: string } }>(
     '/v1/roles/:id',
     {
-      config: { roles: ADMIN, permissions: ['role.manage'] },
+      config: { operation: 'roles_delete' },
       schema: {
         tags,
         summary: 'Soft-delete a custom role',
         description:
-          `${ACCESS} role.manage. Sets deleted_at: the role is gone from lists, its assignments stop granting it at once ` +
+          'Sets deleted_at: the role is gone from lists, its assignments stop granting it at once ' +
           '(they are kept, with status role_deleted), and its name is free again. Built-in roles: 403 builtin_role_immutable; ' +
           'already deleted: 409 role_deleted. Answers 200 with the deleted role (response body: not shown in the reference).',
         params: RoleParams,
         response: { 200: Role, ...errorResponses(401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      const tenantId = request.tenant!.id;
-      const role = roles.softDelete(find(tenantId, request.params.id));
-      audit(tenantId, 'role.deleted', role, request.principal!.subject, request.id);
-      return role;
-    },
+    async (request) => deleteRole(state, request.principal!, request.tenant!, request.params.id, request.id),
   );
 }

@@ -8,14 +8,14 @@ import {
 } from '../../api/constants.js';
 import { StringEnum } from '../../api/schemas/common.js';
 import { EventTypeSchema } from '../../api/schemas/webhooks.js';
-import type { DeliverySettings } from '../delivery/engine.js';
+import { type DeliverySettings, fairCaps } from '../delivery/engine.js';
 import { recordPastOutcome, sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
+import { badRequest, notFound } from '../domain/errors.js';
 import type { WebhookRecord } from '../domain/webhooks.js';
-import { badRequest, notFound } from '../problem.js';
 import type { RouteContext } from './context.js';
 
-const control = { auth: 'public', tenant: 'none', faultFree: true } as const;
+const control = { auth: 'public', faultFree: true } as const;
 const tags = ['sandbox control'];
 /** Events listed in a response; more are counted only. */
 const LISTED = 1000;
@@ -24,13 +24,31 @@ const EngineSettings = Type.Object(
   {
     time_scale: Type.Number({ minimum: 0, maximum: 1000, description: 'Multiplies the retry schedule' }),
     request_timeout_ms: Type.Integer({ minimum: 1, maximum: 300_000 }),
-    concurrency: Type.Integer({ minimum: 1, maximum: 4096 }),
+    concurrency: Type.Integer({
+      minimum: 1,
+      maximum: 4096,
+      description: 'Attempts in flight across every target',
+    }),
+    per_webhook_concurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 4096 }), Type.Null()], {
+      description: 'Attempts in flight per webhook (null: a quarter of concurrency)',
+    }),
+    per_tenant_concurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 4096 }), Type.Null()], {
+      description: 'Attempts in flight per tenant (null: half of concurrency)',
+    }),
   },
   { additionalProperties: false },
 );
 
+/** The settings in effect (the fairness caps as they apply, whether set or derived). */
 function settingsView(s: DeliverySettings) {
-  return { time_scale: s.timeScale, request_timeout_ms: s.requestTimeoutMs, concurrency: s.concurrency };
+  const caps = fairCaps(s);
+  return {
+    time_scale: s.timeScale,
+    request_timeout_ms: s.requestTimeoutMs,
+    concurrency: s.concurrency,
+    per_webhook_concurrency: caps.webhook,
+    per_tenant_concurrency: caps.tenant,
+  };
 }
 
 /**
@@ -60,7 +78,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   }>(
     '/_sandbox/webhooks/events',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_webhook_events_create' },
       schema: {
         tags,
         summary: 'Emit events',
@@ -120,7 +138,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   }>(
     '/_sandbox/webhooks/dead-letters',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_dead_letters_create' },
       schema: {
         tags,
         summary: 'Fill a dead-letter queue',
@@ -167,7 +185,10 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
 
   app.get(
     '/_sandbox/webhooks/engine',
-    { config: control, schema: { tags, summary: 'Delivery engine settings, schedule and counters' } },
+    {
+      config: { ...control, operation: 'sandbox_engine_get' },
+      schema: { tags, summary: 'Delivery engine settings, schedule and counters' },
+    },
     async () => ({
       settings: settingsView(state.delivery.settings),
       schedule: describeSchedule(5),
@@ -175,10 +196,18 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
     }),
   );
 
-  app.put<{ Body: Partial<{ time_scale: number; request_timeout_ms: number; concurrency: number }> }>(
+  app.put<{
+    Body: Partial<{
+      time_scale: number;
+      request_timeout_ms: number;
+      concurrency: number;
+      per_webhook_concurrency: number | null;
+      per_tenant_concurrency: number | null;
+    }>;
+  }>(
     '/_sandbox/webhooks/engine',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_engine_update' },
       schema: { tags, summary: 'Change delivery engine settings', body: Type.Partial(EngineSettings) },
     },
     async (request) => {
@@ -187,6 +216,10 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
         ...(b.time_scale === undefined ? {} : { timeScale: b.time_scale }),
         ...(b.request_timeout_ms === undefined ? {} : { requestTimeoutMs: b.request_timeout_ms }),
         ...(b.concurrency === undefined ? {} : { concurrency: b.concurrency }),
+        ...(b.per_webhook_concurrency === undefined
+          ? {}
+          : { perWebhookConcurrency: b.per_webhook_concurrency }),
+        ...(b.per_tenant_concurrency === undefined ? {} : { perTenantConcurrency: b.per_tenant_concurrency }),
       });
       return { settings: settingsView(settings) };
     },
@@ -195,7 +228,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   app.post<{ Body: { timeout_ms?: number } }>(
     '/_sandbox/webhooks/settle',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_deliveries_settle' },
       schema: {
         tags,
         summary: 'Wait until every delivery is delivered or failed',
@@ -213,7 +246,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
   app.get<{ Params: { id: string } }>(
     '/_sandbox/webhooks/:id/secret',
     {
-      config: control,
+      config: { ...control, operation: 'sandbox_webhook_secrets_get' },
       schema: {
         tags,
         summary: "A webhook's signing secrets",

@@ -22,13 +22,12 @@ import {
 } from '../../api/schemas/webhooks.js';
 import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
+import { badRequest, notFound } from '../domain/errors.js';
 import { deliveryView, dlqView, type WebhookRecord, webhookView } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
-import { ApiProblem, badRequest, notFound } from '../problem.js';
 import type { SandboxState } from '../state.js';
 import { errorResponses, type RouteContext } from './context.js';
 
-const admin = { roles: ['tenant_admin'] };
 const tags = ['webhooks'];
 const HIDDEN =
   'x-svc-not-in-reference: the reference says "Operations to create, update or delete a webhook subscription: not shown"; ' +
@@ -67,14 +66,14 @@ function timeParam(field: string, raw: string | undefined): number | undefined {
   return ms;
 }
 
-/** The platform's /v1/webhooks endpoints. Every one needs tenant_admin. */
+/** The platform's /v1/webhooks endpoints: webhook.read to look, webhook.manage to change or send. */
 export default function webhookRoutes(app: FastifyInstance, { state }: RouteContext): void {
   app.addHook('onClose', async () => state.delivery.close());
 
   app.get<{ Querystring: { limit?: number; cursor?: string } }>(
     '/v1/webhooks',
     {
-      config: admin,
+      config: { operation: 'webhooks_list' },
       schema: {
         tags,
         summary: 'List webhooks',
@@ -105,7 +104,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.post<{ Body: WebhookCreateBody }>(
     '/v1/webhooks',
     {
-      config: admin,
+      config: { operation: 'webhooks_create' },
       schema: {
         tags,
         summary: 'Create a webhook',
@@ -127,7 +126,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.get<{ Params: { id: string } }>(
     '/v1/webhooks/:id',
     {
-      config: admin,
+      config: { operation: 'webhooks_get' },
       schema: {
         tags,
         summary: 'Fetch one webhook',
@@ -142,7 +141,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.patch<{ Params: { id: string }; Body: WebhookUpdateBody }>(
     '/v1/webhooks/:id',
     {
-      config: admin,
+      config: { operation: 'webhooks_update' },
       schema: {
         tags,
         summary: 'Update a webhook',
@@ -163,7 +162,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.delete<{ Params: { id: string } }>(
     '/v1/webhooks/:id',
     {
-      config: admin,
+      config: { operation: 'webhooks_delete' },
       schema: {
         tags,
         summary: 'Delete a webhook',
@@ -185,7 +184,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.post<{ Params: { id: string } }>(
     '/v1/webhooks/:id/rotate-secret',
     {
-      config: admin,
+      config: { operation: 'webhooks_rotate_secret' },
       schema: {
         tags,
         summary: 'Rotate the signing secret',
@@ -206,7 +205,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.get<{ Params: { id: string }; Querystring: DeliveryListQuery }>(
     '/v1/webhooks/:id/deliveries',
     {
-      config: admin,
+      config: { operation: 'webhook_deliveries_list' },
       schema: {
         tags,
         summary: 'List deliveries of a webhook',
@@ -238,7 +237,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.get<{ Params: { id: string; deliveryId: string } }>(
     '/v1/webhooks/:id/deliveries/:deliveryId',
     {
-      config: admin,
+      config: { operation: 'webhook_deliveries_get' },
       schema: {
         tags,
         summary: 'Fetch one delivery with its attempts',
@@ -258,7 +257,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.get<{ Params: { id: string; deliveryId: string } }>(
     '/v1/webhooks/:id/deliveries/:deliveryId/payload',
     {
-      config: admin,
+      config: { operation: 'webhook_deliveries_get_payload' },
       schema: {
         tags,
         summary: 'The payload of a delivery, byte for byte',
@@ -279,7 +278,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.post<{ Params: { id: string; deliveryId: string } }>(
     '/v1/webhooks/:id/deliveries/:deliveryId/replay',
     {
-      config: admin,
+      config: { operation: 'webhook_deliveries_replay' },
       schema: {
         tags,
         summary: 'Replay a delivery',
@@ -297,13 +296,6 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const original = state.webhooks.delivery(webhook.id, request.params.deliveryId);
       if (!original) throw notFound(`delivery ${request.params.deliveryId}`);
-      if (original.status === 'pending' || original.status === 'retrying') {
-        throw new ApiProblem(
-          409,
-          'delivery_in_progress',
-          `delivery ${original.id} is still ${original.status}; replay it once it is delivered or failed`,
-        );
-      }
       const { delivery } = state.delivery.replay(original);
       return reply.code(201).send(deliveryView(delivery));
     },
@@ -312,7 +304,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.get<{ Params: { id: string }; Querystring: DlqListQuery }>(
     '/v1/webhooks/:id/dlq',
     {
-      config: admin,
+      config: { operation: 'webhook_dlq_list' },
       schema: {
         tags,
         summary: 'List the dead-letter queue of a webhook',
@@ -364,7 +356,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.get<{ Params: { id: string; entryId: string } }>(
     '/v1/webhooks/:id/dlq/:entryId',
     {
-      config: admin,
+      config: { operation: 'webhook_dlq_get' },
       schema: {
         tags,
         summary: 'Fetch one dead-letter queue entry',
@@ -384,7 +376,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.delete<{ Params: { id: string; entryId: string } }>(
     '/v1/webhooks/:id/dlq/:entryId',
     {
-      config: admin,
+      config: { operation: 'webhook_dlq_discard' },
       schema: {
         tags,
         summary: 'Discard a dead-letter queue entry',
@@ -406,7 +398,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
   app.post<{ Params: { id: string }; Body: { event_type?: EventType } }>(
     '/v1/webhooks/:id/test',
     {
-      config: admin,
+      config: { operation: 'webhooks_test' },
       schema: {
         tags,
         summary: 'Send a test event',

@@ -17,7 +17,9 @@ export async function surface(tour: Tour): Promise<void> {
   ]);
   const key = (JSON.parse(created.stdout) as { key: string }).key;
   await tour.svc(['me'], { env: { SVC_TOKEN: key }, tty: true });
-  tour.say('Any record surface (/v1/SURFACE): create, patch with a JSON Merge Patch, soft-delete:');
+  tour.say(
+    'A record surface (/v1/reconciliations, /v1/exceptions, …): create, patch with a JSON Merge Patch, soft-delete:',
+  );
   const record = await tour.svc([
     'records',
     'create',

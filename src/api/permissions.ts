@@ -1,0 +1,80 @@
+import { type BUILTIN_TENANT_ROLES, ORG_ADMIN } from './constants.js';
+
+/**
+ * The permission catalog and the built-in roles' permission sets: plain values shared by the
+ * operation table (operations.ts), the sandbox, its OpenAPI document (x-permission-catalog,
+ * x-role-permissions) and the tests. The reference names a few permissions (exception.read,
+ * rule.write.fx, …) and leaves the catalog "not shown"; this is the sandbox's.
+ */
+export const PERMISSION_CATALOG: Readonly<Record<string, string>> = {
+  'account.read': 'Read accounts',
+  'account.write': 'Create, update and delete accounts',
+  'reconciliation.read': 'Read reconciliations',
+  'reconciliation.write': 'Create, update and delete reconciliations',
+  'exception.read': 'Read exceptions',
+  'exception.write': 'Create, update, comment on and delete exceptions',
+  'exception.assign': 'Assign exceptions to members of the team',
+  'exception.override': 'Override exception assignments',
+  'exception.resolve': 'Resolve exceptions of every kind',
+  'exception.resolve.fx_difference': 'Resolve FX-difference exceptions',
+  'rule.read': 'Read reconciliation rules',
+  'rule.write': 'Create, change and delete reconciliation rules of every kind',
+  'rule.write.fx': 'Create and change FX reconciliation rules',
+  'evidence_pack.read': 'Read evidence packs',
+  'evidence_pack.write': 'Create, update and delete evidence packs',
+  'report.generate': 'Generate compliance reports',
+  'audit_trail.read': 'Read the audit trail',
+  'ai_copilot.use': 'Use every AI copilot',
+  'ai_copilot.use.fx': 'Use the FX AI copilot',
+  'role.read': "List roles and users' role assignments",
+  'role.manage': 'Create, change and delete custom roles (only with permissions the caller holds)',
+  'role.assign': 'Assign and revoke roles (only roles whose permissions the caller holds)',
+  'oauth_client.manage': 'Register and manage OAuth clients',
+  'webhook.read': 'Read webhooks, their deliveries and dead-letter queues',
+  'webhook.manage':
+    'Create, change and delete webhooks, rotate their secrets, send test events, replay and discard deliveries',
+  'api_key.manage': 'Issue, list and revoke API keys (only keys whose authority the caller holds)',
+  'tenant.read': 'List every tenant of the organisation (org_admin)',
+};
+
+export const ALL_PERMISSIONS: readonly string[] = Object.keys(PERMISSION_CATALOG);
+
+const VIEWER = ['account.read', 'reconciliation.read', 'exception.read'];
+const ANALYST = [...VIEWER, 'exception.write'];
+
+/** Built-in roles: the reference's catalog (meaning and key permissions), plus org_admin. */
+export const BUILTIN_ROLE_DEFINITIONS: Readonly<
+  Record<
+    (typeof BUILTIN_TENANT_ROLES)[number] | typeof ORG_ADMIN,
+    { description: string; permissions: readonly string[] }
+  >
+> = {
+  tenant_admin: { description: 'Full administrative access', permissions: ALL_PERMISSIONS },
+  tenant_reviewer: {
+    description: 'Senior analyst with override rights',
+    permissions: [...ANALYST, 'exception.override'],
+  },
+  tenant_lead: {
+    description: 'Team lead with assignment rights',
+    permissions: [...ANALYST, 'exception.assign'],
+  },
+  tenant_analyst: { description: 'Day-to-day reconciliation work', permissions: ANALYST },
+  tenant_rule_author: { description: 'Rule authoring', permissions: ['rule.read', 'rule.write'] },
+  tenant_ai_prompter: { description: 'AI copilot user', permissions: ['ai_copilot.use'] },
+  tenant_compliance: {
+    description: 'Compliance officer',
+    permissions: ['evidence_pack.read', 'report.generate'],
+  },
+  tenant_auditor: {
+    description: 'Audit trail access, read-only on all data',
+    permissions: [...VIEWER, 'audit_trail.read', 'rule.read', 'evidence_pack.read'],
+  },
+  tenant_viewer: { description: 'Read-only access', permissions: VIEWER },
+  [ORG_ADMIN]: {
+    description: 'Organisation administrator: cross-tenant listing',
+    permissions: ['tenant.read'],
+  },
+};
+
+/** What API keys act with in their tenant (publishable: read-only; service role: everything). */
+export const API_KEY_ROLES = { publishable: 'tenant_viewer', service_role: 'tenant_admin' } as const;

@@ -1,0 +1,147 @@
+import { type OperationRule, scopesAllow } from '../../api/operations.js';
+import { grantsPermission } from '../../api/roles.js';
+import type { SandboxState } from '../state.js';
+import type { Principal } from '../types.js';
+import { DomainError } from './errors.js';
+import type { Tenant } from './identity.js';
+
+/**
+ * Who may do what, decided on every call from live state. A credential only says who the caller
+ * is (and, for a JWT, which tenants it may name); what the caller may do in a tenant comes from
+ * its role assignments as they are now — not expired on the sandbox clock, not revoked, role
+ * not deleted — so no token carries authority that outlives a revocation. API keys act with the
+ * fixed role of their kind in their one tenant, until they are revoked.
+ */
+
+/** The ids of the roles the caller holds live in a tenant (none in a tenant its credential cannot name). */
+export function liveRoleIds(state: SandboxState, principal: Principal, tenantId: string): string[] {
+  if (!principal.tenantIds.includes(tenantId)) return [];
+  if (principal.fixedRoles) return principal.fixedRoles;
+  if (!principal.user) return [];
+  const { identity } = state;
+  const now = state.clock.now();
+  return identity
+    .assignmentsOf(principal.user.id, tenantId)
+    .filter((a) => identity.isActive(a, now))
+    .map((a) => a.role_id);
+}
+
+/** The names of those roles (custom roles by their current name), for display. */
+export function liveRoleNames(state: SandboxState, principal: Principal, tenantId: string): string[] {
+  return liveRoleIds(state, principal, tenantId).map((id) => state.roles.get(tenantId, id)?.name ?? id);
+}
+
+/** Every permission the caller's live roles grant in a tenant. */
+export function livePermissions(state: SandboxState, principal: Principal, tenantId: string): Set<string> {
+  return state.roles.permissionsOf(tenantId, liveRoleIds(state, principal, tenantId));
+}
+
+/** The tenants of the credential where the caller holds a live role, in list order. */
+export function liveTenants(state: SandboxState, principal: Principal): Tenant[] {
+  return principal.tenantIds
+    .map((id) => state.identity.tenantsById.get(id))
+    .filter((t): t is Tenant => t !== undefined && liveRoleIds(state, principal, t.id).length > 0)
+    .sort((a, b) => a.createdMs - b.createdMs || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * No one hands out more than they hold: a role created or widened, a role granted or revoked,
+ * an API key minted — each only with permissions the caller holds live in the tenant.
+ */
+export function requireHeld(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  permissions: Iterable<string>,
+  what: string,
+): void {
+  const held = [...livePermissions(state, principal, tenantId)];
+  const missing = [...new Set(permissions)].filter((p) => !grantsPermission(held, p)).sort();
+  if (missing.length > 0) {
+    throw new DomainError('insufficient_permission', `${what}; you lack ${missing.join(', ')}`);
+  }
+}
+
+/**
+ * The tenant a call names (X-Tenant-Id or the path): it must exist and be one of the
+ * credential's tenants. A refusal is written to the security events log, as a cross-tenant or a
+ * cross-organisation attempt.
+ */
+export function namedTenant(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  requestId: string,
+): Tenant {
+  const tenant = state.identity.tenantsById.get(tenantId);
+  if (tenant && principal.tenantIds.includes(tenant.id)) return tenant;
+  const crossOrg = tenant !== undefined && tenant.org_id !== principal.orgId;
+  state.recordSecurityEvent({
+    kind: crossOrg ? 'cross_org_denied' : 'cross_tenant_denied',
+    actor: principal.subject,
+    org_id: principal.orgId,
+    tenant_ids: [tenantId],
+    request_id: requestId,
+    detail: tenant
+      ? `${principal.kind} of ${principal.subject} named tenant ${tenant.slug} (${crossOrg ? `organisation ${tenant.org_id}` : 'same organisation'}), which is not one of its tenants`
+      : `${principal.kind} of ${principal.subject} named unknown tenant ${tenantId}`,
+  });
+  throw new DomainError('tenant_forbidden', `tenant ${tenantId} is not one of your credential's tenants`);
+}
+
+/** An X-SVC-Org-Id that is not the caller's organisation: refused and logged. */
+export function refuseOrganisation(
+  state: SandboxState,
+  principal: Principal,
+  orgId: string,
+  requestId: string,
+): never {
+  state.recordSecurityEvent({
+    kind: 'cross_org_denied',
+    actor: principal.subject,
+    org_id: principal.orgId,
+    tenant_ids: [],
+    request_id: requestId,
+    detail: `${principal.kind} of ${principal.subject} named organisation ${orgId}`,
+  });
+  throw new DomainError('org_forbidden', `organisation ${orgId} is not yours`);
+}
+
+/**
+ * Whether the caller may run an operation of the table (src/api/operations.ts) in a tenant:
+ * API keys where only users may act, then the access token's scopes, then a live role somewhere
+ * (where the operation needs one), then the permission held live in the tenant. In that order
+ * (after the tenant itself, checked by namedTenant), so every refusal names the first thing missing.
+ */
+export function authorizeOperation(
+  state: SandboxState,
+  principal: Principal,
+  operationId: string,
+  rule: OperationRule,
+  tenant: Tenant | null,
+): void {
+  if (rule.callers === 'users' && !principal.user) {
+    throw new DomainError('user_required', `${operationId} is for users; API keys cannot do it`);
+  }
+  if (principal.scopes !== null && !scopesAllow(rule, principal.scopes)) {
+    const needed =
+      rule.scopes === 'any' || rule.scopes.length === 0 ? 'admin' : `${rule.scopes.join(' or ')} (or admin)`;
+    throw new DomainError(
+      'insufficient_scope',
+      `the access token lacks scope ${needed} for ${operationId}; it has ${principal.scopes.join(' ') || 'none'}`,
+    );
+  }
+  if (rule.membership && liveTenants(state, principal).length === 0) {
+    throw new DomainError('no_tenant_membership', `${operationId} needs a live role in at least one tenant`);
+  }
+  if (rule.permission === null) return;
+  if (!tenant) throw new Error(`operation ${operationId} needs a permission but names no tenant`);
+  const held = [...livePermissions(state, principal, tenant.id)];
+  if (!grantsPermission(held, rule.permission)) {
+    const roles = liveRoleNames(state, principal, tenant.id);
+    throw new DomainError(
+      'insufficient_role',
+      `${operationId} needs permission ${rule.permission} in tenant ${tenant.slug}; your live roles there (${roles.join(', ') || 'none'}) do not grant it`,
+    );
+  }
+}

@@ -1,0 +1,86 @@
+import type { RoleUpdateBody } from '../../api/schemas/roles.js';
+import type { SandboxState } from '../state.js';
+import type { Principal } from '../types.js';
+import { requireHeld } from './authorization.js';
+import { notFound } from './errors.js';
+import type { Tenant } from './identity.js';
+import type { AuditAction, Role } from './roles.js';
+
+/**
+ * Custom roles as a caller changes them: the store's rules (names, catalog, built-ins immutable)
+ * plus the rule that guards grants — nobody puts into a role a permission they do not hold
+ * themselves, so role.manage cannot widen its own role into tenant_admin — and an audit entry
+ * for every change.
+ */
+const WIDEN = 'you can only put into a role permissions you hold yourself';
+
+function audit(
+  state: SandboxState,
+  tenant: Tenant,
+  action: AuditAction,
+  role: Role,
+  actor: string,
+  requestId: string,
+) {
+  state.roles.recordAudit({
+    tenant_id: tenant.id,
+    action,
+    actor,
+    user_id: null,
+    role_id: role.id,
+    role_name: role.name,
+    expires_at: null,
+    justification: null,
+    request_id: requestId,
+  });
+}
+
+export function findRole(state: SandboxState, tenant: Tenant, id: string): Role {
+  const role = state.roles.get(tenant.id, id);
+  if (!role) throw notFound(`role ${id}`);
+  return role;
+}
+
+export function createRole(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  input: { name: string; description?: string | undefined; permissions: string[] },
+  requestId: string,
+): Role {
+  const role = state.roles.create(tenant.id, input, principal.subject, (added) =>
+    requireHeld(state, principal, tenant.id, added, WIDEN),
+  );
+  audit(state, tenant, 'role.created', role, principal.subject, requestId);
+  return role;
+}
+
+export function updateRole(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  id: string,
+  change: RoleUpdateBody,
+  requestId: string,
+): Role {
+  const role = findRole(state, tenant, id);
+  const renamed = change.name !== undefined && change.name !== role.name;
+  state.roles.update(role, change, (added) => requireHeld(state, principal, tenant.id, added, WIDEN));
+  if (renamed) {
+    for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
+  }
+  audit(state, tenant, 'role.updated', role, principal.subject, requestId);
+  return role;
+}
+
+export function deleteRole(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  id: string,
+  requestId: string,
+): Role {
+  const role = state.roles.softDelete(findRole(state, tenant, id));
+  audit(state, tenant, 'role.deleted', role, principal.subject, requestId);
+  return role;
+}

@@ -1,0 +1,64 @@
+import type { SandboxState } from '../state.js';
+import type { Principal } from '../types.js';
+import { liveRoleNames, liveTenants, refuseOrganisation } from './authorization.js';
+import { primaryRole, type Tenant } from './identity.js';
+
+/**
+ * Which tenants a caller sees (GET /v1/tenants): those of its credential where it holds a live
+ * role; with an organisation named, those within it — or every tenant of it for an org_admin
+ * acting through its own credential (a JWT or the first-party client, never a third-party
+ * OAuth client, which stays in the tenant it was created in). Listing other tenants that way is
+ * a security event.
+ */
+export function visibleTenants(
+  state: SandboxState,
+  principal: Principal,
+  orgId: string | undefined,
+  requestId: string,
+) {
+  const { identity } = state;
+  // The authorization table makes sure there is at least one (membership).
+  const members = liveTenants(state, principal);
+  if (orgId !== undefined && (orgId !== principal.orgId || !identity.orgs.has(orgId))) {
+    refuseOrganisation(state, principal, orgId, requestId);
+  }
+  const ownCredential =
+    principal.kind === 'jwt' ||
+    (principal.kind === 'oauth_access_token' && principal.clientTenantId === null);
+  const orgWide =
+    orgId !== undefined &&
+    ownCredential &&
+    principal.user !== null &&
+    identity.isOrgAdmin(principal.user.id, orgId);
+  const memberIds = new Set(members.map((t) => t.id));
+  // Org-wide lists walk the global sorted index from the cursor; member lists are short.
+  const source = orgWide ? identity.tenants : members;
+  return {
+    source,
+    inScope: (t: Tenant) => orgId === undefined || t.org_id === orgId,
+    roleOf: (t: Tenant): string | undefined =>
+      memberIds.has(t.id)
+        ? primaryRole(liveRoleNames(state, principal, t.id))
+        : orgWide
+          ? 'org_admin'
+          : undefined,
+    indexAfter: (createdMs: number, id: string): number => {
+      if (orgWide) return identity.tenantIndexAfter(createdMs, id);
+      const i = source.findIndex((t) => t.createdMs > createdMs || (t.createdMs === createdMs && t.id > id));
+      return i === -1 ? source.length : i;
+    },
+    logCrossTenant: (page: Tenant[]) => {
+      if (!orgWide) return;
+      const foreign = page.filter((t) => !memberIds.has(t.id)).map((t) => t.id);
+      if (foreign.length === 0) return;
+      state.recordSecurityEvent({
+        kind: 'cross_tenant_list',
+        actor: principal.subject,
+        org_id: orgId ?? null,
+        tenant_ids: foreign.slice(0, 50),
+        request_id: requestId,
+        detail: `org_admin listed ${foreign.length} tenant(s) outside the credential's tenants`,
+      });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DomainError } from '../domain/errors.js';
+
+/** JSON bodies nest at most this deep (objects and arrays alike). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests deeper than `max`, found by scanning the text once without recursion:
+ * a body nested thousands of levels deep is refused before anything parses, validates,
+ * fingerprints, merges or serialises it (each of which recurses, and would overflow the stack —
+ * or store a record that no later read could serialise).
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
+ * application/json and application/merge-patch+json (RFC 7396) bodies: the depth check, then
+ * Fastify's own parser (prototype-poisoning protection included). The size limit is Fastify's
+ * bodyLimit (413 payload_too_large).
+ */
+export function registerJsonBodies(app: FastifyInstance): void {
+  type Done = (error: Error | null, body?: unknown) => void;
+  // Fastify's own parser is the callback form (request, text, done).
+  const parse = app.getDefaultJsonParser('error', 'error') as (
+    request: FastifyRequest,
+    body: string,
+    done: Done,
+  ) => void;
+  app.removeContentTypeParser('application/json');
+  const parser = (request: FastifyRequest, body: string, done: Done) => {
+    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+      done(
+        new DomainError('body_too_deep', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`),
+        undefined,
+      );
+      return;
+    }
+    parse(request, body, done);
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, parser);
+}

@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
+import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
+import { runInProcess } from '../helpers/context.js';
+import { authorizationCode, TREASURY, tokenRequest } from '../helpers/oauth.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+// `svc logout` ends an OAuth session server-side (RFC 7009, found through RFC 8414 metadata)
+// before it forgets the credential, and says so when the server offers no revocation (issue 10).
+const sandbox = useSandbox();
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function sandboxSession(): Promise<StoredCredential> {
+  const { code, redirectUri, verifier } = await authorizationCode(
+    sandbox(),
+    { client_id: CLI_CLIENT_ID },
+    { scope: 'admin' },
+  );
+  const tokens = await tokenRequest(sandbox(), {
+    grant_type: 'authorization_code',
+    client_id: CLI_CLIENT_ID,
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  });
+  return {
+    type: 'oauth',
+    access_token: tokens.body.access_token,
+    refresh_token: tokens.body.refresh_token,
+    client_id: CLI_CLIENT_ID,
+    token_url: `${sandbox().url}/v1/oauth/token`,
+    obtained_at: new Date().toISOString(),
+  };
+}
+
+/** A profile holding `credential`, and the environment of an svc run that uses it. */
+async function profileWith(credential: StoredCredential, baseUrl: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-logout-'));
+  dirs.push(dir);
+  const store = new ConfigStore(dir);
+  await store.setCredential('default', credential);
+  const env = { SVC_CONFIG_DIR: dir, SVC_BASE_URL: baseUrl, SVC_MAX_RETRIES: '0', NO_COLOR: '1' };
+  return { store, env };
+}
+
+/** A scripted authorization server: what it answers to the metadata and revocation requests. */
+type Script = (self: string) => Record<string, { status: number; body?: unknown }>;
+
+async function scriptedServer(script: Script): Promise<string> {
+  let answers: ReturnType<Script> = {};
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const answer = answers[`${request.method} ${request.url}`] ?? {
+        status: 404,
+        body: { error: 'not_found' },
+      };
+      response.writeHead(answer.status, { 'content-type': 'application/json' });
+      response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  answers = script(url);
+  return url;
+}
+
+const oauthCredential = (server: string): StoredCredential => ({
+  type: 'oauth',
+  access_token: 'at-scripted',
+  refresh_token: 'rt-scripted-0123456789',
+  client_id: 'client-1',
+  token_url: `${server}/v1/oauth/token`,
+  obtained_at: new Date().toISOString(),
+});
+
+describe('svc logout', () => {
+  it('revokes the session at the sandbox, then removes the credential', async () => {
+    const credential = await sandboxSession();
+    const { store, env } = await profileWith(credential, sandbox().url);
+    const r = await runInProcess(['logout'], env);
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(r.stderr).toBe(
+      `✓ Logged out: revoked the session at ${sandbox().url} and removed the credential of profile "default"\n`,
+    );
+    expect(store.credential('default')).toBeUndefined();
+    const refresh = await tokenRequest(sandbox(), {
+      grant_type: 'refresh_token',
+      client_id: CLI_CLIENT_ID,
+      refresh_token: credential.refresh_token,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+    expect(
+      (await call(sandbox(), 'GET', '/v1/roles', { token: credential.access_token, tenant: TREASURY }))
+        .status,
+    ).toBe(401);
+  });
+
+  it('says so in --json', async () => {
+    const { env } = await profileWith(await sandboxSession(), sandbox().url);
+    const r = await runInProcess(['logout', '--json'], env);
+    expect(JSON.parse(r.stdout)).toEqual({
+      profile: 'default',
+      removed: true,
+      revoked: true,
+      revocation: 'revoked',
+    });
+  });
+
+  it.each<[string, Script]>([
+    ['publishes no metadata and has no revocation path', () => ({})],
+    [
+      'publishes metadata without a revocation endpoint',
+      (self) => ({
+        'GET /.well-known/oauth-authorization-server': {
+          status: 200,
+          body: { issuer: self, token_endpoint: `${self}/v1/oauth/token` },
+        },
+        // Never asked: the metadata says there is no revocation endpoint.
+        'POST /v1/oauth/revoke': { status: 200 },
+      }),
+    ],
+  ])('warns when the server %s: the refresh token stays valid', async (_what, script) => {
+    const scripted = await scriptedServer(script);
+    const { store, env } = await profileWith(oauthCredential(scripted), scripted);
+    const r = await runInProcess(['logout'], env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      '✓ Logged out: removed the credential of profile "default"\n' +
+        `warning: ${scripted} does not offer token revocation (RFC 7009): the refresh token stays valid until it expires\n`,
+    );
+    expect(store.credential('default')).toBeUndefined();
+  });
+
+  it('removes the credential but exits 1 when the server fails to revoke', async () => {
+    const scripted = await scriptedServer(() => ({
+      'POST /v1/oauth/revoke': { status: 503, body: { error: 'temporarily_unavailable' } },
+    }));
+    const { store, env } = await profileWith(oauthCredential(scripted), scripted);
+    const r = await runInProcess(['logout'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: removed the credential of profile "default", but the server did not revoke its session: .*503.*; the refresh token stays valid until it expires/,
+    );
+    expect(r.stderr).not.toContain('rt-scripted');
+    expect(store.credential('default')).toBeUndefined();
+  });
+
+  it('has nothing to revoke for a token stored with --with-token', async () => {
+    const { env } = await profileWith(
+      { type: 'token', access_token: sandbox().adminToken, obtained_at: new Date().toISOString() },
+      sandbox().url,
+    );
+    const r = await runInProcess(['logout'], env);
+    expect(r.stderr).toBe('✓ Logged out: removed the credential of profile "default"\n');
+    expect((await call(sandbox(), 'GET', '/v1/me', { token: sandbox().adminToken })).status).toBe(200);
+  });
+});

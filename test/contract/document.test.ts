@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/api/operations.js';
+import { ROOT } from '../helpers/svc.js';
+
+// What generated clients and mocks need from docs/openapi.json (issue 10), checked on the file.
+const doc = JSON.parse(readFileSync(join(ROOT, 'docs', 'openapi.json'), 'utf8'));
+const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(
+  ([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+);
+const v1 = operations.filter((o) => o.path.startsWith('/v1/'));
+const header = (op: any, name: string) =>
+  (op.parameters ?? []).find((p: any) => p.in === 'header' && p.name.toLowerCase() === name.toLowerCase());
+
+describe('the published contract', () => {
+  it('names every operation, uniquely, in noun_verb snake case', () => {
+    const ids = operations.map((o) => o.op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('has every /v1 operation of the authorization table, with its authorization', () => {
+    for (const [id, rule] of Object.entries(OPERATIONS)) {
+      const found = v1.find((o) => o.op.operationId === id);
+      expect(found, id).toBeDefined();
+      expect([found!.method, found!.path]).toEqual([rule.method, rule.path]);
+      if (rule.access === 'authenticated')
+        expect(found!.op['x-svc-authorization'].permission, id).toBe(rule.permission);
+    }
+    expect(v1.length).toBe(Object.keys(OPERATIONS).length);
+  });
+
+  it('declares X-Tenant-Id where the operation takes one, required where it needs one', () => {
+    for (const { op } of v1) {
+      const rule = OPERATIONS[op.operationId]!;
+      const param = header(op, 'X-Tenant-Id');
+      if (rule.tenant === 'none') expect(param, op.operationId).toBeUndefined();
+      else expect(param?.required ?? false, op.operationId).toBe(rule.tenant === 'header');
+    }
+    expect(header(doc.paths['/v1/tenants'].get, 'X-SVC-Org-Id')).toBeDefined();
+  });
+
+  it('declares the response headers, and 429/503 with Retry-After on every /v1 operation', () => {
+    for (const { method, op } of v1) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        expect(response.headers?.['X-Request-Id'], `${op.operationId} ${status}`).toBeDefined();
+        const replayable =
+          method === 'POST' && status.startsWith('2') && !op.operationId.startsWith('oauth_tokens');
+        expect(Boolean(response.headers?.['Idempotent-Replayed']), `${op.operationId} ${status}`).toBe(
+          replayable,
+        );
+      }
+      for (const status of ['429', '503'])
+        expect(op.responses[status]?.headers?.['Retry-After']).toBeDefined();
+    }
+  });
+
+  it('ends the example of every list with next_cursor null, so a mock does not page forever', () => {
+    const schemas = doc.components.schemas as Record<string, any>;
+    const cursors: any[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        const cursor = (node as any).properties?.next_cursor;
+        if (cursor) cursors.push(cursor);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(doc);
+    expect(cursors.length).toBeGreaterThan(10);
+    for (const cursor of cursors) expect(cursor.examples, JSON.stringify(cursor)).toEqual([null]);
+    expect(schemas.WebhookDelivery.properties.attempt_count.minimum).toBe(0);
+    expect(schemas.WebhookDelivery.properties.max_attempts.minimum).toBe(1);
+  });
+
+  it('publishes the scope → operation table and the roles’ permissions', () => {
+    expect(doc['x-oauth-scopes']['read:reconciliations'].operations).toEqual([
+      'me_get',
+      'reconciliations_list',
+      'reconciliations_get',
+    ]);
+    expect(doc['x-role-permissions'].tenant_admin).toEqual(Object.keys(doc['x-permission-catalog']).sort());
+  });
+});

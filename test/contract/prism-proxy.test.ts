@@ -1,0 +1,130 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
+import { DEMO_ORG, tenantId } from '../../src/sandbox/seed.js';
+import { runInProcess } from '../helpers/context.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { type Prism, startPrism } from '../helpers/tools.js';
+
+// Stoplight Prism as a proxy in front of the sandbox checks every request svc sends and every
+// answer the sandbox gives against docs/openapi.json (issue 10): the CLI, the sandbox and the
+// published contract agree when it logs no violation.
+const sandbox = useSandbox();
+const TREASURY = tenantId('acme-treasury');
+const dirs: string[] = [];
+let prism: Prism;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  prism = await startPrism('proxy', sandbox().url);
+  const dir = (name: string) => {
+    const path = mkdtempSync(join(tmpdir(), `svc-prism-${name}-`));
+    dirs.push(path);
+    return path;
+  };
+  env = {
+    SVC_BASE_URL: prism.url,
+    SVC_TOKEN: sandbox().adminToken,
+    SVC_TENANT: TREASURY,
+    SVC_CONFIG_DIR: dir('config'),
+    SVC_STATE_DIR: dir('state'),
+    SVC_CACHE_DIR: dir('cache'),
+    NO_COLOR: '1',
+  };
+});
+afterAll(() => {
+  for (const path of dirs) rmSync(path, { recursive: true, force: true });
+});
+
+async function svc(args: string[], expectedCode = 0): Promise<any> {
+  const r = await runInProcess(args, env);
+  expect(r.code, `svc ${args.join(' ')}\n${r.stderr}`).toBe(expectedCode);
+  return r.stdout.trim() && args.includes('--json') ? JSON.parse(r.stdout) : r.stdout;
+}
+
+describe('prism proxy in front of the sandbox', () => {
+  it('sees no violation while svc runs its commands through it', async () => {
+    await svc(['me', '--json']);
+    await svc(['tenants', 'ls', '--json']);
+    await svc(['tenants', 'ls', '--all', '--org', DEMO_ORG, '--limit', '2', '--json']);
+    await svc(['tenants', 'ls', '--tier', 'pro', '--json']);
+
+    const key = await svc([
+      'tenants',
+      'api-keys',
+      'create',
+      TREASURY,
+      '--kind',
+      'publishable',
+      '--name',
+      'dash',
+      '--json',
+    ]);
+    await svc(['tenants', 'api-keys', 'ls', TREASURY, '--json']);
+    await svc(['tenants', 'api-keys', 'revoke', TREASURY, key.id, '--yes']);
+
+    const client = await svc([
+      'oauth',
+      'create',
+      '--name',
+      'Vendor portal',
+      '--redirect-uri',
+      'https://vendor.example/callback',
+      '--scope',
+      'read:exceptions',
+      '--json',
+    ]);
+    await svc(['oauth', 'rotate-secret', client.client_id, '--yes', '--json']);
+
+    await svc(['roles', 'ls', '--json']);
+    await svc(['roles', 'get', 'tenant_viewer', '--json']);
+    await svc(['roles', 'create', '--name', 'fx-desk', '--permission', 'exception.read', '--json']);
+    await svc(['roles', 'update', 'fx-desk', '--add-permission', 'exception.write', '--json']);
+    await svc([
+      'roles',
+      'assign',
+      'usr_viewer',
+      'fx-desk',
+      '--expires-in',
+      '1h',
+      '--justification',
+      'proxy run',
+      '--json',
+    ]);
+    await svc(['roles', 'assignments', 'usr_viewer', '--all', '--json']);
+    await svc(['roles', 'revoke', 'usr_viewer', 'fx-desk', '--yes']);
+    await svc(['roles', 'delete', 'fx-desk', '--yes']);
+
+    for (const surface of ['accounts', 'reconciliations', 'exceptions', 'rules', 'evidence_packs']) {
+      const record = await svc([
+        'records',
+        'create',
+        surface,
+        '--data',
+        '{"name":"March close","n":1}',
+        '--json',
+      ]);
+      await svc(['records', 'ls', surface, '--all', '--json']);
+      await svc(['records', 'get', surface, record.id, '--json']);
+      await svc(['records', 'update', surface, record.id, '--data', '{"n":2,"name":null}', '--json']);
+      await svc(['records', 'delete', surface, record.id, '--yes']);
+    }
+    await svc(['records', 'ls', 'audit_trail', '--all', '--json']);
+
+    const webhook = SEEDED_WEBHOOKS.exceptions;
+    await svc(['webhooks', 'ls', '--json']);
+    await svc(['webhooks', 'deliveries', webhook, '--json']);
+    await svc(['webhooks', 'deliveries', webhook, '--status', 'failed', '--limit', '2', '--json']);
+    const dlq = await svc(['webhooks', 'dlq', webhook, '--all', '--json']);
+    await svc(['webhooks', 'replay', webhook, dlq[0].delivery_id, '--json']);
+    // The seeded webhook's target refuses connections: the test event is sent, and fails (exit 1).
+    await svc(['webhooks', 'test', webhook, '--json'], 1);
+    await svc(['api', 'GET', '/v1/audit_trail']);
+    await svc(['api', 'GET', `/v1/webhooks/${webhook}/dlq/${dlq[0].id}`]);
+
+    expect(prism.violations()).toEqual([]);
+    expect(prism.log()).toMatch(/upstream call to \/v1\/roles has returned 201/);
+  });
+});

@@ -1,0 +1,107 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { ROOT } from './svc.js';
+
+/** The published document, as the conformance tools read it. */
+export const DOCUMENT = join(ROOT, 'docs', 'openapi.json');
+
+/** Environment for the tools: no telemetry, no update checks, nothing beyond loopback. */
+const QUIET = {
+  ...process.env,
+  REDOCLY_TELEMETRY: 'off',
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+  NO_UPDATE_NOTIFIER: '1',
+  NO_COLOR: '1',
+};
+
+/** Runs a tool's CLI (a JS file under node_modules) with this Node; resolves with its exit code and output. */
+export function runTool(
+  script: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules', script), ...args],
+      { env: QUIET, cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? ((error.code as number) ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Prism {
+  url: string;
+  /** Everything Prism logged so far. */
+  log: () => string;
+  /** The request and response violations Prism logged so far. */
+  violations: () => string[];
+}
+
+/**
+ * Stoplight Prism on a free loopback port, serving docs/openapi.json: `mock` answers from the
+ * document alone; `proxy` forwards to `upstream` and checks every request and response against
+ * the document, logging each difference as a violation. Stopped after the test file.
+ */
+export async function startPrism(mode: 'mock' | 'proxy', upstream?: string): Promise<Prism> {
+  const port = await freePort();
+  const args = [
+    mode,
+    DOCUMENT,
+    ...(upstream ? [upstream] : []),
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+  ];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js'), ...args],
+    {
+      env: QUIET,
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  afterAll(() => {
+    if (child.exitCode === null) child.kill();
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${output}`)), 30_000);
+    const check = () => {
+      if (output.includes('Prism is listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`prism exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    log: () => output,
+    violations: () => output.split('\n').filter((line) => line.includes('Violation:')),
+  };
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+// Bodies and settings that broke the sandbox (issue 10), one test each.
+const sandbox = useSandbox();
+const TREASURY = tenantId('acme-treasury');
+let keys = 0;
+const key = () => `robust-${++keys}`;
+const admin = () => ({ token: sandbox().issueToken('usr_admin').token, tenant: TREASURY });
+
+/** `[[[…]]]` or `{"a":{"a":…}}` nested `depth` levels, as text (JSON.stringify would recurse). */
+function nested(kind: 'array' | 'object', depth: number): string {
+  return kind === 'array'
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+async function raw(method: string, path: string, body: string, contentType = 'application/json') {
+  const response = await fetch(`${sandbox().url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${admin().token}`,
+      'x-tenant-id': TREASURY,
+      'content-type': contentType,
+    },
+    body,
+  });
+  return { status: response.status, body: JSON.parse(await response.text()) };
+}
+
+describe('body depth and size', () => {
+  it.each([
+    ['a 3,000-deep object', 'object' as const, 3_000],
+    ['a 100,000-deep array', 'array' as const, 100_000],
+  ])('refuses %s in a POST with 400 body_too_deep', async (_name, kind, depth) => {
+    const body = `{"name":"deep","idempotency_key":"${key()}","data":${nested(kind, depth)}}`;
+    const r = await raw('POST', '/v1/reconciliations', body);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({
+      code: 'body_too_deep',
+      message: 'the JSON body nests deeper than 64 levels',
+    });
+  });
+
+  it('refuses a PATCH with 5,000-deep arrays, and the surface still lists and reads', async () => {
+    const created = await call(sandbox(), 'POST', '/v1/reconciliations', {
+      ...admin(),
+      body: { name: 'shallow', idempotency_key: key() },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    for (const type of ['application/json', 'application/merge-patch+json']) {
+      const r = await raw('PATCH', `/v1/reconciliations/${id}`, `{"rows":${nested('array', 5_000)}}`, type);
+      expect([r.status, r.body.error.code]).toEqual([400, 'body_too_deep']);
+    }
+    expect((await call(sandbox(), 'GET', `/v1/reconciliations/${id}`, admin())).status).toBe(200);
+    expect((await call(sandbox(), 'GET', '/v1/reconciliations', admin())).status).toBe(200);
+  });
+
+  it('accepts 64 levels', async () => {
+    const r = await raw(
+      'POST',
+      '/v1/reconciliations',
+      `{"idempotency_key":"${key()}","data":${nested('object', 62)}}`,
+    );
+    expect(r.status).toBe(201);
+  });
+
+  it('answers a body over 1 MiB with 413 payload_too_large in the error shape', async () => {
+    const r = await raw(
+      'POST',
+      '/v1/reconciliations',
+      `{"idempotency_key":"${key()}","pad":"${'x'.repeat(1024 * 1024)}"}`,
+    );
+    expect(r.status).toBe(413);
+    expect(r.body.error).toMatchObject({
+      code: 'payload_too_large',
+      request_id: expect.stringMatching(/^req_/),
+    });
+  });
+});
+
+describe('record fields', () => {
+  it('never stores idempotency_key sent with a PATCH as record data', async () => {
+    const created = await call(sandbox(), 'POST', '/v1/reconciliations', {
+      ...admin(),
+      body: { name: 'k', idempotency_key: key() },
+    });
+    const patched = await call(sandbox(), 'PATCH', `/v1/reconciliations/${created.body.id}`, {
+      ...admin(),
+      body: { status: 'open', idempotency_key: 'patch-key' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).not.toHaveProperty('idempotency_key');
+    const read = await call(sandbox(), 'GET', `/v1/reconciliations/${created.body.id}`, admin());
+    expect(read.body).not.toHaveProperty('idempotency_key');
+    expect(read.body.status).toBe('open');
+  });
+});
+
+describe('justifications', () => {
+  it.each([
+    ['a plus nine spaces', `a${' '.repeat(9)}`],
+    ['ten spaces', ' '.repeat(10)],
+    ['padding around a short word', '   short   '],
+  ])('refuses a service-role key justified by %s', async (_name, justification) => {
+    const r = await call(sandbox(), 'POST', `/v1/tenants/${TREASURY}/api-keys`, {
+      token: admin().token,
+      body: { kind: 'service_role', justification, idempotency_key: key() },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('justification_required');
+    expect(r.body.error.details).toEqual([
+      { field: 'justification', message: 'needs at least 10 characters besides surrounding spaces' },
+    ]);
+  });
+});
+
+describe('fault injection settings', () => {
+  it('sends no Retry-After at all when retry_after is null', async () => {
+    const set = await call(sandbox(), 'PUT', '/_sandbox/faults', {
+      body: { retry_after: null, fail_rate: 1, phase: 'before' },
+    });
+    expect(set.body.retry_after).toBeNull();
+    try {
+      const r = await call(sandbox(), 'GET', '/v1/reconciliations', admin());
+      expect(r.status).toBe(503);
+      expect(r.headers.has('retry-after')).toBe(false);
+    } finally {
+      await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { retry_after: '1', fail_rate: 0 } });
+    }
+  });
+
+  it.each(['', 'soon', '-3'])('refuses retry_after %j (seconds or an HTTP date)', async (value) => {
+    const r = await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { retry_after: value } });
+    expect(r.status).toBe(400);
+  });
+});
