@@ -103,11 +103,26 @@ function parseMaxRetries(env: Env): number | undefined {
   return n;
 }
 
+/** SVC_MAX_RESPONSE_BYTES: the cap on one answer's size, in bytes (default in http/response.ts). */
+function parseMaxResponseBytes(env: Env): number | undefined {
+  const raw = env.SVC_MAX_RESPONSE_BYTES;
+  if (raw === undefined || raw === '') return undefined;
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1024) {
+    throw new UsageError(
+      `SVC_MAX_RESPONSE_BYTES must be a whole number of bytes, at least 1024, got ${JSON.stringify(raw)}`,
+      { hint: 'e.g. SVC_MAX_RESPONSE_BYTES=268435456 for 256 MiB (the default is 64 MiB)' },
+    );
+  }
+  return n;
+}
+
 export function createContext(deps: ContextDeps, globals: GlobalOptions): Context {
   const clock = deps.clock ?? { now: Date.now };
   const mode = outputMode(globals, deps.io);
   const timeoutMs = parseTimeout(globals, deps.env);
   const maxRetries = parseMaxRetries(deps.env);
+  const maxResponseBytes = parseMaxResponseBytes(deps.env);
   const out = new Output(deps.io, mode, () => clock.now());
   const debug = globals.debug === true || deps.env.SVC_DEBUG === '1' || deps.env.SVC_DEBUG === 'true';
   let store: ConfigStore | undefined;
@@ -178,6 +193,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           env: deps.env,
           timeoutMs,
           ...(maxRetries === undefined ? {} : { retry: { maxRetries } }),
+          ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
           signal: deps.signal,
           loginHint: LOGIN_HINT,
           now: () => clock.now(),

@@ -5,6 +5,17 @@ import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { apiErrorFrom, ConnectionError, ConnectionTimeoutError } from './errors.js';
 import { joinUrl } from './path.js';
+import {
+  BadResponseError,
+  checkedBody,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type ExpectedBody,
+  formatBytes,
+  ResponseTooLargeError,
+  readCapped,
+  redirectError,
+  tooLarge,
+} from './response.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, type RetryPolicy, retryDelayMs } from './retry.js';
 import { createTracer, type Tracer } from './trace.js';
 import { type Dispatcher, EnvHttpProxyAgent, request } from './undici.js';
@@ -37,6 +48,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** More values to keep out of traces (e.g. a client secret in a form body). */
   secrets?: string[];
+  /**
+   * What a 2xx answer must carry (default `json`: a JSON object or array); see ExpectedBody.
+   * Anything else is a BadResponseError (exit 1) naming what came back.
+   */
+  expect?: ExpectedBody;
 }
 
 export interface ApiResponse<T> {
@@ -64,6 +80,8 @@ export interface ClientConfig {
   now?: () => number;
   random?: () => number;
   dispatcher?: Dispatcher;
+  /** No answer is read past this many bytes (default 64 MiB, SVC_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 export interface Page<T> {
@@ -133,8 +151,14 @@ export class ApiClient {
     let cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
     for (;;) {
       const { data } = await this.get<Page<T>>(path, { ...query, cursor }, options);
+      const items = pageItems<T>(data);
+      if (!items) {
+        throw new BadResponseError(`the server answered GET ${path} with a page that has no list of items`, {
+          hint: 'is the base URL the API, not a web page or a proxy?',
+        });
+      }
       onPage?.(data as P);
-      yield* pageItems<T>(data);
+      yield* items;
       const next = data?.next_cursor;
       if (typeof next !== 'string' || next === '') return;
       if (next === cursor)
@@ -200,6 +224,9 @@ export class ApiClient {
       this.#tracer?.response(outcome, elapsed, attemptSecrets);
 
       const { status } = outcome;
+      // Never followed: the next hop would get the token, or be trusted as the API.
+      const redirect = redirectError(method, url, status, outcome.headers);
+      if (redirect) throw redirect;
       if (status === 401 && token && renewed === undefined && this.config.credentials.renew) {
         const replacement = await this.config.credentials.renew(token);
         if (replacement && replacement !== token) {
@@ -231,7 +258,7 @@ export class ApiClient {
       return {
         status,
         headers: outcome.headers,
-        data: parseJson<T>(outcome.text),
+        data: checkedBody<T>(method, url, status, outcome.headers, outcome.text, options.expect ?? 'json'),
         text: outcome.text,
         requestId: header(outcome.headers, 'x-request-id'),
       };
@@ -274,6 +301,9 @@ export class ApiClient {
     const forward = () => controller.abort();
     if (signal?.aborted) controller.abort();
     else signal?.addEventListener('abort', forward, { once: true });
+    const maxBytes = this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    // Set once the status line and headers are in: a failure after that cut the answer off.
+    let received: { bytes: number } | undefined;
     try {
       const response = await request(this.#dispatcher, url, {
         method,
@@ -281,7 +311,14 @@ export class ApiClient {
         body: body ?? null,
         signal: controller.signal,
       });
-      const text = await response.body.text();
+      received = { bytes: 0 };
+      const overCap = () => {
+        // Stop the transfer at once: the rest of the answer is never read or kept.
+        controller.abort();
+        return tooLarge(method, url, maxBytes);
+      };
+      if (Number(header(response.headers, 'content-length')) > maxBytes) throw overCap();
+      const text = await readCapped(response.body, maxBytes, overCap, received);
       return {
         status: response.statusCode,
         statusText: STATUS_CODES[response.statusCode] ?? '',
@@ -289,11 +326,18 @@ export class ApiClient {
         text,
       };
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw error;
       if (signal?.aborted) throw new InterruptedError('interrupted; the request was cancelled');
       if (timeout.aborted) {
         throw new ConnectionTimeoutError(`no answer from ${url.origin} within ${limit / 1000} s`, {
           hint: 'check the server, or raise the limit with --timeout',
         });
+      }
+      if (received) {
+        throw new ConnectionError(
+          `the answer from ${url.origin} was cut off after ${formatBytes(received.bytes)}: ${networkReason(error)}`,
+          { hint: 'try again; if it keeps happening, check the server or the proxy between', cause: error },
+        );
       }
       throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
         hint: 'is the server running? check --base-url and your network or proxy settings',
@@ -376,14 +420,15 @@ function encodeBody(
   return { body: JSON.stringify(payload), contentType: 'application/json', idempotencyKey: key };
 }
 
-function pageItems<T>(data: unknown): T[] {
+/** The items of one list page (`items`, `data`, or a bare array), or undefined when it has none. */
+function pageItems<T>(data: unknown): T[] | undefined {
+  if (Array.isArray(data)) return data as T[];
   if (data && typeof data === 'object') {
     const record = data as Record<string, unknown>;
     if (Array.isArray(record.items)) return record.items as T[];
     if (Array.isArray(record.data)) return record.data as T[];
   }
-  if (Array.isArray(data)) return data as T[];
-  return [];
+  return undefined;
 }
 
 function msSince(started: bigint): number {
@@ -393,15 +438,6 @@ function msSince(started: bigint): number {
 export function header(headers: Headers, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function parseJson<T>(text: string): T {
-  if (text === '') return undefined as T;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return text as T;
-  }
 }
 
 function networkReason(error: unknown): string {

@@ -96,6 +96,8 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     method: options.method,
     path: options.path,
     headers: options.headers,
+    // svc api shows whatever came back, as it came.
+    expect: 'raw' as const,
     ...(isQuery ? { query: fields as Record<string, QueryValue> } : {}),
     ...(!isQuery && Object.keys(fields).length > 0 ? { body: fields } : {}),
   };
