@@ -202,7 +202,7 @@ export async function runCli(argv: string[], deps: ContextDeps): Promise<number>
       error = fromCommander(error, named);
     }
     if (error instanceof ClosedPipeError) return 0;
-    const text = renderError(error, { json, debug });
+    const text = renderError(error, { json, debug, secrets: ctx?.secrets.values() ?? [] });
     try {
       deps.io.stderr.write(text);
     } catch {

@@ -5,6 +5,7 @@ import { resolveProfileName, resolveSettings, type Settings } from './config/set
 import { ConfigStore } from './config/store.js';
 import { UsageError } from './errors.js';
 import type { ApiClient } from './http/client.js';
+import { SecretRegistry } from './http/redact.js';
 import type { Env, IOStreams } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
 import type { Browser } from './system/browser.js';
@@ -61,6 +62,8 @@ export interface Context {
   readonly canPrompt: boolean;
   readonly browser: Browser;
   readonly prompter: Prompter;
+  /** Every secret this run knows; traces, errors and messages are scrubbed of them. */
+  readonly secrets: SecretRegistry;
   store(): ConfigStore;
   settings(): Settings;
   credentials(): CredentialSource;
@@ -123,7 +126,8 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   const timeoutMs = parseTimeout(globals, deps.env);
   const maxRetries = parseMaxRetries(deps.env);
   const maxResponseBytes = parseMaxResponseBytes(deps.env);
-  const out = new Output(deps.io, mode, () => clock.now());
+  const secrets = new SecretRegistry();
+  const out = new Output(deps.io, mode, () => clock.now(), secrets);
   const debug = globals.debug === true || deps.env.SVC_DEBUG === '1' || deps.env.SVC_DEBUG === 'true';
   let store: ConfigStore | undefined;
   let settings: Settings | undefined;
@@ -138,6 +142,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     clock,
     signal: deps.signal,
     debug,
+    secrets,
     canPrompt: deps.io.stdinIsTTY && deps.io.stdoutIsTTY,
     get browser(): Browser {
       // child_process is only loaded when a browser is really opened.
@@ -197,6 +202,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           signal: deps.signal,
           loginHint: LOGIN_HINT,
           now: () => clock.now(),
+          secrets,
           ...(debug ? { debug: (text: string) => out.stderr(text) } : {}),
         });
       })();

@@ -5,6 +5,7 @@ import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { apiErrorFrom, ConnectionError, ConnectionTimeoutError } from './errors.js';
 import { joinUrl } from './path.js';
+import { SecretRegistry } from './redact.js';
 import {
   BadResponseError,
   checkedBody,
@@ -82,6 +83,11 @@ export interface ClientConfig {
   dispatcher?: Dispatcher;
   /** No answer is read past this many bytes (default 64 MiB, SVC_MAX_RESPONSE_BYTES). */
   maxResponseBytes?: number;
+  /**
+   * Every secret the process knows (shared with error rendering). The client adds the
+   * credentials it sends and the secret-named values it receives.
+   */
+  secrets?: SecretRegistry;
 }
 
 export interface Page<T> {
@@ -102,6 +108,7 @@ export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #tracer: Tracer | undefined;
   readonly #now: () => number;
+  readonly #secrets: SecretRegistry;
   /** Set by a 429 with Retry-After: every request waits until then, so one rate limit slows all workers. */
   #pausedUntil = 0;
 
@@ -119,7 +126,8 @@ export class ApiClient {
         connections: POOL_CONNECTIONS,
         keepAliveTimeout: 10_000,
       });
-    this.#tracer = config.debug ? createTracer(config.debug) : undefined;
+    this.#secrets = config.secrets ?? new SecretRegistry();
+    this.#tracer = config.debug ? createTracer(config.debug, this.#secrets) : undefined;
   }
 
   get<T>(path: string, query?: Record<string, QueryValue>, options: Partial<RequestOptions> = {}) {
@@ -194,15 +202,15 @@ export class ApiClient {
 
     const maxRetries = options.maxRetries ?? this.#policy.maxRetries;
     const signal = options.signal ?? this.config.signal;
-    const secrets = [...this.config.credentials.secrets(), ...(options.secrets ?? [])];
+    this.#secrets.add(...this.config.credentials.secrets(), ...(options.secrets ?? []));
     let renewed: string | undefined;
     let retry = 0;
     for (;;) {
       await this.#waitForPause(signal);
       const token = options.auth === false ? undefined : (renewed ?? (await this.#token()));
       if (token) headers.authorization = `Bearer ${token}`;
-      const attemptSecrets = token ? [...secrets, token] : secrets;
-      this.#tracer?.request(method, url, headers, body, contentType, retry + 1, attemptSecrets);
+      this.#secrets.add(token);
+      this.#tracer?.request(method, url, headers, body, contentType, retry + 1);
 
       const started = process.hrtime.bigint();
       let outcome: Outcome;
@@ -221,7 +229,7 @@ export class ApiClient {
         continue;
       }
       const elapsed = msSince(started);
-      this.#tracer?.response(outcome, elapsed, attemptSecrets);
+      this.#tracer?.response(outcome, elapsed);
 
       const { status } = outcome;
       // Never followed: the next hop would get the token, or be trusted as the API.
@@ -255,10 +263,20 @@ export class ApiClient {
         }
         throw error;
       }
+      const data = checkedBody<T>(
+        method,
+        url,
+        status,
+        outcome.headers,
+        outcome.text,
+        options.expect ?? 'json',
+      );
+      // A key or secret the server just issued is known from now on, so no later line prints it.
+      this.#secrets.learn(data);
       return {
         status,
         headers: outcome.headers,
-        data: checkedBody<T>(method, url, status, outcome.headers, outcome.text, options.expect ?? 'json'),
+        data,
         text: outcome.text,
         requestId: header(outcome.headers, 'x-request-id'),
       };

@@ -1,5 +1,6 @@
 import { describeError, exitCodeFor, SvcError } from '../errors.js';
 import { ApiError } from '../http/errors.js';
+import { redactDeep, redactText } from '../http/redact.js';
 import { stripControl } from './format.js';
 
 export interface ErrorReport {
@@ -45,8 +46,13 @@ function detailLines(details: unknown): string[] {
  * (status, code, request id) in parentheses, and field-level validation details below it.
  * With --json the same facts as one JSON object.
  */
-export function renderError(error: unknown, options: { json: boolean; debug: boolean }): string {
-  const report = errorReport(error);
+export function renderError(
+  error: unknown,
+  options: { json: boolean; debug: boolean; secrets?: Iterable<string> },
+): string {
+  // A server may echo a credential in its error (a header, a field): scrubbed by value and shape.
+  const secrets = [...(options.secrets ?? [])];
+  const report = redactDeep(errorReport(error), secrets) as ErrorReport;
   if (options.json) return `${JSON.stringify({ error: report })}\n`;
   const facts: string[] = [];
   if (report.status !== undefined) facts.push(`HTTP ${report.status}`);
@@ -59,7 +65,7 @@ export function renderError(error: unknown, options: { json: boolean; debug: boo
     line += '; this is a bug in svc, please report it (run with --debug for details)';
   const lines = [stripControl(line), ...detailLines(report.details).map(stripControl)];
   if (options.debug && error instanceof Error && error.stack && !(error instanceof SvcError)) {
-    lines.push(error.stack);
+    lines.push(redactText(error.stack, secrets));
   }
   return `${lines.join('\n')}\n`;
 }

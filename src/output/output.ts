@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { ClosedPipeError } from '../errors.js';
+import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339, stripControl } from './format.js';
 import type { IOStreams } from './io.js';
 
@@ -60,12 +61,14 @@ export class Output {
   readonly #now: () => number;
   readonly #chalkOut: ChalkInstance;
   readonly #chalkErr: ChalkInstance;
+  readonly #secrets: SecretRegistry | undefined;
   #drained: Promise<void> | undefined;
 
-  constructor(io: IOStreams, mode: OutputMode, now: () => number) {
+  constructor(io: IOStreams, mode: OutputMode, now: () => number, secrets?: SecretRegistry) {
     this.io = io;
     this.mode = mode;
     this.#now = now;
+    this.#secrets = secrets;
     const machine = mode === 'json' || mode === 'ndjson';
     this.#chalkOut = new Chalk({ level: io.colorStdout && !machine ? 1 : 0 });
     this.#chalkErr = new Chalk({ level: io.colorStderr && !machine ? 1 : 0 });
@@ -225,11 +228,12 @@ export class Output {
     this.#stderr(text);
   }
 
+  /** Everything on stderr is scrubbed of known secrets and credential shapes: it is for humans and logs. */
   #stderr(text: string): void {
     const err = this.io.stderr;
     if (err.destroyed || err.writableEnded) return;
     try {
-      err.write(text);
+      err.write(this.#secrets ? this.#secrets.redact(text) : redactText(text));
     } catch {
       // stderr went away; nothing left to tell anyone
     }
