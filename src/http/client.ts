@@ -3,7 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CredentialSource } from '../auth/credentials.js';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import type { Env } from '../output/io.js';
-import { apiErrorFrom, ConnectionError, ConnectionTimeoutError } from './errors.js';
+import {
+  type ApiError,
+  apiErrorFrom,
+  ConflictError,
+  ConnectionError,
+  ConnectionTimeoutError,
+} from './errors.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
 import {
@@ -17,7 +23,14 @@ import {
   redirectError,
   tooLarge,
 } from './response.js';
-import { DEFAULT_RETRY_POLICY, isRetryableStatus, type RetryPolicy, retryDelayMs } from './retry.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  IN_FLIGHT_WAIT,
+  inFlightDelayMs,
+  isRetryableStatus,
+  type RetryPolicy,
+  retryDelayMs,
+} from './retry.js';
 import { createTracer, type Tracer } from './trace.js';
 import { type Dispatcher, EnvHttpProxyAgent, request } from './undici.js';
 
@@ -205,6 +218,7 @@ export class ApiClient {
     this.#secrets.add(...this.config.credentials.secrets(), ...(options.secrets ?? []));
     let renewed: string | undefined;
     let retry = 0;
+    const inFlight = { waits: 0, waitedMs: 0 };
     for (;;) {
       await this.#waitForPause(signal);
       const token = options.auth === false ? undefined : (renewed ?? (await this.#token()));
@@ -252,6 +266,25 @@ export class ApiClient {
       }
       if (status >= 400) {
         const error = apiErrorFrom(status, outcome.statusText, outcome.headers, outcome.text);
+        if (status === 409 && error.code === IN_PROGRESS) {
+          // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
+          const delay = inFlightDelayMs(
+            inFlight.waits + 1,
+            header(outcome.headers, 'retry-after'),
+            this.#policy,
+            this.#now(),
+          );
+          if (
+            inFlight.waits < IN_FLIGHT_WAIT.maxWaits &&
+            inFlight.waitedMs + delay <= IN_FLIGHT_WAIT.maxTotalMs
+          ) {
+            inFlight.waits++;
+            inFlight.waitedMs += delay;
+            await this.#sleep(delay, signal);
+            continue;
+          }
+          throw stillInProgress(error, idempotencyKey, inFlight.waitedMs);
+        }
         // Only a bearer credential that was sent can have been rejected (the OAuth token endpoint
         // answers 401 invalid_client to a request without one).
         if (status === 401 && headers.authorization) {
@@ -380,6 +413,23 @@ export class ApiClient {
       throw new InterruptedError();
     }
   }
+}
+
+const IN_PROGRESS = 'idempotency_request_in_progress';
+
+/** The server was still working on this request when svc stopped waiting: it may yet complete. */
+function stillInProgress(error: ApiError, key: string | undefined, waitedMs: number): ApiError {
+  return new ConflictError(
+    {
+      status: error.status,
+      code: error.code,
+      message: `the server is still working on this request${key ? ` (idempotency key ${key})` : ''} after svc waited ${Math.round(waitedMs / 1000)} s for it; it may still complete`,
+      requestId: error.requestId,
+      headers: error.headers,
+      body: error.body,
+    },
+    { hint: 'check whether the change was made before running the command again' },
+  );
 }
 
 export interface Outcome {
