@@ -25,6 +25,7 @@ export interface GlobalOptions {
   color?: boolean;
   yes?: boolean;
   timeout?: string;
+  allowInsecureHttp?: boolean;
 }
 
 export interface Clock {
@@ -106,6 +107,8 @@ function parseMaxRetries(env: Env): number | undefined {
   return n;
 }
 
+const truthy = (value: string | undefined) => value === '1' || value === 'true';
+
 /** SVC_MAX_RESPONSE_BYTES: the cap on one answer's size, in bytes (default in http/response.ts). */
 function parseMaxResponseBytes(env: Env): number | undefined {
   const raw = env.SVC_MAX_RESPONSE_BYTES;
@@ -172,11 +175,20 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     credentials() {
       credentials ??= deps.credentials
         ? deps.credentials(ctx)
-        : credentialsFor(deps.env, ctx.store(), ctx.settings().profile, {
-            api: () => ctx.api(),
-            now: () => clock.now(),
-            defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
-          });
+        : credentialsFor(
+            deps.env,
+            ctx.store(),
+            ctx.settings().profile,
+            {
+              api: () => ctx.api(),
+              now: () => clock.now(),
+              defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
+            },
+            {
+              profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
+              notice: (message) => out.warn(message),
+            },
+          );
       return credentials;
     },
     api() {
@@ -199,6 +211,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           timeoutMs,
           ...(maxRetries === undefined ? {} : { retry: { maxRetries } }),
           ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
+          allowInsecureHttp: globals.allowInsecureHttp === true || truthy(deps.env.SVC_ALLOW_INSECURE_HTTP),
           signal: deps.signal,
           loginHint: LOGIN_HINT,
           now: () => clock.now(),

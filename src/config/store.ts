@@ -22,6 +22,11 @@ export interface StoredCredential {
   client_secret?: string;
   /** The token endpoint the tokens came from: refreshes go there, whatever --base-url says later. */
   token_url?: string;
+  /**
+   * The API origin (scheme://host:port) the credential was stored for: it is sent nowhere else.
+   * Absent in credentials stored by older versions; bound on first use (auth/credentials.ts).
+   */
+  origin?: string;
   obtained_at: string;
 }
 

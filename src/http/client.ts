@@ -10,6 +10,7 @@ import {
   ConnectionError,
   ConnectionTimeoutError,
 } from './errors.js';
+import { checkCredentialTransport } from './origin.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
 import {
@@ -96,6 +97,8 @@ export interface ClientConfig {
   dispatcher?: Dispatcher;
   /** No answer is read past this many bytes (default 64 MiB, SVC_MAX_RESPONSE_BYTES). */
   maxResponseBytes?: number;
+  /** Send credentials over plain HTTP to hosts that are not loopback (--allow-insecure-http). */
+  allowInsecureHttp?: boolean;
   /**
    * Every secret the process knows (shared with error rendering). The client adds the
    * credentials it sends and the secret-named values it receives.
@@ -221,9 +224,12 @@ export class ApiClient {
     const inFlight = { waits: 0, waitedMs: 0 };
     for (;;) {
       await this.#waitForPause(signal);
-      const token = options.auth === false ? undefined : (renewed ?? (await this.#token()));
+      const token = options.auth === false ? undefined : (renewed ?? (await this.#token(url)));
       if (token) headers.authorization = `Bearer ${token}`;
       this.#secrets.add(token);
+      if (headers.authorization || (options.secrets?.length ?? 0) > 0) {
+        checkCredentialTransport(url, this.config.allowInsecureHttp === true);
+      }
       this.#tracer?.request(method, url, headers, body, contentType, retry + 1);
 
       const started = process.hrtime.bigint();
@@ -320,8 +326,8 @@ export class ApiClient {
     if (!this.config.dispatcher) await this.#dispatcher.close();
   }
 
-  async #token(): Promise<string> {
-    const token = await this.config.credentials.token();
+  async #token(target: URL): Promise<string> {
+    const token = await this.config.credentials.token(target);
     if (!token) {
       throw new AuthError(`not logged in: ${this.config.credentials.origin} has no credential`, {
         hint: this.config.loginHint,

@@ -30,7 +30,10 @@ export interface HostileServer {
 
 let bytesServed = 0;
 
-export async function hostileServer(initial: Answer = answers.json(200, {})): Promise<HostileServer> {
+export async function hostileServer(
+  initial: Answer = answers.json(200, {}),
+  options: { host?: string } = {},
+): Promise<HostileServer> {
   let answer = initial;
   const seen: Received[] = [];
   const server: Server = createServer((req, res) => {
@@ -45,8 +48,9 @@ export async function hostileServer(initial: Answer = answers.json(200, {})): Pr
       answer(req, res, received, seen.length);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${(server.address() as AddressInfo).port}`;
   bytesServed = 0;
   return {
     url,
@@ -64,15 +68,17 @@ export async function hostileServer(initial: Answer = answers.json(200, {})): Pr
 }
 
 /** A hostile server per test (closed after each), or per file with `{ perFile: true }`. */
-export function useHostileServer(options: { perFile?: boolean } = {}): () => Promise<HostileServer> {
+export function useHostileServer(
+  options: { perFile?: boolean } = {},
+): (listen?: { host?: string }) => Promise<HostileServer> {
   const open: HostileServer[] = [];
   const closeAll = async () => {
     await Promise.all(open.splice(0).map((s) => s.close()));
   };
   if (options.perFile) afterAll(closeAll);
   else afterEach(closeAll);
-  return async () => {
-    const server = await hostileServer();
+  return async (listen = {}) => {
+    const server = await hostileServer(undefined, listen);
     open.push(server);
     return server;
   };

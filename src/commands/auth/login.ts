@@ -49,6 +49,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
       type: 'token',
       access_token: token,
       ...(expiresAt ? { expires_at: expiresAt } : {}),
+      ...(settings.values.base_url ? { origin: new URL(settings.values.base_url).origin } : {}),
       obtained_at: new Date(ctx.clock.now()).toISOString(),
     }),
   );
