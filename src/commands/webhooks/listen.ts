@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { cellText } from '../../output/format.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
-import { DEFAULT_TOLERANCE_SECONDS, secretWarning } from '../../webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext } from '../kit.js';
 import { readSecret, SECRET_ENV, secretFileFlag } from './shared.js';
 
@@ -100,8 +100,6 @@ function line(ctx: Context, r: ReceivedDelivery): string {
 
 export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
   const secret = await readSecret(ctx, options.secretFile);
-  const warning = secretWarning(secret);
-  if (warning) ctx.out.warn(warning);
   const { startListener } = await import('../../webhooks/listen.js');
   const forwarding = options.forwardTo ? await forwarder(ctx, options.forwardTo) : undefined;
   // Lines are written in arrival order; a slow reader of stdout delays printing, not answering.
