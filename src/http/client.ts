@@ -1,29 +1,18 @@
-import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CredentialSource } from '../auth/credentials.js';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
-import type { Env } from '../output/io.js';
+import { encodeBody } from './body.js';
 import {
-  type ApiError,
   apiErrorFrom,
-  ConflictError,
   ConnectionError,
   ConnectionTimeoutError,
+  IN_PROGRESS,
+  stillInProgress,
 } from './errors.js';
+import type { ApiResponse, ClientConfig, Page, QueryValue, RequestOptions } from './options.js';
 import { checkCredentialTransport } from './origin.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
-import {
-  BadResponseError,
-  checkedBody,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  type ExpectedBody,
-  formatBytes,
-  ResponseTooLargeError,
-  readCapped,
-  redirectError,
-  tooLarge,
-} from './response.js';
+import { BadResponseError, checkedBody, DEFAULT_MAX_RESPONSE_BYTES, redirectError } from './response.js';
 import {
   DEFAULT_RETRY_POLICY,
   IN_FLIGHT_WAIT,
@@ -32,91 +21,28 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from './retry.js';
+import { exchange, type Headers, type Outcome } from './send.js';
 import { createTracer, type Tracer } from './trace.js';
-import { type Dispatcher, EnvHttpProxyAgent, request } from './undici.js';
+import { type Dispatcher, EnvHttpProxyAgent } from './undici.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
-export type QueryValue = string | number | boolean | undefined | null | Array<string | number>;
-export type Headers = Record<string, string | string[] | undefined>;
-
-export interface RequestOptions {
-  method: HttpMethod;
-  /** An API path built with path`…` (or an absolute URL for the OAuth endpoints). */
-  path: string;
-  query?: Record<string, QueryValue>;
-  /** A JSON body. For POST, `idempotency_key` is added when absent. */
-  body?: unknown;
-  /** An application/x-www-form-urlencoded body (OAuth token endpoint). */
-  form?: Record<string, string | undefined>;
-  /** A body sent as given (svc api --input). */
-  raw?: { data: string | Buffer; contentType: string };
-  headers?: Record<string, string>;
-  /** The operation's idempotency key; chosen once and reused for every retry. */
-  idempotencyKey?: string;
-  /** Send the bearer credential (default true). */
-  auth?: boolean;
-  /** Override the tenant header; null leaves it out. */
-  tenant?: string | null;
-  timeoutMs?: number;
-  maxRetries?: number;
-  /** Aborts this request; defaults to the client's signal (Ctrl-C). */
-  signal?: AbortSignal;
-  /** More values to keep out of traces (e.g. a client secret in a form body). */
-  secrets?: string[];
-  /**
-   * What a 2xx answer must carry (default `json`: a JSON object or array); see ExpectedBody.
-   * Anything else is a BadResponseError (exit 1) naming what came back.
-   */
-  expect?: ExpectedBody;
-}
-
-export interface ApiResponse<T> {
-  status: number;
-  headers: Headers;
-  data: T;
-  text: string;
-  requestId: string | undefined;
-}
-
-export interface ClientConfig {
-  baseUrl: string;
-  tenant?: string | undefined;
-  org?: string | undefined;
-  credentials: CredentialSource;
-  userAgent: string;
-  env: Env;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
-  signal?: AbortSignal;
-  /** Receives --debug trace text; absent means no tracing. */
-  debug?: (text: string) => void;
-  /** Hint printed with "not logged in" errors. */
-  loginHint?: string;
-  now?: () => number;
-  random?: () => number;
-  dispatcher?: Dispatcher;
-  /** No answer is read past this many bytes (default 64 MiB, SVC_MAX_RESPONSE_BYTES). */
-  maxResponseBytes?: number;
-  /** Send credentials over plain HTTP to hosts that are not loopback (--allow-insecure-http). */
-  allowInsecureHttp?: boolean;
-  /**
-   * Every secret the process knows (shared with error rendering). The client adds the
-   * credentials it sends and the secret-named values it receives.
-   */
-  secrets?: SecretRegistry;
-}
-
-export interface Page<T> {
-  items: T[];
-  next_cursor?: string | null;
-}
+export type {
+  ApiResponse,
+  ClientConfig,
+  HttpMethod,
+  Page,
+  QueryValue,
+  RequestOptions,
+} from './options.js';
+export type { Headers, Outcome };
 
 const POOL_CONNECTIONS = 32;
 
 /**
  * The one HTTP client every command uses: base-URL joining, auth and tenant headers,
- * idempotency keys, retries with backoff, timeouts, Ctrl-C, a keep-alive pool behind the
- * environment's proxy settings, and typed errors.
+ * idempotency keys, retries with backoff, waiting on its own in-flight request, timeouts,
+ * Ctrl-C, a keep-alive pool behind the environment's proxy settings, and typed errors. Answers
+ * are checked before they are believed (response.ts), credentials go only where they may
+ * (origin.ts, auth/credentials.ts), and traces are redacted (redact.ts, trace.ts).
  */
 export class ApiClient {
   readonly config: ClientConfig;
@@ -235,7 +161,11 @@ export class ApiClient {
       const started = process.hrtime.bigint();
       let outcome: Outcome;
       try {
-        outcome = await this.#send(method, url, headers, body, options.timeoutMs, signal);
+        outcome = await exchange(this.#dispatcher, method, url, headers, body, {
+          timeoutMs: options.timeoutMs ?? this.config.timeoutMs ?? 30_000,
+          maxBytes: this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+          signal,
+        });
       } catch (error) {
         if (
           !(error instanceof ConnectionError || error instanceof ConnectionTimeoutError) ||
@@ -336,76 +266,6 @@ export class ApiClient {
     return token;
   }
 
-  async #send(
-    method: HttpMethod,
-    url: URL,
-    headers: Record<string, string>,
-    body: string | Buffer | undefined,
-    timeoutMs: number | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Outcome> {
-    const limit = timeoutMs ?? this.config.timeoutMs ?? 30_000;
-    // A timer cleared as soon as the answer is in, not AbortSignal.timeout() + AbortSignal.any():
-    // those keep each request's objects alive until the timeout would fire, which over thousands
-    // of requests (bulk runs) adds tens of megabytes.
-    const controller = new AbortController();
-    const timeout = { aborted: false };
-    const timer = setTimeout(() => {
-      timeout.aborted = true;
-      controller.abort();
-    }, limit);
-    timer.unref();
-    const forward = () => controller.abort();
-    if (signal?.aborted) controller.abort();
-    else signal?.addEventListener('abort', forward, { once: true });
-    const maxBytes = this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    // Set once the status line and headers are in: a failure after that cut the answer off.
-    let received: { bytes: number } | undefined;
-    try {
-      const response = await request(this.#dispatcher, url, {
-        method,
-        headers,
-        body: body ?? null,
-        signal: controller.signal,
-      });
-      received = { bytes: 0 };
-      const overCap = () => {
-        // Stop the transfer at once: the rest of the answer is never read or kept.
-        controller.abort();
-        return tooLarge(method, url, maxBytes);
-      };
-      if (Number(header(response.headers, 'content-length')) > maxBytes) throw overCap();
-      const text = await readCapped(response.body, maxBytes, overCap, received);
-      return {
-        status: response.statusCode,
-        statusText: STATUS_CODES[response.statusCode] ?? '',
-        headers: response.headers,
-        text,
-      };
-    } catch (error) {
-      if (error instanceof ResponseTooLargeError) throw error;
-      if (signal?.aborted) throw new InterruptedError('interrupted; the request was cancelled');
-      if (timeout.aborted) {
-        throw new ConnectionTimeoutError(`no answer from ${url.origin} within ${limit / 1000} s`, {
-          hint: 'check the server, or raise the limit with --timeout',
-        });
-      }
-      if (received) {
-        throw new ConnectionError(
-          `the answer from ${url.origin} was cut off after ${formatBytes(received.bytes)}: ${networkReason(error)}`,
-          { hint: 'try again; if it keeps happening, check the server or the proxy between', cause: error },
-        );
-      }
-      throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
-        hint: 'is the server running? check --base-url and your network or proxy settings',
-        cause: error,
-      });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
-    }
-  }
-
   async #waitForPause(signal: AbortSignal | undefined): Promise<void> {
     const wait = this.#pausedUntil - this.#now();
     if (wait > 0) await this.#sleep(wait, signal);
@@ -419,79 +279,6 @@ export class ApiClient {
       throw new InterruptedError();
     }
   }
-}
-
-const IN_PROGRESS = 'idempotency_request_in_progress';
-
-/** The server was still working on this request when svc stopped waiting: it may yet complete. */
-function stillInProgress(error: ApiError, key: string | undefined, waitedMs: number): ApiError {
-  return new ConflictError(
-    {
-      status: error.status,
-      code: error.code,
-      message: `the server is still working on this request${key ? ` (idempotency key ${key})` : ''} after svc waited ${Math.round(waitedMs / 1000)} s for it; it may still complete`,
-      requestId: error.requestId,
-      headers: error.headers,
-      body: error.body,
-    },
-    { hint: 'check whether the change was made before running the command again' },
-  );
-}
-
-export interface Outcome {
-  status: number;
-  statusText: string;
-  headers: Headers;
-  text: string;
-}
-
-function encodeBody(
-  options: RequestOptions,
-  defaultKey: string | undefined,
-): {
-  body: string | Buffer | undefined;
-  contentType: string | undefined;
-  idempotencyKey: string | undefined;
-} {
-  if (options.form) {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(options.form)) if (value !== undefined) params.set(key, value);
-    return {
-      body: params.toString(),
-      contentType: 'application/x-www-form-urlencoded',
-      idempotencyKey: undefined,
-    };
-  }
-  if (options.raw) {
-    return {
-      body: options.raw.data,
-      contentType: options.raw.contentType,
-      idempotencyKey: options.idempotencyKey,
-    };
-  }
-  if (options.body === undefined) {
-    const key = options.method === 'POST' ? defaultKey : undefined;
-    return key
-      ? {
-          body: JSON.stringify({ idempotency_key: key }),
-          contentType: 'application/json',
-          idempotencyKey: key,
-        }
-      : { body: undefined, contentType: undefined, idempotencyKey: undefined };
-  }
-  let payload = options.body;
-  let key = options.idempotencyKey;
-  if (
-    options.method === 'POST' &&
-    payload !== null &&
-    typeof payload === 'object' &&
-    !Array.isArray(payload)
-  ) {
-    const given = (payload as Record<string, unknown>).idempotency_key;
-    key = typeof given === 'string' ? given : defaultKey;
-    payload = { ...(payload as Record<string, unknown>), idempotency_key: key };
-  }
-  return { body: JSON.stringify(payload), contentType: 'application/json', idempotencyKey: key };
 }
 
 /** The items of one list page (`items`, `data`, or a bare array), or undefined when it has none. */
@@ -512,11 +299,4 @@ function msSince(started: bigint): number {
 export function header(headers: Headers, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  const code = (error as { code?: string })?.code ?? cause?.code;
-  const message = (error as Error)?.message ?? String(error);
-  return code && !message.includes(code) ? `${message} (${code})` : message;
 }
