@@ -21,7 +21,7 @@ export type Answer = (req: IncomingMessage, res: ServerResponse, received: Recei
 export interface HostileServer {
   url: string;
   seen: Received[];
-  /** Bytes written by `streamed` answers, counted as they leave. */
+  /** Bytes written by `streamed` answers since this server started (one server at a time per file). */
   bytesServed: () => number;
   /** Replaces the answer for the requests that follow. */
   answer(next: Answer): void;
