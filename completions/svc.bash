@@ -149,7 +149,8 @@ __svc_opts=(
 --no-color
 -y
 --yes
---timeout'
+--timeout
+--allow-insecure-http'
   ['svc login']='--with-token
 --client-id
 --client-secret-file

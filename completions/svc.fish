@@ -224,6 +224,7 @@ complete -c svc -l debug -d 'trace HTTP requests on stderr, secrets masked (env 
 complete -c svc -l no-color -d 'disable colour (env NO_COLOR)'
 complete -c svc -s y -l yes -d 'confirm destructive actions without asking'
 complete -c svc -l timeout -x -d 'per-request timeout (default 30, env SVC_TIMEOUT)'
+complete -c svc -l allow-insecure-http -d 'send credentials over plain http to hosts that are not loopback (env SVC_ALLOW_INSECURE_HTTP=1)'
 complete -c svc -n '__svc_in \'svc login\'' -l with-token -d 'read an API key or JWT from standard input'
 complete -c svc -n '__svc_in \'svc login\'' -l client-id -x -d 'OAuth client id (default: client_id of the profile, SVC_CLIENT_ID)'
 complete -c svc -n '__svc_in \'svc login\'' -l client-secret-file -r -F -d 'read the client\'s secret from a file'

@@ -79,7 +79,13 @@ function rootProgram(io: ContextDeps['io']): Command {
     .addOption(new Option('--debug', 'trace HTTP requests on stderr, secrets masked (env SVC_DEBUG=1)'))
     .addOption(new Option('--no-color', 'disable colour (env NO_COLOR)'))
     .addOption(new Option('-y, --yes', 'confirm destructive actions without asking'))
-    .addOption(new Option('--timeout <seconds>', 'per-request timeout (default 30, env SVC_TIMEOUT)'));
+    .addOption(new Option('--timeout <seconds>', 'per-request timeout (default 30, env SVC_TIMEOUT)'))
+    .addOption(
+      new Option(
+        '--allow-insecure-http',
+        'send credentials over plain http to hosts that are not loopback (env SVC_ALLOW_INSECURE_HTTP=1)',
+      ),
+    );
   return configure(program, io);
 }
 
@@ -202,7 +208,7 @@ export async function runCli(argv: string[], deps: ContextDeps): Promise<number>
       error = fromCommander(error, named);
     }
     if (error instanceof ClosedPipeError) return 0;
-    const text = renderError(error, { json, debug });
+    const text = renderError(error, { json, debug, secrets: ctx?.secrets.values() ?? [] });
     try {
       deps.io.stderr.write(text);
     } catch {

@@ -5,6 +5,7 @@ import { resolveProfileName, resolveSettings, type Settings } from './config/set
 import { ConfigStore } from './config/store.js';
 import { UsageError } from './errors.js';
 import type { ApiClient } from './http/client.js';
+import { SecretRegistry } from './http/redact.js';
 import type { Env, IOStreams } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
 import type { Browser } from './system/browser.js';
@@ -24,6 +25,7 @@ export interface GlobalOptions {
   color?: boolean;
   yes?: boolean;
   timeout?: string;
+  allowInsecureHttp?: boolean;
 }
 
 export interface Clock {
@@ -61,6 +63,8 @@ export interface Context {
   readonly canPrompt: boolean;
   readonly browser: Browser;
   readonly prompter: Prompter;
+  /** Every secret this run knows; traces, errors and messages are scrubbed of them. */
+  readonly secrets: SecretRegistry;
   store(): ConfigStore;
   settings(): Settings;
   credentials(): CredentialSource;
@@ -103,12 +107,30 @@ function parseMaxRetries(env: Env): number | undefined {
   return n;
 }
 
+const truthy = (value: string | undefined) => value === '1' || value === 'true';
+
+/** SVC_MAX_RESPONSE_BYTES: the cap on one answer's size, in bytes (default in http/response.ts). */
+function parseMaxResponseBytes(env: Env): number | undefined {
+  const raw = env.SVC_MAX_RESPONSE_BYTES;
+  if (raw === undefined || raw === '') return undefined;
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1024) {
+    throw new UsageError(
+      `SVC_MAX_RESPONSE_BYTES must be a whole number of bytes, at least 1024, got ${JSON.stringify(raw)}`,
+      { hint: 'e.g. SVC_MAX_RESPONSE_BYTES=268435456 for 256 MiB (the default is 64 MiB)' },
+    );
+  }
+  return n;
+}
+
 export function createContext(deps: ContextDeps, globals: GlobalOptions): Context {
   const clock = deps.clock ?? { now: Date.now };
   const mode = outputMode(globals, deps.io);
   const timeoutMs = parseTimeout(globals, deps.env);
   const maxRetries = parseMaxRetries(deps.env);
-  const out = new Output(deps.io, mode, () => clock.now());
+  const maxResponseBytes = parseMaxResponseBytes(deps.env);
+  const secrets = new SecretRegistry();
+  const out = new Output(deps.io, mode, () => clock.now(), secrets);
   const debug = globals.debug === true || deps.env.SVC_DEBUG === '1' || deps.env.SVC_DEBUG === 'true';
   let store: ConfigStore | undefined;
   let settings: Settings | undefined;
@@ -123,6 +145,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     clock,
     signal: deps.signal,
     debug,
+    secrets,
     canPrompt: deps.io.stdinIsTTY && deps.io.stdoutIsTTY,
     get browser(): Browser {
       // child_process is only loaded when a browser is really opened.
@@ -152,11 +175,20 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     credentials() {
       credentials ??= deps.credentials
         ? deps.credentials(ctx)
-        : credentialsFor(deps.env, ctx.store(), ctx.settings().profile, {
-            api: () => ctx.api(),
-            now: () => clock.now(),
-            defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
-          });
+        : credentialsFor(
+            deps.env,
+            ctx.store(),
+            ctx.settings().profile,
+            {
+              api: () => ctx.api(),
+              now: () => clock.now(),
+              defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
+            },
+            {
+              profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
+              notice: (message) => out.warn(message),
+            },
+          );
       return credentials;
     },
     api() {
@@ -178,9 +210,12 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           env: deps.env,
           timeoutMs,
           ...(maxRetries === undefined ? {} : { retry: { maxRetries } }),
+          ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
+          allowInsecureHttp: globals.allowInsecureHttp === true || truthy(deps.env.SVC_ALLOW_INSECURE_HTTP),
           signal: deps.signal,
           loginHint: LOGIN_HINT,
           now: () => clock.now(),
+          secrets,
           ...(debug ? { debug: (text: string) => out.stderr(text) } : {}),
         });
       })();

@@ -1,4 +1,5 @@
 import type { ConfigStore, StoredCredential } from '../config/store.js';
+import { AuthError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { credentialSecrets, type RefreshDeps, refreshingCredentials } from './refresh.js';
 
@@ -9,8 +10,11 @@ import { credentialSecrets, type RefreshDeps, refreshingCredentials } from './re
 export interface CredentialSource {
   /** Describes the source for messages: `SVC_TOKEN`, `profile "default"`. */
   readonly origin: string;
-  /** The token to send, or undefined when there is none. */
-  token(): Promise<string | undefined>;
+  /**
+   * The token to send to `target`, or undefined when there is none. A stored credential is
+   * only handed out for the origin it was stored for (an AuthError, exit 3, otherwise).
+   */
+  token(target?: URL): Promise<string | undefined>;
   /** Called once after a 401 with the token that was rejected; may return a replacement. */
   renew?(rejected: string): Promise<string | undefined>;
   /** Values that must never be printed (for --debug traces and error messages). */
@@ -32,20 +36,102 @@ export function storedCredentialSecrets(credential: StoredCredential | undefined
 /** What an OAuth profile needs to refresh its tokens (the Context provides it). */
 export type RefreshOptions = Omit<RefreshDeps, 'store' | 'profile'>;
 
+/** What binding a stored credential to its origin needs (the Context provides it). */
+export interface BindingOptions {
+  /** The base URL stored in the profile itself (not a flag's or the environment's). */
+  profileBaseUrl: () => string | undefined;
+  /** Tells the user when a credential stored by an older svc was bound on first use. */
+  notice: (message: string) => void;
+}
+
 /**
- * SVC_TOKEN overrides whatever the profile holds. A profile logged in with OAuth (and a refresh
- * option given) gets a source that refreshes its tokens; anything else is served as stored.
+ * SVC_TOKEN overrides whatever the profile holds and goes where the user says. A profile logged
+ * in with OAuth (and a refresh option given) gets a source that refreshes its tokens; anything
+ * else is served as stored. A stored credential is bound to its origin when binding is given.
  */
 export function credentialsFor(
   env: Env,
   store: ConfigStore,
   profile: string,
   refresh?: RefreshOptions,
+  binding?: BindingOptions,
 ): CredentialSource {
   if (env.SVC_TOKEN) return staticCredentials(env.SVC_TOKEN.trim(), 'SVC_TOKEN');
   const stored = store.credential(profile);
+  let source: CredentialSource;
   if (stored?.type === 'oauth' && refresh)
-    return refreshingCredentials({ ...refresh, store, profile }, stored);
-  const source = staticCredentials(stored?.access_token, `profile "${profile}"`);
-  return { ...source, secrets: () => storedCredentialSecrets(stored) };
+    source = refreshingCredentials({ ...refresh, store, profile }, stored);
+  else {
+    source = {
+      ...staticCredentials(stored?.access_token, `profile "${profile}"`),
+      secrets: () => storedCredentialSecrets(stored),
+    };
+  }
+  return binding ? boundToOrigin(source, store, profile, binding) : source;
+}
+
+/**
+ * As gh binds tokens to hosts: a stored credential goes only to the origin it was stored for,
+ * whatever --base-url or SVC_BASE_URL say later. A credential stored before svc recorded
+ * origins is bound on first use — to the profile's own base_url, or when the profile has none,
+ * to the origin of that first use — and the binding is written back.
+ */
+function boundToOrigin(
+  source: CredentialSource,
+  store: ConfigStore,
+  profile: string,
+  binding: BindingOptions,
+): CredentialSource {
+  let allowed: string | undefined;
+  const check = async (target: URL): Promise<void> => {
+    if (allowed === target.origin) return;
+    const stored = store.credential(profile);
+    // No credential: the source itself reports "not logged in".
+    if (!stored) return;
+    const origin = stored.origin ?? (await bindOnFirstUse(store, profile, binding, target));
+    if (origin !== target.origin) {
+      throw new AuthError(
+        `profile "${profile}" holds a credential for ${origin}, not for ${target.origin}; svc sends a stored credential only to the origin it was stored for`,
+        {
+          code: 'credential_origin_mismatch',
+          hint: `log in there with \`svc login --base-url ${target.origin}\` (add -p NAME to keep this profile as it is), or set SVC_TOKEN`,
+        },
+      );
+    }
+    allowed = origin;
+  };
+  return {
+    ...source,
+    async token(target) {
+      if (target) await check(target);
+      return source.token(target);
+    },
+  };
+}
+
+async function bindOnFirstUse(
+  store: ConfigStore,
+  profile: string,
+  binding: BindingOptions,
+  target: URL,
+): Promise<string> {
+  const base = binding.profileBaseUrl();
+  const origin = base ? new URL(base).origin : target.origin;
+  let bound = origin;
+  await store.withLock('credentials', async () => {
+    const again = store.credential(profile);
+    if (!again) return;
+    // Another process may have bound it meanwhile: its binding stands.
+    if (again.origin) {
+      bound = again.origin;
+      return;
+    }
+    await store.setCredential(profile, { ...again, origin });
+    if (!base) {
+      binding.notice(
+        `bound the credential of profile "${profile}" to ${origin} (its first use; it was stored before svc recorded origins)`,
+      );
+    }
+  });
+  return bound;
 }

@@ -56,6 +56,7 @@ export async function authorizeWithBrowser(
     issuers: [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin],
     timeoutMs: options.timeoutSeconds * 1000,
     signal: ctx.signal,
+    onStray: (reason) => ctx.out.warn(reason),
   });
   let code: string;
   const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;

@@ -6,8 +6,10 @@ import { sameSecret } from './pkce.js';
 /**
  * The redirect target of a native-app login (RFC 8252 §7.3): an HTTP server on 127.0.0.1 at an
  * ephemeral port (or a chosen one) that accepts exactly one authorization response on
- * `/callback`. Other paths get 404 and the wait goes on; a response with a missing or wrong
- * `state`, a foreign `iss` (RFC 9207) or an `error` ends the wait with that failure. The port
+ * `/callback`. Other paths get 404, and a request with a missing or wrong `state` gets a 400 page
+ * — it was not started by this login (any local process or web page can make one), so the wait
+ * goes on until the real response or the timeout. The response with the right state ends the
+ * wait: with its code, or with its failure (a foreign `iss`, RFC 9207, or an `error`). The port
  * is closed when the wait ends, however it ends (success, failure, timeout, Ctrl-C).
  */
 
@@ -23,6 +25,8 @@ export interface LoopbackOptions {
   issuers: string[];
   timeoutMs: number;
   signal: AbortSignal;
+  /** Told about each callback request turned away because its state is missing or wrong. */
+  onStray?: (reason: string) => void;
 }
 
 export interface LoopbackReceiver {
@@ -88,26 +92,22 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
       finish(() => settle!.reject(error), response);
     };
     const state = params.get('state');
-    if (state === null || state === '') {
-      fail(
-        new AuthError('the authorization response has no state parameter; it was not started by this login', {
-          code: 'state_missing',
-          hint: 'run the login again',
-        }),
-        'The response has no state parameter.',
+    if (
+      state === null ||
+      state === '' ||
+      params.getAll('state').length !== 1 ||
+      !sameSecret(state, options.state)
+    ) {
+      // Not this login's response (a stray local request, or a forgery): turned away, the wait goes on.
+      answer(
+        400,
+        'Not this login',
+        'This response does not belong to the login svc is waiting for, so it was ignored. Open only the URL svc printed.',
       );
-      return;
-    }
-    if (params.getAll('state').length !== 1 || !sameSecret(state, options.state)) {
-      fail(
-        new AuthError(
-          'the authorization response carries the wrong state (possible cross-site request forgery)',
-          {
-            code: 'state_mismatch',
-            hint: 'run the login again, and open only the URL svc prints',
-          },
-        ),
-        'The response does not belong to this login.',
+      options.onStray?.(
+        state === null || state === ''
+          ? 'a request to the login callback without a state was turned away; still waiting'
+          : 'a request to the login callback with the wrong state was turned away (possible cross-site request forgery); still waiting',
       );
       return;
     }

@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readInputBytes, readStream } from '../system/input.js';
+import { secretFromText } from '../system/secret-text.js';
 
 /**
  * Secrets never come from a flag's value: from a file (`--NAME-file F`), standard input
@@ -22,11 +23,19 @@ export function checkSecretFlags(name: string, flags: SecretFlags): SecretFlags 
   return flags;
 }
 
-function clean(name: string, from: string, raw: string): string {
-  const value = raw.trim();
-  if (value === '') throw new UsageError(`${from} is empty; it must hold the ${name}`);
-  if (/\s/.test(value)) throw new UsageError(`${from} contains whitespace; it must hold exactly one ${name}`);
-  return value;
+/**
+ * A token or client secret from text (secret-text.ts: one final newline removed, other
+ * surrounding whitespace removed with a warning), registered so that nothing svc prints
+ * afterwards can show it.
+ */
+export function cleanSecret(ctx: Context, name: string, from: string, raw: string): string {
+  const { secret, warning } = secretFromText(raw, from, { trim: true });
+  if (secret.trim() === '') throw new UsageError(`${from} is empty; it must hold the ${name}`);
+  if (/\s/.test(secret))
+    throw new UsageError(`${from} contains whitespace; it must hold exactly one ${name}`);
+  ctx.secrets.add(secret);
+  if (warning) ctx.out.warn(warning);
+  return secret;
 }
 
 export interface ReadSecretOptions {
@@ -49,7 +58,7 @@ export async function readSecret(
   const { name, label } = options;
   if (flags.file !== undefined) {
     const bytes = await readInputBytes(flags.file, ctx.io.stdin, `--${name}-file`);
-    return clean(label, `--${name}-file ${flags.file}`, bytes.toString('utf8'));
+    return cleanSecret(ctx, label, `--${name}-file ${flags.file}`, bytes.toString('utf8'));
   }
   if (flags.stdin) {
     if (ctx.io.stdinIsTTY) {
@@ -57,12 +66,14 @@ export async function readSecret(
         hint: `pipe it in, e.g. \`… --${name}-stdin < ${name}.txt\``,
       });
     }
-    return clean(label, 'standard input', (await readStream(ctx.io.stdin)).toString('utf8'));
+    return cleanSecret(ctx, label, 'standard input', (await readStream(ctx.io.stdin)).toString('utf8'));
   }
   const fromEnv = options.env ? ctx.env[options.env] : undefined;
-  if (options.env && fromEnv !== undefined && fromEnv !== '') return clean(label, options.env, fromEnv);
+  if (options.env && fromEnv !== undefined && fromEnv !== '')
+    return cleanSecret(ctx, label, options.env, fromEnv);
   if (options.prompt && ctx.canPrompt) {
-    return clean(
+    return cleanSecret(
+      ctx,
       label,
       'the answer',
       await ctx.prompter.password(`${label[0]!.toUpperCase()}${label.slice(1)}:`),

@@ -103,6 +103,8 @@ export interface CredentialBasis {
   requestedScope?: string | undefined;
   /** The credential being refreshed: its refresh token stays when the server does not rotate it. */
   previous?: StoredCredential | undefined;
+  /** The API origin the credential is for (kept from `previous` on a refresh). */
+  origin?: string | undefined;
 }
 
 export function credentialFromTokens(
@@ -116,6 +118,7 @@ export function credentialFromTokens(
       : jwtExpiry(tokens.access_token);
   const refreshToken = tokens.refresh_token ?? basis.previous?.refresh_token;
   const scope = tokens.scope ?? basis.previous?.scope ?? basis.requestedScope;
+  const origin = basis.origin ?? basis.previous?.origin;
   return {
     type: 'oauth',
     access_token: tokens.access_token,
@@ -125,6 +128,7 @@ export function credentialFromTokens(
     client_id: basis.clientId,
     ...(basis.clientSecret ? { client_secret: basis.clientSecret } : {}),
     token_url: basis.tokenUrl,
+    ...(origin ? { origin } : {}),
     obtained_at: new Date(nowMs).toISOString(),
   };
 }

@@ -77,7 +77,7 @@ export function resolveSettings(
             ? [fromProfile, 'profile']
             : [undefined, undefined];
     if (value !== undefined && source !== undefined) {
-      if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, source);
+      if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, source, profileName.name);
       values[key] = value;
       sources[key] = source;
     }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
-import { ensurePrivateDir } from './paths.js';
+import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
+import { withFileLock } from './lock.js';
 
 /** The settings a profile can hold (`svc config set KEY VALUE`). */
 export const PROFILE_KEYS = ['base_url', 'app_url', 'tenant', 'org', 'client_id'] as const;
@@ -21,6 +22,11 @@ export interface StoredCredential {
   client_secret?: string;
   /** The token endpoint the tokens came from: refreshes go there, whatever --base-url says later. */
   token_url?: string;
+  /**
+   * The API origin (scheme://host:port) the credential was stored for: it is sent nowhere else.
+   * Absent in credentials stored by older versions; bound on first use (auth/credentials.ts).
+   */
+  origin?: string;
   obtained_at: string;
 }
 
@@ -49,10 +55,12 @@ type ConfFile = 'config' | 'credentials';
 /**
  * Profiles (config.json) and credentials (credentials.json) under one private directory.
  *
- * Writes go through conf, which writes atomically (via `atomically`: a temporary file chmod-ed
- * to 0600, then renamed), so a looser existing file is replaced by a 0600 one on the next
- * write. Reads parse the file directly on every call — cheap at start-up, and several processes
- * see each other's writes. A file that does not parse is reported by name, never reset.
+ * Every write takes the file's cross-process lock (config/lock.ts), re-reads the file under it,
+ * applies its change and writes through conf, which writes atomically (via `atomically`: a
+ * temporary file chmod-ed to 0600, then renamed), so parallel processes never lose each other's
+ * writes and a looser existing file is replaced by a 0600 one. Reads parse the file directly on
+ * every call — cheap at start-up, and several processes see each other's writes. A file that
+ * does not parse or has the wrong shape is reported by name (files.ts), never reset.
  */
 export class ConfigStore {
   readonly dir: string;
@@ -74,6 +82,22 @@ export class ConfigStore {
     await this.#update<ConfigFile>('config', (file) => {
       file.active_profile = checkProfileName(name);
     });
+  }
+
+  /** Makes `name` the active profile if none is (decided under the lock); true when it did. */
+  async claimActiveProfile(name: string): Promise<boolean> {
+    let claimed = false;
+    await this.#update<ConfigFile>('config', (file) => {
+      if (file.active_profile) return;
+      file.active_profile = checkProfileName(name);
+      claimed = true;
+    });
+    return claimed;
+  }
+
+  /** Runs `work` holding the cross-process lock of one file (re-entrant; see config/lock.ts). */
+  withLock<T>(name: ConfFile, work: () => Promise<T>): Promise<T> {
+    return withFileLock(this.dir, this.#path(name), work);
   }
 
   profiles(): Record<string, ProfileSettings> {
@@ -135,6 +159,10 @@ export class ConfigStore {
     return existed;
   }
 
+  #path(name: ConfFile): string {
+    return name === 'config' ? this.configPath : this.credentialsPath;
+  }
+
   #read<T extends Record<string, unknown>>(path: string): T {
     let text: string;
     try {
@@ -143,31 +171,30 @@ export class ConfigStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {} as T;
       throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
     }
-    let parsed: unknown;
-    try {
-      parsed = text.trim() === '' ? {} : JSON.parse(text);
-    } catch (error) {
-      throw corrupt(path, error);
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw corrupt(path, new Error('it does not hold a JSON object'));
-    }
-    return parsed as T;
+    const file = parseFile(path, text);
+    if (path === this.configPath) checkConfigFile(path, file, PROFILE_KEYS);
+    else checkCredentialsFile(path, file);
+    return file as T;
   }
 
+  /** Read-change-write under the file's lock: the change applies to what is on disk now. */
   async #update<T extends Record<string, unknown>>(name: ConfFile, change: (file: T) => void): Promise<void> {
-    const path = name === 'config' ? this.configPath : this.credentialsPath;
-    const file = this.#read<T>(path);
-    change(file);
-    try {
-      ensurePrivateDir(this.dir);
-    } catch (error) {
-      throw new ConfigError(`cannot create config directory ${this.dir}: ${(error as Error).message}`, {
-        hint: 'set SVC_CONFIG_DIR to a writable directory',
-      });
-    }
+    const path = this.#path(name);
     this.#conf ??= import('conf').then((m) => m.default);
     const Conf = await this.#conf;
+    await this.withLock(name, async () => {
+      const file = this.#read<T>(path);
+      change(file);
+      this.#write(Conf, name, path, file);
+    });
+  }
+
+  #write<T extends Record<string, unknown>>(
+    Conf: typeof import('conf').default,
+    name: ConfFile,
+    path: string,
+    file: T,
+  ): void {
     try {
       const conf = new Conf<T>({
         cwd: this.dir,
@@ -180,15 +207,8 @@ export class ConfigStore {
       });
       conf.store = file;
     } catch (error) {
-      if (error instanceof SyntaxError) throw corrupt(path, error);
+      if (error instanceof SyntaxError) throw malformed(path, 'it is not valid JSON');
       throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`);
     }
   }
-}
-
-function corrupt(path: string, error: unknown): ConfigError {
-  const reason = error instanceof SyntaxError ? 'it is not valid JSON' : (error as Error).message;
-  return new ConfigError(`cannot read ${path}: ${reason}`, {
-    hint: 'fix or remove the file; svc never resets it on its own',
-  });
 }

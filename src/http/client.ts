@@ -1,82 +1,48 @@
-import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CredentialSource } from '../auth/credentials.js';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
-import type { Env } from '../output/io.js';
-import { apiErrorFrom, ConnectionError, ConnectionTimeoutError } from './errors.js';
+import { encodeBody } from './body.js';
+import {
+  apiErrorFrom,
+  ConnectionError,
+  ConnectionTimeoutError,
+  IN_PROGRESS,
+  stillInProgress,
+} from './errors.js';
+import type { ApiResponse, ClientConfig, Page, QueryValue, RequestOptions } from './options.js';
+import { checkCredentialTransport } from './origin.js';
 import { joinUrl } from './path.js';
-import { DEFAULT_RETRY_POLICY, isRetryableStatus, type RetryPolicy, retryDelayMs } from './retry.js';
+import { SecretRegistry } from './redact.js';
+import { BadResponseError, checkedBody, DEFAULT_MAX_RESPONSE_BYTES, redirectError } from './response.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  IN_FLIGHT_WAIT,
+  inFlightDelayMs,
+  isRetryableStatus,
+  type RetryPolicy,
+  retryDelayMs,
+} from './retry.js';
+import { exchange, type Headers, type Outcome } from './send.js';
 import { createTracer, type Tracer } from './trace.js';
-import { type Dispatcher, EnvHttpProxyAgent, request } from './undici.js';
+import { type Dispatcher, EnvHttpProxyAgent } from './undici.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
-export type QueryValue = string | number | boolean | undefined | null | Array<string | number>;
-export type Headers = Record<string, string | string[] | undefined>;
-
-export interface RequestOptions {
-  method: HttpMethod;
-  /** An API path built with path`…` (or an absolute URL for the OAuth endpoints). */
-  path: string;
-  query?: Record<string, QueryValue>;
-  /** A JSON body. For POST, `idempotency_key` is added when absent. */
-  body?: unknown;
-  /** An application/x-www-form-urlencoded body (OAuth token endpoint). */
-  form?: Record<string, string | undefined>;
-  /** A body sent as given (svc api --input). */
-  raw?: { data: string | Buffer; contentType: string };
-  headers?: Record<string, string>;
-  /** The operation's idempotency key; chosen once and reused for every retry. */
-  idempotencyKey?: string;
-  /** Send the bearer credential (default true). */
-  auth?: boolean;
-  /** Override the tenant header; null leaves it out. */
-  tenant?: string | null;
-  timeoutMs?: number;
-  maxRetries?: number;
-  /** Aborts this request; defaults to the client's signal (Ctrl-C). */
-  signal?: AbortSignal;
-  /** More values to keep out of traces (e.g. a client secret in a form body). */
-  secrets?: string[];
-}
-
-export interface ApiResponse<T> {
-  status: number;
-  headers: Headers;
-  data: T;
-  text: string;
-  requestId: string | undefined;
-}
-
-export interface ClientConfig {
-  baseUrl: string;
-  tenant?: string | undefined;
-  org?: string | undefined;
-  credentials: CredentialSource;
-  userAgent: string;
-  env: Env;
-  timeoutMs?: number;
-  retry?: Partial<RetryPolicy>;
-  signal?: AbortSignal;
-  /** Receives --debug trace text; absent means no tracing. */
-  debug?: (text: string) => void;
-  /** Hint printed with "not logged in" errors. */
-  loginHint?: string;
-  now?: () => number;
-  random?: () => number;
-  dispatcher?: Dispatcher;
-}
-
-export interface Page<T> {
-  items: T[];
-  next_cursor?: string | null;
-}
+export type {
+  ApiResponse,
+  ClientConfig,
+  HttpMethod,
+  Page,
+  QueryValue,
+  RequestOptions,
+} from './options.js';
+export type { Headers, Outcome };
 
 const POOL_CONNECTIONS = 32;
 
 /**
  * The one HTTP client every command uses: base-URL joining, auth and tenant headers,
- * idempotency keys, retries with backoff, timeouts, Ctrl-C, a keep-alive pool behind the
- * environment's proxy settings, and typed errors.
+ * idempotency keys, retries with backoff, waiting on its own in-flight request, timeouts,
+ * Ctrl-C, a keep-alive pool behind the environment's proxy settings, and typed errors. Answers
+ * are checked before they are believed (response.ts), credentials go only where they may
+ * (origin.ts, auth/credentials.ts), and traces are redacted (redact.ts, trace.ts).
  */
 export class ApiClient {
   readonly config: ClientConfig;
@@ -84,6 +50,7 @@ export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #tracer: Tracer | undefined;
   readonly #now: () => number;
+  readonly #secrets: SecretRegistry;
   /** Set by a 429 with Retry-After: every request waits until then, so one rate limit slows all workers. */
   #pausedUntil = 0;
 
@@ -101,7 +68,8 @@ export class ApiClient {
         connections: POOL_CONNECTIONS,
         keepAliveTimeout: 10_000,
       });
-    this.#tracer = config.debug ? createTracer(config.debug) : undefined;
+    this.#secrets = config.secrets ?? new SecretRegistry();
+    this.#tracer = config.debug ? createTracer(config.debug, this.#secrets) : undefined;
   }
 
   get<T>(path: string, query?: Record<string, QueryValue>, options: Partial<RequestOptions> = {}) {
@@ -133,8 +101,14 @@ export class ApiClient {
     let cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
     for (;;) {
       const { data } = await this.get<Page<T>>(path, { ...query, cursor }, options);
+      const items = pageItems<T>(data);
+      if (!items) {
+        throw new BadResponseError(`the server answered GET ${path} with a page that has no list of items`, {
+          hint: 'is the base URL the API, not a web page or a proxy?',
+        });
+      }
       onPage?.(data as P);
-      yield* pageItems<T>(data);
+      yield* items;
       const next = data?.next_cursor;
       if (typeof next !== 'string' || next === '') return;
       if (next === cursor)
@@ -170,20 +144,28 @@ export class ApiClient {
 
     const maxRetries = options.maxRetries ?? this.#policy.maxRetries;
     const signal = options.signal ?? this.config.signal;
-    const secrets = [...this.config.credentials.secrets(), ...(options.secrets ?? [])];
+    this.#secrets.add(...this.config.credentials.secrets(), ...(options.secrets ?? []));
     let renewed: string | undefined;
     let retry = 0;
+    const inFlight = { waits: 0, waitedMs: 0 };
     for (;;) {
       await this.#waitForPause(signal);
-      const token = options.auth === false ? undefined : (renewed ?? (await this.#token()));
+      const token = options.auth === false ? undefined : (renewed ?? (await this.#token(url)));
       if (token) headers.authorization = `Bearer ${token}`;
-      const attemptSecrets = token ? [...secrets, token] : secrets;
-      this.#tracer?.request(method, url, headers, body, contentType, retry + 1, attemptSecrets);
+      this.#secrets.add(token);
+      if (headers.authorization || (options.secrets?.length ?? 0) > 0) {
+        checkCredentialTransport(url, this.config.allowInsecureHttp === true);
+      }
+      this.#tracer?.request(method, url, headers, body, contentType, retry + 1);
 
       const started = process.hrtime.bigint();
       let outcome: Outcome;
       try {
-        outcome = await this.#send(method, url, headers, body, options.timeoutMs, signal);
+        outcome = await exchange(this.#dispatcher, method, url, headers, body, {
+          timeoutMs: options.timeoutMs ?? this.config.timeoutMs ?? 30_000,
+          maxBytes: this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+          signal,
+        });
       } catch (error) {
         if (
           !(error instanceof ConnectionError || error instanceof ConnectionTimeoutError) ||
@@ -197,9 +179,12 @@ export class ApiClient {
         continue;
       }
       const elapsed = msSince(started);
-      this.#tracer?.response(outcome, elapsed, attemptSecrets);
+      this.#tracer?.response(outcome, elapsed);
 
       const { status } = outcome;
+      // Never followed: the next hop would get the token, or be trusted as the API.
+      const redirect = redirectError(method, url, status, outcome.headers);
+      if (redirect) throw redirect;
       if (status === 401 && token && renewed === undefined && this.config.credentials.renew) {
         const replacement = await this.config.credentials.renew(token);
         if (replacement && replacement !== token) {
@@ -217,6 +202,25 @@ export class ApiClient {
       }
       if (status >= 400) {
         const error = apiErrorFrom(status, outcome.statusText, outcome.headers, outcome.text);
+        if (status === 409 && error.code === IN_PROGRESS) {
+          // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
+          const delay = inFlightDelayMs(
+            inFlight.waits + 1,
+            header(outcome.headers, 'retry-after'),
+            this.#policy,
+            this.#now(),
+          );
+          if (
+            inFlight.waits < IN_FLIGHT_WAIT.maxWaits &&
+            inFlight.waitedMs + delay <= IN_FLIGHT_WAIT.maxTotalMs
+          ) {
+            inFlight.waits++;
+            inFlight.waitedMs += delay;
+            await this.#sleep(delay, signal);
+            continue;
+          }
+          throw stillInProgress(error, idempotencyKey, inFlight.waitedMs);
+        }
         // Only a bearer credential that was sent can have been rejected (the OAuth token endpoint
         // answers 401 invalid_client to a request without one).
         if (status === 401 && headers.authorization) {
@@ -228,10 +232,20 @@ export class ApiClient {
         }
         throw error;
       }
+      const data = checkedBody<T>(
+        method,
+        url,
+        status,
+        outcome.headers,
+        outcome.text,
+        options.expect ?? 'json',
+      );
+      // A key or secret the server just issued is known from now on, so no later line prints it.
+      this.#secrets.learn(data);
       return {
         status,
         headers: outcome.headers,
-        data: parseJson<T>(outcome.text),
+        data,
         text: outcome.text,
         requestId: header(outcome.headers, 'x-request-id'),
       };
@@ -242,67 +256,14 @@ export class ApiClient {
     if (!this.config.dispatcher) await this.#dispatcher.close();
   }
 
-  async #token(): Promise<string> {
-    const token = await this.config.credentials.token();
+  async #token(target: URL): Promise<string> {
+    const token = await this.config.credentials.token(target);
     if (!token) {
       throw new AuthError(`not logged in: ${this.config.credentials.origin} has no credential`, {
         hint: this.config.loginHint,
       });
     }
     return token;
-  }
-
-  async #send(
-    method: HttpMethod,
-    url: URL,
-    headers: Record<string, string>,
-    body: string | Buffer | undefined,
-    timeoutMs: number | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Outcome> {
-    const limit = timeoutMs ?? this.config.timeoutMs ?? 30_000;
-    // A timer cleared as soon as the answer is in, not AbortSignal.timeout() + AbortSignal.any():
-    // those keep each request's objects alive until the timeout would fire, which over thousands
-    // of requests (bulk runs) adds tens of megabytes.
-    const controller = new AbortController();
-    const timeout = { aborted: false };
-    const timer = setTimeout(() => {
-      timeout.aborted = true;
-      controller.abort();
-    }, limit);
-    timer.unref();
-    const forward = () => controller.abort();
-    if (signal?.aborted) controller.abort();
-    else signal?.addEventListener('abort', forward, { once: true });
-    try {
-      const response = await request(this.#dispatcher, url, {
-        method,
-        headers,
-        body: body ?? null,
-        signal: controller.signal,
-      });
-      const text = await response.body.text();
-      return {
-        status: response.statusCode,
-        statusText: STATUS_CODES[response.statusCode] ?? '',
-        headers: response.headers,
-        text,
-      };
-    } catch (error) {
-      if (signal?.aborted) throw new InterruptedError('interrupted; the request was cancelled');
-      if (timeout.aborted) {
-        throw new ConnectionTimeoutError(`no answer from ${url.origin} within ${limit / 1000} s`, {
-          hint: 'check the server, or raise the limit with --timeout',
-        });
-      }
-      throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
-        hint: 'is the server running? check --base-url and your network or proxy settings',
-        cause: error,
-      });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
-    }
   }
 
   async #waitForPause(signal: AbortSignal | undefined): Promise<void> {
@@ -320,70 +281,15 @@ export class ApiClient {
   }
 }
 
-export interface Outcome {
-  status: number;
-  statusText: string;
-  headers: Headers;
-  text: string;
-}
-
-function encodeBody(
-  options: RequestOptions,
-  defaultKey: string | undefined,
-): {
-  body: string | Buffer | undefined;
-  contentType: string | undefined;
-  idempotencyKey: string | undefined;
-} {
-  if (options.form) {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(options.form)) if (value !== undefined) params.set(key, value);
-    return {
-      body: params.toString(),
-      contentType: 'application/x-www-form-urlencoded',
-      idempotencyKey: undefined,
-    };
-  }
-  if (options.raw) {
-    return {
-      body: options.raw.data,
-      contentType: options.raw.contentType,
-      idempotencyKey: options.idempotencyKey,
-    };
-  }
-  if (options.body === undefined) {
-    const key = options.method === 'POST' ? defaultKey : undefined;
-    return key
-      ? {
-          body: JSON.stringify({ idempotency_key: key }),
-          contentType: 'application/json',
-          idempotencyKey: key,
-        }
-      : { body: undefined, contentType: undefined, idempotencyKey: undefined };
-  }
-  let payload = options.body;
-  let key = options.idempotencyKey;
-  if (
-    options.method === 'POST' &&
-    payload !== null &&
-    typeof payload === 'object' &&
-    !Array.isArray(payload)
-  ) {
-    const given = (payload as Record<string, unknown>).idempotency_key;
-    key = typeof given === 'string' ? given : defaultKey;
-    payload = { ...(payload as Record<string, unknown>), idempotency_key: key };
-  }
-  return { body: JSON.stringify(payload), contentType: 'application/json', idempotencyKey: key };
-}
-
-function pageItems<T>(data: unknown): T[] {
+/** The items of one list page (`items`, `data`, or a bare array), or undefined when it has none. */
+function pageItems<T>(data: unknown): T[] | undefined {
+  if (Array.isArray(data)) return data as T[];
   if (data && typeof data === 'object') {
     const record = data as Record<string, unknown>;
     if (Array.isArray(record.items)) return record.items as T[];
     if (Array.isArray(record.data)) return record.data as T[];
   }
-  if (Array.isArray(data)) return data as T[];
-  return [];
+  return undefined;
 }
 
 function msSince(started: bigint): number {
@@ -393,20 +299,4 @@ function msSince(started: bigint): number {
 export function header(headers: Headers, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function parseJson<T>(text: string): T {
-  if (text === '') return undefined as T;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return text as T;
-  }
-}
-
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  const code = (error as { code?: string })?.code ?? cause?.code;
-  const message = (error as Error)?.message ?? String(error);
-  return code && !message.includes(code) ? `${message} (${code})` : message;
 }

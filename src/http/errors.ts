@@ -148,3 +148,20 @@ export function apiErrorFrom(
     body: parsed.body,
   });
 }
+
+export const IN_PROGRESS = 'idempotency_request_in_progress';
+
+/** The server was still working on this request when svc stopped waiting: it may yet complete. */
+export function stillInProgress(error: ApiError, key: string | undefined, waitedMs: number): ApiError {
+  return new ConflictError(
+    {
+      status: error.status,
+      code: error.code,
+      message: `the server is still working on this request${key ? ` (idempotency key ${key})` : ''} after svc waited ${Math.round(waitedMs / 1000)} s for it; it may still complete`,
+      requestId: error.requestId,
+      headers: error.headers,
+      body: error.body,
+    },
+    { hint: 'check whether the change was made before running the command again' },
+  );
+}

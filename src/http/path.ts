@@ -1,6 +1,30 @@
+import { UsageError } from '../errors.js';
+
+/**
+ * The command-line argument a path parameter comes from, named by the path segment before it
+ * (`/v1/roles/${id}` → ROLE), as the commands and the contract name their arguments.
+ */
+const ARGUMENT_AFTER: Record<string, string> = {
+  users: 'USER',
+  roles: 'ROLE',
+  webhooks: 'WEBHOOK',
+  deliveries: 'DELIVERY',
+  dlq: 'ENTRY',
+  tenants: 'TENANT',
+  'api-keys': 'KEY',
+  clients: 'CLIENT',
+  v1: 'SURFACE',
+};
+
+function argumentName(before: string): string {
+  return ARGUMENT_AFTER[before.replace(/\/+$/, '').split('/').pop() ?? ''] ?? 'ID';
+}
+
 /**
  * Builds an API path with every interpolated value percent-encoded as one path segment, so an
- * id such as `../admin` or `a/b?c` can never change which endpoint is called.
+ * id such as `../admin` or `a/b?c` can never change which endpoint is called. An empty value,
+ * `.` or `..` is not an id (in a URL path they name another endpoint): a usage error (exit 2)
+ * naming the argument, wherever an id goes into a path.
  *
  *   path`/v1/users/${userId}/roles/${roleId}`
  */
@@ -8,8 +32,15 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
   let out = strings[0] ?? '';
   values.forEach((value, i) => {
     const text = String(value);
-    if (text === '' || text === '.' || text === '..') {
-      throw new TypeError(`invalid path parameter ${JSON.stringify(text)}`);
+    if (text.trim() === '' || text === '.' || text === '..') {
+      const name = argumentName(strings[i] ?? '');
+      throw new UsageError(
+        `${name} must be an id, not ${text.trim() === '' ? 'empty' : JSON.stringify(text)}`,
+        {
+          code: 'invalid_id',
+          hint: '"." and ".." are not ids: in a URL path they would name another endpoint',
+        },
+      );
     }
     out += encodeURIComponent(text) + (strings[i + 1] ?? '');
   });

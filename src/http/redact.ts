@@ -1,8 +1,16 @@
 /**
- * Masks credentials in anything svc prints about HTTP traffic: header values, JSON or form
- * fields whose names say they hold a secret, query parameters, and — belt and braces — any
- * occurrence of a secret value the caller registered (the bearer token, a client secret).
+ * Masks credentials in anything svc prints about HTTP traffic or errors, three ways:
+ *
+ * - by name: header values, JSON fields and form or query parameters whose names say they hold
+ *   a secret (`key`, `secret`, `client_secret`, `access_token`, `code`, `code_verifier`, …);
+ * - by shape: any value that looks like a credential wherever it sits in text — JWTs, svc's
+ *   keys and secrets (`svc_sk_…`, `svc_pk_…`, `svc_cs_…`, `svc_rt_…`), webhook secrets
+ *   (`whsec_…`), and whatever follows `Bearer ` or `Basic `;
+ * - by value: every secret this process knows (the bearer token, a client secret read from a
+ *   file, a key the server just issued), kept in a SecretRegistry.
  */
+
+export const MASK = '[redacted]';
 
 const SECRET_HEADERS = new Set([
   'authorization',
@@ -14,13 +22,14 @@ const SECRET_HEADERS = new Set([
 ]);
 
 const SECRET_FIELD =
-  /(secret|token|password|passwd|authorization|api[_-]?key|verifier|assertion|credential|signature)/i;
-// An authorization code travels in form bodies and query strings; in JSON, `code` is an error code.
-const SECRET_PARAM = /^(code|state)$/i;
+  /(secret|token|password|passwd|authorization|api[_-]?key|verifier|assertion|credential|signature|^key$|_key$|^(device_|user_)?code$)/i;
+/** Names that contain a secret-looking word but hold something else (times, lifetimes, kinds, paths). */
 const NOT_SECRET_FIELD =
-  /^(idempotency_key|token_type|token_lifetime_seconds|refresh_token_lifetime_seconds|expires_in|secret_rotated_at|code_challenge_method)$/i;
-
-export const MASK = '[redacted]';
+  /^(idempotency_key|token_type|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type)$/i;
+// In form bodies and query strings, `state` travels beside the authorization code.
+const SECRET_PARAM = /^(code|state)$/i;
+/** Fields beside `code` that make it an error code, not an authorization code. */
+const ERROR_SIBLINGS = ['message', 'error_description', 'detail', 'title', 'error'];
 
 export function isSecretField(name: string): boolean {
   return SECRET_FIELD.test(name) && !NOT_SECRET_FIELD.test(name);
@@ -32,20 +41,33 @@ export function redactHeader(name: string, value: string): string {
   return scheme ? `${scheme}${MASK}` : MASK;
 }
 
-export function redactValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactValue);
+function isErrorCode(
+  name: string,
+  parentKey: string | undefined,
+  siblings: Record<string, unknown>,
+): boolean {
+  if (name.toLowerCase() !== 'code') return false;
+  if (parentKey !== undefined && /^(error|errors|details)$/i.test(parentKey)) return true;
+  return ERROR_SIBLINGS.some((key) => key in siblings);
+}
+
+/** Masks secret-named fields at any depth (scalars only: objects are walked into). */
+export function redactValue(value: unknown, parentKey?: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, parentKey));
   if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
+    for (const [key, v] of Object.entries(record)) {
+      const scalar = v !== null && v !== undefined && typeof v !== 'object';
       out[key] =
-        isSecretField(key) && v !== null && v !== undefined && typeof v !== 'object' ? MASK : redactValue(v);
+        scalar && isSecretField(key) && !isErrorCode(key, parentKey, record) ? MASK : redactValue(v, key);
     }
     return out;
   }
   return value;
 }
 
-/** Redacts a body given as text: JSON objects field by field, form bodies parameter by parameter. */
+/** Redacts a body given as text: JSON field by field, form bodies parameter by parameter, then by shape. */
 export function redactBody(text: string, contentType: string | undefined): string {
   if (text === '') return text;
   if (contentType?.includes('application/x-www-form-urlencoded')) {
@@ -74,11 +96,101 @@ export function redactUrl(url: URL): string {
   return copy.toString();
 }
 
-/** Replaces every registered secret value, wherever it occurs in `text`. */
+/** Credential shapes; the part kept (a scheme or a kind prefix) says what was masked. */
+const SHAPES: Array<[RegExp, string]> = [
+  // A JWS/JWT: base64url of a JSON header ("{" → "eyJ"), payload and signature.
+  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, MASK],
+  [/\b(svc_(?:sk|pk|cs|rt|at)_)[A-Za-z0-9_-]{16,}/g, `$1${MASK}`],
+  [/\b(whsec_)[A-Za-z0-9_+/=-]{16,}/g, `$1${MASK}`],
+  // RFC 6750 b64token after the scheme (case-insensitive, as schemes are).
+  [/\b(Bearer|Basic)(\s+)(?!\[redacted\])[A-Za-z0-9\-._~+/]{12,}=*/gi, `$1$2${MASK}`],
+];
+
+/** Registered secrets shorter than this are not scrubbed (they would mask ordinary words). */
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Replaces every occurrence of each secret. Occurrences are found in the original text (overlaps
+ * included) and replaced together, so a replacement can never complete another secret.
+ */
 export function scrubSecrets(text: string, secrets: Iterable<string>): string {
-  let out = text;
+  const spans: Array<[number, number]> = [];
   for (const secret of secrets) {
-    if (secret.length >= 8) out = out.split(secret).join(MASK);
+    if (secret.length < MIN_SECRET_LENGTH) continue;
+    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+      spans.push([at, at + secret.length]);
+    }
   }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let from = 0;
+  let end = -1;
+  for (const [start, stop] of spans) {
+    if (start > end) {
+      if (end >= 0) out += MASK;
+      out += text.slice(from, start);
+    }
+    end = Math.max(end, stop);
+    from = end;
+  }
+  return `${out}${MASK}${text.slice(from)}`;
+}
+
+/** The one text redactor: registered secrets by value, then credential shapes. */
+export function redactText(text: string, secrets: Iterable<string> = []): string {
+  let out = scrubSecrets(text, secrets);
+  for (const [shape, replacement] of SHAPES) out = out.replace(shape, replacement);
   return out;
+}
+
+/** Applies redactText to every string of a JSON-like value (and redactValue's masking by name). */
+export function redactDeep(value: unknown, secrets: Iterable<string> = []): unknown {
+  const known = [...secrets];
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redactText(v, known);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k, walk(inner)]));
+    }
+    return v;
+  };
+  return walk(redactValue(value));
+}
+
+/**
+ * Every secret this process knows: credentials it sends, secrets it read from files or stdin,
+ * and secret-named values it received. Traces, errors and messages are scrubbed of them all.
+ */
+export class SecretRegistry {
+  readonly #values = new Set<string>();
+
+  add(...values: Array<string | null | undefined>): void {
+    for (const value of values) {
+      if (typeof value === 'string' && value.length >= MIN_SECRET_LENGTH) this.#values.add(value);
+    }
+  }
+
+  /** Registers the string values of secret-named fields of a received document. */
+  learn(document: unknown, parentKey?: string): void {
+    if (Array.isArray(document)) {
+      for (const item of document) this.learn(item, parentKey);
+      return;
+    }
+    if (!document || typeof document !== 'object') return;
+    const record = document as Record<string, unknown>;
+    for (const [key, value] of Object.entries(record)) {
+      if (typeof value === 'string') {
+        if (isSecretField(key) && !isErrorCode(key, parentKey, record)) this.add(value);
+      } else this.learn(value, key);
+    }
+  }
+
+  values(): string[] {
+    return [...this.#values];
+  }
+
+  redact(text: string): string {
+    return redactText(text, this.#values);
+  }
 }

@@ -53,3 +53,21 @@ export function retryDelayMs(
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
+
+/**
+ * How long a mutating request waits when the server says its own earlier attempt (same
+ * idempotency key) is still running (409 idempotency_request_in_progress): after a timeout,
+ * the first attempt usually completes a moment later, and its stored answer is the result.
+ */
+export const IN_FLIGHT_WAIT = { maxWaits: 12, maxTotalMs: 60_000, minDelayMs: 100 };
+
+/** The delay before in-flight wait number `wait` (1-based): Retry-After if given, else backoff. */
+export function inFlightDelayMs(
+  wait: number,
+  retryAfter: string | undefined,
+  policy: RetryPolicy,
+  nowMs: number,
+  random: () => number = Math.random,
+): number {
+  return Math.max(IN_FLIGHT_WAIT.minDelayMs, retryDelayMs(wait, retryAfter, policy, nowMs, random));
+}

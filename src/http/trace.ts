@@ -1,5 +1,5 @@
 import type { Headers, Outcome } from './client.js';
-import { redactBody, redactHeader, redactUrl, scrubSecrets } from './redact.js';
+import { redactBody, redactHeader, redactUrl, type SecretRegistry } from './redact.js';
 
 const BODY_LIMIT = 4096;
 
@@ -11,29 +11,27 @@ export interface Tracer {
     body: string | Buffer | undefined,
     contentType: string | undefined,
     attempt: number,
-    secrets: string[],
   ): void;
-  response(outcome: Outcome, elapsedMs: number, secrets: string[]): void;
+  response(outcome: Outcome, elapsedMs: number): void;
   failure(reason: string, elapsedMs: number): void;
 }
 
 /**
  * The --debug trace: method, URL, status, timing, headers and bodies on stderr, curl style,
- * with every credential masked by name (headers, secret-looking fields) and by value.
+ * with every credential masked by name (headers, secret-looking fields), by shape and by value
+ * (every secret the registry knows when the line is written).
  */
-export function createTracer(write: (text: string) => void): Tracer {
-  let lastSecrets: string[] = [];
-  const emit = (lines: string[], secrets: string[]) => write(`${scrubSecrets(lines.join('\n'), secrets)}\n`);
+export function createTracer(write: (text: string) => void, secrets: SecretRegistry): Tracer {
+  const emit = (lines: string[]) => write(`${secrets.redact(lines.join('\n'))}\n`);
   return {
-    request(method, url, headers, body, contentType, attempt, secrets) {
-      lastSecrets = secrets;
+    request(method, url, headers, body, contentType, attempt) {
       const lines = [`* ${method} ${redactUrl(url)}${attempt > 1 ? ` (attempt ${attempt})` : ''}`];
       for (const [name, value] of Object.entries(headers))
         lines.push(`> ${name}: ${redactHeader(name, value)}`);
       if (body !== undefined) lines.push(`> ${clip(redactBody(body.toString(), contentType))}`);
-      emit(lines, secrets);
+      emit(lines);
     },
-    response(outcome, elapsedMs, secrets) {
+    response(outcome, elapsedMs) {
       const lines = [`< ${outcome.status} ${outcome.statusText} in ${elapsedMs.toFixed(0)} ms`];
       for (const [name, value] of Object.entries(outcome.headers as Headers)) {
         for (const v of Array.isArray(value) ? value : [value]) {
@@ -44,10 +42,10 @@ export function createTracer(write: (text: string) => void): Tracer {
       if (outcome.text !== '') {
         lines.push(`< ${clip(redactBody(outcome.text, typeof type === 'string' ? type : undefined))}`);
       }
-      emit(lines, secrets);
+      emit(lines);
     },
     failure(reason, elapsedMs) {
-      emit([`! ${reason} after ${elapsedMs.toFixed(0)} ms; retrying`], lastSecrets);
+      emit([`! ${reason} after ${elapsedMs.toFixed(0)} ms; retrying`]);
     },
   };
 }

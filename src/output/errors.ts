@@ -1,6 +1,7 @@
 import { describeError, exitCodeFor, SvcError } from '../errors.js';
 import { ApiError } from '../http/errors.js';
-import { stripControl } from './format.js';
+import { redactDeep, redactText } from '../http/redact.js';
+import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 
 export interface ErrorReport {
   code: string;
@@ -45,9 +46,14 @@ function detailLines(details: unknown): string[] {
  * (status, code, request id) in parentheses, and field-level validation details below it.
  * With --json the same facts as one JSON object.
  */
-export function renderError(error: unknown, options: { json: boolean; debug: boolean }): string {
-  const report = errorReport(error);
-  if (options.json) return `${JSON.stringify({ error: report })}\n`;
+export function renderError(
+  error: unknown,
+  options: { json: boolean; debug: boolean; secrets?: Iterable<string> },
+): string {
+  // A server may echo a credential in its error (a header, a field): scrubbed by value and shape.
+  const secrets = [...(options.secrets ?? [])];
+  const report = redactDeep(errorReport(error), secrets) as ErrorReport;
+  if (options.json) return `${escapeJsonForTerminal(JSON.stringify({ error: report }))}\n`;
   const facts: string[] = [];
   if (report.status !== undefined) facts.push(`HTTP ${report.status}`);
   if (report.status !== undefined && report.code) facts.push(report.code);
@@ -57,9 +63,11 @@ export function renderError(error: unknown, options: { json: boolean; debug: boo
   if (report.hint) line += `; ${report.hint}`;
   if (report.code === 'unexpected')
     line += '; this is a bug in svc, please report it (run with --debug for details)';
-  const lines = [stripControl(line), ...detailLines(report.details).map(stripControl)];
+  const lines = [line, ...detailLines(report.details)].map((l) =>
+    escapeForTerminal(l.replace(/[\r\n]+/g, ' ')),
+  );
   if (options.debug && error instanceof Error && error.stack && !(error instanceof SvcError)) {
-    lines.push(error.stack);
+    lines.push(escapeForTerminal(redactText(error.stack, secrets)));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,37 +1,18 @@
 /**
- * Text helpers shared by every renderer: control-character stripping, times, cell values.
+ * Text helpers shared by every renderer: times and cell values.
  */
 
 import { isoSeconds } from '../api/time.js';
+import { escapeForTerminal } from './sanitize.js';
 
-// C0 controls except \t \n, DEL, C1 controls, and the bidirectional overrides that can make
-// terminal text lie about what it says (Trojan Source).
-const UNSAFE =
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Removes escape sequences and control characters from text about to reach a terminal. */
-export function stripControl(text: string): string {
-  return text.replace(UNSAFE, '');
-}
-
-/** Strips control characters from every string inside a JSON-like value (for text summaries of API data). */
-export function stripControlDeep(value: unknown): unknown {
-  if (typeof value === 'string') return stripControl(value);
-  if (Array.isArray(value)) return value.map(stripControlDeep);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [stripControl(k), stripControlDeep(v)]));
-  }
-  return value;
-}
-
-/** One table or TSV cell: no control characters, no tabs or newlines. */
+/** One table or TSV cell: one line, control characters made visible (sanitize.ts). */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text: string;
   if (Array.isArray(value)) text = value.map((v) => cellText(v)).join(',');
   else if (typeof value === 'object') text = JSON.stringify(value);
   else text = String(value);
-  return stripControl(text).replace(/[\t\r\n]+/g, ' ');
+  return escapeForTerminal(text.replace(/[\t\r\n]+/g, ' '));
 }
 
 /** RFC 3339 in UTC with second precision, e.g. 2026-01-02T03:04:05Z; input that is not a time passes through. */

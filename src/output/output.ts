@@ -1,8 +1,10 @@
 import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { ClosedPipeError } from '../errors.js';
-import { cellText, relativeTime, rfc3339, stripControl } from './format.js';
+import { redactText, type SecretRegistry } from '../http/redact.js';
+import { cellText, relativeTime, rfc3339 } from './format.js';
 import type { IOStreams } from './io.js';
+import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 
 export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
 
@@ -60,12 +62,14 @@ export class Output {
   readonly #now: () => number;
   readonly #chalkOut: ChalkInstance;
   readonly #chalkErr: ChalkInstance;
+  readonly #secrets: SecretRegistry | undefined;
   #drained: Promise<void> | undefined;
 
-  constructor(io: IOStreams, mode: OutputMode, now: () => number) {
+  constructor(io: IOStreams, mode: OutputMode, now: () => number, secrets?: SecretRegistry) {
     this.io = io;
     this.mode = mode;
     this.#now = now;
+    this.#secrets = secrets;
     const machine = mode === 'json' || mode === 'ndjson';
     this.#chalkOut = new Chalk({ level: io.colorStdout && !machine ? 1 : 0 });
     this.#chalkErr = new Chalk({ level: io.colorStderr && !machine ? 1 : 0 });
@@ -165,13 +169,13 @@ export class Output {
     let count = 0;
     if (this.mode === 'ndjson') {
       for await (const row of rows) {
-        await this.write(`${JSON.stringify(row)}\n`);
+        await this.write(`${this.#json(row)}\n`);
         count++;
       }
       return count;
     }
     for await (const row of rows) {
-      await this.write(`${count === 0 ? '[\n' : ',\n'}${JSON.stringify(row)}`);
+      await this.write(`${count === 0 ? '[\n' : ',\n'}${this.#json(row)}`);
       count++;
     }
     await this.write(count === 0 ? '[]\n' : '\n]\n');
@@ -181,14 +185,15 @@ export class Output {
   /** One record: the object itself as JSON, or labelled fields as text. */
   async record(value: unknown, fields: Field[]): Promise<void> {
     if (this.isMachine) return this.json(value);
+    const labelled = fields.map(([label, v, kind]) => [cellText(label), v, kind] as const);
     if (this.mode === 'plain') {
-      for (const [label, v, kind] of fields) {
+      for (const [label, v, kind] of labelled) {
         await this.write(`${label}\t${kind === 'time' ? rfc3339(v) : cellText(v)}\n`);
       }
       return;
     }
-    const width = Math.max(...fields.map(([label]) => label.length));
-    for (const [label, v, kind] of fields) {
+    const width = Math.max(...labelled.map(([label]) => label.length));
+    for (const [label, v, kind] of labelled) {
       const text =
         kind === 'time' && v ? `${rfc3339(v)} (${relativeTime(v, this.#now())})` : cellText(v) || '-';
       await this.write(`${this.#chalkOut.bold(label.padEnd(width))}  ${text}\n`);
@@ -197,39 +202,57 @@ export class Output {
 
   /** One JSON document (--json), or one compact line (--ndjson). */
   async json(value: unknown): Promise<void> {
-    await this.write(
-      this.mode === 'ndjson' ? `${JSON.stringify(value)}\n` : `${JSON.stringify(value, null, 2)}\n`,
-    );
+    await this.write(`${this.mode === 'ndjson' ? this.#json(value) : this.#json(value, 2)}\n`);
+  }
+
+  /** One compact JSON line whatever the mode (streams of events, e.g. `webhooks listen --ndjson`). */
+  async jsonLine(value: unknown): Promise<void> {
+    await this.write(`${this.#json(value)}\n`);
   }
 
   /** Free text on stdout for humans (tables and plain mode only). */
   async text(line: string): Promise<void> {
-    await this.write(`${stripControl(line)}\n`);
+    await this.write(`${escapeForTerminal(line)}\n`);
+  }
+
+  /**
+   * Text as it came (a raw API body, response headers): the bytes unchanged in a pipe, control
+   * characters made visible on a terminal.
+   */
+  async raw(text: string): Promise<void> {
+    await this.write(this.io.stdoutIsTTY ? escapeForTerminal(text) : text);
   }
 
   /** A message for humans on stderr. */
   info(message: string): void {
-    this.#stderr(`${stripControl(message)}\n`);
+    this.#stderr(`${escapeForTerminal(message)}\n`);
   }
 
   success(message: string): void {
-    this.#stderr(`${this.#chalkErr.green('✓')} ${stripControl(message)}\n`);
+    this.#stderr(`${this.#chalkErr.green('✓')} ${escapeForTerminal(message)}\n`);
   }
 
   warn(message: string): void {
-    this.#stderr(`${this.#chalkErr.yellow('warning:')} ${stripControl(message)}\n`);
+    this.#stderr(`${this.#chalkErr.yellow('warning:')} ${escapeForTerminal(message)}\n`);
   }
 
-  /** Raw text on stderr (already rendered, e.g. an error or a debug trace). */
+  /** Text on stderr that svc did not compose itself (a debug trace, a log line): escaped. */
   stderr(text: string): void {
-    this.#stderr(text);
+    this.#stderr(escapeForTerminal(text));
   }
 
+  /** JSON text for stdout: on a terminal, what JSON leaves raw (C1, bidi) becomes \u escapes. */
+  #json(value: unknown, indent?: number): string {
+    const text = JSON.stringify(value, null, indent);
+    return this.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text;
+  }
+
+  /** Everything on stderr is scrubbed of known secrets and credential shapes: it is for humans and logs. */
   #stderr(text: string): void {
     const err = this.io.stderr;
     if (err.destroyed || err.writableEnded) return;
     try {
-      err.write(text);
+      err.write(this.#secrets ? this.#secrets.redact(text) : redactText(text));
     } catch {
       // stderr went away; nothing left to tell anyone
     }

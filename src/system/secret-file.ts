@@ -1,5 +1,5 @@
 import { type FileHandle, open, unlink } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
+import { SvcError, UsageError } from '../errors.js';
 import { fileErrorReason } from './input.js';
 
 /**
@@ -34,7 +34,33 @@ export class SecretFile {
     }
   }
 
-  async write(secret: string): Promise<void> {
+  /**
+   * Writes the secret. Anything but a non-empty string (a server that answered without the
+   * field, or with null) is refused: the file is removed and the command fails (exit 1), so a
+   * secret file never holds `undefined`.
+   */
+  async write(secret: unknown, field = 'secret'): Promise<void> {
+    const problem =
+      secret === undefined
+        ? 'it has none'
+        : typeof secret !== 'string'
+          ? `it is ${secret === null ? 'null' : `a ${typeof secret}`}`
+          : secret === ''
+            ? 'it is empty'
+            : /[\r\n]/.test(secret)
+              ? 'it spans several lines'
+              : undefined;
+    if (problem !== undefined) {
+      await this.discard();
+      throw new SvcError(
+        'failure',
+        `the server's answer has no usable ${field} (${problem}); nothing was written to ${this.path}`,
+        {
+          code: 'bad_response',
+          hint: 'check whether the change was made (e.g. list it) before trying again',
+        },
+      );
+    }
     const handle = this.#handle;
     if (!handle) throw new Error('secret file already closed');
     this.#handle = undefined;

@@ -204,8 +204,8 @@ export function explainMismatch(body: Buffer, header: string, secret: string): s
   const trimmedSecret = secret.trim();
   if (trimmedSecret !== secret) {
     return matches(trimmedSecret, body)
-      ? 'the secret has surrounding whitespace (often a newline at the end of the file) and matches without it; write it without (printf %s "$SECRET" > FILE)'
-      : 'the secret has surrounding whitespace (often a newline at the end of the file); a signing secret never does';
+      ? 'the secret has surrounding whitespace (beyond one final newline, which svc removes) and matches without it; write it without (printf %s "$SECRET" > FILE)'
+      : 'the secret has surrounding whitespace (beyond one final newline, which svc removes); a signing secret never does';
   }
   const text = body.toString('utf8');
   if (/\r?\n$/.test(text) && matches(secret, text.replace(/\r?\n$/, ''))) {
@@ -222,12 +222,4 @@ export function explainMismatch(body: Buffer, header: string, secret: string): s
     }
   }
   return "check that the secret is this webhook's (rotated recently?) and that the body is the raw request body, byte for byte";
-}
-
-/** A hint when a secret looks wrong before anything is signed or verified with it. */
-export function secretWarning(secret: string): string | undefined {
-  if (secret === '') return 'the secret is empty';
-  if (secret.trim() !== secret)
-    return 'the secret has surrounding whitespace (often a newline at the end of the file); it is used exactly as given';
-  return undefined;
 }

@@ -199,13 +199,14 @@ describe('svc records', () => {
     expect(r.stderr).toMatch(message);
   });
 
-  it('strips control characters from API data before they reach a terminal', async () => {
+  it('makes control characters in API data visible, never performed, before they reach a terminal', async () => {
     const evil = '{"title":"Pay\\u001b[31mROLL\\u001b]0;owned\\u0007 now\\u202e"}';
     const created = await svc(['records', 'create', 'exceptions', '--data', evil, '--json'], { env });
     expect(JSON.parse(created.stdout).title).toBe('Pay\u001b[31mROLL\u001b]0;owned\u0007 now\u202e');
     for (const extra of [{}, { SVC_FORCE_TTY: '120', NO_COLOR: '1' }]) {
       const shown = await svc(['records', 'ls', 'exceptions'], { env: { ...env, ...extra } });
-      expect(shown.stdout).toContain('"title":"PayROLL now"');
+      // JSON shows C0 as \u001b; the bidi override, left raw by JSON, is escaped by the sanitizer.
+      expect(shown.stdout).toContain('"title":"Pay\\u001b[31mROLL\\u001b]0;owned\\u0007 now\\u202e"');
       expect(shown.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
     }
   });

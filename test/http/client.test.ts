@@ -219,6 +219,52 @@ describe('ApiClient', () => {
     expect(error.message).toBe('Nothing here');
   });
 
+  it.each([
+    ['json', 200, 'application/json', '{"a":1}', { a: 1 }],
+    ['json', 204, undefined, '', undefined],
+    ['optional', 200, 'application/json', '', undefined],
+    ['optional', 200, 'application/json', '[1]', [1]],
+    ['raw', 200, 'text/plain', 'words', 'words'],
+    ['raw', 200, 'application/json', 'null', null],
+  ] as const)('expect %s: %i %s %j → %j', async (expect_, status, type, body, data) => {
+    const t = await target((_req, res) => {
+      res.writeHead(status, type ? { 'content-type': type } : {});
+      res.end(body);
+    });
+    const response = await client(t.url).request({ method: 'GET', path: '/v1/x', expect: expect_ });
+    expect(response.data).toEqual(data);
+  });
+
+  it.each([
+    ['optional', 'text/html', '<p>'],
+    ['optional', 'application/json', 'null'],
+    ['json', 'application/json', ''],
+  ] as const)('expect %s refuses %s %j (exit 1, never retried)', async (expect_, type, body) => {
+    const t = await target((_req, res) => {
+      res.writeHead(200, { 'content-type': type });
+      res.end(body);
+    });
+    const error = await client(t.url)
+      .request({ method: 'GET', path: '/v1/x', expect: expect_ })
+      .catch((e) => e);
+    expect(error.code).toBe('bad_response');
+    expect(exitCodeFor(error)).toBe(1);
+    expect(t.seen).toHaveLength(1);
+  });
+
+  it('learns secret-named values it receives, so later traces mask them', async () => {
+    const t = await target((_req, res, _b, hit) =>
+      hit === 1
+        ? json(res, 201, { key: 'issued_key_value_123' })
+        : json(res, 200, { echo: 'issued_key_value_123' }),
+    );
+    const traces: string[] = [];
+    const c = client(t.url, { debug: (text) => traces.push(text) });
+    await c.post('/v1/keys', {});
+    await c.get('/v1/echo');
+    expect(traces.join('')).not.toContain('issued_key_value_123');
+  });
+
   it('goes through HTTP(S)_PROXY, and not for NO_PROXY hosts', async () => {
     const t = await target((_req, res) => json(res, 200, { via: 'target' }));
     const tunnels: string[] = [];

@@ -1,19 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { cellText, maskSecret, relativeTime, rfc3339, stripControl } from '../../src/output/format.js';
+import { cellText, maskSecret, relativeTime, rfc3339 } from '../../src/output/format.js';
+import { escapeForTerminal, escapeJsonForTerminal } from '../../src/output/sanitize.js';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 
 describe('text for terminals', () => {
   it.each([
-    ['ANSI colour', 'a\u001b[31mred\u001b[0m', 'ared'],
-    ['OSC 8 hyperlink / title', 'x\u001b]0;pwned\u0007y', 'xy'],
-    ['bell and backspace', 'a\u0007b\u0008c', 'abc'],
-    ['C1 control', 'a\u009bb', 'ab'],
-    ['bidi override (Trojan Source)', 'abc\u202edef', 'abcdef'],
-    ['newline kept', 'a\nb', 'a\nb'],
-    ['plain text', 'Acme Treasury', 'Acme Treasury'],
-  ])('stripControl: %s', (_name, input, expected) => {
-    expect(stripControl(input)).toBe(expected);
+    ['ANSI colour', 'a\u001b[31mred\u001b[0m', 'a\\x1b[31mred\\x1b[0m'],
+    ['OSC 0 title', 'x\u001b]0;pwned\u0007y', 'x\\x1b]0;pwned\\x07y'],
+    ['bell and backspace', 'a\u0007b\u0008c', 'a\\x07b\\x08c'],
+    ['carriage return', 'a\rb', 'a\\x0db'],
+    ['C1 CSI', 'a\u009bb', 'a\\x9bb'],
+    ['DEL', 'a\u007fb', 'a\\x7fb'],
+    ['bidi override (Trojan Source)', 'abc\u202edef\u2066', 'abc\\u202edef\\u2066'],
+    ['newline and tab kept', 'a\nb\tc', 'a\nb\tc'],
+    ['plain text', 'Acme Treasury — ünïcödé', 'Acme Treasury — ünïcödé'],
+  ])('escapeForTerminal: %s', (_name, input, expected) => {
+    expect(escapeForTerminal(input)).toBe(expected);
+  });
+
+  it('escapeJsonForTerminal keeps the JSON value', () => {
+    const json = JSON.stringify({ a: 'x\u009by\u202ez\u001b' });
+    expect(escapeJsonForTerminal(json)).toBe('{"a":"x\\u009by\\u202ez\\u001b"}');
+    expect(JSON.parse(escapeJsonForTerminal(json))).toEqual(JSON.parse(json));
   });
 
   it.each([

@@ -34,7 +34,7 @@ describe('Output.list', () => {
     expect(fake.stdout()).toBe(
       'ID    NAME           CREATED\n' +
         'id-1  Acme Treasury  3 hours ago\n' +
-        'id-2  Evil           yesterday\n',
+        'id-2  Evil\\x1b[31m   yesterday\n',
     );
   });
 
@@ -42,7 +42,7 @@ describe('Output.list', () => {
     const { out, fake } = render('plain', false);
     await out.list(rows, columns);
     expect(fake.stdout()).toBe(
-      'id-1\tAcme Treasury\t2026-06-15T09:00:00Z\nid-2\tEvil\t2026-06-14T11:00:00Z\n',
+      'id-1\tAcme Treasury\t2026-06-15T09:00:00Z\nid-2\tEvil\\x1b[31m\t2026-06-14T11:00:00Z\n',
     );
   });
 

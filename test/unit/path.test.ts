@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
 import { joinUrl, path } from '../../src/http/path.js';
 
 describe('paths', () => {
@@ -10,8 +11,16 @@ describe('paths', () => {
     expect(path`/v1/users/${user}/roles/${role}`).toBe(expected);
   });
 
-  it.each(['', '.', '..'])('refuses the segment %j', (bad) => {
-    expect(() => path`/v1/users/${bad}`).toThrow(TypeError);
+  it.each([
+    ['', () => path`/v1/users/${''}`, 'USER must be an id, not empty'],
+    ['.', () => path`/v1/roles/${'.'}`, 'ROLE must be an id, not "."'],
+    ['..', () => path`/v1/webhooks/${'wh_1'}/deliveries/${'..'}`, 'DELIVERY must be an id, not ".."'],
+    ['..', () => path`/v1/${'..'}`, 'SURFACE must be an id, not ".."'],
+    ['.', () => path`/v1/${'alerts'}/${'.'}`, 'ID must be an id, not "."'],
+    [' ', () => path`/v1/tenants/${' '}/api-keys`, 'TENANT must be an id, not empty'],
+  ])('refuses the segment %j as a usage error naming the argument', (_bad, build, message) => {
+    expect(build).toThrow(UsageError);
+    expect(build).toThrow(message);
   });
 
   it.each([

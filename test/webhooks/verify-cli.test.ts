@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
+import { SECRET_ENV } from '../../src/commands/webhooks/shared.js';
+import { secretFromText } from '../../src/system/secret-text.js';
 import { fakeIO, testDeps } from '../helpers/context.js';
 import { svc } from '../helpers/svc.js';
 
@@ -109,7 +111,10 @@ describe('svc webhooks verify: property tests', () => {
       .chain(([secret, body]) => fc.tuple(fc.constant(secret), fc.constant(body), headerArb(secret, body)));
     await fc.assert(
       fc.asyncProperty(cases, fc.boolean(), async ([secret, body, header], json) => {
-        const expected = expectedExit(header, body, secret, NOW);
+        // svc reads the secret as every secret is read: one final newline removed, the rest as given.
+        const used = secretFromText(secret, SECRET_ENV, { trim: false });
+        const expected = used.secret === '' ? 2 : expectedExit(header, body, used.secret, NOW);
+        const warning = used.warning ? `warning: ${used.warning}\n` : '';
         tally[expected]!++;
         const r = await verify(
           [`--header=${header}`, '--at', String(NOW), ...(json ? ['--json'] : [])],
@@ -123,13 +128,15 @@ describe('svc webhooks verify: property tests', () => {
           expect(report.valid).toBe(expected === 0);
           expect(REASONS[expected]).toContain(report.reason);
           if (expected !== 2) expect(Number.isInteger(report.timestamp)).toBe(true);
-          if (expected !== 0) expect(JSON.parse(r.stderr).error.exit_code).toBe(expected);
+          if (expected !== 0)
+            expect(JSON.parse(r.stderr.slice(warning.length)).error.exit_code).toBe(expected);
         } else if (expected === 0) {
           expect(r.stdout).toMatch(/^valid: signed at /);
-          expect(r.stderr).toBe('');
+          expect(r.stderr).toBe(warning);
         } else {
           expect(r.stdout).toBe('');
-          expect(r.stderr).toMatch(/^error: [^\n]+\n$/);
+          expect(r.stderr.startsWith(warning)).toBe(true);
+          expect(r.stderr.slice(warning.length)).toMatch(/^error: [^\n]+\n$/);
         }
       }),
       { numRuns: 10_000 },
@@ -170,6 +177,7 @@ describe('svc webhooks verify and sign: the binary', () => {
     '{"id":"evt_1","type":"webhook.test","created_at":"2025-06-15T15:06:40Z","tenant_id":"t","data":{}}';
   writeFileSync(secretFile, 'whsec_cli_secret');
   writeFileSync(join(dir, 'secret-nl'), 'whsec_cli_secret\n');
+  writeFileSync(join(dir, 'secret-sp'), 'whsec_cli_secret \n');
   writeFileSync(body, payload);
   writeFileSync(join(dir, 'body-nl.json'), `${payload}\n`);
   const header = `t=${NOW},v1=${sign('whsec_cli_secret', NOW, Buffer.from(payload))}`;
@@ -199,10 +207,17 @@ describe('svc webhooks verify and sign: the binary', () => {
       /^$/,
     ],
     [
-      'a secret file ending in a newline',
+      'a secret file ending in a newline (removed, as every secret reader does)',
       ['--header', header, '--payload', body, '--secret-file', join(dir, 'secret-nl'), ...at],
+      0,
+      '',
+      /^valid/,
+    ],
+    [
+      'a secret file with a space before its newline',
+      ['--header', header, '--payload', body, '--secret-file', join(dir, 'secret-sp'), ...at],
       8,
-      'error: the signature does not match the payload; the secret has surrounding whitespace (often a newline at the end of the file) and matches without it; write it without (printf %s "$SECRET" > FILE)\n',
+      `warning: --secret-file ${join(dir, 'secret-sp')} has whitespace around the secret (beyond one final newline); it is used exactly as given\nerror: the signature does not match the payload; the secret has surrounding whitespace (beyond one final newline, which svc removes) and matches without it; write it without (printf %s "$SECRET" > FILE)\n`,
       /^$/,
     ],
     [
@@ -321,13 +336,13 @@ describe('svc webhooks verify and sign: the binary', () => {
       'webhooks',
       'sign',
       '--secret-file',
-      join(dir, 'secret-nl'),
+      join(dir, 'secret-sp'),
       '--payload',
       body,
       ...at,
     ]);
     expect(warned.stderr).toBe(
-      'warning: the secret has surrounding whitespace (often a newline at the end of the file); it is used exactly as given\n',
+      `warning: --secret-file ${join(dir, 'secret-sp')} has whitespace around the secret (beyond one final newline); it is used exactly as given\n`,
     );
   });
 });

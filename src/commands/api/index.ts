@@ -77,7 +77,7 @@ async function printBody(ctx: Context, text: string, contentType: unknown): Prom
       // fall through: print as given
     }
   }
-  await ctx.out.write(text.endsWith('\n') ? text : `${text}\n`);
+  await ctx.out.raw(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
@@ -96,6 +96,8 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     method: options.method,
     path: options.path,
     headers: options.headers,
+    // svc api shows whatever came back, as it came.
+    expect: 'raw' as const,
     ...(isQuery ? { query: fields as Record<string, QueryValue> } : {}),
     ...(!isQuery && Object.keys(fields).length > 0 ? { body: fields } : {}),
   };
@@ -137,12 +139,12 @@ async function printHead(
   status: number,
   headers: Record<string, string | string[] | undefined>,
 ) {
-  await ctx.out.write(`HTTP ${status}\n`);
+  await ctx.out.raw(`HTTP ${status}\n`);
   for (const [name, value] of Object.entries(headers)) {
     for (const v of Array.isArray(value) ? value : [value])
-      if (v !== undefined) await ctx.out.write(`${name}: ${v}\n`);
+      if (v !== undefined) await ctx.out.raw(`${name}: ${v}\n`);
   }
-  await ctx.out.write('\n');
+  await ctx.out.raw('\n');
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { Me } from '../../api/schemas/me.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
-import { readSecret } from '../../auth/secret-input.js';
+import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { relativeTime } from '../../output/format.js';
@@ -15,19 +15,17 @@ import {
   storeLogin,
 } from '../oauth/shared.js';
 
-/** Reads one credential from stdin: surrounding whitespace dropped, nothing else accepted. */
+/** Reads one credential from stdin, as every secret is read (auth/secret-input.ts). */
 export async function readTokenFromStdin(ctx: Context): Promise<string> {
   if (ctx.io.stdinIsTTY) {
     throw new UsageError('--with-token reads the token from standard input', {
       hint: 'pipe it in: `svc login --with-token < token.txt` or `printenv MY_TOKEN | svc login --with-token`',
     });
   }
-  const token = (await readStream(ctx.io.stdin)).toString('utf8').trim();
-  if (token === '')
+  const raw = (await readStream(ctx.io.stdin)).toString('utf8');
+  if (raw.trim() === '')
     throw new UsageError('no token on standard input', { hint: 'pipe an API key or JWT into svc' });
-  if (/\s/.test(token))
-    throw new UsageError('the token on standard input contains whitespace; give exactly one token');
-  return token;
+  return cleanSecret(ctx, 'token', 'standard input', raw);
 }
 
 export async function runLoginWithToken(ctx: Context): Promise<void> {
@@ -49,6 +47,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
       type: 'token',
       access_token: token,
       ...(expiresAt ? { expires_at: expiresAt } : {}),
+      ...(settings.values.base_url ? { origin: new URL(settings.values.base_url).origin } : {}),
       obtained_at: new Date(ctx.clock.now()).toISOString(),
     }),
   );

@@ -47,8 +47,8 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
   const store = ctx.store();
   await store.setProfileValues(settings.profile, { [key]: value });
-  // The first profile anyone configures becomes the active one.
-  if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
+  // The first profile anyone configures becomes the active one (decided under the file's lock).
+  await store.claimActiveProfile(settings.profile);
   if (ctx.out.isMachine) return ctx.out.json({ profile: settings.profile, key, value });
   ctx.out.success(`Set ${key} for profile "${settings.profile}"`);
   const shadow = settings.sources[key];

@@ -107,7 +107,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
       },
       options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
     ));
-    if (file) await file.write(data.client_secret);
+    if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
     throw error;

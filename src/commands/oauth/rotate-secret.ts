@@ -32,7 +32,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
       path`/v1/oauth/clients/${options.clientId}/rotate-secret`,
       undefined,
     ));
-    if (file) await file.write(data.client_secret);
+    if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
     throw error;

@@ -99,6 +99,7 @@ export async function storeLogin(
       clientSecret: client.secret,
       tokenUrl: login.tokenUrl,
       requestedScope: login.requestedScope,
+      origin: settings.values.base_url ? new URL(settings.values.base_url).origin : undefined,
     },
     ctx.clock.now(),
   );

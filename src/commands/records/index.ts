@@ -4,7 +4,6 @@ import type { Me } from '../../api/schemas/me.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
-import { stripControlDeep } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import { readInputBytes } from '../../system/input.js';
 import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
@@ -81,13 +80,13 @@ function recordFields(record: RecordData): Field[] {
     fields.push(['deleted', record.deleted_at, 'time'], ['purged', record.purge_at, 'time']);
   }
   for (const [key, value] of Object.entries(ownFields(record)))
-    fields.push([key, typeof value === 'string' ? value : JSON.stringify(stripControlDeep(value))]);
+    fields.push([key, typeof value === 'string' ? value : JSON.stringify(value)]);
   return fields;
 }
 
 const COLUMNS: Array<Column<RecordData>> = [
   { header: 'id', value: (r) => r.id, kind: 'id' },
-  { header: 'fields', value: (r) => JSON.stringify(stripControlDeep(ownFields(r))) },
+  { header: 'fields', value: (r) => JSON.stringify(ownFields(r)) },
   { header: 'updated', value: (r) => r.updated_at, kind: 'time' },
   { header: 'deleted', value: (r) => (r.soft_delete ? r.deleted_at : null), kind: 'time', optional: true },
 ];

@@ -84,12 +84,10 @@ export function unknownRole(ref: string, roles: Role[]): string {
  * custom ids; a custom role's name is looked up in the list.
  */
 export async function resolveRole(api: ApiClient, ref: string): Promise<Role> {
-  if (ref !== '.' && ref !== '..') {
-    try {
-      return (await api.get<Role>(path`/v1/roles/${ref}`)).data;
-    } catch (error) {
-      if (!(error instanceof ApiError && error.status === 404)) throw error;
-    }
+  try {
+    return (await api.get<Role>(path`/v1/roles/${ref}`)).data;
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
   }
   const roles = await listRoles(api);
   const role = findRole(roles, ref);

@@ -133,6 +133,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     await store.setCredential(profile, {
       type: 'token',
       access_token: sandbox.adminToken,
+      origin: new URL(sandbox.url).origin,
       obtained_at: new Date(ctx.clock.now()).toISOString(),
     });
     const active = store.activeProfile();

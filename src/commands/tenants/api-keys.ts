@@ -80,7 +80,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
       ...(options.name ? { name: options.name } : {}),
       ...(justification ? { justification } : {}),
     }));
-    if (file) await file.write(data.key);
+    if (file) await file.write(data.key, 'key');
   } catch (error) {
     await file?.discard();
     throw error;

@@ -2,8 +2,9 @@ import { once } from 'node:events';
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { cellText } from '../../output/format.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
-import { DEFAULT_TOLERANCE_SECONDS, secretWarning } from '../../webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext } from '../kit.js';
 import { readSecret, SECRET_ENV, secretFileFlag } from './shared.js';
 
@@ -74,6 +75,7 @@ async function forwarder(
   };
 }
 
+/** One human line per request; what the request said (ids, types, errors) is escaped, even when unsigned. */
 function line(ctx: Context, r: ReceivedDelivery): string {
   const c = ctx.out.color;
   const time = r.received_at.slice(11, 19);
@@ -90,19 +92,22 @@ function line(ctx: Context, r: ReceivedDelivery): string {
       'status' in r.forwarded ? `forwarded → ${r.forwarded.status}` : `forward failed: ${r.forwarded.error}`,
     );
   if (r.repeated) notes.push('repeated event');
-  return `${time}  ${verdict}  ${what.join('  ')}  ${r.bytes} B  → ${r.status}${notes.length ? `  (${notes.join('; ')})` : ''}`;
+  const said = cellText(
+    `${what.join('  ')}  ${r.bytes} B  → ${r.status}${notes.length ? `  (${notes.join('; ')})` : ''}`,
+  );
+  return `${time}  ${verdict}  ${said}`;
 }
 
 export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
   const secret = await readSecret(ctx, options.secretFile);
-  const warning = secretWarning(secret);
-  if (warning) ctx.out.warn(warning);
   const { startListener } = await import('../../webhooks/listen.js');
   const forwarding = options.forwardTo ? await forwarder(ctx, options.forwardTo) : undefined;
   // Lines are written in arrival order; a slow reader of stdout delays printing, not answering.
   let printing = Promise.resolve();
-  const print = (text: string) => {
-    printing = printing.then(() => ctx.out.write(text)).catch(() => {});
+  const print = (record: ReceivedDelivery) => {
+    printing = printing
+      .then(() => (ctx.out.isMachine ? ctx.out.jsonLine(record) : ctx.out.write(`${line(ctx, record)}\n`)))
+      .catch(() => {});
   };
   let listener: Awaited<ReturnType<typeof startListener>>;
   try {
@@ -119,7 +124,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
             `event ${record.event_id} was received before (a retry or a replay): receivers must handle it once`,
           );
         }
-        print(ctx.out.isMachine ? `${JSON.stringify(record)}\n` : `${line(ctx, record)}\n`);
+        print(record);
       },
     });
   } catch (error) {

@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
 import { fileErrorReason } from '../../system/input.js';
+import { secretFromText } from '../../system/secret-text.js';
 import { nonEmpty } from '../kit.js';
 
 /** The reference's remedy for each delivery failure cause, shown with failed test deliveries. */
@@ -23,14 +24,15 @@ export const REMEDIES: Record<DeliveryFailureCause, string> = {
 export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 
 /**
- * The webhook signing secret, from --secret-file or SVC_WEBHOOK_SECRET (never a flag value),
- * exactly as given: nothing is trimmed, so a stray newline is reported rather than hidden.
+ * The webhook signing secret, from --secret-file or SVC_WEBHOOK_SECRET (never a flag value), read
+ * as every secret is (system/secret-text.ts): one final newline removed, any other surrounding
+ * whitespace kept and warned about.
  */
 export async function readSecret(ctx: Context, secretFile: string | undefined): Promise<string> {
-  let secret: string;
+  let raw: string;
   if (secretFile !== undefined) {
     try {
-      secret = await readFile(secretFile, 'utf8');
+      raw = await readFile(secretFile, 'utf8');
     } catch (error) {
       throw new UsageError(`cannot read --secret-file ${secretFile}: ${fileErrorReason(error)}`);
     }
@@ -41,8 +43,13 @@ export async function readSecret(ctx: Context, secretFile: string | undefined): 
         hint: `pass --secret-file FILE or set ${SECRET_ENV} (secrets are never flag values)`,
       });
     }
-    secret = fromEnv;
+    raw = fromEnv;
   }
+  // An HMAC key may be any bytes: kept exactly as given beyond the one final newline.
+  const from = secretFile === undefined ? SECRET_ENV : `--secret-file ${secretFile}`;
+  const { secret, warning } = secretFromText(raw, from, { trim: false });
+  ctx.secrets.add(secret);
+  if (warning) ctx.out.warn(warning);
   if (secret === '') {
     throw new UsageError(
       `the webhook signing secret ${secretFile === undefined ? `in ${SECRET_ENV}` : `in ${secretFile}`} is empty`,

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { readInputBytes } from '../../system/input.js';
-import { computeSignature, secretWarning } from '../../webhooks/signature.js';
+import { computeSignature } from '../../webhooks/signature.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { readSecret, SECRET_ENV, secretFileFlag, unixSecondsFlag } from './shared.js';
 
@@ -21,8 +21,6 @@ export function parseSign(flags: Record<string, unknown>): SignOptions {
 
 export async function runSign(ctx: Context, options: SignOptions): Promise<void> {
   const secret = await readSecret(ctx, options.secretFile);
-  const warning = secretWarning(secret);
-  if (warning) ctx.out.warn(warning);
   const body = await readInputBytes(options.payload, ctx.io.stdin, '--payload');
   const timestamp = options.at ?? Math.floor(ctx.clock.now() / 1000);
   const signature = computeSignature(secret, timestamp, body);

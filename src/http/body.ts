@@ -1,0 +1,55 @@
+import type { RequestOptions } from './client.js';
+
+/**
+ * The request body of an operation: a form (the OAuth token endpoint), raw bytes (svc api
+ * --input), or JSON — where every POST carries its idempotency key in the body (as the
+ * reference says) as well as in the Idempotency-Key header, chosen once for all retries.
+ */
+export function encodeBody(
+  options: RequestOptions,
+  defaultKey: string | undefined,
+): {
+  body: string | Buffer | undefined;
+  contentType: string | undefined;
+  idempotencyKey: string | undefined;
+} {
+  if (options.form) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(options.form)) if (value !== undefined) params.set(key, value);
+    return {
+      body: params.toString(),
+      contentType: 'application/x-www-form-urlencoded',
+      idempotencyKey: undefined,
+    };
+  }
+  if (options.raw) {
+    return {
+      body: options.raw.data,
+      contentType: options.raw.contentType,
+      idempotencyKey: options.idempotencyKey,
+    };
+  }
+  if (options.body === undefined) {
+    const key = options.method === 'POST' ? defaultKey : undefined;
+    return key
+      ? {
+          body: JSON.stringify({ idempotency_key: key }),
+          contentType: 'application/json',
+          idempotencyKey: key,
+        }
+      : { body: undefined, contentType: undefined, idempotencyKey: undefined };
+  }
+  let payload = options.body;
+  let key = options.idempotencyKey;
+  if (
+    options.method === 'POST' &&
+    payload !== null &&
+    typeof payload === 'object' &&
+    !Array.isArray(payload)
+  ) {
+    const given = (payload as Record<string, unknown>).idempotency_key;
+    key = typeof given === 'string' ? given : defaultKey;
+    payload = { ...(payload as Record<string, unknown>), idempotency_key: key };
+  }
+  return { body: JSON.stringify(payload), contentType: 'application/json', idempotencyKey: key };
+}

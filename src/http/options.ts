@@ -1,0 +1,84 @@
+import type { CredentialSource } from '../auth/credentials.js';
+import type { Env } from '../output/io.js';
+import type { SecretRegistry } from './redact.js';
+import type { ExpectedBody } from './response.js';
+import type { RetryPolicy } from './retry.js';
+import type { Headers } from './send.js';
+import type { Dispatcher } from './undici.js';
+
+/** The options of the one HTTP client (client.ts): per client, and per request. */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+export type QueryValue = string | number | boolean | undefined | null | Array<string | number>;
+
+export interface RequestOptions {
+  method: HttpMethod;
+  /** An API path built with path`…` (or an absolute URL for the OAuth endpoints). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** A JSON body. For POST, `idempotency_key` is added when absent. */
+  body?: unknown;
+  /** An application/x-www-form-urlencoded body (OAuth token endpoint). */
+  form?: Record<string, string | undefined>;
+  /** A body sent as given (svc api --input). */
+  raw?: { data: string | Buffer; contentType: string };
+  headers?: Record<string, string>;
+  /** The operation's idempotency key; chosen once and reused for every retry. */
+  idempotencyKey?: string;
+  /** Send the bearer credential (default true). */
+  auth?: boolean;
+  /** Override the tenant header; null leaves it out. */
+  tenant?: string | null;
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** Aborts this request; defaults to the client's signal (Ctrl-C). */
+  signal?: AbortSignal;
+  /** More values to keep out of traces (e.g. a client secret in a form body). */
+  secrets?: string[];
+  /**
+   * What a 2xx answer must carry (default `json`: a JSON object or array); see ExpectedBody.
+   * Anything else is a BadResponseError (exit 1) naming what came back.
+   */
+  expect?: ExpectedBody;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Headers;
+  data: T;
+  text: string;
+  requestId: string | undefined;
+}
+
+export interface ClientConfig {
+  baseUrl: string;
+  tenant?: string | undefined;
+  org?: string | undefined;
+  credentials: CredentialSource;
+  userAgent: string;
+  env: Env;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  signal?: AbortSignal;
+  /** Receives --debug trace text; absent means no tracing. */
+  debug?: (text: string) => void;
+  /** Hint printed with "not logged in" errors. */
+  loginHint?: string;
+  now?: () => number;
+  random?: () => number;
+  dispatcher?: Dispatcher;
+  /** No answer is read past this many bytes (default 64 MiB, SVC_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
+  /** Send credentials over plain HTTP to hosts that are not loopback (--allow-insecure-http). */
+  allowInsecureHttp?: boolean;
+  /**
+   * Every secret the process knows (shared with error rendering). The client adds the
+   * credentials it sends and the secret-named values it receives.
+   */
+  secrets?: SecretRegistry;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor?: string | null;
+}

@@ -1,0 +1,176 @@
+import { SvcError, type SvcErrorOptions } from '../errors.js';
+import type { Headers } from './client.js';
+
+/**
+ * Answers are checked before they are believed, once, here: a redirect is an error (never
+ * followed, so the credential never goes elsewhere), a 2xx that should carry a document must
+ * carry a JSON object or array, and no answer is read past a size cap.
+ */
+
+/** The default cap on one answer's size; SVC_MAX_RESPONSE_BYTES changes it. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What a 2xx answer must carry: `json` (the default) a JSON object or array; `optional` JSON or
+ * nothing at all; `raw` anything (`svc api` shows bodies as they came). A 204 or 205 carries
+ * nothing whatever is expected.
+ */
+export type ExpectedBody = 'json' | 'optional' | 'raw';
+
+/** An answer svc cannot believe: a redirect, or a body that is not what the operation returns. Exit 1. */
+export class BadResponseError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('failure', message, { code: 'bad_response', ...options });
+  }
+}
+
+/** An answer larger than the cap; svc stopped reading it and does not ask again. Exit 1. */
+export class ResponseTooLargeError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('failure', message, { code: 'response_too_large', ...options });
+  }
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+const NOT_THE_API = 'is the base URL the API, not a web page or a proxy?';
+
+/** `64 MiB`, `1.5 KiB`, `312 bytes`. */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${Number(value.toFixed(1))} ${units[unit]}`;
+}
+
+export function tooLarge(method: string, url: URL, limit: number): ResponseTooLargeError {
+  return new ResponseTooLargeError(
+    `the answer to ${method} ${url.pathname} is larger than ${formatBytes(limit)}; svc stopped reading it`,
+    {
+      hint: 'raise the limit with SVC_MAX_RESPONSE_BYTES (in bytes) if this answer is expected to be that large',
+    },
+  );
+}
+
+/** Reads a body to the end, or throws ResponseTooLargeError as soon as it passes `limit` bytes. */
+export async function readCapped(
+  body: AsyncIterable<Buffer | Uint8Array>,
+  limit: number,
+  onTooLarge: () => Error,
+  progress: { bytes: number },
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) {
+    progress.bytes += chunk.length;
+    if (progress.bytes > limit) throw onTooLarge();
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks, progress.bytes).toString('utf8');
+}
+
+function one(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** 3xx: never followed. The error names the status and where the server wanted svc to go. */
+export function redirectError(
+  method: string,
+  url: URL,
+  status: number,
+  headers: Headers,
+): BadResponseError | undefined {
+  if (status < 300 || status >= 400) return undefined;
+  const location = one(headers, 'location');
+  let target: URL | undefined;
+  try {
+    target = location ? new URL(location, url) : undefined;
+  } catch {
+    target = undefined;
+  }
+  const where = target ? `a redirect to ${target.host}` : 'a redirect without a usable Location';
+  return new BadResponseError(
+    `the server answered ${status} (${where}) to ${method} ${url.pathname}; svc never follows redirects, so nothing was sent there`,
+    {
+      hint: target
+        ? `if ${target.origin} is the API, use it as the base URL (--base-url, SVC_BASE_URL or \`svc config set base_url\`)`
+        : 'check the base URL',
+    },
+  );
+}
+
+function mediaType(headers: Headers): string | undefined {
+  const type = one(headers, 'content-type');
+  const bare = type?.split(';')[0]?.trim().toLowerCase();
+  return bare === '' ? undefined : bare;
+}
+
+const isJsonType = (type: string) =>
+  type === 'application/json' || type.endsWith('+json') || type.endsWith('/json');
+
+function describeJson(value: unknown): string {
+  if (value === null) return 'JSON null';
+  if (Array.isArray(value)) return 'a JSON array';
+  return `a JSON ${typeof value}`;
+}
+
+/**
+ * The body of a 2xx answer as the caller expects it, or a BadResponseError naming what came
+ * back instead. `raw` answers keep the lenient reading (JSON when it parses, else the text).
+ */
+export function checkedBody<T>(
+  method: string,
+  url: URL,
+  status: number,
+  headers: Headers,
+  text: string,
+  expect: ExpectedBody,
+): T {
+  if (status === 204 || status === 205) return undefined as T;
+  if (expect === 'raw') return lenientJson<T>(text);
+  if (text === '') {
+    if (expect === 'optional') return undefined as T;
+    throw notADocument(method, url, status, 'an empty body');
+  }
+  const type = mediaType(headers);
+  if (type !== undefined && !isJsonType(type)) throw notADocument(method, url, status, `${type}, not JSON`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw notADocument(
+      method,
+      url,
+      status,
+      type === undefined
+        ? 'a body that is not JSON'
+        : `JSON that is cut off or malformed (${formatBytes(Buffer.byteLength(text))})`,
+    );
+  }
+  if (value === null || typeof value !== 'object') {
+    throw notADocument(method, url, status, `${describeJson(value)}, not a document`);
+  }
+  return value as T;
+}
+
+function notADocument(method: string, url: URL, status: number, what: string): BadResponseError {
+  const safe = SAFE.has(method);
+  return new BadResponseError(
+    `the server answered ${status} with ${what}, to ${method} ${url.pathname}${
+      safe ? '' : '; nothing was written, and svc cannot tell whether the change was made'
+    }`,
+    { hint: safe ? NOT_THE_API : `check before trying again (${NOT_THE_API})` },
+  );
+}
+
+export function lenientJson<T>(text: string): T {
+  if (text === '') return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return text as T;
+  }
+}

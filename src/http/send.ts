@@ -1,0 +1,104 @@
+import { STATUS_CODES } from 'node:http';
+import { InterruptedError } from '../errors.js';
+import { ConnectionError, ConnectionTimeoutError } from './errors.js';
+import { formatBytes, ResponseTooLargeError, readCapped, tooLarge } from './response.js';
+import { type Dispatcher, request } from './undici.js';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface Outcome {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+}
+
+export interface ExchangeOptions {
+  timeoutMs: number;
+  /** The answer is read no further than this (ResponseTooLargeError). */
+  maxBytes: number;
+  /** Aborts the exchange (Ctrl-C). */
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * One HTTP exchange: the request, then the answer read to the end through a byte counter,
+ * within a timeout. Failures become typed errors: interrupted, timed out, too large, cut off
+ * after the headers, or unreachable — each says which, so nothing is called unreachable that
+ * answered.
+ */
+export async function exchange(
+  dispatcher: Dispatcher,
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  options: ExchangeOptions,
+): Promise<Outcome> {
+  const { timeoutMs: limit, maxBytes, signal } = options;
+  // A timer cleared as soon as the answer is in, not AbortSignal.timeout() + AbortSignal.any():
+  // those keep each request's objects alive until the timeout would fire, which over thousands
+  // of requests (bulk runs) adds tens of megabytes.
+  const controller = new AbortController();
+  const timeout = { aborted: false };
+  const timer = setTimeout(() => {
+    timeout.aborted = true;
+    controller.abort();
+  }, limit);
+  timer.unref();
+  const forward = () => controller.abort();
+  if (signal?.aborted) controller.abort();
+  else signal?.addEventListener('abort', forward, { once: true });
+  // Set once the status line and headers are in: a failure after that cut the answer off.
+  let received: { bytes: number } | undefined;
+  try {
+    const response = await request(dispatcher, url, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body: body ?? null,
+      signal: controller.signal,
+    });
+    received = { bytes: 0 };
+    const overCap = () => {
+      // Stop the transfer at once: the rest of the answer is never read or kept.
+      controller.abort();
+      return tooLarge(method, url, maxBytes);
+    };
+    if (Number(response.headers['content-length']) > maxBytes) throw overCap();
+    const text = await readCapped(response.body, maxBytes, overCap, received);
+    return {
+      status: response.statusCode,
+      statusText: STATUS_CODES[response.statusCode] ?? '',
+      headers: response.headers,
+      text,
+    };
+  } catch (error) {
+    if (error instanceof ResponseTooLargeError) throw error;
+    if (signal?.aborted) throw new InterruptedError('interrupted; the request was cancelled');
+    if (timeout.aborted) {
+      throw new ConnectionTimeoutError(`no answer from ${url.origin} within ${limit / 1000} s`, {
+        hint: 'check the server, or raise the limit with --timeout',
+      });
+    }
+    if (received) {
+      throw new ConnectionError(
+        `the answer from ${url.origin} was cut off after ${formatBytes(received.bytes)}: ${networkReason(error)}`,
+        { hint: 'try again; if it keeps happening, check the server or the proxy between', cause: error },
+      );
+    }
+    throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
+      hint: 'is the server running? check --base-url and your network or proxy settings',
+      cause: error,
+    });
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', forward);
+  }
+}
+
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const code = (error as { code?: string })?.code ?? cause?.code;
+  const message = (error as Error)?.message ?? String(error);
+  return code && !message.includes(code) ? `${message} (${code})` : message;
+}

@@ -1,0 +1,217 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runProcess } from '../../src/system/run.js';
+import { runInProcess } from '../helpers/context.js';
+import { type Answer, answers, useHostileServer } from '../helpers/hostile.js';
+import { BIN, baseEnv, ROOT } from '../helpers/svc.js';
+import { attackDirs } from './lib.js';
+
+/**
+ * Attack class "hostile server": a server (or a proxy, or a captive portal) that answers with a
+ * redirect, a web page, JSON null, a cut-off or malformed body, or an endless body. svc must
+ * believe none of it: exit 1 with a one-line error naming what came back, never a success,
+ * never "this is a bug in svc", never a secret file holding `undefined`, never a retry of an
+ * answer that was too large, and never the token sent anywhere but the configured origin.
+ */
+
+const server = useHostileServer();
+const dirs = attackDirs();
+const TOKEN = 'tok_canary_hostile_0123456789';
+
+function env(url: string, extra: Record<string, string> = {}) {
+  return { ...dirs.env, SVC_BASE_URL: url, SVC_TOKEN: TOKEN, SVC_TENANT: 't-1', ...extra };
+}
+
+const ROLE = { id: 'role_1', name: 'fx-desk', kind: 'custom', permissions: ['exception.read'] };
+const HTML = '<!doctype html><html><body><h1>Sign in to the Wi-Fi</h1></body></html>';
+
+/** GETs answered with a role (so commands get as far as their change), everything else by `answer`. */
+function onlyChanges(answer: Answer): Answer {
+  return (req, res, received, hit) =>
+    req.method === 'GET' ? answers.json(200, ROLE)(req, res, received, hit) : answer(req, res, received, hit);
+}
+
+let files = 0;
+const secretPath = () => join(dirs.root, `secret-${++files}.txt`);
+const oauthCreate = (file: string) => [
+  'oauth',
+  'create',
+  '--name',
+  'x',
+  '--redirect-uri',
+  'https://app.example/cb',
+  '--secret-file',
+  file,
+];
+
+describe('a hostile server', () => {
+  it.each([301, 302, 303, 307, 308])(
+    'a %i is an error naming the status and the Location host; it is never followed',
+    async (status) => {
+      const s = await server();
+      s.answer(answers.redirect(status, 'https://collector.example/v1/me'));
+      const result = await runInProcess(['me'], env(s.url));
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`answered ${status}`);
+      expect(result.stderr).toContain('collector.example');
+      expect(result.stderr).not.toContain(TOKEN);
+      expect(s.seen).toHaveLength(1);
+    },
+  );
+
+  it('oauth create --secret-file: a 200 text/html exits 1 and leaves no file', async () => {
+    const s = await server();
+    s.answer(answers.raw(200, HTML, 'text/html; charset=utf-8'));
+    const file = secretPath();
+    const result = await runInProcess(oauthCreate(file), env(s.url));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error: the server answered 200 with text/html, not JSON, to POST /v1/oauth/clients; nothing was written, and svc cannot tell whether the change was made; check before trying again (is the base URL the API, not a web page or a proxy?)\n',
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it.each([
+    ['without client_secret', { client_id: 'cli_1', name: 'x' }],
+    ['with client_secret null', { client_id: 'cli_1', name: 'x', client_secret: null }],
+    ['with client_secret ""', { client_id: 'cli_1', name: 'x', client_secret: '' }],
+  ])('oauth create --secret-file: a 201 %s writes nothing and exits 1', async (_name, body) => {
+    const s = await server();
+    s.answer(answers.json(201, body));
+    const file = secretPath();
+    const result = await runInProcess(oauthCreate(file), env(s.url));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('nothing was written');
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('roles delete: a 200 text/html is an error, not "deleted role undefined"', async () => {
+    const s = await server();
+    s.answer(onlyChanges(answers.raw(200, HTML, 'text/html')));
+    const result = await runInProcess(['roles', 'delete', 'fx-desk', '--yes'], env(s.url));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('answered 200 with text/html, not JSON, to DELETE /v1/roles/role_1');
+    expect(result.stderr).not.toContain('undefined');
+  });
+
+  it.each([
+    ['JSON null', answers.raw(200, 'null', 'application/json'), 'JSON null'],
+    ['an empty body', answers.raw(200, '', 'application/json'), 'an empty body'],
+    ['a JSON string', answers.raw(200, '"ok"', 'application/json'), 'a JSON string'],
+    ['no content type and HTML', answers.raw(200, HTML), 'a body that is not JSON'],
+  ])('svc me over %s exits 1 naming it, never "a bug in svc"', async (_name, answer, named) => {
+    const s = await server();
+    s.answer(answer);
+    const result = await runInProcess(['me'], env(s.url));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(named);
+    expect(result.stderr).not.toContain('bug in svc');
+  });
+
+  it.each([
+    [
+      'a well-ended truncated document',
+      answers.raw(200, '{"items":[{"id":"t1","slug":"a"', 'application/json'),
+    ],
+    ['a connection closed mid-body', answers.cutOff(200, '{"items":[{"id":"t1"', 4096)],
+    ['a page without items', answers.json(200, { next_cursor: null })],
+  ])('tenants ls --all over %s exits 1, not 0 with no output', async (_name, answer) => {
+    const s = await server();
+    s.answer(answer);
+    const result = await runInProcess(['tenants', 'ls', '--all'], env(s.url, { SVC_MAX_RETRIES: '1' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: .+\n$/);
+    expect(result.stderr).not.toContain('cannot reach');
+    expect(result.stderr).not.toContain('bug in svc');
+  });
+
+  it('an answer over the size cap is an error, read no further than the cap, and not retried', async () => {
+    const s = await server();
+    s.answer(answers.streamed(200, 32 * 1024 * 1024));
+    const result = await runInProcess(['me'], env(s.url, { SVC_MAX_RESPONSE_BYTES: '1048576' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('larger than 1 MiB');
+    expect(result.stderr).toContain('SVC_MAX_RESPONSE_BYTES');
+    expect(result.stderr).not.toContain('cannot reach');
+    expect(s.seen).toHaveLength(1);
+    expect(s.bytesServed()).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('an answer announcing more than the cap is refused before it is read', async () => {
+    const s = await server();
+    s.answer(answers.streamed(200, 16 * 1024 * 1024, { contentLength: true }));
+    const result = await runInProcess(['me'], env(s.url, { SVC_MAX_RESPONSE_BYTES: '1048576' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('larger than 1 MiB');
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it('a 400 MB answer stops at the default 64 MiB cap (memory: see docs/RELIABILITY.md)', async () => {
+    const s = await server();
+    s.answer(answers.streamed(200, 400 * 1024 * 1024));
+    const result = await runInProcess(['me'], env(s.url));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('larger than 64 MiB');
+    expect(s.seen).toHaveLength(1);
+    expect(s.bytesServed()).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it('the binary stays bounded in memory over a 400 MB answer (peak RSS, recorded in docs/RELIABILITY.md)', async () => {
+    const s = await server();
+    s.answer(answers.streamed(200, 400 * 1024 * 1024));
+    // /usr/bin/time reports the child's peak resident set; a memory bound, not a timing.
+    const result = await runProcess('/usr/bin/time', ['-f', 'peak_rss_kb=%M', process.execPath, BIN, 'me'], {
+      env: baseEnv(env(s.url)),
+      cwd: ROOT,
+      timeoutMs: 60_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('larger than 64 MiB');
+    const peakMb = Number(/peak_rss_kb=(\d+)/.exec(result.stderr)?.[1]) / 1024;
+    console.info(
+      `svc me over a 400 MB answer: exit 1, peak RSS ${peakMb.toFixed(0)} MB, ${s.seen.length} request(s)`,
+    );
+    expect(peakMb).toBeGreaterThan(0);
+    expect(peakMb).toBeLessThan(400);
+    expect(s.seen).toHaveLength(1);
+  });
+
+  it.each(['0', '-1', 'lots', '1.5'])(
+    'SVC_MAX_RESPONSE_BYTES=%s is a usage error (exit 2)',
+    async (value) => {
+      const s = await server();
+      const result = await runInProcess(['me'], env(s.url, { SVC_MAX_RESPONSE_BYTES: value }));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('SVC_MAX_RESPONSE_BYTES');
+      expect(s.seen).toHaveLength(0);
+    },
+  );
+
+  it('svc api still shows a raw non-JSON body as it came', async () => {
+    const s = await server();
+    s.answer(answers.raw(200, 'plain words\n', 'text/plain'));
+    const result = await runInProcess(['api', 'GET', '/v1/anything'], env(s.url));
+    expect(result).toEqual({ code: 0, stdout: 'plain words\n', stderr: '' });
+  });
+
+  it('a 204 with no body is fine where no document is expected', async () => {
+    const s = await server();
+    s.answer(answers.raw(204, ''));
+    const result = await runInProcess(['api', 'DELETE', '/v1/things/1'], env(s.url));
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('the secret file of a real answer holds the real secret', async () => {
+    const s = await server();
+    s.answer(
+      answers.json(201, { client_id: 'cli_1', name: 'x', client_secret: 'svc_cs_real_secret_value_1234' }),
+    );
+    const file = secretPath();
+    const result = await runInProcess(oauthCreate(file), env(s.url));
+    expect(result.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('svc_cs_real_secret_value_1234\n');
+  });
+});

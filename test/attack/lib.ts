@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+
+/**
+ * Shared pieces of the attack suite (test/attack/, one file per attack class).
+ *
+ * `npm test` runs every class with its fast case counts; `npm run attack` sets SVC_ATTACK_FULL=1
+ * and runs them with the full counts that docs/RELIABILITY.md reports. A class that adds cases
+ * (fuzzed inputs, races) asks `cases(fast, full)` how many to try.
+ *
+ * Extension points for classes still to come (faults with counted side effects, SIGKILL and
+ * re-run, pipe close): add `test/attack/<class>.test.ts`, use `cases()` for counts and
+ * `attackDirs()` for private config/state directories, and add a row to docs/RELIABILITY.md.
+ */
+export const FULL = process.env.SVC_ATTACK_FULL === '1';
+
+export function cases(fast: number, full: number): number {
+  return FULL ? full : fast;
+}
+
+/** Private SVC_CONFIG_DIR / SVC_STATE_DIR / SVC_CACHE_DIR for one test file, removed afterwards. */
+export function attackDirs(): { root: string; env: Record<string, string> } {
+  const root = mkdtempSync(join(tmpdir(), 'svc-attack-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  return {
+    root,
+    env: {
+      SVC_CONFIG_DIR: join(root, 'config'),
+      SVC_STATE_DIR: join(root, 'state'),
+      SVC_CACHE_DIR: join(root, 'cache'),
+    },
+  };
+}
