@@ -98,6 +98,8 @@ export async function revokeSession(api: ApiClient, credential: StoredCredential
       },
       auth: false,
       tenant: null,
+      // RFC 7009 §2.2: a 200 whose body, if any, the client ignores.
+      expect: 'optional',
       secrets: [token, credential.client_secret ?? ''].filter(Boolean),
     });
   } catch (error) {
