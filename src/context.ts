@@ -7,6 +7,7 @@ import { UsageError } from './errors.js';
 import type { ApiClient } from './http/client.js';
 import type { Env, IOStreams } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
+import type { Platform } from './platform/index.js';
 import type { Browser } from './system/browser.js';
 import { inquirerPrompter, type Prompter } from './system/prompter.js';
 import { VERSION } from './version.js';
@@ -66,6 +67,8 @@ export interface Context {
   credentials(): CredentialSource;
   /** The API client for the resolved profile (made once, on first use). */
   api(): Promise<ApiClient>;
+  /** The platform client (one method per API operation) over `api()`, made once on first use. */
+  platform(): Promise<Platform>;
   /** Releases pooled connections; called when the command ends. */
   close(): Promise<void>;
 }
@@ -114,6 +117,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   let settings: Settings | undefined;
   let credentials: CredentialSource | undefined;
   let client: Promise<ApiClient> | undefined;
+  let platform: Promise<Platform> | undefined;
 
   const ctx: Context = {
     io: deps.io,
@@ -185,6 +189,14 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         });
       })();
       return client;
+    },
+    platform() {
+      platform ??= (async () => {
+        const api = await ctx.api();
+        const { Platform } = await import('./platform/index.js');
+        return new Platform(api);
+      })();
+      return platform;
     },
     async close() {
       if (client) await (await client.catch(() => undefined))?.close();
