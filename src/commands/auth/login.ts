@@ -7,13 +7,13 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { relativeTime } from '../../output/format.js';
 import { readStream } from '../../system/input.js';
-import { examples, type MakeContext } from '../kit.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
   parseBrowserLogin,
   storeLogin,
-} from '../oauth/shared.js';
+} from '../browser-login.js';
+import { examples, type MakeContext } from '../kit.js';
 
 /** Reads one credential from stdin: surrounding whitespace dropped, nothing else accepted. */
 export async function readTokenFromStdin(ctx: Context): Promise<string> {

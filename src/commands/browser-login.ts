@@ -1,11 +1,11 @@
 import { type Command, Option } from 'commander';
-import type { Me } from '../../api/schemas/me.js';
-import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../../auth/flow.js';
-import { checkSecretFlags, type SecretFlags } from '../../auth/secret-input.js';
-import { credentialFromTokens, type TokenSet } from '../../auth/token-endpoint.js';
-import type { Context } from '../../context.js';
-import { describeError, UsageError } from '../../errors.js';
-import { intFlag } from '../kit.js';
+import type { Me } from '../api/schemas/me.js';
+import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
+import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
+import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
+import type { Context } from '../context.js';
+import { describeError, UsageError } from '../errors.js';
+import { intFlag } from './kit.js';
 
 /** Collects a repeatable option's values. */
 export function collect(value: string, previous: string[] = []): string[] {
@@ -102,7 +102,7 @@ export async function storeLogin(
     },
     ctx.clock.now(),
   );
-  const { withCredentialLock } = await import('../../auth/lock.js');
+  const { withCredentialLock } = await import('../auth/lock.js');
   await withCredentialLock(store, () => store.setCredential(settings.profile, credential));
   const remember: Record<string, string> = {};
   if (settings.sources.base_url !== 'profile' && settings.values.base_url)

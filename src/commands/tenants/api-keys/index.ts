@@ -1,12 +1,12 @@
 import { Command, Option } from 'commander';
-import { API_KEY_KINDS, type ApiKey, type ApiKeyCreated } from '../../api/schemas/api-keys.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { path } from '../../http/path.js';
-import { SecretFile } from '../../system/secret-file.js';
-import { choiceFlag, confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { pickTenant } from '../pick.js';
-import { resolveTenant } from './resolve.js';
+import { API_KEY_KINDS, type ApiKey, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { path } from '../../../http/path.js';
+import { SecretFile } from '../../../system/secret-file.js';
+import { choiceFlag, confirmDestructive, examples, type MakeContext, nonEmpty } from '../../kit.js';
+import { pickTenant } from '../../pick.js';
+import { resolveTenant } from '../resolve.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
 
