@@ -1,3 +1,7 @@
+/**
+ * The browser login (authorization code + PKCE through a loopback redirect) as both
+ * `svc login` and `svc oauth authorize --save` offer it: its flags, and storing its tokens.
+ */
 import { type Command, Option } from 'commander';
 import type { Me } from '../api/schemas/me.js';
 import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
@@ -5,25 +9,7 @@ import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
 import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
 import type { Context } from '../context.js';
 import { describeError, UsageError } from '../errors.js';
-import { intFlag } from './kit.js';
-
-/** Collects a repeatable option's values. */
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-/** `--scope a --scope b` or `--scope "a b"`: each scope one word. */
-export function parseScopes(flag: string, raw: unknown): string[] {
-  const values = Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
-  const scopes = values.flatMap((v) => v.split(/\s+/)).filter(Boolean);
-  if (values.length > 0 && scopes.length === 0) throw new UsageError(`${flag} must not be empty`);
-  for (const scope of scopes) {
-    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) {
-      throw new UsageError(`${flag} ${JSON.stringify(scope)} is not a valid scope (RFC 6749 §3.3)`);
-    }
-  }
-  return [...new Set(scopes)];
-}
+import { collect, intFlag, parseScopes } from './kit.js';
 
 export interface BrowserLoginOptions {
   clientId: string | undefined;

@@ -113,6 +113,6 @@ export const COMMANDS: CommandEntry[] = [
     name: 'sandbox',
     summary: 'Run the local platform sandbox',
     group: TOOLS,
-    load: () => import('./sandbox/start.js'),
+    load: () => import('./sandbox/index.js'),
   },
 ];

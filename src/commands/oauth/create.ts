@@ -4,8 +4,7 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { SecretFile } from '../../system/secret-file.js';
-import { collect, parseScopes } from '../browser-login.js';
-import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 
 export interface OAuthCreateOptions {
   name: string;

@@ -2,8 +2,8 @@ import { Command, Option } from 'commander';
 import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { collect, permissionFlag } from './permissions.js';
+import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { permissionFlag } from './permissions.js';
 import { roleFields } from './shared.js';
 
 export interface RolesCreateOptions {

@@ -3,8 +3,8 @@ import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { collect, permissionFlag } from './permissions.js';
+import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { permissionFlag } from './permissions.js';
 import { resolveRole, roleFields } from './shared.js';
 
 export interface RolesUpdateOptions {

@@ -172,17 +172,8 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
   ctx.out.info('sandbox stopped');
 }
 
-export async function runSandboxOpenapi(ctx: Context): Promise<void> {
-  const { openapiDocument } = await import('../../sandbox/server.js');
-  await ctx.out.write(`${JSON.stringify(await openapiDocument(), null, 2)}\n`);
-}
-
-export default function sandbox(make: MakeContext): Command {
-  const group = new Command('sandbox').description(
-    'The local platform: a faithful, stateful implementation of the whole API on loopback',
-  );
-  group
-    .command('start')
+export function startCommand(make: MakeContext): Command {
+  return new Command('start')
     .description(
       'Start the sandbox in the foreground. It seeds demo data (an org, tenants of every tier, a user\n' +
         'per built-in role), prints its URL and an admin token, and configures a "sandbox" profile\n' +
@@ -237,10 +228,4 @@ export default function sandbox(make: MakeContext): Command {
       const options = parseSandboxStart(flags);
       await runSandboxStart(await make(cmd), options);
     });
-  group
-    .command('openapi')
-    .description('Print the OpenAPI 3.1 document of everything the sandbox serves')
-    .addHelpText('after', examples(['svc sandbox openapi > openapi.json', 'save the document']))
-    .action(async (_f: unknown, cmd: Command) => runSandboxOpenapi(await make(cmd)));
-  return group;
 }

@@ -1,0 +1,11 @@
+import { Command } from 'commander';
+import type { MakeContext } from '../kit.js';
+import { openapiCommand } from './openapi.js';
+import { startCommand } from './start.js';
+
+export default function sandbox(make: MakeContext): Command {
+  return new Command('sandbox')
+    .description('The local platform: a faithful, stateful implementation of the whole API on loopback')
+    .addCommand(startCommand(make))
+    .addCommand(openapiCommand(make));
+}

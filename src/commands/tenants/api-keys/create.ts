@@ -1,0 +1,132 @@
+import { Command, Option } from 'commander';
+import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { path } from '../../../http/path.js';
+import { SecretFile } from '../../../system/secret-file.js';
+import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
+import { pickTenant } from '../../pick.js';
+
+type Kind = (typeof API_KEY_KINDS)[number];
+
+export interface ApiKeyCreateOptions {
+  tenant: string | undefined;
+  kind: Kind | undefined;
+  name: string | undefined;
+  justification: string | undefined;
+  secretFile: string | undefined;
+}
+
+export function parseApiKeyCreate(
+  tenant: string | undefined,
+  flags: Record<string, unknown>,
+): ApiKeyCreateOptions {
+  const options: ApiKeyCreateOptions = {
+    tenant: tenant === undefined ? undefined : nonEmpty('TENANT', tenant),
+    kind: choiceFlag('--kind', flags.kind, API_KEY_KINDS),
+    name: flags.name === undefined ? undefined : nonEmpty('--name', flags.name),
+    justification:
+      flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
+    secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+  };
+  if (
+    options.kind === 'service_role' &&
+    options.justification !== undefined &&
+    options.justification.length < 10
+  ) {
+    throw new UsageError('--justification must say why, in at least 10 characters');
+  }
+  return options;
+}
+
+/** Asks for what is missing on a terminal; elsewhere a missing value is a usage error. */
+async function complete(
+  ctx: Context,
+  options: ApiKeyCreateOptions,
+): Promise<{ kind: Kind; justification?: string }> {
+  let kind = options.kind;
+  if (!kind) {
+    if (!ctx.canPrompt) throw new UsageError('--kind is required: publishable or service_role');
+    kind = await ctx.prompter.select<Kind>('Kind of key', [
+      { name: 'publishable', value: 'publishable', description: 'read-only within the tenant' },
+      {
+        name: 'service_role',
+        value: 'service_role',
+        description: 'full access within the tenant; needs a justification',
+      },
+    ]);
+  }
+  let justification = options.justification;
+  if (kind === 'service_role' && !justification) {
+    if (!ctx.canPrompt) throw new UsageError('a service_role key needs --justification (why it is needed)');
+    justification = await ctx.prompter.input('Justification (why is a service-role key needed?)', {
+      validate: (v) => (v.trim().length >= 10 ? true : 'at least 10 characters'),
+    });
+  }
+  return justification === undefined ? { kind } : { kind, justification };
+}
+
+export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions): Promise<void> {
+  const tenant = await pickTenant(ctx, options.tenant, 'creating an API key');
+  const { kind, justification } = await complete(ctx, options);
+  // The file exists (0600, new) before the key does: a bad path fails before anything is created.
+  const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
+  let data: ApiKeyCreated;
+  try {
+    const api = await ctx.api();
+    ({ data } = await api.post<ApiKeyCreated>(path`/v1/tenants/${tenant.id}/api-keys`, {
+      kind,
+      ...(options.name ? { name: options.name } : {}),
+      ...(justification ? { justification } : {}),
+    }));
+    if (file) await file.write(data.key);
+  } catch (error) {
+    await file?.discard();
+    throw error;
+  }
+  const shown = options.secretFile ? { ...data, key: null, key_file: options.secretFile } : data;
+  if (ctx.out.isMachine) return ctx.out.json(shown);
+  await ctx.out.record(shown, [
+    ['id', data.id],
+    ['kind', data.kind],
+    ['name', data.name],
+    ['tenant', `${tenant.name} (${data.tenant_id})`],
+    ['created', data.created_at, 'time'],
+    options.secretFile ? ['key file', options.secretFile] : ['key', data.key],
+  ]);
+  if (options.secretFile) ctx.out.success(`Wrote the key to ${options.secretFile} (mode 0600)`);
+  else ctx.out.warn(data.warning || 'Store this key now: it is not shown again.');
+}
+
+export function createCommand(make: MakeContext): Command {
+  return new Command('create')
+    .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
+    .description(
+      'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600);\n' +
+        'use it as SVC_TOKEN or with `svc login --with-token`.',
+    )
+    .addOption(
+      new Option('--kind <kind>', 'publishable or service_role (asked on a terminal)').choices(API_KEY_KINDS),
+    )
+    .addOption(new Option('--name <name>', 'a name to recognise the key by'))
+    .addOption(
+      new Option('--justification <text>', 'why a service-role key is needed (required for service_role)'),
+    )
+    .addOption(
+      new Option('--secret-file <path>', 'write the key to this new file (mode 0600) instead of printing it'),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        ['svc tenants api-keys create acme-treasury --kind publishable --name dashboards', 'a read-only key'],
+        [
+          "svc tenants api-keys create acme-treasury --kind service_role --justification 'nightly ledger sync job' --secret-file sync.key",
+          'a service-role key, written to a file',
+        ],
+      ),
+    )
+    .action(async (tenant: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseApiKeyCreate(tenant, flags);
+      await runApiKeyCreate(await make(cmd), options);
+    });
+}
