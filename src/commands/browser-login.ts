@@ -3,12 +3,12 @@
  * `svc login` and `svc oauth authorize --save` offer it: its flags, and storing its tokens.
  */
 import { type Command, Option } from 'commander';
-import type { Me } from '../api/schemas/me.js';
 import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
 import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
 import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
 import type { Context } from '../context.js';
 import { describeError, UsageError } from '../errors.js';
+import type { CallerIdentity } from '../platform/me.js';
 import { collect, intFlag, parseScopes } from './kit.js';
 
 export interface BrowserLoginOptions {
@@ -61,7 +61,7 @@ export function parseBrowserLogin(flags: Record<string, unknown>): BrowserLoginO
 }
 
 export interface StoredLogin {
-  identity: Me | undefined;
+  identity: CallerIdentity | undefined;
   expiresAt: string | undefined;
   scope: string | undefined;
 }
@@ -96,17 +96,13 @@ export async function storeLogin(
   if (settings.sources.app_url === 'flag' || settings.sources.app_url === 'env')
     remember.app_url = settings.values.app_url!;
   if (settings.sources.client_id !== 'profile') remember.client_id = client.id;
-  let identity: Me | undefined;
+  let identity: CallerIdentity | undefined;
   try {
-    const api = await ctx.api();
-    const token = credential.access_token;
-    identity = (
-      await api.get<Me>('/v1/me', undefined, {
-        headers: { authorization: `Bearer ${token}` },
-        auth: false,
-        secrets: [token, ...(credential.refresh_token ? [credential.refresh_token] : [])],
-      })
-    ).data;
+    const platform = await ctx.platform();
+    identity = await platform.me.get({
+      token: credential.access_token,
+      secrets: credential.refresh_token ? [credential.refresh_token] : [],
+    });
   } catch (error) {
     ctx.out.warn(`logged in, but GET /v1/me failed: ${describeError(error)}`);
   }

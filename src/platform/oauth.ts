@@ -16,9 +16,12 @@ import type { CallOptions, Transport } from './transport.js';
 export class OAuthClients {
   constructor(private readonly transport: Transport) {}
 
-  /** Registers a client; the answer is the only place its secret is ever shown. */
+  /**
+   * Registers a client; the answer is the only place its secret is ever shown. `scopes` may be
+   * left out: the reference does not say it is required, so the server decides.
+   */
   create(
-    body: Omit<OAuthClientCreateBody, 'idempotency_key'>,
+    body: Omit<OAuthClientCreateBody, 'idempotency_key' | 'scopes'> & { scopes?: string[] },
     options?: CallOptions,
   ): ApiPromise<OAuthClientWithSecret> {
     return this.transport.call(

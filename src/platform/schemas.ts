@@ -12,11 +12,25 @@ import { TenantSummary } from '../api/schemas/tenants.js';
 import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
 import type { JsonSchema } from './check.js';
 
+/**
+ * A schema whose `fields` may be absent: fields the reference leaves "not shown" that the
+ * sandbox always sends but no command depends on, so another server of the API may leave them out.
+ */
+function loosen(schema: JsonSchema, fields: string[]): JsonSchema {
+  return { ...schema, required: (schema.required ?? []).filter((name) => !fields.includes(name)) };
+}
+
+/**
+ * GET /v1/me: the reference shows no body. `credential` (what kind of credential, its expiry and
+ * scopes) is the sandbox's addition; `svc me` and `svc auth status` show it when it is there.
+ */
+export const MeAnswer = loosen(Me as JsonSchema, ['credential']);
+
 /** Schemas that others name with `$ref` (their `$id`). */
 export const SCHEMA_REFS: ReadonlyMap<string, JsonSchema> = new Map(
   [
     ApiKey,
-    Me,
+    MeAnswer,
     OAuthClient,
     SurfaceRecord,
     Role,

@@ -13,6 +13,8 @@ export interface CallOptions {
   maxRetries?: number;
   /** Send this bearer credential instead of the profile's (to check a token before storing it). */
   token?: string;
+  /** More values to keep out of --debug traces (e.g. the refresh token that came with `token`). */
+  secrets?: string[];
 }
 
 /** One API operation, as a resource method describes it. */
@@ -146,8 +148,9 @@ function requestOptions(options: CallOptions): Partial<RequestOptions> {
   if (token !== undefined) {
     request.auth = false;
     request.headers = { authorization: `Bearer ${token}` };
-    request.secrets = [token];
   }
+  const secrets = [...(token === undefined ? [] : [token]), ...(rest.secrets ?? [])];
+  if (secrets.length > 0) request.secrets = secrets;
   return request;
 }
 

@@ -3,8 +3,11 @@
  * lack fields (the boundary check must refuse them), and reasonable ones (extra fields, `data`
  * lists) that must keep working. A real HTTP server on loopback plays each.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
 import { renderError } from '../../src/output/errors.js';
@@ -14,6 +17,7 @@ import {
   InvalidResponseError,
   RoleNotFoundError,
 } from '../../src/platform/errors.js';
+import { runInProcess } from '../helpers/context.js';
 import { usePlatform } from '../helpers/platform.js';
 
 type Answer = { status: number; body: unknown; headers?: Record<string, string> };
@@ -143,7 +147,39 @@ describe('a hostile server', () => {
   });
 });
 
+describe('commands behind the boundary', () => {
+  it('`svc roles delete` against a 200 that is not a role exits 1 and prints no success', async () => {
+    answers.set('GET /v1/roles/fx-desk', { status: 200, body: role });
+    answers.set('DELETE /v1/roles/role_1', { status: 200, body: {} });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-boundary-'));
+    const result = await runInProcess(['roles', 'delete', 'fx-desk', '--yes'], {
+      SVC_BASE_URL: url(),
+      SVC_TOKEN: 'tok_test',
+      SVC_TENANT: 't1',
+      SVC_CONFIG_DIR: join(dir, 'config'),
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `error: the server's answer to DELETE /v1/roles/role_1 lacks "id" (string); svc saved and printed nothing, ` +
+        'but the server answered 200 (request req_hostile) and may have made the change: check before running the command again\n',
+    });
+  });
+});
+
 describe('a reasonable server that is not the sandbox', () => {
+  it('answers GET /v1/me without the sandbox-only credential field', async () => {
+    const me = { id: 'u1', type: 'user', name: 'Generic User', tenant_id: null, tenants: [] };
+    answers.set('GET /v1/me', { status: 200, body: me });
+    expect(await client().platform.me.get()).toEqual(me);
+    answers.set('GET /v1/me', { status: 200, body: { ...me, id: undefined } });
+    expect(((await failure(client().platform.me.get())) as Error).message).toBe(
+      `the server's answer to GET /v1/me lacks "id" (string)`,
+    );
+  });
+
   it('keeps unknown fields, reads `data` lists and bare arrays as items', async () => {
     answers.set('GET /v1/roles/role_1', { status: 200, body: { ...role, color: 'blue' } });
     expect(await client().platform.roles.get('role_1')).toEqual({ ...role, color: 'blue' });

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { examples, type MakeContext } from '../kit.js';
 import { checkSurface, dataOptions, type RecordData, readData, show } from './shared.js';
 
@@ -9,8 +8,7 @@ export async function runRecordsCreate(
   surface: string,
   data: Record<string, unknown>,
 ): Promise<void> {
-  const api = await ctx.api();
-  const { data: record } = await api.post<RecordData>(path`/v1/${surface}`, data);
+  const record: RecordData = await (await ctx.platform()).records.create(surface, data);
   await show(ctx, record);
   if (!ctx.out.isMachine) ctx.out.success(`Created ${surface} record ${record.id}`);
 }

@@ -1,23 +1,21 @@
 import { Command } from 'commander';
-import type { Me } from '../../api/schemas/me.js';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { checkSurface, type RecordData } from './shared.js';
 
 export async function runRecordsDelete(ctx: Context, surface: string, id: string): Promise<void> {
-  const api = await ctx.api();
+  const platform = await ctx.platform();
   await confirmDestructive(
     ctx,
     async () => {
-      const me = (await api.get<Me>('/v1/me')).data;
+      const me = await platform.me.get();
       const tenant =
         me.tenants.find((t) => t.id === me.tenant_id)?.display_name ?? me.tenant_id ?? 'this tenant';
       return `Delete ${surface} record ${id} in ${tenant}? It is purged for good after 30 days.`;
     },
     `deleting ${surface} record ${id}`,
   );
-  const { data: record } = await api.delete<RecordData>(path`/v1/${surface}/${id}`);
+  const record: RecordData = await platform.records.delete(surface, id);
   if (ctx.out.isMachine) return ctx.out.json(record);
   ctx.out.success(
     `Deleted ${surface} record ${record.id}; it is hidden from lists and purged at ${record.purge_at}`,

@@ -1,12 +1,11 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { checkSurface, type RecordData, show } from './shared.js';
 
 export async function runRecordsGet(ctx: Context, surface: string, id: string): Promise<void> {
-  const api = await ctx.api();
-  await show(ctx, (await api.get<RecordData>(path`/v1/${surface}/${id}`)).data);
+  const record: RecordData = await (await ctx.platform()).records.get(surface, id);
+  await show(ctx, record);
 }
 
 export function getCommand(make: MakeContext): Command {

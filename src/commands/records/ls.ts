@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { stripControlDeep } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
@@ -18,22 +17,19 @@ export async function runRecordsLs(
   surface: string,
   options: { limit: number | undefined; cursor: string | undefined; all: boolean; includeDeleted: boolean },
 ): Promise<void> {
-  const api = await ctx.api();
+  const platform = await ctx.platform();
   const query = {
     limit: options.limit,
     cursor: options.cursor,
     include_deleted: options.includeDeleted || undefined,
   };
   if (options.all) {
-    await ctx.out.list(api.paginate<RecordData>(path`/v1/${surface}`, query), COLUMNS, {
+    await ctx.out.list(platform.records.listAll(surface, query), COLUMNS, {
       empty: `No ${surface} records.`,
     });
     return;
   }
-  const { data } = await api.get<{ items: RecordData[]; next_cursor: string | null }>(
-    path`/v1/${surface}`,
-    query,
-  );
+  const data = await platform.records.list(surface, query);
   await ctx.out.list(data.items, COLUMNS, { empty: `No ${surface} records.` });
   if (data.next_cursor && !ctx.out.isMachine)
     ctx.out.info(`More: svc records ls ${surface} --cursor ${data.next_cursor}  (or --all)`);

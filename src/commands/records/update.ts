@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { checkSurface, dataOptions, type RecordData, readData, show } from './shared.js';
 
@@ -10,12 +9,7 @@ export async function runRecordsUpdate(
   id: string,
   patch: Record<string, unknown>,
 ): Promise<void> {
-  const api = await ctx.api();
-  const { data: record } = await api.request<RecordData>({
-    method: 'PATCH',
-    path: path`/v1/${surface}/${id}`,
-    raw: { data: JSON.stringify(patch), contentType: 'application/merge-patch+json' },
-  });
+  const record: RecordData = await (await ctx.platform()).records.update(surface, id, patch);
   await show(ctx, record);
   if (!ctx.out.isMachine) ctx.out.success(`Updated ${surface} record ${record.id}`);
 }

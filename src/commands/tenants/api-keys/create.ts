@@ -2,7 +2,6 @@ import { Command, Option } from 'commander';
 import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
-import { path } from '../../../http/path.js';
 import { SecretFile } from '../../../system/secret-file.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
@@ -73,12 +72,12 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
   let data: ApiKeyCreated;
   try {
-    const api = await ctx.api();
-    ({ data } = await api.post<ApiKeyCreated>(path`/v1/tenants/${tenant.id}/api-keys`, {
+    const platform = await ctx.platform();
+    data = await platform.tenants.apiKeys.create(tenant.id, {
       kind,
       ...(options.name ? { name: options.name } : {}),
       ...(justification ? { justification } : {}),
-    }));
+    });
     if (file) await file.write(data.key);
   } catch (error) {
     await file?.discard();

@@ -1,14 +1,11 @@
 import { Command } from 'commander';
-import type { ApiKey } from '../../../api/schemas/api-keys.js';
 import type { Context } from '../../../context.js';
-import { path } from '../../../http/path.js';
 import { examples, type MakeContext } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 
 export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
   const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');
-  const api = await ctx.api();
-  const { data } = await api.get<{ items: ApiKey[] }>(path`/v1/tenants/${tenant.id}/api-keys`);
+  const data = await (await ctx.platform()).tenants.apiKeys.list(tenant.id);
   await ctx.out.list(
     data.items,
     [

@@ -1,7 +1,5 @@
 import { Command } from 'commander';
-import type { ApiKey } from '../../../api/schemas/api-keys.js';
 import type { Context } from '../../../context.js';
-import { path } from '../../../http/path.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { resolveTenant } from '../../pick.js';
 
@@ -13,8 +11,7 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
     `Revoke API key ${id} of ${tenant.name}? Anything using it stops working.`,
     `revoking ${id}`,
   );
-  const api = await ctx.api();
-  const { data } = await api.delete<ApiKey>(path`/v1/tenants/${tenant.id}/api-keys/${id}`);
+  const data = await (await ctx.platform()).tenants.apiKeys.revoke(tenant.id, id);
   if (ctx.out.isMachine) return ctx.out.json(data);
   ctx.out.success(`Revoked ${data.id} (${data.name}) of ${tenant.name}`);
 }

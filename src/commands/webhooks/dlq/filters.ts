@@ -1,4 +1,4 @@
-import { DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../../api/constants.js';
+import { DLQ_STATUS_FILTERS, EVENT_TYPES, type EventType } from '../../../api/constants.js';
 import { type DurationUnit, isoSeconds, UNIT_MS } from '../../../api/time.js';
 import { UsageError } from '../../../errors.js';
 import { choiceFlag } from '../../kit.js';
@@ -6,7 +6,7 @@ import { choiceFlag } from '../../kit.js';
 /** The filters of a dead-letter queue listing, shared by `dlq ls` and `replay --dlq`. */
 export interface DlqFilters {
   status: (typeof DLQ_STATUS_FILTERS)[number] | undefined;
-  eventType: string | undefined;
+  eventType: EventType | undefined;
   since: string | undefined;
   until: string | undefined;
 }

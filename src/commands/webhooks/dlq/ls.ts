@@ -1,8 +1,6 @@
 import { Command, Option } from 'commander';
 import { DLQ_PAGE, DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../../api/constants.js';
-import type { DlqEntry, DlqList } from '../../../api/schemas/webhooks.js';
 import type { Context } from '../../../context.js';
-import { path } from '../../../http/path.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { DLQ_COLUMNS, webhookArg } from '../shared.js';
@@ -30,15 +28,14 @@ export function parseDlq(
 }
 
 export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
-  const api = await ctx.api();
-  const route = path`/v1/webhooks/${options.webhook}/dlq`;
+  const platform = await ctx.platform();
   const query = { ...dlqQuery(options), limit: options.limit, cursor: options.cursor };
   const empty = 'The dead-letter queue is empty.';
   if (options.all) {
-    await ctx.out.list(api.paginate<DlqEntry>(route, query), DLQ_COLUMNS, { empty });
+    await ctx.out.list(platform.webhooks.dlq.listAll(options.webhook, query), DLQ_COLUMNS, { empty });
     return;
   }
-  const { data } = await api.get<DlqList>(route, query);
+  const data = await platform.webhooks.dlq.list(options.webhook, query);
   await ctx.out.list(data.items, DLQ_COLUMNS, { empty });
   if (!ctx.out.isMachine && data.next_cursor) {
     ctx.out.info(
