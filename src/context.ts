@@ -44,6 +44,11 @@ export interface ContextDeps {
   system?: boolean;
   /** Overrides where the bearer credential comes from (tests, OAuth refresh). */
   credentials?: (ctx: Context) => CredentialSource;
+  /**
+   * Runs once, just before the HTTP client is first made: the entry point's runtime settings
+   * for the HTTP stack (src/runtime/index.ts). Tests leave it out.
+   */
+  beforeHttp?: () => void;
 }
 
 /**
@@ -172,6 +177,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
             hint: 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`',
           });
         }
+        deps.beforeHttp?.();
         const { ApiClient } = await import('./http/client.js');
         return new ApiClient({
           baseUrl,

@@ -29,6 +29,15 @@ describe('the launcher (bin/svc.js)', () => {
     expect(healed.stderr).toContain('code cache: used');
   });
 
+  it('names the cache after the command, past global flags and their values (dist/launcher.json)', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const env = { SVC_CACHE_DIR: cacheDir, SVC_CONFIG_DIR: join(cacheDir, 'cfg') };
+    const r = await svc(['--tenant', 'profiles', '-p', 'tenants', '--timeout', '5', 'config', 'ls'], { env });
+    expect(r.code).toBe(0);
+    const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
+    expect(readdirSync(join(cacheDir, versionDir!))).toEqual(['config.bin']);
+  });
+
   it('runs without a cache when SVC_NO_CODE_CACHE=1', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
     const r = await svc(['--help'], {
