@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { BIN, ROOT, svc } from '../helpers/svc.js';
+import { BIN, ROOT, svc, TEST_CACHE_DIR } from '../helpers/svc.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const run = promisify(execFile);
@@ -29,6 +29,7 @@ beforeAll(async () => {
     PATH: `${bin}:/usr/bin:/bin`,
     HOME: home,
     TERM: 'xterm',
+    SVC_CACHE_DIR: TEST_CACHE_DIR,
     SVC_CONFIG_DIR: join(home, 'config'),
     SVC_BASE_URL: sandbox().url,
     SVC_TOKEN: sandbox().adminToken,

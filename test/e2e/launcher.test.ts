@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, svc } from '../helpers/svc.js';
+import { baseEnv, ROOT, svc } from '../helpers/svc.js';
 
 describe('the launcher (bin/svc.js)', () => {
   it('answers --version without loading the program', async () => {
@@ -53,7 +53,7 @@ describe('the launcher (bin/svc.js)', () => {
     cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [join(dir, 'bin', 'svc.js'), 'me']);
+    const child = spawn(process.execPath, [join(dir, 'bin', 'svc.js'), 'me'], { env: baseEnv() });
     let stderr = '';
     child.stderr.on('data', (d) => {
       stderr += d;

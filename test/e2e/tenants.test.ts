@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_ORG, tenantId } from '../../src/sandbox/seed.js';
+import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { bash, sandboxEnv, svc } from '../helpers/svc.js';
 
@@ -13,7 +14,7 @@ const tenantGets = async () => {
 
 describe('svc tenants ls — every output mode', () => {
   it('prints a table with headers and relative times on a terminal', async () => {
-    const r = await svc(['tenants', 'ls'], { env: { ...env, SVC_FORCE_TTY: '160' } });
+    const r = await runInProcess(['tenants', 'ls'], env, { tty: { stdout: true }, columns: 160 });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
@@ -30,7 +31,7 @@ describe('svc tenants ls — every output mode', () => {
 
   it('colours the header on a terminal unless NO_COLOR is set', async () => {
     const { NO_COLOR: _drop, ...colourful } = env;
-    const r = await svc(['tenants', 'ls'], { env: { ...colourful, SVC_FORCE_TTY: '160' } });
+    const r = await runInProcess(['tenants', 'ls'], colourful, { tty: { stdout: true }, columns: 160 });
     expect(r.stdout).toContain('\u001b[1mID\u001b[22m');
     const piped = await svc(['tenants', 'ls'], { env: colourful });
     expect(piped.stdout).not.toContain('\u001b[');
