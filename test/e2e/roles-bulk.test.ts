@@ -277,6 +277,7 @@ describe('plans, results and re-runs', () => {
     const revoke = await runInProcess(['roles', 'revoke', '--file', csv, '--yes'], env, {
       tty: { stdout: true },
       columns: 160,
+      now: Date.now(),
     });
     expect(revoke.code, revoke.stderr).toBe(0);
     const table = revoke.stdout.trimEnd().split('\n');

@@ -46,6 +46,7 @@ describe('svc roles ls / get', () => {
     const table = await runInProcess(['roles', 'ls', '--builtin'], env, {
       tty: { stdout: true },
       columns: 200,
+      now: Date.now(),
     });
     expect(table.stdout.split('\n')[0]).toMatch(/^ID +NAME +KIND +PERMISSIONS$/);
     expect(table.stdout.split('\n')[9]).toMatch(
@@ -54,6 +55,7 @@ describe('svc roles ls / get', () => {
     const empty = await runInProcess(['roles', 'ls', '--custom'], env, {
       tty: { stdout: true },
       columns: 200,
+      now: Date.now(),
     });
     expect([empty.code, empty.stdout, empty.stderr]).toEqual([
       0,

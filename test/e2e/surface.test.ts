@@ -208,7 +208,7 @@ describe('svc records', () => {
     const terminal = await runInProcess(
       ['records', 'ls', 'alerts'],
       { ...env, NO_COLOR: '1' },
-      { tty: { stdout: true }, columns: 120 },
+      { tty: { stdout: true }, columns: 120, now: Date.now() },
     );
     for (const shown of [piped, terminal]) {
       expect(shown.stdout).toContain('"title":"PayROLL now"');
