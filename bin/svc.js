@@ -18,7 +18,8 @@ const bundle = path.join(__dirname, '..', 'dist', 'cli.cjs');
 /** The first word that names a command (skipping global options and their values). */
 function commandWord() {
   // The global flags that take a value, written by the build from the program's own options.
-  const valued = new Set(require(path.join(__dirname, '..', 'dist', 'launcher.json')).valueFlags);
+  const facts = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'dist', 'launcher.json'), 'utf8'));
+  const valued = new Set(facts.valueFlags);
   for (let i = 0; i < args.length; i++) {
     if (valued.has(args[i])) i++;
     else if (!args[i].startsWith('-')) return /^[a-z][a-z-]{0,30}$/.test(args[i]) ? args[i] : 'other';

@@ -197,13 +197,21 @@ function fromCommander(error: CommanderError, command: Command | undefined): Usa
  * Runs one svc command line and returns its exit code. Used by the real binary and by
  * in-process tests alike.
  */
-export async function runCli(argv: string[], deps: ContextDeps): Promise<number> {
+export async function runCli(
+  argv: string[],
+  deps: ContextDeps,
+  options: {
+    /** The runtime a command gets (the binary's main() passes src/runtime's runtimeFor). */
+    runtimeFor?: (command: CommandEntry | undefined) => Partial<ContextDeps>;
+  } = {},
+): Promise<number> {
   let ctx: Context | undefined;
   let program: Command | undefined;
   const make: MakeContext = async (cmd) => {
     if (!ctx) {
       const { createContext } = await import('./context.js');
-      ctx = createContext(deps, cmd.optsWithGlobals<GlobalOptions>());
+      const runtime = program && options.runtimeFor?.(targetCommand(argv, valueFlags(program)));
+      ctx = createContext({ ...deps, ...runtime }, cmd.optsWithGlobals<GlobalOptions>());
     }
     return ctx;
   };
@@ -252,13 +260,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     if (interrupts > 1) process.exit(130);
     controller.abort();
   });
-  const code = await runCli(argv, {
-    io,
-    env,
-    signal: controller.signal,
-    system: true,
-    ...runtimeFor(targetCommand(argv)),
-  });
+  const code = await runCli(argv, { io, env, signal: controller.signal, system: true }, { runtimeFor });
   // Exit once stdout has drained, even if a keep-alive socket or timer would hold the loop open.
   process.exitCode = code;
   if (process.stdout.writableLength === 0) process.exit(code);

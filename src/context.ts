@@ -177,8 +177,10 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
             hint: 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`',
           });
         }
-        deps.beforeHttp?.();
         const { ApiClient } = await import('./http/client.js');
+        // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
+        // the code cache, and this is still before the first connection compiles llhttp.
+        deps.beforeHttp?.();
         return new ApiClient({
           baseUrl,
           tenant: s.values.tenant,
@@ -198,9 +200,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     },
     platform() {
       platform ??= (async () => {
-        const api = await ctx.api();
+        // Loaded before api() applies the runtime's V8 flags, so it is compiled from the code cache.
         const { Platform } = await import('./platform/index.js');
-        return new Platform(api);
+        return new Platform(await ctx.api());
       })();
       return platform;
     },

@@ -9,8 +9,8 @@
  *   writes to dist/launcher.json from launcherFacts() (src/cli.ts): the program's own options.
  *   At exit it calls restoreDefaultFlags() before writing a cache (V8 stamps caches with its flags).
  * - V8 flags (./v8-flags.ts): the baseline WebAssembly compiler for short commands, chosen by
- *   the entry point (runtimeFor) and applied by the Context just before the HTTP client is
- *   made, never as a side effect of an import; a compact heap during bulk runs.
+ *   the entry point (main() passes runtimeFor to runCli) and applied by the Context just before
+ *   the HTTP client is made, never as a side effect of an import; a compact heap in bulk runs.
  * - The bundle (./bundle.mjs): what it leaves out or stubs, and why; scripts/build.mjs applies it.
  */
 import { useBaselineWasmCompiler } from './v8-flags.js';
@@ -18,9 +18,11 @@ import { useBaselineWasmCompiler } from './v8-flags.js';
 export { restoreDefaultFlags, withCompactHeap } from './v8-flags.js';
 
 /**
- * What main() hands the Context for a command: short commands switch to the baseline Wasm
- * compiler just before the HTTP client is made (before llhttp compiles). Not at start-up: set
- * there, `svc tenants ls` measured about 5 ms slower (bench/, interleaved medians).
+ * The runtime of a command, which main() has runCli give its Context: short commands switch to
+ * the baseline Wasm compiler once the HTTP modules are loaded and before the first connection
+ * compiles llhttp. As late as that on purpose: V8 compiles code loaded after a flag change
+ * without the code cache (the cache is stamped with the flags), so set at start-up it made
+ * `svc tenants ls` about 5 ms slower (in-process CPU time, medians of 30 interleaved runs).
  */
 export function runtimeFor(command: { longRunning?: boolean } | undefined): { beforeHttp?: () => void } {
   return command?.longRunning ? {} : { beforeHttp: useBaselineWasmCompiler };
