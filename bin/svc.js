@@ -5,6 +5,7 @@
 // svc's start-up (bench/RESULTS.md). One cache per top-level command (each covers the code its
 // command runs) lives in the user's cache directory, keyed by Node version and bundle identity;
 // it is written at exit when missing or rejected. SVC_NO_CODE_CACHE=1 turns it off.
+// src/runtime/index.ts tells the whole start-up story (flags, cache, what the bundle leaves out).
 'use strict';
 
 const args = process.argv.slice(2);
@@ -16,7 +17,9 @@ const bundle = path.join(__dirname, '..', 'dist', 'cli.cjs');
 
 /** The first word that names a command (skipping global options and their values). */
 function commandWord() {
-  const valued = new Set(['-p', '--profile', '--base-url', '--app-url', '--tenant', '--org', '--timeout']);
+  // The global flags that take a value, written by the build from the program's own options.
+  const facts = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'dist', 'launcher.json'), 'utf8'));
+  const valued = new Set(facts.valueFlags);
   for (let i = 0; i < args.length; i++) {
     if (valued.has(args[i])) i++;
     else if (!args[i].startsWith('-')) return /^[a-z][a-z-]{0,30}$/.test(args[i]) ? args[i] : 'other';
@@ -73,8 +76,8 @@ function run() {
   if (cache && (cachedData === undefined || script.cachedDataRejected)) {
     process.once('exit', () => {
       try {
-        // A cache records V8's flags; the HTTP layer changes one (src/http/wasm-flags.ts).
-        cli.exports.restoreDefaultWasmFlags();
+        // A cache records V8's flags, and svc changes some (src/runtime/v8-flags.ts).
+        cli.exports.restoreDefaultFlags();
         const data = script.createCachedData();
         fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
         for (const old of fs.readdirSync(cache.base)) {

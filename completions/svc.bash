@@ -50,6 +50,7 @@ test
 verify
 sign
 listen'
+  ['svc webhooks dlq']='ls'
   ['svc roles']='ls
 get
 create
@@ -121,6 +122,8 @@ __svc_alias=(
   ['svc webhooks|verify']='verify'
   ['svc webhooks|sign']='sign'
   ['svc webhooks|listen']='listen'
+  ['svc webhooks dlq|ls']='ls'
+  ['svc webhooks dlq|list']='ls'
   ['svc roles|ls']='ls'
   ['svc roles|list']='ls'
   ['svc roles|get']='get'
@@ -236,6 +239,13 @@ __svc_opts=(
 --limit
 --cursor'
   ['svc webhooks dlq']='--limit
+--cursor
+--all
+--status
+--event-type
+--since
+--until'
+  ['svc webhooks dlq ls']='--limit
 --cursor
 --all
 --status
@@ -362,6 +372,7 @@ __svc_valopts=(
   ['svc webhooks ls']='  '
   ['svc webhooks deliveries']=' --status --limit --cursor '
   ['svc webhooks dlq']=' --limit --cursor --status --event-type --since --until '
+  ['svc webhooks dlq ls']=' --limit --cursor --status --event-type --since --until '
   ['svc webhooks replay']=' --event-type --since --until --limit --concurrency --journal '
   ['svc webhooks test']=' --event-type --wait '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
@@ -390,6 +401,8 @@ __svc_optvals=(
   ['svc webhooks deliveries|--status']='pending retrying delivered failed in_flight'
   ['svc webhooks dlq|--status']='queued replayed discarded all'
   ['svc webhooks dlq|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks dlq ls|--status']='queued replayed discarded all'
+  ['svc webhooks dlq ls|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks test|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc sandbox start|--seed']='demo none'
 )
@@ -435,6 +448,7 @@ __svc_argdyn=(
   ['svc tenants api-keys revoke|0']='tenants'
   ['svc webhooks deliveries|0']='webhooks'
   ['svc webhooks dlq|0']='webhooks'
+  ['svc webhooks dlq ls|0']='webhooks'
   ['svc webhooks replay|0']='webhooks'
   ['svc webhooks test|0']='webhooks'
   ['svc roles get|0']='roles'
@@ -483,9 +497,10 @@ _svc() {
     mapfile -t COMPREPLY < <(compgen -W "${__svc_opts[$cmdpath]} ${__svc_opts[svc]}" -- "$cur")
     return 0
   fi
-  if [[ -n ${__svc_subs[$cmdpath]} ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "${__svc_subs[$cmdpath]}" -- "$cur")
-    return 0
+  # A group's verbs come first; a group with a default verb (dlq → dlq ls) also takes its arguments.
+  local -a verbs=()
+  if [[ -n ${__svc_subs[$cmdpath]} && $position -eq 0 ]]; then
+    mapfile -t verbs < <(compgen -W "${__svc_subs[$cmdpath]}" -- "$cur")
   fi
   local slot=$position variadic=${__svc_variadic[$cmdpath]}
   if [[ -n $variadic && $slot -gt $variadic ]]; then slot=$variadic; fi
@@ -494,6 +509,7 @@ _svc() {
   elif [[ -n ${__svc_argdyn[$cmdpath|$slot]} ]]; then
     __svc_dynamic "${__svc_argdyn[$cmdpath|$slot]}" "$cur" "${COMP_WORDS[0]}"
   fi
+  COMPREPLY+=("${verbs[@]}")
   return 0
 }
 

@@ -3,35 +3,44 @@
 //                   (see bin/svc.js), which is what makes start-up fast on Node 20; modules
 //                   reached through import() stay uninitialised until a command needs them.
 //   dist/tour.cjs — the `npm start` tour (sandbox in-process, svc as child processes).
-// The sandbox's server stack (fastify) stays in node_modules.
-import { readFileSync, rmSync } from 'node:fs';
+//   dist/launcher.json — what bin/svc.js must know before it loads the bundle (the global
+//                   flags that take a value), taken from the built program itself.
+// What the bundle leaves out or stubs, and why, is listed in src/runtime/bundle.mjs.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { EXTERNAL, STUBS } from '../src/runtime/bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-/**
- * undici's HTTP/2 client loads node:http2, node:tls and node:crypto when undici loads (~9 ms of
- * every command, bench/RESULTS.md). svc never enables allowH2, so the bundle gets a stub that
- * fails loudly if it ever were; https still works (undici loads tls lazily on connect).
- */
-const withoutHttp2 = {
-  name: 'undici-without-http2',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
-      /[\\/]undici[\\/]lib[\\/]dispatcher$/.test(args.resolveDir)
-        ? { path: 'client-h2', namespace: 'svc-stub' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'svc-stub' }, () => ({
-      contents:
-        "module.exports = function connectH2 () { throw new Error('svc is built without HTTP/2 support') }",
-      loader: 'js',
-    }));
-  },
-};
+/** STUBS as esbuild options: file stand-ins become aliases, inline ones a plugin. */
+function stubOptions() {
+  const alias = {};
+  const inline = [];
+  for (const stub of STUBS) {
+    if (stub.file) alias[stub.module] = `./${stub.file}`;
+    else inline.push(stub);
+  }
+  const plugin = {
+    name: 'svc-stubs',
+    setup(b) {
+      inline.forEach((stub, i) => {
+        const filter = new RegExp(`^${stub.module.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`);
+        b.onResolve({ filter }, (args) =>
+          stub.importedFrom.test(args.resolveDir) ? { path: String(i), namespace: 'svc-stub' } : undefined,
+        );
+      });
+      b.onLoad({ filter: /.*/, namespace: 'svc-stub' }, (args) => ({
+        contents: inline[Number(args.path)].contents,
+        loader: 'js',
+      }));
+    },
+  };
+  return { alias, plugins: [plugin] };
+}
 
 export async function buildDist({ quiet = false } = {}) {
   rmSync(join(root, 'dist'), { recursive: true, force: true });
@@ -48,16 +57,10 @@ export async function buildDist({ quiet = false } = {}) {
     sourcemap: 'linked',
     metafile: true,
     legalComments: 'none',
-    external: ['fastify', '@fastify/*', 'playwright-core'],
+    external: EXTERNAL,
     define: { __SVC_VERSION__: JSON.stringify(pkg.version), 'import.meta.url': '__svcImportMetaUrl' },
     banner: { js: "const __svcImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    // conf's schema validation and migrations are unused; see scripts/stubs/.
-    alias: {
-      'ajv/dist/2020.js': './scripts/stubs/ajv.mjs',
-      'ajv-formats': './scripts/stubs/ajv.mjs',
-      semver: './scripts/stubs/semver.mjs',
-    },
-    plugins: [withoutHttp2],
+    ...stubOptions(),
     logLevel: quiet ? 'error' : 'warning',
   });
   // bin/svc.js runs the bundle as a vm.Script (for the code cache), where a real import() has no
@@ -66,6 +69,11 @@ export async function buildDist({ quiet = false } = {}) {
   const dynamic = cli.match(/\bimport\((["'`])[^"'`]*\1\)/g);
   if (dynamic)
     throw new Error(`dist/cli.cjs must not use import() of external modules: ${dynamic.join(', ')}`);
+  // Loading the bundle has no side effects (the entry point is main()), so its facts can be read.
+  const require = createRequire(import.meta.url);
+  const bundle = join(root, 'dist', 'cli.cjs');
+  writeFileSync(join(root, 'dist', 'launcher.json'), `${JSON.stringify(require(bundle).launcherFacts())}\n`);
+  delete require.cache[bundle];
   return result;
 }
 

@@ -5,13 +5,34 @@ import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
+import { runtimeFor } from './runtime/index.js';
 import { VERSION } from './version.js';
 
-/** Global flags that take a value: skipped when finding which command is being run. */
-const VALUE_FLAGS = new Set(['-p', '--profile', '--base-url', '--app-url', '--tenant', '--org', '--timeout']);
+/** Streams that discard everything: for building the program only to read its definition. */
+const discard = { write: () => true } as unknown as ContextDeps['io']['stdout'];
+const SILENT_IO = { stdout: discard, stderr: discard } as ContextDeps['io'];
+
+/** The global flags that take a value (`-p NAME`), read from the root program's own options. */
+export function valueFlags(program: Command = rootProgram(SILENT_IO)): string[] {
+  return program.options
+    .filter((option) => option.required || option.optional)
+    .flatMap((option) => [option.short, option.long].filter((flag): flag is string => flag !== undefined));
+}
+
+/**
+ * What bin/svc.js must know before it loads this bundle; the build writes it to
+ * dist/launcher.json (see src/runtime/index.ts).
+ */
+export function launcherFacts(): { valueFlags: string[] } {
+  return { valueFlags: valueFlags() };
+}
 
 /** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
-export function targetCommand(argv: string[]): CommandEntry | undefined {
+export function targetCommand(
+  argv: string[],
+  valued: readonly string[] = valueFlags(),
+): CommandEntry | undefined {
+  const takesValue = new Set(valued);
   const words: string[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
     const arg = argv[i]!;
@@ -20,7 +41,7 @@ export function targetCommand(argv: string[]): CommandEntry | undefined {
       break;
     }
     if (arg.startsWith('-')) {
-      if (VALUE_FLAGS.has(arg)) i++;
+      if (takesValue.has(arg)) i++;
       continue;
     }
     words.push(arg);
@@ -108,7 +129,7 @@ export async function buildProgram(
   options: { loadAll?: boolean } = {},
 ): Promise<Command> {
   const program = rootProgram(io);
-  const target = options.loadAll ? undefined : targetCommand(argv);
+  const target = options.loadAll ? undefined : targetCommand(argv, valueFlags(program));
   for (const entry of COMMANDS) {
     let command: Command;
     if (options.loadAll || entry === target) {
@@ -132,13 +153,11 @@ export async function generatedFiles(): Promise<Record<string, string>> {
 
 /** The whole command tree, every command loaded (for the completion scripts and docs/cli.md). */
 export async function fullProgram(): Promise<Command> {
-  const discard = { write: () => true } as unknown as ContextDeps['io']['stdout'];
-  const io = { stdout: discard, stderr: discard } as ContextDeps['io'];
   return buildProgram(
     async () => {
       throw new Error('the full program is for generating completions and docs, not for running commands');
     },
-    io,
+    SILENT_IO,
     [],
     { loadAll: true },
   );
@@ -184,13 +203,21 @@ function fromCommander(error: CommanderError, command: Command | undefined): Usa
  * Runs one svc command line and returns its exit code. Used by the real binary and by
  * in-process tests alike.
  */
-export async function runCli(argv: string[], deps: ContextDeps): Promise<number> {
+export async function runCli(
+  argv: string[],
+  deps: ContextDeps,
+  options: {
+    /** The runtime a command gets (the binary's main() passes src/runtime's runtimeFor). */
+    runtimeFor?: (command: CommandEntry | undefined) => Partial<ContextDeps>;
+  } = {},
+): Promise<number> {
   let ctx: Context | undefined;
   let program: Command | undefined;
   const make: MakeContext = async (cmd) => {
     if (!ctx) {
       const { createContext } = await import('./context.js');
-      ctx = createContext(deps, cmd.optsWithGlobals<GlobalOptions>());
+      const runtime = program && options.runtimeFor?.(targetCommand(argv, valueFlags(program)));
+      ctx = createContext({ ...deps, ...runtime }, cmd.optsWithGlobals<GlobalOptions>());
     }
     return ctx;
   };
@@ -220,7 +247,8 @@ export async function runCli(argv: string[], deps: ContextDeps): Promise<number>
   }
 }
 
-export { restoreDefaultWasmFlags } from './http/wasm-flags.js';
+/** For bin/svc.js, before it writes a code cache. */
+export { restoreDefaultFlags } from './runtime/index.js';
 
 /** The process entry point used by bin/svc.js. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
@@ -238,7 +266,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     if (interrupts > 1) process.exit(130);
     controller.abort();
   });
-  const code = await runCli(argv, { io, env, signal: controller.signal, system: true });
+  const code = await runCli(argv, { io, env, signal: controller.signal, system: true }, { runtimeFor });
   // Exit once stdout has drained, even if a keep-alive socket or timer would hold the loop open.
   process.exitCode = code;
   if (process.stdout.writableLength === 0) process.exit(code);

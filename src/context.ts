@@ -8,6 +8,7 @@ import type { ApiClient } from './http/client.js';
 import { SecretRegistry } from './http/redact.js';
 import type { Env, IOStreams } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
+import type { Platform } from './platform/index.js';
 import type { Browser } from './system/browser.js';
 import { inquirerPrompter, type Prompter } from './system/prompter.js';
 import { VERSION } from './version.js';
@@ -45,6 +46,11 @@ export interface ContextDeps {
   system?: boolean;
   /** Overrides where the bearer credential comes from (tests, OAuth refresh). */
   credentials?: (ctx: Context) => CredentialSource;
+  /**
+   * Runs once, just before the HTTP client is first made: the entry point's runtime settings
+   * for the HTTP stack (src/runtime/index.ts). Tests leave it out.
+   */
+  beforeHttp?: () => void;
 }
 
 /**
@@ -70,6 +76,8 @@ export interface Context {
   credentials(): CredentialSource;
   /** The API client for the resolved profile (made once, on first use). */
   api(): Promise<ApiClient>;
+  /** The platform client (one method per API operation) over `api()`, made once on first use. */
+  platform(): Promise<Platform>;
   /** Releases pooled connections; called when the command ends. */
   close(): Promise<void>;
 }
@@ -136,6 +144,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   let settings: Settings | undefined;
   let credentials: CredentialSource | undefined;
   let client: Promise<ApiClient> | undefined;
+  let platform: Promise<Platform> | undefined;
 
   const ctx: Context = {
     io: deps.io,
@@ -201,6 +210,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           });
         }
         const { ApiClient } = await import('./http/client.js');
+        // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
+        // the code cache, and this is still before the first connection compiles llhttp.
+        deps.beforeHttp?.();
         return new ApiClient({
           baseUrl,
           tenant: s.values.tenant,
@@ -220,6 +232,14 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         });
       })();
       return client;
+    },
+    platform() {
+      platform ??= (async () => {
+        // Loaded before api() applies the runtime's V8 flags, so it is compiled from the code cache.
+        const { Platform } = await import('./platform/index.js');
+        return new Platform(await ctx.api());
+      })();
+      return platform;
     },
     async close() {
       if (client) await (await client.catch(() => undefined))?.close();

@@ -67,3 +67,21 @@ export async function confirmDestructive(
   const ok = await ctx.prompter.confirm(typeof question === 'string' ? question : await question(), false);
   if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
 }
+
+/** Collects a repeatable option's values. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `--scope a --scope b` or `--scope "a b"`: each scope one word. */
+export function parseScopes(flag: string, raw: unknown): string[] {
+  const values = Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
+  const scopes = values.flatMap((v) => v.split(/\s+/)).filter(Boolean);
+  if (values.length > 0 && scopes.length === 0) throw new UsageError(`${flag} must not be empty`);
+  for (const scope of scopes) {
+    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) {
+      throw new UsageError(`${flag} ${JSON.stringify(scope)} is not a valid scope (RFC 6749 §3.3)`);
+    }
+  }
+  return [...new Set(scopes)];
+}

@@ -11,6 +11,8 @@ export interface CommandEntry {
   aliases?: string[];
   /** Left out of help (internal commands). */
   hidden?: boolean;
+  /** A server that runs until stopped: keeps V8's default tiering (see src/runtime/index.ts). */
+  longRunning?: boolean;
   load: () => Promise<{ default: CommandFactory }>;
 }
 
@@ -113,6 +115,7 @@ export const COMMANDS: CommandEntry[] = [
     name: 'sandbox',
     summary: 'Run the local platform sandbox',
     group: TOOLS,
+    longRunning: true,
     load: () => import('./sandbox/index.js'),
   },
 ];

@@ -1,7 +1,22 @@
-import type { TenantSummary } from '../api/schemas/tenants.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { resolveTenant } from './tenants/resolve.js';
+import { NotFoundError, UsageError } from '../errors.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A tenant named by id or slug, with its display name (for messages and confirmations), from
+ * the tenants visible to the caller.
+ */
+export async function resolveTenant(ctx: Context, ref: string): Promise<{ id: string; name: string }> {
+  const platform = await ctx.platform();
+  for await (const tenant of platform.tenants.listAll({ limit: 200 })) {
+    if (tenant.id === ref || tenant.slug === ref) return { id: tenant.id, name: tenant.display_name };
+  }
+  if (UUID.test(ref)) return { id: ref, name: ref };
+  throw new NotFoundError(`no tenant ${JSON.stringify(ref)} among the tenants visible to you`, {
+    hint: 'see `svc tenants ls` (use the id or the slug)',
+  });
+}
 
 /**
  * The tenant a command acts on: the argument when given (id or slug); on a terminal, a choice
@@ -14,8 +29,7 @@ export async function pickTenant(
 ): Promise<{ id: string; name: string }> {
   if (ref !== undefined && ref.trim() !== '') return resolveTenant(ctx, ref.trim());
   if (!ctx.canPrompt) throw new UsageError(`${what} needs a TENANT (id or slug); see \`svc tenants ls\``);
-  const api = await ctx.api();
-  const { data } = await api.get<{ items: TenantSummary[] }>('/v1/tenants', { limit: 200 });
+  const data = await (await ctx.platform()).tenants.list({ limit: 200 });
   if (data.items.length === 0) throw new UsageError('you have no tenants to choose from');
   return ctx.prompter.select(
     'Tenant',
@@ -39,10 +53,7 @@ export type WithOptionalWebhook<T extends { webhook: string }> = Omit<T, 'webhoo
 export async function pickWebhook(ctx: Context, given: string | undefined, what: string): Promise<string> {
   if (given !== undefined) return given;
   if (!ctx.canPrompt) throw new UsageError(`${what} needs a WEBHOOK id; see \`svc webhooks ls\``);
-  const api = await ctx.api();
-  const { data } = await api.get<{
-    items: Array<{ id: string; url: string; description?: string; status?: string }>;
-  }>('/v1/webhooks');
+  const data = await (await ctx.platform()).webhooks.list();
   if (data.items.length === 0) throw new UsageError('this tenant has no webhooks to choose from');
   return ctx.prompter.select(
     'Webhook',

@@ -39,9 +39,10 @@ ${shellWalk((i) => `\${COMP_WORDS[${i}]}`, 1, 'COMP_CWORD')}
     mapfile -t COMPREPLY < <(compgen -W "\${__svc_opts[$cmdpath]} \${__svc_opts[svc]}" -- "$cur")
     return 0
   fi
-  if [[ -n \${__svc_subs[$cmdpath]} ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "\${__svc_subs[$cmdpath]}" -- "$cur")
-    return 0
+  # A group's verbs come first; a group with a default verb (dlq → dlq ls) also takes its arguments.
+  local -a verbs=()
+  if [[ -n \${__svc_subs[$cmdpath]} && $position -eq 0 ]]; then
+    mapfile -t verbs < <(compgen -W "\${__svc_subs[$cmdpath]}" -- "$cur")
   fi
   local slot=$position variadic=\${__svc_variadic[$cmdpath]}
   if [[ -n $variadic && $slot -gt $variadic ]]; then slot=$variadic; fi
@@ -50,6 +51,7 @@ ${shellWalk((i) => `\${COMP_WORDS[${i}]}`, 1, 'COMP_CWORD')}
   elif [[ -n \${__svc_argdyn[$cmdpath|$slot]} ]]; then
     __svc_dynamic "\${__svc_argdyn[$cmdpath|$slot]}" "$cur" "\${COMP_WORDS[0]}"
   fi
+  COMPREPLY+=("\${verbs[@]}")
   return 0
 }
 

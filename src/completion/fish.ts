@@ -78,7 +78,7 @@ export function fishScript(root: CommandSpec): string {
     const isRoot = spec.path.length === 0;
     for (const sub of spec.subcommands) {
       lines.push(
-        `complete -c svc -n ${quote(`__svc_at '${path}'`)} -a ${quote(sub.names[0]!)} -d ${quote(sub.description)}`,
+        `complete -c svc -n ${quote(`__svc_at '${path}' 0`)} -a ${quote(sub.names[0]!)} -d ${quote(sub.description)}`,
       );
     }
     for (const o of spec.options) {
@@ -101,14 +101,13 @@ export function fishScript(root: CommandSpec): string {
         `complete -c svc ${condition}${names} ${values} -d ${quote(o.description)}`.replace(/ {2,}/g, ' '),
       );
     }
-    if (spec.subcommands.length === 0) {
-      spec.args.forEach((a, i) => {
-        const positions = a.variadic ? '' : ` ${i}`;
-        const at = quote(`__svc_at '${path}'${positions}`);
-        if (a.values.length > 0) lines.push(`complete -c svc -n ${at} -a ${quote(a.values.join(' '))}`);
-        else if (a.dynamic) lines.push(`complete -c svc -n ${at} ${dynamic(a.dynamic)}`);
-      });
-    }
+    // A group has arguments only when it has a default verb (dlq → dlq ls): they are that verb's.
+    spec.args.forEach((a, i) => {
+      const positions = a.variadic ? '' : ` ${i}`;
+      const at = quote(`__svc_at '${path}'${positions}`);
+      if (a.values.length > 0) lines.push(`complete -c svc -n ${at} -a ${quote(a.values.join(' '))}`);
+      else if (a.dynamic) lines.push(`complete -c svc -n ${at} ${dynamic(a.dynamic)}`);
+    });
   }
   return `${lines.join('\n')}\n`;
 }

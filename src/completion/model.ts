@@ -96,13 +96,18 @@ export function commandModel(command: Command, path: string[] = []): CommandSpec
       ...(dynamic ? { dynamic } : {}),
     };
   });
+  const subcommands = command.commands.filter(visible).map((c) => commandModel(c, [...path, c.name()]));
+  // A group with a default verb (`svc webhooks dlq WEBHOOK` runs `dlq ls`) takes that verb's
+  // options and arguments too, so completing after the group name works as before the split.
+  const defaultName = (command as unknown as { _defaultCommandName?: string })._defaultCommandName;
+  const byDefault = subcommands.find((c) => c.names[0] === defaultName);
   return {
     path,
     names: [command.name(), ...command.aliases()],
     description: firstLine(command.summary() || command.description()),
-    options,
-    args,
-    subcommands: command.commands.filter(visible).map((c) => commandModel(c, [...path, c.name()])),
+    options: byDefault ? [...options, ...byDefault.options] : options,
+    args: byDefault ? [...args, ...byDefault.args] : args,
+    subcommands,
   };
 }
 

@@ -45,11 +45,12 @@ ${shellWalk((i) => `\${words[${i}]}`, 2, 'CURRENT')}
     _describe -t options option options
     return
   fi
-  if [[ -n \${__svc_subs[$cmdpath]} ]]; then
+  # A group's verbs come first; a group with a default verb (dlq → dlq ls) also takes its arguments.
+  if [[ -n \${__svc_subs[$cmdpath]} && $position -eq 0 ]]; then
     local -a commands
     commands=(\${(f)__svc_subs[$cmdpath]})
     _describe -t commands command commands
-    return
+    [[ -z \${__svc_argvals[$cmdpath|0]}\${__svc_argdyn[$cmdpath|0]} ]] && return
   fi
   local slot=$position variadic=\${__svc_variadic[$cmdpath]}
   if [[ -n $variadic && $slot -gt $variadic ]]; then slot=$variadic; fi

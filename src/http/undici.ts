@@ -8,11 +8,9 @@ import type { Dispatcher as DispatcherType } from 'undici';
 import api from 'undici/lib/api/index.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
-import { useBaselineWasmCompiler } from './wasm-flags.js';
 
 // What undici's index.js does: dispatchers get request(), connect(), … (ProxyAgent needs connect).
 Object.assign(Dispatcher.prototype, api);
-useBaselineWasmCompiler();
 
 export type { DispatcherType as Dispatcher };
 export { EnvHttpProxyAgent };

@@ -32,30 +32,49 @@ export function colorEnabled(isTTY: boolean, env: Env, noColorFlag: boolean): bo
   return isTTY;
 }
 
-/**
- * SVC_FORCE_TTY=1 (or a width such as 120) makes svc treat stdout as a terminal: the tour and
- * the tests use it to show table output through a pipe.
- */
-function forcedWidth(env: Env): number | undefined {
-  const raw = env.SVC_FORCE_TTY;
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return undefined;
-  const width = Number.parseInt(raw, 10);
-  return Number.isFinite(width) && width > 20 ? width : 100;
+/** Which streams are terminals, and how wide: decided by whoever makes the IOStreams. */
+export interface TerminalClaims {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  /** Terminal width for tables; 80 when unknown. */
+  columns?: number | undefined;
 }
 
-export function systemIO(env: Env, options: { noColor?: boolean } = {}): IOStreams {
-  const forced = forcedWidth(env);
-  const stdoutIsTTY = forced !== undefined || process.stdout.isTTY === true;
-  const stderrIsTTY = process.stderr.isTTY === true;
+/**
+ * IOStreams over any streams, with svc's colour policy applied to the TTY claims. The binary
+ * claims what its process streams are (systemIO); the tests and the tour claim a terminal of a
+ * chosen width over buffers. No environment variable overrides the claims.
+ */
+export function createIO(
+  streams: Pick<IOStreams, 'stdin' | 'stdout' | 'stderr'>,
+  terminal: TerminalClaims,
+  env: Env,
+  options: { noColor?: boolean } = {},
+): IOStreams {
+  const noColor = options.noColor === true;
   return {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdinIsTTY: process.stdin.isTTY === true,
-    stdoutIsTTY,
-    stderrIsTTY,
-    columns: forced ?? process.stdout.columns ?? 80,
-    colorStdout: colorEnabled(stdoutIsTTY, env, options.noColor === true),
-    colorStderr: colorEnabled(stderrIsTTY, env, options.noColor === true),
+    ...streams,
+    stdinIsTTY: terminal.stdin,
+    stdoutIsTTY: terminal.stdout,
+    stderrIsTTY: terminal.stderr,
+    columns: terminal.columns ?? 80,
+    colorStdout: colorEnabled(terminal.stdout, env, noColor),
+    colorStderr: colorEnabled(terminal.stderr, env, noColor),
   };
+}
+
+/** The process's own streams, as they are. */
+export function systemIO(env: Env, options: { noColor?: boolean } = {}): IOStreams {
+  return createIO(
+    { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+    {
+      stdin: process.stdin.isTTY === true,
+      stdout: process.stdout.isTTY === true,
+      stderr: process.stderr.isTTY === true,
+      columns: process.stdout.columns,
+    },
+    env,
+    options,
+  );
 }

@@ -18,7 +18,11 @@ export interface Prompter {
   select<T>(message: string, choices: Array<Choice<T>>): Promise<T>;
 }
 
-/** @inquirer/prompts on the given terminal streams; Ctrl-C at a prompt means exit 130. */
+/**
+ * Inquirer's prompts on the given terminal streams; Ctrl-C at a prompt means exit 130. Each
+ * prompt is its own package: the @inquirer/prompts barrel also bundles the editor prompt and
+ * its iconv-lite (about 540 KB of the bundle) for nothing.
+ */
 export function inquirerPrompter(input: Readable, output: Writable): Prompter {
   const context = { input, output, clearPromptOnDone: false };
   const guard = async <T>(ask: () => Promise<T>): Promise<T> => {
@@ -34,7 +38,7 @@ export function inquirerPrompter(input: Readable, output: Writable): Prompter {
   return {
     input: (message, options = {}) =>
       guard(async () => {
-        const { input: ask } = await import('@inquirer/prompts');
+        const { default: ask } = await import('@inquirer/input');
         return ask(
           {
             message,
@@ -46,17 +50,17 @@ export function inquirerPrompter(input: Readable, output: Writable): Prompter {
       }),
     password: (message) =>
       guard(async () => {
-        const { password } = await import('@inquirer/prompts');
+        const { default: password } = await import('@inquirer/password');
         return password({ message, mask: '*' }, context);
       }),
     confirm: (message, defaultValue = false) =>
       guard(async () => {
-        const { confirm } = await import('@inquirer/prompts');
+        const { default: confirm } = await import('@inquirer/confirm');
         return confirm({ message, default: defaultValue }, context);
       }),
     select: (message, choices) =>
       guard(async () => {
-        const { select } = await import('@inquirer/prompts');
+        const { default: select } = await import('@inquirer/select');
         return select({ message, choices, pageSize: 12 }, context);
       }),
   };

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { Chalk } from 'chalk';
+import { runCli } from '../cli.js';
 import { quote } from '../completion/tables.js';
-import { colorEnabled } from '../output/io.js';
+import { colorEnabled, createIO } from '../output/io.js';
 import type { Sandbox } from '../sandbox/server.js';
-import { type ProcessResult, runProcess } from '../system/run.js';
-
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'svc.js');
+import type { ProcessResult } from '../system/run.js';
 
 export type StepResult = ProcessResult;
 
@@ -24,8 +23,9 @@ export interface StepOptions {
 }
 
 /**
- * Runs real `svc` commands (the built binary, as child processes) against the tour's sandbox and
- * prints each command with its output.
+ * Runs real `svc` command lines against the tour's sandbox, in this process (runCli, as the
+ * binary does after start-up), and prints each with its output. A step with `tty` gets streams
+ * that claim a terminal of the tour's width, so tables show as they would on your screen.
  */
 export class Tour {
   readonly sandbox: Sandbox;
@@ -58,18 +58,8 @@ export class Tour {
     const shown = args.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : quote(a))).join(' ');
     const redirect = options.inputLabel ? ` < ${options.inputLabel}` : '';
     process.stdout.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${shown}${redirect}`)}\n`);
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      SVC_CONFIG_DIR: this.configDir,
-      ...(options.tty ? { SVC_FORCE_TTY: String(this.#width) } : {}),
-      ...(this.#chalk.level === 0 ? { NO_COLOR: '1' } : {}),
-      ...options.env,
-    };
-    const result = await runProcess(process.execPath, [BIN, ...args], {
-      env,
-      ...(options.input === undefined ? {} : { input: options.input }),
-    });
+    const step = this.#start(args, options);
+    const result: StepResult = await step.done;
     const indent = (text: string) =>
       text
         .trimEnd()
@@ -86,7 +76,58 @@ export class Tour {
     return result;
   }
 
+  /**
+   * Starts `svc ARGS…` in the background (e.g. `webhooks listen`); `stop()` interrupts it as
+   * Ctrl-C would and gives its result. `stdout()`/`stderr()` read its output so far.
+   */
+  background(args: string[]): { stdout(): string; stderr(): string; stop(): Promise<StepResult> } {
+    const step = this.#start(args, {});
+    return {
+      stdout: step.stdout,
+      stderr: step.stderr,
+      stop: async () => {
+        step.interrupt();
+        return step.done;
+      },
+    };
+  }
+
+  #start(args: string[], options: StepOptions) {
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      SVC_CONFIG_DIR: this.configDir,
+      ...(this.#chalk.level === 0 ? { NO_COLOR: '1' } : {}),
+      ...options.env,
+    };
+    const stdout = collector();
+    const stderr = collector();
+    const io = createIO(
+      { stdin: Readable.from(options.input === undefined ? [] : [options.input]), stdout, stderr },
+      { stdin: false, stdout: options.tty === true, stderr: false, columns: this.#width },
+      env,
+      { noColor: args.includes('--no-color') },
+    );
+    const interrupt = new AbortController();
+    const done = runCli(args, { io, env, signal: interrupt.signal, system: true }).then(
+      (code): StepResult => ({ code, stdout: stdout.text(), stderr: stderr.text() }),
+    );
+    return { done, stdout: stdout.text, stderr: stderr.text, interrupt: () => interrupt.abort() };
+  }
+
   cleanup(): void {
     rmSync(this.#root, { recursive: true, force: true });
   }
+}
+
+/** A writable stream that keeps what is written, for one step's stdout or stderr. */
+function collector(): Writable & { text(): string } {
+  const parts: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      parts.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return Object.assign(stream, { text: () => parts.join('') });
 }

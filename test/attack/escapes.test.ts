@@ -30,6 +30,8 @@ const env = (extra: Record<string, string> = {}) => ({
   SVC_BASE_URL: sandbox().url,
   SVC_TOKEN: sandbox().adminToken,
   SVC_TENANT: TREASURY,
+  // svc's own colour codes are escapes too; what is checked here is what the data carries.
+  NO_COLOR: '1',
   ...extra,
 });
 

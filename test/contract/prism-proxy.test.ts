@@ -39,7 +39,7 @@ afterAll(() => {
 });
 
 async function svc(args: string[], expectedCode = 0): Promise<any> {
-  const r = await runInProcess(args, env);
+  const r = await runInProcess(args, env, { now: Date.now() });
   expect(r.code, `svc ${args.join(' ')}\n${r.stderr}`).toBe(expectedCode);
   return r.stdout.trim() && args.includes('--json') ? JSON.parse(r.stdout) : r.stdout;
 }

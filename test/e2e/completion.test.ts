@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { BIN, ROOT, svc } from '../helpers/svc.js';
+import { BIN, ROOT, svc, TEST_CACHE_DIR } from '../helpers/svc.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const run = promisify(execFile);
@@ -29,6 +29,7 @@ beforeAll(async () => {
     PATH: `${bin}:/usr/bin:/bin`,
     HOME: home,
     TERM: 'xterm',
+    SVC_CACHE_DIR: TEST_CACHE_DIR,
     SVC_CONFIG_DIR: join(home, 'config'),
     SVC_BASE_URL: sandbox().url,
     SVC_TOKEN: sandbox().adminToken,
@@ -73,6 +74,9 @@ const cases: Array<[string, string[]]> = [
   ['svc completion ', ['bash', 'fish', 'zsh']],
   ['svc profiles use ', ['prod', 'staging']],
   ['svc --profile ', ['prod', 'staging']],
+  ['svc webhooks dlq l', ['ls']],
+  ['svc webhooks dlq wh_1 --sta', ['--status']],
+  ['svc webhooks dlq wh_1 --status ', ['all', 'discarded', 'queued', 'replayed']],
 ];
 
 describe('completion scripts in real shells', () => {
@@ -93,7 +97,10 @@ describe('completion scripts in real shells', () => {
     const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id);
     expect(ids.length).toBeGreaterThan(0);
     expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids].sort());
-    expect(await fish('svc webhooks dlq ')).toEqual([...ids].sort());
+    // dlq is a group whose default verb is ls: its verbs and the webhook ids both complete.
+    expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'ls'].sort());
+    expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'ls'].sort());
+    expect(await bash(['svc', 'webhooks', 'dlq', 'ls', ''])).toEqual([...ids].sort());
   });
 
   it('completes tenant ids from the API, at TAB time', async () => {
@@ -116,6 +123,7 @@ describe('completion scripts in real shells', () => {
       ['svc tenants ls --tier ', /enterprise +free +pro/],
       ['svc tenants ', /api-keys +-- Tenant API keys.*\n.*ls +-- List the tenants visible to you/],
       ['svc profiles use ', /prod +staging/],
+      ['svc webhooks dlq ', /wh_\w+ +wh_\w+\n+ls +-- List the dead-letter queue/],
     ])('completes %j', async (line, expected) => {
       await term.send('C-u');
       await term.type(line);

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, svc } from '../helpers/svc.js';
+import { baseEnv, ROOT, svc } from '../helpers/svc.js';
 
 describe('the launcher (bin/svc.js)', () => {
   it('answers --version without loading the program', async () => {
@@ -29,6 +29,15 @@ describe('the launcher (bin/svc.js)', () => {
     expect(healed.stderr).toContain('code cache: used');
   });
 
+  it('names the cache after the command, past global flags and their values (dist/launcher.json)', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const env = { SVC_CACHE_DIR: cacheDir, SVC_CONFIG_DIR: join(cacheDir, 'cfg') };
+    const r = await svc(['--tenant', 'profiles', '-p', 'tenants', '--timeout', '5', 'config', 'ls'], { env });
+    expect(r.code).toBe(0);
+    const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
+    expect(readdirSync(join(cacheDir, versionDir!))).toEqual(['config.bin']);
+  });
+
   it('runs without a cache when SVC_NO_CODE_CACHE=1', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
     const r = await svc(['--help'], {
@@ -44,7 +53,7 @@ describe('the launcher (bin/svc.js)', () => {
     cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [join(dir, 'bin', 'svc.js'), 'me']);
+    const child = spawn(process.execPath, [join(dir, 'bin', 'svc.js'), 'me'], { env: baseEnv() });
     let stderr = '';
     child.stderr.on('data', (d) => {
       stderr += d;

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { consentRobot, createClient } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { BIN, tempConfigDir } from '../helpers/svc.js';
+import { BIN, TEST_CACHE_DIR, tempConfigDir } from '../helpers/svc.js';
 
 /**
  * The hidden prompt for a client secret, in a real terminal (tmux). Under CI=true a missing
@@ -48,6 +48,7 @@ describe('svc oauth authorize on a terminal', () => {
       SVC_BROWSER: browser,
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
+      SVC_CACHE_DIR: TEST_CACHE_DIR,
       NO_COLOR: '1',
     };
     const command = [

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
+import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { BIN, baseEnv, bash, sandboxEnv, svc } from '../helpers/svc.js';
 
@@ -273,8 +274,10 @@ describe('plans, results and re-runs', () => {
       ['3', 'ok', user(41), 'tenant_compliance'],
     ]);
     expect(rows[0]![5]).toMatch(/^aud_/);
-    const revoke = await svc(['roles', 'revoke', '--file', csv, '--yes'], {
-      env: { ...env, SVC_FORCE_TTY: '160' },
+    const revoke = await runInProcess(['roles', 'revoke', '--file', csv, '--yes'], env, {
+      tty: { stdout: true },
+      columns: 160,
+      now: Date.now(),
     });
     expect(revoke.code, revoke.stderr).toBe(0);
     const table = revoke.stdout.trimEnd().split('\n');

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { BIN, tempConfigDir } from '../helpers/svc.js';
+import { BIN, TEST_CACHE_DIR, tempConfigDir } from '../helpers/svc.js';
 
 // A real terminal: svc runs inside tmux, keys are typed with send-keys and the screen is read
 // with capture-pane. (Under CI=true a missing tmux fails these tests.)
@@ -26,6 +26,7 @@ beforeAll(() => {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     LANG: 'C.UTF-8',
+    SVC_CACHE_DIR: TEST_CACHE_DIR,
   };
 });
 afterAll(() => {

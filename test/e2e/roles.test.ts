@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
+import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { sandboxEnv, svc } from '../helpers/svc.js';
 
@@ -42,12 +43,20 @@ describe('svc roles ls / get', () => {
       'account.read,exception.read,reconciliation.read',
       'Read-only access',
     ]);
-    const table = await svc(['roles', 'ls', '--builtin'], { env: { ...env, SVC_FORCE_TTY: '200' } });
+    const table = await runInProcess(['roles', 'ls', '--builtin'], env, {
+      tty: { stdout: true },
+      columns: 200,
+      now: Date.now(),
+    });
     expect(table.stdout.split('\n')[0]).toMatch(/^ID +NAME +KIND +PERMISSIONS$/);
     expect(table.stdout.split('\n')[9]).toMatch(
       /^tenant_viewer +tenant_viewer +builtin +account.read,exception.read,reconciliation.read$/,
     );
-    const empty = await svc(['roles', 'ls', '--custom'], { env: { ...env, SVC_FORCE_TTY: '200' } });
+    const empty = await runInProcess(['roles', 'ls', '--custom'], env, {
+      tty: { stdout: true },
+      columns: 200,
+      now: Date.now(),
+    });
     expect([empty.code, empty.stdout, empty.stderr]).toEqual([
       0,
       '',

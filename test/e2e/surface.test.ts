@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
+import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { svc, tempConfigDir } from '../helpers/svc.js';
 
@@ -203,8 +204,13 @@ describe('svc records', () => {
     const evil = '{"title":"Pay\\u001b[31mROLL\\u001b]0;owned\\u0007 now\\u202e"}';
     const created = await svc(['records', 'create', 'exceptions', '--data', evil, '--json'], { env });
     expect(JSON.parse(created.stdout).title).toBe('Pay\u001b[31mROLL\u001b]0;owned\u0007 now\u202e');
-    for (const extra of [{}, { SVC_FORCE_TTY: '120', NO_COLOR: '1' }]) {
-      const shown = await svc(['records', 'ls', 'exceptions'], { env: { ...env, ...extra } });
+    const piped = await svc(['records', 'ls', 'exceptions'], { env });
+    const terminal = await runInProcess(
+      ['records', 'ls', 'exceptions'],
+      { ...env, NO_COLOR: '1' },
+      { tty: { stdout: true }, columns: 120, now: Date.now() },
+    );
+    for (const shown of [piped, terminal]) {
       // JSON shows C0 as \u001b; the bidi override, left raw by JSON, is escaped by the sanitizer.
       expect(shown.stdout).toContain('"title":"Pay\\u001b[31mROLL\\u001b]0;owned\\u0007 now\\u202e"');
       expect(shown.stdout).not.toMatch(/[\u001b\u0007\u202e]/);

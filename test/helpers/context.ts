@@ -1,8 +1,33 @@
+/**
+ * The one way to run svc's verbs in a test: an in-process Context over buffers, with an injected
+ * clock, the terminals the test claims (TTY or not, a width), stdin, a scripted prompter, and an
+ * environment whose config, state and cache directories are temporary.
+ *
+ * - `testContext(options)` gives a Context to call a verb's run function with
+ *   (`runTenantsLs(ctx, parseTenantsLs(flags))`), and its stdout/stderr.
+ * - `runInProcess(argv, env, options)` runs a whole command line (parsing, exit code) the way
+ *   the binary does after start-up.
+ * - `useSandboxContext()` (test/helpers/sandbox.ts) pairs both with a sandbox on an ephemeral
+ *   port, as its admin in Acme Treasury: see test/commands/tenants/ls.test.ts for the shape.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../src/cli.js';
-import { type Context, type ContextDeps, createContext, type GlobalOptions } from '../../src/context.js';
-import type { IOStreams } from '../../src/output/io.js';
-import type { Prompter } from '../../src/system/prompter.js';
+import {
+  type Clock,
+  type Context,
+  type ContextDeps,
+  createContext,
+  type GlobalOptions,
+} from '../../src/context.js';
+import { createIO, type Env, type IOStreams } from '../../src/output/io.js';
+import type { Choice, Prompter } from '../../src/system/prompter.js';
+
+/** "Now" in tests unless one says otherwise: relative times ("2 years ago") are then exact. */
+export const FIXED_NOW = Date.parse('2026-01-15T12:00:00Z');
 
 export interface FakeIO {
   io: IOStreams;
@@ -10,74 +35,144 @@ export interface FakeIO {
   stderr: () => string;
 }
 
-/** IOStreams over buffers; `tty` makes every stream claim to be a terminal. */
-export function fakeIO(
-  options: { tty?: boolean; color?: boolean; columns?: number; stdin?: string } = {},
-): FakeIO {
+export interface FakeIOOptions {
+  /** true: stdin, stdout and stderr all claim to be terminals; or claim them one by one. */
+  tty?: boolean | Partial<Record<'stdin' | 'stdout' | 'stderr', boolean>>;
+  /** Terminal width (default 120). */
+  columns?: number;
+  stdin?: string | Buffer;
+  /** Force colour on or off; otherwise svc's own policy decides from `env` (no env: no colour). */
+  color?: boolean;
+  env?: Env;
+  noColor?: boolean;
+}
+
+/** IOStreams over buffers, claiming the terminals the test asks for (src/output/io.ts createIO). */
+export function fakeIO(options: FakeIOOptions = {}): FakeIO {
   const out: string[] = [];
   const err: string[] = [];
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   stdout.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')));
   stderr.on('data', (chunk: Buffer) => err.push(chunk.toString('utf8')));
-  const tty = options.tty ?? false;
-  return {
-    io: {
-      stdin: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
-      stdout,
-      stderr,
-      stdinIsTTY: tty,
-      stdoutIsTTY: tty,
-      stderrIsTTY: tty,
+  const claim = (stream: 'stdin' | 'stdout' | 'stderr') =>
+    typeof options.tty === 'object' ? options.tty[stream] === true : options.tty === true;
+  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
+  const io = createIO(
+    { stdin, stdout, stderr },
+    {
+      stdin: claim('stdin'),
+      stdout: claim('stdout'),
+      stderr: claim('stderr'),
       columns: options.columns ?? 120,
-      colorStdout: options.color ?? false,
-      colorStderr: options.color ?? false,
     },
-    stdout: () => out.join(''),
-    stderr: () => err.join(''),
-  };
+    options.env ?? { NO_COLOR: '1' },
+    { noColor: options.noColor === true },
+  );
+  if (options.color !== undefined) {
+    io.colorStdout = options.color;
+    io.colorStderr = options.color;
+  }
+  return { io, stdout: () => out.join(''), stderr: () => err.join('') };
 }
 
-const noPrompter: Prompter = {
-  input: async () => {
-    throw new Error('unexpected prompt');
-  },
-  password: async () => {
-    throw new Error('unexpected prompt');
-  },
-  confirm: async () => {
-    throw new Error('unexpected prompt');
-  },
-  select: async () => {
-    throw new Error('unexpected prompt');
-  },
-};
+/**
+ * A prompter that gives the scripted answers in order and records the questions; a question
+ * beyond the script fails the test (so does any question when no answers are given).
+ */
+export function scriptedPrompter(answers: unknown[] = []): Prompter & { questions: string[] } {
+  const queue = [...answers];
+  const questions: string[] = [];
+  const next = async <T>(message: string, choices?: Array<Choice<T>>): Promise<T> => {
+    questions.push(message);
+    if (queue.length === 0) throw new Error(`unexpected prompt: ${message}`);
+    const answer = queue.shift();
+    if (choices && !choices.some((c) => c.value === answer)) {
+      throw new Error(`scripted answer ${JSON.stringify(answer)} is not a choice of "${message}"`);
+    }
+    return answer as T;
+  };
+  return {
+    questions,
+    input: (message) => next(message),
+    password: (message) => next(message),
+    confirm: (message) => next(message),
+    select: (message, choices) => next(message, choices),
+  };
+}
 
 export function testDeps(
   io: IOStreams,
   env: Record<string, string | undefined>,
   extra: Partial<ContextDeps> = {},
 ): ContextDeps {
-  return { io, env, signal: new AbortController().signal, prompter: noPrompter, ...extra };
+  return { io, env, signal: new AbortController().signal, prompter: scriptedPrompter(), ...extra };
 }
 
-/** A Context over buffers, for calling a command's run function in-process. */
-export function testContext(
-  env: Record<string, string | undefined>,
-  globals: GlobalOptions = {},
-  ioOptions: Parameters<typeof fakeIO>[0] = {},
-): FakeIO & { ctx: Context } {
-  const fake = fakeIO(ioOptions);
-  return { ...fake, ctx: createContext(testDeps(fake.io, env), globals) };
+export interface VerbOptions extends Omit<FakeIOOptions, 'env'> {
+  env?: Record<string, string | undefined>;
+  globals?: GlobalOptions;
+  /** The clock's time, in ms since the epoch (default FIXED_NOW). */
+  now?: number;
+  /** Answers for the scripted prompter, in the order the questions come. */
+  answers?: unknown[];
+  signal?: AbortSignal;
+}
+
+function depsFor(
+  options: VerbOptions,
+  noColor = false,
+): { fake: FakeIO; deps: ContextDeps; questions: string[] } {
+  const env = options.env ?? {};
+  const fake = fakeIO({ env, noColor, ...options });
+  const clock: Clock = { now: () => options.now ?? FIXED_NOW };
+  const prompter = scriptedPrompter(options.answers);
+  const deps = testDeps(fake.io, env, {
+    clock,
+    prompter,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { fake, deps, questions: prompter.questions };
+}
+
+/**
+ * A Context over buffers, for calling a command's run function in-process; `questions` are the
+ * prompts it asked.
+ */
+export function testContext(options: VerbOptions = {}): FakeIO & { ctx: Context; questions: string[] } {
+  const { fake, deps, questions } = depsFor(options, options.globals?.color === false);
+  return { ...fake, questions, ctx: createContext(deps, options.globals ?? {}) };
 }
 
 /** Runs a whole svc command line in-process (parsing included) and returns its exit code and output. */
 export async function runInProcess(
   argv: string[],
   env: Record<string, string | undefined>,
-  ioOptions: Parameters<typeof fakeIO>[0] = {},
+  options: Omit<VerbOptions, 'env' | 'globals'> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const fake = fakeIO(ioOptions);
-  const code = await runCli(argv, testDeps(fake.io, env));
+  const { fake, deps } = depsFor({ ...options, env }, argv.includes('--no-color'));
+  const code = await runCli(argv, deps);
   return { code, stdout: fake.stdout(), stderr: fake.stderr() };
+}
+
+/**
+ * Private SVC_CONFIG_DIR, SVC_STATE_DIR and SVC_CACHE_DIR for the tests of one file, made before
+ * them and removed after them.
+ */
+export function useTempDirs(): () => Record<'SVC_CONFIG_DIR' | 'SVC_STATE_DIR' | 'SVC_CACHE_DIR', string> {
+  let root: string | undefined;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  });
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+  return () => {
+    if (!root) throw new Error('temporary directories are made in beforeAll');
+    return {
+      SVC_CONFIG_DIR: join(root, 'config'),
+      SVC_STATE_DIR: join(root, 'state'),
+      SVC_CACHE_DIR: join(root, 'cache'),
+    };
+  };
 }

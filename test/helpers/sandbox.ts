@@ -1,5 +1,11 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { Context } from '../../src/context.js';
+import { tenantId } from '../../src/sandbox/seed.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import { runInProcess, testContext, useTempDirs, type VerbOptions } from './context.js';
+
+/** The tenant useSandboxContext() acts in. */
+export const ACME = tenantId('acme-treasury');
 
 /** A real sandbox on an ephemeral loopback port for the tests of one file. */
 export function useSandbox(options: SandboxOptions = {}): () => Sandbox {
@@ -13,6 +19,40 @@ export function useSandbox(options: SandboxOptions = {}): () => Sandbox {
   return () => {
     if (!sandbox) throw new Error('sandbox not started');
     return sandbox;
+  };
+}
+
+/**
+ * A sandbox on an ephemeral port for the tests of one file, and in-process svc against it as its
+ * admin in Acme Treasury (SVC_TOKEN, SVC_TENANT), with temporary config, state and cache
+ * directories, NO_COLOR, and the clock at FIXED_NOW. `context()` gives a Context for a verb's
+ * run function; `run()` runs a whole command line. Options override any of it per call.
+ */
+export function useSandboxContext(options: SandboxOptions = {}) {
+  const sandbox = useSandbox(options);
+  const dirs = useTempDirs();
+  const opened: Context[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((ctx) => ctx.close()));
+  });
+  const env = (): Record<string, string | undefined> => ({
+    ...dirs(),
+    SVC_BASE_URL: sandbox().url,
+    SVC_TOKEN: sandbox().adminToken,
+    SVC_TENANT: ACME,
+    NO_COLOR: '1',
+  });
+  return {
+    sandbox,
+    env,
+    context(verb: VerbOptions = {}) {
+      const made = testContext({ ...verb, env: { ...env(), ...verb.env } });
+      opened.push(made.ctx);
+      return made;
+    },
+    run(argv: string[], verb: Omit<VerbOptions, 'globals'> = {}) {
+      return runInProcess(argv, { ...env(), ...verb.env }, verb);
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { type ProcessResult, runProcess } from '../../src/system/run.js';
 
@@ -28,12 +28,19 @@ export function tempConfigDir(): string {
   return join(dir, 'config');
 }
 
-/** The environment svc runs with in tests: nothing inherited that could change its behaviour. */
+/** The code-cache directory of every svc process the tests start (made by test/global-setup.ts). */
+export const TEST_CACHE_DIR = inject('svcCacheDir');
+
+/**
+ * The environment svc runs with in tests: nothing inherited that could change its behaviour,
+ * and code caches in the suite's own temporary directory, never in ~/.cache/svc.
+ */
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     LANG: 'C.UTF-8',
+    SVC_CACHE_DIR: TEST_CACHE_DIR,
   };
   for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
   return env;

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
+import { TEST_CACHE_DIR } from './svc.js';
 
 const run = promisify(execFile);
 
@@ -18,7 +19,10 @@ export class Terminal {
   /** Starts `command` (a shell command line) in a 120×40 terminal with exactly `env`. */
   static async start(command: string, env: Record<string, string>): Promise<Terminal> {
     const socket = `svc-test-${randomBytes(6).toString('hex')}`;
-    const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+    // svc started in the terminal keeps its code caches with the suite's, never in ~/.cache/svc.
+    const assignments = Object.entries({ SVC_CACHE_DIR: TEST_CACHE_DIR, ...env }).map(
+      ([k, v]) => `${k}=${shellQuote(v)}`,
+    );
     await run('tmux', [
       '-L',
       socket,

@@ -24,7 +24,11 @@ const rows = (text: string) =>
 
 describe('svc webhooks ls, deliveries, dlq', () => {
   it('ls: a table on a terminal, tab-separated rows in a pipe, the API objects with --json', async () => {
-    const table = await svc(['webhooks', 'ls'], { env: { ...env, SVC_FORCE_TTY: '200' } });
+    const table = await runInProcess(['webhooks', 'ls'], env, {
+      tty: { stdout: true },
+      columns: 200,
+      now: Date.now(),
+    });
     expect(table.stdout.split('\n')[0]).toMatch(
       /^ID {2,}URL {2,}EVENTS {2,}STATUS {2,}(ATTEMPTS {2,})?(DESCRIPTION {2,})?CREATED$/,
     );
@@ -48,7 +52,11 @@ describe('svc webhooks ls, deliveries, dlq', () => {
   });
 
   it('deliveries: the summary above the table; --status and --limit; the whole object with --json', async () => {
-    const table = await svc(['webhooks', 'deliveries', SEEDED], { env: { ...env, SVC_FORCE_TTY: '200' } });
+    const table = await runInProcess(['webhooks', 'deliveries', SEEDED], env, {
+      tty: { stdout: true },
+      columns: 200,
+      now: Date.now(),
+    });
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('6 deliveries: 3 delivered, 3 failed, 0 in flight');
     expect(lines[1]).toMatch(
@@ -85,8 +93,10 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     expect(all.stdout.trimEnd().split('\n')).toHaveLength(3);
     const recent = await svc(['webhooks', 'dlq', SEEDED, '--since', '1d'], { env });
     expect(rows(recent.stdout)).toHaveLength(1);
-    const none = await svc(['webhooks', 'dlq', SEEDED, '--event-type', 'exception.created'], {
-      env: { ...env, SVC_FORCE_TTY: '120' },
+    const none = await runInProcess(['webhooks', 'dlq', SEEDED, '--event-type', 'exception.created'], env, {
+      tty: { stdout: true },
+      columns: 120,
+      now: Date.now(),
     });
     expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'The dead-letter queue is empty.\n' });
   });

@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import type { Me } from '../../api/schemas/me.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
@@ -7,13 +6,13 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { relativeTime } from '../../output/format.js';
 import { readStream } from '../../system/input.js';
-import { examples, type MakeContext } from '../kit.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
   parseBrowserLogin,
   storeLogin,
-} from '../oauth/shared.js';
+} from '../browser-login.js';
+import { examples, type MakeContext } from '../kit.js';
 
 /** Reads one credential from stdin, as every secret is read (auth/secret-input.ts). */
 export async function readTokenFromStdin(ctx: Context): Promise<string> {
@@ -31,13 +30,9 @@ export async function readTokenFromStdin(ctx: Context): Promise<string> {
 export async function runLoginWithToken(ctx: Context): Promise<void> {
   const token = await readTokenFromStdin(ctx);
   const settings = ctx.settings();
-  const api = await ctx.api();
+  const platform = await ctx.platform();
   // Check the token before storing it: a rejected token exits 3 and leaves the profile as it was.
-  const { data: me } = await api.get<Me>('/v1/me', undefined, {
-    headers: { authorization: `Bearer ${token}` },
-    auth: false,
-    secrets: [token],
-  });
+  const me = await platform.me.get({ token });
   const store = ctx.store();
   const expiresAt = jwtExpiry(token);
   // Under the credential lock, so an OAuth refresh in another process cannot overwrite it.

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import type { Me } from '../../api/schemas/me.js';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
 import { type Context, LOGIN_HINT } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
 import { maskSecret } from '../../output/format.js';
+import type { CallerIdentity } from '../../platform/me.js';
 import { examples, type MakeContext } from '../kit.js';
 
 interface AuthStatus {
@@ -20,7 +20,7 @@ interface AuthStatus {
     client_id: string | null;
     refresh_token: string | null;
   } | null;
-  identity: Me | null;
+  identity: CallerIdentity | null;
   error: string | null;
 }
 
@@ -67,8 +67,7 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
     });
   } else {
     try {
-      const api = await ctx.api();
-      status.identity = (await api.get<Me>('/v1/me')).data;
+      status.identity = await (await ctx.platform()).me.get();
       status.logged_in = true;
     } catch (error) {
       if (!(error instanceof SvcError)) throw error;

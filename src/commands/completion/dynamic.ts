@@ -1,11 +1,15 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import type { CallOptions, Platform } from '../../platform/index.js';
 import type { MakeContext } from '../kit.js';
 
-const KINDS: Record<string, { path: string; field: 'id' | 'name' }> = {
-  tenants: { path: '/v1/tenants', field: 'id' },
-  roles: { path: '/v1/roles', field: 'name' },
-  webhooks: { path: '/v1/webhooks', field: 'id' },
+type Lister = (platform: Platform, options: CallOptions) => Promise<{ items: object[] }>;
+
+/** What each kind lists (one page), and which field of an item is the value to complete. */
+const KINDS: Record<string, { list: Lister; field: 'id' | 'name' }> = {
+  tenants: { list: (p, o) => p.tenants.list({ limit: 200 }, o), field: 'id' },
+  roles: { list: (p, o) => p.roles.list({}, o), field: 'name' },
+  webhooks: { list: (p, o) => p.webhooks.list({}, o), field: 'id' },
 };
 
 /** How long completion may wait for the API: a TAB press must not hang. */
@@ -21,18 +25,9 @@ export async function runComplete(ctx: Context, kind: string): Promise<void> {
     if (kind === 'profiles') {
       values.push(...Object.keys(ctx.store().profiles()).sort());
     } else if (KINDS[kind]) {
-      const { path, field } = KINDS[kind];
-      const api = await ctx.api();
-      const { data } = await api.get<unknown>(
-        path,
-        field === 'id' && kind === 'tenants' ? { limit: 200 } : undefined,
-        {
-          timeoutMs: TIMEOUT_MS,
-          maxRetries: 0,
-        },
-      );
-      const items = Array.isArray(data) ? data : (data as { items?: unknown[] })?.items;
-      for (const item of items ?? []) {
+      const { list, field } = KINDS[kind];
+      const { items } = await list(await ctx.platform(), { timeoutMs: TIMEOUT_MS, maxRetries: 0 });
+      for (const item of items) {
         const value = (item as Record<string, unknown>)?.[field];
         if (typeof value === 'string' && !/\s/.test(value)) values.push(value);
       }

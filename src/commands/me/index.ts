@@ -1,11 +1,9 @@
 import { Command } from 'commander';
-import type { Me } from '../../api/schemas/me.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
 
 export async function runMe(ctx: Context): Promise<void> {
-  const api = await ctx.api();
-  const { data } = await api.get<Me>('/v1/me');
+  const data = await (await ctx.platform()).me.get();
   const tenants = Array.isArray(data?.tenants) ? data.tenants : [];
   await ctx.out.record(data, [
     ['id', data?.id],

@@ -4,8 +4,13 @@ import { readSecret } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import {
+  addBrowserLoginOptions,
+  type BrowserLoginOptions,
+  parseBrowserLogin,
+  storeLogin,
+} from '../browser-login.js';
 import { examples, type MakeContext } from '../kit.js';
-import { addBrowserLoginOptions, type BrowserLoginOptions, parseBrowserLogin, storeLogin } from './shared.js';
 
 export interface OAuthAuthorizeOptions extends BrowserLoginOptions {
   clientId: string;

@@ -4,8 +4,7 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { SecretFile } from '../../system/secret-file.js';
-import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { collect, parseScopes } from './shared.js';
+import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 
 export interface OAuthCreateOptions {
   name: string;
@@ -90,9 +89,8 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
   let data: OAuthClientWithSecret;
   try {
-    const api = await ctx.api();
-    ({ data } = await api.post<OAuthClientWithSecret>(
-      '/v1/oauth/clients',
+    const platform = await ctx.platform();
+    data = await platform.oauth.clients.create(
       {
         name: options.name,
         ...(options.description === undefined ? {} : { description: options.description }),
@@ -106,7 +104,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
         pkce_required: options.pkceRequired,
       },
       options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
-    ));
+    );
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();

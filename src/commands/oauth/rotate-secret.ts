@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { printClientWithSecret } from './create.js';
@@ -27,11 +26,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
   let data: OAuthClientWithSecret;
   try {
-    const api = await ctx.api();
-    ({ data } = await api.post<OAuthClientWithSecret>(
-      path`/v1/oauth/clients/${options.clientId}/rotate-secret`,
-      undefined,
-    ));
+    data = await (await ctx.platform()).oauth.clients.rotateSecret(options.clientId);
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();

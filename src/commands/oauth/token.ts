@@ -4,8 +4,7 @@ import { checkSecretFlags, readSecret, type SecretFlags } from '../../auth/secre
 import { requestToken, tokenUrl } from '../../auth/token-endpoint.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { choiceFlag, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { collect, parseScopes } from './shared.js';
+import { choiceFlag, collect, examples, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 
 export interface OAuthTokenOptions {
   grantType: OAuthGrantType;

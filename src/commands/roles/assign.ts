@@ -3,13 +3,12 @@ import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { ApiError } from '../../http/errors.js';
-import { path } from '../../http/path.js';
+import { AssignmentExistsError, retyped } from '../../platform/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from './expiry.js';
-import { assignmentFields, listRoles, resolveRole, withHint } from './shared.js';
+import { assignmentFields, listRoles, resolveRole } from './shared.js';
 
 export interface RolesAssignOptions {
   user: string | undefined;
@@ -104,7 +103,7 @@ async function completeOptions(
     ).trim();
   let role = options.role;
   if (role === undefined) {
-    const roles = (await listRoles(await ctx.api())).filter((r: Role) => r.scope === 'tenant');
+    const roles = (await listRoles(await ctx.platform())).filter((r: Role) => r.scope === 'tenant');
     role = await prompter!.select(
       'Role',
       roles.map((r) => ({ name: r.name, value: r.id, description: r.description })),
@@ -137,19 +136,20 @@ async function completeOptions(
 export async function runRolesAssign(ctx: Context, options: RolesAssignOptions): Promise<void> {
   if (options.bulk) return runBulkFile(ctx, 'assign', options.bulk);
   const { user, role: ref, expiry, justification } = await completeOptions(ctx, options);
-  const api = await ctx.api();
-  const role = await resolveRole(api, ref);
+  const platform = await ctx.platform();
+  const role = await resolveRole(platform, ref);
   const expires = expiresAt(expiry, ctx.clock.now());
   let data: RoleAssignment;
   try {
-    ({ data } = await api.post<RoleAssignment>(path`/v1/users/${user}/roles`, {
+    data = await platform.roles.assign(user, {
       role_id: role.id,
       ...(expires === null ? {} : { expires_at: expires }),
       justification,
-    }));
+    });
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'assignment_exists') {
-      throw withHint(error, `to change its expiry, revoke it first: svc roles revoke ${user} ${role.name}`);
+    if (error instanceof AssignmentExistsError) {
+      const hint = `to change its expiry, revoke it first: svc roles revoke ${user} ${role.name}`;
+      throw retyped(error, AssignmentExistsError, hint);
     }
     throw error;
   }

@@ -1,7 +1,5 @@
 import { Command, Option } from 'commander';
-import type { RoleAssignmentList } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { ASSIGNMENT_COLUMNS } from './shared.js';
 
@@ -18,8 +16,8 @@ export function parseRolesAssignments(
 }
 
 export async function runRolesAssignments(ctx: Context, options: RolesAssignmentsOptions): Promise<void> {
-  const api = await ctx.api();
-  const { data } = await api.get<RoleAssignmentList>(path`/v1/users/${options.user}/roles`, {
+  const platform = await ctx.platform();
+  const data = await platform.roles.listAssignments(options.user, {
     include_inactive: options.includeInactive ? true : undefined,
   });
   await ctx.out.list(data.items, ASSIGNMENT_COLUMNS, {

@@ -102,7 +102,7 @@ interface Prepared {
  */
 async function prepare(
   ctx: Context,
-  api: ApiClient,
+  _api: ApiClient,
   kind: BulkKind,
   options: BulkFileOptions,
 ): Promise<Prepared> {
@@ -110,7 +110,7 @@ async function prepare(
   const bytes = await readInputBytes(options.file, ctx.io.stdin, '--file');
   const label = options.file === '-' ? 'stdin' : options.file;
   const input = readRecords(bytes, options.file === '-' ? '' : options.file);
-  const roles = await listRoles(api);
+  const roles = await listRoles(await ctx.platform());
 
   const operation = operationId(kind, ctx.settings().values.base_url ?? '', tenant, bytes, options.defaults);
   const journalPath = options.journal ?? defaultJournalPath(ctx.env, `roles-${kind}`, operation);

@@ -1,9 +1,8 @@
 import { Command, Option } from 'commander';
-import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { collect, permissionFlag } from './permissions.js';
+import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { permissionFlag } from './permissions.js';
 import { roleFields } from './shared.js';
 
 export interface RolesCreateOptions {
@@ -28,8 +27,8 @@ export function parseRolesCreate(flags: Record<string, unknown>): RolesCreateOpt
 }
 
 export async function runRolesCreate(ctx: Context, options: RolesCreateOptions): Promise<void> {
-  const api = await ctx.api();
-  const { data } = await api.post<Role>('/v1/roles', {
+  const platform = await ctx.platform();
+  const data = await platform.roles.create({
     name: options.name,
     ...(options.description === undefined ? {} : { description: options.description }),
     permissions: options.permissions,

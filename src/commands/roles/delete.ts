@@ -1,7 +1,5 @@
 import { Command } from 'commander';
-import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { resolveRole } from './shared.js';
 
@@ -14,8 +12,8 @@ export function parseRolesDelete(role: unknown): RolesDeleteOptions {
 }
 
 export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions): Promise<void> {
-  const api = await ctx.api();
-  const role = await resolveRole(api, options.role);
+  const platform = await ctx.platform();
+  const role = await resolveRole(platform, options.role);
   // A built-in role goes straight to the server, whose refusal (builtin_role_immutable) is the answer.
   if (role.kind === 'custom') {
     await confirmDestructive(
@@ -24,7 +22,7 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
       `deleting role ${role.name}`,
     );
   }
-  const { data } = await api.delete<Role>(path`/v1/roles/${role.id}`);
+  const data = await platform.roles.delete(role.id);
   if (ctx.out.isMachine) await ctx.out.json(data);
   else ctx.out.success(`deleted role ${data.name} (${data.id}); its assignments no longer grant it`);
 }

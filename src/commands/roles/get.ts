@@ -12,7 +12,7 @@ export function parseRolesGet(role: unknown): RolesGetOptions {
 }
 
 export async function runRolesGet(ctx: Context, options: RolesGetOptions): Promise<void> {
-  const role = await resolveRole(await ctx.api(), options.role);
+  const role = await resolveRole(await ctx.platform(), options.role);
   await ctx.out.record(role, roleFields(role));
 }
 

@@ -22,7 +22,7 @@ export function parseRolesLs(flags: Record<string, unknown>): RolesLsOptions {
 }
 
 export async function runRolesLs(ctx: Context, options: RolesLsOptions): Promise<void> {
-  const api = await ctx.api();
+  const platform = await ctx.platform();
   const query = {
     kind: options.kind,
     include_deleted: options.includeDeleted ? true : undefined,
@@ -31,7 +31,7 @@ export async function runRolesLs(ctx: Context, options: RolesLsOptions): Promise
   const columns = options.includeDeleted
     ? [...ROLE_COLUMNS, { header: 'deleted', value: (r: Role) => r.deleted_at, kind: 'time' as const }]
     : ROLE_COLUMNS;
-  await ctx.out.list(api.paginate<Role>('/v1/roles', query), columns, {
+  await ctx.out.list(platform.roles.listAll(query), columns, {
     empty:
       options.kind === 'custom' ? 'No custom roles yet: create one with `svc roles create`.' : 'No roles.',
   });

@@ -1,9 +1,6 @@
 import { PERMISSION_RE } from '../../api/roles.js';
 import { UsageError } from '../../errors.js';
 
-/** Repeatable flag values, collected in order. */
-export const collect = (value: string, previous: string[] = []) => [...previous, value];
-
 /**
  * Permission strings from a repeatable flag, checked locally before any request: dotted
  * lowercase identifiers (the server then checks them against its catalog). Duplicates are dropped.

@@ -1,8 +1,7 @@
 import { Command, Option } from 'commander';
-import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
+import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { path } from '../../http/path.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
@@ -46,7 +45,7 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
       hint: 'pass them on the command line, or run in a terminal to be asked',
     });
   }
-  const api = await ctx.api();
+  const platform = await ctx.platform();
   const user =
     options.user ??
     (
@@ -56,7 +55,7 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     ).trim();
   let role: Role;
   if (options.role === undefined) {
-    const held = (await api.get<{ items: RoleAssignment[] }>(path`/v1/users/${user}/roles`)).data.items;
+    const held = (await platform.roles.listAssignments(user)).items;
     if (held.length === 0) throw new UsageError(`${user} holds no role in this tenant; nothing to revoke`);
     const roleId = await ctx.prompter.select(
       'Role to revoke',
@@ -66,9 +65,9 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
         description: a.expires_at ? `until ${a.expires_at}` : 'permanent',
       })),
     );
-    role = await resolveRole(api, roleId);
+    role = await resolveRole(platform, roleId);
   } else {
-    role = await resolveRole(api, options.role);
+    role = await resolveRole(platform, options.role);
   }
   const tenant = ctx.settings().values.tenant ?? 'the tenant';
   await confirmDestructive(
@@ -76,7 +75,7 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     `Revoke ${role.name} from ${user} in ${tenant}?`,
     `revoking ${role.name} from ${user}`,
   );
-  const { data } = await api.delete<RoleAssignment>(path`/v1/users/${user}/roles/${role.id}`);
+  const data = await platform.roles.revoke(user, role.id);
   await ctx.out.record(data, assignmentFields(data));
   if (!ctx.out.isMachine) {
     ctx.out.success(

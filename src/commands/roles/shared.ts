@@ -2,10 +2,9 @@ import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
 import { NotFoundError, UsageError } from '../../errors.js';
-import type { ApiClient } from '../../http/client.js';
-import { ApiError, ConflictError } from '../../http/errors.js';
-import { path } from '../../http/path.js';
 import type { Column, Field } from '../../output/output.js';
+import { AssignmentExistsError, RoleNotFoundError, typedError } from '../../platform/errors.js';
+import type { Platform } from '../../platform/index.js';
 
 export const ROLE_COLUMNS: Array<Column<Role>> = [
   { header: 'id', value: (r) => r.id, kind: 'id' },
@@ -59,11 +58,9 @@ export const assignmentFields = (a: RoleAssignment): Field[] => {
 };
 
 /** Every role of the tenant (built-in and live custom ones), following every page. */
-export async function listRoles(api: ApiClient, signal?: AbortSignal): Promise<Role[]> {
+export async function listRoles(platform: Platform, signal?: AbortSignal): Promise<Role[]> {
   const roles: Role[] = [];
-  for await (const role of api.paginate<Role>('/v1/roles', { limit: 200 }, signal ? { signal } : {})) {
-    roles.push(role);
-  }
+  for await (const role of platform.roles.listAll({ limit: 200 }, signal ? { signal } : {})) roles.push(role);
   return roles;
 }
 
@@ -83,13 +80,13 @@ export function unknownRole(ref: string, roles: Role[]): string {
  * A role named by id or by name. Built-in ids are their names, so one GET answers those and
  * custom ids; a custom role's name is looked up in the list.
  */
-export async function resolveRole(api: ApiClient, ref: string): Promise<Role> {
+export async function resolveRole(platform: Platform, ref: string): Promise<Role> {
   try {
-    return (await api.get<Role>(path`/v1/roles/${ref}`)).data;
+    return await platform.roles.get(ref);
   } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    if (!(error instanceof RoleNotFoundError)) throw error;
   }
-  const roles = await listRoles(api);
+  const roles = await listRoles(platform);
   const role = findRole(roles, ref);
   if (role) return role;
   throw new NotFoundError(`${unknownRole(ref, roles)} in this tenant`, {
@@ -108,29 +105,13 @@ export function requireTenant(ctx: Context): string {
   return tenant;
 }
 
-/** The assignment a 409 assignment_exists carries (details[0].assignment), if any. */
+/**
+ * The assignment in place when a grant was refused because the user already holds the role
+ * (AssignmentExistsError), if that was the refusal. Errors that did not come through the
+ * platform client are typed here first.
+ */
 export function existingAssignment(error: unknown): RoleAssignment | undefined {
-  if (!(error instanceof ApiError) || error.status !== 409 || error.code !== 'assignment_exists')
-    return undefined;
-  const first = Array.isArray(error.details)
-    ? (error.details[0] as { assignment?: RoleAssignment })
-    : undefined;
-  return first?.assignment ?? ({} as RoleAssignment);
-}
-
-/** The same API error with a hint for the user (keeps status, code and request id). */
-export function withHint(error: ApiError, hint: string): ApiError {
-  const Ctor = error instanceof ConflictError ? ConflictError : ApiError;
-  return new Ctor(
-    {
-      status: error.status,
-      code: error.code,
-      message: error.message,
-      requestId: error.requestId,
-      details: error.details,
-      headers: error.headers,
-      body: error.body,
-    },
-    { hint, cause: error },
-  );
+  const typed = typedError(error);
+  if (!(typed instanceof AssignmentExistsError)) return undefined;
+  return typed.assignment ?? ({} as RoleAssignment);
 }

@@ -1,10 +1,8 @@
 import { Command, Option } from 'commander';
-import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { path } from '../../http/path.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { collect, permissionFlag } from './permissions.js';
+import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { permissionFlag } from './permissions.js';
 import { resolveRole, roleFields } from './shared.js';
 
 export interface RolesUpdateOptions {
@@ -36,10 +34,10 @@ export function parseRolesUpdate(role: unknown, flags: Record<string, unknown>):
 }
 
 export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions): Promise<void> {
-  const api = await ctx.api();
-  const role = await resolveRole(api, options.role);
+  const platform = await ctx.platform();
+  const role = await resolveRole(platform, options.role);
   // add/remove are applied by the server, so two admins editing at once do not undo each other.
-  const { data } = await api.patch<Role>(path`/v1/roles/${role.id}`, {
+  const data = await platform.roles.update(role.id, {
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.description === undefined ? {} : { description: options.description }),
     ...(options.add.length ? { add_permissions: options.add } : {}),

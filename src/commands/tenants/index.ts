@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { MakeContext } from '../kit.js';
-import { apiKeysCommand } from './api-keys.js';
+import { apiKeysCommand } from './api-keys/index.js';
 import { lsCommand } from './ls.js';
 
 export default function tenants(make: MakeContext): Command {

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { SUBSCRIPTION_TIERS, type SubscriptionTier, TENANT_PAGE } from '../../api/constants.js';
-import type { TenantList, TenantSummary } from '../../api/schemas/tenants.js';
+import type { TenantSummary } from '../../api/schemas/tenants.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
 import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
@@ -36,7 +36,7 @@ export function parseTenantsLs(flags: Record<string, unknown>): TenantsLsOptions
 }
 
 export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Promise<void> {
-  const api = await ctx.api();
+  const platform = await ctx.platform();
   const query = {
     limit: options.limit,
     cursor: options.cursor,
@@ -45,12 +45,12 @@ export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Pro
   };
   if (options.all) {
     // --limit is the page size here; every page is fetched and streamed as it arrives.
-    await ctx.out.list(api.paginate<TenantSummary>('/v1/tenants', query), TENANT_COLUMNS, {
+    await ctx.out.list(platform.tenants.listAll(query), TENANT_COLUMNS, {
       empty: 'No tenants match.',
     });
     return;
   }
-  const { data } = await api.get<TenantList>('/v1/tenants', query);
+  const data = await platform.tenants.list(query);
   await ctx.out.list(data.items, TENANT_COLUMNS, { empty: 'No tenants match.' });
   if (data.next_cursor && !ctx.out.isMachine) {
     ctx.out.info(`More tenants: svc tenants ls --cursor ${data.next_cursor}  (or --all for every page)`);

@@ -1,8 +1,7 @@
 import { Command, Option } from 'commander';
 import { DELIVERY_PAGE, DELIVERY_STATUS_FILTERS, type DeliveryStatusFilter } from '../../api/constants.js';
-import type { DeliveryList, DeliverySummary } from '../../api/schemas/webhooks.js';
+import type { DeliverySummary } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
-import { path } from '../../http/path.js';
 import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { DELIVERY_COLUMNS, webhookArg } from './shared.js';
@@ -32,8 +31,8 @@ export function summaryLine(s: DeliverySummary): string {
 }
 
 export async function runDeliveries(ctx: Context, options: DeliveriesOptions): Promise<void> {
-  const api = await ctx.api();
-  const { data } = await api.get<DeliveryList>(path`/v1/webhooks/${options.webhook}/deliveries`, {
+  const platform = await ctx.platform();
+  const data = await platform.webhooks.deliveries.list(options.webhook, {
     status: options.status,
     limit: options.limit,
     cursor: options.cursor,

@@ -1,12 +1,11 @@
 import { Command } from 'commander';
-import type { Webhook } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
 import { WEBHOOK_COLUMNS } from './shared.js';
 
 export async function runWebhooksLs(ctx: Context): Promise<void> {
-  const api = await ctx.api();
-  await ctx.out.list(api.paginate<Webhook>('/v1/webhooks', { limit: 200 }), WEBHOOK_COLUMNS, {
+  const platform = await ctx.platform();
+  await ctx.out.list(platform.webhooks.listAll({ limit: 200 }), WEBHOOK_COLUMNS, {
     empty: 'No webhooks in this tenant.',
   });
 }

@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, Option } from 'commander';
 import { EVENT_TYPES, type EventType } from '../../api/constants.js';
-import type { TestEventResult, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, SvcError } from '../../errors.js';
-import { path } from '../../http/path.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { REMEDIES, webhookArg } from './shared.js';
@@ -30,8 +29,8 @@ export function parseTest(
 const POLL_MS = 200;
 
 export async function runTest(ctx: Context, options: TestOptions): Promise<void> {
-  const api = await ctx.api();
-  const { data } = await api.post<TestEventResult>(path`/v1/webhooks/${options.webhook}/test`, {
+  const platform = await ctx.platform();
+  const data = await platform.webhooks.test(options.webhook, {
     ...(options.eventType ? { event_type: options.eventType } : {}),
   });
   let delivery: WebhookDelivery = data.delivery;
@@ -44,9 +43,7 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
         hint: `follow it with: svc webhooks deliveries ${options.webhook}`,
       });
     }
-    ({ data: delivery } = await api.get<WebhookDelivery>(
-      path`/v1/webhooks/${options.webhook}/deliveries/${delivery.id}`,
-    ));
+    delivery = await platform.webhooks.deliveries.get(options.webhook, delivery.id);
   }
   await ctx.out.record({ event: data.event, delivery }, [
     ['event', `${data.event.id} (${data.event.type})`],

@@ -1,12 +1,8 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PRIMARY_TENANT_SLUG, tenantId } from '../../sandbox/seed.js';
 import type { Tour } from '../runner.js';
-
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'svc.js');
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -73,39 +69,24 @@ export async function webhooks(tour: Tour): Promise<void> {
   tour.say(
     `Now the receiver is up: \`svc webhooks listen --port ${port} --secret-file whsec.txt\` (in the background).`,
   );
-  const listen = spawn(
-    process.execPath,
-    [BIN, 'webhooks', 'listen', '--port', String(port), '--secret-file', secretFile],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        SVC_CONFIG_DIR: tour.configDir,
-        NO_COLOR: '1',
-      },
-    },
-  );
-  let heard = '';
-  listen.stdout.setEncoding('utf8').on('data', (d: string) => {
-    heard += d;
-  });
-  let said = '';
-  listen.stderr.setEncoding('utf8').on('data', (d: string) => {
-    said += d;
-  });
+  const listen = tour.background(['webhooks', 'listen', '--port', String(port), '--secret-file', secretFile]);
+  let stopped: Awaited<ReturnType<typeof listen.stop>> | undefined;
   try {
-    for (let i = 0; i < 200 && !said.includes('listening on'); i++)
+    for (let i = 0; i < 200 && !listen.stderr().includes('listening on'); i++)
       await new Promise((r) => setTimeout(r, 25));
-    if (!said.includes('listening on')) throw new Error(`svc webhooks listen did not start: ${said}`);
+    if (!listen.stderr().includes('listening on'))
+      throw new Error(`svc webhooks listen did not start: ${listen.stderr()}`);
     tour.say('Replay the dead-letter queue (a journal makes a re-run skip what is done):');
     await tour.svc(['webhooks', 'replay', id, '--dlq', '--dry-run'], { tty: true });
     await tour.svc(['webhooks', 'replay', id, '--dlq'], { tty: true });
     await control('POST', '/_sandbox/webhooks/settle', { timeout_ms: 30_000 });
-    for (let i = 0; i < 200 && heard.split('\n').length < 3; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && listen.stdout().split('\n').length < 3; i++)
+      await new Promise((r) => setTimeout(r, 25));
   } finally {
-    listen.kill('SIGINT');
-    await new Promise((resolve) => listen.once('close', resolve));
+    stopped = await listen.stop();
   }
+  const heard = stopped.stdout;
+  const said = stopped.stderr;
   tour.say('What `svc webhooks listen` printed: each replayed event arrived with a valid signature.');
   process.stdout.write(`${`${heard}${said}`.trimEnd().replace(/^/gm, '  ')}\n`);
   await tour.svc(['webhooks', 'deliveries', id, '--limit', '2'], { tty: true });

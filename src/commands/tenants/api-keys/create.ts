@@ -1,12 +1,10 @@
 import { Command, Option } from 'commander';
-import { API_KEY_KINDS, type ApiKey, type ApiKeyCreated } from '../../api/schemas/api-keys.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { path } from '../../http/path.js';
-import { SecretFile } from '../../system/secret-file.js';
-import { choiceFlag, confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { pickTenant } from '../pick.js';
-import { resolveTenant } from './resolve.js';
+import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { SecretFile } from '../../../system/secret-file.js';
+import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
+import { pickTenant } from '../../pick.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
 
@@ -74,12 +72,12 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
   let data: ApiKeyCreated;
   try {
-    const api = await ctx.api();
-    ({ data } = await api.post<ApiKeyCreated>(path`/v1/tenants/${tenant.id}/api-keys`, {
+    const platform = await ctx.platform();
+    data = await platform.tenants.apiKeys.create(tenant.id, {
       kind,
       ...(options.name ? { name: options.name } : {}),
       ...(justification ? { justification } : {}),
-    }));
+    });
     if (file) await file.write(data.key, 'key');
   } catch (error) {
     await file?.discard();
@@ -99,44 +97,8 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   else ctx.out.warn(data.warning || 'Store this key now: it is not shown again.');
 }
 
-export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
-  const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');
-  const api = await ctx.api();
-  const { data } = await api.get<{ items: ApiKey[] }>(path`/v1/tenants/${tenant.id}/api-keys`);
-  await ctx.out.list(
-    data.items,
-    [
-      { header: 'id', value: (k) => k.id, kind: 'id' },
-      { header: 'kind', value: (k) => k.kind },
-      { header: 'name', value: (k) => k.name },
-      { header: 'prefix', value: (k) => `${k.prefix}…` },
-      { header: 'created', value: (k) => k.created_at, kind: 'time' },
-      { header: 'revoked', value: (k) => k.revoked_at, kind: 'time' },
-    ],
-    { empty: `No API keys in ${tenant.name}.` },
-  );
-}
-
-export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: string): Promise<void> {
-  const id = nonEmpty('KEY', keyId);
-  const tenant = await resolveTenant(ctx, tenantRef);
-  await confirmDestructive(
-    ctx,
-    `Revoke API key ${id} of ${tenant.name}? Anything using it stops working.`,
-    `revoking ${id}`,
-  );
-  const api = await ctx.api();
-  const { data } = await api.delete<ApiKey>(path`/v1/tenants/${tenant.id}/api-keys/${id}`);
-  if (ctx.out.isMachine) return ctx.out.json(data);
-  ctx.out.success(`Revoked ${data.id} (${data.name}) of ${tenant.name}`);
-}
-
-export function apiKeysCommand(make: MakeContext): Command {
-  const group = new Command('api-keys').description(
-    'Tenant API keys: publishable (read-only) and service-role (full access, needs a justification)',
-  );
-  group
-    .command('create')
+export function createCommand(make: MakeContext): Command {
+  return new Command('create')
     .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
     .description(
       'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600);\n' +
@@ -166,26 +128,4 @@ export function apiKeysCommand(make: MakeContext): Command {
       const options = parseApiKeyCreate(tenant, flags);
       await runApiKeyCreate(await make(cmd), options);
     });
-  group
-    .command('ls')
-    .alias('list')
-    .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
-    .description("List a tenant's API keys (never the keys themselves)")
-    .addHelpText('after', examples(['svc tenants api-keys ls acme-treasury', 'keys of Acme Treasury']))
-    .action(async (tenant: string | undefined, _flags: unknown, cmd: Command) =>
-      runApiKeyList(await make(cmd), tenant),
-    );
-  group
-    .command('revoke')
-    .argument('<tenant>', 'tenant id or slug')
-    .argument('<key-id>', 'the key id (key_…)')
-    .description('Revoke an API key at once (asks first; --yes when not on a terminal)')
-    .addHelpText(
-      'after',
-      examples(['svc tenants api-keys revoke acme-treasury key_3f2a… --yes', 'revoke a key']),
-    )
-    .action(async (tenant: string, key: string, _flags: unknown, cmd: Command) =>
-      runApiKeyRevoke(await make(cmd), nonEmpty('TENANT', tenant), key),
-    );
-  return group;
 }

@@ -1,65 +1,16 @@
 import { Command, Option } from 'commander';
-import { DLQ_PAGE, DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../api/constants.js';
-import type { DlqEntry, DlqList } from '../../api/schemas/webhooks.js';
-import { type DurationUnit, isoSeconds, UNIT_MS } from '../../api/time.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { path } from '../../http/path.js';
-import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { DLQ_COLUMNS, webhookArg } from './shared.js';
-
-export interface DlqFilters {
-  status: (typeof DLQ_STATUS_FILTERS)[number] | undefined;
-  eventType: string | undefined;
-  since: string | undefined;
-  until: string | undefined;
-}
+import { DLQ_PAGE, DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../../api/constants.js';
+import type { Context } from '../../../context.js';
+import { examples, intFlag, type MakeContext, nonEmpty } from '../../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
+import { DLQ_COLUMNS, webhookArg } from '../shared.js';
+import { type DlqFilters, dlqQuery, parseDlqFilters } from './filters.js';
 
 export interface DlqOptions extends DlqFilters {
   webhook: string;
   limit: number | undefined;
   cursor: string | undefined;
   all: boolean;
-}
-
-/** --since/--until: an ISO 8601 time (or a date), or a duration back from now such as 2h or 7d. */
-export function timeFlag(flag: string, raw: unknown, nowMs: number): string | undefined {
-  if (raw === undefined) return undefined;
-  const text = String(raw).trim();
-  const ago = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (ago) {
-    return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
-  }
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw new UsageError(
-      `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
-    );
-  }
-  return isoSeconds(ms);
-}
-
-export function parseDlqFilters(flags: Record<string, unknown>, nowMs: number): DlqFilters {
-  const filters: DlqFilters = {
-    status: choiceFlag('--status', flags.status, DLQ_STATUS_FILTERS),
-    eventType: choiceFlag('--event-type', flags.eventType, EVENT_TYPES),
-    since: timeFlag('--since', flags.since, nowMs),
-    until: timeFlag('--until', flags.until, nowMs),
-  };
-  if (filters.since && filters.until && Date.parse(filters.since) >= Date.parse(filters.until)) {
-    throw new UsageError(`--since (${filters.since}) must be before --until (${filters.until})`);
-  }
-  return filters;
-}
-
-export function dlqQuery(filters: DlqFilters) {
-  return {
-    status: filters.status,
-    event_type: filters.eventType,
-    since: filters.since,
-    until: filters.until,
-  };
 }
 
 export function parseDlq(
@@ -77,15 +28,14 @@ export function parseDlq(
 }
 
 export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
-  const api = await ctx.api();
-  const route = path`/v1/webhooks/${options.webhook}/dlq`;
+  const platform = await ctx.platform();
   const query = { ...dlqQuery(options), limit: options.limit, cursor: options.cursor };
   const empty = 'The dead-letter queue is empty.';
   if (options.all) {
-    await ctx.out.list(api.paginate<DlqEntry>(route, query), DLQ_COLUMNS, { empty });
+    await ctx.out.list(platform.webhooks.dlq.listAll(options.webhook, query), DLQ_COLUMNS, { empty });
     return;
   }
-  const { data } = await api.get<DlqList>(route, query);
+  const data = await platform.webhooks.dlq.list(options.webhook, query);
   await ctx.out.list(data.items, DLQ_COLUMNS, { empty });
   if (!ctx.out.isMachine && data.next_cursor) {
     ctx.out.info(
@@ -94,9 +44,10 @@ export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   }
 }
 
-export function dlqCommand(make: MakeContext): Command {
-  return new Command('dlq')
-    .summary('The dead-letter queue of a webhook')
+export function lsCommand(make: MakeContext): Command {
+  return new Command('ls')
+    .alias('list')
+    .summary('List the dead-letter queue of a webhook (the default: `svc webhooks dlq WEBHOOK`)')
     .description(
       'Deliveries that failed permanently (every attempt used), oldest first. Entries are queued until\n' +
         'someone acts: `svc webhooks replay WEBHOOK --dlq` replays them (the entry becomes "replayed"), and\n' +

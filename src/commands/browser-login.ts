@@ -1,29 +1,15 @@
+/**
+ * The browser login (authorization code + PKCE through a loopback redirect) as both
+ * `svc login` and `svc oauth authorize --save` offer it: its flags, and storing its tokens.
+ */
 import { type Command, Option } from 'commander';
-import type { Me } from '../../api/schemas/me.js';
-import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../../auth/flow.js';
-import { checkSecretFlags, type SecretFlags } from '../../auth/secret-input.js';
-import { credentialFromTokens, type TokenSet } from '../../auth/token-endpoint.js';
-import type { Context } from '../../context.js';
-import { describeError, UsageError } from '../../errors.js';
-import { intFlag } from '../kit.js';
-
-/** Collects a repeatable option's values. */
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-/** `--scope a --scope b` or `--scope "a b"`: each scope one word. */
-export function parseScopes(flag: string, raw: unknown): string[] {
-  const values = Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
-  const scopes = values.flatMap((v) => v.split(/\s+/)).filter(Boolean);
-  if (values.length > 0 && scopes.length === 0) throw new UsageError(`${flag} must not be empty`);
-  for (const scope of scopes) {
-    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) {
-      throw new UsageError(`${flag} ${JSON.stringify(scope)} is not a valid scope (RFC 6749 §3.3)`);
-    }
-  }
-  return [...new Set(scopes)];
-}
+import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
+import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
+import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
+import type { Context } from '../context.js';
+import { describeError, UsageError } from '../errors.js';
+import type { CallerIdentity } from '../platform/me.js';
+import { collect, intFlag, parseScopes } from './kit.js';
 
 export interface BrowserLoginOptions {
   clientId: string | undefined;
@@ -75,7 +61,7 @@ export function parseBrowserLogin(flags: Record<string, unknown>): BrowserLoginO
 }
 
 export interface StoredLogin {
-  identity: Me | undefined;
+  identity: CallerIdentity | undefined;
   expiresAt: string | undefined;
   scope: string | undefined;
 }
@@ -103,7 +89,7 @@ export async function storeLogin(
     },
     ctx.clock.now(),
   );
-  const { withCredentialLock } = await import('../../auth/lock.js');
+  const { withCredentialLock } = await import('../auth/lock.js');
   await withCredentialLock(store, () => store.setCredential(settings.profile, credential));
   const remember: Record<string, string> = {};
   if (settings.sources.base_url !== 'profile' && settings.values.base_url)
@@ -111,17 +97,13 @@ export async function storeLogin(
   if (settings.sources.app_url === 'flag' || settings.sources.app_url === 'env')
     remember.app_url = settings.values.app_url!;
   if (settings.sources.client_id !== 'profile') remember.client_id = client.id;
-  let identity: Me | undefined;
+  let identity: CallerIdentity | undefined;
   try {
-    const api = await ctx.api();
-    const token = credential.access_token;
-    identity = (
-      await api.get<Me>('/v1/me', undefined, {
-        headers: { authorization: `Bearer ${token}` },
-        auth: false,
-        secrets: [token, ...(credential.refresh_token ? [credential.refresh_token] : [])],
-      })
-    ).data;
+    const platform = await ctx.platform();
+    identity = await platform.me.get({
+      token: credential.access_token,
+      secrets: credential.refresh_token ? [credential.refresh_token] : [],
+    });
   } catch (error) {
     ctx.out.warn(`logged in, but GET /v1/me failed: ${describeError(error)}`);
   }

@@ -1,0 +1,26 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { NotFoundError } from '../../errors.js';
+import { examples, type MakeContext } from '../kit.js';
+import { checkKey, KEYS } from './shared.js';
+
+export async function runConfigGet(ctx: Context, rawKey: string): Promise<void> {
+  const key = checkKey(rawKey);
+  const settings = ctx.settings();
+  const value = settings.values[key];
+  if (value === undefined) {
+    throw new NotFoundError(`${key} is not set for profile "${settings.profile}"`, {
+      hint: `set it with \`svc config set ${key} VALUE\``,
+    });
+  }
+  if (ctx.out.isMachine) return ctx.out.json({ key, value, source: settings.sources[key] });
+  await ctx.out.text(value);
+}
+
+export function getCommand(make: MakeContext): Command {
+  return new Command('get')
+    .argument('<key>', KEYS)
+    .description('Print the value of one setting')
+    .addHelpText('after', examples(['svc config get base_url', 'the API base URL in effect']))
+    .action(async (key: string, _f: unknown, cmd: Command) => runConfigGet(await make(cmd), key));
+}

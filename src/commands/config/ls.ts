@@ -1,0 +1,31 @@
+import { Command } from 'commander';
+import { ENV_FOR } from '../../config/settings.js';
+import { PROFILE_KEYS } from '../../config/store.js';
+import type { Context } from '../../context.js';
+import { examples, type MakeContext } from '../kit.js';
+
+export async function runConfigLs(ctx: Context): Promise<void> {
+  const settings = ctx.settings();
+  const rows = PROFILE_KEYS.map((key) => ({
+    key,
+    value: settings.values[key] ?? null,
+    source: settings.sources[key] ?? null,
+  }));
+  if (!ctx.out.isMachine) ctx.out.info(`Profile "${settings.profile}" (${settings.profileSource})`);
+  await ctx.out.list(rows, [
+    { header: 'key', value: (r) => r.key },
+    { header: 'value', value: (r) => r.value },
+    { header: 'source', value: (r) => (r.source === 'env' ? ENV_FOR[r.key] : r.source) },
+  ]);
+}
+
+export function lsCommand(make: MakeContext): Command {
+  return new Command('ls')
+    .alias('list')
+    .description('Show every setting in effect and where it comes from')
+    .addHelpText(
+      'after',
+      examples(['svc config ls', 'settings of the profile in use'], ['svc -p prod config ls', 'of another']),
+    )
+    .action(async (_f: unknown, cmd: Command) => runConfigLs(await make(cmd)));
+}

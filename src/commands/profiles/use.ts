@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import { checkProfileName } from '../../config/store.js';
+import type { Context } from '../../context.js';
+import { examples, type MakeContext } from '../kit.js';
+import { existing } from './shared.js';
+
+export async function runProfilesUse(ctx: Context, name: string): Promise<void> {
+  existing(ctx, checkProfileName(name));
+  await ctx.store().setActiveProfile(name);
+  if (ctx.out.isMachine) return ctx.out.json({ active_profile: name });
+  ctx.out.success(`Now using profile "${name}"`);
+}
+
+export function useCommand(make: MakeContext): Command {
+  return new Command('use')
+    .argument('<name>', 'profile to make active')
+    .description('Make a profile the active one')
+    .addHelpText('after', examples(['svc profiles use sandbox', 'use the sandbox profile from now on']))
+    .action(async (name: string, _f: unknown, cmd: Command) => runProfilesUse(await make(cmd), name));
+}

@@ -1,0 +1,41 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { checkSurface, type RecordData } from './shared.js';
+
+export async function runRecordsDelete(ctx: Context, surface: string, id: string): Promise<void> {
+  const platform = await ctx.platform();
+  await confirmDestructive(
+    ctx,
+    async () => {
+      const me = await platform.me.get();
+      const tenant =
+        me.tenants.find((t) => t.id === me.tenant_id)?.display_name ?? me.tenant_id ?? 'this tenant';
+      return `Delete ${surface} record ${id} in ${tenant}? It is purged for good after 30 days.`;
+    },
+    `deleting ${surface} record ${id}`,
+  );
+  const record: RecordData = await platform.records.delete(surface, id);
+  if (ctx.out.isMachine) return ctx.out.json(record);
+  ctx.out.success(
+    `Deleted ${surface} record ${record.id}; it is hidden from lists and purged at ${record.purge_at}`,
+  );
+}
+
+export function deleteCommand(make: MakeContext): Command {
+  return new Command('delete')
+    .alias('rm')
+    .argument('<surface>', 'surface name')
+    .argument('<id>', 'record id')
+    .description(
+      'Soft-delete a record: hidden from lists now, purged after 30 days (asks first; --yes when not on a terminal)',
+    )
+    .addHelpText(
+      'after',
+      examples(['svc records delete reconciliations rec_1a2b… --yes', 'delete without asking']),
+    )
+    .action(async (surface: string, id: string, _flags: unknown, cmd: Command) => {
+      const name = checkSurface(surface);
+      await runRecordsDelete(await make(cmd), name, nonEmpty('ID', id));
+    });
+}

@@ -1,0 +1,92 @@
+import { type Command, Option } from 'commander';
+import { RECORD_OWNED_FIELDS, RESERVED_SURFACES, SURFACE_PATTERN } from '../../api/constants.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Field } from '../../output/output.js';
+import { readInputBytes } from '../../system/input.js';
+import { nonEmpty } from '../kit.js';
+
+export type RecordData = Record<string, unknown> & {
+  id: string;
+  created_at?: string;
+  updated_at?: string;
+  soft_delete?: boolean;
+  deleted_at?: string | null;
+  purge_at?: string | null;
+};
+
+export function checkSurface(raw: string): string {
+  const surface = nonEmpty('SURFACE', raw);
+  if (!SURFACE_PATTERN.test(surface)) {
+    throw new UsageError(
+      `invalid surface ${JSON.stringify(surface)}: use lowercase letters, digits and _, e.g. reconciliations`,
+    );
+  }
+  if ((RESERVED_SURFACES as readonly string[]).includes(surface)) {
+    throw new UsageError(
+      `"${surface}" is not a record surface; it has its own commands (see \`svc --help\`)`,
+    );
+  }
+  return surface;
+}
+
+/** --data JSON or --data-file FILE|- : one JSON object. */
+export async function readData(
+  ctx: Context,
+  flags: Record<string, unknown>,
+  required: boolean,
+): Promise<Record<string, unknown> | undefined> {
+  if (flags.data !== undefined && flags.dataFile !== undefined)
+    throw new UsageError('--data and --data-file both give the data; use one');
+  let text: string;
+  let from: string;
+  if (flags.data !== undefined) {
+    text = String(flags.data);
+    from = '--data';
+  } else if (flags.dataFile !== undefined) {
+    from = `--data-file ${flags.dataFile}`;
+    text = (await readInputBytes(String(flags.dataFile), ctx.io.stdin, '--data-file')).toString('utf8');
+  } else {
+    if (required) throw new UsageError('give the record as --data JSON or --data-file FILE (- for stdin)');
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${from} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(`${from} must be a JSON object, e.g. '{"name":"March close"}'`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export function ownFields(record: RecordData): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(record).filter(([k]) => !(RECORD_OWNED_FIELDS as readonly string[]).includes(k)),
+  );
+}
+
+function recordFields(record: RecordData): Field[] {
+  const fields: Field[] = [
+    ['id', record.id],
+    ['created', record.created_at, 'time'],
+    ['updated', record.updated_at, 'time'],
+  ];
+  if (record.soft_delete) {
+    fields.push(['deleted', record.deleted_at, 'time'], ['purged', record.purge_at, 'time']);
+  }
+  for (const [key, value] of Object.entries(ownFields(record)))
+    fields.push([key, typeof value === 'string' ? value : JSON.stringify(value)]);
+  return fields;
+}
+
+export async function show(ctx: Context, record: RecordData): Promise<void> {
+  await ctx.out.record(record, recordFields(record));
+}
+
+export const dataOptions = (command: Command) =>
+  command
+    .addOption(new Option('--data <json>', 'the fields as a JSON object'))
+    .addOption(new Option('--data-file <file>', 'the fields from a JSON file, or - for standard input'));

@@ -1,0 +1,32 @@
+import { Command } from 'commander';
+import type { Context } from '../../../context.js';
+import { examples, type MakeContext } from '../../kit.js';
+import { pickTenant } from '../../pick.js';
+
+export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
+  const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');
+  const data = await (await ctx.platform()).tenants.apiKeys.list(tenant.id);
+  await ctx.out.list(
+    data.items,
+    [
+      { header: 'id', value: (k) => k.id, kind: 'id' },
+      { header: 'kind', value: (k) => k.kind },
+      { header: 'name', value: (k) => k.name },
+      { header: 'prefix', value: (k) => `${k.prefix}…` },
+      { header: 'created', value: (k) => k.created_at, kind: 'time' },
+      { header: 'revoked', value: (k) => k.revoked_at, kind: 'time' },
+    ],
+    { empty: `No API keys in ${tenant.name}.` },
+  );
+}
+
+export function lsCommand(make: MakeContext): Command {
+  return new Command('ls')
+    .alias('list')
+    .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
+    .description("List a tenant's API keys (never the keys themselves)")
+    .addHelpText('after', examples(['svc tenants api-keys ls acme-treasury', 'keys of Acme Treasury']))
+    .action(async (tenant: string | undefined, _flags: unknown, cmd: Command) =>
+      runApiKeyList(await make(cmd), tenant),
+    );
+}

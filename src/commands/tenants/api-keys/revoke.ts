@@ -1,0 +1,31 @@
+import { Command } from 'commander';
+import type { Context } from '../../../context.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../../kit.js';
+import { resolveTenant } from '../../pick.js';
+
+export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: string): Promise<void> {
+  const id = nonEmpty('KEY', keyId);
+  const tenant = await resolveTenant(ctx, tenantRef);
+  await confirmDestructive(
+    ctx,
+    `Revoke API key ${id} of ${tenant.name}? Anything using it stops working.`,
+    `revoking ${id}`,
+  );
+  const data = await (await ctx.platform()).tenants.apiKeys.revoke(tenant.id, id);
+  if (ctx.out.isMachine) return ctx.out.json(data);
+  ctx.out.success(`Revoked ${data.id} (${data.name}) of ${tenant.name}`);
+}
+
+export function revokeCommand(make: MakeContext): Command {
+  return new Command('revoke')
+    .argument('<tenant>', 'tenant id or slug')
+    .argument('<key-id>', 'the key id (key_…)')
+    .description('Revoke an API key at once (asks first; --yes when not on a terminal)')
+    .addHelpText(
+      'after',
+      examples(['svc tenants api-keys revoke acme-treasury key_3f2a… --yes', 'revoke a key']),
+    )
+    .action(async (tenant: string, key: string, _flags: unknown, cmd: Command) =>
+      runApiKeyRevoke(await make(cmd), nonEmpty('TENANT', tenant), key),
+    );
+}

@@ -1,0 +1,47 @@
+import { ApiKey, type ApiKeyCreateBody, ApiKeyCreated, ApiKeyList } from '../api/schemas/api-keys.js';
+import { path } from '../http/path.js';
+import type { ApiPromise } from './api-promise.js';
+import { ApiKeyNotFoundError, TenantNotFoundError } from './errors.js';
+import type { CallOptions, Transport } from './transport.js';
+
+/** A tenant's bearer API keys (`/v1/tenants/{id}/api-keys`). */
+export class ApiKeys {
+  constructor(private readonly transport: Transport) {}
+
+  /** Issues a key; the answer is the only place the key itself is ever shown. */
+  create(
+    tenant: string,
+    body: Omit<ApiKeyCreateBody, 'idempotency_key'>,
+    options?: CallOptions,
+  ): ApiPromise<ApiKey & { key: string; warning: string }> {
+    const operation = {
+      method: 'POST',
+      path: path`/v1/tenants/${tenant}/api-keys`,
+      body,
+      schema: ApiKeyCreated,
+      notFound: TenantNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** The tenant's keys (never the keys themselves). */
+  list(tenant: string, options?: CallOptions): ApiPromise<{ items: ApiKey[] }> {
+    const operation = {
+      method: 'GET',
+      path: path`/v1/tenants/${tenant}/api-keys`,
+      schema: ApiKeyList,
+      notFound: TenantNotFoundError,
+    } as const;
+    return this.transport.page(operation, options);
+  }
+
+  revoke(tenant: string, keyId: string, options?: CallOptions): ApiPromise<ApiKey> {
+    const operation = {
+      method: 'DELETE',
+      path: path`/v1/tenants/${tenant}/api-keys/${keyId}`,
+      schema: ApiKey,
+      notFound: ApiKeyNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Typed errors for the API's known error codes (the sandbox publishes them as `x-error-codes` in
+ * docs/openapi.json). Commands test `instanceof`, never `error.code === '…'`. Each class extends
+ * the status class the HTTP layer would have chosen, so `category`, and with it the exit code,
+ * is unchanged.
+ */
+import type { RoleAssignment } from '../api/schemas/roles.js';
+import { SvcError, type SvcErrorOptions } from '../errors.js';
+import {
+  ApiError,
+  type ApiErrorInit,
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  PermissionDeniedError,
+} from '../http/errors.js';
+
+type ApiErrorClass<E extends ApiError = ApiError> = new (init: ApiErrorInit, options?: SvcErrorOptions) => E;
+
+/** 409 assignment_exists: the user already holds the role; `assignment` is the one in place. */
+export class AssignmentExistsError extends ConflictError {
+  /** The active assignment the server reported (details[0].assignment), when it sent one. */
+  get assignment(): RoleAssignment | undefined {
+    const first = Array.isArray(this.details) ? (this.details[0] as { assignment?: unknown }) : undefined;
+    const assignment = first?.assignment;
+    return assignment !== null && typeof assignment === 'object' ? (assignment as RoleAssignment) : undefined;
+  }
+}
+/** 404 assignment_not_found: the user holds no active assignment of the role. */
+export class AssignmentNotFoundError extends NotFoundError {}
+/** 409 idempotency_request_in_progress: a request with this key is still running on the server. */
+export class IdempotencyInProgressError extends ConflictError {}
+/** 409 idempotency_key_reused: the key was used before with other parameters. */
+export class IdempotencyKeyReusedError extends ConflictError {}
+/** 409 role_deleted: the custom role was deleted; it can be neither changed nor granted. */
+export class RoleDeletedError extends ConflictError {}
+/** 409 role_name_taken. */
+export class RoleNameTakenError extends ConflictError {}
+/** 409 last_tenant_admin: the revocation would leave the tenant without an admin. */
+export class LastTenantAdminError extends ConflictError {}
+/** 409 record_deleted: a soft-deleted record cannot be changed. */
+export class RecordDeletedError extends ConflictError {}
+/** 409 delivery_in_progress: a pending or retrying delivery cannot be replayed yet. */
+export class DeliveryInProgressError extends ConflictError {}
+/** 403 builtin_role_immutable. */
+export class BuiltinRoleImmutableError extends PermissionDeniedError {}
+/** 403 insufficient_role / insufficient_permission / insufficient_scope: the caller may not do this. */
+export class InsufficientAccessError extends PermissionDeniedError {}
+/** 403 tenant_forbidden / org_forbidden: the tenant or organisation is not the credential's. */
+export class TenantForbiddenError extends PermissionDeniedError {}
+/** 400 unknown_permission: a permission is not in the platform's catalog. */
+export class UnknownPermissionError extends BadRequestError {}
+/** 400 invalid_expiry: expires_at is not in the future. */
+export class InvalidExpiryError extends BadRequestError {}
+/** 400 role_not_assignable: e.g. org_admin, which is not granted per tenant. */
+export class RoleNotAssignableError extends BadRequestError {}
+/** 400 invalid_cursor: the cursor is malformed or belongs to other filters. */
+export class InvalidCursorError extends BadRequestError {}
+
+/** 404 on a role operation. */
+export class RoleNotFoundError extends NotFoundError {}
+/** 404 on a user's role assignments (unknown user). */
+export class UserNotFoundError extends NotFoundError {}
+export class WebhookNotFoundError extends NotFoundError {}
+export class DeliveryNotFoundError extends NotFoundError {}
+export class DlqEntryNotFoundError extends NotFoundError {}
+export class RecordNotFoundError extends NotFoundError {}
+export class OAuthClientNotFoundError extends NotFoundError {}
+export class ApiKeyNotFoundError extends NotFoundError {}
+export class TenantNotFoundError extends NotFoundError {}
+
+/** The code, its status and its class; a code with another status keeps its generic class. */
+export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: ApiErrorClass }>> = {
+  assignment_exists: { status: 409, type: AssignmentExistsError },
+  assignment_not_found: { status: 404, type: AssignmentNotFoundError },
+  idempotency_request_in_progress: { status: 409, type: IdempotencyInProgressError },
+  idempotency_key_reused: { status: 409, type: IdempotencyKeyReusedError },
+  role_deleted: { status: 409, type: RoleDeletedError },
+  role_name_taken: { status: 409, type: RoleNameTakenError },
+  last_tenant_admin: { status: 409, type: LastTenantAdminError },
+  record_deleted: { status: 409, type: RecordDeletedError },
+  delivery_in_progress: { status: 409, type: DeliveryInProgressError },
+  builtin_role_immutable: { status: 403, type: BuiltinRoleImmutableError },
+  insufficient_role: { status: 403, type: InsufficientAccessError },
+  insufficient_permission: { status: 403, type: InsufficientAccessError },
+  insufficient_scope: { status: 403, type: InsufficientAccessError },
+  tenant_forbidden: { status: 403, type: TenantForbiddenError },
+  org_forbidden: { status: 403, type: TenantForbiddenError },
+  unknown_permission: { status: 400, type: UnknownPermissionError },
+  invalid_expiry: { status: 400, type: InvalidExpiryError },
+  role_not_assignable: { status: 400, type: RoleNotAssignableError },
+  invalid_cursor: { status: 400, type: InvalidCursorError },
+};
+
+/** Generic 404 codes: any server's "not found" (or none), which the operation then names. */
+const GENERIC_NOT_FOUND = new Set([undefined, 'not_found', 'resource_not_found', 'Not Found']);
+
+export type NotFoundClass = ApiErrorClass<NotFoundError>;
+
+/**
+ * The typed error for an API error: by its code (when the status matches the catalog), else a
+ * generic 404 named after the operation's resource. Anything else is returned as it is.
+ */
+export function typedError(error: unknown, notFound?: NotFoundClass): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const known = error.code === undefined ? undefined : TYPED_ERROR_CODES[error.code];
+  let type: ApiErrorClass | undefined;
+  if (known && known.status === error.status) type = known.type;
+  else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) type = notFound;
+  if (!type || error instanceof type) return error;
+  return retyped(error, type);
+}
+
+/** The same API error as another class (status, code, message, request id, hint and cause kept). */
+export function retyped<E extends ApiError>(error: ApiError, type: ApiErrorClass<E>, hint?: string): E {
+  const init: ApiErrorInit = {
+    status: error.status,
+    code: error.code,
+    message: error.message,
+    requestId: error.requestId,
+    details: error.details,
+    headers: error.headers,
+    body: error.body,
+  };
+  const cause = error.cause;
+  return new type(init, {
+    ...((hint ?? error.hint) ? { hint: hint ?? error.hint } : {}),
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/**
+ * A 2xx answer that does not fit the operation's schema: a required field missing or of the
+ * wrong type. Exit 1; the command has printed and stored nothing.
+ */
+export class InvalidResponseError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('failure', message, { code: 'invalid_response', ...options });
+  }
+}

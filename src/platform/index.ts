@@ -1,0 +1,66 @@
+/**
+ * The platform client: one method per API operation (openai-node's resource shape), over the
+ * one HTTP client. Known API error codes arrive as typed errors (./errors.ts) and every answer is
+ * checked against its schema before a command sees it (./check.ts). Commands reach it through
+ * `ctx.platform()` and never write an API path themselves.
+ *
+ *   const platform = await ctx.platform();
+ *   const role = await platform.roles.get('tenant_admin');
+ *   for await (const tenant of platform.tenants.listAll({ subscription_tier: 'pro' })) …
+ *   const { data, response } = await platform.roles.assign(user, body, { idempotencyKey }).withResponse();
+ */
+import type { ApiClient } from '../http/client.js';
+import { Identity } from './me.js';
+import { OAuth } from './oauth.js';
+import { Records } from './records.js';
+import { Roles } from './roles.js';
+import { Tenants } from './tenants.js';
+import { Transport } from './transport.js';
+import { Webhooks } from './webhooks.js';
+
+export type { ApiPromise, ResponseMeta, WithResponse } from './api-promise.js';
+export type { CallOptions, Page } from './transport.js';
+
+export class Platform {
+  readonly #transport: Transport;
+  #roles: Roles | undefined;
+  #tenants: Tenants | undefined;
+  #webhooks: Webhooks | undefined;
+  #oauth: OAuth | undefined;
+  #records: Records | undefined;
+  #me: Identity | undefined;
+
+  constructor(api: ApiClient) {
+    this.#transport = new Transport(api);
+  }
+
+  get roles(): Roles {
+    this.#roles ??= new Roles(this.#transport);
+    return this.#roles;
+  }
+
+  get tenants(): Tenants {
+    this.#tenants ??= new Tenants(this.#transport);
+    return this.#tenants;
+  }
+
+  get webhooks(): Webhooks {
+    this.#webhooks ??= new Webhooks(this.#transport);
+    return this.#webhooks;
+  }
+
+  get oauth(): OAuth {
+    this.#oauth ??= new OAuth(this.#transport);
+    return this.#oauth;
+  }
+
+  get records(): Records {
+    this.#records ??= new Records(this.#transport);
+    return this.#records;
+  }
+
+  get me(): Identity {
+    this.#me ??= new Identity(this.#transport);
+    return this.#me;
+  }
+}

@@ -1,0 +1,68 @@
+import {
+  OAuthClient,
+  type OAuthClientCreateBody,
+  OAuthClientList,
+  OAuthClientWithSecret,
+} from '../api/schemas/oauth.js';
+import { path } from '../http/path.js';
+import type { ApiPromise } from './api-promise.js';
+import { OAuthClientNotFoundError } from './errors.js';
+import type { CallOptions, Transport } from './transport.js';
+
+/**
+ * OAuth clients of the tenant (`/v1/oauth/clients`). The token endpoint is not here: it belongs
+ * to the credentials (src/auth/token-endpoint.ts), which this client itself depends on.
+ */
+export class OAuthClients {
+  constructor(private readonly transport: Transport) {}
+
+  /**
+   * Registers a client; the answer is the only place its secret is ever shown. `scopes` may be
+   * left out: the reference does not say it is required, so the server decides.
+   */
+  create(
+    body: Omit<OAuthClientCreateBody, 'idempotency_key' | 'scopes'> & { scopes?: string[] },
+    options?: CallOptions,
+  ): ApiPromise<OAuthClientWithSecret> {
+    return this.transport.call(
+      { method: 'POST', path: '/v1/oauth/clients', body, schema: OAuthClientWithSecret },
+      options,
+    );
+  }
+
+  list(options?: CallOptions): ApiPromise<{ items: OAuthClient[]; next_cursor?: string | null }> {
+    return this.transport.page(
+      { method: 'GET', path: '/v1/oauth/clients', schema: OAuthClientList },
+      options,
+    );
+  }
+
+  get(clientId: string, options?: CallOptions): ApiPromise<OAuthClient> {
+    const operation = {
+      method: 'GET',
+      path: path`/v1/oauth/clients/${clientId}`,
+      schema: OAuthClient,
+      notFound: OAuthClientNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** Replaces the client's secret at once; the answer carries the new one. */
+  rotateSecret(clientId: string, options?: CallOptions): ApiPromise<OAuthClientWithSecret> {
+    const operation = {
+      method: 'POST',
+      path: path`/v1/oauth/clients/${clientId}/rotate-secret`,
+      schema: OAuthClientWithSecret,
+      notFound: OAuthClientNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+}
+
+export class OAuth {
+  readonly clients: OAuthClients;
+
+  constructor(transport: Transport) {
+    this.clients = new OAuthClients(transport);
+  }
+}

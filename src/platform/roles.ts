@@ -1,0 +1,109 @@
+import {
+  type AssignmentCreateBody,
+  type AssignmentListQuery,
+  Role,
+  RoleAssignment,
+  RoleAssignmentList,
+  type RoleCreateBody,
+  RoleList,
+  type RoleListQuery,
+  type RoleUpdateBody,
+} from '../api/schemas/roles.js';
+import { path } from '../http/path.js';
+import type { ApiPromise } from './api-promise.js';
+import { RoleNotFoundError, UserNotFoundError } from './errors.js';
+import type { CallOptions, Transport } from './transport.js';
+
+type Body<T> = Omit<T, 'idempotency_key'>;
+
+/** Roles of the tenant, and the grants of roles to users (`/v1/roles`, `/v1/users/{id}/roles`). */
+export class Roles {
+  constructor(private readonly transport: Transport) {}
+
+  /** One page of the tenant's roles: built-in first, then custom ones. */
+  list(query: RoleListQuery = {}, options?: CallOptions): ApiPromise<RoleList> {
+    return this.transport.page({ method: 'GET', path: '/v1/roles', query, schema: RoleList }, options);
+  }
+
+  /** Every role of the tenant, following every page. */
+  listAll(query: RoleListQuery = {}, options?: CallOptions): AsyncGenerator<Role> {
+    return this.transport.all({ method: 'GET', path: '/v1/roles', query, schema: RoleList }, options);
+  }
+
+  /** One role by id (a built-in role's id is its name). */
+  get(id: string, options?: CallOptions): ApiPromise<Role> {
+    const operation = {
+      method: 'GET',
+      path: path`/v1/roles/${id}`,
+      schema: Role,
+      notFound: RoleNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  create(body: Body<RoleCreateBody>, options?: CallOptions): ApiPromise<Role> {
+    return this.transport.call({ method: 'POST', path: '/v1/roles', body, schema: Role }, options);
+  }
+
+  update(id: string, body: RoleUpdateBody, options?: CallOptions): ApiPromise<Role> {
+    const operation = {
+      method: 'PATCH',
+      path: path`/v1/roles/${id}`,
+      body,
+      schema: Role,
+      notFound: RoleNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** Soft-deletes a custom role; the answer is the role with its `deleted_at`. */
+  delete(id: string, options?: CallOptions): ApiPromise<Role> {
+    const operation = {
+      method: 'DELETE',
+      path: path`/v1/roles/${id}`,
+      schema: Role,
+      notFound: RoleNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /**
+   * Grants a role to a user. A role the user already holds is an AssignmentExistsError carrying
+   * the assignment in place.
+   */
+  assign(user: string, body: Body<AssignmentCreateBody>, options?: CallOptions): ApiPromise<RoleAssignment> {
+    const operation = {
+      method: 'POST',
+      path: path`/v1/users/${user}/roles`,
+      body,
+      schema: RoleAssignment,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** Revokes a role from a user; no active assignment is an AssignmentNotFoundError. */
+  revoke(user: string, roleId: string, options?: CallOptions): ApiPromise<RoleAssignment> {
+    const operation = {
+      method: 'DELETE',
+      path: path`/v1/users/${user}/roles/${roleId}`,
+      schema: RoleAssignment,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** A user's assignments in the tenant (one page: a user holds few roles). */
+  listAssignments(
+    user: string,
+    query: AssignmentListQuery = {},
+    options?: CallOptions,
+  ): ApiPromise<RoleAssignmentList> {
+    const operation = {
+      method: 'GET',
+      path: path`/v1/users/${user}/roles`,
+      query,
+      schema: RoleAssignmentList,
+      notFound: UserNotFoundError,
+    } as const;
+    return this.transport.page(operation, options);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The schemas answers are checked against at the boundary: the same TypeBox schemas (plain JSON
+ * Schema) that the sandbox validates and serialises with, so the CLI checks the contract the
+ * sandbox publishes. Only answers are checked here; request bodies are the sandbox's to refuse.
+ */
+import { ApiKey } from '../api/schemas/api-keys.js';
+import { Me } from '../api/schemas/me.js';
+import { OAuthClient, OAuthClientWithSecret } from '../api/schemas/oauth.js';
+import { SurfaceRecord } from '../api/schemas/records.js';
+import { Role, RoleAssignment } from '../api/schemas/roles.js';
+import { TenantSummary } from '../api/schemas/tenants.js';
+import {
+  DlqEntry,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventPayload,
+  WebhookWithSecret,
+} from '../api/schemas/webhooks.js';
+import type { JsonSchema } from './check.js';
+
+/**
+ * What svc requires of an answer is what the reference shows of a resource, and what a command
+ * needs to tell the truth — not everything its own sandbox happens to send. The sandbox's schemas
+ * require every field it always sends; another server of the API may leave out a field the
+ * reference leaves "not shown" (a role's `created_by`, a webhook's `description`), and svc must
+ * keep working with it. So each answer is checked against a client view of its schema: the same
+ * fields and types (a field that is present must still have its type), with `required` narrowed
+ * to the list below.
+ */
+function requireOnly(schema: JsonSchema, fields: string[]): JsonSchema {
+  return { ...schema, required: (schema.required ?? []).filter((name) => fields.includes(name)) };
+}
+
+/**
+ * An OAuth client: what `oauth` commands act on and store. The reference's other fields (URIs,
+ * grant types, scopes, lifetimes) are shown when present and checked for their type.
+ */
+const OAUTH_CLIENT_FIELDS = ['client_id', 'name'];
+
+/** GET /v1/me: the reference shows no body; `svc me` is about who the caller is. */
+export const MeAnswer = requireOnly(Me as JsonSchema, ['id']);
+
+/**
+ * The client view of each schema an operation names (by identity; `$ref`s resolve through
+ * SCHEMA_REFS below, which holds the same views).
+ */
+const CLIENT_VIEWS = new Map<unknown, JsonSchema>([
+  [Me, MeAnswer],
+  // "A role record has at least id and name."
+  [Role, requireOnly(Role as JsonSchema, ['id', 'name'])],
+  [OAuthClient, requireOnly(OAuthClient as JsonSchema, OAUTH_CLIENT_FIELDS)],
+  // The one-time secret is what `oauth create --secret-file` writes: it must be there.
+  [
+    OAuthClientWithSecret,
+    requireOnly(OAuthClientWithSecret as JsonSchema, [...OAUTH_CLIENT_FIELDS, 'client_secret']),
+  ],
+  // Not shown in the reference: what commands print, act on or store.
+  [Webhook, requireOnly(Webhook as JsonSchema, ['id', 'url'])],
+  [WebhookWithSecret, requireOnly(WebhookWithSecret as JsonSchema, ['id', 'url', 'secret'])],
+  [DlqEntry, requireOnly(DlqEntry as JsonSchema, ['id', 'delivery_id'])],
+  [ApiKey, requireOnly(ApiKey as JsonSchema, ['id'])],
+  [SurfaceRecord, requireOnly(SurfaceRecord as JsonSchema, ['id'])],
+]);
+
+/** The schema an answer is checked against: the client view of `schema` when it has one. */
+export function clientView(schema: JsonSchema): JsonSchema {
+  return CLIENT_VIEWS.get(schema) ?? schema;
+}
+
+/** Schemas that others name with `$ref` (their `$id`). */
+export const SCHEMA_REFS: ReadonlyMap<string, JsonSchema> = new Map(
+  [
+    ApiKey,
+    Me,
+    OAuthClient,
+    SurfaceRecord,
+    Role,
+    RoleAssignment,
+    TenantSummary,
+    Webhook,
+    WebhookDelivery,
+    DlqEntry,
+    WebhookEventPayload,
+  ].map((schema) => [(schema as JsonSchema).$id!, clientView(schema as JsonSchema)]),
+);

@@ -1,0 +1,165 @@
+import type { ApiClient, ApiResponse, HttpMethod, QueryValue, RequestOptions } from '../http/client.js';
+import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
+import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
+import { InvalidResponseError, type NotFoundClass, typedError } from './errors.js';
+import { clientView, SCHEMA_REFS } from './schemas.js';
+
+/** Per-request options every platform method takes (openai-node's request options). */
+export interface CallOptions {
+  /** The operation's idempotency key (POST); chosen once by the caller and reused on every retry. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** Send this bearer credential instead of the profile's (to check a token before storing it). */
+  token?: string;
+  /** More values to keep out of --debug traces (e.g. the refresh token that came with `token`). */
+  secrets?: string[];
+}
+
+/** One API operation, as a resource method describes it. */
+export interface Operation {
+  method: HttpMethod;
+  /** Built with the path`` tagged template, so every id is one encoded segment. */
+  path: string;
+  query?: Record<string, QueryValue> | undefined;
+  body?: unknown;
+  raw?: RequestOptions['raw'];
+  /** The schema the answer must fit before anyone believes it; null for raw bytes. */
+  schema: JsonSchema | null;
+  /** The class of a plain 404 on this operation (e.g. RoleNotFoundError). */
+  notFound?: NotFoundClass;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor?: string | null;
+}
+
+/**
+ * What every resource method runs through: the request on the one HTTP client, known API error
+ * codes turned into typed errors, and the answer checked against the operation's schema.
+ */
+export class Transport {
+  constructor(readonly api: ApiClient) {}
+
+  /** One request whose answer is checked against `operation.schema`. */
+  call<T>(operation: Operation, options: CallOptions = {}): ApiPromise<T> {
+    return new ApiPromise(this.#send<T>(operation, options, (data) => data));
+  }
+
+  /** One page of a list: `data` or a bare array are read as `items`, then the page is checked. */
+  page<P extends Page<unknown>>(operation: Operation, options: CallOptions = {}): ApiPromise<P> {
+    return new ApiPromise(this.#send<P>(operation, options, normalizePage));
+  }
+
+  /** Every item of a paged list, page after page as they arrive; each page is checked whole. */
+  async *all<T, P extends Page<T> = Page<T>>(
+    operation: Operation,
+    options: CallOptions = {},
+    onPage?: (page: P) => void,
+  ): AsyncGenerator<T> {
+    const pages = this.api.paginate<T, unknown>(
+      operation.path,
+      operation.query ?? {},
+      requestOptions(options),
+      (raw) => {
+        const page = normalizePage(raw) as P;
+        this.#check(operation, page, undefined);
+        onPage?.(page);
+      },
+    );
+    try {
+      yield* pages;
+    } catch (error) {
+      throw typedError(error, operation.notFound);
+    }
+  }
+
+  async #send<T>(
+    operation: Operation,
+    options: CallOptions,
+    normalize: (data: unknown) => unknown,
+  ): Promise<WithResponse<T>> {
+    let answer: ApiResponse<unknown>;
+    try {
+      answer = await this.api.request<unknown>({
+        method: operation.method,
+        path: operation.path,
+        ...(operation.query ? { query: operation.query } : {}),
+        ...(operation.body === undefined ? {} : { body: operation.body }),
+        ...(operation.raw ? { raw: operation.raw } : {}),
+        ...requestOptions(options),
+      });
+    } catch (error) {
+      throw typedError(error, operation.notFound);
+    }
+    const response: ResponseMeta = {
+      status: answer.status,
+      headers: answer.headers,
+      requestId: answer.requestId,
+      replayed: answer.headers['idempotent-replayed'] === 'true',
+    };
+    const data = operation.schema === null ? answer.text : normalize(answer.data);
+    this.#check(operation, data, response);
+    return { data: data as T, response };
+  }
+
+  #check(operation: Operation, data: unknown, response: ResponseMeta | undefined): void {
+    if (operation.schema === null) return;
+    const mismatch = findMismatch(clientView(operation.schema), data, SCHEMA_REFS);
+    if (mismatch) throw this.#invalid(operation, data, mismatch, response);
+  }
+
+  #invalid(
+    operation: Operation,
+    data: unknown,
+    mismatch: Mismatch,
+    response: ResponseMeta | undefined,
+  ): InvalidResponseError {
+    const what = `the server's answer to ${operation.method} ${operation.path}`;
+    let problem: string;
+    if (mismatch.path === '') {
+      problem =
+        typeof data === 'string'
+          ? `is text, not JSON (expected ${mismatch.expected})`
+          : `is ${mismatch.found === 'nothing' ? 'empty' : mismatch.found} (expected ${mismatch.expected})`;
+    } else if (mismatch.found === undefined) {
+      problem = `lacks "${mismatch.path}" (${mismatch.expected})`;
+    } else {
+      problem = `has "${mismatch.path}" as ${mismatch.found} (expected ${mismatch.expected})`;
+    }
+    const request = response?.requestId ? ` (request ${response.requestId})` : '';
+    const hint =
+      operation.method === 'GET'
+        ? `svc believes none of it; is ${this.api.config.baseUrl} the platform API? check --base-url${request}`
+        : `svc saved and printed nothing, but the server answered ${response?.status ?? '2xx'}${request} and may have made the change: check before running the command again`;
+    return new InvalidResponseError(`${what} ${problem}`, { hint });
+  }
+}
+
+function requestOptions(options: CallOptions): Partial<RequestOptions> {
+  const { token, ...rest } = options;
+  const request: Partial<RequestOptions> = {};
+  if (rest.idempotencyKey !== undefined) request.idempotencyKey = rest.idempotencyKey;
+  if (rest.signal !== undefined) request.signal = rest.signal;
+  if (rest.timeoutMs !== undefined) request.timeoutMs = rest.timeoutMs;
+  if (rest.maxRetries !== undefined) request.maxRetries = rest.maxRetries;
+  if (token !== undefined) {
+    request.auth = false;
+    request.headers = { authorization: `Bearer ${token}` };
+  }
+  const secrets = [...(token === undefined ? [] : [token]), ...(rest.secrets ?? [])];
+  if (secrets.length > 0) request.secrets = secrets;
+  return request;
+}
+
+/** Lists as other servers send them: `{data: […]}` or a bare array are read as `{items: […]}`. */
+function normalizePage(data: unknown): unknown {
+  if (Array.isArray(data)) return { items: data, next_cursor: null };
+  if (data !== null && typeof data === 'object') {
+    const page = data as Record<string, unknown>;
+    if (!Array.isArray(page.items) && Array.isArray(page.data)) return { ...page, items: page.data };
+  }
+  return data;
+}

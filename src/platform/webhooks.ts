@@ -1,0 +1,201 @@
+import type { EventType } from '../api/constants.js';
+import {
+  DeliveryList,
+  type DeliveryListQuery,
+  DlqEntry,
+  DlqList,
+  type DlqListQuery,
+  TestEventResult,
+  Webhook,
+  type WebhookCreateBody,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookList,
+  type WebhookUpdateBody,
+  WebhookWithSecret,
+} from '../api/schemas/webhooks.js';
+import { path } from '../http/path.js';
+import type { ApiPromise } from './api-promise.js';
+import type { JsonSchema } from './check.js';
+import { DeliveryNotFoundError, DlqEntryNotFoundError, WebhookNotFoundError } from './errors.js';
+import type { CallOptions, Transport } from './transport.js';
+
+/** The answer to DELETE /v1/webhooks/{id} (the sandbox declares it inline in its route). */
+const WebhookDeleted: JsonSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string' }, deleted: { type: 'boolean' }, deleted_at: { type: 'string' } },
+};
+
+/** Webhook subscriptions of the tenant (`/v1/webhooks`), their deliveries and dead-letter queues. */
+export class Webhooks {
+  readonly deliveries: Deliveries;
+  readonly dlq: DeadLetters;
+
+  constructor(private readonly transport: Transport) {
+    this.deliveries = new Deliveries(transport);
+    this.dlq = new DeadLetters(transport);
+  }
+
+  list(query: { limit?: number; cursor?: string } = {}, options?: CallOptions): ApiPromise<WebhookList> {
+    return this.transport.page({ method: 'GET', path: '/v1/webhooks', query, schema: WebhookList }, options);
+  }
+
+  listAll(query: { limit?: number } = {}, options?: CallOptions): AsyncGenerator<Webhook> {
+    return this.transport.all({ method: 'GET', path: '/v1/webhooks', query, schema: WebhookList }, options);
+  }
+
+  get(id: string, options?: CallOptions): ApiPromise<Webhook> {
+    return this.transport.call(this.#one('GET', id, Webhook), options);
+  }
+
+  /** Subscribes a URL; the answer is the only place the signing secret is ever shown. */
+  create(
+    body: Omit<WebhookCreateBody, 'idempotency_key'>,
+    options?: CallOptions,
+  ): ApiPromise<WebhookWithSecret> {
+    return this.transport.call(
+      { method: 'POST', path: '/v1/webhooks', body, schema: WebhookWithSecret },
+      options,
+    );
+  }
+
+  update(id: string, body: WebhookUpdateBody, options?: CallOptions): ApiPromise<Webhook> {
+    return this.transport.call({ ...this.#one('PATCH', id, Webhook), body }, options);
+  }
+
+  delete(
+    id: string,
+    options?: CallOptions,
+  ): ApiPromise<{ id: string; deleted: boolean; deleted_at: string }> {
+    return this.transport.call(this.#one('DELETE', id, WebhookDeleted), options);
+  }
+
+  /** A new signing secret; the previous one keeps signing too until `previous_secret_expires_at`. */
+  rotateSecret(id: string, options?: CallOptions): ApiPromise<WebhookWithSecret> {
+    const operation = {
+      method: 'POST',
+      path: path`/v1/webhooks/${id}/rotate-secret`,
+      schema: WebhookWithSecret,
+      notFound: WebhookNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** Sends a test event (webhook.test unless another kind is named) and returns its delivery. */
+  test(
+    id: string,
+    body: { event_type?: EventType } = {},
+    options?: CallOptions,
+  ): ApiPromise<TestEventResult> {
+    const operation = {
+      method: 'POST',
+      path: path`/v1/webhooks/${id}/test`,
+      body,
+      schema: TestEventResult,
+      notFound: WebhookNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  #one(method: 'GET' | 'PATCH' | 'DELETE', id: string, schema: JsonSchema) {
+    return { method, path: path`/v1/webhooks/${id}`, schema, notFound: WebhookNotFoundError };
+  }
+}
+
+/** Deliveries of one webhook (`/v1/webhooks/{id}/deliveries`). */
+export class Deliveries {
+  constructor(private readonly transport: Transport) {}
+
+  /** Recent deliveries, most recent first, with the summary over all of them. */
+  list(webhook: string, query: DeliveryListQuery = {}, options?: CallOptions): ApiPromise<DeliveryList> {
+    const operation = {
+      method: 'GET',
+      path: path`/v1/webhooks/${webhook}/deliveries`,
+      query,
+      schema: DeliveryList,
+      notFound: WebhookNotFoundError,
+    } as const;
+    return this.transport.page(operation, options);
+  }
+
+  /** One delivery with its attempts. */
+  get(webhook: string, delivery: string, options?: CallOptions): ApiPromise<WebhookDeliveryDetail> {
+    const operation = {
+      method: 'GET',
+      path: path`/v1/webhooks/${webhook}/deliveries/${delivery}`,
+      schema: WebhookDeliveryDetail,
+      notFound: DeliveryNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** The exact bytes the delivery sent (for `svc webhooks verify`): not parsed, not checked. */
+  payload(webhook: string, delivery: string, options?: CallOptions): ApiPromise<string> {
+    const operation = {
+      method: 'GET',
+      path: path`/v1/webhooks/${webhook}/deliveries/${delivery}/payload`,
+      schema: null,
+      notFound: DeliveryNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** A new delivery of the same bytes (rule 1); the answer is the new delivery. */
+  replay(webhook: string, delivery: string, options?: CallOptions): ApiPromise<WebhookDelivery> {
+    const operation = {
+      method: 'POST',
+      path: path`/v1/webhooks/${webhook}/deliveries/${delivery}/replay`,
+      schema: WebhookDelivery,
+      notFound: DeliveryNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+}
+
+/** The dead-letter queue of one webhook (`/v1/webhooks/{id}/dlq`), oldest first. */
+export class DeadLetters {
+  constructor(private readonly transport: Transport) {}
+
+  list(webhook: string, query: DlqListQuery = {}, options?: CallOptions): ApiPromise<DlqList> {
+    return this.transport.page(this.#queue(webhook, query), options);
+  }
+
+  /** Every entry matching the query; `onPage` sees each page first (its `total`). */
+  listAll(
+    webhook: string,
+    query: DlqListQuery = {},
+    options?: CallOptions,
+    onPage?: (page: DlqList) => void,
+  ): AsyncGenerator<DlqEntry> {
+    return this.transport.all<DlqEntry, DlqList>(this.#queue(webhook, query), options, onPage);
+  }
+
+  get(webhook: string, entry: string, options?: CallOptions): ApiPromise<DlqEntry> {
+    return this.transport.call(this.#entry('GET', webhook, entry), options);
+  }
+
+  /** Removes an entry from the queue (it stays readable as `discarded`). */
+  discard(webhook: string, entry: string, options?: CallOptions): ApiPromise<DlqEntry> {
+    return this.transport.call(this.#entry('DELETE', webhook, entry), options);
+  }
+
+  #queue(webhook: string, query: DlqListQuery) {
+    return {
+      method: 'GET',
+      path: path`/v1/webhooks/${webhook}/dlq`,
+      query,
+      schema: DlqList,
+      notFound: WebhookNotFoundError,
+    } as const;
+  }
+
+  #entry(method: 'GET' | 'DELETE', webhook: string, entry: string) {
+    return {
+      method,
+      path: path`/v1/webhooks/${webhook}/dlq/${entry}`,
+      schema: DlqEntry,
+      notFound: DlqEntryNotFoundError,
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { runInProcess, testContext } from '../../helpers/context.js';
+import { useTwoProfiles } from '../../helpers/profiles.js';
+
+const env = useTwoProfiles();
+const profile = (name: string) => testContext({ env: env() }).ctx.store().profile(name);
+
+describe('svc config set', () => {
+  it.each<[string, string[], Record<string, string>, string, string]>([
+    ['in a pipe', ['config', 'set', 'org', 'org_demo'], {}, '', '✓ Set org for profile "default"\n'],
+    [
+      'with --json',
+      ['config', 'set', 'org', 'org_demo', '--json'],
+      {},
+      '{\n  "profile": "default",\n  "key": "org",\n  "value": "org_demo"\n}\n',
+      '',
+    ],
+    [
+      'and warns when the environment overrides it',
+      ['config', 'set', 'org', 'org_demo'],
+      { SVC_ORG: 'org_other' },
+      '',
+      '✓ Set org for profile "default"\nwarning: SVC_ORG overrides this value right now\n',
+    ],
+  ])('stores a setting in the profile %s', async (_what, argv, extra, stdout, stderr) => {
+    expect(await runInProcess(argv, { ...env(), ...extra })).toEqual({ code: 0, stdout, stderr });
+    expect(profile('default')?.org).toBe('org_demo');
+  });
+
+  it.each<[string[], string]>([
+    [
+      ['config', 'set', 'colour', 'x'],
+      'error: unknown setting "colour"; settings are base_url, app_url, tenant, org, client_id\n',
+    ],
+    [
+      ['config', 'set', 'base_url', 'localhost:4010'],
+      'error: base_url in profile "default" must be an absolute http(s) URL, got "localhost:4010"; for example http://127.0.0.1:4010\n',
+    ],
+  ])('refuses svc %j with exit 2 and changes nothing', async (argv, stderr) => {
+    expect(await runInProcess(argv, env())).toEqual({ code: 2, stdout: '', stderr });
+    expect(profile('default')?.base_url).toBe('https://api.example.com');
+  });
+});

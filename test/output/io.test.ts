@@ -1,0 +1,33 @@
+import { PassThrough, Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createIO, systemIO } from '../../src/output/io.js';
+
+const streams = () => ({ stdin: Readable.from([]), stdout: new PassThrough(), stderr: new PassThrough() });
+
+describe('the TTY decision', () => {
+  it('is the caller’s: no environment variable makes a pipe a terminal', () => {
+    // Tests run with stdout piped to the runner; SVC_FORCE_TTY was a test-only backdoor.
+    const io = systemIO({ SVC_FORCE_TTY: '120' });
+    expect(io.stdoutIsTTY).toBe(process.stdout.isTTY === true);
+    expect(io.columns).toBe(process.stdout.columns ?? 80);
+  });
+
+  it.each([
+    [{ stdin: false, stdout: true, stderr: false, columns: 132 }, {}, false, [true, false, 132]],
+    [{ stdin: false, stdout: true, stderr: true }, { NO_COLOR: '1' }, false, [false, false, 80]],
+    [{ stdin: false, stdout: true, stderr: true }, {}, true, [false, false, 80]],
+    [{ stdin: false, stdout: false, stderr: false }, { FORCE_COLOR: '1' }, false, [true, true, 80]],
+    [{ stdin: true, stdout: true, stderr: true }, { TERM: 'dumb' }, false, [false, false, 80]],
+  ])(
+    'claims %j with env %j and --no-color %s give colour (stdout, stderr) and width %j',
+    (claims, env, noColor, [out, err, width]) => {
+      const io = createIO(streams(), claims, env, { noColor });
+      expect([io.colorStdout, io.colorStderr, io.columns]).toEqual([out, err, width]);
+      expect([io.stdinIsTTY, io.stdoutIsTTY, io.stderrIsTTY]).toEqual([
+        claims.stdin,
+        claims.stdout,
+        claims.stderr,
+      ]);
+    },
+  );
+});

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { targetCommand, valueFlags } from '../../src/cli.js';
+import { createContext } from '../../src/context.js';
+import { restoreDefaultFlags, runtimeFor, withCompactHeap } from '../../src/runtime/index.js';
+import { fakeIO, testDeps } from '../helpers/context.js';
+
+// The same object src/runtime/v8-flags.ts gets from createRequire('node:v8').
+const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+
+describe('the runtime module', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('changes no V8 flag when the HTTP layer or the CLI is imported', async () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    vi.resetModules();
+    await import('../../src/http/undici.js');
+    await import('../../src/http/client.js');
+    await import('../../src/cli.js');
+    expect(set).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    [['tenants', 'ls'], ['--liftoff-only']],
+    [['-p', 'prod', '--tenant', 't1', 'roles', 'ls'], ['--liftoff-only']],
+    [['--version'], ['--liftoff-only']],
+    [['sandbox', 'start', '--port', '0'], []],
+    [['--base-url', 'http://x', 'sandbox', 'start'], []],
+  ])('main() gives `svc %s` the runtime %j before its first request', (argv, flags) => {
+    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    runtimeFor(targetCommand(argv)).beforeHttp?.();
+    expect(set.mock.calls.map(([flag]) => flag)).toEqual(flags);
+  });
+
+  it('the Context applies it once, just before it makes the HTTP client', async () => {
+    const beforeHttp = vi.fn();
+    const ctx = createContext(
+      {
+        ...testDeps(fakeIO().io, { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_CONFIG_DIR: '/nonexistent' }),
+        beforeHttp,
+      },
+      {},
+    );
+    expect(beforeHttp).not.toHaveBeenCalled();
+    await ctx.api();
+    await ctx.platform();
+    expect(beforeHttp).toHaveBeenCalledTimes(1);
+    await ctx.close();
+  });
+
+  it('restores every flag it may change before a code cache is written', () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    restoreDefaultFlags();
+    expect(set.mock.calls[0]?.[0]?.split(' ')).toEqual([
+      '--no-liftoff-only',
+      '--wasm-tier-up',
+      '--wasm-dynamic-tiering',
+      '--heap-growing-percent=0',
+    ]);
+  });
+
+  it('keeps the heap compact only while a bulk run runs, even when it fails', async () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    await expect(
+      withCompactHeap(async () => {
+        expect(set.mock.calls.map(([f]) => f)).toEqual(['--heap-growing-percent=30']);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(set.mock.calls.map(([f]) => f)).toEqual(['--heap-growing-percent=30', '--heap-growing-percent=0']);
+  });
+
+  it('gives the launcher the global flags that take a value, from the program itself', () => {
+    expect(valueFlags()).toEqual([
+      '-p',
+      '--profile',
+      '--base-url',
+      '--app-url',
+      '--tenant',
+      '--org',
+      '--timeout',
+    ]);
+    // test/global-setup.ts built dist/ before the tests.
+    const launcher = JSON.parse(readFileSync(new URL('../../dist/launcher.json', import.meta.url), 'utf8'));
+    expect(launcher).toEqual({ valueFlags: valueFlags() });
+  });
+});
