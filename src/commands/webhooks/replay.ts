@@ -12,7 +12,7 @@ import { createProgress, type Progress } from '../../output/progress.js';
 import { parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { type DlqFilters, dlqQuery, parseDlqFilters } from './dlq.js';
+import { type DlqFilters, dlqQuery, parseDlqFilters } from './dlq/ls.js';
 import { webhookArg } from './shared.js';
 
 export interface ReplayOptions {

@@ -1,13 +1,13 @@
 import { Command, Option } from 'commander';
-import { DLQ_PAGE, DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../api/constants.js';
-import type { DlqEntry, DlqList } from '../../api/schemas/webhooks.js';
-import { type DurationUnit, isoSeconds, UNIT_MS } from '../../api/time.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { path } from '../../http/path.js';
-import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { DLQ_COLUMNS, webhookArg } from './shared.js';
+import { DLQ_PAGE, DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../../api/constants.js';
+import type { DlqEntry, DlqList } from '../../../api/schemas/webhooks.js';
+import { type DurationUnit, isoSeconds, UNIT_MS } from '../../../api/time.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { path } from '../../../http/path.js';
+import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
+import { DLQ_COLUMNS, webhookArg } from '../shared.js';
 
 export interface DlqFilters {
   status: (typeof DLQ_STATUS_FILTERS)[number] | undefined;
