@@ -69,6 +69,8 @@ export interface Context {
   api(): Promise<ApiClient>;
   /** The platform client (one method per API operation) over `api()`, made once on first use. */
   platform(): Promise<Platform>;
+  /** The last change the server accepted in this command, e.g. `POST /v1/users/u/roles → 201`. */
+  lastChange(): string | undefined;
   /** Releases pooled connections; called when the command ends. */
   close(): Promise<void>;
 }
@@ -118,6 +120,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   let credentials: CredentialSource | undefined;
   let client: Promise<ApiClient> | undefined;
   let platform: Promise<Platform> | undefined;
+  let change: string | undefined;
 
   const ctx: Context = {
     io: deps.io,
@@ -185,6 +188,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           signal: deps.signal,
           loginHint: LOGIN_HINT,
           now: () => clock.now(),
+          onChange: ({ method, path, status, requestId }) => {
+            change = `${method} ${path} answered ${status}${requestId ? ` (request ${requestId})` : ''}`;
+          },
           ...(debug ? { debug: (text: string) => out.stderr(text) } : {}),
         });
       })();
@@ -198,6 +204,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       })();
       return platform;
     },
+    lastChange: () => change,
     async close() {
       if (client) await (await client.catch(() => undefined))?.close();
     },

@@ -64,6 +64,16 @@ export interface ClientConfig {
   now?: () => number;
   random?: () => number;
   dispatcher?: Dispatcher;
+  /**
+   * Told of every change the server accepted (a 2xx answer to a method other than GET, HEAD or
+   * OPTIONS): how the CLI knows a command changed something (src/cli.ts, a closed stdout).
+   */
+  onChange?: (change: {
+    method: HttpMethod;
+    path: string;
+    status: number;
+    requestId: string | undefined;
+  }) => void;
 }
 
 export interface Page<T> {
@@ -228,12 +238,16 @@ export class ApiClient {
         }
         throw error;
       }
+      const requestId = header(outcome.headers, 'x-request-id');
+      if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
+        this.config.onChange?.({ method, path: url.pathname, status, requestId });
+      }
       return {
         status,
         headers: outcome.headers,
         data: parseJson<T>(outcome.text),
         text: outcome.text,
-        requestId: header(outcome.headers, 'x-request-id'),
+        requestId,
       };
     }
   }

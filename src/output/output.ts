@@ -61,9 +61,14 @@ export class Output {
   readonly #chalkOut: ChalkInstance;
   readonly #chalkErr: ChalkInstance;
   #drained: Promise<void> | undefined;
+  /** stdout's reader went away (EPIPE). process.stdout is never marked destroyed, so it is kept here. */
+  #closed = false;
 
   constructor(io: IOStreams, mode: OutputMode, now: () => number) {
     this.io = io;
+    io.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') this.#closed = true;
+    });
     this.mode = mode;
     this.#now = now;
     const machine = mode === 'json' || mode === 'ndjson';
@@ -80,10 +85,15 @@ export class Output {
     return this.#chalkOut;
   }
 
-  /** Writes to stdout, waiting when the reader is slow; a closed pipe ends the command quietly. */
+  /** True once stdout's reader went away: what was written since may be lost. */
+  get stdoutClosed(): boolean {
+    return this.#closed || this.io.stdout.destroyed;
+  }
+
+  /** Writes to stdout, waiting when the reader is slow; a closed pipe throws ClosedPipeError. */
   async write(text: string): Promise<void> {
     const out = this.io.stdout;
-    if (out.destroyed || out.writableEnded) throw new ClosedPipeError();
+    if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError();
     let ok: boolean;
     try {
       ok = out.write(text);
@@ -94,7 +104,7 @@ export class Output {
     if (!ok && !out.destroyed) {
       this.#drained ??= this.#drain(out);
       await this.#drained;
-      if (out.destroyed) throw new ClosedPipeError();
+      if (this.stdoutClosed) throw new ClosedPipeError();
     }
   }
 
@@ -109,6 +119,10 @@ export class Output {
         once(out, 'drain', { signal: settled.signal }),
         once(out, 'close', { signal: settled.signal }),
       ]);
+    } catch (error) {
+      // `once` rejects on 'error': a reader that went away (EPIPE) is a closed pipe, seen by write().
+      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+      this.#closed = true;
     } finally {
       settled.abort();
       this.#drained = undefined;
