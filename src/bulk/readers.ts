@@ -1,30 +1,29 @@
-import { parse } from 'csv-parse/sync';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse } from 'csv-parse';
 
-/** One record of an input file, with the line it starts on (1-based, as an editor shows it). */
-export interface InputRecord {
-  line: number;
-  fields: Record<string, unknown>;
-}
+/**
+ * Streaming readers for bulk input files: CSV with a header row (BOM, CRLF or LF, quoted fields,
+ * blank lines skipped) or NDJSON (one object per line). Records are read, handed on and released
+ * one at a time, so a file of a million rows costs the memory of a few rows. Structural problems
+ * come back per line, as events, so a caller can report every bad line.
+ */
 
-/** A problem with one line of an input file. */
-export interface LineProblem {
-  line: number;
-  message: string;
-}
+export type InputEvent =
+  | { kind: 'header'; line: number; columns: string[] }
+  | { kind: 'record'; line: number; fields: Record<string, unknown> }
+  | { kind: 'problem'; line: number; message: string };
 
-export interface ParsedInput {
-  format: 'csv' | 'ndjson';
-  records: InputRecord[];
-  problems: LineProblem[];
-  /** CSV only: the header row's column names (trimmed) and the line it is on. */
-  header?: { columns: string[]; line: number };
-}
+/** The longest record (CSV) or line (NDJSON) read: anything longer is a broken file. */
+export const MAX_RECORD_BYTES = 1 << 20;
 
 /** CSV when the name says so or the first non-blank character is not `{`; NDJSON otherwise. */
-export function detectFormat(name: string, text: string): 'csv' | 'ndjson' {
+export function detectFormat(name: string, firstBytes: Buffer): 'csv' | 'ndjson' {
   if (/\.csv$/i.test(name)) return 'csv';
   if (/\.(nd)?jsonl?$/i.test(name)) return 'ndjson';
-  return text
+  return firstBytes
+    .toString('utf8')
     .replace(/^\uFEFF/, '')
     .trimStart()
     .startsWith('{')
@@ -32,165 +31,279 @@ export function detectFormat(name: string, text: string): 'csv' | 'ndjson' {
     : 'csv';
 }
 
-/**
- * Reads a whole CSV (header row; BOM, CRLF or LF, quoted fields, blank lines skipped) or NDJSON
- * file. Structural problems come back per line rather than as the first exception, so a caller
- * can report every bad line at once.
- */
-export function readRecords(bytes: Buffer, name: string): ParsedInput {
-  const text = bytes.toString('utf8');
-  const format = detectFormat(name, text);
-  return format === 'csv' ? readCsv(text, bytes) : readNdjson(text);
+/** Every header, record and problem of the file at `path`, in order. `name` picks the format. */
+export async function* readInput(path: string, name: string): AsyncGenerator<InputEvent> {
+  const format = detectFormat(name, head(path));
+  yield* format === 'csv' ? readCsv(path) : readNdjson(path);
 }
 
-function readCsv(text: string, bytes: Buffer): ParsedInput {
-  const records: InputRecord[] = [];
-  const problems: LineProblem[] = [];
-  let header: ParsedInput['header'];
-  // A record starts at the first byte that is not a line break after the previous one ends
-  // (context.bytes). csv-parse's own line count goes wrong after a quoted CRLF, so lines are
-  // counted here. Records are taken as they are parsed (on_record), so csv-parse keeps no
-  // array of its own: a 10,000-row file costs only the records themselves.
-  const lineOf = lineIndex(bytes);
-  let end = headerEnd(bytes);
-  let wrongLength = 0;
+function head(path: string): Buffer {
+  const fd = openSync(path, 'r');
   try {
-    parse(text, {
-      bom: true,
-      columns: (names: string[]) => {
-        const columns = names.map((h) => h.trim());
-        header = { columns, line: firstContentLine(text) };
-        return columns;
-      },
-      skip_empty_lines: true,
-      relax_column_count: true,
-      record_delimiter: ['\r\n', '\n', '\r'],
-      trim: true,
-      on_record: (
-        record: Record<string, string>,
-        context: { bytes: number; invalid_field_length: number },
-      ) => {
-        const line = lineOf(skipBlank(bytes, end));
-        end = context.bytes;
-        // csv-parse counts records whose field count differs from the header's, cumulatively.
-        if (context.invalid_field_length > wrongLength) {
-          wrongLength = context.invalid_field_length;
-          problems.push({ line, message: 'the number of fields differs from the header row' });
-        } else {
-          records.push({ line, fields: record });
-        }
-        return null;
-      },
-    });
+    const buffer = Buffer.alloc(4096);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Line numbers of byte offsets in a stream seen chunk by chunk (CRLF, LF and CR each end a line).
+ * csv-parse's own line count goes wrong after a quoted CRLF, so lines are counted here; offsets
+ * only move forward, and chunks behind the last offset asked for are let go.
+ */
+class LineCounter {
+  #chunks: Buffer[] = [];
+  /** Offset of #chunks[0]'s first byte. */
+  #base = 0;
+  #pos = 0;
+  #line = 1;
+  #afterCR = false;
+
+  push(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  /** The line of the first byte at or after `offset` that is not blank (where a record starts). */
+  recordLine(offset: number): number {
+    for (;;) {
+      const byte = this.#byte(this.#pos);
+      if (byte === undefined) return this.#line;
+      const blank = byte === 0x0a || byte === 0x0d || byte === 0x20 || byte === 0x09;
+      if (this.#pos >= offset && !blank) return this.#line;
+      this.#step(byte);
+    }
+  }
+
+  /** Moves past the end of the current line; returns the offset there. */
+  skipLine(): number {
+    for (;;) {
+      const byte = this.#byte(this.#pos);
+      if (byte === undefined) return this.#pos;
+      const before = this.#line;
+      this.#step(byte);
+      if (this.#line !== before) {
+        if (byte === 0x0d && this.#byte(this.#pos) === 0x0a) this.#step(0x0a);
+        return this.#pos;
+      }
+    }
+  }
+
+  #step(byte: number): void {
+    if (byte === 0x0d || (byte === 0x0a && !this.#afterCR)) this.#line++;
+    this.#afterCR = byte === 0x0d;
+    this.#pos++;
+  }
+
+  #byte(offset: number): number | undefined {
+    while (this.#chunks.length > 0 && offset >= this.#base + this.#chunks[0]!.length) {
+      this.#base += this.#chunks[0]!.length;
+      this.#chunks.shift();
+    }
+    return this.#chunks[0]?.[offset - this.#base];
+  }
+}
+
+async function* readCsv(path: string): AsyncGenerator<InputEvent> {
+  const lines = new LineCounter();
+  const bom = head(path).subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
+  let end = 0;
+  let header: InputEvent | undefined;
+  let wrongLength = 0;
+  const parser = parse({
+    bom: true,
+    columns: (names: string[]) => {
+      header = { kind: 'header', line: lines.recordLine(bom), columns: names.map((h) => h.trim()) };
+      end = lines.skipLine();
+      return names.map((h) => h.trim());
+    },
+    skip_empty_lines: true,
+    relax_column_count: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    trim: true,
+    max_record_size: MAX_RECORD_BYTES,
+    on_record: (record: Record<string, string>, context: { bytes: number; invalid_field_length: number }) => {
+      // A record starts at the first byte that is not blank after the previous one ends.
+      const line = lines.recordLine(end);
+      end = context.bytes;
+      // csv-parse counts records whose field count differs from the header's, cumulatively.
+      if (context.invalid_field_length > wrongLength) {
+        wrongLength = context.invalid_field_length;
+        return { kind: 'problem', line, message: 'the number of fields differs from the header row' };
+      }
+      return { kind: 'record', line, fields: record };
+    },
+  });
+  const counting = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      lines.push(chunk);
+      done(null, chunk);
+    },
+  });
+  let failed: (Error & { code?: string }) | undefined;
+  const feeding = pipeline(createReadStream(path), counting, parser).catch((error) => {
+    failed ??= error;
+  });
+  try {
+    for await (const event of parser as AsyncIterable<InputEvent>) {
+      if (header) yield header;
+      header = undefined;
+      yield event;
+    }
   } catch (error) {
-    records.length = 0;
-    const e = error as { lines?: number; message: string; code?: string };
-    const opened = e.code === 'CSV_QUOTE_NOT_CLOSED' ? unclosedQuoteLine(text) : undefined;
+    failed ??= error as Error & { code?: string };
+  }
+  await feeding;
+  if (header) yield header;
+  if (failed) yield await csvProblem(path, failed, end, lines.recordLine(end));
+}
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** The problem a csv-parse error describes, on the line where the broken record starts. */
+async function csvProblem(
+  path: string,
+  error: Error & { code?: string },
+  offset: number,
+  line: number,
+): Promise<InputEvent> {
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED' || error.code === 'CSV_MAX_RECORD_SIZE') {
+    const opened = await unclosedQuoteLine(path, offset, line);
     if (opened !== undefined) {
-      problems.push({
+      return {
+        kind: 'problem',
         line: opened,
         message: 'not valid CSV: Quote Not Closed: the quoted field that starts on this line never ends',
-      });
-    } else {
-      problems.push({
-        line: e.lines ?? 1,
-        message: `not valid CSV: ${e.message.replace(/ at line \d+/, '')}`,
-      });
+      };
     }
+    return {
+      kind: 'problem',
+      line,
+      message: `not valid CSV: a record is longer than ${MAX_RECORD_BYTES} bytes`,
+    };
   }
-  return { format: 'csv', records, problems, ...(header ? { header } : {}) };
+  return { kind: 'problem', line, message: `not valid CSV: ${error.message.replace(/ at line \d+/, '')}` };
 }
 
-/** Byte offset → 1-based line number (CRLF, LF and CR each end a line). */
-function lineIndex(bytes: Buffer): (offset: number) => number {
-  const starts = [0];
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (b === 0x0a || (b === 0x0d && bytes[i + 1] !== 0x0a)) starts.push(i + 1);
-  }
-  return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
-}
-
-function skipBlank(bytes: Buffer, offset: number): number {
-  let i = offset;
-  while (
-    i < bytes.length &&
-    (bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x20 || bytes[i] === 0x09)
-  )
-    i++;
-  return i;
-}
-
-/** The offset just after the header row (the first line that is not blank). */
-function headerEnd(bytes: Buffer): number {
-  let i = skipBlank(bytes, bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
-  while (i < bytes.length && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
-  return bytes[i] === 0x0d && bytes[i + 1] === 0x0a ? i + 2 : i + 1;
-}
-
-/** The line where a quoted field opens and never closes (csv-parse only reports the end of the file). */
-function unclosedQuoteLine(text: string): number | undefined {
-  let line = 1;
+/**
+ * The line where a quoted field opens and never closes, scanning from a record's start to the end
+ * of the file (csv-parse only reports the end of the file).
+ */
+async function unclosedQuoteLine(
+  path: string,
+  offset: number,
+  startLine: number,
+): Promise<number | undefined> {
+  let line = startLine;
   let quoted = false;
-  let openedAt = 1;
+  let openedAt = line;
   let fieldStart = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    const newline = c === '\n' || (c === '\r' && text[i + 1] !== '\n');
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') i++;
-        else quoted = false;
-      } else if (newline) line++;
-      continue;
+  let afterCR = false;
+  let pendingQuote = false;
+  for await (const chunk of createReadStream(path, { start: offset }) as AsyncIterable<Buffer>) {
+    for (const c of chunk) {
+      if (pendingQuote) {
+        pendingQuote = false;
+        // "" inside a quoted field is a quote; anything else closed the field.
+        if (c === 0x22) continue;
+        quoted = false;
+      }
+      const newline = c === 0x0d || (c === 0x0a && !afterCR);
+      afterCR = c === 0x0d;
+      if (quoted) {
+        if (c === 0x22) pendingQuote = true;
+        else if (newline) line++;
+        continue;
+      }
+      if (c === 0x22 && fieldStart) {
+        quoted = true;
+        openedAt = line;
+      } else if (newline) {
+        line++;
+        fieldStart = true;
+      } else if (c === 0x2c) fieldStart = true;
+      else if (c !== 0x20 && c !== 0x09 && c !== 0x0a) fieldStart = false;
     }
-    if (c === '"' && fieldStart) {
-      quoted = true;
-      openedAt = line;
-    } else if (newline) {
-      line++;
-      fieldStart = true;
-    } else if (c === ',') fieldStart = true;
-    else if (c !== ' ' && c !== '\t' && c !== '\r' && c !== '\uFEFF') fieldStart = false;
   }
-  return quoted ? openedAt : undefined;
+  return quoted && !pendingQuote ? openedAt : undefined;
 }
 
-/** The 1-based number of the first line that is not blank (the header row of a CSV file). */
-function firstContentLine(text: string): number {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
-  const index = lines.findIndex((l) => l.trim() !== '');
-  return index === -1 ? 1 : index + 1;
+/**
+ * NDJSON, line by line: each line is split off the byte stream and decoded on its own (so a
+ * character cut between two chunks is whole again), then parsed and released.
+ */
+async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
+  let line = 1;
+  let parts: Buffer[] = [];
+  let size = 0;
+  let tooLong = false;
+  let afterCR = false;
+  const take = (): InputEvent | undefined => {
+    const bytes = Buffer.concat(parts, size);
+    parts = [];
+    size = 0;
+    const number = line++;
+    if (tooLong) {
+      tooLong = false;
+      return { kind: 'problem', line: number, message: `the line is longer than ${MAX_RECORD_BYTES} bytes` };
+    }
+    return ndjsonLine(
+      number === 1 && bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes,
+      number,
+    );
+  };
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (c !== 0x0a && c !== 0x0d) continue;
+      // LF after CR ends nothing more: CRLF is one line end.
+      if (c === 0x0a && afterCR && i === from) {
+        afterCR = false;
+        from = i + 1;
+        continue;
+      }
+      keep(chunk.subarray(from, i));
+      const event = take();
+      if (event) yield event;
+      afterCR = c === 0x0d;
+      from = i + 1;
+    }
+    if (from < chunk.length) {
+      afterCR = false;
+      keep(chunk.subarray(from));
+    }
+  }
+  if (size > 0 || tooLong) {
+    const event = take();
+    if (event) yield event;
+  }
+
+  function keep(bytes: Buffer): void {
+    if (tooLong || bytes.length === 0) return;
+    if (size + bytes.length > MAX_RECORD_BYTES) {
+      tooLong = true;
+      parts = [];
+      size = 0;
+      return;
+    }
+    // A copy: a slice would keep the whole chunk alive.
+    parts.push(Buffer.from(bytes));
+    size += bytes.length;
+  }
 }
 
-function readNdjson(text: string): ParsedInput {
-  const records: InputRecord[] = [];
-  const problems: LineProblem[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
-  lines.forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      problems.push({ line, message: `not valid JSON: ${(error as Error).message}` });
-      return;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      problems.push({ line, message: 'each line must be a JSON object' });
-      return;
-    }
-    records.push({ line, fields: value as Record<string, unknown> });
-  });
-  return { format: 'ndjson', records, problems };
+function ndjsonLine(bytes: Buffer, line: number): InputEvent | undefined {
+  const raw = bytes.toString('utf8');
+  if (raw.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { kind: 'problem', line, message: `not valid JSON: ${(error as Error).message}` };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { kind: 'problem', line, message: 'each line must be a JSON object' };
+  }
+  return { kind: 'record', line, fields: value as Record<string, unknown> };
 }

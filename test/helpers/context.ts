@@ -71,13 +71,18 @@ export function testContext(
   return { ...fake, ctx: createContext(testDeps(fake.io, env), globals) };
 }
 
-/** Runs a whole svc command line in-process (parsing included) and returns its exit code and output. */
+/**
+ * Runs a whole svc command line in-process (parsing included) and returns its exit code and
+ * output. `extra` replaces dependencies: a clock, a prompter, a Ctrl-C signal, streams' TTY flags.
+ */
 export async function runInProcess(
   argv: string[],
   env: Record<string, string | undefined>,
   ioOptions: Parameters<typeof fakeIO>[0] = {},
+  extra: Omit<Partial<ContextDeps>, 'io'> & { io?: Partial<IOStreams> } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const fake = fakeIO(ioOptions);
-  const code = await runCli(argv, testDeps(fake.io, env));
+  const { io, ...deps } = extra;
+  const code = await runCli(argv, testDeps({ ...fake.io, ...io }, env, deps));
   return { code, stdout: fake.stdout(), stderr: fake.stderr() };
 }

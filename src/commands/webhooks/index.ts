@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { MakeContext } from '../kit.js';
 import { deliveriesCommand } from './deliveries.js';
-import { dlqCommand } from './dlq/ls.js';
+import { dlqCommand } from './dlq/index.js';
 import { listenCommand } from './listen.js';
 import { lsCommand } from './ls.js';
 import { replayCommand } from './replay.js';
