@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -25,6 +25,25 @@ export interface InputSnapshot {
   remove(): void;
 }
 
+/**
+ * Copies a file through one reused buffer: a stream would allocate a buffer per chunk, and the
+ * allocator keeps that churn as resident memory (tens of megabytes for a large file).
+ */
+function copyFile(from: string, to: string, hash: Hash): void {
+  const source = openSync(from, 'r');
+  const target = openSync(to, 'wx', 0o600);
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 16);
+    for (let read = readSync(source, buffer); read > 0; read = readSync(source, buffer)) {
+      hash.update(buffer.subarray(0, read));
+      writeSync(target, buffer, 0, read);
+    }
+  } finally {
+    closeSync(source);
+    closeSync(target);
+  }
+}
+
 export async function snapshotInput(spec: string, stdin: Readable, flag: string): Promise<InputSnapshot> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-input-'));
   const path = join(dir, 'input');
@@ -37,8 +56,8 @@ export async function snapshotInput(spec: string, stdin: Readable, flag: string)
     },
   });
   try {
-    const source = spec === '-' ? stdin : createReadStream(spec);
-    await pipeline(source, hashing, createWriteStream(path, { mode: 0o600 }));
+    if (spec === '-') await pipeline(stdin, hashing, createWriteStream(path, { mode: 0o600 }));
+    else copyFile(spec, path, hash);
   } catch (error) {
     remove();
     if (spec === '-') throw new UsageError(`cannot read standard input: ${(error as Error).message}`);

@@ -2,6 +2,7 @@ import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
 
 /**
  * Streaming readers for bulk input files: CSV with a header row (BOM, CRLF or LF, quoted fields,
@@ -12,7 +13,8 @@ import { parse } from 'csv-parse';
 
 export type InputEvent =
   | { kind: 'header'; line: number; columns: string[] }
-  | { kind: 'record'; line: number; fields: Record<string, unknown> }
+  /** `offset`: the byte where the record starts, to read it again (recordAt). */
+  | { kind: 'record'; line: number; offset: number; fields: Record<string, unknown> }
   | { kind: 'problem'; line: number; message: string };
 
 /** The longest record (CSV) or line (NDJSON) read: anything longer is a broken file. */
@@ -64,6 +66,11 @@ class LineCounter {
     this.#chunks.push(chunk);
   }
 
+  /** The offset reached: after recordLine(), where the record starts. */
+  get position(): number {
+    return this.#pos;
+  }
+
   /** The line of the first byte at or after `offset` that is not blank (where a record starts). */
   recordLine(offset: number): number {
     for (;;) {
@@ -111,16 +118,13 @@ async function* readCsv(path: string): AsyncGenerator<InputEvent> {
   let header: InputEvent | undefined;
   let wrongLength = 0;
   const parser = parse({
+    ...CSV_OPTIONS,
     bom: true,
     columns: (names: string[]) => {
       header = { kind: 'header', line: lines.recordLine(bom), columns: names.map((h) => h.trim()) };
       end = lines.skipLine();
       return names.map((h) => h.trim());
     },
-    skip_empty_lines: true,
-    relax_column_count: true,
-    record_delimiter: ['\r\n', '\n', '\r'],
-    trim: true,
     max_record_size: MAX_RECORD_BYTES,
     on_record: (record: Record<string, string>, context: { bytes: number; invalid_field_length: number }) => {
       // A record starts at the first byte that is not blank after the previous one ends.
@@ -131,7 +135,7 @@ async function* readCsv(path: string): AsyncGenerator<InputEvent> {
         wrongLength = context.invalid_field_length;
         return { kind: 'problem', line, message: 'the number of fields differs from the header row' };
       }
-      return { kind: 'record', line, fields: record };
+      return { kind: 'record', line, offset: lines.position, fields: record };
     },
   });
   const counting = new Transform({
@@ -159,6 +163,14 @@ async function* readCsv(path: string): AsyncGenerator<InputEvent> {
 }
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** How svc reads CSV: blank lines skipped, fields trimmed, any line ending; rows may be short or long. */
+const CSV_OPTIONS = {
+  skip_empty_lines: true,
+  relax_column_count: true,
+  record_delimiter: ['\r\n', '\n', '\r'],
+  trim: true,
+};
 
 /** The problem a csv-parse error describes, on the line where the broken record starts. */
 async function csvProblem(
@@ -234,6 +246,8 @@ async function unclosedQuoteLine(
  */
 async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
   let line = 1;
+  let consumed = 0;
+  let lineStart = 0;
   let parts: Buffer[] = [];
   let size = 0;
   let tooLong = false;
@@ -247,10 +261,7 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
       tooLong = false;
       return { kind: 'problem', line: number, message: `the line is longer than ${MAX_RECORD_BYTES} bytes` };
     }
-    return ndjsonLine(
-      number === 1 && bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes,
-      number,
-    );
+    return ndjsonLine(bytes, number, lineStart);
   };
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
     let from = 0;
@@ -261,6 +272,7 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
       if (c === 0x0a && afterCR && i === from) {
         afterCR = false;
         from = i + 1;
+        lineStart = consumed + from;
         continue;
       }
       keep(chunk.subarray(from, i));
@@ -268,11 +280,13 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
       if (event) yield event;
       afterCR = c === 0x0d;
       from = i + 1;
+      lineStart = consumed + from;
     }
     if (from < chunk.length) {
       afterCR = false;
       keep(chunk.subarray(from));
     }
+    consumed += chunk.length;
   }
   if (size > 0 || tooLong) {
     const event = take();
@@ -293,8 +307,10 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
   }
 }
 
-function ndjsonLine(bytes: Buffer, line: number): InputEvent | undefined {
-  const raw = bytes.toString('utf8');
+function ndjsonLine(bytes: Buffer, line: number, offset: number): InputEvent | undefined {
+  const raw = (offset === 0 && bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes).toString(
+    'utf8',
+  );
   if (raw.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -305,5 +321,42 @@ function ndjsonLine(bytes: Buffer, line: number): InputEvent | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { kind: 'problem', line, message: 'each line must be a JSON object' };
   }
-  return { kind: 'record', line, fields: value as Record<string, unknown> };
+  return { kind: 'record', line, offset, fields: value as Record<string, unknown> };
+}
+
+/**
+ * The record that starts at `offset` of a file read before (a CSV file's records are named by
+ * its header's `columns`), read again: to confirm a repeat that SeenKeys found by its hash.
+ */
+export function recordAt(
+  path: string,
+  columns: string[] | undefined,
+  offset: number,
+): Record<string, unknown> {
+  const fd = openSync(path, 'r');
+  try {
+    for (let size = 1 << 16; ; size *= 4) {
+      const window = Buffer.alloc(size);
+      const read = readSync(fd, window, 0, size, offset);
+      const bytes = window.subarray(0, read);
+      const whole = read < size || size >= MAX_RECORD_BYTES;
+      if (columns === undefined) {
+        const end = bytes.findIndex((b) => b === 0x0a || b === 0x0d);
+        if (end === -1 && !whole) continue;
+        const event = ndjsonLine(end === -1 ? bytes : bytes.subarray(0, end), 0, offset);
+        if (event?.kind === 'record') return event.fields;
+        throw new Error(`no record at offset ${offset} of ${path}`);
+      }
+      try {
+        const [record] = parseSync(bytes, { ...CSV_OPTIONS, bom: offset === 0, columns, to: 1 });
+        if (record) return record as Record<string, unknown>;
+      } catch (error) {
+        if (whole) throw error;
+        continue;
+      }
+      throw new Error(`no record at offset ${offset} of ${path}`);
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

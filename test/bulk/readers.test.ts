@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type InputEvent, MAX_RECORD_BYTES, readInput } from '../../src/bulk/readers.js';
+import { type InputEvent, MAX_RECORD_BYTES, readInput, recordAt } from '../../src/bulk/readers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-readers-'));
 async function read(name: string, content: string | Buffer): Promise<InputEvent[]> {
@@ -90,5 +90,21 @@ describe('readInput: NDJSON', () => {
     const line = JSON.stringify({ name: 'é'.repeat(70_000) });
     const events = await read('u.ndjson', `${line}\n`);
     expect(records(events)).toEqual([[1, { name: 'é'.repeat(70_000) }]]);
+  });
+});
+
+describe('recordAt', () => {
+  it('reads a record again from its offset (CSV with a quoted line break, NDJSON with a BOM)', async () => {
+    const csv = '\uFEFFuser,note\r\na,"x,y"\r\n\r\nb,"two\r\nlines"\r\nc,z\r\n';
+    const csvEvents = await read('again.csv', csv);
+    for (const event of csvEvents) {
+      if (event.kind !== 'record') continue;
+      expect(recordAt(join(dir, 'again.csv'), ['user', 'note'], event.offset)).toEqual(event.fields);
+    }
+    const ndjsonEvents = await read('again.ndjson', '\uFEFF{"a":1}\r\n\n{"b":"\u00e9"}\n');
+    const found = ndjsonEvents.flatMap((e) =>
+      e.kind === 'record' ? [recordAt(join(dir, 'again.ndjson'), undefined, e.offset)] : [],
+    );
+    expect(found).toEqual([{ a: 1 }, { b: 'é' }]);
   });
 });

@@ -1,7 +1,6 @@
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { snapshotInput } from '../../bulk/input.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
-import { readInput } from '../../bulk/readers.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -18,6 +17,7 @@ import {
   type GrantRow,
   type RevokeRow,
   type RowDefaults,
+  type RowRules,
 } from './rows.js';
 import { requireTenant } from './shared.js';
 
@@ -73,16 +73,10 @@ function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
 }
 
 /** Checks every line of the file (nothing is sent when one is wrong) and counts its rows. */
-async function checkFile(
-  ctx: Context,
-  path: string,
-  label: string,
-  name: string,
-  rules: Parameters<typeof fileRows>[1],
-) {
+async function checkFile(ctx: Context, path: string, label: string, name: string, rules: RowRules) {
   let rows = 0;
   let bad = 0;
-  for await (const event of fileRows(readInput(path, name), rules, { duplicates: true })) {
+  for await (const event of fileRows(path, name, rules, { duplicates: true })) {
     if ('row' in event) {
       rows++;
       continue;
@@ -155,12 +149,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
 }
 
 /** The rows of the checked file, read again as a stream; a row's line is its key in the run. */
-async function* items(
-  path: string,
-  name: string,
-  rules: Parameters<typeof fileRows>[1],
-): AsyncGenerator<BulkItem<Row>> {
-  for await (const event of fileRows(readInput(path, name), rules, { duplicates: false })) {
+async function* items(path: string, name: string, rules: RowRules): AsyncGenerator<BulkItem<Row>> {
+  for await (const event of fileRows(path, name, rules, { duplicates: false })) {
     if (!('row' in event)) throw new Error(`line ${event.line} changed after it was checked`);
     yield { key: String(event.line), line: event.line, data: event.row };
   }

@@ -2,7 +2,8 @@ import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
-import type { InputEvent } from '../../bulk/readers.js';
+import { readInput, recordAt } from '../../bulk/readers.js';
+import { SeenKeys } from '../../bulk/seen.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from './expiry.js';
 import { findRole, unknownRole } from './shared.js';
 
@@ -154,18 +155,20 @@ export type RowEvent = { line: number; row: GrantRow | RevokeRow } | { line: num
 const NOT_AN_ID = /^\.\.?$|[\s\u0000-\u001f\u007f]/;
 
 /**
- * The checked rows of a file, read as a stream (see src/bulk/readers.ts): a row at a time is
- * held, plus, when `duplicates` is on, each user and role seen so far (to refuse a pair twice).
+ * The checked rows of the file at `path` (`name` tells its format), read as a stream (see
+ * src/bulk/readers.ts): one row at a time is held, plus, when `duplicates` is on, each user and
+ * role seen so far, compactly (src/bulk/seen.ts), to refuse a pair twice.
  */
 export async function* fileRows(
-  input: AsyncIterable<InputEvent>,
+  path: string,
+  name: string,
   rules: RowRules,
   options: { duplicates: boolean },
 ): AsyncGenerator<RowEvent> {
-  const seen = options.duplicates ? new Map<string, Map<string, number>>() : undefined;
-  let header: { line: number } | undefined;
+  const pairs = options.duplicates ? new Pairs(path) : undefined;
+  let header: { line: number; columns: string[] } | undefined;
   let anything = false;
-  for await (const event of input) {
+  for await (const event of readInput(path, name)) {
     if (event.kind === 'header') {
       header = event;
       const problems = headerProblems(event.columns, rules);
@@ -182,13 +185,11 @@ export async function* fileRows(
       continue;
     }
     const checked = checkRecord(event.fields, rules, header === undefined);
-    if (seen && checked.user !== undefined && checked.role) {
-      const users = seen.get(checked.role.id) ?? new Map<string, number>();
-      seen.set(checked.role.id, users);
-      const first = users.get(checked.user);
+    if (pairs && checked.user !== undefined && checked.role) {
+      const first = pairs.earlier(checked.user, checked.role, event, header?.columns, rules);
       if (first !== undefined) {
         checked.problems.push(`duplicate of line ${first}: ${checked.user} and ${checked.role.name} again`);
-      } else users.set(checked.user, event.line);
+      }
     }
     if (checked.problems.length > 0) yield { line: event.line, problems: checked.problems };
     else yield { line: event.line, row: { line: event.line, ...checked.row! } };
@@ -198,6 +199,35 @@ export async function* fileRows(
       line: header?.line ?? 1,
       problems: [header ? 'the file has a header row but no rows' : 'the file is empty'],
     };
+  }
+}
+
+/**
+ * The user and role pairs of a file seen so far. A hash match is confirmed by reading the earlier
+ * record back; pairs whose hashes collide without being equal (rare) are kept whole.
+ */
+class Pairs {
+  readonly #seen = new SeenKeys();
+  readonly #collided = new Map<string, number>();
+
+  constructor(private readonly path: string) {}
+
+  /** The line where the same pair appeared before, if it did; otherwise the pair is remembered. */
+  earlier(
+    user: string,
+    role: Role,
+    record: { line: number; offset: number },
+    columns: string[] | undefined,
+    rules: RowRules,
+  ): number | undefined {
+    const key = `${user}\u0000${role.id}`;
+    const candidate = this.#seen.add(key, record.line, record.offset);
+    if (candidate === undefined) return undefined;
+    const before = checkRecord(recordAt(this.path, columns, candidate.offset), rules, columns === undefined);
+    if (before.user === user && before.role?.id === role.id) return candidate.line;
+    const again = this.#collided.get(key);
+    if (again === undefined) this.#collided.set(key, record.line);
+    return again;
   }
 }
 

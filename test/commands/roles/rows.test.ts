@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../../../src/api/schemas/roles.js';
 import { closest } from '../../../src/api/suggest.js';
-import { readInput } from '../../../src/bulk/readers.js';
 import { expiresAt, parseDuration, parseTime } from '../../../src/commands/roles/expiry.js';
 import { fileRows, type GrantRow, type RevokeRow, type RowRules } from '../../../src/commands/roles/rows.js';
 
@@ -44,7 +43,7 @@ async function validate(csv: string, options: Partial<RowRules> = {}) {
   };
   const rows: Array<GrantRow | RevokeRow> = [];
   const problems: Array<{ line: number; message: string }> = [];
-  for await (const event of fileRows(readInput(path, 'f.csv'), rules, { duplicates: true })) {
+  for await (const event of fileRows(path, 'f.csv', rules, { duplicates: true })) {
     if ('row' in event) rows.push(event.row);
     else for (const message of event.problems) problems.push({ line: event.line, message });
   }
