@@ -50,6 +50,8 @@ test
 verify
 sign
 listen'
+  ['svc webhooks dlq']='ls
+discard'
   ['svc roles']='ls
 get
 create
@@ -121,6 +123,8 @@ __svc_alias=(
   ['svc webhooks|verify']='verify'
   ['svc webhooks|sign']='sign'
   ['svc webhooks|listen']='listen'
+  ['svc webhooks dlq|ls']='ls'
+  ['svc webhooks dlq|discard']='discard'
   ['svc roles|ls']='ls'
   ['svc roles|list']='ls'
   ['svc roles|get']='get'
@@ -234,18 +238,30 @@ __svc_opts=(
   ['svc webhooks deliveries']='--status
 --limit
 --cursor'
-  ['svc webhooks dlq']='--limit
+  ['svc webhooks dlq']=''
+  ['svc webhooks dlq ls']='--limit
 --cursor
 --all
 --status
 --event-type
 --since
 --until'
+  ['svc webhooks dlq discard']='--all
+--event-type
+--since
+--until
+--limit
+--concurrency
+--dry-run
+--journal'
   ['svc webhooks replay']='--dlq
 --event-type
 --since
 --until
 --limit
+--wait
+--no-wait
+--wait-timeout
 --concurrency
 --dry-run
 --journal'
@@ -360,8 +376,10 @@ __svc_valopts=(
   ['svc webhooks']='  '
   ['svc webhooks ls']='  '
   ['svc webhooks deliveries']=' --status --limit --cursor '
-  ['svc webhooks dlq']=' --limit --cursor --status --event-type --since --until '
-  ['svc webhooks replay']=' --event-type --since --until --limit --concurrency --journal '
+  ['svc webhooks dlq']='  '
+  ['svc webhooks dlq ls']=' --limit --cursor --status --event-type --since --until '
+  ['svc webhooks dlq discard']=' --event-type --since --until --limit --concurrency --journal '
+  ['svc webhooks replay']=' --event-type --since --until --limit --wait-timeout --concurrency --journal '
   ['svc webhooks test']=' --event-type --wait '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
@@ -387,8 +405,10 @@ __svc_optvals=(
   ['svc oauth create|--grant-type']='authorization_code refresh_token'
   ['svc oauth token|--grant-type']='authorization_code refresh_token'
   ['svc webhooks deliveries|--status']='pending retrying delivered failed in_flight'
-  ['svc webhooks dlq|--status']='queued replayed discarded all'
-  ['svc webhooks dlq|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks dlq ls|--status']='queued replayed discarded all'
+  ['svc webhooks dlq ls|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks dlq discard|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks replay|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks test|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc sandbox start|--seed']='demo none'
 )
@@ -405,6 +425,7 @@ __svc_optdyn=(
   ['svc oauth rotate-secret|--secret-file']='files'
   ['svc records create|--data-file']='files'
   ['svc records update|--data-file']='files'
+  ['svc webhooks dlq discard|--journal']='files'
   ['svc webhooks replay|--journal']='files'
   ['svc webhooks verify|--secret-file']='files'
   ['svc webhooks verify|--header-file']='files'
@@ -433,7 +454,8 @@ __svc_argdyn=(
   ['svc tenants api-keys ls|0']='tenants'
   ['svc tenants api-keys revoke|0']='tenants'
   ['svc webhooks deliveries|0']='webhooks'
-  ['svc webhooks dlq|0']='webhooks'
+  ['svc webhooks dlq ls|0']='webhooks'
+  ['svc webhooks dlq discard|0']='webhooks'
   ['svc webhooks replay|0']='webhooks'
   ['svc webhooks test|0']='webhooks'
   ['svc roles get|0']='roles'
@@ -443,6 +465,7 @@ __svc_argdyn=(
   ['svc roles revoke|1']='roles'
 )
 __svc_variadic=(
+  ['svc webhooks dlq discard']='1'
   ['svc webhooks replay']='1'
 )
 

@@ -7,6 +7,11 @@ import { lsCommand } from './ls.js';
 export function dlqCommand(make: MakeContext): Command {
   return new Command('dlq')
     .summary('The dead-letter queue of a webhook: list, discard')
+    .description(
+      "Deliveries that failed permanently (every attempt used) wait in their webhook's dead-letter queue\n" +
+        'until someone replays (`svc webhooks replay`) or discards them. `svc webhooks dlq WEBHOOK` lists\n' +
+        'the queue (it is `svc webhooks dlq ls WEBHOOK`).',
+    )
     .addCommand(lsCommand(make), { isDefault: true })
     .addCommand(discardCommand(make));
 }
