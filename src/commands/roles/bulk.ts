@@ -1,9 +1,9 @@
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
+import { checkInput } from '../../bulk/check.js';
 import { snapshotInput } from '../../bulk/input.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
 import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -48,8 +48,6 @@ const WORDS = {
   assign: { act: 'grant', doing: 'granting', done: 'granted' },
   revoke: { act: 'revoke', doing: 'revoking', done: 'revoked' },
 };
-/** Problems printed before the summary error; the rest are counted. */
-const SHOWN_PROBLEMS = 1000;
 
 function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
   const time =
@@ -70,27 +68,6 @@ function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
     },
     { header: 'detail', value: (r) => (r.error as { message?: string } | undefined)?.message ?? r.reason },
   ];
-}
-
-/** Checks every line of the file (nothing is sent when one is wrong) and counts its rows. */
-async function checkFile(ctx: Context, path: string, label: string, name: string, rules: RowRules) {
-  let rows = 0;
-  let bad = 0;
-  for await (const event of fileRows(path, name, rules, { duplicates: true })) {
-    if ('row' in event) {
-      rows++;
-      continue;
-    }
-    if (bad++ < SHOWN_PROBLEMS) for (const p of event.problems) ctx.out.info(`${label}:${event.line}: ${p}`);
-  }
-  if (bad === 0) return rows;
-  if (bad > SHOWN_PROBLEMS)
-    ctx.out.info(`… and ${(bad - SHOWN_PROBLEMS).toLocaleString('en')} more lines with problems`);
-  const lines = `${bad.toLocaleString('en')} ${bad === 1 ? 'line' : 'lines'} of ${label} ${bad === 1 ? 'has' : 'have'}`;
-  throw new UsageError(`${lines} problems; nothing was sent`, {
-    code: 'invalid_file',
-    hint: `fix them and run the command again (columns: ${rules.kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
-  });
 }
 
 /** Validate the whole file, then plan (--dry-run) or run every row through the bulk operation. */
@@ -116,7 +93,13 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       dryRun: options.dryRun,
       concurrency: options.concurrency,
       words: WORDS[kind],
-      prepare: (run) => checkFile(ctx, input.path, input.label, input.name, rulesAt(run.startedAtMs)),
+      prepare: (run) =>
+        checkInput(
+          ctx,
+          input.label,
+          fileRows(input.path, input.name, rulesAt(run.startedAtMs), { duplicates: true }),
+          `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
+        ),
       items: (run) => items(input.path, input.name, rulesAt(run.startedAtMs)),
       work: kind === 'assign' ? grant(platform) : revoke(platform),
       plan: plan(platform, kind),
