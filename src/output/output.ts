@@ -66,9 +66,6 @@ export class Output {
 
   constructor(io: IOStreams, mode: OutputMode, now: () => number) {
     this.io = io;
-    io.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') this.#closed = true;
-    });
     this.mode = mode;
     this.#now = now;
     const machine = mode === 'json' || mode === 'ndjson';
@@ -96,7 +93,10 @@ export class Output {
     if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError();
     let ok: boolean;
     try {
-      ok = out.write(text);
+      // The write's own callback hears of a reader gone away, without a listener left on the stream.
+      ok = out.write(text, (error?: NodeJS.ErrnoException | null) => {
+        if (error?.code === 'EPIPE') this.#closed = true;
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new ClosedPipeError();
       throw error;

@@ -93,7 +93,7 @@ describe('completion scripts in real shells', () => {
     const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id);
     expect(ids.length).toBeGreaterThan(0);
     expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids].sort());
-    expect(await fish('svc webhooks dlq ')).toEqual([...ids].sort());
+    expect(await fish('svc webhooks dlq ls ')).toEqual([...ids].sort());
   });
 
   it('completes tenant ids from the API, at TAB time', async () => {
