@@ -388,13 +388,13 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
   });
 
   it('under a rate limit (429 with Retry-After) every worker slows down and every row is granted once', async () => {
-    const rows = Array.from({ length: 300 }, (_, i): [string, string, string] => [
+    const rows = Array.from({ length: 160 }, (_, i): [string, string, string] => [
       bulkUser(1200 + i),
       '8h',
       '429',
     ]);
     const { id, path } = await grantsFile(rows);
-    await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { rate_limit: 150, retry_after: '1' } });
+    await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { rate_limit: 40, retry_after: '1' } });
     try {
       const r = await svc.run(['roles', 'assign', '--file', path, '--ndjson'], {
         env: { SVC_MAX_RETRIES: '8' },
@@ -405,7 +405,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     }
     const stats = (await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>;
     expect(stats['POST /v1/users/:id/roles 429']).toBeGreaterThan(0);
-    expect(await assignments(sandbox(), id)).toEqual({ total: 300, active: 300, users: 300, duplicates: 0 });
+    expect(await assignments(sandbox(), id)).toEqual({ total: 160, active: 160, users: 160, duplicates: 0 });
   });
 
   it('refuses a --journal of another operation', async () => {
