@@ -66,8 +66,10 @@ export interface RunOptions<T> {
   work: Worker<T>;
   /** Called with each result and its item as it happens (in completion order). */
   onResult?: (result: BulkResult, item: BulkItem<T>, error: unknown) => Promise<void> | void;
-  /** Absent for a dry run: nothing is recorded. */
+  /** Items it has are skipped; finished ones are recorded (not in a dry run). */
   journal?: Journal | undefined;
+  /** Nothing is recorded: the journal only tells what an earlier run did. */
+  dryRun?: boolean;
   /** The run's id, for idempotency keys. */
   runId: string;
   /** Ctrl-C or a closed stdout: no new item starts once it is aborted. */
@@ -159,6 +161,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     return pulling;
   };
   const { journal } = options;
+  const recording = options.dryRun ? undefined : journal;
 
   const worker = async () => {
     for (;;) {
@@ -182,13 +185,13 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
         };
         try {
           const detail = await withInProgressWait(() => options.work(item, call), calm);
-          journal?.record(item.key, detail);
+          recording?.record(item.key, detail);
           result = { ...base, status: 'ok', ...detail };
         } catch (error) {
           thrown = error;
           if (definiteRefusal(error)) {
             summary.refused++;
-            journal?.recordFailure(item.key);
+            recording?.recordFailure(item.key);
           }
           summary.unsettled++;
           result = { ...base, status: 'failed', error: failure(error) };

@@ -357,6 +357,12 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     expect(done.length).toBeLessThan(1500);
     // Every request that was sent finished and was recorded: the platform holds exactly those.
     expect((await assignments(sandbox(), id)).total).toBe(done.length);
+    // A dry run now tells what the interrupted run did (from its journal) and what is left.
+    const plan = ndjson(
+      (await svc.run(['roles', 'assign', '--file', path, '--dry-run', '--ndjson'], { clock })).stdout,
+    );
+    expect(plan.filter((x) => x.plan === 'skip' && x.reason === 'journal')).toHaveLength(done.length);
+    expect(plan.filter((x) => x.plan === 'grant')).toHaveLength(1500 - done.length);
     // Resumed hours later: "8h" still counts from the first start, so the requests are the same.
     clock.ms += 2 * H;
     const rest = await svc.run(['roles', 'assign', '--file', path, '--ndjson'], { clock });
