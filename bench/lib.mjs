@@ -44,15 +44,18 @@ export function interleaved(commands, { runs = 25, warmup = 3, env = process.env
   );
 }
 
-/** Peak resident set size (MB) and wall time (s) of one run, measured by GNU time. */
-export function peakRss(argv, env) {
+/**
+ * Peak resident set size (MB) and wall time (s) of one run, measured by GNU time. `code` is the
+ * exit code the run must end with (a validation benchmark expects 2).
+ */
+export function peakRss(argv, env, { code = 0 } = {}) {
   const result = spawnSync('/usr/bin/time', ['-f', '%M %e', ...argv], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
-  if (result.status !== 0) throw new Error(`${argv.join(' ')} failed: ${result.stderr}`);
+  if (result.status !== code) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
   const [kb, seconds] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
   return { mb: kb / 1024, seconds };
 }

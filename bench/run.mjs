@@ -13,6 +13,7 @@ import oauthRefresh from './oauth-refresh.mjs';
 import replay from './replay.mjs';
 import startup from './startup.mjs';
 import tenantsAll from './tenants-all.mjs';
+import validate from './validate.mjs';
 
 /** Every benchmark, in the order RESULTS.md lists them. Later issues add theirs. */
 const BENCHES = {
@@ -20,6 +21,7 @@ const BENCHES = {
   'tenants-all': tenantsAll,
   'oauth-refresh': oauthRefresh,
   grants,
+  validate,
   replay,
   delivery,
   fairness,

@@ -50,7 +50,8 @@ test
 verify
 sign
 listen'
-  ['svc webhooks dlq']='ls'
+  ['svc webhooks dlq']='ls
+discard'
   ['svc roles']='ls
 get
 create
@@ -123,7 +124,7 @@ __svc_alias=(
   ['svc webhooks|sign']='sign'
   ['svc webhooks|listen']='listen'
   ['svc webhooks dlq|ls']='ls'
-  ['svc webhooks dlq|list']='ls'
+  ['svc webhooks dlq|discard']='discard'
   ['svc roles|ls']='ls'
   ['svc roles|list']='ls'
   ['svc roles|get']='get'
@@ -252,11 +253,22 @@ __svc_opts=(
 --event-type
 --since
 --until'
+  ['svc webhooks dlq discard']='--all
+--event-type
+--since
+--until
+--limit
+--concurrency
+--dry-run
+--journal'
   ['svc webhooks replay']='--dlq
 --event-type
 --since
 --until
 --limit
+--wait
+--no-wait
+--wait-timeout
 --concurrency
 --dry-run
 --journal'
@@ -373,7 +385,8 @@ __svc_valopts=(
   ['svc webhooks deliveries']=' --status --limit --cursor '
   ['svc webhooks dlq']=' --limit --cursor --status --event-type --since --until '
   ['svc webhooks dlq ls']=' --limit --cursor --status --event-type --since --until '
-  ['svc webhooks replay']=' --event-type --since --until --limit --concurrency --journal '
+  ['svc webhooks dlq discard']=' --event-type --since --until --limit --concurrency --journal '
+  ['svc webhooks replay']=' --event-type --since --until --limit --wait-timeout --concurrency --journal '
   ['svc webhooks test']=' --event-type --wait '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
@@ -403,6 +416,8 @@ __svc_optvals=(
   ['svc webhooks dlq|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks dlq ls|--status']='queued replayed discarded all'
   ['svc webhooks dlq ls|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks dlq discard|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks replay|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks test|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc sandbox start|--seed']='demo none'
 )
@@ -419,6 +434,7 @@ __svc_optdyn=(
   ['svc oauth rotate-secret|--secret-file']='files'
   ['svc records create|--data-file']='files'
   ['svc records update|--data-file']='files'
+  ['svc webhooks dlq discard|--journal']='files'
   ['svc webhooks replay|--journal']='files'
   ['svc webhooks verify|--secret-file']='files'
   ['svc webhooks verify|--header-file']='files'
@@ -449,6 +465,7 @@ __svc_argdyn=(
   ['svc webhooks deliveries|0']='webhooks'
   ['svc webhooks dlq|0']='webhooks'
   ['svc webhooks dlq ls|0']='webhooks'
+  ['svc webhooks dlq discard|0']='webhooks'
   ['svc webhooks replay|0']='webhooks'
   ['svc webhooks test|0']='webhooks'
   ['svc roles get|0']='roles'
@@ -458,6 +475,7 @@ __svc_argdyn=(
   ['svc roles revoke|1']='roles'
 )
 __svc_variadic=(
+  ['svc webhooks dlq discard']='1'
   ['svc webhooks replay']='1'
 )
 

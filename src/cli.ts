@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, UsageError } from './errors.js';
+import { ClosedPipeError, exitCodeFor, StdoutClosedError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { runtimeFor } from './runtime/index.js';
@@ -199,6 +199,11 @@ function fromCommander(error: CommanderError, command: Command | undefined): Usa
   });
 }
 
+async function closedAfterwards(ctx: Context): Promise<boolean> {
+  await new Promise((resolve) => setImmediate(resolve));
+  return ctx.out.stdoutClosed;
+}
+
 /**
  * Runs one svc command line and returns its exit code. Used by the real binary and by
  * in-process tests alike.
@@ -226,6 +231,8 @@ export async function runCli(
   try {
     program = await buildProgram(make, deps.io, argv);
     await program.parseAsync(argv, { from: 'user' });
+    // A write to a reader that already went away fails a moment later: look once more.
+    if (ctx?.lastChange() !== undefined && (await closedAfterwards(ctx))) throw new ClosedPipeError();
     return 0;
   } catch (caught) {
     let error = caught;
@@ -234,7 +241,14 @@ export async function runCli(
       const named = program ? commandFromArgv(program, argv) : undefined;
       error = fromCommander(error, named);
     }
-    if (error instanceof ClosedPipeError) return 0;
+    if (error instanceof ClosedPipeError) {
+      // A listing whose reader went away ends quietly; a command that changed something says so.
+      const change = ctx?.lastChange();
+      if (change === undefined) return 0;
+      error = new StdoutClosedError(`stdout closed, but the change was made: ${change}`, {
+        hint: 'its output was lost; check the result before running the command again',
+      });
+    }
     const text = renderError(error, { json, debug, secrets: ctx?.secrets.values() ?? [] });
     try {
       deps.io.stderr.write(text);
@@ -254,10 +268,9 @@ export { restoreDefaultFlags } from './runtime/index.js';
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const env = process.env;
   const io = systemIO(env, { noColor: argv.includes('--no-color') });
-  // A reader that went away (`svc … | head -1`) is not an error: end quietly.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
-  });
+  // A reader that went away (`svc … | head -1`): the stream is destroyed and the next write says
+  // so (src/output), so a listing ends quietly and a change in progress ends properly (exit 141).
+  process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});
   const controller = new AbortController();
   let interrupts = 0;
@@ -269,7 +282,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const code = await runCli(argv, { io, env, signal: controller.signal, system: true }, { runtimeFor });
   // Exit once stdout has drained, even if a keep-alive socket or timer would hold the loop open.
   process.exitCode = code;
-  if (process.stdout.writableLength === 0) process.exit(code);
+  if (process.stdout.writableLength === 0 || process.stdout.destroyed) process.exit(code);
   process.stdout.once('drain', () => process.exit(code));
   setTimeout(() => process.exit(code), 2000).unref();
 }

@@ -78,6 +78,8 @@ export interface Context {
   api(): Promise<ApiClient>;
   /** The platform client (one method per API operation) over `api()`, made once on first use. */
   platform(): Promise<Platform>;
+  /** The last change the server accepted in this command, e.g. `POST /v1/users/u/roles → 201`. */
+  lastChange(): string | undefined;
   /** Releases pooled connections; called when the command ends. */
   close(): Promise<void>;
 }
@@ -145,6 +147,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   let credentials: CredentialSource | undefined;
   let client: Promise<ApiClient> | undefined;
   let platform: Promise<Platform> | undefined;
+  let change: string | undefined;
 
   const ctx: Context = {
     io: deps.io,
@@ -228,6 +231,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           loginHint: LOGIN_HINT,
           now: () => clock.now(),
           secrets,
+          onChange: ({ method, path, status, requestId }) => {
+            change = `${method} ${path} answered ${status}${requestId ? ` (request ${requestId})` : ''}`;
+          },
           ...(debug ? { debug: (text: string) => out.stderr(text) } : {}),
         });
       })();
@@ -241,6 +247,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       })();
       return platform;
     },
+    lastChange: () => change,
     async close() {
       if (client) await (await client.catch(() => undefined))?.close();
     },

@@ -13,7 +13,8 @@ export type ErrorCategory =
   | 'partial'
   | 'signature_mismatch'
   | 'signature_tolerance'
-  | 'interrupted';
+  | 'interrupted'
+  | 'stdout_closed';
 
 export const EXIT_CODES: Readonly<Record<ErrorCategory, number>> = {
   failure: 1,
@@ -26,6 +27,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCategory, number>> = {
   signature_mismatch: 8,
   signature_tolerance: 9,
   interrupted: 130,
+  stdout_closed: 141,
 };
 
 /** The category an HTTP status maps to; used for API errors so that status → exit code has one home. */
@@ -107,8 +109,20 @@ export class InterruptedError extends SvcError {
 }
 
 /**
- * Thrown when stdout's reader went away (`svc … | head -1`). Not an error for the user: the
- * process ends quietly with exit 0.
+ * stdout's reader went away while a command was changing things (`svc roles assign --file F |
+ * head -1`): started items finished, nothing new was started. Exit 141, as a shell reports a
+ * process killed by SIGPIPE, so the pipeline does not look like a success.
+ */
+export class StdoutClosedError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('stdout_closed', message, { code: 'stdout_closed', ...options });
+  }
+}
+
+/**
+ * Thrown when stdout's reader went away (`svc … | head -1`). Not an error for the user when the
+ * command only reads (the process ends quietly with exit 0); after a change, src/cli.ts turns it
+ * into a StdoutClosedError that says so.
  */
 export class ClosedPipeError extends Error {
   constructor() {

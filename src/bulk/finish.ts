@@ -1,39 +1,85 @@
 import type { Context } from '../context.js';
-import { InterruptedError, PartialFailureError } from '../errors.js';
+import { InterruptedError, PartialFailureError, StdoutClosedError } from '../errors.js';
 import type { Journal } from './journal.js';
 import type { BulkSummary } from './runner.js';
 
 const n = (count: number) => count.toLocaleString('en');
 
+interface Words {
+  words: { act: string; done: string };
+  describe(row: never): string;
+  retryHint?: string | undefined;
+}
+
+/** "2 of 3 item(s) failed: line 4: user usr_x not found; …" — the first few named. */
+function failed(count: number, total: number, verb: Words, rows: unknown[], what = 'failed'): string {
+  const named = rows.map((row) => verb.describe(row as never)).join('; ');
+  const more = count > rows.length ? `; and ${n(count - rows.length)} more` : '';
+  return `${n(count)} of ${n(total)} item(s) ${what}${named ? `: ${named}${more}` : ''}`;
+}
+
+export interface RunEnd {
+  summary: BulkSummary;
+  total: number | undefined;
+  failures: unknown[];
+  journal: Journal;
+  /** stdout's reader went away during the run. */
+  closed: boolean;
+  /** The error of a one-item run (BulkVerb.single): it becomes the command's error. */
+  single: unknown;
+}
+
 /**
- * Ends a bulk run the same way for every command: a summary on stderr, the journal kept while
- * anything is left to resume (removed otherwise), exit 130 after Ctrl-C, exit 7 when some items
- * failed.
+ * Ends a run the same way for every bulk verb: a summary on stderr; the journal kept while an
+ * item may still be owed (removed otherwise); exit 130 after Ctrl-C, 141 after a closed stdout,
+ * 7 when some items failed.
  */
-export function finishBulk(
-  ctx: Context,
-  summary: BulkSummary,
-  journal: Journal | undefined,
-  done: string,
-): void {
-  const seconds = (summary.elapsedMs / 1000).toFixed(1);
-  const parts = [`${n(summary.ok)} ${done}`];
+export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
+  const { summary, journal } = end;
+  const parts = [`${n(summary.ok)} ${verb.words.done}`];
   if (summary.skipped) parts.push(`${n(summary.skipped)} skipped`);
   if (summary.failed) parts.push(`${n(summary.failed)} failed`);
-  const line = `${parts.join(', ')} in ${seconds} s`;
-  const resume = journal
-    ? `run the same command again to resume (journal ${journal.path})`
-    : 'run it again to resume';
-  if (summary.interrupted) {
+  const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
+  const resume = `run the same command again to resume (journal ${journal.path})`;
+  const of =
+    end.total === undefined ? `${n(summary.total)} item(s)` : `${n(summary.total)} of ${n(end.total)}`;
+  if (end.closed) {
     ctx.out.info(line);
-    throw new InterruptedError(`interrupted after ${n(summary.total)} item(s)`, { hint: resume });
+    throw new StdoutClosedError(`stdout closed after ${of}`, { hint: resume });
+  }
+  if (summary.stopped) {
+    ctx.out.info(line);
+    throw new InterruptedError(`interrupted after ${of}`, { hint: resume });
+  }
+  if (end.single !== undefined) {
+    // One named item that failed: its error, with its exit code. Keep the journal only when the
+    // server may have done it (no definite answer), so the same command resends the same key.
+    if (summary.refused === summary.failed) journal.remove();
+    throw end.single;
   }
   if (summary.failed) {
     ctx.out.info(line);
-    throw new PartialFailureError(`${n(summary.failed)} of ${n(summary.total)} item(s) failed`, {
-      hint: `${journal ? 'fix them and ' : ''}${resume}; --ndjson prints one result per item`,
+    if (summary.unsettled === 0) journal.remove();
+    const again =
+      summary.unsettled > 0 ? `fix them and ${resume}` : (verb.retryHint ?? 'nothing is left to resume');
+    throw new PartialFailureError(failed(summary.failed, summary.total, verb, end.failures), {
+      hint: `${again}; --ndjson prints one result per item`,
     });
   }
-  journal?.remove();
+  journal.remove();
   ctx.out.success(line);
+}
+
+/** Ends a dry run: what would happen, counted; exit 7 when some items would fail. */
+export function finishDryRun(ctx: Context, verb: Words, summary: BulkSummary, failures: unknown[]): void {
+  const counts = `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail`;
+  if (summary.stopped)
+    throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);
+  if (summary.failed) {
+    ctx.out.info(`dry run: ${counts}`);
+    throw new PartialFailureError(failed(summary.failed, summary.total, verb, failures, 'would fail'), {
+      hint: 'nothing was changed; fix them before running without --dry-run',
+    });
+  }
+  ctx.out.info(`dry run: ${counts}; nothing was changed`);
 }

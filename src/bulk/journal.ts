@@ -1,41 +1,60 @@
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { isoSeconds } from '../api/time.js';
 import { UsageError } from '../errors.js';
 
+/** One line of a journal after its header: an item done, or an attempt that got a definite "no". */
 interface JournalEntry {
   key: string;
-  status: 'ok';
+  status: 'ok' | 'failed';
   at: string;
   detail?: Record<string, unknown>;
 }
 
+/** What a run is: its id (idempotency keys derive from it) and when it first started. */
+export interface RunIdentity {
+  runId: string;
+  startedAtMs: number;
+  /** An earlier, unfinished run of the same operation is being resumed. */
+  resumed: boolean;
+}
+
 /**
- * An append-only record of finished items (one JSON line each, written with a synchronous
- * append as each item finishes, so a crash or SIGKILL loses at most the items in flight). A
- * re-run of the same operation skips what the journal says is done. The first line names the
- * operation, so a journal is never applied to a different file or tenant.
+ * An append-only record of one run of a bulk operation (one JSON line per finished item, written
+ * with a synchronous write as each item finishes, so a crash or SIGKILL loses at most the items
+ * in flight). The first line names the operation and the run: its id and start time. A re-run of
+ * the same operation resumes that run: it skips what is done and sends the rest with the same
+ * idempotency keys. Items the server refused with a definite answer (a 4xx) are recorded too, so
+ * the next attempt of such an item gets a new key rather than the stored refusal.
  */
 export class Journal {
   readonly path: string;
+  readonly operation: string;
+  readonly run: RunIdentity;
   readonly #done = new Map<string, JournalEntry>();
-  /** Keys recorded by this process: only the key is kept (a 10,000-row run keeps no entries). */
+  /** Keys finished by this process: only the key is kept (a 10,000-row run keeps no entries). */
   readonly #recorded = new Set<string>();
-  #meta: Record<string, unknown> = {};
+  readonly #failures = new Map<string, number>();
+  readonly #now: () => number;
+  #started: boolean;
   /** Kept open while items are recorded (one write per item, no open/close each time). */
   #fd: number | undefined;
 
-  private constructor(path: string) {
+  private constructor(path: string, operation: string, run: RunIdentity, now: () => number) {
     this.path = path;
+    this.operation = operation;
+    this.run = run;
+    this.#now = now;
+    this.#started = run.resumed;
   }
 
   /**
-   * Opens (or starts) the journal at `path` for the operation identified by `operation`. `meta`
-   * is written into a new journal's first line; a resumed journal returns the values it was
-   * started with (`journal.meta`), e.g. the time relative expiries count from.
+   * The journal of `operation` at `path`: an earlier run's, read back (nothing is written), or a
+   * new run's, which `start()` writes. A file of another operation is refused.
    */
-  static open(path: string, operation: string, meta: Record<string, unknown> = {}): Journal {
-    const journal = new Journal(path);
+  static load(path: string, operation: string, now: () => number): Journal {
     let text: string | undefined;
     try {
       text = readFileSync(path, 'utf8');
@@ -45,30 +64,30 @@ export class Journal {
       }
     }
     if (text === undefined || text.trim() === '') {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      appendFileSync(path, `${JSON.stringify({ journal: 1, operation, ...meta })}\n`, { mode: 0o600 });
-      journal.#meta = { ...meta };
-      return journal;
+      const started = Math.floor(now() / 1000) * 1000;
+      return new Journal(path, operation, { runId: randomUUID(), startedAtMs: started, resumed: false }, now);
     }
     const [first, ...rest] = text.split('\n');
-    let header: { operation?: unknown } | undefined;
+    let header: { operation?: unknown; run_id?: unknown; started_at?: unknown } | undefined;
     try {
       header = JSON.parse(first ?? '');
     } catch {
       header = undefined;
     }
-    if (header?.operation !== operation) {
+    const startedAtMs = typeof header?.started_at === 'string' ? Date.parse(header.started_at) : Number.NaN;
+    if (header?.operation !== operation || typeof header.run_id !== 'string' || Number.isNaN(startedAtMs)) {
       throw new UsageError(`journal ${path} belongs to another operation`, {
-        hint: 'use the same file, profile and tenant to resume, or pass another --journal',
+        hint: 'use the same file, flags, profile and tenant to resume, or pass another --journal',
       });
     }
-    const { journal: _version, operation: _operation, ...started } = header as Record<string, unknown>;
-    journal.#meta = started;
+    const journal = new Journal(path, operation, { runId: header.run_id, startedAtMs, resumed: true }, now);
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
         const entry = JSON.parse(line) as JournalEntry;
-        if (typeof entry.key === 'string') journal.#done.set(entry.key, entry);
+        if (typeof entry.key !== 'string') continue;
+        if (entry.status === 'failed') journal.#failures.set(entry.key, journal.attempts(entry.key) + 1);
+        else journal.#done.set(entry.key, entry);
       } catch {
         // the last line of a journal killed mid-write: that item was not recorded, so it runs again
       }
@@ -76,35 +95,47 @@ export class Journal {
     return journal;
   }
 
-  /** What the journal was started with (see `open`). */
-  get meta(): Readonly<Record<string, unknown>> {
-    return this.#meta;
+  /** Writes a new run's first line (before anything is sent); a resumed run's is already there. */
+  start(): void {
+    if (this.#started) return;
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const header = {
+      journal: 2,
+      operation: this.operation,
+      run_id: this.run.runId,
+      started_at: isoSeconds(this.run.startedAtMs),
+    };
+    appendFileSync(this.path, `${JSON.stringify(header)}\n`, { mode: 0o600 });
+    this.#started = true;
   }
 
   has(key: string): boolean {
     return this.#done.has(key) || this.#recorded.has(key);
   }
 
-  /** The entry of an item an earlier run finished (read from the file). */
-  get(key: string): JournalEntry | undefined {
-    return this.#done.get(key);
+  /** The details of an item an earlier run finished (read from the file). */
+  get(key: string): Record<string, unknown> | undefined {
+    return this.#done.get(key)?.detail;
   }
 
-  get size(): number {
-    return this.#done.size + this.#recorded.size;
+  /** The details of every item earlier runs finished. */
+  *finished(): Iterable<Record<string, unknown>> {
+    for (const entry of this.#done.values()) if (entry.detail) yield entry.detail;
+  }
+
+  /** How many attempts at the item got a definite refusal: the next attempt is number attempts + 1. */
+  attempts(key: string): number {
+    return this.#failures.get(key) ?? 0;
   }
 
   record(key: string, detail?: Record<string, unknown>): void {
-    const entry: JournalEntry = {
-      key,
-      status: 'ok',
-      at: new Date().toISOString(),
-      ...(detail ? { detail } : {}),
-    };
-    this.#fd ??= openSync(this.path, 'a');
-    // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
-    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
+    this.#append({ key, status: 'ok', at: isoSeconds(this.#now()), ...(detail ? { detail } : {}) });
     this.#recorded.add(key);
+  }
+
+  recordFailure(key: string): void {
+    this.#append({ key, status: 'failed', at: isoSeconds(this.#now()) });
+    this.#failures.set(key, this.attempts(key) + 1);
   }
 
   /** Removes the journal (after a run with nothing left to resume). */
@@ -112,6 +143,12 @@ export class Journal {
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     rmSync(this.path, { force: true });
+  }
+
+  #append(entry: JournalEntry): void {
+    this.#fd ??= openSync(this.path, 'a');
+    // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
+    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
   }
 }
 
@@ -125,12 +162,6 @@ export function defaultJournalPath(
   kind: string,
   operation: string,
 ): string {
-  const { createHash } = require_('node:crypto') as typeof import('node:crypto');
-  const { homedir } = require_('node:os') as typeof import('node:os');
-  const { join } = require_('node:path') as typeof import('node:path');
   const base = env.SVC_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'svc');
-  const hash = createHash('sha256').update(operation).digest('hex').slice(0, 16);
-  return join(base, 'journals', `${kind}-${hash}.ndjson`);
+  return join(base, 'journals', `${kind}-${operation.slice(0, 16)}.ndjson`);
 }
-
-const require_ = createRequire(import.meta.url);

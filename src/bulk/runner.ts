@@ -1,23 +1,27 @@
 import { describeError, SvcError } from '../errors.js';
 import { ApiError } from '../http/errors.js';
+import { deriveIdempotencyKey } from '../http/idempotency.js';
 import type { Progress } from '../output/progress.js';
+import { IdempotencyInProgressError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
 
 export interface BulkItem<T> {
-  /** Stable identity of the item (its journal key), e.g. a row's idempotency key or a DLQ entry id. */
+  /** Identity of the item within its run (its journal key): a file's line, a queue entry's id. */
   key: string;
   /** Line of the input file, when the items come from one. */
   line?: number;
   data: T;
 }
 
+export type BulkStatus = 'ok' | 'failed' | 'skipped';
+
 export interface BulkResult {
   line?: number;
   key: string;
-  status: 'ok' | 'failed' | 'skipped';
-  /** Why an item was skipped, e.g. `journal` (done by an earlier run). */
+  status: BulkStatus;
+  /** Why an item was skipped, e.g. `journal` (done by an earlier run of the same operation). */
   reason?: string;
-  error?: { code: string; message: string; status?: number; request_id?: string };
+  error?: { code: string; message: string; status?: number; request_id?: string; [more: string]: unknown };
   [detail: string]: unknown;
 }
 
@@ -26,28 +30,66 @@ export interface BulkSummary {
   ok: number;
   failed: number;
   skipped: number;
-  /** Ctrl-C stopped the run before every item was tried. */
-  interrupted: boolean;
+  /** Failed items whose change may still be owed: the journal is kept so the same command resumes. */
+  unsettled: number;
+  /** Failed items the server refused with a definite answer (a 4xx): their next attempt gets a new key. */
+  refused: number;
+  /** A stop (Ctrl-C, a closed stdout) ended the run before every item was tried. */
+  stopped: boolean;
   elapsedMs: number;
 }
 
-export interface BulkOptions<T> {
-  items: Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
-  concurrency: number;
+/** What a worker is given for one item. */
+export interface WorkCall {
+  /** Never aborted by a stop: requests in flight finish (pass it to the HTTP client). */
+  signal: AbortSignal;
   /**
-   * Does one item; returns details for the result line. Gets a signal that is never aborted by
-   * the first Ctrl-C, so requests in flight finish (pass it to the HTTP client).
+   * The item's idempotency key: one attempt of one logical operation. It derives from the run's
+   * id (kept in the journal) and the item, so a resumed run sends the same key and a new run a
+   * new one; an attempt the server refused outright gets a new key next time.
    */
-  work: (item: BulkItem<T>, signal: AbortSignal) => Promise<Record<string, unknown>>;
-  /** Called with each result as it happens (in completion order). */
-  onResult?: (result: BulkResult) => Promise<void> | void;
-  journal?: Journal;
-  /** Ctrl-C: no new item starts once it is aborted. */
-  interrupt: AbortSignal;
-  progress?: Progress;
+  idempotencyKey: string;
 }
 
-function failure(error: unknown): BulkResult['error'] {
+/**
+ * Does one item and returns details for its result line. It may return `status: 'skipped'` or
+ * `status: 'failed'` (with `error`) for an item that was handled but did not end as asked (the
+ * API's own answer that it was already done, a replayed delivery that failed again): such items
+ * are done as far as the journal goes. A thrown error fails the item.
+ */
+export type Worker<T> = (item: BulkItem<T>, call: WorkCall) => Promise<Record<string, unknown>>;
+
+export interface RunOptions<T> {
+  items: Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
+  concurrency: number;
+  work: Worker<T>;
+  /** Called with each result and its item as it happens (in completion order). */
+  onResult?: (result: BulkResult, item: BulkItem<T>, error: unknown) => Promise<void> | void;
+  /** Items it has are skipped; finished ones are recorded (not in a dry run). */
+  journal?: Journal | undefined;
+  /** Nothing is recorded: the journal only tells what an earlier run did. */
+  dryRun?: boolean;
+  /** The run's id, for idempotency keys. */
+  runId: string;
+  /** Ctrl-C or a closed stdout: no new item starts once it is aborted. */
+  stop: AbortSignal;
+  progress?: Progress;
+  now: () => number;
+}
+
+/** A server's answer about this attempt that will not change if the same request is sent again. */
+function definiteRefusal(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 429 &&
+    !(error instanceof IdempotencyInProgressError)
+  );
+}
+
+function failure(error: unknown): NonNullable<BulkResult['error']> {
   if (error instanceof ApiError) {
     return {
       code: error.code ?? 'api_error',
@@ -61,75 +103,101 @@ function failure(error: unknown): BulkResult['error'] {
 }
 
 /**
- * Runs items with bounded concurrency over the caller's keep-alive pool. Items the journal
- * already has are skipped; finished items are journaled as they finish. After Ctrl-C no item
- * starts, those in flight finish, and the summary says `interrupted`.
+ * Runs items with bounded concurrency over the caller's keep-alive pool. Items the journal has
+ * are skipped; finished items are journaled as they finish. After a stop no item starts, those
+ * in flight finish, and the summary says `stopped`.
  */
-export async function runBulk<T>(options: BulkOptions<T>): Promise<BulkSummary> {
-  const started = Date.now();
-  const summary: BulkSummary = { total: 0, ok: 0, failed: 0, skipped: 0, interrupted: false, elapsedMs: 0 };
-  const inflight = new AbortController().signal;
+export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> {
+  const started = options.now();
+  const summary: BulkSummary = {
+    total: 0,
+    ok: 0,
+    failed: 0,
+    skipped: 0,
+    unsettled: 0,
+    refused: 0,
+    stopped: false,
+    elapsedMs: 0,
+  };
+  const calm = new AbortController().signal;
   const iterator = (
     Symbol.asyncIterator in options.items
       ? (options.items as AsyncIterable<BulkItem<T>>)[Symbol.asyncIterator]()
       : (options.items as Iterable<BulkItem<T>>)[Symbol.iterator]()
   ) as AsyncIterator<BulkItem<T>> | Iterator<BulkItem<T>>;
   let exhausted = false;
+  // A failure to read the next item (a listing page that could not be fetched) ends the run
+  // once the items in flight are done; it is then the run's error.
+  let pullError: { error: unknown } | undefined;
+  const end: IteratorResult<BulkItem<T>> = { done: true, value: undefined };
   // One pull at a time, so workers never race on the iterator.
   let pulling: Promise<IteratorResult<BulkItem<T>>> = Promise.resolve({
     done: false,
     value: undefined as never,
   });
   const next = (): Promise<IteratorResult<BulkItem<T>>> => {
-    pulling = pulling.then(() => (exhausted ? { done: true, value: undefined } : iterator.next()));
+    pulling = pulling.then(async () => {
+      if (exhausted || pullError) return end;
+      try {
+        return await iterator.next();
+      } catch (error) {
+        pullError = { error };
+        return end;
+      }
+    });
     return pulling;
   };
-
-  const emit = async (result: BulkResult) => {
-    summary.total++;
-    summary[result.status]++;
-    options.progress?.tick(result.status);
-    await options.onResult?.(result);
-  };
+  const { journal } = options;
+  const recording = options.dryRun ? undefined : journal;
 
   const worker = async () => {
     for (;;) {
-      if (options.interrupt.aborted) {
-        summary.interrupted = true;
-        return;
-      }
+      if (options.stop.aborted) return;
       const step = await next();
       if (step.done) {
-        exhausted = true;
+        if (!pullError) exhausted = true;
         return;
       }
       const item = step.value;
       const base = { ...(item.line === undefined ? {} : { line: item.line }), key: item.key };
-      if (options.journal?.has(item.key)) {
-        await emit({
-          ...base,
-          status: 'skipped',
-          reason: 'journal',
-          ...options.journal.get(item.key)?.detail,
-        });
-        continue;
-      }
       let result: BulkResult;
-      try {
-        const detail = await options.work(item, inflight);
-        options.journal?.record(item.key, detail);
-        result = { ...base, status: 'ok', ...detail };
-      } catch (error) {
-        result = { ...base, status: 'failed', error: failure(error) };
+      let thrown: unknown;
+      if (journal?.has(item.key)) {
+        result = { ...base, status: 'skipped', reason: 'journal', ...journal.get(item.key) };
+      } else {
+        const attempt = journal?.attempts(item.key) ?? 0;
+        const call = {
+          signal: calm,
+          idempotencyKey: deriveIdempotencyKey(options.runId, item.key, String(attempt)),
+        };
+        try {
+          // A request of the same key still running on the server (a killed run's) is waited for by
+          // the HTTP client itself (src/http/client.ts), as for every command.
+          const detail = await options.work(item, call);
+          recording?.record(item.key, detail);
+          result = { ...base, status: 'ok', ...detail };
+        } catch (error) {
+          thrown = error;
+          if (definiteRefusal(error)) {
+            summary.refused++;
+            recording?.recordFailure(item.key);
+          }
+          summary.unsettled++;
+          result = { ...base, status: 'failed', error: failure(error) };
+        }
       }
-      await emit(result);
+      summary.total++;
+      summary[result.status]++;
+      options.progress?.tick(result.status);
+      await options.onResult?.(result, item, thrown);
     }
   };
 
-  const workers = Array.from({ length: Math.max(1, options.concurrency) }, worker);
-  await Promise.all(workers);
-  if (options.interrupt.aborted && !exhausted) summary.interrupted = true;
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  if (options.stop.aborted && !exhausted) summary.stopped = true;
+  if (!exhausted && !pullError) await iterator.return?.();
   options.progress?.done();
-  summary.elapsedMs = Date.now() - started;
+  summary.elapsedMs = options.now() - started;
+  if (pullError) throw pullError.error;
   return summary;
 }

@@ -26,7 +26,25 @@ export function withBulkFlags(command: Command, only: string | undefined, dryRun
     );
 }
 
-export function parseBulkFlags(flags: Record<string, unknown>): BulkFlags {
+/** `--dry-run` for commander's `dryRun`: the flag as the user typed it. */
+export function flagName(attribute: string): string {
+  return `--${attribute.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/**
+ * Flags that only mean something with another one (`--concurrency` only with `--file`): the first
+ * given without it is a usage error. Every cross-check of bulk flags goes through here.
+ */
+export function onlyWith(flags: Record<string, unknown>, attributes: string[], needed: string): void {
+  const given = attributes.find((a) => flags[a] !== undefined);
+  if (given !== undefined) throw new UsageError(`${flagName(given)} only works with ${needed}`);
+}
+
+/** The bulk flags; `needs` names the flag they only work with (`file` for `--file`), if any. */
+export function parseBulkFlags(flags: Record<string, unknown>, needs?: string): BulkFlags {
+  if (needs !== undefined && flags[needs] === undefined) {
+    onlyWith(flags, ['concurrency', 'dryRun', 'journal'], flagName(needs));
+  }
   const journal = flags.journal === undefined ? undefined : String(flags.journal).trim();
   if (journal === '') throw new UsageError('--journal must not be empty');
   return {

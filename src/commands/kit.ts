@@ -85,3 +85,14 @@ export function parseScopes(flag: string, raw: unknown): string[] {
   }
   return [...new Set(scopes)];
 }
+
+/**
+ * The tenant a command acts in, as people know it: "Acme Treasury (acme-treasury)", for
+ * confirmations. Read from /v1/me only when someone is asked.
+ */
+export async function tenantLabel(ctx: Context): Promise<string> {
+  const me = await (await ctx.platform()).me.get();
+  const id = ctx.settings().values.tenant ?? me.tenant_id;
+  const tenant = me.tenants.find((t) => t.id === id || t.slug === id);
+  return tenant ? `${tenant.display_name} (${tenant.slug})` : `tenant ${id ?? "(the credential's)"}`;
+}

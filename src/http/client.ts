@@ -232,6 +232,11 @@ export class ApiClient {
         }
         throw error;
       }
+      // The server accepted a change, whatever its body turns out to be (a closed stdout must say so).
+      const requestId = header(outcome.headers, 'x-request-id');
+      if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
+        this.config.onChange?.({ method, path: url.pathname, status, requestId });
+      }
       const data = checkedBody<T>(
         method,
         url,
@@ -247,7 +252,7 @@ export class ApiClient {
         headers: outcome.headers,
         data,
         text: outcome.text,
-        requestId: header(outcome.headers, 'x-request-id'),
+        requestId,
       };
     }
   }

@@ -76,6 +76,16 @@ export interface ClientConfig {
    * credentials it sends and the secret-named values it receives.
    */
   secrets?: SecretRegistry;
+  /**
+   * Told of every change the server accepted (a 2xx answer to a method other than GET, HEAD or
+   * OPTIONS): how the CLI knows a command changed something (src/cli.ts, a closed stdout).
+   */
+  onChange?: (change: {
+    method: HttpMethod;
+    path: string;
+    status: number;
+    requestId: string | undefined;
+  }) => void;
 }
 
 export interface Page<T> {

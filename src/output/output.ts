@@ -64,6 +64,8 @@ export class Output {
   readonly #chalkErr: ChalkInstance;
   readonly #secrets: SecretRegistry | undefined;
   #drained: Promise<void> | undefined;
+  /** stdout's reader went away (EPIPE). process.stdout is never marked destroyed, so it is kept here. */
+  #closed = false;
 
   constructor(io: IOStreams, mode: OutputMode, now: () => number, secrets?: SecretRegistry) {
     this.io = io;
@@ -84,13 +86,21 @@ export class Output {
     return this.#chalkOut;
   }
 
-  /** Writes to stdout, waiting when the reader is slow; a closed pipe ends the command quietly. */
+  /** True once stdout's reader went away: what was written since may be lost. */
+  get stdoutClosed(): boolean {
+    return this.#closed || this.io.stdout.destroyed;
+  }
+
+  /** Writes to stdout, waiting when the reader is slow; a closed pipe throws ClosedPipeError. */
   async write(text: string): Promise<void> {
     const out = this.io.stdout;
-    if (out.destroyed || out.writableEnded) throw new ClosedPipeError();
+    if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError();
     let ok: boolean;
     try {
-      ok = out.write(text);
+      // The write's own callback hears of a reader gone away, without a listener left on the stream.
+      ok = out.write(text, (error?: NodeJS.ErrnoException | null) => {
+        if (error?.code === 'EPIPE') this.#closed = true;
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new ClosedPipeError();
       throw error;
@@ -98,7 +108,7 @@ export class Output {
     if (!ok && !out.destroyed) {
       this.#drained ??= this.#drain(out);
       await this.#drained;
-      if (out.destroyed) throw new ClosedPipeError();
+      if (this.stdoutClosed) throw new ClosedPipeError();
     }
   }
 
@@ -113,6 +123,10 @@ export class Output {
         once(out, 'drain', { signal: settled.signal }),
         once(out, 'close', { signal: settled.signal }),
       ]);
+    } catch (error) {
+      // `once` rejects on 'error': a reader that went away (EPIPE) is a closed pipe, seen by write().
+      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+      this.#closed = true;
     } finally {
       settled.abort();
       this.#drained = undefined;
@@ -242,6 +256,11 @@ export class Output {
   }
 
   /** JSON text for stdout: on a terminal, what JSON leaves raw (C1, bidi) becomes \u escapes. */
+  /** JSON text of a value as stdout gets it: on a terminal, what JSON leaves raw is escaped. */
+  jsonText(value: unknown, indent?: number): string {
+    return this.#json(value, indent);
+  }
+
   #json(value: unknown, indent?: number): string {
     const text = JSON.stringify(value, null, indent);
     return this.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text;

@@ -98,9 +98,10 @@ describe('completion scripts in real shells', () => {
     expect(ids.length).toBeGreaterThan(0);
     expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids].sort());
     // dlq is a group whose default verb is ls: its verbs and the webhook ids both complete.
-    expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'ls'].sort());
-    expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'ls'].sort());
+    expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'discard', 'ls'].sort());
+    expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'discard', 'ls'].sort());
     expect(await bash(['svc', 'webhooks', 'dlq', 'ls', ''])).toEqual([...ids].sort());
+    expect(await fish('svc webhooks dlq ls ')).toEqual([...ids].sort());
   });
 
   it('completes tenant ids from the API, at TAB time', async () => {
@@ -123,7 +124,10 @@ describe('completion scripts in real shells', () => {
       ['svc tenants ls --tier ', /enterprise +free +pro/],
       ['svc tenants ', /api-keys +-- Tenant API keys.*\n.*ls +-- List the tenants visible to you/],
       ['svc profiles use ', /prod +staging/],
-      ['svc webhooks dlq ', /wh_\w+ +wh_\w+\n+ls +-- List the dead-letter queue/],
+      [
+        'svc webhooks dlq ',
+        /wh_\w+ +wh_\w+\n+discard +-- Discard dead-letter entries.*\n+ls +-- List the dead-letter queue/,
+      ],
     ])('completes %j', async (line, expected) => {
       await term.send('C-u');
       await term.type(line);

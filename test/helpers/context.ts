@@ -117,6 +117,10 @@ export interface VerbOptions extends Omit<FakeIOOptions, 'env'> {
   /** Answers for the scripted prompter, in the order the questions come. */
   answers?: unknown[];
   signal?: AbortSignal;
+  /** A clock the test moves itself (instead of `now`). */
+  clock?: Clock;
+  /** A prompter of the test's own (instead of `answers`). */
+  prompter?: Prompter;
 }
 
 function depsFor(
@@ -125,14 +129,15 @@ function depsFor(
 ): { fake: FakeIO; deps: ContextDeps; questions: string[] } {
   const env = options.env ?? {};
   const fake = fakeIO({ env, noColor, ...options });
-  const clock: Clock = { now: () => options.now ?? FIXED_NOW };
-  const prompter = scriptedPrompter(options.answers);
+  const clock: Clock = options.clock ?? { now: () => options.now ?? FIXED_NOW };
+  const scripted = scriptedPrompter(options.answers);
+  const prompter = options.prompter ?? scripted;
   const deps = testDeps(fake.io, env, {
     clock,
     prompter,
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  return { fake, deps, questions: prompter.questions };
+  return { fake, deps, questions: scripted.questions };
 }
 
 /**
@@ -144,7 +149,10 @@ export function testContext(options: VerbOptions = {}): FakeIO & { ctx: Context;
   return { ...fake, questions, ctx: createContext(deps, options.globals ?? {}) };
 }
 
-/** Runs a whole svc command line in-process (parsing included) and returns its exit code and output. */
+/**
+ * Runs a whole svc command line in-process (parsing included) and returns its exit code and
+ * output. `extra` replaces dependencies: a clock, a prompter, a Ctrl-C signal, streams' TTY flags.
+ */
 export async function runInProcess(
   argv: string[],
   env: Record<string, string | undefined>,

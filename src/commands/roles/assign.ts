@@ -50,7 +50,7 @@ export function parseRolesAssign(
   user: unknown,
   role: unknown,
   flags: Record<string, unknown>,
-  nowMs: number = Date.now(),
+  nowMs: number,
 ): RolesAssignOptions {
   const bulkFlags = parseFileBulkFlags(flags);
   const expiry = expiryFlags(flags, nowMs);
@@ -173,11 +173,12 @@ export function assignCommand(make: MakeContext): Command {
           'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
           '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
-          'file is checked first (every bad line is reported, exit 2). Each row has an idempotency ' +
-          'key derived from its content and the tenant, and a journal records finished rows: ' +
-          'running the same file again resumes after a crash or Ctrl-C and never grants twice; rows' +
-          ' already held are reported as skipped (already_assigned). Exit 7 when some rows failed, ' +
-          '130 after Ctrl-C.',
+          'file is checked first (every bad line is reported, exit 2). A journal records the run and ' +
+          'its finished rows: running the same command again after a crash, Ctrl-C or a failure ' +
+          'resumes that run with the same idempotency keys, so nothing is granted twice; a later, ' +
+          'new run sends new requests, and rows already held are reported as skipped ' +
+          '(already_assigned). --dry-run exits 7 when a row would fail. Exit 7 when some rows ' +
+          'failed, 130 after Ctrl-C, 141 when stdout closes during the run.',
       )
       .argument('[user]', 'user id, e.g. usr_analyst')
       .argument('[role]', 'role id or name, e.g. tenant_admin')
@@ -216,8 +217,8 @@ export function assignCommand(make: MakeContext): Command {
         flags: Record<string, unknown>,
         cmd: Command,
       ) => {
-        const options = parseRolesAssign(user, role, flags);
-        await runRolesAssign(await make(cmd), options);
+        const ctx = await make(cmd);
+        await runRolesAssign(ctx, parseRolesAssign(user, role, flags, ctx.clock.now()));
       },
     );
 }

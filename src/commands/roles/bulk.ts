@@ -1,258 +1,206 @@
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { RoleAssignment } from '../../api/schemas/roles.js';
-import { isoSeconds } from '../../api/time.js';
-import { finishBulk } from '../../bulk/finish.js';
-import { withCompactHeap } from '../../bulk/heap.js';
-import { defaultJournalPath, Journal } from '../../bulk/journal.js';
-import { readRecords } from '../../bulk/readers.js';
-import { type BulkItem, runBulk } from '../../bulk/runner.js';
+import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
+import { checkInput } from '../../bulk/check.js';
+import { snapshotInput } from '../../bulk/input.js';
+import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
+import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import type { ApiClient } from '../../http/client.js';
-import { ApiError } from '../../http/errors.js';
-import { deriveIdempotencyKey } from '../../http/idempotency.js';
-import { path } from '../../http/path.js';
-import { createProgress } from '../../output/progress.js';
-import { readInputBytes } from '../../system/input.js';
-import { parseBulkFlags } from '../bulk-flags.js';
-import { confirmDestructive } from '../kit.js';
+import type { Column } from '../../output/output.js';
+import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/errors.js';
+import type { Platform } from '../../platform/index.js';
+import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
+import { confirmDestructive, tenantLabel } from '../kit.js';
 import { describeExpiry } from './expiry.js';
-import { dryRun } from './plan.js';
-import { columns, present, resultWriter, VERB } from './results.js';
 import {
   type BulkKind,
   COLUMN_LIST,
+  fileRows,
   type GrantRow,
   type RevokeRow,
   type RowDefaults,
-  validateRows,
+  type RowRules,
 } from './rows.js';
-import { existingAssignment, listRoles, requireTenant } from './shared.js';
+import { requireTenant } from './shared.js';
 
-export interface BulkFileOptions {
+/** `svc roles assign --file` and `svc roles revoke --file`. */
+export interface BulkFileOptions extends BulkFlags {
   file: string;
-  concurrency: number;
-  dryRun: boolean;
-  journal: string | undefined;
   defaults: RowDefaults;
 }
 
+type Row = GrantRow | RevokeRow;
+
 /** --concurrency, --dry-run and --journal: only with --file. */
-export function parseFileBulkFlags(
-  flags: Record<string, unknown>,
-): Omit<BulkFileOptions, 'file' | 'defaults'> {
-  const fileOnly = (['concurrency', 'dryRun', 'journal'] as const).filter((f) => flags[f] !== undefined);
-  if (flags.file === undefined && fileOnly.length > 0) {
-    const flag = { concurrency: '--concurrency', dryRun: '--dry-run', journal: '--journal' }[fileOnly[0]!];
-    throw new UsageError(`${flag} only works with --file`);
-  }
-  return parseBulkFlags(flags);
+export const parseFileBulkFlags = (flags: Record<string, unknown>): BulkFlags =>
+  parseBulkFlags(flags, 'file');
+
+/** One output line per row: what happened (or, in a dry run, what would). */
+export interface RowOutput {
+  line: number;
+  status?: string;
+  plan?: string;
+  user: string;
+  role: string;
+  role_id: string;
+  [detail: string]: unknown;
 }
 
-/** What identifies a run: a journal belongs to one file, server, tenant and set of defaults. */
-function operationId(
-  kind: BulkKind,
-  baseUrl: string,
-  tenant: string,
-  bytes: Buffer,
-  defaults: RowDefaults,
-): string {
-  const file = createHash('sha256').update(bytes).digest('hex');
-  const flags = {
-    expiry: defaults.expiry ? describeExpiry(defaults.expiry) : null,
-    justification: defaults.justification ?? null,
-  };
-  return createHash('sha256')
-    .update(JSON.stringify([`svc roles ${kind}`, baseUrl, tenant, file, flags]))
-    .digest('hex');
-}
+const WORDS = {
+  assign: { act: 'grant', doing: 'granting', done: 'granted' },
+  revoke: { act: 'revoke', doing: 'revoking', done: 'revoked' },
+};
 
-/**
- * A row's idempotency key (and journal key): its content and the tenant. The expiry is the
- * absolute time, counted from the journal's anchor, so a resumed run sends identical requests.
- */
-function rowKey(kind: BulkKind, tenant: string, row: GrantRow | RevokeRow): string {
-  if (kind === 'revoke') return deriveIdempotencyKey('svc roles revoke', tenant, row.user, row.role.id);
-  const grant = row as GrantRow;
-  return deriveIdempotencyKey(
-    'svc roles assign',
-    tenant,
-    row.user,
-    row.role.id,
-    grant.expiresAt ?? 'never',
-    grant.justification,
-  );
-}
-
-interface Prepared {
-  label: string;
-  items: Array<BulkItem<GrantRow | RevokeRow>>;
-  operation: string;
-  journalPath: string;
-  /** The journal of an earlier, unfinished run of the same operation. */
-  previous: Journal | undefined;
-  anchorMs: number;
-}
-
-/**
- * Reads and validates the whole file; nothing is sent when a line is wrong. A separate step so
- * the file's bytes and parsed records are garbage before the run starts.
- */
-async function prepare(
-  ctx: Context,
-  _api: ApiClient,
-  kind: BulkKind,
-  options: BulkFileOptions,
-): Promise<Prepared> {
-  const tenant = requireTenant(ctx);
-  const bytes = await readInputBytes(options.file, ctx.io.stdin, '--file');
-  const label = options.file === '-' ? 'stdin' : options.file;
-  const input = readRecords(bytes, options.file === '-' ? '' : options.file);
-  const roles = await listRoles(await ctx.platform());
-
-  const operation = operationId(kind, ctx.settings().values.base_url ?? '', tenant, bytes, options.defaults);
-  const journalPath = options.journal ?? defaultJournalPath(ctx.env, `roles-${kind}`, operation);
-  const previous = existsSync(journalPath) ? Journal.open(journalPath, operation) : undefined;
-  const nowMs = ctx.clock.now();
-  const started =
-    typeof previous?.meta.started_at === 'string' ? Date.parse(previous.meta.started_at) : Number.NaN;
-  const anchorMs = Number.isNaN(started) ? Math.floor(nowMs / 1000) * 1000 : started;
-
-  const { rows, problems } = validateRows(input, {
-    kind,
-    roles,
-    defaults: options.defaults,
-    anchorMs,
-    nowMs,
-  });
-  if (problems.length > 0) {
-    for (const p of problems) ctx.out.info(`${label}:${p.line}: ${p.message}`);
-    const lines = new Set(problems.map((p) => p.line)).size;
-    throw new UsageError(
-      `${lines} ${lines === 1 ? 'line' : 'lines'} of ${label} ${lines === 1 ? 'has' : 'have'} problems; nothing was sent`,
-      {
-        code: 'invalid_file',
-        hint: `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
-      },
-    );
-  }
-  const items = rows.map((row) => ({ key: rowKey(kind, tenant, row), line: row.line, data: row }));
-  return { label, items, operation, journalPath, previous, anchorMs };
-}
-
-/** `svc roles assign --file` and `svc roles revoke --file`: validate everything, then plan or run. */
-export function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
-  return withCompactHeap(() => bulkFile(ctx, kind, options));
-}
-
-async function bulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
-  const api = await ctx.api();
-  const { label, items, operation, journalPath, previous, anchorMs } = await prepare(ctx, api, kind, options);
-  if (options.dryRun) return dryRun(ctx, api, kind, items, previous, options.concurrency);
-
-  if (kind === 'revoke') {
-    await confirmDestructive(
-      ctx,
-      `Revoke ${items.length.toLocaleString('en')} role assignment(s) listed in ${label}?`,
-      `revoking the roles listed in ${label}`,
-    );
-  }
-  const journal = Journal.open(journalPath, operation, { started_at: isoSeconds(anchorMs) });
-  // Results carry their line; rows are found by it.
-  const rowAt: Array<GrantRow | RevokeRow> = [];
-  for (const item of items) rowAt[item.line!] = item.data;
-  const table = columns(kind, false);
-  const output = resultWriter(ctx, table);
-  let replayed = 0;
-  const summary = await runBulk({
-    items,
-    concurrency: options.concurrency,
-    journal,
-    interrupt: ctx.signal,
-    progress: createProgress(
-      ctx.io.stderr,
-      ctx.io.stderrIsTTY && !ctx.out.isMachine,
-      items.length,
-      VERB[kind].doing,
-    ),
-    work:
-      kind === 'assign'
-        ? (item, signal) => grant(api, item, signal)
-        : (item, signal) => revoke(api, item, signal),
-    onResult: (result) => {
-      if (result.replayed) replayed++;
-      return output.add(present(result, rowAt[result.line!]!));
+function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
+  const time =
+    kind === 'assign'
+      ? { header: 'expires', value: (r: RowOutput) => r.expires_at ?? (r.error ? '' : 'never') }
+      : { header: 'revoked', value: (r: RowOutput) => r.revoked_at, kind: 'time' as const };
+  return [
+    { header: 'line', value: (r) => r.line },
+    { header: dryRun ? 'plan' : 'status', value: (r) => (dryRun ? r.plan : r.status) },
+    { header: 'user', value: (r) => r.user, kind: 'id' },
+    { header: 'role', value: (r) => r.role },
+    time,
+    {
+      header: 'audit trail id',
+      value: (r) =>
+        kind === 'assign' ? r.audit_trail_id : (r.revocation_audit_trail_id ?? r.audit_trail_id),
+      kind: 'id',
     },
-  });
-  await output.end();
-  if (replayed > 0) {
-    ctx.out.info(
-      `${replayed.toLocaleString('en')} of these had been granted before by a request with the same idempotency key; the platform answered with that grant`,
-    );
-  }
-  finishBulk(ctx, summary, journal, VERB[kind].done);
+    { header: 'detail', value: (r) => (r.error as { message?: string } | undefined)?.message ?? r.reason },
+  ];
 }
 
-const isInProgress = (error: unknown) =>
-  error instanceof ApiError && error.status === 409 && error.code === 'idempotency_request_in_progress';
+/** Validate the whole file, then plan (--dry-run) or run every row through the bulk operation. */
+export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
+  const tenant = requireTenant(ctx);
+  const platform = await ctx.platform();
+  const input = await snapshotInput(options.file, ctx.io.stdin, '--file');
+  try {
+    const roles: Role[] = [];
+    for await (const role of platform.roles.listAll({ limit: 200 })) roles.push(role);
+    const rulesAt = (startedAtMs: number) => ({
+      kind,
+      roles,
+      defaults: options.defaults,
+      anchorMs: startedAtMs,
+      nowMs: ctx.clock.now(),
+    });
+    const { expiry, justification } = options.defaults;
+    const verb: BulkVerb<Row, RowOutput> = {
+      kind: `roles-${kind}`,
+      identity: [tenant, input.sha256, expiry ? describeExpiry(expiry) : null, justification ?? null],
+      journal: options.journal,
+      dryRun: options.dryRun,
+      concurrency: options.concurrency,
+      words: WORDS[kind],
+      prepare: (run) =>
+        checkInput(
+          ctx,
+          input.label,
+          fileRows(input.path, input.name, rulesAt(run.startedAtMs), { duplicates: true }),
+          `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
+        ),
+      items: (run) => items(input.path, input.name, rulesAt(run.startedAtMs)),
+      work: kind === 'assign' ? grant(platform) : revoke(platform),
+      plan: plan(platform, kind),
+      present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => ({
+        line: data.line,
+        ...(planned === undefined ? { status } : { plan: planned }),
+        user: data.user,
+        role: data.role.name,
+        role_id: data.role.id,
+        ...result,
+      }),
+      columns: (dryRun) => columns(kind, dryRun),
+      describe: (row) => `line ${row.line}: ${(row.error as { message: string } | undefined)?.message}`,
+      ...(kind === 'revoke'
+        ? {
+            confirm: (count: number | undefined) =>
+              confirmDestructive(
+                ctx,
+                async () =>
+                  `Revoke the ${count?.toLocaleString('en')} role assignment(s) listed in ${input.label}, in ${await tenantLabel(ctx)}?`,
+                `revoking the roles listed in ${input.label}`,
+              ),
+          }
+        : {}),
+    };
+    await runBulkOperation(ctx, verb);
+  } finally {
+    input.remove();
+  }
+}
 
-async function grant(
-  api: ApiClient,
-  item: BulkItem<GrantRow | RevokeRow>,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const row = item.data as GrantRow;
-  const body = {
-    role_id: row.role.id,
-    ...(row.expiresAt === null ? {} : { expires_at: row.expiresAt }),
-    justification: row.justification,
-  };
-  for (let attempt = 1; ; attempt++) {
+/** The rows of the checked file, read again as a stream; a row's line is its key in the run. */
+async function* items(path: string, name: string, rules: RowRules): AsyncGenerator<BulkItem<Row>> {
+  for await (const event of fileRows(path, name, rules, { duplicates: false })) {
+    if (!('row' in event)) throw new Error(`line ${event.line} changed after it was checked`);
+    yield { key: String(event.line), line: event.line, data: event.row };
+  }
+}
+
+const grant =
+  (platform: Platform): Worker<Row> =>
+  async ({ data }, { signal, idempotencyKey }) => {
+    const row = data as GrantRow;
+    const body = {
+      role_id: row.role.id,
+      ...(row.expiresAt === null ? {} : { expires_at: row.expiresAt }),
+      justification: row.justification,
+    };
     try {
-      const { data, headers } = await api.post<RoleAssignment>(path`/v1/users/${row.user}/roles`, body, {
-        idempotencyKey: item.key,
-        signal,
-      });
-      // A replay is the stored answer to this row's earlier request (a resumed run): granted once.
-      const replayed = headers['idempotent-replayed'] === 'true' ? { replayed: true } : {};
-      return { expires_at: data.expires_at, audit_trail_id: data.audit_trail_id, ...replayed };
+      const { data: made, response } = await platform.roles
+        .assign(row.user, body, { signal, idempotencyKey })
+        .withResponse();
+      return {
+        expires_at: made.expires_at,
+        audit_trail_id: made.audit_trail_id,
+        ...(response.replayed ? { replayed: true } : {}),
+      };
     } catch (error) {
-      const existing = existingAssignment(error);
-      if (existing) {
+      // The platform refuses a second active assignment: the row is in place already.
+      if (!(error instanceof AssignmentExistsError)) throw error;
+      const held = error.assignment;
+      return {
+        status: 'skipped',
+        reason: 'already_assigned',
+        expires_at: held?.expires_at ?? null,
+        audit_trail_id: held?.audit_trail_id,
+      };
+    }
+  };
+
+const revoke =
+  (platform: Platform): Worker<Row> =>
+  async ({ data: row }, { signal }) => {
+    try {
+      const done = await platform.roles.revoke(row.user, row.role.id, { signal });
+      return { revoked_at: done.revoked_at, revocation_audit_trail_id: done.revocation_audit_trail_id };
+    } catch (error) {
+      if (error instanceof AssignmentNotFoundError) return { status: 'skipped', reason: 'not_assigned' };
+      throw error;
+    }
+  };
+
+/** --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row. */
+const plan =
+  (platform: Platform, kind: BulkKind): Worker<Row> =>
+  async ({ data: row }, { signal }) => {
+    const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
+    const active: RoleAssignment | undefined = held.find(
+      (a) => a.status === 'active' && a.role_id === row.role.id,
+    );
+    if (kind === 'assign') {
+      if (active) {
         return {
           status: 'skipped',
           reason: 'already_assigned',
-          expires_at: existing.expires_at ?? null,
-          audit_trail_id: existing.audit_trail_id,
+          expires_at: active.expires_at,
+          audit_trail_id: active.audit_trail_id,
         };
       }
-      // The same row is still running on the server (a killed run's request): wait for it.
-      if (isInProgress(error) && attempt < 6) {
-        await sleep(100 * attempt, undefined, { signal });
-        continue;
-      }
-      throw error;
+      return { expires_at: (row as GrantRow).expiresAt };
     }
-  }
-}
-
-async function revoke(
-  api: ApiClient,
-  item: BulkItem<GrantRow | RevokeRow>,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const row = item.data;
-  try {
-    const { data } = await api.delete<RoleAssignment>(path`/v1/users/${row.user}/roles/${row.role.id}`, {
-      signal,
-    });
-    return { revoked_at: data.revoked_at, revocation_audit_trail_id: data.revocation_audit_trail_id };
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404 && error.code === 'assignment_not_found') {
-      return { status: 'skipped', reason: 'not_assigned' };
-    }
-    throw error;
-  }
-}
+    if (!active) return { status: 'skipped', reason: 'not_assigned' };
+    return { audit_trail_id: active.audit_trail_id };
+  };

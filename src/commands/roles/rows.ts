@@ -2,13 +2,15 @@ import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
-import type { LineProblem, ParsedInput } from '../../bulk/readers.js';
+import { readInput, recordAt } from '../../bulk/readers.js';
+import { SeenKeys } from '../../bulk/seen.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from './expiry.js';
 import { findRole, unknownRole } from './shared.js';
 
 /**
- * Rows of a bulk grant or revoke file, validated as a whole before anything is sent: every
- * problem comes back with its line number.
+ * Rows of a bulk grant or revoke file: the columns, the rules of one row, and the stream of
+ * checked rows read from a file. The whole file is checked before anything is sent; every problem
+ * comes back with its line number.
  */
 
 export type BulkKind = 'assign' | 'revoke';
@@ -20,8 +22,7 @@ export interface RevokeRow {
 }
 
 export interface GrantRow extends RevokeRow {
-  expiry: Expiry;
-  /** Counted from the run's anchor time; null for a permanent grant. */
+  /** Counted from the run's first start; null for a permanent grant. */
   expiresAt: string | null;
   justification: string;
 }
@@ -32,7 +33,7 @@ export interface RowDefaults {
   justification?: string | undefined;
 }
 
-export interface ValidateOptions {
+export interface RowRules {
   kind: BulkKind;
   roles: Role[];
   defaults: RowDefaults;
@@ -54,7 +55,7 @@ const KNOWN = Object.values(FIELDS).flat() as string[];
 /** The columns, for hints. */
 export const COLUMN_LIST = 'user, role, expires_in or expires_at, justification';
 
-function headerProblems(columns: string[], options: ValidateOptions): string[] {
+function headerProblems(columns: string[], options: RowRules): string[] {
   const messages: string[] = [];
   const seen = new Set<string>();
   for (const column of columns) {
@@ -93,11 +94,12 @@ function read(fields: Record<string, unknown>, field: Field): { value?: string; 
   return value === '' ? {} : { value };
 }
 
+/** The row's expires_at (null: never), or undefined with the problems added to `messages`. */
 function rowExpiry(
   fields: Record<string, unknown>,
-  options: ValidateOptions,
+  options: RowRules,
   messages: string[],
-): { expiry: Expiry; expiresAt: string | null } | undefined {
+): string | null | undefined {
   const inText = read(fields, 'expires_in');
   const atText = read(fields, 'expires_at');
   for (const e of [inText.error, atText.error]) if (e) messages.push(e);
@@ -128,15 +130,15 @@ function rowExpiry(
     );
     return undefined;
   }
-  return { expiry, expiresAt: at };
+  return at;
 }
 
 /**
  * Rows of a big file mostly share their expiry ("7d"): one parsed value and one timestamp
  * string serve them all, rather than one of each per row.
  */
-const caches = new WeakMap<ValidateOptions, Map<unknown, unknown>>();
-function cached<K, V>(options: ValidateOptions, key: K, compute: (key: K) => V): V {
+const caches = new WeakMap<RowRules, Map<unknown, unknown>>();
+function cached<K, V>(options: RowRules, key: K, compute: (key: K) => V): V {
   let cache = caches.get(options);
   if (!cache) {
     cache = new Map();
@@ -146,89 +148,140 @@ function cached<K, V>(options: ValidateOptions, key: K, compute: (key: K) => V):
   return cache.get(key) as V;
 }
 
-export function validateRows(
-  input: ParsedInput,
-  options: ValidateOptions,
-): { rows: Array<GrantRow | RevokeRow>; problems: LineProblem[] } {
-  const byLine = new Map<number, string[]>();
-  const add = (line: number, message: string) => {
-    const list = byLine.get(line);
-    if (list) list.push(message);
-    else byLine.set(line, [message]);
-  };
-  for (const p of input.problems) add(p.line, p.message);
-  const rows: Array<GrantRow | RevokeRow> = [];
-  const header = input.header ? headerProblems(input.header.columns, options) : [];
-  for (const message of header) add(input.header!.line, message);
-  if (header.length === 0 && input.records.length === 0 && input.problems.length === 0) {
-    add(
-      input.header?.line ?? 1,
-      input.header ? 'the file has a header row but no rows' : 'the file is empty',
-    );
-  }
-  // A broken header makes every row wrong the same way: it is reported once, on its own line.
-  if (header.length > 0) return { rows, problems: sorted(byLine) };
+/** A row, or what is wrong with one line. */
+export type RowEvent = { line: number; row: GrantRow | RevokeRow } | { line: number; problems: string[] };
 
-  const firstLine = new Map<string, number>();
-  const granting = options.kind === 'assign';
-  for (const { line, fields } of input.records) {
-    const messages: string[] = [];
-    if (input.format === 'ndjson') {
-      for (const key of Object.keys(fields)) {
-        if (!KNOWN.includes(key)) messages.push(`unknown field "${key}"${didYouMean(key, KNOWN)}`);
+/** `.` and `..` name nothing in a URL path; spaces and control characters are not in ids. */
+const NOT_AN_ID = /^\.\.?$|[\s\u0000-\u001f\u007f]/;
+
+/**
+ * The checked rows of the file at `path` (`name` tells its format), read as a stream (see
+ * src/bulk/readers.ts): one row at a time is held, plus, when `duplicates` is on, each user and
+ * role seen so far, compactly (src/bulk/seen.ts), to refuse a pair twice.
+ */
+export async function* fileRows(
+  path: string,
+  name: string,
+  rules: RowRules,
+  options: { duplicates: boolean },
+): AsyncGenerator<RowEvent> {
+  const pairs = options.duplicates ? new Pairs(path) : undefined;
+  let header: { line: number; columns: string[] } | undefined;
+  let anything = false;
+  for await (const event of readInput(path, name)) {
+    if (event.kind === 'header') {
+      header = event;
+      const problems = headerProblems(event.columns, rules);
+      // A broken header makes every row wrong the same way: it is reported once, on its own line.
+      if (problems.length > 0) {
+        yield { line: event.line, problems };
+        return;
       }
-    }
-    const user = read(fields, 'user');
-    if (user.error) messages.push(user.error);
-    else if (user.value === undefined) messages.push('missing user');
-    else if (/[\s\u0000-\u001f\u007f]/.test(user.value))
-      messages.push(`user ${JSON.stringify(user.value)} is not a user id`);
-    const roleRef = read(fields, 'role');
-    let role: Role | undefined;
-    if (roleRef.error) messages.push(roleRef.error);
-    else if (roleRef.value === undefined) messages.push('missing role');
-    else {
-      role = findRole(options.roles, roleRef.value);
-      if (!role) messages.push(unknownRole(roleRef.value, options.roles));
-      else if (role.scope !== 'tenant') {
-        messages.push(
-          `${role.name} is an organisation role; it cannot be ${granting ? 'granted' : 'revoked'} in a tenant`,
-        );
-        role = undefined;
-      }
-    }
-    let expiry: ReturnType<typeof rowExpiry>;
-    let justification: string | undefined;
-    if (granting) {
-      expiry = rowExpiry(fields, options, messages);
-      const given = read(fields, 'justification');
-      if (given.error) messages.push(given.error);
-      justification = given.value ?? options.defaults.justification;
-      if (!given.error && justification === undefined) messages.push('missing justification');
-      else if (justification !== undefined && justification.length > JUSTIFICATION_MAX) {
-        messages.push(`justification is longer than ${JUSTIFICATION_MAX} characters`);
-      }
-    }
-    if (user.value !== undefined && role) {
-      const pair = `${user.value}\u0000${role.id}`;
-      const first = firstLine.get(pair);
-      if (first !== undefined)
-        messages.push(`duplicate of line ${first}: ${user.value} and ${role.name} again`);
-      else firstLine.set(pair, line);
-    }
-    if (messages.length > 0) {
-      for (const m of messages) add(line, m);
       continue;
     }
-    const base = { line, user: user.value!, role: role! };
-    rows.push(granting ? { ...base, ...expiry!, justification: justification! } : base);
+    anything = true;
+    if (event.kind === 'problem') {
+      yield { line: event.line, problems: [event.message] };
+      continue;
+    }
+    const checked = checkRecord(event.fields, rules, header === undefined);
+    if (pairs && checked.user !== undefined && checked.role) {
+      const first = pairs.earlier(checked.user, checked.role, event, header?.columns, rules);
+      if (first !== undefined) {
+        checked.problems.push(`duplicate of line ${first}: ${checked.user} and ${checked.role.name} again`);
+      }
+    }
+    if (checked.problems.length > 0) yield { line: event.line, problems: checked.problems };
+    else yield { line: event.line, row: { line: event.line, ...checked.row! } };
   }
-  return { rows, problems: sorted(byLine) };
+  if (!anything) {
+    yield {
+      line: header?.line ?? 1,
+      problems: [header ? 'the file has a header row but no rows' : 'the file is empty'],
+    };
+  }
 }
 
-/** One problem per message, in line order. */
-function sorted(byLine: Map<number, string[]>): LineProblem[] {
-  return [...byLine.entries()]
-    .sort(([a], [b]) => a - b)
-    .flatMap(([line, messages]) => messages.map((message) => ({ line, message })));
+/**
+ * The user and role pairs of a file seen so far. A hash match is confirmed by reading the earlier
+ * record back; pairs whose hashes collide without being equal (rare) are kept whole.
+ */
+class Pairs {
+  readonly #seen = new SeenKeys();
+  readonly #collided = new Map<string, number>();
+
+  constructor(private readonly path: string) {}
+
+  /** The line where the same pair appeared before, if it did; otherwise the pair is remembered. */
+  earlier(
+    user: string,
+    role: Role,
+    record: { line: number; offset: number },
+    columns: string[] | undefined,
+    rules: RowRules,
+  ): number | undefined {
+    const key = `${user}\u0000${role.id}`;
+    const candidate = this.#seen.add(key, record.line, record.offset);
+    if (candidate === undefined) return undefined;
+    const before = checkRecord(recordAt(this.path, columns, candidate.offset), rules, columns === undefined);
+    if (before.user === user && before.role?.id === role.id) return candidate.line;
+    const again = this.#collided.get(key);
+    if (again === undefined) this.#collided.set(key, record.line);
+    return again;
+  }
+}
+
+/** One record's problems, or its row (without its line). */
+function checkRecord(
+  fields: Record<string, unknown>,
+  rules: RowRules,
+  ndjson: boolean,
+): {
+  problems: string[];
+  user?: string;
+  role?: Role;
+  row?: Omit<GrantRow, 'line'> | Omit<RevokeRow, 'line'>;
+} {
+  const problems: string[] = [];
+  if (ndjson) {
+    for (const key of Object.keys(fields)) {
+      if (!KNOWN.includes(key)) problems.push(`unknown field "${key}"${didYouMean(key, KNOWN)}`);
+    }
+  }
+  const user = read(fields, 'user');
+  if (user.error) problems.push(user.error);
+  else if (user.value === undefined) problems.push('missing user');
+  else if (NOT_AN_ID.test(user.value)) problems.push(`user ${JSON.stringify(user.value)} is not a user id`);
+  const granting = rules.kind === 'assign';
+  const roleRef = read(fields, 'role');
+  let role: Role | undefined;
+  if (roleRef.error) problems.push(roleRef.error);
+  else if (roleRef.value === undefined) problems.push('missing role');
+  else {
+    role = findRole(rules.roles, roleRef.value);
+    if (!role) problems.push(unknownRole(roleRef.value, rules.roles));
+    else if (role.scope !== 'tenant') {
+      problems.push(
+        `${role.name} is an organisation role; it cannot be ${granting ? 'granted' : 'revoked'} in a tenant`,
+      );
+      role = undefined;
+    }
+  }
+  const found = { ...(user.value === undefined ? {} : { user: user.value }), ...(role ? { role } : {}) };
+  if (!granting)
+    return { problems, ...found, ...(problems.length ? {} : { row: { user: user.value!, role: role! } }) };
+  const expiry = rowExpiry(fields, rules, problems);
+  const given = read(fields, 'justification');
+  if (given.error) problems.push(given.error);
+  const justification = given.value ?? rules.defaults.justification;
+  if (!given.error && justification === undefined) problems.push('missing justification');
+  else if (justification !== undefined && justification.length > JUSTIFICATION_MAX) {
+    problems.push(`justification is longer than ${JUSTIFICATION_MAX} characters`);
+  }
+  if (problems.length > 0) return { problems, ...found };
+  return {
+    problems,
+    ...found,
+    row: { user: user.value!, role: role!, expiresAt: expiry!, justification: justification! },
+  };
 }

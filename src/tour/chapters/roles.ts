@@ -48,7 +48,9 @@ export async function roles(tour: Tour): Promise<void> {
     'Bulk grants from a file: the whole file is checked first, and nothing is sent if a line is wrong.',
   );
   await tour.svc(['roles', 'assign', '--file', '-'], { input: BAD, inputLabel: 'typos.csv', expect: 2, env });
-  tour.say('--dry-run tells what would be granted, what is already in place and what would fail:');
+  tour.say(
+    '--dry-run tells what would be granted, skipped (already held) or fail, and exits 7 if a row would fail:',
+  );
   await tour.svc(['roles', 'assign', '--file', '-', '--dry-run'], {
     input: GRANTS,
     inputLabel: 'grants.csv',
@@ -61,7 +63,7 @@ export async function roles(tour: Tour): Promise<void> {
     env,
   });
   tour.say(
-    'Running the same file again grants nothing twice: each row has the same idempotency key (made from the row and the tenant), so the platform answers with the grant it already made.',
+    'Running the same file again grants nothing twice: the platform refuses a second active grant, so those rows are skipped (already_assigned). A run cut short (Ctrl-C, a crash) resumes from its journal with the same idempotency keys.',
   );
   await tour.svc(['roles', 'assign', '--file', '-', '--ndjson'], {
     input: GRANTS,

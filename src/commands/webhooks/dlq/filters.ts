@@ -1,12 +1,14 @@
-import { DLQ_STATUS_FILTERS, EVENT_TYPES, type EventType } from '../../../api/constants.js';
+import { Option } from 'commander';
+import { DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../../api/constants.js';
+import type { DlqListQuery } from '../../../api/schemas/webhooks.js';
 import { type DurationUnit, isoSeconds, UNIT_MS } from '../../../api/time.js';
 import { UsageError } from '../../../errors.js';
 import { choiceFlag } from '../../kit.js';
 
-/** The filters of a dead-letter queue listing, shared by `dlq ls` and `replay --dlq`. */
+/** Which dead-letter entries a command looks at: `dlq ls`, `replay --dlq` and `dlq discard --all`. */
 export interface DlqFilters {
   status: (typeof DLQ_STATUS_FILTERS)[number] | undefined;
-  eventType: EventType | undefined;
+  eventType: string | undefined;
   since: string | undefined;
   until: string | undefined;
 }
@@ -16,9 +18,7 @@ export function timeFlag(flag: string, raw: unknown, nowMs: number): string | un
   if (raw === undefined) return undefined;
   const text = String(raw).trim();
   const ago = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (ago) {
-    return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
-  }
+  if (ago) return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
   const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) {
     throw new UsageError(
@@ -41,11 +41,23 @@ export function parseDlqFilters(flags: Record<string, unknown>, nowMs: number): 
   return filters;
 }
 
-export function dlqQuery(filters: DlqFilters) {
-  return {
-    status: filters.status,
-    event_type: filters.eventType,
-    since: filters.since,
-    until: filters.until,
-  };
+export function dlqQuery(filters: DlqFilters): DlqListQuery {
+  const query: DlqListQuery = {};
+  if (filters.status) query.status = filters.status;
+  if (filters.eventType) query.event_type = filters.eventType as DlqListQuery['event_type'];
+  if (filters.since) query.since = filters.since;
+  if (filters.until) query.until = filters.until;
+  return query;
 }
+
+/** --event-type, --since and --until, worded the same wherever entries are chosen. */
+export function filterOptions(prefix = ''): Option[] {
+  return [
+    new Option('--event-type <type>', `${prefix}only this event kind`).choices(EVENT_TYPES),
+    new Option('--since <time>', `${prefix}dead-lettered at or after: ISO 8601, or 30m, 2h, 7d ago`),
+    new Option('--until <time>', `${prefix}dead-lettered before: ISO 8601, or a duration ago`),
+  ];
+}
+
+/** --limit: at most N entries in total, wherever it is used; pages are an internal matter. */
+export const LIMIT_MAX = 10_000_000;

@@ -1,10 +1,17 @@
 import { Command } from 'commander';
 import type { MakeContext } from '../../kit.js';
+import { discardCommand } from './discard.js';
 import { lsCommand } from './ls.js';
 
-/** `svc webhooks dlq`: the dead-letter queue; `ls` is the default, so `svc webhooks dlq WEBHOOK` lists. */
+/** `svc webhooks dlq`: the dead-letter queue. `svc webhooks dlq WEBHOOK` still lists it (ls is the default). */
 export function dlqCommand(make: MakeContext): Command {
   return new Command('dlq')
-    .description('The dead-letter queue of a webhook: deliveries that failed permanently')
-    .addCommand(lsCommand(make), { isDefault: true });
+    .summary('The dead-letter queue of a webhook: list, discard')
+    .description(
+      "Deliveries that failed permanently (every attempt used) wait in their webhook's dead-letter queue\n" +
+        'until someone replays (`svc webhooks replay`) or discards them. `svc webhooks dlq WEBHOOK` lists\n' +
+        'the queue (it is `svc webhooks dlq ls WEBHOOK`).',
+    )
+    .addCommand(lsCommand(make), { isDefault: true })
+    .addCommand(discardCommand(make));
 }

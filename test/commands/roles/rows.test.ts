@@ -1,9 +1,11 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Role } from '../../src/api/schemas/roles.js';
-import { closest } from '../../src/api/suggest.js';
-import { readRecords } from '../../src/bulk/readers.js';
-import { expiresAt, parseDuration, parseTime } from '../../src/commands/roles/expiry.js';
-import { type GrantRow, validateRows } from '../../src/commands/roles/rows.js';
+import type { Role } from '../../../src/api/schemas/roles.js';
+import { closest } from '../../../src/api/suggest.js';
+import { expiresAt, parseDuration, parseTime } from '../../../src/commands/roles/expiry.js';
+import { fileRows, type GrantRow, type RevokeRow, type RowRules } from '../../../src/commands/roles/rows.js';
 
 const NOW = Date.parse('2026-01-15T09:30:00Z');
 const role = (id: string, extra: Partial<Role> = {}): Role => ({
@@ -26,15 +28,27 @@ const ROLES = [
   role('org_admin', { scope: 'organization' }),
   role('role_0123456789abcdef01234567', { name: 'fx-desk', kind: 'custom' }),
 ];
-const validate = (csv: string, options: Partial<Parameters<typeof validateRows>[1]> = {}) =>
-  validateRows(readRecords(Buffer.from(csv), 'f.csv'), {
-    kind: 'assign',
+const dir = mkdtempSync(join(tmpdir(), 'svc-rows-'));
+/** Every row and every problem of a CSV file, checked as svc checks a bulk file. */
+async function validate(csv: string, options: Partial<RowRules> = {}) {
+  const path = join(dir, 'f.csv');
+  writeFileSync(path, csv);
+  const rules = {
+    kind: 'assign' as const,
     roles: ROLES,
     defaults: {},
     anchorMs: NOW,
     nowMs: NOW,
     ...options,
-  });
+  };
+  const rows: Array<GrantRow | RevokeRow> = [];
+  const problems: Array<{ line: number; message: string }> = [];
+  for await (const event of fileRows(path, 'f.csv', rules, { duplicates: true })) {
+    if ('row' in event) rows.push(event.row);
+    else for (const message of event.problems) problems.push({ line: event.line, message });
+  }
+  return { rows, problems };
+}
 
 describe('durations and times', () => {
   it.each([
@@ -93,9 +107,9 @@ describe('durations and times', () => {
   });
 });
 
-describe('validateRows', () => {
-  it('resolves roles by id or name and fills in defaults from flags', () => {
-    const { rows, problems } = validate(
+describe('fileRows', () => {
+  it('resolves roles by id or name and fills in defaults from flags', async () => {
+    const { rows, problems } = await validate(
       'user,role_id,expires_in,justification\nu1,fx-desk,,\nu2,role_0123456789abcdef01234567,1h,own\n',
       { defaults: { expiry: { kind: 'never' }, justification: 'flag' } },
     );
@@ -108,8 +122,8 @@ describe('validateRows', () => {
     ]);
   });
 
-  it('reports every problem of every row, in line order', () => {
-    const { rows, problems } = validate(
+  it('reports every problem of every row, in line order', async () => {
+    const { rows, problems } = await validate(
       'user,role,expires_in,justification\n' +
         'a b,tenant_admn,soon,\n' +
         'u2,tenant_viewer,8h,ok\n' +
@@ -132,8 +146,8 @@ describe('validateRows', () => {
     ]);
   });
 
-  it('refuses a relative expiry that has passed since the first run started (a stale journal)', () => {
-    const { problems } = validate('user,role,expires_in,justification\nu1,tenant_viewer,30m,x\n', {
+  it('refuses a relative expiry that has passed since the first run started (a stale journal)', async () => {
+    const { problems } = await validate('user,role,expires_in,justification\nu1,tenant_viewer,30m,x\n', {
       anchorMs: NOW - 3600_000,
     });
     expect(problems).toEqual([
@@ -145,30 +159,12 @@ describe('validateRows', () => {
     ]);
   });
 
-  it('needs only user and role to revoke, and ignores the grant columns', () => {
-    const { rows, problems } = validate('user,role,expires_in,justification\nu1,tenant_viewer,,\n', {
+  it('needs only user and role to revoke, and ignores the grant columns', async () => {
+    const { rows, problems } = await validate('user,role,expires_in,justification\nu1,tenant_viewer,,\n', {
       kind: 'revoke',
     });
     expect(problems).toEqual([]);
     expect(rows).toEqual([{ line: 2, user: 'u1', role: ROLES[1] }]);
-  });
-});
-
-describe('CSV line numbers', () => {
-  it('stay right after a quoted field with a CRLF inside and after blank lines', () => {
-    const { records } = readRecords(
-      Buffer.from(
-        '\uFEFFuser,note\r\n\r\na,"x,y"\r\n\r\nb,"two\r\nlines"\r\nc,z\r\n\nd,"three\nline\nfield"\ne,w',
-      ),
-      'f.csv',
-    );
-    expect(records.map((r) => [r.line, r.fields.user])).toEqual([
-      [3, 'a'],
-      [5, 'b'],
-      [7, 'c'],
-      [9, 'd'],
-      [12, 'e'],
-    ]);
   });
 });
 

@@ -1,0 +1,215 @@
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse } from 'csv-parse';
+import type { InputEvent } from './readers.js';
+
+/**
+ * The CSV reader of bulk files (see readers.ts): csv-parse, streaming, with the line each record
+ * starts on counted here from byte offsets.
+ */
+
+/** The longest record (CSV) or line (NDJSON) read: anything longer is a broken file. */
+export const MAX_RECORD_BYTES = 1 << 20;
+
+export const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** How svc reads CSV: blank lines skipped, fields trimmed, any line ending; rows may be short or long. */
+export const CSV_OPTIONS = {
+  skip_empty_lines: true,
+  relax_column_count: true,
+  record_delimiter: ['\r\n', '\n', '\r'],
+  trim: true,
+};
+
+/** The first bytes of a file (to tell its format and whether it starts with a BOM). */
+export function head(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(4096);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Line numbers of byte offsets in a stream seen chunk by chunk (CRLF, LF and CR each end a line).
+ * csv-parse's own line count goes wrong after a quoted CRLF, so lines are counted here; offsets
+ * only move forward, and chunks behind the last offset asked for are let go.
+ */
+class LineCounter {
+  #chunks: Buffer[] = [];
+  /** Offset of #chunks[0]'s first byte. */
+  #base = 0;
+  #pos = 0;
+  #line = 1;
+  #afterCR = false;
+
+  push(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  /** The offset reached: after recordLine(), where the record starts. */
+  get position(): number {
+    return this.#pos;
+  }
+
+  /** The line of the first byte at or after `offset` that is not blank (where a record starts). */
+  recordLine(offset: number): number {
+    for (;;) {
+      const byte = this.#byte(this.#pos);
+      if (byte === undefined) return this.#line;
+      const blank = byte === 0x0a || byte === 0x0d || byte === 0x20 || byte === 0x09;
+      if (this.#pos >= offset && !blank) return this.#line;
+      this.#step(byte);
+    }
+  }
+
+  /** Moves past the end of the current line; returns the offset there. */
+  skipLine(): number {
+    for (;;) {
+      const byte = this.#byte(this.#pos);
+      if (byte === undefined) return this.#pos;
+      const before = this.#line;
+      this.#step(byte);
+      if (this.#line !== before) {
+        if (byte === 0x0d && this.#byte(this.#pos) === 0x0a) this.#step(0x0a);
+        return this.#pos;
+      }
+    }
+  }
+
+  #step(byte: number): void {
+    if (byte === 0x0d || (byte === 0x0a && !this.#afterCR)) this.#line++;
+    this.#afterCR = byte === 0x0d;
+    this.#pos++;
+  }
+
+  #byte(offset: number): number | undefined {
+    while (this.#chunks.length > 0 && offset >= this.#base + this.#chunks[0]!.length) {
+      this.#base += this.#chunks[0]!.length;
+      this.#chunks.shift();
+    }
+    return this.#chunks[0]?.[offset - this.#base];
+  }
+}
+
+export async function* readCsv(path: string): AsyncGenerator<InputEvent> {
+  const lines = new LineCounter();
+  const bom = head(path).subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
+  let end = 0;
+  let header: InputEvent | undefined;
+  let wrongLength = 0;
+  const parser = parse({
+    ...CSV_OPTIONS,
+    bom: true,
+    columns: (names: string[]) => {
+      header = { kind: 'header', line: lines.recordLine(bom), columns: names.map((h) => h.trim()) };
+      end = lines.skipLine();
+      return names.map((h) => h.trim());
+    },
+    max_record_size: MAX_RECORD_BYTES,
+    on_record: (record: Record<string, string>, context: { bytes: number; invalid_field_length: number }) => {
+      // A record starts at the first byte that is not blank after the previous one ends.
+      const line = lines.recordLine(end);
+      end = context.bytes;
+      // csv-parse counts records whose field count differs from the header's, cumulatively.
+      if (context.invalid_field_length > wrongLength) {
+        wrongLength = context.invalid_field_length;
+        return { kind: 'problem', line, message: 'the number of fields differs from the header row' };
+      }
+      return { kind: 'record', line, offset: lines.position, fields: record };
+    },
+  });
+  const counting = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      lines.push(chunk);
+      done(null, chunk);
+    },
+  });
+  let failed: (Error & { code?: string }) | undefined;
+  const feeding = pipeline(createReadStream(path), counting, parser).catch((error) => {
+    failed ??= error;
+  });
+  try {
+    for await (const event of parser as AsyncIterable<InputEvent>) {
+      if (header) yield header;
+      header = undefined;
+      yield event;
+    }
+  } catch (error) {
+    failed ??= error as Error & { code?: string };
+  }
+  await feeding;
+  if (header) yield header;
+  if (failed) yield await csvProblem(path, failed, end, lines.recordLine(end));
+}
+
+/** The problem a csv-parse error describes, on the line where the broken record starts. */
+async function csvProblem(
+  path: string,
+  error: Error & { code?: string },
+  offset: number,
+  line: number,
+): Promise<InputEvent> {
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED' || error.code === 'CSV_MAX_RECORD_SIZE') {
+    const opened = await unclosedQuoteLine(path, offset, line);
+    if (opened !== undefined) {
+      return {
+        kind: 'problem',
+        line: opened,
+        message: 'not valid CSV: Quote Not Closed: the quoted field that starts on this line never ends',
+      };
+    }
+    return {
+      kind: 'problem',
+      line,
+      message: `not valid CSV: a record is longer than ${MAX_RECORD_BYTES} bytes`,
+    };
+  }
+  return { kind: 'problem', line, message: `not valid CSV: ${error.message.replace(/ at line \d+/, '')}` };
+}
+
+/**
+ * The line where a quoted field opens and never closes, scanning from a record's start to the end
+ * of the file (csv-parse only reports the end of the file).
+ */
+async function unclosedQuoteLine(
+  path: string,
+  offset: number,
+  startLine: number,
+): Promise<number | undefined> {
+  let line = startLine;
+  let quoted = false;
+  let openedAt = line;
+  let fieldStart = true;
+  let afterCR = false;
+  let pendingQuote = false;
+  for await (const chunk of createReadStream(path, { start: offset }) as AsyncIterable<Buffer>) {
+    for (const c of chunk) {
+      if (pendingQuote) {
+        pendingQuote = false;
+        // "" inside a quoted field is a quote; anything else closed the field.
+        if (c === 0x22) continue;
+        quoted = false;
+      }
+      const newline = c === 0x0d || (c === 0x0a && !afterCR);
+      afterCR = c === 0x0d;
+      if (quoted) {
+        if (c === 0x22) pendingQuote = true;
+        else if (newline) line++;
+        continue;
+      }
+      if (c === 0x22 && fieldStart) {
+        quoted = true;
+        openedAt = line;
+      } else if (newline) {
+        line++;
+        fieldStart = true;
+      } else if (c === 0x2c) fieldStart = true;
+      else if (c !== 0x20 && c !== 0x09 && c !== 0x0a) fieldStart = false;
+    }
+  }
+  return quoted && !pendingQuote ? openedAt : undefined;
+}

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import type { Context } from '../context.js';
+import type { Column } from '../output/output.js';
+import { createProgress } from '../output/progress.js';
+import { finishDryRun, finishRun } from './finish.js';
+import { withCompactHeap } from './heap.js';
+import { defaultJournalPath, Journal, type RunIdentity } from './journal.js';
+import { resultStream } from './results.js';
+import { type BulkItem, type BulkResult, type BulkSummary, runItems, type Worker } from './runner.js';
+
+/** An output row; rows that come from a file carry its line (a terminal table is in line order). */
+export type Row = object & { line?: number | undefined };
+
+/**
+ * A bulk verb, as it describes itself to the one bulk operation: where its items come from, what
+ * one item is, and how results look. The operation owns the rest: the run's identity, journal
+ * and resume, concurrency, progress, streamed results, the summary, the exit code, Ctrl-C and a
+ * closed stdout.
+ */
+export interface BulkVerb<T, R extends Row> {
+  /** Names journals: `roles-assign`, `webhooks-replay`. */
+  kind: string;
+  /**
+   * What makes two runs the same operation besides the server and tenant (the input file's hash,
+   * the flags that change requests): the same identity resumes an unfinished run's journal.
+   */
+  identity: unknown[];
+  /** --journal, else a file in the state directory named by the identity. */
+  journal: string | undefined;
+  dryRun: boolean;
+  concurrency: number;
+  /** The verb in words: `grant`, `granting`, `granted`. */
+  words: { act: string; doing: string; done: string };
+  /**
+   * Checks everything before anything is sent (a usage error stops here) and says how many items
+   * there will be, when known. `run` is the run about to happen: a resumed run's first start.
+   */
+  prepare(run: RunIdentity, journal: Journal): Promise<number | undefined>;
+  items(run: RunIdentity, journal: Journal): Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
+  work: Worker<T>;
+  /** --dry-run: what would happen to one item (reads only); `status: 'skipped'` for nothing to do. */
+  plan: Worker<T>;
+  /** One output row; `result.plan` is set in a dry run. */
+  present(result: BulkResult & { plan?: string }, item: BulkItem<T>): R;
+  columns(dryRun: boolean): Array<Column<R>>;
+  /** A failed row in a few words, for the summary: `line 4: user usr_x not found`. */
+  describe(row: R): string;
+  /** Destructive verbs ask first (naming the tenant and the count), or need --yes; after prepare. */
+  confirm?(count: number | undefined): Promise<void>;
+  /** One named item: its failure is the command's error (and exit code), e.g. 5 for an unknown id. */
+  single?: boolean;
+  /** What to do about failed items that were handled (nothing to resume), e.g. deliveries that failed again. */
+  retryHint?: string;
+  /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
+  empty?: string;
+}
+
+/**
+ * Runs a bulk verb (see BulkVerb), with V8's heap kept compact for the length of the run. Returns
+ * the summary of a run that ended well (undefined when there was nothing to do); otherwise throws
+ * the error that gives the exit code.
+ */
+export function runBulkOperation<T, R extends Row>(
+  ctx: Context,
+  verb: BulkVerb<T, R>,
+): Promise<BulkSummary | undefined> {
+  return withCompactHeap(() => run(ctx, verb));
+}
+
+/** The operation's identity: the same command against the same server and tenant. */
+function operationId(ctx: Context, verb: { kind: string; identity: unknown[] }): string {
+  const { base_url, tenant } = ctx.settings().values;
+  const identity = JSON.stringify([verb.kind, 2, base_url ?? '', tenant ?? '', ...verb.identity]);
+  return createHash('sha256').update(identity).digest('hex');
+}
+
+async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promise<BulkSummary | undefined> {
+  const now = () => ctx.clock.now();
+  const operation = operationId(ctx, verb);
+  const journal = Journal.load(
+    verb.journal ?? defaultJournalPath(ctx.env, verb.kind, operation),
+    operation,
+    now,
+  );
+  const total = await verb.prepare(journal.run, journal);
+  if (total === 0 && verb.empty !== undefined) {
+    if (ctx.out.mode === 'json') await ctx.out.jsonList([]);
+    ctx.out.info(verb.empty);
+    return undefined;
+  }
+  if (!verb.dryRun) await verb.confirm?.(total);
+  if (!verb.dryRun) journal.start();
+
+  const output = resultStream(ctx, verb.columns(verb.dryRun));
+  const stop = AbortSignal.any([ctx.signal, output.closed]);
+  const failures: R[] = [];
+  let replayed = 0;
+  let singleError: unknown;
+  const summary = await runItems<T>({
+    items: verb.items(journal.run, journal),
+    concurrency: verb.concurrency,
+    work: verb.dryRun ? verb.plan : verb.work,
+    journal,
+    dryRun: verb.dryRun,
+    runId: journal.run.runId,
+    stop,
+    now,
+    progress: createProgress(
+      ctx.io.stderr,
+      ctx.io.stderrIsTTY && !ctx.out.isMachine,
+      total,
+      verb.words.doing,
+    ),
+    onResult: (result, item, error) => {
+      const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act } : {};
+      const row = verb.present({ ...result, ...planned }, item);
+      if (result.status === 'failed' && failures.length < 3) failures.push(row);
+      if (result.replayed === true) replayed++;
+      if (error !== undefined) singleError = error;
+      return output.add(row);
+    },
+  }).finally(() => output.end());
+
+  if (verb.dryRun) {
+    finishDryRun(ctx, verb, summary, failures);
+    return summary;
+  }
+  if (replayed > 0) {
+    ctx.out.info(
+      `${replayed.toLocaleString('en')} of these were done by the earlier run this one resumes; the platform answered with what it did then`,
+    );
+  }
+  const closed = output.closed.aborted && !ctx.signal.aborted;
+  const single = verb.single && summary.total === 1 && summary.failed === 1 ? singleError : undefined;
+  finishRun(ctx, verb, { summary, total, failures, journal, closed, single });
+  return summary;
+}
+
+/** A dry run's word for what would happen: `grant`, `skip` or `fail`. */
+const PLAN: Partial<Record<BulkResult['status'], string>> = { skipped: 'skip', failed: 'fail' };

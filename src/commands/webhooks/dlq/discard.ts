@@ -1,0 +1,162 @@
+import { Command, Option } from 'commander';
+import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
+import type { BulkItem, Worker } from '../../../bulk/runner.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import type { Column } from '../../../output/output.js';
+import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
+import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
+import { webhookArg } from '../shared.js';
+import { type DlqFilters, filterOptions, LIMIT_MAX, parseDlqFilters } from './filters.js';
+import { QueueSnapshot } from './queue.js';
+
+export interface DiscardOptions extends BulkFlags {
+  webhook: string;
+  /** Entry ids (dlq_…); empty with --all. */
+  entries: string[];
+  all: boolean;
+  filters: DlqFilters;
+  filterFlags: Array<string | undefined>;
+  limit: number | undefined;
+}
+
+export function parseDiscard(
+  webhook: unknown,
+  entries: unknown[],
+  flags: Record<string, unknown>,
+  nowMs: number,
+): WithOptionalWebhook<DiscardOptions> {
+  const all = flags.all === true;
+  const named = entries.map((e) => nonEmpty('ENTRY', e));
+  if (all === named.length > 0) {
+    throw new UsageError(
+      all ? 'give entry ids or --all, not both' : 'name the entries to discard, or pass --all',
+      {
+        hint: 'svc webhooks dlq discard WEBHOOK ENTRY... discards those; --all every queued entry (with filters)',
+      },
+    );
+  }
+  if (!all) onlyWith(flags, ['eventType', 'since', 'until', 'limit'], '--all');
+  if (new Set(named).size !== named.length) throw new UsageError('an entry id is given twice');
+  const text = (v: unknown) => (v === undefined ? undefined : String(v));
+  return {
+    webhook: webhookArg(webhook),
+    entries: named,
+    all,
+    filters: parseDlqFilters({ ...flags, status: undefined }, nowMs),
+    filterFlags: [flags.eventType, flags.since, flags.until, flags.limit].map(text),
+    limit: intFlag('--limit', flags.limit, 1, LIMIT_MAX),
+    ...parseBulkFlags(flags),
+  };
+}
+
+interface DiscardRow {
+  status?: string;
+  plan?: string;
+  entry_id: string;
+  delivery_id?: string;
+  event_type?: string;
+  discarded_at?: string | null;
+  error?: { message: string };
+  reason?: string;
+}
+
+const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
+  { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status) },
+  { header: 'entry', value: (r) => r.entry_id, kind: 'id' },
+  { header: 'delivery', value: (r) => r.delivery_id, kind: 'id' },
+  { header: 'event', value: (r) => r.event_type },
+  { header: 'discarded', value: (r) => r.discarded_at, kind: 'time' },
+  { header: 'detail', value: (r) => r.error?.message ?? r.reason },
+];
+
+export async function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
+  const platform = await ctx.platform();
+  const { webhook } = options;
+  const queue = options.all
+    ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
+    : undefined;
+  const work: Worker<string> = async ({ data: entry }, { signal }) => {
+    const done = await platform.webhooks.dlq.discard(webhook, entry, { signal });
+    return { delivery_id: done.delivery_id, event_type: done.event_type, discarded_at: done.discarded_at };
+  };
+  const plan: Worker<string> = async ({ data: entry }, { signal }) => {
+    if (queue) return {};
+    const found = await platform.webhooks.dlq.get(webhook, entry, { signal });
+    const detail = { delivery_id: found.delivery_id, event_type: found.event_type };
+    return found.status === 'discarded'
+      ? { ...detail, status: 'skipped', reason: 'already_discarded' }
+      : detail;
+  };
+  const verb: BulkVerb<string, DiscardRow> = {
+    kind: 'webhooks-dlq-discard',
+    identity: [webhook, options.all ? options.filterFlags : options.entries],
+    journal: options.journal,
+    dryRun: options.dryRun,
+    concurrency: options.concurrency,
+    words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
+    prepare: async () => (queue ? queue.count() : options.entries.length),
+    items: () => (queue ? entries(queue) : options.entries.map((id) => ({ key: id, data: id }))),
+    work,
+    plan,
+    present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => ({
+      ...(planned === undefined ? { status } : { plan: planned }),
+      entry_id: data,
+      ...result,
+    }),
+    columns: COLUMNS,
+    describe: (r) => `${r.entry_id}: ${r.error?.message}`,
+    confirm: (count) =>
+      confirmDestructive(
+        ctx,
+        async () =>
+          `Discard ${count?.toLocaleString('en')} dead-letter entr${count === 1 ? 'y' : 'ies'} of ${webhook} in ${await tenantLabel(ctx)}? Their deliveries will not be replayed from the queue.`,
+        `discarding dead-letter entries of ${webhook}`,
+      ),
+    single: !options.all && options.entries.length === 1,
+    empty: 'Nothing to discard: no queued dead-letter entry matches.',
+  };
+  await runBulkOperation(ctx, verb);
+}
+
+async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<string>> {
+  for await (const entry of queue.entries()) yield { key: entry.id, data: entry.id };
+}
+
+export function discardCommand(make: MakeContext): Command {
+  const command = new Command('discard')
+    .summary('Discard dead-letter entries: named ones, or every queued one (--all)')
+    .description(
+      'Remove entries from the dead-letter queue without replaying them: the entries named (dlq_… ids, as\n' +
+        '`svc webhooks dlq` lists them), or with --all every queued entry, filtered by --event-type, --since\n' +
+        'and --until, at most --limit. A discarded entry stays readable (--status discarded) and its delivery\n' +
+        'can still be replayed by id. Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
+        'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
+        'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go.',
+    )
+    .argument('[webhook]', 'webhook id')
+    .argument('[entry...]', 'dead-letter entry ids (dlq_…)')
+    .addOption(new Option('--all', 'every queued entry that matches the filters'));
+  for (const option of filterOptions('with --all: ')) command.addOption(option);
+  command.addOption(new Option('--limit <n>', 'with --all: at most N entries in total'));
+  return withBulkFlags(command, undefined, 'list what would be discarded, change nothing')
+    .addHelpText(
+      'after',
+      examples(
+        ['svc webhooks dlq discard wh_123 dlq_abc', 'discard one entry (asks first)'],
+        ['svc webhooks dlq discard wh_123 --all --event-type webhook.test --dry-run', 'what would go'],
+        [
+          'svc webhooks dlq discard wh_123 --all --until 7d --yes',
+          'everything older than a week, in a script',
+        ],
+      ),
+    )
+    .action(
+      async (webhook: string | undefined, ids: string[], flags: Record<string, unknown>, cmd: Command) => {
+        const ctx = await make(cmd);
+        const parsed = parseDiscard(webhook, ids, flags, ctx.clock.now());
+        await runDiscard(ctx, await withWebhook(ctx, parsed, 'discarding dead-letter entries'));
+      },
+    );
+}

@@ -1,0 +1,89 @@
+// Attack class "pipe close" (issue 11), for the attack suite: a reader that goes away while a
+// command changes things. Spawned: only a real pipe shows what a shell sees.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+import { bash, sandboxEnv } from '../helpers/svc.js';
+import { startTarget } from '../helpers/targets.js';
+import { admin, createWebhook } from '../helpers/webhooks.js';
+
+const ROWS = 3000;
+const sandbox = useSandbox({ users: ROWS + 10 });
+const env = sandboxEnv(sandbox);
+const dir = mkdtempSync(join(tmpdir(), 'svc-pipe-'));
+const TENANT = tenantId('acme-treasury');
+const user = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;
+const counted = async (role: string) =>
+  (await call(sandbox(), 'GET', `/_sandbox/assignments?tenant_id=${TENANT}&role_id=${role}`)).body;
+/** A fresh custom role, so the sandbox's counts are this test's alone. */
+const customRole = async (name: string): Promise<string> =>
+  (await admin(sandbox(), 'POST', '/v1/roles', { name, permissions: ['exception.read'] })).body.id;
+
+describe('attack: a closed stdout during a change', () => {
+  it('roles assign --file F --ndjson | head -1 stops, says so, exits 141; the re-run grants the rest, each once', async () => {
+    const role = await customRole('pipe-closed');
+    const rows = Array.from({ length: ROWS }, (_, i) => `${user(i + 1)},pipe-closed,8h,pipe`);
+    const csv = join(dir, 'pipe.csv');
+    writeFileSync(csv, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+    const r = await bash(`svc roles assign --file '${csv}' --ndjson | head -1`, { env });
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.code, r.stderr).toBe(141);
+    expect(r.stderr).toMatch(
+      /^[\d,]+ granted in \d+\.\d s\nerror: stdout closed after [\d,]+ of 3,000; run the same command again to resume \(journal .+\)\n$/,
+    );
+    const made = (await counted(role)).total;
+    expect(made).toBeGreaterThan(0);
+    expect(made).toBeLessThan(ROWS);
+    const again = await bash(`svc roles assign --file '${csv}' --ndjson > /dev/null`, { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(
+      new RegExp(`^✓ ${(ROWS - made).toLocaleString('en')} granted, ${made.toLocaleString('en')} skipped in`),
+    );
+    expect(await counted(role)).toEqual({ total: ROWS, active: ROWS, users: ROWS, duplicates: 0 });
+  }, 60_000);
+
+  it('replay --dlq --ndjson | head -1 exits 141; the re-run replays the rest, each entry once', async () => {
+    const target = await startTarget(() => ({ status: 204 }));
+    const webhook = await createWebhook(sandbox(), target.url);
+    await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
+      body: { webhook_id: webhook.id, count: 1500 },
+    });
+    const r = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson | head -1`, { env });
+    expect(r.code, r.stderr).toBe(141);
+    expect(r.stderr).toMatch(
+      /error: stdout closed after [\d,]+ of 1,500; run the same command again to resume/,
+    );
+    const again = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson > /dev/null`, { env });
+    expect(again.code, again.stderr).toBe(0);
+    const entries = (await admin(sandbox(), 'GET', `/v1/webhooks/${webhook.id}/dlq?status=all&limit=200`))
+      .body;
+    expect(entries.total).toBe(1500);
+    const queued = (await admin(sandbox(), 'GET', `/v1/webhooks/${webhook.id}/dlq?status=queued`)).body;
+    expect(queued.total).toBe(0);
+    for (const e of entries.items) expect(e.replay_count).toBe(1);
+  }, 60_000);
+
+  it('a single change whose output cannot be written exits 141 and says the change was made', async () => {
+    const role = await customRole('single-closed');
+    const r = await bash(
+      `svc roles assign ${user(ROWS + 1)} single-closed --expires-in 1h --justification "pipe closed" --json | true`,
+      { env },
+    );
+    expect(r.code).toBe(141);
+    const error = JSON.parse(r.stderr).error;
+    expect(error).toMatchObject({ code: 'stdout_closed', exit_code: 141 });
+    expect(error.message).toMatch(
+      /^stdout closed, but the change was made: POST \/v1\/users\/usr_bulk_003001\/roles answered 201 \(request req_[0-9a-f]+\)$/,
+    );
+    expect((await counted(role)).active).toBe(1);
+  });
+
+  it('a listing whose reader goes away still ends quietly with 0', async () => {
+    const r = await bash('svc tenants ls --all --ndjson | head -1', { env });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,110 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type InputEvent, MAX_RECORD_BYTES, readInput, recordAt } from '../../src/bulk/readers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-readers-'));
+async function read(name: string, content: string | Buffer): Promise<InputEvent[]> {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  const events: InputEvent[] = [];
+  for await (const event of readInput(path, name)) events.push(event);
+  return events;
+}
+const records = (events: InputEvent[]) =>
+  events.flatMap((e) => (e.kind === 'record' ? [[e.line, e.fields]] : []));
+const problems = (events: InputEvent[]) =>
+  events.flatMap((e) => (e.kind === 'problem' ? [[e.line, e.message]] : []));
+
+describe('readInput: CSV', () => {
+  it('reads a BOM, CRLF and LF mixed, quoted fields and blank lines, with the line each record starts on', async () => {
+    const events = await read(
+      'a.csv',
+      Buffer.from('\uFEFFuser, role\r\n"a,b",r1\r\n\r\nc,"r""2"\n"multi\nline",r3\n'),
+    );
+    expect(events[0]).toEqual({ kind: 'header', line: 1, columns: ['user', 'role'] });
+    expect(records(events)).toEqual([
+      [2, { user: 'a,b', role: 'r1' }],
+      [4, { user: 'c', role: 'r"2' }],
+      [5, { user: 'multi\nline', role: 'r3' }],
+    ]);
+    expect(problems(events)).toEqual([]);
+  });
+
+  it('keeps line numbers right after quoted CRLFs and blank lines, and finds a header below blank lines', async () => {
+    const events = await read(
+      'b.csv',
+      '\uFEFF\r\n\r\nuser,note\r\n\r\na,"x,y"\r\n\r\nb,"two\r\nlines"\r\nc,z\r\n\nd,"three\nline\nfield"\re,w',
+    );
+    expect(events[0]).toEqual({ kind: 'header', line: 3, columns: ['user', 'note'] });
+    expect(records(events).map(([line, f]) => [line, (f as { user: string }).user])).toEqual([
+      [5, 'a'],
+      [7, 'b'],
+      [9, 'c'],
+      [11, 'd'],
+      [14, 'e'],
+    ]);
+  });
+
+  it('reports every row with the wrong number of fields, and where an unclosed quote opens', async () => {
+    const bad = await read('c.csv', 'user,role\na\nb,c\nd,e,f\n');
+    expect(problems(bad)).toEqual([
+      [2, 'the number of fields differs from the header row'],
+      [4, 'the number of fields differs from the header row'],
+    ]);
+    expect(records(bad)).toEqual([[3, { user: 'b', role: 'c' }]]);
+    const unclosed = await read('d.csv', 'user,role\nu1,r\nu2,"r\nu3,r\n');
+    expect(problems(unclosed)).toEqual([
+      [3, 'not valid CSV: Quote Not Closed: the quoted field that starts on this line never ends'],
+    ]);
+  });
+
+  it('stops at a record longer than the limit (an unclosed quote) without reading it all into memory', async () => {
+    const events = await read('e.csv', `user,role\nu1,"${'x\n'.repeat(MAX_RECORD_BYTES)}`);
+    expect(problems(events)).toEqual([
+      [2, 'not valid CSV: Quote Not Closed: the quoted field that starts on this line never ends'],
+    ]);
+  });
+
+  it('a header alone, and an empty file', async () => {
+    expect(await read('f.csv', 'user,role\n')).toEqual([
+      { kind: 'header', line: 1, columns: ['user', 'role'] },
+    ]);
+    expect(await read('g.csv', '')).toEqual([]);
+  });
+});
+
+describe('readInput: NDJSON', () => {
+  it('is chosen by name or content, and reports bad lines by number', async () => {
+    const events = await read('rows', '\uFEFF{"a":1}\r\n\n[1]\r{bad\n{"b":2}');
+    expect(records(events)).toEqual([
+      [1, { a: 1 }],
+      [5, { b: 2 }],
+    ]);
+    expect(problems(events).map(([line]) => line)).toEqual([3, 4]);
+    expect(problems(events)[0]![1]).toBe('each line must be a JSON object');
+  });
+
+  it('decodes a character cut between two chunks', async () => {
+    const line = JSON.stringify({ name: 'é'.repeat(70_000) });
+    const events = await read('u.ndjson', `${line}\n`);
+    expect(records(events)).toEqual([[1, { name: 'é'.repeat(70_000) }]]);
+  });
+});
+
+describe('recordAt', () => {
+  it('reads a record again from its offset (CSV with a quoted line break, NDJSON with a BOM)', async () => {
+    const csv = '\uFEFFuser,note\r\na,"x,y"\r\n\r\nb,"two\r\nlines"\r\nc,z\r\n';
+    const csvEvents = await read('again.csv', csv);
+    for (const event of csvEvents) {
+      if (event.kind !== 'record') continue;
+      expect(recordAt(join(dir, 'again.csv'), ['user', 'note'], event.offset)).toEqual(event.fields);
+    }
+    const ndjsonEvents = await read('again.ndjson', '\uFEFF{"a":1}\r\n\n{"b":"\u00e9"}\n');
+    const found = ndjsonEvents.flatMap((e) =>
+      e.kind === 'record' ? [recordAt(join(dir, 'again.ndjson'), undefined, e.offset)] : [],
+    );
+    expect(found).toEqual([{ a: 1 }, { b: 'é' }]);
+  });
+});

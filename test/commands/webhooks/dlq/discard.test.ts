@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { bulkRunner, confirming, fixedClock } from '../../../helpers/bulk.js';
+import { call, useSandbox } from '../../../helpers/sandbox.js';
+import { admin, createWebhook } from '../../../helpers/webhooks.js';
+
+const sandbox = useSandbox();
+const svc = bulkRunner(sandbox);
+const ndjson = (text: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+
+interface Entry {
+  id: string;
+  delivery_id: string;
+  event_type: string;
+  status: string;
+  discarded_at: string | null;
+}
+async function queue(count: number) {
+  const webhook = (await createWebhook(sandbox(), 'http://127.0.0.1:9/none')).id;
+  await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', { body: { webhook_id: webhook, count } });
+  return { webhook, entries: await entries(webhook) };
+}
+async function entries(webhook: string, status = 'all'): Promise<Entry[]> {
+  return (await admin(sandbox(), 'GET', `/v1/webhooks/${webhook}/dlq?status=${status}&limit=200`)).body.items;
+}
+describe('svc webhooks dlq discard', () => {
+  it.each(['plain', 'json'] as const)('%s: named entries are discarded, one result each', async (mode) => {
+    const {
+      webhook,
+      entries: [a, b],
+    } = await queue(3);
+    const flags = mode === 'json' ? ['--json'] : [];
+    const r = await svc.run(
+      ['webhooks', 'dlq', 'discard', webhook, a!.id, b!.id, '--yes', '--concurrency', '1', ...flags],
+      {
+        clock: fixedClock(),
+      },
+    );
+    expect([r.code, r.stderr]).toEqual([0, '✓ 2 discarded in 0.0 s\n']);
+    const after = await entries(webhook, 'discarded');
+    const at = after.map((e) => e.discarded_at!);
+    const objects = [a!, b!].map((e, i) => ({
+      status: 'ok',
+      entry_id: e.id,
+      delivery_id: e.delivery_id,
+      event_type: e.event_type,
+      discarded_at: at[i],
+    }));
+    expect(r.stdout).toBe(
+      mode === 'json'
+        ? `[\n${objects.map((o) => JSON.stringify(o)).join(',\n')}\n]\n`
+        : objects
+            .map((o) => `ok\t${o.entry_id}\t${o.delivery_id}\t${o.event_type}\t${o.discarded_at}\t\n`)
+            .join(''),
+    );
+    expect((await entries(webhook, 'queued')).map((e) => e.id)).toHaveLength(1);
+  });
+
+  it('asks on a terminal, naming the count and the tenant; refuses without --yes elsewhere', async () => {
+    const { webhook } = await queue(4);
+    const prompter = confirming(false);
+    const no = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all'], { mode: 'table', prompter });
+    expect(prompter.asked).toEqual([
+      `Discard 4 dead-letter entries of ${webhook} in Acme Treasury (acme-treasury)? Their deliveries will not be replayed from the queue.`,
+    ]);
+    expect([no.code, no.stderr]).toEqual([2, 'error: cancelled; nothing was changed\n']);
+    const script = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all']);
+    expect([script.code, script.stderr]).toEqual([
+      2,
+      `error: discarding dead-letter entries of ${webhook} needs confirmation; pass --yes to confirm non-interactively\n`,
+    ]);
+    expect(await entries(webhook, 'queued')).toHaveLength(4);
+    const yes = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--ndjson'], {
+      mode: 'table',
+      prompter: confirming(true),
+    });
+    expect(yes.code).toBe(0);
+    expect(ndjson(yes.stdout)).toHaveLength(4);
+    expect(await entries(webhook, 'queued')).toEqual([]);
+  });
+
+  it('--all with --limit and filters; --dry-run shows what would go and changes nothing', async () => {
+    const { webhook } = await queue(250);
+    const dry = await svc.run([
+      'webhooks',
+      'dlq',
+      'discard',
+      webhook,
+      '--all',
+      '--limit',
+      '210',
+      '--dry-run',
+      '--ndjson',
+    ]);
+    expect([dry.code, dry.stderr]).toEqual([
+      0,
+      'dry run: 210 would be discarded, 0 would be skipped, 0 would fail; nothing was changed\n',
+    ]);
+    expect(ndjson(dry.stdout).every((x) => x.plan === 'discard')).toBe(true);
+    const r = await svc.run([
+      'webhooks',
+      'dlq',
+      'discard',
+      webhook,
+      '--all',
+      '--limit',
+      '210',
+      '--yes',
+      '--ndjson',
+    ]);
+    expect([r.code, ndjson(r.stdout).length]).toEqual([0, 210]);
+    const left = await svc.run([
+      'webhooks',
+      'dlq',
+      'discard',
+      webhook,
+      '--all',
+      '--since',
+      '1h',
+      '--yes',
+      '--json',
+    ]);
+    expect([left.code, JSON.parse(left.stdout).length]).toEqual([0, 40]);
+    const none = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--yes']);
+    expect([none.code, none.stderr]).toEqual([
+      0,
+      'Nothing to discard: no queued dead-letter entry matches.\n',
+    ]);
+  });
+
+  it('a dry run of named entries says which are discarded already; an unknown one fails (exit 5)', async () => {
+    const {
+      webhook,
+      entries: [a, b],
+    } = await queue(2);
+    await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes']);
+    const dry = await svc.run([
+      'webhooks',
+      'dlq',
+      'discard',
+      webhook,
+      a!.id,
+      b!.id,
+      '--dry-run',
+      '--concurrency',
+      '1',
+    ]);
+    expect(dry.stdout).toBe(
+      `skip\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t\talready_discarded\ndiscard\t${b!.id}\t${b!.delivery_id}\t${b!.event_type}\t\t\n`,
+    );
+    const unknown = await svc.run(['webhooks', 'dlq', 'discard', webhook, 'dlq_nope', '--yes']);
+    expect(unknown.code).toBe(5);
+    expect(unknown.stderr).toMatch(/^error: dead-letter queue entry dlq_nope not found/);
+  });
+
+  it.each([
+    [[], 'name the entries to discard, or pass --all'],
+    [['dlq_a', '--all'], 'give entry ids or --all, not both'],
+    [['dlq_a', '--since', '2h'], '--since only works with --all'],
+  ])('%j is a usage error', async (args, message) => {
+    const r = await svc.run(['webhooks', 'dlq', 'discard', 'wh_x', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^error: ${message.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}`));
+  });
+});

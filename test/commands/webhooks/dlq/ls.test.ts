@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { bulkRunner } from '../../../helpers/bulk.js';
+import { call, useSandbox } from '../../../helpers/sandbox.js';
+import { admin, createWebhook } from '../../../helpers/webhooks.js';
+
+const sandbox = useSandbox();
+const svc = bulkRunner(sandbox);
+let webhook: string;
+let ids: string[];
+
+describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => {
+  it('fills a queue of 450', async () => {
+    webhook = (await createWebhook(sandbox(), 'http://127.0.0.1:9/none')).id;
+    await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
+      body: { webhook_id: webhook, count: 450 },
+    });
+    ids = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Array<{ id: string }>; next_cursor: string | null } = (
+        await admin(
+          sandbox(),
+          'GET',
+          `/v1/webhooks/${webhook}/dlq?limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+        )
+      ).body;
+      ids.push(...page.items.map((e) => e.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(ids).toHaveLength(450);
+  });
+
+  it.each([
+    [[], 50],
+    [['--limit', '7'], 7],
+    [['--limit', '250'], 250],
+    [['--all'], 450],
+    [['--all', '--limit', '300'], 300],
+  ])('%j lists the first %i entries, oldest first', async (flags, count) => {
+    for (const argv of [
+      ['webhooks', 'dlq', webhook],
+      ['webhooks', 'dlq', 'ls', webhook],
+    ]) {
+      const r = await svc.run([...argv, ...flags, '--ndjson']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(
+        r.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l).id),
+      ).toEqual(ids.slice(0, count));
+    }
+  });
+
+  it('says where to continue; --cursor continues exactly there', async () => {
+    const first = await svc.run(['webhooks', 'dlq', webhook, '--limit', '250']);
+    const cursor = /more with --cursor (\S+) \(or --all\)\n$/.exec(first.stderr)?.[1];
+    expect(first.stderr).toBe(`250 of 450 entries; more with --cursor ${cursor} (or --all)\n`);
+    const rest = await svc.run(['webhooks', 'dlq', webhook, '--cursor', cursor!, '--all', '--ndjson']);
+    expect(
+      rest.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(ids.slice(250));
+  });
+
+  it.each([['0'], ['x']])('--limit %s is a usage error', async (limit) => {
+    const r = await svc.run(['webhooks', 'dlq', webhook, '--limit', limit]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `error: --limit must be an integer from 1 to 10000000, got "${limit}"\n`,
+    ]);
+  });
+});

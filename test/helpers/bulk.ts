@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import type { Clock } from '../../src/context.js';
+import { tenantId } from '../../src/sandbox/seed.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Prompter } from '../../src/system/prompter.js';
+import { runInProcess } from './context.js';
+import { call } from './sandbox.js';
+
+export const ACME = tenantId('acme-treasury');
+
+/** usr_bulk_000001 …: the users `useSandbox({ users: N })` adds. */
+export const bulkUser = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;
+
+/**
+ * In-process runs of svc against a test sandbox as its admin in Acme Treasury, with private
+ * config, state and cache directories (removed after the file), a fixed clock (`at`) and
+ * buffers for stdout and stderr.
+ */
+export function bulkRunner(sandbox: () => Sandbox) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bulk-cmd-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const env = (extra: Record<string, string> = {}) => ({
+    SVC_CONFIG_DIR: join(dir, 'config'),
+    SVC_STATE_DIR: join(dir, 'state'),
+    SVC_CACHE_DIR: join(dir, 'cache'),
+    SVC_BASE_URL: sandbox().url,
+    SVC_TOKEN: sandbox().adminToken,
+    SVC_TENANT: ACME,
+    // Exact output is asserted without svc's colours (they are tested on their own).
+    NO_COLOR: '1',
+    ...extra,
+  });
+  return {
+    dir,
+    env,
+    journals: join(dir, 'state', 'journals'),
+    /** Writes a file in the private directory; returns its path. */
+    file(name: string, content: string): string {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      return path;
+    },
+    run(
+      argv: string[],
+      options: {
+        clock?: Clock;
+        mode?: 'table' | 'plain';
+        stdin?: string;
+        signal?: AbortSignal;
+        env?: Record<string, string>;
+        prompter?: Prompter;
+      } = {},
+    ) {
+      const tty = options.mode === 'table';
+      return runInProcess(argv, env(options.env), {
+        // A terminal for stdout only: the progress bar on stderr is tested on its own.
+        tty: { stdout: tty, stdin: tty },
+        columns: 160,
+        ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+        // The sandbox runs on real time unless a test fixes a clock of its own.
+        clock: options.clock ?? { now: () => Date.now() },
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.prompter ? { prompter: options.prompter } : {}),
+      });
+    },
+  };
+}
+
+/** A fresh custom role, so the sandbox's counts of its assignments are one test's alone. */
+export async function customRole(sandbox: Sandbox, name: string): Promise<string> {
+  const r = await call(sandbox, 'POST', '/v1/roles', {
+    token: sandbox.adminToken,
+    tenant: ACME,
+    body: { name, permissions: ['exception.read'], idempotency_key: `role-${name}-${Date.now()}` },
+  });
+  if (r.status !== 201) throw new Error(`create role: ${r.status} ${r.text}`);
+  return r.body.id;
+}
+
+/** Every assignment of a role ever made in Acme Treasury, counted by the sandbox. */
+export async function assignments(
+  sandbox: Sandbox,
+  roleId: string,
+): Promise<{ total: number; active: number; users: number; duplicates: number }> {
+  return (await call(sandbox, 'GET', `/_sandbox/assignments?tenant_id=${ACME}&role_id=${roleId}`)).body;
+}
+
+/** The active assignments of a user, as the platform lists them. */
+export async function held(sandbox: Sandbox, user: string) {
+  const r = await call(sandbox, 'GET', `/v1/users/${user}/roles`, {
+    token: sandbox.adminToken,
+    tenant: ACME,
+  });
+  return (
+    r.body.items as Array<{
+      role_id: string;
+      status: string;
+      expires_at: string | null;
+      audit_trail_id: string;
+    }>
+  ).filter((a) => a.status === 'active');
+}
+
+/** POST requests the sandbox answered for a route pattern, by status. */
+export async function posts(sandbox: Sandbox, route: string): Promise<number> {
+  const stats = (await call(sandbox, 'GET', '/_sandbox/stats')).body as Record<string, number>;
+  return Object.entries(stats)
+    .filter(([k]) => k.startsWith(`POST ${route} `))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** A clock fixed at the current second (API timestamps have second precision). */
+export function fixedClock(): Clock & { ms: number } {
+  const clock = { ms: Math.floor(Date.now() / 1000) * 1000, now: () => clock.ms };
+  return clock;
+}
+
+/** A prompter that records each confirmation question and answers `yes` (any other prompt fails). */
+export function confirming(yes: boolean): Prompter & { asked: string[] } {
+  const asked: string[] = [];
+  const fail = async (): Promise<never> => {
+    throw new Error('unexpected prompt');
+  };
+  const confirm = async (question: string) => {
+    asked.push(question);
+    return yes;
+  };
+  return { asked, input: fail, password: fail, select: fail, confirm };
+}
