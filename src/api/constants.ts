@@ -44,6 +44,7 @@ export const RESERVED_SURFACES = [
   'webhooks',
   'oauth',
   'api_keys',
+  'permissions',
 ] as const;
 
 /** Fields of a record that the platform owns; everything else in a record is the caller's data. */
@@ -103,7 +104,11 @@ export const OAUTH_LIMITS = {
 } as const;
 
 /** Webhook deliveries: states, list bounds, event kinds and failure causes (sandbox choices where the reference is silent). */
-export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed'] as const;
+/**
+ * `recovered`: a failed delivery whose replay (or a replay of that replay) was delivered — the
+ * event reached its target after all, so it is no longer counted as a failure.
+ */
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'recovered'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** `in_flight` filters pending and retrying deliveries together, as the list summary counts them. */
 export const DELIVERY_STATUS_FILTERS = [...DELIVERY_STATUSES, 'in_flight'] as const;

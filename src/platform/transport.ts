@@ -29,6 +29,8 @@ export interface Operation {
   schema: JsonSchema | null;
   /** The class of a plain 404 on this operation (e.g. RoleNotFoundError). */
   notFound?: NotFoundClass;
+  /** false: a POST that is not a platform operation (a sandbox control) and carries no idempotency key. */
+  idempotencyKey?: false;
 }
 
 export interface Page<T> {
@@ -90,6 +92,7 @@ export class Transport {
         ...(operation.body === undefined ? {} : { body: operation.body }),
         ...(operation.raw ? { raw: operation.raw } : {}),
         ...requestOptions(options),
+        ...(operation.idempotencyKey === false ? { idempotencyKey: false as const } : {}),
       });
     } catch (error) {
       throw typedError(error, operation.notFound);

@@ -77,10 +77,20 @@ describe('prism proxy in front of the sandbox', () => {
       '--json',
     ]);
     await svc(['oauth', 'rotate-secret', client.client_id, '--yes', '--json']);
+    await svc(['api', 'PATCH', `/v1/oauth/clients/${client.client_id}`, '-f', 'description=updated']);
+    await svc(['api', 'DELETE', `/v1/oauth/clients/${client.client_id}`]);
 
     await svc(['roles', 'ls', '--json']);
     await svc(['roles', 'get', 'tenant_viewer', '--json']);
-    await svc(['roles', 'create', '--name', 'fx-desk', '--permission', 'exception.read', '--json']);
+    const role = await svc([
+      'roles',
+      'create',
+      '--name',
+      'fx-desk',
+      '--permission',
+      'exception.read',
+      '--json',
+    ]);
     await svc(['roles', 'update', 'fx-desk', '--add-permission', 'exception.write', '--json']);
     await svc([
       'roles',
@@ -94,6 +104,18 @@ describe('prism proxy in front of the sandbox', () => {
       '--json',
     ]);
     await svc(['roles', 'assignments', 'usr_viewer', '--all', '--json']);
+    const later = new Date(Date.now() + 7 * 24 * 3600 * 1000).toISOString();
+    await svc([
+      'api',
+      'PATCH',
+      `/v1/users/usr_viewer/roles/${role.id}`,
+      '-f',
+      `expires_at=${later}`,
+      '-f',
+      'justification=proxy',
+    ]);
+    await svc(['api', '/v1/role-assignments', '-f', 'limit=2']);
+    await svc(['api', '/v1/permissions']);
     await svc(['roles', 'revoke', 'usr_viewer', 'fx-desk', '--yes']);
     await svc(['roles', 'delete', 'fx-desk', '--yes']);
 
@@ -122,6 +144,7 @@ describe('prism proxy in front of the sandbox', () => {
     // The seeded webhook's target refuses connections: the test event is sent, and fails (exit 1).
     await svc(['webhooks', 'test', webhook, '--json'], 1);
     await svc(['api', 'GET', '/v1/audit_trail']);
+    await svc(['api', '/v1/audit_trail', '-f', 'action=role', '-f', 'order=desc', '-F', 'limit=3']);
     await svc(['api', 'GET', `/v1/webhooks/${webhook}/dlq/${dlq[0].id}`]);
 
     expect(prism.violations()).toEqual([]);

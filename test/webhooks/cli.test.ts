@@ -74,7 +74,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     );
     expect(rows(failed.stdout).map((r) => r[2])).toEqual(['failed', 'failed']);
     const json = JSON.parse((await svc(['webhooks', 'deliveries', SEEDED, '--json'], { env })).stdout);
-    expect(json.summary).toEqual({ total: 6, delivered: 3, failed: 3, in_flight: 0 });
+    expect(json.summary).toEqual({ total: 6, delivered: 3, failed: 3, in_flight: 0, recovered: 0 });
     expect(json.items).toHaveLength(6);
     const ndjson = (await svc(['webhooks', 'deliveries', SEEDED, '--ndjson'], { env })).stdout
       .trimEnd()
@@ -112,7 +112,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     [
       ['webhooks', 'deliveries', SEEDED, '--status', 'lost'],
       2,
-      "error: option '--status <status>' argument 'lost' is invalid. Allowed choices are pending, retrying, delivered, failed, in_flight",
+      "error: option '--status <status>' argument 'lost' is invalid. Allowed choices are pending, retrying, delivered, failed, recovered, in_flight",
     ],
     [
       ['webhooks', 'dlq', SEEDED, '--since', 'yesterday'],

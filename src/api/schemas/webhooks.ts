@@ -142,7 +142,8 @@ export const WebhookDelivery = Type.Object(
       description:
         'pending: no attempt has finished yet (queued or being sent). retrying: an attempt failed and another is scheduled ' +
         '(next_retry_at). delivered: the target answered 2xx (final). failed: max_attempts attempts failed; next_retry_at is null ' +
-        'and the delivery is in the dead-letter queue (final).',
+        'and the delivery is in the dead-letter queue. recovered: it failed, and a replay of it (or of its replay) was ' +
+        'delivered since (recovered_by names that delivery).',
     }),
     last_status_code: Type.Union([StatusCode, Type.Null()], {
       description: "The target's HTTP status on the last attempt; null when it gave none",
@@ -159,6 +160,9 @@ export const WebhookDelivery = Type.Object(
     delivered_at: NullableTimestamp,
     replay_of: Type.Union([Type.String(), Type.Null()], {
       description: 'The delivery this one replays (rule 1); null for an original delivery',
+    }),
+    recovered_by: Type.Union([Type.String(), Type.Null()], {
+      description: 'status recovered: the replay that was delivered; null otherwise',
     }),
   },
   { $id: 'WebhookDelivery', additionalProperties: true },
@@ -189,10 +193,20 @@ export const DeliverySummary = Type.Object(
   {
     total: Type.Integer({ minimum: 0 }),
     delivered: Type.Integer({ minimum: 0 }),
-    failed: Type.Integer({ minimum: 0 }),
+    failed: Type.Integer({ minimum: 0, description: 'Failed and not recovered by a replay since' }),
     in_flight: Type.Integer({ minimum: 0, description: 'pending + retrying' }),
+    recovered: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Failed deliveries whose replay was delivered since (a sandbox addition: other servers may not send it)',
+      }),
+    ),
   },
-  { description: 'Counts over every delivery of the webhook, whatever the status filter and page' },
+  {
+    description:
+      'Counts over every delivery of the webhook, whatever the status filter and page: total = delivered + failed + recovered + in_flight',
+  },
 );
 export type DeliverySummary = Static<typeof DeliverySummary>;
 

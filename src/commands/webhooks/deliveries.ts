@@ -25,9 +25,11 @@ export function parseDeliveries(
   };
 }
 
+/** The counts; `recovered` (failures a delivered replay made good) only when there are some. */
 export function summaryLine(s: DeliverySummary): string {
   const n = (x: number) => x.toLocaleString('en');
-  return `${n(s.total)} deliver${s.total === 1 ? 'y' : 'ies'}: ${n(s.delivered)} delivered, ${n(s.failed)} failed, ${n(s.in_flight)} in flight`;
+  const recovered = s.recovered ? `, ${n(s.recovered)} recovered` : '';
+  return `${n(s.total)} deliver${s.total === 1 ? 'y' : 'ies'}: ${n(s.delivered)} delivered, ${n(s.failed)} failed${recovered}, ${n(s.in_flight)} in flight`;
 }
 
 export async function runDeliveries(ctx: Context, options: DeliveriesOptions): Promise<void> {

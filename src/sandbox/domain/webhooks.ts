@@ -62,6 +62,8 @@ export interface DeliveryRecord {
   created_at: string;
   delivered_at: string | null;
   replay_of: string | null;
+  /** status recovered: the replay that was delivered. */
+  recovered_by: string | null;
   attempts: DeliveryAttempt[];
   /** An attempt is on the wire. */
   sending: boolean;
@@ -142,7 +144,7 @@ export class WebhookStore {
     const list = this.#byTenant.get(tenantId);
     if (list) list.push(record);
     else this.#byTenant.set(tenantId, [record]);
-    this.#counts.set(record.id, { pending: 0, retrying: 0, delivered: 0, failed: 0 });
+    this.#counts.set(record.id, { pending: 0, retrying: 0, delivered: 0, failed: 0, recovered: 0 });
     return record;
   }
 
@@ -242,6 +244,7 @@ export class WebhookStore {
       created_at: options.createdAt ?? this.#clock.iso(),
       delivered_at: null,
       replay_of: options.replayOf ?? null,
+      recovered_by: null,
       attempts: [],
       sending: false,
       seq: ++this.#seq,
@@ -272,13 +275,45 @@ export class WebhookStore {
     delivery.status = status;
   }
 
-  summary(webhookId: string): { total: number; delivered: number; failed: number; in_flight: number } {
-    const c = this.#counts.get(webhookId) ?? { pending: 0, retrying: 0, delivered: 0, failed: 0 };
+  /**
+   * A delivered replay recovers the failures it replays: the delivery it replays and, up the
+   * replay_of chain, every failed one before it (a replay of a failed replay). The failures are
+   * not counted as failures any more; their history stays as it was.
+   */
+  recover(replay: DeliveryRecord): void {
+    const seen = new Set<string>();
+    for (let id = replay.replay_of; id !== null && !seen.has(id); ) {
+      seen.add(id);
+      const earlier = this.#deliveries.get(id);
+      if (!earlier) break;
+      if (earlier.status === 'failed') {
+        this.setStatus(earlier, 'recovered');
+        earlier.recovered_by = replay.id;
+      }
+      id = earlier.replay_of;
+    }
+  }
+
+  summary(webhookId: string): {
+    total: number;
+    delivered: number;
+    failed: number;
+    in_flight: number;
+    recovered: number;
+  } {
+    const c = this.#counts.get(webhookId) ?? {
+      pending: 0,
+      retrying: 0,
+      delivered: 0,
+      failed: 0,
+      recovered: 0,
+    };
     return {
-      total: c.pending + c.retrying + c.delivered + c.failed,
+      total: c.pending + c.retrying + c.delivered + c.failed + c.recovered,
       delivered: c.delivered,
       failed: c.failed,
       in_flight: c.pending + c.retrying,
+      recovered: c.recovered,
     };
   }
 
@@ -418,6 +453,7 @@ export function deliveryView(d: DeliveryRecord): WebhookDelivery {
     created_at: d.created_at,
     delivered_at: d.delivered_at,
     replay_of: d.replay_of,
+    recovered_by: d.recovered_by,
   };
 }
 
