@@ -15,8 +15,11 @@ export interface CallOptions {
   token?: string;
   /** More values to keep out of --debug traces (e.g. the refresh token that came with `token`). */
   secrets?: string[];
-  /** The tenant of this call (X-Tenant-Id) instead of the profile's: commands that act in several tenants. */
-  tenant?: string;
+  /**
+   * The tenant of this call (X-Tenant-Id) instead of the profile's: commands that act in several
+   * tenants; null sends none.
+   */
+  tenant?: string | null;
 }
 
 /** One API operation, as a resource method describes it. */
