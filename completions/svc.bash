@@ -15,6 +15,9 @@ oauth
 records
 webhooks
 roles
+export
+plan
+apply
 api
 completion
 sandbox'
@@ -80,6 +83,9 @@ __svc_alias=(
   ['svc|webhook']='webhooks'
   ['svc|roles']='roles'
   ['svc|role']='roles'
+  ['svc|export']='export'
+  ['svc|plan']='plan'
+  ['svc|apply']='apply'
   ['svc|api']='api'
   ['svc|completion']='completion'
   ['svc|sandbox']='sandbox'
@@ -314,6 +320,18 @@ __svc_opts=(
 --dry-run
 --journal'
   ['svc roles assignments']='--all'
+  ['svc export']='--all-tenants
+-o
+--output'
+  ['svc plan']='-f
+--file
+--out'
+  ['svc apply']='-f
+--file
+--prune
+--secret-dir
+--concurrency
+--journal'
   ['svc api']='-f
 --raw-field
 -F
@@ -400,6 +418,9 @@ __svc_valopts=(
   ['svc roles assign']=' --expires-in --expires-at --justification --file --concurrency --journal '
   ['svc roles revoke']=' --file --concurrency --journal '
   ['svc roles assignments']='  '
+  ['svc export']=' -o --output '
+  ['svc plan']=' -f --file --out '
+  ['svc apply']=' -f --file --secret-dir --concurrency --journal '
   ['svc api']=' -f --raw-field -F --field --input -H --header '
   ['svc completion']='  '
   ['svc sandbox']='  '
@@ -446,6 +467,11 @@ __svc_optdyn=(
   ['svc roles assign|--journal']='files'
   ['svc roles revoke|--file']='files'
   ['svc roles revoke|--journal']='files'
+  ['svc plan|-f']='files'
+  ['svc plan|--file']='files'
+  ['svc apply|-f']='files'
+  ['svc apply|--file']='files'
+  ['svc apply|--journal']='files'
   ['svc api|--input']='files'
 )
 __svc_argvals=(
