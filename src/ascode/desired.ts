@@ -61,7 +61,7 @@ function blockTenants(
 const content = (entry: Located) => JSON.stringify({ ...entry, line: undefined });
 
 function add(into: DesiredTenant, block: Block, tenant: TenantInfo, problems: Problem[]): void {
-  const once = <T extends Located>(map: Map<string, T>, key: string, entry: T, what: string) => {
+  const once = <T extends Located>(map: Map<string, T>, key: string, entry: T, what: string, hint = '') => {
     const earlier = map.get(key);
     if (!earlier) {
       map.set(key, entry);
@@ -70,7 +70,7 @@ function add(into: DesiredTenant, block: Block, tenant: TenantInfo, problems: Pr
     if (content(earlier) !== content(entry)) {
       problems.push({
         line: entry.line,
-        message: `${what} is declared again for ${tenant.slug} with other values (first at line ${earlier.line ?? '?'})`,
+        message: `${what} is declared again for ${tenant.slug} with other values (first at line ${earlier.line ?? '?'})${hint}`,
       });
     }
   };
@@ -79,16 +79,20 @@ function add(into: DesiredTenant, block: Block, tenant: TenantInfo, problems: Pr
     once(into.grants, grantKey(grant.user, grant.role), grant, `the grant of ${grant.role} to ${grant.user}`);
   }
   const webhooks = new Map(into.webhooks.map((w) => [w.id ?? w.url, w]));
-  for (const webhook of block.webhooks)
-    once(webhooks, webhook.id ?? webhook.url, webhook, `webhook ${webhook.id ?? webhook.url}`);
+  for (const webhook of block.webhooks) {
+    const hint = webhook.id ? '' : '; webhooks that share a URL are told apart by their "id"';
+    once(webhooks, webhook.id ?? webhook.url, webhook, `webhook ${webhook.id ?? webhook.url}`, hint);
+  }
   into.webhooks = [...webhooks.values()];
   const clients = new Map(into.clients.map((c) => [c.client_id ?? c.name, c]));
   for (const client of block.clients) {
+    const hint = client.client_id ? '' : '; clients that share a name are told apart by their "client_id"';
     once(
       clients,
       client.client_id ?? client.name,
       client,
       `OAuth client "${client.client_id ?? client.name}"`,
+      hint,
     );
   }
   into.clients = [...clients.values()];

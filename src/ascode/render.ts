@@ -34,6 +34,20 @@ export function describeField(change: PlanChange, f: FieldChange): string {
   return `${f.field}: ${show(f.to ?? f.from)}`;
 }
 
+/** The identity of a creation is in its headline already; the other fields are listed. */
+const IDENTITY: Record<PlanChange['kind'], string> = {
+  role: 'name',
+  grant: '',
+  webhook: 'url',
+  oauth_client: 'name',
+};
+
+function shownFields(change: PlanChange): FieldChange[] {
+  return change.action === 'create'
+    ? change.fields.filter((f) => f.field !== IDENTITY[change.kind])
+    : change.fields;
+}
+
 const KIND_WORD: Record<PlanChange['kind'], string> = {
   role: 'role',
   grant: 'grant',
@@ -78,9 +92,7 @@ export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
         change.kind === 'grant' ? `: ${change.fields.map((f) => describeField(change, f)).join('; ')}` : '';
       lines.push(`  ${paint(headline(change))}${inline}${color.dim(`${prune}${where}`)}`);
       if (change.kind !== 'grant') {
-        for (const f of change.fields)
-          if (f.field !== 'name' || change.action === 'update')
-            lines.push(`      ${describeField(change, f)}`);
+        for (const f of shownFields(change)) lines.push(`      ${describeField(change, f)}`);
       }
       if (change.refused) lines.push(`      ${color.red(`! svc apply refuses this: ${change.refused}`)}`);
     }
@@ -99,7 +111,7 @@ export function planRows(doc: PlanDocument): string[][] {
       change.id ?? '',
       change.line === null ? '' : String(change.line),
       [
-        ...change.fields.map((f) => describeField(change, f)),
+        ...shownFields(change).map((f) => describeField(change, f)),
         ...(change.prune ? ['only with --prune'] : []),
         ...(change.refused ? [`refused: ${change.refused}`] : []),
       ].join('; '),

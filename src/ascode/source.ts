@@ -42,13 +42,11 @@ function parseJson(label: string, sha256: string, text: string): Parsed {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message;
-    const at = /position (\d+)/.exec(message);
-    const line = at ? lineAt(text, Number(at[1])) : undefined;
-    return {
-      ok: false,
-      problems: [{ line, message: `not valid JSON: ${message.replace(/ in JSON at .*$/, '')}` }],
-    };
+    // V8 names the position of some errors only; YAML's parser (JSON is YAML) finds the line of all.
+    const message = (error as Error).message.split('\n')[0]!.replace(/ in JSON at .*$/, '');
+    const at = /position (\d+)/.exec((error as Error).message);
+    const line = at ? lineAt(text, Number(at[1])) : yamlErrorLine(text);
+    return { ok: false, problems: [{ line, message: `not valid JSON: ${message}` }] };
   }
   let source: string | undefined = text;
   // Entries (blocks.N.grants.M) are located for every change; their fields only for problems.
@@ -77,6 +75,12 @@ function parseJson(label: string, sha256: string, text: string): Parsed {
       },
     },
   };
+}
+
+function yamlErrorLine(text: string): number | undefined {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter });
+  return doc.errors[0]?.linePos?.[0]?.line;
 }
 
 /** blocks.N.KIND.M: how deep an entry of the file sits. */
