@@ -1,15 +1,19 @@
 import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Chalk } from 'chalk';
+import type { RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
 import type { BulkItem } from '../bulk/runner.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Column } from '../output/output.js';
+import type { Platform } from '../platform/index.js';
 import { readInputBytes } from '../system/input.js';
 import { checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
 import { readLive } from './live.js';
-import type { PlanDocument } from './plan.js';
+import { changeKey, type PlanDocument } from './plan.js';
 import { headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
 import { planSteps, type Step, stepWorker } from './steps.js';
@@ -77,6 +81,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   let steps: Array<BulkItem<Step>> = [];
   let secrets: SecretDir | undefined;
   let leftForPrune = 0;
+  let journalPath: string | undefined;
   const labels = new Map<string, string>();
   const work = stepWorker(platform, () => secrets);
 
@@ -87,30 +92,25 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     dryRun: false,
     concurrency: options.concurrency,
     words: { act: 'apply', doing: 'applying', done: 'applied' },
-    async prepare(run) {
-      if (source) {
+    async prepare(run, journal) {
+      // The plan a run works from is kept beside its journal: a resumed run (after a crash, a
+      // SIGKILL, Ctrl-C) goes on with that plan, not a new one, so what the interrupted run had
+      // in flight is sent again with the same keys and answered from the platform's record.
+      journalPath = journal.path;
+      const kept = `${journal.path}.plan.json`;
+      if (source && !(run.resumed && existsSync(kept))) {
         doc = (await computePlan(ctx, platform, source, run.startedAtMs)).document;
+        keepPlan(kept, doc);
         steps = planSteps(doc, options.prune);
       } else {
-        const tenants = doc!.tenants.map((t) => ({
-          id: t.id,
-          slug: t.slug,
-          display_name: t.display_name,
-          role: '',
-        }));
-        const live = await readLive(platform, tenants, ctx.signal);
-        const { drift, done } = checkDrift(doc!, live, run.resumed);
-        if (drift.length > 0) {
-          for (const line of drift) ctx.out.info(line);
-          throw new SvcError(
-            'conflict',
-            `the live state changed since ${label} was computed; nothing was applied`,
-            {
-              code: 'plan_stale',
-              hint: 'run svc plan again and review the new plan',
-            },
-          );
-        }
+        if (source) doc = readPlanDocument(kept, readFileSync(kept));
+        const stale = source
+          ? {
+              what: `the plan of the interrupted run of ${label}`,
+              hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
+            }
+          : { what: label, hint: 'run svc plan again and review the new plan' };
+        const done = await unchangedSince(ctx, platform, doc!, stale, run);
         steps = planSteps(doc!, options.prune, done);
       }
       const plan = doc!;
@@ -177,10 +177,70 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       return `No changes to apply: the live state matches ${label}${left}`;
     },
   };
-  const summary = await runBulkOperation(ctx, verb);
+  let summary: Awaited<ReturnType<typeof runBulkOperation>>;
+  try {
+    summary = await runBulkOperation(ctx, verb);
+  } finally {
+    // A run that ended with nothing to resume removed its journal: its plan goes too.
+    if (journalPath !== undefined && !existsSync(journalPath))
+      rmSync(`${journalPath}.plan.json`, { force: true });
+  }
   if (summary && leftForPrune > 0) {
     ctx.out.info(`${n(leftForPrune)} removal(s) were not applied: run svc apply with --prune to make them`);
   }
+}
+
+/** The plan of a run, beside its journal (0600 in the journal's 0700 directory), before anything is sent. */
+function keepPlan(path: string, doc: PlanDocument): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, `${JSON.stringify(doc)}\n`, { mode: 0o600 });
+}
+
+/** How long the platform keeps an idempotency key's answer (a replayed creation's secret with it). */
+const KEY_LIFETIME_MS = 23 * 3600 * 1000;
+
+/**
+ * A plan applied later than it was computed (a saved plan, or a resumed run's): refused when the
+ * live state drifted. Returns the changes a resumed run finds made already, which are not sent
+ * again — except creations with a one-time secret, which are, with the same key, while the
+ * platform still keeps its answer (and so the secret, which the interrupted run may have lost).
+ */
+async function unchangedSince(
+  ctx: Context,
+  platform: Platform,
+  doc: PlanDocument,
+  stale: { what: string; hint: string },
+  run: RunIdentity,
+): Promise<Set<string>> {
+  const tenants = doc.tenants.map((t) => ({
+    id: t.id,
+    slug: t.slug,
+    display_name: t.display_name,
+    role: '',
+  }));
+  const live = await readLive(platform, tenants, ctx.signal);
+  const { drift, done } = checkDrift(doc, live, run.resumed);
+  if (drift.length > 0) {
+    for (const line of drift) ctx.out.info(line);
+    throw new SvcError(
+      'conflict',
+      `the live state changed since ${stale.what} was computed; nothing was applied`,
+      {
+        code: 'plan_stale',
+        hint: stale.hint,
+      },
+    );
+  }
+  if (ctx.clock.now() - run.startedAtMs < KEY_LIFETIME_MS) {
+    for (const tenant of doc.tenants) {
+      for (const change of tenant.changes) {
+        if (change.action === 'create' && (change.kind === 'webhook' || change.kind === 'oauth_client')) {
+          done.delete(changeKey(tenant.id, change));
+        }
+      }
+    }
+  }
+  return done;
 }
 
 /** A change svc refuses (your own administration) that this run would make stops the whole run. */

@@ -244,18 +244,25 @@ export function unchangedDigests(
     webhook: new DigestBuilder(),
     oauth_client: new DigestBuilder(),
   };
-  const note = <K extends Kind>(kind: K, resource: Parameters<(typeof comparable)[K]>[0]) => {
+  // What a plan creates has no id yet: a live one of its URL or name is the creation itself
+  // (made since by a run of this plan, which a resumed run must not take for drift).
+  const created = new Set(changes.filter((c) => c.action === 'create').map((c) => `${c.kind} ${c.name}`));
+  const note = <K extends Kind>(
+    kind: K,
+    resource: Parameters<(typeof comparable)[K]>[0],
+    natural?: string,
+  ) => {
     const identity = liveIdentity(kind, resource as never);
-    if (targeted.has(`${kind} ${identity}`)) return;
+    if (targeted.has(`${kind} ${identity}`) || created.has(`${kind} ${natural}`)) return;
     digests[kind].add(identity, fingerprint((comparable[kind] as (r: unknown) => object)(resource)));
   };
   for (const role of live.roles.values())
     if (role.kind === 'custom' && inScope.role(scope, role.name)) note('role', role);
   for (const grant of live.grants.values()) if (inScope.grant(scope, grant.roleName)) note('grant', grant);
   for (const webhook of live.webhooks)
-    if (inScope.webhook(scope, webhook.id, webhook.url)) note('webhook', webhook);
+    if (inScope.webhook(scope, webhook.id, webhook.url)) note('webhook', webhook, webhook.url);
   for (const client of live.clients)
-    if (inScope.oauth_client(scope, client.client_id, client.name)) note('oauth_client', client);
+    if (inScope.oauth_client(scope, client.client_id, client.name)) note('oauth_client', client, client.name);
   return {
     role: digests.role.done(),
     grant: digests.grant.done(),
