@@ -200,6 +200,13 @@ blocks:
     ]);
     const plan = await svc.run(['plan', '-f', file, '--ndjson'], real);
     expect(ndjson(plan.stdout)[0].refused).toContain('your own administration');
+    const left = await call(svc.sandbox(), 'GET', '/v1/role-assignments', {
+      token: svc.sandbox().adminToken,
+      tenant: LEDGER,
+    });
+    expect(
+      left.body.items.map((a: { user_id: string; role_id: string }) => `${a.user_id} ${a.role_id}`),
+    ).toEqual(['usr_admin tenant_admin']);
   });
 
   it('applies a saved plan while the tenant is as it was, and refuses it, saying what drifted, once it is not', async () => {
