@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Chalk } from 'chalk';
 import type { RunIdentity } from '../bulk/journal.js';
@@ -68,7 +68,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   const bytes = await readInputBytes(spec, ctx.io.stdin, fromFile ? '-f' : 'PLAN');
   const label = spec === '-' ? 'stdin' : spec;
   // Everything that needs no platform is checked before the journal is even looked at.
-  const source = fromFile ? readFile(ctx, label, bytes) : undefined;
+  let source = fromFile ? readFile(ctx, label, bytes) : undefined;
   let doc: PlanDocument | undefined = fromFile ? undefined : readPlanDocument(label, bytes);
   if (doc && doc.base_url !== (ctx.settings().values.base_url ?? '')) {
     throw new UsageError(
@@ -82,7 +82,12 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   let secrets: SecretDir | undefined;
   let leftForPrune = 0;
   let journalPath: string | undefined;
-  const labels = new Map<string, string>();
+  /** Each step by its key, to name what a blocked change needed. */
+  const byKey = new Map<string, BulkItem<Step>>();
+  const describeStep = (key: string) => {
+    const step = byKey.get(key);
+    return step ? `${step.data.tenant.slug}: ${headline(step.data.change).slice(2)}` : key;
+  };
   const work = stepWorker(platform, () => secrets);
 
   const verb: BulkVerb<Step, Row> = {
@@ -100,11 +105,14 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       const kept = `${journal.path}.plan.json`;
       if (source && !(run.resumed && existsSync(kept))) {
         doc = (await computePlan(ctx, platform, source, run.startedAtMs)).document;
+        source = undefined; // the file's value is not needed once planned: let it go
         keepPlan(kept, doc);
         steps = planSteps(doc, options.prune);
       } else {
-        if (source) doc = readPlanDocument(kept, readFileSync(kept));
-        const stale = source
+        const resumedFile = source !== undefined;
+        source = undefined;
+        if (resumedFile) doc = readPlanDocument(kept, readFileSync(kept));
+        const stale = resumedFile
           ? {
               what: `the plan of the interrupted run of ${label}`,
               hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
@@ -120,8 +128,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
           if (change.prune && !options.prune) leftForPrune++;
         }
       }
-      for (const step of steps)
-        labels.set(step.key, `${step.data.tenant.slug}: ${headline(step.data.change).slice(2)}`);
+      for (const step of steps) byKey.set(step.key, step);
       const secretsNeeded = steps.filter(
         (s) =>
           !s.data.done &&
@@ -147,7 +154,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       if (error?.code === 'dependency_failed' && error.depends_on) {
         result.error = {
           ...result.error!,
-          message: `not attempted: ${labels.get(error.depends_on) ?? error.depends_on} failed`,
+          message: `not attempted: ${describeStep(error.depends_on)} failed`,
         };
       }
       return {
@@ -190,10 +197,23 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   }
 }
 
-/** The plan of a run, beside its journal (0600 in the journal's 0700 directory), before anything is sent. */
+/**
+ * The plan of a run, beside its journal (0600 in the journal's 0700 directory), before anything
+ * is sent; written a tenant at a time, so 100,000 changes are never one string in memory.
+ */
 function keepPlan(path: string, doc: PlanDocument): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${JSON.stringify(doc)}\n`, { mode: 0o600 });
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    const { tenants, ...head } = doc;
+    writeSync(fd, `${JSON.stringify(head).slice(0, -1)},"tenants":[`);
+    tenants.forEach((tenant, i) => {
+      writeSync(fd, `${i === 0 ? '' : ','}${JSON.stringify(tenant)}`);
+    });
+    writeSync(fd, ']}\n');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** How long the platform keeps an idempotency key's answer (a replayed creation's secret with it). */

@@ -84,14 +84,24 @@ async function readGrants(
   options: { tenant: string; signal: AbortSignal },
 ): Promise<Map<string, LiveGrant>> {
   const grants = new Map<string, LiveGrant>();
+  // Thousands of grants share a role, an expiry, a justification: one copy of each string.
+  const shared = new Map<string, string>();
+  const one = (text: string | null | undefined): string | null => {
+    if (text === null || text === undefined) return null;
+    const known = shared.get(text);
+    if (known !== undefined) return known;
+    shared.set(text, text);
+    return text;
+  };
   for await (const a of platform.roles.listAllTenantAssignments({ limit: 500 }, options)) {
     if (a.status !== undefined && a.status !== 'active') continue;
-    grants.set(grantKey(a.user_id, a.role_name), {
+    const roleName = one(a.role_name)!;
+    grants.set(grantKey(a.user_id, roleName), {
       user: a.user_id,
-      roleId: a.role_id,
-      roleName: a.role_name,
-      expiresAt: a.expires_at ?? null,
-      justification: a.justification ?? null,
+      roleId: one(a.role_id)!,
+      roleName,
+      expiresAt: one(a.expires_at),
+      justification: one(a.justification),
     });
   }
   return grants;

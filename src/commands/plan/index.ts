@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { computePlan, readFile } from '../../ascode/engine.js';
 import { countChanges } from '../../ascode/plan.js';
 import { planLines, planRows, summaryLine } from '../../ascode/render.js';
+import { withCompactHeap } from '../../bulk/heap.js';
 import type { Context } from '../../context.js';
 import { ChangesPendingError, UsageError } from '../../errors.js';
 import { fileErrorReason, readInputBytes } from '../../system/input.js';
@@ -30,9 +31,11 @@ export function parsePlan(flags: Record<string, unknown>): PlanOptions {
 export async function runPlan(ctx: Context, options: PlanOptions): Promise<void> {
   const bytes = await readInputBytes(options.file, ctx.io.stdin, '-f');
   const label = options.file === '-' ? 'stdin' : options.file;
-  const source = readFile(ctx, label, bytes);
   const anchor = Math.floor(ctx.clock.now() / 1000) * 1000;
-  const { document } = await computePlan(ctx, await ctx.platform(), source, anchor);
+  const platform = await ctx.platform();
+  const { document } = await withCompactHeap(async () =>
+    computePlan(ctx, platform, readFile(ctx, label, bytes), anchor),
+  );
   if (options.out !== undefined) {
     try {
       writeFileSync(options.out, `${JSON.stringify(document, null, 2)}\n`);
