@@ -29,6 +29,18 @@ export async function checkReferences(
     reported.add(key);
     problems.push({ line, message });
   };
+  // The same problem of one entry in several tenants (a block naming many) is said once, naming them all.
+  const order = new Map(tenants.map((t, i) => [t.slug, i]));
+  const across = new Map<
+    string,
+    { line: number | undefined; slugs: string[]; say: (where: string) => string }
+  >();
+  const inTenant = (line: number | undefined, what: string, slug: string, say: (where: string) => string) => {
+    const key = `${line}:${what}`;
+    const entry = across.get(key) ?? { line, slugs: [], say };
+    entry.slugs.push(slug);
+    across.set(key, entry);
+  };
 
   await eachLimited(tenants, TENANTS_AT_ONCE, async (tenant) => {
     const want = desired.get(tenant.id)!;
@@ -50,16 +62,22 @@ export async function checkReferences(
     for (const grant of want.grants.values()) {
       const role = have.roles.get(grant.role);
       if (!role && !want.roles.has(grant.role)) {
-        once(
+        const hint = didYouMean(grant.role, roleNames);
+        inTenant(
           grant.line,
-          `role "${grant.role}" does not exist in ${tenant.slug}${didYouMean(grant.role, roleNames)}`,
+          `role ${grant.role}`,
+          tenant.slug,
+          (where) => `role "${grant.role}" does not exist in ${where}${hint}`,
         );
       } else if (role?.scope === 'organization') {
         once(grant.line, `${grant.role} is an organisation role; it is not granted per tenant`);
       } else if (role?.kind === 'custom' && !want.roles.has(grant.role) && file.manage.roles === 'all') {
-        once(
+        inTenant(
           grant.line,
-          `role "${grant.role}" is not declared for ${tenant.slug}, and the file manages roles: svc apply --prune would delete it; declare it`,
+          `undeclared ${grant.role}`,
+          tenant.slug,
+          (where) =>
+            `role "${grant.role}" is not declared for ${where}, and the file manages roles: svc apply --prune would delete it; declare it`,
         );
       }
       if (!holders.has(grant.user) && !unknownUsers.has(grant.user)) unknownUsers.set(grant.user, grant.line);
@@ -69,7 +87,13 @@ export async function checkReferences(
       for (const [user, line] of unknownUsers) {
         if (found.has(user)) continue;
         const near = closest(user, holders);
-        once(line, `user "${user}" is not a user of ${tenant.slug}${near ? ` (did you mean ${near}?)` : ''}`);
+        const hint = near ? ` (did you mean ${near}?)` : '';
+        inTenant(
+          line,
+          `user ${user}`,
+          tenant.slug,
+          (where) => `user "${user}" is not a user of ${where}${hint}`,
+        );
       }
     }
     for (const webhook of want.webhooks) {
@@ -89,5 +113,9 @@ export async function checkReferences(
       }
     }
   });
+  for (const { line, slugs, say } of across.values()) {
+    slugs.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+    problems.push({ line, message: say(slugs.join(', ')) });
+  }
   return problems;
 }

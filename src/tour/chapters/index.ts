@@ -1,4 +1,5 @@
 import type { Tour } from '../runner.js';
+import { ascode } from './ascode.js';
 import { foundation } from './foundation.js';
 import { oauth } from './oauth.js';
 import { roles } from './roles.js';
@@ -6,4 +7,11 @@ import { surface } from './surface.js';
 import { webhooks } from './webhooks.js';
 
 /** The tour's chapters, in order. Each issue adds its own. */
-export const CHAPTERS: Array<(tour: Tour) => Promise<void>> = [foundation, oauth, roles, webhooks, surface];
+export const CHAPTERS: Array<(tour: Tour) => Promise<void>> = [
+  foundation,
+  oauth,
+  roles,
+  webhooks,
+  surface,
+  ascode,
+];
