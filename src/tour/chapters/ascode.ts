@@ -1,7 +1,8 @@
 import { dirname, join } from 'node:path';
 import type { Tour } from '../runner.js';
 
-const ACCESS = `version: 1
+/** The tour's access file (test/ascode/schema.test.ts checks it against the published schema). */
+export const ACCESS = `version: 1
 manage: { roles: all, webhooks: all }
 blocks:
   - tenants: [acme-apac, acme-labs]
