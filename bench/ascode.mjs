@@ -60,7 +60,10 @@ async function bulkTenants(sandbox, count) {
     for (const t of page.items) if (t.slug.startsWith('bulk-')) ids.set(t.slug, t.id);
     cursor = page.next_cursor;
   } while (cursor);
-  return Array.from({ length: count }, (_, i) => ({ slug: `bulk-${pad(i + 1)}`, id: ids.get(`bulk-${pad(i + 1)}`) }));
+  return Array.from({ length: count }, (_, i) => ({
+    slug: `bulk-${pad(i + 1)}`,
+    id: ids.get(`bulk-${pad(i + 1)}`),
+  }));
 }
 
 /** usr_admin becomes tenant_admin of each tenant; a token minted afterwards names them all. */
@@ -79,7 +82,10 @@ async function administer(sandbox, tenants) {
 }
 
 const roleName = (r) => `desk-${String(r).padStart(2, '0')}`;
-const permissions = (r) => [['exception.read', 'rule.read', 'rule.write.fx', 'evidence_pack.read'][r % 4], 'account.read'];
+const permissions = (r) => [
+  ['exception.read', 'rule.read', 'rule.write.fx', 'evidence_pack.read'][r % 4],
+  'account.read',
+];
 
 /** The access file for `tenants`: 20 roles each, and 2,000 grants each (100 users per role alike). */
 function accessFile(tenants) {
@@ -93,7 +99,11 @@ function accessFile(tenants) {
     for (let r = 0; r < ROLES; r++) {
       const users = [];
       for (let u = r + 1; u <= USERS; u += ROLES) users.push(user(u));
-      lines.push(`      - role: ${roleName(r)}`, `        expires_at: "${EXPIRES}"`, '        justification: bench');
+      lines.push(
+        `      - role: ${roleName(r)}`,
+        `        expires_at: "${EXPIRES}"`,
+        '        justification: bench',
+      );
       lines.push(`        users: [${users.join(', ')}]`);
     }
   }
@@ -155,7 +165,11 @@ export default async function ascode() {
 
     // The bulk grants of `svc roles assign --file` in the same run, for the rate.
     const csv = join(dir, 'grants.csv');
-    const rows = Array.from({ length: CSV_ROWS }, (_, i) => `${user((i % USERS) + 1)},tenant_${['viewer', 'analyst', 'auditor', 'compliance', 'rule_author'][Math.floor(i / USERS)]},7d,bench`);
+    const rows = Array.from(
+      { length: CSV_ROWS },
+      (_, i) =>
+        `${user((i % USERS) + 1)},tenant_${['viewer', 'analyst', 'auditor', 'compliance', 'rule_author'][Math.floor(i / USERS)]},7d,bench`,
+    );
     writeFileSync(csv, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
     const assign = peakRss([...SVC, 'roles', 'assign', '--file', csv, '--ndjson'], env);
 
