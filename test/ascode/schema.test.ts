@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { checkShape } from '../../src/ascode/shape.js';
@@ -28,10 +28,11 @@ describe('docs/svc-config.schema.json', () => {
     expect(ajv.validateSchema(schema)).toBe(true);
   });
 
-  it.each([
-    ...readmeExamples().map((text, i) => [`README example ${i + 1}`, text] as const),
+  const examples: Array<[string, string]> = [
+    ...readmeExamples().map((text, i): [string, string] => [`README example ${i + 1}`, text]),
     ['the tour', ACCESS],
-  ])('%s fits the schema, and svc finds nothing wrong with its shape', (_name, text) => {
+  ];
+  it.each(examples)('%s fits the schema, and svc finds nothing wrong with its shape', (_name, text) => {
     const value = parse(text);
     expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
     expect(checkShape(value)).toEqual([]);
