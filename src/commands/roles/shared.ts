@@ -64,6 +64,17 @@ export async function listRoles(platform: Platform, signal?: AbortSignal): Promi
   return roles;
 }
 
+/**
+ * Roles for a picker, least privileged first (fewest permissions; ties in catalog order), so the
+ * choice a user makes by pressing Enter is never tenant_admin.
+ */
+export function leastPrivilegedFirst(roles: Role[]): Role[] {
+  return roles
+    .map((role, index) => ({ role, index }))
+    .sort((a, b) => a.role.permissions.length - b.role.permissions.length || a.index - b.index)
+    .map(({ role }) => role);
+}
+
 /** A role from a list, by id first, then by name. */
 export function findRole(roles: Role[], ref: string): Role | undefined {
   return roles.find((r) => r.id === ref) ?? roles.find((r) => r.name === ref);
@@ -92,6 +103,13 @@ export async function resolveRole(platform: Platform, ref: string): Promise<Role
   throw new NotFoundError(`${unknownRole(ref, roles)} in this tenant`, {
     hint: 'see `svc roles ls` for the roles of the tenant',
   });
+}
+
+/** How many users hold a role now (its active assignments), counted across every page. */
+export async function countHolders(platform: Platform, roleId: string): Promise<number> {
+  let count = 0;
+  for await (const _ of platform.roles.listAllTenantAssignments({ role_id: roleId, limit: 500 })) count++;
+  return count;
 }
 
 /** The tenant of the profile; bulk runs need it for idempotency keys and journals. */

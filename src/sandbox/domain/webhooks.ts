@@ -80,6 +80,7 @@ export interface DlqRecord {
   last_replayed_at: string | null;
   last_replay_delivery_id: string | null;
   discarded_at: string | null;
+  recovered_by: string | null;
   seq: number;
 }
 
@@ -98,6 +99,8 @@ export class WebhookStore {
   readonly #byTenant = new Map<string, WebhookRecord[]>();
   readonly #deliveries = new Map<string, DeliveryRecord>();
   readonly #deliveriesOf = new Map<string, DeliveryRecord[]>();
+  /** Deliveries of one event to one webhook (the original and its replays), by `webhook|event`. */
+  readonly #ofEvent = new Map<string, DeliveryRecord[]>();
   readonly #counts = new Map<string, Counts>();
   readonly #dlqOf = new Map<string, DlqRecord[]>();
   readonly #dlqByDelivery = new Map<string, DlqRecord>();
@@ -253,6 +256,10 @@ export class WebhookStore {
     const list = this.#deliveriesOf.get(webhook.id);
     if (list) list.push(delivery);
     else this.#deliveriesOf.set(webhook.id, [delivery]);
+    const key = `${webhook.id}|${event.id}`;
+    const same = this.#ofEvent.get(key);
+    if (same) same.push(delivery);
+    else this.#ofEvent.set(key, [delivery]);
     this.#counts.get(webhook.id)!.pending++;
     return delivery;
   }
@@ -276,21 +283,21 @@ export class WebhookStore {
   }
 
   /**
-   * A delivered replay recovers the failures it replays: the delivery it replays and, up the
-   * replay_of chain, every failed one before it (a replay of a failed replay). The failures are
-   * not counted as failures any more; their history stays as it was.
+   * A delivered delivery recovers every failed delivery of the same event to the same webhook
+   * (the original a replay replays, failed replays of it): the event reached its target, so they
+   * are not counted as failures any more, and their dead-letter entries still queued leave the
+   * queue (replaying them would deliver the event twice). Their history stays as it was.
    */
-  recover(replay: DeliveryRecord): void {
-    const seen = new Set<string>();
-    for (let id = replay.replay_of; id !== null && !seen.has(id); ) {
-      seen.add(id);
-      const earlier = this.#deliveries.get(id);
-      if (!earlier) break;
-      if (earlier.status === 'failed') {
-        this.setStatus(earlier, 'recovered');
-        earlier.recovered_by = replay.id;
+  recover(delivered: DeliveryRecord): void {
+    for (const d of this.#ofEvent.get(`${delivered.webhook.id}|${delivered.event.id}`) ?? []) {
+      if (d === delivered || d.status !== 'failed') continue;
+      this.setStatus(d, 'recovered');
+      d.recovered_by = delivered.id;
+      const entry = this.#dlqByDelivery.get(d.id);
+      if (entry?.status === 'queued') {
+        entry.status = 'recovered';
+        entry.recovered_by = delivered.id;
       }
-      id = earlier.replay_of;
     }
   }
 
@@ -353,6 +360,7 @@ export class WebhookStore {
       last_replayed_at: null,
       last_replay_delivery_id: null,
       discarded_at: null,
+      recovered_by: null,
       seq: ++this.#seq,
     };
     const list = this.#dlqOf.get(delivery.webhook.id);
@@ -478,6 +486,7 @@ export function dlqView(e: DlqRecord): DlqEntry {
     last_replayed_at: e.last_replayed_at,
     last_replay_delivery_id: e.last_replay_delivery_id,
     discarded_at: e.discarded_at,
+    recovered_by: e.recovered_by,
   };
 }
 

@@ -1,10 +1,10 @@
 import { Command, Option } from 'commander';
-import { DELIVERY_PAGE, DELIVERY_STATUS_FILTERS, type DeliveryStatusFilter } from '../../api/constants.js';
-import type { DeliverySummary } from '../../api/schemas/webhooks.js';
-import type { Context } from '../../context.js';
-import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { DELIVERY_COLUMNS, webhookArg } from './shared.js';
+import { DELIVERY_PAGE, DELIVERY_STATUS_FILTERS, type DeliveryStatusFilter } from '../../../api/constants.js';
+import type { DeliverySummary } from '../../../api/schemas/webhooks.js';
+import type { Context } from '../../../context.js';
+import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
+import { DELIVERY_COLUMNS, webhookArg } from '../shared.js';
 
 export interface DeliveriesOptions {
   webhook: string;
@@ -53,13 +53,15 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
   }
 }
 
-export function deliveriesCommand(make: MakeContext): Command {
-  return new Command('deliveries')
+export function lsCommand(make: MakeContext): Command {
+  return new Command('ls')
+    .alias('list')
     .summary('Recent deliveries of a webhook, with outcome counts')
     .description(
       'Recent deliveries of a webhook, most recent first, below a summary of every delivery of the webhook\n' +
         '(total, delivered, failed, in flight). States: pending (no attempt finished yet), retrying (an attempt\n' +
-        'failed, another is scheduled), delivered, failed (attempts used up; in the dead-letter queue).\n' +
+        'failed, another is scheduled), delivered, failed (attempts used up; in the dead-letter queue),\n' +
+        'recovered (failed, then a replay of it was delivered). `svc webhooks deliveries get` shows one.\n' +
         'With --json the API object is printed whole ({items, summary, next_cursor}).',
     )
     .argument('[webhook]', 'webhook id (see `svc webhooks ls`)')
@@ -79,7 +81,10 @@ export function deliveriesCommand(make: MakeContext): Command {
     .addHelpText(
       'after',
       examples(
-        ['svc webhooks deliveries wh_123', 'the summary and the latest deliveries'],
+        [
+          'svc webhooks deliveries wh_123',
+          'the summary and the latest deliveries (the same as `deliveries ls wh_123`)',
+        ],
         ['svc webhooks deliveries wh_123 --status failed --limit 200', 'dead-lettered deliveries'],
         ['svc webhooks deliveries wh_123 --json | jq .summary', 'the outcome counts'],
       ),
