@@ -41,6 +41,11 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
   const uris = (flags.redirectUri as string[] | undefined) ?? [];
   if (uris.length === 0) throw new UsageError('--redirect-uri is required (repeat it for several URIs)');
   const grants = flags.grantType as string[] | undefined;
+  const name = nonEmpty('--name', flags.name);
+  const redirectUris = uris.map(redirectUri);
+  const grantTypes = grants?.map((g) => choiceFlag('--grant-type', g, OAUTH_GRANT_TYPES)!);
+  const tokenLifetime = intFlag('--token-lifetime', flags.tokenLifetime, 1, MAX_SECONDS);
+  const refreshTokenLifetime = intFlag('--refresh-token-lifetime', flags.refreshTokenLifetime, 1, MAX_SECONDS);
   const scopes = parseScopes('--scope', flags.scope);
   if (scopes.length === 0) {
     throw new UsageError('--scope is required: the scopes the client may ask for (repeat it for several)', {
@@ -48,13 +53,13 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
     });
   }
   return {
-    name: nonEmpty('--name', flags.name),
+    name,
     description: flags.description === undefined ? undefined : String(flags.description),
-    redirectUris: uris.map(redirectUri),
-    grantTypes: grants?.map((g) => choiceFlag('--grant-type', g, OAUTH_GRANT_TYPES)!),
+    redirectUris,
+    grantTypes,
     scopes,
-    tokenLifetime: intFlag('--token-lifetime', flags.tokenLifetime, 1, MAX_SECONDS),
-    refreshTokenLifetime: intFlag('--refresh-token-lifetime', flags.refreshTokenLifetime, 1, MAX_SECONDS),
+    tokenLifetime,
+    refreshTokenLifetime,
     pkceRequired: flags.pkce !== false,
     secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
     idempotencyKey:

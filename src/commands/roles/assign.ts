@@ -214,9 +214,12 @@ async function moveExpiry(
     ctx.out.info(`${user} already holds ${data.role_name} ${until(data.expires_at)}; nothing changed`);
     return;
   }
-  const from = previous ? ` (was ${until(previous.expires_at)})` : '';
-  const audit = data.update_audit_trail_id ? `; audit trail ${data.update_audit_trail_id}` : '';
-  ctx.out.success(`${user} holds ${data.role_name} ${until(data.expires_at)} now${from}${audit}`);
+  const notes = [
+    previous ? `was ${until(previous.expires_at)}` : '',
+    data.update_audit_trail_id ? `audit trail ${data.update_audit_trail_id}` : '',
+  ].filter(Boolean);
+  const said = notes.length ? ` (${notes.join('; ')})` : '';
+  ctx.out.success(`${user} holds ${data.role_name} ${until(data.expires_at)} now${said}`);
 }
 
 export function assignCommand(make: MakeContext): Command {

@@ -33,9 +33,12 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
     await ctx.out.json(data);
     return;
   }
-  const lost = holders
-    ? `; its ${holders.toLocaleString('en')} holder${holders === 1 ? '' : 's'} lost it`
-    : '';
+  const lost =
+    holders === undefined
+      ? ''
+      : holders === 0
+        ? '; nobody held it'
+        : `; its ${holders.toLocaleString('en')} holder${holders === 1 ? '' : 's'} lost it`;
   ctx.out.success(`deleted role ${data.name} (${data.id})${lost}`);
 }
 

@@ -50,6 +50,10 @@ export const assignmentFields = (a: RoleAssignment): Field[] => {
     ['justification', a.justification],
     ['audit trail id', a.audit_trail_id],
   ];
+  if (a.update_audit_trail_id) {
+    fields.push(['expiry changed', a.updated_at, 'time'], ['expiry changed by', a.updated_by]);
+    fields.push(['update audit trail id', a.update_audit_trail_id]);
+  }
   if (a.revoked_at) {
     fields.push(['revoked', a.revoked_at, 'time'], ['revoked by', a.revoked_by]);
     fields.push(['revocation audit trail id', a.revocation_audit_trail_id]);
