@@ -15,6 +15,8 @@ export interface CallOptions {
   token?: string;
   /** More values to keep out of --debug traces (e.g. the refresh token that came with `token`). */
   secrets?: string[];
+  /** Override the tenant header of this call; null sends none (e.g. while resolving a slug). */
+  tenant?: string | null;
 }
 
 /** One API operation, as a resource method describes it. */
@@ -148,6 +150,7 @@ function requestOptions(options: CallOptions): Partial<RequestOptions> {
   if (rest.signal !== undefined) request.signal = rest.signal;
   if (rest.timeoutMs !== undefined) request.timeoutMs = rest.timeoutMs;
   if (rest.maxRetries !== undefined) request.maxRetries = rest.maxRetries;
+  if (rest.tenant !== undefined) request.tenant = rest.tenant;
   if (token !== undefined) {
     request.auth = false;
     request.headers = { authorization: `Bearer ${token}` };

@@ -128,10 +128,7 @@ describe('custom roles', () => {
       'error: deleting role fx-ops needs confirmation; pass --yes to confirm non-interactively\n',
     ]);
     const deleted = await svc(['roles', 'delete', 'fx-ops', '--yes'], { env });
-    expect([deleted.code, deleted.stderr]).toEqual([
-      0,
-      `✓ deleted role fx-ops (${id}); nobody held it\n`,
-    ]);
+    expect([deleted.code, deleted.stderr]).toEqual([0, `✓ deleted role fx-ops (${id}); nobody held it\n`]);
     const listed = await svc(['roles', 'ls', '--custom', '--include-deleted', '--json'], { env });
     expect(json(listed.stdout)).toEqual([
       expect.objectContaining({ id, deleted_at: expect.stringMatching(/Z$/) }),
@@ -234,7 +231,11 @@ describe('svc roles assign / revoke', () => {
     );
     // A role already held is one outcome, as in bulk runs: already_assigned, nothing changed, exit 0.
     expect(again.code, again.stderr).toBe(0);
-    expect(json(again.stdout)).toMatchObject({ audit_trail_id: audit, expires_at: expires, status: 'active' });
+    expect(json(again.stdout)).toMatchObject({
+      audit_trail_id: audit,
+      expires_at: expires,
+      status: 'active',
+    });
     expect(again.stderr).toBe(
       `skipped: already_assigned — usr_lead already holds tenant_reviewer until ${expires} (audit trail ${audit}); nothing changed\n` +
         'To move its expiry: svc roles assign usr_lead tenant_reviewer --extend --expires-in DURATION --justification TEXT\n',

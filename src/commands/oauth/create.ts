@@ -45,7 +45,12 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
   const redirectUris = uris.map(redirectUri);
   const grantTypes = grants?.map((g) => choiceFlag('--grant-type', g, OAUTH_GRANT_TYPES)!);
   const tokenLifetime = intFlag('--token-lifetime', flags.tokenLifetime, 1, MAX_SECONDS);
-  const refreshTokenLifetime = intFlag('--refresh-token-lifetime', flags.refreshTokenLifetime, 1, MAX_SECONDS);
+  const refreshTokenLifetime = intFlag(
+    '--refresh-token-lifetime',
+    flags.refreshTokenLifetime,
+    1,
+    MAX_SECONDS,
+  );
   const scopes = parseScopes('--scope', flags.scope);
   if (scopes.length === 0) {
     throw new UsageError('--scope is required: the scopes the client may ask for (repeat it for several)', {

@@ -19,9 +19,11 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
   if (role.kind === 'custom') {
     holders = await countHolders(platform, role.id);
     const who =
-      holders === 0
-        ? 'Nobody holds it.'
-        : `${holders.toLocaleString('en')} user${holders === 1 ? ' holds' : 's hold'} it and lose${holders === 1 ? 's' : ''} it at once.`;
+      holders === undefined
+        ? 'Users holding it lose it at once.'
+        : holders === 0
+          ? 'Nobody holds it.'
+          : `${holders.toLocaleString('en')} user${holders === 1 ? ' holds' : 's hold'} it and lose${holders === 1 ? 's' : ''} it at once.`;
     await confirmDestructive(
       ctx,
       async () => `Delete the custom role ${role.name} (${role.id}) in ${await tenantLabel(ctx)}? ${who}`,

@@ -1,7 +1,7 @@
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
-import { NotFoundError, UsageError } from '../../errors.js';
+import { InterruptedError, NotFoundError, SvcError, UsageError } from '../../errors.js';
 import type { Column, Field } from '../../output/output.js';
 import { AssignmentExistsError, RoleNotFoundError, typedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -109,10 +109,19 @@ export async function resolveRole(platform: Platform, ref: string): Promise<Role
   });
 }
 
-/** How many users hold a role now (its active assignments), counted across every page. */
-export async function countHolders(platform: Platform, roleId: string): Promise<number> {
+/**
+ * How many users hold a role now (its active assignments), counted across every page; undefined
+ * when the server cannot say (the listing is the sandbox's, not the reference's: another server
+ * may not have it). A count is said in prompts, never needed to act.
+ */
+export async function countHolders(platform: Platform, roleId: string): Promise<number | undefined> {
   let count = 0;
-  for await (const _ of platform.roles.listAllTenantAssignments({ role_id: roleId, limit: 500 })) count++;
+  try {
+    for await (const _ of platform.roles.listAllTenantAssignments({ role_id: roleId, limit: 500 })) count++;
+  } catch (error) {
+    if (error instanceof InterruptedError || !(error instanceof SvcError)) throw error;
+    return undefined;
+  }
   return count;
 }
 
