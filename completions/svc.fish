@@ -297,7 +297,7 @@ complete -c svc -n '__svc_at \'svc profiles show\' 0' -a '(svc __complete profil
 complete -c svc -n '__svc_at \'svc profiles rm\' 0' -a '(svc __complete profiles 2>/dev/null)'
 complete -c svc -n '__svc_at \'svc config\' 0' -a 'ls' -d 'Show every setting in effect and where it comes from'
 complete -c svc -n '__svc_at \'svc config\' 0' -a 'get' -d 'Print the value of one setting'
-complete -c svc -n '__svc_at \'svc config\' 0' -a 'set' -d 'Store a setting in the profile (the first profile configured becomes the active one)'
+complete -c svc -n '__svc_at \'svc config\' 0' -a 'set' -d 'Store a setting in the profile (the first profile configured becomes the active one). A tenant (id or slug) is checked against your tenants when the server can be asked: an unknown one is refused (exit 5); when it cannot be asked, it is saved with a warning.'
 complete -c svc -n '__svc_at \'svc config\' 0' -a 'unset' -d 'Remove a setting from the profile'
 complete -c svc -n '__svc_at \'svc config get\' 0' -a 'base_url app_url tenant org client_id'
 complete -c svc -n '__svc_at \'svc config set\' 0' -a 'base_url app_url tenant org client_id'

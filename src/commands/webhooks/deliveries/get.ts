@@ -61,7 +61,8 @@ export async function runDeliveriesGet(ctx: Context, options: DeliveriesGetOptio
   }
   const d = await deliveries.get(options.webhook, options.delivery);
   await ctx.out.record(d, deliveryFields(d));
-  if (d.attempts?.length) {
+  // --json/--ndjson: the delivery object alone carries its attempts.
+  if (!ctx.out.isMachine && d.attempts?.length) {
     await ctx.out.text('');
     await ctx.out.list(d.attempts, ATTEMPT_COLUMNS);
   }
