@@ -101,7 +101,11 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
             count: Type.Integer({ description: 'Events emitted' }),
             deliveries: Type.Integer({ description: 'Deliveries created (0: no webhook receives the kind)' }),
             events: Type.Array(
-              Type.Object({ id: Type.String(), type: Type.String(), delivery_ids: Type.Array(Type.String()) }),
+              Type.Object({
+                id: Type.String(),
+                type: Type.String(),
+                delivery_ids: Type.Array(Type.String()),
+              }),
               { description: `The first ${LISTED} events` },
             ),
             truncated: Type.Boolean({ description: 'More events were emitted than listed' }),
