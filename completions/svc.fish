@@ -509,7 +509,7 @@ complete -c svc -n '__svc_at \'svc roles delete\' 0' -a '(svc __complete roles 2
 complete -c svc -n '__svc_in \'svc roles assign\'' -l expires-in -x -d 'for how long: 30m, 8h, 7d, or never'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l expires-at -x -d 'until when, ISO 8601 with a zone: 2026-01-15T18:00:00Z'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l justification -x -d 'why the role is granted (kept in the audit trail)'
-complete -c svc -n '__svc_in \'svc roles assign\'' -l extend -d 'if the user holds the role already, move its expiry to the one given'
+complete -c svc -n '__svc_in \'svc roles assign\'' -l extend -d 'if the user holds the role already, move its expiry to the one given (with --file: each row\'s)'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l file -r -F -d 'grant every row of a CSV or NDJSON file; - reads standard input'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l concurrency -x -d 'with --file: requests in flight, 1-64 (default 8)'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l dry-run -d 'with --file: print what would be granted, already in place, or fail'

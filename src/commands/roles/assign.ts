@@ -58,13 +58,12 @@ export function parseRolesAssign(
   const expiry = expiryFlags(flags, nowMs);
   const justification = justificationFlag(flags.justification);
   const extend = flags.extend === true;
-  if (extend && expiry === undefined) {
+  if (extend && expiry === undefined && flags.file === undefined) {
     throw new UsageError(
       '--extend needs the new expiry: --expires-in DURATION or --expires-at TIME (never: permanent)',
     );
   }
   if (flags.file !== undefined) {
-    if (extend) throw new UsageError('--extend works on one grant (USER ROLE), not with --file');
     if (user !== undefined || role !== undefined) {
       throw new UsageError('give USER and ROLE, or --file, not both');
     }
@@ -75,7 +74,7 @@ export function parseRolesAssign(
       expiry,
       justification,
       extend,
-      bulk: { file, ...bulkFlags, defaults: { expiry, justification } },
+      bulk: { file, ...bulkFlags, defaults: { expiry, justification }, extend },
     };
   }
   return {
@@ -248,7 +247,10 @@ export function assignCommand(make: MakeContext): Command {
       .addOption(new Option('--expires-at <time>', 'until when, ISO 8601 with a zone: 2026-01-15T18:00:00Z'))
       .addOption(new Option('--justification <text>', 'why the role is granted (kept in the audit trail)'))
       .addOption(
-        new Option('--extend', 'if the user holds the role already, move its expiry to the one given'),
+        new Option(
+          '--extend',
+          "if the user holds the role already, move its expiry to the one given (with --file: each row's)",
+        ),
       )
       .addOption(
         new Option('--file <file>', 'grant every row of a CSV or NDJSON file; - reads standard input'),
