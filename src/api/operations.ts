@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the authorization table is one list of plain rows, read top to
+// bottom; splitting it would hide an operation from the one place that names them all.
 import { OAUTH_FULL_ACCESS_SCOPE } from './constants.js';
 
 /**

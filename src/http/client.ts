@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
+// own in-flight request, errors) is one loop; the pieces that stand alone are in their own files.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import { encodeBody } from './body.js';

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the schemas of one resource family (webhooks, deliveries, attempts,
+// the dead-letter queue) refer to each other and read best together.
 import { type Static, Type } from '@sinclair/typebox';
 import {
   DELIVERY_FAILURE_CAUSES,

@@ -14,7 +14,8 @@ import {
 import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { deliveryView, type WebhookRecord, webhookView } from '../domain/webhooks.js';
+import { deliveryView, webhookView } from '../domain/webhook-views.js';
+import type { WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import type { SandboxState } from '../state.js';
 import { auditChange, changedFields } from './audit.js';
