@@ -48,7 +48,8 @@ export function relativeTime(value: unknown, nowMs: number): string {
   for (let u = 0; u < UNITS.length; u++) {
     const [unit, size] = UNITS[u]!;
     const smaller = UNITS[u + 1]?.[1] ?? 1;
-    if (Math.abs(seconds) >= size - smaller / 2) return relativeFormat.format(Math.round(seconds / size), unit);
+    if (Math.abs(seconds) >= size - smaller / 2)
+      return relativeFormat.format(Math.round(seconds / size), unit);
   }
   return Math.abs(seconds) < 10 ? 'now' : relativeFormat.format(seconds, 'second');
 }

@@ -60,7 +60,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('6 deliveries: 3 delivered, 3 failed, 0 in flight');
     expect(lines[1]).toMatch(
-      /^ID {2,}EVENT {2,}STATUS {2,}ATTEMPTS {2,}HTTP {2,}ERROR {2,}NEXT RETRY {2,}LAST ATTEMPT/,
+      /^ID {2,}EVENT {2,}STATUS {2,}ATTEMPTS {2,}HTTP {2,}ERROR {2,}NEXT RETRY {2,}ATTEMPTED/,
     );
     expect(lines).toHaveLength(8);
     expect(lines[2]).toMatch(

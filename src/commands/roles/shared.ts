@@ -30,13 +30,13 @@ export const roleFields = (r: Role): Field[] => [
 
 export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'role', value: (a) => a.role_name },
-  { header: 'status', value: (a) => a.status },
+  { header: 'status', value: (a) => a.status, kind: 'status' },
   { header: 'expires', value: (a) => a.expires_at ?? 'never', kind: 'time' },
   { header: 'assigned by', value: (a) => a.assigned_by },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
   { header: 'audit trail id', value: (a) => a.audit_trail_id, kind: 'id' },
   { header: 'role id', value: (a) => a.role_id, kind: 'id', optional: true },
-  { header: 'justification', value: (a) => a.justification, optional: true },
+  { header: 'justification', value: (a) => a.justification, kind: 'detail', optional: true },
 ];
 
 export const assignmentFields = (a: RoleAssignment): Field[] => {

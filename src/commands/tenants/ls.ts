@@ -17,10 +17,10 @@ export const TENANT_COLUMNS: Array<Column<TenantSummary>> = [
   { header: 'id', value: (t) => t.id, kind: 'id' },
   { header: 'slug', value: (t) => t.slug },
   { header: 'name', value: (t) => t.display_name },
-  { header: 'tier', value: (t) => t.subscription_tier },
-  { header: 'role', value: (t) => t.role },
-  { header: 'currency', value: (t) => t.default_currency, optional: true },
-  { header: 'time zone', value: (t) => t.time_zone, optional: true },
+  { header: 'tier', value: (t) => t.subscription_tier, optional: 3 },
+  { header: 'role', value: (t) => t.role, optional: 4 },
+  { header: 'currency', value: (t) => t.default_currency, optional: 2 },
+  { header: 'time zone', value: (t) => t.time_zone, optional: 1 },
   { header: 'created', value: (t) => t.created_at, kind: 'time' },
 ];
 
