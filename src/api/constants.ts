@@ -129,6 +129,12 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * What any event kind looks like (dot-separated lowercase words): kinds are open-ended, so a
+ * filter takes any such kind, and EVENT_TYPES are only suggestions.
+ */
+export const EVENT_KIND = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
+
 /** Delivery failure causes: the reference's table, plus redirect_not_followed (a 3xx answer). */
 export const DELIVERY_FAILURE_CAUSES = [
   'connection_timeout',

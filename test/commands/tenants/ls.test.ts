@@ -185,16 +185,14 @@ describe('svc tenants ls', () => {
     const first = svc.context();
     await runTenantsLs(first.ctx, parseTenantsLs({ limit: '2' }));
     expect(first.stdout()).toBe(lines(...TSV.split('\n').slice(0, 2)));
-    expect(first.stderr()).toBe(
-      `More tenants: svc tenants ls --cursor ${cursor}  (or --all for every page)\n`,
-    );
+    expect(first.stderr()).toBe(`2 shown; more with: svc tenants ls --cursor ${cursor}  (or --all)\n`);
     const next = svc.context();
     await runTenantsLs(next.ctx, parseTenantsLs({ limit: '2', cursor }));
     expect(next.stdout()).toBe(lines(...TSV.split('\n').slice(2, 4)));
   });
 
   it.each<[string[], number, string | RegExp]>([
-    [['--limit', '500'], 2, 'error: --limit must be an integer from 1 to 200, got "500"\n'],
+    [['--limit', '0'], 2, 'error: --limit must be an integer from 1 to 10000000, got "0"\n'],
     [
       ['--tier', 'gold'],
       2,
@@ -203,7 +201,7 @@ describe('svc tenants ls', () => {
     [
       ['--limit', '0', '--json'],
       2,
-      '{"error":{"code":"usage","message":"--limit must be an integer from 1 to 200, got \\"0\\"","exit_code":2}}\n',
+      '{"error":{"code":"usage","message":"--limit must be an integer from 1 to 10000000, got \\"0\\"","exit_code":2}}\n',
     ],
     [
       ['--tenant', '00000000-0000-0000-0000-000000000000'],
@@ -262,7 +260,7 @@ describe('svc tenants ls --all, over 1,005 tenants of an organisation', () => {
   ])('streams every page, 200 at a time, as %s', async (_mode, globals, ids) => {
     const before = await tenantGets();
     const { ctx, stdout, stderr } = big.context({ globals });
-    await runTenantsLs(ctx, parseTenantsLs({ all: true, limit: '200' }));
+    await runTenantsLs(ctx, parseTenantsLs({ all: true }));
     const seen = ids(stdout());
     expect(seen).toHaveLength(1005);
     expect(new Set(seen).size).toBe(1005);
@@ -270,4 +268,19 @@ describe('svc tenants ls --all, over 1,005 tenants of an organisation', () => {
     expect((await tenantGets()) - before).toBe(6);
     expect(stderr()).toBe('');
   });
+
+  it.each<[Record<string, unknown>, number, number]>([
+    [{ limit: '250' }, 250, 2],
+    [{ all: true, limit: '450' }, 450, 3],
+    [{}, 50, 1],
+  ])(
+    '%j: --limit is a total, whatever the page size (%i tenants in %i requests)',
+    async (flags, count, requests) => {
+      const before = await tenantGets();
+      const { ctx, stdout } = big.context({ globals: { ndjson: true, org: DEMO_ORG } });
+      await runTenantsLs(ctx, parseTenantsLs(flags));
+      expect(stdout().trimEnd().split('\n')).toHaveLength(count);
+      expect((await tenantGets()) - before).toBe(requests);
+    },
+  );
 });
