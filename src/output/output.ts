@@ -63,8 +63,12 @@ function dropRank(optional: boolean | number | undefined): number {
   return typeof optional === 'number' && optional > 0 ? optional : 0;
 }
 
-/** A labelled value of a single record, for `record()`. */
-export type Field = [label: string, value: unknown, kind?: 'text' | 'time'];
+/**
+ * A labelled value of a single record, for `record()`. An `optional` field whose value is empty
+ * (null, absent or '') is left out on a terminal (a role's `deleted` while it is not); pipes keep
+ * every label, so scripts see the same lines every time.
+ */
+export type Field = [label: string, value: unknown, kind?: 'text' | 'time', presence?: 'optional'];
 
 /** How many rows a table buffers before it prints a chunk when the list streams. */
 const TABLE_CHUNK = 500;
@@ -236,7 +240,10 @@ export class Output {
   /** One record: the object itself as JSON, or labelled fields as text. */
   async record(value: unknown, fields: Field[]): Promise<void> {
     if (this.isMachine) return this.json(value);
-    const labelled = fields.map(([label, v, kind]) => [cellText(label), v, kind] as const);
+    const empty = (v: unknown) => v === null || v === undefined || v === '';
+    const labelled = fields
+      .filter(([, v, , presence]) => this.mode === 'plain' || presence !== 'optional' || !empty(v))
+      .map(([label, v, kind]) => [cellText(label), v, kind] as const);
     if (this.mode === 'plain') {
       for (const [label, v, kind] of labelled) {
         await this.write(`${label}\t${kind === 'time' ? rfc3339(v) : cellText(v)}\n`);

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ClosedPipeError } from '../../src/errors.js';
 import { fitTable, shortenId, uniqueKeep } from '../../src/output/layout.js';
-import { type Column, Output, type OutputMode } from '../../src/output/output.js';
+import { type Column, type Field, Output, type OutputMode } from '../../src/output/output.js';
 import { fakeIO } from '../helpers/context.js';
 
 interface Row {
@@ -105,6 +105,22 @@ describe('Output.list', () => {
 });
 
 describe('Output.record', () => {
+  it('leaves empty optional fields out on a terminal, and keeps every label in a pipe', async () => {
+    const role = { id: 'role_1', description: '', deleted_at: null };
+    const fields: Field[] = [
+      ['id', role.id],
+      ['description', role.description, 'text', 'optional'],
+      ['deleted', role.deleted_at, 'time', 'optional'],
+      ['scopes', null],
+    ];
+    const terminal = render('table', true);
+    await terminal.out.record(role, fields);
+    expect(terminal.fake.stdout()).toBe('id      role_1\nscopes  -\n');
+    const pipe = render('plain', false);
+    await pipe.out.record(role, fields);
+    expect(pipe.fake.stdout()).toBe('id\trole_1\ndescription\t\ndeleted\t\nscopes\t\n');
+  });
+
   it('prints aligned fields on a TTY and tab-separated ones when piped', async () => {
     const value = { id: 'usr_1', at: '2026-06-15T09:00:00Z' };
     const a = render('table', true);

@@ -19,13 +19,13 @@ export const roleFields = (r: Role): Field[] => [
   ['name', r.name],
   ['kind', r.kind],
   ['scope', r.scope],
-  ['description', r.description],
+  ['description', r.description, 'text', 'optional'],
   ['permissions', r.permissions.join(', ')],
-  ['tenant', r.tenant_id],
+  ['tenant', r.tenant_id, 'text', 'optional'],
   ['created', r.created_at, 'time'],
   ['created by', r.created_by],
   ['updated', r.updated_at, 'time'],
-  ['deleted', r.deleted_at, 'time'],
+  ['deleted', r.deleted_at, 'time', 'optional'],
 ];
 
 export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
