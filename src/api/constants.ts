@@ -24,6 +24,13 @@ export const ORG_ADMIN = 'org_admin';
 
 export const TENANT_PAGE = { min: 1, max: 200, default: 50 } as const;
 
+/** Bounds of API key fields in the sandbox (the reference leaves them "not shown"). */
+export const API_KEY_LIMITS = {
+  name: { max: 100 },
+  /** A service-role key's justification: it must say why. */
+  justification: { min: 10, max: 500 },
+} as const;
+
 /** Headers of the reference. */
 export const HEADERS = {
   tenant: 'x-tenant-id',
