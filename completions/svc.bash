@@ -149,6 +149,7 @@ __svc_opts=(
 --org
 --json
 --ndjson
+--wide
 --debug
 --no-color
 -y
@@ -238,18 +239,20 @@ __svc_opts=(
   ['svc webhooks ls']=''
   ['svc webhooks deliveries']='--status
 --limit
---cursor'
-  ['svc webhooks dlq']='--limit
 --cursor
 --all
---status
+--summary'
+  ['svc webhooks dlq']='--status
+--limit
+--cursor
+--all
 --event-type
 --since
 --until'
-  ['svc webhooks dlq ls']='--limit
+  ['svc webhooks dlq ls']='--status
+--limit
 --cursor
 --all
---status
 --event-type
 --since
 --until'
@@ -383,8 +386,8 @@ __svc_valopts=(
   ['svc webhooks']='  '
   ['svc webhooks ls']='  '
   ['svc webhooks deliveries']=' --status --limit --cursor '
-  ['svc webhooks dlq']=' --limit --cursor --status --event-type --since --until '
-  ['svc webhooks dlq ls']=' --limit --cursor --status --event-type --since --until '
+  ['svc webhooks dlq']=' --status --limit --cursor --event-type --since --until '
+  ['svc webhooks dlq ls']=' --status --limit --cursor --event-type --since --until '
   ['svc webhooks dlq discard']=' --event-type --since --until --limit --concurrency --journal '
   ['svc webhooks replay']=' --event-type --since --until --limit --wait-timeout --concurrency --journal '
   ['svc webhooks test']=' --event-type --wait '

@@ -192,6 +192,7 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
   }),
   oauth_tokens_issue: publicRow('POST', '/v1/oauth/token'),
   oauth_tokens_revoke: publicRow('POST', '/v1/oauth/revoke'),
+  oauth_device_authorization: publicRow('POST', '/v1/oauth/device_authorization'),
 
   roles_list: authenticated({
     method: 'GET',
