@@ -157,6 +157,7 @@ __svc_opts=(
 --timeout
 --allow-insecure-http'
   ['svc login']='--with-token
+--device
 --client-id
 --client-secret-file
 --client-secret-stdin
