@@ -292,6 +292,9 @@ __svc_opts=(
 --host
 --secret-file
 --forward-to
+--webhook
+--public-url
+--capture
 --tolerance'
   ['svc roles']=''
   ['svc roles ls']='--custom
@@ -394,7 +397,7 @@ __svc_valopts=(
   ['svc webhooks test']=' --event-type --wait '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
-  ['svc webhooks listen']=' --port --host --secret-file --forward-to --tolerance '
+  ['svc webhooks listen']=' --port --host --secret-file --forward-to --webhook --public-url --capture --tolerance '
   ['svc roles']='  '
   ['svc roles ls']='  '
   ['svc roles get']='  '
@@ -446,6 +449,7 @@ __svc_optdyn=(
   ['svc webhooks sign|--secret-file']='files'
   ['svc webhooks sign|--payload']='files'
   ['svc webhooks listen|--secret-file']='files'
+  ['svc webhooks listen|--webhook']='webhooks'
   ['svc roles assign|--file']='files'
   ['svc roles assign|--journal']='files'
   ['svc roles revoke|--file']='files'
