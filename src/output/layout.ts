@@ -10,6 +10,9 @@
  * 3. text and time columns are cut with "…", the widest first, down to a few characters;
  *    `detail` columns (an error, a reason) are cut only after every other one.
  *
+ * In steps 1 and 2 a text longer than 40 characters counts as 40: it will be cut anyway, and
+ * dropping every optional column would not make it fit.
+ *
  * Statuses and ids are never cut. `--wide` skips all of it: every column, full width.
  */
 
@@ -32,6 +35,8 @@ export interface TableLayout {
 
 /** The narrowest a cut text column gets ("Acme …"). */
 const MIN_TEXT = 6;
+/** How wide a text column counts when deciding which columns stay (a longer one is cut). */
+const COMFORTABLE = 40;
 /** Characters kept after an id's type prefix (`dlq_` + 6): git keeps 7 of 40; these ids are random. */
 const MIN_ID_KEEP = 6;
 const GAP = 2;
@@ -75,41 +80,47 @@ export function fitTable(
   wide: boolean,
 ): TableLayout {
   const natural = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ''))));
-  let shown = columns.map((_, i) => i);
+  const all = columns.map((_, i) => i);
   const idKeep = new Map<number, number>();
-  const widthsOf = (list: number[]) => list.map((i) => natural[i]!);
-  if (wide) return { shown, widths: widthsOf(shown), idKeep };
+  if (wide) return { shown: all, widths: natural, idKeep };
+  // Deciding which columns stay, a long text counts as COMFORTABLE wide: it is cut anyway, and
+  // dropping every optional column would not make a 300-character permission list fit.
+  const cut = (i: number) => columns[i]!.kind !== 'id' && columns[i]!.kind !== 'status';
+  const comfortable = (i: number) => (cut(i) ? Math.min(natural[i]!, COMFORTABLE) : natural[i]!);
+  const fitsWith = (list: number[], width: (i: number) => number) => total(list.map(width)) <= terminalWidth;
 
   // 1. Optional columns, lowest rank first, rightmost first within a rank.
-  const droppable = shown
+  const droppable = all
     .filter((i) => columns[i]!.dropRank > 0)
     .sort((a, b) => columns[a]!.dropRank - columns[b]!.dropRank || b - a);
+  let shown = all;
   for (const i of droppable) {
-    if (total(widthsOf(shown)) <= terminalWidth) break;
+    if (fitsWith(shown, comfortable)) break;
     shown = shown.filter((j) => j !== i);
   }
-  const fits = total(widthsOf(shown)) <= terminalWidth;
 
   // 2. Ids to unique prefixes (only when still too wide); then columns dropped in step 1 come
   // back, the most important first, wherever they fit (dropping a wide column may make room).
-  const shortened = (i: number): number => {
+  const shorten = !fitsWith(shown, comfortable);
+  const idWidth = new Map<number, number>();
+  for (const i of all) {
+    if (!shorten || columns[i]!.kind !== 'id') continue;
     const keep = uniqueKeep(rows.map((r) => r[i] ?? ''));
     const width = Math.max(textWidth(head[i]!), ...rows.map((r) => textWidth(shortenId(r[i] ?? '', keep))));
-    if (width < natural[i]!) idKeep.set(i, keep);
-    return Math.min(width, natural[i]!);
-  };
-  const widthOf = (i: number) => (!fits && columns[i]!.kind === 'id' ? shortened(i) : natural[i]!);
-  let widths = shown.map(widthOf);
+    if (width < natural[i]!) {
+      idKeep.set(i, keep);
+      idWidth.set(i, width);
+    }
+  }
+  const planned = (i: number) => idWidth.get(i) ?? comfortable(i);
   for (const i of droppable.filter((j) => !shown.includes(j)).reverse()) {
     const candidate = [...shown, i].sort((a, b) => a - b);
-    const candidateWidths = candidate.map((j) => (j === i ? widthOf(j) : widths[shown.indexOf(j)]!));
-    if (total(candidateWidths) <= terminalWidth) {
-      shown = candidate;
-      widths = candidateWidths;
-    } else idKeep.delete(i);
+    if (fitsWith(candidate, planned)) shown = candidate;
   }
+  for (const i of idKeep.keys()) if (!shown.includes(i)) idKeep.delete(i);
 
-  // 3. Text and time columns, widest first; detail columns only once the others are at their minimum.
+  // 3. Text and time columns cut, widest first; detail columns only once the others are at their minimum.
+  const widths = shown.map((i) => idWidth.get(i) ?? natural[i]!);
   let excess = total(widths) - terminalWidth;
   for (const pass of [['text', 'time'], ['detail']]) {
     while (excess > 0) {

@@ -6,8 +6,9 @@ import type { Column, Field } from '../../output/output.js';
 import { AssignmentExistsError, RoleNotFoundError, typedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 
+/** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
 export const ROLE_COLUMNS: Array<Column<Role>> = [
-  { header: 'id', value: (r) => r.id, kind: 'id' },
+  { header: 'id', value: (r) => r.id, kind: 'id', optional: 2 },
   { header: 'name', value: (r) => r.name },
   { header: 'kind', value: (r) => r.kind },
   { header: 'permissions', value: (r) => r.permissions },
