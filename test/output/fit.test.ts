@@ -186,4 +186,30 @@ describe('svc webhooks deliveries WEBHOOK fits the terminal', () => {
       columns === 80 ? SHORTENED(80) : '',
     ]);
   });
+
+  it('in a pipe: every column, tab-separated, the counts on stderr', async () => {
+    const full = (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${webhook}/deliveries`)).body
+      .items as Array<Record<string, unknown>>;
+    const { ctx, stdout, stderr } = svc.context({ columns: 80, now });
+    await runDeliveries(ctx, parseDeliveries(webhook, {}) as Parameters<typeof runDeliveries>[1]);
+    expect(stderr()).toBe('2 deliveries: 0 delivered, 2 failed, 0 in flight\n');
+    expect(stdout()).toBe(
+      lines(
+        ...full.map((d) =>
+          [
+            d.id,
+            'exception.sla.breached',
+            'failed',
+            '5/5',
+            d.last_status_code ?? '',
+            d.last_error_code,
+            '',
+            d.last_attempted_at,
+            d.event_id,
+            '',
+          ].join('\t'),
+        ),
+      ),
+    );
+  });
 });
