@@ -6,6 +6,7 @@ import { cellText, relativeTime, rfc3339 } from './format.js';
 import type { IOStreams } from './io.js';
 import { type ColumnKind, fitTable, shortenId, type TableLayout } from './layout.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
+import { STATUS_COLOURS } from './status.js';
 
 export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
 
@@ -25,38 +26,6 @@ export interface Column<T> {
    */
   optional?: boolean | number;
 }
-
-/**
- * Colours of status values on a terminal: done and well green, failed red, still moving yellow,
- * set aside dim. Values not listed stay plain.
- */
-const STATUS_COLOURS: Readonly<Record<string, 'green' | 'red' | 'yellow' | 'dim'>> = {
-  delivered: 'green',
-  ok: 'green',
-  active: 'green',
-  enabled: 'green',
-  replayed: 'green',
-  valid: 'green',
-  granted: 'green',
-  grant: 'green',
-  replay: 'green',
-  discard: 'green',
-  failed: 'red',
-  fail: 'red',
-  invalid: 'red',
-  pending: 'yellow',
-  retrying: 'yellow',
-  in_flight: 'yellow',
-  queued: 'yellow',
-  discarded: 'dim',
-  disabled: 'dim',
-  expired: 'dim',
-  revoked: 'dim',
-  deleted: 'dim',
-  role_deleted: 'dim',
-  skipped: 'dim',
-  skip: 'dim',
-};
 
 function dropRank(optional: boolean | number | undefined): number {
   if (optional === true) return 1;
@@ -299,7 +268,6 @@ export class Output {
     this.#stderr(escapeForTerminal(text));
   }
 
-  /** JSON text for stdout: on a terminal, what JSON leaves raw (C1, bidi) becomes \u escapes. */
   /** JSON text of a value as stdout gets it: on a terminal, what JSON leaves raw is escaped. */
   jsonText(value: unknown, indent?: number): string {
     return this.#json(value, indent);

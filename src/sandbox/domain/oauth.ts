@@ -1,8 +1,9 @@
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES, type OAuthGrantType } from '../../api/constants.js';
 import type { OAuthClient, OAuthClientCreateBody } from '../../api/schemas/oauth.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
+import { DeviceAuthorizations } from './device-authorization.js';
 import { badRequest } from './errors.js';
 import { hashKey } from './identity.js';
 
@@ -50,34 +51,6 @@ export interface ConsentTicket {
   expiresAtMs: number;
   /** Set for the consent page of a device authorization (RFC 8628): its key, not a redirect. */
   deviceKey?: string;
-}
-
-/**
- * A device authorization (RFC 8628): a terminal without a browser (over SSH) asked for codes;
- * the user enters the user code on the verification page in any browser and approves or denies;
- * the device polls the token endpoint with the device code until then.
- */
-export interface DeviceAuthorization {
-  clientId: string;
-  scopes: string[];
-  /** XXXX-XXXX, as shown to the user. */
-  userCode: string;
-  expiresAtMs: number;
-  /** Seconds between polls; raised by 5 after each slow_down (RFC 8628 §3.5). */
-  intervalSeconds: number;
-  lastPollMs: number | null;
-  decision: { approved: true; userId: string; tenantIds: string[] } | { approved: false } | null;
-  /** Tokens were issued: the device code is used up. */
-  issued: boolean;
-}
-
-/** RFC 8628 §6.1: consonants only (no vowels, so no words; no look-alike 0/O, 1/I), 8 of them. */
-const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
-
-/** What a user typed, as a code: case, spaces and dashes do not matter. */
-export function normalizeUserCode(input: string): string {
-  const letters = input.toUpperCase().replace(/[^A-Z]/g, '');
-  return letters.length === 8 ? `${letters.slice(0, 4)}-${letters.slice(4)}` : letters;
 }
 
 export function sha256(value: string): Buffer {
@@ -185,9 +158,8 @@ export class OAuthStore {
   readonly #codes = new Map<string, AuthorizationCode>();
   readonly #refreshTokens = new Map<string, RefreshTokenRecord>();
   readonly #tickets = new Map<string, ConsentTicket>();
-  /** Device authorizations by the hash of their device code; user codes point at those keys. */
-  readonly #devices = new Map<string, DeviceAuthorization>();
-  readonly #userCodes = new Map<string, string>();
+  /** RFC 8628 device authorizations (device-authorization.ts). */
+  readonly devices: DeviceAuthorizations;
   readonly #clock: SandboxClock;
   /** Token endpoint outcomes by grant, e.g. `refresh_token ok`, `authorization_code invalid_grant`. */
   readonly grants: GrantCounts = {};
@@ -196,6 +168,7 @@ export class OAuthStore {
 
   constructor(clock: SandboxClock) {
     this.#clock = clock;
+    this.devices = new DeviceAuthorizations(clock);
     this.clients.set(CLI_CLIENT_ID, {
       client_id: CLI_CLIENT_ID,
       name: 'svc CLI',
@@ -260,52 +233,6 @@ export class OAuthStore {
     const ticket = this.#tickets.get(k);
     this.#tickets.delete(k);
     return ticket && ticket.expiresAtMs > this.#clock.now() ? ticket : undefined;
-  }
-
-  /** RFC 8628 §3.2: new device and user codes for a client. */
-  startDeviceAuthorization(
-    clientId: string,
-    scopes: string[],
-  ): { deviceCode: string; record: DeviceAuthorization } {
-    const deviceCode = randomBytes(32).toString('base64url');
-    let userCode: string;
-    do {
-      let letters = '';
-      for (let i = 0; i < 8; i++) letters += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
-      userCode = normalizeUserCode(letters);
-    } while (this.#userCodes.has(userCode));
-    const record: DeviceAuthorization = {
-      clientId,
-      scopes,
-      userCode,
-      expiresAtMs: this.#clock.now() + OAUTH_LIMITS.deviceCodeLifetimeSeconds * 1000,
-      intervalSeconds: OAUTH_LIMITS.deviceIntervalSeconds,
-      lastPollMs: null,
-      decision: null,
-      issued: false,
-    };
-    const key = hashKey(deviceCode);
-    this.#devices.set(key, record);
-    this.#userCodes.set(userCode, key);
-    return { deviceCode, record };
-  }
-
-  /** The pending (unexpired, unanswered) device authorization a user code names, with its key. */
-  pendingDevice(userCode: string): { key: string; record: DeviceAuthorization } | undefined {
-    const key = this.#userCodes.get(normalizeUserCode(userCode));
-    const record = key === undefined ? undefined : this.#devices.get(key);
-    if (!key || !record || record.decision !== null || record.expiresAtMs <= this.#clock.now())
-      return undefined;
-    return { key, record };
-  }
-
-  deviceByKey(key: string): DeviceAuthorization | undefined {
-    return this.#devices.get(key);
-  }
-
-  /** The device authorization a device code stands for. */
-  findDevice(deviceCode: string): DeviceAuthorization | undefined {
-    return this.#devices.get(hashKey(deviceCode));
   }
 
   issueCode(grant: Omit<AuthorizationCode, 'expiresAtMs' | 'usedAtMs' | 'family'>): string {

@@ -76,7 +76,7 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
               : 'no scope requested',
           );
         }
-        const { deviceCode, record } = state.oauth.startDeviceAuthorization(client.client_id, scopes);
+        const { deviceCode, record } = state.oauth.devices.start(client.client_id, scopes);
         const uri = verificationUri();
         return reply
           .code(200)
@@ -120,7 +120,7 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
       if (typed === undefined || typed.trim() === '') {
         return reply.code(200).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(userCodePage());
       }
-      const pending = state.oauth.pendingDevice(typed);
+      const pending = state.oauth.devices.pending(typed);
       const client = pending ? state.oauth.clients.get(pending.record.clientId) : undefined;
       if (!pending || !client) {
         return reply
@@ -178,7 +178,7 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
       const field = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
       const ticketId = field('ticket');
       const ticket = ticketId ? state.oauth.takeTicket(ticketId) : undefined;
-      const device = ticket?.deviceKey ? state.oauth.deviceByKey(ticket.deviceKey) : undefined;
+      const device = ticket?.deviceKey ? state.oauth.devices.byKey(ticket.deviceKey) : undefined;
       const client = ticket ? state.oauth.clients.get(ticket.clientId) : undefined;
       if (
         !ticket ||

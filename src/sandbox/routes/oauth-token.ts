@@ -196,7 +196,7 @@ function deviceCodeGrant(ctx: RouteContext, client: OAuthClientRecord, body: For
   const { state } = ctx;
   const deviceCode = param(body, 'device_code');
   if (deviceCode === undefined) throw new OAuthError('invalid_request', 'device_code is required');
-  const device = state.oauth.findDevice(deviceCode);
+  const device = state.oauth.devices.find(deviceCode);
   if (!device || device.clientId !== client.client_id || device.issued) {
     throw new OAuthError('invalid_grant', 'unknown or already used device_code');
   }
