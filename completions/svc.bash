@@ -149,6 +149,7 @@ __svc_opts=(
 --org
 --json
 --ndjson
+--wide
 --debug
 --no-color
 -y
@@ -156,6 +157,7 @@ __svc_opts=(
 --timeout
 --allow-insecure-http'
   ['svc login']='--with-token
+--device
 --client-id
 --client-secret-file
 --client-secret-stdin
@@ -238,18 +240,20 @@ __svc_opts=(
   ['svc webhooks ls']=''
   ['svc webhooks deliveries']='--status
 --limit
---cursor'
-  ['svc webhooks dlq']='--limit
 --cursor
 --all
---status
+--summary'
+  ['svc webhooks dlq']='--status
+--limit
+--cursor
+--all
 --event-type
 --since
 --until'
-  ['svc webhooks dlq ls']='--limit
+  ['svc webhooks dlq ls']='--status
+--limit
 --cursor
 --all
---status
 --event-type
 --since
 --until'
@@ -288,6 +292,9 @@ __svc_opts=(
 --host
 --secret-file
 --forward-to
+--webhook
+--public-url
+--capture
 --tolerance'
   ['svc roles']=''
   ['svc roles ls']='--custom
@@ -383,14 +390,14 @@ __svc_valopts=(
   ['svc webhooks']='  '
   ['svc webhooks ls']='  '
   ['svc webhooks deliveries']=' --status --limit --cursor '
-  ['svc webhooks dlq']=' --limit --cursor --status --event-type --since --until '
-  ['svc webhooks dlq ls']=' --limit --cursor --status --event-type --since --until '
+  ['svc webhooks dlq']=' --status --limit --cursor --event-type --since --until '
+  ['svc webhooks dlq ls']=' --status --limit --cursor --event-type --since --until '
   ['svc webhooks dlq discard']=' --event-type --since --until --limit --concurrency --journal '
   ['svc webhooks replay']=' --event-type --since --until --limit --wait-timeout --concurrency --journal '
   ['svc webhooks test']=' --event-type --wait '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
-  ['svc webhooks listen']=' --port --host --secret-file --forward-to --tolerance '
+  ['svc webhooks listen']=' --port --host --secret-file --forward-to --webhook --public-url --capture --tolerance '
   ['svc roles']='  '
   ['svc roles ls']='  '
   ['svc roles get']='  '
@@ -442,6 +449,7 @@ __svc_optdyn=(
   ['svc webhooks sign|--secret-file']='files'
   ['svc webhooks sign|--payload']='files'
   ['svc webhooks listen|--secret-file']='files'
+  ['svc webhooks listen|--webhook']='webhooks'
   ['svc roles assign|--file']='files'
   ['svc roles assign|--journal']='files'
   ['svc roles revoke|--file']='files'
