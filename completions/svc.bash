@@ -192,6 +192,7 @@ __svc_opts=(
 --org
 --json
 --ndjson
+--wide
 --debug
 --no-color
 -y
@@ -199,6 +200,7 @@ __svc_opts=(
 --timeout
 --allow-insecure-http'
   ['svc login']='--with-token
+--device
 --client-id
 --client-secret-file
 --client-secret-stdin
@@ -310,22 +312,26 @@ __svc_opts=(
 --show-secret'
   ['svc webhooks deliveries']='--status
 --limit
---cursor'
-  ['svc webhooks deliveries ls']='--status
---limit
---cursor'
-  ['svc webhooks deliveries get']='--payload'
-  ['svc webhooks dlq']='--limit
 --cursor
 --all
---status
+--summary'
+  ['svc webhooks deliveries ls']='--status
+--limit
+--cursor
+--all
+--summary'
+  ['svc webhooks deliveries get']='--payload'
+  ['svc webhooks dlq']='--status
+--limit
+--cursor
+--all
 --event-type
 --since
 --until'
-  ['svc webhooks dlq ls']='--limit
+  ['svc webhooks dlq ls']='--status
+--limit
 --cursor
 --all
---status
 --event-type
 --since
 --until'
@@ -365,6 +371,9 @@ __svc_opts=(
 --host
 --secret-file
 --forward-to
+--webhook
+--public-url
+--capture
 --tolerance'
   ['svc roles']=''
   ['svc roles ls']='--custom
@@ -492,15 +501,15 @@ __svc_valopts=(
   ['svc webhooks deliveries']=' --status --limit --cursor '
   ['svc webhooks deliveries ls']=' --status --limit --cursor '
   ['svc webhooks deliveries get']='  '
-  ['svc webhooks dlq']=' --limit --cursor --status --event-type --since --until '
-  ['svc webhooks dlq ls']=' --limit --cursor --status --event-type --since --until '
+  ['svc webhooks dlq']=' --status --limit --cursor --event-type --since --until '
+  ['svc webhooks dlq ls']=' --status --limit --cursor --event-type --since --until '
   ['svc webhooks dlq get']='  '
   ['svc webhooks dlq discard']=' --event-type --since --until --limit --concurrency --journal '
   ['svc webhooks replay']=' --event-type --since --until --limit --wait-timeout --concurrency --journal '
   ['svc webhooks test']=' --event-type --wait '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
-  ['svc webhooks listen']=' --port --host --secret-file --forward-to --tolerance '
+  ['svc webhooks listen']=' --port --host --secret-file --forward-to --webhook --public-url --capture --tolerance '
   ['svc roles']='  '
   ['svc roles ls']='  '
   ['svc roles get']='  '
@@ -529,6 +538,8 @@ __svc_optvals=(
   ['svc oauth create|--grant-type']='authorization_code refresh_token'
   ['svc oauth update|--grant-type']='authorization_code refresh_token'
   ['svc oauth token|--grant-type']='authorization_code refresh_token'
+  ['svc webhooks create|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks update|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks deliveries|--status']='pending retrying delivered failed recovered in_flight'
   ['svc webhooks deliveries ls|--status']='pending retrying delivered failed recovered in_flight'
   ['svc webhooks dlq|--status']='queued replayed discarded recovered all'
@@ -565,6 +576,7 @@ __svc_optdyn=(
   ['svc webhooks sign|--secret-file']='files'
   ['svc webhooks sign|--payload']='files'
   ['svc webhooks listen|--secret-file']='files'
+  ['svc webhooks listen|--webhook']='webhooks'
   ['svc roles assign|--file']='files'
   ['svc roles assign|--journal']='files'
   ['svc roles revoke|--file']='files'

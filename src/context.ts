@@ -23,6 +23,8 @@ export interface GlobalOptions {
   org?: string;
   json?: boolean;
   ndjson?: boolean;
+  /** Terminal tables keep every column at full width. */
+  wide?: boolean;
   debug?: boolean;
   color?: boolean;
   yes?: boolean;
@@ -141,7 +143,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   const maxRetries = parseMaxRetries(deps.env);
   const maxResponseBytes = parseMaxResponseBytes(deps.env);
   const secrets = new SecretRegistry();
-  const out = new Output(deps.io, mode, () => clock.now(), secrets);
+  const out = new Output(deps.io, mode, () => clock.now(), secrets, { wide: globals.wide === true });
   const debug = globals.debug === true || deps.env.SVC_DEBUG === '1' || deps.env.SVC_DEBUG === 'true';
   let store: ConfigStore | undefined;
   let settings: Settings | undefined;

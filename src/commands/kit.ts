@@ -12,6 +12,26 @@ export type MakeContext = (cmd: Command) => Promise<Context>;
 /** What every command module exports: a function that builds its commander Command. */
 export type CommandFactory = (make: MakeContext) => Command;
 
+const LIST_VERBS = new WeakSet<Command>();
+
+/**
+ * Marks a verb that prints a list (`--json`: an array of the API's objects, `--ndjson`: one per
+ * line), for verbs the list-shape test cannot tell by name (`ls`) or flags (`--limit`, `--all`).
+ */
+export function listVerb(command: Command): Command {
+  LIST_VERBS.add(command);
+  return command;
+}
+
+/** Whether a command prints a list: named `ls`, taking --limit or --all, or marked with listVerb(). */
+export function isListVerb(command: Command): boolean {
+  return (
+    LIST_VERBS.has(command) ||
+    command.name() === 'ls' ||
+    command.options.some((o) => o.long === '--limit' || o.long === '--all')
+  );
+}
+
 /** An "Examples:" help section: pairs of [command line, what it does]. */
 export function examples(...items: Array<[command: string, description: string]>): string {
   return `\nExamples:\n${items.map(([command, description]) => `  # ${description}\n  $ ${command}`).join('\n\n')}\n`;

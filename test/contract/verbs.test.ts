@@ -39,6 +39,11 @@ const VERBS: Record<string, string[]> = {
   oauth_authorization_start: ['login'],
   oauth_authorization_decide: ['oauth', 'authorize'],
   oauth_metadata_get: ['logout'],
+  // Device authorization (RFC 8628): `svc login --device` asks for a code; the person enters it
+  // in a browser (the verification page), anywhere.
+  oauth_device_authorization: ['login'],
+  oauth_device_verification_start: ['login'],
+  oauth_device_verification_decide: ['login'],
   roles_list: ['roles', 'ls'],
   roles_create: ['roles', 'create'],
   roles_get: ['roles', 'get'],
@@ -56,6 +61,8 @@ const VERBS: Record<string, string[]> = {
   webhooks_update: ['webhooks', 'update'],
   webhooks_delete: ['webhooks', 'delete'],
   webhooks_rotate_secret: ['webhooks', 'rotate-secret'],
+  // `listen --webhook` rotates to learn a secret for its session and undoes the rotation on exit.
+  webhooks_restore_secret: ['webhooks', 'listen'],
   webhooks_test: ['webhooks', 'test'],
   webhook_deliveries_list: ['webhooks', 'deliveries', 'ls'],
   webhook_deliveries_get: ['webhooks', 'deliveries', 'get'],

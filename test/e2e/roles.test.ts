@@ -48,9 +48,9 @@ describe('svc roles ls / get', () => {
       columns: 200,
       now: Date.now(),
     });
-    expect(table.stdout.split('\n')[0]).toMatch(/^ID +NAME +KIND +PERMISSIONS$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID +NAME +KIND +PERMISSIONS +DESCRIPTION$/);
     expect(table.stdout.split('\n')[9]).toMatch(
-      /^tenant_viewer +tenant_viewer +builtin +account.read,exception.read,reconciliation.read$/,
+      /^tenant_viewer +tenant_viewer +builtin +account.read,exception.read,reconciliation.read +Read-only access$/,
     );
     const empty = await runInProcess(['roles', 'ls', '--custom'], env, {
       tty: { stdout: true },

@@ -9,6 +9,7 @@ import {
   DLQ_PAGE,
   DLQ_STATUS_FILTERS,
   DLQ_STATUSES,
+  EVENT_KIND,
   EVENT_TYPES,
   WEBHOOK_STATUSES,
 } from '../constants.js';
@@ -25,6 +26,16 @@ const StatusCode = Type.Integer({ minimum: 100, maximum: 599 });
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES, {
   description: `Event kind. The sandbox emits: ${EVENT_TYPES.join(', ')}`,
+});
+
+/**
+ * An event kind as a filter: kinds are open-ended (the reference shows two and says there are
+ * more), so any well-formed kind is accepted and one that never occurs matches nothing.
+ */
+export const EventTypeFilter = Type.String({
+  pattern: EVENT_KIND.source,
+  maxLength: 100,
+  description: `An event kind, e.g. exception.sla.breached; any kind is accepted (the sandbox emits ${EVENT_TYPES.join(', ')})`,
 });
 
 export const WebhookEventPayload = Type.Object(
@@ -294,7 +305,7 @@ export const DlqListQuery = Type.Object({
   status: Type.Optional(
     StringEnum(DLQ_STATUS_FILTERS, { description: 'Entries in this state (default queued), or all' }),
   ),
-  event_type: Type.Optional(EventTypeSchema),
+  event_type: Type.Optional(EventTypeFilter),
   since: Type.Optional(
     Type.String({ format: 'date-time', description: 'dead_lettered_at at or after this time' }),
   ),

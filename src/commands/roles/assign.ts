@@ -245,7 +245,12 @@ export function assignCommand(make: MakeContext): Command {
       .argument('[role]', 'role id or name, e.g. tenant_admin')
       .addOption(new Option('--expires-in <duration>', `for how long: ${DURATION_FORMS}, or never`))
       .addOption(new Option('--expires-at <time>', 'until when, ISO 8601 with a zone: 2026-01-15T18:00:00Z'))
-      .addOption(new Option('--justification <text>', 'why the role is granted (kept in the audit trail)'))
+      .addOption(
+        new Option(
+          '--justification <text>',
+          `why the role is granted, up to ${JUSTIFICATION_MAX} characters (kept in the audit trail)`,
+        ),
+      )
       .addOption(
         new Option(
           '--extend',

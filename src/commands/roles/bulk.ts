@@ -58,7 +58,7 @@ function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
       : { header: 'revoked', value: (r: RowOutput) => r.revoked_at, kind: 'time' as const };
   return [
     { header: 'line', value: (r) => r.line },
-    { header: dryRun ? 'plan' : 'status', value: (r) => (dryRun ? r.plan : r.status) },
+    { header: dryRun ? 'plan' : 'status', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
     { header: 'user', value: (r) => r.user, kind: 'id' },
     { header: 'role', value: (r) => r.role },
     time,
@@ -68,7 +68,11 @@ function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
         kind === 'assign' ? r.audit_trail_id : (r.revocation_audit_trail_id ?? r.audit_trail_id),
       kind: 'id',
     },
-    { header: 'detail', value: (r) => (r.error as { message?: string } | undefined)?.message ?? r.reason },
+    {
+      header: 'detail',
+      value: (r) => (r.error as { message?: string } | undefined)?.message ?? r.reason,
+      kind: 'detail',
+    },
   ];
 }
 

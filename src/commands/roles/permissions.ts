@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { PermissionEntry } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
-import { examples, type MakeContext } from '../kit.js';
+import { examples, listVerb, type MakeContext } from '../kit.js';
 
 const PERMISSION_COLUMNS: Array<Column<PermissionEntry>> = [
   { header: 'permission', value: (p) => p.name },
@@ -16,7 +16,7 @@ export async function runRolesPermissions(ctx: Context): Promise<void> {
 }
 
 export function permissionsCommand(make: MakeContext): Command {
-  return new Command('permissions')
+  return listVerb(new Command('permissions'))
     .summary('List the permissions a role can grant')
     .description(
       'The permission catalog: every permission a custom role may hold, what it allows, and the\n' +

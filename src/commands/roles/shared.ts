@@ -6,8 +6,9 @@ import type { Column, Field } from '../../output/output.js';
 import { AssignmentExistsError, RoleNotFoundError, typedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 
+/** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
 export const ROLE_COLUMNS: Array<Column<Role>> = [
-  { header: 'id', value: (r) => r.id, kind: 'id' },
+  { header: 'id', value: (r) => r.id, kind: 'id', optional: 2 },
   { header: 'name', value: (r) => r.name },
   { header: 'kind', value: (r) => r.kind },
   { header: 'permissions', value: (r) => r.permissions },
@@ -19,24 +20,24 @@ export const roleFields = (r: Role): Field[] => [
   ['name', r.name],
   ['kind', r.kind],
   ['scope', r.scope],
-  ['description', r.description],
+  ['description', r.description, 'text', 'optional'],
   ['permissions', r.permissions.join(', ')],
-  ['tenant', r.tenant_id],
+  ['tenant', r.tenant_id, 'text', 'optional'],
   ['created', r.created_at, 'time'],
   ['created by', r.created_by],
   ['updated', r.updated_at, 'time'],
-  ['deleted', r.deleted_at, 'time'],
+  ['deleted', r.deleted_at, 'time', 'optional'],
 ];
 
 export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'role', value: (a) => a.role_name },
-  { header: 'status', value: (a) => a.status },
+  { header: 'status', value: (a) => a.status, kind: 'status' },
   { header: 'expires', value: (a) => a.expires_at ?? 'never', kind: 'time' },
   { header: 'assigned by', value: (a) => a.assigned_by },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
   { header: 'audit trail id', value: (a) => a.audit_trail_id, kind: 'id' },
   { header: 'role id', value: (a) => a.role_id, kind: 'id', optional: true },
-  { header: 'justification', value: (a) => a.justification, optional: true },
+  { header: 'justification', value: (a) => a.justification, kind: 'detail', optional: true },
 ];
 
 export const assignmentFields = (a: RoleAssignment): Field[] => {

@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: one store keeps webhooks, events, deliveries, their counts and the
 // dead-letter queue, whose indexes must change together (a status change moves a count; a
 // recovery touches deliveries and queue entries). Views are in webhook-views.ts.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type {
   DeliveryFailureCause,
   DeliveryStatus,
@@ -9,9 +9,10 @@ import type {
   DlqStatus,
   EventType,
 } from '../../api/constants.js';
-import type { DeliveryAttempt, DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { DeliveryAttempt } from '../../api/schemas/webhooks.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
+import { conflict } from './errors.js';
 
 /**
  * Webhook subscriptions, events, deliveries and the dead-letter queue, in memory. The delivery
@@ -35,8 +36,15 @@ export interface WebhookRecord {
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresMs: number | null;
+  /** What the last rotation replaced, while its previous secret still signs (restoreSecret). */
+  rotationUndo?: RotationUndo | undefined;
   seq: number;
 }
+
+type RotationUndo = Pick<
+  WebhookRecord,
+  'secret' | 'previousSecret' | 'previousSecretExpiresMs' | 'previous_secret_expires_at' | 'secret_rotated_at'
+>;
 
 export interface EventRecord {
   id: string;
@@ -189,12 +197,38 @@ export class WebhookStore {
   /** A new secret; the previous one keeps signing (a second v1) for 24 hours. */
   rotateSecret(record: WebhookRecord): WebhookRecord {
     const now = this.#clock.now();
+    record.rotationUndo = {
+      secret: record.secret,
+      previousSecret: record.previousSecret,
+      previousSecretExpiresMs: record.previousSecretExpiresMs,
+      previous_secret_expires_at: record.previous_secret_expires_at,
+      secret_rotated_at: record.secret_rotated_at,
+    };
     record.previousSecret = record.secret;
     record.previousSecretExpiresMs = now + PREVIOUS_SECRET_MS;
     record.previous_secret_expires_at = this.#clock.iso(now + PREVIOUS_SECRET_MS);
     record.secret = newSigningSecret();
     record.secret_rotated_at = this.#clock.iso(now);
     record.updated_at = record.secret_rotated_at;
+    return record;
+  }
+
+  /**
+   * Undoes the last rotation while the secret it replaced still signs: that secret is the current
+   * one again (with whatever was being rotated out before, as it was), and the secret the rotation
+   * issued stops working at once. `svc webhooks listen --webhook` rotates to learn a secret and
+   * puts the webhook back this way, so its real receiver never needs a new one.
+   */
+  restoreSecret(record: WebhookRecord): WebhookRecord {
+    const undo = record.rotationUndo;
+    if (!undo || (record.previousSecretExpiresMs ?? 0) <= this.#clock.now()) {
+      throw conflict(
+        'there is no rotation to undo: the secret was not rotated, or the previous one stopped signing after 24 hours',
+      );
+    }
+    Object.assign(record, undo);
+    record.rotationUndo = undefined;
+    record.updated_at = this.#clock.iso();
     return record;
   }
 

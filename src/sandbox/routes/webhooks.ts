@@ -214,6 +214,35 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
     },
   );
 
+  app.post<{ Params: { id: string } }>(
+    '/v1/webhooks/:id/restore-secret',
+    {
+      config: { operation: 'webhooks_restore_secret' },
+      schema: {
+        tags,
+        summary: 'Undo the last secret rotation',
+        description:
+          'Not in the reference. While the secret a rotation replaced still signs (24 hours), puts it back as the only ' +
+          'current secret (with any secret that was being rotated out before, as it was); the secret the rotation issued ' +
+          'stops working at once. Receivers that kept the old secret never notice. 409 conflict when there is no rotation ' +
+          'to undo. `svc webhooks listen --webhook` rotates to learn a secret for its session and restores it this way.',
+        params: WebhookParams,
+        body: Type.Object({ idempotency_key: IdempotencyKey }),
+        response: { 200: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const webhook = state.webhooks.restoreSecret(webhookOf(state, request.tenant!.id, request.params.id));
+      auditChange(state, request, {
+        action: 'webhook.secret_restored',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `signing secret of webhook ${webhook.id} restored (the last rotation undone)`,
+      });
+      return webhookView(webhook);
+    },
+  );
+
   app.post<{ Params: { id: string }; Body: { event_type?: EventType } }>(
     '/v1/webhooks/:id/test',
     {

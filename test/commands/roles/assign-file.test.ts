@@ -162,6 +162,13 @@ describe('svc roles assign --file: the file is checked first', () => {
         '1: no justification column: add one, or pass --justification for every row',
       ],
     ],
+    [
+      'no header row: one problem, not one per column',
+      `${user},tenant_viewer,8h,a\n${bulkUser(11)},tenant_viewer,8h,b\n`,
+      [
+        '1: line 1 looks like data, not a header (expected columns: user, role, expires_in or expires_at, justification)',
+      ],
+    ],
     ['only a header', HEADER, ['1: the file has a header row but no rows']],
     ['an empty file', '', ['1: the file is empty']],
   ])('reports %s with its line and sends nothing (exit 2)', async (_what, content, problems) => {

@@ -90,8 +90,10 @@ describe('the on-call journey', () => {
     // Every failed delivery of an event that reached the target since is recovered: the originals
     // and the replays that failed while it was down; nothing is left in the queue to replay twice.
     expect(summary.stderr).toBe('9 deliveries: 3 delivered, 0 failed, 6 recovered, 0 in flight\n');
-    const json = JSON.parse((await svc.run(['webhooks', 'deliveries', webhook, '--json'])).stdout);
-    expect(json.summary).toEqual({ total: 9, delivered: 3, failed: 0, in_flight: 0, recovered: 6 });
+    const json = JSON.parse(
+      (await svc.run(['webhooks', 'deliveries', webhook, '--summary', '--json'])).stdout,
+    );
+    expect(json).toEqual({ total: 9, delivered: 3, failed: 0, in_flight: 0, recovered: 6 });
     const queue = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--json']);
     expect(JSON.parse(queue.stdout)).toEqual([]);
 
