@@ -238,7 +238,8 @@ export async function runCli(
   } catch (caught) {
     let error = caught;
     if (error instanceof CommanderError) {
-      if (HELP_CODES.has(error.code)) return 0;
+      // `svc help`, `svc help roles`: help asked for (exit code 0), not help shown for a mistake.
+      if (HELP_CODES.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
       const named = program ? commandFromArgv(program, argv) : undefined;
       error = fromCommander(error, named);
     }

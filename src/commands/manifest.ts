@@ -93,6 +93,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./roles/index.js'),
   },
   {
+    name: 'audit',
+    summary: 'Read the audit trail: who changed what, when',
+    group: PLATFORM,
+    load: () => import('./audit/index.js'),
+  },
+  {
     name: 'api',
     summary: 'Make an authenticated API request',
     group: TOOLS,

@@ -1,11 +1,12 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ApiKey } from '../api/schemas/api-keys.js';
+import { AuditTrailEntry } from '../api/schemas/audit.js';
 import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
 import { OAuthClient } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
-import { Role, RoleAssignment } from '../api/schemas/roles.js';
+import { PermissionEntry, Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
 import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
 import type { DeliverySettings } from './delivery/engine.js';
@@ -112,6 +113,8 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     WebhookEventPayload,
     Role,
     RoleAssignment,
+    PermissionEntry,
+    AuditTrailEntry,
   ])
     app.addSchema(schema);
   registerJsonBodies(app);

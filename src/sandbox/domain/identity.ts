@@ -45,6 +45,12 @@ export interface Assignment {
   justification?: string | null;
   revoked_by?: string | null;
   revocation_audit_trail_id?: string | null;
+  /** The last change of the expiry (PATCH /v1/users/{id}/roles/{roleId}). */
+  updated_at?: string | null;
+  updated_by?: string | null;
+  update_audit_trail_id?: string | null;
+  /** Position in the tenant's assignments (1-based, creation order): the cursor key of lists. */
+  seq?: number;
 }
 
 export type ApiKeyKind = 'publishable' | 'service_role';
@@ -95,6 +101,7 @@ export class IdentityStore {
   readonly tenants: Tenant[] = [];
   readonly assignments: Assignment[] = [];
   readonly #byUserTenant = new Map<string, Assignment[]>();
+  readonly #byTenant = new Map<string, Assignment[]>();
   readonly #tenantsOfUser = new Map<string, Set<string>>();
   readonly apiKeys = new Map<string, ApiKey>();
   readonly #clock: SandboxClock;
@@ -142,6 +149,10 @@ export class IdentityStore {
   ): Assignment {
     const record: Assignment = { audit_trail_id: randomId('aud'), revoked_at: null, ...assignment };
     this.assignments.push(record);
+    const ofTenant = this.#byTenant.get(record.tenant_id);
+    record.seq = (ofTenant?.length ?? 0) + 1;
+    if (ofTenant) ofTenant.push(record);
+    else this.#byTenant.set(record.tenant_id, [record]);
     const key = `${record.user_id}|${record.tenant_id}`;
     const list = this.#byUserTenant.get(key);
     if (list) list.push(record);
@@ -166,6 +177,11 @@ export class IdentityStore {
     assignment.revoked_by = revokedBy;
     assignment.revocation_audit_trail_id = auditTrailId;
     return assignment;
+  }
+
+  /** Every assignment ever made in the tenant, in creation order (`seq`). */
+  assignmentsIn(tenantId: string): Assignment[] {
+    return this.#byTenant.get(tenantId) ?? [];
   }
 
   assignmentsOf(userId: string, tenantId: string): Assignment[] {

@@ -5,7 +5,7 @@ import type { RouteContext } from './context.js';
 const control = { auth: 'public', faultFree: true } as const;
 const controlTags = ['sandbox control'];
 
-/** Test controls: the audit trail of role changes, and assignment counts (to check bulk runs). */
+/** Test controls: the whole audit trail (every tenant), and assignment counts (to check bulk runs). */
 export default function roleControlRoutes(app: FastifyInstance, { state }: RouteContext): void {
   app.get<{ Querystring: { tenant_id?: string; user_id?: string; action?: string; limit?: number } }>(
     '/_sandbox/audit-trail',
@@ -13,9 +13,10 @@ export default function roleControlRoutes(app: FastifyInstance, { state }: Route
       config: { ...control, operation: 'sandbox_audit_trail_list' },
       schema: {
         tags: controlTags,
-        summary: 'Audit trail of role assignments, revocations and custom-role changes',
+        summary: 'The audit trail of every tenant',
         description:
-          'Newest last. Filters: tenant_id, user_id, action (role.assigned, role.revoked, role.created, …).',
+          'Newest last, across tenants (GET /v1/audit_trail is the platform operation, one tenant at a time). ' +
+          'Filters: tenant_id, user_id, action (role.assigned, role.revoked, webhook.created, …).',
         querystring: Type.Object({
           tenant_id: Type.Optional(Type.String()),
           user_id: Type.Optional(Type.String()),
@@ -26,7 +27,7 @@ export default function roleControlRoutes(app: FastifyInstance, { state }: Route
     },
     async (request) => {
       const { tenant_id, user_id, action } = request.query;
-      const matches = state.roles.audit.filter(
+      const matches = state.audit.entries.filter(
         (e) =>
           (tenant_id === undefined || e.tenant_id === tenant_id) &&
           (user_id === undefined || e.user_id === user_id) &&
