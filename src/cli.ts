@@ -97,6 +97,7 @@ function rootProgram(io: ContextDeps['io']): Command {
     .addOption(new Option('--org <id>', 'organisation sent as X-SVC-Org-Id (env SVC_ORG)'))
     .addOption(new Option('--json', 'print one JSON document; errors as JSON on stderr'))
     .addOption(new Option('--ndjson', 'print one JSON object per line (lists, bulk results)'))
+    .addOption(new Option('--wide', 'terminal tables: every column, ids whole (lines may wrap)'))
     .addOption(new Option('--debug', 'trace HTTP requests on stderr, secrets masked (env SVC_DEBUG=1)'))
     .addOption(new Option('--no-color', 'disable colour (env NO_COLOR)'))
     .addOption(new Option('-y, --yes', 'confirm destructive actions without asking'))
@@ -243,7 +244,8 @@ export async function runCli(
   } catch (caught) {
     let error = caught;
     if (error instanceof CommanderError) {
-      if (HELP_CODES.has(error.code)) return 0;
+      // `svc help`, `svc help roles`: help asked for (exit code 0), not help shown for a mistake.
+      if (HELP_CODES.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
       const named = program ? commandFromArgv(program, argv) : undefined;
       error = fromCommander(error, named);
     }
@@ -281,11 +283,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   process.stderr.on('error', () => {});
   const controller = new AbortController();
   let interrupts = 0;
-  process.on('SIGINT', () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    controller.abort();
-  });
+  // Ctrl-C, a kill and a closed terminal (SSH dropped) all stop the command the same way, so it
+  // can finish what it must (a bulk run's journal, a webhook put back by `listen --webhook`);
+  // a second signal exits at once.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      interrupts++;
+      if (interrupts > 1) process.exit(130);
+      controller.abort();
+    });
+  }
   const code = await runCli(argv, { io, env, signal: controller.signal, system: true }, { runtimeFor });
   // Exit once stdout has drained, even if a keep-alive socket or timer would hold the loop open.
   process.exitCode = code;

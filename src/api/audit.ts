@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  'webhook.secret_restored',
   'oauth_client.created',
   'oauth_client.updated',
   'oauth_client.deleted',

@@ -24,6 +24,13 @@ export const ORG_ADMIN = 'org_admin';
 
 export const TENANT_PAGE = { min: 1, max: 200, default: 50 } as const;
 
+/** Bounds of API key fields in the sandbox (the reference leaves them "not shown"). */
+export const API_KEY_LIMITS = {
+  name: { max: 100 },
+  /** A service-role key's justification: it must say why. */
+  justification: { min: 10, max: 500 },
+} as const;
+
 /** Headers of the reference. */
 export const HEADERS = {
   tenant: 'x-tenant-id',
@@ -69,7 +76,14 @@ export const OAUTH_PATHS = {
   token: '/v1/oauth/token',
   revoke: '/v1/oauth/revoke',
   metadata: '/.well-known/oauth-authorization-server',
+  /** RFC 8628: where a device (a terminal over SSH) asks for a user code… */
+  deviceAuthorization: '/v1/oauth/device_authorization',
+  /** …and the page, relative to {app_url}, where the user enters it on any browser. */
+  deviceVerification: '/oauth/device',
 } as const;
+
+/** RFC 8628 §3.4: the grant type a device polls the token endpoint with. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export const OAUTH_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 export type OAuthGrantType = (typeof OAUTH_GRANT_TYPES)[number];
@@ -98,6 +112,9 @@ export const OAUTH_LIMITS = {
   codeLifetimeSeconds: 60,
   /** How long the consent page may stay open before it must be reloaded. */
   consentLifetimeSeconds: 600,
+  /** RFC 8628: a device code lives this long, and is polled at most this often (RFC default 5 s). */
+  deviceCodeLifetimeSeconds: 600,
+  deviceIntervalSeconds: 2,
   redirectUris: { max: 10, maxLength: 2_000 },
   name: { max: 100 },
   description: { max: 1_000 },
@@ -105,8 +122,9 @@ export const OAUTH_LIMITS = {
 
 /** Webhook deliveries: states, list bounds, event kinds and failure causes (sandbox choices where the reference is silent). */
 /**
- * `recovered`: a failed delivery whose replay (or a replay of that replay) was delivered — the
- * event reached its target after all, so it is no longer counted as a failure.
+ * `recovered`: a failed delivery whose event was delivered to the same webhook since (by a replay
+ * of it, or any other delivery of the event) — it reached its target after all, so it is no
+ * longer counted as a failure.
  */
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'recovered'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -115,7 +133,8 @@ export const DELIVERY_STATUS_FILTERS = [...DELIVERY_STATUSES, 'in_flight'] as co
 export type DeliveryStatusFilter = (typeof DELIVERY_STATUS_FILTERS)[number];
 export const DELIVERY_PAGE = { min: 1, max: 200, default: 50 } as const;
 
-export const DLQ_STATUSES = ['queued', 'replayed', 'discarded'] as const;
+/** `recovered`: the entry's event was delivered to the webhook since, by another delivery of it. */
+export const DLQ_STATUSES = ['queued', 'replayed', 'discarded', 'recovered'] as const;
 export type DlqStatus = (typeof DLQ_STATUSES)[number];
 export const DLQ_STATUS_FILTERS = [...DLQ_STATUSES, 'all'] as const;
 export const DLQ_PAGE = { min: 1, max: 200, default: 50 } as const;
@@ -133,6 +152,12 @@ export const EVENT_TYPES = [
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * What any event kind looks like (dot-separated lowercase words): kinds are open-ended, so a
+ * filter takes any such kind, and EVENT_TYPES are only suggestions.
+ */
+export const EVENT_KIND = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
 
 /** Delivery failure causes: the reference's table, plus redirect_not_followed (a 3xx answer). */
 export const DELIVERY_FAILURE_CAUSES = [

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the authorization table is one list of plain rows, read top to
+// bottom; splitting it would hide an operation from the one place that names them all.
 import { OAUTH_FULL_ACCESS_SCOPE } from './constants.js';
 
 /**
@@ -207,6 +209,7 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
   }),
   oauth_tokens_issue: publicRow('POST', '/v1/oauth/token'),
   oauth_tokens_revoke: publicRow('POST', '/v1/oauth/revoke'),
+  oauth_device_authorization: publicRow('POST', '/v1/oauth/device_authorization'),
 
   roles_list: authenticated({
     method: 'GET',
@@ -299,6 +302,7 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
   webhooks_update: webhook('PATCH', '/{id}', 'webhook.manage'),
   webhooks_delete: webhook('DELETE', '/{id}', 'webhook.manage'),
   webhooks_rotate_secret: webhook('POST', '/{id}/rotate-secret', 'webhook.manage'),
+  webhooks_restore_secret: webhook('POST', '/{id}/restore-secret', 'webhook.manage'),
   webhooks_test: webhook('POST', '/{id}/test', 'webhook.manage'),
   webhook_deliveries_list: webhook('GET', '/{id}/deliveries', 'webhook.read'),
   webhook_deliveries_get: webhook('GET', '/{id}/deliveries/{deliveryId}', 'webhook.read'),

@@ -1,7 +1,7 @@
 import { OAUTH_PATHS } from '../api/constants.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
-import { startLoopback } from './loopback.js';
+import { type LoopbackReceiver, startLoopback } from './loopback.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {
   oauthErrorCode,
@@ -34,10 +34,50 @@ function describeWait(seconds: number): string {
 }
 
 /**
+ * Which SSH variable says this is an SSH session, if one does: a browser svc opened would open on
+ * the remote machine (or fail), not in front of the user. An explicit SVC_BROWSER or BROWSER
+ * (a command that forwards URLs, say) is still used.
+ */
+function overSsh(ctx: Context): string | undefined {
+  if (ctx.env.SVC_BROWSER || ctx.env.BROWSER) return undefined;
+  return ['SSH_CONNECTION', 'SSH_TTY', 'SSH_CLIENT'].find((name) => ctx.env[name]);
+}
+
+/**
+ * The code from whichever comes first: the browser's redirect reaching the loopback port, or its
+ * address pasted into the terminal (paste.ts). Both check the state and the issuer.
+ */
+async function codeFromEither(
+  ctx: Context,
+  receiver: LoopbackReceiver,
+  state: string,
+  issuers: string[],
+): Promise<string> {
+  const { readPastedRedirect } = await import('./paste.js');
+  const stop = new AbortController();
+  try {
+    return await Promise.race([
+      receiver.code(),
+      readPastedRedirect({
+        input: ctx.io.stdin,
+        redirectUri: receiver.redirectUri,
+        expected: { state, issuers },
+        prompt: (text) => ctx.out.stderr(text),
+        warn: (text) => ctx.out.warn(text),
+        signal: stop.signal,
+      }),
+    ]);
+  } finally {
+    stop.abort();
+  }
+}
+
+/**
  * The authorization code flow with PKCE for a native app (RFC 8252): a loopback redirect on
  * 127.0.0.1, the authorization URL opened in the browser (or printed), one callback with the
  * right state, then the code exchanged at the token endpoint. Works with any server that serves
- * `{app_url}/oauth/authorize` and `{base_url}/v1/oauth/token`.
+ * `{app_url}/oauth/authorize` and `{base_url}/v1/oauth/token`. Without a browser here (--no-browser,
+ * or an SSH session) and with a terminal, the address the browser ends on may also be pasted.
  */
 export async function authorizeWithBrowser(
   ctx: Context,
@@ -49,11 +89,12 @@ export async function authorizeWithBrowser(
   const appUrl = values.app_url ?? baseUrl;
   const verifier = createCodeVerifier();
   const state = createState();
+  // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
+  const issuers = [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin];
   const receiver = await startLoopback({
     ...(options.port === undefined ? {} : { port: options.port }),
     state,
-    // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
-    issuers: [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin],
+    issuers,
     timeoutMs: options.timeoutSeconds * 1000,
     signal: ctx.signal,
     onStray: (reason) => ctx.out.warn(reason),
@@ -74,7 +115,9 @@ export async function authorizeWithBrowser(
     for (const [name, value] of Object.entries(params))
       if (value !== undefined) url.searchParams.set(name, value);
     const link = url.toString();
-    if (options.openBrowser) {
+    const ssh = overSsh(ctx);
+    const openBrowser = options.openBrowser && !ssh;
+    if (openBrowser) {
       ctx.out.info('Opening the login page in your browser. If it does not open, visit:');
       ctx.out.info(`  ${link}`);
       try {
@@ -83,13 +126,24 @@ export async function authorizeWithBrowser(
         ctx.out.warn(`could not open a browser (${(error as Error).message}); open the URL above yourself`);
       }
     } else {
-      ctx.out.info('Open this URL in a browser to log in:');
+      if (ssh && options.openBrowser) {
+        ctx.out.info(`An SSH session (${ssh} is set): svc does not open a browser on this machine.`);
+      }
+      ctx.out.info('Open this URL in a browser, on this machine or any other, to log in:');
       ctx.out.info(`  ${link}`);
     }
-    ctx.out.info(
-      `Waiting for the browser on ${receiver.redirectUri} (up to ${describeWait(options.timeoutSeconds)}; Ctrl-C to cancel)…`,
-    );
-    code = await receiver.code();
+    const wait = `up to ${describeWait(options.timeoutSeconds)}; Ctrl-C to cancel`;
+    if (openBrowser || !ctx.io.stdinIsTTY) {
+      ctx.out.info(`Waiting for the browser on ${receiver.redirectUri} (${wait})…`);
+      code = await receiver.code();
+    } else {
+      ctx.out.info(
+        `When you approve, the browser goes to ${receiver.redirectUri}?…: on this machine that finishes the login; ` +
+          'on another one the page cannot be reached — copy its address from the address bar and paste it here ' +
+          `(${wait}).`,
+      );
+      code = await codeFromEither(ctx, receiver, state, issuers);
+    }
   } finally {
     await receiver.close();
   }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
-import { sameSecret } from './pkce.js';
+import { readAuthorizationResponse } from './authorization-response.js';
 
 /**
  * The redirect target of a native-app login (RFC 8252 §7.3): an HTTP server on 127.0.0.1 at an
@@ -59,10 +59,6 @@ function page(title: string, text: string): string {
   );
 }
 
-function normalizeIssuer(value: string): string {
-  return value.replace(/\/+$/, '');
-}
-
 export async function startLoopback(options: LoopbackOptions): Promise<LoopbackReceiver> {
   let settle: { resolve: (code: string) => void; reject: (error: unknown) => void } | undefined;
   const outcome = new Promise<string>((resolve, reject) => {
@@ -71,7 +67,6 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   // A rejection nobody awaited yet must not crash the process; code() re-raises it.
   outcome.catch(() => {});
   let done = false;
-  const issuers = new Set(options.issuers.map(normalizeIssuer));
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const answer = (status: number, title: string, text: string) => {
@@ -86,18 +81,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
       answer(400, 'Already finished', 'This login has already finished. Return to your terminal.');
       return;
     }
-    const params = url.searchParams;
-    const fail = (error: AuthError, text: string) => {
-      answer(400, 'Login failed', `${text} Return to your terminal.`);
-      finish(() => settle!.reject(error), response);
-    };
-    const state = params.get('state');
-    if (
-      state === null ||
-      state === '' ||
-      params.getAll('state').length !== 1 ||
-      !sameSecret(state, options.state)
-    ) {
+    const result = readAuthorizationResponse(url.searchParams, options);
+    if (result.kind === 'stray') {
       // Not this login's response (a stray local request, or a forgery): turned away, the wait goes on.
       answer(
         400,
@@ -105,45 +90,13 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
         'This response does not belong to the login svc is waiting for, so it was ignored. Open only the URL svc printed.',
       );
       options.onStray?.(
-        state === null || state === ''
-          ? 'a request to the login callback without a state was turned away; still waiting'
-          : 'a request to the login callback with the wrong state was turned away (possible cross-site request forgery); still waiting',
+        `${result.reason.replace('a response', 'a request to the login callback')}; still waiting`,
       );
       return;
     }
-    const iss = params.get('iss');
-    if (iss !== null && !issuers.has(normalizeIssuer(iss))) {
-      fail(
-        new AuthError(
-          `the authorization response comes from issuer ${JSON.stringify(iss)}, not from this server`,
-          {
-            code: 'issuer_mismatch',
-            hint: 'check --app-url and --base-url (RFC 9207 mix-up protection)',
-          },
-        ),
-        'The response comes from another authorization server.',
-      );
-      return;
-    }
-    const error = params.get('error');
-    if (error !== null) {
-      const description = params.get('error_description');
-      const what = error === 'access_denied' ? 'authorization was denied' : 'authorization failed';
-      fail(
-        new AuthError(`${what}: ${error}${description ? ` (${description})` : ''}`, {
-          code: error,
-          hint: error === 'access_denied' ? 'run the login again and choose Approve' : undefined,
-        }),
-        error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`,
-      );
-      return;
-    }
-    const code = params.get('code');
-    if (code === null || code === '') {
-      fail(
-        new AuthError('the authorization response has neither a code nor an error', { code: 'code_missing' }),
-        'The response has no authorization code.',
-      );
+    if (result.kind === 'failure') {
+      answer(400, 'Login failed', `${result.page} Return to your terminal.`);
+      finish(() => settle!.reject(result.error), response);
       return;
     }
     answer(
@@ -151,7 +104,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
       'Logged in',
       'svc received the authorization. You can close this tab and return to your terminal.',
     );
-    finish(() => settle!.resolve(code), response);
+    finish(() => settle!.resolve(result.code), response);
   });
   server.keepAliveTimeout = 1_000;
 

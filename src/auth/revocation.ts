@@ -2,6 +2,7 @@ import { OAUTH_PATHS } from '../api/constants.js';
 import type { StoredCredential } from '../config/store.js';
 import type { ApiClient } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
+import { issuerOf, notFound, serverMetadata, usableEndpoint } from './metadata.js';
 
 /**
  * Ending an OAuth session server-side (`svc logout`): RFC 7009 token revocation, at the endpoint
@@ -18,35 +19,6 @@ export type Revocation =
   /** Nothing to revoke server-side (an API key or a token stored with --with-token). */
   | { outcome: 'not_applicable' };
 
-/** The issuer a token endpoint belongs to: its URL without the token path (or its origin). */
-export function issuerOf(tokenUrl: string): URL {
-  const url = new URL(tokenUrl);
-  const path = url.pathname.endsWith(OAUTH_PATHS.token)
-    ? url.pathname.slice(0, -OAUTH_PATHS.token.length)
-    : '';
-  return new URL(`${url.origin}${path}`);
-}
-
-/** RFC 8414 §3.1: the well-known path goes between the host and the issuer's path. */
-export function metadataUrl(issuer: URL): string {
-  const path = issuer.pathname === '/' ? '' : issuer.pathname.replace(/\/$/, '');
-  return `${issuer.origin}${OAUTH_PATHS.metadata}${path}`;
-}
-
-function usableEndpoint(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    const url = new URL(value);
-    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-    return url.protocol === 'https:' || (url.protocol === 'http:' && loopback) ? url.toString() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const notFound = (error: unknown) =>
-  error instanceof ApiError && (error.status === 404 || error.status === 405);
-
 /**
  * Where the server revokes tokens: its metadata's revocation_endpoint (only from metadata whose
  * issuer is the one asked about, RFC 8414 §3.3); null when its metadata names none; the sandbox's
@@ -56,21 +28,12 @@ export async function revocationEndpoint(
   api: ApiClient,
   tokenUrl: string,
 ): Promise<{ url: string; announced: boolean } | null> {
-  const issuer = issuerOf(tokenUrl);
-  try {
-    const { data } = await api.request<Record<string, unknown>>({
-      method: 'GET',
-      path: metadataUrl(issuer),
-      auth: false,
-      tenant: null,
-    });
-    const sameIssuer = typeof data?.issuer === 'string' && new URL(data.issuer).href === issuer.href;
-    const url = sameIssuer ? usableEndpoint(data.revocation_endpoint) : undefined;
-    return url ? { url, announced: true } : null;
-  } catch (error) {
-    if (!notFound(error)) throw error;
-    return { url: `${issuer.href.replace(/\/$/, '')}${OAUTH_PATHS.revoke}`, announced: false };
+  const metadata = await serverMetadata(api, tokenUrl);
+  if (metadata === null) {
+    return { url: `${issuerOf(tokenUrl).href.replace(/\/$/, '')}${OAUTH_PATHS.revoke}`, announced: false };
   }
+  const url = usableEndpoint(metadata.revocation_endpoint);
+  return url ? { url, announced: true } : null;
 }
 
 /**

@@ -61,7 +61,7 @@ export async function requestToken(
   url: string,
   form: Record<string, string | undefined>,
 ): Promise<TokenSet> {
-  const secrets = ['client_secret', 'code', 'code_verifier', 'refresh_token']
+  const secrets = ['client_secret', 'code', 'code_verifier', 'refresh_token', 'device_code']
     .map((name) => form[name])
     .filter((v): v is string => typeof v === 'string' && v !== '');
   const { data } = await api.request<unknown>({

@@ -33,7 +33,12 @@ export function addBrowserLoginOptions(command: Command): Command {
         "a scope to ask for (repeatable; default: the client's scopes)",
       ).argParser(collect),
     )
-    .addOption(new Option('--no-browser', 'print the URL instead of opening a browser (and still wait)'))
+    .addOption(
+      new Option(
+        '--no-browser',
+        'print the URL instead of opening a browser; finish by the redirect or by pasting the address it ends on',
+      ),
+    )
     .addOption(new Option('--port <n>', 'port of the loopback redirect on 127.0.0.1 (default: a free one)'))
     .addOption(
       new Option(

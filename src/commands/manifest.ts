@@ -93,6 +93,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./roles/index.js'),
   },
   {
+    name: 'audit',
+    summary: 'Read the audit trail: who changed what, when',
+    group: PLATFORM,
+    load: () => import('./audit/index.js'),
+  },
+  {
     name: 'export',
     summary: 'Write the live access and integrations of tenants as a file',
     group: PLATFORM,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EVENT_TYPES } from '../api/constants.js';
 
 /** What a value can be completed from at TAB time (by `svc __complete KIND`), or `files`. */
 export type Dynamic = 'profiles' | 'tenants' | 'roles' | 'webhooks' | 'files';
@@ -44,6 +45,14 @@ const OPTION_HINTS: Record<string, Dynamic> = {
   '--journal': 'files',
 };
 
+/**
+ * Values suggested for options that take any value of an open-ended kind (the command tree has
+ * no choices for them, so any value is accepted).
+ */
+const OPTION_SUGGESTIONS: Record<string, readonly string[]> = {
+  '--event-type': EVENT_TYPES,
+};
+
 /** Positional arguments by name, or by "command path + name" where a name means different things. */
 const ARGUMENT_HINTS: Record<string, Dynamic> = {
   tenant: 'tenants',
@@ -82,7 +91,7 @@ export function commandModel(command: Command, path: string[] = []): CommandSpec
         names,
         description: firstLine(o.description),
         takesValue: o.required || o.optional,
-        values: [...(o.argChoices ?? [])],
+        values: [...(o.argChoices ?? (o.long ? OPTION_SUGGESTIONS[o.long] : undefined) ?? [])],
         ...(dynamic ? { dynamic } : {}),
       };
     });

@@ -1,5 +1,6 @@
 import type { CredentialSource } from '../auth/credentials.js';
 import type { Env } from '../output/io.js';
+import type { ApiClient } from './client.js';
 import type { SecretRegistry } from './redact.js';
 import type { ExpectedBody } from './response.js';
 import type { RetryPolicy } from './retry.js';
@@ -56,6 +57,11 @@ export interface ApiResponse<T> {
 export interface ClientConfig {
   baseUrl: string;
   tenant?: string | undefined;
+  /**
+   * Turns `tenant` (a slug) into the id X-Tenant-Id carries, once, before the first request that
+   * sends the header; requests with `tenant: null` (the lookup itself) do not wait for it.
+   */
+  resolveTenant?: (client: ApiClient) => Promise<string>;
   org?: string | undefined;
   credentials: CredentialSource;
   userAgent: string;

@@ -159,6 +159,13 @@ export function redactDeep(value: unknown, secrets: Iterable<string> = []): unkn
 }
 
 /**
+ * Secret-named fields that are meant to be shown to the user: masked in traces by name, but not
+ * learnt as secret values, or svc could not print them. An RFC 8628 user code is typed by the
+ * user on another device, so svc must show it (the device code, which polls, stays secret).
+ */
+const SHOWN_TO_USER = new Set(['user_code']);
+
+/**
  * Every secret this process knows: credentials it sends, secrets it read from files or stdin,
  * and secret-named values it received. Traces, errors and messages are scrubbed of them all.
  */
@@ -181,7 +188,9 @@ export class SecretRegistry {
     const record = document as Record<string, unknown>;
     for (const [key, value] of Object.entries(record)) {
       if (typeof value === 'string') {
-        if (isSecretField(key) && !isErrorCode(key, parentKey, record)) this.add(value);
+        if (isSecretField(key) && !SHOWN_TO_USER.has(key) && !isErrorCode(key, parentKey, record)) {
+          this.add(value);
+        }
       } else this.learn(value, key);
     }
   }

@@ -34,15 +34,22 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 
 let relativeFormat: Intl.RelativeTimeFormat | undefined;
 
-/** "3 hours ago", "in 2 days", "now"; input that is not a time passes through. */
+/**
+ * "3 hours ago", "in 2 days", "now"; input that is not a time passes through. Values are rounded,
+ * not truncated: a grant of 8 hours made a moment ago expires "in 8 hours" (7 h 59 min 59.9 s),
+ * and a unit is used once the time is within half a smaller unit of it (59 min 45 s is "in 1 hour").
+ */
 export function relativeTime(value: unknown, nowMs: number): string {
   if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
   const then = new Date(value).getTime();
   if (Number.isNaN(then)) return cellText(value);
   const seconds = Math.round((then - nowMs) / 1000);
   relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return relativeFormat.format(Math.trunc(seconds / size), unit);
+  for (let u = 0; u < UNITS.length; u++) {
+    const [unit, size] = UNITS[u]!;
+    const smaller = UNITS[u + 1]?.[1] ?? 1;
+    if (Math.abs(seconds) >= size - smaller / 2)
+      return relativeFormat.format(Math.round(seconds / size), unit);
   }
   return Math.abs(seconds) < 10 ? 'now' : relativeFormat.format(seconds, 'second');
 }

@@ -4,7 +4,9 @@ import { ClosedPipeError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
 import type { IOStreams } from './io.js';
+import { type ColumnKind, fitTable, shortenId, type TableLayout } from './layout.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
+import { STATUS_COLOURS } from './status.js';
 
 export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
 
@@ -12,42 +14,30 @@ export interface Column<T> {
   header: string;
   value: (row: T) => unknown;
   /**
-   * `time` values render relative on a TTY and as RFC 3339 otherwise; `id` columns are never
-   * shortened to fit the terminal (people copy them).
+   * `time` values render relative on a terminal and as RFC 3339 otherwise; `id` columns are
+   * shortened to a unique prefix only when a terminal table would not fit otherwise; `status`
+   * values are coloured on a terminal and never cut; `detail` columns (an error, a reason) are
+   * cut last. See layout.ts for the order in which a table is fitted.
    */
-  kind?: 'text' | 'time' | 'id';
-  /** Left out of terminal tables that would not fit otherwise (never out of TSV or JSON). */
-  optional?: boolean;
+  kind?: ColumnKind;
+  /**
+   * Left out of terminal tables that would not fit otherwise (never out of TSV or JSON): `true`
+   * or a rank, 1 dropped first, then 2, …
+   */
+  optional?: boolean | number;
+}
+
+function dropRank(optional: boolean | number | undefined): number {
+  if (optional === true) return 1;
+  return typeof optional === 'number' && optional > 0 ? optional : 0;
 }
 
 /**
- * Which columns a terminal table shows and how wide: optional columns are dropped (rightmost
- * first) while the natural width does not fit, then the widest shrinkable column is cut.
+ * A labelled value of a single record, for `record()`. An `optional` field whose value is empty
+ * (null, absent or '') is left out on a terminal (a role's `deleted` while it is not); pipes keep
+ * every label, so scripts see the same lines every time.
  */
-function tableLayout<T>(
-  head: string[],
-  rows: string[][],
-  terminalWidth: number,
-  columns: Array<Column<T>>,
-  fitWidths: (head: string[], rows: string[][], width: number, fixed: boolean[]) => number[],
-): { shown: number[]; widths: number[] } {
-  let shown = columns.map((_, i) => i);
-  const natural = (i: number) => Math.max(head[i]!.length, ...rows.map((r) => [...r[i]!].length));
-  const total = () => shown.reduce((sum, i) => sum + natural(i), 0) + 2 * (shown.length - 1);
-  for (let i = columns.length - 1; i >= 0 && total() > terminalWidth; i--) {
-    if (columns[i]!.optional) shown = shown.filter((j) => j !== i);
-  }
-  const widths = fitWidths(
-    shown.map((i) => head[i]!),
-    rows.map((r) => shown.map((i) => r[i]!)),
-    terminalWidth,
-    shown.map((i) => columns[i]!.kind === 'id'),
-  );
-  return { shown, widths };
-}
-
-/** A labelled value of a single record, for `record()`. */
-export type Field = [label: string, value: unknown, kind?: 'text' | 'time'];
+export type Field = [label: string, value: unknown, kind?: 'text' | 'time', presence?: 'optional'];
 
 /** How many rows a table buffers before it prints a chunk when the list streams. */
 const TABLE_CHUNK = 500;
@@ -63,12 +53,21 @@ export class Output {
   readonly #chalkOut: ChalkInstance;
   readonly #chalkErr: ChalkInstance;
   readonly #secrets: SecretRegistry | undefined;
+  /** --wide: terminal tables keep every column at full width (they may wrap). */
+  readonly #wide: boolean;
   #drained: Promise<void> | undefined;
   /** stdout's reader went away (EPIPE). process.stdout is never marked destroyed, so it is kept here. */
   #closed = false;
 
-  constructor(io: IOStreams, mode: OutputMode, now: () => number, secrets?: SecretRegistry) {
+  constructor(
+    io: IOStreams,
+    mode: OutputMode,
+    now: () => number,
+    secrets?: SecretRegistry,
+    options: { wide?: boolean } = {},
+  ) {
     this.io = io;
+    this.#wide = options.wide === true;
     this.mode = mode;
     this.#now = now;
     this.#secrets = secrets;
@@ -148,25 +147,36 @@ export class Output {
       }
       return count;
     }
-    let layout: { shown: number[]; widths: number[] } | undefined;
+    let layout: TableLayout | undefined;
     let chunk: string[][] = [];
     const head = columns.map((c) => c.header.toUpperCase());
+    const fit = columns.map((c) => ({ kind: c.kind ?? 'text', dropRank: dropRank(c.optional) }));
     // cli-table3 is only loaded for terminal tables.
-    const { renderTable, fitWidths } = await import('./table.js');
+    const { renderTable } = await import('./table.js');
     const flush = async () => {
       if (chunk.length === 0) return;
       const first = layout === undefined;
-      layout ??= tableLayout(head, chunk, this.io.columns, columns, fitWidths);
-      const { shown, widths } = layout;
+      layout ??= fitTable(head, chunk, fit, this.io.columns, this.#wide);
+      const { shown, widths, idKeep } = layout;
       const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
+      const cellOf = (cells: string[], i: number): string => {
+        const keep = idKeep.get(i);
+        const text = keep === undefined ? cells[i]! : shortenId(cells[i]!, keep);
+        return fit[i]!.kind === 'status' ? this.#status(text) : text;
+      };
       await this.write(
         renderTable(
           header,
-          chunk.map((cells) => shown.map((i) => cells[i]!)),
+          chunk.map((cells) => shown.map((i) => cellOf(cells, i))),
           widths,
         ),
       );
       chunk = [];
+      if (first && idKeep.size > 0) {
+        this.info(
+          `(ids shortened to fit ${this.io.columns} columns: --wide shows them whole, as do pipes and --json)`,
+        );
+      }
     };
     for await (const row of rows) {
       chunk.push(columns.map((c) => this.#cell(c, row)));
@@ -199,7 +209,10 @@ export class Output {
   /** One record: the object itself as JSON, or labelled fields as text. */
   async record(value: unknown, fields: Field[]): Promise<void> {
     if (this.isMachine) return this.json(value);
-    const labelled = fields.map(([label, v, kind]) => [cellText(label), v, kind] as const);
+    const empty = (v: unknown) => v === null || v === undefined || v === '';
+    const labelled = fields
+      .filter(([, v, , presence]) => this.mode === 'plain' || presence !== 'optional' || !empty(v))
+      .map(([label, v, kind]) => [cellText(label), v, kind] as const);
     if (this.mode === 'plain') {
       for (const [label, v, kind] of labelled) {
         await this.write(`${label}\t${kind === 'time' ? rfc3339(v) : cellText(v)}\n`);
@@ -255,7 +268,6 @@ export class Output {
     this.#stderr(escapeForTerminal(text));
   }
 
-  /** JSON text for stdout: on a terminal, what JSON leaves raw (C1, bidi) becomes \u escapes. */
   /** JSON text of a value as stdout gets it: on a terminal, what JSON leaves raw is escaped. */
   jsonText(value: unknown, indent?: number): string {
     return this.#json(value, indent);
@@ -275,6 +287,12 @@ export class Output {
     } catch {
       // stderr went away; nothing left to tell anyone
     }
+  }
+
+  /** A status value in its colour (stdout; no-op when colour is off). */
+  #status(text: string): string {
+    const colour = STATUS_COLOURS[text];
+    return colour ? this.#chalkOut[colour](text) : text;
   }
 
   #cell<T>(column: Column<T>, row: T): string {

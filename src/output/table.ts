@@ -18,30 +18,6 @@ const BORDERLESS = {
   middle: '  ',
 };
 
-const MIN_COLUMN = 6;
-
-/** Column widths that fit the terminal: natural widths, the widest shrinkable one shrunk first. */
-export function fitWidths(
-  head: string[],
-  rows: string[][],
-  terminalWidth: number,
-  fixed: boolean[] = [],
-): number[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].length)));
-  const gap = 2 * Math.max(0, widths.length - 1);
-  let excess = widths.reduce((a, b) => a + b, 0) + gap - terminalWidth;
-  while (excess > 0) {
-    let widest = -1;
-    for (let i = 0; i < widths.length; i++) {
-      if (!fixed[i] && (widest === -1 || widths[i]! > widths[widest]!)) widest = i;
-    }
-    if (widest === -1 || widths[widest]! <= MIN_COLUMN) break;
-    widths[widest]! -= 1;
-    excess -= 1;
-  }
-  return widths;
-}
-
 /**
  * A borderless table in the style of gh: two spaces between columns, values cut with "…" when
  * the terminal is narrow. `head` is omitted for continuation chunks of a streamed list.

@@ -82,6 +82,17 @@ export class Webhooks {
     return this.transport.call(operation, options);
   }
 
+  /** Undoes the last rotation while the replaced secret still signs (the sandbox's restore-secret). */
+  restoreSecret(id: string, options?: CallOptions): ApiPromise<Webhook> {
+    const operation = {
+      method: 'POST',
+      path: path`/v1/webhooks/${id}/restore-secret`,
+      schema: Webhook,
+      notFound: WebhookNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
   /** Sends a test event (webhook.test unless another kind is named) and returns its delivery. */
   test(
     id: string,

@@ -40,6 +40,9 @@ export function runProcess(
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A child that exits before reading its input (a usage error) closes the pipe: EPIPE is its
+    // business, reported through its exit code, not an uncaught error here.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }

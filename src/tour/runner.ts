@@ -41,7 +41,7 @@ export class Tour {
     this.configDir = join(this.#root, 'config');
     const tty = process.stdout.isTTY === true;
     this.#chalk = new Chalk({ level: colorEnabled(tty, process.env, false) ? 1 : 0 });
-    this.#width = Math.min(process.stdout.columns ?? 110, 140);
+    this.#width = Math.min(process.stdout.columns ?? 100, 140);
   }
 
   chapter(title: string): void {
@@ -53,21 +53,33 @@ export class Tour {
     process.stdout.write(`${this.#chalk.dim(text)}\n`);
   }
 
-  /** Runs `svc ARGS…`, shows it and its output, and stops the tour if it ends unexpectedly. */
-  async svc(args: string[], options: StepOptions = {}): Promise<StepResult> {
-    const shown = args.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : quote(a))).join(' ');
-    const redirect = options.inputLabel ? ` < ${options.inputLabel}` : '';
-    process.stdout.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${shown}${redirect}`)}\n`);
-    const step = this.#start(args, options);
-    const result: StepResult = await step.done;
+  /** A command line as the tour shows it: files of the tour's own directory by their names. */
+  #shown(args: string[]): string {
+    return args
+      .map((a) => (a.startsWith(`${this.#root}/`) ? a.slice(this.#root.length + 1) : a))
+      .map((a) => (/^[\w./:=@-]+$/.test(a) ? a : quote(a)))
+      .join(' ');
+  }
+
+  /** Output of a step, indented: stdout as it is, stderr (messages) in yellow. */
+  show(stdout: string, stderr = ''): void {
     const indent = (text: string) =>
       text
         .trimEnd()
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n');
-    if (result.stdout.trim()) process.stdout.write(`${indent(result.stdout)}\n`);
-    if (result.stderr.trim()) process.stdout.write(`${this.#chalk.yellow(indent(result.stderr))}\n`);
+    if (stdout.trim()) process.stdout.write(`${indent(stdout)}\n`);
+    if (stderr.trim()) process.stdout.write(`${this.#chalk.yellow(indent(stderr))}\n`);
+  }
+
+  /** Runs `svc ARGS…`, shows it and its output, and stops the tour if it ends unexpectedly. */
+  async svc(args: string[], options: StepOptions = {}): Promise<StepResult> {
+    const shown = this.#shown(args);
+    const redirect = options.inputLabel ? ` < ${options.inputLabel}` : '';
+    process.stdout.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${shown}${redirect}`)}\n`);
+    const result: StepResult = await this.#start(args, options).done;
+    this.show(result.stdout, result.stderr);
     const expected = options.expect ?? 0;
     if (result.code !== expected) {
       throw new Error(`\`svc ${shown}\` exited ${result.code}, expected ${expected}`);
@@ -76,12 +88,32 @@ export class Tour {
     return result;
   }
 
+  /** Runs a setup step without showing it (what it does is said around it); it must succeed. */
+  async quietly(args: string[], options: StepOptions = {}): Promise<StepResult> {
+    const result = await this.#start(args, options).done;
+    if (result.code !== 0)
+      throw new Error(`\`svc ${this.#shown(args)}\` exited ${result.code}: ${result.stderr}`);
+    return result;
+  }
+
   /**
-   * Starts `svc ARGS…` in the background (e.g. `webhooks listen`); `stop()` interrupts it as
-   * Ctrl-C would and gives its result. `stdout()`/`stderr()` read its output so far.
+   * Starts `svc ARGS…` in the background (e.g. `webhooks listen`), shown with `&`, and resolves
+   * once its stderr says `ready`; `stop()` interrupts it as Ctrl-C would and gives its result.
    */
-  background(args: string[]): { stdout(): string; stderr(): string; stop(): Promise<StepResult> } {
+  async background(
+    args: string[],
+    options: { ready: string },
+  ): Promise<{ stdout(): string; stderr(): string; stop(): Promise<StepResult> }> {
+    process.stdout.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${this.#shown(args)} &`)}\n`);
     const step = this.#start(args, {});
+    for (let i = 0; i < 400 && !step.stderr().includes(options.ready); i++) {
+      if (step.finished()) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    if (!step.stderr().includes(options.ready)) {
+      step.interrupt();
+      throw new Error(`\`svc ${this.#shown(args)}\` did not start: ${step.stderr()}`);
+    }
     return {
       stdout: step.stdout,
       stderr: step.stderr,
@@ -104,15 +136,26 @@ export class Tour {
     const stderr = collector();
     const io = createIO(
       { stdin: Readable.from(options.input === undefined ? [] : [options.input]), stdout, stderr },
-      { stdin: false, stdout: options.tty === true, stderr: false, columns: this.#width },
+      // Output is shown indented by two columns.
+      { stdin: false, stdout: options.tty === true, stderr: false, columns: this.#width - 2 },
       env,
       { noColor: args.includes('--no-color') },
     );
     const interrupt = new AbortController();
+    let finished = false;
     const done = runCli(args, { io, env, signal: interrupt.signal, system: true }).then(
-      (code): StepResult => ({ code, stdout: stdout.text(), stderr: stderr.text() }),
+      (code): StepResult => {
+        finished = true;
+        return { code, stdout: stdout.text(), stderr: stderr.text() };
+      },
     );
-    return { done, stdout: stdout.text, stderr: stderr.text, interrupt: () => interrupt.abort() };
+    return {
+      done,
+      stdout: stdout.text,
+      stderr: stderr.text,
+      interrupt: () => interrupt.abort(),
+      finished: () => finished,
+    };
   }
 
   cleanup(): void {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADER, type VerifyResult, verifySignature } from './signature.js';
 
@@ -27,7 +27,20 @@ export interface ListenerOptions {
   now: () => number;
   maxBodyBytes?: number;
   forward?: Forwarder;
+  /** Keeps each request as it came (head and raw body) before it is answered; returns where. */
+  capture?: (request: CapturedRequest, record: ReceivedDelivery) => Promise<CaptureFiles>;
   onDelivery: (record: ReceivedDelivery) => void;
+}
+
+/** A request as it came: its head (request line and headers, as sent) and its raw body. */
+export interface CapturedRequest {
+  head: string;
+  body: Buffer;
+}
+
+export interface CaptureFiles {
+  headers: string;
+  body: string;
 }
 
 /** What `listen` prints for each request (NDJSON with --ndjson/--json). */
@@ -50,6 +63,8 @@ export interface ReceivedDelivery {
   /** The status listen answered with. */
   status: number;
   forwarded?: { status: number } | { error: string };
+  /** With --capture: the files holding the request's head and raw body. */
+  capture?: CaptureFiles | { error: string };
 }
 
 const DEFAULT_MAX_BODY = 5 * 1024 * 1024;
@@ -98,13 +113,24 @@ export interface Listener {
   url: string;
   server: Server;
   counts: { received: number; valid: number; invalid: number; repeated: number };
+  /** Verifies from now on with this secret (`listen --webhook` learns it after the port is open). */
+  setSecret(secret: string): void;
   close(): Promise<void>;
+}
+
+/** The request line and headers as the sender wrote them (names keep their case and order). */
+function requestHead(req: IncomingMessage): string {
+  const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/${req.httpVersion}`];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+    lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+  return `${lines.join('\r\n')}\r\n`;
 }
 
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const seen = new Set<string>();
   const counts = { received: 0, valid: 0, invalid: 0, repeated: 0 };
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  let secret = options.secret;
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -147,6 +173,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         repeated: false,
         status: 400,
       };
+      if (options.capture && !oversize) {
+        try {
+          record.capture = await options.capture({ head: requestHead(req), body }, record);
+        } catch (error) {
+          record.capture = { error: error instanceof Error ? error.message : String(error) };
+        }
+      }
       const reject = (status: number, reason: ReceivedDelivery['reason'], message: string, extra = {}) => {
         counts.invalid++;
         Object.assign(record, { status, reason, message, ...extra });
@@ -161,7 +194,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       const header = one(req.headers, SIGNATURE_HEADER);
       if (header === undefined)
         return reject(400, 'no_signature_header', 'the request has no X-SVC-Signature header');
-      const result = verifySignature(body, header, options.secret, {
+      const result = verifySignature(body, header, secret, {
         toleranceSeconds: options.toleranceSeconds,
         nowSeconds: Math.floor(options.now() / 1000),
       });
@@ -219,6 +252,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     url: `http://${host}:${address.port}`,
     server,
     counts,
+    setSecret: (next) => {
+      secret = next;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -109,6 +109,24 @@ export function parseSignatureHeader(header: string): ParsedHeader {
   return { timestamp, signatures };
 }
 
+/**
+ * The signature header in a file: the value alone (`t=…,v1=…`), its header line, or a request
+ * head or header dump with one X-SVC-Signature line among others (what `svc webhooks listen
+ * --capture` writes). A problem says what the file lacks.
+ */
+export function signatureFromHeaderText(text: string): { header: string } | { problem: string } {
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
+  if (lines.length <= 1) return { header: text };
+  const named = lines.filter((line) => /^x-svc-signature\s*:/i.test(line.trim()));
+  if (named.length === 1) return { header: named[0]! };
+  return {
+    problem:
+      named.length === 0
+        ? `it has ${lines.length} lines and none is an X-SVC-Signature header`
+        : 'it has more than one X-SVC-Signature header',
+  };
+}
+
 function preview(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

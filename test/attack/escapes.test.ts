@@ -53,6 +53,9 @@ describe('svc webhooks listen prints what any body says, escaped', () => {
       secretFile: undefined,
       forwardTo: undefined,
       toleranceSeconds: 300,
+      webhook: undefined,
+      publicUrl: undefined,
+      capture: undefined,
     });
     let url: string | undefined;
     for (let i = 0; i < 200 && !url; i++) {

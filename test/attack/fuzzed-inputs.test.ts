@@ -150,6 +150,9 @@ describe('secret files as editors and echo write them', () => {
       secretFile: file,
       forwardTo: undefined,
       toleranceSeconds: 300,
+      webhook: undefined,
+      publicUrl: undefined,
+      capture: undefined,
     });
     let url: string | undefined;
     for (let i = 0; i < 200 && !url; i++) {

@@ -76,7 +76,7 @@ const cases: Array<[string, string[]]> = [
   ['svc --profile ', ['prod', 'staging']],
   ['svc webhooks dlq l', ['ls']],
   ['svc webhooks dlq wh_1 --sta', ['--status']],
-  ['svc webhooks dlq wh_1 --status ', ['all', 'discarded', 'queued', 'replayed']],
+  ['svc webhooks dlq wh_1 --status ', ['all', 'discarded', 'queued', 'recovered', 'replayed']],
 ];
 
 describe('completion scripts in real shells', () => {
@@ -96,10 +96,11 @@ describe('completion scripts in real shells', () => {
     const listed = await svc(['webhooks', 'ls', '--json'], { env });
     const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id);
     expect(ids.length).toBeGreaterThan(0);
-    expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids].sort());
+    // deliveries, too, is a group whose default verb is ls.
+    expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids, 'get', 'ls'].sort());
     // dlq is a group whose default verb is ls: its verbs and the webhook ids both complete.
-    expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'discard', 'ls'].sort());
-    expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'discard', 'ls'].sort());
+    expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'discard', 'get', 'ls'].sort());
+    expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'discard', 'get', 'ls'].sort());
     expect(await bash(['svc', 'webhooks', 'dlq', 'ls', ''])).toEqual([...ids].sort());
     expect(await fish('svc webhooks dlq ls ')).toEqual([...ids].sort());
   });
@@ -126,7 +127,7 @@ describe('completion scripts in real shells', () => {
       ['svc profiles use ', /prod +staging/],
       [
         'svc webhooks dlq ',
-        /wh_\w+ +wh_\w+\n+discard +-- Discard dead-letter entries.*\n+ls +-- List the dead-letter queue/,
+        /wh_\w+ +wh_\w+\n+discard +-- Discard dead-letter entries.*\n+get +-- Show one dead-letter queue entry.*\n+ls +-- List the dead-letter queue/,
       ],
     ])('completes %j', async (line, expected) => {
       await term.send('C-u');

@@ -71,7 +71,7 @@ describe('svc login with a real browser', () => {
       await expect.poll(() => page.textContent('h1')).toBe('Authorize svc CLI');
       expect(await page.textContent('#tenant')).toBe('every tenant you belong to');
       expect(await page.textContent('#scopes')).toContain('admin');
-      await page.check('input[name="user_id"][value="usr_analyst"]');
+      await page.fill('input[name="user_id"]', 'usr_analyst');
       await page.click('button[value="approve"]');
       await page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
       expect(await page.textContent('h1')).toBe('Logged in');

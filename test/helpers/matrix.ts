@@ -180,6 +180,11 @@ export async function requestFor(
       case 'webhooks_update':
         body = { description: 'matrix' };
         break;
+      case 'webhooks_restore_secret':
+        // Something to undo: a rotation by the admin just before.
+        await asAdmin(sandbox, 'POST', `/v1/webhooks/${f.webhookId}/rotate-secret`, {});
+        body = key;
+        break;
       case 'webhooks_rotate_secret':
       case 'webhooks_test':
       case 'webhook_deliveries_replay':

@@ -50,17 +50,26 @@ export class Terminal {
     await run('tmux', ['-L', this.#socket, 'send-keys', '-t', 't', '-l', text]);
   }
 
-  async screen(): Promise<string> {
-    const { stdout } = await run('tmux', ['-L', this.#socket, 'capture-pane', '-p', '-t', 't']);
+  /** The screen's text; `joined`: lines the terminal wrapped are joined again (long URLs). */
+  async screen(options: { joined?: boolean } = {}): Promise<string> {
+    const { stdout } = await run('tmux', [
+      '-L',
+      this.#socket,
+      'capture-pane',
+      '-p',
+      ...(options.joined ? ['-J'] : []),
+      '-t',
+      't',
+    ]);
     return stdout;
   }
 
   /** The screen once it matches, or an error with what the screen showed. */
-  async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+  async waitFor(pattern: RegExp, timeoutMs = 10_000, options: { joined?: boolean } = {}): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let screen = '';
     while (Date.now() < deadline) {
-      screen = await this.screen();
+      screen = await this.screen(options);
       if (pattern.test(screen)) return screen;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -44,6 +44,14 @@ describe('text for terminals', () => {
     ['2026-06-01T12:00:00Z', '2 weeks ago'],
     ['2024-01-15T09:00:00Z', '2 years ago'],
     ['not a time', 'not a time'],
+    // Rounded, not truncated: an 8-hour grant made a moment ago expires in 8 hours, not 7.
+    ['2026-06-15T19:59:59.900Z', 'in 8 hours'],
+    ['2026-06-15T19:59:00Z', 'in 8 hours'],
+    ['2026-06-15T12:59:45Z', 'in 1 hour'],
+    ['2026-06-15T12:45:00Z', 'in 45 minutes'],
+    ['2026-06-15T10:00:01Z', '2 hours ago'],
+    ['2026-06-16T11:50:00Z', 'tomorrow'],
+    ['2026-06-22T11:00:00Z', 'next week'],
   ])('relativeTime(%s)', (value, expected) => {
     expect(relativeTime(value, NOW)).toBe(expected);
   });

@@ -51,7 +51,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     expect(JSON.stringify(json)).not.toContain('whsec_');
   });
 
-  it('deliveries: the summary above the table; --status and --limit; the whole object with --json', async () => {
+  it('deliveries: the counts above the table; --status, --limit and --all; an array with --json, the counts with --summary', async () => {
     const table = await runInProcess(['webhooks', 'deliveries', SEEDED], env, {
       tty: { stdout: true },
       columns: 200,
@@ -60,7 +60,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('6 deliveries: 3 delivered, 3 failed, 0 in flight');
     expect(lines[1]).toMatch(
-      /^ID {2,}EVENT {2,}STATUS {2,}ATTEMPTS {2,}HTTP {2,}ERROR {2,}NEXT RETRY {2,}LAST ATTEMPT/,
+      /^ID {2,}EVENT {2,}STATUS {2,}ATTEMPTS {2,}HTTP {2,}ERROR {2,}NEXT RETRY {2,}ATTEMPTED/,
     );
     expect(lines).toHaveLength(8);
     expect(lines[2]).toMatch(
@@ -70,16 +70,33 @@ describe('svc webhooks ls, deliveries, dlq', () => {
       env,
     });
     expect(failed.stderr).toMatch(
-      /^6 deliveries: 3 delivered, 3 failed, 0 in flight\nMore: svc webhooks deliveries .+ --status failed --cursor \S+\n$/,
+      /^6 deliveries: 3 delivered, 3 failed, 0 in flight\n2 shown; more with: svc webhooks deliveries \S+ --status failed --cursor \S+ {2}\(or --all\)\n$/,
     );
     expect(rows(failed.stdout).map((r) => r[2])).toEqual(['failed', 'failed']);
     const json = JSON.parse((await svc(['webhooks', 'deliveries', SEEDED, '--json'], { env })).stdout);
-    expect(json.summary).toEqual({ total: 6, delivered: 3, failed: 3, in_flight: 0, recovered: 0 });
-    expect(json.items).toHaveLength(6);
+    expect(json).toHaveLength(6);
+    expect(json[0]).toMatchObject({ webhook_id: SEEDED, status: expect.any(String) });
+    const summary = await svc(['webhooks', 'deliveries', SEEDED, '--summary', '--json'], { env });
+    expect(JSON.parse(summary.stdout)).toEqual({
+      total: 6,
+      delivered: 3,
+      failed: 3,
+      in_flight: 0,
+      recovered: 0,
+    });
+    const counts = await svc(['webhooks', 'deliveries', SEEDED, '--summary'], { env });
+    expect(counts.stdout).toBe('total\t6\ndelivered\t3\nfailed\t3\nrecovered\t0\nin flight\t0\n');
     const ndjson = (await svc(['webhooks', 'deliveries', SEEDED, '--ndjson'], { env })).stdout
       .trimEnd()
       .split('\n');
-    expect(ndjson.map((l) => JSON.parse(l).id)).toEqual(json.items.map((d: { id: string }) => d.id));
+    expect(ndjson.map((l) => JSON.parse(l).id)).toEqual(json.map((d: { id: string }) => d.id));
+    const all = await svc(['webhooks', 'deliveries', SEEDED, '--all', '--limit', '4', '--ndjson'], { env });
+    expect(
+      all.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(json.slice(0, 4).map((d: { id: string }) => d.id));
   });
 
   it('dlq: queued entries oldest first; --all streams; filters', async () => {
@@ -105,9 +122,14 @@ describe('svc webhooks ls, deliveries, dlq', () => {
 
   it.each([
     [
-      ['webhooks', 'deliveries', SEEDED, '--limit', '500'],
+      ['webhooks', 'deliveries', SEEDED, '--limit', '0'],
       2,
-      'error: --limit must be an integer from 1 to 200, got "500"',
+      'error: --limit must be an integer from 1 to 10000000, got "0"',
+    ],
+    [
+      ['webhooks', 'deliveries', SEEDED, '--summary', '--all'],
+      2,
+      'error: --summary prints the counts only; leave out --all, --limit and --cursor',
     ],
     [
       ['webhooks', 'deliveries', SEEDED, '--status', 'lost'],

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { API_KEY_LIMITS } from '../constants.js';
 import { IdempotencyKey, NullableTimestamp, StringEnum, Timestamp } from './common.js';
 
 export const API_KEY_KINDS = ['publishable', 'service_role'] as const;
@@ -14,13 +15,12 @@ export const ApiKeyItemParams = Type.Object({ id: Type.String(), keyId: Type.Str
 export const ApiKeyCreateBody = Type.Object(
   {
     kind: ApiKeyKind,
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: API_KEY_LIMITS.name.max })),
     justification: Type.Optional(
       Type.String({
-        minLength: 10,
-        maxLength: 500,
-        description:
-          'Why the key is needed. Required for service_role keys (at least 10 characters); recorded with every use.',
+        minLength: API_KEY_LIMITS.justification.min,
+        maxLength: API_KEY_LIMITS.justification.max,
+        description: `Why the key is needed. Required for service_role keys (at least ${API_KEY_LIMITS.justification.min} characters); recorded with every use.`,
       }),
     ),
     idempotency_key: IdempotencyKey,

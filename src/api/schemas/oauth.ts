@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../constants.js';
+import { DEVICE_CODE_GRANT, OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../constants.js';
 import { IdempotencyKey, NullableTimestamp, StringEnum, Timestamp } from './common.js';
 
 const { tokenLifetime, refreshTokenLifetime } = OAUTH_LIMITS;
@@ -160,7 +160,12 @@ export const RotateSecretBody = Type.Object(
 /** The token endpoint's form parameters (application/x-www-form-urlencoded). */
 export const TokenRequest = Type.Object(
   {
-    grant_type: Type.Optional(GrantType),
+    grant_type: Type.Optional(
+      Type.Union([GrantType, Type.Literal(DEVICE_CODE_GRANT)], {
+        description: `authorization_code, refresh_token, or ${DEVICE_CODE_GRANT} (RFC 8628)`,
+      }),
+    ),
+    device_code: Type.Optional(Type.String({ description: `${DEVICE_CODE_GRANT} grant (RFC 8628 §3.4)` })),
     client_id: Type.Optional(Type.String()),
     client_secret: Type.Optional(Type.String()),
     code: Type.Optional(Type.String({ description: 'authorization_code grant' })),
@@ -212,6 +217,39 @@ export const RevocationRequest = Type.Object(
   { additionalProperties: true },
 );
 
+/** RFC 8628 §3.1: the device authorization request's form parameters. */
+export const DeviceAuthorizationRequest = Type.Object(
+  {
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+    scope: Type.Optional(
+      Type.String({ description: 'Space-separated scopes; default: every scope of the client' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+/** RFC 8628 §3.2: the device authorization response. */
+export const DeviceAuthorizationResponse = Type.Object(
+  {
+    device_code: Type.String({
+      description: 'What the device polls the token endpoint with; never shown to the user',
+    }),
+    user_code: Type.String({
+      description: 'What the user types on the verification page: 8 letters, XXXX-XXXX',
+    }),
+    verification_uri: Type.String({ format: 'uri' }),
+    verification_uri_complete: Type.String({
+      format: 'uri',
+      description: 'The page with the code filled in',
+    }),
+    expires_in: Type.Integer({ description: 'Seconds the codes live' }),
+    interval: Type.Integer({ description: 'Seconds to wait between polls (5 more after each slow_down)' }),
+  },
+  { additionalProperties: true },
+);
+export type DeviceAuthorizationResponse = Static<typeof DeviceAuthorizationResponse>;
+
 /** RFC 8414 §2: what the sandbox publishes about its authorization server. */
 export const AuthorizationServerMetadata = Type.Object(
   {
@@ -222,6 +260,7 @@ export const AuthorizationServerMetadata = Type.Object(
     authorization_endpoint: Type.String({ format: 'uri' }),
     token_endpoint: Type.String({ format: 'uri' }),
     revocation_endpoint: Type.String({ format: 'uri' }),
+    device_authorization_endpoint: Type.String({ format: 'uri', description: 'RFC 8628 §4' }),
     response_types_supported: Type.Array(Type.String()),
     response_modes_supported: Type.Array(Type.String()),
     grant_types_supported: Type.Array(Type.String()),

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the schemas of one resource family (webhooks, deliveries, attempts,
+// the dead-letter queue) refer to each other and read best together.
 import { type Static, Type } from '@sinclair/typebox';
 import {
   DELIVERY_FAILURE_CAUSES,
@@ -7,6 +9,7 @@ import {
   DLQ_PAGE,
   DLQ_STATUS_FILTERS,
   DLQ_STATUSES,
+  EVENT_KIND,
   EVENT_TYPES,
   WEBHOOK_STATUSES,
 } from '../constants.js';
@@ -23,6 +26,16 @@ const StatusCode = Type.Integer({ minimum: 100, maximum: 599 });
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES, {
   description: `Event kind. The sandbox emits: ${EVENT_TYPES.join(', ')}`,
+});
+
+/**
+ * An event kind as a filter: kinds are open-ended (the reference shows two and says there are
+ * more), so any well-formed kind is accepted and one that never occurs matches nothing.
+ */
+export const EventTypeFilter = Type.String({
+  pattern: EVENT_KIND.source,
+  maxLength: 100,
+  description: `An event kind, e.g. exception.sla.breached; any kind is accepted (the sandbox emits ${EVENT_TYPES.join(', ')})`,
 });
 
 export const WebhookEventPayload = Type.Object(
@@ -142,8 +155,8 @@ export const WebhookDelivery = Type.Object(
       description:
         'pending: no attempt has finished yet (queued or being sent). retrying: an attempt failed and another is scheduled ' +
         '(next_retry_at). delivered: the target answered 2xx (final). failed: max_attempts attempts failed; next_retry_at is null ' +
-        'and the delivery is in the dead-letter queue. recovered: it failed, and a replay of it (or of its replay) was ' +
-        'delivered since (recovered_by names that delivery).',
+        'and the delivery is in the dead-letter queue. recovered: it failed, and the event was delivered to the webhook since ' +
+        'by another delivery of it, such as a replay (recovered_by names that delivery).',
     }),
     last_status_code: Type.Union([StatusCode, Type.Null()], {
       description: "The target's HTTP status on the last attempt; null when it gave none",
@@ -162,7 +175,7 @@ export const WebhookDelivery = Type.Object(
       description: 'The delivery this one replays (rule 1); null for an original delivery',
     }),
     recovered_by: Type.Union([Type.String(), Type.Null()], {
-      description: 'status recovered: the replay that was delivered; null otherwise',
+      description: 'status recovered: the delivery of the same event that was delivered; null otherwise',
     }),
   },
   { $id: 'WebhookDelivery', additionalProperties: true },
@@ -199,7 +212,7 @@ export const DeliverySummary = Type.Object(
       Type.Integer({
         minimum: 0,
         description:
-          'Failed deliveries whose replay was delivered since (a sandbox addition: other servers may not send it)',
+          'Failed deliveries whose event was delivered since by another delivery of it, e.g. a replay (a sandbox addition: other servers may not send it)',
       }),
     ),
   },
@@ -244,7 +257,8 @@ export const DlqEntry = Type.Object(
     event_type: EventTypeSchema,
     status: StringEnum(DLQ_STATUSES, {
       description:
-        'queued: waiting for someone to act. replayed: a replay was made (replay_count, last_replay_delivery_id). discarded: removed by DELETE',
+        'queued: waiting for someone to act. replayed: a replay was made (replay_count, last_replay_delivery_id). discarded: removed by DELETE. ' +
+        'recovered: the event was delivered to the webhook since by another delivery of it (recovered_by), so it left the queue',
     }),
     attempt_count: Type.Integer({ minimum: 0 }),
     last_status_code: Type.Union([StatusCode, Type.Null()]),
@@ -258,6 +272,9 @@ export const DlqEntry = Type.Object(
     last_replayed_at: NullableTimestamp,
     last_replay_delivery_id: Type.Union([Type.String(), Type.Null()]),
     discarded_at: NullableTimestamp,
+    recovered_by: Type.Union([Type.String(), Type.Null()], {
+      description: 'status recovered: the delivery that delivered the event',
+    }),
   },
   {
     $id: 'DlqEntry',
@@ -288,7 +305,7 @@ export const DlqListQuery = Type.Object({
   status: Type.Optional(
     StringEnum(DLQ_STATUS_FILTERS, { description: 'Entries in this state (default queued), or all' }),
   ),
-  event_type: Type.Optional(EventTypeSchema),
+  event_type: Type.Optional(EventTypeFilter),
   since: Type.Optional(
     Type.String({ format: 'date-time', description: 'dead_lettered_at at or after this time' }),
   ),

@@ -63,6 +63,8 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
 
 export interface LoginOptions extends BrowserLoginOptions {
   withToken: boolean;
+  /** RFC 8628 device authorization instead of a redirect. */
+  device: boolean;
 }
 
 export function parseLogin(flags: Record<string, unknown>): LoginOptions {
@@ -79,11 +81,28 @@ export function parseLogin(flags: Record<string, unknown>): LoginOptions {
     ].find(([, value]) => value !== undefined);
     if (conflicting) throw new UsageError(`--with-token cannot be combined with ${conflicting[0]}`);
   }
-  return { ...browser, withToken: flags.withToken === true };
+  if (flags.device) {
+    if (flags.withToken) throw new UsageError('--device cannot be combined with --with-token');
+    const redirectOnly = [
+      ['--port', flags.port],
+      ['--browser-timeout', flags.browserTimeout],
+      ['--no-browser', flags.browser === false ? true : undefined],
+    ].find(([, value]) => value !== undefined);
+    if (redirectOnly) {
+      throw new UsageError(`--device needs no redirect, so ${redirectOnly[0]} does not apply; leave it out`);
+    }
+  }
+  return { ...browser, withToken: flags.withToken === true, device: flags.device === true };
 }
 
-/** `svc login`: the browser flow (authorization code + PKCE through a loopback redirect). */
-export async function runLoginBrowser(ctx: Context, options: BrowserLoginOptions): Promise<void> {
+/**
+ * `svc login`: the browser flow (authorization code + PKCE through a loopback redirect, or the
+ * address pasted back), or with --device the device authorization grant.
+ */
+export async function runLoginBrowser(
+  ctx: Context,
+  options: BrowserLoginOptions & { device?: boolean },
+): Promise<void> {
   const settings = ctx.settings();
   const clientId = options.clientId ?? settings.values.client_id;
   if (!clientId) {
@@ -96,7 +115,13 @@ export async function runLoginBrowser(ctx: Context, options: BrowserLoginOptions
     label: 'client secret',
     env: 'SVC_CLIENT_SECRET',
   });
-  const result = await authorizeWithBrowser(ctx, { ...options, clientId, clientSecret });
+  const result = options.device
+    ? await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
+        clientId,
+        clientSecret,
+        scopes: options.scopes,
+      })
+    : await authorizeWithBrowser(ctx, { ...options, clientId, clientSecret });
   const stored = await storeLogin(ctx, result, { id: clientId, secret: clientSecret });
   const me = stored.identity;
   if (ctx.out.isMachine) {
@@ -129,22 +154,28 @@ export default function login(make: MakeContext): Command {
       'Log in and store the credential in the profile.\n\n' +
         'Without --with-token: OAuth 2.0 authorization code flow with PKCE (S256). svc listens on\n' +
         '127.0.0.1 (a free port, or --port) for the redirect to /callback, opens the authorization page\n' +
-        '({app_url}/oauth/authorize) in the browser (SVC_BROWSER, BROWSER, else the system opener;\n' +
-        '--no-browser prints the URL), waits for one callback with the right state, exchanges the code at\n' +
-        '{base_url}/v1/oauth/token and stores the tokens in the 0600 credential file. They are refreshed\n' +
-        'automatically. The client id comes from --client-id, SVC_CLIENT_ID or the profile (`svc sandbox\n' +
+        '({app_url}/oauth/authorize) in the browser (SVC_BROWSER, BROWSER, else the system opener),\n' +
+        'waits for one callback with the right state, exchanges the code at {base_url}/v1/oauth/token\n' +
+        'and stores the tokens in the 0600 credential file. They are refreshed automatically.\n\n' +
+        'Over SSH (or with --no-browser) svc opens no browser: it prints the URL to open on any machine,\n' +
+        'and on a terminal takes either the redirect (same machine, or a forwarded port) or the address\n' +
+        'the browser ends on, pasted back (state and PKCE are checked all the same). --device uses device\n' +
+        'authorization (RFC 8628) instead, where the server offers it: type a short code on any browser.\n\n' +
+        'The client id comes from --client-id, SVC_CLIENT_ID or the profile (`svc sandbox\n' +
         "start` sets it); a confidential client's secret from --client-secret-file, --client-secret-stdin\n" +
         'or SVC_CLIENT_SECRET, never from a flag value.\n\n' +
         '--with-token reads an API key or JWT from standard input (never from a flag), checks it\n' +
         'against GET /v1/me, and stores it in the 0600 credential file.',
     )
-    .addOption(new Option('--with-token', 'read an API key or JWT from standard input'));
+    .addOption(new Option('--with-token', 'read an API key or JWT from standard input'))
+    .addOption(new Option('--device', 'device authorization (RFC 8628): enter a code on any browser'));
   return addBrowserLoginOptions(command)
     .addHelpText(
       'after',
       examples(
         ['svc login', 'log in through the browser (the sandbox profile needs no setup)'],
-        ['svc login --no-browser', 'print the URL to open on this machine, and wait'],
+        ['svc login --no-browser', 'over SSH: open the URL anywhere, paste the address it ends on'],
+        ['svc login --device', 'over SSH, where the server offers it: enter a short code on any browser'],
         [
           'svc login --client-id cli_123 --client-secret-file secret.txt --scope read:reconciliations',
           'log in with a confidential client and one scope',

@@ -1,8 +1,12 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
-import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { examples, type MakeContext } from '../kit.js';
+import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
 import { checkSurface, ownFields, type RecordData } from './shared.js';
+
+/** The largest page GET /v1/{surface} gives. */
+const RECORD_PAGE_MAX = 200;
 
 const COLUMNS: Array<Column<RecordData>> = [
   { header: 'id', value: (r) => r.id, kind: 'id' },
@@ -14,50 +18,35 @@ const COLUMNS: Array<Column<RecordData>> = [
 export async function runRecordsLs(
   ctx: Context,
   surface: string,
-  options: { limit: number | undefined; cursor: string | undefined; all: boolean; includeDeleted: boolean },
+  options: ListingOptions & { includeDeleted: boolean },
 ): Promise<void> {
   const platform = await ctx.platform();
-  const query = {
-    limit: options.limit,
-    cursor: options.cursor,
-    include_deleted: options.includeDeleted || undefined,
-  };
-  if (options.all) {
-    await ctx.out.list(platform.records.listAll(surface, query), COLUMNS, {
-      empty: `No ${surface} records.`,
-    });
-    return;
-  }
-  const data = await platform.records.list(surface, query);
-  await ctx.out.list(data.items, COLUMNS, { empty: `No ${surface} records.` });
-  if (data.next_cursor && !ctx.out.isMachine)
-    ctx.out.info(`More: svc records ls ${surface} --cursor ${data.next_cursor}  (or --all)`);
+  const listing = new Listing<RecordData>(options, RECORD_PAGE_MAX);
+  const records = listing.items((page) =>
+    platform.records.list(surface, { include_deleted: options.includeDeleted || undefined, ...page }),
+  );
+  await ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` });
+  listing.hintMore(ctx, `svc records ls ${surface}${options.includeDeleted ? ' --include-deleted' : ''}`);
 }
 
 export function lsCommand(make: MakeContext): Command {
-  return new Command('ls')
+  const command = new Command('ls')
     .alias('list')
     .argument('<surface>', 'surface name, e.g. reconciliations')
-    .description('List records of a surface (soft-deleted ones only with --include-deleted)')
-    .addOption(new Option('--limit <n>', 'page size, 1-200 (default 50)'))
-    .addOption(new Option('--cursor <cursor>', 'start after this cursor'))
-    .addOption(new Option('--all', 'every page, streamed'))
+    .description('List records of a surface (soft-deleted ones only with --include-deleted)');
+  for (const option of listingOptions('records')) command.addOption(option);
+  return command
     .addOption(new Option('--include-deleted', 'also soft-deleted records not yet purged'))
     .addHelpText(
       'after',
       examples(
-        ['svc records ls reconciliations', 'the first page'],
+        ['svc records ls reconciliations', 'the first 50'],
         ['svc records ls exceptions --all --ndjson | jq .id', 'every record, one JSON object per line'],
       ),
     )
     .action(async (surface: string, flags: Record<string, unknown>, cmd: Command) => {
       const name = checkSurface(surface);
-      const options = {
-        limit: intFlag('--limit', flags.limit, 1, 200),
-        cursor: flags.cursor === undefined ? undefined : nonEmpty('--cursor', flags.cursor),
-        all: flags.all === true,
-        includeDeleted: flags.includeDeleted === true,
-      };
+      const options = { ...parseListing(flags), includeDeleted: flags.includeDeleted === true };
       await runRecordsLs(await make(cmd), name, options);
     });
 }

@@ -55,7 +55,13 @@ const KNOWN = Object.values(FIELDS).flat() as string[];
 /** The columns, for hints. */
 export const COLUMN_LIST = 'user, role, expires_in or expires_at, justification';
 
-function headerProblems(columns: string[], options: RowRules): string[] {
+function headerProblems(columns: string[], options: RowRules, line: number): string[] {
+  // Not one column name svc knows: the file has no header row, and its first line is a row. One
+  // message says so, rather than one per column of data.
+  if (!columns.some((column) => KNOWN.includes(column))) {
+    const expected = options.kind === 'assign' ? COLUMN_LIST : 'user, role';
+    return [`line ${line} looks like data, not a header (expected columns: ${expected})`];
+  }
   const messages: string[] = [];
   const seen = new Set<string>();
   for (const column of columns) {
@@ -171,7 +177,7 @@ export async function* fileRows(
   for await (const event of readInput(path, name)) {
     if (event.kind === 'header') {
       header = event;
-      const problems = headerProblems(event.columns, rules);
+      const problems = headerProblems(event.columns, rules, event.line);
       // A broken header makes every row wrong the same way: it is reported once, on its own line.
       if (problems.length > 0) {
         yield { line: event.line, problems };

@@ -3,12 +3,10 @@ import { SUBSCRIPTION_TIERS, type SubscriptionTier, TENANT_PAGE } from '../../ap
 import type { TenantSummary } from '../../api/schemas/tenants.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
-import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { choiceFlag, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { DEFAULT_LIMIT, Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
 
-export interface TenantsLsOptions {
-  limit: number | undefined;
-  cursor: string | undefined;
-  all: boolean;
+export interface TenantsLsOptions extends ListingOptions {
   role: string | undefined;
   tier: SubscriptionTier | undefined;
 }
@@ -17,18 +15,16 @@ export const TENANT_COLUMNS: Array<Column<TenantSummary>> = [
   { header: 'id', value: (t) => t.id, kind: 'id' },
   { header: 'slug', value: (t) => t.slug },
   { header: 'name', value: (t) => t.display_name },
-  { header: 'tier', value: (t) => t.subscription_tier },
-  { header: 'role', value: (t) => t.role },
-  { header: 'currency', value: (t) => t.default_currency, optional: true },
-  { header: 'time zone', value: (t) => t.time_zone, optional: true },
+  { header: 'tier', value: (t) => t.subscription_tier, optional: 3 },
+  { header: 'role', value: (t) => t.role, optional: 4 },
+  { header: 'currency', value: (t) => t.default_currency, optional: 2 },
+  { header: 'time zone', value: (t) => t.time_zone, optional: 1 },
   { header: 'created', value: (t) => t.created_at, kind: 'time' },
 ];
 
 export function parseTenantsLs(flags: Record<string, unknown>): TenantsLsOptions {
   const options: TenantsLsOptions = {
-    limit: intFlag('--limit', flags.limit, TENANT_PAGE.min, TENANT_PAGE.max),
-    cursor: flags.cursor === undefined ? undefined : nonEmpty('--cursor', flags.cursor),
-    all: flags.all === true,
+    ...parseListing(flags),
     role: flags.role === undefined ? undefined : nonEmpty('--role', flags.role),
     tier: choiceFlag('--tier', flags.tier, SUBSCRIPTION_TIERS),
   };
@@ -37,44 +33,26 @@ export function parseTenantsLs(flags: Record<string, unknown>): TenantsLsOptions
 
 export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Promise<void> {
   const platform = await ctx.platform();
-  const query = {
-    limit: options.limit,
-    cursor: options.cursor,
-    role: options.role,
-    subscription_tier: options.tier,
-  };
-  if (options.all) {
-    // --limit is the page size here; every page is fetched and streamed as it arrives.
-    await ctx.out.list(platform.tenants.listAll(query), TENANT_COLUMNS, {
-      empty: 'No tenants match.',
-    });
-    return;
-  }
-  const data = await platform.tenants.list(query);
-  await ctx.out.list(data.items, TENANT_COLUMNS, { empty: 'No tenants match.' });
-  if (data.next_cursor && !ctx.out.isMachine) {
-    ctx.out.info(`More tenants: svc tenants ls --cursor ${data.next_cursor}  (or --all for every page)`);
-  }
+  const query = { role: options.role, subscription_tier: options.tier };
+  const listing = new Listing<TenantSummary>(options, TENANT_PAGE.max);
+  const tenants = listing.items((page) => platform.tenants.list({ ...query, ...page }));
+  await ctx.out.list(tenants, TENANT_COLUMNS, { empty: 'No tenants match.' });
+  const filters = `${options.role ? ` --role ${options.role}` : ''}${options.tier ? ` --tier ${options.tier}` : ''}`;
+  listing.hintMore(ctx, `svc tenants ls${filters}`);
 }
 
 export function lsCommand(make: MakeContext): Command {
-  return new Command('ls')
+  const command = new Command('ls')
     .alias('list')
     .summary('List the tenants visible to you')
     .description(
       'List the tenants visible to you, with your role in each.\n\n' +
         'With an organisation set (--org, SVC_ORG or the profile), an org_admin lists every tenant of the\n' +
         'organisation; such cross-tenant listings are recorded in the security events log.\n' +
-        'Without --all one page is printed and the next cursor is shown on stderr.',
-    )
-    .addOption(
-      new Option(
-        '--limit <n>',
-        `page size, ${TENANT_PAGE.min}-${TENANT_PAGE.max} (default ${TENANT_PAGE.default})`,
-      ),
-    )
-    .addOption(new Option('--cursor <cursor>', 'start after this cursor (from a previous page)'))
-    .addOption(new Option('--all', 'fetch every page, streaming rows as they arrive'))
+        `Without --all, the first ${DEFAULT_LIMIT} (or --limit) are printed and where to continue is shown on stderr.`,
+    );
+  for (const option of listingOptions('tenants')) command.addOption(option);
+  return command
     .addOption(new Option('--role <role>', 'only tenants where your role is this, e.g. tenant_admin'))
     .addOption(
       new Option('--tier <tier>', 'only tenants on this subscription tier').choices(SUBSCRIPTION_TIERS),

@@ -1,11 +1,14 @@
 import { once } from 'node:events';
+import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { cellText } from '../../output/format.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
-import { examples, intFlag, type MakeContext } from '../kit.js';
+import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { CaptureDir } from './capture.js';
+import { type Redirection, redirectWebhook, restoreCommands } from './redirect.js';
 import { readSecret, SECRET_ENV, secretFileFlag } from './shared.js';
 
 export const DEFAULT_LISTEN_PORT = 4011;
@@ -16,29 +19,48 @@ export interface ListenOptions {
   secretFile: string | undefined;
   forwardTo: URL | undefined;
   toleranceSeconds: number;
+  /** Point this webhook at the listener while it runs (and put it back). */
+  webhook: string | undefined;
+  /** The URL the platform delivers to, when the listener is reached through a tunnel. */
+  publicUrl: URL | undefined;
+  /** Keep each request's head and raw body in this directory. */
+  capture: string | undefined;
+}
+
+function httpUrlFlag(flag: string, raw: unknown): URL | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(String(raw));
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(`${flag} must be an http or https URL, got ${JSON.stringify(String(raw))}`);
+  }
+  return url;
 }
 
 export function parseListen(flags: Record<string, unknown>): ListenOptions {
-  let forwardTo: URL | undefined;
-  if (flags.forwardTo !== undefined) {
-    try {
-      forwardTo = new URL(String(flags.forwardTo));
-    } catch {
-      forwardTo = undefined;
-    }
-    if (!forwardTo || (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:')) {
-      throw new UsageError(
-        `--forward-to must be an http or https URL, got ${JSON.stringify(String(flags.forwardTo))}`,
-      );
-    }
+  const webhook = flags.webhook === undefined ? undefined : nonEmpty('--webhook', flags.webhook);
+  if (webhook && flags.secretFile !== undefined) {
+    throw new UsageError(
+      "--webhook rotates the webhook's secret for the session and verifies with it; leave out --secret-file",
+    );
+  }
+  if (!webhook && flags.publicUrl !== undefined) {
+    throw new UsageError('--public-url says where --webhook points the webhook; it needs --webhook');
   }
   return {
     host: String(flags.host ?? '127.0.0.1'),
     port: intFlag('--port', flags.port, 0, 65_535) ?? DEFAULT_LISTEN_PORT,
     secretFile: secretFileFlag(flags.secretFile),
-    forwardTo,
+    forwardTo: httpUrlFlag('--forward-to', flags.forwardTo),
     toleranceSeconds:
       intFlag('--tolerance', flags.tolerance, 0, 10 * 365 * 86_400) ?? DEFAULT_TOLERANCE_SECONDS,
+    webhook,
+    publicUrl: httpUrlFlag('--public-url', flags.publicUrl),
+    capture: flags.capture === undefined ? undefined : nonEmpty('--capture', flags.capture),
   };
 }
 
@@ -92,6 +114,12 @@ function line(ctx: Context, r: ReceivedDelivery): string {
       'status' in r.forwarded ? `forwarded → ${r.forwarded.status}` : `forward failed: ${r.forwarded.error}`,
     );
   if (r.repeated) notes.push('repeated event');
+  if (r.capture)
+    notes.push(
+      'headers' in r.capture
+        ? `saved ${basename(r.capture.headers, '.headers')}`
+        : `not saved: ${r.capture.error}`,
+    );
   const said = cellText(
     `${what.join('  ')}  ${r.bytes} B  → ${r.status}${notes.length ? `  (${notes.join('; ')})` : ''}`,
   );
@@ -99,7 +127,9 @@ function line(ctx: Context, r: ReceivedDelivery): string {
 }
 
 export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
-  const secret = await readSecret(ctx, options.secretFile);
+  // With --webhook the secret comes from rotating the webhook's, once the port is open.
+  const secret = options.webhook ? '' : await readSecret(ctx, options.secretFile);
+  const capture = options.capture ? await CaptureDir.open(options.capture) : undefined;
   const { startListener } = await import('../../webhooks/listen.js');
   const forwarding = options.forwardTo ? await forwarder(ctx, options.forwardTo) : undefined;
   // Lines are written in arrival order; a slow reader of stdout delays printing, not answering.
@@ -118,6 +148,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       toleranceSeconds: options.toleranceSeconds,
       now: () => ctx.clock.now(),
       ...(forwarding ? { forward: forwarding.forward } : {}),
+      ...(capture ? { capture: (request, record) => capture.save(request, record) } : {}),
       onDelivery: (record) => {
         if (record.repeated) {
           ctx.out.warn(
@@ -136,14 +167,44 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     }
     throw error;
   }
+  let redirection: Redirection | undefined;
+  if (options.webhook) {
+    try {
+      redirection = await redirectWebhook(
+        ctx,
+        options.webhook,
+        options.publicUrl?.href ?? `${listener.url}/webhooks`,
+      );
+    } catch (error) {
+      await listener.close();
+      await forwarding?.close();
+      throw error;
+    }
+    listener.setSecret(redirection.secret);
+  }
   ctx.out.info(
-    `listening on ${listener.url} — point a webhook there; verifying with tolerance ±${options.toleranceSeconds} s` +
-      `${options.forwardTo ? `, forwarding valid deliveries to ${options.forwardTo.href}` : ''}. Ctrl-C stops.`,
+    `listening on ${listener.url} — ${redirection ? `webhook ${redirection.webhook} delivers here` : 'point a webhook there'}; ` +
+      `verifying with tolerance ±${options.toleranceSeconds} s` +
+      `${options.forwardTo ? `, forwarding valid deliveries to ${options.forwardTo.href}` : ''}` +
+      `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
   );
+  if (redirection) {
+    ctx.out.info(
+      `Its URL was ${redirection.originalUrl}, and its secret is rotated for this session (deliveries carry the old ` +
+        'one too). Ctrl-C puts both back; if svc is killed instead, put them back with:',
+    );
+    ctx.out.info(`  ${restoreCommands(redirection.webhook, redirection.originalUrl)}`);
+  }
   if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
   await listener.close();
   await forwarding?.close();
   await printing;
+  if (redirection) {
+    await redirection.restore();
+    ctx.out.success(
+      `webhook ${redirection.webhook} is back: ${redirection.originalUrl}, with its previous secret`,
+    );
+  }
   const { received, valid, invalid, repeated } = listener.counts;
   ctx.out.info(
     `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${repeated ? `, ${repeated} repeated event(s)` : ''}`,
@@ -158,7 +219,12 @@ export function listenCommand(make: MakeContext): Command {
         "and timestamp) and printed as one line, or one JSON object with --ndjson/--json (with the body's\n" +
         'sha256). Valid deliveries get 200, invalid ones 400 {"error":"invalid_signature",…}; an event id seen\n' +
         'before gets a warning. With --forward-to, valid deliveries are sent on with their original body and\n' +
-        "headers (hop-by-hop headers and Host excepted) and the target's answer is returned. Runs until Ctrl-C.",
+        "headers (hop-by-hop headers and Host excepted) and the target's answer is returned. Runs until Ctrl-C.\n\n" +
+        '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
+        'svc can verify (deliveries carry the old secret too), and on Ctrl-C the URL and the old secret are put back\n' +
+        '(svc prints the commands that do it by hand, for when it is killed). --capture DIR keeps each request in\n' +
+        'DIR (0700): NNNN-<delivery>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
+        '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are.',
     )
     .addOption(
       new Option('--port <n>', `port to listen on; 0 picks a free one (default ${DEFAULT_LISTEN_PORT})`),
@@ -166,6 +232,16 @@ export function listenCommand(make: MakeContext): Command {
     .addOption(new Option('--host <host>', 'interface to bind').default('127.0.0.1'))
     .addOption(new Option('--secret-file <file>', `file holding the signing secret (or set ${SECRET_ENV})`))
     .addOption(new Option('--forward-to <url>', 'send valid deliveries on to this URL, untouched'))
+    .addOption(
+      new Option('--webhook <id>', 'point this webhook here while svc runs, and put it back on exit'),
+    )
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'with --webhook: the URL the platform reaches this listener at (a tunnel)',
+      ),
+    )
+    .addOption(new Option('--capture <dir>', "save each request's headers and raw body in DIR, for verify"))
     .addOption(
       new Option(
         '--tolerance <seconds>',
@@ -181,6 +257,10 @@ export function listenCommand(make: MakeContext): Command {
           'verify, then pass each delivery to your app',
         ],
         ['svc webhooks listen --secret-file whsec.txt --ndjson | jq .valid', 'one JSON object per delivery'],
+        [
+          'svc webhooks listen --webhook wh_123 --capture ./captured',
+          'receive wh_123 here while svc runs, saving each request',
+        ],
       ),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {

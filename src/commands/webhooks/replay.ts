@@ -81,13 +81,14 @@ interface ReplayRow {
 }
 
 const COLUMNS = (dryRun: boolean): Array<Column<ReplayRow>> => [
-  { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status) },
+  { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
   { header: 'delivery', value: (r) => r.delivery_id ?? r.dlq_entry_id, kind: 'id' },
   { header: 'new delivery', value: (r) => r.new_delivery_id, kind: 'id' },
   { header: 'event', value: (r) => r.event_type },
-  { header: 'outcome', value: (r) => r.delivery_status, optional: true },
+  { header: 'outcome', value: (r) => r.delivery_status, kind: 'status', optional: true },
   {
     header: 'detail',
+    kind: 'detail',
     value: (r) =>
       r.error
         ? [r.error.message, r.error.remedy].filter(Boolean).join('; ')

@@ -6,6 +6,7 @@ import { readInputBytes } from '../../system/input.js';
 import {
   DEFAULT_TOLERANCE_SECONDS,
   explainMismatch,
+  signatureFromHeaderText,
   type VerifyResult,
   verifySignature,
 } from '../../webhooks/signature.js';
@@ -48,6 +49,16 @@ export function parseVerify(flags: Record<string, unknown>): VerifyOptions {
   };
 }
 
+/** --header-file: the value, its line, or a captured request head with one X-SVC-Signature line. */
+async function headerFromFile(ctx: Context, file: string): Promise<string> {
+  const text = (await readInputBytes(file, ctx.io.stdin, '--header-file')).toString('utf8');
+  const found = signatureFromHeaderText(text);
+  if ('header' in found) return found.header;
+  throw new UsageError(`--header-file ${file}: ${found.problem}`, {
+    hint: 'give the X-SVC-Signature value, its header line, or the .headers file `svc webhooks listen --capture` wrote',
+  });
+}
+
 /** The --json result: the contract's {valid, reason, timestamp}, with details. */
 export interface VerifyReport {
   valid: boolean;
@@ -72,9 +83,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
   let body: Buffer;
   try {
     secret = await readSecret(ctx, options.secretFile);
-    header =
-      options.header ??
-      (await readInputBytes(options.headerFile!, ctx.io.stdin, '--header-file')).toString('utf8');
+    header = options.header ?? (await headerFromFile(ctx, options.headerFile!));
     body = await readInputBytes(options.payload, ctx.io.stdin, '--payload');
   } catch (error) {
     if (machine) {
@@ -147,7 +156,12 @@ export function verifyCommand(make: MakeContext): Command {
     )
     .addOption(new Option('--secret-file <file>', `file holding the signing secret (or set ${SECRET_ENV})`))
     .addOption(new Option('--header <value>', 'the X-SVC-Signature value, e.g. t=1700000000,v1=5257a8…'))
-    .addOption(new Option('--header-file <file>', 'read the header value from FILE (- for standard input)'))
+    .addOption(
+      new Option(
+        '--header-file <file>',
+        'read the header from FILE (- for standard input): the value, its line, or a captured .headers file',
+      ),
+    )
     .addOption(
       new Option('--payload <file>', 'the raw request body: FILE, or - for standard input (default)'),
     )

@@ -3,6 +3,7 @@ import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../../api/constan
 import type { OAuthClient } from '../../api/schemas/oauth.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
+import { DeviceAuthorizations } from './device-authorization.js';
 import { hashKey } from './identity.js';
 import type { ClientInput } from './oauth-client-rules.js';
 
@@ -48,6 +49,8 @@ export interface ConsentTicket {
   state: string | null;
   challenge: string | null;
   expiresAtMs: number;
+  /** Set for the consent page of a device authorization (RFC 8628): its key, not a redirect. */
+  deviceKey?: string;
 }
 
 export function sha256(value: string): Buffer {
@@ -68,6 +71,8 @@ export class OAuthStore {
   readonly #codes = new Map<string, AuthorizationCode>();
   readonly #refreshTokens = new Map<string, RefreshTokenRecord>();
   readonly #tickets = new Map<string, ConsentTicket>();
+  /** RFC 8628 device authorizations (device-authorization.ts). */
+  readonly devices: DeviceAuthorizations;
   readonly #clock: SandboxClock;
   /** Token endpoint outcomes by grant, e.g. `refresh_token ok`, `authorization_code invalid_grant`. */
   readonly grants: GrantCounts = {};
@@ -76,6 +81,7 @@ export class OAuthStore {
 
   constructor(clock: SandboxClock) {
     this.#clock = clock;
+    this.devices = new DeviceAuthorizations(clock);
     this.clients.set(CLI_CLIENT_ID, {
       client_id: CLI_CLIENT_ID,
       name: 'svc CLI',

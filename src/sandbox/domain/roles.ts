@@ -20,7 +20,7 @@ export function checkPermissions(permissions: string[], field = 'permissions'): 
   const described = unknown.map((p) => `${p}${didYouMean(p, ALL_PERMISSIONS)}`);
   throw new DomainError(
     'unknown_permission',
-    `unknown permission${unknown.length > 1 ? 's' : ''} ${described.join(', ')}; see x-permission-catalog in the OpenAPI document`,
+    `unknown permission${unknown.length > 1 ? 's' : ''} ${described.join(', ')}; GET /v1/permissions lists the catalog`,
     unknown.map((p) => ({
       field,
       message: `${p} is not in the permission catalog${didYouMean(p, ALL_PERMISSIONS)}`,

@@ -8,6 +8,7 @@ import meRoutes from './me.js';
 import oauthAuthorizeRoutes from './oauth-authorize.js';
 import oauthClientRoutes from './oauth-clients.js';
 import oauthControlRoutes from './oauth-control.js';
+import oauthDeviceRoutes from './oauth-device.js';
 import oauthServerRoutes from './oauth-server.js';
 import oauthTokenRoutes from './oauth-token.js';
 import recordRoutes from './records.js';
@@ -29,6 +30,7 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   oauthClientRoutes,
   oauthTokenRoutes,
   oauthAuthorizeRoutes,
+  oauthDeviceRoutes,
   oauthControlRoutes,
   oauthServerRoutes,
   webhookRoutes,

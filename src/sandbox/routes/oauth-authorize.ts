@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { OAUTH_PATHS, OAUTH_SCOPES } from '../../api/constants.js';
-import { primaryRole } from '../domain/identity.js';
-import type { ConsentTicket, OAuthClientRecord } from '../domain/oauth.js';
+import { OAUTH_PATHS } from '../../api/constants.js';
+import type { ConsentTicket } from '../domain/oauth.js';
 import { redirectUriMatches } from '../domain/oauth-client-rules.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
-import { consentPage, PAGE_HEADERS, sendErrorPage } from './oauth-pages.js';
+import { eligibleUsers, findUser, sendConsent } from './oauth-consent.js';
+import { PAGE_HEADERS, sendErrorPage } from './oauth-pages.js';
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -59,27 +59,6 @@ function one(query: Query, name: string): string | undefined | 'repeated' {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** The users who may consent for this client: members of its tenant (any tenant for the first-party client). */
-function eligibleUsers(ctx: RouteContext, client: OAuthClientRecord) {
-  const { identity } = ctx.state;
-  return [...identity.users.values()]
-    .map((user) => {
-      const tenants = identity.memberTenants(user.id);
-      const inTenant = client.tenant_id ? tenants.filter((t) => t.id === client.tenant_id) : tenants;
-      return { user, tenants: inTenant };
-    })
-    .filter((entry) => entry.tenants.length > 0)
-    .map(({ user, tenants }) => ({
-      id: user.id,
-      name: user.name,
-      email: user.email,
-      tenantIds: tenants.map((t) => t.id),
-      detail: client.tenant_id
-        ? (primaryRole(identity.rolesOf(user.id, client.tenant_id)) ?? 'no role')
-        : `${tenants.length} tenant${tenants.length === 1 ? '' : 's'}`,
-    }));
-}
-
 export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { state } = ctx;
   const browser = { auth: 'public', faultFree: true, idempotent: false } as const;
@@ -98,8 +77,9 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
           'loopback http redirect may use any port (RFC 8252 §7.3). Other problems redirect to redirect_uri with an RFC 6749 ' +
           '§4.1.2.1 error (unsupported_response_type, unauthorized_client, invalid_scope, invalid_request for PKCE problems: ' +
           'code_challenge_method must be S256, `plain` is refused, and a challenge is required when the client has pkce_required). ' +
-          "The page lets you choose a seeded sandbox user who belongs to the client's tenant, shows the client's name, the " +
-          'tenant and the scopes, and posts Approve or Deny back to this path. Every redirect carries state and iss (RFC 9207).',
+          'The page asks which sandbox user signs in (a user id or email typed into a field, with up to 20 suggestions the ' +
+          "browser offers as you type; no script), shows the client's name, the tenant and the scopes, and posts Approve or " +
+          'Deny back to this path. Every redirect carries state and iss (RFC 9207).',
         querystring: AuthorizeQuery,
         produces: ['text/html'],
         response: {
@@ -190,30 +170,19 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
       }
       const users = eligibleUsers(ctx, client);
       if (users.length === 0) return back('access_denied', "no sandbox user belongs to the client's tenant");
-      const ticket = state.oauth.openTicket({
+      const ticketData = {
         clientId: client.client_id,
         redirectUri,
         scopes,
         state: stateParam ?? null,
         challenge: challenge ?? null,
+      };
+      return sendConsent(reply, ctx, client, {
+        ticket: state.oauth.openTicket(ticketData),
+        ticketData,
+        users,
+        outcome: { text: 'Approving sends you back to', code: redirectUri },
       });
-      const tenant = client.tenant_id ? state.identity.tenantsById.get(client.tenant_id) : undefined;
-      return reply
-        .code(200)
-        .headers(PAGE_HEADERS)
-        .type('text/html; charset=utf-8')
-        .send(
-          consentPage({
-            ticket,
-            clientName: client.name,
-            clientId: client.client_id,
-            clientDescription: client.description,
-            tenant: tenant ? `${tenant.display_name} (${tenant.slug})` : 'every tenant you belong to',
-            scopes: scopes.map((name) => ({ name, description: OAUTH_SCOPES[name] ?? name })),
-            users,
-            redirectUri,
-          }),
-        );
     },
   );
 
@@ -226,13 +195,19 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
         tags: ['oauth'],
         summary: 'The consent form: approve or deny (browser traffic)',
         description:
-          'Posted by the consent page (application/x-www-form-urlencoded): ticket (single use, valid 10 minutes), user_id, ' +
-          'decision=approve|deny. Approve redirects (303) to redirect_uri with code, state and iss; the code lives 60 seconds. ' +
+          'Posted by the consent page (application/x-www-form-urlencoded): ticket (single use, valid 10 minutes), user_id ' +
+          '(an id, or an email in any case), decision=approve|deny. Approve redirects (303) to redirect_uri with code, state and ' +
+          'iss; the code lives 60 seconds. A user_id that names no one who may sign in shows the page again (200, a new ticket) ' +
+          'with the users it matches as suggestions. ' +
           "Deny redirects with error=access_denied. Not in the reference: it is the sandbox's login page.",
         consumes: ['application/x-www-form-urlencoded'],
         body: ConsentForm,
         produces: ['text/html'],
         response: {
+          200: {
+            description: 'The consent page again: the user named is not one who may sign in',
+            type: 'string',
+          },
           303: { description: 'Redirect to redirect_uri with code (or error), state and iss', type: 'null' },
           400: { description: 'An error page (HTML)', type: 'string' },
         },
@@ -243,7 +218,7 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
       const field = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
       const ticketId = field('ticket');
       const ticket: ConsentTicket | undefined = ticketId ? state.oauth.takeTicket(ticketId) : undefined;
-      if (!ticket) {
+      if (!ticket || ticket.deviceKey !== undefined) {
         return sendErrorPage(
           reply,
           400,
@@ -262,15 +237,22 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
           iss,
         });
       }
-      const user = eligibleUsers(ctx, client).find((u) => u.id === field('user_id'));
-      if (!user) {
-        return sendErrorPage(
-          reply,
-          400,
-          'Unknown user',
-          "Choose one of the sandbox users who belong to the client's tenant.",
-        );
+      const users = eligibleUsers(ctx, client);
+      const found = findUser(users, field('user_id'));
+      if (!('user' in found)) {
+        // The page again, with a new ticket (this one is used up) and the users it might mean.
+        const { expiresAtMs: _, ...ticketData } = ticket;
+        return sendConsent(reply, ctx, client, {
+          ticket: state.oauth.openTicket(ticketData),
+          ticketData,
+          users,
+          suggestions: found.suggestions,
+          typed: field('user_id') ?? '',
+          problem: found.problem,
+          outcome: { text: 'Approving sends you back to', code: ticket.redirectUri },
+        });
       }
+      const { user } = found;
       const code = state.oauth.issueCode({
         clientId: client.client_id,
         redirectUri: ticket.redirectUri,

@@ -13,7 +13,7 @@ export function escapeHtml(text: string): string {
 const STYLE = `
 body{font:15px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d2330}
 h1{font-size:1.3rem}.muted{color:#5b6474}.box{border:1px solid #d5d9e0;border-radius:8px;padding:1rem;margin:1rem 0}
-ul{padding-left:1.2rem}label{display:block;margin:.3rem 0}code{background:#f1f3f6;padding:0 .25rem;border-radius:3px}
+ul{padding-left:1.2rem}label{display:block;margin:.3rem 0}input[type=text],input:not([type]){font:inherit;padding:.35rem .5rem;width:100%;box-sizing:border-box}code{background:#f1f3f6;padding:0 .25rem;border-radius:3px}
 .actions{display:flex;gap:.75rem;margin-top:1.2rem}button{font:inherit;padding:.45rem 1.2rem;border-radius:6px;border:1px solid #9aa3b2;background:#fff;cursor:pointer}
 button.primary{background:#1f5fd6;border-color:#1f5fd6;color:#fff}.error{border-color:#d93b3b;background:#fff5f5}`;
 
@@ -54,41 +54,87 @@ export function sendErrorPage(
   );
 }
 
+export interface UserChoice {
+  id: string;
+  name: string;
+  email: string;
+  detail: string;
+}
+
 export interface ConsentView {
   ticket: string;
+  /** Where the form posts: the authorization endpoint, or the device verification page. */
+  action: 'authorize' | 'device';
   clientName: string;
   clientId: string;
   clientDescription: string;
   tenant: string;
   scopes: Array<{ name: string; description: string }>;
-  users: Array<{ id: string; name: string; email: string; detail: string }>;
-  redirectUri: string;
+  /** How many users may sign in here, and the few suggested (typeahead, no script). */
+  userCount: number;
+  suggestions: UserChoice[];
+  /** What was typed, and why it was not accepted (the page is shown again). */
+  typed?: string;
+  problem?: string;
+  /** What approving does: a sentence, and the URI or code it names. */
+  outcome: { text: string; code: string };
 }
 
+/**
+ * The consent page. Whom to sign in as is a text field (a user id or email) with a short list of
+ * suggestions the browser offers as you type (`<datalist>`, no script), so the page is the same
+ * size with 10 users or 100,000; a name that matches no one, or several, brings the page back
+ * with the matches as suggestions (the lookup happens on the server).
+ */
 export function consentPage(view: ConsentView): string {
-  const users = view.users
+  const options = view.suggestions
     .map(
-      (u, i) =>
-        `<label><input type="radio" name="user_id" value="${escapeHtml(u.id)}"${i === 0 ? ' checked' : ''}> ` +
-        `<strong>${escapeHtml(u.name)}</strong> <span class="muted">${escapeHtml(u.email)} · ${escapeHtml(u.detail)}</span></label>`,
+      (u) =>
+        `<option value="${escapeHtml(u.id)}">${escapeHtml(u.name)} · ${escapeHtml(u.email)} · ${escapeHtml(u.detail)}</option>`,
     )
     .join('\n');
   const scopes = view.scopes
     .map((s) => `<li><code>${escapeHtml(s.name)}</code> — ${escapeHtml(s.description)}</li>`)
     .join('\n');
+  const shown = view.suggestions.length;
+  const hint =
+    view.userCount > shown
+      ? `${view.userCount.toLocaleString('en')} users can sign in here; type a user id or email (${shown} suggested).`
+      : 'Type a user id or email, or pick a suggestion.';
+  const examples = view.suggestions
+    .slice(0, 3)
+    .map((u) => `<code>${escapeHtml(u.id)}</code>`)
+    .join(', ');
   return page(
     `Authorize ${view.clientName}`,
     `<h1>Authorize <span id="client-name">${escapeHtml(view.clientName)}</span></h1>
 <p class="muted">Client <code>${escapeHtml(view.clientId)}</code>${view.clientDescription ? ` — ${escapeHtml(view.clientDescription)}` : ''}</p>
-<form method="post" action="authorize">
+<form method="post" action="${view.action}">
 <input type="hidden" name="ticket" value="${escapeHtml(view.ticket)}">
 <div class="box"><p><strong>Tenant:</strong> <span id="tenant">${escapeHtml(view.tenant)}</span></p>
 <p><strong>It asks to:</strong></p><ul id="scopes">${scopes}</ul></div>
-<div class="box"><p><strong>Sign in as</strong> <span class="muted">(sandbox users)</span></p>
-${users}</div>
-<p class="muted">Approving sends you back to <code>${escapeHtml(view.redirectUri)}</code>.</p>
+<div class="box${view.problem ? ' error' : ''}"><p><label for="user_id"><strong>Sign in as</strong></label> <span class="muted">(a sandbox user)</span></p>
+${view.problem ? `<p id="problem">${escapeHtml(view.problem)}</p>\n` : ''}<input id="user_id" name="user_id" list="users" required autocomplete="off" spellcheck="false" placeholder="user id or email" value="${escapeHtml(view.typed ?? '')}">
+<datalist id="users">${options}</datalist>
+<p class="muted" id="user-hint">${escapeHtml(hint)}${examples ? ` For example ${examples}.` : ''}</p></div>
+<p class="muted">${escapeHtml(view.outcome.text)} <code>${escapeHtml(view.outcome.code)}</code>.</p>
 <div class="actions"><button class="primary" type="submit" name="decision" value="approve">Approve</button>
-<button type="submit" name="decision" value="deny">Deny</button></div>
+<button type="submit" name="decision" value="deny" formnovalidate>Deny</button></div>
+</form>`,
+  );
+}
+
+/** RFC 8628 §3.3: the verification page where a user code is typed in (or was wrong). */
+export function userCodePage(problem?: string, typed?: string): string {
+  return page(
+    'Connect a device',
+    `<h1>Connect a device</h1>
+<p class="muted">Enter the code your terminal shows (for example after <code>svc login --device</code>).</p>
+<form method="get" action="device">
+<div class="box${problem ? ' error' : ''}">${problem ? `<p id="problem">${escapeHtml(problem)}</p>` : ''}
+<p><label for="user_code"><strong>Code</strong></label></p>
+<input id="user_code" name="user_code" required autocomplete="off" spellcheck="false" placeholder="XXXX-XXXX" value="${escapeHtml(typed ?? '')}"></div>
+<div class="actions"><button class="primary" type="submit">Continue</button></div>
 </form>`,
   );
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { OAUTH_GRANT_TYPES, OAUTH_PATHS, OAUTH_SCOPES } from '../../api/constants.js';
+import { DEVICE_CODE_GRANT, OAUTH_GRANT_TYPES, OAUTH_PATHS, OAUTH_SCOPES } from '../../api/constants.js';
 import { PKCE_METHODS } from '../../api/pkce.js';
 import { AuthorizationServerMetadata, OAuthErrorBody, RevocationRequest } from '../../api/schemas/oauth.js';
 import { revokeToken } from '../domain/token-revocation.js';
@@ -31,7 +31,8 @@ export default function oauthServerRoutes(app: FastifyInstance, ctx: RouteContex
         summary: 'Authorization server metadata (RFC 8414)',
         description:
           'The issuer is the base URL (the iss of every token and of every authorization response, RFC 9207); ' +
-          'PKCE with S256 only; public clients (none) and confidential ones (client_secret_basic, client_secret_post).',
+          'PKCE with S256 only; public clients (none) and confidential ones (client_secret_basic, client_secret_post); ' +
+          'device authorization (RFC 8628) for terminals that cannot receive a redirect.',
         response: { 200: AuthorizationServerMetadata },
       },
     },
@@ -42,9 +43,10 @@ export default function oauthServerRoutes(app: FastifyInstance, ctx: RouteContex
         authorization_endpoint: `${issuer}${OAUTH_PATHS.authorize}`,
         token_endpoint: `${issuer}${OAUTH_PATHS.token}`,
         revocation_endpoint: `${issuer}${OAUTH_PATHS.revoke}`,
+        device_authorization_endpoint: `${issuer}${OAUTH_PATHS.deviceAuthorization}`,
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
-        grant_types_supported: [...OAUTH_GRANT_TYPES],
+        grant_types_supported: [...OAUTH_GRANT_TYPES, DEVICE_CODE_GRANT],
         code_challenge_methods_supported: [...PKCE_METHODS],
         token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
         revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,

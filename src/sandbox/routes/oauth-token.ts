@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { OAUTH_PATHS } from '../../api/constants.js';
+import { DEVICE_CODE_GRANT, OAUTH_PATHS } from '../../api/constants.js';
 import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
 import { primaryRole } from '../domain/identity.js';
@@ -187,6 +187,41 @@ function refreshTokenGrant(
   return issueTokens(ctx, client, { userId: record.userId, tenantIds, scopes, family: record.family });
 }
 
+/**
+ * RFC 8628 §3.4–3.5: a device polling for the user's answer. authorization_pending until the user
+ * answers; slow_down (and 5 s more between polls from then on) when polled faster than the
+ * interval; expired_token, access_denied; tokens once approved, and the device code is used up.
+ */
+function deviceCodeGrant(ctx: RouteContext, client: OAuthClientRecord, body: FormBody): TokenResponse {
+  const { state } = ctx;
+  const deviceCode = param(body, 'device_code');
+  if (deviceCode === undefined) throw new OAuthError('invalid_request', 'device_code is required');
+  const device = state.oauth.devices.find(deviceCode);
+  if (!device || device.clientId !== client.client_id || device.issued) {
+    throw new OAuthError('invalid_grant', 'unknown or already used device_code');
+  }
+  const now = state.clock.now();
+  if (device.expiresAtMs <= now)
+    throw new OAuthError('expired_token', 'the device code has expired; start again');
+  const early = device.lastPollMs !== null && now - device.lastPollMs < device.intervalSeconds * 1000;
+  device.lastPollMs = now;
+  if (device.decision === null) {
+    if (early) {
+      device.intervalSeconds += 5;
+      throw new OAuthError('slow_down', `poll at most every ${device.intervalSeconds} s`);
+    }
+    throw new OAuthError('authorization_pending', 'the user has not answered yet');
+  }
+  if (!device.decision.approved) throw new OAuthError('access_denied', 'the user denied the request');
+  device.issued = true;
+  return issueTokens(ctx, client, {
+    userId: device.decision.userId,
+    tenantIds: device.decision.tenantIds,
+    scopes: device.scopes,
+    family: randomId('fam', 12),
+  });
+}
+
 export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post<{ Body: FormBody }>(
     OAUTH_PATHS.token,
@@ -203,7 +238,10 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
           '(client_id only, PKCE). authorization_code: the code is single-use (a second use revokes the tokens issued with it), ' +
           'lives 60 s, and is bound to the client, the redirect_uri and the S256 code_challenge; code_verifier must match, and ' +
           'must be absent when the request had no challenge. refresh_token: rotates on every use; presenting a rotated refresh ' +
-          'token revokes its whole family (access tokens included); `scope` may narrow the grant. Errors follow RFC 6749 §5.2 ' +
+          'token revokes its whole family (access tokens included); `scope` may narrow the grant. ' +
+          `${DEVICE_CODE_GRANT} (RFC 8628 §3.4): device_code from the device authorization endpoint; authorization_pending ` +
+          'until the user answers, slow_down (and 5 s more between polls) when polled faster than the interval, expired_token, ' +
+          'access_denied, then tokens once (the device code is used up). Errors follow RFC 6749 §5.2 ' +
           '(`{"error","error_description"}`, 400, or 401 for invalid_client), not the sandbox error body. No idempotency key: ' +
           'the OAuth protocol has its own replay rules. (Response body: not shown in the reference; this is RFC 6749 §5.1.)',
         consumes: ['application/x-www-form-urlencoded'],
@@ -218,17 +256,25 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
         const grantType = param(body, 'grant_type');
         grant = grantType ?? 'missing';
         if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
-        if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+        if (
+          grantType !== 'authorization_code' &&
+          grantType !== 'refresh_token' &&
+          grantType !== DEVICE_CODE_GRANT
+        ) {
           throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
         }
         const client = authenticateClient(ctx, request, body);
-        if (!client.grant_types.includes(grantType)) {
+        // The device grant is offered to every client that may use the authorization code grant.
+        const needed = grantType === DEVICE_CODE_GRANT ? 'authorization_code' : grantType;
+        if (!client.grant_types.includes(needed)) {
           throw new OAuthError('unauthorized_client', `this client may not use the ${grantType} grant`);
         }
         const tokens =
           grantType === 'authorization_code'
             ? authorizationCodeGrant(ctx, request, client, body)
-            : refreshTokenGrant(ctx, request, client, body);
+            : grantType === 'refresh_token'
+              ? refreshTokenGrant(ctx, request, client, body)
+              : deviceCodeGrant(ctx, client, body);
         ctx.state.oauth.count(grant, 'ok');
         return reply.code(200).headers(NO_STORE).send(tokens);
       } catch (error) {

@@ -15,7 +15,7 @@ import {
   WebhookParams,
 } from '../../api/schemas/webhooks.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { deliveryView, dlqView } from '../domain/webhooks.js';
+import { deliveryView, dlqView } from '../domain/webhook-views.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 import { webhookOf } from './webhooks.js';

@@ -14,7 +14,8 @@ import {
 import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { deliveryView, type WebhookRecord, webhookView } from '../domain/webhooks.js';
+import { deliveryView, webhookView } from '../domain/webhook-views.js';
+import type { WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import type { SandboxState } from '../state.js';
 import { auditChange, changedFields } from './audit.js';
@@ -210,6 +211,35 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         summary: `signing secret of webhook ${webhook.id} rotated`,
       });
       return { ...webhookView(webhook), secret: webhook.secret, warning: SECRET_WARNING };
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/v1/webhooks/:id/restore-secret',
+    {
+      config: { operation: 'webhooks_restore_secret' },
+      schema: {
+        tags,
+        summary: 'Undo the last secret rotation',
+        description:
+          'Not in the reference. While the secret a rotation replaced still signs (24 hours), puts it back as the only ' +
+          'current secret (with any secret that was being rotated out before, as it was); the secret the rotation issued ' +
+          'stops working at once. Receivers that kept the old secret never notice. 409 conflict when there is no rotation ' +
+          'to undo. `svc webhooks listen --webhook` rotates to learn a secret for its session and restores it this way.',
+        params: WebhookParams,
+        body: Type.Object({ idempotency_key: IdempotencyKey }),
+        response: { 200: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const webhook = state.webhooks.restoreSecret(webhookOf(state, request.tenant!.id, request.params.id));
+      auditChange(state, request, {
+        action: 'webhook.secret_restored',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `signing secret of webhook ${webhook.id} restored (the last rotation undone)`,
+      });
+      return webhookView(webhook);
     },
   );
 

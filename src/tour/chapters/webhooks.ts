@@ -1,128 +1,96 @@
-import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PRIMARY_TENANT_SLUG, tenantId } from '../../sandbox/seed.js';
+import { tenantId } from '../../sandbox/seed.js';
 import type { Tour } from '../runner.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
- * Issue 5: an event fails, lands in the dead-letter queue, is replayed to a healthy
- * `svc webhooks listen`, and verifies.
+ * On call: deliveries to a receiver that is down are dead-lettered; `listen --webhook` takes the
+ * webhook over, the queue is replayed to it, and a saved request verifies.
  */
 export async function webhooks(tour: Tour): Promise<void> {
   const { sandbox } = tour;
-  const control = async (method: string, path: string, body: unknown) => {
+  const files = dirname(tour.configDir);
+  const send = async (method: string, path: string, body: unknown, auth = false) => {
     const response = await fetch(`${sandbox.url}${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        ...(auth
+          ? { authorization: `Bearer ${sandbox.adminToken}`, 'x-tenant-id': tenantId('acme-treasury') }
+          : {}),
+      },
       body: JSON.stringify(body),
     });
     return (await response.json()) as Record<string, unknown>;
   };
   // The tour cannot wait minutes for retries: the sandbox's retry schedule runs 2,000 times faster.
-  await control('PUT', '/_sandbox/webhooks/engine', { time_scale: 0.0005 });
-  const files = dirname(tour.configDir);
-
-  tour.chapter('Webhooks: a delivery fails, is dead-lettered, replayed, and verified');
-  tour.say('Webhook commands act in a tenant; the sandbox seeds two webhooks in Acme Treasury.');
-  await tour.svc(['config', 'set', 'tenant', tenantId(PRIMARY_TENANT_SLUG)]);
-  await tour.svc(['webhooks', 'ls'], { tty: true });
-
-  const port = await freePort();
-  tour.say(
-    `A new webhook for a receiver on port ${port} that is not running yet. Its signing secret is shown once:`,
-  );
-  const created = await tour.svc(['api', 'POST', '/v1/webhooks', '--input', '-'], {
-    input: JSON.stringify({
-      url: `http://127.0.0.1:${port}/webhooks`,
+  await send('PUT', '/_sandbox/webhooks/engine', { time_scale: 0.0005 });
+  const created = await send(
+    'POST',
+    '/v1/webhooks',
+    {
+      url: 'http://127.0.0.1:9/down',
       event_types: ['exception.sla.breached'],
-      description: 'on-call bridge (tour)',
+      description: 'on-call bridge',
       max_attempts: 3,
-    }),
-    inputLabel: 'webhook.json',
-  });
-  const { id, secret } = JSON.parse(created.stdout) as { id: string; secret: string };
-  const secretFile = join(files, 'whsec.txt');
-  writeFileSync(secretFile, secret, { mode: 0o600 });
-
-  tour.say(
-    'An exception breaches its SLA (emitted with the sandbox control POST /_sandbox/webhooks/events). Every attempt\n' +
-      'is refused, is retried with backoff (30 s, 1 min, … — scaled down here), and after max_attempts the\n' +
-      'delivery is failed and dead-lettered:',
+      idempotency_key: 'tour-webhook',
+    },
+    true,
   );
-  await control('POST', '/_sandbox/webhooks/events', {
+  const id = created.id as string;
+  const secretFile = join(files, 'whsec.txt');
+  writeFileSync(secretFile, created.secret as string, { mode: 0o600 });
+  await send('POST', '/_sandbox/webhooks/events', {
     type: 'exception.sla.breached',
     webhook_id: id,
     count: 2,
   });
-  await control('POST', '/_sandbox/webhooks/settle', { timeout_ms: 30_000 });
+  await send('POST', '/_sandbox/webhooks/settle', { timeout_ms: 30_000 });
+
+  tour.chapter('On call: failed deliveries, replayed and verified');
+  tour.say(
+    `Webhook ${id} points at a receiver that is down: two SLA breaches failed every\n` +
+      'attempt (retries scaled down here) and went to its dead-letter queue. The cause is in the table:',
+  );
   await tour.svc(['webhooks', 'deliveries', id], { tty: true });
   await tour.svc(['webhooks', 'dlq', id], { tty: true });
-
-  tour.say(
-    `Now the receiver is up: \`svc webhooks listen --port ${port} --secret-file whsec.txt\` (in the background).`,
+  tour.say('`listen --webhook` points the webhook here until stopped, and --capture saves what arrives:');
+  const captured = join(files, 'captured');
+  const listen = await tour.background(
+    ['webhooks', 'listen', '--webhook', id, '--port', '0', '--capture', captured],
+    {
+      ready: 'delivers here',
+    },
   );
-  const listen = tour.background(['webhooks', 'listen', '--port', String(port), '--secret-file', secretFile]);
-  let stopped: Awaited<ReturnType<typeof listen.stop>> | undefined;
+  let heard: Awaited<ReturnType<typeof listen.stop>>;
   try {
-    for (let i = 0; i < 200 && !listen.stderr().includes('listening on'); i++)
-      await new Promise((r) => setTimeout(r, 25));
-    if (!listen.stderr().includes('listening on'))
-      throw new Error(`svc webhooks listen did not start: ${listen.stderr()}`);
-    tour.say('Replay the dead-letter queue (a journal makes a re-run skip what is done):');
-    await tour.svc(['webhooks', 'replay', id, '--dlq', '--dry-run'], { tty: true });
+    tour.say('Replay the queue; on a terminal replay waits for each outcome (exit 7 if any failed):');
     await tour.svc(['webhooks', 'replay', id, '--dlq'], { tty: true });
-    await control('POST', '/_sandbox/webhooks/settle', { timeout_ms: 30_000 });
-    for (let i = 0; i < 200 && listen.stdout().split('\n').length < 3; i++)
-      await new Promise((r) => setTimeout(r, 25));
   } finally {
-    stopped = await listen.stop();
+    heard = await listen.stop();
   }
-  const heard = stopped.stdout;
-  const said = stopped.stderr;
-  tour.say('What `svc webhooks listen` printed: each replayed event arrived with a valid signature.');
-  process.stdout.write(`${`${heard}${said}`.trimEnd().replace(/^/gm, '  ')}\n`);
-  await tour.svc(['webhooks', 'deliveries', id, '--limit', '2'], { tty: true });
-
-  tour.say(
-    'Build your own receiver: sign a payload as the platform does, verify it, and see a changed byte fail (exit 8).',
+  tour.say('What listen printed, then stopped (Ctrl-C): the webhook has its URL and secret back.');
+  tour.show(
+    heard.stdout,
+    heard.stderr
+      .split('\n')
+      .filter((line) => /^(✓|warning|error)/.test(line))
+      .join('\n'),
   );
-  const payload = join(files, 'event.json');
-  const body =
-    '{"id":"evt_tour","type":"exception.sla.breached","created_at":"2026-01-15T09:30:00Z","tenant_id":"t","data":{}}';
-  writeFileSync(payload, body);
-  writeFileSync(join(files, 'tampered.json'), body.replace('09:30', '09:31'));
-  const header = (
-    await tour.svc(['webhooks', 'sign', '--secret-file', secretFile, '--payload', payload])
-  ).stdout.trim();
+  const [first] = readdirSync(captured)
+    .filter((name) => name.endsWith('.headers'))
+    .sort();
+  if (!first) throw new Error('listen --capture saved nothing');
+  const saved = join(captured, first.replace(/\.headers$/, ''));
+  tour.say("A saved request verifies, byte for byte, with the webhook's own secret:");
   await tour.svc([
     'webhooks',
     'verify',
     '--secret-file',
     secretFile,
-    '--header',
-    header,
+    '--header-file',
+    `${saved}.headers`,
     '--payload',
-    payload,
+    `${saved}.body`,
   ]);
-  await tour.svc(
-    [
-      'webhooks',
-      'verify',
-      '--secret-file',
-      secretFile,
-      '--header',
-      header,
-      '--payload',
-      join(files, 'tampered.json'),
-    ],
-    { expect: 8 },
-  );
 }

@@ -11,7 +11,13 @@ const dirs = useTempDirs();
 const recorder = async () => {
   const s = await server();
   s.answer(answers.json(200, { ok: true }));
-  const env = { ...dirs(), SVC_BASE_URL: s.url, SVC_TOKEN: 'test-token', SVC_TENANT: 't-1', NO_COLOR: '1' };
+  const env = {
+    ...dirs(),
+    SVC_BASE_URL: s.url,
+    SVC_TOKEN: 'test-token',
+    SVC_TENANT: '00000000-0000-4000-8000-000000000001',
+    NO_COLOR: '1',
+  };
   return { s, run: (argv: string[]) => runInProcess(['api', ...argv], env) };
 };
 

@@ -86,19 +86,20 @@ const lines = (...rows: string[]) => `${rows.join('\n')}\n`;
 const TABLE = lines(
   'ID                                    SLUG              NAME              TIER        ROLE          CURRENCY  TIME ZONE            CREATED',
   '8ab23c1d-a27b-565a-ad8f-983ecf5fe016  acme-treasury     Acme Treasury     enterprise  tenant_admin  USD       America/New_York     2 years ago',
-  '5c59a2be-2bbe-51f5-b7c7-86876c08b908  acme-payments-eu  Acme Payments EU  pro         tenant_admin  EUR       Europe/Berlin        last year',
-  '279352e3-51f6-5b0c-9f13-4a5563f8a965  acme-ledger-uk    Acme Ledger UK    free        tenant_admin  GBP       Europe/London        last year',
-  'ae4e8baa-d428-5958-ad5e-78c9ba79890d  acme-apac         Acme APAC         pro         tenant_admin  JPY       Asia/Tokyo           last year',
-  'fbbe4d31-beac-5b48-a287-2d8bcd45003b  acme-labs         Acme Labs         free        tenant_admin  USD       America/Los_Angeles  last year',
+  '5c59a2be-2bbe-51f5-b7c7-86876c08b908  acme-payments-eu  Acme Payments EU  pro         tenant_admin  EUR       Europe/Berlin        2 years ago',
+  '279352e3-51f6-5b0c-9f13-4a5563f8a965  acme-ledger-uk    Acme Ledger UK    free        tenant_admin  GBP       Europe/London        2 years ago',
+  'ae4e8baa-d428-5958-ad5e-78c9ba79890d  acme-apac         Acme APAC         pro         tenant_admin  JPY       Asia/Tokyo           2 years ago',
+  'fbbe4d31-beac-5b48-a287-2d8bcd45003b  acme-labs         Acme Labs         free        tenant_admin  USD       America/Los_Angeles  2 years ago',
 );
 
+// At 80 columns the time zone and tier go, and ids are shortened (tenants are also known by slug).
 const NARROW_TABLE = lines(
-  'ID                                    SLUG    NAME     TIER     ROLE     CREATED',
-  '8ab23c1d-a27b-565a-ad8f-983ecf5fe016  acme-…  Acme T…  enterp…  tenant…  2 year…',
-  '5c59a2be-2bbe-51f5-b7c7-86876c08b908  acme-…  Acme P…  pro      tenant…  last y…',
-  '279352e3-51f6-5b0c-9f13-4a5563f8a965  acme-…  Acme L…  free     tenant…  last y…',
-  'ae4e8baa-d428-5958-ad5e-78c9ba79890d  acme-…  Acme A…  pro      tenant…  last y…',
-  'fbbe4d31-beac-5b48-a287-2d8bcd45003b  acme-…  Acme L…  free     tenant…  last y…',
+  'ID       SLUG              NAME              ROLE          CURRENCY  CREATED',
+  '8ab23c…  acme-treasury     Acme Treasury     tenant_admin  USD       2 years ago',
+  '5c59a2…  acme-payments-eu  Acme Payments EU  tenant_admin  EUR       2 years ago',
+  '279352…  acme-ledger-uk    Acme Ledger UK    tenant_admin  GBP       2 years ago',
+  'ae4e8b…  acme-apac         Acme APAC         tenant_admin  JPY       2 years ago',
+  'fbbe4d…  acme-labs         Acme Labs         tenant_admin  USD       2 years ago',
 );
 
 const TSV = lines(
@@ -120,18 +121,24 @@ const JSON_ARRAY = `[\n${TENANTS.map((t) => JSON.stringify(t)).join(',\n')}\n]\n
 const NDJSON = lines(...TENANTS.map((t) => JSON.stringify(t)));
 
 describe('svc tenants ls', () => {
-  it.each<[string, Parameters<typeof svc.context>[0], string]>([
+  it.each<[string, Parameters<typeof svc.context>[0], string, string?]>([
     ['a table with headers and relative times on a terminal', { tty: { stdout: true }, columns: 160 }, TABLE],
-    ['only the columns that fit a narrow terminal', { tty: { stdout: true }, columns: 80 }, NARROW_TABLE],
+    [
+      'only the columns that fit a narrow terminal',
+      { tty: { stdout: true }, columns: 80 },
+      NARROW_TABLE,
+      '(ids shortened to fit 80 columns: --wide shows them whole, as do pipes and --json)\n',
+    ],
+    ['every column with --wide', { tty: { stdout: true }, columns: 80, globals: { wide: true } }, TABLE],
     ['tab-separated rows with RFC 3339 times in a pipe', {}, TSV],
     ['one JSON array of the API objects with --json', { globals: { json: true } }, JSON_ARRAY],
     ['one API object per line with --ndjson', { globals: { ndjson: true } }, NDJSON],
     ['the same JSON on a terminal', { globals: { json: true }, tty: true }, JSON_ARRAY],
-  ])('prints %s', async (_what, options, expected) => {
+  ])('prints %s', async (_what, options, expected, note = '') => {
     const { ctx, stdout, stderr } = svc.context(options);
     await runTenantsLs(ctx, parseTenantsLs({}));
     expect(stdout()).toBe(expected);
-    expect(stderr()).toBe('');
+    expect(stderr()).toBe(note);
   });
 
   it('colours the header on a terminal, unless NO_COLOR is set, and never in a pipe', async () => {
@@ -178,16 +185,14 @@ describe('svc tenants ls', () => {
     const first = svc.context();
     await runTenantsLs(first.ctx, parseTenantsLs({ limit: '2' }));
     expect(first.stdout()).toBe(lines(...TSV.split('\n').slice(0, 2)));
-    expect(first.stderr()).toBe(
-      `More tenants: svc tenants ls --cursor ${cursor}  (or --all for every page)\n`,
-    );
+    expect(first.stderr()).toBe(`2 shown; more with: svc tenants ls --cursor ${cursor}  (or --all)\n`);
     const next = svc.context();
     await runTenantsLs(next.ctx, parseTenantsLs({ limit: '2', cursor }));
     expect(next.stdout()).toBe(lines(...TSV.split('\n').slice(2, 4)));
   });
 
   it.each<[string[], number, string | RegExp]>([
-    [['--limit', '500'], 2, 'error: --limit must be an integer from 1 to 200, got "500"\n'],
+    [['--limit', '0'], 2, 'error: --limit must be an integer from 1 to 10000000, got "0"\n'],
     [
       ['--tier', 'gold'],
       2,
@@ -196,7 +201,7 @@ describe('svc tenants ls', () => {
     [
       ['--limit', '0', '--json'],
       2,
-      '{"error":{"code":"usage","message":"--limit must be an integer from 1 to 200, got \\"0\\"","exit_code":2}}\n',
+      '{"error":{"code":"usage","message":"--limit must be an integer from 1 to 10000000, got \\"0\\"","exit_code":2}}\n',
     ],
     [
       ['--tenant', '00000000-0000-0000-0000-000000000000'],
@@ -255,7 +260,7 @@ describe('svc tenants ls --all, over 1,005 tenants of an organisation', () => {
   ])('streams every page, 200 at a time, as %s', async (_mode, globals, ids) => {
     const before = await tenantGets();
     const { ctx, stdout, stderr } = big.context({ globals });
-    await runTenantsLs(ctx, parseTenantsLs({ all: true, limit: '200' }));
+    await runTenantsLs(ctx, parseTenantsLs({ all: true }));
     const seen = ids(stdout());
     expect(seen).toHaveLength(1005);
     expect(new Set(seen).size).toBe(1005);
@@ -263,4 +268,19 @@ describe('svc tenants ls --all, over 1,005 tenants of an organisation', () => {
     expect((await tenantGets()) - before).toBe(6);
     expect(stderr()).toBe('');
   });
+
+  it.each<[Record<string, unknown>, number, number]>([
+    [{ limit: '250' }, 250, 2],
+    [{ all: true, limit: '450' }, 450, 3],
+    [{}, 50, 1],
+  ])(
+    '%j: --limit is a total, whatever the page size (%i tenants in %i requests)',
+    async (flags, count, requests) => {
+      const before = await tenantGets();
+      const { ctx, stdout } = big.context({ globals: { ndjson: true, org: DEMO_ORG } });
+      await runTenantsLs(ctx, parseTenantsLs(flags));
+      expect(stdout().trimEnd().split('\n')).toHaveLength(count);
+      expect((await tenantGets()) - before).toBe(requests);
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { API_KEY_LIMITS } from '../../../api/constants.js';
 import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
@@ -28,12 +29,19 @@ export function parseApiKeyCreate(
       flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
     secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
   };
+  const { min, max } = API_KEY_LIMITS.justification;
   if (
     options.kind === 'service_role' &&
     options.justification !== undefined &&
-    options.justification.length < 10
+    options.justification.length < min
   ) {
-    throw new UsageError('--justification must say why, in at least 10 characters');
+    throw new UsageError(`--justification must say why, in at least ${min} characters`);
+  }
+  if (options.justification !== undefined && options.justification.length > max) {
+    throw new UsageError(`--justification is longer than ${max} characters`);
+  }
+  if (options.name !== undefined && options.name.length > API_KEY_LIMITS.name.max) {
+    throw new UsageError(`--name is longer than ${API_KEY_LIMITS.name.max} characters`);
   }
   return options;
 }
@@ -89,7 +97,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     ['id', data.id],
     ['kind', data.kind],
     ['name', data.name],
-    ['tenant', `${tenant.name} (${data.tenant_id})`],
+    ['tenant', `${await tenant.label()} ${data.tenant_id}`],
     ['created', data.created_at, 'time'],
     options.secretFile ? ['key file', options.secretFile] : ['key', data.key],
   ]);
@@ -107,9 +115,17 @@ export function createCommand(make: MakeContext): Command {
     .addOption(
       new Option('--kind <kind>', 'publishable or service_role (asked on a terminal)').choices(API_KEY_KINDS),
     )
-    .addOption(new Option('--name <name>', 'a name to recognise the key by'))
     .addOption(
-      new Option('--justification <text>', 'why a service-role key is needed (required for service_role)'),
+      new Option(
+        '--name <name>',
+        `a name to recognise the key by (up to ${API_KEY_LIMITS.name.max} characters)`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--justification <text>',
+        `why a service-role key is needed: required for service_role, ${API_KEY_LIMITS.justification.min} to ${API_KEY_LIMITS.justification.max} characters`,
+      ),
     )
     .addOption(
       new Option('--secret-file <path>', 'write the key to this new file (mode 0600) instead of printing it'),

@@ -63,12 +63,12 @@ interface DiscardRow {
 }
 
 const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
-  { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status) },
+  { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
   { header: 'entry', value: (r) => r.entry_id, kind: 'id' },
   { header: 'delivery', value: (r) => r.delivery_id, kind: 'id' },
   { header: 'event', value: (r) => r.event_type },
   { header: 'discarded', value: (r) => r.discarded_at, kind: 'time' },
-  { header: 'detail', value: (r) => r.error?.message ?? r.reason },
+  { header: 'detail', value: (r) => r.error?.message ?? r.reason, kind: 'detail' },
 ];
 
 export async function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {

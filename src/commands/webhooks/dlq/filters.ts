@@ -1,9 +1,8 @@
 import { Option } from 'commander';
-import { DLQ_STATUS_FILTERS, EVENT_TYPES } from '../../../api/constants.js';
+import { DLQ_STATUS_FILTERS, EVENT_KIND, EVENT_TYPES } from '../../../api/constants.js';
 import type { DlqListQuery } from '../../../api/schemas/webhooks.js';
-import { type DurationUnit, isoSeconds, UNIT_MS } from '../../../api/time.js';
 import { UsageError } from '../../../errors.js';
-import { choiceFlag } from '../../kit.js';
+import { choiceFlag, timeFlag } from '../../kit.js';
 
 /** Which dead-letter entries a command looks at: `dlq ls`, `replay --dlq` and `dlq discard --all`. */
 export interface DlqFilters {
@@ -13,25 +12,24 @@ export interface DlqFilters {
   until: string | undefined;
 }
 
-/** --since/--until: an ISO 8601 time (or a date), or a duration back from now such as 2h or 7d. */
-export function timeFlag(flag: string, raw: unknown, nowMs: number): string | undefined {
+export { timeFlag };
+
+/** --event-type: any event kind (kinds are open-ended); the known ones are only suggestions. */
+export function eventKindFlag(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
-  const text = String(raw).trim();
-  const ago = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (ago) return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) {
+  const kind = String(raw).trim();
+  if (!EVENT_KIND.test(kind) || kind.length > 100) {
     throw new UsageError(
-      `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
+      `--event-type takes an event kind such as exception.sla.breached (lowercase words joined by dots), got ${JSON.stringify(kind)}`,
     );
   }
-  return isoSeconds(ms);
+  return kind;
 }
 
 export function parseDlqFilters(flags: Record<string, unknown>, nowMs: number): DlqFilters {
   const filters: DlqFilters = {
     status: choiceFlag('--status', flags.status, DLQ_STATUS_FILTERS),
-    eventType: choiceFlag('--event-type', flags.eventType, EVENT_TYPES),
+    eventType: eventKindFlag(flags.eventType),
     since: timeFlag('--since', flags.since, nowMs),
     until: timeFlag('--until', flags.until, nowMs),
   };
@@ -50,14 +48,28 @@ export function dlqQuery(filters: DlqFilters): DlqListQuery {
   return query;
 }
 
+/** The filters as flags, for a "continue with --cursor" hint (a cursor is bound to its filters). */
+export function filterArgs(filters: DlqFilters): string {
+  const flags: Array<[string, string | undefined]> = [
+    ['--status', filters.status],
+    ['--event-type', filters.eventType],
+    ['--since', filters.since],
+    ['--until', filters.until],
+  ];
+  return flags.map(([flag, value]) => (value === undefined ? '' : ` ${flag} ${value}`)).join('');
+}
+
 /** --event-type, --since and --until, worded the same wherever entries are chosen. */
 export function filterOptions(prefix = ''): Option[] {
   return [
-    new Option('--event-type <type>', `${prefix}only this event kind`).choices(EVENT_TYPES),
+    new Option(
+      '--event-type <type>',
+      `${prefix}only this event kind (any kind; e.g. ${EVENT_TYPES.slice(0, 2).join(', ')})`,
+    ),
     new Option('--since <time>', `${prefix}dead-lettered at or after: ISO 8601, or 30m, 2h, 7d ago`),
     new Option('--until <time>', `${prefix}dead-lettered before: ISO 8601, or a duration ago`),
   ];
 }
 
 /** --limit: at most N entries in total, wherever it is used; pages are an internal matter. */
-export const LIMIT_MAX = 10_000_000;
+export { LIMIT_MAX } from '../../listing.js';

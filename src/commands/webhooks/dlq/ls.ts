@@ -1,18 +1,15 @@
 import { Command, Option } from 'commander';
 import { DLQ_PAGE, DLQ_STATUS_FILTERS } from '../../../api/constants.js';
-import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import type { DlqEntry, DlqList } from '../../../api/schemas/webhooks.js';
 import type { Context } from '../../../context.js';
-import { examples, intFlag, type MakeContext, nonEmpty } from '../../kit.js';
+import { examples, type MakeContext } from '../../kit.js';
+import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { DLQ_COLUMNS, webhookArg } from '../shared.js';
-import { type DlqFilters, dlqQuery, filterOptions, LIMIT_MAX, parseDlqFilters } from './filters.js';
+import { type DlqFilters, dlqQuery, filterArgs, filterOptions, parseDlqFilters } from './filters.js';
 
-export interface DlqOptions extends DlqFilters {
+export interface DlqOptions extends DlqFilters, ListingOptions {
   webhook: string;
-  /** At most this many entries in total; undefined with --all alone. */
-  limit: number | undefined;
-  cursor: string | undefined;
-  all: boolean;
 }
 
 export function parseDlq(
@@ -20,45 +17,22 @@ export function parseDlq(
   flags: Record<string, unknown>,
   nowMs: number,
 ): WithOptionalWebhook<DlqOptions> {
-  const all = flags.all === true;
-  const limit = intFlag('--limit', flags.limit, 1, LIMIT_MAX);
-  return {
-    webhook: webhookArg(webhook),
-    ...parseDlqFilters(flags, nowMs),
-    limit: limit ?? (all ? undefined : DLQ_PAGE.default),
-    cursor: flags.cursor === undefined ? undefined : nonEmpty('--cursor', flags.cursor),
-    all,
-  };
+  return { webhook: webhookArg(webhook), ...parseDlqFilters(flags, nowMs), ...parseListing(flags) };
 }
 
 export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   const platform = await ctx.platform();
-  let shown = 0;
-  let total = 0;
-  let next: string | null | undefined = options.cursor;
-  // Pages are sized so the last one ends at --limit: its cursor then continues exactly there.
-  async function* entries(): AsyncGenerator<DlqEntry> {
-    do {
-      const left = options.limit === undefined ? DLQ_PAGE.max : options.limit - shown;
-      const page = await platform.webhooks.dlq.list(options.webhook, {
-        ...dlqQuery(options),
-        limit: Math.min(DLQ_PAGE.max, left),
-        ...(next ? { cursor: next } : {}),
-      });
-      total = page.total;
-      next = page.next_cursor;
-      for (const entry of page.items) {
-        shown++;
-        yield entry;
-      }
-    } while (next && (options.limit === undefined || shown < options.limit));
-  }
-  await ctx.out.list(entries(), DLQ_COLUMNS, { empty: 'The dead-letter queue is empty.' });
-  if (!ctx.out.isMachine && next) {
-    ctx.out.info(
-      `${shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries; more with --cursor ${next}${options.all ? '' : ' (or --all)'}`,
-    );
-  }
+  const listing = new Listing<DlqEntry, DlqList>(options, DLQ_PAGE.max);
+  const entries = listing.items((page) =>
+    platform.webhooks.dlq.list(options.webhook, { ...dlqQuery(options), ...page }),
+  );
+  await ctx.out.list(entries, DLQ_COLUMNS, { empty: 'The dead-letter queue is empty.' });
+  const total = listing.lastPage?.total ?? listing.shown;
+  listing.hintMore(
+    ctx,
+    `svc webhooks dlq ${options.webhook}${filterArgs(options)}`,
+    `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
+  );
 }
 
 export function lsCommand(make: MakeContext): Command {
@@ -71,13 +45,10 @@ export function lsCommand(make: MakeContext): Command {
         'discard` removes them. `svc webhooks dlq WEBHOOK` is this command.',
     )
     .argument('[webhook]', 'webhook id')
-    .addOption(new Option('--limit <n>', `at most N entries in total (default ${DLQ_PAGE.default})`))
-    .addOption(new Option('--cursor <cursor>', 'continue where a previous listing stopped'))
-    .addOption(new Option('--all', 'every entry, streamed as pages arrive'))
     .addOption(
       new Option('--status <status>', 'entries in this state (default queued)').choices(DLQ_STATUS_FILTERS),
     );
-  for (const option of filterOptions()) command.addOption(option);
+  for (const option of [...listingOptions('entries'), ...filterOptions()]) command.addOption(option);
   return command
     .addHelpText(
       'after',

@@ -54,8 +54,10 @@ describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => 
 
   it('says where to continue; --cursor continues exactly there', async () => {
     const first = await svc.run(['webhooks', 'dlq', webhook, '--limit', '250']);
-    const cursor = /more with --cursor (\S+) \(or --all\)\n$/.exec(first.stderr)?.[1];
-    expect(first.stderr).toBe(`250 of 450 entries; more with --cursor ${cursor} (or --all)\n`);
+    const cursor = / --cursor (\S+) {2}\(or --all\)\n$/.exec(first.stderr)?.[1];
+    expect(first.stderr).toBe(
+      `250 of 450 entries; more with: svc webhooks dlq ${webhook} --cursor ${cursor}  (or --all)\n`,
+    );
     const rest = await svc.run(['webhooks', 'dlq', webhook, '--cursor', cursor!, '--all', '--ndjson']);
     expect(
       rest.stdout
@@ -63,6 +65,16 @@ describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => 
         .split('\n')
         .map((l) => JSON.parse(l).id),
     ).toEqual(ids.slice(250));
+  });
+
+  it('--event-type takes any event kind: one that never occurs matches nothing', async () => {
+    const r = await svc.run(['webhooks', 'dlq', webhook, '--event-type', 'ledger.entry.posted', '--json']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, '[]\n', '']);
+    const bad = await svc.run(['webhooks', 'dlq', webhook, '--event-type', 'Not A Kind']);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'error: --event-type takes an event kind such as exception.sla.breached (lowercase words joined by dots), got "Not A Kind"\n',
+    ]);
   });
 
   it.each([['0'], ['x']])('--limit %s is a usage error', async (limit) => {

@@ -1,0 +1,84 @@
+import { AuthError } from '../errors.js';
+import { sameSecret } from './pkce.js';
+
+/**
+ * Reading an authorization response (RFC 6749 §4.1.2) — the query of the redirect — the same way
+ * whether the browser brought it to the loopback port or the user pasted the address the browser
+ * ended on: the state must be this login's (else it is not this login's response, possibly a
+ * forgery), the issuer one of this server's (RFC 9207), then an error or a code.
+ */
+export type AuthorizationResponse =
+  /** Not this login's response (no or another state): turned away, the wait goes on. */
+  | { kind: 'stray'; reason: string }
+  | { kind: 'code'; code: string }
+  /** This login's response, and it ends the login with a failure. */
+  | { kind: 'failure'; error: AuthError; page: string };
+
+export interface ExpectedResponse {
+  state: string;
+  /** Issuer identifiers an `iss` parameter may carry. */
+  issuers: string[];
+}
+
+function normalizeIssuer(value: string): string {
+  return value.replace(/\/+$/, '');
+}
+
+export function readAuthorizationResponse(
+  params: URLSearchParams,
+  expected: ExpectedResponse,
+): AuthorizationResponse {
+  const state = params.get('state');
+  if (
+    state === null ||
+    state === '' ||
+    params.getAll('state').length !== 1 ||
+    !sameSecret(state, expected.state)
+  ) {
+    return {
+      kind: 'stray',
+      reason:
+        state === null || state === ''
+          ? 'a response without a state was turned away'
+          : 'a response with the wrong state was turned away (possible cross-site request forgery)',
+    };
+  }
+  const iss = params.get('iss');
+  if (iss !== null && !expected.issuers.map(normalizeIssuer).includes(normalizeIssuer(iss))) {
+    return {
+      kind: 'failure',
+      error: new AuthError(
+        `the authorization response comes from issuer ${JSON.stringify(iss)}, not from this server`,
+        {
+          code: 'issuer_mismatch',
+          hint: 'check --app-url and --base-url (RFC 9207 mix-up protection)',
+        },
+      ),
+      page: 'The response comes from another authorization server.',
+    };
+  }
+  const error = params.get('error');
+  if (error !== null) {
+    const description = params.get('error_description');
+    const what = error === 'access_denied' ? 'authorization was denied' : 'authorization failed';
+    return {
+      kind: 'failure',
+      error: new AuthError(`${what}: ${error}${description ? ` (${description})` : ''}`, {
+        code: error,
+        hint: error === 'access_denied' ? 'run the login again and choose Approve' : undefined,
+      }),
+      page: error === 'access_denied' ? 'You denied the request.' : `The server answered ${error}.`,
+    };
+  }
+  const code = params.get('code');
+  if (code === null || code === '') {
+    return {
+      kind: 'failure',
+      error: new AuthError('the authorization response has neither a code nor an error', {
+        code: 'code_missing',
+      }),
+      page: 'The response has no authorization code.',
+    };
+  }
+  return { kind: 'code', code };
+}

@@ -1,0 +1,153 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEVICE_CODE_GRANT } from '../api/constants.js';
+import type { Context } from '../context.js';
+import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
+import type { BrowserFlowResult } from './flow.js';
+import { serverMetadata, usableEndpoint } from './metadata.js';
+import { oauthErrorCode, requestToken, tokenRequestFailed, tokenUrl } from './token-endpoint.js';
+
+/**
+ * `svc login --device`: the device authorization grant (RFC 8628), for a terminal whose machine
+ * has no browser the user can reach (SSH). svc asks the server for a user code, the user types it
+ * on the verification page in any browser, and svc polls the token endpoint until they approve
+ * or deny, the code expires, or Ctrl-C. Offered only where the server announces a
+ * device_authorization_endpoint in its RFC 8414 metadata.
+ */
+
+export interface DeviceFlowOptions {
+  clientId: string;
+  clientSecret: string | undefined;
+  scopes: string[];
+}
+
+interface DeviceCodes {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete?: string;
+  expires_in: number;
+  interval: number;
+}
+
+function readCodes(data: unknown): DeviceCodes {
+  const raw = (data ?? {}) as Record<string, unknown>;
+  const text = (name: string) =>
+    typeof raw[name] === 'string' && raw[name] !== '' ? (raw[name] as string) : undefined;
+  const deviceCode = text('device_code');
+  const userCode = text('user_code');
+  // RFC 8628 §3.2; some servers (Google, older drafts) call it verification_url.
+  const uri = text('verification_uri') ?? text('verification_url');
+  const expiresIn = Number(raw.expires_in);
+  if (!deviceCode || !userCode || !uri || !Number.isFinite(expiresIn) || expiresIn <= 0) {
+    throw new SvcError(
+      'failure',
+      'the device authorization answer lacks device_code, user_code, verification_uri or expires_in',
+    );
+  }
+  const interval = Number(raw.interval);
+  return {
+    device_code: deviceCode,
+    user_code: userCode,
+    verification_uri: uri,
+    ...(text('verification_uri_complete')
+      ? { verification_uri_complete: text('verification_uri_complete')! }
+      : {}),
+    expires_in: expiresIn,
+    // §3.2: 5 seconds when the server does not say.
+    interval: Number.isFinite(interval) && interval > 0 ? interval : 5,
+  };
+}
+
+function describeSeconds(seconds: number): string {
+  return seconds >= 120 && seconds % 60 === 0 ? `${seconds / 60} minutes` : `${seconds} s`;
+}
+
+export async function authorizeWithDevice(
+  ctx: Context,
+  options: DeviceFlowOptions,
+): Promise<BrowserFlowResult> {
+  const api = await ctx.api();
+  const baseUrl = ctx.settings().values.base_url!;
+  const url = tokenUrl(baseUrl);
+  const metadata = await serverMetadata(api, url);
+  const endpoint = usableEndpoint(metadata?.device_authorization_endpoint);
+  if (!endpoint) {
+    throw new UsageError(`${new URL(baseUrl).origin} does not offer device authorization (RFC 8628)`, {
+      hint: 'use `svc login --no-browser`: open the URL it prints on any machine, then paste the address the browser ends on',
+    });
+  }
+  const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
+  const secrets = options.clientSecret ? [options.clientSecret] : [];
+  let codes: DeviceCodes;
+  try {
+    const { data } = await api.request<unknown>({
+      method: 'POST',
+      path: endpoint,
+      form: { client_id: options.clientId, client_secret: options.clientSecret, scope: requestedScope },
+      auth: false,
+      tenant: null,
+      secrets,
+    });
+    codes = readCodes(data);
+  } catch (error) {
+    throw tokenRequestFailed(
+      'the server refused to start a device login',
+      error,
+      secrets,
+      'check the client id and --scope',
+    );
+  }
+  ctx.secrets.add(codes.device_code);
+  ctx.out.info('To log in, open this page in a browser on any device (your laptop, your phone):');
+  ctx.out.info(`  ${codes.verification_uri}`);
+  ctx.out.info(`and enter the code  ${codes.user_code}`);
+  if (codes.verification_uri_complete) ctx.out.info(`(or open ${codes.verification_uri_complete})`);
+  ctx.out.info(
+    `Waiting for approval (the code expires in ${describeSeconds(codes.expires_in)}; Ctrl-C to cancel)…`,
+  );
+
+  const deadline = ctx.clock.now() + codes.expires_in * 1000;
+  let interval = codes.interval;
+  for (;;) {
+    try {
+      await sleep(interval * 1000, undefined, { signal: ctx.signal });
+    } catch {
+      throw new InterruptedError('interrupted; the login was cancelled');
+    }
+    try {
+      const form = {
+        grant_type: DEVICE_CODE_GRANT,
+        device_code: codes.device_code,
+        client_id: options.clientId,
+        client_secret: options.clientSecret,
+      };
+      return { tokens: await requestToken(api, url, form), tokenUrl: url, requestedScope };
+    } catch (error) {
+      const code = oauthErrorCode(error);
+      if (code === 'authorization_pending' && ctx.clock.now() < deadline) continue;
+      if (code === 'slow_down') {
+        // §3.5: 5 seconds more between polls, from now on.
+        interval += 5;
+        continue;
+      }
+      if (code === 'authorization_pending' || code === 'expired_token') {
+        throw new AuthError('the code expired before the login was approved', {
+          code: 'expired_token',
+          hint: 'run `svc login --device` again and enter the new code',
+        });
+      }
+      if (code === 'access_denied') {
+        throw new AuthError('authorization was denied: access_denied', {
+          code: 'access_denied',
+          hint: 'run the login again and choose Approve',
+        });
+      }
+      throw tokenRequestFailed(
+        'the device login failed',
+        error,
+        [codes.device_code, ...secrets],
+        'run the login again',
+      );
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { OAUTH_PATHS } from '../api/constants.js';
+import type { ApiClient } from '../http/client.js';
+import { ApiError } from '../http/errors.js';
+
+/**
+ * An authorization server's metadata (RFC 8414): where its endpoints are. Used to find the
+ * revocation endpoint (`svc logout`) and the device authorization endpoint (`svc login --device`).
+ */
+
+/** The issuer a token endpoint belongs to: its URL without the token path (or its origin). */
+export function issuerOf(tokenUrl: string): URL {
+  const url = new URL(tokenUrl);
+  const path = url.pathname.endsWith(OAUTH_PATHS.token)
+    ? url.pathname.slice(0, -OAUTH_PATHS.token.length)
+    : '';
+  return new URL(`${url.origin}${path}`);
+}
+
+/** RFC 8414 §3.1: the well-known path goes between the host and the issuer's path. */
+export function metadataUrl(issuer: URL): string {
+  const path = issuer.pathname === '/' ? '' : issuer.pathname.replace(/\/$/, '');
+  return `${issuer.origin}${OAUTH_PATHS.metadata}${path}`;
+}
+
+export const notFound = (error: unknown) =>
+  error instanceof ApiError && (error.status === 404 || error.status === 405);
+
+/**
+ * The metadata of the issuer a token endpoint belongs to, or null when the server publishes none
+ * (404/405). Metadata naming another issuer is refused (RFC 8414 §3.3): it is treated as none.
+ */
+export async function serverMetadata(
+  api: ApiClient,
+  tokenUrl: string,
+): Promise<Record<string, unknown> | null> {
+  const issuer = issuerOf(tokenUrl);
+  try {
+    const { data } = await api.request<Record<string, unknown>>({
+      method: 'GET',
+      path: metadataUrl(issuer),
+      auth: false,
+      tenant: null,
+    });
+    const sameIssuer = typeof data?.issuer === 'string' && new URL(data.issuer).href === issuer.href;
+    return sameIssuer ? data : {};
+  } catch (error) {
+    if (notFound(error)) return null;
+    throw error;
+  }
+}
+
+/** An endpoint svc may send credentials to: https, or http on a loopback host. */
+export function usableEndpoint(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const url = new URL(value);
+    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    return url.protocol === 'https:' || (url.protocol === 'http:' && loopback) ? url.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * `--limit`, `--cursor` and `--all`, the same for every list verb: `--limit` is the most items
+ * printed in total (default 50, or every one with --all alone), pages are an internal matter (as
+ * large as the API allows, the last one sized to end exactly at --limit, so its cursor continues
+ * exactly there), and --all streams page after page as they arrive.
+ */
+import { Option } from 'commander';
+import type { Context } from '../context.js';
+import type { Page } from '../platform/index.js';
+import { intFlag, nonEmpty } from './kit.js';
+
+/** The largest --limit: a total, so any count a person could want. */
+export const LIMIT_MAX = 10_000_000;
+export const DEFAULT_LIMIT = 50;
+
+export interface ListingOptions {
+  /** At most this many items in total; undefined with --all alone (every one). */
+  limit: number | undefined;
+  cursor: string | undefined;
+  all: boolean;
+}
+
+export function parseListing(flags: Record<string, unknown>): ListingOptions {
+  const all = flags.all === true;
+  const limit = intFlag('--limit', flags.limit, 1, LIMIT_MAX);
+  return {
+    limit: limit ?? (all ? undefined : DEFAULT_LIMIT),
+    cursor: flags.cursor === undefined ? undefined : nonEmpty('--cursor', flags.cursor),
+    all,
+  };
+}
+
+/** The three flags, worded the same on every list verb; `items` names what is listed. */
+export function listingOptions(items: string): Option[] {
+  return [
+    new Option(
+      '--limit <n>',
+      `at most N ${items} in total (default ${DEFAULT_LIMIT}; with --all: every one)`,
+    ),
+    new Option('--cursor <cursor>', 'continue where a previous listing stopped'),
+    new Option('--all', `every ${items.replace(/s$/, '')}, streamed as pages arrive`),
+  ];
+}
+
+/**
+ * Reads a paged list within the listing's bounds. `items()` yields as pages arrive; afterwards
+ * `next` is the cursor to continue from (null when the list is exhausted) and `lastPage` the last
+ * page read (for totals and summaries).
+ */
+export class Listing<T, P extends Page<T> = Page<T>> {
+  next: string | null | undefined;
+  shown = 0;
+  lastPage: P | undefined;
+
+  constructor(
+    private readonly options: ListingOptions,
+    /** The API's largest page. */
+    private readonly pageMax: number,
+  ) {
+    this.next = options.cursor;
+  }
+
+  async *items(fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>): AsyncGenerator<T> {
+    const { limit } = this.options;
+    do {
+      const left = limit === undefined ? this.pageMax : limit - this.shown;
+      const page = await fetchPage({
+        limit: Math.min(this.pageMax, left),
+        ...(this.next ? { cursor: this.next } : {}),
+      });
+      this.lastPage = page;
+      this.next = page.next_cursor ?? null;
+      for (const item of page.items) {
+        this.shown++;
+        yield item;
+      }
+    } while (this.next && (limit === undefined || this.shown < limit));
+  }
+
+  /** On stderr, for people (never with --json/--ndjson): where to continue, when there is more. */
+  hintMore(ctx: Context, command: string, counted?: string): void {
+    if (ctx.out.isMachine || !this.next) return;
+    ctx.out.info(
+      `${counted ?? `${this.shown.toLocaleString('en')} shown`}; more with: ${command} --cursor ${this.next}${this.options.all ? '' : '  (or --all)'}`,
+    );
+  }
+}

@@ -1,0 +1,117 @@
+import { Command, Option } from 'commander';
+import { DELIVERY_PAGE, DELIVERY_STATUS_FILTERS, type DeliveryStatusFilter } from '../../../api/constants.js';
+import type { DeliveryList, DeliverySummary, WebhookDelivery } from '../../../api/schemas/webhooks.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { choiceFlag, examples, type MakeContext } from '../../kit.js';
+import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
+import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
+import { DELIVERY_COLUMNS, webhookArg } from '../shared.js';
+
+export interface DeliveriesOptions extends ListingOptions {
+  webhook: string;
+  status: DeliveryStatusFilter | undefined;
+  /** Print only the counts over every delivery of the webhook (the list's `summary`). */
+  summary: boolean;
+}
+
+export function parseDeliveries(
+  webhook: unknown,
+  flags: Record<string, unknown>,
+): WithOptionalWebhook<DeliveriesOptions> {
+  const summary = flags.summary === true;
+  if (summary && (flags.all !== undefined || flags.limit !== undefined || flags.cursor !== undefined)) {
+    throw new UsageError('--summary prints the counts only; leave out --all, --limit and --cursor');
+  }
+  return {
+    webhook: webhookArg(webhook),
+    status: choiceFlag('--status', flags.status, DELIVERY_STATUS_FILTERS),
+    summary,
+    ...parseListing(flags),
+  };
+}
+
+/** The counts; `recovered` (failures a delivered replay made good) only when there are some. */
+export function summaryLine(s: DeliverySummary): string {
+  const n = (x: number) => x.toLocaleString('en');
+  const recovered = s.recovered ? `, ${n(s.recovered)} recovered` : '';
+  return `${n(s.total)} deliver${s.total === 1 ? 'y' : 'ies'}: ${n(s.delivered)} delivered, ${n(s.failed)} failed${recovered}, ${n(s.in_flight)} in flight`;
+}
+
+/**
+ * A list like every other: with --json an array of deliveries, with --ndjson one per line. The
+ * counts over every delivery of the webhook (the API's `summary`) head the table on a terminal,
+ * go to stderr in a pipe, and are the whole output with --summary (an object with --json).
+ */
+export async function runDeliveries(ctx: Context, options: DeliveriesOptions): Promise<void> {
+  const platform = await ctx.platform();
+  const query = { status: options.status };
+  if (options.summary) {
+    const { summary } = await platform.webhooks.deliveries.list(options.webhook, { ...query, limit: 1 });
+    return ctx.out.record(summary, [
+      ['total', summary.total],
+      ['delivered', summary.delivered],
+      ['failed', summary.failed],
+      ['recovered', summary.recovered],
+      ['in flight', summary.in_flight],
+    ]);
+  }
+  let summarised = false;
+  const listing = new Listing<WebhookDelivery, DeliveryList>(options, DELIVERY_PAGE.max);
+  const deliveries = listing.items(async (page) => {
+    const data = await platform.webhooks.deliveries.list(options.webhook, { ...query, ...page });
+    if (!summarised) {
+      summarised = true;
+      if (ctx.out.mode === 'table') await ctx.out.text(summaryLine(data.summary));
+      else if (ctx.out.mode === 'plain') ctx.out.info(summaryLine(data.summary));
+    }
+    return data;
+  });
+  await ctx.out.list(deliveries, DELIVERY_COLUMNS, {
+    empty: options.status ? `No ${options.status} deliveries.` : 'No deliveries yet.',
+  });
+  listing.hintMore(
+    ctx,
+    `svc webhooks deliveries ${options.webhook}${options.status ? ` --status ${options.status}` : ''}`,
+  );
+}
+
+export function lsCommand(make: MakeContext): Command {
+  const command = new Command('ls')
+    .alias('list')
+    .summary('Recent deliveries of a webhook, with outcome counts')
+    .description(
+      'Recent deliveries of a webhook, most recent first, below the counts over every delivery of the\n' +
+        'webhook (total, delivered, failed, recovered, in flight; on stderr in a pipe). States: pending (no\n' +
+        'attempt finished yet), retrying (an attempt failed, another is scheduled), delivered, failed\n' +
+        '(attempts used up; in the dead-letter queue), recovered (failed, then the event was delivered by\n' +
+        'a replay). --json prints an array of deliveries, as every list does; --summary prints only the\n' +
+        'counts (an object with --json). `svc webhooks deliveries get` shows one delivery.',
+    )
+    .argument('[webhook]', 'webhook id (see `svc webhooks ls`)')
+    .addOption(
+      new Option(
+        '--status <status>',
+        'only deliveries in this state (in_flight: pending or retrying)',
+      ).choices(DELIVERY_STATUS_FILTERS),
+    );
+  for (const option of listingOptions('deliveries')) command.addOption(option);
+  return command
+    .addOption(new Option('--summary', 'only the counts: total, delivered, failed, in flight'))
+    .addHelpText(
+      'after',
+      examples(
+        [
+          'svc webhooks deliveries wh_123',
+          'the counts and the latest deliveries (`deliveries ls` is the same)',
+        ],
+        ['svc webhooks deliveries wh_123 --status failed --all --ndjson', 'every failed delivery'],
+        ['svc webhooks deliveries wh_123 --summary --json | jq .failed', 'the outcome counts'],
+      ),
+    )
+    .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseDeliveries(webhook, flags);
+      const ctx = await make(cmd);
+      await runDeliveries(ctx, await withWebhook(ctx, options, 'listing deliveries'));
+    });
+}

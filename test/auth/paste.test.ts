@@ -1,0 +1,71 @@
+/**
+ * The address pasted back at the end of a login over SSH (src/auth/paste.ts): read as strictly as
+ * the loopback reads the redirect (state, issuer, error, code).
+ */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { readPastedLine, readPastedRedirect } from '../../src/auth/paste.js';
+
+const REDIRECT = 'http://127.0.0.1:45123/callback';
+const expected = { state: 'S'.repeat(43), issuers: ['http://127.0.0.1:4010'] };
+const at = (query: string) => `${REDIRECT}?${query}`;
+
+describe('a pasted address', () => {
+  it.each<[string, string, ReturnType<typeof readPastedLine>]>([
+    ["the redirect with this login's state", at(`code=abc&state=${expected.state}`), { code: 'abc' }],
+    [
+      'the same, quoted, with spaces',
+      `  "${at(`code=abc&state=${expected.state}&iss=http%3A%2F%2F127.0.0.1%3A4010`)}" `,
+      { code: 'abc' },
+    ],
+    ['not an address', 'abc', { retry: 'that is not an address; copy the whole address from the browser' }],
+    [
+      'another address',
+      `http://127.0.0.1:9999/callback?code=abc&state=${expected.state}`,
+      { retry: `that is not the address of this login's redirect; it starts with ${REDIRECT}?` },
+    ],
+    [
+      'another login (its state)',
+      at('code=abc&state=other'),
+      {
+        retry:
+          'a response with the wrong state was turned away (possible cross-site request forgery); paste the address this login ended on',
+      },
+    ],
+  ])('%s', (_what, line, outcome) => {
+    expect(readPastedLine(line, REDIRECT, expected)).toEqual(outcome);
+  });
+
+  it.each([
+    [at(`error=access_denied&state=${expected.state}`), 'authorization was denied: access_denied'],
+    [
+      at(`code=abc&state=${expected.state}&iss=https%3A%2F%2Fevil.example`),
+      'the authorization response comes from issuer "https://evil.example", not from this server',
+    ],
+  ])('%s ends the login', (line, message) => {
+    const outcome = readPastedLine(line, REDIRECT, expected);
+    expect('error' in outcome && outcome.error.message).toBe(message);
+  });
+
+  it("is asked for again until a line carries this login's response", async () => {
+    const input = new PassThrough();
+    const said: string[] = [];
+    const code = readPastedRedirect({
+      input,
+      redirectUri: REDIRECT,
+      expected,
+      prompt: (text) => said.push(`prompt ${text}`),
+      warn: (text) => said.push(`warn ${text}`),
+      signal: new AbortController().signal,
+    });
+    input.write('\nnonsense\n');
+    input.write(`${at(`code=xyz&state=${expected.state}`)}\n`);
+    await expect(code).resolves.toBe('xyz');
+    expect(said).toEqual([
+      'prompt Paste the address here: ',
+      'prompt Paste the address here: ',
+      'warn that is not an address; copy the whole address from the browser',
+      'prompt Paste the address here: ',
+    ]);
+  });
+});

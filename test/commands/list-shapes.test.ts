@@ -1,0 +1,77 @@
+/**
+ * Every list has the same machine shape: `--json` prints one JSON array of objects and `--ndjson`
+ * the same objects one per line. The verbs are found in the command tree (named `ls`, taking
+ * `--limit` or `--all`, or marked with listVerb()), so a new list verb is checked without being
+ * named here; one that needs arguments fails until ARGS says which.
+ */
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { fullProgram } from '../../src/cli.js';
+import { isListVerb } from '../../src/commands/kit.js';
+import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
+import { useSandboxContext } from '../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+const WEBHOOK = SEEDED_WEBHOOKS.exceptions;
+
+/** Arguments for list verbs that need them (read-only, or --dry-run). */
+const ARGS: Record<string, string[]> = {
+  'webhooks deliveries ls': [WEBHOOK],
+  'roles holders': ['tenant_admin'],
+  'webhooks dlq ls': [WEBHOOK],
+  'webhooks replay': [WEBHOOK, '--dlq', '--dry-run'],
+  'webhooks dlq discard': [WEBHOOK, '--all', '--dry-run'],
+  'tenants api-keys ls': ['acme-treasury'],
+  'roles assignments': ['usr_analyst'],
+  'records ls': ['reconciliations'],
+};
+
+function leaves(command: Command, path: string[] = []): Array<{ path: string[]; command: Command }> {
+  const visible = command.commands.filter(
+    (c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help',
+  );
+  if (visible.length === 0) return [{ path, command }];
+  return visible.flatMap((c) => leaves(c, [...path, c.name()]));
+}
+
+const program = await fullProgram();
+const lists = leaves(program).filter(({ command }) => isListVerb(command));
+
+describe('the --json and --ndjson shape of every list verb', () => {
+  it('finds the list verbs in the command tree', () => {
+    const names = lists.map(({ path }) => path.join(' '));
+    for (const known of [
+      'tenants ls',
+      'tenants api-keys ls',
+      'roles ls',
+      'roles assignments',
+      'webhooks ls',
+      'webhooks deliveries ls',
+      'webhooks dlq ls',
+      'roles holders',
+      'roles permissions',
+      'oauth ls',
+      'audit ls',
+      'records ls',
+      'profiles ls',
+      'config ls',
+    ]) {
+      expect(names).toContain(known);
+    }
+  });
+
+  it.each(lists.map(({ path }) => [path.join(' ')]))('svc %s', async (name) => {
+    const argv = [...name.split(' '), ...(ARGS[name] ?? [])];
+    const json = await svc.run([...argv, '--json']);
+    expect(json.code, `svc ${argv.join(' ')} --json: ${json.stderr} (arguments it needs go in ARGS)`).toBe(0);
+    const array = JSON.parse(json.stdout) as unknown;
+    expect(Array.isArray(array), `svc ${name} --json printed ${json.stdout.slice(0, 80)}`).toBe(true);
+    for (const item of array as unknown[]) {
+      expect(typeof item === 'object' && item !== null && !Array.isArray(item)).toBe(true);
+    }
+    const ndjson = await svc.run([...argv, '--ndjson']);
+    expect(ndjson.code, ndjson.stderr).toBe(0);
+    const lines = ndjson.stdout === '' ? [] : ndjson.stdout.trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line))).toEqual(array);
+  });
+});

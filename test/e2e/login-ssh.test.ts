@@ -1,0 +1,95 @@
+/**
+ * `svc login` over SSH, in a real terminal (tmux): the browser is on another machine, so the
+ * redirect to svc's loopback port reaches nothing; the user pastes the address the browser ended
+ * on. Here the "other machine" is this test answering the consent page over HTTP and never
+ * following the redirect. The state and PKCE are checked all the same: another login's address
+ * is refused and asked for again.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeUrl, consent, pkce, storedCredential, tokenRequests } from '../helpers/oauth.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { BIN, svc } from '../helpers/svc.js';
+import { Terminal } from '../helpers/terminal.js';
+
+const sandbox = useSandbox();
+let env: Record<string, string>;
+let term: Terminal | undefined;
+
+beforeAll(() => {
+  const home = mkdtempSync(join(tmpdir(), 'svc-login-ssh-'));
+  env = {
+    PATH: '/usr/bin:/bin',
+    HOME: home,
+    TERM: 'xterm',
+    SVC_CONFIG_DIR: join(home, 'config'),
+    SVC_BASE_URL: sandbox().url,
+    SVC_CLIENT_ID: 'svc-cli',
+    // What sshd sets: svc opens no browser on this machine.
+    SSH_CONNECTION: '203.0.113.7 52113 198.51.100.2 22',
+  };
+});
+afterEach(async () => {
+  await term?.close();
+  term = undefined;
+});
+
+const svcLine = (args: string) => `${process.execPath} ${BIN} ${args}; echo "exit=$?"; sleep 30`;
+
+describe('svc login over SSH', () => {
+  it('prints the URL, takes the pasted address of the redirect, refuses another login’s, and logs in', async () => {
+    const before = await tokenRequests(sandbox());
+    term = await Terminal.start(`sh -c '${svcLine('login')}'`, env);
+    const screen = await term.waitFor(/Paste the address here: /, 10_000, { joined: true });
+    expect(screen).toContain(
+      'An SSH session (SSH_CONNECTION is set): svc does not open a browser on this machine.',
+    );
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(screen)![1]!;
+
+    // Another login's address (its own state): refused, and asked for again.
+    const other = await consent(
+      authorizeUrl(sandbox(), {
+        response_type: 'code',
+        client_id: 'svc-cli',
+        redirect_uri: new URL(url).searchParams.get('redirect_uri')!,
+        state: 'another-login',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
+    await term.type(other.location!.href);
+    await term.send('Enter');
+    await term.waitFor(/wrong state was turned away[\s\S]*Paste the address here: $/m, 10_000, {
+      joined: true,
+    });
+
+    // The browser on "the laptop": approve as the analyst; it is sent to 127.0.0.1, which is not there.
+    const mine = await consent(url, { user: 'usr_analyst' });
+    expect(mine.location!.searchParams.get('code')).toBeTruthy();
+    await term.type(mine.location!.href);
+    await term.send('Enter');
+    const done = await term.waitFor(/exit=\d+/, 15_000, { joined: true });
+    expect(done).toContain(`✓ Logged in to ${sandbox().url} as`);
+    expect(done).toContain('exit=0');
+    // One code exchanged, with this login's verifier; the other login's code was never sent.
+    expect((await tokenRequests(sandbox())) - before).toBe(1);
+    expect(storedCredential(env.SVC_CONFIG_DIR!)).toMatchObject({ type: 'oauth', client_id: 'svc-cli' });
+    const me = await svc(['me', '--json'], { env });
+    expect(JSON.parse(me.stdout)).toMatchObject({ id: 'usr_analyst' });
+  }, 40_000);
+
+  it('--no-browser on a terminal still finishes by itself when the redirect reaches this machine', async () => {
+    const local = { ...env, SSH_CONNECTION: '', SVC_CONFIG_DIR: join(env.HOME!, 'config-local') };
+    term = await Terminal.start(`sh -c '${svcLine('login --no-browser')}'`, local);
+    const screen = await term.waitFor(/Paste the address here: /, 10_000, { joined: true });
+    expect(screen).not.toContain('SSH session');
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(screen)![1]!;
+    const answered = await consent(url);
+    await (await fetch(answered.location!)).text();
+    const done = await term.waitFor(/exit=\d+/, 15_000, { joined: true });
+    expect(done).toContain('✓ Logged in');
+    expect(done).toContain('exit=0');
+  }, 40_000);
+});

@@ -1,0 +1,37 @@
+/** POST /v1/webhooks/{id}/restore-secret: a rotation undone while the old secret still signs. */
+import { describe, expect, it } from 'vitest';
+import { call, useSandbox } from '../helpers/sandbox.js';
+import { admin, createWebhook } from '../helpers/webhooks.js';
+
+const sandbox = useSandbox();
+const secrets = async (id: string) => (await call(sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
+
+describe('restoring a webhook secret', () => {
+  it('puts back the secret a rotation replaced, and the rotation before it as it was', async () => {
+    const { id, secret: first } = await createWebhook(sandbox(), 'https://hooks.example/a');
+    const second = (await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).body;
+    const mid = (await admin(sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
+    await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
+    const restored = await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {});
+    expect(restored.status).toBe(200);
+    expect(restored.body).not.toHaveProperty('secret');
+    expect(restored.body).toMatchObject({
+      secret_rotated_at: mid.secret_rotated_at,
+      previous_secret_expires_at: mid.previous_secret_expires_at,
+    });
+    expect(await secrets(id)).toEqual({ id, secret: second.secret, previous_secret: first });
+    // Once: the rotation it undid is gone.
+    const again = await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {});
+    expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
+  });
+
+  it('is a conflict when the secret was never rotated, or after the old one stopped signing', async () => {
+    const { id } = await createWebhook(sandbox(), 'https://hooks.example/b');
+    expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(409);
+    await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
+    await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 24 * 3600 + 1 } });
+    const late = await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {});
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toContain('there is no rotation to undo');
+  });
+});
