@@ -15,6 +15,7 @@ oauth
 records
 webhooks
 roles
+users
 audit
 export
 plan
@@ -78,6 +79,7 @@ revoke
 assignments
 holders
 permissions'
+  ['svc users']='ls'
   ['svc audit']='ls
 get'
   ['svc sandbox']='start
@@ -102,6 +104,7 @@ __svc_alias=(
   ['svc|webhook']='webhooks'
   ['svc|roles']='roles'
   ['svc|role']='roles'
+  ['svc|users']='users'
   ['svc|audit']='audit'
   ['svc|export']='export'
   ['svc|plan']='plan'
@@ -179,6 +182,8 @@ __svc_alias=(
   ['svc roles|assignments']='assignments'
   ['svc roles|holders']='holders'
   ['svc roles|permissions']='permissions'
+  ['svc users|ls']='ls'
+  ['svc users|list']='ls'
   ['svc audit|ls']='ls'
   ['svc audit|list']='ls'
   ['svc audit|get']='get'
@@ -410,6 +415,11 @@ __svc_opts=(
 --all'
   ['svc roles holders']='--all'
   ['svc roles permissions']=''
+  ['svc users']=''
+  ['svc users ls']='--limit
+--cursor
+--all
+--id'
   ['svc audit']=''
   ['svc audit ls']='--action
 --actor
@@ -539,6 +549,8 @@ __svc_valopts=(
   ['svc roles assignments']=' --role '
   ['svc roles holders']='  '
   ['svc roles permissions']='  '
+  ['svc users']='  '
+  ['svc users ls']=' --limit --cursor --id '
   ['svc audit']='  '
   ['svc audit ls']=' --action --actor --user --role --target --target-type --since --until --limit '
   ['svc audit get']='  '

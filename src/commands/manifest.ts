@@ -93,6 +93,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./roles/index.js'),
   },
   {
+    name: 'users',
+    summary: 'List the users who may hold roles in the tenant',
+    group: PLATFORM,
+    load: () => import('./users/index.js'),
+  },
+  {
     name: 'audit',
     summary: 'Read the audit trail: who changed what, when',
     group: PLATFORM,

@@ -3,7 +3,7 @@ import type { Tour } from '../runner.js';
 
 /** The tour's access file (test/ascode/schema.test.ts checks it against the published schema). */
 export const ACCESS = `version: 1
-manage: { roles: all, webhooks: all }
+manage: { roles: all }
 blocks:
   - tenants: [acme-apac, acme-labs]
     roles:
@@ -15,11 +15,6 @@ blocks:
         role: fx-desk
         expires_in: 30d
         justification: FX rota
-  - tenants: acme-apac
-    webhooks:
-      - url: https://hooks.example.com/apac
-        event_types: [exception.sla.breached]
-        description: APAC pager
 `;
 
 const TYPOS = ACCESS.replace('rule.write.fx', 'rule.writ.fx').replace('usr_lead', 'usr_laed');
@@ -28,9 +23,9 @@ const TYPOS = ACCESS.replace('rule.write.fx', 'rule.writ.fx').replace('usr_lead'
 export async function ascode(tour: Tour): Promise<void> {
   const root = dirname(tour.configDir);
   const env = { SVC_STATE_DIR: join(root, 'state') };
-  tour.chapter('Access as code: export, plan, apply');
-  tour.say('One file says what roles, grants, webhooks and OAuth clients tenants should have:');
-  await tour.svc(['export', '--tenant', 'acme-apac']);
+  tour.chapter('Access as code: plan and apply');
+  tour.say('An access file (YAML) declares roles, grants, webhooks and OAuth clients per tenant; svc export');
+  tour.say('writes the live one. This file gives two tenants a custom role and grants it to two users.');
   tour.say('svc plan checks the whole file first — every problem at once, FILE:LINE, with a suggestion:');
   await tour.svc(['plan', '-f', '-'], { input: TYPOS, inputLabel: 'access.yaml', expect: 2 });
   tour.say('…then shows the difference per tenant, and exits 10 while changes are pending (for CI):');
