@@ -15,7 +15,11 @@ oauth
 records
 webhooks
 roles
+users
 audit
+export
+plan
+apply
 api
 completion
 sandbox'
@@ -75,6 +79,7 @@ revoke
 assignments
 holders
 permissions'
+  ['svc users']='ls'
   ['svc audit']='ls
 get'
   ['svc sandbox']='start
@@ -99,7 +104,11 @@ __svc_alias=(
   ['svc|webhook']='webhooks'
   ['svc|roles']='roles'
   ['svc|role']='roles'
+  ['svc|users']='users'
   ['svc|audit']='audit'
+  ['svc|export']='export'
+  ['svc|plan']='plan'
+  ['svc|apply']='apply'
   ['svc|api']='api'
   ['svc|completion']='completion'
   ['svc|sandbox']='sandbox'
@@ -173,6 +182,8 @@ __svc_alias=(
   ['svc roles|assignments']='assignments'
   ['svc roles|holders']='holders'
   ['svc roles|permissions']='permissions'
+  ['svc users|ls']='ls'
+  ['svc users|list']='ls'
   ['svc audit|ls']='ls'
   ['svc audit|list']='ls'
   ['svc audit|get']='get'
@@ -404,6 +415,11 @@ __svc_opts=(
 --all'
   ['svc roles holders']='--all'
   ['svc roles permissions']=''
+  ['svc users']=''
+  ['svc users ls']='--limit
+--cursor
+--all
+--id'
   ['svc audit']=''
   ['svc audit ls']='--action
 --actor
@@ -417,6 +433,18 @@ __svc_opts=(
 --all
 --oldest-first'
   ['svc audit get']=''
+  ['svc export']='--all-tenants
+-o
+--output'
+  ['svc plan']='-f
+--file
+--out'
+  ['svc apply']='-f
+--file
+--prune
+--secret-dir
+--concurrency
+--journal'
   ['svc api']='-f
 --raw-field
 -F
@@ -521,9 +549,14 @@ __svc_valopts=(
   ['svc roles assignments']=' --role '
   ['svc roles holders']='  '
   ['svc roles permissions']='  '
+  ['svc users']='  '
+  ['svc users ls']=' --limit --cursor --id '
   ['svc audit']='  '
   ['svc audit ls']=' --action --actor --user --role --target --target-type --since --until --limit '
   ['svc audit get']='  '
+  ['svc export']=' -o --output '
+  ['svc plan']=' -f --file --out '
+  ['svc apply']=' -f --file --secret-dir --concurrency --journal '
   ['svc api']=' -f --raw-field -F --field --input -H --header '
   ['svc completion']='  '
   ['svc sandbox']='  '
@@ -583,6 +616,11 @@ __svc_optdyn=(
   ['svc roles revoke|--journal']='files'
   ['svc roles assignments|--role']='roles'
   ['svc audit ls|--role']='roles'
+  ['svc plan|-f']='files'
+  ['svc plan|--file']='files'
+  ['svc apply|-f']='files'
+  ['svc apply|--file']='files'
+  ['svc apply|--journal']='files'
   ['svc api|--input']='files'
   ['svc sandbox trigger|--webhook']='webhooks'
 )

@@ -20,6 +20,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   appUrl?: string;
   tenant?: string;
+  /** Every --tenant given, in order (the last one is `tenant`). */
+  tenants?: string[];
   org?: string;
   json?: boolean;
   ndjson?: boolean;

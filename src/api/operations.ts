@@ -260,6 +260,13 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     tenant: 'header',
     scopes: [],
   }),
+  users_list: authenticated({
+    method: 'GET',
+    path: '/v1/users',
+    permission: 'role.read',
+    tenant: 'header',
+    scopes: [],
+  }),
   user_roles_list: authenticated({
     method: 'GET',
     path: '/v1/users/{id}/roles',

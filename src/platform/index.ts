@@ -18,6 +18,7 @@ import { Roles } from './roles.js';
 import { SandboxControls } from './sandbox.js';
 import { Tenants } from './tenants.js';
 import { Transport } from './transport.js';
+import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
 
 export type { ApiPromise, ResponseMeta, WithResponse } from './api-promise.js';
@@ -32,6 +33,7 @@ export class Platform {
   #records: Records | undefined;
   #me: Identity | undefined;
   #audit: AuditTrail | undefined;
+  #users: Users | undefined;
   #sandbox: SandboxControls | undefined;
 
   constructor(api: ApiClient) {
@@ -66,6 +68,11 @@ export class Platform {
   get me(): Identity {
     this.#me ??= new Identity(this.#transport);
     return this.#me;
+  }
+
+  get users(): Users {
+    this.#users ??= new Users(this.#transport);
+    return this.#users;
   }
 
   get audit(): AuditTrail {

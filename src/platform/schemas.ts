@@ -10,6 +10,7 @@ import { OAuthClient, OAuthClientWithSecret } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
 import { PermissionEntry, Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
+import { User } from '../api/schemas/users.js';
 import {
   DlqEntry,
   Webhook,
@@ -78,6 +79,8 @@ const CLIENT_VIEWS = new Map<unknown, JsonSchema>([
   // What `svc audit` and `svc roles permissions` print and filter on.
   [AuditTrailEntry, requireOnly(AuditTrailEntry as JsonSchema, ['id', 'action'])],
   [PermissionEntry, requireOnly(PermissionEntry as JsonSchema, ['name'])],
+  // What `svc plan` checks a grant's user against.
+  [User, requireOnly(User as JsonSchema, ['id'])],
 ]);
 
 /** The schema an answer is checked against: the client view of `schema` when it has one. */
@@ -97,6 +100,7 @@ export const SCHEMA_REFS: ReadonlyMap<string, JsonSchema> = new Map(
     Role,
     RoleAssignment,
     TenantSummary,
+    User,
     Webhook,
     WebhookDelivery,
     DlqEntry,

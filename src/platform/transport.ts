@@ -15,7 +15,10 @@ export interface CallOptions {
   token?: string;
   /** More values to keep out of --debug traces (e.g. the refresh token that came with `token`). */
   secrets?: string[];
-  /** Override the tenant header of this call; null sends none (e.g. while resolving a slug). */
+  /**
+   * The tenant of this call (X-Tenant-Id) instead of the profile's: commands that act in several
+   * tenants; null sends none.
+   */
   tenant?: string | null;
 }
 

@@ -8,6 +8,7 @@ import { OAuthClient } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
 import { PermissionEntry, Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
+import { User } from '../api/schemas/users.js';
 import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
 import type { DeliverySettings } from './delivery/engine.js';
 import { seedWebhooks } from './delivery/events.js';
@@ -115,6 +116,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     RoleAssignment,
     PermissionEntry,
     AuditTrailEntry,
+    User,
   ])
     app.addSchema(schema);
   registerJsonBodies(app);

@@ -23,6 +23,7 @@ const recordVerbs = Object.fromEntries(
 /** operationId → the verb that calls it (the words after `svc`). */
 const VERBS: Record<string, string[]> = {
   me_get: ['me'],
+  users_list: ['users', 'ls'],
   tenants_list: ['tenants', 'ls'],
   api_keys_create: ['tenants', 'api-keys', 'create'],
   api_keys_list: ['tenants', 'api-keys', 'ls'],
@@ -88,6 +89,7 @@ const VERBS: Record<string, string[]> = {
  */
 const CONTROLS_WITHOUT_VERB: Record<string, string> = {
   sandbox_health_get: 'svc sandbox start waits on it',
+  sandbox_assignments_seed: 'benchmarks and tests seed 100,000 grants at once',
   sandbox_users_list: 'the consent page lists the users',
   sandbox_tokens_create: 'svc sandbox start mints the admin token of its profile',
   sandbox_api_keys_create: 'tests mint keys without a user',

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
@@ -7,7 +8,6 @@ import { AssignmentExistsError } from '../../platform/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from './expiry.js';
 import { assignmentFields, leastPrivilegedFirst, listRoles, resolveRole } from './shared.js';
 
 export interface RolesAssignOptions {

@@ -1,3 +1,4 @@
+import { describeExpiry } from '../../api/expiry.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { checkInput } from '../../bulk/check.js';
 import { snapshotInput } from '../../bulk/input.js';
@@ -9,7 +10,6 @@ import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/e
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
-import { describeExpiry } from './expiry.js';
 import {
   type BulkKind,
   COLUMN_LIST,

@@ -93,7 +93,11 @@ export function listTenantAssignments(
   const now = state.clock.now();
   const page: Assignment[] = [];
   let more = false;
-  for (const a of candidates) {
+  // The tenant's list is in seq order and seq is its 1-based position: a page starts right
+  // after the cursor instead of walking every earlier assignment again.
+  const start = filter.userId === undefined && afterSeq !== undefined ? Math.max(0, afterSeq) : 0;
+  for (let i = start; i < candidates.length; i++) {
+    const a = candidates[i]!;
     if (afterSeq !== undefined && (a.seq ?? 0) <= afterSeq) continue;
     if (filter.roleId !== undefined && a.role_id !== filter.roleId) continue;
     if (!filter.includeInactive && !identity.isActive(a, now)) continue;

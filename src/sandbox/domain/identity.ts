@@ -104,6 +104,8 @@ export class IdentityStore {
   readonly #byTenant = new Map<string, Assignment[]>();
   readonly #tenantsOfUser = new Map<string, Set<string>>();
   readonly apiKeys = new Map<string, ApiKey>();
+  /** Each organisation's users sorted by id, made on first use after a change (GET /v1/users). */
+  readonly #usersByOrg = new Map<string, User[]>();
   readonly #clock: SandboxClock;
   /** Whether a role still grants anything (set by SandboxState: a soft-deleted custom role does not). */
   roleIsLive: (tenantId: string, roleId: string) => boolean = () => true;
@@ -119,7 +121,20 @@ export class IdentityStore {
 
   addUser(user: User): User {
     this.users.set(user.id, user);
+    this.#usersByOrg.delete(user.org_id);
     return user;
+  }
+
+  /** The organisation's users, sorted by id. */
+  usersOf(orgId: string): readonly User[] {
+    let sorted = this.#usersByOrg.get(orgId);
+    if (!sorted) {
+      sorted = [...this.users.values()]
+        .filter((u) => u.org_id === orgId)
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      this.#usersByOrg.set(orgId, sorted);
+    }
+    return sorted;
   }
 
   addTenant(tenant: Omit<Tenant, 'createdMs'>): Tenant {

@@ -1,34 +1,14 @@
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
+import { isLoopbackHost, redirectUriProblem } from '../../api/redirect-uris.js';
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import { badRequest } from './errors.js';
 import type { OAuthClientRecord } from './oauth.js';
 
 /**
  * The rules of an OAuth client's registration, for creation and update alike: redirect URIs
- * (and how one matches at authorization time), grant types, lifetimes.
+ * (which may be registered: src/api/redirect-uris.ts; how one matches at authorization time),
+ * grant types, lifetimes.
  */
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
-/** Why a redirect URI cannot be registered, or undefined when it can. */
-export function redirectUriProblem(uri: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'is not an absolute URI';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http on loopback)';
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
-    return 'may use http only on a loopback host (127.0.0.1, [::1], localhost)';
-  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
-  if (url.username !== '' || url.password !== '') return 'must not contain user information';
-  return undefined;
-}
 
 /**
  * Exact match, except that a loopback http redirect may use any port (RFC 8252 §7.3): native

@@ -16,6 +16,7 @@ import roleRoutes from './roles.js';
 import roleControlRoutes from './roles-control.js';
 import targetControlRoutes from './target-control.js';
 import tenantRoutes from './tenants.js';
+import userRoutes from './users.js';
 import webhookDeliveryRoutes from './webhook-deliveries.js';
 import webhookRoutes from './webhooks.js';
 import webhookControlRoutes from './webhooks-control.js';
@@ -38,6 +39,7 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   targetControlRoutes,
   roleRoutes,
   assignmentRoutes,
+  userRoutes,
   roleControlRoutes,
   auditTrailRoutes,
   recordRoutes,
