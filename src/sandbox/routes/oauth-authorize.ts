@@ -5,7 +5,7 @@ import type { ConsentTicket } from '../domain/oauth.js';
 import { redirectUriMatches } from '../domain/oauth-client-rules.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
-import { eligibleUsers, findUser, sendConsent } from './oauth-consent.js';
+import { eligibleUsers, sendConsent, userOrConsentAgain } from './oauth-consent.js';
 import { PAGE_HEADERS, sendErrorPage } from './oauth-pages.js';
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -237,22 +237,12 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
           iss,
         });
       }
-      const users = eligibleUsers(ctx, client);
-      const found = findUser(users, field('user_id'));
-      if (!('user' in found)) {
-        // The page again, with a new ticket (this one is used up) and the users it might mean.
-        const { expiresAtMs: _, ...ticketData } = ticket;
-        return sendConsent(reply, ctx, client, {
-          ticket: state.oauth.openTicket(ticketData),
-          ticketData,
-          users,
-          suggestions: found.suggestions,
-          typed: field('user_id') ?? '',
-          problem: found.problem,
-          outcome: { text: 'Approving sends you back to', code: ticket.redirectUri },
-        });
-      }
-      const { user } = found;
+      const chosen = userOrConsentAgain(reply, ctx, client, ticket, field('user_id'), {
+        text: 'Approving sends you back to',
+        code: ticket.redirectUri,
+      });
+      if ('sent' in chosen) return chosen.sent;
+      const { user } = chosen;
       const code = state.oauth.issueCode({
         clientId: client.client_id,
         redirectUri: ticket.redirectUri,

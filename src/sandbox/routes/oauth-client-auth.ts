@@ -25,6 +25,19 @@ export class OAuthError extends Error {
   }
 }
 
+/**
+ * The route options every form-encoded OAuth endpoint shares (token, revocation, device
+ * authorization): its own validation, errors in the RFC 6749 §5.2 shape, no idempotency replay.
+ */
+export function oauthFormEndpoint(operation: string) {
+  return {
+    config: { operation, idempotent: false },
+    attachValidation: true,
+    errorHandler: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
+      sendOAuthError(reply, toOAuthError(error)),
+  };
+}
+
 export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 export function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {

@@ -107,3 +107,32 @@ export function sendConsent(
       }),
     );
 }
+
+/**
+ * The user typed on the consent page, or — when nobody matches — the page again, with a new ticket
+ * (the one just posted is used up), the problem and the users the text might mean.
+ */
+export function userOrConsentAgain(
+  reply: FastifyReply,
+  ctx: RouteContext,
+  client: OAuthClientRecord,
+  ticket: ConsentTicket,
+  typed: string | undefined,
+  outcome: ConsentView['outcome'],
+): { user: EligibleUser } | { sent: FastifyReply } {
+  const users = eligibleUsers(ctx, client);
+  const found = findUser(users, typed);
+  if ('user' in found) return found;
+  const { expiresAtMs: _, ...ticketData } = ticket;
+  return {
+    sent: sendConsent(reply, ctx, client, {
+      ticket: ctx.state.oauth.openTicket(ticketData),
+      ticketData,
+      users,
+      suggestions: found.suggestions,
+      typed: typed ?? '',
+      problem: found.problem,
+      outcome,
+    }),
+  };
+}

@@ -13,11 +13,12 @@ import {
   formBody,
   NO_STORE,
   OAuthError,
+  oauthFormEndpoint,
   param,
   sendOAuthError,
   toOAuthError,
 } from './oauth-client-auth.js';
-import { eligibleUsers, findUser, sendConsent } from './oauth-consent.js';
+import { eligibleUsers, sendConsent, userOrConsentAgain } from './oauth-consent.js';
 import { escapeHtml, PAGE_HEADERS, sendPage, userCodePage } from './oauth-pages.js';
 
 /**
@@ -35,9 +36,7 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
   app.post<{ Body: FormBody }>(
     OAUTH_PATHS.deviceAuthorization,
     {
-      config: { operation: 'oauth_device_authorization', idempotent: false },
-      attachValidation: true,
-      errorHandler: (error, _request, reply) => sendOAuthError(reply, toOAuthError(error)),
+      ...oauthFormEndpoint('oauth_device_authorization'),
       schema: {
         tags: ['oauth'],
         summary: 'Device authorization request (RFC 8628)',
@@ -204,20 +203,12 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
           `<h1>Request denied</h1><p>The device that shows <code>${device.userCode}</code> was not signed in. You can close this tab.</p>`,
         );
       }
-      const users = eligibleUsers(ctx, client);
-      const found = findUser(users, field('user_id'));
-      if (!('user' in found)) {
-        const { expiresAtMs: _, ...ticketData } = ticket;
-        return sendConsent(reply, ctx, client, {
-          ticket: state.oauth.openTicket(ticketData),
-          ticketData,
-          users,
-          suggestions: found.suggestions,
-          typed: field('user_id') ?? '',
-          problem: found.problem,
-          outcome: { text: 'Approving signs in the device that shows the code', code: device.userCode },
-        });
-      }
+      const chosen = userOrConsentAgain(reply, ctx, client, ticket, field('user_id'), {
+        text: 'Approving signs in the device that shows the code',
+        code: device.userCode,
+      });
+      if ('sent' in chosen) return chosen.sent;
+      const found = chosen;
       device.decision = { approved: true, userId: found.user.id, tenantIds: found.user.tenantIds };
       return sendPage(
         reply,

@@ -9,6 +9,7 @@ import {
   formBody,
   NO_STORE,
   OAuthError,
+  oauthFormEndpoint,
   param,
   sendOAuthError,
   toOAuthError,
@@ -60,9 +61,7 @@ export default function oauthServerRoutes(app: FastifyInstance, ctx: RouteContex
   app.post(
     OAUTH_PATHS.revoke,
     {
-      config: { operation: 'oauth_tokens_revoke', idempotent: false },
-      attachValidation: true,
-      errorHandler: (error, _request, reply) => sendOAuthError(reply, toOAuthError(error)),
+      ...oauthFormEndpoint('oauth_tokens_revoke'),
       schema: {
         tags: ['oauth'],
         summary: 'Revoke a token (RFC 7009)',

@@ -13,9 +13,9 @@ import {
   formBody,
   NO_STORE,
   OAuthError,
+  oauthFormEndpoint,
   param,
   sendOAuthError,
-  toOAuthError,
 } from './oauth-client-auth.js';
 
 export { OAuthError };
@@ -226,9 +226,7 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
   app.post<{ Body: FormBody }>(
     OAUTH_PATHS.token,
     {
-      config: { operation: 'oauth_tokens_issue', idempotent: false },
-      attachValidation: true,
-      errorHandler: (error, _request, reply) => sendOAuthError(reply, toOAuthError(error)),
+      ...oauthFormEndpoint('oauth_tokens_issue'),
       schema: {
         tags: ['oauth'],
         summary: 'Exchange an authorization code or a refresh token',
