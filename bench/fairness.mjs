@@ -1,8 +1,5 @@
-// Issue 10: fair delivery. One webhook's target hangs with 640 deliveries queued for it; how long
-// do other webhooks' deliveries take meanwhile?
-import { spawn } from 'node:child_process';
 import { median, startSandboxProcess } from './lib.mjs';
-import { api, createWebhook } from './webhook-lib.mjs';
+import { api, createWebhook, startTargetScript } from './webhook-lib.mjs';
 
 // A target in its own process: `hang` never answers (and holds every connection); `record`
 // answers 204 and remembers when each event arrived (Date.now(), the same clock as the bench).
@@ -24,30 +21,8 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: 
 process.on('SIGINT', () => { process.stderr.write(JSON.stringify(arrived)); process.exit(0); });
 `;
 
-async function startTarget(mode) {
-  const child = spawn(process.execPath, ['-e', TARGET, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const port = await new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`target exited with ${code}`)));
-    child.stdout.once('data', (chunk) => resolve(JSON.parse(String(chunk)).port));
-  });
-  let output = '';
-  child.stderr.on('data', (d) => {
-    output += d;
-  });
-  let stopped;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    stop() {
-      stopped ??= (async () => {
-        child.removeAllListeners('exit');
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGINT');
-        await exited;
-        return output ? JSON.parse(output) : {};
-      })();
-      return stopped;
-    },
-  };
+function startTarget(mode) {
+  return startTargetScript(TARGET, [mode], '/hooks', (output) => (output ? JSON.parse(output) : {}));
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

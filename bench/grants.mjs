@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { peakRss, SVC, startSandboxProcess } from './lib.mjs';
+import { peakRss, SVC, sandboxEnv, startSandboxProcess } from './lib.mjs';
 
 const user = (i) => `usr_bulk_${String(i).padStart(6, '0')}`;
 
@@ -25,14 +25,9 @@ export default async function grants({ rows = 10_000 } = {}) {
   const sandbox = await startSandboxProcess(['--users', String(rows)]);
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-grants-'));
   try {
-    const env = {
-      ...process.env,
-      SVC_BASE_URL: sandbox.url,
-      SVC_TOKEN: sandbox.admin_token,
-      SVC_TENANT: sandbox.tenant,
-      SVC_CONFIG_DIR: join(dir, 'config'),
+    const env = sandboxEnv(sandbox, {
       SVC_STATE_DIR: join(dir, 'state'),
-    };
+    });
     const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
     // xargs -P 8 + curl: one process per row, the same rows with another built-in role.

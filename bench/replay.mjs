@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, SVC, startSandboxProcess } from './lib.mjs';
+import { median, SVC, sandboxEnv, startSandboxProcess } from './lib.mjs';
 import { api, createWebhook, startTargetProcess } from './webhook-lib.mjs';
 
 /** Seconds one run of argv takes; throws when it fails. */
@@ -26,15 +26,10 @@ export default async function replay({ entries = 5_000, sample = 100, concurrenc
       await call('POST', '/_sandbox/webhooks/dead-letters', { webhook_id: webhook.id, count: entries });
       return webhook;
     };
-    const env = {
-      ...process.env,
-      SVC_BASE_URL: sandbox.url,
-      SVC_TOKEN: sandbox.admin_token,
-      SVC_TENANT: sandbox.tenant,
-      SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-config-')),
+    const env = sandboxEnv(sandbox, {
       SVC_STATE_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-state-')),
       SVC_CACHE_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-cache-')),
-    };
+    });
     const queued = async (webhook) => (await call('GET', `/v1/webhooks/${webhook.id}/dlq?limit=200`)).total;
     const deliveriesOf = async (webhook) => {
       const ids = [];

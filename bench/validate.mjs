@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { peakRss, SVC, startSandboxProcess } from './lib.mjs';
+import { peakRss, SVC, sandboxEnv, startSandboxProcess } from './lib.mjs';
 
 export default async function validate({ rows = 1_000_000 } = {}) {
   const sandbox = await startSandboxProcess();
@@ -20,14 +20,9 @@ export default async function validate({ rows = 1_000_000 } = {}) {
     const csv = join(dir, 'grants.csv');
     writeFileSync(csv, `${lines.join('\n')}\n`);
     const bytes = lines.reduce((sum, l) => sum + l.length + 1, 0);
-    const env = {
-      ...process.env,
-      SVC_BASE_URL: sandbox.url,
-      SVC_TOKEN: sandbox.admin_token,
-      SVC_TENANT: sandbox.tenant,
-      SVC_CONFIG_DIR: join(dir, 'config'),
+    const env = sandboxEnv(sandbox, {
       SVC_STATE_DIR: join(dir, 'state'),
-    };
+    });
     const { mb, seconds } = peakRss([...SVC, 'roles', 'assign', '--file', csv], env, { code: 2 });
     const n = rows.toLocaleString('en');
     return {

@@ -14,9 +14,13 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: 
 process.on('SIGINT', () => { process.stderr.write(String(n)); process.exit(0); });
 `;
 
-/** A webhook target (answers 204 at once) in its own process: the engine's load is not the bench's. */
-export async function startTargetProcess() {
-  const child = spawn(process.execPath, ['-e', TARGET], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A webhook target running `script` (which prints `{"port"}` once listening and, on SIGINT, what
+ * it received on stderr) in its own process: the engine's load is not the bench's. `stop()`
+ * resolves with `parse(what it printed)`.
+ */
+export async function startTargetScript(script, args, path, parse) {
+  const child = spawn(process.execPath, ['-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await new Promise((resolve, reject) => {
     child.on('exit', (code) => reject(new Error(`target exited with ${code}`)));
     child.stdout.once('data', (chunk) => resolve(JSON.parse(String(chunk)).port));
@@ -27,18 +31,23 @@ export async function startTargetProcess() {
   });
   let stopped;
   return {
-    url: `http://127.0.0.1:${port}/webhooks`,
+    url: `http://127.0.0.1:${port}${path}`,
     stop() {
       stopped ??= (async () => {
         child.removeAllListeners('exit');
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGINT');
         await exited;
-        return Number(received);
+        return parse(received);
       })();
       return stopped;
     },
   };
+}
+
+/** A webhook target that answers 204 at once; `stop()` resolves with how many requests it had. */
+export function startTargetProcess() {
+  return startTargetScript(TARGET, [], '/webhooks', Number);
 }
 
 export function api(sandbox) {
