@@ -3,11 +3,7 @@
  * the sandbox (which enforces it) and `svc plan` (which checks a file before anything is sent).
  */
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
+import { isLoopbackHost } from './loopback.js';
 
 /** Why a redirect URI cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {

@@ -1,4 +1,5 @@
 import { OAUTH_PATHS } from '../api/constants.js';
+import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
 import type { ApiClient } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
 
@@ -51,12 +52,7 @@ export async function serverMetadata(
 
 /** An endpoint svc may send credentials to: https, or http on a loopback host. */
 export function usableEndpoint(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    const url = new URL(value);
-    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-    return url.protocol === 'https:' || (url.protocol === 'http:' && loopback) ? url.toString() : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = typeof value === 'string' ? parseHttpUrl(value) : undefined;
+  if (!url) return undefined;
+  return url.protocol === 'https:' || isLoopbackHost(url.hostname) ? url.toString() : undefined;
 }

@@ -1,3 +1,4 @@
+import { parseHttpUrl } from '../api/loopback.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
@@ -97,13 +98,8 @@ export function describeSource(key: ProfileKey, source: SettingSource, profile: 
 }
 
 export function checkUrlSetting(key: ProfileKey, value: string, source: SettingSource, profile = ''): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+  const url = parseHttpUrl(value);
+  if (!url) {
     throw new UsageError(
       `${describeSource(key, source, profile)} must be an absolute http(s) URL, got ${JSON.stringify(value)}`,
       { hint: 'for example http://127.0.0.1:4010' },

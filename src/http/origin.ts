@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../api/loopback.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -5,16 +6,6 @@ import { UsageError } from '../errors.js';
  * plain HTTP can be read by anyone on the path, so svc sends one over http only to loopback
  * (127.0.0.0/8, [::1], localhost — the sandbox, a local proxy), unless the user allows it.
  */
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host === '[::1]' ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-  );
-}
 
 export const ALLOW_INSECURE_HINT =
   'use https, or pass --allow-insecure-http (SVC_ALLOW_INSECURE_HTTP=1) if you accept that anyone on the network path can read it';

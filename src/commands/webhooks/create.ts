@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
+import { parseHttpUrl } from '../../api/loopback.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
@@ -18,13 +19,8 @@ export interface WebhooksCreateOptions {
 /** A target URL: absolute http(s) (the server checks the rest). */
 export function targetUrl(raw: unknown): string {
   const value = nonEmpty('--url', raw);
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+  const url = parseHttpUrl(value);
+  if (!url) {
     throw new UsageError(`--url ${JSON.stringify(value)} is not an absolute http(s) URL`, {
       hint: 'for example https://hooks.example.com/svc',
     });

@@ -1,5 +1,6 @@
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
-import { isLoopbackHost, redirectUriProblem } from '../../api/redirect-uris.js';
+import { isLoopbackHost } from '../../api/loopback.js';
+import { redirectUriProblem } from '../../api/redirect-uris.js';
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import { badRequest } from './errors.js';
 import type { OAuthClientRecord } from './oauth.js';

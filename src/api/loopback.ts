@@ -1,0 +1,22 @@
+/**
+ * Loopback hosts, as svc and the sandbox both mean them: the IP literals 127.0.0.0/8 and [::1],
+ * and `localhost`. A name under `.localhost` is not one: RFC 6761 asks resolvers to answer it with
+ * loopback, but Node asks the system resolver, which may not — so neither a credential over plain
+ * HTTP nor an http redirect URI is allowed to it. Hostnames come from WHATWG URL (lower case).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return (
+    hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}
+
+/** `value` as an absolute http(s) URL, or undefined when it is not one. */
+export function parseHttpUrl(value: string): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+}
