@@ -24,7 +24,7 @@ function argumentName(before: string): string {
  * Builds an API path with every interpolated value percent-encoded as one path segment, so an
  * id such as `../admin` or `a/b?c` can never change which endpoint is called. An empty value,
  * `.` or `..` is not an id (in a URL path they name another endpoint): a usage error (exit 2)
- * naming the argument, wherever an id goes into a path.
+ * naming the argument, wherever an id goes into a path; so is an id a table shortened (`wh_0195…`).
  *
  *   path`/v1/users/${userId}/roles/${roleId}`
  */
@@ -39,6 +39,16 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
         {
           code: 'invalid_id',
           hint: '"." and ".." are not ids: in a URL path they would name another endpoint',
+        },
+      );
+    }
+    if (text.endsWith('…')) {
+      // What a table printed after cutting an id to fit: sent as it is, it would be a 404.
+      throw new UsageError(
+        `${argumentName(strings[i] ?? '')} ${JSON.stringify(text)} is an id shortened to fit a table`,
+        {
+          code: 'invalid_id',
+          hint: 'list again with --wide (or --json, or in a pipe) to see ids whole',
         },
       );
     }

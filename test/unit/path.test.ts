@@ -18,6 +18,11 @@ describe('paths', () => {
     ['..', () => path`/v1/${'..'}`, 'SURFACE must be an id, not ".."'],
     ['.', () => path`/v1/${'alerts'}/${'.'}`, 'ID must be an id, not "."'],
     [' ', () => path`/v1/tenants/${' '}/api-keys`, 'TENANT must be an id, not empty'],
+    [
+      'wh_019511…',
+      () => path`/v1/webhooks/${'wh_019511…'}`,
+      'WEBHOOK "wh_019511…" is an id shortened to fit a table',
+    ],
   ])('refuses the segment %j as a usage error naming the argument', (_bad, build, message) => {
     expect(build).toThrow(UsageError);
     expect(build).toThrow(message);
