@@ -487,7 +487,7 @@ complete -c svc -n '__svc_in \'svc webhooks replay\'' -l concurrency -x -d 'requ
 complete -c svc -n '__svc_in \'svc webhooks replay\'' -l dry-run -d 'list what would be replayed, change nothing'
 complete -c svc -n '__svc_in \'svc webhooks replay\'' -l journal -r -F -d 'where finished items are recorded (default: state dir)'
 complete -c svc -n '__svc_at \'svc webhooks replay\' 0' -a '(svc __complete webhooks 2>/dev/null)'
-complete -c svc -n '__svc_in \'svc webhooks test\'' -l event-type -x -a 'exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test' -d 'send this kind instead of webhook.test'
+complete -c svc -n '__svc_in \'svc webhooks test\'' -l event-type -x -a 'exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test' -d 'send this kind instead of webhook.test (e.g. exception.created)'
 complete -c svc -n '__svc_in \'svc webhooks test\'' -l wait -x -d 'how long to wait for the first attempt (default 15)'
 complete -c svc -n '__svc_in \'svc webhooks test\'' -l no-wait -d 'return as soon as the event is created'
 complete -c svc -n '__svc_at \'svc webhooks test\' 0' -a '(svc __complete webhooks 2>/dev/null)'
