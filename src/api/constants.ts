@@ -115,6 +115,11 @@ export const OAUTH_LIMITS = {
   /** RFC 8628: a device code lives this long, and is polled at most this often (RFC default 5 s). */
   deviceCodeLifetimeSeconds: 600,
   deviceIntervalSeconds: 2,
+  /**
+   * RFC 8628 §5.1: user codes are short, so the verification page refuses to look any up for a
+   * minute after this many wrong ones in a minute (2.56e10 codes: a guess a second finds nothing).
+   */
+  deviceUserCodeMissesPerMinute: 10,
   redirectUris: { max: 10, maxLength: 2_000 },
   name: { max: 100 },
   description: { max: 1_000 },

@@ -129,6 +129,30 @@ describe('device authorization (RFC 8628)', () => {
     expect(wrong.status).toBe(400);
     expect(wrong.html).toContain('That code is not one waiting for approval');
   });
+
+  it('stops looking codes up for a minute after 10 wrong ones in a minute (RFC 8628 §5.1), even a right one', async () => {
+    await advance(61); // the minute of the wrong code above is over
+    const { user_code } = (await start()).body;
+    for (let i = 0; i < 10; i++) {
+      expect(
+        (await consentPageFor(`${sandbox().url}/oauth/device?user_code=BBBB-BBB${'CDFGHJKLMN'[i]}`)).status,
+      ).toBe(400);
+    }
+    const locked = await fetch(`${sandbox().url}/oauth/device?user_code=${user_code}`);
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get('retry-after')).toBe('60');
+    expect(await locked.text()).toContain(
+      'Too many wrong codes were typed in the last minute. Try again in 60 seconds.',
+    );
+    await advance(30);
+    expect(
+      (await fetch(`${sandbox().url}/oauth/device?user_code=${user_code}`)).headers.get('retry-after'),
+    ).toBe('30');
+    await advance(31);
+    const page = await consentPageFor(`${sandbox().url}/oauth/device?user_code=${user_code}`);
+    expect(page.status).toBe(200);
+    expect(page.ticket).not.toBe('');
+  });
 });
 
 describe('the consent page with 500 more users who hold a role', () => {

@@ -35,6 +35,8 @@ export function normalizeUserCode(input: string): string {
 export class DeviceAuthorizations {
   readonly #byKey = new Map<string, DeviceAuthorization>();
   readonly #userCodes = new Map<string, string>();
+  /** When recent wrong user codes were typed (RFC 8628 §5.1: guessing is rate-limited). */
+  #misses: number[] = [];
   readonly #clock: SandboxClock;
 
   constructor(clock: SandboxClock) {
@@ -66,12 +68,28 @@ export class DeviceAuthorizations {
     return { deviceCode, record };
   }
 
-  /** The pending (unexpired, unanswered) device authorization a user code names, with its key. */
+  /**
+   * Seconds until user codes may be looked up again, after too many wrong ones in the last minute
+   * (whoever typed them: on a real platform, per address; the sandbox serves one machine).
+   */
+  lockedForSeconds(): number {
+    const now = this.#clock.now();
+    this.#misses = this.#misses.filter((at) => at > now - 60_000);
+    if (this.#misses.length < OAUTH_LIMITS.deviceUserCodeMissesPerMinute) return 0;
+    return Math.max(1, Math.ceil((this.#misses[0]! + 60_000 - now) / 1000));
+  }
+
+  /**
+   * The pending (unexpired, unanswered) device authorization a user code names, with its key; a
+   * code that names none counts as a miss (see lockedForSeconds).
+   */
   pending(userCode: string): { key: string; record: DeviceAuthorization } | undefined {
     const key = this.#userCodes.get(normalizeUserCode(userCode));
     const record = key === undefined ? undefined : this.#byKey.get(key);
-    if (!key || !record || record.decision !== null || record.expiresAtMs <= this.#clock.now())
+    if (!key || !record || record.decision !== null || record.expiresAtMs <= this.#clock.now()) {
+      this.#misses.push(this.#clock.now());
       return undefined;
+    }
     return { key, record };
   }
 

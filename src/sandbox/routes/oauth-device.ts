@@ -105,12 +105,21 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
         description:
           'A browser page. Without user_code: a form to type the code. With a user_code of a pending authorization (case, ' +
           'spaces and dashes do not matter): the consent page for its client and scopes, which posts Approve or Deny to this ' +
-          'path. An unknown, expired or answered code shows the form again with what is wrong (400).',
+          'path. An unknown, expired or answered code shows the form again with what is wrong (400). RFC 8628 §5.1: after ' +
+          `${OAUTH_LIMITS.deviceUserCodeMissesPerMinute} wrong codes within a minute, no code is looked up until that minute is ` +
+          'over: 429 with Retry-After and the form saying when to try again (sandbox choice).',
         querystring: Type.Object({ user_code: Type.Optional(Type.String()) }, { additionalProperties: true }),
         produces: ['text/html'],
         response: {
           200: { description: 'The code form, or the consent page (HTML)', type: 'string' },
           400: { description: 'The code form with what is wrong (HTML)', type: 'string' },
+          429: {
+            description: 'Too many wrong codes in the last minute: the form, saying when to try again (HTML)',
+            type: 'string',
+            headers: {
+              'Retry-After': { type: 'integer', description: 'Seconds until codes are looked up again' },
+            },
+          },
         },
       },
     },
@@ -118,6 +127,19 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
       const typed = typeof request.query.user_code === 'string' ? request.query.user_code : undefined;
       if (typed === undefined || typed.trim() === '') {
         return reply.code(200).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(userCodePage());
+      }
+      const lockedFor = state.oauth.devices.lockedForSeconds();
+      if (lockedFor > 0) {
+        return reply
+          .code(429)
+          .headers({ ...PAGE_HEADERS, 'retry-after': String(lockedFor) })
+          .type('text/html; charset=utf-8')
+          .send(
+            userCodePage(
+              `Too many wrong codes were typed in the last minute. Try again in ${lockedFor} seconds.`,
+              typed,
+            ),
+          );
       }
       const pending = state.oauth.devices.pending(typed);
       const client = pending ? state.oauth.clients.get(pending.record.clientId) : undefined;
