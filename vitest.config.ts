@@ -10,6 +10,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // The default output, then one line per system tool whose tests were skipped (test/helpers/needs.ts).
+    reporters: ['default', './test/reporters/missing-tools.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
