@@ -7,7 +7,8 @@ it('probe', async () => {
   for (const c of cases) {
     const env: Record<string, string | undefined> = { ...c.env };
     for (const [k, v] of Object.entries(env)) if (v === '<unset>') env[k] = undefined;
-    const r = await svc.run(c.argv, { env, tty: c.tty, columns: c.columns, stdin: c.stdin, ...(c.now ? { now: c.now } : {}) });
+    const stdin = c.stdin?.replace("__ADMIN__", svc.sandbox().adminToken);
+    const r = await svc.run(c.argv, { env, stdin, tty: c.tty, columns: c.columns, ...(c.now ? { now: c.now } : {}) });
     process.stdout.write(`=== ${JSON.stringify(c.argv)} ${JSON.stringify(c.env ?? {})} tty=${JSON.stringify(c.tty)}\ncode=${r.code}\n--stdout--\n${r.stdout}--stderr--\n${r.stderr}\n`);
   }
 }, 120000);
