@@ -24,6 +24,7 @@ import {
   type GlobalOptions,
 } from '../../src/context.js';
 import { createIO, type Env, type IOStreams } from '../../src/output/io.js';
+import type { Browser } from '../../src/system/browser.js';
 import type { Choice, Prompter } from '../../src/system/prompter.js';
 
 /** "Now" in tests unless one says otherwise: relative times ("2 years ago") are then exact. */
@@ -121,6 +122,8 @@ export interface VerbOptions extends Omit<FakeIOOptions, 'env'> {
   clock?: Clock;
   /** A prompter of the test's own (instead of `answers`). */
   prompter?: Prompter;
+  /** What "opening a browser" does (e.g. consentBrowser() in test/helpers/oauth.ts). */
+  browser?: Browser;
 }
 
 function depsFor(
@@ -136,6 +139,7 @@ function depsFor(
     clock,
     prompter,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.browser ? { browser: options.browser } : {}),
   });
   return { fake, deps, questions: scripted.questions };
 }

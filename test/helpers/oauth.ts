@@ -7,6 +7,7 @@ import { afterAll } from 'vitest';
 import { codeChallengeS256, createCodeVerifier } from '../../src/auth/pkce.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Browser } from '../../src/system/browser.js';
 import { writeConsentRobot } from '../../src/tour/consent-robot.js';
 import { call } from './sandbox.js';
 import { BIN, baseEnv, ROOT, type SvcResult } from './svc.js';
@@ -221,6 +222,35 @@ export function connectionRefused(port: number): Promise<boolean> {
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
+}
+
+/**
+ * A browser for in-process logins: "opening" the authorization URL plays the person at the
+ * consent page (approve or deny as `user`) and follows the redirect to svc's loopback, as
+ * clicking the button does. `opened` are the URLs it was given; `settled()` resolves when every
+ * visit is over and rejects with the first failure.
+ */
+export function consentBrowser(
+  options: { user?: string; decision?: 'approve' | 'deny' } = {},
+): Browser & { opened: string[]; settled(): Promise<void> } {
+  const opened: string[] = [];
+  const visits: Array<Promise<void>> = [];
+  return {
+    opened,
+    async open(url) {
+      opened.push(url);
+      const visit = (async () => {
+        const { location } = await consent(url, options);
+        if (location) await (await fetch(location)).text();
+      })();
+      // Seen by settled(); never an unhandled rejection in the meantime.
+      visit.catch(() => undefined);
+      visits.push(visit);
+    },
+    async settled() {
+      await Promise.all(visits);
+    },
+  };
 }
 
 let robot: string | undefined;

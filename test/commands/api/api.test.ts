@@ -5,15 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEMO_ORG, tenantId } from '../../../src/sandbox/seed.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 
-const requests = async () =>
-  Object.values((await call(svc.sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>).reduce(
-    (a, b) => a + b,
-    0,
-  );
+const requests = () => requestCount(svc.sandbox());
 
 describe('svc api', () => {
   it.each([

@@ -7,7 +7,7 @@ import { runMe } from '../../../src/commands/me/index.js';
 import type { GlobalOptions } from '../../../src/context.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import type { VerbOptions } from '../../helpers/context.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const LEDGER = tenantId('acme-ledger-uk');
@@ -20,11 +20,7 @@ function viewer() {
   return { token, expiresAt, now: Date.parse(expiresAt) - HOUR + 20 * 60_000 };
 }
 
-const requests = async () =>
-  Object.values((await call(svc.sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>).reduce(
-    (a, b) => a + b,
-    0,
-  );
+const requests = () => requestCount(svc.sandbox());
 
 describe('svc me', () => {
   it.each<[string, VerbOptions, (expiresAt: string) => string]>([

@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTenantsLs, runTenantsLs } from '../../../src/commands/tenants/ls.js';
 import type { GlobalOptions } from '../../../src/context.js';
 import { DEMO_ORG } from '../../../src/sandbox/seed.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 
