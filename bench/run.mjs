@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildDist } from '../scripts/build.mjs';
+import ascode from './ascode.mjs';
 import delivery from './delivery.mjs';
 import fairness from './fairness.mjs';
 import grants from './grants.mjs';
@@ -25,6 +26,7 @@ const BENCHES = {
   replay,
   delivery,
   fairness,
+  ascode,
 };
 
 const only = process.argv.slice(2);

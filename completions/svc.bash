@@ -15,6 +15,11 @@ oauth
 records
 webhooks
 roles
+users
+audit
+export
+plan
+apply
 api
 completion
 sandbox'
@@ -33,7 +38,11 @@ api-keys'
   ['svc tenants api-keys']='create
 ls
 revoke'
-  ['svc oauth']='create
+  ['svc oauth']='ls
+get
+create
+update
+delete
 authorize
 token
 rotate-secret'
@@ -43,6 +52,11 @@ create
 update
 delete'
   ['svc webhooks']='ls
+get
+create
+update
+delete
+rotate-secret
 deliveries
 dlq
 replay
@@ -50,7 +64,10 @@ test
 verify
 sign
 listen'
+  ['svc webhooks deliveries']='ls
+get'
   ['svc webhooks dlq']='ls
+get
 discard'
   ['svc roles']='ls
 get
@@ -59,9 +76,16 @@ update
 delete
 assign
 revoke
-assignments'
+assignments
+holders
+permissions'
+  ['svc users']='ls'
+  ['svc audit']='ls
+get'
   ['svc sandbox']='start
-openapi'
+openapi
+trigger
+target'
 )
 __svc_alias=(
   ['svc|login']='login'
@@ -80,6 +104,11 @@ __svc_alias=(
   ['svc|webhook']='webhooks'
   ['svc|roles']='roles'
   ['svc|role']='roles'
+  ['svc|users']='users'
+  ['svc|audit']='audit'
+  ['svc|export']='export'
+  ['svc|plan']='plan'
+  ['svc|apply']='apply'
   ['svc|api']='api'
   ['svc|completion']='completion'
   ['svc|sandbox']='sandbox'
@@ -103,7 +132,13 @@ __svc_alias=(
   ['svc tenants api-keys|ls']='ls'
   ['svc tenants api-keys|list']='ls'
   ['svc tenants api-keys|revoke']='revoke'
+  ['svc oauth|ls']='ls'
+  ['svc oauth|list']='ls'
+  ['svc oauth|get']='get'
   ['svc oauth|create']='create'
+  ['svc oauth|update']='update'
+  ['svc oauth|delete']='delete'
+  ['svc oauth|rm']='delete'
   ['svc oauth|authorize']='authorize'
   ['svc oauth|token']='token'
   ['svc oauth|rotate-secret']='rotate-secret'
@@ -116,6 +151,12 @@ __svc_alias=(
   ['svc records|rm']='delete'
   ['svc webhooks|ls']='ls'
   ['svc webhooks|list']='ls'
+  ['svc webhooks|get']='get'
+  ['svc webhooks|create']='create'
+  ['svc webhooks|update']='update'
+  ['svc webhooks|delete']='delete'
+  ['svc webhooks|rm']='delete'
+  ['svc webhooks|rotate-secret']='rotate-secret'
   ['svc webhooks|deliveries']='deliveries'
   ['svc webhooks|dlq']='dlq'
   ['svc webhooks|replay']='replay'
@@ -123,7 +164,11 @@ __svc_alias=(
   ['svc webhooks|verify']='verify'
   ['svc webhooks|sign']='sign'
   ['svc webhooks|listen']='listen'
+  ['svc webhooks deliveries|ls']='ls'
+  ['svc webhooks deliveries|list']='ls'
+  ['svc webhooks deliveries|get']='get'
   ['svc webhooks dlq|ls']='ls'
+  ['svc webhooks dlq|get']='get'
   ['svc webhooks dlq|discard']='discard'
   ['svc roles|ls']='ls'
   ['svc roles|list']='ls'
@@ -135,8 +180,17 @@ __svc_alias=(
   ['svc roles|assign']='assign'
   ['svc roles|revoke']='revoke'
   ['svc roles|assignments']='assignments'
+  ['svc roles|holders']='holders'
+  ['svc roles|permissions']='permissions'
+  ['svc users|ls']='ls'
+  ['svc users|list']='ls'
+  ['svc audit|ls']='ls'
+  ['svc audit|list']='ls'
+  ['svc audit|get']='get'
   ['svc sandbox|start']='start'
   ['svc sandbox|openapi']='openapi'
+  ['svc sandbox|trigger']='trigger'
+  ['svc sandbox|target']='target'
 )
 __svc_opts=(
   ['svc']='-v
@@ -194,6 +248,8 @@ __svc_opts=(
   ['svc tenants api-keys ls']=''
   ['svc tenants api-keys revoke']=''
   ['svc oauth']=''
+  ['svc oauth ls']=''
+  ['svc oauth get']=''
   ['svc oauth create']='--name
 --redirect-uri
 --description
@@ -204,6 +260,16 @@ __svc_opts=(
 --no-pkce
 --secret-file
 --idempotency-key'
+  ['svc oauth update']='--name
+--description
+--redirect-uri
+--grant-type
+--scope
+--token-lifetime
+--refresh-token-lifetime
+--pkce
+--no-pkce'
+  ['svc oauth delete']=''
   ['svc oauth authorize']='--public
 --save
 --client-id
@@ -238,11 +304,34 @@ __svc_opts=(
   ['svc records delete']=''
   ['svc webhooks']=''
   ['svc webhooks ls']=''
+  ['svc webhooks get']=''
+  ['svc webhooks create']='--url
+--event-type
+--description
+--max-attempts
+--disabled
+--secret-file
+--show-secret'
+  ['svc webhooks update']='--url
+--event-type
+--description
+--max-attempts
+--enable
+--disable'
+  ['svc webhooks delete']=''
+  ['svc webhooks rotate-secret']='--secret-file
+--show-secret'
   ['svc webhooks deliveries']='--status
 --limit
 --cursor
 --all
 --summary'
+  ['svc webhooks deliveries ls']='--status
+--limit
+--cursor
+--all
+--summary'
+  ['svc webhooks deliveries get']='--payload'
   ['svc webhooks dlq']='--status
 --limit
 --cursor
@@ -257,6 +346,7 @@ __svc_opts=(
 --event-type
 --since
 --until'
+  ['svc webhooks dlq get']=''
   ['svc webhooks dlq discard']='--all
 --event-type
 --since
@@ -312,6 +402,7 @@ __svc_opts=(
   ['svc roles assign']='--expires-in
 --expires-at
 --justification
+--extend
 --file
 --concurrency
 --dry-run
@@ -320,7 +411,40 @@ __svc_opts=(
 --concurrency
 --dry-run
 --journal'
-  ['svc roles assignments']='--all'
+  ['svc roles assignments']='--role
+--all'
+  ['svc roles holders']='--all'
+  ['svc roles permissions']=''
+  ['svc users']=''
+  ['svc users ls']='--limit
+--cursor
+--all
+--id'
+  ['svc audit']=''
+  ['svc audit ls']='--action
+--actor
+--user
+--role
+--target
+--target-type
+--since
+--until
+--limit
+--all
+--oldest-first'
+  ['svc audit get']=''
+  ['svc export']='--all-tenants
+-o
+--output'
+  ['svc plan']='-f
+--file
+--out'
+  ['svc apply']='-f
+--file
+--prune
+--secret-dir
+--concurrency
+--journal'
   ['svc api']='-f
 --raw-field
 -F
@@ -351,6 +475,10 @@ __svc_opts=(
 --webhook-timeout
 --webhook-concurrency'
   ['svc sandbox openapi']=''
+  ['svc sandbox trigger']='--webhook
+--count'
+  ['svc sandbox target']='--fail
+--recover'
 )
 __svc_valopts=(
   ['svc']=' -p --profile --base-url --app-url --tenant --org --timeout '
@@ -377,7 +505,11 @@ __svc_valopts=(
   ['svc tenants api-keys ls']='  '
   ['svc tenants api-keys revoke']='  '
   ['svc oauth']='  '
+  ['svc oauth ls']='  '
+  ['svc oauth get']='  '
   ['svc oauth create']=' --name --redirect-uri --description --grant-type --scope --token-lifetime --refresh-token-lifetime --secret-file --idempotency-key '
+  ['svc oauth update']=' --name --description --redirect-uri --grant-type --scope --token-lifetime --refresh-token-lifetime '
+  ['svc oauth delete']='  '
   ['svc oauth authorize']=' --client-id --client-secret-file --scope --port --browser-timeout '
   ['svc oauth token']=' --grant-type --client-id --client-secret-file --code --redirect-uri --code-verifier-file --refresh-token-file --scope '
   ['svc oauth rotate-secret']=' --secret-file '
@@ -389,9 +521,17 @@ __svc_valopts=(
   ['svc records delete']='  '
   ['svc webhooks']='  '
   ['svc webhooks ls']='  '
+  ['svc webhooks get']='  '
+  ['svc webhooks create']=' --url --event-type --description --max-attempts --secret-file '
+  ['svc webhooks update']=' --url --event-type --description --max-attempts '
+  ['svc webhooks delete']='  '
+  ['svc webhooks rotate-secret']=' --secret-file '
   ['svc webhooks deliveries']=' --status --limit --cursor '
+  ['svc webhooks deliveries ls']=' --status --limit --cursor '
+  ['svc webhooks deliveries get']='  '
   ['svc webhooks dlq']=' --status --limit --cursor --event-type --since --until '
   ['svc webhooks dlq ls']=' --status --limit --cursor --event-type --since --until '
+  ['svc webhooks dlq get']='  '
   ['svc webhooks dlq discard']=' --event-type --since --until --limit --concurrency --journal '
   ['svc webhooks replay']=' --event-type --since --until --limit --wait-timeout --concurrency --journal '
   ['svc webhooks test']=' --event-type --wait '
@@ -406,26 +546,43 @@ __svc_valopts=(
   ['svc roles delete']='  '
   ['svc roles assign']=' --expires-in --expires-at --justification --file --concurrency --journal '
   ['svc roles revoke']=' --file --concurrency --journal '
-  ['svc roles assignments']='  '
+  ['svc roles assignments']=' --role '
+  ['svc roles holders']='  '
+  ['svc roles permissions']='  '
+  ['svc users']='  '
+  ['svc users ls']=' --limit --cursor --id '
+  ['svc audit']='  '
+  ['svc audit ls']=' --action --actor --user --role --target --target-type --since --until --limit '
+  ['svc audit get']='  '
+  ['svc export']=' -o --output '
+  ['svc plan']=' -f --file --out '
+  ['svc apply']=' -f --file --secret-dir --concurrency --journal '
   ['svc api']=' -f --raw-field -F --field --input -H --header '
   ['svc completion']='  '
   ['svc sandbox']='  '
   ['svc sandbox start']=' --port --host --seed --tenants --users --fail-rate --fail-status --retry-after --drop-rate --fault-phase --fault-seed --latency --rate-limit --webhook-time-scale --webhook-timeout --webhook-concurrency '
   ['svc sandbox openapi']='  '
+  ['svc sandbox trigger']=' --webhook --count '
+  ['svc sandbox target']=' --fail '
 )
 __svc_optvals=(
   ['svc tenants ls|--tier']='free pro enterprise'
   ['svc tenants api-keys create|--kind']='publishable service_role'
   ['svc oauth create|--grant-type']='authorization_code refresh_token'
+  ['svc oauth update|--grant-type']='authorization_code refresh_token'
   ['svc oauth token|--grant-type']='authorization_code refresh_token'
-  ['svc webhooks deliveries|--status']='pending retrying delivered failed in_flight'
-  ['svc webhooks dlq|--status']='queued replayed discarded all'
+  ['svc webhooks create|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks update|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc webhooks deliveries|--status']='pending retrying delivered failed recovered in_flight'
+  ['svc webhooks deliveries ls|--status']='pending retrying delivered failed recovered in_flight'
+  ['svc webhooks dlq|--status']='queued replayed discarded recovered all'
   ['svc webhooks dlq|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
-  ['svc webhooks dlq ls|--status']='queued replayed discarded all'
+  ['svc webhooks dlq ls|--status']='queued replayed discarded recovered all'
   ['svc webhooks dlq ls|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks dlq discard|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks replay|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks test|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc audit ls|--target-type']='user role api_key webhook oauth_client'
   ['svc sandbox start|--seed']='demo none'
 )
 __svc_optdyn=(
@@ -441,6 +598,9 @@ __svc_optdyn=(
   ['svc oauth rotate-secret|--secret-file']='files'
   ['svc records create|--data-file']='files'
   ['svc records update|--data-file']='files'
+  ['svc webhooks create|--secret-file']='files'
+  ['svc webhooks rotate-secret|--secret-file']='files'
+  ['svc webhooks deliveries get|--payload']='files'
   ['svc webhooks dlq discard|--journal']='files'
   ['svc webhooks replay|--journal']='files'
   ['svc webhooks verify|--secret-file']='files'
@@ -454,7 +614,15 @@ __svc_optdyn=(
   ['svc roles assign|--journal']='files'
   ['svc roles revoke|--file']='files'
   ['svc roles revoke|--journal']='files'
+  ['svc roles assignments|--role']='roles'
+  ['svc audit ls|--role']='roles'
+  ['svc plan|-f']='files'
+  ['svc plan|--file']='files'
+  ['svc apply|-f']='files'
+  ['svc apply|--file']='files'
+  ['svc apply|--journal']='files'
   ['svc api|--input']='files'
+  ['svc sandbox trigger|--webhook']='webhooks'
 )
 __svc_argvals=(
   ['svc config get|0']='base_url app_url tenant org client_id'
@@ -470,9 +638,16 @@ __svc_argdyn=(
   ['svc tenants api-keys create|0']='tenants'
   ['svc tenants api-keys ls|0']='tenants'
   ['svc tenants api-keys revoke|0']='tenants'
+  ['svc webhooks get|0']='webhooks'
+  ['svc webhooks update|0']='webhooks'
+  ['svc webhooks delete|0']='webhooks'
+  ['svc webhooks rotate-secret|0']='webhooks'
   ['svc webhooks deliveries|0']='webhooks'
+  ['svc webhooks deliveries ls|0']='webhooks'
+  ['svc webhooks deliveries get|0']='webhooks'
   ['svc webhooks dlq|0']='webhooks'
   ['svc webhooks dlq ls|0']='webhooks'
+  ['svc webhooks dlq get|0']='webhooks'
   ['svc webhooks dlq discard|0']='webhooks'
   ['svc webhooks replay|0']='webhooks'
   ['svc webhooks test|0']='webhooks'
@@ -481,6 +656,8 @@ __svc_argdyn=(
   ['svc roles delete|0']='roles'
   ['svc roles assign|1']='roles'
   ['svc roles revoke|1']='roles'
+  ['svc roles holders|0']='roles'
+  ['svc sandbox target|0']='webhooks'
 )
 __svc_variadic=(
   ['svc webhooks dlq discard']='1'

@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, UsageError } from './errors.js';
+import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { runtimeFor } from './runtime/index.js';
@@ -108,6 +108,12 @@ function rootProgram(io: ContextDeps['io']): Command {
         'send credentials over plain http to hosts that are not loopback (env SVC_ALLOW_INSECURE_HTTP=1)',
       ),
     );
+  // --tenant keeps its last value (the tenant of the call); every value given is kept too, in
+  // order, for commands that act in several tenants (`svc export --tenant a --tenant b`).
+  program.on('option:tenant', (value: string) => {
+    const given = (program.getOptionValue('tenants') as string[] | undefined) ?? [];
+    program.setOptionValueWithSource('tenants', [...given, value], 'cli');
+  });
   return configure(program, io);
 }
 
@@ -238,7 +244,8 @@ export async function runCli(
   } catch (caught) {
     let error = caught;
     if (error instanceof CommanderError) {
-      if (HELP_CODES.has(error.code)) return 0;
+      // `svc help`, `svc help roles`: help asked for (exit code 0), not help shown for a mistake.
+      if (HELP_CODES.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
       const named = program ? commandFromArgv(program, argv) : undefined;
       error = fromCommander(error, named);
     }
@@ -250,6 +257,7 @@ export async function runCli(
         hint: 'its output was lost; check the result before running the command again',
       });
     }
+    if (error instanceof SvcError && error.silent) return exitCodeFor(error);
     const text = renderError(error, { json, debug, secrets: ctx?.secrets.values() ?? [] });
     try {
       deps.io.stderr.write(text);

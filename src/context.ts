@@ -3,12 +3,13 @@ import { tokenUrl } from './auth/token-endpoint.js';
 import { configDir } from './config/paths.js';
 import { resolveProfileName, resolveSettings, type Settings } from './config/settings.js';
 import { ConfigStore } from './config/store.js';
-import { UsageError } from './errors.js';
+import { NotFoundError, UsageError } from './errors.js';
 import type { ApiClient } from './http/client.js';
 import { SecretRegistry } from './http/redact.js';
 import type { Env, IOStreams } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
 import type { Platform } from './platform/index.js';
+import { findTenant, isTenantId } from './platform/tenant-ref.js';
 import type { Browser } from './system/browser.js';
 import { inquirerPrompter, type Prompter } from './system/prompter.js';
 import { VERSION } from './version.js';
@@ -19,6 +20,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   appUrl?: string;
   tenant?: string;
+  /** Every --tenant given, in order (the last one is `tenant`). */
+  tenants?: string[];
   org?: string;
   json?: boolean;
   ndjson?: boolean;
@@ -210,6 +213,12 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         const s = ctx.settings();
         const baseUrl = s.values.base_url;
         if (!baseUrl) {
+          // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting.
+          if ((s.profileSource === 'flag' || s.profileSource === 'env') && !ctx.store().profile(s.profile)) {
+            throw new NotFoundError(`no profile named "${s.profile}"`, {
+              hint: `see \`svc profiles ls\`; create one with \`svc config set -p ${s.profile} base_url URL\` (or \`svc login -p ${s.profile} --base-url URL\`)`,
+            });
+          }
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
             hint: 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`',
           });
@@ -218,9 +227,26 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
         // the code cache, and this is still before the first connection compiles llhttp.
         deps.beforeHttp?.();
-        return new ApiClient({
+        const tenant = s.values.tenant;
+        const from =
+          s.sources.tenant === 'flag'
+            ? '--tenant'
+            : s.sources.tenant === 'env'
+              ? 'SVC_TENANT'
+              : `profile ${s.profile}`;
+        const made = new ApiClient({
           baseUrl,
-          tenant: s.values.tenant,
+          tenant,
+          // --tenant acme-payments-eu: X-Tenant-Id carries ids, so a slug is resolved (one GET
+          // /v1/me, sent without the header) before the first request that needs it.
+          ...(tenant !== undefined && !isTenantId(tenant)
+            ? {
+                resolveTenant: async (api: ApiClient) => {
+                  const { Platform } = await import('./platform/index.js');
+                  return (await findTenant(new Platform(api), tenant, from)).id;
+                },
+              }
+            : {}),
           org: s.values.org,
           credentials: ctx.credentials(),
           userAgent: `svc/${VERSION}`,
@@ -238,6 +264,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           },
           ...(debug ? { debug: (text: string) => out.stderr(text) } : {}),
         });
+        return made;
       })();
       return client;
     },

@@ -13,6 +13,7 @@ export type ErrorCategory =
   | 'partial'
   | 'signature_mismatch'
   | 'signature_tolerance'
+  | 'changes_pending'
   | 'interrupted'
   | 'stdout_closed';
 
@@ -26,6 +27,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCategory, number>> = {
   partial: 7,
   signature_mismatch: 8,
   signature_tolerance: 9,
+  changes_pending: 10,
   interrupted: 130,
   stdout_closed: 141,
 };
@@ -46,12 +48,15 @@ export interface SvcErrorOptions {
   /** What the user can do about it; rendered after the message. */
   hint?: string;
   cause?: unknown;
+  /** The command has already said everything (e.g. a plan and its summary): only the exit code is left. */
+  silent?: boolean;
 }
 
 export class SvcError extends Error {
   readonly category: ErrorCategory;
   readonly code: string | undefined;
   readonly hint: string | undefined;
+  readonly silent: boolean;
 
   constructor(category: ErrorCategory, message: string, options: SvcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -59,6 +64,7 @@ export class SvcError extends Error {
     this.category = category;
     this.code = options.code;
     this.hint = options.hint;
+    this.silent = options.silent === true;
   }
 
   get exitCode(): number {
@@ -98,6 +104,16 @@ export class NotFoundError extends SvcError {
 export class PartialFailureError extends SvcError {
   constructor(message: string, options: SvcErrorOptions = {}) {
     super('partial', message, { code: 'partial_failure', ...options });
+  }
+}
+
+/**
+ * `svc plan`: the live state differs from the file. Not a failure: the plan was printed and
+ * nothing was changed; exit 10 tells CI that changes are pending. Silent (the plan said it all).
+ */
+export class ChangesPendingError extends SvcError {
+  constructor(message: string) {
+    super('changes_pending', message, { code: 'changes_pending', silent: true });
   }
 }
 

@@ -51,6 +51,7 @@ export const RESERVED_SURFACES = [
   'webhooks',
   'oauth',
   'api_keys',
+  'permissions',
 ] as const;
 
 /** Fields of a record that the platform owns; everything else in a record is the caller's data. */
@@ -120,14 +121,20 @@ export const OAUTH_LIMITS = {
 } as const;
 
 /** Webhook deliveries: states, list bounds, event kinds and failure causes (sandbox choices where the reference is silent). */
-export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed'] as const;
+/**
+ * `recovered`: a failed delivery whose event was delivered to the same webhook since (by a replay
+ * of it, or any other delivery of the event) — it reached its target after all, so it is no
+ * longer counted as a failure.
+ */
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'recovered'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** `in_flight` filters pending and retrying deliveries together, as the list summary counts them. */
 export const DELIVERY_STATUS_FILTERS = [...DELIVERY_STATUSES, 'in_flight'] as const;
 export type DeliveryStatusFilter = (typeof DELIVERY_STATUS_FILTERS)[number];
 export const DELIVERY_PAGE = { min: 1, max: 200, default: 50 } as const;
 
-export const DLQ_STATUSES = ['queued', 'replayed', 'discarded'] as const;
+/** `recovered`: the entry's event was delivered to the webhook since, by another delivery of it. */
+export const DLQ_STATUSES = ['queued', 'replayed', 'discarded', 'recovered'] as const;
 export type DlqStatus = (typeof DLQ_STATUSES)[number];
 export const DLQ_STATUS_FILTERS = [...DLQ_STATUSES, 'all'] as const;
 export const DLQ_PAGE = { min: 1, max: 200, default: 50 } as const;

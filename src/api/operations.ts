@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the authorization table is one list of plain rows, read top to
+// bottom; splitting it would hide an operation from the one place that names them all.
 import { OAUTH_FULL_ACCESS_SCOPE } from './constants.js';
 
 /**
@@ -99,7 +101,8 @@ export const RECORD_SURFACES: Readonly<
     read: 'audit_trail.read',
     write: null,
     readScope: null,
-    description: 'The audit trail (read-only: role grants, revocations and custom-role changes)',
+    description:
+      'The audit trail (read-only: role grants, expiry changes and revocations, custom-role changes, API keys, webhook and OAuth client changes)',
   },
 };
 
@@ -183,6 +186,20 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     tenant: 'header',
     scopes: [],
   }),
+  oauth_clients_update: authenticated({
+    method: 'PATCH',
+    path: '/v1/oauth/clients/{client_id}',
+    permission: 'oauth_client.manage',
+    tenant: 'header',
+    scopes: [],
+  }),
+  oauth_clients_delete: authenticated({
+    method: 'DELETE',
+    path: '/v1/oauth/clients/{client_id}',
+    permission: 'oauth_client.manage',
+    tenant: 'header',
+    scopes: [],
+  }),
   oauth_clients_rotate_secret: authenticated({
     method: 'POST',
     path: '/v1/oauth/clients/{client_id}/rotate-secret',
@@ -229,6 +246,27 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     tenant: 'header',
     scopes: [],
   }),
+  permissions_list: authenticated({
+    method: 'GET',
+    path: '/v1/permissions',
+    permission: 'role.read',
+    tenant: 'header',
+    scopes: [],
+  }),
+  role_assignments_list: authenticated({
+    method: 'GET',
+    path: '/v1/role-assignments',
+    permission: 'role.read',
+    tenant: 'header',
+    scopes: [],
+  }),
+  users_list: authenticated({
+    method: 'GET',
+    path: '/v1/users',
+    permission: 'role.read',
+    tenant: 'header',
+    scopes: [],
+  }),
   user_roles_list: authenticated({
     method: 'GET',
     path: '/v1/users/{id}/roles',
@@ -239,6 +277,13 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
   user_roles_assign: authenticated({
     method: 'POST',
     path: '/v1/users/{id}/roles',
+    permission: 'role.assign',
+    tenant: 'header',
+    scopes: [],
+  }),
+  user_roles_update: authenticated({
+    method: 'PATCH',
+    path: '/v1/users/{id}/roles/{roleId}',
     permission: 'role.assign',
     tenant: 'header',
     scopes: [],

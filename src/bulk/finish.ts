@@ -38,7 +38,10 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const { summary, journal } = end;
   const parts = [`${n(summary.ok)} ${verb.words.done}`];
   if (summary.skipped) parts.push(`${n(summary.skipped)} skipped`);
-  if (summary.failed) parts.push(`${n(summary.failed)} failed`);
+  if (summary.failed) {
+    const blocked = summary.blocked ? ` (${n(summary.blocked)} not attempted: what they need failed)` : '';
+    parts.push(`${n(summary.failed)} failed${blocked}`);
+  }
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
   const resume = `run the same command again to resume (journal ${journal.path})`;
   const of =

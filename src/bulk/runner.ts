@@ -4,6 +4,7 @@ import { deriveIdempotencyKey } from '../http/idempotency.js';
 import type { Progress } from '../output/progress.js';
 import { IdempotencyInProgressError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
+import { RunOrder } from './order.js';
 
 export interface BulkItem<T> {
   /** Identity of the item within its run (its journal key): a file's line, a queue entry's id. */
@@ -11,6 +12,15 @@ export interface BulkItem<T> {
   /** Line of the input file, when the items come from one. */
   line?: number;
   data: T;
+  /**
+   * Keys of earlier items this one needs (./order.ts): it waits for them, and fails without being
+   * attempted (`dependency_failed`) when one of them failed.
+   */
+  after?: readonly string[];
+  /** Later items name this one in `after`: its outcome is kept for them. */
+  needed?: boolean;
+  /** Items run phase by phase (non-decreasing): a later phase starts once the earlier ones have finished. */
+  phase?: number;
 }
 
 export type BulkStatus = 'ok' | 'failed' | 'skipped';
@@ -34,6 +44,8 @@ export interface BulkSummary {
   unsettled: number;
   /** Failed items the server refused with a definite answer (a 4xx): their next attempt gets a new key. */
   refused: number;
+  /** Failed items that were not attempted because an item they need failed (counted in `failed`). */
+  blocked: number;
   /** A stop (Ctrl-C, a closed stdout) ended the run before every item was tried. */
   stopped: boolean;
   elapsedMs: number;
@@ -116,6 +128,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     skipped: 0,
     unsettled: 0,
     refused: 0,
+    blocked: 0,
     stopped: false,
     elapsedMs: 0,
   };
@@ -135,15 +148,19 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     done: false,
     value: undefined as never,
   });
+  const order = new RunOrder();
   const next = (): Promise<IteratorResult<BulkItem<T>>> => {
     pulling = pulling.then(async () => {
       if (exhausted || pullError) return end;
+      let step: IteratorResult<BulkItem<T>>;
       try {
-        return await iterator.next();
+        step = await iterator.next();
       } catch (error) {
         pullError = { error };
         return end;
       }
+      if (!step.done) await order.enter(step.value.phase);
+      return step;
     });
     return pulling;
   };
@@ -159,11 +176,29 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
         return;
       }
       const item = step.value;
+      // A barrier may have been waited for since the stop: the item is left for the resumed run.
+      if (options.stop.aborted) return;
+      let done!: () => void;
+      order.start(item.key, item.needed, new Promise<void>((resolve) => (done = resolve)));
       const base = { ...(item.line === undefined ? {} : { line: item.line }), key: item.key };
       let result: BulkResult;
       let thrown: unknown;
+      const failedDependency = journal?.has(item.key) ? undefined : await order.failedDependency(item.after);
       if (journal?.has(item.key)) {
         result = { ...base, status: 'skipped', reason: 'journal', ...journal.get(item.key) };
+      } else if (failedDependency !== undefined) {
+        // Not attempted and not journaled: the resumed run tries it again.
+        summary.blocked++;
+        summary.unsettled++;
+        result = {
+          ...base,
+          status: 'failed',
+          error: {
+            code: 'dependency_failed',
+            message: `not attempted: ${failedDependency} failed`,
+            depends_on: failedDependency,
+          },
+        };
       } else {
         const attempt = journal?.attempts(item.key) ?? 0;
         const call = {
@@ -188,6 +223,8 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       }
       summary.total++;
       summary[result.status]++;
+      order.finish(item.key, result.status !== 'failed');
+      done();
       options.progress?.tick(result.status);
       await options.onResult?.(result, item, thrown);
     }

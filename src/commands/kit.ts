@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
@@ -115,4 +116,19 @@ export async function tenantLabel(ctx: Context): Promise<string> {
   const id = ctx.settings().values.tenant ?? me.tenant_id;
   const tenant = me.tenants.find((t) => t.id === id || t.slug === id);
   return tenant ? `${tenant.display_name} (${tenant.slug})` : `tenant ${id ?? "(the credential's)"}`;
+}
+
+/** --since/--until: an ISO 8601 time (or a date), or a duration back from now such as 2h or 7d. */
+export function timeFlag(flag: string, raw: unknown, nowMs: number): string | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw).trim();
+  const ago = /^(\d+)(s|m|h|d)$/.exec(text);
+  if (ago) return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new UsageError(
+      `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
+    );
+  }
+  return isoSeconds(ms);
 }

@@ -93,6 +93,36 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import('./roles/index.js'),
   },
   {
+    name: 'users',
+    summary: 'List the users who may hold roles in the tenant',
+    group: PLATFORM,
+    load: () => import('./users/index.js'),
+  },
+  {
+    name: 'audit',
+    summary: 'Read the audit trail: who changed what, when',
+    group: PLATFORM,
+    load: () => import('./audit/index.js'),
+  },
+  {
+    name: 'export',
+    summary: 'Write the live access and integrations of tenants as a file',
+    group: PLATFORM,
+    load: () => import('./export/index.js'),
+  },
+  {
+    name: 'plan',
+    summary: 'Show how the live state differs from an access file',
+    group: PLATFORM,
+    load: () => import('./plan/index.js'),
+  },
+  {
+    name: 'apply',
+    summary: 'Make the live state match an access file or a saved plan',
+    group: PLATFORM,
+    load: () => import('./apply/index.js'),
+  },
+  {
     name: 'api',
     summary: 'Make an authenticated API request',
     group: TOOLS,

@@ -1,41 +1,64 @@
 import type { Context } from '../context.js';
-import { NotFoundError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { callerTenants, findTenant, isTenantId, type KnownTenant } from '../platform/tenant-ref.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A tenant a command acts on: its id, and how people know it, for prompts and messages. */
+export interface NamedTenant {
+  id: string;
+  /** "Acme Treasury (acme-treasury)"; looked up only when someone reads it. */
+  label: () => Promise<string>;
+}
+
+const labelOf = (t: KnownTenant) => `${t.display_name} (${t.slug})`;
 
 /**
- * A tenant named by id or slug, with its display name (for messages and confirmations), from
- * the tenants visible to the caller.
+ * A tenant named by id or slug. A well-formed id needs no request (the server checks it with the
+ * call it goes with); a slug is found among the caller's tenants (one GET /v1/me), else exit 5
+ * with a suggestion.
  */
-export async function resolveTenant(ctx: Context, ref: string): Promise<{ id: string; name: string }> {
+export async function resolveTenant(ctx: Context, ref: string): Promise<NamedTenant> {
   const platform = await ctx.platform();
-  for await (const tenant of platform.tenants.listAll({ limit: 200 })) {
-    if (tenant.id === ref || tenant.slug === ref) return { id: tenant.id, name: tenant.display_name };
+  if (isTenantId(ref)) {
+    let label: Promise<string> | undefined;
+    return {
+      id: ref,
+      label: () => {
+        label ??= callerTenants(platform).then(
+          (tenants) => {
+            const known = tenants.find((t) => t.id === ref);
+            return known ? labelOf(known) : `tenant ${ref}`;
+          },
+          () => `tenant ${ref}`,
+        );
+        return label;
+      },
+    };
   }
-  if (UUID.test(ref)) return { id: ref, name: ref };
-  throw new NotFoundError(`no tenant ${JSON.stringify(ref)} among the tenants visible to you`, {
-    hint: 'see `svc tenants ls` (use the id or the slug)',
-  });
+  const tenant = await findTenant(platform, ref);
+  return { id: tenant.id, label: async () => labelOf(tenant) };
 }
 
 /**
- * The tenant a command acts on: the argument when given (id or slug); on a terminal, a choice
- * among the tenants visible to the caller; elsewhere a usage error.
+ * The tenant a command acts on: the argument when given (id or slug); else the profile's tenant
+ * (--tenant, SVC_TENANT, `svc config set tenant`); else, on a terminal, a choice among the
+ * tenants visible to the caller; elsewhere a usage error.
  */
-export async function pickTenant(
-  ctx: Context,
-  ref: string | undefined,
-  what: string,
-): Promise<{ id: string; name: string }> {
+export async function pickTenant(ctx: Context, ref: string | undefined, what: string): Promise<NamedTenant> {
   if (ref !== undefined && ref.trim() !== '') return resolveTenant(ctx, ref.trim());
-  if (!ctx.canPrompt) throw new UsageError(`${what} needs a TENANT (id or slug); see \`svc tenants ls\``);
-  const data = await (await ctx.platform()).tenants.list({ limit: 200 });
+  const configured = ctx.settings().values.tenant;
+  if (configured) return resolveTenant(ctx, configured);
+  if (!ctx.canPrompt) {
+    throw new UsageError(`${what} needs a TENANT (id or slug)`, {
+      hint: "pass it, or set the profile's tenant (--tenant, SVC_TENANT, `svc config set tenant`); see `svc tenants ls`",
+    });
+  }
+  const data = await (await ctx.platform()).tenants.list({ limit: 200 }, { tenant: null });
   if (data.items.length === 0) throw new UsageError('you have no tenants to choose from');
   return ctx.prompter.select(
     'Tenant',
     data.items.map((t) => ({
-      name: `${t.display_name} (${t.slug})`,
-      value: { id: t.id, name: t.display_name },
+      name: labelOf(t),
+      value: { id: t.id, label: async () => labelOf(t) },
       description: `${t.subscription_tier}, your role: ${t.role}`,
     })),
   );

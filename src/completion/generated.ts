@@ -1,3 +1,4 @@
+import { configSchemaText } from '../ascode/schema.js';
 import { fullProgram } from '../cli.js';
 import { bashScript } from './bash.js';
 import { cliReference } from './docs.js';
@@ -6,8 +7,9 @@ import { commandModel } from './model.js';
 import { zshScript } from './zsh.js';
 
 /**
- * Files generated from the command tree and checked in (`npm run generate` writes them;
- * test/docs/generated.test.ts fails when they are stale).
+ * Files generated from the code and checked in — from the command tree, and the access file's
+ * JSON Schema (src/ascode/schema.ts) — `npm run generate` writes them;
+ * test/docs/generated.test.ts fails when they are stale.
  */
 export async function generatedFiles(): Promise<Record<string, string>> {
   const model = commandModel(await fullProgram());
@@ -16,5 +18,6 @@ export async function generatedFiles(): Promise<Record<string, string>> {
     'completions/_svc': zshScript(model),
     'completions/svc.fish': fishScript(model),
     'docs/cli.md': cliReference(await fullProgram()),
+    'docs/svc-config.schema.json': configSchemaText(),
   };
 }

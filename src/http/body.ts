@@ -7,7 +7,7 @@ import type { RequestOptions } from './client.js';
  */
 export function encodeBody(
   options: RequestOptions,
-  defaultKey: string | undefined,
+  defaultKey: string | false | undefined,
 ): {
   body: string | Buffer | undefined;
   contentType: string | undefined;
@@ -26,7 +26,15 @@ export function encodeBody(
     return {
       body: options.raw.data,
       contentType: options.raw.contentType,
-      idempotencyKey: options.idempotencyKey,
+      idempotencyKey: options.idempotencyKey || undefined,
+    };
+  }
+  if (defaultKey === false) {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    return {
+      body,
+      contentType: body === undefined ? undefined : 'application/json',
+      idempotencyKey: undefined,
     };
   }
   if (options.body === undefined) {
@@ -40,7 +48,7 @@ export function encodeBody(
       : { body: undefined, contentType: undefined, idempotencyKey: undefined };
   }
   let payload = options.body;
-  let key = options.idempotencyKey;
+  let key = options.idempotencyKey || undefined;
   if (
     options.method === 'POST' &&
     payload !== null &&

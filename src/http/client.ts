@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
+// own in-flight request, errors) is one loop; the pieces that stand alone are in their own files.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import { encodeBody } from './body.js';
@@ -53,6 +55,8 @@ export class ApiClient {
   readonly #secrets: SecretRegistry;
   /** Set by a 429 with Retry-After: every request waits until then, so one rate limit slows all workers. */
   #pausedUntil = 0;
+  /** The tenant slug's id, once resolved (config.resolveTenant). */
+  #tenantResolved: Promise<string> | undefined;
 
   constructor(config: ClientConfig) {
     this.config = config;
@@ -117,6 +121,16 @@ export class ApiClient {
     }
   }
 
+  async #tenant(): Promise<string | undefined> {
+    const resolve = this.config.resolveTenant;
+    if (!resolve) return this.config.tenant;
+    this.#tenantResolved ??= resolve(this).then((id) => {
+      this.config.tenant = id;
+      return id;
+    });
+    return this.#tenantResolved;
+  }
+
   async request<T>(options: RequestOptions): Promise<ApiResponse<T>> {
     const method = options.method;
     const url = joinUrl(this.config.baseUrl, options.path);
@@ -135,7 +149,7 @@ export class ApiClient {
       accept: 'application/json',
       'user-agent': this.config.userAgent,
     };
-    const tenant = options.tenant === undefined ? this.config.tenant : options.tenant;
+    const tenant = options.tenant === undefined ? await this.#tenant() : options.tenant;
     if (tenant) headers['x-tenant-id'] = tenant;
     if (this.config.org) headers['x-svc-org-id'] = this.config.org;
     if (contentType) headers['content-type'] = contentType;

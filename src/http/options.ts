@@ -1,5 +1,6 @@
 import type { CredentialSource } from '../auth/credentials.js';
 import type { Env } from '../output/io.js';
+import type { ApiClient } from './client.js';
 import type { SecretRegistry } from './redact.js';
 import type { ExpectedBody } from './response.js';
 import type { RetryPolicy } from './retry.js';
@@ -16,15 +17,18 @@ export interface RequestOptions {
   /** An API path built with path`…` (or an absolute URL for the OAuth endpoints). */
   path: string;
   query?: Record<string, QueryValue>;
-  /** A JSON body. For POST, `idempotency_key` is added when absent. */
+  /** A JSON body. For POST, `idempotency_key` is added when absent (unless idempotencyKey is false). */
   body?: unknown;
   /** An application/x-www-form-urlencoded body (OAuth token endpoint). */
   form?: Record<string, string | undefined>;
   /** A body sent as given (svc api --input). */
   raw?: { data: string | Buffer; contentType: string };
   headers?: Record<string, string>;
-  /** The operation's idempotency key; chosen once and reused for every retry. */
-  idempotencyKey?: string;
+  /**
+   * The operation's idempotency key; chosen once and reused for every retry. false: the request
+   * is not a platform POST (a sandbox control, a foreign path through svc api) and carries none.
+   */
+  idempotencyKey?: string | false;
   /** Send the bearer credential (default true). */
   auth?: boolean;
   /** Override the tenant header; null leaves it out. */
@@ -53,6 +57,11 @@ export interface ApiResponse<T> {
 export interface ClientConfig {
   baseUrl: string;
   tenant?: string | undefined;
+  /**
+   * Turns `tenant` (a slug) into the id X-Tenant-Id carries, once, before the first request that
+   * sends the header; requests with `tenant: null` (the lookup itself) do not wait for it.
+   */
+  resolveTenant?: (client: ApiClient) => Promise<string>;
   org?: string | undefined;
   credentials: CredentialSource;
   userAgent: string;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { InterruptedError } from '../errors.js';
 import { ConnectionError, ConnectionTimeoutError } from './errors.js';
@@ -27,6 +28,9 @@ export interface ExchangeOptions {
  * after the headers, or unreachable — each says which, so nothing is called unreachable that
  * answered.
  */
+/** Signals whose listener limit was lifted (once each). */
+const raisedLimit = new WeakSet<AbortSignal>();
+
 export async function exchange(
   dispatcher: Dispatcher,
   method: string,
@@ -48,7 +52,15 @@ export async function exchange(
   timer.unref();
   const forward = () => controller.abort();
   if (signal?.aborted) controller.abort();
-  else signal?.addEventListener('abort', forward, { once: true });
+  else if (signal) {
+    // Every request in flight listens to the one Ctrl-C signal (and removes its listener when
+    // done): dozens at once is how bulk runs and svc plan work, not a leak to warn about.
+    if (!raisedLimit.has(signal)) {
+      setMaxListeners(0, signal);
+      raisedLimit.add(signal);
+    }
+    signal.addEventListener('abort', forward, { once: true });
+  }
   // Set once the status line and headers are in: a failure after that cut the answer off.
   let received: { bytes: number } | undefined;
   try {

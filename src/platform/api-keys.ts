@@ -4,7 +4,11 @@ import type { ApiPromise } from './api-promise.js';
 import { ApiKeyNotFoundError, TenantNotFoundError } from './errors.js';
 import type { CallOptions, Transport } from './transport.js';
 
-/** A tenant's bearer API keys (`/v1/tenants/{id}/api-keys`). */
+/**
+ * A tenant's bearer API keys (`/v1/tenants/{id}/api-keys`). The tenant is in the path; the
+ * X-Tenant-Id header, when sent, must name the same one, so each call sends the path's tenant
+ * whatever the profile's is.
+ */
 export class ApiKeys {
   constructor(private readonly transport: Transport) {}
 
@@ -21,7 +25,7 @@ export class ApiKeys {
       schema: ApiKeyCreated,
       notFound: TenantNotFoundError,
     } as const;
-    return this.transport.call(operation, options);
+    return this.transport.call(operation, { tenant, ...options });
   }
 
   /** The tenant's keys (never the keys themselves). */
@@ -32,7 +36,7 @@ export class ApiKeys {
       schema: ApiKeyList,
       notFound: TenantNotFoundError,
     } as const;
-    return this.transport.page(operation, options);
+    return this.transport.page(operation, { tenant, ...options });
   }
 
   revoke(tenant: string, keyId: string, options?: CallOptions): ApiPromise<ApiKey> {
@@ -42,6 +46,6 @@ export class ApiKeys {
       schema: ApiKey,
       notFound: ApiKeyNotFoundError,
     } as const;
-    return this.transport.call(operation, options);
+    return this.transport.call(operation, { tenant, ...options });
   }
 }

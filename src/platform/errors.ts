@@ -68,6 +68,7 @@ export class RecordNotFoundError extends NotFoundError {}
 export class OAuthClientNotFoundError extends NotFoundError {}
 export class ApiKeyNotFoundError extends NotFoundError {}
 export class TenantNotFoundError extends NotFoundError {}
+export class AuditEntryNotFoundError extends NotFoundError {}
 
 /** The code, its status and its class; a code with another status keeps its generic class. */
 export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: ApiErrorClass }>> = {

@@ -10,12 +10,15 @@
  *   const { data, response } = await platform.roles.assign(user, body, { idempotencyKey }).withResponse();
  */
 import type { ApiClient } from '../http/client.js';
+import { AuditTrail } from './audit.js';
 import { Identity } from './me.js';
 import { OAuth } from './oauth.js';
 import { Records } from './records.js';
 import { Roles } from './roles.js';
+import { SandboxControls } from './sandbox.js';
 import { Tenants } from './tenants.js';
 import { Transport } from './transport.js';
+import { Users } from './users.js';
 import { Webhooks } from './webhooks.js';
 
 export type { ApiPromise, ResponseMeta, WithResponse } from './api-promise.js';
@@ -29,6 +32,9 @@ export class Platform {
   #oauth: OAuth | undefined;
   #records: Records | undefined;
   #me: Identity | undefined;
+  #audit: AuditTrail | undefined;
+  #users: Users | undefined;
+  #sandbox: SandboxControls | undefined;
 
   constructor(api: ApiClient) {
     this.#transport = new Transport(api);
@@ -62,5 +68,21 @@ export class Platform {
   get me(): Identity {
     this.#me ??= new Identity(this.#transport);
     return this.#me;
+  }
+
+  get users(): Users {
+    this.#users ??= new Users(this.#transport);
+    return this.#users;
+  }
+
+  get audit(): AuditTrail {
+    this.#audit ??= new AuditTrail(this.#transport);
+    return this.#audit;
+  }
+
+  /** The sandbox's test controls (/_sandbox): `svc sandbox trigger`, `svc sandbox target`. */
+  get sandbox(): SandboxControls {
+    this.#sandbox ??= new SandboxControls(this.#transport);
+    return this.#sandbox;
   }
 }

@@ -1,7 +1,9 @@
 import {
   OAuthClient,
   type OAuthClientCreateBody,
+  OAuthClientDeleted,
   OAuthClientList,
+  type OAuthClientUpdateBody,
   OAuthClientWithSecret,
 } from '../api/schemas/oauth.js';
 import { path } from '../http/path.js';
@@ -42,6 +44,32 @@ export class OAuthClients {
       method: 'GET',
       path: path`/v1/oauth/clients/${clientId}`,
       schema: OAuthClient,
+      notFound: OAuthClientNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /**
+   * Changes registration fields (arrays replace); the server checks the client as changed like
+   * a new one. The secret is not touched and never in the answer.
+   */
+  update(clientId: string, body: OAuthClientUpdateBody, options?: CallOptions): ApiPromise<OAuthClient> {
+    const operation = {
+      method: 'PATCH',
+      path: path`/v1/oauth/clients/${clientId}`,
+      body,
+      schema: OAuthClient,
+      notFound: OAuthClientNotFoundError,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /** Removes the client: its secret and every token issued to it stop working. */
+  delete(clientId: string, options?: CallOptions): ApiPromise<OAuthClientDeleted> {
+    const operation = {
+      method: 'DELETE',
+      path: path`/v1/oauth/clients/${clientId}`,
+      schema: OAuthClientDeleted,
       notFound: OAuthClientNotFoundError,
     } as const;
     return this.transport.call(operation, options);

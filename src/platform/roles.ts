@@ -1,6 +1,8 @@
 import {
   type AssignmentCreateBody,
   type AssignmentListQuery,
+  type AssignmentUpdateBody,
+  PermissionList,
   Role,
   RoleAssignment,
   RoleAssignmentList,
@@ -8,6 +10,8 @@ import {
   RoleList,
   type RoleListQuery,
   type RoleUpdateBody,
+  TenantAssignmentList,
+  type TenantAssignmentListQuery,
 } from '../api/schemas/roles.js';
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
@@ -16,7 +20,10 @@ import type { CallOptions, Transport } from './transport.js';
 
 type Body<T> = Omit<T, 'idempotency_key'>;
 
-/** Roles of the tenant, and the grants of roles to users (`/v1/roles`, `/v1/users/{id}/roles`). */
+/**
+ * Roles of the tenant, the permission catalog, and the grants of roles to users (`/v1/roles`,
+ * `/v1/permissions`, `/v1/users/{id}/roles`, `/v1/role-assignments`).
+ */
 export class Roles {
   constructor(private readonly transport: Transport) {}
 
@@ -89,6 +96,62 @@ export class Roles {
       schema: RoleAssignment,
     } as const;
     return this.transport.call(operation, options);
+  }
+
+  /**
+   * Moves the expiry of the user's active assignment of the role (`expires_at: null`: permanent),
+   * with a justification for the audit trail. The answer's `update_audit_trail_id` names the
+   * entry written; no active assignment is an AssignmentNotFoundError.
+   */
+  updateAssignment(
+    user: string,
+    roleId: string,
+    body: AssignmentUpdateBody,
+    options?: CallOptions,
+  ): ApiPromise<RoleAssignment> {
+    const operation = {
+      method: 'PATCH',
+      path: path`/v1/users/${user}/roles/${roleId}`,
+      body,
+      schema: RoleAssignment,
+    } as const;
+    return this.transport.call(operation, options);
+  }
+
+  /**
+   * One page of the tenant's assignments, oldest first: every one, a role's holders
+   * (`role_id`) or a user's (`user_id`); active ones unless `include_inactive`. An unknown role
+   * is a RoleNotFoundError, an unknown user a UserNotFoundError (the server answers 404 for both;
+   * the filter given says which).
+   */
+  listTenantAssignments(
+    query: TenantAssignmentListQuery = {},
+    options?: CallOptions,
+  ): ApiPromise<TenantAssignmentList> {
+    return this.transport.page(this.#tenantAssignments(query), options);
+  }
+
+  /** Every assignment matching the query, following every page (`svc export`, `roles holders`). */
+  listAllTenantAssignments(
+    query: Omit<TenantAssignmentListQuery, 'cursor'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<RoleAssignment> {
+    return this.transport.all(this.#tenantAssignments(query), options);
+  }
+
+  #tenantAssignments(query: TenantAssignmentListQuery) {
+    return {
+      method: 'GET',
+      path: '/v1/role-assignments',
+      query,
+      schema: TenantAssignmentList,
+      notFound: query.role_id !== undefined ? RoleNotFoundError : UserNotFoundError,
+    } as const;
+  }
+
+  /** The permission catalog: each permission, what it allows, and the built-in roles that grant it. */
+  permissions(options?: CallOptions): ApiPromise<PermissionList> {
+    return this.transport.page({ method: 'GET', path: '/v1/permissions', schema: PermissionList }, options);
   }
 
   /** A user's assignments in the tenant (one page: a user holds few roles). */

@@ -4,11 +4,13 @@
  * sandbox publishes. Only answers are checked here; request bodies are the sandbox's to refuse.
  */
 import { ApiKey } from '../api/schemas/api-keys.js';
+import { AuditTrailEntry } from '../api/schemas/audit.js';
 import { Me } from '../api/schemas/me.js';
 import { OAuthClient, OAuthClientWithSecret } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
-import { Role, RoleAssignment } from '../api/schemas/roles.js';
+import { PermissionEntry, Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
+import { User } from '../api/schemas/users.js';
 import {
   DlqEntry,
   Webhook,
@@ -60,6 +62,25 @@ const CLIENT_VIEWS = new Map<unknown, JsonSchema>([
   [DlqEntry, requireOnly(DlqEntry as JsonSchema, ['id', 'delivery_id'])],
   [ApiKey, requireOnly(ApiKey as JsonSchema, ['id'])],
   [SurfaceRecord, requireOnly(SurfaceRecord as JsonSchema, ['id'])],
+  // The reference's assignment fields; the sandbox's additions (status, revocation and update
+  // fields) are checked for their type when present.
+  [
+    RoleAssignment,
+    requireOnly(RoleAssignment as JsonSchema, [
+      'user_id',
+      'role_id',
+      'role_name',
+      'assigned_by',
+      'assigned_at',
+      'expires_at',
+      'audit_trail_id',
+    ]),
+  ],
+  // What `svc audit` and `svc roles permissions` print and filter on.
+  [AuditTrailEntry, requireOnly(AuditTrailEntry as JsonSchema, ['id', 'action'])],
+  [PermissionEntry, requireOnly(PermissionEntry as JsonSchema, ['name'])],
+  // What `svc plan` checks a grant's user against.
+  [User, requireOnly(User as JsonSchema, ['id'])],
 ]);
 
 /** The schema an answer is checked against: the client view of `schema` when it has one. */
@@ -71,12 +92,15 @@ export function clientView(schema: JsonSchema): JsonSchema {
 export const SCHEMA_REFS: ReadonlyMap<string, JsonSchema> = new Map(
   [
     ApiKey,
+    AuditTrailEntry,
     Me,
     OAuthClient,
+    PermissionEntry,
     SurfaceRecord,
     Role,
     RoleAssignment,
     TenantSummary,
+    User,
     Webhook,
     WebhookDelivery,
     DlqEntry,

@@ -15,6 +15,11 @@ export interface CallOptions {
   token?: string;
   /** More values to keep out of --debug traces (e.g. the refresh token that came with `token`). */
   secrets?: string[];
+  /**
+   * The tenant of this call (X-Tenant-Id) instead of the profile's: commands that act in several
+   * tenants; null sends none.
+   */
+  tenant?: string | null;
 }
 
 /** One API operation, as a resource method describes it. */
@@ -29,6 +34,8 @@ export interface Operation {
   schema: JsonSchema | null;
   /** The class of a plain 404 on this operation (e.g. RoleNotFoundError). */
   notFound?: NotFoundClass;
+  /** false: a POST that is not a platform operation (a sandbox control) and carries no idempotency key. */
+  idempotencyKey?: false;
 }
 
 export interface Page<T> {
@@ -90,6 +97,7 @@ export class Transport {
         ...(operation.body === undefined ? {} : { body: operation.body }),
         ...(operation.raw ? { raw: operation.raw } : {}),
         ...requestOptions(options),
+        ...(operation.idempotencyKey === false ? { idempotencyKey: false as const } : {}),
       });
     } catch (error) {
       throw typedError(error, operation.notFound);
@@ -145,6 +153,7 @@ function requestOptions(options: CallOptions): Partial<RequestOptions> {
   if (rest.signal !== undefined) request.signal = rest.signal;
   if (rest.timeoutMs !== undefined) request.timeoutMs = rest.timeoutMs;
   if (rest.maxRetries !== undefined) request.maxRetries = rest.maxRetries;
+  if (rest.tenant !== undefined) request.tenant = rest.tenant;
   if (token !== undefined) {
     request.auth = false;
     request.headers = { authorization: `Bearer ${token}` };

@@ -49,7 +49,7 @@ export const ERROR_CODES = {
   justification_required: {
     status: 400,
     meaning:
-      'A service_role API key needs a justification of at least 10 characters besides surrounding spaces',
+      'A justification is missing or too short: a service_role API key needs at least 10 characters besides surrounding spaces; changing an expiry needs one that is not blank',
   },
   unknown_permission: {
     status: 400,

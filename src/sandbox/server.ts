@@ -1,12 +1,14 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ApiKey } from '../api/schemas/api-keys.js';
+import { AuditTrailEntry } from '../api/schemas/audit.js';
 import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
 import { OAuthClient } from '../api/schemas/oauth.js';
 import { SurfaceRecord } from '../api/schemas/records.js';
-import { Role, RoleAssignment } from '../api/schemas/roles.js';
+import { PermissionEntry, Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
+import { User } from '../api/schemas/users.js';
 import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
 import type { DeliverySettings } from './delivery/engine.js';
 import { seedWebhooks } from './delivery/events.js';
@@ -112,6 +114,9 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     WebhookEventPayload,
     Role,
     RoleAssignment,
+    PermissionEntry,
+    AuditTrailEntry,
+    User,
   ])
     app.addSchema(schema);
   registerJsonBodies(app);

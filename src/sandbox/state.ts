@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SandboxClock } from './clock.js';
 import { DeliveryEngine, type DeliverySettings } from './delivery/engine.js';
+import { AuditLog } from './domain/audit-trail.js';
 import { IdentityStore } from './domain/identity.js';
 import { OAuthStore } from './domain/oauth.js';
 import { RecordStore } from './domain/records.js';
@@ -30,6 +31,8 @@ export class SandboxState {
   /** Delivers webhook events (real HTTP POSTs), with retries and the dead-letter queue. */
   readonly delivery: DeliveryEngine;
   readonly roles: RoleStore;
+  /** Every administrative change of every tenant (GET /v1/audit_trail). */
+  readonly audit: AuditLog;
   readonly securityEvents: SecurityEvent[] = [];
   /** Signs the sandbox's JWTs; random per sandbox unless given. */
   readonly jwtSecret: Buffer;
@@ -46,6 +49,7 @@ export class SandboxState {
     this.webhooks = new WebhookStore(this.clock);
     this.delivery = new DeliveryEngine(this.webhooks, this.clock, options.webhooks);
     this.roles = new RoleStore(this.clock);
+    this.audit = new AuditLog(this.clock);
     this.identity.roleIsLive = (tenantId, roleId) => this.roles.isLive(tenantId, roleId);
   }
 

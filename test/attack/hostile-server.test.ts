@@ -21,7 +21,13 @@ const dirs = attackDirs();
 const TOKEN = 'tok_canary_hostile_0123456789';
 
 function env(url: string, extra: Record<string, string> = {}) {
-  return { ...dirs.env, SVC_BASE_URL: url, SVC_TOKEN: TOKEN, SVC_TENANT: 't-1', ...extra };
+  return {
+    ...dirs.env,
+    SVC_BASE_URL: url,
+    SVC_TOKEN: TOKEN,
+    SVC_TENANT: '00000000-0000-4000-8000-000000000001',
+    ...extra,
+  };
 }
 
 const ROLE = { id: 'role_1', name: 'fx-desk', kind: 'custom', permissions: ['exception.read'] };
@@ -42,6 +48,8 @@ const oauthCreate = (file: string) => [
   'x',
   '--redirect-uri',
   'https://app.example/cb',
+  '--scope',
+  'read:exceptions',
   '--secret-file',
   file,
 ];

@@ -16,7 +16,8 @@ const WEBHOOK = SEEDED_WEBHOOKS.exceptions;
 
 /** Arguments for list verbs that need them (read-only, or --dry-run). */
 const ARGS: Record<string, string[]> = {
-  'webhooks deliveries': [WEBHOOK],
+  'webhooks deliveries ls': [WEBHOOK],
+  'roles holders': ['tenant_admin'],
   'webhooks dlq ls': [WEBHOOK],
   'webhooks replay': [WEBHOOK, '--dlq', '--dry-run'],
   'webhooks dlq discard': [WEBHOOK, '--all', '--dry-run'],
@@ -45,8 +46,12 @@ describe('the --json and --ndjson shape of every list verb', () => {
       'roles ls',
       'roles assignments',
       'webhooks ls',
-      'webhooks deliveries',
+      'webhooks deliveries ls',
       'webhooks dlq ls',
+      'roles holders',
+      'roles permissions',
+      'oauth ls',
+      'audit ls',
       'records ls',
       'profiles ls',
       'config ls',

@@ -77,10 +77,22 @@ describe('prism proxy in front of the sandbox', () => {
       '--json',
     ]);
     await svc(['oauth', 'rotate-secret', client.client_id, '--yes', '--json']);
+    await svc(['oauth', 'ls', '--json']);
+    await svc(['oauth', 'get', client.client_id, '--json']);
+    await svc(['oauth', 'update', client.client_id, '--description', 'updated', '--json']);
+    await svc(['oauth', 'delete', client.client_id, '--yes']);
 
     await svc(['roles', 'ls', '--json']);
     await svc(['roles', 'get', 'tenant_viewer', '--json']);
-    await svc(['roles', 'create', '--name', 'fx-desk', '--permission', 'exception.read', '--json']);
+    const role = await svc([
+      'roles',
+      'create',
+      '--name',
+      'fx-desk',
+      '--permission',
+      'exception.read',
+      '--json',
+    ]);
     await svc(['roles', 'update', 'fx-desk', '--add-permission', 'exception.write', '--json']);
     await svc([
       'roles',
@@ -94,6 +106,22 @@ describe('prism proxy in front of the sandbox', () => {
       '--json',
     ]);
     await svc(['roles', 'assignments', 'usr_viewer', '--all', '--json']);
+    await svc([
+      'roles',
+      'assign',
+      'usr_viewer',
+      'fx-desk',
+      '--extend',
+      '--expires-in',
+      '7d',
+      '--justification',
+      'proxy',
+      '--json',
+    ]);
+    await svc(['roles', 'holders', role.id, '--json']);
+    await svc(['roles', 'assignments', '--role', 'fx-desk', '--json']);
+    await svc(['roles', 'permissions', '--json']);
+    await svc(['audit', 'ls', '--action', 'role', '--limit', '3', '--json']);
     await svc(['roles', 'revoke', 'usr_viewer', 'fx-desk', '--yes']);
     await svc(['roles', 'delete', 'fx-desk', '--yes']);
 
@@ -122,6 +150,27 @@ describe('prism proxy in front of the sandbox', () => {
     // The seeded webhook's target refuses connections: the test event is sent, and fails (exit 1).
     await svc(['webhooks', 'test', webhook, '--json'], 1);
     await svc(['api', 'GET', '/v1/audit_trail']);
+    const made = await svc([
+      'webhooks',
+      'create',
+      '--url',
+      'http://127.0.0.1:9/proxy',
+      '--event-type',
+      'webhook.test',
+      '--show-secret',
+      '--json',
+    ]);
+    await svc(['webhooks', 'get', made.id, '--json']);
+    await svc(['webhooks', 'update', made.id, '--description', 'proxy', '--json']);
+    await svc(['webhooks', 'rotate-secret', made.id, '--show-secret', '--json']);
+    await svc(['sandbox', 'target', made.id, '--fail', '503', '--json']);
+    const sent = await svc(['sandbox', 'trigger', 'webhook.test', '--webhook', made.id, '--json']);
+    await svc(['webhooks', 'deliveries', 'get', made.id, sent.events[0].delivery_ids[0], '--json']);
+    await svc(['webhooks', 'deliveries', 'get', made.id, sent.events[0].delivery_ids[0], '--payload']);
+    await svc(['webhooks', 'dlq', 'get', webhook, dlq[0].id, '--json']);
+    await svc(['webhooks', 'delete', made.id, '--yes']);
+    const entry = (await svc(['audit', 'ls', '--limit', '1', '--json']))[0];
+    await svc(['audit', 'get', entry.id, '--json']);
     await svc(['api', 'GET', `/v1/webhooks/${webhook}/dlq/${dlq[0].id}`]);
 
     expect(prism.violations()).toEqual([]);

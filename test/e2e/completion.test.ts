@@ -94,7 +94,7 @@ const cases: Array<[string, string[]]> = [
   ['svc --profile ', ['prod', 'staging']],
   ['svc webhooks dlq l', ['ls']],
   ['svc webhooks dlq wh_1 --sta', ['--status']],
-  ['svc webhooks dlq wh_1 --status ', ['all', 'discarded', 'queued', 'replayed']],
+  ['svc webhooks dlq wh_1 --status ', ['all', 'discarded', 'queued', 'recovered', 'replayed']],
 ];
 
 describe('completion scripts in real shells', () => {
@@ -107,9 +107,9 @@ describe('completion scripts in real shells', () => {
       const roles = await bash(['svc', 'roles', 'get', '']);
       expect(roles).toEqual(expect.arrayContaining(['tenant_admin', 'tenant_viewer', 'org_admin']));
       const ids = await webhookIds();
-      expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual(ids);
-      // dlq is a group whose default verb is ls: its verbs and the webhook ids both complete.
-      expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'discard', 'ls'].sort());
+      // deliveries and dlq are groups whose default verb is ls: their verbs and the webhook ids both complete.
+      expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids, 'get', 'ls'].sort());
+      expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'discard', 'get', 'ls'].sort());
       expect(await bash(['svc', 'webhooks', 'dlq', 'ls', ''])).toEqual(ids);
       expect(await bash(['svc', 'tenants', 'api-keys', 'ls', ''])).toContain(tenantId('acme-treasury'));
     });
@@ -123,7 +123,7 @@ describe('completion scripts in real shells', () => {
     it('completes role names, webhook ids and tenant ids from the API, at TAB time', async () => {
       expect(await fish('svc roles assign usr_viewer ')).toEqual(expect.arrayContaining(['tenant_analyst']));
       const ids = await webhookIds();
-      expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'discard', 'ls'].sort());
+      expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'discard', 'get', 'ls'].sort());
       expect(await fish('svc webhooks dlq ls ')).toEqual(ids);
       expect(await fish('svc --tenant ')).toContain(tenantId('acme-labs'));
     });
@@ -145,7 +145,7 @@ describe('completion scripts in real shells', () => {
       ['svc profiles use ', /prod +staging/],
       [
         'svc webhooks dlq ',
-        /wh_\w+ +wh_\w+\n+discard +-- Discard dead-letter entries.*\n+ls +-- List the dead-letter queue/,
+        /wh_\w+ +wh_\w+\n+discard +-- Discard dead-letter entries.*\n+get +-- Show one dead-letter queue entry.*\n+ls +-- List the dead-letter queue/,
       ],
     ])('completes %j', async (line, expected) => {
       await term.send('C-u');

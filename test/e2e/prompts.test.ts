@@ -106,6 +106,8 @@ describe('prompts in a real terminal', () => {
     expect(webhook.stderr).toBe('error: listing deliveries needs a WEBHOOK id; see `svc webhooks ls`\n');
     const r = await svc(['tenants', 'api-keys', 'create'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: creating an API key needs a TENANT (id or slug); see `svc tenants ls`\n');
+    expect(r.stderr).toBe(
+      "error: creating an API key needs a TENANT (id or slug); pass it, or set the profile's tenant (--tenant, SVC_TENANT, `svc config set tenant`); see `svc tenants ls`\n",
+    );
   });
 });

@@ -89,9 +89,9 @@ describe('svc roles on a terminal', () => {
     await t.until('User id');
     t.keys('usr_compliance', 'Enter');
     await t.until('Role');
-    await t.until('tenant_viewer');
-    // The roles are listed in catalog order: tenant_viewer is the ninth.
-    for (let i = 0; i < 8; i++) t.keys('Down');
+    // Least privileged first, so Enter alone never grants tenant_admin: tenant_viewer is the fourth.
+    await t.until(/❯ tenant_ai_prompter/);
+    for (let i = 0; i < 3; i++) t.keys('Down');
     await t.until(/❯ tenant_viewer/);
     t.keys('Enter');
     await t.until('Expires in (30m, 8h, 7d, or never)');
@@ -124,7 +124,7 @@ describe('svc roles on a terminal', () => {
       body: { role_id: 'tenant_reviewer', idempotency_key: 'tty-revoke' },
     });
     const no = terminal(['roles', 'revoke', 'usr_lead', 'tenant_reviewer']);
-    await no.until(`Revoke tenant_reviewer from usr_lead in ${TENANT}?`);
+    await no.until('Revoke tenant_reviewer from usr_lead in Acme Treasury (acme-treasury)?');
     no.keys('n', 'Enter');
     const refused = await no.until('[exit 2]');
     expect(refused).toContain('error: cancelled; nothing was changed');

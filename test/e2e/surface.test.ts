@@ -108,7 +108,7 @@ describe('svc tenants api-keys', () => {
     [
       ['tenants', 'api-keys', 'create', 'no-such-tenant', '--kind', 'publishable'],
       5,
-      /no tenant "no-such-tenant" among the tenants visible to you/,
+      /no tenant "no-such-tenant" among your tenants; yours: acme-treasury, acme-payments-eu/,
     ],
     [['tenants', 'api-keys', 'revoke', 'acme-treasury', 'key_x'], 2, /needs confirmation; pass --yes/],
   ])('svc %j → exit %i', async (args, code, message) => {

@@ -103,6 +103,19 @@ export async function requestFor(
           ...key,
         };
         break;
+      case 'oauth_clients_update':
+        params.client_id = f.clientId;
+        body = { description: unique('described') };
+        break;
+      case 'oauth_clients_delete':
+        params.client_id = (
+          await asAdmin(sandbox, 'POST', '/v1/oauth/clients', {
+            name: 'doomed',
+            redirect_uris: ['https://doomed.example/cb'],
+            scopes: ['read:exceptions'],
+          })
+        ).client_id;
+        break;
       case 'oauth_clients_get':
       case 'oauth_clients_rotate_secret':
         params.client_id = f.clientId;
@@ -133,6 +146,20 @@ export async function requestFor(
         params.id = f.nextUser();
         body = { role_id: 'tenant_viewer', justification: 'authorization matrix', ...key };
         break;
+      case 'user_roles_update': {
+        params.id = f.nextUser();
+        params.roleId = 'tenant_viewer';
+        const day = 24 * 3600 * 1000;
+        await asAdmin(sandbox, 'POST', `/v1/users/${params.id}/roles`, {
+          role_id: 'tenant_viewer',
+          expires_at: new Date(Date.now() + day).toISOString(),
+        });
+        body = {
+          expires_at: new Date(Date.now() + 7 * day).toISOString(),
+          justification: 'matrix extension',
+        };
+        break;
+      }
       case 'user_roles_revoke': {
         params.id = f.nextUser();
         params.roleId = 'tenant_viewer';

@@ -5,7 +5,7 @@
  * sandbox holds (whole, or as their 6-character prefix with "…"); everything else is literal.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseDeliveries, runDeliveries } from '../../src/commands/webhooks/deliveries.js';
+import { parseDeliveries, runDeliveries } from '../../src/commands/webhooks/deliveries/ls.js';
 import { parseDlq, runDlq } from '../../src/commands/webhooks/dlq/ls.js';
 import type { GlobalOptions } from '../../src/context.js';
 import { call, useSandboxContext } from '../helpers/sandbox.js';

@@ -163,7 +163,7 @@ describe('commands behind the boundary', () => {
     const result = await runInProcess(['roles', 'delete', 'fx-desk', '--yes'], {
       SVC_BASE_URL: url(),
       SVC_TOKEN: 'tok_test',
-      SVC_TENANT: 't1',
+      SVC_TENANT: '00000000-0000-4000-8000-000000000001',
       SVC_CONFIG_DIR: join(dir, 'config'),
     });
     rmSync(dir, { recursive: true, force: true });

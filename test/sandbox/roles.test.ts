@@ -137,7 +137,7 @@ describe('custom roles', () => {
       { name: 'ops', permissions: ['exception.reed', 'rule.write.fx'] },
       400,
       'unknown_permission',
-      /^unknown permission exception\.reed \(did you mean exception\.read\?\); see x-permission-catalog/,
+      /^unknown permission exception\.reed \(did you mean exception\.read\?\); GET \/v1\/permissions lists the catalog/,
     ],
     [
       { name: 'tenant_ops', permissions: ['exception.read'] },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   AuthError,
+  ChangesPendingError,
   ClosedPipeError,
   ConfigError,
   categoryForStatus,
@@ -22,6 +23,7 @@ describe('exit codes (the contract table, in one place)', () => {
     ['partial', new PartialFailureError('x'), 7],
     ['signature mismatch', new SvcError('signature_mismatch', 'x'), 8],
     ['signature tolerance', new SvcError('signature_tolerance', 'x'), 9],
+    ['changes pending (svc plan)', new ChangesPendingError('x'), 10],
     ['interrupted', new InterruptedError(), 130],
     ['connection', new ConnectionError('x'), 1],
     ['timeout', new ConnectionTimeoutError('x'), 1],

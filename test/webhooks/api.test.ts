@@ -106,7 +106,7 @@ describe('deliveries, the dead-letter queue, test events', () => {
     await emit(sandbox(), webhook.id, 9);
     await settle(sandbox());
     const all = await admin(sandbox(), 'GET', `/v1/webhooks/${webhook.id}/deliveries`);
-    expect(all.body.summary).toEqual({ total: 9, delivered: 6, failed: 3, in_flight: 0 });
+    expect(all.body.summary).toEqual({ total: 9, delivered: 6, failed: 3, in_flight: 0, recovered: 0 });
     expect(all.body.items).toHaveLength(9);
     expect(all.body.next_cursor).toBeNull();
     const failed = await admin(sandbox(), 'GET', `/v1/webhooks/${webhook.id}/deliveries?status=failed`);
@@ -144,7 +144,7 @@ describe('deliveries, the dead-letter queue, test events', () => {
     const filled = await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
       body: { webhook_id: webhook.id, count: 5 },
     });
-    expect(filled.body.summary).toEqual({ total: 5, delivered: 0, failed: 5, in_flight: 0 });
+    expect(filled.body.summary).toEqual({ total: 5, delivered: 0, failed: 5, in_flight: 0, recovered: 0 });
     await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
       body: {
         webhook_id: webhook.id,

@@ -77,9 +77,15 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     expect(json).toHaveLength(6);
     expect(json[0]).toMatchObject({ webhook_id: SEEDED, status: expect.any(String) });
     const summary = await svc(['webhooks', 'deliveries', SEEDED, '--summary', '--json'], { env });
-    expect(JSON.parse(summary.stdout)).toEqual({ total: 6, delivered: 3, failed: 3, in_flight: 0 });
+    expect(JSON.parse(summary.stdout)).toEqual({
+      total: 6,
+      delivered: 3,
+      failed: 3,
+      in_flight: 0,
+      recovered: 0,
+    });
     const counts = await svc(['webhooks', 'deliveries', SEEDED, '--summary'], { env });
-    expect(counts.stdout).toBe('total\t6\ndelivered\t3\nfailed\t3\nin flight\t0\n');
+    expect(counts.stdout).toBe('total\t6\ndelivered\t3\nfailed\t3\nrecovered\t0\nin flight\t0\n');
     const ndjson = (await svc(['webhooks', 'deliveries', SEEDED, '--ndjson'], { env })).stdout
       .trimEnd()
       .split('\n');
@@ -128,7 +134,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     [
       ['webhooks', 'deliveries', SEEDED, '--status', 'lost'],
       2,
-      "error: option '--status <status>' argument 'lost' is invalid. Allowed choices are pending, retrying, delivered, failed, in_flight",
+      "error: option '--status <status>' argument 'lost' is invalid. Allowed choices are pending, retrying, delivered, failed, recovered, in_flight",
     ],
     [
       ['webhooks', 'dlq', SEEDED, '--since', 'yesterday'],

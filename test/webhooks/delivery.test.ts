@@ -112,7 +112,7 @@ describe('the delivery engine, against real local targets', () => {
       last_replay_delivery_id: null,
     });
     const list = await admin(sandbox(), 'GET', `/v1/webhooks/${webhook.id}/deliveries`);
-    expect(list.body.summary).toEqual({ total: 1, delivered: 0, failed: 1, in_flight: 0 });
+    expect(list.body.summary).toEqual({ total: 1, delivered: 0, failed: 1, in_flight: 0, recovered: 0 });
   });
 
   it('a target that never answers: connection_timeout after the request timeout', async () => {

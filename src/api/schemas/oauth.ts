@@ -107,6 +107,44 @@ export const OAuthClientCreateBody = Type.Object(
 );
 export type OAuthClientCreateBody = Static<typeof OAuthClientCreateBody>;
 
+/** The fields of a client an update may change: every registration field (checked like a new client's). */
+export const OAuthClientUpdateBody = Type.Object(
+  {
+    name: Type.Optional(OAuthClientCreateBody.properties.name),
+    description: Type.Optional(Type.String({ maxLength: OAUTH_LIMITS.description.max })),
+    redirect_uris: Type.Optional(OAuthClientCreateBody.properties.redirect_uris),
+    grant_types: Type.Optional(Type.Array(GrantType, { minItems: 1, uniqueItems: true })),
+    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true })),
+    token_lifetime_seconds: Type.Optional(
+      Type.Integer({ minimum: tokenLifetime.min, maximum: tokenLifetime.max }),
+    ),
+    refresh_token_lifetime_seconds: Type.Optional(
+      Type.Integer({ minimum: refreshTokenLifetime.min, maximum: refreshTokenLifetime.max }),
+    ),
+    pkce_required: Type.Optional(Type.Boolean()),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      'Any registration field; arrays replace the current ones. The client as changed is checked like a new one.',
+  },
+);
+export type OAuthClientUpdateBody = Static<typeof OAuthClientUpdateBody>;
+
+export const OAuthClientDeleted = Type.Object(
+  {
+    client_id: Type.String(),
+    deleted: Type.Literal(true),
+    deleted_at: Timestamp,
+  },
+  {
+    additionalProperties: true,
+    description: 'The client is gone: its secret and every token of it stop working',
+  },
+);
+export type OAuthClientDeleted = Static<typeof OAuthClientDeleted>;
+
 export const OAuthClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const OAuthClientList = Type.Object({

@@ -128,12 +128,19 @@ export const RoleAssignment = Type.Object(
     revocation_audit_trail_id: Type.Union([Type.String(), Type.Null()], {
       description: 'The audit-trail entry written for the revocation',
     }),
+    updated_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the expiry was last changed (PATCH); null if never',
+    }),
+    updated_by: Type.Union([Type.String(), Type.Null()]),
+    update_audit_trail_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The audit-trail entry written for the last change of the expiry',
+    }),
   },
   {
     $id: 'RoleAssignment',
     additionalProperties: true,
     description:
-      "A role assignment: the reference's fields (user_id … audit_trail_id) and the sandbox's additions (tenant_id, justification, status, revocation fields).",
+      "A role assignment: the reference's fields (user_id … audit_trail_id) and the sandbox's additions (tenant_id, justification, status, revocation and update fields).",
   },
 );
 export type RoleAssignment = Static<typeof RoleAssignment>;
@@ -156,6 +163,67 @@ export const AssignmentListQuery = Type.Object({
   ),
 });
 export type AssignmentListQuery = Static<typeof AssignmentListQuery>;
+
+export const TenantAssignmentList = Page(
+  Type.Ref('RoleAssignment'),
+  "The tenant's assignments in creation order (oldest first)",
+);
+export type TenantAssignmentList = { items: RoleAssignment[]; next_cursor: string | null };
+
+export const TenantAssignmentListQuery = Type.Object({
+  role_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "Only this role's assignments (its holders); an unknown role is 404",
+    }),
+  ),
+  user_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: "Only this user's; an unknown user is 404" }),
+  ),
+  include_inactive: Type.Optional(
+    Type.Boolean({ description: 'Also list expired, revoked and role-deleted assignments (default false)' }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+  ...CursorQuery,
+});
+export type TenantAssignmentListQuery = Static<typeof TenantAssignmentListQuery>;
+
+export const AssignmentUpdateBody = Type.Object(
+  {
+    expires_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'The new expiry, in the future; null makes the assignment permanent',
+    }),
+    justification: Type.String({
+      minLength: 1,
+      maxLength: JUSTIFICATION_MAX,
+      description: 'Why the expiry changes (kept in the audit trail); required',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type AssignmentUpdateBody = Static<typeof AssignmentUpdateBody>;
+
+export const PermissionEntry = Type.Object(
+  {
+    name: Type.String({ description: 'The permission (a dotted lowercase identifier)' }),
+    description: Type.String(),
+    builtin_roles: Type.Array(Type.String(), {
+      description: 'Built-in roles that grant it, least privileged first',
+    }),
+  },
+  { $id: 'Permission', additionalProperties: true },
+);
+export type PermissionEntry = Static<typeof PermissionEntry>;
+
+export const PermissionList = Type.Object(
+  {
+    items: Type.Array(Type.Ref('Permission')),
+    next_cursor: Type.Null({ description: 'Always null: the catalog is one page', examples: [null] }),
+  },
+  { description: 'The permission catalog, in catalog order' },
+);
+export type PermissionList = { items: PermissionEntry[]; next_cursor: null };
 
 export const UserParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const UserRoleParams = Type.Object({

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the schemas of one resource family (webhooks, deliveries, attempts,
+// the dead-letter queue) refer to each other and read best together.
 import { type Static, Type } from '@sinclair/typebox';
 import {
   DELIVERY_FAILURE_CAUSES,
@@ -153,7 +155,8 @@ export const WebhookDelivery = Type.Object(
       description:
         'pending: no attempt has finished yet (queued or being sent). retrying: an attempt failed and another is scheduled ' +
         '(next_retry_at). delivered: the target answered 2xx (final). failed: max_attempts attempts failed; next_retry_at is null ' +
-        'and the delivery is in the dead-letter queue (final).',
+        'and the delivery is in the dead-letter queue. recovered: it failed, and the event was delivered to the webhook since ' +
+        'by another delivery of it, such as a replay (recovered_by names that delivery).',
     }),
     last_status_code: Type.Union([StatusCode, Type.Null()], {
       description: "The target's HTTP status on the last attempt; null when it gave none",
@@ -170,6 +173,9 @@ export const WebhookDelivery = Type.Object(
     delivered_at: NullableTimestamp,
     replay_of: Type.Union([Type.String(), Type.Null()], {
       description: 'The delivery this one replays (rule 1); null for an original delivery',
+    }),
+    recovered_by: Type.Union([Type.String(), Type.Null()], {
+      description: 'status recovered: the delivery of the same event that was delivered; null otherwise',
     }),
   },
   { $id: 'WebhookDelivery', additionalProperties: true },
@@ -200,10 +206,20 @@ export const DeliverySummary = Type.Object(
   {
     total: Type.Integer({ minimum: 0 }),
     delivered: Type.Integer({ minimum: 0 }),
-    failed: Type.Integer({ minimum: 0 }),
+    failed: Type.Integer({ minimum: 0, description: 'Failed and not recovered by a replay since' }),
     in_flight: Type.Integer({ minimum: 0, description: 'pending + retrying' }),
+    recovered: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Failed deliveries whose event was delivered since by another delivery of it, e.g. a replay (a sandbox addition: other servers may not send it)',
+      }),
+    ),
   },
-  { description: 'Counts over every delivery of the webhook, whatever the status filter and page' },
+  {
+    description:
+      'Counts over every delivery of the webhook, whatever the status filter and page: total = delivered + failed + recovered + in_flight',
+  },
 );
 export type DeliverySummary = Static<typeof DeliverySummary>;
 
@@ -241,7 +257,8 @@ export const DlqEntry = Type.Object(
     event_type: EventTypeSchema,
     status: StringEnum(DLQ_STATUSES, {
       description:
-        'queued: waiting for someone to act. replayed: a replay was made (replay_count, last_replay_delivery_id). discarded: removed by DELETE',
+        'queued: waiting for someone to act. replayed: a replay was made (replay_count, last_replay_delivery_id). discarded: removed by DELETE. ' +
+        'recovered: the event was delivered to the webhook since by another delivery of it (recovered_by), so it left the queue',
     }),
     attempt_count: Type.Integer({ minimum: 0 }),
     last_status_code: Type.Union([StatusCode, Type.Null()]),
@@ -255,6 +272,9 @@ export const DlqEntry = Type.Object(
     last_replayed_at: NullableTimestamp,
     last_replay_delivery_id: Type.Union([Type.String(), Type.Null()]),
     discarded_at: NullableTimestamp,
+    recovered_by: Type.Union([Type.String(), Type.Null()], {
+      description: 'status recovered: the delivery that delivered the event',
+    }),
   },
   {
     $id: 'DlqEntry',

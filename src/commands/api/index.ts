@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { OAUTH_PATHS } from '../../api/constants.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { HttpMethod, QueryValue } from '../../http/client.js';
@@ -31,7 +32,23 @@ function splitHeader(raw: string): [string, string] {
   return [match[1]!.toLowerCase(), match[2]!];
 }
 
-export function parseApi(method: string, path: string, flags: Record<string, unknown>): ApiOptions {
+/**
+ * `svc api PATH` is a GET, as with gh; a method, when given, comes first. Only a GET may leave it
+ * out: a request that sends a body names its method, so nothing changes by accident.
+ */
+function methodAndPath(first: string | undefined, second: string | undefined): [string, string] {
+  if (first === undefined) throw new UsageError('svc api needs a path, e.g. svc api /v1/me');
+  if (second !== undefined) return [first, second];
+  if (first.startsWith('/') || !METHODS.includes(first.toUpperCase() as HttpMethod)) return ['GET', first];
+  throw new UsageError(`svc api ${first} needs a path, e.g. svc api ${first.toUpperCase()} /v1/me`);
+}
+
+export function parseApi(
+  first: string | undefined,
+  second: string | undefined,
+  flags: Record<string, unknown>,
+): ApiOptions {
+  const [method, path] = methodAndPath(first, second);
   const upper = method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(upper))
     throw new UsageError(`unknown HTTP method ${JSON.stringify(method)}; use one of ${METHODS.join(', ')}`);
@@ -50,6 +67,11 @@ export function parseApi(method: string, path: string, flags: Record<string, unk
     paginate: flags.paginate === true,
     include: flags.include === true,
   };
+  if (second === undefined && options.input !== undefined) {
+    throw new UsageError(
+      '--input sends a body: name the method first, e.g. svc api POST /v1/roles --input -',
+    );
+  }
   const hasFields = options.rawFields.length + options.typedFields.length > 0;
   if (options.input !== undefined && hasFields && upper !== 'GET') {
     throw new UsageError('--input and -f/-F both give the request body; use one of them');
@@ -58,13 +80,54 @@ export function parseApi(method: string, path: string, flags: Record<string, unk
   return options;
 }
 
-async function typedValue(ctx: Context, raw: string): Promise<unknown> {
+/**
+ * A platform POST: under /v1, but not the OAuth token and revocation endpoints (form bodies).
+ * Only these get an idempotency key; a sandbox control (/_sandbox) or any other path is sent
+ * exactly as given.
+ */
+export function isPlatformPost(method: HttpMethod, path: string): boolean {
+  const bare = path.split('?')[0]!;
+  return (
+    method === 'POST' && bare.startsWith('/v1/') && bare !== OAUTH_PATHS.token && bare !== OAUTH_PATHS.revoke
+  );
+}
+
+/**
+ * -F: a JSON value — true, false, null, a number, an array or an object ([…] and {…} must be
+ * valid JSON) — or @FILE (the file's text); anything else is the string as written. -f always
+ * sends the string.
+ */
+async function typedValue(ctx: Context, key: string, raw: string): Promise<unknown> {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null') return null;
-  if (/^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+  if (raw.startsWith('[') || raw.startsWith('{')) {
+    try {
+      return JSON.parse(raw);
+    } catch (error) {
+      throw new UsageError(`-F ${key}=… is not valid JSON: ${(error as Error).message}`, {
+        hint: 'quote the whole value for the shell, or send it as a string with -f',
+      });
+    }
+  }
   if (raw.startsWith('@')) return (await readInputBytes(raw.slice(1), ctx.io.stdin, '-F')).toString('utf8');
   return raw;
+}
+
+/** Fields as query parameters: scalars, or arrays of them (repeated); objects do not fit a query string. */
+function queryOf(fields: Record<string, unknown>): Record<string, QueryValue> {
+  const query: Record<string, QueryValue> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    const scalar = (v: unknown) => v === null || typeof v !== 'object';
+    if (Array.isArray(value) && value.every(scalar)) query[key] = value.map((v) => String(v));
+    else if (scalar(value)) query[key] = value === null ? 'null' : (value as string | number | boolean);
+    else
+      throw new UsageError(
+        `-F ${key}: an object cannot go in a query string; send it in a body (POST, PATCH, PUT)`,
+      );
+  }
+  return query;
 }
 
 async function printBody(ctx: Context, text: string, contentType: unknown): Promise<void> {
@@ -83,22 +146,22 @@ async function printBody(ctx: Context, text: string, contentType: unknown): Prom
 export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   const fields: Record<string, unknown> = {};
   for (const [key, value] of options.rawFields) fields[key] = value;
-  for (const [key, value] of options.typedFields) fields[key] = await typedValue(ctx, value);
+  for (const [key, value] of options.typedFields) fields[key] = await typedValue(ctx, key, value);
+  const isQuery = options.method === 'GET' || options.method === 'HEAD' || options.method === 'DELETE';
+  const query = isQuery ? queryOf(fields) : {};
   const api = await ctx.api();
   if (options.paginate) {
-    await ctx.out.jsonList(
-      api.paginate(options.path, fields as Record<string, QueryValue>, { headers: options.headers }),
-    );
+    await ctx.out.jsonList(api.paginate(options.path, query, { headers: options.headers }));
     return;
   }
-  const isQuery = options.method === 'GET' || options.method === 'HEAD' || options.method === 'DELETE';
   const request = {
     method: options.method,
     path: options.path,
     headers: options.headers,
     // svc api shows whatever came back, as it came.
     expect: 'raw' as const,
-    ...(isQuery ? { query: fields as Record<string, QueryValue> } : {}),
+    ...(isPlatformPost(options.method, options.path) ? {} : { idempotencyKey: false as const }),
+    ...(isQuery ? { query } : {}),
     ...(!isQuery && Object.keys(fields).length > 0 ? { body: fields } : {}),
   };
   if (options.input !== undefined) {
@@ -109,7 +172,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     } catch {
       parsed = undefined;
     }
-    // A JSON object body goes through the client so a POST gets its idempotency key; anything else is sent as is.
+    // A JSON object body goes through the client so a platform POST gets its idempotency key; anything else is sent as is.
     Object.assign(
       request,
       parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
@@ -153,19 +216,23 @@ export default function api(make: MakeContext): Command {
   return new Command('api')
     .summary('Make an authenticated API request')
     .description(
-      "Call any API path with the profile's base URL, credential, tenant and org headers, retries\n" +
-        'and idempotency keys. Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
-        'body otherwise. The response body is printed as it came (JSON pretty-printed).',
+      "Call any API path with the profile's base URL, credential, tenant and org headers and retries.\n" +
+        'Without a method, GET. Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
+        'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
+        'and {objects}). POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
+        'header) unless the body has one; sandbox controls (/_sandbox) and other paths are sent as\n' +
+        'given. The response body is printed as it came (JSON pretty-printed).',
     )
-    .argument('<method>', METHODS.join(', '))
-    .argument('<path>', 'API path, e.g. /v1/tenants')
+    .usage('[METHOD] PATH [options]')
+    .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)
+    .argument('[path]', 'API path, e.g. /v1/tenants')
     .addOption(
       new Option('-f, --raw-field <key=value>', 'add a string field (repeatable)').argParser(collect),
     )
     .addOption(
       new Option(
         '-F, --field <key=value>',
-        'add a typed field: true, false, null, numbers; @FILE reads a file',
+        'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file',
       ).argParser(collect),
     )
     .addOption(new Option('--input <file>', 'request body from FILE, or - for standard input'))
@@ -177,17 +244,29 @@ export default function api(make: MakeContext): Command {
     .addHelpText(
       'after',
       examples(
-        ['svc api GET /v1/me', 'who am I?'],
+        ['svc api /v1/me', 'who am I? (GET is the default)'],
         ['svc api GET /v1/tenants -f subscription_tier=pro -F limit=5', 'query parameters'],
         ['svc api GET /v1/tenants --paginate --ndjson', 'every item of every page'],
         [
           'echo \'{"name":"ops"}\' | svc api POST /v1/roles --input -',
           'a body from stdin (idempotency key added)',
         ],
+        ['svc api POST /v1/roles -f name=ops -F \'permissions=["exception.read"]\'', 'a JSON array with -F'],
+        [
+          'svc api POST /_sandbox/webhooks/events -f type=exception.sla.breached -f webhook_id=wh_123 -F count=3',
+          'a sandbox control (no idempotency key)',
+        ],
       ),
     )
-    .action(async (method: string, path: string, flags: Record<string, unknown>, cmd: Command) => {
-      const options = parseApi(method, path, flags);
-      await runApi(await make(cmd), options);
-    });
+    .action(
+      async (
+        first: string | undefined,
+        second: string | undefined,
+        flags: Record<string, unknown>,
+        cmd: Command,
+      ) => {
+        const options = parseApi(first, second, flags);
+        await runApi(await make(cmd), options);
+      },
+    );
 }

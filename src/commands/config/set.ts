@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { checkUrlSetting, ENV_FOR } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { SvcError } from '../../errors.js';
+import { findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { checkKey, KEYS } from './shared.js';
 
@@ -9,15 +11,34 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   const value = nonEmpty('VALUE', rawValue);
   const settings = ctx.settings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
+  const tenant = key === 'tenant' ? await checkTenant(ctx, value) : undefined;
   const store = ctx.store();
   await store.setProfileValues(settings.profile, { [key]: value });
   // The first profile anyone configures becomes the active one.
   await store.claimActiveProfile(settings.profile);
   if (ctx.out.isMachine) return ctx.out.json({ profile: settings.profile, key, value });
-  ctx.out.success(`Set ${key} for profile "${settings.profile}"`);
+  ctx.out.success(`Set ${key} for profile "${settings.profile}"${tenant ? `: ${tenant}` : ''}`);
   const shadow = settings.sources[key];
   if (shadow === 'env' || shadow === 'flag') {
     ctx.out.warn(`${shadow === 'env' ? ENV_FOR[key] : 'a flag'} overrides this value right now`);
+  }
+}
+
+/**
+ * A tenant is checked against the caller's tenants when the server can be asked: an unknown one
+ * is refused (exit 5, with a suggestion) and nothing is saved. When it cannot be asked (no base
+ * URL, no credential, no network), the value is saved with a warning that it was not checked.
+ * Returns how people know the tenant.
+ */
+async function checkTenant(ctx: Context, value: string): Promise<string | undefined> {
+  try {
+    const tenant = await findTenant(await ctx.platform(), value);
+    return `${tenant.display_name} (${tenant.slug}, ${tenant.id})`;
+  } catch (error) {
+    if (error instanceof UnknownTenantError) throw error;
+    const why = error instanceof SvcError ? error.message : String(error);
+    ctx.out.warn(`saved without checking that ${value} is one of your tenants: ${why}`);
+    return undefined;
   }
 }
 
@@ -25,12 +46,19 @@ export function setCommand(make: MakeContext): Command {
   return new Command('set')
     .argument('<key>', KEYS)
     .argument('<value>', 'the value')
-    .description('Store a setting in the profile (the first profile configured becomes the active one)')
+    .description(
+      'Store a setting in the profile (the first profile configured becomes the active one). A tenant\n' +
+        '(id or slug) is checked against your tenants when the server can be asked: an unknown one is\n' +
+        'refused (exit 5); when it cannot be asked, it is saved with a warning.',
+    )
     .addHelpText(
       'after',
       examples(
         ['svc config set base_url https://api.example.com', 'point the profile at an API'],
-        ['svc -p staging config set tenant 2b4c…', 'set the tenant of the "staging" profile'],
+        [
+          'svc -p staging config set tenant acme-payments-eu',
+          'set the tenant of the "staging" profile (id or slug)',
+        ],
       ),
     )
     .action(async (key: string, value: string, _f: unknown, cmd: Command) =>

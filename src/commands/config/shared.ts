@@ -1,12 +1,15 @@
+import { didYouMean } from '../../api/suggest.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/store.js';
-import { UsageError } from '../../errors.js';
+import { NotFoundError } from '../../errors.js';
 
 /** The settings a profile holds, for help texts. */
 export const KEYS = PROFILE_KEYS.join(', ');
 
 export function checkKey(key: string): ProfileKey {
   if (!(PROFILE_KEYS as readonly string[]).includes(key)) {
-    throw new UsageError(`unknown setting ${JSON.stringify(key)}; settings are ${PROFILE_KEYS.join(', ')}`);
+    throw new NotFoundError(`unknown setting ${JSON.stringify(key)}${didYouMean(key, PROFILE_KEYS)}`, {
+      hint: `settings are ${PROFILE_KEYS.join(', ')}`,
+    });
   }
   return key as ProfileKey;
 }

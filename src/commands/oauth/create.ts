@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
+import { clientFields } from './shared.js';
 
 export interface OAuthCreateOptions {
   name: string;
@@ -19,9 +20,9 @@ export interface OAuthCreateOptions {
   idempotencyKey: string | undefined;
 }
 
-const MAX_SECONDS = 2 ** 31 - 1;
+export const MAX_SECONDS = 2 ** 31 - 1;
 
-function redirectUri(raw: string): string {
+export function redirectUri(raw: string): string {
   let url: URL | undefined;
   try {
     url = new URL(raw);
@@ -40,14 +41,30 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
   const uris = (flags.redirectUri as string[] | undefined) ?? [];
   if (uris.length === 0) throw new UsageError('--redirect-uri is required (repeat it for several URIs)');
   const grants = flags.grantType as string[] | undefined;
+  const name = nonEmpty('--name', flags.name);
+  const redirectUris = uris.map(redirectUri);
+  const grantTypes = grants?.map((g) => choiceFlag('--grant-type', g, OAUTH_GRANT_TYPES)!);
+  const tokenLifetime = intFlag('--token-lifetime', flags.tokenLifetime, 1, MAX_SECONDS);
+  const refreshTokenLifetime = intFlag(
+    '--refresh-token-lifetime',
+    flags.refreshTokenLifetime,
+    1,
+    MAX_SECONDS,
+  );
+  const scopes = parseScopes('--scope', flags.scope);
+  if (scopes.length === 0) {
+    throw new UsageError('--scope is required: the scopes the client may ask for (repeat it for several)', {
+      hint: 'e.g. --scope read:reconciliations --scope read:exceptions',
+    });
+  }
   return {
-    name: nonEmpty('--name', flags.name),
+    name,
     description: flags.description === undefined ? undefined : String(flags.description),
-    redirectUris: uris.map(redirectUri),
-    grantTypes: grants?.map((g) => choiceFlag('--grant-type', g, OAUTH_GRANT_TYPES)!),
-    scopes: parseScopes('--scope', flags.scope),
-    tokenLifetime: intFlag('--token-lifetime', flags.tokenLifetime, 1, MAX_SECONDS),
-    refreshTokenLifetime: intFlag('--refresh-token-lifetime', flags.refreshTokenLifetime, 1, MAX_SECONDS),
+    redirectUris,
+    grantTypes,
+    scopes,
+    tokenLifetime,
+    refreshTokenLifetime,
     pkceRequired: flags.pkce !== false,
     secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
     idempotencyKey:
@@ -66,19 +83,8 @@ export async function printClientWithSecret(
     const { client_secret: _secret, ...rest } = data;
     return ctx.out.json({ ...rest, client_secret_file: secretFile });
   }
-  const seconds = (n: unknown) => (typeof n === 'number' ? `${n} s` : n);
   await ctx.out.record(data, [
-    ['client id', data.client_id],
-    ['name', data.name],
-    ['description', data.description],
-    ['redirect uris', data.redirect_uris],
-    ['grant types', data.grant_types],
-    ['scopes', data.scopes],
-    ['token lifetime', seconds(data.token_lifetime_seconds)],
-    ['refresh lifetime', seconds(data.refresh_token_lifetime_seconds)],
-    ['pkce required', data.pkce_required === undefined ? undefined : data.pkce_required ? 'yes' : 'no'],
-    ['created', data.created_at, 'time'],
-    ['secret rotated', data.secret_rotated_at, 'time'],
+    ...clientFields(data),
     ['client secret', secretFile ? `written to ${secretFile} (mode 0600)` : data.client_secret],
   ]);
   if (secretFile) ctx.out.info(`The client secret is in ${secretFile}; it is not shown again.`);
@@ -96,7 +102,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
         ...(options.description === undefined ? {} : { description: options.description }),
         redirect_uris: options.redirectUris,
         ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
-        ...(options.scopes.length > 0 ? { scopes: options.scopes } : {}),
+        scopes: options.scopes,
         ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
         ...(options.refreshTokenLifetime === undefined
           ? {}
@@ -143,7 +149,9 @@ export function createCommand(make: MakeContext): Command {
         .argParser(collect),
     )
     .addOption(
-      new Option('--scope <scope>', 'a scope the client may ask for (repeatable)').argParser(collect),
+      new Option('--scope <scope>', 'a scope the client may ask for (required, repeatable)').argParser(
+        collect,
+      ),
     )
     .addOption(new Option('--token-lifetime <seconds>', 'access token lifetime'))
     .addOption(new Option('--refresh-token-lifetime <seconds>', 'refresh token lifetime'))

@@ -1,20 +1,22 @@
 import { Command, Option } from 'commander';
+import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { AssignmentExistsError, retyped } from '../../platform/errors.js';
+import { AssignmentExistsError } from '../../platform/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from './expiry.js';
-import { assignmentFields, listRoles, resolveRole } from './shared.js';
+import { assignmentFields, leastPrivilegedFirst, listRoles, resolveRole } from './shared.js';
 
 export interface RolesAssignOptions {
   user: string | undefined;
   role: string | undefined;
   expiry: Expiry | undefined;
   justification: string | undefined;
+  /** A role the user holds already gets its expiry moved to the one asked for (PATCH), not left as it is. */
+  extend: boolean;
   /** Set for `--file`: the other values are defaults for rows that leave them out. */
   bulk: BulkFileOptions | undefined;
 }
@@ -55,6 +57,12 @@ export function parseRolesAssign(
   const bulkFlags = parseFileBulkFlags(flags);
   const expiry = expiryFlags(flags, nowMs);
   const justification = justificationFlag(flags.justification);
+  const extend = flags.extend === true;
+  if (extend && expiry === undefined && flags.file === undefined) {
+    throw new UsageError(
+      '--extend needs the new expiry: --expires-in DURATION or --expires-at TIME (never: permanent)',
+    );
+  }
   if (flags.file !== undefined) {
     if (user !== undefined || role !== undefined) {
       throw new UsageError('give USER and ROLE, or --file, not both');
@@ -65,7 +73,8 @@ export function parseRolesAssign(
       role: undefined,
       expiry,
       justification,
-      bulk: { file, ...bulkFlags, defaults: { expiry, justification } },
+      extend,
+      bulk: { file, ...bulkFlags, defaults: { expiry, justification }, extend },
     };
   }
   return {
@@ -73,6 +82,7 @@ export function parseRolesAssign(
     role: role === undefined ? undefined : nonEmpty('ROLE', role),
     expiry,
     justification,
+    extend,
     bulk: undefined,
   };
 }
@@ -103,7 +113,10 @@ async function completeOptions(
     ).trim();
   let role = options.role;
   if (role === undefined) {
-    const roles = (await listRoles(await ctx.platform())).filter((r: Role) => r.scope === 'tenant');
+    // Least privileged first, so the default (Enter) is never tenant_admin.
+    const roles = leastPrivilegedFirst(
+      (await listRoles(await ctx.platform())).filter((r) => r.scope === 'tenant'),
+    );
     role = await prompter!.select(
       'Role',
       roles.map((r) => ({ name: r.name, value: r.id, description: r.description })),
@@ -147,19 +160,65 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       justification,
     });
   } catch (error) {
-    if (error instanceof AssignmentExistsError) {
-      const hint = `to change its expiry, revoke it first: svc roles revoke ${user} ${role.name}`;
-      throw retyped(error, AssignmentExistsError, hint);
-    }
-    throw error;
+    if (!(error instanceof AssignmentExistsError)) throw error;
+    if (options.extend) return moveExpiry(ctx, user, role, { expires, justification }, error.assignment);
+    return alreadyAssigned(ctx, error.assignment, user, role);
   }
   await ctx.out.record(data, assignmentFields(data));
   if (!ctx.out.isMachine) {
-    const until = data.expires_at ? `until ${data.expires_at}` : 'permanently';
     ctx.out.success(
-      `granted ${data.role_name} to ${data.user_id} ${until} (audit trail ${data.audit_trail_id})`,
+      `granted ${data.role_name} to ${data.user_id} ${until(data.expires_at)} (audit trail ${data.audit_trail_id})`,
     );
   }
+}
+
+const until = (expiresAt: string | null | undefined) => (expiresAt ? `until ${expiresAt}` : 'permanently');
+
+/**
+ * A role the user holds already: one outcome in single and bulk runs alike — already_assigned,
+ * nothing changed, exit 0 — with the assignment in place (its expiry) and how to move it.
+ */
+async function alreadyAssigned(
+  ctx: Context,
+  held: RoleAssignment | undefined,
+  user: string,
+  role: Role,
+): Promise<void> {
+  if (held) await ctx.out.record(held, assignmentFields(held));
+  const audit = held?.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
+  ctx.out.info(
+    `skipped: already_assigned — ${user} already holds ${role.name} ${until(held?.expires_at)}${audit}; nothing changed`,
+  );
+  ctx.out.info(
+    `To move its expiry: svc roles assign ${user} ${role.name} --extend --expires-in DURATION --justification TEXT`,
+  );
+}
+
+/** --extend on a role already held: its expiry moves to the one asked for, audited (PATCH). */
+async function moveExpiry(
+  ctx: Context,
+  user: string,
+  role: Role,
+  change: { expires: string | null; justification: string },
+  previous: RoleAssignment | undefined,
+): Promise<void> {
+  const platform = await ctx.platform();
+  const data = await platform.roles.updateAssignment(user, role.id, {
+    expires_at: change.expires,
+    justification: change.justification,
+  });
+  await ctx.out.record(data, assignmentFields(data));
+  if (ctx.out.isMachine) return;
+  if (previous && previous.expires_at === data.expires_at) {
+    ctx.out.info(`${user} already holds ${data.role_name} ${until(data.expires_at)}; nothing changed`);
+    return;
+  }
+  const notes = [
+    previous ? `was ${until(previous.expires_at)}` : '',
+    data.update_audit_trail_id ? `audit trail ${data.update_audit_trail_id}` : '',
+  ].filter(Boolean);
+  const said = notes.length ? ` (${notes.join('; ')})` : '';
+  ctx.out.success(`${user} holds ${data.role_name} ${until(data.expires_at)} now${said}`);
 }
 
 export function assignCommand(make: MakeContext): Command {
@@ -169,7 +228,9 @@ export function assignCommand(make: MakeContext): Command {
       .description(
         'Grant a role to a user in the tenant, for a time (--expires-in 8h) or until a time ' +
           '(--expires-at), with a justification for the audit trail. On a terminal, missing values ' +
-          'are asked for. Prints the assignment and its audit trail id.\n\nWith --file, grants ' +
+          'are asked for. Prints the assignment and its audit trail id. A role the user holds ' +
+          'already is left as it is (already_assigned, exit 0, its expiry shown); with --extend its ' +
+          'expiry moves to the one given instead (later or sooner; never: permanent), audited.\n\nWith --file, grants ' +
           'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
           '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
@@ -191,6 +252,12 @@ export function assignCommand(make: MakeContext): Command {
         ),
       )
       .addOption(
+        new Option(
+          '--extend',
+          "if the user holds the role already, move its expiry to the one given (with --file: each row's)",
+        ),
+      )
+      .addOption(
         new Option('--file <file>', 'grant every row of a CSV or NDJSON file; - reads standard input'),
       ),
     '--file',
@@ -202,6 +269,10 @@ export function assignCommand(make: MakeContext): Command {
         [
           'svc roles assign usr_analyst tenant_admin --expires-in 8h --justification "INC-4711 on-call"',
           'just-in-time admin for eight hours',
+        ],
+        [
+          'svc roles assign usr_analyst tenant_admin --extend --expires-in 4h --justification "INC-4711 runs long"',
+          'move the expiry of a role already held (granted if it is not)',
         ],
         ['svc roles assign', 'on a terminal: asks for user, role, expiry and justification'],
         ['svc roles assign --file grants.csv --dry-run', 'what a file would do, without changing anything'],

@@ -1,3 +1,4 @@
+import { describeExpiry } from '../../api/expiry.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { checkInput } from '../../bulk/check.js';
 import { snapshotInput } from '../../bulk/input.js';
@@ -9,7 +10,6 @@ import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/e
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
-import { describeExpiry } from './expiry.js';
 import {
   type BulkKind,
   COLUMN_LIST,
@@ -25,6 +25,8 @@ import { requireTenant } from './shared.js';
 export interface BulkFileOptions extends BulkFlags {
   file: string;
   defaults: RowDefaults;
+  /** assign: a role already held gets its expiry moved to the row's (PATCH) instead of being skipped. */
+  extend?: boolean;
 }
 
 type Row = GrantRow | RevokeRow;
@@ -92,11 +94,19 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
     const { expiry, justification } = options.defaults;
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
-      identity: [tenant, input.sha256, expiry ? describeExpiry(expiry) : null, justification ?? null],
+      identity: [
+        tenant,
+        input.sha256,
+        expiry ? describeExpiry(expiry) : null,
+        justification ?? null,
+        ...(options.extend ? ['extend'] : []),
+      ],
       journal: options.journal,
       dryRun: options.dryRun,
       concurrency: options.concurrency,
-      words: WORDS[kind],
+      // With --extend an ok row was granted, or had its expiry moved: the summary says both.
+      words:
+        options.extend && kind === 'assign' ? { ...WORDS.assign, done: 'granted or extended' } : WORDS[kind],
       prepare: (run) =>
         checkInput(
           ctx,
@@ -105,11 +115,14 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
           `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
         ),
       items: (run) => items(input.path, input.name, rulesAt(run.startedAtMs)),
-      work: kind === 'assign' ? grant(platform) : revoke(platform),
-      plan: plan(platform, kind),
+      work: kind === 'assign' ? grant(platform, options.extend === true) : revoke(platform),
+      plan: plan(platform, kind, options.extend === true),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => ({
         line: data.line,
-        ...(planned === undefined ? { status } : { plan: planned }),
+        // A held role whose expiry moves is planned as `extend`, whatever the verb's own word.
+        ...(planned === undefined
+          ? { status }
+          : { plan: result.reason === 'expiry_updated' ? 'extend' : planned }),
         user: data.user,
         role: data.role.name,
         role_id: data.role.id,
@@ -144,7 +157,7 @@ async function* items(path: string, name: string, rules: RowRules): AsyncGenerat
 }
 
 const grant =
-  (platform: Platform): Worker<Row> =>
+  (platform: Platform, extend: boolean): Worker<Row> =>
   async ({ data }, { signal, idempotencyKey }) => {
     const row = data as GrantRow;
     const body = {
@@ -165,6 +178,21 @@ const grant =
       // The platform refuses a second active assignment: the row is in place already.
       if (!(error instanceof AssignmentExistsError)) throw error;
       const held = error.assignment;
+      if (extend && held?.expires_at !== row.expiresAt) {
+        // An absolute expiry: sending it again (a resumed run) changes nothing more.
+        const moved = await platform.roles.updateAssignment(
+          row.user,
+          row.role.id,
+          { expires_at: row.expiresAt, justification: row.justification },
+          { signal },
+        );
+        return {
+          reason: 'expiry_updated',
+          expires_at: moved.expires_at,
+          previous_expires_at: held?.expires_at ?? null,
+          audit_trail_id: moved.update_audit_trail_id ?? moved.audit_trail_id,
+        };
+      }
       return {
         status: 'skipped',
         reason: 'already_assigned',
@@ -188,13 +216,17 @@ const revoke =
 
 /** --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row. */
 const plan =
-  (platform: Platform, kind: BulkKind): Worker<Row> =>
+  (platform: Platform, kind: BulkKind, extend = false): Worker<Row> =>
   async ({ data: row }, { signal }) => {
     const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
     const active: RoleAssignment | undefined = held.find(
       (a) => a.status === 'active' && a.role_id === row.role.id,
     );
     if (kind === 'assign') {
+      const expiresAt = (row as GrantRow).expiresAt;
+      if (active && extend && active.expires_at !== expiresAt) {
+        return { reason: 'expiry_updated', expires_at: expiresAt, previous_expires_at: active.expires_at };
+      }
       if (active) {
         return {
           status: 'skipped',

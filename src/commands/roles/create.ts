@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { permissionFlag } from './permissions.js';
+import { permissionFlag, withCatalogHint } from './permission-flags.js';
 import { roleFields } from './shared.js';
 
 export interface RolesCreateOptions {
@@ -28,11 +28,13 @@ export function parseRolesCreate(flags: Record<string, unknown>): RolesCreateOpt
 
 export async function runRolesCreate(ctx: Context, options: RolesCreateOptions): Promise<void> {
   const platform = await ctx.platform();
-  const data = await platform.roles.create({
-    name: options.name,
-    ...(options.description === undefined ? {} : { description: options.description }),
-    permissions: options.permissions,
-  });
+  const data = await withCatalogHint(
+    platform.roles.create({
+      name: options.name,
+      ...(options.description === undefined ? {} : { description: options.description }),
+      permissions: options.permissions,
+    }),
+  );
   await ctx.out.record(data, roleFields(data));
   if (!ctx.out.isMachine) ctx.out.success(`created role ${data.name} (${data.id})`);
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { resolveRole } from './shared.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
+import { countHolders, resolveRole } from './shared.js';
 
 export interface RolesDeleteOptions {
   role: string;
@@ -15,16 +15,33 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
   const platform = await ctx.platform();
   const role = await resolveRole(platform, options.role);
   // A built-in role goes straight to the server, whose refusal (builtin_role_immutable) is the answer.
+  let holders: number | undefined;
   if (role.kind === 'custom') {
+    holders = await countHolders(platform, role.id);
+    const who =
+      holders === undefined
+        ? 'Users holding it lose it at once.'
+        : holders === 0
+          ? 'Nobody holds it.'
+          : `${holders.toLocaleString('en')} user${holders === 1 ? ' holds' : 's hold'} it and lose${holders === 1 ? 's' : ''} it at once.`;
     await confirmDestructive(
       ctx,
-      `Delete the custom role ${role.name} (${role.id})? Users holding it lose it at once.`,
+      async () => `Delete the custom role ${role.name} (${role.id}) in ${await tenantLabel(ctx)}? ${who}`,
       `deleting role ${role.name}`,
     );
   }
   const data = await platform.roles.delete(role.id);
-  if (ctx.out.isMachine) await ctx.out.json(data);
-  else ctx.out.success(`deleted role ${data.name} (${data.id}); its assignments no longer grant it`);
+  if (ctx.out.isMachine) {
+    await ctx.out.json(data);
+    return;
+  }
+  const lost =
+    holders === undefined
+      ? ''
+      : holders === 0
+        ? '; nobody held it'
+        : `; its ${holders.toLocaleString('en')} holder${holders === 1 ? '' : 's'} lost it`;
+  ctx.out.success(`deleted role ${data.name} (${data.id})${lost}`);
 }
 
 export function deleteCommand(make: MakeContext): Command {
@@ -33,8 +50,8 @@ export function deleteCommand(make: MakeContext): Command {
     .summary('Delete a custom role')
     .description(
       'Soft-delete a custom role: it disappears from lists and stops granting access at once; ' +
-        'the record stays (with deleted_at) for the audit trail. Asks first on a terminal; needs ' +
-        '--yes otherwise.',
+        'the record stays (with deleted_at) for the audit trail. Asks first on a terminal, saying how ' +
+        'many users hold it and in which tenant; needs --yes otherwise.',
     )
     .argument('<role>', 'role id or name')
     .addHelpText(

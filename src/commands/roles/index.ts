@@ -5,7 +5,9 @@ import { assignmentsCommand } from './assignments.js';
 import { createCommand } from './create.js';
 import { deleteCommand } from './delete.js';
 import { getCommand } from './get.js';
+import { holdersCommand } from './holders.js';
 import { lsCommand } from './ls.js';
+import { permissionsCommand } from './permissions.js';
 import { revokeCommand } from './revoke.js';
 import { updateCommand } from './update.js';
 
@@ -19,5 +21,7 @@ export default function roles(make: MakeContext): Command {
     .addCommand(deleteCommand(make))
     .addCommand(assignCommand(make))
     .addCommand(revokeCommand(make))
-    .addCommand(assignmentsCommand(make));
+    .addCommand(assignmentsCommand(make))
+    .addCommand(holdersCommand(make))
+    .addCommand(permissionsCommand(make));
 }

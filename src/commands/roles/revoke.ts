@@ -3,7 +3,7 @@ import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
-import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { assignmentFields, resolveRole } from './shared.js';
 
@@ -69,10 +69,9 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
   } else {
     role = await resolveRole(platform, options.role);
   }
-  const tenant = ctx.settings().values.tenant ?? 'the tenant';
   await confirmDestructive(
     ctx,
-    `Revoke ${role.name} from ${user} in ${tenant}?`,
+    async () => `Revoke ${role.name} from ${user} in ${await tenantLabel(ctx)}?`,
     `revoking ${role.name} from ${user}`,
   );
   const data = await platform.roles.revoke(user, role.id);

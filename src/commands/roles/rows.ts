@@ -1,10 +1,10 @@
+import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
 import { readInput, recordAt } from '../../bulk/readers.js';
 import { SeenKeys } from '../../bulk/seen.js';
-import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from './expiry.js';
 import { findRole, unknownRole } from './shared.js';
 
 /**

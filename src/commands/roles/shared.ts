@@ -1,7 +1,7 @@
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
-import { NotFoundError, UsageError } from '../../errors.js';
+import { InterruptedError, NotFoundError, SvcError, UsageError } from '../../errors.js';
 import type { Column, Field } from '../../output/output.js';
 import { AssignmentExistsError, RoleNotFoundError, typedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -51,6 +51,10 @@ export const assignmentFields = (a: RoleAssignment): Field[] => {
     ['justification', a.justification],
     ['audit trail id', a.audit_trail_id],
   ];
+  if (a.update_audit_trail_id) {
+    fields.push(['expiry changed', a.updated_at, 'time'], ['expiry changed by', a.updated_by]);
+    fields.push(['update audit trail id', a.update_audit_trail_id]);
+  }
   if (a.revoked_at) {
     fields.push(['revoked', a.revoked_at, 'time'], ['revoked by', a.revoked_by]);
     fields.push(['revocation audit trail id', a.revocation_audit_trail_id]);
@@ -63,6 +67,17 @@ export async function listRoles(platform: Platform, signal?: AbortSignal): Promi
   const roles: Role[] = [];
   for await (const role of platform.roles.listAll({ limit: 200 }, signal ? { signal } : {})) roles.push(role);
   return roles;
+}
+
+/**
+ * Roles for a picker, least privileged first (fewest permissions; ties in catalog order), so the
+ * choice a user makes by pressing Enter is never tenant_admin.
+ */
+export function leastPrivilegedFirst(roles: Role[]): Role[] {
+  return roles
+    .map((role, index) => ({ role, index }))
+    .sort((a, b) => a.role.permissions.length - b.role.permissions.length || a.index - b.index)
+    .map(({ role }) => role);
 }
 
 /** A role from a list, by id first, then by name. */
@@ -93,6 +108,22 @@ export async function resolveRole(platform: Platform, ref: string): Promise<Role
   throw new NotFoundError(`${unknownRole(ref, roles)} in this tenant`, {
     hint: 'see `svc roles ls` for the roles of the tenant',
   });
+}
+
+/**
+ * How many users hold a role now (its active assignments), counted across every page; undefined
+ * when the server cannot say (the listing is the sandbox's, not the reference's: another server
+ * may not have it). A count is said in prompts, never needed to act.
+ */
+export async function countHolders(platform: Platform, roleId: string): Promise<number | undefined> {
+  let count = 0;
+  try {
+    for await (const _ of platform.roles.listAllTenantAssignments({ role_id: roleId, limit: 500 })) count++;
+  } catch (error) {
+    if (error instanceof InterruptedError || !(error instanceof SvcError)) throw error;
+    return undefined;
+  }
+  return count;
 }
 
 /** The tenant of the profile; bulk runs need it for idempotency keys and journals. */

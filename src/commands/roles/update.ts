@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { permissionFlag } from './permissions.js';
+import { permissionFlag, withCatalogHint } from './permission-flags.js';
 import { resolveRole, roleFields } from './shared.js';
 
 export interface RolesUpdateOptions {
@@ -37,12 +37,14 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   const platform = await ctx.platform();
   const role = await resolveRole(platform, options.role);
   // add/remove are applied by the server, so two admins editing at once do not undo each other.
-  const data = await platform.roles.update(role.id, {
-    ...(options.name === undefined ? {} : { name: options.name }),
-    ...(options.description === undefined ? {} : { description: options.description }),
-    ...(options.add.length ? { add_permissions: options.add } : {}),
-    ...(options.remove.length ? { remove_permissions: options.remove } : {}),
-  });
+  const data = await withCatalogHint(
+    platform.roles.update(role.id, {
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...(options.description === undefined ? {} : { description: options.description }),
+      ...(options.add.length ? { add_permissions: options.add } : {}),
+      ...(options.remove.length ? { remove_permissions: options.remove } : {}),
+    }),
+  );
   await ctx.out.record(data, roleFields(data));
   if (!ctx.out.isMachine) ctx.out.success(`updated role ${data.name} (${data.id})`);
 }

@@ -3,7 +3,7 @@ import type { DeliveryFailureCause } from '../../api/constants.js';
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { Column } from '../../output/output.js';
+import type { Column, Field } from '../../output/output.js';
 import { fileErrorReason } from '../../system/input.js';
 import { secretFromText } from '../../system/secret-text.js';
 import { nonEmpty } from '../kit.js';
@@ -76,6 +76,50 @@ export function unixSecondsFlag(flag: string, raw: unknown): number | undefined 
 /** A webhook id given on the command line, or undefined when left out (to be asked for). */
 export function webhookArg(raw: unknown): string | undefined {
   return raw === undefined ? undefined : nonEmpty('WEBHOOK', raw);
+}
+
+/**
+ * Why a delivery failed and what to do about it, for people: the last error, its cause and the
+ * reference's remedy (what `--json` readers find in last_error and last_error_code).
+ */
+export function failureFields(d: {
+  last_error?: string | null;
+  last_error_code?: DeliveryFailureCause | null;
+}): Field[] {
+  if (!d.last_error && !d.last_error_code) return [];
+  const cause = d.last_error_code ?? undefined;
+  return [
+    ['error', d.last_error],
+    ['cause', cause],
+    ['remedy', cause ? (REMEDIES[cause] ?? 'check the target') : undefined],
+  ];
+}
+
+export const webhookFields = (w: Webhook): Field[] => [
+  ['id', w.id],
+  ['url', w.url],
+  ['description', w.description],
+  ['event types', w.event_types?.join(', ')],
+  ['status', w.status],
+  ['max attempts', w.max_attempts],
+  ['created', w.created_at, 'time'],
+  ['updated', w.updated_at, 'time'],
+  ['secret rotated', w.secret_rotated_at, 'time'],
+  ['previous secret until', w.previous_secret_expires_at, 'time'],
+];
+
+/**
+ * An event kind named on the command line. Kinds are open-ended (the reference lists two and
+ * says there are more), so any dotted lowercase name is accepted and the server decides.
+ */
+export function eventTypeArg(flag: string, raw: unknown): string {
+  const value = nonEmpty(flag, raw);
+  if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/.test(value)) {
+    throw new UsageError(
+      `${flag} ${JSON.stringify(value)} is not an event kind (e.g. exception.sla.breached)`,
+    );
+  }
+  return value;
 }
 
 export const WEBHOOK_COLUMNS: Array<Column<Webhook>> = [

@@ -18,6 +18,7 @@ import { type FairCaps, FairQueue } from './fair-queue.js';
 import { MinHeap } from './heap.js';
 import { createAgent, type Dispatcher } from './http.js';
 import { retryDelayMs } from './schedule.js';
+import { injectedOutcome, type TargetFault } from './target-faults.js';
 
 /** Engine settings: SandboxOptions.webhooks, `svc sandbox start --webhook-…`, PUT /_sandbox/webhooks/engine. */
 export interface DeliverySettings {
@@ -79,6 +80,8 @@ export class DeliveryEngine {
   readonly #due = new MinHeap<Due>((a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.seq < b.seq));
   /** Attempts that are due, waiting for a slot. */
   readonly #ready = new FairQueue<DeliveryRecord>(() => fairCaps(this.settings));
+  /** Webhooks whose target fails on purpose (target-faults.ts). */
+  readonly #targetFaults = new Map<string, TargetFault>();
   #dueSeq = 0;
   #sending = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -163,6 +166,16 @@ export class DeliveryEngine {
     if (entry) this.#store.markReplayed(entry, delivery);
     this.#schedule(delivery, this.#clock.now(), true);
     return { delivery, entry };
+  }
+
+  /** Makes a webhook's target fail as `fault` says from its next attempt on; null: the target is itself again. */
+  setTargetFault(webhookId: string, fault: TargetFault | null): void {
+    if (fault) this.#targetFaults.set(webhookId, fault);
+    else this.#targetFaults.delete(webhookId);
+  }
+
+  targetFault(webhookId: string): TargetFault | null {
+    return this.#targetFaults.get(webhookId) ?? null;
   }
 
   /** Re-reads the clock (after POST /_sandbox/clock moved it) and starts what became due. */
@@ -269,18 +282,22 @@ export class DeliveryEngine {
     d.last_attempted_at = startedIso;
     d.next_retry_at = null;
     const started = performance.now();
-    const outcome = await sendAttempt(this.#agentFor(), {
-      url: d.webhook.url,
-      payload: d.event.payload,
-      headers: {
-        [SIGNATURE_HEADER]: signatureHeader(this.#store.signingSecrets(d.webhook), t, d.event.payload),
-        [WEBHOOK_HEADERS.eventId]: d.event.id,
-        [WEBHOOK_HEADERS.eventType]: d.event.type,
-        [WEBHOOK_HEADERS.deliveryId]: d.id,
-        [WEBHOOK_HEADERS.attempt]: String(attempt),
-      },
-      timeoutMs: this.settings.requestTimeoutMs,
-    });
+    const fault = this.#targetFaults.get(d.webhook.id);
+    // An injected outcome is still awaited, so it settles after #pump returns, as a sent one would.
+    const outcome = fault
+      ? await Promise.resolve(injectedOutcome(fault, this.settings.requestTimeoutMs))
+      : await sendAttempt(this.#agentFor(), {
+          url: d.webhook.url,
+          payload: d.event.payload,
+          headers: {
+            [SIGNATURE_HEADER]: signatureHeader(this.#store.signingSecrets(d.webhook), t, d.event.payload),
+            [WEBHOOK_HEADERS.eventId]: d.event.id,
+            [WEBHOOK_HEADERS.eventType]: d.event.type,
+            [WEBHOOK_HEADERS.deliveryId]: d.id,
+            [WEBHOOK_HEADERS.attempt]: String(attempt),
+          },
+          timeoutMs: this.settings.requestTimeoutMs,
+        });
     const duration = Math.round(performance.now() - started);
     this.#sending--;
     this.#ready.done(d.webhook.id);
@@ -301,6 +318,7 @@ export class DeliveryEngine {
     if (outcome.ok) {
       d.delivered_at = this.#clock.iso();
       this.#store.setStatus(d, 'delivered');
+      this.#store.recover(d);
       this.stats.delivered++;
       this.#settle();
     } else {

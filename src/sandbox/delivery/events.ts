@@ -1,7 +1,8 @@
 import type { EventType } from '../../api/constants.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxClock } from '../clock.js';
-import { type DeliveryRecord, seededId, type WebhookRecord, type WebhookStore } from '../domain/webhooks.js';
+import { seededId } from '../domain/webhook-views.js';
+import type { DeliveryRecord, WebhookRecord, WebhookStore } from '../domain/webhooks.js';
 import { randomId } from '../tokens.js';
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;

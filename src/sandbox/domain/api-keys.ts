@@ -26,6 +26,7 @@ export function issueApiKey(
   principal: Principal,
   tenant: Tenant,
   input: { kind: ApiKeyKind; name?: string | undefined; justification?: string | undefined },
+  requestId: string,
 ): { record: ApiKey; key: string } {
   const justification = input.justification?.trim() || null;
   if (input.justification !== undefined || input.kind === 'service_role') {
@@ -48,19 +49,47 @@ export function issueApiKey(
     role.permissions,
     `a ${input.kind} key acts as ${role.name}; you can only issue keys whose permissions you hold`,
   );
-  return state.identity.createApiKey({
+  const issued = state.identity.createApiKey({
     tenant_id: tenant.id,
     kind: input.kind,
     name: input.name ?? `${input.kind === 'publishable' ? 'Publishable' : 'Service-role'} key`,
     created_by: principal.subject,
     justification,
   });
+  const { record } = issued;
+  state.audit.record({
+    tenant_id: tenant.id,
+    action: 'api_key.issued',
+    actor: principal.subject,
+    request_id: requestId,
+    target_type: 'api_key',
+    target_id: record.id,
+    summary: `${record.kind} key ${record.name} (${record.prefix}…) issued`,
+    justification,
+  });
+  return issued;
 }
 
-/** Revokes a key of the tenant at once; revoking twice returns the same record. */
-export function revokeApiKey(state: SandboxState, tenant: Tenant, keyId: string): ApiKey {
+/** Revokes a key of the tenant at once; revoking twice returns the same record (and audits once). */
+export function revokeApiKey(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  keyId: string,
+  requestId: string,
+): ApiKey {
   const key = state.identity.apiKeyById(tenant.id, keyId);
   if (!key) throw notFound(`API key ${keyId}`);
-  key.revoked_at ??= state.clock.iso();
+  if (key.revoked_at !== null) return key;
+  key.revoked_at = state.clock.iso();
+  state.audit.record({
+    tenant_id: tenant.id,
+    action: 'api_key.revoked',
+    actor: principal.subject,
+    request_id: requestId,
+    target_type: 'api_key',
+    target_id: key.id,
+    summary: `${key.kind} key ${key.name} (${key.prefix}…) revoked`,
+  });
   return key;
 }

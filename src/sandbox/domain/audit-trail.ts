@@ -1,47 +1,136 @@
-import type { SandboxState } from '../state.js';
-import type { StoredRecord, SurfaceRecord } from './records.js';
-import type { AuditEntry } from './roles.js';
+import type { AuditAction, AuditTargetType } from '../../api/audit.js';
+import type { SandboxClock } from '../clock.js';
+import { randomId } from '../tokens.js';
+import type { SurfaceRecord } from './records.js';
 
 /**
- * The audit_trail record surface: a read-only view of the tenant's audit entries (role grants,
- * revocations and custom-role changes), shaped like every record so `svc records ls audit_trail`
- * reads it, in the order the entries were written.
+ * The audit trail: one entry per change an administrator makes in a tenant — role grants,
+ * expiry changes and revocations, custom-role changes, API keys issued and revoked, webhooks
+ * and OAuth clients created, changed, re-keyed and deleted. Entries are never changed or
+ * removed. They are read as the audit_trail record surface (GET /v1/audit_trail, with filters)
+ * and by the sandbox control GET /_sandbox/audit-trail.
  */
-function asRecord(entry: AuditEntry): SurfaceRecord {
+export interface AuditEntry {
+  id: string;
+  at: string;
+  tenant_id: string;
+  action: AuditAction;
+  /** Who made the change: a user id or an API key id. */
+  actor: string;
+  request_id: string;
+  /** What was changed: a user (for role grants), a role, an API key, a webhook or an OAuth client. */
+  target_type: AuditTargetType;
+  target_id: string;
+  /** One line saying what happened, for people (the fields below are for programs). */
+  summary: string;
+  user_id: string | null;
+  role_id: string | null;
+  role_name: string | null;
+  expires_at: string | null;
+  /** role.assignment_updated: the expiry before the change (null: it was permanent). */
+  previous_expires_at: string | null;
+  justification: string | null;
+  /** Updates: the names of the fields that changed (never their values, which may be secret). */
+  changes: string[] | null;
+}
+
+export type AuditInput = Pick<
+  AuditEntry,
+  'tenant_id' | 'action' | 'actor' | 'request_id' | 'target_type' | 'target_id' | 'summary'
+> &
+  Partial<
+    Pick<
+      AuditEntry,
+      'user_id' | 'role_id' | 'role_name' | 'expires_at' | 'previous_expires_at' | 'justification' | 'changes'
+    >
+  >;
+
+/** What GET /v1/audit_trail filters on. */
+export interface AuditFilter {
+  /** An action (role.assigned), or a family (role: every role.… action). */
+  action?: string | undefined;
+  actor?: string | undefined;
+  user_id?: string | undefined;
+  role_id?: string | undefined;
+  target_type?: string | undefined;
+  target_id?: string | undefined;
+  sinceMs?: number | undefined;
+  untilMs?: number | undefined;
+}
+
+export class AuditLog {
+  readonly entries: AuditEntry[] = [];
+  readonly #byId = new Map<string, number>();
+  readonly #clock: SandboxClock;
+
+  constructor(clock: SandboxClock) {
+    this.#clock = clock;
+  }
+
+  record(input: AuditInput): AuditEntry {
+    const entry: AuditEntry = {
+      id: randomId('aud'),
+      at: this.#clock.iso(),
+      user_id: null,
+      role_id: null,
+      role_name: null,
+      expires_at: null,
+      previous_expires_at: null,
+      justification: null,
+      changes: null,
+      ...input,
+    };
+    this.#byId.set(entry.id, this.entries.length);
+    this.entries.push(entry);
+    return entry;
+  }
+
+  /** The entry with its position (1-based: the cursor key), if it belongs to the tenant. */
+  get(tenantId: string, id: string): { seq: number; entry: AuditEntry } | undefined {
+    const index = this.#byId.get(id);
+    const entry = index === undefined ? undefined : this.entries[index];
+    return entry && entry.tenant_id === tenantId ? { seq: index! + 1, entry } : undefined;
+  }
+
+  /** The tenant's entries that match, oldest first, with their positions. */
+  matching(tenantId: string, filter: AuditFilter = {}): Array<{ seq: number; entry: AuditEntry }> {
+    const out: Array<{ seq: number; entry: AuditEntry }> = [];
+    this.entries.forEach((entry, index) => {
+      if (entry.tenant_id === tenantId && matches(entry, filter)) out.push({ seq: index + 1, entry });
+    });
+    return out;
+  }
+}
+
+function matches(e: AuditEntry, f: AuditFilter): boolean {
+  const at = Date.parse(e.at);
+  return (
+    (f.action === undefined ||
+      e.action === f.action ||
+      (!f.action.includes('.') && e.action.startsWith(`${f.action}.`))) &&
+    (f.actor === undefined || e.actor === f.actor) &&
+    (f.user_id === undefined || e.user_id === f.user_id) &&
+    (f.role_id === undefined || e.role_id === f.role_id) &&
+    (f.target_type === undefined || e.target_type === f.target_type) &&
+    (f.target_id === undefined || e.target_id === f.target_id) &&
+    (f.sinceMs === undefined || at >= f.sinceMs) &&
+    (f.untilMs === undefined || at < f.untilMs)
+  );
+}
+
+/** An entry as a record of the audit_trail surface: the record fields, then the entry's own. */
+export function auditRecord(entry: AuditEntry): SurfaceRecord {
+  const { id, at, tenant_id, ...fields } = entry;
   return {
-    id: entry.id,
+    id,
     surface: 'audit_trail',
-    tenant_id: entry.tenant_id,
-    created_at: entry.at,
-    updated_at: entry.at,
+    tenant_id,
+    created_at: at,
+    updated_at: at,
     created_by: entry.actor,
     soft_delete: false,
     deleted_at: null,
     purge_at: null,
-    action: entry.action,
-    actor: entry.actor,
-    user_id: entry.user_id,
-    role_id: entry.role_id,
-    role_name: entry.role_name,
-    expires_at: entry.expires_at,
-    justification: entry.justification,
-    request_id: entry.request_id,
+    ...fields,
   };
-}
-
-export function auditTrailRecords(state: SandboxState, tenantId: string): StoredRecord[] {
-  const out: StoredRecord[] = [];
-  state.roles.audit.forEach((entry, index) => {
-    if (entry.tenant_id === tenantId) out.push({ seq: index + 1, record: asRecord(entry) });
-  });
-  return out;
-}
-
-export function auditTrailRecord(
-  state: SandboxState,
-  tenantId: string,
-  id: string,
-): SurfaceRecord | undefined {
-  const entry = state.roles.audit.find((e) => e.id === id && e.tenant_id === tenantId);
-  return entry ? asRecord(entry) : undefined;
 }

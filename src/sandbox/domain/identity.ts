@@ -45,6 +45,12 @@ export interface Assignment {
   justification?: string | null;
   revoked_by?: string | null;
   revocation_audit_trail_id?: string | null;
+  /** The last change of the expiry (PATCH /v1/users/{id}/roles/{roleId}). */
+  updated_at?: string | null;
+  updated_by?: string | null;
+  update_audit_trail_id?: string | null;
+  /** Position in the tenant's assignments (1-based, creation order): the cursor key of lists. */
+  seq?: number;
 }
 
 export type ApiKeyKind = 'publishable' | 'service_role';
@@ -95,8 +101,11 @@ export class IdentityStore {
   readonly tenants: Tenant[] = [];
   readonly assignments: Assignment[] = [];
   readonly #byUserTenant = new Map<string, Assignment[]>();
+  readonly #byTenant = new Map<string, Assignment[]>();
   readonly #tenantsOfUser = new Map<string, Set<string>>();
   readonly apiKeys = new Map<string, ApiKey>();
+  /** Each organisation's users sorted by id, made on first use after a change (GET /v1/users). */
+  readonly #usersByOrg = new Map<string, User[]>();
   readonly #clock: SandboxClock;
   /** Whether a role still grants anything (set by SandboxState: a soft-deleted custom role does not). */
   roleIsLive: (tenantId: string, roleId: string) => boolean = () => true;
@@ -112,7 +121,20 @@ export class IdentityStore {
 
   addUser(user: User): User {
     this.users.set(user.id, user);
+    this.#usersByOrg.delete(user.org_id);
     return user;
+  }
+
+  /** The organisation's users, sorted by id. */
+  usersOf(orgId: string): readonly User[] {
+    let sorted = this.#usersByOrg.get(orgId);
+    if (!sorted) {
+      sorted = [...this.users.values()]
+        .filter((u) => u.org_id === orgId)
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      this.#usersByOrg.set(orgId, sorted);
+    }
+    return sorted;
   }
 
   addTenant(tenant: Omit<Tenant, 'createdMs'>): Tenant {
@@ -142,6 +164,10 @@ export class IdentityStore {
   ): Assignment {
     const record: Assignment = { audit_trail_id: randomId('aud'), revoked_at: null, ...assignment };
     this.assignments.push(record);
+    const ofTenant = this.#byTenant.get(record.tenant_id);
+    record.seq = (ofTenant?.length ?? 0) + 1;
+    if (ofTenant) ofTenant.push(record);
+    else this.#byTenant.set(record.tenant_id, [record]);
     const key = `${record.user_id}|${record.tenant_id}`;
     const list = this.#byUserTenant.get(key);
     if (list) list.push(record);
@@ -166,6 +192,11 @@ export class IdentityStore {
     assignment.revoked_by = revokedBy;
     assignment.revocation_audit_trail_id = auditTrailId;
     return assignment;
+  }
+
+  /** Every assignment ever made in the tenant, in creation order (`seq`). */
+  assignmentsIn(tenantId: string): Assignment[] {
+    return this.#byTenant.get(tenantId) ?? [];
   }
 
   assignmentsOf(userId: string, tenantId: string): Assignment[] {

@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES, type OAuthGrantType } from '../../api/constants.js';
-import type { OAuthClient, OAuthClientCreateBody } from '../../api/schemas/oauth.js';
+import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../../api/constants.js';
+import type { OAuthClient } from '../../api/schemas/oauth.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
 import { DeviceAuthorizations } from './device-authorization.js';
-import { badRequest } from './errors.js';
 import { hashKey } from './identity.js';
+import type { ClientInput } from './oauth-client-rules.js';
 
 /** The seeded first-party client of the svc CLI: a public client (PKCE, no secret; RFC 8252). */
 export const CLI_CLIENT_ID = 'svc-cli';
@@ -55,93 +55,6 @@ export interface ConsentTicket {
 
 export function sha256(value: string): Buffer {
   return createHash('sha256').update(value).digest();
-}
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
-/** Why a redirect URI cannot be registered, or undefined when it can. */
-export function redirectUriProblem(uri: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'is not an absolute URI';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http on loopback)';
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
-    return 'may use http only on a loopback host (127.0.0.1, [::1], localhost)';
-  if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
-  if (url.username !== '' || url.password !== '') return 'must not contain user information';
-  return undefined;
-}
-
-/**
- * Exact match, except that a loopback http redirect may use any port (RFC 8252 §7.3): native
- * apps listen on an ephemeral port chosen at run time.
- */
-export function redirectUriMatches(registered: string, given: string): boolean {
-  if (registered === given) return true;
-  let r: URL;
-  let g: URL;
-  try {
-    r = new URL(registered);
-    g = new URL(given);
-  } catch {
-    return false;
-  }
-  if (r.protocol !== 'http:' || g.protocol !== 'http:' || !isLoopbackHost(r.hostname)) return false;
-  if (g.hash !== '' || given.includes('#') || g.username !== '' || g.password !== '') return false;
-  return r.hostname === g.hostname && r.pathname === g.pathname && r.search === g.search;
-}
-
-export interface ClientInput {
-  name: string;
-  description: string;
-  redirect_uris: string[];
-  grant_types: OAuthGrantType[];
-  scopes: string[];
-  token_lifetime_seconds: number;
-  refresh_token_lifetime_seconds: number;
-  pkce_required: boolean;
-}
-
-/**
- * A client as a creation request describes it, with the defaults filled in and the rules the
- * schema cannot say checked: redirect URIs (absolute, https or loopback http, no fragment),
- * refresh_token only with authorization_code, a refresh token that outlives its access token.
- */
-export function clientInput(body: OAuthClientCreateBody): ClientInput {
-  const details = body.redirect_uris.flatMap((uri, i) => {
-    const problem = redirectUriProblem(uri);
-    return problem ? [{ field: `redirect_uris.${i}`, message: `${JSON.stringify(uri)} ${problem}` }] : [];
-  });
-  const grantTypes = (body.grant_types ?? [...OAUTH_GRANT_TYPES]) as OAuthGrantType[];
-  if (!grantTypes.includes('authorization_code')) {
-    details.push({ field: 'grant_types', message: 'refresh_token needs authorization_code' });
-  }
-  const tokenLifetime = body.token_lifetime_seconds ?? OAUTH_LIMITS.tokenLifetime.default;
-  const refreshLifetime = body.refresh_token_lifetime_seconds ?? OAUTH_LIMITS.refreshTokenLifetime.default;
-  if (refreshLifetime < tokenLifetime) {
-    details.push({
-      field: 'refresh_token_lifetime_seconds',
-      message: 'must be at least token_lifetime_seconds',
-    });
-  }
-  if (details.length > 0) throw badRequest(`${details[0]!.field} ${details[0]!.message}`, details);
-  return {
-    name: body.name,
-    description: body.description ?? '',
-    redirect_uris: body.redirect_uris,
-    grant_types: grantTypes,
-    scopes: body.scopes,
-    token_lifetime_seconds: tokenLifetime,
-    refresh_token_lifetime_seconds: refreshLifetime,
-    pkce_required: body.pkce_required ?? true,
-  };
 }
 
 export interface GrantCounts {
@@ -204,6 +117,21 @@ export class OAuthStore {
     };
     this.clients.set(client.client_id, client);
     return { client, secret };
+  }
+
+  /** Applies a checked update (clientUpdate); tokens already issued keep their lifetimes. */
+  updateClient(client: OAuthClientRecord, input: ClientInput): OAuthClientRecord {
+    Object.assign(client, input);
+    return client;
+  }
+
+  /**
+   * Removes a client: its secret, refresh tokens and codes stop working at once, and its access
+   * tokens are refused on their next call (the auth plugin looks the client up on every call).
+   */
+  deleteClient(client: OAuthClientRecord): string {
+    this.clients.delete(client.client_id);
+    return this.#clock.iso();
   }
 
   /** A new secret replaces the old one at once; tokens already issued stay valid. */

@@ -4,7 +4,7 @@ import type { Principal } from '../types.js';
 import { requireHeld } from './authorization.js';
 import { notFound } from './errors.js';
 import type { Tenant } from './identity.js';
-import type { AuditAction, Role } from './roles.js';
+import type { Role } from './roles.js';
 
 /**
  * Custom roles as a caller changes them: the store's rules (names, catalog, built-ins immutable)
@@ -17,21 +17,23 @@ const WIDEN = 'you can only put into a role permissions you hold yourself';
 function audit(
   state: SandboxState,
   tenant: Tenant,
-  action: AuditAction,
+  verb: 'created' | 'updated' | 'deleted',
   role: Role,
   actor: string,
   requestId: string,
+  changes: string[] | null = null,
 ) {
-  state.roles.recordAudit({
+  state.audit.record({
     tenant_id: tenant.id,
-    action,
+    action: `role.${verb}`,
     actor,
-    user_id: null,
+    request_id: requestId,
+    target_type: 'role',
+    target_id: role.id,
+    summary: `custom role ${role.name} ${verb}${changes ? ` (${changes.join(', ')})` : ''}`,
     role_id: role.id,
     role_name: role.name,
-    expires_at: null,
-    justification: null,
-    request_id: requestId,
+    changes,
   });
 }
 
@@ -51,7 +53,7 @@ export function createRole(
   const role = state.roles.create(tenant.id, input, principal.subject, (added) =>
     requireHeld(state, principal, tenant.id, added, WIDEN),
   );
-  audit(state, tenant, 'role.created', role, principal.subject, requestId);
+  audit(state, tenant, 'created', role, principal.subject, requestId);
   return role;
 }
 
@@ -69,7 +71,8 @@ export function updateRole(
   if (renamed) {
     for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
   }
-  audit(state, tenant, 'role.updated', role, principal.subject, requestId);
+  const changes = Object.keys(change).filter((k) => (change as Record<string, unknown>)[k] !== undefined);
+  audit(state, tenant, 'updated', role, principal.subject, requestId, changes);
   return role;
 }
 
@@ -81,6 +84,6 @@ export function deleteRole(
   requestId: string,
 ): Role {
   const role = state.roles.softDelete(findRole(state, tenant, id));
-  audit(state, tenant, 'role.deleted', role, principal.subject, requestId);
+  audit(state, tenant, 'deleted', role, principal.subject, requestId);
   return role;
 }

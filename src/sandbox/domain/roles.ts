@@ -13,23 +13,6 @@ interface StoredRole {
 
 const BUILTIN_BY_ID = new Map(BUILTIN_ROLES.map((role, i) => [role.id, { seq: i, role }]));
 
-export type AuditAction = 'role.assigned' | 'role.revoked' | 'role.created' | 'role.updated' | 'role.deleted';
-
-/** An audit-trail entry: one per assignment and revocation (and per change to a custom role). */
-export interface AuditEntry {
-  id: string;
-  at: string;
-  tenant_id: string;
-  action: AuditAction;
-  actor: string;
-  user_id: string | null;
-  role_id: string;
-  role_name: string;
-  expires_at: string | null;
-  justification: string | null;
-  request_id: string;
-}
-
 /** Checks permission strings against the catalog: 400 unknown_permission naming each unknown one. */
 export function checkPermissions(permissions: string[], field = 'permissions'): void {
   const unknown = permissions.filter((p) => !(p in PERMISSION_CATALOG));
@@ -37,7 +20,7 @@ export function checkPermissions(permissions: string[], field = 'permissions'): 
   const described = unknown.map((p) => `${p}${didYouMean(p, ALL_PERMISSIONS)}`);
   throw new DomainError(
     'unknown_permission',
-    `unknown permission${unknown.length > 1 ? 's' : ''} ${described.join(', ')}; see x-permission-catalog in the OpenAPI document`,
+    `unknown permission${unknown.length > 1 ? 's' : ''} ${described.join(', ')}; GET /v1/permissions lists the catalog`,
     unknown.map((p) => ({
       field,
       message: `${p} is not in the permission catalog${didYouMean(p, ALL_PERMISSIONS)}`,
@@ -47,12 +30,11 @@ export function checkPermissions(permissions: string[], field = 'permissions'): 
 
 /**
  * Built-in roles (the same in every tenant, immutable), custom roles per tenant (soft-deleted,
- * never removed), and the audit trail of role changes and assignments.
+ * never removed).
  */
 export class RoleStore {
   readonly #custom = new Map<string, StoredRole>();
   readonly #byTenant = new Map<string, StoredRole[]>();
-  readonly audit: AuditEntry[] = [];
   readonly #clock: SandboxClock;
   #seq = 1000;
 
@@ -215,12 +197,6 @@ export class RoleStore {
     role.deleted_at = this.#clock.iso();
     role.updated_at = role.deleted_at;
     return role;
-  }
-
-  recordAudit(entry: Omit<AuditEntry, 'id' | 'at'>): AuditEntry {
-    const record: AuditEntry = { id: randomId('aud'), at: this.#clock.iso(), ...entry };
-    this.audit.push(record);
-    return record;
   }
 }
 

@@ -1,4 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+// Over 300 lines on purpose: one store keeps webhooks, events, deliveries, their counts and the
+// dead-letter queue, whose indexes must change together (a status change moves a count; a
+// recovery touches deliveries and queue entries). Views are in webhook-views.ts.
+import { randomBytes } from 'node:crypto';
 import type {
   DeliveryFailureCause,
   DeliveryStatus,
@@ -6,7 +9,7 @@ import type {
   DlqStatus,
   EventType,
 } from '../../api/constants.js';
-import type { DeliveryAttempt, DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { DeliveryAttempt } from '../../api/schemas/webhooks.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
 import { conflict } from './errors.js';
@@ -70,6 +73,8 @@ export interface DeliveryRecord {
   created_at: string;
   delivered_at: string | null;
   replay_of: string | null;
+  /** status recovered: the replay that was delivered. */
+  recovered_by: string | null;
   attempts: DeliveryAttempt[];
   /** An attempt is on the wire. */
   sending: boolean;
@@ -86,6 +91,7 @@ export interface DlqRecord {
   last_replayed_at: string | null;
   last_replay_delivery_id: string | null;
   discarded_at: string | null;
+  recovered_by: string | null;
   seq: number;
 }
 
@@ -104,6 +110,8 @@ export class WebhookStore {
   readonly #byTenant = new Map<string, WebhookRecord[]>();
   readonly #deliveries = new Map<string, DeliveryRecord>();
   readonly #deliveriesOf = new Map<string, DeliveryRecord[]>();
+  /** Deliveries of one event to one webhook (the original and its replays), by `webhook|event`. */
+  readonly #ofEvent = new Map<string, DeliveryRecord[]>();
   readonly #counts = new Map<string, Counts>();
   readonly #dlqOf = new Map<string, DlqRecord[]>();
   readonly #dlqByDelivery = new Map<string, DlqRecord>();
@@ -150,7 +158,7 @@ export class WebhookStore {
     const list = this.#byTenant.get(tenantId);
     if (list) list.push(record);
     else this.#byTenant.set(tenantId, [record]);
-    this.#counts.set(record.id, { pending: 0, retrying: 0, delivered: 0, failed: 0 });
+    this.#counts.set(record.id, { pending: 0, retrying: 0, delivered: 0, failed: 0, recovered: 0 });
     return record;
   }
 
@@ -276,6 +284,7 @@ export class WebhookStore {
       created_at: options.createdAt ?? this.#clock.iso(),
       delivered_at: null,
       replay_of: options.replayOf ?? null,
+      recovered_by: null,
       attempts: [],
       sending: false,
       seq: ++this.#seq,
@@ -284,6 +293,10 @@ export class WebhookStore {
     const list = this.#deliveriesOf.get(webhook.id);
     if (list) list.push(delivery);
     else this.#deliveriesOf.set(webhook.id, [delivery]);
+    const key = `${webhook.id}|${event.id}`;
+    const same = this.#ofEvent.get(key);
+    if (same) same.push(delivery);
+    else this.#ofEvent.set(key, [delivery]);
     this.#counts.get(webhook.id)!.pending++;
     return delivery;
   }
@@ -306,13 +319,45 @@ export class WebhookStore {
     delivery.status = status;
   }
 
-  summary(webhookId: string): { total: number; delivered: number; failed: number; in_flight: number } {
-    const c = this.#counts.get(webhookId) ?? { pending: 0, retrying: 0, delivered: 0, failed: 0 };
+  /**
+   * A delivered delivery recovers every failed delivery of the same event to the same webhook
+   * (the original a replay replays, failed replays of it): the event reached its target, so they
+   * are not counted as failures any more, and their dead-letter entries still queued leave the
+   * queue (replaying them would deliver the event twice). Their history stays as it was.
+   */
+  recover(delivered: DeliveryRecord): void {
+    for (const d of this.#ofEvent.get(`${delivered.webhook.id}|${delivered.event.id}`) ?? []) {
+      if (d === delivered || d.status !== 'failed') continue;
+      this.setStatus(d, 'recovered');
+      d.recovered_by = delivered.id;
+      const entry = this.#dlqByDelivery.get(d.id);
+      if (entry?.status === 'queued') {
+        entry.status = 'recovered';
+        entry.recovered_by = delivered.id;
+      }
+    }
+  }
+
+  summary(webhookId: string): {
+    total: number;
+    delivered: number;
+    failed: number;
+    in_flight: number;
+    recovered: number;
+  } {
+    const c = this.#counts.get(webhookId) ?? {
+      pending: 0,
+      retrying: 0,
+      delivered: 0,
+      failed: 0,
+      recovered: 0,
+    };
     return {
-      total: c.pending + c.retrying + c.delivered + c.failed,
+      total: c.pending + c.retrying + c.delivered + c.failed + c.recovered,
       delivered: c.delivered,
       failed: c.failed,
       in_flight: c.pending + c.retrying,
+      recovered: c.recovered,
     };
   }
 
@@ -352,6 +397,7 @@ export class WebhookStore {
       last_replayed_at: null,
       last_replay_delivery_id: null,
       discarded_at: null,
+      recovered_by: null,
       seq: ++this.#seq,
     };
     const list = this.#dlqOf.get(delivery.webhook.id);
@@ -415,71 +461,3 @@ export class WebhookStore {
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
-
-// ── API views ─────────────────────────────────────────────────────────────────────────────
-
-export function webhookView(w: WebhookRecord): Webhook {
-  return {
-    id: w.id,
-    url: w.url,
-    description: w.description,
-    event_types: w.event_types,
-    status: w.status,
-    max_attempts: w.max_attempts,
-    created_at: w.created_at,
-    updated_at: w.updated_at,
-    secret_rotated_at: w.secret_rotated_at,
-    previous_secret_expires_at: w.previous_secret_expires_at,
-  };
-}
-
-export function deliveryView(d: DeliveryRecord): WebhookDelivery {
-  return {
-    id: d.id,
-    webhook_id: d.webhook.id,
-    event_type: d.event.type,
-    event_id: d.event.id,
-    attempt_count: d.attempt_count,
-    max_attempts: d.max_attempts,
-    status: d.status,
-    last_status_code: d.last_status_code,
-    last_error: d.last_error,
-    last_error_code: d.last_error_code,
-    first_attempted_at: d.first_attempted_at,
-    last_attempted_at: d.last_attempted_at,
-    next_retry_at: d.next_retry_at,
-    payload_size_bytes: d.event.payload.length,
-    created_at: d.created_at,
-    delivered_at: d.delivered_at,
-    replay_of: d.replay_of,
-  };
-}
-
-export function dlqView(e: DlqRecord): DlqEntry {
-  const d = e.delivery;
-  return {
-    id: e.id,
-    webhook_id: d.webhook.id,
-    delivery_id: d.id,
-    event_id: d.event.id,
-    event_type: d.event.type,
-    status: e.status,
-    attempt_count: d.attempt_count,
-    last_status_code: d.last_status_code,
-    last_error: d.last_error,
-    last_error_code: d.last_error_code,
-    payload_size_bytes: d.event.payload.length,
-    first_attempted_at: d.first_attempted_at,
-    last_attempted_at: d.last_attempted_at,
-    dead_lettered_at: e.dead_lettered_at,
-    replay_count: e.replay_count,
-    last_replayed_at: e.last_replayed_at,
-    last_replay_delivery_id: e.last_replay_delivery_id,
-    discarded_at: e.discarded_at,
-  };
-}
-
-/** A stable id for seeded objects, so demo ids do not change between runs. */
-export function seededId(prefix: string, name: string): string {
-  return `${prefix}_${createHash('sha1').update(`svc-sandbox:${prefix}:${name}`).digest('hex').slice(0, 24)}`;
-}

@@ -49,14 +49,17 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
   const clientId = typeof claims.client_id === 'string' ? claims.client_id : null;
   let tenantIds = claims.tenants.map((t) => t.id);
   let clientTenantId: string | null = null;
+  let scopes = scope === undefined ? null : scope.split(' ').filter(Boolean);
   if (clientId !== null) {
     // The client as it is now: a token of a client that is gone is no token; a client created
-    // in a tenant acts there and nowhere else, whatever its token says.
+    // in a tenant acts there and nowhere else, whatever its token says; scopes taken from the
+    // client since the token was issued are gone from the token too.
     const client = state.oauth.clients.get(clientId);
     if (!client)
       throw new ApiProblem(401, 'invalid_token', 'the OAuth client of this token no longer exists');
     clientTenantId = client.tenant_id;
     if (clientTenantId !== null) tenantIds = tenantIds.filter((id) => id === clientTenantId);
+    if (scopes !== null) scopes = scopes.filter((s) => client.scopes.includes(s));
   }
   return {
     kind: scope === undefined ? 'jwt' : 'oauth_access_token',
@@ -64,7 +67,7 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
     user,
     tenantIds,
     orgId: user.org_id,
-    scopes: scope === undefined ? null : scope.split(' ').filter(Boolean),
+    scopes,
     expiresAtMs: claims.exp * 1000,
     fixedRoles: null,
     clientId,

@@ -34,11 +34,17 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
     },
     async (request, reply) => {
       const { kind, name, justification } = request.body;
-      const { record, key } = issueApiKey(state, request.principal!, request.tenant!, {
-        kind,
-        name,
-        justification,
-      });
+      const { record, key } = issueApiKey(
+        state,
+        request.principal!,
+        request.tenant!,
+        {
+          kind,
+          name,
+          justification,
+        },
+        request.id,
+      );
       return reply.code(201).send({ ...publicKey(record), key, warning: API_KEY_WARNING });
     },
   );
@@ -67,11 +73,12 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
         tags,
         summary: 'Revoke an API key',
         description:
-          'Not in the reference. The key stops working at once; revoking twice returns the same record.',
+          'Not in the reference. The key stops working at once (an audit-trail entry says who revoked it); revoking twice returns the same record.',
         params: ApiKeyItemParams,
         response: { 200: { $ref: 'ApiKey#' }, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => publicKey(revokeApiKey(state, request.tenant!, request.params.keyId)),
+    async (request) =>
+      publicKey(revokeApiKey(state, request.principal!, request.tenant!, request.params.keyId, request.id)),
   );
 }

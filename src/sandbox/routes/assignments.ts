@@ -2,12 +2,22 @@ import type { FastifyInstance } from 'fastify';
 import {
   AssignmentCreateBody,
   AssignmentListQuery,
+  AssignmentUpdateBody,
   RoleAssignmentList,
   RoleAssignment as RoleAssignmentSchema,
+  TenantAssignmentList,
+  TenantAssignmentListQuery,
   UserParams,
   UserRoleParams,
 } from '../../api/schemas/roles.js';
-import { assignRole, listAssignments, revokeRole } from '../domain/grants.js';
+import {
+  assignRole,
+  listAssignments,
+  listTenantAssignments,
+  revokeRole,
+  updateAssignment,
+} from '../domain/grants.js';
+import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 
 const tags = ['role assignments'];
@@ -53,7 +63,7 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
           'role (400 role_not_assignable); a deleted role: 409 role_deleted. expires_at, when given, must be in the future ' +
           '(400 invalid_expiry); without it the assignment is permanent. assigned_by is the caller. Each assignment writes an ' +
           'audit-trail entry (audit_trail_id). A duplicate of an active assignment (same user and role) is refused with ' +
-          '409 assignment_exists, whose details[0].assignment is the assignment in place: change an expiry by revoking first. ' +
+          '409 assignment_exists, whose details[0].assignment is the assignment in place: change its expiry with PATCH. ' +
           'Answers 201 with the assignment.',
         params: UserParams,
         body: AssignmentCreateBody,
@@ -72,6 +82,80 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
       );
       return reply.code(201).send(assignment);
     },
+  );
+
+  app.get<{ Querystring: TenantAssignmentListQuery }>(
+    '/v1/role-assignments',
+    {
+      config: { operation: 'role_assignments_list' },
+      schema: {
+        tags,
+        summary: "List the tenant's role assignments (a role's holders)",
+        description:
+          'Not in the reference: every assignment of the tenant, oldest first, cursor-paged — the holders of a role with ' +
+          "role_id, one user's with user_id. Active assignments only unless include_inactive=true (then status says why one " +
+          'no longer grants its role). An unknown role or user is 404, never an empty list.',
+        querystring: TenantAssignmentListQuery,
+        response: { 200: TenantAssignmentList, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const limit = q.limit ?? 100;
+      const includeInactive = q.include_inactive === true;
+      const fingerprint = filterFingerprint({
+        what: 'assignments',
+        role: q.role_id,
+        user: q.user_id,
+        includeInactive,
+      });
+      const after = q.cursor ? decodeCursor(q.cursor, fingerprint).k : undefined;
+      const { page, more, lastSeq } = listTenantAssignments(
+        state,
+        request.tenant!,
+        { roleId: q.role_id, userId: q.user_id, includeInactive },
+        limit,
+        after,
+      );
+      const last = page[page.length - 1];
+      return {
+        items: page,
+        next_cursor:
+          more && last && lastSeq !== undefined
+            ? encodeCursor({ k: lastSeq, i: `${last.user_id}/${last.role_id}` }, fingerprint)
+            : null,
+      };
+    },
+  );
+
+  app.patch<{ Params: { id: string; roleId: string }; Body: AssignmentUpdateBody }>(
+    '/v1/users/:id/roles/:roleId',
+    {
+      config: { operation: 'user_roles_update' },
+      schema: {
+        tags,
+        summary: "Change the expiry of a user's role assignment",
+        description:
+          'Not in the reference: extends or shortens the active assignment of the role (expires_at in the future, 400 ' +
+          'invalid_expiry otherwise; null makes it permanent), with a justification (400 justification_required when blank). ' +
+          'The caller must hold every permission of the role live in the tenant (403 insufficient_permission). Writes an ' +
+          'audit-trail entry (role.assignment_updated, with the previous expiry), named in update_audit_trail_id; the ' +
+          'expiry it already has changes nothing. No active assignment: 404 assignment_not_found. Answers 200 with the assignment.',
+        params: UserRoleParams,
+        body: AssignmentUpdateBody,
+        response: { 200: RoleAssignmentSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      updateAssignment(
+        state,
+        request.principal!,
+        request.tenant!,
+        request.params.id,
+        request.params.roleId,
+        request.body,
+        request.id,
+      ),
   );
 
   app.delete<{ Params: { id: string; roleId: string } }>(

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import apiKeyRoutes from './api-keys.js';
 import assignmentRoutes from './assignments.js';
+import auditTrailRoutes from './audit-trail.js';
 import type { RouteContext } from './context.js';
 import controlRoutes from './control.js';
 import meRoutes from './me.js';
@@ -13,7 +14,10 @@ import oauthTokenRoutes from './oauth-token.js';
 import recordRoutes from './records.js';
 import roleRoutes from './roles.js';
 import roleControlRoutes from './roles-control.js';
+import targetControlRoutes from './target-control.js';
 import tenantRoutes from './tenants.js';
+import userRoutes from './users.js';
+import webhookDeliveryRoutes from './webhook-deliveries.js';
 import webhookRoutes from './webhooks.js';
 import webhookControlRoutes from './webhooks-control.js';
 
@@ -30,9 +34,13 @@ export const ROUTE_MODULES: Array<(app: FastifyInstance, ctx: RouteContext) => v
   oauthControlRoutes,
   oauthServerRoutes,
   webhookRoutes,
+  webhookDeliveryRoutes,
   webhookControlRoutes,
+  targetControlRoutes,
   roleRoutes,
   assignmentRoutes,
+  userRoutes,
   roleControlRoutes,
+  auditTrailRoutes,
   recordRoutes,
 ];

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
-import { type ConsentTicket, redirectUriMatches } from '../domain/oauth.js';
+import type { ConsentTicket } from '../domain/oauth.js';
+import { redirectUriMatches } from '../domain/oauth-client-rules.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
 import { eligibleUsers, findUser, sendConsent } from './oauth-consent.js';

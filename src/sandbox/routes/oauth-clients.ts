@@ -1,13 +1,18 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   OAuthClientCreateBody,
+  OAuthClientDeleted,
   OAuthClientList,
   OAuthClientParams,
+  OAuthClientUpdateBody,
   OAuthClientWithSecret,
   RotateSecretBody,
 } from '../../api/schemas/oauth.js';
 import { notFound } from '../domain/errors.js';
-import { clientInput, type OAuthClientRecord, publicClient } from '../domain/oauth.js';
+import { type OAuthClientRecord, publicClient } from '../domain/oauth.js';
+import { clientInput, clientUpdate } from '../domain/oauth-client-rules.js';
+import type { SandboxState } from '../state.js';
+import { auditChange } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
 
 const WARNING =
@@ -15,6 +20,23 @@ const WARNING =
 
 function withSecret(client: OAuthClientRecord, secret: string) {
   return { ...publicClient(client), client_secret: secret, warning: WARNING };
+}
+
+function audit(
+  state: SandboxState,
+  request: FastifyRequest,
+  client: OAuthClientRecord,
+  verb: 'created' | 'updated' | 'deleted' | 'secret_rotated',
+  changes: string[] | null = null,
+): void {
+  const what = verb === 'secret_rotated' ? 'secret rotated' : verb;
+  auditChange(state, request, {
+    action: `oauth_client.${verb}`,
+    target_type: 'oauth_client',
+    target_id: client.client_id,
+    summary: `OAuth client ${client.name} (${client.client_id}) ${what}${changes ? ` (${changes.join(', ')})` : ''}`,
+    changes,
+  });
 }
 
 export default function oauthClientRoutes(app: FastifyInstance, { state }: RouteContext): void {
@@ -48,6 +70,7 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
         clientInput(request.body),
         request.principal!.subject,
       );
+      audit(state, request, client, 'created');
       return reply.code(201).send(withSecret(client, secret));
     },
   );
@@ -104,7 +127,58 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
     },
     async (request) => {
       const client = clientOf(request.tenant!.id, request.params.client_id);
-      return withSecret(client, state.oauth.rotateSecret(client));
+      const secret = state.oauth.rotateSecret(client);
+      audit(state, request, client, 'secret_rotated');
+      return withSecret(client, secret);
+    },
+  );
+
+  app.patch<{ Params: { client_id: string }; Body: OAuthClientUpdateBody }>(
+    '/v1/oauth/clients/:client_id',
+    {
+      config: { operation: 'oauth_clients_update' },
+      schema: {
+        tags: ['oauth'],
+        summary: 'Update an OAuth client',
+        description:
+          'Not in the reference. Any registration field (name, description, redirect_uris, grant_types, scopes, lifetimes, ' +
+          'pkce_required); arrays replace. The client as changed is checked like a new one (400 with details). Redirect URIs and ' +
+          "PKCE apply to authorizations started afterwards, lifetimes to tokens issued afterwards; scopes removed are gone from the client's " +
+          'tokens at their next call. Writes an audit-trail entry naming the changed fields. Never returns the secret.',
+        params: OAuthClientParams,
+        body: OAuthClientUpdateBody,
+        response: { 200: { $ref: 'OAuthClient#' }, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const client = clientOf(request.tenant!.id, request.params.client_id);
+      const { input, changes } = clientUpdate(client, request.body);
+      state.oauth.updateClient(client, input);
+      if (changes.length > 0) audit(state, request, client, 'updated', changes);
+      return publicClient(client);
+    },
+  );
+
+  app.delete<{ Params: { client_id: string } }>(
+    '/v1/oauth/clients/:client_id',
+    {
+      config: { operation: 'oauth_clients_delete' },
+      schema: {
+        tags: ['oauth'],
+        summary: 'Delete an OAuth client',
+        description:
+          'Not in the reference. The client is removed: its secret stops working, its refresh tokens and unused codes are ' +
+          'refused (invalid_client), and its access tokens are refused on their next call (401 invalid_token). Deleting it ' +
+          'again is 404. Writes an audit-trail entry.',
+        params: OAuthClientParams,
+        response: { 200: OAuthClientDeleted, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const client = clientOf(request.tenant!.id, request.params.client_id);
+      const deletedAt = state.oauth.deleteClient(client);
+      audit(state, request, client, 'deleted');
+      return { client_id: client.client_id, deleted: true as const, deleted_at: deletedAt };
     },
   );
 }

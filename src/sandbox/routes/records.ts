@@ -8,26 +8,12 @@ import {
   RecordPatchBody,
   SurfaceRecord,
 } from '../../api/schemas/records.js';
-import { auditTrailRecord, auditTrailRecords } from '../domain/audit-trail.js';
 import { DomainError, notFound } from '../domain/errors.js';
-import type { StoredRecord } from '../domain/records.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
-import type { SandboxState } from '../state.js';
 import { errorResponses, type RouteContext } from './context.js';
 
-/** Where a surface's records come from: the record store, or (audit_trail) the audit entries. */
-function source(state: SandboxState, surface: string) {
-  if (surface === 'audit_trail') {
-    return {
-      list: (tenantId: string) => auditTrailRecords(state, tenantId),
-      get: (tenantId: string, id: string) => auditTrailRecord(state, tenantId, id),
-    };
-  }
-  return {
-    list: (tenantId: string): StoredRecord[] => state.records.list(tenantId, surface),
-    get: (tenantId: string, id: string) => state.records.get(tenantId, surface, id),
-  };
-}
+/** Surfaces whose reads have a route module of their own (audit-trail.ts: filters, its own schema). */
+const OWN_READS = new Set(['audit_trail']);
 
 /**
  * The record surfaces (src/api/operations.ts: RECORD_SURFACES), each a route of its own so the
@@ -37,57 +23,60 @@ function source(state: SandboxState, surface: string) {
 export default function recordRoutes(app: FastifyInstance, { state }: RouteContext): void {
   for (const [surface, rules] of Object.entries(RECORD_SURFACES)) {
     const tags = ['records'];
-    const records = source(state, surface);
     const find = (tenantId: string, id: string) => {
-      const record = records.get(tenantId, id);
+      const record = state.records.get(tenantId, surface, id);
       if (!record) throw notFound(`${surface} record ${id}`);
       return record;
     };
 
-    app.get<{ Querystring: RecordListQuery }>(
-      `/v1/${surface}`,
-      {
-        config: { operation: `${surface}_list` },
-        schema: {
-          tags,
-          summary: `List ${rules.description.toLowerCase()}`,
-          description: `${rules.description}: records in creation order, cursor-paged; soft-deleted ones only with include_deleted=true.`,
-          querystring: RecordListQuery,
-          response: { 200: RecordList, ...errorResponses(400, 401, 403) },
+    if (!OWN_READS.has(surface)) {
+      app.get<{ Querystring: RecordListQuery }>(
+        `/v1/${surface}`,
+        {
+          config: { operation: `${surface}_list` },
+          schema: {
+            tags,
+            summary: `List ${rules.description.toLowerCase()}`,
+            description: `${rules.description}: records in creation order, cursor-paged; soft-deleted ones only with include_deleted=true.`,
+            querystring: RecordListQuery,
+            response: { 200: RecordList, ...errorResponses(400, 401, 403) },
+          },
         },
-      },
-      async (request) => {
-        const includeDeleted = request.query.include_deleted === true;
-        const limit = request.query.limit ?? 50;
-        const fingerprint = filterFingerprint({ surface, deleted: includeDeleted });
-        const after = request.query.cursor ? decodeCursor(request.query.cursor, fingerprint) : undefined;
-        const live = records.list(request.tenant!.id).filter((e) => includeDeleted || !e.record.soft_delete);
-        let from = after ? live.findIndex((e) => e.seq > after.k) : 0;
-        if (from === -1) from = live.length;
-        const page = live.slice(from, from + limit);
-        const last = page[page.length - 1];
-        const more = from + limit < live.length;
-        return {
-          items: page.map((e) => e.record),
-          next_cursor: more && last ? encodeCursor({ k: last.seq, i: last.record.id }, fingerprint) : null,
-        };
-      },
-    );
+        async (request) => {
+          const includeDeleted = request.query.include_deleted === true;
+          const limit = request.query.limit ?? 50;
+          const fingerprint = filterFingerprint({ surface, deleted: includeDeleted });
+          const after = request.query.cursor ? decodeCursor(request.query.cursor, fingerprint) : undefined;
+          const live = state.records
+            .list(request.tenant!.id, surface)
+            .filter((e) => includeDeleted || !e.record.soft_delete);
+          let from = after ? live.findIndex((e) => e.seq > after.k) : 0;
+          if (from === -1) from = live.length;
+          const page = live.slice(from, from + limit);
+          const last = page[page.length - 1];
+          const more = from + limit < live.length;
+          return {
+            items: page.map((e) => e.record),
+            next_cursor: more && last ? encodeCursor({ k: last.seq, i: last.record.id }, fingerprint) : null,
+          };
+        },
+      );
 
-    app.get<{ Params: { id: string } }>(
-      `/v1/${surface}/:id`,
-      {
-        config: { operation: `${surface}_get` },
-        schema: {
-          tags,
-          summary: `Fetch one record of ${surface}`,
-          description: 'Soft-deleted records stay readable by id until they are purged.',
-          params: RecordIdParams,
-          response: { 200: SurfaceRecord, ...errorResponses(401, 403, 404) },
+      app.get<{ Params: { id: string } }>(
+        `/v1/${surface}/:id`,
+        {
+          config: { operation: `${surface}_get` },
+          schema: {
+            tags,
+            summary: `Fetch one record of ${surface}`,
+            description: 'Soft-deleted records stay readable by id until they are purged.',
+            params: RecordIdParams,
+            response: { 200: SurfaceRecord, ...errorResponses(401, 403, 404) },
+          },
         },
-      },
-      async (request) => find(request.tenant!.id, request.params.id),
-    );
+        async (request) => find(request.tenant!.id, request.params.id),
+      );
+    }
 
     if (rules.write === null) {
       for (const method of ['POST', 'PATCH', 'PUT', 'DELETE'] as const) {

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { grantsPermission } from '../../api/roles.js';
 import {
+  PermissionList,
   Role,
   RoleCreateBody,
   RoleList,
@@ -8,6 +10,7 @@ import {
   RoleUpdateBody,
 } from '../../api/schemas/roles.js';
 import { createRole, deleteRole, findRole, updateRole } from '../domain/role-admin.js';
+import { BUILTIN_ROLES, PERMISSION_CATALOG } from '../domain/roles.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 
@@ -54,6 +57,35 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
             : null,
       };
     },
+  );
+
+  // Built-in roles by how much they grant, so each permission names its least privileged role first.
+  const byReach = [...BUILTIN_ROLES].sort(
+    (a, b) => a.permissions.length - b.permissions.length || (a.id < b.id ? -1 : 1),
+  );
+  const catalog = {
+    items: Object.entries(PERMISSION_CATALOG).map(([name, description]) => ({
+      name,
+      description,
+      builtin_roles: byReach.filter((r) => grantsPermission(r.permissions, name)).map((r) => r.id),
+    })),
+    next_cursor: null,
+  };
+
+  app.get(
+    '/v1/permissions',
+    {
+      config: { operation: 'permissions_list' },
+      schema: {
+        tags,
+        summary: 'List the permission catalog',
+        description:
+          'Not in the reference ("the complete permission catalog: not shown"): every permission a role may hold, with ' +
+          'what it allows and the built-in roles that grant it, least privileged first (also published as x-permission-catalog).',
+        response: { 200: PermissionList, ...errorResponses(401, 403) },
+      },
+    },
+    async () => catalog,
   );
 
   app.post<{ Body: RoleCreateBody }>(

@@ -96,6 +96,23 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
           },
           { additionalProperties: false },
         ),
+        response: {
+          201: Type.Object({
+            count: Type.Integer({ description: 'Events emitted' }),
+            deliveries: Type.Integer({ description: 'Deliveries created (0: no webhook receives the kind)' }),
+            events: Type.Array(
+              Type.Object({
+                id: Type.String(),
+                type: Type.String(),
+                delivery_ids: Type.Array(Type.String()),
+              }),
+              { description: `The first ${LISTED} events` },
+            ),
+            truncated: Type.Boolean({ description: 'More events were emitted than listed' }),
+          }),
+          400: { $ref: 'ErrorBody#', description: 'Invalid input' },
+          404: { $ref: 'ErrorBody#', description: 'Unknown webhook or tenant' },
+        },
       },
     },
     async (request, reply) => {

@@ -1,20 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { DELIVERY_PAGE, DLQ_PAGE, type EventType } from '../../api/constants.js';
+import type { EventType } from '../../api/constants.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import {
-  DeliveryList,
-  type DeliveryListQuery,
-  DeliveryListQuery as DeliveryListQuerySchema,
-  DeliveryParams,
-  DlqEntryParams,
-  DlqList,
-  type DlqListQuery,
-  DlqListQuery as DlqListQuerySchema,
   TestEventBody,
   TestEventResult,
   WebhookCreateBody,
-  WebhookDeliveryDetail,
   WebhookList,
   WebhookParams,
   WebhookUpdateBody,
@@ -23,9 +14,11 @@ import {
 import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { deliveryView, dlqView, type WebhookRecord, webhookView } from '../domain/webhooks.js';
+import { deliveryView, webhookView } from '../domain/webhook-views.js';
+import type { WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import type { SandboxState } from '../state.js';
+import { auditChange, changedFields } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
 
 const tags = ['webhooks'];
@@ -52,18 +45,10 @@ export function checkTargetUrl(raw: string): string {
   return url.href;
 }
 
-function webhookOf(state: SandboxState, tenantId: string, id: string): WebhookRecord {
+export function webhookOf(state: SandboxState, tenantId: string, id: string): WebhookRecord {
   const webhook = state.webhooks.get(tenantId, id);
   if (!webhook) throw notFound(`webhook ${id}`);
   return webhook;
-}
-
-function timeParam(field: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const ms = Date.parse(raw);
-  if (Number.isNaN(ms))
-    throw badRequest(`${field} is not a timestamp`, [{ field, message: 'is not ISO 8601' }]);
-  return ms;
 }
 
 /** The platform's /v1/webhooks endpoints: webhook.read to look, webhook.manage to change or send. */
@@ -117,6 +102,12 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const body = request.body;
       const url = checkTargetUrl(body.url);
       const webhook = state.webhooks.create(request.tenant!.id, { ...body, url });
+      auditChange(state, request, {
+        action: 'webhook.created',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `webhook ${webhook.id} created for ${webhook.url} (${webhook.event_types.join(', ')})`,
+      });
       return reply
         .code(201)
         .send({ ...webhookView(webhook), secret: webhook.secret, warning: SECRET_WARNING });
@@ -155,7 +146,16 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const change = { ...request.body };
       if (change.url !== undefined) change.url = checkTargetUrl(change.url);
-      return webhookView(state.webhooks.update(webhook, change));
+      const changes = changedFields(change);
+      state.webhooks.update(webhook, change);
+      auditChange(state, request, {
+        action: 'webhook.updated',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `webhook ${webhook.id} updated (${changes.join(', ')})`,
+        changes,
+      });
+      return webhookView(webhook);
     },
   );
 
@@ -177,6 +177,12 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
     async (request) => {
       const webhook = state.webhooks.softDelete(webhookOf(state, request.tenant!.id, request.params.id));
       state.delivery.kick();
+      auditChange(state, request, {
+        action: 'webhook.deleted',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `webhook ${webhook.id} (${webhook.url}) deleted`,
+      });
       return { id: webhook.id, deleted: true as const, deleted_at: webhook.deleted_at! };
     },
   );
@@ -198,6 +204,12 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
     },
     async (request) => {
       const webhook = state.webhooks.rotateSecret(webhookOf(state, request.tenant!.id, request.params.id));
+      auditChange(state, request, {
+        action: 'webhook.secret_rotated',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `signing secret of webhook ${webhook.id} rotated`,
+      });
       return { ...webhookView(webhook), secret: webhook.secret, warning: SECRET_WARNING };
     },
   );
@@ -219,200 +231,15 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         response: { 200: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) =>
-      webhookView(state.webhooks.restoreSecret(webhookOf(state, request.tenant!.id, request.params.id))),
-  );
-
-  app.get<{ Params: { id: string }; Querystring: DeliveryListQuery }>(
-    '/v1/webhooks/:id/deliveries',
-    {
-      config: { operation: 'webhook_deliveries_list' },
-      schema: {
-        tags,
-        summary: 'List deliveries of a webhook',
-        description:
-          `Most recent first. limit: default ${DELIVERY_PAGE.default}, maximum ${DELIVERY_PAGE.max} (the reference shows neither). ` +
-          'status filters by state (pending, retrying, delivered, failed, or in_flight for pending and retrying). ' +
-          'summary counts every delivery of the webhook, whatever the filter and page. next_cursor pages further (sandbox addition).',
-        params: WebhookParams,
-        querystring: DeliveryListQuerySchema,
-        response: { 200: DeliveryList, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
     async (request) => {
-      const webhook = webhookOf(state, request.tenant!.id, request.params.id);
-      const { status, cursor } = request.query;
-      const limit = request.query.limit ?? DELIVERY_PAGE.default;
-      const fingerprint = filterFingerprint({ webhook: webhook.id, status });
-      const before = cursor ? decodeCursor(cursor, fingerprint).k : undefined;
-      const { page, more } = state.webhooks.listDeliveries(webhook.id, status, limit, before);
-      const last = page[page.length - 1];
-      return {
-        items: page.map(deliveryView),
-        summary: state.webhooks.summary(webhook.id),
-        next_cursor: more && last ? encodeCursor({ k: last.seq, i: last.id }, fingerprint) : null,
-      };
-    },
-  );
-
-  app.get<{ Params: { id: string; deliveryId: string } }>(
-    '/v1/webhooks/:id/deliveries/:deliveryId',
-    {
-      config: { operation: 'webhook_deliveries_get' },
-      schema: {
-        tags,
-        summary: 'Fetch one delivery with its attempts',
-        description: 'Not in the reference: the delivery record plus every attempt made (oldest first).',
-        params: DeliveryParams,
-        response: { 200: WebhookDeliveryDetail, ...errorResponses(401, 403, 404) },
-      },
-    },
-    async (request) => {
-      const webhook = webhookOf(state, request.tenant!.id, request.params.id);
-      const delivery = state.webhooks.delivery(webhook.id, request.params.deliveryId);
-      if (!delivery) throw notFound(`delivery ${request.params.deliveryId}`);
-      return { ...deliveryView(delivery), attempts: delivery.attempts };
-    },
-  );
-
-  app.get<{ Params: { id: string; deliveryId: string } }>(
-    '/v1/webhooks/:id/deliveries/:deliveryId/payload',
-    {
-      config: { operation: 'webhook_deliveries_get_payload' },
-      schema: {
-        tags,
-        summary: 'The payload of a delivery, byte for byte',
-        description:
-          'Not in the reference: the exact bytes every attempt (and every replay) of this delivery sends, for inspecting a payload a target rejected.',
-        params: DeliveryParams,
-        response: { 200: Type.Ref('WebhookEventPayload'), ...errorResponses(401, 403, 404) },
-      },
-    },
-    async (request, reply) => {
-      const webhook = webhookOf(state, request.tenant!.id, request.params.id);
-      const delivery = state.webhooks.delivery(webhook.id, request.params.deliveryId);
-      if (!delivery) throw notFound(`delivery ${request.params.deliveryId}`);
-      return reply.type('application/json').send(delivery.event.payload);
-    },
-  );
-
-  app.post<{ Params: { id: string; deliveryId: string } }>(
-    '/v1/webhooks/:id/deliveries/:deliveryId/replay',
-    {
-      config: { operation: 'webhook_deliveries_replay' },
-      schema: {
-        tags,
-        summary: 'Replay a delivery',
-        description:
-          'Rule 1: creates a new delivery (a new id, replay_of naming the original) of the same event with a byte-identical payload, ' +
-          'attempt_count 0, and a fresh signature timestamp on its attempts; it is sent at once and retried like any delivery. ' +
-          'The DLQ entry of the original, if any, becomes status replayed (replay_count, last_replayed_at, last_replay_delivery_id). ' +
-          'The response body (not shown in the reference) is the new delivery. A delivery still pending or retrying cannot be replayed (409 delivery_in_progress).',
-        params: DeliveryParams,
-        body: Type.Object({ idempotency_key: IdempotencyKey }),
-        response: { 201: Type.Ref('WebhookDelivery'), ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const webhook = webhookOf(state, request.tenant!.id, request.params.id);
-      const original = state.webhooks.delivery(webhook.id, request.params.deliveryId);
-      if (!original) throw notFound(`delivery ${request.params.deliveryId}`);
-      const { delivery } = state.delivery.replay(original);
-      return reply.code(201).send(deliveryView(delivery));
-    },
-  );
-
-  app.get<{ Params: { id: string }; Querystring: DlqListQuery }>(
-    '/v1/webhooks/:id/dlq',
-    {
-      config: { operation: 'webhook_dlq_list' },
-      schema: {
-        tags,
-        summary: 'List the dead-letter queue of a webhook',
-        description:
-          "Permanently failed deliveries (max_attempts used up), oldest first. Query parameters and body are not shown in the reference; the sandbox's: " +
-          `limit (default ${DLQ_PAGE.default}, maximum ${DLQ_PAGE.max}), cursor, status (queued by default; replayed, discarded or all), ` +
-          'event_type, since and until (on dead_lettered_at). total counts the matching entries over every page. ' +
-          'Replay an entry with POST …/deliveries/{delivery_id}/replay; discard it with DELETE …/dlq/{entry_id}.',
-        params: WebhookParams,
-        querystring: DlqListQuerySchema,
-        response: { 200: DlqList, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
-    async (request) => {
-      const webhook = webhookOf(state, request.tenant!.id, request.params.id);
-      const q = request.query;
-      const limit = q.limit ?? DLQ_PAGE.default;
-      const status = q.status ?? 'queued';
-      const sinceMs = timeParam('since', q.since);
-      const untilMs = timeParam('until', q.until);
-      const fingerprint = filterFingerprint({
-        webhook: webhook.id,
-        status,
-        type: q.event_type,
-        since: sinceMs,
-        until: untilMs,
+      const webhook = state.webhooks.restoreSecret(webhookOf(state, request.tenant!.id, request.params.id));
+      auditChange(state, request, {
+        action: 'webhook.secret_restored',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `signing secret of webhook ${webhook.id} restored (the last rotation undone)`,
       });
-      const after = q.cursor ? decodeCursor(q.cursor, fingerprint).k : undefined;
-      const { page, more, total } = state.webhooks.listDlq(
-        webhook.id,
-        {
-          status,
-          ...(q.event_type === undefined ? {} : { eventType: q.event_type }),
-          ...(sinceMs === undefined ? {} : { sinceMs }),
-          ...(untilMs === undefined ? {} : { untilMs }),
-        },
-        limit,
-        after,
-      );
-      const last = page[page.length - 1];
-      return {
-        items: page.map(dlqView),
-        total,
-        next_cursor: more && last ? encodeCursor({ k: last.seq, i: last.id }, fingerprint) : null,
-      };
-    },
-  );
-
-  app.get<{ Params: { id: string; entryId: string } }>(
-    '/v1/webhooks/:id/dlq/:entryId',
-    {
-      config: { operation: 'webhook_dlq_get' },
-      schema: {
-        tags,
-        summary: 'Fetch one dead-letter queue entry',
-        description: 'Not in the reference.',
-        params: DlqEntryParams,
-        response: { 200: Type.Ref('DlqEntry'), ...errorResponses(401, 403, 404) },
-      },
-    },
-    async (request) => {
-      const webhook = webhookOf(state, request.tenant!.id, request.params.id);
-      const entry = state.webhooks.dlqEntry(webhook.id, request.params.entryId);
-      if (!entry) throw notFound(`dead-letter queue entry ${request.params.entryId}`);
-      return dlqView(entry);
-    },
-  );
-
-  app.delete<{ Params: { id: string; entryId: string } }>(
-    '/v1/webhooks/:id/dlq/:entryId',
-    {
-      config: { operation: 'webhook_dlq_discard' },
-      schema: {
-        tags,
-        summary: 'Discard a dead-letter queue entry',
-        description:
-          'The reference says entries can be "discarded" but shows no operation; this is the sandbox\'s. The entry gets status discarded ' +
-          '(listed with status=discarded or all) and is left out of the default listing; its delivery can still be replayed. Idempotent.',
-        params: DlqEntryParams,
-        response: { 200: Type.Ref('DlqEntry'), ...errorResponses(401, 403, 404) },
-      },
-    },
-    async (request) => {
-      const webhook = webhookOf(state, request.tenant!.id, request.params.id);
-      const entry = state.webhooks.dlqEntry(webhook.id, request.params.entryId);
-      if (!entry) throw notFound(`dead-letter queue entry ${request.params.entryId}`);
-      return dlqView(state.webhooks.discard(entry));
+      return webhookView(webhook);
     },
   );
 

@@ -27,17 +27,19 @@ describe('svc config set', () => {
     expect(profile('default')?.org).toBe('org_demo');
   });
 
-  it.each<[string[], string]>([
+  it.each<[string[], number, string]>([
     [
       ['config', 'set', 'colour', 'x'],
+      5,
       'error: unknown setting "colour"; settings are base_url, app_url, tenant, org, client_id\n',
     ],
     [
       ['config', 'set', 'base_url', 'localhost:4010'],
+      2,
       'error: base_url in profile "default" must be an absolute http(s) URL, got "localhost:4010"; for example http://127.0.0.1:4010\n',
     ],
-  ])('refuses svc %j with exit 2 and changes nothing', async (argv, stderr) => {
-    expect(await runInProcess(argv, env())).toEqual({ code: 2, stdout: '', stderr });
+  ])('refuses svc %j with exit %i and changes nothing', async (argv, code, stderr) => {
+    expect(await runInProcess(argv, env())).toEqual({ code, stdout: '', stderr });
     expect(profile('default')?.base_url).toBe('https://api.example.com');
   });
 });

@@ -7,7 +7,7 @@ import { runMe } from '../../../src/commands/me/index.js';
 import type { GlobalOptions } from '../../../src/context.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import type { VerbOptions } from '../../helpers/context.js';
-import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const LEDGER = tenantId('acme-ledger-uk');

@@ -281,6 +281,57 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     expect(existsSync(svc.journals) ? readdirSync(svc.journals) : []).toEqual([]);
   });
 
+  it('--extend moves the expiry of rows already held (planned as extend), and grants the others', async () => {
+    const { name, id, path } = await grantsFile([
+      [bulkUser(35), '8h', 'a'],
+      [bulkUser(36), '8h', 'longer'],
+      [bulkUser(37), 'never', 'same'],
+    ]);
+    const admin = { token: sandbox().adminToken, tenant: svc.env().SVC_TENANT };
+    const shortly = new Date(Date.now() + H).toISOString().replace(/\.\d+Z$/, 'Z');
+    await call(sandbox(), 'POST', `/v1/users/${bulkUser(36)}/roles`, {
+      ...admin,
+      body: { role_id: id, expires_at: shortly, idempotency_key: `setup-36-${id}` },
+    });
+    await call(sandbox(), 'POST', `/v1/users/${bulkUser(37)}/roles`, {
+      ...admin,
+      body: { role_id: id, idempotency_key: `setup-37-${id}` },
+    });
+    const clock = fixedClock();
+    const until = isoSeconds(clock.ms + 8 * H);
+    const dry = await svc.run(
+      ['roles', 'assign', '--file', path, '--extend', '--dry-run', '--concurrency', '1'],
+      {
+        clock,
+      },
+    );
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout.split('\n').map((l) => l.split('\t').slice(0, 5).join(' '))).toEqual([
+      `2 grant ${bulkUser(35)} ${name} ${until}`,
+      `3 extend ${bulkUser(36)} ${name} ${until}`,
+      `4 skip ${bulkUser(37)} ${name} never`,
+      '',
+    ]);
+    const r = await svc.run(
+      ['roles', 'assign', '--file', path, '--extend', '--ndjson', '--concurrency', '1'],
+      {
+        clock,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stdout).map((x) => [x.line, x.status, x.reason ?? null, x.expires_at])).toEqual([
+      [2, 'ok', null, until],
+      [3, 'ok', 'expiry_updated', until],
+      [4, 'skipped', 'already_assigned', null],
+    ]);
+    expect(r.stderr).toMatch(/^✓ 2 granted or extended, 1 skipped in \d+\.\d s\n$/);
+    const moved = (await held(sandbox(), bulkUser(36))).find((a) => a.role_id === id)!;
+    expect(moved).toMatchObject({
+      expires_at: until,
+      update_audit_trail_id: ndjson(r.stdout)[1].audit_trail_id,
+    });
+  });
+
   it('a failed row keeps the journal; the same command resumes, and the row gets a new attempt (and key)', async () => {
     const late = 'usr_late_arrival';
     const { id, path } = await grantsFile([

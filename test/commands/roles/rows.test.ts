@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expiresAt, parseDuration, parseTime } from '../../../src/api/expiry.js';
 import type { Role } from '../../../src/api/schemas/roles.js';
 import { closest } from '../../../src/api/suggest.js';
-import { expiresAt, parseDuration, parseTime } from '../../../src/commands/roles/expiry.js';
 import { fileRows, type GrantRow, type RevokeRow, type RowRules } from '../../../src/commands/roles/rows.js';
 
 const NOW = Date.parse('2026-01-15T09:30:00Z');

@@ -97,7 +97,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     ['id', data.id],
     ['kind', data.kind],
     ['name', data.name],
-    ['tenant', `${tenant.name} (${data.tenant_id})`],
+    ['tenant', `${await tenant.label()} ${data.tenant_id}`],
     ['created', data.created_at, 'time'],
     options.secretFile ? ['key file', options.secretFile] : ['key', data.key],
   ]);

@@ -6,6 +6,8 @@ import { pickTenant } from '../../pick.js';
 export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
   const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');
   const data = await (await ctx.platform()).tenants.apiKeys.list(tenant.id);
+  const empty =
+    data.items.length === 0 && !ctx.out.isMachine ? `No API keys in ${await tenant.label()}.` : '';
   await ctx.out.list(
     data.items,
     [
@@ -16,14 +18,14 @@ export async function runApiKeyList(ctx: Context, tenantRef: string | undefined)
       { header: 'created', value: (k) => k.created_at, kind: 'time' },
       { header: 'revoked', value: (k) => k.revoked_at, kind: 'time' },
     ],
-    { empty: `No API keys in ${tenant.name}.` },
+    { empty },
   );
 }
 
 export function lsCommand(make: MakeContext): Command {
   return new Command('ls')
     .alias('list')
-    .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
+    .argument('[tenant]', "tenant id or slug (default: the profile's tenant; asked on a terminal)")
     .description("List a tenant's API keys (never the keys themselves)")
     .addHelpText('after', examples(['svc tenants api-keys ls acme-treasury', 'keys of Acme Treasury']))
     .action(async (tenant: string | undefined, _flags: unknown, cmd: Command) =>

@@ -8,12 +8,12 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
   const tenant = await resolveTenant(ctx, tenantRef);
   await confirmDestructive(
     ctx,
-    `Revoke API key ${id} of ${tenant.name}? Anything using it stops working.`,
+    async () => `Revoke API key ${id} of ${await tenant.label()}? Anything using it stops working.`,
     `revoking ${id}`,
   );
   const data = await (await ctx.platform()).tenants.apiKeys.revoke(tenant.id, id);
   if (ctx.out.isMachine) return ctx.out.json(data);
-  ctx.out.success(`Revoked ${data.id} (${data.name}) of ${tenant.name}`);
+  ctx.out.success(`Revoked ${data.id} (${data.name}) of ${await tenant.label()}`);
 }
 
 export function revokeCommand(make: MakeContext): Command {

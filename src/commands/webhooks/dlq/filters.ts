@@ -1,9 +1,8 @@
 import { Option } from 'commander';
 import { DLQ_STATUS_FILTERS, EVENT_KIND, EVENT_TYPES } from '../../../api/constants.js';
 import type { DlqListQuery } from '../../../api/schemas/webhooks.js';
-import { type DurationUnit, isoSeconds, UNIT_MS } from '../../../api/time.js';
 import { UsageError } from '../../../errors.js';
-import { choiceFlag } from '../../kit.js';
+import { choiceFlag, timeFlag } from '../../kit.js';
 
 /** Which dead-letter entries a command looks at: `dlq ls`, `replay --dlq` and `dlq discard --all`. */
 export interface DlqFilters {
@@ -13,20 +12,7 @@ export interface DlqFilters {
   until: string | undefined;
 }
 
-/** --since/--until: an ISO 8601 time (or a date), or a duration back from now such as 2h or 7d. */
-export function timeFlag(flag: string, raw: unknown, nowMs: number): string | undefined {
-  if (raw === undefined) return undefined;
-  const text = String(raw).trim();
-  const ago = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (ago) return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw new UsageError(
-      `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
-    );
-  }
-  return isoSeconds(ms);
-}
+export { timeFlag };
 
 /** --event-type: any event kind (kinds are open-ended); the known ones are only suggestions. */
 export function eventKindFlag(raw: unknown): string | undefined {

@@ -1,12 +1,12 @@
 import { Command, Option } from 'commander';
-import { DELIVERY_PAGE, DELIVERY_STATUS_FILTERS, type DeliveryStatusFilter } from '../../api/constants.js';
-import type { DeliveryList, DeliverySummary, WebhookDelivery } from '../../api/schemas/webhooks.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { choiceFlag, examples, type MakeContext } from '../kit.js';
-import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
-import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { DELIVERY_COLUMNS, webhookArg } from './shared.js';
+import { DELIVERY_PAGE, DELIVERY_STATUS_FILTERS, type DeliveryStatusFilter } from '../../../api/constants.js';
+import type { DeliveryList, DeliverySummary, WebhookDelivery } from '../../../api/schemas/webhooks.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { choiceFlag, examples, type MakeContext } from '../../kit.js';
+import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
+import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
+import { DELIVERY_COLUMNS, webhookArg } from '../shared.js';
 
 export interface DeliveriesOptions extends ListingOptions {
   webhook: string;
@@ -31,9 +31,11 @@ export function parseDeliveries(
   };
 }
 
+/** The counts; `recovered` (failures a delivered replay made good) only when there are some. */
 export function summaryLine(s: DeliverySummary): string {
   const n = (x: number) => x.toLocaleString('en');
-  return `${n(s.total)} deliver${s.total === 1 ? 'y' : 'ies'}: ${n(s.delivered)} delivered, ${n(s.failed)} failed, ${n(s.in_flight)} in flight`;
+  const recovered = s.recovered ? `, ${n(s.recovered)} recovered` : '';
+  return `${n(s.total)} deliver${s.total === 1 ? 'y' : 'ies'}: ${n(s.delivered)} delivered, ${n(s.failed)} failed${recovered}, ${n(s.in_flight)} in flight`;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
       ['total', summary.total],
       ['delivered', summary.delivered],
       ['failed', summary.failed],
+      ['recovered', summary.recovered],
       ['in flight', summary.in_flight],
     ]);
   }
@@ -73,15 +76,17 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
   );
 }
 
-export function deliveriesCommand(make: MakeContext): Command {
-  const command = new Command('deliveries')
+export function lsCommand(make: MakeContext): Command {
+  const command = new Command('ls')
+    .alias('list')
     .summary('Recent deliveries of a webhook, with outcome counts')
     .description(
       'Recent deliveries of a webhook, most recent first, below the counts over every delivery of the\n' +
-        'webhook (total, delivered, failed, in flight; on stderr in a pipe). States: pending (no attempt\n' +
-        'finished yet), retrying (an attempt failed, another is scheduled), delivered, failed (attempts used\n' +
-        'up; in the dead-letter queue). --json prints an array of deliveries, as every list does;\n' +
-        '--summary prints only the counts (an object with --json).',
+        'webhook (total, delivered, failed, recovered, in flight; on stderr in a pipe). States: pending (no\n' +
+        'attempt finished yet), retrying (an attempt failed, another is scheduled), delivered, failed\n' +
+        '(attempts used up; in the dead-letter queue), recovered (failed, then the event was delivered by\n' +
+        'a replay). --json prints an array of deliveries, as every list does; --summary prints only the\n' +
+        'counts (an object with --json). `svc webhooks deliveries get` shows one delivery.',
     )
     .argument('[webhook]', 'webhook id (see `svc webhooks ls`)')
     .addOption(
@@ -96,7 +101,10 @@ export function deliveriesCommand(make: MakeContext): Command {
     .addHelpText(
       'after',
       examples(
-        ['svc webhooks deliveries wh_123', 'the counts and the latest deliveries'],
+        [
+          'svc webhooks deliveries wh_123',
+          'the counts and the latest deliveries (`deliveries ls` is the same)',
+        ],
         ['svc webhooks deliveries wh_123 --status failed --all --ndjson', 'every failed delivery'],
         ['svc webhooks deliveries wh_123 --summary --json | jq .failed', 'the outcome counts'],
       ),

@@ -4,7 +4,7 @@
  * prompts can each put it in their own words.
  */
 
-import { isoSeconds, UNIT_MS } from '../../api/time.js';
+import { isoSeconds, UNIT_MS } from './time.js';
 
 export type Expiry =
   | { kind: 'in'; ms: number; text: string }

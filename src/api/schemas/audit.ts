@@ -1,0 +1,71 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { AUDIT_ACTIONS, AUDIT_PAGE, AUDIT_TARGET_TYPES } from '../audit.js';
+import { CursorQuery, NullableTimestamp, Page, StringEnum, Timestamp } from './common.js';
+import { SurfaceRecord } from './records.js';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const AuditTrailEntry = Type.Object(
+  {
+    ...SurfaceRecord.properties,
+    action: StringEnum(AUDIT_ACTIONS, { description: 'What happened (family.verb)' }),
+    actor: Type.String({ description: 'Who did it: a user id or an API key id' }),
+    request_id: Type.String({ description: 'The request that made the change (its X-Request-Id)' }),
+    target_type: StringEnum(AUDIT_TARGET_TYPES, {
+      description: 'What was changed: a user (role grants), a role, an API key, a webhook or an OAuth client',
+    }),
+    target_id: Type.String(),
+    summary: Type.String({ description: 'One line for people' }),
+    user_id: NullableString,
+    role_id: NullableString,
+    role_name: NullableString,
+    expires_at: NullableTimestamp,
+    previous_expires_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'role.assignment_updated: the expiry before the change (null: permanent)',
+    }),
+    justification: NullableString,
+    changes: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: 'Updates: the names of the fields that changed (never their values)',
+    }),
+  },
+  {
+    $id: 'AuditTrailEntry',
+    additionalProperties: true,
+    description:
+      "An audit-trail entry, as a record of the read-only audit_trail surface (the record fields, then the entry's own). " +
+      'Entries are written by every administrative change and never changed.',
+  },
+);
+export type AuditTrailEntry = Static<typeof AuditTrailEntry>;
+
+export const AuditTrailList = Page(Type.Ref('AuditTrailEntry'), 'Audit-trail entries in the order asked for');
+export type AuditTrailList = { items: AuditTrailEntry[]; next_cursor: string | null };
+
+export const AuditTrailListQuery = Type.Object({
+  action: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'An action (role.assigned), or a family without a dot (role, webhook, api_key, oauth_client)',
+    }),
+  ),
+  actor: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  role_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  target_type: Type.Optional(StringEnum(AUDIT_TARGET_TYPES)),
+  target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  since: Type.Optional({ ...Timestamp, description: 'Entries at or after this time' }),
+  until: Type.Optional({ ...Timestamp, description: 'Entries before this time' }),
+  order: Type.Optional(
+    StringEnum(['asc', 'desc'] as const, { description: 'asc (default): oldest first; desc: newest first' }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({ minimum: AUDIT_PAGE.min, maximum: AUDIT_PAGE.max, default: AUDIT_PAGE.default }),
+  ),
+  ...CursorQuery,
+  include_deleted: Type.Optional(
+    Type.Boolean({ description: 'Accepted as on every record surface; audit entries are never deleted' }),
+  ),
+});
+export type AuditTrailListQuery = Static<typeof AuditTrailListQuery>;

@@ -1,0 +1,278 @@
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Chalk } from 'chalk';
+import type { RunIdentity } from '../bulk/journal.js';
+import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
+import type { BulkItem } from '../bulk/runner.js';
+import type { Context } from '../context.js';
+import { SvcError, UsageError } from '../errors.js';
+import type { Column } from '../output/output.js';
+import type { Platform } from '../platform/index.js';
+import { readInputBytes } from '../system/input.js';
+import { checkDrift, readPlanDocument } from './drift.js';
+import { computePlan, readFile } from './engine.js';
+import { readLive } from './live.js';
+import { changeKey, type PlanDocument } from './plan.js';
+import { headline, planLines } from './render.js';
+import { SecretDir } from './secrets.js';
+import { planSteps, type Step, stepWorker } from './steps.js';
+
+/**
+ * `svc apply`: a plan (computed from the file now, or saved by `svc plan --out` and checked
+ * against the live state) made real through the one bulk operation — journal and resume,
+ * concurrency, run-scoped idempotency keys, streamed results, a summary, exit 7 when something
+ * failed — in phases, with what depends on a failed change left undone and said so.
+ */
+
+export interface ApplyOptions {
+  /** An access file (-f) or a saved plan (PLAN.json). */
+  from: { file: string } | { plan: string };
+  prune: boolean;
+  secretDir: string | undefined;
+  concurrency: number;
+  journal: string | undefined;
+  /** Asks on a terminal, or needs --yes (the command's confirmDestructive). */
+  confirm: (question: string, refusal: string) => Promise<void>;
+}
+
+interface Row {
+  tenant: string;
+  kind: string;
+  action: string;
+  name: string;
+  status?: string;
+  [detail: string]: unknown;
+}
+
+const COLUMNS: Array<Column<Row>> = [
+  { header: 'tenant', value: (r) => r.tenant },
+  { header: 'kind', value: (r) => r.kind },
+  { header: 'action', value: (r) => r.action },
+  { header: 'name', value: (r) => r.name },
+  { header: 'status', value: (r) => r.status },
+  { header: 'id', value: (r) => r.id, kind: 'id' },
+  {
+    header: 'detail',
+    value: (r) =>
+      (r.error as { message?: string } | undefined)?.message ?? r.secret_file ?? r.reason ?? r.audit_trail_id,
+  },
+];
+
+const n = (count: number) => count.toLocaleString('en');
+
+export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<void> {
+  const platform = await ctx.platform();
+  const fromFile = 'file' in options.from;
+  const spec = 'file' in options.from ? options.from.file : options.from.plan;
+  const bytes = await readInputBytes(spec, ctx.io.stdin, fromFile ? '-f' : 'PLAN');
+  const label = spec === '-' ? 'stdin' : spec;
+  // Everything that needs no platform is checked before the journal is even looked at.
+  let source = fromFile ? readFile(ctx, label, bytes) : undefined;
+  let doc: PlanDocument | undefined = fromFile ? undefined : readPlanDocument(label, bytes);
+  if (doc && doc.base_url !== (ctx.settings().values.base_url ?? '')) {
+    throw new UsageError(
+      `${label} was computed against ${doc.base_url}, not ${ctx.settings().values.base_url}`,
+      {
+        hint: 'apply it with the profile it was made with, or plan again here',
+      },
+    );
+  }
+  let steps: Array<BulkItem<Step>> = [];
+  let secrets: SecretDir | undefined;
+  let leftForPrune = 0;
+  let journalPath: string | undefined;
+  /** Each step by its key, to name what a blocked change needed. */
+  const byKey = new Map<string, BulkItem<Step>>();
+  const describeStep = (key: string) => {
+    const step = byKey.get(key);
+    return step ? `${step.data.tenant.slug}: ${headline(step.data.change).slice(2)}` : key;
+  };
+  const work = stepWorker(platform, () => secrets);
+
+  const verb: BulkVerb<Step, Row> = {
+    kind: 'apply',
+    identity: [createHash('sha256').update(bytes).digest('hex'), options.prune],
+    journal: options.journal,
+    dryRun: false,
+    concurrency: options.concurrency,
+    words: { act: 'apply', doing: 'applying', done: 'applied' },
+    async prepare(run, journal) {
+      // The plan a run works from is kept beside its journal: a resumed run (after a crash, a
+      // SIGKILL, Ctrl-C) goes on with that plan, not a new one, so what the interrupted run had
+      // in flight is sent again with the same keys and answered from the platform's record.
+      journalPath = journal.path;
+      const kept = `${journal.path}.plan.json`;
+      if (source && !(run.resumed && existsSync(kept))) {
+        doc = (await computePlan(ctx, platform, source, run.startedAtMs)).document;
+        source = undefined; // the file's value is not needed once planned: let it go
+        keepPlan(kept, doc);
+        steps = planSteps(doc, options.prune);
+      } else {
+        const resumedFile = source !== undefined;
+        source = undefined;
+        if (resumedFile) doc = readPlanDocument(kept, readFileSync(kept));
+        const stale = resumedFile
+          ? {
+              what: `the plan of the interrupted run of ${label}`,
+              hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
+            }
+          : { what: label, hint: 'run svc plan again and review the new plan' };
+        const done = await unchangedSince(ctx, platform, doc!, stale, run);
+        steps = planSteps(doc!, options.prune, done);
+      }
+      const plan = doc!;
+      refuseLockouts(plan, options.prune);
+      for (const tenant of plan.tenants) {
+        for (const change of tenant.changes) {
+          if (change.prune && !options.prune) leftForPrune++;
+        }
+      }
+      for (const step of steps) byKey.set(step.key, step);
+      const secretsNeeded = steps.filter(
+        (s) =>
+          !s.data.done &&
+          s.data.change.action === 'create' &&
+          (s.data.change.kind === 'webhook' || s.data.change.kind === 'oauth_client'),
+      );
+      if (secretsNeeded.length > 0) {
+        if (options.secretDir === undefined) {
+          throw new UsageError(
+            `the plan creates ${n(secretsNeeded.length)} webhook(s) or OAuth client(s), whose secrets are shown only once; pass --secret-dir DIR`,
+            { hint: 'svc writes each secret to its own 0600 file there; nothing was applied' },
+          );
+        }
+        secrets = SecretDir.prepare(options.secretDir);
+      }
+      return steps.length;
+    },
+    items: () => steps,
+    work,
+    plan: async () => ({ status: 'skipped' }),
+    present: ({ key: _key, line: _line, status, plan: _plan, ...result }, { data }) => {
+      const error = result.error as { code?: string; depends_on?: string } | undefined;
+      if (error?.code === 'dependency_failed' && error.depends_on) {
+        result.error = {
+          ...result.error!,
+          message: `not attempted: ${describeStep(error.depends_on)} failed`,
+        };
+      }
+      return {
+        tenant: data.tenant.slug,
+        kind: data.change.kind,
+        action: data.change.verb,
+        name: data.change.name,
+        status,
+        ...(data.change.id ? { id: data.change.id } : {}),
+        ...result,
+      };
+    },
+    columns: () => COLUMNS,
+    describe: (row) =>
+      `${row.tenant}: ${row.kind} ${row.name}: ${(row.error as { message?: string } | undefined)?.message}`,
+    confirm: async (count) => {
+      if (ctx.globals.yes) return;
+      // On a terminal the plan is shown before the question (on stderr: stdout carries results).
+      if (ctx.canPrompt) ctx.out.stderr(`${planLines(doc!, new Chalk({ level: 0 })).join('\n')}\n`);
+      const names = doc!.tenants
+        .filter((t) => steps.some((s) => s.data.tenant.id === t.id))
+        .map((t) => t.display_name);
+      await options.confirm(`Apply ${n(count ?? 0)} change(s) to ${names.join(', ')}?`, `applying ${label}`);
+    },
+    get empty() {
+      const left = leftForPrune > 0 ? ` (${n(leftForPrune)} removal(s) need --prune)` : '';
+      return `No changes to apply: the live state matches ${label}${left}`;
+    },
+  };
+  let summary: Awaited<ReturnType<typeof runBulkOperation>>;
+  try {
+    summary = await runBulkOperation(ctx, verb);
+  } finally {
+    // A run that ended with nothing to resume removed its journal: its plan goes too.
+    if (journalPath !== undefined && !existsSync(journalPath))
+      rmSync(`${journalPath}.plan.json`, { force: true });
+  }
+  if (summary && leftForPrune > 0) {
+    ctx.out.info(`${n(leftForPrune)} removal(s) were not applied: run svc apply with --prune to make them`);
+  }
+}
+
+/**
+ * The plan of a run, beside its journal (0600 in the journal's 0700 directory), before anything
+ * is sent; written a tenant at a time, so 100,000 changes are never one string in memory.
+ */
+function keepPlan(path: string, doc: PlanDocument): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    const { tenants, ...head } = doc;
+    writeSync(fd, `${JSON.stringify(head).slice(0, -1)},"tenants":[`);
+    tenants.forEach((tenant, i) => {
+      writeSync(fd, `${i === 0 ? '' : ','}${JSON.stringify(tenant)}`);
+    });
+    writeSync(fd, ']}\n');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How long the platform keeps an idempotency key's answer (a replayed creation's secret with it). */
+const KEY_LIFETIME_MS = 23 * 3600 * 1000;
+
+/**
+ * A plan applied later than it was computed (a saved plan, or a resumed run's): refused when the
+ * live state drifted. Returns the changes a resumed run finds made already, which are not sent
+ * again — except creations with a one-time secret, which are, with the same key, while the
+ * platform still keeps its answer (and so the secret, which the interrupted run may have lost).
+ */
+async function unchangedSince(
+  ctx: Context,
+  platform: Platform,
+  doc: PlanDocument,
+  stale: { what: string; hint: string },
+  run: RunIdentity,
+): Promise<Set<string>> {
+  const tenants = doc.tenants.map((t) => ({
+    id: t.id,
+    slug: t.slug,
+    display_name: t.display_name,
+    role: '',
+  }));
+  const live = await readLive(platform, tenants, ctx.signal);
+  const { drift, done } = checkDrift(doc, live, run.resumed);
+  if (drift.length > 0) {
+    for (const line of drift) ctx.out.info(line);
+    throw new SvcError(
+      'conflict',
+      `the live state changed since ${stale.what} was computed; nothing was applied`,
+      {
+        code: 'plan_stale',
+        hint: stale.hint,
+      },
+    );
+  }
+  if (ctx.clock.now() - run.startedAtMs < KEY_LIFETIME_MS) {
+    for (const tenant of doc.tenants) {
+      for (const change of tenant.changes) {
+        if (change.action === 'create' && (change.kind === 'webhook' || change.kind === 'oauth_client')) {
+          done.delete(changeKey(tenant.id, change));
+        }
+      }
+    }
+  }
+  return done;
+}
+
+/** A change svc refuses (your own administration) that this run would make stops the whole run. */
+function refuseLockouts(doc: PlanDocument, prune: boolean): void {
+  const refused = doc.tenants.flatMap((t) =>
+    t.changes
+      .filter((c) => c.refused && (prune || !c.prune))
+      .map((c) => `${t.slug}: ${headline(c).slice(2)}: ${c.refused}`),
+  );
+  if (refused.length === 0) return;
+  throw new UsageError(`svc apply refuses ${refused.join('; ')}`, {
+    code: 'lockout',
+    hint: 'nothing was applied',
+  });
+}

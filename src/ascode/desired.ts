@@ -1,0 +1,99 @@
+import { didYouMean } from '../api/suggest.js';
+import type { TenantInfo } from './live.js';
+import { type AccessFile, type Block, type DesiredTenant, grantKey, type Located } from './model.js';
+import type { Problem } from './source.js';
+
+/**
+ * What each tenant should have: the tenants the blocks name (by slug or id, or `all`: every
+ * tenant where the caller is tenant_admin), and the entries of every block naming a tenant added
+ * up. The same resource declared twice for a tenant is fine when both say the same, a problem
+ * otherwise.
+ */
+export function desiredTenants(
+  file: AccessFile,
+  mine: readonly TenantInfo[],
+): { tenants: TenantInfo[]; desired: Map<string, DesiredTenant>; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const tenants = new Map<string, TenantInfo>();
+  const desired = new Map<string, DesiredTenant>();
+  const slugs = mine.map((t) => t.slug);
+  for (const block of file.blocks) {
+    for (const tenant of blockTenants(block, mine, slugs, problems)) {
+      tenants.set(tenant.id, tenant);
+      let into = desired.get(tenant.id);
+      if (!into) {
+        into = { roles: new Map(), grants: new Map(), webhooks: [], clients: [], line: block.line };
+        desired.set(tenant.id, into);
+      }
+      add(into, block, tenant, problems);
+    }
+  }
+  return { tenants: [...tenants.values()], desired, problems };
+}
+
+function blockTenants(
+  block: Block,
+  mine: readonly TenantInfo[],
+  slugs: string[],
+  problems: Problem[],
+): TenantInfo[] {
+  if (block.tenants === 'all') {
+    const administered = mine.filter((t) => t.role === 'tenant_admin');
+    if (administered.length === 0) {
+      problems.push({
+        line: block.line,
+        message: '"tenants: all" names no tenant: you are tenant_admin nowhere',
+      });
+    }
+    return administered;
+  }
+  return block.tenants.flatMap((ref) => {
+    const tenant = mine.find((t) => t.id === ref.ref || t.slug === ref.ref);
+    if (tenant) return [tenant];
+    problems.push({
+      line: ref.line,
+      message: `tenant "${ref.ref}" is not one of your tenants${didYouMean(ref.ref, slugs)} (svc tenants ls lists them)`,
+    });
+    return [];
+  });
+}
+
+const content = (entry: Located) => JSON.stringify({ ...entry, line: undefined });
+
+function add(into: DesiredTenant, block: Block, tenant: TenantInfo, problems: Problem[]): void {
+  const once = <T extends Located>(map: Map<string, T>, key: string, entry: T, what: string, hint = '') => {
+    const earlier = map.get(key);
+    if (!earlier) {
+      map.set(key, entry);
+      return;
+    }
+    if (content(earlier) !== content(entry)) {
+      problems.push({
+        line: entry.line,
+        message: `${what} is declared again for ${tenant.slug} with other values (first at line ${earlier.line ?? '?'})${hint}`,
+      });
+    }
+  };
+  for (const role of block.roles) once(into.roles, role.name, role, `role "${role.name}"`);
+  for (const grant of block.grants) {
+    once(into.grants, grantKey(grant.user, grant.role), grant, `the grant of ${grant.role} to ${grant.user}`);
+  }
+  const webhooks = new Map(into.webhooks.map((w) => [w.id ?? w.url, w]));
+  for (const webhook of block.webhooks) {
+    const hint = webhook.id ? '' : '; webhooks that share a URL are told apart by their "id"';
+    once(webhooks, webhook.id ?? webhook.url, webhook, `webhook ${webhook.id ?? webhook.url}`, hint);
+  }
+  into.webhooks = [...webhooks.values()];
+  const clients = new Map(into.clients.map((c) => [c.client_id ?? c.name, c]));
+  for (const client of block.clients) {
+    const hint = client.client_id ? '' : '; clients that share a name are told apart by their "client_id"';
+    once(
+      clients,
+      client.client_id ?? client.name,
+      client,
+      `OAuth client "${client.client_id ?? client.name}"`,
+      hint,
+    );
+  }
+  into.clients = [...clients.values()];
+}

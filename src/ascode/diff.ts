@@ -1,0 +1,272 @@
+import { isoSeconds } from '../api/time.js';
+import { base, sameSet } from './changes.js';
+import { diffClients, diffWebhooks } from './diff-integrations.js';
+import { comparable, DigestBuilder, fingerprint, liveIdentity } from './fingerprint.js';
+import type { LiveGrant, LiveTenant } from './live.js';
+import type { DesiredTenant, GrantEntry, Kind, Manage } from './model.js';
+import { changeKey, type FieldChange, type PlanChange, type PlanTenant, type Scope } from './plan.js';
+import type { Problem } from './source.js';
+
+/**
+ * The difference between what a tenant should have and what it has: roles and grants here,
+ * webhooks and OAuth clients in ./diff-integrations.ts. Removals are computed only within what
+ * the file manages, and marked `prune` (applied only with --prune). Then what the plan left
+ * alone in scope is fingerprinted, so a saved plan can tell if the tenant changed since.
+ */
+
+export interface DiffInput {
+  desired: DesiredTenant;
+  live: LiveTenant;
+  manage: Manage;
+  /** Relative expiries (`expires_in`) count from here: the plan's time, or the run's first start. */
+  anchorMs: number;
+}
+
+export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Problem[] } {
+  const { desired, live, manage } = input;
+  const problems: Problem[] = [];
+  const changes: PlanChange[] = [];
+  const tenantId = live.tenant.id;
+  const key = (change: PlanChange) => changeKey(tenantId, change);
+
+  const roleCreations = new Map<string, string>();
+  for (const role of desired.roles.values()) {
+    const current = live.roles.get(role.name);
+    if (!current) {
+      const change = base('role', 'create', role.name, null, role.line, null);
+      change.fields = [
+        { field: 'name', to: role.name },
+        ...(role.description === undefined ? [] : [{ field: 'description', to: role.description }]),
+        { field: 'permissions', to: [...role.permissions].sort() },
+      ];
+      roleCreations.set(role.name, key(change));
+      changes.push(change);
+      continue;
+    }
+    if (current.kind !== 'custom') continue;
+    const fields: FieldChange[] = [];
+    if (role.description !== undefined && role.description !== (current.description ?? '')) {
+      fields.push({ field: 'description', from: current.description ?? '', to: role.description });
+    }
+    if (!sameSet(role.permissions, current.permissions ?? [])) {
+      fields.push({
+        field: 'permissions',
+        from: [...current.permissions].sort(),
+        to: [...role.permissions].sort(),
+      });
+    }
+    if (fields.length > 0) {
+      const change = base(
+        'role',
+        'update',
+        role.name,
+        current.id,
+        role.line,
+        fingerprint(comparable.role(current)),
+      );
+      change.fields = fields;
+      changes.push(change);
+    }
+  }
+
+  const listedRoles = new Set([...desired.roles.keys(), ...[...desired.grants.values()].map((g) => g.role)]);
+  for (const [name, grant] of desired.grants) {
+    const change = diffGrant(grant, live.grants.get(name), live, roleCreations, input.anchorMs, problems);
+    if (change) changes.push(change);
+  }
+  const revocations = new Map<string, string[]>();
+  if (manage.grants !== 'none') {
+    for (const [name, grant] of live.grants) {
+      if (desired.grants.has(name)) continue;
+      if (manage.grants === 'listed-roles' && !listedRoles.has(grant.roleName)) continue;
+      const change = base(
+        'grant',
+        'delete',
+        name,
+        null,
+        null,
+        fingerprint(comparable.grant(grant)),
+        'revoke',
+      );
+      change.prune = true;
+      change.grant = target(grant, grant.expiresAt);
+      change.fields = [{ field: 'expires_at', from: grant.expiresAt }];
+      changes.push(change);
+      revocations.set(grant.roleName, [...(revocations.get(grant.roleName) ?? []), key(change)]);
+    }
+  }
+  if (manage.roles === 'all') {
+    const holders = new Map<string, number>();
+    for (const grant of live.grants.values())
+      holders.set(grant.roleName, (holders.get(grant.roleName) ?? 0) + 1);
+    for (const role of live.roles.values()) {
+      if (role.kind !== 'custom' || desired.roles.has(role.name)) continue;
+      const change = base('role', 'delete', role.name, role.id, null, fingerprint(comparable.role(role)));
+      change.prune = true;
+      const held = holders.get(role.name) ?? 0;
+      change.fields = [
+        { field: 'permissions', from: [...role.permissions].sort() },
+        ...(held > 0 ? [{ field: 'grants', from: held }] : []),
+      ];
+      change.needs = revocations.get(role.name) ?? [];
+      changes.push(change);
+    }
+  }
+  changes.push(
+    ...diffWebhooks(desired, live, manage, problems),
+    ...diffClients(desired, live, manage, problems),
+  );
+
+  const scope = scopeOf(desired, manage, listedRoles);
+  return {
+    tenant: {
+      id: tenantId,
+      slug: live.tenant.slug,
+      display_name: live.tenant.display_name,
+      scope,
+      unchanged: unchangedDigests(live, scope, changes),
+      changes,
+    },
+    problems,
+  };
+}
+
+const target = (
+  g: { user: string; roleName: string; roleId: string | null },
+  expiresAt: string | null,
+  justification: string | null = null,
+) => ({
+  user: g.user,
+  role: g.roleName,
+  role_id: g.roleId,
+  expires_at: expiresAt,
+  justification,
+});
+
+function diffGrant(
+  grant: GrantEntry,
+  current: LiveGrant | undefined,
+  live: LiveTenant,
+  roleCreations: ReadonlyMap<string, string>,
+  anchorMs: number,
+  problems: Problem[],
+): PlanChange | undefined {
+  const name = `${grant.user} ${grant.role}`;
+  const { expiry } = grant;
+  const wanted =
+    expiry.kind === 'never' ? null : isoSeconds(expiry.kind === 'in' ? anchorMs + expiry.ms : expiry.ms);
+  const justification = grant.justification ?? null;
+  if (!current) {
+    const change = base('grant', 'create', name, null, grant.line, null, 'grant');
+    const roleId = live.roles.get(grant.role)?.id ?? null;
+    change.grant = target({ user: grant.user, roleName: grant.role, roleId }, wanted, justification);
+    change.fields = [{ field: 'expires_at', to: wanted }];
+    const creation = roleCreations.get(grant.role);
+    if (creation) change.needs = [creation];
+    return change;
+  }
+  const held = current.expiresAt;
+  let verb: 'extend' | 'shorten' | undefined;
+  if (expiry.kind === 'never') verb = held === null ? undefined : 'extend';
+  else if (expiry.kind === 'at') {
+    if (held === null || Date.parse(held) > Date.parse(wanted!)) verb = 'shorten';
+    else if (Date.parse(held) < Date.parse(wanted!)) verb = 'extend';
+  } else if (held === null || Date.parse(held) > Date.parse(wanted!)) verb = 'shorten';
+  if (verb === undefined) return undefined;
+  if (justification === null) {
+    problems.push({
+      line: grant.line,
+      message: `the grant of ${grant.role} to ${grant.user} would ${verb === 'extend' ? 'be extended' : 'be shortened'} (expires ${held ?? 'never'} → ${wanted ?? 'never'}), which needs a justification: add "justification:" to it`,
+    });
+  }
+  const change = base(
+    'grant',
+    'update',
+    name,
+    null,
+    grant.line,
+    fingerprint(comparable.grant(current)),
+    verb,
+  );
+  change.grant = target(current, wanted, justification);
+  change.fields = [{ field: 'expires_at', from: held, to: wanted }];
+  return change;
+}
+
+function scopeOf(desired: DesiredTenant, manage: Manage, listedRoles: Set<string>): Scope {
+  return {
+    roles: manage.roles === 'all' ? 'all' : [...desired.roles.keys()].sort(),
+    grants: manage.grants === 'all' ? 'all' : [...listedRoles].sort(),
+    webhooks:
+      manage.webhooks === 'all'
+        ? 'all'
+        : [...new Set(desired.webhooks.flatMap((w) => (w.id ? [w.id, w.url] : [w.url])))].sort(),
+    oauth_clients:
+      manage.oauth_clients === 'all'
+        ? 'all'
+        : [
+            ...new Set(desired.clients.flatMap((c) => (c.client_id ? [c.client_id, c.name] : [c.name]))),
+          ].sort(),
+  };
+}
+
+const within = (scope: 'all' | string[], ...names: Array<string | undefined>) =>
+  scope === 'all' || names.some((n) => n !== undefined && scope.includes(n));
+
+/** Is a live resource in what the plan compared? (./drift.ts asks the same of a saved plan.) */
+export const inScope = {
+  role: (scope: Scope, name: string) => within(scope.roles, name),
+  grant: (scope: Scope, roleName: string) => within(scope.grants, roleName),
+  webhook: (scope: Scope, id: string, url: string) => within(scope.webhooks, id, url),
+  oauth_client: (scope: Scope, id: string, name: string) => within(scope.oauth_clients, id, name),
+};
+
+/** The identity of the live resource a change is about, as liveIdentity() names it (none for creations). */
+export function targetOf(change: PlanChange): string | undefined {
+  if (change.kind === 'role' || change.kind === 'grant') return change.name;
+  return change.id ?? undefined;
+}
+
+export function unchangedDigests(
+  live: LiveTenant,
+  scope: Scope,
+  changes: readonly PlanChange[],
+): PlanTenant['unchanged'] {
+  const targeted = new Set(
+    changes.flatMap((c) => {
+      const t = targetOf(c);
+      return t === undefined ? [] : [`${c.kind} ${t}`];
+    }),
+  );
+  const digests = {
+    role: new DigestBuilder(),
+    grant: new DigestBuilder(),
+    webhook: new DigestBuilder(),
+    oauth_client: new DigestBuilder(),
+  };
+  // What a plan creates has no id yet: a live one of its URL or name is the creation itself
+  // (made since by a run of this plan, which a resumed run must not take for drift).
+  const created = new Set(changes.filter((c) => c.action === 'create').map((c) => `${c.kind} ${c.name}`));
+  const note = <K extends Kind>(
+    kind: K,
+    resource: Parameters<(typeof comparable)[K]>[0],
+    natural?: string,
+  ) => {
+    const identity = liveIdentity(kind, resource as never);
+    if (targeted.has(`${kind} ${identity}`) || created.has(`${kind} ${natural}`)) return;
+    digests[kind].add(identity, fingerprint((comparable[kind] as (r: unknown) => object)(resource)));
+  };
+  for (const role of live.roles.values())
+    if (role.kind === 'custom' && inScope.role(scope, role.name)) note('role', role);
+  for (const grant of live.grants.values()) if (inScope.grant(scope, grant.roleName)) note('grant', grant);
+  for (const webhook of live.webhooks)
+    if (inScope.webhook(scope, webhook.id, webhook.url)) note('webhook', webhook, webhook.url);
+  for (const client of live.clients)
+    if (inScope.oauth_client(scope, client.client_id, client.name)) note('oauth_client', client, client.name);
+  return {
+    role: digests.role.done(),
+    grant: digests.grant.done(),
+    webhook: digests.webhook.done(),
+    oauth_client: digests.oauth_client.done(),
+  };
+}

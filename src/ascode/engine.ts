@@ -1,0 +1,119 @@
+import { isoSeconds } from '../api/time.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { Platform } from '../platform/index.js';
+import { desiredTenants } from './desired.js';
+import { diffTenant } from './diff.js';
+import { readEntries } from './entries.js';
+import { type LiveTenant, readLive, type TenantInfo } from './live.js';
+import { refuseLockout } from './lockout.js';
+import { PLAN_FORMAT, type PlanDocument, type PlanTenant, summarize } from './plan.js';
+import { checkReferences } from './references.js';
+import { checkShape, type ShapeProblem } from './shape.js';
+import { type Problem, parseSource, type Source } from './source.js';
+
+/**
+ * From a file to a plan: read it, check everything (its shape, then what needs no platform,
+ * then its references against the platform), and only when nothing is wrong compare it with the
+ * live state. Nothing here changes anything: every request is a GET.
+ */
+
+/** Problem lines printed before the error; the rest are counted. */
+const SHOWN = 1000;
+
+/** Prints every problem as `FILE:LINE: message` (in line order) and fails with exit 2. */
+export function failWithProblems(
+  ctx: Context,
+  label: string,
+  problems: readonly Problem[],
+  stage: string,
+): never {
+  const sorted = [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  for (const p of sorted.slice(0, SHOWN))
+    ctx.out.info(`${label}${p.line === undefined ? '' : `:${p.line}`}: ${p.message}`);
+  if (sorted.length > SHOWN)
+    ctx.out.info(`… and ${(sorted.length - SHOWN).toLocaleString('en')} more problems`);
+  const count = `${sorted.length.toLocaleString('en')} ${sorted.length === 1 ? 'problem' : 'problems'}`;
+  throw new UsageError(`${count} in ${label}; ${stage}`, {
+    code: 'invalid_file',
+    hint: 'fix them and run the command again',
+  });
+}
+
+export interface ComputedPlan {
+  document: PlanDocument;
+  live: Map<string, LiveTenant>;
+}
+
+/** A file as read: its value, and what is wrong with its shape (./shape.ts), each at a line. */
+export interface CheckedFile {
+  source: Source;
+  /** Where the shape is wrong: entries there are left out of every later check. */
+  shape: ShapeProblem[];
+}
+
+/** Parses a file's text (a syntax error ends everything here) and checks its shape. */
+export function readFile(ctx: Context, label: string, bytes: Buffer): CheckedFile {
+  const parsed = parseSource(label, bytes);
+  if (!parsed.ok) failWithProblems(ctx, label, parsed.problems, 'nothing was read from the platform');
+  return { source: parsed.source, shape: checkShape(parsed.source.value) };
+}
+
+export async function computePlan(
+  ctx: Context,
+  platform: Platform,
+  checked: CheckedFile,
+  anchorMs: number,
+): Promise<ComputedPlan> {
+  const { source, shape } = checked;
+  // Every problem at once: what is well formed is checked on, as far as it goes.
+  const { file, problems } = readEntries(source, ctx.clock.now(), shape);
+  problems.push(...shape.map((p) => ({ line: source.line(p.path), message: p.message })));
+  source.release();
+  const me = await platform.me.get({ signal: ctx.signal, tenant: null });
+  const mine: TenantInfo[] = (me.tenants ?? []).map((t) => ({
+    id: t.id,
+    slug: t.slug,
+    display_name: t.display_name,
+    role: t.role,
+  }));
+  const resolved = desiredTenants(file, mine);
+  problems.push(...resolved.problems);
+  const { tenants, desired } = resolved;
+  let live = new Map<string, LiveTenant>();
+  if (tenants.length > 0) {
+    const catalog = (
+      await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })
+    ).items.map((p) => p.name);
+    live = await readLive(platform, tenants, ctx.signal);
+    problems.push(...(await checkReferences(platform, file, tenants, desired, live, catalog, ctx.signal)));
+  }
+  if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was compared or changed');
+
+  const planned: PlanTenant[] = [];
+  for (const tenant of tenants) {
+    const diff = diffTenant({
+      desired: desired.get(tenant.id)!,
+      live: live.get(tenant.id)!,
+      manage: file.manage,
+      anchorMs,
+    });
+    problems.push(...diff.problems);
+    if (me.type === 'user') refuseLockout(live.get(tenant.id)!, diff.tenant.changes, me.id);
+    planned.push(diff.tenant);
+  }
+  if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');
+  return {
+    live,
+    document: {
+      svc_plan: PLAN_FORMAT,
+      created_at: isoSeconds(ctx.clock.now()),
+      base_url: ctx.settings().values.base_url ?? '',
+      file: { path: file.label, sha256: file.sha256 },
+      manage: file.manage,
+      anchor: isoSeconds(anchorMs),
+      summary: summarize(planned),
+      tenants: planned,
+    },
+  };
+}

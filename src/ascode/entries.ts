@@ -1,0 +1,210 @@
+import { parseDuration, parseTime } from '../api/expiry.js';
+import { redirectUriProblem } from '../api/redirect-uris.js';
+import { RESERVED_ROLE_PREFIXES } from '../api/roles.js';
+import type {
+  AccessFile,
+  Block,
+  ClientEntry,
+  GrantEntry,
+  Manage,
+  RoleEntry,
+  TenantRef,
+  WebhookEntry,
+} from './model.js';
+import type { Path, Problem, Source } from './source.js';
+
+/**
+ * Reads the entries of a file whose shape has been checked (./shape.ts) into the model, and
+ * checks what needs no platform: role names, durations and times, URLs, OAuth client rules,
+ * ids that only make sense for one tenant. Every problem carries its line.
+ */
+
+type Raw = Record<string, unknown>;
+
+export function readEntries(
+  source: Source,
+  nowMs: number,
+  shapeProblems: ReadonlyArray<{ path: Path }> = [],
+): { file: AccessFile; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const at = (path: Path, message: string) => problems.push({ line: source.line(path), message });
+  // Anything at or above a misshapen value is left out (it was reported by ./shape.ts).
+  const broken = new Set<string>();
+  const exact = new Set(shapeProblems.map(({ path }) => pathKey(path)));
+  for (const { path } of shapeProblems)
+    for (let i = 0; i <= path.length; i++) broken.add(pathKey(path.slice(0, i)));
+  const fine = (path: Path) => !broken.has(pathKey(path));
+  const isMap = (v: unknown): v is Raw => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const root = isMap(source.value) ? source.value : {};
+  const manage = (isMap(root.manage) ? root.manage : {}) as Partial<Manage>;
+  const rawBlocks = Array.isArray(root.blocks) ? (root.blocks as unknown[]) : [];
+  const blocks = rawBlocks.flatMap((raw, b) =>
+    isMap(raw) && !exact.has(pathKey(['blocks', b])) && fine(['blocks', b, 'tenants'])
+      ? [readBlock(source, raw, ['blocks', b], nowMs, at, fine)]
+      : [],
+  );
+  return {
+    file: {
+      label: source.label,
+      sha256: source.sha256,
+      manage: {
+        roles: fine(['manage', 'roles']) ? (manage.roles ?? 'none') : 'none',
+        grants: fine(['manage', 'grants']) ? (manage.grants ?? 'none') : 'none',
+        webhooks: fine(['manage', 'webhooks']) ? (manage.webhooks ?? 'none') : 'none',
+        oauth_clients: fine(['manage', 'oauth_clients']) ? (manage.oauth_clients ?? 'none') : 'none',
+      },
+      blocks,
+    },
+    problems,
+  };
+}
+
+type At = (path: Path, message: string) => void;
+
+const pathKey = (path: Path) => JSON.stringify(path);
+
+function readBlock(
+  source: Source,
+  raw: Raw,
+  path: Path,
+  nowMs: number,
+  at: At,
+  fine: (path: Path) => boolean,
+): Block {
+  const line = source.line(path);
+  const tenants: Block['tenants'] =
+    raw.tenants === 'all'
+      ? 'all'
+      : (Array.isArray(raw.tenants) ? (raw.tenants as string[]) : [raw.tenants as string]).map(
+          (ref, i): TenantRef => ({
+            ref: ref.trim(),
+            line: source.line(Array.isArray(raw.tenants) ? [...path, 'tenants', i] : [...path, 'tenants']),
+          }),
+        );
+  const single = tenants !== 'all' && tenants.length === 1;
+  const entries = <T>(kind: string, read: (item: Raw, p: Path) => T | T[] | undefined): T[] => {
+    const list = raw[kind];
+    if (!Array.isArray(list)) return [];
+    return (list as Raw[]).flatMap((item, i) =>
+      fine([...path, kind, i]) ? (read(item, [...path, kind, i]) ?? []) : [],
+    );
+  };
+  return {
+    tenants,
+    line,
+    roles: entries('roles', (item, p) => readRole(source, item, p, at)),
+    grants: entries('grants', (item, p) => readGrants(source, item, p, nowMs, at)),
+    webhooks: entries('webhooks', (item, p) => readWebhook(source, item, p, single, at)),
+    clients: entries('oauth_clients', (item, p) => readClient(source, item, p, single, at)),
+  };
+}
+
+function readRole(source: Source, raw: Raw, path: Path, at: At): RoleEntry {
+  const name = raw.name as string;
+  const reserved = RESERVED_ROLE_PREFIXES.find((prefix) => name.startsWith(prefix));
+  if (reserved) {
+    at(
+      [...path, 'name'],
+      `"${name}": names starting with ${reserved} belong to built-in roles, which cannot be declared (grant them instead)`,
+    );
+  }
+  return {
+    line: source.line(path),
+    name,
+    ...(raw.description === undefined ? {} : { description: raw.description as string }),
+    permissions: raw.permissions as string[],
+  };
+}
+
+function readGrants(source: Source, raw: Raw, path: Path, nowMs: number, at: At): GrantEntry[] {
+  let expiry: GrantEntry['expiry'] = { kind: 'never' };
+  if (typeof raw.expires_at === 'string') {
+    const parsed = parseTime(raw.expires_at, nowMs);
+    if (parsed.ok) expiry = parsed.value;
+    else at([...path, 'expires_at'], `"expires_at" ${parsed.message}`);
+  } else if (typeof raw.expires_in === 'string') {
+    const parsed = parseDuration(raw.expires_in);
+    if (parsed.ok) expiry = parsed.value;
+    else at([...path, 'expires_in'], `"expires_in" ${parsed.message}`);
+  }
+  const line = source.line(path);
+  const users = raw.users === undefined ? [raw.user as string] : (raw.users as string[]);
+  return users.map((user) => ({
+    line,
+    user: user.trim(),
+    role: (raw.role as string).trim(),
+    expiry,
+    ...(raw.justification === undefined ? {} : { justification: (raw.justification as string).trim() }),
+  }));
+}
+
+function readWebhook(source: Source, raw: Raw, path: Path, single: boolean, at: At): WebhookEntry {
+  let url = raw.url as string;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      at([...path, 'url'], `"url" ${JSON.stringify(url)} must use http or https`);
+    } else if (parsed.username || parsed.password) {
+      at([...path, 'url'], `"url" must not carry a user or password (${SECRET_IN_URL})`);
+    } else url = parsed.href;
+  } catch {
+    at([...path, 'url'], `"url" ${JSON.stringify(url)} is not a URL (e.g. https://hooks.example.com/svc)`);
+  }
+  if (raw.id !== undefined && !single) {
+    at([...path, 'id'], `"id" names one tenant's webhook; it only fits in a block of one tenant`);
+  }
+  return {
+    line: source.line(path),
+    url,
+    event_types: raw.event_types as string[],
+    ...pick(raw, ['id', 'description', 'status', 'max_attempts']),
+  };
+}
+
+const SECRET_IN_URL = 'secrets never go in the file';
+
+function readClient(source: Source, raw: Raw, path: Path, single: boolean, at: At): ClientEntry {
+  const uris = raw.redirect_uris as string[];
+  uris.forEach((uri, i) => {
+    const problem = redirectUriProblem(uri);
+    if (problem) at([...path, 'redirect_uris', i], `redirect URI ${JSON.stringify(uri)} ${problem}`);
+  });
+  const grantTypes = raw.grant_types as string[] | undefined;
+  if (grantTypes && !grantTypes.includes('authorization_code')) {
+    at([...path, 'grant_types'], '"grant_types": refresh_token needs authorization_code');
+  }
+  const access = raw.token_lifetime_seconds as number | undefined;
+  const refresh = raw.refresh_token_lifetime_seconds as number | undefined;
+  if (access !== undefined && refresh !== undefined && refresh < access) {
+    at(
+      [...path, 'refresh_token_lifetime_seconds'],
+      '"refresh_token_lifetime_seconds" must be at least token_lifetime_seconds',
+    );
+  }
+  if (raw.client_id !== undefined && !single) {
+    at(
+      [...path, 'client_id'],
+      `"client_id" names one tenant's client; it only fits in a block of one tenant`,
+    );
+  }
+  return {
+    line: source.line(path),
+    name: raw.name as string,
+    redirect_uris: uris,
+    scopes: raw.scopes as string[],
+    ...pick(raw, [
+      'client_id',
+      'description',
+      'grant_types',
+      'token_lifetime_seconds',
+      'refresh_token_lifetime_seconds',
+      'pkce_required',
+    ]),
+  };
+}
+
+function pick(raw: Raw, keys: string[]): Record<string, never> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (raw[key] !== undefined) out[key] = raw[key];
+  return out as Record<string, never>;
+}

@@ -1,0 +1,156 @@
+import type { OAuthClient } from '../api/schemas/oauth.js';
+import type { Webhook } from '../api/schemas/webhooks.js';
+import type { LiveGrant, LiveTenant } from './live.js';
+
+/**
+ * The live state as an access file: every custom role, active grant, webhook and OAuth client
+ * of the chosen tenants, one block each, with `manage: all` — so `svc plan` of an export shows
+ * no changes, and a later edit shows exactly itself. Grants alike (same role, expiry and
+ * justification) are written as one entry with `users:`. Ids are written only where the natural
+ * identity is ambiguous (two webhooks with one URL, two clients with one name).
+ */
+
+type Doc = Record<string, unknown>;
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const sorted = (values: readonly string[] | undefined) => [...(values ?? [])].sort(byText);
+
+export function exportDocument(tenants: readonly LiveTenant[]): Doc {
+  return {
+    version: 1,
+    manage: { roles: 'all', grants: 'all', webhooks: 'all', oauth_clients: 'all' },
+    blocks: tenants.map((live) => ({
+      tenants: live.tenant.slug,
+      roles: [...live.roles.values()]
+        .filter((r) => r.kind === 'custom')
+        .sort((a, b) => byText(a.name, b.name))
+        .map((r) => ({ name: r.name, description: r.description ?? '', permissions: sorted(r.permissions) })),
+      grants: groupGrants(live.grants.values()),
+      webhooks: webhooks(live.webhooks),
+      oauth_clients: clients(live.clients),
+    })),
+  };
+}
+
+function groupGrants(grants: Iterable<LiveGrant>): Doc[] {
+  const groups = new Map<
+    string,
+    { role: string; expires: string | null; why: string | null; users: string[] }
+  >();
+  for (const g of grants) {
+    const key = JSON.stringify([g.roleName, g.expiresAt, g.justification]);
+    const group = groups.get(key);
+    if (group) group.users.push(g.user);
+    else groups.set(key, { role: g.roleName, expires: g.expiresAt, why: g.justification, users: [g.user] });
+  }
+  return [...groups.values()]
+    .sort(
+      (a, b) =>
+        byText(a.role, b.role) ||
+        byText(a.expires ?? '', b.expires ?? '') ||
+        byText(a.why ?? '', b.why ?? ''),
+    )
+    .map((g) => ({
+      role: g.role,
+      ...(g.users.length === 1 ? { user: g.users[0] } : { users: sorted(g.users) }),
+      ...(g.expires === null ? {} : { expires_at: g.expires }),
+      ...(g.why === null || g.why.trim() === '' ? {} : { justification: g.why }),
+    }));
+}
+
+function webhooks(list: readonly Webhook[]): Doc[] {
+  const shared = duplicates(list.map((w) => w.url));
+  return [...list]
+    .sort((a, b) => byText(a.url, b.url) || byText(a.id, b.id))
+    .map((w) => ({
+      ...(shared.has(w.url) ? { id: w.id } : {}),
+      url: w.url,
+      event_types: sorted(w.event_types),
+      description: w.description ?? '',
+      ...(w.status === undefined ? {} : { status: w.status }),
+      ...(w.max_attempts === undefined ? {} : { max_attempts: w.max_attempts }),
+    }));
+}
+
+function clients(list: readonly OAuthClient[]): Doc[] {
+  const shared = duplicates(list.map((c) => c.name));
+  return [...list]
+    .sort((a, b) => byText(a.name, b.name) || byText(a.client_id, b.client_id))
+    .map((c) => ({
+      ...(shared.has(c.name) ? { client_id: c.client_id } : {}),
+      name: c.name,
+      description: c.description ?? '',
+      redirect_uris: sorted(c.redirect_uris),
+      grant_types: sorted(c.grant_types),
+      scopes: sorted(c.scopes),
+      token_lifetime_seconds: c.token_lifetime_seconds,
+      refresh_token_lifetime_seconds: c.refresh_token_lifetime_seconds,
+      pkce_required: c.pkce_required,
+    }));
+}
+
+function duplicates(values: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const v of values) (seen.has(v) ? twice : seen).add(v);
+  return twice;
+}
+
+// ── YAML ─────────────────────────────────────────────────────────────────────────────────
+
+/** Text YAML reads back as the same string (plain when that is unambiguous, else JSON-quoted). */
+function scalar(value: unknown): string {
+  if (typeof value !== 'string') return value === undefined ? 'null' : JSON.stringify(value);
+  const plain =
+    /^[A-Za-z_][A-Za-z0-9_ ./@+-]*$/.test(value) &&
+    !value.endsWith(' ') &&
+    !/^(true|false|null|yes|no|on|off|y|n)$/i.test(value);
+  return plain ? value : JSON.stringify(value);
+}
+
+const isScalarList = (v: unknown): v is unknown[] =>
+  Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object');
+
+/** The lines of a map at `indent`, a comment after the line of any key `comments` names. */
+function mapLines(map: Doc, indent: string, out: string[], comments: Record<string, string> = {}): void {
+  for (const [key, value] of Object.entries(map)) {
+    const note = comments[key] ? `  # ${comments[key]}` : '';
+    if (Array.isArray(value)) {
+      if (value.length === 0) out.push(`${indent}${key}: []${note}`);
+      else if (isScalarList(value)) {
+        const flow = `[${value.map(scalar).join(', ')}]`;
+        if (indent.length + key.length + flow.length < 100) out.push(`${indent}${key}: ${flow}${note}`);
+        else {
+          out.push(`${indent}${key}:${note}`);
+          for (const item of value) out.push(`${indent}  - ${scalar(item)}`);
+        }
+      } else {
+        out.push(`${indent}${key}:${note}`);
+        for (const item of value) listItem(item as Doc, `${indent}  `, out);
+      }
+    } else if (value !== null && typeof value === 'object') {
+      out.push(`${indent}${key}:${note}`);
+      mapLines(value as Doc, `${indent}  `, out);
+    } else out.push(`${indent}${key}: ${scalar(value)}${note}`);
+  }
+}
+
+function listItem(item: Doc, indent: string, out: string[], comments?: Record<string, string>): void {
+  const start = out.length;
+  mapLines(item, `${indent}  `, out, comments);
+  out[start] = `${indent}- ${out[start]!.slice(indent.length + 2)}`;
+}
+
+/** The document as YAML, with a header and each block's tenant named by display name. */
+export function exportYaml(doc: Doc, tenants: readonly LiveTenant[], header: string[]): string {
+  const out = header.map((line) => `# ${line}`);
+  const { blocks, ...top } = doc;
+  mapLines(top, '', out);
+  const list = blocks as Doc[];
+  out.push(list.length === 0 ? 'blocks: []' : 'blocks:');
+  list.forEach((block, i) => {
+    const name = tenants[i]!.tenant.display_name.replace(/[\r\n]+/g, ' ');
+    listItem(block, '  ', out, { tenants: name });
+  });
+  return `${out.join('\n')}\n`;
+}

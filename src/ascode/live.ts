@@ -1,0 +1,136 @@
+import type { OAuthClient } from '../api/schemas/oauth.js';
+import type { Role } from '../api/schemas/roles.js';
+import type { Webhook } from '../api/schemas/webhooks.js';
+import { SvcError } from '../errors.js';
+import type { Platform } from '../platform/index.js';
+import { grantKey } from './model.js';
+
+/**
+ * The live state of the tenants a plan covers, read through the platform client in bulk:
+ * tenant-wide listings (every assignment of a tenant in pages of 500, not one request per user
+ * or grant), a few tenants at a time. Grants are kept small (a 100,000-grant estate is held in
+ * tens of megabytes).
+ */
+
+export interface TenantInfo {
+  id: string;
+  slug: string;
+  display_name: string;
+  /** The caller's highest role there. */
+  role: string;
+}
+
+export interface LiveGrant {
+  user: string;
+  roleId: string;
+  roleName: string;
+  expiresAt: string | null;
+  justification: string | null;
+}
+
+export interface LiveTenant {
+  tenant: TenantInfo;
+  /** Every live role of the tenant by name, built-in and custom. */
+  roles: Map<string, Role>;
+  /** Active grants by `user role-name`. */
+  grants: Map<string, LiveGrant>;
+  webhooks: Webhook[];
+  clients: OAuthClient[];
+}
+
+/** Tenants read at the same time (each with its four listings in parallel). */
+export const TENANTS_AT_ONCE = 4;
+
+export async function readLive(
+  platform: Platform,
+  tenants: readonly TenantInfo[],
+  signal: AbortSignal,
+): Promise<Map<string, LiveTenant>> {
+  const out = new Map<string, LiveTenant>();
+  await eachLimited(tenants, TENANTS_AT_ONCE, async (tenant) => {
+    out.set(tenant.id, await readTenant(platform, tenant, signal));
+  });
+  return new Map(tenants.map((t) => [t.id, out.get(t.id)!]));
+}
+
+async function readTenant(platform: Platform, tenant: TenantInfo, signal: AbortSignal): Promise<LiveTenant> {
+  const options = { tenant: tenant.id, signal };
+  const [roles, grants, webhooks, clients] = await Promise.all([
+    collect(platform.roles.listAll({ limit: 200 }, options)),
+    readGrants(platform, options),
+    collect(platform.webhooks.listAll({ limit: 200 }, options)),
+    platform.oauth.clients.list(options).then((page) => page.items),
+  ]);
+  const byName = new Map<string, Role>();
+  for (const role of roles) {
+    if (role.deleted_at) continue;
+    if (role.kind === 'custom' && !Array.isArray(role.permissions)) {
+      throw new SvcError(
+        'failure',
+        `the platform listed role ${role.name} of ${tenant.slug} without its permissions`,
+        {
+          code: 'bad_response',
+          hint: 'svc plan needs each custom role with its permissions; is --base-url the platform API?',
+        },
+      );
+    }
+    byName.set(role.name, role);
+  }
+  return { tenant, roles: byName, grants, webhooks, clients };
+}
+
+async function readGrants(
+  platform: Platform,
+  options: { tenant: string; signal: AbortSignal },
+): Promise<Map<string, LiveGrant>> {
+  const grants = new Map<string, LiveGrant>();
+  // Thousands of grants share a role, an expiry, a justification: one copy of each string.
+  const shared = new Map<string, string>();
+  const one = (text: string | null | undefined): string | null => {
+    if (text === null || text === undefined) return null;
+    const known = shared.get(text);
+    if (known !== undefined) return known;
+    shared.set(text, text);
+    return text;
+  };
+  for await (const a of platform.roles.listAllTenantAssignments({ limit: 500 }, options)) {
+    if (a.status !== undefined && a.status !== 'active') continue;
+    const roleName = one(a.role_name)!;
+    grants.set(grantKey(a.user_id, roleName), {
+      user: a.user_id,
+      roleId: one(a.role_id)!,
+      roleName,
+      expiresAt: one(a.expires_at),
+      justification: one(a.justification),
+    });
+  }
+  return grants;
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time; the first failure is thrown once all have stopped. */
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async () => {
+    while (next < items.length && !failure) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure) throw failure.error;
+}

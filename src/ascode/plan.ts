@@ -1,0 +1,131 @@
+import type { Kind, Manage } from './model.js';
+
+/**
+ * The plan document: what `svc plan --json` prints and `--out` saves, and what `svc apply
+ * PLAN.json` applies. It holds everything apply needs without the file (the values to send), and
+ * what the live state was when it was computed (fingerprints), so a plan is applied only to the
+ * state it was computed from. The shape is documented in the README ("The plan document").
+ */
+
+export const PLAN_FORMAT = 1;
+
+export type Action = 'create' | 'update' | 'delete';
+/** How a change reads: roles, webhooks and clients are created, updated, deleted; grants granted, extended, shortened, revoked. */
+export type Verb = Action | 'grant' | 'extend' | 'shorten' | 'revoke';
+
+export interface FieldChange {
+  field: string;
+  /** The live value (absent for a creation). */
+  from?: unknown;
+  /** The value the change sets (absent for a deletion). */
+  to?: unknown;
+}
+
+export interface GrantTarget {
+  user: string;
+  role: string;
+  /** null when the role is created by the same plan. */
+  role_id: string | null;
+  expires_at: string | null;
+  justification: string | null;
+}
+
+export interface PlanChange {
+  kind: Kind;
+  action: Action;
+  verb: Verb;
+  /** Identity in the tenant: a role's name, `user role`, a webhook's URL, a client's name. */
+  name: string;
+  /** The live resource's id (role id, webhook id, client_id); null for creations and grants. */
+  id: string | null;
+  /** Where the file declares it; null for removals (the file does not). */
+  line: number | null;
+  /** A removal: applied only with `svc apply --prune`. */
+  prune: boolean;
+  fields: FieldChange[];
+  /** Fingerprint of the live resource the change was computed from; null when there was none. */
+  before: string | null;
+  /** Keys of changes of the same tenant that must succeed first (the role a grant is of). */
+  needs: string[];
+  grant?: GrantTarget;
+  /** Why svc apply refuses it (it would take away your own administration of the tenant). */
+  refused?: string;
+}
+
+/** What the plan compared in a tenant: every resource of a managed kind, or those the file names. */
+export interface Scope {
+  roles: 'all' | string[];
+  /** `all`, or the roles whose grants were compared. */
+  grants: 'all' | string[];
+  /** `all`, or the URLs and ids the file names. */
+  webhooks: 'all' | string[];
+  /** `all`, or the names and client ids the file names. */
+  oauth_clients: 'all' | string[];
+}
+
+export interface Unchanged {
+  count: number;
+  digest: string;
+}
+
+export interface PlanTenant {
+  id: string;
+  slug: string;
+  display_name: string;
+  scope: Scope;
+  /** Fingerprints of the resources in scope that the plan leaves as they are. */
+  unchanged: Record<Kind, Unchanged>;
+  changes: PlanChange[];
+}
+
+export interface PlanSummary {
+  tenants: number;
+  tenants_changed: number;
+  create: number;
+  update: number;
+  delete: number;
+  /** Changes svc apply refuses (see `refused`). */
+  refused: number;
+}
+
+export interface PlanDocument {
+  svc_plan: typeof PLAN_FORMAT;
+  created_at: string;
+  base_url: string;
+  file: { path: string; sha256: string };
+  manage: Manage;
+  /** The time relative expiries (`expires_in`) were counted from. */
+  anchor: string;
+  summary: PlanSummary;
+  tenants: PlanTenant[];
+}
+
+/** The bulk operation's key of a change: stable across plans of the same state. */
+export function changeKey(
+  tenant: string,
+  change: Pick<PlanChange, 'kind' | 'action' | 'id' | 'name'>,
+): string {
+  return `${tenant}/${change.kind}/${change.action}/${change.id ?? change.name}`;
+}
+
+export function summarize(tenants: readonly PlanTenant[]): PlanSummary {
+  const summary: PlanSummary = {
+    tenants: tenants.length,
+    tenants_changed: 0,
+    create: 0,
+    update: 0,
+    delete: 0,
+    refused: 0,
+  };
+  for (const tenant of tenants) {
+    if (tenant.changes.length > 0) summary.tenants_changed++;
+    for (const change of tenant.changes) {
+      summary[change.action]++;
+      if (change.refused) summary.refused++;
+    }
+  }
+  return summary;
+}
+
+export const countChanges = (summary: PlanSummary): number =>
+  summary.create + summary.update + summary.delete;

@@ -1,0 +1,132 @@
+import type { ChalkInstance } from 'chalk';
+import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } from './plan.js';
+
+/**
+ * A plan in words: for a person on a terminal (tenants by display name, one line per change
+ * with what it changes field by field under it), as tab-separated rows for pipes, and its
+ * one-line summary.
+ */
+
+const show = (value: unknown): string => {
+  if (value === null || value === undefined) return 'never';
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.join(', ');
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+};
+
+const expiry = (value: unknown) => (value === null || value === undefined ? 'never' : String(value));
+
+/** `permissions: + a, − b` for sets; `description: "x" → "y"` otherwise. */
+export function describeField(change: PlanChange, f: FieldChange): string {
+  if (f.field === 'expires_at') {
+    if (change.action === 'create') return f.to === null ? 'permanent' : `until ${expiry(f.to)}`;
+    if (change.action === 'delete') return `held until ${expiry(f.from)}`;
+    return `${expiry(f.from)} → ${expiry(f.to)}`;
+  }
+  if (f.field === 'grants') return `${f.from} grant(s) end with it`;
+  if (change.action === 'update' && Array.isArray(f.from) && Array.isArray(f.to)) {
+    const from = f.from.map(String);
+    const to = f.to.map(String);
+    const added = to.filter((v) => !from.includes(v)).map((v) => `+ ${v}`);
+    const removed = from.filter((v) => !to.includes(v)).map((v) => `− ${v}`);
+    return `${f.field}: ${[...added, ...removed].join(', ')}`;
+  }
+  if (f.from !== undefined && f.to !== undefined) return `${f.field}: ${show(f.from)} → ${show(f.to)}`;
+  return `${f.field}: ${show(f.to ?? f.from)}`;
+}
+
+/** The identity of a creation is in its headline already; the other fields are listed. */
+const IDENTITY: Record<PlanChange['kind'], string> = {
+  role: 'name',
+  grant: '',
+  webhook: 'url',
+  oauth_client: 'name',
+};
+
+function shownFields(change: PlanChange): FieldChange[] {
+  return change.action === 'create'
+    ? change.fields.filter((f) => f.field !== IDENTITY[change.kind])
+    : change.fields;
+}
+
+const KIND_WORD: Record<PlanChange['kind'], string> = {
+  role: 'role',
+  grant: 'grant',
+  webhook: 'webhook',
+  oauth_client: 'OAuth client',
+};
+
+/** The headline of a change: `+ role fx-desk`, `~ extend tenant_analyst of usr_viewer`. */
+export function headline(change: PlanChange): string {
+  const sign = change.action === 'create' ? '+' : change.action === 'update' ? '~' : '-';
+  let what: string;
+  if (change.kind === 'grant') {
+    const { user, role } = change.grant ?? { user: change.name, role: '' };
+    what =
+      change.verb === 'grant'
+        ? `grant ${role} to ${user}`
+        : change.verb === 'revoke'
+          ? `revoke ${role} from ${user}`
+          : `${change.verb} ${role} of ${user}`;
+  } else {
+    what = `${KIND_WORD[change.kind]} ${change.name}${change.id && change.id !== change.name ? ` (${change.id})` : ''}`;
+  }
+  return `${sign} ${what}`;
+}
+
+/** The lines a terminal shows for a plan; colour only through `color`. */
+export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
+  const lines: string[] = [];
+  for (const tenant of doc.tenants) {
+    const title = `${tenant.display_name} (${tenant.slug})`;
+    if (tenant.changes.length === 0) {
+      lines.push(`${color.bold(title)}: no changes`);
+      continue;
+    }
+    lines.push(color.bold(title));
+    for (const change of tenant.changes) {
+      const paint =
+        change.action === 'create' ? color.green : change.action === 'update' ? color.yellow : color.red;
+      const where = change.line === null ? '' : `  (line ${change.line})`;
+      const prune = change.prune ? '  — only with --prune' : '';
+      const inline =
+        change.kind === 'grant' ? `: ${change.fields.map((f) => describeField(change, f)).join('; ')}` : '';
+      lines.push(`  ${paint(headline(change))}${inline}${color.dim(`${prune}${where}`)}`);
+      if (change.kind !== 'grant') {
+        for (const f of shownFields(change)) lines.push(`      ${describeField(change, f)}`);
+      }
+      if (change.refused) lines.push(`      ${color.red(`! svc apply refuses this: ${change.refused}`)}`);
+    }
+  }
+  return lines;
+}
+
+/** One tab-separated row per change: tenant, kind, verb, name, id, line, what changes. */
+export function planRows(doc: PlanDocument): string[][] {
+  return doc.tenants.flatMap((tenant: PlanTenant) =>
+    tenant.changes.map((change) => [
+      tenant.slug,
+      change.kind,
+      change.verb,
+      change.name,
+      change.id ?? '',
+      change.line === null ? '' : String(change.line),
+      [
+        ...shownFields(change).map((f) => describeField(change, f)),
+        ...(change.prune ? ['only with --prune'] : []),
+        ...(change.refused ? [`refused: ${change.refused}`] : []),
+      ].join('; '),
+    ]),
+  );
+}
+
+const n = (count: number) => count.toLocaleString('en');
+
+/** `Plan: 3 to create, 1 to update, 2 to delete (only with --prune) in 1 of 2 tenants.` */
+export function summaryLine(summary: PlanSummary, label: string): string {
+  const total = summary.create + summary.update + summary.delete;
+  const tenants = `${n(summary.tenants)} ${summary.tenants === 1 ? 'tenant' : 'tenants'}`;
+  if (total === 0) return `No changes: the live state of ${tenants} matches ${label}.`;
+  const parts = [`${n(summary.create)} to create`, `${n(summary.update)} to update`];
+  parts.push(`${n(summary.delete)} to delete${summary.delete > 0 ? ' (only with --prune)' : ''}`);
+  return `Plan: ${parts.join(', ')} in ${n(summary.tenants_changed)} of ${tenants}.`;
+}

@@ -1,0 +1,95 @@
+import { accessSync, chmodSync, constants, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { fileErrorReason } from '../system/input.js';
+import { SecretFile } from '../system/secret-file.js';
+
+/**
+ * Where svc apply puts the one-time secrets of the webhooks and OAuth clients it creates: a
+ * directory only its owner can enter (0700), one 0600 file per resource named so a person knows
+ * which it is (`acme-treasury.webhook.hooks.example.com_svc.wh_8f3a….secret`), never over
+ * another file. The name holds the id the platform gave, so it is known only from the answer;
+ * the directory is checked before anything is sent, so a secret is never lost to a bad path.
+ */
+export class SecretDir {
+  private constructor(readonly path: string) {}
+
+  /** Makes the directory (0700) or checks the one there: not readable by others, writable by us. */
+  static prepare(path: string): SecretDir {
+    try {
+      mkdirSync(path, { recursive: true, mode: 0o700 });
+      const mode = statSync(path).mode;
+      if (!statSync(path).isDirectory()) throw new UsageError(`--secret-dir ${path} is not a directory`);
+      if ((mode & 0o077) !== 0) {
+        throw new UsageError(
+          `--secret-dir ${path} can be entered by others (mode ${(mode & 0o777).toString(8)}); secrets need a private directory`,
+          { hint: `chmod 700 ${path}, or choose a new directory (svc makes it 0700)` },
+        );
+      }
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(
+        `cannot use --secret-dir ${path}: ${fileErrorReason(error, 'its parent does not exist')}`,
+      );
+    }
+    return new SecretDir(path);
+  }
+
+  /**
+   * Writes one secret to its own new file and returns its path. The same answer written again
+   * (a resumed run is answered from the platform's record of the same request) finds its file
+   * already holding that secret, and is done; a file a killed run left empty is filled.
+   */
+  async write(
+    tenantSlug: string,
+    kind: 'webhook' | 'oauth-client',
+    name: string,
+    id: string,
+    secret: unknown,
+  ): Promise<string> {
+    const path = join(this.path, `${safe(tenantSlug)}.${kind}.${safe(name)}.${safe(id)}.secret`);
+    let file: SecretFile;
+    try {
+      file = await SecretFile.create(path, '--secret-dir file');
+    } catch (error) {
+      if (typeof secret !== 'string' || secret === '' || /[\r\n]/.test(secret)) throw error;
+      if (sameSecret(path, secret)) return path;
+      // A run killed between making the file and writing it left it empty: it holds no secret yet.
+      if (emptyFile(path)) {
+        chmodSync(path, 0o600);
+        writeFileSync(path, `${secret}\n`, { flag: 'r+' });
+        return path;
+      }
+      throw error;
+    }
+    await file.write(secret, kind === 'webhook' ? 'secret' : 'client_secret');
+    return path;
+  }
+}
+
+function emptyFile(path: string): boolean {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() && stat.size === 0;
+  } catch {
+    return false;
+  }
+}
+
+function sameSecret(path: string, secret: string): boolean {
+  try {
+    return readFileSync(path, 'utf8') === `${secret}\n`;
+  } catch {
+    return false;
+  }
+}
+
+/** A name part that is one safe path segment: `https://hooks.example.com/svc` → `hooks.example.com_svc`. */
+export function safe(text: string): string {
+  const cleaned = text
+    .replace(/^[a-z]+:\/\//i, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+|_+$/g, '');
+  return (cleaned || 'unnamed').slice(0, 60);
+}

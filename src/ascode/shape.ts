@@ -1,0 +1,220 @@
+import { didYouMean } from '../api/suggest.js';
+import { isSecretField, redactText } from '../http/redact.js';
+import { CONFIG_SCHEMA } from './schema.js';
+import type { Path } from './source.js';
+
+/**
+ * Checks a file's value against its JSON Schema (./schema.ts) and reports every problem, each at
+ * a path, in words a person can act on: a field that does not exist (with the closest one), a
+ * secret where none may be, a value of the wrong kind or outside its choices (with the closest
+ * choice). It understands the keywords that schema uses, nothing more.
+ */
+
+export interface ShapeProblem {
+  path: Path;
+  message: string;
+}
+
+interface Schema {
+  $ref?: string;
+  type?: string;
+  const?: unknown;
+  enum?: readonly unknown[];
+  properties?: Record<string, Schema>;
+  required?: readonly string[];
+  additionalProperties?: boolean;
+  items?: Schema;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  anyOf?: readonly Schema[];
+  oneOf?: readonly Schema[];
+  not?: Schema;
+  description?: string;
+}
+
+const ROOT = CONFIG_SCHEMA as unknown as Schema & { $defs: Record<string, Schema> };
+const NAMES: Record<string, string> = {
+  block: 'a block',
+  role: 'a role',
+  grant: 'a grant',
+  webhook: 'a webhook',
+  oauth_client: 'an OAuth client',
+};
+
+export const SECRET_ADVICE =
+  'secrets never go in the file: svc apply writes those of new webhooks and OAuth clients to --secret-dir';
+
+/** Every problem of the value's shape; an empty list when it fits. */
+export function checkShape(value: unknown): ShapeProblem[] {
+  const problems: ShapeProblem[] = [];
+  walk(ROOT, value, [], 'the file', problems);
+  return problems;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a map';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'a whole number' : 'a number';
+  return typeof value === 'string' ? 'text' : `a ${typeof value}`;
+}
+
+const EXPECTED: Record<string, string> = {
+  object: 'a map of fields',
+  array: 'a list',
+  string: 'text',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+};
+
+function fits(type: string, value: unknown): boolean {
+  if (type === 'object') return value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (type === 'array') return Array.isArray(value);
+  if (type === 'integer') return typeof value === 'number' && Number.isInteger(value);
+  return typeof value === type;
+}
+
+/** `"name"` for a field, `item 3 of "users"` for a list item: how messages name the value. */
+function named(path: Path): string {
+  const last = path[path.length - 1];
+  if (typeof last === 'number') {
+    const list = path[path.length - 2];
+    return typeof list === 'string' ? `item ${last + 1} of "${list}"` : `item ${last + 1}`;
+  }
+  return last === undefined ? 'the file' : `"${last}"`;
+}
+
+function walk(schema: Schema, value: unknown, path: Path, what: string, out: ShapeProblem[]): void {
+  if (schema.$ref) {
+    const name = schema.$ref.replace('#/$defs/', '');
+    walk(ROOT.$defs[name]!, value, path, NAMES[name] ?? name, out);
+    return;
+  }
+  if (schema.anyOf) {
+    const fitting = schema.anyOf.find((branch) => {
+      const trial: ShapeProblem[] = [];
+      walk(branch, value, path, what, trial);
+      return trial.length === 0;
+    });
+    if (!fitting)
+      out.push({ path, message: `${named(path)} must be: ${schema.description ?? 'another value'}` });
+    return;
+  }
+  if (schema.const !== undefined && value !== schema.const) {
+    out.push({ path, message: `${named(path)} must be ${JSON.stringify(schema.const)}` });
+    return;
+  }
+  if (schema.type && !fits(schema.type, value)) {
+    out.push({ path, message: `${named(path)} must be ${EXPECTED[schema.type]}, not ${kindOf(value)}` });
+    return;
+  }
+  if (schema.enum && !schema.enum.includes(value)) {
+    const choices = schema.enum.map(String);
+    const hint = typeof value === 'string' ? didYouMean(value, choices) : '';
+    out.push({
+      path,
+      message: `${named(path)} must be one of ${choices.join(', ')}, not ${JSON.stringify(value)}${hint}`,
+    });
+    return;
+  }
+  if (typeof value === 'string') checkText(schema, value, path, out);
+  else if (typeof value === 'number') checkNumber(schema, value, path, out);
+  else if (Array.isArray(value)) checkList(schema, value, path, what, out);
+  else if (value !== null && typeof value === 'object') {
+    checkMap(schema, value as Record<string, unknown>, path, what, out);
+  }
+}
+
+function checkText(schema: Schema, value: string, path: Path, out: ShapeProblem[]): void {
+  if (redactText(value) !== value) {
+    out.push({ path, message: `${named(path)} looks like a secret; ${SECRET_ADVICE}` });
+  } else if (schema.minLength !== undefined && value.trim().length < schema.minLength) {
+    out.push({ path, message: `${named(path)} must not be empty` });
+  } else if (schema.maxLength !== undefined && value.length > schema.maxLength) {
+    out.push({ path, message: `${named(path)} is longer than ${schema.maxLength} characters` });
+  } else if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
+    const rule = schema.description ? `: ${schema.description}` : '';
+    out.push({ path, message: `${named(path)} ${JSON.stringify(value)} is not valid${rule}` });
+  }
+}
+
+function checkNumber(schema: Schema, value: number, path: Path, out: ShapeProblem[]): void {
+  if (
+    (schema.minimum !== undefined && value < schema.minimum) ||
+    (schema.maximum !== undefined && value > schema.maximum)
+  ) {
+    out.push({
+      path,
+      message: `${named(path)} must be from ${schema.minimum} to ${schema.maximum}, not ${value}`,
+    });
+  }
+}
+
+function checkList(schema: Schema, value: unknown[], path: Path, what: string, out: ShapeProblem[]): void {
+  if (schema.minItems !== undefined && value.length < schema.minItems) {
+    out.push({ path, message: `${named(path)} must not be empty` });
+  }
+  if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+    out.push({ path, message: `${named(path)} has ${value.length} items; at most ${schema.maxItems}` });
+  }
+  if (schema.uniqueItems) {
+    const seen = new Set<string>();
+    value.forEach((item, i) => {
+      const key = JSON.stringify(item);
+      if (seen.has(key)) out.push({ path: [...path, i], message: `${named(path)} lists ${key} twice` });
+      seen.add(key);
+    });
+  }
+  const items = schema.items;
+  if (!items) return;
+  value.forEach((item, i) => {
+    walk(items, item, [...path, i], what, out);
+  });
+}
+
+function checkMap(
+  schema: Schema,
+  value: Record<string, unknown>,
+  path: Path,
+  what: string,
+  out: ShapeProblem[],
+): void {
+  const known = Object.keys(schema.properties ?? {});
+  for (const [key, field] of Object.entries(value)) {
+    const fieldSchema = schema.properties?.[key];
+    if (fieldSchema) {
+      const inner = fieldSchema.type === 'object' && !fieldSchema.$ref ? `"${key}"` : what;
+      walk(fieldSchema, field, [...path, key], inner, out);
+    } else if (schema.additionalProperties === false) {
+      const message = isSecretField(key)
+        ? `"${key}": ${SECRET_ADVICE}`
+        : `"${key}" is not a field of ${what}${didYouMean(key, known)} (fields: ${known.join(', ')})`;
+      out.push({ path: [...path, key], message });
+    }
+  }
+  const missing = (schema.required ?? []).filter((key) => !(key in value));
+  if (missing.length > 0) {
+    out.push({ path, message: `${what} needs ${missing.map((k) => `"${k}"`).join(' and ')}` });
+  }
+  // oneOf and not, as the schema uses them: exactly one of some fields, and fields that exclude each other.
+  const alternatives = schema.oneOf?.flatMap((branch) => branch.required ?? []) ?? [];
+  const given = alternatives.filter((key) => key in value);
+  if (alternatives.length > 0 && given.length !== 1) {
+    const names = alternatives.map((k) => `"${k}"`).join(' or ');
+    out.push({ path, message: `${what} needs ${given.length === 0 ? names : `${names}, not both`}` });
+  }
+  const exclusive = schema.not?.required ?? [];
+  if (exclusive.length > 0 && exclusive.every((key) => key in value)) {
+    out.push({
+      path: [...path, exclusive[1]!],
+      message: `${exclusive.map((k) => `"${k}"`).join(' and ')} cannot be combined; pick one`,
+    });
+  }
+}

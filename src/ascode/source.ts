@@ -1,0 +1,210 @@
+import { createHash } from 'node:crypto';
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+
+/** Where a value sits in the file: keys of maps and indices of lists. */
+export type Path = ReadonlyArray<string | number>;
+
+/** A problem of the file, where it is: printed as `FILE:LINE: message`. */
+export interface Problem {
+  line: number | undefined;
+  message: string;
+}
+
+/**
+ * An access file as read: its value, and the line of anything in it (for `file:line` messages).
+ * YAML goes through the `yaml` package (positions kept); JSON through JSON.parse, whose lines are
+ * found only when a problem needs one — a 100,000-grant JSON file parses in a tenth of the time
+ * and memory YAML takes, which matters for large estates (bench/RESULTS.md).
+ */
+export interface Source {
+  /** How messages name it: the path given, or `stdin`. */
+  label: string;
+  format: 'yaml' | 'json';
+  sha256: string;
+  value: unknown;
+  /** 1-based line of the value at `path` (of its key, for a member of a map). */
+  line(path: Path): number | undefined;
+  /** Lets go of the parse tree once nothing more will be located. */
+  release(): void;
+}
+
+export type Parsed = { ok: true; source: Source } | { ok: false; problems: Problem[] };
+
+export function parseSource(label: string, bytes: Buffer): Parsed {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const json = label.toLowerCase().endsWith('.json') || (label === 'stdin' && /^\s*\{/.test(text));
+  return json ? parseJson(label, sha256, text) : parseYaml(label, sha256, text);
+}
+
+function parseJson(label: string, sha256: string, text: string): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // V8 names the position of some errors only; YAML's parser (JSON is YAML) finds the line of all.
+    const message = (error as Error).message.split('\n')[0]!.replace(/ in JSON at .*$/, '');
+    const at = /position (\d+)/.exec((error as Error).message);
+    const line = at ? lineAt(text, Number(at[1])) : yamlErrorLine(text);
+    return { ok: false, problems: [{ line, message: `not valid JSON: ${message}` }] };
+  }
+  let source: string | undefined = text;
+  // Entries (blocks.N.grants.M) are located for every change; their fields only for problems.
+  let entries: Map<string, number> | undefined;
+  let everything: Map<string, number> | undefined;
+  return {
+    ok: true,
+    source: {
+      label,
+      format: 'json',
+      sha256,
+      value,
+      line(path) {
+        if (source === undefined) return undefined;
+        if (path.length <= ENTRY_DEPTH) {
+          entries ??= indexJson(source, ENTRY_DEPTH);
+          return entries.get(path.join('\u0000'));
+        }
+        everything ??= indexJson(source, Number.POSITIVE_INFINITY);
+        return everything.get(path.join('\u0000'));
+      },
+      release() {
+        source = undefined;
+        entries = undefined;
+        everything = undefined;
+      },
+    },
+  };
+}
+
+function yamlErrorLine(text: string): number | undefined {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter });
+  return doc.errors[0]?.linePos?.[0]?.line;
+}
+
+/** blocks.N.KIND.M: how deep an entry of the file sits. */
+const ENTRY_DEPTH = 4;
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/**
+ * The line of every value of a JSON text down to `depth` (of the key, for object members), by
+ * path, in one pass. The text has been parsed already, so it is well formed.
+ */
+function indexJson(text: string, depth: number): Map<string, number> {
+  const lines = new Map<string, number>();
+  const path: Array<string | number> = [];
+  const stack: Array<{ array: boolean; index: number; expectKey: boolean }> = [];
+  let line = 1;
+  const note = () => {
+    if (path.length > depth) return;
+    const key = path.join('\u0000');
+    if (!lines.has(key)) lines.set(key, line);
+  };
+  const begin = () => {
+    const top = stack[stack.length - 1];
+    if (top?.array) path.push(top.index);
+    note();
+  };
+  const end = () => {
+    const top = stack[stack.length - 1];
+    if (!top) return;
+    path.pop();
+    if (top.array) top.index++;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\n') line++;
+    else if (c === '{' || c === '[') {
+      begin();
+      stack.push({ array: c === '[', index: 0, expectKey: c === '{' });
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+      end();
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top && !top.array) top.expectKey = true;
+    } else if (c === ':') {
+      const top = stack[stack.length - 1];
+      if (top) top.expectKey = false;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top && !top.array && top.expectKey) {
+        path.push(JSON.parse(text.slice(i, j + 1)) as string);
+        note();
+      } else {
+        begin();
+        end();
+      }
+      i = j;
+    } else if (!/\s/.test(c)) {
+      let j = i;
+      while (j + 1 < text.length && !/[\s,\]}]/.test(text[j + 1]!)) j++;
+      begin();
+      end();
+      i = j;
+    }
+  }
+  return lines;
+}
+
+function parseYaml(label: string, sha256: string, text: string): Parsed {
+  const counter = new LineCounter();
+  let doc: ReturnType<typeof parseDocument> | undefined = parseDocument(text, {
+    lineCounter: counter,
+    prettyErrors: true,
+    uniqueKeys: true,
+  });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      problems: doc.errors.map((error) => ({
+        line: error.linePos?.[0]?.line,
+        message: `not valid YAML: ${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
+    };
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    return {
+      ok: false,
+      problems: [{ line: undefined, message: `not valid YAML: ${(error as Error).message}` }],
+    };
+  }
+  return {
+    ok: true,
+    source: {
+      label,
+      format: 'yaml',
+      sha256,
+      value,
+      line(path) {
+        if (!doc) return undefined;
+        const last = path[path.length - 1];
+        if (typeof last === 'string') {
+          const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+          if (isMap(parent)) {
+            const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === last);
+            const at = (pair?.key as { range?: [number, number, number] } | undefined)?.range?.[0];
+            if (at !== undefined) return counter.linePos(at).line;
+          }
+        }
+        const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
+        const at = (node as { range?: [number, number, number] } | null | undefined)?.range?.[0];
+        return at === undefined ? undefined : counter.linePos(at).line;
+      },
+      release() {
+        doc = undefined;
+      },
+    },
+  };
+}

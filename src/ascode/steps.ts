@@ -1,0 +1,191 @@
+import type { BulkItem, WorkCall } from '../bulk/runner.js';
+import { SvcError } from '../errors.js';
+import {
+  AssignmentExistsError,
+  AssignmentNotFoundError,
+  OAuthClientNotFoundError,
+  RoleNotFoundError,
+  WebhookNotFoundError,
+} from '../platform/errors.js';
+import type { Platform } from '../platform/index.js';
+import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
+import type { SecretDir } from './secrets.js';
+
+/**
+ * The steps of applying a plan, as items of the one bulk operation: one per change, in phases
+ * (custom roles first, then grants and integrations, then removals, custom roles last), each
+ * grant of a new role after that role, each role removal after the revocations of its grants;
+ * and the worker that makes one change through the platform client.
+ */
+
+export interface Step {
+  tenant: { id: string; slug: string; display_name: string };
+  change: PlanChange;
+  /** A resumed run found it made already (./drift.ts): reported, not sent. */
+  done: boolean;
+}
+
+export function phaseOf(change: PlanChange): number {
+  if (change.kind === 'role') return change.action === 'delete' ? 4 : 1;
+  return change.action === 'delete' ? 3 : 2;
+}
+
+/** The changes apply makes (removals only with --prune; none svc refuses), as bulk items in phase order. */
+export function planSteps(
+  doc: PlanDocument,
+  prune: boolean,
+  done: ReadonlySet<string> = new Set(),
+): Array<BulkItem<Step>> {
+  const steps: Array<BulkItem<Step>> = [];
+  const needed = new Set<string>();
+  for (const tenant of doc.tenants) {
+    for (const change of tenant.changes) {
+      if ((change.prune && !prune) || change.refused) continue;
+      for (const key of change.needs) needed.add(key);
+      const key = changeKey(tenant.id, change);
+      const info = { id: tenant.id, slug: tenant.slug, display_name: tenant.display_name };
+      steps.push({
+        key,
+        data: { tenant: info, change, done: done.has(key) },
+        after: change.needs,
+        phase: phaseOf(change),
+      });
+    }
+  }
+  for (const step of steps) if (needed.has(step.key)) step.needed = true;
+  // Stable: within a phase, the plan's order (tenant by tenant).
+  return steps
+    .map((s, i) => [s, i] as const)
+    .sort((a, b) => a[0].phase! - b[0].phase! || a[1] - b[1])
+    .map(([s]) => s);
+}
+
+/** The request body of a creation or an update: the fields the change sets. */
+function body(change: PlanChange, except: string[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of change.fields) if (f.to !== undefined && !except.includes(f.field)) out[f.field] = f.to;
+  return out;
+}
+
+/** Makes one change; returns its result's details (ids, audit trail ids, secret files). */
+export function stepWorker(platform: Platform, secrets: () => SecretDir | undefined) {
+  const roleIds = new Map<string, Promise<Map<string, string>>>();
+  /** A role's id by name, for grants of roles this run created (read once per tenant, after they exist). */
+  const roleId = async (tenant: string, name: string, signal: AbortSignal): Promise<string> => {
+    let ids = roleIds.get(tenant);
+    if (!ids) {
+      ids = (async () => {
+        const map = new Map<string, string>();
+        for await (const role of platform.roles.listAll({ limit: 200 }, { tenant, signal })) {
+          if (!role.deleted_at) map.set(role.name, role.id);
+        }
+        return map;
+      })();
+      roleIds.set(tenant, ids);
+    }
+    const id = (await ids).get(name);
+    if (id === undefined)
+      throw new SvcError('not_found', `role ${name} does not exist in ${tenant}`, { code: 'not_found' });
+    return id;
+  };
+  const gone = (reason: string) => ({ status: 'skipped', reason });
+  const secretDir = (): SecretDir => {
+    const dir = secrets();
+    // apply checks for --secret-dir before anything is sent; this is a bug if it happens.
+    if (!dir) throw new Error('a secret arrived without a --secret-dir');
+    return dir;
+  };
+
+  return async ({ data }: BulkItem<Step>, call: WorkCall): Promise<Record<string, unknown>> => {
+    const { tenant, change } = data;
+    if (data.done) return gone('already_done');
+    const read = { tenant: tenant.id, signal: call.signal };
+    const post = { ...read, idempotencyKey: call.idempotencyKey };
+    try {
+      if (change.kind === 'role') {
+        if (change.action === 'create') {
+          const role = await platform.roles.create(body(change) as never, post);
+          return { id: role.id };
+        }
+        if (change.action === 'update') {
+          await platform.roles.update(change.id!, body(change) as never, read);
+          return { id: change.id };
+        }
+        const role = await platform.roles.delete(change.id!, read);
+        return { id: role.id, deleted_at: role.deleted_at };
+      }
+      if (change.kind === 'grant') {
+        const grant = change.grant!;
+        const role = grant.role_id ?? (await roleId(tenant.id, grant.role, call.signal));
+        if (change.action === 'create') {
+          const made = await platform.roles.assign(
+            grant.user,
+            {
+              role_id: role,
+              ...(grant.expires_at === null ? {} : { expires_at: grant.expires_at }),
+              ...(grant.justification === null ? {} : { justification: grant.justification }),
+            },
+            post,
+          );
+          return { expires_at: made.expires_at, audit_trail_id: made.audit_trail_id };
+        }
+        if (change.action === 'update') {
+          const moved = await platform.roles.updateAssignment(
+            grant.user,
+            role,
+            { expires_at: grant.expires_at, justification: grant.justification ?? '' },
+            read,
+          );
+          return { expires_at: moved.expires_at, audit_trail_id: moved.update_audit_trail_id ?? undefined };
+        }
+        const revoked = await platform.roles.revoke(grant.user, role, read);
+        return { audit_trail_id: revoked.revocation_audit_trail_id ?? undefined };
+      }
+      if (change.kind === 'webhook') {
+        if (change.action === 'create') {
+          const hook = await platform.webhooks.create(body(change) as never, post);
+          const file = await secretDir().write(tenant.slug, 'webhook', hook.url, hook.id, hook.secret);
+          return { id: hook.id, secret_file: file };
+        }
+        if (change.action === 'update') {
+          await platform.webhooks.update(change.id!, body(change) as never, read);
+          return { id: change.id };
+        }
+        await platform.webhooks.delete(change.id!, read);
+        return { id: change.id };
+      }
+      if (change.action === 'create') {
+        const client = await platform.oauth.clients.create(body(change) as never, post);
+        const file = await secretDir().write(
+          tenant.slug,
+          'oauth-client',
+          client.name,
+          client.client_id,
+          client.client_secret,
+        );
+        return { id: client.client_id, secret_file: file };
+      }
+      if (change.action === 'update') {
+        await platform.oauth.clients.update(change.id!, body(change) as never, read);
+        return { id: change.id };
+      }
+      await platform.oauth.clients.delete(change.id!, read);
+      return { id: change.id };
+    } catch (error) {
+      // The platform's own answer that it is so already: reported as skipped, never as done.
+      if (error instanceof AssignmentExistsError && change.action === 'create') {
+        const held = error.assignment;
+        if ((held?.expires_at ?? null) === (change.grant?.expires_at ?? null)) {
+          return { ...gone('already_assigned'), audit_trail_id: held?.audit_trail_id };
+        }
+      }
+      if (change.action === 'delete') {
+        if (error instanceof AssignmentNotFoundError) return gone('not_assigned');
+        if (error instanceof WebhookNotFoundError || error instanceof OAuthClientNotFoundError)
+          return gone('already_removed');
+        if (error instanceof RoleNotFoundError && change.kind === 'role') return gone('already_removed');
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The order of a bulk run whose items depend on each other (svc apply: a custom role before the
+ * grants of it, creations before deletions), for the runner:
+ *
+ * - phases: items carry a non-decreasing `phase`; no item of a later phase starts before every
+ *   item already started has finished (a barrier, taken when the first item of the next phase
+ *   is pulled);
+ * - dependencies: an item names in `after` the keys of earlier items it needs. It waits for them
+ *   and is not attempted when one of them failed (or was itself not attempted): that failure
+ *   stops what depends on it, and nothing else.
+ *
+ * Only the outcomes of items marked `needed` are kept, so a run without dependencies (a
+ * million-row grants file) keeps nothing.
+ */
+export class RunOrder {
+  readonly #outcomes = new Map<string, Promise<boolean>>();
+  readonly #settle = new Map<string, (ok: boolean) => void>();
+  readonly #running = new Set<Promise<unknown>>();
+  #phase: number | undefined;
+
+  /** Waits, when `phase` starts a new phase, until every item started before has finished. */
+  async enter(phase: number | undefined): Promise<void> {
+    if (phase === undefined) return;
+    if (this.#phase !== undefined && phase > this.#phase) {
+      while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    }
+    this.#phase = Math.max(phase, this.#phase ?? phase);
+  }
+
+  /** Marks an item started; its outcome becomes known to dependents when `finish` is called. */
+  start(key: string, needed: boolean | undefined, running: Promise<unknown>): void {
+    this.#running.add(running);
+    void running.finally(() => this.#running.delete(running)).catch(() => {});
+    if (!needed || this.#outcomes.has(key)) return;
+    this.#outcomes.set(key, new Promise((resolve) => this.#settle.set(key, resolve)));
+  }
+
+  finish(key: string, ok: boolean): void {
+    this.#settle.get(key)?.(ok);
+    this.#settle.delete(key);
+  }
+
+  /**
+   * The first of `after` that failed, once every one of them has finished; undefined when all
+   * ended well. A key that is not an item of this run (nothing to do there) counts as done.
+   */
+  async failedDependency(after: readonly string[] | undefined): Promise<string | undefined> {
+    if (!after || after.length === 0) return undefined;
+    const outcomes = await Promise.all(after.map((key) => this.#outcomes.get(key) ?? true));
+    const index = outcomes.indexOf(false);
+    return index === -1 ? undefined : after[index];
+  }
+}

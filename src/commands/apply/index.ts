@@ -1,0 +1,73 @@
+import { Command, Option } from 'commander';
+import { type ApplyOptions, applyPlan } from '../../ascode/apply.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { BULK_CONCURRENCY, parseBulkFlags } from '../bulk-flags.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+
+export type ApplyFlags = Omit<ApplyOptions, 'confirm'>;
+
+export function parseApply(plan: unknown, flags: Record<string, unknown>): ApplyFlags {
+  if (plan !== undefined && flags.file !== undefined) {
+    throw new UsageError('give an access file with -f or a saved PLAN.json, not both');
+  }
+  if (plan === undefined && flags.file === undefined) {
+    throw new UsageError('svc apply needs -f FILE (an access file) or PLAN.json (saved by svc plan --out)');
+  }
+  const bulk = parseBulkFlags(flags);
+  return {
+    from: plan === undefined ? { file: nonEmpty('--file', flags.file) } : { plan: nonEmpty('PLAN', plan) },
+    prune: flags.prune === true,
+    secretDir: flags.secretDir === undefined ? undefined : nonEmpty('--secret-dir', flags.secretDir),
+    concurrency: bulk.concurrency,
+    journal: bulk.journal,
+  };
+}
+
+export async function runApply(ctx: Context, options: ApplyFlags): Promise<void> {
+  await applyPlan(ctx, {
+    ...options,
+    confirm: (question, refusal) => confirmDestructive(ctx, question, refusal),
+  });
+}
+
+export default function applyCommand(make: MakeContext): Command {
+  return new Command('apply')
+    .summary('Make the live state match an access file or a saved plan')
+    .description(
+      'Make the live state match an access file (-f FILE, planned now) or a plan saved by svc plan --out\n' +
+        '(applied only if the live state is still the one it was computed from; otherwise svc says what\n' +
+        'drifted and changes nothing). Custom roles first, then grants, webhooks and OAuth clients, then\n' +
+        'removals — which are made only with --prune, only within what the file manages, and never\n' +
+        'one that takes away your own administration of a tenant. A change that fails stops what depends\n' +
+        'on it (the grants of a role not created) and nothing else.\n\n' +
+        'It runs as a bulk operation: a journal (re-run the same command to resume after a crash,\n' +
+        'Ctrl-C or exit 7), requests in flight at once, one result per change and a summary. The\n' +
+        'secrets of new webhooks and OAuth clients go to --secret-dir, one 0600 file each. On a terminal\n' +
+        'the plan is shown and confirmed; elsewhere pass --yes.',
+    )
+    .argument('[PLAN.json]', 'a plan saved by svc plan --out')
+    .addOption(new Option('-f, --file <file>', 'the access file (- for stdin)'))
+    .addOption(new Option('--prune', 'also remove what the file manages but does not declare'))
+    .addOption(
+      new Option('--secret-dir <dir>', 'where the secrets of new webhooks and OAuth clients go (0700)'),
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        `requests in flight, 1-${BULK_CONCURRENCY.max} (default ${BULK_CONCURRENCY.default})`,
+      ),
+    )
+    .addOption(new Option('--journal <path>', 'where finished changes are recorded (default: state dir)'))
+    .addHelpText(
+      'after',
+      examples(
+        ['svc apply -f access.yaml --secret-dir ./secrets', 'plan and apply (asks on a terminal)'],
+        ['svc apply plan.json --yes', 'a reviewed plan, if nothing changed since'],
+        ['svc apply -f access.yaml --prune --yes', 'also remove what the file no longer declares'],
+      ),
+    )
+    .action(async (plan: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
+      await runApply(await make(cmd), parseApply(plan, flags));
+    });
+}

@@ -1,0 +1,117 @@
+import { Command, Option } from 'commander';
+import { AUDIT_TARGET_TYPES } from '../../api/audit.js';
+import type { AuditTrailListQuery } from '../../api/schemas/audit.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
+import { resolveRoleId } from './roles.js';
+import { AUDIT_COLUMNS } from './shared.js';
+
+export interface AuditLsOptions {
+  query: Omit<AuditTrailListQuery, 'cursor' | 'limit'>;
+  /** Role by id or name: resolved to its id before the query is sent. */
+  role: string | undefined;
+  /** At most this many entries; undefined with --all. */
+  limit: number | undefined;
+}
+
+const LIMIT_MAX = 10_000_000;
+
+export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): AuditLsOptions {
+  const text = (flag: string, raw: unknown) => (raw === undefined ? undefined : nonEmpty(flag, raw));
+  const since = timeFlag('--since', flags.since, nowMs);
+  const until = timeFlag('--until', flags.until, nowMs);
+  if (since && until && Date.parse(since) >= Date.parse(until)) {
+    throw new UsageError(`--since (${since}) must be before --until (${until})`);
+  }
+  const action = text('--action', flags.action);
+  if (action !== undefined && !/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/.test(action)) {
+    throw new UsageError(
+      `--action ${JSON.stringify(action)} is not an action (role.assigned) or a family (role)`,
+    );
+  }
+  const limit = intFlag('--limit', flags.limit, 1, LIMIT_MAX);
+  if (limit !== undefined && flags.all === true) throw new UsageError('use --limit or --all, not both');
+  const query: AuditLsOptions['query'] = {
+    order: flags.oldestFirst === true ? 'asc' : 'desc',
+    ...(action ? { action } : {}),
+    ...(flags.actor === undefined ? {} : { actor: nonEmpty('--actor', flags.actor) }),
+    ...(flags.user === undefined ? {} : { user_id: nonEmpty('--user', flags.user) }),
+    ...(flags.targetType === undefined
+      ? {}
+      : { target_type: choiceFlag('--target-type', flags.targetType, AUDIT_TARGET_TYPES) }),
+    ...(flags.target === undefined ? {} : { target_id: nonEmpty('--target', flags.target) }),
+    ...(since ? { since } : {}),
+    ...(until ? { until } : {}),
+  };
+  return { query, role: text('--role', flags.role), limit: flags.all === true ? undefined : (limit ?? 50) };
+}
+
+export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise<void> {
+  const platform = await ctx.platform();
+  let roleId: string | undefined;
+  if (options.role !== undefined) {
+    // A custom role is named by id in the trail; its name is resolved first (built-in ids are their names).
+    roleId = await resolveRoleId(platform, options.role);
+  }
+  const query = { ...options.query, ...(roleId ? { role_id: roleId } : {}) };
+  const pageSize = Math.min(200, options.limit ?? 200);
+  async function* entries() {
+    let n = 0;
+    for await (const entry of platform.audit.listAll({ ...query, limit: pageSize })) {
+      if (options.limit !== undefined && n >= options.limit) return;
+      n++;
+      yield entry;
+    }
+  }
+  const count = await ctx.out.list(entries(), AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
+  if (options.limit !== undefined && count === options.limit && !ctx.out.isMachine) {
+    ctx.out.info(
+      `The ${count} newest shown${query.order === 'asc' ? ' (oldest first)' : ''}; --all for every one, --limit N for more.`,
+    );
+  }
+}
+
+export function lsCommand(make: MakeContext): Command {
+  return new Command('ls')
+    .alias('list')
+    .summary('List audit-trail entries, newest first, with filters')
+    .description(
+      "The tenant's audit trail: every role grant, expiry change and revocation, custom-role change,\n" +
+        'API key issued or revoked, and webhook or OAuth client created, changed, re-keyed or deleted —\n' +
+        'who did it, when, and in which request. Newest first (--oldest-first to reverse); at most\n' +
+        '--limit entries (default 50), or --all. Needs audit_trail.read (tenant_auditor, tenant_admin).',
+    )
+    .addOption(
+      new Option(
+        '--action <action>',
+        'an action (role.assigned) or a family (role, api_key, webhook, oauth_client)',
+      ),
+    )
+    .addOption(new Option('--actor <id>', 'who made the change (a user id or an API key id)'))
+    .addOption(new Option('--user <id>', 'changes to this user’s roles'))
+    .addOption(new Option('--role <role>', 'changes involving this role (id or name)'))
+    .addOption(
+      new Option('--target <id>', 'changes to this object (a webhook, client, key, role or user id)'),
+    )
+    .addOption(
+      new Option('--target-type <type>', 'changes to this kind of object').choices(AUDIT_TARGET_TYPES),
+    )
+    .addOption(new Option('--since <time>', 'at or after: ISO 8601, or 30m, 2h, 7d ago'))
+    .addOption(new Option('--until <time>', 'before: ISO 8601, or a duration ago'))
+    .addOption(new Option('--limit <n>', 'at most N entries (default 50)'))
+    .addOption(new Option('--all', 'every matching entry (streamed)'))
+    .addOption(new Option('--oldest-first', 'oldest first'))
+    .addHelpText(
+      'after',
+      examples(
+        ['svc audit ls', 'the 50 newest entries'],
+        ['svc audit ls --user usr_analyst --since 7d', "a week of changes to usr_analyst's roles"],
+        ['svc audit ls --action webhook --all --ndjson', 'every webhook change, one JSON object per line'],
+      ),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await make(cmd);
+      await runAuditLs(ctx, parseAuditLs(flags, ctx.clock.now()));
+    });
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { didYouMean } from '../../api/suggest.js';
+import { isoSeconds } from '../../api/time.js';
+import { exportDocument, exportYaml } from '../../ascode/export.js';
+import { readLive, type TenantInfo } from '../../ascode/live.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { fileErrorReason } from '../../system/input.js';
+import { examples, type MakeContext, nonEmpty } from '../kit.js';
+
+export interface ExportOptions {
+  /** Tenants by slug or id; empty: the profile's tenant (unless allTenants). */
+  tenants: string[];
+  allTenants: boolean;
+  /** Where to write (.json: JSON, else YAML); undefined: stdout. */
+  output: string | undefined;
+}
+
+export function parseExport(flags: Record<string, unknown>, globals: { tenants?: string[] }): ExportOptions {
+  const tenants = (globals.tenants ?? []).map((t) => nonEmpty('--tenant', t));
+  const allTenants = flags.allTenants === true;
+  if (allTenants && tenants.length > 0)
+    throw new UsageError('--tenant and --all-tenants cannot be combined; pick one');
+  const output = flags.output === undefined ? undefined : nonEmpty('--output', flags.output);
+  return { tenants: [...new Set(tenants)], allTenants, output };
+}
+
+/** The tenants to export, as the caller knows them (their credential's tenants, from /v1/me). */
+async function chooseTenants(ctx: Context, options: ExportOptions): Promise<TenantInfo[]> {
+  const me = await (await ctx.platform()).me.get({ signal: ctx.signal, tenant: null });
+  const mine: TenantInfo[] = me.tenants.map((t) => ({
+    id: t.id,
+    slug: t.slug,
+    display_name: t.display_name,
+    role: t.role,
+  }));
+  if (options.allTenants) {
+    const administered = mine.filter((t) => t.role === 'tenant_admin');
+    if (administered.length === 0)
+      throw new UsageError('--all-tenants found no tenant where you are tenant_admin');
+    return administered;
+  }
+  const wanted =
+    options.tenants.length > 0 ? options.tenants : [ctx.settings().values.tenant ?? me.tenant_id ?? ''];
+  return wanted.map((ref) => {
+    const tenant = mine.find((t) => t.id === ref || t.slug === ref);
+    if (!tenant) {
+      throw new UsageError(
+        `tenant "${ref}" is not one of your tenants${didYouMean(
+          ref,
+          mine.map((t) => t.slug),
+        )}`,
+        { hint: 'svc tenants ls lists them' },
+      );
+    }
+    return tenant;
+  });
+}
+
+export async function runExport(ctx: Context, options: ExportOptions): Promise<void> {
+  const tenants = await chooseTenants(ctx, options);
+  const live = [...(await readLive(await ctx.platform(), tenants, ctx.signal)).values()];
+  const doc = exportDocument(live);
+  const json =
+    options.output === undefined ? ctx.out.isMachine : options.output.toLowerCase().endsWith('.json');
+  const names = tenants.map((t) => `${t.display_name} (${t.slug})`).join(', ');
+  const text = json
+    ? `${JSON.stringify(doc, null, 2)}\n`
+    : exportYaml(doc, live, [
+        `svc export of ${names} at ${isoSeconds(ctx.clock.now())}`,
+        'svc plan -f FILE shows how the live state differs from this file; svc apply -f FILE makes it match.',
+      ]);
+  const grants = live.reduce((sum, t) => sum + t.grants.size, 0);
+  const roles = live.reduce(
+    (sum, t) => sum + [...t.roles.values()].filter((r) => r.kind === 'custom').length,
+    0,
+  );
+  const webhooks = live.reduce((sum, t) => sum + t.webhooks.length, 0);
+  const clients = live.reduce((sum, t) => sum + t.clients.length, 0);
+  const what = `${roles} custom role(s), ${grants} grant(s), ${webhooks} webhook(s), ${clients} OAuth client(s) of ${tenants.length} tenant(s)`;
+  if (options.output === undefined) {
+    await ctx.out.write(text);
+    ctx.out.info(`exported ${what}`);
+    return;
+  }
+  writeAtomically(options.output, text);
+  ctx.out.success(`exported ${what} to ${options.output}`);
+}
+
+/** Written whole or not at all: a temporary file beside it, renamed over it. */
+function writeAtomically(path: string, text: string): void {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    writeFileSync(temporary, text, { flag: 'wx' });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new UsageError(
+      `cannot write --output ${path}: ${fileErrorReason(error, 'its directory does not exist')}`,
+    );
+  }
+}
+
+export default function exportCommand(make: MakeContext): Command {
+  return new Command('export')
+    .summary('Write the live access and integrations of tenants as a file for svc plan and apply')
+    .description(
+      'Write the custom roles, role grants, webhooks and OAuth clients of tenants as an access file\n' +
+        '(YAML, or JSON with --json or a .json --output), which svc plan compares with the live state\n' +
+        'and svc apply makes real. svc plan of an export shows no changes. Secrets are never written.\n\n' +
+        'Tenants: --tenant (repeat it), --all-tenants (every tenant where you are tenant_admin), or\n' +
+        "the profile's tenant.",
+    )
+    .addOption(new Option('--all-tenants', 'every tenant where you are tenant_admin'))
+    .addOption(new Option('-o, --output <file>', 'write here (.json: JSON, else YAML) instead of stdout'))
+    .addHelpText(
+      'after',
+      examples(
+        ['svc export -o access.yaml', "the profile's tenant"],
+        ['svc export --tenant acme-treasury --tenant acme-apac -o access.yaml', 'two tenants'],
+        ['svc export --all-tenants --json > access.json', 'every tenant you administer, as JSON'],
+      ),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const ctx = await make(cmd);
+      await runExport(ctx, parseExport(flags, ctx.globals));
+    });
+}

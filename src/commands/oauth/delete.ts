@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { confirmDestructive, examples, type MakeContext, tenantLabel } from '../kit.js';
+import { clientArg } from './shared.js';
+
+export interface OAuthDeleteOptions {
+  clientId: string;
+}
+
+export function parseOAuthDelete(clientId: unknown): OAuthDeleteOptions {
+  return { clientId: clientArg(clientId) };
+}
+
+export async function runOAuthDelete(ctx: Context, options: OAuthDeleteOptions): Promise<void> {
+  const platform = await ctx.platform();
+  const client = await platform.oauth.clients.get(options.clientId);
+  await confirmDestructive(
+    ctx,
+    async () =>
+      `Delete OAuth client ${client.name} (${client.client_id}) in ${await tenantLabel(ctx)}? Its secret and every token issued to it stop working at once.`,
+    `deleting OAuth client ${client.client_id}`,
+  );
+  const data = await platform.oauth.clients.delete(client.client_id);
+  if (ctx.out.isMachine) await ctx.out.json(data);
+  else ctx.out.success(`deleted OAuth client ${client.name} (${data.client_id}); its tokens no longer work`);
+}
+
+export function deleteCommand(make: MakeContext): Command {
+  return new Command('delete')
+    .alias('rm')
+    .summary('Delete an OAuth client (its tokens stop working)')
+    .description(
+      'Delete an OAuth client: its secret, refresh tokens and access tokens stop working at once.\n' +
+        'Asks first on a terminal, naming the client and the tenant; needs --yes otherwise.',
+    )
+    .argument('<client-id>', 'the client')
+    .addHelpText('after', examples(['svc oauth delete cli_0123 --yes', 'in a script']))
+    .action(async (clientId: string, _flags: unknown, cmd: Command) => {
+      const options = parseOAuthDelete(clientId);
+      await runOAuthDelete(await make(cmd), options);
+    });
+}

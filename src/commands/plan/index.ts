@@ -1,0 +1,96 @@
+import { writeFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { computePlan, readFile } from '../../ascode/engine.js';
+import { countChanges } from '../../ascode/plan.js';
+import { planLines, planRows, summaryLine } from '../../ascode/render.js';
+import { withCompactHeap } from '../../bulk/heap.js';
+import type { Context } from '../../context.js';
+import { ChangesPendingError, UsageError } from '../../errors.js';
+import { fileErrorReason, readInputBytes } from '../../system/input.js';
+import { examples, type MakeContext, nonEmpty } from '../kit.js';
+
+export interface PlanOptions {
+  file: string;
+  /** Where to save the plan document for `svc apply PLAN.json`. */
+  out: string | undefined;
+}
+
+export function parsePlan(flags: Record<string, unknown>): PlanOptions {
+  if (flags.file === undefined)
+    throw new UsageError('svc plan needs -f FILE (an access file; svc export writes one)');
+  return {
+    file: nonEmpty('--file', flags.file),
+    out: flags.out === undefined ? undefined : nonEmpty('--out', flags.out),
+  };
+}
+
+/**
+ * Checks the file, compares it with the live state and prints the difference. Only reads:
+ * nothing is changed. Exit 10 when changes are pending (ChangesPendingError), 0 when none.
+ */
+export async function runPlan(ctx: Context, options: PlanOptions): Promise<void> {
+  const bytes = await readInputBytes(options.file, ctx.io.stdin, '-f');
+  const label = options.file === '-' ? 'stdin' : options.file;
+  const anchor = Math.floor(ctx.clock.now() / 1000) * 1000;
+  const platform = await ctx.platform();
+  const { document } = await withCompactHeap(async () =>
+    computePlan(ctx, platform, readFile(ctx, label, bytes), anchor),
+  );
+  if (options.out !== undefined) {
+    try {
+      writeFileSync(options.out, `${JSON.stringify(document, null, 2)}\n`);
+    } catch (error) {
+      throw new UsageError(
+        `cannot write --out ${options.out}: ${fileErrorReason(error, 'its directory does not exist')}`,
+      );
+    }
+  }
+  if (ctx.out.mode === 'json') await ctx.out.json(document);
+  else if (ctx.out.mode === 'ndjson') {
+    for (const tenant of document.tenants) {
+      for (const change of tenant.changes)
+        await ctx.out.jsonLine({ tenant: tenant.id, slug: tenant.slug, ...change });
+    }
+  } else if (ctx.out.mode === 'table') {
+    await ctx.out.write(`${planLines(document, ctx.out.color).join('\n')}\n`);
+  } else {
+    for (const row of planRows(document)) await ctx.out.write(`${row.join('\t')}\n`);
+  }
+  const { summary } = document;
+  ctx.out.info(summaryLine(summary, label));
+  if (summary.refused > 0) {
+    ctx.out.warn(
+      `svc apply refuses ${summary.refused} of these changes: they would take away your own administration (see "refused")`,
+    );
+  }
+  if (options.out !== undefined)
+    ctx.out.info(
+      `plan saved to ${options.out}; svc apply ${options.out} applies it while the live state is unchanged`,
+    );
+  if (countChanges(summary) > 0) throw new ChangesPendingError(summaryLine(summary, label));
+}
+
+export default function planCommand(make: MakeContext): Command {
+  return new Command('plan')
+    .summary('Show how the live state differs from an access file (exit 10 when changes are pending)')
+    .description(
+      'Check an access file (custom roles, role grants, webhooks, OAuth clients per tenant; YAML or\n' +
+        'JSON), then compare it with the live state and print the difference per tenant: what svc apply\n' +
+        'would create, update (field by field) and delete. Every problem of the file is reported at once,\n' +
+        'as FILE:LINE, before anything is compared. Nothing is changed.\n\n' +
+        'Exit 0: no changes; 10: changes are pending; 2: the file has problems.',
+    )
+    .addOption(new Option('-f, --file <file>', 'the access file (- for stdin)'))
+    .addOption(new Option('--out <plan.json>', 'also save the plan document, for svc apply PLAN.json'))
+    .addHelpText(
+      'after',
+      examples(
+        ['svc plan -f access.yaml', 'what would change'],
+        ['svc plan -f access.yaml --out plan.json', 'save it for review, then: svc apply plan.json'],
+        ['svc plan -f access.yaml --json > plan.json || [ $? -eq 10 ]', 'in CI: drift detection'],
+      ),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      await runPlan(await make(cmd), parsePlan(flags));
+    });
+}

@@ -1,0 +1,86 @@
+import { Command, Option } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { resolveTenant } from '../pick.js';
+
+export interface TriggerOptions {
+  eventType: string;
+  webhook: string | undefined;
+  count: number;
+}
+
+export function parseTrigger(eventType: unknown, flags: Record<string, unknown>): TriggerOptions {
+  const type = nonEmpty('EVENT_TYPE', eventType);
+  if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) {
+    throw new UsageError(`${JSON.stringify(type)} is not an event kind (e.g. exception.sla.breached)`);
+  }
+  return {
+    eventType: type,
+    webhook: flags.webhook === undefined ? undefined : nonEmpty('--webhook', flags.webhook),
+    count: intFlag('--count', flags.count, 1, 200_000) ?? 1,
+  };
+}
+
+export async function runTrigger(ctx: Context, options: TriggerOptions): Promise<void> {
+  const platform = await ctx.platform();
+  let target: { webhook_id: string } | { tenant_id: string };
+  if (options.webhook !== undefined) target = { webhook_id: options.webhook };
+  else {
+    const ref = ctx.settings().values.tenant;
+    if (!ref) {
+      throw new UsageError('no tenant to send events in', {
+        hint: 'pass --webhook W, or --tenant ID (or set SVC_TENANT / `svc config set tenant`)',
+      });
+    }
+    target = { tenant_id: (await resolveTenant(ctx, ref)).id };
+  }
+  const data = await platform.sandbox.emitEvents({
+    type: options.eventType,
+    count: options.count,
+    ...target,
+  });
+  if (ctx.out.isMachine) return ctx.out.json(data);
+  await ctx.out.list(data.events, [
+    { header: 'event', value: (e) => e.id, kind: 'id' },
+    { header: 'type', value: (e) => e.type },
+    { header: 'deliveries', value: (e) => e.delivery_ids, kind: 'id' },
+  ]);
+  if (data.truncated)
+    ctx.out.info(`(the first ${data.events.length.toLocaleString('en')} events are listed)`);
+  const where = options.webhook ?? 'the subscribed webhooks of the tenant';
+  if (data.deliveries === 0) {
+    ctx.out.warn(
+      `${data.count.toLocaleString('en')} ${options.eventType} event${data.count === 1 ? '' : 's'} emitted, but no enabled webhook subscribes to it: nothing will be delivered`,
+    );
+    return;
+  }
+  ctx.out.success(
+    `${data.count.toLocaleString('en')} event${data.count === 1 ? '' : 's'} emitted, ${data.deliveries.toLocaleString('en')} deliver${data.deliveries === 1 ? 'y' : 'ies'} to ${where}; follow them with: svc webhooks deliveries ${options.webhook ?? 'WEBHOOK'}`,
+  );
+}
+
+export function triggerCommand(make: MakeContext): Command {
+  return new Command('trigger')
+    .summary('Make the sandbox emit events (as `stripe trigger` does)')
+    .description(
+      'Make the sandbox emit events of a kind: to one webhook (--webhook, whatever it subscribes to),\n' +
+        'or to every enabled webhook of the tenant that subscribes to the kind. Each becomes a real,\n' +
+        'signed delivery, retried and dead-lettered like any other. A sandbox control\n' +
+        '(POST /_sandbox/webhooks/events): it works only against `svc sandbox start`.',
+    )
+    .argument('<event-type>', 'the kind, e.g. exception.sla.breached, reconciliation.completed, webhook.test')
+    .addOption(new Option('--webhook <id>', 'send to this webhook only'))
+    .addOption(new Option('--count <n>', 'how many events, 1-200000 (default 1)'))
+    .addHelpText(
+      'after',
+      examples(
+        ['svc sandbox trigger exception.sla.breached', 'one event to every subscribed webhook of the tenant'],
+        ['svc sandbox trigger exception.sla.breached --webhook wh_123 --count 20', 'twenty, to one webhook'],
+      ),
+    )
+    .action(async (eventType: string, flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseTrigger(eventType, flags);
+      await runTrigger(await make(cmd), options);
+    });
+}

@@ -1,0 +1,78 @@
+import { Command, Option } from 'commander';
+import { USER_LOOKUP_MAX, type User } from '../../api/schemas/users.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Column } from '../../output/output.js';
+import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
+
+/** The largest page GET /v1/users gives. */
+const USER_PAGE_MAX = 1000;
+
+export interface UsersLsOptions extends ListingOptions {
+  /** Only these users (--id, repeatable): the ones that exist are listed. */
+  ids: string[];
+}
+
+const COLUMNS: Array<Column<User>> = [
+  { header: 'id', value: (u) => u.id, kind: 'id' },
+  { header: 'name', value: (u) => u.name },
+  { header: 'email', value: (u) => u.email, optional: true },
+];
+
+export function parseUsersLs(flags: Record<string, unknown>): UsersLsOptions {
+  const raw = (flags.id as unknown[] | undefined) ?? [];
+  const ids = [...new Set(raw.map((id) => nonEmpty('--id', id)))];
+  if (ids.length > USER_LOOKUP_MAX) {
+    throw new UsageError(`--id names ${ids.length} users; at most ${USER_LOOKUP_MAX} at once`, {
+      hint: 'split the list, or list every user with --all and filter it',
+    });
+  }
+  if (ids.length > 0 && flags.cursor !== undefined) throw new UsageError('use --id or --cursor, not both');
+  return { ...parseListing(flags), ids };
+}
+
+export async function runUsersLs(ctx: Context, options: UsersLsOptions): Promise<void> {
+  const platform = await ctx.platform();
+  const listing = new Listing<User>(options, USER_PAGE_MAX);
+  const users = listing.items((page) =>
+    platform.users.list({ ...(options.ids.length > 0 ? { id: options.ids } : {}), ...page }),
+  );
+  const shown = await ctx.out.list(users, COLUMNS, {
+    empty: options.ids.length > 0 ? 'None of these ids is a user of the tenant.' : 'The tenant has no users.',
+  });
+  if (options.ids.length > shown && !ctx.out.isMachine) {
+    ctx.out.info(`${options.ids.length - shown} of ${options.ids.length} ids are not users of the tenant.`);
+  }
+  listing.hintMore(ctx, 'svc users ls');
+}
+
+export function lsCommand(make: MakeContext): Command {
+  const command = new Command('ls')
+    .alias('list')
+    .summary('List the users who may hold roles in the tenant')
+    .description(
+      "The members of the tenant's organisation, by id: the users a role can be granted to.\n" +
+        `With --id (repeatable, at most ${USER_LOOKUP_MAX}) only those that exist are listed: one request checks many ids.`,
+    );
+  for (const option of listingOptions('users')) command.addOption(option);
+  return command
+    .addOption(
+      new Option('--id <user>', 'only this user (repeatable)').argParser((v: string, prev: string[] = []) => [
+        ...prev,
+        v,
+      ]),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        ['svc users ls', 'the first 50, by id'],
+        ['svc users ls --id usr_analyst --id usr_lead', 'which of these are users here'],
+        ['svc users ls --all --ndjson | jq -r .email', 'every email address, one per line'],
+      ),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseUsersLs(flags);
+      await runUsersLs(await make(cmd), options);
+    });
+}

@@ -1,0 +1,110 @@
+import { Command, Option } from 'commander';
+import type { EventType } from '../../api/constants.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
+import { eventTypeArg } from './shared.js';
+
+export interface WebhooksCreateOptions {
+  url: string;
+  eventTypes: string[];
+  description: string | undefined;
+  maxAttempts: number | undefined;
+  disabled: boolean;
+  secret: SecretDestination;
+}
+
+/** A target URL: absolute http(s) (the server checks the rest). */
+export function targetUrl(raw: unknown): string {
+  const value = nonEmpty('--url', raw);
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(`--url ${JSON.stringify(value)} is not an absolute http(s) URL`, {
+      hint: 'for example https://hooks.example.com/svc',
+    });
+  }
+  return value;
+}
+
+export function eventTypesFlag(raw: unknown): string[] {
+  const values = (raw as string[] | undefined) ?? [];
+  return [...new Set(values.flatMap((v) => v.split(',')).map((v) => eventTypeArg('--event-type', v)))];
+}
+
+export function parseWebhooksCreate(flags: Record<string, unknown>): WebhooksCreateOptions {
+  if (flags.url === undefined) throw new UsageError('--url is required: the target that receives deliveries');
+  const eventTypes = eventTypesFlag(flags.eventType);
+  if (eventTypes.length === 0) {
+    throw new UsageError('--event-type is required (repeat it, or separate kinds with commas)', {
+      hint: 'e.g. --event-type exception.sla.breached --event-type exception.created',
+    });
+  }
+  return {
+    url: targetUrl(flags.url),
+    eventTypes,
+    description: flags.description === undefined ? undefined : String(flags.description),
+    maxAttempts: intFlag('--max-attempts', flags.maxAttempts, 1, 20),
+    disabled: flags.disabled === true,
+    secret: secretDestination(flags, 'svc webhooks create'),
+  };
+}
+
+export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOptions): Promise<void> {
+  const platform = await ctx.platform();
+  const data = await withSecretOutput(ctx, options.secret, () =>
+    platform.webhooks.create({
+      url: options.url,
+      event_types: options.eventTypes as EventType[],
+      ...(options.description === undefined ? {} : { description: options.description }),
+      ...(options.maxAttempts === undefined ? {} : { max_attempts: options.maxAttempts }),
+      ...(options.disabled ? { status: 'disabled' as const } : {}),
+    }),
+  );
+  if (!ctx.out.isMachine) ctx.out.info(`Try it: svc webhooks test ${data.id}`);
+}
+
+export function createCommand(make: MakeContext): Command {
+  return new Command('create')
+    .summary('Subscribe a URL to events (returns the signing secret once)')
+    .description(
+      'Create a webhook: signed POSTs of the given event kinds go to --url. The signing secret is\n' +
+        'returned once: --secret-file writes it to a new file (mode 0600, never over an existing file),\n' +
+        '--show-secret prints it; one of them is required, so the secret is never lost nor shown unasked.\n' +
+        '(The reference does not show this operation; the sandbox serves POST /v1/webhooks.)',
+    )
+    .addOption(new Option('--url <url>', 'the target: an http(s) URL that receives POSTs (required)'))
+    .addOption(
+      new Option(
+        '--event-type <kind>',
+        'an event kind to deliver (required, repeatable or comma-separated)',
+      ).argParser(collect),
+    )
+    .addOption(new Option('--description <text>', 'free text'))
+    .addOption(new Option('--max-attempts <n>', 'attempt ceiling of each delivery, 1-20 (default 5)'))
+    .addOption(new Option('--disabled', 'create it disabled (it receives no events until enabled)'))
+    .addOption(new Option('--secret-file <path>', 'write the signing secret to this new file (mode 0600)'))
+    .addOption(new Option('--show-secret', 'print the signing secret (it is not shown again)'))
+    .addHelpText(
+      'after',
+      examples(
+        [
+          'svc webhooks create --url https://hooks.example.com/svc --event-type exception.sla.breached --secret-file whsec.txt',
+          'subscribe; the secret goes to a 0600 file for `svc webhooks verify --secret-file`',
+        ],
+        [
+          'svc webhooks create --url http://127.0.0.1:4011/ --event-type webhook.test,exception.created --show-secret --json',
+          'a local target for `svc webhooks listen`, as JSON with the secret',
+        ],
+      ),
+    )
+    .action(async (flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseWebhooksCreate(flags);
+      await runWebhooksCreate(await make(cmd), options);
+    });
+}

@@ -1,0 +1,44 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { confirmDestructive, examples, type MakeContext, tenantLabel } from '../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { webhookArg } from './shared.js';
+
+export interface WebhooksDeleteOptions {
+  webhook: string;
+}
+
+export function parseWebhooksDelete(webhook: unknown): WithOptionalWebhook<WebhooksDeleteOptions> {
+  return { webhook: webhookArg(webhook) };
+}
+
+export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOptions): Promise<void> {
+  const platform = await ctx.platform();
+  const webhook = await platform.webhooks.get(options.webhook);
+  await confirmDestructive(
+    ctx,
+    async () =>
+      `Delete webhook ${webhook.id} (${webhook.url}) in ${await tenantLabel(ctx)}? It receives no more events; deliveries still waiting are cancelled.`,
+    `deleting webhook ${webhook.id}`,
+  );
+  const data = await platform.webhooks.delete(webhook.id);
+  if (ctx.out.isMachine) await ctx.out.json(data);
+  else ctx.out.success(`deleted webhook ${data.id} (${webhook.url})`);
+}
+
+export function deleteCommand(make: MakeContext): Command {
+  return new Command('delete')
+    .alias('rm')
+    .summary('Delete a webhook')
+    .description(
+      'Delete a webhook: it receives no more events and its deliveries still waiting for an attempt\n' +
+        'are cancelled. Asks first on a terminal, naming the tenant; needs --yes otherwise.',
+    )
+    .argument('[webhook]', 'webhook id (asked for on a terminal)')
+    .addHelpText('after', examples(['svc webhooks delete wh_123 --yes', 'in a script']))
+    .action(async (webhook: string | undefined, _flags: unknown, cmd: Command) => {
+      const options = parseWebhooksDelete(webhook);
+      const ctx = await make(cmd);
+      await runWebhooksDelete(ctx, await withWebhook(ctx, options, 'deleting a webhook'));
+    });
+}

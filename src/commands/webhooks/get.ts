@@ -1,0 +1,36 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, type MakeContext } from '../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { webhookArg, webhookFields } from './shared.js';
+
+export interface WebhooksGetOptions {
+  webhook: string;
+}
+
+export function parseWebhooksGet(webhook: unknown): WithOptionalWebhook<WebhooksGetOptions> {
+  return { webhook: webhookArg(webhook) };
+}
+
+export async function runWebhooksGet(ctx: Context, options: WebhooksGetOptions): Promise<void> {
+  const webhook = await (await ctx.platform()).webhooks.get(options.webhook);
+  await ctx.out.record(webhook, webhookFields(webhook));
+}
+
+export function getCommand(make: MakeContext): Command {
+  return new Command('get')
+    .summary('Show one webhook')
+    .description(
+      'Show a webhook: target URL, event kinds, status, attempt ceiling. The signing secret is never shown.',
+    )
+    .argument('[webhook]', 'webhook id (asked for on a terminal)')
+    .addHelpText(
+      'after',
+      examples(['svc webhooks get wh_123', 'one webhook'], ['svc webhooks get wh_123 --json', 'as JSON']),
+    )
+    .action(async (webhook: string | undefined, _flags: unknown, cmd: Command) => {
+      const options = parseWebhooksGet(webhook);
+      const ctx = await make(cmd);
+      await runWebhooksGet(ctx, await withWebhook(ctx, options, 'showing a webhook'));
+    });
+}

@@ -1,0 +1,61 @@
+import { Command, Option } from 'commander';
+import type { Context } from '../../context.js';
+import { examples, type MakeContext } from '../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
+import { webhookArg } from './shared.js';
+
+export interface WebhooksRotateSecretOptions {
+  webhook: string;
+  secret: SecretDestination;
+}
+
+export function parseWebhooksRotateSecret(
+  webhook: unknown,
+  flags: Record<string, unknown>,
+): WithOptionalWebhook<WebhooksRotateSecretOptions> {
+  return {
+    webhook: webhookArg(webhook),
+    secret: secretDestination(flags, 'svc webhooks rotate-secret'),
+  };
+}
+
+export async function runWebhooksRotateSecret(
+  ctx: Context,
+  options: WebhooksRotateSecretOptions,
+): Promise<void> {
+  const platform = await ctx.platform();
+  const data = await withSecretOutput(ctx, options.secret, () =>
+    platform.webhooks.rotateSecret(options.webhook),
+  );
+  if (!ctx.out.isMachine && data.previous_secret_expires_at) {
+    ctx.out.info(
+      `Deliveries carry a signature with the previous secret too until ${data.previous_secret_expires_at}: switch the receiver before then.`,
+    );
+  }
+}
+
+export function rotateSecretCommand(make: MakeContext): Command {
+  return new Command('rotate-secret')
+    .summary("Replace a webhook's signing secret (returned once)")
+    .description(
+      'Give a webhook a new signing secret. For 24 hours every delivery carries two v1 signatures, one\n' +
+        'per secret, so the receiver can switch without losing events. The new secret is returned once:\n' +
+        '--secret-file writes it to a new file (mode 0600), --show-secret prints it; one is required.',
+    )
+    .argument('[webhook]', 'webhook id (asked for on a terminal)')
+    .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))
+    .addOption(new Option('--show-secret', 'print the new secret (it is not shown again)'))
+    .addHelpText(
+      'after',
+      examples([
+        'svc webhooks rotate-secret wh_123 --secret-file whsec-new.txt',
+        'rotate; the secret goes to a file',
+      ]),
+    )
+    .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseWebhooksRotateSecret(webhook, flags);
+      const ctx = await make(cmd);
+      await runWebhooksRotateSecret(ctx, await withWebhook(ctx, options, 'rotating a signing secret'));
+    });
+}

@@ -1,0 +1,77 @@
+import { Command, Option } from 'commander';
+import type { EventType } from '../../api/constants.js';
+import type { WebhookUpdateBody } from '../../api/schemas/webhooks.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { collect, examples, intFlag, type MakeContext } from '../kit.js';
+import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { eventTypesFlag, targetUrl } from './create.js';
+import { webhookArg, webhookFields } from './shared.js';
+
+export interface WebhooksUpdateOptions {
+  webhook: string;
+  change: WebhookUpdateBody;
+}
+
+export function parseWebhooksUpdate(
+  webhook: unknown,
+  flags: Record<string, unknown>,
+): WithOptionalWebhook<WebhooksUpdateOptions> {
+  if (flags.enable === true && flags.disable === true)
+    throw new UsageError('use --enable or --disable, not both');
+  const eventTypes = flags.eventType === undefined ? undefined : eventTypesFlag(flags.eventType);
+  const maxAttempts = intFlag('--max-attempts', flags.maxAttempts, 1, 20);
+  const change: WebhookUpdateBody = {
+    ...(flags.url === undefined ? {} : { url: targetUrl(flags.url) }),
+    ...(eventTypes ? { event_types: eventTypes as EventType[] } : {}),
+    ...(flags.description === undefined ? {} : { description: String(flags.description) }),
+    ...(maxAttempts === undefined ? {} : { max_attempts: maxAttempts }),
+    ...(flags.enable === true ? { status: 'enabled' as const } : {}),
+    ...(flags.disable === true ? { status: 'disabled' as const } : {}),
+  };
+  if (Object.keys(change).length === 0) {
+    throw new UsageError(
+      'nothing to change: give --url, --event-type, --description, --max-attempts, --enable or --disable',
+    );
+  }
+  return { webhook: webhookArg(webhook), change };
+}
+
+export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOptions): Promise<void> {
+  const webhook = await (await ctx.platform()).webhooks.update(options.webhook, options.change);
+  await ctx.out.record(webhook, webhookFields(webhook));
+  if (!ctx.out.isMachine)
+    ctx.out.success(`updated webhook ${webhook.id} (${Object.keys(options.change).join(', ')})`);
+}
+
+export function updateCommand(make: MakeContext): Command {
+  return new Command('update')
+    .summary("Change a webhook's target, event kinds, description or status")
+    .description(
+      'Change a webhook. --event-type replaces the kinds it receives (repeat it for several). Changes\n' +
+        'apply to deliveries created afterwards; a disabled webhook receives no new events.',
+    )
+    .argument('[webhook]', 'webhook id (asked for on a terminal)')
+    .addOption(new Option('--url <url>', 'a new target URL'))
+    .addOption(
+      new Option('--event-type <kind>', 'the event kinds it receives (replaces them; repeatable)').argParser(
+        collect,
+      ),
+    )
+    .addOption(new Option('--description <text>', 'free text'))
+    .addOption(new Option('--max-attempts <n>', 'attempt ceiling of new deliveries, 1-20'))
+    .addOption(new Option('--enable', 'receive events again'))
+    .addOption(new Option('--disable', 'stop receiving events (deliveries already made continue)'))
+    .addHelpText(
+      'after',
+      examples(
+        ['svc webhooks update wh_123 --url https://hooks.example.com/v2', 'point it elsewhere'],
+        ['svc webhooks update wh_123 --disable', 'pause it'],
+      ),
+    )
+    .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
+      const options = parseWebhooksUpdate(webhook, flags);
+      const ctx = await make(cmd);
+      await runWebhooksUpdate(ctx, await withWebhook(ctx, options, 'updating a webhook'));
+    });
+}

@@ -1,0 +1,108 @@
+import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
+import { isLoopbackHost, redirectUriProblem } from '../../api/redirect-uris.js';
+import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
+import { badRequest } from './errors.js';
+import type { OAuthClientRecord } from './oauth.js';
+
+/**
+ * The rules of an OAuth client's registration, for creation and update alike: redirect URIs
+ * (which may be registered: src/api/redirect-uris.ts; how one matches at authorization time),
+ * grant types, lifetimes.
+ */
+
+/**
+ * Exact match, except that a loopback http redirect may use any port (RFC 8252 §7.3): native
+ * apps listen on an ephemeral port chosen at run time.
+ */
+export function redirectUriMatches(registered: string, given: string): boolean {
+  if (registered === given) return true;
+  let r: URL;
+  let g: URL;
+  try {
+    r = new URL(registered);
+    g = new URL(given);
+  } catch {
+    return false;
+  }
+  if (r.protocol !== 'http:' || g.protocol !== 'http:' || !isLoopbackHost(r.hostname)) return false;
+  if (g.hash !== '' || given.includes('#') || g.username !== '' || g.password !== '') return false;
+  return r.hostname === g.hostname && r.pathname === g.pathname && r.search === g.search;
+}
+
+export interface ClientInput {
+  name: string;
+  description: string;
+  redirect_uris: string[];
+  grant_types: OAuthGrantType[];
+  scopes: string[];
+  token_lifetime_seconds: number;
+  refresh_token_lifetime_seconds: number;
+  pkce_required: boolean;
+}
+
+/**
+ * A client as a creation request describes it, with the defaults filled in and the rules the
+ * schema cannot say checked (checkClient).
+ */
+export function clientInput(body: OAuthClientCreateBody): ClientInput {
+  return checkClient({
+    name: body.name,
+    description: body.description ?? '',
+    redirect_uris: body.redirect_uris,
+    grant_types: (body.grant_types ?? [...OAUTH_GRANT_TYPES]) as OAuthGrantType[],
+    scopes: body.scopes,
+    token_lifetime_seconds: body.token_lifetime_seconds ?? OAUTH_LIMITS.tokenLifetime.default,
+    refresh_token_lifetime_seconds:
+      body.refresh_token_lifetime_seconds ?? OAUTH_LIMITS.refreshTokenLifetime.default,
+    pkce_required: body.pkce_required ?? true,
+  });
+}
+
+/**
+ * A client as an update leaves it: its fields with the update's on top, checked whole by the
+ * same rules as a new client; `changes` names the fields whose value differs.
+ */
+export function clientUpdate(
+  client: OAuthClientRecord,
+  body: OAuthClientUpdateBody,
+): { input: ClientInput; changes: string[] } {
+  const current: ClientInput = {
+    name: client.name,
+    description: client.description,
+    redirect_uris: client.redirect_uris,
+    grant_types: client.grant_types as OAuthGrantType[],
+    scopes: client.scopes,
+    token_lifetime_seconds: client.token_lifetime_seconds,
+    refresh_token_lifetime_seconds: client.refresh_token_lifetime_seconds,
+    pkce_required: client.pkce_required,
+  };
+  const defined = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+  const input = checkClient({ ...current, ...defined } as ClientInput);
+  const changes = (Object.keys(current) as Array<keyof ClientInput>).filter(
+    (k) => JSON.stringify(current[k]) !== JSON.stringify(input[k]),
+  );
+  return { input, changes };
+}
+
+/**
+ * The rules the schema cannot say: redirect URIs (absolute, https or loopback http, no
+ * fragment), refresh_token only with authorization_code, a refresh token that outlives its
+ * access token.
+ */
+function checkClient(input: ClientInput): ClientInput {
+  const details = input.redirect_uris.flatMap((uri, i) => {
+    const problem = redirectUriProblem(uri);
+    return problem ? [{ field: `redirect_uris.${i}`, message: `${JSON.stringify(uri)} ${problem}` }] : [];
+  });
+  if (!input.grant_types.includes('authorization_code')) {
+    details.push({ field: 'grant_types', message: 'refresh_token needs authorization_code' });
+  }
+  if (input.refresh_token_lifetime_seconds < input.token_lifetime_seconds) {
+    details.push({
+      field: 'refresh_token_lifetime_seconds',
+      message: 'must be at least token_lifetime_seconds',
+    });
+  }
+  if (details.length > 0) throw badRequest(`${details[0]!.field} ${details[0]!.message}`, details);
+  return input;
+}

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { DeliveryRecord, DlqRecord, WebhookRecord } from './webhooks.js';
+
+/** Webhooks, deliveries and dead-letter entries as the API shows them (never a secret). */
+export function webhookView(w: WebhookRecord): Webhook {
+  return {
+    id: w.id,
+    url: w.url,
+    description: w.description,
+    event_types: w.event_types,
+    status: w.status,
+    max_attempts: w.max_attempts,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
+    secret_rotated_at: w.secret_rotated_at,
+    previous_secret_expires_at: w.previous_secret_expires_at,
+  };
+}
+
+export function deliveryView(d: DeliveryRecord): WebhookDelivery {
+  return {
+    id: d.id,
+    webhook_id: d.webhook.id,
+    event_type: d.event.type,
+    event_id: d.event.id,
+    attempt_count: d.attempt_count,
+    max_attempts: d.max_attempts,
+    status: d.status,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    last_error_code: d.last_error_code,
+    first_attempted_at: d.first_attempted_at,
+    last_attempted_at: d.last_attempted_at,
+    next_retry_at: d.next_retry_at,
+    payload_size_bytes: d.event.payload.length,
+    created_at: d.created_at,
+    delivered_at: d.delivered_at,
+    replay_of: d.replay_of,
+    recovered_by: d.recovered_by,
+  };
+}
+
+export function dlqView(e: DlqRecord): DlqEntry {
+  const d = e.delivery;
+  return {
+    id: e.id,
+    webhook_id: d.webhook.id,
+    delivery_id: d.id,
+    event_id: d.event.id,
+    event_type: d.event.type,
+    status: e.status,
+    attempt_count: d.attempt_count,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    last_error_code: d.last_error_code,
+    payload_size_bytes: d.event.payload.length,
+    first_attempted_at: d.first_attempted_at,
+    last_attempted_at: d.last_attempted_at,
+    dead_lettered_at: e.dead_lettered_at,
+    replay_count: e.replay_count,
+    last_replayed_at: e.last_replayed_at,
+    last_replay_delivery_id: e.last_replay_delivery_id,
+    discarded_at: e.discarded_at,
+    recovered_by: e.recovered_by,
+  };
+}
+
+/** A stable id for seeded objects, so demo ids do not change between runs. */
+export function seededId(prefix: string, name: string): string {
+  return `${prefix}_${createHash('sha1').update(`svc-sandbox:${prefix}:${name}`).digest('hex').slice(0, 24)}`;
+}

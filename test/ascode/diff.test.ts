@@ -1,0 +1,281 @@
+import { describe, expect, it } from 'vitest';
+import type { Expiry } from '../../src/api/expiry.js';
+import type { Role } from '../../src/api/schemas/roles.js';
+import { diffTenant } from '../../src/ascode/diff.js';
+import type { LiveGrant, LiveTenant } from '../../src/ascode/live.js';
+import { refuseLockout } from '../../src/ascode/lockout.js';
+import type { DesiredTenant, GrantEntry, Manage } from '../../src/ascode/model.js';
+import { planSteps } from '../../src/ascode/steps.js';
+
+// The difference itself (issue 14), on states built by hand: expiries, removals within what is
+// managed, dependencies and the caller's own administration.
+const ANCHOR = Date.parse('2026-06-01T00:00:00Z');
+const DAY = 86_400_000;
+const NONE: Manage = { roles: 'none', grants: 'none', webhooks: 'none', oauth_clients: 'none' };
+const ALL: Manage = { roles: 'all', grants: 'all', webhooks: 'all', oauth_clients: 'all' };
+
+const role = (name: string, permissions: string[], kind: 'custom' | 'builtin' = 'custom'): Role =>
+  ({
+    id: kind === 'custom' ? `role_${name}` : name,
+    name,
+    description: '',
+    kind,
+    scope: 'tenant',
+    permissions,
+    deleted_at: null,
+  }) as Role;
+const liveGrant = (user: string, roleName: string, expiresAt: string | null): LiveGrant => ({
+  user,
+  roleId: roleName.startsWith('tenant_') ? roleName : `role_${roleName}`,
+  roleName,
+  expiresAt,
+  justification: null,
+});
+
+function live(roles: Role[], grants: LiveGrant[]): LiveTenant {
+  return {
+    tenant: { id: 't1', slug: 'acme', display_name: 'Acme', role: 'tenant_admin' },
+    roles: new Map(
+      [
+        role(
+          'tenant_admin',
+          [
+            'role.read',
+            'role.manage',
+            'role.assign',
+            'webhook.read',
+            'webhook.manage',
+            'oauth_client.manage',
+            'rule.read',
+          ],
+          'builtin',
+        ),
+        ...roles,
+      ].map((r) => [r.name, r]),
+    ),
+    grants: new Map(grants.map((g) => [`${g.user} ${g.roleName}`, g])),
+    webhooks: [],
+    clients: [],
+  };
+}
+
+function desired(
+  grants: Array<Omit<GrantEntry, 'line'>> = [],
+  roles: Array<{ name: string; permissions: string[] }> = [],
+): DesiredTenant {
+  return {
+    roles: new Map(roles.map((r) => [r.name, { line: 1, ...r }])),
+    grants: new Map(grants.map((g) => [`${g.user} ${g.role}`, { line: 2, justification: 'why', ...g }])),
+    webhooks: [],
+    clients: [],
+    line: 1,
+  };
+}
+
+const verbs = (changes: Array<{ verb: string; name: string; fields: Array<{ to?: unknown }> }>) =>
+  changes.map((c) => `${c.verb} ${c.name}${c.fields[0]?.to !== undefined ? ` → ${c.fields[0].to}` : ''}`);
+
+describe('grant expiries', () => {
+  const held = (expiresAt: string | null) => live([], [liveGrant('u1', 'tenant_viewer', expiresAt)]);
+  const want = (expiry: Expiry) => desired([{ user: 'u1', role: 'tenant_viewer', expiry }]);
+  const plan = (have: LiveTenant, expiry: Expiry) =>
+    verbs(diffTenant({ desired: want(expiry), live: have, manage: NONE, anchorMs: ANCHOR }).tenant.changes);
+
+  it.each([
+    [
+      'permanent, held until a time: extended to permanent',
+      { kind: 'never' } as Expiry,
+      '2026-07-01T00:00:00Z',
+      ['extend u1 tenant_viewer → null'],
+    ],
+    ['permanent, held permanently: nothing', { kind: 'never' } as Expiry, null, []],
+    [
+      'until a later time: extended',
+      { kind: 'at', ms: Date.parse('2026-09-01T00:00:00Z') } as Expiry,
+      '2026-07-01T00:00:00Z',
+      ['extend u1 tenant_viewer → 2026-09-01T00:00:00Z'],
+    ],
+    [
+      'until an earlier time: shortened',
+      { kind: 'at', ms: Date.parse('2026-06-15T00:00:00Z') } as Expiry,
+      '2026-07-01T00:00:00Z',
+      ['shorten u1 tenant_viewer → 2026-06-15T00:00:00Z'],
+    ],
+    [
+      'until a time, held permanently: shortened',
+      { kind: 'at', ms: Date.parse('2026-06-15T00:00:00Z') } as Expiry,
+      null,
+      ['shorten u1 tenant_viewer → 2026-06-15T00:00:00Z'],
+    ],
+    [
+      'for 30d, held 10 more days: nothing (a duration never extends on its own)',
+      { kind: 'in', ms: 30 * DAY, text: '30d' } as Expiry,
+      '2026-06-11T00:00:00Z',
+      [],
+    ],
+    [
+      'for 30d, held 60 more days: shortened to 30d from now',
+      { kind: 'in', ms: 30 * DAY, text: '30d' } as Expiry,
+      '2026-07-31T00:00:00Z',
+      ['shorten u1 tenant_viewer → 2026-07-01T00:00:00Z'],
+    ],
+    [
+      'for 30d, held permanently: shortened',
+      { kind: 'in', ms: 30 * DAY, text: '30d' } as Expiry,
+      null,
+      ['shorten u1 tenant_viewer → 2026-07-01T00:00:00Z'],
+    ],
+  ])('%s', (_name, expiry, heldUntil, expected) => {
+    expect(plan(held(heldUntil), expiry)).toEqual(expected);
+  });
+
+  it('a missing grant is granted, counting a duration from the anchor', () => {
+    expect(plan(live([], []), { kind: 'in', ms: 7 * DAY, text: '7d' })).toEqual([
+      'grant u1 tenant_viewer → 2026-06-08T00:00:00Z',
+    ]);
+  });
+});
+
+describe('removals, scope and order', () => {
+  const have = live(
+    [role('ops', ['rule.read']), role('old', ['rule.read'])],
+    [
+      liveGrant('admin', 'tenant_admin', null),
+      liveGrant('u1', 'old', null),
+      liveGrant('u2', 'ops', null),
+      liveGrant('u3', 'tenant_viewer', null),
+    ],
+  );
+
+  it('removes only what the file manages: nothing by default', () => {
+    expect(
+      diffTenant({ desired: desired(), live: have, manage: NONE, anchorMs: ANCHOR }).tenant.changes,
+    ).toEqual([]);
+  });
+
+  it('listed-roles: only grants of the roles the file names in the tenant', () => {
+    const { changes } = diffTenant({
+      desired: desired([{ user: 'u9', role: 'ops', expiry: { kind: 'never' } }]),
+      live: have,
+      manage: { ...NONE, grants: 'listed-roles' },
+      anchorMs: ANCHOR,
+    }).tenant;
+    expect(changes.map((c) => `${c.verb} ${c.name} ${c.prune}`)).toEqual([
+      'grant u9 ops false',
+      'revoke u2 ops true',
+    ]);
+  });
+
+  it('a role removed with its grants goes after their revocations, and a grant of a new role after the role', () => {
+    const { tenant } = diffTenant({
+      desired: desired(
+        [
+          { user: 'admin', role: 'tenant_admin', expiry: { kind: 'never' } },
+          { user: 'u5', role: 'fresh', expiry: { kind: 'never' } },
+        ],
+        [{ name: 'fresh', permissions: ['rule.read'] }],
+      ),
+      live: have,
+      manage: ALL,
+      anchorMs: ANCHOR,
+    });
+    const steps = planSteps({ tenants: [tenant] } as never, true);
+    expect(
+      steps.map(
+        (s) => `${s.phase} ${s.data.change.verb} ${s.data.change.name} after:${(s.after ?? []).length}`,
+      ),
+    ).toEqual([
+      '1 create fresh after:0',
+      '2 grant u5 fresh after:1',
+      '3 revoke u1 old after:0',
+      '3 revoke u2 ops after:0',
+      '3 revoke u3 tenant_viewer after:0',
+      '4 delete ops after:1',
+      '4 delete old after:1',
+    ]);
+    expect(steps[1]!.after).toEqual([steps[0]!.key]);
+    expect(steps[0]!.needed).toBe(true);
+    expect(steps.find((s) => s.data.change.name === 'old')!.after).toEqual([steps[2]!.key]);
+    // Without --prune, none of the removals is a step.
+    expect(planSteps({ tenants: [tenant] } as never, false).map((s) => s.data.change.verb)).toEqual([
+      'create',
+      'grant',
+    ]);
+  });
+});
+
+describe("the caller's own administration", () => {
+  it('refuses revoking your admin grant, deleting or narrowing a role that makes you one; not what leaves it', () => {
+    const have = live(
+      [
+        role('delegate', [
+          'role.read',
+          'role.manage',
+          'role.assign',
+          'webhook.read',
+          'webhook.manage',
+          'oauth_client.manage',
+        ]),
+      ],
+      [
+        liveGrant('me', 'delegate', null),
+        liveGrant('me', 'tenant_admin', null),
+        liveGrant('u2', 'tenant_admin', null),
+      ],
+    );
+    // Revoking tenant_admin alone leaves the delegate role: allowed.
+    const keepDelegate = diffTenant({
+      desired: desired(
+        [{ user: 'me', role: 'delegate', expiry: { kind: 'never' } }],
+        [
+          {
+            name: 'delegate',
+            permissions: [
+              'role.read',
+              'role.manage',
+              'role.assign',
+              'webhook.read',
+              'webhook.manage',
+              'oauth_client.manage',
+            ],
+          },
+        ],
+      ),
+      live: have,
+      manage: { ...ALL },
+      anchorMs: ANCHOR,
+    }).tenant.changes;
+    expect(refuseLockout(have, keepDelegate, 'me')).toBe(0);
+    // Narrowing the delegate role as well takes role.assign away: both are refused.
+    const narrow = diffTenant({
+      desired: desired(
+        [{ user: 'me', role: 'delegate', expiry: { kind: 'never' } }],
+        [
+          {
+            name: 'delegate',
+            permissions: [
+              'role.read',
+              'role.manage',
+              'webhook.read',
+              'webhook.manage',
+              'oauth_client.manage',
+            ],
+          },
+        ],
+      ),
+      live: have,
+      manage: { ...ALL },
+      anchorMs: ANCHOR,
+    }).tenant.changes;
+    expect(refuseLockout(have, narrow, 'me')).toBe(2);
+    expect(narrow.filter((c) => c.refused).map((c) => `${c.verb} ${c.name}`)).toEqual([
+      'update delegate',
+      'revoke me tenant_admin',
+    ]);
+    expect(narrow.find((c) => c.refused)!.refused).toBe(
+      'it would take away your own administration of acme (role.assign); keep it in the file, or have another administrator make this change',
+    );
+    // Someone else's grants are not yours to keep.
+    expect(narrow.find((c) => c.name === 'u2 tenant_admin')!.refused).toBeUndefined();
+  });
+});

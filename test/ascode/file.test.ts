@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { readEntries } from '../../src/ascode/entries.js';
+import { checkShape } from '../../src/ascode/shape.js';
+import { parseSource } from '../../src/ascode/source.js';
+
+// The access file read alone (issue 14): every problem at once, each at its line, with a
+// suggestion — before anything is read from the platform.
+const NOW = Date.parse('2026-01-15T12:00:00Z');
+
+function problemsOf(label: string, text: string): string[] {
+  const parsed = parseSource(label, Buffer.from(text));
+  if (!parsed.ok) return parsed.problems.map((p) => `${p.line}: ${p.message}`);
+  const shape = checkShape(parsed.source.value);
+  const { problems } = readEntries(parsed.source, NOW, shape);
+  return [...shape.map((p) => ({ line: parsed.source.line(p.path), message: p.message })), ...problems]
+    .sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
+    .map((p) => `${p.line}: ${p.message}`);
+}
+
+const YAML = `version: 1
+manage:
+  grants: some
+blocks:
+  - tenants: [acme-treasury]
+    roles:
+      - name: Fx Desk
+        permissions: [exception.read]
+        client_secret: abc
+    grants:
+      - user: usr_a
+        users: [usr_b]
+        role: fx-desk
+        expires_in: 2 weeks
+      - user: usr_c
+        role: fx-desk
+        expires_at: 2025-01-01T00:00:00Z
+        expire_in: 7d
+    webhooks:
+      - url: ftp://hooks.example.com
+        event_types: [exception.created, exception.resolvd]
+        description: whsec_0123456789abcdef
+    oauth_clients:
+      - name: portal
+        redirect_uris: [http://portal.example.com/cb]
+        scopes: [read:reconciliations]
+        grant_types: [refresh_token]
+`;
+
+describe('an access file with problems', () => {
+  it('reports every problem of a YAML file at its line, with suggestions', () => {
+    expect(problemsOf('access.yaml', YAML)).toEqual([
+      '3: "grants" must be one of all, listed-roles, none, not "some"',
+      '7: "name" "Fx Desk" is not valid: Lowercase letters, digits, _ and -; tenant_ and org_ are kept for built-in roles',
+      '9: "client_secret": secrets never go in the file: svc apply writes those of new webhooks and OAuth clients to --secret-dir',
+      '11: a grant needs "user" or "users", not both',
+      '14: "expires_in" "2 weeks" is not valid: A duration (30m, 8h, 7d; at most 365d) or never: how long a new grant lasts',
+      '18: "expire_in" is not a field of a grant (did you mean expires_in?) (fields: user, users, role, expires_at, expires_in, justification)',
+      '21: item 2 of "event_types" must be one of exception.sla.breached, exception.created, exception.assigned, exception.resolved, reconciliation.completed, reconciliation.failed, webhook.test, not "exception.resolvd" (did you mean exception.resolved?)',
+      '22: "description" looks like a secret; secrets never go in the file: svc apply writes those of new webhooks and OAuth clients to --secret-dir',
+      '25: redirect URI "http://portal.example.com/cb" may use http only on a loopback host (127.0.0.1, [::1], localhost)',
+      '27: "grant_types": refresh_token needs authorization_code',
+    ]);
+  });
+
+  it('checks what a schema cannot say on entries whose shape is right', () => {
+    const text = `version: 1
+blocks:
+  - tenants: [a, b]
+    grants:
+      - user: usr_c
+        role: tenant_viewer
+        expires_at: 2025-01-01T00:00:00Z
+      - user: usr_d
+        role: tenant_viewer
+        expires_in: 400d
+    webhooks:
+      - id: wh_1
+        url: ftp://hooks.example.com
+        event_types: [exception.created]
+    roles:
+      - name: tenant_ops
+        permissions: [rule.read]
+`;
+    expect(problemsOf('a.yaml', text)).toEqual([
+      '7: "expires_at" 2025-01-01T00:00:00Z is in the past',
+      '10: "expires_in" "400d" is longer than 365 days; give an end time (expires at) instead',
+      `12: "id" names one tenant's webhook; it only fits in a block of one tenant`,
+      '13: "url" "ftp://hooks.example.com" must use http or https',
+      '16: "tenant_ops": names starting with tenant_ belong to built-in roles, which cannot be declared (grant them instead)',
+    ]);
+  });
+
+  it('finds the lines of a JSON file as well, without a YAML parser', () => {
+    const text = JSON.stringify(
+      {
+        version: 1,
+        blocks: [
+          {
+            tenants: 'acme-treasury',
+            roles: [{ name: 'ops', permissions: ['rule.read'], colour: 'blue' }],
+            grants: [{ user: 'usr_a', role: 'ops', expires_in: 'soon' }],
+          },
+        ],
+      },
+      null,
+      2,
+    );
+    expect(problemsOf('access.json', text)).toEqual([
+      '12: "colour" is not a field of a role (fields: name, description, permissions)',
+      '19: "expires_in" "soon" is not valid: A duration (30m, 8h, 7d; at most 365d) or never: how long a new grant lasts',
+    ]);
+  });
+
+  it.each([
+    ['YAML', 'a.yaml', 'version: 1\nblocks:\n  - tenants: a\n    roles: [\n', /^5: not valid YAML: /],
+    [
+      'YAML, a key twice',
+      'a.yaml',
+      'version: 1\nversion: 1\nblocks: []\n',
+      /^2: not valid YAML: Map keys must be unique/,
+    ],
+    ['JSON', 'a.json', '{\n  "version": 1,\n  "blocks": [\n}\n', /^4: not valid JSON: /],
+  ])('reports a syntax error of %s at its line', (_name, label, text, pattern) => {
+    const problems = problemsOf(label, text);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(pattern);
+  });
+
+  it('refuses what is not a file of this format, naming what is expected', () => {
+    expect(problemsOf('a.yaml', 'just text\n')).toEqual(['1: the file must be a map of fields, not text']);
+    expect(problemsOf('a.yaml', 'version: 1\nblocks:\n  - roles: []\n')).toEqual([
+      '3: a block needs "tenants"',
+    ]);
+    expect(problemsOf('a.yaml', 'version: 1\nblocks:\n  - tenants: 7\n')).toEqual([
+      '3: "tenants" must be: One tenant, a list of them, or all: every tenant where you are tenant_admin',
+    ]);
+  });
+});
+
+describe('an access file that is right', () => {
+  it('reads into entries: grants of several users alike, URLs as the platform keeps them, defaults of manage', () => {
+    const text = `version: 1
+blocks:
+  - tenants: all
+    grants:
+      - users: [usr_a, usr_b]
+        role: fx-desk
+        expires_in: 30d
+        justification: rota
+    webhooks:
+      - url: https://Hooks.Example.com
+        event_types: [exception.created]
+`;
+    const parsed = parseSource('a.yaml', Buffer.from(text));
+    if (!parsed.ok) throw new Error('parse');
+    expect(checkShape(parsed.source.value)).toEqual([]);
+    const { file, problems } = readEntries(parsed.source, NOW);
+    expect(problems).toEqual([]);
+    expect(file.manage).toEqual({ roles: 'none', grants: 'none', webhooks: 'none', oauth_clients: 'none' });
+    expect(file.blocks[0]!.tenants).toBe('all');
+    expect(file.blocks[0]!.grants).toEqual([
+      {
+        line: 5,
+        user: 'usr_a',
+        role: 'fx-desk',
+        expiry: { kind: 'in', ms: 30 * 86_400_000, text: '30d' },
+        justification: 'rota',
+      },
+      {
+        line: 5,
+        user: 'usr_b',
+        role: 'fx-desk',
+        expiry: { kind: 'in', ms: 30 * 86_400_000, text: '30d' },
+        justification: 'rota',
+      },
+    ]);
+    expect(file.blocks[0]!.webhooks).toEqual([
+      { line: 10, url: 'https://hooks.example.com/', event_types: ['exception.created'] },
+    ]);
+  });
+});

@@ -1,0 +1,62 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SecretDir, safe } from '../../src/ascode/secrets.js';
+import { UsageError } from '../../src/errors.js';
+
+// svc apply --secret-dir (issue 14): a private directory, one 0600 file per new resource, never
+// written over another secret.
+const root = () => mkdtempSync(join(tmpdir(), 'svc-secrets-'));
+
+describe('SecretDir', () => {
+  it('makes the directory 0700 and writes each secret to its own new 0600 file', async () => {
+    const path = join(root(), 'new', 'secrets');
+    const dir = SecretDir.prepare(path);
+    expect(statSync(path).mode & 0o777).toBe(0o700);
+    const file = await dir.write(
+      'acme-treasury',
+      'webhook',
+      'https://hooks.example.com/svc?x=1',
+      'wh_1',
+      'whsec_one',
+    );
+    expect(file).toBe(join(path, 'acme-treasury.webhook.hooks.example.com_svc_x_1.wh_1.secret'));
+    expect(readFileSync(file, 'utf8')).toBe('whsec_one\n');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('never writes over another secret; the same secret again (a resumed run) is done; an empty file is filled', async () => {
+    const dir = SecretDir.prepare(join(root(), 's'));
+    const file = await dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_a');
+    await expect(dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_a')).resolves.toBe(file);
+    await expect(dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_b')).rejects.toThrow(
+      'svc never overwrites a secret file',
+    );
+    expect(readFileSync(file, 'utf8')).toBe('svc_cs_a\n');
+    const killed = join(dir.path, 't.webhook.x.wh_2.secret');
+    writeFileSync(killed, '');
+    await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two')).resolves.toBe(killed);
+    expect(readFileSync(killed, 'utf8')).toBe('whsec_two\n');
+  });
+
+  it('refuses a directory others can enter, and one it cannot use', () => {
+    const open = join(root(), 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o755);
+    expect(() => SecretDir.prepare(open)).toThrow(UsageError);
+    expect(() => SecretDir.prepare(open)).toThrow('can be entered by others (mode 755)');
+    const file = join(root(), 'a-file');
+    writeFileSync(file, 'x');
+    expect(() => SecretDir.prepare(join(file, 'below'))).toThrow(/cannot use --secret-dir/);
+  });
+
+  it.each([
+    ['https://hooks.example.com/svc', 'hooks.example.com_svc'],
+    ['Vendor Portal (EU)', 'Vendor_Portal_EU'],
+    ['../../etc', 'etc'],
+    ['', 'unnamed'],
+  ])('names a file part %j as %j', (text, name) => {
+    expect(safe(text)).toBe(name);
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { parseAuditLs, runAuditLs } from '../../../src/commands/audit/ls.js';
+import { FIXED_NOW } from '../../helpers/context.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+// svc audit ls | get (issue 13): the trail every grant's audit_trail_id points into.
+const svc = useSandboxContext();
+const live = { now: Date.now() };
+const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
+
+async function grant(user: string, role: string, why: string) {
+  const r = await svc.run(
+    ['roles', 'assign', user, role, '--expires-in', '2h', '--justification', why, '--json'],
+    live,
+  );
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as { audit_trail_id: string; expires_at: string };
+}
+
+describe('svc audit', () => {
+  it('lists newest first, with filters; get shows one entry', async () => {
+    const first = await grant('usr_viewer', 'tenant_auditor', 'SOX walkthrough');
+    await svc.run(['roles', 'revoke', 'usr_viewer', 'tenant_auditor', '--yes']);
+    const second = await grant('usr_analyst', 'tenant_compliance', 'quarter close');
+
+    const { ctx, stdout, stderr } = svc.context();
+    await runAuditLs(ctx, parseAuditLs({}, FIXED_NOW));
+    expect(stderr()).toBe('');
+    const rows = stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(rows.map((r) => r[2])).toEqual(['role.assigned', 'role.revoked', 'role.assigned']);
+    expect(rows[0]).toEqual([
+      second.audit_trail_id,
+      expect.stringMatching(new RegExp(`^${TIME}$`)),
+      'role.assigned',
+      'usr_admin',
+      `tenant_compliance granted to usr_analyst until ${second.expires_at}`,
+      'quarter close',
+      expect.stringMatching(/^req_/),
+    ]);
+
+    const viewer = await svc.run(['audit', 'ls', '--user', 'usr_viewer', '--oldest-first', '--json']);
+    expect(JSON.parse(viewer.stdout).map((e: { action: string }) => e.action)).toEqual([
+      'role.assigned',
+      'role.revoked',
+    ]);
+    const revocations = await svc.run(['audit', 'ls', '--action', 'role.revoked', '--ndjson']);
+    expect(revocations.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const byRole = await svc.run(['audit', 'ls', '--role', 'tenant_compliance', '--json']);
+    expect(JSON.parse(byRole.stdout).map((e: { id: string }) => e.id)).toEqual([second.audit_trail_id]);
+    const limited = await svc.run(['audit', 'ls', '--limit', '2'], {
+      tty: { stdout: true },
+      columns: 200,
+      ...live,
+    });
+    expect(limited.stdout.trimEnd().split('\n')).toHaveLength(3);
+    expect(limited.stderr).toBe('The 2 newest shown; --all for every one, --limit N for more.\n');
+
+    const one = await svc.run(['audit', 'get', first.audit_trail_id]);
+    expect(one.stdout).toMatch(
+      new RegExp(
+        `^id\\t${first.audit_trail_id}\\nat\\t${TIME}\\naction\\trole\\.assigned\\nactor\\tusr_admin\\n` +
+          `summary\\ttenant_auditor granted to usr_viewer until ${first.expires_at}\\ntarget\\tuser usr_viewer\\n` +
+          `user\\tusr_viewer\\nrole\\ttenant_auditor\\nexpires\\t${first.expires_at}\\nprevious expiry\\t\\n` +
+          'justification\\tSOX walkthrough\\nchanged fields\\t\\nrequest\\treq_\\w+\\n$',
+      ),
+    );
+  });
+
+  it.each([
+    [
+      ['audit', 'ls', '--action', 'Role Assigned'],
+      2,
+      'error: --action "Role Assigned" is not an action (role.assigned) or a family (role)\n',
+    ],
+    [['audit', 'ls', '--since', 'yesterday'], 2, /^error: --since takes an ISO 8601 time/],
+    [['audit', 'ls', '--since', '1h', '--until', '2h'], 2, /^error: --since \(\S+\) must be before --until/],
+    [['audit', 'ls', '--limit', '5', '--all'], 2, 'error: use --limit or --all, not both\n'],
+    [
+      ['audit', 'ls', '--action', 'role.asigned'],
+      2,
+      /^error: unknown action role\.asigned \(did you mean role\.assigned\?\) \(HTTP 400/,
+    ],
+    [['audit', 'ls', '--role', 'no-such-role'], 5, /^error: no role "no-such-role" in this tenant/],
+    [['audit', 'get', 'aud_missing'], 5, /^error: audit_trail record aud_missing not found \(HTTP 404/],
+  ])('%j exits %i', async (argv, code, stderr) => {
+    const r = await svc.run(argv as string[]);
+    expect(r.code).toBe(code);
+    expect(r.stdout).toBe('');
+    if (typeof stderr === 'string') expect(r.stderr).toBe(stderr);
+    else expect(r.stderr).toMatch(stderr);
+  });
+
+  it('is refused to a caller without audit_trail.read (exit 4)', async () => {
+    const token = svc.sandbox().issueToken('usr_analyst').token;
+    const r = await svc.run(['audit', 'ls'], { env: { SVC_TOKEN: token } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/needs permission audit_trail\.read/);
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { parseRolesDelete, runRolesDelete } from '../../../src/commands/roles/delete.js';
+import { parseRolesHolders, runRolesHolders } from '../../../src/commands/roles/holders.js';
+import { runRolesPermissions } from '../../../src/commands/roles/permissions.js';
+import { call, useSandboxContext } from '../../helpers/sandbox.js';
+
+// The tenant admin's journey (issue 13): the permission catalog, who holds a role, every
+// assignment of the tenant, and a role delete that says how many lose it, in which tenant.
+const svc = useSandboxContext({ users: 12 });
+const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
+let keys = 0;
+
+async function customRole(name: string, holders: number): Promise<string> {
+  const role = await svc.run(['roles', 'create', '--name', name, '--permission', 'rule.read', '--json']);
+  const id = JSON.parse(role.stdout).id as string;
+  for (let n = 1; n <= holders; n++) {
+    await call(svc.sandbox(), 'POST', `/v1/users/usr_bulk_${String(n).padStart(6, '0')}/roles`, {
+      token: svc.sandbox().adminToken,
+      tenant: svc.env().SVC_TENANT!,
+      body: { role_id: id, idempotency_key: `holders-${++keys}` },
+    });
+  }
+  return id;
+}
+
+describe('svc roles permissions', () => {
+  it.each([
+    ['pipe', {}],
+    ['json', { globals: { json: true } }],
+  ] as const)('%s: the catalog with what each permission allows', async (mode, verb) => {
+    const { ctx, stdout, stderr } = svc.context(verb);
+    await runRolesPermissions(ctx);
+    expect(stderr()).toBe('');
+    if (mode === 'json') {
+      expect(JSON.parse(stdout())[0]).toEqual({
+        name: 'account.read',
+        description: 'Read accounts',
+        builtin_roles: [
+          'tenant_viewer',
+          'tenant_analyst',
+          'tenant_lead',
+          'tenant_reviewer',
+          'tenant_auditor',
+          'tenant_admin',
+        ],
+      });
+    } else {
+      const lines = stdout().trimEnd().split('\n');
+      expect(lines[0]).toBe(
+        'account.read\tRead accounts\ttenant_viewer,tenant_analyst,tenant_lead,tenant_reviewer,tenant_auditor,tenant_admin',
+      );
+      expect(lines).toContain('audit_trail.read\tRead the audit trail\ttenant_auditor,tenant_admin');
+    }
+  });
+});
+
+describe('svc roles holders', () => {
+  it('lists who holds a role (by name), streaming every page; --all adds revoked grants', async () => {
+    const id = await customRole('fx-holders', 3);
+    await call(svc.sandbox(), 'DELETE', `/v1/users/usr_bulk_000002/roles/${id}`, {
+      token: svc.sandbox().adminToken,
+      tenant: svc.env().SVC_TENANT!,
+    });
+    const { ctx, stdout } = svc.context();
+    await runRolesHolders(ctx, parseRolesHolders('fx-holders', {}));
+    expect(stdout()).toMatch(
+      new RegExp(
+        `^usr_bulk_000001\\tactive\\tnever\\tusr_admin\\t${TIME}\\taud_\\w+\\t\\nusr_bulk_000003\\tactive\\tnever\\tusr_admin\\t${TIME}\\taud_\\w+\\t\\n$`,
+      ),
+    );
+    const all = await svc.run(['roles', 'holders', 'fx-holders', '--all', '--json']);
+    expect(
+      JSON.parse(all.stdout).map((a: { user_id: string; status: string }) => `${a.user_id} ${a.status}`),
+    ).toEqual(['usr_bulk_000001 active', 'usr_bulk_000002 revoked', 'usr_bulk_000003 active']);
+  });
+
+  it('says when nobody holds a role, and names an unknown one (exit 5)', async () => {
+    await customRole('unheld', 0);
+    const none = await svc.run(['roles', 'holders', 'unheld'], { tty: { stdout: true }, columns: 100 });
+    expect([none.code, none.stdout, none.stderr]).toEqual([
+      0,
+      '',
+      'Nobody holds unheld in this tenant (--all shows expired and revoked grants).\n',
+    ]);
+    const piped = await svc.run(['roles', 'holders', 'unheld']);
+    expect([piped.code, piped.stdout, piped.stderr]).toEqual([0, '', '']);
+    const unknown = await svc.run(['roles', 'holders', 'no-such-role']);
+    expect(unknown.code).toBe(5);
+    expect(unknown.stderr).toMatch(/^error: unknown role "no-such-role"/);
+  });
+});
+
+describe('svc roles assignments without USER', () => {
+  it("lists the tenant's assignments (or one role's) with the user first", async () => {
+    const r = await svc.run(['roles', 'assignments', '--role', 'tenant_viewer']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^usr_viewer\\ttenant_viewer\\tactive\\tnever\\tsystem\\t${TIME}\\taud_\\w+\\ttenant_viewer\\t\\n$`,
+      ),
+    );
+    const everyone = JSON.parse((await svc.run(['roles', 'assignments', '--json'])).stdout);
+    expect(new Set(everyone.map((a: { user_id: string }) => a.user_id))).toEqual(
+      expect.objectContaining({ size: expect.any(Number) }),
+    );
+    expect(everyone.map((a: { user_id: string }) => a.user_id)).toEqual(
+      expect.arrayContaining(['usr_admin', 'usr_viewer']),
+    );
+  });
+});
+
+describe('svc roles delete', () => {
+  it('says how many users hold the role, naming the tenant by display name, before deleting', async () => {
+    const id = await customRole('fx-doomed', 4);
+    const { ctx, stderr, questions } = svc.context({ tty: true, answers: [true] });
+    await runRolesDelete(ctx, parseRolesDelete('fx-doomed'));
+    expect(questions).toEqual([
+      `Delete the custom role fx-doomed (${id}) in Acme Treasury (acme-treasury)? 4 users hold it and lose it at once.`,
+    ]);
+    expect(stderr()).toBe(`✓ deleted role fx-doomed (${id}); its 4 holders lost it\n`);
+    const gone = await svc.run(['roles', 'holders', id, '--json']);
+    expect(JSON.parse(gone.stdout)).toEqual([]);
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../../src/sandbox/seed.js';
+import { runInProcess, useTempDirs } from '../../helpers/context.js';
+import { answers, useHostileServer } from '../../helpers/hostile.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+// Tenants by slug or id wherever a tenant is named (issue 13): --tenant and SVC_TENANT take a
+// slug, `config set tenant` is checked when the server can be asked, api-keys default to the
+// profile's tenant, and a well-formed id never needs a lookup.
+const svc = useSandboxContext();
+const EU = tenantId('acme-payments-eu');
+const server = useHostileServer();
+const dirs = useTempDirs();
+
+describe('a tenant named by its slug', () => {
+  it.each([
+    ['--tenant', ['--tenant', 'acme-payments-eu'], {}],
+    ['SVC_TENANT', [], { SVC_TENANT: 'acme-payments-eu' }],
+  ])('%s acme-payments-eu acts in that tenant', async (_how, flags, env) => {
+    const me = await svc.run([...flags, 'me', '--json'], { env });
+    expect(me.code, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout).tenant_id).toBe(EU);
+    const roles = await svc.run([...flags, 'roles', 'ls', '--builtin'], { env });
+    expect(roles.code, roles.stderr).toBe(0);
+  });
+
+  it('an unknown slug is not found (exit 5) with a suggestion, not a misleading 403', async () => {
+    const r = await svc.run(['--tenant', 'acme-paymnts-eu', 'roles', 'ls']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      5,
+      '',
+      'error: no tenant "acme-paymnts-eu" (from --tenant) among your tenants (did you mean acme-payments-eu?); yours: acme-treasury, acme-payments-eu, acme-ledger-uk, acme-apac, acme-labs (see `svc tenants ls`)\n',
+    ]);
+  });
+});
+
+describe('svc config set tenant', () => {
+  it('checks the tenant against yours when it can: known is saved, unknown refused (exit 5)', async () => {
+    const env = { SVC_TENANT: undefined };
+    const ok = await svc.run(['config', 'set', 'tenant', 'acme-apac'], { env });
+    expect([ok.code, ok.stderr]).toEqual([
+      0,
+      `✓ Set tenant for profile "default": Acme APAC (acme-apac, ${tenantId('acme-apac')})\n`,
+    ]);
+    const bad = await svc.run(['config', 'set', 'tenant', 'acme-apak'], { env });
+    expect(bad.code, bad.stderr).toBe(5);
+    expect(bad.stderr).toMatch(
+      /^error: no tenant "acme-apak" among your tenants \(did you mean acme-apac\?\)/,
+    );
+    const kept = await svc.run(['config', 'get', 'tenant'], { env });
+    expect(kept.stdout).toBe('acme-apac\n');
+  });
+
+  it('saves with a warning when the server cannot be asked', async () => {
+    const r = await runInProcess(['config', 'set', 'tenant', 'acme-apac'], {
+      ...dirs(),
+      SVC_BASE_URL: 'http://127.0.0.1:9',
+      SVC_TOKEN: 'x',
+      SVC_MAX_RETRIES: '0',
+      NO_COLOR: '1',
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /^warning: saved without checking that acme-apac is one of your tenants: .*connect.*\n✓ Set tenant for profile "default"\n$/s,
+    );
+  });
+});
+
+describe('svc tenants api-keys', () => {
+  it("defaults to the profile's tenant, and takes any other by slug", async () => {
+    await svc.run(['tenants', 'api-keys', 'create', '--kind', 'publishable', '--name', 'mine']);
+    const mine = await svc.run(['tenants', 'api-keys', 'ls', '--json']);
+    expect(mine.code, mine.stderr).toBe(0);
+    expect(JSON.parse(mine.stdout).map((k: { name: string }) => k.name)).toContain('mine');
+    const other = await svc.run(['tenants', 'api-keys', 'ls', 'acme-payments-eu', '--json']);
+    expect(other.code, other.stderr).toBe(0);
+    expect(JSON.parse(other.stdout).every((k: { tenant_id: string }) => k.tenant_id === EU)).toBe(true);
+  });
+
+  it('a well-formed tenant id needs no lookup: one request, the one asked for', async () => {
+    const s = await server();
+    s.answer(answers.json(200, { items: [] }));
+    const id = '11111111-2222-4333-8444-555555555555';
+    const r = await runInProcess(['--tenant', id, 'tenants', 'api-keys', 'ls', id, '--json'], {
+      ...dirs(),
+      SVC_BASE_URL: s.url,
+      SVC_TOKEN: 'test-token',
+      NO_COLOR: '1',
+    });
+    expect([r.code, r.stdout]).toEqual([0, '[]\n']);
+    expect(s.seen.map((q) => `${q.method} ${q.url} ${q.headers['x-tenant-id']}`)).toEqual([
+      `GET /v1/tenants/${id}/api-keys ${id}`,
+    ]);
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { parseUsersLs, runUsersLs } from '../../../src/commands/users/ls.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+// svc users ls: GET /v1/users as a verb (every operation of the document has one).
+const svc = useSandboxContext();
+
+describe('svc users ls', () => {
+  it('lists the members of the organisation by id, piped as TSV', async () => {
+    const { ctx, stdout, stderr } = svc.context();
+    await runUsersLs(ctx, parseUsersLs({ limit: '3' }));
+    expect(stdout()).toBe(
+      [
+        'usr_admin\tAda Admin\tada@acme.example',
+        'usr_ai_prompter\tAi prompter User\tai.prompter@acme.example',
+        'usr_analyst\tAnalyst User\tanalyst@acme.example',
+        '',
+      ].join('\n'),
+    );
+    expect(stderr()).toMatch(/^3 shown; more with: svc users ls --cursor [\w-]+ {2}\(or --all\)\n$/);
+  });
+
+  it('looks up ids: the ones that exist are listed, the rest counted on stderr', async () => {
+    const r = await svc.run(
+      ['users', 'ls', '--id', 'usr_analyst', '--id', 'usr_bruce', '--id', 'usr_nobody'],
+      {
+        tty: { stdout: true, stderr: true },
+        columns: 100,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      ['ID           NAME          EMAIL', 'usr_analyst  Analyst User  analyst@acme.example', ''].join('\n'),
+    );
+    // usr_bruce is a user of another organisation: as absent as an id that does not exist.
+    expect(r.stderr).toBe('2 of 3 ids are not users of the tenant.\n');
+    const json = await svc.run(['users', 'ls', '--id', 'usr_analyst', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      { id: 'usr_analyst', name: 'Analyst User', email: 'analyst@acme.example' },
+    ]);
+  });
+
+  it.each([
+    ['an empty id', ['--id', ''], 'error: --id must not be empty'],
+    ['--id with --cursor', ['--id', 'usr_a', '--cursor', 'x'], 'error: use --id or --cursor, not both'],
+    [
+      '101 ids',
+      Array.from({ length: 101 }, (_, i) => ['--id', `usr_${i}`]).flat(),
+      'error: --id names 101 users; at most 100 at once; split the list, or list every user with --all and filter it',
+    ],
+  ])('refuses %s with a usage error (exit 2)', async (_, args, message) => {
+    const r = await svc.run(['users', 'ls', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`${message}\n`);
+    expect(r.stdout).toBe('');
+  });
+});

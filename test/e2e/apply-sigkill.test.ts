@@ -1,0 +1,112 @@
+// svc apply killed without warning half-way (SIGKILL), then the same command again (issue 14):
+// the final state is exactly the file's — every grant once, each webhook and OAuth client once,
+// each secret in one file — and svc plan then shows no changes.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { APAC, LABS, user, writeFile } from '../helpers/ascode.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+import { BIN, baseEnv, sandboxEnv, svc } from '../helpers/svc.js';
+
+const USERS = 1500;
+const sandbox = useSandbox({ users: USERS });
+const env = sandboxEnv(sandbox);
+
+/** Spawns svc and SIGKILLs it once stdout has `lines` lines. */
+function killedAfter(args: string[], lines: number): Promise<string> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env) });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+    if (!child.killed && out.split('\n').length > lines) child.kill('SIGKILL');
+  });
+  return new Promise((resolve, reject) =>
+    child.on('close', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(out) : reject(new Error(`ended ${code} before the kill`)),
+    ),
+  );
+}
+
+const users = Array.from({ length: USERS }, (_, i) => user(i + 1));
+const FILE = `version: 1
+blocks:
+  - tenants: [acme-labs, acme-apac]
+    roles:
+      - { name: sigkill, permissions: [rule.read] }
+    grants:
+      - role: sigkill
+        users: [${users.join(', ')}]
+        expires_in: 7d
+        justification: killed and resumed
+    webhooks:
+      - { url: "https://hooks.example.com/sigkill", event_types: [webhook.test] }
+    oauth_clients:
+      - { name: killed-portal, redirect_uris: ["https://portal.example.com/cb"], scopes: [read:exceptions] }
+`;
+
+const admin = (tenant: string, path: string) =>
+  call(sandbox(), 'GET', path, { token: sandbox().adminToken, tenant });
+
+describe('attack: svc apply killed with SIGKILL, then run again', () => {
+  it(`${(USERS * 2).toLocaleString('en')} grants, 2 roles, 2 webhooks and 2 clients: exactly once each`, async () => {
+    const file = writeFile(join(env.SVC_STATE_DIR!, '..'), 'sigkill.yaml', FILE);
+    const secrets = join(env.SVC_STATE_DIR!, '..', 'secrets');
+    const args = ['apply', '-f', file, '--secret-dir', secrets, '--yes', '--ndjson', '--concurrency', '8'];
+    const before = await killedAfter(args, USERS + 200);
+    expect(before.split('\n').length).toBeGreaterThan(USERS);
+    const journals = readdirSync(join(env.SVC_STATE_DIR!, 'journals'));
+    // The journal, and the plan the run works from beside it.
+    expect(journals.sort().map((f) => f.replace(/-[0-9a-f]{16}/, ''))).toEqual([
+      'apply.ndjson',
+      'apply.ndjson.plan.json',
+    ]);
+
+    const again = await svc(args, { env, timeoutMs: 120_000 });
+    expect(again.code, again.stderr).toBe(0);
+    const rows = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string; reason?: string });
+    expect(rows.filter((r) => r.status === 'failed')).toEqual([]);
+    // Everything the killed run finished is in the journal; the rest was done now.
+    expect(rows.filter((r) => r.reason === 'journal').length).toBeGreaterThanOrEqual(USERS);
+
+    for (const tenant of [LABS, APAC]) {
+      const role = (await admin(tenant, '/v1/roles?kind=custom')).body.items.filter(
+        (r: { name: string }) => r.name === 'sigkill',
+      );
+      expect(role).toHaveLength(1);
+      const counts = await call(
+        sandbox(),
+        'GET',
+        `/_sandbox/assignments?tenant_id=${tenant}&role_id=${role[0].id}`,
+      );
+      expect(counts.body).toEqual({ total: USERS, active: USERS, users: USERS, duplicates: 0 });
+      const hooks = (await admin(tenant, '/v1/webhooks')).body.items.filter((w: { url: string }) =>
+        w.url.endsWith('/sigkill'),
+      );
+      expect(hooks).toHaveLength(1);
+      const clients = (await admin(tenant, '/v1/oauth/clients')).body.items.filter(
+        (c: { name: string }) => c.name === 'killed-portal',
+      );
+      expect(clients).toHaveLength(1);
+    }
+    expect(
+      readdirSync(secrets)
+        .sort()
+        .map((f) => f.replace(/\.(wh|cli)_[0-9a-f]+\./, '.ID.')),
+    ).toEqual([
+      'acme-apac.oauth-client.killed-portal.ID.secret',
+      'acme-apac.webhook.hooks.example.com_sigkill.ID.secret',
+      'acme-labs.oauth-client.killed-portal.ID.secret',
+      'acme-labs.webhook.hooks.example.com_sigkill.ID.secret',
+    ]);
+    expect(readdirSync(join(env.SVC_STATE_DIR!, 'journals'))).toEqual([]);
+    const plan = await svc(['plan', '-f', file], { env });
+    expect([plan.code, plan.stderr]).toEqual([
+      0,
+      `No changes: the live state of 2 tenants matches ${file}.\n`,
+    ]);
+  }, 180_000);
+});
