@@ -1,3 +1,8 @@
+/**
+ * The webhooks verbs against a sandbox with fast delivery time: ls, deliveries, dlq, test,
+ * replay and their usage errors, in-process. `svc webhooks listen` runs as a process (it serves
+ * until Ctrl-C, and the test sends it real deliveries and SIGINT).
+ */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +12,7 @@ import { signatureHeader } from '../../src/webhooks/signature.js';
 import { background } from '../helpers/background.js';
 import { runInProcess } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { sandboxEnv, svc } from '../helpers/svc.js';
+import { sandboxEnv } from '../helpers/svc.js';
 import { startTarget } from '../helpers/targets.js';
 import { admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
 
@@ -15,6 +20,9 @@ const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 50
 const dir = mkdtempSync(join(tmpdir(), 'svc-wh-cli-'));
 const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 const SEEDED = SEEDED_WEBHOOKS.exceptions;
+/** svc in-process, as a pipe sees it, on the sandbox's (real) clock. */
+const svc = (args: string[], options: { env?: Record<string, string> } = {}) =>
+  runInProcess(args, { SVC_CACHE_DIR: join(dir, 'cache'), ...env, ...options.env }, { now: Date.now() });
 
 const rows = (text: string) =>
   text
