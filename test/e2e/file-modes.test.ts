@@ -60,4 +60,18 @@ describe('file modes', () => {
     expect(readFileSync(file, 'utf8')).toMatch(/^svc_cs_[A-Za-z0-9_-]{43}\n$/);
     expect(mode(file)).toBe(0o600);
   });
+
+  it('tenants api-keys create --secret-file under umask 000: a 0600 key file', async () => {
+    const file = join(dir, '..', 'sync.key');
+    const r = await svc(
+      ['tenants', 'api-keys', 'create', 'acme-treasury', '--kind', 'publishable', '--secret-file', file],
+      {
+        env: { ...env(), SVC_BASE_URL: sandbox().url, SVC_TOKEN: sandbox().adminToken, SVC_TENANT: TREASURY },
+        umask: '000',
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/^svc_pk_\S+\n?$/);
+    expect(mode(file)).toBe(0o600);
+  });
 });
