@@ -89,11 +89,12 @@ describe('svc api', () => {
 });
 
 describe('under injected 503s with Retry-After', () => {
-  // 30% of /v1 requests answer 503 with Retry-After: 1, half of them after the handler ran (the
+  // 30% of /v1 requests answer 503 with Retry-After: 0 (the wait is not what is tested here:
+  // test/attack/slow-server.test.ts times it), half of them after the handler ran (the
   // change was applied, the answer lost); a few connections are dropped outright.
   const faulty = useSandboxContext({
     tenants: 300,
-    faults: { fail_rate: 0.3, retry_after: '1', phase: 'both', drop_rate: 0.03, seed: 20261121 },
+    faults: { fail_rate: 0.3, retry_after: '0', phase: 'both', drop_rate: 0.03, seed: 20261121 },
   });
   const run = (argv: string[]) => faulty.run(argv, { env: { SVC_MAX_RETRIES: '8' }, now: Date.now() });
 
