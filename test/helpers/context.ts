@@ -167,6 +167,54 @@ export async function runInProcess(
   return { code, stdout: fake.stdout(), stderr: fake.stderr() };
 }
 
+/** A command line running in-process that the test watches and can interrupt (Ctrl-C). */
+export interface LiveRun {
+  stdout: () => string;
+  stderr: () => string;
+  /** true once the command has ended. */
+  ended: () => boolean;
+  /** Resolves with the first match of `pattern` in stderr (waits for it). */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** What Ctrl-C does to the binary: aborts the run's signal. */
+  interrupt(): void;
+  done: Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/**
+ * `runInProcess` for commands that wait on the outside world (a login waiting for its browser
+ * callback, a listener): the test reads stderr while it runs, acts, then interrupts or awaits it.
+ */
+export function startInProcess(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  options: Omit<VerbOptions, 'env' | 'globals' | 'signal'> = {},
+): LiveRun {
+  const controller = new AbortController();
+  const { fake, deps } = depsFor({ ...options, env, signal: controller.signal }, argv.includes('--no-color'));
+  let ended = false;
+  const done = runCli(argv, deps).then((code) => {
+    ended = true;
+    return { code, stdout: fake.stdout(), stderr: fake.stderr() };
+  });
+  return {
+    stdout: fake.stdout,
+    stderr: fake.stderr,
+    ended: () => ended,
+    interrupt: () => controller.abort(),
+    done,
+    async waitForStderr(pattern, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(fake.stderr());
+        if (match) return match;
+        if (ended) throw new Error(`svc ended before printing ${pattern}\n${fake.stderr()}`);
+        if (Date.now() > deadline) throw new Error(`svc did not print ${pattern} in time\n${fake.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    },
+  };
+}
+
 /**
  * Private SVC_CONFIG_DIR, SVC_STATE_DIR and SVC_CACHE_DIR for the tests of one file, made before
  * them and removed after them.

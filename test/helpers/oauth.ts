@@ -193,7 +193,9 @@ export function spawnSvc(args: string[], env: Record<string, string | undefined>
 }
 
 /** The authorization URL and loopback redirect a waiting `svc login` printed. */
-export async function printedLogin(live: LiveSvc): Promise<{ url: string; redirectUri: URL; state: string }> {
+export async function printedLogin(
+  live: Pick<LiveSvc, 'waitForStderr'>,
+): Promise<{ url: string; redirectUri: URL; state: string }> {
   const [, url] = await live.waitForStderr(/^ {2}(http\S+\/oauth\/authorize\?\S+)$/m);
   await live.waitForStderr(/Waiting for the browser/);
   const parsed = new URL(url!);
