@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
+import { needs } from '../helpers/needs.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { BIN, TEST_CACHE_DIR, tempConfigDir } from '../helpers/svc.js';
 
 // A real terminal: svc runs inside tmux, keys are typed with send-keys and the screen is read
-// with capture-pane. (Under CI=true a missing tmux fails these tests.)
+// with capture-pane. Without tmux these tests are skipped with a note; under CI=true a missing
+// tmux fails them (test/helpers/needs.ts).
 const sandbox = useSandbox({ users: 4000 });
 const configDir = tempConfigDir();
 const TENANT = tenantId('acme-treasury');
@@ -83,7 +85,7 @@ function terminal(
   };
 }
 
-describe('svc roles on a terminal', () => {
+needs('tmux').describe('svc roles on a terminal', () => {
   it('assign asks for user, role, expiry and justification, then grants', async () => {
     const t = terminal(['roles', 'assign']);
     await t.until('User id');
