@@ -2,7 +2,7 @@
  * `svc webhooks verify` and `svc webhooks sign`, in-process: exact stdout and stderr and the
  * exit code for each outcome (valid, mismatch with its likely cause, stale, malformed, unreadable
  * input), the payload from a file or byte for byte from stdin, the secret from a file or
- * SVC_WEBHOOK_SECRET, and --json. Random inputs and Stripe's signer: test/webhooks/verify-cli.test.ts.
+ * SVC_WEBHOOK_SECRET, and --json. Random inputs and Stripe's signer: test/attack/verify-fuzz.test.ts.
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
