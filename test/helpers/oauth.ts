@@ -261,7 +261,12 @@ let robot: string | undefined;
 export function consentRobot(): string {
   if (!robot) {
     const dir = mkdtempSync(join(tmpdir(), 'svc-robot-'));
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    // One robot per test file: the next file in this worker (modules are kept, vitest.config.ts
+    // isolate: false) writes its own rather than finding this one removed.
+    afterAll(() => {
+      rmSync(dir, { recursive: true, force: true });
+      robot = undefined;
+    });
     robot = writeConsentRobot(dir);
   }
   return robot;
