@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
+import { needs } from '../helpers/needs.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { bash, sandboxEnv } from '../helpers/svc.js';
 import { startTarget } from '../helpers/targets.js';
@@ -29,7 +30,7 @@ const counted = async (role: string) =>
 const customRole = async (name: string): Promise<string> =>
   (await admin(sandbox(), 'POST', '/v1/roles', { name, permissions: ['exception.read'] })).body.id;
 
-describe('attack: a closed stdout during a change', () => {
+needs('bash').describe('attack: a closed stdout during a change', () => {
   it(`roles assign --file F (${ROWS.toLocaleString('en')} rows) --ndjson | head -1 stops, says so, exits 141; the re-run grants the rest, each once`, async () => {
     const role = await customRole('pipe-closed');
     const rows = Array.from({ length: ROWS }, (_, i) => `${user(i + 1)},pipe-closed,8h,pipe`);
