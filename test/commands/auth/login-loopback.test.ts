@@ -142,22 +142,35 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
   });
 
   it.each([
-    [['login', '--with-token', '--scope', 'admin'], /--with-token cannot be combined with --scope/],
-    [['login', '--port', '70000'], /--port must be an integer from 1 to 65535/],
-    [['login', '--browser-timeout', '0'], /--browser-timeout must be an integer from 1 to 3600/],
-    [['login', '--client-secret-file', 'a', '--client-secret-stdin'], /cannot be combined/],
-    [['login', '--scope', 'bad"scope'], /is not a valid scope/],
-  ])('refuses %j before any I/O (exit 2)', async (args, message) => {
-    const r = await svc(args, { env: env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(message);
+    [['login', '--with-token', '--scope', 'admin'], 'error: --with-token cannot be combined with --scope\n'],
+    [['login', '--port', '70000'], 'error: --port must be an integer from 1 to 65535, got "70000"\n'],
+    [
+      ['login', '--browser-timeout', '0'],
+      'error: --browser-timeout must be an integer from 1 to 3600, got "0"\n',
+    ],
+    [
+      ['login', '--client-secret-file', 'a', '--client-secret-stdin'],
+      'error: --client-secret-file and --client-secret-stdin cannot be combined; pick one\n',
+    ],
+    [
+      ['login', '--scope', 'bad"scope'],
+      'error: --scope "bad\\"scope" is not a valid scope (RFC 6749 §3.3)\n',
+    ],
+  ])('refuses %j before any I/O (exit 2)', async (args, stderr) => {
+    const before = await tokenRequests(sandbox());
+    expect(await svc(args, { env: env() })).toEqual({ code: 2, stdout: '', stderr });
+    expect(await tokenRequests(sandbox())).toBe(before);
   });
 
   it('needs a client id (exit 2)', async () => {
     const r = await svc(['login'], {
       env: { ...dirs(), SVC_CONFIG_DIR: join(dirs().SVC_CONFIG_DIR, 'bare'), SVC_BASE_URL: sandbox().url },
     });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: no OAuth client id for profile "default"; pass --client-id/);
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: no OAuth client id for profile "default"; pass --client-id, set SVC_CLIENT_ID or `svc config set client_id ID` (svc sandbox start sets it), or use `svc login --with-token`\n',
+    });
   });
 });
