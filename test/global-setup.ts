@@ -26,8 +26,12 @@ declare module 'vitest' {
   }
 }
 
-/** A test file that spawns the built binary (directly, or through a helper that does). */
-const SPAWNS = /helpers\/(svc|background|terminal)\.js'|\bspawnSvc\(|dist\/\w+\.cjs/;
+/**
+ * A test file that spawns the built binary (directly, or through a helper that does): it imports
+ * svc, bash, BIN or baseEnv from helpers/svc.js (not just ROOT, sandboxEnv or tempConfigDir).
+ */
+const SPAWNS =
+  /import \{[^}]*\b(svc|bash|BIN|baseEnv)\b[^}]*\} from '(\.\.\/)+helpers\/svc\.js'|helpers\/(background|terminal)\.js'|\bspawnSvc\(|dist\/\w+\.cjs/;
 
 function spawnsTheBinary(files: string[]): boolean {
   return files.some((file) => SPAWNS.test(readFileSync(file, 'utf8')));
