@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { needs } from '../helpers/needs.js';
 import { call, useSandbox } from '../helpers/sandbox.js';

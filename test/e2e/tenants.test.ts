@@ -1,6 +1,6 @@
 // What `svc tenants ls` needs a process for: a reader that closes the pipe. Every output mode,
 // filter, page and error is tested in-process in test/commands/tenants/ls.test.ts.
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { DEMO_ORG } from '../../src/sandbox/seed.js';
 import { needs } from '../helpers/needs.js';
 import { useSandbox } from '../helpers/sandbox.js';
