@@ -1,7 +1,18 @@
-// Every end-to-end test spawns the built binary, so build dist/ once before any test runs, and
-// give every svc process the tests start one private code-cache directory: the suite must never
-// write into the user's ~/.cache/svc (teardown checks that this build's cache did not appear there).
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+/**
+ * Once per vitest run, in vitest's main process, before any test file:
+ *
+ * 1. Nothing outside temporary directories. HOME points at a temporary directory for the whole
+ *    run (workers and every process they spawn inherit it) and the XDG base directories are
+ *    cleared, so a test that forgets SVC_CONFIG_DIR, SVC_STATE_DIR or SVC_CACHE_DIR cannot reach
+ *    the user's ~/.config/svc, ~/.local/state/svc or ~/.cache/svc. Teardown fails the run when
+ *    svc's default directories under that HOME were written (a test relied on them) or when this
+ *    build's code cache appeared in the user's real ~/.cache/svc. (The user's directories are not
+ *    compared as a whole: on a shared machine other svc processes write there during a run.)
+ * 2. dist/ is built only when a test file of this run spawns bin/svc.js (npm test always has
+ *    some; `npx vitest run test/commands` has none and starts at once).
+ * 3. One private code-cache directory (SVC_CACHE_DIR) for every svc process the tests spawn.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,25 +26,59 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * A test file that spawns the built binary (directly, or through a helper that does): it imports
+ * svc, bash, BIN or baseEnv from helpers/svc.js (not just ROOT, sandboxEnv or tempConfigDir).
+ */
+const SPAWNS =
+  /import \{[^}]*\b(svc|bash|BIN|baseEnv)\b[^}]*\} from '(\.\.\/)+helpers\/svc\.js'|helpers\/(background|terminal)\.js'|\bspawnSvc\(|dist\/\w+\.cjs/;
+
+function spawnsTheBinary(files: string[]): boolean {
+  return files.some((file) => SPAWNS.test(readFileSync(file, 'utf8')));
+}
+
+/** svc's default directories under `home` when no SVC_* or XDG_* variable says otherwise. */
+function defaultDirs(home: string): string[] {
+  return [join(home, '.config', 'svc'), join(home, '.local', 'state', 'svc'), join(home, '.cache', 'svc')];
+}
+
 /** Where the launcher would keep this build's code caches with the user's own settings. */
-function userCacheOfThisBuild(): string {
+function userCacheOfThisBuild(): string | undefined {
   const bundle = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
+  if (!existsSync(bundle)) return undefined;
   const stat = statSync(bundle);
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'svc', `v8-${process.version}-${process.arch}-${stat.size}-${Math.trunc(stat.mtimeMs)}`);
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  await buildDist({ quiet: true });
+  const spawning = spawnsTheBinary(project.vitest.state.getPaths());
+  if (spawning) await buildDist({ quiet: true });
+  // Named while HOME is still the user's.
+  const forbiddenCache = userCacheOfThisBuild();
+  const home = mkdtempSync(join(tmpdir(), 'svc-test-home-'));
+  process.env.HOME = home;
+  for (const name of ['XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME']) {
+    delete process.env[name];
+  }
   const cacheDir = mkdtempSync(join(tmpdir(), 'svc-test-cache-'));
   project.provide('svcCacheDir', cacheDir);
-  const forbidden = userCacheOfThisBuild();
+
   return () => {
+    const written = defaultDirs(home).filter((dir) => existsSync(dir));
+    const cacheLeak = forbiddenCache && existsSync(forbiddenCache) ? [forbiddenCache] : [];
     rmSync(cacheDir, { recursive: true, force: true });
-    if (existsSync(forbidden)) {
+    rmSync(home, { recursive: true, force: true });
+    const problems = [
+      ...written.map((dir) => `${dir} (a test used svc's default directory)`),
+      ...cacheLeak.map((dir) => `${dir} (svc ran without SVC_CACHE_DIR and the user's HOME)`),
+    ];
+    if (problems.length > 0) {
       // vitest reports an error thrown here but still exits 0; the exit code must say it too.
       process.exitCode = 1;
-      throw new Error(`a test ran svc without SVC_CACHE_DIR: it wrote code caches into ${forbidden}`);
+      throw new Error(
+        `the tests wrote outside their temporary directories; give every run SVC_CONFIG_DIR, SVC_STATE_DIR and SVC_CACHE_DIR:\n  ${problems.join('\n  ')}`,
+      );
     }
   };
 }

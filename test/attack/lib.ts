@@ -8,11 +8,11 @@ import { afterAll } from 'vitest';
  *
  * `npm test` runs every class with its fast case counts; `npm run attack` sets SVC_ATTACK_FULL=1
  * and runs them with the full counts that docs/RELIABILITY.md reports. A class that adds cases
- * (fuzzed inputs, races) asks `cases(fast, full)` how many to try.
+ * (fuzzed inputs, races, rows of a bulk run) asks `cases(fast, full)` how many to try.
  *
- * Extension points for classes still to come (faults with counted side effects, SIGKILL and
- * re-run, pipe close): add `test/attack/<class>.test.ts`, use `cases()` for counts and
- * `attackDirs()` for private config/state directories, and add a row to docs/RELIABILITY.md.
+ * A new class: add `test/attack/<class>.test.ts`, use `cases()` for counts and `attackDirs()`
+ * (or the sandbox helpers) for private config/state/cache directories, and add a row to
+ * docs/RELIABILITY.md.
  */
 export const FULL = process.env.SVC_ATTACK_FULL === '1';
 

@@ -6,8 +6,8 @@ import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { asAdmin, type Caller, type Fixtures, requestFor, unique } from '../helpers/matrix.js';
 import { authorizationCode, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
+import { ROOT } from '../helpers/paths.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { ROOT } from '../helpers/svc.js';
 
 // Every operation of the published document × every kind of caller, the expected outcome
 // derived from the document's authorization data alone (x-svc-authorization, x-role-permissions,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/api/operations.js';
-import { ROOT } from '../helpers/svc.js';
+import { ROOT } from '../helpers/paths.js';
 
 // What generated clients and mocks need from docs/openapi.json (issue 10), checked on the file.
 const doc = JSON.parse(readFileSync(join(ROOT, 'docs', 'openapi.json'), 'utf8'));

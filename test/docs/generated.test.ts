@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generatedFiles } from '../../src/cli.js';
 import { openapiDocument } from '../../src/sandbox/server.js';
-import { ROOT } from '../helpers/svc.js';
+import { ROOT } from '../helpers/paths.js';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 

@@ -1,17 +1,26 @@
+/**
+ * The completion scripts in real shells: bash and fish asked what TAB offers, zsh typed into in
+ * a real terminal (tmux), and svc on PATH answering their TAB-time questions. Spawned because a
+ * shell is the point; each shell's tests are skipped with a note when it is missing (CI=true
+ * requires them). `svc __complete` itself is tested in-process in test/commands/completion/.
+ */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
+import { runInProcess } from '../helpers/context.js';
+import { needs } from '../helpers/needs.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { BIN, ROOT, svc, TEST_CACHE_DIR } from '../helpers/svc.js';
+import { BIN, ROOT, TEST_CACHE_DIR } from '../helpers/svc.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const run = promisify(execFile);
 const sandbox = useSandbox();
 const home = mkdtempSync(join(tmpdir(), 'svc-completion-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
 const bin = join(home, 'bin');
 const scripts = {
   bash: join(ROOT, 'completions', 'svc.bash'),
@@ -26,7 +35,8 @@ beforeAll(async () => {
   writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(bin, 'svc'), 0o755);
   env = {
-    PATH: `${bin}:/usr/bin:/bin`,
+    // The shells needs() found, and svc.
+    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     HOME: home,
     TERM: 'xterm',
     SVC_CACHE_DIR: TEST_CACHE_DIR,
@@ -36,11 +46,19 @@ beforeAll(async () => {
     SVC_TENANT: tenantId('acme-treasury'),
   };
   for (const name of ['prod', 'staging']) {
-    await svc(['-p', name, 'config', 'set', 'base_url', 'https://example.com'], {
-      env: { SVC_CONFIG_DIR: env.SVC_CONFIG_DIR! },
+    await runInProcess(['-p', name, 'config', 'set', 'base_url', 'https://example.com'], {
+      SVC_CONFIG_DIR: env.SVC_CONFIG_DIR!,
     });
   }
 });
+
+/** The webhooks' ids, sorted, as the API lists them. */
+async function webhookIds(): Promise<string[]> {
+  const listed = await runInProcess(['webhooks', 'ls', '--json'], env);
+  const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id);
+  expect(ids.length).toBeGreaterThan(0);
+  return ids.sort();
+}
 
 const words = (out: string) => out.split(/\s+/).filter(Boolean).sort();
 
@@ -80,38 +98,38 @@ const cases: Array<[string, string[]]> = [
 ];
 
 describe('completion scripts in real shells', () => {
-  it.each(cases)('bash completes %j', async (line, expected) => {
-    const parts = line.split(' ');
-    expect(await bash(parts)).toEqual(expected);
+  needs('bash').describe('bash', () => {
+    it.each(cases)('completes %j', async (line, expected) => {
+      expect(await bash(line.split(' '))).toEqual(expected);
+    });
+
+    it('completes role names, webhook ids and tenant ids from the API, at TAB time', async () => {
+      const roles = await bash(['svc', 'roles', 'get', '']);
+      expect(roles).toEqual(expect.arrayContaining(['tenant_admin', 'tenant_viewer', 'org_admin']));
+      const ids = await webhookIds();
+      // deliveries and dlq are groups whose default verb is ls: their verbs and the webhook ids both complete.
+      expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids, 'get', 'ls'].sort());
+      expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'discard', 'get', 'ls'].sort());
+      expect(await bash(['svc', 'webhooks', 'dlq', 'ls', ''])).toEqual(ids);
+      expect(await bash(['svc', 'tenants', 'api-keys', 'ls', ''])).toContain(tenantId('acme-treasury'));
+    });
   });
 
-  it.each(cases)('fish completes %j', async (line, expected) => {
-    expect(await fish(line)).toEqual(expected);
+  needs('fish').describe('fish', () => {
+    it.each(cases)('completes %j', async (line, expected) => {
+      expect(await fish(line)).toEqual(expected);
+    });
+
+    it('completes role names, webhook ids and tenant ids from the API, at TAB time', async () => {
+      expect(await fish('svc roles assign usr_viewer ')).toEqual(expect.arrayContaining(['tenant_analyst']));
+      const ids = await webhookIds();
+      expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'discard', 'get', 'ls'].sort());
+      expect(await fish('svc webhooks dlq ls ')).toEqual(ids);
+      expect(await fish('svc --tenant ')).toContain(tenantId('acme-labs'));
+    });
   });
 
-  it('completes role names and webhook ids from the API, at TAB time', async () => {
-    const roles = await bash(['svc', 'roles', 'get', '']);
-    expect(roles).toEqual(expect.arrayContaining(['tenant_admin', 'tenant_viewer', 'org_admin']));
-    expect(await fish('svc roles assign usr_viewer ')).toEqual(expect.arrayContaining(['tenant_analyst']));
-    const listed = await svc(['webhooks', 'ls', '--json'], { env });
-    const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((w) => w.id);
-    expect(ids.length).toBeGreaterThan(0);
-    // deliveries, too, is a group whose default verb is ls.
-    expect(await bash(['svc', 'webhooks', 'deliveries', ''])).toEqual([...ids, 'get', 'ls'].sort());
-    // dlq is a group whose default verb is ls: its verbs and the webhook ids both complete.
-    expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'discard', 'get', 'ls'].sort());
-    expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'discard', 'get', 'ls'].sort());
-    expect(await bash(['svc', 'webhooks', 'dlq', 'ls', ''])).toEqual([...ids].sort());
-    expect(await fish('svc webhooks dlq ls ')).toEqual([...ids].sort());
-  });
-
-  it('completes tenant ids from the API, at TAB time', async () => {
-    const ids = await bash(['svc', 'tenants', 'api-keys', 'ls', '']);
-    expect(ids).toContain(tenantId('acme-treasury'));
-    expect(await fish('svc --tenant ')).toContain(tenantId('acme-labs'));
-  });
-
-  describe('zsh (interactive, in tmux)', () => {
+  needs('zsh', 'tmux').describe('zsh (interactive, in tmux)', () => {
     let term: Terminal;
     beforeAll(async () => {
       term = await Terminal.start('zsh -f', env);
@@ -137,23 +155,5 @@ describe('completion scripts in real shells', () => {
       await term.send('C-c');
       await term.waitFor(/ready>\s*$/m);
     });
-  });
-});
-
-describe('svc __complete (hidden)', () => {
-  it('answers nothing, quickly and with exit 0, when the API does not answer', async () => {
-    const { createServer } = await import('node:net');
-    const silent = createServer(() => {});
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const port = (silent.address() as { port: number }).port;
-    const r = await svc(['__complete', 'tenants'], {
-      env: { ...env, SVC_BASE_URL: `http://127.0.0.1:${port}` },
-    });
-    silent.close();
-    expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
-  });
-
-  it('is not in the help', async () => {
-    expect((await svc(['--help'])).stdout).not.toContain('__complete');
   });
 });

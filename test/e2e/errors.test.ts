@@ -1,133 +1,104 @@
+/**
+ * The exit codes of the binary itself, one per category of cli-contract.md, and Ctrl-C during a
+ * request. Spawned: the exit status of a process and a real SIGINT are the point. What each
+ * command prints for each failure is tested in-process (test/commands/me, api, tenants).
+ */
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
-import { sandboxEnv, svc } from '../helpers/svc.js';
+import { runInProcess } from '../helpers/context.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { BIN, baseEnv, sandboxEnv, svc } from '../helpers/svc.js';
 
 const sandbox = useSandbox();
-const env = sandboxEnv(sandbox);
+const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
+const REQUEST = 'request req_[0-9a-f]+';
 
-const requestCount = async () =>
-  Object.values((await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>).reduce(
-    (a, b) => a + b,
-    0,
-  );
-
-describe('exit codes and one-line errors', () => {
-  it.each([
-    [['tenants', 'ls', '--limit', '0'], /--limit must be an integer from 1 to 10000000, got "0"/],
-    [['tenants', 'ls', '--limit', '10000001'], /--limit must be an integer from 1 to 10000000/],
-    [['tenants', 'ls', '--limit', 'ten'], /--limit must be an integer/],
+describe('exit codes of bin/svc.js', () => {
+  it.each<[number, string, string[], Record<string, string | undefined>, RegExp]>([
+    [0, 'success', ['me'], {}, /^$/],
     [
-      ['tenants', 'ls', '--tier', 'gold'],
-      /argument 'gold' is invalid\. Allowed choices are free, pro, enterprise; see `svc tenants ls --help`/,
-    ],
-    [['tenants', 'ls', '--bogus'], /unknown option '--bogus'/],
-    [['tenants', 'ls', '--json', '--ndjson'], /--json and --ndjson cannot be combined/],
-    [['tenant', 'lss'], /unknown command 'lss'/],
-    [['api', 'FETCH', '/v1/me'], /unknown HTTP method "FETCH"/],
-    [['api', 'GET', 'https://evil.example/v1/me'], /takes a path such as \/v1\/me, not a URL/],
-    [['--timeout', '0', 'me'], /--timeout must be a number of seconds/],
-  ])('svc %j → exit 2 before any request', async (args, message) => {
-    const before = await requestCount();
-    const r = await svc(args, { env });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(r.stdout).toBe('');
-    expect(await requestCount()).toBe(before);
-  });
-
-  it.each([
-    [
-      'no credential',
-      { SVC_TOKEN: undefined },
+      1,
+      'a server that cannot be reached',
       ['me'],
-      3,
-      /not logged in: profile "default" has no credential; run `svc login`/,
+      { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_MAX_RETRIES: '0' },
+      /^error: cannot reach http:\/\/127\.0\.0\.1:9: connect ECONNREFUSED 127\.0\.0\.1:9; /,
     ],
     [
-      'a rejected credential',
-      { SVC_TOKEN: 'eyJhbGciOiJIUzI1NiJ9.e30.bad' },
-      ['me'],
-      3,
-      /SVC_TOKEN was rejected: .*HTTP 401|SVC_TOKEN was rejected/,
-    ],
-    [
-      'a tenant not in the token',
-      { SVC_TENANT: tenantId('wayne-clearing') },
-      ['me'],
-      4,
-      /not one of your credential's tenants \(HTTP 403, tenant_forbidden, request req_/,
-    ],
-    [
-      'an unknown record',
+      2,
+      'a usage error',
+      ['tenants', 'ls', '--limit', '0'],
       {},
-      ['api', 'GET', '/v1/reconciliations/rec_missing'],
-      5,
-      /reconciliations record rec_missing not found \(HTTP 404, not_found/,
+      /^error: --limit must be an integer from 1 to 10000000, got "0"$/,
     ],
-    ['no base URL', { SVC_BASE_URL: undefined }, ['me'], 2, /no API base URL for profile "default"/],
-  ])('%s → exit %i', async (_name, change, args, code, message) => {
-    const r = await svc(args, { env: { ...env, ...change } });
-    expect(r.code).toBe(code);
-    expect(r.stderr).toMatch(message);
+    [
+      3,
+      'no credential',
+      ['me'],
+      { SVC_TOKEN: undefined },
+      /^error: not logged in: profile "default" has no credential; /,
+    ],
+    [
+      4,
+      'a tenant outside the credential',
+      ['me'],
+      { SVC_TENANT: tenantId('wayne-clearing') },
+      new RegExp(
+        `^error: tenant ${tenantId('wayne-clearing')} is not one of your credential's tenants \\(HTTP 403, tenant_forbidden, ${REQUEST}\\)$`,
+      ),
+    ],
+    [
+      5,
+      'an unknown record',
+      ['api', 'GET', '/v1/reconciliations/rec_missing'],
+      {},
+      new RegExp(
+        `^error: reconciliations record rec_missing not found \\(HTTP 404, not_found, ${REQUEST}\\)$`,
+      ),
+    ],
+  ])('exit %i: %s', async (code, _what, argv, change, stderr) => {
+    const r = await svc(argv, { env: { ...env, ...change } });
+    expect(r.code, r.stderr).toBe(code);
+    expect(r.stderr.trimEnd()).toMatch(stderr);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('reports a reused idempotency key as a conflict (exit 6)', async () => {
-    const ok = await svc(['api', 'POST', '/v1/exceptions', '-f', 'idempotency_key=k-1', '-f', 'text=a'], {
+  it('exit 6: a conflict (an idempotency key reused with other parameters)', async () => {
+    const first = await runInProcess(
+      ['api', 'POST', '/v1/exceptions', '-f', 'idempotency_key=k-1', '-f', 'text=a'],
+      env,
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const r = await svc(['api', 'POST', '/v1/exceptions', '-f', 'idempotency_key=k-1', '-f', 'text=b'], {
       env,
     });
-    expect(ok.code).toBe(0);
-    const clash = await svc(['api', 'POST', '/v1/exceptions', '-f', 'idempotency_key=k-1', '-f', 'text=b'], {
-      env,
-    });
-    expect(clash.code).toBe(6);
-    expect(JSON.parse(clash.stdout).error.code).toBe('idempotency_key_reused');
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: idempotency key "k-1" was already used with different parameters \\(HTTP 409, idempotency_key_reused, ${REQUEST}\\)\\n$`,
+      ),
+    );
   });
 
-  it('prints errors as one JSON object on stderr with --json', async () => {
-    const r = await svc(['me', '--json'], { env: { ...env, SVC_TENANT: tenantId('wayne-clearing') } });
-    expect(r.code).toBe(4);
-    expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr)).toEqual({
-      error: {
-        code: 'tenant_forbidden',
-        message: expect.stringContaining('not one of your credential'),
-        exit_code: 4,
-        status: 403,
-        request_id: expect.stringMatching(/^req_/),
-      },
-    });
-  });
-
-  it('Ctrl-C aborts the request in flight and exits 130', async () => {
+  it('exit 130: Ctrl-C aborts the request in flight', async () => {
     sandbox().faults.update({ latency_ms: 10_000 });
     try {
-      const { spawn } = await import('node:child_process');
-      const { BIN, baseEnv } = await import('../helpers/svc.js');
-      const child = spawn(process.execPath, [BIN, 'me'], { env: baseEnv(env) });
+      // --debug says when the request goes out: the signal comes once it is on its way.
+      const child = spawn(process.execPath, [BIN, '--debug', 'me'], { env: baseEnv(env) });
       let stderr = '';
+      const started = Date.now();
       child.stderr.on('data', (d) => {
         stderr += d;
+        if (stderr.includes('* GET ') && !child.killed) child.kill('SIGINT');
       });
-      const started = Date.now();
-      setTimeout(() => child.kill('SIGINT'), 500);
       const code = await new Promise((r) => child.on('close', r));
       expect(code).toBe(130);
-      expect(stderr).toBe('error: interrupted; the request was cancelled\n');
+      expect(stderr).toMatch(/^\* GET http:\/\/127\.0\.0\.1:\d+\/v1\/me\n/);
+      expect(stderr).toMatch(/\nerror: interrupted; the request was cancelled\n$/);
       // Well before the server would have answered.
       expect(Date.now() - started).toBeLessThan(9_000);
     } finally {
       sandbox().faults.update({ latency_ms: 0 });
     }
-  });
-
-  it('a network failure exits 1 with the cause', async () => {
-    const r = await svc(['me'], {
-      env: { ...env, SVC_BASE_URL: 'http://127.0.0.1:9', SVC_MAX_RETRIES: '0' },
-    });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9: .*ECONNREFUSED/);
   });
 });

@@ -3,12 +3,14 @@
  * redirect to svc's loopback port reaches nothing; the user pastes the address the browser ended
  * on. Here the "other machine" is this test answering the consent page over HTTP and never
  * following the redirect. The state and PKCE are checked all the same: another login's address
- * is refused and asked for again.
+ * is refused and asked for again. Spawned in tmux: a pasted line on a real terminal is the point.
+ * Skipped with a note without tmux (CI=true requires it).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import { needs } from '../helpers/needs.js';
 import { authorizeUrl, consent, pkce, storedCredential, tokenRequests } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { BIN, svc } from '../helpers/svc.js';
@@ -38,7 +40,7 @@ afterEach(async () => {
 
 const svcLine = (args: string) => `${process.execPath} ${BIN} ${args}; echo "exit=$?"; sleep 30`;
 
-describe('svc login over SSH', () => {
+needs('tmux').describe('svc login over SSH', () => {
   it('prints the URL, takes the pasted address of the redirect, refuses another login’s, and logs in', async () => {
     const before = await tokenRequests(sandbox());
     term = await Terminal.start(`sh -c '${svcLine('login')}'`, env);

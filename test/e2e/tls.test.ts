@@ -1,41 +1,47 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { needs } from '../helpers/needs.js';
 import { svc } from '../helpers/svc.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
 
-// A real HTTPS API with a self-signed certificate for 127.0.0.1 (made by openssl).
+// A real HTTPS API with a self-signed certificate for 127.0.0.1 (made by openssl). Spawned:
+// NODE_EXTRA_CA_CERTS is read once, when a Node process starts.
 const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
-const { key, cert, certPath } = selfSignedCertificate('svc test CA');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let certPath: string;
 let server: Server;
 let url: string;
 
-beforeAll(async () => {
-  server = createServer({ key, cert }, (req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        id: 'usr_tls',
-        type: 'user',
-        name: 'TLS User',
-        email: null,
-        tenant_id: null,
-        tenants: [],
-        org: null,
-        credential: { kind: 'jwt', expires_at: null, scopes: null },
-        seen_auth: req.headers.authorization === 'Bearer tls-token-123',
-      }),
-    );
+needs('openssl').describe('HTTPS', () => {
+  beforeAll(async () => {
+    const made = selfSignedCertificate('svc test CA', dir);
+    certPath = made.certPath;
+    const { key, cert } = made;
+    server = createServer({ key, cert }, (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'usr_tls',
+          type: 'user',
+          name: 'TLS User',
+          email: null,
+          tenant_id: null,
+          tenants: [],
+          org: null,
+          credential: { kind: 'jwt', expires_at: null, scopes: null },
+          seen_auth: req.headers.authorization === 'Bearer tls-token-123',
+        }),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(() => new Promise((r) => server.close(r)));
+  afterAll(() => new Promise((r) => server.close(r)));
 
-describe('HTTPS', () => {
   it('trusts a private CA given in NODE_EXTRA_CA_CERTS', async () => {
     const r = await svc(['me', '--json'], {
       env: {

@@ -1,12 +1,19 @@
+/**
+ * `npm start` (the tour) as a user runs it: the bundled dist/tour.cjs in its own process, with
+ * a HOME of its own to show it leaves nothing in the user's svc directories.
+ */
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnv, ROOT } from '../helpers/svc.js';
 
 describe('npm start (the tour)', () => {
   it('runs every chapter against its own sandbox, in under 185 lines (five chapters), saying what each step shows', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'svc-tour-home-'));
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'tour.cjs')], {
-      env: baseEnv({ NO_COLOR: '1' }),
+      env: baseEnv({ NO_COLOR: '1', HOME: home }),
     });
     let out = '';
     child.stdout.on('data', (d) => {
@@ -42,5 +49,11 @@ describe('npm start (the tour)', () => {
       /\$ svc webhooks verify --secret-file whsec\.txt --header-file captured\/0001-dlv_[\w-]+\.headers[^\n]*\n {2}valid: /,
     );
     expect(out).toContain('svc sandbox start');
+    // Every journal, config and cache of the tour is in its own temporary directory.
+    const touched = ['.config/svc', '.local/state/svc', '.cache/svc'].filter((dir) =>
+      existsSync(join(home, dir)),
+    );
+    rmSync(home, { recursive: true, force: true });
+    expect(touched).toEqual([]);
   }, 120_000);
 });

@@ -24,6 +24,7 @@ import {
   type GlobalOptions,
 } from '../../src/context.js';
 import { createIO, type Env, type IOStreams } from '../../src/output/io.js';
+import type { Browser } from '../../src/system/browser.js';
 import type { Choice, Prompter } from '../../src/system/prompter.js';
 
 /** "Now" in tests unless one says otherwise: relative times ("2 years ago") are then exact. */
@@ -121,6 +122,8 @@ export interface VerbOptions extends Omit<FakeIOOptions, 'env'> {
   clock?: Clock;
   /** A prompter of the test's own (instead of `answers`). */
   prompter?: Prompter;
+  /** What "opening a browser" does (e.g. consentBrowser() in test/helpers/oauth.ts). */
+  browser?: Browser;
 }
 
 function depsFor(
@@ -136,6 +139,7 @@ function depsFor(
     clock,
     prompter,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.browser ? { browser: options.browser } : {}),
   });
   return { fake, deps, questions: scripted.questions };
 }
@@ -161,6 +165,54 @@ export async function runInProcess(
   const { fake, deps } = depsFor({ ...options, env }, argv.includes('--no-color'));
   const code = await runCli(argv, deps);
   return { code, stdout: fake.stdout(), stderr: fake.stderr() };
+}
+
+/** A command line running in-process that the test watches and can interrupt (Ctrl-C). */
+export interface LiveRun {
+  stdout: () => string;
+  stderr: () => string;
+  /** true once the command has ended. */
+  ended: () => boolean;
+  /** Resolves with the first match of `pattern` in stderr (waits for it). */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** What Ctrl-C does to the binary: aborts the run's signal. */
+  interrupt(): void;
+  done: Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/**
+ * `runInProcess` for commands that wait on the outside world (a login waiting for its browser
+ * callback, a listener): the test reads stderr while it runs, acts, then interrupts or awaits it.
+ */
+export function startInProcess(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  options: Omit<VerbOptions, 'env' | 'globals' | 'signal'> = {},
+): LiveRun {
+  const controller = new AbortController();
+  const { fake, deps } = depsFor({ ...options, env, signal: controller.signal }, argv.includes('--no-color'));
+  let ended = false;
+  const done = runCli(argv, deps).then((code) => {
+    ended = true;
+    return { code, stdout: fake.stdout(), stderr: fake.stderr() };
+  });
+  return {
+    stdout: fake.stdout,
+    stderr: fake.stderr,
+    ended: () => ended,
+    interrupt: () => controller.abort(),
+    done,
+    async waitForStderr(pattern, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(fake.stderr());
+        if (match) return match;
+        if (ended) throw new Error(`svc ended before printing ${pattern}\n${fake.stderr()}`);
+        if (Date.now() > deadline) throw new Error(`svc did not print ${pattern} in time\n${fake.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    },
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { afterAll } from 'vitest';
 import { codeChallengeS256, createCodeVerifier } from '../../src/auth/pkce.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Browser } from '../../src/system/browser.js';
 import { writeConsentRobot } from '../../src/tour/consent-robot.js';
 import { call } from './sandbox.js';
 import { BIN, baseEnv, ROOT, type SvcResult } from './svc.js';
@@ -192,7 +193,9 @@ export function spawnSvc(args: string[], env: Record<string, string | undefined>
 }
 
 /** The authorization URL and loopback redirect a waiting `svc login` printed. */
-export async function printedLogin(live: LiveSvc): Promise<{ url: string; redirectUri: URL; state: string }> {
+export async function printedLogin(
+  live: Pick<LiveSvc, 'waitForStderr'>,
+): Promise<{ url: string; redirectUri: URL; state: string }> {
   const [, url] = await live.waitForStderr(/^ {2}(http\S+\/oauth\/authorize\?\S+)$/m);
   await live.waitForStderr(/Waiting for the browser/);
   const parsed = new URL(url!);
@@ -223,13 +226,47 @@ export function connectionRefused(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * A browser for in-process logins: "opening" the authorization URL plays the person at the
+ * consent page (approve or deny as `user`) and follows the redirect to svc's loopback, as
+ * clicking the button does. `opened` are the URLs it was given; `settled()` resolves when every
+ * visit is over and rejects with the first failure.
+ */
+export function consentBrowser(
+  options: { user?: string; decision?: 'approve' | 'deny' } = {},
+): Browser & { opened: string[]; settled(): Promise<void> } {
+  const opened: string[] = [];
+  const visits: Array<Promise<void>> = [];
+  return {
+    opened,
+    async open(url) {
+      opened.push(url);
+      const visit = (async () => {
+        const { location } = await consent(url, options);
+        if (location) await (await fetch(location)).text();
+      })();
+      // Seen by settled(); never an unhandled rejection in the meantime.
+      visit.catch(() => undefined);
+      visits.push(visit);
+    },
+    async settled() {
+      await Promise.all(visits);
+    },
+  };
+}
+
 let robot: string | undefined;
 
 /** An SVC_BROWSER value that answers the sandbox's consent page (see src/tour/consent-robot.ts). */
 export function consentRobot(): string {
   if (!robot) {
     const dir = mkdtempSync(join(tmpdir(), 'svc-robot-'));
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    // One robot per test file: the next file in this worker (modules are kept, vitest.config.ts
+    // isolate: false) writes its own rather than finding this one removed.
+    afterAll(() => {
+      rmSync(dir, { recursive: true, force: true });
+      robot = undefined;
+    });
     robot = writeConsentRobot(dir);
   }
   return robot;

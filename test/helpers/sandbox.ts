@@ -88,3 +88,9 @@ export async function call(
   }
   return { status: response.status, headers: response.headers, body, text };
 }
+
+/** How many requests the sandbox has answered so far (to show that a refusal sent nothing). */
+export async function requestCount(sandbox: Sandbox): Promise<number> {
+  const stats = (await call(sandbox, 'GET', '/_sandbox/stats')).body as Record<string, number>;
+  return Object.values(stats).reduce((a, b) => a + b, 0);
+}

@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { type ProcessResult, runProcess } from '../../src/system/run.js';
+import { BIN, ROOT } from './paths.js';
 
 const ACME_TREASURY = tenantId('acme-treasury');
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const BIN = join(ROOT, 'bin', 'svc.js');
+export { BIN, ROOT };
 
 export type SvcResult = ProcessResult;
 

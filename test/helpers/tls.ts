@@ -3,9 +3,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A self-signed certificate for 127.0.0.1 made by openssl (the test fails if it is missing). */
-export function selfSignedCertificate(commonName: string): { key: Buffer; cert: Buffer; certPath: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+/**
+ * A self-signed certificate for 127.0.0.1 made by openssl, written in `dir` (a new temporary
+ * directory unless given). Call it inside a `needs('openssl')` block (test/helpers/needs.ts).
+ */
+export function selfSignedCertificate(
+  commonName: string,
+  dir = mkdtempSync(join(tmpdir(), 'svc-tls-')),
+): { key: Buffer; cert: Buffer; certPath: string } {
   const keyPath = join(dir, 'key.pem');
   const certPath = join(dir, 'cert.pem');
   execFileSync(

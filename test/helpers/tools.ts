@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { ROOT } from './svc.js';
+import { ROOT } from './paths.js';
 
 /** The published document, as the conformance tools read it. */
 export const DOCUMENT = join(ROOT, 'docs', 'openapi.json');

@@ -56,3 +56,21 @@ export async function delivery(sandbox: Sandbox, webhookId: string, deliveryId: 
   if (r.status !== 200) throw new Error(`get delivery: ${r.status} ${r.text}`);
   return r.body;
 }
+
+/** How many dead-letter entries of a webhook were replayed how many times: `{ 1: 400 }`. */
+export async function replayCounts(sandbox: Sandbox, webhookId: string): Promise<Record<number, number>> {
+  const counts: Record<number, number> = {};
+  let cursor: string | null = null;
+  do {
+    const page: { items: Array<{ replay_count: number }>; next_cursor: string | null } = (
+      await admin(
+        sandbox,
+        'GET',
+        `/v1/webhooks/${webhookId}/dlq?status=all&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      )
+    ).body;
+    for (const entry of page.items) counts[entry.replay_count] = (counts[entry.replay_count] ?? 0) + 1;
+    cursor = page.next_cursor;
+  } while (cursor);
+  return counts;
+}

@@ -204,7 +204,8 @@ describe('deliveries, the dead-letter queue, test events', () => {
     expect(b.body.id).toBe(a.body.id);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     const hanging = await startTarget(() => 'hang');
-    const slow = await createWebhook(sandbox(), hanging.url);
+    // One attempt: its 400 ms timeout is all the later tests' settle() waits for (five were 2 s).
+    const slow = await createWebhook(sandbox(), hanging.url, { max_attempts: 1 });
     const { events } = await emit(sandbox(), slow.id);
     const inFlight = await admin(
       sandbox(),
@@ -250,13 +251,21 @@ describe('deliveries, the dead-letter queue, test events', () => {
     const a = await startTarget(() => ({ status: 200 }));
     const b = await startTarget(() => ({ status: 200 }));
     await createWebhook(sandbox(), a.url, { event_types: ['reconciliation.completed'] });
-    await createWebhook(sandbox(), b.url, { event_types: ['reconciliation.completed'], status: 'disabled' });
+    const disabled = await createWebhook(sandbox(), b.url, {
+      event_types: ['reconciliation.completed'],
+      status: 'disabled',
+    });
     const r = await call(sandbox(), 'POST', '/_sandbox/webhooks/events', {
       body: { type: 'reconciliation.completed', tenant_id: TENANT, count: 2 },
     });
     expect(r.status).toBe(201);
-    await settle(sandbox());
+    // Waits for a's two deliveries, not for settle(): the seeded webhook (a dead port) is
+    // subscribed too, and its retries would take two more seconds to end.
+    for (let i = 0; i < 400 && a.received.length < 2; i++) await new Promise((done) => setTimeout(done, 5));
     expect(a.received).toHaveLength(2);
+    // The disabled webhook got no delivery at all (none sent, none queued).
+    const none = await admin(sandbox(), 'GET', `/v1/webhooks/${disabled.id}/deliveries`);
+    expect(none.body.items).toEqual([]);
     expect(b.received).toHaveLength(0);
   });
 });

@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTenantsLs, runTenantsLs } from '../../../src/commands/tenants/ls.js';
 import type { GlobalOptions } from '../../../src/context.js';
 import { DEMO_ORG } from '../../../src/sandbox/seed.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 
@@ -193,6 +193,14 @@ describe('svc tenants ls', () => {
 
   it.each<[string[], number, string | RegExp]>([
     [['--limit', '0'], 2, 'error: --limit must be an integer from 1 to 10000000, got "0"\n'],
+    [['--limit', '10000001'], 2, 'error: --limit must be an integer from 1 to 10000000, got "10000001"\n'],
+    [['--limit', 'ten'], 2, 'error: --limit must be an integer from 1 to 10000000, got "ten"\n'],
+    [['--bogus'], 2, "error: unknown option '--bogus'; see `svc tenants ls --help`\n"],
+    [
+      ['--json', '--ndjson'],
+      2,
+      '{"error":{"code":"usage","message":"--json and --ndjson cannot be combined; pick one","exit_code":2}}\n',
+    ],
     [
       ['--tier', 'gold'],
       2,
@@ -219,6 +227,20 @@ describe('svc tenants ls', () => {
     expect(result.stdout).toBe('');
     if (typeof stderr === 'string') expect(result.stderr).toBe(stderr);
     else expect(result.stderr).toMatch(stderr);
+  });
+
+  it('sends no request when a flag is wrong, and names the verb a typo meant', async () => {
+    const requests = () => requestCount(svc.sandbox());
+    const before = await requests();
+    for (const flags of [['--limit', '0'], ['--tier', 'gold'], ['--bogus'], ['--json', '--ndjson']]) {
+      expect((await svc.run(['tenants', 'ls', ...flags])).code).toBe(2);
+    }
+    expect(await svc.run(['tenant', 'lss'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "error: unknown command 'lss' (Did you mean ls?); see `svc tenants --help`\n",
+    });
+    expect(await requests()).toBe(before);
   });
 
   it('exits 3 with the fix when there is no credential', async () => {

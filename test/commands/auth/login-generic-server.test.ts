@@ -5,15 +5,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consentRobot } from '../helpers/oauth.js';
-import { svc, tempConfigDir } from '../helpers/svc.js';
+import { runInProcess, useTempDirs } from '../../helpers/context.js';
+import { consentBrowser } from '../../helpers/oauth.js';
 
 /**
  * svc's login against a small standards-conforming OAuth 2.0 server that is not the sandbox:
  * it serves the reference's two paths under other prefixes, redirects at once (no consent
  * page) with an `iss` that is its origin, wants client_secret_post only, issues opaque tokens
  * of type "bearer", sends expires_in as a string and extra fields, and does not rotate refresh
- * tokens.
+ * tokens. In-process (was test/e2e/oauth-generic-server.test.ts): the "browser" follows the
+ * authorization redirect to svc's loopback, as a browser does.
  */
 const CLIENT_ID = 'generic-client';
 const SECRET = 'generic-secret-0123456789abcdef';
@@ -109,10 +110,13 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const dir = tempConfigDir();
+const dirs = useTempDirs();
+const browser = consentBrowser();
+/** svc in-process on the real clock, its browser the one above. */
+const svc = (args: string[], options: { env: Record<string, string> }) =>
+  runInProcess(args, { ...dirs(), ...options.env }, { now: Date.now(), browser });
 const files = mkdtempSync(join(tmpdir(), 'svc-generic-'));
 afterAll(() => rmSync(files, { recursive: true, force: true }));
-const browser = consentRobot();
 
 describe('login against another OAuth 2.0 server', () => {
   it('logs in with client_secret_post, the iss parameter, opaque tokens and extra response fields', async () => {
@@ -122,14 +126,14 @@ describe('login against another OAuth 2.0 server', () => {
       ['login', '--client-id', CLIENT_ID, '--client-secret-file', secretFile, '--scope', 'profile'],
       {
         env: {
-          SVC_CONFIG_DIR: dir,
           SVC_BASE_URL: `${origin}/api`,
           SVC_APP_URL: `${origin}/app`,
-          SVC_BROWSER: browser,
         },
       },
     );
+    await browser.settled();
     expect(r.code, r.stderr).toBe(0);
+    expect(browser.opened).toHaveLength(1);
     expect(r.stderr).toContain(`✓ Logged in to ${origin}/api as Generic User (profile "default")`);
     expect(Object.keys(tokenForms[0]!).sort()).toEqual([
       'client_id',
@@ -139,7 +143,8 @@ describe('login against another OAuth 2.0 server', () => {
       'grant_type',
       'redirect_uri',
     ]);
-    const stored = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).profiles.default;
+    const stored = JSON.parse(readFileSync(join(dirs().SVC_CONFIG_DIR, 'credentials.json'), 'utf8')).profiles
+      .default;
     expect(stored).toMatchObject({
       type: 'oauth',
       access_token: 'opaque-access-1-0123456789',
@@ -148,13 +153,13 @@ describe('login against another OAuth 2.0 server', () => {
       token_url: `${origin}/api/v1/oauth/token`,
     });
     expect(Date.parse(stored.expires_at) - Date.now()).toBeGreaterThan(100_000);
-    const me = await svc(['me', '--json'], { env: { SVC_CONFIG_DIR: dir } });
+    const me = await svc(['me', '--json'], { env: {} });
     expect(JSON.parse(me.stdout).name).toBe('Generic User');
   });
 
   it('refreshes after a 401 and keeps the refresh token the server does not rotate', async () => {
     valid.clear();
-    const me = await svc(['me', '--json'], { env: { SVC_CONFIG_DIR: dir } });
+    const me = await svc(['me', '--json'], { env: {} });
     expect(me.code, me.stderr).toBe(0);
     expect(tokenForms.at(-1)).toEqual({
       grant_type: 'refresh_token',
@@ -162,7 +167,8 @@ describe('login against another OAuth 2.0 server', () => {
       client_id: CLIENT_ID,
       client_secret: SECRET,
     });
-    const stored = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).profiles.default;
+    const stored = JSON.parse(readFileSync(join(dirs().SVC_CONFIG_DIR, 'credentials.json'), 'utf8')).profiles
+      .default;
     expect(stored.access_token).toBe('opaque-access-2-0123456789');
     expect(stored.refresh_token).toBe(REFRESH);
   });

@@ -1,16 +1,24 @@
+/**
+ * `svc login`'s loopback redirect, in-process against a sandbox: svc listens on 127.0.0.1 while
+ * the test plays the browser (forged, stray, replayed and foreign callbacks, a timeout, Ctrl-C,
+ * a port in use). Was test/e2e/login-loopback.test.ts (spawned); a real SIGINT to the binary is
+ * tested in test/e2e/errors.test.ts.
+ */
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connectionRefused, consent, printedLogin, spawnSvc, tokenRequests } from '../helpers/oauth.js';
-import { useSandbox } from '../helpers/sandbox.js';
-import { svc, tempConfigDir } from '../helpers/svc.js';
+import { runInProcess, startInProcess, useTempDirs } from '../../helpers/context.js';
+import { connectionRefused, consent, printedLogin, tokenRequests } from '../../helpers/oauth.js';
+import { useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox();
-const dir = tempConfigDir();
-const bare = tempConfigDir();
-const env = () => ({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_CLIENT_ID: 'svc-cli' });
+const dirs = useTempDirs();
+const env = () => ({ ...dirs(), SVC_BASE_URL: sandbox().url, SVC_CLIENT_ID: 'svc-cli' });
+const svc = (args: string[], options: { env: Record<string, string> }) =>
+  runInProcess(args, options.env, { now: Date.now() });
 
 async function startLogin(args: string[] = []) {
-  const live = spawnSvc(['login', '--no-browser', ...args], env());
+  const live = startInProcess(['login', '--no-browser', ...args], env(), { now: Date.now() });
   return { live, ...(await printedLogin(live)) };
 }
 
@@ -21,7 +29,7 @@ function get(url: string): Promise<number | 'refused'> {
   );
 }
 
-describe('svc login: the loopback redirect (real binary, real sandbox)', () => {
+describe('svc login: the loopback redirect (real sandbox)', () => {
   it('turns away a wrong or missing state with a 400 page and keeps waiting; the real callback then logs in', async () => {
     const before = await tokenRequests(sandbox());
     const { live, url, redirectUri, state } = await startLogin();
@@ -31,7 +39,7 @@ describe('svc login: the loopback redirect (real binary, real sandbox)', () => {
     expect(live.stderr()).toContain(
       'with the wrong state was turned away (possible cross-site request forgery)',
     );
-    expect(live.child.exitCode).toBeNull();
+    expect(live.ended()).toBe(false);
     expect(await tokenRequests(sandbox())).toBe(before);
     const { location } = await consent(url);
     expect(await get(location!.toString())).toBe(200);
@@ -70,7 +78,7 @@ describe('svc login: the loopback redirect (real binary, real sandbox)', () => {
     for (const path of ['/', '/favicon.ico', '/callback/extra']) {
       expect(await get(new URL(path, redirectUri).toString())).toBe(404);
     }
-    expect(live.child.exitCode).toBeNull();
+    expect(live.ended()).toBe(false);
     const { location } = await consent(url);
     expect(await get(location!.toString())).toBe(200);
     const result = await live.done;
@@ -109,7 +117,7 @@ describe('svc login: the loopback redirect (real binary, real sandbox)', () => {
   it('stops on Ctrl-C with exit 130 and no token request', async () => {
     const before = await tokenRequests(sandbox());
     const { live, redirectUri } = await startLogin();
-    live.child.kill('SIGINT');
+    live.interrupt();
     const result = await live.done;
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/^error: interrupted; the login was cancelled$/m);
@@ -129,25 +137,40 @@ describe('svc login: the loopback redirect (real binary, real sandbox)', () => {
     const busy = await svc(['login', '--no-browser', '--port', String(port)], { env: env() });
     expect(busy.code).toBe(2);
     expect(busy.stderr).toMatch(/^error: --port \d+: 127\.0\.0\.1:\d+ is already in use; /m);
-    live.child.kill('SIGINT');
+    live.interrupt();
     expect((await live.done).code).toBe(130);
   });
 
   it.each([
-    [['login', '--with-token', '--scope', 'admin'], /--with-token cannot be combined with --scope/],
-    [['login', '--port', '70000'], /--port must be an integer from 1 to 65535/],
-    [['login', '--browser-timeout', '0'], /--browser-timeout must be an integer from 1 to 3600/],
-    [['login', '--client-secret-file', 'a', '--client-secret-stdin'], /cannot be combined/],
-    [['login', '--scope', 'bad"scope'], /is not a valid scope/],
-  ])('refuses %j before any I/O (exit 2)', async (args, message) => {
-    const r = await svc(args, { env: env() });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(message);
+    [['login', '--with-token', '--scope', 'admin'], 'error: --with-token cannot be combined with --scope\n'],
+    [['login', '--port', '70000'], 'error: --port must be an integer from 1 to 65535, got "70000"\n'],
+    [
+      ['login', '--browser-timeout', '0'],
+      'error: --browser-timeout must be an integer from 1 to 3600, got "0"\n',
+    ],
+    [
+      ['login', '--client-secret-file', 'a', '--client-secret-stdin'],
+      'error: --client-secret-file and --client-secret-stdin cannot be combined; pick one\n',
+    ],
+    [
+      ['login', '--scope', 'bad"scope'],
+      'error: --scope "bad\\"scope" is not a valid scope (RFC 6749 §3.3)\n',
+    ],
+  ])('refuses %j before any I/O (exit 2)', async (args, stderr) => {
+    const before = await tokenRequests(sandbox());
+    expect(await svc(args, { env: env() })).toEqual({ code: 2, stdout: '', stderr });
+    expect(await tokenRequests(sandbox())).toBe(before);
   });
 
   it('needs a client id (exit 2)', async () => {
-    const r = await svc(['login'], { env: { SVC_CONFIG_DIR: bare, SVC_BASE_URL: sandbox().url } });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: no OAuth client id for profile "default"; pass --client-id/);
+    const r = await svc(['login'], {
+      env: { ...dirs(), SVC_CONFIG_DIR: join(dirs().SVC_CONFIG_DIR, 'bare'), SVC_BASE_URL: sandbox().url },
+    });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: no OAuth client id for profile "default"; pass --client-id, set SVC_CLIENT_ID or `svc config set client_id ID` (svc sandbox start sets it), or use `svc login --with-token`\n',
+    });
   });
 });

@@ -1,12 +1,24 @@
-import { describe, expect, it } from 'vitest';
-import { tenantId } from '../../src/sandbox/seed.js';
-import { runInProcess } from '../helpers/context.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
-import { sandboxEnv, svc } from '../helpers/svc.js';
+/**
+ * The roles verbs against a sandbox, in-process: ls and get, custom roles (create, update,
+ * delete, protected built-ins), assign/revoke/assignments with their usage errors and the
+ * permissions they need. Was test/e2e/roles.test.ts (spawned); prompts on a terminal stay in
+ * test/e2e/roles-tty.test.ts (tmux).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../../helpers/context.js';
+import { call, useSandbox } from '../../helpers/sandbox.js';
+import { sandboxEnv } from '../../helpers/svc.js';
 
 const sandbox = useSandbox();
-const _TENANT = tenantId('acme-treasury');
 const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
+const cache = mkdtempSync(join(tmpdir(), 'svc-roles-cache-'));
+afterAll(() => rmSync(cache, { recursive: true, force: true }));
+/** svc in-process, as a pipe sees it, on the sandbox's (real) clock. */
+const svc = (args: string[], options: { env?: Record<string, string> } = {}) =>
+  runInProcess(args, { SVC_CACHE_DIR: cache, ...env, ...options.env }, { now: Date.now() });
 
 const json = (text: string) => JSON.parse(text);
 const roleRequests = async () => {

@@ -1,6 +1,10 @@
-// svc apply killed without warning half-way (SIGKILL), then the same command again (issue 14):
-// the final state is exactly the file's — every grant once, each webhook and OAuth client once,
-// each secret in one file — and svc plan then shows no changes.
+/**
+ * Attack class "SIGKILL and re-run", for `svc apply` (issue 14): killed without warning half-way,
+ * then the same command again; the final state is exactly the file's — every grant once, each
+ * webhook and OAuth client once, each secret in one file — and svc plan then shows no changes.
+ * Spawned: only a real process can be killed with SIGKILL. Users per tenant: fast / full
+ * (`npm test` / `npm run attack`). (Was test/e2e/apply-sigkill.test.ts.)
+ */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,8 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { APAC, LABS, user, writeFile } from '../helpers/ascode.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { BIN, baseEnv, sandboxEnv, svc } from '../helpers/svc.js';
+import { cases } from './lib.js';
 
-const USERS = 1500;
+// Killed after USERS + 200 result lines of 2 × USERS grants: well inside the run either way.
+const USERS = cases(500, 1500);
 const sandbox = useSandbox({ users: USERS });
 const env = sandboxEnv(sandbox);
 

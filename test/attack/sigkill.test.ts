@@ -1,5 +1,8 @@
-// Attack class "SIGKILL and re-run" (issue 11), for the attack suite: a bulk run killed without
-// warning half-way, then the same command again; the final state must be exact.
+/**
+ * Attack class "SIGKILL and re-run": a bulk run killed without warning half-way, then the same
+ * command again; the final state must be exact (one grant per row, one replay per entry).
+ * Spawned: only a real process can be killed with SIGKILL (no handler runs, nothing is flushed).
+ */
 import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,9 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { assignments, bulkUser, customRole } from '../helpers/bulk.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { BIN, baseEnv, sandboxEnv, svc } from '../helpers/svc.js';
-import { admin, createWebhook } from '../helpers/webhooks.js';
+import { createWebhook, replayCounts } from '../helpers/webhooks.js';
+import { cases } from './lib.js';
 
-const ROWS = 4000;
+const ROWS = cases(1000, 4000);
+const ENTRIES = cases(500, 1500);
 const sandbox = useSandbox({ users: ROWS });
 const env = sandboxEnv(sandbox);
 
@@ -63,30 +68,17 @@ describe('attack: SIGKILL and run again', () => {
     expect(readdirSync(join(env.SVC_STATE_DIR!, 'journals'))).toEqual([]);
   }, 180_000);
 
-  it('a dead-letter replay killed half-way: the same command replays each remaining entry once', async () => {
+  it(`a dead-letter replay of ${ENTRIES.toLocaleString('en')} killed part-way: the same command replays each remaining entry once`, async () => {
     const webhook = (await createWebhook(sandbox(), 'http://127.0.0.1:9/none')).id;
     await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
-      body: { webhook_id: webhook, count: 1500 },
+      body: { webhook_id: webhook, count: ENTRIES },
     });
-    await killedAfter(['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait'], 600);
+    await killedAfter(['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait'], ENTRIES * 0.4);
     const again = await svc(['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait'], {
       env,
       timeoutMs: 120_000,
     });
     expect(again.code, again.stderr).toBe(0);
-    const counts: Record<number, number> = {};
-    let cursor: string | null = null;
-    do {
-      const page: { items: Array<{ replay_count: number }>; next_cursor: string | null } = (
-        await admin(
-          sandbox(),
-          'GET',
-          `/v1/webhooks/${webhook}/dlq?status=all&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
-        )
-      ).body;
-      for (const e of page.items) counts[e.replay_count] = (counts[e.replay_count] ?? 0) + 1;
-      cursor = page.next_cursor;
-    } while (cursor);
-    expect(counts).toEqual({ 1: 1500 });
+    expect(await replayCounts(sandbox(), webhook)).toEqual({ 1: ENTRIES });
   }, 120_000);
 });

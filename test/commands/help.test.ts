@@ -1,9 +1,9 @@
+/** Every command's help: a description and examples; the program's own --help. In-process. */
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { createContext } from '../../src/context.js';
-import { fakeIO, testDeps } from '../helpers/context.js';
-import { svc } from '../helpers/svc.js';
+import { fakeIO, runInProcess, testDeps } from '../helpers/context.js';
 
 function leaves(command: Command): Command[] {
   const subs = command.commands.filter(
@@ -41,9 +41,9 @@ describe('help', () => {
     }
   });
 
-  it('answers --help from the program', async () => {
-    const help = await svc(['--help']);
-    expect(help.code).toBe(0);
+  it('answers --help from the program, on stdout, with exit 0', async () => {
+    const help = await runInProcess(['--help'], {});
+    expect([help.code, help.stderr]).toEqual([0, '']);
     expect(help.stdout).toContain('Usage: svc [options] [command]');
     for (const name of ['login', 'tenants', 'api', 'sandbox'])
       expect(help.stdout).toMatch(new RegExp(`\\n {2}${name}`));

@@ -1,0 +1,95 @@
+/**
+ * `svc login --with-token`, in-process: the token read from standard input, checked against the
+ * API before it is stored, kept out of config.json; and `svc logout` afterwards. File modes under
+ * a umask need a process of their own: test/e2e/file-modes.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+/** The stored credential's way: no SVC_TOKEN, no SVC_TENANT (login records the tenant). */
+const stored = { SVC_TOKEN: undefined, SVC_TENANT: undefined };
+const file = (name: string) => readFileSync(join(svc.env().SVC_CONFIG_DIR!, name), 'utf8');
+
+describe('svc login --with-token', () => {
+  it('stores a token from stdin after checking it, and never in config.json', async () => {
+    const token = svc.sandbox().adminToken;
+    expect(await svc.run(['login', '--with-token'], { env: stored, stdin: `${token}\n` })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `✓ Logged in to ${svc.sandbox().url} as Ada Admin (profile "default")\n`,
+    });
+    expect(JSON.parse(file('credentials.json')).profiles.default).toMatchObject({
+      type: 'token',
+      access_token: token,
+    });
+    expect(file('config.json')).not.toContain(token);
+    expect(JSON.parse(file('config.json')).profiles.default).toMatchObject({
+      base_url: svc.sandbox().url,
+      tenant: svc.env().SVC_TENANT,
+    });
+  });
+
+  it('takes the token with surrounding whitespace removed, and says so', async () => {
+    const r = await svc.run(['login', '--with-token'], {
+      env: stored,
+      stdin: `  ${svc.sandbox().adminToken}\n`,
+    });
+    expect(r).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        'warning: standard input has whitespace around the secret (beyond one final newline); it was removed\n' +
+        `✓ Logged in to ${svc.sandbox().url} as Ada Admin (profile "default")\n`,
+    });
+  });
+
+  it('refuses a token the API rejects with exit 3, and keeps the stored one', async () => {
+    const before = file('credentials.json');
+    expect(
+      await svc.run(['login', '--with-token'], { env: stored, stdin: 'svc_pk_not_a_real_key\n' }),
+    ).toEqual({
+      code: 3,
+      stdout: '',
+      stderr:
+        'error: profile "default" was rejected: unknown or revoked API key; run `svc login` (or `svc login --with-token`), or set SVC_TOKEN\n',
+    });
+    expect(file('credentials.json')).toBe(before);
+  });
+
+  it.each([
+    ['no input', '', 'error: no token on standard input; pipe an API key or JWT into svc\n'],
+    ['two tokens', 'a b', 'error: standard input contains whitespace; it must hold exactly one token\n'],
+  ])('refuses %s on stdin with exit 2', async (_what, stdin, stderr) => {
+    const before = file('credentials.json');
+    expect(await svc.run(['login', '--with-token'], { env: stored, stdin })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr,
+    });
+    expect(file('credentials.json')).toBe(before);
+  });
+});
+
+describe('svc logout', () => {
+  it('removes the stored credential, says so, and is idempotent about it; afterwards the profile is not logged in', async () => {
+    expect(await svc.run(['logout'], { env: stored })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: '✓ Logged out: removed the credential of profile "default"\n',
+    });
+    expect(await svc.run(['logout'], { env: stored })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'Profile "default" has no stored credential; nothing to do\n',
+    });
+    expect(await svc.run(['me'], { env: stored })).toEqual({
+      code: 3,
+      stdout: '',
+      stderr:
+        'error: not logged in: profile "default" has no credential; run `svc login` (or `svc login --with-token`), or set SVC_TOKEN\n',
+    });
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * `svc __complete KIND` (hidden), in-process: what the completion scripts offer at TAB time. The
+ * scripts themselves run in real shells in test/e2e/completion.test.ts.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, useSandboxContext } from '../../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+const lines = (...values: string[]) => `${values.join('\n')}\n`;
+
+describe('svc __complete', () => {
+  beforeAll(async () => {
+    for (const name of ['staging', 'prod']) {
+      const r = await svc.run(['-p', name, 'config', 'set', 'base_url', 'https://example.com']);
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+
+  it.each([
+    ['profiles', 'sorted by name', lines('prod', 'staging')],
+    [
+      'tenants',
+      'the ids of the tenants the credential sees',
+      lines(
+        '8ab23c1d-a27b-565a-ad8f-983ecf5fe016',
+        '5c59a2be-2bbe-51f5-b7c7-86876c08b908',
+        '279352e3-51f6-5b0c-9f13-4a5563f8a965',
+        'ae4e8baa-d428-5958-ad5e-78c9ba79890d',
+        'fbbe4d31-beac-5b48-a287-2d8bcd45003b',
+      ),
+    ],
+    [
+      'roles',
+      'role names, built-in roles first',
+      lines(
+        'tenant_admin',
+        'tenant_reviewer',
+        'tenant_lead',
+        'tenant_analyst',
+        'tenant_rule_author',
+        'tenant_ai_prompter',
+        'tenant_compliance',
+        'tenant_auditor',
+        'tenant_viewer',
+        'org_admin',
+      ),
+    ],
+    ['nope', 'nothing for an unknown kind', ''],
+  ])('%s: %s', async (kind, _what, stdout) => {
+    expect(await svc.run(['__complete', kind])).toEqual({ code: 0, stdout, stderr: '' });
+  });
+
+  it('webhooks: the ids of the tenant’s webhooks, as the API lists them', async () => {
+    const listed = await call(svc.sandbox(), 'GET', '/v1/webhooks', {
+      token: svc.sandbox().adminToken,
+      tenant: svc.env().SVC_TENANT!,
+    });
+    const ids = (listed.body.items as Array<{ id: string }>).map((w) => w.id);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(await svc.run(['__complete', 'webhooks'])).toEqual({ code: 0, stdout: lines(...ids), stderr: '' });
+  });
+
+  describe('when the API does not answer', () => {
+    let silent: Server;
+    const sockets = new Set<Socket>();
+    beforeAll(async () => {
+      // Accepts connections and never answers.
+      silent = createServer((socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    });
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+
+    it('prints nothing and exits 0 (a TAB press never shows an error)', async () => {
+      const port = (silent.address() as { port: number }).port;
+      expect(
+        await svc.run(['__complete', 'tenants'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}` } }),
+      ).toEqual({ code: 0, stdout: '', stderr: '' });
+    });
+  });
+
+  it('is not in the help', async () => {
+    const help = await svc.run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('\n  completion ');
+    expect(help.stdout).not.toContain('__complete');
+  });
+});

@@ -1,0 +1,226 @@
+/**
+ * `svc oauth authorize` and `svc oauth token`, in-process against a sandbox: the browser is
+ * consentBrowser() (it approves on the consent page and follows the redirect to svc's loopback,
+ * as clicking does), the secret comes from a file, stdin or SVC_CLIENT_SECRET; usage errors
+ * exit 2 before any request. Was test/e2e/oauth-cli.test.ts (second half).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { authorizationCode, consentBrowser, createClient } from '../../helpers/oauth.js';
+import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+const files = mkdtempSync(join(tmpdir(), 'svc-oauth-authorize-'));
+afterAll(() => rmSync(files, { recursive: true, force: true }));
+/** No admin token: authorize is a user's login through a client, not the admin's. */
+const anonymous = (config: string) => ({
+  SVC_TOKEN: undefined,
+  SVC_TENANT: undefined,
+  SVC_CONFIG_DIR: join(files, config),
+});
+
+/** What svc says while the browser is at the consent page (the URL holds a random state and port). */
+function waiting(url: string | undefined): string {
+  const redirect = new URL(url ?? '').searchParams.get('redirect_uri');
+  return (
+    `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
+    `Waiting for the browser on ${redirect} (up to 5 minutes; Ctrl-C to cancel)…\n`
+  );
+}
+
+describe('svc oauth authorize', () => {
+  it('--json prints the token response of a confidential client and stores nothing', async () => {
+    const client = await createClient(svc.sandbox());
+    const file = join(files, 'authorize.secret');
+    writeFileSync(file, `${client.client_secret}\n`);
+    const browser = consentBrowser();
+    const r = await svc.run(
+      ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-file', file, '--json'],
+      { env: anonymous('json'), browser },
+    );
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(browser.opened).toHaveLength(1);
+    const body = JSON.parse(r.stdout);
+    expect(body).toEqual({
+      access_token: expect.stringMatching(/^eyJ/),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: expect.stringMatching(/^svc_rt_/),
+      scope: 'read:reconciliations read:exceptions',
+    });
+    expect(r.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`);
+    expect(existsSync(join(files, 'json', 'credentials.json'))).toBe(false);
+  });
+
+  it('in a pipe, secret from stdin: the tokens as TSV, and "nothing was stored" on stderr', async () => {
+    const client = await createClient(svc.sandbox());
+    const browser = consentBrowser();
+    const r = await svc.run(
+      [
+        'oauth',
+        'authorize',
+        '--client-id',
+        client.client_id,
+        '--client-secret-stdin',
+        '--scope',
+        'read:exceptions',
+      ],
+      { env: anonymous('pipe'), browser, stdin: client.client_secret },
+    );
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    const access = /^access_token\t(eyJ\S+)\n/.exec(r.stdout)?.[1];
+    const refresh = /\nrefresh_token\t(svc_rt_\S+)\n$/.exec(r.stdout)?.[1];
+    expect(r.stdout).toBe(
+      `access_token\t${access}\ntoken_type\tBearer\nexpires_in\t3600\nscope\tread:exceptions\nrefresh_token\t${refresh}\n`,
+    );
+    expect(r.stderr).toBe(
+      `${waiting(browser.opened[0])}Nothing was stored (pass --save to keep these tokens in the profile).\n`,
+    );
+    expect(r.stderr).not.toContain(client.client_secret);
+    expect(existsSync(join(files, 'pipe', 'credentials.json'))).toBe(false);
+  });
+
+  it('--save keeps the tokens and the client secret (SVC_CLIENT_SECRET) in the profile; svc me uses them', async () => {
+    const client = await createClient(svc.sandbox());
+    const env = { ...anonymous('saved'), SVC_CLIENT_SECRET: client.client_secret };
+    const browser = consentBrowser();
+    const saved = await svc.run(['oauth', 'authorize', '--client-id', client.client_id, '--save', '--json'], {
+      env,
+      browser,
+    });
+    await browser.settled();
+    expect(saved.code, saved.stderr).toBe(0);
+    const me = await svc.run(['me', '--json'], { env: anonymous('saved'), now: Date.now() });
+    expect(me.code, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout).credential).toMatchObject({
+      kind: 'oauth_access_token',
+      client_id: client.client_id,
+    });
+    const stored = JSON.parse(readFileSync(join(files, 'saved', 'credentials.json'), 'utf8')).profiles
+      .default;
+    expect(stored.client_secret).toBe(client.client_secret);
+  });
+
+  it.each([
+    [[], 'error: --client-id is required\n'],
+    [
+      ['--client-id', 'x'],
+      'error: this needs the client secret; pass --client-secret-file FILE or --client-secret-stdin, or set SVC_CLIENT_SECRET\n',
+    ],
+    [
+      ['--client-id', 'x', '--public', '--client-secret-stdin'],
+      'error: --public cannot be combined with --client-secret-file or --client-secret-stdin\n',
+    ],
+  ])('svc oauth authorize %j exits 2 before any request', async (args, message) => {
+    const before = await requestCount(svc.sandbox());
+    const browser = consentBrowser();
+    const r = await svc.run(['oauth', 'authorize', ...args], { env: anonymous('usage'), browser });
+    expect(r).toEqual({ code: 2, stdout: '', stderr: message });
+    expect(browser.opened).toEqual([]);
+    expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+
+  it('a wrong client secret: exit 3 and a hint; the secret is not in the message', async () => {
+    const client = await createClient(svc.sandbox());
+    const canary = 'svc_cs_wrong-secret-canary-000000000000000000000';
+    const browser = consentBrowser();
+    const r = await svc.run(
+      ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-stdin'],
+      {
+        env: anonymous('wrong'),
+        browser,
+        stdin: canary,
+      },
+    );
+    await browser.settled();
+    expect([r.code, r.stdout]).toEqual([3, '']);
+    expect(r.stderr).toBe(
+      `${waiting(browser.opened[0])}error: the authorization code could not be exchanged for tokens: client authentication failed (invalid_client); check the client id and secret\n`,
+    );
+    expect(r.stderr).not.toContain(canary);
+  });
+});
+
+describe('svc oauth token', () => {
+  it('calls the token endpoint raw: code exchange and refresh, secrets from files; a code works once', async () => {
+    const client = await createClient(svc.sandbox());
+    const secretFile = join(files, 'raw.secret');
+    const verifierFile = join(files, 'raw.verifier');
+    const refreshFile = join(files, 'raw.refresh');
+    writeFileSync(secretFile, client.client_secret);
+    const { code, redirectUri, verifier } = await authorizationCode(svc.sandbox(), client);
+    writeFileSync(verifierFile, `${verifier}\n`);
+    const env = anonymous('raw');
+    const base = ['oauth', 'token', '--client-id', client.client_id, '--client-secret-file', secretFile];
+    const exchange = [
+      ...base,
+      '--grant-type',
+      'authorization_code',
+      '--code',
+      code,
+      '--redirect-uri',
+      redirectUri,
+      '--code-verifier-file',
+      verifierFile,
+    ];
+    const exchanged = await svc.run(exchange, { env });
+    expect([exchanged.code, exchanged.stderr]).toEqual([0, '']);
+    const tokens = JSON.parse(exchanged.stdout);
+    expect(tokens).toEqual({
+      access_token: expect.stringMatching(/^eyJ/),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: expect.stringMatching(/^svc_rt_/),
+      scope: 'read:reconciliations read:exceptions',
+    });
+    writeFileSync(refreshFile, tokens.refresh_token);
+    const refreshed = await svc.run(
+      [
+        ...base,
+        '--grant-type',
+        'refresh_token',
+        '--refresh-token-file',
+        refreshFile,
+        '--scope',
+        'read:exceptions',
+      ],
+      { env },
+    );
+    expect([refreshed.code, refreshed.stderr]).toEqual([0, '']);
+    expect(JSON.parse(refreshed.stdout).scope).toBe('read:exceptions');
+    const again = await svc.run(exchange, { env });
+    expect([again.code, again.stdout]).toEqual([2, '']);
+    expect(again.stderr).toMatch(
+      /^error: the authorization code was already used; the tokens issued with it are revoked \(HTTP 400, invalid_grant, request req_\w+\)\n$/,
+    );
+  });
+
+  it.each([
+    [[], 'error: --grant-type is required: authorization_code or refresh_token\n'],
+    [
+      ['--grant-type', 'refresh_token', '--code', 'x'],
+      'error: --code does not apply to --grant-type refresh_token\n',
+    ],
+    [
+      ['--grant-type', 'authorization_code', '--redirect-uri', 'http://127.0.0.1/cb'],
+      'error: --grant-type authorization_code needs --code\n',
+    ],
+    [
+      ['--grant-type', 'refresh_token'],
+      'error: --grant-type refresh_token needs --refresh-token-file FILE or --refresh-token-stdin\n',
+    ],
+    [
+      ['--grant-type', 'refresh_token', '--refresh-token-stdin', '--client-secret-stdin'],
+      'error: only one secret can come from standard input; use --…-file for the others\n',
+    ],
+  ])('svc oauth token %j exits 2 before any request', async (args, message) => {
+    const before = await requestCount(svc.sandbox());
+    const r = await svc.run(['oauth', 'token', ...args], { env: anonymous('usage') });
+    expect(r).toEqual({ code: 2, stdout: '', stderr: message });
+    expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * `svc tenants api-keys` against a sandbox, in-process: a key that works at once, printed once or
+ * written to a 0600 file (never printed), listed without its secret, revoked (exit 3 afterwards),
+ * and the usage errors. Was the first half of test/e2e/surface.test.ts (spawned); the key file's
+ * mode under umask 000 is checked in a process by test/e2e/file-modes.test.ts.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { tenantId } from '../../../src/sandbox/seed.js';
+import { runInProcess } from '../../helpers/context.js';
+import { useSandbox } from '../../helpers/sandbox.js';
+import { tempConfigDir } from '../../helpers/svc.js';
+
+const sandbox = useSandbox();
+const dir = tempConfigDir();
+const tenant = tenantId('acme-treasury');
+let env: Record<string, string>;
+/** svc in-process, as a pipe sees it, on the real clock (the sandbox's, until one test moves it). */
+const svc = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) =>
+  runInProcess(
+    args,
+    { SVC_CACHE_DIR: join(dir, '..', 'cache'), SVC_STATE_DIR: join(dir, '..', 'state'), ...options.env },
+    { now: Date.now(), ...(options.input === undefined ? {} : { stdin: options.input }) },
+  );
+
+beforeAll(() => {
+  env = { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_TOKEN: '', SVC_TENANT: tenant };
+});
+// A token minted at the sandbox's current time: one test moves the clock 30 days.
+beforeEach(() => {
+  env.SVC_TOKEN = sandbox().issueToken('usr_admin').token;
+});
+
+describe('svc tenants api-keys', () => {
+  it('creates a key that works at once as SVC_TOKEN for svc me', async () => {
+    const created = await svc(
+      ['tenants', 'api-keys', 'create', 'acme-treasury', '--kind', 'publishable', '--name', 'dash', '--json'],
+      { env },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout);
+    expect(key).toMatchObject({
+      kind: 'publishable',
+      name: 'dash',
+      tenant_id: tenant,
+      warning: expect.any(String),
+    });
+    const me = await svc(['me', '--json'], { env: { ...env, SVC_TOKEN: key.key } });
+    expect(me.code, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ type: 'api_key', id: key.id, tenant_id: tenant });
+  });
+
+  it('prints the key once with a warning, or writes it to a 0600 file without printing it', async () => {
+    const shown = await svc(['tenants', 'api-keys', 'create', tenant, '--kind', 'publishable'], { env });
+    expect(shown.stdout).toMatch(/^key\tsvc_pk_\S+$/m);
+    expect(shown.stderr).toMatch(/warning: Store this key now/);
+    const file = join(dir, '..', 'sync.key');
+    const written = await svc(
+      [
+        'tenants',
+        'api-keys',
+        'create',
+        'acme-treasury',
+        '--kind',
+        'service_role',
+        '--justification',
+        'nightly ledger sync',
+        '--secret-file',
+        file,
+      ],
+      { env },
+    );
+    expect(written.code, written.stderr).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const key = readFileSync(file, 'utf8').trim();
+    expect(key).toMatch(/^svc_sk_/);
+    expect(written.stdout + written.stderr).not.toContain(key);
+    const again = await svc(
+      ['tenants', 'api-keys', 'create', tenant, '--kind', 'publishable', '--secret-file', file],
+      { env },
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      /--secret-file .*sync\.key already exists; svc never overwrites a secret file/,
+    );
+    const missingDir = await svc(
+      [
+        'tenants',
+        'api-keys',
+        'create',
+        tenant,
+        '--kind',
+        'publishable',
+        '--secret-file',
+        '/nonexistent/dir/k',
+      ],
+      { env },
+    );
+    expect(missingDir.stderr).toMatch(
+      /cannot create --secret-file \/nonexistent\/dir\/k: its directory does not exist/,
+    );
+  });
+
+  it.each([
+    [
+      ['tenants', 'api-keys', 'create', 'acme-treasury'],
+      2,
+      'error: --kind is required: publishable or service_role\n',
+    ],
+    [
+      ['tenants', 'api-keys', 'create', 'acme-treasury', '--kind', 'service_role'],
+      2,
+      'error: a service_role key needs --justification (why it is needed)\n',
+    ],
+    [
+      ['tenants', 'api-keys', 'create', 'acme-treasury', '--kind', 'admin'],
+      2,
+      "error: option '--kind <kind>' argument 'admin' is invalid. Allowed choices are publishable, service_role; see `svc tenants api-keys create --help`\n",
+    ],
+    [
+      ['tenants', 'api-keys', 'create', 'no-such-tenant', '--kind', 'publishable'],
+      5,
+      'error: no tenant "no-such-tenant" among your tenants; yours: acme-treasury, acme-payments-eu, acme-ledger-uk, acme-apac, acme-labs (see `svc tenants ls`)\n',
+    ],
+    [
+      ['tenants', 'api-keys', 'revoke', 'acme-treasury', 'key_x'],
+      2,
+      'error: revoking key_x needs confirmation; pass --yes to confirm non-interactively\n',
+    ],
+  ])('svc %j → exit %i', async (args, code, stderr) => {
+    expect(await svc(args, { env })).toEqual({ code, stdout: '', stderr });
+  });
+
+  it('lists keys without their secrets and revokes one (exit 3 for it afterwards)', async () => {
+    const key = JSON.parse(
+      (await svc(['tenants', 'api-keys', 'create', tenant, '--kind', 'publishable', '--json'], { env }))
+        .stdout,
+    );
+    const listed = await svc(['tenants', 'api-keys', 'ls', 'acme-treasury'], { env });
+    expect(listed.stdout).toContain(key.id);
+    expect(listed.stdout).not.toContain(key.key);
+    const revoked = await svc(['tenants', 'api-keys', 'revoke', 'acme-treasury', key.id, '--yes'], { env });
+    expect(revoked.stderr).toContain(`Revoked ${key.id}`);
+    expect((await svc(['me'], { env: { ...env, SVC_TOKEN: key.key } })).code).toBe(3);
+  });
+});
