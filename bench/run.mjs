@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark in one session and records the figures in
 // bench/RESULTS.md. `npm run bench -- startup` runs only the named ones and prints them.
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildDist } from '../scripts/build.mjs';
@@ -63,14 +63,16 @@ if (only.length === 0) {
     `Recorded by \`npm run bench\` on ${started.toISOString().replace(/\.\d+Z$/, 'Z')}: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')} at the start.`,
-    'All figures of this file come from that one run. The machines are shared and noisy, so ratios are taken between commands measured in the same interleaved rounds.',
+    'All figures of this file come from that one run (the mutation scores at the end come from `npm run mutation`). The machines are shared and noisy, so ratios are taken between commands measured in the same interleaved rounds.',
     '',
     failures.length ? `Targets missed: ${failures.join('; ')}.` : 'Every target was met in this run.',
     '',
   ];
-  writeFileSync(
-    join(ROOT, 'bench', 'RESULTS.md'),
-    `${header.join('\n')}\n${sections.map(render).join('\n')}`,
-  );
+  const file = join(ROOT, 'bench', 'RESULTS.md');
+  // Mutation scores come from `npm run mutation`, not from a benchmark: kept as they are.
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const mutation = previous.indexOf('\n## Mutation testing');
+  const kept = mutation === -1 ? '' : `\n${previous.slice(mutation + 1).trimEnd()}\n`;
+  writeFileSync(file, `${header.join('\n')}\n${sections.map(render).join('\n')}${kept}`);
   process.stderr.write('bench: wrote bench/RESULTS.md\n');
 }
