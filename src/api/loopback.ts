@@ -2,12 +2,11 @@
  * Loopback hosts, as svc and the sandbox both mean them: the IP literals 127.0.0.0/8 and [::1],
  * and `localhost`. A name under `.localhost` is not one: RFC 6761 asks resolvers to answer it with
  * loopback, but Node asks the system resolver, which may not — so neither a credential over plain
- * HTTP nor an http redirect URI is allowed to it. Hostnames come from WHATWG URL (lower case).
+ * HTTP nor an http redirect URI is allowed to it. Case does not matter (WHATWG URL lowers it anyway).
  */
 export function isLoopbackHost(hostname: string): boolean {
-  return (
-    hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-  );
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** `value` as an absolute http(s) URL, or undefined when it is not one. */

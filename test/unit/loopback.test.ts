@@ -8,6 +8,7 @@ import { checkCredentialTransport } from '../../src/http/origin.js';
 describe('loopback hosts', () => {
   it.each([
     ['localhost', true],
+    ['LocalHost', true],
     ['127.0.0.1', true],
     ['127.8.9.10', true],
     ['[::1]', true],
