@@ -3,6 +3,7 @@
 // it through the binary; these pin every field and status so a change to any of them is seen.
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ForwardResult,
@@ -283,6 +284,48 @@ describe('startListener', () => {
     expect(records[0]).toMatchObject({ status: 202, forwarded: { status: 202 }, valid: true });
   });
 
+  it('forwards no hop-by-hop header (RFC 9110 §7.6.1) and no Host, whatever their case', async () => {
+    const seen: Array<Record<string, string>> = [];
+    const { listener } = await listen({
+      forward: async (_body, headers) => {
+        seen.push(headers);
+        return { status: 204, headers: {}, body: Buffer.alloc(0) };
+      },
+    });
+    const { port } = new URL(listener.url);
+    const hop = [
+      'Keep-Alive: timeout=5',
+      'Proxy-Connection: keep-alive',
+      'TE: trailers',
+      'Trailer: X-Checksum',
+      'Upgrade: h2c',
+      'Proxy-Authorization: Basic abc',
+      'Proxy-Authenticate: Basic',
+    ];
+    const request = [
+      'POST /hooks HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      `X-SVC-Signature: ${signed()['x-svc-signature']}`,
+      'X-Kept: yes',
+      ...hop,
+      'Transfer-Encoding: chunked',
+      'Connection: close, Upgrade',
+      '',
+      `${BODY.length.toString(16)}\r\n${BODY}\r\n0\r\n\r\n`,
+    ].join('\r\n');
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+      let text = '';
+      socket.on('data', (c) => {
+        text += c.toString('utf8');
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 204 No Content');
+    expect(seen).toEqual([{ 'x-svc-signature': signed()['x-svc-signature'], 'x-kept': 'yes' }]);
+  });
+
   it('answers 502 forward_failed when the target cannot be reached, and octet-stream when it names no type', async () => {
     let fail = true;
     const { listener, records } = await listen({
@@ -305,6 +348,17 @@ describe('startListener', () => {
     const ok = await send(listener.url, { headers: signed(), body: BODY });
     expect([ok.status, ok.type, ok.body]).toEqual([200, 'application/octet-stream', 'ok']);
     expect(records).toHaveLength(2);
+  });
+
+  it('answers 500 rather than hang when handling a request fails', async () => {
+    const { listener, records } = await listen({
+      now: () => {
+        throw new Error('clock broke');
+      },
+    });
+    const answer = await send(listener.url, { headers: signed(), body: BODY });
+    expect([answer.status, answer.body]).toEqual([500, '']);
+    expect(records).toEqual([]);
   });
 
   it('never forwards an invalid delivery', async () => {
