@@ -1,3 +1,5 @@
+// Over 300 lines: mostly tables of exact inputs and outputs, one block per function, so a
+// module's whole contract reads in one file.
 // The small parts of logging in (src/auth): reading an authorization response, JWT claims, the
 // server's metadata addresses, secret flags, and where a stored credential may be sent. Each
 // outcome and message exactly: they decide whether a credential leaves the machine.

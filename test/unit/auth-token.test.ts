@@ -1,3 +1,5 @@
+// Over 300 lines: mostly tables of exact inputs and outputs, one block per function, so a
+// module's whole contract reads in one file.
 // The token endpoint's answers (src/auth/token-endpoint.ts) and the device login
 // (src/auth/device.ts) against a scripted local authorization server: what svc accepts, what it
 // stores, and what it says when the server refuses. Exact messages throughout.

@@ -1,3 +1,5 @@
+// Over 300 lines: mostly tables of exact inputs and outputs, one block per function, so a
+// module's whole contract reads in one file.
 // The shape checks of config.json and credentials.json (src/config/files.ts), the profile-name rule
 // and the settings resolution (src/config/settings.ts), message for message: a hand-edited file
 // must be reported by name with what is wrong in it, never half-read.

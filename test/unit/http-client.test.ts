@@ -1,3 +1,5 @@
+// Over 300 lines: mostly tables of exact inputs and outputs, one block per function, so a
+// module's whole contract reads in one file.
 // What the one HTTP client (src/http/client.ts) puts on the wire and what it makes of answers,
 // against a local recording server: headers, query strings, methods, pages, changes reported,
 // credentials refused or renewed, waits for an earlier attempt. test/http/client.test.ts covers

@@ -1,3 +1,5 @@
+// Over 300 lines: mostly tables of exact inputs and outputs, one block per function, so a
+// module's whole contract reads in one file.
 // The small parts of the HTTP client (src/http): request bodies and idempotency keys, where a
 // credential may travel, the --debug trace, error bodies and answers svc refuses to believe.
 // Exact strings throughout: each is something a user reads or a server receives.

@@ -1,3 +1,5 @@
+// Over 300 lines: mostly tables of exact inputs and outputs, one block per function, so a
+// module's whole contract reads in one file.
 // The receiving end of `svc webhooks listen` (src/webhooks/listen.ts), in-process: what it
 // answers, what it records for each request, what it forwards and captures. The CLI tests drive
 // it through the binary; these pin every field and status so a change to any of them is seen.
