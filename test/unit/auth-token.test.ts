@@ -1,0 +1,404 @@
+// Over 300 lines: mostly tables of exact inputs and outputs, one block per function, so a
+// module's whole contract reads in one file.
+// The token endpoint's answers (src/auth/token-endpoint.ts) and the device login
+// (src/auth/device.ts) against a scripted local authorization server: what svc accepts, what it
+// stores, and what it says when the server refuses. Exact messages throughout.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { authorizeWithDevice } from '../../src/auth/device.js';
+import {
+  credentialFromTokens,
+  oauthErrorCode,
+  parseTokenResponse,
+  tokenRequestFailed,
+  tokenUrl,
+} from '../../src/auth/token-endpoint.js';
+import { AuthError, exitCodeFor, SvcError } from '../../src/errors.js';
+import { apiErrorFrom } from '../../src/http/errors.js';
+import { testContext } from '../helpers/context.js';
+
+const NOW = Date.parse('2026-01-15T12:00:00Z');
+
+describe('parseTokenResponse', () => {
+  it.each([
+    [null, 'the token endpoint did not answer with a JSON object'],
+    [[], 'the token endpoint did not answer with a JSON object'],
+    ['tok', 'the token endpoint did not answer with a JSON object'],
+    [{ token_type: 'Bearer' }, 'the token endpoint answered without an access_token'],
+    [{ access_token: '', token_type: 'Bearer' }, 'the token endpoint answered without an access_token'],
+    [{ access_token: 'a' }, 'the token endpoint issued a token of type undefined, not Bearer'],
+    [{ access_token: 'a', token_type: 'mac' }, 'the token endpoint issued a token of type "mac", not Bearer'],
+  ])('refuses %j', (data, message) => {
+    expect(() => parseTokenResponse(data)).toThrow(new SvcError('failure', message));
+  });
+
+  it.each([
+    [{ expires_in: 3600 }, 3600],
+    [{ expires_in: '600' }, 600],
+    [{ expires_in: 0 }, undefined],
+    [{ expires_in: -5 }, undefined],
+    [{ expires_in: 'soon' }, undefined],
+    [{}, undefined],
+  ])('reads expires_in of %j as %j', (extra, seconds) => {
+    expect(parseTokenResponse({ access_token: 'a', token_type: 'bearer', ...extra }).expires_in).toBe(
+      seconds,
+    );
+  });
+
+  it('keeps refresh_token and scope when they are strings, and the whole answer', () => {
+    const data = { access_token: 'a', token_type: 'BEARER', refresh_token: 'r', scope: 's t', x: 1 };
+    expect(parseTokenResponse(data)).toEqual({
+      access_token: 'a',
+      token_type: 'BEARER',
+      expires_in: undefined,
+      refresh_token: 'r',
+      scope: 's t',
+      raw: data,
+    });
+    expect(parseTokenResponse({ ...data, refresh_token: '', scope: 3 })).toMatchObject({
+      refresh_token: undefined,
+      scope: undefined,
+    });
+  });
+});
+
+describe('token request failures', () => {
+  const oauth = (status: number, body: unknown) => apiErrorFrom(status, '', {}, JSON.stringify(body));
+
+  it.each([
+    [oauth(400, { error: 'invalid_grant' }), 'invalid_grant'],
+    [oauth(499, { error: 'x' }), 'x'],
+    [oauth(500, { error: 'server_error' }), undefined],
+    [oauth(399, { error: 'y' }), undefined],
+    [new Error('invalid_grant'), undefined],
+  ])('oauthErrorCode(%o) is %j', (error, code) => {
+    expect(oauthErrorCode(error)).toBe(code);
+  });
+
+  it('a refused request becomes an AuthError (exit 3) without the secrets the server echoed', () => {
+    const error = tokenRequestFailed(
+      'the refresh failed',
+      oauth(400, { error: 'invalid_grant', error_description: 'refresh token rt-secret-123 expired' }),
+      ['rt-secret-123'],
+      'log in again',
+    ) as AuthError;
+    expect(error).toBeInstanceOf(AuthError);
+    expect([error.message, error.code, error.hint, exitCodeFor(error)]).toEqual([
+      'the refresh failed: refresh token [redacted] expired (invalid_grant)',
+      'invalid_grant',
+      'log in again',
+      3,
+    ]);
+  });
+
+  it('names no code twice, and has one when the server gave none', () => {
+    const same = tokenRequestFailed(
+      'x',
+      oauth(400, { error: 'invalid_client', error_description: 'invalid_client' }),
+      [],
+      'h',
+    ) as AuthError;
+    expect(same.message).toBe('x: invalid_client');
+    const none = tokenRequestFailed('x', apiErrorFrom(401, 'Unauthorized', {}, ''), [], 'h') as AuthError;
+    expect([none.message, none.code]).toEqual(['x: 401 Unauthorized', 'token_request_failed']);
+  });
+
+  it.each([
+    [oauth(500, { error: 'server_error' })],
+    [oauth(429, { error: 'slow' })],
+    [new Error('socket hang up')],
+  ])('leaves %o as it is', (error) => {
+    expect(tokenRequestFailed('x', error, [], 'h')).toBe(error);
+  });
+});
+
+describe('credentialFromTokens', () => {
+  const tokens = (extra: Record<string, unknown> = {}) =>
+    parseTokenResponse({ access_token: 'acc', token_type: 'Bearer', ...extra });
+
+  it('stores what was issued, when, for which client and origin', () => {
+    expect(
+      credentialFromTokens(
+        tokens({ expires_in: 60, refresh_token: 'ref', scope: 'a b' }),
+        { clientId: 'cli', clientSecret: 'sec', tokenUrl: 'http://t/token', origin: 'http://o' },
+        NOW,
+      ),
+    ).toEqual({
+      type: 'oauth',
+      access_token: 'acc',
+      refresh_token: 'ref',
+      expires_at: '2026-01-15T12:01:00.000Z',
+      scope: 'a b',
+      client_id: 'cli',
+      client_secret: 'sec',
+      token_url: 'http://t/token',
+      origin: 'http://o',
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    });
+  });
+
+  it('keeps the previous refresh token, scope and origin on a refresh that does not rotate them', () => {
+    const previous = {
+      type: 'oauth' as const,
+      access_token: 'old',
+      refresh_token: 'ref-old',
+      scope: 'old scope',
+      origin: 'http://prev',
+      obtained_at: 'x',
+    };
+    expect(
+      credentialFromTokens(
+        tokens(),
+        { clientId: 'cli', clientSecret: undefined, tokenUrl: 'u', previous },
+        NOW,
+      ),
+    ).toEqual({
+      type: 'oauth',
+      access_token: 'acc',
+      refresh_token: 'ref-old',
+      scope: 'old scope',
+      client_id: 'cli',
+      token_url: 'u',
+      origin: 'http://prev',
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    });
+    expect(
+      credentialFromTokens(
+        tokens(),
+        { clientId: 'c', clientSecret: '', tokenUrl: 'u', requestedScope: 'asked' },
+        NOW,
+      ),
+    ).toEqual({
+      type: 'oauth',
+      access_token: 'acc',
+      scope: 'asked',
+      client_id: 'c',
+      token_url: 'u',
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    });
+  });
+
+  it('takes the expiry from a JWT access token when the answer has none', () => {
+    const payload = Buffer.from(JSON.stringify({ exp: 1_800_000_000 })).toString('base64url');
+    const jwt = `eyJhbGciOiJub25lIn0.${payload}.sig`;
+    const credential = credentialFromTokens(
+      parseTokenResponse({ access_token: jwt, token_type: 'Bearer' }),
+      { clientId: 'c', clientSecret: undefined, tokenUrl: 'u' },
+      NOW,
+    );
+    expect(credential.expires_at).toBe('2027-01-15T08:00:00.000Z');
+  });
+
+  it('tokenUrl joins the base URL and the token path', () => {
+    expect(tokenUrl('http://127.0.0.1:4010')).toBe('http://127.0.0.1:4010/v1/oauth/token');
+    expect(tokenUrl('https://api.example.com/base/')).toBe('https://api.example.com/base/v1/oauth/token');
+  });
+});
+
+describe('authorizeWithDevice', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+  });
+
+  type Answer = { status: number; body: unknown };
+  /** A local authorization server: metadata, device codes, and scripted token answers. */
+  async function authServer(options: { device?: boolean; codes?: Record<string, unknown>; token: Answer[] }) {
+    const forms: Array<{ path: string; form: Record<string, string> }> = [];
+    let base = '';
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        const send = (status: number, value: unknown) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(value));
+        };
+        if (req.url === '/.well-known/oauth-authorization-server') {
+          return send(200, {
+            issuer: `${base}/`,
+            token_endpoint: `${base}/v1/oauth/token`,
+            ...(options.device === false
+              ? {}
+              : { device_authorization_endpoint: `${base}/v1/oauth/device_authorization` }),
+          });
+        }
+        forms.push({ path: req.url ?? '', form: Object.fromEntries(new URLSearchParams(body)) });
+        if (req.url === '/v1/oauth/device_authorization') {
+          return send(200, {
+            device_code: 'dev-code-0123456789',
+            user_code: 'ABCD-EFGH',
+            verification_uri: `${base}/oauth/device`,
+            expires_in: 600,
+            interval: 0.01,
+            ...options.codes,
+          });
+        }
+        const next = options.token.shift() ?? { status: 500, body: { error: 'script_ended' } };
+        return send(next.status, next.body);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { base, forms };
+  }
+
+  const pending = { status: 400, body: { error: 'authorization_pending' } };
+  const issued = {
+    status: 200,
+    body: { access_token: 'acc-token-0123', token_type: 'Bearer', expires_in: 60 },
+  };
+
+  async function login(
+    base: string,
+    extra: { clientSecret?: string; scopes?: string[]; realClock?: boolean } = {},
+  ) {
+    const t = testContext({
+      env: { SVC_BASE_URL: base, NO_COLOR: '1' },
+      ...(extra.realClock ? { clock: { now: () => Date.now() } } : { now: NOW }),
+    });
+    let error: SvcError | undefined;
+    let result: Awaited<ReturnType<typeof authorizeWithDevice>> | undefined;
+    try {
+      result = await authorizeWithDevice(t.ctx, {
+        clientId: 'cli',
+        clientSecret: extra.clientSecret,
+        scopes: extra.scopes ?? [],
+      });
+    } catch (e) {
+      error = e as SvcError;
+    }
+    return { t, result, error };
+  }
+
+  it('shows the page and the code, polls while pending, and returns the tokens', async () => {
+    const { base, forms } = await authServer({
+      codes: { verification_uri_complete: 'http://x/complete?c=ABCD', expires_in: 900 },
+      token: [pending, pending, issued],
+    });
+    const { t, result, error } = await login(base, { clientSecret: 'sec-0123456789', scopes: ['a', 'b'] });
+    expect(error).toBeUndefined();
+    expect(result).toMatchObject({
+      tokens: { access_token: 'acc-token-0123', expires_in: 60 },
+      tokenUrl: `${base}/v1/oauth/token`,
+      requestedScope: 'a b',
+    });
+    expect(t.stderr()).toBe(
+      [
+        'To log in, open this page in a browser on any device (your laptop, your phone):',
+        `  ${base}/oauth/device`,
+        'and enter the code  ABCD-EFGH',
+        '(or open http://x/complete?c=ABCD)',
+        'Waiting for approval (the code expires in 15 minutes; Ctrl-C to cancel)…',
+        '',
+      ].join('\n'),
+    );
+    expect(forms[0]).toEqual({
+      path: '/v1/oauth/device_authorization',
+      form: { client_id: 'cli', client_secret: 'sec-0123456789', scope: 'a b' },
+    });
+    expect(forms.slice(1)).toHaveLength(3);
+    expect(forms[1]).toEqual({
+      path: '/v1/oauth/token',
+      form: {
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: 'dev-code-0123456789',
+        client_id: 'cli',
+        client_secret: 'sec-0123456789',
+      },
+    });
+  });
+
+  it.each([
+    [{ expires_in: 90 }, 'the code expires in 90 s'],
+    [{ expires_in: 150 }, 'the code expires in 150 s'],
+    [{ expires_in: 120 }, 'the code expires in 2 minutes'],
+  ])('says how long %j lasts', async (codes, words) => {
+    const { base } = await authServer({ codes, token: [issued] });
+    const { t, error } = await login(base);
+    expect(error).toBeUndefined();
+    expect(t.stderr()).toContain(`Waiting for approval (${words}; Ctrl-C to cancel)…`);
+    expect(t.stderr()).not.toContain('(or open');
+  });
+
+  it.each([
+    [
+      'a denial',
+      { status: 400, body: { error: 'access_denied' } },
+      {
+        message: 'authorization was denied: access_denied',
+        code: 'access_denied',
+        hint: 'run the login again and choose Approve',
+      },
+    ],
+    [
+      'an expired code',
+      { status: 400, body: { error: 'expired_token' } },
+      {
+        message: 'the code expired before the login was approved',
+        code: 'expired_token',
+        hint: 'run `svc login --device` again and enter the new code',
+      },
+    ],
+    [
+      'another refusal',
+      {
+        status: 400,
+        body: { error: 'invalid_client', error_description: 'unknown client dev-code-0123456789' },
+      },
+      {
+        message: 'the device login failed: unknown client [redacted] (invalid_client)',
+        code: 'invalid_client',
+        hint: 'run the login again',
+      },
+    ],
+  ])('ends on %s', async (_name, answer, expected) => {
+    const { base } = await authServer({ token: [pending, answer] });
+    const { error } = await login(base);
+    expect(error).toBeInstanceOf(AuthError);
+    expect({ message: error!.message, code: error!.code, hint: error!.hint }).toEqual(expected);
+  });
+
+  it('a pending answer after the deadline is an expired code', async () => {
+    const { base } = await authServer({ codes: { expires_in: 0.001 }, token: [pending] });
+    const { error } = await login(base, { realClock: true });
+    expect(error?.message).toBe('the code expired before the login was approved');
+  });
+
+  it('refuses a server without device authorization, saying what to use instead', async () => {
+    const { base } = await authServer({ device: false, token: [] });
+    const { error } = await login(base);
+    expect(error).toMatchObject({
+      message: `${base} does not offer device authorization (RFC 8628)`,
+      hint: 'use `svc login --no-browser`: open the URL it prints on any machine, then paste the address the browser ends on',
+    });
+  });
+
+  it.each([
+    [{ device_code: '' }],
+    [{ user_code: undefined }],
+    [{ verification_uri: undefined }],
+    [{ expires_in: 0 }],
+    [{ expires_in: 'never' }],
+  ])('refuses device codes without a part: %j', async (codes) => {
+    const { base } = await authServer({ codes, token: [] });
+    const { error } = await login(base);
+    expect(error?.message).toBe(
+      'the device authorization answer lacks device_code, user_code, verification_uri or expires_in',
+    );
+  });
+
+  it('takes verification_url for verification_uri', async () => {
+    const { base } = await authServer({
+      codes: { verification_uri: undefined, verification_url: 'http://other/device' },
+      token: [issued],
+    });
+    const { t, error } = await login(base);
+    expect(error).toBeUndefined();
+    expect(t.stderr()).toContain('\n  http://other/device\n');
+  });
+});

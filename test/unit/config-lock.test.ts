@@ -1,0 +1,94 @@
+// The config directory's lock and paths (src/config/lock.ts, src/config/paths.ts): re-entrant
+// locks within one call chain, and where the directory is on each platform. The platform is
+// mocked (process.platform): Windows and macOS cannot run here.
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { withFileLock } from '../../src/config/lock.js';
+import { configDir, ensurePrivateDir } from '../../src/config/paths.js';
+
+const realPlatform = process.platform;
+const onPlatform = (platform: NodeJS.Platform) =>
+  Object.defineProperty(process, 'platform', { value: platform, configurable: true });
+afterEach(() => {
+  onPlatform(realPlatform);
+});
+
+describe('withFileLock', () => {
+  it('is re-entrant: a lock held by the call chain is not waited for, however deep', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const a = join(dir, 'config.json');
+    const b = join(dir, 'credentials.json');
+    const order: string[] = [];
+    const result = await withFileLock(dir, a, async () => {
+      order.push('a');
+      return withFileLock(dir, b, async () => {
+        order.push('b');
+        return withFileLock(dir, a, async () => {
+          order.push('a again');
+          return withFileLock(dir, b, async () => 42);
+        });
+      });
+    });
+    expect(result).toBe(42);
+    expect(order).toEqual(['a', 'b', 'a again']);
+  });
+
+  it('releases the lock when the work fails, so the next writer goes on at once', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const a = join(dir, 'config.json');
+    await expect(
+      withFileLock(dir, a, async () => {
+        throw new Error('work failed');
+      }),
+    ).rejects.toThrow('work failed');
+    const started = Date.now();
+    expect(await withFileLock(dir, a, async () => 'next')).toBe('next');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('configDir on each platform', () => {
+  it.each([
+    [
+      'win32',
+      { APPDATA: 'C:\\Users\\u\\AppData\\Roaming' },
+      join('C:\\Users\\u\\AppData\\Roaming', 'svc', 'Config'),
+    ],
+    ['win32', {}, join(homedir(), 'AppData', 'Roaming', 'svc', 'Config')],
+    ['darwin', { XDG_CONFIG_HOME: '/x' }, join(homedir(), 'Library', 'Preferences', 'svc')],
+    ['linux', { XDG_CONFIG_HOME: '/x' }, join('/x', 'svc')],
+    ['freebsd', {}, join(homedir(), '.config', 'svc')],
+    ['darwin', { SVC_CONFIG_DIR: '/mine' }, '/mine'],
+  ] as const)('%s with %j: %s', (platform, env, expected) => {
+    onPlatform(platform);
+    expect(configDir(env)).toBe(expected);
+  });
+});
+
+describe('ensurePrivateDir', () => {
+  const mode = (path: string) => statSync(path).mode & 0o7777;
+
+  it('leaves modes alone on Windows, where they mean nothing', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-paths-')), 'd');
+    mkdirSync(dir);
+    chmodSync(dir, 0o755);
+    onPlatform('win32');
+    ensurePrivateDir(dir);
+    onPlatform(realPlatform);
+    expect(mode(dir)).toBe(0o755);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'leaves a directory that belongs to someone else as it is (checked as root)',
+    () => {
+      const dir = join(mkdtempSync(join(tmpdir(), 'svc-paths-')), 'theirs');
+      mkdirSync(dir);
+      chmodSync(dir, 0o755);
+      chownSync(dir, 4321, 4321);
+      ensurePrivateDir(dir);
+      expect(mode(dir)).toBe(0o755);
+    },
+  );
+});

@@ -1,0 +1,210 @@
+// How a failed command reads (src/output/errors.ts) and the progress bar of bulk runs
+// (src/output/progress.ts), byte for byte: both are what a user sees when something goes wrong
+// or takes long.
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SvcError, UsageError } from '../../src/errors.js';
+import { apiErrorFrom, ConnectionError } from '../../src/http/errors.js';
+import { errorReport, renderError } from '../../src/output/errors.js';
+import { createProgress } from '../../src/output/progress.js';
+
+const TEXT = { json: false, debug: false };
+
+describe('renderError', () => {
+  it.each([
+    [
+      'a usage error with its hint',
+      new UsageError('bad flag', { hint: 'see --help' }),
+      'error: bad flag; see --help\n',
+    ],
+    ['an error without a hint', new ConnectionError('connection refused'), 'error: connection refused\n'],
+    [
+      'an API error: status, code and request id in parentheses',
+      apiErrorFrom(
+        409,
+        'Conflict',
+        { 'x-request-id': 'req_9' },
+        '{"error":{"code":"exists","message":"role exists"}}',
+      ),
+      'error: role exists (HTTP 409, exists, request req_9)\n',
+    ],
+    [
+      'an API error without a code: its category stands in, no request id',
+      apiErrorFrom(500, 'Internal Server Error', {}, ''),
+      'error: 500 Internal Server Error (HTTP 500, failure)\n',
+    ],
+    [
+      'field details below the line, at most 20',
+      apiErrorFrom(
+        422,
+        'Unprocessable',
+        {},
+        JSON.stringify({
+          error: {
+            code: 'invalid',
+            message: 'invalid body',
+            details: [
+              { field: 'name', message: 'required' },
+              { path: '/a/b', message: 'too long' },
+              { message: 'no place' },
+              { field: 3, other: true },
+              'plain',
+              ...Array.from({ length: 20 }, (_, i) => `extra ${i}`),
+            ],
+          },
+        }),
+      ),
+      [
+        'error: invalid body (HTTP 422, invalid)',
+        '  - name: required',
+        '  - /a/b: too long',
+        '  - no place',
+        '  - {"field":3,"other":true}',
+        '  - plain',
+        ...Array.from({ length: 15 }, (_, i) => `  - extra ${i}`),
+        '',
+      ].join('\n'),
+    ],
+    [
+      'details that are not a list are not printed',
+      apiErrorFrom(400, 'Bad Request', {}, '{"error":{"message":"m","details":{"a":1}}}'),
+      'error: m (HTTP 400, usage)\n',
+    ],
+    [
+      'an unexpected error asks for a report',
+      new TypeError('x is undefined'),
+      'error: x is undefined; this is a bug in svc, please report it (run with --debug for details)\n',
+    ],
+    [
+      'newlines and escapes in a message stay on one visible line',
+      new SvcError('failure', 'line one\r\nline two \u001b[2J'),
+      'error: line one line two \\x1b[2J\n',
+    ],
+  ])('%s', (_name, error, expected) => {
+    expect(renderError(error, TEXT)).toBe(expected);
+  });
+
+  it('scrubs known secrets from the message and the hint', () => {
+    const error = new UsageError('token tok_abcdefgh123 refused', { hint: 'not tok_abcdefgh123' });
+    expect(renderError(error, { ...TEXT, secrets: ['tok_abcdefgh123'] })).toBe(
+      'error: token [redacted] refused; not [redacted]\n',
+    );
+  });
+
+  it('with --json: one JSON object with the same facts, escaped for a terminal', () => {
+    const error = apiErrorFrom(
+      404,
+      'Not Found',
+      { 'x-request-id': 'req_1' },
+      '{"error":{"code":"nope","message":"gone \u009b","details":[1]}}',
+    );
+    expect(renderError(error, { json: true, debug: false })).toBe(
+      '{"error":{"code":"nope","message":"gone \\u009b","exit_code":5,"status":404,"request_id":"req_1","details":[1]}}\n',
+    );
+    expect(renderError(new UsageError('u', { hint: 'h' }), { json: true, debug: true })).toBe(
+      '{"error":{"code":"usage","message":"u","exit_code":2,"hint":"h"}}\n',
+    );
+  });
+
+  it('with --debug, the stack of an unexpected error (redacted), never of svc’s own errors', () => {
+    const bug = new Error('boom svc_sk_abcdefghijklmnopqrstu');
+    bug.stack = 'Error: boom svc_sk_abcdefghijklmnopqrstu\n    at f (file.ts:1:1)';
+    expect(renderError(bug, { json: false, debug: true })).toBe(
+      'error: boom svc_sk_[redacted]; this is a bug in svc, please report it (run with --debug for details)\n' +
+        'Error: boom svc_sk_[redacted]\n    at f (file.ts:1:1)\n',
+    );
+    expect(renderError(bug, { json: false, debug: false })).not.toContain('at f');
+    const own = new UsageError('mine');
+    expect(renderError(own, { json: false, debug: true })).toBe('error: mine\n');
+  });
+
+  it('errorReport: code falls back to the category; a thrown string is unexpected', () => {
+    expect(errorReport(new SvcError('conflict', 'c'))).toEqual({
+      code: 'conflict',
+      message: 'c',
+      exit_code: 6,
+    });
+    expect(errorReport('just text')).toEqual({ code: 'unexpected', message: 'just text', exit_code: 1 });
+    expect(errorReport(apiErrorFrom(401, 'Unauthorized', {}, '{"message":"m"}'))).toEqual({
+      code: 'auth',
+      message: 'm',
+      exit_code: 3,
+      status: 401,
+    });
+  });
+});
+
+describe('createProgress', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const capture = () => {
+    const stream = new PassThrough();
+    const chunks: string[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+    return { stream, chunks };
+  };
+  const CLEAR = '\r\u001b[2K';
+
+  it('draws nothing and clears nothing when disabled', () => {
+    const { stream, chunks } = capture();
+    const progress = createProgress(stream, false, 10, 'granting');
+    progress.tick('ok');
+    progress.done();
+    expect(chunks).toEqual([]);
+  });
+
+  it('draws a bar with counts, share, rate and failures, at most every 100 ms, and clears it when done', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, chunks } = capture();
+    const progress = createProgress(stream, true, 1200, 'granting');
+    vi.setSystemTime(1_000_500);
+    progress.tick('ok');
+    vi.setSystemTime(1_000_550);
+    progress.tick('failed');
+    vi.setSystemTime(1_000_600);
+    progress.tick('skipped');
+    vi.setSystemTime(1_001_000);
+    for (let i = 0; i < 296; i++) progress.tick('ok');
+    vi.setSystemTime(1_001_100);
+    progress.tick('ok');
+    progress.done();
+    expect(chunks).toEqual([
+      `${CLEAR}granting [........................] 1/1,200 0% · 2/s`,
+      `${CLEAR}granting [........................] 3/1,200 0% · 5/s · 1 failed, 1 skipped`,
+      `${CLEAR}granting [........................] 4/1,200 0% · 4/s · 1 failed, 1 skipped`,
+      `${CLEAR}granting [######..................] 300/1,200 25% · 273/s · 1 failed, 1 skipped`,
+      CLEAR,
+    ]);
+  });
+
+  it('without a total: the count and the rate only; done clears only what was drawn', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { stream, chunks } = capture();
+    const progress = createProgress(stream, true, undefined, 'replaying');
+    vi.setSystemTime(2000);
+    progress.tick('failed');
+    progress.done();
+    expect(chunks).toEqual([`${CLEAR}replaying 1 · 1/s · 1 failed`, CLEAR]);
+    const quiet = capture();
+    createProgress(quiet.stream, true, 5, 'x').done();
+    expect(quiet.chunks).toEqual([]);
+  });
+
+  it('a full bar at the total, never past it', () => {
+    vi.useFakeTimers({ now: 0 });
+    const { stream, chunks } = capture();
+    const progress = createProgress(stream, true, 2, 'p');
+    vi.setSystemTime(1000);
+    progress.tick('ok');
+    vi.setSystemTime(1200);
+    progress.tick('ok');
+    vi.setSystemTime(1400);
+    progress.tick('ok');
+    expect(chunks.slice(1)).toEqual([
+      `${CLEAR}p [########################] 2/2 100% · 2/s`,
+      `${CLEAR}p [########################] 3/2 100% · 2/s`,
+    ]);
+  });
+});

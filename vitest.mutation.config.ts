@@ -1,0 +1,67 @@
+// The test selection Stryker runs (`npm run mutation`, stryker.config.mjs). Stryker mutates src/ in
+// its sandbox and sees a mutant only in code that runs in the test's own process. Files made only or
+// mostly of spawned tests (test/e2e, the contract and docs checks, the bulk and config-race attacks
+// that kill or race processes, the webhooks CLI files that drive the binary) run the built dist/
+// bundle instead: they cannot kill a mutant and are left out. Files with a stray spawned test stay
+// in; the global setup builds dist/ for it (from the sandbox's src/, whose mutants stay inactive in
+// a child process).
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/** Files whose tests start the binary (all of them, or all that matter to the six folders). */
+const SPAWNED_ONLY = [
+  'test/e2e/**',
+  'test/contract/**',
+  'test/docs/**',
+  'test/attack/config-races.test.ts',
+  'test/bulk/attack-pipe-close.test.ts',
+  'test/bulk/attack-sigkill.test.ts',
+  'test/webhooks/cli.test.ts',
+  'test/webhooks/verify-cli.test.ts',
+  'test/commands/webhooks/listen-webhook.test.ts',
+];
+
+/**
+ * `SVC_MUTATION_FOLDER=<folder>` narrows the run to the tests aimed at that folder (its unit tests,
+ * the attacks on it, a verb or two that are its main users): with every in-process test, a mutant
+ * in code each command runs (the config store, the HTTP client, the output layer) is covered by
+ * hundreds of tests and a folder takes hours on two cores. A score measured this way is a lower bound: a mutant that
+ * survives it might still be killed by a test outside the selection.
+ */
+const FOLDER_TESTS: Record<string, string[]> = {
+  config: ['test/unit/config-*.test.ts', 'test/commands/config/**', 'test/commands/profiles/**'],
+  output: ['test/unit/{output,format,reflow,errors}.test.ts', 'test/unit/output-*.test.ts', 'test/output/**'],
+  http: [
+    'test/unit/{retry,path,redact,errors}.test.ts',
+    'test/unit/http-*.test.ts',
+    'test/http/**',
+    'test/attack/hostile-server.test.ts',
+  ],
+  auth: ['test/auth/**', 'test/unit/auth-*.test.ts', 'test/attack/origin.test.ts'],
+  bulk: ['test/bulk/**', 'test/unit/bulk-*.test.ts', 'test/commands/roles/revoke-file.test.ts'],
+  // Not test/webhooks/{api,delivery,fair*}: they test the sandbox's delivery engine (src/sandbox),
+  // which signs with src/webhooks/signature.ts but takes seconds of retries per mutant.
+  webhooks: [
+    'test/webhooks/signature.test.ts',
+    'test/unit/webhooks-*.test.ts',
+    'test/attack/fuzzed-inputs.test.ts',
+  ],
+};
+const folder = process.env.SVC_MUTATION_FOLDER;
+if (folder !== undefined && !(folder in FOLDER_TESTS)) {
+  throw new Error(`SVC_MUTATION_FOLDER must be one of ${Object.keys(FOLDER_TESTS).join(', ')}`);
+}
+
+// Spread, not mergeConfig: mergeConfig would append to the base include list instead of replacing it.
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: folder === undefined ? ['test/**/*.test.ts'] : FOLDER_TESTS[folder]!,
+    exclude: ['**/node_modules/**', ...SPAWNED_ONLY],
+    setupFiles: ['test/mutation/worker-setup.ts'],
+    // Stryker runs one vitest per worker and one test file at a time inside it.
+    maxWorkers: 1,
+    fileParallelism: false,
+  },
+});
