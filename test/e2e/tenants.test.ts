@@ -11,7 +11,7 @@ const env = sandboxEnv(sandbox, { NO_COLOR: '1' });
 
 needs('bash').describe('svc tenants ls in a pipeline', () => {
   it('ends quietly with exit 0 when the reader closes the pipe', async () => {
-    const r = await bash(`svc tenants ls --all --limit 200 --org ${DEMO_ORG} | head -1`, { env });
+    const r = await bash(`svc tenants ls --all --org ${DEMO_ORG} | head -1`, { env });
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
     expect(r.stderr).toBe('');
