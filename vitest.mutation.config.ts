@@ -14,10 +14,10 @@ const SPAWNED_ONLY = [
   'test/contract/**',
   'test/docs/**',
   'test/attack/config-races.test.ts',
-  'test/bulk/attack-pipe-close.test.ts',
-  'test/bulk/attack-sigkill.test.ts',
+  'test/attack/pipe-close.test.ts',
+  'test/attack/sigkill.test.ts',
+  'test/attack/apply-sigkill.test.ts',
   'test/webhooks/cli.test.ts',
-  'test/webhooks/verify-cli.test.ts',
   'test/commands/webhooks/listen-webhook.test.ts',
 ];
 
@@ -37,7 +37,15 @@ const FOLDER_TESTS: Record<string, string[]> = {
     'test/http/**',
     'test/attack/hostile-server.test.ts',
   ],
-  auth: ['test/auth/**', 'test/unit/auth-*.test.ts', 'test/attack/origin.test.ts'],
+  // With the login verbs tested in-process (test/commands/auth, oauth): the browser login of
+  // src/auth/flow.ts runs there against the sandbox's consent page and svc's loopback.
+  auth: [
+    'test/auth/**',
+    'test/unit/auth-*.test.ts',
+    'test/attack/origin.test.ts',
+    'test/commands/auth/**',
+    'test/commands/oauth/**',
+  ],
   bulk: ['test/bulk/**', 'test/unit/bulk-*.test.ts', 'test/commands/roles/revoke-file.test.ts'],
   // Not test/webhooks/{api,delivery,fair*}: they test the sandbox's delivery engine (src/sandbox),
   // which signs with src/webhooks/signature.ts but takes seconds of retries per mutant.

@@ -5,34 +5,18 @@
  * Spawned: only a real process can be killed with SIGKILL. Users per tenant: fast / full
  * (`npm test` / `npm run attack`). (Was test/e2e/apply-sigkill.test.ts.)
  */
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APAC, LABS, user, writeFile } from '../helpers/ascode.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { BIN, baseEnv, sandboxEnv, svc } from '../helpers/svc.js';
-import { cases } from './lib.js';
+import { sandboxEnv, svc } from '../helpers/svc.js';
+import { cases, killedAfter } from './lib.js';
 
 // Killed after USERS + 200 result lines of 2 × USERS grants: well inside the run either way.
 const USERS = cases(500, 1500);
 const sandbox = useSandbox({ users: USERS });
 const env = sandboxEnv(sandbox);
-
-/** Spawns svc and SIGKILLs it once stdout has `lines` lines. */
-function killedAfter(args: string[], lines: number): Promise<string> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env) });
-  let out = '';
-  child.stdout.on('data', (d) => {
-    out += d;
-    if (!child.killed && out.split('\n').length > lines) child.kill('SIGKILL');
-  });
-  return new Promise((resolve, reject) =>
-    child.on('close', (code, signal) =>
-      signal === 'SIGKILL' ? resolve(out) : reject(new Error(`ended ${code} before the kill`)),
-    ),
-  );
-}
 
 const users = Array.from({ length: USERS }, (_, i) => user(i + 1));
 const FILE = `version: 1
@@ -59,7 +43,7 @@ describe('attack: svc apply killed with SIGKILL, then run again', () => {
     const file = writeFile(join(env.SVC_STATE_DIR!, '..'), 'sigkill.yaml', FILE);
     const secrets = join(env.SVC_STATE_DIR!, '..', 'secrets');
     const args = ['apply', '-f', file, '--secret-dir', secrets, '--yes', '--ndjson', '--concurrency', '8'];
-    const before = await killedAfter(args, USERS + 200);
+    const before = await killedAfter(env, args, USERS + 200);
     expect(before.split('\n').length).toBeGreaterThan(USERS);
     const journals = readdirSync(join(env.SVC_STATE_DIR!, 'journals'));
     // The journal, and the plan the run works from beside it.

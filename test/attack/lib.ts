@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { BIN, baseEnv } from '../helpers/svc.js';
 
 /**
  * Shared pieces of the attack suite (test/attack/, one file per attack class).
@@ -32,4 +34,22 @@ export function attackDirs(): { root: string; env: Record<string, string> } {
       SVC_CACHE_DIR: join(root, 'cache'),
     },
   };
+}
+
+/**
+ * Spawns svc with `env` and SIGKILLs it once stdout has more than `lines` lines (no handler runs,
+ * nothing is flushed); resolves with what it printed, and rejects if it ended before the kill.
+ */
+export function killedAfter(env: Record<string, string>, args: string[], lines: number): Promise<string> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env) });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+    if (!child.killed && out.split('\n').length > lines) child.kill('SIGKILL');
+  });
+  return new Promise((resolve, reject) =>
+    child.on('close', (code, signal) =>
+      signal === 'SIGKILL' ? resolve(out) : reject(new Error(`ended ${code} before the kill`)),
+    ),
+  );
 }

@@ -3,35 +3,20 @@
  * command again; the final state must be exact (one grant per row, one replay per entry).
  * Spawned: only a real process can be killed with SIGKILL (no handler runs, nothing is flushed).
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assignments, bulkUser, customRole } from '../helpers/bulk.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
-import { BIN, baseEnv, sandboxEnv, svc } from '../helpers/svc.js';
+import { sandboxEnv, svc } from '../helpers/svc.js';
 import { createWebhook, replayCounts } from '../helpers/webhooks.js';
-import { cases } from './lib.js';
+import { cases, killedAfter } from './lib.js';
 
 const ROWS = cases(1000, 4000);
 const ENTRIES = cases(500, 1500);
 const sandbox = useSandbox({ users: ROWS });
 const env = sandboxEnv(sandbox);
 
-/** Spawns svc and SIGKILLs it once stdout has `lines` lines; resolves with what it printed. */
-function killedAfter(args: string[], lines: number): Promise<string> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env) });
-  let out = '';
-  child.stdout.on('data', (d) => {
-    out += d;
-    if (!child.killed && out.split('\n').length > lines) child.kill('SIGKILL');
-  });
-  return new Promise((resolve, reject) =>
-    child.on('close', (code, signal) =>
-      signal === 'SIGKILL' ? resolve(out) : reject(new Error(`ended ${code} before the kill`)),
-    ),
-  );
-}
 const parse = (text: string) =>
   text
     .slice(0, text.lastIndexOf('\n') + 1)
@@ -45,7 +30,7 @@ describe('attack: SIGKILL and run again', () => {
     const rows = Array.from({ length: ROWS }, (_, i) => `${bulkUser(i + 1)},sigkill,7d,sigkill`);
     const path = join(env.SVC_STATE_DIR!, '..', 'sigkill.csv');
     writeFileSync(path, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
-    const before = parse(await killedAfter(['roles', 'assign', '--file', path, '--ndjson'], ROWS / 2));
+    const before = parse(await killedAfter(env, ['roles', 'assign', '--file', path, '--ndjson'], ROWS / 2));
     expect(before.length).toBeGreaterThanOrEqual(ROWS / 2);
     expect(readdirSync(join(env.SVC_STATE_DIR!, 'journals'))).toHaveLength(1);
 
@@ -73,7 +58,7 @@ describe('attack: SIGKILL and run again', () => {
     await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
       body: { webhook_id: webhook, count: ENTRIES },
     });
-    await killedAfter(['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait'], ENTRIES * 0.4);
+    await killedAfter(env, ['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait'], ENTRIES * 0.4);
     const again = await svc(['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait'], {
       env,
       timeoutMs: 120_000,
