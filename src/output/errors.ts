@@ -56,7 +56,9 @@ export function renderError(
   if (options.json) return `${escapeJsonForTerminal(JSON.stringify({ error: report }))}\n`;
   const facts: string[] = [];
   if (report.status !== undefined) facts.push(`HTTP ${report.status}`);
-  if (report.status !== undefined && report.code) facts.push(report.code);
+  // The API's own error code; not svc's category, which would read as one (`HTTP 400, usage`).
+  const apiCode = error instanceof SvcError ? error.code : undefined;
+  if (report.status !== undefined && apiCode) facts.push(report.code);
   if (report.request_id) facts.push(`request ${report.request_id}`);
   let line = `error: ${report.message}`;
   if (facts.length > 0) line += ` (${facts.join(', ')})`;

@@ -29,9 +29,9 @@ describe('renderError', () => {
       'error: role exists (HTTP 409, exists, request req_9)\n',
     ],
     [
-      'an API error without a code: its category stands in, no request id',
+      "an API error without a code: none is shown (svc's category is not the API's code), no request id",
       apiErrorFrom(500, 'Internal Server Error', {}, ''),
-      'error: 500 Internal Server Error (HTTP 500, failure)\n',
+      'error: 500 Internal Server Error (HTTP 500)\n',
     ],
     [
       'field details below the line, at most 20',
@@ -68,7 +68,7 @@ describe('renderError', () => {
     [
       'details that are not a list are not printed',
       apiErrorFrom(400, 'Bad Request', {}, '{"error":{"message":"m","details":{"a":1}}}'),
-      'error: m (HTTP 400, usage)\n',
+      'error: m (HTTP 400)\n',
     ],
     [
       'an unexpected error asks for a report',
