@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { ensurePrivateDir } from './paths.js';
 
@@ -17,6 +18,8 @@ import { ensurePrivateDir } from './paths.js';
 /** A holder refreshes the lock's mtime every UPDATE_MS; a lock untouched for STALE_MS is abandoned. */
 const STALE_MS = 15_000;
 const UPDATE_MS = 3_000;
+/** How long a writer waits for another process's lock. */
+const LOCK_WAIT_MS = 40_000;
 
 const held = new AsyncLocalStorage<ReadonlySet<string>>();
 
@@ -32,25 +35,36 @@ export async function withFileLock<T>(dir: string, target: string, work: () => P
   }
   // Loaded only when something is written.
   const lockfile = (await import('proper-lockfile')).default;
+  const options = {
+    realpath: false,
+    stale: STALE_MS,
+    update: UPDATE_MS,
+    retries: 0,
+    // A lock taken over as stale while held: the work is short and the write re-reads, so go on.
+    onCompromised: () => {},
+  };
+  // Another holder is waited for, up to ~40 s (longer than one token request with its retries);
+  // any other failure (a missing or read-only directory) is reported at once. proper-lockfile's
+  // own retries would retry every error for the whole 40 s.
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let delay = 10;
   let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(target, {
-      realpath: false,
-      stale: STALE_MS,
-      update: UPDATE_MS,
-      // Up to ~40 s of waiting: longer than one token request with its retries.
-      retries: { retries: 160, factor: 1.25, minTimeout: 10, maxTimeout: 250, randomize: true },
-      // A lock taken over as stale while held: the work is short and the write re-reads, so go on.
-      onCompromised: () => {},
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new SvcError('failure', `${target} is locked by another svc process`, {
-        code: 'config_locked',
-        hint: `try again; if no svc is running, remove ${target}.lock`,
-      });
+  for (;;) {
+    try {
+      release = await lockfile.lock(target, options);
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ELOCKED') throw new ConfigError(`cannot lock ${target}: ${(error as Error).message}`);
+      if (Date.now() >= deadline) {
+        throw new SvcError('failure', `${target} is locked by another svc process`, {
+          code: 'config_locked',
+          hint: `try again; if no svc is running, remove ${target}.lock`,
+        });
+      }
+      await sleep(delay * (0.5 + Math.random()));
+      delay = Math.min(250, delay * 1.25);
     }
-    throw new ConfigError(`cannot lock ${target}: ${(error as Error).message}`);
   }
   try {
     return await held.run(new Set([...(holding ?? []), target]), work);

@@ -47,6 +47,16 @@ describe('withFileLock', () => {
     expect(await withFileLock(dir, a, async () => 'next')).toBe('next');
     expect(Date.now() - started).toBeLessThan(5_000);
   });
+
+  it('names a lock it cannot take for another reason than another holder, at once', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const started = Date.now();
+    await expect(withFileLock(dir, join(dir, 'missing', 'config.json'), async () => 1)).rejects.toThrow(
+      `cannot lock ${join(dir, 'missing', 'config.json')}: ENOENT`,
+    );
+    // Not proper-lockfile's 40 s of retries: only another holder is waited for.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
 });
 
 describe('configDir on each platform', () => {
