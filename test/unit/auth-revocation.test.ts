@@ -1,0 +1,143 @@
+/**
+ * Ending a session server-side (src/auth/revocation.ts, RFC 7009): which token is revoked, with
+ * what hint and client authentication, and what counts as "the server cannot revoke" rather than
+ * a failure — against a scripted local server that records every form.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { revokeSession } from '../../src/auth/revocation.js';
+import type { StoredCredential } from '../../src/config/store.js';
+import { testContext } from '../helpers/context.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** Metadata announcing /revoke (or none: 404), and a scripted answer to the revocation. */
+async function authServer(options: { metadata: boolean; revoke: { status: number; body: unknown } }) {
+  const forms: Array<{ path: string; form: Record<string, string> }> = [];
+  let base = '';
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const send = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      if (req.url === '/.well-known/oauth-authorization-server') {
+        return options.metadata
+          ? send(200, {
+              issuer: `${base}/`,
+              token_endpoint: `${base}/token`,
+              revocation_endpoint: `${base}/revoke`,
+            })
+          : send(404, { error: { code: 'not_found', message: 'no' } });
+      }
+      forms.push({ path: req.url ?? '', form: Object.fromEntries(new URLSearchParams(body)) });
+      return send(options.revoke.status, options.revoke.body);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, forms };
+}
+
+const credential = (base: string, extra: Partial<StoredCredential> = {}): StoredCredential => ({
+  type: 'oauth',
+  access_token: 'acc-0123456789',
+  client_id: 'cli',
+  token_url: `${base}/token`,
+  obtained_at: '2026-01-01T00:00:00Z',
+  ...extra,
+});
+
+async function api(base: string) {
+  return testContext({ env: { SVC_BASE_URL: base, NO_COLOR: '1' } }).ctx.api();
+}
+
+describe('revokeSession', () => {
+  it('revokes the refresh token when there is one, with the client secret', async () => {
+    const { base, forms } = await authServer({ metadata: true, revoke: { status: 200, body: {} } });
+    const outcome = await revokeSession(
+      await api(base),
+      credential(base, { refresh_token: 'ref-0123456789', client_secret: 'sec-0123456789' }),
+    );
+    expect(outcome).toEqual({ outcome: 'revoked', endpoint: `${base}/revoke` });
+    expect(forms).toEqual([
+      {
+        path: '/revoke',
+        form: {
+          token: 'ref-0123456789',
+          token_type_hint: 'refresh_token',
+          client_id: 'cli',
+          client_secret: 'sec-0123456789',
+        },
+      },
+    ]);
+  });
+
+  it('revokes the access token when there is no refresh token', async () => {
+    const { base, forms } = await authServer({ metadata: true, revoke: { status: 200, body: {} } });
+    expect(await revokeSession(await api(base), credential(base))).toEqual({
+      outcome: 'revoked',
+      endpoint: `${base}/revoke`,
+    });
+    expect(forms[0]!.form).toEqual({
+      token: 'acc-0123456789',
+      token_type_hint: 'access_token',
+      client_id: 'cli',
+    });
+  });
+
+  it('a server that cannot revoke this kind of token is "unsupported", not a failure', async () => {
+    const { base } = await authServer({
+      metadata: true,
+      revoke: { status: 400, body: { error: 'unsupported_token_type', error_description: 'no' } },
+    });
+    expect(await revokeSession(await api(base), credential(base))).toEqual({
+      outcome: 'unsupported',
+      server: base,
+    });
+  });
+
+  it('another refusal is a failure, never a logout', async () => {
+    const { base } = await authServer({
+      metadata: true,
+      revoke: { status: 400, body: { error: 'invalid_client' } },
+    });
+    await expect(revokeSession(await api(base), credential(base))).rejects.toThrow();
+  });
+
+  it('without metadata the guessed path is tried; its 404 means unsupported', async () => {
+    const { base, forms } = await authServer({
+      metadata: false,
+      revoke: { status: 404, body: { error: 'nope' } },
+    });
+    expect(await revokeSession(await api(base), credential(base))).toEqual({
+      outcome: 'unsupported',
+      server: base,
+    });
+    expect(forms.map((f) => f.path)).toEqual(['/v1/oauth/revoke']);
+  });
+
+  it.each([
+    ['a token given to login --with-token', (base: string) => credential(base, { type: 'token' })],
+    [
+      'an OAuth credential without a token endpoint',
+      (base: string): StoredCredential => {
+        const { token_url: _, ...rest } = credential(base);
+        return rest;
+      },
+    ],
+  ])('%s has no session to revoke, and nothing is sent', async (_, stored) => {
+    const { base, forms } = await authServer({ metadata: true, revoke: { status: 200, body: {} } });
+    expect(await revokeSession(await api(base), stored(base))).toEqual({ outcome: 'not_applicable' });
+    expect(forms).toEqual([]);
+  });
+});
