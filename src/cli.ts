@@ -1,8 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
+import { fromCommanderError } from './cli-errors.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
+import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { runtimeFor } from './runtime/index.js';
@@ -170,42 +171,6 @@ export async function fullProgram(): Promise<Command> {
   );
 }
 
-/**
- * The deepest command named by the words of argv (option values that are not command names are
- * skipped), so parse errors point at the right help.
- */
-function commandFromArgv(program: Command, argv: string[]): Command {
-  let current = program;
-  for (const word of argv) {
-    if (word === '--') break;
-    const sub = current.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (sub) current = sub;
-  }
-  return current;
-}
-
-/** `svc tenants ls` for a command, for "see … --help" hints. */
-function commandPath(command: Command | undefined): string {
-  const names: string[] = [];
-  for (let c = command; c; c = c.parent ?? undefined) names.unshift(c.name());
-  return names.join(' ');
-}
-
-const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.version']);
-
-/** Turns commander's parse errors into usage errors (exit 2) with a pointer to the right help. */
-function fromCommander(error: CommanderError, command: Command | undefined): UsageError {
-  const message = error.message.replace(/^error:\s*/i, '').replace(/\.\s*$/, '');
-  if (error.code === 'commander.help') {
-    return new UsageError(`${commandPath(command) || 'svc'} needs a subcommand`, {
-      hint: `see \`${commandPath(command)} --help\``,
-    });
-  }
-  return new UsageError(message.replace(/\n+/g, ' ').trim(), {
-    hint: `see \`${commandPath(command) || 'svc'} --help\``,
-  });
-}
-
 async function closedAfterwards(ctx: Context): Promise<boolean> {
   await new Promise((resolve) => setImmediate(resolve));
   return ctx.out.stdoutClosed;
@@ -244,10 +209,9 @@ export async function runCli(
   } catch (caught) {
     let error = caught;
     if (error instanceof CommanderError) {
-      // `svc help`, `svc help roles`: help asked for (exit code 0), not help shown for a mistake.
-      if (HELP_CODES.has(error.code) || (error.code === 'commander.help' && error.exitCode === 0)) return 0;
-      const named = program ? commandFromArgv(program, argv) : undefined;
-      error = fromCommander(error, named);
+      const parsed = fromCommanderError(error, program, argv);
+      if (parsed === 'help') return 0;
+      error = parsed;
     }
     if (error instanceof ClosedPipeError) {
       // A listing whose reader went away ends quietly; a command that changed something says so.

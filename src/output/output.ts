@@ -1,3 +1,7 @@
+// Over 300 lines on purpose: the one writer of svc's output (tables, TSV, JSON, NDJSON, records,
+// messages) is one class whose modes share its private state — the streams, draining, a closed
+// pipe, colour and the secrets to redact; table fitting and formatting live beside it (layout.ts,
+// format.ts).
 import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { ClosedPipeError } from '../errors.js';

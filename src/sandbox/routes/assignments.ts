@@ -10,13 +10,8 @@ import {
   UserParams,
   UserRoleParams,
 } from '../../api/schemas/roles.js';
-import {
-  assignRole,
-  listAssignments,
-  listTenantAssignments,
-  revokeRole,
-  updateAssignment,
-} from '../domain/grants.js';
+import { listAssignments, listTenantAssignments } from '../domain/assignments.js';
+import { assignRole, revokeRole, updateAssignment } from '../domain/grants.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 
