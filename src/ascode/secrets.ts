@@ -2,7 +2,7 @@ import { accessSync, chmodSync, constants, mkdirSync, readFileSync, statSync, wr
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { fileErrorReason } from '../system/input.js';
-import { SecretFile } from '../system/secret-file.js';
+import { SecretFile, secretProblem } from '../system/secret-file.js';
 
 /**
  * Where svc apply puts the one-time secrets of the webhooks and OAuth clients it creates: a
@@ -53,7 +53,7 @@ export class SecretDir {
     try {
       file = await SecretFile.create(path, '--secret-dir file');
     } catch (error) {
-      if (typeof secret !== 'string' || secret === '' || /[\r\n]/.test(secret)) throw error;
+      if (typeof secret !== 'string' || secretProblem(secret) !== undefined) throw error;
       if (sameSecret(path, secret)) return path;
       // A run killed between making the file and writing it left it empty: it holds no secret yet.
       if (emptyFile(path)) {

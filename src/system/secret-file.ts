@@ -2,6 +2,14 @@ import { type FileHandle, open, unlink } from 'node:fs/promises';
 import { SvcError, UsageError } from '../errors.js';
 import { fileErrorReason } from './input.js';
 
+/** Why a value from the server is not a secret svc can write to a file, or undefined when it is one. */
+export function secretProblem(secret: unknown): string | undefined {
+  if (secret === undefined) return 'it has none';
+  if (typeof secret !== 'string') return `it is ${secret === null ? 'null' : `a ${typeof secret}`}`;
+  if (secret === '') return 'it is empty';
+  return /[\r\n]/.test(secret) ? 'it spans several lines' : undefined;
+}
+
 /**
  * A file for a secret that is shown only once. It is created (mode 0600, never over an
  * existing file) before the request that returns the secret, so a bad path fails before the
@@ -40,16 +48,7 @@ export class SecretFile {
    * secret file never holds `undefined`.
    */
   async write(secret: unknown, field = 'secret'): Promise<void> {
-    const problem =
-      secret === undefined
-        ? 'it has none'
-        : typeof secret !== 'string'
-          ? `it is ${secret === null ? 'null' : `a ${typeof secret}`}`
-          : secret === ''
-            ? 'it is empty'
-            : /[\r\n]/.test(secret)
-              ? 'it spans several lines'
-              : undefined;
+    const problem = secretProblem(secret);
     if (problem !== undefined) {
       await this.discard();
       throw new SvcError(

@@ -4,6 +4,7 @@ import type { AuditTrailListQuery } from '../../api/schemas/audit.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
+import { DEFAULT_LIMIT, LIMIT_MAX } from '../listing.js';
 import { resolveRoleId } from './roles.js';
 import { AUDIT_COLUMNS } from './shared.js';
 
@@ -14,8 +15,6 @@ export interface AuditLsOptions {
   /** At most this many entries; undefined with --all. */
   limit: number | undefined;
 }
-
-const LIMIT_MAX = 10_000_000;
 
 export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): AuditLsOptions {
   const text = (flag: string, raw: unknown) => (raw === undefined ? undefined : nonEmpty(flag, raw));
@@ -44,7 +43,11 @@ export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): Aud
     ...(since ? { since } : {}),
     ...(until ? { until } : {}),
   };
-  return { query, role: text('--role', flags.role), limit: flags.all === true ? undefined : (limit ?? 50) };
+  return {
+    query,
+    role: text('--role', flags.role),
+    limit: flags.all === true ? undefined : (limit ?? DEFAULT_LIMIT),
+  };
 }
 
 export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise<void> {

@@ -6,9 +6,10 @@ import { UsageError } from '../../../errors.js';
 import type { Column } from '../../../output/output.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
 import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
+import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { webhookArg } from '../shared.js';
-import { type DlqFilters, filterOptions, LIMIT_MAX, parseDlqFilters } from './filters.js';
+import { type DlqFilters, filterOptions, parseDlqFilters } from './filters.js';
 import { QueueSnapshot } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {

@@ -70,6 +70,3 @@ export function filterOptions(prefix = ''): Option[] {
     new Option('--until <time>', `${prefix}dead-lettered before: ISO 8601, or a duration ago`),
   ];
 }
-
-/** --limit: at most N entries in total, wherever it is used; pages are an internal matter. */
-export { LIMIT_MAX } from '../../listing.js';
