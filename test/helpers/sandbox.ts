@@ -1,8 +1,10 @@
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { Context } from '../../src/context.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import { runInProcess, testContext, useTempDirs, type VerbOptions } from './context.js';
+import { tempConfigDir } from './svc.js';
 
 /** The tenant useSandboxContext() acts in. */
 export const ACME = tenantId('acme-treasury');
@@ -54,6 +56,31 @@ export function useSandboxContext(options: SandboxOptions = {}) {
       return runInProcess(argv, { ...env(), ...verb.env }, verb);
     },
   };
+}
+
+/**
+ * A sandbox for the file, and svc in-process against it as a pipe sees it, on the real clock (the
+ * sandbox's, until a test moves it): `env` is Acme Treasury's admin with a token minted before
+ * each test at the sandbox's current time (a test that moves the clock 30 days still starts with a
+ * live one), and `dir` the private SVC_CONFIG_DIR. Pass `{ env }` (or a variation) to `svc`.
+ */
+export function useLiveAdmin() {
+  const sandbox = useSandbox();
+  const dir = tempConfigDir();
+  const env: Record<string, string> = {};
+  beforeAll(() => {
+    Object.assign(env, { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_TOKEN: '', SVC_TENANT: ACME });
+  });
+  beforeEach(() => {
+    env.SVC_TOKEN = sandbox().issueToken('usr_admin').token;
+  });
+  const svc = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) =>
+    runInProcess(
+      args,
+      { SVC_CACHE_DIR: join(dir, '..', 'cache'), SVC_STATE_DIR: join(dir, '..', 'state'), ...options.env },
+      { now: Date.now(), ...(options.input === undefined ? {} : { stdin: options.input }) },
+    );
+  return { sandbox, dir, env, svc };
 }
 
 /** A plain HTTP call to the sandbox, outside svc's client (to test the server itself). */

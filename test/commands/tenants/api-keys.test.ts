@@ -6,31 +6,11 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tenantId } from '../../../src/sandbox/seed.js';
-import { runInProcess } from '../../helpers/context.js';
-import { useSandbox } from '../../helpers/sandbox.js';
-import { tempConfigDir } from '../../helpers/svc.js';
+import { describe, expect, it } from 'vitest';
+import { ACME, useLiveAdmin } from '../../helpers/sandbox.js';
 
-const sandbox = useSandbox();
-const dir = tempConfigDir();
-const tenant = tenantId('acme-treasury');
-let env: Record<string, string>;
-/** svc in-process, as a pipe sees it, on the real clock (the sandbox's, until one test moves it). */
-const svc = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) =>
-  runInProcess(
-    args,
-    { SVC_CACHE_DIR: join(dir, '..', 'cache'), SVC_STATE_DIR: join(dir, '..', 'state'), ...options.env },
-    { now: Date.now(), ...(options.input === undefined ? {} : { stdin: options.input }) },
-  );
-
-beforeAll(() => {
-  env = { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_TOKEN: '', SVC_TENANT: tenant };
-});
-// A token minted at the sandbox's current time: one test moves the clock 30 days.
-beforeEach(() => {
-  env.SVC_TOKEN = sandbox().issueToken('usr_admin').token;
-});
+const { sandbox, dir, env, svc } = useLiveAdmin();
+const tenant = ACME;
 
 describe('svc tenants api-keys', () => {
   it('creates a key that works at once as SVC_TOKEN for svc me', async () => {
