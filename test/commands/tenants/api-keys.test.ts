@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACME, useLiveAdmin } from '../../helpers/sandbox.js';
 
-const { sandbox, dir, env, svc } = useLiveAdmin();
+const { dir, env, svc } = useLiveAdmin();
 const tenant = ACME;
 
 describe('svc tenants api-keys', () => {
