@@ -74,10 +74,12 @@ needs('tmux').describe('prompts in a real terminal', () => {
     term = await Terminal.start(
       `sh -c '${svcLine(`--tenant 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 records delete exceptions ${id}`)}'`,
       env,
+      // Wide enough for the whole question on one line (the prompt wraps it to the terminal).
+      160,
     );
     await term.waitFor(
       new RegExp(
-        `Delete exceptions record ${id} in Acme Treasury\\? It is purged for good after 30 days\\. \\(y/N\\)`,
+        `Delete exceptions record ${id} in Acme Treasury \\(acme-treasury\\)\\? It is purged for good after 30 days\\. \\(y/N\\)`,
       ),
     );
     await term.type('n');

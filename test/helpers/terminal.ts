@@ -17,7 +17,7 @@ export class Terminal {
   }
 
   /** Starts `command` (a shell command line) in a 120×40 terminal with exactly `env`. */
-  static async start(command: string, env: Record<string, string>): Promise<Terminal> {
+  static async start(command: string, env: Record<string, string>, columns = 120): Promise<Terminal> {
     const socket = `svc-test-${randomBytes(6).toString('hex')}`;
     // svc started in the terminal keeps its code caches with the suite's, never in ~/.cache/svc.
     const assignments = Object.entries({ SVC_CACHE_DIR: TEST_CACHE_DIR, ...env }).map(
@@ -33,7 +33,7 @@ export class Terminal {
       '-s',
       't',
       '-x',
-      '120',
+      String(columns),
       '-y',
       '40',
       `env -i ${assignments.join(' ')} ${command}`,

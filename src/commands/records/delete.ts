@@ -1,18 +1,14 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { checkSurface, type RecordData } from './shared.js';
 
 export async function runRecordsDelete(ctx: Context, surface: string, id: string): Promise<void> {
   const platform = await ctx.platform();
   await confirmDestructive(
     ctx,
-    async () => {
-      const me = await platform.me.get();
-      const tenant =
-        me.tenants.find((t) => t.id === me.tenant_id)?.display_name ?? me.tenant_id ?? 'this tenant';
-      return `Delete ${surface} record ${id} in ${tenant}? It is purged for good after 30 days.`;
-    },
+    async () =>
+      `Delete ${surface} record ${id} in ${await tenantLabel(ctx)}? It is purged for good after 30 days.`,
     `deleting ${surface} record ${id}`,
   );
   const record: RecordData = await platform.records.delete(surface, id);
