@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
@@ -7,7 +5,7 @@ import { exportDocument, exportYaml } from '../../ascode/export.js';
 import { readLive, type TenantInfo } from '../../ascode/live.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { fileErrorReason } from '../../system/input.js';
+import { writeFileWhole } from '../../system/output-file.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 
 export interface ExportOptions {
@@ -85,22 +83,8 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     ctx.out.info(`exported ${what}`);
     return;
   }
-  writeAtomically(options.output, text);
+  writeFileWhole(options.output, text, '--output');
   ctx.out.success(`exported ${what} to ${options.output}`);
-}
-
-/** Written whole or not at all: a temporary file beside it, renamed over it. */
-function writeAtomically(path: string, text: string): void {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temporary, text, { flag: 'wx' });
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw new UsageError(
-      `cannot write --output ${path}: ${fileErrorReason(error, 'its directory does not exist')}`,
-    );
-  }
 }
 
 export default function exportCommand(make: MakeContext): Command {

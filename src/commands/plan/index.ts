@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { computePlan, readFile } from '../../ascode/engine.js';
 import { countChanges } from '../../ascode/plan.js';
@@ -6,7 +5,8 @@ import { planLines, planRows, summaryLine } from '../../ascode/render.js';
 import { withCompactHeap } from '../../bulk/heap.js';
 import type { Context } from '../../context.js';
 import { ChangesPendingError, UsageError } from '../../errors.js';
-import { fileErrorReason, readInputBytes } from '../../system/input.js';
+import { readInputBytes } from '../../system/input.js';
+import { writeFileWhole } from '../../system/output-file.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 
 export interface PlanOptions {
@@ -37,13 +37,7 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
     computePlan(ctx, platform, readFile(ctx, label, bytes), anchor),
   );
   if (options.out !== undefined) {
-    try {
-      writeFileSync(options.out, `${JSON.stringify(document, null, 2)}\n`);
-    } catch (error) {
-      throw new UsageError(
-        `cannot write --out ${options.out}: ${fileErrorReason(error, 'its directory does not exist')}`,
-      );
-    }
+    writeFileWhole(options.out, `${JSON.stringify(document, null, 2)}\n`, '--out');
   }
   if (ctx.out.mode === 'json') await ctx.out.json(document);
   else if (ctx.out.mode === 'ndjson') {
