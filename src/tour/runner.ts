@@ -129,6 +129,7 @@ export class Tour {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       SVC_CONFIG_DIR: this.configDir,
+      // Journals of bulk runs go next to the tour's settings, never to your state directory.
       SVC_STATE_DIR: join(this.#root, 'state'),
       ...(this.#chalk.level === 0 ? { NO_COLOR: '1' } : {}),
       ...options.env,

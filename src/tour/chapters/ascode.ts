@@ -22,7 +22,6 @@ const TYPOS = ACCESS.replace('rule.write.fx', 'rule.writ.fx').replace('usr_lead'
 /** Issue 14: access and integrations of several tenants as one reviewed file: export, plan, apply. */
 export async function ascode(tour: Tour): Promise<void> {
   const root = dirname(tour.configDir);
-  const env = { SVC_STATE_DIR: join(root, 'state') };
   tour.chapter('Access as code: plan and apply');
   tour.say('An access file (YAML) declares roles, grants, webhooks and OAuth clients per tenant; svc export');
   tour.say('writes the live one. This file gives two tenants a custom role and grants it to two users.');
@@ -35,7 +34,6 @@ export async function ascode(tour: Tour): Promise<void> {
     input: ACCESS,
     inputLabel: 'access.yaml',
     tty: true,
-    env,
   });
   await tour.svc(['plan', '-f', '-'], { input: ACCESS, inputLabel: 'access.yaml' });
 }

@@ -1,4 +1,3 @@
-import { dirname, join } from 'node:path';
 import type { Tour } from '../runner.js';
 
 const GRANTS =
@@ -12,8 +11,6 @@ const TYPOS =
 
 /** Custom roles, a grant that expires, a bulk file (checked, planned, run). */
 export async function roles(tour: Tour): Promise<void> {
-  // Journals of bulk runs go next to the tour's settings, never to your state directory.
-  const env = { SVC_STATE_DIR: join(dirname(tour.configDir), 'state') };
   tour.chapter('Roles and grants');
   tour.say("A custom role holds permissions from the platform's catalog:");
   await tour.svc(
@@ -48,7 +45,6 @@ export async function roles(tour: Tour): Promise<void> {
     input: TYPOS,
     inputLabel: 'typos.csv',
     expect: 2,
-    env,
   });
   tour.say(
     '--dry-run says what the real run would do, in its words; the run then prints one result per row.',
@@ -57,11 +53,9 @@ export async function roles(tour: Tour): Promise<void> {
     input: GRANTS,
     inputLabel: 'grants.csv',
     tty: true,
-    env,
   });
   await tour.svc(['roles', 'assign', '--file', '-', '--ndjson'], {
     input: GRANTS,
     inputLabel: 'grants.csv',
-    env,
   });
 }
