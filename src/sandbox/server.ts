@@ -10,6 +10,7 @@ import { PermissionEntry, Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
 import { User } from '../api/schemas/users.js';
 import { DlqEntry, Webhook, WebhookDelivery, WebhookEventPayload } from '../api/schemas/webhooks.js';
+import { SHARED_COMPILERS } from './compilers.js';
 import type { DeliverySettings } from './delivery/engine.js';
 import { seedWebhooks } from './delivery/events.js';
 import { swaggerOptions } from './openapi.js';
@@ -97,6 +98,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     forceCloseConnections: true,
+    schemaController: { compilersFactory: SHARED_COMPILERS },
     ajv: {
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
