@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import { configDir } from './config/paths.js';
@@ -34,9 +35,19 @@ export interface GlobalOptions {
   allowInsecureHttp?: boolean;
 }
 
+/**
+ * Where a run's time comes from: "now", and waiting (retries, polls). Real unless a test gives
+ * its own (test/helpers/context.ts: a fixed `now`, or virtualClock(), whose waits return at once).
+ */
 export interface Clock {
   now(): number;
+  /** Waits `ms`; rejects when `signal` aborts (Ctrl-C). Real time when a test's clock leaves it out. */
+  sleep?(ms: number, signal?: AbortSignal): Promise<void>;
 }
+
+/** Real waiting, for a clock that does not bring its own. */
+const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  sleep(ms, undefined, signal ? { signal } : undefined);
 
 /** What the outside world gives a command run: streams, environment, Ctrl-C, and adapters. */
 export interface ContextDeps {
@@ -67,7 +78,7 @@ export interface Context {
   readonly env: Env;
   readonly globals: GlobalOptions;
   readonly out: Output;
-  readonly clock: Clock;
+  readonly clock: Required<Clock>;
   readonly signal: AbortSignal;
   readonly debug: boolean;
   /** True when stdin and stdout are terminals, so questions can be asked. */
@@ -139,7 +150,11 @@ function parseMaxResponseBytes(env: Env): number | undefined {
 }
 
 export function createContext(deps: ContextDeps, globals: GlobalOptions): Context {
-  const clock = deps.clock ?? { now: Date.now };
+  const given = deps.clock;
+  const clock: Required<Clock> = {
+    now: given ? () => given.now() : Date.now,
+    sleep: given?.sleep ? (ms, signal) => given.sleep!(ms, signal) : realSleep,
+  };
   const mode = outputMode(globals, deps.io);
   const timeoutMs = parseTimeout(globals, deps.env);
   const maxRetries = parseMaxRetries(deps.env);
@@ -258,6 +273,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           signal: deps.signal,
           loginHint: LOGIN_HINT,
           now: () => clock.now(),
+          sleep: clock.sleep,
           secrets,
           onChange: ({ method, path, status, requestId }) => {
             change = `${method} ${path} answered ${status}${requestId ? ` (request ${requestId})` : ''}`;

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DEVICE_CODE_GRANT } from '../api/constants.js';
 import type { Context } from '../context.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
@@ -110,7 +109,7 @@ export async function authorizeWithDevice(
   let interval = codes.interval;
   for (;;) {
     try {
-      await sleep(interval * 1000, undefined, { signal: ctx.signal });
+      await ctx.clock.sleep(interval * 1000, ctx.signal);
     } catch {
       throw new InterruptedError('interrupted; the login was cancelled');
     }

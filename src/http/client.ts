@@ -293,7 +293,8 @@ export class ApiClient {
   async #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     if (ms <= 0) return;
     try {
-      await sleep(ms, undefined, signal ? { signal } : undefined);
+      if (this.config.sleep) await this.config.sleep(ms, signal);
+      else await sleep(ms, undefined, signal ? { signal } : undefined);
     } catch {
       throw new InterruptedError();
     }

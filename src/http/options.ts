@@ -74,6 +74,8 @@ export interface ClientConfig {
   /** Hint printed with "not logged in" errors. */
   loginHint?: string;
   now?: () => number;
+  /** Waits between attempts (default: real time); rejects when the signal aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   dispatcher?: Dispatcher;
   /** No answer is read past this many bytes (default 64 MiB, SVC_MAX_RESPONSE_BYTES). */

@@ -30,7 +30,8 @@ beforeAll(async () => {
     NO_COLOR: '1',
   };
 });
-afterAll(() => {
+afterAll(async () => {
+  await prism?.stop();
   for (const path of dirs) rmSync(path, { recursive: true, force: true });
 });
 

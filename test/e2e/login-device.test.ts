@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { useChromium } from '../helpers/chromium.js';
 import { needs } from '../helpers/needs.js';
 import { spawnSvc, storedCredential } from '../helpers/oauth.js';
@@ -8,6 +8,10 @@ import { svc, tempConfigDir } from '../helpers/svc.js';
 
 const sandbox = useSandbox();
 const dir = tempConfigDir();
+beforeAll(() => {
+  // svc waits the interval the server gives before each poll (2 s): 1 s here halves the wait.
+  sandbox().state.oauth.devices.intervalSeconds = 1;
+});
 
 const env = () => ({ SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_CLIENT_ID: 'svc-cli' });
 

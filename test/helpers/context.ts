@@ -30,6 +30,26 @@ import type { Choice, Prompter } from '../../src/system/prompter.js';
 /** "Now" in tests unless one says otherwise: relative times ("2 years ago") are then exact. */
 export const FIXED_NOW = Date.parse('2026-01-15T12:00:00Z');
 
+/**
+ * A clock whose waits return at once and move `now()` on by what was asked, recording each wait
+ * (retries, Retry-After, polls): a test of waiting asserts the exact waits and takes no time.
+ */
+export function virtualClock(start = FIXED_NOW): Required<Clock> & { waits: number[] } {
+  let now = start;
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => now,
+    async sleep(ms, signal) {
+      signal?.throwIfAborted();
+      waits.push(ms);
+      now += ms;
+      // Let sockets and timers run, as a real wait would.
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
 export interface FakeIO {
   io: IOStreams;
   stdout: () => string;

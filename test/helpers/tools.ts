@@ -1,7 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { ROOT } from './paths.js';
 
 /** The published document, as the conformance tools read it. */
@@ -48,12 +47,14 @@ export interface Prism {
   log: () => string;
   /** The request and response violations Prism logged so far. */
   violations: () => string[];
+  /** Stops Prism and waits for it to exit (call it in afterAll: nothing else does). */
+  stop: () => Promise<void>;
 }
 
 /**
  * Stoplight Prism on a free loopback port, serving docs/openapi.json: `mock` answers from the
  * document alone; `proxy` forwards to `upstream` and checks every request and response against
- * the document, logging each difference as a violation. Stopped after the test file.
+ * the document, logging each difference as a violation. The caller stops it (`stop()`).
  */
 export async function startPrism(mode: 'mock' | 'proxy', upstream?: string): Promise<Prism> {
   const port = await freePort();
@@ -75,9 +76,6 @@ export async function startPrism(mode: 'mock' | 'proxy', upstream?: string): Pro
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  afterAll(() => {
-    if (child.exitCode === null) child.kill();
-  });
   let output = '';
   const collect = (chunk: Buffer) => {
     output += chunk.toString('utf8');
@@ -103,5 +101,11 @@ export async function startPrism(mode: 'mock' | 'proxy', upstream?: string): Pro
     url: `http://127.0.0.1:${port}`,
     log: () => output,
     violations: () => output.split('\n').filter((line) => line.includes('Violation:')),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
   };
 }

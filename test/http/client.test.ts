@@ -11,6 +11,7 @@ import {
   NotFoundError,
 } from '../../src/http/errors.js';
 import { tenantId } from '../../src/sandbox/seed.js';
+import { FIXED_NOW, virtualClock } from '../helpers/context.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string, hit: number) => void;
@@ -110,16 +111,22 @@ describe('ApiClient', () => {
   });
 
   it('waits as long as Retry-After says (seconds and HTTP date)', async () => {
+    const clock = virtualClock();
     const t = await target((_req, res, _b, hit) => {
       if (hit === 1) return json(res, 503, {}, { 'retry-after': '1' });
-      if (hit === 2) return json(res, 503, {}, { 'retry-after': new Date(Date.now() + 1000).toUTCString() });
+      const date = new Date(clock.now() + 1000).toUTCString();
+      if (hit === 2) return json(res, 503, {}, { 'retry-after': date });
       json(res, 200, { done: true });
     });
-    const started = Date.now();
-    const { data } = await client(t.url).get<{ done: boolean }>('/v1/x');
+    const { data } = await client(t.url, { now: clock.now, sleep: clock.sleep }).get<{ done: boolean }>(
+      '/v1/x',
+    );
     expect(data.done).toBe(true);
-    // HTTP dates have one-second resolution, so the second wait is at least a little over 0 s.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    // HTTP dates have one-second resolution: the second wait is up to a second, never nothing.
+    expect(clock.waits).toHaveLength(2);
+    expect(clock.waits[0]).toBe(1000);
+    expect(clock.waits[1]).toBeGreaterThan(0);
+    expect(clock.waits[1]).toBeLessThanOrEqual(1000);
   });
 
   it('gives up after the retry budget with the typed error of the last answer', async () => {
@@ -138,13 +145,37 @@ describe('ApiClient', () => {
     const t = await target((_req, res, _b, hit) =>
       hit === 1 ? json(res, 429, {}, { 'retry-after': '1' }) : json(res, 200, {}),
     );
-    const c = client(t.url);
-    const started = Date.now();
+    // Time moves only by waiting; the first request's wait holds until the test wakes it.
+    let now = FIXED_NOW;
+    const waits: number[] = [];
+    let asleep = () => {};
+    const firstAsleep = new Promise<void>((resolve) => {
+      asleep = resolve;
+    });
+    let wake = () => {};
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    const c = client(t.url, {
+      now: () => now,
+      sleep: async (ms) => {
+        waits.push(ms);
+        if (waits.length === 1) {
+          asleep();
+          await woken;
+        }
+        now += ms;
+      },
+    });
     const first = c.get('/v1/a');
-    await new Promise((r) => setTimeout(r, 100));
+    await firstAsleep;
+    // While the first request waits out its 429, a second one waits for the same pause, though
+    // its own answer is not a 429.
     await c.get('/v1/b');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    wake();
     await first;
+    expect(waits).toEqual([1000, 1000]);
+    expect(t.seen.map((r) => r.url)).toEqual(['/v1/a', '/v1/b', '/v1/a']);
   });
 
   it('turns a refused connection into a ConnectionError (exit 1) after retrying', async () => {

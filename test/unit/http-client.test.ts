@@ -12,6 +12,7 @@ import { AuthError, UsageError } from '../../src/errors.js';
 import { ApiClient, type ClientConfig } from '../../src/http/client.js';
 import { ConflictError } from '../../src/http/errors.js';
 import { BadResponseError } from '../../src/http/response.js';
+import { virtualClock } from '../helpers/context.js';
 
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
@@ -303,12 +304,14 @@ describe('an earlier attempt still running (409 idempotency_request_in_progress)
     expect(s.seen.map((r) => r.headers['idempotency-key'])).toEqual(['svc_k', 'svc_k', 'svc_k']);
   });
 
-  it('gives up after 12 waits, saying the change may still complete', async () => {
+  it('gives up after 12 waits of at least 100 ms, saying the change may still complete', async () => {
     const s = await serve([busy]);
-    const error = await client(s.url)
+    const clock = virtualClock();
+    const error = await client(s.url, { now: clock.now, sleep: clock.sleep })
       .post('/v1/roles', {}, { idempotencyKey: 'svc_k' })
       .catch((e) => e);
     expect(s.seen).toHaveLength(13);
+    expect(clock.waits).toEqual(Array(12).fill(100));
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.message).toBe(
       'the server is still working on this request (idempotency key svc_k) after svc waited 1 s for it; it may still complete',

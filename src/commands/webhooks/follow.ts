@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import type { Platform } from '../../platform/index.js';
@@ -26,7 +25,7 @@ export async function deliveryOutcome(
   let current = delivery;
   while (!settled(current) && ctx.clock.now() < until && !ctx.signal.aborted) {
     try {
-      await sleep(POLL_MS, undefined, { signal: ctx.signal });
+      await ctx.clock.sleep(POLL_MS, ctx.signal);
     } catch {
       break;
     }

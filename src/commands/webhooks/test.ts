@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
@@ -38,7 +37,7 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
   const deadline = ctx.clock.now() + options.waitSeconds * 1000;
   while (options.waitSeconds > 0 && delivery.attempt_count === 0 && ctx.clock.now() < deadline) {
     try {
-      await sleep(POLL_MS, undefined, { signal: ctx.signal });
+      await ctx.clock.sleep(POLL_MS, ctx.signal);
     } catch {
       throw new InterruptedError('interrupted while waiting for the test delivery', {
         hint: `follow it with: svc webhooks deliveries ${options.webhook}`,

@@ -37,6 +37,8 @@ export class DeviceAuthorizations {
   readonly #userCodes = new Map<string, string>();
   /** When recent wrong user codes were typed (RFC 8628 §5.1: guessing is rate-limited). */
   #misses: number[] = [];
+  /** The polling interval new authorizations start with (a test may shorten it to save time). */
+  intervalSeconds: number = OAUTH_LIMITS.deviceIntervalSeconds;
   readonly #clock: SandboxClock;
 
   constructor(clock: SandboxClock) {
@@ -57,7 +59,7 @@ export class DeviceAuthorizations {
       scopes,
       userCode,
       expiresAtMs: this.#clock.now() + OAUTH_LIMITS.deviceCodeLifetimeSeconds * 1000,
-      intervalSeconds: OAUTH_LIMITS.deviceIntervalSeconds,
+      intervalSeconds: this.intervalSeconds,
       lastPollMs: null,
       decision: null,
       issued: false,
