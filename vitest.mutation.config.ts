@@ -46,7 +46,16 @@ const FOLDER_TESTS: Record<string, string[]> = {
     'test/commands/auth/**',
     'test/commands/oauth/**',
   ],
-  bulk: ['test/bulk/**', 'test/unit/bulk-*.test.ts', 'test/commands/roles/revoke-file.test.ts'],
+  // With the bulk verbs that drive it in-process: grants and revokes from files (their readers,
+  // journal and resume), the dead-letter replay and discard, and svc apply.
+  bulk: [
+    'test/bulk/**',
+    'test/unit/bulk-*.test.ts',
+    'test/commands/roles/{assign-file,revoke-file,rows}.test.ts',
+    'test/commands/webhooks/replay.test.ts',
+    'test/commands/webhooks/dlq/discard.test.ts',
+    'test/commands/apply/**',
+  ],
   // Not test/webhooks/{api,delivery,fair*}: they test the sandbox's delivery engine (src/sandbox),
   // which signs with src/webhooks/signature.ts but takes seconds of retries per mutant.
   webhooks: [

@@ -5,25 +5,63 @@
  * when it becomes ready: about 0.4 s for the sandbox's routes, paid again by every sandbox a
  * process starts (the test suite starts about a hundred, the tour one per chapter). What a
  * validator or serializer does depends only on its schema, the shared schemas (`addSchema`) and
- * the compiler options, so each is compiled once per process for those three, written as JSON,
- * and reused. What each instance validates and sends is unchanged: same schemas, same options,
- * same compiled code.
+ * the compiler options, so each is compiled once per process for those three and reused. What
+ * each instance validates and sends is unchanged: same schemas, same options, same compiled code.
+ *
+ * Fastify asks for a compiler once per route (an app with shared schemas never counts as set up),
+ * handing each a fresh copy of the same shared-schema objects; `scope` is worked out once per app.
  */
 import AjvCompiler from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
-type Factory = (externalSchemas: unknown, options: unknown) => (route: { schema: unknown }) => unknown;
+type Compile = (route: { schema: unknown }) => unknown;
+type Factory = (externalSchemas: Record<string, unknown>, options: unknown) => Compile;
 
-/** `factory`, with what it compiles remembered by (shared schemas, options, route schema) as JSON. */
+/** `factory`, with what it compiles remembered by (shared schemas, options, route schema). */
 function remembered<F>(factory: F): F {
-  const compiled = new Map<string, unknown>();
-  const remembering: Factory = (externalSchemas, options) => {
-    const compile = (factory as unknown as Factory)(externalSchemas, options);
+  const compiled = new Map<string, Map<string, unknown>>();
+  /** Scopes by one of an app's shared-schema objects (the same for all its routes). */
+  const scopes = new WeakMap<object, { count: number; options: unknown; scope: string }>();
+  /** Route schemas already written as JSON (most are module-level constants). */
+  const json = new WeakMap<object, string>();
+
+  const scopeOf = (externalSchemas: Record<string, unknown>, options: unknown): string => {
+    const values = Object.values(externalSchemas);
+    const anchor = values.find((value) => typeof value === 'object' && value !== null) as object | undefined;
+    const known = anchor ? scopes.get(anchor) : undefined;
+    if (known && known.count === values.length && known.options === options) return known.scope;
     const scope = JSON.stringify([externalSchemas, options]);
+    if (anchor) scopes.set(anchor, { count: values.length, options, scope });
+    return scope;
+  };
+  const keyOf = (schema: unknown): string => {
+    if (typeof schema !== 'object' || schema === null) return JSON.stringify(schema);
+    let text = json.get(schema);
+    if (text === undefined) {
+      text = JSON.stringify(schema);
+      json.set(schema, text);
+    }
+    return text;
+  };
+
+  const remembering: Factory = (externalSchemas, options) => {
+    const scope = scopeOf(externalSchemas, options);
+    let done = compiled.get(scope);
+    if (!done) {
+      done = new Map();
+      compiled.set(scope, done);
+    }
+    const inScope = done;
+    // Made only on a miss, and afresh for each call as Fastify expects (the serializer factory's
+    // options change as it compiles).
+    let compile: Compile | undefined;
     return (route) => {
-      const key = `${scope}\n${JSON.stringify(route.schema)}`;
-      if (!compiled.has(key)) compiled.set(key, compile(route));
-      return compiled.get(key);
+      const key = keyOf(route.schema);
+      if (!inScope.has(key)) {
+        compile ??= (factory as unknown as Factory)(externalSchemas, options);
+        inScope.set(key, compile(route));
+      }
+      return inScope.get(key);
     };
   };
   return remembering as unknown as F;

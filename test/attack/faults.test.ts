@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
+import { virtualClock } from '../helpers/context.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { createWebhook, replayCounts } from '../helpers/webhooks.js';
 import { cases } from './lib.js';
@@ -20,11 +21,18 @@ afterEach(async () => {
   await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { fail_rate: 0, drop_rate: 0 } });
 });
 
-/** Runs the same command until it exits 0 (a resumed run), at most `tries` times. */
+/**
+ * Runs the same command until it exits 0 (a resumed run), at most `tries` times. svc's waits
+ * between retries take no time (virtualClock): the sandbox's faults are drawn per request, not
+ * per second, so waiting for them changes nothing but the test's length.
+ */
 async function untilDone(argv: string[], tries: number): Promise<number[]> {
   const codes: number[] = [];
   for (let i = 0; i < tries; i++) {
-    const r = await svc.run(argv, { env: { SVC_MAX_RETRIES: '6', SVC_TIMEOUT: '5' } });
+    const r = await svc.run(argv, {
+      env: { SVC_MAX_RETRIES: '6', SVC_TIMEOUT: '5' },
+      clock: virtualClock(Date.now()),
+    });
     codes.push(r.code);
     if (r.code === 0) break;
   }

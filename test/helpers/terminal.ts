@@ -71,7 +71,8 @@ export class Terminal {
     while (Date.now() < deadline) {
       screen = await this.screen(options);
       if (pattern.test(screen)) return screen;
-      await new Promise((r) => setTimeout(r, 100));
+      // capture-pane costs a few milliseconds; a short poll keeps a prompt's answer prompt.
+      await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`terminal never showed ${pattern}; screen:\n${screen}`);
   }

@@ -84,7 +84,7 @@ describe('GET /v1/audit_trail', () => {
       summary: 'audit-desk granted to usr_viewer permanently',
     });
     expect(byAction['webhook.updated']).toMatchObject({ target_id: hook.id, changes: ['description'] });
-    expect(byAction['api_key.issued'].summary).toMatch(/^publishable key dash \(svc_pk_\w+…\) issued$/);
+    expect(byAction['api_key.issued'].summary).toMatch(/^publishable key dash \(svc_pk_[\w-]+…\) issued$/);
     // No secret reaches the trail.
     expect(JSON.stringify(entries)).not.toMatch(/whsec_|svc_cs_|svc_pk_[\w-]{20}/);
   });
