@@ -13,7 +13,7 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { needs } from '../helpers/needs.js';
 import { authorizeUrl, consent, pkce, storedCredential, tokenRequests } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { BIN, svc } from '../helpers/svc.js';
+import { svc } from '../helpers/svc.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const sandbox = useSandbox();
@@ -38,12 +38,10 @@ afterEach(async () => {
   term = undefined;
 });
 
-const svcLine = (args: string) => `${process.execPath} ${BIN} ${args}; echo "exit=$?"; sleep 30`;
-
 needs('tmux').describe('svc login over SSH', () => {
   it('prints the URL, takes the pasted address of the redirect, refuses another login’s, and logs in', async () => {
     const before = await tokenRequests(sandbox());
-    term = await Terminal.start(`sh -c '${svcLine('login')}'`, env);
+    term = await Terminal.svc(['login'], env);
     const screen = await term.waitFor(/Paste the address here: /, 10_000, { joined: true });
     expect(screen).toContain(
       'An SSH session (SSH_CONNECTION is set): svc does not open a browser on this machine.',
@@ -72,9 +70,9 @@ needs('tmux').describe('svc login over SSH', () => {
     expect(mine.location!.searchParams.get('code')).toBeTruthy();
     await term.type(mine.location!.href);
     await term.send('Enter');
-    const done = await term.waitFor(/exit=\d+/, 15_000, { joined: true });
+    const done = await term.waitFor(/\[exit \d+\]/, 15_000, { joined: true });
     expect(done).toContain(`✓ Logged in to ${sandbox().url} as`);
-    expect(done).toContain('exit=0');
+    expect(done).toContain('[exit 0]');
     // One code exchanged, with this login's verifier; the other login's code was never sent.
     expect((await tokenRequests(sandbox())) - before).toBe(1);
     expect(storedCredential(env.SVC_CONFIG_DIR!)).toMatchObject({ type: 'oauth', client_id: 'svc-cli' });
@@ -84,14 +82,14 @@ needs('tmux').describe('svc login over SSH', () => {
 
   it('--no-browser on a terminal still finishes by itself when the redirect reaches this machine', async () => {
     const local = { ...env, SSH_CONNECTION: '', SVC_CONFIG_DIR: join(env.HOME!, 'config-local') };
-    term = await Terminal.start(`sh -c '${svcLine('login --no-browser')}'`, local);
+    term = await Terminal.svc(['login', '--no-browser'], local);
     const screen = await term.waitFor(/Paste the address here: /, 10_000, { joined: true });
     expect(screen).not.toContain('SSH session');
     const url = /(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/.exec(screen)![1]!;
     const answered = await consent(url);
     await (await fetch(answered.location!)).text();
-    const done = await term.waitFor(/exit=\d+/, 15_000, { joined: true });
+    const done = await term.waitFor(/\[exit \d+\]/, 15_000, { joined: true });
     expect(done).toContain('✓ Logged in');
-    expect(done).toContain('exit=0');
+    expect(done).toContain('[exit 0]');
   }, 40_000);
 });

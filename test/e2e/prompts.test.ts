@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { needs } from '../helpers/needs.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { BIN, svc } from '../helpers/svc.js';
+import { svc } from '../helpers/svc.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const sandbox = useSandbox();
@@ -32,11 +32,9 @@ afterEach(async () => {
   term = undefined;
 });
 
-const svcLine = (args: string) => `${process.execPath} ${BIN} ${args}; echo "exit=$?"; sleep 30`;
-
 needs('tmux').describe('prompts in a real terminal', () => {
   it('asks for the tenant, the kind and a justification when they are missing', async () => {
-    term = await Terminal.start(`sh -c '${svcLine('tenants api-keys create')}'`, env);
+    term = await Terminal.svc(['tenants', 'api-keys', 'create'], env);
     await term.waitFor(/Tenant[\s\S]*Acme Treasury \(acme-treasury\)/);
     await term.send('Down'); // Acme Payments EU
     await term.send('Enter');
@@ -49,11 +47,11 @@ needs('tmux').describe('prompts in a real terminal', () => {
     await term.waitFor(/at least 10 characters/);
     await term.type(' but now long enough');
     await term.send('Enter');
-    const screen = await term.waitFor(/exit=\d+/);
+    const screen = await term.waitFor(/\[exit \d+\]/);
     expect(screen).toMatch(/kind +service_role/);
     expect(screen).toMatch(/tenant +Acme Payments EU/);
     expect(screen).toMatch(/key +svc_sk_/);
-    expect(screen).toContain('exit=0');
+    expect(screen).toContain('[exit 0]');
   });
 
   it("confirms a destructive action with the tenant's display name; no means nothing changes", async () => {
@@ -71,11 +69,11 @@ needs('tmux').describe('prompts in a real terminal', () => {
       { env },
     );
     const id = JSON.parse(created.stdout).id as string;
-    term = await Terminal.start(
-      `sh -c '${svcLine(`--tenant 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 records delete exceptions ${id}`)}'`,
+    term = await Terminal.svc(
+      ['--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016', 'records', 'delete', 'exceptions', id],
       env,
       // Wide enough for the whole question on one line (the prompt wraps it to the terminal).
-      160,
+      { columns: 160 },
     );
     await term.waitFor(
       new RegExp(
@@ -84,9 +82,9 @@ needs('tmux').describe('prompts in a real terminal', () => {
     );
     await term.type('n');
     await term.send('Enter');
-    const screen = await term.waitFor(/exit=\d+/);
+    const screen = await term.waitFor(/\[exit \d+\]/);
     expect(screen).toContain('error: cancelled; nothing was changed');
-    expect(screen).toContain('exit=2');
+    expect(screen).toContain('[exit 2]');
     const still = await svc(
       ['records', 'ls', 'exceptions', '--json', '--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016'],
       { env },
@@ -95,14 +93,14 @@ needs('tmux').describe('prompts in a real terminal', () => {
   });
 
   it('asks which webhook when it is missing', async () => {
-    term = await Terminal.start(
-      `sh -c '${svcLine('--tenant 8ab23c1d-a27b-565a-ad8f-983ecf5fe016 webhooks deliveries --limit 1')}'`,
+    term = await Terminal.svc(
+      ['--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016', 'webhooks', 'deliveries', '--limit', '1'],
       env,
     );
     await term.waitFor(/Webhook[\s\S]*wh_\S+ +http/);
     await term.send('Enter');
-    const screen = await term.waitFor(/exit=\d+/);
+    const screen = await term.waitFor(/\[exit \d+\]/);
     expect(screen).toMatch(/\d+ deliver(y|ies): \d+ delivered, \d+ failed, \d+ in flight/);
-    expect(screen).toContain('exit=0');
+    expect(screen).toContain('[exit 0]');
   });
 });

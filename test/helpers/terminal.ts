@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { TEST_CACHE_DIR } from './svc.js';
+import { BIN, TEST_CACHE_DIR } from './svc.js';
 
 const run = promisify(execFile);
 
@@ -16,8 +16,13 @@ export class Terminal {
     this.#socket = socket;
   }
 
-  /** Starts `command` (a shell command line) in a 120×40 terminal with exactly `env`. */
-  static async start(command: string, env: Record<string, string>, columns = 120): Promise<Terminal> {
+  /** Starts `command` (a shell command line) in a terminal (120×40 unless told) with exactly `env`. */
+  static async start(
+    command: string,
+    env: Record<string, string>,
+    columns = 120,
+    rows = 40,
+  ): Promise<Terminal> {
     const socket = `svc-test-${randomBytes(6).toString('hex')}`;
     // svc started in the terminal keeps its code caches with the suite's, never in ~/.cache/svc.
     const assignments = Object.entries({ SVC_CACHE_DIR: TEST_CACHE_DIR, ...env }).map(
@@ -35,10 +40,29 @@ export class Terminal {
       '-x',
       String(columns),
       '-y',
-      '40',
+      String(rows),
       `env -i ${assignments.join(' ')} ${command}`,
     ]);
     return new Terminal(socket);
+  }
+
+  /**
+   * `svc ARGS` (the built binary) in a terminal; once it ends the screen shows `[exit N]` and the
+   * pane stays for reading. `stdout`: a file svc's standard output goes to instead.
+   */
+  static svc(
+    args: string[],
+    env: Record<string, string>,
+    options: { columns?: number; rows?: number; stdout?: string } = {},
+  ): Promise<Terminal> {
+    const line = [process.execPath, BIN, ...args].map(shellQuote).join(' ');
+    const redirect = options.stdout ? ` > ${shellQuote(options.stdout)}` : '';
+    return Terminal.start(
+      `sh -c ${shellQuote(`${line}${redirect}; echo "[exit $?]"; sleep 600`)}`,
+      env,
+      options.columns,
+      options.rows,
+    );
   }
 
   async send(...keys: string[]): Promise<void> {
@@ -71,8 +95,8 @@ export class Terminal {
     while (Date.now() < deadline) {
       screen = await this.screen(options);
       if (pattern.test(screen)) return screen;
-      // capture-pane costs a few milliseconds; a short poll keeps a prompt's answer prompt.
-      await new Promise((r) => setTimeout(r, 25));
+      // Each look is a tmux process (about 10 ms of the worker's CPU): 50 ms between looks.
+      await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`terminal never showed ${pattern}; screen:\n${screen}`);
   }
