@@ -207,8 +207,8 @@ describe('a reasonable server that is not the sandbox', () => {
   it('types known error codes by code and a plain 404 by the resource', async () => {
     answers.set('GET /v1/roles/gone', { status: 404, body: { message: 'Not here' } });
     expect(await failure(client().platform.roles.get('gone'))).toBeInstanceOf(RoleNotFoundError);
-    // Retry-After: 0, so the client's bounded wait for its earlier attempt (12 waits) ends in a
-    // second rather than after the backoff's ~45 s; the error is the same either way.
+    // The client's bounded wait for its earlier attempt (12 waits) ends the same whatever the
+    // waits; Retry-After: 0 keeps them short even on a real clock.
     answers.set('POST /v1/users/u1/roles', {
       status: 409,
       body: { error: { code: 'idempotency_request_in_progress', message: 'still running' } },

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Context } from '../../context.js';
+import { type Context, parseTimeout } from '../../context.js';
 import type { CallOptions, Platform } from '../../platform/index.js';
 import type { MakeContext } from '../kit.js';
 
@@ -12,7 +12,7 @@ const KINDS: Record<string, { list: Lister; field: 'id' | 'name' }> = {
   webhooks: { list: (p, o) => p.webhooks.list({}, o), field: 'id' },
 };
 
-/** How long completion may wait for the API: a TAB press must not hang. */
+/** How long completion may wait for the API: a TAB press must not hang (less if --timeout says so). */
 const TIMEOUT_MS = 1500;
 
 /**
@@ -26,7 +26,8 @@ export async function runComplete(ctx: Context, kind: string): Promise<void> {
       values.push(...Object.keys(ctx.store().profiles()).sort());
     } else if (KINDS[kind]) {
       const { list, field } = KINDS[kind];
-      const { items } = await list(await ctx.platform(), { timeoutMs: TIMEOUT_MS, maxRetries: 0 });
+      const timeoutMs = Math.min(TIMEOUT_MS, parseTimeout(ctx.globals, ctx.env));
+      const { items } = await list(await ctx.platform(), { timeoutMs, maxRetries: 0 });
       for (const item of items) {
         const value = (item as Record<string, unknown>)?.[field];
         if (typeof value === 'string' && !/\s/.test(value)) values.push(value);

@@ -76,8 +76,11 @@ describe('svc __complete', () => {
 
     it('prints nothing and exits 0 (a TAB press never shows an error)', async () => {
       const port = (silent.address() as { port: number }).port;
+      // At most 1.5 s, or SVC_TIMEOUT when shorter (0.2 s here).
       expect(
-        await svc.run(['__complete', 'tenants'], { env: { SVC_BASE_URL: `http://127.0.0.1:${port}` } }),
+        await svc.run(['__complete', 'tenants'], {
+          env: { SVC_BASE_URL: `http://127.0.0.1:${port}`, SVC_TIMEOUT: '0.2' },
+        }),
       ).toEqual({ code: 0, stdout: '', stderr: '' });
     });
   });
