@@ -144,8 +144,16 @@ export function recordAt(
         throw new Error(`no record at offset ${offset} of ${path}`);
       }
       try {
-        const [record] = parseSync(bytes, { ...CSV_OPTIONS, bom: offset === 0, columns, to: 1 });
-        if (record) return record as Record<string, unknown>;
+        const [first] = parseSync(bytes, {
+          ...CSV_OPTIONS,
+          bom: offset === 0,
+          columns,
+          to: 1,
+          info: true,
+        }) as Array<{ record: Record<string, unknown>; info: { bytes: number } }>;
+        // A record that runs to the window's end may go on past it: read a larger window.
+        if (first && !whole && first.info.bytes >= bytes.length) continue;
+        if (first) return first.record;
       } catch (error) {
         if (whole) throw error;
         continue;

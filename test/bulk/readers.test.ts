@@ -2,7 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type InputEvent, MAX_RECORD_BYTES, readInput, recordAt } from '../../src/bulk/readers.js';
+import {
+  detectFormat,
+  type InputEvent,
+  MAX_RECORD_BYTES,
+  readInput,
+  recordAt,
+} from '../../src/bulk/readers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-readers-'));
 async function read(name: string, content: string | Buffer): Promise<InputEvent[]> {
@@ -106,5 +112,77 @@ describe('recordAt', () => {
       e.kind === 'record' ? [recordAt(join(dir, 'again.ndjson'), undefined, e.offset)] : [],
     );
     expect(found).toEqual([{ a: 1 }, { b: 'é' }]);
+  });
+});
+
+describe('detectFormat', () => {
+  it.each([
+    ['a.csv', '{"a":1}', 'csv'],
+    ['A.CSV', '', 'csv'],
+    ['a.ndjson', 'user,role', 'ndjson'],
+    ['a.json', 'user,role', 'ndjson'],
+    ['a.jsonl', 'user,role', 'ndjson'],
+    ['a.NDJSONL', 'user,role', 'ndjson'],
+    ['a.csv.bak', '{"a":1}', 'ndjson'],
+    ['a.ndjson.bak', 'user,role', 'csv'],
+    ['a.jsonx', 'user,role', 'csv'],
+    ['rows', '\uFEFF \r\n {"a":1}', 'ndjson'],
+    ['rows', 'user,{"a":1}', 'csv'],
+    ['rows', '', 'csv'],
+  ])('%s starting %j is %s', (name, first, format) => {
+    expect(detectFormat(name, Buffer.from(first))).toBe(format);
+  });
+});
+
+describe('readInput: edges', () => {
+  it('CSV: an unclosed quote that opens a record, after CRLFs and escaped quotes, is named by its line', async () => {
+    const events = await read('q.csv', 'user,note\r\nu1,"a""b\r\nc"\r\n"u2\r\nu3,x\r\n');
+    expect(problems(events)).toEqual([
+      [4, 'not valid CSV: Quote Not Closed: the quoted field that starts on this line never ends'],
+    ]);
+    expect(records(events)).toEqual([[2, { user: 'u1', note: 'a"b\r\nc' }]]);
+    const spaced = await read('q2.csv', 'user,note\nu1,x\nu2,  "open\nu3\n');
+    expect(problems(spaced)).toEqual([
+      [3, 'not valid CSV: Quote Not Closed: the quoted field that starts on this line never ends'],
+    ]);
+  });
+
+  it('CSV: a record longer than the limit without quotes, and a quote inside a field', async () => {
+    const long = await read('long.csv', `user,note\nu1,x\nu2,${'y'.repeat(MAX_RECORD_BYTES + 10)}\nu3,z\n`);
+    expect(problems(long)).toEqual([[3, `not valid CSV: a record is longer than ${MAX_RECORD_BYTES} bytes`]]);
+    const inside = await read('inside.csv', 'user,note\nu1,x\nu2,a"b\n');
+    expect(problems(inside)).toEqual([
+      [3, 'not valid CSV: Invalid Opening Quote: a quote is found on field "note", value is "a"'],
+    ]);
+  });
+
+  it('NDJSON: a line longer than the limit is one problem, and the lines after it are read', async () => {
+    const big = JSON.stringify({ pad: 'x'.repeat(MAX_RECORD_BYTES) });
+    const events = await read('big.ndjson', `${big}\r\n{"a":1}\n${big}`);
+    expect(problems(events)).toEqual([
+      [1, `the line is longer than ${MAX_RECORD_BYTES} bytes`],
+      [3, `the line is longer than ${MAX_RECORD_BYTES} bytes`],
+    ]);
+    expect(records(events)).toEqual([[2, { a: 1 }]]);
+  });
+
+  it('recordAt reads records longer than its first window, and refuses an offset with no record', async () => {
+    const note = 'n'.repeat(200_000);
+    const csv = join(dir, 'wide.csv');
+    writeFileSync(csv, `user,note\nu1,${note}\nu2,"${note}"\n`);
+    const offsets: number[] = [];
+    for await (const e of readInput(csv, 'wide.csv')) if (e.kind === 'record') offsets.push(e.offset);
+    expect(offsets.map((o) => recordAt(csv, ['user', 'note'], o))).toEqual([
+      { user: 'u1', note },
+      { user: 'u2', note },
+    ]);
+    const ndjson = join(dir, 'wide.ndjson');
+    writeFileSync(ndjson, `{"note":"${note}"}\n\n`);
+    expect(recordAt(ndjson, undefined, 0)).toEqual({ note });
+    const blank = Buffer.byteLength(`{"note":"${note}"}\n`);
+    expect(() => recordAt(ndjson, undefined, blank)).toThrow(`no record at offset ${blank} of ${ndjson}`);
+    expect(() =>
+      recordAt(csv, ['user', 'note'], Buffer.byteLength(`user,note\nu1,${note}\nu2,"${note}"\n`)),
+    ).toThrow(/^no record at offset \d+ of /);
   });
 });
