@@ -1,12 +1,13 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultJournalPath, Journal } from '../../src/bulk/journal.js';
 import { type BulkItem, type BulkResult, runItems, type WorkCall } from '../../src/bulk/runner.js';
 import { UsageError } from '../../src/errors.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError, ConnectionError } from '../../src/http/errors.js';
 import { deriveIdempotencyKey } from '../../src/http/idempotency.js';
+import { IdempotencyInProgressError } from '../../src/platform/errors.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'svc-runner-'));
 const NOW = Date.parse('2026-01-15T09:30:00Z');
@@ -50,6 +51,73 @@ describe('Journal', () => {
     expect(defaultJournalPath({ SVC_STATE_DIR: '/s' }, 'grants', 'abcdef0123456789ff')).toBe(
       '/s/journals/grants-abcdef0123456789.ndjson',
     );
+    expect(defaultJournalPath({ SVC_STATE_DIR: '', XDG_STATE_HOME: '/x' }, 'replay', 'ab')).toBe(
+      '/x/svc/journals/replay-ab.ndjson',
+    );
+    expect(defaultJournalPath({}, 'grants', 'ab')).toBe(
+      join(homedir(), '.local/state/svc/journals/grants-ab.ndjson'),
+    );
+  });
+
+  it('an empty or blank file is a new run; a file that cannot be read, or whose first line is not a header, is refused', () => {
+    const path = join(dir(), 'j.ndjson');
+    writeFileSync(path, ' \n\n');
+    const fresh = Journal.load(path, 'op', () => NOW + 999);
+    expect(fresh.run).toEqual({ runId: expect.any(String), startedAtMs: NOW, resumed: false });
+    const folder = dir();
+    expect(() => Journal.load(folder, 'op', now)).toThrow(
+      `cannot read journal ${folder}: EISDIR: illegal operation on a directory, read`,
+    );
+    for (const first of [
+      'not json',
+      '{"journal":2,"operation":"op","run_id":"r","started_at":"later"}',
+      '{"operation":"op","started_at":"2026-01-15T09:30:00Z"}',
+    ]) {
+      writeFileSync(path, `${first}\n`);
+      const error = (() => {
+        try {
+          Journal.load(path, 'op', now);
+        } catch (e) {
+          return e as UsageError;
+        }
+      })();
+      expect(error).toBeInstanceOf(UsageError);
+      expect([error?.message, error?.hint]).toEqual([
+        `journal ${path} belongs to another operation`,
+        'use the same file, flags, profile and tenant to resume, or pass another --journal',
+      ]);
+    }
+  });
+
+  it('writes its header once, skips lines without a key, and removes itself when done', () => {
+    const path = join(dir(), 'deep', 'j.ndjson');
+    const j = Journal.load(path, 'op', now);
+    j.start();
+    j.start();
+    j.record('a');
+    j.record('b', { id: 'b1' });
+    writeFileSync(path, `${readFileSync(path, 'utf8')}\n{"status":"ok"}\n{"key":7}\n`);
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    expect(lines.filter((l) => l.includes('"run_id"'))).toHaveLength(1);
+    expect(JSON.parse(lines[1]!)).toEqual({ key: 'a', status: 'ok', at: '2026-01-15T09:30:00Z' });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const again = Journal.load(path, 'op', now);
+    expect([again.has('a'), again.has('b'), again.get('a'), again.get('b')]).toEqual([
+      true,
+      true,
+      undefined,
+      { id: 'b1' },
+    ]);
+    expect([...again.finished()]).toEqual([{ id: 'b1' }]);
+    again.start();
+    expect(
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"run_id"')),
+    ).toHaveLength(1);
+    j.remove();
+    expect(existsSync(path)).toBe(false);
+    again.remove();
   });
 });
 
@@ -209,5 +277,155 @@ describe('runItems', () => {
     });
     await expect(run).rejects.toThrow('page 2 could not be fetched');
     expect([produced, worked]).toEqual([8, 7]);
+  });
+});
+
+describe('runItems: what a failure is', () => {
+  const cases: Array<[string, boolean, () => unknown, NonNullable<BulkResult['error']>]> = [
+    [
+      '400 with a code and a request id',
+      true,
+      () => new ApiError({ status: 400, code: 'invalid', message: 'bad row', requestId: 'req_9' }),
+      { code: 'invalid', message: 'bad row', status: 400, request_id: 'req_9' },
+    ],
+    [
+      '499 without a code',
+      true,
+      () => new ApiError({ status: 499, message: 'odd' }),
+      { code: 'api_error', message: 'odd', status: 499 },
+    ],
+    [
+      '408',
+      false,
+      () => new ApiError({ status: 408, code: 'timeout', message: 'slow' }),
+      { code: 'timeout', message: 'slow', status: 408 },
+    ],
+    [
+      '429',
+      false,
+      () => new ApiError({ status: 429, code: 'rate_limited', message: 'later' }),
+      { code: 'rate_limited', message: 'later', status: 429 },
+    ],
+    [
+      '500',
+      false,
+      () => new ApiError({ status: 500, code: 'boom', message: 'boom' }),
+      { code: 'boom', message: 'boom', status: 500 },
+    ],
+    [
+      '409 of an earlier attempt still running',
+      false,
+      () =>
+        new IdempotencyInProgressError({
+          status: 409,
+          code: 'idempotency_request_in_progress',
+          message: 'still running',
+        }),
+      { code: 'idempotency_request_in_progress', message: 'still running', status: 409 },
+    ],
+    [
+      'a connection error',
+      false,
+      () => new ConnectionError('connection refused'),
+      { code: 'connection_error', message: 'connection refused' },
+    ],
+    [
+      "svc's own error without a code",
+      false,
+      () => new UsageError('no such role'),
+      { code: 'usage', message: 'no such role' },
+    ],
+    [
+      'anything else',
+      false,
+      () => new TypeError('x is not a function'),
+      { code: 'unexpected', message: 'x is not a function' },
+    ],
+  ];
+
+  it.each(cases)(
+    '%s: refused (a new key next run): %s; reported as given',
+    async (_name, refused, make, error) => {
+      const journal = Journal.load(join(dir(), 'j.ndjson'), 'op', now);
+      journal.start();
+      const results: BulkResult[] = [];
+      const summary = await runItems({
+        items: items(1),
+        concurrency: 1,
+        journal,
+        runId: 'run',
+        stop: never,
+        now,
+        work: async () => {
+          throw make();
+        },
+        onResult: (r) => {
+          results.push(r);
+        },
+      });
+      expect(results).toEqual([{ line: 2, key: 'k0', status: 'failed', error }]);
+      expect(summary).toMatchObject({ total: 1, failed: 1, unsettled: 1, refused: refused ? 1 : 0 });
+      expect(journal.attempts('k0')).toBe(refused ? 1 : 0);
+      expect(journal.has('k0')).toBe(false);
+    },
+  );
+
+  it('an item without a line is reported without one; the summary times the run by its clock', async () => {
+    let t = NOW;
+    const results: BulkResult[] = [];
+    const summary = await runItems({
+      items: [{ key: 'only', data: 1 }],
+      concurrency: 0,
+      runId: 'run',
+      stop: never,
+      now: () => t,
+      work: async () => {
+        t += 1500;
+        return { id: 'x' };
+      },
+      onResult: (r) => {
+        results.push(r);
+      },
+    });
+    expect(results).toEqual([{ key: 'only', status: 'ok', id: 'x' }]);
+    expect(summary).toEqual({
+      total: 1,
+      ok: 1,
+      failed: 0,
+      skipped: 0,
+      unsettled: 0,
+      refused: 0,
+      blocked: 0,
+      stopped: false,
+      elapsedMs: 1500,
+    });
+  });
+
+  it('a stop before the first item starts nothing and closes the source', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    let closed = false;
+    let produced = 0;
+    const source = {
+      [Symbol.iterator]() {
+        return {
+          next: () => ({ done: false, value: { key: `s${produced++}`, data: 0 } }),
+          return: () => {
+            closed = true;
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    } as Iterable<BulkItem<number>>;
+    const summary = await runItems({
+      items: source,
+      concurrency: 2,
+      runId: 'run',
+      stop: stop.signal,
+      now,
+      work: async () => ({}),
+    });
+    expect(summary).toMatchObject({ total: 0, stopped: true });
+    expect([produced, closed]).toEqual([0, true]);
   });
 });

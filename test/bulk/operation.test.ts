@@ -1,0 +1,186 @@
+/**
+ * The one bulk operation (src/bulk/operation.ts) with a verb of the test's own: no server, items
+ * worked in-process, exact output on a Context over buffers. What each real bulk verb adds is
+ * tested with it (test/commands/roles/assign-file.test.ts, test/commands/webhooks/replay.test.ts).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type BulkVerb, runBulkOperation } from '../../src/bulk/operation.js';
+import type { BulkItem } from '../../src/bulk/runner.js';
+import { exitCodeFor } from '../../src/errors.js';
+import { NotFoundError } from '../../src/http/errors.js';
+import { testContext, useTempDirs, type VerbOptions } from '../helpers/context.js';
+
+const dirs = useTempDirs();
+
+interface Row {
+  line?: number;
+  key: string;
+  status: string;
+  note: string;
+}
+
+/** A verb over `outcomes` (one item each): `ok`, `fail`, `replayed` (done by an earlier run). */
+function verb(outcomes: string[], extra: Partial<BulkVerb<string, Row>> = {}): BulkVerb<string, Row> {
+  const items = (): Array<BulkItem<string>> =>
+    outcomes.map((o, i) => ({ key: `k${i}`, line: i + 2, data: o }));
+  const work = async (item: BulkItem<string>) => {
+    if (item.data === 'fail')
+      throw new NotFoundError({ status: 404, code: 'not_found', message: `${item.key} not found` });
+    return item.data === 'replayed' ? { replayed: true } : {};
+  };
+  return {
+    kind: 'test-op',
+    // A run of its own unless a test says otherwise (the same identity resumes a kept journal).
+    identity: [randomUUID()],
+    journal: undefined,
+    dryRun: false,
+    concurrency: 1,
+    words: { act: 'touch', doing: 'touching', done: 'touched' },
+    prepare: async () => outcomes.length,
+    items,
+    work,
+    plan: async (item) =>
+      item.data === 'fail'
+        ? { status: 'failed', error: { code: 'x', message: 'would fail' } }
+        : item.data === 'replayed'
+          ? { status: 'skipped' }
+          : {},
+    present: (result, item) => ({
+      line: item.line,
+      key: item.key,
+      status: result.plan ?? result.status,
+      note: result.error?.message ?? '',
+    }),
+    columns: () => [
+      { header: 'line', value: (r: Row) => String(r.line ?? '') },
+      { header: 'key', value: (r: Row) => r.key },
+      { header: 'status', value: (r: Row) => r.status },
+      { header: 'note', value: (r: Row) => r.note },
+    ],
+    describe: (row) => `line ${row.line}: ${row.note}`,
+    ...extra,
+  };
+}
+
+async function run(v: BulkVerb<string, Row>, options: VerbOptions = {}) {
+  const made = testContext({
+    ...options,
+    env: { ...dirs(), SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TENANT: 'ten_1', ...options.env },
+  });
+  let code = 0;
+  let error: unknown;
+  try {
+    await runBulkOperation(made.ctx, v);
+  } catch (e) {
+    error = e;
+    code = exitCodeFor(e);
+  }
+  await made.ctx.close();
+  return { code, error, stdout: made.stdout(), stderr: made.stderr() };
+}
+
+const journals = () => {
+  const dir = join(dirs().SVC_STATE_DIR!, 'journals');
+  return existsSync(dir) ? readdirSync(dir) : [];
+};
+
+describe('runBulkOperation', () => {
+  it('nothing to do: says so; --json prints an empty list; no journal is started', async () => {
+    const empty = verb([], { empty: 'the queue is empty; nothing to touch' });
+    expect(await run(empty)).toEqual({
+      code: 0,
+      error: undefined,
+      stdout: '',
+      stderr: 'the queue is empty; nothing to touch\n',
+    });
+    expect(await run(empty, { globals: { json: true } })).toMatchObject({
+      code: 0,
+      stdout: '[]\n',
+      stderr: 'the queue is empty; nothing to touch\n',
+    });
+    expect(journals()).toEqual([]);
+  });
+
+  it('names the first three failures in its error, counts the rest, and keeps nothing to resume', async () => {
+    const r = await run(verb(['ok', 'fail', 'fail', 'ok', 'fail', 'fail']));
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe(
+      [
+        '2\tk0\tok\t',
+        '3\tk1\tfailed\tk1 not found',
+        '4\tk2\tfailed\tk2 not found',
+        '5\tk3\tok\t',
+        '6\tk4\tfailed\tk4 not found',
+        '7\tk5\tfailed\tk5 not found',
+        '',
+      ].join('\n'),
+    );
+    expect(r.stderr).toBe('2 touched, 4 failed in 0.0 s\n');
+    expect(r.error).toMatchObject({
+      message:
+        '4 of 6 item(s) failed: line 3: k1 not found; line 4: k2 not found; line 6: k4 not found; and 1 more',
+    });
+    // Failed rows are kept for the same command to try again once they are fixed.
+    expect((r.error as { hint: string }).hint).toMatch(
+      /^fix them and run the same command again to resume \(journal .+\.ndjson\); --ndjson prints one result per item$/,
+    );
+  });
+
+  it('says how many results an earlier run had already done', async () => {
+    const r = await run(verb(['replayed', 'ok', 'replayed']));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      '2 of these were done by the earlier run this one resumes; the platform answered with what it did then\n✓ 3 touched in 0.0 s\n',
+    );
+  });
+
+  it('one named item: its failure is the command error, with its exit code', async () => {
+    const r = await run(verb(['fail'], { single: true }));
+    expect(r.error).toBeInstanceOf(NotFoundError);
+    expect([r.code, r.stdout, r.stderr]).toEqual([5, '2\tk0\tfailed\tk0 not found\n', '']);
+    const two = await run(verb(['fail', 'ok'], { single: true }));
+    expect(two.code).toBe(7);
+  });
+
+  it('a dry run plans each item (touch, skip, fail) and changes nothing', async () => {
+    const before = journals();
+    const r = await run(verb(['ok', 'replayed', 'fail'], { dryRun: true }));
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('2\tk0\ttouch\t\n3\tk1\tskip\t\n4\tk2\tfail\twould fail\n');
+    expect(r.stderr).toBe('dry run: 1 would be touched, 1 would be skipped, 1 would fail\n');
+    expect(r.error).toMatchObject({
+      message: '1 of 3 item(s) would fail: line 4: would fail',
+      hint: 'nothing was changed; fix them before running without --dry-run',
+    });
+    expect(journals()).toEqual(before);
+  });
+
+  it('draws progress on a terminal only when the output is for people', async () => {
+    const many = Array.from({ length: 30 }, () => 'ok');
+    const tty = await run(verb(many), { tty: { stderr: true } });
+    expect(tty.stderr).toContain('touching');
+    const json = await run(verb(many), { tty: { stderr: true }, globals: { json: true } });
+    expect(json.stderr).not.toContain('touching');
+    const pipe = await run(verb(many));
+    expect(pipe.stderr).toBe('✓ 30 touched in 0.0 s\n');
+  });
+
+  it('journals under the operation: kind, server, tenant and identity, hashed', async () => {
+    const hash = (parts: unknown[]) =>
+      createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
+    const before = new Set(journals());
+    const env = { SVC_BASE_URL: 'https://api.example', SVC_TENANT: 'ten_9' };
+    const kept = await run(verb(['ok', 'fail'], { identity: ['file-hash'] }), { env });
+    expect(kept.code).toBe(7);
+    const name = `test-op-${hash(['test-op', 2, 'https://api.example', 'ten_9', 'file-hash'])}.ndjson`;
+    expect(journals().filter((j) => !before.has(j))).toEqual([name]);
+    // The same command again resumes it: the done row is skipped, the failed one tried again.
+    const again = await run(verb(['ok', 'ok'], { identity: ['file-hash'] }), { env });
+    expect([again.code, again.stderr]).toEqual([0, '✓ 1 touched, 1 skipped in 0.0 s\n']);
+    expect(journals()).not.toContain(name);
+    expect((kept.error as { hint: string }).hint).toContain(join(dirs().SVC_STATE_DIR!, 'journals', name));
+  });
+});
