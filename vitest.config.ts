@@ -15,8 +15,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Tests spawn processes and servers; two cores are all CI has. (3 workers measured no faster.)
-    maxWorkers: 2,
+    // Two cores, but a worker waits about half its time on the processes its tests spawn (svc,
+    // tmux, shells, Chromium, Prism): on the 2-core machine, median of 3 runs, 3 workers took
+    // 50.8 s, 2 took 57.0 s and 4 took 56–60 s (each worker loads src/ and its tools again).
+    maxWorkers: 3,
     // A worker keeps its loaded modules from one test file to the next: each file used to import
     // src/ (the command tree, fastify, undici) afresh, 45 of the 130 s of test/commands +
     // test/sandbox. Test files share no state but the module cache: every file starts its own
