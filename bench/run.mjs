@@ -69,7 +69,8 @@ if (only.length === 0) {
     '',
   ];
   const file = join(ROOT, 'bench', 'RESULTS.md');
-  // Mutation scores come from `npm run mutation`, not from a benchmark: kept as they are.
+  // Mutation scores come from `npm run mutation` and the suite's wall time from vitest, not from a
+  // benchmark: everything from the mutation section on is kept as it is.
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const mutation = previous.indexOf('\n## Mutation testing');
   const kept = mutation === -1 ? '' : `\n${previous.slice(mutation + 1).trimEnd()}\n`;
