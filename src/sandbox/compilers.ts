@@ -3,7 +3,7 @@
  *
  * Each `Fastify()` makes its own Ajv and compiles every route's validators and serializers again
  * when it becomes ready: about 0.4 s for the sandbox's routes, paid again by every sandbox a
- * process starts (the test suite starts about a hundred, the tour one per chapter). What a
+ * process starts (the test suite starts about a hundred in its few processes). What a
  * validator or serializer does depends only on its schema, the shared schemas (`addSchema`) and
  * the compiler options, so each is compiled once per process for those three and reused. What
  * each instance validates and sends is unchanged: same schemas, same options, same compiled code.
