@@ -18,7 +18,7 @@ let url: string;
 
 needs('openssl').describe('HTTPS', () => {
   beforeAll(async () => {
-    const made = selfSignedCertificate('svc test CA', dir);
+    const made = await selfSignedCertificate('svc test CA', dir);
     certPath = made.certPath;
     const { key, cert } = made;
     server = createServer({ key, cert }, (req, res) => {

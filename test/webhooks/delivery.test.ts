@@ -172,7 +172,7 @@ describe('the delivery engine, against real local targets', () => {
   // The certificate is made with openssl: skipped with a note without it (required under CI=true).
   needs('openssl').describe('a target with a self-signed certificate', () => {
     it('fails with tls_handshake_failed, and the target never sees a request', async () => {
-      const { key, cert } = selfSignedCertificate('self-signed target');
+      const { key, cert } = await selfSignedCertificate('self-signed target');
       let hits = 0;
       const server = createHttpsServer({ key, cert }, (_req, res) => {
         hits++;
