@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import { configDir } from './config/paths.js';
@@ -12,6 +11,7 @@ import { Output, type OutputMode } from './output/output.js';
 import type { Platform } from './platform/index.js';
 import { findTenant, isTenantId } from './platform/tenant-ref.js';
 import type { Browser } from './system/browser.js';
+import { type Clock, realSleep } from './system/clock.js';
 import { inquirerPrompter, type Prompter } from './system/prompter.js';
 import { VERSION } from './version.js';
 
@@ -35,19 +35,7 @@ export interface GlobalOptions {
   allowInsecureHttp?: boolean;
 }
 
-/**
- * Where a run's time comes from: "now", and waiting (retries, polls). Real unless a test gives
- * its own (test/helpers/context.ts: a fixed `now`, or virtualClock(), whose waits return at once).
- */
-export interface Clock {
-  now(): number;
-  /** Waits `ms`; rejects when `signal` aborts (Ctrl-C). Real time when a test's clock leaves it out. */
-  sleep?(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** Real waiting, for a clock that does not bring its own. */
-const realSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  sleep(ms, undefined, signal ? { signal } : undefined);
+export type { Clock };
 
 /** What the outside world gives a command run: streams, environment, Ctrl-C, and adapters. */
 export interface ContextDeps {
@@ -79,6 +67,8 @@ export interface Context {
   readonly globals: GlobalOptions;
   readonly out: Output;
   readonly clock: Required<Clock>;
+  /** The per-request timeout: --timeout, SVC_TIMEOUT, or 30 s. */
+  readonly timeoutMs: number;
   readonly signal: AbortSignal;
   readonly debug: boolean;
   /** True when stdin and stdout are terminals, so questions can be asked. */
@@ -175,6 +165,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     globals,
     out,
     clock,
+    timeoutMs,
     signal: deps.signal,
     debug,
     secrets,

@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
 // own in-flight request, errors) is one loop; the pieces that stand alone are in their own files.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
+import { realSleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
 import {
   apiErrorFrom,
@@ -52,6 +52,7 @@ export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #tracer: Tracer | undefined;
   readonly #now: () => number;
+  readonly #wait: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #secrets: SecretRegistry;
   /** Set by a 429 with Retry-After: every request waits until then, so one rate limit slows all workers. */
   #pausedUntil = 0;
@@ -62,6 +63,7 @@ export class ApiClient {
     this.config = config;
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...config.retry };
     this.#now = config.now ?? Date.now;
+    this.#wait = config.sleep ?? realSleep;
     const env = config.env;
     this.#dispatcher =
       config.dispatcher ??
@@ -293,8 +295,7 @@ export class ApiClient {
   async #sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     if (ms <= 0) return;
     try {
-      if (this.config.sleep) await this.config.sleep(ms, signal);
-      else await sleep(ms, undefined, signal ? { signal } : undefined);
+      await this.#wait(ms, signal);
     } catch {
       throw new InterruptedError();
     }

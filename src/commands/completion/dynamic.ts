@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { type Context, parseTimeout } from '../../context.js';
+import type { Context } from '../../context.js';
 import type { CallOptions, Platform } from '../../platform/index.js';
 import type { MakeContext } from '../kit.js';
 
@@ -26,7 +26,7 @@ export async function runComplete(ctx: Context, kind: string): Promise<void> {
       values.push(...Object.keys(ctx.store().profiles()).sort());
     } else if (KINDS[kind]) {
       const { list, field } = KINDS[kind];
-      const timeoutMs = Math.min(TIMEOUT_MS, parseTimeout(ctx.globals, ctx.env));
+      const timeoutMs = Math.min(TIMEOUT_MS, ctx.timeoutMs);
       const { items } = await list(await ctx.platform(), { timeoutMs, maxRetries: 0 });
       for (const item of items) {
         const value = (item as Record<string, unknown>)?.[field];
