@@ -3,48 +3,33 @@
  * what hint and client authentication, and what counts as "the server cannot revoke" rather than
  * a failure — against a scripted local server that records every form.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { revokeSession } from '../../src/auth/revocation.js';
 import type { StoredCredential } from '../../src/config/store.js';
 import { testContext } from '../helpers/context.js';
+import { answers, useHostileServer } from '../helpers/hostile.js';
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
-});
+const server = useHostileServer();
 
 /** Metadata announcing /revoke (or none: 404), and a scripted answer to the revocation. */
 async function authServer(options: { metadata: boolean; revoke: { status: number; body: unknown } }) {
   const forms: Array<{ path: string; form: Record<string, string> }> = [];
-  let base = '';
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      const send = (status: number, value: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(value));
-      };
-      if (req.url === '/.well-known/oauth-authorization-server') {
-        return options.metadata
-          ? send(200, {
-              issuer: `${base}/`,
-              token_endpoint: `${base}/token`,
-              revocation_endpoint: `${base}/revoke`,
-            })
-          : send(404, { error: { code: 'not_found', message: 'no' } });
-      }
-      forms.push({ path: req.url ?? '', form: Object.fromEntries(new URLSearchParams(body)) });
-      return send(options.revoke.status, options.revoke.body);
-    });
+  const s = await server();
+  const base = s.url;
+  s.answer((req, res, received, hit) => {
+    const send = (status: number, value: unknown) => answers.json(status, value)(req, res, received, hit);
+    if (received.url === '/.well-known/oauth-authorization-server') {
+      return options.metadata
+        ? send(200, {
+            issuer: `${base}/`,
+            token_endpoint: `${base}/token`,
+            revocation_endpoint: `${base}/revoke`,
+          })
+        : send(404, { error: { code: 'not_found', message: 'no' } });
+    }
+    forms.push({ path: received.url, form: Object.fromEntries(new URLSearchParams(received.body)) });
+    return send(options.revoke.status, options.revoke.body);
   });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { base, forms };
 }
 

@@ -3,9 +3,7 @@
 // The token endpoint's answers (src/auth/token-endpoint.ts) and the device login
 // (src/auth/device.ts) against a scripted local authorization server: what svc accepts, what it
 // stores, and what it says when the server refuses. Exact messages throughout.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authorizeWithDevice } from '../../src/auth/device.js';
 import {
   credentialFromTokens,
@@ -17,6 +15,7 @@ import {
 import { AuthError, exitCodeFor, SvcError } from '../../src/errors.js';
 import { apiErrorFrom } from '../../src/http/errors.js';
 import { testContext } from '../helpers/context.js';
+import { answers, useHostileServer } from '../helpers/hostile.js';
 
 const NOW = Date.parse('2026-01-15T12:00:00Z');
 
@@ -197,53 +196,39 @@ describe('credentialFromTokens', () => {
 });
 
 describe('authorizeWithDevice', () => {
-  const servers: Server[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
-  });
+  const server = useHostileServer();
 
   type Answer = { status: number; body: unknown };
   /** A local authorization server: metadata, device codes, and scripted token answers. */
   async function authServer(options: { device?: boolean; codes?: Record<string, unknown>; token: Answer[] }) {
     const forms: Array<{ path: string; form: Record<string, string> }> = [];
-    let base = '';
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => {
-        body += c;
-      });
-      req.on('end', () => {
-        const send = (status: number, value: unknown) => {
-          res.writeHead(status, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(value));
-        };
-        if (req.url === '/.well-known/oauth-authorization-server') {
-          return send(200, {
-            issuer: `${base}/`,
-            token_endpoint: `${base}/v1/oauth/token`,
-            ...(options.device === false
-              ? {}
-              : { device_authorization_endpoint: `${base}/v1/oauth/device_authorization` }),
-          });
-        }
-        forms.push({ path: req.url ?? '', form: Object.fromEntries(new URLSearchParams(body)) });
-        if (req.url === '/v1/oauth/device_authorization') {
-          return send(200, {
-            device_code: 'dev-code-0123456789',
-            user_code: 'ABCD-EFGH',
-            verification_uri: `${base}/oauth/device`,
-            expires_in: 600,
-            interval: 0.01,
-            ...options.codes,
-          });
-        }
-        const next = options.token.shift() ?? { status: 500, body: { error: 'script_ended' } };
-        return send(next.status, next.body);
-      });
+    const s = await server();
+    const base = s.url;
+    s.answer((req, res, received, hit) => {
+      const send = (status: number, value: unknown) => answers.json(status, value)(req, res, received, hit);
+      if (received.url === '/.well-known/oauth-authorization-server') {
+        return send(200, {
+          issuer: `${base}/`,
+          token_endpoint: `${base}/v1/oauth/token`,
+          ...(options.device === false
+            ? {}
+            : { device_authorization_endpoint: `${base}/v1/oauth/device_authorization` }),
+        });
+      }
+      forms.push({ path: received.url, form: Object.fromEntries(new URLSearchParams(received.body)) });
+      if (received.url === '/v1/oauth/device_authorization') {
+        return send(200, {
+          device_code: 'dev-code-0123456789',
+          user_code: 'ABCD-EFGH',
+          verification_uri: `${base}/oauth/device`,
+          expires_in: 600,
+          interval: 0.01,
+          ...options.codes,
+        });
+      }
+      const next = options.token.shift() ?? { status: 500, body: { error: 'script_ended' } };
+      return send(next.status, next.body);
     });
-    servers.push(server);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return { base, forms };
   }
 
