@@ -11,7 +11,7 @@ import {
   NotFoundError,
 } from '../../src/http/errors.js';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { FIXED_NOW, virtualClock } from '../helpers/context.js';
+import { virtualClock } from '../helpers/context.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string, hit: number) => void;
@@ -145,9 +145,9 @@ describe('ApiClient', () => {
     const t = await target((_req, res, _b, hit) =>
       hit === 1 ? json(res, 429, {}, { 'retry-after': '1' }) : json(res, 200, {}),
     );
-    // Time moves only by waiting; the first request's wait holds until the test wakes it.
-    let now = FIXED_NOW;
-    const waits: number[] = [];
+    // Time moves only by waiting (virtualClock); the first request's wait holds until the test
+    // wakes it.
+    const clock = virtualClock();
     let asleep = () => {};
     const firstAsleep = new Promise<void>((resolve) => {
       asleep = resolve;
@@ -156,15 +156,15 @@ describe('ApiClient', () => {
     const woken = new Promise<void>((resolve) => {
       wake = resolve;
     });
+    let calls = 0;
     const c = client(t.url, {
-      now: () => now,
-      sleep: async (ms) => {
-        waits.push(ms);
-        if (waits.length === 1) {
+      now: clock.now,
+      sleep: async (ms, signal) => {
+        if (++calls === 1) {
           asleep();
           await woken;
         }
-        now += ms;
+        await clock.sleep(ms, signal);
       },
     });
     const first = c.get('/v1/a');
@@ -174,7 +174,7 @@ describe('ApiClient', () => {
     await c.get('/v1/b');
     wake();
     await first;
-    expect(waits).toEqual([1000, 1000]);
+    expect(clock.waits).toEqual([1000, 1000]);
     expect(t.seen.map((r) => r.url)).toEqual(['/v1/a', '/v1/b', '/v1/a']);
   });
 
