@@ -35,37 +35,33 @@ beforeAll(() => {
   };
 });
 
-/** `svc ARGS` in a 160×50 terminal: type keys, wait until the screen shows something. */
-async function terminal(args: string[], options: { stdout?: string } = {}) {
+/** `svc ARGS` in a 160×50 terminal, closed after the test. */
+async function terminal(args: string[], options: { stdout?: string } = {}): Promise<Terminal> {
   const term = await Terminal.svc(args, env, { columns: 160, rows: 50, ...options });
   opened.push(term);
-  return {
-    keys: (...keys: string[]) => term.send(...keys),
-    until: (text: string | RegExp) =>
-      term.waitFor(typeof text === 'string' ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : text),
-  };
+  return term;
 }
 
 needs('tmux').describe('svc roles on a terminal', () => {
   it('assign asks for user, role, expiry and justification, then grants', async () => {
     const t = await terminal(['roles', 'assign']);
-    await t.until('User id');
-    await t.keys('usr_compliance', 'Enter');
-    await t.until('Role');
+    await t.waitFor('User id');
+    await t.send('usr_compliance', 'Enter');
+    await t.waitFor('Role');
     // Least privileged first, so Enter alone never grants tenant_admin: tenant_viewer is the fourth.
-    await t.until(/❯ tenant_ai_prompter/);
-    for (let i = 0; i < 3; i++) await t.keys('Down');
-    await t.until(/❯ tenant_viewer/);
-    await t.keys('Enter');
-    await t.until('Expires in (30m, 8h, 7d, or never)');
-    await t.keys('2x', 'Enter');
-    await t.until('"2x" is not a duration');
-    await t.keys('BSpace', 'BSpace', '2h', 'Enter');
-    await t.until('Justification');
-    await t.keys('Enter');
-    await t.until('say why the role is granted');
-    await t.keys('quarterly review', 'Enter');
-    const shown = await t.until('[exit 0]');
+    await t.waitFor(/❯ tenant_ai_prompter/);
+    for (let i = 0; i < 3; i++) await t.send('Down');
+    await t.waitFor(/❯ tenant_viewer/);
+    await t.send('Enter');
+    await t.waitFor('Expires in (30m, 8h, 7d, or never)');
+    await t.send('2x', 'Enter');
+    await t.waitFor('"2x" is not a duration');
+    await t.send('BSpace', 'BSpace', '2h', 'Enter');
+    await t.waitFor('Justification');
+    await t.send('Enter');
+    await t.waitFor('say why the role is granted');
+    await t.send('quarterly review', 'Enter');
+    const shown = await t.waitFor('[exit 0]');
     expect(shown).toMatch(
       /✓ granted tenant_viewer to usr_compliance until \S+Z \(audit trail aud_[0-9a-f]{24}\)/,
     );
@@ -87,14 +83,14 @@ needs('tmux').describe('svc roles on a terminal', () => {
       body: { role_id: 'tenant_reviewer', idempotency_key: 'tty-revoke' },
     });
     const no = await terminal(['roles', 'revoke', 'usr_lead', 'tenant_reviewer']);
-    await no.until('Revoke tenant_reviewer from usr_lead in Acme Treasury (acme-treasury)?');
-    await no.keys('n', 'Enter');
-    const refused = await no.until('[exit 2]');
+    await no.waitFor('Revoke tenant_reviewer from usr_lead in Acme Treasury (acme-treasury)?');
+    await no.send('n', 'Enter');
+    const refused = await no.waitFor('[exit 2]');
     expect(refused).toContain('error: cancelled; nothing was changed');
     const yes = await terminal(['roles', 'revoke', 'usr_lead', 'tenant_reviewer']);
-    await yes.until('(y/N)');
-    await yes.keys('y', 'Enter');
-    const done = await yes.until('[exit 0]');
+    await yes.waitFor('(y/N)');
+    await yes.send('y', 'Enter');
+    const done = await yes.waitFor('[exit 0]');
     expect(done).toMatch(/✓ revoked tenant_reviewer from usr_lead \(audit trail aud_[0-9a-f]{24}\)/);
     const held = await call(sandbox(), 'GET', '/v1/users/usr_lead/roles', {
       token: sandbox().adminToken,
@@ -115,9 +111,9 @@ needs('tmux').describe('svc roles on a terminal', () => {
     const t = await terminal(['roles', 'assign', '--file', csv, '--journal', join(dir, 'journal.ndjson')], {
       stdout: join(dir, 'out.tsv'),
     });
-    const drawing = await t.until(/granting \[[#.]{24}\] [\d,]+\/1,500 \d+% · [\d,]+\/s/);
+    const drawing = await t.waitFor(/granting \[[#.]{24}\] [\d,]+\/1,500 \d+% · [\d,]+\/s/);
     expect(drawing).toMatch(/granting \[/);
-    const done = await t.until('[exit 0]');
+    const done = await t.waitFor('[exit 0]');
     expect(done).toMatch(/^✓ 1,500 granted in \d+\.\d s$/m);
     expect(done).not.toContain('granting [');
   });

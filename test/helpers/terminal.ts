@@ -88,13 +88,19 @@ export class Terminal {
     return stdout;
   }
 
-  /** The screen once it matches, or an error with what the screen showed. */
-  async waitFor(pattern: RegExp, timeoutMs = 10_000, options: { joined?: boolean } = {}): Promise<string> {
+  /** The screen once it shows `pattern` (a RegExp, or text it contains); an error with what it showed. */
+  async waitFor(
+    pattern: RegExp | string,
+    timeoutMs = 10_000,
+    options: { joined?: boolean } = {},
+  ): Promise<string> {
+    const shows = (screen: string) =>
+      typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen);
     const deadline = Date.now() + timeoutMs;
     let screen = '';
     while (Date.now() < deadline) {
       screen = await this.screen(options);
-      if (pattern.test(screen)) return screen;
+      if (shows(screen)) return screen;
       // Each look is a tmux process (about 10 ms of the worker's CPU): 50 ms between looks.
       await new Promise((r) => setTimeout(r, 50));
     }
