@@ -53,9 +53,13 @@ export class FaultInjector {
   config: FaultConfig;
   #random: () => number = Math.random;
   #tokens = 0;
-  #lastRefill = Date.now();
+  readonly #now: () => number;
+  #lastRefill: number;
 
-  constructor(config: Partial<FaultConfig> = {}) {
+  /** `now` is the sandbox's clock, so a test that moves it also refills the rate limit's bucket. */
+  constructor(config: Partial<FaultConfig> = {}, now: () => number = Date.now) {
+    this.#now = now;
+    this.#lastRefill = now();
     this.config = { ...NO_FAULTS };
     this.update(config);
   }
@@ -64,6 +68,7 @@ export class FaultInjector {
     this.config = { ...this.config, ...change };
     this.#random = this.config.seed === null ? Math.random : seeded(this.config.seed);
     this.#tokens = this.config.rate_limit;
+    this.#lastRefill = this.#now();
     return this.config;
   }
 
@@ -80,7 +85,7 @@ export class FaultInjector {
   take(): boolean {
     const limit = this.config.rate_limit;
     if (limit <= 0) return true;
-    const now = Date.now();
+    const now = this.#now();
     this.#tokens = Math.min(limit, this.#tokens + ((now - this.#lastRefill) / 1000) * limit);
     this.#lastRefill = now;
     if (this.#tokens < 1) return false;

@@ -10,6 +10,7 @@ import {
   held,
   posts,
 } from '../../helpers/bulk.js';
+import { virtualClock } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox({ users: 2000 });
@@ -453,24 +454,34 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
   });
 
   it('under a rate limit (429 with Retry-After) every worker slows down and every row is granted once', async () => {
-    const rows = Array.from({ length: 80 }, (_, i): [string, string, string] => [
+    // 4 requests a second against 8 workers: the first burst is over the limit however slow the
+    // machine. svc's waits are virtual and move the sandbox's clock, which refills the bucket,
+    // so the run is the same on a loaded machine as on an idle one and takes no real second.
+    const rows = Array.from({ length: 24 }, (_, i): [string, string, string] => [
       bulkUser(1200 + i),
       '8h',
       '429',
     ]);
     const { id, path } = await grantsFile(rows);
-    await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { rate_limit: 40, retry_after: '1' } });
+    const clock = virtualClock(Date.now());
+    const wait = clock.sleep;
+    clock.sleep = (ms, signal) => {
+      sandbox().state.clock.advance(ms);
+      return wait(ms, signal);
+    };
+    await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { rate_limit: 4, retry_after: '1' } });
     try {
-      const r = await svc.run(['roles', 'assign', '--file', path, '--ndjson'], {
-        env: { SVC_MAX_RETRIES: '8' },
-      });
+      const r = await svc.run(['roles', 'assign', '--file', path, '--ndjson'], { clock });
       expect(r.code, r.stderr).toBe(0);
     } finally {
       await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { rate_limit: 0 } });
     }
     const stats = (await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>;
-    expect(stats['POST /v1/users/:id/roles 429']).toBeGreaterThan(0);
-    expect(await assignments(sandbox(), id)).toEqual({ total: 80, active: 80, users: 80, duplicates: 0 });
+    const refused = stats['POST /v1/users/:id/roles 429']!;
+    expect(refused).toBeGreaterThan(0);
+    // Each 429 is waited out for its Retry-After, once.
+    expect(clock.waits).toEqual(Array(refused).fill(1000));
+    expect(await assignments(sandbox(), id)).toEqual({ total: 24, active: 24, users: 24, duplicates: 0 });
   });
 
   it('refuses a --journal of another operation', async () => {
