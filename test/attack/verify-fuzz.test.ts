@@ -15,7 +15,7 @@ import { runCli } from '../../src/cli.js';
 import { SECRET_ENV } from '../../src/commands/webhooks/shared.js';
 import { secretFromText } from '../../src/system/secret-text.js';
 import { fakeIO, testDeps } from '../helpers/context.js';
-import { cases } from './lib.js';
+import { anyCodePoint, cases } from './lib.js';
 
 /** `svc webhooks verify …` in-process, with raw bytes on standard input. */
 async function verify(
@@ -137,7 +137,7 @@ const headerArb: fc.Arbitrary<Header> = (() => {
       })
       .map((p) => fixed(p.join(''))),
     fc.string({ maxLength: 120 }).map(fixed),
-    fc.string({ unit: 'binary', maxLength: 80 }).map(fixed),
+    fc.string({ unit: anyCodePoint, maxLength: 80 }).map(fixed),
   );
 })();
 
