@@ -84,11 +84,8 @@ describe.each(MALFORMED)('config.json holding %s', (_name, content) => {
     writeFileSync(path, content, { mode: 0o600 });
     const result = await runInProcess(argv, { SVC_CONFIG_DIR: dir, SVC_TOKEN: 'tok_config_test_123' });
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(
-      new RegExp(
-        `^error: cannot read ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .+; fix or remove the file`,
-      ),
-    );
+    expect(result.stderr.startsWith(`error: cannot read ${path}: `), result.stderr).toBe(true);
+    expect(result.stderr).toMatch(/: .+; fix or remove the file/);
     expect(readFileSync(path, 'utf8')).toBe(content);
   });
 });

@@ -164,6 +164,6 @@ describe('svc webhooks dlq discard', () => {
   ])('%j is a usage error', async (args, message) => {
     const r = await svc.run(['webhooks', 'dlq', 'discard', 'wh_x', ...args]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^error: ${message.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}`));
+    expect(r.stderr.startsWith(`error: ${message}`), r.stderr).toBe(true);
   });
 });
