@@ -97,6 +97,7 @@ export async function authorizeWithBrowser(
     issuers,
     timeoutMs: options.timeoutSeconds * 1000,
     signal: ctx.signal,
+    sleep: ctx.clock.sleep,
     onStray: (reason) => ctx.out.warn(reason),
   });
   let code: string;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
+import { realSleep } from '../system/clock.js';
 import { readAuthorizationResponse } from './authorization-response.js';
 
 /**
@@ -25,6 +26,8 @@ export interface LoopbackOptions {
   issuers: string[];
   timeoutMs: number;
   signal: AbortSignal;
+  /** Waits out `timeoutMs`: the Context's clock (real time unless a test brings its own). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Told about each callback request turned away because its state is missing or wrong. */
   onStray?: (reason: string) => void;
 }
@@ -67,6 +70,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   // A rejection nobody awaited yet must not crash the process; code() re-raises it.
   outcome.catch(() => {});
   let done = false;
+  /** Ends the timeout's wait once the login is over. */
+  const expiry = new AbortController();
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const answer = (status: number, title: string, text: string) => {
@@ -116,14 +121,13 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
     });
     return closing;
   };
-  let timer: NodeJS.Timeout | undefined;
   const onAbort = () =>
     finish(() => settle!.reject(new InterruptedError('interrupted; the login was cancelled')));
   /** Ends the wait: the browser's answer is sent first (when there is one), then the port closes, then the caller hears. */
   function finish(result: () => void, response?: ServerResponse): void {
     if (done) return;
     done = true;
-    clearTimeout(timer);
+    expiry.abort();
     options.signal.removeEventListener('abort', onAbort);
     let closed = false;
     const closeNow = () => {
@@ -150,20 +154,23 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
     server.listen({ host: HOST, port: options.port ?? 0 }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  timer = setTimeout(() => {
-    const minutes = options.timeoutMs / 60_000;
-    const span = Number.isInteger(minutes)
-      ? `${minutes} minute${minutes === 1 ? '' : 's'}`
-      : `${options.timeoutMs / 1000} s`;
-    finish(() =>
-      settle!.reject(
-        new AuthError(`timed out after ${span} waiting for the browser to finish the login`, {
-          code: 'login_timeout',
-          hint: 'run the login again (with --no-browser, open the printed URL yourself)',
-        }),
-      ),
-    );
-  }, options.timeoutMs);
+  (options.sleep ?? realSleep)(options.timeoutMs, expiry.signal).then(
+    () => {
+      const minutes = options.timeoutMs / 60_000;
+      const span = Number.isInteger(minutes)
+        ? `${minutes} minute${minutes === 1 ? '' : 's'}`
+        : `${options.timeoutMs / 1000} s`;
+      finish(() =>
+        settle!.reject(
+          new AuthError(`timed out after ${span} waiting for the browser to finish the login`, {
+            code: 'login_timeout',
+            hint: 'run the login again (with --no-browser, open the printed URL yourself)',
+          }),
+        ),
+      );
+    },
+    () => {},
+  ); // the login ended first
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });
 

@@ -3,7 +3,7 @@
  * messages, and the JWT claim reader's refusals: what mutation testing found no test pinned in
  * src/auth/loopback.ts and src/auth/jwt.ts.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeJwtClaims, jwtExpiry } from '../../src/auth/jwt.js';
 import { startLoopback } from '../../src/auth/loopback.js';
 import { AuthError, InterruptedError, UsageError } from '../../src/errors.js';
@@ -12,13 +12,20 @@ const STATE = 's'.repeat(43);
 const ISSUER = 'http://127.0.0.1:4010';
 
 function receiver(
-  options: { timeoutMs?: number; signal?: AbortSignal; port?: number; onStray?: (r: string) => void } = {},
+  options: {
+    timeoutMs?: number;
+    signal?: AbortSignal;
+    port?: number;
+    onStray?: (r: string) => void;
+    sleep?: (ms: number) => Promise<void>;
+  } = {},
 ) {
   return startLoopback({
     state: STATE,
     issuers: [ISSUER],
     timeoutMs: options.timeoutMs ?? 10_000,
     signal: options.signal ?? new AbortController().signal,
+    ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.onStray ? { onStray: options.onStray } : {}),
   });
@@ -47,10 +54,6 @@ const HEADERS = {
   'cache-control': 'no-store',
   connection: 'close',
 };
-
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 describe('the loopback receiver, exactly', () => {
   it('answers each kind of request with its own page and the same headers', async () => {
@@ -134,16 +137,15 @@ describe('the loopback receiver, exactly', () => {
     [60_000, 'timed out after 1 minute waiting for the browser to finish the login'],
     [300_000, 'timed out after 5 minutes waiting for the browser to finish the login'],
   ])('after %i ms: %s', async (timeoutMs, message) => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const r = await receiver({ timeoutMs });
-    vi.advanceTimersByTime(timeoutMs);
-    vi.useRealTimers();
+    const waits: number[] = [];
+    const r = await receiver({ timeoutMs, sleep: async (ms) => void waits.push(ms) });
     const error = (await r.code().catch((e: unknown) => e)) as AuthError;
     expect([error.code, error.message, error.hint]).toEqual([
       'login_timeout',
       message,
       'run the login again (with --no-browser, open the printed URL yourself)',
     ]);
+    expect(waits).toEqual([timeoutMs]);
   });
 });
 

@@ -7,7 +7,8 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInProcess, startInProcess, useTempDirs } from '../../helpers/context.js';
+import type { Clock } from '../../../src/system/clock.js';
+import { runInProcess, startInProcess, useTempDirs, virtualClock } from '../../helpers/context.js';
 import { connectionRefused, consent, printedLogin, tokenRequests } from '../../helpers/oauth.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 
@@ -17,8 +18,12 @@ const env = () => ({ ...dirs(), SVC_BASE_URL: sandbox().url, SVC_CLIENT_ID: 'svc
 const svc = (args: string[], options: { env: Record<string, string> }) =>
   runInProcess(args, options.env, { now: Date.now() });
 
-async function startLogin(args: string[] = []) {
-  const live = startInProcess(['login', '--no-browser', ...args], env(), { now: Date.now() });
+async function startLogin(args: string[] = [], clock?: Clock) {
+  const live = startInProcess(
+    ['login', '--no-browser', ...args],
+    env(),
+    clock ? { clock } : { now: Date.now() },
+  );
   return { live, ...(await printedLogin(live)) };
 }
 
@@ -104,8 +109,11 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
 
   it('times out with exit 3 and no token request', async () => {
     const before = await tokenRequests(sandbox());
-    const { live, redirectUri } = await startLogin(['--browser-timeout', '1']);
+    // The wait is the clock's: this one records it and returns at once.
+    const clock = virtualClock(Date.now());
+    const { live, redirectUri } = await startLogin(['--browser-timeout', '1'], clock);
     const result = await live.done;
+    expect(clock.waits).toEqual([1000]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(
       /^error: timed out after 1 s waiting for the browser to finish the login; /m,
