@@ -169,8 +169,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
         ),
       );
     },
+    // The login ended first: the wait was cancelled.
     () => {},
-  ); // the login ended first
+  );
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });
 
