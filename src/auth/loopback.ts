@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
-import { realSleep } from '../system/clock.js';
+import { realSleep, type Sleep } from '../system/clock.js';
 import { readAuthorizationResponse } from './authorization-response.js';
 
 /**
@@ -27,7 +27,7 @@ export interface LoopbackOptions {
   timeoutMs: number;
   signal: AbortSignal;
   /** Waits out `timeoutMs`: the Context's clock (real time unless a test brings its own). */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  sleep?: Sleep;
   /** Told about each callback request turned away because its state is missing or wrong. */
   onStray?: (reason: string) => void;
 }

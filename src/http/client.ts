@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
 // own in-flight request, errors) is one loop; the pieces that stand alone are in their own files.
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
-import { realSleep } from '../system/clock.js';
+import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
 import {
   apiErrorFrom,
@@ -52,7 +52,7 @@ export class ApiClient {
   readonly #dispatcher: Dispatcher;
   readonly #tracer: Tracer | undefined;
   readonly #now: () => number;
-  readonly #wait: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #wait: Sleep;
   readonly #secrets: SecretRegistry;
   /** Set by a 429 with Retry-After: every request waits until then, so one rate limit slows all workers. */
   #pausedUntil = 0;

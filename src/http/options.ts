@@ -1,5 +1,6 @@
 import type { CredentialSource } from '../auth/credentials.js';
 import type { Env } from '../output/io.js';
+import type { Sleep } from '../system/clock.js';
 import type { ApiClient } from './client.js';
 import type { SecretRegistry } from './redact.js';
 import type { ExpectedBody } from './response.js';
@@ -75,7 +76,7 @@ export interface ClientConfig {
   loginHint?: string;
   now?: () => number;
   /** Waits between attempts (default: real time); rejects when the signal aborts. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: Sleep;
   random?: () => number;
   dispatcher?: Dispatcher;
   /** No answer is read past this many bytes (default 64 MiB, SVC_MAX_RESPONSE_BYTES). */

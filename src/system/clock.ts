@@ -1,5 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** A wait of `ms` that rejects when `signal` aborts (Ctrl-C, or the wait is no longer needed). */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
 /**
  * Where a run's time comes from: "now", and waiting (retries, polls). Real unless a test gives
  * its own (test/helpers/context.ts: a fixed `now`, or virtualClock(), whose waits return at once).
@@ -7,10 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface Clock {
   now(): number;
   /** Waits `ms`; rejects when `signal` aborts (Ctrl-C). Real time when a test's clock leaves it out. */
-  sleep?(ms: number, signal?: AbortSignal): Promise<void>;
+  sleep?: Sleep;
 }
 
 /** Real waiting, for a clock that does not bring its own: rejects when `signal` aborts. */
-export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return sleep(ms, undefined, signal ? { signal } : undefined);
-}
+export const realSleep: Sleep = (ms, signal) => sleep(ms, undefined, signal ? { signal } : undefined);
