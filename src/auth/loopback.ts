@@ -69,9 +69,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   });
   // A rejection nobody awaited yet must not crash the process; code() re-raises it.
   outcome.catch(() => {});
-  let done = false;
-  /** Ends the timeout's wait once the login is over. */
-  const expiry = new AbortController();
+  /** Aborted once the login is over: later callbacks are turned away and the timeout's wait ends. */
+  const over = new AbortController();
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const answer = (status: number, title: string, text: string) => {
@@ -82,7 +81,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
       answer(404, 'Not found', 'This is the svc login callback; nothing else lives here.');
       return;
     }
-    if (done) {
+    if (over.signal.aborted) {
       answer(400, 'Already finished', 'This login has already finished. Return to your terminal.');
       return;
     }
@@ -125,9 +124,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
     finish(() => settle!.reject(new InterruptedError('interrupted; the login was cancelled')));
   /** Ends the wait: the browser's answer is sent first (when there is one), then the port closes, then the caller hears. */
   function finish(result: () => void, response?: ServerResponse): void {
-    if (done) return;
-    done = true;
-    expiry.abort();
+    if (over.signal.aborted) return;
+    over.abort();
     options.signal.removeEventListener('abort', onAbort);
     let closed = false;
     const closeNow = () => {
@@ -154,7 +152,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
     server.listen({ host: HOST, port: options.port ?? 0 }, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  (options.sleep ?? realSleep)(options.timeoutMs, expiry.signal).then(
+  (options.sleep ?? realSleep)(options.timeoutMs, over.signal).then(
     () => {
       const minutes = options.timeoutMs / 60_000;
       const span = Number.isInteger(minutes)
