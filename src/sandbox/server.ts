@@ -89,7 +89,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     seedDemo(state, options.tenants ?? 0, options.users ?? 0);
     seedWebhooks(state.webhooks, state.clock, tenantId(PRIMARY_TENANT_SLUG));
   }
-  const faults = new FaultInjector(options.faults, () => state.clock.now());
+  const faults = new FaultInjector(options.faults ?? {}, () => state.clock.now());
   let baseUrl = 'http://127.0.0.1:4010';
 
   const app = Fastify({

@@ -54,12 +54,12 @@ export class FaultInjector {
   #random: () => number = Math.random;
   #tokens = 0;
   readonly #now: () => number;
-  #lastRefill: number;
+  /** When the bucket was last refilled (set by update()). */
+  #lastRefill = 0;
 
   /** `now` is the sandbox's clock, so a test that moves it also refills the rate limit's bucket. */
-  constructor(config: Partial<FaultConfig> = {}, now: () => number = Date.now) {
+  constructor(config: Partial<FaultConfig>, now: () => number) {
     this.#now = now;
-    this.#lastRefill = now();
     this.config = { ...NO_FAULTS };
     this.update(config);
   }
