@@ -421,7 +421,10 @@ __svc_opts=(
 --all
 --id'
   ['svc audit']=''
-  ['svc audit ls']='--action
+  ['svc audit ls']='--limit
+--cursor
+--all
+--action
 --actor
 --user
 --role
@@ -429,8 +432,6 @@ __svc_opts=(
 --target-type
 --since
 --until
---limit
---all
 --oldest-first'
   ['svc audit get']=''
   ['svc export']='--all-tenants
@@ -552,7 +553,7 @@ __svc_valopts=(
   ['svc users']='  '
   ['svc users ls']=' --limit --cursor --id '
   ['svc audit']='  '
-  ['svc audit ls']=' --action --actor --user --role --target --target-type --since --until --limit '
+  ['svc audit ls']=' --limit --cursor --action --actor --user --role --target --target-type --since --until '
   ['svc audit get']='  '
   ['svc export']=' -o --output '
   ['svc plan']=' -f --file --out '

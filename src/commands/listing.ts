@@ -30,16 +30,24 @@ export function parseListing(flags: Record<string, unknown>): ListingOptions {
   };
 }
 
-/** The three flags, worded the same on every list verb; `items` names what is listed. */
-export function listingOptions(items: string): Option[] {
+/** The three flags, worded the same on every list verb; `items` names what is listed (`item`, one of them). */
+export function listingOptions(items: string, item = items.replace(/s$/, '')): Option[] {
   return [
     new Option(
       '--limit <n>',
       `at most N ${items} in total (default ${DEFAULT_LIMIT}; with --all: every one)`,
     ),
     new Option('--cursor <cursor>', 'continue where a previous listing stopped'),
-    new Option('--all', `every ${items.replace(/s$/, '')}, streamed as pages arrive`),
+    new Option('--all', `every ${item}, streamed as pages arrive`),
   ];
+}
+
+/**
+ * `text` as one word of a POSIX shell command line, for a command svc prints to be run again (a
+ * listing's continuation): as it is when it is plain, else single-quoted.
+ */
+export function shellWord(text: string): string {
+  return /^[\w.:@%+=,/-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 /**

@@ -1,19 +1,24 @@
 import { Command, Option } from 'commander';
-import { AUDIT_TARGET_TYPES } from '../../api/audit.js';
-import type { AuditTrailListQuery } from '../../api/schemas/audit.js';
+import { AUDIT_PAGE, AUDIT_TARGET_TYPES } from '../../api/audit.js';
+import type { AuditTrailEntry, AuditTrailListQuery } from '../../api/schemas/audit.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { choiceFlag, examples, intFlag, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
-import { DEFAULT_LIMIT, LIMIT_MAX } from '../listing.js';
+import { choiceFlag, examples, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
+import {
+  DEFAULT_LIMIT,
+  Listing,
+  type ListingOptions,
+  listingOptions,
+  parseListing,
+  shellWord,
+} from '../listing.js';
 import { resolveRoleId } from './roles.js';
 import { AUDIT_COLUMNS } from './shared.js';
 
-export interface AuditLsOptions {
+export interface AuditLsOptions extends ListingOptions {
   query: Omit<AuditTrailListQuery, 'cursor' | 'limit'>;
   /** Role by id or name: resolved to its id before the query is sent. */
   role: string | undefined;
-  /** At most this many entries; undefined with --all. */
-  limit: number | undefined;
 }
 
 export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): AuditLsOptions {
@@ -29,8 +34,6 @@ export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): Aud
       `--action ${JSON.stringify(action)} is not an action (role.assigned) or a family (role)`,
     );
   }
-  const limit = intFlag('--limit', flags.limit, 1, LIMIT_MAX);
-  if (limit !== undefined && flags.all === true) throw new UsageError('use --limit or --all, not both');
   const query: AuditLsOptions['query'] = {
     order: flags.oldestFirst === true ? 'asc' : 'desc',
     ...(action ? { action } : {}),
@@ -43,11 +46,7 @@ export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): Aud
     ...(since ? { since } : {}),
     ...(until ? { until } : {}),
   };
-  return {
-    query,
-    role: text('--role', flags.role),
-    limit: flags.all === true ? undefined : (limit ?? DEFAULT_LIMIT),
-  };
+  return { ...parseListing(flags), query, role: text('--role', flags.role) };
 }
 
 export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise<void> {
@@ -58,33 +57,46 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
     roleId = await resolveRoleId(platform, options.role);
   }
   const query = { ...options.query, ...(roleId ? { role_id: roleId } : {}) };
-  const pageSize = Math.min(200, options.limit ?? 200);
-  async function* entries() {
-    let n = 0;
-    for await (const entry of platform.audit.listAll({ ...query, limit: pageSize })) {
-      if (options.limit !== undefined && n >= options.limit) return;
-      n++;
-      yield entry;
-    }
-  }
-  const count = await ctx.out.list(entries(), AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
-  if (options.limit !== undefined && count === options.limit && !ctx.out.isMachine) {
-    ctx.out.info(
-      `The ${count} newest shown${query.order === 'asc' ? ' (oldest first)' : ''}; --all for every one, --limit N for more.`,
-    );
-  }
+  const listing = new Listing<AuditTrailEntry>(options, AUDIT_PAGE.max);
+  const entries = listing.items((page) => platform.audit.list({ ...query, ...page }));
+  await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
+  listing.hintMore(ctx, `svc audit ls${continuation(query)}`);
+}
+
+/**
+ * The filters of `query` as flags, for the command that continues a listing: a cursor is bound to
+ * the filters that produced it, so times are the resolved instants (not `7d`, which moves) and a
+ * role its id.
+ */
+function continuation(query: AuditTrailListQuery): string {
+  const flags: Array<[string, string | undefined]> = [
+    ['--action', query.action],
+    ['--actor', query.actor],
+    ['--user', query.user_id],
+    ['--role', query.role_id],
+    ['--target-type', query.target_type],
+    ['--target', query.target_id],
+    ['--since', query.since],
+    ['--until', query.until],
+  ];
+  const words = flags.flatMap(([flag, value]) => (value === undefined ? [] : [flag, shellWord(value)]));
+  if (query.order === 'asc') words.push('--oldest-first');
+  return words.map((word) => ` ${word}`).join('');
 }
 
 export function lsCommand(make: MakeContext): Command {
-  return new Command('ls')
+  const command = new Command('ls')
     .alias('list')
     .summary('List audit-trail entries, newest first, with filters')
     .description(
       "The tenant's audit trail: every role grant, expiry change and revocation, custom-role change,\n" +
         'API key issued or revoked, and webhook or OAuth client created, changed, re-keyed or deleted —\n' +
-        'who did it, when, and in which request. Newest first (--oldest-first to reverse); at most\n' +
-        '--limit entries (default 50), or --all. Needs audit_trail.read (tenant_auditor, tenant_admin).',
-    )
+        'who did it, when, and in which request. Newest first (--oldest-first to reverse); without --all,\n' +
+        `the first ${DEFAULT_LIMIT} (or --limit) are printed and where to continue is shown on stderr.\n` +
+        'Needs audit_trail.read (tenant_auditor, tenant_admin).',
+    );
+  for (const option of listingOptions('entries', 'entry')) command.addOption(option);
+  return command
     .addOption(
       new Option(
         '--action <action>',
@@ -102,8 +114,6 @@ export function lsCommand(make: MakeContext): Command {
     )
     .addOption(new Option('--since <time>', 'at or after: ISO 8601, or 30m, 2h, 7d ago'))
     .addOption(new Option('--until <time>', 'before: ISO 8601, or a duration ago'))
-    .addOption(new Option('--limit <n>', 'at most N entries (default 50)'))
-    .addOption(new Option('--all', 'every matching entry (streamed)'))
     .addOption(new Option('--oldest-first', 'oldest first'))
     .addHelpText(
       'after',

@@ -50,14 +50,6 @@ describe('svc audit', () => {
     expect(revocations.stdout.trimEnd().split('\n')).toHaveLength(1);
     const byRole = await svc.run(['audit', 'ls', '--role', 'tenant_compliance', '--json']);
     expect(JSON.parse(byRole.stdout).map((e: { id: string }) => e.id)).toEqual([second.audit_trail_id]);
-    const limited = await svc.run(['audit', 'ls', '--limit', '2'], {
-      tty: { stdout: true },
-      columns: 200,
-      ...live,
-    });
-    expect(limited.stdout.trimEnd().split('\n')).toHaveLength(3);
-    expect(limited.stderr).toBe('The 2 newest shown; --all for every one, --limit N for more.\n');
-
     const one = await svc.run(['audit', 'get', first.audit_trail_id]);
     expect(one.stdout).toMatch(
       new RegExp(
@@ -69,6 +61,69 @@ describe('svc audit', () => {
     );
   });
 
+  it('--limit is a total; the hint continues exactly there, with the filters as instants', async () => {
+    // Six entries about usr_lead, each a second apart on the sandbox's clock.
+    for (const why of ['one', 'two', 'three']) {
+      await grant('usr_lead', 'tenant_auditor', why);
+      await svc.run(['roles', 'revoke', 'usr_lead', 'tenant_auditor', '--yes'], live);
+    }
+    const every = await svc.run(['audit', 'ls', '--user', 'usr_lead', '--json'], live);
+    const ids = (JSON.parse(every.stdout) as Array<{ id: string }>).map((e) => e.id);
+    expect(ids).toHaveLength(6);
+
+    // On a terminal: four rows (and the header), then where to continue, on stderr.
+    const first = await svc.run(['audit', 'ls', '--user', 'usr_lead', '--since', '2h', '--limit', '4'], {
+      tty: { stdout: true },
+      columns: 200,
+      ...live,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trimEnd().split('\n')).toHaveLength(5);
+    const since = new Date(Math.floor((live.now - 2 * 3_600_000) / 1000) * 1000)
+      .toISOString()
+      .replace('.000', '');
+    const hint = new RegExp(
+      `^4 shown; more with: svc audit ls --user usr_lead --since ${since} --cursor (\\S+) {2}\\(or --all\\)\\n$`,
+    );
+    expect(first.stderr).toMatch(hint);
+
+    // The printed command, run an hour later (2h would now mean another instant), gives the other two.
+    const continued = first.stderr.slice('4 shown; more with: svc '.length, -'  (or --all)\n'.length);
+    const rest = await svc.run([...continued.split(' '), '--json'], { now: live.now + 3_600_000 });
+    expect(rest.stderr).toBe('');
+    expect((JSON.parse(rest.stdout) as Array<{ id: string }>).map((e) => e.id)).toEqual(ids.slice(4));
+
+    // --all with --limit: at most that many in total, in pages; the hint needs no --all then.
+    const some = await svc.run([
+      'audit',
+      'ls',
+      '--user',
+      'usr_lead',
+      '--all',
+      '--limit',
+      '5',
+      '--oldest-first',
+    ]);
+    expect(
+      some.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(ids.slice(1).reverse());
+    expect(some.stderr).toMatch(
+      /^5 shown; more with: svc audit ls --user usr_lead --oldest-first --cursor \S+\n$/,
+    );
+
+    // A cursor is bound to its filters: with others it is refused, and nothing is printed.
+    const cursor = (hint.exec(first.stderr) as RegExpExecArray)[1] as string;
+    const other = await svc.run(['audit', 'ls', '--user', 'usr_viewer', '--cursor', cursor]);
+    expect(other.code).toBe(2);
+    expect(other.stdout).toBe('');
+    expect(other.stderr).toMatch(
+      /^error: the cursor was issued for different filters; repeat the same filters/,
+    );
+  });
+
   it.each([
     [
       ['audit', 'ls', '--action', 'Role Assigned'],
@@ -77,7 +132,12 @@ describe('svc audit', () => {
     ],
     [['audit', 'ls', '--since', 'yesterday'], 2, /^error: --since takes an ISO 8601 time/],
     [['audit', 'ls', '--since', '1h', '--until', '2h'], 2, /^error: --since \(\S+\) must be before --until/],
-    [['audit', 'ls', '--limit', '5', '--all'], 2, 'error: use --limit or --all, not both\n'],
+    [['audit', 'ls', '--limit', '0'], 2, /^error: --limit /],
+    [
+      ['audit', 'ls', '--cursor', 'not-a-cursor'],
+      2,
+      /^error: the cursor is not one this API issued \(HTTP 400/,
+    ],
     [
       ['audit', 'ls', '--action', 'role.asigned'],
       2,

@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { shellWord } from '../../src/commands/listing.js';
+
+// A listing's continuation is a command line svc prints for the user to run again: each filter
+// value must come back from the shell as exactly one word, unchanged.
+describe('shellWord', () => {
+  it.each([
+    ['an id', 'usr_lead', 'usr_lead'],
+    ['an instant', '2026-11-24T08:00:00Z', '2026-11-24T08:00:00Z'],
+    ['an action', 'role.assigned', 'role.assigned'],
+    ['a space', 'tenant admin', "'tenant admin'"],
+    ['a quote', "o'brien", "'o'\\''brien'"],
+    ['shell syntax', '$(rm -rf ~); `x` * ?', "'$(rm -rf ~); `x` * ?'"],
+    ['a tilde', '~root', "'~root'"],
+    ['empty', '', "''"],
+  ])('%s', (_name, text, word) => {
+    expect(shellWord(text)).toBe(word);
+  });
+
+  it('comes back from sh as one word, byte for byte', () => {
+    const texts = ["o'brien x", '$HOME `id` "a" \\n', 'tab\there', 'ünï ©', '-n', "''"];
+    for (const text of texts) {
+      const printed = execFileSync('sh', ['-c', `printf '%s' ${shellWord(text)}`], { encoding: 'utf8' });
+      expect(printed).toBe(text);
+    }
+  });
+});
