@@ -51,6 +51,15 @@ export function shellWord(text: string): string {
 }
 
 /**
+ * The flags given a value, as they continue a command line svc prints (` --status failed
+ * --since 2026-…`): a cursor is bound to the filters that produced it, so a listing's continuation
+ * repeats them, each value one shell word.
+ */
+export function flagWords(flags: Array<[flag: string, value: string | undefined]>): string {
+  return flags.map(([flag, value]) => (value === undefined ? '' : ` ${flag} ${shellWord(value)}`)).join('');
+}
+
+/**
  * Reads a paged list within the listing's bounds. `items()` yields as pages arrive; afterwards
  * `next` is the cursor to continue from (null when the list is exhausted) and `lastPage` the last
  * page read (for totals and summaries).

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/commands/listing.js';
+import { flagWords, shellWord } from '../../src/commands/listing.js';
 
 // A listing's continuation is a command line svc prints for the user to run again: each filter
 // value must come back from the shell as exactly one word, unchanged.
@@ -24,5 +24,19 @@ describe('shellWord', () => {
       const printed = execFileSync('sh', ['-c', `printf '%s' ${shellWord(text)}`], { encoding: 'utf8' });
       expect(printed).toBe(text);
     }
+  });
+});
+
+describe('flagWords', () => {
+  it('writes the flags given a value, in order, each value one word', () => {
+    expect(
+      flagWords([
+        ['--status', 'failed'],
+        ['--event-type', undefined],
+        ['--role', 'tenant admin'],
+        ['--since', '2026-11-24T08:00:00Z'],
+      ]),
+    ).toBe(" --status failed --role 'tenant admin' --since 2026-11-24T08:00:00Z");
+    expect(flagWords([['--status', undefined]])).toBe('');
   });
 });

@@ -6,11 +6,11 @@ import { UsageError } from '../../errors.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
 import {
   DEFAULT_LIMIT,
+  flagWords,
   Listing,
   type ListingOptions,
   listingOptions,
   parseListing,
-  shellWord,
 } from '../listing.js';
 import { resolveRoleId } from './roles.js';
 import { AUDIT_COLUMNS } from './shared.js';
@@ -69,7 +69,7 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
  * role its id.
  */
 function continuation(query: AuditTrailListQuery): string {
-  const flags: Array<[string, string | undefined]> = [
+  const filters = flagWords([
     ['--action', query.action],
     ['--actor', query.actor],
     ['--user', query.user_id],
@@ -78,10 +78,8 @@ function continuation(query: AuditTrailListQuery): string {
     ['--target', query.target_id],
     ['--since', query.since],
     ['--until', query.until],
-  ];
-  const words = flags.flatMap(([flag, value]) => (value === undefined ? [] : [flag, shellWord(value)]));
-  if (query.order === 'asc') words.push('--oldest-first');
-  return words.map((word) => ` ${word}`).join('');
+  ]);
+  return `${filters}${query.order === 'asc' ? ' --oldest-first' : ''}`;
 }
 
 export function lsCommand(make: MakeContext): Command {

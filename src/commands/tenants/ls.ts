@@ -6,11 +6,11 @@ import type { Column } from '../../output/output.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
   DEFAULT_LIMIT,
+  flagWords,
   Listing,
   type ListingOptions,
   listingOptions,
   parseListing,
-  shellWord,
 } from '../listing.js';
 
 export interface TenantsLsOptions extends ListingOptions {
@@ -44,7 +44,10 @@ export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Pro
   const listing = new Listing<TenantSummary>(options, TENANT_PAGE.max);
   const tenants = listing.items((page) => platform.tenants.list({ ...query, ...page }));
   await ctx.out.list(tenants, TENANT_COLUMNS, { empty: 'No tenants match.' });
-  const filters = `${options.role ? ` --role ${shellWord(options.role)}` : ''}${options.tier ? ` --tier ${options.tier}` : ''}`;
+  const filters = flagWords([
+    ['--role', options.role],
+    ['--tier', options.tier],
+  ]);
   listing.hintMore(ctx, `svc tenants ls${filters}`);
 }
 

@@ -3,6 +3,7 @@ import { DLQ_STATUS_FILTERS, EVENT_KIND, EVENT_TYPES } from '../../../api/consta
 import type { DlqListQuery } from '../../../api/schemas/webhooks.js';
 import { UsageError } from '../../../errors.js';
 import { choiceFlag, timeFlag } from '../../kit.js';
+import { flagWords } from '../../listing.js';
 
 /** Which dead-letter entries a command looks at: `dlq ls`, `replay --dlq` and `dlq discard --all`. */
 export interface DlqFilters {
@@ -50,13 +51,12 @@ export function dlqQuery(filters: DlqFilters): DlqListQuery {
 
 /** The filters as flags, for a "continue with --cursor" hint (a cursor is bound to its filters). */
 export function filterArgs(filters: DlqFilters): string {
-  const flags: Array<[string, string | undefined]> = [
+  return flagWords([
     ['--status', filters.status],
     ['--event-type', filters.eventType],
     ['--since', filters.since],
     ['--until', filters.until],
-  ];
-  return flags.map(([flag, value]) => (value === undefined ? '' : ` ${flag} ${value}`)).join('');
+  ]);
 }
 
 /** --event-type, --since and --until, worded the same wherever entries are chosen. */
