@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { fullProgram } from '../../src/cli.js';
 import { isListVerb } from '../../src/commands/kit.js';
+import { DEFAULT_LIMIT } from '../../src/commands/listing.js';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 
@@ -74,4 +75,35 @@ describe('the --json and --ndjson shape of every list verb', () => {
     const lines = ndjson.stdout === '' ? [] : ndjson.stdout.trimEnd().split('\n');
     expect(lines.map((line) => JSON.parse(line))).toEqual(array);
   });
+});
+
+describe('paging flags', () => {
+  // An `ls` that takes --limit reads pages through Listing: --limit a total (with --all too),
+  // --cursor to go on, --all to stream every page, in listingOptions()'s words on every list.
+  const paged = lists.filter(
+    ({ path, command }) => path.at(-1) === 'ls' && command.options.some((o) => o.long === '--limit'),
+  );
+
+  it('finds the paged lists', () => {
+    expect(paged.map(({ path }) => path.join(' ')).sort()).toEqual([
+      'audit ls',
+      'records ls',
+      'tenants ls',
+      'users ls',
+      'webhooks deliveries ls',
+      'webhooks dlq ls',
+    ]);
+  });
+
+  it.each(paged.map(({ path, command }) => [path.join(' '), command] as const))(
+    'svc %s',
+    (_name, command) => {
+      const description = (long: string) => command.options.find((o) => o.long === long)?.description;
+      expect(description('--limit')).toMatch(
+        new RegExp(`^at most N [a-z ]+ in total \\(default ${DEFAULT_LIMIT}; with --all: every one\\)$`),
+      );
+      expect(description('--cursor')).toBe('continue where a previous listing stopped');
+      expect(description('--all')).toMatch(/^every [a-z]+, streamed as pages arrive$/);
+    },
+  );
 });
