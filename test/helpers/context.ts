@@ -61,7 +61,8 @@ export interface FakeIOOptions {
   tty?: boolean | Partial<Record<'stdin' | 'stdout' | 'stderr', boolean>>;
   /** Terminal width (default 120). */
   columns?: number;
-  stdin?: string | Buffer;
+  /** What stdin holds, or a stream the test writes to as the command runs (a pasted line). */
+  stdin?: string | Buffer | Readable;
   /** Force colour on or off; otherwise svc's own policy decides from `env` (no env: no colour). */
   color?: boolean;
   env?: Env;
@@ -78,7 +79,10 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
   stderr.on('data', (chunk: Buffer) => err.push(chunk.toString('utf8')));
   const claim = (stream: 'stdin' | 'stdout' | 'stderr') =>
     typeof options.tty === 'object' ? options.tty[stream] === true : options.tty === true;
-  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
+  const stdin =
+    options.stdin instanceof Readable
+      ? options.stdin
+      : Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
   const io = createIO(
     { stdin, stdout, stderr },
     {

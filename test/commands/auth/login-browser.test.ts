@@ -1,0 +1,233 @@
+/**
+ * How `svc login` reaches the browser and what it says meanwhile, in-process against a sandbox:
+ * the browser it opens (consentBrowser() approves and follows the redirect, or fails to start),
+ * an SSH session where it opens none, the address pasted into a terminal, and a code the token
+ * endpoint refuses. The same paths with a real Chromium and a real tmux terminal are in
+ * test/e2e/login-browser.test.ts and test/e2e/login-ssh.test.ts.
+ */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Browser } from '../../../src/system/browser.js';
+import { startInProcess, useTempDirs } from '../../helpers/context.js';
+import {
+  authorizationCode,
+  connectionRefused,
+  consent,
+  consentBrowser,
+  createClient,
+  tokenRequests,
+} from '../../helpers/oauth.js';
+import { useSandbox } from '../../helpers/sandbox.js';
+
+const sandbox = useSandbox();
+const dirs = useTempDirs();
+const env = (extra: Record<string, string> = {}) => ({
+  ...dirs(),
+  SVC_BASE_URL: sandbox().url,
+  SVC_CLIENT_ID: 'svc-cli',
+  ...extra,
+});
+
+/** The authorization URL in `text` (svc prints it on its own line, indented). */
+function printedUrl(text: string): string {
+  const url = /^ {2}(http\S+\/oauth\/authorize\?\S+)$/m.exec(text)?.[1];
+  if (!url) throw new Error(`no authorization URL in:\n${text}`);
+  return url;
+}
+const redirectOf = (url: string) => new URL(url).searchParams.get('redirect_uri') as string;
+
+function loggedIn(): string {
+  return (
+    `✓ Logged in to ${sandbox().url} as Ada Admin (profile "default")\n` +
+    '  scopes: read:reconciliations read:exceptions read:tenants admin; the access token expires in 1 hour (refreshed automatically)\n'
+  );
+}
+
+describe('svc login: the browser', () => {
+  it('opens the login page, says where it waits, and logs in once the browser comes back', async () => {
+    const browser = consentBrowser();
+    const live = startInProcess(['login'], env(), { now: Date.now(), browser });
+    const result = await live.done;
+    await browser.settled();
+    expect(browser.opened).toHaveLength(1);
+    const url = browser.opened[0] as string;
+    expect(result).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
+        `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}`,
+    });
+  });
+
+  it('says so when the browser cannot be started, and still logs in from the printed URL', async () => {
+    const failing: Browser = {
+      open: async () => {
+        throw new Error('no display');
+      },
+    };
+    const live = startInProcess(['login'], env(), { now: Date.now(), browser: failing });
+    await live.waitForStderr(/Waiting for the browser/);
+    const url = printedUrl(live.stderr());
+    const { location } = await consent(url);
+    await (await fetch(location as URL)).text();
+    const result = await live.done;
+    expect(result).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
+        'warning: could not open a browser (no display); open the URL above yourself\n' +
+        `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}`,
+    });
+  });
+
+  it.each([
+    ['SSH_CONNECTION', '10.0.0.2 50022 10.0.0.1 22'],
+    ['SSH_TTY', '/dev/pts/3'],
+    ['SSH_CLIENT', '10.0.0.2 50022 22'],
+  ])(
+    'opens no browser in an SSH session (%s set): the URL is for a browser anywhere',
+    async (name, value) => {
+      const browser = consentBrowser();
+      const live = startInProcess(['login'], env({ [name]: value }), { now: Date.now(), browser });
+      await live.waitForStderr(/Waiting for the browser/);
+      expect(browser.opened).toEqual([]);
+      const url = printedUrl(live.stderr());
+      expect(live.stderr()).toBe(
+        `An SSH session (${name} is set): svc does not open a browser on this machine.\n` +
+          `Open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
+          `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n`,
+      );
+      live.interrupt();
+      expect((await live.done).code).toBe(130);
+    },
+  );
+
+  it.each([
+    ['SVC_BROWSER', 'firefox'],
+    ['BROWSER', 'xdg-open'],
+  ])('opens the browser %s names, even in an SSH session', async (name, value) => {
+    const browser = consentBrowser();
+    const live = startInProcess(
+      ['login'],
+      env({ SSH_CONNECTION: '10.0.0.2 50022 10.0.0.1 22', [name]: value }),
+      {
+        now: Date.now(),
+        browser,
+      },
+    );
+    const result = await live.done;
+    await browser.settled();
+    expect(browser.opened).toHaveLength(1);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('SSH session');
+  });
+
+  it('with --no-browser in an SSH session, only prints the URL (the session is not mentioned)', async () => {
+    const browser = consentBrowser();
+    const live = startInProcess(['login', '--no-browser'], env({ SSH_TTY: '/dev/pts/3' }), {
+      now: Date.now(),
+      browser,
+    });
+    await live.waitForStderr(/Waiting for the browser/);
+    const url = printedUrl(live.stderr());
+    expect(live.stderr()).toBe(
+      `Open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
+        `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n`,
+    );
+    expect(browser.opened).toEqual([]);
+    live.interrupt();
+    expect((await live.done).code).toBe(130);
+  });
+
+  it.each([
+    ['60', '1 minute'],
+    ['120', '2 minutes'],
+    ['90', '90 s'],
+    ['1', '1 s'],
+  ])('--browser-timeout %s is said as "up to %s"', async (seconds, said) => {
+    const live = startInProcess(['login', '--no-browser', '--browser-timeout', seconds], env(), {
+      now: Date.now(),
+    });
+    const [line] = await live.waitForStderr(/^Waiting for the browser on .*$/m);
+    expect(line).toMatch(
+      new RegExp(`^Waiting for the browser on \\S+ \\(up to ${said}; Ctrl-C to cancel\\)…$`),
+    );
+    live.interrupt();
+    expect((await live.done).code).toBe(130);
+  });
+});
+
+describe('svc login: the address pasted into the terminal', () => {
+  it('takes the address the browser ended on, after turning away what is not it; one token request', async () => {
+    const before = await tokenRequests(sandbox());
+    const stdin = new PassThrough();
+    const live = startInProcess(['login', '--no-browser'], env(), {
+      now: Date.now(),
+      stdin,
+      tty: { stdin: true },
+    });
+    await live.waitForStderr(/Paste the address here: $/);
+    const url = printedUrl(live.stderr());
+    const redirect = redirectOf(url);
+    expect(live.stderr()).toBe(
+      `Open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
+        `When you approve, the browser goes to ${redirect}?…: on this machine that finishes the login; ` +
+        'on another one the page cannot be reached — copy its address from the address bar and paste it here ' +
+        '(up to 5 minutes; Ctrl-C to cancel).\nPaste the address here: ',
+    );
+    const { location } = await consent(url);
+    stdin.write('not an address\n');
+    await live.waitForStderr(/that is not an address[^\n]*\nPaste the address here: $/);
+    stdin.write(`${location}\n`);
+    const result = await live.done;
+    expect(result).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /Paste the address here: warning: that is not an address; copy the whole address from the browser\nPaste the address here: ✓ Logged in to /,
+      ),
+    });
+    expect(result.stderr.endsWith(loggedIn())).toBe(true);
+    expect(await tokenRequests(sandbox())).toBe(before + 1);
+    // The loopback stopped listening once the pasted address finished the login.
+    expect(await connectionRefused(Number(new URL(redirect).port))).toBe(true);
+  });
+});
+
+describe('svc login: a code the token endpoint refuses (exit 3)', () => {
+  it('a confidential client without its secret: the hint names the three ways to give it', async () => {
+    const client = await createClient(sandbox());
+    const browser = consentBrowser();
+    const live = startInProcess(['login', '--client-id', client.client_id], env(), {
+      now: Date.now(),
+      browser,
+    });
+    const result = await live.done;
+    await browser.settled();
+    expect([result.code, result.stdout]).toEqual([3, '']);
+    expect(result.stderr.split('\n').at(-2)).toBe(
+      'error: the authorization code could not be exchanged for tokens: this client must authenticate with its client_secret (invalid_client); ' +
+        'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET',
+    );
+  });
+
+  it('a code issued to another login: run the login again; neither code nor verifier is printed', async () => {
+    const foreign = await authorizationCode(sandbox(), { client_id: 'svc-cli' });
+    const live = startInProcess(['login', '--no-browser'], env(), { now: Date.now() });
+    await live.waitForStderr(/Waiting for the browser/);
+    const url = printedUrl(live.stderr());
+    const state = new URL(url).searchParams.get('state') as string;
+    const callback = new URL(redirectOf(url));
+    callback.searchParams.set('code', foreign.code);
+    callback.searchParams.set('state', state);
+    await (await fetch(callback)).text();
+    const result = await live.done;
+    expect([result.code, result.stdout]).toEqual([3, '']);
+    expect(result.stderr.split('\n').at(-2)).toMatch(
+      /^error: the authorization code could not be exchanged for tokens: .+ \(invalid_grant\); run the login again$/,
+    );
+    expect(result.stderr).not.toContain(foreign.code);
+  });
+});
