@@ -51,6 +51,8 @@ describe('svc login: the browser', () => {
     await browser.settled();
     expect(browser.opened).toHaveLength(1);
     const url = browser.opened[0] as string;
+    // No --scope: the server grants the client's default scopes, so none is asked for.
+    expect(new URL(url).searchParams.has('scope')).toBe(false);
     expect(result).toEqual({
       code: 0,
       stdout: '',
@@ -58,6 +60,18 @@ describe('svc login: the browser', () => {
         `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
         `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}`,
     });
+  });
+
+  it('asks for the scopes given with --scope, space-separated', async () => {
+    const browser = consentBrowser();
+    const live = startInProcess(['login', '--scope', 'read:tenants', '--scope', 'admin'], env(), {
+      now: Date.now(),
+      browser,
+    });
+    const result = await live.done;
+    await browser.settled();
+    expect(result.code, result.stderr).toBe(0);
+    expect(new URL(browser.opened[0] as string).searchParams.get('scope')).toBe('read:tenants admin');
   });
 
   it('says so when the browser cannot be started, and still logs in from the printed URL', async () => {
@@ -193,6 +207,23 @@ describe('svc login: the address pasted into the terminal', () => {
     expect(await tokenRequests(sandbox())).toBe(before + 1);
     // The loopback stopped listening once the pasted address finished the login.
     expect(await connectionRefused(Number(new URL(redirect).port))).toBe(true);
+  });
+
+  it('stops reading the terminal when the browser finishes the login first', async () => {
+    const stdin = new PassThrough();
+    const live = startInProcess(['login', '--no-browser'], env(), {
+      now: Date.now(),
+      stdin,
+      tty: { stdin: true },
+    });
+    await live.waitForStderr(/Paste the address here: $/);
+    expect(stdin.listenerCount('data')).toBeGreaterThan(0);
+    const { location } = await consent(printedUrl(live.stderr()));
+    await (await fetch(location as URL)).text();
+    const result = await live.done;
+    expect(result.code, result.stderr).toBe(0);
+    // Nothing is left reading: in a terminal, a reader left behind would keep svc from exiting.
+    expect(stdin.listenerCount('data')).toBe(0);
   });
 });
 
