@@ -18,6 +18,13 @@ describe('a pasted address', () => {
       `  "${at(`code=abc&state=${expected.state}&iss=http%3A%2F%2F127.0.0.1%3A4010`)}" `,
       { code: 'abc' },
     ],
+    ['in angle brackets', `<${at(`code=abc&state=${expected.state}`)}>`, { code: 'abc' }],
+    ['in two kinds of quotes', `"'${at(`code=abc&state=${expected.state}`)}'"`, { code: 'abc' }],
+    [
+      'quotes inside the address, which stay',
+      at(`code=a'b"c<d>e&state=${expected.state}`),
+      { code: `a'b"c<d>e` },
+    ],
     ['not an address', 'abc', { retry: 'that is not an address; copy the whole address from the browser' }],
     [
       'another address',
@@ -67,5 +74,49 @@ describe('a pasted address', () => {
       'warn that is not an address; copy the whole address from the browser',
       'prompt Paste the address here: ',
     ]);
+  });
+
+  function reader(signal: AbortSignal) {
+    const input = new PassThrough();
+    const said: string[] = [];
+    let result: string | undefined;
+    const code = readPastedRedirect({
+      input,
+      redirectUri: REDIRECT,
+      expected,
+      prompt: (text) => said.push(`prompt ${text}`),
+      warn: (text) => said.push(`warn ${text}`),
+      signal,
+    });
+    code.then((value) => {
+      result = value;
+    });
+    return { input, said, code, result: () => result };
+  }
+
+  it('asks again after a blank or all-space line, without a warning', async () => {
+    const { input, said, code } = reader(new AbortController().signal);
+    input.write('   \t \r\n');
+    input.write(`${at(`code=xyz&state=${expected.state}`)}\r\n`);
+    await expect(code).resolves.toBe('xyz');
+    expect(said).toEqual(['prompt Paste the address here: ', 'prompt Paste the address here: ']);
+  });
+
+  it('reads nothing, and asks nothing, once the login is over (aborted before or during)', async () => {
+    const before = new AbortController();
+    before.abort();
+    const early = reader(before.signal);
+    expect(early.said).toEqual([]);
+    expect(early.input.listenerCount('data')).toBe(0);
+
+    const during = new AbortController();
+    const late = reader(during.signal);
+    expect(late.input.listenerCount('data')).toBeGreaterThan(0);
+    during.abort();
+    expect(late.input.listenerCount('data')).toBe(0);
+    late.input.write(`${at(`code=xyz&state=${expected.state}`)}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late.result()).toBeUndefined();
+    expect(late.said).toEqual(['prompt Paste the address here: ']);
   });
 });
