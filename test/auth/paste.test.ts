@@ -88,7 +88,8 @@ describe('a pasted address', () => {
       warn: (text) => said.push(`warn ${text}`),
       signal,
     });
-    code.then((value) => {
+    // Watched, not awaited: a reader that stopped stays pending for good.
+    void code.then((value) => {
       result = value;
     });
     return { input, said, code, result: () => result };
