@@ -54,28 +54,7 @@ describe('a pasted address', () => {
     expect('error' in outcome && outcome.error.message).toBe(message);
   });
 
-  it("is asked for again until a line carries this login's response", async () => {
-    const input = new PassThrough();
-    const said: string[] = [];
-    const code = readPastedRedirect({
-      input,
-      redirectUri: REDIRECT,
-      expected,
-      prompt: (text) => said.push(`prompt ${text}`),
-      warn: (text) => said.push(`warn ${text}`),
-      signal: new AbortController().signal,
-    });
-    input.write('\nnonsense\n');
-    input.write(`${at(`code=xyz&state=${expected.state}`)}\n`);
-    await expect(code).resolves.toBe('xyz');
-    expect(said).toEqual([
-      'prompt Paste the address here: ',
-      'prompt Paste the address here: ',
-      'warn that is not an address; copy the whole address from the browser',
-      'prompt Paste the address here: ',
-    ]);
-  });
-
+  /** A reader of pasted lines from a stream the test writes to; what it said, and its code once read. */
   function reader(signal: AbortSignal) {
     const input = new PassThrough();
     const said: string[] = [];
@@ -94,6 +73,19 @@ describe('a pasted address', () => {
     });
     return { input, said, code, result: () => result };
   }
+
+  it("is asked for again until a line carries this login's response", async () => {
+    const { input, said, code } = reader(new AbortController().signal);
+    input.write('\nnonsense\n');
+    input.write(`${at(`code=xyz&state=${expected.state}`)}\n`);
+    await expect(code).resolves.toBe('xyz');
+    expect(said).toEqual([
+      'prompt Paste the address here: ',
+      'prompt Paste the address here: ',
+      'warn that is not an address; copy the whole address from the browser',
+      'prompt Paste the address here: ',
+    ]);
+  });
 
   it('asks again after a blank or all-space line, without a warning', async () => {
     const { input, said, code } = reader(new AbortController().signal);

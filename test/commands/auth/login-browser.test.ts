@@ -174,8 +174,8 @@ describe('svc login: the browser', () => {
 });
 
 describe('svc login: the address pasted into the terminal', () => {
-  it('takes the address the browser ended on, after turning away what is not it; one token request', async () => {
-    const before = await tokenRequests(sandbox());
+  /** `svc login --no-browser` with a terminal on stdin the test types into, once it asks for the address. */
+  async function pasting() {
     const stdin = new PassThrough();
     const live = startInProcess(['login', '--no-browser'], env(), {
       now: Date.now(),
@@ -183,6 +183,12 @@ describe('svc login: the address pasted into the terminal', () => {
       tty: { stdin: true },
     });
     await live.waitForStderr(/Paste the address here: $/);
+    return { stdin, live };
+  }
+
+  it('takes the address the browser ended on, after turning away what is not it; one token request', async () => {
+    const before = await tokenRequests(sandbox());
+    const { stdin, live } = await pasting();
     const url = printedUrl(live.stderr());
     const redirect = redirectOf(url);
     expect(live.stderr()).toBe(
@@ -210,13 +216,7 @@ describe('svc login: the address pasted into the terminal', () => {
   });
 
   it('stops reading the terminal when the browser finishes the login first', async () => {
-    const stdin = new PassThrough();
-    const live = startInProcess(['login', '--no-browser'], env(), {
-      now: Date.now(),
-      stdin,
-      tty: { stdin: true },
-    });
-    await live.waitForStderr(/Paste the address here: $/);
+    const { stdin, live } = await pasting();
     expect(stdin.listenerCount('data')).toBeGreaterThan(0);
     const { location } = await consent(printedUrl(live.stderr()));
     await (await fetch(location as URL)).text();
