@@ -36,6 +36,7 @@ const FOLDER_TESTS: Record<string, string[]> = {
     'test/unit/http-*.test.ts',
     'test/http/**',
     'test/attack/hostile-server.test.ts',
+    'test/attack/secrets.test.ts',
   ],
   // With the login verbs tested in-process (test/commands/auth, oauth): the browser login of
   // src/auth/flow.ts runs there against the sandbox's consent page and svc's loopback.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MASK,
   redactBody,
+  redactDeep,
   redactHeader,
   redactText,
   redactUrl,
@@ -17,7 +18,9 @@ describe('redaction of traces', () => {
     ['cookie', 'session=1', MASK],
     ['x-svc-signature', 't=1,v1=ab', MASK],
     ['x-tenant-id', 'abc', 'abc'],
-  ])('header %s', (name, value, expected) => {
+    ['authorization', 'Token   abc', `Token   ${MASK}`],
+    ['authorization', 'Digest Bearer abc', MASK],
+  ])('header %s: %s', (name, value, expected) => {
     expect(redactHeader(name, value)).toBe(expected);
   });
 
@@ -45,13 +48,18 @@ describe('redaction of traces', () => {
     );
   });
 
-  it('masks query parameters and URL credentials', () => {
-    const url = new URL('https://u:p@example.com/cb?code=abc&state=xyz&page=2');
-    const text = redactUrl(url);
-    expect(text).not.toContain('abc');
-    expect(text).not.toContain('xyz');
-    expect(text).not.toContain(':p@');
-    expect(text).toContain('page=2');
+  const masked = encodeURIComponent(MASK);
+  it.each([
+    [
+      'https://u:p@example.com/cb?code=abc&state=xyz&page=2',
+      `https://${masked}:${masked}@example.com/cb?code=${masked}&state=${masked}&page=2`,
+    ],
+    ['https://example.com/cb?code=abc&page=2', `https://example.com/cb?code=${masked}&page=2`],
+    ['https://u@example.com/cb', `https://${masked}@example.com/cb`],
+    ['https://:p@example.com/cb', `https://:${masked}@example.com/cb`],
+    ['https://example.com/cb?', 'https://example.com/cb?'],
+  ])('masks query parameters and URL credentials: %s', (url, expected) => {
+    expect(redactUrl(new URL(url))).toBe(expected);
   });
 
   it('scrubs registered secret values wherever they appear', () => {
@@ -101,6 +109,20 @@ describe('redaction by name, shape and value', () => {
         token_type: 'Bearer',
       },
     ],
+    // An authorization code is an error code only under an error, or beside an error's words.
+    [{ data: { code: 'auth-code-value' } }, { data: { code: MASK } }],
+    [{ mydetails: { code: 'auth-code-value' } }, { mydetails: { code: MASK } }],
+    [{ error_context: { code: 'auth-code-value' } }, { error_context: { code: MASK } }],
+    [
+      { errors: [{ code: 'bad_value', field: 'limit' }] },
+      { errors: [{ code: 'bad_value', field: 'limit' }] },
+    ],
+    [{ details: { code: 'too_long' } }, { details: { code: 'too_long' } }],
+    // A secret-named object is walked into, and an absent secret stays absent.
+    [
+      { credentials: { id: 'cred_1', secret: 's3cr3t' }, client_secret: null, refresh_token: undefined },
+      { credentials: { id: 'cred_1', secret: MASK }, client_secret: null, refresh_token: undefined },
+    ],
   ])('%j → %j', (input, expected) => {
     expect(redactValue(input)).toEqual(expected);
   });
@@ -119,6 +141,44 @@ describe('redaction by name, shape and value', () => {
     ],
   ])('redactText(%j)', (text, expected) => {
     expect(redactText(text)).toBe(expected);
+  });
+
+  it('scrubs registered secrets given in any order, each place once, neighbours as one', () => {
+    expect(scrubSecrets('x aaaaaaaa y bbbbbbbb z', ['bbbbbbbb', 'aaaaaaaa'])).toBe(`x ${MASK} y ${MASK} z`);
+    expect(scrubSecrets('aaaaaaaabbbbbbbb!', ['aaaaaaaa', 'bbbbbbbb'])).toBe(`${MASK}!`);
+  });
+
+  it('redactDeep masks by name, by value and by shape in every string, at any depth, and keeps the rest', () => {
+    expect(
+      redactDeep(
+        {
+          message: 'token s3cr3t-value-1 seen',
+          list: ['Bearer abcdefghijklmnop123', 7, null, false],
+          nested: { note: 'key svc_sk_0123456789abcdefghij here', client_secret: 'x', count: 0 },
+        },
+        ['s3cr3t-value-1'],
+      ),
+    ).toEqual({
+      message: `token ${MASK} seen`,
+      list: [`Bearer ${MASK}`, 7, null, false],
+      nested: { note: `key svc_sk_${MASK} here`, client_secret: MASK, count: 0 },
+    });
+  });
+
+  it('registers secrets of 8 characters or more only', () => {
+    const registry = new SecretRegistry();
+    registry.add('12345678', '1234567', null, undefined);
+    expect(registry.values()).toEqual(['12345678']);
+  });
+
+  it('the registry does not learn error codes under an error list, names meant to be shown, or anything else', () => {
+    const registry = new SecretRegistry();
+    registry.learn({ errors: [{ code: 'invalid_value_for_limit', field: 'limit' }] });
+    registry.learn({ name: 'Vendor portal application', user_code: 'WDJB-MJHT-QQQQ' });
+    registry.learn(null);
+    registry.learn('a plain string of text');
+    registry.learn(42);
+    expect(registry.values()).toEqual([]);
   });
 
   it('scrubs overlapping registered secrets in one pass, never completing another', () => {
