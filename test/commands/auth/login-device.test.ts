@@ -14,6 +14,8 @@ import { runInProcess, startInProcess, useTempDirs, virtualClock } from '../../h
 /** What the server answers: the device authorization, then one answer per poll ('ok' issues tokens). */
 interface Script {
   codes: Record<string, unknown>;
+  /** The device endpoint's status (200 unless a test refuses the request). */
+  status?: number;
   polls: string[];
 }
 
@@ -57,7 +59,7 @@ beforeAll(async () => {
       const form = Object.fromEntries(new URLSearchParams(body));
       if (request.method === 'POST' && url.pathname === '/device') {
         forms.push(form);
-        return json(response, 200, script.codes);
+        return json(response, script.status ?? 200, script.codes);
       }
       if (request.method === 'POST' && url.pathname === '/v1/oauth/token') {
         forms.push(form);
@@ -223,6 +225,18 @@ describe('svc login --device: how it ends without a login (exit 3, 130)', () => 
     expect([r.code, r.stdout]).toEqual([130, '']);
     expect(r.stderr).toBe(`${instructions('10 minutes')}error: interrupted; the login was cancelled\n`);
     expect(forms.filter((f) => f.grant_type !== undefined)).toEqual([]);
+  });
+
+  it('reports a refused device request with its reason and what to check (exit 3)', async () => {
+    script.status = 400;
+    script.codes = { error: 'invalid_scope', error_description: 'unknown scope nonsense' };
+    const r = await deviceLogin(['--scope', 'nonsense']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      3,
+      '',
+      'error: the server refused to start a device login: unknown scope nonsense (invalid_scope); check the client id and --scope\n',
+    ]);
+    expect(r.polls).toEqual([]);
   });
 
   it.each([
