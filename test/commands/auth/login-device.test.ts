@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/system/clock.js';
 import { runInProcess, startInProcess, useTempDirs, virtualClock } from '../../helpers/context.js';
+import { oauthJson } from '../../helpers/oauth.js';
 
 /** What the server answers: the device authorization, then one answer per poll ('ok' issues tokens). */
 interface Script {
@@ -33,23 +34,24 @@ const CODES = {
   interval: 3,
 };
 
-function json(response: import('node:http').ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  response.end(JSON.stringify(body));
-}
-
 beforeAll(async () => {
   server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://x');
     if (request.method === 'GET' && url.pathname === '/.well-known/oauth-authorization-server') {
-      return json(response, 200, {
+      return oauthJson(response, 200, {
         issuer: `${origin}/`,
         token_endpoint: `${origin}/v1/oauth/token`,
         device_authorization_endpoint: `${origin}/device`,
       });
     }
     if (request.method === 'GET' && url.pathname === '/v1/me') {
-      return json(response, 200, { id: 'u1', type: 'user', name: 'Dee Vice', tenant_id: null, tenants: [] });
+      return oauthJson(response, 200, {
+        id: 'u1',
+        type: 'user',
+        name: 'Dee Vice',
+        tenant_id: null,
+        tenants: [],
+      });
     }
     let body = '';
     request.on('data', (chunk) => {
@@ -59,13 +61,13 @@ beforeAll(async () => {
       const form = Object.fromEntries(new URLSearchParams(body));
       if (request.method === 'POST' && url.pathname === '/device') {
         forms.push(form);
-        return json(response, script.status ?? 200, script.codes);
+        return oauthJson(response, script.status ?? 200, script.codes);
       }
       if (request.method === 'POST' && url.pathname === '/v1/oauth/token') {
         forms.push(form);
         const answer = script.polls.shift() ?? 'authorization_pending';
-        if (answer !== 'ok') return json(response, 400, { error: answer });
-        return json(response, 200, {
+        if (answer !== 'ok') return oauthJson(response, 400, { error: answer });
+        return oauthJson(response, 200, {
           access_token: 'device-access-token-0123456789',
           token_type: 'Bearer',
           expires_in: 3600,

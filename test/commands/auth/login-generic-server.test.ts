@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
-import { consentBrowser } from '../../helpers/oauth.js';
+import { consentBrowser, oauthJson } from '../../helpers/oauth.js';
 
 /**
  * svc's login against a small standards-conforming OAuth 2.0 server that is not the sandbox:
@@ -26,12 +26,6 @@ const codes = new Map<string, { challenge: string; redirectUri: string }>();
 const valid = new Set<string>();
 const tokenForms: Array<Record<string, string>> = [];
 let issued = 0;
-
-function json(response: import('node:http').ServerResponse, status: number, body: unknown): void {
-  response
-    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-    .end(JSON.stringify(body));
-}
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -63,9 +57,9 @@ beforeAll(async () => {
           request.headers.authorization ||
           !request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')
         )
-          return json(response, 400, { error: 'invalid_request' });
+          return oauthJson(response, 400, { error: 'invalid_request' });
         if (form.client_id !== CLIENT_ID || form.client_secret !== SECRET)
-          return json(response, 401, { error: 'invalid_client' });
+          return oauthJson(response, 401, { error: 'invalid_client' });
         if (form.grant_type === 'authorization_code') {
           const entry = codes.get(form.code ?? '');
           codes.delete(form.code ?? '');
@@ -73,13 +67,13 @@ beforeAll(async () => {
             .update(form.code_verifier ?? '')
             .digest('base64url');
           if (!entry || entry.redirectUri !== form.redirect_uri || entry.challenge !== s256)
-            return json(response, 400, { error: 'invalid_grant' });
+            return oauthJson(response, 400, { error: 'invalid_grant' });
         } else if (form.grant_type !== 'refresh_token' || form.refresh_token !== REFRESH) {
-          return json(response, 400, { error: 'invalid_grant' });
+          return oauthJson(response, 400, { error: 'invalid_grant' });
         }
         const access = `opaque-access-${++issued}-0123456789`;
         valid.add(access);
-        return json(response, 200, {
+        return oauthJson(response, 200, {
           access_token: access,
           token_type: 'bearer',
           expires_in: '120',
@@ -94,8 +88,8 @@ beforeAll(async () => {
     }
     if (request.method === 'GET' && url.pathname === '/api/v1/me') {
       const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-      if (!token || !valid.has(token)) return json(response, 401, { error: 'invalid_token' });
-      return json(response, 200, {
+      if (!token || !valid.has(token)) return oauthJson(response, 401, { error: 'invalid_token' });
+      return oauthJson(response, 200, {
         id: 'u1',
         type: 'user',
         name: 'Generic User',
