@@ -1,7 +1,7 @@
 import { OAUTH_PATHS } from '../api/constants.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
-import { type LoopbackReceiver, startLoopback } from './loopback.js';
+import { describeWait, type LoopbackReceiver, startLoopback } from './loopback.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {
   oauthErrorCode,
@@ -27,10 +27,6 @@ export interface BrowserFlowResult {
   tokens: TokenSet;
   tokenUrl: string;
   requestedScope: string | undefined;
-}
-
-function describeWait(seconds: number): string {
-  return seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} s`;
 }
 
 /**

@@ -42,6 +42,11 @@ export interface LoopbackReceiver {
   close(): Promise<void>;
 }
 
+/** How long the login waits for the browser, as said while it waits and when it gives up. */
+export function describeWait(seconds: number): string {
+  return seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} s`;
+}
+
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'referrer-policy': 'no-referrer',
@@ -154,10 +159,7 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   const port = (server.address() as AddressInfo).port;
   (options.sleep ?? realSleep)(options.timeoutMs, over.signal).then(
     () => {
-      const minutes = options.timeoutMs / 60_000;
-      const span = Number.isInteger(minutes)
-        ? `${minutes} minute${minutes === 1 ? '' : 's'}`
-        : `${options.timeoutMs / 1000} s`;
+      const span = describeWait(options.timeoutMs / 1000);
       finish(() =>
         settle!.reject(
           new AuthError(`timed out after ${span} waiting for the browser to finish the login`, {
