@@ -7,6 +7,7 @@
 import { Option } from 'commander';
 import type { Context } from '../context.js';
 import type { Page } from '../platform/index.js';
+import { shellWord } from '../system/shell-words.js';
 import { intFlag, nonEmpty } from './kit.js';
 
 /** The largest --limit: a total, so any count a person could want. */
@@ -40,14 +41,6 @@ export function listingOptions(items: string, item = items.replace(/s$/, '')): O
     new Option('--cursor <cursor>', 'continue where a previous listing stopped'),
     new Option('--all', `every ${item}, streamed as pages arrive`),
   ];
-}
-
-/**
- * `text` as one word of a POSIX shell command line, for a command svc prints to be run again (a
- * listing's continuation): as it is when it is plain, else single-quoted.
- */
-export function shellWord(text: string): string {
-  return /^[\w.:@%+=,/-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 /**

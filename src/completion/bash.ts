@@ -1,5 +1,6 @@
+import { shellQuote as quote } from '../system/shell-words.js';
 import type { CommandSpec } from './model.js';
-import { quote, shellTables, shellWalk, tables } from './tables.js';
+import { shellTables, shellWalk, tables } from './tables.js';
 
 /** A bash completion script for svc (bash ≥ 4.2), generated from the command tree. */
 export function bashScript(root: CommandSpec): string {

@@ -73,11 +73,6 @@ export function tables(root: CommandSpec): Tables {
   return t;
 }
 
-/** A single-quoted word for bash and zsh. */
-export function quote(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
-}
-
 /** A single-quoted word for fish (where \\ and \\' are escapes inside single quotes). */
 export function fishQuote(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

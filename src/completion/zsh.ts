@@ -1,5 +1,6 @@
+import { shellQuote as quote } from '../system/shell-words.js';
 import type { CommandSpec } from './model.js';
-import { quote, shellTables, shellWalk, tables } from './tables.js';
+import { shellTables, shellWalk, tables } from './tables.js';
 
 const describe = (name: string, description: string) => `${name.replace(/:/g, '\\:')}:${description}`;
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { Chalk } from 'chalk';
 import { runCli } from '../cli.js';
-import { quote } from '../completion/tables.js';
 import { colorEnabled, createIO } from '../output/io.js';
 import type { Sandbox } from '../sandbox/server.js';
 import type { ProcessResult } from '../system/run.js';
+import { shellWord } from '../system/shell-words.js';
 
 export type StepResult = ProcessResult;
 
@@ -57,7 +57,7 @@ export class Tour {
   #shown(args: string[]): string {
     return args
       .map((a) => (a.startsWith(`${this.#root}/`) ? a.slice(this.#root.length + 1) : a))
-      .map((a) => (/^[\w./:=@-]+$/.test(a) ? a : quote(a)))
+      .map(shellWord)
       .join(' ');
   }
 

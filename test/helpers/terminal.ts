@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
+import { shellQuote } from '../../src/system/shell-words.js';
 import { BIN, TEST_CACHE_DIR } from './svc.js';
 
 const run = promisify(execFile);
@@ -110,8 +111,4 @@ export class Terminal {
   async close(): Promise<void> {
     await run('tmux', ['-L', this.#socket, 'kill-server']).catch(() => undefined);
   }
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
 }

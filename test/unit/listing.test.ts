@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { flagWords, shellWord } from '../../src/commands/listing.js';
+import { flagWords } from '../../src/commands/listing.js';
+import { shellWord } from '../../src/system/shell-words.js';
 
 // A listing's continuation is a command line svc prints for the user to run again: each filter
 // value must come back from the shell as exactly one word, unchanged.
