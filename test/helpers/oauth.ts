@@ -193,11 +193,14 @@ export function spawnSvc(args: string[], env: Record<string, string | undefined>
   };
 }
 
+/** The authorization URL as `svc login` prints it: on a line of its own, indented. */
+export const AUTHORIZE_LINE = /^ {2}(http\S+\/oauth\/authorize\?\S+)$/m;
+
 /** The authorization URL and loopback redirect a waiting `svc login` printed. */
 export async function printedLogin(
   live: Pick<LiveSvc, 'waitForStderr'>,
 ): Promise<{ url: string; redirectUri: URL; state: string }> {
-  const [, url] = await live.waitForStderr(/^ {2}(http\S+\/oauth\/authorize\?\S+)$/m);
+  const [, url] = await live.waitForStderr(AUTHORIZE_LINE);
   await live.waitForStderr(/Waiting for the browser/);
   const parsed = new URL(url!);
   return {

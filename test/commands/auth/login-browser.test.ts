@@ -10,11 +10,13 @@ import { describe, expect, it } from 'vitest';
 import type { Browser } from '../../../src/system/browser.js';
 import { startInProcess, useTempDirs } from '../../helpers/context.js';
 import {
+  AUTHORIZE_LINE,
   authorizationCode,
   connectionRefused,
   consent,
   consentBrowser,
   createClient,
+  printedLogin,
   tokenRequests,
 } from '../../helpers/oauth.js';
 import { useSandbox } from '../../helpers/sandbox.js';
@@ -30,7 +32,7 @@ const env = (extra: Record<string, string> = {}) => ({
 
 /** The authorization URL in `text` (svc prints it on its own line, indented). */
 function printedUrl(text: string): string {
-  const url = /^ {2}(http\S+\/oauth\/authorize\?\S+)$/m.exec(text)?.[1];
+  const url = AUTHORIZE_LINE.exec(text)?.[1];
   if (!url) throw new Error(`no authorization URL in:\n${text}`);
   return url;
 }
@@ -81,8 +83,7 @@ describe('svc login: the browser', () => {
       },
     };
     const live = startInProcess(['login'], env(), { now: Date.now(), browser: failing });
-    await live.waitForStderr(/Waiting for the browser/);
-    const url = printedUrl(live.stderr());
+    const { url } = await printedLogin(live);
     const { location } = await consent(url);
     await (await fetch(location as URL)).text();
     const result = await live.done;
@@ -105,9 +106,8 @@ describe('svc login: the browser', () => {
     async (name, value) => {
       const browser = consentBrowser();
       const live = startInProcess(['login'], env({ [name]: value }), { now: Date.now(), browser });
-      await live.waitForStderr(/Waiting for the browser/);
+      const { url } = await printedLogin(live);
       expect(browser.opened).toEqual([]);
-      const url = printedUrl(live.stderr());
       expect(live.stderr()).toBe(
         `An SSH session (${name} is set): svc does not open a browser on this machine.\n` +
           `Open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
@@ -144,8 +144,7 @@ describe('svc login: the browser', () => {
       now: Date.now(),
       browser,
     });
-    await live.waitForStderr(/Waiting for the browser/);
-    const url = printedUrl(live.stderr());
+    const { url } = await printedLogin(live);
     expect(live.stderr()).toBe(
       `Open this URL in a browser, on this machine or any other, to log in:\n  ${url}\n` +
         `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n`,
@@ -247,10 +246,7 @@ describe('svc login: a code the token endpoint refuses (exit 3)', () => {
   it('a code issued to another login: run the login again; neither code nor verifier is printed', async () => {
     const foreign = await authorizationCode(sandbox(), { client_id: 'svc-cli' });
     const live = startInProcess(['login', '--no-browser'], env(), { now: Date.now() });
-    await live.waitForStderr(/Waiting for the browser/);
-    const url = printedUrl(live.stderr());
-    const state = new URL(url).searchParams.get('state') as string;
-    const callback = new URL(redirectOf(url));
+    const { redirectUri: callback, state } = await printedLogin(live);
     callback.searchParams.set('code', foreign.code);
     callback.searchParams.set('state', state);
     await (await fetch(callback)).text();
