@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
-import { consentBrowser, oauthJson } from '../../helpers/oauth.js';
+import { consentBrowser } from '../../helpers/oauth.js';
 
 /**
  * svc's login against a small standards-conforming OAuth 2.0 server that is not the sandbox:
@@ -22,10 +22,16 @@ const REFRESH = 'rt-generic-0123456789abcdef';
 
 let server: Server;
 let origin: string;
-const codes = new Map<string, { challenge: string; redirectUri: string }>();
+const codes = new Map<string, { challenge: string; redirectUri: string; echo: boolean }>();
 const valid = new Set<string>();
 const tokenForms: Array<Record<string, string>> = [];
 let issued = 0;
+
+function json(response: import('node:http').ServerResponse, status: number, body: unknown): void {
+  response
+    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+    .end(JSON.stringify(body));
+}
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -37,7 +43,12 @@ beforeAll(async () => {
         return;
       }
       const code = `code-${codes.size + 1}-0123456789`;
-      codes.set(code, { challenge: q.get('code_challenge')!, redirectUri: q.get('redirect_uri')! });
+      codes.set(code, {
+        challenge: q.get('code_challenge')!,
+        redirectUri: q.get('redirect_uri')!,
+        // A careless server: for the scope "echo", its refusal repeats what it was sent.
+        echo: q.get('scope') === 'echo',
+      });
       const back = new URL(q.get('redirect_uri')!);
       back.searchParams.set('code', code);
       back.searchParams.set('state', q.get('state')!);
@@ -57,23 +68,28 @@ beforeAll(async () => {
           request.headers.authorization ||
           !request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')
         )
-          return oauthJson(response, 400, { error: 'invalid_request' });
+          return json(response, 400, { error: 'invalid_request' });
         if (form.client_id !== CLIENT_ID || form.client_secret !== SECRET)
-          return oauthJson(response, 401, { error: 'invalid_client' });
+          return json(response, 401, { error: 'invalid_client' });
         if (form.grant_type === 'authorization_code') {
           const entry = codes.get(form.code ?? '');
           codes.delete(form.code ?? '');
+          if (entry?.echo)
+            return json(response, 400, {
+              error: 'invalid_grant',
+              error_description: `code ${form.code} with verifier ${form.code_verifier} and secret ${form.client_secret} refused`,
+            });
           const s256 = createHash('sha256')
             .update(form.code_verifier ?? '')
             .digest('base64url');
           if (!entry || entry.redirectUri !== form.redirect_uri || entry.challenge !== s256)
-            return oauthJson(response, 400, { error: 'invalid_grant' });
+            return json(response, 400, { error: 'invalid_grant' });
         } else if (form.grant_type !== 'refresh_token' || form.refresh_token !== REFRESH) {
-          return oauthJson(response, 400, { error: 'invalid_grant' });
+          return json(response, 400, { error: 'invalid_grant' });
         }
         const access = `opaque-access-${++issued}-0123456789`;
         valid.add(access);
-        return oauthJson(response, 200, {
+        return json(response, 200, {
           access_token: access,
           token_type: 'bearer',
           expires_in: '120',
@@ -88,8 +104,8 @@ beforeAll(async () => {
     }
     if (request.method === 'GET' && url.pathname === '/api/v1/me') {
       const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-      if (!token || !valid.has(token)) return oauthJson(response, 401, { error: 'invalid_token' });
-      return oauthJson(response, 200, {
+      if (!token || !valid.has(token)) return json(response, 401, { error: 'invalid_token' });
+      return json(response, 200, {
         id: 'u1',
         type: 'user',
         name: 'Generic User',
@@ -165,5 +181,24 @@ describe('login against another OAuth 2.0 server', () => {
       .default;
     expect(stored.access_token).toBe('opaque-access-2-0123456789');
     expect(stored.refresh_token).toBe(REFRESH);
+  });
+
+  it('never prints the code, the verifier or the secret, even when the server repeats them in its refusal', async () => {
+    const secretFile = join(files, 'secret-echo');
+    writeFileSync(secretFile, `${SECRET}\n`);
+    const before = tokenForms.length;
+    const r = await svc(
+      ['login', '--client-id', CLIENT_ID, '--client-secret-file', secretFile, '--scope', 'echo'],
+      { env: { SVC_BASE_URL: `${origin}/api`, SVC_APP_URL: `${origin}/app` } },
+    );
+    await browser.settled();
+    const sent = tokenForms.slice(before);
+    expect(sent).toHaveLength(1);
+    expect([r.code, r.stdout]).toEqual([3, '']);
+    expect(r.stderr).toMatch(
+      /^error: the authorization code could not be exchanged for tokens: code \[redacted\] with verifier \[redacted\] and secret \[redacted\] refused \(invalid_grant\); run the login again$/m,
+    );
+    for (const secret of [sent[0]!.code!, sent[0]!.code_verifier!, SECRET])
+      expect(r.stderr).not.toContain(secret);
   });
 });
