@@ -1,6 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -279,11 +278,4 @@ export function consentRobot(): string {
 /** Parses the credential file of a config dir. */
 export function storedCredential(configDir: string, profile = 'default'): any {
   return JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).profiles?.[profile];
-}
-
-/** Answers as an OAuth server does (RFC 6749 §5.1): JSON, never cached. For the test's own servers. */
-export function oauthJson(response: ServerResponse, status: number, body: unknown): void {
-  response
-    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-    .end(JSON.stringify(body));
 }

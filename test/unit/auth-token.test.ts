@@ -12,9 +12,10 @@ import {
   tokenRequestFailed,
   tokenUrl,
 } from '../../src/auth/token-endpoint.js';
-import { AuthError, exitCodeFor, SvcError } from '../../src/errors.js';
+import { AuthError, exitCodeFor, InterruptedError, SvcError } from '../../src/errors.js';
 import { apiErrorFrom } from '../../src/http/errors.js';
-import { testContext } from '../helpers/context.js';
+import type { Clock } from '../../src/system/clock.js';
+import { testContext, virtualClock } from '../helpers/context.js';
 import { answers, useHostileServer } from '../helpers/hostile.js';
 
 const NOW = Date.parse('2026-01-15T12:00:00Z');
@@ -200,7 +201,13 @@ describe('authorizeWithDevice', () => {
 
   type Answer = { status: number; body: unknown };
   /** A local authorization server: metadata, device codes, and scripted token answers. */
-  async function authServer(options: { device?: boolean; codes?: Record<string, unknown>; token: Answer[] }) {
+  async function authServer(options: {
+    device?: boolean;
+    codes?: Record<string, unknown>;
+    /** The device endpoint's answer instead of the codes (a refusal). */
+    deviceAnswer?: Answer;
+    token: Answer[];
+  }) {
     const forms: Array<{ path: string; form: Record<string, string> }> = [];
     const s = await server();
     const base = s.url;
@@ -217,6 +224,7 @@ describe('authorizeWithDevice', () => {
       }
       forms.push({ path: received.url, form: Object.fromEntries(new URLSearchParams(received.body)) });
       if (received.url === '/v1/oauth/device_authorization') {
+        if (options.deviceAnswer) return send(options.deviceAnswer.status, options.deviceAnswer.body);
         return send(200, {
           device_code: 'dev-code-0123456789',
           user_code: 'ABCD-EFGH',
@@ -240,11 +248,12 @@ describe('authorizeWithDevice', () => {
 
   async function login(
     base: string,
-    extra: { clientSecret?: string; scopes?: string[]; realClock?: boolean } = {},
+    extra: { clientSecret?: string; scopes?: string[]; clock?: Clock; signal?: AbortSignal } = {},
   ) {
     const t = testContext({
       env: { SVC_BASE_URL: base, NO_COLOR: '1' },
-      ...(extra.realClock ? { clock: { now: () => Date.now() } } : { now: NOW }),
+      ...(extra.clock ? { clock: extra.clock } : { now: NOW }),
+      ...(extra.signal ? { signal: extra.signal } : {}),
     });
     let error: SvcError | undefined;
     let result: Awaited<ReturnType<typeof authorizeWithDevice>> | undefined;
@@ -298,7 +307,93 @@ describe('authorizeWithDevice', () => {
     });
   });
 
+  /** The device login on a virtual clock: its result, and the waits between polls. */
+  async function timedLogin(options: {
+    codes?: Record<string, unknown>;
+    token: Answer[];
+    scopes?: string[];
+  }) {
+    const { base, forms } = await authServer({ codes: options.codes, token: options.token });
+    const clock = virtualClock(NOW);
+    const outcome = await login(base, { clock, ...(options.scopes ? { scopes: options.scopes } : {}) });
+    return { ...outcome, forms, waits: clock.waits, polls: forms.slice(1) };
+  }
+  const slowDown = { status: 400, body: { error: 'slow_down' } };
+
+  it("polls at the server's interval, 5 s more after each slow_down (RFC 8628 §3.5)", async () => {
+    const { error, waits, polls } = await timedLogin({
+      codes: { interval: 3 },
+      token: [pending, slowDown, pending, slowDown, issued],
+    });
+    expect(error).toBeUndefined();
+    expect(waits).toEqual([3000, 3000, 8000, 8000, 13000]);
+    expect(polls).toHaveLength(5);
+  });
+
   it.each([
+    ['no interval', undefined],
+    ['an interval of 0', 0],
+    ['an interval that is not a number', 'soon'],
+  ])('polls every 5 s when the server gives %s; no --scope asks for none', async (_what, interval) => {
+    const { error, waits, forms } = await timedLogin({ codes: { interval }, token: [pending, issued] });
+    expect(error).toBeUndefined();
+    expect(waits).toEqual([5000, 5000]);
+    expect(forms[0]).toEqual({ path: '/v1/oauth/device_authorization', form: { client_id: 'cli' } });
+  });
+
+  it('a pending answer at the deadline is an expired code: the last poll is the one at the deadline (exit 3)', async () => {
+    const { error, waits, polls } = await timedLogin({
+      codes: { expires_in: 10, interval: 5 },
+      token: [pending, pending, pending],
+    });
+    expect(waits).toEqual([5000, 5000]);
+    expect(polls).toHaveLength(2);
+    expect(error).toBeInstanceOf(AuthError);
+    expect({ message: error!.message, code: error!.code, exit: exitCodeFor(error) }).toEqual({
+      message: 'the code expired before the login was approved',
+      code: 'expired_token',
+      exit: 3,
+    });
+  });
+
+  it('stops on Ctrl-C while waiting between polls (exit 130), having polled nothing', async () => {
+    const { base, forms } = await authServer({ token: [] });
+    const interrupt = new AbortController();
+    // A clock whose waits last until Ctrl-C, which comes during the first one.
+    const clock: Clock = {
+      now: () => NOW,
+      sleep: (_ms, signal) =>
+        new Promise((_resolve, reject) => {
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          interrupt.abort();
+        }),
+    };
+    const { error } = await login(base, { clock, signal: interrupt.signal });
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect([error!.message, exitCodeFor(error)]).toEqual(['interrupted; the login was cancelled', 130]);
+    expect(forms.slice(1)).toEqual([]);
+  });
+
+  it('reports a refused device request with its reason and what to check (exit 3)', async () => {
+    const { base, forms } = await authServer({
+      deviceAnswer: {
+        status: 400,
+        body: { error: 'invalid_scope', error_description: 'unknown scope nonsense' },
+      },
+      token: [],
+    });
+    const { error } = await login(base, { scopes: ['nonsense'] });
+    expect({ message: error!.message, hint: error!.hint, exit: exitCodeFor(error) }).toEqual({
+      message: 'the server refused to start a device login: unknown scope nonsense (invalid_scope)',
+      hint: 'check the client id and --scope',
+      exit: 3,
+    });
+    expect(forms).toHaveLength(1);
+  });
+
+  it.each([
+    [{ expires_in: 600 }, 'the code expires in 10 minutes'],
+    [{ expires_in: 60 }, 'the code expires in 60 s'],
     [{ expires_in: 90 }, 'the code expires in 90 s'],
     [{ expires_in: 150 }, 'the code expires in 150 s'],
     [{ expires_in: 120 }, 'the code expires in 2 minutes'],
@@ -348,12 +443,6 @@ describe('authorizeWithDevice', () => {
     expect({ message: error!.message, code: error!.code, hint: error!.hint }).toEqual(expected);
   });
 
-  it('a pending answer after the deadline is an expired code', async () => {
-    const { base } = await authServer({ codes: { expires_in: 0.001 }, token: [pending] });
-    const { error } = await login(base, { realClock: true });
-    expect(error?.message).toBe('the code expired before the login was approved');
-  });
-
   it('refuses a server without device authorization, saying what to use instead', async () => {
     const { base } = await authServer({ device: false, token: [] });
     const { error } = await login(base);
@@ -367,14 +456,17 @@ describe('authorizeWithDevice', () => {
     [{ device_code: '' }],
     [{ user_code: undefined }],
     [{ verification_uri: undefined }],
+    [{ expires_in: undefined }],
     [{ expires_in: 0 }],
     [{ expires_in: 'never' }],
   ])('refuses device codes without a part: %j', async (codes) => {
-    const { base } = await authServer({ codes, token: [] });
+    const { base, forms } = await authServer({ codes, token: [] });
     const { error } = await login(base);
     expect(error?.message).toBe(
       'the device authorization answer lacks device_code, user_code, verification_uri or expires_in',
     );
+    expect(exitCodeFor(error)).toBe(1);
+    expect(forms).toHaveLength(1);
   });
 
   it('takes verification_url for verification_uri', async () => {
