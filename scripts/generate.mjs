@@ -18,7 +18,11 @@ const write = (file, text) => {
 
 write(
   'docs/openapi.json',
-  execFileSync(process.execPath, [join(root, 'bin', 'svc.js'), 'sandbox', 'openapi'], { encoding: 'utf8' }),
+  // No code cache: a build script has no business in the developer's ~/.cache/svc.
+  execFileSync(process.execPath, [join(root, 'bin', 'svc.js'), 'sandbox', 'openapi'], {
+    encoding: 'utf8',
+    env: { ...process.env, SVC_NO_CODE_CACHE: '1' },
+  }),
 );
 const cli = createRequire(import.meta.url)(join(root, 'dist', 'cli.cjs'));
 for (const [file, text] of Object.entries(await cli.generatedFiles())) write(file, text);
