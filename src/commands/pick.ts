@@ -12,6 +12,26 @@ export interface NamedTenant {
 const labelOf = (t: KnownTenant) => `${t.display_name} (${t.slug})`;
 
 /**
+ * The most choices a picker offers. Past it a list is no longer a way to choose, so the picker
+ * asks for the argument instead of showing a part of the list as if it were all of it.
+ */
+export const PICK_LIMIT = 500;
+
+/** Every item, page after page, or a usage error naming the fix when there are over PICK_LIMIT. */
+async function everyChoice<T>(items: AsyncIterable<T>, what: string, fix: string): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) {
+    if (all.length === PICK_LIMIT) {
+      throw new UsageError(`you can see more than ${PICK_LIMIT} ${what}, too many to choose from`, {
+        hint: fix,
+      });
+    }
+    all.push(item);
+  }
+  return all;
+}
+
+/**
  * A tenant named by id or slug. A well-formed id needs no request (the server checks it with the
  * call it goes with); a slug is found among the caller's tenants (one GET /v1/me), else exit 5
  * with a suggestion.
@@ -41,7 +61,8 @@ export async function resolveTenant(ctx: Context, ref: string): Promise<NamedTen
 /**
  * The tenant a command acts on: the argument when given (id or slug); else the profile's tenant
  * (--tenant, SVC_TENANT, `svc config set tenant`); else, on a terminal, a choice among the
- * tenants visible to the caller; elsewhere a usage error.
+ * tenants visible to the caller (all of them, or a usage error past PICK_LIMIT); elsewhere a usage
+ * error.
  */
 export async function pickTenant(ctx: Context, ref: string | undefined, what: string): Promise<NamedTenant> {
   if (ref !== undefined && ref.trim() !== '') return resolveTenant(ctx, ref.trim());
@@ -52,11 +73,15 @@ export async function pickTenant(ctx: Context, ref: string | undefined, what: st
       hint: "pass it, or set the profile's tenant (--tenant, SVC_TENANT, `svc config set tenant`); see `svc tenants ls`",
     });
   }
-  const data = await (await ctx.platform()).tenants.list({ limit: 200 }, { tenant: null });
-  if (data.items.length === 0) throw new UsageError('you have no tenants to choose from');
+  const tenants = await everyChoice(
+    (await ctx.platform()).tenants.listAll({ limit: 200 }, { tenant: null }),
+    'tenants',
+    "pass the TENANT (id or slug), or set the profile's tenant; see `svc tenants ls`",
+  );
+  if (tenants.length === 0) throw new UsageError('you have no tenants to choose from');
   return ctx.prompter.select(
     'Tenant',
-    data.items.map((t) => ({
+    tenants.map((t) => ({
       name: labelOf(t),
       value: { id: t.id, label: async () => labelOf(t) },
       description: `${t.subscription_tier}, your role: ${t.role}`,
@@ -71,16 +96,20 @@ export type WithOptionalWebhook<T extends { webhook: string }> = Omit<T, 'webhoo
 
 /**
  * The webhook a command acts on: the argument when given; on a terminal, a choice among the
- * tenant's webhooks; elsewhere a usage error.
+ * tenant's webhooks (all of them, or a usage error past PICK_LIMIT); elsewhere a usage error.
  */
 export async function pickWebhook(ctx: Context, given: string | undefined, what: string): Promise<string> {
   if (given !== undefined) return given;
   if (!ctx.canPrompt) throw new UsageError(`${what} needs a WEBHOOK id; see \`svc webhooks ls\``);
-  const data = await (await ctx.platform()).webhooks.list();
-  if (data.items.length === 0) throw new UsageError('this tenant has no webhooks to choose from');
+  const webhooks = await everyChoice(
+    (await ctx.platform()).webhooks.listAll(),
+    'webhooks in this tenant',
+    'pass the WEBHOOK id; see `svc webhooks ls`',
+  );
+  if (webhooks.length === 0) throw new UsageError('this tenant has no webhooks to choose from');
   return ctx.prompter.select(
     'Webhook',
-    data.items.map((w) => ({
+    webhooks.map((w) => ({
       name: `${w.id}  ${w.url}`,
       value: w.id,
       ...(w.description || w.status
