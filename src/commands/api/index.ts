@@ -168,7 +168,8 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     const bytes = await readInputBytes(options.input, ctx.io.stdin, '--input');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(bytes.toString('utf8'));
+      // A byte order mark (editors on Windows write one) is not part of the JSON.
+      parsed = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
     } catch {
       parsed = undefined;
     }

@@ -214,6 +214,13 @@ describe('svc api in pipelines', () => {
     expect(idempotency_key).toMatch(/^svc_/);
   });
 
+  it('--input with a UTF-8 byte order mark is JSON all the same: the POST gets its idempotency key', async () => {
+    const body = '\ufeff{"name":"bom-role","permissions":["exception.read"]}';
+    const r = await svc.run(['api', 'POST', '/v1/roles', '--input', '-'], { stdin: body });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ name: 'bom-role', permissions: ['exception.read'] });
+  });
+
   it('sends an array -F as repeated query parameters on a GET', async () => {
     const { s, run } = await recorder();
     expect((await run(['GET', '/v1/things', '-F', 'status=["a","b"]'])).code).toBe(0);
