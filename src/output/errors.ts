@@ -28,22 +28,35 @@ export function errorReport(error: unknown): ErrorReport {
   return report;
 }
 
-function detailLines(details: unknown): string[] {
-  if (!Array.isArray(details)) return [];
-  return details.slice(0, 20).map((d) => {
+/** Details shown on the error's line; --json carries them all. */
+const SHOWN_DETAILS = 5;
+
+/**
+ * An API's field-level details, on the error's one line: `[name: required; /a: too long]`. A
+ * detail that only repeats the message is left out.
+ */
+function detailText(message: string, details: unknown): string {
+  if (!Array.isArray(details)) return '';
+  const all = details.flatMap((d) => {
     if (d && typeof d === 'object') {
-      const { field, message, path } = d as Record<string, unknown>;
+      const { field, message: text, path } = d as Record<string, unknown>;
+      if (typeof text === 'string' && message.includes(text)) return [];
       const where = typeof field === 'string' ? field : typeof path === 'string' ? path : undefined;
-      const text = typeof message === 'string' ? message : JSON.stringify(d);
-      return `  - ${where ? `${where}: ` : ''}${text}`;
+      return [`${where ? `${where}: ` : ''}${typeof text === 'string' ? text : JSON.stringify(d)}`];
     }
-    return `  - ${String(d)}`;
+    return [String(d)];
   });
+  if (all.length === 0) return '';
+  const items = all.slice(0, SHOWN_DETAILS);
+  const more = all.length - items.length;
+  if (more > 0) items.push(`and ${more} more (--json shows them all)`);
+  return ` [${items.join('; ')}]`;
 }
 
 /**
- * The text svc prints for a failed command: `error: <problem>; <fix>` on one line, API details
- * (status, code, request id) in parentheses, and field-level validation details below it.
+ * The text svc prints for a failed command, on one line: `error: <problem>; <fix>`, the API's
+ * field-level details in brackets after the problem, and its status, code and request id in
+ * parentheses.
  * With --json the same facts as one JSON object.
  */
 export function renderError(
@@ -60,14 +73,12 @@ export function renderError(
   const apiCode = error instanceof SvcError ? error.code : undefined;
   if (report.status !== undefined && apiCode) facts.push(report.code);
   if (report.request_id) facts.push(`request ${report.request_id}`);
-  let line = `error: ${report.message}`;
+  let line = `error: ${report.message}${detailText(report.message, report.details)}`;
   if (facts.length > 0) line += ` (${facts.join(', ')})`;
   if (report.hint) line += `; ${report.hint}`;
   if (report.code === 'unexpected')
     line += '; this is a bug in svc, please report it (run with --debug for details)';
-  const lines = [line, ...detailLines(report.details)].map((l) =>
-    escapeForTerminal(l.replace(/[\r\n]+/g, ' ')),
-  );
+  const lines = [escapeForTerminal(line.replace(/[\r\n]+/g, ' '))];
   if (options.debug && error instanceof Error && error.stack && !(error instanceof SvcError)) {
     lines.push(escapeForTerminal(redactText(error.stack, secrets)));
   }

@@ -34,7 +34,7 @@ describe('renderError', () => {
       'error: 500 Internal Server Error (HTTP 500)\n',
     ],
     [
-      'field details below the line, at most 20',
+      'field details on the same line, at most 5, the rest counted',
       apiErrorFrom(
         422,
         'Unprocessable',
@@ -54,16 +54,7 @@ describe('renderError', () => {
           },
         }),
       ),
-      [
-        'error: invalid body (HTTP 422, invalid)',
-        '  - name: required',
-        '  - /a/b: too long',
-        '  - no place',
-        '  - {"field":3,"other":true}',
-        '  - plain',
-        ...Array.from({ length: 15 }, (_, i) => `  - extra ${i}`),
-        '',
-      ].join('\n'),
+      'error: invalid body [name: required; /a/b: too long; no place; {"field":3,"other":true}; plain; and 20 more (--json shows them all)] (HTTP 422, invalid)\n',
     ],
     [
       'details that are not a list are not printed',

@@ -136,12 +136,12 @@ describe('svc audit', () => {
     [
       ['audit', 'ls', '--cursor', 'not-a-cursor'],
       2,
-      /^error: the cursor is not one this API issued \(HTTP 400/,
+      /^error: the cursor is not one this API issued \[cursor: is malformed\] \(HTTP 400/,
     ],
     [
       ['audit', 'ls', '--action', 'role.asigned'],
       2,
-      /^error: unknown action role\.asigned \(did you mean role\.assigned\?\) \(HTTP 400/,
+      /^error: unknown action role\.asigned \(did you mean role\.assigned\?\) \[action: is not one of role\.assigned, .*\] \(HTTP 400/,
     ],
     [['audit', 'ls', '--role', 'no-such-role'], 5, /^error: no role "no-such-role" in this tenant/],
     [['audit', 'get', 'aud_missing'], 5, /^error: audit_trail record aud_missing not found \(HTTP 404/],

@@ -191,7 +191,7 @@ describe('custom roles', () => {
     const r = await svc(['roles', 'create', '--name', 'ops', '--permission', 'exception.reed'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^error: unknown permission exception\.reed \(did you mean exception\.read\?\); GET \/v1\/permissions lists the catalog \(HTTP 400, unknown_permission, request req_\w+\); see `svc roles permissions` for the catalog\n {2}- permissions: exception\.reed is not in the permission catalog \(did you mean exception\.read\?\)\n$/,
+      /^error: unknown permission exception\.reed \(did you mean exception\.read\?\); GET \/v1\/permissions lists the catalog \[permissions: exception\.reed is not in the permission catalog \(did you mean exception\.read\?\)\] \(HTTP 400, unknown_permission, request req_\w+\); see `svc roles permissions` for the catalog\n$/,
     );
   });
 });

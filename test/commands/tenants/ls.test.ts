@@ -219,7 +219,7 @@ describe('svc tenants ls', () => {
     [
       ['--cursor', 'nope'],
       2,
-      /^error: the cursor is not one this API issued \(HTTP 400, invalid_cursor, request req_[0-9a-f]+\)\n {2}- cursor: is malformed\n$/,
+      /^error: the cursor is not one this API issued \[cursor: is malformed\] \(HTTP 400, invalid_cursor, request req_[0-9a-f]+\)\n$/,
     ],
   ])('svc tenants ls %j exits %i', async (flags, code, stderr) => {
     const result = await svc.run(['tenants', 'ls', ...flags]);
