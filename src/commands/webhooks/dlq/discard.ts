@@ -78,17 +78,24 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   const queue = options.all
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
     : undefined;
-  const work: Worker<string> = async ({ data: entry }, { signal }) => {
-    const done = await platform.webhooks.dlq.discard(webhook, entry, { signal });
-    return { delivery_id: done.delivery_id, event_type: done.event_type, discarded_at: done.discarded_at };
-  };
-  const plan: Worker<string> = async ({ data: entry }, { signal }) => {
+  /**
+   * A named entry as it is now: skipped when discarded already. The platform's discard is
+   * idempotent and answers alike either way, so only a look first tells "discarded now" from
+   * "discarded before". (--all works on entries the queue listed as queued.)
+   */
+  const look: Worker<string> = async ({ data: entry }, { signal }) => {
     if (queue) return {};
     const found = await platform.webhooks.dlq.get(webhook, entry, { signal });
     const detail = { delivery_id: found.delivery_id, event_type: found.event_type };
     return found.status === 'discarded'
-      ? { ...detail, status: 'skipped', reason: 'already_discarded' }
+      ? { ...detail, discarded_at: found.discarded_at, status: 'skipped', reason: 'already_discarded' }
       : detail;
+  };
+  const work: Worker<string> = async (item, context) => {
+    const before = await look(item, context);
+    if (before.status === 'skipped') return before;
+    const done = await platform.webhooks.dlq.discard(webhook, item.data, { signal: context.signal });
+    return { delivery_id: done.delivery_id, event_type: done.event_type, discarded_at: done.discarded_at };
   };
   const verb: BulkVerb<string, DiscardRow> = {
     kind: 'webhooks-dlq-discard',
@@ -100,7 +107,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     prepare: async () => (queue ? queue.count() : options.entries.length),
     items: () => (queue ? entries(queue) : options.entries.map((id) => ({ key: id, data: id }))),
     work,
-    plan,
+    plan: look,
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => ({
       ...(planned === undefined ? { status } : { plan: planned }),
       entry_id: data,

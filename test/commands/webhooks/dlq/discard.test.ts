@@ -132,12 +132,13 @@ describe('svc webhooks dlq discard', () => {
     ]);
   });
 
-  it('a dry run of named entries says which are discarded already; an unknown one fails (exit 5)', async () => {
+  it('a dry run of named entries says which are discarded already, and when; an unknown one fails (exit 5)', async () => {
     const {
       webhook,
       entries: [a, b],
     } = await queue(2);
-    await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes']);
+    const first = await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes', '--ndjson']);
+    const discardedAt = JSON.parse(first.stdout.split('\n')[0]!).discarded_at as string;
     const dry = await svc.run([
       'webhooks',
       'dlq',
@@ -150,11 +151,38 @@ describe('svc webhooks dlq discard', () => {
       '1',
     ]);
     expect(dry.stdout).toBe(
-      `skip\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t\talready_discarded\ndiscard\t${b!.id}\t${b!.delivery_id}\t${b!.event_type}\t\t\n`,
+      `skip\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t${discardedAt}\talready_discarded\ndiscard\t${b!.id}\t${b!.delivery_id}\t${b!.event_type}\t\t\n`,
     );
     const unknown = await svc.run(['webhooks', 'dlq', 'discard', webhook, 'dlq_nope', '--yes']);
     expect(unknown.code).toBe(5);
     expect(unknown.stderr).toMatch(/^error: dead-letter queue entry dlq_nope not found/);
+  });
+
+  it('discarding named entries again says they were discarded already, as the dry run does', async () => {
+    const {
+      webhook,
+      entries: [a, b],
+    } = await queue(2);
+    const first = await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes', '--ndjson']);
+    const discardedAt = JSON.parse(first.stdout.split('\n')[0]!).discarded_at as string;
+    const again = await svc.run([
+      'webhooks',
+      'dlq',
+      'discard',
+      webhook,
+      a!.id,
+      b!.id,
+      '--yes',
+      '--concurrency',
+      '1',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    const [skipped, done] = again.stdout.split('\n');
+    expect(skipped).toBe(
+      `skipped\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t${discardedAt}\talready_discarded`,
+    );
+    expect(done).toMatch(new RegExp(`^ok\\t${b!.id}\\t${b!.delivery_id}\\t${b!.event_type}\\t\\S+\\t$`));
+    expect(again.stderr).toContain('1 discarded, 1 skipped');
   });
 
   it.each([
