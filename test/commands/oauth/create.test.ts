@@ -194,17 +194,20 @@ describe('svc oauth create', () => {
       'token_lifetime_seconds must be >= 60',
       'token_lifetime_seconds: must be >= 60',
     ],
-  ])('svc oauth create %j: the API refuses (exit 2), naming the field once', async (args, message, detail) => {
-    const r = await svc.run(['oauth', 'create', '--name', 'n', ...REDIRECT, ...args]);
-    expect([r.code, r.stdout]).toEqual([2, '']);
-    expect(r.stderr).toMatch(
-      new RegExp(
-        `^error: ${escapeRegExp(message)} \\(HTTP 400, invalid_request, request req_[0-9a-f]+\\)\\n$`,
-      ),
-    );
-    // The API's detail only repeats the message, so the line does not.
-    expect(r.stderr).not.toContain(detail);
-  });
+  ])(
+    'svc oauth create %j: the API refuses (exit 2), naming the field once',
+    async (args, message, detail) => {
+      const r = await svc.run(['oauth', 'create', '--name', 'n', ...REDIRECT, ...args]);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^error: ${escapeRegExp(message)} \\(HTTP 400, invalid_request, request req_[0-9a-f]+\\)\\n$`,
+        ),
+      );
+      // The API's detail only repeats the message, so the line does not.
+      expect(r.stderr).not.toContain(detail);
+    },
+  );
 
   it('replays a creation with the same --idempotency-key instead of making a second client', async () => {
     const args = [...CREATE, '--json'];
