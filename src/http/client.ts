@@ -161,6 +161,7 @@ export class ApiClient {
     const maxRetries = options.maxRetries ?? this.#policy.maxRetries;
     const signal = options.signal ?? this.config.signal;
     this.#secrets.add(...this.config.credentials.secrets(), ...(options.secrets ?? []));
+    this.#secrets.learnRequest(options.form ?? options.body, options.headers);
     let renewed: string | undefined;
     let retry = 0;
     const inFlight = { waits: 0, waitedMs: 0 };
@@ -217,7 +218,13 @@ export class ApiClient {
         continue;
       }
       if (status >= 400) {
-        const error = apiErrorFrom(status, outcome.statusText, outcome.headers, outcome.text);
+        const error = apiErrorFrom(
+          status,
+          outcome.statusText,
+          outcome.headers,
+          outcome.text,
+          this.#secrets.values(),
+        );
         if (status === 409 && error.code === IN_PROGRESS) {
           // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
           const delay = inFlightDelayMs(

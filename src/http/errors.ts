@@ -1,4 +1,5 @@
 import { categoryForStatus, SvcError, type SvcErrorOptions } from '../errors.js';
+import { redactText } from './redact.js';
 
 export interface ApiErrorInit {
   status: number;
@@ -84,6 +85,7 @@ export function parseErrorBody(
   status: number,
   statusText: string,
   text: string,
+  secrets: Iterable<string> = [],
 ): { code?: string; message: string; requestId?: string; details?: unknown; body: unknown } {
   let body: unknown = text;
   try {
@@ -108,7 +110,7 @@ export function parseErrorBody(
     str(top?.detail) ??
     str(top?.title) ??
     str(firstOf?.message) ??
-    (typeof body === 'string' && body.trim() !== '' ? summarizeText(body) : undefined) ??
+    (typeof body === 'string' && body.trim() !== '' ? summarizeText(body, secrets) : undefined) ??
     `${status} ${statusText}`.trim();
   const requestId = str(nested?.request_id) ?? str(top?.request_id) ?? str(top?.requestId);
   const details = nested?.details ?? top?.details ?? top?.errors;
@@ -121,11 +123,15 @@ export function parseErrorBody(
   };
 }
 
-function summarizeText(text: string): string {
-  const plain = text
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+/** A text body made one short line, masked first: a secret cut in two is no longer found to mask. */
+function summarizeText(text: string, secrets: Iterable<string>): string {
+  const plain = redactText(
+    text
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+    secrets,
+  );
   return plain.length > 200 ? `${plain.slice(0, 200)}…` : plain;
 }
 
@@ -134,8 +140,10 @@ export function apiErrorFrom(
   statusText: string,
   headers: Record<string, string | string[] | undefined>,
   text: string,
+  /** Secrets to mask in a text body before it is cut short for the message. */
+  secrets: Iterable<string> = [],
 ): ApiError {
-  const parsed = parseErrorBody(status, statusText, text);
+  const parsed = parseErrorBody(status, statusText, text, secrets);
   const headerId = headers['x-request-id'];
   const Ctor = BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ApiError);
   return new Ctor({

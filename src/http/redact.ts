@@ -35,8 +35,14 @@ export function isSecretField(name: string): boolean {
   return SECRET_FIELD.test(name) && !NOT_SECRET_FIELD.test(name);
 }
 
+/** A header that carries a credential: a known one, or one named like a secret (X-Auth-Token). */
+export function isSecretHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SECRET_HEADERS.has(lower) || isSecretField(lower.replace(/-/g, '_'));
+}
+
 export function redactHeader(name: string, value: string): string {
-  if (!SECRET_HEADERS.has(name.toLowerCase())) return value;
+  if (!isSecretHeader(name)) return value;
   const scheme = /^(Bearer|Basic|Token)\s+/i.exec(value)?.[0];
   return scheme ? `${scheme}${MASK}` : MASK;
 }
@@ -192,6 +198,18 @@ export class SecretRegistry {
           this.add(value);
         }
       } else this.learn(value, key);
+    }
+  }
+
+  /**
+   * Registers what a request sends under a secret's name — fields of its JSON or form body,
+   * headers named like credentials (`svc api -H 'X-Auth-Token: …'`) — so an answer that echoes
+   * them back is masked too.
+   */
+  learnRequest(body: unknown, headers: Record<string, string> = {}): void {
+    if (body && typeof body === 'object') this.learn(body);
+    for (const [name, value] of Object.entries(headers)) {
+      if (isSecretHeader(name)) this.add(value, /^\S+\s+(\S.*)$/.exec(value)?.[1]);
     }
   }
 

@@ -28,7 +28,8 @@ export function createTracer(write: (text: string) => void, secrets: SecretRegis
       const lines = [`* ${method} ${redactUrl(url)}${attempt > 1 ? ` (attempt ${attempt})` : ''}`];
       for (const [name, value] of Object.entries(headers))
         lines.push(`> ${name}: ${redactHeader(name, value)}`);
-      if (body !== undefined) lines.push(`> ${clip(redactBody(body.toString(), contentType))}`);
+      if (body !== undefined)
+        lines.push(`> ${clip(secrets.redact(redactBody(body.toString(), contentType)))}`);
       emit(lines);
     },
     response(outcome, elapsedMs) {
@@ -40,7 +41,8 @@ export function createTracer(write: (text: string) => void, secrets: SecretRegis
       }
       const type = outcome.headers['content-type'];
       if (outcome.text !== '') {
-        lines.push(`< ${clip(redactBody(outcome.text, typeof type === 'string' ? type : undefined))}`);
+        const text = redactBody(outcome.text, typeof type === 'string' ? type : undefined);
+        lines.push(`< ${clip(secrets.redact(text))}`);
       }
       emit(lines);
     },
@@ -50,6 +52,7 @@ export function createTracer(write: (text: string) => void, secrets: SecretRegis
   };
 }
 
+/** Cuts a long body. Only ever after masking: a secret cut in two is no longer found to mask. */
 function clip(text: string): string {
   return text.length > BODY_LIMIT ? `${text.slice(0, BODY_LIMIT)}… (${text.length} bytes)` : text;
 }

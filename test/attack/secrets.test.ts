@@ -293,6 +293,116 @@ describe('a server that echoes credentials in its errors', () => {
   );
 });
 
+describe('a server that echoes what svc sent it', () => {
+  const server = useHostileServer();
+  const CLIENT_SECRET = 'ghs_0123456789abcdefABCDEF0123456789abcd';
+  const REFRESH = 'rt_opaque_refresh_0123456789abcdefghij';
+  const PASSWORD = 'pa55word99';
+  const FIELD_SECRET = 'cs_abcdefgh123';
+  const HEADERS = ['hunter2hunter2XYZ', 's.abcdefghijkl', 'pvtpvtpvtpvt123'];
+  const echoAll = (req: { headers: unknown }, body: string) =>
+    answers.json(400, {
+      error: { code: 'bad_request', message: `rejected headers ${JSON.stringify(req.headers)} body ${body}` },
+    });
+
+  // Opaque secrets (no credential shape), cut by svc's own limits: an error's text at 200
+  // characters, a trace body at 4,096. The cut used to come before the masking, which then
+  // missed the secret it had cut in two.
+  const tokenRequest = (pad: number) => async () => {
+    const s = await server();
+    s.answer((_req, res, received) => {
+      const sent = new URLSearchParams(received.body).get('client_secret');
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end(`Bad request: ${'x'.repeat(pad)} client_secret=${sent} rejected`);
+    });
+    return {
+      url: s.url,
+      argv: [
+        'oauth',
+        'token',
+        '--grant-type',
+        'refresh_token',
+        '--client-id',
+        'cli_x',
+        '--client-secret-file',
+        file('cs', CLIENT_SECRET),
+        '--refresh-token-file',
+        file('rt', REFRESH),
+      ],
+      secrets: [CLIENT_SECRET, REFRESH],
+    };
+  };
+  const CASES: Array<[string, () => Promise<{ url: string; argv: string[]; secrets: string[] }>]> = [
+    ['a secret cut in two by the error text limit', tokenRequest(133)],
+    ['a secret cut in two by the trace body limit', tokenRequest(4060)],
+    [
+      'secret-named fields svc sent, echoed back',
+      async () => {
+        const s = await server();
+        s.answer((req, res, received) => echoAll(req, received.body)(req, res, received, 1));
+        return {
+          url: s.url,
+          argv: [
+            'api',
+            'POST',
+            '/v1/records',
+            '-f',
+            `password=${PASSWORD}`,
+            '-f',
+            `client_secret=${FIELD_SECRET}`,
+          ],
+          secrets: [PASSWORD, FIELD_SECRET],
+        };
+      },
+    ],
+    [
+      'secret-named headers given with svc api -H, echoed back',
+      async () => {
+        const s = await server();
+        s.answer((req, res, received) => echoAll(req, received.body)(req, res, received, 1));
+        return {
+          url: s.url,
+          argv: [
+            'api',
+            '/v1/me',
+            '-H',
+            `X-Auth-Token: ${HEADERS[0]}`,
+            '-H',
+            `X-Vault-Token: ${HEADERS[1]}`,
+            '-H',
+            `Private-Token: ${HEADERS[2]}`,
+          ],
+          secrets: HEADERS,
+        };
+      },
+    ],
+  ];
+
+  it.each(CASES.flatMap(([name, make]) => MODES.map((mode) => [name, mode, make] as const)))(
+    '%s %j',
+    async (name, mode, make) => {
+      const { url, argv, secrets } = await make();
+      const result = await runInProcess([...mode, ...argv], {
+        ...dirs.env,
+        SVC_BASE_URL: url,
+        SVC_TOKEN: 'tok_canary_echoed_0123456789',
+        SVC_MAX_RETRIES: '0',
+      });
+      expect(result.code).not.toBe(0);
+      // stdout is `svc api`'s: the answer as the server sent it, which is what it is for.
+      const printed = argv[0] === 'api' ? [result.stderr] : [result.stderr, result.stdout];
+      for (const secret of secrets) {
+        // Not even the part before a cut.
+        for (const text of printed) expect(text).not.toContain(secret.slice(0, 8));
+      }
+      // The echo reaches stderr (so the check above is not vacuous), except the trace's cut
+      // without --debug: the error's own text stops long before the secret. (A cut may fall
+      // inside the mask itself, or a form's mask be percent-encoded.)
+      if (!name.includes('trace') || mode.includes('--debug')) expect(result.stderr).toContain('redacted');
+    },
+  );
+});
+
 describe('redactText masks credential shapes wherever they sit in text', () => {
   const token = fc.stringMatching(/^[A-Za-z0-9_-]{24,60}$/);
   const shaped = fc.oneof(

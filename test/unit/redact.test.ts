@@ -20,6 +20,13 @@ describe('redaction of traces', () => {
     ['x-tenant-id', 'abc', 'abc'],
     ['authorization', 'Token   abc', `Token   ${MASK}`],
     ['authorization', 'Digest Bearer abc', MASK],
+    // Named like a credential (svc api -H): masked too.
+    ['X-Auth-Token', 'hunter2hunter2', MASK],
+    ['private-token', 'Token pvt12345', `Token ${MASK}`],
+    ['x-client-secret', 'abc', MASK],
+    ['idempotency-key', 'svc_0123', 'svc_0123'],
+    ['content-type', 'application/json', 'application/json'],
+    ['x-request-id', 'req_1', 'req_1'],
   ])('header %s: %s', (name, value, expected) => {
     expect(redactHeader(name, value)).toBe(expected);
   });
@@ -64,6 +71,31 @@ describe('redaction of traces', () => {
 
   it('scrubs registered secret values wherever they appear', () => {
     expect(scrubSecrets('token is sk_live_canary123 ok', ['sk_live_canary123'])).toBe(`token is ${MASK} ok`);
+  });
+});
+
+describe('SecretRegistry.learnRequest', () => {
+  it('learns what a request sends under a secret name: body fields, form fields, credential headers', () => {
+    const secrets = new SecretRegistry();
+    secrets.learnRequest({
+      password: 'pa55word99',
+      name: 'visible-name',
+      nested: { api_key: 'key-0123456' },
+    });
+    secrets.learnRequest(
+      { grant_type: 'authorization_code', code: 'code-0123456789' },
+      { 'X-Auth-Token': 'Token hunter2hunter2', accept: 'application/json-seq' },
+    );
+    expect(secrets.values().sort()).toEqual(
+      ['Token hunter2hunter2', 'code-0123456789', 'hunter2hunter2', 'key-0123456', 'pa55word99'].sort(),
+    );
+  });
+
+  it('learns nothing from a body that is not an object', () => {
+    const secrets = new SecretRegistry();
+    secrets.learnRequest('password=pa55word99');
+    secrets.learnRequest(undefined);
+    expect(secrets.values()).toEqual([]);
   });
 });
 
