@@ -283,7 +283,8 @@ __svc_opts=(
 --client-id
 --client-secret-file
 --client-secret-stdin
---code
+--code-file
+--code-stdin
 --redirect-uri
 --code-verifier-file
 --code-verifier-stdin
@@ -512,7 +513,7 @@ __svc_valopts=(
   ['svc oauth update']=' --name --description --redirect-uri --grant-type --scope --token-lifetime --refresh-token-lifetime '
   ['svc oauth delete']='  '
   ['svc oauth authorize']=' --client-id --client-secret-file --scope --port --browser-timeout '
-  ['svc oauth token']=' --grant-type --client-id --client-secret-file --code --redirect-uri --code-verifier-file --refresh-token-file --scope '
+  ['svc oauth token']=' --grant-type --client-id --client-secret-file --code-file --redirect-uri --code-verifier-file --refresh-token-file --scope '
   ['svc oauth rotate-secret']=' --secret-file '
   ['svc records']='  '
   ['svc records ls']=' --limit --cursor '

@@ -10,7 +10,7 @@ export interface OAuthTokenOptions {
   grantType: OAuthGrantType;
   clientId: string | undefined;
   clientSecret: SecretFlags;
-  code: string | undefined;
+  code: SecretFlags;
   redirectUri: string | undefined;
   codeVerifier: SecretFlags;
   refreshToken: SecretFlags;
@@ -18,7 +18,8 @@ export interface OAuthTokenOptions {
 }
 
 const CODE_ONLY = [
-  ['--code', 'code'],
+  ['--code-file', 'codeFile'],
+  ['--code-stdin', 'codeStdin'],
   ['--redirect-uri', 'redirectUri'],
   ['--code-verifier-file', 'codeVerifierFile'],
   ['--code-verifier-stdin', 'codeVerifierStdin'],
@@ -40,11 +41,17 @@ export function parseOAuthToken(flags: Record<string, unknown>): OAuthTokenOptio
   if (flags.grantType === undefined) {
     throw new UsageError('--grant-type is required: authorization_code or refresh_token');
   }
+  if (flags.code !== undefined) {
+    throw new UsageError(
+      '--code would put the authorization code on the command line, where other users of this machine can read it (ps)',
+      { hint: 'use --code-file FILE or --code-stdin' },
+    );
+  }
   const grantType = choiceFlag('--grant-type', flags.grantType, OAUTH_GRANT_TYPES)!;
   const forbidden = grantType === 'authorization_code' ? REFRESH_ONLY : CODE_ONLY;
   const stray = forbidden.find(([, key]) => flags[key] !== undefined);
   if (stray) throw new UsageError(`${stray[0]} does not apply to --grant-type ${grantType}`);
-  const stdins = ['clientSecretStdin', 'codeVerifierStdin', 'refreshTokenStdin'].filter(
+  const stdins = ['clientSecretStdin', 'codeStdin', 'codeVerifierStdin', 'refreshTokenStdin'].filter(
     (k) => flags[k] === true,
   );
   if (stdins.length > 1)
@@ -53,14 +60,16 @@ export function parseOAuthToken(flags: Record<string, unknown>): OAuthTokenOptio
     grantType,
     clientId: flags.clientId === undefined ? undefined : nonEmpty('--client-id', flags.clientId),
     clientSecret: secretFlags('client-secret', flags, 'clientSecretFile', 'clientSecretStdin'),
-    code: flags.code === undefined ? undefined : nonEmpty('--code', flags.code),
+    code: secretFlags('code', flags, 'codeFile', 'codeStdin'),
     redirectUri: flags.redirectUri === undefined ? undefined : nonEmpty('--redirect-uri', flags.redirectUri),
     codeVerifier: secretFlags('code-verifier', flags, 'codeVerifierFile', 'codeVerifierStdin'),
     refreshToken: secretFlags('refresh-token', flags, 'refreshTokenFile', 'refreshTokenStdin'),
     scopes: parseScopes('--scope', flags.scope),
   };
   if (grantType === 'authorization_code') {
-    if (!options.code) throw new UsageError('--grant-type authorization_code needs --code');
+    if (options.code.file === undefined && !options.code.stdin) {
+      throw new UsageError('--grant-type authorization_code needs --code-file FILE or --code-stdin');
+    }
     if (!options.redirectUri) throw new UsageError('--grant-type authorization_code needs --redirect-uri');
   } else if (options.refreshToken.file === undefined && !options.refreshToken.stdin) {
     throw new UsageError(
@@ -84,7 +93,11 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
   });
   const form: Record<string, string | undefined> = { grant_type: options.grantType };
   if (options.grantType === 'authorization_code') {
-    form.code = options.code;
+    form.code = await readSecret(ctx, options.code, {
+      name: 'code',
+      label: 'authorization code',
+      required: true,
+    });
     form.redirect_uri = options.redirectUri;
     form.code_verifier = await readSecret(ctx, options.codeVerifier, {
       name: 'code-verifier',
@@ -106,50 +119,63 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
 }
 
 export function tokenCommand(make: MakeContext): Command {
-  return new Command('token')
-    .summary('Call the token endpoint directly (authorization_code or refresh_token)')
-    .description(
-      'One raw, form-encoded POST to {base_url}/v1/oauth/token with client_secret_post\n' +
-        'authentication, printing the JSON response (tokens included). For debugging an integration.\n' +
-        'Secrets — the client secret, the code verifier, the refresh token — come from files or standard\n' +
-        'input (one of them at most), or SVC_CLIENT_SECRET for the client secret; never from flag values.',
-    )
-    .addOption(
-      new Option('--grant-type <type>', 'authorization_code or refresh_token').choices(OAUTH_GRANT_TYPES),
-    )
-    .addOption(new Option('--client-id <id>', 'the client (default: SVC_CLIENT_ID or the profile)'))
-    .addOption(new Option('--client-secret-file <file>', "read the client's secret from a file"))
-    .addOption(new Option('--client-secret-stdin', "read the client's secret from standard input"))
-    .addOption(new Option('--code <code>', 'authorization_code: the code from the redirect'))
-    .addOption(
-      new Option('--redirect-uri <uri>', 'authorization_code: the redirect URI of the authorization request'),
-    )
-    .addOption(
-      new Option('--code-verifier-file <file>', 'authorization_code: the PKCE verifier, from a file'),
-    )
-    .addOption(
-      new Option('--code-verifier-stdin', 'authorization_code: the PKCE verifier, from standard input'),
-    )
-    .addOption(new Option('--refresh-token-file <file>', 'refresh_token: the refresh token, from a file'))
-    .addOption(new Option('--refresh-token-stdin', 'refresh_token: the refresh token, from standard input'))
-    .addOption(
-      new Option('--scope <scope>', 'refresh_token: narrow the scopes (repeatable)').argParser(collect),
-    )
-    .addHelpText(
-      'after',
-      examples(
-        [
-          'svc oauth token --grant-type refresh_token --client-id cli_0123 --client-secret-file vendor.secret --refresh-token-file rt.txt',
-          'refresh a token by hand',
-        ],
-        [
-          'svc oauth token --grant-type authorization_code --client-id cli_0123 --client-secret-file vendor.secret --code "$CODE" --redirect-uri http://127.0.0.1:8765/callback --code-verifier-file verifier.txt',
-          'exchange a code you caught yourself',
-        ],
-      ),
-    )
-    .action(async (flags: Record<string, unknown>, cmd: Command) => {
-      const options = parseOAuthToken(flags);
-      await runOAuthToken(await make(cmd), options);
-    });
+  return (
+    new Command('token')
+      .summary('Call the token endpoint directly (authorization_code or refresh_token)')
+      .description(
+        'One raw, form-encoded POST to {base_url}/v1/oauth/token with client_secret_post\n' +
+          'authentication, printing the JSON response (tokens included). For debugging an integration.\n' +
+          'Secrets — the client secret, the authorization code, the code verifier, the refresh token — come\n' +
+          'from files or standard input (one of them at most), or SVC_CLIENT_SECRET for the client secret;\n' +
+          'never from flag values, which other users of the machine can read (ps).',
+      )
+      .addOption(
+        new Option('--grant-type <type>', 'authorization_code or refresh_token').choices(OAUTH_GRANT_TYPES),
+      )
+      .addOption(new Option('--client-id <id>', 'the client (default: SVC_CLIENT_ID or the profile)'))
+      .addOption(new Option('--client-secret-file <file>', "read the client's secret from a file"))
+      .addOption(new Option('--client-secret-stdin', "read the client's secret from standard input"))
+      .addOption(
+        new Option('--code-file <file>', 'authorization_code: the code from the redirect, from a file'),
+      )
+      .addOption(
+        new Option('--code-stdin', 'authorization_code: the code from the redirect, from standard input'),
+      )
+      // Refused with the way to do it instead (parseOAuthToken), not "unknown option".
+      .addOption(new Option('--code <code>').hideHelp())
+      .addOption(
+        new Option(
+          '--redirect-uri <uri>',
+          'authorization_code: the redirect URI of the authorization request',
+        ),
+      )
+      .addOption(
+        new Option('--code-verifier-file <file>', 'authorization_code: the PKCE verifier, from a file'),
+      )
+      .addOption(
+        new Option('--code-verifier-stdin', 'authorization_code: the PKCE verifier, from standard input'),
+      )
+      .addOption(new Option('--refresh-token-file <file>', 'refresh_token: the refresh token, from a file'))
+      .addOption(new Option('--refresh-token-stdin', 'refresh_token: the refresh token, from standard input'))
+      .addOption(
+        new Option('--scope <scope>', 'refresh_token: narrow the scopes (repeatable)').argParser(collect),
+      )
+      .addHelpText(
+        'after',
+        examples(
+          [
+            'svc oauth token --grant-type refresh_token --client-id cli_0123 --client-secret-file vendor.secret --refresh-token-file rt.txt',
+            'refresh a token by hand',
+          ],
+          [
+            'printf %s "$CODE" | svc oauth token --grant-type authorization_code --client-id cli_0123 --client-secret-file vendor.secret --code-stdin --redirect-uri http://127.0.0.1:8765/callback --code-verifier-file verifier.txt',
+            'exchange a code you caught yourself',
+          ],
+        ),
+      )
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        const options = parseOAuthToken(flags);
+        await runOAuthToken(await make(cmd), options);
+      })
+  );
 }

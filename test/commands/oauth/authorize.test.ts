@@ -146,7 +146,7 @@ describe('svc oauth authorize', () => {
 });
 
 describe('svc oauth token', () => {
-  it('calls the token endpoint raw: code exchange and refresh, secrets from files; a code works once', async () => {
+  it('calls the token endpoint raw: code exchange and refresh, secrets from files or stdin; a code works once', async () => {
     const client = await createClient(svc.sandbox());
     const secretFile = join(files, 'raw.secret');
     const verifierFile = join(files, 'raw.verifier');
@@ -160,14 +160,13 @@ describe('svc oauth token', () => {
       ...base,
       '--grant-type',
       'authorization_code',
-      '--code',
-      code,
+      '--code-stdin',
       '--redirect-uri',
       redirectUri,
       '--code-verifier-file',
       verifierFile,
     ];
-    const exchanged = await svc.run(exchange, { env });
+    const exchanged = await svc.run(exchange, { env, stdin: `${code}\n` });
     expect([exchanged.code, exchanged.stderr]).toEqual([0, '']);
     const tokens = JSON.parse(exchanged.stdout);
     expect(tokens).toEqual({
@@ -192,7 +191,7 @@ describe('svc oauth token', () => {
     );
     expect([refreshed.code, refreshed.stderr]).toEqual([0, '']);
     expect(JSON.parse(refreshed.stdout).scope).toBe('read:exceptions');
-    const again = await svc.run(exchange, { env });
+    const again = await svc.run(exchange, { env, stdin: `${code}\n` });
     expect([again.code, again.stdout]).toEqual([2, '']);
     expect(again.stderr).toMatch(
       /^error: the authorization code was already used; the tokens issued with it are revoked \(HTTP 400, invalid_grant, request req_\w+\)\n$/,
@@ -202,12 +201,20 @@ describe('svc oauth token', () => {
   it.each([
     [[], 'error: --grant-type is required: authorization_code or refresh_token\n'],
     [
-      ['--grant-type', 'refresh_token', '--code', 'x'],
-      'error: --code does not apply to --grant-type refresh_token\n',
+      ['--grant-type', 'refresh_token', '--code-file', 'code.txt'],
+      'error: --code-file does not apply to --grant-type refresh_token\n',
     ],
     [
       ['--grant-type', 'authorization_code', '--redirect-uri', 'http://127.0.0.1/cb'],
-      'error: --grant-type authorization_code needs --code\n',
+      'error: --grant-type authorization_code needs --code-file FILE or --code-stdin\n',
+    ],
+    [
+      ['--grant-type', 'authorization_code', '--code', 'JeDlsTyVdvxK7R8UCu_4EAenRU1oErDZva9mfctj04E'],
+      'error: --code would put the authorization code on the command line, where other users of this machine can read it (ps); use --code-file FILE or --code-stdin\n',
+    ],
+    [
+      ['--grant-type', 'authorization_code', '--code-stdin', '--code-verifier-stdin'],
+      'error: only one secret can come from standard input; use --…-file for the others\n',
     ],
     [
       ['--grant-type', 'refresh_token'],
