@@ -105,5 +105,11 @@ export function checkUrlSetting(key: ProfileKey, value: string, source: SettingS
       { hint: 'for example http://127.0.0.1:4010' },
     );
   }
+  if (url.username !== '' || url.password !== '') {
+    // The value is not repeated: it holds a credential.
+    throw new UsageError(`${describeSource(key, source, profile)} must not hold a user name or password`, {
+      hint: 'credentials go in the credential store: `svc login`, or SVC_TOKEN',
+    });
+  }
   return value;
 }

@@ -38,6 +38,17 @@ describe('svc config set', () => {
       2,
       'error: base_url in profile "default" must be an absolute http(s) URL, got "localhost:4010"; for example http://127.0.0.1:4010\n',
     ],
+    [
+      // A password in a setting would sit in config.json and show in `config get` and `profiles ls`.
+      ['config', 'set', 'base_url', 'https://admin:urlpassw0rd@api.example.com'],
+      2,
+      'error: base_url in profile "default" must not hold a user name or password; credentials go in the credential store: `svc login`, or SVC_TOKEN\n',
+    ],
+    [
+      ['--base-url', 'https://admin@api.example.com', 'config', 'get', 'base_url'],
+      2,
+      'error: --base-url must not hold a user name or password; credentials go in the credential store: `svc login`, or SVC_TOKEN\n',
+    ],
   ])('refuses svc %j with exit %i and changes nothing', async (argv, code, stderr) => {
     expect(await runInProcess(argv, env())).toEqual({ code, stdout: '', stderr });
     expect(profile('default')?.base_url).toBe('https://api.example.com');
