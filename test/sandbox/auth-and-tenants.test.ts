@@ -49,6 +49,24 @@ describe('authentication and tenant checks', () => {
     ]);
   });
 
+  it.each([
+    ['no credential', {}, 'Bearer realm="svc"'],
+    ['another scheme', { headers: { authorization: 'Basic dXNyOnB3' } }, 'Bearer realm="svc"'],
+    ['an invalid token', { token: 'not-a-jwt' }, 'Bearer realm="svc", error="invalid_token"'],
+    ['an unknown API key', { token: 'svc_sk_nope' }, 'Bearer realm="svc", error="invalid_token"'],
+    ['an expired token', { expired: true }, 'Bearer realm="svc", error="invalid_token"'],
+  ])('challenges %s with WWW-Authenticate (RFC 6750 §3)', async (_name, options, challenge) => {
+    const { expired, ...rest } = options as { expired?: boolean; token?: string };
+    const token = expired ? sandbox().issueToken('usr_admin', { expiresInSeconds: -10 }).token : rest.token;
+    const response = await call(sandbox(), 'GET', '/v1/reconciliations', {
+      ...rest,
+      ...(token ? { token } : {}),
+      tenant: treasury,
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(challenge);
+  });
+
   it('rejects an expired token with token_expired', async () => {
     const { token } = sandbox().issueToken('usr_admin', { expiresInSeconds: -10 });
     const response = await call(sandbox(), 'GET', '/v1/me', { token });
