@@ -44,7 +44,10 @@ export class RecordDeletedError extends ConflictError {}
 export class DeliveryInProgressError extends ConflictError {}
 /** 403 builtin_role_immutable. */
 export class BuiltinRoleImmutableError extends PermissionDeniedError {}
-/** 403 insufficient_role / insufficient_permission / insufficient_scope: the caller may not do this. */
+/**
+ * 403 insufficient_role / insufficient_permission / insufficient_scope / self_assignment: the
+ * caller may not do this.
+ */
 export class InsufficientAccessError extends PermissionDeniedError {}
 /** 403 tenant_forbidden / org_forbidden: the tenant or organisation is not the credential's. */
 export class TenantForbiddenError extends PermissionDeniedError {}
@@ -85,6 +88,7 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
   insufficient_role: { status: 403, type: InsufficientAccessError },
   insufficient_permission: { status: 403, type: InsufficientAccessError },
   insufficient_scope: { status: 403, type: InsufficientAccessError },
+  self_assignment: { status: 403, type: InsufficientAccessError },
   tenant_forbidden: { status: 403, type: TenantForbiddenError },
   org_forbidden: { status: 403, type: TenantForbiddenError },
   unknown_permission: { status: 400, type: UnknownPermissionError },

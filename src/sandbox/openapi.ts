@@ -32,6 +32,12 @@ const RETRY_AFTER = {
   description: 'When to retry: delay-seconds or an HTTP-date (RFC 9110 §10.2.3)',
   examples: ['1'],
 };
+const WWW_AUTHENTICATE = {
+  type: 'string',
+  description:
+    'The bearer challenge (RFC 6750 §3): Bearer realm="svc", with error="invalid_token" when a credential was sent and refused',
+  examples: ['Bearer realm="svc", error="invalid_token"'],
+};
 const HEADER_NAMES: Record<string, string> = {
   [HEADERS.tenant]: 'X-Tenant-Id',
   [HEADERS.org]: 'X-SVC-Org-Id',
@@ -69,7 +75,7 @@ function withHeaders(response: unknown, headers: Schema): Schema {
 
 function responses(
   existing: Record<string, unknown> | undefined,
-  options: { v1: boolean; faults: boolean; idempotentPost: boolean; validates: boolean },
+  options: { v1: boolean; faults: boolean; idempotentPost: boolean; validates: boolean; bearer: boolean },
 ): Record<string, unknown> | undefined {
   if (!existing) return existing;
   const out: Record<string, unknown> = {};
@@ -82,6 +88,7 @@ function responses(
     out[status] = withHeaders(response, {
       'X-Request-Id': REQUEST_ID,
       ...(success && options.idempotentPost ? { 'Idempotent-Replayed': REPLAYED } : {}),
+      ...(status === '401' && options.bearer ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {}),
     });
   }
   if (options.v1 && options.faults) {
@@ -201,6 +208,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
         v1,
         faults: config.faultFree !== true,
         idempotentPost: v1 && method === 'POST' && config.idempotent !== false,
+        bearer: rule?.access === 'authenticated',
       });
       return { schema: out, url } as ReturnType<NonNullable<FastifyDynamicSwaggerOptions['transform']>>;
     },

@@ -78,10 +78,19 @@ export const ERROR_CODES = {
   insufficient_permission: {
     status: 403,
     meaning:
-      'A role, a grant or an API key would carry a permission the caller does not hold itself (no one hands out more than they have)',
+      'A role, a grant or an API key would carry a permission the caller does not hold itself, a grant would outlast the caller’s own hold on it, or a role change or deletion would take away a permission the caller does not hold (no one hands out, or takes away, more than they have)',
+  },
+  self_assignment: {
+    status: 403,
+    meaning:
+      'Nobody grants themselves a role or changes the expiry of their own assignment, tenant_admin included; another administrator must (revoking one’s own role is allowed)',
   },
   no_tenant_membership: { status: 403, meaning: 'The caller holds no live role in any tenant' },
-  user_required: { status: 403, meaning: 'Only a user (not an API key) may do this' },
+  user_required: {
+    status: 403,
+    meaning:
+      'Only a user (not an API key) may do this: minting API keys, and granting or re-timing a role that carries api_key.manage',
+  },
   builtin_role_immutable: { status: 403, meaning: 'Built-in roles cannot be changed or deleted' },
   not_found: { status: 404, meaning: 'No such resource in this tenant, or no such route' },
   assignment_not_found: {

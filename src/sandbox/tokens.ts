@@ -27,9 +27,20 @@ export type JwtCheck =
   | { ok: true; claims: JwtClaims }
   | { ok: false; reason: 'malformed' | 'signature' | 'expired' };
 
+/**
+ * Whether a segment is strict unpadded base64url (RFC 7515 §2): only [A-Za-z0-9_-], no `=`, and
+ * no trailing bits the encoding would not set. Node's decoder accepts all of those and ignores
+ * them, so without this check `<token>=` and other spellings of one signature would pass.
+ */
+function isStrictBase64url(segment: string): boolean {
+  return (
+    /^[A-Za-z0-9_-]*$/.test(segment) && Buffer.from(segment, 'base64url').toString('base64url') === segment
+  );
+}
+
 export function verifyJwt(token: string, secret: Buffer, nowSeconds: number, issuer: string): JwtCheck {
   const parts = token.split('.');
-  if (parts.length !== 3) return { ok: false, reason: 'malformed' };
+  if (parts.length !== 3 || !parts.every(isStrictBase64url)) return { ok: false, reason: 'malformed' };
   const [header, payload, signature] = parts as [string, string, string];
   let alg: unknown;
   let claims: JwtClaims;

@@ -67,6 +67,7 @@ beforeAll(async () => {
     name,
     token: token(id),
     user: true,
+    userId: id,
     scopes: null,
     namesTreasury: true,
     permissions,
@@ -218,5 +219,45 @@ describe('the authorization matrix', () => {
     const strangers = callers.filter((c) => !c.namesTreasury).length;
     expect(crossTenantEvents).toBe(operations.filter((o) => o.authz.tenant !== 'none').length * strangers);
     expect(unique('x')).toMatch(/^x-/);
+  });
+
+  // Rules the table cannot say, because they depend on who is granted what: where the table
+  // allows the call, a user granting or re-timing their own role is refused (self_assignment),
+  // and so is an API key granting or re-timing tenant_admin, which mints keys (user_required).
+  it('grants beyond the table: nobody grants or re-times their own roles, keys do not hand out key minting', async () => {
+    const s = sandbox();
+    const byId = (id: string) => operations.find((o) => o.id === id)!;
+    const mismatches: string[] = [];
+    for (const caller of callers) {
+      for (const operation of [byId('user_roles_assign'), byId('user_roles_update')]) {
+        const baseline = expected(operation.authz, caller);
+        const want = baseline !== 'allowed' ? baseline : caller.userId ? 'self_assignment' : 'user_required';
+        const target = caller.userId ?? fixtures.nextUser();
+        const later = new Date(Date.now() + 7 * 24 * 3600_000).toISOString();
+        if (!caller.userId && operation.method === 'PATCH') {
+          await asAdmin(s, 'POST', `/v1/users/${target}/roles`, {
+            role_id: 'tenant_admin',
+            expires_at: later,
+          });
+        }
+        const r = await call(
+          s,
+          operation.method,
+          `/v1/users/${target}/roles${operation.method === 'PATCH' ? '/tenant_admin' : ''}`,
+          {
+            token: caller.token,
+            tenant: TREASURY,
+            body:
+              operation.method === 'PATCH'
+                ? { expires_at: null, justification: 'matrix: make it permanent' }
+                : { role_id: 'tenant_admin', justification: 'matrix', idempotency_key: unique('grant') },
+          },
+        );
+        const got = r.status < 300 ? 'allowed' : (r.body?.error?.code ?? `HTTP ${r.status}`);
+        if (got !== want)
+          mismatches.push(`${operation.id} as ${caller.name}: expected ${want}, got ${r.status} ${got}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
   });
 });

@@ -21,9 +21,23 @@ async function discover(clientId: string, secret: string | undefined): Promise<o
   );
 }
 
-async function me(config: oidc.Configuration, token: string): Promise<number> {
-  const response = await oidc.fetchProtectedResource(config, token, new URL('/v1/me', sandbox().url), 'GET');
-  return response.status;
+/** The status of GET /v1/me; a refusal as openid-client parses its RFC 6750 challenge. */
+async function me(config: oidc.Configuration, token: string): Promise<string> {
+  try {
+    const response = await oidc.fetchProtectedResource(
+      config,
+      token,
+      new URL('/v1/me', sandbox().url),
+      'GET',
+    );
+    return String(response.status);
+  } catch (error) {
+    if (!(error instanceof oidc.WWWAuthenticateChallengeError)) throw error;
+    const challenges = error.cause.map(
+      (c) => `${c.scheme} realm=${c.parameters.realm} error=${c.parameters.error}`,
+    );
+    return `${error.status} ${challenges.join(', ')}`;
+  }
 }
 
 describe('openid-client discovers the sandbox and completes the flow', () => {
@@ -55,7 +69,7 @@ describe('openid-client discovers the sandbox and completes the flow', () => {
     });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.scope).toBe(scope);
-    expect(await me(config, tokens.access_token)).toBe(200);
+    expect(await me(config, tokens.access_token)).toBe('200');
     const records = await oidc.fetchProtectedResource(
       config,
       tokens.access_token,
@@ -68,10 +82,10 @@ describe('openid-client discovers the sandbox and completes the flow', () => {
 
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
-    expect(await me(config, refreshed.access_token)).toBe(200);
+    expect(await me(config, refreshed.access_token)).toBe('200');
 
     await oidc.tokenRevocation(config, refreshed.refresh_token!, { token_type_hint: 'refresh_token' });
-    expect(await me(config, refreshed.access_token)).toBe(401);
+    expect(await me(config, refreshed.access_token)).toBe('401 bearer realm=svc error=invalid_token');
     await expect(oidc.refreshTokenGrant(config, refreshed.refresh_token!)).rejects.toMatchObject({
       error: 'invalid_grant',
     });

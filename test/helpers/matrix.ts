@@ -13,6 +13,8 @@ export interface Caller {
   token: string;
   /** A user (API keys are refused where only users may act). */
   user: boolean;
+  /** The user's id (API keys have none). */
+  userId?: string;
   /** OAuth scopes of an access token; null when not scope-limited. */
   scopes: string[] | null;
   /** Whether Acme Treasury is one of the credential's tenants. */

@@ -5,6 +5,9 @@ import { call, useSandbox } from '../helpers/sandbox.js';
 const sandbox = useSandbox({ tenants: 450 });
 const treasury = tenantId('acme-treasury');
 const wayne = tenantId('wayne-clearing');
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** The base64url character one bit away: the same bytes when that bit is a trailing one. */
+const flipLowBit = (c: string) => BASE64URL[BASE64URL.indexOf(c) ^ 1]!;
 
 describe('authentication and tenant checks', () => {
   it('answers every response, errors included, with X-Request-Id and the error body', async () => {
@@ -25,6 +28,43 @@ describe('authentication and tenant checks', () => {
     const response = await call(sandbox(), 'GET', '/v1/me', { token });
     expect(response.status).toBe(status);
     expect(response.body.error.code).toBe(code);
+  });
+
+  // JWS compact serialization is unpadded base64url (RFC 7515 §2): the same signature with
+  // padding, or with trailing bits the encoding never sets, is not the token that was issued.
+  it.each([
+    ['padding', (t: string) => `${t}=`],
+    ['double padding', (t: string) => `${t}==`],
+    ['padding inside the payload', (t: string) => t.replace(/\.([^.]+)\./, '.$1=.')],
+    ['non-canonical trailing bits', (t: string) => `${t.slice(0, -1)}${flipLowBit(t.slice(-1))}`],
+    ['a character outside base64url', (t: string) => `${t.slice(0, -1)}+`],
+  ])('rejects a valid token altered by %s', async (_name, alter) => {
+    const { token } = sandbox().issueToken('usr_admin');
+    expect((await call(sandbox(), 'GET', '/v1/me', { token })).status).toBe(200);
+    const response = await call(sandbox(), 'GET', '/v1/me', { token: alter(token) });
+    expect([response.status, response.body.error.code, response.body.error.message]).toEqual([
+      401,
+      'invalid_token',
+      'the access token is not valid for this sandbox',
+    ]);
+  });
+
+  it.each([
+    ['no credential', {}, 'Bearer realm="svc"'],
+    ['another scheme', { headers: { authorization: 'Basic dXNyOnB3' } }, 'Bearer realm="svc"'],
+    ['an invalid token', { token: 'not-a-jwt' }, 'Bearer realm="svc", error="invalid_token"'],
+    ['an unknown API key', { token: 'svc_sk_nope' }, 'Bearer realm="svc", error="invalid_token"'],
+    ['an expired token', { expired: true }, 'Bearer realm="svc", error="invalid_token"'],
+  ])('challenges %s with WWW-Authenticate (RFC 6750 §3)', async (_name, options, challenge) => {
+    const { expired, ...rest } = options as { expired?: boolean; token?: string };
+    const token = expired ? sandbox().issueToken('usr_admin', { expiresInSeconds: -10 }).token : rest.token;
+    const response = await call(sandbox(), 'GET', '/v1/reconciliations', {
+      ...rest,
+      ...(token ? { token } : {}),
+      tenant: treasury,
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(challenge);
   });
 
   it('rejects an expired token with token_expired', async () => {

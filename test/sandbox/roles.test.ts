@@ -312,11 +312,17 @@ describe('role assignments', () => {
     });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.assigned_by).toBe('usr_analyst');
-    const escalate = await call(sandbox(), 'POST', '/v1/users/usr_analyst/roles', {
+    const escalate = await call(sandbox(), 'POST', '/v1/users/usr_lead/roles', {
       ...analyst,
       body: { role_id: 'tenant_admin', idempotency_key: key() },
     });
     expect([escalate.status, escalate.body.error.code]).toEqual([403, 'insufficient_permission']);
+    // Nor to itself, even a role whose permissions it holds (403 self_assignment).
+    const self = await call(sandbox(), 'POST', '/v1/users/usr_analyst/roles', {
+      ...analyst,
+      body: { role_id: 'tenant_viewer', idempotency_key: key() },
+    });
+    expect([self.status, self.body.error.code]).toEqual([403, 'self_assignment']);
     // Deleting the custom role takes its access away at once.
     await call(sandbox(), 'DELETE', `/v1/roles/${granter.id}`, admin());
     expect((await call(sandbox(), 'GET', '/v1/roles', analyst)).status).toBe(403);

@@ -63,6 +63,36 @@ export function requireHeld(
 }
 
 /**
+ * Until when (ms) the caller holds every one of these permissions live in the tenant: for each,
+ * the end of the latest-ending live assignment that grants it; the earliest of those. null when
+ * nothing ends them — permanent assignments, or an API key (its role lasts until it is revoked).
+ */
+export function heldUntil(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  permissions: Iterable<string>,
+): number | null {
+  if (principal.fixedRoles || !principal.user || !principal.tenantIds.includes(tenantId)) return null;
+  const { identity, roles } = state;
+  const now = state.clock.now();
+  const live = identity
+    .assignmentsOf(principal.user.id, tenantId)
+    .filter((a) => identity.isActive(a, now))
+    .map((a) => ({ end: a.expires_at === null ? null : Date.parse(a.expires_at), role: a.role_id }));
+  let until: number | null = null;
+  for (const permission of new Set(permissions)) {
+    const ends = live
+      .filter((a) => grantsPermission(roles.get(tenantId, a.role)?.permissions ?? [], permission))
+      .map((a) => a.end);
+    if (ends.length === 0 || ends.includes(null)) continue;
+    const latest = Math.max(...(ends as number[]));
+    if (until === null || latest < until) until = latest;
+  }
+  return until;
+}
+
+/**
  * The tenant a call names (X-Tenant-Id or the path): it must exist and be one of the
  * credential's tenants. A refusal is written to the security events log, as a cross-tenant or a
  * cross-organisation attempt.

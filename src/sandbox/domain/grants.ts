@@ -1,18 +1,75 @@
+import { grantsPermission } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { assignmentView, findUser } from './assignments.js';
-import { requireHeld } from './authorization.js';
+import { heldUntil, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
-import type { Tenant } from './identity.js';
+import type { Tenant, User } from './identity.js';
+import type { Role } from './roles.js';
 
 /**
  * Granting, re-timing and revoking roles: who may (only roles whose every permission the caller
- * holds live), what may be granted (live tenant roles, expiries in the future, no duplicate of
- * an active assignment), the last tenant_admin kept, and an audit-trail entry for each change.
+ * holds live, for no longer than the caller holds them; never to oneself; a role that mints keys
+ * only by a person), what may be granted (live tenant roles, expiries in the future, no duplicate
+ * of an active assignment), the last tenant_admin kept, and an audit-trail entry for each change.
  */
 const GRANT = 'you can only grant or revoke roles whose permissions you hold';
+
+/**
+ * Nobody grants themselves a role or moves the end of their own assignment, tenant_admin
+ * included: a just-in-time grant ends when its granter meant it to. Giving a role up (revoking
+ * one's own) is not refused here.
+ */
+function refuseSelf(principal: Principal, user: User, change: 'grant' | 'expiry'): void {
+  if (principal.user?.id !== user.id) return;
+  throw new DomainError(
+    'self_assignment',
+    change === 'grant'
+      ? 'you cannot grant roles to yourself; ask another administrator'
+      : 'you cannot change the expiry of your own roles; ask another administrator',
+  );
+}
+
+/**
+ * API keys cannot mint keys (user_required), so they cannot hand a person a role that can
+ * either: granting or re-timing a role with api_key.manage takes a person.
+ */
+function refuseKeyMinterByKey(principal: Principal, role: Role, change: 'grant' | 'expiry'): void {
+  if (principal.user || !grantsPermission(role.permissions, 'api_key.manage')) return;
+  throw new DomainError(
+    'user_required',
+    change === 'grant'
+      ? `API keys cannot grant ${role.name}: it carries api_key.manage, and keys cannot mint keys; a person must grant it`
+      : `API keys cannot change the expiry of ${role.name}: it carries api_key.manage, and keys cannot mint keys; a person must do it`,
+  );
+}
+
+const endMs = (expiresAt: string | null) => (expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt));
+
+/**
+ * No one hands out access that outlives their own: a grant, or an expiry moved later, ends no
+ * later than the caller holds the role's permissions. Moving an expiry sooner hands out nothing.
+ */
+function requireWithinOwn(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  role: Role,
+  expiry: string | null,
+  current?: string | null,
+): void {
+  const bound = heldUntil(state, principal, tenant.id, role.permissions);
+  if (bound === null || endMs(expiry) <= bound) return;
+  if (current !== undefined && endMs(expiry) <= endMs(current)) return;
+  const until = isoSeconds(bound);
+  throw new DomainError(
+    'insufficient_permission',
+    `you cannot hand out access that outlives your own: you hold the permissions of ${role.name} only until ${until}; set expires_at to ${until} or earlier`,
+    [{ field: 'expires_at', message: `must be ${until} or earlier` }],
+  );
+}
 
 const until = (expiresAt: string | null) => (expiresAt ? `until ${expiresAt}` : 'permanently');
 
@@ -39,6 +96,7 @@ export function assignRole(
 ): RoleAssignment {
   const { identity, roles } = state;
   const user = findUser(state, tenant, userId);
+  refuseSelf(principal, user, 'grant');
   const role = roles.get(tenant.id, input.role_id);
   if (!role) throw notFound(`role ${input.role_id}`);
   if (role.deleted_at !== null) {
@@ -54,6 +112,8 @@ export function assignRole(
   const now = state.clock.now();
   const expiry = input.expires_at === undefined ? null : futureExpiry(input.expires_at, now);
   requireHeld(state, principal, tenant.id, role.permissions, GRANT);
+  refuseKeyMinterByKey(principal, role, 'grant');
+  requireWithinOwn(state, principal, tenant, role, expiry);
   const existing = identity
     .assignmentsOf(user.id, tenant.id)
     .find((a) => a.role_id === role.id && identity.isActive(a, now));
@@ -155,6 +215,7 @@ export function updateAssignment(
 ): RoleAssignment {
   const { identity, roles } = state;
   const user = findUser(state, tenant, userId);
+  refuseSelf(principal, user, 'expiry');
   const role = roles.get(tenant.id, roleId);
   if (!role) throw notFound(`role ${roleId}`);
   const now = state.clock.now();
@@ -171,6 +232,8 @@ export function updateAssignment(
   }
   const expiry = input.expires_at === null ? null : futureExpiry(input.expires_at, now);
   requireHeld(state, principal, tenant.id, role.permissions, GRANT);
+  refuseKeyMinterByKey(principal, role, 'expiry');
+  requireWithinOwn(state, principal, tenant, role, expiry, active.expires_at);
   if (expiry === active.expires_at) return assignmentView(state, active, now);
   const entry = state.audit.record({
     tenant_id: tenant.id,

@@ -9,10 +9,13 @@ import type { Role } from './roles.js';
 /**
  * Custom roles as a caller changes them: the store's rules (names, catalog, built-ins immutable)
  * plus the rule that guards grants — nobody puts into a role a permission they do not hold
- * themselves, so role.manage cannot widen its own role into tenant_admin — and an audit entry
- * for every change.
+ * themselves, so role.manage cannot widen its own role into tenant_admin; nor takes one out of
+ * a role, or deletes a role, carrying permissions they do not hold, which would revoke those
+ * from every holder — and an audit entry for every change.
  */
 const WIDEN = 'you can only put into a role permissions you hold yourself';
+const NARROW = 'you can only take out of a role permissions you hold yourself';
+const DELETE = 'you can only delete a role whose permissions you all hold yourself';
 
 function audit(
   state: SandboxState,
@@ -67,7 +70,10 @@ export function updateRole(
 ): Role {
   const role = findRole(state, tenant, id);
   const renamed = change.name !== undefined && change.name !== role.name;
-  state.roles.update(role, change, (added) => requireHeld(state, principal, tenant.id, added, WIDEN));
+  state.roles.update(role, change, (added, removed) => {
+    requireHeld(state, principal, tenant.id, added, WIDEN);
+    requireHeld(state, principal, tenant.id, removed, NARROW);
+  });
   if (renamed) {
     for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
   }
@@ -83,7 +89,9 @@ export function deleteRole(
   id: string,
   requestId: string,
 ): Role {
-  const role = state.roles.softDelete(findRole(state, tenant, id));
+  const found = state.roles.mutable(findRole(state, tenant, id));
+  requireHeld(state, principal, tenant.id, found.permissions, DELETE);
+  const role = state.roles.softDelete(found);
   audit(state, tenant, 'deleted', role, principal.subject, requestId);
   return role;
 }

@@ -151,6 +151,7 @@ export class RoleStore {
     return role;
   }
 
+  /** `mayChange` sees the permissions added and removed before anything changes, and may refuse them. */
   update(
     role: Role,
     change: {
@@ -160,7 +161,7 @@ export class RoleStore {
       add_permissions?: string[] | undefined;
       remove_permissions?: string[] | undefined;
     },
-    mayGrant: (added: string[]) => void = () => {},
+    mayChange: (added: string[], removed: string[]) => void = () => {},
   ): Role {
     this.mutable(role);
     if (change.permissions && (change.add_permissions || change.remove_permissions)) {
@@ -182,7 +183,10 @@ export class RoleStore {
         { field: 'remove_permissions', message: 'would leave the role without permissions' },
       ]);
     }
-    mayGrant([...permissions].filter((p) => !role.permissions.includes(p)));
+    mayChange(
+      [...permissions].filter((p) => !role.permissions.includes(p)),
+      role.permissions.filter((p) => !permissions.has(p)),
+    );
     if (change.name !== undefined && change.name !== role.name)
       this.#checkName(role.tenant_id!, change.name, role.id);
     if (change.name !== undefined) role.name = change.name;

@@ -76,12 +76,37 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
   };
 }
 
-function bearer(request: FastifyRequest): string | undefined {
+/**
+ * The challenge of every 401 on /v1 (RFC 6750 §3): the realm alone when no bearer token came (no
+ * header, or another scheme), with error="invalid_token" when one came and was refused.
+ */
+const CHALLENGE = 'Bearer realm="svc"';
+const INVALID_TOKEN_CHALLENGE = `${CHALLENGE}, error="invalid_token"`;
+
+function bearer(request: FastifyRequest): string {
   const header = request.headers.authorization;
-  if (!header) return undefined;
+  const headers = { 'www-authenticate': CHALLENGE };
+  if (!header)
+    throw new ApiProblem(401, 'unauthenticated', 'send a credential in Authorization: Bearer <token>', {
+      headers,
+    });
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw new ApiProblem(401, 'invalid_token', 'Authorization must be "Bearer <token>"');
-  return match[1];
+  if (!match)
+    throw new ApiProblem(401, 'invalid_token', 'Authorization must be "Bearer <token>"', { headers });
+  return match[1]!;
+}
+
+/** authenticate(), its refusals carrying the invalid_token challenge. */
+function authenticateBearer(state: SandboxState, token: string, issuer: string): Principal {
+  try {
+    return authenticate(state, token, issuer);
+  } catch (error) {
+    if (!(error instanceof ApiProblem) || error.status !== 401) throw error;
+    throw new ApiProblem(error.status, error.code, error.message, {
+      details: error.details,
+      headers: { ...error.headers, 'www-authenticate': INVALID_TOKEN_CHALLENGE },
+    });
+  }
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
@@ -125,10 +150,7 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
     const operation = request.routeOptions.config?.operation;
     const rule = operation === undefined ? undefined : OPERATIONS[operation];
     if (!rule || rule.access === 'public') return;
-    const token = bearer(request);
-    if (!token)
-      throw new ApiProblem(401, 'unauthenticated', 'send a credential in Authorization: Bearer <token>');
-    const principal = authenticate(state, token, issuer());
+    const principal = authenticateBearer(state, bearer(request), issuer());
     request.principal = principal;
     if (principal.kind === 'service_role_key') {
       state.recordSecurityEvent({

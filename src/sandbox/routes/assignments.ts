@@ -53,7 +53,10 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
         tags,
         summary: 'Assign a role to a user',
         description:
-          'The caller must hold every permission of the role live in the tenant (403 insufficient_permission). ' +
+          'The caller must hold every permission of the role live in the tenant (403 insufficient_permission), and a caller ' +
+          'whose own hold on them ends grants no further than that: expires_at no later than it (403 insufficient_permission). ' +
+          'Nobody grants a role to themselves, tenant_admin included (403 self_assignment). An API key cannot grant a role ' +
+          'carrying api_key.manage (403 user_required: keys cannot mint keys, so a person grants them). ' +
           'Idempotency key required. role_id: a built-in role (its id is its name) or a custom role id; org_admin is an organisation ' +
           'role (400 role_not_assignable); a deleted role: 409 role_deleted. expires_at, when given, must be in the future ' +
           '(400 invalid_expiry); without it the assignment is permanent. assigned_by is the caller. Each assignment writes an ' +
@@ -133,7 +136,10 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
         description:
           'Not in the reference: extends or shortens the active assignment of the role (expires_at in the future, 400 ' +
           'invalid_expiry otherwise; null makes it permanent), with a justification (400 justification_required when blank). ' +
-          'The caller must hold every permission of the role live in the tenant (403 insufficient_permission). Writes an ' +
+          'The caller must hold every permission of the role live in the tenant (403 insufficient_permission), and may move an ' +
+          'expiry later only up to the end of its own hold on them (403 insufficient_permission); moving one sooner is always ' +
+          'allowed. Nobody changes the expiry of their own assignment, tenant_admin included (403 self_assignment). An API key ' +
+          'cannot change the expiry of a role carrying api_key.manage (403 user_required). Writes an ' +
           'audit-trail entry (role.assignment_updated, with the previous expiry), named in update_audit_trail_id; the ' +
           'expiry it already has changes nothing. No active assignment: 404 assignment_not_found. Answers 200 with the assignment.',
         params: UserRoleParams,
@@ -161,7 +167,8 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
         tags,
         summary: 'Revoke a role from a user',
         description:
-          'The caller must hold every permission of the role live in the tenant (403 insufficient_permission). Ends the active ' +
+          'The caller must hold every permission of the role live in the tenant (403 insufficient_permission); a caller may ' +
+          'revoke its own assignment (giving access up). Ends the active ' +
           'assignment now (revoked_at, revoked_by) and writes an audit-trail entry (revocation_audit_trail_id); the role stops ' +
           'authorizing at once. No active assignment: 404 assignment_not_found. Revoking the last active tenant_admin of the ' +
           'tenant: 409 last_tenant_admin. Answers 200 with the revoked assignment (response body: not shown in the reference).',

@@ -18,6 +18,9 @@ const tags = ['roles'];
 const ESCALATION =
   'Every permission the role would gain must be one the caller holds live in the tenant (403 insufficient_permission): ' +
   'role.manage cannot widen a role, its own included, beyond what its holder already has.';
+const REDUCTION =
+  'Every permission the role would lose must also be one the caller holds live (403 insufficient_permission): taking a ' +
+  'permission out of a role revokes it from every holder, so role.manage cannot take away what it does not have.';
 
 export default function roleRoutes(app: FastifyInstance, { state }: RouteContext): void {
   const { roles } = state;
@@ -144,7 +147,7 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
           'Any of name, description, and either permissions (replaces them) or ' +
           'add_permissions/remove_permissions (applied atomically, so concurrent edits do not lose each other). ' +
           'Built-in roles: 403 builtin_role_immutable; deleted roles: 409 role_deleted. A role keeps at least one permission. ' +
-          `Assignments of the role follow the change at once. ${ESCALATION} Request and response bodies: not shown in the reference.`,
+          `Assignments of the role follow the change at once. ${ESCALATION} ${REDUCTION} Request and response bodies: not shown in the reference.`,
         params: RoleParams,
         body: RoleUpdateBody,
         response: { 200: Role, ...errorResponses(400, 401, 403, 404, 409) },
@@ -163,7 +166,8 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
         summary: 'Soft-delete a custom role',
         description:
           'Sets deleted_at: the role is gone from lists, its assignments stop granting it at once ' +
-          '(they are kept, with status role_deleted), and its name is free again. Built-in roles: 403 builtin_role_immutable; ' +
+          '(they are kept, with status role_deleted), and its name is free again. The caller must hold every permission of the ' +
+          'role live (403 insufficient_permission), since deleting it revokes them all from its holders. Built-in roles: 403 builtin_role_immutable; ' +
           'already deleted: 409 role_deleted. Answers 200 with the deleted role (response body: not shown in the reference).',
         params: RoleParams,
         response: { 200: Role, ...errorResponses(401, 403, 404, 409) },

@@ -412,4 +412,31 @@ describe('svc roles assign / revoke', () => {
       ['tenant_admin', 'expired'],
     ]);
   });
+
+  it.each([
+    [
+      ['roles', 'assign', 'usr_admin', 'tenant_viewer', '--expires-in', '1h', '--justification', 'self'],
+      'you cannot grant roles to yourself; ask another administrator',
+    ],
+    [
+      [
+        'roles',
+        'assign',
+        'usr_admin',
+        'tenant_admin',
+        '--expires-in',
+        '7d',
+        '--justification',
+        'self',
+        '--extend',
+      ],
+      'you cannot grant roles to yourself; ask another administrator',
+    ],
+  ])('svc %j on oneself → exit 4, one line (403 self_assignment)', async (args, message) => {
+    const r = await svc(args, { env });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(
+      new RegExp(`^error: ${message} \\(HTTP 403, self_assignment, request req_[0-9a-f]+\\)\n$`),
+    );
+  });
 });
