@@ -78,8 +78,8 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   const queue = options.all
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
     : undefined;
-  const work: Worker<string> = async ({ data: entry }, { signal }) => {
-    const done = await platform.webhooks.dlq.discard(webhook, entry, { signal });
+  const work: Worker<string> = async ({ data: entry }, { signal, idempotencyKey }) => {
+    const done = await platform.webhooks.dlq.discard(webhook, entry, { signal, idempotencyKey });
     return { delivery_id: done.delivery_id, event_type: done.event_type, discarded_at: done.discarded_at };
   };
   const plan: Worker<string> = async ({ data: entry }, { signal }) => {
