@@ -100,18 +100,20 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
     const { tenant, change } = data;
     if (data.done) return gone('already_done');
     const read = { tenant: tenant.id, signal: call.signal };
-    const post = { ...read, idempotencyKey: call.idempotencyKey };
+    // Every change carries the step's key: a resumed run, or a retry after a lost answer, is answered
+    // from the platform's record (a DELETE retried without it would find its own work gone).
+    const keyed = { ...read, idempotencyKey: call.idempotencyKey };
     try {
       if (change.kind === 'role') {
         if (change.action === 'create') {
-          const role = await platform.roles.create(body(change) as never, post);
+          const role = await platform.roles.create(body(change) as never, keyed);
           return { id: role.id };
         }
         if (change.action === 'update') {
           await platform.roles.update(change.id!, body(change) as never, read);
           return { id: change.id };
         }
-        const role = await platform.roles.delete(change.id!, read);
+        const role = await platform.roles.delete(change.id!, keyed);
         return { id: role.id, deleted_at: role.deleted_at };
       }
       if (change.kind === 'grant') {
@@ -125,7 +127,7 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
               ...(grant.expires_at === null ? {} : { expires_at: grant.expires_at }),
               ...(grant.justification === null ? {} : { justification: grant.justification }),
             },
-            post,
+            keyed,
           );
           return { expires_at: made.expires_at, audit_trail_id: made.audit_trail_id };
         }
@@ -138,12 +140,12 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
           );
           return { expires_at: moved.expires_at, audit_trail_id: moved.update_audit_trail_id ?? undefined };
         }
-        const revoked = await platform.roles.revoke(grant.user, role, read);
+        const revoked = await platform.roles.revoke(grant.user, role, keyed);
         return { audit_trail_id: revoked.revocation_audit_trail_id ?? undefined };
       }
       if (change.kind === 'webhook') {
         if (change.action === 'create') {
-          const hook = await platform.webhooks.create(body(change) as never, post);
+          const hook = await platform.webhooks.create(body(change) as never, keyed);
           const file = await secretDir().write(tenant.slug, 'webhook', hook.url, hook.id, hook.secret);
           return { id: hook.id, secret_file: file };
         }
@@ -151,11 +153,11 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
           await platform.webhooks.update(change.id!, body(change) as never, read);
           return { id: change.id };
         }
-        await platform.webhooks.delete(change.id!, read);
+        await platform.webhooks.delete(change.id!, keyed);
         return { id: change.id };
       }
       if (change.action === 'create') {
-        const client = await platform.oauth.clients.create(body(change) as never, post);
+        const client = await platform.oauth.clients.create(body(change) as never, keyed);
         const file = await secretDir().write(
           tenant.slug,
           'oauth-client',
@@ -169,7 +171,7 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
         await platform.oauth.clients.update(change.id!, body(change) as never, read);
         return { id: change.id };
       }
-      await platform.oauth.clients.delete(change.id!, read);
+      await platform.oauth.clients.delete(change.id!, keyed);
       return { id: change.id };
     } catch (error) {
       // The platform's own answer that it is so already: reported as skipped, never as done.

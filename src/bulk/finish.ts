@@ -36,7 +36,10 @@ export interface RunEnd {
  */
 export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const { summary, journal } = end;
-  const parts = [`${n(summary.ok)} ${verb.words.done}`];
+  const gone = summary.gone
+    ? ` (${n(summary.gone)} found done by a retry after the answer to the first attempt was lost)`
+    : '';
+  const parts = [`${n(summary.ok)} ${verb.words.done}${gone}`];
   if (summary.skipped) parts.push(`${n(summary.skipped)} skipped`);
   if (summary.failed) {
     const blocked = summary.blocked ? ` (${n(summary.blocked)} not attempted: what they need failed)` : '';

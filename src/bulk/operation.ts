@@ -126,8 +126,13 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
     return summary;
   }
   if (replayed > 0) {
+    // A replay is an earlier attempt's answer: of a resumed run, or of this run's own retry after a
+    // lost answer (only a resumed run can have the former).
+    const by = journal.run.resumed
+      ? 'by the earlier run this one resumes, or by an attempt whose answer was lost'
+      : 'by an earlier attempt whose answer was lost';
     ctx.out.info(
-      `${replayed.toLocaleString('en')} of these were done by the earlier run this one resumes; the platform answered with what it did then`,
+      `${replayed.toLocaleString('en')} of these were done ${by}; the platform answered with what it did then`,
     );
   }
   const closed = output.closed.aborted && !ctx.signal.aborted;

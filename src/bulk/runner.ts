@@ -2,7 +2,7 @@ import { describeError, SvcError } from '../errors.js';
 import { ApiError } from '../http/errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import type { Progress } from '../output/progress.js';
-import { IdempotencyInProgressError } from '../platform/errors.js';
+import { GoneAfterLostAnswerError, IdempotencyInProgressError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
 import { RunOrder } from './order.js';
 
@@ -46,6 +46,11 @@ export interface BulkSummary {
   refused: number;
   /** Failed items that were not attempted because an item they need failed (counted in `failed`). */
   blocked: number;
+  /**
+   * Ok items known only from a retry that found the change made after the answer to an earlier
+   * attempt was lost (reason gone_after_lost_answer); absent when there were none.
+   */
+  gone?: number;
   /** A stop (Ctrl-C, a closed stdout) ended the run before every item was tried. */
   stopped: boolean;
   elapsedMs: number;
@@ -212,13 +217,21 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           recording?.record(item.key, detail);
           result = { ...base, status: 'ok', ...detail };
         } catch (error) {
-          thrown = error;
-          if (definiteRefusal(error)) {
-            summary.refused++;
-            recording?.recordFailure(item.key);
+          if (error instanceof GoneAfterLostAnswerError) {
+            // Done, most likely by this item's own attempt whose answer was lost: never "not found".
+            const detail = { reason: 'gone_after_lost_answer', detail: error.message };
+            recording?.record(item.key, detail);
+            summary.gone = (summary.gone ?? 0) + 1;
+            result = { ...base, status: 'ok', ...detail };
+          } else {
+            thrown = error;
+            if (definiteRefusal(error)) {
+              summary.refused++;
+              recording?.recordFailure(item.key);
+            }
+            summary.unsettled++;
+            result = { ...base, status: 'failed', error: failure(error) };
           }
-          summary.unsettled++;
-          result = { ...base, status: 'failed', error: failure(error) };
         }
       }
       summary.total++;

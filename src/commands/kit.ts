@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { GoneAfterLostAnswerError } from '../platform/errors.js';
 
 /**
  * Builds (once) the Context for the command being run, from its parsed global flags. Async so
@@ -131,4 +132,35 @@ export function timeFlag(flag: string, raw: unknown, nowMs: number): string | un
     );
   }
   return isoSeconds(ms);
+}
+
+/** What a verb says of a thing its DELETE removed when the answer was lost (see `deleted`). */
+export interface GoneReport {
+  /** The verb's noun for its request: "revoke", "delete". */
+  act: string;
+  /** What the retry found gone: "the grant", "the webhook". */
+  thing: string;
+  /** What the lost attempt most likely did: "revoked", "deleted". */
+  done: string;
+  /** The line's subject on a terminal: "usr_x no longer holds fx-desk", "webhook wh_1 is gone". */
+  subject: string;
+  /** What --json prints besides outcome and detail: the ids the verb knows. */
+  target: Record<string, unknown>;
+}
+
+/**
+ * The answer to a DELETE, or undefined when it was lost and the retry found the thing gone
+ * (GoneAfterLostAnswerError): that is said as it is known — gone, most likely by this command —
+ * with exit 0, never as "deleted" with details svc does not have, nor as "not found".
+ */
+export async function deleted<T>(ctx: Context, call: Promise<T>, gone: GoneReport): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (!(error instanceof GoneAfterLostAnswerError)) throw error;
+    const detail = error.explain(gone.act, gone.thing, gone.done);
+    if (ctx.out.isMachine) await ctx.out.json({ ...gone.target, outcome: 'gone_after_lost_answer', detail });
+    else ctx.out.success(`${gone.subject}: ${detail}`);
+    return undefined;
+  }
 }

@@ -3,7 +3,9 @@ import type { RequestOptions } from './client.js';
 /**
  * The request body of an operation: a form (the OAuth token endpoint), raw bytes (svc api
  * --input), or JSON — where every POST carries its idempotency key in the body (as the
- * reference says) as well as in the Idempotency-Key header, chosen once for all retries.
+ * reference says) as well as in the Idempotency-Key header, chosen once for all retries. A
+ * DELETE, PATCH or PUT carries its key in the header only (the sandbox's choice where the
+ * reference is silent; a server that ignores it leaves svc to say what a retry found).
  */
 export function encodeBody(
   options: RequestOptions,
@@ -37,7 +39,11 @@ export function encodeBody(
       idempotencyKey: undefined,
     };
   }
+  // A DELETE, PATCH or PUT carries its key in the Idempotency-Key header only.
+  const headerOnly = options.method === 'DELETE' || options.method === 'PATCH' || options.method === 'PUT';
   if (options.body === undefined) {
+    if (headerOnly)
+      return { body: undefined, contentType: undefined, idempotencyKey: defaultKey || undefined };
     const key = options.method === 'POST' ? defaultKey : undefined;
     return key
       ? {
@@ -48,7 +54,7 @@ export function encodeBody(
       : { body: undefined, contentType: undefined, idempotencyKey: undefined };
   }
   let payload = options.body;
-  let key = options.idempotencyKey || undefined;
+  let key = (headerOnly ? defaultKey : options.idempotencyKey) || undefined;
   if (
     options.method === 'POST' &&
     payload !== null &&

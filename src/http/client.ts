@@ -141,9 +141,10 @@ export class ApiClient {
       if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, String(v));
       else url.searchParams.set(key, String(value));
     }
-    // node:crypto is only loaded when a POST needs a fresh key.
+    // node:crypto is only loaded when a change needs a fresh key: a POST (in its body and header),
+    // or a DELETE, PATCH or PUT (the header only), so a retry after a lost answer is recognised.
     const freshKey =
-      options.method === 'POST' && options.idempotencyKey === undefined && !options.form
+      isKeyed(method) && options.idempotencyKey === undefined && !options.form
         ? (await import('./idempotency.js')).newIdempotencyKey()
         : undefined;
     const { body, contentType, idempotencyKey } = encodeBody(options, options.idempotencyKey ?? freshKey);
@@ -165,6 +166,10 @@ export class ApiClient {
     let renewed: string | undefined;
     let retry = 0;
     const inFlight = { waits: 0, waitedMs: 0 };
+    // What became of the first attempt of this change whose answer was lost (it may have been
+    // applied): a final error then says so, since it may describe the state that attempt left.
+    let lostAnswer: string | undefined;
+    const changes = !SAFE.has(method);
     for (;;) {
       await this.#waitForPause(signal);
       const token = options.auth === false ? undefined : (renewed ?? (await this.#token(url)));
@@ -191,6 +196,10 @@ export class ApiClient {
           throw error;
         }
         this.#tracer?.failure(error.message, msSince(started));
+        if (changes && !(error instanceof ConnectionError && !error.mayHaveArrived)) {
+          lostAnswer ??=
+            error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
+        }
         retry++;
         await this.#sleep(retryDelayMs(retry, undefined, this.#policy, this.#now()), signal);
         continue;
@@ -210,6 +219,8 @@ export class ApiClient {
         }
       }
       if (status >= 400 && isRetryableStatus(method, status) && retry < maxRetries) {
+        // A 5xx to a change may come after the change was made (408 and 429 say it was not).
+        if (changes && status >= 500) lostAnswer ??= `HTTP ${status}`;
         retry++;
         const retryAfter = header(outcome.headers, 'retry-after');
         const delay = retryDelayMs(retry, retryAfter, this.#policy, this.#now());
@@ -225,6 +236,7 @@ export class ApiClient {
           outcome.text,
           this.#secrets.values(),
         );
+        error.lostAnswer = lostAnswer;
         if (status === 409 && error.code === IN_PROGRESS) {
           // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
           const delay = inFlightDelayMs(
@@ -307,6 +319,13 @@ export class ApiClient {
       throw new InterruptedError();
     }
   }
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Methods that carry an idempotency key: every change the client may retry. */
+function isKeyed(method: string): boolean {
+  return method === 'POST' || method === 'DELETE' || method === 'PATCH' || method === 'PUT';
 }
 
 /** The items of one list page (`items`, `data`, or a bare array), or undefined when it has none. */

@@ -21,6 +21,12 @@ export class ApiError extends SvcError {
   readonly details: unknown;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly body: unknown;
+  /**
+   * Set when an earlier attempt of this request may have been applied but its answer was lost (a
+   * 5xx to a change, a connection dropped or timed out after sending): what happened to it, e.g.
+   * "HTTP 503". This answer may then describe the state that attempt left (a 404 for what it deleted).
+   */
+  lostAnswer: string | undefined;
 
   constructor(init: ApiErrorInit, options: SvcErrorOptions = {}) {
     super(categoryForStatus(init.status), init.message, { code: init.code, ...options });
@@ -43,8 +49,13 @@ export class InternalServerError extends ApiError {}
 
 /** The request never got an HTTP answer (refused, reset, DNS, TLS). Exit 1. */
 export class ConnectionError extends SvcError {
-  constructor(message: string, options: SvcErrorOptions = {}) {
-    super('failure', message, { code: 'connection_error', ...options });
+  /** false when the request cannot have reached the server (refused, unresolvable, unreachable). */
+  readonly mayHaveArrived: boolean;
+
+  constructor(message: string, options: SvcErrorOptions & { mayHaveArrived?: boolean } = {}) {
+    const { mayHaveArrived = true, ...rest } = options;
+    super('failure', message, { code: 'connection_error', ...rest });
+    this.mayHaveArrived = mayHaveArrived;
   }
 }
 

@@ -101,6 +101,7 @@ export async function exchange(
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',
       cause: error,
+      mayHaveArrived: !NEVER_SENT.has(errorCode(error) ?? ''),
     });
   } finally {
     clearTimeout(timer);
@@ -108,9 +109,23 @@ export async function exchange(
   }
 }
 
+/** Failures before a connection existed: the request cannot have reached the server. */
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function errorCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: { code?: string } })?.cause;
+  return (error as { code?: string })?.code ?? cause?.code;
+}
+
 function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  const code = (error as { code?: string })?.code ?? cause?.code;
+  const code = errorCode(error);
   const message = (error as Error)?.message ?? String(error);
   return code && !message.includes(code) ? `${message} (${code})` : message;
 }

@@ -128,10 +128,48 @@ export function retyped<E extends ApiError>(error: ApiError, type: ApiErrorClass
     body: error.body,
   };
   const cause = error.cause;
-  return new type(init, {
+  const typed = new type(init, {
     ...((hint ?? error.hint) ? { hint: hint ?? error.hint } : {}),
     ...(cause === undefined ? {} : { cause }),
   });
+  typed.lostAnswer = error.lostAnswer;
+  return typed;
+}
+
+/**
+ * A DELETE whose retry found nothing to delete (404) after the answer to an earlier attempt was
+ * lost (a 5xx, a dropped connection): most likely that attempt made the change, and the platform
+ * ignored the Idempotency-Key that would have let it say so. Deliberately not a NotFoundError,
+ * so no verb reports it as "not held" or "not found": a verb says what is known (`explain`), and
+ * the bulk operation counts the item as done (reason gone_after_lost_answer). Exit 1 elsewhere.
+ */
+export class GoneAfterLostAnswerError extends SvcError {
+  /** What became of the earlier attempt's answer, e.g. "HTTP 503". */
+  readonly lostAnswer: string;
+  /** The retry's answer, e.g. "HTTP 404 assignment_not_found". */
+  readonly found: string;
+  readonly requestId: string | undefined;
+
+  constructor(notFound: NotFoundError & { lostAnswer: string }) {
+    const found = `HTTP ${notFound.status}${notFound.code ? ` ${notFound.code}` : ''}`;
+    super(
+      'failure',
+      `the platform's answer to DELETE was lost (${notFound.lostAnswer}) and its retry found nothing to delete (${found}); most likely the lost attempt made the change`,
+      {
+        code: 'gone_after_lost_answer',
+        hint: 'check the audit trail (svc audit ls) before running the command again',
+        cause: notFound,
+      },
+    );
+    this.lostAnswer = notFound.lostAnswer;
+    this.found = found;
+    this.requestId = notFound.requestId;
+  }
+
+  /** "the platform's answer to the revoke was lost (HTTP 503) and its retry found the grant gone (HTTP 404 …); most likely this command revoked it" */
+  explain(act: string, thing: string, done: string): string {
+    return `the platform's answer to the ${act} was lost (${this.lostAnswer}) and its retry found ${thing} gone (${this.found}); most likely this command ${done} it`;
+  }
 }
 
 /**

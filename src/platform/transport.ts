@@ -1,7 +1,8 @@
 import type { ApiClient, ApiResponse, HttpMethod, QueryValue, RequestOptions } from '../http/client.js';
+import { NotFoundError } from '../http/errors.js';
 import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
 import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
-import { InvalidResponseError, type NotFoundClass, typedError } from './errors.js';
+import { GoneAfterLostAnswerError, InvalidResponseError, type NotFoundClass, typedError } from './errors.js';
 import { clientView, SCHEMA_REFS } from './schemas.js';
 
 /** Per-request options every platform method takes (openai-node's request options). */
@@ -100,7 +101,12 @@ export class Transport {
         ...(operation.idempotencyKey === false ? { idempotencyKey: false as const } : {}),
       });
     } catch (error) {
-      throw typedError(error, operation.notFound);
+      const typed = typedError(error, operation.notFound);
+      // Nothing to delete, after an attempt whose answer was lost: most likely that attempt's doing.
+      if (operation.method === 'DELETE' && typed instanceof NotFoundError && typed.lostAnswer !== undefined) {
+        throw new GoneAfterLostAnswerError(typed as NotFoundError & { lostAnswer: string });
+      }
+      throw typed;
     }
     const response: ResponseMeta = {
       status: answer.status,

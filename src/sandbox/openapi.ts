@@ -38,6 +38,13 @@ const WWW_AUTHENTICATE = {
     'The bearer challenge (RFC 6750 §3): Bearer realm="svc", with error="invalid_token" when a credential was sent and refused',
   examples: ['Bearer realm="svc", error="invalid_token"'],
 };
+const IDEMPOTENCY_KEY_HEADER = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description:
+    'Optional. A key chosen once for this change and sent again on every retry: a repeat (same principal, tenant, operation and key, within 24 h) gets the stored answer of the first with Idempotent-Replayed: true, even when that answer was lost to a fault, so a retried DELETE whose first attempt succeeded is answered with that success, not with 404',
+};
 const HEADER_NAMES: Record<string, string> = {
   [HEADERS.tenant]: 'X-Tenant-Id',
   [HEADERS.org]: 'X-SVC-Org-Id',
@@ -54,8 +61,13 @@ function tenantHeader(rule: OperationRule): Schema | undefined {
 }
 
 /** The route's header parameters with their canonical names, plus X-Tenant-Id where the table says. */
-function headerParameters(existing: Schema | undefined, rule: OperationRule | undefined): Schema | undefined {
+function headerParameters(
+  existing: Schema | undefined,
+  rule: OperationRule | undefined,
+  keyedByHeader: boolean,
+): Schema | undefined {
   const properties: Record<string, unknown> = {};
+  if (keyedByHeader) properties['Idempotency-Key'] = IDEMPOTENCY_KEY_HEADER;
   for (const [name, value] of Object.entries((existing?.properties as Schema | undefined) ?? {}))
     properties[HEADER_NAMES[name] ?? name] = value;
   const required = [...((existing?.required as string[] | undefined) ?? [])].map((n) => HEADER_NAMES[n] ?? n);
@@ -75,7 +87,7 @@ function withHeaders(response: unknown, headers: Schema): Schema {
 
 function responses(
   existing: Record<string, unknown> | undefined,
-  options: { v1: boolean; faults: boolean; idempotentPost: boolean; validates: boolean; bearer: boolean },
+  options: { v1: boolean; faults: boolean; replayable: boolean; validates: boolean; bearer: boolean },
 ): Record<string, unknown> | undefined {
   if (!existing) return existing;
   const out: Record<string, unknown> = {};
@@ -87,7 +99,7 @@ function responses(
     const success = status.startsWith('2');
     out[status] = withHeaders(response, {
       'X-Request-Id': REQUEST_ID,
-      ...(success && options.idempotentPost ? { 'Idempotent-Replayed': REPLAYED } : {}),
+      ...(success && options.replayable ? { 'Idempotent-Replayed': REPLAYED } : {}),
       ...(status === '401' && options.bearer ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {}),
     });
   }
@@ -196,10 +208,13 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       if (!out.description && out.summary) out.description = out.summary;
       if (config.auth === 'public' || rule?.access === 'public') out.security = [];
       if (rule?.access === 'authenticated') out['x-svc-authorization'] = authorization(rule);
-      const headers = headerParameters(source.headers as Schema | undefined, rule);
+      const v1 = url.startsWith('/v1/');
+      // DELETE, PATCH and PUT take an optional Idempotency-Key header (POSTs carry theirs in the body).
+      const keyedByHeader =
+        v1 && ['DELETE', 'PATCH', 'PUT'].includes(String(method)) && config.idempotent !== false;
+      const headers = headerParameters(source.headers as Schema | undefined, rule, keyedByHeader);
       if (headers) out.headers = headers;
       else delete out.headers;
-      const v1 = url.startsWith('/v1/');
       const declared = (source.response as Record<string, unknown> | undefined) ?? {
         200: { description: 'OK' },
       };
@@ -207,7 +222,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
         validates: Boolean(source.body || source.querystring || source.params),
         v1,
         faults: config.faultFree !== true,
-        idempotentPost: v1 && method === 'POST' && config.idempotent !== false,
+        replayable: (v1 && method === 'POST' && config.idempotent !== false) || keyedByHeader,
         bearer: rule?.access === 'authenticated',
       });
       return { schema: out, url } as ReturnType<NonNullable<FastifyDynamicSwaggerOptions['transform']>>;

@@ -129,11 +129,11 @@ describe('runBulkOperation', () => {
     );
   });
 
-  it('says how many results an earlier run had already done', async () => {
+  it('says how many results an earlier attempt had already done (not a resumed run: a lost answer)', async () => {
     const r = await run(verb(['replayed', 'ok', 'replayed']));
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
-      '2 of these were done by the earlier run this one resumes; the platform answered with what it did then\n✓ 3 touched in 0.0 s\n',
+      '2 of these were done by an earlier attempt whose answer was lost; the platform answered with what it did then\n✓ 3 touched in 0.0 s\n',
     );
   });
 

@@ -46,9 +46,16 @@ describe('the published contract', () => {
     for (const { method, op } of v1) {
       for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
         expect(response.headers?.['X-Request-Id'], `${op.operationId} ${status}`).toBeDefined();
-        // Replays are announced wherever a POST takes an idempotency key (OAuth's own endpoints do not).
+        // Replays are announced wherever a POST takes an idempotency key (OAuth's own endpoints do
+        // not), and on every DELETE, PATCH and PUT, which take an optional Idempotency-Key header.
         const takesKey = JSON.stringify(op.requestBody ?? {}).includes('idempotency_key');
-        const replayable = method === 'POST' && status.startsWith('2') && takesKey;
+        const takesHeader = (op.parameters ?? []).some(
+          (p: { in: string; name: string }) => p.in === 'header' && p.name === 'Idempotency-Key',
+        );
+        expect(takesHeader, `${op.operationId} Idempotency-Key`).toBe(
+          ['DELETE', 'PATCH', 'PUT'].includes(method),
+        );
+        const replayable = status.startsWith('2') && (method === 'POST' ? takesKey : takesHeader);
         expect(Boolean(response.headers?.['Idempotent-Replayed']), `${op.operationId} ${status}`).toBe(
           replayable,
         );

@@ -225,3 +225,72 @@ describe('one-time secrets and replays', () => {
     expect(afterWindow.body.client_secret).not.toBe(first.body.client_secret);
   });
 });
+
+describe('an optional Idempotency-Key header on DELETE (and PATCH)', () => {
+  const as = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+    call(sandbox(), method, path, {
+      token: sandbox().adminToken,
+      tenant,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+  const webhook = async (tag: string) =>
+    (
+      await as(
+        'POST',
+        '/v1/webhooks',
+        {},
+        {
+          url: `https://hooks.example.com/${tag}`,
+          event_types: ['webhook.test'],
+          idempotency_key: tag,
+        },
+      )
+    ).body.id as string;
+
+  it('answers a repeat from its record, even when a fault replaced the first answer', async () => {
+    const id = await webhook('del-key-1');
+    sandbox().faults.update({ fail_rate: 1, phase: 'after', retry_after: '0' });
+    const lost = await as('DELETE', `/v1/webhooks/${id}`, { 'idempotency-key': 'del-1' });
+    sandbox().faults.update({ fail_rate: 0 });
+    expect(lost.status).toBe(503);
+    const retried = await as('DELETE', `/v1/webhooks/${id}`, { 'idempotency-key': 'del-1' });
+    expect([retried.status, retried.headers.get('idempotent-replayed'), retried.body.id]).toEqual([
+      200,
+      'true',
+      id,
+    ]);
+    // Another key, or none, runs again: the webhook is gone.
+    expect((await as('DELETE', `/v1/webhooks/${id}`, { 'idempotency-key': 'del-2' })).status).toBe(404);
+    expect((await as('DELETE', `/v1/webhooks/${id}`)).status).toBe(404);
+  });
+
+  it('refuses the same key on another path (409 idempotency_key_reused) and an empty key (400)', async () => {
+    const [a, b] = [await webhook('del-key-2'), await webhook('del-key-3')];
+    expect((await as('DELETE', `/v1/webhooks/${a}`, { 'idempotency-key': 'del-3' })).status).toBe(200);
+    const reused = await as('DELETE', `/v1/webhooks/${b}`, { 'idempotency-key': 'del-3' });
+    expect([reused.status, reused.body.error.code]).toEqual([409, 'idempotency_key_reused']);
+    expect((await as('DELETE', `/v1/webhooks/${b}`, { 'idempotency-key': ' ' })).status).toBe(400);
+  });
+
+  it('replays a PATCH with the same key and body', async () => {
+    const id = await webhook('patch-key-1');
+    const first = await as(
+      'PATCH',
+      `/v1/webhooks/${id}`,
+      { 'idempotency-key': 'patch-1' },
+      { description: 'x' },
+    );
+    const again = await as(
+      'PATCH',
+      `/v1/webhooks/${id}`,
+      { 'idempotency-key': 'patch-1' },
+      { description: 'x' },
+    );
+    expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([
+      200,
+      200,
+      'true',
+    ]);
+  });
+});

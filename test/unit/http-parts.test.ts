@@ -82,9 +82,14 @@ describe('encodeBody', () => {
       { body: '[1,2]', contentType: 'application/json', idempotencyKey: 'k' },
     ],
     [
-      'a PATCH body gets no key',
+      'a PATCH body is sent as given; its key goes in the header only',
       { method: 'PATCH', path: '/t', body: { a: 1 } },
-      { body: '{"a":1}', contentType: 'application/json', idempotencyKey: undefined },
+      { body: '{"a":1}', contentType: 'application/json', idempotencyKey: 'dflt' },
+    ],
+    [
+      'a DELETE has no body; its key goes in the header',
+      { method: 'DELETE', path: '/t' },
+      { body: undefined, contentType: undefined, idempotencyKey: 'dflt' },
     ],
     [
       'a POST null body',

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { confirmDestructive, examples, type MakeContext, tenantLabel } from '../kit.js';
+import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
 import { clientArg } from './shared.js';
 
 export interface OAuthDeleteOptions {
@@ -20,7 +20,14 @@ export async function runOAuthDelete(ctx: Context, options: OAuthDeleteOptions):
       `Delete OAuth client ${client.name} (${client.client_id}) in ${await tenantLabel(ctx)}? Its secret and every token issued to it stop working at once.`,
     `deleting OAuth client ${client.client_id}`,
   );
-  const data = await platform.oauth.clients.delete(client.client_id);
+  const data = await deleted(ctx, platform.oauth.clients.delete(client.client_id), {
+    act: 'delete',
+    thing: 'the client',
+    done: 'deleted',
+    subject: `OAuth client ${client.name} (${client.client_id}) is gone`,
+    target: { client_id: client.client_id, name: client.name },
+  });
+  if (data === undefined) return;
   if (ctx.out.isMachine) await ctx.out.json(data);
   else ctx.out.success(`deleted OAuth client ${client.name} (${data.client_id}); its tokens no longer work`);
 }

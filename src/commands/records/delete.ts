@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
+import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { checkSurface, type RecordData } from './shared.js';
 
 export async function runRecordsDelete(ctx: Context, surface: string, id: string): Promise<void> {
@@ -11,7 +11,14 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
       `Delete ${surface} record ${id} in ${await tenantLabel(ctx)}? It is purged for good after 30 days.`,
     `deleting ${surface} record ${id}`,
   );
-  const record: RecordData = await platform.records.delete(surface, id);
+  const record: RecordData | undefined = await deleted(ctx, platform.records.delete(surface, id), {
+    act: 'delete',
+    thing: 'the record',
+    done: 'deleted',
+    subject: `${surface} record ${id} is gone`,
+    target: { surface, id },
+  });
+  if (record === undefined) return;
   if (ctx.out.isMachine) return ctx.out.json(record);
   ctx.out.success(
     `Deleted ${surface} record ${record.id}; it is hidden from lists and purged at ${record.purge_at}`,

@@ -204,10 +204,17 @@ const grant =
 
 const revoke =
   (platform: Platform): Worker<Row> =>
-  async ({ data: row }, { signal }) => {
+  async ({ data: row }, { signal, idempotencyKey }) => {
     try {
-      const done = await platform.roles.revoke(row.user, row.role.id, { signal });
-      return { revoked_at: done.revoked_at, revocation_audit_trail_id: done.revocation_audit_trail_id };
+      // The item's key: a resumed run's retry is answered from the platform's record, not with 404.
+      const { data: done, response } = await platform.roles
+        .revoke(row.user, row.role.id, { signal, idempotencyKey })
+        .withResponse();
+      return {
+        revoked_at: done.revoked_at,
+        revocation_audit_trail_id: done.revocation_audit_trail_id,
+        ...(response.replayed ? { replayed: true } : {}),
+      };
     } catch (error) {
       if (error instanceof AssignmentNotFoundError) return { status: 'skipped', reason: 'not_assigned' };
       throw error;

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
+import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { countHolders, resolveRole } from './shared.js';
 
 export interface RolesDeleteOptions {
@@ -30,7 +30,14 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
       `deleting role ${role.name}`,
     );
   }
-  const data = await platform.roles.delete(role.id);
+  const data = await deleted(ctx, platform.roles.delete(role.id), {
+    act: 'delete',
+    thing: 'the role',
+    done: 'deleted',
+    subject: `role ${role.name} (${role.id}) is gone`,
+    target: { id: role.id, name: role.name },
+  });
+  if (data === undefined) return;
   if (ctx.out.isMachine) {
     await ctx.out.json(data);
     return;

@@ -3,7 +3,7 @@ import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
-import { confirmDestructive, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
+import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { assignmentFields, resolveRole } from './shared.js';
 
@@ -74,7 +74,14 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     async () => `Revoke ${role.name} from ${user} in ${await tenantLabel(ctx)}?`,
     `revoking ${role.name} from ${user}`,
   );
-  const data = await platform.roles.revoke(user, role.id);
+  const data = await deleted(ctx, platform.roles.revoke(user, role.id), {
+    act: 'revoke',
+    thing: 'the grant',
+    done: 'revoked',
+    subject: `${user} no longer holds ${role.name}`,
+    target: { user_id: user, role_id: role.id, role_name: role.name },
+  });
+  if (data === undefined) return;
   await ctx.out.record(data, assignmentFields(data));
   if (!ctx.out.isMachine) {
     ctx.out.success(
@@ -93,7 +100,8 @@ export function revokeCommand(make: MakeContext): Command {
           'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
           ' too) of a CSV or NDJSON file, or of standard input (-), checked as a whole first, ' +
           'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
-          'reported as skipped (not_assigned).',
+          'reported as skipped (not_assigned); a row whose revoke lost its answer and whose retry ' +
+          'found the grant gone is ok (gone_after_lost_answer), never skipped.',
       )
       .argument('[user]', 'user id')
       .argument('[role]', 'role id or name')

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { confirmDestructive, examples, type MakeContext, tenantLabel } from '../kit.js';
+import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { webhookArg } from './shared.js';
 
@@ -21,7 +21,14 @@ export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOpt
       `Delete webhook ${webhook.id} (${webhook.url}) in ${await tenantLabel(ctx)}? It receives no more events; deliveries still waiting are cancelled.`,
     `deleting webhook ${webhook.id}`,
   );
-  const data = await platform.webhooks.delete(webhook.id);
+  const data = await deleted(ctx, platform.webhooks.delete(webhook.id), {
+    act: 'delete',
+    thing: 'the webhook',
+    done: 'deleted',
+    subject: `webhook ${webhook.id} (${webhook.url}) is gone`,
+    target: { id: webhook.id, url: webhook.url },
+  });
+  if (data === undefined) return;
   if (ctx.out.isMachine) await ctx.out.json(data);
   else ctx.out.success(`deleted webhook ${data.id} (${webhook.url})`);
 }

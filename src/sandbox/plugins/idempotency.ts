@@ -28,9 +28,11 @@ function canonical(value: unknown): string {
 }
 
 /**
- * Idempotency for every POST (except those whose route opts out). The key travels in the JSON
- * body (`idempotency_key`, as the reference says); an Idempotency-Key header, when sent too,
- * must carry the same value. Keys are scoped to the principal (the user or API key, and the
+ * Idempotency for every POST (except those whose route opts out), and for a DELETE, PATCH or PUT
+ * that sends an Idempotency-Key header (optional: the reference is silent on them; a client that
+ * retries a revoke whose answer was lost must not be told "not found" for its own change). A
+ * POST's key travels in the JSON body (`idempotency_key`, as the reference says); an
+ * Idempotency-Key header, when sent too, must carry the same value. Keys are scoped to the principal (the user or API key, and the
  * OAuth client it acts through), the tenant and the operation, and kept 24 hours on the sandbox
  * clock. The same key and body → the stored response, marked `Idempotent-Replayed: true` — a
  * one-time secret included, since only the principal that created it can replay it, so a lost
@@ -107,10 +109,24 @@ function keyOf(body: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Other changes (DELETE, PATCH, PUT) take a key only as an optional Idempotency-Key header. */
+const KEYED_BY_HEADER = new Set(['DELETE', 'PATCH', 'PUT']);
+
+function headerKey(request: FastifyRequest): string | undefined {
+  const value = request.headers['idempotency-key'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The request's key: a POST's body member, another change's header; undefined when it has none. */
+function requestKey(request: FastifyRequest): string | undefined {
+  return request.method === 'POST' ? keyOf(request.body) : headerKey(request);
+}
+
 export function registerIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
   app.decorateRequest('idempotency', null);
   const applies = (request: FastifyRequest) =>
-    request.method === 'POST' &&
+    (request.method === 'POST' ||
+      (KEYED_BY_HEADER.has(request.method) && headerKey(request) !== undefined)) &&
     request.url.startsWith('/v1/') &&
     request.routeOptions.config?.idempotent !== false;
 
@@ -118,6 +134,12 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
   app.addHook('preValidation', async (request) => {
     request.idempotency = null;
     if (!applies(request)) return;
+    if (request.method !== 'POST') {
+      const key = headerKey(request)!;
+      if (key.trim() === '' || key.length > 255)
+        throw new ApiProblem(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 characters');
+      return;
+    }
     const key = keyOf(request.body);
     if (key === undefined || key.trim() === '') {
       throw new ApiProblem(
@@ -131,8 +153,8 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     }
     if (key.length > 255)
       throw new ApiProblem(400, 'invalid_request', 'idempotency_key is longer than 255 characters');
-    const fromHeader = request.headers['idempotency-key'];
-    if (typeof fromHeader === 'string' && key !== fromHeader) {
+    const fromHeader = headerKey(request);
+    if (fromHeader !== undefined && key !== fromHeader) {
       throw new ApiProblem(
         400,
         'invalid_request',
@@ -144,10 +166,15 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
   // After validation: only a request about to run is remembered.
   app.addHook('preHandler', async (request, reply) => {
     if (!applies(request)) return;
-    const key = keyOf(request.body)!;
+    const key = requestKey(request)!;
     const operation = request.routeOptions.config?.operation ?? request.routeOptions.url ?? '';
     const scope = `${principalKey(request.principal)}|${request.tenant?.id ?? '-'}|${operation}|${key}`;
-    const { idempotency_key: _key, ...rest } = request.body as Record<string, unknown>;
+    const body = request.body;
+    let rest: unknown = body;
+    if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+      const { idempotency_key: _key, ...others } = body as Record<string, unknown>;
+      rest = others;
+    }
     const fingerprint = createHash('sha256')
       .update(`${request.method} ${request.url.split('?')[0]}\n${canonical(rest)}`)
       .digest('hex');

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
-import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../../kit.js';
+import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { resolveTenant } from '../../pick.js';
 
 export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: string): Promise<void> {
@@ -11,7 +11,14 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
     async () => `Revoke API key ${id} of ${await tenant.label()}? Anything using it stops working.`,
     `revoking ${id}`,
   );
-  const data = await (await ctx.platform()).tenants.apiKeys.revoke(tenant.id, id);
+  const data = await deleted(ctx, (await ctx.platform()).tenants.apiKeys.revoke(tenant.id, id), {
+    act: 'revoke',
+    thing: 'the key',
+    done: 'revoked',
+    subject: `API key ${id} of ${await tenant.label()} is gone`,
+    target: { id, tenant_id: tenant.id },
+  });
+  if (data === undefined) return;
   if (ctx.out.isMachine) return ctx.out.json(data);
   ctx.out.success(`Revoked ${data.id} (${data.name}) of ${await tenant.label()}`);
 }

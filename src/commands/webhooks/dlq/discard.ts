@@ -94,7 +94,10 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   const work: Worker<string> = async (item, context) => {
     const before = await look(item, context);
     if (before.status === 'skipped') return before;
-    const done = await platform.webhooks.dlq.discard(webhook, item.data, { signal: context.signal });
+    const done = await platform.webhooks.dlq.discard(webhook, item.data, {
+      signal: context.signal,
+      idempotencyKey: context.idempotencyKey,
+    });
     return { delivery_id: done.delivery_id, event_type: done.event_type, discarded_at: done.discarded_at };
   };
   const verb: BulkVerb<string, DiscardRow> = {

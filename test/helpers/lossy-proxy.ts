@@ -1,0 +1,96 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/server.js';
+
+export interface LossyProxyOptions {
+  /** Which requests lose their answer (by default: the first DELETE of each path). */
+  lose?: (method: string, path: string, seen: number) => boolean;
+  /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
+  ignoreDeleteKeys?: boolean;
+}
+
+export interface LossyProxy {
+  url: string;
+  /** The DELETEs that reached the sandbox, in order, and whether each carried an Idempotency-Key. */
+  deletes: Array<{ path: string; key: string | undefined }>;
+  /** Start over: every path's next DELETE loses its answer again. */
+  reset(): void;
+}
+
+function bodyOf(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/**
+ * A proxy in front of a test sandbox that loses answers deterministically: the sandbox applies the
+ * request, then the client gets a 503 (Retry-After: 0), as `--fault-phase after` does, but for
+ * exactly the requests chosen — by default the first DELETE of each path, so every retry gets
+ * through. With `ignoreDeleteKeys` it also plays a platform that ignores Idempotency-Key on DELETE.
+ */
+export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions = {}): () => LossyProxy {
+  const seen = new Map<string, number>();
+  const lose = options.lose ?? ((method, _path, count) => method === 'DELETE' && count === 1);
+  const deletes: LossyProxy['deletes'] = [];
+  const server = createServer(async (request, response) => {
+    const body = await bodyOf(request);
+    const method = request.method ?? 'GET';
+    const path = request.url ?? '/';
+    const count = (seen.get(`${method} ${path}`) ?? 0) + 1;
+    seen.set(`${method} ${path}`, count);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value === undefined || ['host', 'connection', 'content-length'].includes(name)) continue;
+      if (name === 'idempotency-key' && method === 'DELETE' && options.ignoreDeleteKeys) continue;
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    if (method === 'DELETE') deletes.push({ path, key: headers['idempotency-key'] });
+    const upstream = await fetch(`${sandbox().url}${path}`, {
+      method,
+      headers,
+      ...(body.length > 0 ? { body } : {}),
+    });
+    const text = await upstream.text();
+    if (lose(method, path, count)) {
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
+      response.end(
+        JSON.stringify({
+          error: {
+            code: 'service_unavailable',
+            message: 'injected fault: the change was applied, the answer lost',
+          },
+        }),
+      );
+      return;
+    }
+    const out: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name))
+        out[name] = value;
+    });
+    response.writeHead(upstream.status, out);
+    response.end(text);
+  });
+  let url = '';
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return () => ({
+    url,
+    deletes,
+    reset() {
+      seen.clear();
+      deletes.length = 0;
+    },
+  });
+}
