@@ -15,7 +15,7 @@ import type { DeliverySettings } from './delivery/engine.js';
 import { seedWebhooks } from './delivery/events.js';
 import { swaggerOptions } from './openapi.js';
 import { registerAuth } from './plugins/auth.js';
-import { newRequestId, registerErrorHandling } from './plugins/errors.js';
+import { clientError, frameworkError, newRequestId, registerErrorHandling } from './plugins/errors.js';
 import {
   type FaultConfig,
   FaultInjector,
@@ -96,6 +96,8 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     logger: false,
     genReqId: newRequestId,
     requestIdHeader: false,
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     bodyLimit: 1024 * 1024,
     forceCloseConnections: true,
     schemaController: { compilersFactory: SHARED_COMPILERS },

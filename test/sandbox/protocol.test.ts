@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
@@ -114,5 +115,84 @@ describe('media types: JSON endpoints take JSON only', () => {
       headers: { 'content-type': form },
     });
     expect([r.status, r.body.error]).toEqual([400, 'unsupported_grant_type']);
+  });
+});
+
+/** One request written to the socket as given, and the answer as the socket read it. */
+async function rawExchange(request: string): Promise<Answer> {
+  const { port, hostname } = new URL(sandbox().url);
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = connect({ port: Number(port), host: hostname });
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => {
+      received += chunk;
+    });
+    socket.on('end', () => resolve(received));
+    socket.on('error', reject);
+    socket.end(request);
+  });
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = new Headers(lines.map((line) => line.split(/:\s*/, 2) as [string, string]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body), text: body };
+}
+
+describe('errors the framework raises come in the documented shape, with X-Request-Id', () => {
+  const long = 'a'.repeat(101);
+
+  it.each(['GET', 'DELETE'])('answers %s of an id over 100 characters with 404 not_found', async (method) => {
+    const r = await call(sandbox(), method, `/v1/roles/${long}`, admin());
+    expectProblem(
+      r,
+      404,
+      'not_found',
+      `no route ${method} /v1/roles/${long}: a path segment is longer than 100 characters, longer than any id`,
+    );
+  });
+
+  it.each(['/v1/roles/%zz', '/v1/users/%E0%A4%A/roles'])(
+    'answers a path that is not valid percent-encoding (%s) with 400 invalid_request',
+    async (path) => {
+      const r = await call(sandbox(), 'GET', path, admin());
+      expectProblem(r, 400, 'invalid_request', `the path ${path} is not valid percent-encoding`);
+    },
+  );
+
+  it.each([
+    [
+      'malformed JSON',
+      '{"name":',
+      400,
+      'invalid_request',
+      "Body is not valid JSON but content-type is set to 'application/json'",
+    ],
+    [
+      'an empty JSON body',
+      '',
+      400,
+      'invalid_request',
+      "Body cannot be empty when content-type is set to 'application/json'",
+    ],
+  ])('answers %s in the shape', async (_name, text, status, code, message) => {
+    const r = await call(sandbox(), 'POST', '/v1/roles', {
+      ...admin(),
+      text,
+      headers: { 'content-type': 'application/json', 'content-length': String(text.length) },
+    });
+    expectProblem(r, status, code, message);
+  });
+
+  it('answers a request that is not valid HTTP with 400 invalid_request', async () => {
+    const r = await rawExchange('GET /v1/me HTTP/1.1\r\nHost: sandbox\r\nNot a header\r\n\r\n');
+    expect(r.headers.get('connection')).toBe('close');
+    expectProblem(r, 400, 'invalid_request', 'the request is not valid HTTP/1.1');
+  });
+
+  it('answers headers over 16 KiB with 431 headers_too_large', async () => {
+    const r = await rawExchange(
+      `GET /v1/me HTTP/1.1\r\nHost: sandbox\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`,
+    );
+    expectProblem(r, 431, 'headers_too_large', 'the request headers are larger than 16 KiB');
   });
 });
