@@ -196,3 +196,59 @@ describe('errors the framework raises come in the documented shape, with X-Reque
     expectProblem(r, 431, 'headers_too_large', 'the request headers are larger than 16 KiB');
   });
 });
+
+describe('methods: a method a path does not have is 405 with Allow', () => {
+  it.each([
+    ['PUT', '/v1/roles', 'GET, HEAD, POST'],
+    ['DELETE', '/v1/me', 'GET, HEAD'],
+    ['PUT', '/v1/roles/role_x', 'GET, HEAD, PATCH, DELETE'],
+    ['POST', '/v1/audit_trail', 'GET, HEAD'],
+    ['PUT', '/v1/audit_trail', 'GET, HEAD'],
+    ['PATCH', '/v1/audit_trail/aud_x', 'GET, HEAD'],
+    ['OPTIONS', '/v1/roles', 'GET, HEAD, POST'],
+    ['PROPFIND', '/v1/me', 'GET, HEAD'],
+    ['GET', '/v1/oauth/token', 'POST'],
+    ['DELETE', '/_sandbox/faults', 'GET, HEAD, PUT'],
+  ])('answers %s %s with 405 method_not_allowed, Allow: %s', async (method, path, allow) => {
+    const r = await call(sandbox(), method, path, admin());
+    expect(r.headers.get('allow')).toBe(allow);
+    expectProblem(r, 405, 'method_not_allowed', `${method} is not allowed on ${path}; it allows ${allow}`);
+  });
+
+  it.each([
+    ['a JSON body without an idempotency key', '{}', 'application/json'],
+    ['malformed JSON', '{"name":', 'application/json'],
+    ['a form', 'name=x', 'application/x-www-form-urlencoded'],
+  ])('answers POST /v1/me with %s with 405 before any body check', async (_name, text, type) => {
+    const r = await call(sandbox(), 'POST', '/v1/me', {
+      ...admin(),
+      text,
+      headers: { 'content-type': type },
+    });
+    expect(r.headers.get('allow')).toBe('GET, HEAD');
+    expectProblem(r, 405, 'method_not_allowed', 'POST is not allowed on /v1/me; it allows GET, HEAD');
+  });
+
+  it('answers 405 without credentials too: the document already says which methods a path has', async () => {
+    const r = await call(sandbox(), 'PUT', '/v1/roles');
+    expectProblem(r, 405, 'method_not_allowed', 'PUT is not allowed on /v1/roles; it allows GET, HEAD, POST');
+  });
+
+  it.each(['PUT', 'OPTIONS'])('answers %s of a path no method has with 404', async (method) => {
+    const r = await call(sandbox(), method, '/v1/ledgers', admin());
+    expect(r.headers.has('allow')).toBe(false);
+    expectProblem(r, 404, 'not_found', `no route ${method} /v1/ledgers`);
+  });
+
+  it('answers HEAD wherever GET is, with the headers of the GET and no body', async () => {
+    const [get, head] = [
+      await call(sandbox(), 'GET', '/v1/me', admin()),
+      await call(sandbox(), 'HEAD', '/v1/me', admin()),
+    ];
+    expect([head.status, head.text]).toEqual([200, '']);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('x-request-id')).toMatch(/^req_/);
+    const refused = await call(sandbox(), 'HEAD', '/v1/me');
+    expect([refused.status, refused.text]).toEqual([401, '']);
+  });
+});

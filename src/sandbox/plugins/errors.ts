@@ -2,22 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OPERATIONS } from '../../api/operations.js';
-import { didYouMean } from '../../api/suggest.js';
 import { DomainError } from '../domain/errors.js';
 import { ApiProblem } from '../problem.js';
 import { errorBodyText } from './shared.js';
-
-/** The first segments of every path under /v1 (`/v1/tenants`, …), to suggest one for a typo. */
-const V1_ROOTS = [
-  ...new Set(Object.values(OPERATIONS).map((rule) => rule.path.split('/').slice(0, 3).join('/'))),
-];
-
-function notFoundMessage(method: string, path: string): string {
-  const root = path.split('/').slice(0, 3).join('/');
-  const hint = path.startsWith('/v1/') && !V1_ROOTS.includes(root) ? didYouMean(root, V1_ROOTS) : '';
-  return `no route ${method} ${path}${hint}`;
-}
 
 export function newRequestId(): string {
   return `req_${randomBytes(10).toString('hex')}`;
@@ -105,13 +92,6 @@ export function registerErrorHandling(app: FastifyInstance, log: (line: string) 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      request,
-      new ApiProblem(404, 'not_found', notFoundMessage(request.method, request.url.split('?')[0]!)),
-    ),
-  );
   app.setErrorHandler((error: FastifyError | DomainError | ApiProblem, request, reply) => {
     if (error instanceof ApiProblem) return sendProblem(reply, request, error);
     if (error instanceof DomainError) return sendProblem(reply, request, ApiProblem.of(error));
