@@ -16,6 +16,11 @@ export function encodeBody(
   idempotencyKey: string | undefined;
 } {
   if (options.form) {
+    // Forms go to the OAuth endpoints that take them (token, device authorization, revocation),
+    // which authenticate the client in the form, never by bearer token; every bearer-token
+    // endpoint of the API takes JSON, and refuses a form with 415.
+    if (options.auth !== false)
+      throw new Error(`a form is only for OAuth endpoints (auth: false), not ${options.path}`);
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(options.form)) if (value !== undefined) params.set(key, value);
     return {

@@ -101,6 +101,7 @@ export const ERROR_CODES = {
     status: 405,
     meaning: 'The path exists but not with this method (see the Allow header)',
   },
+  request_timeout: { status: 408, meaning: 'The request did not arrive completely in time' },
   idempotency_key_reused: { status: 409, meaning: 'The idempotency key was used with different parameters' },
   idempotency_request_in_progress: {
     status: 409,
@@ -131,6 +132,7 @@ export const ERROR_CODES = {
     status: 415,
     meaning: 'The body is not JSON (application/json or application/merge-patch+json)',
   },
+  headers_too_large: { status: 431, meaning: 'The request headers are larger than 16 KiB' },
   rate_limited: { status: 429, meaning: 'Too many requests; retry after Retry-After seconds' },
   internal_error: { status: 500, meaning: 'A sandbox fault; report it as an incident' },
   service_unavailable: {

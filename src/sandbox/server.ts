@@ -15,7 +15,7 @@ import type { DeliverySettings } from './delivery/engine.js';
 import { seedWebhooks } from './delivery/events.js';
 import { swaggerOptions } from './openapi.js';
 import { registerAuth } from './plugins/auth.js';
-import { newRequestId, registerErrorHandling } from './plugins/errors.js';
+import { clientError, frameworkError, newRequestId, registerErrorHandling } from './plugins/errors.js';
 import {
   type FaultConfig,
   FaultInjector,
@@ -26,6 +26,7 @@ import {
 import { registerFormBodies } from './plugins/form.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonBodies } from './plugins/json-body.js';
+import { registerUnmatched } from './plugins/unmatched.js';
 import type { RouteContext } from './routes/context.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { ADMIN_USER, PRIMARY_TENANT_SLUG, seedDemo, tenantId } from './seed.js';
@@ -96,6 +97,8 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     logger: false,
     genReqId: newRequestId,
     requestIdHeader: false,
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     bodyLimit: 1024 * 1024,
     forceCloseConnections: true,
     schemaController: { compilersFactory: SHARED_COMPILERS },
@@ -127,6 +130,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
 
   // Hook order matters: faults first (a fault "before" skips everything), then errors/ids,
   // auth, idempotency; idempotency's onSend stores the real answer before a late fault replaces it.
+  // Requests no route takes are answered (404 or 405) after those, before any body is parsed.
   registerErrorHandling(app, log);
   registerFaults(app, faults);
   registerAuth(app, state, () => baseUrl);
@@ -134,6 +138,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   registerIdempotency(app, idempotency);
   registerLatency(app, faults);
   registerLateFaults(app, faults);
+  registerUnmatched(app);
 
   const issueToken: RouteContext['issueToken'] = (userId, opts = {}) => {
     const member = state.identity.memberTenants(userId);

@@ -83,7 +83,10 @@ export function useLiveAdmin() {
   return { sandbox, dir, env, svc };
 }
 
-/** A plain HTTP call to the sandbox, outside svc's client (to test the server itself). */
+/**
+ * A plain HTTP call to the sandbox, outside svc's client (to test the server itself): `body` is
+ * sent as JSON, `text` as given.
+ */
 export async function call(
   sandbox: Sandbox,
   method: string,
@@ -93,6 +96,8 @@ export async function call(
     tenant?: string;
     org?: string;
     body?: unknown;
+    /** A body sent as given, with the content-type of `headers` (fetch says text/plain otherwise). */
+    text?: string;
     headers?: Record<string, string>;
   } = {},
 ): Promise<{ status: number; headers: Headers; body: any; text: string }> {
@@ -101,10 +106,11 @@ export async function call(
   if (options.tenant) headers['x-tenant-id'] = options.tenant;
   if (options.org) headers['x-svc-org-id'] = options.org;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const sent = options.text ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const response = await fetch(`${sandbox.url}${path}`, {
     method,
     headers,
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    ...(sent === undefined ? {} : { body: sent }),
   });
   const text = await response.text();
   let body: unknown = text;

@@ -249,7 +249,7 @@ describe('unknown paths', () => {
       body: { idempotency_key: key() },
     });
     expect(r.status).toBe(405);
-    expect(r.headers.get('allow')).toBe('GET');
+    expect(r.headers.get('allow')).toBe('GET, HEAD');
     expect(r.body.error.code).toBe('method_not_allowed');
   });
 });

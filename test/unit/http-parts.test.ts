@@ -35,7 +35,7 @@ describe('encodeBody', () => {
   it.each([
     [
       'a form, without its undefined values and without a key',
-      { method: 'POST', path: '/t', form: { grant_type: 'x', scope: undefined, a: 'b c' } },
+      { method: 'POST', path: '/t', form: { grant_type: 'x', scope: undefined, a: 'b c' }, auth: false },
       {
         body: 'grant_type=x&a=b+c',
         contentType: 'application/x-www-form-urlencoded',
@@ -106,6 +106,12 @@ describe('encodeBody', () => {
       contentType: undefined,
       idempotencyKey: undefined,
     });
+  });
+
+  it('sends a form only to an OAuth endpoint: never with the bearer token the JSON endpoints take', () => {
+    expect(() => encodeBody({ method: 'POST', path: '/v1/roles', form: { name: 'r' } }, 'dflt')).toThrow(
+      'a form is only for OAuth endpoints (auth: false), not /v1/roles',
+    );
   });
 });
 

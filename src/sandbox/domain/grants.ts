@@ -46,7 +46,8 @@ function refuseKeyMinterByKey(principal: Principal, role: Role, change: 'grant' 
   );
 }
 
-const endMs = (expiresAt: string | null) => (expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt));
+const endMs = (expiresAt: string | null) =>
+  expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
 
 /**
  * No one hands out access that outlives their own: a grant, or an expiry moved later, ends no

@@ -1,21 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OPERATIONS } from '../../api/operations.js';
-import { didYouMean } from '../../api/suggest.js';
 import { DomainError } from '../domain/errors.js';
 import { ApiProblem } from '../problem.js';
 import { errorBodyText } from './shared.js';
-
-/** The first segments of every path under /v1 (`/v1/tenants`, …), to suggest one for a typo. */
-const V1_ROOTS = [
-  ...new Set(Object.values(OPERATIONS).map((rule) => rule.path.split('/').slice(0, 3).join('/'))),
-];
-
-function notFoundMessage(method: string, path: string): string {
-  const root = path.split('/').slice(0, 3).join('/');
-  const hint = path.startsWith('/v1/') && !V1_ROOTS.includes(root) ? didYouMean(root, V1_ROOTS) : '';
-  return `no route ${method} ${path}${hint}`;
-}
 
 export function newRequestId(): string {
   return `req_${randomBytes(10).toString('hex')}`;
@@ -27,6 +16,56 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
     .headers(problem.headers)
     .type('application/json; charset=utf-8')
     .send(errorBodyText(request.id, problem.code, problem.message, problem.details));
+}
+
+/** Fastify's router's default route parameter limit (maxParamLength). */
+const MAX_PARAM_LENGTH = 100;
+
+/**
+ * The errors Fastify's router raises before any route or hook runs (Fastify's `frameworkErrors`
+ * option), which it would otherwise answer in its own shape without X-Request-Id: a path that is
+ * not valid percent-encoding is a bad request; a path segment over 100 characters is longer
+ * than any id, so nothing is there (what a production platform answers for an id it never
+ * issued), rather than Fastify's 414.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  const path = request.url.split('?')[0]!;
+  const problem =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new ApiProblem(400, 'invalid_request', `the path ${path} is not valid percent-encoding`)
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new ApiProblem(
+            404,
+            'not_found',
+            `no route ${request.method} ${path}: a path segment is longer than ${MAX_PARAM_LENGTH} characters, longer than any id`,
+          )
+        : new ApiProblem(500, 'internal_error', 'internal error in the sandbox');
+  sendProblem(reply, request, problem);
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (Fastify's `clientErrorHandler`
+ * option): written to the socket in the error shape, with a request id of its own.
+ */
+export function clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'the request headers are larger than 16 KiB']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'the request did not arrive in time']
+        : [400, 'invalid_request', 'the request is not valid HTTP/1.1'];
+  const id = newRequestId();
+  const body = errorBodyText(id, code, message);
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 type AjvError = { instancePath?: string; message?: string; params?: Record<string, unknown> };
@@ -53,13 +92,6 @@ export function registerErrorHandling(app: FastifyInstance, log: (line: string) 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      request,
-      new ApiProblem(404, 'not_found', notFoundMessage(request.method, request.url.split('?')[0]!)),
-    ),
-  );
   app.setErrorHandler((error: FastifyError | DomainError | ApiProblem, request, reply) => {
     if (error instanceof ApiProblem) return sendProblem(reply, request, error);
     if (error instanceof DomainError) return sendProblem(reply, request, ApiProblem.of(error));

@@ -1,5 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
+import { ApiProblem } from '../problem.js';
+
+/** The media types of every body but those of the routes that declare their own (`consumes`). */
+export const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+json'];
 
 /** JSON bodies nest at most this deep (objects and arrays alike). */
 export const MAX_JSON_DEPTH = 64;
@@ -53,4 +57,30 @@ export function registerJsonBodies(app: FastifyInstance): void {
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, parser);
+
+  // Fastify parses any body it has a parser for on any route: a form (registered for the OAuth
+  // endpoints) or text/plain would reach a JSON route's handler. A route takes the media types
+  // its schema declares in `consumes` (the OAuth form endpoints, which answer other types in
+  // RFC 6749's shape themselves), and JSON otherwise; this runs after authentication and before
+  // parsing, so no idempotency or validation check answers for a body of the wrong type.
+  app.addHook('preParsing', async (request) => {
+    if (request.is404 || request.routeOptions.schema?.consumes) return;
+    const length = request.headers['content-length'];
+    const hasBody =
+      request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    if (!hasBody || request.method === 'GET' || request.method === 'HEAD') return;
+    const type = mediaType(request.headers['content-type']);
+    if (!JSON_MEDIA_TYPES.includes(type)) {
+      throw new ApiProblem(
+        415,
+        'unsupported_media_type',
+        `the body must be ${JSON_MEDIA_TYPES.join(' or ')}, not ${type || '(none)'}`,
+      );
+    }
+  });
+}
+
+/** `Application/JSON; charset=utf-8` → `application/json`. */
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
 }

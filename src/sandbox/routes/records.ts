@@ -8,7 +8,7 @@ import {
   RecordPatchBody,
   SurfaceRecord,
 } from '../../api/schemas/records.js';
-import { DomainError, notFound } from '../domain/errors.js';
+import { notFound } from '../domain/errors.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 
@@ -78,21 +78,8 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       );
     }
 
-    if (rules.write === null) {
-      for (const method of ['POST', 'PATCH', 'PUT', 'DELETE'] as const) {
-        app.route({
-          method,
-          url: method === 'POST' ? `/v1/${surface}` : `/v1/${surface}/:id`,
-          config: { auth: 'public' },
-          schema: { hide: true },
-          handler: async (_request, reply) => {
-            reply.header('allow', 'GET');
-            throw new DomainError('method_not_allowed', `${surface} is read-only: only GET is allowed`);
-          },
-        });
-      }
-      continue;
-    }
+    // A read-only surface (the audit trail) has no write routes: writes answer 405 with Allow.
+    if (rules.write === null) continue;
 
     app.post<{ Body: Record<string, unknown> }>(
       `/v1/${surface}`,
