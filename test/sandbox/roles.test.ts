@@ -98,6 +98,19 @@ describe('custom roles', () => {
       permissions: ['exception.resolve.fx_difference', 'rule.write.fx'],
     });
 
+    // A change that changes nothing: the role as it was (updated_at too), and no audit entry.
+    sandbox().state.clock.advance(60_000);
+    const audits = async () =>
+      (await call(sandbox(), 'GET', '/v1/audit_trail?limit=200', admin())).body.items.length;
+    const auditsBefore = await audits();
+    const same = await call(sandbox(), 'PATCH', `/v1/roles/${role.id}`, {
+      ...admin(),
+      body: { name: 'fx-desk', add_permissions: ['rule.write.fx'], remove_permissions: ['rule.read'] },
+    });
+    expect(same.status, same.text).toBe(200);
+    expect(same.body).toEqual(patched.body);
+    expect(await audits()).toBe(auditsBefore);
+
     const deleted = await call(sandbox(), 'DELETE', `/v1/roles/${role.id}`, admin());
     expect(deleted.status).toBe(200);
     expect(deleted.body.deleted_at).toMatch(/Z$/);

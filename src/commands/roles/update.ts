@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -36,6 +37,12 @@ export function parseRolesUpdate(role: unknown, flags: Record<string, unknown>):
 export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions): Promise<void> {
   const platform = await ctx.platform();
   const role = await resolveRole(platform, options.role);
+  const unchanged = unchangedBy(role, options);
+  if (unchanged) {
+    await ctx.out.record(role, roleFields(role));
+    if (!ctx.out.isMachine) ctx.out.info(`Nothing changed: role ${role.name} (${role.id}) ${unchanged}.`);
+    return;
+  }
   // add/remove are applied by the server, so two admins editing at once do not undo each other.
   const data = await withCatalogHint(
     platform.roles.update(role.id, {
@@ -47,6 +54,21 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   );
   await ctx.out.record(data, roleFields(data));
   if (!ctx.out.isMachine) ctx.out.success(`updated role ${data.name} (${data.id})`);
+}
+
+/** How the role already is as asked (words for "nothing changed"), or undefined when it is not. */
+function unchangedBy(role: Role, options: RolesUpdateOptions): string | undefined {
+  if (options.name !== undefined && options.name !== role.name) return undefined;
+  if (options.description !== undefined && options.description !== (role.description ?? '')) return undefined;
+  const held = role.permissions ?? [];
+  if (options.add.some((p) => !held.includes(p)) || options.remove.some((p) => held.includes(p)))
+    return undefined;
+  const facts: string[] = [];
+  if (options.name !== undefined) facts.push(`is named ${options.name}`);
+  if (options.description !== undefined) facts.push('has that description');
+  if (options.add.length) facts.push(`has ${options.add.join(', ')}`);
+  if (options.remove.length) facts.push(`does not have ${options.remove.join(', ')}`);
+  return `already ${facts.join(', ').replace(/, ([^,]*)$/, ' and $1')}`;
 }
 
 export function updateCommand(make: MakeContext): Command {

@@ -70,13 +70,15 @@ export function updateRole(
 ): Role {
   const role = findRole(state, tenant, id);
   const renamed = change.name !== undefined && change.name !== role.name;
-  state.roles.update(role, change, (added, removed) => {
+  const changed = state.roles.update(role, change, (added, removed) => {
     requireHeld(state, principal, tenant.id, added, WIDEN);
     requireHeld(state, principal, tenant.id, removed, NARROW);
   });
   if (renamed) {
     for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
   }
+  // Nothing changed, nothing to audit.
+  if (!changed) return role;
   const changes = Object.keys(change).filter((k) => (change as Record<string, unknown>)[k] !== undefined);
   audit(state, tenant, 'updated', role, principal.subject, requestId, changes);
   return role;

@@ -162,7 +162,7 @@ export class RoleStore {
       remove_permissions?: string[] | undefined;
     },
     mayChange: (added: string[], removed: string[]) => void = () => {},
-  ): Role {
+  ): boolean {
     this.mutable(role);
     if (change.permissions && (change.add_permissions || change.remove_permissions)) {
       throw new DomainError(
@@ -189,11 +189,24 @@ export class RoleStore {
     );
     if (change.name !== undefined && change.name !== role.name)
       this.#checkName(role.tenant_id!, change.name, role.id);
-    if (change.name !== undefined) role.name = change.name;
-    if (change.description !== undefined) role.description = change.description;
-    role.permissions = [...permissions].sort();
+    const next = {
+      name: change.name ?? role.name,
+      description: change.description ?? role.description,
+      permissions: [...permissions].sort(),
+    };
+    // A change that changes nothing leaves the role as it was, updated_at too.
+    if (
+      next.name === role.name &&
+      next.description === role.description &&
+      next.permissions.join(' ') === [...role.permissions].sort().join(' ')
+    ) {
+      return false;
+    }
+    role.name = next.name;
+    role.description = next.description;
+    role.permissions = next.permissions;
     role.updated_at = this.#clock.iso();
-    return role;
+    return true;
   }
 
   softDelete(role: Role): Role {

@@ -147,7 +147,7 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
           'Any of name, description, and either permissions (replaces them) or ' +
           'add_permissions/remove_permissions (applied atomically, so concurrent edits do not lose each other). ' +
           'Built-in roles: 403 builtin_role_immutable; deleted roles: 409 role_deleted. A role keeps at least one permission. ' +
-          `Assignments of the role follow the change at once. ${ESCALATION} ${REDUCTION} Request and response bodies: not shown in the reference.`,
+          `Assignments of the role follow the change at once. ${ESCALATION} ${REDUCTION} A change that leaves the role as it was (the same name, description and permissions) answers 200 with the role unchanged: updated_at stays and no audit entry is written. Request and response bodies: not shown in the reference.`,
         params: RoleParams,
         body: RoleUpdateBody,
         response: { 200: Role, ...errorResponses(400, 401, 403, 404, 409) },

@@ -134,6 +134,28 @@ describe('custom roles', () => {
     const byId = await svc(['roles', 'get', id!, '--json'], { env });
     expect(json(byId.stdout).name).toBe('fx-ops');
 
+    // An update that changes nothing says so, and neither the role nor the audit trail moves.
+    const auditBefore = await svc(['audit', 'ls', '--json'], { env });
+    const same = await svc(
+      [
+        'roles',
+        'update',
+        'fx-ops',
+        '--add-permission',
+        'rule.write.fx',
+        '--remove-permission',
+        'exception.read',
+      ],
+      { env },
+    );
+    expect([same.code, same.stderr]).toEqual([
+      0,
+      `Nothing changed: role fx-ops (${id}) already has rule.write.fx and does not have exception.read.\n`,
+    ]);
+    expect(same.stdout).toContain('permissions\texception.resolve.fx_difference, rule.write.fx\n');
+    expect((await svc(['roles', 'get', id!, '--json'], { env })).stdout).toBe(byId.stdout);
+    expect((await svc(['audit', 'ls', '--json'], { env })).stdout).toBe(auditBefore.stdout);
+
     const refused = await svc(['roles', 'delete', 'fx-ops'], { env });
     expect([refused.code, refused.stderr]).toEqual([
       2,
