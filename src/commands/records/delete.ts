@@ -5,6 +5,15 @@ import { checkSurface, type RecordData } from './shared.js';
 
 export async function runRecordsDelete(ctx: Context, surface: string, id: string): Promise<void> {
   const platform = await ctx.platform();
+  // The platform's delete of a deleted record answers as if it had deleted it: look first.
+  const before = (await platform.records.get(surface, id)) as RecordData;
+  if (before.soft_delete || before.deleted_at) {
+    if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_deleted' });
+    ctx.out.info(
+      `Nothing changed: ${surface} record ${id} was deleted already, at ${before.deleted_at ?? 'an unknown time'}; it is purged at ${before.purge_at ?? 'the end of its 30 days'}.`,
+    );
+    return;
+  }
   await confirmDestructive(
     ctx,
     async () =>

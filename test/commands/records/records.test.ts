@@ -43,6 +43,15 @@ describe('svc records', () => {
     const deleted = await svc(['records', 'delete', 'reconciliations', id, '--yes'], { env });
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(deleted.stderr).toMatch(/hidden from lists and purged at \d{4}-/);
+    // Again: the platform would answer as if it deleted it now; svc says it was deleted before.
+    const record = JSON.parse(
+      (await svc(['records', 'get', 'reconciliations', id, '--json'], { env })).stdout,
+    );
+    expect(await svc(['records', 'delete', 'reconciliations', id, '--yes'], { env })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `Nothing changed: reconciliations record ${id} was deleted already, at ${record.deleted_at}; it is purged at ${record.purge_at}.\n`,
+    });
     expect((await svc(['records', 'ls', 'reconciliations'], { env })).stdout).not.toContain(id);
     expect((await svc(['records', 'ls', 'reconciliations', '--include-deleted'], { env })).stdout).toContain(
       id,

@@ -123,5 +123,13 @@ describe('svc tenants api-keys', () => {
     const revoked = await svc(['tenants', 'api-keys', 'revoke', 'acme-treasury', key.id, '--yes'], { env });
     expect(revoked.stderr).toContain(`Revoked ${key.id}`);
     expect((await svc(['me'], { env: { ...env, SVC_TOKEN: key.key } })).code).toBe(3);
+    // Again: the platform would answer as if it revoked it now; svc says it was revoked before.
+    const listedAfter = await svc(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json'], { env });
+    const revokedAt = JSON.parse(listedAfter.stdout).find((k: { id: string }) => k.id === key.id).revoked_at;
+    expect(await svc(['tenants', 'api-keys', 'revoke', 'acme-treasury', key.id, '--yes'], { env })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `Nothing changed: API key ${key.id} (${key.name}) of Acme Treasury (acme-treasury) was revoked already, at ${revokedAt}.\n`,
+    });
   });
 });

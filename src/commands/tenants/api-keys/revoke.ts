@@ -6,12 +6,22 @@ import { resolveTenant } from '../../pick.js';
 export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: string): Promise<void> {
   const id = nonEmpty('KEY', keyId);
   const tenant = await resolveTenant(ctx, tenantRef);
+  const platform = await ctx.platform();
+  // The platform's revoke of a revoked key answers as if it had revoked it: look first.
+  const before = (await platform.tenants.apiKeys.list(tenant.id)).items.find((k) => k.id === id);
+  if (before?.revoked_at) {
+    if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_revoked' });
+    ctx.out.info(
+      `Nothing changed: API key ${id} (${before.name}) of ${await tenant.label()} was revoked already, at ${before.revoked_at}.`,
+    );
+    return;
+  }
   await confirmDestructive(
     ctx,
     async () => `Revoke API key ${id} of ${await tenant.label()}? Anything using it stops working.`,
     `revoking ${id}`,
   );
-  const data = await deleted(ctx, (await ctx.platform()).tenants.apiKeys.revoke(tenant.id, id), {
+  const data = await deleted(ctx, platform.tenants.apiKeys.revoke(tenant.id, id), {
     act: 'revoke',
     thing: 'the key',
     done: 'revoked',
