@@ -97,6 +97,20 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
   invalid_cursor: { status: 400, type: InvalidCursorError },
 };
 
+/** Where to look for the ids a "not found" could have meant: the fix half of its one line. */
+const NOT_FOUND_HINTS = new Map<NotFoundClass, string>([
+  [RoleNotFoundError, 'see `svc roles ls` for the roles of the tenant'],
+  [UserNotFoundError, 'see `svc users ls` for the users of the tenant'],
+  [WebhookNotFoundError, 'see `svc webhooks ls` for the webhooks of the tenant'],
+  [DeliveryNotFoundError, 'see `svc webhooks deliveries ls WEBHOOK` for its deliveries'],
+  [DlqEntryNotFoundError, 'see `svc webhooks dlq ls WEBHOOK` for its dead-letter queue'],
+  [RecordNotFoundError, 'see `svc records ls SURFACE` for its records'],
+  [OAuthClientNotFoundError, 'see `svc oauth ls` for the OAuth clients of the tenant'],
+  [ApiKeyNotFoundError, 'see `svc tenants api-keys ls TENANT` for its keys'],
+  [TenantNotFoundError, 'see `svc tenants ls` for your tenants'],
+  [AuditEntryNotFoundError, 'see `svc audit ls` for the audit trail'],
+]);
+
 /** Generic 404 codes: any server's "not found" (or none), which the operation then names. */
 const GENERIC_NOT_FOUND = new Set([undefined, 'not_found', 'resource_not_found', 'Not Found']);
 
@@ -111,7 +125,9 @@ export function typedError(error: unknown, notFound?: NotFoundClass): unknown {
   const known = error.code === undefined ? undefined : TYPED_ERROR_CODES[error.code];
   let type: ApiErrorClass | undefined;
   if (known && known.status === error.status) type = known.type;
-  else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) type = notFound;
+  else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) {
+    return error instanceof notFound ? error : retyped(error, notFound, NOT_FOUND_HINTS.get(notFound));
+  }
   if (!type || error instanceof type) return error;
   return retyped(error, type);
 }

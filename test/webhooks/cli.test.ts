@@ -157,7 +157,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     [
       ['webhooks', 'deliveries', 'wh_nope'],
       5,
-      /^error: webhook wh_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\)\n$/,
+      /^error: webhook wh_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\); see `svc webhooks ls` for the webhooks of the tenant\n$/,
     ],
     [
       ['webhooks', 'replay', SEEDED],
@@ -178,7 +178,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     [
       ['webhooks', 'replay', SEEDED, 'dlv_nope'],
       5,
-      /^error: delivery dlv_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\)\n$/,
+      /^error: delivery dlv_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\); see `svc webhooks deliveries ls WEBHOOK` for its deliveries\n$/,
       // A replay is a bulk run: its one result row still goes to stdout.
       'failed\tdlv_nope\t\t\t\tdelivery dlv_nope not found\n',
     ],
