@@ -87,11 +87,15 @@ export class Listing<T, P extends Page<T> = Page<T>> {
     } while (this.next && (limit === undefined || this.shown < limit));
   }
 
-  /** On stderr, for people (never with --json/--ndjson): where to continue, when there is more. */
+  /**
+   * On stderr, in every output mode (stdout keeps its shape; a script has no other way to learn
+   * the cursor): where to continue, when there is more.
+   */
   hintMore(ctx: Context, command: string, counted?: string): void {
-    if (ctx.out.isMachine || !this.next) return;
+    if (!this.next) return;
+    const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';
     ctx.out.info(
-      `${counted ?? `${this.shown.toLocaleString('en')} shown`}; more with: ${command} --cursor ${this.next}${this.options.all ? '' : '  (or --all)'}`,
+      `${counted ?? `${this.shown.toLocaleString('en')} shown`}; more with: ${command}${mode} --cursor ${this.next}${this.options.all ? '' : '  (or --all)'}`,
     );
   }
 }

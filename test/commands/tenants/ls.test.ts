@@ -157,19 +157,39 @@ describe('svc tenants ls', () => {
   it.each<[string, Record<string, unknown>, GlobalOptions, string]>([
     ['--tier', { tier: 'pro' }, {}, lines(TSV.split('\n')[1]!, TSV.split('\n')[3]!)],
     ['--role with no match, in a pipe: nothing', { role: 'tenant_viewer' }, {}, ''],
-    [
-      '--limit as JSON: no hint on stderr',
-      { limit: '2' },
-      { json: true },
-      `[\n${TENANTS.slice(0, 2)
-        .map((t) => JSON.stringify(t))
-        .join(',\n')}\n]\n`,
-    ],
   ])('filters with %s', async (_what, flags, globals, expected) => {
     const { ctx, stdout, stderr } = svc.context({ globals });
     await runTenantsLs(ctx, parseTenantsLs(flags));
     expect([stdout(), stderr()]).toEqual([expected, '']);
   });
+
+  it.each([
+    [
+      'json',
+      `[\n${TENANTS.slice(0, 2)
+        .map((t) => JSON.stringify(t))
+        .join(',\n')}\n]\n`,
+    ],
+    [
+      'ndjson',
+      `${TENANTS.slice(0, 2)
+        .map((t) => JSON.stringify(t))
+        .join('\n')}\n`,
+    ],
+  ] as const)(
+    '--limit with --%s: the data on stdout, the cursor to continue with on stderr',
+    async (mode, expected) => {
+      const cursor = (
+        await call(svc.sandbox(), 'GET', '/v1/tenants?limit=2', { token: svc.sandbox().adminToken })
+      ).body.next_cursor as string;
+      const { ctx, stdout, stderr } = svc.context({ globals: { [mode]: true } });
+      await runTenantsLs(ctx, parseTenantsLs({ limit: '2' }));
+      expect([stdout(), stderr()]).toEqual([
+        expected,
+        `2 shown; more with: svc tenants ls --${mode} --cursor ${cursor}  (or --all)\n`,
+      ]);
+    },
+  );
 
   it('says "No tenants match." on a terminal when nothing does', async () => {
     const { ctx, stdout, stderr } = svc.context({ tty: { stdout: true } });
