@@ -300,10 +300,19 @@ describe('a server that echoes what svc sent it', () => {
   const PASSWORD = 'pa55word99';
   const FIELD_SECRET = 'cs_abcdefgh123';
   const HEADERS = ['hunter2hunter2XYZ', 's.abcdefghijkl', 'pvtpvtpvtpvt123'];
-  const echoAll = (req: { headers: unknown }, body: string) =>
-    answers.json(400, {
-      error: { code: 'bad_request', message: `rejected headers ${JSON.stringify(req.headers)} body ${body}` },
-    });
+  /** svc run against a server whose error repeats every header and the body it received. */
+  const echoing = (argv: string[], secrets: string[]) => async () => {
+    const s = await server();
+    s.answer((req, res, received, hit) =>
+      answers.json(400, {
+        error: {
+          code: 'bad_request',
+          message: `rejected headers ${JSON.stringify(req.headers)} body ${received.body}`,
+        },
+      })(req, res, received, hit),
+    );
+    return { url: s.url, argv, secrets };
+  };
 
   // Opaque secrets (no credential shape), cut by svc's own limits: an error's text at 200
   // characters, a trace body at 4,096. The cut used to come before the masking, which then
@@ -337,44 +346,26 @@ describe('a server that echoes what svc sent it', () => {
     ['a secret cut in two by the trace body limit', tokenRequest(4060)],
     [
       'secret-named fields svc sent, echoed back',
-      async () => {
-        const s = await server();
-        s.answer((req, res, received) => echoAll(req, received.body)(req, res, received, 1));
-        return {
-          url: s.url,
-          argv: [
-            'api',
-            'POST',
-            '/v1/records',
-            '-f',
-            `password=${PASSWORD}`,
-            '-f',
-            `client_secret=${FIELD_SECRET}`,
-          ],
-          secrets: [PASSWORD, FIELD_SECRET],
-        };
-      },
+      echoing(
+        ['api', 'POST', '/v1/records', '-f', `password=${PASSWORD}`, '-f', `client_secret=${FIELD_SECRET}`],
+        [PASSWORD, FIELD_SECRET],
+      ),
     ],
     [
       'secret-named headers given with svc api -H, echoed back',
-      async () => {
-        const s = await server();
-        s.answer((req, res, received) => echoAll(req, received.body)(req, res, received, 1));
-        return {
-          url: s.url,
-          argv: [
-            'api',
-            '/v1/me',
-            '-H',
-            `X-Auth-Token: ${HEADERS[0]}`,
-            '-H',
-            `X-Vault-Token: ${HEADERS[1]}`,
-            '-H',
-            `Private-Token: ${HEADERS[2]}`,
-          ],
-          secrets: HEADERS,
-        };
-      },
+      echoing(
+        [
+          'api',
+          '/v1/me',
+          '-H',
+          `X-Auth-Token: ${HEADERS[0]}`,
+          '-H',
+          `X-Vault-Token: ${HEADERS[1]}`,
+          '-H',
+          `Private-Token: ${HEADERS[2]}`,
+        ],
+        HEADERS,
+      ),
     ],
   ];
 

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { NO_FAULTS } from '../../src/sandbox/plugins/faults.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { ACME, bulkUser, customRole, held } from '../helpers/bulk.js';
+import { ndjson } from '../helpers/context.js';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../helpers/sandbox.js';
 
@@ -19,12 +20,6 @@ const ignoring = useLossyProxy(svc.sandbox, { ignoreDeleteKeys: true });
 const dir = mkdtempSync(join(tmpdir(), 'svc-lost-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const via = (proxy: () => { url: string }) => ({ env: { SVC_BASE_URL: proxy().url } });
-const ndjson = (text: string) =>
-  text
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
 
 let roles = 0;
 /** A fresh custom role held by the given users (permanent grants, made outside svc). */

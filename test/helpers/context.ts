@@ -260,3 +260,12 @@ export function useTempDirs(): () => Record<'SVC_CONFIG_DIR' | 'SVC_STATE_DIR' |
     };
   };
 }
+
+/** The objects of NDJSON output, one per line (blank lines ignored). */
+export function ndjson(text: string): any[] {
+  return text
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}

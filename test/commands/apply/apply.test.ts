@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { APAC, as, LABS, seedTenant, user, writeFile, writes } from '../../helpers/ascode.js';
+import { ndjson } from '../../helpers/context.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 
 // `svc apply` (issue 14): edit → plan → apply → plan shows no changes; --prune for every
@@ -15,12 +16,6 @@ const LEDGER = tenantId('acme-ledger-uk');
 const EU = tenantId('acme-payments-eu');
 // The sandbox's clock is real: expiries must be in its future.
 const real = { clock: { now: () => Date.now() } };
-const ndjson = (text: string) =>
-  text
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
 
 const FILE = `version: 1
 manage:

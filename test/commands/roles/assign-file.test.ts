@@ -10,19 +10,13 @@ import {
   held,
   posts,
 } from '../../helpers/bulk.js';
-import { virtualClock } from '../../helpers/context.js';
+import { ndjson, virtualClock } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox({ users: 2000 });
 const svc = bulkRunner(sandbox);
 const HEADER = 'user,role,expires_in,justification\n';
 const H = 3_600_000;
-const ndjson = (text: string) =>
-  text
-    .trimEnd()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
 let roles = 0;
 /** A fresh role and a file granting it to users `from`… (one row each). */
 async function grantsFile(rows: Array<[user: string, expires: string, why: string]>) {

@@ -3,18 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/context.js';
 import { verifySignature } from '../../../src/webhooks/signature.js';
 import { bulkRunner, fixedClock } from '../../helpers/bulk.js';
+import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
 import { admin, createWebhook, emit, settle } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 500 } });
 const svc = bulkRunner(sandbox);
-const ndjson = (text: string) =>
-  text
-    .trimEnd()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
 const EVENT = 'exception.sla.breached';
 const REMEDY_5XX = 'the target had an internal error: check its logs';
 
