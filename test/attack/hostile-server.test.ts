@@ -55,6 +55,28 @@ const oauthCreate = (file: string) => [
 ];
 
 describe('a hostile server', () => {
+  it('a signing secret that spans lines is printed exactly, as a JSON string, with a warning', async () => {
+    const s = await server();
+    s.answer(
+      answers.json(201, {
+        id: 'wh_1',
+        url: 'https://x.example/',
+        event_types: ['webhook.test'],
+        status: 'enabled',
+        secret: 'whsec_line1\nline2',
+      }),
+    );
+    const result = await runInProcess(
+      ['webhooks', 'create', '--url', 'https://x.example/', '--event-type', 'webhook.test', '--show-secret'],
+      env(s.url),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('signing secret\t"whsec_line1\\nline2"\n');
+    expect(result.stderr.split('\n')[0]).toBe(
+      "warning: the server's signing secret is unusual (it spans several lines): shown above as a JSON string",
+    );
+  });
+
   it.each([301, 302, 303, 307, 308])(
     'a %i is an error naming the status and the Location host; it is never followed',
     async (status) => {

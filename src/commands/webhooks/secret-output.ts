@@ -1,7 +1,7 @@
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { SecretFile } from '../../system/secret-file.js';
+import { SecretFile, secretProblem } from '../../system/secret-file.js';
 import { nonEmpty } from '../kit.js';
 import { webhookFields } from './shared.js';
 
@@ -58,10 +58,20 @@ export async function withSecretOutput(
     }
     return data;
   }
+  // A secret a line cannot hold as it is (it spans lines) is shown as a JSON string: exactly.
+  const odd = destination.file ? undefined : secretProblem(data.secret);
   await ctx.out.record(data, [
     ...webhookFields(data),
-    ['signing secret', destination.file ? `written to ${destination.file} (mode 0600)` : data.secret],
+    [
+      'signing secret',
+      destination.file
+        ? `written to ${destination.file} (mode 0600)`
+        : odd
+          ? JSON.stringify(data.secret)
+          : data.secret,
+    ],
   ]);
+  if (odd) ctx.out.warn(`the server's signing secret is unusual (${odd}): shown above as a JSON string`);
   if (destination.file) ctx.out.info(`The signing secret is in ${destination.file}; it is not shown again.`);
   else ctx.out.warn(data.warning || 'store the signing secret now: it is not shown again');
   return data;
