@@ -1,4 +1,5 @@
 import type { RequestOptions } from './client.js';
+import { isSafeMethod } from './options.js';
 
 /**
  * The request body of an operation: a form (the OAuth token endpoint), raw bytes (svc api
@@ -45,7 +46,7 @@ export function encodeBody(
     };
   }
   // A DELETE, PATCH or PUT carries its key in the Idempotency-Key header only.
-  const headerOnly = options.method === 'DELETE' || options.method === 'PATCH' || options.method === 'PUT';
+  const headerOnly = options.method !== 'POST' && !isSafeMethod(options.method);
   if (options.body === undefined) {
     if (headerOnly)
       return { body: undefined, contentType: undefined, idempotencyKey: defaultKey || undefined };

@@ -1,5 +1,6 @@
 // Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
-// own in-flight request, errors) is one loop; the pieces that stand alone are in their own files.
+// own in-flight request, an attempt whose answer was lost, errors) is one loop; the pieces that
+// stand alone are in their own files.
 import { AuthError, InterruptedError, SvcError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
@@ -10,7 +11,14 @@ import {
   IN_PROGRESS,
   stillInProgress,
 } from './errors.js';
-import type { ApiResponse, ClientConfig, Page, QueryValue, RequestOptions } from './options.js';
+import {
+  type ApiResponse,
+  type ClientConfig,
+  isSafeMethod,
+  type Page,
+  type QueryValue,
+  type RequestOptions,
+} from './options.js';
 import { checkCredentialTransport } from './origin.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
@@ -144,7 +152,7 @@ export class ApiClient {
     // node:crypto is only loaded when a change needs a fresh key: a POST (in its body and header),
     // or a DELETE, PATCH or PUT (the header only), so a retry after a lost answer is recognised.
     const freshKey =
-      isKeyed(method) && options.idempotencyKey === undefined && !options.form
+      !isSafeMethod(method) && options.idempotencyKey === undefined && !options.form
         ? (await import('./idempotency.js')).newIdempotencyKey()
         : undefined;
     const { body, contentType, idempotencyKey } = encodeBody(options, options.idempotencyKey ?? freshKey);
@@ -169,7 +177,7 @@ export class ApiClient {
     // What became of the first attempt of this change whose answer was lost (it may have been
     // applied): a final error then says so, since it may describe the state that attempt left.
     let lostAnswer: string | undefined;
-    const changes = !SAFE.has(method);
+    const changes = !isSafeMethod(method);
     for (;;) {
       await this.#waitForPause(signal);
       const token = options.auth === false ? undefined : (renewed ?? (await this.#token(url)));
@@ -269,7 +277,7 @@ export class ApiClient {
       }
       // The server accepted a change, whatever its body turns out to be (a closed stdout must say so).
       const requestId = header(outcome.headers, 'x-request-id');
-      if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
+      if (changes) {
         this.config.onChange?.({ method, path: url.pathname, status, requestId });
       }
       const data = checkedBody<T>(
@@ -319,13 +327,6 @@ export class ApiClient {
       throw new InterruptedError();
     }
   }
-}
-
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** Methods that carry an idempotency key: every change the client may retry. */
-function isKeyed(method: string): boolean {
-  return method === 'POST' || method === 'DELETE' || method === 'PATCH' || method === 'PUT';
 }
 
 /** The items of one list page (`items`, `data`, or a bare array), or undefined when it has none. */

@@ -11,6 +11,15 @@ import type { Dispatcher } from './undici.js';
 /** The options of the one HTTP client (client.ts): per client, and per request. */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+/**
+ * GET, HEAD and OPTIONS: the methods that change nothing (RFC 9110 §9.2.1). Every other one is a
+ * change: it carries an idempotency key, and a 2xx to it means the server changed something.
+ */
+export function isSafeMethod(method: string): boolean {
+  const upper = method.toUpperCase();
+  return upper === 'GET' || upper === 'HEAD' || upper === 'OPTIONS';
+}
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>;
 
 export interface RequestOptions {

@@ -1,5 +1,6 @@
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import type { Headers } from './client.js';
+import { isSafeMethod } from './options.js';
 
 /**
  * Answers are checked before they are believed, once, here: a redirect is an error (never
@@ -31,7 +32,6 @@ export class ResponseTooLargeError extends SvcError {
   }
 }
 
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 const NOT_THE_API = 'is the base URL the API, not a web page or a proxy?';
 
 /** `64 MiB`, `1.5 KiB`, `312 bytes`. */
@@ -157,7 +157,7 @@ export function checkedBody<T>(
 }
 
 function notADocument(method: string, url: URL, status: number, what: string): BadResponseError {
-  const safe = SAFE.has(method);
+  const safe = isSafeMethod(method);
   return new BadResponseError(
     `the server answered ${status} with ${what}, to ${method} ${url.pathname}${
       safe ? '' : '; nothing was written, and svc cannot tell whether the change was made'

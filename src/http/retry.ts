@@ -1,9 +1,10 @@
 /**
  * When and how long to retry. Connection failures, 408, 429, 502, 503 and 504 are retried for
- * every method (POSTs carry an idempotency key, so a retry cannot apply twice); 500 only for
- * safe methods. Delays: the server's Retry-After when it gives one (seconds or an HTTP date,
+ * every method (every change carries an idempotency key, so a retry cannot apply twice); 500
+ * only for safe methods. Delays: the server's Retry-After when it gives one (seconds or an HTTP date,
  * at most `retryAfterCapMs`), otherwise exponential backoff with full jitter.
  */
+import { isSafeMethod } from './options.js';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -20,10 +21,9 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 const ALWAYS_RETRIED = new Set([408, 429, 502, 503, 504]);
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function isRetryableStatus(method: string, status: number): boolean {
-  return ALWAYS_RETRIED.has(status) || (status === 500 && SAFE_METHODS.has(method.toUpperCase()));
+  return ALWAYS_RETRIED.has(status) || (status === 500 && isSafeMethod(method));
 }
 
 /** Milliseconds to wait according to a Retry-After value, or undefined when it is absent or unreadable. */
