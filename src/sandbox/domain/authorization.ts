@@ -13,17 +13,19 @@ import type { Tenant } from './identity.js';
  * fixed role of their kind in their one tenant, until they are revoked.
  */
 
+/** A user's assignments in a tenant that are live now (not expired, not revoked, role not deleted). */
+function liveAssignments(state: SandboxState, userId: string, tenantId: string) {
+  const { identity } = state;
+  const now = state.clock.now();
+  return identity.assignmentsOf(userId, tenantId).filter((a) => identity.isActive(a, now));
+}
+
 /** The ids of the roles the caller holds live in a tenant (none in a tenant its credential cannot name). */
 export function liveRoleIds(state: SandboxState, principal: Principal, tenantId: string): string[] {
   if (!principal.tenantIds.includes(tenantId)) return [];
   if (principal.fixedRoles) return principal.fixedRoles;
   if (!principal.user) return [];
-  const { identity } = state;
-  const now = state.clock.now();
-  return identity
-    .assignmentsOf(principal.user.id, tenantId)
-    .filter((a) => identity.isActive(a, now))
-    .map((a) => a.role_id);
+  return liveAssignments(state, principal.user.id, tenantId).map((a) => a.role_id);
 }
 
 /** The names of those roles (custom roles by their current name), for display. */
@@ -74,12 +76,11 @@ export function heldUntil(
   permissions: Iterable<string>,
 ): number | null {
   if (principal.fixedRoles || !principal.user || !principal.tenantIds.includes(tenantId)) return null;
-  const { identity, roles } = state;
-  const now = state.clock.now();
-  const live = identity
-    .assignmentsOf(principal.user.id, tenantId)
-    .filter((a) => identity.isActive(a, now))
-    .map((a) => ({ end: a.expires_at === null ? null : Date.parse(a.expires_at), role: a.role_id }));
+  const { roles } = state;
+  const live = liveAssignments(state, principal.user.id, tenantId).map((a) => ({
+    end: a.expires_at === null ? null : Date.parse(a.expires_at),
+    role: a.role_id,
+  }));
   let until: number | null = null;
   for (const permission of new Set(permissions)) {
     const ends = live
