@@ -32,9 +32,9 @@ function canonical(value: unknown): string {
  * that sends an Idempotency-Key header (optional: the reference is silent on them; a client that
  * retries a revoke whose answer was lost must not be told "not found" for its own change). A
  * POST's key travels in the JSON body (`idempotency_key`, as the reference says); an
- * Idempotency-Key header, when sent too, must carry the same value. Keys are scoped to the principal (the user or API key, and the
- * OAuth client it acts through), the tenant and the operation, and kept 24 hours on the sandbox
- * clock. The same key and body → the stored response, marked `Idempotent-Replayed: true` — a
+ * Idempotency-Key header, when sent too, must carry the same value. Keys are scoped to the
+ * principal (the user or API key, and the OAuth client it acts through), the tenant and the
+ * operation, and kept 24 hours on the sandbox clock. The same key and body → the stored response, marked `Idempotent-Replayed: true` — a
  * one-time secret included, since only the principal that created it can replay it, so a lost
  * answer never loses a secret; the same key with another body or path → 409
  * idempotency_key_reused; a duplicate while the first still runs → 409
