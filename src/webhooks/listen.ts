@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SIGNATURE_HEADER, type VerifyResult, verifySignature } from './signature.js';
+import {
+  clockOffsetText,
+  type Secret,
+  SIGNATURE_HEADER,
+  type VerifyResult,
+  verifySignature,
+} from './signature.js';
 
 /**
  * The receiving end of `svc webhooks listen`: a local HTTP server that verifies every delivery
@@ -21,7 +27,7 @@ export type Forwarder = (body: Buffer, headers: Record<string, string>) => Promi
 export interface ListenerOptions {
   host: string;
   port: number;
-  secret: string;
+  secret: Secret;
   toleranceSeconds: number;
   /** Unix milliseconds (the command's clock). */
   now: () => number;
@@ -114,7 +120,7 @@ export interface Listener {
   server: Server;
   counts: { received: number; valid: number; invalid: number; repeated: number };
   /** Verifies from now on with this secret (`listen --webhook` learns it after the port is open). */
-  setSecret(secret: string): void;
+  setSecret(secret: Secret): void;
   close(): Promise<void>;
 }
 
@@ -203,7 +209,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
           result.message ??
           (result.reason === 'signature_mismatch'
             ? 'the signature does not match the body (wrong secret?)'
-            : `the timestamp is ${result.age} s off, outside the tolerance of ${options.toleranceSeconds} s`);
+            : `the timestamp is ${clockOffsetText(result.age!)}, outside the tolerance of ${options.toleranceSeconds} s`);
         return reject(400, result.reason, message, { timestamp: result.timestamp });
       }
       counts.valid++;

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { trimBytes } from '../system/secret-text.js';
 
 /**
  * Webhook signatures, used by the CLI (`svc webhooks verify|sign|listen`) and by the sandbox's
@@ -131,6 +132,16 @@ function preview(text: string): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
+/**
+ * How far a signature's timestamp is from the verifier's clock, in words (`age` as VerifyResult
+ * has it, positive in the past): what `verify` and `listen` both say, never a bare signed number.
+ */
+export function clockOffsetText(age: number): string {
+  return age >= 0
+    ? `${age} s before the verifier's clock`
+    : `${-age} s after the verifier's clock (in the future)`;
+}
+
 /** Hex HMAC-SHA256 of `${timestamp}.${body}` with the secret (its UTF-8 bytes when a string). */
 export function computeSignature(secret: Secret, timestamp: number, body: Buffer | string): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
@@ -208,7 +219,7 @@ export function verifySignature(
  * For a mismatch: the usual mistakes, checked by trying the likely fixes (each costs one HMAC).
  * Returns a hint for the user, or undefined when none of them explains it.
  */
-export function explainMismatch(body: Buffer, header: string, secret: string): string | undefined {
+export function explainMismatch(body: Buffer, header: string, secret: Secret): string | undefined {
   let parsed: ParsedHeader;
   try {
     parsed = parseSignatureHeader(header);
@@ -219,8 +230,9 @@ export function explainMismatch(body: Buffer, header: string, secret: string): s
     const expected = computeSignature(s, parsed.timestamp, b);
     return parsed.signatures.some((candidate) => signaturesEqual(expected, candidate));
   };
-  const trimmedSecret = secret.trim();
-  if (trimmedSecret !== secret) {
+  const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
+  const trimmedSecret = trimBytes(key);
+  if (trimmedSecret.length !== key.length) {
     return matches(trimmedSecret, body)
       ? 'the secret has surrounding whitespace (beyond one final newline, which svc removes) and matches without it; write it without (printf %s "$SECRET" > FILE)'
       : 'the secret has surrounding whitespace (beyond one final newline, which svc removes); a signing secret never does';

@@ -171,7 +171,7 @@ describe('startListener', () => {
       () => signed(BODY, NOW_S - 301),
       {
         reason: 'timestamp_outside_tolerance',
-        message: 'the timestamp is 301 s off, outside the tolerance of 300 s',
+        message: "the timestamp is 301 s before the verifier's clock, outside the tolerance of 300 s",
         timestamp: NOW_S - 301,
       },
     ],

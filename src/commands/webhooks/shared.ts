@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column, Field } from '../../output/output.js';
 import { fileErrorReason } from '../../system/input.js';
-import { secretFromText } from '../../system/secret-text.js';
+import { secretFromBytes } from '../../system/secret-text.js';
 import { nonEmpty } from '../kit.js';
 
 /** The reference's remedy for each delivery failure cause, shown with failed test deliveries. */
@@ -24,15 +24,15 @@ export const REMEDIES: Record<DeliveryFailureCause, string> = {
 export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 
 /**
- * The webhook signing secret, from --secret-file or SVC_WEBHOOK_SECRET (never a flag value), read
- * as every secret is (system/secret-text.ts): one final newline removed, any other surrounding
- * whitespace kept and warned about.
+ * The webhook signing secret, from --secret-file (its bytes) or SVC_WEBHOOK_SECRET (its UTF-8
+ * encoding), never a flag value. An HMAC key is bytes: they are used exactly as given beyond one
+ * final newline (system/secret-text.ts), surrounding whitespace warned about.
  */
-export async function readSecret(ctx: Context, secretFile: string | undefined): Promise<string> {
-  let raw: string;
+export async function readSecret(ctx: Context, secretFile: string | undefined): Promise<Buffer> {
+  let raw: Buffer;
   if (secretFile !== undefined) {
     try {
-      raw = await readFile(secretFile, 'utf8');
+      raw = await readFile(secretFile);
     } catch (error) {
       throw new UsageError(`cannot read --secret-file ${secretFile}: ${fileErrorReason(error)}`);
     }
@@ -43,14 +43,13 @@ export async function readSecret(ctx: Context, secretFile: string | undefined): 
         hint: `pass --secret-file FILE or set ${SECRET_ENV} (secrets are never flag values)`,
       });
     }
-    raw = fromEnv;
+    raw = Buffer.from(fromEnv, 'utf8');
   }
-  // An HMAC key may be any bytes: kept exactly as given beyond the one final newline.
   const from = secretFile === undefined ? SECRET_ENV : `--secret-file ${secretFile}`;
-  const { secret, warning } = secretFromText(raw, from, { trim: false });
-  ctx.secrets.add(secret);
+  const { secret, warning } = secretFromBytes(raw, from);
+  ctx.secrets.add(secret.toString('utf8'));
   if (warning) ctx.out.warn(warning);
-  if (secret === '') {
+  if (secret.length === 0) {
     throw new UsageError(
       `the webhook signing secret ${secretFile === undefined ? `in ${SECRET_ENV}` : `in ${secretFile}`} is empty`,
     );

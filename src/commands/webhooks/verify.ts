@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { readInputBytes } from '../../system/input.js';
 import {
+  clockOffsetText,
   DEFAULT_TOLERANCE_SECONDS,
   explainMismatch,
   signatureFromHeaderText,
@@ -70,15 +71,9 @@ export interface VerifyReport {
   message?: string;
 }
 
-function ageText(age: number): string {
-  return age >= 0
-    ? `${age} s before the verifier's clock`
-    : `${-age} s after the verifier's clock (in the future)`;
-}
-
 export async function runVerify(ctx: Context, options: VerifyOptions): Promise<void> {
   const machine = ctx.out.isMachine;
-  let secret: string;
+  let secret: Buffer;
   let header: string;
   let body: Buffer;
   try {
@@ -117,7 +112,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     case 'valid':
       if (!machine) {
         await ctx.out.text(
-          `valid: signed at ${isoSeconds(result.timestamp! * 1000)} (${ageText(result.age!)}), v1 signature ${result.matched} matched`,
+          `valid: signed at ${isoSeconds(result.timestamp! * 1000)} (${clockOffsetText(result.age!)}), v1 signature ${result.matched} matched`,
         );
       }
       return;
@@ -134,7 +129,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     case 'timestamp_outside_tolerance':
       throw new SvcError(
         'signature_tolerance',
-        `the signature is valid but its timestamp ${result.timestamp} (${isoSeconds(result.timestamp! * 1000)}) is ${ageText(result.age!)}, outside the tolerance of ${options.toleranceSeconds} s`,
+        `the signature is valid but its timestamp ${result.timestamp} (${isoSeconds(result.timestamp! * 1000)}) is ${clockOffsetText(result.age!)}, outside the tolerance of ${options.toleranceSeconds} s`,
         {
           code: 'timestamp_outside_tolerance',
           hint: 'a delayed or replayed request, or a wrong clock; --at UNIX_SECONDS verifies as of another time, --tolerance widens the window',
@@ -150,7 +145,8 @@ export function verifyCommand(make: MakeContext): Command {
       'Verify an X-SVC-Signature header against the raw payload bytes, exactly as given (nothing added or\n' +
         'stripped): HMAC-SHA256 of "t.body" with the secret, compared in constant time with every v1 of the\n' +
         `header (two during a secret rotation), and the timestamp within ±${DEFAULT_TOLERANCE_SECONDS} s of the clock.\n` +
-        `The secret comes from --secret-file or ${SECRET_ENV}, used exactly as given.\n\n` +
+        `The secret comes from --secret-file (its bytes) or ${SECRET_ENV} (its UTF-8 encoding), used\n` +
+        'exactly as given: any bytes, one final newline removed.\n\n' +
         'Exit codes: 0 valid, 8 signature does not match, 9 timestamp outside the tolerance, 2 malformed\n' +
         'header or unreadable input. --json prints {"valid","reason","timestamp",…} on stdout.',
     )
