@@ -31,8 +31,13 @@ export function parseListing(flags: Record<string, unknown>): ListingOptions {
   };
 }
 
+/** One of `items`: deliveries → delivery, entries → entry, tenants → tenant. */
+export function singular(items: string): string {
+  return items.endsWith('ies') ? `${items.slice(0, -3)}y` : items.replace(/s$/, '');
+}
+
 /** The three flags, worded the same on every list verb; `items` names what is listed (`item`, one of them). */
-export function listingOptions(items: string, item = items.replace(/s$/, '')): Option[] {
+export function listingOptions(items: string, item = singular(items)): Option[] {
   return [
     new Option(
       '--limit <n>',

@@ -104,6 +104,10 @@ describe('paging flags', () => {
       );
       expect(description('--cursor')).toBe('continue where a previous listing stopped');
       expect(description('--all')).toMatch(/^every [a-z]+, streamed as pages arrive$/);
+      // "every entry", never "every entrie": the singular of what --limit counts.
+      const items = /^at most N ([a-z ]+) in total/.exec(description('--limit') ?? '')![1]!;
+      const item = /^every ([a-z]+),/.exec(description('--all') ?? '')![1]!;
+      expect(item).toBe(items.endsWith('ies') ? `${items.slice(0, -3)}y` : items.replace(/s$/, ''));
     },
   );
 });

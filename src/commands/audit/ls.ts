@@ -93,7 +93,7 @@ export function lsCommand(make: MakeContext): Command {
         `the first ${DEFAULT_LIMIT} (or --limit) are printed and where to continue is shown on stderr.\n` +
         'Needs audit_trail.read (tenant_auditor, tenant_admin).',
     );
-  for (const option of listingOptions('entries', 'entry')) command.addOption(option);
+  for (const option of listingOptions('entries')) command.addOption(option);
   return command
     .addOption(
       new Option(

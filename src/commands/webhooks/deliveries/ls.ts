@@ -97,7 +97,7 @@ export function lsCommand(make: MakeContext): Command {
     );
   for (const option of listingOptions('deliveries')) command.addOption(option);
   return command
-    .addOption(new Option('--summary', 'only the counts: total, delivered, failed, in flight'))
+    .addOption(new Option('--summary', 'only the counts: total, delivered, failed, recovered, in flight'))
     .addHelpText(
       'after',
       examples(
