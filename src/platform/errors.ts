@@ -42,6 +42,8 @@ export class LastTenantAdminError extends ConflictError {}
 export class RecordDeletedError extends ConflictError {}
 /** 409 delivery_in_progress: a pending or retrying delivery cannot be replayed yet. */
 export class DeliveryInProgressError extends ConflictError {}
+/** 409 webhook_disabled: a disabled webhook receives no events, test events included. */
+export class WebhookDisabledError extends ConflictError {}
 /** 403 builtin_role_immutable. */
 export class BuiltinRoleImmutableError extends PermissionDeniedError {}
 /**
@@ -84,6 +86,7 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
   last_tenant_admin: { status: 409, type: LastTenantAdminError },
   record_deleted: { status: 409, type: RecordDeletedError },
   delivery_in_progress: { status: 409, type: DeliveryInProgressError },
+  webhook_disabled: { status: 409, type: WebhookDisabledError },
   builtin_role_immutable: { status: 403, type: BuiltinRoleImmutableError },
   insufficient_role: { status: 403, type: InsufficientAccessError },
   insufficient_permission: { status: 403, type: InsufficientAccessError },
@@ -110,6 +113,13 @@ const NOT_FOUND_HINTS = new Map<NotFoundClass, string>([
   [TenantNotFoundError, 'see `svc tenants ls` for your tenants'],
   [AuditEntryNotFoundError, 'see `svc audit ls` for the audit trail'],
 ]);
+
+/** A refusal to send events to a disabled webhook, with the command that enables it. */
+export function withEnableHint(error: unknown, webhook: string): unknown {
+  return error instanceof WebhookDisabledError
+    ? retyped(error, WebhookDisabledError, `enable it with: svc webhooks update ${webhook} --enable`)
+    : error;
+}
 
 /** Generic 404 codes: any server's "not found" (or none), which the operation then names. */
 const GENERIC_NOT_FOUND = new Set([undefined, 'not_found', 'resource_not_found', 'Not Found']);

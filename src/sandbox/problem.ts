@@ -113,6 +113,10 @@ export const ERROR_CODES = {
     status: 409,
     meaning: 'A webhook delivery still pending or retrying cannot be replayed yet',
   },
+  webhook_disabled: {
+    status: 409,
+    meaning: 'A disabled webhook receives no events, test events included: enable it first',
+  },
   role_name_taken: {
     status: 409,
     meaning: 'A live role of the tenant (or a built-in role) already has the name',

@@ -47,6 +47,11 @@ export interface SandboxOptions {
   jwtSecret?: Buffer;
   /** The webhook delivery engine: retry time scale, request timeout, parallelism. */
   webhooks?: Partial<DeliverySettings>;
+  /**
+   * The wall clock deliveries are signed with (Unix ms; default Date.now), unmoved by
+   * POST /_sandbox/clock: tests inject one to know each signature's t.
+   */
+  wallClock?: () => number;
   /** Where the sandbox reports its own problems (default: nowhere). */
   log?: (line: string) => void;
 }
@@ -85,6 +90,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   const state = new SandboxState({
     ...(options.jwtSecret ? { jwtSecret: options.jwtSecret } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.wallClock ? { wallClock: options.wallClock } : {}),
   });
   if ((options.seed ?? 'demo') === 'demo') {
     seedDemo(state, options.tenants ?? 0, options.users ?? 0);

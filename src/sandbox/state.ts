@@ -39,7 +39,13 @@ export class SandboxState {
   #eventSeq = 0;
 
   constructor(
-    options: { jwtSecret?: Buffer; clock?: SandboxClock; webhooks?: Partial<DeliverySettings> } = {},
+    options: {
+      jwtSecret?: Buffer;
+      clock?: SandboxClock;
+      webhooks?: Partial<DeliverySettings>;
+      /** Signs webhook deliveries (Unix ms; default Date.now). */
+      wallClock?: () => number;
+    } = {},
   ) {
     this.clock = options.clock ?? new SandboxClock();
     this.jwtSecret = options.jwtSecret ?? randomBytes(32);
@@ -47,7 +53,13 @@ export class SandboxState {
     this.records = new RecordStore(this.clock);
     this.oauth = new OAuthStore(this.clock);
     this.webhooks = new WebhookStore(this.clock);
-    this.delivery = new DeliveryEngine(this.webhooks, this.clock, options.webhooks);
+    this.delivery = new DeliveryEngine(
+      this.webhooks,
+      this.clock,
+      options.webhooks,
+      Math.random,
+      options.wallClock,
+    );
     this.roles = new RoleStore(this.clock);
     this.audit = new AuditLog(this.clock);
     this.identity.roleIsLive = (tenantId, roleId) => this.roles.isLive(tenantId, roleId);

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { withEnableHint } from '../../platform/errors.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { resolveTenant } from '../pick.js';
 
@@ -35,11 +36,11 @@ export async function runTrigger(ctx: Context, options: TriggerOptions): Promise
     }
     target = { tenant_id: (await resolveTenant(ctx, ref)).id };
   }
-  const data = await platform.sandbox.emitEvents({
-    type: options.eventType,
-    count: options.count,
-    ...target,
-  });
+  const data = await platform.sandbox
+    .emitEvents({ type: options.eventType, count: options.count, ...target })
+    .catch((error: unknown) => {
+      throw options.webhook === undefined ? error : withEnableHint(error, options.webhook);
+    });
   if (ctx.out.isMachine) return ctx.out.json(data);
   await ctx.out.list(data.events, [
     { header: 'event', value: (e) => e.id, kind: 'id' },
@@ -64,8 +65,8 @@ export function triggerCommand(make: MakeContext): Command {
   return new Command('trigger')
     .summary('Make the sandbox emit events (as `stripe trigger` does)')
     .description(
-      'Make the sandbox emit events of a kind: to one webhook (--webhook, whatever it subscribes to),\n' +
-        'or to every enabled webhook of the tenant that subscribes to the kind. Each becomes a real,\n' +
+      'Make the sandbox emit events of a kind: to one webhook (--webhook, whatever it subscribes to; a\n' +
+        'disabled one is refused), or to every enabled webhook of the tenant that subscribes to the kind. Each becomes a real,\n' +
         'signed delivery, retried and dead-lettered like any other. A sandbox control\n' +
         '(POST /_sandbox/webhooks/events): it works only against `svc sandbox start`.',
     )

@@ -3,6 +3,7 @@ import type { EventType } from '../../api/constants.js';
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, SvcError } from '../../errors.js';
+import { withEnableHint } from '../../platform/errors.js';
 import { examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { eventTypeArg, REMEDIES, webhookArg } from './shared.js';
@@ -30,9 +31,13 @@ const POLL_MS = 200;
 
 export async function runTest(ctx: Context, options: TestOptions): Promise<void> {
   const platform = await ctx.platform();
-  const data = await platform.webhooks.test(options.webhook, {
-    ...(options.eventType ? { event_type: options.eventType as EventType } : {}),
-  });
+  const data = await platform.webhooks
+    .test(options.webhook, {
+      ...(options.eventType ? { event_type: options.eventType as EventType } : {}),
+    })
+    .catch((error: unknown) => {
+      throw withEnableHint(error, options.webhook);
+    });
   let delivery: WebhookDelivery = data.delivery;
   const deadline = ctx.clock.now() + options.waitSeconds * 1000;
   while (options.waitSeconds > 0 && delivery.attempt_count === 0 && ctx.clock.now() < deadline) {

@@ -69,13 +69,16 @@ interface Due {
  * across tenants, capped per webhook and per tenant), so a hanging target delays nobody else.
  * Only a 2xx answer delivers; any other outcome is classified (classify.ts) and retried on the
  * schedule (schedule.ts) until max_attempts, after which the delivery is `failed`, its
- * next_retry_at null, and it enters the dead-letter queue. Timing runs on the sandbox clock.
+ * next_retry_at null, and it enters the dead-letter queue. Timing runs on the sandbox clock; the
+ * signature's t is the wall clock's (what receivers compare it with).
  */
 export class DeliveryEngine {
   readonly settings: DeliverySettings;
   readonly #store: WebhookStore;
   readonly #clock: SandboxClock;
   readonly #random: () => number;
+  /** The wall clock that signs attempts (Unix ms): a receiver checks `t` against its own clock. */
+  readonly #wall: () => number;
   /** Attempts not due yet, by due time. */
   readonly #due = new MinHeap<Due>((a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.seq < b.seq));
   /** Attempts that are due, waiting for a slot. */
@@ -97,10 +100,12 @@ export class DeliveryEngine {
     clock: SandboxClock,
     settings: Partial<DeliverySettings> = {},
     random: () => number = Math.random,
+    wall: () => number = Date.now,
   ) {
     this.#store = store;
     this.#clock = clock;
     this.#random = random;
+    this.#wall = wall;
     this.settings = { ...DEFAULT_DELIVERY_SETTINGS };
     this.configure(settings);
   }
@@ -134,7 +139,8 @@ export class DeliveryEngine {
 
   /**
    * Creates the event and a delivery to every enabled webhook of the tenant subscribed to the
-   * kind (or only to `only`, which then receives it whatever its kinds and status: test events).
+   * kind (or only to `only`, which then receives it whatever its kinds: test events). A disabled
+   * webhook receives no events, so `only` disabled is refused (webhook_disabled) and nothing is made.
    */
   emit(
     tenantId: string,
@@ -142,6 +148,9 @@ export class DeliveryEngine {
     data: Record<string, unknown>,
     only?: WebhookRecord,
   ): { event: EventRecord; deliveries: DeliveryRecord[] } {
+    if (only?.status === 'disabled') {
+      throw new DomainError('webhook_disabled', `webhook ${only.id} is disabled; enable it first`);
+    }
     const event = this.#store.createEvent(tenantId, type, data);
     const targets = only ? [only] : this.#store.subscribers(tenantId, type);
     const deliveries = targets.map((webhook) => this.#store.createDelivery(webhook, event));
@@ -275,7 +284,9 @@ export class DeliveryEngine {
     d.sending = true;
     d.dueMs = null;
     const startedMs = this.#clock.now();
-    const t = Math.floor(startedMs / 1000);
+    // Signed with the wall clock, not the sandbox's: the sandbox clock schedules retries and stamps
+    // records, and moving it (POST /_sandbox/clock) must not make deliveries stale for a receiver.
+    const t = Math.floor(this.#wall() / 1000);
     const attempt = d.attempt_count + 1;
     const startedIso = this.#clock.iso(startedMs);
     d.first_attempted_at ??= startedIso;

@@ -108,7 +108,14 @@ export function seedWebhooks(store: WebhookStore, clock: SandboxClock, tenantId:
   }
 }
 
-/** Writes the attempts a delivery would have made, as history (nothing is sent). */
+/** How long the history recordPastOutcome writes for `attempts` failed attempts lasts (first to last). */
+export function pastHistorySpanMs(attempts: number): number {
+  let span = 0;
+  for (let n = 1; n < attempts; n++) span += 30_000 * 2 ** (n - 1);
+  return span;
+}
+
+/** Writes the attempts a delivery would have made from `atMs` on, as history (nothing is sent). */
 export function recordPastOutcome(
   store: WebhookStore,
   delivery: DeliveryRecord,
@@ -134,7 +141,7 @@ export function recordPastOutcome(
     });
     delivery.first_attempted_at ??= isoSeconds(t);
     delivery.last_attempted_at = isoSeconds(t);
-    if (n < attempts) t += 30_000 * 2 ** (n - 1);
+    if (n < attempts) t += pastHistorySpanMs(n + 1) - pastHistorySpanMs(n);
   }
   delivery.attempt_count = attempts;
   if (outcome === 'delivered') {

@@ -161,6 +161,9 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
       schema: {
         tags,
         summary: 'Move the clock forward',
+        description:
+          'Moves the sandbox clock (expiries, purges, rate limits, retry schedules, record times), not the wall clock: ' +
+          "webhook deliveries are signed with the wall clock's time (t of X-SVC-Signature), so receivers still verify them.",
         body: Type.Object({ advance_seconds: Type.Number({ minimum: 0 }) }),
       },
     },

@@ -8,8 +8,9 @@ import {
 } from '../../api/constants.js';
 import { StringEnum } from '../../api/schemas/common.js';
 import { EventTypeSchema } from '../../api/schemas/webhooks.js';
+import { isoSeconds } from '../../api/time.js';
 import { type DeliverySettings, fairCaps } from '../delivery/engine.js';
-import { recordPastOutcome, sampleEventData } from '../delivery/events.js';
+import { pastHistorySpanMs, recordPastOutcome, sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { WebhookRecord } from '../domain/webhooks.js';
@@ -83,7 +84,8 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
         tags,
         summary: 'Emit events',
         description:
-          `Emits count events (default 1) of a kind (${EVENT_TYPES.join(', ')}). With webhook_id, each goes to that webhook only; ` +
+          `Emits count events (default 1) of a kind (${EVENT_TYPES.join(', ')}). With webhook_id, each goes to that webhook only, whatever its kinds ` +
+          '(a disabled one is refused: 409 webhook_disabled, nothing is emitted); ' +
           'with tenant_id, to every enabled webhook of the tenant subscribed to the kind. data replaces the generated data. ' +
           `Answers the events and delivery ids (the first ${LISTED}) and how many deliveries were created.`,
         body: Type.Object(
@@ -112,6 +114,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
           }),
           400: { $ref: 'ErrorBody#', description: 'Invalid input' },
           404: { $ref: 'ErrorBody#', description: 'Unknown webhook or tenant' },
+          409: { $ref: 'ErrorBody#', description: 'webhook_disabled: the webhook is disabled' },
         },
       },
     },
@@ -161,6 +164,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
         summary: 'Fill a dead-letter queue',
         description:
           'Records count deliveries of new events as failed after max_attempts (history only: nothing is sent) and dead-letters them, ' +
+          "their attempts spaced as the retry schedule's nominal delays and ending at the sandbox's now (so the queue stays oldest first), " +
           'for benchmarks and demos of bulk replay. Default kind exception.sla.breached, cause 5xx_server_error with status 500.',
         body: Type.Object(
           {
@@ -186,11 +190,14 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
             ? 500
             : null
           : request.body.status_code;
-      const now = state.clock.now();
+      // The history ends now (its last attempt, and the dead-lettering, at the sandbox's now), so
+      // the queue stays oldest first and --since/--until agree with the times shown.
+      const from = state.clock.now() - pastHistorySpanMs(webhook.max_attempts);
+      const at = isoSeconds(from);
       for (let i = 0; i < request.body.count; i++) {
-        const event = state.webhooks.createEvent(webhook.tenant_id, type, sampleEventData(type, now));
-        const delivery = state.webhooks.createDelivery(webhook, event);
-        recordPastOutcome(state.webhooks, delivery, 'failed', now, {
+        const event = state.webhooks.createEvent(webhook.tenant_id, type, sampleEventData(type, from), at);
+        const delivery = state.webhooks.createDelivery(webhook, event, { createdAt: at });
+        recordPastOutcome(state.webhooks, delivery, 'failed', from, {
           code,
           cause,
           error: `${cause}: ${code === null ? 'recorded by /_sandbox/webhooks/dead-letters' : `the target answered ${code}`}`,

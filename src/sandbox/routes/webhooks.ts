@@ -251,7 +251,8 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         tags,
         summary: 'Send a test event',
         description:
-          'Emits a webhook.test event (or the event_type given) to this webhook only, whatever its event kinds and status, ' +
+          'Emits a webhook.test event (or the event_type given) to this webhook only, whatever its event kinds; ' +
+          'a disabled webhook receives no events, so it is refused (409 webhook_disabled: enable it first) and nothing is sent ' +
           'and returns the event and its delivery (the response body is not shown in the reference). ' +
           `Delivery, retries and signature are those of every event: ${describeSchedule(5).join('; ')}.`,
         params: WebhookParams,
