@@ -8,7 +8,7 @@ const n = (count: number) => count.toLocaleString('en');
 interface Words {
   words: { act: string; done: string };
   describe(row: never): string;
-  retryHint?: string | undefined;
+  retryHint?: string | (() => string) | undefined;
 }
 
 /** "2 of 3 item(s) failed: line 4: user usr_x not found; …" — the first few named. */
@@ -66,8 +66,8 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   if (summary.failed) {
     ctx.out.info(line);
     if (summary.unsettled === 0) journal.remove();
-    const again =
-      summary.unsettled > 0 ? `fix them and ${resume}` : (verb.retryHint ?? 'nothing is left to resume');
+    const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
+    const again = summary.unsettled > 0 ? `fix them and ${resume}` : (hint ?? 'nothing is left to resume');
     throw new PartialFailureError(failed(summary.failed, summary.total, verb, end.failures), {
       hint: `${again}; --ndjson prints one result per item`,
     });
@@ -76,11 +76,24 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   ctx.out.success(line);
 }
 
-/** Ends a dry run: what would happen, counted; exit 7 when some items would fail. */
-export function finishDryRun(ctx: Context, verb: Words, summary: BulkSummary, failures: unknown[]): void {
+/**
+ * Ends a dry run: what would happen, counted; exit 7 when some items would fail, or the error of
+ * a one-item run (`single`), with the exit code the real run would end with.
+ */
+export function finishDryRun(
+  ctx: Context,
+  verb: Words,
+  summary: BulkSummary,
+  failures: unknown[],
+  single?: unknown,
+): void {
   const counts = `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail`;
   if (summary.stopped)
     throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);
+  if (single !== undefined) {
+    ctx.out.info(`dry run: ${counts}; nothing was changed`);
+    throw single;
+  }
   if (summary.failed) {
     ctx.out.info(`dry run: ${counts}`);
     throw new PartialFailureError(failed(summary.failed, summary.total, verb, failures, 'would fail'), {

@@ -49,8 +49,11 @@ export interface BulkVerb<T, R extends Row> {
   confirm?(count: number | undefined): Promise<void>;
   /** One named item: its failure is the command's error (and exit code), e.g. 5 for an unknown id. */
   single?: boolean;
-  /** What to do about failed items that were handled (nothing to resume), e.g. deliveries that failed again. */
-  retryHint?: string;
+  /**
+   * What to do about failed items that were handled (nothing to resume), e.g. deliveries that
+   * failed again; a function is asked once the run has ended, so it can say what is true then.
+   */
+  retryHint?: string | (() => string);
   /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
   empty?: string;
 }
@@ -121,8 +124,9 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
     },
   }).finally(() => output.end());
 
+  const single = verb.single && summary.total === 1 && summary.failed === 1 ? singleError : undefined;
   if (verb.dryRun) {
-    finishDryRun(ctx, verb, summary, failures);
+    finishDryRun(ctx, verb, summary, failures, single);
     return summary;
   }
   if (replayed > 0) {
@@ -136,7 +140,6 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
     );
   }
   const closed = output.closed.aborted && !ctx.signal.aborted;
-  const single = verb.single && summary.total === 1 && summary.failed === 1 ? singleError : undefined;
   finishRun(ctx, verb, { summary, total, failures, journal, closed, single });
   return summary;
 }

@@ -57,3 +57,50 @@ export async function deliveryOutcome(
     },
   };
 }
+
+/** A replay that was made and whose delivery failed, as --wait last saw it. */
+export interface FailedReplay {
+  id: string;
+  /** delivery_status: pending or retrying (the platform goes on), failed (dead-lettered). */
+  status: string;
+  next_retry_at?: string | undefined;
+}
+
+/** Ids a hint lists in full; more are counted. */
+const LISTED = 5;
+
+/**
+ * What to do about replays whose deliveries failed, true for their state: the platform retries
+ * those still in flight by itself (nothing to run again: a --dlq run would not find them, they
+ * are not in the queue), and those dead-lettered again are replayed by their own ids (a --dlq
+ * rerun could miss them: their new entries are newer than --until, or past --limit).
+ */
+export function failedReplaysHint(webhook: string, failed: FailedReplay[]): string {
+  const parts: string[] = [];
+  const going = failed.filter((f) => f.status !== 'failed');
+  if (going.length > 0) {
+    const next = going
+      .map((f) => f.next_retry_at)
+      .filter((at): at is string => typeof at === 'string')
+      .sort()[0];
+    const [is, them] = going.length === 1 ? ['is', 'it'] : ['are', 'them'];
+    const state = going.every((f) => f.status === 'retrying') ? 'retrying' : 'still in flight';
+    parts.push(
+      `${going.length} ${is} ${state}: the platform retries ${them} by itself${next ? ` (next attempt at ${next})` : ''}; ` +
+        `follow ${them} with \`svc webhooks deliveries ${webhook} --status in_flight\``,
+    );
+  }
+  const dead = failed.filter((f) => f.status === 'failed');
+  if (dead.length > 0) {
+    const more = dead.length - LISTED;
+    const [is, those] = dead.length === 1 ? ['is', 'it'] : ['are', 'exactly those'];
+    parts.push(
+      `${dead.length} ${is} dead-lettered: once the target is fixed, replay ${those} with ` +
+        `\`svc webhooks replay ${webhook} ${dead
+          .slice(0, LISTED)
+          .map((f) => f.id)
+          .join(' ')}\`${more > 0 ? ` (and ${more} more: the new delivery of each failed row)` : ''}`,
+    );
+  }
+  return `the replays were made and their deliveries failed: ${parts.length > 0 ? parts.join('; ') : 'fix the target, then replay them'}`;
+}

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
@@ -10,7 +10,8 @@ import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './dlq/filters.js';
 import { QueueSnapshot } from './dlq/queue.js';
-import { deliveryOutcome } from './follow.js';
+import { deliveryOutcome, type FailedReplay, failedReplaysHint } from './follow.js';
+import { lookUpNamed, type NamedTarget, noteText, type ReplayNote } from './replay-named.js';
 import { webhookArg } from './shared.js';
 
 export interface ReplayOptions extends BulkFlags {
@@ -60,10 +61,9 @@ export function parseReplay(
   };
 }
 
-/** What to replay: a named delivery or entry, or an entry of the queue. */
-interface Target {
+/** What to replay: a named delivery or entry (with what was read of it), or an entry of the queue. */
+interface Target extends NamedTarget {
   ref: string;
-  delivery_id?: string;
   event_type?: string;
   event_id?: string;
 }
@@ -76,6 +76,9 @@ interface ReplayRow {
   new_delivery_id?: string;
   event_type: string | null;
   event_id?: string | null;
+  note?: ReplayNote['note'];
+  delivered_by?: string;
+  replayed_as?: string;
   delivery_status?: string;
   error?: { code: string; message: string; remedy?: string };
   reason?: string;
@@ -93,7 +96,9 @@ const COLUMNS = (dryRun: boolean): Array<Column<ReplayRow>> => [
     value: (r) =>
       r.error
         ? [r.error.message, r.error.remedy].filter(Boolean).join('; ')
-        : r.reason && `done (${r.reason})`,
+        : r.note
+          ? noteText(r as ReplayNote)
+          : r.reason && `done (${r.reason})`,
   },
 ];
 
@@ -104,6 +109,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   const queue = options.dlq
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
     : undefined;
+  /** Replays made whose deliveries failed (--wait), for the hint: what is true of them. */
+  const failedReplays: FailedReplay[] = [];
+  let named = new Map<string, NamedTarget>();
   const delivery = async (target: Target) =>
     target.delivery_id ??
     (target.ref.startsWith('dlq_')
@@ -123,23 +131,26 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       event_id: made.event_id,
       ...(response.replayed ? { replayed: true } : {}),
     };
-    return wait
-      ? { ...detail, ...(await deliveryOutcome(ctx, platform, webhook, made, options.waitTimeoutMs)) }
-      : detail;
+    if (!wait) return detail;
+    const outcome = await deliveryOutcome(ctx, platform, webhook, made, options.waitTimeoutMs);
+    if (outcome.status === 'failed') {
+      const { next_retry_at } = (outcome.error ?? {}) as { next_retry_at?: string };
+      failedReplays.push({ id: made.id, status: String(outcome.delivery_status), next_retry_at });
+    }
+    return { ...detail, ...outcome };
   };
   const plan: Worker<Target> = async ({ data }) => {
     if (queue) return {};
     const found = await platform.webhooks.deliveries.get(webhook, await delivery(data));
-    const busy = found.status === 'pending' || found.status === 'retrying';
-    const error = {
-      code: 'delivery_in_progress',
-      message: `still ${found.status}; it can be replayed once it settles`,
-    };
-    return {
-      delivery_id: found.id,
-      event_type: found.event_type,
-      ...(busy ? { status: 'failed', error } : {}),
-    };
+    if (found.status === 'pending' || found.status === 'retrying') {
+      // What the real run would be told (409 delivery_in_progress), with its exit code.
+      throw new SvcError(
+        'conflict',
+        `delivery ${found.id} is still ${found.status}; it can be replayed once it settles`,
+        { code: 'delivery_in_progress', hint: `follow it with: svc webhooks deliveries ${webhook}` },
+      );
+    }
+    return { delivery_id: found.id, event_type: found.event_type };
   };
 
   const verb: BulkVerb<Target, ReplayRow> = {
@@ -154,13 +165,17 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       done: wait ? 'replayed and delivered' : 'replayed',
     },
     prepare: async (_run, journal) => {
-      if (!queue) return options.ids.length;
+      if (!queue) {
+        named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun);
+        return options.ids.length;
+      }
       for (const done of journal.finished()) {
         if (typeof done.new_delivery_id === 'string') queue.ours.add(done.new_delivery_id);
       }
       return queue.count();
     },
-    items: () => (queue ? entries(queue) : options.ids.map((ref) => ({ key: ref, data: { ref } }))),
+    items: () =>
+      queue ? entries(queue) : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     work,
     plan,
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => {
@@ -173,6 +188,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         ...(new_delivery_id ? { new_delivery_id } : {}),
         event_type: event_type ?? data.event_type ?? null,
         ...((event_id ?? data.event_id) ? { event_id: event_id ?? data.event_id } : {}),
+        ...data.note,
         ...rest,
       };
     },
@@ -181,8 +197,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       r.error?.remedy
         ? `${r.new_delivery_id} ${r.error.code} (${r.error.remedy})`
         : `${r.delivery_id ?? r.dlq_entry_id}: ${r.error?.message}`,
-    retryHint:
-      'the replays were made and their deliveries failed: fix the target, then run the command again to replay anew',
+    retryHint: () => failedReplaysHint(webhook, failedReplays),
     single: !options.dlq && options.ids.length === 1,
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };

@@ -1,0 +1,99 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Platform } from '../../platform/index.js';
+
+/** Said of a named delivery or entry whose event was delivered or replayed before: it is sent again. */
+export type ReplayNote =
+  | { note: 'already_delivered'; delivered_by?: string }
+  | { note: 'already_replayed'; replayed_as?: string };
+
+export interface NamedTarget {
+  /** The delivery a dlq_… entry names (the ref itself for a delivery id), when known. */
+  delivery_id?: string;
+  note?: ReplayNote;
+}
+
+/** What a delivery or its entry says of the event having been delivered or replayed; undefined: nothing. */
+function noteOf(
+  delivery: { id: string; status: string; recovered_by?: string | null } | undefined,
+  entry:
+    | { status: string; recovered_by?: string | null; last_replay_delivery_id?: string | null }
+    | undefined,
+): ReplayNote | undefined {
+  const by = (id: string | null | undefined) => (id ? { delivered_by: id } : {});
+  if (delivery?.status === 'delivered') return { note: 'already_delivered', ...by(delivery.id) };
+  if (delivery?.status === 'recovered') return { note: 'already_delivered', ...by(delivery.recovered_by) };
+  if (entry?.status === 'recovered') return { note: 'already_delivered', ...by(entry.recovered_by) };
+  if (entry?.status === 'replayed') {
+    const as = entry.last_replay_delivery_id;
+    return { note: 'already_replayed', ...(as ? { replayed_as: as } : {}) };
+  }
+  return undefined;
+}
+
+/** A row's note in words, for the detail column. */
+export function noteText(note: ReplayNote): string {
+  return note.note === 'already_delivered'
+    ? `already delivered${note.delivered_by ? ` by ${note.delivered_by}` : ''}; sent again`
+    : `already replayed${note.replayed_as ? ` as ${note.replayed_as}` : ''}; sent again`;
+}
+
+/**
+ * Reads the named deliveries and entries before anything is replayed (a handful of ids): a
+ * delivery named twice, once by its dead-letter entry, is refused like a repeated id (the event
+ * would be sent twice); an event already delivered or replayed is replayed (that is allowed) but
+ * said so, once, on stderr. What the server does not say (an id it does not know, a field it
+ * leaves out) is left to the replay itself.
+ */
+export async function lookUpNamed(
+  ctx: Context,
+  platform: Platform,
+  webhook: string,
+  refs: string[],
+  dryRun: boolean,
+): Promise<Map<string, NamedTarget>> {
+  const known = new Map<string, NamedTarget>();
+  const found = await Promise.all(
+    refs.map(async (ref) => {
+      const entry = ref.startsWith('dlq_')
+        ? await platform.webhooks.dlq.get(webhook, ref).catch(() => undefined)
+        : undefined;
+      const id = ref.startsWith('dlq_') ? entry?.delivery_id : ref;
+      const delivery = id
+        ? await platform.webhooks.deliveries.get(webhook, id).catch(() => undefined)
+        : undefined;
+      return { ref, id, note: noteOf(delivery, entry) };
+    }),
+  );
+  const byDelivery = new Map<string, string>();
+  for (const { ref, id, note } of found) {
+    const other = id === undefined ? undefined : byDelivery.get(id);
+    if (id !== undefined && other !== undefined) {
+      const [delivery, entry] = ref.startsWith('dlq_') ? [other, ref] : [ref, other];
+      throw new UsageError(
+        `${delivery} and ${entry} name the same delivery (${entry} is its dead-letter entry); give one of them`,
+      );
+    }
+    if (id !== undefined) byDelivery.set(id, ref);
+    known.set(ref, { ...(id === undefined ? {} : { delivery_id: id }), ...(note ? { note } : {}) });
+  }
+  const noted = found.filter((f) => f.note !== undefined);
+  if (noted.length > 0 && !ctx.out.isMachine) {
+    const sends = dryRun ? 'replaying would send' : 'replaying sends';
+    if (noted.length === 1) {
+      const { ref, note } = noted[0]!;
+      const what =
+        note!.note === 'already_delivered'
+          ? `already delivered${note!.delivered_by ? ` (by ${note!.delivered_by})` : ''}`
+          : `already replayed${note!.replayed_as ? ` (as ${note!.replayed_as})` : ''}`;
+      ctx.out.warn(`${ref} was ${what}: ${sends} its event again`);
+    } else {
+      const named = noted.slice(0, 3).map((f) => f.ref);
+      const more = noted.length > 3 ? `, and ${noted.length - 3} more` : '';
+      ctx.out.warn(
+        `${noted.length} of these were already delivered or replayed (${named.join(', ')}${more}): ${sends} their events again`,
+      );
+    }
+  }
+  return known;
+}
