@@ -236,7 +236,9 @@ export function replayCommand(make: MakeContext): Command {
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
         'the same command after a failure, Ctrl-C (exit 130) or a closed stdout (exit 141) resumes the run,\n' +
         'with the same idempotency keys, and nothing is replayed twice. --dry-run lists what would be\n' +
-        'replayed.',
+        'replayed.\n\n' +
+        'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
+        'and an event already delivered or replayed is replayed again with a warning and a note on its row.',
     )
     .argument('[webhook]', 'webhook id')
     .argument('[delivery...]', 'delivery ids (dlv_…) or dead-letter entry ids (dlq_…) to replay')
