@@ -104,7 +104,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       journalPath = journal.path;
       const kept = `${journal.path}.plan.json`;
       if (source && !(run.resumed && existsSync(kept))) {
-        doc = (await computePlan(ctx, platform, source, run.startedAtMs)).document;
+        doc = (await computePlan(ctx, async () => platform, source, run.startedAtMs)).document;
         source = undefined; // the file's value is not needed once planned: let it go
         keepPlan(kept, doc);
         steps = planSteps(doc, options.prune);

@@ -8,6 +8,8 @@ export type Path = ReadonlyArray<string | number>;
 export interface Problem {
   line: number | undefined;
   message: string;
+  /** Not the file's fault but the caller's access (exit 4 when every problem is one). */
+  forbidden?: boolean;
 }
 
 /**

@@ -3,8 +3,9 @@ import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
 import { exportDocument, exportYaml } from '../../ascode/export.js';
 import { readLive, type TenantInfo } from '../../ascode/live.js';
+import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import { writeFileWhole } from '../../system/output-file.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 
@@ -42,8 +43,21 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
   }
   const wanted =
     options.tenants.length > 0 ? options.tenants : [ctx.settings().values.tenant ?? me.tenant_id ?? ''];
+  const platform = await ctx.platform();
+  const seen = await visibleTenants(
+    platform,
+    wanted.filter((ref) => !mine.some((t) => t.id === ref || t.slug === ref)),
+    ctx.signal,
+  );
   return wanted.map((ref) => {
     const tenant = mine.find((t) => t.id === ref || t.slug === ref);
+    const visible = seen.get(ref);
+    if (!tenant && visible) {
+      throw new SvcError('forbidden', seenButNotHeld(ref, visible), {
+        code: 'tenant_not_held',
+        hint: `ask a tenant_admin of ${visible.slug} for a role, then log in again so your credential names the tenant`,
+      });
+    }
     if (!tenant) {
       throw new UsageError(
         `tenant "${ref}" is not one of your tenants${didYouMean(
