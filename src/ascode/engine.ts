@@ -6,7 +6,7 @@ import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
 import { type LiveTenant, readLive, type TenantInfo } from './live.js';
-import { refuseLockout } from './lockout.js';
+import { refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
 import { PLAN_FORMAT, type PlanDocument, type PlanTenant, summarize } from './plan.js';
 import { checkReferences } from './references.js';
@@ -135,7 +135,7 @@ export async function computePlan(
       anchorMs,
     });
     problems.push(...diff.problems);
-    if (me.type === 'user') refuseLockout(live.get(tenant.id)!, diff.tenant.changes, me.id);
+    if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);
     planned.push(diff.tenant);
   }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');
