@@ -80,7 +80,11 @@ function blockTenants(
   });
 }
 
-const content = (entry: Located) => JSON.stringify({ ...entry, line: undefined });
+/** What an entry says, lists of names (permissions, event types, scopes) in any order. */
+const content = (entry: Located) =>
+  JSON.stringify({ ...entry, line: undefined }, (_key, value) =>
+    Array.isArray(value) && value.every((v) => typeof v === 'string') ? [...value].sort() : value,
+  );
 
 function add(into: DesiredTenant, block: Block, tenant: TenantInfo, problems: Problem[]): void {
   const once = <T extends Located>(map: Map<string, T>, key: string, entry: T, what: string, hint = '') => {

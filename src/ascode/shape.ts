@@ -148,8 +148,13 @@ function walk(schema: Schema, value: unknown, path: Path, what: string, out: Sha
   }
 }
 
+/** A value shaped like a secret (`whsec_…`, `svc_sk_…`, a JWT): never in an access file. */
+export function looksSecret(value: string): boolean {
+  return redactText(value) !== value;
+}
+
 function checkText(schema: Schema, value: string, path: Path, out: ShapeProblem[]): void {
-  if (redactText(value) !== value) {
+  if (looksSecret(value)) {
     out.push({ path, message: `${named(path)} looks like a secret; ${SECRET_ADVICE}` });
   } else if (schema.minLength !== undefined && value.trim().length < schema.minLength) {
     out.push({ path, message: `${named(path)} must not be empty` });

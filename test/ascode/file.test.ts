@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { desiredTenants } from '../../src/ascode/desired.js';
 import { readEntries } from '../../src/ascode/entries.js';
 import { checkShape } from '../../src/ascode/shape.js';
 import { parseSource } from '../../src/ascode/source.js';
@@ -270,6 +271,38 @@ blocks:
     ]);
     expect(file.blocks[0]!.webhooks).toEqual([
       { line: 10, url: 'https://hooks.example.com/', event_types: ['exception.created'] },
+    ]);
+  });
+});
+
+describe('blocks that add up', () => {
+  it('takes a role declared again with its permissions in another order for the same role', () => {
+    const text = `version: 1
+blocks:
+  - tenants: all
+    roles:
+      - name: fx-desk
+        permissions: [exception.read, rule.write.fx]
+  - tenants: acme-labs
+    roles:
+      - name: fx-desk
+        permissions: [rule.write.fx, exception.read]
+      - name: other
+        permissions: [rule.read]
+  - tenants: acme-labs
+    roles:
+      - name: other
+        permissions: [rule.read, exception.read]
+`;
+    const parsed = parseSource('allt.yaml', Buffer.from(text));
+    if (!parsed.ok) throw new Error('parses');
+    const { file } = readEntries(parsed.source, NOW, []);
+    const labs = { id: 't1', slug: 'acme-labs', display_name: 'Labs', role: 'tenant_admin' };
+    expect(desiredTenants(file, [labs]).problems).toEqual([
+      {
+        line: 15,
+        message: 'role "other" is declared again for acme-labs with other values (first at line 11)',
+      },
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
-import { exportDocument, exportYaml } from '../../ascode/export.js';
+import { exportDocument, exportYaml, secretValues } from '../../ascode/export.js';
 import { readLive, type TenantInfo } from '../../ascode/live.js';
 import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
 import type { Context } from '../../context.js';
@@ -75,6 +75,15 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   const tenants = await chooseTenants(ctx, options);
   const live = [...(await readLive(await ctx.platform(), tenants, ctx.signal)).values()];
   const doc = exportDocument(live);
+  const secrets = secretValues(doc);
+  if (secrets.length > 0) {
+    for (const s of secrets)
+      ctx.out.info(`${s.tenant}: ${s.kind} ${s.name}: "${s.field}" looks like a secret; fix: ${s.fix}`);
+    throw new UsageError(
+      `${secrets.length} value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written`,
+      { code: 'secret_in_live_state', hint: 'change them on the platform (see above), then export again' },
+    );
+  }
   const json =
     options.output === undefined ? ctx.out.isMachine : options.output.toLowerCase().endsWith('.json');
   const names = tenants.map((t) => `${t.display_name} (${t.slug})`).join(', ');
