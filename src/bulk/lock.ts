@@ -56,7 +56,7 @@ export function lockJournal(journal: string, command: string, nowMs: number): ()
     if (holder && (holder.host !== mine.host || alive(holder.pid))) {
       throw heldBy(holder, command, journal, path, holder.host === mine.host);
     }
-    if (!holder && attempt === 0) {
+    if (!holder) {
       // Unreadable: a holder between its create and its write, or a torn file. Take it as held.
       throw new SvcError('conflict', `another svc ${command} is using its journal ${journal}`, {
         code: 'journal_locked',
