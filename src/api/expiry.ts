@@ -15,12 +15,25 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
 export const MAX_DURATION_DAYS = 365;
 export const DURATION_FORMS = '30m, 8h, 7d';
+/** parseDuration's grammar as a JSON Schema pattern (for editors); svc itself runs the parser. */
+export const DURATION_PATTERN = '^\\s*(\\d+\\s*[mhdHD]|[Nn][Ee][Vv][Ee][Rr])\\s*$';
 
-/** `30m`, `8h`, `7d` (minutes, hours, days, at most 365 days), or `never`. */
+/**
+ * `30m`, `8h`, `7d` (minutes, hours, days, at most 365 days), or `never`: the one grammar of
+ * `--expires-in`, a bulk file's column and an access file's `expires_in`. `H` and `D` are read as
+ * `h` and `d`; `M` is refused (minutes or months?).
+ */
 export function parseDuration(raw: string): Parsed<Expiry> {
   const text = raw.trim();
   if (text.toLowerCase() === 'never') return { ok: true, value: { kind: 'never' } };
   const match = /^(\d+)\s*([mhd])$/i.exec(text);
+  if (match?.[2] === 'M') {
+    // 6M reads as six months to most people; it was six minutes.
+    return {
+      ok: false,
+      message: `${JSON.stringify(raw)}: M is not a unit; write ${match[1]}m for minutes (months are not a unit: use days, e.g. 30d, or an end time)`,
+    };
+  }
   if (!match) {
     return {
       ok: false,

@@ -13,6 +13,7 @@ import { readInputBytes } from '../system/input.js';
 import { checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
 import { readLive } from './live.js';
+import { refusedNow } from './lockout.js';
 import { changeKey, type PlanDocument } from './plan.js';
 import { headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
@@ -104,7 +105,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       journalPath = journal.path;
       const kept = `${journal.path}.plan.json`;
       if (source && !(run.resumed && existsSync(kept))) {
-        doc = (await computePlan(ctx, platform, source, run.startedAtMs)).document;
+        doc = (await computePlan(ctx, async () => platform, source, run.startedAtMs)).document;
         source = undefined; // the file's value is not needed once planned: let it go
         keepPlan(kept, doc);
         steps = planSteps(doc, options.prune);
@@ -118,7 +119,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
               hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
             }
           : { what: label, hint: 'run svc plan again and review the new plan' };
-        const done = await unchangedSince(ctx, platform, doc!, stale, run);
+        const done = await unchangedSince(ctx, platform, doc!, stale, run, options.prune);
         steps = planSteps(doc!, options.prune, done);
       }
       const plan = doc!;
@@ -231,6 +232,7 @@ async function unchangedSince(
   doc: PlanDocument,
   stale: { what: string; hint: string },
   run: RunIdentity,
+  prune: boolean,
 ): Promise<Set<string>> {
   const tenants = doc.tenants.map((t) => ({
     id: t.id,
@@ -249,6 +251,22 @@ async function unchangedSince(
         code: 'plan_stale',
         hint: stale.hint,
       },
+    );
+  }
+  // What the caller may not do to themselves is judged on their grants now, not the plan's: a
+  // grant of theirs outside the plan's scope (another route to administering the tenant) may
+  // have been revoked since, and then narrowing the role that is left would lock them out.
+  const me = await platform.me.get({ signal: ctx.signal, tenant: null });
+  const refused =
+    me.type === 'user'
+      ? refusedNow(doc, live, (t, c) => (prune || !c.prune) && !done.has(changeKey(t, c)), me.id)
+      : [];
+  if (refused.length > 0) {
+    for (const line of refused) ctx.out.info(line);
+    throw new SvcError(
+      'conflict',
+      `your own grants changed since ${stale.what} was computed, and ${n(refused.length)} of its change(s) would now change your own grants or take away your own administration; nothing was applied`,
+      { code: 'plan_stale', hint: stale.hint },
     );
   }
   if (ctx.clock.now() - run.startedAtMs < KEY_LIFETIME_MS) {

@@ -1,7 +1,21 @@
+import type { TenantSummary } from '../api/schemas/tenants.js';
 import { didYouMean } from '../api/suggest.js';
 import type { TenantInfo } from './live.js';
 import { type AccessFile, type Block, type DesiredTenant, grantKey, type Located } from './model.js';
 import type { Problem } from './source.js';
+import { seenButNotHeld } from './visible.js';
+
+/** The tenant references of a file that are not among the caller's tenants (by slug or id). */
+export function unknownTenantRefs(file: AccessFile, mine: readonly TenantInfo[]): string[] {
+  const known = new Set(mine.flatMap((t) => [t.id, t.slug]));
+  return [
+    ...new Set(
+      file.blocks
+        .flatMap((b) => (b.tenants === 'all' ? [] : b.tenants.map((t) => t.ref)))
+        .filter((r) => !known.has(r)),
+    ),
+  ];
+}
 
 /**
  * What each tenant should have: the tenants the blocks name (by slug or id, or `all`: every
@@ -12,13 +26,15 @@ import type { Problem } from './source.js';
 export function desiredTenants(
   file: AccessFile,
   mine: readonly TenantInfo[],
+  /** Tenants the caller sees (an org_admin) but holds no role in, by slug and id. */
+  seen: ReadonlyMap<string, TenantSummary> = new Map(),
 ): { tenants: TenantInfo[]; desired: Map<string, DesiredTenant>; problems: Problem[] } {
   const problems: Problem[] = [];
   const tenants = new Map<string, TenantInfo>();
   const desired = new Map<string, DesiredTenant>();
   const slugs = mine.map((t) => t.slug);
   for (const block of file.blocks) {
-    for (const tenant of blockTenants(block, mine, slugs, problems)) {
+    for (const tenant of blockTenants(block, mine, slugs, seen, problems)) {
       tenants.set(tenant.id, tenant);
       let into = desired.get(tenant.id);
       if (!into) {
@@ -35,6 +51,7 @@ function blockTenants(
   block: Block,
   mine: readonly TenantInfo[],
   slugs: string[],
+  seen: ReadonlyMap<string, TenantSummary>,
   problems: Problem[],
 ): TenantInfo[] {
   if (block.tenants === 'all') {
@@ -50,6 +67,11 @@ function blockTenants(
   return block.tenants.flatMap((ref) => {
     const tenant = mine.find((t) => t.id === ref.ref || t.slug === ref.ref);
     if (tenant) return [tenant];
+    const visible = seen.get(ref.ref);
+    if (visible) {
+      problems.push({ line: ref.line, message: seenButNotHeld(ref.ref, visible), forbidden: true });
+      return [];
+    }
     problems.push({
       line: ref.line,
       message: `tenant "${ref.ref}" is not one of your tenants${didYouMean(ref.ref, slugs)} (svc tenants ls lists them)`,
@@ -58,7 +80,11 @@ function blockTenants(
   });
 }
 
-const content = (entry: Located) => JSON.stringify({ ...entry, line: undefined });
+/** What an entry says, lists of names (permissions, event types, scopes) in any order. */
+const content = (entry: Located) =>
+  JSON.stringify({ ...entry, line: undefined }, (_key, value) =>
+    Array.isArray(value) && value.every((v) => typeof v === 'string') ? [...value].sort() : value,
+  );
 
 function add(into: DesiredTenant, block: Block, tenant: TenantInfo, problems: Problem[]): void {
   const once = <T extends Located>(map: Map<string, T>, key: string, entry: T, what: string, hint = '') => {

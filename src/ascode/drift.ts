@@ -5,6 +5,7 @@ import { comparable, fingerprint } from './fingerprint.js';
 import type { LiveTenant } from './live.js';
 import { KINDS, type Kind } from './model.js';
 import { changeKey, PLAN_FORMAT, type PlanChange, type PlanDocument } from './plan.js';
+import { planShapeProblem } from './plan-schema.js';
 
 /**
  * A saved plan is applied only to the state it was computed from. Each change's resource must
@@ -24,14 +25,17 @@ export function readPlanDocument(label: string, bytes: Buffer): PlanDocument {
     });
   }
   const plan = doc as Partial<PlanDocument> | null;
-  if (
-    plan === null ||
-    typeof plan !== 'object' ||
-    plan.svc_plan !== PLAN_FORMAT ||
-    !Array.isArray(plan.tenants)
-  ) {
+  if (plan === null || typeof plan !== 'object' || plan.svc_plan !== PLAN_FORMAT) {
     throw new UsageError(`${label} is not a plan saved by svc plan --out (format ${PLAN_FORMAT})`, {
       hint: 'pass an access file with -f FILE, or save a plan with `svc plan -f FILE --out PLAN.json`',
+    });
+  }
+  // Cut short or edited by hand: refused as a whole, before any of it is believed.
+  const problem = planShapeProblem(plan);
+  if (problem !== undefined) {
+    throw new UsageError(`${label} is not a plan svc wrote: ${problem}`, {
+      code: 'invalid_plan',
+      hint: 'a plan is applied as svc plan --out saved it; save a new one with `svc plan -f FILE --out PLAN.json`',
     });
   }
   return plan as PlanDocument;
@@ -44,7 +48,7 @@ const KIND_WORDS: Record<Kind, string> = {
   oauth_client: 'OAuth clients',
 };
 
-type Current = { print: string | null; done: boolean };
+type Current = { print: string | null; done: boolean; replaced?: boolean };
 
 /** The live resource a change is about: its fingerprint now, and whether the change is already made. */
 function current(change: PlanChange, live: LiveTenant): Current {
@@ -59,7 +63,11 @@ function current(change: PlanChange, live: LiveTenant): Current {
     const role = live.roles.get(change.name);
     const found = role?.kind === 'custom' ? role : undefined;
     return found
-      ? { print: fingerprint(comparable.role(found)), done: !gone && wants(found as never) }
+      ? {
+          print: fingerprint(comparable.role(found)),
+          done: !gone && wants(found as never) && (change.id === null || change.id === found.id),
+          replaced: change.id !== null && change.id !== found.id,
+        }
       : { print: null, done: gone };
   }
   if (change.kind === 'grant') {
@@ -109,7 +117,14 @@ export function checkDrift(
         done.add(changeKey(tenant.id, change));
         continue;
       }
-      const how = change.before === null ? 'was created' : now.print === null ? 'was removed' : 'changed';
+      const how =
+        change.before === null
+          ? 'was created'
+          : now.print === null
+            ? 'was removed'
+            : now.replaced
+              ? 'was replaced (deleted and created again)'
+              : 'changed';
       drift.push(`${tenant.slug}: ${what(change)} ${how} since the plan`);
     }
     const digests = unchangedDigests(have, tenant.scope, tenant.changes);

@@ -1,16 +1,18 @@
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { SvcError, UsageError } from '../errors.js';
 import type { Platform } from '../platform/index.js';
-import { desiredTenants } from './desired.js';
+import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
 import { type LiveTenant, readLive, type TenantInfo } from './live.js';
-import { refuseLockout } from './lockout.js';
+import { refuseSelf } from './lockout.js';
+import type { AccessFile } from './model.js';
 import { PLAN_FORMAT, type PlanDocument, type PlanTenant, summarize } from './plan.js';
 import { checkReferences } from './references.js';
 import { checkShape, type ShapeProblem } from './shape.js';
 import { type Problem, parseSource, type Source } from './source.js';
+import { visibleTenants } from './visible.js';
 
 /**
  * From a file to a plan: read it, check everything (its shape, then what needs no platform,
@@ -34,10 +36,42 @@ export function failWithProblems(
   if (sorted.length > SHOWN)
     ctx.out.info(`… and ${(sorted.length - SHOWN).toLocaleString('en')} more problems`);
   const count = `${sorted.length.toLocaleString('en')} ${sorted.length === 1 ? 'problem' : 'problems'}`;
+  if (sorted.every((p) => p.forbidden)) {
+    // Nothing wrong with the file: the caller lacks access to a tenant it names (exit 4).
+    throw new SvcError('forbidden', `${count} in ${label}; ${stage}`, {
+      code: 'tenant_not_held',
+      hint: 'ask a tenant_admin there for a role, then log in again so your credential names the tenant',
+    });
+  }
   throw new UsageError(`${count} in ${label}; ${stage}`, {
     code: 'invalid_file',
     hint: 'fix them and run the command again',
   });
+}
+
+/** The platform's side of the checks: who the caller is, the tenants named, their live state. */
+async function readPlatform(ctx: Context, platform: Platform, file: AccessFile, problems: Problem[]) {
+  const me = await platform.me.get({ signal: ctx.signal, tenant: null });
+  const mine: TenantInfo[] = (me.tenants ?? []).map((t) => ({
+    id: t.id,
+    slug: t.slug,
+    display_name: t.display_name,
+    role: t.role,
+  }));
+  const unknown = unknownTenantRefs(file, mine);
+  const seen = await visibleTenants(platform, unknown, ctx.signal);
+  const resolved = desiredTenants(file, mine, seen);
+  problems.push(...resolved.problems);
+  const { tenants, desired } = resolved;
+  let live = new Map<string, LiveTenant>();
+  if (tenants.length > 0) {
+    const catalog = (
+      await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })
+    ).items.map((p) => p.name);
+    live = await readLive(platform, tenants, ctx.signal);
+    problems.push(...(await checkReferences(platform, file, tenants, desired, live, catalog, ctx.signal)));
+  }
+  return { me, tenants, desired, live };
 }
 
 export interface ComputedPlan {
@@ -56,12 +90,18 @@ export interface CheckedFile {
 export function readFile(ctx: Context, label: string, bytes: Buffer): CheckedFile {
   const parsed = parseSource(label, bytes);
   if (!parsed.ok) failWithProblems(ctx, label, parsed.problems, 'nothing was read from the platform');
+  const value = parsed.source.value as Record<string, unknown>;
+  if (typeof value === 'object' && !Array.isArray(value) && 'svc_plan' in value) {
+    throw new UsageError(`${label} is a plan saved by svc plan --out, not an access file`, {
+      hint: `apply it with svc apply ${label} (no -f), or give the access file it was planned from`,
+    });
+  }
   return { source: parsed.source, shape: checkShape(parsed.source.value) };
 }
 
 export async function computePlan(
   ctx: Context,
-  platform: Platform,
+  getPlatform: () => Promise<Platform>,
   checked: CheckedFile,
   anchorMs: number,
 ): Promise<ComputedPlan> {
@@ -70,26 +110,22 @@ export async function computePlan(
   const { file, problems } = readEntries(source, ctx.clock.now(), shape);
   problems.push(...shape.map((p) => ({ line: source.line(p.path), message: p.message })));
   source.release();
-  const me = await platform.me.get({ signal: ctx.signal, tenant: null });
-  const mine: TenantInfo[] = (me.tenants ?? []).map((t) => ({
-    id: t.id,
-    slug: t.slug,
-    display_name: t.display_name,
-    role: t.role,
-  }));
-  const resolved = desiredTenants(file, mine);
-  problems.push(...resolved.problems);
-  const { tenants, desired } = resolved;
-  let live = new Map<string, LiveTenant>();
-  if (tenants.length > 0) {
-    const catalog = (
-      await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })
-    ).items.map((p) => p.name);
-    live = await readLive(platform, tenants, ctx.signal);
-    problems.push(...(await checkReferences(platform, file, tenants, desired, live, catalog, ctx.signal)));
+  let read: Awaited<ReturnType<typeof readPlatform>>;
+  try {
+    read = await readPlatform(ctx, await getPlatform(), file, problems);
+  } catch (error) {
+    // Offline (a lint step, a server down, no credential): the file's own problems still count.
+    if (problems.length === 0 || ctx.signal.aborted) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    failWithProblems(
+      ctx,
+      file.label,
+      problems,
+      `the platform could not be read (${why}), so tenants, roles and users were not checked; nothing was compared or changed`,
+    );
   }
+  const { me, tenants, desired, live } = read;
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was compared or changed');
-
   const planned: PlanTenant[] = [];
   for (const tenant of tenants) {
     const diff = diffTenant({
@@ -99,7 +135,7 @@ export async function computePlan(
       anchorMs,
     });
     problems.push(...diff.problems);
-    if (me.type === 'user') refuseLockout(live.get(tenant.id)!, diff.tenant.changes, me.id);
+    if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);
     planned.push(diff.tenant);
   }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');

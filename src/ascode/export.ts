@@ -1,6 +1,7 @@
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
 import type { LiveGrant, LiveTenant } from './live.js';
+import { looksSecret } from './shape.js';
 
 /**
  * The live state as an access file: every custom role, active grant, webhook and OAuth client
@@ -94,6 +95,57 @@ function duplicates(values: readonly string[]): Set<string> {
   const twice = new Set<string>();
   for (const v of values) (seen.has(v) ? twice : seen).add(v);
   return twice;
+}
+
+/** A value of the live state that svc's file check would refuse as a secret, and how to fix it. */
+export interface SecretValue {
+  tenant: string;
+  kind: string;
+  name: string;
+  field: string;
+  fix: string;
+}
+
+const FIXES: Record<string, (tenant: string, entry: Doc, field: string) => string> = {
+  roles: (t, e) => `svc --tenant ${t} roles update ${e.name} --description TEXT`,
+  grants: (t, e) =>
+    `a justification cannot be edited: svc --tenant ${t} roles revoke USER ${e.role}, then grant it again with another`,
+  webhooks: (t, e) =>
+    `svc --tenant ${t} webhooks update WEBHOOK_ID --${String(e.field ?? 'description')} TEXT`,
+  oauth_clients: (t) => `svc --tenant ${t} oauth update CLIENT_ID --description TEXT`,
+};
+
+const KIND_NAMES: Record<string, string> = {
+  roles: 'role',
+  grants: 'grant',
+  webhooks: 'webhook',
+  oauth_clients: 'OAuth client',
+};
+
+/**
+ * Every value of an export that the file check (`looksSecret`, ./shape.ts) would refuse: an
+ * export never writes a secret into a file meant for review, and never one svc plan rejects.
+ */
+export function secretValues(doc: Doc): SecretValue[] {
+  const found: SecretValue[] = [];
+  for (const block of doc.blocks as Doc[]) {
+    const tenant = block.tenants as string;
+    for (const kind of Object.keys(KIND_NAMES)) {
+      for (const entry of (block[kind] as Doc[] | undefined) ?? []) {
+        for (const [field, value] of Object.entries(entry)) {
+          const texts = Array.isArray(value) ? value : [value];
+          if (!texts.some((v) => typeof v === 'string' && looksSecret(v))) continue;
+          const name =
+            kind === 'grants'
+              ? `${String(entry.user ?? (entry.users as string[]).join(','))} ${String(entry.role)}`
+              : String(entry.name ?? entry.url);
+          const fix = FIXES[kind]!(tenant, { ...entry, field }, field);
+          found.push({ tenant, kind: KIND_NAMES[kind]!, name, field, fix });
+        }
+      }
+    }
+  }
+  return found;
 }
 
 // ── YAML ─────────────────────────────────────────────────────────────────────────────────

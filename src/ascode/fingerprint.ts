@@ -15,9 +15,17 @@ const sorted = (values: readonly string[] | undefined) => [...(values ?? [])].so
 
 /** The fields of each kind a plan compares, as plain values (sets sorted). */
 export const comparable = {
-  role: (r: Role) => ({ name: r.name, description: r.description ?? '', permissions: sorted(r.permissions) }),
-  grant: (g: LiveGrant) => ({ user: g.user, role: g.roleName, expires_at: g.expiresAt }),
+  // Ids too: a role deleted and re-created with the same name is another role (a saved plan's
+  // change would go to the old id), and a grant of it another grant.
+  role: (r: Role) => ({
+    id: r.id,
+    name: r.name,
+    description: r.description ?? '',
+    permissions: sorted(r.permissions),
+  }),
+  grant: (g: LiveGrant) => ({ user: g.user, role: g.roleName, role_id: g.roleId, expires_at: g.expiresAt }),
   webhook: (w: Webhook) => ({
+    id: w.id,
     url: w.url,
     event_types: sorted(w.event_types),
     description: w.description ?? '',
@@ -25,6 +33,7 @@ export const comparable = {
     max_attempts: w.max_attempts ?? null,
   }),
   oauth_client: (c: OAuthClient) => ({
+    client_id: c.client_id,
     name: c.name,
     description: c.description ?? '',
     redirect_uris: sorted(c.redirect_uris),

@@ -1,6 +1,7 @@
 import { grantsPermission } from '../api/roles.js';
 import type { LiveTenant } from './live.js';
-import type { PlanChange } from './plan.js';
+import type { PlanChange, PlanDocument } from './plan.js';
+import { headline } from './render.js';
 
 /**
  * What it takes to administer a tenant with svc apply: reading and managing roles and grants,
@@ -14,6 +15,30 @@ export const ADMINISTERING = [
   'webhook.manage',
   'oauth_client.manage',
 ] as const;
+
+/**
+ * Marks the grant changes the platform refuses for the caller whatever they hold (403
+ * `self_assignment`, also svc's policy): granting themselves a role, or moving their own grant's
+ * expiry. Revoking one's own grant is allowed (refuseLockout decides whether it locks them out).
+ */
+export function refuseOwnGrants(changes: PlanChange[], caller: string): number {
+  let refused = 0;
+  for (const change of changes) {
+    if (change.kind !== 'grant' || change.grant?.user !== caller || change.action === 'delete') continue;
+    const what =
+      change.action === 'create'
+        ? `nobody grants themselves a role (${change.grant.role})`
+        : `nobody changes the expiry of their own grant (${change.grant.role})`;
+    change.refused = `${what}: the platform refuses it (self_assignment); have another administrator make this change, or leave it out of the file`;
+    refused++;
+  }
+  return refused;
+}
+
+/** Both rules of what the caller may not do to themselves: the number of changes refused. */
+export function refuseSelf(live: LiveTenant, changes: PlanChange[], caller: string): number {
+  return refuseOwnGrants(changes, caller) + refuseLockout(live, changes, caller);
+}
 
 /**
  * Marks the changes that would take away the caller's own administration of the tenant
@@ -63,4 +88,29 @@ export function refuseLockout(live: LiveTenant, changes: PlanChange[], caller: s
     refused++;
   }
   return refused;
+}
+
+/**
+ * The changes of a plan that refuseSelf refuses against the live state now (one line each): a
+ * saved plan, or a resumed run's, is judged on the caller's grants at apply time. `pending` says
+ * which changes this run would still make.
+ */
+export function refusedNow(
+  doc: PlanDocument,
+  live: ReadonlyMap<string, LiveTenant>,
+  pending: (tenant: string, change: PlanChange) => boolean,
+  caller: string,
+): string[] {
+  const lines: string[] = [];
+  for (const tenant of doc.tenants) {
+    const have = live.get(tenant.id);
+    if (!have) continue;
+    // Copies: the plan's own `refused` marks stay as they were (svc apply reports those).
+    const changes = tenant.changes.filter((c) => !c.refused && pending(tenant.id, c)).map((c) => ({ ...c }));
+    refuseSelf(have, changes, caller);
+    for (const change of changes) {
+      if (change.refused) lines.push(`${tenant.slug}: ${headline(change).slice(2)}: ${change.refused}`);
+    }
+  }
+  return lines;
 }

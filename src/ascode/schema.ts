@@ -1,4 +1,5 @@
 import { EVENT_TYPES, OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../api/constants.js';
+import { DURATION_PATTERN } from '../api/expiry.js';
 import { JUSTIFICATION_MAX, PERMISSION_PATTERN, ROLE_NAME_PATTERN } from '../api/roles.js';
 
 /**
@@ -67,11 +68,14 @@ const GRANT = {
     expires_at: text('When the grant ends: an ISO 8601 time with a zone, in the future', {
       format: 'date-time',
     }),
-    expires_in: text('A duration (30m, 8h, 7d; at most 365d) or never: how long a new grant lasts', {
-      pattern: '^(\\d+\\s*[mhdMHD]|never)$',
-      $comment:
-        'An existing grant that ends within it is left as it is; one that ends later, or never, is shortened to it.',
-    }),
+    expires_in: text(
+      'A duration (30m, 8h, 7d; m minutes, h hours, d days; at most 365d) or never: how long a new grant lasts',
+      {
+        pattern: DURATION_PATTERN,
+        $comment:
+          'Checked by svc with the parser of --expires-in (M is refused: minutes or months?). An existing grant that ends within it is left as it is; one that ends later, or never, is shortened to it.',
+      },
+    ),
     justification: text('Why (kept in the audit trail); needed when an expiry is changed', {
       minLength: 1,
       maxLength: JUSTIFICATION_MAX,

@@ -1,3 +1,4 @@
+import { DURATION_PATTERN, parseDuration } from '../api/expiry.js';
 import { didYouMean } from '../api/suggest.js';
 import { isSecretField, redactText } from '../http/redact.js';
 import { CONFIG_SCHEMA } from './schema.js';
@@ -49,6 +50,14 @@ const NAMES: Record<string, string> = {
 
 export const SECRET_ADVICE =
   'secrets never go in the file: svc apply writes those of new webhooks and OAuth clients to --secret-dir';
+
+/** Patterns svc checks with the parser they render (one grammar, its own messages). */
+const PARSERS: Record<string, (value: string) => string | undefined> = {
+  [DURATION_PATTERN]: (value) => {
+    const parsed = parseDuration(value);
+    return parsed.ok ? undefined : parsed.message;
+  },
+};
 
 /** Every problem of the value's shape; an empty list when it fits. */
 export function checkShape(value: unknown): ShapeProblem[] {
@@ -103,8 +112,15 @@ function walk(schema: Schema, value: unknown, path: Path, what: string, out: Sha
       walk(branch, value, path, what, trial);
       return trial.length === 0;
     });
-    if (!fitting)
-      out.push({ path, message: `${named(path)} must be: ${schema.description ?? 'another value'}` });
+    if (fitting) return;
+    // A value of the kind exactly one branch takes (a list, for `tenants`) is wrong inside:
+    // that branch says where (`item 2 of "tenants" must be text`).
+    const sameKind = schema.anyOf.filter((branch) => branch.type !== undefined && fits(branch.type, value));
+    if (sameKind.length === 1 && typeof value === 'object') {
+      walk(sameKind[0]!, value, path, what, out);
+      return;
+    }
+    out.push({ path, message: `${named(path)} must be: ${schema.description ?? 'another value'}` });
     return;
   }
   if (schema.const !== undefined && value !== schema.const) {
@@ -132,13 +148,21 @@ function walk(schema: Schema, value: unknown, path: Path, what: string, out: Sha
   }
 }
 
+/** A value shaped like a secret (`whsec_…`, `svc_sk_…`, a JWT): never in an access file. */
+export function looksSecret(value: string): boolean {
+  return redactText(value) !== value;
+}
+
 function checkText(schema: Schema, value: string, path: Path, out: ShapeProblem[]): void {
-  if (redactText(value) !== value) {
+  if (looksSecret(value)) {
     out.push({ path, message: `${named(path)} looks like a secret; ${SECRET_ADVICE}` });
   } else if (schema.minLength !== undefined && value.trim().length < schema.minLength) {
     out.push({ path, message: `${named(path)} must not be empty` });
   } else if (schema.maxLength !== undefined && value.length > schema.maxLength) {
     out.push({ path, message: `${named(path)} is longer than ${schema.maxLength} characters` });
+  } else if (schema.pattern !== undefined && PARSERS[schema.pattern]) {
+    const problem = PARSERS[schema.pattern]!(value);
+    if (problem) out.push({ path, message: `${named(path)} ${problem}` });
   } else if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
     const rule = schema.description ? `: ${schema.description}` : '';
     out.push({ path, message: `${named(path)} ${JSON.stringify(value)} is not valid${rule}` });

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isoSeconds } from '../api/time.js';
@@ -149,6 +158,21 @@ export class Journal {
     this.#fd ??= openSync(this.path, 'a');
     // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
     writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
+  }
+}
+
+/** A journal is a file: `--journal DIR` is refused with what to give instead. */
+export function refuseDirectory(path: string): void {
+  let directory = false;
+  try {
+    directory = statSync(path).isDirectory();
+  } catch {
+    // absent (a new run) or unreadable (said when it is read)
+  }
+  if (directory) {
+    throw new UsageError(`--journal ${path} is a directory; the journal is a file`, {
+      hint: `give a file path, e.g. --journal ${join(path, 'svc-journal.ndjson')}`,
+    });
   }
 }
 

@@ -4,7 +4,8 @@ import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
 import { finishDryRun, finishRun } from './finish.js';
 import { withCompactHeap } from './heap.js';
-import { defaultJournalPath, Journal, type RunIdentity } from './journal.js';
+import { defaultJournalPath, Journal, type RunIdentity, refuseDirectory } from './journal.js';
+import { lockJournal } from './lock.js';
 import { resultStream } from './results.js';
 import { type BulkItem, type BulkResult, type BulkSummary, runItems, type Worker } from './runner.js';
 
@@ -80,11 +81,23 @@ function operationId(ctx: Context, verb: { kind: string; identity: unknown[] }):
 async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promise<BulkSummary | undefined> {
   const now = () => ctx.clock.now();
   const operation = operationId(ctx, verb);
-  const journal = Journal.load(
-    verb.journal ?? defaultJournalPath(ctx.env, verb.kind, operation),
-    operation,
-    now,
-  );
+  const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, operation);
+  refuseDirectory(path);
+  // A dry run only reads the journal; a real run holds it, from before it reads it to its end.
+  const unlock = verb.dryRun ? undefined : lockJournal(path, verb.kind.replaceAll('-', ' '), now());
+  try {
+    return await runLocked(ctx, verb, Journal.load(path, operation, now));
+  } finally {
+    unlock?.();
+  }
+}
+
+async function runLocked<T, R extends Row>(
+  ctx: Context,
+  verb: BulkVerb<T, R>,
+  journal: Journal,
+): Promise<BulkSummary | undefined> {
+  const now = () => ctx.clock.now();
   const total = await verb.prepare(journal.run, journal);
   if (total === 0 && verb.empty !== undefined) {
     if (ctx.out.mode === 'json') await ctx.out.jsonList([]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { desiredTenants } from '../../src/ascode/desired.js';
 import { readEntries } from '../../src/ascode/entries.js';
 import { checkShape } from '../../src/ascode/shape.js';
 import { parseSource } from '../../src/ascode/source.js';
@@ -53,7 +54,7 @@ describe('an access file with problems', () => {
       '7: "name" "Fx Desk" is not valid: Lowercase letters, digits, _ and -; tenant_ and org_ are kept for built-in roles',
       '9: "client_secret": secrets never go in the file: svc apply writes those of new webhooks and OAuth clients to --secret-dir',
       '11: a grant needs "user" or "users", not both',
-      '14: "expires_in" "2 weeks" is not valid: A duration (30m, 8h, 7d; at most 365d) or never: how long a new grant lasts',
+      '14: "expires_in" "2 weeks" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never',
       '18: "expire_in" is not a field of a grant (did you mean expires_in?) (fields: user, users, role, expires_at, expires_in, justification)',
       '21: item 2 of "event_types" must be one of exception.sla.breached, exception.created, exception.assigned, exception.resolved, reconciliation.completed, reconciliation.failed, webhook.test, not "exception.resolvd" (did you mean exception.resolved?)',
       '22: "description" looks like a secret; secrets never go in the file: svc apply writes those of new webhooks and OAuth clients to --secret-dir',
@@ -107,7 +108,7 @@ blocks:
     );
     expect(problemsOf('access.json', text)).toEqual([
       '12: "colour" is not a field of a role (fields: name, description, permissions)',
-      '19: "expires_in" "soon" is not valid: A duration (30m, 8h, 7d; at most 365d) or never: how long a new grant lasts',
+      '19: "expires_in" "soon" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never',
     ]);
   });
 
@@ -117,7 +118,7 @@ blocks:
       'YAML, a key twice',
       'a.yaml',
       'version: 1\nversion: 1\nblocks: []\n',
-      /^2: not valid YAML: Map keys must be unique/,
+      /^2: "version" is given twice in the file; keep one$/,
     ],
     ['JSON', 'a.json', '{\n  "version": 1,\n  "blocks": [\n}\n', /^4: not valid JSON: /],
   ])('reports a syntax error of %s at its line', (_name, label, text, pattern) => {
@@ -134,6 +135,100 @@ blocks:
     expect(problemsOf('a.yaml', 'version: 1\nblocks:\n  - tenants: 7\n')).toEqual([
       '3: "tenants" must be: One tenant, a list of them, or all: every tenant where you are tenant_admin',
     ]);
+  });
+});
+
+describe('what the reader refuses in one line', () => {
+  const grantTwice = `{
+  "version": 1,
+  "blocks": [
+    {
+      "tenants": "acme-labs",
+      "grants": [
+        {
+          "user": "usr_bulk_000011",
+          "role": "tenant_viewer",
+          "justification": "read-only access for audit",
+          "role": "tenant_admin"
+        }
+      ]
+    }
+  ]
+}
+`;
+  it.each([
+    [
+      'a JSON key twice (the last would win)',
+      'a.json',
+      grantTwice,
+      ['11: "role" is given twice in this grant; keep one'],
+    ],
+    [
+      'a JSON key twice at the top',
+      'a.json',
+      '{"version":1,"version":1,"blocks":[]}',
+      ['1: "version" is given twice in the file; keep one'],
+    ],
+    [
+      'a YAML key twice in a grant',
+      'a.yaml',
+      'version: 1\nblocks:\n  - tenants: a\n    grants:\n      - user: u\n        role: r\n        role: s\n',
+      ['7: "role" is given twice in this grant; keep one'],
+    ],
+    [
+      'a YAML merge key',
+      'a.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - &g\n        user: usr_a\n        role: tenant_viewer\n      - <<: *g\n        user: usr_b\n',
+      [
+        '8: merge keys (<<) are not supported; repeat the fields (several users alike: one grant with users: [...])',
+      ],
+    ],
+    [
+      'an empty file',
+      'a.yaml',
+      '',
+      ['undefined: the file is empty; it needs "version: 1" and "blocks:" (svc export writes one)'],
+    ],
+    [
+      'a file of comments',
+      'a.yaml',
+      '# nothing yet\n',
+      ['undefined: the file is empty; it needs "version: 1" and "blocks:" (svc export writes one)'],
+    ],
+    [
+      'an empty JSON file',
+      'a.json',
+      ' \n',
+      ['undefined: the file is empty; it needs "version: 1" and "blocks:" (svc export writes one)'],
+    ],
+    [
+      'two YAML documents',
+      'a.yaml',
+      'version: 1\nblocks: []\n---\nversion: 1\n',
+      ['3: the file holds more than one YAML document (a "---" line here); put everything in one'],
+    ],
+    [
+      'a bad item of a tenants list',
+      'a.yaml',
+      'version: 1\nblocks:\n  - tenants: [acme-labs, 42]\n',
+      ['3: item 2 of "tenants" must be text, not a whole number'],
+    ],
+    [
+      'YAML named .json',
+      'bad.json',
+      'version: 1\nblocks: [\n',
+      ['1: not valid JSON: a JSON access file starts with "{"; if this is YAML, name the file .yaml'],
+    ],
+    [
+      'an uppercase M in a duration',
+      'a.yaml',
+      'version: 1\nblocks:\n  - tenants: a\n    grants:\n      - user: u\n        role: r\n        expires_in: 6M\n',
+      [
+        '7: "expires_in" "6M": M is not a unit; write 6m for minutes (months are not a unit: use days, e.g. 30d, or an end time)',
+      ],
+    ],
+  ])('%s', (_name, label, text, expected) => {
+    expect(problemsOf(label, text)).toEqual(expected);
   });
 });
 
@@ -176,6 +271,38 @@ blocks:
     ]);
     expect(file.blocks[0]!.webhooks).toEqual([
       { line: 10, url: 'https://hooks.example.com/', event_types: ['exception.created'] },
+    ]);
+  });
+});
+
+describe('blocks that add up', () => {
+  it('takes a role declared again with its permissions in another order for the same role', () => {
+    const text = `version: 1
+blocks:
+  - tenants: all
+    roles:
+      - name: fx-desk
+        permissions: [exception.read, rule.write.fx]
+  - tenants: acme-labs
+    roles:
+      - name: fx-desk
+        permissions: [rule.write.fx, exception.read]
+      - name: other
+        permissions: [rule.read]
+  - tenants: acme-labs
+    roles:
+      - name: other
+        permissions: [rule.read, exception.read]
+`;
+    const parsed = parseSource('allt.yaml', Buffer.from(text));
+    if (!parsed.ok) throw new Error('parses');
+    const { file } = readEntries(parsed.source, NOW, []);
+    const labs = { id: 't1', slug: 'acme-labs', display_name: 'Labs', role: 'tenant_admin' };
+    expect(desiredTenants(file, [labs]).problems).toEqual([
+      {
+        line: 15,
+        message: 'role "other" is declared again for acme-labs with other values (first at line 11)',
+      },
     ]);
   });
 });

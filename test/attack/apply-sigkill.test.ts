@@ -46,14 +46,17 @@ describe('attack: svc apply killed with SIGKILL, then run again', () => {
     const before = await killedAfter(env, args, USERS + 200);
     expect(before.split('\n').length).toBeGreaterThan(USERS);
     const journals = readdirSync(join(env.SVC_STATE_DIR!, 'journals'));
-    // The journal, and the plan the run works from beside it.
+    // The journal, the plan the run works from beside it, and the lock the killed process left
+    // (its pid is gone, so the resume takes it over at once).
     expect(journals.sort().map((f) => f.replace(/-[0-9a-f]{16}/, ''))).toEqual([
       'apply.ndjson',
+      'apply.ndjson.lock',
       'apply.ndjson.plan.json',
     ]);
 
     const again = await svc(args, { env, timeoutMs: 120_000 });
     expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(join(env.SVC_STATE_DIR!, 'journals'))).toEqual([]);
     const rows = again.stdout
       .trim()
       .split('\n')

@@ -3,8 +3,11 @@
  * worked in-process, exact output on a Context over buffers. What each real bulk verb adds is
  * tested with it (test/commands/roles/assign-file.test.ts, test/commands/webhooks/replay.test.ts).
  */
+
+import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type BulkVerb, runBulkOperation } from '../../src/bulk/operation.js';
@@ -182,5 +185,88 @@ describe('runBulkOperation', () => {
     expect([again.code, again.stderr]).toEqual([0, '✓ 1 touched, 1 skipped in 0.0 s\n']);
     expect(journals()).not.toContain(name);
     expect((kept.error as { hint: string }).hint).toContain(join(dirs().SVC_STATE_DIR!, 'journals', name));
+  });
+
+  it('holds its journal while it runs: a second run of the same operation is refused before it does anything', async () => {
+    const journal = join(dirs().SVC_STATE_DIR!, 'held.ndjson');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const working = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const first = run(
+      verb(['ok', 'ok'], {
+        journal,
+        work: async () => {
+          started();
+          await gate;
+          return {};
+        },
+      }),
+    );
+    await working;
+    let worked = 0;
+    const second = await run(
+      verb(['ok', 'ok'], {
+        journal,
+        prepare: async () => {
+          worked++;
+          return 2;
+        },
+      }),
+    );
+    expect([second.code, second.stdout, worked]).toEqual([6, '', 0]);
+    expect(second.error).toMatchObject({
+      code: 'journal_locked',
+      message: expect.stringMatching(
+        new RegExp(
+          `^another svc test op of the same input is running \\(pid ${process.pid}, since .+\\); nothing was done$`,
+        ),
+      ),
+      hint: `wait for it to finish, then run the command again to pick up what is left (journal ${journal})`,
+    });
+    release();
+    expect((await first).code).toBe(0);
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+    // Once the first has ended, the same command runs.
+    expect((await run(verb(['ok'], { journal }))).code).toBe(0);
+  });
+
+  it('takes over a lock whose process is gone (SIGKILL): the resume is not blocked', async () => {
+    const dir = join(dirs().SVC_STATE_DIR!, 'stale');
+    mkdirSync(dir, { recursive: true });
+    const journal = join(dir, 'j.ndjson');
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    writeFileSync(
+      `${journal}.lock`,
+      JSON.stringify({ pid: gone, host: hostname(), since: '2026-01-01T00:00:00Z' }),
+    );
+    const r = await run(verb(['ok'], { journal }));
+    expect([r.code, r.stderr]).toEqual([0, '✓ 1 touched in 0.0 s\n']);
+    expect(readdirSync(dir)).toEqual([]);
+    // Another host's lock cannot be checked: it is never taken over, and the message says how to remove it.
+    writeFileSync(
+      `${journal}.lock`,
+      JSON.stringify({ pid: gone, host: 'elsewhere', since: '2026-01-01T00:00:00Z' }),
+    );
+    const other = await run(verb(['ok'], { journal }));
+    expect(other.code).toBe(6);
+    expect(other.error).toMatchObject({
+      hint: `wait for it to finish; if it is gone, remove ${journal}.lock`,
+    });
+  });
+
+  it('refuses --journal DIR, saying a journal is a file', async () => {
+    const dir = dirs().SVC_STATE_DIR!;
+    mkdirSync(dir, { recursive: true });
+    const r = await run(verb(['ok'], { journal: dir }));
+    expect(r.code).toBe(2);
+    expect(r.error).toMatchObject({
+      message: `--journal ${dir} is a directory; the journal is a file`,
+      hint: `give a file path, e.g. --journal ${join(dir, 'svc-journal.ndjson')}`,
+    });
   });
 });

@@ -1,10 +1,11 @@
 import { Command, Option } from 'commander';
 import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
-import { exportDocument, exportYaml } from '../../ascode/export.js';
+import { exportDocument, exportYaml, secretValues } from '../../ascode/export.js';
 import { readLive, type TenantInfo } from '../../ascode/live.js';
+import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import { writeFileWhole } from '../../system/output-file.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 
@@ -42,8 +43,21 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
   }
   const wanted =
     options.tenants.length > 0 ? options.tenants : [ctx.settings().values.tenant ?? me.tenant_id ?? ''];
+  const platform = await ctx.platform();
+  const seen = await visibleTenants(
+    platform,
+    wanted.filter((ref) => !mine.some((t) => t.id === ref || t.slug === ref)),
+    ctx.signal,
+  );
   return wanted.map((ref) => {
     const tenant = mine.find((t) => t.id === ref || t.slug === ref);
+    const visible = seen.get(ref);
+    if (!tenant && visible) {
+      throw new SvcError('forbidden', seenButNotHeld(ref, visible), {
+        code: 'tenant_not_held',
+        hint: `ask a tenant_admin of ${visible.slug} for a role, then log in again so your credential names the tenant`,
+      });
+    }
     if (!tenant) {
       throw new UsageError(
         `tenant "${ref}" is not one of your tenants${didYouMean(
@@ -61,6 +75,15 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   const tenants = await chooseTenants(ctx, options);
   const live = [...(await readLive(await ctx.platform(), tenants, ctx.signal)).values()];
   const doc = exportDocument(live);
+  const secrets = secretValues(doc);
+  if (secrets.length > 0) {
+    for (const s of secrets)
+      ctx.out.info(`${s.tenant}: ${s.kind} ${s.name}: "${s.field}" looks like a secret; fix: ${s.fix}`);
+    throw new UsageError(
+      `${secrets.length} value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written`,
+      { code: 'secret_in_live_state', hint: 'change them on the platform (see above), then export again' },
+    );
+  }
   const json =
     options.output === undefined ? ctx.out.isMachine : options.output.toLowerCase().endsWith('.json');
   const names = tenants.map((t) => `${t.display_name} (${t.slug})`).join(', ');

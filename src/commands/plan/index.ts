@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { computePlan, readFile } from '../../ascode/engine.js';
 import { countChanges } from '../../ascode/plan.js';
@@ -29,12 +30,17 @@ export function parsePlan(flags: Record<string, unknown>): PlanOptions {
  * nothing is changed. Exit 10 when changes are pending (ChangesPendingError), 0 when none.
  */
 export async function runPlan(ctx: Context, options: PlanOptions): Promise<void> {
+  if (options.out !== undefined && options.file !== '-' && samePath(options.out, options.file)) {
+    throw new UsageError(`--out ${options.out} is the access file given to -f; the plan would overwrite it`, {
+      hint: 'save the plan elsewhere, e.g. --out plan.json',
+    });
+  }
   const bytes = await readInputBytes(options.file, ctx.io.stdin, '-f');
   const label = options.file === '-' ? 'stdin' : options.file;
   const anchor = Math.floor(ctx.clock.now() / 1000) * 1000;
-  const platform = await ctx.platform();
+  // The file is read and checked before the platform (or a credential) is needed.
   const { document } = await withCompactHeap(async () =>
-    computePlan(ctx, platform, readFile(ctx, label, bytes), anchor),
+    computePlan(ctx, () => ctx.platform(), readFile(ctx, label, bytes), anchor),
   );
   if (options.out !== undefined) {
     writeFileWhole(options.out, `${JSON.stringify(document, null, 2)}\n`, '--out');
@@ -54,7 +60,7 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   ctx.out.info(summaryLine(summary, label));
   if (summary.refused > 0) {
     ctx.out.warn(
-      `svc apply refuses ${summary.refused} of these changes: they would take away your own administration (see "refused")`,
+      `svc apply refuses ${summary.refused} of these changes: they would change your own grants or take away your own administration (see "refused")`,
     );
   }
   if (options.out !== undefined)
@@ -62,6 +68,15 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
       `plan saved to ${options.out}; svc apply ${options.out} applies it while the live state is unchanged`,
     );
   if (countChanges(summary) > 0) throw new ChangesPendingError(summaryLine(summary, label));
+}
+
+/** Two names of one file (a link, `./a` and `a`); a file that does not exist yet is no other. */
+function samePath(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }
 
 export default function planCommand(make: MakeContext): Command {

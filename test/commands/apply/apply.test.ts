@@ -257,10 +257,13 @@ blocks:
   });
 
   it('refuses a plan made against another platform, and what is not a plan', async () => {
+    const source = writeFile(dir, 'other.yaml', 'version: 1\nblocks:\n  - tenants: acme-labs\n');
+    const saved = join(dir, 'other.saved.json');
+    expect((await svc.run(['plan', '-f', source, '--out', saved])).code).toBe(0);
     const plan = writeFile(
       dir,
       'other.json',
-      JSON.stringify({ svc_plan: 1, base_url: 'https://api.example.com', tenants: [] }),
+      JSON.stringify({ ...JSON.parse(readFileSync(saved, 'utf8')), base_url: 'https://api.example.com' }),
     );
     expect(await svc.run(['apply', plan, '--yes'])).toMatchObject({
       code: 2,

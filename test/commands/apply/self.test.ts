@@ -1,0 +1,181 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../../src/sandbox/seed.js';
+import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
+import { ndjson } from '../../helpers/context.js';
+import { call, useSandboxContext } from '../../helpers/sandbox.js';
+
+// What svc apply never does to the caller, judged when it applies (exploratory test s6, ascode):
+// a saved plan is checked against the caller's grants at apply time (another admin may have
+// revoked the grant that made a narrowing harmless); the platform's self_assignment rule is
+// planned as `refused`; a role replaced since the plan is drift; a plan that is not one svc
+// wrote is refused in one line.
+const svc = useSandboxContext({ users: 20 });
+const dir = mkdtempSync(join(tmpdir(), 'svc-apply-self-'));
+const LEDGER = tenantId('acme-ledger-uk');
+const APAC = tenantId('acme-apac');
+const real = { clock: { now: () => Date.now() } };
+const ADMIN = 'usr_admin';
+const ADMINISTERING = [
+  'role.read',
+  'role.manage',
+  'role.assign',
+  'webhook.read',
+  'webhook.manage',
+  'oauth_client.manage',
+];
+
+describe('svc apply and the caller', () => {
+  it('refuses a saved plan that would now take away your own administration: your other grant went since (exit 6, nothing sent)', async () => {
+    const sandbox = svc.sandbox();
+    const role = await as(sandbox, LEDGER, 'POST', '/v1/roles', {
+      name: 'superadmin2',
+      permissions: ADMINISTERING,
+    });
+    await as(sandbox, LEDGER, 'POST', `/v1/users/${user(6)}/roles`, {
+      role_id: 'tenant_admin',
+      expires_at: '2031-01-01T00:00:00Z',
+      justification: 'helper',
+    });
+    const other = sandbox.issueToken(user(6), { expiresInSeconds: 600 }).token;
+    const byOther = (method: string, path: string, body?: Record<string, unknown>) =>
+      call(sandbox, method, path, { token: other, tenant: LEDGER, ...(body ? { body } : {}) });
+    expect(
+      (
+        await byOther('POST', `/v1/users/${ADMIN}/roles`, {
+          role_id: role.id,
+          expires_at: '2031-01-01T00:00:00Z',
+          justification: 'second path',
+          idempotency_key: 'self-test-1',
+        })
+      ).status,
+    ).toBeLessThan(300);
+    const file = writeFile(
+      dir,
+      'lo2.yaml',
+      'version: 1\nmanage: {roles: all, grants: listed-roles}\nblocks:\n  - tenants: acme-ledger-uk\n    roles:\n      - name: superadmin2\n        permissions: [role.read]\n',
+    );
+    const saved = join(dir, 'lo2.plan.json');
+    const planned = await svc.run(['plan', '-f', file, '--out', saved, '--ndjson'], real);
+    expect(planned.code).toBe(10);
+    // Harmless when planned: tenant_admin still administers the tenant.
+    expect(ndjson(planned.stdout).filter((c) => c.refused)).toEqual([]);
+
+    expect((await byOther('DELETE', `/v1/users/${ADMIN}/roles/tenant_admin`)).status).toBeLessThan(300);
+    const before = await writes(sandbox);
+    const applied = await svc.run(['apply', saved, '--yes'], real);
+    expect(applied.code).toBe(6);
+    expect(applied.stdout).toBe('');
+    expect(applied.stderr).toBe(
+      `acme-ledger-uk: role superadmin2 (${role.id}): it would take away your own administration of acme-ledger-uk (role.manage, role.assign, webhook.read, webhook.manage, oauth_client.manage); keep it in the file, or have another administrator make this change\n` +
+        `error: your own grants changed since ${saved} was computed, and 1 of its change(s) would now change your own grants or take away your own administration; nothing was applied; run svc plan again and review the new plan\n`,
+    );
+    expect(await writes(sandbox)).toBe(before);
+    const held = await call(sandbox, 'GET', `/v1/roles/${role.id}`, {
+      token: sandbox.adminToken,
+      tenant: LEDGER,
+    });
+    expect([...held.body.permissions].sort()).toEqual([...ADMINISTERING].sort());
+  });
+
+  it('plans granting yourself a role, or moving your own expiry, as refused; apply sends nothing', async () => {
+    const file = writeFile(
+      dir,
+      'self.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - user: ${ADMIN}\n        role: tenant_admin\n        expires_in: 30d\n        justification: rotate\n      - user: ${ADMIN}\n        role: tenant_viewer\n      - user: ${user(10)}\n        role: tenant_viewer\n`,
+    );
+    const planned = await svc.run(['plan', '-f', file, '--ndjson'], real);
+    expect(planned.code).toBe(10);
+    expect(ndjson(planned.stdout).map((c) => [c.verb, c.name, c.refused ?? null])).toEqual([
+      [
+        'shorten',
+        `${ADMIN} tenant_admin`,
+        'nobody changes the expiry of their own grant (tenant_admin): the platform refuses it (self_assignment); have another administrator make this change, or leave it out of the file',
+      ],
+      [
+        'grant',
+        `${ADMIN} tenant_viewer`,
+        'nobody grants themselves a role (tenant_viewer): the platform refuses it (self_assignment); have another administrator make this change, or leave it out of the file',
+      ],
+      ['grant', `${user(10)} tenant_viewer`, null],
+    ]);
+    expect(planned.stderr).toContain('svc apply refuses 2 of these changes');
+    const before = await writes(svc.sandbox());
+    const applied = await svc.run(['apply', '-f', file, '--yes'], real);
+    expect(applied.code).toBe(2);
+    expect(applied.stderr).toMatch(
+      /^error: svc apply refuses acme-labs: shorten tenant_admin of usr_admin: nobody changes the expiry of their own grant/,
+    );
+    expect(await writes(svc.sandbox())).toBe(before);
+  });
+
+  it('takes a role deleted and created again with the same name for drift (exit 6), not for the role it planned', async () => {
+    const sandbox = svc.sandbox();
+    const first = await as(sandbox, APAC, 'POST', '/v1/roles', {
+      name: 'rc1',
+      permissions: ['exception.read'],
+    });
+    const file = writeFile(
+      dir,
+      'rc.yaml',
+      'version: 1\nmanage: {roles: all}\nblocks:\n  - tenants: acme-apac\n',
+    );
+    const saved = join(dir, 'rc.plan.json');
+    expect((await svc.run(['plan', '-f', file, '--out', saved], real)).code).toBe(10);
+    await call(sandbox, 'DELETE', `/v1/roles/${first.id}`, { token: sandbox.adminToken, tenant: APAC });
+    await as(sandbox, APAC, 'POST', '/v1/roles', { name: 'rc1', permissions: ['exception.read'] });
+    const before = await writes(sandbox);
+    const applied = await svc.run(['apply', saved, '--prune', '--yes'], real);
+    expect(applied.code).toBe(6);
+    expect(applied.stderr).toContain(
+      'acme-apac: role rc1 was replaced (deleted and created again) since the plan\n',
+    );
+    expect(applied.stderr).toContain('nothing was applied');
+    expect(await writes(sandbox)).toBe(before);
+  });
+
+  it.each([
+    [
+      'no changes',
+      (p: Record<string, any>) => ({ ...p, tenants: [{ id: LABS, slug: 'acme-labs' }] }),
+      'tenants[0].display_name is missing',
+    ],
+    [
+      'a change cut short',
+      (p: Record<string, any>) => ({
+        ...p,
+        tenants: [{ ...p.tenants[0], changes: [{ kind: 'grant', action: 'create' }] }],
+      }),
+      'tenants[0].changes[0].verb is missing',
+    ],
+    [
+      'a kind svc does not know',
+      (p: Record<string, any>) => ({
+        ...p,
+        tenants: [{ ...p.tenants[0], changes: [{ ...p.tenants[0].changes[0], kind: 'group' }] }],
+      }),
+      'tenants[0].changes[0].kind is "group"',
+    ],
+  ])('refuses a plan that is not one svc wrote: %s (exit 2, one line)', async (_name, edit, problem) => {
+    const file = writeFile(
+      dir,
+      'edit.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - { user: ${user(11)}, role: tenant_viewer }\n`,
+    );
+    const saved = join(dir, 'edit.plan.json');
+    expect((await svc.run(['plan', '-f', file, '--out', saved], real)).code).toBe(10);
+    const { readFileSync } = await import('node:fs');
+    const edited = writeFile(
+      dir,
+      'edited.json',
+      JSON.stringify(edit(JSON.parse(readFileSync(saved, 'utf8')))),
+    );
+    expect(await svc.run(['apply', edited, '--yes'], real)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${edited} is not a plan svc wrote: ${problem}; a plan is applied as svc plan --out saved it; save a new one with \`svc plan -f FILE --out PLAN.json\`\n`,
+    });
+  });
+});

@@ -1,0 +1,39 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../../src/sandbox/seed.js';
+import { as, user } from '../../helpers/ascode.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+// svc export never writes a value its own file check refuses as a secret (exploratory test s6,
+// ascode): it names each one and how to change it on the platform, and writes nothing (exit 2).
+const svc = useSandboxContext({ users: 5 });
+const dir = mkdtempSync(join(tmpdir(), 'svc-export-secrets-'));
+const LEDGER = tenantId('acme-ledger-uk');
+
+describe('svc export of a secret-shaped value', () => {
+  it('refuses, listing each field and its fix, and writes nothing', async () => {
+    const sandbox = svc.sandbox();
+    await as(sandbox, LEDGER, 'POST', '/v1/roles', {
+      name: 'sec-desc',
+      description: 'old key whsec_0123456789abcdefABCDEF was rotated',
+      permissions: ['exception.read'],
+    });
+    await as(sandbox, LEDGER, 'POST', `/v1/users/${user(1)}/roles`, {
+      role_id: 'tenant_viewer',
+      expires_at: '2031-01-01T00:00:00Z',
+      justification: 'per ticket, token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnop',
+    });
+    const out = join(dir, 'ledger.yaml');
+    expect(await svc.run(['export', '--tenant', 'acme-ledger-uk', '-o', out])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'acme-ledger-uk: role sec-desc: "description" looks like a secret; fix: svc --tenant acme-ledger-uk roles update sec-desc --description TEXT\n' +
+        `acme-ledger-uk: grant ${user(1)} tenant_viewer: "justification" looks like a secret; fix: a justification cannot be edited: svc --tenant acme-ledger-uk roles revoke USER tenant_viewer, then grant it again with another\n` +
+        'error: 2 value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written; change them on the platform (see above), then export again\n',
+    });
+    expect(existsSync(out)).toBe(false);
+  });
+});
