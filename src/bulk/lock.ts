@@ -20,6 +20,9 @@ import { SvcError, UsageError } from '../errors.js';
  * to remove it.
  */
 
+/** The locks this process holds: a holder with our own pid that is not among them is a past process. */
+const heldHere = new Set<string>();
+
 interface Holder {
   pid: number;
   host: string;
@@ -44,6 +47,7 @@ export function lockJournal(journal: string, command: string, nowMs: number): ()
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(path, `${JSON.stringify(mine)}\n`, { flag: 'wx', mode: 0o600 });
+      heldHere.add(path);
       return () => release(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -53,7 +57,7 @@ export function lockJournal(journal: string, command: string, nowMs: number): ()
       }
     }
     const holder = readHolder(path);
-    if (holder && (holder.host !== mine.host || alive(holder.pid))) {
+    if (holder && (holder.host !== mine.host || alive(holder.pid, path))) {
       throw heldBy(holder, command, journal, path, holder.host === mine.host);
     }
     if (!holder) {
@@ -96,7 +100,12 @@ function readHolder(path: string): Holder | undefined {
   return undefined;
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether the lock's holder still runs. Our own pid holds it only if this process took it: a
+ * container started again gets the pid its killed predecessor had, and must not wait for itself.
+ */
+function alive(pid: number, path: string): boolean {
+  if (pid === process.pid) return heldHere.has(path);
   try {
     process.kill(pid, 0);
     return true;
@@ -127,6 +136,7 @@ function removeStale(path: string, holder: Holder | undefined): void {
 }
 
 function release(path: string): void {
+  heldHere.delete(path);
   const holder = readHolder(path);
   if (holder && holder.pid !== process.pid) return;
   rmSync(path, { force: true });

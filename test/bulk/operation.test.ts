@@ -247,6 +247,14 @@ describe('runBulkOperation', () => {
     const r = await run(verb(['ok'], { journal }));
     expect([r.code, r.stderr]).toEqual([0, '✓ 1 touched in 0.0 s\n']);
     expect(readdirSync(dir)).toEqual([]);
+    // Our own pid, in a lock this process did not take: a killed predecessor that had the same
+    // pid (a container started again). It is gone, and the resume is not refused by itself.
+    writeFileSync(
+      `${journal}.lock`,
+      JSON.stringify({ pid: process.pid, host: hostname(), since: '2026-01-01T00:00:00Z' }),
+    );
+    expect((await run(verb(['ok'], { journal }))).code).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
     // Another host's lock cannot be checked: it is never taken over, and the message says how to remove it.
     writeFileSync(
       `${journal}.lock`,
