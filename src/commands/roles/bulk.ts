@@ -221,10 +221,29 @@ const revoke =
     }
   };
 
-/** --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row. */
-const plan =
-  (platform: Platform, kind: BulkKind, extend = false): Worker<Row> =>
-  async ({ data: row }, { signal }) => {
+/** The platform's self_assignment rule (svc plan marks the same rows refused), in a dry run's words. */
+const SELF = {
+  code: 'self_assignment',
+  message:
+    'you cannot grant a role to yourself or move your own expiry (self_assignment); ask another administrator',
+};
+
+/**
+ * --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row.
+ * A grant to the caller themself would fail whatever they hold (403 self_assignment, checked
+ * before anything else), so it is planned as a failure, not as a grant.
+ */
+const plan = (platform: Platform, kind: BulkKind, extend = false): Worker<Row> => {
+  let caller: Promise<string> | undefined;
+  return async ({ data: row }, { signal }) => {
+    if (kind === 'assign') {
+      // A server that cannot say who the caller is leaves the rule to the real run.
+      caller ??= platform.me
+        .get({ signal, tenant: null })
+        .then((me) => me.id)
+        .catch(() => '');
+      if ((await caller) === row.user) return { status: 'failed', error: SELF };
+    }
     const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
     const active: RoleAssignment | undefined = held.find(
       (a) => a.status === 'active' && a.role_id === row.role.id,
@@ -247,3 +266,4 @@ const plan =
     if (!active) return { status: 'skipped', reason: 'not_assigned' };
     return { audit_trail_id: active.audit_trail_id };
   };
+};

@@ -276,6 +276,40 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     expect(existsSync(svc.journals) ? readdirSync(svc.journals) : []).toEqual([]);
   });
 
+  it('--dry-run plans a grant to the caller themself as a failure, as the real run is refused (self_assignment)', async () => {
+    const { name, path } = await grantsFile([
+      ['usr_admin', '8h', 'me'],
+      [bulkUser(32), '8h', 'b'],
+    ]);
+    const clock = fixedClock();
+    const dry = await svc.run(['roles', 'assign', '--file', path, '--dry-run', '--concurrency', '1'], {
+      clock,
+    });
+    const self =
+      'you cannot grant a role to yourself or move your own expiry (self_assignment); ask another administrator';
+    expect([dry.code, dry.stdout]).toEqual([
+      7,
+      `2\tfail\tusr_admin\t${name}\t\t\t${self}\n` +
+        `3\tgrant\t${bulkUser(32)}\t${name}\t${isoSeconds(clock.ms + 8 * H)}\t\t\n`,
+    ]);
+    expect(dry.stderr).toBe(
+      'dry run: 1 would be granted, 0 would be skipped, 1 would fail\n' +
+        `error: 1 of 2 item(s) would fail: line 2: ${self}; nothing was changed; fix them before running without --dry-run\n`,
+    );
+    // The real run: the platform refuses that row and grants the other.
+    // (Its own journal, kept for the failed row, out of the way of the other tests' journals.)
+    const journal = `${path}.journal`;
+    const real = await svc.run(
+      ['roles', 'assign', '--file', path, '--ndjson', '--concurrency', '1', '--journal', journal],
+      { clock },
+    );
+    expect(real.code).toBe(7);
+    expect(ndjson(real.stdout).map((r) => [r.user, r.status, (r.error as { code?: string })?.code])).toEqual([
+      ['usr_admin', 'failed', 'self_assignment'],
+      [bulkUser(32), 'ok', undefined],
+    ]);
+  });
+
   it('--extend moves the expiry of rows already held (planned as extend), and grants the others', async () => {
     const { name, id, path } = await grantsFile([
       [bulkUser(35), '8h', 'a'],
