@@ -1,7 +1,13 @@
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import { configDir } from './config/paths.js';
-import { resolveProfileName, resolveSettings, type Settings } from './config/settings.js';
+import {
+  profileFlag,
+  resolveProfileName,
+  resolveSettings,
+  type Settings,
+  unknownProfileError,
+} from './config/settings.js';
 import { ConfigStore } from './config/store.js';
 import { NotFoundError, UsageError } from './errors.js';
 import type { ApiClient } from './http/client.js';
@@ -79,6 +85,11 @@ export interface Context {
   readonly secrets: SecretRegistry;
   store(): ConfigStore;
   settings(): Settings;
+  /**
+   * settings(), for a command that reads the profile itself (its credential, its settings): a
+   * profile named by -p / SVC_PROFILE that does not exist is an error (exit 5, did you mean …?).
+   */
+  profileSettings(): Settings;
   credentials(): CredentialSource;
   /** The API client for the resolved profile (made once, on first use). */
   api(): Promise<ApiClient>;
@@ -90,7 +101,16 @@ export interface Context {
   close(): Promise<void>;
 }
 
-export const LOGIN_HINT = 'run `svc login` (or `svc login --with-token`), or set SVC_TOKEN';
+/**
+ * What to do about a missing or rejected credential. SVC_TOKEN overrides any login, so when it is
+ * set, logging in fixes nothing; a suggested login keeps the -p NAME given.
+ */
+export function loginHint(settings: Pick<Settings, 'profile' | 'profileSource'>, env: Env): string {
+  if (env.SVC_TOKEN?.trim())
+    return 'SVC_TOKEN overrides any stored login: unset it, or set it to a valid token';
+  const p = profileFlag(settings);
+  return `run \`svc ${p}login\` (or \`svc ${p}login --with-token\`), or set SVC_TOKEN`;
+}
 
 export function outputMode(globals: GlobalOptions, io: IOStreams): OutputMode {
   if (globals.json && globals.ndjson)
@@ -195,6 +215,14 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       }
       return settings;
     },
+    profileSettings() {
+      const s = ctx.settings();
+      const store = ctx.store();
+      if ((s.profileSource === 'flag' || s.profileSource === 'env') && !store.hasProfile(s.profile)) {
+        throw unknownProfileError(s.profile, Object.keys(store.profiles()));
+      }
+      return s;
+    },
     credentials() {
       credentials ??= deps.credentials
         ? deps.credentials(ctx)
@@ -220,11 +248,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         const baseUrl = s.values.base_url;
         if (!baseUrl) {
           // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting.
-          if ((s.profileSource === 'flag' || s.profileSource === 'env') && !ctx.store().profile(s.profile)) {
-            throw new NotFoundError(`no profile named "${s.profile}"`, {
-              hint: `see \`svc profiles ls\`; create one with \`svc config set -p ${s.profile} base_url URL\` (or \`svc login -p ${s.profile} --base-url URL\`)`,
-            });
-          }
+          ctx.profileSettings();
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
             hint: 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`',
           });
@@ -262,7 +286,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
           allowInsecureHttp: globals.allowInsecureHttp === true || truthy(deps.env.SVC_ALLOW_INSECURE_HTTP),
           signal: deps.signal,
-          loginHint: LOGIN_HINT,
+          loginHint: loginHint(s, deps.env),
           now: () => clock.now(),
           sleep: clock.sleep,
           secrets,

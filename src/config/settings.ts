@@ -1,5 +1,6 @@
 import { parseHttpUrl } from '../api/loopback.js';
-import { UsageError } from '../errors.js';
+import { didYouMean } from '../api/suggest.js';
+import { NotFoundError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
 
@@ -53,6 +54,21 @@ export function resolveProfileName(
   const active = activeProfile();
   if (active) return { name: active, source: 'profile' };
   return { name: 'default', source: 'default' };
+}
+
+/**
+ * `-p NAME ` when the profile was named by the flag, for hints that suggest a command: without it
+ * the suggested command would act on the active profile instead. Empty otherwise.
+ */
+export function profileFlag(settings: Pick<Settings, 'profile' | 'profileSource'>): string {
+  return settings.profileSource === 'flag' ? `-p ${settings.profile} ` : '';
+}
+
+/** A profile that was named and does not exist: exit 5, with the closest name that does. */
+export function unknownProfileError(name: string, known: Iterable<string>): NotFoundError {
+  return new NotFoundError(`no profile named "${name}"${didYouMean(name, known)}`, {
+    hint: `see \`svc profiles ls\`; create one with \`svc -p ${name} config set base_url URL\` (or \`svc -p ${name} login --base-url URL\`)`,
+  });
 }
 
 /** Each setting from its flag, else its environment variable, else the profile. */

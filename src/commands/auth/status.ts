@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
-import { type Context, LOGIN_HINT } from '../../context.js';
+import { type Context, loginHint } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
 import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';
 import { maskSecret } from '../../output/format.js';
@@ -53,7 +53,7 @@ function describeCredential(ctx: Context, profile: string): AuthStatus['credenti
 }
 
 export async function runAuthStatus(ctx: Context): Promise<void> {
-  const settings = ctx.settings();
+  const settings = ctx.profileSettings();
   const status: AuthStatus = {
     profile: settings.profile,
     base_url: settings.values.base_url ?? null,
@@ -65,7 +65,7 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
   let failure: SvcError | undefined;
   if (!status.credential) {
     failure = new AuthError(`not logged in: profile "${settings.profile}" has no credential`, {
-      hint: LOGIN_HINT,
+      hint: loginHint(settings, ctx.env),
     });
   } else {
     try {

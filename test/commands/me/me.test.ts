@@ -111,7 +111,8 @@ describe('svc me', () => {
       3,
       { SVC_TOKEN: 'eyJhbGciOiJIUzI1NiJ9.e30.bad' },
       ['me'],
-      'error: SVC_TOKEN was rejected: the access token is not valid for this sandbox; run `svc login` (or `svc login --with-token`), or set SVC_TOKEN\n',
+      // SVC_TOKEN overrides any login: logging in would not fix it.
+      'error: SVC_TOKEN was rejected: the access token is not valid for this sandbox; SVC_TOKEN overrides any stored login: unset it, or set it to a valid token\n',
     ],
     [
       'a tenant not in the token',
