@@ -97,7 +97,12 @@ function rootProgram(io: ContextDeps['io']): Command {
     .addOption(new Option('--tenant <id>', 'tenant sent as X-Tenant-Id (env SVC_TENANT)'))
     .addOption(new Option('--org <id>', 'organisation sent as X-SVC-Org-Id (env SVC_ORG)'))
     .addOption(new Option('--json', 'print one JSON document; errors as JSON on stderr'))
-    .addOption(new Option('--ndjson', 'print one JSON object per line (lists, bulk results); errors as JSON on stderr'))
+    .addOption(
+      new Option(
+        '--ndjson',
+        'print one JSON object per line (lists, bulk results); errors as JSON on stderr',
+      ),
+    )
     .addOption(new Option('--wide', 'terminal tables: every column, ids whole (lines may wrap)'))
     .addOption(new Option('--debug', 'trace HTTP requests on stderr, secrets masked (env SVC_DEBUG=1)'))
     .addOption(new Option('--no-color', 'disable colour (env NO_COLOR)'))

@@ -1,5 +1,5 @@
-import type { Context } from '../../context.js';
 import { unknownProfileError } from '../../config/settings.js';
+import type { Context } from '../../context.js';
 import { maskSecret } from '../../output/format.js';
 
 export interface ProfileRow {
@@ -39,6 +39,10 @@ export function rows(ctx: Context): ProfileRow[] {
 /** A profile that must exist (exit 5 otherwise). */
 export function existing(ctx: Context, name: string): ProfileRow {
   const row = rows(ctx).find((r) => r.name === name);
-  if (!row) throw unknownProfileError(name, rows(ctx).map((r) => r.name));
+  if (!row)
+    throw unknownProfileError(
+      name,
+      rows(ctx).map((r) => r.name),
+    );
   return row;
 }

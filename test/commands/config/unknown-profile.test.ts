@@ -51,7 +51,8 @@ describe('hints keep the -p NAME given', () => {
     expect(await runInProcess(['-p', 'staging', 'config', 'get', 'org'], env())).toEqual({
       code: 5,
       stdout: '',
-      stderr: 'error: org is not set for profile "staging"; set it with `svc -p staging config set org VALUE`\n',
+      stderr:
+        'error: org is not set for profile "staging"; set it with `svc -p staging config set org VALUE`\n',
     });
   });
 
