@@ -9,7 +9,7 @@ import {
   unknownProfileError,
 } from './config/settings.js';
 import { ConfigStore } from './config/store.js';
-import { NotFoundError, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
 import type { ApiClient } from './http/client.js';
 import { SecretRegistry } from './http/redact.js';
 import type { Env, IOStreams } from './output/io.js';
