@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { fromCommanderError } from './cli-errors.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
+import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError } from './errors.js';
 import { renderError } from './output/errors.js';
@@ -205,7 +206,7 @@ export async function runCli(
   };
   // --ndjson is a machine's stream as much as --json: its errors are the same one JSON object.
   const json = argv.includes('--json') || argv.includes('--ndjson');
-  const debug = argv.includes('--debug') || deps.env.SVC_DEBUG === '1';
+  const debug = argv.includes('--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
     program = await buildProgram(make, deps.io, argv);
     await program.parseAsync(argv, { from: 'user' });

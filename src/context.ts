@@ -1,5 +1,6 @@
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
 import { tokenUrl } from './auth/token-endpoint.js';
+import { envSwitch } from './config/env-flags.js';
 import { configDir } from './config/paths.js';
 import {
   profileFlag,
@@ -127,7 +128,7 @@ export function parseTimeout(globals: GlobalOptions, env: Env): number {
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
     const from = globals.timeout === undefined ? 'SVC_TIMEOUT' : '--timeout';
     throw new UsageError(
-      `${from} must be a number of seconds between 0 and 3600, got ${JSON.stringify(raw)}`,
+      `${from} must be a number of seconds, more than 0 and at most 3600, got ${JSON.stringify(raw)}`,
     );
   }
   return seconds * 1000;
@@ -142,8 +143,6 @@ function parseMaxRetries(env: Env): number | undefined {
   }
   return n;
 }
-
-const truthy = (value: string | undefined) => value === '1' || value === 'true';
 
 /** SVC_MAX_RESPONSE_BYTES: the cap on one answer's size, in bytes (default in http/response.ts). */
 function parseMaxResponseBytes(env: Env): number | undefined {
@@ -171,7 +170,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   const maxResponseBytes = parseMaxResponseBytes(deps.env);
   const secrets = new SecretRegistry();
   const out = new Output(deps.io, mode, () => clock.now(), secrets, { wide: globals.wide === true });
-  const debug = globals.debug === true || deps.env.SVC_DEBUG === '1' || deps.env.SVC_DEBUG === 'true';
+  const debug = envSwitch(deps.env, 'SVC_DEBUG') || globals.debug === true;
+  const allowInsecureHttp =
+    envSwitch(deps.env, 'SVC_ALLOW_INSECURE_HTTP') || globals.allowInsecureHttp === true;
   let store: ConfigStore | undefined;
   let settings: Settings | undefined;
   let credentials: CredentialSource | undefined;
@@ -284,7 +285,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           timeoutMs,
           ...(maxRetries === undefined ? {} : { retry: { maxRetries } }),
           ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
-          allowInsecureHttp: globals.allowInsecureHttp === true || truthy(deps.env.SVC_ALLOW_INSECURE_HTTP),
+          allowInsecureHttp,
           signal: deps.signal,
           loginHint: loginHint(s, deps.env),
           now: () => clock.now(),

@@ -142,7 +142,28 @@ describe('svc me', () => {
       2,
       {},
       ['--timeout', '0', 'me'],
-      'error: --timeout must be a number of seconds between 0 and 3600, got "0"\n',
+      'error: --timeout must be a number of seconds, more than 0 and at most 3600, got "0"\n',
+    ],
+    [
+      'SVC_TIMEOUT=0',
+      2,
+      { SVC_TIMEOUT: '0' },
+      ['me'],
+      'error: SVC_TIMEOUT must be a number of seconds, more than 0 and at most 3600, got "0"\n',
+    ],
+    [
+      'a boolean variable that is not one',
+      2,
+      { SVC_DEBUG: 'maybe' },
+      ['me'],
+      'error: SVC_DEBUG must be 1, true, yes or on (or 0, false, no, off), got "maybe"\n',
+    ],
+    [
+      'SVC_ALLOW_INSECURE_HTTP that is not a boolean',
+      2,
+      { SVC_ALLOW_INSECURE_HTTP: 'please' },
+      ['me'],
+      'error: SVC_ALLOW_INSECURE_HTTP must be 1, true, yes or on (or 0, false, no, off), got "please"\n',
     ],
   ])('%s: exit %i, one line on stderr, nothing on stdout', async (_what, code, env, argv, stderr) => {
     const r = await svc.run(argv, { env });
@@ -170,6 +191,17 @@ describe('svc me', () => {
         request_id: expect.stringMatching(/^req_[0-9a-f]+$/),
       },
     });
+  });
+
+  it.each(['1', 'true', 'YES', 'on', 'On'])('SVC_DEBUG=%s turns the trace on', async (value) => {
+    const r = await svc.run(['me'], { env: { SVC_DEBUG: value } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^\* GET http:\/\/127\.0\.0\.1:\d+\/v1\/me\n/);
+  });
+
+  it.each(['0', 'false', 'No', 'off', ''])('SVC_DEBUG=%j leaves it off', async (value) => {
+    const r = await svc.run(['me'], { env: { SVC_DEBUG: value } });
+    expect([r.code, r.stderr]).toEqual([0, '']);
   });
 
   it.each<[string, GlobalOptions]>([
