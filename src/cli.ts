@@ -1,10 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
+import { closest } from './api/suggest.js';
 import { fromCommanderError } from './cli-errors.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError } from './errors.js';
+import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { runtimeFor } from './runtime/index.js';
@@ -29,11 +30,8 @@ export function launcherFacts(): { valueFlags: string[] } {
   return { valueFlags: valueFlags() };
 }
 
-/** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
-export function targetCommand(
-  argv: string[],
-  valued: readonly string[] = valueFlags(),
-): CommandEntry | undefined {
+/** The first two words of argv that are not options or option values. */
+function commandWords(argv: string[], valued: readonly string[]): string[] {
   const takesValue = new Set(valued);
   const words: string[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
@@ -48,8 +46,33 @@ export function targetCommand(
     }
     words.push(arg);
   }
-  const name = words[0] === 'help' ? words[1] : words[0];
-  return COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
+  return words;
+}
+
+const findEntry = (name: string | undefined) =>
+  COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
+
+/** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
+export function targetCommand(
+  argv: string[],
+  valued: readonly string[] = valueFlags(),
+): CommandEntry | undefined {
+  const words = commandWords(argv, valued);
+  return findEntry(words[0] === 'help' ? words[1] : words[0]);
+}
+
+/**
+ * `svc help NAME` for a NAME that is no command: the one line `svc NAME` gets (commander would
+ * print the whole top-level help to stderr instead).
+ */
+function unknownHelpTopic(argv: string[], valued: readonly string[]): UsageError | undefined {
+  const [first, name] = commandWords(argv, valued);
+  if (first !== 'help' || name === undefined || findEntry(name) || name === 'help') return undefined;
+  const names = COMMANDS.flatMap((entry) => [entry.name, ...(entry.aliases ?? [])]);
+  const match = closest(name, names);
+  return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
+    hint: 'see `svc --help`',
+  });
 }
 
 /**
@@ -209,6 +232,8 @@ export async function runCli(
   const debug = argv.includes('--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
     program = await buildProgram(make, deps.io, argv);
+    const unknownTopic = unknownHelpTopic(argv, valueFlags(program));
+    if (unknownTopic) throw unknownTopic;
     await program.parseAsync(argv, { from: 'user' });
     // A write to a reader that already went away fails a moment later: look once more.
     if (ctx?.lastChange() !== undefined && (await closedAfterwards(ctx))) throw new ClosedPipeError();
