@@ -50,6 +50,11 @@ export interface SvcErrorOptions {
   cause?: unknown;
   /** The command has already said everything (e.g. a plan and its summary): only the exit code is left. */
   silent?: boolean;
+  /**
+   * Every fact of the failure, for machines: `--json`/`--ndjson` carry them in the error object's
+   * `details` (a file's problems, `[{file, line, message}]`). A command prints them as text itself.
+   */
+  details?: unknown;
 }
 
 export class SvcError extends Error {
@@ -57,6 +62,7 @@ export class SvcError extends Error {
   readonly code: string | undefined;
   readonly hint: string | undefined;
   readonly silent: boolean;
+  readonly details: unknown;
 
   constructor(category: ErrorCategory, message: string, options: SvcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -65,6 +71,7 @@ export class SvcError extends Error {
     this.code = options.code;
     this.hint = options.hint;
     this.silent = options.silent === true;
+    this.details = options.details;
   }
 
   get exitCode(): number {

@@ -23,8 +23,8 @@ export function errorReport(error: unknown): ErrorReport {
   if (error instanceof ApiError) {
     report.status = error.status;
     if (error.requestId) report.request_id = error.requestId;
-    if (error.details !== undefined) report.details = error.details;
   }
+  if (error.details !== undefined) report.details = error.details;
   return report;
 }
 
@@ -73,7 +73,9 @@ export function renderError(
   const apiCode = error instanceof SvcError ? error.code : undefined;
   if (report.status !== undefined && apiCode) facts.push(report.code);
   if (report.request_id) facts.push(`request ${report.request_id}`);
-  let line = `error: ${report.message}${detailText(report.message, report.details)}`;
+  // An API's details go on the line; svc's own (a file's problems) were printed by the command.
+  const details = error instanceof ApiError ? detailText(report.message, report.details) : '';
+  let line = `error: ${report.message}${details}`;
   if (facts.length > 0) line += ` (${facts.join(', ')})`;
   if (report.hint) line += `; ${report.hint}`;
   if (report.code === 'unexpected')
