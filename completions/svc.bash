@@ -168,6 +168,7 @@ __svc_alias=(
   ['svc webhooks deliveries|list']='ls'
   ['svc webhooks deliveries|get']='get'
   ['svc webhooks dlq|ls']='ls'
+  ['svc webhooks dlq|list']='ls'
   ['svc webhooks dlq|get']='get'
   ['svc webhooks dlq|discard']='discard'
   ['svc roles|ls']='ls'

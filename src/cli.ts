@@ -188,16 +188,18 @@ export async function generatedFiles(): Promise<Record<string, string>> {
   return (await import('./completion/generated.js')).generatedFiles();
 }
 
+const notForRunning: MakeContext = async () => {
+  throw new Error('this program is for generating completions and docs, not for running commands');
+};
+
 /** The whole command tree, every command loaded (for the completion scripts and docs/cli.md). */
 export async function fullProgram(): Promise<Command> {
-  return buildProgram(
-    async () => {
-      throw new Error('the full program is for generating completions and docs, not for running commands');
-    },
-    SILENT_IO,
-    [],
-    { loadAll: true },
-  );
+  return buildProgram(notForRunning, SILENT_IO, [], { loadAll: true });
+}
+
+/** The program as `svc --help` builds it (every command a stub with its summary), for docs/cli.md. */
+export async function rootHelpProgram(): Promise<Command> {
+  return buildProgram(notForRunning, SILENT_IO, []);
 }
 
 async function closedAfterwards(ctx: Context): Promise<boolean> {
