@@ -3,6 +3,7 @@ import { tokenUrl } from './auth/token-endpoint.js';
 import { envSwitch } from './config/env-flags.js';
 import { configDir } from './config/paths.js';
 import {
+  checkBaseUrlPath,
   profileFlag,
   resolveProfileName,
   resolveSettings,
@@ -254,6 +255,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
             hint: 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`',
           });
         }
+        checkBaseUrlPath(baseUrl, s.sources.base_url ?? 'profile', s.profile);
         const { ApiClient } = await import('./http/client.js');
         // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
         // the code cache, and this is still before the first connection compiles llhttp.

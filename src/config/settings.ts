@@ -113,6 +113,21 @@ export function describeSource(key: ProfileKey, source: SettingSource, profile: 
   return `${key} in profile "${profile}"`;
 }
 
+/**
+ * A base URL whose path ends in /v1 (`https://api.example.com/v1`, a common paste): svc adds /v1
+ * to every path, so every request would be /v1/v1/… and a 404 that does not say why. Refused
+ * before any request (exit 2) with the URL to use; no reasonable server nests /v1 in /v1.
+ */
+export function checkBaseUrlPath(value: string, source: SettingSource, profile: string): void {
+  const url = parseHttpUrl(value);
+  if (!url || !/\/v1\/?$/i.test(url.pathname)) return;
+  const fixed = new URL(url.pathname.replace(/\/v1\/?$/i, '') || '/', url).toString().replace(/\/$/, '');
+  throw new UsageError(
+    `${describeSource('base_url', source, profile)} ${value} ends in /v1, and svc adds /v1 to every path (/v1/v1/…)`,
+    { hint: `use ${fixed}` },
+  );
+}
+
 export function checkUrlSetting(key: ProfileKey, value: string, source: SettingSource, profile = ''): string {
   const url = parseHttpUrl(value);
   if (!url) {

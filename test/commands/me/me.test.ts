@@ -138,6 +138,21 @@ describe('svc me', () => {
       'error: cannot reach http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9; is the server running? check --base-url and your network or proxy settings\n',
     ],
     [
+      // svc adds /v1 to every path: /v1/v1/me would be a 404 that says nothing of the cause.
+      'a base URL that ends in /v1',
+      2,
+      { SVC_BASE_URL: 'http://127.0.0.1:4010/v1' },
+      ['me'],
+      'error: SVC_BASE_URL http://127.0.0.1:4010/v1 ends in /v1, and svc adds /v1 to every path (/v1/v1/…); use http://127.0.0.1:4010\n',
+    ],
+    [
+      'a base URL that ends in /v1/, from the flag',
+      2,
+      {},
+      ['--base-url', 'https://api.example.com/v1/', 'me'],
+      'error: --base-url https://api.example.com/v1/ ends in /v1, and svc adds /v1 to every path (/v1/v1/…); use https://api.example.com\n',
+    ],
+    [
       'a timeout of 0',
       2,
       {},
