@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { closest } from './api/suggest.js';
-import { fromCommanderError } from './cli-errors.js';
+import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
@@ -256,7 +256,16 @@ export async function runCli(
       });
     }
     if (error instanceof SvcError && error.silent) return exitCodeFor(error);
-    const text = renderError(error, { json, debug, secrets: ctx?.secrets.values() ?? [] });
+    const meant =
+      error instanceof SvcError && error.category === 'not_found' && program
+        ? defaultSubcommandTypo(program, argv)
+        : undefined;
+    const text = renderError(error, {
+      json,
+      debug,
+      secrets: ctx?.secrets.values() ?? [],
+      ...(meant ? { suggestion: `did you mean \`${meant}\`?` } : {}),
+    });
     try {
       deps.io.stderr.write(text);
     } catch {

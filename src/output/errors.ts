@@ -61,11 +61,19 @@ function detailText(message: string, details: unknown): string {
  */
 export function renderError(
   error: unknown,
-  options: { json: boolean; debug: boolean; secrets?: Iterable<string> },
+  options: {
+    json: boolean;
+    debug: boolean;
+    secrets?: Iterable<string>;
+    /** What the words probably meant (`did you mean …?`): put before the error's own hint. */
+    suggestion?: string;
+  },
 ): string {
   // A server may echo a credential in its error (a header, a field): scrubbed by value and shape.
   const secrets = [...(options.secrets ?? [])];
   const report = redactDeep(errorReport(error), secrets) as ErrorReport;
+  if (options.suggestion)
+    report.hint = report.hint ? `${options.suggestion}; ${report.hint}` : options.suggestion;
   if (options.json) return `${escapeJsonForTerminal(JSON.stringify({ error: report }))}\n`;
   const facts: string[] = [];
   if (report.status !== undefined) facts.push(`HTTP ${report.status}`);
