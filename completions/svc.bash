@@ -585,6 +585,7 @@ __svc_optvals=(
   ['svc webhooks dlq discard|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks replay|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks test|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
+  ['svc audit ls|--action']='role api_key webhook oauth_client role.assigned role.assignment_updated role.revoked role.created role.updated role.deleted api_key.issued api_key.revoked webhook.created webhook.updated webhook.deleted webhook.secret_rotated webhook.secret_restored oauth_client.created oauth_client.updated oauth_client.deleted oauth_client.secret_rotated'
   ['svc audit ls|--target-type']='user role api_key webhook oauth_client'
   ['svc sandbox start|--seed']='demo none'
 )
@@ -631,6 +632,11 @@ __svc_argvals=(
   ['svc config get|0']='base_url app_url tenant org client_id'
   ['svc config set|0']='base_url app_url tenant org client_id'
   ['svc config unset|0']='base_url app_url tenant org client_id'
+  ['svc records ls|0']='accounts reconciliations exceptions rules evidence_packs audit_trail'
+  ['svc records get|0']='accounts reconciliations exceptions rules evidence_packs audit_trail'
+  ['svc records create|0']='accounts reconciliations exceptions rules evidence_packs'
+  ['svc records update|0']='accounts reconciliations exceptions rules evidence_packs'
+  ['svc records delete|0']='accounts reconciliations exceptions rules evidence_packs'
   ['svc api|0']='GET POST PUT PATCH DELETE HEAD OPTIONS'
   ['svc completion|0']='bash zsh fish'
 )

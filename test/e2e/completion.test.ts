@@ -95,6 +95,25 @@ const cases: Array<[string, string[]]> = [
   ['svc webhooks dlq l', ['ls']],
   ['svc webhooks dlq wh_1 --sta', ['--status']],
   ['svc webhooks dlq wh_1 --status ', ['all', 'discarded', 'queued', 'recovered', 'replayed']],
+  // The documented record surfaces; only the writable ones where a write is asked.
+  [
+    'svc records ls ',
+    ['accounts', 'audit_trail', 'evidence_packs', 'exceptions', 'reconciliations', 'rules'].sort(),
+  ],
+  ['svc records get a', ['accounts', 'audit_trail']],
+  ['svc records create ', ['accounts', 'evidence_packs', 'exceptions', 'reconciliations', 'rules']],
+  [
+    'svc audit ls --action role',
+    [
+      'role',
+      'role.assigned',
+      'role.assignment_updated',
+      'role.created',
+      'role.deleted',
+      'role.revoked',
+      'role.updated',
+    ],
+  ],
 ];
 
 describe('completion scripts in real shells', () => {
