@@ -252,7 +252,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting.
           ctx.profileSettings();
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
-            hint: 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`',
+            hint: `run \`svc sandbox start\` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / \`svc ${profileFlag(s)}config set base_url URL\``,
           });
         }
         checkBaseUrlPath(baseUrl, s.sources.base_url ?? 'profile', s.profile);

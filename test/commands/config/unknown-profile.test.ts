@@ -64,3 +64,15 @@ describe('hints keep the -p NAME given', () => {
     ]);
   });
 });
+
+describe('a profile that exists but has no base URL', () => {
+  it('svc -p NAME me: the suggested config set keeps -p NAME', async () => {
+    const e = env();
+    expect((await runInProcess(['-p', 'bare', 'config', 'set', 'org', 'o'], e)).code).toBe(0);
+    const r = await runInProcess(['-p', 'bare', 'me'], e);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      'error: no API base URL for profile "bare"; run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc -p bare config set base_url URL`\n',
+    ]);
+  });
+});
