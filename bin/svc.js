@@ -27,9 +27,23 @@ function commandWord() {
   return 'root';
 }
 
+/**
+ * A boolean SVC_* variable, by the rule of src/config/env-flags.ts (the launcher loads nothing
+ * from the bundle): 1/true/yes/on, 0/false/no/off or empty; anything else is refused, exit 2.
+ */
+function envSwitch(name) {
+  const value = (process.env[name] || '').trim().toLowerCase();
+  if (value === '' || ['0', 'false', 'no', 'off'].includes(value)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  process.stderr.write(
+    `error: ${name} must be 1, true, yes or on (or 0, false, no, off), got ${JSON.stringify(process.env[name])}\n`,
+  );
+  process.exit(2);
+}
+
 function cacheDir() {
   const env = process.env;
-  if (env.SVC_NO_CODE_CACHE === '1') return undefined;
+  if (envSwitch('SVC_NO_CODE_CACHE')) return undefined;
   const home = require('node:os').homedir();
   const base =
     env.SVC_CACHE_DIR ||
@@ -95,7 +109,7 @@ function run() {
     });
   }
 
-  if (process.env.SVC_DEBUG_CODE_CACHE)
+  if (envSwitch('SVC_DEBUG_CODE_CACHE'))
     process.stderr.write(
       `code cache: ${cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'none'}\n`,
     );

@@ -1,4 +1,5 @@
 import type { Command, CommanderError } from 'commander';
+import { closest } from './api/suggest.js';
 import { UsageError } from './errors.js';
 
 /** Help or the version was printed: commander stops with these, and nothing went wrong. */
@@ -50,4 +51,29 @@ function usageError(error: CommanderError, command: Command | undefined): UsageE
   return new UsageError(message.replace(/\n+/g, ' ').trim(), {
     hint: `see \`${commandPath(command) || 'svc'} --help\``,
   });
+}
+
+/**
+ * `svc webhooks deliveries lst`: a command with a default subcommand (ls) took a typo of one of
+ * its verbs for an argument, and the request drew a 404. The verb it was close to, as a command
+ * to run (`svc webhooks deliveries ls`); undefined when the word is no typo of a verb. Asked only
+ * after the 404: no guessing before the request.
+ */
+export function defaultSubcommandTypo(program: Command, argv: string[]): string | undefined {
+  let current = program;
+  let index = 0;
+  for (; index < argv.length; index++) {
+    const word = argv[index]!;
+    if (word === '--') return undefined;
+    const sub = current.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub) current = sub;
+    else if (!word.startsWith('-') && current.commands.length > 0) break;
+  }
+  const defaultName = (current as unknown as { _defaultCommandName?: string })._defaultCommandName;
+  const word = argv[index];
+  if (!defaultName || word === undefined) return undefined;
+  const names = new Map<string, string>();
+  for (const c of current.commands) for (const n of [c.name(), ...c.aliases()]) names.set(n, c.name());
+  const match = closest(word, names.keys());
+  return match === undefined ? undefined : `${commandPath(current)} ${names.get(match)}`;
 }

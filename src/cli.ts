@@ -1,9 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
-import { fromCommanderError } from './cli-errors.js';
+import { closest } from './api/suggest.js';
+import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
+import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError } from './errors.js';
+import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { runtimeFor } from './runtime/index.js';
@@ -28,11 +30,8 @@ export function launcherFacts(): { valueFlags: string[] } {
   return { valueFlags: valueFlags() };
 }
 
-/** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
-export function targetCommand(
-  argv: string[],
-  valued: readonly string[] = valueFlags(),
-): CommandEntry | undefined {
+/** The first two words of argv that are not options or option values. */
+function commandWords(argv: string[], valued: readonly string[]): string[] {
   const takesValue = new Set(valued);
   const words: string[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
@@ -47,8 +46,33 @@ export function targetCommand(
     }
     words.push(arg);
   }
-  const name = words[0] === 'help' ? words[1] : words[0];
-  return COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
+  return words;
+}
+
+const findEntry = (name: string | undefined) =>
+  COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
+
+/** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
+export function targetCommand(
+  argv: string[],
+  valued: readonly string[] = valueFlags(),
+): CommandEntry | undefined {
+  const words = commandWords(argv, valued);
+  return findEntry(words[0] === 'help' ? words[1] : words[0]);
+}
+
+/**
+ * `svc help NAME` for a NAME that is no command: the one line `svc NAME` gets (commander would
+ * print the whole top-level help to stderr instead).
+ */
+function unknownHelpTopic(argv: string[], valued: readonly string[]): UsageError | undefined {
+  const [first, name] = commandWords(argv, valued);
+  if (first !== 'help' || name === undefined || findEntry(name) || name === 'help') return undefined;
+  const names = COMMANDS.flatMap((entry) => [entry.name, ...(entry.aliases ?? [])]);
+  const match = closest(name, names);
+  return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
+    hint: 'see `svc --help`',
+  });
 }
 
 /**
@@ -97,7 +121,12 @@ function rootProgram(io: ContextDeps['io']): Command {
     .addOption(new Option('--tenant <id>', 'tenant sent as X-Tenant-Id (env SVC_TENANT)'))
     .addOption(new Option('--org <id>', 'organisation sent as X-SVC-Org-Id (env SVC_ORG)'))
     .addOption(new Option('--json', 'print one JSON document; errors as JSON on stderr'))
-    .addOption(new Option('--ndjson', 'print one JSON object per line (lists, bulk results)'))
+    .addOption(
+      new Option(
+        '--ndjson',
+        'print one JSON object per line (lists, bulk results); errors as JSON on stderr',
+      ),
+    )
     .addOption(new Option('--wide', 'terminal tables: every column, ids whole (lines may wrap)'))
     .addOption(new Option('--debug', 'trace HTTP requests on stderr, secrets masked (env SVC_DEBUG=1)'))
     .addOption(new Option('--no-color', 'disable colour (env NO_COLOR)'))
@@ -159,16 +188,18 @@ export async function generatedFiles(): Promise<Record<string, string>> {
   return (await import('./completion/generated.js')).generatedFiles();
 }
 
+const notForRunning: MakeContext = async () => {
+  throw new Error('this program is for generating completions and docs, not for running commands');
+};
+
 /** The whole command tree, every command loaded (for the completion scripts and docs/cli.md). */
 export async function fullProgram(): Promise<Command> {
-  return buildProgram(
-    async () => {
-      throw new Error('the full program is for generating completions and docs, not for running commands');
-    },
-    SILENT_IO,
-    [],
-    { loadAll: true },
-  );
+  return buildProgram(notForRunning, SILENT_IO, [], { loadAll: true });
+}
+
+/** The program as `svc --help` builds it (every command a stub with its summary), for docs/cli.md. */
+export async function rootHelpProgram(): Promise<Command> {
+  return buildProgram(notForRunning, SILENT_IO, []);
 }
 
 async function closedAfterwards(ctx: Context): Promise<boolean> {
@@ -198,10 +229,13 @@ export async function runCli(
     }
     return ctx;
   };
-  const json = argv.includes('--json');
-  const debug = argv.includes('--debug') || deps.env.SVC_DEBUG === '1';
+  // --ndjson is a machine's stream as much as --json: its errors are the same one JSON object.
+  const json = argv.includes('--json') || argv.includes('--ndjson');
+  const debug = argv.includes('--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
     program = await buildProgram(make, deps.io, argv);
+    const unknownTopic = unknownHelpTopic(argv, valueFlags(program));
+    if (unknownTopic) throw unknownTopic;
     await program.parseAsync(argv, { from: 'user' });
     // A write to a reader that already went away fails a moment later: look once more.
     if (ctx?.lastChange() !== undefined && (await closedAfterwards(ctx))) throw new ClosedPipeError();
@@ -222,7 +256,16 @@ export async function runCli(
       });
     }
     if (error instanceof SvcError && error.silent) return exitCodeFor(error);
-    const text = renderError(error, { json, debug, secrets: ctx?.secrets.values() ?? [] });
+    const meant =
+      error instanceof SvcError && error.category === 'not_found' && program
+        ? defaultSubcommandTypo(program, argv)
+        : undefined;
+    const text = renderError(error, {
+      json,
+      debug,
+      secrets: ctx?.secrets.values() ?? [],
+      ...(meant ? { suggestion: `did you mean \`${meant}\`?` } : {}),
+    });
     try {
       deps.io.stderr.write(text);
     } catch {

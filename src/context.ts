@@ -1,9 +1,17 @@
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
 import { tokenUrl } from './auth/token-endpoint.js';
+import { envSwitch } from './config/env-flags.js';
 import { configDir } from './config/paths.js';
-import { resolveProfileName, resolveSettings, type Settings } from './config/settings.js';
+import {
+  checkBaseUrlPath,
+  profileFlag,
+  resolveProfileName,
+  resolveSettings,
+  type Settings,
+  unknownProfileError,
+} from './config/settings.js';
 import { ConfigStore } from './config/store.js';
-import { NotFoundError, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
 import type { ApiClient } from './http/client.js';
 import { SecretRegistry } from './http/redact.js';
 import type { Env, IOStreams } from './output/io.js';
@@ -79,6 +87,11 @@ export interface Context {
   readonly secrets: SecretRegistry;
   store(): ConfigStore;
   settings(): Settings;
+  /**
+   * settings(), for a command that reads the profile itself (its credential, its settings): a
+   * profile named by -p / SVC_PROFILE that does not exist is an error (exit 5, did you mean …?).
+   */
+  profileSettings(): Settings;
   credentials(): CredentialSource;
   /** The API client for the resolved profile (made once, on first use). */
   api(): Promise<ApiClient>;
@@ -90,7 +103,16 @@ export interface Context {
   close(): Promise<void>;
 }
 
-export const LOGIN_HINT = 'run `svc login` (or `svc login --with-token`), or set SVC_TOKEN';
+/**
+ * What to do about a missing or rejected credential. SVC_TOKEN overrides any login, so when it is
+ * set, logging in fixes nothing; a suggested login keeps the -p NAME given.
+ */
+export function loginHint(settings: Pick<Settings, 'profile' | 'profileSource'>, env: Env): string {
+  if (env.SVC_TOKEN?.trim())
+    return 'SVC_TOKEN overrides any stored login: unset it, or set it to a valid token';
+  const p = profileFlag(settings);
+  return `run \`svc ${p}login\` (or \`svc ${p}login --with-token\`), or set SVC_TOKEN`;
+}
 
 export function outputMode(globals: GlobalOptions, io: IOStreams): OutputMode {
   if (globals.json && globals.ndjson)
@@ -107,7 +129,7 @@ export function parseTimeout(globals: GlobalOptions, env: Env): number {
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
     const from = globals.timeout === undefined ? 'SVC_TIMEOUT' : '--timeout';
     throw new UsageError(
-      `${from} must be a number of seconds between 0 and 3600, got ${JSON.stringify(raw)}`,
+      `${from} must be a number of seconds, more than 0 and at most 3600, got ${JSON.stringify(raw)}`,
     );
   }
   return seconds * 1000;
@@ -122,8 +144,6 @@ function parseMaxRetries(env: Env): number | undefined {
   }
   return n;
 }
-
-const truthy = (value: string | undefined) => value === '1' || value === 'true';
 
 /** SVC_MAX_RESPONSE_BYTES: the cap on one answer's size, in bytes (default in http/response.ts). */
 function parseMaxResponseBytes(env: Env): number | undefined {
@@ -151,7 +171,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   const maxResponseBytes = parseMaxResponseBytes(deps.env);
   const secrets = new SecretRegistry();
   const out = new Output(deps.io, mode, () => clock.now(), secrets, { wide: globals.wide === true });
-  const debug = globals.debug === true || deps.env.SVC_DEBUG === '1' || deps.env.SVC_DEBUG === 'true';
+  const debug = envSwitch(deps.env, 'SVC_DEBUG') || globals.debug === true;
+  const allowInsecureHttp =
+    envSwitch(deps.env, 'SVC_ALLOW_INSECURE_HTTP') || globals.allowInsecureHttp === true;
   let store: ConfigStore | undefined;
   let settings: Settings | undefined;
   let credentials: CredentialSource | undefined;
@@ -195,6 +217,14 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       }
       return settings;
     },
+    profileSettings() {
+      const s = ctx.settings();
+      const store = ctx.store();
+      if ((s.profileSource === 'flag' || s.profileSource === 'env') && !store.hasProfile(s.profile)) {
+        throw unknownProfileError(s.profile, Object.keys(store.profiles()));
+      }
+      return s;
+    },
     credentials() {
       credentials ??= deps.credentials
         ? deps.credentials(ctx)
@@ -220,15 +250,12 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         const baseUrl = s.values.base_url;
         if (!baseUrl) {
           // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting.
-          if ((s.profileSource === 'flag' || s.profileSource === 'env') && !ctx.store().profile(s.profile)) {
-            throw new NotFoundError(`no profile named "${s.profile}"`, {
-              hint: `see \`svc profiles ls\`; create one with \`svc config set -p ${s.profile} base_url URL\` (or \`svc login -p ${s.profile} --base-url URL\`)`,
-            });
-          }
+          ctx.profileSettings();
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
-            hint: 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`',
+            hint: `run \`svc sandbox start\` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / \`svc ${profileFlag(s)}config set base_url URL\``,
           });
         }
+        checkBaseUrlPath(baseUrl, s.sources.base_url ?? 'profile', s.profile);
         const { ApiClient } = await import('./http/client.js');
         // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
         // the code cache, and this is still before the first connection compiles llhttp.
@@ -260,9 +287,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           timeoutMs,
           ...(maxRetries === undefined ? {} : { retry: { maxRetries } }),
           ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
-          allowInsecureHttp: globals.allowInsecureHttp === true || truthy(deps.env.SVC_ALLOW_INSECURE_HTTP),
+          allowInsecureHttp,
           signal: deps.signal,
-          loginHint: LOGIN_HINT,
+          loginHint: loginHint(s, deps.env),
           now: () => clock.now(),
           sleep: clock.sleep,
           secrets,

@@ -34,7 +34,8 @@ export const EXIT_CODES: Readonly<Record<ErrorCategory, number>> = {
 
 /** The category an HTTP status maps to; used for API errors so that status → exit code has one home. */
 export function categoryForStatus(status: number): ErrorCategory {
-  if (status === 400 || status === 422) return 'usage';
+  // 405: the method is not allowed on that path (a write to a read-only surface): the call is wrong.
+  if (status === 400 || status === 405 || status === 422) return 'usage';
   if (status === 401) return 'auth';
   if (status === 403) return 'forbidden';
   if (status === 404) return 'not_found';
@@ -50,6 +51,11 @@ export interface SvcErrorOptions {
   cause?: unknown;
   /** The command has already said everything (e.g. a plan and its summary): only the exit code is left. */
   silent?: boolean;
+  /**
+   * Every fact of the failure, for machines: `--json`/`--ndjson` carry them in the error object's
+   * `details` (a file's problems, `[{file, line, message}]`). A command prints them as text itself.
+   */
+  details?: unknown;
 }
 
 export class SvcError extends Error {
@@ -57,6 +63,7 @@ export class SvcError extends Error {
   readonly code: string | undefined;
   readonly hint: string | undefined;
   readonly silent: boolean;
+  readonly details: unknown;
 
   constructor(category: ErrorCategory, message: string, options: SvcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -65,6 +72,7 @@ export class SvcError extends Error {
     this.code = options.code;
     this.hint = options.hint;
     this.silent = options.silent === true;
+    this.details = options.details;
   }
 
   get exitCode(): number {

@@ -20,3 +20,33 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (url.username !== '' || url.password !== '') return 'must not contain user information';
   return undefined;
 }
+
+/**
+ * Exact match, except that a loopback http redirect may use any port (RFC 8252 §7.3): native
+ * apps listen on an ephemeral port chosen at run time.
+ */
+export function redirectUriMatches(registered: string, given: string): boolean {
+  if (registered === given) return true;
+  let r: URL;
+  let g: URL;
+  try {
+    r = new URL(registered);
+    g = new URL(given);
+  } catch {
+    return false;
+  }
+  if (r.protocol !== 'http:' || g.protocol !== 'http:' || !isLoopbackHost(r.hostname)) return false;
+  if (g.hash !== '' || given.includes('#') || g.username !== '' || g.password !== '') return false;
+  return r.hostname === g.hostname && r.pathname === g.pathname && r.search === g.search;
+}
+
+/** Where svc's loopback receiver listens (src/auth/loopback.ts): any port, this path. */
+export const SVC_REDIRECT_EXAMPLE = 'http://127.0.0.1/callback';
+
+/**
+ * Whether a client with these redirect URIs can be used by `svc oauth authorize` / `svc login`:
+ * svc redirects to http://127.0.0.1:PORT/callback, so one registered URI must match that.
+ */
+export function acceptsSvcRedirect(redirectUris: readonly string[]): boolean {
+  return redirectUris.some((registered) => redirectUriMatches(registered, 'http://127.0.0.1:1/callback'));
+}

@@ -23,7 +23,10 @@ import { visibleTenants } from './visible.js';
 /** Problem lines printed before the error; the rest are counted. */
 const SHOWN = 1000;
 
-/** Prints every problem as `FILE:LINE: message` (in line order) and fails with exit 2. */
+/**
+ * Prints every problem as `FILE:LINE: message` (in line order) and fails with exit 2. With
+ * --json/--ndjson nothing is printed: the error object carries every problem in `details`.
+ */
 export function failWithProblems(
   ctx: Context,
   label: string,
@@ -31,10 +34,12 @@ export function failWithProblems(
   stage: string,
 ): never {
   const sorted = [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  for (const p of sorted.slice(0, SHOWN))
-    ctx.out.info(`${label}${p.line === undefined ? '' : `:${p.line}`}: ${p.message}`);
-  if (sorted.length > SHOWN)
-    ctx.out.info(`… and ${(sorted.length - SHOWN).toLocaleString('en')} more problems`);
+  if (!ctx.out.isMachine) {
+    for (const p of sorted.slice(0, SHOWN))
+      ctx.out.info(`${label}${p.line === undefined ? '' : `:${p.line}`}: ${p.message}`);
+    if (sorted.length > SHOWN)
+      ctx.out.info(`… and ${(sorted.length - SHOWN).toLocaleString('en')} more problems`);
+  }
   const count = `${sorted.length.toLocaleString('en')} ${sorted.length === 1 ? 'problem' : 'problems'}`;
   if (sorted.every((p) => p.forbidden)) {
     // Nothing wrong with the file: the caller lacks access to a tenant it names (exit 4).
@@ -46,6 +51,7 @@ export function failWithProblems(
   throw new UsageError(`${count} in ${label}; ${stage}`, {
     code: 'invalid_file',
     hint: 'fix them and run the command again',
+    details: sorted.map((p) => ({ file: label, line: p.line ?? null, message: p.message })),
   });
 }
 

@@ -46,15 +46,19 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     parts.push(`${n(summary.failed)} failed${blocked}`);
   }
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
+  // Before an error: with --json the error object is all of stderr (it names the counts that matter).
+  const note = (text: string) => {
+    if (ctx.out.mode !== 'json') ctx.out.info(text);
+  };
   const resume = `run the same command again to resume (journal ${journal.path})`;
   const of =
     end.total === undefined ? `${n(summary.total)} item(s)` : `${n(summary.total)} of ${n(end.total)}`;
   if (end.closed) {
-    ctx.out.info(line);
+    note(line);
     throw new StdoutClosedError(`stdout closed after ${of}`, { hint: resume });
   }
   if (summary.stopped) {
-    ctx.out.info(line);
+    note(line);
     throw new InterruptedError(`interrupted after ${of}`, { hint: resume });
   }
   if (end.single !== undefined) {
@@ -64,7 +68,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     throw end.single;
   }
   if (summary.failed) {
-    ctx.out.info(line);
+    note(line);
     if (summary.unsettled === 0) journal.remove();
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
     const again = summary.unsettled > 0 ? `fix them and ${resume}` : (hint ?? 'nothing is left to resume');
@@ -95,7 +99,7 @@ export function finishDryRun(
     throw single;
   }
   if (summary.failed) {
-    ctx.out.info(`dry run: ${counts}`);
+    if (ctx.out.mode !== 'json') ctx.out.info(`dry run: ${counts}`);
     throw new PartialFailureError(failed(summary.failed, summary.total, verb, failures, 'would fail'), {
       hint: 'nothing was changed; fix them before running without --dry-run',
     });

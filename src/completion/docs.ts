@@ -15,8 +15,11 @@ function walk(command: Command, path: string[]): Array<{ path: string[]; command
   return [{ path, command }, ...children.flatMap((c) => walk(c, [...path, c.name()]))];
 }
 
-/** docs/cli.md: every command's help, generated from the command tree. */
-export function cliReference(program: Command): string {
+/**
+ * docs/cli.md: every command's help, generated from the command tree. `root` is the program as
+ * `svc --help` builds it (its commands listed by their summaries), for the top-level section.
+ */
+export function cliReference(program: Command, root: Command = program): string {
   const entries = walk(program, ['svc']);
   const anchor = (path: string[]) => path.join('-');
   const lines = [
@@ -31,16 +34,8 @@ export function cliReference(program: Command): string {
     '',
   ];
   for (const { path, command } of entries) {
-    lines.push(
-      `<a id="${anchor(path)}"></a>`,
-      '',
-      `## ${path.join(' ')}`,
-      '',
-      '```text',
-      helpOf(command),
-      '```',
-      '',
-    );
+    const help = helpOf(path.length === 1 ? root : command);
+    lines.push(`<a id="${anchor(path)}"></a>`, '', `## ${path.join(' ')}`, '', '```text', help, '```', '');
   }
   return lines.join('\n');
 }

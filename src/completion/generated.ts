@@ -1,5 +1,5 @@
 import { configSchemaText } from '../ascode/schema.js';
-import { fullProgram } from '../cli.js';
+import { fullProgram, rootHelpProgram } from '../cli.js';
 import { bashScript } from './bash.js';
 import { cliReference } from './docs.js';
 import { fishScript } from './fish.js';
@@ -17,7 +17,7 @@ export async function generatedFiles(): Promise<Record<string, string>> {
     'completions/svc.bash': bashScript(model),
     'completions/_svc': zshScript(model),
     'completions/svc.fish': fishScript(model),
-    'docs/cli.md': cliReference(await fullProgram()),
+    'docs/cli.md': cliReference(await fullProgram(), await rootHelpProgram()),
     'docs/svc-config.schema.json': configSchemaText(),
   };
 }

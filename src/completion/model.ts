@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { AUDIT_ACTION_FAMILIES, AUDIT_ACTIONS } from '../api/audit.js';
 import { EVENT_TYPES } from '../api/constants.js';
+import { RECORD_SURFACES } from '../api/operations.js';
 
 /** What a value can be completed from at TAB time (by `svc __complete KIND`), or `files`. */
 export type Dynamic = 'profiles' | 'tenants' | 'roles' | 'webhooks' | 'files';
@@ -51,7 +53,13 @@ const OPTION_HINTS: Record<string, Dynamic> = {
  */
 const OPTION_SUGGESTIONS: Record<string, readonly string[]> = {
   '--event-type': EVENT_TYPES,
+  // An action or its family (`role` matches every role.* action).
+  '--action': [...AUDIT_ACTION_FAMILIES, ...AUDIT_ACTIONS],
 };
+
+/** The documented record surfaces; a write is offered only the ones that take writes. */
+const SURFACES = Object.keys(RECORD_SURFACES);
+const WRITABLE_SURFACES = SURFACES.filter((s) => RECORD_SURFACES[s]?.write !== null);
 
 /** Positional arguments by name, or by "command path + name" where a name means different things. */
 const ARGUMENT_HINTS: Record<string, Dynamic> = {
@@ -70,6 +78,11 @@ const ARGUMENT_VALUES: Record<string, string[]> = {
   'config unset key': ['base_url', 'app_url', 'tenant', 'org', 'client_id'],
   'completion shell': ['bash', 'zsh', 'fish'],
   'api method': ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+  'records ls surface': SURFACES,
+  'records get surface': SURFACES,
+  'records create surface': WRITABLE_SURFACES,
+  'records update surface': WRITABLE_SURFACES,
+  'records delete surface': WRITABLE_SURFACES,
 };
 
 function firstLine(text: string): string {

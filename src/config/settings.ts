@@ -1,5 +1,6 @@
 import { parseHttpUrl } from '../api/loopback.js';
-import { UsageError } from '../errors.js';
+import { didYouMean } from '../api/suggest.js';
+import { NotFoundError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
 
@@ -55,6 +56,21 @@ export function resolveProfileName(
   return { name: 'default', source: 'default' };
 }
 
+/**
+ * `-p NAME ` when the profile was named by the flag, for hints that suggest a command: without it
+ * the suggested command would act on the active profile instead. Empty otherwise.
+ */
+export function profileFlag(settings: Pick<Settings, 'profile' | 'profileSource'>): string {
+  return settings.profileSource === 'flag' ? `-p ${settings.profile} ` : '';
+}
+
+/** A profile that was named and does not exist: exit 5, with the closest name that does. */
+export function unknownProfileError(name: string, known: Iterable<string>): NotFoundError {
+  return new NotFoundError(`no profile named "${name}"${didYouMean(name, known)}`, {
+    hint: `see \`svc profiles ls\`; create one with \`svc -p ${name} config set base_url URL\` (or \`svc -p ${name} login --base-url URL\`)`,
+  });
+}
+
 /** Each setting from its flag, else its environment variable, else the profile. */
 export function resolveSettings(
   flags: SettingFlags,
@@ -95,6 +111,21 @@ export function describeSource(key: ProfileKey, source: SettingSource, profile: 
   if (source === 'flag') return FLAG_NAME[key] ?? key;
   if (source === 'env') return ENV_FOR[key];
   return `${key} in profile "${profile}"`;
+}
+
+/**
+ * A base URL whose path ends in /v1 (`https://api.example.com/v1`, a common paste): svc adds /v1
+ * to every path, so every request would be /v1/v1/… and a 404 that does not say why. Refused
+ * before any request (exit 2) with the URL to use; no reasonable server nests /v1 in /v1.
+ */
+export function checkBaseUrlPath(value: string, source: SettingSource, profile: string): void {
+  const url = parseHttpUrl(value);
+  if (!url || !/\/v1\/?$/i.test(url.pathname)) return;
+  const fixed = new URL(url.pathname.replace(/\/v1\/?$/i, '') || '/', url).toString().replace(/\/$/, '');
+  throw new UsageError(
+    `${describeSource('base_url', source, profile)} ${value} ends in /v1, and svc adds /v1 to every path (/v1/v1/…)`,
+    { hint: `use ${fixed}` },
+  );
 }
 
 export function checkUrlSetting(key: ProfileKey, value: string, source: SettingSource, profile = ''): string {

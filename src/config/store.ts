@@ -108,6 +108,11 @@ export class ConfigStore {
     return this.#read<ConfigFile>(this.configPath).profiles?.[name];
   }
 
+  /** Whether a profile of that name exists: it has settings or a stored credential. */
+  hasProfile(name: string): boolean {
+    return this.profile(name) !== undefined || this.credential(name) !== undefined;
+  }
+
   async setProfileValues(name: string, values: ProfileSettings): Promise<void> {
     checkProfileName(name);
     await this.#update<ConfigFile>('config', (file) => {

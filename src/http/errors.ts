@@ -18,7 +18,6 @@ export interface ApiErrorInit {
 export class ApiError extends SvcError {
   readonly status: number;
   readonly requestId: string | undefined;
-  readonly details: unknown;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly body: unknown;
   /**
@@ -29,10 +28,13 @@ export class ApiError extends SvcError {
   lostAnswer: string | undefined;
 
   constructor(init: ApiErrorInit, options: SvcErrorOptions = {}) {
-    super(categoryForStatus(init.status), init.message, { code: init.code, ...options });
+    super(categoryForStatus(init.status), init.message, {
+      code: init.code,
+      details: init.details,
+      ...options,
+    });
     this.status = init.status;
     this.requestId = init.requestId;
-    this.details = init.details;
     this.headers = init.headers ?? {};
     this.body = init.body;
   }

@@ -23,8 +23,8 @@ export function errorReport(error: unknown): ErrorReport {
   if (error instanceof ApiError) {
     report.status = error.status;
     if (error.requestId) report.request_id = error.requestId;
-    if (error.details !== undefined) report.details = error.details;
   }
+  if (error.details !== undefined) report.details = error.details;
   return report;
 }
 
@@ -61,11 +61,19 @@ function detailText(message: string, details: unknown): string {
  */
 export function renderError(
   error: unknown,
-  options: { json: boolean; debug: boolean; secrets?: Iterable<string> },
+  options: {
+    json: boolean;
+    debug: boolean;
+    secrets?: Iterable<string>;
+    /** What the words probably meant (`did you mean …?`): put before the error's own hint. */
+    suggestion?: string;
+  },
 ): string {
   // A server may echo a credential in its error (a header, a field): scrubbed by value and shape.
   const secrets = [...(options.secrets ?? [])];
   const report = redactDeep(errorReport(error), secrets) as ErrorReport;
+  if (options.suggestion)
+    report.hint = report.hint ? `${options.suggestion}; ${report.hint}` : options.suggestion;
   if (options.json) return `${escapeJsonForTerminal(JSON.stringify({ error: report }))}\n`;
   const facts: string[] = [];
   if (report.status !== undefined) facts.push(`HTTP ${report.status}`);
@@ -73,7 +81,9 @@ export function renderError(
   const apiCode = error instanceof SvcError ? error.code : undefined;
   if (report.status !== undefined && apiCode) facts.push(report.code);
   if (report.request_id) facts.push(`request ${report.request_id}`);
-  let line = `error: ${report.message}${detailText(report.message, report.details)}`;
+  // An API's details go on the line; svc's own (a file's problems) were printed by the command.
+  const details = error instanceof ApiError ? detailText(report.message, report.details) : '';
+  let line = `error: ${report.message}${details}`;
   if (facts.length > 0) line += ` (${facts.join(', ')})`;
   if (report.hint) line += `; ${report.hint}`;
   if (report.code === 'unexpected')

@@ -32,6 +32,16 @@ export function colorEnabled(isTTY: boolean, env: Env, noColorFlag: boolean): bo
   return isTTY;
 }
 
+/**
+ * The width tables fit: what the terminal reports; when it reports none or 0 (`script`, `docker
+ * exec -t` without a size, some CI ptys), COLUMNS when it is a positive number; else 80.
+ */
+export function terminalWidth(reported: number | undefined, env: Env): number {
+  if (reported !== undefined && reported > 0) return reported;
+  const columns = /^\d+$/.test(env.COLUMNS?.trim() ?? '') ? Number(env.COLUMNS) : 0;
+  return columns > 0 ? columns : 80;
+}
+
 /** Which streams are terminals, and how wide: decided by whoever makes the IOStreams. */
 export interface TerminalClaims {
   stdin: boolean;
@@ -44,7 +54,8 @@ export interface TerminalClaims {
 /**
  * IOStreams over any streams, with svc's colour policy applied to the TTY claims. The binary
  * claims what its process streams are (systemIO); the tests and the tour claim a terminal of a
- * chosen width over buffers. No environment variable overrides the claims.
+ * chosen width over buffers. No environment variable overrides the claims; COLUMNS only fills in a
+ * width the terminal did not report.
  */
 export function createIO(
   streams: Pick<IOStreams, 'stdin' | 'stdout' | 'stderr'>,
@@ -58,7 +69,7 @@ export function createIO(
     stdinIsTTY: terminal.stdin,
     stdoutIsTTY: terminal.stdout,
     stderrIsTTY: terminal.stderr,
-    columns: terminal.columns ?? 80,
+    columns: terminalWidth(terminal.columns, env),
     colorStdout: colorEnabled(terminal.stdout, env, noColor),
     colorStderr: colorEnabled(terminal.stderr, env, noColor),
   };

@@ -5,6 +5,7 @@ import {
   type SubscriptionTier,
 } from '../api/constants.js';
 import { isoSeconds } from '../api/time.js';
+import { recordGrant } from './domain/grants.js';
 import { stableUuid } from './domain/identity.js';
 import type { SandboxState } from './state.js';
 
@@ -120,7 +121,7 @@ export function seedDemo(state: SandboxState, extraTenants = 0, extraUsers = 0):
     });
   }
   const grant = (user: string, slug: string, role: string) =>
-    identity.addAssignment({
+    recordGrant(state, {
       user_id: user,
       tenant_id: tenantId(slug),
       role_id: role,
@@ -128,6 +129,7 @@ export function seedDemo(state: SandboxState, extraTenants = 0, extraUsers = 0):
       assigned_by: 'system',
       assigned_at: '2024-06-01T00:00:00Z',
       expires_at: null,
+      request_id: 'seed',
     });
 
   identity.addUser({

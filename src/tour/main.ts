@@ -18,8 +18,8 @@ async function main(): Promise<number> {
     process.stdout.write(
       '\n── Next ──────────────────────────────────────────────────\n' +
         'Keep a sandbox running in one terminal and use svc in another:\n' +
-        '  $ svc sandbox start            # http://127.0.0.1:4010, configures and activates a "sandbox" profile\n' +
-        '  $ svc tenants ls\n' +
+        '  $ svc sandbox start            # http://127.0.0.1:4010, writes a "sandbox" profile (active unless another is set up)\n' +
+        '  $ svc tenants ls               # as its "Try" line says (with -p sandbox when not active)\n' +
         'Not shown here: OAuth clients (svc oauth), API keys (svc tenants api-keys), records, and any call\n' +
         'with `svc api`. `npx svc …` from this folder, or `npm link` to put svc on your PATH.\n' +
         'Every command: svc COMMAND --help; all of them: docs/cli.md; the rest: README.md.\n',

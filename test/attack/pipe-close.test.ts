@@ -39,9 +39,14 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     const r = await bash(`svc roles assign --file '${csv}' --ndjson | head -1`, { env });
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
     expect(r.code, r.stderr).toBe(141);
-    expect(r.stderr).toMatch(
+    // The summary line, then (--ndjson) the error as one JSON object.
+    const [summary, last, ...more] = r.stderr.trimEnd().split('\n');
+    expect([summary, more]).toEqual([expect.stringMatching(/^[\d,]+ granted in \d+\.\d s$/), []]);
+    const error = JSON.parse(last!).error;
+    expect(error).toMatchObject({ code: 'stdout_closed', exit_code: 141 });
+    expect(`${error.message}; ${error.hint}`).toMatch(
       new RegExp(
-        `^[\\d,]+ granted in \\d+\\.\\d s\\nerror: stdout closed after [\\d,]+ of ${ROWS.toLocaleString('en')}; run the same command again to resume \\(journal .+\\)\\n$`,
+        `^stdout closed after [\\d,]+ of ${ROWS.toLocaleString('en')}; run the same command again to resume \\(journal .+\\)$`,
       ),
     );
     const made = (await counted(role)).total;
@@ -63,9 +68,10 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     });
     const r = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson | head -1`, { env });
     expect(r.code, r.stderr).toBe(141);
-    expect(r.stderr).toMatch(
+    const error = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error;
+    expect(`${error.message}; ${error.hint}`).toMatch(
       new RegExp(
-        `error: stdout closed after [\\d,]+ of ${ENTRIES.toLocaleString('en')}; run the same command again to resume`,
+        `^stdout closed after [\\d,]+ of ${ENTRIES.toLocaleString('en')}; run the same command again to resume`,
       ),
     );
     const again = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson > /dev/null`, { env });

@@ -48,4 +48,17 @@ describe('help', () => {
     for (const name of ['login', 'tenants', 'api', 'sandbox'])
       expect(help.stdout).toMatch(new RegExp(`\\n {2}${name}`));
   });
+
+  it.each<[string[], string]>([
+    [['help', 'tenats'], "error: unknown command 'tenats' (Did you mean tenants?); see `svc --help`\n"],
+    [['help', 'zzzz'], "error: unknown command 'zzzz'; see `svc --help`\n"],
+  ])('svc %j: one line naming the unknown command, exit 2 (as `svc tenats`)', async (argv, stderr) => {
+    expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
+  });
+
+  it('svc help tenants still prints its help', async () => {
+    const help = await runInProcess(['help', 'tenants'], {});
+    expect([help.code, help.stderr]).toEqual([0, '']);
+    expect(help.stdout).toContain('Usage: svc tenants|tenant [options] [command]');
+  });
 });

@@ -77,6 +77,23 @@ describe('the --json and --ndjson shape of every list verb', () => {
   });
 });
 
+describe('the names of every ls', () => {
+  // `svc webhooks dlq list W` took "list" for the webhook id when dlq's ls had no alias.
+  const everyLs = leaves(program).filter(({ path }) => path.at(-1) === 'ls');
+  it.each(everyLs.map(({ path, command }) => [path.join(' '), command] as const))(
+    'svc %s is also `list`',
+    (_name, command) => {
+      expect(command.aliases()).toContain('list');
+    },
+  );
+
+  it('svc webhooks dlq list WEBHOOK lists like dlq ls', async () => {
+    const list = await svc.run(['webhooks', 'dlq', 'list', WEBHOOK, '--json']);
+    expect(list).toEqual(await svc.run(['webhooks', 'dlq', 'ls', WEBHOOK, '--json']));
+    expect(list.code).toBe(0);
+  });
+});
+
 describe('paging flags', () => {
   // An `ls` that takes --limit reads pages through Listing: --limit a total (with --all too),
   // --cursor to go on, --all to stream every page, in listingOptions()'s words on every list.

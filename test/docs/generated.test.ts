@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generatedFiles } from '../../src/cli.js';
 import { openapiDocument } from '../../src/sandbox/server.js';
+import { runInProcess } from '../helpers/context.js';
 import { ROOT } from '../helpers/paths.js';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -24,5 +25,21 @@ describe('checked-in generated files are current (run `npm run generate` after c
     expect(doc['x-svc-choices'].length).toBeGreaterThan(5);
     for (const path of ['/v1/me', '/v1/tenants', '/v1/reconciliations', '/v1/reconciliations/{id}'])
       expect(doc.paths[path]).toBeDefined();
+  });
+});
+
+describe('docs/cli.md says what --help says', () => {
+  /** Words only: the two are wrapped at different widths. */
+  const words = (text: string) => text.replace(/\s+/g, ' ').trim();
+  const section = (path: string) => {
+    const doc = read('docs/cli.md');
+    const start = doc.indexOf('```text\n', doc.indexOf(`## ${path}\n`)) + '```text\n'.length;
+    return doc.slice(start, doc.indexOf('\n```', start));
+  };
+
+  it('the top-level section is `svc --help` (its commands and their summaries)', async () => {
+    const help = await runInProcess(['--help'], {});
+    const commands = (text: string) => words(text.slice(text.indexOf('Getting started:')));
+    expect(commands(section('svc'))).toBe(commands(help.stdout));
   });
 });

@@ -5,7 +5,7 @@
  * requires them). `svc __complete` itself is tested in-process in test/commands/completion/.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -95,6 +95,25 @@ const cases: Array<[string, string[]]> = [
   ['svc webhooks dlq l', ['ls']],
   ['svc webhooks dlq wh_1 --sta', ['--status']],
   ['svc webhooks dlq wh_1 --status ', ['all', 'discarded', 'queued', 'recovered', 'replayed']],
+  // The documented record surfaces; only the writable ones where a write is asked.
+  [
+    'svc records ls ',
+    ['accounts', 'audit_trail', 'evidence_packs', 'exceptions', 'reconciliations', 'rules'].sort(),
+  ],
+  ['svc records get a', ['accounts', 'audit_trail']],
+  ['svc records create ', ['accounts', 'evidence_packs', 'exceptions', 'reconciliations', 'rules']],
+  [
+    'svc audit ls --action role',
+    [
+      'role',
+      'role.assigned',
+      'role.assignment_updated',
+      'role.created',
+      'role.deleted',
+      'role.revoked',
+      'role.updated',
+    ],
+  ],
 ];
 
 describe('completion scripts in real shells', () => {
@@ -155,5 +174,31 @@ describe('completion scripts in real shells', () => {
       await term.send('C-c');
       await term.waitFor(/ready>\s*$/m);
     });
+  });
+});
+
+needs('bash').describe('the README install lines, on a fresh account', () => {
+  it('write every script where the shell looks, creating the directories', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Shell completion'));
+    const start = section.indexOf('```sh\n') + '```sh\n'.length;
+    const block = section.slice(start, section.indexOf('\n```', start));
+    const fresh = mkdtempSync(join(tmpdir(), 'svc-fresh-home-'));
+    try {
+      // Each line as a user pastes it (comments included), in a home with no dot-directories.
+      await run('bash', ['-euc', block], { env: { ...env, HOME: fresh } });
+      for (const [file, first] of [
+        ['.local/share/bash-completion/completions/svc', '# bash completion for svc'],
+        ['.zfunc/_svc', '#compdef svc'],
+        ['.config/fish/completions/svc.fish', '# fish completion for svc'],
+      ] as const) {
+        expect(readFileSync(join(fresh, file), 'utf8').split('\n').slice(0, 2).join('\n'), file).toContain(
+          first,
+        );
+      }
+      expect(readFileSync(join(fresh, '.zshrc'), 'utf8')).toContain('fpath=(~/.zfunc $fpath)');
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });

@@ -32,7 +32,13 @@ describe('the launcher (bin/svc.js)', () => {
   it('names the cache after the command, past global flags and their values (dist/launcher.json)', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
     const env = { SVC_CACHE_DIR: cacheDir, SVC_CONFIG_DIR: join(cacheDir, 'cfg') };
-    const r = await svc(['--tenant', 'profiles', '-p', 'tenants', '--timeout', '5', 'config', 'ls'], { env });
+    // config set, not ls: a -p NAME that does not exist is exit 5 for a command that reads it.
+    const r = await svc(
+      ['--tenant', 'profiles', '-p', 'tenants', '--timeout', '5', 'config', 'set', 'org', 'o'],
+      {
+        env,
+      },
+    );
     expect(r.code).toBe(0);
     const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
     expect(readdirSync(join(cacheDir, versionDir!))).toEqual(['config.bin']);
@@ -46,6 +52,23 @@ describe('the launcher (bin/svc.js)', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('code cache: none');
     expect(readdirSync(cacheDir)).toEqual([]);
+  });
+
+  it.each(['yes', 'ON'])('reads SVC_NO_CODE_CACHE=%s by the one boolean rule', async (value) => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const r = await svc(['--help'], { env: { SVC_CACHE_DIR: cacheDir, SVC_NO_CODE_CACHE: value } });
+    expect(r.code).toBe(0);
+    expect(readdirSync(cacheDir)).toEqual([]);
+  });
+
+  it('refuses a SVC_NO_CODE_CACHE that is not a boolean (exit 2, one line)', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const r = await svc(['--help'], { env: { SVC_CACHE_DIR: cacheDir, SVC_NO_CODE_CACHE: 'nope' } });
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      'error: SVC_NO_CODE_CACHE must be 1, true, yes or on (or 0, false, no, off), got "nope"\n',
+    ]);
   });
 
   it('says how to build when dist/ is missing', async () => {

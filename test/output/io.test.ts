@@ -31,3 +31,18 @@ describe('the TTY decision', () => {
     },
   );
 });
+
+describe('the terminal width', () => {
+  // `script`, `docker exec -t` without a size and some CI ptys report 0 columns.
+  it.each<[number | undefined, Record<string, string>, number]>([
+    [120, { COLUMNS: '100' }, 120],
+    [0, { COLUMNS: '100' }, 100],
+    [undefined, { COLUMNS: '100' }, 100],
+    [0, {}, 80],
+    [0, { COLUMNS: '0' }, 80],
+    [0, { COLUMNS: 'wide' }, 80],
+  ])('reported %j with env %j is %i columns', (columns, env, width) => {
+    const io = createIO(streams(), { stdin: true, stdout: true, stderr: true, columns }, env);
+    expect(io.columns).toBe(width);
+  });
+});

@@ -46,7 +46,8 @@ describe('GET /v1/audit_trail', () => {
     ).body;
     await post(`/v1/oauth/clients/${client.client_id}/rotate-secret`, {});
 
-    const entries = (await list('limit=200')).items;
+    // The changes made here (the seed's own grants have entries too, by actor "system").
+    const entries = (await list('limit=200&actor=usr_admin')).items;
     const actions = entries.map((e) => e.action);
     expect(actions).toEqual([
       'role.created',
@@ -95,7 +96,7 @@ describe('GET /v1/audit_trail', () => {
       new Set(['webhook.created', 'webhook.updated', 'webhook.secret_rotated', 'webhook.deleted']),
     );
     expect((await list('action=api_key.revoked')).items).toHaveLength(1);
-    expect((await list('user_id=usr_viewer')).items.map((e) => e.action)).toEqual([
+    expect((await list('user_id=usr_viewer&actor=usr_admin')).items.map((e) => e.action)).toEqual([
       'role.assigned',
       'role.revoked',
     ]);
@@ -150,5 +151,29 @@ describe('GET /v1/permissions', () => {
     expect(byName['exception.read'].builtin_roles[0]).toBe('tenant_viewer');
     expect(byName['tenant.read'].builtin_roles).toEqual(['org_admin', 'tenant_admin']);
     expect(r.body.next_cursor).toBeNull();
+  });
+});
+
+describe('seeded grants', () => {
+  // A grant's audit_trail_id names an entry (README: `svc audit get ID`), seeded ones too.
+  it('have audit-trail entries their audit_trail_id resolves to', async () => {
+    const holders = await call(sandbox(), 'GET', '/v1/role-assignments?role_id=tenant_admin', admin());
+    expect(holders.status, holders.text).toBe(200);
+    const seeded = (holders.body as { items: Array<Record<string, any>> }).items.filter(
+      (a) => a.assigned_by === 'system',
+    );
+    expect(seeded.length).toBeGreaterThan(0);
+    for (const grant of seeded) {
+      const entry = await call(sandbox(), 'GET', `/v1/audit_trail/${grant.audit_trail_id}`, admin());
+      expect(entry.status, entry.text).toBe(200);
+      expect(entry.body).toMatchObject({
+        id: grant.audit_trail_id,
+        action: 'role.assigned',
+        user_id: grant.user_id,
+        role_id: grant.role_id,
+        actor: 'system',
+        created_at: grant.assigned_at,
+      });
+    }
   });
 });

@@ -49,8 +49,8 @@ function end(extra: Partial<RunEnd> = {}) {
 }
 
 /** The error finishRun throws (or undefined), as the user sees it. */
-function finish(run: RunEnd, verb = VERB) {
-  const t = testContext();
+function finish(run: RunEnd, verb = VERB, json = false) {
+  const t = testContext(json ? { globals: { json: true } } : {});
   let error: SvcError | undefined;
   try {
     finishRun(t.ctx, verb, run);
@@ -64,6 +64,20 @@ function finish(run: RunEnd, verb = VERB) {
 }
 
 describe('finishRun', () => {
+  it.each<[string, Partial<RunEnd>]>([
+    ['failures', { failures: [{ line: 4, why: 'no' }], summary: summary({ ok: 1, failed: 1, refused: 1 }) }],
+    ['a closed stdout', { closed: true }],
+    ['Ctrl-C', { summary: summary({ stopped: true }) }],
+  ])(
+    'with --json, %s: no summary line before the JSON error (the error is all of stderr)',
+    (_what, extra) => {
+      const { run } = end(extra);
+      const { stderr, error } = finish(run, VERB, true);
+      expect(stderr).toBe('');
+      expect(error).toBeDefined();
+    },
+  );
+
   it('all done: a success line, the journal removed', () => {
     const { run, removed } = end();
     expect(finish(run)).toEqual({ stderr: '✓ 1,500 granted in 2.3 s\n', error: undefined });

@@ -10,7 +10,7 @@ import { examples, type MakeContext } from '../kit.js';
  * revocation fails — and then svc says so and exits 1, since the session may still be alive.
  */
 export async function runLogout(ctx: Context): Promise<void> {
-  const profile = ctx.settings().profile;
+  const profile = ctx.profileSettings().profile;
   const store = ctx.store();
   const { withCredentialLock } = await import('../../auth/lock.js');
   // Under the lock, so no other svc process refreshes (and rotates) the token being revoked.

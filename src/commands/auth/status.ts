@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
-import { type Context, LOGIN_HINT } from '../../context.js';
+import { type Context, loginHint } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
+import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';
 import { maskSecret } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
 import { examples, type MakeContext } from '../kit.js';
@@ -9,7 +10,8 @@ import { examples, type MakeContext } from '../kit.js';
 interface AuthStatus {
   profile: string;
   base_url: string | null;
-  logged_in: boolean;
+  /** null: the credential could not be checked (the server was not reached or did not answer). */
+  logged_in: boolean | null;
   credential: {
     source: string;
     type: string;
@@ -51,7 +53,7 @@ function describeCredential(ctx: Context, profile: string): AuthStatus['credenti
 }
 
 export async function runAuthStatus(ctx: Context): Promise<void> {
-  const settings = ctx.settings();
+  const settings = ctx.profileSettings();
   const status: AuthStatus = {
     profile: settings.profile,
     base_url: settings.values.base_url ?? null,
@@ -63,7 +65,7 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
   let failure: SvcError | undefined;
   if (!status.credential) {
     failure = new AuthError(`not logged in: profile "${settings.profile}" has no credential`, {
-      hint: LOGIN_HINT,
+      hint: loginHint(settings, ctx.env),
     });
   } else {
     try {
@@ -77,13 +79,15 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
     status.credential = describeCredential(ctx, settings.profile) ?? status.credential;
   }
   status.error = failure?.message ?? null;
+  // Only an absent or rejected credential is "not logged in"; any other failure left it unchecked.
+  if (failure && failure.category !== 'auth') status.logged_in = null;
   if (ctx.out.isMachine) await ctx.out.json(status);
   else {
     const me = status.identity;
     await ctx.out.record(status, [
       ['profile', `${status.profile}${settings.profileSource === 'default' ? ' (default)' : ''}`],
       ['base url', status.base_url],
-      ['status', status.logged_in ? 'logged in' : 'not logged in'],
+      ['status', statusText(status.logged_in, failure)],
       ['credential', status.credential ? `${status.credential.type} from ${status.credential.source}` : null],
       ['token', status.credential?.token],
       ['expires', status.credential?.expires_at, 'time'],
@@ -101,11 +105,18 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
   if (failure) throw failure;
 }
 
+function statusText(loggedIn: boolean | null, failure: SvcError | undefined): string {
+  if (loggedIn !== null) return loggedIn ? 'logged in' : 'not logged in';
+  const unreachable = failure instanceof ConnectionError || failure instanceof ConnectionTimeoutError;
+  return `unknown (${unreachable ? 'server unreachable' : 'the check failed'})`;
+}
+
 export function statusCommand(make: MakeContext): Command {
   return new Command('status')
     .description(
       'Show the profile, base URL, masked credential, its expiry and scopes, and the identity\n' +
-        'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it.',
+        'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it; when\n' +
+        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.',
     )
     .addHelpText(
       'after',

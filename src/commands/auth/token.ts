@@ -1,13 +1,14 @@
 import { Command } from 'commander';
-import { type Context, LOGIN_HINT } from '../../context.js';
+import { type Context, loginHint } from '../../context.js';
 import { AuthError } from '../../errors.js';
 import { examples, type MakeContext } from '../kit.js';
 
 export async function runAuthToken(ctx: Context): Promise<void> {
+  const settings = ctx.profileSettings();
   const token = await ctx.credentials().token();
   if (!token) {
-    throw new AuthError(`not logged in: profile "${ctx.settings().profile}" has no credential`, {
-      hint: LOGIN_HINT,
+    throw new AuthError(`not logged in: profile "${settings.profile}" has no credential`, {
+      hint: loginHint(settings, ctx.env),
     });
   }
   if (ctx.out.isMachine) return ctx.out.json({ access_token: token });

@@ -33,10 +33,18 @@ export default function completion(make: MakeContext): Command {
     .addHelpText(
       'after',
       examples(
-        ['svc completion bash > ~/.local/share/bash-completion/completions/svc', 'bash'],
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion in the example, not a template
-        ['svc completion zsh > "${fpath[1]}/_svc"', 'zsh (then restart it)'],
-        ['svc completion fish > ~/.config/fish/completions/svc.fish', 'fish'],
+        [
+          'mkdir -p ~/.local/share/bash-completion/completions && svc completion bash > ~/.local/share/bash-completion/completions/svc',
+          'bash',
+        ],
+        [
+          "mkdir -p ~/.zfunc && svc completion zsh > ~/.zfunc/_svc && echo 'fpath=(~/.zfunc $fpath); autoload -Uz compinit; compinit' >> ~/.zshrc",
+          'zsh: a directory of your own on fpath (then restart it)',
+        ],
+        [
+          'mkdir -p ~/.config/fish/completions && svc completion fish > ~/.config/fish/completions/svc.fish',
+          'fish',
+        ],
       ),
     )
     .action(async (shell: string, _flags: unknown, cmd: Command) => runCompletion(await make(cmd), shell));

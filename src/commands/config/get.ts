@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { profileFlag } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { examples, type MakeContext } from '../kit.js';
@@ -6,11 +7,11 @@ import { checkKey, KEYS } from './shared.js';
 
 export async function runConfigGet(ctx: Context, rawKey: string): Promise<void> {
   const key = checkKey(rawKey);
-  const settings = ctx.settings();
+  const settings = ctx.profileSettings();
   const value = settings.values[key];
   if (value === undefined) {
     throw new NotFoundError(`${key} is not set for profile "${settings.profile}"`, {
-      hint: `set it with \`svc config set ${key} VALUE\``,
+      hint: `set it with \`svc ${profileFlag(settings)}config set ${key} VALUE\``,
     });
   }
   if (ctx.out.isMachine) return ctx.out.json({ key, value, source: settings.sources[key] });

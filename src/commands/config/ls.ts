@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
 
 export async function runConfigLs(ctx: Context): Promise<void> {
-  const settings = ctx.settings();
+  const settings = ctx.profileSettings();
   const rows = PROFILE_KEYS.map((key) => ({
     key,
     value: settings.values[key] ?? null,

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { checkUrlSetting, ENV_FOR } from '../../config/settings.js';
+import { checkBaseUrlPath, checkUrlSetting, ENV_FOR } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import { findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
@@ -11,6 +11,7 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   const value = nonEmpty('VALUE', rawValue);
   const settings = ctx.settings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
+  if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);
   const tenant = key === 'tenant' ? await checkTenant(ctx, value) : undefined;
   const store = ctx.store();
   await store.setProfileValues(settings.profile, { [key]: value });

@@ -5,7 +5,7 @@ import { checkKey, KEYS } from './shared.js';
 
 export async function runConfigUnset(ctx: Context, rawKey: string): Promise<void> {
   const key = checkKey(rawKey);
-  const profile = ctx.settings().profile;
+  const profile = ctx.profileSettings().profile;
   await ctx.store().unsetProfileValue(profile, key);
   if (ctx.out.isMachine) return ctx.out.json({ profile, key, value: null });
   ctx.out.success(`Unset ${key} for profile "${profile}"`);

@@ -1,9 +1,10 @@
 import { Command, Option } from 'commander';
+import { acceptsSvcRedirect, SVC_REDIRECT_EXAMPLE } from '../../api/redirect-uris.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { readSecret } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
@@ -37,7 +38,33 @@ async function printTokens(ctx: Context, tokens: TokenSet): Promise<void> {
   );
 }
 
+/**
+ * Before the browser: a client with no redirect URI svc's loopback matches would leave the user
+ * at a "redirect URI not registered" page while svc waits minutes. Checked when the caller may
+ * read the client; when it may not (no credential, 403, 404), the flow goes ahead as it would.
+ */
+async function checkRedirectUris(ctx: Context, clientId: string): Promise<void> {
+  let uris: string[];
+  try {
+    uris = (await (await ctx.platform()).oauth.clients.get(clientId)).redirect_uris ?? [];
+  } catch (error) {
+    const unreadable = ['auth', 'forbidden', 'not_found'];
+    if (error instanceof SvcError && unreadable.includes(error.category)) return;
+    throw error;
+  }
+  if (acceptsSvcRedirect(uris)) return;
+  const keep = uris.map((uri) => `--redirect-uri ${uri} `).join('');
+  throw new UsageError(
+    `client ${clientId} has no redirect URI svc can use: it has ${uris.join(', ') || 'none'}, ` +
+      `svc redirects to http://127.0.0.1:PORT/callback`,
+    {
+      hint: `register ${SVC_REDIRECT_EXAMPLE} (any port is accepted): \`svc oauth update ${clientId} ${keep}--redirect-uri ${SVC_REDIRECT_EXAMPLE}\``,
+    },
+  );
+}
+
 export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOptions): Promise<void> {
+  await checkRedirectUris(ctx, options.clientId);
   const clientSecret = options.publicClient
     ? undefined
     : await readSecret(ctx, options.secret, {
@@ -77,11 +104,11 @@ export function authorizeCommand(make: MakeContext): Command {
       'after',
       examples(
         [
-          'svc oauth authorize --client-id cli_0123 --client-secret-file vendor.secret',
-          "see what an integration gets: the consent page, then the client's tokens",
+          'svc oauth authorize --client-id cli_0123 --client-secret-file local.secret',
+          "a client registered with http://127.0.0.1/callback: the consent page, then the client's tokens",
         ],
         [
-          'svc oauth authorize --client-id cli_0123 --client-secret-stdin --scope read:exceptions --json < vendor.secret',
+          'svc oauth authorize --client-id cli_0123 --client-secret-stdin --scope read:exceptions --json < local.secret',
           'ask for one scope; the token response as JSON',
         ],
       ),

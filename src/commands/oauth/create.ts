@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
+import { acceptsSvcRedirect } from '../../api/redirect-uris.js';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -117,7 +118,8 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     throw error;
   }
   await printClientWithSecret(ctx, data, options.secretFile);
-  if (!ctx.out.isMachine) {
+  // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
+  if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
     const secret = options.secretFile
       ? ` --client-secret-file ${options.secretFile}`
       : ' --client-secret-stdin';
@@ -176,8 +178,8 @@ export function createCommand(make: MakeContext): Command {
           'a client for a web integration; the secret goes to a 0600 file',
         ],
         [
-          'svc oauth create --name "Local test" --redirect-uri http://127.0.0.1/callback --scope read:exceptions --json',
-          'a client to try with `svc oauth authorize`, as JSON (secret included)',
+          'svc oauth create --name "Local test" --redirect-uri http://127.0.0.1/callback --scope read:exceptions --secret-file local.secret',
+          'a client to try with `svc oauth authorize` (its loopback redirect URI takes any port)',
         ],
       ),
     )

@@ -1,5 +1,5 @@
+import { unknownProfileError } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { NotFoundError } from '../../errors.js';
 import { maskSecret } from '../../output/format.js';
 
 export interface ProfileRow {
@@ -39,10 +39,10 @@ export function rows(ctx: Context): ProfileRow[] {
 /** A profile that must exist (exit 5 otherwise). */
 export function existing(ctx: Context, name: string): ProfileRow {
   const row = rows(ctx).find((r) => r.name === name);
-  if (!row) {
-    throw new NotFoundError(`no profile named "${name}"`, {
-      hint: `see \`svc profiles ls\`; create one with \`svc config set -p ${name} base_url URL\``,
-    });
-  }
+  if (!row)
+    throw unknownProfileError(
+      name,
+      rows(ctx).map((r) => r.name),
+    );
   return row;
 }

@@ -1,14 +1,15 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { checkSurface, dataOptions, type RecordData, readData, show } from './shared.js';
+import { checkSurface, dataOptions, onSurface, type RecordData, readData, show } from './shared.js';
 
 export async function runRecordsCreate(
   ctx: Context,
   surface: string,
   data: Record<string, unknown>,
 ): Promise<void> {
-  const record: RecordData = await (await ctx.platform()).records.create(surface, data);
+  const platform = await ctx.platform();
+  const record: RecordData = await onSurface(surface, () => platform.records.create(surface, data));
   await show(ctx, record);
   if (!ctx.out.isMachine) ctx.out.success(`Created ${surface} record ${record.id}`);
 }

@@ -1,10 +1,11 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { checkSurface, type RecordData, show } from './shared.js';
+import { checkSurface, onSurface, type RecordData, show } from './shared.js';
 
 export async function runRecordsGet(ctx: Context, surface: string, id: string): Promise<void> {
-  const record: RecordData = await (await ctx.platform()).records.get(surface, id);
+  const platform = await ctx.platform();
+  const record: RecordData = await onSurface(surface, () => platform.records.get(surface, id));
   await show(ctx, record);
 }
 

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
 import { examples, type MakeContext } from '../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
-import { checkSurface, ownFields, type RecordData } from './shared.js';
+import { checkSurface, onSurface, ownFields, type RecordData } from './shared.js';
 
 /** The largest page GET /v1/{surface} gives. */
 const RECORD_PAGE_MAX = 200;
@@ -25,7 +25,7 @@ export async function runRecordsLs(
   const records = listing.items((page) =>
     platform.records.list(surface, { include_deleted: options.includeDeleted || undefined, ...page }),
   );
-  await ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` });
+  await onSurface(surface, () => ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` }));
   listing.hintMore(ctx, `svc records ls ${surface}${options.includeDeleted ? ' --include-deleted' : ''}`);
 }
 

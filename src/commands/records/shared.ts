@@ -1,7 +1,9 @@
 import { type Command, Option } from 'commander';
 import { RECORD_OWNED_FIELDS, RESERVED_SURFACES, SURFACE_PATTERN } from '../../api/constants.js';
+import { RECORD_SURFACES } from '../../api/operations.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { ApiError, NotFoundError } from '../../http/errors.js';
 import type { Field } from '../../output/output.js';
 import { readInputBytes } from '../../system/input.js';
 import { nonEmpty } from '../kit.js';
@@ -28,6 +30,43 @@ export function checkSurface(raw: string): string {
     );
   }
   return surface;
+}
+
+const DOCUMENTED = Object.keys(RECORD_SURFACES);
+
+/**
+ * A record call's failure in the words of surfaces: a 404 for a surface that is not one of the
+ * documented ones names them (the server's own guess is a route), and a 405 on a read-only one
+ * says how to read it. Other errors pass as they are (another server may have other surfaces).
+ */
+export async function onSurface<T>(surface: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const init = (message: string) => ({
+      status: error.status,
+      code: error.code,
+      message,
+      requestId: error.requestId,
+      details: error.details,
+      headers: error.headers,
+      body: error.body,
+    });
+    if (error.status === 404 && !DOCUMENTED.includes(surface)) {
+      throw new NotFoundError(init(`no record surface "${surface}" on this server`), {
+        hint: `the documented surfaces are ${DOCUMENTED.join(', ')}`,
+        cause: error,
+      });
+    }
+    if (error.status === 405 && RECORD_SURFACES[surface]?.write === null) {
+      throw new ApiError(init(error.message), {
+        hint: `${surface} is read-only: read it with \`svc records ls ${surface}\`${surface === 'audit_trail' ? ' or `svc audit ls`' : ''}`,
+        cause: error,
+      });
+    }
+    throw error;
+  }
 }
 
 /** --data JSON or --data-file FILE|- : one JSON object. */

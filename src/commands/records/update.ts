@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { checkSurface, dataOptions, type RecordData, readData, show } from './shared.js';
+import { checkSurface, dataOptions, onSurface, type RecordData, readData, show } from './shared.js';
 
 export async function runRecordsUpdate(
   ctx: Context,
@@ -9,7 +9,8 @@ export async function runRecordsUpdate(
   id: string,
   patch: Record<string, unknown>,
 ): Promise<void> {
-  const record: RecordData = await (await ctx.platform()).records.update(surface, id, patch);
+  const platform = await ctx.platform();
+  const record: RecordData = await onSurface(surface, () => platform.records.update(surface, id, patch));
   await show(ctx, record);
   if (!ctx.out.isMachine) ctx.out.success(`Updated ${surface} record ${record.id}`);
 }

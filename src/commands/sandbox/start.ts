@@ -121,7 +121,9 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
   const org = options.seed === 'demo' ? DEMO_ORG : undefined;
   const profile = ctx.globals.profile ?? 'sandbox';
   let activated = false;
-  if (options.profile && sandbox.adminToken) {
+  // Without an admin (--seed none) there is no credential to save: no profile is written.
+  const saved = options.profile && sandbox.adminToken !== '';
+  if (saved) {
     const store = ctx.store();
     await store.setProfileValues(profile, {
       base_url: sandbox.url,
@@ -149,7 +151,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     tenant: tenant ?? null,
     org: org ?? null,
     client_id: CLI_CLIENT_ID,
-    profile: options.profile ? profile : null,
+    profile: saved ? profile : null,
   };
   if (ctx.out.isMachine) {
     await ctx.out.json(info);
@@ -159,13 +161,19 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     if (tenant) await ctx.out.text(`  tenant       ${tenant} (Acme Treasury)`);
     if (org) await ctx.out.text(`  org          ${org} (Acme Group)`);
     await ctx.out.text(`  oauth client ${CLI_CLIENT_ID} (public, PKCE; \`svc login\` uses it)`);
-    if (options.profile) {
+    if (saved) {
       await ctx.out.text(
         `  profile      "${profile}"${activated ? ' (active)' : `; use it with \`svc -p ${profile} …\` or \`svc profiles use ${profile}\``}`,
       );
     }
+    // A command that works as it is typed: the profile is the active one only when it was activated.
+    const next = saved
+      ? `svc ${activated ? '' : `-p ${profile} `}tenants ls`
+      : sandbox.adminToken
+        ? `SVC_TOKEN=<admin token> svc --base-url ${sandbox.url} tenants ls`
+        : undefined;
     await ctx.out.text(
-      'Try `svc tenants ls` in another terminal. Ctrl-C stops the sandbox (its data lives in memory).',
+      `${next ? `Try \`${next}\` in another terminal. ` : ''}Ctrl-C stops the sandbox (its data lives in memory).`,
     );
   }
   if (!ctx.signal.aborted) await once(ctx.signal, 'abort');

@@ -43,7 +43,10 @@ export type AuditInput = Pick<
       AuditEntry,
       'user_id' | 'role_id' | 'role_name' | 'expires_at' | 'previous_expires_at' | 'justification' | 'changes'
     >
-  >;
+  > & {
+    /** When it happened, for seeded history; a recorded change is stamped with the clock. */
+    at?: string;
+  };
 
 /** What GET /v1/audit_trail filters on. */
 export interface AuditFilter {
@@ -68,9 +71,10 @@ export class AuditLog {
   }
 
   record(input: AuditInput): AuditEntry {
+    const { at, ...rest } = input;
     const entry: AuditEntry = {
       id: randomId('aud'),
-      at: this.#clock.iso(),
+      at: at ?? this.#clock.iso(),
       user_id: null,
       role_id: null,
       role_name: null,
@@ -78,7 +82,7 @@ export class AuditLog {
       previous_expires_at: null,
       justification: null,
       changes: null,
-      ...input,
+      ...rest,
     };
     this.#byId.set(entry.id, this.entries.length);
     this.entries.push(entry);

@@ -266,3 +266,39 @@ function countActiveAdmins(state: SandboxState, tenantId: string, now: number): 
   }
   return count;
 }
+
+/**
+ * A grant made outside the API (the demo seed, the bulk control POST /_sandbox/assignments),
+ * written as the API writes one: an audit entry first, so the assignment's audit_trail_id names
+ * an entry `GET /v1/audit_trail/{id}` finds.
+ */
+export function recordGrant(
+  state: SandboxState,
+  grant: {
+    user_id: string;
+    tenant_id: string;
+    role_id: string;
+    role_name: string;
+    assigned_by: string;
+    assigned_at: string;
+    expires_at: string | null;
+    request_id: string;
+  },
+): void {
+  const { request_id, ...assignment } = grant;
+  const entry = state.audit.record({
+    at: grant.assigned_at,
+    tenant_id: grant.tenant_id,
+    action: 'role.assigned',
+    actor: grant.assigned_by,
+    request_id,
+    target_type: 'user',
+    target_id: grant.user_id,
+    summary: `${grant.role_name} granted to ${grant.user_id} ${until(grant.expires_at)}`,
+    user_id: grant.user_id,
+    role_id: grant.role_id,
+    role_name: grant.role_name,
+    expires_at: grant.expires_at,
+  });
+  state.identity.addAssignment({ ...assignment, justification: null, audit_trail_id: entry.id });
+}

@@ -1,5 +1,4 @@
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
-import { isLoopbackHost } from '../../api/loopback.js';
 import { redirectUriProblem } from '../../api/redirect-uris.js';
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import { badRequest } from './errors.js';
@@ -10,25 +9,6 @@ import type { OAuthClientRecord } from './oauth.js';
  * (which may be registered: src/api/redirect-uris.ts; how one matches at authorization time),
  * grant types, lifetimes.
  */
-
-/**
- * Exact match, except that a loopback http redirect may use any port (RFC 8252 §7.3): native
- * apps listen on an ephemeral port chosen at run time.
- */
-export function redirectUriMatches(registered: string, given: string): boolean {
-  if (registered === given) return true;
-  let r: URL;
-  let g: URL;
-  try {
-    r = new URL(registered);
-    g = new URL(given);
-  } catch {
-    return false;
-  }
-  if (r.protocol !== 'http:' || g.protocol !== 'http:' || !isLoopbackHost(r.hostname)) return false;
-  if (g.hash !== '' || given.includes('#') || g.username !== '' || g.password !== '') return false;
-  return r.hostname === g.hostname && r.pathname === g.pathname && r.search === g.search;
-}
 
 export interface ClientInput {
   name: string;

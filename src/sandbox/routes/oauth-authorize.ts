@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
+import { redirectUriMatches } from '../../api/redirect-uris.js';
 import type { ConsentTicket } from '../domain/oauth.js';
-import { redirectUriMatches } from '../domain/oauth-client-rules.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
 import { eligibleUsers, sendConsent, userOrConsentAgain } from './oauth-consent.js';

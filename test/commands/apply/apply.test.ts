@@ -349,9 +349,25 @@ blocks:
       `grant grant ${user(7)} tenant_viewer ok `,
     ]);
     expect(rows[1].error.message).toBe('not attempted: acme-payments-eu: role rules failed');
-    expect(run.stderr).toMatch(
-      /^1 applied, 2 failed \(1 not attempted: what they need failed\) in \d+\.\d s\nerror: 2 of 3 item\(s\) failed: acme-payments-eu: role rules: .*rule\.write.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again to resume \(journal .*\); --ndjson prints one result per item\n$/,
+    // The summary line, then (--ndjson) the error as one JSON object.
+    const [summary, last, ...more] = run.stderr.trimEnd().split('\n');
+    expect([summary, more]).toEqual([
+      expect.stringMatching(/^1 applied, 2 failed \(1 not attempted: what they need failed\) in \d+\.\d s$/),
+      [],
+    ]);
+    const error = JSON.parse(last!).error;
+    expect(`${error.message}; ${error.hint}`).toMatch(
+      /^2 of 3 item\(s\) failed: acme-payments-eu: role rules: .*rule\.write.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again to resume \(journal .*\); --ndjson prints one result per item$/,
     );
+
+    // With --json the error object is all of stderr: no summary line before it.
+    const again = await svc.run(['apply', '-f', file, '--yes', '--json'], {
+      ...real,
+      env: { SVC_TOKEN: token, SVC_TENANT: EU },
+    });
+    expect(again.code).toBe(7);
+    expect(again.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(again.stderr).error).toMatchObject({ code: 'partial_failure', exit_code: 7 });
   });
 
   it('refuses to create webhooks or OAuth clients without --secret-dir, before sending anything', async () => {

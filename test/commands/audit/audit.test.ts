@@ -23,8 +23,9 @@ describe('svc audit', () => {
     await svc.run(['roles', 'revoke', 'usr_viewer', 'tenant_auditor', '--yes']);
     const second = await grant('usr_analyst', 'tenant_compliance', 'quarter close');
 
+    // The changes made here: the seed's own grants have entries too (actor "system").
     const { ctx, stdout, stderr } = svc.context();
-    await runAuditLs(ctx, parseAuditLs({}, FIXED_NOW));
+    await runAuditLs(ctx, parseAuditLs({ actor: 'usr_admin' }, FIXED_NOW));
     expect(stderr()).toBe('');
     const rows = stdout()
       .trimEnd()
@@ -41,14 +42,24 @@ describe('svc audit', () => {
       expect.stringMatching(/^req_/),
     ]);
 
-    const viewer = await svc.run(['audit', 'ls', '--user', 'usr_viewer', '--oldest-first', '--json']);
+    const viewer = await svc.run([
+      ...['audit', 'ls', '--user', 'usr_viewer', '--actor', 'usr_admin', '--oldest-first', '--json'],
+    ]);
     expect(JSON.parse(viewer.stdout).map((e: { action: string }) => e.action)).toEqual([
       'role.assigned',
       'role.revoked',
     ]);
     const revocations = await svc.run(['audit', 'ls', '--action', 'role.revoked', '--ndjson']);
     expect(revocations.stdout.trimEnd().split('\n')).toHaveLength(1);
-    const byRole = await svc.run(['audit', 'ls', '--role', 'tenant_compliance', '--json']);
+    const byRole = await svc.run([
+      'audit',
+      'ls',
+      '--role',
+      'tenant_compliance',
+      '--actor',
+      'usr_admin',
+      '--json',
+    ]);
     expect(JSON.parse(byRole.stdout).map((e: { id: string }) => e.id)).toEqual([second.audit_trail_id]);
     const one = await svc.run(['audit', 'get', first.audit_trail_id]);
     expect(one.stdout).toMatch(
@@ -67,7 +78,7 @@ describe('svc audit', () => {
       await grant('usr_lead', 'tenant_auditor', why);
       await svc.run(['roles', 'revoke', 'usr_lead', 'tenant_auditor', '--yes'], live);
     }
-    const every = await svc.run(['audit', 'ls', '--user', 'usr_lead', '--json'], live);
+    const every = await svc.run(['audit', 'ls', '--user', 'usr_lead', '--since', '2h', '--json'], live);
     const ids = (JSON.parse(every.stdout) as Array<{ id: string }>).map((e) => e.id);
     expect(ids).toHaveLength(6);
 
@@ -97,6 +108,8 @@ describe('svc audit', () => {
     const some = await svc.run([
       'audit',
       'ls',
+      '--actor',
+      'usr_admin',
       '--user',
       'usr_lead',
       '--all',
@@ -111,7 +124,7 @@ describe('svc audit', () => {
         .map((l) => l.split('\t')[0]),
     ).toEqual(ids.slice(1).reverse());
     expect(some.stderr).toMatch(
-      /^5 shown; more with: svc audit ls --user usr_lead --oldest-first --cursor \S+\n$/,
+      /^5 shown; more with: svc audit ls --actor usr_admin --user usr_lead --oldest-first --cursor \S+\n$/,
     );
 
     // A cursor is bound to its filters: with others it is refused, and nothing is printed.

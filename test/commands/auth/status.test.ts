@@ -114,3 +114,24 @@ describe('logged out', () => {
     });
   });
 });
+
+describe('the server cannot be reached', () => {
+  // Port 9 (discard): nothing listens there. The credential was never checked, so the status is
+  // unknown, not "not logged in" (a script would run `svc login` again for a network problem).
+  const unreachable = { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_MAX_RETRIES: '0' };
+
+  it('auth status says unknown (server unreachable) and exits 1', async () => {
+    const r = await svc.run(['auth', 'status'], { env: unreachable });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('\nstatus\tunknown (server unreachable)\n');
+    expect(r.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9: /);
+  });
+
+  it('auth status --json: logged_in is null, with the error', async () => {
+    const r = await svc.run(['auth', 'status', '--json'], { env: unreachable });
+    expect(r.code).toBe(1);
+    const status = JSON.parse(r.stdout);
+    expect(status.logged_in).toBeNull();
+    expect(status.error).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:9: /);
+  });
+});

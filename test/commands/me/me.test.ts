@@ -111,7 +111,8 @@ describe('svc me', () => {
       3,
       { SVC_TOKEN: 'eyJhbGciOiJIUzI1NiJ9.e30.bad' },
       ['me'],
-      'error: SVC_TOKEN was rejected: the access token is not valid for this sandbox; run `svc login` (or `svc login --with-token`), or set SVC_TOKEN\n',
+      // SVC_TOKEN overrides any login: logging in would not fix it.
+      'error: SVC_TOKEN was rejected: the access token is not valid for this sandbox; SVC_TOKEN overrides any stored login: unset it, or set it to a valid token\n',
     ],
     [
       'a tenant not in the token',
@@ -137,11 +138,47 @@ describe('svc me', () => {
       'error: cannot reach http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9; is the server running? check --base-url and your network or proxy settings\n',
     ],
     [
+      // svc adds /v1 to every path: /v1/v1/me would be a 404 that says nothing of the cause.
+      'a base URL that ends in /v1',
+      2,
+      { SVC_BASE_URL: 'http://127.0.0.1:4010/v1' },
+      ['me'],
+      'error: SVC_BASE_URL http://127.0.0.1:4010/v1 ends in /v1, and svc adds /v1 to every path (/v1/v1/…); use http://127.0.0.1:4010\n',
+    ],
+    [
+      'a base URL that ends in /v1/, from the flag',
+      2,
+      {},
+      ['--base-url', 'https://api.example.com/v1/', 'me'],
+      'error: --base-url https://api.example.com/v1/ ends in /v1, and svc adds /v1 to every path (/v1/v1/…); use https://api.example.com\n',
+    ],
+    [
       'a timeout of 0',
       2,
       {},
       ['--timeout', '0', 'me'],
-      'error: --timeout must be a number of seconds between 0 and 3600, got "0"\n',
+      'error: --timeout must be a number of seconds, more than 0 and at most 3600, got "0"\n',
+    ],
+    [
+      'SVC_TIMEOUT=0',
+      2,
+      { SVC_TIMEOUT: '0' },
+      ['me'],
+      'error: SVC_TIMEOUT must be a number of seconds, more than 0 and at most 3600, got "0"\n',
+    ],
+    [
+      'a boolean variable that is not one',
+      2,
+      { SVC_DEBUG: 'maybe' },
+      ['me'],
+      'error: SVC_DEBUG must be 1, true, yes or on (or 0, false, no, off), got "maybe"\n',
+    ],
+    [
+      'SVC_ALLOW_INSECURE_HTTP that is not a boolean',
+      2,
+      { SVC_ALLOW_INSECURE_HTTP: 'please' },
+      ['me'],
+      'error: SVC_ALLOW_INSECURE_HTTP must be 1, true, yes or on (or 0, false, no, off), got "please"\n',
     ],
   ])('%s: exit %i, one line on stderr, nothing on stdout', async (_what, code, env, argv, stderr) => {
     const r = await svc.run(argv, { env });
@@ -169,6 +206,17 @@ describe('svc me', () => {
         request_id: expect.stringMatching(/^req_[0-9a-f]+$/),
       },
     });
+  });
+
+  it.each(['1', 'true', 'YES', 'on', 'On'])('SVC_DEBUG=%s turns the trace on', async (value) => {
+    const r = await svc.run(['me'], { env: { SVC_DEBUG: value } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^\* GET http:\/\/127\.0\.0\.1:\d+\/v1\/me\n/);
+  });
+
+  it.each(['0', 'false', 'No', 'off', ''])('SVC_DEBUG=%j leaves it off', async (value) => {
+    const r = await svc.run(['me'], { env: { SVC_DEBUG: value } });
+    expect([r.code, r.stderr]).toEqual([0, '']);
   });
 
   it.each<[string, GlobalOptions]>([

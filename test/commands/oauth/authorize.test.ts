@@ -124,6 +124,29 @@ describe('svc oauth authorize', () => {
     expect(await requestCount(svc.sandbox())).toBe(before);
   });
 
+  it('a client with no loopback redirect URI: exit 2 at once, naming what is registered and what svc needs', async () => {
+    const client = await createClient(svc.sandbox(), { redirect_uris: ['https://vendor.example/callback'] });
+    const file = join(files, 'web.secret');
+    writeFileSync(file, `${client.client_secret}\n`);
+    const browser = consentBrowser();
+    // The admin may read the client (GET /v1/oauth/clients/ID), so svc checks before the browser.
+    const r = await svc.run(
+      ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-file', file],
+      {
+        browser,
+      },
+    );
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `error: client ${client.client_id} has no redirect URI svc can use: it has https://vendor.example/callback, ` +
+        'svc redirects to http://127.0.0.1:PORT/callback; register http://127.0.0.1/callback (any port is accepted): ' +
+        `\`svc oauth update ${client.client_id} --redirect-uri https://vendor.example/callback --redirect-uri http://127.0.0.1/callback\`\n`,
+    });
+    expect(browser.opened).toEqual([]);
+  });
+
   it('a wrong client secret: exit 3 and a hint; the secret is not in the message', async () => {
     const client = await createClient(svc.sandbox());
     const canary = 'svc_cs_wrong-secret-canary-000000000000000000000';

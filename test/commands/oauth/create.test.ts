@@ -55,6 +55,15 @@ describe('svc oauth create', () => {
     );
   });
 
+  it('prints "Try it" only for a client svc oauth authorize can use (a loopback redirect URI)', async () => {
+    const web = await svc.run([
+      ...['oauth', 'create', '--name', 'Web', '--scope', 'read:exceptions'],
+      ...['--redirect-uri', 'https://vendor.example/callback'],
+    ]);
+    expect(web.code, web.stderr).toBe(0);
+    expect(web.stderr).toBe(`warning: ${WARNING}\n`);
+  });
+
   it('on a terminal: aligned fields, a relative time, "-" for what is empty', async () => {
     const r = await svc.run(CREATE, { tty: { stdout: true }, ...realTime });
     expect(r.code, r.stderr).toBe(0);

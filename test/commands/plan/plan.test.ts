@@ -231,6 +231,37 @@ blocks:
     expect(await writes(svc.sandbox())).toBe(before);
   });
 
+  it.each(['--json', '--ndjson'])(
+    'with %s, stderr is one JSON error carrying every problem in details (no text lines)',
+    async (flag) => {
+      const file = writeFile(
+        dir,
+        'types.yaml',
+        `version: "1"
+blocks:
+  - tenants: [acme-labs, 42]
+    grants:
+      - user: 123
+        role: tenant_viewer
+`,
+      );
+      const { code, stdout, stderr } = await svc.run(['plan', '-f', file, flag]);
+      expect([code, stdout]).toEqual([2, '']);
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+      const { error } = JSON.parse(stderr);
+      expect(error).toMatchObject({
+        code: 'invalid_file',
+        message: `3 problems in ${file}; nothing was compared or changed`,
+        exit_code: 2,
+      });
+      expect(error.details).toEqual([
+        { file, line: 1, message: expect.stringContaining('"version" must be 1') },
+        { file, line: 3, message: expect.stringContaining('"tenants" must be') },
+        { file, line: 5, message: '"user" must be text, not a whole number' },
+      ]);
+    },
+  );
+
   it('needs -f, and says so', async () => {
     expect(await svc.run(['plan'])).toMatchObject({
       code: 2,

@@ -21,7 +21,7 @@ describe('svc profiles use', () => {
       code: 5,
       stdout: '',
       stderr:
-        'error: no profile named "nope"; see `svc profiles ls`; create one with `svc config set -p nope base_url URL`\n',
+        'error: no profile named "nope"; see `svc profiles ls`; create one with `svc -p nope config set base_url URL` (or `svc -p nope login --base-url URL`)\n',
     });
     expect(testContext({ env: env() }).ctx.store().activeProfile()).toBe('default');
   });

@@ -101,6 +101,25 @@ describe('svc records', () => {
     else expect(r.stderr).toMatch(stderr);
   });
 
+  it.each([[['records', 'ls', 'nosuch']], [['records', 'get', 'nosuch', 'rec_1']]])(
+    'svc %j: an unknown surface is named, with the documented ones (exit 5)',
+    async (args) => {
+      const r = await svc(args, { env });
+      expect([r.code, r.stdout]).toEqual([5, '']);
+      expect(r.stderr).toMatch(
+        /^error: no record surface "nosuch" on this server \(HTTP 404, not_found, request req_[0-9a-f]+\); the documented surfaces are accounts, reconciliations, exceptions, rules, evidence_packs, audit_trail\n$/,
+      );
+    },
+  );
+
+  it('a write to a read-only surface is a usage error (405 → exit 2), one line', async () => {
+    const r = await svc(['records', 'create', 'audit_trail', '--data', '{}'], { env });
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(
+      /^error: POST is not allowed on \/v1\/audit_trail; it allows GET, HEAD \(HTTP 405, method_not_allowed, request req_[0-9a-f]+\); audit_trail is read-only: read it with `svc records ls audit_trail` or `svc audit ls`\n$/,
+    );
+  });
+
   it('makes control characters in API data visible, never performed, before they reach a terminal', async () => {
     const evil = '{"title":"Pay\\u001b[31mROLL\\u001b]0;owned\\u0007 now\\u202e"}';
     const created = await svc(['records', 'create', 'exceptions', '--data', evil, '--json'], { env });

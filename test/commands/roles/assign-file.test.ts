@@ -373,9 +373,17 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
       [2, 'ok', null],
       [3, 'failed', 'not_found'],
     ]);
-    expect(first.stderr).toMatch(
-      /^1 granted, 1 failed in \d+\.\d s\nerror: 1 of 2 item\(s\) failed: line 3: user usr_late_arrival not found; fix them and run the same command again to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\); --ndjson prints one result per item\n$/,
-    );
+    // --ndjson: the summary line, then the error as one JSON object (the last line of stderr).
+    const [summary, last] = first.stderr.trimEnd().split('\n');
+    expect(summary).toMatch(/^1 granted, 1 failed in \d+\.\d s$/);
+    expect(JSON.parse(last!).error).toMatchObject({
+      code: 'partial_failure',
+      exit_code: 7,
+      message: '1 of 2 item(s) failed: line 3: user usr_late_arrival not found',
+      hint: expect.stringMatching(
+        /^fix them and run the same command again to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\); --ndjson prints one result per item$/,
+      ),
+    });
     // The user arrives; the stored 404 of the first attempt must not answer the second.
     sandbox().state.identity.addUser({
       id: late,
@@ -437,8 +445,10 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     controller.abort();
     const r = await first;
     expect(r.code).toBe(130);
-    expect(r.stderr).toMatch(
-      /\nerror: interrupted after [\d,]+ of 600; run the same command again to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\)\n$/,
+    const error = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error;
+    expect(error.message).toMatch(/^interrupted after [\d,]+ of 600$/);
+    expect(error.hint).toMatch(
+      /^run the same command again to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\)$/,
     );
     const done = ndjson(r.stdout);
     expect(done.every((x) => x.status === 'ok')).toBe(true);

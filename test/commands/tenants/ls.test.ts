@@ -232,6 +232,17 @@ describe('svc tenants ls', () => {
       '{"error":{"code":"usage","message":"--limit must be an integer from 1 to 10000000, got \\"0\\"","exit_code":2}}\n',
     ],
     [
+      // --ndjson is a machine's stream too: its errors are the same one JSON object (README, configuration).
+      ['--limit', '0', '--ndjson'],
+      2,
+      '{"error":{"code":"usage","message":"--limit must be an integer from 1 to 10000000, got \\"0\\"","exit_code":2}}\n',
+    ],
+    [
+      ['--tenant', '00000000-0000-0000-0000-000000000000', '--ndjson'],
+      4,
+      /^\{"error":\{"code":"tenant_forbidden",.*"exit_code":4,.*"status":403,"request_id":"req_[0-9a-f]+"\}\}\n$/,
+    ],
+    [
       ['--tenant', '00000000-0000-0000-0000-000000000000'],
       4,
       /^error: tenant 00000000-0000-0000-0000-000000000000 is not one of your credential's tenants \(HTTP 403, tenant_forbidden, request req_[0-9a-f]+\)\n$/,

@@ -322,7 +322,10 @@ describe('svc webhooks replay --dlq', () => {
     controller.abort();
     const r = await running;
     expect(r.code).toBe(130);
-    expect(r.stderr).toMatch(/error: interrupted after [\d,]+ of 400; run the same command again to resume/);
+    const error = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error;
+    expect(`${error.message}; ${error.hint}`).toMatch(
+      /^interrupted after [\d,]+ of 400; run the same command again to resume/,
+    );
     const done = ndjson(r.stdout).length;
     expect((await entries(webhook, 'replayed')).length).toBe(done);
     const rest = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait']);

@@ -37,6 +37,7 @@ export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
 
 export function lsCommand(make: MakeContext): Command {
   const command = new Command('ls')
+    .alias('list')
     .summary('List the dead-letter queue of a webhook')
     .description(
       'Deliveries that failed permanently (every attempt used), oldest first: the first 50, at most --limit\n' +

@@ -85,3 +85,22 @@ describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => 
     ]);
   });
 });
+
+describe('a typo of the default subcommand', () => {
+  // `lst` is taken for the webhook id (ls is the default); the 404 that follows names the verb meant.
+  it.each([
+    [['webhooks', 'dlq', 'lst'], 'svc webhooks dlq ls'],
+    [['webhooks', 'deliveries', 'lst'], 'svc webhooks deliveries ls'],
+  ])('svc %j: the 404 says did you mean `%s`?', async (argv, meant) => {
+    const r = await svc.run(argv);
+    expect([r.code, r.stdout]).toEqual([5, '']);
+    expect(r.stderr).toMatch(/^error: webhook \S+ not found \(HTTP 404[^)]*\); /);
+    expect(r.stderr).toContain(`; did you mean \`${meant}\`?`);
+  });
+
+  it('an id that is no typo of a verb gets no guess', async () => {
+    const r = await svc.run(['webhooks', 'dlq', 'wh_nope']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).not.toContain('did you mean');
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * A profile named by -p or SVC_PROFILE that does not exist is the same error everywhere a command
+ * reads it: `no profile named "X"` with a did-you-mean, exit 5, and nothing written; never "not
+ * logged in" (whose fix would log in the active profile) nor a silent empty answer. Hints that
+ * suggest a command keep the -p NAME the user gave.
+ */
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runInProcess } from '../../helpers/context.js';
+import { useTwoProfiles } from '../../helpers/profiles.js';
+
+const env = useTwoProfiles();
+
+describe('an unknown profile', () => {
+  it.each([
+    'auth status',
+    'auth token',
+    'config ls',
+    'config get base_url',
+    'config unset tenant',
+    'logout',
+    'me',
+  ])('svc -p stagng %s: no profile named, did you mean staging?, exit 5', async (command) => {
+    const argv = command.split(' ');
+    const before = readdirSync(env().SVC_CONFIG_DIR as string).sort();
+    expect(await runInProcess(['-p', 'stagng', ...argv], env())).toEqual({
+      code: 5,
+      stdout: '',
+      stderr:
+        'error: no profile named "stagng" (did you mean staging?); see `svc profiles ls`; create one with `svc -p stagng config set base_url URL` (or `svc -p stagng login --base-url URL`)\n',
+    });
+    expect(readdirSync(env().SVC_CONFIG_DIR as string).sort()).toEqual(before);
+  });
+
+  it('SVC_PROFILE is held to the same rule', async () => {
+    const r = await runInProcess(['auth', 'status'], { ...env(), SVC_PROFILE: 'nope' });
+    expect([r.code, r.stderr]).toEqual([
+      5,
+      'error: no profile named "nope"; see `svc profiles ls`; create one with `svc -p nope config set base_url URL` (or `svc -p nope login --base-url URL`)\n',
+    ]);
+  });
+
+  it('config set may create one', async () => {
+    const r = await runInProcess(['-p', 'fresh', 'config', 'set', 'org', 'org_1'], env());
+    expect([r.code, r.stderr]).toEqual([0, '✓ Set org for profile "fresh"\n']);
+  });
+});
+
+describe('hints keep the -p NAME given', () => {
+  it('config get of an unset key says `svc -p staging config set …`', async () => {
+    expect(await runInProcess(['-p', 'staging', 'config', 'get', 'org'], env())).toEqual({
+      code: 5,
+      stdout: '',
+      stderr:
+        'error: org is not set for profile "staging"; set it with `svc -p staging config set org VALUE`\n',
+    });
+  });
+
+  it('auth token of a profile with no credential says `svc -p staging login`', async () => {
+    const r = await runInProcess(['-p', 'staging', 'auth', 'token'], env());
+    expect([r.code, r.stderr]).toEqual([
+      3,
+      'error: not logged in: profile "staging" has no credential; run `svc -p staging login` (or `svc -p staging login --with-token`), or set SVC_TOKEN\n',
+    ]);
+  });
+});
+
+describe('a profile that exists but has no base URL', () => {
+  it('svc -p NAME me: the suggested config set keeps -p NAME', async () => {
+    const e = env();
+    expect((await runInProcess(['-p', 'bare', 'config', 'set', 'org', 'o'], e)).code).toBe(0);
+    const r = await runInProcess(['-p', 'bare', 'me'], e);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      'error: no API base URL for profile "bare"; run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc -p bare config set base_url URL`\n',
+    ]);
+  });
+});
