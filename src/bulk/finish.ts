@@ -73,7 +73,8 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
     const again = summary.unsettled > 0 ? `fix them and ${resume}` : (hint ?? 'nothing is left to resume');
     throw new PartialFailureError(failed(summary.failed, summary.total, verb, end.failures), {
-      hint: `${again}; --ndjson prints one result per item`,
+      // With --json/--ndjson every result is on stdout already.
+      hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,
     });
   }
   journal.remove();

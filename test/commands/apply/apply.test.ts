@@ -357,7 +357,7 @@ blocks:
     ]);
     const error = JSON.parse(last!).error;
     expect(`${error.message}; ${error.hint}`).toMatch(
-      /^2 of 3 item\(s\) failed: acme-payments-eu: role rules: .*rule\.write.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again to resume \(journal .*\); --ndjson prints one result per item$/,
+      /^2 of 3 item\(s\) failed: acme-payments-eu: role rules: .*rule\.write.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again to resume \(journal .*\)$/,
     );
 
     // With --json the error object is all of stderr: no summary line before it.

@@ -381,7 +381,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
       exit_code: 7,
       message: '1 of 2 item(s) failed: line 3: user usr_late_arrival not found',
       hint: expect.stringMatching(
-        /^fix them and run the same command again to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\); --ndjson prints one result per item$/,
+        /^fix them and run the same command again to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\)$/,
       ),
     });
     // The user arrives; the stored 404 of the first attempt must not answer the second.

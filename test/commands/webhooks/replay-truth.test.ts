@@ -80,13 +80,18 @@ describe('the hint after failed replays says what is true of the new deliveries'
     const rows = ndjson(r.stdout);
     expect(rows.map((row) => row.delivery_status)).toEqual(['retrying', 'retrying']);
     const next = rows.map((row) => row.error.next_retry_at as string).sort()[0];
-    const hint = r.stderr.trimEnd().split('\n').at(-1)!;
-    expect(hint).toBe(
-      `error: 2 of 2 item(s) failed: ${rows[0].new_delivery_id} 5xx_server_error (the target had an internal error: check its logs); ` +
-        `${rows[1].new_delivery_id} 5xx_server_error (the target had an internal error: check its logs); ` +
+    // --ndjson: the error is one JSON object, the last line of stderr.
+    const { error } = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!);
+    expect(error).toEqual({
+      code: 'partial_failure',
+      exit_code: 7,
+      message:
+        `2 of 2 item(s) failed: ${rows[0].new_delivery_id} 5xx_server_error (the target had an internal error: check its logs); ` +
+        `${rows[1].new_delivery_id} 5xx_server_error (the target had an internal error: check its logs)`,
+      hint:
         `the replays were made and their deliveries failed: 2 are retrying: the platform retries them by itself (next attempt at ${next}); ` +
-        `follow them with \`svc webhooks deliveries ${webhook} --status in_flight\`; --ndjson prints one result per item`,
-    );
+        `follow them with \`svc webhooks deliveries ${webhook} --status in_flight\``,
+    });
     await target.close();
   });
 });
