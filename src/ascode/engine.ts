@@ -1,6 +1,7 @@
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
+import { PROBLEMS_SHOWN, ProblemReport } from '../output/problems.js';
 import type { Platform } from '../platform/index.js';
 import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
@@ -20,9 +21,6 @@ import { visibleTenants } from './visible.js';
  * live state. Nothing here changes anything: every request is a GET.
  */
 
-/** Problem lines printed before the error; the rest are counted. */
-const SHOWN = 1000;
-
 /**
  * Prints every problem as `FILE:LINE: message` (in line order) and fails with exit 2. With
  * --json/--ndjson nothing is printed: the error object carries every problem in `details`.
@@ -34,24 +32,24 @@ export function failWithProblems(
   stage: string,
 ): never {
   const sorted = [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  if (!ctx.out.isMachine) {
-    for (const p of sorted.slice(0, SHOWN))
-      ctx.out.info(`${label}${p.line === undefined ? '' : `:${p.line}`}: ${p.message}`);
-    if (sorted.length > SHOWN)
-      ctx.out.info(`… and ${(sorted.length - SHOWN).toLocaleString('en')} more problems`);
-  }
+  const report = new ProblemReport(ctx, label);
+  for (const p of sorted.slice(0, PROBLEMS_SHOWN)) report.add(p.line, p.message);
+  report.more(sorted.length - PROBLEMS_SHOWN, 'problems');
+  // Every problem, not only the thousand printed: they are in memory already.
+  const details = sorted.map((p) => ({ file: label, line: p.line ?? null, message: p.message }));
   const count = `${sorted.length.toLocaleString('en')} ${sorted.length === 1 ? 'problem' : 'problems'}`;
   if (sorted.every((p) => p.forbidden)) {
     // Nothing wrong with the file: the caller lacks access to a tenant it names (exit 4).
     throw new SvcError('forbidden', `${count} in ${label}; ${stage}`, {
       code: 'tenant_not_held',
       hint: 'ask a tenant_admin there for a role, then log in again so your credential names the tenant',
+      details,
     });
   }
   throw new UsageError(`${count} in ${label}; ${stage}`, {
     code: 'invalid_file',
     hint: 'fix them and run the command again',
-    details: sorted.map((p) => ({ file: label, line: p.line ?? null, message: p.message })),
+    details,
   });
 }
 

@@ -244,6 +244,35 @@ describe('svc roles assign --file: the file is checked first', () => {
   });
 });
 
+describe('svc roles assign --file: an invalid file for machines', () => {
+  it.each(['json', 'ndjson'] as const)(
+    '--%s: stderr is the one error object, every problem in its details, nothing sent',
+    async (mode) => {
+      const before = await posts(sandbox(), '/v1/users/:id/roles');
+      const r = await svc.run(['roles', 'assign', '--file', '-', `--${mode}`], {
+        stdin: '{"user":"u","rol":"x"}\n[1]\n',
+      });
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      const problem = (line: number, message: string) => ({ file: 'stdin', line, message });
+      expect(JSON.parse(r.stderr).error).toEqual({
+        code: 'invalid_file',
+        exit_code: 2,
+        message: '2 lines of stdin have problems; nothing was sent',
+        hint: 'fix them and run the command again (columns: user, role, expires_in or expires_at, justification)',
+        details: [
+          problem(1, 'unknown field "rol" (did you mean role?)'),
+          problem(1, 'missing role'),
+          problem(1, 'missing expiry: set expires_in (30m, 8h, 7d or never) or expires_at'),
+          problem(1, 'missing justification'),
+          problem(2, 'each line must be a JSON object'),
+        ],
+      });
+      expect(await posts(sandbox(), '/v1/users/:id/roles')).toBe(before);
+    },
+  );
+});
+
 describe('svc roles assign --file: plans, failures and re-runs', () => {
   it('--dry-run shows what would be granted, skipped or fail, changes nothing, and exits 7 when a row would fail', async () => {
     const { name, id, path } = await grantsFile([
