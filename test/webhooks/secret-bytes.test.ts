@@ -29,18 +29,11 @@ describe('webhook secrets are bytes', () => {
   const a = file('a.secret', Buffer.from('secret\xff', 'latin1'));
   const b = file('b.secret', Buffer.from('secret\xfe\n', 'latin1'));
   const payload = file('body.json', body);
+  const sign = (secret: string) =>
+    svc(['webhooks', 'sign', '--secret-file', secret, '--payload', payload, '--at', String(T)]);
 
   it('sign uses the raw bytes of --secret-file (the final newline removed) as the HMAC key', async () => {
-    const signed = await svc([
-      'webhooks',
-      'sign',
-      '--secret-file',
-      b,
-      '--payload',
-      payload,
-      '--at',
-      String(T),
-    ]);
+    const signed = await sign(b);
     expect(signed.code, signed.stderr).toBe(0);
     const expected = createHmac('sha256', Buffer.from('secret\xfe', 'latin1'))
       .update(`${T}.${body}`)
@@ -49,16 +42,7 @@ describe('webhook secrets are bytes', () => {
   });
 
   it("secrets 'secret\\xff' and 'secret\\xfe' do not verify each other", async () => {
-    const signed = await svc([
-      'webhooks',
-      'sign',
-      '--secret-file',
-      b,
-      '--payload',
-      payload,
-      '--at',
-      String(T),
-    ]);
+    const signed = await sign(b);
     const header = signed.stdout.trim();
     const other = await svc([
       'webhooks',

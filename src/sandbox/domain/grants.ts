@@ -6,7 +6,7 @@ import type { Principal } from '../types.js';
 import { assignmentView, findUser } from './assignments.js';
 import { heldUntil, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
-import type { Tenant, User } from './identity.js';
+import type { Assignment, Tenant, User } from './identity.js';
 import type { Role } from './roles.js';
 
 /**
@@ -268,22 +268,13 @@ function countActiveAdmins(state: SandboxState, tenantId: string, now: number): 
 }
 
 /**
- * A grant made outside the API (the demo seed, the bulk control POST /_sandbox/assignments),
- * written as the API writes one: an audit entry first, so the assignment's audit_trail_id names
- * an entry `GET /v1/audit_trail/{id}` finds.
+ * A grant made outside the API (the demo seed), written as the API writes one: an audit entry
+ * first, so the assignment's audit_trail_id names an entry `GET /v1/audit_trail/{id}` finds. (The
+ * benchmark control POST /_sandbox/assignments writes no entries, as its description says.)
  */
 export function recordGrant(
   state: SandboxState,
-  grant: {
-    user_id: string;
-    tenant_id: string;
-    role_id: string;
-    role_name: string;
-    assigned_by: string;
-    assigned_at: string;
-    expires_at: string | null;
-    request_id: string;
-  },
+  grant: Omit<Assignment, 'audit_trail_id' | 'revoked_at' | 'justification'> & { request_id: string },
 ): void {
   const { request_id, ...assignment } = grant;
   const entry = state.audit.record({

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ADMINISTERING } from '../../../src/ascode/lockout.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
@@ -18,21 +19,13 @@ const LEDGER = tenantId('acme-ledger-uk');
 const APAC = tenantId('acme-apac');
 const real = { clock: { now: () => Date.now() } };
 const ADMIN = 'usr_admin';
-const ADMINISTERING = [
-  'role.read',
-  'role.manage',
-  'role.assign',
-  'webhook.read',
-  'webhook.manage',
-  'oauth_client.manage',
-];
 
 describe('svc apply and the caller', () => {
   it('refuses a saved plan that would now take away your own administration: your other grant went since (exit 6, nothing sent)', async () => {
     const sandbox = svc.sandbox();
     const role = await as(sandbox, LEDGER, 'POST', '/v1/roles', {
       name: 'superadmin2',
-      permissions: ADMINISTERING,
+      permissions: [...ADMINISTERING],
     });
     await as(sandbox, LEDGER, 'POST', `/v1/users/${user(6)}/roles`, {
       role_id: 'tenant_admin',

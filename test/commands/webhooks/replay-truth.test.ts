@@ -4,7 +4,9 @@
  * of one id exits as the real run would; a delivery named with its own dead-letter entry is
  * refused like a repeated id; replaying an event already delivered says so.
  */
+
 import { describe, expect, it } from 'vitest';
+import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
 import { bulkRunner, fixedClock } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
@@ -18,13 +20,8 @@ const slow = useSandbox({ webhooks: { timeScale: 1, requestTimeoutMs: 500 } });
 const svc = bulkRunner(fast);
 const svcSlow = bulkRunner(slow);
 
-interface Entry {
-  id: string;
-  delivery_id: string;
-  event_id: string;
-  status: string;
-  replay_count: number;
-}
+/** A dead-letter entry as the API answers it. */
+type Entry = DlqEntry;
 
 /** A webhook whose target answers as `answer` says, with `count` dead-lettered deliveries. */
 async function queue(

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
 import type { Clock } from '../../../src/context.js';
 import { verifySignature } from '../../../src/webhooks/signature.js';
 import { bulkRunner, fixedClock } from '../../helpers/bulk.js';
@@ -13,14 +14,8 @@ const svc = bulkRunner(sandbox);
 const EVENT = 'exception.sla.breached';
 const REMEDY_5XX = 'the target had an internal error: check its logs';
 
-interface Entry {
-  id: string;
-  delivery_id: string;
-  event_id: string;
-  status: string;
-  replay_count: number;
-  last_replay_delivery_id: string | null;
-}
+/** A dead-letter entry as the API answers it. */
+type Entry = DlqEntry;
 
 /** A webhook whose target answers `status`, with `count` dead-lettered deliveries (history only). */
 async function queue(status: number, count: number, extra: Record<string, unknown> = {}) {
