@@ -31,6 +31,8 @@ describe('webhook secrets are bytes', () => {
   const payload = file('body.json', body);
   const sign = (secret: string) =>
     svc(['webhooks', 'sign', '--secret-file', secret, '--payload', payload, '--at', String(T)]);
+  const verify = (secret: string, header: string) =>
+    svc(['webhooks', 'verify', '--secret-file', secret, '--header', header, '--payload', payload]);
 
   it('sign uses the raw bytes of --secret-file (the final newline removed) as the HMAC key', async () => {
     const signed = await sign(b);
@@ -44,27 +46,9 @@ describe('webhook secrets are bytes', () => {
   it("secrets 'secret\\xff' and 'secret\\xfe' do not verify each other", async () => {
     const signed = await sign(b);
     const header = signed.stdout.trim();
-    const other = await svc([
-      'webhooks',
-      'verify',
-      '--secret-file',
-      a,
-      '--header',
-      header,
-      '--payload',
-      payload,
-    ]);
+    const other = await verify(a, header);
     expect(other.code).toBe(8);
-    const same = await svc([
-      'webhooks',
-      'verify',
-      '--secret-file',
-      b,
-      '--header',
-      header,
-      '--payload',
-      payload,
-    ]);
+    const same = await verify(b, header);
     expect(same.code, same.stderr).toBe(0);
   });
 
