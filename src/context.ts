@@ -103,6 +103,11 @@ export interface Context {
   close(): Promise<void>;
 }
 
+/** `svc login`, or `svc -p NAME login` when the profile was named (-p, SVC_PROFILE). */
+export function loginCommand(settings: Pick<Settings, 'profile' | 'profileSource'>): string {
+  return `svc ${profileFlag(settings)}login`;
+}
+
 /**
  * What to do about a missing or rejected credential. SVC_TOKEN overrides any login, so when it is
  * set, logging in fixes nothing; a suggested login keeps the -p NAME given.
@@ -236,10 +241,12 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
               api: () => ctx.api(),
               now: () => clock.now(),
               defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
+              loginCommand: () => loginCommand(ctx.settings()),
             },
             {
               profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
               notice: (message) => out.warn(message),
+              loginCommand: () => loginCommand(ctx.settings()),
             },
           );
       return credentials;

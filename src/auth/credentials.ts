@@ -42,6 +42,8 @@ export interface BindingOptions {
   profileBaseUrl: () => string | undefined;
   /** Tells the user when a credential stored by an older svc was bound on first use. */
   notice: (message: string) => void;
+  /** The login command a hint suggests, keeping -p NAME when it was given: `svc -p f2 login`. */
+  loginCommand: () => string;
 }
 
 /**
@@ -90,11 +92,12 @@ function boundToOrigin(
     if (!stored) return;
     const origin = stored.origin ?? (await bindOnFirstUse(store, profile, binding, target));
     if (origin !== target.origin) {
+      const login = binding.loginCommand();
       throw new AuthError(
         `profile "${profile}" holds a credential for ${origin}, not for ${target.origin}; svc sends a stored credential only to the origin it was stored for`,
         {
           code: 'credential_origin_mismatch',
-          hint: `log in there with \`svc login --base-url ${target.origin}\` (add -p NAME to keep this profile as it is), or set SVC_TOKEN`,
+          hint: `log in there with \`${login} --base-url ${target.origin}\` (${login === 'svc login' ? 'add' : 'or pass another'} -p NAME to keep this profile as it is), or set SVC_TOKEN`,
         },
       );
     }

@@ -14,9 +14,33 @@ export interface RefreshDeps {
   api: () => Promise<ApiClient>;
   /** Where the token endpoint is when the credential does not say (older credentials). */
   defaultTokenUrl: () => string;
+  /** The login command a hint suggests, keeping -p NAME when it was given: `svc -p f2 login`. */
+  loginCommand: () => string;
 }
 
-const RELOGIN = 'run `svc login` again';
+/** Refusals of a refresh that no retry changes: recorded on the credential (refresh_refused). */
+const DEFINITE_REFUSALS = new Set(['invalid_grant', 'invalid_client']);
+
+/**
+ * What to run to log the profile in again: its own -p NAME, and for a confidential client the
+ * client id and where its secret comes from (a stored secret may be the one that was rotated).
+ */
+export function reloginHint(loginCommand: string, credential: StoredCredential | undefined): string {
+  if (credential?.client_secret && credential.client_id) {
+    return (
+      `run \`${loginCommand} --client-id ${credential.client_id} --client-secret-file FILE\` again ` +
+      '(a confidential client: its secret from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)'
+    );
+  }
+  return `run \`${loginCommand}\` again`;
+}
+
+/** The refusal recorded on a credential, raised again with the words it was first raised with. */
+function refusedError(credential: StoredCredential, loginCommand: string): AuthError | undefined {
+  const refused = credential.refresh_refused;
+  if (!refused) return undefined;
+  return new AuthError(refused.message, { code: refused.code, hint: reloginHint(loginCommand, credential) });
+}
 
 export function credentialSecrets(credential: StoredCredential | undefined): string[] {
   if (!credential) return [];
@@ -59,16 +83,18 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       remember(stored);
       if (!stored) {
         throw new AuthError(`not logged in: profile "${profile}" has no credential any more`, {
-          hint: RELOGIN,
+          hint: reloginHint(deps.loginCommand(), undefined),
         });
       }
       if (stored.type !== 'oauth') return stored;
+      const refused = refusedError(stored, deps.loginCommand());
+      if (refused) throw refused;
       if (reason.kind === 'expiry' && !expiresSoon(stored, deps.now())) return stored;
       if (reason.kind === 'rejected' && stored.access_token !== reason.token) return stored;
       if (!stored.refresh_token) {
         throw new AuthError(
           `the access token of profile "${profile}" ${reason.kind === 'expiry' ? 'has expired' : 'was rejected'} and there is no refresh token`,
-          { code: 'token_expired', hint: RELOGIN },
+          { code: 'token_expired', hint: reloginHint(deps.loginCommand(), stored) },
         );
       }
       const url = stored.token_url ?? deps.defaultTokenUrl();
@@ -92,12 +118,21 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             return again;
           }
         }
-        throw tokenRequestFailed(
+        const failure = tokenRequestFailed(
           `the session of profile "${profile}" could not be refreshed`,
           error,
           [...seen],
-          RELOGIN,
+          reloginHint(deps.loginCommand(), stored),
         );
+        const code = oauthErrorCode(error);
+        if (failure instanceof AuthError && code && DEFINITE_REFUSALS.has(code)) {
+          // Recorded, not deleted: `auth token` and `auth status` then say the same, and a new login clears it.
+          await store.setCredential(profile, {
+            ...stored,
+            refresh_refused: { code, message: failure.message, at: new Date(deps.now()).toISOString() },
+          });
+        }
+        throw failure;
       }
       const next = credentialFromTokens(
         tokens,
@@ -121,6 +156,11 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       const stored = store.credential(profile);
       remember(stored);
       if (!stored) return undefined;
+      if (stored.type === 'oauth') {
+        // The server refused this session's refresh: its access token is not handed out either.
+        const refused = refusedError(stored, deps.loginCommand());
+        if (refused) throw refused;
+      }
       if (stored.type !== 'oauth' || !expiresSoon(stored, deps.now())) return stored.access_token;
       if (!stored.refresh_token) {
         if ((msLeft(stored, deps.now()) ?? 1) > 0) return stored.access_token;
@@ -128,7 +168,7 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
           `the access token of profile "${profile}" has expired and there is no refresh token`,
           {
             code: 'token_expired',
-            hint: RELOGIN,
+            hint: reloginHint(deps.loginCommand(), stored),
           },
         );
       }

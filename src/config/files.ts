@@ -78,5 +78,12 @@ export function checkCredentialsFile(path: string, file: Json): void {
         throw malformed(path, `${JSON.stringify(key)} of ${which} is not a string`);
       }
     }
+    const refused = credential.refresh_refused;
+    if (
+      refused !== undefined &&
+      !(isObject(refused) && ['code', 'message', 'at'].every((key) => typeof refused[key] === 'string'))
+    ) {
+      throw malformed(path, `"refresh_refused" of ${which} is not an object of code, message and at`);
+    }
   }
 }

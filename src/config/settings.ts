@@ -57,11 +57,14 @@ export function resolveProfileName(
 }
 
 /**
- * `-p NAME ` when the profile was named by the flag, for hints that suggest a command: without it
- * the suggested command would act on the active profile instead. Empty otherwise.
+ * `-p NAME ` when the profile was named by the flag or SVC_PROFILE, for hints that suggest a
+ * command: without it the suggested command would act on the active profile instead (or, once
+ * SVC_PROFILE is gone, on another one). Empty otherwise.
  */
 export function profileFlag(settings: Pick<Settings, 'profile' | 'profileSource'>): string {
-  return settings.profileSource === 'flag' ? `-p ${settings.profile} ` : '';
+  return settings.profileSource === 'flag' || settings.profileSource === 'env'
+    ? `-p ${settings.profile} `
+    : '';
 }
 
 /** A profile that was named and does not exist: exit 5, with the closest name that does. */

@@ -27,6 +27,11 @@ export interface StoredCredential {
    * Absent in credentials stored by older versions; bound on first use (auth/credentials.ts).
    */
   origin?: string;
+  /**
+   * Set when the server definitely refused to refresh this session (invalid_grant,
+   * invalid_client): the credential is kept but no longer handed out; a new login replaces it.
+   */
+  refresh_refused?: { code: string; message: string; at: string };
   obtained_at: string;
 }
 

@@ -72,6 +72,7 @@ function setup(credential: Partial<StoredCredential>) {
       now: Date.now,
       api: async () => api,
       defaultTokenUrl: () => `${url}/v1/oauth/token`,
+      loginCommand: () => 'svc -p p login',
     },
     full,
   );
@@ -152,7 +153,51 @@ describe('refreshing OAuth credentials', () => {
     expect((error as AuthError).message).toBe(
       'the session of profile "p" could not be refreshed: refresh token [redacted] expired (invalid_grant)',
     );
-    expect(store.credential('p')).toEqual(full);
+    expect((error as AuthError).hint).toBe(
+      'run `svc -p p login --client-id client-1 --client-secret-file FILE` again (a confidential client: its secret from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)',
+    );
+    // Kept, with the refusal recorded on it.
+    expect(store.credential('p')).toEqual({
+      ...full,
+      refresh_refused: {
+        code: 'invalid_grant',
+        message: (error as AuthError).message,
+        at: expect.any(String),
+      },
+    });
+    await close();
+  });
+
+  it.each(['invalid_grant', 'invalid_client'])(
+    'after %s, hands out nothing (not even an unexpired access token) until a new login',
+    async (code) => {
+      const { store, source, full, close } = setup({});
+      await store.setCredential('p', full);
+      onToken = () => ({ status: 400, body: { error: code, error_description: 'refused' } });
+      const first = (await source.token().catch((e: unknown) => e)) as AuthError;
+      expect(first.message).toBe(`the session of profile "p" could not be refreshed: refused (${code})`);
+      // The access token has not expired, and the server is not asked again: the same refusal.
+      await store.setCredential('p', {
+        ...store.credential('p')!,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      });
+      const again = (await source.token().catch((e: unknown) => e)) as AuthError;
+      expect(again).toBeInstanceOf(AuthError);
+      expect([again.message, again.hint, again.exitCode]).toEqual([first.message, first.hint, 3]);
+      expect(seen).toHaveLength(1);
+      // A new login stores a new credential: nothing refused any more.
+      await store.setCredential('p', { ...full, access_token: 'at-new', expires_at: undefined });
+      expect(await source.token()).toBe('at-new');
+      await close();
+    },
+  );
+
+  it('a server error is not recorded: the next use asks again', async () => {
+    const { store, source, full, close } = setup({});
+    await store.setCredential('p', full);
+    onToken = () => ({ status: 503, body: { error: 'temporarily_unavailable' } });
+    await source.token().catch(() => undefined);
+    expect(store.credential('p')!.refresh_refused).toBeUndefined();
     await close();
   });
 

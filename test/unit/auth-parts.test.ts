@@ -266,6 +266,7 @@ describe('where a stored credential goes', () => {
     const source = credentialsFor({}, s, 'p', undefined, {
       profileBaseUrl: () => undefined,
       notice: (m) => notices.push(m),
+      loginCommand: () => 'svc login',
     });
     expect(await source.token(target)).toBe('stored-token-123');
     expect(await source.token(target)).toBe('stored-token-123');
@@ -288,6 +289,7 @@ describe('where a stored credential goes', () => {
     const quiet = credentialsFor({}, s, 'p', undefined, {
       profileBaseUrl: () => 'http://127.0.0.1:4010/api',
       notice: (m) => notices.push(m),
+      loginCommand: () => 'svc login',
     });
     expect(await quiet.token(target)).toBe('stored-token-123');
     expect(s.credential('p')?.origin).toBe('http://127.0.0.1:4010');
@@ -298,6 +300,7 @@ describe('where a stored credential goes', () => {
     const told = credentialsFor({}, s2, 'q', undefined, {
       profileBaseUrl: () => undefined,
       notice: (m) => notices.push(m),
+      loginCommand: () => 'svc login',
     });
     expect(await told.token(new URL('http://localhost:9/v1/me'))).toBe('stored-token-123');
     expect(s2.credential('q')?.origin).toBe('http://localhost:9');
@@ -314,6 +317,7 @@ describe('where a stored credential goes', () => {
     const source = credentialsFor({}, s, 'p', undefined, {
       profileBaseUrl: () => 'https://api.example.com',
       notice: () => {},
+      loginCommand: () => 'svc login',
     });
     await expect(source.token(target)).rejects.toThrow(
       'profile "p" holds a credential for https://api.example.com, not for http://127.0.0.1:4010',
@@ -326,6 +330,7 @@ describe('where a stored credential goes', () => {
     const source = credentialsFor({}, s, 'p', undefined, {
       profileBaseUrl: () => undefined,
       notice: () => {},
+      loginCommand: () => 'svc login',
     });
     expect(await source.token(target)).toBeUndefined();
   });

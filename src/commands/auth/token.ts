@@ -5,7 +5,10 @@ import { examples, type MakeContext } from '../kit.js';
 
 export async function runAuthToken(ctx: Context): Promise<void> {
   const settings = ctx.profileSettings();
-  const token = await ctx.credentials().token();
+  // The origin check every API request makes: a stored credential is printed only for the
+  // origin it was issued for, since what is printed goes to the base URL in use (README's curl).
+  const baseUrl = settings.values.base_url;
+  const token = await ctx.credentials().token(baseUrl ? new URL(baseUrl) : undefined);
   if (!token) {
     throw new AuthError(`not logged in: profile "${settings.profile}" has no credential`, {
       hint: loginHint(settings, ctx.env),
@@ -17,7 +20,10 @@ export async function runAuthToken(ctx: Context): Promise<void> {
 
 export function tokenCommand(make: MakeContext): Command {
   return new Command('token')
-    .description('Print a valid access token for the profile (refreshed first when it is about to expire)')
+    .description(
+      'Print a valid access token for the profile (refreshed first when it is about to expire). A stored\n' +
+        'credential is printed only when the base URL in use is the origin it was issued for (exit 3 otherwise).',
+    )
     .addHelpText(
       'after',
       examples([

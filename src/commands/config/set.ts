@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { checkBaseUrlPath, checkUrlSetting, ENV_FOR } from '../../config/settings.js';
-import type { Context } from '../../context.js';
+import { type Context, loginCommand } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import { findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -19,6 +19,13 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   await store.claimActiveProfile(settings.profile);
   if (ctx.out.isMachine) return ctx.out.json({ profile: settings.profile, key, value });
   ctx.out.success(`Set ${key} for profile "${settings.profile}"${tenant ? `: ${tenant}` : ''}`);
+  const issuedFor = key === 'base_url' ? store.credential(settings.profile)?.origin : undefined;
+  const origin = key === 'base_url' ? new URL(value).origin : undefined;
+  if (issuedFor && issuedFor !== origin) {
+    ctx.out.warn(
+      `the credential of profile "${settings.profile}" was issued for ${issuedFor} and does not apply to ${origin}: svc will not send it there; log in there with \`${loginCommand(settings)}\``,
+    );
+  }
   const shadow = settings.sources[key];
   if (shadow === 'env' || shadow === 'flag') {
     ctx.out.warn(`${shadow === 'env' ? ENV_FOR[key] : 'a flag'} overrides this value right now`);
