@@ -1,7 +1,7 @@
 import { OAUTH_PATHS } from '../api/constants.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
-import { describeWait, type LoopbackReceiver, startLoopback } from './loopback.js';
+import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {
   oauthErrorCode,
@@ -21,6 +21,30 @@ export interface BrowserFlowOptions {
   port: number | undefined;
   openBrowser: boolean;
   timeoutSeconds: number;
+  /** What the browser is told once it all succeeded: `login` ("Logged in") or `authorize` ("Authorized"). */
+  kind: 'login' | 'authorize';
+}
+
+/** The browser's last page, by how the flow ended (no secrets, no server text). */
+function ending(kind: BrowserFlowOptions['kind'], failedStep?: string): PageEnding {
+  if (failedStep === undefined) {
+    return kind === 'login'
+      ? {
+          ok: true,
+          title: 'Logged in',
+          text: 'svc stored the login. You can close this tab and return to your terminal.',
+        }
+      : {
+          ok: true,
+          title: 'Authorized',
+          text: 'svc received the tokens. You can close this tab and return to your terminal.',
+        };
+  }
+  return {
+    ok: false,
+    title: kind === 'login' ? 'Login failed' : 'Authorization failed',
+    text: `svc could not finish: ${failedStep}. See your terminal for why and what to do.`,
+  };
 }
 
 export interface BrowserFlowResult {
@@ -74,11 +98,14 @@ async function codeFromEither(
  * right state, then the code exchanged at the token endpoint. Works with any server that serves
  * `{app_url}/oauth/authorize` and `{base_url}/v1/oauth/token`. Without a browser here (--no-browser,
  * or an SSH session) and with a terminal, the address the browser ends on may also be pasted.
+ * `complete` (storing the login, say) runs before the browser hears: its page says "Logged in"
+ * only when the exchange and `complete` succeeded, and that the login failed otherwise.
  */
-export async function authorizeWithBrowser(
+export async function authorizeWithBrowser<T>(
   ctx: Context,
   options: BrowserFlowOptions,
-): Promise<BrowserFlowResult> {
+  complete: (result: BrowserFlowResult) => Promise<T>,
+): Promise<T> {
   const api = await ctx.api();
   const { values } = ctx.settings();
   const baseUrl = values.base_url!;
@@ -98,6 +125,8 @@ export async function authorizeWithBrowser(
   });
   let code: string;
   const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
+  /** What the browser is told when the login ends here: the step that failed, if any. */
+  let failedStep: string | undefined = 'the login was cancelled or timed out';
   try {
     const url = joinUrl(appUrl, OAUTH_PATHS.authorize);
     const params: Record<string, string | undefined> = {
@@ -141,20 +170,37 @@ export async function authorizeWithBrowser(
       );
       code = await codeFromEither(ctx, receiver, state, issuers);
     }
+    failedStep = 'the authorization code could not be exchanged for tokens';
+    const result = await exchange(api, baseUrl, code, receiver.redirectUri, verifier, options);
+    failedStep = 'the tokens could not be stored';
+    const completed = await complete({ ...result, requestedScope });
+    failedStep = undefined;
+    return completed;
   } finally {
-    await receiver.close();
+    await receiver.close(ending(options.kind, failedStep));
   }
+}
+
+/** The authorization code exchanged at the token endpoint (a refusal is an AuthError, exit 3). */
+async function exchange(
+  api: Awaited<ReturnType<Context['api']>>,
+  baseUrl: string,
+  code: string,
+  redirectUri: string,
+  verifier: string,
+  options: BrowserFlowOptions,
+): Promise<Omit<BrowserFlowResult, 'requestedScope'>> {
   const url = tokenUrl(baseUrl);
   const form = {
     grant_type: 'authorization_code',
     code,
-    redirect_uri: receiver.redirectUri,
+    redirect_uri: redirectUri,
     code_verifier: verifier,
     client_id: options.clientId,
     client_secret: options.clientSecret,
   };
   try {
-    return { tokens: await requestToken(api, url, form), tokenUrl: url, requestedScope };
+    return { tokens: await requestToken(api, url, form), tokenUrl: url };
   } catch (error) {
     const secrets = [code, verifier, options.clientSecret].filter((s): s is string => s !== undefined);
     throw tokenRequestFailed(

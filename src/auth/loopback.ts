@@ -10,8 +10,11 @@ import { readAuthorizationResponse } from './authorization-response.js';
  * `/callback`. Other paths get 404, and a request with a missing or wrong `state` gets a 400 page
  * — it was not started by this login (any local process or web page can make one), so the wait
  * goes on until the real response or the timeout. The response with the right state ends the
- * wait: with its code, or with its failure (a foreign `iss`, RFC 9207, or an `error`). The port
- * is closed when the wait ends, however it ends (success, failure, timeout, Ctrl-C).
+ * wait: with its code, or with its failure (a foreign `iss`, RFC 9207, or an `error`). A code is
+ * not yet a login: the browser's request is held open and answered by `close(ending)` once svc
+ * knows how the login ended (the code exchanged and stored, or not), so the page never says
+ * "Logged in" for a login that then failed. The port is closed when the login ends, however it
+ * ends (success, failure, timeout, Ctrl-C).
  */
 
 export const CALLBACK_PATH = '/callback';
@@ -36,11 +39,28 @@ export interface LoopbackReceiver {
   /** `http://127.0.0.1:PORT/callback`. */
   readonly redirectUri: string;
   readonly port: number;
-  /** The authorization code, once the right callback arrived; the port is closed by then. */
+  /** The authorization code, once the right callback arrived; its browser request is held open. */
   code(): Promise<string>;
-  /** Closes the port (idempotent). */
-  close(): Promise<void>;
+  /**
+   * Answers the browser request holding the code (if one is) with how the login ended — without
+   * `ending`, a failure page — then closes the port (idempotent).
+   */
+  close(ending?: PageEnding): Promise<void>;
 }
+
+/** The page a held browser request is answered with. */
+export interface PageEnding {
+  ok: boolean;
+  title: string;
+  text: string;
+}
+
+/** What the held request gets when the login ended without saying how. */
+const FAILED: PageEnding = {
+  ok: false,
+  title: 'Login failed',
+  text: 'svc could not finish the login. See your terminal for why and what to do.',
+};
 
 /** How long the login waits for the browser, as said while it waits and when it gives up. */
 export function describeWait(seconds: number): string {
@@ -76,6 +96,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   outcome.catch(() => {});
   /** Aborted once the login is over: later callbacks are turned away and the timeout's wait ends. */
   const over = new AbortController();
+  /** The browser request that brought the code, answered by close(ending). */
+  let held: ServerResponse | undefined;
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const answer = (status: number, title: string, text: string) => {
@@ -108,12 +130,9 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
       finish(() => settle!.reject(result.error), response);
       return;
     }
-    answer(
-      200,
-      'Logged in',
-      'svc received the authorization. You can close this tab and return to your terminal.',
-    );
-    finish(() => settle!.resolve(result.code), response);
+    // Held open until close(ending): the page says how the login ended, not that a code came.
+    held = response;
+    finish(() => settle!.resolve(result.code), undefined, true);
   });
   server.keepAliveTimeout = 1_000;
 
@@ -127,11 +146,18 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
   };
   const onAbort = () =>
     finish(() => settle!.reject(new InterruptedError('interrupted; the login was cancelled')));
-  /** Ends the wait: the browser's answer is sent first (when there is one), then the port closes, then the caller hears. */
-  function finish(result: () => void, response?: ServerResponse): void {
+  /**
+   * Ends the wait: the browser's answer is sent first (when there is one), then the port closes,
+   * then the caller hears — or with `keepOpen`, the caller hears at once and close() ends it.
+   */
+  function finish(result: () => void, response?: ServerResponse, keepOpen = false): void {
     if (over.signal.aborted) return;
     over.abort();
     options.signal.removeEventListener('abort', onAbort);
+    if (keepOpen) {
+      result();
+      return;
+    }
     let closed = false;
     const closeNow = () => {
       if (closed) return;
@@ -179,8 +205,17 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
     redirectUri: `http://${HOST}:${port}${CALLBACK_PATH}`,
     port,
     code: () => outcome,
-    close: async () => {
+    close: async (ending = FAILED) => {
       finish(() => settle!.reject(new InterruptedError('the login was cancelled')));
+      const response = held;
+      held = undefined;
+      if (response && !response.writableEnded && !response.destroyed) {
+        await new Promise<void>((resolve) => {
+          response.once('finish', resolve);
+          response.once('close', resolve);
+          response.writeHead(ending.ok ? 200 : 400, PAGE_HEADERS).end(page(ending.title, ending.text));
+        });
+      }
       await close();
     },
   };

@@ -33,8 +33,15 @@ describe('the loopback redirect receiver', () => {
 
   it('accepts the right callback once, answers with a self-contained page, and closes its port', async () => {
     const r = await receiver();
-    const answer = await get(`${r.redirectUri}?code=abc&state=${STATE}&iss=${encodeURIComponent(ISSUER)}`);
+    const held = get(`${r.redirectUri}?code=abc&state=${STATE}&iss=${encodeURIComponent(ISSUER)}`);
     expect(await r.code()).toBe('abc');
+    // Answered once the caller says how the login ended.
+    await r.close({
+      ok: true,
+      title: 'Logged in',
+      text: 'You can close this tab and return to your terminal.',
+    });
+    const answer = await held;
     expect(answer).not.toBe('refused');
     if (answer === 'refused') return;
     expect(answer.status).toBe(200);
@@ -54,8 +61,10 @@ describe('the loopback redirect receiver', () => {
     }
     const post = await fetch(r.redirectUri, { method: 'POST' });
     expect(post.status).toBe(404);
-    await get(`${r.redirectUri}?code=late&state=${STATE}`);
+    const held = get(`${r.redirectUri}?code=late&state=${STATE}`);
     expect(await r.code()).toBe('late');
+    await r.close();
+    await held;
   });
 
   it('turns away a missing, empty, wrong or repeated state with a 400 page, and keeps waiting', async () => {
@@ -80,8 +89,10 @@ describe('the loopback redirect receiver', () => {
     }
     expect(strays).toHaveLength(5);
     expect(strays[2]).toMatch(/wrong state .* still waiting/);
-    await get(`${r.redirectUri}?code=real&state=${STATE}`);
+    const held = get(`${r.redirectUri}?code=real&state=${STATE}`);
     expect(await r.code()).toBe('real');
+    await r.close();
+    await held;
   });
 
   it.each([
@@ -118,8 +129,10 @@ describe('the loopback redirect receiver', () => {
   it('takes exactly one callback: replays are turned away', async () => {
     const r = await receiver();
     const url = `${r.redirectUri}?code=abc&state=${STATE}`;
-    const answers = await Promise.all([get(url), get(url), get(url)]);
+    const held = Promise.all([get(url), get(url), get(url)]);
     expect(await r.code()).toBe('abc');
+    await r.close({ ok: true, title: 'Logged in', text: 'done' });
+    const answers = await held;
     const statuses = answers.map((a) => (a === 'refused' ? 'refused' : a.status));
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s !== 200).every((s) => s === 400 || s === 'refused')).toBe(true);

@@ -75,15 +75,24 @@ describe('the loopback receiver, exactly', () => {
     });
     expect(strays).toHaveLength(1);
     expect(strays[0]).toMatch(/^.*a request to the login callback.*; still waiting$/);
-    expect(await get(`${r.redirectUri}?code=abc&state=${STATE}`)).toEqual({
-      status: 200,
-      headers: HEADERS,
-      text: page(
-        'Logged in',
-        'svc received the authorization. You can close this tab and return to your terminal.',
-      ),
-    });
+    // The request with the code is held until svc knows how the login ended.
+    const held = get(`${r.redirectUri}?code=abc&state=${STATE}`);
     expect(await r.code()).toBe('abc');
+    await r.close({ ok: true, title: 'Logged in', text: 'done' });
+    expect(await held).toEqual({ status: 200, headers: HEADERS, text: page('Logged in', 'done') });
+  });
+
+  it('a login that ends without saying how answers the held request with a failure page', async () => {
+    const r = await receiver();
+    const held = get(`${r.redirectUri}?code=abc&state=${STATE}`);
+    expect(await r.code()).toBe('abc');
+    expect(await get(`${r.redirectUri}?code=abc&state=${STATE}`)).toMatchObject({ status: 400 });
+    await r.close();
+    expect(await held).toEqual({
+      status: 400,
+      headers: HEADERS,
+      text: page('Login failed', 'svc could not finish the login. See your terminal for why and what to do.'),
+    });
   });
 
   it('says why a login failed, and the failure ends the wait', async () => {

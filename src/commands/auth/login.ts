@@ -115,14 +115,18 @@ export async function runLoginBrowser(
     label: 'client secret',
     env: 'SVC_CLIENT_SECRET',
   });
-  const result = options.device
-    ? await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
-        clientId,
-        clientSecret,
-        scopes: options.scopes,
-      })
-    : await authorizeWithBrowser(ctx, { ...options, clientId, clientSecret });
-  const stored = await storeLogin(ctx, result, { id: clientId, secret: clientSecret });
+  const store = (result: Parameters<typeof storeLogin>[1]) =>
+    storeLogin(ctx, result, { id: clientId, secret: clientSecret });
+  const stored = options.device
+    ? await store(
+        await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
+          clientId,
+          clientSecret,
+          scopes: options.scopes,
+        }),
+      )
+    : // Stored before the browser hears, so its page says "Logged in" only when it is true.
+      await authorizeWithBrowser(ctx, { ...options, clientId, clientSecret, kind: 'login' }, store);
   const me = stored.identity;
   if (ctx.out.isMachine) {
     return ctx.out.json({

@@ -74,8 +74,15 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
         prompt: true,
         required: true,
       });
-  const result = await authorizeWithBrowser(ctx, { ...options, clientSecret });
-  if (options.save) await storeLogin(ctx, result, { id: options.clientId, secret: clientSecret });
+  // Stored (with --save) before the browser hears, so its page says "Authorized" only when it is true.
+  const result = await authorizeWithBrowser(
+    ctx,
+    { ...options, clientSecret, kind: 'authorize' },
+    async (r) => {
+      if (options.save) await storeLogin(ctx, r, { id: options.clientId, secret: clientSecret });
+      return r;
+    },
+  );
   await printTokens(ctx, result.tokens);
   if (!ctx.out.isMachine) {
     ctx.out.info(

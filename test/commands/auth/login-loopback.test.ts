@@ -54,6 +54,34 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     expect(await tokenRequests(sandbox())).toBe(before + 1);
   });
 
+  it('answers a forged code (right state) only after the exchange failed: the page says the login failed', async () => {
+    const { live, redirectUri, state } = await startLogin();
+    const answer = await fetch(`${redirectUri}?code=forged&state=${state}`);
+    const page = await answer.text();
+    expect(answer.status).toBe(400);
+    expect(page).toContain('<h1>Login failed</h1>');
+    expect(page).toContain(
+      'svc could not finish: the authorization code could not be exchanged for tokens. See your terminal for why and what to do.',
+    );
+    expect(page).not.toContain('Logged in');
+    expect(page).not.toContain('forged');
+    const result = await live.done;
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/^error: the authorization code could not be exchanged for tokens: /m);
+    expect(await connectionRefused(Number(redirectUri.port))).toBe(true);
+  });
+
+  it('says "Logged in" once the login is stored', async () => {
+    const { live, url } = await startLogin();
+    const { location } = await consent(url);
+    const answer = await fetch(location!.toString());
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain(
+      '<h1>Logged in</h1><p>svc stored the login. You can close this tab and return to your terminal.</p>',
+    );
+    expect((await live.done).code).toBe(0);
+  });
+
   it.each([
     [
       'a foreign iss',
