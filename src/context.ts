@@ -97,6 +97,11 @@ export interface Context {
   api(): Promise<ApiClient>;
   /** The platform client (one method per API operation) over `api()`, made once on first use. */
   platform(): Promise<Platform>;
+  /**
+   * This run as if `-p name` had been given (its settings, credential and API client), for a
+   * command that acts on another profile than its own (`profiles rm NAME`). Close it when done.
+   */
+  forProfile(name: string): Context;
   /** The last change the server accepted in this command, e.g. `POST /v1/users/u/roles → 201`. */
   lastChange(): string | undefined;
   /** Releases pooled connections; called when the command ends. */
@@ -317,6 +322,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       })();
       return platform;
     },
+    forProfile: (name) => createContext(deps, { ...globals, profile: name }),
     lastChange: () => change,
     async close() {
       if (client) await (await client.catch(() => undefined))?.close();

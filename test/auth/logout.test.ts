@@ -74,6 +74,15 @@ async function scriptedServer(script: Script): Promise<string> {
   return url;
 }
 
+/** The address of a server that is gone: connections are refused. */
+async function closedServer(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return url;
+}
+
 const oauthCredential = (server: string): StoredCredential => ({
   type: 'oauth',
   access_token: 'at-scripted',
@@ -141,17 +150,54 @@ describe('svc logout', () => {
     expect(store.credential('default')).toBeUndefined();
   });
 
-  it('removes the credential but exits 1 when the server fails to revoke', async () => {
+  it.each<[string, () => Promise<string>]>([
+    [
+      'answers 503',
+      () =>
+        scriptedServer(() => ({
+          'POST /v1/oauth/revoke': { status: 503, body: { error: 'temporarily_unavailable' } },
+        })),
+    ],
+    ['cannot be reached', async () => closedServer()],
+  ])(
+    'keeps the credential and exits 1 when the server %s, so running it again can revoke',
+    async (_what, server) => {
+      const scripted = await server();
+      const credential = oauthCredential(scripted);
+      const { store, env } = await profileWith(credential, scripted);
+      const r = await runInProcess(['logout'], env);
+      expect([r.code, r.stdout]).toEqual([1, '']);
+      expect(r.stderr).toMatch(
+        /^error: could not revoke the session of profile "default": .+; nothing was removed; /,
+      );
+      expect(r.stderr).toContain(
+        'run `svc -p default logout` again when the server answers, or `svc -p default logout --no-revoke` to forget the credential here without revoking it (its session then stays valid until it expires)\n',
+      );
+      expect(r.stderr).not.toContain('rt-scripted');
+      expect(store.credential('default')).toEqual(credential);
+      // --no-revoke forgets it without asking the server, and says what that leaves.
+      const forgotten = await runInProcess(['logout', '--no-revoke'], env);
+      expect(forgotten).toEqual({
+        code: 0,
+        stdout: '',
+        stderr:
+          '✓ Logged out: removed the credential of profile "default"\n' +
+          'warning: the session was not revoked (--no-revoke): its refresh token stays valid until it expires\n',
+      });
+      expect(store.credential('default')).toBeUndefined();
+    },
+  );
+
+  it('removes the credential but exits 1 when the server refuses to revoke (a 4xx)', async () => {
     const scripted = await scriptedServer(() => ({
-      'POST /v1/oauth/revoke': { status: 503, body: { error: 'temporarily_unavailable' } },
+      'POST /v1/oauth/revoke': { status: 401, body: { error: 'invalid_client' } },
     }));
     const { store, env } = await profileWith(oauthCredential(scripted), scripted);
     const r = await runInProcess(['logout'], env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^error: removed the credential of profile "default", but the server did not revoke its session: .*503.*; the refresh token stays valid until it expires/,
+      /^error: removed the credential of profile "default", but the server refused to revoke its session: .*; the session may stay valid until it expires/,
     );
-    expect(r.stderr).not.toContain('rt-scripted');
     expect(store.credential('default')).toBeUndefined();
   });
 
@@ -161,7 +207,27 @@ describe('svc logout', () => {
       sandbox().url,
     );
     const r = await runInProcess(['logout'], env);
-    expect(r.stderr).toBe('✓ Logged out: removed the credential of profile "default"\n');
+    expect(r.stderr).toBe(
+      '✓ Logged out: removed the credential of profile "default"\n' +
+        'warning: the token itself stays valid until it expires: svc only forgot it\n',
+    );
     expect((await call(sandbox(), 'GET', '/v1/me', { token: sandbox().adminToken })).status).toBe(200);
+  });
+
+  it('says an API key stays valid, and how to revoke it', async () => {
+    const key = 'svc_pk_0123456789abcdefWXYZ';
+    const { env } = await profileWith(
+      { type: 'token', access_token: key, obtained_at: new Date().toISOString() },
+      sandbox().url,
+    );
+    const r = await runInProcess(['logout'], { ...env, SVC_TENANT: 'acme-treasury' });
+    expect(r).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        '✓ Logged out: removed the credential of profile "default"\n' +
+        'warning: the API key itself stays valid: svc only forgot it; revoke it with `svc tenants api-keys revoke acme-treasury KEY_ID` ' +
+        '(its id is in `svc tenants api-keys ls acme-treasury`, by its prefix svc_pk_012…)\n',
+    });
   });
 });

@@ -1,26 +1,70 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { endSession, warnAboutSession } from '../../auth/end-session.js';
 import { checkProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { confirmDestructive, examples, type MakeContext } from '../kit.js';
 import { existing } from './shared.js';
 
-export async function runProfilesRm(ctx: Context, name: string): Promise<void> {
+/**
+ * Removes a profile after ending its session exactly as `svc logout` does (auth/end-session.ts):
+ * a server that cannot be reached leaves the profile in place unless --no-revoke.
+ */
+export async function runProfilesRm(
+  ctx: Context,
+  name: string,
+  options: { revoke: boolean } = { revoke: true },
+): Promise<void> {
   existing(ctx, checkProfileName(name));
   await confirmDestructive(
     ctx,
     `Remove profile "${name}" and its stored credential?`,
     `removing profile "${name}"`,
   );
-  await ctx.store().removeProfile(name);
-  if (ctx.out.isMachine) return ctx.out.json({ removed: name });
-  ctx.out.success(`Removed profile "${name}"`);
+  const store = ctx.store();
+  const token = store.credential(name)?.access_token;
+  // Its own settings and API client: the session is revoked at the server it was issued by.
+  const target = ctx.forProfile(name);
+  try {
+    // Read before the profile goes: the warnings name its tenant.
+    target.settings();
+    const end = await endSession(target, {
+      profile: name,
+      revoke: options.revoke,
+      remove: () => store.removeProfile(name),
+      done: `removed profile "${name}"`,
+      retry: `svc profiles rm ${name}`,
+      noRevoke: `svc profiles rm ${name} --no-revoke`,
+    });
+    const { revocation } = end;
+    if (ctx.out.isMachine) return ctx.out.json({ removed: name, revocation: revocation.outcome });
+    ctx.out.success(
+      revocation.outcome === 'revoked'
+        ? `Removed profile "${name}" (revoked its session at ${new URL(revocation.endpoint).origin})`
+        : `Removed profile "${name}"`,
+    );
+    warnAboutSession(target, end, token);
+  } finally {
+    await target.close();
+  }
 }
 
 export function rmCommand(make: MakeContext): Command {
   return new Command('rm')
     .alias('remove')
     .argument('<name>', 'profile to remove')
-    .description('Remove a profile and its stored credential (asks first; --yes when not on a terminal)')
+    .description(
+      'Remove a profile and its stored credential (asks first; --yes when not on a terminal). Its OAuth\n' +
+        'session is revoked first, as `svc logout` does; when the server cannot be reached, nothing is\n' +
+        'removed (exit 1) unless --no-revoke.',
+    )
+    .addOption(
+      new Option(
+        '--no-revoke',
+        'remove without contacting the server (an OAuth session stays valid until it expires)',
+      ),
+    )
     .addHelpText('after', examples(['svc profiles rm old --yes', 'remove without asking']))
-    .action(async (name: string, _f: unknown, cmd: Command) => runProfilesRm(await make(cmd), name));
+    .action(async (name: string, flags: { revoke?: boolean }, cmd: Command) =>
+      runProfilesRm(await make(cmd), name, { revoke: flags.revoke !== false }),
+    );
 }

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runProfilesRm } from '../../../src/commands/profiles/rm.js';
+import { ConfigStore } from '../../../src/config/store.js';
 import { runInProcess, testContext } from '../../helpers/context.js';
 import { useTwoProfiles } from '../../helpers/profiles.js';
 
@@ -9,7 +12,12 @@ const names = () => Object.keys(testContext({ env: env() }).ctx.store().profiles
 describe('svc profiles rm', () => {
   it.each([
     ['with --yes', { globals: { yes: true } }, '', '✓ Removed profile "staging"\n'],
-    ['with --yes --json', { globals: { yes: true, json: true } }, '{\n  "removed": "staging"\n}\n', ''],
+    [
+      'with --yes --json',
+      { globals: { yes: true, json: true } },
+      '{\n  "removed": "staging",\n  "revocation": "not_applicable"\n}\n',
+      '',
+    ],
     ['after a yes at the prompt', { tty: true, answers: [true] }, '', '✓ Removed profile "staging"\n'],
   ])('removes a profile and its credential %s', async (_how, options, stdout, stderr) => {
     const made = testContext({ ...options, env: env() });
@@ -34,5 +42,93 @@ describe('svc profiles rm', () => {
         'error: removing profile "default" needs confirmation; pass --yes to confirm non-interactively\n',
     });
     expect(names()).toEqual(['default', 'staging']);
+  });
+});
+
+describe('svc profiles rm: the session ends first, as with svc logout', () => {
+  const revoked: string[] = [];
+  let server: Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  /** An authorization server that revokes (RFC 7009 at the sandbox's path), or none at all. */
+  async function authServer(up: boolean): Promise<string> {
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (d) => {
+        body += d;
+      });
+      request.on('end', () => {
+        if (request.method === 'POST' && request.url === '/v1/oauth/revoke') {
+          revoked.push(new URLSearchParams(body).get('token') ?? '');
+          response.writeHead(200).end();
+        } else response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (!up) {
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+      server = undefined;
+    }
+    return url;
+  }
+
+  async function oauthProfile(url: string): Promise<ConfigStore> {
+    const store = new ConfigStore(env().SVC_CONFIG_DIR);
+    await store.setProfileValues('old', { base_url: url });
+    await store.setCredential('old', {
+      type: 'oauth',
+      access_token: 'at-old',
+      refresh_token: 'rt-old-0123456789',
+      client_id: 'svc-cli',
+      token_url: `${url}/v1/oauth/token`,
+      origin: url,
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    });
+    return store;
+  }
+
+  it('revokes the profile’s OAuth session, then removes it', async () => {
+    const url = await authServer(true);
+    await oauthProfile(url);
+    const r = await runInProcess(['profiles', 'rm', 'old', '--yes'], env());
+    expect(r).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `✓ Removed profile "old" (revoked its session at ${url})\n`,
+    });
+    expect(revoked).toContain('rt-old-0123456789');
+    expect(names()).toEqual(['default', 'staging']);
+  });
+
+  it('keeps the profile (exit 1) when the server cannot be reached; --no-revoke removes it with a warning', async () => {
+    const store = await oauthProfile(await authServer(false));
+    const r = await runInProcess(['profiles', 'rm', 'old', '--yes'], env());
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toMatch(
+      /^error: could not revoke the session of profile "old": .+; nothing was removed; /,
+    );
+    expect(r.stderr).toContain(
+      'run `svc profiles rm old` again when the server answers, or `svc profiles rm old --no-revoke` to forget the credential here',
+    );
+    expect(names()).toEqual(['default', 'old', 'staging']);
+    expect(store.credential('old')).toBeDefined();
+    expect(await runInProcess(['profiles', 'rm', 'old', '--yes', '--no-revoke'], env())).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        '✓ Removed profile "old"\n' +
+        'warning: the session was not revoked (--no-revoke): its refresh token stays valid until it expires\n',
+    });
+    expect(names()).toEqual(['default', 'staging']);
+  });
+
+  it('says a removed API key stays valid', async () => {
+    const r = await runInProcess(['profiles', 'rm', 'default', '--yes'], env());
+    expect(r.stderr).toBe(
+      '✓ Removed profile "default"\n' +
+        'warning: the API key itself stays valid: svc only forgot it; revoke it with `svc tenants api-keys revoke t-123 KEY_ID` ' +
+        '(its id is in `svc tenants api-keys ls t-123`, by its prefix svc_pk_012…)\n',
+    );
   });
 });

@@ -1,0 +1,111 @@
+import type { StoredCredential } from '../config/store.js';
+import type { Context } from '../context.js';
+import { SvcError } from '../errors.js';
+import { ApiError, ConnectionError, ConnectionTimeoutError } from '../http/errors.js';
+import { decodeJwtClaims } from './jwt.js';
+import type { Revocation } from './revocation.js';
+
+/**
+ * Ending a profile's session before its credential is forgotten — the one way `svc logout` and
+ * `svc profiles rm` do it. An OAuth session is revoked server-side first (RFC 7009). When the
+ * server cannot be asked (no connection, a timeout, a 5xx or 429), nothing is removed, so a
+ * retry can still revoke it; --no-revoke forgets the credential without asking. A definite
+ * refusal (a 4xx) removes it all the same, and says the session may outlive it. A stored API key
+ * or JWT has no session to revoke: svc says the token itself stays valid.
+ */
+
+export interface EndSessionOptions {
+  profile: string;
+  /** False with --no-revoke: forget the credential without contacting the server. */
+  revoke: boolean;
+  /** Removes what goes (the credential, or the whole profile); true when something existed. */
+  remove: () => Promise<boolean>;
+  /** What was done, for messages: `removed the credential of profile "x"`. */
+  done: string;
+  /** The command that tries again, and the one that forgets without revoking. */
+  retry: string;
+  noRevoke: string;
+}
+
+export interface SessionEnd {
+  removed: boolean;
+  revocation: Revocation | { outcome: 'skipped' };
+  /** What kind of credential was removed, if one was. */
+  credential: StoredCredential['type'] | undefined;
+}
+
+/** The server could not be asked, or could not answer now: asking again later may succeed. */
+function unanswered(error: unknown): boolean {
+  return (
+    error instanceof ConnectionError ||
+    error instanceof ConnectionTimeoutError ||
+    (error instanceof ApiError && (error.status >= 500 || error.status === 429))
+  );
+}
+
+export async function endSession(ctx: Context, options: EndSessionOptions): Promise<SessionEnd> {
+  const store = ctx.store();
+  const { withCredentialLock } = await import('./lock.js');
+  // Under the lock, so no other svc process refreshes (and rotates) the token being revoked.
+  const { end, refusal } = await withCredentialLock(store, async () => {
+    const credential = store.credential(options.profile);
+    let revocation: SessionEnd['revocation'] = { outcome: 'not_applicable' };
+    let refused: unknown;
+    if (credential?.type === 'oauth' && !options.revoke) revocation = { outcome: 'skipped' };
+    else if (credential?.type === 'oauth') {
+      const { revokeSession } = await import('./revocation.js');
+      try {
+        revocation = await revokeSession(await ctx.api(), credential);
+      } catch (error) {
+        if (unanswered(error)) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new SvcError(
+            'failure',
+            `could not revoke the session of profile "${options.profile}": ${reason}; nothing was removed`,
+            {
+              code: 'revocation_failed',
+              hint: `run \`${options.retry}\` again when the server answers, or \`${options.noRevoke}\` to forget the credential here without revoking it (its session then stays valid until it expires)`,
+              cause: error,
+            },
+          );
+        }
+        refused = error;
+      }
+    }
+    const removed = await options.remove();
+    return { end: { removed, revocation, credential: credential?.type }, refusal: refused };
+  });
+  if (refusal !== undefined) {
+    const reason = refusal instanceof Error ? refusal.message : String(refusal);
+    throw new SvcError(
+      'failure',
+      `${options.done}, but the server refused to revoke its session: ${reason}`,
+      {
+        code: 'revocation_failed',
+        hint: 'the session may stay valid until it expires; ask the server’s administrator to end it if it must end now',
+        cause: refusal,
+      },
+    );
+  }
+  return end;
+}
+
+/** The warnings that go with a session ended (or not) this way; none for a revoked session. */
+export function warnAboutSession(ctx: Context, end: SessionEnd, token: string | undefined): void {
+  const revocation = end.revocation;
+  if (revocation.outcome === 'unsupported') {
+    ctx.out.warn(
+      `${revocation.server} does not offer token revocation (RFC 7009): the refresh token stays valid until it expires`,
+    );
+  } else if (revocation.outcome === 'skipped') {
+    ctx.out.warn('the session was not revoked (--no-revoke): its refresh token stays valid until it expires');
+  } else if (end.removed && end.credential === 'token') {
+    if (token !== undefined && decodeJwtClaims(token) === undefined) {
+      const tenant = ctx.settings().values.tenant ?? 'TENANT';
+      ctx.out.warn(
+        `the API key itself stays valid: svc only forgot it; revoke it with \`svc tenants api-keys revoke ${tenant} KEY_ID\` ` +
+          `(its id is in \`svc tenants api-keys ls ${tenant}\`, by its prefix ${token.slice(0, 10)}…)`,
+      );
+    } else ctx.out.warn('the token itself stays valid until it expires: svc only forgot it');
+  }
+}
