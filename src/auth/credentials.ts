@@ -1,6 +1,7 @@
 import type { ConfigStore, StoredCredential } from '../config/store.js';
-import { AuthError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
+import { controlCharacterIn } from '../system/secret-text.js';
 import { credentialSecrets, type RefreshDeps, refreshingCredentials } from './refresh.js';
 
 /**
@@ -47,6 +48,21 @@ export interface BindingOptions {
 }
 
 /**
+ * SVC_TOKEN with surrounding whitespace trimmed; one that holds a line break or another control
+ * character inside cannot be sent in a header, and is refused before any request (exit 2).
+ */
+export function envToken(raw: string): string {
+  const token = raw.trim();
+  const control = controlCharacterIn(token);
+  if (control) {
+    throw new UsageError(`SVC_TOKEN contains ${control}`, {
+      hint: 'set it to the token alone, e.g. SVC_TOKEN="$(cat token.txt)"',
+    });
+  }
+  return token;
+}
+
+/**
  * SVC_TOKEN overrides whatever the profile holds and goes where the user says. A profile logged
  * in with OAuth (and a refresh option given) gets a source that refreshes its tokens; anything
  * else is served as stored. A stored credential is bound to its origin when binding is given.
@@ -58,7 +74,7 @@ export function credentialsFor(
   refresh?: RefreshOptions,
   binding?: BindingOptions,
 ): CredentialSource {
-  if (env.SVC_TOKEN) return staticCredentials(env.SVC_TOKEN.trim(), 'SVC_TOKEN');
+  if (env.SVC_TOKEN) return staticCredentials(envToken(env.SVC_TOKEN), 'SVC_TOKEN');
   const stored = store.credential(profile);
   let source: CredentialSource;
   if (stored?.type === 'oauth' && refresh)

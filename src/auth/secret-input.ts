@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readInputBytes, readStream } from '../system/input.js';
-import { secretFromText } from '../system/secret-text.js';
+import { controlCharacterIn, secretFromText } from '../system/secret-text.js';
 
 /**
  * Secrets never come from a flag's value: from a file (`--NAME-file F`), standard input
@@ -33,6 +33,8 @@ export function cleanSecret(ctx: Context, name: string, from: string, raw: strin
   if (secret.trim() === '') throw new UsageError(`${from} is empty; it must hold the ${name}`);
   if (/\s/.test(secret))
     throw new UsageError(`${from} contains whitespace; it must hold exactly one ${name}`);
+  const control = controlCharacterIn(secret);
+  if (control) throw new UsageError(`${from} contains ${control}; it must hold exactly one ${name}`);
   ctx.secrets.add(secret);
   if (warning) ctx.out.warn(warning);
   return secret;

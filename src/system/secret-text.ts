@@ -48,3 +48,14 @@ export function secretFromBytes(raw: Buffer, from: string): { secret: Buffer; wa
   if (trimmed.length === secret.length || trimmed.length === 0) return { secret };
   return { secret, warning: `${whitespaceAround(from)}; it is used exactly as given` };
 }
+
+/**
+ * What makes a credential unsendable in an HTTP header: `a line break` (CR, LF) or `a control
+ * character` (any other C0 control or DEL) inside it; undefined when it has none.
+ */
+export function controlCharacterIn(text: string): string | undefined {
+  if (/[\r\n]/.test(text)) return 'a line break';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  if (/[\x00-\x1f\x7f]/.test(text)) return 'a control character';
+  return undefined;
+}

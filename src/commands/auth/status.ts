@@ -54,6 +54,8 @@ function describeCredential(ctx: Context, profile: string): AuthStatus['credenti
 
 export async function runAuthStatus(ctx: Context): Promise<void> {
   const settings = ctx.profileSettings();
+  // A credential that cannot be sent (SVC_TOKEN with a line break, say) is refused before anything.
+  ctx.credentials();
   const status: AuthStatus = {
     profile: settings.profile,
     base_url: settings.values.base_url ?? null,

@@ -74,7 +74,7 @@ describe('svc profiles rm: the session ends first, as with svc logout', () => {
   }
 
   async function oauthProfile(url: string): Promise<ConfigStore> {
-    const store = new ConfigStore(env().SVC_CONFIG_DIR);
+    const store = new ConfigStore(env().SVC_CONFIG_DIR!);
     await store.setProfileValues('old', { base_url: url });
     await store.setCredential('old', {
       type: 'oauth',
