@@ -216,7 +216,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       return deps.prompter;
     },
     store() {
-      store ??= new ConfigStore(configDir(deps.env));
+      store ??= new ConfigStore(configDir(deps.env), { warn: (message) => out.warn(message) });
       return store;
     },
     settings() {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
@@ -72,8 +72,12 @@ export class ConfigStore {
   readonly configPath: string;
   readonly credentialsPath: string;
   #conf: Promise<typeof import('conf').default> | undefined;
+  /** Told when a credential file or the directory was open to others and has been tightened. */
+  readonly #warn: ((message: string) => void) | undefined;
+  #modesChecked = false;
 
-  constructor(dir: string) {
+  constructor(dir: string, options: { warn?: (message: string) => void } = {}) {
+    this.#warn = options.warn;
     this.dir = dir;
     this.configPath = join(dir, 'config.json');
     this.credentialsPath = join(dir, 'credentials.json');
@@ -174,6 +178,7 @@ export class ConfigStore {
   }
 
   #read<T extends Record<string, unknown>>(path: string): T {
+    this.#tightenOnce();
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -185,6 +190,36 @@ export class ConfigStore {
     if (path === this.configPath) checkConfigFile(path, file, PROFILE_KEYS);
     else checkCredentialsFile(path, file);
     return file as T;
+  }
+
+  /**
+   * As ssh does with its keys: a credential file (or its directory) that others may read — copied
+   * with `cp`, restored from a backup — is made private before it is used, and svc says so once.
+   */
+  #tightenOnce(): void {
+    if (this.#modesChecked || process.platform === 'win32') return;
+    this.#modesChecked = true;
+    for (const [path, mode] of [
+      [this.dir, 0o700],
+      [this.credentialsPath, 0o600],
+    ] as const) {
+      let current: number;
+      try {
+        current = statSync(path).mode & 0o777;
+      } catch {
+        continue;
+      }
+      if ((current & 0o077) === 0) continue;
+      const was = `${path} was ${current & 0o044 ? 'readable by' : 'open to'} others (0${current.toString(8)})`;
+      try {
+        chmodSync(path, mode);
+        this.#warn?.(`${was}; svc made it 0${mode.toString(8)}, since it holds credentials`);
+      } catch (error) {
+        this.#warn?.(
+          `${was} and svc could not tighten it (${(error as Error).message}); run \`chmod ${mode.toString(8)} ${path}\``,
+        );
+      }
+    }
   }
 
   /** Read-change-write under the file's lock: the change applies to what is on disk now. */
