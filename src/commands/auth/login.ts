@@ -61,6 +61,25 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
 }
 
+/**
+ * `svc login` takes no arguments. `svc login --with-token TOKEN` put a secret on the command
+ * line (shell history, the process list): refused, saying how to pass it and to rotate it.
+ */
+export function refuseArguments(flags: Record<string, unknown>, args: string[]): void {
+  if (args.length === 0) return;
+  if (flags.withToken) {
+    throw new UsageError(
+      '--with-token reads the token from standard input, never from an argument: `svc login --with-token < token.txt`',
+      {
+        hint: 'the token you typed is now in your shell history (and was visible to other processes): rotate it',
+      },
+    );
+  }
+  throw new UsageError(`too many arguments for 'login'. Expected 0 arguments but got ${args.length}`, {
+    hint: 'see `svc login --help`',
+  });
+}
+
 export interface LoginOptions extends BrowserLoginOptions {
   withToken: boolean;
   /** RFC 8628 device authorization instead of a redirect. */
@@ -173,28 +192,33 @@ export default function login(make: MakeContext): Command {
     )
     .addOption(new Option('--with-token', 'read an API key or JWT from standard input'))
     .addOption(new Option('--device', 'device authorization (RFC 8628): enter a code on any browser'));
-  return addBrowserLoginOptions(command)
-    .addHelpText(
-      'after',
-      examples(
-        ['svc login', 'log in through the browser (the sandbox profile needs no setup)'],
-        ['svc login --no-browser', 'over SSH: open the URL anywhere, paste the address it ends on'],
-        ['svc login --device', 'over SSH, where the server offers it: enter a short code on any browser'],
-        [
-          'svc login --client-id cli_123 --client-secret-file secret.txt --scope read:reconciliations',
-          'log in with a confidential client and one scope',
-        ],
-        ['svc login --with-token < token.txt', 'store a token kept in a file'],
-        [
-          'printenv SVC_SANDBOX_TOKEN | svc -p sandbox login --with-token',
-          'store a token for another profile',
-        ],
-      ),
-    )
-    .action(async (flags: Record<string, unknown>, cmd: Command) => {
-      const options = parseLogin(flags);
-      const ctx = await make(cmd);
-      if (options.withToken) await runLoginWithToken(ctx);
-      else await runLoginBrowser(ctx, options);
-    });
+  return (
+    addBrowserLoginOptions(command)
+      .addHelpText(
+        'after',
+        examples(
+          ['svc login', 'log in through the browser (the sandbox profile needs no setup)'],
+          ['svc login --no-browser', 'over SSH: open the URL anywhere, paste the address it ends on'],
+          ['svc login --device', 'over SSH, where the server offers it: enter a short code on any browser'],
+          [
+            'svc login --client-id cli_123 --client-secret-file secret.txt --scope read:reconciliations',
+            'log in with a confidential client and one scope',
+          ],
+          ['svc login --with-token < token.txt', 'store a token kept in a file'],
+          [
+            'printenv SVC_SANDBOX_TOKEN | svc -p sandbox login --with-token',
+            'store a token for another profile',
+          ],
+        ),
+      )
+      // Arguments are refused by hand: a token given as one is a secret on a command line.
+      .allowExcessArguments(true)
+      .action(async (flags: Record<string, unknown>, cmd: Command) => {
+        refuseArguments(flags, cmd.args);
+        const options = parseLogin(flags);
+        const ctx = await make(cmd);
+        if (options.withToken) await runLoginWithToken(ctx);
+        else await runLoginBrowser(ctx, options);
+      })
+  );
 }

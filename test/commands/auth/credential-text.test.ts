@@ -18,7 +18,11 @@ describe('a credential holding a control character', () => {
     ['a line break', 'svc_pk_abc\r\nX-Evil: 1'],
     ['a control character', 'svc_pk_abc\u0001def'],
   ])('SVC_TOKEN with %s is refused (exit 2) by API commands and auth status', async (what, token) => {
-    for (const argv of [['tenants', 'ls'], ['auth', 'status'], ['auth', 'token']]) {
+    for (const argv of [
+      ['tenants', 'ls'],
+      ['auth', 'status'],
+      ['auth', 'token'],
+    ]) {
       const r = await runInProcess(argv, { ...env(), SVC_TOKEN: token });
       expect(r, argv.join(' ')).toEqual({
         code: 2,

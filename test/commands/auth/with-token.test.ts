@@ -78,7 +78,9 @@ describe('svc logout', () => {
     expect(await svc.run(['logout'], { env: stored })).toEqual({
       code: 0,
       stdout: '',
-      stderr: '✓ Logged out: removed the credential of profile "default"\n',
+      stderr:
+        '✓ Logged out: removed the credential of profile "default"\n' +
+        'warning: the token itself stays valid until it expires: svc only forgot it\n',
     });
     expect(await svc.run(['logout'], { env: stored })).toEqual({
       code: 0,
@@ -90,6 +92,29 @@ describe('svc logout', () => {
       stdout: '',
       stderr:
         'error: not logged in: profile "default" has no credential; run `svc login` (or `svc login --with-token`), or set SVC_TOKEN\n',
+    });
+  });
+});
+
+describe('svc login --with-token TOKEN (an argument)', () => {
+  it('is refused (exit 2) saying to use standard input and to rotate the token, which it never echoes', async () => {
+    const r = await svc.run(['login', '--with-token', 'svc_pk_typed_secret'], { env: stored });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'error: --with-token reads the token from standard input, never from an argument: `svc login --with-token < token.txt`; ' +
+        'the token you typed is now in your shell history (and was visible to other processes): rotate it\n',
+    });
+  });
+
+  it('without --with-token an argument is still too many', async () => {
+    const r = await svc.run(['login', 'extra'], { env: stored });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        "error: too many arguments for 'login'. Expected 0 arguments but got 1; see `svc login --help`\n",
     });
   });
 });
