@@ -220,7 +220,7 @@ __svc_opts=(
 --no-browser
 --port
 --browser-timeout'
-  ['svc logout']=''
+  ['svc logout']='--no-revoke'
   ['svc auth']=''
   ['svc auth status']=''
   ['svc auth token']=''
@@ -229,7 +229,7 @@ __svc_opts=(
   ['svc profiles ls']=''
   ['svc profiles use']=''
   ['svc profiles show']=''
-  ['svc profiles rm']=''
+  ['svc profiles rm']='--no-revoke'
   ['svc config']=''
   ['svc config ls']=''
   ['svc config get']=''
