@@ -137,9 +137,25 @@ describe('token refresh', () => {
     expect(r.stderr).toBe(
       'error: the session of profile "default" could not be refreshed: the refresh token was revoked (invalid_grant); run `svc login` again\n',
     );
-    expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe(before);
+    // Kept, with the refusal recorded on it (nothing else changed).
+    const message =
+      'the session of profile "default" could not be refreshed: the refresh token was revoked (invalid_grant)';
+    expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'))).toEqual({
+      profiles: {
+        default: {
+          ...JSON.parse(before).profiles.default,
+          refresh_refused: { code: 'invalid_grant', message, at: expect.any(String) },
+        },
+      },
+    });
     const status = await svc(['auth', 'status'], { env: env() });
     expect(status.code).toBe(3);
     expect(status.stdout).toContain('status\tnot logged in');
+    // auth token no longer prints the access token of the refused session: the same error.
+    expect(await svc(['auth', 'token'], { env: env() })).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `error: ${message}; run \`svc login\` again\n`,
+    });
   });
 });
