@@ -71,7 +71,12 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
   }
   await confirmDestructive(
     ctx,
-    async () => `Revoke ${role.name} from ${user} in ${await tenantLabel(ctx)}?`,
+    async () => {
+      // Giving up one's own grant (tenant_admin above all) is said so: it is asked only on a terminal.
+      const own = (await platform.me.get()).id === user;
+      const what = own ? `your own ${role.name} grant (${user})` : `${role.name} from ${user}`;
+      return `Revoke ${what} in ${await tenantLabel(ctx)}?`;
+    },
     `revoking ${role.name} from ${user}`,
   );
   const data = await deleted(ctx, platform.roles.revoke(user, role.id), {
