@@ -130,7 +130,7 @@ export const ERROR_CODES = {
   last_tenant_admin: {
     status: 409,
     meaning:
-      'Revoking the tenant_admin assignment, or moving its expiry sooner, would make the tenant\'s administration end sooner: it ends later than every other live tenant_admin assignment',
+      "Revoking the tenant_admin assignment, or moving its expiry sooner, would make the tenant's administration end sooner: it ends later than every other live tenant_admin assignment",
   },
   payload_too_large: { status: 413, meaning: 'The body is larger than 1 MiB' },
   unsupported_media_type: {

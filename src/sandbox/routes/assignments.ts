@@ -138,7 +138,7 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
           'invalid_expiry otherwise; null makes it permanent), with a justification (400 justification_required when blank). ' +
           'The caller must hold every permission of the role live in the tenant (403 insufficient_permission), and may move an ' +
           'expiry later only up to the end of its own hold on them (403 insufficient_permission); moving one sooner is ' +
-          'allowed unless it would make the tenant\'s administration end sooner (a tenant_admin assignment that ends later than ' +
+          "allowed unless it would make the tenant's administration end sooner (a tenant_admin assignment that ends later than " +
           'every other live one: 409 last_tenant_admin). Nobody changes the expiry of their own assignment, tenant_admin included (403 self_assignment). An API key ' +
           'cannot change the expiry of a role carrying api_key.manage (403 user_required). Writes an ' +
           'audit-trail entry (role.assignment_updated, with the previous expiry), named in update_audit_trail_id; the ' +
@@ -171,7 +171,7 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
           'The caller must hold every permission of the role live in the tenant (403 insufficient_permission); a caller may ' +
           'revoke its own assignment (giving access up). Ends the active ' +
           'assignment now (revoked_at, revoked_by) and writes an audit-trail entry (revocation_audit_trail_id); the role stops ' +
-          'authorizing at once. No active assignment: 404 assignment_not_found. A change cannot make the tenant\'s ' +
+          "authorizing at once. No active assignment: 404 assignment_not_found. A change cannot make the tenant's " +
           'administration end sooner: revoking a tenant_admin assignment that ends later than every other live tenant_admin ' +
           'assignment of the tenant (a permanent one ends never) is 409 last_tenant_admin, naming when the others end. Answers 200 with the revoked assignment (response body: not shown in the reference).',
         params: UserRoleParams,
