@@ -184,7 +184,8 @@ async function alreadyAssigned(
   user: string,
   role: RoleRef,
 ): Promise<void> {
-  if (held) await ctx.out.record(held, assignmentFields(held));
+  // Machines get the assignment in place marked, so nothing granted never reads as a fresh grant.
+  if (held) await ctx.out.record({ ...held, already_assigned: true }, assignmentFields(held));
   const name = held?.role_name ?? role.name;
   const audit = held?.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
   ctx.out.info(
@@ -230,7 +231,8 @@ export function assignCommand(make: MakeContext): Command {
         'Grant a role to a user in the tenant, for a time (--expires-in 8h) or until a time ' +
           '(--expires-at), with a justification for the audit trail. On a terminal, missing values ' +
           'are asked for. Prints the assignment and its audit trail id. A role the user holds ' +
-          'already is left as it is (already_assigned, exit 0, its expiry shown); with --extend its ' +
+          'already is left as it is (already_assigned, exit 0, its expiry shown; --json and --ndjson ' +
+          'print that assignment with "already_assigned": true); with --extend its ' +
           'expiry moves to the one given instead (later or sooner; never: permanent), audited.\n\nWith --file, grants ' +
           'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +

@@ -265,11 +265,18 @@ describe('svc roles assign / revoke', () => {
     );
     // A role already held is one outcome, as in bulk runs: already_assigned, nothing changed, exit 0.
     expect(again.code, again.stderr).toBe(0);
+    // The machine shapes mark it: a script can tell that nothing was granted.
     expect(json(again.stdout)).toMatchObject({
       audit_trail_id: audit,
       expires_at: expires,
       status: 'active',
+      already_assigned: true,
     });
+    const againNd = await svc(
+      ['roles', 'assign', 'usr_lead', 'tenant_reviewer', '--expires-in', '5h', '--justification', 'b', '--ndjson'],
+      { env },
+    );
+    expect(againNd.stdout.trim().split('\n').map((line) => JSON.parse(line).already_assigned)).toEqual([true]);
     expect(again.stderr).toBe(
       `skipped: already_assigned — usr_lead already holds tenant_reviewer until ${expires} (audit trail ${audit}); nothing changed\n` +
         'To move its expiry: svc roles assign usr_lead tenant_reviewer --extend --expires-in DURATION --justification TEXT\n',

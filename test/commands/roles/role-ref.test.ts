@@ -69,6 +69,13 @@ describe('svc roles assign / revoke without role.read', () => {
         /^✓ granted desk to usr_bulk_000002 until \S+Z \(audit trail aud_[0-9a-f]{24}\)\n$/,
       ),
     ]);
+    const granted = await svc.run(
+      ['roles', 'assign', 'usr_bulk_000003', desk, '--expires-in', '1h', '--justification', 'j', '--json'],
+      { env, now: Date.now() },
+    );
+    expect(granted.code, granted.stderr).toBe(0);
+    // A real grant has no already_assigned marker (crud.test.ts checks the one a role already held has).
+    expect(JSON.parse(granted.stdout)).not.toHaveProperty('already_assigned');
     const revokedById = await svc.run(['roles', 'revoke', 'usr_bulk_000002', desk, '--yes'], { env });
     expect(revokedById.code, revokedById.stderr).toBe(0);
   });
