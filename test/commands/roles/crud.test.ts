@@ -273,10 +273,25 @@ describe('svc roles assign / revoke', () => {
       already_assigned: true,
     });
     const againNd = await svc(
-      ['roles', 'assign', 'usr_lead', 'tenant_reviewer', '--expires-in', '5h', '--justification', 'b', '--ndjson'],
+      [
+        'roles',
+        'assign',
+        'usr_lead',
+        'tenant_reviewer',
+        '--expires-in',
+        '5h',
+        '--justification',
+        'b',
+        '--ndjson',
+      ],
       { env },
     );
-    expect(againNd.stdout.trim().split('\n').map((line) => JSON.parse(line).already_assigned)).toEqual([true]);
+    expect(
+      againNd.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).already_assigned),
+    ).toEqual([true]);
     expect(again.stderr).toBe(
       `skipped: already_assigned — usr_lead already holds tenant_reviewer until ${expires} (audit trail ${audit}); nothing changed\n` +
         'To move its expiry: svc roles assign usr_lead tenant_reviewer --extend --expires-in DURATION --justification TEXT\n',
