@@ -57,7 +57,8 @@ export const ERROR_CODES = {
   },
   reserved_role_name: {
     status: 400,
-    meaning: 'Custom role names cannot start with tenant_ or org_ (kept for built-ins)',
+    meaning:
+      'Custom role names cannot start with tenant_ or org_ (kept for built-ins) or role_ (the shape of role ids)',
   },
   role_not_assignable: {
     status: 400,
