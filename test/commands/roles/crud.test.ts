@@ -82,7 +82,7 @@ describe('svc roles ls / get', () => {
     const missing = await svc(['roles', 'get', 'tenant_viewr'], { env });
     expect([missing.code, missing.stderr]).toEqual([
       5,
-      'error: unknown role "tenant_viewr" (did you mean tenant_viewer?) in this tenant; see `svc roles ls` for the roles of the tenant\n',
+      'error: no role "tenant_viewr" in this tenant (did you mean tenant_viewer?) (HTTP 404, not_found); give the role id (role_…) of a deleted role, or see `svc roles ls --include-deleted`\n',
     ]);
   });
 });
