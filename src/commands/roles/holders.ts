@@ -16,7 +16,7 @@ export function parseRolesHolders(role: unknown, flags: Record<string, unknown>)
 
 export const HOLDER_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'user', value: (a) => a.user_id, kind: 'id' },
-  { header: 'status', value: (a) => a.status },
+  { header: 'status', value: (a) => a.status, kind: 'status' },
   { header: 'expires', value: (a) => a.expires_at ?? 'never', kind: 'time' },
   { header: 'assigned by', value: (a) => a.assigned_by },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },

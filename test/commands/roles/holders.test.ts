@@ -91,6 +91,13 @@ describe('svc roles holders', () => {
     );
   });
 
+  it('colours statuses on a terminal, as `roles assignments` does', async () => {
+    await customRole('fx-colour', 1);
+    const { ctx, stdout } = svc.context({ tty: true, color: true, columns: 120 });
+    await runRolesHolders(ctx, parseRolesHolders('fx-colour', {}));
+    expect(stdout()).toContain('\u001b[32mactive\u001b[39m');
+  });
+
   it('finds a deleted role by name, as `svc audit ls --role` does: holders --all and roles get', async () => {
     const id = await customRole('fx-gone', 1);
     expect((await svc.run(['roles', 'delete', 'fx-gone', '--yes'])).code).toBe(0);
