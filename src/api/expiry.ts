@@ -56,8 +56,12 @@ export function parseDuration(raw: string): Parsed<Expiry> {
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
-/** An ISO 8601 / RFC 3339 time with a time zone (`Z` or an offset), in the future. */
-export function parseTime(raw: string, nowMs: number): Parsed<Expiry> {
+/**
+ * An ISO 8601 / RFC 3339 time with a time zone (`Z` or an offset) that names a real moment (no
+ * 30 February): the one time parser behind every time flag (--expires-at, --since, --until). A
+ * time without a zone is refused, never read in the machine's zone.
+ */
+export function parseInstant(raw: string): Parsed<number> {
   const text = raw.trim();
   const match = ISO.exec(text);
   const bad = {
@@ -77,6 +81,14 @@ export function parseTime(raw: string, nowMs: number): Parsed<Expiry> {
   }
   const ms = Date.parse(text.replace(' ', 'T'));
   if (Number.isNaN(ms)) return bad;
+  return { ok: true, value: ms };
+}
+
+/** An expiry at a time (parseInstant), in the future. */
+export function parseTime(raw: string, nowMs: number): Parsed<Expiry> {
+  const instant = parseInstant(raw);
+  if (!instant.ok) return instant;
+  const ms = instant.value;
   if (ms <= nowMs) return { ok: false, message: `${isoSeconds(ms)} is in the past` };
   return { ok: true, value: { kind: 'at', ms } };
 }

@@ -11,8 +11,15 @@ export const PERMISSION_RE = new RegExp(PERMISSION_PATTERN);
 export const ROLE_NAME_PATTERN = '^[a-z][a-z0-9_-]{1,63}$';
 export const ROLE_NAME_RE = new RegExp(ROLE_NAME_PATTERN);
 
-/** Name prefixes kept for built-in roles, so a name alone tells built-in from custom. */
-export const RESERVED_ROLE_PREFIXES = ['tenant_', 'org_'] as const;
+/**
+ * Name prefixes a custom role cannot take: `tenant_` and `org_` are kept for built-in roles, so a
+ * name alone tells built-in from custom; `role_` is the shape of every custom role's id, so a name
+ * is never mistaken for another role's id.
+ */
+export const RESERVED_ROLE_PREFIXES = ['tenant_', 'org_', 'role_'] as const;
+
+/** What a reserved prefix is kept for, said in refusals. */
+export const reservedFor = (prefix: string) => (prefix === 'role_' ? 'role ids' : 'built-in roles');
 
 /** Longest justification the platform keeps with an assignment. */
 export const JUSTIFICATION_MAX = 1000;

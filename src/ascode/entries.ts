@@ -1,6 +1,6 @@
 import { parseDuration, parseTime } from '../api/expiry.js';
 import { redirectUriProblem } from '../api/redirect-uris.js';
-import { RESERVED_ROLE_PREFIXES } from '../api/roles.js';
+import { RESERVED_ROLE_PREFIXES, reservedFor } from '../api/roles.js';
 import type {
   AccessFile,
   Block,
@@ -105,7 +105,9 @@ function readRole(source: Source, raw: Raw, path: Path, at: At): RoleEntry {
   if (reserved) {
     at(
       [...path, 'name'],
-      `"${name}": names starting with ${reserved} belong to built-in roles, which cannot be declared (grant them instead)`,
+      reserved === 'role_'
+        ? `"${name}": names starting with role_ are kept for role ids; choose another name`
+        : `"${name}": names starting with ${reserved} belong to ${reservedFor(reserved)}, which cannot be declared (grant them instead)`,
     );
   }
   return {

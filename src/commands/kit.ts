@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { parseInstant } from '../api/expiry.js';
 import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -119,19 +120,29 @@ export async function tenantLabel(ctx: Context): Promise<string> {
   return tenant ? `${tenant.display_name} (${tenant.slug})` : `tenant ${id ?? "(the credential's)"}`;
 }
 
-/** --since/--until: an ISO 8601 time (or a date), or a duration back from now such as 2h or 7d. */
+/**
+ * --since/--until: an ISO 8601 time with a zone (the parser --expires-at uses: a time without a
+ * zone is refused, not read in the machine's zone), a date alone (00:00Z that day), or a duration
+ * back from now such as 2h or 7d.
+ */
 export function timeFlag(flag: string, raw: unknown, nowMs: number): string | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw).trim();
   const ago = /^(\d+)(s|m|h|d)$/.exec(text);
   if (ago) return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw new UsageError(
-      `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
-    );
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
+    const day = parseInstant(`${text}T00:00:00Z`);
+    if (!day.ok) throw new UsageError(`${flag} ${JSON.stringify(text)} is not a date (e.g. 2026-01-15)`);
+    return isoSeconds(day.value);
   }
-  return isoSeconds(ms);
+  if (/^\d{4}-\d{2}-\d{2}[T ]/i.test(text)) {
+    const instant = parseInstant(text);
+    if (!instant.ok) throw new UsageError(`${flag} ${instant.message}`);
+    return isoSeconds(instant.value);
+  }
+  throw new UsageError(
+    `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
+  );
 }
 
 /** What a verb says of a thing its DELETE removed when the answer was lost (see `deleted`). */

@@ -23,35 +23,45 @@ export function rfc3339(value: unknown): string {
   return isoSeconds(date.getTime());
 }
 
-const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
-  ['year', 365 * 24 * 3600],
-  ['month', 30 * 24 * 3600],
-  ['week', 7 * 24 * 3600],
-  ['day', 24 * 3600],
-  ['hour', 3600],
-  ['minute', 60],
+const MINUTE = 60;
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+const YEAR = 365.25 * DAY;
+const MONTH = YEAR / 12;
+
+/**
+ * The unit for a distance, chosen so the rounded count stays honest: a unit is used only once the
+ * distance is well past one of it (90 s is "2 minutes", 89 s "89 seconds"; 35 h "35 hours", not
+ * "1 day"; 44 days, not "1 month"; 16 months, not "1 year").
+ */
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, size: number, below: number]> = [
+  ['second', 1, 90],
+  ['minute', MINUTE, 90 * MINUTE],
+  ['hour', HOUR, 48 * HOUR],
+  ['day', DAY, 60 * DAY],
+  ['month', MONTH, 18 * MONTH],
+  ['year', YEAR, Number.POSITIVE_INFINITY],
 ];
 
 let relativeFormat: Intl.RelativeTimeFormat | undefined;
 
 /**
- * "3 hours ago", "in 2 days", "now"; input that is not a time passes through. Values are rounded,
- * not truncated: a grant of 8 hours made a moment ago expires "in 8 hours" (7 h 59 min 59.9 s),
- * and a unit is used once the time is within half a smaller unit of it (59 min 45 s is "in 1 hour").
+ * "3 hours ago", "in 35 hours", "now"; input that is not a time passes through. Values are rounded,
+ * not truncated: a grant of 8 hours made a moment ago expires "in 8 hours" (7 h 59 min 59.9 s).
+ * Never calendar words ("tomorrow", "next year"): a rounded count of units is not a calendar day
+ * or year, so the count is always a number (`numeric: 'always'`).
  */
 export function relativeTime(value: unknown, nowMs: number): string {
   if (typeof value !== 'string' && typeof value !== 'number') return cellText(value);
   const then = new Date(value).getTime();
   if (Number.isNaN(then)) return cellText(value);
   const seconds = Math.round((then - nowMs) / 1000);
-  relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-  for (let u = 0; u < UNITS.length; u++) {
-    const [unit, size] = UNITS[u]!;
-    const smaller = UNITS[u + 1]?.[1] ?? 1;
-    if (Math.abs(seconds) >= size - smaller / 2)
-      return relativeFormat.format(Math.round(seconds / size), unit);
-  }
-  return Math.abs(seconds) < 10 ? 'now' : relativeFormat.format(seconds, 'second');
+  if (Math.abs(seconds) < 10) return 'now';
+  relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+  const [unit, size] = UNITS.find(([, , below]) => Math.abs(seconds) < below)!;
+  // Math.round rounds -1.5 to -1; round the distance, then give it its sign.
+  const count = Math.sign(seconds) * Math.round(Math.abs(seconds) / size);
+  return relativeFormat.format(count, unit);
 }
 
 /** Masks a credential for display: a short known prefix and the last four characters. */

@@ -1,5 +1,5 @@
 import { didYouMean } from '../api/suggest.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, SvcError } from '../errors.js';
 import type { Platform } from './index.js';
 
 /**
@@ -11,8 +11,19 @@ import type { Platform } from './index.js';
  */
 export const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A tenant named by a slug (or id) that is not one of the caller's. Exit 5. */
+/** A tenant named by a slug (or id) that names no tenant the caller can see. Exit 5. */
 export class UnknownTenantError extends NotFoundError {}
+
+/**
+ * A tenant that exists (a listing the caller can read has it) but is not one of the credential's
+ * tenants, or one where the caller holds no role: refused as the same tenant named by its id is.
+ * Exit 4.
+ */
+export class ForeignTenantError extends SvcError {
+  constructor(message: string, hint: string) {
+    super('forbidden', message, { code: 'tenant_forbidden', hint });
+  }
+}
 
 export interface KnownTenant {
   id: string;
@@ -34,21 +45,45 @@ export async function callerTenants(platform: Platform): Promise<KnownTenant[]> 
 }
 
 /**
- * The tenant with this id or slug among the caller's, or a not-found error (exit 5) with a
- * suggestion; `from` says where the name came from (`--tenant`, `SVC_TENANT`).
+ * The tenant with this id or slug among the caller's; else, when a listing the caller can read
+ * has it (an org_admin's GET /v1/tenants), a refusal (exit 4) like the same tenant named by its
+ * id; else a not-found error (exit 5) with a suggestion. `from` says where the name came from
+ * (`--tenant`, `SVC_TENANT`).
  */
 export async function findTenant(platform: Platform, ref: string, from?: string): Promise<KnownTenant> {
   const tenants = await callerTenants(platform);
   const found = tenants.find((t) => t.id === ref || t.slug === ref);
   if (found) return found;
   const slugs = tenants.map((t) => t.slug);
+  const yours = `yours: ${slugs.slice(0, 8).join(', ')}${slugs.length > 8 ? ', …' : ''}`;
+  const existing = await visibleTenant(platform, ref);
+  if (existing) {
+    const where = from ? `from ${from}, ` : '';
+    throw new ForeignTenantError(
+      `tenant ${JSON.stringify(ref)} (${where}${existing.id}) is not one of your credential's tenants, or you hold no role there`,
+      `${slugs.length ? `${yours}; ` : ''}ask an administrator of ${existing.slug} for a role, or use a credential that names it`,
+    );
+  }
   const where = from ? ` (from ${from})` : '';
   throw new UnknownTenantError(
     `no tenant ${JSON.stringify(ref)}${where} among your tenants${didYouMean(ref, slugs)}`,
     {
       hint: slugs.length
-        ? `yours: ${slugs.slice(0, 8).join(', ')}${slugs.length > 8 ? ', …' : ''} (see \`svc tenants ls\`)`
+        ? `${yours} (see \`svc tenants ls\`)`
         : 'your credential names no tenant where you hold a role (see `svc me`)',
     },
   );
+}
+
+/** The tenant with this id or slug in GET /v1/tenants, when the caller may read it; else undefined. */
+async function visibleTenant(platform: Platform, ref: string): Promise<KnownTenant | undefined> {
+  try {
+    for await (const t of platform.tenants.listAll({ limit: 200 }, { tenant: null })) {
+      if (t.id === ref || t.slug === ref) return t;
+    }
+  } catch (error) {
+    // Not allowed to list, or the listing failed: the slug is then only known not to be the caller's.
+    if (!(error instanceof SvcError)) throw error;
+  }
+  return undefined;
 }

@@ -57,7 +57,8 @@ export const ERROR_CODES = {
   },
   reserved_role_name: {
     status: 400,
-    meaning: 'Custom role names cannot start with tenant_ or org_ (kept for built-ins)',
+    meaning:
+      'Custom role names cannot start with tenant_ or org_ (kept for built-ins) or role_ (the shape of role ids)',
   },
   role_not_assignable: {
     status: 400,
@@ -129,7 +130,8 @@ export const ERROR_CODES = {
   },
   last_tenant_admin: {
     status: 409,
-    meaning: 'Revoking it would leave the tenant without an active tenant_admin',
+    meaning:
+      "Revoking the tenant_admin assignment, or moving its expiry sooner, would make the tenant's administration end sooner: it ends later than every other live tenant_admin assignment",
   },
   payload_too_large: { status: 413, meaning: 'The body is larger than 1 MiB' },
   unsupported_media_type: {

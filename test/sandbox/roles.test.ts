@@ -159,6 +159,13 @@ describe('custom roles', () => {
       /^role names starting with tenant_/,
     ],
     [{ name: 'tenant_admin', permissions: ['exception.read'] }, 400, 'reserved_role_name', /tenant_/],
+    // The shape of every custom role's id: a role named like another's id could never be named.
+    [
+      { name: 'role_60a5f0c1d2e3f4a5b6c7d8e9', permissions: ['exception.read'] },
+      400,
+      'reserved_role_name',
+      'role names starting with role_ are kept for role ids',
+    ],
   ])('refuses %j with %i %s', async (body, status, code, message) => {
     const r = await call(sandbox(), 'POST', '/v1/roles', {
       ...admin(),

@@ -40,18 +40,24 @@ describe('text for terminals', () => {
     ['2026-06-15T11:59:58Z', 'now'],
     ['2026-06-15T11:59:30Z', '30 seconds ago'],
     ['2026-06-15T09:00:00Z', '3 hours ago'],
-    ['2026-06-16T12:00:00Z', 'tomorrow'],
-    ['2026-06-01T12:00:00Z', '2 weeks ago'],
+    ['2026-06-16T12:00:00Z', 'in 24 hours'],
+    ['2026-06-01T12:00:00Z', '14 days ago'],
     ['2024-01-15T09:00:00Z', '2 years ago'],
     ['not a time', 'not a time'],
     // Rounded, not truncated: an 8-hour grant made a moment ago expires in 8 hours, not 7.
     ['2026-06-15T19:59:59.900Z', 'in 8 hours'],
     ['2026-06-15T19:59:00Z', 'in 8 hours'],
-    ['2026-06-15T12:59:45Z', 'in 1 hour'],
+    ['2026-06-15T12:59:45Z', 'in 60 minutes'],
     ['2026-06-15T12:45:00Z', 'in 45 minutes'],
     ['2026-06-15T10:00:01Z', '2 hours ago'],
-    ['2026-06-16T11:50:00Z', 'tomorrow'],
-    ['2026-06-22T11:00:00Z', 'next week'],
+    ['2026-06-16T11:50:00Z', 'in 24 hours'],
+    ['2026-06-22T11:00:00Z', 'in 7 days'],
+    // Never calendar words: a rounded count is not a calendar day, month or year (35 h is not "tomorrow").
+    ['2026-06-16T23:00:00Z', 'in 35 hours'],
+    ['2026-07-29T12:00:00Z', 'in 44 days'],
+    ['2026-06-24T12:00:00Z', 'in 9 days'],
+    ['2027-10-20T12:00:00Z', 'in 16 months'],
+    ['2025-06-15T12:00:00Z', '12 months ago'],
   ])('relativeTime(%s)', (value, expected) => {
     expect(relativeTime(value, NOW)).toBe(expected);
   });

@@ -159,12 +159,12 @@ describe('cells', () => {
     await out.list(rows, columns);
     expect(fake.stdout()).toBe(
       [
-        '\u001b[1mSTATUS\u001b[22m     \u001b[1mAT\u001b[22m          \u001b[1mNOTE\u001b[22m',
-        '\u001b[31mfailed\u001b[39m     -           -',
-        '\u001b[32mdelivered\u001b[39m  -           x',
-        'unknown    1 hour ago  y',
-        '\u001b[33mpending\u001b[39m    1 hour ago  z',
-        '\u001b[2mexpired\u001b[22m    1 hour ago  z',
+        '\u001b[1mSTATUS\u001b[22m     \u001b[1mAT\u001b[22m              \u001b[1mNOTE\u001b[22m',
+        '\u001b[31mfailed\u001b[39m     -               -',
+        '\u001b[32mdelivered\u001b[39m  -               x',
+        'unknown    60 minutes ago  y',
+        '\u001b[33mpending\u001b[39m    60 minutes ago  z',
+        '\u001b[2mexpired\u001b[22m    60 minutes ago  z',
         '',
       ].join('\n'),
     );
@@ -212,6 +212,6 @@ describe('record', () => {
       ['id', 'r1'],
       ['deleted', '2026-06-15T11:00:00Z', 'time', 'optional'],
     ]);
-    expect(fake.stdout()).toBe('id       r1\ndeleted  2026-06-15T11:00:00Z (1 hour ago)\n');
+    expect(fake.stdout()).toBe('id       r1\ndeleted  2026-06-15T11:00:00Z (60 minutes ago)\n');
   });
 });

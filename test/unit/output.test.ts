@@ -35,7 +35,7 @@ describe('Output.list', () => {
     expect(fake.stdout()).toBe(
       'ID    NAME           CREATED\n' +
         'id-1  Acme Treasury  3 hours ago\n' +
-        'id-2  Evil\\x1b[31m   yesterday\n',
+        'id-2  Evil\\x1b[31m   25 hours ago\n',
     );
   });
 

@@ -27,6 +27,12 @@ export const AuditTrailEntry = Type.Object(
     changes: Type.Union([Type.Array(Type.String()), Type.Null()], {
       description: 'Updates: the names of the fields that changed (never their values)',
     }),
+    reason: Type.Optional(
+      Type.String({
+        description:
+          'role.revoked that no revocation request made: why the grant ended (role_deleted: its role was deleted, one entry per grant it ended)',
+      }),
+    ),
   },
   {
     $id: 'AuditTrailEntry',

@@ -110,8 +110,15 @@ export function lsCommand(make: MakeContext): Command {
     .addOption(
       new Option('--target-type <type>', 'changes to this kind of object').choices(AUDIT_TARGET_TYPES),
     )
-    .addOption(new Option('--since <time>', 'at or after: ISO 8601, or 30m, 2h, 7d ago'))
-    .addOption(new Option('--until <time>', 'before: ISO 8601, or a duration ago'))
+    .addOption(
+      new Option(
+        '--since <time>',
+        'at or after: ISO 8601 with a zone (2026-01-15T09:30:00Z), a date (00:00Z), or 30m, 2h, 7d ago',
+      ),
+    )
+    .addOption(
+      new Option('--until <time>', 'before: ISO 8601 with a zone, a date (00:00Z), or a duration ago'),
+    )
     .addOption(new Option('--oldest-first', 'oldest first'))
     .addHelpText(
       'after',

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { checkBaseUrlPath, checkUrlSetting, ENV_FOR } from '../../config/settings.js';
 import { type Context, loginCommand } from '../../context.js';
 import { SvcError } from '../../errors.js';
-import { findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
+import { ForeignTenantError, findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { checkKey, KEYS } from './shared.js';
 
@@ -34,7 +34,8 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
 
 /**
  * A tenant is checked against the caller's tenants when the server can be asked: an unknown one
- * is refused (exit 5, with a suggestion) and nothing is saved. When it cannot be asked (no base
+ * is refused (exit 5, with a suggestion; exit 4 for a tenant that exists but is not the caller's) and
+ * nothing is saved. When it cannot be asked (no base
  * URL, no credential, no network), the value is saved with a warning that it was not checked.
  * Returns how people know the tenant.
  */
@@ -43,7 +44,7 @@ async function checkTenant(ctx: Context, value: string): Promise<string | undefi
     const tenant = await findTenant(await ctx.platform(), value);
     return `${tenant.display_name} (${tenant.slug}, ${tenant.id})`;
   } catch (error) {
-    if (error instanceof UnknownTenantError) throw error;
+    if (error instanceof UnknownTenantError || error instanceof ForeignTenantError) throw error;
     const why = error instanceof SvcError ? error.message : String(error);
     ctx.out.warn(`saved without checking that ${value} is one of your tenants: ${why}`);
     return undefined;

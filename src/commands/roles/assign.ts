@@ -1,14 +1,14 @@
 import { Command, Option } from 'commander';
 import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
-import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
+import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { assignmentFields, leastPrivilegedFirst, listRoles, resolveRole } from './shared.js';
+import { assignmentFields, leastPrivilegedFirst, listRoles, type RoleRef, roleToGrant } from './shared.js';
 
 export interface RolesAssignOptions {
   user: string | undefined;
@@ -150,7 +150,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   if (options.bulk) return runBulkFile(ctx, 'assign', options.bulk);
   const { user, role: ref, expiry, justification } = await completeOptions(ctx, options);
   const platform = await ctx.platform();
-  const role = await resolveRole(platform, ref);
+  const role = await roleToGrant(platform, ref);
   const expires = expiresAt(expiry, ctx.clock.now());
   let data: RoleAssignment;
   try {
@@ -182,15 +182,17 @@ async function alreadyAssigned(
   ctx: Context,
   held: RoleAssignment | undefined,
   user: string,
-  role: Role,
+  role: RoleRef,
 ): Promise<void> {
-  if (held) await ctx.out.record(held, assignmentFields(held));
+  // Machines get the assignment in place marked, so nothing granted never reads as a fresh grant.
+  if (held) await ctx.out.record({ ...held, already_assigned: true }, assignmentFields(held));
+  const name = held?.role_name ?? role.name;
   const audit = held?.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
   ctx.out.info(
-    `skipped: already_assigned — ${user} already holds ${role.name} ${until(held?.expires_at)}${audit}; nothing changed`,
+    `skipped: already_assigned — ${user} already holds ${name} ${until(held?.expires_at)}${audit}; nothing changed`,
   );
   ctx.out.info(
-    `To move its expiry: svc roles assign ${user} ${role.name} --extend --expires-in DURATION --justification TEXT`,
+    `To move its expiry: svc roles assign ${user} ${name} --extend --expires-in DURATION --justification TEXT`,
   );
 }
 
@@ -198,7 +200,7 @@ async function alreadyAssigned(
 async function moveExpiry(
   ctx: Context,
   user: string,
-  role: Role,
+  role: RoleRef,
   change: { expires: string | null; justification: string },
   previous: RoleAssignment | undefined,
 ): Promise<void> {
@@ -229,7 +231,8 @@ export function assignCommand(make: MakeContext): Command {
         'Grant a role to a user in the tenant, for a time (--expires-in 8h) or until a time ' +
           '(--expires-at), with a justification for the audit trail. On a terminal, missing values ' +
           'are asked for. Prints the assignment and its audit trail id. A role the user holds ' +
-          'already is left as it is (already_assigned, exit 0, its expiry shown); with --extend its ' +
+          'already is left as it is (already_assigned, exit 0, its expiry shown; --json and --ndjson ' +
+          'print that assignment with "already_assigned": true); with --extend its ' +
           'expiry moves to the one given instead (later or sooner; never: permanent), audited.\n\nWith --file, grants ' +
           'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +

@@ -47,7 +47,12 @@ export function createCommand(make: MakeContext): Command {
         "the platform's permission catalog (exception.read, rule.write.fx, …); a permission also " +
         'grants the more specific ones below it. Names are unique in the tenant.',
     )
-    .addOption(new Option('--name <name>', 'role name, e.g. fx-desk (lowercase, digits, _ and -)'))
+    .addOption(
+      new Option(
+        '--name <name>',
+        'role name, e.g. fx-desk (lowercase, digits, _ and -; not starting with tenant_, org_ or role_)',
+      ),
+    )
     .addOption(new Option('--description <text>', 'what the role is for'))
     .addOption(
       new Option('--permission <permission>', 'a permission the role grants (repeatable)').argParser(collect),

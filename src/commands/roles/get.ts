@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { findRoleWithDeleted } from '../../platform/role-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { resolveRole, roleFields } from './shared.js';
+import { roleFields } from './shared.js';
 
 export interface RolesGetOptions {
   role: string;
@@ -12,14 +13,17 @@ export function parseRolesGet(role: unknown): RolesGetOptions {
 }
 
 export async function runRolesGet(ctx: Context, options: RolesGetOptions): Promise<void> {
-  const role = await resolveRole(await ctx.platform(), options.role);
+  const role = await findRoleWithDeleted(await ctx.platform(), options.role);
   await ctx.out.record(role, roleFields(role));
 }
 
 export function getCommand(make: MakeContext): Command {
   return new Command('get')
     .summary('Show one role and its permissions')
-    .description('Show a role, named by id or by name, with the permissions it grants.')
+    .description(
+      'Show a role, named by id or by name, with the permissions it grants. A deleted role is found\n' +
+        'too (by name: the one deleted last, unless a live role has the name).',
+    )
     .argument('<role>', 'role id (role_…, or a built-in name) or name')
     .addHelpText(
       'after',

@@ -2,8 +2,8 @@ import { Command, Option } from 'commander';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
+import { findRoleWithDeleted } from '../../platform/role-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { resolveRole } from './shared.js';
 
 export interface RolesHoldersOptions {
   role: string;
@@ -16,7 +16,7 @@ export function parseRolesHolders(role: unknown, flags: Record<string, unknown>)
 
 export const HOLDER_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'user', value: (a) => a.user_id, kind: 'id' },
-  { header: 'status', value: (a) => a.status },
+  { header: 'status', value: (a) => a.status, kind: 'status' },
   { header: 'expires', value: (a) => a.expires_at ?? 'never', kind: 'time' },
   { header: 'assigned by', value: (a) => a.assigned_by },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
@@ -26,7 +26,7 @@ export const HOLDER_COLUMNS: Array<Column<RoleAssignment>> = [
 
 export async function runRolesHolders(ctx: Context, options: RolesHoldersOptions): Promise<void> {
   const platform = await ctx.platform();
-  const role = await resolveRole(platform, options.role);
+  const role = await findRoleWithDeleted(platform, options.role);
   const holders = platform.roles.listAllTenantAssignments({
     role_id: role.id,
     limit: 500,
@@ -42,7 +42,8 @@ export function holdersCommand(make: MakeContext): Command {
     .summary('List who holds a role')
     .description(
       'List the users who hold a role in the tenant, oldest grant first, with expiry, who granted it\n' +
-        'and the audit trail id. With --all, expired, revoked and role-deleted grants too (status).\n' +
+        'and the audit trail id. With --all, expired, revoked and role-deleted grants too (status);\n' +
+        'a deleted role is found by its name, as `svc audit ls --role` finds it.\n' +
         'Streams every page: --ndjson for pipelines.',
     )
     .argument('<role>', 'role id or name')

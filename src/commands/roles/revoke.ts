@@ -1,11 +1,10 @@
 import { Command, Option } from 'commander';
-import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { assignmentFields, resolveRole } from './shared.js';
+import { assignmentFields, type RoleRef, resolveRole, roleToGrant } from './shared.js';
 
 export interface RolesRevokeOptions {
   user: string | undefined;
@@ -53,7 +52,7 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
         validate: (v) => (/^\S+$/.test(v.trim()) ? true : 'a user id, e.g. usr_analyst'),
       })
     ).trim();
-  let role: Role;
+  let role: RoleRef;
   if (options.role === undefined) {
     const held = (await platform.roles.listAssignments(user)).items;
     if (held.length === 0) throw new UsageError(`${user} holds no role in this tenant; nothing to revoke`);
@@ -67,11 +66,16 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     );
     role = await resolveRole(platform, roleId);
   } else {
-    role = await resolveRole(platform, options.role);
+    role = await roleToGrant(platform, options.role);
   }
   await confirmDestructive(
     ctx,
-    async () => `Revoke ${role.name} from ${user} in ${await tenantLabel(ctx)}?`,
+    async () => {
+      // Giving up one's own grant (tenant_admin above all) is said so: it is asked only on a terminal.
+      const own = (await platform.me.get()).id === user;
+      const what = own ? `your own ${role.name} grant (${user})` : `${role.name} from ${user}`;
+      return `Revoke ${what} in ${await tenantLabel(ctx)}?`;
+    },
     `revoking ${role.name} from ${user}`,
   );
   const data = await deleted(ctx, platform.roles.revoke(user, role.id), {

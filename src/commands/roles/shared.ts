@@ -1,9 +1,16 @@
+import { BUILTIN_TENANT_ROLES } from '../../api/constants.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, NotFoundError, SvcError, UsageError } from '../../errors.js';
+import { PermissionDeniedError } from '../../http/errors.js';
 import type { Column, Field } from '../../output/output.js';
-import { AssignmentExistsError, RoleNotFoundError, typedError } from '../../platform/errors.js';
+import {
+  AssignmentExistsError,
+  RoleNotFoundError,
+  TenantForbiddenError,
+  typedError,
+} from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 
 /** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
@@ -108,6 +115,32 @@ export async function resolveRole(platform: Platform, ref: string): Promise<Role
   throw new NotFoundError(`${unknownRole(ref, roles)} in this tenant`, {
     hint: 'see `svc roles ls` for the roles of the tenant',
   });
+}
+
+/** A role as a grant or revoke names it: its id, and the name to say (the id until the answer names it). */
+export type RoleRef = Pick<Role, 'id' | 'name'>;
+
+/** The shape of a custom role's id; custom role names may not take it (the sandbox refuses them). */
+export const ROLE_ID = /^role_[0-9a-f]{24}$/;
+
+/**
+ * The role a grant or revoke sends. A built-in name or a role id goes as it is: granting needs
+ * role.assign, not role.read, and the server checks the role itself. Only a custom role's name is
+ * looked up, which needs role.read; without it, svc says so and what to pass instead (exit 4).
+ */
+export async function roleToGrant(platform: Platform, ref: string): Promise<RoleRef> {
+  if ((BUILTIN_TENANT_ROLES as readonly string[]).includes(ref) || ROLE_ID.test(ref))
+    return { id: ref, name: ref };
+  try {
+    return await resolveRole(platform, ref);
+  } catch (error) {
+    if (!(error instanceof PermissionDeniedError) || error instanceof TenantForbiddenError) throw error;
+    throw new SvcError(
+      'forbidden',
+      `svc needs role.read to resolve the role name ${JSON.stringify(ref)}; pass the role's id (role_…) instead`,
+      { code: error.code ?? 'insufficient_role' },
+    );
+  }
 }
 
 /**

@@ -15,12 +15,18 @@ export function assignmentView(
   nowMs = state.clock.now(),
 ): RoleAssignment {
   const role = state.roles.get(a.tenant_id, a.role_id);
+  const expiredBy = (ms: number) => a.expires_at !== null && Date.parse(a.expires_at) <= ms;
+  // A grant that had expired before its role was deleted stays expired: the deletion did not end it.
+  const live = state.roles.isLive(a.tenant_id, a.role_id);
+  const deletedMs = live ? Number.NaN : Date.parse(role?.deleted_at ?? '') || nowMs;
   const status =
     a.revoked_at !== null
       ? 'revoked'
-      : !state.roles.isLive(a.tenant_id, a.role_id)
-        ? 'role_deleted'
-        : a.expires_at !== null && Date.parse(a.expires_at) <= nowMs
+      : !live
+        ? expiredBy(deletedMs)
+          ? 'expired'
+          : 'role_deleted'
+        : expiredBy(nowMs)
           ? 'expired'
           : 'active';
   return {

@@ -32,6 +32,8 @@ export interface AuditEntry {
   justification: string | null;
   /** Updates: the names of the fields that changed (never their values, which may be secret). */
   changes: string[] | null;
+  /** role.revoked not asked for as such: why the grant ended (role_deleted). Absent otherwise. */
+  reason?: 'role_deleted';
 }
 
 export type AuditInput = Pick<
@@ -41,7 +43,14 @@ export type AuditInput = Pick<
   Partial<
     Pick<
       AuditEntry,
-      'user_id' | 'role_id' | 'role_name' | 'expires_at' | 'previous_expires_at' | 'justification' | 'changes'
+      | 'user_id'
+      | 'role_id'
+      | 'role_name'
+      | 'expires_at'
+      | 'previous_expires_at'
+      | 'justification'
+      | 'changes'
+      | 'reason'
     >
   > & {
     /** When it happened, for seeded history; a recorded change is stamped with the clock. */

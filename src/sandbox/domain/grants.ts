@@ -7,13 +7,14 @@ import { assignmentView, findUser } from './assignments.js';
 import { heldUntil, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import type { Assignment, Tenant, User } from './identity.js';
+import { keepAdministration } from './last-admin.js';
 import type { Role } from './roles.js';
 
 /**
  * Granting, re-timing and revoking roles: who may (only roles whose every permission the caller
  * holds live, for no longer than the caller holds them; never to oneself; a role that mints keys
  * only by a person), what may be granted (live tenant roles, expiries in the future, no duplicate
- * of an active assignment), the last tenant_admin kept, and an audit-trail entry for each change.
+ * of an active assignment), the tenant's administration kept (last-admin.ts), and an audit-trail entry for each change.
  */
 const GRANT = 'you can only grant or revoke roles whose permissions you hold';
 
@@ -177,12 +178,7 @@ export function revokeRole(
   if (!active)
     throw new DomainError('assignment_not_found', `${user.id} does not hold ${role.name} in this tenant`);
   requireHeld(state, principal, tenant.id, role.permissions, GRANT);
-  if (roleId === 'tenant_admin' && countActiveAdmins(state, tenant.id, now) <= 1) {
-    throw new DomainError(
-      'last_tenant_admin',
-      `${user.id} is the last active tenant_admin of ${tenant.slug}; grant tenant_admin to someone else first`,
-    );
-  }
+  keepAdministration(state, tenant, active, { revoke: true }, now);
   const entry = state.audit.record({
     tenant_id: tenant.id,
     action: 'role.revoked',
@@ -236,6 +232,7 @@ export function updateAssignment(
   refuseKeyMinterByKey(principal, role, 'expiry');
   requireWithinOwn(state, principal, tenant, role, expiry, active.expires_at);
   if (expiry === active.expires_at) return assignmentView(state, active, now);
+  keepAdministration(state, tenant, active, { newExpiry: expiry }, now);
   const entry = state.audit.record({
     tenant_id: tenant.id,
     action: 'role.assignment_updated',
@@ -257,14 +254,6 @@ export function updateAssignment(
   active.updated_by = principal.subject;
   active.update_audit_trail_id = entry.id;
   return assignmentView(state, active, now);
-}
-
-function countActiveAdmins(state: SandboxState, tenantId: string, now: number): number {
-  let count = 0;
-  for (const a of state.identity.assignments) {
-    if (a.tenant_id === tenantId && a.role_id === 'tenant_admin' && state.identity.isActive(a, now)) count++;
-  }
-  return count;
 }
 
 /**

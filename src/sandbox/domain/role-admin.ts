@@ -11,7 +11,8 @@ import type { Role } from './roles.js';
  * plus the rule that guards grants — nobody puts into a role a permission they do not hold
  * themselves, so role.manage cannot widen its own role into tenant_admin; nor takes one out of
  * a role, or deletes a role, carrying permissions they do not hold, which would revoke those
- * from every holder — and an audit entry for every change.
+ * from every holder — and an audit entry for every change (a deletion: one for the role and one
+ * role.revoked, reason role_deleted, per grant it ends).
  */
 const WIDEN = 'you can only put into a role permissions you hold yourself';
 const NARROW = 'you can only take out of a role permissions you hold yourself';
@@ -93,7 +94,28 @@ export function deleteRole(
 ): Role {
   const found = state.roles.mutable(findRole(state, tenant, id));
   requireHeld(state, principal, tenant.id, found.permissions, DELETE);
+  const now = state.clock.now();
+  const ended = state.identity.assignments.filter(
+    (a) => a.tenant_id === tenant.id && a.role_id === found.id && state.identity.isActive(a, now),
+  );
   const role = state.roles.softDelete(found);
   audit(state, tenant, 'deleted', role, principal.subject, requestId);
+  // Each holder lost the role: an entry naming the user, so their own history says so.
+  for (const a of ended) {
+    state.audit.record({
+      tenant_id: tenant.id,
+      action: 'role.revoked',
+      actor: principal.subject,
+      request_id: requestId,
+      target_type: 'user',
+      target_id: a.user_id,
+      summary: `${role.name} revoked from ${a.user_id}: the role was deleted`,
+      user_id: a.user_id,
+      role_id: role.id,
+      role_name: role.name,
+      expires_at: a.expires_at,
+      reason: 'role_deleted',
+    });
+  }
   return role;
 }

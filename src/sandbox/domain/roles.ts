@@ -1,4 +1,4 @@
-import { RESERVED_ROLE_PREFIXES, type RoleKind } from '../../api/roles.js';
+import { RESERVED_ROLE_PREFIXES, type RoleKind, reservedFor } from '../../api/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
@@ -91,7 +91,7 @@ export class RoleStore {
     if (prefix) {
       throw new DomainError(
         'reserved_role_name',
-        `role names starting with ${prefix} are kept for built-in roles`,
+        `role names starting with ${prefix} are kept for ${reservedFor(prefix)}`,
         [{ field: 'name', message: `must not start with ${prefix}` }],
       );
     }

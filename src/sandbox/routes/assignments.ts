@@ -137,14 +137,15 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
           'Not in the reference: extends or shortens the active assignment of the role (expires_at in the future, 400 ' +
           'invalid_expiry otherwise; null makes it permanent), with a justification (400 justification_required when blank). ' +
           'The caller must hold every permission of the role live in the tenant (403 insufficient_permission), and may move an ' +
-          'expiry later only up to the end of its own hold on them (403 insufficient_permission); moving one sooner is always ' +
-          'allowed. Nobody changes the expiry of their own assignment, tenant_admin included (403 self_assignment). An API key ' +
+          'expiry later only up to the end of its own hold on them (403 insufficient_permission); moving one sooner is ' +
+          "allowed unless it would make the tenant's administration end sooner (a tenant_admin assignment that ends later than " +
+          'every other live one: 409 last_tenant_admin). Nobody changes the expiry of their own assignment, tenant_admin included (403 self_assignment). An API key ' +
           'cannot change the expiry of a role carrying api_key.manage (403 user_required). Writes an ' +
           'audit-trail entry (role.assignment_updated, with the previous expiry), named in update_audit_trail_id; the ' +
           'expiry it already has changes nothing. No active assignment: 404 assignment_not_found. Answers 200 with the assignment.',
         params: UserRoleParams,
         body: AssignmentUpdateBody,
-        response: { 200: RoleAssignmentSchema, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: RoleAssignmentSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>
@@ -170,8 +171,9 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
           'The caller must hold every permission of the role live in the tenant (403 insufficient_permission); a caller may ' +
           'revoke its own assignment (giving access up). Ends the active ' +
           'assignment now (revoked_at, revoked_by) and writes an audit-trail entry (revocation_audit_trail_id); the role stops ' +
-          'authorizing at once. No active assignment: 404 assignment_not_found. Revoking the last active tenant_admin of the ' +
-          'tenant: 409 last_tenant_admin. Answers 200 with the revoked assignment (response body: not shown in the reference).',
+          "authorizing at once. No active assignment: 404 assignment_not_found. A change cannot make the tenant's " +
+          'administration end sooner: revoking a tenant_admin assignment that ends later than every other live tenant_admin ' +
+          'assignment of the tenant (a permanent one ends never) is 409 last_tenant_admin, naming when the others end. Answers 200 with the revoked assignment (response body: not shown in the reference).',
         params: UserRoleParams,
         response: { 200: RoleAssignmentSchema, ...errorResponses(401, 403, 404, 409) },
       },

@@ -100,7 +100,7 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
         summary: 'Create a custom role',
         description:
           "Idempotency key required. Names are unique among the tenant's live roles (409 role_name_taken) " +
-          'and cannot start with tenant_ or org_ (400 reserved_role_name); every permission must be in the catalog ' +
+          'and cannot start with tenant_ or org_ (kept for built-ins) or role_ (the shape of role ids) (400 reserved_role_name); every permission must be in the catalog ' +
           `(400 unknown_permission, with a suggestion). ${ESCALATION} Answers 201 with the role (response body: not shown in the reference).`,
         body: RoleCreateBody,
         response: { 201: Role, ...errorResponses(400, 401, 403, 409) },

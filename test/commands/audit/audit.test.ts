@@ -144,6 +144,17 @@ describe('svc audit', () => {
       'error: --action "Role Assigned" is not an action (role.assigned) or a family (role)\n',
     ],
     [['audit', 'ls', '--since', 'yesterday'], 2, /^error: --since takes an ISO 8601 time/],
+    // One time parser for every time flag: a time without a zone is refused as --expires-at refuses it.
+    [
+      ['audit', 'ls', '--since', '2026-11-24T14:30:00'],
+      2,
+      'error: --since "2026-11-24T14:30:00" is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)\n',
+    ],
+    [
+      ['audit', 'ls', '--until', '2026-02-30T00:00:00Z'],
+      2,
+      'error: --until "2026-02-30T00:00:00Z" is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)\n',
+    ],
     [['audit', 'ls', '--since', '1h', '--until', '2h'], 2, /^error: --since \(\S+\) must be before --until/],
     [['audit', 'ls', '--limit', '0'], 2, /^error: --limit /],
     [

@@ -41,7 +41,7 @@ const redirectOf = (url: string) => new URL(url).searchParams.get('redirect_uri'
 function loggedIn(): string {
   return (
     `✓ Logged in to ${sandbox().url} as Ada Admin (profile "default")\n` +
-    '  scopes: read:reconciliations read:exceptions read:tenants admin; the access token expires in 1 hour (refreshed automatically)\n'
+    '  scopes: read:reconciliations read:exceptions read:tenants admin; the access token expires in 60 minutes (refreshed automatically)\n'
   );
 }
 

@@ -82,7 +82,7 @@ describe('svc roles ls / get', () => {
     const missing = await svc(['roles', 'get', 'tenant_viewr'], { env });
     expect([missing.code, missing.stderr]).toEqual([
       5,
-      'error: unknown role "tenant_viewr" (did you mean tenant_viewer?) in this tenant; see `svc roles ls` for the roles of the tenant\n',
+      'error: no role "tenant_viewr" in this tenant (did you mean tenant_viewer?) (HTTP 404, not_found); give the role id (role_…) of a deleted role, or see `svc roles ls --include-deleted`\n',
     ]);
   });
 });
@@ -265,11 +265,33 @@ describe('svc roles assign / revoke', () => {
     );
     // A role already held is one outcome, as in bulk runs: already_assigned, nothing changed, exit 0.
     expect(again.code, again.stderr).toBe(0);
+    // The machine shapes mark it: a script can tell that nothing was granted.
     expect(json(again.stdout)).toMatchObject({
       audit_trail_id: audit,
       expires_at: expires,
       status: 'active',
+      already_assigned: true,
     });
+    const againNd = await svc(
+      [
+        'roles',
+        'assign',
+        'usr_lead',
+        'tenant_reviewer',
+        '--expires-in',
+        '5h',
+        '--justification',
+        'b',
+        '--ndjson',
+      ],
+      { env },
+    );
+    expect(
+      againNd.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).already_assigned),
+    ).toEqual([true]);
     expect(again.stderr).toBe(
       `skipped: already_assigned — usr_lead already holds tenant_reviewer until ${expires} (audit trail ${audit}); nothing changed\n` +
         'To move its expiry: svc roles assign usr_lead tenant_reviewer --extend --expires-in DURATION --justification TEXT\n',

@@ -86,7 +86,34 @@ describe('svc roles holders', () => {
     expect([piped.code, piped.stdout, piped.stderr]).toEqual([0, '', '']);
     const unknown = await svc.run(['roles', 'holders', 'no-such-role']);
     expect(unknown.code).toBe(5);
-    expect(unknown.stderr).toMatch(/^error: unknown role "no-such-role"/);
+    expect(unknown.stderr).toMatch(
+      /^error: no role "no-such-role" in this tenant \(HTTP 404, not_found\); give the role id \(role_…\) of a deleted role, or see `svc roles ls --include-deleted`\n$/,
+    );
+  });
+
+  it('colours statuses on a terminal, as `roles assignments` does', async () => {
+    await customRole('fx-colour', 1);
+    const { ctx, stdout } = svc.context({ tty: true, color: true, columns: 120 });
+    await runRolesHolders(ctx, parseRolesHolders('fx-colour', {}));
+    expect(stdout()).toContain('\u001b[32mactive\u001b[39m');
+  });
+
+  it('finds a deleted role by name, as `svc audit ls --role` does: holders --all and roles get', async () => {
+    const id = await customRole('fx-gone', 1);
+    expect((await svc.run(['roles', 'delete', 'fx-gone', '--yes'])).code).toBe(0);
+    const all = await svc.run(['roles', 'holders', 'fx-gone', '--all']);
+    expect([all.code, all.stderr]).toEqual([0, '']);
+    expect(all.stdout).toMatch(
+      new RegExp(`^usr_bulk_000001\\trole_deleted\\tnever\\tusr_admin\\t${TIME}\\t`),
+    );
+    const got = await svc.run(['roles', 'get', 'fx-gone']);
+    expect([got.code, got.stderr]).toEqual([0, '']);
+    expect(got.stdout).toMatch(new RegExp(`^id\\t${id}\\nname\\tfx-gone\\n`));
+    expect(got.stdout).toMatch(new RegExp(`^deleted\\t${TIME}$`, 'm'));
+    // A live role of the same name, created since, is the one the name means.
+    await customRole('fx-gone', 0);
+    const live = await svc.run(['roles', 'get', 'fx-gone', '--json']);
+    expect(JSON.parse(live.stdout)).toMatchObject({ name: 'fx-gone', deleted_at: null });
   });
 });
 

@@ -7,7 +7,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // Tenants by slug or id wherever a tenant is named (issue 13): --tenant and SVC_TENANT take a
 // slug, `config set tenant` is checked when the server can be asked, api-keys default to the
 // profile's tenant, and a well-formed id never needs a lookup.
-const svc = useSandboxContext();
+const svc = useSandboxContext({ tenants: 1 });
 const EU = tenantId('acme-payments-eu');
 const server = useHostileServer();
 const dirs = useTempDirs();
@@ -31,6 +31,35 @@ describe('a tenant named by its slug', () => {
       '',
       'error: no tenant "acme-paymnts-eu" (from --tenant) among your tenants (did you mean acme-payments-eu?); yours: acme-treasury, acme-payments-eu, acme-ledger-uk, acme-apac, acme-labs (see `svc tenants ls`)\n',
     ]);
+  });
+});
+
+describe('a tenant that exists but is not one of yours', () => {
+  // bulk-000001 is in the organisation (`svc tenants ls` lists it for the org_admin) but not in the
+  // credential: by slug as by id, that is a refusal (exit 4), not a tenant that does not exist.
+  const BULK = 'ba385045-4c07-5fe8-a85a-949cad30674c';
+  const ORG = { SVC_ORG: 'org_demo' };
+  it.each([
+    [
+      'its slug',
+      'bulk-000001',
+      `error: tenant "bulk-000001" (from --tenant, ${BULK}) is not one of your credential's tenants, or you hold no role there; yours: acme-treasury, acme-payments-eu, acme-ledger-uk, acme-apac, acme-labs; ask an administrator of bulk-000001 for a role, or use a credential that names it\n`,
+    ],
+  ])('named by %s: exit 4, no hint to look for it in `svc tenants ls`', async (_how, ref, stderr) => {
+    expect(tenantId('bulk-000001')).toBe(BULK);
+    const listed = await svc.run(['tenants', 'ls', '--all'], { env: ORG });
+    expect(listed.stdout).toContain('bulk-000001');
+    const r = await svc.run(['--tenant', ref, 'roles', 'ls'], { env: ORG });
+    expect([r.code, r.stdout, r.stderr]).toEqual([4, '', stderr]);
+    const byId = await svc.run(['--tenant', BULK, 'roles', 'ls'], { env: ORG });
+    expect(byId.code).toBe(4);
+  });
+
+  it('config set tenant refuses it too, and saves nothing', async () => {
+    const env = { SVC_TENANT: undefined, ...ORG };
+    const bad = await svc.run(['config', 'set', 'tenant', 'bulk-000001'], { env });
+    expect(bad.code, bad.stderr).toBe(4);
+    expect((await svc.run(['config', 'get', 'tenant'], { env })).stdout).not.toContain('bulk-000001');
   });
 });
 

@@ -66,7 +66,13 @@ export function filterOptions(prefix = ''): Option[] {
       '--event-type <type>',
       `${prefix}only this event kind (any kind; e.g. ${EVENT_TYPES.slice(0, 2).join(', ')})`,
     ),
-    new Option('--since <time>', `${prefix}dead-lettered at or after: ISO 8601, or 30m, 2h, 7d ago`),
-    new Option('--until <time>', `${prefix}dead-lettered before: ISO 8601, or a duration ago`),
+    new Option(
+      '--since <time>',
+      `${prefix}dead-lettered at or after: ISO 8601 with a zone, a date (00:00Z), or 30m, 2h, 7d ago`,
+    ),
+    new Option(
+      '--until <time>',
+      `${prefix}dead-lettered before: ISO 8601 with a zone, a date (00:00Z), or a duration ago`,
+    ),
   ];
 }
