@@ -29,7 +29,9 @@ export function keepAdministration(
       a.role_id === 'tenant_admin' &&
       state.identity.isActive(a, now),
   );
-  const othersEnd = Math.max(Number.NEGATIVE_INFINITY, ...others.map((a) => endMs(a.expires_at)));
+  // A loop, not Math.max(...spread): a seeded tenant may hold more grants than a call takes arguments.
+  let othersEnd = Number.NEGATIVE_INFINITY;
+  for (const a of others) othersEnd = Math.max(othersEnd, endMs(a.expires_at));
   const newEnd = 'revoke' in change ? now : endMs(change.newExpiry);
   const current = endMs(grant.expires_at);
   if (Math.max(othersEnd, newEnd) >= current) return;
