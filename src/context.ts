@@ -1,6 +1,8 @@
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
+import { loginCommand, loginHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import { envSwitch } from './config/env-flags.js';
+import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from './config/env-limits.js';
 import { configDir } from './config/paths.js';
 import {
   checkBaseUrlPath,
@@ -108,65 +110,12 @@ export interface Context {
   close(): Promise<void>;
 }
 
-/** `svc login`, or `svc -p NAME login` when the profile was named (-p, SVC_PROFILE). */
-export function loginCommand(settings: Pick<Settings, 'profile' | 'profileSource'>): string {
-  return `svc ${profileFlag(settings)}login`;
-}
-
-/**
- * What to do about a missing or rejected credential. SVC_TOKEN overrides any login, so when it is
- * set, logging in fixes nothing; a suggested login keeps the -p NAME given.
- */
-export function loginHint(settings: Pick<Settings, 'profile' | 'profileSource'>, env: Env): string {
-  if (env.SVC_TOKEN?.trim())
-    return 'SVC_TOKEN overrides any stored login: unset it, or set it to a valid token';
-  const p = profileFlag(settings);
-  return `run \`svc ${p}login\` (or \`svc ${p}login --with-token\`), or set SVC_TOKEN`;
-}
-
 export function outputMode(globals: GlobalOptions, io: IOStreams): OutputMode {
   if (globals.json && globals.ndjson)
     throw new UsageError('--json and --ndjson cannot be combined; pick one');
   if (globals.json) return 'json';
   if (globals.ndjson) return 'ndjson';
   return io.stdoutIsTTY ? 'table' : 'plain';
-}
-
-export function parseTimeout(globals: GlobalOptions, env: Env): number {
-  const raw = globals.timeout ?? env.SVC_TIMEOUT;
-  if (raw === undefined || raw === '') return 30_000;
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
-    const from = globals.timeout === undefined ? 'SVC_TIMEOUT' : '--timeout';
-    throw new UsageError(
-      `${from} must be a number of seconds, more than 0 and at most 3600, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return seconds * 1000;
-}
-
-function parseMaxRetries(env: Env): number | undefined {
-  const raw = env.SVC_MAX_RETRIES;
-  if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 20) {
-    throw new UsageError(`SVC_MAX_RETRIES must be an integer from 0 to 20, got ${JSON.stringify(raw)}`);
-  }
-  return n;
-}
-
-/** SVC_MAX_RESPONSE_BYTES: the cap on one answer's size, in bytes (default in http/response.ts). */
-function parseMaxResponseBytes(env: Env): number | undefined {
-  const raw = env.SVC_MAX_RESPONSE_BYTES;
-  if (raw === undefined || raw === '') return undefined;
-  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1024) {
-    throw new UsageError(
-      `SVC_MAX_RESPONSE_BYTES must be a whole number of bytes, at least 1024, got ${JSON.stringify(raw)}`,
-      { hint: 'e.g. SVC_MAX_RESPONSE_BYTES=268435456 for 256 MiB (the default is 64 MiB)' },
-    );
-  }
-  return n;
 }
 
 export function createContext(deps: ContextDeps, globals: GlobalOptions): Context {

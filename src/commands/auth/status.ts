@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
-import { type Context, loginHint } from '../../context.js';
+import { loginHint } from '../../auth/login-hint.js';
+import type { Context } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
 import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';
 import { maskSecret } from '../../output/format.js';

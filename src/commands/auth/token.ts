@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { type Context, loginHint } from '../../context.js';
+import { loginHint } from '../../auth/login-hint.js';
+import type { Context } from '../../context.js';
 import { AuthError } from '../../errors.js';
 import { examples, type MakeContext } from '../kit.js';
 

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
+import { loginCommand } from '../../auth/login-hint.js';
 import { checkBaseUrlPath, checkUrlSetting, ENV_FOR } from '../../config/settings.js';
-import { type Context, loginCommand } from '../../context.js';
+import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import { ForeignTenantError, findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
