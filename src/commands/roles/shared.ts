@@ -4,6 +4,7 @@ import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, NotFoundError, SvcError, UsageError } from '../../errors.js';
 import { PermissionDeniedError } from '../../http/errors.js';
+import { rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import {
   AssignmentExistsError,
@@ -36,10 +37,24 @@ export const roleFields = (r: Role): Field[] => [
   ['deleted', r.deleted_at, 'time', 'optional'],
 ];
 
+/** A revoked or role-deleted grant has ended whatever its expires_at said. */
+const ended = (a: RoleAssignment): boolean => a.status === 'revoked' || a.status === 'role_deleted';
+
+/**
+ * An assignment's expiry. On a terminal an ended grant shows none ('-'): "in 8 hours" would read as
+ * if it still ran; pipes and JSON keep the API's expires_at.
+ */
+export const EXPIRES_COLUMN: Column<RoleAssignment> = {
+  header: 'expires',
+  value: (a) => a.expires_at ?? 'never',
+  table: (a) => (ended(a) ? null : (a.expires_at ?? 'never')),
+  kind: 'time',
+};
+
 export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'role', value: (a) => a.role_name },
   { header: 'status', value: (a) => a.status, kind: 'status' },
-  { header: 'expires', value: (a) => a.expires_at ?? 'never', kind: 'time' },
+  EXPIRES_COLUMN,
   { header: 'assigned by', value: (a) => a.assigned_by },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
   { header: 'audit trail id', value: (a) => a.audit_trail_id, kind: 'id' },
@@ -54,7 +69,10 @@ export const assignmentFields = (a: RoleAssignment): Field[] => {
     ['status', a.status],
     ['assigned by', a.assigned_by],
     ['assigned', a.assigned_at, 'time'],
-    ['expires', a.expires_at ?? 'never', a.expires_at ? 'time' : 'text'],
+    // An ended grant's expiry is said as the time it was, without "(in 8 hours)".
+    a.expires_at && ended(a)
+      ? ['expires', rfc3339(a.expires_at)]
+      : ['expires', a.expires_at ?? 'never', a.expires_at ? 'time' : 'text'],
     ['justification', a.justification],
     ['audit trail id', a.audit_trail_id],
   ];
