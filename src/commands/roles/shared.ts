@@ -3,7 +3,7 @@ import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, NotFoundError, SvcError, UsageError } from '../../errors.js';
-import { PermissionDeniedError } from '../../http/errors.js';
+import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
 import { rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import {
@@ -11,6 +11,7 @@ import {
   RoleNotFoundError,
   TenantForbiddenError,
   typedError,
+  UserNotFoundError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 
@@ -175,6 +176,24 @@ export async function countHolders(platform: Platform, roleId: string): Promise<
     return undefined;
   }
   return count;
+}
+
+/**
+ * A grant, revoke or expiry change answered by a plain 404 ("user nobody not found", "role … not
+ * found": the path names both): which of the two is missing, with where to look for the right
+ * one. One lookup of the user says it (any server answers `svc users ls --id`); when that lookup
+ * fails too, the error is left as it came.
+ */
+export async function namedNotFound(platform: Platform, error: unknown, user: string): Promise<unknown> {
+  if (!(error instanceof ApiNotFoundError) || error.constructor !== ApiNotFoundError) return error;
+  let isUser: boolean;
+  try {
+    isUser = (await platform.users.existing([user])).has(user);
+  } catch (lookup) {
+    if (lookup instanceof InterruptedError || !(lookup instanceof SvcError)) throw lookup;
+    return error;
+  }
+  return typedError(error, isUser ? RoleNotFoundError : UserNotFoundError);
 }
 
 /** The tenant of the profile; bulk runs need it for idempotency keys and journals. */

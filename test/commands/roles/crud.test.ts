@@ -372,7 +372,7 @@ describe('svc roles assign / revoke', () => {
     ],
     [
       ['roles', 'assign', 'u', 'r', '--expires-at', '2020-01-01T00:00:00Z', '--justification', 'x'],
-      'error: --expires-at 2020-01-01T00:00:00Z is in the past',
+      'error: --expires-at 2020-01-01T00:00:00Z is in the past; give a later time, or --expires-in DURATION (e.g. 8h)',
     ],
     [
       ['roles', 'assign', 'u', 'r', '--expires-at', '2030-02-30T00:00:00Z', '--justification', 'x'],
