@@ -70,3 +70,9 @@ export function maskSecret(secret: string): string {
   const prefix = /^(svc_[a-z]+_|eyJ|Bearer )/.exec(secret)?.[0] ?? '';
   return `${prefix}****${secret.slice(-4)}`;
 }
+
+/** A few names, then how many more: `a, b, c, d, e and 3 more` (a one-line message stays one line). */
+export function someNames(names: readonly string[], few = 5): string {
+  const shown = names.slice(0, few).join(', ');
+  return names.length > few ? `${shown} and ${names.length - few} more` : shown;
+}
