@@ -196,6 +196,21 @@ export async function namedNotFound(platform: Platform, error: unknown, user: st
   return typedError(error, isUser ? RoleNotFoundError : UserNotFoundError);
 }
 
+/**
+ * What a change to a role means for its holders, for the line after it: `; its 3 holders lost it`,
+ * `; its 1 holder loses rule.read`, or `none` when nobody holds it; nothing when the count is
+ * unknown (countHolders). `some` gets "its N holder(s)" and whether it is one (for the verb).
+ */
+export function holdersSay(
+  holders: number | undefined,
+  said: { none: string; some: (its: string, one: boolean) => string },
+): string {
+  if (holders === undefined) return '';
+  if (holders === 0) return `; ${said.none}`;
+  const its = `its ${holders.toLocaleString('en')} holder${holders === 1 ? '' : 's'}`;
+  return `; ${said.some(its, holders === 1)}`;
+}
+
 /** The tenant of the profile; bulk runs need it for idempotency keys and journals. */
 export function requireTenant(ctx: Context): string {
   const tenant = ctx.settings().values.tenant;
