@@ -65,6 +65,14 @@ export function relativeTime(value: unknown, nowMs: number): string {
 }
 
 /** Masks a credential for display: a short known prefix and the last four characters. */
+/** A length of time in the unit relativeTime would use, without a direction: "88 minutes", "3 hours". */
+export function timeSpan(ms: number): string {
+  const seconds = Math.round(Math.abs(ms) / 1000);
+  const [unit, size] = UNITS.find(([, , below]) => seconds < below)!;
+  const count = Math.round(seconds / size);
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
 export function maskSecret(secret: string): string {
   if (secret.length <= 12) return '****';
   const prefix = /^(svc_[a-z]+_|eyJ|Bearer )/.exec(secret)?.[0] ?? '';

@@ -14,6 +14,7 @@ import { UsageError } from '../../errors.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { expiryAnchor } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import {
   assignmentFields,
@@ -172,7 +173,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   const { user, role: ref, expiry, justification } = await completeOptions(ctx, options);
   const platform = await ctx.platform();
   const role = await roleToGrant(platform, ref);
-  const expires = expiresAt(expiry, ctx.clock.now());
+  const expires = expiresAt(expiry, await expiryAnchor(ctx, platform, expiry));
   let data: RoleAssignment;
   try {
     data = await platform.roles.assign(user, {
