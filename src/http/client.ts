@@ -66,6 +66,7 @@ export class ApiClient {
   #pausedUntil = 0;
   /** The tenant slug's id, once resolved (config.resolveTenant). */
   #tenantResolved: Promise<string> | undefined;
+  #serverClockOffsetMs: number | undefined;
 
   constructor(config: ClientConfig) {
     this.config = config;
@@ -84,6 +85,20 @@ export class ApiClient {
       });
     this.#secrets = config.secrets ?? new SecretRegistry();
     this.#tracer = config.debug ? createTracer(config.debug, this.#secrets) : undefined;
+  }
+
+  /**
+   * How far the server's clock is ahead of this machine's (ms; negative: behind), from the Date
+   * header of the latest answer (whole seconds), or undefined before any answer carried one.
+   */
+  get serverClockOffsetMs(): number | undefined {
+    return this.#serverClockOffsetMs;
+  }
+
+  #learnServerClock(headers: Headers): void {
+    const date = header(headers, 'date');
+    const server = date === undefined ? Number.NaN : Date.parse(date);
+    if (Number.isFinite(server)) this.#serverClockOffsetMs = server - this.#now();
   }
 
   get<T>(path: string, query?: Record<string, QueryValue>, options: Partial<RequestOptions> = {}) {
@@ -214,6 +229,7 @@ export class ApiClient {
       }
       const elapsed = msSince(started);
       this.#tracer?.response(outcome, elapsed);
+      this.#learnServerClock(outcome.headers);
 
       const { status } = outcome;
       // Never followed: the next hop would get the token, or be trusted as the API.

@@ -65,8 +65,22 @@ export function relativeTime(value: unknown, nowMs: number): string {
 }
 
 /** Masks a credential for display: a short known prefix and the last four characters. */
+/** A length of time in the unit relativeTime would use, without a direction: "88 minutes", "3 hours". */
+export function timeSpan(ms: number): string {
+  const seconds = Math.round(Math.abs(ms) / 1000);
+  const [unit, size] = UNITS.find(([, , below]) => seconds < below)!;
+  const count = Math.round(seconds / size);
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
 export function maskSecret(secret: string): string {
   if (secret.length <= 12) return '****';
   const prefix = /^(svc_[a-z]+_|eyJ|Bearer )/.exec(secret)?.[0] ?? '';
   return `${prefix}****${secret.slice(-4)}`;
+}
+
+/** A few names, then how many more: `a, b, c, d, e and 3 more` (a one-line message stays one line). */
+export function someNames(names: readonly string[], few = 5): string {
+  const shown = names.slice(0, few).join(', ');
+  return names.length > few ? `${shown} and ${names.length - few} more` : shown;
 }

@@ -29,6 +29,11 @@ export interface Column<T> {
    * or a rank, 1 dropped first, then 2, …
    */
   optional?: boolean | number;
+  /**
+   * What a terminal table shows instead of `value`, where the API's value would read wrong to a
+   * person (an ended grant's expiry); pipes and JSON keep `value`.
+   */
+  table?: (row: T) => unknown;
 }
 
 function dropRank(optional: boolean | number | undefined): number {
@@ -300,7 +305,7 @@ export class Output {
   }
 
   #cell<T>(column: Column<T>, row: T): string {
-    const value = column.value(row);
+    const value = this.mode === 'table' && column.table ? column.table(row) : column.value(row);
     if (column.kind === 'time') {
       if (value === null || value === undefined || value === '') return this.mode === 'table' ? '-' : '';
       return this.mode === 'table' ? relativeTime(value, this.#now()) : rfc3339(value);

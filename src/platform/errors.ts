@@ -103,7 +103,7 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
 /** Where to look for the ids a "not found" could have meant: the fix half of its one line. */
 const NOT_FOUND_HINTS = new Map<NotFoundClass, string>([
   [RoleNotFoundError, 'see `svc roles ls` for the roles of the tenant'],
-  [UserNotFoundError, 'see `svc users ls` for the users of the tenant'],
+  [UserNotFoundError, 'see `svc users ls` for the users of the tenant (`svc users ls --id ID` checks an id)'],
   [WebhookNotFoundError, 'see `svc webhooks ls` for the webhooks of the tenant'],
   [DeliveryNotFoundError, 'see `svc webhooks deliveries ls WEBHOOK` for its deliveries'],
   [DlqEntryNotFoundError, 'see `svc webhooks dlq ls WEBHOOK` for its dead-letter queue'],

@@ -40,6 +40,11 @@ export class Platform {
     this.#transport = new Transport(api);
   }
 
+  /** The server's clock minus this machine's (ms), from the latest answer's Date header. */
+  get serverClockOffsetMs(): number | undefined {
+    return this.#transport.api.serverClockOffsetMs;
+  }
+
   get roles(): Roles {
     this.#roles ??= new Roles(this.#transport);
     return this.#roles;

@@ -138,6 +138,11 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   // auth, idempotency; idempotency's onSend stores the real answer before a late fault replaces it.
   // Requests no route takes are answered (404 or 405) after those, before any body is parsed.
   registerErrorHandling(app, log);
+  // Every answer's Date is the sandbox's clock (moved by POST /_sandbox/clock): the time grants
+  // expire on, so a client can count a relative expiry from it.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('date', new Date(state.clock.now()).toUTCString());
+  });
   registerFaults(app, faults);
   registerAuth(app, state, () => baseUrl);
   const idempotency = new IdempotencyStore(state.clock);

@@ -1,5 +1,12 @@
 import { Command, Option } from 'commander';
-import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from '../../api/expiry.js';
+import {
+  DURATION_FORMS,
+  type Expiry,
+  expiresAt,
+  parseDuration,
+  parseInstant,
+  parseTime,
+} from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
@@ -7,8 +14,16 @@ import { UsageError } from '../../errors.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { expiryAnchor } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { assignmentFields, leastPrivilegedFirst, listRoles, type RoleRef, roleToGrant } from './shared.js';
+import {
+  assignmentFields,
+  leastPrivilegedFirst,
+  listRoles,
+  namedNotFound,
+  type RoleRef,
+  roleToGrant,
+} from './shared.js';
 
 export interface RolesAssignOptions {
   user: string | undefined;
@@ -42,7 +57,14 @@ export function expiryFlags(flags: Record<string, unknown>, nowMs: number): Expi
   }
   if (flags.expiresAt !== undefined) {
     const parsed = parseTime(String(flags.expiresAt), nowMs);
-    if (!parsed.ok) throw new UsageError(`--expires-at ${parsed.message}`);
+    if (!parsed.ok) {
+      // A real time that has passed: say what to give instead.
+      const past = parseInstant(String(flags.expiresAt)).ok;
+      throw new UsageError(
+        `--expires-at ${parsed.message}`,
+        past ? { hint: 'give a later time, or --expires-in DURATION (e.g. 8h)' } : {},
+      );
+    }
     return parsed.value;
   }
   return undefined;
@@ -151,7 +173,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   const { user, role: ref, expiry, justification } = await completeOptions(ctx, options);
   const platform = await ctx.platform();
   const role = await roleToGrant(platform, ref);
-  const expires = expiresAt(expiry, ctx.clock.now());
+  const expires = expiresAt(expiry, await expiryAnchor(ctx, platform, expiry));
   let data: RoleAssignment;
   try {
     data = await platform.roles.assign(user, {
@@ -160,7 +182,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       justification,
     });
   } catch (error) {
-    if (!(error instanceof AssignmentExistsError)) throw error;
+    if (!(error instanceof AssignmentExistsError)) throw await namedNotFound(platform, error, user);
     if (options.extend) return moveExpiry(ctx, user, role, { expires, justification }, error.assignment);
     return alreadyAssigned(ctx, error.assignment, user, role);
   }

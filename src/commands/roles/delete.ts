@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
-import { countHolders, resolveRole } from './shared.js';
+import { countHolders, holdersSay, resolveRole } from './shared.js';
 
 export interface RolesDeleteOptions {
   role: string;
@@ -42,12 +42,7 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
     await ctx.out.json(data);
     return;
   }
-  const lost =
-    holders === undefined
-      ? ''
-      : holders === 0
-        ? '; nobody held it'
-        : `; its ${holders.toLocaleString('en')} holder${holders === 1 ? '' : 's'} lost it`;
+  const lost = holdersSay(holders, { none: 'nobody held it', some: (its) => `${its} lost it` });
   ctx.out.success(`deleted role ${data.name} (${data.id})${lost}`);
 }
 

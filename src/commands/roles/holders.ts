@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
 import { findRoleWithDeleted } from '../../platform/role-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { EXPIRES_COLUMN } from './shared.js';
 
 export interface RolesHoldersOptions {
   role: string;
@@ -17,7 +18,7 @@ export function parseRolesHolders(role: unknown, flags: Record<string, unknown>)
 export const HOLDER_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'user', value: (a) => a.user_id, kind: 'id' },
   { header: 'status', value: (a) => a.status, kind: 'status' },
-  { header: 'expires', value: (a) => a.expires_at ?? 'never', kind: 'time' },
+  EXPIRES_COLUMN,
   { header: 'assigned by', value: (a) => a.assigned_by },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
   { header: 'audit trail id', value: (a) => a.audit_trail_id, kind: 'id', optional: true },

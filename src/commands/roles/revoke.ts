@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { assignmentFields, type RoleRef, resolveRole, roleToGrant } from './shared.js';
+import { assignmentFields, namedNotFound, type RoleRef, resolveRole, roleToGrant } from './shared.js';
 
 export interface RolesRevokeOptions {
   user: string | undefined;
@@ -78,7 +78,10 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     },
     `revoking ${role.name} from ${user}`,
   );
-  const data = await deleted(ctx, platform.roles.revoke(user, role.id), {
+  const revoking = platform.roles.revoke(user, role.id).catch(async (error: unknown) => {
+    throw await namedNotFound(platform, error, user);
+  });
+  const data = await deleted(ctx, revoking, {
     act: 'revoke',
     thing: 'the grant',
     done: 'revoked',

@@ -3,13 +3,15 @@ import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, NotFoundError, SvcError, UsageError } from '../../errors.js';
-import { PermissionDeniedError } from '../../http/errors.js';
+import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
+import { rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import {
   AssignmentExistsError,
   RoleNotFoundError,
   TenantForbiddenError,
   typedError,
+  UserNotFoundError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 
@@ -36,10 +38,24 @@ export const roleFields = (r: Role): Field[] => [
   ['deleted', r.deleted_at, 'time', 'optional'],
 ];
 
+/** A revoked or role-deleted grant has ended whatever its expires_at said. */
+const ended = (a: RoleAssignment): boolean => a.status === 'revoked' || a.status === 'role_deleted';
+
+/**
+ * An assignment's expiry. On a terminal an ended grant shows none ('-'): "in 8 hours" would read as
+ * if it still ran; pipes and JSON keep the API's expires_at.
+ */
+export const EXPIRES_COLUMN: Column<RoleAssignment> = {
+  header: 'expires',
+  value: (a) => a.expires_at ?? 'never',
+  table: (a) => (ended(a) ? null : (a.expires_at ?? 'never')),
+  kind: 'time',
+};
+
 export const ASSIGNMENT_COLUMNS: Array<Column<RoleAssignment>> = [
   { header: 'role', value: (a) => a.role_name },
   { header: 'status', value: (a) => a.status, kind: 'status' },
-  { header: 'expires', value: (a) => a.expires_at ?? 'never', kind: 'time' },
+  EXPIRES_COLUMN,
   { header: 'assigned by', value: (a) => a.assigned_by },
   { header: 'assigned', value: (a) => a.assigned_at, kind: 'time' },
   { header: 'audit trail id', value: (a) => a.audit_trail_id, kind: 'id' },
@@ -54,7 +70,10 @@ export const assignmentFields = (a: RoleAssignment): Field[] => {
     ['status', a.status],
     ['assigned by', a.assigned_by],
     ['assigned', a.assigned_at, 'time'],
-    ['expires', a.expires_at ?? 'never', a.expires_at ? 'time' : 'text'],
+    // An ended grant's expiry is said as the time it was, without "(in 8 hours)".
+    a.expires_at && ended(a)
+      ? ['expires', rfc3339(a.expires_at)]
+      : ['expires', a.expires_at ?? 'never', a.expires_at ? 'time' : 'text'],
     ['justification', a.justification],
     ['audit trail id', a.audit_trail_id],
   ];
@@ -157,6 +176,39 @@ export async function countHolders(platform: Platform, roleId: string): Promise<
     return undefined;
   }
   return count;
+}
+
+/**
+ * A grant, revoke or expiry change answered by a plain 404 ("user nobody not found", "role … not
+ * found": the path names both): which of the two is missing, with where to look for the right
+ * one. One lookup of the user says it (any server answers `svc users ls --id`); when that lookup
+ * fails too, the error is left as it came.
+ */
+export async function namedNotFound(platform: Platform, error: unknown, user: string): Promise<unknown> {
+  if (!(error instanceof ApiNotFoundError) || error.constructor !== ApiNotFoundError) return error;
+  let isUser: boolean;
+  try {
+    isUser = (await platform.users.existing([user])).has(user);
+  } catch (lookup) {
+    if (lookup instanceof InterruptedError || !(lookup instanceof SvcError)) throw lookup;
+    return error;
+  }
+  return typedError(error, isUser ? RoleNotFoundError : UserNotFoundError);
+}
+
+/**
+ * What a change to a role means for its holders, for the line after it: `; its 3 holders lost it`,
+ * `; its 1 holder loses rule.read`, or `none` when nobody holds it; nothing when the count is
+ * unknown (countHolders). `some` gets "its N holder(s)" and whether it is one (for the verb).
+ */
+export function holdersSay(
+  holders: number | undefined,
+  said: { none: string; some: (its: string, one: boolean) => string },
+): string {
+  if (holders === undefined) return '';
+  if (holders === 0) return `; ${said.none}`;
+  const its = `its ${holders.toLocaleString('en')} holder${holders === 1 ? '' : 's'}`;
+  return `; ${said.some(its, holders === 1)}`;
 }
 
 /** The tenant of the profile; bulk runs need it for idempotency keys and journals. */

@@ -1,7 +1,16 @@
 import { Command, Option } from 'commander';
-import { SUBSCRIPTION_TIERS, type SubscriptionTier, TENANT_PAGE } from '../../api/constants.js';
+import {
+  BUILTIN_TENANT_ROLES,
+  ORG_ADMIN,
+  SUBSCRIPTION_TIERS,
+  type SubscriptionTier,
+  TENANT_PAGE,
+} from '../../api/constants.js';
+import { RESERVED_ROLE_PREFIXES, ROLE_NAME_RE } from '../../api/roles.js';
 import type { TenantSummary } from '../../api/schemas/tenants.js';
+import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
@@ -29,10 +38,32 @@ export const TENANT_COLUMNS: Array<Column<TenantSummary>> = [
   { header: 'created', value: (t) => t.created_at, kind: 'time' },
 ];
 
+/** The roles a tenant summary names by themselves: the reference's built-in ones and org_admin. */
+const NAMED_ROLES: readonly string[] = [...BUILTIN_TENANT_ROLES, ORG_ADMIN];
+
+/**
+ * --role: the caller's role in a tenant is a built-in role, org_admin, or a custom role's name. A
+ * value none of those can be (a reserved prefix that names no built-in role, a name no custom
+ * role may take) is refused before the request: the answer would be an empty list that reads as
+ * "you hold it nowhere".
+ */
+function roleFlag(role: string): string {
+  if (NAMED_ROLES.includes(role)) return role;
+  const customName = ROLE_NAME_RE.test(role) && !RESERVED_ROLE_PREFIXES.some((p) => role.startsWith(p));
+  if (customName) return role;
+  const lower = role.toLowerCase();
+  const suggestion = NAMED_ROLES.includes(lower)
+    ? ` (did you mean ${lower}?)`
+    : didYouMean(lower, NAMED_ROLES);
+  throw new UsageError(`--role ${JSON.stringify(role)} is not a role name${suggestion}`, {
+    hint: `give ${NAMED_ROLES.join(', ')}, or a custom role's name`,
+  });
+}
+
 export function parseTenantsLs(flags: Record<string, unknown>): TenantsLsOptions {
   const options: TenantsLsOptions = {
     ...parseListing(flags),
-    role: flags.role === undefined ? undefined : nonEmpty('--role', flags.role),
+    role: flags.role === undefined ? undefined : roleFlag(nonEmpty('--role', flags.role)),
     tier: choiceFlag('--tier', flags.tier, SUBSCRIPTION_TIERS),
   };
   return options;
@@ -43,7 +74,12 @@ export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Pro
   const query = { role: options.role, subscription_tier: options.tier };
   const listing = new Listing<TenantSummary>(options, TENANT_PAGE.max);
   const tenants = listing.items((page) => platform.tenants.list({ ...query, ...page }));
-  await ctx.out.list(tenants, TENANT_COLUMNS, { empty: 'No tenants match.' });
+  const custom = options.role !== undefined && !NAMED_ROLES.includes(options.role);
+  await ctx.out.list(tenants, TENANT_COLUMNS, {
+    empty: custom
+      ? `No tenants match: ${options.role} is not a built-in role, so it matched custom role names exactly, and you hold none by that name.`
+      : 'No tenants match.',
+  });
   const filters = flagWords([
     ['--role', options.role],
     ['--tier', options.tier],
@@ -63,7 +99,12 @@ export function lsCommand(make: MakeContext): Command {
     );
   for (const option of listingOptions('tenants')) command.addOption(option);
   return command
-    .addOption(new Option('--role <role>', 'only tenants where your role is this, e.g. tenant_admin'))
+    .addOption(
+      new Option(
+        '--role <role>',
+        "only tenants where your role is this: a built-in role (e.g. tenant_admin), org_admin or a custom role's name",
+      ),
+    )
     .addOption(
       new Option('--tier <tier>', 'only tenants on this subscription tier').choices(SUBSCRIPTION_TIERS),
     )

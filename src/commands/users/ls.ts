@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { USER_LOOKUP_MAX, type User } from '../../api/schemas/users.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { someNames } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
@@ -35,14 +36,25 @@ export function parseUsersLs(flags: Record<string, unknown>): UsersLsOptions {
 export async function runUsersLs(ctx: Context, options: UsersLsOptions): Promise<void> {
   const platform = await ctx.platform();
   const listing = new Listing<User>(options, USER_PAGE_MAX);
-  const users = listing.items((page) =>
-    platform.users.list({ ...(options.ids.length > 0 ? { id: options.ids } : {}), ...page }),
-  );
-  const shown = await ctx.out.list(users, COLUMNS, {
+  const found = new Set<string>();
+  async function* users(): AsyncGenerator<User> {
+    for await (const user of listing.items((page) =>
+      platform.users.list({ ...(options.ids.length > 0 ? { id: options.ids } : {}), ...page }),
+    )) {
+      found.add(user.id);
+      yield user;
+    }
+  }
+  await ctx.out.list(users(), COLUMNS, {
     empty: options.ids.length > 0 ? 'None of these ids is a user of the tenant.' : 'The tenant has no users.',
   });
-  if (options.ids.length > shown && !ctx.out.isMachine) {
-    ctx.out.info(`${options.ids.length - shown} of ${options.ids.length} ids are not users of the tenant.`);
+  // Named on stderr in every mode (stdout keeps its shape); only once the answer is whole: ids a
+  // --limit left unread are not known to be missing.
+  const missing = listing.next ? [] : options.ids.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    ctx.out.warn(
+      `${missing.length} of ${options.ids.length} ids are not users of the tenant: ${someNames(missing)}`,
+    );
   }
   listing.hintMore(ctx, 'svc users ls');
 }
@@ -53,7 +65,8 @@ export function lsCommand(make: MakeContext): Command {
     .summary('List the users who may hold roles in the tenant')
     .description(
       "The members of the tenant's organisation, by id: the users a role can be granted to.\n" +
-        `With --id (repeatable, at most ${USER_LOOKUP_MAX}) only those that exist are listed: one request checks many ids.`,
+        `With --id (repeatable, at most ${USER_LOOKUP_MAX}) only those that exist are listed: one request checks many ids;\n` +
+        'the ones that are not users of the tenant are named on stderr (a few, then how many more).',
     );
   for (const option of listingOptions('users')) command.addOption(option);
   return command

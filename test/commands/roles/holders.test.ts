@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRolesDelete, runRolesDelete } from '../../../src/commands/roles/delete.js';
 import { parseRolesHolders, runRolesHolders } from '../../../src/commands/roles/holders.js';
 import { runRolesPermissions } from '../../../src/commands/roles/permissions.js';
+import { parseRolesUpdate, runRolesUpdate } from '../../../src/commands/roles/update.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 
 // The tenant admin's journey (issue 13): the permission catalog, who holds a role, every
@@ -148,4 +149,35 @@ describe('svc roles delete', () => {
     const gone = await svc.run(['roles', 'holders', id, '--json']);
     expect(JSON.parse(gone.stdout)).toEqual([]);
   });
+});
+
+describe('svc roles update', () => {
+  it.each([
+    [
+      'permissions added and removed',
+      2,
+      { addPermission: ['exception.read'], removePermission: ['rule.read'] },
+      'its 2 holders gain exception.read and lose rule.read',
+    ],
+    ['a permission added', 1, { addPermission: ['exception.read'] }, 'its 1 holder gains exception.read'],
+    ['a rename', 3, { name: 'NEW' }, 'its 3 holders hold it as NEW now'],
+    [
+      'a permission added to a role nobody holds',
+      0,
+      { addPermission: ['exception.read'] },
+      'nobody holds it',
+    ],
+  ])(
+    'says what %s means for its holders, counted as roles delete counts them',
+    async (_, holders, flags, said) => {
+      const name = `fx-upd-${keys}`;
+      const id = await customRole(name, holders);
+      const renamed = (flags as { name?: string }).name === 'NEW' ? `${name}-new` : undefined;
+      const given = renamed ? { name: renamed } : flags;
+      const { ctx, stderr } = svc.context({ tty: true });
+      await runRolesUpdate(ctx, parseRolesUpdate(name, given));
+      const expected = said.replace('NEW', renamed ?? '');
+      expect(stderr()).toBe(`✓ updated role ${renamed ?? name} (${id}); ${expected}\n`);
+    },
+  );
 });

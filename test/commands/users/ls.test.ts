@@ -33,11 +33,43 @@ describe('svc users ls', () => {
       ['ID           NAME          EMAIL', 'usr_analyst  Analyst User  analyst@acme.example', ''].join('\n'),
     );
     // usr_bruce is a user of another organisation: as absent as an id that does not exist.
-    expect(r.stderr).toBe('2 of 3 ids are not users of the tenant.\n');
-    const json = await svc.run(['users', 'ls', '--id', 'usr_analyst', '--json']);
+    expect(r.stderr).toBe('warning: 2 of 3 ids are not users of the tenant: usr_bruce, usr_nobody\n');
+    const json = await svc.run(['users', 'ls', '--id', 'usr_analyst', '--id', 'usr_bruce', '--json']);
     expect(JSON.parse(json.stdout)).toEqual([
       { id: 'usr_analyst', name: 'Analyst User', email: 'analyst@acme.example' },
     ]);
+    expect(json.stderr).toBe('warning: 1 of 2 ids are not users of the tenant: usr_bruce\n');
+  });
+
+  it.each([
+    ['--ndjson', ['--ndjson']],
+    ['a pipe', []],
+  ])('names a few missing ids and counts the rest (%s); stdout keeps its shape', async (_, mode) => {
+    const missing = Array.from({ length: 8 }, (_, i) => `usr_gone_${i}`);
+    const r = await svc.run([
+      'users',
+      'ls',
+      '--id',
+      'usr_lead',
+      ...missing.flatMap((id) => ['--id', id]),
+      ...mode,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      mode.length > 0
+        ? '{"id":"usr_lead","name":"Lead User","email":"lead@acme.example"}\n'
+        : 'usr_lead\tLead User\tlead@acme.example\n',
+    );
+    expect(r.stderr).toBe(
+      'warning: 8 of 9 ids are not users of the tenant: usr_gone_0, usr_gone_1, usr_gone_2, usr_gone_3, usr_gone_4 and 3 more\n',
+    );
+  });
+
+  it('says nothing about ids a --limit cut off before they could be listed', async () => {
+    const r = await svc.run(['users', 'ls', '--id', 'usr_admin', '--id', 'usr_analyst', '--limit', '1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('usr_admin\tAda Admin\tada@acme.example\n');
+    expect(r.stderr).not.toContain('not users');
   });
 
   it.each([
