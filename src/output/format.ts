@@ -64,15 +64,20 @@ export function relativeTime(value: unknown, nowMs: number): string {
   return relativeFormat.format(count, unit);
 }
 
-/** Masks a credential for display: a short known prefix and the last four characters. */
+/** `1 holder`, `2 holders`, `1,200 deliveries` (with `many` for an irregular plural). */
+export function counted(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
+}
+
 /** A length of time in the unit relativeTime would use, without a direction: "88 minutes", "3 hours". */
 export function timeSpan(ms: number): string {
   const seconds = Math.round(Math.abs(ms) / 1000);
   const [unit, size] = UNITS.find(([, , below]) => seconds < below)!;
   const count = Math.round(seconds / size);
-  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+  return counted(count, unit);
 }
 
+/** Masks a credential for display: a short known prefix and the last four characters. */
 export function maskSecret(secret: string): string {
   if (secret.length <= 12) return '****';
   const prefix = /^(svc_[a-z]+_|eyJ|Bearer )/.exec(secret)?.[0] ?? '';

@@ -4,7 +4,7 @@ import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, NotFoundError, SvcError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
-import { rfc3339 } from '../../output/format.js';
+import { counted, rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import {
   AssignmentExistsError,
@@ -207,7 +207,7 @@ export function holdersSay(
 ): string {
   if (holders === undefined) return '';
   if (holders === 0) return `; ${said.none}`;
-  const its = `its ${holders.toLocaleString('en')} holder${holders === 1 ? '' : 's'}`;
+  const its = `its ${counted(holders, 'holder')}`;
   return `; ${said.some(its, holders === 1)}`;
 }
 

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { resolveTenant } from '../pick.js';
@@ -52,12 +53,12 @@ export async function runTrigger(ctx: Context, options: TriggerOptions): Promise
   const where = options.webhook ?? 'the subscribed webhooks of the tenant';
   if (data.deliveries === 0) {
     ctx.out.warn(
-      `${data.count.toLocaleString('en')} ${options.eventType} event${data.count === 1 ? '' : 's'} emitted, but no enabled webhook subscribes to it: nothing will be delivered`,
+      `${counted(data.count, `${options.eventType} event`)} emitted, but no enabled webhook subscribes to it: nothing will be delivered`,
     );
     return;
   }
   ctx.out.success(
-    `${data.count.toLocaleString('en')} event${data.count === 1 ? '' : 's'} emitted, ${data.deliveries.toLocaleString('en')} deliver${data.deliveries === 1 ? 'y' : 'ies'} to ${where}; follow them with: svc webhooks deliveries ${options.webhook ?? 'WEBHOOK'}`,
+    `${counted(data.count, 'event')} emitted, ${counted(data.deliveries, 'delivery', 'deliveries')} to ${where}; follow them with: svc webhooks deliveries ${options.webhook ?? 'WEBHOOK'}`,
   );
 }
 
