@@ -1,6 +1,7 @@
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
+import { counted } from '../output/format.js';
 import { PROBLEMS_SHOWN, ProblemReport } from '../output/problems.js';
 import type { Platform } from '../platform/index.js';
 import { desiredTenants, unknownTenantRefs } from './desired.js';
@@ -37,7 +38,7 @@ export function failWithProblems(
   report.more(sorted.length - PROBLEMS_SHOWN, 'problems');
   // Every problem, not only the thousand printed: they are in memory already.
   const details = sorted.map((p) => ({ file: label, line: p.line ?? null, message: p.message }));
-  const count = `${sorted.length.toLocaleString('en')} ${sorted.length === 1 ? 'problem' : 'problems'}`;
+  const count = counted(sorted.length, 'problem');
   if (sorted.every((p) => p.forbidden)) {
     // Nothing wrong with the file: the caller lacks access to a tenant it names (exit 4).
     throw new SvcError('forbidden', `${count} in ${label}; ${stage}`, {

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { counted } from '../output/format.js';
 import { PROBLEMS_SHOWN, ProblemReport } from '../output/problems.js';
 
 /** A line of an input file: a good item, or what is wrong with it. */
@@ -26,7 +27,7 @@ export async function checkInput(
   }
   if (bad === 0) return good;
   report.more(bad - PROBLEMS_SHOWN, 'lines with problems');
-  const lines = `${bad.toLocaleString('en')} ${bad === 1 ? 'line' : 'lines'} of ${label} ${bad === 1 ? 'has' : 'have'}`;
+  const lines = `${counted(bad, 'line')} of ${label} ${bad === 1 ? 'has' : 'have'}`;
   throw new UsageError(`${lines} problems; nothing was sent`, {
     code: 'invalid_file',
     hint,
