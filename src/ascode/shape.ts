@@ -1,6 +1,6 @@
 import { DURATION_PATTERN, parseDuration } from '../api/expiry.js';
 import { didYouMean } from '../api/suggest.js';
-import { isSecretField, redactText } from '../http/redact.js';
+import { holdsCredential, isSecretField } from '../http/redact.js';
 import { CONFIG_SCHEMA } from './schema.js';
 import type { Path } from './source.js';
 
@@ -150,7 +150,7 @@ function walk(schema: Schema, value: unknown, path: Path, what: string, out: Sha
 
 /** A value shaped like a secret (`whsec_…`, `svc_sk_…`, a JWT): never in an access file. */
 export function looksSecret(value: string): boolean {
-  return redactText(value) !== value;
+  return holdsCredential(value);
 }
 
 function checkText(schema: Schema, value: string, path: Path, out: ShapeProblem[]): void {
@@ -212,7 +212,9 @@ function checkMap(
 ): void {
   const known = Object.keys(schema.properties ?? {});
   for (const [key, field] of Object.entries(value)) {
-    const fieldSchema = schema.properties?.[key];
+    // Own fields only: `constructor` or `__proto__` would find Object.prototype's members.
+    const fieldSchema =
+      schema.properties && Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
     if (fieldSchema) {
       const inner = fieldSchema.type === 'object' && !fieldSchema.$ref ? `"${key}"` : what;
       walk(fieldSchema, field, [...path, key], inner, out);
@@ -223,7 +225,7 @@ function checkMap(
       out.push({ path: [...path, key], message });
     }
   }
-  const missing = (schema.required ?? []).filter((key) => !(key in value));
+  const missing = (schema.required ?? []).filter((key) => !Object.hasOwn(value, key));
   if (missing.length > 0) {
     out.push({ path, message: `${what} needs ${missing.map((k) => `"${k}"`).join(' and ')}` });
   }

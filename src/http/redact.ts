@@ -108,9 +108,27 @@ const SHAPES: Array<[RegExp, string]> = [
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, MASK],
   [/\b(svc_(?:sk|pk|cs|rt|at)_)[A-Za-z0-9_-]{16,}/g, `$1${MASK}`],
   [/\b(whsec_)[A-Za-z0-9_+/=-]{16,}/g, `$1${MASK}`],
-  // RFC 6750 b64token after the scheme (case-insensitive, as schemes are).
+  // RFC 6750 b64token after the scheme (case-insensitive, as schemes are). Kept last:
+  // holdsCredential uses the shapes above with a stricter one of its own instead.
   [/\b(Bearer|Basic)(\s+)(?!\[redacted\])[A-Za-z0-9\-._~+/]{12,}=*/gi, `$1$2${MASK}`],
 ];
+
+/**
+ * Whether a text holds a credential, for refusing one where it must not be written (an access
+ * file, an export). Stricter than masking about what follows `Bearer`/`Basic`: masking hides any
+ * long word there (a debug trace may show too little, never too much), but refusing "Basic
+ * reconciliation feed" would turn an ordinary description away. A token here has what a
+ * generated one has and an English word has not: a digit, a `+`, `/` or `=`, or a capital after a
+ * small letter (base64 of `user:pass` is `dXNlcjpwYXNz`).
+ */
+export function holdsCredential(text: string): boolean {
+  const shaped = SHAPES.slice(0, -1).some(([shape]) => new RegExp(shape.source).test(text));
+  return shaped || SCHEME_TOKEN.test(text);
+}
+
+/** `Bearer`/`Basic` (any case, as schemes are) and a token with a digit, `+/=` or an inner capital. */
+const SCHEME_TOKEN =
+  /\b(?:[Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])\s+(?=[A-Za-z0-9\-._~+/]*(?:[0-9+/=]|[a-z][A-Z]))[A-Za-z0-9\-._~+/]{12,}=*/;
 
 /** Registered secrets shorter than this are not scrubbed (they would mask ordinary words). */
 const MIN_SECRET_LENGTH = 8;

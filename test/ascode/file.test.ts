@@ -48,6 +48,27 @@ blocks:
 `;
 
 describe('an access file with problems', () => {
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'refuses %s like any other unknown field (JSON and YAML)',
+    (key) => {
+      const fields = 'fields: user, users, role, expires_at, expires_in, justification';
+      const json = `{"version": 1, "blocks": [{"tenants": "acme-treasury", "grants": [{"user": "u", "role": "r", "${key}": 1}]}]}`;
+      expect(problemsOf('a.json', json)).toEqual([`1: "${key}" is not a field of a grant (${fields})`]);
+      const yaml = `version: 1\nblocks:\n  - tenants: acme-treasury\n    grants:\n      - user: u\n        role: r\n        ${key}: 1\n`;
+      expect(problemsOf('a.yaml', yaml)).toEqual([`7: "${key}" is not a field of a grant (${fields})`]);
+    },
+  );
+
+  it('takes an ordinary description that mentions Basic or Bearer, and refuses a real credential after them', () => {
+    const file = (description: string) =>
+      `version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - name: feed\n        permissions: [exception.read]\n        description: ${description}\n`;
+    expect(problemsOf('a.yaml', file('Basic reconciliation feed for the warehouse'))).toEqual([]);
+    expect(problemsOf('a.yaml', file('Bearer instructions are in the runbook'))).toEqual([]);
+    expect(problemsOf('a.yaml', file('use Basic dXNlcjpwYXNz'))).toEqual([
+      '7: "description" looks like a secret; secrets never go in the file: svc apply writes those of new webhooks and OAuth clients to --secret-dir',
+    ]);
+  });
+
   it('reports every problem of a YAML file at its line, with suggestions', () => {
     expect(problemsOf('access.yaml', YAML)).toEqual([
       '3: "grants" must be one of all, listed-roles, none, not "some"',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  holdsCredential,
   MASK,
   redactBody,
   redactDeep,
@@ -228,5 +229,21 @@ describe('redaction by name, shape and value', () => {
     registry.learn({ error: { code: 'some_error_code', message: 'm' } });
     expect(registry.values().sort()).toEqual(['nested-secret-1', 'svc_pk_learned-value']);
     expect(registry.redact('a nested-secret-1 b')).toBe(`a ${MASK} b`);
+  });
+});
+
+describe('holdsCredential: refusing a credential where it must not be written', () => {
+  it.each([
+    ['Basic reconciliation feed for the warehouse', false],
+    ['Bearer instructions: see the runbook', false],
+    ['basic Reconciliation of accounts', false],
+    ['Authorization: Basic dXNlcjpwYXNz', true],
+    ['Bearer 0123456789abcdef', true],
+    ['bearer abcdefghijkl+/', true],
+    ['old key whsec_0123456789abcdefABCDEF was rotated', true],
+    ['token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijklmnop', true],
+    ['svc_sk_0123456789abcdefWXYZ', true],
+  ])('%j → %s', (text, held) => {
+    expect(holdsCredential(text)).toBe(held);
   });
 });
