@@ -1,5 +1,5 @@
 import type { ConfigStore, StoredCredential } from '../config/store.js';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, ConfigError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { controlCharacterIn } from '../system/secret-text.js';
 import { credentialSecrets, type RefreshDeps, refreshingCredentials } from './refresh.js';
@@ -63,6 +63,27 @@ export function envToken(raw: string): string {
 }
 
 /**
+ * A stored secret that cannot go into a header (a hand edit left a line break in it) is named
+ * when that profile's credential is used, not met later as a network error. Only then: the
+ * other profiles in the file still work, and so do the commands that mend this one (a new
+ * login, `logout --no-revoke`, `profiles rm --no-revoke`), which never send it.
+ */
+function refuseUnsendable(path: string, profile: string, stored: StoredCredential): void {
+  for (const key of ['access_token', 'refresh_token', 'client_secret'] as const) {
+    const value = stored[key as keyof StoredCredential];
+    const control = typeof value === 'string' ? controlCharacterIn(value) : undefined;
+    if (control) {
+      throw new ConfigError(
+        `${path}: the credential of profile "${profile}" contains ${control} (in ${key}), so it cannot be sent`,
+        {
+          hint: `log in again with \`svc -p ${profile} login\`, or forget it with \`svc -p ${profile} logout --no-revoke\``,
+        },
+      );
+    }
+  }
+}
+
+/**
  * SVC_TOKEN overrides whatever the profile holds and goes where the user says. A profile logged
  * in with OAuth (and a refresh option given) gets a source that refreshes its tokens; anything
  * else is served as stored. A stored credential is bound to its origin when binding is given.
@@ -76,6 +97,7 @@ export function credentialsFor(
 ): CredentialSource {
   if (env.SVC_TOKEN) return staticCredentials(envToken(env.SVC_TOKEN), 'SVC_TOKEN');
   const stored = store.credential(profile);
+  if (stored) refuseUnsendable(store.credentialsPath, profile, stored);
   let source: CredentialSource;
   if (stored?.type === 'oauth' && refresh)
     source = refreshingCredentials({ ...refresh, store, profile }, stored);

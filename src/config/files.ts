@@ -1,5 +1,4 @@
 import { ConfigError } from '../errors.js';
-import { controlCharacterIn } from '../system/secret-text.js';
 
 /**
  * What a well-formed config.json and credentials.json look like. Every read checks the shape,
@@ -78,11 +77,6 @@ export function checkCredentialsFile(path: string, file: Json): void {
       if (credential[key] !== undefined && typeof credential[key] !== 'string') {
         throw malformed(path, `${JSON.stringify(key)} of ${which} is not a string`);
       }
-    }
-    // A secret that cannot go into a header is named here, not met later as a network error.
-    for (const key of ['access_token', 'refresh_token', 'client_secret']) {
-      const control = typeof credential[key] === 'string' ? controlCharacterIn(credential[key]) : undefined;
-      if (control) throw malformed(path, `${which} contains ${control} (in ${key})`);
     }
     const refused = credential.refresh_refused;
     if (

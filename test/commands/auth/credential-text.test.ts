@@ -37,20 +37,35 @@ describe('a credential holding a control character', () => {
     expect(r).toEqual({ code: 0, stdout: 'svc_pk_abc\n', stderr: '' });
   });
 
-  it('credentials.json holding one is named, with the profile', async () => {
+  it('credentials.json holding one is named when that profile is used; other profiles still work, and logout --no-revoke mends it', async () => {
     mkdirSync(dirs().SVC_CONFIG_DIR, { recursive: true, mode: 0o700 });
     const file = join(dirs().SVC_CONFIG_DIR, 'credentials.json');
     writeFileSync(
       file,
-      JSON.stringify({ profiles: { default: { type: 'token', access_token: 'abc\r\nX-Evil: 1' } } }),
+      JSON.stringify({
+        profiles: {
+          default: { type: 'token', access_token: 'abc\r\nX-Evil: 1' },
+          other: { type: 'token', access_token: 'svc_pk_other', origin: 'http://127.0.0.1:9' },
+        },
+      }),
       { mode: 0o600 },
     );
     const r = await runInProcess(['auth', 'status'], env());
     expect(r).toEqual({
       code: 2,
       stdout: '',
-      stderr: `error: cannot read ${file}: the credential of profile "default" contains a line break (in access_token); fix or remove the file; svc never resets it on its own\n`,
+      stderr: `error: ${file}: the credential of profile "default" contains a line break (in access_token), so it cannot be sent; log in again with \`svc -p default login\`, or forget it with \`svc -p default logout --no-revoke\`\n`,
     });
+    // Another profile in the same file is not held up by it.
+    expect(await runInProcess(['-p', 'other', 'auth', 'token'], env())).toEqual({
+      code: 0,
+      stdout: 'svc_pk_other\n',
+      stderr: '',
+    });
+    // The fix the hint gives works: the credential is forgotten without being sent anywhere.
+    const mended = await runInProcess(['-p', 'default', 'logout', '--no-revoke'], env());
+    expect(mended.code, mended.stderr).toBe(0);
+    expect((await runInProcess(['auth', 'status'], env())).code).toBe(3);
   });
 
   it('--with-token refuses one on standard input', async () => {
