@@ -213,7 +213,7 @@ export function holdersSay(
 
 /** The tenant of the profile; bulk runs need it for idempotency keys and journals. */
 export function requireTenant(ctx: Context): string {
-  const tenant = ctx.settings().values.tenant;
+  const tenant = ctx.profileSettings().values.tenant;
   if (!tenant) {
     throw new UsageError('no tenant: roles belong to a tenant', {
       hint: 'pass --tenant ID, set SVC_TENANT, or `svc config set tenant ID`',

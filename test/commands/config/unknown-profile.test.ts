@@ -20,6 +20,8 @@ describe('an unknown profile', () => {
     'config unset tenant',
     'logout',
     'me',
+    'roles assign --file grants.csv',
+    'roles revoke --file grants.csv',
   ])('svc -p stagng %s: no profile named, did you mean staging?, exit 5', async (command) => {
     const argv = command.split(' ');
     const before = readdirSync(env().SVC_CONFIG_DIR as string).sort();
