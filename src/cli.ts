@@ -1,11 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
-import { closest } from './api/suggest.js';
+import { targetCommand, unknownHelpTopic } from './cli-argv.js';
 import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
+import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { runtimeFor } from './runtime/index.js';
@@ -28,51 +28,6 @@ export function valueFlags(program: Command = rootProgram(SILENT_IO)): string[] 
  */
 export function launcherFacts(): { valueFlags: string[] } {
   return { valueFlags: valueFlags() };
-}
-
-/** The first two words of argv that are not options or option values. */
-function commandWords(argv: string[], valued: readonly string[]): string[] {
-  const takesValue = new Set(valued);
-  const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      if (argv[i + 1] !== undefined) words.push(argv[i + 1]!);
-      break;
-    }
-    if (arg.startsWith('-')) {
-      if (takesValue.has(arg)) i++;
-      continue;
-    }
-    words.push(arg);
-  }
-  return words;
-}
-
-const findEntry = (name: string | undefined) =>
-  COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
-
-/** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
-export function targetCommand(
-  argv: string[],
-  valued: readonly string[] = valueFlags(),
-): CommandEntry | undefined {
-  const words = commandWords(argv, valued);
-  return findEntry(words[0] === 'help' ? words[1] : words[0]);
-}
-
-/**
- * `svc help NAME` for a NAME that is no command: the one line `svc NAME` gets (commander would
- * print the whole top-level help to stderr instead).
- */
-function unknownHelpTopic(argv: string[], valued: readonly string[]): UsageError | undefined {
-  const [first, name] = commandWords(argv, valued);
-  if (first !== 'help' || name === undefined || findEntry(name) || name === 'help') return undefined;
-  const names = COMMANDS.flatMap((entry) => [entry.name, ...(entry.aliases ?? [])]);
-  const match = closest(name, names);
-  return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
-    hint: 'see `svc --help`',
-  });
 }
 
 /**

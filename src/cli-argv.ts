@@ -1,0 +1,51 @@
+import { closest } from './api/suggest.js';
+import { COMMANDS, type CommandEntry } from './commands/manifest.js';
+import { UsageError } from './errors.js';
+
+/**
+ * Reading argv before commander does: which top-level command it names, so the launcher and
+ * runCli load only that command and give it its runtime. `valued` lists the global flags that
+ * take a value (cli.ts valueFlags), so `-p prod roles ls` names roles, not prod.
+ */
+
+/** The first two words of argv that are not options or option values. */
+function commandWords(argv: string[], valued: readonly string[]): string[] {
+  const takesValue = new Set(valued);
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      if (argv[i + 1] !== undefined) words.push(argv[i + 1]!);
+      break;
+    }
+    if (arg.startsWith('-')) {
+      if (takesValue.has(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+  }
+  return words;
+}
+
+const findEntry = (name: string | undefined) =>
+  COMMANDS.find((entry) => entry.name === name || entry.aliases?.includes(name ?? ''));
+
+/** The top-level command named on the command line (`svc [globals] NAME …`, or `svc help NAME`). */
+export function targetCommand(argv: string[], valued: readonly string[]): CommandEntry | undefined {
+  const words = commandWords(argv, valued);
+  return findEntry(words[0] === 'help' ? words[1] : words[0]);
+}
+
+/**
+ * `svc help NAME` for a NAME that is no command: the one line `svc NAME` gets (commander would
+ * print the whole top-level help to stderr instead).
+ */
+export function unknownHelpTopic(argv: string[], valued: readonly string[]): UsageError | undefined {
+  const [first, name] = commandWords(argv, valued);
+  if (first !== 'help' || name === undefined || findEntry(name) || name === 'help') return undefined;
+  const names = COMMANDS.flatMap((entry) => [entry.name, ...(entry.aliases ?? [])]);
+  const match = closest(name, names);
+  return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
+    hint: 'see `svc --help`',
+  });
+}
