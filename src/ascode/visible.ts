@@ -32,6 +32,6 @@ export async function visibleTenants(
 }
 
 /** The one line for a tenant the caller sees but holds no role in. */
-export function seenButNotHeld(ref: string, tenant: TenantSummary): string {
+export function seenButNotHeld(_ref: string, tenant: TenantSummary): string {
   return `you are ${tenant.role} in ${tenant.slug}, which lets you see it but gives no role there; reading its access needs ${NEEDED_TO_READ} (tenant_admin has them)`;
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { findRoleWithDeleted } from '../../platform/role-ref.js';
+import { findRoleByRef } from '../../platform/role-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { roleFields } from './shared.js';
 
@@ -13,7 +13,7 @@ export function parseRolesGet(role: unknown): RolesGetOptions {
 }
 
 export async function runRolesGet(ctx: Context, options: RolesGetOptions): Promise<void> {
-  const role = await findRoleWithDeleted(await ctx.platform(), options.role);
+  const role = await findRoleByRef(await ctx.platform(), options.role, { deleted: true });
   await ctx.out.record(role, roleFields(role));
 }
 

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
-import { findRoleWithDeleted } from '../../platform/role-ref.js';
+import { findRoleByRef } from '../../platform/role-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { EXPIRES_COLUMN } from './shared.js';
 
@@ -27,7 +27,7 @@ export const HOLDER_COLUMNS: Array<Column<RoleAssignment>> = [
 
 export async function runRolesHolders(ctx: Context, options: RolesHoldersOptions): Promise<void> {
   const platform = await ctx.platform();
-  const role = await findRoleWithDeleted(platform, options.role);
+  const role = await findRoleByRef(platform, options.role, { deleted: true });
   const holders = platform.roles.listAllTenantAssignments({
     role_id: role.id,
     limit: 500,

@@ -2,7 +2,7 @@ import { BUILTIN_TENANT_ROLES } from '../../api/constants.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
-import { InterruptedError, NotFoundError, SvcError, UsageError } from '../../errors.js';
+import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
 import { counted, rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
@@ -14,6 +14,7 @@ import {
   UserNotFoundError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
+import { findRoleByRef } from '../../platform/role-ref.js';
 
 /** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
 export const ROLE_COLUMNS: Array<Column<Role>> = [
@@ -118,23 +119,9 @@ export function unknownRole(ref: string, roles: Role[]): string {
   )}`;
 }
 
-/**
- * A role named by id or by name. Built-in ids are their names, so one GET answers those and
- * custom ids; a custom role's name is looked up in the list.
- */
-export async function resolveRole(platform: Platform, ref: string): Promise<Role> {
-  try {
-    return await platform.roles.get(ref);
-  } catch (error) {
-    if (!(error instanceof RoleNotFoundError)) throw error;
-  }
-  const roles = await listRoles(platform);
-  const role = findRole(roles, ref);
-  if (role) return role;
-  throw new NotFoundError(`${unknownRole(ref, roles)} in this tenant`, {
-    hint: 'see `svc roles ls` for the roles of the tenant',
-  });
-}
+/** A live role named by id or by name (platform/role-ref.ts): what a change or a grant names. */
+export const resolveRole = (platform: Platform, ref: string): Promise<Role> =>
+  findRoleByRef(platform, ref, { deleted: false });
 
 /** A role as a grant or revoke names it: its id, and the name to say (the id until the answer names it). */
 export type RoleRef = Pick<Role, 'id' | 'name'>;
