@@ -30,8 +30,9 @@ export interface EndSessionOptions {
 export interface SessionEnd {
   removed: boolean;
   revocation: Revocation | { outcome: 'skipped' };
-  /** What kind of credential was removed, if one was. */
+  /** What kind of credential was removed, if one was, and its token (for the warnings). */
   credential: StoredCredential['type'] | undefined;
+  token: string | undefined;
 }
 
 /** The server could not be asked, or could not answer now: asking again later may succeed. */
@@ -73,7 +74,10 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
       }
     }
     const removed = await options.remove();
-    return { end: { removed, revocation, credential: credential?.type }, refusal: refused };
+    return {
+      end: { removed, revocation, credential: credential?.type, token: credential?.access_token },
+      refusal: refused,
+    };
   });
   if (refusal !== undefined) {
     const reason = refusal instanceof Error ? refusal.message : String(refusal);
@@ -91,7 +95,8 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
 }
 
 /** The warnings that go with a session ended (or not) this way; none for a revoked session. */
-export function warnAboutSession(ctx: Context, end: SessionEnd, token: string | undefined): void {
+export function warnAboutSession(ctx: Context, end: SessionEnd): void {
+  const { token } = end;
   const revocation = end.revocation;
   if (revocation.outcome === 'unsupported') {
     ctx.out.warn(

@@ -15,7 +15,6 @@ export async function runLogout(
 ): Promise<void> {
   const profile = ctx.profileSettings().profile;
   const store = ctx.store();
-  const token = store.credential(profile)?.access_token;
   const end = await endSession(ctx, {
     profile,
     revoke: options.revoke,
@@ -37,7 +36,7 @@ export async function runLogout(
   } else {
     ctx.out.info(`Profile "${profile}" has no stored credential; nothing to do`);
   }
-  warnAboutSession(ctx, end, token);
+  warnAboutSession(ctx, end);
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is still set in your environment');
 }
 

@@ -21,7 +21,6 @@ export async function runProfilesRm(
     `removing profile "${name}"`,
   );
   const store = ctx.store();
-  const token = store.credential(name)?.access_token;
   // Its own settings and API client: the session is revoked at the server it was issued by.
   const target = ctx.forProfile(name);
   try {
@@ -42,7 +41,7 @@ export async function runProfilesRm(
         ? `Removed profile "${name}" (revoked its session at ${new URL(revocation.endpoint).origin})`
         : `Removed profile "${name}"`,
     );
-    warnAboutSession(target, end, token);
+    warnAboutSession(target, end);
   } finally {
     await target.close();
   }
