@@ -11,6 +11,14 @@ interface Words {
   retryHint?: string | (() => string) | undefined;
 }
 
+/**
+ * The counts said before a run's error. With --json the error object is all of stderr (it names
+ * the counts that matter); --ndjson keeps the summary line the contract promises on stderr.
+ */
+function countsBeforeError(ctx: Context, text: string): void {
+  if (ctx.out.mode !== 'json') ctx.out.info(text);
+}
+
 /** "2 of 3 item(s) failed: line 4: user usr_x not found; …" — the first few named. */
 function failed(count: number, total: number, verb: Words, rows: unknown[], what = 'failed'): string {
   const named = rows.map((row) => verb.describe(row as never)).join('; ');
@@ -46,19 +54,15 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     parts.push(`${n(summary.failed)} failed${blocked}`);
   }
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
-  // Before an error: with --json the error object is all of stderr (it names the counts that matter).
-  const note = (text: string) => {
-    if (ctx.out.mode !== 'json') ctx.out.info(text);
-  };
   const resume = `run the same command again to resume (journal ${journal.path})`;
   const of =
     end.total === undefined ? `${n(summary.total)} item(s)` : `${n(summary.total)} of ${n(end.total)}`;
   if (end.closed) {
-    note(line);
+    countsBeforeError(ctx, line);
     throw new StdoutClosedError(`stdout closed after ${of}`, { hint: resume });
   }
   if (summary.stopped) {
-    note(line);
+    countsBeforeError(ctx, line);
     throw new InterruptedError(`interrupted after ${of}`, { hint: resume });
   }
   if (end.single !== undefined) {
@@ -68,7 +72,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     throw end.single;
   }
   if (summary.failed) {
-    note(line);
+    countsBeforeError(ctx, line);
     if (summary.unsettled === 0) journal.remove();
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
     const again = summary.unsettled > 0 ? `fix them and ${resume}` : (hint ?? 'nothing is left to resume');
@@ -100,7 +104,7 @@ export function finishDryRun(
     throw single;
   }
   if (summary.failed) {
-    if (ctx.out.mode !== 'json') ctx.out.info(`dry run: ${counts}`);
+    countsBeforeError(ctx, `dry run: ${counts}`);
     throw new PartialFailureError(failed(summary.failed, summary.total, verb, failures, 'would fail'), {
       hint: 'nothing was changed; fix them before running without --dry-run',
     });
