@@ -161,7 +161,10 @@ export class Journal {
   }
 }
 
-/** A journal is a file: `--journal DIR` is refused with what to give instead. */
+/**
+ * A journal is a file: `--journal DIR`, or `DIR/` for a directory not made yet, is refused with
+ * what to give instead, before anything is created.
+ */
 export function refuseDirectory(path: string): void {
   let directory = false;
   try {
@@ -169,8 +172,10 @@ export function refuseDirectory(path: string): void {
   } catch {
     // absent (a new run) or unreadable (said when it is read)
   }
-  if (directory) {
-    throw new UsageError(`--journal ${path} is a directory; the journal is a file`, {
+  const slash = /[\\/]$/.test(path);
+  if (directory || slash) {
+    const what = directory ? 'is a directory' : 'names a directory';
+    throw new UsageError(`--journal ${path} ${what}; the journal is a file`, {
       hint: `give a file path, e.g. --journal ${join(path, 'svc-journal.ndjson')}`,
     });
   }

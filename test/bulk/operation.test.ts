@@ -277,4 +277,15 @@ describe('runBulkOperation', () => {
       hint: `give a file path, e.g. --journal ${join(dir, 'svc-journal.ndjson')}`,
     });
   });
+
+  it('refuses --journal DIR/ for a directory not made yet, before creating anything', async () => {
+    const dir = join(dirs().SVC_STATE_DIR!, 'not-yet');
+    const r = await run(verb(['ok'], { journal: `${dir}/` }));
+    expect(r.code).toBe(2);
+    expect(r.error).toMatchObject({
+      message: `--journal ${dir}/ names a directory; the journal is a file`,
+      hint: `give a file path, e.g. --journal ${join(dir, 'svc-journal.ndjson')}`,
+    });
+    expect(existsSync(dir)).toBe(false);
+  });
 });
