@@ -133,6 +133,15 @@ export class InterruptedError extends SvcError {
 }
 
 /**
+ * Whether a lookup done only to say more (a count in a prompt, a better hint, the platform's
+ * clock) may go on without its answer: the platform refused or could not answer. Ctrl-C still
+ * stops the command, and an error that is no SvcError is a bug to surface.
+ */
+export function lookupMayFail(error: unknown): error is SvcError {
+  return error instanceof SvcError && !(error instanceof InterruptedError);
+}
+
+/**
  * stdout's reader went away while a command was changing things (`svc roles assign --file F |
  * head -1`): started items finished, nothing new was started. Exit 141, as a shell reports a
  * process killed by SIGPIPE, so the pipeline does not look like a success.

@@ -1,6 +1,6 @@
 import type { Expiry } from '../api/expiry.js';
 import type { Context } from '../context.js';
-import { InterruptedError, SvcError } from '../errors.js';
+import { lookupMayFail } from '../errors.js';
 import { timeSpan } from '../output/format.js';
 import type { Platform } from '../platform/index.js';
 
@@ -21,7 +21,7 @@ export async function expiryAnchor(ctx: Context, platform: Platform, expiry: Exp
     try {
       await platform.me.get();
     } catch (error) {
-      if (error instanceof InterruptedError || !(error instanceof SvcError)) throw error;
+      if (!lookupMayFail(error)) throw error;
     }
   }
   const offset = platform.serverClockOffsetMs;

@@ -1,5 +1,5 @@
 import { didYouMean } from '../api/suggest.js';
-import { NotFoundError, SvcError } from '../errors.js';
+import { lookupMayFail, NotFoundError, SvcError } from '../errors.js';
 import type { Platform } from './index.js';
 
 /**
@@ -83,7 +83,7 @@ async function visibleTenant(platform: Platform, ref: string): Promise<KnownTena
     }
   } catch (error) {
     // Not allowed to list, or the listing failed: the slug is then only known not to be the caller's.
-    if (!(error instanceof SvcError)) throw error;
+    if (!lookupMayFail(error)) throw error;
   }
   return undefined;
 }

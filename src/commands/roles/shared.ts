@@ -2,7 +2,7 @@ import { BUILTIN_TENANT_ROLES } from '../../api/constants.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { Context } from '../../context.js';
-import { InterruptedError, SvcError, UsageError } from '../../errors.js';
+import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
 import { counted, rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
@@ -159,7 +159,7 @@ export async function countHolders(platform: Platform, roleId: string): Promise<
   try {
     for await (const _ of platform.roles.listAllTenantAssignments({ role_id: roleId, limit: 500 })) count++;
   } catch (error) {
-    if (error instanceof InterruptedError || !(error instanceof SvcError)) throw error;
+    if (!lookupMayFail(error)) throw error;
     return undefined;
   }
   return count;
@@ -177,7 +177,7 @@ export async function namedNotFound(platform: Platform, error: unknown, user: st
   try {
     isUser = (await platform.users.existing([user])).has(user);
   } catch (lookup) {
-    if (lookup instanceof InterruptedError || !(lookup instanceof SvcError)) throw lookup;
+    if (!lookupMayFail(lookup)) throw lookup;
     return error;
   }
   return typedError(error, isUser ? RoleNotFoundError : UserNotFoundError);
