@@ -129,6 +129,7 @@ export function seedDemo(state: SandboxState, extraTenants = 0, extraUsers = 0):
       assigned_by: 'system',
       assigned_at: '2024-06-01T00:00:00Z',
       expires_at: null,
+      justification: null,
       request_id: 'seed',
     });
 

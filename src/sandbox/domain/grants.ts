@@ -6,7 +6,7 @@ import type { Principal } from '../types.js';
 import { assignmentView, findUser } from './assignments.js';
 import { heldUntil, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
-import type { Assignment, Tenant, User } from './identity.js';
+import { type Assignment, endMs, type Tenant, type User } from './identity.js';
 import { keepAdministration } from './last-admin.js';
 import type { Role } from './roles.js';
 
@@ -46,9 +46,6 @@ function refuseKeyMinterByKey(principal: Principal, role: Role, change: 'grant' 
       : `API keys cannot change the expiry of ${role.name}: it carries api_key.manage, and keys cannot mint keys; a person must do it`,
   );
 }
-
-const endMs = (expiresAt: string | null) =>
-  expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
 
 /**
  * No one hands out access that outlives their own: a grant, or an expiry moved later, ends no
@@ -130,31 +127,15 @@ export function assignRole(
       },
     ]);
   }
-  const justification = input.justification ?? null;
-  const entry = state.audit.record({
-    tenant_id: tenant.id,
-    action: 'role.assigned',
-    actor: principal.subject,
-    request_id: requestId,
-    target_type: 'user',
-    target_id: user.id,
-    summary: `${role.name} granted to ${user.id} ${until(expiry)}`,
-    user_id: user.id,
-    role_id: role.id,
-    role_name: role.name,
-    expires_at: expiry,
-    justification,
-  });
-  const assignment = identity.addAssignment({
+  const assignment = recordGrant(state, {
     user_id: user.id,
     tenant_id: tenant.id,
     role_id: role.id,
     role_name: role.name,
     assigned_by: principal.subject,
-    assigned_at: entry.at,
     expires_at: expiry,
-    justification,
-    audit_trail_id: entry.id,
+    justification: input.justification ?? null,
+    request_id: requestId,
   });
   return assignmentView(state, assignment, now);
 }
@@ -257,17 +238,22 @@ export function updateAssignment(
 }
 
 /**
- * A grant made outside the API (the demo seed), written as the API writes one: an audit entry
- * first, so the assignment's audit_trail_id names an entry `GET /v1/audit_trail/{id}` finds. (The
- * benchmark control POST /_sandbox/assignments writes no entries, as its description says.)
+ * A grant written down: its audit entry first, then the assignment naming it, so its
+ * audit_trail_id is an entry `GET /v1/audit_trail/{id}` finds. The API's grants (assignRole) and
+ * the demo seed's (with their own assigned_at) are written alike; the benchmark control POST
+ * /_sandbox/assignments writes no entries, as its description says.
  */
 export function recordGrant(
   state: SandboxState,
-  grant: Omit<Assignment, 'audit_trail_id' | 'revoked_at' | 'justification'> & { request_id: string },
-): void {
-  const { request_id, ...assignment } = grant;
+  grant: Omit<Assignment, 'audit_trail_id' | 'revoked_at' | 'assigned_at'> & {
+    request_id: string;
+    /** When it was made; the sandbox clock's now when left out. */
+    assigned_at?: string;
+  },
+): Assignment {
+  const { request_id, assigned_at, ...assignment } = grant;
   const entry = state.audit.record({
-    at: grant.assigned_at,
+    ...(assigned_at === undefined ? {} : { at: assigned_at }),
     tenant_id: grant.tenant_id,
     action: 'role.assigned',
     actor: grant.assigned_by,
@@ -279,6 +265,7 @@ export function recordGrant(
     role_id: grant.role_id,
     role_name: grant.role_name,
     expires_at: grant.expires_at,
+    justification: grant.justification ?? null,
   });
-  state.identity.addAssignment({ ...assignment, justification: null, audit_trail_id: entry.id });
+  return state.identity.addAssignment({ ...assignment, assigned_at: entry.at, audit_trail_id: entry.id });
 }

@@ -1,10 +1,7 @@
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import { DomainError } from './errors.js';
-import type { Assignment, Tenant } from './identity.js';
-
-const endMs = (expiresAt: string | null) =>
-  expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
+import { type Assignment, endMs, type Tenant } from './identity.js';
 
 /**
  * A change cannot make a tenant's administration end sooner. The administration ends when the
