@@ -4,6 +4,7 @@ import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { assignmentView, findUser } from './assignments.js';
+import type { AuditEntry } from './audit-trail.js';
 import { heldUntil, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import { type Assignment, endMs, type Tenant, type User } from './identity.js';
@@ -160,19 +161,7 @@ export function revokeRole(
     throw new DomainError('assignment_not_found', `${user.id} does not hold ${role.name} in this tenant`);
   requireHeld(state, principal, tenant.id, role.permissions, GRANT);
   keepAdministration(state, tenant, active, { revoke: true }, now);
-  const entry = state.audit.record({
-    tenant_id: tenant.id,
-    action: 'role.revoked',
-    actor: principal.subject,
-    request_id: requestId,
-    target_type: 'user',
-    target_id: user.id,
-    summary: `${role.name} revoked from ${user.id}`,
-    user_id: user.id,
-    role_id: role.id,
-    role_name: role.name,
-    expires_at: active.expires_at,
-  });
+  const entry = recordRevocation(state, active, role, { actor: principal.subject, request_id: requestId });
   identity.revokeAssignment(active, principal.subject, entry.id);
   return assignmentView(state, active, now);
 }
@@ -268,4 +257,31 @@ export function recordGrant(
     justification: grant.justification ?? null,
   });
   return state.identity.addAssignment({ ...assignment, assigned_at: entry.at, audit_trail_id: entry.id });
+}
+
+/**
+ * The audit entry of a grant that ends before its time: revoked (revokeRole), or ended with its
+ * role (`reason: role_deleted`, role-admin.ts deleteRole) — one role.revoked entry naming the
+ * user either way, so the user's own history says they lost it.
+ */
+export function recordRevocation(
+  state: SandboxState,
+  grant: Assignment,
+  role: Pick<Role, 'id' | 'name'>,
+  by: { actor: string; request_id: string },
+  reason?: 'role_deleted',
+): AuditEntry {
+  return state.audit.record({
+    tenant_id: grant.tenant_id,
+    action: 'role.revoked',
+    ...by,
+    target_type: 'user',
+    target_id: grant.user_id,
+    summary: `${role.name} revoked from ${grant.user_id}${reason ? ': the role was deleted' : ''}`,
+    user_id: grant.user_id,
+    role_id: role.id,
+    role_name: role.name,
+    expires_at: grant.expires_at,
+    ...(reason ? { reason } : {}),
+  });
 }

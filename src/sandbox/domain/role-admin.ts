@@ -3,6 +3,7 @@ import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { requireHeld } from './authorization.js';
 import { notFound } from './errors.js';
+import { recordRevocation } from './grants.js';
 import type { Tenant } from './identity.js';
 import type { Role } from './roles.js';
 
@@ -102,20 +103,7 @@ export function deleteRole(
   audit(state, tenant, 'deleted', role, principal.subject, requestId);
   // Each holder lost the role: an entry naming the user, so their own history says so.
   for (const a of ended) {
-    state.audit.record({
-      tenant_id: tenant.id,
-      action: 'role.revoked',
-      actor: principal.subject,
-      request_id: requestId,
-      target_type: 'user',
-      target_id: a.user_id,
-      summary: `${role.name} revoked from ${a.user_id}: the role was deleted`,
-      user_id: a.user_id,
-      role_id: role.id,
-      role_name: role.name,
-      expires_at: a.expires_at,
-      reason: 'role_deleted',
-    });
+    recordRevocation(state, a, role, { actor: principal.subject, request_id: requestId }, 'role_deleted');
   }
   return role;
 }
