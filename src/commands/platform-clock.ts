@@ -1,4 +1,4 @@
-import type { Expiry } from '../api/expiry.js';
+import type { Anchor, Expiry } from '../api/expiry.js';
 import type { Context } from '../context.js';
 import { lookupMayFail } from '../errors.js';
 import { timeSpan } from '../output/format.js';
@@ -20,18 +20,27 @@ export function platformTime(platform: Platform, machineMs: number): number {
   return machineMs + offset;
 }
 
-/**
- * The time a run's durations count from: `ms`, the platform's time when the run (first) started
- * at `machineMs` on this machine's clock. `use()` gives it for counting a duration; the first use
- * says, in one stderr line, that `what` (e.g. "--expires-in was") counted from the platform's
- * time when the two differ by more than CLOCK_SKEW_MS. Nothing is said when no duration is counted.
- */
-export interface Anchor {
-  readonly ms: number;
-  use(): number;
-}
+/** What an access file's durations are, in runAnchor's warning (svc plan, svc apply -f). */
+export const ACCESS_FILE_DURATIONS = 'durations (expires_in) were';
 
-export function anchorAt(ctx: Context, ms: number, machineMs: number, what: string): Anchor {
+/** Whole seconds: the API's times have second precision. */
+const wholeSeconds = (compute: () => number) => Math.floor(compute() / 1000) * 1000;
+
+/**
+ * The anchor of a run that started at `machineMs` on this machine's clock: the platform's time
+ * then (platformTime), or what `keep` makes of it (a bulk run's journal keeps its first start's,
+ * so a resumed run counts from the same time). The first use() says, in one stderr line, that
+ * `what` (e.g. "--expires-in was") counted from the platform's time when it differs from this
+ * machine's by more than CLOCK_SKEW_MS; nothing is said when no duration is counted.
+ */
+export function runAnchor(
+  ctx: Context,
+  platform: Platform,
+  machineMs: number,
+  what: string,
+  keep: (compute: () => number) => number = wholeSeconds,
+): Anchor {
+  const ms = keep(() => platformTime(platform, machineMs));
   let said = false;
   return {
     ms,
@@ -48,20 +57,19 @@ export function anchorAt(ctx: Context, ms: number, machineMs: number, what: stri
   };
 }
 
-/** Makes sure the platform's clock is known: one cheap GET /v1/me when no answer has told it yet. */
-export async function learnPlatformClock(platform: Platform): Promise<void> {
-  if (platform.serverClockOffsetMs !== undefined) return;
-  try {
-    await platform.me.get();
-  } catch (error) {
-    if (!lookupMayFail(error)) throw error;
-  }
-}
-
-/** The time a single grant's --expires-in counts from (see platformTime and anchorAt). */
+/**
+ * The time a single grant's --expires-in counts from (runAnchor). The platform's clock comes from
+ * an answer the command already had (a role lookup), else from one cheap GET /v1/me; without it
+ * (no Date header, the look refused), this machine's clock is used.
+ */
 export async function expiryAnchor(ctx: Context, platform: Platform, expiry: Expiry): Promise<number> {
   if (expiry.kind !== 'in') return ctx.clock.now();
-  await learnPlatformClock(platform);
-  const now = ctx.clock.now();
-  return anchorAt(ctx, platformTime(platform, now), now, '--expires-in was').use();
+  if (platform.serverClockOffsetMs === undefined) {
+    try {
+      await platform.me.get();
+    } catch (error) {
+      if (!lookupMayFail(error)) throw error;
+    }
+  }
+  return runAnchor(ctx, platform, ctx.clock.now(), '--expires-in was', (compute) => compute()).use();
 }

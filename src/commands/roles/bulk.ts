@@ -1,4 +1,4 @@
-import { describeExpiry } from '../../api/expiry.js';
+import { type Anchor, describeExpiry } from '../../api/expiry.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { checkInput } from '../../bulk/check.js';
 import { snapshotInput } from '../../bulk/input.js';
@@ -11,7 +11,7 @@ import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/e
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
-import { type Anchor, anchorAt, platformTime } from '../platform-clock.js';
+import { platformTime, runAnchor } from '../platform-clock.js';
 import {
   type BulkKind,
   COLUMN_LIST,
@@ -90,11 +90,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
     // header), kept in the journal: a resumed run and a dry run count durations the same way.
     let anchor: Anchor | undefined;
     const rulesAt = (run: RunIdentity, journal: Journal): RowRules => {
-      anchor ??= anchorAt(
-        ctx,
-        journal.anchor(() => platformTime(platform, run.startedAtMs)),
-        run.startedAtMs,
-        'durations (expires_in, --expires-in) were',
+      anchor ??= runAnchor(ctx, platform, run.startedAtMs, 'durations (expires_in, --expires-in) were', (c) =>
+        journal.anchor(c),
       );
       const used = anchor;
       return {
