@@ -93,6 +93,15 @@ export function parseTime(raw: string, nowMs: number): Parsed<Expiry> {
   return { ok: true, value: { kind: 'at', ms } };
 }
 
+/**
+ * The time a run's durations count from (`ms`); `use()` gives it when a duration is counted from
+ * it, so the command can say where it comes from (src/commands/platform-clock.ts) only then.
+ */
+export interface Anchor {
+  readonly ms: number;
+  use(): number;
+}
+
 /** The expires_at an expiry gives when counted from `anchorMs`; null for a permanent grant. */
 export function expiresAt(expiry: Expiry, anchorMs: number): string | null {
   if (expiry.kind === 'never') return null;

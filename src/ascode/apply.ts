@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Chalk } from 'chalk';
-import type { RunIdentity } from '../bulk/journal.js';
+import type { Anchor } from '../api/expiry.js';
+import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
 import type { BulkItem } from '../bulk/runner.js';
 import type { Context } from '../context.js';
@@ -35,6 +36,11 @@ export interface ApplyOptions {
   journal: string | undefined;
   /** Asks on a terminal, or needs --yes (the command's confirmDestructive). */
   confirm: (question: string, refusal: string) => Promise<void>;
+  /**
+   * The time an access file's durations count from, for the run `run` (the command's: the
+   * platform's clock), kept by `journal` so a resumed run that plans again counts the same.
+   */
+  anchor: (platform: Platform, run: RunIdentity, journal: Journal) => Anchor;
 }
 
 interface Row {
@@ -105,7 +111,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       journalPath = journal.path;
       const kept = `${journal.path}.plan.json`;
       if (source && !(run.resumed && existsSync(kept))) {
-        doc = (await computePlan(ctx, async () => platform, source, run.startedAtMs)).document;
+        const anchor = (p: Platform) => options.anchor(p, run, journal);
+        doc = (await computePlan(ctx, async () => platform, source, anchor)).document;
         source = undefined; // the file's value is not needed once planned: let it go
         keepPlan(kept, doc);
         steps = planSteps(doc, options.prune);

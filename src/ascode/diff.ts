@@ -20,6 +20,8 @@ export interface DiffInput {
   manage: Manage;
   /** Relative expiries (`expires_in`) count from here: the plan's time, or the run's first start. */
   anchorMs: number;
+  /** Said when a grant counts a duration from anchorMs (the command's word on whose clock it is). */
+  onDuration?: () => void;
 }
 
 export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Problem[] } {
@@ -71,6 +73,7 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
 
   const listedRoles = new Set([...desired.roles.keys(), ...[...desired.grants.values()].map((g) => g.role)]);
   for (const [name, grant] of desired.grants) {
+    if (grant.expiry.kind === 'in') input.onDuration?.();
     const change = diffGrant(grant, live.grants.get(name), live, roleCreations, input.anchorMs, problems);
     if (change) changes.push(change);
   }

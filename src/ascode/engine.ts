@@ -1,3 +1,4 @@
+import type { Anchor } from '../api/expiry.js';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
@@ -108,7 +109,8 @@ export async function computePlan(
   ctx: Context,
   getPlatform: () => Promise<Platform>,
   checked: CheckedFile,
-  anchorMs: number,
+  /** The time durations count from, asked once the platform has been read (its clock is known then). */
+  anchorFor: (platform: Platform) => Anchor,
 ): Promise<ComputedPlan> {
   const { source, shape } = checked;
   // Every problem at once: what is well formed is checked on, as far as it goes.
@@ -116,8 +118,10 @@ export async function computePlan(
   problems.push(...shape.map((p) => ({ line: source.line(p.path), message: p.message })));
   source.release();
   let read: Awaited<ReturnType<typeof readPlatform>>;
+  let platform: Platform;
   try {
-    read = await readPlatform(ctx, await getPlatform(), file, problems);
+    platform = await getPlatform();
+    read = await readPlatform(ctx, platform, file, problems);
   } catch (error) {
     // Offline (a lint step, a server down, no credential): the file's own problems still count.
     if (problems.length === 0 || ctx.signal.aborted) throw error;
@@ -132,12 +136,14 @@ export async function computePlan(
   const { me, tenants, desired, live } = read;
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was compared or changed');
   const planned: PlanTenant[] = [];
+  const anchor = anchorFor(platform);
   for (const tenant of tenants) {
     const diff = diffTenant({
       desired: desired.get(tenant.id)!,
       live: live.get(tenant.id)!,
       manage: file.manage,
-      anchorMs,
+      anchorMs: anchor.ms,
+      onDuration: () => anchor.use(),
     });
     problems.push(...diff.problems);
     if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);
@@ -152,7 +158,7 @@ export async function computePlan(
       base_url: ctx.settings().values.base_url ?? '',
       file: { path: file.label, sha256: file.sha256 },
       manage: file.manage,
-      anchor: isoSeconds(anchorMs),
+      anchor: isoSeconds(anchor.ms),
       summary: summarize(planned),
       tenants: planned,
     },

@@ -47,6 +47,8 @@ export class Journal {
   readonly #recorded = new Set<string>();
   readonly #failures = new Map<string, number>();
   readonly #now: () => number;
+  /** When the run's durations count from (see anchor()), once known. */
+  #anchorMs: number | undefined;
   #started: boolean;
   /** Kept open while items are recorded (one write per item, no open/close each time). */
   #fd: number | undefined;
@@ -77,7 +79,7 @@ export class Journal {
       return new Journal(path, operation, { runId: randomUUID(), startedAtMs: started, resumed: false }, now);
     }
     const [first, ...rest] = text.split('\n');
-    let header: { operation?: unknown; run_id?: unknown; started_at?: unknown } | undefined;
+    let header: { operation?: unknown; run_id?: unknown; started_at?: unknown; anchor?: unknown } | undefined;
     try {
       header = JSON.parse(first ?? '');
     } catch {
@@ -90,6 +92,9 @@ export class Journal {
       });
     }
     const journal = new Journal(path, operation, { runId: header.run_id, startedAtMs, resumed: true }, now);
+    const anchorMs = typeof header.anchor === 'string' ? Date.parse(header.anchor) : Number.NaN;
+    // A journal written before svc kept the anchor: its durations counted from its start.
+    journal.#anchorMs = Number.isNaN(anchorMs) ? startedAtMs : anchorMs;
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
@@ -113,9 +118,21 @@ export class Journal {
       operation: this.operation,
       run_id: this.run.runId,
       started_at: isoSeconds(this.run.startedAtMs),
+      ...(this.#anchorMs === undefined ? {} : { anchor: isoSeconds(this.#anchorMs) }),
     };
     appendFileSync(this.path, `${JSON.stringify(header)}\n`, { mode: 0o600 });
     this.#started = true;
+  }
+
+  /**
+   * The time the run's durations (expires_in) count from, fixed at its first start so that a
+   * resumed run (and its dry run) counts the same: a new run's is `compute()` (the platform's time
+   * at its start, whole seconds), written in the journal's first line by start(), so it is asked
+   * before; a resumed run's is read from there.
+   */
+  anchor(compute: () => number): number {
+    this.#anchorMs ??= Math.floor(compute() / 1000) * 1000;
+    return this.#anchorMs;
   }
 
   has(key: string): boolean {

@@ -1,4 +1,4 @@
-import type { Expiry } from '../api/expiry.js';
+import type { Anchor, Expiry } from '../api/expiry.js';
 import type { Context } from '../context.js';
 import { lookupMayFail } from '../errors.js';
 import { timeSpan } from '../output/format.js';
@@ -8,12 +8,59 @@ import type { Platform } from '../platform/index.js';
 export const CLOCK_SKEW_MS = 60_000;
 
 /**
- * The time a relative expiry (--expires-in) is counted from. Grants expire on the platform's
- * clock, so when it differs from this machine's by more than a minute (a machine whose clock is
- * wrong, a sandbox whose clock was moved) the platform's time is used, and one stderr line says
- * so. The platform's time comes from the Date header of an answer this command already had (a
- * role lookup), else from one cheap GET /v1/me; without it (no Date header, the look refused),
- * this machine's clock is used, as before.
+ * Grants expire on the platform's clock, so durations (--expires-in, a bulk file's or an access
+ * file's expires_in) count from the platform's time when it differs from this machine's by more
+ * than a minute (a machine whose clock is wrong, a sandbox whose clock was moved). The platform's
+ * time comes from the Date header of an answer the command already had (HttpClient keeps the
+ * offset); without one (no Date header), this machine's clock is used, as before.
+ */
+export function platformTime(platform: Platform, machineMs: number): number {
+  const offset = platform.serverClockOffsetMs;
+  if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_MS) return machineMs;
+  return machineMs + offset;
+}
+
+/** What an access file's durations are, in runAnchor's warning (svc plan, svc apply -f). */
+export const ACCESS_FILE_DURATIONS = 'durations (expires_in) were';
+
+/** Whole seconds: the API's times have second precision. */
+const wholeSeconds = (compute: () => number) => Math.floor(compute() / 1000) * 1000;
+
+/**
+ * The anchor of a run that started at `machineMs` on this machine's clock: the platform's time
+ * then (platformTime), or what `keep` makes of it (a bulk run's journal keeps its first start's,
+ * so a resumed run counts from the same time). The first use() says, in one stderr line, that
+ * `what` (e.g. "--expires-in was") counted from the platform's time when it differs from this
+ * machine's by more than CLOCK_SKEW_MS; nothing is said when no duration is counted.
+ */
+export function runAnchor(
+  ctx: Context,
+  platform: Platform,
+  machineMs: number,
+  what: string,
+  keep: (compute: () => number) => number = wholeSeconds,
+): Anchor {
+  const ms = keep(() => platformTime(platform, machineMs));
+  let said = false;
+  return {
+    ms,
+    use() {
+      const offset = ms - machineMs;
+      if (!said && Math.abs(offset) > CLOCK_SKEW_MS) {
+        said = true;
+        ctx.out.warn(
+          `the platform's clock is ${timeSpan(offset)} ${offset > 0 ? 'ahead of' : 'behind'} this machine's; ${what} counted from the platform's time`,
+        );
+      }
+      return ms;
+    },
+  };
+}
+
+/**
+ * The time a single grant's --expires-in counts from (runAnchor). The platform's clock comes from
+ * an answer the command already had (a role lookup), else from one cheap GET /v1/me; without it
+ * (no Date header, the look refused), this machine's clock is used.
  */
 export async function expiryAnchor(ctx: Context, platform: Platform, expiry: Expiry): Promise<number> {
   if (expiry.kind !== 'in') return ctx.clock.now();
@@ -24,10 +71,5 @@ export async function expiryAnchor(ctx: Context, platform: Platform, expiry: Exp
       if (!lookupMayFail(error)) throw error;
     }
   }
-  const offset = platform.serverClockOffsetMs;
-  if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_MS) return ctx.clock.now();
-  ctx.out.warn(
-    `the platform's clock is ${timeSpan(offset)} ${offset > 0 ? 'ahead of' : 'behind'} this machine's; --expires-in was counted from the platform's time`,
-  );
-  return ctx.clock.now() + offset;
+  return runAnchor(ctx, platform, ctx.clock.now(), '--expires-in was', (compute) => compute()).use();
 }

@@ -39,6 +39,28 @@ describe('Journal', () => {
     expect([...again.finished()]).toEqual([{ id: 1 }]);
   });
 
+  it("keeps the run's anchor (its durations' start, on the platform's clock) in its first line; an older journal's is its start", () => {
+    const path = join(dir(), 'j.ndjson');
+    const j = Journal.load(path, 'op-1', now);
+    expect(j.anchor(() => NOW + 7_200_400)).toBe(NOW + 7_200_000);
+    expect(j.anchor(() => 0)).toBe(NOW + 7_200_000);
+    j.start();
+    expect(JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!).anchor).toBe(
+      new Date(NOW + 7_200_000).toISOString().replace('.000', ''),
+    );
+    // Resumed later, on a platform whose clock moved again: the same anchor.
+    expect(Journal.load(path, 'op-1', () => NOW + 999_000).anchor(() => NOW + 9_999_000)).toBe(
+      NOW + 7_200_000,
+    );
+    writeFileSync(
+      path,
+      `{"journal":2,"operation":"op-1","run_id":"r","started_at":"2026-01-15T12:00:00Z"}\n`,
+    );
+    expect(Journal.load(path, 'op-1', now).anchor(() => NOW + 7_200_000)).toBe(
+      Date.parse('2026-01-15T12:00:00Z'),
+    );
+  });
+
   it('refuses another operation, and a journal without a run', () => {
     const path = join(dir(), 'j.ndjson');
     Journal.load(path, 'op-1', now).start();

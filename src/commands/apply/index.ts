@@ -4,8 +4,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { BULK_CONCURRENCY, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { ACCESS_FILE_DURATIONS as DURATIONS, runAnchor } from '../platform-clock.js';
 
-export type ApplyFlags = Omit<ApplyOptions, 'confirm'>;
+export type ApplyFlags = Omit<ApplyOptions, 'confirm' | 'anchor'>;
 
 export function parseApply(plan: unknown, flags: Record<string, unknown>): ApplyFlags {
   if (plan !== undefined && flags.file !== undefined) {
@@ -28,6 +29,8 @@ export async function runApply(ctx: Context, options: ApplyFlags): Promise<void>
   await applyPlan(ctx, {
     ...options,
     confirm: (question, refusal) => confirmDestructive(ctx, question, refusal),
+    anchor: (platform, run, journal) =>
+      runAnchor(ctx, platform, run.startedAtMs, DURATIONS, (compute) => journal.anchor(compute)),
   });
 }
 

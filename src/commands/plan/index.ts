@@ -6,9 +6,11 @@ import { planLines, planRows, summaryLine } from '../../ascode/render.js';
 import { withCompactHeap } from '../../bulk/heap.js';
 import type { Context } from '../../context.js';
 import { ChangesPendingError, UsageError } from '../../errors.js';
+import type { Platform } from '../../platform/index.js';
 import { readInputBytes } from '../../system/input.js';
 import { writeFileWhole } from '../../system/output-file.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { ACCESS_FILE_DURATIONS, runAnchor } from '../platform-clock.js';
 
 export interface PlanOptions {
   file: string;
@@ -37,7 +39,8 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   }
   const bytes = await readInputBytes(options.file, ctx.io.stdin, '-f');
   const label = options.file === '-' ? 'stdin' : options.file;
-  const anchor = Math.floor(ctx.clock.now() / 1000) * 1000;
+  const startedAt = Math.floor(ctx.clock.now() / 1000) * 1000;
+  const anchor = (platform: Platform) => runAnchor(ctx, platform, startedAt, ACCESS_FILE_DURATIONS);
   // The file is read and checked before the platform (or a credential) is needed.
   const { document } = await withCompactHeap(async () =>
     computePlan(ctx, () => ctx.platform(), readFile(ctx, label, bytes), anchor),

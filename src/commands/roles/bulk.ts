@@ -1,7 +1,8 @@
-import { describeExpiry } from '../../api/expiry.js';
+import { type Anchor, describeExpiry } from '../../api/expiry.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { checkInput } from '../../bulk/check.js';
 import { snapshotInput } from '../../bulk/input.js';
+import type { Journal, RunIdentity } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
@@ -10,6 +11,7 @@ import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/e
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
+import { platformTime, runAnchor } from '../platform-clock.js';
 import {
   type BulkKind,
   COLUMN_LIST,
@@ -84,13 +86,23 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
   try {
     const roles: Role[] = [];
     for await (const role of platform.roles.listAll({ limit: 200 })) roles.push(role);
-    const rulesAt = (startedAtMs: number) => ({
-      kind,
-      roles,
-      defaults: options.defaults,
-      anchorMs: startedAtMs,
-      nowMs: ctx.clock.now(),
-    });
+    // One anchor for the run, on the platform's clock (learned from the role listing's Date
+    // header), kept in the journal: a resumed run and a dry run count durations the same way.
+    let anchor: Anchor | undefined;
+    const rulesAt = (run: RunIdentity, journal: Journal): RowRules => {
+      anchor ??= runAnchor(ctx, platform, run.startedAtMs, 'durations (expires_in, --expires-in) were', (c) =>
+        journal.anchor(c),
+      );
+      const used = anchor;
+      return {
+        kind,
+        roles,
+        defaults: options.defaults,
+        anchorMs: used.ms,
+        onDuration: () => used.use(),
+        nowMs: platformTime(platform, ctx.clock.now()),
+      };
+    };
     const { expiry, justification } = options.defaults;
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
@@ -107,14 +119,14 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       // With --extend an ok row was granted, or had its expiry moved: the summary says both.
       words:
         options.extend && kind === 'assign' ? { ...WORDS.assign, done: 'granted or extended' } : WORDS[kind],
-      prepare: (run) =>
+      prepare: (run, journal) =>
         checkInput(
           ctx,
           input.label,
-          fileRows(input.path, input.name, rulesAt(run.startedAtMs), { duplicates: true }),
+          fileRows(input.path, input.name, rulesAt(run, journal), { duplicates: true }),
           `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
         ),
-      items: (run) => items(input.path, input.name, rulesAt(run.startedAtMs)),
+      items: (run, journal) => items(input.path, input.name, rulesAt(run, journal)),
       work: kind === 'assign' ? grant(platform, options.extend === true) : revoke(platform),
       plan: plan(platform, kind, options.extend === true),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => ({

@@ -37,8 +37,14 @@ export interface RowRules {
   kind: BulkKind;
   roles: Role[];
   defaults: RowDefaults;
-  /** Relative expiries count from here: now, or the first run's start when resuming. */
+  /**
+   * Relative expiries count from here: the run's first start, on the platform's clock when it
+   * differs from this machine's (src/commands/platform-clock.ts); kept in the journal for a resume.
+   */
   anchorMs: number;
+  /** Said when a row counts a duration from anchorMs (the one warning of a platform clock that differs). */
+  onDuration?: () => void;
+  /** The platform's time now. */
   nowMs: number;
 }
 
@@ -129,6 +135,7 @@ function rowExpiry(
     messages.push(`missing expiry: set expires_in (${DURATION_FORMS} or never) or expires_at`);
   }
   if (!expiry) return undefined;
+  if (expiry.kind === 'in') options.onDuration?.();
   const at = cached(options, expiry, (e) => expiresAt(e, options.anchorMs));
   if (expiry.kind === 'in' && at !== null && Date.parse(at) <= options.nowMs) {
     messages.push(

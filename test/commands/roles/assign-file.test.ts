@@ -505,21 +505,6 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     });
   });
 
-  it('a resumed run whose relative expiry has passed since its first start is refused before anything is sent', async () => {
-    const { path } = await grantsFile([
-      [bulkUser(1700), '30m', 'a'],
-      ['usr_ghost', '30m', 'b'],
-    ]);
-    const clock = fixedClock();
-    expect((await svc.run(['roles', 'assign', '--file', path], { clock })).code).toBe(7);
-    clock.ms += H;
-    const r = await svc.run(['roles', 'assign', '--file', path], { clock });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(
-      `${path}:2: expires_in 30m, counted from the first run of this file at ${isoSeconds(clock.ms - H)}, has passed; remove the journal to start over\n`,
-    );
-  });
-
   it('under a rate limit (429 with Retry-After) every worker slows down and every row is granted once', async () => {
     // 4 requests a second against 8 workers: the first burst is over the limit however slow the
     // machine. svc's waits are virtual and move the sandbox's clock, which refills the bucket,
