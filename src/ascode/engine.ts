@@ -8,7 +8,7 @@ import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
 import { type LiveTenant, readLive, type TenantInfo } from './live.js';
-import { refuseSelf } from './lockout.js';
+import { refuseLastAdmin, refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
 import { PLAN_FORMAT, type PlanDocument, type PlanTenant, summarize } from './plan.js';
 import { checkReferences } from './references.js';
@@ -141,6 +141,7 @@ export async function computePlan(
     });
     problems.push(...diff.problems);
     if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);
+    refuseLastAdmin(live.get(tenant.id)!, diff.tenant.changes, ctx.clock.now());
     planned.push(diff.tenant);
   }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');

@@ -10,6 +10,7 @@ import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/e
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
+import { RowsForecast } from './last-admin.js';
 import {
   type BulkKind,
   COLUMN_LIST,
@@ -92,6 +93,10 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       nowMs: ctx.clock.now(),
     });
     const { expiry, justification } = options.defaults;
+    // A dry run predicts the platform's last-tenant-admin rule over the rows, in file order.
+    const forecast = options.dryRun
+      ? new RowsForecast(ctx, platform, kind, options.extend === true, tenant)
+      : undefined;
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
       identity: [
@@ -114,9 +119,9 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
           fileRows(input.path, input.name, rulesAt(run.startedAtMs), { duplicates: true }),
           `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
         ),
-      items: (run) => items(input.path, input.name, rulesAt(run.startedAtMs)),
+      items: (run) => items(input.path, input.name, rulesAt(run.startedAtMs), forecast),
       work: kind === 'assign' ? grant(platform, options.extend === true) : revoke(platform),
-      plan: plan(platform, kind, options.extend === true),
+      plan: plan(platform, kind, options.extend === true, forecast),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => ({
         line: data.line,
         // A held role whose expiry moves is planned as `extend`, whatever the verb's own word.
@@ -149,9 +154,15 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
 }
 
 /** The rows of the checked file, read again as a stream; a row's line is its key in the run. */
-async function* items(path: string, name: string, rules: RowRules): AsyncGenerator<BulkItem<Row>> {
+async function* items(
+  path: string,
+  name: string,
+  rules: RowRules,
+  forecast?: RowsForecast,
+): AsyncGenerator<BulkItem<Row>> {
   for await (const event of fileRows(path, name, rules, { duplicates: false })) {
     if (!('row' in event)) throw new Error(`line ${event.line} changed after it was checked`);
+    await forecast?.observe(event.row);
     yield { key: String(event.line), line: event.line, data: event.row };
   }
 }
@@ -231,9 +242,10 @@ const SELF = {
 /**
  * --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row.
  * A grant to the caller themself would fail whatever they hold (403 self_assignment, checked
- * before anything else), so it is planned as a failure, not as a grant.
+ * before anything else), so it is planned as a failure, not as a grant; so is a row the
+ * last-tenant-admin rule would refuse (`forecast`, played over the rows in file order).
  */
-const plan = (platform: Platform, kind: BulkKind, extend = false): Worker<Row> => {
+const plan = (platform: Platform, kind: BulkKind, extend: boolean, forecast?: RowsForecast): Worker<Row> => {
   let caller: Promise<string> | undefined;
   return async ({ data: row }, { signal }) => {
     if (kind === 'assign') {
@@ -251,6 +263,8 @@ const plan = (platform: Platform, kind: BulkKind, extend = false): Worker<Row> =
     if (kind === 'assign') {
       const expiresAt = (row as GrantRow).expiresAt;
       if (active && extend && active.expires_at !== expiresAt) {
+        const refused = forecast?.refusal(row.line);
+        if (refused) return { status: 'failed', error: refused, previous_expires_at: active.expires_at };
         return { reason: 'expiry_updated', expires_at: expiresAt, previous_expires_at: active.expires_at };
       }
       if (active) {
@@ -264,6 +278,8 @@ const plan = (platform: Platform, kind: BulkKind, extend = false): Worker<Row> =
       return { expires_at: (row as GrantRow).expiresAt };
     }
     if (!active) return { status: 'skipped', reason: 'not_assigned' };
+    const refused = forecast?.refusal(row.line);
+    if (refused) return { status: 'failed', error: refused, audit_trail_id: active.audit_trail_id };
     return { audit_trail_id: active.audit_trail_id };
   };
 };
