@@ -8,6 +8,10 @@ export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** When an expiry (expires_at) ends a grant, in ms; a permanent one (null) never does. */
+export const endMs = (expiresAt: string | null): number =>
+  expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
+
 /** Milliseconds in one of each duration unit. */
 export const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 export type DurationUnit = keyof typeof UNIT_MS;

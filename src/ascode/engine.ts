@@ -4,12 +4,13 @@ import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import { counted } from '../output/format.js';
 import { PROBLEMS_SHOWN, ProblemReport } from '../output/problems.js';
+import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
 import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
 import { type LiveTenant, readLive, type TenantInfo } from './live.js';
-import { refuseSelf } from './lockout.js';
+import { refuseLastAdmin, refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
 import { PLAN_FORMAT, type PlanDocument, type PlanTenant, summarize } from './plan.js';
 import { checkReferences } from './references.js';
@@ -147,6 +148,7 @@ export async function computePlan(
     });
     problems.push(...diff.problems);
     if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);
+    refuseLastAdmin(live.get(tenant.id)!, diff.tenant.changes, platformTime(platform, ctx.clock.now()));
     planned.push(diff.tenant);
   }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');

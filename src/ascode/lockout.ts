@@ -1,7 +1,9 @@
+import { AdministrationForecast, TENANT_ADMIN } from '../api/last-admin.js';
 import { grantsPermission } from '../api/roles.js';
 import type { LiveTenant } from './live.js';
 import type { PlanChange, PlanDocument } from './plan.js';
 import { headline } from './render.js';
+import { phaseOf } from './steps.js';
 
 /**
  * What it takes to administer a tenant with svc apply: reading and managing roles and grants,
@@ -85,6 +87,37 @@ export function refuseLockout(live: LiveTenant, changes: PlanChange[], caller: s
     const removes = lost.some((p) => grantsPermission(permissionsOf(role), p));
     if (!removes) continue;
     change.refused = reason;
+    refused++;
+  }
+  return refused;
+}
+
+/**
+ * Marks the grant changes the platform would refuse by its last-tenant-admin rule (409
+ * last_tenant_admin: a change cannot make the tenant's administration end sooner, see
+ * src/api/last-admin.ts) as `refused`, played over the live tenant_admin grants in the order svc
+ * apply makes them (grants and expiry moves before revocations), assuming --prune. Changes
+ * refused already are left out: apply will not make them.
+ */
+export function refuseLastAdmin(live: LiveTenant, changes: PlanChange[], now: number): number {
+  const ordered = changes
+    .filter((c) => c.kind === 'grant' && c.grant?.role === TENANT_ADMIN && !c.refused)
+    .map((change, i) => ({ change, i }))
+    .sort((a, b) => phaseOf(a.change) - phaseOf(b.change) || a.i - b.i);
+  if (ordered.length === 0) return 0;
+  const admins = [...live.grants.values()]
+    .filter((g) => g.roleName === TENANT_ADMIN)
+    .map((g) => ({ user: g.user, expiresAt: g.expiresAt }));
+  const forecast = new AdministrationForecast(live.tenant.slug, admins, now);
+  let refused = 0;
+  for (const { change } of ordered) {
+    const { user, expires_at } = change.grant!;
+    let refusal: string | undefined;
+    if (change.action === 'create') forecast.grant(user, expires_at);
+    else if (change.action === 'update') refusal = forecast.move(user, expires_at);
+    else refusal = forecast.revoke(user);
+    if (refusal === undefined) continue;
+    change.refused = `the platform refuses it (last_tenant_admin): ${refusal}`;
     refused++;
   }
   return refused;

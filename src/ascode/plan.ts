@@ -48,7 +48,11 @@ export interface PlanChange {
   /** Keys of changes of the same tenant that must succeed first (the role a grant is of). */
   needs: string[];
   grant?: GrantTarget;
-  /** Why svc apply refuses it (it would take away your own administration of the tenant). */
+  /**
+   * Why svc apply refuses it: it would take away your own administration of the tenant, change
+   * your own grants (self_assignment), or leave the tenant without an administrator
+   * (last_tenant_admin).
+   */
   refused?: string;
 }
 

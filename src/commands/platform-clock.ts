@@ -2,23 +2,8 @@ import type { Anchor, Expiry } from '../api/expiry.js';
 import type { Context } from '../context.js';
 import { lookupMayFail } from '../errors.js';
 import { timeSpan } from '../output/format.js';
+import { CLOCK_SKEW_MS, platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
-
-/** How far the platform's clock and this machine's may differ before svc counts from the platform's. */
-export const CLOCK_SKEW_MS = 60_000;
-
-/**
- * Grants expire on the platform's clock, so durations (--expires-in, a bulk file's or an access
- * file's expires_in) count from the platform's time when it differs from this machine's by more
- * than a minute (a machine whose clock is wrong, a sandbox whose clock was moved). The platform's
- * time comes from the Date header of an answer the command already had (HttpClient keeps the
- * offset); without one (no Date header), this machine's clock is used, as before.
- */
-export function platformTime(platform: Platform, machineMs: number): number {
-  const offset = platform.serverClockOffsetMs;
-  if (offset === undefined || Math.abs(offset) <= CLOCK_SKEW_MS) return machineMs;
-  return machineMs + offset;
-}
 
 /** What an access file's durations are, in runAnchor's warning (svc plan, svc apply -f). */
 export const ACCESS_FILE_DURATIONS = 'durations (expires_in) were';

@@ -7,11 +7,13 @@ import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
+import { platformTime } from '../../platform/clock.js';
 import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
-import { platformTime, runAnchor } from '../platform-clock.js';
+import { runAnchor } from '../platform-clock.js';
+import { RowsForecast } from './last-admin.js';
 import {
   type BulkKind,
   COLUMN_LIST,
@@ -104,6 +106,10 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       };
     };
     const { expiry, justification } = options.defaults;
+    // A dry run predicts the platform's last-tenant-admin rule over the rows, in file order.
+    const forecast = options.dryRun
+      ? new RowsForecast(ctx, platform, kind, options.extend === true, tenant)
+      : undefined;
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
       identity: [
@@ -126,9 +132,9 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
           fileRows(input.path, input.name, rulesAt(run, journal), { duplicates: true }),
           `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
         ),
-      items: (run, journal) => items(input.path, input.name, rulesAt(run, journal)),
+      items: (run, journal) => items(input.path, input.name, rulesAt(run, journal), forecast),
       work: kind === 'assign' ? grant(platform, options.extend === true) : revoke(platform),
-      plan: plan(platform, kind, options.extend === true),
+      plan: plan(platform, kind, options.extend === true, forecast),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => ({
         line: data.line,
         // A held role whose expiry moves is planned as `extend`, whatever the verb's own word.
@@ -161,9 +167,15 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
 }
 
 /** The rows of the checked file, read again as a stream; a row's line is its key in the run. */
-async function* items(path: string, name: string, rules: RowRules): AsyncGenerator<BulkItem<Row>> {
+async function* items(
+  path: string,
+  name: string,
+  rules: RowRules,
+  forecast?: RowsForecast,
+): AsyncGenerator<BulkItem<Row>> {
   for await (const event of fileRows(path, name, rules, { duplicates: false })) {
     if (!('row' in event)) throw new Error(`line ${event.line} changed after it was checked`);
+    await forecast?.observe(event.row);
     yield { key: String(event.line), line: event.line, data: event.row };
   }
 }
@@ -243,9 +255,10 @@ const SELF = {
 /**
  * --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row.
  * A grant to the caller themself would fail whatever they hold (403 self_assignment, checked
- * before anything else), so it is planned as a failure, not as a grant.
+ * before anything else), so it is planned as a failure, not as a grant; so is a row the
+ * last-tenant-admin rule would refuse (`forecast`, played over the rows in file order).
  */
-const plan = (platform: Platform, kind: BulkKind, extend = false): Worker<Row> => {
+const plan = (platform: Platform, kind: BulkKind, extend: boolean, forecast?: RowsForecast): Worker<Row> => {
   let caller: Promise<string> | undefined;
   return async ({ data: row }, { signal }) => {
     if (kind === 'assign') {
@@ -263,6 +276,8 @@ const plan = (platform: Platform, kind: BulkKind, extend = false): Worker<Row> =
     if (kind === 'assign') {
       const expiresAt = (row as GrantRow).expiresAt;
       if (active && extend && active.expires_at !== expiresAt) {
+        const refused = forecast?.refusal(row.line);
+        if (refused) return { status: 'failed', error: refused, previous_expires_at: active.expires_at };
         return { reason: 'expiry_updated', expires_at: expiresAt, previous_expires_at: active.expires_at };
       }
       if (active) {
@@ -276,6 +291,8 @@ const plan = (platform: Platform, kind: BulkKind, extend = false): Worker<Row> =
       return { expires_at: (row as GrantRow).expiresAt };
     }
     if (!active) return { status: 'skipped', reason: 'not_assigned' };
+    const refused = forecast?.refusal(row.line);
+    if (refused) return { status: 'failed', error: refused, audit_trail_id: active.audit_trail_id };
     return { audit_trail_id: active.audit_trail_id };
   };
 };

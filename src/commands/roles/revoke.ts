@@ -108,7 +108,9 @@ export function revokeCommand(make: MakeContext): Command {
           ' too) of a CSV or NDJSON file, or of standard input (-), checked as a whole first, ' +
           'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
           'reported as skipped (not_assigned); a row whose revoke lost its answer and whose retry ' +
-          'found the grant gone is ok (gone_after_lost_answer), never skipped.',
+          'found the grant gone is ok (gone_after_lost_answer), never skipped. --dry-run plans a ' +
+          "row the platform would refuse as the tenant's last tenant_admin (last_tenant_admin, played " +
+          'over the live grants in file order) as fail, and exits 7.',
       )
       .argument('[user]', 'user id')
       .argument('[role]', 'role id or name')

@@ -1,5 +1,7 @@
+import { DLQ_PAGE } from '../../api/constants.js';
+import type { DlqEntry } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { lookupMayFail, UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 
 /** Said of a named delivery or entry whose event was delivered or replayed before: it is sent again. */
@@ -53,15 +55,21 @@ export async function lookUpNamed(
   dryRun: boolean,
 ): Promise<Map<string, NamedTarget>> {
   const known = new Map<string, NamedTarget>();
+  let replayed: Promise<Map<string, DlqEntry>> | undefined;
   const found = await Promise.all(
     refs.map(async (ref) => {
-      const entry = ref.startsWith('dlq_')
+      let entry: DlqEntry | undefined = ref.startsWith('dlq_')
         ? await platform.webhooks.dlq.get(webhook, ref).catch(() => undefined)
         : undefined;
       const id = ref.startsWith('dlq_') ? entry?.delivery_id : ref;
       const delivery = id
         ? await platform.webhooks.deliveries.get(webhook, id).catch(() => undefined)
         : undefined;
+      // A failed delivery named by its own id: its dead-letter entry may have been replayed already.
+      if (!entry && delivery?.status === 'failed') {
+        replayed ??= replayedEntries(platform, webhook, ctx.signal);
+        entry = (await replayed).get(delivery.id);
+      }
       return { ref, id, note: noteOf(delivery, entry) };
     }),
   );
@@ -96,4 +104,29 @@ export async function lookUpNamed(
     }
   }
   return known;
+}
+
+/**
+ * The webhook's replayed dead-letter entries by delivery: the API looks an entry up by its own id
+ * only, so a delivery named by its id finds its entry here. Only to say more: without an answer,
+ * nothing is said.
+ */
+async function replayedEntries(
+  platform: Platform,
+  webhook: string,
+  signal: AbortSignal,
+): Promise<Map<string, DlqEntry>> {
+  const byDelivery = new Map<string, DlqEntry>();
+  try {
+    for await (const entry of platform.webhooks.dlq.listAll(
+      webhook,
+      { status: 'replayed', limit: DLQ_PAGE.max },
+      { signal },
+    )) {
+      byDelivery.set(entry.delivery_id, entry);
+    }
+  } catch (error) {
+    if (!lookupMayFail(error)) throw error;
+  }
+  return byDelivery;
 }

@@ -1,13 +1,13 @@
 import { grantsPermission } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
-import { isoSeconds } from '../../api/time.js';
+import { endMs, isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { assignmentView, findUser } from './assignments.js';
 import type { AuditEntry } from './audit-trail.js';
 import { heldUntil, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
-import { type Assignment, endMs, type Tenant, type User } from './identity.js';
+import type { Assignment, Tenant, User } from './identity.js';
 import { keepAdministration } from './last-admin.js';
 import type { Role } from './roles.js';
 

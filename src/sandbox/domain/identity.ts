@@ -30,10 +30,6 @@ export interface User {
   org_role: string | null;
 }
 
-/** When an assignment's expiry ends it, in ms; a permanent one (null) never does. */
-export const endMs = (expiresAt: string | null): number =>
-  expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);
-
 /** A role held by a user in a tenant. Seeded memberships are assignments without expiry. */
 export interface Assignment {
   user_id: string;

@@ -183,3 +183,58 @@ describe('replaying an event already delivered', () => {
     await target.close();
   });
 });
+
+// Exploratory test s6 (findings-review-platform 3): a delivery named by its own id (dlv_…) whose
+// dead-letter entry was replayed already got no note and no warning; only its dlq_… id did.
+describe('replaying a delivery whose dead-letter entry was replayed already, named by its delivery id', () => {
+  it.each(['table', 'plain', 'json', 'ndjson'] as const)(
+    '%s: the same already_replayed note and warning as its entry id gets',
+    async (mode) => {
+      const { webhook, target, entries } = await queue(fast, { value: 500 }, 1, { max_attempts: 1 });
+      const [e] = entries;
+      const first = await svc.run(['webhooks', 'replay', webhook, e!.id, '--no-wait', '--json']);
+      expect(first.code, first.stderr).toBe(0);
+      const as = JSON.parse(first.stdout)[0].new_delivery_id as string;
+      const entry = (await admin(fast(), 'GET', `/v1/webhooks/${webhook}/dlq/${e!.id}`)).body;
+      expect([entry.status, entry.last_replay_delivery_id]).toEqual(['replayed', as]);
+
+      const flags = mode === 'json' || mode === 'ndjson' ? [`--${mode}`] : [];
+      const r = await svc.run(['webhooks', 'replay', webhook, e!.delivery_id, '--no-wait', ...flags], {
+        clock: fixedClock(),
+        mode: mode === 'table' ? 'table' : 'plain',
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const made = (await admin(fast(), 'GET', `/v1/webhooks/${webhook}/dlq/${e!.id}`)).body
+        .last_replay_delivery_id as string;
+      expect(made).not.toBe(as);
+      const row = {
+        status: 'ok',
+        delivery_id: e!.delivery_id,
+        new_delivery_id: made,
+        event_type: e!.event_type,
+        event_id: e!.event_id,
+        note: 'already_replayed',
+        replayed_as: as,
+      };
+      const warning = `warning: ${e!.delivery_id} was already replayed (as ${as}): replaying sends its event again\n`;
+      const after = `✓ 1 replayed in 0.0 s\ntheir deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait\n`;
+      const expected = {
+        table: {
+          stdout:
+            // 160 columns: the event's name gives way to the note.
+            'RESULT  DELIVERY                      NEW DELIVERY                  EVENT                  OUTCOME  DETAIL\n' +
+            `ok      ${e!.delivery_id}  ${made}  exception.sla.breach…  -        already replayed as ${as}; sent again\n`,
+          stderr: warning + after,
+        },
+        plain: {
+          stdout: `ok\t${e!.delivery_id}\t${made}\t${e!.event_type}\t\talready replayed as ${as}; sent again\n`,
+          stderr: warning + after,
+        },
+        json: { stdout: `[\n${JSON.stringify(row)}\n]\n`, stderr: after },
+        ndjson: { stdout: `${JSON.stringify(row)}\n`, stderr: after },
+      }[mode];
+      expect({ stdout: r.stdout, stderr: r.stderr }).toEqual(expected);
+      await target.close();
+    },
+  );
+});
