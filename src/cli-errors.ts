@@ -34,7 +34,7 @@ function commandFromArgv(program: Command, argv: string[]): Command {
 }
 
 /** `svc tenants ls` for a command, for "see … --help" hints. */
-function commandPath(command: Command | undefined): string {
+export function commandPath(command: Command | undefined): string {
   const names: string[] = [];
   for (let c = command; c; c = c.parent ?? undefined) names.unshift(c.name());
   return names.join(' ');

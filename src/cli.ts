@@ -1,11 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
-import { targetCommand, unknownHelpTopic } from './cli-argv.js';
+import { nestedHelpTopic, targetCommand, unknownHelpTopic } from './cli-argv.js';
 import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError } from './errors.js';
+import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { runtimeFor } from './runtime/index.js';
@@ -191,6 +191,12 @@ export async function runCli(
     program = await buildProgram(make, deps.io, argv);
     const unknownTopic = unknownHelpTopic(argv, valueFlags(program));
     if (unknownTopic) throw unknownTopic;
+    const topic = nestedHelpTopic(program, argv, valueFlags(program));
+    if (topic instanceof UsageError) throw topic;
+    if (topic) {
+      topic.outputHelp();
+      return 0;
+    }
     await program.parseAsync(argv, { from: 'user' });
     // A write to a reader that already went away fails a moment later: look once more.
     if (ctx?.lastChange() !== undefined && (await closedAfterwards(ctx))) throw new ClosedPipeError();
