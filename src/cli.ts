@@ -8,7 +8,7 @@ import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
-import { runtimeFor } from './runtime/index.js';
+import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
 import { VERSION } from './version.js';
 
 /** Streams that discard everything: for building the program only to read its definition. */
@@ -188,6 +188,7 @@ export async function runCli(
   const json = argv.includes('--json') || argv.includes('--ndjson');
   const debug = argv.includes('--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
+    checkLauncherSwitches(deps.env);
     program = await buildProgram(make, deps.io, argv);
     const unknownTopic = unknownHelpTopic(argv, valueFlags(program));
     if (unknownTopic) throw unknownTopic;
