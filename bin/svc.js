@@ -29,21 +29,20 @@ function commandWord() {
 
 /**
  * A boolean SVC_* variable, by the rule of src/config/env-flags.ts (the launcher loads nothing
- * from the bundle): 1/true/yes/on, 0/false/no/off or empty; anything else is refused, exit 2.
+ * from the bundle): 1/true/yes/on, 0/false/no/off or empty; anything else is 'invalid'. The
+ * launcher does not refuse it itself: it runs without a cache and the CLI refuses it (exit 2)
+ * in the output mode asked for (src/runtime/index.ts checkLauncherSwitches).
  */
 function envSwitch(name) {
   const value = (process.env[name] || '').trim().toLowerCase();
   if (value === '' || ['0', 'false', 'no', 'off'].includes(value)) return false;
   if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-  process.stderr.write(
-    `error: ${name} must be 1, true, yes or on (or 0, false, no, off), got ${JSON.stringify(process.env[name])}\n`,
-  );
-  process.exit(2);
+  return 'invalid';
 }
 
 function cacheDir() {
   const env = process.env;
-  if (envSwitch('SVC_NO_CODE_CACHE')) return undefined;
+  if (envSwitch('SVC_NO_CODE_CACHE') !== false) return undefined;
   const home = require('node:os').homedir();
   const base =
     env.SVC_CACHE_DIR ||
@@ -109,14 +108,18 @@ function run() {
     });
   }
 
-  if (envSwitch('SVC_DEBUG_CODE_CACHE'))
+  if (envSwitch('SVC_DEBUG_CODE_CACHE') === true)
     process.stderr.write(
       `code cache: ${cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'none'}\n`,
     );
   cli.exports.main(args);
 }
 
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+// A bad launcher switch goes the long way, so the CLI refuses it like every other bad value.
+const switchesValid = ['SVC_NO_CODE_CACHE', 'SVC_DEBUG_CODE_CACHE'].every(
+  (name) => envSwitch(name) !== 'invalid',
+);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v') && switchesValid) {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
   run();

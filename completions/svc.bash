@@ -438,7 +438,8 @@ __svc_opts=(
   ['svc audit get']=''
   ['svc export']='--all-tenants
 -o
---output'
+--output
+--only'
   ['svc plan']='-f
 --file
 --out'
@@ -557,7 +558,7 @@ __svc_valopts=(
   ['svc audit']='  '
   ['svc audit ls']=' --limit --cursor --action --actor --user --role --target --target-type --since --until '
   ['svc audit get']='  '
-  ['svc export']=' -o --output '
+  ['svc export']=' -o --output --only '
   ['svc plan']=' -f --file --out '
   ['svc apply']=' -f --file --secret-dir --concurrency --journal '
   ['svc api']=' -f --raw-field -F --field --input -H --header '

@@ -1,4 +1,6 @@
+import type { Command } from 'commander';
 import { closest } from './api/suggest.js';
+import { commandPath } from './cli-errors.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { UsageError } from './errors.js';
 
@@ -8,11 +10,11 @@ import { UsageError } from './errors.js';
  * take a value (cli.ts valueFlags), so `-p prod roles ls` names roles, not prod.
  */
 
-/** The first two words of argv that are not options or option values. */
-function commandWords(argv: string[], valued: readonly string[]): string[] {
+/** The first `limit` words of argv that are not options or option values. */
+function commandWords(argv: string[], valued: readonly string[], limit = 2): string[] {
   const takesValue = new Set(valued);
   const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
+  for (let i = 0; i < argv.length && words.length < limit; i++) {
     const arg = argv[i]!;
     if (arg === '--') {
       if (argv[i + 1] !== undefined) words.push(argv[i + 1]!);
@@ -48,4 +50,40 @@ export function unknownHelpTopic(argv: string[], valued: readonly string[]): Usa
   return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
     hint: 'see `svc --help`',
   });
+}
+
+/**
+ * `svc help roles assign` and deeper: the command whose help to print (commander's help command
+ * reads only the first word, so it printed the `roles` help), or the one line `svc roles asign`
+ * gets when a word names no command there. `svc help help` is the program's help. Undefined for
+ * `svc help` and `svc help NAME`, which commander answers (and unknownHelpTopic checks).
+ */
+export function nestedHelpTopic(
+  program: Command,
+  argv: string[],
+  valued: readonly string[],
+): Command | UsageError | undefined {
+  const [first, ...names] = commandWords(argv, valued, Number.POSITIVE_INFINITY);
+  if (first !== 'help') return undefined;
+  if (names.length === 1 && names[0] === 'help') return program;
+  if (names.length < 2) return undefined;
+  let current = program;
+  for (const name of names) {
+    const sub = current.commands.find((c) => c.name() === name || c.aliases().includes(name));
+    if (!sub) {
+      const visible = current
+        .createHelp()
+        .visibleCommands(current)
+        .filter((c) => c.name() !== 'help');
+      const match = closest(
+        name,
+        visible.flatMap((c) => [c.name(), ...c.aliases()]),
+      );
+      return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
+        hint: `see \`${commandPath(current)} --help\``,
+      });
+    }
+    current = sub;
+  }
+  return current;
 }

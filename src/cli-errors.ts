@@ -1,5 +1,5 @@
 import type { Command, CommanderError } from 'commander';
-import { closest } from './api/suggest.js';
+import { beginningOf, closest } from './api/suggest.js';
 import { UsageError } from './errors.js';
 
 /** Help or the version was printed: commander stops with these, and nothing went wrong. */
@@ -34,7 +34,7 @@ function commandFromArgv(program: Command, argv: string[]): Command {
 }
 
 /** `svc tenants ls` for a command, for "see … --help" hints. */
-function commandPath(command: Command | undefined): string {
+export function commandPath(command: Command | undefined): string {
   const names: string[] = [];
   for (let c = command; c; c = c.parent ?? undefined) names.unshift(c.name());
   return names.join(' ');
@@ -48,9 +48,32 @@ function usageError(error: CommanderError, command: Command | undefined): UsageE
       hint: `see \`${commandPath(command)} --help\``,
     });
   }
-  return new UsageError(message.replace(/\n+/g, ' ').trim(), {
+  return new UsageError(withBeginningFirst(error, command, message).replace(/\n+/g, ' ').trim(), {
     hint: `see \`${commandPath(command) || 'svc'} --help\``,
   });
+}
+
+/**
+ * commander guesses an unknown option or command by edit distance alone, so `--event` was taken
+ * for `--tenant`; the one name the word is the beginning of (`--event-type`) comes first, as
+ * svc's own suggestions do (src/api/suggest.ts). commander's guess stands otherwise.
+ */
+function withBeginningFirst(error: CommanderError, command: Command | undefined, message: string): string {
+  const unknown = /^unknown (option|command) '([^']+)'/.exec(message);
+  if (!unknown || !command) return message;
+  const [, kind, word] = unknown as unknown as [string, string, string];
+  const candidates: string[] = [];
+  if (kind === 'option') {
+    // as commander looks: this command's visible options, then its parents' (the global ones)
+    for (let c: Command | null = command; c; c = c.parent) {
+      for (const option of c.createHelp().visibleOptions(c)) if (option.long) candidates.push(option.long);
+    }
+  } else {
+    for (const c of command.createHelp().visibleCommands(command)) candidates.push(c.name(), ...c.aliases());
+  }
+  const begun = beginningOf(word, candidates);
+  if (begun === undefined || error.code === 'commander.help') return message;
+  return `unknown ${kind} '${word}' (Did you mean ${begun}?)`;
 }
 
 /**

@@ -1,14 +1,14 @@
 import { Command, CommanderError, Option } from 'commander';
-import { targetCommand, unknownHelpTopic } from './cli-argv.js';
+import { nestedHelpTopic, targetCommand, unknownHelpTopic } from './cli-argv.js';
 import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError } from './errors.js';
+import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
-import { runtimeFor } from './runtime/index.js';
+import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
 import { VERSION } from './version.js';
 
 /** Streams that discard everything: for building the program only to read its definition. */
@@ -188,9 +188,16 @@ export async function runCli(
   const json = argv.includes('--json') || argv.includes('--ndjson');
   const debug = argv.includes('--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
+    checkLauncherSwitches(deps.env);
     program = await buildProgram(make, deps.io, argv);
     const unknownTopic = unknownHelpTopic(argv, valueFlags(program));
     if (unknownTopic) throw unknownTopic;
+    const topic = nestedHelpTopic(program, argv, valueFlags(program));
+    if (topic instanceof UsageError) throw topic;
+    if (topic) {
+      topic.outputHelp();
+      return 0;
+    }
     await program.parseAsync(argv, { from: 'user' });
     // A write to a reader that already went away fails a moment later: look once more.
     if (ctx?.lastChange() !== undefined && (await closedAfterwards(ctx))) throw new ClosedPipeError();

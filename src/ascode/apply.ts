@@ -247,7 +247,12 @@ async function unchangedSince(
     display_name: t.display_name,
     role: '',
   }));
-  const live = await readLive(platform, tenants, ctx.signal);
+  // What the plan compared, and nothing more (see Reads): an empty scope compared nothing.
+  const scopes = new Map(doc.tenants.map((t) => [t.id, t.scope]));
+  const live = await readLive(platform, tenants, ctx.signal, (tenant) => {
+    const scope = scopes.get(tenant.id)!;
+    return { webhooks: scope.webhooks.length > 0, clients: scope.oauth_clients.length > 0 };
+  });
   const { drift, done } = checkDrift(doc, live, run.resumed);
   if (drift.length > 0) {
     for (const line of drift) ctx.out.info(line);

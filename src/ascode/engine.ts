@@ -9,7 +9,7 @@ import type { Platform } from '../platform/index.js';
 import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
-import { type LiveTenant, readLive, type TenantInfo } from './live.js';
+import { type LiveTenant, type Reads, readLive, type TenantInfo } from './live.js';
 import { refuseLastAdmin, refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
 import { PLAN_FORMAT, type PlanDocument, type PlanTenant, summarize } from './plan.js';
@@ -56,6 +56,14 @@ export function failWithProblems(
   });
 }
 
+/** The integrations a file declares or manages anywhere: the only ones its plan reads. */
+function readsOf(file: AccessFile): Reads {
+  return {
+    webhooks: file.manage.webhooks === 'all' || file.blocks.some((b) => b.webhooks.length > 0),
+    clients: file.manage.oauth_clients === 'all' || file.blocks.some((b) => b.clients.length > 0),
+  };
+}
+
 /** The platform's side of the checks: who the caller is, the tenants named, their live state. */
 async function readPlatform(ctx: Context, platform: Platform, file: AccessFile, problems: Problem[]) {
   const me = await platform.me.get({ signal: ctx.signal, tenant: null });
@@ -75,7 +83,7 @@ async function readPlatform(ctx: Context, platform: Platform, file: AccessFile, 
     const catalog = (
       await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })
     ).items.map((p) => p.name);
-    live = await readLive(platform, tenants, ctx.signal);
+    live = await readLive(platform, tenants, ctx.signal, readsOf(file));
     problems.push(...(await checkReferences(platform, file, tenants, desired, live, catalog, ctx.signal)));
   }
   return { me, tenants, desired, live };

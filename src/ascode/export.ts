@@ -1,6 +1,7 @@
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
 import type { LiveGrant, LiveTenant } from './live.js';
+import { MANAGE_KINDS, type ManagedKind } from './schema.js';
 import { looksSecret } from './shape.js';
 
 /**
@@ -16,19 +17,34 @@ type Doc = Record<string, unknown>;
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const sorted = (values: readonly string[] | undefined) => [...(values ?? [])].sort(byText);
 
-export function exportDocument(tenants: readonly LiveTenant[]): Doc {
+/**
+ * `kinds` (svc export --only) are what is written and managed; the file says nothing of the
+ * others, so svc plan of it leaves them alone (and does not read them).
+ */
+export function exportDocument(
+  tenants: readonly LiveTenant[],
+  kinds: readonly ManagedKind[] = MANAGE_KINDS,
+): Doc {
+  const only = (entries: Doc): Doc =>
+    Object.fromEntries(Object.entries(entries).filter(([kind]) => kinds.includes(kind as ManagedKind)));
   return {
     version: 1,
-    manage: { roles: 'all', grants: 'all', webhooks: 'all', oauth_clients: 'all' },
+    manage: only({ roles: 'all', grants: 'all', webhooks: 'all', oauth_clients: 'all' }),
     blocks: tenants.map((live) => ({
       tenants: live.tenant.slug,
-      roles: [...live.roles.values()]
-        .filter((r) => r.kind === 'custom')
-        .sort((a, b) => byText(a.name, b.name))
-        .map((r) => ({ name: r.name, description: r.description ?? '', permissions: sorted(r.permissions) })),
-      grants: groupGrants(live.grants.values()),
-      webhooks: webhooks(live.webhooks),
-      oauth_clients: clients(live.clients),
+      ...only({
+        roles: [...live.roles.values()]
+          .filter((r) => r.kind === 'custom')
+          .sort((a, b) => byText(a.name, b.name))
+          .map((r) => ({
+            name: r.name,
+            description: r.description ?? '',
+            permissions: sorted(r.permissions),
+          })),
+        grants: groupGrants(live.grants.values()),
+        webhooks: webhooks(live.webhooks),
+        oauth_clients: clients(live.clients),
+      }),
     })),
   };
 }

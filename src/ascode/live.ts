@@ -41,25 +41,47 @@ export interface LiveTenant {
 /** Tenants read at the same time (each with its four listings in parallel). */
 export const TENANTS_AT_ONCE = 4;
 
+/**
+ * Which of the integrations are read: only those a file declares or manages (a plan's scope, an
+ * export's --only), so a delegated admin who may assign roles but not read OAuth clients (which
+ * takes oauth_client.manage) can plan and apply a grants-only file. Roles and grants are always
+ * read: a grant names its role.
+ */
+export interface Reads {
+  webhooks: boolean;
+  clients: boolean;
+}
+
+export const READ_ALL: Reads = { webhooks: true, clients: true };
+
 export async function readLive(
   platform: Platform,
   tenants: readonly TenantInfo[],
   signal: AbortSignal,
+  reads: Reads | ((tenant: TenantInfo) => Reads) = READ_ALL,
 ): Promise<Map<string, LiveTenant>> {
   const out = new Map<string, LiveTenant>();
   await eachLimited(tenants, TENANTS_AT_ONCE, async (tenant) => {
-    out.set(tenant.id, await readTenant(platform, tenant, signal));
+    out.set(
+      tenant.id,
+      await readTenant(platform, tenant, signal, typeof reads === 'function' ? reads(tenant) : reads),
+    );
   });
   return new Map(tenants.map((t) => [t.id, out.get(t.id)!]));
 }
 
-async function readTenant(platform: Platform, tenant: TenantInfo, signal: AbortSignal): Promise<LiveTenant> {
+async function readTenant(
+  platform: Platform,
+  tenant: TenantInfo,
+  signal: AbortSignal,
+  reads: Reads,
+): Promise<LiveTenant> {
   const options = { tenant: tenant.id, signal };
   const [roles, grants, webhooks, clients] = await Promise.all([
     collect(platform.roles.listAll({ limit: 200 }, options)),
     readGrants(platform, options),
-    collect(platform.webhooks.listAll({ limit: 200 }, options)),
-    platform.oauth.clients.list(options).then((page) => page.items),
+    reads.webhooks ? collect(platform.webhooks.listAll({ limit: 200 }, options)) : [],
+    reads.clients ? platform.oauth.clients.list(options).then((page) => page.items) : [],
   ]);
   const byName = new Map<string, Role>();
   for (const role of roles) {

@@ -48,7 +48,14 @@ export class SecretDir {
     id: string,
     secret: unknown,
   ): Promise<string> {
-    const path = join(this.path, `${safe(tenantSlug)}.${kind}.${safe(name)}.${safe(id)}.secret`);
+    const readable = safe(name);
+    const parts = [
+      safe(tenantSlug) || 'tenant',
+      kind,
+      ...(readable ? [readable] : []),
+      safe(id) || 'unnamed',
+    ];
+    const path = join(this.path, `${parts.join('.')}.secret`);
     let file: SecretFile;
     try {
       file = await SecretFile.create(path, '--secret-dir file');
@@ -85,11 +92,38 @@ function sameSecret(path: string, secret: string): boolean {
   }
 }
 
-/** A name part that is one safe path segment: `https://hooks.example.com/svc` → `hooks.example.com_svc`. */
+/** Letters NFKD does not take apart into a letter and its accent. */
+const LETTERS: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ø: 'o',
+  Ø: 'O',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+  þ: 'th',
+  Þ: 'Th',
+  ð: 'd',
+  Ð: 'D',
+};
+
+/**
+ * A name part that is one safe path segment a person can read: `https://hooks.example.com/svc`
+ * → `hooks.example.com_svc`, `Ünï ☃` → `Uni` (accents and ligatures read as their letters,
+ * anything else is a separator). Empty when nothing of it is readable (`☃`, `東京`): the id
+ * beside it in the file name says which resource it is.
+ */
 export function safe(text: string): string {
   const cleaned = text
     .replace(/^[a-z]+:\/\//i, '')
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[^\x00-\x7f]/g, (c) => LETTERS[c] ?? '_')
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .replace(/^[._]+|_+$/g, '');
-  return (cleaned || 'unnamed').slice(0, 60);
+  return cleaned.slice(0, 60).replace(/_+$/, '');
 }

@@ -13,6 +13,8 @@
  *   the HTTP client is made, never as a side effect of an import; a compact heap in bulk runs.
  * - The bundle (./bundle.mjs): what it leaves out or stubs, and why; scripts/build.mjs applies it.
  */
+import { envSwitch } from '../config/env-flags.js';
+import type { Env } from '../output/io.js';
 import { useBaselineWasmCompiler } from './v8-flags.js';
 
 export { restoreDefaultFlags, withCompactHeap } from './v8-flags.js';
@@ -26,4 +28,14 @@ export { restoreDefaultFlags, withCompactHeap } from './v8-flags.js';
  */
 export function runtimeFor(command: { longRunning?: boolean } | undefined): { beforeHttp?: () => void } {
   return command?.longRunning ? {} : { beforeHttp: useBaselineWasmCompiler };
+}
+
+/**
+ * The launcher's own switches (SVC_NO_CODE_CACHE, SVC_DEBUG_CODE_CACHE), read again by the one
+ * boolean rule: bin/svc.js treats a value that is no boolean as off and leaves the refusal to
+ * runCli, which prints it in the output mode asked for (one JSON object with --json), exit 2.
+ */
+export function checkLauncherSwitches(env: Env): void {
+  envSwitch(env, 'SVC_NO_CODE_CACHE');
+  envSwitch(env, 'SVC_DEBUG_CODE_CACHE');
 }

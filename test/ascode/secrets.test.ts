@@ -55,8 +55,26 @@ describe('SecretDir', () => {
     ['https://hooks.example.com/svc', 'hooks.example.com_svc'],
     ['Vendor Portal (EU)', 'Vendor_Portal_EU'],
     ['../../etc', 'etc'],
-    ['', 'unnamed'],
+    // accents and ligatures read as their letters, symbols go (findings-ascode L9: "Ünï ☃" was "n")
+    ['Ünï ☃', 'Uni'],
+    ['Café Crème', 'Cafe_Creme'],
+    ['Straße Œuvre', 'Strasse_OEuvre'],
+    ['ﬁnance', 'finance'],
+    // nothing readable: no name part (the id beside it names the file)
+    ['☃', ''],
+    ['東京', ''],
+    ['', ''],
   ])('names a file part %j as %j', (text, name) => {
     expect(safe(text)).toBe(name);
+  });
+
+  it('leaves the name out of a file name when nothing of it is readable, keeping the id', async () => {
+    const dir = SecretDir.prepare(join(root(), 'n'));
+    expect(await dir.write('acme-ledger-uk', 'oauth-client', 'Ünï ☃', 'cli_9', 'svc_cs_u')).toBe(
+      join(dir.path, 'acme-ledger-uk.oauth-client.Uni.cli_9.secret'),
+    );
+    expect(await dir.write('acme-ledger-uk', 'oauth-client', '☃☃', 'cli_8', 'svc_cs_v')).toBe(
+      join(dir.path, 'acme-ledger-uk.oauth-client.cli_8.secret'),
+    );
   });
 });

@@ -56,6 +56,34 @@ describe('help', () => {
     expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
   });
 
+  it.each<[string[], string]>([
+    [
+      ['help', 'roles', 'asign'],
+      "error: unknown command 'asign' (Did you mean assign?); see `svc roles --help`\n",
+    ],
+    [
+      ['help', 'webhooks', 'dlq', 'dscard'],
+      "error: unknown command 'dscard' (Did you mean discard?); see `svc webhooks dlq --help`\n",
+    ],
+    [['help', 'roles', 'assign', 'now'], "error: unknown command 'now'; see `svc roles assign --help`\n"],
+  ])(
+    'svc %j: a typo in a nested name is the one line `svc roles asign` gets, exit 2',
+    async (argv, stderr) => {
+      expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
+      expect(await runInProcess([...argv.slice(1), '--json'], {})).toMatchObject({ code: 2 });
+    },
+  );
+
+  it.each<[string[], string]>([
+    [['help', 'roles', 'assign'], 'Usage: svc roles assign'],
+    [['help', 'webhooks', 'dlq', 'discard'], 'Usage: svc webhooks dlq discard'],
+    [['--json', 'help', 'role', 'assign'], 'Usage: svc roles assign'],
+    [['help', 'help'], 'Usage: svc [options] [command]'],
+  ])('svc %j prints that command’s help, exit 0', async (argv, usage) => {
+    const help = await runInProcess(argv, {});
+    expect([help.code, help.stderr, help.stdout.split('\n')[0]?.startsWith(usage)]).toEqual([0, '', true]);
+  });
+
   it('svc help tenants still prints its help', async () => {
     const help = await runInProcess(['help', 'tenants'], {});
     expect([help.code, help.stderr]).toEqual([0, '']);

@@ -131,6 +131,7 @@ describe('completion scripts in real shells', () => {
       expect(await bash(['svc', 'webhooks', 'dlq', ''])).toEqual([...ids, 'discard', 'get', 'ls'].sort());
       expect(await bash(['svc', 'webhooks', 'dlq', 'ls', ''])).toEqual(ids);
       expect(await bash(['svc', 'tenants', 'api-keys', 'ls', ''])).toContain(tenantId('acme-treasury'));
+      expect(await bash(['svc', '--tenant', 'acme-l'])).toEqual(['acme-labs', 'acme-ledger-uk']);
     });
   });
 
@@ -145,6 +146,7 @@ describe('completion scripts in real shells', () => {
       expect(await fish('svc webhooks dlq ')).toEqual([...ids, 'discard', 'get', 'ls'].sort());
       expect(await fish('svc webhooks dlq ls ')).toEqual(ids);
       expect(await fish('svc --tenant ')).toContain(tenantId('acme-labs'));
+      expect(await fish('svc --tenant acme-l')).toEqual(['acme-labs', 'acme-ledger-uk']);
     });
   });
 

@@ -69,6 +69,31 @@ describe('the launcher (bin/svc.js)', () => {
       '',
       'error: SVC_NO_CODE_CACHE must be 1, true, yes or on (or 0, false, no, off), got "nope"\n',
     ]);
+    expect(readdirSync(cacheDir)).toEqual([]);
+  });
+
+  it.each([
+    ['tenants', 'ls', '--json'],
+    ['--ndjson', 'tenants', 'ls'],
+  ])('refuses it in the output mode asked for: svc %j, one JSON object, exit 2', async (...argv) => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    const r = await svc(argv, { env: { SVC_CACHE_DIR: cacheDir, SVC_NO_CODE_CACHE: 'maybe' } });
+    expect([r.code, r.stdout, JSON.parse(r.stderr)]).toEqual([
+      2,
+      '',
+      {
+        error: {
+          code: 'usage',
+          message: 'SVC_NO_CODE_CACHE must be 1, true, yes or on (or 0, false, no, off), got "maybe"',
+          exit_code: 2,
+        },
+      },
+    ]);
+  });
+
+  it('refuses it for --version too', async () => {
+    const r = await svc(['--version'], { env: { SVC_NO_CODE_CACHE: 'maybe' } });
+    expect([r.code, r.stdout]).toEqual([2, '']);
   });
 
   it('says how to build when dist/ is missing', async () => {

@@ -5,7 +5,7 @@ import { valueFlags } from '../../src/cli.js';
 import { targetCommand } from '../../src/cli-argv.js';
 import { createContext } from '../../src/context.js';
 import { restoreDefaultFlags, runtimeFor, withCompactHeap } from '../../src/runtime/index.js';
-import { fakeIO, testDeps } from '../helpers/context.js';
+import { fakeIO, runInProcess, testDeps } from '../helpers/context.js';
 
 // The same object src/runtime/v8-flags.ts gets from createRequire('node:v8').
 const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
@@ -85,5 +85,39 @@ describe('the runtime module', () => {
     // test/global-setup.ts built dist/ before the tests.
     const launcher = JSON.parse(readFileSync(new URL('../../dist/launcher.json', import.meta.url), 'utf8'));
     expect(launcher).toEqual({ valueFlags: valueFlags() });
+  });
+});
+
+describe('the launcher’s switches, read again by the CLI', () => {
+  // bin/svc.js leaves a bad value to the CLI, so the error follows the output mode like any other.
+  it.each<[string[], string]>([
+    [
+      ['tenants', 'ls'],
+      'error: SVC_NO_CODE_CACHE must be 1, true, yes or on (or 0, false, no, off), got "maybe"\n',
+    ],
+    [
+      ['tenants', 'ls', '--json'],
+      '{"error":{"code":"usage","message":"SVC_NO_CODE_CACHE must be 1, true, yes or on (or 0, false, no, off), got \\"maybe\\"","exit_code":2}}\n',
+    ],
+    [
+      ['--ndjson', '--help'],
+      '{"error":{"code":"usage","message":"SVC_NO_CODE_CACHE must be 1, true, yes or on (or 0, false, no, off), got \\"maybe\\"","exit_code":2}}\n',
+    ],
+  ])(
+    'a SVC_NO_CODE_CACHE that is not a boolean: svc %j exits 2 with the error in its mode',
+    async (argv, stderr) => {
+      expect(await runInProcess(argv, { SVC_NO_CODE_CACHE: 'maybe' })).toEqual({
+        code: 2,
+        stdout: '',
+        stderr,
+      });
+    },
+  );
+
+  it('SVC_DEBUG_CODE_CACHE is read by the same rule', async () => {
+    expect(await runInProcess(['--json', 'me'], { SVC_DEBUG_CODE_CACHE: 'please' })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^\{"error":\{"code":"usage","message":"SVC_DEBUG_CODE_CACHE must be/),
+    });
   });
 });

@@ -5,11 +5,15 @@ import type { MakeContext } from '../kit.js';
 
 type Lister = (platform: Platform, options: CallOptions) => Promise<{ items: object[] }>;
 
-/** What each kind lists (one page), and which field of an item is the value to complete. */
-const KINDS: Record<string, { list: Lister; field: 'id' | 'name' }> = {
-  tenants: { list: (p, o) => p.tenants.list({ limit: 200 }, o), field: 'id' },
-  roles: { list: (p, o) => p.roles.list({}, o), field: 'name' },
-  webhooks: { list: (p, o) => p.webhooks.list({}, o), field: 'id' },
+/**
+ * What each kind lists (one page), and which fields of an item are values to complete, all of
+ * the first field's values before the next's. A tenant is named by its slug or its id anywhere,
+ * so both are offered, the slug (what a person types) first.
+ */
+const KINDS: Record<string, { list: Lister; fields: Array<'id' | 'name' | 'slug'> }> = {
+  tenants: { list: (p, o) => p.tenants.list({ limit: 200 }, o), fields: ['slug', 'id'] },
+  roles: { list: (p, o) => p.roles.list({}, o), fields: ['name'] },
+  webhooks: { list: (p, o) => p.webhooks.list({}, o), fields: ['id'] },
 };
 
 /** How long completion may wait for the API: a TAB press must not hang (less if --timeout says so). */
@@ -25,12 +29,14 @@ export async function runComplete(ctx: Context, kind: string): Promise<void> {
     if (kind === 'profiles') {
       values.push(...Object.keys(ctx.store().profiles()).sort());
     } else if (KINDS[kind]) {
-      const { list, field } = KINDS[kind];
+      const { list, fields } = KINDS[kind];
       const timeoutMs = Math.min(TIMEOUT_MS, ctx.timeoutMs);
       const { items } = await list(await ctx.platform(), { timeoutMs, maxRetries: 0 });
-      for (const item of items) {
-        const value = (item as Record<string, unknown>)?.[field];
-        if (typeof value === 'string' && !/\s/.test(value)) values.push(value);
+      for (const field of fields) {
+        for (const item of items) {
+          const value = (item as Record<string, unknown>)?.[field];
+          if (typeof value === 'string' && !/\s/.test(value) && !values.includes(value)) values.push(value);
+        }
       }
     }
   } catch {

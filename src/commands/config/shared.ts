@@ -1,13 +1,14 @@
 import { didYouMean } from '../../api/suggest.js';
 import { PROFILE_KEYS, type ProfileKey } from '../../config/store.js';
-import { NotFoundError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 
 /** The settings a profile holds, for help texts. */
 export const KEYS = PROFILE_KEYS.join(', ');
 
+/** A key that is no setting is invalid input (exit 2), like a bad flag; an unset one is not found (exit 5). */
 export function checkKey(key: string): ProfileKey {
   if (!(PROFILE_KEYS as readonly string[]).includes(key)) {
-    throw new NotFoundError(`unknown setting ${JSON.stringify(key)}${didYouMean(key, PROFILE_KEYS)}`, {
+    throw new UsageError(`unknown setting ${JSON.stringify(key)}${didYouMean(key, PROFILE_KEYS)}`, {
       hint: `settings are ${PROFILE_KEYS.join(', ')}`,
     });
   }

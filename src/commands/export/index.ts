@@ -3,6 +3,7 @@ import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
 import { exportDocument, exportYaml, secretValues } from '../../ascode/export.js';
 import { readLive, type TenantInfo } from '../../ascode/live.js';
+import { MANAGE_KINDS, type ManagedKind } from '../../ascode/schema.js';
 import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
@@ -15,6 +16,22 @@ export interface ExportOptions {
   allTenants: boolean;
   /** Where to write (.json: JSON, else YAML); undefined: stdout. */
   output: string | undefined;
+  /** The kinds to write and manage (--only); every kind by default. */
+  kinds: ManagedKind[];
+}
+
+/** --only roles,grants (commas, or the flag repeated): each a kind of the file's `manage`. */
+function parseOnly(values: unknown): ManagedKind[] {
+  if (values === undefined) return [...MANAGE_KINDS];
+  const words = (values as string[]).flatMap((v) => v.split(',')).map((w) => w.trim());
+  for (const word of words) {
+    if (!(MANAGE_KINDS as readonly string[]).includes(word)) {
+      throw new UsageError(
+        `--only takes roles, grants, webhooks or oauth_clients, got ${JSON.stringify(word)}${didYouMean(word, MANAGE_KINDS)}`,
+      );
+    }
+  }
+  return MANAGE_KINDS.filter((kind) => words.includes(kind));
 }
 
 export function parseExport(flags: Record<string, unknown>, globals: { tenants?: string[] }): ExportOptions {
@@ -23,7 +40,7 @@ export function parseExport(flags: Record<string, unknown>, globals: { tenants?:
   if (allTenants && tenants.length > 0)
     throw new UsageError('--tenant and --all-tenants cannot be combined; pick one');
   const output = flags.output === undefined ? undefined : nonEmpty('--output', flags.output);
-  return { tenants: [...new Set(tenants)], allTenants, output };
+  return { tenants: [...new Set(tenants)], allTenants, output, kinds: parseOnly(flags.only) };
 }
 
 /** The tenants to export, as the caller knows them (their credential's tenants, from /v1/me). */
@@ -73,8 +90,12 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
 
 export async function runExport(ctx: Context, options: ExportOptions): Promise<void> {
   const tenants = await chooseTenants(ctx, options);
-  const live = [...(await readLive(await ctx.platform(), tenants, ctx.signal)).values()];
-  const doc = exportDocument(live);
+  const reads = {
+    webhooks: options.kinds.includes('webhooks'),
+    clients: options.kinds.includes('oauth_clients'),
+  };
+  const live = [...(await readLive(await ctx.platform(), tenants, ctx.signal, reads)).values()];
+  const doc = exportDocument(live, options.kinds);
   const secrets = secretValues(doc);
   if (secrets.length > 0) {
     for (const s of secrets)
@@ -100,7 +121,13 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   );
   const webhooks = live.reduce((sum, t) => sum + t.webhooks.length, 0);
   const clients = live.reduce((sum, t) => sum + t.clients.length, 0);
-  const what = `${roles} custom role(s), ${grants} grant(s), ${webhooks} webhook(s), ${clients} OAuth client(s) of ${tenants.length} tenant(s)`;
+  const counts: Record<ManagedKind, string> = {
+    roles: `${roles} custom role(s)`,
+    grants: `${grants} grant(s)`,
+    webhooks: `${webhooks} webhook(s)`,
+    oauth_clients: `${clients} OAuth client(s)`,
+  };
+  const what = `${options.kinds.map((kind) => counts[kind]).join(', ')} of ${tenants.length} tenant(s)`;
   if (options.output === undefined) {
     await ctx.out.write(text);
     ctx.out.info(`exported ${what}`);
@@ -122,12 +149,19 @@ export default function exportCommand(make: MakeContext): Command {
     )
     .addOption(new Option('--all-tenants', 'every tenant where you are tenant_admin'))
     .addOption(new Option('-o, --output <file>', 'write here (.json: JSON, else YAML) instead of stdout'))
+    .addOption(
+      new Option(
+        '--only <kinds...>',
+        'only these kinds, written and managed: roles, grants, webhooks, oauth_clients (commas or repeated)',
+      ),
+    )
     .addHelpText(
       'after',
       examples(
         ['svc export -o access.yaml', "the profile's tenant"],
         ['svc export --tenant acme-treasury --tenant acme-apac -o access.yaml', 'two tenants'],
         ['svc export --all-tenants --json > access.json', 'every tenant you administer, as JSON'],
+        ['svc export --only roles,grants -o access.yaml', 'access only (reads no webhooks or OAuth clients)'],
       ),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {

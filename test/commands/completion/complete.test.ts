@@ -21,8 +21,13 @@ describe('svc __complete', () => {
     ['profiles', 'sorted by name', lines('prod', 'staging')],
     [
       'tenants',
-      'the ids of the tenants the credential sees',
+      'the slugs, then the ids, of the tenants the credential sees (either names a tenant)',
       lines(
+        'acme-treasury',
+        'acme-payments-eu',
+        'acme-ledger-uk',
+        'acme-apac',
+        'acme-labs',
         '8ab23c1d-a27b-565a-ad8f-983ecf5fe016',
         '5c59a2be-2bbe-51f5-b7c7-86876c08b908',
         '279352e3-51f6-5b0c-9f13-4a5563f8a965',

@@ -38,12 +38,12 @@ describe('svc config get', () => {
     ],
     [
       ['config', 'get', 'colour'],
-      5,
+      2,
       'error: unknown setting "colour"; settings are base_url, app_url, tenant, org, client_id\n',
     ],
     [
       ['config', 'get', 'tenat'],
-      5,
+      2,
       'error: unknown setting "tenat" (did you mean tenant?); settings are base_url, app_url, tenant, org, client_id\n',
     ],
   ])('svc %j exits %i', async (argv, code, stderr) => {

@@ -30,7 +30,7 @@ describe('svc config set', () => {
   it.each<[string[], number, string]>([
     [
       ['config', 'set', 'colour', 'x'],
-      5,
+      2,
       'error: unknown setting "colour"; settings are base_url, app_url, tenant, org, client_id\n',
     ],
     [

@@ -17,3 +17,14 @@ describe('svc config unset', () => {
     expect(testContext({ env: env() }).ctx.store().profile('default')?.tenant).toBeUndefined();
   });
 });
+
+describe('svc config unset of a key that is no setting', () => {
+  it('is invalid input (exit 2) naming the settings, with --json as one object', async () => {
+    expect(await runInProcess(['config', 'unset', 'colour', '--json'], env())).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        '{"error":{"code":"usage","message":"unknown setting \\"colour\\"","exit_code":2,"hint":"settings are base_url, app_url, tenant, org, client_id"}}\n',
+    });
+  });
+});

@@ -1,0 +1,29 @@
+/** "Did you mean …": what the word is the beginning of ranks before what is merely close to it. */
+import { describe, expect, it } from 'vitest';
+import { closest, didYouMean } from '../../src/api/suggest.js';
+
+describe('closest', () => {
+  it.each<[string, string[], string | undefined]>([
+    // the one candidate the word begins: before one a few edits away
+    ['event', ['tenant', 'event-type', 'url'], 'event-type'],
+    ['--event', ['--tenant', '--event-type'], '--event-type'],
+    ['role.assign', ['role.assigned', 'role.revoked'], 'role.assigned'],
+    // a typo still finds its word
+    ['tenat', ['tenant', 'org'], 'tenant'],
+    ['asign', ['assign', 'revoke'], 'assign'],
+    // the word itself, even when longer candidates begin with it
+    ['ls', ['lsx', 'ls'], 'ls'],
+    // several candidates begin with it: no guess from the prefix, edit distance decides
+    ['role', ['role.assigned', 'role.revoked'], undefined],
+    // one letter begins too much to be a guess
+    ['e', ['event-type'], undefined],
+    ['zzzz', ['tenant'], undefined],
+  ])('%s among %j: %s', (word, candidates, expected) => {
+    expect(closest(word, candidates)).toBe(expected);
+  });
+
+  it('didYouMean says nothing for the word itself', () => {
+    expect(didYouMean('tenant', ['tenant'])).toBe('');
+    expect(didYouMean('event', ['event-type'])).toBe(' (did you mean event-type?)');
+  });
+});
