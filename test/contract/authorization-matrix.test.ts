@@ -7,7 +7,7 @@ import { tenantId } from '../../src/sandbox/seed.js';
 import { asAdmin, type Caller, type Fixtures, requestFor, unique } from '../helpers/matrix.js';
 import { authorizationCode, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
 import { ROOT } from '../helpers/paths.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
 
 // Every operation of the published document × every kind of caller, the expected outcome
 // derived from the document's authorization data alone (x-svc-authorization, x-role-permissions,
@@ -97,7 +97,7 @@ beforeAll(async () => {
   callers.push(user('revoked', 'usr_bulk_000002', []));
   await asAdmin(s, 'DELETE', '/v1/users/usr_bulk_000002/roles/tenant_admin');
 
-  const now = Date.parse((await call(s, 'GET', '/_sandbox/clock')).body.now);
+  const now = await sandboxNow(s);
   await asAdmin(s, 'POST', '/v1/users/usr_bulk_000003/roles', {
     role_id: 'tenant_admin',
     expires_at: new Date(now + 60_000).toISOString(),

@@ -122,6 +122,14 @@ export async function call(
   return { status: response.status, headers: response.headers, body, text };
 }
 
+/** The sandbox's time (its clock moves with POST /_sandbox/clock), in ms. */
+export async function sandboxNow(sandbox: Sandbox): Promise<number> {
+  return Date.parse((await call(sandbox, 'GET', '/_sandbox/clock')).body.now);
+}
+
+/** Whether `iso` is within 5 s of `ms`: for times the sandbox computes from its running clock. */
+export const near = (iso: unknown, ms: number): boolean => Math.abs(Date.parse(iso as string) - ms) < 5000;
+
 /** How many requests the sandbox has answered so far (to show that a refusal sent nothing). */
 export async function requestCount(sandbox: Sandbox): Promise<number> {
   const stats = (await call(sandbox, 'GET', '/_sandbox/stats')).body as Record<string, number>;

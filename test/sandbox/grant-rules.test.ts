@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/api/time.js';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
 
 // Holes found by an independent tester after issue 10: a just-in-time grant made permanent by its
 // holder, roles narrowed or deleted by someone who does not hold what they take away, and a
@@ -21,7 +21,7 @@ let now = 0;
 const inHours = (hours: number) => isoSeconds(now + hours * HOUR);
 
 beforeAll(async () => {
-  now = Date.parse((await call(sandbox(), 'GET', '/_sandbox/clock')).body.now);
+  now = await sandboxNow(sandbox());
 });
 
 const post = (userId: string, body: Record<string, unknown>, caller = admin()) =>

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/api/time.js';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
 
 // A change cannot make a tenant's administration end sooner: a time-bound tenant_admin grant does
 // not stand in for a permanent one (revoking the permanent grant while the only other expires in
@@ -21,7 +21,7 @@ const inMinutes = (minutes: number) => isoSeconds(now + minutes * MINUTE);
 const refusal = (r: { status: number; body: any }) => [r.status, r.body.error?.code, r.body.error?.message];
 
 beforeAll(async () => {
-  now = Date.parse((await call(sandbox(), 'GET', '/_sandbox/clock')).body.now);
+  now = await sandboxNow(sandbox());
 });
 
 const grant = async (userId: string, expiresAt: string | null, caller = admin()) => {

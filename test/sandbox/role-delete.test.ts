@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/api/time.js';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
 
 // Deleting a held role ends its holders' grants: each of them gets an audit entry naming the user
 // (so "what happened to U's access" finds it), and grants that had already ended keep the status
@@ -13,7 +13,7 @@ let keys = 0;
 let now = 0;
 
 beforeAll(async () => {
-  now = Date.parse((await call(sandbox(), 'GET', '/_sandbox/clock')).body.now);
+  now = await sandboxNow(sandbox());
 });
 
 const grant = async (userId: string, roleId: string, expiresAt: string | null) => {

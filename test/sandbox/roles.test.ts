@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_TENANT_ROLES } from '../../src/api/constants.js';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
 
 const sandbox = useSandbox();
 const TENANT = tenantId('acme-treasury');
@@ -358,7 +358,7 @@ describe('role assignments', () => {
   it('an assignment that expires stops authorizing on the next call (the sandbox clock)', async () => {
     const auditor = as('usr_auditor');
     expect((await call(sandbox(), 'GET', '/v1/roles', auditor)).status).toBe(403);
-    const now = Date.parse((await call(sandbox(), 'GET', '/_sandbox/clock')).body.now);
+    const now = await sandboxNow(sandbox());
     const grant = await call(sandbox(), 'POST', '/v1/users/usr_auditor/roles', {
       ...admin(),
       body: {

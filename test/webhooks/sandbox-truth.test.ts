@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhooks/signature.js';
-import { ACME, call, useSandboxContext } from '../helpers/sandbox.js';
+import { ACME, call, sandboxNow, useSandboxContext } from '../helpers/sandbox.js';
 import { startTarget } from '../helpers/targets.js';
 import { admin, createWebhook, settle } from '../helpers/webhooks.js';
 
@@ -26,7 +26,7 @@ describe('POST /_sandbox/webhooks/dead-letters', () => {
     await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
       body: { webhook_id: webhook.id, count: 2 },
     });
-    const now = Date.parse((await call(sandbox(), 'GET', '/_sandbox/clock')).body.now);
+    const now = await sandboxNow(sandbox());
     // A real failure after the fixture: dead-lettered now.
     await call(sandbox(), 'POST', '/_sandbox/webhooks/events', {
       body: { type: 'exception.sla.breached', webhook_id: webhook.id },

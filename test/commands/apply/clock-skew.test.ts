@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LABS, user, writeFile } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { call, near, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 // An access file's expires_in counts from the platform's clock when it differs from this
 // machine's by more than a minute, as `roles assign --expires-in` does: svc plan shows (and a
@@ -19,10 +19,6 @@ const AHEAD =
 
 const grants = (n: number, expires = 'expires_in: 30m') =>
   `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - user: ${user(n)}\n        role: tenant_viewer\n        ${expires}\n        justification: skew\n`;
-
-async function sandboxNow(): Promise<number> {
-  return Date.parse((await call(svc.sandbox(), 'GET', '/_sandbox/clock')).body.now);
-}
 
 async function heldUntil(n: number): Promise<string | null | undefined> {
   const r = await call(svc.sandbox(), 'GET', `/v1/users/${user(n)}/roles`, {
@@ -39,8 +35,6 @@ async function heldUntil(n: number): Promise<string | null | undefined> {
     ?.expires_at;
 }
 
-const near = (iso: unknown, ms: number) => Math.abs(Date.parse(iso as string) - ms) < 5000;
-
 describe('svc plan and svc apply on a platform whose clock differs', () => {
   it('the sandbox clock moves 2 hours ahead', async () => {
     const r = await call(svc.sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 7200 } });
@@ -52,7 +46,7 @@ describe('svc plan and svc apply on a platform whose clock differs', () => {
     const r = await svc.run(['plan', '-f', file, '--json'], real);
     expect(r.code, r.stderr).toBe(10);
     const doc = JSON.parse(r.stdout);
-    const now = await sandboxNow();
+    const now = await sandboxNow(svc.sandbox());
     expect(near(doc.anchor, now), doc.anchor).toBe(true);
     const [change] = doc.tenants[0].changes;
     expect(change.grant.expires_at).toBe(
@@ -66,7 +60,7 @@ describe('svc plan and svc apply on a platform whose clock differs', () => {
     const r = await svc.run(['apply', '-f', file, '--yes', '--ndjson', '--journal', join(dir, 'aj')], real);
     expect(r.code, r.stderr).toBe(0);
     expect(ndjson(r.stdout).map((x) => x.status)).toEqual(['ok']);
-    expect(near(await heldUntil(2), (await sandboxNow()) + 30 * MINUTE)).toBe(true);
+    expect(near(await heldUntil(2), (await sandboxNow(svc.sandbox())) + 30 * MINUTE)).toBe(true);
     expect(r.stderr.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([AHEAD]);
   });
 
@@ -77,7 +71,7 @@ describe('svc plan and svc apply on a platform whose clock differs', () => {
     expect(planned.code, planned.stderr).toBe(10);
     const doc = JSON.parse(readFileSync(out, 'utf8'));
     const promised = doc.tenants[0].changes[0].grant.expires_at;
-    expect(near(promised, (await sandboxNow()) + 60 * MINUTE), promised).toBe(true);
+    expect(near(promised, (await sandboxNow(svc.sandbox())) + 60 * MINUTE), promised).toBe(true);
     await call(svc.sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 300 } });
     const r = await svc.run(['apply', out, '--yes', '--ndjson', '--journal', join(dir, 'pj')], real);
     expect(r.code, r.stderr).toBe(0);

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 // svc plan predicts the platform's last-tenant-admin rule (409 last_tenant_admin, exploratory test
 // s7): a plan revoking every tenant_admin of a tenant, or moving the expiry of the grant that ends
@@ -20,7 +20,7 @@ let sooner = '';
 
 beforeAll(async () => {
   const sandbox = svc.sandbox();
-  const now = Date.parse((await call(sandbox, 'GET', '/_sandbox/clock')).body.now);
+  const now = await sandboxNow(sandbox);
   adminEnds = isoSeconds(now + 60 * 60_000);
   sooner = isoSeconds(now + 30 * 60_000);
   await as(sandbox, LABS, 'POST', `/v1/users/${user(1)}/roles`, {

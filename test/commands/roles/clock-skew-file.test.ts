@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { ndjson } from '../../helpers/context.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { call, near, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 // A bulk file's durations (an expires_in column, or --expires-in for rows without one) count from
 // the platform's clock, as single `roles assign --expires-in` does, when it differs from this
@@ -26,12 +26,6 @@ function csv(text: string): string {
   return path;
 }
 
-async function sandboxNow(): Promise<number> {
-  return Date.parse((await call(svc.sandbox(), 'GET', '/_sandbox/clock')).body.now);
-}
-
-const near = (iso: unknown, ms: number) => Math.abs(Date.parse(iso as string) - ms) < 5000;
-
 describe('roles assign --file on a platform whose clock differs', () => {
   it('the sandbox clock moves 2 hours ahead', async () => {
     const r = await call(svc.sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 7200 } });
@@ -44,7 +38,10 @@ describe('roles assign --file on a platform whose clock differs', () => {
     expect(dry.code, dry.stderr).toBe(0);
     const [planned] = JSON.parse(dry.stdout);
     expect(planned.plan).toBe('grant');
-    expect(near(planned.expires_at, (await sandboxNow()) + 45 * MINUTE), planned.expires_at).toBe(true);
+    expect(
+      near(planned.expires_at, (await sandboxNow(svc.sandbox())) + 45 * MINUTE),
+      planned.expires_at,
+    ).toBe(true);
     expect(dry.stderr.split('\n')[0]).toBe(AHEAD);
 
     const r = await svc.run(
@@ -54,7 +51,9 @@ describe('roles assign --file on a platform whose clock differs', () => {
     expect(r.code, r.stderr).toBe(0);
     const [done] = JSON.parse(r.stdout);
     expect(done.status).toBe('ok');
-    expect(near(done.expires_at, (await sandboxNow()) + 45 * MINUTE), done.expires_at).toBe(true);
+    expect(near(done.expires_at, (await sandboxNow(svc.sandbox())) + 45 * MINUTE), done.expires_at).toBe(
+      true,
+    );
     // One warning for the run, however many rows count from it.
     expect(r.stderr.split('\n').filter((l) => l.startsWith('warning:'))).toEqual([AHEAD]);
   });
@@ -69,7 +68,7 @@ describe('roles assign --file on a platform whose clock differs', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     const rows = ndjson(r.stdout);
-    const at = (await sandboxNow()) + 30 * MINUTE;
+    const at = (await sandboxNow(svc.sandbox())) + 30 * MINUTE;
     expect(rows.map((x) => [x.status, near(x.expires_at, at)])).toEqual([
       ['ok', true],
       ['ok', true],
@@ -79,7 +78,7 @@ describe('roles assign --file on a platform whose clock differs', () => {
   });
 
   it('says nothing when no row counts a duration', async () => {
-    const at = isoSeconds((await sandboxNow()) + 3 * 3600_000);
+    const at = isoSeconds((await sandboxNow(svc.sandbox())) + 3 * 3600_000);
     const path = csv(`user,role,expires_at,justification\n${user(4)},tenant_viewer,${at},skew\n`);
     const r = await svc.run(
       ['roles', 'assign', '--file', path, '--json', '--journal', join(dir, 'j3')],
@@ -101,7 +100,7 @@ describe('roles assign --file on a platform whose clock differs', () => {
     expect(first.code, first.stderr).toBe(7);
     const [granted] = ndjson(first.stdout);
     expect(granted!.status).toBe('ok');
-    expect(near(granted!.expires_at, (await sandboxNow()) + 180 * MINUTE)).toBe(true);
+    expect(near(granted!.expires_at, (await sandboxNow(svc.sandbox())) + 180 * MINUTE)).toBe(true);
     // The anchor, on the platform's clock, is in the journal's first line.
     const header = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!);
     expect(Date.parse(header.anchor) + 180 * MINUTE).toBe(Date.parse(granted!.expires_at));
@@ -152,7 +151,9 @@ describe('roles assign --file on a platform whose clock differs', () => {
       fast,
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(near(JSON.parse(r.stdout)[0].expires_at, (await sandboxNow()) + 45 * MINUTE)).toBe(true);
+    expect(near(JSON.parse(r.stdout)[0].expires_at, (await sandboxNow(svc.sandbox())) + 45 * MINUTE)).toBe(
+      true,
+    );
     expect(r.stderr).toMatch(/^warning: the platform's clock is \d+ (minutes|hours) behind this machine's;/);
   });
 });
