@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+// The sandbox against what the platform reference and the sandbox's own document say, for requests
+// a client built from the reference sends: the role filter of GET /v1/tenants, tenant ids in
+// upper case, the reference's common Content-Type on a request without a body, unknown query
+// parameters, and bodies whose idempotency_key is not a string.
+const sandbox = useSandbox();
+const treasury = tenantId('acme-treasury');
+const admin = () => ({ token: sandbox().adminToken, tenant: treasury });
+
+async function createRole(name: string): Promise<string> {
+  const r = await call(sandbox(), 'POST', '/v1/roles', {
+    ...admin(),
+    body: { name, permissions: ['exception.read'], idempotency_key: `role-${name}` },
+  });
+  expect(r.status).toBe(201);
+  return r.body.id as string;
+}
+
+async function grant(user: string, roleId: string): Promise<void> {
+  const r = await call(sandbox(), 'POST', `/v1/users/${user}/roles`, {
+    ...admin(),
+    body: { role_id: roleId, justification: 'conformance test', idempotency_key: `grant-${user}-${roleId}` },
+  });
+  expect(r.status).toBe(201);
+}
+
+const slugs = (body: { items: Array<{ slug: string }> }) => body.items.map((t) => t.slug);
+
+describe('GET /v1/tenants?role= keeps a tenant where the caller holds the role live', () => {
+  it('matches a custom role by name beside a built-in one, and each of two built-in roles', async () => {
+    const fx = await createRole('fx-desk');
+    await grant('usr_viewer', fx);
+    await grant('usr_analyst', 'tenant_lead');
+    const viewer = sandbox().issueToken('usr_viewer').token;
+    const analyst = sandbox().issueToken('usr_analyst').token;
+    const list = async (token: string, role: string) =>
+      (await call(sandbox(), 'GET', `/v1/tenants?role=${role}`, { token })).body;
+
+    expect(slugs(await list(viewer, 'fx-desk'))).toEqual(['acme-treasury']);
+    expect(slugs(await list(viewer, 'tenant_viewer'))).toEqual(['acme-treasury', 'acme-ledger-uk']);
+    expect(slugs(await list(analyst, 'tenant_analyst'))).toEqual(['acme-treasury']);
+    expect(slugs(await list(analyst, 'tenant_lead'))).toEqual(['acme-treasury']);
+    expect(slugs(await list(analyst, 'tenant_admin'))).toEqual([]);
+    // The role column stays the highest live role.
+    expect((await list(analyst, 'tenant_analyst')).items[0].role).toBe('tenant_lead');
+    expect((await list(viewer, 'fx-desk')).items[0].role).toBe('tenant_viewer');
+  });
+});
