@@ -49,3 +49,25 @@ describe('GET /v1/tenants?role= keeps a tenant where the caller holds the role l
     expect((await list(viewer, 'fx-desk')).items[0].role).toBe('tenant_viewer');
   });
 });
+
+describe("a request without a body, sent with the reference's common Content-Type: application/json", () => {
+  const json = { 'content-type': 'application/json' };
+
+  it.each([
+    ['a role', async () => `/v1/roles/${await createRole('ct-del')}`],
+    ['a grant', async () => '/v1/users/usr_auditor/roles/tenant_auditor'],
+  ])('DELETE of %s is accepted: there is nothing to parse', async (_name, path) => {
+    const r = await call(sandbox(), 'DELETE', await path(), { ...admin(), headers: json });
+    expect([r.status, r.body.error]).toEqual([200, undefined]);
+  });
+
+  it.each(['GET', 'HEAD'])('%s is accepted', async (method) => {
+    const r = await call(sandbox(), method, '/v1/roles', { ...admin(), headers: json });
+    expect(r.status).toBe(200);
+  });
+
+  it('a POST, whose route takes a body, is still told it needs one', async () => {
+    const r = await call(sandbox(), 'POST', '/v1/roles', { ...admin(), headers: json });
+    expect([r.status, r.body.error.code]).toEqual([400, 'invalid_request']);
+  });
+});
