@@ -71,3 +71,45 @@ describe("a request without a body, sent with the reference's common Content-Typ
     expect([r.status, r.body.error.code]).toEqual([400, 'invalid_request']);
   });
 });
+
+describe('a POST body that is not an object, or whose idempotency_key is not a string', () => {
+  it.each([
+    [
+      'a number key',
+      '{"name":"num-key","permissions":["exception.read"],"idempotency_key":123}',
+      'idempotency_key must be a string (1 to 255 characters)',
+    ],
+    [
+      'a null key',
+      '{"name":"num-key","permissions":["exception.read"],"idempotency_key":null}',
+      'idempotency_key must be a string (1 to 255 characters)',
+    ],
+    [
+      'an object key',
+      '{"name":"num-key","permissions":["exception.read"],"idempotency_key":{"k":1}}',
+      'idempotency_key must be a string (1 to 255 characters)',
+    ],
+    [
+      'an array body',
+      '[{"name":"num-key","permissions":["exception.read"],"idempotency_key":"arr"}]',
+      'the body must be a JSON object',
+    ],
+    ['a null body', 'null', 'the body must be a JSON object'],
+    ['a string body', '"key"', 'the body must be a JSON object'],
+  ])('%s is named as such (400 invalid_request)', async (_name, text, message) => {
+    const r = await call(sandbox(), 'POST', '/v1/roles', {
+      ...admin(),
+      text,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([r.status, r.body.error.code, r.body.error.message]).toEqual([400, 'invalid_request', message]);
+  });
+
+  it('a missing key is still idempotency_key_required', async () => {
+    const r = await call(sandbox(), 'POST', '/v1/roles', {
+      ...admin(),
+      body: { name: 'no-key', permissions: ['exception.read'] },
+    });
+    expect([r.status, r.body.error.code]).toEqual([400, 'idempotency_key_required']);
+  });
+});
