@@ -113,3 +113,25 @@ describe('a POST body that is not an object, or whose idempotency_key is not a s
     expect([r.status, r.body.error.code]).toEqual([400, 'idempotency_key_required']);
   });
 });
+
+describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on input)', () => {
+  const upper = treasury.toUpperCase();
+  const securityEvents = async () =>
+    ((await call(sandbox(), 'GET', '/_sandbox/security-events')).body.items as unknown[]).length;
+
+  it.each([
+    ['X-Tenant-Id', '/v1/roles', { tenant: upper }],
+    ['the path', `/v1/tenants/${upper}/api-keys`, {}],
+    ['the path and X-Tenant-Id in another case', `/v1/tenants/${upper}/api-keys`, { tenant: treasury }],
+  ])("in %s is the caller's own tenant, and no security event", async (_name, path, headers) => {
+    const before = await securityEvents();
+    const r = await call(sandbox(), 'GET', path, { token: sandbox().adminToken, ...headers });
+    expect([r.status, r.body.error]).toEqual([200, undefined]);
+    expect(await securityEvents()).toBe(before);
+  });
+
+  it('is answered with the canonical lower-case id', async () => {
+    const r = await call(sandbox(), 'GET', '/v1/me', { token: sandbox().adminToken, tenant: upper });
+    expect([r.status, r.body.tenant_id]).toEqual([200, treasury]);
+  });
+});
