@@ -135,3 +135,40 @@ describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on inp
     expect([r.status, r.body.tenant_id]).toEqual([200, treasury]);
   });
 });
+
+describe('an unknown query parameter is refused, naming it and the known ones', () => {
+  it.each([
+    [
+      '/v1/tenants?tier=free',
+      'tier is an unknown query parameter; this operation takes: limit, cursor, role, subscription_tier',
+    ],
+    [
+      '/v1/role-assignments?roleid=tenant_admin',
+      'roleid is an unknown query parameter; this operation takes: role_id, user_id, include_inactive, limit, cursor',
+    ],
+    ['/v1/roles/tenant_admin?verbose=1', 'verbose is an unknown query parameter; this operation takes none'],
+    ['/_sandbox/security-events?kind=x', 'kind is an unknown query parameter; this operation takes none'],
+  ])('GET %s', async (path, message) => {
+    const r = await call(sandbox(), 'GET', path, admin());
+    expect([r.status, r.body.error.code, r.body.error.message]).toEqual([400, 'invalid_request', message]);
+  });
+
+  it('a misspelled filter of the deliveries is refused rather than ignored', async () => {
+    const webhooks = (await call(sandbox(), 'GET', '/v1/webhooks', admin())).body.items;
+    const r = await call(sandbox(), 'GET', `/v1/webhooks/${webhooks[0].id}/deliveries?state=failed`, admin());
+    expect([r.status, r.body.details ?? r.body.error.details]).toEqual([
+      400,
+      [
+        {
+          field: 'state',
+          message: expect.stringMatching(/^is an unknown query parameter; this operation takes: .*status/),
+        },
+      ],
+    ]);
+  });
+
+  it('known parameters are answered as before', async () => {
+    const r = await call(sandbox(), 'GET', '/v1/tenants?subscription_tier=free&limit=2', admin());
+    expect(r.status).toBe(200);
+  });
+});
