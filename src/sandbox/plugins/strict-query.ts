@@ -15,7 +15,8 @@ type QuerySchema = { type?: string; properties?: Record<string, unknown>; additi
 export function registerStrictQueries(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/v1/') && !route.url.startsWith('/_sandbox/')) return;
-    const schema = (route.schema ??= {}) as { querystring?: QuerySchema; consumes?: unknown };
+    route.schema ??= {};
+    const schema = route.schema as { querystring?: QuerySchema; consumes?: unknown };
     if (schema.consumes) return;
     const query = schema.querystring;
     if (query?.additionalProperties !== undefined) return;
