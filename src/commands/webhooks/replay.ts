@@ -244,7 +244,9 @@ export function replayCommand(make: MakeContext): Command {
         'with the same idempotency keys, and nothing is replayed twice. --dry-run lists what would be\n' +
         'replayed.\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
-        'and an event already delivered or replayed is replayed again with a warning and a note on its row.',
+        'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n\n' +
+        'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
+        'before anything is replayed (exit 6), with the command that enables it.',
     )
     .argument('[webhook]', 'webhook id')
     .argument('[delivery...]', 'delivery ids (dlv_…) or dead-letter entry ids (dlq_…) to replay')
