@@ -329,7 +329,7 @@ complete -c svc -n '__svc_at \'svc tenants\' 0' -a 'api-keys' -d 'Tenant API key
 complete -c svc -n '__svc_in \'svc tenants ls\'' -l limit -x -d 'at most N tenants in total (default 50; with --all: every one)'
 complete -c svc -n '__svc_in \'svc tenants ls\'' -l cursor -x -d 'continue where a previous listing stopped'
 complete -c svc -n '__svc_in \'svc tenants ls\'' -l all -d 'every tenant, streamed as pages arrive'
-complete -c svc -n '__svc_in \'svc tenants ls\'' -l role -x -a '(svc __complete roles 2>/dev/null)' -d 'only tenants where your role is this: a built-in role (e.g. tenant_admin), org_admin or a custom role\'s name'
+complete -c svc -n '__svc_in \'svc tenants ls\'' -l role -x -a '(svc __complete roles 2>/dev/null)' -d 'only tenants where you hold this role (any of your live roles there, not only the one shown): a built-in role (e.g. tenant_admin), org_admin or a custom role\'s name'
 complete -c svc -n '__svc_in \'svc tenants ls\'' -l tier -x -a 'free pro enterprise' -d 'only tenants on this subscription tier'
 complete -c svc -n '__svc_at \'svc tenants api-keys\' 0' -a 'create' -d 'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600); use it as SVC_TOKEN or with `svc login --with-token`.'
 complete -c svc -n '__svc_at \'svc tenants api-keys\' 0' -a 'ls' -d 'List a tenant\'s API keys (never the keys themselves)'

@@ -1,3 +1,4 @@
+import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
 import { loginCommand, loginHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
@@ -19,7 +20,7 @@ import { SecretRegistry } from './http/redact.js';
 import type { Env, IOStreams } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
 import type { Platform } from './platform/index.js';
-import { findTenant, isTenantId } from './platform/tenant-ref.js';
+import { findTenant } from './platform/tenant-ref.js';
 import type { Browser } from './system/browser.js';
 import { type Clock, realSleep } from './system/clock.js';
 import { inquirerPrompter, type Prompter } from './system/prompter.js';
@@ -221,7 +222,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
         // the code cache, and this is still before the first connection compiles llhttp.
         deps.beforeHttp?.();
-        const tenant = s.values.tenant;
+        // An id in upper case is the same tenant: sent in canonical lower case, for servers that
+        // compare ids as they are.
+        const tenant = s.values.tenant === undefined ? undefined : canonicalTenantRef(s.values.tenant);
         const from =
           s.sources.tenant === 'flag'
             ? '--tenant'

@@ -1,6 +1,7 @@
+import { canonicalTenantRef, isTenantId } from '../api/tenant-id.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { callerTenants, findTenant, isTenantId, type KnownTenant } from '../platform/tenant-ref.js';
+import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
 
 /** A tenant a command acts on: its id, and how people know it, for prompts and messages. */
 export interface NamedTenant {
@@ -36,8 +37,9 @@ async function everyChoice<T>(items: AsyncIterable<T>, what: string, fix: string
  * call it goes with); a slug is found among the caller's tenants (one GET /v1/me), else exit 5
  * with a suggestion.
  */
-export async function resolveTenant(ctx: Context, ref: string): Promise<NamedTenant> {
+export async function resolveTenant(ctx: Context, given: string): Promise<NamedTenant> {
   const platform = await ctx.platform();
+  const ref = canonicalTenantRef(given);
   if (isTenantId(ref)) {
     let label: Promise<string> | undefined;
     return {

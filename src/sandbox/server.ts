@@ -26,6 +26,7 @@ import {
 import { registerFormBodies } from './plugins/form.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonBodies } from './plugins/json-body.js';
+import { registerStrictQueries } from './plugins/strict-query.js';
 import { registerUnmatched } from './plugins/unmatched.js';
 import type { RouteContext } from './routes/context.js';
 import { ROUTE_MODULES } from './routes/index.js';
@@ -173,6 +174,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     return { token, expiresAt: state.clock.iso(exp * 1000) };
   };
   const context: RouteContext = { state, faults, baseUrl: () => baseUrl, log, issueToken };
+  registerStrictQueries(app);
   for (const register of ROUTE_MODULES) register(app, context);
   return {
     app,

@@ -15,7 +15,7 @@ export const TenantSummary = Type.Object(
     time_zone: Type.String({ description: 'IANA time zone name' }),
     role: Type.String({
       description:
-        "The caller's role within the tenant: its highest active role, or org_admin for a tenant listed only through org_admin",
+        "The caller's role within the tenant: the highest of its live roles there (built-in roles ranked as in the reference's catalog, tenant_admin first, then custom roles), or org_admin for a tenant listed only through org_admin. The role filter compares every live role, not only this one.",
     }),
     created_at: Timestamp,
     subscription_tier: SubscriptionTier,
@@ -40,7 +40,14 @@ export const TenantListQuery = Type.Object({
     }),
   ),
   ...CursorQuery,
-  role: Type.Optional(Type.String({ description: "Only tenants where the caller's role is this" })),
+  role: Type.Optional(
+    Type.String({
+      description:
+        "Only tenants where the caller holds this role live: a built-in role's id, a custom role's name (exactly), " +
+        "or org_admin (the tenants listed only through org_admin). Any of the caller's live roles in the tenant matches, " +
+        'not only the one the role column shows.',
+    }),
+  ),
   subscription_tier: Type.Optional(SubscriptionTier),
 });
 export type TenantListQuery = Static<typeof TenantListQuery>;

@@ -92,7 +92,7 @@ export function lsCommand(make: MakeContext): Command {
     .alias('list')
     .summary('List the tenants visible to you')
     .description(
-      'List the tenants visible to you, with your role in each.\n\n' +
+      'List the tenants visible to you, with your highest live role in each.\n\n' +
         'With an organisation set (--org, SVC_ORG or the profile), an org_admin lists every tenant of the\n' +
         'organisation; such cross-tenant listings are recorded in the security events log.\n' +
         `Without --all, the first ${DEFAULT_LIMIT} (or --limit) are printed and where to continue is shown on stderr.`,
@@ -102,7 +102,7 @@ export function lsCommand(make: MakeContext): Command {
     .addOption(
       new Option(
         '--role <role>',
-        "only tenants where your role is this: a built-in role (e.g. tenant_admin), org_admin or a custom role's name",
+        "only tenants where you hold this role (any of your live roles there, not only the one shown): a built-in role (e.g. tenant_admin), org_admin or a custom role's name",
       ),
     )
     .addOption(

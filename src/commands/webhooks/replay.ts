@@ -4,6 +4,7 @@ import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
+import { withEnableHint } from '../../platform/errors.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
@@ -12,7 +13,7 @@ import { type DlqFilters, filterOptions, parseDlqFilters } from './dlq/filters.j
 import { QueueSnapshot } from './dlq/queue.js';
 import { deliveryOutcome, type FailedReplay, failedReplaysHint } from './follow.js';
 import { lookUpNamed, type NamedTarget, noteText, type ReplayNote } from './replay-named.js';
-import { webhookArg } from './shared.js';
+import { refuseDisabledWebhook, webhookArg } from './shared.js';
 
 export interface ReplayOptions extends BulkFlags {
   webhook: string;
@@ -105,6 +106,7 @@ const COLUMNS = (dryRun: boolean): Array<Column<ReplayRow>> => [
 export async function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
+  await refuseDisabledWebhook(platform, webhook);
   const wait = options.wait ?? ctx.io.stdoutIsTTY;
   const queue = options.dlq
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
@@ -122,7 +124,11 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     const original = await delivery(data);
     const { data: made, response } = await platform.webhooks.deliveries
       .replay(webhook, original, { signal, idempotencyKey })
-      .withResponse();
+      .withResponse()
+      .catch((error: unknown) => {
+        // Disabled since the run started.
+        throw withEnableHint(error, webhook);
+      });
     queue?.ours.add(made.id);
     const detail = {
       delivery_id: original,
@@ -238,7 +244,9 @@ export function replayCommand(make: MakeContext): Command {
         'with the same idempotency keys, and nothing is replayed twice. --dry-run lists what would be\n' +
         'replayed.\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
-        'and an event already delivered or replayed is replayed again with a warning and a note on its row.',
+        'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n\n' +
+        'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
+        'before anything is replayed (exit 6), with the command that enables it.',
     )
     .argument('[webhook]', 'webhook id')
     .argument('[delivery...]', 'delivery ids (dlv_…) or dead-letter entry ids (dlq_…) to replay')

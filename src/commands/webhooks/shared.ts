@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import type { DeliveryFailureCause } from '../../api/constants.js';
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import type { Column, Field } from '../../output/output.js';
+import type { Platform } from '../../platform/index.js';
 import { fileErrorReason } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
 import { nonEmpty } from '../kit.js';
@@ -164,3 +165,23 @@ export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
   { header: 'failed', value: (e) => e.dead_lettered_at, kind: 'time' },
   { header: 'replayed as', value: (e) => e.last_replay_delivery_id, kind: 'id', optional: 1 },
 ];
+
+/**
+ * A disabled webhook receives no events, replays included: said before anything is replayed (or
+ * planned, so a dry run does not promise what the platform refuses, 409 webhook_disabled), from
+ * the webhook's status. Read only to say this early: when it cannot be read, the replays
+ * themselves give the verdict.
+ */
+export async function refuseDisabledWebhook(platform: Platform, webhook: string): Promise<void> {
+  const found = await platform.webhooks.get(webhook).catch((error: unknown) => {
+    if (lookupMayFail(error)) return undefined;
+    throw error;
+  });
+  if (found?.status === 'disabled') {
+    throw new SvcError(
+      'conflict',
+      `webhook ${webhook} is disabled: a disabled webhook receives no events, replays included`,
+      { code: 'webhook_disabled', hint: `enable it with: svc webhooks update ${webhook} --enable` },
+    );
+  }
+}

@@ -148,9 +148,7 @@ export class DeliveryEngine {
     data: Record<string, unknown>,
     only?: WebhookRecord,
   ): { event: EventRecord; deliveries: DeliveryRecord[] } {
-    if (only?.status === 'disabled') {
-      throw new DomainError('webhook_disabled', `webhook ${only.id} is disabled; enable it first`);
-    }
+    if (only) refuseDisabled(only);
     const event = this.#store.createEvent(tenantId, type, data);
     const targets = only ? [only] : this.#store.subscribers(tenantId, type);
     const deliveries = targets.map((webhook) => this.#store.createDelivery(webhook, event));
@@ -161,9 +159,12 @@ export class DeliveryEngine {
   /**
    * Rule 1: a new delivery of the same event (the same payload bytes), its attempt counter at
    * zero, sent at once and signed with a fresh timestamp. The DLQ entry of the original, if
-   * any, records the replay. A delivery still pending or retrying is not replayed yet.
+   * any, records the replay. A delivery still pending or retrying is not replayed yet; a disabled
+   * webhook receives no events, replays included (webhook_disabled: nothing is made, its entry
+   * stays queued).
    */
   replay(original: DeliveryRecord): { delivery: DeliveryRecord; entry: DlqRecord | undefined } {
+    refuseDisabled(original.webhook);
     if (original.status === 'pending' || original.status === 'retrying') {
       throw new DomainError(
         'delivery_in_progress',
@@ -367,5 +368,12 @@ export class DeliveryEngine {
       this.#settledWaiters = [];
       for (const w of waiters) w();
     }
+  }
+}
+
+/** A disabled webhook receives no events: a test event or a replay to it is refused. */
+function refuseDisabled(webhook: WebhookRecord): void {
+  if (webhook.status === 'disabled') {
+    throw new DomainError('webhook_disabled', `webhook ${webhook.id} is disabled; enable it first`);
   }
 }

@@ -31,17 +31,17 @@ export function visibleTenants(
     principal.user !== null &&
     identity.isOrgAdmin(principal.user.id, orgId);
   const memberIds = new Set(members.map((t) => t.id));
+  const rolesIn = (t: Tenant): string[] =>
+    memberIds.has(t.id) ? liveRoleNames(state, principal, t.id) : orgWide ? ['org_admin'] : [];
   // Org-wide lists walk the global sorted index from the cursor; member lists are short.
   const source = orgWide ? identity.tenants : members;
   return {
     source,
     inScope: (t: Tenant) => orgId === undefined || t.org_id === orgId,
-    roleOf: (t: Tenant): string | undefined =>
-      memberIds.has(t.id)
-        ? primaryRole(liveRoleNames(state, principal, t.id))
-        : orgWide
-          ? 'org_admin'
-          : undefined,
+    /** The caller's live roles in the tenant (names), or org_admin for one seen only through org_admin. */
+    rolesIn,
+    /** The role column: the highest of those. */
+    roleOf: (t: Tenant): string | undefined => primaryRole(rolesIn(t)),
     indexAfter: (createdMs: number, id: string): number => {
       if (orgWide) return identity.tenantIndexAfter(createdMs, id);
       const i = source.findIndex((t) => t.createdMs > createdMs || (t.createdMs === createdMs && t.id > id));

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HEADERS } from '../../api/constants.js';
 import { OPERATIONS } from '../../api/operations.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
+import { canonicalTenantRef } from '../../api/tenant-id.js';
 import { authorizeOperation, namedTenant } from '../domain/authorization.js';
 import type { Tenant } from '../domain/identity.js';
 import { ApiProblem } from '../problem.js';
@@ -162,10 +163,12 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
         detail: `${request.method} ${request.url.split('?')[0]}; justification: ${principal.justification ?? '(none)'}`,
       });
     }
-    const header = headerValue(request, HEADERS.tenant);
+    // Tenant ids are UUIDs, case-insensitive on input (RFC 9562): compared in lower case.
+    const sent = headerValue(request, HEADERS.tenant);
+    const header = sent === undefined ? undefined : canonicalTenantRef(sent);
     let tenant: Tenant | null = null;
     if (rule.tenant === 'path') {
-      const fromPath = (request.params as Record<string, string>).id!;
+      const fromPath = canonicalTenantRef((request.params as Record<string, string>).id!);
       if (header !== undefined && header !== fromPath) {
         throw new ApiProblem(400, 'tenant_mismatch', 'X-Tenant-Id and the tenant in the path differ');
       }

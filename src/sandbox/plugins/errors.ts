@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError } from '../domain/errors.js';
 import { ApiProblem } from '../problem.js';
 import { errorBodyText } from './shared.js';
+import { knownQueryText } from './strict-query.js';
 
 export function newRequestId(): string {
   return `req_${randomBytes(10).toString('hex')}`;
@@ -70,9 +71,17 @@ export function clientError(error: NodeJS.ErrnoException, socket: Socket): void 
 
 type AjvError = { instancePath?: string; message?: string; params?: Record<string, unknown> };
 
-function validationDetails(error: FastifyError): Array<{ field: string; message: string }> {
+function validationDetails(
+  error: FastifyError,
+  request: FastifyRequest,
+): Array<{ field: string; message: string }> {
   const where = (error as FastifyError & { validationContext?: string }).validationContext;
   return ((error.validation ?? []) as AjvError[]).map((v) => {
+    const unknown = v.params?.additionalProperty;
+    if (where === 'querystring' && typeof unknown === 'string') {
+      const known = knownQueryText(request.routeOptions.schema?.querystring);
+      return { field: unknown, message: `is an unknown query parameter; ${known}` };
+    }
     const missing = typeof v.params?.missingProperty === 'string' ? `/${v.params.missingProperty}` : '';
     const extra = typeof v.params?.additionalProperty === 'string' ? `/${v.params.additionalProperty}` : '';
     const path = `${v.instancePath ?? ''}${missing}${extra}`.replace(/^\//, '').replace(/\//g, '.');
@@ -96,7 +105,7 @@ export function registerErrorHandling(app: FastifyInstance, log: (line: string) 
     if (error instanceof ApiProblem) return sendProblem(reply, request, error);
     if (error instanceof DomainError) return sendProblem(reply, request, ApiProblem.of(error));
     if (error.validation) {
-      const details = validationDetails(error);
+      const details = validationDetails(error, request);
       const first = details[0];
       const message = first ? `${first.field} ${first.message}` : 'invalid request';
       return sendProblem(reply, request, new ApiProblem(400, 'invalid_request', message, { details }));

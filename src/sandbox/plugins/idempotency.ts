@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { IdempotencyKey } from '../../api/schemas/common.js';
 import type { SandboxClock } from '../clock.js';
 import { ApiProblem } from '../problem.js';
 import type { Principal } from '../types.js';
@@ -109,6 +110,10 @@ function keyOf(body: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The longest idempotency key, in the body or the header (the schema's bound). */
+const KEY_MAX = IdempotencyKey.maxLength!;
+const KEY_TYPE_MESSAGE = `idempotency_key must be a string (1 to ${KEY_MAX} characters)`;
+
 /** Other changes (DELETE, PATCH, PUT) take a key only as an optional Idempotency-Key header. */
 const KEYED_BY_HEADER = new Set(['DELETE', 'PATCH', 'PUT']);
 
@@ -136,11 +141,21 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     if (!applies(request)) return;
     if (request.method !== 'POST') {
       const key = headerKey(request)!;
-      if (key.trim() === '' || key.length > 255)
-        throw new ApiProblem(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 characters');
+      if (key.trim() === '' || key.length > KEY_MAX)
+        throw new ApiProblem(400, 'invalid_request', `Idempotency-Key must be 1 to ${KEY_MAX} characters`);
       return;
     }
-    const key = keyOf(request.body);
+    const body = request.body;
+    // A body that is not an object, or a key that is not a string, is named as such: it was sent.
+    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body)))
+      throw new ApiProblem(400, 'invalid_request', 'the body must be a JSON object');
+    const sent = (body as Record<string, unknown> | undefined)?.idempotency_key;
+    if (sent !== undefined && typeof sent !== 'string') {
+      throw new ApiProblem(400, 'invalid_request', KEY_TYPE_MESSAGE, {
+        details: [{ field: 'idempotency_key', message: 'must be a string' }],
+      });
+    }
+    const key = keyOf(body);
     if (key === undefined || key.trim() === '') {
       throw new ApiProblem(
         400,
@@ -151,8 +166,8 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
         },
       );
     }
-    if (key.length > 255)
-      throw new ApiProblem(400, 'invalid_request', 'idempotency_key is longer than 255 characters');
+    if (key.length > KEY_MAX)
+      throw new ApiProblem(400, 'invalid_request', `idempotency_key is longer than ${KEY_MAX} characters`);
     const fromHeader = headerKey(request);
     if (fromHeader !== undefined && key !== fromHeader) {
       throw new ApiProblem(

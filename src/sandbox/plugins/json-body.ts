@@ -46,6 +46,13 @@ export function registerJsonBodies(app: FastifyInstance): void {
   ) => void;
   app.removeContentTypeParser('application/json');
   const parser = (request: FastifyRequest, body: string, done: Done) => {
+    // A request whose route takes no body (a DELETE) sent with the reference's common
+    // Content-Type header has nothing to parse; Fastify's parser would refuse the empty text
+    // (FST_ERR_CTP_EMPTY_JSON_BODY). A route that takes a body is still told it needs one.
+    if (body === '' && request.routeOptions.schema?.body === undefined) {
+      done(null, undefined);
+      return;
+    }
     if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
       done(
         new DomainError('body_too_deep', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`),

@@ -44,7 +44,7 @@ export default function tenantRoutes(app: FastifyInstance, { state }: RouteConte
       const after = request.query.cursor ? decodeCursor(request.query.cursor, fingerprint) : undefined;
       const matches = (t: (typeof view.source)[number]): boolean =>
         (tier === undefined || t.subscription_tier === tier) &&
-        (role === undefined || view.roleOf(t) === role);
+        (role === undefined || view.rolesIn(t).includes(role));
 
       let start = 0;
       if (after) start = view.indexAfter(after.k, after.i);

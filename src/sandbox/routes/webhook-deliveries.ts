@@ -116,7 +116,8 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
           'Rule 1: creates a new delivery (a new id, replay_of naming the original) of the same event with a byte-identical payload, ' +
           'attempt_count 0, and a fresh signature timestamp on its attempts; it is sent at once and retried like any delivery. ' +
           'The DLQ entry of the original, if any, becomes status replayed (replay_count, last_replayed_at, last_replay_delivery_id). ' +
-          'The response body (not shown in the reference) is the new delivery. A delivery still pending or retrying cannot be replayed (409 delivery_in_progress).',
+          'The response body (not shown in the reference) is the new delivery. A delivery still pending or retrying cannot be replayed (409 delivery_in_progress). ' +
+          'A disabled webhook receives no events, replays included: 409 webhook_disabled, nothing is made and the DLQ entry stays queued.',
         params: DeliveryParams,
         body: Type.Object({ idempotency_key: IdempotencyKey }),
         response: { 201: Type.Ref('WebhookDelivery'), ...errorResponses(400, 401, 403, 404, 409) },

@@ -31,6 +31,20 @@ describe('svc api', () => {
     expect(await requests()).toBe(before);
   });
 
+  it("a misspelled query parameter (svc's --tier for the API's subscription_tier) is refused, not ignored (exit 2)", async () => {
+    const r = await svc.run(['api', 'GET', '/v1/tenants', '-f', 'tier=free']);
+    const requestId = JSON.parse(r.stdout).error.request_id as string;
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `error: tier is an unknown query parameter; this operation takes: limit, cursor, role, subscription_tier (HTTP 400, invalid_request, request ${requestId})\n`,
+    ]);
+    const fixed = await svc.run(['api', 'GET', '/v1/tenants', '-f', 'subscription_tier=free']);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(
+      new Set(JSON.parse(fixed.stdout).items.map((t: { subscription_tier: string }) => t.subscription_tier)),
+    ).toEqual(new Set(['free']));
+  });
+
   it('an unknown record: the error body on stdout, one line on stderr, exit 5', async () => {
     const r = await svc.run(['api', 'GET', '/v1/reconciliations/rec_missing']);
     expect(r.code).toBe(5);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
-// `svc tenants ls --role X` filters by the caller's role in each tenant: a built-in role, org_admin,
+// `svc tenants ls --role X` filters by the caller's live roles in each tenant (any of them): a built-in role, org_admin,
 // or a custom role's name. A value no role can have is refused before the request (exit 2) with
 // the valid values; one that only a custom role could have is sent, and an empty answer says so.
 const svc = useSandboxContext();
@@ -38,5 +38,39 @@ describe('svc tenants ls --role', () => {
       '',
       'No tenants match: bogus is not a built-in role, so it matched custom role names exactly, and you hold none by that name.\n',
     ]);
+  });
+
+  it('a custom role held beside a built-in one matches, though the role column shows the built-in one', async () => {
+    const created = await svc.run([
+      'roles',
+      'create',
+      '--name',
+      'fx-desk',
+      '--permission',
+      'exception.read',
+      '--json',
+    ]);
+    expect(created.code).toBe(0);
+    const assigned = await svc.run([
+      'roles',
+      'assign',
+      'usr_viewer',
+      'fx-desk',
+      '--expires-in',
+      'never',
+      '--justification',
+      'fx desk',
+    ]);
+    expect(assigned.code).toBe(0);
+    const viewer = svc.sandbox().issueToken('usr_viewer').token;
+    const r = await svc.run(['tenants', 'ls', '--role', 'fx-desk'], { env: { SVC_TOKEN: viewer } });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('\t')[1]),
+    ).toEqual(['acme-treasury']);
+    expect(r.stdout).toContain('\ttenant_viewer\t');
   });
 });

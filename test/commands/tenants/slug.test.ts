@@ -122,3 +122,29 @@ describe('svc tenants api-keys', () => {
     ]);
   });
 });
+
+describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on input)', () => {
+  it('--tenant, SVC_TENANT and a TENANT argument are sent in lower case, to a server that compares them as they are', async () => {
+    const s = await server();
+    s.answer(answers.json(200, { items: [] }));
+    const id = 'abcdef12-2222-4333-8444-55555555abcd';
+    const upper = id.toUpperCase();
+    const env = { ...dirs(), SVC_BASE_URL: s.url, SVC_TOKEN: 'test-token', NO_COLOR: '1' };
+    const flag = await runInProcess(['--tenant', upper, 'tenants', 'api-keys', 'ls', upper, '--json'], env);
+    const fromEnv = await runInProcess(['tenants', 'api-keys', 'ls', '--json'], {
+      ...env,
+      SVC_TENANT: upper,
+    });
+    expect([flag.code, flag.stdout, fromEnv.code, fromEnv.stdout]).toEqual([0, '[]\n', 0, '[]\n']);
+    expect(s.seen.map((q) => `${q.method} ${q.url} ${q.headers['x-tenant-id']}`)).toEqual([
+      `GET /v1/tenants/${id}/api-keys ${id}`,
+      `GET /v1/tenants/${id}/api-keys ${id}`,
+    ]);
+  });
+
+  it('acts in that tenant against the sandbox', async () => {
+    const r = await svc.run(['--tenant', EU.toUpperCase(), 'me', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).tenant_id).toBe(EU);
+  });
+});
