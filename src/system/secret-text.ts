@@ -55,7 +55,6 @@ export function secretFromBytes(raw: Buffer, from: string): { secret: Buffer; wa
  */
 export function controlCharacterIn(text: string): string | undefined {
   if (/[\r\n]/.test(text)) return 'a line break';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   if (/[\x00-\x1f\x7f]/.test(text)) return 'a control character';
   return undefined;
 }
