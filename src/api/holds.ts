@@ -181,3 +181,24 @@ export class CallerAuthority {
       : this.#operation('oauth_client.manage', 'changing OAuth clients');
   }
 }
+
+/**
+ * The caller's authority from what a client can read: `person` (GET /v1/me type user), the roles
+ * it holds live in the tenant with their ends (a user's own assignments; an API key's one role,
+ * which nothing ends), and the roles' permissions. Undefined when a role's permissions are not
+ * known: then nothing is predicted.
+ */
+export function authorityFrom(
+  tenant: string,
+  person: boolean,
+  held: Iterable<{ role: string; expiresAt: string | null }>,
+  permissionsOf: (role: string) => readonly string[] | undefined,
+): CallerAuthority | undefined {
+  const grants: HeldGrant[] = [];
+  for (const { role, expiresAt } of held) {
+    const permissions = permissionsOf(role);
+    if (!Array.isArray(permissions)) return undefined;
+    grants.push({ permissions, expiresAt });
+  }
+  return new CallerAuthority(tenant, grants, person);
+}
