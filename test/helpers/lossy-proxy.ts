@@ -8,8 +8,8 @@ export interface LossyProxyOptions {
   lose?: (method: string, path: string, seen: number) => boolean;
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
   ignoreDeleteKeys?: boolean;
-  /** Requests answered by the proxy itself with this status (a 403 problem), never forwarded: a server that refuses them. */
-  refuse?: (method: string, path: string) => number | undefined;
+  /** Requests the proxy answers itself with this status and error code, never forwarded: a server that refuses them. */
+  refuse?: (method: string, path: string) => { status: number; code: string } | undefined;
 }
 
 export interface LossyProxy {
@@ -47,11 +47,11 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
     const body = await bodyOf(request);
     const method = request.method ?? 'GET';
     const path = request.url ?? '/';
-    const status = options.refuse?.(method, path);
-    if (status !== undefined) {
+    const refusal = options.refuse?.(method, path);
+    if (refusal !== undefined) {
       refused.push(`${method} ${path}`);
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: { code: 'forbidden', message: 'refused by the test proxy' } }));
+      response.writeHead(refusal.status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { code: refusal.code, message: 'refused by the test proxy' } }));
       return;
     }
     const count = (seen.get(`${method} ${path}`) ?? 0) + 1;

@@ -180,7 +180,9 @@ describe('a delegate whose own roles cannot be read', () => {
   const proxy = useLossyProxy(sandbox, {
     lose: () => false,
     refuse: (method, path) =>
-      method === 'GET' && path.startsWith(`/v1/users/${DELEGATE}/roles`) ? 403 : undefined,
+      method === 'GET' && path.startsWith(`/v1/users/${DELEGATE}/roles`)
+        ? { status: 403, code: 'insufficient_role' }
+        : undefined,
   });
 
   it('predicts nothing: no false failure, the row is planned as the platform would take it', async () => {
