@@ -14,7 +14,7 @@ import { readInputBytes } from '../system/input.js';
 import { checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
 import { readLive } from './live.js';
-import { refusedNow } from './lockout.js';
+import { refusedNow, stopOnRefused } from './lockout.js';
 import { changeKey, type PlanDocument } from './plan.js';
 import { headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
@@ -130,7 +130,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         steps = planSteps(doc!, options.prune, done);
       }
       const plan = doc!;
-      refuseLockouts(plan, options.prune);
+      stopOnRefused(ctx, plan, options.prune);
       for (const tenant of plan.tenants) {
         for (const change of tenant.changes) {
           if (change.prune && !options.prune) leftForPrune++;
@@ -265,19 +265,17 @@ async function unchangedSince(
       },
     );
   }
-  // What the caller may not do to themselves is judged on their grants now, not the plan's: a
-  // grant of theirs outside the plan's scope (another route to administering the tenant) may
-  // have been revoked since, and then narrowing the role that is left would lock them out.
+  // What the caller may not do to themselves, and what they may hand out, is judged on their
+  // grants now, not the plan's: a grant of theirs outside the plan's scope (another route to
+  // administering the tenant) may have been revoked or shortened since, and then narrowing the
+  // role that is left would lock them out, or a grant would outlive their own.
   const me = await platform.me.get({ signal: ctx.signal, tenant: null });
-  const refused =
-    me.type === 'user'
-      ? refusedNow(doc, live, (t, c) => (prune || !c.prune) && !done.has(changeKey(t, c)), me.id)
-      : [];
+  const refused = refusedNow(doc, live, (t, c) => (prune || !c.prune) && !done.has(changeKey(t, c)), me);
   if (refused.length > 0) {
     for (const line of refused) ctx.out.info(line);
     throw new SvcError(
       'conflict',
-      `your own grants changed since ${stale.what} was computed, and ${n(refused.length)} of its change(s) would now change your own grants or take away your own administration; nothing was applied`,
+      `your own grants changed since ${stale.what} was computed, and ${n(refused.length)} of its change(s) would now change your own grants, take away your own administration or hand out more than you hold; nothing was applied`,
       { code: 'plan_stale', hint: stale.hint },
     );
   }
@@ -291,18 +289,4 @@ async function unchangedSince(
     }
   }
   return done;
-}
-
-/** A change svc refuses (your own administration) that this run would make stops the whole run. */
-function refuseLockouts(doc: PlanDocument, prune: boolean): void {
-  const refused = doc.tenants.flatMap((t) =>
-    t.changes
-      .filter((c) => c.refused && (prune || !c.prune))
-      .map((c) => `${t.slug}: ${headline(c).slice(2)}: ${c.refused}`),
-  );
-  if (refused.length === 0) return;
-  throw new UsageError(`svc apply refuses ${refused.join('; ')}`, {
-    code: 'lockout',
-    hint: 'nothing was applied',
-  });
 }

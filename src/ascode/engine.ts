@@ -10,7 +10,7 @@ import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
 import { type LiveTenant, type Reads, readLive, type TenantInfo } from './live.js';
-import { refuseLastAdmin, refuseSelf } from './lockout.js';
+import { refuseBeyondHolds, refuseLastAdmin, refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
 import { PLAN_FORMAT, type PlanDocument, type PlanTenant, summarize } from './plan.js';
 import { checkReferences } from './references.js';
@@ -156,6 +156,7 @@ export async function computePlan(
     });
     problems.push(...diff.problems);
     if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);
+    refuseBeyondHolds(live.get(tenant.id)!, diff.tenant.changes, me);
     refuseLastAdmin(live.get(tenant.id)!, diff.tenant.changes, platformTime(platform, ctx.clock.now()));
     planned.push(diff.tenant);
   }

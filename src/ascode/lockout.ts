@@ -1,5 +1,8 @@
+import { authorityFrom, type CallerAuthority, type Refusal } from '../api/holds.js';
 import { AdministrationForecast, TENANT_ADMIN } from '../api/last-admin.js';
 import { grantsPermission } from '../api/roles.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import type { LiveTenant } from './live.js';
 import type { PlanChange, PlanDocument } from './plan.js';
 import { headline } from './render.js';
@@ -123,16 +126,79 @@ export function refuseLastAdmin(live: LiveTenant, changes: PlanChange[], now: nu
   return refused;
 }
 
+/** Who makes the changes: GET /v1/me's id and type. */
+export interface Caller {
+  id: string;
+  type: 'user' | 'api_key';
+}
+
 /**
- * The changes of a plan that refuseSelf refuses against the live state now (one line each): a
- * saved plan, or a resumed run's, is judged on the caller's grants at apply time. `pending` says
- * which changes this run would still make.
+ * Marks the changes the platform refuses the caller for what they hold (src/api/holds.ts: 403
+ * insufficient_permission, a grant or a role change handing out permissions they lack or for
+ * longer than they hold them; insufficient_role, an operation they may not do at all;
+ * user_required, a key granting a role that mints keys) as `refused`, judged on their own live
+ * grants in the tenant (an API key: its one role). Roles are changed before grants, so a grant is
+ * judged on its role's permissions after the plan. Changes refused already are left out.
+ */
+export function refuseBeyondHolds(live: LiveTenant, changes: PlanChange[], caller: Caller): number {
+  const permissionsOf = (role: string) => live.roles.get(role)?.permissions;
+  const held =
+    caller.type === 'user'
+      ? [...live.grants.values()]
+          .filter((g) => g.user === caller.id)
+          .map((g) => ({ role: g.roleName, expiresAt: g.expiresAt }))
+      : [{ role: live.tenant.role, expiresAt: null }];
+  const authority = authorityFrom(live.tenant.slug, caller.type === 'user', held, permissionsOf);
+  if (!authority) return 0;
+  const planned = new Map<string, readonly string[]>();
+  for (const c of changes) {
+    const to = c.fields.find((f) => f.field === 'permissions')?.to;
+    if (c.kind === 'role' && Array.isArray(to)) planned.set(c.name, to as string[]);
+  }
+  let refused = 0;
+  for (const change of changes) {
+    if (change.refused) continue;
+    const refusal = holdsRefusal(authority, live, change, (role) => planned.get(role) ?? permissionsOf(role));
+    if (!refusal) continue;
+    change.refused = `the platform refuses it (${refusal.code}): ${refusal.message}`;
+    refused++;
+  }
+  return refused;
+}
+
+function holdsRefusal(
+  authority: CallerAuthority,
+  live: LiveTenant,
+  change: PlanChange,
+  after: (role: string) => readonly string[] | undefined,
+): Refusal | undefined {
+  if (change.kind === 'webhook' || change.kind === 'oauth_client') return authority.integration(change.kind);
+  const before = live.roles.get(change.name)?.permissions ?? null;
+  if (change.kind === 'role') {
+    return authority.role(
+      change.name,
+      before,
+      change.action === 'delete' ? null : (after(change.name) ?? before),
+    );
+  }
+  const { role, expires_at } = change.grant!;
+  const permissions = after(role);
+  if (!permissions) return undefined;
+  if (change.action === 'delete') return authority.revoke({ name: role, permissions });
+  const current = change.action === 'update' ? (live.grants.get(change.name)?.expiresAt ?? null) : undefined;
+  return authority.grant({ name: role, permissions }, expires_at, current);
+}
+
+/**
+ * The changes of a plan that refuseSelf and refuseBeyondHolds refuse against the live state now
+ * (one line each): a saved plan, or a resumed run's, is judged on the caller's grants at apply
+ * time. `pending` says which changes this run would still make.
  */
 export function refusedNow(
   doc: PlanDocument,
   live: ReadonlyMap<string, LiveTenant>,
   pending: (tenant: string, change: PlanChange) => boolean,
-  caller: string,
+  caller: Caller,
 ): string[] {
   const lines: string[] = [];
   for (const tenant of doc.tenants) {
@@ -140,10 +206,38 @@ export function refusedNow(
     if (!have) continue;
     // Copies: the plan's own `refused` marks stay as they were (svc apply reports those).
     const changes = tenant.changes.filter((c) => !c.refused && pending(tenant.id, c)).map((c) => ({ ...c }));
-    refuseSelf(have, changes, caller);
+    if (caller.type === 'user') refuseSelf(have, changes, caller.id);
+    refuseBeyondHolds(have, changes, caller);
     for (const change of changes) {
       if (change.refused) lines.push(`${tenant.slug}: ${headline(change).slice(2)}: ${change.refused}`);
     }
   }
   return lines;
+}
+
+/**
+ * A change svc refuses (your own administration, or one the platform would refuse you) that this
+ * run would make stops the whole run. One is said in the error; several are each a line of their
+ * own before it (with --json/--ndjson: the error's details), not one line of all of them.
+ */
+export function stopOnRefused(ctx: Context, doc: PlanDocument, prune: boolean): void {
+  const refused = doc.tenants.flatMap((t) =>
+    t.changes
+      .filter((c) => c.refused && (prune || !c.prune))
+      .map((c) => `${t.slug}: ${headline(c).slice(2)}: ${c.refused}`),
+  );
+  if (refused.length === 0) return;
+  if (refused.length === 1) {
+    throw new UsageError(`svc apply refuses ${refused[0]}`, { code: 'lockout', hint: 'nothing was applied' });
+  }
+  if (!ctx.out.isMachine) for (const line of refused) ctx.out.info(line);
+  const where = ctx.out.isMachine ? 'each in details' : 'each on a line above';
+  throw new UsageError(
+    `svc apply refuses ${refused.length.toLocaleString('en')} of the plan's changes (${where})`,
+    {
+      code: 'lockout',
+      hint: 'take them out of the file, or have someone who may make them apply it; nothing was applied',
+      details: refused.map((message) => ({ message })),
+    },
+  );
 }

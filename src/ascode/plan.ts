@@ -50,8 +50,9 @@ export interface PlanChange {
   grant?: GrantTarget;
   /**
    * Why svc apply refuses it: it would take away your own administration of the tenant, change
-   * your own grants (self_assignment), or leave the tenant without an administrator
-   * (last_tenant_admin).
+   * your own grants (self_assignment), leave the tenant without an administrator
+   * (last_tenant_admin), or hand out more than you hold (insufficient_permission,
+   * insufficient_role, user_required).
    */
   refused?: string;
 }

@@ -8,12 +8,16 @@ export interface LossyProxyOptions {
   lose?: (method: string, path: string, seen: number) => boolean;
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
   ignoreDeleteKeys?: boolean;
+  /** Requests the proxy answers itself with this status and error code, never forwarded: a server that refuses them. */
+  refuse?: (method: string, path: string) => { status: number; code: string } | undefined;
 }
 
 export interface LossyProxy {
   url: string;
   /** The DELETEs that reached the sandbox, in order, and whether each carried an Idempotency-Key. */
   deletes: Array<{ path: string; key: string | undefined }>;
+  /** The requests answered by `refuse`, in order (`METHOD path`). */
+  refused: string[];
   /** Start over: every path's next DELETE loses its answer again. */
   reset(): void;
 }
@@ -31,16 +35,25 @@ function bodyOf(request: IncomingMessage): Promise<Buffer> {
  * A proxy in front of a test sandbox that loses answers deterministically: the sandbox applies the
  * request, then the client gets a 503 (Retry-After: 0), as `--fault-phase after` does, but for
  * exactly the requests chosen — by default the first DELETE of each path, so every retry gets
- * through. With `ignoreDeleteKeys` it also plays a platform that ignores Idempotency-Key on DELETE.
+ * through. With `ignoreDeleteKeys` it also plays a platform that ignores Idempotency-Key on DELETE;
+ * with `refuse`, one that refuses some requests outright.
  */
 export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions = {}): () => LossyProxy {
   const seen = new Map<string, number>();
   const lose = options.lose ?? ((method, _path, count) => method === 'DELETE' && count === 1);
   const deletes: LossyProxy['deletes'] = [];
+  const refused: string[] = [];
   const server = createServer(async (request, response) => {
     const body = await bodyOf(request);
     const method = request.method ?? 'GET';
     const path = request.url ?? '/';
+    const refusal = options.refuse?.(method, path);
+    if (refusal !== undefined) {
+      refused.push(`${method} ${path}`);
+      response.writeHead(refusal.status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { code: refusal.code, message: 'refused by the test proxy' } }));
+      return;
+    }
     const count = (seen.get(`${method} ${path}`) ?? 0) + 1;
     seen.set(`${method} ${path}`, count);
     const headers: Record<string, string> = {};
@@ -88,9 +101,11 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
   return () => ({
     url,
     deletes,
+    refused,
     reset() {
       seen.clear();
       deletes.length = 0;
+      refused.length = 0;
     },
   });
 }

@@ -63,7 +63,7 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   ctx.out.info(summaryLine(summary, label));
   if (summary.refused > 0) {
     ctx.out.warn(
-      `svc apply refuses ${summary.refused} of these changes: they would change your own grants, take away your own administration, or leave a tenant without an administrator (see "refused")`,
+      `svc apply refuses ${summary.refused} of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, or hand out more than you hold (see "refused")`,
     );
   }
   if (options.out !== undefined)

@@ -206,8 +206,9 @@ export function assignCommand(make: MakeContext): Command {
           'its finished rows: running the same command again after a crash, Ctrl-C or a failure ' +
           'resumes that run with the same idempotency keys, so nothing is granted twice; a later, ' +
           'new run sends new requests, and rows already held are reported as skipped ' +
-          '(already_assigned). --dry-run exits 7 when a row would fail (a grant to yourself; with ' +
-          '--extend, an expiry the last-tenant-admin rule refuses). Exit 7 when some rows ' +
+          '(already_assigned). --dry-run exits 7 when a row would fail (a grant to yourself; a role ' +
+          'whose permissions you do not all hold, or for longer than you hold them; with --extend, ' +
+          'an expiry the last-tenant-admin rule refuses). Exit 7 when some rows ' +
           'failed, 130 after Ctrl-C, 141 when stdout closes during the run.',
       )
       .argument('[user]', 'user id, e.g. usr_analyst')

@@ -13,6 +13,7 @@ import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
 import { runAnchor } from '../platform-clock.js';
+import { CallerForecast } from './holds.js';
 import { RowsForecast } from './last-admin.js';
 import {
   type BulkKind,
@@ -106,9 +107,11 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       };
     };
     const { expiry, justification } = options.defaults;
-    // A dry run predicts the platform's last-tenant-admin rule over the rows, in file order.
+    // A dry run predicts the platform's last-tenant-admin rule over the rows, in file order, and
+    // what the caller may hand out (CallerForecast).
+    const caller = new CallerForecast(ctx, platform, tenant, roles);
     const forecast = options.dryRun
-      ? new RowsForecast(ctx, platform, kind, options.extend === true, tenant)
+      ? new RowsForecast(ctx, platform, kind, options.extend === true, caller)
       : undefined;
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
@@ -134,7 +137,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         ),
       items: (run, journal) => items(input.path, input.name, rulesAt(run, journal), forecast),
       work: kind === 'assign' ? grant(platform, options.extend === true) : revoke(platform),
-      plan: plan(platform, kind, options.extend === true, forecast),
+      plan: plan(platform, kind, options.extend === true, caller, forecast),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => ({
         line: data.line,
         // A held role whose expiry moves is planned as `extend`, whatever the verb's own word.
@@ -245,30 +248,26 @@ const revoke =
     }
   };
 
-/** The platform's self_assignment rule (svc plan marks the same rows refused), in a dry run's words. */
-const SELF = {
-  code: 'self_assignment',
-  message:
-    'you cannot grant a role to yourself or move your own expiry (self_assignment); ask another administrator',
-};
-
 /**
  * --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row.
- * A grant to the caller themself would fail whatever they hold (403 self_assignment, checked
- * before anything else), so it is planned as a failure, not as a grant; so is a row the
- * last-tenant-admin rule would refuse (`forecast`, played over the rows in file order).
+ * What the platform would refuse is planned as a failure with its code, in the order it checks:
+ * a grant to the caller themself (403 self_assignment, whatever they hold); a role the caller may
+ * not hand out, or not for that long (`caller`: 403 insufficient_permission, also before a held
+ * role is reported); a revocation that would leave the tenant without an administrator
+ * (`forecast`: 409 last_tenant_admin, played over the rows in file order).
  */
-const plan = (platform: Platform, kind: BulkKind, extend: boolean, forecast?: RowsForecast): Worker<Row> => {
-  let caller: Promise<string> | undefined;
-  return async ({ data: row }, { signal }) => {
-    if (kind === 'assign') {
-      // A server that cannot say who the caller is leaves the rule to the real run.
-      caller ??= platform.me
-        .get({ signal, tenant: null })
-        .then((me) => me.id)
-        .catch(() => '');
-      if ((await caller) === row.user) return { status: 'failed', error: SELF };
-    }
+const plan =
+  (
+    platform: Platform,
+    kind: BulkKind,
+    extend: boolean,
+    caller: CallerForecast,
+    forecast?: RowsForecast,
+  ): Worker<Row> =>
+  async ({ data: row }, { signal }) => {
+    // A grant the caller may not make fails before the platform looks at who holds what.
+    const refusedGrant = kind === 'assign' ? await caller.refusal(kind, row) : undefined;
+    if (refusedGrant) return { status: 'failed', error: refusedGrant };
     const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
     const active: RoleAssignment | undefined = held.find(
       (a) => a.status === 'active' && a.role_id === row.role.id,
@@ -288,11 +287,10 @@ const plan = (platform: Platform, kind: BulkKind, extend: boolean, forecast?: Ro
           audit_trail_id: active.audit_trail_id,
         };
       }
-      return { expires_at: (row as GrantRow).expiresAt };
+      return { expires_at: expiresAt };
     }
     if (!active) return { status: 'skipped', reason: 'not_assigned' };
-    const refused = forecast?.refusal(row.line);
+    const refused = (await caller.refusal(kind, row)) ?? forecast?.refusal(row.line);
     if (refused) return { status: 'failed', error: refused, audit_trail_id: active.audit_trail_id };
     return { audit_trail_id: active.audit_trail_id };
   };
-};

@@ -109,8 +109,9 @@ export function revokeCommand(make: MakeContext): Command {
           'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
           'reported as skipped (not_assigned); a row whose revoke lost its answer and whose retry ' +
           'found the grant gone is ok (gone_after_lost_answer), never skipped. --dry-run plans a ' +
-          "row the platform would refuse as the tenant's last tenant_admin (last_tenant_admin, played " +
-          'over the live grants in file order) as fail, and exits 7.',
+          'row the platform would refuse as fail, and exits 7: a role whose permissions you do not ' +
+          "all hold (insufficient_permission), or the tenant's last tenant_admin (last_tenant_admin, " +
+          'played over the live grants in file order).',
       )
       .argument('[user]', 'user id')
       .argument('[role]', 'role id or name')

@@ -1,3 +1,4 @@
+import { heldUntil as heldUntilOf, lackRefusal } from '../../api/holds.js';
 import { type OperationRule, scopesAllow } from '../../api/operations.js';
 import { grantsPermission } from '../../api/roles.js';
 import type { SandboxState } from '../state.js';
@@ -48,7 +49,8 @@ export function liveTenants(state: SandboxState, principal: Principal): Tenant[]
 
 /**
  * No one hands out more than they hold: a role created or widened, a role granted or revoked,
- * an API key minted — each only with permissions the caller holds live in the tenant.
+ * an API key minted — each only with permissions the caller holds live in the tenant (the rule
+ * itself is src/api/holds.ts, which svc's dry runs and plans predict with).
  */
 export function requireHeld(
   state: SandboxState,
@@ -57,17 +59,14 @@ export function requireHeld(
   permissions: Iterable<string>,
   what: string,
 ): void {
-  const held = [...livePermissions(state, principal, tenantId)];
-  const missing = [...new Set(permissions)].filter((p) => !grantsPermission(held, p)).sort();
-  if (missing.length > 0) {
-    throw new DomainError('insufficient_permission', `${what}; you lack ${missing.join(', ')}`);
-  }
+  const refusal = lackRefusal(what, livePermissions(state, principal, tenantId), permissions);
+  if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
 }
 
 /**
- * Until when (ms) the caller holds every one of these permissions live in the tenant: for each,
- * the end of the latest-ending live assignment that grants it; the earliest of those. null when
- * nothing ends them — permanent assignments, or an API key (its role lasts until it is revoked).
+ * Until when (ms) the caller holds every one of these permissions live in the tenant (see
+ * heldUntil in src/api/holds.ts). null when nothing ends them — permanent assignments, or an API
+ * key (its role lasts until it is revoked).
  */
 export function heldUntil(
   state: SandboxState,
@@ -78,19 +77,10 @@ export function heldUntil(
   if (principal.fixedRoles || !principal.user || !principal.tenantIds.includes(tenantId)) return null;
   const { roles } = state;
   const live = liveAssignments(state, principal.user.id, tenantId).map((a) => ({
-    end: a.expires_at === null ? null : Date.parse(a.expires_at),
-    role: a.role_id,
+    expiresAt: a.expires_at,
+    permissions: roles.get(tenantId, a.role_id)?.permissions ?? [],
   }));
-  let until: number | null = null;
-  for (const permission of new Set(permissions)) {
-    const ends = live
-      .filter((a) => grantsPermission(roles.get(tenantId, a.role)?.permissions ?? [], permission))
-      .map((a) => a.end);
-    if (ends.length === 0 || ends.includes(null)) continue;
-    const latest = Math.max(...(ends as number[]));
-    if (until === null || latest < until) until = latest;
-  }
-  return until;
+  return heldUntilOf(live, permissions);
 }
 
 /**

@@ -1,6 +1,6 @@
-import { grantsPermission } from '../../api/roles.js';
+import { HANDING_OUT, keyMinterRefusal, mintsKeys, outlivesRefusal } from '../../api/holds.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
-import { endMs, isoSeconds } from '../../api/time.js';
+import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { assignmentView, findUser } from './assignments.js';
@@ -17,7 +17,7 @@ import type { Role } from './roles.js';
  * only by a person), what may be granted (live tenant roles, expiries in the future, no duplicate
  * of an active assignment), the tenant's administration kept (last-admin.ts), and an audit-trail entry for each change.
  */
-const GRANT = 'you can only grant or revoke roles whose permissions you hold';
+const GRANT = HANDING_OUT.grant;
 
 /**
  * Nobody grants themselves a role or moves the end of their own assignment, tenant_admin
@@ -39,13 +39,8 @@ function refuseSelf(principal: Principal, user: User, change: 'grant' | 'expiry'
  * either: granting or re-timing a role with api_key.manage takes a person.
  */
 function refuseKeyMinterByKey(principal: Principal, role: Role, change: 'grant' | 'expiry'): void {
-  if (principal.user || !grantsPermission(role.permissions, 'api_key.manage')) return;
-  throw new DomainError(
-    'user_required',
-    change === 'grant'
-      ? `API keys cannot grant ${role.name}: it carries api_key.manage, and keys cannot mint keys; a person must grant it`
-      : `API keys cannot change the expiry of ${role.name}: it carries api_key.manage, and keys cannot mint keys; a person must do it`,
-  );
+  if (principal.user || !mintsKeys(role.permissions)) return;
+  throw new DomainError('user_required', keyMinterRefusal(role.name, change));
 }
 
 /**
@@ -61,14 +56,12 @@ function requireWithinOwn(
   current?: string | null,
 ): void {
   const bound = heldUntil(state, principal, tenant.id, role.permissions);
-  if (bound === null || endMs(expiry) <= bound) return;
-  if (current !== undefined && endMs(expiry) <= endMs(current)) return;
-  const until = isoSeconds(bound);
-  throw new DomainError(
-    'insufficient_permission',
-    `you cannot hand out access that outlives your own: you hold the permissions of ${role.name} only until ${until}; set expires_at to ${until} or earlier`,
-    [{ field: 'expires_at', message: `must be ${until} or earlier` }],
-  );
+  const refusal = outlivesRefusal(role.name, bound, expiry, current);
+  if (refusal === undefined) return;
+  const until = isoSeconds(bound!);
+  throw new DomainError('insufficient_permission', refusal, [
+    { field: 'expires_at', message: `must be ${until} or earlier` },
+  ]);
 }
 
 const until = (expiresAt: string | null) => (expiresAt ? `until ${expiresAt}` : 'permanently');

@@ -1,3 +1,4 @@
+import { HANDING_OUT } from '../../api/holds.js';
 import type { RoleUpdateBody } from '../../api/schemas/roles.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -15,9 +16,7 @@ import type { Role } from './roles.js';
  * from every holder — and an audit entry for every change (a deletion: one for the role and one
  * role.revoked, reason role_deleted, per grant it ends).
  */
-const WIDEN = 'you can only put into a role permissions you hold yourself';
-const NARROW = 'you can only take out of a role permissions you hold yourself';
-const DELETE = 'you can only delete a role whose permissions you all hold yourself';
+const { widen: WIDEN, narrow: NARROW, delete: DELETE } = HANDING_OUT;
 
 function audit(
   state: SandboxState,

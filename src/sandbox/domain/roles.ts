@@ -1,3 +1,4 @@
+import { roleChange } from '../../api/holds.js';
 import { RESERVED_ROLE_PREFIXES, type RoleKind, reservedFor } from '../../api/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { SandboxClock } from '../clock.js';
@@ -183,10 +184,8 @@ export class RoleStore {
         { field: 'remove_permissions', message: 'would leave the role without permissions' },
       ]);
     }
-    mayChange(
-      [...permissions].filter((p) => !role.permissions.includes(p)),
-      role.permissions.filter((p) => !permissions.has(p)),
-    );
+    const { added, removed: taken } = roleChange(role.permissions, [...permissions]);
+    mayChange(added, taken);
     if (change.name !== undefined && change.name !== role.name)
       this.#checkName(role.tenant_id!, change.name, role.id);
     const next = {

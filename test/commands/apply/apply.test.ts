@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { APAC, as, LABS, seedTenant, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
+import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 
 // `svc apply` (issue 14): edit → plan → apply → plan shows no changes; --prune for every
@@ -16,6 +17,12 @@ const LEDGER = tenantId('acme-ledger-uk');
 const EU = tenantId('acme-payments-eu');
 // The sandbox's clock is real: expiries must be in its future.
 const real = { clock: { now: () => Date.now() } };
+// A platform that refuses creating roles outright (svc cannot know beforehand): a change fails.
+const refusing = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  refuse: (method, path) =>
+    method === 'POST' && path === '/v1/roles' ? { status: 403, code: 'insufficient_permission' } : undefined,
+});
 
 const FILE = `version: 1
 manage:
@@ -306,7 +313,8 @@ blocks:
   });
 
   it('a failed change stops what depends on it, and nothing else; exit 7 says what was applied', async () => {
-    // A delegated administrator who may not hand out rule.write: creating a role with it fails.
+    // A delegated administrator, on a platform that refuses the role's creation (svc apply plans
+    // nothing it can tell the platform would refuse: see test/commands/plan/holds.test.ts).
     const sandbox = svc.sandbox();
     const delegate = await as(sandbox, EU, 'POST', '/v1/roles', {
       name: 'delegate',
@@ -320,6 +328,7 @@ blocks:
         'account.read',
         'reconciliation.read',
         'exception.read',
+        'rule.write',
       ],
     });
     await as(sandbox, EU, 'POST', `/v1/users/${user(9)}/roles`, { role_id: delegate.id });
@@ -339,7 +348,7 @@ blocks:
     );
     const run = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], {
       ...real,
-      env: { SVC_TOKEN: token, SVC_TENANT: EU },
+      env: { SVC_TOKEN: token, SVC_TENANT: EU, SVC_BASE_URL: refusing().url },
     });
     expect(run.code).toBe(7);
     const rows = ndjson(run.stdout);
@@ -357,13 +366,13 @@ blocks:
     ]);
     const error = JSON.parse(last!).error;
     expect(`${error.message}; ${error.hint}`).toMatch(
-      /^2 of 3 item\(s\) failed: acme-payments-eu: role rules: .*rule\.write.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again to resume \(journal .*\)$/,
+      /^2 of 3 item\(s\) failed: acme-payments-eu: role rules: .*refused by the test proxy.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again to resume \(journal .*\)$/,
     );
 
     // With --json the error object is all of stderr: no summary line before it.
     const again = await svc.run(['apply', '-f', file, '--yes', '--json'], {
       ...real,
-      env: { SVC_TOKEN: token, SVC_TENANT: EU },
+      env: { SVC_TOKEN: token, SVC_TENANT: EU, SVC_BASE_URL: refusing().url },
     });
     expect(again.code).toBe(7);
     expect(again.stderr.trimEnd().split('\n')).toHaveLength(1);

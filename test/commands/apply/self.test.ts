@@ -64,7 +64,7 @@ describe('svc apply and the caller', () => {
     expect(applied.stdout).toBe('');
     expect(applied.stderr).toBe(
       `acme-ledger-uk: role superadmin2 (${role.id}): it would take away your own administration of acme-ledger-uk (role.manage, role.assign, webhook.read, webhook.manage, oauth_client.manage); keep it in the file, or have another administrator make this change\n` +
-        `error: your own grants changed since ${saved} was computed, and 1 of its change(s) would now change your own grants or take away your own administration; nothing was applied; run svc plan again and review the new plan\n`,
+        `error: your own grants changed since ${saved} was computed, and 1 of its change(s) would now change your own grants, take away your own administration or hand out more than you hold; nothing was applied; run svc plan again and review the new plan\n`,
     );
     expect(await writes(sandbox)).toBe(before);
     const held = await call(sandbox, 'GET', `/v1/roles/${role.id}`, {
@@ -99,9 +99,13 @@ describe('svc apply and the caller', () => {
     const before = await writes(svc.sandbox());
     const applied = await svc.run(['apply', '-f', file, '--yes'], real);
     expect(applied.code).toBe(2);
-    expect(applied.stderr).toMatch(
-      /^error: svc apply refuses acme-labs: shorten tenant_admin of usr_admin: nobody changes the expiry of their own grant/,
-    );
+    // One line per refused change, then the error.
+    expect(applied.stderr.split('\n').map((line) => line.slice(0, 60))).toEqual([
+      'acme-labs: shorten tenant_admin of usr_admin: nobody changes',
+      'acme-labs: grant tenant_viewer to usr_admin: nobody grants t',
+      "error: svc apply refuses 2 of the plan's changes (each on a ",
+      '',
+    ]);
     expect(await writes(svc.sandbox())).toBe(before);
   });
 

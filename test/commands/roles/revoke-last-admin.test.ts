@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_ROLE_DEFINITIONS } from '../../../src/api/permissions.js';
 import { isoSeconds } from '../../../src/api/time.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { bulkRunner, bulkUser, fixedClock } from '../../helpers/bulk.js';
@@ -158,6 +159,23 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     const adminEnds = isoSeconds(clock.ms + 60 * 60_000);
     const sooner = isoSeconds(clock.ms + 30 * 60_000);
     await admin(slug, bulkUser(4));
+    // user 6 may hand out tenant_admin for good (every permission, permanently, and not as a
+    // tenant_admin): usr_admin, whose own grant ends in an hour, may not.
+    const everything = await call(sandbox(), 'POST', '/v1/roles', {
+      token: sandbox().adminToken,
+      tenant: tenantId(slug),
+      body: {
+        name: 'everything',
+        permissions: BUILTIN_ROLE_DEFINITIONS.tenant_admin.permissions,
+        idempotency_key: 'everything',
+      },
+    });
+    expect(everything.status, everything.text).toBe(201);
+    await call(sandbox(), 'POST', `/v1/users/${bulkUser(6)}/roles`, {
+      token: sandbox().adminToken,
+      tenant: tenantId(slug),
+      body: { role_id: everything.body.id, justification: 'cover', idempotency_key: 'everything-6' },
+    });
     // usr_admin's own grant now ends in an hour (moved by the other admin): user 4's ends last.
     const moved = await call(sandbox(), 'PATCH', '/v1/users/usr_admin/roles/tenant_admin', {
       token: sandbox().issueToken(bulkUser(4), { expiresInSeconds: 3600 }).token,
@@ -167,11 +185,11 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     expect(moved.status, moved.text).toBe(200);
     const header = 'user,role,expires_in,expires_at,justification\n';
     const shorten = `${bulkUser(4)},tenant_admin,,${sooner},rotate\n`;
-    const run = (path: string) =>
+    const run = (path: string, env: Record<string, string> = {}) =>
       svc.run(
         ['roles', 'assign', '--file', path, '--extend', '--dry-run', '--ndjson', '--concurrency', '1'],
         {
-          env: { SVC_TENANT: tenantId(slug) },
+          env: { SVC_TENANT: tenantId(slug), ...env },
           clock,
         },
       );
@@ -191,15 +209,30 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
         },
       ],
     ]);
-    // A permanent grant to someone else first (file order): the move is then allowed.
-    const covered = await run(
-      svc.file('covered.csv', `${header}${bulkUser(5)},tenant_admin,never,,cover\n${shorten}`),
+    // A permanent grant to someone else first (file order): the move is then allowed, made by
+    // someone who may hand out tenant_admin for good.
+    const coverFile = svc.file(
+      'covered.csv',
+      `${header}${bulkUser(5)},tenant_admin,never,,cover\n${shorten}`,
     );
+    const covered = await run(coverFile, { SVC_TOKEN: sandbox().issueToken(bulkUser(6)).token });
     expect([covered.code, ndjson(covered.stdout).map((r) => [r.line, r.plan, r.error ?? null])]).toEqual([
       0,
       [
         [2, 'grant', null],
         [3, 'extend', null],
+      ],
+    ]);
+    // usr_admin may not make the cover (it would outlive their own grant): it covers nothing.
+    const uncovered = await run(coverFile);
+    expect([
+      uncovered.code,
+      ndjson(uncovered.stdout).map((r) => [r.line, r.plan, r.error?.code ?? null]),
+    ]).toEqual([
+      7,
+      [
+        [2, 'fail', 'insufficient_permission'],
+        [3, 'fail', 'last_tenant_admin'],
       ],
     ]);
   });

@@ -1,0 +1,204 @@
+import { grantsPermission } from './roles.js';
+import { endMs, isoSeconds } from './time.js';
+
+/**
+ * No one hands out more than they hold (403 insufficient_permission), once, for the sandbox that
+ * enforces it and for svc, which predicts it in dry runs and plans: granting or revoking a role
+ * takes every permission of the role, held live in the tenant, and a grant (or an expiry moved
+ * later) ends no later than the caller holds them; putting permissions into a custom role, taking
+ * them out, or deleting it takes every permission involved. API keys cannot mint keys (403
+ * user_required): a role carrying api_key.manage is granted or re-timed by a person.
+ */
+
+/** What each kind of change hands out, as the refusal says it. */
+export const HANDING_OUT = {
+  grant: 'you can only grant or revoke roles whose permissions you hold',
+  widen: 'you can only put into a role permissions you hold yourself',
+  narrow: 'you can only take out of a role permissions you hold yourself',
+  delete: 'you can only delete a role whose permissions you all hold yourself',
+} as const;
+
+/** The permissions of `needed` that `held` does not grant, sorted, each once. */
+export function missingPermissions(held: Iterable<string>, needed: Iterable<string>): string[] {
+  const have = [...held];
+  return [...new Set(needed)].filter((p) => !grantsPermission(have, p)).sort();
+}
+
+/** The platform's refusal of handing out `needed` (`what`: a HANDING_OUT), or undefined when all are held. */
+export function lackRefusal(
+  what: string,
+  held: Iterable<string>,
+  needed: Iterable<string>,
+): string | undefined {
+  const missing = missingPermissions(held, needed);
+  return missing.length === 0 ? undefined : `${what}; you lack ${missing.join(', ')}`;
+}
+
+/** The permissions a custom role change adds and removes (each must be held). */
+export function roleChange(
+  before: readonly string[],
+  after: readonly string[],
+): { added: string[]; removed: string[] } {
+  return {
+    added: after.filter((p) => !before.includes(p)),
+    removed: before.filter((p) => !after.includes(p)),
+  };
+}
+
+/** One live grant of the caller: its role's permissions, and when it ends (null: never). */
+export interface HeldGrant {
+  permissions: readonly string[];
+  expiresAt: string | null;
+}
+
+/**
+ * Until when (ms) the caller holds every one of `permissions` over its live grants: for each,
+ * the end of the latest-ending grant that grants it; the earliest of those. null when nothing
+ * ends them (permanent grants; an API key, whose role lasts until it is revoked). A permission
+ * not held at all does not bound it (that is a lackRefusal).
+ */
+export function heldUntil(grants: readonly HeldGrant[], permissions: Iterable<string>): number | null {
+  let until: number | null = null;
+  for (const permission of new Set(permissions)) {
+    const ends = grants.filter((g) => grantsPermission(g.permissions, permission)).map((g) => g.expiresAt);
+    if (ends.length === 0 || ends.includes(null)) continue;
+    const latest = Math.max(...ends.map((e) => Date.parse(e!)));
+    if (until === null || latest < until) until = latest;
+  }
+  return until;
+}
+
+/**
+ * The refusal of a grant of `role` ending at `expiry` (or of its expiry moved there from
+ * `current`) by a caller holding its permissions until `bound` (heldUntil), or undefined.
+ * Moving an expiry sooner hands out nothing.
+ */
+export function outlivesRefusal(
+  role: string,
+  bound: number | null,
+  expiry: string | null,
+  current?: string | null,
+): string | undefined {
+  if (bound === null || endMs(expiry) <= bound) return undefined;
+  if (current !== undefined && endMs(expiry) <= endMs(current)) return undefined;
+  const until = isoSeconds(bound);
+  return `you cannot hand out access that outlives your own: you hold the permissions of ${role} only until ${until}; set expires_at to ${until} or earlier`;
+}
+
+/** Whether granting or re-timing a role with these permissions takes a person (keys cannot mint keys). */
+export const mintsKeys = (permissions: readonly string[]) => grantsPermission(permissions, 'api_key.manage');
+
+/** The user_required refusal of an API key granting (or re-timing) a role that mints keys. */
+export function keyMinterRefusal(role: string, change: 'grant' | 'expiry'): string {
+  return change === 'grant'
+    ? `API keys cannot grant ${role}: it carries api_key.manage, and keys cannot mint keys; a person must grant it`
+    : `API keys cannot change the expiry of ${role}: it carries api_key.manage, and keys cannot mint keys; a person must do it`;
+}
+
+export interface Refusal {
+  code: string;
+  message: string;
+}
+
+/** A role as the rule sees it: its name and permissions. */
+export interface RoleHeld {
+  name: string;
+  permissions: readonly string[];
+}
+
+/**
+ * The caller's authority in one tenant, as svc predicts it: a user's live grants, or an API key's
+ * role (which nothing ends). Each method gives the platform's refusal of a change, in the order
+ * the platform checks (the operation's own permission, then what the change hands out, then
+ * keys minting keys, then for how long), or undefined. A prediction only: the real run reports
+ * the platform's own answer, and self_assignment and last_tenant_admin are predicted elsewhere.
+ */
+export class CallerAuthority {
+  readonly held: readonly string[];
+
+  constructor(
+    readonly tenant: string,
+    readonly grants: readonly HeldGrant[],
+    /** false for an API key. */
+    readonly person: boolean,
+  ) {
+    this.held = grants.flatMap((g) => g.permissions);
+  }
+
+  #operation(permission: string, what: string): Refusal | undefined {
+    if (grantsPermission(this.held, permission)) return undefined;
+    return {
+      code: 'insufficient_role',
+      message: `${what} needs permission ${permission} in ${this.tenant}, which your live roles there do not grant; ask an administrator of ${this.tenant}`,
+    };
+  }
+
+  #lack(what: string, needed: Iterable<string>, fix: string): Refusal | undefined {
+    const message = lackRefusal(what, this.held, needed);
+    return message === undefined
+      ? undefined
+      : { code: 'insufficient_permission', message: `${message}; ${fix}` };
+  }
+
+  /** A grant of `role` until `expiry`; with `current`, the move of a held grant's expiry from there. */
+  grant(role: RoleHeld, expiry: string | null, current?: string | null): Refusal | undefined {
+    const refused =
+      this.#operation('role.assign', 'granting a role') ??
+      this.#lack(HANDING_OUT.grant, role.permissions, `have someone who holds them grant ${role.name}`);
+    if (refused) return refused;
+    if (!this.person && mintsKeys(role.permissions)) {
+      return {
+        code: 'user_required',
+        message: keyMinterRefusal(role.name, current === undefined ? 'grant' : 'expiry'),
+      };
+    }
+    const message = outlivesRefusal(role.name, heldUntil(this.grants, role.permissions), expiry, current);
+    return message === undefined ? undefined : { code: 'insufficient_permission', message };
+  }
+
+  /** A revocation of `role`. */
+  revoke(role: RoleHeld): Refusal | undefined {
+    return (
+      this.#operation('role.assign', 'revoking a role') ??
+      this.#lack(HANDING_OUT.grant, role.permissions, `have someone who holds them revoke ${role.name}`)
+    );
+  }
+
+  /** A custom role created (`before` null), changed, or deleted (`after` null). */
+  role(name: string, before: readonly string[] | null, after: readonly string[] | null): Refusal | undefined {
+    const refused = this.#operation('role.manage', 'changing custom roles');
+    if (refused) return refused;
+    const fix = `have someone who holds them change ${name}`;
+    if (after === null) return this.#lack(HANDING_OUT.delete, before ?? [], fix);
+    const { added, removed } = roleChange(before ?? [], after);
+    return this.#lack(HANDING_OUT.widen, added, fix) ?? this.#lack(HANDING_OUT.narrow, removed, fix);
+  }
+
+  /** A change of a webhook or an OAuth client, which takes webhook.manage or oauth_client.manage. */
+  integration(kind: 'webhook' | 'oauth_client'): Refusal | undefined {
+    return kind === 'webhook'
+      ? this.#operation('webhook.manage', 'changing webhooks')
+      : this.#operation('oauth_client.manage', 'changing OAuth clients');
+  }
+}
+
+/**
+ * The caller's authority from what a client can read: `person` (GET /v1/me type user), the roles
+ * it holds live in the tenant with their ends (a user's own assignments; an API key's one role,
+ * which nothing ends), and the roles' permissions. Undefined when a role's permissions are not
+ * known: then nothing is predicted.
+ */
+export function authorityFrom(
+  tenant: string,
+  person: boolean,
+  held: Iterable<{ role: string; expiresAt: string | null }>,
+  permissionsOf: (role: string) => readonly string[] | undefined,
+): CallerAuthority | undefined {
+  const grants: HeldGrant[] = [];
+  for (const { role, expiresAt } of held) {
+    const permissions = permissionsOf(role);
+    if (!Array.isArray(permissions)) return undefined;
+    grants.push({ permissions, expiresAt });
+  }
+  return new CallerAuthority(tenant, grants, person);
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { isoSeconds } from '../../../src/api/time.js';
+import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
+import { fixedClock } from '../../helpers/bulk.js';
+import { ndjson } from '../../helpers/context.js';
+import { call, useSandboxContext } from '../../helpers/sandbox.js';
+
+// svc plan predicts the platform's "no one hands out more than they hold" (exploratory test s7):
+// a delegated admin planning a grant of a role whose permissions they do not all hold, a grant
+// outlasting their own, or a custom role with a permission they lack, got a plan with pending
+// changes (exit 10), and svc apply then failed with 403 (exit 7). Such changes are planned as
+// refused, as a lockout is, and svc apply refuses to start (exit 2), sending nothing.
+const svc = useSandboxContext({ users: 10 });
+const dir = mkdtempSync(join(tmpdir(), 'svc-plan-holds-'));
+let delegate: Record<string, string>;
+let holdEnds = '';
+let delegatesId = '';
+
+beforeAll(async () => {
+  const sandbox = svc.sandbox();
+  const now = Date.parse((await call(sandbox, 'GET', '/_sandbox/clock')).body.now);
+  holdEnds = isoSeconds(now + 60 * 60_000);
+  await as(sandbox, LABS, 'POST', '/v1/roles', { name: 'ops', permissions: ['rule.read'] });
+  const delegates = await as(sandbox, LABS, 'POST', '/v1/roles', {
+    name: 'delegates',
+    permissions: ['role.read', 'role.assign', 'role.manage', 'rule.read'],
+  });
+  delegatesId = delegates.id;
+  await as(sandbox, LABS, 'POST', `/v1/users/${user(2)}/roles`, {
+    role_id: delegates.id,
+    expires_at: holdEnds,
+    justification: 'delegated for an hour',
+  });
+  delegate = { SVC_TOKEN: sandbox.issueToken(user(2)).token, SVC_TENANT: LABS };
+});
+
+const grant = (n: number, role: string, expiresIn: string) =>
+  `      - user: ${user(n)}\n        role: ${role}\n        expires_in: ${expiresIn}\n        justification: cover\n`;
+const FILE =
+  'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - name: wide\n        permissions: [rule.read, account.write]\n    grants:\n' +
+  grant(3, 'tenant_viewer', '30m') +
+  grant(4, 'ops', '30m') +
+  grant(5, 'ops', '8h') +
+  grant(6, 'ops', 'never');
+
+const refused = (code: string, message: string) => `the platform refuses it (${code}): ${message}`;
+const OUTLIVES = () =>
+  refused(
+    'insufficient_permission',
+    `you cannot hand out access that outlives your own: you hold the permissions of ops only until ${holdEnds}; set expires_at to ${holdEnds} or earlier`,
+  );
+
+describe('svc plan as a delegated admin', () => {
+  it('marks what the platform would refuse the caller as refused; svc apply refuses to start', async () => {
+    const file = writeFile(dir, 'holds.yaml', FILE);
+    const clock = fixedClock();
+    const planned = await svc.run(['plan', '-f', file, '--ndjson'], { env: delegate, clock });
+    expect(planned.code).toBe(10);
+    expect(ndjson(planned.stdout).map((c) => [c.verb, c.name, c.refused ?? null])).toEqual([
+      [
+        'create',
+        'wide',
+        refused(
+          'insufficient_permission',
+          'you can only put into a role permissions you hold yourself; you lack account.write; have someone who holds them change wide',
+        ),
+      ],
+      [
+        'grant',
+        `${user(3)} tenant_viewer`,
+        refused(
+          'insufficient_permission',
+          'you can only grant or revoke roles whose permissions you hold; you lack account.read, exception.read, reconciliation.read; have someone who holds them grant tenant_viewer',
+        ),
+      ],
+      ['grant', `${user(4)} ops`, null],
+      ['grant', `${user(5)} ops`, OUTLIVES()],
+      ['grant', `${user(6)} ops`, OUTLIVES()],
+    ]);
+    expect(planned.stderr).toBe(
+      'Plan: 5 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n' +
+        'warning: svc apply refuses 4 of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, or hand out more than you hold (see "refused")\n',
+    );
+
+    const before = await writes(svc.sandbox());
+    const applied = await svc.run(['apply', '-f', file, '--yes'], { env: delegate, clock });
+    expect([applied.code, applied.stdout]).toEqual([2, '']);
+    // One line per refused change, then one error line; with --json, the error alone.
+    expect(applied.stderr.split('\n').map((line) => line.split(': the platform refuses it')[0])).toEqual([
+      'acme-labs: role wide',
+      `acme-labs: grant tenant_viewer to ${user(3)}`,
+      `acme-labs: grant ops to ${user(5)}`,
+      `acme-labs: grant ops to ${user(6)}`,
+      "error: svc apply refuses 4 of the plan's changes (each on a line above); take them out of the file, or have someone who may make them apply it; nothing was applied",
+      '',
+    ]);
+    const json = await svc.run(['apply', '-f', file, '--yes', '--json'], { env: delegate, clock });
+    const error = JSON.parse(json.stderr).error;
+    expect([json.code, error.code, error.message, error.details.length]).toEqual([
+      2,
+      'lockout',
+      "svc apply refuses 4 of the plan's changes (each in details)",
+      4,
+    ]);
+    expect(await writes(svc.sandbox())).toBe(before);
+  });
+
+  it('plans the changes the caller may make as pending, none refused', async () => {
+    const file = writeFile(
+      dir,
+      'fine.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n${grant(4, 'ops', '30m')}`,
+    );
+    const r = await svc.run(['plan', '-f', file, '--ndjson'], { env: delegate, clock: fixedClock() });
+    expect([r.code, ndjson(r.stdout).map((c) => [c.verb, c.refused ?? null]), r.stderr]).toEqual([
+      10,
+      [['grant', null]],
+      'Plan: 1 to create, 0 to update, 0 to delete in 1 of 1 tenant.\n',
+    ]);
+  });
+
+  it('judges a saved plan again on the caller’s grants at apply time (exit 6, nothing sent)', async () => {
+    const file = writeFile(
+      dir,
+      'later.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n${grant(7, 'ops', '30m')}`,
+    );
+    const saved = join(dir, 'later.plan.json');
+    const clock = fixedClock();
+    expect((await svc.run(['plan', '-f', file, '--out', saved], { env: delegate, clock })).code).toBe(10);
+    // Another administrator shortens the delegate's own grant to 10 minutes.
+    const sandbox = svc.sandbox();
+    const now = Date.parse((await call(sandbox, 'GET', '/_sandbox/clock')).body.now);
+    await as(sandbox, LABS, 'PATCH', `/v1/users/${user(2)}/roles/${delegatesId}`, {
+      expires_at: isoSeconds(now + 10 * 60_000),
+      justification: 'shortened',
+    });
+    const before = await writes(sandbox);
+    const r = await svc.run(['apply', saved, '--yes'], { env: delegate, clock });
+    expect([r.code, r.stdout]).toEqual([6, '']);
+    expect(r.stderr.split('\n').slice(-2)).toEqual([
+      `error: your own grants changed since ${saved} was computed, and 1 of its change(s) would now change your own grants, take away your own administration or hand out more than you hold; nothing was applied; run svc plan again and review the new plan`,
+      '',
+    ]);
+    expect(r.stderr).toContain(
+      `acme-labs: grant ops to ${user(7)}: the platform refuses it (insufficient_permission): you cannot hand out access that outlives your own`,
+    );
+    expect(await writes(sandbox)).toBe(before);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { authorityFrom, CallerAuthority, heldUntil } from '../../src/api/holds.js';
+
+// The rule both the sandbox and svc's predictions apply (src/api/holds.ts), on its own: the
+// cases the in-process tests of the dry runs and plans do not reach (API keys, narrowing).
+const HOUR = '2030-01-01T01:00:00Z';
+const LATER = '2030-01-01T09:00:00Z';
+
+describe('heldUntil', () => {
+  it('is the earliest, over the permissions, of the latest grant holding each; never ended: null', () => {
+    const grants = [
+      { permissions: ['role.assign', 'rule.read'], expiresAt: HOUR },
+      { permissions: ['rule.read'], expiresAt: LATER },
+    ];
+    expect(heldUntil(grants, ['rule.read'])).toBe(Date.parse(LATER));
+    expect(heldUntil(grants, ['rule.read', 'role.assign'])).toBe(Date.parse(HOUR));
+    expect(heldUntil([...grants, { permissions: ['rule'], expiresAt: null }], ['rule.read'])).toBeNull();
+  });
+});
+
+describe('CallerAuthority', () => {
+  const viewer = { name: 'tenant_viewer', permissions: ['account.read', 'exception.read'] };
+  const minter = { name: 'keys', permissions: ['api_key.manage'] };
+
+  it('an API key (its role lasts until revoked) may not grant a role that mints keys: user_required', () => {
+    const key = new CallerAuthority(
+      'acme',
+      [{ permissions: ['role.assign', 'api_key.manage'], expiresAt: null }],
+      false,
+    );
+    expect(key.grant(minter, LATER)?.code).toBe('user_required');
+    expect(key.grant(minter, LATER, HOUR)?.message).toBe(
+      'API keys cannot change the expiry of keys: it carries api_key.manage, and keys cannot mint keys; a person must do it',
+    );
+    expect(key.grant(minter, null)).toBeDefined();
+  });
+
+  it('without role.assign at all the operation itself is refused (insufficient_role), before what it hands out', () => {
+    const reader = new CallerAuthority('acme', [{ permissions: ['role.read'], expiresAt: null }], true);
+    expect(reader.grant(viewer, null)).toEqual({
+      code: 'insufficient_role',
+      message:
+        'granting a role needs permission role.assign in acme, which your live roles there do not grant; ask an administrator of acme',
+    });
+  });
+
+  it('moving an expiry sooner hands out nothing; later than the hold is refused', () => {
+    const jit = new CallerAuthority(
+      'acme',
+      [{ permissions: ['role.assign', 'account.read', 'exception.read'], expiresAt: HOUR }],
+      true,
+    );
+    expect(jit.grant(viewer, '2030-01-01T00:30:00Z', null)).toBeUndefined();
+    expect(jit.grant(viewer, LATER, '2030-01-01T00:30:00Z')?.code).toBe('insufficient_permission');
+    expect(jit.grant(viewer, LATER, '2030-01-02T00:00:00Z')).toBeUndefined();
+  });
+
+  it('a custom role change needs what it adds and what it removes; a deletion all of it', () => {
+    const manager = new CallerAuthority(
+      'acme',
+      [{ permissions: ['role.manage', 'rule.read'], expiresAt: null }],
+      true,
+    );
+    expect(manager.role('ops', ['rule.read'], ['rule.read'])).toBeUndefined();
+    expect(manager.role('ops', ['rule.read', 'rule.write'], ['rule.read'])?.message).toBe(
+      'you can only take out of a role permissions you hold yourself; you lack rule.write; have someone who holds them change ops',
+    );
+    expect(manager.role('ops', ['rule.write'], null)?.message).toMatch(
+      /^you can only delete a role whose permissions/,
+    );
+  });
+
+  it('authorityFrom predicts nothing when a held role’s permissions are not known', () => {
+    expect(authorityFrom('acme', true, [{ role: 'gone', expiresAt: null }], () => undefined)).toBeUndefined();
+  });
+});
