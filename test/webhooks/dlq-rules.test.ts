@@ -67,7 +67,10 @@ describe('a replay that names its dead-letter entry (dlq_entry_id)', () => {
     const other = await replay(webhook, a!.delivery_id, { dlq_entry_id: b!.id });
     expect(other.status).toBe(400);
     expect(other.body.error.details).toEqual([
-      { field: 'dlq_entry_id', message: `is the entry of delivery ${b!.delivery_id}, not of ${a!.delivery_id}` },
+      {
+        field: 'dlq_entry_id',
+        message: `is the entry of delivery ${b!.delivery_id}, not of ${a!.delivery_id}`,
+      },
     ]);
     const unknown = await replay(webhook, a!.delivery_id, { dlq_entry_id: 'dlq_000000000000000000000000' });
     expect(unknown.status).toBe(404);
