@@ -1,15 +1,16 @@
 import { Command, Option } from 'commander';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
-import type { BulkItem, Worker } from '../../bulk/runner.js';
+import type { BulkItem, WorkCall, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
+import { DlqEntryNotQueuedError } from '../../platform/errors.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './dlq/filters.js';
-import { QueueSnapshot } from './dlq/queue.js';
+import { leftText, QueueSnapshot } from './dlq/queue.js';
 import { deliveryOutcome, type FailedReplay, failedReplaysHint } from './follow.js';
 import { lookUpNamed, type NamedTarget, noteText, type ReplayNote } from './replay-named.js';
 import { webhookArg } from './shared.js';
@@ -79,6 +80,7 @@ interface ReplayRow {
   note?: ReplayNote['note'];
   delivered_by?: string;
   replayed_as?: string;
+  discarded_at?: string | null;
   delivery_status?: string;
   error?: { code: string; message: string; remedy?: string };
   reason?: string;
@@ -98,7 +100,7 @@ const COLUMNS = (dryRun: boolean): Array<Column<ReplayRow>> => [
         ? [r.error.message, r.error.remedy].filter(Boolean).join('; ')
         : r.note
           ? noteText(r as ReplayNote)
-          : r.reason && `done (${r.reason})`,
+          : (leftText(r) ?? (r.reason && `done (${r.reason})`)),
   },
 ];
 
@@ -118,12 +120,39 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       ? (await platform.webhooks.dlq.get(webhook, target.ref)).delivery_id
       : target.ref);
 
-  const work: Worker<Target> = async ({ data }, { signal, idempotencyKey }) => {
+  /**
+   * A queue entry is replayed as that entry (only while it is queued) with a key every run that
+   * listed it shares: when another run, or a lost answer of this one, got there first, the row
+   * says what happened to the entry instead, and nothing is sent twice.
+   */
+  const replayQueued = async (data: Target, original: string, call: WorkCall) => {
+    try {
+      return await platform.webhooks.deliveries
+        .replay(webhook, original, { signal: call.signal, idempotencyKey: call.idempotencyKey }, data.ref)
+        .withResponse();
+    } catch (error) {
+      if (!(error instanceof DlqEntryNotQueuedError)) throw error;
+      const now =
+        error.entry ?? (await platform.webhooks.dlq.get(webhook, data.ref, { signal: call.signal }));
+      const gone = QueueSnapshot.gone(now);
+      if (!gone) throw error;
+      return { left: gone };
+    }
+  };
+  const work: Worker<Target> = async ({ data }, call) => {
+    const { signal, idempotencyKey } = call;
     const original = await delivery(data);
-    const { data: made, response } = await platform.webhooks.deliveries
-      .replay(webhook, original, { signal, idempotencyKey })
-      .withResponse();
+    const answer = queue
+      ? await replayQueued(data, original, call)
+      : await platform.webhooks.deliveries
+          .replay(webhook, original, { signal, idempotencyKey })
+          .withResponse();
+    if ('left' in answer) return { delivery_id: original, ...queue!.left(answer.left) };
+    const { data: made, response } = answer;
     queue?.ours.add(made.id);
+    if (queue && response.replayed) {
+      return { delivery_id: original, ...queue.left({ reason: 'already_replayed', replayed_as: made.id }) };
+    }
     const detail = {
       delivery_id: original,
       new_delivery_id: made.id,
@@ -202,6 +231,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };
   const summary = await runBulkOperation(ctx, verb);
+  if (summary && !options.dryRun) queue?.noteLeft(ctx, 'replayed');
   if (!wait && !options.dryRun && summary && summary.ok > 0) {
     ctx.out.info(
       `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait`,
@@ -214,6 +244,7 @@ async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<Target>> 
     yield {
       key: e.id,
       data: { ref: e.id, delivery_id: e.delivery_id, event_type: e.event_type, event_id: e.event_id },
+      shared: QueueSnapshot.shared('replay', e),
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import type { Context } from '../../../context.js';
 import type { Platform } from '../../../platform/index.js';
 import { type DlqFilters, dlqQuery } from './filters.js';
 
@@ -16,6 +17,8 @@ const PAGE = 200;
 export class QueueSnapshot {
   #bound: number | undefined;
   readonly ours = new Set<string>();
+  /** Entries of the snapshot found gone from the queue when this run came to them. */
+  #left = 0;
 
   constructor(
     private readonly platform: Platform,
@@ -55,7 +58,87 @@ export class QueueSnapshot {
     }
   }
 
+  /**
+   * What every run working on `entry` as listed shares, for its idempotency key (BulkItem.shared):
+   * two runs (two admins, two journals) that listed the same queued entry send the same key, so
+   * the platform acts once and answers the later run with the earlier answer (replayed). Its
+   * state is in it, so an entry that comes back to the queue is a new item.
+   */
+  static shared(kind: string, entry: DlqEntry): string {
+    return JSON.stringify([
+      kind,
+      entry.webhook_id,
+      entry.id,
+      entry.replay_count,
+      entry.last_replayed_at,
+      entry.discarded_at,
+    ]);
+  }
+
+  /**
+   * The row of an entry that left the queue after this run listed it (another run replayed,
+   * discarded or delivered it; or an attempt of this run whose answer was lost did): skipped,
+   * saying what happened to it. `how` is the entry as it is now, or the answer the platform gave
+   * an earlier request of the same key (`replayed_as` / `discarded_at` of that answer).
+   */
+  left(how: LeftQueue): Record<string, unknown> {
+    this.#left++;
+    return { status: 'skipped', ...how };
+  }
+
+  /** The entry's state as a reason; undefined while it is still queued. */
+  static gone(entry: DlqEntry): LeftQueue | undefined {
+    if (entry.status === 'replayed') {
+      return {
+        reason: 'already_replayed',
+        ...(entry.last_replay_delivery_id ? { replayed_as: entry.last_replay_delivery_id } : {}),
+      };
+    }
+    if (entry.status === 'discarded')
+      return { reason: 'already_discarded', discarded_at: entry.discarded_at };
+    if (entry.status === 'recovered') {
+      return {
+        reason: 'already_delivered',
+        ...(entry.recovered_by ? { delivered_by: entry.recovered_by } : {}),
+      };
+    }
+    return undefined;
+  }
+
+  /** After the run: how many rows another run (or a lost answer) had taken, and that none was done twice. */
+  noteLeft(ctx: Context, done: string): void {
+    if (this.#left === 0) return;
+    ctx.out.info(
+      `${this.#left.toLocaleString('en')} of these had left the queue since this run listed them (replayed, discarded or delivered by another run, or by an attempt of this one whose answer was lost); each is on its row, and none was ${done} twice`,
+    );
+  }
+
   #query() {
     return { ...dlqQuery(this.filters), status: 'queued' as const };
+  }
+}
+
+/** What happened to an entry that left the queue, as a row says it. */
+export type LeftQueue =
+  | { reason: 'already_replayed'; replayed_as?: string }
+  | { reason: 'already_discarded'; discarded_at?: string | null }
+  | { reason: 'already_delivered'; delivered_by?: string };
+
+/** A row's reason in words, for the detail column; undefined for reasons that are not about the queue. */
+export function leftText(row: {
+  reason?: string;
+  replayed_as?: string;
+  discarded_at?: string | null;
+  delivered_by?: string;
+}): string | undefined {
+  switch (row.reason) {
+    case 'already_replayed':
+      return `already replayed${row.replayed_as ? ` as ${row.replayed_as}` : ''}, by another run or an earlier attempt`;
+    case 'already_discarded':
+      return 'already discarded, by another run or an earlier attempt';
+    case 'already_delivered':
+      return `its event was delivered${row.delivered_by ? ` by ${row.delivered_by}` : ''}`;
+    default:
+      return undefined;
   }
 }
