@@ -8,6 +8,8 @@ export interface LossyProxyOptions {
   lose?: (method: string, path: string, seen: number) => boolean;
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
   ignoreDeleteKeys?: boolean;
+  /** Answer a request itself instead of passing it on (another platform's refusal); undefined: pass it on. */
+  refuse?: (method: string, path: string, body: string) => { status: number; body: unknown } | undefined;
 }
 
 export interface LossyProxy {
@@ -50,6 +52,12 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     if (method === 'DELETE') deletes.push({ path, key: headers['idempotency-key'] });
+    const refusal = options.refuse?.(method, path, body.toString('utf8'));
+    if (refusal) {
+      response.writeHead(refusal.status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(refusal.body));
+      return;
+    }
     const upstream = await fetch(`${sandbox().url}${path}`, {
       method,
       headers,

@@ -1,10 +1,9 @@
 import { Command, Option } from 'commander';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
-import type { BulkItem, WorkCall, Worker } from '../../bulk/runner.js';
+import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
-import { DlqEntryNotQueuedError } from '../../platform/errors.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
@@ -120,30 +119,11 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       ? (await platform.webhooks.dlq.get(webhook, target.ref)).delivery_id
       : target.ref);
 
-  /**
-   * A queue entry is replayed as that entry (only while it is queued) with a key every run that
-   * listed it shares: when another run, or a lost answer of this one, got there first, the row
-   * says what happened to the entry instead, and nothing is sent twice.
-   */
-  const replayQueued = async (data: Target, original: string, call: WorkCall) => {
-    try {
-      return await platform.webhooks.deliveries
-        .replay(webhook, original, { signal: call.signal, idempotencyKey: call.idempotencyKey }, data.ref)
-        .withResponse();
-    } catch (error) {
-      if (!(error instanceof DlqEntryNotQueuedError)) throw error;
-      const now =
-        error.entry ?? (await platform.webhooks.dlq.get(webhook, data.ref, { signal: call.signal }));
-      const gone = QueueSnapshot.gone(now);
-      if (!gone) throw error;
-      return { left: gone };
-    }
-  };
   const work: Worker<Target> = async ({ data }, call) => {
     const { signal, idempotencyKey } = call;
     const original = await delivery(data);
     const answer = queue
-      ? await replayQueued(data, original, call)
+      ? await queue.replay(data.ref, original, call)
       : await platform.webhooks.deliveries
           .replay(webhook, original, { signal, idempotencyKey })
           .withResponse();
@@ -266,8 +246,10 @@ export function replayCommand(make: MakeContext): Command {
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
         'the same command after a failure, Ctrl-C (exit 130) or a closed stdout (exit 141) resumes the run,\n' +
-        'with the same idempotency keys, and nothing is replayed twice. --dry-run lists what would be\n' +
-        'replayed.\n\n' +
+        'with the same idempotency keys, and nothing is replayed twice. Nor by two runs at once (two admins,\n' +
+        'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +
+        'with a key every run that listed it shares; an entry another run replayed or discarded first is a\n' +
+        'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be replayed.\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
         'and an event already delivered or replayed is replayed again with a warning and a note on its row.',
     )

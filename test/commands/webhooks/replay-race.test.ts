@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
+import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
 import { admin, createWebhook, replayCounts } from '../../helpers/webhooks.js';
@@ -12,6 +13,23 @@ import { admin, createWebhook, replayCounts } from '../../helpers/webhooks.js';
  */
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 500 } });
 const svc = bulkRunner(sandbox);
+/** A platform that refuses fields it does not know, dlq_entry_id among them. */
+const strict = useLossyProxy(sandbox, {
+  lose: () => false,
+  refuse: (method, path, body) =>
+    method === 'POST' && path.endsWith('/replay') && body.includes('dlq_entry_id')
+      ? {
+          status: 400,
+          body: {
+            error: {
+              code: 'invalid_request',
+              message: 'unknown field',
+              details: [{ field: 'dlq_entry_id', message: 'is not a field of this request' }],
+            },
+          },
+        }
+      : undefined,
+});
 
 type Row = Record<string, unknown> & { status: string; dlq_entry_id?: string; entry_id?: string };
 
@@ -193,5 +211,18 @@ describe('`dlq discard --all` racing `replay --dlq`', () => {
     expect(await replayCounts(sandbox(), webhook)).toEqual(
       replays === 150 ? { 1: 150 } : replays === 0 ? { 0: 150 } : { 0: 150 - replays, 1: replays },
     );
+  });
+});
+
+describe('a platform without dlq_entry_id', () => {
+  it('refusing the field gets plain replays: each entry replayed once, exit 0', async () => {
+    const webhook = await queue(5);
+    const r = await svc.run(
+      ['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait', '--concurrency', '1'],
+      { env: { SVC_BASE_URL: strict().url } },
+    );
+    expect([r.code, summary(r.stderr)]).toEqual([0, '✓ 5 replayed']);
+    expect(ok(ndjson(r.stdout) as Row[])).toHaveLength(5);
+    expect(await replayCounts(sandbox(), webhook)).toEqual({ 1: 5 });
   });
 });

@@ -170,7 +170,9 @@ export function discardCommand(make: MakeContext): Command {
       'Remove entries from the dead-letter queue without replaying them: the entries named (dlq_… ids, as\n' +
         '`svc webhooks dlq` lists them), or with --all every queued entry, filtered by --event-type, --since\n' +
         'and --until, at most --limit. A discarded entry stays readable (--status discarded) and its delivery\n' +
-        'can still be replayed by id. Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
+        'can still be replayed by id. An entry replayed already (its event was sent, perhaps by a replay run\n' +
+        'going at the same time) is not discarded: its row is skipped, already_replayed, naming the replay.\n' +
+        'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
         'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go.',
     )

@@ -1,5 +1,10 @@
-import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import type { DlqEntry, WebhookDelivery } from '../../../api/schemas/webhooks.js';
+import type { WorkCall } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
+import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.js';
+import { deriveIdempotencyKey } from '../../../http/idempotency.js';
+import type { WithResponse } from '../../../platform/api-promise.js';
+import { DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import type { Platform } from '../../../platform/index.js';
 import { type DlqFilters, dlqQuery } from './filters.js';
 
@@ -19,6 +24,8 @@ export class QueueSnapshot {
   readonly ours = new Set<string>();
   /** Entries of the snapshot found gone from the queue when this run came to them. */
   #left = 0;
+  /** The server takes dlq_entry_id on a replay (until it refuses the field). */
+  #asEntry = true;
 
   constructor(
     private readonly platform: Platform,
@@ -86,6 +93,47 @@ export class QueueSnapshot {
     return { status: 'skipped', ...how };
   }
 
+  /**
+   * Replays an entry's delivery as that entry (dlq_entry_id): only while it is queued, so a replay
+   * or discard by another run that came first is not repeated (409 dlq_entry_not_queued), and the
+   * answer says what happened to the entry instead. A server that refuses the field (a 400 or 422
+   * naming it) gets plain replays from then on, with a key of their own; the shared key still
+   * makes same-principal runs act once there.
+   */
+  async replay(
+    entry: string,
+    delivery: string,
+    call: WorkCall,
+  ): Promise<WithResponse<WebhookDelivery> | { left: LeftQueue }> {
+    const asEntry = this.#asEntry;
+    try {
+      return await this.platform.webhooks.deliveries
+        .replay(
+          this.webhook,
+          delivery,
+          {
+            signal: call.signal,
+            idempotencyKey: asEntry
+              ? call.idempotencyKey
+              : deriveIdempotencyKey(call.idempotencyKey, 'without dlq_entry_id'),
+          },
+          asEntry ? entry : undefined,
+        )
+        .withResponse();
+    } catch (error) {
+      if (asEntry && refusesEntryField(error)) {
+        this.#asEntry = false;
+        return this.replay(entry, delivery, call);
+      }
+      if (!(error instanceof DlqEntryNotQueuedError)) throw error;
+      const now =
+        error.entry ?? (await this.platform.webhooks.dlq.get(this.webhook, entry, { signal: call.signal }));
+      const gone = QueueSnapshot.gone(now);
+      if (!gone) throw error;
+      return { left: gone };
+    }
+  }
+
   /** The entry's state as a reason; undefined while it is still queued. */
   static gone(entry: DlqEntry): LeftQueue | undefined {
     if (entry.status === 'replayed') {
@@ -116,6 +164,14 @@ export class QueueSnapshot {
   #query() {
     return { ...dlqQuery(this.filters), status: 'queued' as const };
   }
+}
+
+/** A validation refusal of the dlq_entry_id field itself: a server without it (not one that says the entry is gone). */
+function refusesEntryField(error: unknown): boolean {
+  return (
+    (error instanceof BadRequestError || error instanceof UnprocessableEntityError) &&
+    JSON.stringify([error.message, error.details ?? null]).includes('dlq_entry_id')
+  );
 }
 
 /** What happened to an entry that left the queue, as a row says it. */
