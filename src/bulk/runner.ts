@@ -21,6 +21,12 @@ export interface BulkItem<T> {
   needed?: boolean;
   /** Items run phase by phase (non-decreasing): a later phase starts once the earlier ones have finished. */
   phase?: number;
+  /**
+   * What every run doing this item shares (a queue entry and its state as listed): its idempotency
+   * key derives from this instead of the run's id, so two runs at once over the same item send
+   * the same key and the platform does it once (the later run gets the earlier answer, replayed).
+   */
+  shared?: string;
 }
 
 export type BulkStatus = 'ok' | 'failed' | 'skipped';
@@ -63,7 +69,8 @@ export interface WorkCall {
   /**
    * The item's idempotency key: one attempt of one logical operation. It derives from the run's
    * id (kept in the journal) and the item, so a resumed run sends the same key and a new run a
-   * new one; an attempt the server refused outright gets a new key next time.
+   * new one (or from what every run shares, BulkItem.shared); an attempt the server refused
+   * outright gets a new key next time.
    */
   idempotencyKey: string;
 }
@@ -208,7 +215,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
         const attempt = journal?.attempts(item.key) ?? 0;
         const call = {
           signal: calm,
-          idempotencyKey: deriveIdempotencyKey(options.runId, item.key, String(attempt)),
+          idempotencyKey: deriveIdempotencyKey(item.shared ?? options.runId, item.key, String(attempt)),
         };
         try {
           // A request of the same key still running on the server (a killed run's) is waited for by

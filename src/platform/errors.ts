@@ -5,6 +5,7 @@
  * is unchanged.
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
+import type { DlqEntry } from '../api/schemas/webhooks.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import {
   ApiError,
@@ -42,6 +43,17 @@ export class LastTenantAdminError extends ConflictError {}
 export class RecordDeletedError extends ConflictError {}
 /** 409 delivery_in_progress: a pending or retrying delivery cannot be replayed yet. */
 export class DeliveryInProgressError extends ConflictError {}
+/**
+ * 409 dlq_entry_not_queued: the dead-letter entry left the queue (replayed, discarded or
+ * recovered) before this replay or discard of it; `entry` is the entry as it is, when sent.
+ */
+export class DlqEntryNotQueuedError extends ConflictError {
+  get entry(): DlqEntry | undefined {
+    const first = Array.isArray(this.details) ? (this.details[0] as { entry?: unknown }) : undefined;
+    const entry = first?.entry;
+    return entry !== null && typeof entry === 'object' ? (entry as DlqEntry) : undefined;
+  }
+}
 /** 409 webhook_disabled: a disabled webhook receives no events, test events included. */
 export class WebhookDisabledError extends ConflictError {}
 /** 403 builtin_role_immutable. */
@@ -87,6 +99,7 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
   record_deleted: { status: 409, type: RecordDeletedError },
   delivery_in_progress: { status: 409, type: DeliveryInProgressError },
   webhook_disabled: { status: 409, type: WebhookDisabledError },
+  dlq_entry_not_queued: { status: 409, type: DlqEntryNotQueuedError },
   builtin_role_immutable: { status: 403, type: BuiltinRoleImmutableError },
   insufficient_role: { status: 403, type: InsufficientAccessError },
   insufficient_permission: { status: 403, type: InsufficientAccessError },

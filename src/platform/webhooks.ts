@@ -152,11 +152,20 @@ export class Deliveries {
     return this.transport.call(operation, options);
   }
 
-  /** A new delivery of the same bytes (rule 1); the answer is the new delivery. */
-  replay(webhook: string, delivery: string, options?: CallOptions): ApiPromise<WebhookDelivery> {
+  /**
+   * A new delivery of the same bytes (rule 1); the answer is the new delivery. `asEntry`: replay it
+   * as that dead-letter entry, only while the entry is queued (else DlqEntryNotQueuedError).
+   */
+  replay(
+    webhook: string,
+    delivery: string,
+    options?: CallOptions,
+    asEntry?: string,
+  ): ApiPromise<WebhookDelivery> {
     const operation = {
       method: 'POST',
       path: path`/v1/webhooks/${webhook}/deliveries/${delivery}/replay`,
+      ...(asEntry === undefined ? {} : { body: { dlq_entry_id: asEntry } }),
       schema: WebhookDelivery,
       notFound: DeliveryNotFoundError,
     } as const;

@@ -114,6 +114,11 @@ export const ERROR_CODES = {
     status: 409,
     meaning: 'A webhook delivery still pending or retrying cannot be replayed yet',
   },
+  dlq_entry_not_queued: {
+    status: 409,
+    meaning:
+      'The dead-letter entry left the queue already (replayed, discarded or recovered): it is not replayed or discarded again; details[0].entry is the entry',
+  },
   webhook_disabled: {
     status: 409,
     meaning: 'A disabled webhook receives no events, test events included: enable it first',

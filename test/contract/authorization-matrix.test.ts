@@ -156,12 +156,13 @@ beforeAll(async () => {
   for (const surface of ['accounts', 'reconciliations', 'exceptions', 'rules', 'evidence_packs'])
     records[surface] = (await asAdmin(s, 'POST', `/v1/${surface}`, { name: 'fixture' })).id;
   const webhookId = SEEDED_WEBHOOKS.exceptions;
-  const dlq = (await asAdmin(s, 'GET', `/v1/webhooks/${webhookId}/dlq`)).items[0];
+  // Two entries: one whose delivery is replayed, another to discard (a replayed entry is not discarded: 409).
+  const [replayed, discarded] = (await asAdmin(s, 'GET', `/v1/webhooks/${webhookId}/dlq`)).items;
   fixtures = {
     sandbox: s,
     webhookId,
-    deliveryId: dlq.delivery_id,
-    dlqEntryId: dlq.id,
+    deliveryId: replayed.delivery_id,
+    dlqEntryId: discarded.id,
     clientId: (
       await asAdmin(s, 'POST', '/v1/oauth/clients', {
         name: 'fixture',

@@ -8,9 +8,15 @@ export interface LossyProxyOptions {
   lose?: (method: string, path: string, seen: number) => boolean;
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
   ignoreDeleteKeys?: boolean;
-  /** Requests the proxy answers itself with this status and error code, never forwarded: a server that refuses them. */
-  refuse?: (method: string, path: string) => { status: number; code: string } | undefined;
+  /** Answer a request itself instead of passing it on (another platform's refusal); undefined: pass it on. */
+  refuse?: (method: string, path: string, body: string) => { status: number; body: unknown } | undefined;
 }
+
+/** A refusal for `refuse` to answer with: the platform's error shape. */
+export const refusal = (status: number, code: string, message = 'refused by the test proxy') => ({
+  status,
+  body: { error: { code, message } },
+});
 
 export interface LossyProxy {
   url: string;
@@ -47,13 +53,6 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
     const body = await bodyOf(request);
     const method = request.method ?? 'GET';
     const path = request.url ?? '/';
-    const refusal = options.refuse?.(method, path);
-    if (refusal !== undefined) {
-      refused.push(`${method} ${path}`);
-      response.writeHead(refusal.status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: { code: refusal.code, message: 'refused by the test proxy' } }));
-      return;
-    }
     const count = (seen.get(`${method} ${path}`) ?? 0) + 1;
     seen.set(`${method} ${path}`, count);
     const headers: Record<string, string> = {};
@@ -63,6 +62,13 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     if (method === 'DELETE') deletes.push({ path, key: headers['idempotency-key'] });
+    const refusal = options.refuse?.(method, path, body.toString('utf8'));
+    if (refusal) {
+      refused.push(`${method} ${path}`);
+      response.writeHead(refusal.status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(refusal.body));
+      return;
+    }
     const upstream = await fetch(`${sandbox().url}${path}`, {
       method,
       headers,

@@ -10,7 +10,7 @@ import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './dlq/filters.js';
-import { QueueSnapshot } from './dlq/queue.js';
+import { leftText, QueueSnapshot } from './dlq/queue.js';
 import { deliveryOutcome, type FailedReplay, failedReplaysHint } from './follow.js';
 import { lookUpNamed, type NamedTarget, noteText, type ReplayNote } from './replay-named.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
@@ -80,6 +80,7 @@ interface ReplayRow {
   note?: ReplayNote['note'];
   delivered_by?: string;
   replayed_as?: string;
+  discarded_at?: string | null;
   delivery_status?: string;
   error?: { code: string; message: string; remedy?: string };
   reason?: string;
@@ -99,7 +100,7 @@ const COLUMNS = (dryRun: boolean): Array<Column<ReplayRow>> => [
         ? [r.error.message, r.error.remedy].filter(Boolean).join('; ')
         : r.note
           ? noteText(r as ReplayNote)
-          : r.reason && `done (${r.reason})`,
+          : (leftText(r) ?? (r.reason && `done (${r.reason})`)),
   },
 ];
 
@@ -120,16 +121,26 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       ? (await platform.webhooks.dlq.get(webhook, target.ref)).delivery_id
       : target.ref);
 
-  const work: Worker<Target> = async ({ data }, { signal, idempotencyKey }) => {
+  const work: Worker<Target> = async ({ data }, call) => {
+    const { signal, idempotencyKey } = call;
     const original = await delivery(data);
-    const { data: made, response } = await platform.webhooks.deliveries
-      .replay(webhook, original, { signal, idempotencyKey })
-      .withResponse()
-      .catch((error: unknown) => {
-        // Disabled since the run started.
-        throw withEnableHint(error, webhook);
-      });
+    let answer: Awaited<ReturnType<NonNullable<typeof queue>['replay']>>;
+    try {
+      answer = queue
+        ? await queue.replay(data.ref, original, call)
+        : await platform.webhooks.deliveries
+            .replay(webhook, original, { signal, idempotencyKey })
+            .withResponse();
+    } catch (error) {
+      // Disabled since the run started.
+      throw withEnableHint(error, webhook);
+    }
+    if ('left' in answer) return { delivery_id: original, ...queue!.left(answer.left) };
+    const { data: made, response } = answer;
     queue?.ours.add(made.id);
+    if (queue && response.replayed) {
+      return { delivery_id: original, ...queue.left({ reason: 'already_replayed', replayed_as: made.id }) };
+    }
     const detail = {
       delivery_id: original,
       new_delivery_id: made.id,
@@ -208,6 +219,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };
   const summary = await runBulkOperation(ctx, verb);
+  if (summary && !options.dryRun) queue?.noteLeft(ctx, 'replayed');
   if (!wait && !options.dryRun && summary && summary.ok > 0) {
     ctx.out.info(
       `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait`,
@@ -220,6 +232,7 @@ async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<Target>> 
     yield {
       key: e.id,
       data: { ref: e.id, delivery_id: e.delivery_id, event_type: e.event_type, event_id: e.event_id },
+      shared: QueueSnapshot.shared('replay', e),
     };
   }
 }
@@ -241,8 +254,10 @@ export function replayCommand(make: MakeContext): Command {
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
         'the same command after a failure, Ctrl-C (exit 130) or a closed stdout (exit 141) resumes the run,\n' +
-        'with the same idempotency keys, and nothing is replayed twice. --dry-run lists what would be\n' +
-        'replayed.\n\n' +
+        'with the same idempotency keys, and nothing is replayed twice. Nor by two runs at once (two admins,\n' +
+        'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +
+        'with a key every run that listed it shares; an entry another run replayed or discarded first is a\n' +
+        'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be replayed.\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
         'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +

@@ -5,6 +5,7 @@ import type { EventType } from '../../api/constants.js';
 import { WEBHOOK_HEADERS } from '../../api/constants.js';
 import { SIGNATURE_HEADER, signatureHeader } from '../../webhooks/signature.js';
 import type { SandboxClock } from '../clock.js';
+import { refuseUnlessQueued } from '../domain/dlq-rules.js';
 import { DomainError } from '../domain/errors.js';
 import type {
   DeliveryRecord,
@@ -163,7 +164,11 @@ export class DeliveryEngine {
    * webhook receives no events, replays included (webhook_disabled: nothing is made, its entry
    * stays queued).
    */
-  replay(original: DeliveryRecord): { delivery: DeliveryRecord; entry: DlqRecord | undefined } {
+  replay(
+    original: DeliveryRecord,
+    /** The dead-letter entry the caller replays it as (a --dlq run): only while it is queued. */
+    asEntry?: DlqRecord,
+  ): { delivery: DeliveryRecord; entry: DlqRecord | undefined } {
     refuseDisabled(original.webhook);
     if (original.status === 'pending' || original.status === 'retrying') {
       throw new DomainError(
@@ -171,6 +176,7 @@ export class DeliveryEngine {
         `delivery ${original.id} is still ${original.status}; replay it once it is delivered or failed`,
       );
     }
+    if (asEntry) refuseUnlessQueued(asEntry, 'replay');
     const delivery = this.#store.createDelivery(original.webhook, original.event, { replayOf: original.id });
     const entry = this.#store.dlqEntryOfDelivery(original.id);
     if (entry) this.#store.markReplayed(entry, delivery);

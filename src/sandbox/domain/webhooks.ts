@@ -12,6 +12,7 @@ import type {
 import type { DeliveryAttempt } from '../../api/schemas/webhooks.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
+import { refuseUnlessQueued } from './dlq-rules.js';
 import { conflict } from './errors.js';
 
 /**
@@ -451,7 +452,9 @@ export class WebhookStore {
     entry.last_replay_delivery_id = replay.id;
   }
 
+  /** Refused (409) once the entry left the queue otherwise: see dlq-rules.ts. */
   discard(entry: DlqRecord): DlqRecord {
+    refuseUnlessQueued(entry, 'discard');
     if (entry.status !== 'discarded') {
       entry.status = 'discarded';
       entry.discarded_at = this.#clock.iso();

@@ -105,7 +105,7 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
     },
   );
 
-  app.post<{ Params: { id: string; deliveryId: string } }>(
+  app.post<{ Params: { id: string; deliveryId: string }; Body: { dlq_entry_id?: string } }>(
     '/v1/webhooks/:id/deliveries/:deliveryId/replay',
     {
       config: { operation: 'webhook_deliveries_replay' },
@@ -117,9 +117,20 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
           'attempt_count 0, and a fresh signature timestamp on its attempts; it is sent at once and retried like any delivery. ' +
           'The DLQ entry of the original, if any, becomes status replayed (replay_count, last_replayed_at, last_replay_delivery_id). ' +
           'The response body (not shown in the reference) is the new delivery. A delivery still pending or retrying cannot be replayed (409 delivery_in_progress). ' +
-          'A disabled webhook receives no events, replays included: 409 webhook_disabled, nothing is made and the DLQ entry stays queued.',
+          'A disabled webhook receives no events, replays included: 409 webhook_disabled, nothing is made and the DLQ entry stays queued. ' +
+          'dlq_entry_id (optional, a sandbox addition) replays the delivery as that dead-letter entry: only while the entry is queued, checked and changed in one step, ' +
+          'so of two replays of an entry, or a replay and a discard of it, one happens and the other is 409 dlq_entry_not_queued (details[0].entry is the entry as it is); ' +
+          'it must be the entry of this delivery (400) and of this webhook (404). Without it the delivery is replayed whatever its entry says (an operator naming a delivery means it).',
         params: DeliveryParams,
-        body: Type.Object({ idempotency_key: IdempotencyKey }),
+        body: Type.Object({
+          idempotency_key: IdempotencyKey,
+          dlq_entry_id: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description: 'replay as this dead-letter entry, only while it is queued',
+            }),
+          ),
+        }),
         response: { 201: Type.Ref('WebhookDelivery'), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
@@ -127,7 +138,18 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const original = state.webhooks.delivery(webhook.id, request.params.deliveryId);
       if (!original) throw notFound(`delivery ${request.params.deliveryId}`);
-      const { delivery } = state.delivery.replay(original);
+      const entryId = request.body.dlq_entry_id;
+      const asEntry = entryId === undefined ? undefined : state.webhooks.dlqEntry(webhook.id, entryId);
+      if (entryId !== undefined && !asEntry) throw notFound(`dead-letter queue entry ${entryId}`);
+      if (asEntry && asEntry.delivery.id !== original.id) {
+        throw badRequest('dlq_entry_id names the entry of another delivery', [
+          {
+            field: 'dlq_entry_id',
+            message: `is the entry of delivery ${asEntry.delivery.id}, not of ${original.id}`,
+          },
+        ]);
+      }
+      const { delivery } = state.delivery.replay(original, asEntry);
       return reply.code(201).send(deliveryView(delivery));
     },
   );
@@ -213,9 +235,10 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
         summary: 'Discard a dead-letter queue entry',
         description:
           'The reference says entries can be "discarded" but shows no operation; this is the sandbox\'s. The entry gets status discarded ' +
-          '(listed with status=discarded or all) and is left out of the default listing; its delivery can still be replayed. Idempotent.',
+          '(listed with status=discarded or all) and is left out of the default listing; its delivery can still be replayed by id. Idempotent for an entry discarded already. ' +
+          'An entry that left the queue otherwise (replayed: its event was sent; recovered: it was delivered) is not discarded: 409 dlq_entry_not_queued, details[0].entry the entry as it is.',
         params: DlqEntryParams,
-        response: { 200: Type.Ref('DlqEntry'), ...errorResponses(401, 403, 404) },
+        response: { 200: Type.Ref('DlqEntry'), ...errorResponses(401, 403, 404, 409) },
       },
     },
     async (request) => {

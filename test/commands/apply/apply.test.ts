@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { APAC, as, LABS, seedTenant, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
-import { useLossyProxy } from '../../helpers/lossy-proxy.js';
+import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 
 // `svc apply` (issue 14): edit → plan → apply → plan shows no changes; --prune for every
@@ -21,7 +21,7 @@ const real = { clock: { now: () => Date.now() } };
 const refusing = useLossyProxy(svc.sandbox, {
   lose: () => false,
   refuse: (method, path) =>
-    method === 'POST' && path === '/v1/roles' ? { status: 403, code: 'insufficient_permission' } : undefined,
+    method === 'POST' && path === '/v1/roles' ? refusal(403, 'insufficient_permission') : undefined,
 });
 
 const FILE = `version: 1

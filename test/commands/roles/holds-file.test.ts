@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { ACME, bulkRunner, bulkUser, fixedClock } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
-import { useLossyProxy } from '../../helpers/lossy-proxy.js';
+import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 
 // A dry run predicts the platform's "no one hands out more than they hold" (exploratory test s7):
@@ -181,7 +181,7 @@ describe('a delegate whose own roles cannot be read', () => {
     lose: () => false,
     refuse: (method, path) =>
       method === 'GET' && path.startsWith(`/v1/users/${DELEGATE}/roles`)
-        ? { status: 403, code: 'insufficient_role' }
+        ? refusal(403, 'insufficient_role')
         : undefined,
   });
 

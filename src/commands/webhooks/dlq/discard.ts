@@ -4,13 +4,14 @@ import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import type { Column } from '../../../output/output.js';
+import { DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
 import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
 import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './filters.js';
-import { QueueSnapshot } from './queue.js';
+import { type LeftQueue, QueueSnapshot } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
   webhook: string;
@@ -61,6 +62,8 @@ interface DiscardRow {
   discarded_at?: string | null;
   error?: { message: string };
   reason?: string;
+  replayed_as?: string;
+  delivered_by?: string;
 }
 
 const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
@@ -69,7 +72,14 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   { header: 'delivery', value: (r) => r.delivery_id, kind: 'id' },
   { header: 'event', value: (r) => r.event_type },
   { header: 'discarded', value: (r) => r.discarded_at, kind: 'time' },
-  { header: 'detail', value: (r) => r.error?.message ?? r.reason, kind: 'detail' },
+  {
+    header: 'detail',
+    value: (r) => {
+      const by = r.replayed_as ? ` (as ${r.replayed_as})` : r.delivered_by ? ` (by ${r.delivered_by})` : '';
+      return r.error?.message ?? (r.reason && `${r.reason}${by}`);
+    },
+    kind: 'detail',
+  },
 ];
 
 export async function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
@@ -78,27 +88,42 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   const queue = options.all
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
     : undefined;
+  /** An entry that is not queued, as a skipped row saying why (it is not discarded). */
+  const skip = (how: LeftQueue) => (queue ? queue.left(how) : { status: 'skipped', ...how });
   /**
-   * A named entry as it is now: skipped when discarded already. The platform's discard is
-   * idempotent and answers alike either way, so only a look first tells "discarded now" from
-   * "discarded before". (--all works on entries the queue listed as queued.)
+   * A named entry as it is now: skipped when it left the queue (discarded, replayed or delivered).
+   * The platform's discard is idempotent and answers alike whether it discarded the entry now or
+   * before, so only a look first tells the two apart. (--all works on entries the queue listed
+   * as queued; each is keyed by its state as listed, so another run's discard of the same entry
+   * is answered as a replay.)
    */
   const look: Worker<string> = async ({ data: entry }, { signal }) => {
     if (queue) return {};
     const found = await platform.webhooks.dlq.get(webhook, entry, { signal });
     const detail = { delivery_id: found.delivery_id, event_type: found.event_type };
-    return found.status === 'discarded'
-      ? { ...detail, discarded_at: found.discarded_at, status: 'skipped', reason: 'already_discarded' }
-      : detail;
+    const gone = QueueSnapshot.gone(found);
+    return gone ? { ...detail, ...skip(gone) } : detail;
   };
   const work: Worker<string> = async (item, context) => {
     const before = await look(item, context);
     if (before.status === 'skipped') return before;
-    const done = await platform.webhooks.dlq.discard(webhook, item.data, {
-      signal: context.signal,
-      idempotencyKey: context.idempotencyKey,
-    });
-    return { delivery_id: done.delivery_id, event_type: done.event_type, discarded_at: done.discarded_at };
+    try {
+      const { data: done, response } = await platform.webhooks.dlq
+        .discard(webhook, item.data, { signal: context.signal, idempotencyKey: context.idempotencyKey })
+        .withResponse();
+      const detail = { delivery_id: done.delivery_id, event_type: done.event_type };
+      return queue && response.replayed
+        ? { ...detail, ...skip({ reason: 'already_discarded', discarded_at: done.discarded_at }) }
+        : { ...detail, discarded_at: done.discarded_at };
+    } catch (error) {
+      // Replayed (its event was sent) or delivered since it was listed or looked at: not discarded.
+      if (!(error instanceof DlqEntryNotQueuedError)) throw error;
+      const now =
+        error.entry ?? (await platform.webhooks.dlq.get(webhook, item.data, { signal: context.signal }));
+      const gone = QueueSnapshot.gone(now);
+      if (!gone) throw error;
+      return { delivery_id: now.delivery_id, event_type: now.event_type, ...skip(gone) };
+    }
   };
   const verb: BulkVerb<string, DiscardRow> = {
     kind: 'webhooks-dlq-discard',
@@ -128,11 +153,14 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     single: !options.all && options.entries.length === 1,
     empty: 'Nothing to discard: no queued dead-letter entry matches.',
   };
-  await runBulkOperation(ctx, verb);
+  const summary = await runBulkOperation(ctx, verb);
+  if (summary && !options.dryRun) queue?.noteLeft(ctx, 'discarded');
 }
 
 async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<string>> {
-  for await (const entry of queue.entries()) yield { key: entry.id, data: entry.id };
+  for await (const entry of queue.entries()) {
+    yield { key: entry.id, data: entry.id, shared: QueueSnapshot.shared('discard', entry) };
+  }
 }
 
 export function discardCommand(make: MakeContext): Command {
@@ -142,7 +170,9 @@ export function discardCommand(make: MakeContext): Command {
       'Remove entries from the dead-letter queue without replaying them: the entries named (dlq_… ids, as\n' +
         '`svc webhooks dlq` lists them), or with --all every queued entry, filtered by --event-type, --since\n' +
         'and --until, at most --limit. A discarded entry stays readable (--status discarded) and its delivery\n' +
-        'can still be replayed by id. Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
+        'can still be replayed by id. An entry replayed already (its event was sent, perhaps by a replay run\n' +
+        'going at the same time) is not discarded: its row is skipped, already_replayed, naming the replay.\n' +
+        'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
         'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go.',
     )

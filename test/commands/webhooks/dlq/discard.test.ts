@@ -153,6 +153,25 @@ describe('svc webhooks dlq discard', () => {
     expect(unknown.stderr).toMatch(/^error: dead-letter queue entry dlq_nope not found/);
   });
 
+  it('a named entry already replayed is not discarded: its event was sent, and the row says as what', async () => {
+    const {
+      webhook,
+      entries: [a],
+    } = await queue(1);
+    const made = await admin(
+      sandbox(),
+      'POST',
+      `/v1/webhooks/${webhook}/deliveries/${a!.delivery_id}/replay`,
+      {},
+    );
+    const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes']);
+    expect([r.code, r.stderr.replace(/ in [\d.]+ s/, '')]).toEqual([0, '✓ 0 discarded, 1 skipped\n']);
+    expect(r.stdout).toBe(
+      `skipped\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t\talready_replayed (as ${made.body.id})\n`,
+    );
+    expect((await entries(webhook, 'replayed')).map((e) => [e.id, e.discarded_at])).toEqual([[a!.id, null]]);
+  });
+
   it.each([
     [[], 'name the entries to discard, or pass --all'],
     [['dlq_a', '--all'], 'give entry ids or --all, not both'],
