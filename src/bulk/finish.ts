@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
-import { InterruptedError, PartialFailureError, StdoutClosedError } from '../errors.js';
+import { AuthError, InterruptedError, PartialFailureError, StdoutClosedError, SvcError } from '../errors.js';
+import { OutcomeUnknownError } from '../http/errors.js';
 import type { Journal } from './journal.js';
 import type { BulkSummary } from './runner.js';
 
@@ -30,6 +31,8 @@ export interface RunEnd {
   summary: BulkSummary;
   total: number | undefined;
   failures: unknown[];
+  /** The first few rows whose outcome is unknown. */
+  unknowns: unknown[];
   journal: Journal;
   /** stdout's reader went away during the run. */
   closed: boolean;
@@ -53,6 +56,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     const blocked = summary.blocked ? ` (${n(summary.blocked)} not attempted: what they need failed)` : '';
     parts.push(`${n(summary.failed)} failed${blocked}`);
   }
+  if (summary.unknown) parts.push(`${n(summary.unknown)} unknown`);
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
   const resume = `run the same command again to resume (journal ${journal.path})`;
   const of =
@@ -61,6 +65,11 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     countsBeforeError(ctx, line);
     throw new StdoutClosedError(`stdout closed after ${of}`, { hint: resume });
   }
+  if (summary.halted !== undefined) {
+    // Like Ctrl-C: nothing new was started and the journal is kept; what to do first is to log in.
+    countsBeforeError(ctx, line);
+    throw halted(summary.halted, resume);
+  }
   if (summary.stopped) {
     countsBeforeError(ctx, line);
     throw new InterruptedError(`interrupted after ${of}`, { hint: resume });
@@ -68,21 +77,51 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   if (end.single !== undefined) {
     // One named item that failed: its error, with its exit code. Keep the journal only when the
     // server may have done it (no definite answer), so the same command resends the same key.
-    if (summary.refused === summary.failed) journal.remove();
+    if (summary.refused === summary.failed && summary.unknown === 0) journal.remove();
+    if (end.single instanceof OutcomeUnknownError) {
+      throw end.single.withHint(
+        `run the same command again to settle it: it sends the same idempotency key (journal ${journal.path})`,
+      );
+    }
     throw end.single;
   }
-  if (summary.failed) {
+  if (summary.failed || summary.unknown) {
     countsBeforeError(ctx, line);
-    if (summary.unsettled === 0) journal.remove();
+    if (summary.unsettled === 0 && summary.unknown === 0) journal.remove();
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
-    const again = summary.unsettled > 0 ? `fix them and ${resume}` : (hint ?? 'nothing is left to resume');
-    throw new PartialFailureError(failed(summary.failed, summary.total, verb, end.failures), {
+    const again =
+      summary.unsettled > 0
+        ? `fix them and ${resume}`
+        : summary.unknown > 0
+          ? `run the same command again to settle them (journal ${journal.path})`
+          : (hint ?? 'nothing is left to resume');
+    const unknown = failed(summary.unknown, summary.total, verb, end.unknowns, UNKNOWN);
+    const message = summary.failed
+      ? `${failed(summary.failed, summary.total, verb, end.failures)}${summary.unknown ? `; ${unknown.replace(/^[\d,]+ of [\d,]+ item\(s\)/, n(summary.unknown))}` : ''}`
+      : unknown;
+    throw new PartialFailureError(message, {
       // With --json/--ndjson every result is on stdout already.
       hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,
     });
   }
   journal.remove();
   ctx.out.success(line);
+}
+
+const UNKNOWN = 'unknown (the platform may have made them; their answers were lost)';
+
+/**
+ * The error of a run halted because no later item could succeed (the credential is gone, rejected
+ * or someone else's): its own words, exit 3, its hint followed by how to resume.
+ */
+function halted(error: unknown, resume: string): SvcError {
+  const svc = error instanceof SvcError ? error : undefined;
+  const hint = svc?.hint ? `${svc.hint}, then ${resume}` : resume;
+  return new AuthError(svc?.message ?? String(error), {
+    code: svc?.code ?? 'unauthenticated',
+    hint,
+    cause: error,
+  });
 }
 
 /**
@@ -96,6 +135,7 @@ export function finishDryRun(
   failures: unknown[],
   single?: unknown,
 ): void {
+  if (summary.halted !== undefined) throw summary.halted;
   const counts = `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail`;
   if (summary.stopped)
     throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);

@@ -20,6 +20,7 @@ export const STATUS_COLOURS: Readonly<Record<string, 'green' | 'red' | 'yellow' 
   retrying: 'yellow',
   in_flight: 'yellow',
   queued: 'yellow',
+  unknown: 'yellow',
   discarded: 'dim',
   disabled: 'dim',
   expired: 'dim',

@@ -149,7 +149,7 @@ describe('cells', () => {
   const rows: Row[] = [
     { status: 'failed', at: null, note: '' },
     { status: 'delivered', at: '', note: 'x' },
-    { status: 'unknown', at: '2026-06-15T11:00:00Z', note: 'y' },
+    { status: 'archived', at: '2026-06-15T11:00:00Z', note: 'y' },
     { status: 'pending', at: '2026-06-15T11:00:00Z', note: 'z' },
     { status: 'expired', at: '2026-06-15T11:00:00Z', note: 'z' },
   ];
@@ -162,7 +162,7 @@ describe('cells', () => {
         '\u001b[1mSTATUS\u001b[22m     \u001b[1mAT\u001b[22m              \u001b[1mNOTE\u001b[22m',
         '\u001b[31mfailed\u001b[39m     -               -',
         '\u001b[32mdelivered\u001b[39m  -               x',
-        'unknown    60 minutes ago  y',
+        'archived   60 minutes ago  y',
         '\u001b[33mpending\u001b[39m    60 minutes ago  z',
         '\u001b[2mexpired\u001b[22m    60 minutes ago  z',
         '',
@@ -173,7 +173,7 @@ describe('cells', () => {
   it('in a pipe: empty cells stay empty, times in RFC 3339', async () => {
     const { out, fake } = output('plain');
     await out.list(rows.slice(0, 3), columns);
-    expect(fake.stdout()).toBe('failed\t\t\ndelivered\t\tx\nunknown\t2026-06-15T11:00:00Z\ty\n');
+    expect(fake.stdout()).toBe('failed\t\t\ndelivered\t\tx\narchived\t2026-06-15T11:00:00Z\ty\n');
   });
 });
 
