@@ -7,9 +7,9 @@ export interface LossyProxyOptions {
   /**
    * Which requests lose their answer (by default: the first DELETE of each path): true answers
    * 503 (Retry-After: 0) after the sandbox applied the request, `drop` closes the connection
-   * without any answer (as a timeout or a reset does).
+   * without any answer (as a reset does), `hang` never answers (svc's timeout ends the wait).
    */
-  lose?: (method: string, path: string, seen: number) => boolean | 'drop';
+  lose?: (method: string, path: string, seen: number) => boolean | 'drop' | 'hang';
   /** Awaited before a request is forwarded: something that happens meanwhile (a login elsewhere). */
   before?: (method: string, path: string) => Promise<void> | void;
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
@@ -64,6 +64,7 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
     });
     const text = await upstream.text();
     const lost = lose(method, path, count);
+    if (lost === 'hang') return;
     if (lost === 'drop') {
       request.socket.destroy();
       return;

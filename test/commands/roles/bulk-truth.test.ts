@@ -16,15 +16,16 @@ const svc = bulkRunner(sandbox);
 
 /** What the proxy does to the next requests: answers lost per user path, and a hook on each POST. */
 const faults: {
-  lose: Map<string, 'always' | 'first'>;
+  lose: Map<string, 'always' | 'first' | 'hang'>;
   onPost?: ((count: number) => Promise<void> | void) | undefined;
   posts: number;
 } = { lose: new Map(), posts: 0 };
 const proxy = useLossyProxy(sandbox, {
   lose: (method, path, seen) => {
-    if (method !== 'POST') return false;
+    if (method !== 'POST' && method !== 'DELETE') return false;
     const how = faults.lose.get(path.split('/')[3] ?? '');
     if (how === 'always') return 'drop';
+    if (how === 'hang') return 'hang';
     return how === 'first' && seen === 1;
   },
   before: async (method, path) => {
@@ -80,6 +81,33 @@ describe('a change whose every attempt lost its answer', () => {
     const again = await svc.run(argv, via());
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(new RegExp(`^skipped: already_assigned — ${user} already holds ${name} `));
+  });
+
+  it('a revoke that got no answer in time says the same, with how a revoke is settled', async () => {
+    reset();
+    const user = bulkUser(3);
+    const { name, id } = await grantsFile([]);
+    const made = await svc.run([
+      'roles',
+      'assign',
+      user,
+      name,
+      '--expires-in',
+      'never',
+      '--justification',
+      't',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    faults.lose.set(user, 'hang');
+    const r = await svc.run(
+      ['roles', 'revoke', user, name, '--yes'],
+      via({ SVC_TIMEOUT: '0.2', SVC_MAX_RETRIES: '0' }),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: no answer from http:\/\/127\.0\.0\.1:\d+ within 0\.2 s, so the outcome is unknown: the platform may have made this change; run the same command again to find out: it is safe \(a grant the lost attempt revoked is reported as not held\)\n$/,
+    );
+    expect(await granted([user], id)).toEqual([]);
   });
 
   it('--json: the error says the outcome is unknown', async () => {
