@@ -22,9 +22,14 @@ function countsBeforeError(ctx: Context, text: string): void {
 
 /** "2 of 3 item(s) failed: line 4: user usr_x not found; …" — the first few named. */
 function failed(count: number, total: number, verb: Words, rows: unknown[], what = 'failed'): string {
-  const named = rows.map((row) => verb.describe(row as never)).join('; ');
+  return `${n(count)} of ${n(total)} item(s) ${what}${named(count, verb, rows)}`;
+}
+
+/** `: line 4: user usr_x not found; and 2 more`, or nothing when no row is at hand. */
+function named(count: number, verb: Words, rows: unknown[]): string {
+  const text = rows.map((row) => verb.describe(row as never)).join('; ');
   const more = count > rows.length ? `; and ${n(count - rows.length)} more` : '';
-  return `${n(count)} of ${n(total)} item(s) ${what}${named ? `: ${named}${more}` : ''}`;
+  return text ? `: ${text}${more}` : '';
 }
 
 export interface RunEnd {
@@ -42,8 +47,8 @@ export interface RunEnd {
 
 /**
  * Ends a run the same way for every bulk verb: a summary on stderr; the journal kept while an
- * item may still be owed (removed otherwise); exit 130 after Ctrl-C, 141 after a closed stdout,
- * 7 when some items failed.
+ * item may still be owed (removed otherwise); exit 3 when the credential stopped working (a halt),
+ * 130 after Ctrl-C, 141 after a closed stdout, 7 when some items failed or their outcome is unknown.
  */
 export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const { summary, journal } = end;
@@ -89,16 +94,18 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     countsBeforeError(ctx, line);
     if (summary.unsettled === 0 && summary.unknown === 0) journal.remove();
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
+    const settle = `run the same command again to settle them (journal ${journal.path})`;
     const again =
       summary.unsettled > 0
         ? `fix them and ${resume}`
         : summary.unknown > 0
-          ? `run the same command again to settle them (journal ${journal.path})`
+          ? hint && summary.failed
+            ? `${hint}; for the unknown ones, ${settle}`
+            : settle
           : (hint ?? 'nothing is left to resume');
-    const unknown = failed(summary.unknown, summary.total, verb, end.unknowns, UNKNOWN);
     const message = summary.failed
-      ? `${failed(summary.failed, summary.total, verb, end.failures)}${summary.unknown ? `; ${unknown.replace(/^[\d,]+ of [\d,]+ item\(s\)/, n(summary.unknown))}` : ''}`
-      : unknown;
+      ? `${failed(summary.failed, summary.total, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} ${UNKNOWN}${named(summary.unknown, verb, end.unknowns)}` : ''}`
+      : failed(summary.unknown, summary.total, verb, end.unknowns, UNKNOWN);
     throw new PartialFailureError(message, {
       // With --json/--ndjson every result is on stdout already.
       hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,
