@@ -2,7 +2,8 @@ import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
 import { controlCharacterIn } from '../system/secret-text.js';
-import { credentialSecrets, type RefreshDeps, refreshingCredentials } from './refresh.js';
+import { decodeJwtClaims } from './jwt.js';
+import { credentialSecrets, type RefreshDeps, refreshingCredentials, reloginHint } from './refresh.js';
 
 /**
  * Where the HTTP layer gets its bearer token. The static source serves SVC_TOKEN or a stored
@@ -107,7 +108,68 @@ export function credentialsFor(
       secrets: () => storedCredentialSecrets(stored),
     };
   }
+  if (stored) source = pinnedToSession(source, store, profile, stored, refresh?.loginCommand);
   return binding ? boundToOrigin(source, store, profile, binding) : source;
+}
+
+/** The login a credential belongs to: its session id; an older credential's own token or kind. */
+function sessionOf(credential: StoredCredential): string {
+  return credential.session ?? (credential.type === 'token' ? `token:${credential.access_token}` : 'oauth');
+}
+
+/** The `sub` claim of a JWT access token (the user), when it is one. */
+function subjectOf(credential: StoredCredential): string | undefined {
+  const sub = decodeJwtClaims(credential.access_token)?.sub;
+  return typeof sub === 'string' && sub !== '' ? sub : undefined;
+}
+
+/**
+ * A command keeps the identity it started with: it takes a refresh of the same login (another
+ * process's too), but once the profile holds no credential, or another login's (`svc login` as
+ * someone else, or anew, in another terminal), every request it would send is refused with an
+ * AuthError (exit 3) instead of going out under that other name. A bulk run stops on it.
+ */
+function pinnedToSession(
+  source: CredentialSource,
+  store: ConfigStore,
+  profile: string,
+  initial: StoredCredential,
+  loginCommand: (() => string) | undefined,
+): CredentialSource {
+  const session = sessionOf(initial);
+  const subject = subjectOf(initial);
+  const check = () => {
+    const now = store.credential(profile);
+    if (!now) {
+      throw new AuthError(`not logged in: profile "${profile}" has no credential any more`, {
+        hint: reloginHint(loginCommand?.() ?? 'svc login', undefined),
+      });
+    }
+    const other = subjectOf(now);
+    if (sessionOf(now) !== session || (subject && other && other !== subject)) {
+      throw new AuthError(
+        `profile "${profile}" now ${other && other !== subject ? `belongs to ${other}` : 'holds another login'} (logged in while this run was going); this run keeps the identity it started with`,
+        { code: 'credential_changed' },
+      );
+    }
+  };
+  return {
+    ...source,
+    async token(target) {
+      const token = await source.token(target);
+      check();
+      return token;
+    },
+    ...(source.renew
+      ? {
+          async renew(rejected: string) {
+            const token = await source.renew!(rejected);
+            check();
+            return token;
+          },
+        }
+      : {}),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors.js';
 import { joinUrl } from '../http/path.js';
 import { scrubSecrets } from '../http/redact.js';
 import { jwtExpiry } from './jwt.js';
+import { newSessionId } from './session.js';
 
 /**
  * What svc reads from a token response (RFC 6749 §5.1). Extra fields are kept (`raw`) and
@@ -119,6 +120,8 @@ export function credentialFromTokens(
   const refreshToken = tokens.refresh_token ?? basis.previous?.refresh_token;
   const scope = tokens.scope ?? basis.previous?.scope ?? basis.requestedScope;
   const origin = basis.origin ?? basis.previous?.origin;
+  // A refresh stays in its login's session; tokens without a previous credential are a new login.
+  const session = basis.previous ? basis.previous.session : newSessionId();
   return {
     type: 'oauth',
     access_token: tokens.access_token,
@@ -129,6 +132,7 @@ export function credentialFromTokens(
     ...(basis.clientSecret ? { client_secret: basis.clientSecret } : {}),
     token_url: basis.tokenUrl,
     ...(origin ? { origin } : {}),
+    ...(session ? { session } : {}),
     obtained_at: new Date(nowMs).toISOString(),
   };
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
-import { InterruptedError, PartialFailureError, StdoutClosedError } from '../errors.js';
+import { AuthError, InterruptedError, PartialFailureError, StdoutClosedError, SvcError } from '../errors.js';
+import { OutcomeUnknownError } from '../http/errors.js';
 import type { Journal } from './journal.js';
 import type { BulkSummary } from './runner.js';
 
@@ -21,15 +22,22 @@ function countsBeforeError(ctx: Context, text: string): void {
 
 /** "2 of 3 item(s) failed: line 4: user usr_x not found; …" — the first few named. */
 function failed(count: number, total: number, verb: Words, rows: unknown[], what = 'failed'): string {
-  const named = rows.map((row) => verb.describe(row as never)).join('; ');
+  return `${n(count)} of ${n(total)} item(s) ${what}${named(count, verb, rows)}`;
+}
+
+/** `: line 4: user usr_x not found; and 2 more`, or nothing when no row is at hand. */
+function named(count: number, verb: Words, rows: unknown[]): string {
+  const text = rows.map((row) => verb.describe(row as never)).join('; ');
   const more = count > rows.length ? `; and ${n(count - rows.length)} more` : '';
-  return `${n(count)} of ${n(total)} item(s) ${what}${named ? `: ${named}${more}` : ''}`;
+  return text ? `: ${text}${more}` : '';
 }
 
 export interface RunEnd {
   summary: BulkSummary;
   total: number | undefined;
   failures: unknown[];
+  /** The first few rows whose outcome is unknown. */
+  unknowns: unknown[];
   journal: Journal;
   /** stdout's reader went away during the run. */
   closed: boolean;
@@ -39,8 +47,8 @@ export interface RunEnd {
 
 /**
  * Ends a run the same way for every bulk verb: a summary on stderr; the journal kept while an
- * item may still be owed (removed otherwise); exit 130 after Ctrl-C, 141 after a closed stdout,
- * 7 when some items failed.
+ * item may still be owed (removed otherwise); exit 3 when the credential stopped working (a halt),
+ * 130 after Ctrl-C, 141 after a closed stdout, 7 when some items failed or their outcome is unknown.
  */
 export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const { summary, journal } = end;
@@ -49,9 +57,13 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     : '';
   const parts = [`${n(summary.ok)} ${verb.words.done}${gone}`];
   if (summary.skipped) parts.push(`${n(summary.skipped)} skipped`);
-  if (summary.failed) {
-    const blocked = summary.blocked ? ` (${n(summary.blocked)} not attempted: what they need failed)` : '';
-    parts.push(`${n(summary.failed)} failed${blocked}`);
+  if (summary.failed || summary.unknown) {
+    // Shown failed (the contract's statuses), those whose outcome is unknown counted apart.
+    const why = [
+      summary.blocked ? `${n(summary.blocked)} not attempted: what they need failed` : '',
+      summary.unknown ? `${n(summary.unknown)} with an unknown outcome` : '',
+    ].filter(Boolean);
+    parts.push(`${n(summary.failed + summary.unknown)} failed${why.length ? ` (${why.join('; ')})` : ''}`);
   }
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
   const resume = `run the same command again to resume (journal ${journal.path})`;
@@ -61,6 +73,11 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     countsBeforeError(ctx, line);
     throw new StdoutClosedError(`stdout closed after ${of}`, { hint: resume });
   }
+  if (summary.halted !== undefined) {
+    // Like Ctrl-C: nothing new was started and the journal is kept; what to do first is to log in.
+    countsBeforeError(ctx, line);
+    throw halted(summary.halted, resume);
+  }
   if (summary.stopped) {
     countsBeforeError(ctx, line);
     throw new InterruptedError(`interrupted after ${of}`, { hint: resume });
@@ -68,21 +85,53 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   if (end.single !== undefined) {
     // One named item that failed: its error, with its exit code. Keep the journal only when the
     // server may have done it (no definite answer), so the same command resends the same key.
-    if (summary.refused === summary.failed) journal.remove();
+    if (summary.refused === summary.failed && summary.unknown === 0) journal.remove();
+    if (end.single instanceof OutcomeUnknownError) {
+      throw end.single.withHint(
+        `run the same command again to settle it: it sends the same idempotency key (journal ${journal.path})`,
+      );
+    }
     throw end.single;
   }
-  if (summary.failed) {
+  if (summary.failed || summary.unknown) {
     countsBeforeError(ctx, line);
-    if (summary.unsettled === 0) journal.remove();
+    if (summary.unsettled === 0 && summary.unknown === 0) journal.remove();
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
-    const again = summary.unsettled > 0 ? `fix them and ${resume}` : (hint ?? 'nothing is left to resume');
-    throw new PartialFailureError(failed(summary.failed, summary.total, verb, end.failures), {
+    const settle = `run the same command again to settle them (journal ${journal.path})`;
+    const again =
+      summary.unsettled > 0
+        ? `fix them and ${resume}`
+        : summary.unknown > 0
+          ? hint && summary.failed
+            ? `${hint}; for the unknown ones, ${settle}`
+            : settle
+          : (hint ?? 'nothing is left to resume');
+    const message = summary.failed
+      ? `${n(summary.failed + summary.unknown)} of ${n(summary.total)} item(s) failed${named(summary.failed, verb, end.failures)}${summary.unknown ? `; ${n(summary.unknown)} of them ${UNKNOWN}${named(summary.unknown, verb, end.unknowns)}` : ''}`
+      : failed(summary.unknown, summary.total, verb, end.unknowns, `failed ${UNKNOWN}`);
+    throw new PartialFailureError(message, {
       // With --json/--ndjson every result is on stdout already.
       hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,
     });
   }
   journal.remove();
   ctx.out.success(line);
+}
+
+const UNKNOWN = 'with an unknown outcome (the platform may have made them; their answers were lost)';
+
+/**
+ * The error of a run halted because no later item could succeed (the credential is gone, rejected
+ * or someone else's): its own words, exit 3, its hint followed by how to resume.
+ */
+function halted(error: unknown, resume: string): SvcError {
+  const svc = error instanceof SvcError ? error : undefined;
+  const hint = svc?.hint ? `${svc.hint}, then ${resume}` : resume;
+  return new AuthError(svc?.message ?? String(error), {
+    code: svc?.code ?? 'unauthenticated',
+    hint,
+    cause: error,
+  });
 }
 
 /**
@@ -96,6 +145,7 @@ export function finishDryRun(
   failures: unknown[],
   single?: unknown,
 ): void {
+  if (summary.halted !== undefined) throw summary.halted;
   const counts = `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail`;
   if (summary.stopped)
     throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);

@@ -110,7 +110,7 @@ async function runLocked<T, R extends Row>(
   const output = resultStream(ctx, verb.columns(verb.dryRun));
   const stop = AbortSignal.any([ctx.signal, output.closed]);
   const failures: R[] = [];
-  let replayed = 0;
+  const unknowns: R[] = [];
   let singleError: unknown;
   const summary = await runItems<T>({
     items: verb.items(journal.run, journal),
@@ -129,19 +129,25 @@ async function runLocked<T, R extends Row>(
     ),
     onResult: (result, item, error) => {
       const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act } : {};
-      const row = verb.present({ ...result, ...planned }, item);
+      // The contract's statuses are ok, failed and skipped: an item whose outcome is unknown is
+      // shown failed, with outcome "unknown" (its error says the platform may have made it).
+      const shown: BulkResult =
+        result.status === 'unknown' ? { ...result, status: 'failed', outcome: 'unknown' } : result;
+      const row = verb.present({ ...shown, ...planned }, item);
       if (result.status === 'failed' && failures.length < 3) failures.push(row);
-      if (result.replayed === true) replayed++;
+      if (result.status === 'unknown' && unknowns.length < 3) unknowns.push(row);
       if (error !== undefined) singleError = error;
       return output.add(row);
     },
   }).finally(() => output.end());
 
-  const single = verb.single && summary.total === 1 && summary.failed === 1 ? singleError : undefined;
+  const single =
+    verb.single && summary.total === 1 && summary.failed + summary.unknown === 1 ? singleError : undefined;
   if (verb.dryRun) {
     finishDryRun(ctx, verb, summary, failures, single);
     return summary;
   }
+  const replayed = summary.replayed ?? 0;
   if (replayed > 0) {
     // A replay is an earlier attempt's answer: of a resumed run, or of this run's own retry after a
     // lost answer (only a resumed run can have the former).
@@ -153,7 +159,7 @@ async function runLocked<T, R extends Row>(
     );
   }
   const closed = output.closed.aborted && !ctx.signal.aborted;
-  finishRun(ctx, verb, { summary, total, failures, journal, closed, single });
+  finishRun(ctx, verb, { summary, total, failures, unknowns, journal, closed, single });
   return summary;
 }
 

@@ -1,5 +1,5 @@
 import { describeError, SvcError } from '../errors.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, OutcomeUnknownError } from '../http/errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import type { Progress } from '../output/progress.js';
 import { GoneAfterLostAnswerError, IdempotencyInProgressError } from '../platform/errors.js';
@@ -29,7 +29,12 @@ export interface BulkItem<T> {
   shared?: string;
 }
 
-export type BulkStatus = 'ok' | 'failed' | 'skipped';
+/**
+ * `unknown`: the item's change may have reached the platform but every answer to it was lost; the
+ * platform may have made it. It is not journaled: the resumed run sends it again with the same
+ * key and learns its outcome.
+ */
+export type BulkStatus = 'ok' | 'failed' | 'skipped' | 'unknown';
 
 export interface BulkResult {
   line?: number;
@@ -46,6 +51,8 @@ export interface BulkSummary {
   ok: number;
   failed: number;
   skipped: number;
+  /** Items whose change may have been made, every answer to it lost (status `unknown`). */
+  unknown: number;
   /** Failed items whose change may still be owed: the journal is kept so the same command resumes. */
   unsettled: number;
   /** Failed items the server refused with a definite answer (a 4xx): their next attempt gets a new key. */
@@ -57,8 +64,18 @@ export interface BulkSummary {
    * attempt was lost (reason gone_after_lost_answer); absent when there were none.
    */
   gone?: number;
-  /** A stop (Ctrl-C, a closed stdout) ended the run before every item was tried. */
+  /**
+   * Ok items this run did that the platform answered from its record of an earlier attempt (the
+   * item's `replayed: true`), not counting journal skips; absent when there were none.
+   */
+  replayed?: number;
+  /** A stop (Ctrl-C, a closed stdout, a halt) ended the run before every item was tried. */
   stopped: boolean;
+  /**
+   * The error that stopped the run because no later item could succeed: the credential is gone,
+   * rejected, or now someone else's (an AuthError, exit 3). No item started after it.
+   */
+  halted?: unknown;
   elapsedMs: number;
 }
 
@@ -127,6 +144,22 @@ function failure(error: unknown): NonNullable<BulkResult['error']> {
 }
 
 /**
+ * The item's change may have been made: every answer to it was lost (no answer, a dropped
+ * connection after sending, or a 5xx after an attempt whose answer was lost).
+ */
+function outcomeUnknown(error: unknown): boolean {
+  return (
+    error instanceof OutcomeUnknownError ||
+    (error instanceof ApiError && error.status >= 500 && error.lostAnswer !== undefined)
+  );
+}
+
+/** No later item can succeed either: the credential is gone, rejected, or someone else's (exit 3). */
+function haltsTheRun(error: unknown): boolean {
+  return error instanceof SvcError && error.category === 'auth';
+}
+
+/**
  * Runs items with bounded concurrency over the caller's keep-alive pool. Items the journal has
  * are skipped; finished items are journaled as they finish. After a stop no item starts, those
  * in flight finish, and the summary says `stopped`.
@@ -138,6 +171,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     ok: 0,
     failed: 0,
     skipped: 0,
+    unknown: 0,
     unsettled: 0,
     refused: 0,
     blocked: 0,
@@ -145,6 +179,9 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     elapsedMs: 0,
   };
   const calm = new AbortController().signal;
+  // Aborted by the first item that shows no later one can succeed (see haltsTheRun).
+  const halt = new AbortController();
+  const stop = AbortSignal.any([options.stop, halt.signal]);
   const iterator = (
     Symbol.asyncIterator in options.items
       ? (options.items as AsyncIterable<BulkItem<T>>)[Symbol.asyncIterator]()
@@ -181,7 +218,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
 
   const worker = async () => {
     for (;;) {
-      if (options.stop.aborted) return;
+      if (stop.aborted) return;
       const step = await next();
       if (step.done) {
         if (!pullError) exhausted = true;
@@ -189,7 +226,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       }
       const item = step.value;
       // A barrier may have been waited for since the stop: the item is left for the resumed run.
-      if (options.stop.aborted) return;
+      if (stop.aborted) return;
       let done!: () => void;
       order.start(item.key, item.needed, new Promise<void>((resolve) => (done = resolve)));
       const base = { ...(item.line === undefined ? {} : { line: item.line }), key: item.key };
@@ -222,6 +259,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           // the HTTP client itself (src/http/client.ts), as for every command.
           const detail = await options.work(item, call);
           recording?.record(item.key, detail);
+          if (detail.replayed === true) summary.replayed = (summary.replayed ?? 0) + 1;
           result = { ...base, status: 'ok', ...detail };
         } catch (error) {
           if (error instanceof GoneAfterLostAnswerError) {
@@ -230,11 +268,19 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             recording?.record(item.key, detail);
             summary.gone = (summary.gone ?? 0) + 1;
             result = { ...base, status: 'ok', ...detail };
+          } else if (outcomeUnknown(error)) {
+            // Not journaled: the resumed run sends the same key and is answered from the record.
+            thrown = error;
+            result = { ...base, status: 'unknown', error: failure(error) };
           } else {
             thrown = error;
             if (definiteRefusal(error)) {
               summary.refused++;
               recording?.recordFailure(item.key);
+            }
+            if (haltsTheRun(error) && !halt.signal.aborted) {
+              summary.halted = error;
+              halt.abort();
             }
             summary.unsettled++;
             result = { ...base, status: 'failed', error: failure(error) };
@@ -243,7 +289,8 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       }
       summary.total++;
       summary[result.status]++;
-      order.finish(item.key, result.status !== 'failed');
+      // An item whose outcome is unknown is not known done: what needs it waits for the resume.
+      order.finish(item.key, result.status === 'ok' || result.status === 'skipped');
       done();
       options.progress?.tick(result.status);
       await options.onResult?.(result, item, thrown);
@@ -251,7 +298,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   };
 
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  if (options.stop.aborted && !exhausted) summary.stopped = true;
+  if (stop.aborted && !exhausted) summary.stopped = true;
   if (!exhausted && !pullError) await iterator.return?.();
   options.progress?.done();
   summary.elapsedMs = options.now() - started;

@@ -62,6 +62,7 @@ const CREDENTIAL_STRINGS = [
   'token_url',
   'obtained_at',
   'origin',
+  'session',
 ];
 
 export function checkCredentialsFile(path: string, file: Json): void {

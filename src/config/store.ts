@@ -32,6 +32,11 @@ export interface StoredCredential {
    * invalid_client): the credential is kept but no longer handed out; a new login replaces it.
    */
   refresh_refused?: { code: string; message: string; at: string };
+  /**
+   * svc's id of the login this credential comes from (auth/session.ts), kept by its refreshes; a
+   * new login gets a new one. Absent in credentials stored by older versions.
+   */
+  session?: string;
   obtained_at: string;
 }
 

@@ -9,6 +9,7 @@ import {
   ConnectionError,
   ConnectionTimeoutError,
   IN_PROGRESS,
+  OutcomeUnknownError,
   stillInProgress,
 } from './errors.js';
 import {
@@ -212,17 +213,16 @@ export class ApiClient {
           signal,
         });
       } catch (error) {
-        if (
-          !(error instanceof ConnectionError || error instanceof ConnectionTimeoutError) ||
-          retry >= maxRetries
-        ) {
-          throw error;
-        }
-        this.#tracer?.failure(error.message, msSince(started));
+        if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) throw error;
         if (changes && !(error instanceof ConnectionError && !error.mayHaveArrived)) {
           lostAnswer ??=
             error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
         }
+        if (retry >= maxRetries) {
+          // A change one of whose attempts may have reached the server: its outcome is unknown.
+          throw lostAnswer === undefined ? error : new OutcomeUnknownError(error);
+        }
+        this.#tracer?.failure(error.message, msSince(started));
         retry++;
         await this.#sleep(retryDelayMs(retry, undefined, this.#policy, this.#now()), signal);
         continue;

@@ -68,6 +68,29 @@ export class ConnectionTimeoutError extends SvcError {
   }
 }
 
+/**
+ * A change whose every attempt went without an answer after it may have reached the server (a
+ * timeout, a connection dropped after sending): the platform may have made it. Exit 1, with the
+ * code of the last attempt's failure; `--json` adds `"outcome": "unknown"`. The hint says how to
+ * settle it: by default, to look before sending it again; a verb whose re-run is safe says so.
+ */
+export class OutcomeUnknownError extends SvcError {
+  readonly outcome = 'unknown';
+
+  constructor(last: ConnectionError | ConnectionTimeoutError, hint?: string) {
+    super('failure', `${last.message}, so the outcome is unknown: the platform may have made this change`, {
+      code: last.code,
+      hint: hint ?? 'check whether it was made before running the command again',
+      cause: last,
+    });
+  }
+
+  /** The same error with another hint (a verb that knows how it is settled). */
+  withHint(hint: string): OutcomeUnknownError {
+    return new OutcomeUnknownError(this.cause as ConnectionError | ConnectionTimeoutError, hint);
+  }
+}
+
 const BY_STATUS: Record<number, typeof ApiError> = {
   400: BadRequestError,
   401: AuthenticationError,

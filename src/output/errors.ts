@@ -1,5 +1,5 @@
 import { describeError, exitCodeFor, SvcError } from '../errors.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, OutcomeUnknownError } from '../http/errors.js';
 import { redactDeep, redactText } from '../http/redact.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 
@@ -11,6 +11,8 @@ export interface ErrorReport {
   status?: number;
   request_id?: string;
   details?: unknown;
+  /** `unknown`: a change whose answers were all lost (the platform may have made it). */
+  outcome?: string;
 }
 
 export function errorReport(error: unknown): ErrorReport {
@@ -25,6 +27,7 @@ export function errorReport(error: unknown): ErrorReport {
     if (error.requestId) report.request_id = error.requestId;
   }
   if (error.details !== undefined) report.details = error.details;
+  if (error instanceof OutcomeUnknownError) report.outcome = error.outcome;
   return report;
 }
 

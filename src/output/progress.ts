@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 
 /** A progress bar on stderr, only when stderr is a terminal and the output is not machine-readable. */
 export interface Progress {
-  tick(status: 'ok' | 'failed' | 'skipped'): void;
+  tick(status: 'ok' | 'failed' | 'skipped' | 'unknown'): void;
   done(): void;
 }
 
@@ -21,13 +21,14 @@ export function createProgress(
   let ok = 0;
   let failed = 0;
   let skipped = 0;
+  let unknown = 0;
   let last = 0;
   let shown = false;
   const draw = (force: boolean) => {
     const now = Date.now();
     if (!force && now - last < FRAME_MS) return;
     last = now;
-    const count = ok + failed + skipped;
+    const count = ok + failed + skipped + unknown;
     const rate = count / Math.max(0.001, (now - started) / 1000);
     const share = total ? Math.min(1, count / total) : 0;
     const bar = total ? `[${'#'.repeat(Math.round(share * WIDTH)).padEnd(WIDTH, '.')}] ` : '';
@@ -35,6 +36,7 @@ export function createProgress(
     const extra = [
       failed ? `${failed.toLocaleString('en')} failed` : '',
       skipped ? `${skipped.toLocaleString('en')} skipped` : '',
+      unknown ? `${unknown.toLocaleString('en')} unknown` : '',
     ]
       .filter(Boolean)
       .join(', ');
@@ -47,6 +49,7 @@ export function createProgress(
     tick(status) {
       if (status === 'ok') ok++;
       else if (status === 'failed') failed++;
+      else if (status === 'unknown') unknown++;
       else skipped++;
       draw(false);
     },

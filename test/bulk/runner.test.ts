@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultJournalPath, Journal } from '../../src/bulk/journal.js';
 import { type BulkItem, type BulkResult, runItems, type WorkCall } from '../../src/bulk/runner.js';
-import { UsageError } from '../../src/errors.js';
-import { ApiError, ConnectionError } from '../../src/http/errors.js';
+import { AuthError, UsageError } from '../../src/errors.js';
+import { ApiError, ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
 import { deriveIdempotencyKey } from '../../src/http/idempotency.js';
 import { IdempotencyInProgressError } from '../../src/platform/errors.js';
 
@@ -415,6 +415,7 @@ describe('runItems: what a failure is', () => {
       ok: 1,
       failed: 0,
       skipped: 0,
+      unknown: 0,
       unsettled: 0,
       refused: 0,
       blocked: 0,
@@ -449,5 +450,60 @@ describe('runItems: what a failure is', () => {
     });
     expect(summary).toMatchObject({ total: 0, stopped: true });
     expect([produced, closed]).toEqual([0, true]);
+  });
+});
+
+describe('runItems: outcomes it cannot know, and a credential that stops working', () => {
+  const lost = () => new OutcomeUnknownError(new ConnectionError('cannot reach http://x: other side closed'));
+
+  it('an item whose answers were all lost is unknown, not journaled, and what needs it waits', async () => {
+    const journal = Journal.load(join(dir(), 'j.ndjson'), 'op', now);
+    journal.start();
+    const results: BulkResult[] = [];
+    const summary = await runItems<number>({
+      items: [
+        { key: 'a', data: 0, needed: true },
+        { key: 'b', data: 1, after: ['a'] },
+        { key: 'c', data: 2 },
+      ],
+      concurrency: 1,
+      work: async (item) => {
+        if (item.key === 'a') throw lost();
+        return {};
+      },
+      onResult: (r) => {
+        results.push(r);
+      },
+      journal,
+      runId: 'r',
+      stop: never,
+      now,
+    });
+    expect(results.map((r) => [r.key, r.status, r.error?.code])).toEqual([
+      ['a', 'unknown', 'connection_error'],
+      ['b', 'failed', 'dependency_failed'],
+      ['c', 'ok', undefined],
+    ]);
+    expect(summary).toMatchObject({ ok: 1, failed: 1, unknown: 1, refused: 0, stopped: false });
+    expect([journal.has('a'), journal.has('c')]).toEqual([false, true]);
+  });
+
+  it('the first item refused for authentication stops the run: nothing new starts', async () => {
+    const started: string[] = [];
+    const refused = new AuthError('SVC_TOKEN was rejected: token expired');
+    const summary = await runItems<number>({
+      items: items(5),
+      concurrency: 1,
+      work: async (item) => {
+        started.push(item.key);
+        if (item.key === 'k1') throw refused;
+        return {};
+      },
+      runId: 'r',
+      stop: never,
+      now,
+    });
+    expect(started).toEqual(['k0', 'k1']);
+    expect(summary).toMatchObject({ total: 2, ok: 1, failed: 1, stopped: true, halted: refused });
   });
 });

@@ -4,8 +4,14 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 
 export interface LossyProxyOptions {
-  /** Which requests lose their answer (by default: the first DELETE of each path). */
-  lose?: (method: string, path: string, seen: number) => boolean;
+  /**
+   * Which requests lose their answer (by default: the first DELETE of each path): true answers
+   * 503 (Retry-After: 0) after the sandbox applied the request, `drop` closes the connection
+   * without any answer (as a reset does), `hang` never answers (svc's timeout ends the wait).
+   */
+  lose?: (method: string, path: string, seen: number) => boolean | 'drop' | 'hang';
+  /** Awaited before a request is forwarded: something that happens meanwhile (a login elsewhere). */
+  before?: (method: string, path: string) => Promise<void> | void;
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
   ignoreDeleteKeys?: boolean;
   /** Answer a request itself instead of passing it on (another platform's refusal); undefined: pass it on. */
@@ -61,6 +67,7 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       if (name === 'idempotency-key' && method === 'DELETE' && options.ignoreDeleteKeys) continue;
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    await options.before?.(method, path);
     if (method === 'DELETE') deletes.push({ path, key: headers['idempotency-key'] });
     const refusal = options.refuse?.(method, path, body.toString('utf8'));
     if (refusal) {
@@ -75,7 +82,13 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       ...(body.length > 0 ? { body } : {}),
     });
     const text = await upstream.text();
-    if (lose(method, path, count)) {
+    const lost = lose(method, path, count);
+    if (lost === 'hang') return;
+    if (lost === 'drop') {
+      request.socket.destroy();
+      return;
+    }
+    if (lost) {
       response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
       response.end(
         JSON.stringify({

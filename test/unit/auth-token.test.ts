@@ -134,6 +134,8 @@ describe('credentialFromTokens', () => {
       client_secret: 'sec',
       token_url: 'http://t/token',
       origin: 'http://o',
+      // A new login's own session id (a running command keeps the session it started with).
+      session: expect.stringMatching(/^ses_[0-9a-f-]{36}$/),
       obtained_at: '2026-01-15T12:00:00.000Z',
     });
   });
@@ -145,6 +147,7 @@ describe('credentialFromTokens', () => {
       refresh_token: 'ref-old',
       scope: 'old scope',
       origin: 'http://prev',
+      session: 'ses_prev',
       obtained_at: 'x',
     };
     expect(
@@ -161,6 +164,7 @@ describe('credentialFromTokens', () => {
       client_id: 'cli',
       token_url: 'u',
       origin: 'http://prev',
+      session: 'ses_prev',
       obtained_at: '2026-01-15T12:00:00.000Z',
     });
     expect(
@@ -175,6 +179,7 @@ describe('credentialFromTokens', () => {
       scope: 'asked',
       client_id: 'c',
       token_url: 'u',
+      session: expect.stringMatching(/^ses_/),
       obtained_at: '2026-01-15T12:00:00.000Z',
     });
   });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { finishDryRun, finishRun, type RunEnd } from '../../src/bulk/finish.js';
 import { resultStream } from '../../src/bulk/results.js';
 import type { BulkSummary } from '../../src/bulk/runner.js';
-import { exitCodeFor, SvcError } from '../../src/errors.js';
+import { AuthError, exitCodeFor, SvcError } from '../../src/errors.js';
 import type { Column } from '../../src/output/output.js';
 import { testContext } from '../helpers/context.js';
 
@@ -24,6 +24,7 @@ function summary(extra: Partial<BulkSummary> = {}): BulkSummary {
     ok: 1500,
     failed: 0,
     skipped: 0,
+    unknown: 0,
     unsettled: 0,
     refused: 0,
     blocked: 0,
@@ -40,6 +41,7 @@ function end(extra: Partial<RunEnd> = {}) {
     summary: summary(),
     total: undefined,
     failures: [],
+    unknowns: [],
     journal,
     closed: false,
     single: undefined,
@@ -92,6 +94,40 @@ describe('finishRun', () => {
         message: 'stdout closed after 1,500 of 2,000',
         hint: 'run the same command again to resume (journal /state/j.ndjson)',
         exit: 141,
+      },
+    });
+    expect(removed).toEqual([]);
+  });
+
+  it('failed and unknown rows: both counted and named, exit 7, the journal kept', () => {
+    const { run, removed } = end({
+      failures: [{ line: 4, why: 'no such user' }],
+      unknowns: [{ line: 9, why: 'other side closed' }],
+      summary: summary({ total: 1500, ok: 1498, failed: 1, unknown: 1, unsettled: 1, refused: 1 }),
+    });
+    expect(finish(run)).toEqual({
+      stderr: '1,498 granted, 2 failed (1 with an unknown outcome) in 2.3 s\n',
+      error: {
+        message:
+          '2 of 1,500 item(s) failed: line 4: no such user; 1 of them with an unknown outcome (the platform may have made them; their answers were lost): line 9: other side closed',
+        hint: 'fix them and run the same command again to resume (journal /state/j.ndjson); --ndjson prints one result per item',
+        exit: 7,
+      },
+    });
+    expect(removed).toEqual([]);
+  });
+
+  it('a halt (the credential gone): exit 3, its hint, then how to resume; the journal kept', () => {
+    const halted = new AuthError('not logged in: profile "oa" has no credential any more', {
+      hint: 'run `svc -p oa login` again',
+    });
+    const { run, removed } = end({ summary: summary({ ok: 5, total: 6, failed: 1, stopped: true, halted }) });
+    expect(finish(run)).toEqual({
+      stderr: '5 granted, 1 failed in 2.3 s\n',
+      error: {
+        message: 'not logged in: profile "oa" has no credential any more',
+        hint: 'run `svc -p oa login` again, then run the same command again to resume (journal /state/j.ndjson)',
+        exit: 3,
       },
     });
     expect(removed).toEqual([]);

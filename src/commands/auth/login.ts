@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
+import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { relativeTime } from '../../output/format.js';
@@ -43,6 +44,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
       access_token: token,
       ...(expiresAt ? { expires_at: expiresAt } : {}),
       ...(settings.values.base_url ? { origin: new URL(settings.values.base_url).origin } : {}),
+      session: newSessionId(),
       obtained_at: new Date(ctx.clock.now()).toISOString(),
     }),
   );

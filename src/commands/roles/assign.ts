@@ -11,6 +11,7 @@ import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { OutcomeUnknownError } from '../../http/errors.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -176,6 +177,11 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       justification,
     });
   } catch (error) {
+    if (error instanceof OutcomeUnknownError) {
+      throw error.withHint(
+        'run the same command again to find out: it is safe (a grant the lost attempt made is reported as already assigned, never made twice)',
+      );
+    }
     if (!(error instanceof AssignmentExistsError)) throw await namedNotFound(platform, error, user);
     if (options.extend) return moveExpiry(ctx, user, role, { expires, justification }, error.assignment);
     return alreadyAssigned(ctx, error.assignment, user, role);
@@ -208,8 +214,10 @@ export function assignCommand(make: MakeContext): Command {
           'new run sends new requests, and rows already held are reported as skipped ' +
           '(already_assigned). --dry-run exits 7 when a row would fail (a grant to yourself; a role ' +
           'whose permissions you do not all hold, or for longer than you hold them; with --extend, ' +
-          'an expiry the last-tenant-admin rule refuses). Exit 7 when some rows ' +
-          'failed, 130 after Ctrl-C, 141 when stdout closes during the run.',
+          'an expiry the last-tenant-admin rule refuses). Exit 7 when some rows failed, those whose ' +
+          'outcome is unknown among them (every answer lost: run the same command again to settle ' +
+          'them), 3 when the credential stops working or changes hands during the run (it stops; the ' +
+          'same command resumes), 130 after Ctrl-C, 141 when stdout closes during the run.',
       )
       .argument('[user]', 'user id, e.g. usr_analyst')
       .argument('[role]', 'role id or name, e.g. tenant_admin')

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { OutcomeUnknownError } from '../../http/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
@@ -79,6 +80,11 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
     `revoking ${role.name} from ${user}`,
   );
   const revoking = platform.roles.revoke(user, role.id).catch(async (error: unknown) => {
+    if (error instanceof OutcomeUnknownError) {
+      throw error.withHint(
+        'run the same command again to find out: it is safe (a grant the lost attempt revoked is reported as not held)',
+      );
+    }
     throw await namedNotFound(platform, error, user);
   });
   const data = await deleted(ctx, revoking, {

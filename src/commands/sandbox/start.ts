@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { Command, Option } from 'commander';
+import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
@@ -136,6 +137,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       type: 'token',
       access_token: sandbox.adminToken,
       origin: new URL(sandbox.url).origin,
+      session: newSessionId(),
       obtained_at: new Date(ctx.clock.now()).toISOString(),
     });
     const active = store.activeProfile();
