@@ -482,7 +482,7 @@ describe('svc roles assign / revoke', () => {
     // Earlier tests moved the sandbox's clock: svc says it counted --expires-in from it.
     expect(r.stderr).toMatch(
       new RegExp(
-        `^(warning: the platform's clock is \\d+ \\w+ ahead of this machine's; --expires-in was counted from the platform's time\n)?error: ${message} \\(HTTP 403, self_assignment, request req_[0-9a-f]+\\)\n$`,
+        `^(warning: the platform's clock is [\\d a-z]+ ahead of this machine's; --expires-in was counted from the platform's time\n)?error: ${message} \\(HTTP 403, self_assignment, request req_[0-9a-f]+\\)\n$`,
       ),
     );
   });
