@@ -84,13 +84,31 @@ export function parseInstant(raw: string): Parsed<number> {
   return { ok: true, value: ms };
 }
 
-/** An expiry at a time (parseInstant), in the future. */
-export function parseTime(raw: string, nowMs: number): Parsed<Expiry> {
+/**
+ * An expiry at a time (parseInstant), not yet judged against the clock: whether it is in the past
+ * is the platform's to say (pastExpiry, at platformTime), so a check that runs before the platform
+ * has been asked leaves it for later.
+ */
+export function parseAt(raw: string): Parsed<Expiry> {
   const instant = parseInstant(raw);
-  if (!instant.ok) return instant;
-  const ms = instant.value;
-  if (ms <= nowMs) return { ok: false, message: `${isoSeconds(ms)} is in the past` };
-  return { ok: true, value: { kind: 'at', ms } };
+  return instant.ok ? { ok: true, value: { kind: 'at', ms: instant.value } } : instant;
+}
+
+/**
+ * The one rule of "in the past" for an expiry: a time at or before `nowMs`, which is the
+ * platform's time (platformTime) wherever svc judges it. The message, or undefined when it is fine.
+ */
+export function pastExpiry(expiry: Expiry, nowMs: number): string | undefined {
+  if (expiry.kind !== 'at' || expiry.ms > nowMs) return undefined;
+  return `${isoSeconds(expiry.ms)} is in the past`;
+}
+
+/** An expiry at a time (parseInstant), in the future at `nowMs` (pastExpiry). */
+export function parseTime(raw: string, nowMs: number): Parsed<Expiry> {
+  const parsed = parseAt(raw);
+  if (!parsed.ok) return parsed;
+  const past = pastExpiry(parsed.value, nowMs);
+  return past === undefined ? parsed : { ok: false, message: past };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Anchor } from '../api/expiry.js';
+import { type Anchor, pastExpiry } from '../api/expiry.js';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
@@ -123,7 +123,7 @@ export async function computePlan(
 ): Promise<ComputedPlan> {
   const { source, shape } = checked;
   // Every problem at once: what is well formed is checked on, as far as it goes.
-  const { file, problems } = readEntries(source, ctx.clock.now(), shape);
+  const { file, problems, times } = readEntries(source, shape);
   problems.push(...shape.map((p) => ({ line: source.line(p.path), message: p.message })));
   source.release();
   let read: Awaited<ReturnType<typeof readPlatform>>;
@@ -139,10 +139,16 @@ export async function computePlan(
       ctx,
       file.label,
       problems,
-      `the platform could not be read (${why}), so tenants, roles and users were not checked; nothing was compared or changed`,
+      `the platform could not be read (${why}), so tenants, roles, users and expiry times were not checked; nothing was compared or changed`,
     );
   }
   const { me, tenants, desired, live } = read;
+  // An expires_at is in the past when it is on the platform's clock (known now: it answered).
+  const nowMs = platformTime(platform, ctx.clock.now());
+  for (const { line, expiry } of times) {
+    const past = pastExpiry(expiry, nowMs);
+    if (past !== undefined) problems.push({ line, message: `"expires_at" ${past}` });
+  }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was compared or changed');
   const planned: PlanTenant[] = [];
   const anchor = anchorFor(platform);
@@ -157,7 +163,7 @@ export async function computePlan(
     problems.push(...diff.problems);
     if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);
     refuseBeyondHolds(live.get(tenant.id)!, diff.tenant.changes, me);
-    refuseLastAdmin(live.get(tenant.id)!, diff.tenant.changes, platformTime(platform, ctx.clock.now()));
+    refuseLastAdmin(live.get(tenant.id)!, diff.tenant.changes, nowMs);
     planned.push(diff.tenant);
   }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');

@@ -1,4 +1,4 @@
-import { parseDuration, parseTime } from '../api/expiry.js';
+import { type Expiry, parseAt, parseDuration } from '../api/expiry.js';
 import { redirectUriProblem } from '../api/redirect-uris.js';
 import { RESERVED_ROLE_PREFIXES, reservedFor } from '../api/roles.js';
 import type {
@@ -16,17 +16,25 @@ import type { Path, Problem, Source } from './source.js';
 /**
  * Reads the entries of a file whose shape has been checked (./shape.ts) into the model, and
  * checks what needs no platform: role names, durations and times, URLs, OAuth client rules,
- * ids that only make sense for one tenant. Every problem carries its line.
+ * ids that only make sense for one tenant. Every problem carries its line. Whether an expires_at
+ * is in the past is the platform's clock's to say: its times are returned (`times`), to be judged
+ * once the platform has been read (./engine.ts).
  */
 
 type Raw = Record<string, unknown>;
 
+/** A grant's expires_at, at the line of its field. */
+export interface FileTime {
+  line: number | undefined;
+  expiry: Expiry;
+}
+
 export function readEntries(
   source: Source,
-  nowMs: number,
   shapeProblems: ReadonlyArray<{ path: Path }> = [],
-): { file: AccessFile; problems: Problem[] } {
+): { file: AccessFile; problems: Problem[]; times: FileTime[] } {
   const problems: Problem[] = [];
+  const times: FileTime[] = [];
   const at = (path: Path, message: string) => problems.push({ line: source.line(path), message });
   // Anything at or above a misshapen value is left out (it was reported by ./shape.ts).
   const broken = new Set<string>();
@@ -40,7 +48,7 @@ export function readEntries(
   const rawBlocks = Array.isArray(root.blocks) ? (root.blocks as unknown[]) : [];
   const blocks = rawBlocks.flatMap((raw, b) =>
     isMap(raw) && !exact.has(pathKey(['blocks', b])) && fine(['blocks', b, 'tenants'])
-      ? [readBlock(source, raw, ['blocks', b], nowMs, at, fine)]
+      ? [readBlock(source, raw, ['blocks', b], times, at, fine)]
       : [],
   );
   return {
@@ -56,6 +64,7 @@ export function readEntries(
       blocks,
     },
     problems,
+    times,
   };
 }
 
@@ -67,7 +76,7 @@ function readBlock(
   source: Source,
   raw: Raw,
   path: Path,
-  nowMs: number,
+  times: FileTime[],
   at: At,
   fine: (path: Path) => boolean,
 ): Block {
@@ -93,7 +102,7 @@ function readBlock(
     tenants,
     line,
     roles: entries('roles', (item, p) => readRole(source, item, p, at)),
-    grants: entries('grants', (item, p) => readGrants(source, item, p, nowMs, at)),
+    grants: entries('grants', (item, p) => readGrants(source, item, p, times, at)),
     webhooks: entries('webhooks', (item, p) => readWebhook(source, item, p, single, at)),
     clients: entries('oauth_clients', (item, p) => readClient(source, item, p, single, at)),
   };
@@ -118,12 +127,14 @@ function readRole(source: Source, raw: Raw, path: Path, at: At): RoleEntry {
   };
 }
 
-function readGrants(source: Source, raw: Raw, path: Path, nowMs: number, at: At): GrantEntry[] {
+function readGrants(source: Source, raw: Raw, path: Path, times: FileTime[], at: At): GrantEntry[] {
   let expiry: GrantEntry['expiry'] = { kind: 'never' };
   if (typeof raw.expires_at === 'string') {
-    const parsed = parseTime(raw.expires_at, nowMs);
-    if (parsed.ok) expiry = parsed.value;
-    else at([...path, 'expires_at'], `"expires_at" ${parsed.message}`);
+    const parsed = parseAt(raw.expires_at);
+    if (parsed.ok) {
+      expiry = parsed.value;
+      times.push({ line: source.line([...path, 'expires_at']), expiry });
+    } else at([...path, 'expires_at'], `"expires_at" ${parsed.message}`);
   } else if (typeof raw.expires_in === 'string') {
     const parsed = parseDuration(raw.expires_in);
     if (parsed.ok) expiry = parsed.value;

@@ -1,6 +1,6 @@
-import type { Anchor, Expiry } from '../api/expiry.js';
+import { type Anchor, type Expiry, pastExpiry } from '../api/expiry.js';
 import type { Context } from '../context.js';
-import { lookupMayFail } from '../errors.js';
+import { lookupMayFail, UsageError } from '../errors.js';
 import { timeSpan } from '../output/format.js';
 import { CLOCK_SKEW_MS, platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
@@ -43,18 +43,42 @@ export function runAnchor(
 }
 
 /**
- * The time a single grant's --expires-in counts from (runAnchor). The platform's clock comes from
- * an answer the command already had (a role lookup), else from one cheap GET /v1/me; without it
- * (no Date header, the look refused), this machine's clock is used.
+ * Learns the platform's clock when no answer the command had (a role lookup) told it yet: one
+ * cheap GET /v1/me. Without it (no Date header, the look refused), this machine's clock is used.
  */
+async function learnPlatformClock(platform: Platform): Promise<void> {
+  if (platform.serverClockOffsetMs !== undefined) return;
+  try {
+    await platform.me.get();
+  } catch (error) {
+    if (!lookupMayFail(error)) throw error;
+  }
+}
+
+/** The time a single grant's --expires-in counts from (runAnchor, on the platform's clock). */
 export async function expiryAnchor(ctx: Context, platform: Platform, expiry: Expiry): Promise<number> {
   if (expiry.kind !== 'in') return ctx.clock.now();
-  if (platform.serverClockOffsetMs === undefined) {
-    try {
-      await platform.me.get();
-    } catch (error) {
-      if (!lookupMayFail(error)) throw error;
-    }
-  }
+  await learnPlatformClock(platform);
   return runAnchor(ctx, platform, ctx.clock.now(), '--expires-in was', (compute) => compute()).use();
+}
+
+/**
+ * Refuses an --expires-at (of a single grant, or the default of a --file's rows) that is in the
+ * past at the platform's time (pastExpiry at platformTime), as a file's expires_at column is: the
+ * platform's clock is the one grants expire on, so it is judged once that clock is known, before
+ * anything is changed.
+ */
+export async function refusePastExpiresAt(
+  ctx: Context,
+  platform: Platform,
+  expiry: Expiry | undefined,
+): Promise<void> {
+  if (expiry?.kind !== 'at') return;
+  await learnPlatformClock(platform);
+  const past = pastExpiry(expiry, platformTime(platform, ctx.clock.now()));
+  if (past !== undefined) {
+    throw new UsageError(`--expires-at ${past}`, {
+      hint: 'give a later time, or --expires-in DURATION (e.g. 8h)',
+    });
+  }
 }

@@ -69,12 +69,21 @@ export function counted(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
 }
 
-/** A length of time in the unit relativeTime would use, without a direction: "88 minutes", "3 hours". */
+/**
+ * A length of time to the minute, without a direction: "2 h 30 min", "2 h", "45 min", "3 d 1 h"
+ * (under half a minute: "0 min"). Rounded to the nearest minute, so two measures of one span that
+ * differ by a second (a Date header's precision) read alike.
+ */
 export function timeSpan(ms: number): string {
-  const seconds = Math.round(Math.abs(ms) / 1000);
-  const [unit, size] = UNITS.find(([, , below]) => seconds < below)!;
-  const count = Math.round(seconds / size);
-  return counted(count, unit);
+  const minutes = Math.round(Math.abs(ms) / 60_000);
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const parts = [
+    days ? `${days.toLocaleString('en')} d` : '',
+    hours ? `${hours} h` : '',
+    minutes % 60 ? `${minutes % 60} min` : '',
+  ];
+  return parts.filter(Boolean).join(' ') || '0 min';
 }
 
 /** Masks a credential for display: a short known prefix and the last four characters. */

@@ -5,7 +5,8 @@ export const CLOCK_SKEW_MS = 60_000;
 
 /**
  * Grants expire on the platform's clock, so durations (--expires-in, a bulk file's or an access
- * file's expires_in) count from the platform's time, and dry runs judge what is live at it, when
+ * file's expires_in) count from the platform's time, an expires_at is in the past at it
+ * (pastExpiry), and dry runs judge what is live at it, when
  * it differs from this machine's by more than a minute (a machine whose clock is wrong, a sandbox
  * whose clock was moved). The platform's time comes from the Date header of an answer the command
  * already had (HttpClient keeps the offset); without one (no Date header), this machine's clock

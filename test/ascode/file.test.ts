@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pastExpiry } from '../../src/api/expiry.js';
 import { desiredTenants } from '../../src/ascode/desired.js';
 import { readEntries } from '../../src/ascode/entries.js';
 import { checkShape } from '../../src/ascode/shape.js';
@@ -12,7 +13,7 @@ function problemsOf(label: string, text: string): string[] {
   const parsed = parseSource(label, Buffer.from(text));
   if (!parsed.ok) return parsed.problems.map((p) => `${p.line}: ${p.message}`);
   const shape = checkShape(parsed.source.value);
-  const { problems } = readEntries(parsed.source, NOW, shape);
+  const { problems } = readEntries(parsed.source, shape);
   return [...shape.map((p) => ({ line: parsed.source.line(p.path), message: p.message })), ...problems]
     .sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
     .map((p) => `${p.line}: ${p.message}`);
@@ -104,12 +105,24 @@ blocks:
         permissions: [rule.read]
 `;
     expect(problemsOf('a.yaml', text)).toEqual([
-      '7: "expires_at" 2025-01-01T00:00:00Z is in the past',
       '10: "expires_in" "400d" is longer than 365 days; give an end time (expires at) instead',
       `12: "id" names one tenant's webhook; it only fits in a block of one tenant`,
       '13: "url" "ftp://hooks.example.com" must use http or https',
       '16: "tenant_ops": names starting with tenant_ belong to built-in roles, which cannot be declared (grant them instead)',
     ]);
+  });
+
+  it('leaves whether an expires_at is past to the platform clock: its time and line are returned', () => {
+    const text =
+      'version: 1\nblocks:\n  - tenants: [a]\n    grants:\n      - user: usr_c\n        role: tenant_viewer\n        expires_at: 2025-01-01T00:00:00Z\n';
+    const parsed = parseSource('a.yaml', Buffer.from(text));
+    if (!parsed.ok) throw new Error('parse');
+    const { problems, times } = readEntries(parsed.source);
+    expect(problems).toEqual([]);
+    const at = Date.parse('2025-01-01T00:00:00Z');
+    expect(times).toEqual([{ line: 7, expiry: { kind: 'at', ms: at } }]);
+    expect(pastExpiry(times[0]!.expiry, NOW)).toBe('2025-01-01T00:00:00Z is in the past');
+    expect(pastExpiry(times[0]!.expiry, at - 1000)).toBeUndefined();
   });
 
   it('finds the lines of a JSON file as well, without a YAML parser', () => {
@@ -270,7 +283,7 @@ blocks:
     const parsed = parseSource('a.yaml', Buffer.from(text));
     if (!parsed.ok) throw new Error('parse');
     expect(checkShape(parsed.source.value)).toEqual([]);
-    const { file, problems } = readEntries(parsed.source, NOW);
+    const { file, problems } = readEntries(parsed.source);
     expect(problems).toEqual([]);
     expect(file.manage).toEqual({ roles: 'none', grants: 'none', webhooks: 'none', oauth_clients: 'none' });
     expect(file.blocks[0]!.tenants).toBe('all');
@@ -317,7 +330,7 @@ blocks:
 `;
     const parsed = parseSource('allt.yaml', Buffer.from(text));
     if (!parsed.ok) throw new Error('parses');
-    const { file } = readEntries(parsed.source, NOW, []);
+    const { file } = readEntries(parsed.source, []);
     const labs = { id: 't1', slug: 'acme-labs', display_name: 'Labs', role: 'tenant_admin' };
     expect(desiredTenants(file, [labs]).problems).toEqual([
       {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cellText, maskSecret, relativeTime, rfc3339 } from '../../src/output/format.js';
+import { cellText, maskSecret, relativeTime, rfc3339, timeSpan } from '../../src/output/format.js';
 import { escapeForTerminal, escapeJsonForTerminal } from '../../src/output/sanitize.js';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
@@ -60,6 +60,22 @@ describe('text for terminals', () => {
     ['2025-06-15T12:00:00Z', '12 months ago'],
   ])('relativeTime(%s)', (value, expected) => {
     expect(relativeTime(value, NOW)).toBe(expected);
+  });
+
+  // The clock-skew warning's span: to the minute, the same for 2 h 29 min 59.4 s and 2 h 30 min.
+  it.each([
+    [9_000_000, '2 h 30 min'],
+    [8_999_400, '2 h 30 min'],
+    [-9_000_000, '2 h 30 min'],
+    [7_200_000, '2 h'],
+    [5_280_000, '1 h 28 min'],
+    [61_000, '1 min'],
+    [89_000, '1 min'],
+    [20_000, '0 min'],
+    [(26 * 60 + 5) * 60_000, '1 d 2 h 5 min'],
+    [400 * 86_400_000, '400 d'],
+  ])('timeSpan(%s)', (ms, expected) => {
+    expect(timeSpan(ms)).toBe(expected);
   });
 
   it('prints RFC 3339 with second precision', () => {

@@ -1,12 +1,5 @@
 import { Command, Option } from 'commander';
-import {
-  DURATION_FORMS,
-  type Expiry,
-  expiresAt,
-  parseDuration,
-  parseInstant,
-  parseTime,
-} from '../../api/expiry.js';
+import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
@@ -15,7 +8,7 @@ import { OutcomeUnknownError } from '../../http/errors.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { expiryAnchor } from '../platform-clock.js';
+import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { alreadyAssigned, moveExpiry, until } from './held.js';
 import { assignmentFields, leastPrivilegedFirst, listRoles, namedNotFound, roleToGrant } from './shared.js';
@@ -40,8 +33,11 @@ export function justificationFlag(raw: unknown): string | undefined {
   return value;
 }
 
-/** --expires-in / --expires-at, checked against the local clock. */
-export function expiryFlags(flags: Record<string, unknown>, nowMs: number): Expiry | undefined {
+/**
+ * --expires-in / --expires-at, as written; whether --expires-at is in the past is judged at the
+ * platform's time once it is known (refusePastExpiresAt), as a file's expires_at column is.
+ */
+export function expiryFlags(flags: Record<string, unknown>): Expiry | undefined {
   if (flags.expiresIn !== undefined && flags.expiresAt !== undefined) {
     throw new UsageError('--expires-in and --expires-at cannot be combined; pick one');
   }
@@ -51,15 +47,8 @@ export function expiryFlags(flags: Record<string, unknown>, nowMs: number): Expi
     return parsed.value;
   }
   if (flags.expiresAt !== undefined) {
-    const parsed = parseTime(String(flags.expiresAt), nowMs);
-    if (!parsed.ok) {
-      // A real time that has passed: say what to give instead.
-      const past = parseInstant(String(flags.expiresAt)).ok;
-      throw new UsageError(
-        `--expires-at ${parsed.message}`,
-        past ? { hint: 'give a later time, or --expires-in DURATION (e.g. 8h)' } : {},
-      );
-    }
+    const parsed = parseAt(String(flags.expiresAt));
+    if (!parsed.ok) throw new UsageError(`--expires-at ${parsed.message}`);
     return parsed.value;
   }
   return undefined;
@@ -69,10 +58,9 @@ export function parseRolesAssign(
   user: unknown,
   role: unknown,
   flags: Record<string, unknown>,
-  nowMs: number,
 ): RolesAssignOptions {
   const bulkFlags = parseFileBulkFlags(flags);
-  const expiry = expiryFlags(flags, nowMs);
+  const expiry = expiryFlags(flags);
   const justification = justificationFlag(flags.justification);
   const extend = flags.extend === true;
   if (extend && expiry === undefined && flags.file === undefined) {
@@ -168,6 +156,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
   const { user, role: ref, expiry, justification } = await completeOptions(ctx, options);
   const platform = await ctx.platform();
   const role = await roleToGrant(platform, ref);
+  await refusePastExpiresAt(ctx, platform, expiry);
   const expires = expiresAt(expiry, await expiryAnchor(ctx, platform, expiry));
   let data: RoleAssignment;
   try {
@@ -272,7 +261,7 @@ export function assignCommand(make: MakeContext): Command {
         cmd: Command,
       ) => {
         const ctx = await make(cmd);
-        await runRolesAssign(ctx, parseRolesAssign(user, role, flags, ctx.clock.now()));
+        await runRolesAssign(ctx, parseRolesAssign(user, role, flags));
       },
     );
 }

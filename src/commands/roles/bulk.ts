@@ -12,7 +12,7 @@ import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/e
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
-import { runAnchor } from '../platform-clock.js';
+import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
 import { CallerForecast } from './holds.js';
 import { RowsForecast } from './last-admin.js';
 import {
@@ -89,6 +89,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
   try {
     const roles: Role[] = [];
     for await (const role of platform.roles.listAll({ limit: 200 })) roles.push(role);
+    // --expires-at for rows without an expiry: judged at the platform's time, as the column is.
+    await refusePastExpiresAt(ctx, platform, options.defaults.expiry);
     // One anchor for the run, on the platform's clock (learned from the role listing's Date
     // header), kept in the journal: a resumed run and a dry run count durations the same way.
     let anchor: Anchor | undefined;

@@ -15,7 +15,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MINUTE = 60_000;
 const real = { clock: { now: () => Date.now() } };
 const AHEAD =
-  "warning: the platform's clock is 2 hours ahead of this machine's; durations (expires_in) were counted from the platform's time";
+  "warning: the platform's clock is 2 h ahead of this machine's; durations (expires_in) were counted from the platform's time";
 
 const grants = (n: number, expires = 'expires_in: 30m') =>
   `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - user: ${user(n)}\n        role: tenant_viewer\n        ${expires}\n        justification: skew\n`;

@@ -53,7 +53,7 @@ describe('svc plan, the file and the plan', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
       new RegExp(
-        `^${file}:5: a grant needs "role"\\n${file}:6: "rol" is not a field of a grant \\(did you mean role\\?\\) \\(fields: user, users, role, expires_at, expires_in, justification\\)\\nerror: 2 problems in ${file}; the platform could not be read \\(cannot reach http://127\\.0\\.0\\.1:9.*\\), so tenants, roles and users were not checked; nothing was compared or changed; fix them and run the command again\\n$`,
+        `^${file}:5: a grant needs "role"\\n${file}:6: "rol" is not a field of a grant \\(did you mean role\\?\\) \\(fields: user, users, role, expires_at, expires_in, justification\\)\\nerror: 2 problems in ${file}; the platform could not be read \\(cannot reach http://127\\.0\\.0\\.1:9.*\\), so tenants, roles, users and expiry times were not checked; nothing was compared or changed; fix them and run the command again\\n$`,
       ),
     );
   });

@@ -43,7 +43,7 @@ describe('the platform clock', () => {
     const expires = Date.parse(JSON.parse(r.stdout).expires_at);
     expect(Math.abs(expires - (platformNow + 30 * MINUTE))).toBeLessThan(5000);
     expect(r.stderr).toBe(
-      "warning: the platform's clock is 88 minutes ahead of this machine's; --expires-in was counted from the platform's time\n",
+      "warning: the platform's clock is 1 h 28 min ahead of this machine's; --expires-in was counted from the platform's time\n",
     );
   });
 
@@ -53,7 +53,7 @@ describe('the platform clock', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(near(JSON.parse(r.stdout).expires_at, (await sandboxNow(svc.sandbox())) + 30 * MINUTE)).toBe(true);
     expect(r.stderr).toBe(
-      "warning: the platform's clock is 50 minutes behind this machine's; --expires-in was counted from the platform's time\n",
+      "warning: the platform's clock is 50 min behind this machine's; --expires-in was counted from the platform's time\n",
     );
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import { writes } from '../../helpers/ascode.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
 
 // Every error says what to do: an unknown user points at how to find users; an --expires-at in
 // the past at what to give instead.
@@ -39,8 +40,10 @@ describe('errors with their fix half', () => {
     );
   });
 
-  it('--expires-at in the past says to give a later time or --expires-in, before any request', async () => {
-    const before = await requestCount(svc.sandbox());
+  // Judged at the platform's time (test/commands/roles/clock-expires-at.test.ts): after one read
+  // that tells its clock, before any change.
+  it('--expires-at in the past says to give a later time or --expires-in, before any change', async () => {
+    const before = await writes(svc.sandbox());
     const r = await svc.run(
       [
         'roles',
@@ -59,6 +62,6 @@ describe('errors with their fix half', () => {
       '',
       'error: --expires-at 2020-01-01T00:00:00Z is in the past; give a later time, or --expires-in DURATION (e.g. 8h)\n',
     ]);
-    expect(await requestCount(svc.sandbox())).toBe(before);
+    expect(await writes(svc.sandbox())).toBe(before);
   });
 });
