@@ -1,4 +1,5 @@
 import { AdministrationForecast, TENANT_ADMIN } from '../../api/last-admin.js';
+import { tenantByRef } from '../../api/tenant-id.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail } from '../../errors.js';
 import { platformTime } from '../../platform/clock.js';
@@ -52,7 +53,7 @@ export class RowsForecast {
     const signal = this.ctx.signal;
     try {
       const me = await this.platform.me.get({ signal, tenant: null });
-      const slug = me.tenants?.find((t) => t.id === this.tenant || t.slug === this.tenant)?.slug;
+      const slug = tenantByRef(me.tenants ?? [], this.tenant)?.slug;
       const grants = [];
       for await (const a of this.platform.roles.listAllTenantAssignments(
         { role_id: roleId, limit: 500 },
