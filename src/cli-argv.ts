@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { closest } from './api/suggest.js';
-import { commandPath } from './cli-errors.js';
+import { commandCandidates, commandPath } from './cli-errors.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { UsageError } from './errors.js';
 
@@ -45,8 +45,10 @@ export function targetCommand(argv: string[], valued: readonly string[]): Comman
 export function unknownHelpTopic(argv: string[], valued: readonly string[]): UsageError | undefined {
   const [first, name] = commandWords(argv, valued);
   if (first !== 'help' || name === undefined || findEntry(name) || name === 'help') return undefined;
-  const names = COMMANDS.flatMap((entry) => [entry.name, ...(entry.aliases ?? [])]);
-  const match = closest(name, names);
+  const match = closest(
+    name,
+    COMMANDS.map((entry) => ({ name: entry.name, aliases: entry.aliases ?? [] })),
+  );
   return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
     hint: 'see `svc --help`',
   });
@@ -71,13 +73,9 @@ export function nestedHelpTopic(
   for (const name of names) {
     const sub = current.commands.find((c) => c.name() === name || c.aliases().includes(name));
     if (!sub) {
-      const visible = current
-        .createHelp()
-        .visibleCommands(current)
-        .filter((c) => c.name() !== 'help');
       const match = closest(
         name,
-        visible.flatMap((c) => [c.name(), ...c.aliases()]),
+        commandCandidates(current).filter((c) => c.name !== 'help'),
       );
       return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
         hint: `see \`${commandPath(current)} --help\``,

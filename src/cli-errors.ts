@@ -1,5 +1,5 @@
 import type { Command, CommanderError } from 'commander';
-import { beginningOf, closest } from './api/suggest.js';
+import { type Aliased, beginningOf, type Candidate, closest } from './api/suggest.js';
 import { UsageError } from './errors.js';
 
 /** Help or the version was printed: commander stops with these, and nothing went wrong. */
@@ -55,25 +55,41 @@ function usageError(error: CommanderError, command: Command | undefined): UsageE
 
 /**
  * commander guesses an unknown option or command by edit distance alone, so `--event` was taken
- * for `--tenant`; the one name the word is the beginning of (`--event-type`) comes first, as
- * svc's own suggestions do (src/api/suggest.ts). commander's guess stands otherwise.
+ * for `--tenant`, and a short word (`--all`, `web`) got no guess at all; the one name the word is
+ * the beginning of (`--event-type`) comes first, as svc's own suggestions do
+ * (src/api/suggest.ts): the command's own options before the global ones (`--all` is
+ * `--all-tenants` of export, not the global `--allow-insecure-http`), and a command with its
+ * aliases as one (webhooks, webhook). commander's guess stands otherwise.
  */
 function withBeginningFirst(error: CommanderError, command: Command | undefined, message: string): string {
   const unknown = /^unknown (option|command) '([^']+)'/.exec(message);
   if (!unknown || !command) return message;
   const [, kind, word] = unknown as unknown as [string, string, string];
-  const candidates: string[] = [];
+  const tiers: Candidate[][] = [];
   if (kind === 'option') {
     // as commander looks: this command's visible options, then its parents' (the global ones)
     for (let c: Command | null = command; c; c = c.parent) {
-      for (const option of c.createHelp().visibleOptions(c)) if (option.long) candidates.push(option.long);
+      tiers.push(
+        c
+          .createHelp()
+          .visibleOptions(c)
+          .flatMap((option) => (option.long ? [option.long] : [])),
+      );
     }
   } else {
-    for (const c of command.createHelp().visibleCommands(command)) candidates.push(c.name(), ...c.aliases());
+    tiers.push(commandCandidates(command));
   }
-  const begun = beginningOf(word, candidates);
+  const begun = beginningOf(word, ...tiers);
   if (begun === undefined || error.code === 'commander.help') return message;
   return `unknown ${kind} '${word}' (Did you mean ${begun}?)`;
+}
+
+/** A command's visible subcommands, each with its aliases, as suggestions. */
+export function commandCandidates(command: Command): Aliased[] {
+  return command
+    .createHelp()
+    .visibleCommands(command)
+    .map((c) => ({ name: c.name(), aliases: c.aliases() }));
 }
 
 /**
@@ -95,8 +111,10 @@ export function defaultSubcommandTypo(program: Command, argv: string[]): string 
   const defaultName = (current as unknown as { _defaultCommandName?: string })._defaultCommandName;
   const word = argv[index];
   if (!defaultName || word === undefined) return undefined;
-  const names = new Map<string, string>();
-  for (const c of current.commands) for (const n of [c.name(), ...c.aliases()]) names.set(n, c.name());
-  const match = closest(word, names.keys());
-  return match === undefined ? undefined : `${commandPath(current)} ${names.get(match)}`;
+  const match = closest(
+    word,
+    current.commands.map((c) => ({ name: c.name(), aliases: c.aliases() })),
+  );
+  const verb = current.commands.find((c) => c.name() === match || c.aliases().includes(match ?? ''));
+  return verb === undefined ? undefined : `${commandPath(current)} ${verb.name()}`;
 }

@@ -13,3 +13,20 @@ export function isTenantId(ref: string): boolean {
 export function canonicalTenantRef(ref: string): string {
   return isTenantId(ref) ? ref.toLowerCase() : ref;
 }
+
+/**
+ * Whether `ref` (an id in any case, or a slug) names this tenant. Every lookup of a tenant
+ * reference among tenants svc has read (the caller's, a listing's) goes through this one rule.
+ */
+export function namesTenant(tenant: { id: string; slug: string }, ref: string): boolean {
+  const canonical = canonicalTenantRef(ref);
+  return canonicalTenantRef(tenant.id) === canonical || tenant.slug === canonical;
+}
+
+/** The tenant among `tenants` that `ref` (an id in any case, or a slug) names; else undefined. */
+export function tenantByRef<T extends { id: string; slug: string }>(
+  tenants: readonly T[],
+  ref: string,
+): T | undefined {
+  return tenants.find((t) => namesTenant(t, ref));
+}

@@ -1,5 +1,6 @@
 import type { TenantSummary } from '../api/schemas/tenants.js';
 import { didYouMean } from '../api/suggest.js';
+import { tenantByRef } from '../api/tenant-id.js';
 import type { TenantInfo } from './live.js';
 import { type AccessFile, type Block, type DesiredTenant, grantKey, type Located } from './model.js';
 import type { Problem } from './source.js';
@@ -7,12 +8,11 @@ import { seenButNotHeld } from './visible.js';
 
 /** The tenant references of a file that are not among the caller's tenants (by slug or id). */
 export function unknownTenantRefs(file: AccessFile, mine: readonly TenantInfo[]): string[] {
-  const known = new Set(mine.flatMap((t) => [t.id, t.slug]));
   return [
     ...new Set(
       file.blocks
         .flatMap((b) => (b.tenants === 'all' ? [] : b.tenants.map((t) => t.ref)))
-        .filter((r) => !known.has(r)),
+        .filter((r) => !tenantByRef(mine, r)),
     ),
   ];
 }
@@ -65,7 +65,7 @@ function blockTenants(
     return administered;
   }
   return block.tenants.flatMap((ref) => {
-    const tenant = mine.find((t) => t.id === ref.ref || t.slug === ref.ref);
+    const tenant = tenantByRef(mine, ref.ref);
     if (tenant) return [tenant];
     const visible = seen.get(ref.ref);
     if (visible) {

@@ -112,14 +112,30 @@ const LETTERS: Record<string, string> = {
 };
 
 /**
- * A name part that is one safe path segment a person can read: `https://hooks.example.com/svc`
- * → `hooks.example.com_svc`, `Ünï ☃` → `Uni` (accents and ligatures read as their letters,
- * anything else is a separator). Empty when nothing of it is readable (`☃`, `東京`): the id
- * beside it in the file name says which resource it is.
+ * A URL's percent-encoded characters as they are (`/%C3%BCn%C3%AF` → `/ünï`): a webhook's URL
+ * comes back from the platform encoded. A run of escapes that is no UTF-8 stays as it is.
+ */
+function percentDecoded(url: string): string {
+  return url.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+/**
+ * A name part that is one safe path segment a person can read, for a webhook (its URL) and an
+ * OAuth client (its name) alike: `https://hooks.example.com/svc` → `hooks.example.com_svc`,
+ * `https://hooks.example.com/%C3%BCn%C3%AF` → `hooks.example.com_uni`, `Ünï ☃` → `Uni` (a
+ * URL's escapes decoded, accents and ligatures read as their letters, anything else is a
+ * separator). Empty when nothing of it is readable (`☃`, `東京`): the id beside it in the file
+ * name says which resource it is.
  */
 export function safe(text: string): string {
-  const cleaned = text
-    .replace(/^[a-z]+:\/\//i, '')
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text);
+  const cleaned = (url ? percentDecoded(text.slice(url[0].length)) : text)
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .replace(/[^\x00-\x7f]/g, (c) => LETTERS[c] ?? '_')

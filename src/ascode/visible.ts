@@ -1,4 +1,5 @@
 import type { TenantSummary } from '../api/schemas/tenants.js';
+import { namesTenant } from '../api/tenant-id.js';
 import type { Platform } from '../platform/index.js';
 
 /**
@@ -11,7 +12,10 @@ import type { Platform } from '../platform/index.js';
 /** What export, plan and apply need in a tenant: reading roles, grants, webhooks and clients. */
 export const NEEDED_TO_READ = 'role.read, webhook.read and oauth_client.manage';
 
-/** The tenants among `refs` (slugs or ids) that the caller sees; asked only for refs not theirs. */
+/**
+ * The tenants among `refs` (slugs or ids) that the caller sees, by the ref as given; asked only for
+ * refs not theirs.
+ */
 export async function visibleTenants(
   platform: Platform,
   refs: readonly string[],
@@ -22,7 +26,7 @@ export async function visibleTenants(
   const wanted = new Set(refs);
   try {
     for await (const tenant of platform.tenants.listAll({ limit: 200 }, { signal, tenant: null })) {
-      for (const key of [tenant.id, tenant.slug]) if (wanted.has(key)) found.set(key, tenant);
+      for (const ref of wanted) if (namesTenant(tenant, ref)) found.set(ref, tenant);
       if (found.size >= wanted.size) break;
     }
   } catch {

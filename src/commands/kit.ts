@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { parseInstant } from '../api/expiry.js';
+import { tenantByRef } from '../api/tenant-id.js';
 import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -116,7 +117,7 @@ export function parseScopes(flag: string, raw: unknown): string[] {
 export async function tenantLabel(ctx: Context): Promise<string> {
   const me = await (await ctx.platform()).me.get();
   const id = ctx.settings().values.tenant ?? me.tenant_id;
-  const tenant = me.tenants.find((t) => t.id === id || t.slug === id);
+  const tenant = id == null ? undefined : tenantByRef(me.tenants, id);
   return tenant ? `${tenant.display_name} (${tenant.slug})` : `tenant ${id ?? "(the credential's)"}`;
 }
 

@@ -1,4 +1,4 @@
-import { canonicalTenantRef, isTenantId } from '../api/tenant-id.js';
+import { canonicalTenantRef, isTenantId, tenantByRef } from '../api/tenant-id.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
@@ -47,7 +47,7 @@ export async function resolveTenant(ctx: Context, given: string): Promise<NamedT
       label: () => {
         label ??= callerTenants(platform).then(
           (tenants) => {
-            const known = tenants.find((t) => t.id === ref);
+            const known = tenantByRef(tenants, ref);
             return known ? labelOf(known) : `tenant ${ref}`;
           },
           () => `tenant ${ref}`,

@@ -1,4 +1,5 @@
 import { didYouMean } from '../api/suggest.js';
+import { namesTenant, tenantByRef } from '../api/tenant-id.js';
 import { lookupMayFail, NotFoundError, SvcError } from '../errors.js';
 import type { Platform } from './index.js';
 
@@ -47,7 +48,7 @@ export async function callerTenants(platform: Platform): Promise<KnownTenant[]> 
  */
 export async function findTenant(platform: Platform, ref: string, from?: string): Promise<KnownTenant> {
   const tenants = await callerTenants(platform);
-  const found = tenants.find((t) => t.id === ref || t.slug === ref);
+  const found = tenantByRef(tenants, ref);
   if (found) return found;
   const slugs = tenants.map((t) => t.slug);
   const yours = `yours: ${slugs.slice(0, 8).join(', ')}${slugs.length > 8 ? ', …' : ''}`;
@@ -74,7 +75,7 @@ export async function findTenant(platform: Platform, ref: string, from?: string)
 async function visibleTenant(platform: Platform, ref: string): Promise<KnownTenant | undefined> {
   try {
     for await (const t of platform.tenants.listAll({ limit: 200 }, { tenant: null })) {
-      if (t.id === ref || t.slug === ref) return t;
+      if (namesTenant(t, ref)) return t;
     }
   } catch (error) {
     // Not allowed to list, or the listing failed: the slug is then only known not to be the caller's.

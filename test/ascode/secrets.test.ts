@@ -53,6 +53,11 @@ describe('SecretDir', () => {
 
   it.each([
     ['https://hooks.example.com/svc', 'hooks.example.com_svc'],
+    // a URL as the platform keeps it, percent-encoded, reads as its characters
+    ['https://hooks.example.com/%C3%BCn%C3%AF', 'hooks.example.com_uni'],
+    ['https://hooks.example.com/caf%C3%A9%20cr%C3%A8me?x=%E2%98%83', 'hooks.example.com_cafe_creme_x'],
+    // an escape that is no UTF-8 stays as it is (its % a separator)
+    ['https://hooks.example.com/a%E0%A4b', 'hooks.example.com_a_E0_A4b'],
     ['Vendor Portal (EU)', 'Vendor_Portal_EU'],
     ['../../etc', 'etc'],
     // accents and ligatures read as their letters, symbols go (findings-ascode L9: "Ünï ☃" was "n")

@@ -22,6 +22,27 @@ describe('did you mean, for an unknown option or command', () => {
       "error: unknown command 'perm' (Did you mean permissions?); see `svc roles --help`\n",
     ],
     [['roles', 'holde'], "error: unknown command 'holde' (Did you mean holders?); see `svc roles --help`\n"],
+    // the command's own option before a global one that begins the same (--allow-insecure-http)
+    [
+      ['export', '--all'],
+      "error: unknown option '--all' (Did you mean --all-tenants?); see `svc export --help`\n",
+    ],
+    // --base-url is global: --builtin is the one of roles ls's own options that --b begins
+    [
+      ['roles', 'ls', '--b'],
+      "error: unknown option '--b' (Did you mean --builtin?); see `svc roles ls --help`\n",
+    ],
+    // after its dashes, one letter begins a long option
+    [
+      ['tenants', 'ls', '--r'],
+      "error: unknown option '--r' (Did you mean --role?); see `svc tenants ls --help`\n",
+    ],
+    // a command and its alias (webhooks, webhook) are one candidate
+    [['web', 'ls'], "error: unknown command 'web' (Did you mean webhooks?); see `svc --help`\n"],
+    [['help', 'web'], "error: unknown command 'web' (Did you mean webhooks?); see `svc --help`\n"],
+    // several of the command's own options begin with it (--description, --disabled): no guess,
+    // and none from the global ones (--debug)
+    [['webhooks', 'create', '--d'], "error: unknown option '--d'; see `svc webhooks create --help`\n"],
   ])('svc %j', async (argv, stderr) => {
     expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
   });

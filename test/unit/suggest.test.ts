@@ -1,6 +1,6 @@
 /** "Did you mean …": what the word is the beginning of ranks before what is merely close to it. */
 import { describe, expect, it } from 'vitest';
-import { closest, didYouMean } from '../../src/api/suggest.js';
+import { beginningOf, closest, didYouMean } from '../../src/api/suggest.js';
 
 describe('closest', () => {
   it.each<[string, string[], string | undefined]>([
@@ -15,11 +15,31 @@ describe('closest', () => {
     ['ls', ['lsx', 'ls'], 'ls'],
     // several candidates begin with it: no guess from the prefix, edit distance decides
     ['role', ['role.assigned', 'role.revoked'], undefined],
-    // one letter begins too much to be a guess
+    // one letter begins too much to be a guess, but not after the dashes of a long option
     ['e', ['event-type'], undefined],
+    ['--r', ['--role', '--tier'], '--role'],
+    ['-r', ['--role'], undefined],
+    ['--', ['--role'], undefined],
     ['zzzz', ['tenant'], undefined],
   ])('%s among %j: %s', (word, candidates, expected) => {
     expect(closest(word, candidates)).toBe(expected);
+  });
+
+  it('a command and its aliases are one candidate, suggested by its name', () => {
+    const webhooks = { name: 'webhooks', aliases: ['webhook'] };
+    expect(closest('web', [webhooks, 'tenants'])).toBe('webhooks');
+    expect(closest('webhok', [webhooks, 'tenants'])).toBe('webhooks');
+    expect(closest('webhook', [webhooks])).toBe('webhook');
+    expect(closest('t', [webhooks, { name: 'tenants', aliases: ['tenant'] }])).toBe(undefined);
+    expect(closest('te', [{ name: 'tenants', aliases: [] }, 'tenant-keys'])).toBe(undefined);
+  });
+
+  it('beginningOf: the nearest tier with any beginning decides, and several there is no guess', () => {
+    expect(beginningOf('--all', ['--all-tenants', '--output'], ['--allow-insecure-http'])).toBe(
+      '--all-tenants',
+    );
+    expect(beginningOf('--al', ['--output'], ['--allow-insecure-http'])).toBe('--allow-insecure-http');
+    expect(beginningOf('--d', ['--description', '--disabled'], ['--debug'])).toBe(undefined);
   });
 
   it('didYouMean says nothing for the word itself', () => {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { canonicalTenantRef } from '../../api/tenant-id.js';
 import { loginCommand } from '../../auth/login-hint.js';
 import { checkBaseUrlPath, checkUrlSetting, ENV_FOR } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -9,7 +10,9 @@ import { checkKey, KEYS } from './shared.js';
 
 export async function runConfigSet(ctx: Context, rawKey: string, rawValue: string): Promise<void> {
   const key = checkKey(rawKey);
-  const value = nonEmpty('VALUE', rawValue);
+  const given = nonEmpty('VALUE', rawValue);
+  // A tenant id is kept in its canonical lower case (src/api/tenant-id.ts).
+  const value = key === 'tenant' ? canonicalTenantRef(given) : given;
   const settings = ctx.settings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
   if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);

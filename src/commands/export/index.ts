@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { didYouMean } from '../../api/suggest.js';
+import { tenantByRef } from '../../api/tenant-id.js';
 import { isoSeconds } from '../../api/time.js';
 import { exportDocument, exportYaml, secretValues } from '../../ascode/export.js';
 import { readLive, type TenantInfo } from '../../ascode/live.js';
@@ -63,11 +64,11 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
   const platform = await ctx.platform();
   const seen = await visibleTenants(
     platform,
-    wanted.filter((ref) => !mine.some((t) => t.id === ref || t.slug === ref)),
+    wanted.filter((ref) => !tenantByRef(mine, ref)),
     ctx.signal,
   );
   return wanted.map((ref) => {
-    const tenant = mine.find((t) => t.id === ref || t.slug === ref);
+    const tenant = tenantByRef(mine, ref);
     const visible = seen.get(ref);
     if (!tenant && visible) {
       throw new SvcError('forbidden', seenButNotHeld(ref, visible), {

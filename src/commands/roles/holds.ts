@@ -1,5 +1,6 @@
 import { authorityFrom, type CallerAuthority, type Refusal } from '../../api/holds.js';
 import type { Role } from '../../api/schemas/roles.js';
+import { tenantByRef } from '../../api/tenant-id.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -70,7 +71,7 @@ export class CallerForecast {
     try {
       const me = await this.platform.me.get({ signal, tenant: null });
       id = me.id;
-      const tenant = me.tenants?.find((t) => t.id === this.tenant || t.slug === this.tenant);
+      const tenant = tenantByRef(me.tenants ?? [], this.tenant);
       slug = tenant?.slug ?? this.tenant;
       const byId = new Map(this.roles.map((r) => [r.id, r]));
       const byName = new Map(this.roles.map((r) => [r.name, r]));

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
@@ -146,5 +149,48 @@ describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on inp
     const r = await svc.run(['--tenant', EU.toUpperCase(), 'me', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).tenant_id).toBe(EU);
+  });
+
+  // Every place that looks a tenant up among the caller's own (export, an access file's
+  // `tenants:`, config set tenant) goes through the one rule of src/api/tenant-id.ts.
+  const LABS = tenantId('acme-labs');
+  const UPPER = LABS.toUpperCase();
+  const onlyTenant = (yaml: string) => (yaml.match(/^ {2}- tenants: (\S+)/m) ?? [])[1];
+
+  it.each([
+    ['--tenant', ['--tenant', UPPER], {}],
+    ['SVC_TENANT', [], { SVC_TENANT: UPPER }],
+  ])('svc export with %s in upper case exports that tenant', async (_how, flags, env) => {
+    const r = await svc.run([...flags, 'export', '--only', 'roles'], { env });
+    expect([r.code, r.stderr]).toEqual([0, 'exported 0 custom role(s) of 1 tenant(s)\n']);
+    expect(onlyTenant(r.stdout)).toBe('acme-labs');
+  });
+
+  it("an access file's `tenants:` in upper case is that tenant (svc plan)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-upper-'));
+    const file = join(dir, 'f.yaml');
+    writeFileSync(file, `version: 1\nblocks:\n  - tenants: ${UPPER}\n    roles: []\n`);
+    const r = await svc.run(['plan', '-f', file]);
+    expect([r.code, r.stderr]).toEqual([0, `No changes: the live state of 1 tenant matches ${file}.\n`]);
+  });
+
+  it("a tenant seen but not held, named in upper case, is told as such (exit 4), not as someone else's", async () => {
+    const BULK = tenantId('bulk-000001');
+    const r = await svc.run(['--tenant', BULK.toUpperCase(), 'export'], { env: { SVC_ORG: 'org_demo' } });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(
+      /^error: you are \S+ in bulk-000001, which lets you see it but gives no role there/,
+    );
+  });
+
+  it('svc config set tenant takes it, and saves it in lower case', async () => {
+    const env = { SVC_TENANT: undefined };
+    const ok = await svc.run(['config', 'set', 'tenant', UPPER], { env });
+    expect([ok.code, ok.stderr]).toEqual([
+      0,
+      `✓ Set tenant for profile "default": Acme Labs (acme-labs, ${LABS})\n`,
+    ]);
+    const kept = await svc.run(['config', 'get', 'tenant'], { env });
+    expect(kept.stdout).toBe(`${LABS}\n`);
   });
 });
