@@ -1,9 +1,8 @@
-import { describeError, SvcError } from '../errors.js';
-import { ApiError, OutcomeUnknownError } from '../http/errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import type { Progress } from '../output/progress.js';
-import { GoneAfterLostAnswerError, IdempotencyInProgressError } from '../platform/errors.js';
+import { GoneAfterLostAnswerError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
+import { definiteRefusal, failure, haltsTheRun, outcomeUnknown } from './judge.js';
 import { RunOrder } from './order.js';
 
 export interface BulkItem<T> {
@@ -116,47 +115,6 @@ export interface RunOptions<T> {
   stop: AbortSignal;
   progress?: Progress;
   now: () => number;
-}
-
-/** A server's answer about this attempt that will not change if the same request is sent again. */
-function definiteRefusal(error: unknown): boolean {
-  return (
-    error instanceof ApiError &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    error.status !== 408 &&
-    error.status !== 429 &&
-    !(error instanceof IdempotencyInProgressError)
-  );
-}
-
-function failure(error: unknown): NonNullable<BulkResult['error']> {
-  if (error instanceof ApiError) {
-    return {
-      code: error.code ?? 'api_error',
-      message: error.message,
-      status: error.status,
-      ...(error.requestId ? { request_id: error.requestId } : {}),
-    };
-  }
-  if (error instanceof SvcError) return { code: error.code ?? error.category, message: error.message };
-  return { code: 'unexpected', message: describeError(error) };
-}
-
-/**
- * The item's change may have been made: every answer to it was lost (no answer, a dropped
- * connection after sending, or a 5xx after an attempt whose answer was lost).
- */
-function outcomeUnknown(error: unknown): boolean {
-  return (
-    error instanceof OutcomeUnknownError ||
-    (error instanceof ApiError && error.status >= 500 && error.lostAnswer !== undefined)
-  );
-}
-
-/** No later item can succeed either: the credential is gone, rejected, or someone else's (exit 3). */
-function haltsTheRun(error: unknown): boolean {
-  return error instanceof SvcError && error.category === 'auth';
 }
 
 /**

@@ -1,0 +1,52 @@
+import { describeError, SvcError } from '../errors.js';
+import { ApiError, OutcomeUnknownError } from '../http/errors.js';
+import { IdempotencyInProgressError } from '../platform/errors.js';
+import type { BulkResult } from './runner.js';
+
+/**
+ * How a bulk run judges an item's error (./runner.ts): whether the server's answer is definite,
+ * whether the change may have been made all the same, whether no later item can succeed, and
+ * what the item's result line says of it.
+ */
+
+/** A server's answer about this attempt that will not change if the same request is sent again. */
+export function definiteRefusal(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 429 &&
+    !(error instanceof IdempotencyInProgressError)
+  );
+}
+
+/** A failed item's `error`, as its result line says it. */
+export function failure(error: unknown): NonNullable<BulkResult['error']> {
+  if (error instanceof ApiError) {
+    return {
+      code: error.code ?? 'api_error',
+      message: error.message,
+      status: error.status,
+      ...(error.requestId ? { request_id: error.requestId } : {}),
+    };
+  }
+  if (error instanceof SvcError) return { code: error.code ?? error.category, message: error.message };
+  return { code: 'unexpected', message: describeError(error) };
+}
+
+/**
+ * The item's change may have been made: every answer to it was lost (no answer, a dropped
+ * connection after sending, or a 5xx after an attempt whose answer was lost).
+ */
+export function outcomeUnknown(error: unknown): boolean {
+  return (
+    error instanceof OutcomeUnknownError ||
+    (error instanceof ApiError && error.status >= 500 && error.lostAnswer !== undefined)
+  );
+}
+
+/** No later item can succeed either: the credential is gone, rejected, or someone else's (exit 3). */
+export function haltsTheRun(error: unknown): boolean {
+  return error instanceof SvcError && error.category === 'auth';
+}
