@@ -127,10 +127,14 @@ const NOT_FOUND_HINTS = new Map<NotFoundClass, string>([
   [AuditEntryNotFoundError, 'see `svc audit ls` for the audit trail'],
 ]);
 
+/** The command that enables a disabled webhook, as a hint. */
+export const enableHint = (webhook: string): string =>
+  `enable it with: svc webhooks update ${webhook} --enable`;
+
 /** A refusal to send events to a disabled webhook, with the command that enables it. */
 export function withEnableHint(error: unknown, webhook: string): unknown {
   return error instanceof WebhookDisabledError
-    ? retyped(error, WebhookDisabledError, `enable it with: svc webhooks update ${webhook} --enable`)
+    ? retyped(error, WebhookDisabledError, enableHint(webhook))
     : error;
 }
 

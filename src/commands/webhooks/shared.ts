@@ -4,6 +4,7 @@ import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webho
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import type { Column, Field } from '../../output/output.js';
+import { enableHint } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { fileErrorReason } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
@@ -181,7 +182,7 @@ export async function refuseDisabledWebhook(platform: Platform, webhook: string)
     throw new SvcError(
       'conflict',
       `webhook ${webhook} is disabled: a disabled webhook receives no events, replays included`,
-      { code: 'webhook_disabled', hint: `enable it with: svc webhooks update ${webhook} --enable` },
+      { code: 'webhook_disabled', hint: enableHint(webhook) },
     );
   }
 }

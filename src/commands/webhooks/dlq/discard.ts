@@ -4,7 +4,6 @@ import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import type { Column } from '../../../output/output.js';
-import { DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
 import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
 import { LIMIT_MAX } from '../../listing.js';
@@ -117,12 +116,10 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
         : { ...detail, discarded_at: done.discarded_at };
     } catch (error) {
       // Replayed (its event was sent) or delivered since it was listed or looked at: not discarded.
-      if (!(error instanceof DlqEntryNotQueuedError)) throw error;
-      const now =
-        error.entry ?? (await platform.webhooks.dlq.get(webhook, item.data, { signal: context.signal }));
-      const gone = QueueSnapshot.gone(now);
-      if (!gone) throw error;
-      return { delivery_id: now.delivery_id, event_type: now.event_type, ...skip(gone) };
+      const { entry, gone } = await QueueSnapshot.whereNow(error, () =>
+        platform.webhooks.dlq.get(webhook, item.data, { signal: context.signal }),
+      );
+      return { delivery_id: entry.delivery_id, event_type: entry.event_type, ...skip(gone) };
     }
   };
   const verb: BulkVerb<string, DiscardRow> = {

@@ -125,13 +125,27 @@ export class QueueSnapshot {
         this.#asEntry = false;
         return this.replay(entry, delivery, call);
       }
-      if (!(error instanceof DlqEntryNotQueuedError)) throw error;
-      const now =
-        error.entry ?? (await this.platform.webhooks.dlq.get(this.webhook, entry, { signal: call.signal }));
-      const gone = QueueSnapshot.gone(now);
-      if (!gone) throw error;
+      const { gone } = await QueueSnapshot.whereNow(error, () =>
+        this.platform.webhooks.dlq.get(this.webhook, entry, { signal: call.signal }),
+      );
       return { left: gone };
     }
+  }
+
+  /**
+   * The entry a refusal of a replay or discard was about (409 dlq_entry_not_queued: it left the
+   * queue first), as the refusal carries it or as it is now, with what happened to it; anything
+   * else, or an entry that is queued after all, is thrown again.
+   */
+  static async whereNow(
+    error: unknown,
+    lookUp: () => Promise<DlqEntry>,
+  ): Promise<{ entry: DlqEntry; gone: LeftQueue }> {
+    if (!(error instanceof DlqEntryNotQueuedError)) throw error;
+    const entry = error.entry ?? (await lookUp());
+    const gone = QueueSnapshot.gone(entry);
+    if (!gone) throw error;
+    return { entry, gone };
   }
 
   /** The entry's state as a reason; undefined while it is still queued. */
