@@ -155,7 +155,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
         details: [{ field: 'idempotency_key', message: 'must be a string' }],
       });
     }
-    const key = keyOf(body);
+    const key = sent;
     if (key === undefined || key.trim() === '') {
       throw new ApiProblem(
         400,
