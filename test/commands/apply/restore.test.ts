@@ -101,6 +101,9 @@ describe('restoring an export whose webhooks share a URL and whose clients share
     const text = readFileSync(exported, 'utf8');
     expect(text.match(/^ {6}- id: wh_/gm)).toHaveLength(2);
     expect(text.match(/^ {6}- client_id: /gm)).toHaveLength(2);
+    expect(text).toContain(
+      '# Ids tell webhooks of one URL (clients of one name) apart; elsewhere, --create-missing creates them.\n',
+    );
     const plan = await svc.run(['plan', '-f', exported], at(second()));
     expect(plan.code, plan.stderr).toBe(2);
     expect(plan.stderr).toMatch(
@@ -126,6 +129,13 @@ describe('restoring an export whose webhooks share a URL and whose clients share
       `webhook create ${URL_}`,
       `webhook create ${URL_}`,
     ]);
+    // A saved plan has its creations already: the flag is for a file.
+    expect(await svc.run(['apply', planFile, '--create-missing', '--yes'], at(sandbox))).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        'error: --create-missing is for -f FILE: a saved plan has its creations in it already',
+      ),
+    });
     const secrets = join(dir, 'secrets-plan');
     const applied = await svc.run(['apply', planFile, '--secret-dir', secrets, '--yes'], at(sandbox));
     expect(applied.code, applied.stderr).toBe(0);
