@@ -442,10 +442,12 @@ __svc_opts=(
 --only'
   ['svc plan']='-f
 --file
---out'
+--out
+--create-missing'
   ['svc apply']='-f
 --file
 --prune
+--create-missing
 --secret-dir
 --concurrency
 --journal'

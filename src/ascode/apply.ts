@@ -31,6 +31,8 @@ export interface ApplyOptions {
   /** An access file (-f) or a saved plan (PLAN.json). */
   from: { file: string } | { plan: string };
   prune: boolean;
+  /** -f only: entries whose webhook or client id is not in the tenant are created (svc plan --create-missing). */
+  createMissing: boolean;
   secretDir: string | undefined;
   concurrency: number;
   journal: string | undefined;
@@ -99,7 +101,11 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
 
   const verb: BulkVerb<Step, Row> = {
     kind: 'apply',
-    identity: [createHash('sha256').update(bytes).digest('hex'), options.prune],
+    identity: [
+      createHash('sha256').update(bytes).digest('hex'),
+      options.prune,
+      ...(options.createMissing ? ['create-missing'] : []),
+    ],
     journal: options.journal,
     dryRun: false,
     concurrency: options.concurrency,
@@ -112,7 +118,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       const kept = `${journal.path}.plan.json`;
       if (source && !(run.resumed && existsSync(kept))) {
         const anchor = (p: Platform) => options.anchor(p, run, journal);
-        doc = (await computePlan(ctx, async () => platform, source, anchor)).document;
+        doc = (await computePlan(ctx, async () => platform, source, anchor, options.createMissing)).document;
         source = undefined; // the file's value is not needed once planned: let it go
         keepPlan(kept, doc);
         steps = planSteps(doc, options.prune);

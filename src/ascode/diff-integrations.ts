@@ -10,7 +10,9 @@ import type { Problem } from './source.js';
 /**
  * Webhooks and OAuth clients: matched to live ones by their id when the entry gives it, else by
  * URL (webhooks) or name (clients); an entry that matches several live ones is a problem (the
- * file must say which, with its id). Fields the entry leaves out are left as they are.
+ * file must say which, with its id). An entry whose id the tenant does not have (an export of
+ * another tenant or platform) is a live one of its URL or name exactly as it says, or created with
+ * --create-missing. Fields the entry leaves out are left as they are.
  */
 
 type Field<E, L> = [name: string, wanted: (e: E) => unknown, current: (l: L) => unknown, set?: boolean];
@@ -72,17 +74,55 @@ interface Matching<E, L> {
   managed: boolean;
   /** The fields a removal shows. */
   removed: (l: L) => FieldChange[];
+  /** svc plan --create-missing: an entry whose id is not in the tenant is created. */
+  createMissing: boolean;
+  /** The tenant's slug, for messages. */
+  tenant: string;
 }
 
+/** An entry's id that the tenant does not have, and no live one of its URL or name is as it says. */
+export const missingIdMessage = (what: string, id: string, tenant: string, field: string) =>
+  `${what} ${id} does not exist in ${tenant}, nor one as this entry says: --create-missing creates it (restoring an export elsewhere), or leave "${field}" out`;
+
+/**
+ * Which live resource each entry is, in three passes, each live one claimed by one entry at most:
+ * entries whose id is live are that one; entries whose id is not live (an export of another tenant
+ * or platform) are a live one of their URL or name that is exactly as they say, else created (with
+ * --create-missing; a problem without); entries without an id are the one live resource of their URL
+ * or name not claimed yet (several: a problem, never a guess), else created.
+ */
 function diffMatched<E, L>(m: Matching<E, L>, problems: Problem[]): PlanChange[] {
-  const changes: PlanChange[] = [];
   const claimed = new Set<string>();
+  const matched = new Map<E, L | null>();
+  const unclaimed = (entry: E) =>
+    m.live.filter((l) => !claimed.has(m.liveId(l)) && m.liveKey(l) === m.naturalKey(entry));
+  const claim = (entry: E, current: L | null) => {
+    matched.set(entry, current);
+    if (current) claimed.add(m.liveId(current));
+  };
+  const pinned = m.entries.filter((e) => m.pinned(e) !== undefined);
+  const missing: E[] = [];
+  for (const entry of pinned) {
+    const current = m.live.find((l) => m.liveId(l) === m.pinned(entry));
+    if (!current) missing.push(entry);
+    else if (claimed.has(m.liveId(current))) {
+      problems.push({ line: m.line(entry), message: `two entries are ${m.what} ${m.liveId(current)}` });
+    } else claim(entry, current);
+  }
+  for (const entry of missing) {
+    const same = unclaimed(entry).find((l) => fieldChanges(m.fields, entry, l).length === 0);
+    if (same || m.createMissing) claim(entry, same ?? null);
+    else {
+      const field = m.kind === 'webhook' ? 'id' : 'client_id';
+      problems.push({
+        line: m.line(entry),
+        message: missingIdMessage(m.what, m.pinned(entry)!, m.tenant, field),
+      });
+    }
+  }
   for (const entry of m.entries) {
-    const pin = m.pinned(entry);
-    const candidates =
-      pin !== undefined
-        ? m.live.filter((l) => m.liveId(l) === pin)
-        : m.live.filter((l) => m.liveKey(l) === m.naturalKey(entry));
+    if (m.pinned(entry) !== undefined) continue;
+    const candidates = unclaimed(entry);
     if (candidates.length > 1) {
       const ids = candidates.map(m.liveId).join(', ');
       problems.push({
@@ -91,20 +131,31 @@ function diffMatched<E, L>(m: Matching<E, L>, problems: Problem[]): PlanChange[]
       });
       continue;
     }
-    const current = candidates[0];
-    if (current) {
-      if (claimed.has(m.liveId(current))) {
-        problems.push({ line: m.line(entry), message: `two entries are ${m.what} ${m.liveId(current)}` });
-        continue;
-      }
-      claimed.add(m.liveId(current));
-    }
-    if (!current && pin !== undefined) continue; // reported by ./references.ts
-    const fields = fieldChanges(m.fields, entry, current);
+    claim(entry, candidates[0] ?? null);
+  }
+  const changes: PlanChange[] = [];
+  for (const entry of m.entries) {
+    const current = matched.get(entry);
+    if (current === undefined) continue; // a problem, said above
+    const fields = fieldChanges(m.fields, entry, current ?? undefined);
     if (current && fields.length === 0) continue;
-    const change = current
-      ? base(m.kind, 'update', m.naturalKey(entry), m.liveId(current), m.line(entry), m.print(current))
-      : base(m.kind, 'create', m.naturalKey(entry), null, m.line(entry), null);
+    let change: PlanChange;
+    if (current) {
+      change = base(
+        m.kind,
+        'update',
+        m.naturalKey(entry),
+        m.liveId(current),
+        m.line(entry),
+        m.print(current),
+      );
+    } else {
+      change = base(m.kind, 'create', m.naturalKey(entry), null, m.line(entry), null);
+      const ref = m.pinned(entry);
+      if (ref !== undefined) change.ref = ref;
+      const existing = m.live.filter((l) => m.liveKey(l) === m.naturalKey(entry)).map(m.liveId);
+      if (existing.length > 0) change.existing = existing.sort();
+    }
     change.fields = fields;
     changes.push(change);
   }
@@ -132,6 +183,7 @@ export function diffWebhooks(
   live: LiveTenant,
   manage: Manage,
   problems: Problem[],
+  createMissing = false,
 ): PlanChange[] {
   return diffMatched<WebhookEntry, Webhook>(
     {
@@ -148,6 +200,8 @@ export function diffWebhooks(
       line: (e) => e.line,
       managed: manage.webhooks === 'all',
       removed: (l) => [{ field: 'event_types', from: [...l.event_types].sort() }],
+      createMissing,
+      tenant: live.tenant.slug,
     },
     problems,
   );
@@ -158,6 +212,7 @@ export function diffClients(
   live: LiveTenant,
   manage: Manage,
   problems: Problem[],
+  createMissing = false,
 ): PlanChange[] {
   return diffMatched<ClientEntry, OAuthClient>(
     {
@@ -174,6 +229,8 @@ export function diffClients(
       line: (e) => e.line,
       managed: manage.oauth_clients === 'all',
       removed: (l) => [{ field: 'scopes', from: [...l.scopes].sort() }],
+      createMissing,
+      tenant: live.tenant.slug,
     },
     problems,
   );

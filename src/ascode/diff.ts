@@ -22,6 +22,8 @@ export interface DiffInput {
   anchorMs: number;
   /** Said when a grant counts a duration from anchorMs (the command's word on whose clock it is). */
   onDuration?: () => void;
+  /** svc plan --create-missing: an entry whose webhook or client id is not in the tenant is created. */
+  createMissing?: boolean;
 }
 
 export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Problem[] } {
@@ -116,8 +118,8 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
     }
   }
   changes.push(
-    ...diffWebhooks(desired, live, manage, problems),
-    ...diffClients(desired, live, manage, problems),
+    ...diffWebhooks(desired, live, manage, problems, input.createMissing),
+    ...diffClients(desired, live, manage, problems, input.createMissing),
   );
 
   const scope = scopeOf(desired, manage, listedRoles);
@@ -248,15 +250,19 @@ export function unchangedDigests(
     oauth_client: new DigestBuilder(),
   };
   // What a plan creates has no id yet: a live one of its URL or name is the creation itself
-  // (made since by a run of this plan, which a resumed run must not take for drift).
-  const created = new Set(changes.filter((c) => c.action === 'create').map((c) => `${c.kind} ${c.name}`));
+  // (made since by a run of this plan, which a resumed run must not take for drift) — unless it
+  // was there when the plan was made (`existing`, beside which the creation was planned).
+  const creations = changes.filter((c) => c.action === 'create');
+  const created = new Set(creations.map((c) => `${c.kind} ${c.name}`));
+  const existed = new Set(creations.flatMap((c) => (c.existing ?? []).map((id) => `${c.kind} ${id}`)));
   const note = <K extends Kind>(
     kind: K,
     resource: Parameters<(typeof comparable)[K]>[0],
     natural?: string,
   ) => {
     const identity = liveIdentity(kind, resource as never);
-    if (targeted.has(`${kind} ${identity}`) || created.has(`${kind} ${natural}`)) return;
+    if (targeted.has(`${kind} ${identity}`)) return;
+    if (created.has(`${kind} ${natural}`) && !existed.has(`${kind} ${identity}`)) return;
     digests[kind].add(identity, fingerprint((comparable[kind] as (r: unknown) => object)(resource)));
   };
   for (const role of live.roles.values())

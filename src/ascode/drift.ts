@@ -50,14 +50,48 @@ const KIND_WORDS: Record<Kind, string> = {
 
 type Current = { print: string | null; done: boolean; replaced?: boolean };
 
+/** The live resource has every value the change sets. */
+const wants = (change: PlanChange, actual: object) =>
+  change.fields.every((f) => {
+    if (f.to === undefined) return true;
+    const value = (actual as Record<string, unknown>)[f.field];
+    return Array.isArray(f.to) ? Array.isArray(value) && sameSet(f.to, value) : (value ?? null) === f.to;
+  });
+
+type Integration = LiveTenant['webhooks'][number] | LiveTenant['clients'][number];
+
+/**
+ * What each webhook or client creation of a tenant's plan finds now: a live one of its URL or
+ * name that was not there when planned (`existing`), each for one creation only — first those
+ * exactly as a creation makes them (two creations of one URL, made by an interrupted run, are each
+ * found made), then any other (one created since by someone else: drift).
+ */
+function creationsNow(changes: readonly PlanChange[], live: LiveTenant): Map<PlanChange, Integration> {
+  const found = new Map<PlanChange, Integration>();
+  const taken = new Set<string>();
+  const creations = changes.filter(
+    (c) => c.action === 'create' && (c.kind === 'webhook' || c.kind === 'oauth_client'),
+  );
+  const idOf = (r: Integration) => ('client_id' in r ? r.client_id : r.id);
+  const candidates = (c: PlanChange): Integration[] =>
+    (c.kind === 'webhook'
+      ? live.webhooks.filter((w) => w.url === c.name)
+      : live.clients.filter((o) => o.name === c.name)
+    ).filter((r) => !taken.has(idOf(r)) && !(c.existing ?? []).includes(idOf(r)));
+  for (const exact of [true, false]) {
+    for (const change of creations) {
+      if (found.has(change)) continue;
+      const match = candidates(change).find((r) => !exact || wants(change, r));
+      if (!match) continue;
+      found.set(change, match);
+      taken.add(idOf(match));
+    }
+  }
+  return found;
+}
+
 /** The live resource a change is about: its fingerprint now, and whether the change is already made. */
-function current(change: PlanChange, live: LiveTenant): Current {
-  const wants = (actual: Record<string, unknown>) =>
-    change.fields.every((f) => {
-      if (f.to === undefined) return true;
-      const value = actual[f.field];
-      return Array.isArray(f.to) ? Array.isArray(value) && sameSet(f.to, value) : (value ?? null) === f.to;
-    });
+function current(change: PlanChange, live: LiveTenant, created: Map<PlanChange, Integration>): Current {
   const gone = change.action === 'delete';
   if (change.kind === 'role') {
     const role = live.roles.get(change.name);
@@ -65,7 +99,7 @@ function current(change: PlanChange, live: LiveTenant): Current {
     return found
       ? {
           print: fingerprint(comparable.role(found)),
-          done: !gone && wants(found as never) && (change.id === null || change.id === found.id),
+          done: !gone && wants(change, found) && (change.id === null || change.id === found.id),
           replaced: change.id !== null && change.id !== found.id,
         }
       : { print: null, done: gone };
@@ -80,14 +114,18 @@ function current(change: PlanChange, live: LiveTenant): Current {
       : { print: null, done: gone };
   }
   if (change.kind === 'webhook') {
-    const hook = live.webhooks.find((w) => (change.id ? w.id === change.id : w.url === change.name));
+    const hook = change.id
+      ? live.webhooks.find((w) => w.id === change.id)
+      : (created.get(change) as LiveTenant['webhooks'][number] | undefined);
     return hook
-      ? { print: fingerprint(comparable.webhook(hook)), done: !gone && wants(hook as never) }
+      ? { print: fingerprint(comparable.webhook(hook)), done: !gone && wants(change, hook) }
       : { print: null, done: gone };
   }
-  const client = live.clients.find((c) => (change.id ? c.client_id === change.id : c.name === change.name));
+  const client = change.id
+    ? live.clients.find((c) => c.client_id === change.id)
+    : (created.get(change) as LiveTenant['clients'][number] | undefined);
   return client
-    ? { print: fingerprint(comparable.oauth_client(client)), done: !gone && wants(client as never) }
+    ? { print: fingerprint(comparable.oauth_client(client)), done: !gone && wants(change, client) }
     : { print: null, done: gone };
 }
 
@@ -110,8 +148,9 @@ export function checkDrift(
   for (const tenant of doc.tenants) {
     const have = live.get(tenant.id);
     if (!have) continue;
+    const created = creationsNow(tenant.changes, have);
     for (const change of tenant.changes) {
-      const now = current(change, have);
+      const now = current(change, have, created);
       if (now.print === change.before) continue;
       if (resumed && now.done) {
         done.add(changeKey(tenant.id, change));

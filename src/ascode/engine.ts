@@ -65,7 +65,13 @@ function readsOf(file: AccessFile): Reads {
 }
 
 /** The platform's side of the checks: who the caller is, the tenants named, their live state. */
-async function readPlatform(ctx: Context, platform: Platform, file: AccessFile, problems: Problem[]) {
+async function readPlatform(
+  ctx: Context,
+  platform: Platform,
+  file: AccessFile,
+  problems: Problem[],
+  createMissing: boolean,
+) {
   const me = await platform.me.get({ signal: ctx.signal, tenant: null });
   const mine: TenantInfo[] = (me.tenants ?? []).map((t) => ({
     id: t.id,
@@ -84,7 +90,9 @@ async function readPlatform(ctx: Context, platform: Platform, file: AccessFile, 
       await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })
     ).items.map((p) => p.name);
     live = await readLive(platform, tenants, ctx.signal, readsOf(file));
-    problems.push(...(await checkReferences(platform, file, tenants, desired, live, catalog, ctx.signal)));
+    problems.push(
+      ...(await checkReferences(platform, file, tenants, desired, live, catalog, ctx.signal, createMissing)),
+    );
   }
   return { me, tenants, desired, live };
 }
@@ -120,6 +128,8 @@ export async function computePlan(
   checked: CheckedFile,
   /** The time durations count from, asked once the platform has been read (its clock is known then). */
   anchorFor: (platform: Platform) => Anchor,
+  /** svc plan --create-missing: entries whose webhook or client id is not in the tenant are created. */
+  createMissing = false,
 ): Promise<ComputedPlan> {
   const { source, shape } = checked;
   // Every problem at once: what is well formed is checked on, as far as it goes.
@@ -130,7 +140,7 @@ export async function computePlan(
   let platform: Platform;
   try {
     platform = await getPlatform();
-    read = await readPlatform(ctx, platform, file, problems);
+    read = await readPlatform(ctx, platform, file, problems, createMissing);
   } catch (error) {
     // Offline (a lint step, a server down, no credential): the file's own problems still count.
     if (problems.length === 0 || ctx.signal.aborted) throw error;
@@ -159,6 +169,7 @@ export async function computePlan(
       manage: file.manage,
       anchorMs: anchor.ms,
       onDuration: () => anchor.use(),
+      createMissing,
     });
     problems.push(...diff.problems);
     if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);

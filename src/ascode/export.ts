@@ -106,6 +106,14 @@ function clients(list: readonly OAuthClient[]): Doc[] {
     }));
 }
 
+/** Does the document name a webhook or client by id (live ones of one URL or name)? */
+export const writesIds = (doc: Doc): boolean =>
+  (doc.blocks as Doc[]).some(
+    (b) =>
+      ((b.webhooks as Doc[] | undefined) ?? []).some((w) => w.id !== undefined) ||
+      ((b.oauth_clients as Doc[] | undefined) ?? []).some((c) => c.client_id !== undefined),
+  );
+
 function duplicates(values: readonly string[]): Set<string> {
   const seen = new Set<string>();
   const twice = new Set<string>();

@@ -19,6 +19,8 @@ const CHANGE = Type.Object({
   verb: text,
   name: text,
   id: maybe,
+  ref: Type.Optional(text),
+  existing: Type.Optional(Type.Array(text)),
   line: Type.Union([Type.Number(), Type.Null()]),
   prune: Type.Boolean(),
   fields: Type.Array(Type.Object({ field: text })),

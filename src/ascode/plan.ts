@@ -38,6 +38,16 @@ export interface PlanChange {
   name: string;
   /** The live resource's id (role id, webhook id, client_id); null for creations and grants. */
   id: string | null;
+  /**
+   * A creation's id in the file (`svc plan --create-missing`: an export's entry whose id is not in
+   * this tenant): what tells two creations of one URL or name apart, in the change's key too.
+   */
+  ref?: string;
+  /**
+   * A webhook's or client's creation: the ids of live ones of its URL or name when it was planned
+   * (which it is not). A saved plan's creation drifted, or a resumed run's is made, when another is there.
+   */
+  existing?: string[];
   /** Where the file declares it; null for removals (the file does not). */
   line: number | null;
   /** A removal: applied only with `svc apply --prune`. */
@@ -105,12 +115,16 @@ export interface PlanDocument {
   tenants: PlanTenant[];
 }
 
-/** The bulk operation's key of a change: stable across plans of the same state. */
+/**
+ * The bulk operation's key of a change (and so of its idempotency keys): stable across plans of
+ * the same state, and one per change — two creations of one URL differ by their `ref`.
+ */
 export function changeKey(
   tenant: string,
-  change: Pick<PlanChange, 'kind' | 'action' | 'id' | 'name'>,
+  change: Pick<PlanChange, 'kind' | 'action' | 'id' | 'name' | 'ref'>,
 ): string {
-  return `${tenant}/${change.kind}/${change.action}/${change.id ?? change.name}`;
+  const what = change.id ?? (change.ref === undefined ? change.name : `${change.name}#${change.ref}`);
+  return `${tenant}/${change.kind}/${change.action}/${what}`;
 }
 
 export function summarize(tenants: readonly PlanTenant[]): PlanSummary {

@@ -1,5 +1,6 @@
 import { closest, didYouMean } from '../api/suggest.js';
 import type { Platform } from '../platform/index.js';
+import { missingIdMessage } from './diff-integrations.js';
 import { eachLimited, type LiveTenant, TENANTS_AT_ONCE, type TenantInfo } from './live.js';
 import type { AccessFile, DesiredTenant } from './model.js';
 import type { Problem } from './source.js';
@@ -8,7 +9,7 @@ import type { Problem } from './source.js';
  * The file's references, checked against the platform before anything is compared: permissions
  * of its catalog, roles that exist (built-in, live or declared), users who may hold roles in
  * the tenant (looked up 100 at a time, only those who hold no role there yet), and the ids of
- * live webhooks and clients an entry names. Each problem has its line and, where one is close,
+ * live webhooks and clients an entry names (unless --create-missing creates what is not there). Each problem has its line and, where one is close,
  * a suggestion.
  */
 export async function checkReferences(
@@ -19,6 +20,8 @@ export async function checkReferences(
   live: ReadonlyMap<string, LiveTenant>,
   catalog: readonly string[],
   signal: AbortSignal,
+  /** svc plan --create-missing: an id the tenant does not have is a creation, not a problem. */
+  createMissing = false,
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
   const known = new Set(catalog);
@@ -96,20 +99,24 @@ export async function checkReferences(
         );
       }
     }
-    for (const webhook of want.webhooks) {
-      if (webhook.id !== undefined && !have.webhooks.some((w) => w.id === webhook.id)) {
-        once(
-          webhook.line,
-          `webhook ${webhook.id} does not exist in ${tenant.slug}; leave "id" out to create one`,
-        );
+    // An id the tenant does not have, and no live one of its URL or name: said here, with the
+    // rest; one that could be a live one exactly as the entry says is ./diff-integrations.ts's.
+    if (!createMissing) {
+      for (const webhook of want.webhooks) {
+        if (
+          webhook.id === undefined ||
+          have.webhooks.some((w) => w.id === webhook.id || w.url === webhook.url)
+        )
+          continue;
+        once(webhook.line, missingIdMessage('webhook', webhook.id, tenant.slug, 'id'));
       }
-    }
-    for (const client of want.clients) {
-      if (client.client_id !== undefined && !have.clients.some((c) => c.client_id === client.client_id)) {
-        once(
-          client.line,
-          `OAuth client ${client.client_id} does not exist in ${tenant.slug}; leave "client_id" out to create one`,
-        );
+      for (const client of want.clients) {
+        if (
+          client.client_id === undefined ||
+          have.clients.some((c) => c.client_id === client.client_id || c.name === client.name)
+        )
+          continue;
+        once(client.line, missingIdMessage('OAuth client', client.client_id, tenant.slug, 'client_id'));
       }
     }
   });

@@ -68,7 +68,8 @@ export function headline(change: PlanChange): string {
           ? `revoke ${role} from ${user}`
           : `${change.verb} ${role} of ${user}`;
   } else {
-    what = `${KIND_WORD[change.kind]} ${change.name}${change.id && change.id !== change.name ? ` (${change.id})` : ''}`;
+    const id = change.id ?? (change.ref === undefined ? null : `${change.ref} in the file`);
+    what = `${KIND_WORD[change.kind]} ${change.name}${id && id !== change.name ? ` (${id})` : ''}`;
   }
   return `${sign} ${what}`;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Expiry } from '../../src/api/expiry.js';
 import type { Role } from '../../src/api/schemas/roles.js';
 import { diffTenant } from '../../src/ascode/diff.js';
+import { checkDrift } from '../../src/ascode/drift.js';
 import type { LiveGrant, LiveTenant } from '../../src/ascode/live.js';
 import { refuseLockout } from '../../src/ascode/lockout.js';
 import type { DesiredTenant, GrantEntry, Manage } from '../../src/ascode/model.js';
@@ -277,5 +278,74 @@ describe("the caller's own administration", () => {
     );
     // Someone else's grants are not yours to keep.
     expect(narrow.find((c) => c.name === 'u2 tenant_admin')!.refused).toBeUndefined();
+  });
+});
+
+describe('webhooks whose id is not in the tenant (an export of another tenant or platform)', () => {
+  const URL_ = 'https://hooks.example.com/shared';
+  const hook = (id: string, events: string[]) =>
+    ({ id, url: URL_, event_types: events, description: '', status: 'enabled', max_attempts: 5 }) as never;
+  const entry = (id: string | undefined, events: string[]) => ({
+    line: 3,
+    ...(id === undefined ? {} : { id }),
+    url: URL_,
+    event_types: events,
+    description: '',
+  });
+  const plan = (hooks: unknown[], entries: unknown[], createMissing: boolean) => {
+    const have = { ...live([], []), webhooks: hooks as never[] };
+    const want = { ...desired(), webhooks: entries as never[] };
+    return diffTenant({ desired: want, live: have, manage: ALL, anchorMs: ANCHOR, createMissing });
+  };
+
+  it('is a live one of its URL exactly as it says, else created with --create-missing, else a problem', () => {
+    const entries = [entry('wh_a', ['x']), entry('wh_b', ['x']), entry('wh_c', ['y'])];
+    const without = plan([hook('wh_1', ['x'])], entries, false);
+    expect(without.problems.map((p) => p.message)).toEqual([
+      'webhook wh_b does not exist in acme, nor one as this entry says: --create-missing creates it (restoring an export elsewhere), or leave "id" out',
+      'webhook wh_c does not exist in acme, nor one as this entry says: --create-missing creates it (restoring an export elsewhere), or leave "id" out',
+    ]);
+    const made = plan([hook('wh_1', ['x'])], entries, true);
+    expect(made.problems).toEqual([]);
+    // wh_1 is wh_a (as it says: no change); wh_b and wh_c are created, each with its own key.
+    const changes = made.tenant.changes;
+    expect(changes.map((c) => [c.action, c.ref, c.existing])).toEqual([
+      ['create', 'wh_b', ['wh_1']],
+      ['create', 'wh_c', ['wh_1']],
+    ]);
+    const keys = planSteps({ tenants: [made.tenant] } as never, false).map((s) => s.key);
+    expect(new Set(keys).size).toBe(2);
+  });
+
+  it('a saved plan: a creation planned beside a live one of its URL has not drifted; made since, it has; a resumed run finds each made', () => {
+    const before = [hook('wh_1', ['x'])];
+    const { tenant } = plan(before, [entry('wh_a', ['x']), entry('wh_b', ['y']), entry('wh_c', ['z'])], true);
+    const doc = { tenants: [tenant] } as never;
+    const now = (hooks: unknown[]) => new Map([['t1', { ...live([], []), webhooks: hooks as never[] }]]);
+    expect(checkDrift(doc, now(before), false)).toEqual({ drift: [], done: new Set() });
+    // Made by an interrupted run of the plan, in another order: each creation finds its own.
+    const made = [...before, hook('wh_9', ['z']), hook('wh_8', ['y'])];
+    expect(checkDrift(doc, now(made), false).drift).toEqual([
+      `acme: webhook ${URL_} was created since the plan`,
+      `acme: webhook ${URL_} was created since the plan`,
+    ]);
+    expect(checkDrift(doc, now(made), true)).toEqual({
+      drift: [],
+      done: new Set([`t1/webhook/create/${URL_}#wh_b`, `t1/webhook/create/${URL_}#wh_c`]),
+    });
+    // One of its URL made since with other values is someone else's: drift, also when resumed.
+    expect(checkDrift(doc, now([...before, hook('wh_7', ['q'])]), true).drift).toEqual([
+      `acme: webhook ${URL_} was created since the plan`,
+    ]);
+  });
+
+  it('an entry without an id is the one live webhook of its URL that no entry with an id is', () => {
+    const { tenant, problems } = plan(
+      [hook('wh_1', ['x']), hook('wh_2', ['y'])],
+      [entry('wh_1', ['x']), entry(undefined, ['z'])],
+      false,
+    );
+    expect(problems).toEqual([]);
+    expect(tenant.changes.map((c) => `${c.action} ${c.id}`)).toEqual(['update wh_2']);
   });
 });

@@ -15,10 +15,16 @@ export function parseApply(plan: unknown, flags: Record<string, unknown>): Apply
   if (plan === undefined && flags.file === undefined) {
     throw new UsageError('svc apply needs -f FILE (an access file) or PLAN.json (saved by svc plan --out)');
   }
+  if (plan !== undefined && flags.createMissing === true) {
+    throw new UsageError('--create-missing is for -f FILE: a saved plan has its creations in it already', {
+      hint: 'plan it with svc plan -f FILE --create-missing --out PLAN.json, then svc apply PLAN.json',
+    });
+  }
   const bulk = parseBulkFlags(flags);
   return {
     from: plan === undefined ? { file: nonEmpty('--file', flags.file) } : { plan: nonEmpty('PLAN', plan) },
     prune: flags.prune === true,
+    createMissing: flags.createMissing === true,
     secretDir: flags.secretDir === undefined ? undefined : nonEmpty('--secret-dir', flags.secretDir),
     concurrency: bulk.concurrency,
     journal: bulk.journal,
@@ -53,6 +59,12 @@ export default function applyCommand(make: MakeContext): Command {
     .addOption(new Option('-f, --file <file>', 'the access file (- for stdin)'))
     .addOption(new Option('--prune', 'also remove what the file manages but does not declare'))
     .addOption(
+      new Option(
+        '--create-missing',
+        'create the webhooks and OAuth clients whose id (an export of another tenant or platform) is not there',
+      ),
+    )
+    .addOption(
       new Option('--secret-dir <dir>', 'where the secrets of new webhooks and OAuth clients go (0700)'),
     )
     .addOption(
@@ -68,6 +80,10 @@ export default function applyCommand(make: MakeContext): Command {
         ['svc apply -f access.yaml --secret-dir ./secrets', 'plan and apply (asks on a terminal)'],
         ['svc apply plan.json --yes', 'a reviewed plan, if nothing changed since'],
         ['svc apply -f access.yaml --prune --yes', 'also remove what the file no longer declares'],
+        [
+          'svc apply -f export.yaml --create-missing --secret-dir ./secrets',
+          'restore an export on another platform',
+        ],
       ),
     )
     .action(async (plan: string | undefined, flags: Record<string, unknown>, cmd: Command) => {

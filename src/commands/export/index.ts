@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { didYouMean } from '../../api/suggest.js';
 import { tenantByRef } from '../../api/tenant-id.js';
 import { isoSeconds } from '../../api/time.js';
-import { exportDocument, exportYaml, secretValues } from '../../ascode/export.js';
+import { exportDocument, exportYaml, secretValues, writesIds } from '../../ascode/export.js';
 import { readLive, type TenantInfo } from '../../ascode/live.js';
 import { MANAGE_KINDS, type ManagedKind } from '../../ascode/schema.js';
 import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
@@ -114,6 +114,11 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     : exportYaml(doc, live, [
         `svc export of ${names} at ${isoSeconds(ctx.clock.now())}`,
         'svc plan -f FILE shows how the live state differs from this file; svc apply -f FILE makes it match.',
+        ...(writesIds(doc)
+          ? [
+              'Ids tell webhooks of one URL (clients of one name) apart; elsewhere, --create-missing creates them.',
+            ]
+          : []),
       ]);
   const grants = live.reduce((sum, t) => sum + t.grants.size, 0);
   const roles = live.reduce(

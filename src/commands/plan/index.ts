@@ -16,6 +16,8 @@ export interface PlanOptions {
   file: string;
   /** Where to save the plan document for `svc apply PLAN.json`. */
   out: string | undefined;
+  /** Entries whose webhook or client id is not in the tenant are created (restoring an export elsewhere). */
+  createMissing: boolean;
 }
 
 export function parsePlan(flags: Record<string, unknown>): PlanOptions {
@@ -24,6 +26,7 @@ export function parsePlan(flags: Record<string, unknown>): PlanOptions {
   return {
     file: nonEmpty('--file', flags.file),
     out: flags.out === undefined ? undefined : nonEmpty('--out', flags.out),
+    createMissing: flags.createMissing === true,
   };
 }
 
@@ -43,7 +46,7 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   const anchor = (platform: Platform) => runAnchor(ctx, platform, startedAt, ACCESS_FILE_DURATIONS);
   // The file is read and checked before the platform (or a credential) is needed.
   const { document } = await withCompactHeap(async () =>
-    computePlan(ctx, () => ctx.platform(), readFile(ctx, label, bytes), anchor),
+    computePlan(ctx, () => ctx.platform(), readFile(ctx, label, bytes), anchor, options.createMissing),
   );
   if (options.out !== undefined) {
     writeFileWhole(options.out, `${JSON.stringify(document, null, 2)}\n`, '--out');
@@ -94,6 +97,12 @@ export default function planCommand(make: MakeContext): Command {
     )
     .addOption(new Option('-f, --file <file>', 'the access file (- for stdin)'))
     .addOption(new Option('--out <plan.json>', 'also save the plan document, for svc apply PLAN.json'))
+    .addOption(
+      new Option(
+        '--create-missing',
+        'create the webhooks and OAuth clients whose id (an export of another tenant or platform) is not there',
+      ),
+    )
     .addHelpText(
       'after',
       examples(
