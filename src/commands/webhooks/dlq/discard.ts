@@ -3,6 +3,7 @@ import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
+import { counted } from '../../../output/format.js';
 import type { Column } from '../../../output/output.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
 import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
@@ -138,7 +139,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
       confirmDestructive(
         ctx,
         async () =>
-          `Discard ${count?.toLocaleString('en')} dead-letter entr${count === 1 ? 'y' : 'ies'} of ${webhook} in ${await tenantLabel(ctx)}? Their deliveries will not be replayed from the queue.`,
+          `Discard ${count === undefined ? 'the dead-letter entries' : counted(count, 'dead-letter entry', 'dead-letter entries')} of ${webhook} in ${await tenantLabel(ctx)}? Their deliveries will not be replayed from the queue.`,
         `discarding dead-letter entries of ${webhook}`,
       ),
     single: !options.all && options.entries.length === 1,
