@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
+import { counted } from '../output/format.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { readAuthorizationResponse } from './authorization-response.js';
 
@@ -64,7 +65,7 @@ const FAILED: PageEnding = {
 
 /** How long the login waits for the browser, as said while it waits and when it gives up. */
 export function describeWait(seconds: number): string {
-  return seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} s`;
+  return seconds % 60 === 0 ? counted(seconds / 60, 'minute') : `${seconds} s`;
 }
 
 const PAGE_HEADERS = {

@@ -27,7 +27,7 @@ export async function checkInput(
   }
   if (bad === 0) return good;
   report.more(bad - PROBLEMS_SHOWN, 'lines with problems');
-  const lines = `${counted(bad, 'line')} of ${label} ${bad === 1 ? 'has' : 'have'}`;
+  const lines = counted(bad, `line of ${label} has`, `lines of ${label} have`);
   throw new UsageError(`${lines} problems; nothing was sent`, {
     code: 'invalid_file',
     hint,

@@ -64,7 +64,11 @@ export function relativeTime(value: unknown, nowMs: number): string {
   return relativeFormat.format(count, unit);
 }
 
-/** `1 holder`, `2 holders`, `1,200 deliveries` (with `many` for an irregular plural). */
+/**
+ * `1 holder`, `2 holders`, `1,200 deliveries` (with `many` for an irregular plural). The words
+ * may carry what agrees with the count, so a sentence is written once:
+ * `counted(n, 'user holds it', 'users hold it')`.
+ */
 export function counted(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
 }

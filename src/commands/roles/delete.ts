@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { counted } from '../../output/format.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { countHolders, holdersSay, resolveRole } from './shared.js';
 
@@ -23,7 +24,7 @@ export async function runRolesDelete(ctx: Context, options: RolesDeleteOptions):
         ? 'Users holding it lose it at once.'
         : holders === 0
           ? 'Nobody holds it.'
-          : `${holders.toLocaleString('en')} user${holders === 1 ? ' holds' : 's hold'} it and lose${holders === 1 ? 's' : ''} it at once.`;
+          : `${counted(holders, 'user holds it and loses', 'users hold it and lose')} it at once.`;
     await confirmDestructive(
       ctx,
       async () => `Delete the custom role ${role.name} (${role.id}) in ${await tenantLabel(ctx)}? ${who}`,

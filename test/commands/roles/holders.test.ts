@@ -138,17 +138,25 @@ describe('svc roles assignments without USER', () => {
 });
 
 describe('svc roles delete', () => {
-  it('says how many users hold the role, naming the tenant by display name, before deleting', async () => {
-    const id = await customRole('fx-doomed', 4);
-    const { ctx, stderr, questions } = svc.context({ tty: true, answers: [true] });
-    await runRolesDelete(ctx, parseRolesDelete('fx-doomed'));
-    expect(questions).toEqual([
-      `Delete the custom role fx-doomed (${id}) in Acme Treasury (acme-treasury)? 4 users hold it and lose it at once.`,
-    ]);
-    expect(stderr()).toBe(`✓ deleted role fx-doomed (${id}); its 4 holders lost it\n`);
-    const gone = await svc.run(['roles', 'holders', id, '--json']);
-    expect(JSON.parse(gone.stdout)).toEqual([]);
-  });
+  it.each([
+    [4, '4 users hold it and lose it at once.', '; its 4 holders lost it'],
+    [1, '1 user holds it and loses it at once.', '; its 1 holder lost it'],
+    [0, 'Nobody holds it.', '; nobody held it'],
+  ])(
+    'says how many users hold the role (%i), naming the tenant by display name, before deleting',
+    async (holders, said, lost) => {
+      const name = `fx-doomed-${holders}`;
+      const id = await customRole(name, holders);
+      const { ctx, stderr, questions } = svc.context({ tty: true, answers: [true] });
+      await runRolesDelete(ctx, parseRolesDelete(name));
+      expect(questions).toEqual([
+        `Delete the custom role ${name} (${id}) in Acme Treasury (acme-treasury)? ${said}`,
+      ]);
+      expect(stderr()).toBe(`✓ deleted role ${name} (${id})${lost}\n`);
+      const gone = await svc.run(['roles', 'holders', id, '--json']);
+      expect(JSON.parse(gone.stdout)).toEqual([]);
+    },
+  );
 });
 
 describe('svc roles update', () => {

@@ -3,6 +3,7 @@ import { DELIVERY_PAGE, DELIVERY_STATUS_FILTERS, type DeliveryStatusFilter } fro
 import type { DeliveryList, DeliverySummary, WebhookDelivery } from '../../../api/schemas/webhooks.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
+import { counted } from '../../../output/format.js';
 import { choiceFlag, examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
@@ -35,7 +36,7 @@ export function parseDeliveries(
 export function summaryLine(s: DeliverySummary): string {
   const n = (x: number) => x.toLocaleString('en');
   const recovered = s.recovered ? `, ${n(s.recovered)} recovered` : '';
-  return `${n(s.total)} deliver${s.total === 1 ? 'y' : 'ies'}: ${n(s.delivered)} delivered, ${n(s.failed)} failed${recovered}, ${n(s.in_flight)} in flight`;
+  return `${counted(s.total, 'delivery', 'deliveries')}: ${n(s.delivered)} delivered, ${n(s.failed)} failed${recovered}, ${n(s.in_flight)} in flight`;
 }
 
 /**

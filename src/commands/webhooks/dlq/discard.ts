@@ -3,6 +3,7 @@ import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
+import { counted } from '../../../output/format.js';
 import type { Column } from '../../../output/output.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../bulk-flags.js';
 import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
@@ -10,7 +11,7 @@ import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './filters.js';
-import { type LeftQueue, QueueSnapshot } from './queue.js';
+import { type LeftQueue, leftText, QueueSnapshot } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
   webhook: string;
@@ -71,14 +72,8 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   { header: 'delivery', value: (r) => r.delivery_id, kind: 'id' },
   { header: 'event', value: (r) => r.event_type },
   { header: 'discarded', value: (r) => r.discarded_at, kind: 'time' },
-  {
-    header: 'detail',
-    value: (r) => {
-      const by = r.replayed_as ? ` (as ${r.replayed_as})` : r.delivered_by ? ` (by ${r.delivered_by})` : '';
-      return r.error?.message ?? (r.reason && `${r.reason}${by}`);
-    },
-    kind: 'detail',
-  },
+  // In the words `replay --dlq` uses for the same reasons; --json and --ndjson keep the reason codes.
+  { header: 'detail', value: (r) => r.error?.message ?? leftText(r) ?? r.reason, kind: 'detail' },
 ];
 
 export async function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
@@ -144,7 +139,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
       confirmDestructive(
         ctx,
         async () =>
-          `Discard ${count?.toLocaleString('en')} dead-letter entr${count === 1 ? 'y' : 'ies'} of ${webhook} in ${await tenantLabel(ctx)}? Their deliveries will not be replayed from the queue.`,
+          `Discard ${count === undefined ? 'the dead-letter entries' : counted(count, 'dead-letter entry', 'dead-letter entries')} of ${webhook} in ${await tenantLabel(ctx)}? Their deliveries will not be replayed from the queue.`,
         `discarding dead-letter entries of ${webhook}`,
       ),
     single: !options.all && options.entries.length === 1,
@@ -168,7 +163,8 @@ export function discardCommand(make: MakeContext): Command {
         '`svc webhooks dlq` lists them), or with --all every queued entry, filtered by --event-type, --since\n' +
         'and --until, at most --limit. A discarded entry stays readable (--status discarded) and its delivery\n' +
         'can still be replayed by id. An entry replayed already (its event was sent, perhaps by a replay run\n' +
-        'going at the same time) is not discarded: its row is skipped, already_replayed, naming the replay.\n' +
+        'going at the same time) is not discarded: its row is skipped, saying so and naming the replay\n' +
+        '(already_replayed and replayed_as with --json).\n' +
         'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
         'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go.',

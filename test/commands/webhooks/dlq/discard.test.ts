@@ -137,14 +137,14 @@ describe('svc webhooks dlq discard', () => {
     const both = ['webhooks', 'dlq', 'discard', webhook, a!.id, b!.id, '--concurrency', '1'];
     const dry = await svc.run([...both, '--dry-run']);
     expect(dry.stdout).toBe(
-      `skip\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t${discardedAt}\talready_discarded\ndiscard\t${b!.id}\t${b!.delivery_id}\t${b!.event_type}\t\t\n`,
+      `skip\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t${discardedAt}\talready discarded, by another run or an earlier attempt\ndiscard\t${b!.id}\t${b!.delivery_id}\t${b!.event_type}\t\t\n`,
     );
     // The platform's discard answers alike whether it discarded the entry now or before.
     const again = await svc.run([...both, '--yes']);
     expect(again.code, again.stderr).toBe(0);
     const [skipped, done] = again.stdout.split('\n');
     expect(skipped).toBe(
-      `skipped\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t${discardedAt}\talready_discarded`,
+      `skipped\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t${discardedAt}\talready discarded, by another run or an earlier attempt`,
     );
     expect(done).toMatch(new RegExp(`^ok\\t${b!.id}\\t${b!.delivery_id}\\t${b!.event_type}\\t\\S+\\t$`));
     expect(again.stderr).toContain('1 discarded, 1 skipped');
@@ -167,8 +167,19 @@ describe('svc webhooks dlq discard', () => {
     const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes']);
     expect([r.code, r.stderr.replace(/ in [\d.]+ s/, '')]).toEqual([0, '✓ 0 discarded, 1 skipped\n']);
     expect(r.stdout).toBe(
-      `skipped\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t\talready_replayed (as ${made.body.id})\n`,
+      `skipped\t${a!.id}\t${a!.delivery_id}\t${a!.event_type}\t\talready replayed as ${made.body.id}, by another run or an earlier attempt\n`,
     );
+    const json = await svc.run(['webhooks', 'dlq', 'discard', webhook, a!.id, '--yes', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      {
+        status: 'skipped',
+        entry_id: a!.id,
+        delivery_id: a!.delivery_id,
+        event_type: a!.event_type,
+        reason: 'already_replayed',
+        replayed_as: made.body.id,
+      },
+    ]);
     expect((await entries(webhook, 'replayed')).map((e) => [e.id, e.discarded_at])).toEqual([[a!.id, null]]);
   });
 
