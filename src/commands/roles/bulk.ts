@@ -15,9 +15,9 @@ import { confirmDestructive, tenantLabel } from '../kit.js';
 import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
 import { CallerForecast } from './holds.js';
 import { RowsForecast } from './last-admin.js';
+import { COLUMN_LIST } from './row-header.js';
 import {
   type BulkKind,
-  COLUMN_LIST,
   fileRows,
   type GrantRow,
   type RevokeRow,
@@ -106,6 +106,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         anchorMs: used.ms,
         onDuration: () => used.use(),
         nowMs: platformTime(platform, ctx.clock.now()),
+        // A row's key in the run is its line (items below).
+        journal: { path: journal.path, done: (line) => journal.has(String(line)) },
       };
     };
     const { expiry, justification } = options.defaults;
@@ -151,6 +153,13 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         role_id: data.role.id,
         ...result,
       }),
+      fixHint: `fix the file and run it again: a new run, rows already ${
+        kind === 'revoke'
+          ? 'revoked are skipped'
+          : options.extend
+            ? 'held get the expiry it gives'
+            : 'granted are skipped'
+      }`,
       columns: (dryRun) => columns(kind, dryRun),
       describe: (row) => `line ${row.line}: ${(row.error as { message: string } | undefined)?.message}`,
       ...(kind === 'revoke'

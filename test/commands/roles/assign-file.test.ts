@@ -410,7 +410,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
       exit_code: 7,
       message: '1 of 2 item(s) failed: line 3: user usr_late_arrival not found',
       hint: expect.stringMatching(
-        /^fix them and run the same command again to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\)$/,
+        /^fix the file and run it again: a new run, rows already granted are skipped; or run the same command again to retry the failed rows \(journal .*roles-assign-[0-9a-f]{16}\.ndjson; delete it once the fixed file has run\)$/,
       ),
     });
     // The user arrives; the stored 404 of the first attempt must not answer the second.
@@ -429,6 +429,31 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     ]);
     expect(await assignments(sandbox(), id)).toEqual({ total: 2, active: 2, users: 2, duplicates: 0 });
     expect(readdirSync(svc.journals)).toEqual([]);
+  });
+
+  it('a failed row: fixing the file makes a new run, in which the rows already granted are skipped (as the hint says)', async () => {
+    const { name, id, path } = await grantsFile([
+      [bulkUser(44), '8h', 'a'],
+      ['usr_typo_user', '8h', 'b'],
+    ]);
+    const first = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1']);
+    expect(first.code).toBe(7);
+    const journal = /\(journal (\S+);/.exec(first.stderr)![1]!;
+    expect(first.stderr).toContain(
+      `error: 1 of 2 item(s) failed: line 3: user usr_typo_user not found; fix the file and run it again: a new run, rows already granted are skipped; or run the same command again to retry the failed rows (journal ${journal}; delete it once the fixed file has run); --ndjson prints one result per item\n`,
+    );
+    expect(existsSync(journal)).toBe(true);
+    const fixed = svc.file(
+      `${name}.csv`,
+      `${HEADER}${bulkUser(44)},${name},8h,a\n${bulkUser(45)},${name},8h,b\n`,
+    );
+    const again = await svc.run(['roles', 'assign', '--file', fixed, '--ndjson', '--concurrency', '1']);
+    expect([again.code, again.stderr]).toEqual([0, expect.stringMatching(/^✓ 1 granted, 1 skipped in/)]);
+    expect(ndjson(again.stdout).map((x) => [x.line, x.status, x.reason ?? null])).toEqual([
+      [2, 'skipped', 'already_assigned'],
+      [3, 'ok', null],
+    ]);
+    expect(await assignments(sandbox(), id)).toEqual({ total: 2, active: 2, users: 2, duplicates: 0 });
   });
 
   it('grant, revoke, grant again: every run does what it says (keys belong to one run, not to the row)', async () => {
