@@ -11,7 +11,15 @@ import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { alreadyAssigned, moveExpiry, until } from './held.js';
-import { assignmentFields, leastPrivilegedFirst, listRoles, namedNotFound, roleToGrant } from './shared.js';
+import {
+  assignmentFields,
+  leastPrivilegedFirst,
+  listRoles,
+  namedNotFound,
+  passMissing,
+  refuseSwapped,
+  roleToGrant,
+} from './shared.js';
 
 export interface RolesAssignOptions {
   user: string | undefined;
@@ -82,9 +90,13 @@ export function parseRolesAssign(
       bulk: { file, ...bulkFlags, defaults: { expiry, justification }, extend },
     };
   }
-  return {
+  const given = {
     user: user === undefined ? undefined : nonEmpty('USER', user),
     role: role === undefined ? undefined : nonEmpty('ROLE', role),
+  };
+  refuseSwapped('assign', given.user, given.role);
+  return {
+    ...given,
     expiry,
     justification,
     extend,
@@ -105,7 +117,7 @@ async function completeOptions(
   ].filter(Boolean);
   if (missing.length > 0 && !ctx.canPrompt) {
     throw new UsageError(`missing ${missing.join(', ')}`, {
-      hint: 'pass them on the command line (see `svc roles assign --help`), or run in a terminal to be asked',
+      hint: passMissing(missing, ' (see `svc roles assign --help`)'),
     });
   }
   const { prompter } = missing.length > 0 ? ctx : { prompter: undefined };
