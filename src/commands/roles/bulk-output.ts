@@ -41,9 +41,11 @@ export function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput
     },
     {
       header: 'detail',
-      value: (r) =>
-        (r.error as { message?: string } | undefined)?.message ??
-        (r.note ? `${r.reason}: ${r.note}` : r.reason),
+      value: (r) => {
+        const error = r.error as { message?: string; hint?: string } | undefined;
+        if (error?.message) return error.hint ? `${error.message}; ${error.hint}` : error.message;
+        return r.note ? `${r.reason}: ${r.note}` : r.reason;
+      },
       kind: 'detail',
     },
   ];

@@ -24,7 +24,7 @@ import {
   type RowDefaults,
   type RowRules,
 } from './rows.js';
-import { requireTenant } from './shared.js';
+import { namedNotFound, requireTenant } from './shared.js';
 
 /** `svc roles assign --file` and `svc roles revoke --file`. */
 export interface BulkFileOptions extends BulkFlags {
@@ -184,7 +184,7 @@ const grant =
       };
     } catch (error) {
       // The platform refuses a second active assignment: the row is in place already.
-      if (!(error instanceof AssignmentExistsError)) throw error;
+      if (!(error instanceof AssignmentExistsError)) throw await namedNotFound(platform, error, row.user);
       const held = error.assignment;
       if (extend && held?.expires_at !== row.expiresAt) {
         // An absolute expiry: sending it again (a resumed run) changes nothing more.
@@ -225,7 +225,8 @@ const revoke =
       };
     } catch (error) {
       if (error instanceof AssignmentNotFoundError) return { status: 'skipped', reason: 'not_assigned' };
-      throw error;
+      // A user or role that does not exist: which one, with where to look (as the single verb says).
+      throw await namedNotFound(platform, error, row.user);
     }
   };
 

@@ -294,7 +294,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     expect(r.stdout).toBe(
       `2\tgrant\t${bulkUser(30)}\t${name}\t${isoSeconds(clock.ms + 8 * H)}\t\t\n` +
         `3\tskip\t${bulkUser(31)}\t${name}\tnever\t${inPlace}\talready_assigned\n` +
-        `4\tfail\tusr_ghost\t${name}\t\t\tuser usr_ghost not found\n`,
+        `4\tfail\tusr_ghost\t${name}\t\t\tuser usr_ghost not found; see \`svc users ls\` for the users of the tenant (\`svc users ls --id ID\` checks an id)\n`,
     );
     expect(r.stderr).toBe(
       'dry run: 1 would be granted, 1 would be skipped, 1 would fail\n' +
@@ -334,7 +334,12 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     );
     expect(real.code).toBe(7);
     expect(
-      ndjson(real.stdout).map((r) => [r.user, r.status, (r.error as { code?: string })?.code, r.error?.message]),
+      ndjson(real.stdout).map((r) => [
+        r.user,
+        r.status,
+        (r.error as { code?: string })?.code,
+        r.error?.message,
+      ]),
     ).toEqual([
       ['usr_admin', 'failed', 'self_assignment', self],
       [bulkUser(32), 'ok', undefined, undefined],
@@ -440,6 +445,10 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     ]);
     const first = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1']);
     expect(first.code).toBe(7);
+    // The failed row says where to look for the right id, as `svc roles assign USER ROLE` does.
+    expect(first.stdout.split('\n')[1]).toBe(
+      `3\tfailed\tusr_typo_user\t${name}\t\t\tuser usr_typo_user not found; see \`svc users ls\` for the users of the tenant (\`svc users ls --id ID\` checks an id)`,
+    );
     const journal = /\(journal (\S+);/.exec(first.stderr)![1]!;
     expect(first.stderr).toContain(
       `error: 1 of 2 item(s) failed: line 3: user usr_typo_user not found; fix the file and run it again: a new run, rows already granted are skipped; or run the same command again to retry the failed rows (journal ${journal}; delete it once the fixed file has run); --ndjson prints one result per item\n`,
