@@ -181,7 +181,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       const s = ctx.settings();
       const store = ctx.store();
       if ((s.profileSource === 'flag' || s.profileSource === 'env') && !store.hasProfile(s.profile)) {
-        throw unknownProfileError(s.profile, Object.keys(store.profiles()));
+        throw unknownProfileError(s.profile, Object.keys(store.profiles()), s.profileSource);
       }
       return s;
     },

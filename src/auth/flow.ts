@@ -25,6 +25,14 @@ export interface BrowserFlowOptions {
   kind: 'login' | 'authorize';
 }
 
+/** A login whose URL was printed for the user to open timed out: what to do instead. */
+function printedUrlTimeoutHint(options: BrowserFlowOptions): string {
+  const longer = `a longer --browser-timeout (it was ${options.timeoutSeconds} s)`;
+  return options.kind === 'login'
+    ? `run the login again with ${longer}, or log in with a code: \`svc login --device\``
+    : `run it again with ${longer}`;
+}
+
 /** The browser's last page, by how the flow ended (no secrets, no server text). */
 function ending(kind: BrowserFlowOptions['kind'], failedStep?: string): PageEnding {
   if (failedStep === undefined) {
@@ -114,11 +122,15 @@ export async function authorizeWithBrowser<T>(
   const state = createState();
   // The issuer (RFC 9207) is usually the server's origin, or one of the configured URLs.
   const issuers = [baseUrl, appUrl, new URL(baseUrl).origin, new URL(appUrl).origin];
+  const ssh = overSsh(ctx);
+  const openBrowser = options.openBrowser && !ssh;
   const receiver = await startLoopback({
     ...(options.port === undefined ? {} : { port: options.port }),
     state,
     issuers,
     timeoutMs: options.timeoutSeconds * 1000,
+    // The URL was printed already (--no-browser, SSH): more time, or (a login) a code instead.
+    ...(openBrowser ? {} : { timeoutHint: printedUrlTimeoutHint(options) }),
     signal: ctx.signal,
     sleep: ctx.clock.sleep,
     onStray: (reason) => ctx.out.warn(reason),
@@ -141,8 +153,6 @@ export async function authorizeWithBrowser<T>(
     for (const [name, value] of Object.entries(params))
       if (value !== undefined) url.searchParams.set(name, value);
     const link = url.toString();
-    const ssh = overSsh(ctx);
-    const openBrowser = options.openBrowser && !ssh;
     if (openBrowser) {
       ctx.out.info('Opening the login page in your browser. If it does not open, visit:');
       ctx.out.info(`  ${link}`);

@@ -29,6 +29,8 @@ export interface LoopbackOptions {
   /** Issuer identifiers an `iss` parameter may carry; an `iss` outside them is refused. */
   issuers: string[];
   timeoutMs: number;
+  /** The fix said when `timeoutMs` runs out; by default, to open the printed URL (--no-browser). */
+  timeoutHint?: string;
   signal: AbortSignal;
   /** Waits out `timeoutMs`: the Context's clock (real time unless a test brings its own). */
   sleep?: Sleep;
@@ -191,7 +193,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
         settle!.reject(
           new AuthError(`timed out after ${span} waiting for the browser to finish the login`, {
             code: 'login_timeout',
-            hint: 'run the login again (with --no-browser, open the printed URL yourself)',
+            hint:
+              options.timeoutHint ?? 'run the login again (with --no-browser, open the printed URL yourself)',
           }),
         ),
       );

@@ -95,7 +95,11 @@ class LineCounter {
   }
 }
 
-export async function* readCsv(path: string): AsyncGenerator<InputEvent> {
+/** `columnName` reads each (trimmed) name of the header row; the records' fields are named by it. */
+export async function* readCsv(
+  path: string,
+  columnName: (column: string) => string = (column) => column,
+): AsyncGenerator<InputEvent> {
   const lines = new LineCounter();
   const bom = head(path).subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
   let end = 0;
@@ -105,9 +109,10 @@ export async function* readCsv(path: string): AsyncGenerator<InputEvent> {
     ...CSV_OPTIONS,
     bom: true,
     columns: (names: string[]) => {
-      header = { kind: 'header', line: lines.recordLine(bom), columns: names.map((h) => h.trim()) };
+      const columns = names.map((h) => columnName(h.trim()));
+      header = { kind: 'header', line: lines.recordLine(bom), columns };
       end = lines.skipLine();
-      return names.map((h) => h.trim());
+      return columns;
     },
     max_record_size: MAX_RECORD_BYTES,
     on_record: (record: Record<string, string>, context: { bytes: number; invalid_field_length: number }) => {

@@ -10,6 +10,7 @@ interface Words {
   words: { act: string; done: string };
   describe(row: never): string;
   retryHint?: string | (() => string) | undefined;
+  fixHint?: string | undefined;
 }
 
 /**
@@ -100,7 +101,9 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     const settle = `run the same command again to settle them (journal ${journal.path})`;
     const again =
       summary.unsettled > 0
-        ? `fix them and ${resume}`
+        ? verb.fixHint
+          ? `${verb.fixHint}; or run the same command again to retry the failed rows (journal ${journal.path}; delete it once the fixed file has run)`
+          : `fix them and ${resume}`
         : summary.unknown > 0
           ? hint && summary.failed
             ? `${hint}; for the unknown ones, ${settle}`

@@ -29,6 +29,8 @@ export function failure(error: unknown): NonNullable<BulkResult['error']> {
       message: error.message,
       status: error.status,
       ...(error.requestId ? { request_id: error.requestId } : {}),
+      // Where to look for the right id, as the single verb's error says it (`svc users ls`).
+      ...(error.hint ? { hint: error.hint } : {}),
     };
   }
   if (error instanceof SvcError) return { code: error.code ?? error.category, message: error.message };

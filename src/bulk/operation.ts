@@ -55,6 +55,12 @@ export interface BulkVerb<T, R extends Row> {
    * failed again; a function is asked once the run has ended, so it can say what is true then.
    */
   retryHint?: string | (() => string);
+  /**
+   * A verb whose items are the rows of a file: what fixing failed rows takes, said before "or run
+   * the same command again to retry the failed rows" (a fixed file is a new run, not a resume),
+   * e.g. `fix the file and run it again: a new run, rows already granted are skipped`.
+   */
+  fixHint?: string;
   /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
   empty?: string;
 }

@@ -30,10 +30,17 @@ export function detectFormat(name: string, firstBytes: Buffer): 'csv' | 'ndjson'
     : 'csv';
 }
 
-/** Every header, record and problem of the file at `path`, in order. `name` picks the format. */
-export async function* readInput(path: string, name: string): AsyncGenerator<InputEvent> {
+/**
+ * Every header, record and problem of the file at `path`, in order. `name` picks the format;
+ * `columnName` reads a CSV header's names (a record's fields are named by what it returns).
+ */
+export async function* readInput(
+  path: string,
+  name: string,
+  columnName: (column: string) => string = (column) => column,
+): AsyncGenerator<InputEvent> {
   const format = detectFormat(name, head(path));
-  yield* format === 'csv' ? readCsv(path) : readNdjson(path);
+  yield* format === 'csv' ? readCsv(path, columnName) : readNdjson(path);
 }
 
 /**

@@ -67,9 +67,17 @@ export function profileFlag(settings: Pick<Settings, 'profile' | 'profileSource'
     : '';
 }
 
-/** A profile that was named and does not exist: exit 5, with the closest name that does. */
-export function unknownProfileError(name: string, known: Iterable<string>): NotFoundError {
-  return new NotFoundError(`no profile named "${name}"${didYouMean(name, known)}`, {
+/**
+ * A profile that was named and does not exist: exit 5, with the closest name that does, and where
+ * the name came from when it was not typed (SVC_PROFILE, set in a shell's rc long ago).
+ */
+export function unknownProfileError(
+  name: string,
+  known: Iterable<string>,
+  source?: SettingSource,
+): NotFoundError {
+  const from = source === 'env' ? ' (from SVC_PROFILE) among your profiles' : '';
+  return new NotFoundError(`no profile named "${name}"${from}${didYouMean(name, known)}`, {
     hint: `see \`svc profiles ls\`; create one with \`svc -p ${name} config set base_url URL\` (or \`svc -p ${name} login --base-url URL\`)`,
   });
 }

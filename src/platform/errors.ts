@@ -127,6 +127,9 @@ const NOT_FOUND_HINTS = new Map<NotFoundClass, string>([
   [AuditEntryNotFoundError, 'see `svc audit ls` for the audit trail'],
 ]);
 
+/** Where to look for the ids of a kind (`see \`svc users ls\` …`), as a "not found" of it says. */
+export const whereToLook = (type: NotFoundClass): string | undefined => NOT_FOUND_HINTS.get(type);
+
 /** The command that enables a disabled webhook, as a hint. */
 export const enableHint = (webhook: string): string =>
   `enable it with: svc webhooks update ${webhook} --enable`;

@@ -2,7 +2,9 @@ import { Command, Option } from 'commander';
 import { AUDIT_PAGE, AUDIT_TARGET_TYPES } from '../../api/audit.js';
 import type { AuditTrailEntry, AuditTrailListQuery } from '../../api/schemas/audit.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { lookupMayFail, UsageError } from '../../errors.js';
+import { UserNotFoundError, whereToLook } from '../../platform/errors.js';
+import type { Platform } from '../../platform/index.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
 import {
   DEFAULT_LIMIT,
@@ -59,8 +61,27 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
   const query = { ...options.query, ...(roleId ? { role_id: roleId } : {}) };
   const listing = new Listing<AuditTrailEntry>(options, AUDIT_PAGE.max);
   const entries = listing.items((page) => platform.audit.list({ ...query, ...page }));
-  await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
+  const count = await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
   listing.hintMore(ctx, `svc audit ls${continuation(query)}`);
+  if (count === 0 && query.user_id !== undefined) await noteUnknownUser(ctx, platform, query.user_id);
+}
+
+/**
+ * --user matched nothing: a typo in the id reads like a user whose roles never changed, so say
+ * when the id is no user of the tenant. Only a note (exit 0): a deleted user's history is still
+ * in the trail, and a caller who may not list users is told nothing more.
+ */
+async function noteUnknownUser(ctx: Context, platform: Platform, user: string): Promise<void> {
+  let known: boolean;
+  try {
+    known = (await platform.users.existing([user])).has(user);
+  } catch (error) {
+    if (!lookupMayFail(error)) throw error;
+    return;
+  }
+  if (known) return;
+  const look = whereToLook(UserNotFoundError);
+  ctx.out.warn(`no entries, and ${user} is not a user of this tenant${look ? `; ${look}` : ''}`);
 }
 
 /**

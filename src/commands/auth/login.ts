@@ -4,7 +4,8 @@ import { jwtExpiry } from '../../auth/jwt.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { AuthError, UsageError } from '../../errors.js';
+import { ApiError } from '../../http/errors.js';
 import { relativeTime } from '../../output/format.js';
 import { readStream } from '../../system/input.js';
 import {
@@ -28,12 +29,28 @@ export async function readTokenFromStdin(ctx: Context): Promise<string> {
   return cleanSecret(ctx, 'token', 'standard input', raw);
 }
 
+/**
+ * The token just given was refused: said of that token, not of the profile (whose stored
+ * credential is untouched), with the fix a paste needs rather than `svc login --with-token` again.
+ */
+function rejectedToken(error: unknown): unknown {
+  if (!(error instanceof AuthError)) return error;
+  const why = error.cause instanceof ApiError ? error.cause.message : error.message;
+  return new AuthError(`the token read from standard input was rejected by GET /v1/me: ${why}`, {
+    code: error.code ?? 'unauthenticated',
+    hint: 'check that the whole token was copied, and that it is still valid; nothing was stored',
+    cause: error,
+  });
+}
+
 export async function runLoginWithToken(ctx: Context): Promise<void> {
   const token = await readTokenFromStdin(ctx);
   const settings = ctx.settings();
   const platform = await ctx.platform();
   // Check the token before storing it: a rejected token exits 3 and leaves the profile as it was.
-  const me = await platform.me.get({ token });
+  const me = await platform.me.get({ token }).catch((error: unknown) => {
+    throw rejectedToken(error);
+  });
   const store = ctx.store();
   const expiresAt = jwtExpiry(token);
   // Under the credential lock, so an OAuth refresh in another process cannot overwrite it.

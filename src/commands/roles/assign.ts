@@ -11,7 +11,15 @@ import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
 import { alreadyAssigned, moveExpiry, until } from './held.js';
-import { assignmentFields, leastPrivilegedFirst, listRoles, namedNotFound, roleToGrant } from './shared.js';
+import {
+  assignmentFields,
+  leastPrivilegedFirst,
+  listRoles,
+  namedNotFound,
+  passMissing,
+  refuseSwapped,
+  roleToGrant,
+} from './shared.js';
 
 export interface RolesAssignOptions {
   user: string | undefined;
@@ -82,9 +90,13 @@ export function parseRolesAssign(
       bulk: { file, ...bulkFlags, defaults: { expiry, justification }, extend },
     };
   }
-  return {
+  const given = {
     user: user === undefined ? undefined : nonEmpty('USER', user),
     role: role === undefined ? undefined : nonEmpty('ROLE', role),
+  };
+  refuseSwapped('assign', given.user, given.role);
+  return {
+    ...given,
     expiry,
     justification,
     extend,
@@ -105,7 +117,7 @@ async function completeOptions(
   ].filter(Boolean);
   if (missing.length > 0 && !ctx.canPrompt) {
     throw new UsageError(`missing ${missing.join(', ')}`, {
-      hint: 'pass them on the command line (see `svc roles assign --help`), or run in a terminal to be asked',
+      hint: passMissing(missing, ' (see `svc roles assign --help`)'),
     });
   }
   const { prompter } = missing.length > 0 ? ctx : { prompter: undefined };
@@ -172,7 +184,10 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       );
     }
     if (!(error instanceof AssignmentExistsError)) throw await namedNotFound(platform, error, user);
-    if (options.extend) return moveExpiry(ctx, user, role, { expires, justification }, error.assignment);
+    if (options.extend) {
+      const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
+      return moveExpiry(ctx, user, role, { expires, justification, counted }, error.assignment);
+    }
     return alreadyAssigned(ctx, error.assignment, user, role);
   }
   await ctx.out.record(data, assignmentFields(data));
@@ -193,7 +208,8 @@ export function assignCommand(make: MakeContext): Command {
           'are asked for. Prints the assignment and its audit trail id. A role the user holds ' +
           'already is left as it is (already_assigned, exit 0, its expiry shown; --json and --ndjson ' +
           'print that assignment with "already_assigned": true); with --extend its ' +
-          'expiry moves to the one given instead (later or sooner; never: permanent), audited.\n\nWith --file, grants ' +
+          'expiry moves to the one given instead (later or sooner: --expires-in counts from now, and a ' +
+          'warning says when the grant ends sooner; never: permanent), audited.\n\nWith --file, grants ' +
           'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
           '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
@@ -238,8 +254,8 @@ export function assignCommand(make: MakeContext): Command {
           'just-in-time admin for eight hours',
         ],
         [
-          'svc roles assign usr_analyst tenant_admin --extend --expires-in 4h --justification "INC-4711 runs long"',
-          'move the expiry of a role already held (granted if it is not)',
+          'svc roles assign usr_analyst tenant_admin --extend --expires-in 12h --justification "INC-4711 runs long"',
+          'move the expiry of a role already held to 12 h from now (granted if it is not)',
         ],
         ['svc roles assign', 'on a terminal: asks for user, role, expiry and justification'],
         ['svc roles assign --file grants.csv --dry-run', 'what a file would do, without changing anything'],

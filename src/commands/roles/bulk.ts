@@ -6,25 +6,25 @@ import type { Journal, RunIdentity } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
-import type { Column } from '../../output/output.js';
 import { platformTime } from '../../platform/clock.js';
 import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
 import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
+import { columns, type RowOutput, sayShortened, shorteningNote, WORDS } from './bulk-output.js';
 import { CallerForecast } from './holds.js';
 import { RowsForecast } from './last-admin.js';
+import { COLUMN_LIST } from './row-header.js';
 import {
   type BulkKind,
-  COLUMN_LIST,
   fileRows,
   type GrantRow,
   type RevokeRow,
   type RowDefaults,
   type RowRules,
 } from './rows.js';
-import { requireTenant } from './shared.js';
+import { namedNotFound, requireTenant } from './shared.js';
 
 /** `svc roles assign --file` and `svc roles revoke --file`. */
 export interface BulkFileOptions extends BulkFlags {
@@ -39,47 +39,6 @@ type Row = GrantRow | RevokeRow;
 /** --concurrency, --dry-run and --journal: only with --file. */
 export const parseFileBulkFlags = (flags: Record<string, unknown>): BulkFlags =>
   parseBulkFlags(flags, 'file');
-
-/** One output line per row: what happened (or, in a dry run, what would). */
-export interface RowOutput {
-  line: number;
-  status?: string;
-  plan?: string;
-  user: string;
-  role: string;
-  role_id: string;
-  [detail: string]: unknown;
-}
-
-const WORDS = {
-  assign: { act: 'grant', doing: 'granting', done: 'granted' },
-  revoke: { act: 'revoke', doing: 'revoking', done: 'revoked' },
-};
-
-function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
-  const time =
-    kind === 'assign'
-      ? { header: 'expires', value: (r: RowOutput) => r.expires_at ?? (r.error ? '' : 'never') }
-      : { header: 'revoked', value: (r: RowOutput) => r.revoked_at, kind: 'time' as const };
-  return [
-    { header: 'line', value: (r) => r.line },
-    { header: dryRun ? 'plan' : 'status', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
-    { header: 'user', value: (r) => r.user, kind: 'id' },
-    { header: 'role', value: (r) => r.role },
-    time,
-    {
-      header: 'audit trail id',
-      value: (r) =>
-        kind === 'assign' ? r.audit_trail_id : (r.revocation_audit_trail_id ?? r.audit_trail_id),
-      kind: 'id',
-    },
-    {
-      header: 'detail',
-      value: (r) => (r.error as { message?: string } | undefined)?.message ?? r.reason,
-      kind: 'detail',
-    },
-  ];
-}
 
 /** Validate the whole file, then plan (--dry-run) or run every row through the bulk operation. */
 export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
@@ -106,6 +65,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         anchorMs: used.ms,
         onDuration: () => used.use(),
         nowMs: platformTime(platform, ctx.clock.now()),
+        // A row's key in the run is its line (items below).
+        journal: { path: journal.path, done: (line) => journal.has(String(line)) },
       };
     };
     const { expiry, justification } = options.defaults;
@@ -115,6 +76,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
     const forecast = options.dryRun
       ? new RowsForecast(ctx, platform, kind, options.extend === true, caller)
       : undefined;
+    // The lines whose expiry moved sooner (--extend), said after the summary.
+    const shortened: number[] = [];
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
       identity: [
@@ -140,17 +103,29 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       items: (run, journal) => items(input.path, input.name, rulesAt(run, journal), forecast),
       work: kind === 'assign' ? grant(platform, options.extend === true) : revoke(platform),
       plan: plan(platform, kind, options.extend === true, caller, forecast),
-      present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => ({
-        line: data.line,
-        // A held role whose expiry moves is planned as `extend`, whatever the verb's own word.
-        ...(planned === undefined
-          ? { status }
-          : { plan: result.reason === 'expiry_updated' ? 'extend' : planned }),
-        user: data.user,
-        role: data.role.name,
-        role_id: data.role.id,
-        ...result,
-      }),
+      present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => {
+        const note = shorteningNote(result);
+        if (note) shortened.push(data.line);
+        return {
+          line: data.line,
+          // A held role whose expiry moves is planned as `extend`, whatever the verb's own word.
+          ...(planned === undefined
+            ? { status }
+            : { plan: result.reason === 'expiry_updated' ? 'extend' : planned }),
+          user: data.user,
+          role: data.role.name,
+          role_id: data.role.id,
+          ...result,
+          ...(note ? { note } : {}),
+        };
+      },
+      fixHint: `fix the file and run it again: a new run, rows already ${
+        kind === 'revoke'
+          ? 'revoked are skipped'
+          : options.extend
+            ? 'held get the expiry it gives'
+            : 'granted are skipped'
+      }`,
       columns: (dryRun) => columns(kind, dryRun),
       describe: (row) => `line ${row.line}: ${(row.error as { message: string } | undefined)?.message}`,
       ...(kind === 'revoke'
@@ -165,7 +140,11 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
           }
         : {}),
     };
-    await runBulkOperation(ctx, verb);
+    try {
+      await runBulkOperation(ctx, verb);
+    } finally {
+      sayShortened(ctx, shortened, options.dryRun);
+    }
   } finally {
     input.remove();
   }
@@ -205,7 +184,7 @@ const grant =
       };
     } catch (error) {
       // The platform refuses a second active assignment: the row is in place already.
-      if (!(error instanceof AssignmentExistsError)) throw error;
+      if (!(error instanceof AssignmentExistsError)) throw await namedNotFound(platform, error, row.user);
       const held = error.assignment;
       if (extend && held?.expires_at !== row.expiresAt) {
         // An absolute expiry: sending it again (a resumed run) changes nothing more.
@@ -246,7 +225,8 @@ const revoke =
       };
     } catch (error) {
       if (error instanceof AssignmentNotFoundError) return { status: 'skipped', reason: 'not_assigned' };
-      throw error;
+      // A user or role that does not exist: which one, with where to look (as the single verb says).
+      throw await namedNotFound(platform, error, row.user);
     }
   };
 

@@ -1,5 +1,6 @@
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
+import { timeSpan } from '../../output/format.js';
 import { assignmentFields, type RoleRef } from './shared.js';
 
 /** A grant of a role the user holds already: left as it is, or (--extend) its expiry moved. */
@@ -7,6 +8,23 @@ import { assignmentFields, type RoleRef } from './shared.js';
 /** `until T`, or `permanently`: how long a grant lasts, in messages. */
 export const until = (expiresAt: string | null | undefined) =>
   expiresAt ? `until ${expiresAt}` : 'permanently';
+
+/**
+ * What moving an expiry from `previous` to `next` takes away, in words (`this shortens the grant
+ * by 4 h`, `this makes a permanent grant end`), or undefined when it ends no sooner. --extend
+ * sets the expiry given, sooner or later; its name promises later, so sooner is said.
+ */
+export function shortening(previous: string | null | undefined, next: string | null): string | undefined {
+  if (previous === undefined || next === null) return undefined;
+  if (previous === null) return 'this makes a permanent grant end';
+  const by = Date.parse(previous) - Date.parse(next);
+  if (!(by > 0)) return undefined;
+  const span = timeSpan(by);
+  return `this shortens the grant by ${span === '0 min' ? 'less than a minute' : span}`;
+}
+
+/** Why an --extend can shorten, after shortening()'s words. */
+export const EXTEND_SETS = '--extend sets the expiry given, sooner or later';
 
 /**
  * A role the user holds already: one outcome in single and bulk runs alike — already_assigned,
@@ -35,7 +53,11 @@ export async function moveExpiry(
   ctx: Context,
   user: string,
   role: RoleRef,
-  change: { expires: string | null; justification: string },
+  change: {
+    expires: string | null;
+    justification: string /** where the expiry counts from, in words */;
+    counted: string;
+  },
   previous: RoleAssignment | undefined,
 ): Promise<void> {
   const platform = await ctx.platform();
@@ -43,6 +65,8 @@ export async function moveExpiry(
     expires_at: change.expires,
     justification: change.justification,
   });
+  const shorter = shortening(previous?.expires_at, data.expires_at);
+  if (shorter) ctx.out.warn(`${shorter} (${EXTEND_SETS}; ${change.counted})`);
   await ctx.out.record(data, assignmentFields(data));
   if (ctx.out.isMachine) return;
   if (previous && previous.expires_at === data.expires_at) {

@@ -6,11 +6,13 @@ import { lookupMayFail } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
 
-/** The platform's self_assignment rule, in a dry run's words. */
+/**
+ * The platform's self_assignment rule, in the words the real run's row gets from the sandbox (a
+ * grant is refused for it before the held role is looked at, with --extend too): one wording.
+ */
 const SELF = {
   code: 'self_assignment',
-  message:
-    'you cannot grant a role to yourself or move your own expiry (self_assignment); ask another administrator',
+  message: 'you cannot grant roles to yourself; ask another administrator',
 };
 
 interface Caller {

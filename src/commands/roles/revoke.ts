@@ -5,7 +5,15 @@ import { OutcomeUnknownError } from '../../http/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { assignmentFields, namedNotFound, type RoleRef, resolveRole, roleToGrant } from './shared.js';
+import {
+  assignmentFields,
+  namedNotFound,
+  passMissing,
+  type RoleRef,
+  refuseSwapped,
+  resolveRole,
+  roleToGrant,
+} from './shared.js';
 
 export interface RolesRevokeOptions {
   user: string | undefined;
@@ -28,11 +36,12 @@ export function parseRolesRevoke(
       bulk: { file: nonEmpty('--file', flags.file), ...bulkFlags, defaults: {} },
     };
   }
-  return {
+  const given = {
     user: user === undefined ? undefined : nonEmpty('USER', user),
     role: role === undefined ? undefined : nonEmpty('ROLE', role),
-    bulk: undefined,
   };
+  refuseSwapped('revoke', given.user, given.role);
+  return { ...given, bulk: undefined };
 }
 
 export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions): Promise<void> {
@@ -42,7 +51,7 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
   );
   if (missing.length > 0 && !ctx.canPrompt) {
     throw new UsageError(`missing ${missing.join(' and ')}`, {
-      hint: 'pass them on the command line, or run in a terminal to be asked',
+      hint: passMissing(missing),
     });
   }
   const platform = await ctx.platform();

@@ -1,10 +1,18 @@
-import { DURATION_FORMS, type Expiry, expiresAt, parseDuration, parseTime } from '../../api/expiry.js';
+import {
+  DURATION_FORMS,
+  type Expiry,
+  expiresAt,
+  parseAt,
+  parseDuration,
+  parseTime,
+} from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
 import { readInput, recordAt } from '../../bulk/readers.js';
 import { SeenKeys } from '../../bulk/seen.js';
+import { columnName, FIELDS, type Field, headerProblems, KNOWN } from './row-header.js';
 import { findRole, unknownRole } from './shared.js';
 
 /**
@@ -46,54 +54,11 @@ export interface RowRules {
   onDuration?: () => void;
   /** The platform's time now. */
   nowMs: number;
-}
-
-/** Each field and the column names that give it. */
-const FIELDS = {
-  user: ['user', 'user_id'],
-  role: ['role', 'role_id'],
-  expires_in: ['expires_in'],
-  expires_at: ['expires_at'],
-  justification: ['justification'],
-} as const;
-type Field = keyof typeof FIELDS;
-const KNOWN = Object.values(FIELDS).flat() as string[];
-/** The columns, for hints. */
-export const COLUMN_LIST = 'user, role, expires_in or expires_at, justification';
-
-function headerProblems(columns: string[], options: RowRules, line: number): string[] {
-  // Not one column name svc knows: the file has no header row, and its first line is a row. One
-  // message says so, rather than one per column of data.
-  if (!columns.some((column) => KNOWN.includes(column))) {
-    const expected = options.kind === 'assign' ? COLUMN_LIST : 'user, role';
-    return [`line ${line} looks like data, not a header (expected columns: ${expected})`];
-  }
-  const messages: string[] = [];
-  const seen = new Set<string>();
-  for (const column of columns) {
-    if (column === '') messages.push('a column has no name');
-    else if (seen.has(column)) messages.push(`column "${column}" appears twice`);
-    else if (!KNOWN.includes(column)) {
-      messages.push(`unknown column "${column}"${didYouMean(column, KNOWN)}`);
-    }
-    seen.add(column);
-  }
-  for (const field of ['user', 'role'] as const) {
-    const present = FIELDS[field].filter((name) => seen.has(name));
-    if (present.length === 0) messages.push(`missing column "${field}"`);
-    if (present.length > 1) messages.push(`columns "${present.join('" and "')}" say the same; keep one`);
-  }
-  if (options.kind === 'assign') {
-    if (!seen.has('expires_in') && !seen.has('expires_at') && !options.defaults.expiry) {
-      messages.push(
-        'no expires_in or expires_at column: add one, or pass --expires-in or --expires-at for every row',
-      );
-    }
-    if (!seen.has('justification') && !options.defaults.justification) {
-      messages.push('no justification column: add one, or pass --justification for every row');
-    }
-  }
-  return messages;
+  /**
+   * The run's journal: where it is (to say so), and the lines an earlier run finished. Their
+   * expiry is not judged again: a resume skips them, so one that has passed since stops nothing.
+   */
+  journal?: { path: string; done(line: number): boolean };
 }
 
 /** A field's text: undefined when absent or empty, or a message when it is not text. */
@@ -111,7 +76,9 @@ function rowExpiry(
   fields: Record<string, unknown>,
   options: RowRules,
   messages: string[],
+  line: number,
 ): string | null | undefined {
+  const done = options.journal?.done(line) === true;
   const inText = read(fields, 'expires_in');
   const atText = read(fields, 'expires_at');
   for (const e of [inText.error, atText.error]) if (e) messages.push(e);
@@ -126,7 +93,7 @@ function rowExpiry(
     if (!parsed.ok) messages.push(`expires_in ${parsed.message}`);
     else expiry = parsed.value;
   } else if (atText.value !== undefined) {
-    const parsed = parseTime(atText.value, options.nowMs);
+    const parsed = done ? parseAt(atText.value) : parseTime(atText.value, options.nowMs);
     if (!parsed.ok) messages.push(`expires_at ${parsed.message}`);
     else expiry = parsed.value;
   } else if (options.defaults.expiry) {
@@ -137,9 +104,10 @@ function rowExpiry(
   if (!expiry) return undefined;
   if (expiry.kind === 'in') options.onDuration?.();
   const at = cached(options, expiry, (e) => expiresAt(e, options.anchorMs));
-  if (expiry.kind === 'in' && at !== null && Date.parse(at) <= options.nowMs) {
+  if (!done && expiry.kind === 'in' && at !== null && Date.parse(at) <= options.nowMs) {
+    const journal = options.journal ? ` ${options.journal.path}` : '';
     messages.push(
-      `expires_in ${expiry.text}, counted from the first run of this file at ${isoSeconds(options.anchorMs)}, has passed; remove the journal to start over`,
+      `expires_in ${expiry.text}, counted from the first run of this file at ${isoSeconds(options.anchorMs)}, has passed; remove the journal${journal} to start over`,
     );
     return undefined;
   }
@@ -181,7 +149,7 @@ export async function* fileRows(
   const pairs = options.duplicates ? new Pairs(path) : undefined;
   let header: { line: number; columns: string[] } | undefined;
   let anything = false;
-  for await (const event of readInput(path, name)) {
+  for await (const event of readInput(path, name, columnName)) {
     if (event.kind === 'header') {
       header = event;
       const problems = headerProblems(event.columns, rules, event.line);
@@ -197,7 +165,7 @@ export async function* fileRows(
       yield { line: event.line, problems: [event.message] };
       continue;
     }
-    const checked = checkRecord(event.fields, rules, header === undefined);
+    const checked = checkRecord(event.fields, rules, header === undefined, event.line);
     if (pairs && checked.user !== undefined && checked.role) {
       const first = pairs.earlier(checked.user, checked.role, event, header?.columns, rules);
       if (first !== undefined) {
@@ -236,7 +204,12 @@ class Pairs {
     const key = `${user}\u0000${role.id}`;
     const candidate = this.#seen.add(key, record.line, record.offset);
     if (candidate === undefined) return undefined;
-    const before = checkRecord(recordAt(this.path, columns, candidate.offset), rules, columns === undefined);
+    const before = checkRecord(
+      recordAt(this.path, columns, candidate.offset),
+      rules,
+      columns === undefined,
+      candidate.line,
+    );
     if (before.user === user && before.role?.id === role.id) return candidate.line;
     const again = this.#collided.get(key);
     if (again === undefined) this.#collided.set(key, record.line);
@@ -249,6 +222,7 @@ function checkRecord(
   fields: Record<string, unknown>,
   rules: RowRules,
   ndjson: boolean,
+  line: number,
 ): {
   problems: string[];
   user?: string;
@@ -283,7 +257,7 @@ function checkRecord(
   const found = { ...(user.value === undefined ? {} : { user: user.value }), ...(role ? { role } : {}) };
   if (!granting)
     return { problems, ...found, ...(problems.length ? {} : { row: { user: user.value!, role: role! } }) };
-  const expiry = rowExpiry(fields, rules, problems);
+  const expiry = rowExpiry(fields, rules, problems, line);
   const given = read(fields, 'justification');
   if (given.error) problems.push(given.error);
   const justification = given.value ?? rules.defaults.justification;

@@ -198,6 +198,26 @@ export function holdersSay(
   return `; ${said.some(its, holders === 1)}`;
 }
 
+/**
+ * USER and ROLE given the other way round (`roles assign tenant_admin usr_analyst`): a first
+ * argument that is a role (a built-in name or a role id) and a second that looks like a user id
+ * is refused before anything is sent, with the command line meant. A custom role's name is not
+ * guessed at (it would take a lookup); the platform's "unknown role" answers that case.
+ */
+export function refuseSwapped(
+  verb: 'assign' | 'revoke',
+  user: string | undefined,
+  role: string | undefined,
+): void {
+  if (user === undefined || role === undefined || !/^usr_/.test(role)) return;
+  if (!(BUILTIN_TENANT_ROLES as readonly string[]).includes(user) && !ROLE_ID.test(user)) return;
+  throw new UsageError(`arguments are USER ROLE: did you mean \`svc roles ${verb} ${role} ${user}\`?`);
+}
+
+/** `pass them` or `pass it`: the hint for values missing on a command line that could be asked for. */
+export const passMissing = (missing: string[], after = ''): string =>
+  `pass ${missing.length === 1 ? 'it' : 'them'} on the command line${after}, or run in a terminal to be asked`;
+
 /** The tenant of the profile; bulk runs need it for idempotency keys and journals. */
 export function requireTenant(ctx: Context): string {
   const tenant = ctx.profileSettings().values.tenant;

@@ -177,6 +177,19 @@ describe('svc audit', () => {
     else expect(r.stderr).toMatch(stderr);
   });
 
+  it('--user with an id that is no user of the tenant: still exit 0 (a deleted user has history), with a note', async () => {
+    const typo = await svc.run(['audit', 'ls', '--user', 'usr_analst']);
+    expect(typo).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        'warning: no entries, and usr_analst is not a user of this tenant; see `svc users ls` for the users of the tenant (`svc users ls --id ID` checks an id)\n',
+    });
+    // A user of the tenant with no entries in the window: nothing to say but the empty answer.
+    const quiet = await svc.run(['audit', 'ls', '--user', 'usr_lead', '--until', '2001-01-01T00:00:00Z']);
+    expect(quiet).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
   it('is refused to a caller without audit_trail.read (exit 4)', async () => {
     const token = svc.sandbox().issueToken('usr_analyst').token;
     const r = await svc.run(['audit', 'ls'], { env: { SVC_TOKEN: token } });

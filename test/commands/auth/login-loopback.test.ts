@@ -143,8 +143,9 @@ describe('svc login: the loopback redirect (real sandbox)', () => {
     const result = await live.done;
     expect(clock.waits).toEqual([1000]);
     expect(result.code).toBe(3);
+    // The URL was printed (--no-browser): the fix is more time, or a code, not --no-browser again.
     expect(result.stderr).toMatch(
-      /^error: timed out after 1 s waiting for the browser to finish the login; /m,
+      /^error: timed out after 1 s waiting for the browser to finish the login; run the login again with a longer --browser-timeout \(it was 1 s\), or log in with a code: `svc login --device`$/m,
     );
     expect(await tokenRequests(sandbox())).toBe(before);
     expect(await connectionRefused(Number(redirectUri.port))).toBe(true);

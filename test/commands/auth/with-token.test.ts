@@ -54,7 +54,7 @@ describe('svc login --with-token', () => {
       code: 3,
       stdout: '',
       stderr:
-        'error: profile "default" was rejected: unknown or revoked API key; run `svc login` (or `svc login --with-token`), or set SVC_TOKEN\n',
+        'error: the token read from standard input was rejected by GET /v1/me: unknown or revoked API key; check that the whole token was copied, and that it is still valid; nothing was stored\n',
     });
     expect(file('credentials.json')).toBe(before);
   });

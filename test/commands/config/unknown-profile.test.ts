@@ -38,8 +38,17 @@ describe('an unknown profile', () => {
     const r = await runInProcess(['auth', 'status'], { ...env(), SVC_PROFILE: 'nope' });
     expect([r.code, r.stderr]).toEqual([
       5,
-      'error: no profile named "nope"; see `svc profiles ls`; create one with `svc -p nope config set base_url URL` (or `svc -p nope login --base-url URL`)\n',
+      'error: no profile named "nope" (from SVC_PROFILE) among your profiles; see `svc profiles ls`; create one with `svc -p nope config set base_url URL` (or `svc -p nope login --base-url URL`)\n',
     ]);
+    // Said where the name came from, with the did-you-mean after it (as SVC_TENANT's error does).
+    const typo = await runInProcess(['me'], { ...env(), SVC_PROFILE: 'stagng' });
+    expect([typo.code, typo.stderr]).toEqual([
+      5,
+      'error: no profile named "stagng" (from SVC_PROFILE) among your profiles (did you mean staging?); see `svc profiles ls`; create one with `svc -p stagng config set base_url URL` (or `svc -p stagng login --base-url URL`)\n',
+    ]);
+    // -p wins over SVC_PROFILE: the flag's name is not said to come from the environment.
+    const flag = await runInProcess(['-p', 'stagng', 'me'], { ...env(), SVC_PROFILE: 'nope' });
+    expect(flag.stderr).toMatch(/^error: no profile named "stagng" \(did you mean staging\?\);/);
   });
 
   it('config set may create one', async () => {

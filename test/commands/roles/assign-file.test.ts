@@ -294,7 +294,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     expect(r.stdout).toBe(
       `2\tgrant\t${bulkUser(30)}\t${name}\t${isoSeconds(clock.ms + 8 * H)}\t\t\n` +
         `3\tskip\t${bulkUser(31)}\t${name}\tnever\t${inPlace}\talready_assigned\n` +
-        `4\tfail\tusr_ghost\t${name}\t\t\tuser usr_ghost not found\n`,
+        `4\tfail\tusr_ghost\t${name}\t\t\tuser usr_ghost not found; see \`svc users ls\` for the users of the tenant (\`svc users ls --id ID\` checks an id)\n`,
     );
     expect(r.stderr).toBe(
       'dry run: 1 would be granted, 1 would be skipped, 1 would fail\n' +
@@ -314,8 +314,8 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     const dry = await svc.run(['roles', 'assign', '--file', path, '--dry-run', '--concurrency', '1'], {
       clock,
     });
-    const self =
-      'you cannot grant a role to yourself or move your own expiry (self_assignment); ask another administrator';
+    // The platform's own words for it (the real run's row below says the same).
+    const self = 'you cannot grant roles to yourself; ask another administrator';
     expect([dry.code, dry.stdout]).toEqual([
       7,
       `2\tfail\tusr_admin\t${name}\t\t\t${self}\n` +
@@ -333,9 +333,16 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
       { clock },
     );
     expect(real.code).toBe(7);
-    expect(ndjson(real.stdout).map((r) => [r.user, r.status, (r.error as { code?: string })?.code])).toEqual([
-      ['usr_admin', 'failed', 'self_assignment'],
-      [bulkUser(32), 'ok', undefined],
+    expect(
+      ndjson(real.stdout).map((r) => [
+        r.user,
+        r.status,
+        (r.error as { code?: string })?.code,
+        r.error?.message,
+      ]),
+    ).toEqual([
+      ['usr_admin', 'failed', 'self_assignment', self],
+      [bulkUser(32), 'ok', undefined, undefined],
     ]);
   });
 
@@ -410,7 +417,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
       exit_code: 7,
       message: '1 of 2 item(s) failed: line 3: user usr_late_arrival not found',
       hint: expect.stringMatching(
-        /^fix them and run the same command again to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\)$/,
+        /^fix the file and run it again: a new run, rows already granted are skipped; or run the same command again to retry the failed rows \(journal .*roles-assign-[0-9a-f]{16}\.ndjson; delete it once the fixed file has run\)$/,
       ),
     });
     // The user arrives; the stored 404 of the first attempt must not answer the second.
@@ -429,6 +436,35 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     ]);
     expect(await assignments(sandbox(), id)).toEqual({ total: 2, active: 2, users: 2, duplicates: 0 });
     expect(readdirSync(svc.journals)).toEqual([]);
+  });
+
+  it('a failed row: fixing the file makes a new run, in which the rows already granted are skipped (as the hint says)', async () => {
+    const { name, id, path } = await grantsFile([
+      [bulkUser(44), '8h', 'a'],
+      ['usr_typo_user', '8h', 'b'],
+    ]);
+    const first = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1']);
+    expect(first.code).toBe(7);
+    // The failed row says where to look for the right id, as `svc roles assign USER ROLE` does.
+    expect(first.stdout.split('\n')[1]).toBe(
+      `3\tfailed\tusr_typo_user\t${name}\t\t\tuser usr_typo_user not found; see \`svc users ls\` for the users of the tenant (\`svc users ls --id ID\` checks an id)`,
+    );
+    const journal = /\(journal (\S+);/.exec(first.stderr)![1]!;
+    expect(first.stderr).toContain(
+      `error: 1 of 2 item(s) failed: line 3: user usr_typo_user not found; fix the file and run it again: a new run, rows already granted are skipped; or run the same command again to retry the failed rows (journal ${journal}; delete it once the fixed file has run); --ndjson prints one result per item\n`,
+    );
+    expect(existsSync(journal)).toBe(true);
+    const fixed = svc.file(
+      `${name}.csv`,
+      `${HEADER}${bulkUser(44)},${name},8h,a\n${bulkUser(45)},${name},8h,b\n`,
+    );
+    const again = await svc.run(['roles', 'assign', '--file', fixed, '--ndjson', '--concurrency', '1']);
+    expect([again.code, again.stderr]).toEqual([0, expect.stringMatching(/^✓ 1 granted, 1 skipped in/)]);
+    expect(ndjson(again.stdout).map((x) => [x.line, x.status, x.reason ?? null])).toEqual([
+      [2, 'skipped', 'already_assigned'],
+      [3, 'ok', null],
+    ]);
+    expect(await assignments(sandbox(), id)).toEqual({ total: 2, active: 2, users: 2, duplicates: 0 });
   });
 
   it('grant, revoke, grant again: every run does what it says (keys belong to one run, not to the row)', async () => {

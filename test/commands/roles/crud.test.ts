@@ -405,7 +405,7 @@ describe('svc roles assign / revoke', () => {
     ],
     [
       ['roles', 'revoke', 'usr_lead'],
-      'error: missing ROLE; pass them on the command line, or run in a terminal to be asked',
+      'error: missing ROLE; pass it on the command line, or run in a terminal to be asked',
     ],
   ])('svc %j → exit 2 before any request', async (args, message) => {
     const before = await roleRequests();

@@ -75,6 +75,19 @@ describe('svc roles revoke --file', () => {
     ]);
   });
 
+  it('a row of an unknown user fails with where to look, as `svc roles revoke USER ROLE` says it', async () => {
+    const { name } = await granted([5]);
+    const path = svc.file('ghost.csv', `user,role\nusr_ghost_x,${name}\n${bulkUser(5)},${name}\n`);
+    const r = await svc.run(['roles', 'revoke', '--file', path, '--yes', '--concurrency', '1']);
+    expect(r.code).toBe(7);
+    expect(r.stdout.split('\n')[0]!.split('\t').slice(-1)[0]).toBe(
+      'user usr_ghost_x not found; see `svc users ls` for the users of the tenant (`svc users ls --id ID` checks an id)',
+    );
+    expect(r.stderr).toContain(
+      'fix the file and run it again: a new run, rows already revoked are skipped; or run the same command again to retry the failed rows',
+    );
+  });
+
   it('--dry-run says what would be revoked and what is not assigned', async () => {
     const { name } = await granted([7]);
     const other = svc.file('dry-revoke.csv', `user,role\n${bulkUser(7)},${name}\n${bulkUser(8)},${name}\n`);

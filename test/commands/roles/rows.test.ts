@@ -149,15 +149,60 @@ describe('fileRows', () => {
   it('refuses a relative expiry that has passed since the first run started (a stale journal)', async () => {
     const { problems } = await validate('user,role,expires_in,justification\nu1,tenant_viewer,30m,x\n', {
       anchorMs: NOW - 3600_000,
+      journal: { path: '/state/j.ndjson', done: () => false },
     });
     expect(problems).toEqual([
       {
         line: 2,
         message:
-          'expires_in 30m, counted from the first run of this file at 2026-01-15T08:30:00Z, has passed; remove the journal to start over',
+          'expires_in 30m, counted from the first run of this file at 2026-01-15T08:30:00Z, has passed; remove the journal /state/j.ndjson to start over',
       },
     ]);
   });
+
+  it('leaves rows an earlier run finished (journaled) out of the "has passed" check', async () => {
+    const csv =
+      'user,role,expires_in,expires_at,justification\n' +
+      'u1,tenant_viewer,30m,,x\nu2,tenant_viewer,,2026-01-15T09:00:00Z,x\nu3,tenant_admin,30m,,x\n';
+    const { rows, problems } = await validate(csv, {
+      anchorMs: NOW - 3600_000,
+      journal: { path: '/state/j.ndjson', done: (line) => line !== 4 },
+    });
+    expect(rows.map((r) => r.user)).toEqual(['u1', 'u2']);
+    expect(problems).toEqual([
+      {
+        line: 4,
+        message:
+          'expires_in 30m, counted from the first run of this file at 2026-01-15T08:30:00Z, has passed; remove the journal /state/j.ndjson to start over',
+      },
+    ]);
+  });
+
+  it.each([
+    ['User,Role,Expires_In,Justification\nu1,tenant_viewer,7d,x\n'],
+    ['USER,ROLE_ID,EXPIRES_IN,JUSTIFICATION\nu1,tenant_viewer,7d,x\n'],
+  ])('matches column names without regard to case: %j', async (csv) => {
+    const { rows, problems } = await validate(csv);
+    expect(problems).toEqual([]);
+    expect(rows).toMatchObject([{ user: 'u1', role: { id: 'tenant_viewer' }, justification: 'x' }]);
+  });
+
+  it.each([
+    ['user;role;expires_in;justification\nu1;tenant_viewer;7d;x\n', 'a semicolon (;)'],
+    ['User\tRole\tExpires_In\tJustification\nu1\ttenant_viewer\t7d\tx\n', 'a tab'],
+  ])(
+    'says a header whose columns are separated by something else than a comma is one: %j',
+    async (csv, sep) => {
+      const { rows, problems } = await validate(csv);
+      expect(rows).toEqual([]);
+      expect(problems).toEqual([
+        {
+          line: 1,
+          message: `the header separates its columns with ${sep}; svc reads comma-separated files (user,role,expires_in,justification)`,
+        },
+      ]);
+    },
+  );
 
   it('needs only user and role to revoke, and ignores the grant columns', async () => {
     const { rows, problems } = await validate('user,role,expires_in,justification\nu1,tenant_viewer,,\n', {

@@ -1,0 +1,72 @@
+import type { Context } from '../../context.js';
+import { someNames } from '../../output/format.js';
+import type { Column } from '../../output/output.js';
+import { shortening } from './held.js';
+import type { BulkKind } from './rows.js';
+
+/** How the rows of a bulk grant or revoke file are shown: words, columns, notes and warnings. */
+
+/** One output line per row: what happened (or, in a dry run, what would). */
+export interface RowOutput {
+  line: number;
+  status?: string;
+  plan?: string;
+  user: string;
+  role: string;
+  role_id: string;
+  [detail: string]: unknown;
+}
+
+export const WORDS = {
+  assign: { act: 'grant', doing: 'granting', done: 'granted' },
+  revoke: { act: 'revoke', doing: 'revoking', done: 'revoked' },
+};
+
+export function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput>> {
+  const time =
+    kind === 'assign'
+      ? { header: 'expires', value: (r: RowOutput) => r.expires_at ?? (r.error ? '' : 'never') }
+      : { header: 'revoked', value: (r: RowOutput) => r.revoked_at, kind: 'time' as const };
+  return [
+    { header: 'line', value: (r) => r.line },
+    { header: dryRun ? 'plan' : 'status', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
+    { header: 'user', value: (r) => r.user, kind: 'id' },
+    { header: 'role', value: (r) => r.role },
+    time,
+    {
+      header: 'audit trail id',
+      value: (r) =>
+        kind === 'assign' ? r.audit_trail_id : (r.revocation_audit_trail_id ?? r.audit_trail_id),
+      kind: 'id',
+    },
+    {
+      header: 'detail',
+      value: (r) => {
+        const error = r.error as { message?: string; hint?: string } | undefined;
+        if (error?.message) return error.hint ? `${error.message}; ${error.hint}` : error.message;
+        return r.note ? `${r.reason}: ${r.note}` : r.reason;
+      },
+      kind: 'detail',
+    },
+  ];
+}
+
+/** --extend sets a row's expiry, sooner as well as later: sooner is said on the row (its `note`). */
+export function shorteningNote(result: Record<string, unknown>): string | undefined {
+  if (result.reason !== 'expiry_updated') return undefined;
+  return shortening(
+    result.previous_expires_at as string | null | undefined,
+    result.expires_at as string | null,
+  );
+}
+
+/** One warning for the rows whose grant --extend shortened (or, in a dry run, would). */
+export function sayShortened(ctx: Context, lines: number[], dryRun: boolean): void {
+  if (lines.length === 0) return;
+  const sorted = [...lines].sort((a, b) => a - b);
+  const named = someNames(sorted.map(String));
+  const which = sorted.length === 1 ? `line ${named}` : `lines ${named}`;
+  const verb = dryRun ? 'would shorten' : 'shortened';
+  const what = sorted.length === 1 ? 'a grant' : 'grants';
+  ctx.out.warn(`${which} ${verb} ${what} (--extend moves an expiry sooner as well as later)`);
+}
