@@ -5,7 +5,15 @@ import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
+import {
+  ClosedPipeError,
+  exitCodeFor,
+  STDOUT_FAILED_HINT,
+  StdoutClosedError,
+  StdoutFailedError,
+  SvcError,
+  UsageError,
+} from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
@@ -162,6 +170,21 @@ async function closedAfterwards(ctx: Context): Promise<boolean> {
   return ctx.out.stdoutClosed;
 }
 
+/** What a command whose stdout closed or failed says: whether a change was made, and what to do. */
+function stdoutError(failure: string | undefined, change: string | undefined): SvcError {
+  const lost = 'its output was lost; check the result before running the command again';
+  if (failure === undefined) {
+    return new StdoutClosedError(`stdout closed, but the change was made: ${change}`, { hint: lost });
+  }
+  const what = `cannot write to stdout (${failure})`;
+  if (change !== undefined) {
+    return new StdoutFailedError(`${what}, but the change was made: ${change}`, { hint: lost });
+  }
+  return new StdoutFailedError(what, {
+    hint: STDOUT_FAILED_HINT,
+  });
+}
+
 /**
  * Runs one svc command line and returns its exit code. Used by the real binary and by
  * in-process tests alike.
@@ -200,7 +223,10 @@ export async function runCli(
     }
     await program.parseAsync(argv, { from: 'user' });
     // A write to a reader that already went away fails a moment later: look once more.
-    if (ctx?.lastChange() !== undefined && (await closedAfterwards(ctx))) throw new ClosedPipeError();
+    if (ctx && (await closedAfterwards(ctx))) {
+      if (ctx.out.stdoutFailure !== undefined || ctx.lastChange() !== undefined)
+        throw new ClosedPipeError(ctx.out.stdoutFailure);
+    }
     return 0;
   } catch (caught) {
     let error = caught;
@@ -210,12 +236,11 @@ export async function runCli(
       error = parsed;
     }
     if (error instanceof ClosedPipeError) {
-      // A listing whose reader went away ends quietly; a command that changed something says so.
+      // A listing whose reader went away ends quietly; a command that changed something says so,
+      // and so does any command whose write to stdout failed (a full disk).
       const change = ctx?.lastChange();
-      if (change === undefined) return 0;
-      error = new StdoutClosedError(`stdout closed, but the change was made: ${change}`, {
-        hint: 'its output was lost; check the result before running the command again',
-      });
+      if (change === undefined && error.failure === undefined) return 0;
+      error = stdoutError(error.failure, change);
     }
     if (error instanceof SvcError && error.silent) return exitCodeFor(error);
     const meant =

@@ -143,8 +143,9 @@ async function runLocked<T, R extends Row>(
 
   const single =
     verb.single && summary.total === 1 && summary.failed + summary.unknown === 1 ? singleError : undefined;
+  const closed = output.closed.aborted && !ctx.signal.aborted;
   if (verb.dryRun) {
-    finishDryRun(ctx, verb, summary, failures, single);
+    finishDryRun(ctx, verb, summary, failures, single, { total, closed });
     return summary;
   }
   const replayed = summary.replayed ?? 0;
@@ -158,7 +159,6 @@ async function runLocked<T, R extends Row>(
       `${replayed.toLocaleString('en')} of these were done ${by}; the platform answered with what it did then`,
     );
   }
-  const closed = output.closed.aborted && !ctx.signal.aborted;
   finishRun(ctx, verb, { summary, total, failures, unknowns, journal, closed, single });
   return summary;
 }
