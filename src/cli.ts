@@ -23,6 +23,11 @@ import { VERSION } from './version.js';
 const discard = { write: () => true } as unknown as ContextDeps['io']['stdout'];
 const SILENT_IO = { stdout: discard, stderr: discard } as ContextDeps['io'];
 
+/** --json or --ndjson on the line: --ndjson is a machine's stream as much as --json, errors alike. */
+function machineArgv(argv: string[]): boolean {
+  return argv.includes('--json') || argv.includes('--ndjson');
+}
+
 /** The global flags that take a value (`-p NAME`), read from the root program's own options. */
 export function valueFlags(program: Command = rootProgram(SILENT_IO)): string[] {
   return program.options
@@ -128,7 +133,10 @@ export async function buildProgram(
   argv: string[],
   options: { loadAll?: boolean } = {},
 ): Promise<Command> {
-  const program = rootProgram(io);
+  // With --json/--ndjson stderr is only the error object: the help commander shows for a mistake
+  // (a missing subcommand) is left out; the error's hint points at it.
+  const shown = machineArgv(argv) ? { ...io, stderr: discard } : io;
+  const program = rootProgram(shown);
   const target = options.loadAll ? undefined : targetCommand(argv, valueFlags(program));
   for (const entry of COMMANDS) {
     let command: Command;
@@ -142,7 +150,7 @@ export async function buildProgram(
     program.addCommand(command, { hidden: entry.hidden === true });
   }
   program.commandsGroup('Tools:').helpCommand('help [command]', 'show help for a command');
-  configureTree(program, io);
+  configureTree(program, shown);
   return program;
 }
 
@@ -207,8 +215,7 @@ export async function runCli(
     }
     return ctx;
   };
-  // --ndjson is a machine's stream as much as --json: its errors are the same one JSON object.
-  const json = argv.includes('--json') || argv.includes('--ndjson');
+  const json = machineArgv(argv);
   const debug = argv.includes('--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
     checkLauncherSwitches(deps.env);
