@@ -126,6 +126,11 @@ function statusText(loggedIn: boolean | null, failure: SvcError | undefined): st
 
 export function statusCommand(make: MakeContext): Command {
   return new Command('status')
+    .summary(
+      'Show the profile, base URL, masked credential, its expiry and scopes, and the identity ' +
+        'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it; when ' +
+        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.',
+    )
     .description(
       'Show the profile, base URL, masked credential, its expiry and scopes, and the identity\n' +
         'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it; when\n' +
