@@ -125,7 +125,8 @@ async function runLocked<T, R extends Row>(
       ctx.io.stderr,
       ctx.io.stderrIsTTY && !ctx.out.isMachine,
       total,
-      verb.words.doing,
+      // A dry run changes nothing: its bar must not say it is granting or replaying.
+      verb.dryRun ? DRY_RUN_DOING : verb.words.doing,
     ),
     onResult: (result, item, error) => {
       const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act } : {};
@@ -162,6 +163,9 @@ async function runLocked<T, R extends Row>(
   finishRun(ctx, verb, { summary, total, failures, unknowns, journal, closed, single });
   return summary;
 }
+
+/** What a dry run's progress bar says it is doing. */
+export const DRY_RUN_DOING = 'checking (dry run)';
 
 /** A dry run's word for what would happen: `grant`, `skip` or `fail`. */
 const PLAN: Partial<Record<BulkResult['status'], string>> = { skipped: 'skip', failed: 'fail' };
