@@ -37,10 +37,16 @@ export function valueFlags(program: Command = rootProgram(SILENT_IO)): string[] 
 
 /**
  * What bin/svc.js must know before it loads this bundle; the build writes it to
- * dist/launcher.json (see src/runtime/index.ts).
+ * dist/launcher.json (see src/runtime/index.ts): the global flags that take a value, and the
+ * command words with the name of their code cache (an alias shares its command's; any other word
+ * shares one, so typos cannot fill the cache directory).
  */
-export function launcherFacts(): { valueFlags: string[] } {
-  return { valueFlags: valueFlags() };
+export function launcherFacts(): { valueFlags: string[]; commands: Record<string, string> } {
+  const commands: Record<string, string> = { help: 'help' };
+  for (const entry of COMMANDS) {
+    for (const word of [entry.name, ...(entry.aliases ?? [])]) commands[word] = entry.name;
+  }
+  return { valueFlags: valueFlags(), commands };
 }
 
 /**
