@@ -62,7 +62,8 @@ export interface RunEnd {
 /**
  * Ends a run the same way for every bulk verb: a summary on stderr; the journal kept while an
  * item may still be owed (removed otherwise); exit 3 when the credential stopped working (a halt),
- * 130 after Ctrl-C, 141 after a closed stdout (1 after a failed write to it), 7 when some items failed or their outcome is unknown.
+ * 130 after Ctrl-C, 141 after a closed stdout (1 after a failed write to it: a full disk), 7 when
+ * some items failed or their outcome is unknown.
  */
 export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const { summary, journal } = end;
