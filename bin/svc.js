@@ -3,8 +3,10 @@
 // the program. Everything else runs dist/cli.cjs, compiled with V8's code cache: Node 20 has no
 // module compile cache, and compiling the bundle's code from source is the largest part of
 // svc's start-up (bench/RESULTS.md). One cache per top-level command (each covers the code its
-// command runs) lives in the user's cache directory, keyed by Node version and bundle identity;
-// it is written at exit when missing or rejected. SVC_NO_CODE_CACHE=1 turns it off.
+// command runs; every word that is no command shares one, so there are at most as many as
+// commands) lives in the user's cache directory, keyed by Node version and bundle identity (older
+// ones are removed); it is written at exit when missing or rejected. SVC_NO_CODE_CACHE=1 turns it
+// off.
 // src/runtime/index.ts tells the whole start-up story (flags, cache, what the bundle leaves out).
 'use strict';
 
@@ -15,14 +17,19 @@ const vm = require('node:vm');
 const Module = require('node:module');
 const bundle = path.join(__dirname, '..', 'dist', 'cli.cjs');
 
-/** The first word that names a command (skipping global options and their values). */
+/**
+ * The name of the code cache for this command line: its command (the first word, skipping global
+ * options and their values; an alias names its command's cache), `other` for any word that is no
+ * command, so a wrapper passing user input (`svc "$x"`) cannot fill the cache directory.
+ */
 function commandWord() {
-  // The global flags that take a value, written by the build from the program's own options.
+  // Written by the build from the program: the global flags that take a value, the command words.
   const facts = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'dist', 'launcher.json'), 'utf8'));
   const valued = new Set(facts.valueFlags);
   for (let i = 0; i < args.length; i++) {
     if (valued.has(args[i])) i++;
-    else if (!args[i].startsWith('-')) return /^[a-z][a-z-]{0,30}$/.test(args[i]) ? args[i] : 'other';
+    else if (!args[i].startsWith('-'))
+      return Object.hasOwn(facts.commands || {}, args[i]) ? facts.commands[args[i]] : 'other';
   }
   return 'root';
 }

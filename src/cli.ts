@@ -5,7 +5,15 @@ import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import { ClosedPipeError, exitCodeFor, StdoutClosedError, SvcError, UsageError } from './errors.js';
+import {
+  ClosedPipeError,
+  exitCodeFor,
+  STDOUT_FAILED_HINT,
+  StdoutClosedError,
+  StdoutFailedError,
+  SvcError,
+  UsageError,
+} from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
@@ -14,6 +22,11 @@ import { VERSION } from './version.js';
 /** Streams that discard everything: for building the program only to read its definition. */
 const discard = { write: () => true } as unknown as ContextDeps['io']['stdout'];
 const SILENT_IO = { stdout: discard, stderr: discard } as ContextDeps['io'];
+
+/** --json or --ndjson on the line: --ndjson is a machine's stream as much as --json, errors alike. */
+function machineArgv(argv: string[]): boolean {
+  return argv.includes('--json') || argv.includes('--ndjson');
+}
 
 /** The global flags that take a value (`-p NAME`), read from the root program's own options. */
 export function valueFlags(program: Command = rootProgram(SILENT_IO)): string[] {
@@ -24,10 +37,16 @@ export function valueFlags(program: Command = rootProgram(SILENT_IO)): string[] 
 
 /**
  * What bin/svc.js must know before it loads this bundle; the build writes it to
- * dist/launcher.json (see src/runtime/index.ts).
+ * dist/launcher.json (see src/runtime/index.ts): the global flags that take a value, and the
+ * command words with the name of their code cache (an alias shares its command's; any other word
+ * shares one, so typos cannot fill the cache directory).
  */
-export function launcherFacts(): { valueFlags: string[] } {
-  return { valueFlags: valueFlags() };
+export function launcherFacts(): { valueFlags: string[]; commands: Record<string, string> } {
+  const commands: Record<string, string> = { help: 'help' };
+  for (const entry of COMMANDS) {
+    for (const word of [entry.name, ...(entry.aliases ?? [])]) commands[word] = entry.name;
+  }
+  return { valueFlags: valueFlags(), commands };
 }
 
 /**
@@ -120,7 +139,10 @@ export async function buildProgram(
   argv: string[],
   options: { loadAll?: boolean } = {},
 ): Promise<Command> {
-  const program = rootProgram(io);
+  // With --json/--ndjson stderr is only the error object: the help commander shows for a mistake
+  // (a missing subcommand) is left out; the error's hint points at it.
+  const shown = machineArgv(argv) ? { ...io, stderr: discard } : io;
+  const program = rootProgram(shown);
   const target = options.loadAll ? undefined : targetCommand(argv, valueFlags(program));
   for (const entry of COMMANDS) {
     let command: Command;
@@ -134,7 +156,7 @@ export async function buildProgram(
     program.addCommand(command, { hidden: entry.hidden === true });
   }
   program.commandsGroup('Tools:').helpCommand('help [command]', 'show help for a command');
-  configureTree(program, io);
+  configureTree(program, shown);
   return program;
 }
 
@@ -162,6 +184,21 @@ async function closedAfterwards(ctx: Context): Promise<boolean> {
   return ctx.out.stdoutClosed;
 }
 
+/** What a command whose stdout closed or failed says: whether a change was made, and what to do. */
+function stdoutError(failure: string | undefined, change: string | undefined): SvcError {
+  const lost = 'its output was lost; check the result before running the command again';
+  if (failure === undefined) {
+    return new StdoutClosedError(`stdout closed, but the change was made: ${change}`, { hint: lost });
+  }
+  const what = `cannot write to stdout (${failure})`;
+  if (change !== undefined) {
+    return new StdoutFailedError(`${what}, but the change was made: ${change}`, { hint: lost });
+  }
+  return new StdoutFailedError(what, {
+    hint: STDOUT_FAILED_HINT,
+  });
+}
+
 /**
  * Runs one svc command line and returns its exit code. Used by the real binary and by
  * in-process tests alike.
@@ -184,8 +221,7 @@ export async function runCli(
     }
     return ctx;
   };
-  // --ndjson is a machine's stream as much as --json: its errors are the same one JSON object.
-  const json = argv.includes('--json') || argv.includes('--ndjson');
+  const json = machineArgv(argv);
   const debug = argv.includes('--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
     checkLauncherSwitches(deps.env);
@@ -200,7 +236,10 @@ export async function runCli(
     }
     await program.parseAsync(argv, { from: 'user' });
     // A write to a reader that already went away fails a moment later: look once more.
-    if (ctx?.lastChange() !== undefined && (await closedAfterwards(ctx))) throw new ClosedPipeError();
+    if (ctx && (await closedAfterwards(ctx))) {
+      if (ctx.out.stdoutFailure !== undefined || ctx.lastChange() !== undefined)
+        throw new ClosedPipeError(ctx.out.stdoutFailure);
+    }
     return 0;
   } catch (caught) {
     let error = caught;
@@ -210,12 +249,11 @@ export async function runCli(
       error = parsed;
     }
     if (error instanceof ClosedPipeError) {
-      // A listing whose reader went away ends quietly; a command that changed something says so.
+      // A listing whose reader went away ends quietly; a command that changed something says so,
+      // and so does any command whose write to stdout failed (a full disk).
       const change = ctx?.lastChange();
-      if (change === undefined) return 0;
-      error = new StdoutClosedError(`stdout closed, but the change was made: ${change}`, {
-        hint: 'its output was lost; check the result before running the command again',
-      });
+      if (change === undefined && error.failure === undefined) return 0;
+      error = stdoutError(error.failure, change);
     }
     if (error instanceof SvcError && error.silent) return exitCodeFor(error);
     const meant =

@@ -153,19 +153,39 @@ export class StdoutClosedError extends SvcError {
 }
 
 /**
- * Thrown when stdout's reader went away (`svc … | head -1`). Not an error for the user when the
- * command only reads (the process ends quietly with exit 0); after a change, src/cli.ts turns it
- * into a StdoutClosedError that says so.
+ * A write to stdout failed (ENOSPC on a full disk, EIO), not because its reader went away. Exit 1
+ * (a failure, not the closed pipe's 141), with a message that says so: after a change, that the
+ * change was made; in a bulk run, how far it got and how to resume.
+ */
+/** What to do about a failed write to stdout (the hint of a StdoutFailedError that made no change). */
+export const STDOUT_FAILED_HINT =
+  'check where stdout goes (a full disk, a failed device), then run the command again';
+
+export class StdoutFailedError extends SvcError {
+  constructor(message: string, options: SvcErrorOptions = {}) {
+    super('failure', message, { code: 'stdout_failed', ...options });
+  }
+}
+
+/**
+ * Thrown when stdout's reader went away (`svc … | head -1`), or a write to it failed (`failure`:
+ * ENOSPC, EIO). A closed pipe is not an error for the user when the command only reads (the
+ * process ends quietly with exit 0); a failed write always is. src/cli.ts turns either into the
+ * error that says what happened (StdoutClosedError, StdoutFailedError).
  */
 export class ClosedPipeError extends Error {
-  constructor() {
-    super('stdout closed');
+  /** The code of a write to stdout that failed (ENOSPC, EIO); undefined when the reader went away. */
+  readonly failure: string | undefined;
+
+  constructor(failure?: string) {
+    super(failure === undefined ? 'stdout closed' : `cannot write to stdout (${failure})`);
     this.name = 'ClosedPipeError';
+    this.failure = failure;
   }
 }
 
 export function exitCodeFor(error: unknown): number {
-  if (error instanceof ClosedPipeError) return 0;
+  if (error instanceof ClosedPipeError) return error.failure === undefined ? 0 : EXIT_CODES.failure;
   if (error instanceof SvcError) return error.exitCode;
   return EXIT_CODES.failure;
 }

@@ -1,5 +1,14 @@
 import type { Context } from '../context.js';
-import { AuthError, InterruptedError, PartialFailureError, StdoutClosedError, SvcError } from '../errors.js';
+import {
+  AuthError,
+  ClosedPipeError,
+  InterruptedError,
+  PartialFailureError,
+  STDOUT_FAILED_HINT,
+  StdoutClosedError,
+  StdoutFailedError,
+  SvcError,
+} from '../errors.js';
 import { OutcomeUnknownError } from '../http/errors.js';
 import type { Journal } from './journal.js';
 import type { BulkSummary } from './runner.js';
@@ -33,6 +42,11 @@ function named(count: number, verb: Words, rows: unknown[]): string {
   return text ? `: ${text}${more}` : '';
 }
 
+/** `12 of 40`, or `12 item(s)` when the total is not known (a stream). */
+function howFar(summary: BulkSummary, total: number | undefined): string {
+  return total === undefined ? `${n(summary.total)} item(s)` : `${n(summary.total)} of ${n(total)}`;
+}
+
 export interface RunEnd {
   summary: BulkSummary;
   total: number | undefined;
@@ -40,7 +54,7 @@ export interface RunEnd {
   /** The first few rows whose outcome is unknown. */
   unknowns: unknown[];
   journal: Journal;
-  /** stdout's reader went away during the run. */
+  /** stdout's reader went away, or a write to it failed (ctx.out.stdoutFailure), during the run. */
   closed: boolean;
   /** The error of a one-item run (BulkVerb.single): it becomes the command's error. */
   single: unknown;
@@ -49,7 +63,8 @@ export interface RunEnd {
 /**
  * Ends a run the same way for every bulk verb: a summary on stderr; the journal kept while an
  * item may still be owed (removed otherwise); exit 3 when the credential stopped working (a halt),
- * 130 after Ctrl-C, 141 after a closed stdout, 7 when some items failed or their outcome is unknown.
+ * 130 after Ctrl-C, 141 after a closed stdout (1 after a failed write to it: a full disk), 7 when
+ * some items failed or their outcome is unknown.
  */
 export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const { summary, journal } = end;
@@ -68,10 +83,13 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   }
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
   const resume = `run the same command again to resume (journal ${journal.path})`;
-  const of =
-    end.total === undefined ? `${n(summary.total)} item(s)` : `${n(summary.total)} of ${n(end.total)}`;
+  const of = howFar(summary, end.total);
   if (end.closed) {
     countsBeforeError(ctx, line);
+    const failure = ctx.out.stdoutFailure;
+    if (failure !== undefined) {
+      throw new StdoutFailedError(`cannot write to stdout (${failure}) after ${of}`, { hint: resume });
+    }
     throw new StdoutClosedError(`stdout closed after ${of}`, { hint: resume });
   }
   if (summary.halted !== undefined) {
@@ -147,8 +165,18 @@ export function finishDryRun(
   summary: BulkSummary,
   failures: unknown[],
   single?: unknown,
+  end: { total?: number | undefined; closed?: boolean } = {},
 ): void {
   if (summary.halted !== undefined) throw summary.halted;
+  if (end.closed) {
+    // A dry run only reads: a reader gone away ends it quietly, as a listing; a failed write says so.
+    const failure = ctx.out.stdoutFailure;
+    if (failure === undefined) throw new ClosedPipeError();
+    const of = howFar(summary, end.total);
+    throw new StdoutFailedError(`cannot write to stdout (${failure}) after ${of}; nothing was changed`, {
+      hint: STDOUT_FAILED_HINT,
+    });
+  }
   const counts = `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail`;
   if (summary.stopped)
     throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);

@@ -131,7 +131,8 @@ async function runLocked<T, R extends Row>(
       ctx.io.stderr,
       ctx.io.stderrIsTTY && !ctx.out.isMachine,
       total,
-      verb.words.doing,
+      // A dry run changes nothing: its bar must not say it is granting or replaying.
+      verb.dryRun ? DRY_RUN_DOING : verb.words.doing,
     ),
     onResult: (result, item, error) => {
       const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act } : {};
@@ -149,8 +150,9 @@ async function runLocked<T, R extends Row>(
 
   const single =
     verb.single && summary.total === 1 && summary.failed + summary.unknown === 1 ? singleError : undefined;
+  const closed = output.closed.aborted && !ctx.signal.aborted;
   if (verb.dryRun) {
-    finishDryRun(ctx, verb, summary, failures, single);
+    finishDryRun(ctx, verb, summary, failures, single, { total, closed });
     return summary;
   }
   const replayed = summary.replayed ?? 0;
@@ -164,10 +166,12 @@ async function runLocked<T, R extends Row>(
       `${replayed.toLocaleString('en')} of these were done ${by}; the platform answered with what it did then`,
     );
   }
-  const closed = output.closed.aborted && !ctx.signal.aborted;
   finishRun(ctx, verb, { summary, total, failures, unknowns, journal, closed, single });
   return summary;
 }
+
+/** What a dry run's progress bar says it is doing. */
+export const DRY_RUN_DOING = 'checking (dry run)';
 
 /** A dry run's word for what would happen: `grant`, `skip` or `fail`. */
 const PLAN: Partial<Record<BulkResult['status'], string>> = { skipped: 'skip', failed: 'fail' };

@@ -172,10 +172,11 @@ export class ApiClient {
         ? (await import('./idempotency.js')).newIdempotencyKey()
         : undefined;
     const { body, contentType, idempotencyKey } = encodeBody(options, options.idempotencyKey ?? freshKey);
-    const headers: Record<string, string> = {
+    // No prototype: a header the caller names __proto__ (svc api -H) is a header, not dropped.
+    const headers: Record<string, string> = Object.assign(Object.create(null), {
       accept: 'application/json',
       'user-agent': this.config.userAgent,
-    };
+    });
     const tenant = options.tenant === undefined ? await this.#tenant() : options.tenant;
     if (tenant) headers['x-tenant-id'] = tenant;
     if (this.config.org) headers['x-svc-org-id'] = this.config.org;

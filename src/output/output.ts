@@ -67,6 +67,8 @@ export class Output {
   #drained: Promise<void> | undefined;
   /** stdout's reader went away (EPIPE). process.stdout is never marked destroyed, so it is kept here. */
   #closed = false;
+  /** The error code of a write to stdout that failed otherwise (ENOSPC on a full disk, EIO). */
+  #failure: string | undefined;
 
   constructor(
     io: IOStreams,
@@ -94,30 +96,53 @@ export class Output {
     return this.#chalkOut;
   }
 
-  /** True once stdout's reader went away: what was written since may be lost. */
+  /**
+   * True once stdout's reader went away or a write to it failed: what was written since may be
+   * lost. `stdoutFailure` tells the two apart.
+   */
   get stdoutClosed(): boolean {
-    return this.#closed || this.io.stdout.destroyed;
+    return this.#closed || this.#failure !== undefined || this.io.stdout.destroyed;
   }
 
-  /** Writes to stdout, waiting when the reader is slow; a closed pipe throws ClosedPipeError. */
+  /** The error code of a failed write to stdout (ENOSPC, EIO); undefined for a closed pipe or none. */
+  get stdoutFailure(): string | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Writes to stdout, waiting when the reader is slow. A closed pipe, or a write that failed
+   * (a full disk), throws ClosedPipeError, which carries the failure's code.
+   */
   async write(text: string): Promise<void> {
     const out = this.io.stdout;
-    if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError();
+    if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError(this.#failure);
     let ok: boolean;
     try {
-      // The write's own callback hears of a reader gone away, without a listener left on the stream.
+      // The write's own callback hears of a failure, without a listener left on the stream.
       ok = out.write(text, (error?: NodeJS.ErrnoException | null) => {
-        if (error?.code === 'EPIPE') this.#closed = true;
+        if (error) this.#failed(error);
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new ClosedPipeError();
-      throw error;
+      if (!this.#failed(error)) throw error;
+      throw new ClosedPipeError(this.#failure);
     }
     if (!ok && !out.destroyed) {
       this.#drained ??= this.#drain(out);
       await this.#drained;
-      if (this.stdoutClosed) throw new ClosedPipeError();
+      if (this.stdoutClosed) throw new ClosedPipeError(this.#failure);
     }
+  }
+
+  /**
+   * Records a failed write to stdout: EPIPE is a reader gone away, another system error (ENOSPC,
+   * EIO) a failed write. Returns false for anything else (svc's own error).
+   */
+  #failed(error: unknown): boolean {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (code === 'EPIPE') this.#closed = true;
+    else if (typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)) this.#failure ??= code;
+    else return false;
+    return true;
   }
 
   /**
@@ -132,9 +157,8 @@ export class Output {
         once(out, 'close', { signal: settled.signal }),
       ]);
     } catch (error) {
-      // `once` rejects on 'error': a reader that went away (EPIPE) is a closed pipe, seen by write().
-      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
-      this.#closed = true;
+      // `once` rejects on 'error': a reader gone away or a failed write, seen by write().
+      if (!this.#failed(error)) throw error;
     } finally {
       settled.abort();
       this.#drained = undefined;

@@ -3,10 +3,11 @@
  * shapes it deliberately (figures in bench/RESULTS.md):
  *
  * - bin/svc.js, the launcher, answers `--version` without loading anything, and otherwise
- *   compiles dist/cli.cjs as a vm.Script with a V8 code cache, one per command word, under
- *   SVC_CACHE_DIR (Node 20 has no module compile cache). Before it reads argv it needs the
- *   global flags that take a value (`-p NAME tenants ls` is the `tenants` cache), which the build
- *   writes to dist/launcher.json from launcherFacts() (src/cli.ts): the program's own options.
+ *   compiles dist/cli.cjs as a vm.Script with a V8 code cache, one per command (an alias shares
+ *   its command's; every word that is no command shares `other`, so the directory stays bounded),
+ *   under SVC_CACHE_DIR (Node 20 has no module compile cache). Before it reads argv it needs the
+ *   global flags that take a value (`-p NAME tenants ls` is the `tenants` cache) and the command
+ *   words, which the build writes to dist/launcher.json from launcherFacts() (src/cli.ts).
  *   At exit it calls restoreDefaultFlags() before writing a cache (V8 stamps caches with its flags).
  * - V8 flags (./v8-flags.ts): the baseline WebAssembly compiler for short commands, chosen by
  *   the entry point (main() passes runtimeFor to runCli) and applied by the Context just before

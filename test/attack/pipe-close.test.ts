@@ -4,7 +4,7 @@
  * finish the rest, each change once. Spawned: only a real pipe between real processes shows what
  * a shell sees (SIGPIPE, EPIPE, the exit status of the pipeline).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -102,5 +102,43 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     const r = await bash('svc tenants ls --all --ndjson | head -1', { env });
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});
+
+// A full disk is not a closed pipe: the write fails (ENOSPC) and the reader is still there.
+// /dev/full is Linux's (and the BSDs'); elsewhere these tests are skipped.
+const full = it.skipIf(!existsSync('/dev/full'));
+needs('bash').describe('attack: stdout on a full disk (/dev/full)', () => {
+  full('a single change says it was made (exit 1); a bulk run says how far it got and resumes', async () => {
+    const role = await customRole('dev-full');
+    const single = await bash(
+      `svc roles assign ${user(ROWS + 2)} dev-full --expires-in 1h --justification full > /dev/full`,
+      { env },
+    );
+    expect([single.code, single.stdout]).toEqual([1, '']);
+    expect(single.stderr).toMatch(
+      new RegExp(
+        `^error: cannot write to stdout \\(ENOSPC\\), but the change was made: POST /v1/users/${user(ROWS + 2)}/roles answered 201 \\(request req_[0-9a-f]+\\); its output was lost; check the result before running the command again\\n$`,
+      ),
+    );
+    const rows = [3, 4, 5].map((n) => `${user(ROWS + n)},dev-full,1h,full`).join('\n');
+    const csv = join(dir, 'full.csv');
+    writeFileSync(csv, `user,role,expires_in,justification\n${rows}\n`);
+    const bulk = await bash(`svc roles assign --file '${csv}' > /dev/full`, { env });
+    expect(bulk.code, bulk.stderr).toBe(1);
+    expect(bulk.stderr).toMatch(
+      /^\d granted in \d+\.\d s\nerror: cannot write to stdout \(ENOSPC\) after \d of 3; run the same command again to resume \(journal .+\)\n$/,
+    );
+    const again = await bash(`svc roles assign --file '${csv}' > /dev/null`, { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect((await counted(role)).active).toBe(4);
+  });
+
+  full('a command that only reads says it cannot write (exit 1), not "a bug in svc"', async () => {
+    const r = await bash('svc tenants ls > /dev/full', { env });
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      'error: cannot write to stdout (ENOSPC); check where stdout goes (a full disk, a failed device), then run the command again\n',
+    ]);
   });
 });

@@ -84,6 +84,26 @@ describe('help', () => {
     expect([help.code, help.stderr, help.stdout.split('\n')[0]?.startsWith(usage)]).toEqual([0, '', true]);
   });
 
+  it('a missing subcommand shows the help on stderr before the error, but not with --json/--ndjson', async () => {
+    const text = await runInProcess(['roles'], {});
+    expect(text.code).toBe(2);
+    expect(text.stderr).toMatch(
+      /^Usage: svc roles\|role \[options\] \[command\]\n[\s\S]*\nerror: svc roles needs a subcommand; see `svc roles --help`\n$/,
+    );
+    for (const [argv, path] of [
+      [['--json'], 'svc'],
+      [['roles', '--json'], 'svc roles'],
+      [['roles', '--ndjson'], 'svc roles'],
+    ] as const) {
+      const r = await runInProcess([...argv], {});
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        2,
+        '',
+        `${JSON.stringify({ error: { code: 'usage', message: `${path} needs a subcommand`, exit_code: 2, hint: `see \`${path} --help\`` } })}\n`,
+      ]);
+    }
+  });
+
   it('svc help tenants still prints its help', async () => {
     const help = await runInProcess(['help', 'tenants'], {});
     expect([help.code, help.stderr]).toEqual([0, '']);

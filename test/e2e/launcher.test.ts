@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,6 +42,20 @@ describe('the launcher (bin/svc.js)', () => {
     expect(r.code).toBe(0);
     const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
     expect(readdirSync(join(cacheDir, versionDir!))).toEqual(['config.bin']);
+  });
+
+  it('keeps one cache for all words that are no command (a typo), and one per command with its aliases', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));
+    try {
+      const env = { SVC_CACHE_DIR: cacheDir, SVC_CONFIG_DIR: join(cacheDir, 'cfg') };
+      for (const word of ['typoa', 'typob', 'typoc', 'role', 'roles']) {
+        expect((await svc([word], { env })).code).toBe(2);
+      }
+      const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
+      expect(readdirSync(join(cacheDir, versionDir!)).sort()).toEqual(['other.bin', 'roles.bin']);
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   });
 
   it('runs without a cache when SVC_NO_CODE_CACHE=1', async () => {

@@ -78,7 +78,7 @@ describe('token refresh', () => {
     expect(r.stdout).not.toContain(credential.access_token);
     expect(r.stdout).not.toContain(credential.refresh_token);
     const json = JSON.parse((await svc(['auth', 'status', '--json'], { env: env() })).stdout);
-    expect(json.credential).toMatchObject({ type: 'oauth', client_id: 'svc-cli', scopes: expect.any(Array) });
+    expect(json.credential).toMatchObject({ kind: 'oauth', client_id: 'svc-cli', scopes: expect.any(Array) });
   });
 
   it('20 parallel processes with an expired access token make exactly one refresh, and all succeed', async () => {

@@ -52,12 +52,17 @@ export function bulkRunner(sandbox: () => Sandbox) {
         signal?: AbortSignal;
         env?: Record<string, string>;
         prompter?: Prompter;
+        /** Every write to stdout fails with this code (a full disk: `ENOSPC`). */
+        stdoutFails?: string;
+        /** stderr is a terminal: the progress bar is drawn. */
+        progress?: boolean;
       } = {},
     ) {
       const tty = options.mode === 'table';
       return runInProcess(argv, env(options.env), {
-        // A terminal for stdout only: the progress bar on stderr is tested on its own.
-        tty: { stdout: tty, stdin: tty },
+        // A terminal for stdout only, unless a test asks for the progress bar on stderr.
+        tty: { stdout: tty, stdin: tty, stderr: options.progress === true },
+        ...(options.stdoutFails ? { stdoutFails: options.stdoutFails } : {}),
         columns: 160,
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         // The sandbox runs on real time unless a test fixes a clock of its own.

@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import {
@@ -67,15 +67,33 @@ export interface FakeIOOptions {
   color?: boolean;
   env?: Env;
   noColor?: boolean;
+  /**
+   * Every write to stdout fails with this error code (`ENOSPC`), as process.stdout's do on a full
+   * disk or /dev/full: the callback and an 'error' event say so, and the stream stays open.
+   */
+  stdoutFails?: string;
+}
+
+/** A stdout whose every write fails with `code`, and which is never destroyed (as process.stdout). */
+function failingStdout(code: string): Writable {
+  return new Writable({
+    autoDestroy: false,
+    write(_chunk, _encoding, callback) {
+      callback(Object.assign(new Error(`${code}: write failed (test), write`), { code, syscall: 'write' }));
+    },
+  });
 }
 
 /** IOStreams over buffers, claiming the terminals the test asks for (src/output/io.ts createIO). */
 export function fakeIO(options: FakeIOOptions = {}): FakeIO {
   const out: string[] = [];
   const err: string[] = [];
-  const stdout = new PassThrough();
+  const passThrough = new PassThrough();
+  const stdout = options.stdoutFails ? failingStdout(options.stdoutFails) : passThrough;
+  // As process.stdout in bin/svc.js: the 'error' events of failed writes are heard by the writer.
+  if (options.stdoutFails) stdout.on('error', () => {});
   const stderr = new PassThrough();
-  stdout.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')));
+  passThrough.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')));
   stderr.on('data', (chunk: Buffer) => err.push(chunk.toString('utf8')));
   const claim = (stream: 'stdin' | 'stdout' | 'stderr') =>
     typeof options.tty === 'object' ? options.tty[stream] === true : options.tty === true;

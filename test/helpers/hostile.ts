@@ -13,6 +13,8 @@ export interface Received {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
+  /** The headers as sent, names and values in turn (a `__proto__` header is only seen here). */
+  rawHeaders: string[];
   body: string;
 }
 
@@ -43,7 +45,13 @@ export async function hostileServer(
       body += chunk;
     });
     req.on('end', () => {
-      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      const received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body,
+      };
       seen.push(received);
       answer(req, res, received, seen.length);
     });

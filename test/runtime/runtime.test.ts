@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { valueFlags } from '../../src/cli.js';
+import { launcherFacts, valueFlags } from '../../src/cli.js';
 import { targetCommand } from '../../src/cli-argv.js';
 import { createContext } from '../../src/context.js';
 import { restoreDefaultFlags, runtimeFor, withCompactHeap } from '../../src/runtime/index.js';
@@ -84,7 +84,11 @@ describe('the runtime module', () => {
     ]);
     // test/global-setup.ts built dist/ before the tests.
     const launcher = JSON.parse(readFileSync(new URL('../../dist/launcher.json', import.meta.url), 'utf8'));
-    expect(launcher).toEqual({ valueFlags: valueFlags() });
+    expect(launcher).toEqual(launcherFacts());
+    // The command words and their caches: an alias shares its command's (every other word: other).
+    expect(launcher.valueFlags).toEqual(valueFlags());
+    expect(launcher.commands).toMatchObject({ roles: 'roles', role: 'roles', help: 'help' });
+    expect(launcher.commands.other).toBeUndefined();
   });
 });
 

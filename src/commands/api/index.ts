@@ -117,7 +117,7 @@ async function typedValue(ctx: Context, key: string, raw: string): Promise<unkno
 
 /** Fields as query parameters: scalars, or arrays of them (repeated); objects do not fit a query string. */
 function queryOf(fields: Record<string, unknown>): Record<string, QueryValue> {
-  const query: Record<string, QueryValue> = {};
+  const query: Record<string, QueryValue> = Object.create(null);
   for (const [key, value] of Object.entries(fields)) {
     const scalar = (v: unknown) => v === null || typeof v !== 'object';
     if (Array.isArray(value) && value.every(scalar)) query[key] = value.map((v) => String(v));
@@ -144,7 +144,9 @@ async function printBody(ctx: Context, text: string, contentType: unknown): Prom
 }
 
 export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
-  const fields: Record<string, unknown> = {};
+  // Without a prototype, a key such as __proto__ is a field like any other: sent as given (the
+  // server decides), never dropped, and never a way to plant fields (an idempotency_key) unseen.
+  const fields: Record<string, unknown> = Object.create(null);
   for (const [key, value] of options.rawFields) fields[key] = value;
   for (const [key, value] of options.typedFields) fields[key] = await typedValue(ctx, key, value);
   const isQuery = options.method === 'GET' || options.method === 'HEAD' || options.method === 'DELETE';
@@ -222,7 +224,8 @@ export default function api(make: MakeContext): Command {
         'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
         'and {objects}). POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
         'header) unless the body has one; sandbox controls (/_sandbox) and other paths are sent as\n' +
-        'given. The response body is printed as it came (JSON pretty-printed).',
+        'given. Field and header names are sent as given (__proto__ too: the server decides). The\n' +
+        'response body is printed as it came (JSON pretty-printed).',
     )
     .usage('[METHOD] PATH [options]')
     .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { isoSeconds } from '../../api/time.js';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
 import { loginHint } from '../../auth/login-hint.js';
 import type { Context } from '../../context.js';
@@ -15,7 +16,11 @@ interface AuthStatus {
   logged_in: boolean | null;
   credential: {
     source: string;
-    type: string;
+    /**
+     * How svc holds the credential: `jwt`, `oauth` (tokens from svc login, refreshed) or `api_key`.
+     * Named `kind`, as the API names the credential's own (`identity.credential.kind`).
+     */
+    kind: 'jwt' | 'oauth' | 'api_key';
     token: string;
     expires_at: string | null;
     scopes: string[] | null;
@@ -36,21 +41,21 @@ function describeCredential(ctx: Context, profile: string): AuthStatus['credenti
   const scope = fromEnv ? claims?.scope : (stored?.scope ?? claims?.scope);
   return {
     source: fromEnv ? 'SVC_TOKEN' : `profile "${profile}"`,
-    type: fromEnv
-      ? claims
-        ? 'jwt'
-        : 'api key'
-      : stored?.type === 'oauth'
-        ? 'oauth'
-        : claims
-          ? 'jwt'
-          : 'api key',
+    kind: !fromEnv && stored?.type === 'oauth' ? 'oauth' : claims ? 'jwt' : 'api_key',
     token: maskSecret(token),
-    expires_at: (fromEnv ? undefined : stored?.expires_at) ?? jwtExpiry(token) ?? null,
+    // In whole seconds, as the API writes its times (`identity.credential.expires_at`).
+    expires_at: seconds((fromEnv ? undefined : stored?.expires_at) ?? jwtExpiry(token)),
     scopes: typeof scope === 'string' && scope !== '' ? scope.split(' ') : null,
     client_id: (fromEnv ? undefined : stored?.client_id) ?? null,
     refresh_token: !fromEnv && stored?.refresh_token ? maskSecret(stored.refresh_token) : null,
   };
+}
+
+/** A stored time (milliseconds included) as RFC 3339 in whole seconds; null when there is none. */
+function seconds(time: string | undefined): string | null {
+  if (time === undefined) return null;
+  const ms = Date.parse(time);
+  return Number.isNaN(ms) ? time : isoSeconds(ms);
 }
 
 export async function runAuthStatus(ctx: Context): Promise<void> {
@@ -91,7 +96,12 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
       ['profile', `${status.profile}${settings.profileSource === 'default' ? ' (default)' : ''}`],
       ['base url', status.base_url],
       ['status', statusText(status.logged_in, failure)],
-      ['credential', status.credential ? `${status.credential.type} from ${status.credential.source}` : null],
+      [
+        'credential',
+        status.credential
+          ? `${status.credential.kind.replace('_', ' ')} from ${status.credential.source}`
+          : null,
+      ],
       ['token', status.credential?.token],
       ['expires', status.credential?.expires_at, 'time'],
       ['scopes', status.credential?.scopes?.join(' ')],
@@ -116,10 +126,18 @@ function statusText(loggedIn: boolean | null, failure: SvcError | undefined): st
 
 export function statusCommand(make: MakeContext): Command {
   return new Command('status')
+    .summary(
+      'Show the profile, base URL, masked credential, its expiry and scopes, and the identity ' +
+        'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it; when ' +
+        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.',
+    )
     .description(
       'Show the profile, base URL, masked credential, its expiry and scopes, and the identity\n' +
         'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it; when\n' +
-        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.',
+        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.\n\n' +
+        'With --json, credential.kind says how svc holds the credential (jwt, oauth, api_key) and\n' +
+        'credential.expires_at is in whole seconds, named and written as the API writes the\n' +
+        "credential's own (identity.credential).",
     )
     .addHelpText(
       'after',

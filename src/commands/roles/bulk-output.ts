@@ -34,7 +34,9 @@ export function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput
     { header: 'role', value: (r) => r.role },
     time,
     {
-      header: 'audit trail id',
+      // A revocation's own audit id exists only once it is made: a dry run shows the grant's,
+      // named so (its JSON says `audit_trail_id`, the real run `revocation_audit_trail_id`).
+      header: kind === 'revoke' && dryRun ? 'grant audit id' : 'audit trail id',
       value: (r) =>
         kind === 'assign' ? r.audit_trail_id : (r.revocation_audit_trail_id ?? r.audit_trail_id),
       kind: 'id',

@@ -156,6 +156,51 @@ const recorder = async () => {
   return { s, run: (argv: string[]) => runInProcess(['api', ...argv], env) };
 };
 
+describe('svc api: field and header names that are also JavaScript names', () => {
+  it('-f/-F __proto__ is sent as given, never dropped nor read as other fields', async () => {
+    const { s, run } = await recorder();
+    const sent = await run([
+      'POST',
+      '/_sandbox/x',
+      '-f',
+      'name=p',
+      '-f',
+      'constructor=c',
+      '-F',
+      '__proto__={"idempotency_key":"from-proto"}',
+    ]);
+    expect(sent.code, sent.stderr).toBe(0);
+    // JSON.parse keeps a "__proto__" key as the key it is: the body the server read, unchanged.
+    expect(JSON.parse(s.seen[0]!.body)).toEqual(
+      JSON.parse('{"name":"p","constructor":"c","__proto__":{"idempotency_key":"from-proto"}}'),
+    );
+    expect(s.seen[0]!.body).not.toContain('"idempotency_key":"from-proto"}"');
+    const platform = await run([
+      'POST',
+      '/v1/roles',
+      '-f',
+      '__proto__=x',
+      '-F',
+      'permissions=["exception.read"]',
+    ]);
+    expect(platform.code, platform.stderr).toBe(0);
+    const body = JSON.parse(s.seen[1]!.body);
+    expect(Object.keys(body)).toEqual(['__proto__', 'permissions', 'idempotency_key']);
+    expect(body.idempotency_key).toMatch(/^svc_/);
+    const query = await run(['GET', '/v1/roles', '-f', '__proto__=x', '-H', 'X-Trace: 1']);
+    expect(query.code, query.stderr).toBe(0);
+    expect(s.seen[2]!.url).toBe('/v1/roles?__proto__=x');
+  });
+
+  it('-H __proto__: x is sent as a header named so', async () => {
+    const { s, run } = await recorder();
+    expect((await run(['/v1/me', '-H', '__proto__: x'])).code).toBe(0);
+    const raw = s.seen[0]!.rawHeaders;
+    const at = raw.findIndex((name) => name.toLowerCase() === '__proto__');
+    expect([at >= 0, raw[at + 1]]).toEqual([true, 'x']);
+  });
+});
+
 describe('svc api in pipelines', () => {
   it('svc api /v1/me is a GET, as with gh', async () => {
     const r = await svc.run(['api', '/v1/me']);

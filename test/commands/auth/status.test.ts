@@ -60,9 +60,9 @@ describe('svc auth status', () => {
       logged_in: true,
       credential: {
         source: 'profile "default"',
-        type: 'jwt',
+        kind: 'jwt',
         token: masked(token),
-        expires_at: expect.any(String),
+        expires_at: expiresAt,
         scopes: null,
         client_id: null,
         refresh_token: null,
@@ -70,7 +70,10 @@ describe('svc auth status', () => {
       identity: expect.objectContaining({ id: 'usr_admin', tenant_id: TREASURY }),
       error: null,
     });
-    expect(Date.parse(status.credential.expires_at)).toBe(Date.parse(expiresAt));
+    // One name and one time format for the same thing: svc's view of the credential and the API's.
+    expect(status.identity.credential).toEqual(
+      expect.objectContaining({ kind: status.credential.kind, expires_at: status.credential.expires_at }),
+    );
     expect(stdout()).not.toContain(token);
   });
 

@@ -101,4 +101,31 @@ describe('svc roles revoke --file', () => {
       'dry run: 1 would be revoked, 1 would be skipped, 0 would fail; nothing was changed\n',
     );
   });
+
+  it('--dry-run on a terminal: the id column is named for the grant, the bar says checking, not revoking', async () => {
+    const { path } = await granted([9]);
+    const r = await svc.run(['roles', 'revoke', '--file', path, '--dry-run'], {
+      mode: 'table',
+      progress: true,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const grant = (await held(sandbox(), bulkUser(9)))[0]!.audit_trail_id;
+    const [header, row] = r.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^LINE +PLAN +USER +ROLE +REVOKED +GRANT AUDIT ID +DETAIL$/);
+    expect(row).toContain(grant);
+    expect(r.stderr).toContain('checking (dry run) [');
+    expect(r.stderr).not.toContain('revoking');
+  });
+
+  it('--dry-run of a grant file: the bar says checking, not granting', async () => {
+    const { name } = await granted([10]);
+    const path = svc.file(
+      'dry-grant.csv',
+      `user,role,expires_in,justification\n${bulkUser(11)},${name},8h,x\n`,
+    );
+    const r = await svc.run(['roles', 'assign', '--file', path, '--dry-run'], { progress: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('checking (dry run) [');
+    expect(r.stderr).not.toContain('granting');
+  });
 });

@@ -69,7 +69,7 @@ describe('svc roles revoke --file --dry-run and the last tenant_admin', () => {
     expect(table.code).toBe(7);
     expect(table.stdout.trimEnd().split('\n')).toEqual([
       // 160 columns: the table fits the detail first.
-      'LINE  PLAN    USER             ROLE    REVOK…  AUDIT TRAIL ID                DETAIL',
+      'LINE  PLAN    USER             ROLE    REVOK…  GRANT AUDIT ID                DETAIL',
       `2     revoke  ${bulkUser(1)}  tenan…  -       ${audit}  -`,
       `3     fail    usr_admin        tenan…  -       ${seeded}  ${LAST(slug).slice(0, 82)}…`,
     ]);
