@@ -3,6 +3,7 @@ import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
+import { path } from '../../http/path.js';
 import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
@@ -48,6 +49,8 @@ export function parseReplay(
   }
   if (!dlq) onlyWith(flags, ['eventType', 'since', 'until', 'limit'], '--dlq');
   if (flags.wait === false) onlyWith(flags, ['waitTimeout'], '--wait');
+  // Not an id (".", "..", a shortened one): said before the webhook is looked up, which may 404.
+  for (const id of named) path`/deliveries/${id}`;
   const twice = named.find((id, i) => named.indexOf(id) !== i);
   if (twice !== undefined) throw new UsageError(`${twice} is given twice; give each delivery or entry once`);
   const text = (v: unknown) => (v === undefined ? undefined : String(v));
