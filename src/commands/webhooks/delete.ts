@@ -1,5 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { lookupMayFail } from '../../errors.js';
+import { counted } from '../../output/format.js';
+import type { Platform } from '../../platform/index.js';
 import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { webhookArg } from './shared.js';
@@ -15,10 +18,11 @@ export function parseWebhooksDelete(webhook: unknown): WithOptionalWebhook<Webho
 export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOptions): Promise<void> {
   const platform = await ctx.platform();
   const webhook = await platform.webhooks.get(options.webhook);
+  const lost = await queuedLost(platform, webhook.id);
   await confirmDestructive(
     ctx,
     async () =>
-      `Delete webhook ${webhook.id} (${webhook.url}) in ${await tenantLabel(ctx)}? It receives no more events; deliveries still waiting are cancelled.`,
+      `Delete webhook ${webhook.id} (${webhook.url}) in ${await tenantLabel(ctx)}? It receives no more events; deliveries still waiting are cancelled${lost ? `; ${lost}` : ''}.`,
     `deleting webhook ${webhook.id}`,
   );
   const data = await deleted(ctx, platform.webhooks.delete(webhook.id), {
@@ -30,7 +34,23 @@ export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOpt
   });
   if (data === undefined) return;
   if (ctx.out.isMachine) await ctx.out.json(data);
-  else ctx.out.success(`deleted webhook ${data.id} (${webhook.url})`);
+  else ctx.out.success(`deleted webhook ${data.id} (${webhook.url})${lost ? `; ${lost}` : ''}`);
+}
+
+/**
+ * The dead-letter entries still queued, which the delete makes unreplayable, in words; undefined
+ * when there are none, or when the queue cannot be read (only to say more).
+ */
+async function queuedLost(platform: Platform, webhook: string): Promise<string | undefined> {
+  const page = await platform.webhooks.dlq
+    .list(webhook, { status: 'queued', limit: 1 })
+    .catch((error: unknown) => {
+      if (lookupMayFail(error)) return undefined;
+      throw error;
+    });
+  const total = page?.total ?? 0;
+  if (total === 0) return undefined;
+  return `its ${counted(total, 'queued dead-letter entry', 'queued dead-letter entries')} can no longer be replayed`;
 }
 
 export function deleteCommand(make: MakeContext): Command {
@@ -38,8 +58,8 @@ export function deleteCommand(make: MakeContext): Command {
     .alias('rm')
     .summary('Delete a webhook')
     .description(
-      'Delete a webhook: it receives no more events and its deliveries still waiting for an attempt\n' +
-        'are cancelled. Asks first on a terminal, naming the tenant; needs --yes otherwise.',
+      'Delete a webhook: it receives no more events, its deliveries still waiting for an attempt are\n' +
+        'cancelled, and its queued dead-letter entries can no longer be replayed (it says how many). Asks first on a terminal, naming the tenant; needs --yes otherwise.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addHelpText('after', examples(['svc webhooks delete wh_123 --yes', 'in a script']))

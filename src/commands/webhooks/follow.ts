@@ -1,5 +1,6 @@
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
+import { lookupMayFail } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { REMEDIES } from './shared.js';
 
@@ -11,8 +12,10 @@ const settled = (d: WebhookDelivery) =>
 
 /**
  * Follows a new delivery until its first attempt has an outcome, `timeoutMs` at most (Ctrl-C
- * stops waiting), and says how it ended: nothing for a delivery, or `status: 'failed'` with the
- * cause and its remedy (the reference's failure-cause table) for one that failed or never settled.
+ * stops waiting), and says how it ended: nothing for a delivery, `status: 'failed'` with the
+ * cause and its remedy (the reference's failure-cause table) for one that failed or never settled
+ * in time, and `follow: 'interrupted'` for one Ctrl-C stopped following first: its outcome is not
+ * known, which is no failure (the replay was made, as a --no-wait row's is).
  */
 export async function deliveryOutcome(
   ctx: Context,
@@ -33,6 +36,7 @@ export async function deliveryOutcome(
   }
   const status = { delivery_status: current.status };
   if (current.status === 'delivered') return status;
+  if (!settled(current) && ctx.signal.aborted) return { ...status, follow: 'interrupted' };
   if (!settled(current)) {
     return {
       ...status,
@@ -103,4 +107,29 @@ export function failedReplaysHint(webhook: string, failed: FailedReplay[]): stri
     );
   }
   return `the replays were made and their deliveries failed: ${parts.length > 0 ? parts.join('; ') : 'fix the target, then replay them'}`;
+}
+
+/**
+ * Reads the deliveries of replays an earlier run made whose follow Ctrl-C cut (`follow:
+ * interrupted` in its journal) as they are now, into `now`, so the resumed run's rows say how
+ * they went. Only to say more: a read that fails says nothing.
+ */
+export async function unfollowedNow(
+  platform: Platform,
+  webhook: string,
+  finished: Iterable<Record<string, unknown>>,
+  now: Map<string, string>,
+): Promise<void> {
+  const ids = [...finished]
+    .filter((done) => done.follow === 'interrupted' && typeof done.new_delivery_id === 'string')
+    .map((done) => done.new_delivery_id as string);
+  await Promise.all(
+    ids.map(async (id) => {
+      const found = await platform.webhooks.deliveries.get(webhook, id).catch((error: unknown) => {
+        if (lookupMayFail(error)) return undefined;
+        throw error;
+      });
+      if (found) now.set(id, found.status);
+    }),
+  );
 }

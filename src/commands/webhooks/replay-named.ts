@@ -44,7 +44,8 @@ export function noteText(note: ReplayNote): string {
  * Reads the named deliveries and entries before anything is replayed (a handful of ids): a
  * delivery named twice, once by its dead-letter entry, is refused like a repeated id (the event
  * would be sent twice); an event already delivered or replayed is replayed (that is allowed) but
- * said so, once, on stderr. What the server does not say (an id it does not know, a field it
+ * said so, once, on stderr (not for one the earlier run of a resumed run did: it is not sent
+ * again). What the server does not say (an id it does not know, a field it
  * leaves out) is left to the replay itself.
  */
 export async function lookUpNamed(
@@ -53,6 +54,8 @@ export async function lookUpNamed(
   webhook: string,
   refs: string[],
   dryRun: boolean,
+  /** Done by the earlier run a resumed run resumes: nothing is sent for it now, so nothing to warn of. */
+  earlier: (ref: string) => boolean = () => false,
 ): Promise<Map<string, NamedTarget>> {
   const known = new Map<string, NamedTarget>();
   let replayed: Promise<Map<string, DlqEntry>> | undefined;
@@ -70,7 +73,7 @@ export async function lookUpNamed(
         replayed ??= replayedEntries(platform, webhook, ctx.signal);
         entry = (await replayed).get(delivery.id);
       }
-      return { ref, id, note: noteOf(delivery, entry) };
+      return { ref, id, note: earlier(ref) ? undefined : noteOf(delivery, entry) };
     }),
   );
   const byDelivery = new Map<string, string>();

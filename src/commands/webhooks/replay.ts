@@ -2,17 +2,19 @@ import { Command, Option } from 'commander';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
-import type { Column } from '../../output/output.js';
+import { InterruptedError, SvcError, UsageError } from '../../errors.js';
+import { path } from '../../http/path.js';
+import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './dlq/filters.js';
-import { leftText, QueueSnapshot } from './dlq/queue.js';
-import { deliveryOutcome, type FailedReplay, failedReplaysHint } from './follow.js';
-import { lookUpNamed, type NamedTarget, noteText, type ReplayNote } from './replay-named.js';
+import { QueueSnapshot } from './dlq/queue.js';
+import { deliveryOutcome, type FailedReplay, failedReplaysHint, unfollowedNow } from './follow.js';
+import { lookUpNamed, type NamedTarget } from './replay-named.js';
+import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
 
 export interface ReplayOptions extends BulkFlags {
@@ -47,7 +49,10 @@ export function parseReplay(
   }
   if (!dlq) onlyWith(flags, ['eventType', 'since', 'until', 'limit'], '--dlq');
   if (flags.wait === false) onlyWith(flags, ['waitTimeout'], '--wait');
-  if (new Set(named).size !== named.length) throw new UsageError('a delivery id is given twice');
+  // Not an id (".", "..", a shortened one): said before the webhook is looked up, which may 404.
+  for (const id of named) path`/deliveries/${id}`;
+  const twice = named.find((id, i) => named.indexOf(id) !== i);
+  if (twice !== undefined) throw new UsageError(`${twice} is given twice; give each delivery or entry once`);
   const text = (v: unknown) => (v === undefined ? undefined : String(v));
   return {
     webhook: webhookArg(webhook),
@@ -69,41 +74,6 @@ interface Target extends NamedTarget {
   event_id?: string;
 }
 
-interface ReplayRow {
-  status?: string;
-  plan?: string;
-  delivery_id: string | null;
-  dlq_entry_id?: string;
-  new_delivery_id?: string;
-  event_type: string | null;
-  event_id?: string | null;
-  note?: ReplayNote['note'];
-  delivered_by?: string;
-  replayed_as?: string;
-  discarded_at?: string | null;
-  delivery_status?: string;
-  error?: { code: string; message: string; remedy?: string };
-  reason?: string;
-}
-
-const COLUMNS = (dryRun: boolean): Array<Column<ReplayRow>> => [
-  { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
-  { header: 'delivery', value: (r) => r.delivery_id ?? r.dlq_entry_id, kind: 'id' },
-  { header: 'new delivery', value: (r) => r.new_delivery_id, kind: 'id' },
-  { header: 'event', value: (r) => r.event_type },
-  { header: 'outcome', value: (r) => r.delivery_status, kind: 'status', optional: true },
-  {
-    header: 'detail',
-    kind: 'detail',
-    value: (r) =>
-      r.error
-        ? [r.error.message, r.error.remedy].filter(Boolean).join('; ')
-        : r.note
-          ? noteText(r as ReplayNote)
-          : (leftText(r) ?? (r.reason && `done (${r.reason})`)),
-  },
-];
-
 export async function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
@@ -114,6 +84,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     : undefined;
   /** Replays made whose deliveries failed (--wait), for the hint: what is true of them. */
   const failedReplays: FailedReplay[] = [];
+  const words = new ReplayWords(wait, options.dryRun);
+  /** The deliveries of replays an earlier run made but did not follow to the end, as they are now. */
+  const now = new Map<string, string>();
   let named = new Map<string, NamedTarget>();
   const delivery = async (target: Target) =>
     target.delivery_id ??
@@ -150,6 +123,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     };
     if (!wait) return detail;
     const outcome = await deliveryOutcome(ctx, platform, webhook, made, options.waitTimeoutMs);
+    if (outcome.follow === 'interrupted') words.unfollowed++;
+    else if (outcome.status === undefined) words.delivered++;
     if (outcome.status === 'failed') {
       const { next_retry_at } = (outcome.error ?? {}) as { next_retry_at?: string };
       failedReplays.push({ id: made.id, status: String(outcome.delivery_status), next_retry_at });
@@ -179,11 +154,15 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     words: {
       act: 'replay',
       doing: `replaying ${webhook}`,
-      done: wait ? 'replayed and delivered' : 'replayed',
+      get done() {
+        return words.done;
+      },
     },
     prepare: async (_run, journal) => {
+      await unfollowedNow(platform, webhook, journal.finished(), now);
       if (!queue) {
-        named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun);
+        const earlier = (ref: string) => journal.has(ref);
+        named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun, earlier);
         return options.ids.length;
       }
       for (const done of journal.finished()) {
@@ -198,6 +177,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => {
       const { delivery_id, new_delivery_id, event_type, event_id, ...rest } = result as Partial<ReplayRow>;
       const entry = data.ref.startsWith('dlq_') ? data.ref : undefined;
+      // Done by the earlier run this one resumes: its note was for that run, not this one.
+      const earlier = result.reason === 'journal';
+      const current = earlier && new_delivery_id ? now.get(new_delivery_id) : undefined;
       return {
         ...(planned === undefined ? { status } : { plan: planned }),
         delivery_id: delivery_id ?? data.delivery_id ?? (entry ? null : data.ref),
@@ -205,11 +187,12 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         ...(new_delivery_id ? { new_delivery_id } : {}),
         event_type: event_type ?? data.event_type ?? null,
         ...((event_id ?? data.event_id) ? { event_id: event_id ?? data.event_id } : {}),
-        ...data.note,
+        ...(earlier ? {} : data.note),
         ...rest,
+        ...(earlier && rest.follow === 'interrupted' ? { delivery_status: current } : {}),
       };
     },
-    columns: COLUMNS,
+    columns: replayColumns(webhook),
     describe: (r) =>
       r.error?.remedy
         ? `${r.new_delivery_id} ${r.error.code} (${r.error.remedy})`
@@ -224,6 +207,13 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     ctx.out.info(
       `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait`,
     );
+  }
+  if (summary && words.unfollowed > 0) {
+    // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.
+    const [it, was] = words.unfollowed === 1 ? ['it', 'was'] : ['they', 'were'];
+    throw new InterruptedError(`interrupted while following ${counted(words.unfollowed, 'replay')}`, {
+      hint: `${it} ${was} made: see how ${it} went with \`svc webhooks deliveries ${webhook}\``,
+    });
   }
 }
 
@@ -249,15 +239,19 @@ export function replayCommand(make: MakeContext): Command {
         '--wait follows each new delivery until its first attempt ends (at most --wait-timeout seconds) and\n' +
         'exits 7 when any failed, naming the cause and its remedy. It is the default on a terminal, where a\n' +
         'person needs to know the target took the events, not that replays were queued; scripts get results\n' +
-        'at once unless they pass --wait (--no-wait turns it off on a terminal).\n\n' +
+        'at once unless they pass --wait (--no-wait turns it off on a terminal). A replay whose follow\n' +
+        'Ctrl-C cuts was made: its row is ok with follow "interrupted" (exit 130), and the resumed run\n' +
+        'says how its delivery is doing then.\n\n' +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
         'the same command after a failure, Ctrl-C (exit 130) or a closed stdout (exit 141) resumes the run,\n' +
-        'with the same idempotency keys, and nothing is replayed twice. Nor by two runs at once (two admins,\n' +
+        'with the same idempotency keys, and nothing is replayed twice (a row the earlier run did is a\n' +
+        'skipped row, reason journal, "done in an earlier run"). Nor by two runs at once (two admins,\n' +
         'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +
         'with a key every run that listed it shares; an entry another run replayed or discarded first is a\n' +
-        'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be replayed.\n\n' +
+        'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be\n' +
+        'replayed; whether they are delivered is known only when they are sent.\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
         'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +

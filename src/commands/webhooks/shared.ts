@@ -4,7 +4,7 @@ import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webho
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import type { Column, Field } from '../../output/output.js';
-import { enableHint } from '../../platform/errors.js';
+import { enableHint, WebhookNotFoundError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { fileErrorReason } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
@@ -170,12 +170,13 @@ export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
 /**
  * A disabled webhook receives no events, replays included: said before anything is replayed (or
  * planned, so a dry run does not promise what the platform refuses, 409 webhook_disabled), from
- * the webhook's status. Read only to say this early: when it cannot be read, the replays
- * themselves give the verdict.
+ * the webhook's status. A webhook that is not there is that error (exit 5, pointing at `svc
+ * webhooks ls`: a 404 of a replay cannot say whether the webhook or the delivery is unknown).
+ * Otherwise read only to say this early: when it cannot be read, the replays give the verdict.
  */
 export async function refuseDisabledWebhook(platform: Platform, webhook: string): Promise<void> {
   const found = await platform.webhooks.get(webhook).catch((error: unknown) => {
-    if (lookupMayFail(error)) return undefined;
+    if (lookupMayFail(error) && !(error instanceof WebhookNotFoundError)) return undefined;
     throw error;
   });
   if (found?.status === 'disabled') {

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
-import type { WebhookUpdateBody } from '../../api/schemas/webhooks.js';
+import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
@@ -38,10 +38,51 @@ export function parseWebhooksUpdate(
 }
 
 export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOptions): Promise<void> {
-  const webhook = await (await ctx.platform()).webhooks.update(options.webhook, options.change);
+  const platform = await ctx.platform();
+  const before = await platform.webhooks.get(options.webhook);
+  const changing = changedBy(before, options.change);
+  if (changing.length === 0) {
+    // As `roles update`: nothing is sent, so no audit entry says a change that did not happen.
+    await ctx.out.record(before, webhookFields(before));
+    if (!ctx.out.isMachine)
+      ctx.out.info(`Nothing changed: webhook ${before.id} ${unchanged(options.change)}.`);
+    return;
+  }
+  const webhook = await platform.webhooks.update(options.webhook, options.change);
   await ctx.out.record(webhook, webhookFields(webhook));
-  if (!ctx.out.isMachine)
-    ctx.out.success(`updated webhook ${webhook.id} (${Object.keys(options.change).join(', ')})`);
+  if (!ctx.out.isMachine) ctx.out.success(`updated webhook ${webhook.id} (${changing.join(', ')})`);
+}
+
+/** The fields of `change` that differ from the webhook as read (event kinds compared as a set). */
+function changedBy(webhook: Webhook, change: WebhookUpdateBody): string[] {
+  return Object.entries(change)
+    .filter(([key, value]) => {
+      const now = (webhook as unknown as Record<string, unknown>)[key];
+      if (key === 'event_types' && Array.isArray(now) && Array.isArray(value)) {
+        return now.length !== value.length || value.some((kind) => !now.includes(kind));
+      }
+      return now !== value;
+    })
+    .map(([key]) => key);
+}
+
+/** What a change that changes nothing found already true, in words: `is already enabled`. */
+function unchanged(change: WebhookUpdateBody): string {
+  const facts = Object.keys(change).map((key) => {
+    switch (key) {
+      case 'url':
+        return `already points at ${change.url}`;
+      case 'event_types':
+        return `already receives exactly ${change.event_types!.join(', ')}`;
+      case 'description':
+        return 'already has that description';
+      case 'max_attempts':
+        return `already has max attempts ${change.max_attempts}`;
+      default:
+        return `is already ${change.status}`;
+    }
+  });
+  return facts.length > 1 ? `${facts.slice(0, -1).join(', ')} and ${facts.at(-1)}` : facts[0]!;
 }
 
 export function updateCommand(make: MakeContext): Command {

@@ -178,15 +178,27 @@ export class WebhookStore {
     return (this.#byTenant.get(tenantId) ?? []).filter((w) => w.deleted_at === null);
   }
 
+  /**
+   * Applies a change; returns the names of the fields it changed. A field set to what it is (event
+   * kinds compared as a set) is no change: a change of nothing leaves the webhook as it was,
+   * updated_at too.
+   */
   update(
     record: WebhookRecord,
     change: Partial<Pick<WebhookRecord, 'url' | 'description' | 'event_types' | 'status' | 'max_attempts'>>,
-  ): WebhookRecord {
-    for (const [key, value] of Object.entries(change)) {
-      if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
-    }
-    record.updated_at = this.#clock.iso();
-    return record;
+  ): string[] {
+    const fields = record as unknown as Record<string, unknown>;
+    const changed = Object.entries(change).filter(([key, value]) => {
+      if (value === undefined) return false;
+      const now = fields[key];
+      if (Array.isArray(value) && Array.isArray(now)) {
+        return value.length !== now.length || value.some((v) => !now.includes(v));
+      }
+      return value !== now;
+    });
+    for (const [key, value] of changed) fields[key] = value;
+    if (changed.length > 0) record.updated_at = this.#clock.iso();
+    return changed.map(([key]) => key);
   }
 
   softDelete(record: WebhookRecord): WebhookRecord {

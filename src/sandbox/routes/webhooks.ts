@@ -18,7 +18,7 @@ import { deliveryView, webhookView } from '../domain/webhook-views.js';
 import type { WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import type { SandboxState } from '../state.js';
-import { auditChange, changedFields } from './audit.js';
+import { auditChange } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
 
 const tags = ['webhooks'];
@@ -146,8 +146,9 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const change = { ...request.body };
       if (change.url !== undefined) change.url = checkTargetUrl(change.url);
-      const changes = changedFields(change);
-      state.webhooks.update(webhook, change);
+      const changes = state.webhooks.update(webhook, change);
+      // Nothing changed, nothing to audit (as for roles).
+      if (changes.length === 0) return webhookView(webhook);
       auditChange(state, request, {
         action: 'webhook.updated',
         target_type: 'webhook',

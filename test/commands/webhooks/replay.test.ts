@@ -280,7 +280,7 @@ describe('svc webhooks replay --dlq', () => {
     ]);
     expect([dry.code, dry.stderr]).toEqual([
       0,
-      'dry run: 220 would be replayed, 0 would be skipped, 0 would fail; nothing was changed\n',
+      'dry run: 220 would be replayed (whether they are delivered is known only when they are sent), 0 would be skipped, 0 would fail; nothing was changed\n',
     ]);
     expect(ndjson(dry.stdout).every((x) => x.plan === 'replay')).toBe(true);
     expect((await entries(webhook, 'queued')).length).toBe(250);

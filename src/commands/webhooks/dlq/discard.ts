@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import type { DlqEntry } from '../../../api/schemas/webhooks.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
@@ -59,6 +60,7 @@ interface DiscardRow {
   entry_id: string;
   delivery_id?: string;
   event_type?: string;
+  event_id?: string;
   discarded_at?: string | null;
   error?: { message: string };
   reason?: string;
@@ -91,33 +93,34 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
    * as queued; each is keyed by its state as listed, so another run's discard of the same entry
    * is answered as a replay.)
    */
-  const look: Worker<string> = async ({ data: entry }, { signal }) => {
-    if (queue) return {};
-    const found = await platform.webhooks.dlq.get(webhook, entry, { signal });
-    const detail = { delivery_id: found.delivery_id, event_type: found.event_type };
+  const look: Worker<Target> = async ({ data: { id, listed } }, { signal }) => {
+    // An entry of the queue as listed: what would be dropped, as `replay --dlq --dry-run` says it.
+    if (listed) return about(listed);
+    const found = await platform.webhooks.dlq.get(webhook, id, { signal });
+    const detail = about(found);
     const gone = QueueSnapshot.gone(found);
     return gone ? { ...detail, ...skip(gone) } : detail;
   };
-  const work: Worker<string> = async (item, context) => {
+  const work: Worker<Target> = async (item, context) => {
     const before = await look(item, context);
     if (before.status === 'skipped') return before;
     try {
       const { data: done, response } = await platform.webhooks.dlq
-        .discard(webhook, item.data, { signal: context.signal, idempotencyKey: context.idempotencyKey })
+        .discard(webhook, item.data.id, { signal: context.signal, idempotencyKey: context.idempotencyKey })
         .withResponse();
-      const detail = { delivery_id: done.delivery_id, event_type: done.event_type };
+      const detail = about(done);
       return queue && response.replayed
         ? { ...detail, ...skip({ reason: 'already_discarded', discarded_at: done.discarded_at }) }
         : { ...detail, discarded_at: done.discarded_at };
     } catch (error) {
       // Replayed (its event was sent) or delivered since it was listed or looked at: not discarded.
       const { entry, gone } = await QueueSnapshot.whereNow(error, () =>
-        platform.webhooks.dlq.get(webhook, item.data, { signal: context.signal }),
+        platform.webhooks.dlq.get(webhook, item.data.id, { signal: context.signal }),
       );
-      return { delivery_id: entry.delivery_id, event_type: entry.event_type, ...skip(gone) };
+      return { ...about(entry), ...skip(gone) };
     }
   };
-  const verb: BulkVerb<string, DiscardRow> = {
+  const verb: BulkVerb<Target, DiscardRow> = {
     kind: 'webhooks-dlq-discard',
     identity: [webhook, options.all ? options.filterFlags : options.entries],
     journal: options.journal,
@@ -125,12 +128,12 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     concurrency: options.concurrency,
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
     prepare: async () => (queue ? queue.count() : options.entries.length),
-    items: () => (queue ? entries(queue) : options.entries.map((id) => ({ key: id, data: id }))),
+    items: () => (queue ? entries(queue) : options.entries.map((id) => ({ key: id, data: { id } }))),
     work,
     plan: look,
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => ({
       ...(planned === undefined ? { status } : { plan: planned }),
-      entry_id: data,
+      entry_id: data.id,
       ...result,
     }),
     columns: COLUMNS,
@@ -149,9 +152,26 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   if (summary && !options.dryRun) queue?.noteLeft(ctx, 'discarded');
 }
 
-async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<string>> {
+/** An entry to discard: its id, and the entry as the queue listed it (--all). */
+interface Target {
+  id: string;
+  listed?: DlqEntry;
+}
+
+/** What a row says of the entry: the delivery and event it holds. */
+const about = (entry: DlqEntry) => ({
+  delivery_id: entry.delivery_id,
+  event_type: entry.event_type,
+  event_id: entry.event_id,
+});
+
+async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<Target>> {
   for await (const entry of queue.entries()) {
-    yield { key: entry.id, data: entry.id, shared: QueueSnapshot.shared('discard', entry) };
+    yield {
+      key: entry.id,
+      data: { id: entry.id, listed: entry },
+      shared: QueueSnapshot.shared('discard', entry),
+    };
   }
 }
 

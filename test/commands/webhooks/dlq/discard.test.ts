@@ -11,6 +11,7 @@ interface Entry {
   id: string;
   delivery_id: string;
   event_type: string;
+  event_id: string;
   status: string;
   discarded_at: string | null;
 }
@@ -43,6 +44,7 @@ describe('svc webhooks dlq discard', () => {
       entry_id: e.id,
       delivery_id: e.delivery_id,
       event_type: e.event_type,
+      event_id: e.event_id,
       discarded_at: at[i],
     }));
     expect(r.stdout).toBe(
@@ -176,6 +178,7 @@ describe('svc webhooks dlq discard', () => {
         entry_id: a!.id,
         delivery_id: a!.delivery_id,
         event_type: a!.event_type,
+        event_id: a!.event_id,
         reason: 'already_replayed',
         replayed_as: made.body.id,
       },

@@ -1,0 +1,80 @@
+import type { Column } from '../../output/output.js';
+import { leftText } from './dlq/queue.js';
+import { noteText, type ReplayNote } from './replay-named.js';
+
+/** One result row of `svc webhooks replay`. */
+export interface ReplayRow {
+  status?: string;
+  plan?: string;
+  delivery_id: string | null;
+  dlq_entry_id?: string;
+  new_delivery_id?: string;
+  event_type: string | null;
+  event_id?: string | null;
+  note?: ReplayNote['note'];
+  delivered_by?: string;
+  replayed_as?: string;
+  discarded_at?: string | null;
+  delivery_status?: string;
+  /** `interrupted`: Ctrl-C stopped --wait following the replay, which was made. */
+  follow?: 'interrupted';
+  error?: { code: string; message: string; remedy?: string };
+  reason?: string;
+}
+
+/** A row's detail in words: its error, its note, or what happened to it. */
+function detail(webhook: string, r: ReplayRow): string | undefined {
+  if (r.error) return [r.error.message, r.error.remedy].filter(Boolean).join('; ');
+  if (r.reason === 'journal') {
+    // Done by the earlier run this one resumes: nothing is sent now.
+    const as = r.new_delivery_id ? ` (replayed as ${r.new_delivery_id})` : '';
+    const then =
+      r.follow === 'interrupted'
+        ? `; not followed then (interrupted)${r.delivery_status ? `: ${r.delivery_status} now` : ''}`
+        : '';
+    return `done in an earlier run${as}${then}`;
+  }
+  if (r.follow === 'interrupted') {
+    const made = r.new_delivery_id;
+    return `interrupted while following; the replay was made (${made}): see how it went with \`svc webhooks deliveries get ${webhook} ${made}\``;
+  }
+  if (r.note) return noteText(r as ReplayNote);
+  return leftText(r) ?? (r.reason && `done (${r.reason})`);
+}
+
+export const replayColumns =
+  (webhook: string) =>
+  (dryRun: boolean): Array<Column<ReplayRow>> => [
+    { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
+    { header: 'delivery', value: (r) => r.delivery_id ?? r.dlq_entry_id, kind: 'id' },
+    { header: 'new delivery', value: (r) => r.new_delivery_id, kind: 'id' },
+    { header: 'event', value: (r) => r.event_type },
+    { header: 'outcome', value: (r) => r.delivery_status, kind: 'status', optional: true },
+    { header: 'detail', kind: 'detail', value: (r) => detail(webhook, r) },
+  ];
+
+/**
+ * The run's word for its ok rows, read when the run ends: with --wait they were delivered, but
+ * for those whose follow Ctrl-C cut (made, outcome unknown); a dry run knows nothing of delivery.
+ */
+export class ReplayWords {
+  delivered = 0;
+  unfollowed = 0;
+
+  constructor(
+    private readonly wait: boolean,
+    private readonly dryRun: boolean,
+  ) {}
+
+  get done(): string {
+    if (this.dryRun) return 'replayed (whether they are delivered is known only when they are sent)';
+    if (!this.wait) return 'replayed';
+    if (this.unfollowed === 0) return 'replayed and delivered';
+    const what = this.unfollowed === 1 ? 'its delivery' : 'their deliveries';
+    const some =
+      this.delivered > 0
+        ? `${this.delivered.toLocaleString('en')} delivered, ${this.unfollowed.toLocaleString('en')} `
+        : '';
+    return `replayed (${some}not followed to ${what}: interrupted)`;
+  }
+}
