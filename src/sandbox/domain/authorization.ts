@@ -1,4 +1,4 @@
-import { heldUntil as heldUntilOf, lackRefusal } from '../../api/holds.js';
+import { type HeldGrant, heldUntil as heldUntilOf, lackRefusal } from '../../api/holds.js';
 import { type OperationRule, scopesAllow } from '../../api/operations.js';
 import { grantsPermission } from '../../api/roles.js';
 import type { SandboxState } from '../state.js';
@@ -64,6 +64,24 @@ export function requireHeld(
 }
 
 /**
+ * The caller's live grants in a tenant with their ends, as src/api/holds.ts judges them: a
+ * user's live assignments; an API key's role, which nothing ends; none in a tenant the
+ * credential cannot name.
+ */
+export function heldGrants(state: SandboxState, principal: Principal, tenantId: string): HeldGrant[] {
+  if (!principal.tenantIds.includes(tenantId)) return [];
+  const { roles } = state;
+  if (principal.fixedRoles) {
+    return [{ permissions: [...roles.permissionsOf(tenantId, principal.fixedRoles)], expiresAt: null }];
+  }
+  if (!principal.user) return [];
+  return liveAssignments(state, principal.user.id, tenantId).map((a) => ({
+    expiresAt: a.expires_at,
+    permissions: roles.get(tenantId, a.role_id)?.permissions ?? [],
+  }));
+}
+
+/**
  * Until when (ms) the caller holds every one of these permissions live in the tenant (see
  * heldUntil in src/api/holds.ts). null when nothing ends them — permanent assignments, or an API
  * key (its role lasts until it is revoked).
@@ -74,13 +92,7 @@ export function heldUntil(
   tenantId: string,
   permissions: Iterable<string>,
 ): number | null {
-  if (principal.fixedRoles || !principal.user || !principal.tenantIds.includes(tenantId)) return null;
-  const { roles } = state;
-  const live = liveAssignments(state, principal.user.id, tenantId).map((a) => ({
-    expiresAt: a.expires_at,
-    permissions: roles.get(tenantId, a.role_id)?.permissions ?? [],
-  }));
-  return heldUntilOf(live, permissions);
+  return heldUntilOf(heldGrants(state, principal, tenantId), permissions);
 }
 
 /**
