@@ -107,13 +107,10 @@ export function prototypeKeyRefusal(text: string): DomainError | undefined {
     for (const [at, node] of level) {
       if (node === null || typeof node !== 'object') continue;
       const own = (o: object, key: string) => Object.hasOwn(o, key);
-      const constructor = (node as Record<string, unknown>).constructor;
+      const ctor = (node as Record<string, unknown>).constructor;
       const key = own(node, '__proto__')
         ? '__proto__'
-        : own(node, 'constructor') &&
-            constructor !== null &&
-            typeof constructor === 'object' &&
-            own(constructor, 'prototype')
+        : own(node, 'constructor') && ctor !== null && typeof ctor === 'object' && own(ctor, 'prototype')
           ? 'constructor.prototype'
           : undefined;
       if (key !== undefined) {
