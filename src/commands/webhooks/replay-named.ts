@@ -18,7 +18,7 @@ export interface NamedTarget {
   /** The delivery a dlq_… entry names (the ref itself for a delivery id), when known. */
   delivery_id?: string;
   note?: ReplayNote;
-  /** A dlq_… ref's entry as read: a queued one is replayed as that entry, a discarded one refused. */
+  /** A dlq_… ref's entry as read: a discarded one is refused, one replayed or delivered is sent again. */
   entry?: Pick<DlqEntry, 'status' | 'discarded_at'>;
 }
 
@@ -47,10 +47,13 @@ export function discardedRefusal(
 }
 
 /**
- * Replays a named delivery; a named entry still queued as that entry (dlq_entry_id), so it leaves
- * the queue once: a discard or a --dlq run that came first makes it 409 dlq_entry_not_queued (a
- * discard: discardedRefusal). A server that refuses the field gets a plain replay, with a key of
- * its own. Entries that left the queue otherwise (replayed, delivered) are replayed as asked.
+ * Replays a named delivery, and a named entry as that entry (dlq_entry_id, one request a rerun
+ * sends again alike, so the same key is answered from the platform's record), so it leaves the
+ * queue once: a discard or another run that came first makes it 409 dlq_entry_not_queued (a
+ * discard: discardedRefusal). An entry read as replayed or delivered already (warned of, noted on
+ * its row) is then replayed as asked, as its delivery; one that left the queue after it was read
+ * is not. A server that refuses the field gets a plain replay. Those plain replays have keys of
+ * their own.
  */
 export async function replayNamed(
   platform: Platform,
@@ -64,16 +67,18 @@ export async function replayNamed(
     throw discardedRefusal(webhook, target.ref, target.entry, delivery);
   const plain = (key: string) =>
     platform.webhooks.deliveries.replay(webhook, delivery, { signal, idempotencyKey: key }).withResponse();
-  if (target.entry?.status !== 'queued') return plain(idempotencyKey);
+  if (!target.ref.startsWith('dlq_')) return plain(idempotencyKey);
   try {
     return await platform.webhooks.deliveries
       .replay(webhook, delivery, { signal, idempotencyKey }, target.ref)
       .withResponse();
   } catch (error) {
     if (refusesEntryField(error)) return plain(deriveIdempotencyKey(idempotencyKey, 'without dlq_entry_id'));
-    if (error instanceof DlqEntryNotQueuedError && error.entry?.status === 'discarded') {
+    if (!(error instanceof DlqEntryNotQueuedError)) throw error;
+    if (error.entry?.status === 'discarded')
       throw discardedRefusal(webhook, target.ref, error.entry, delivery);
-    }
+    const leftBefore = target.entry !== undefined && target.entry.status !== 'queued';
+    if (leftBefore) return plain(deriveIdempotencyKey(idempotencyKey, 'as its delivery'));
     throw error;
   }
 }
