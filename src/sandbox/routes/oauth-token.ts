@@ -1,3 +1,5 @@
+// Over 300 lines: the token endpoint's three grants (RFC 6749 code and refresh, RFC 8628 device)
+// share client authentication and token issuing; one flow read top to bottom.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DEVICE_CODE_GRANT, OAUTH_PATHS } from '../../api/constants.js';
 import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
