@@ -6,8 +6,11 @@ import { endMs, isoSeconds } from './time.js';
  * enforces it and for svc, which predicts it in dry runs and plans: granting or revoking a role
  * takes every permission of the role, held live in the tenant, and a grant (or an expiry moved
  * later) ends no later than the caller holds them; putting permissions into a custom role, taking
- * them out, or deleting it takes every permission involved. API keys cannot mint keys (403
- * user_required): a role carrying api_key.manage is granted or re-timed by a person.
+ * them out, or deleting it takes every permission involved, and permissions put into a role are
+ * held by no live holder of it longer than the caller holds them (a widen is a grant to each
+ * holder, until their grant ends). API keys cannot mint keys (403 user_required): a role carrying
+ * api_key.manage is granted or re-timed by a person, and only a person creates one or puts
+ * api_key.manage into one (at all, holders or not: a role that mints keys is one grant away).
  */
 
 /** What each kind of change hands out, as the refusal says it. */
@@ -85,14 +88,66 @@ export function outlivesRefusal(
   return `you cannot hand out access that outlives your own: you hold the permissions of ${role} only until ${until}; set expires_at to ${until} or earlier`;
 }
 
+/** A live holder of a role: who, and when their grant of it ends (null: never). */
+export interface RoleHolder {
+  user: string;
+  expiresAt: string | null;
+}
+
+/**
+ * The refusal of putting `added` into `role` by a caller with these live grants (an API key's
+ * role: one that nothing ends), when a live holder of the role would hold an added permission
+ * longer than the caller holds it — the caller's own permanent custom role included — or
+ * undefined. Names the permissions that end first and the holders that outlast them.
+ */
+export function widenOutlivesRefusal(
+  role: string,
+  grants: readonly HeldGrant[],
+  added: readonly string[],
+  holders: readonly RoleHolder[],
+): string | undefined {
+  const bound = heldUntil(grants, added);
+  if (bound === null) return undefined;
+  const longer = holders
+    .filter((h) => endMs(h.expiresAt) > bound)
+    .sort((a, b) => endMs(b.expiresAt) - endMs(a.expiresAt) || (a.user < b.user ? -1 : 1));
+  if (longer.length === 0) return undefined;
+  const until = isoSeconds(bound);
+  const first = [...new Set(added)].filter((p) => heldUntil(grants, [p]) === bound).sort();
+  const ends = (h: RoleHolder) => (h.expiresAt === null ? 'permanently' : `until ${h.expiresAt}`);
+  const more = longer.length > 3 ? ` and ${longer.length - 3} more` : '';
+  const who =
+    longer.length === 1
+      ? `${longer[0]!.user} holds ${role} ${ends(longer[0]!)}`
+      : `${longer.length} holders of ${role} hold it longer (${longer
+          .slice(0, 3)
+          .map((h) => `${h.user} ${ends(h)}`)
+          .join(', ')}${more})`;
+  return `you cannot hand out access that outlives your own: you hold ${first.join(', ')} only until ${until}, and ${who}; end their grants of ${role} by ${until} first, or have someone who holds ${first.length === 1 ? 'it' : 'them'} longer make this change`;
+}
+
 /** Whether granting or re-timing a role with these permissions takes a person (keys cannot mint keys). */
 export const mintsKeys = (permissions: readonly string[]) => grantsPermission(permissions, 'api_key.manage');
 
-/** The user_required refusal of an API key granting (or re-timing) a role that mints keys. */
-export function keyMinterRefusal(role: string, change: 'grant' | 'expiry'): string {
-  return change === 'grant'
-    ? `API keys cannot grant ${role}: it carries api_key.manage, and keys cannot mint keys; a person must grant it`
-    : `API keys cannot change the expiry of ${role}: it carries api_key.manage, and keys cannot mint keys; a person must do it`;
+/** Whether a custom role change (`before` empty for a creation) makes a role that mints keys. */
+export const makesKeyMinter = (before: readonly string[], after: readonly string[]) =>
+  mintsKeys(after) && !mintsKeys(before);
+
+/**
+ * The user_required refusal of an API key granting, re-timing, creating or widening a role that
+ * mints keys.
+ */
+export function keyMinterRefusal(role: string, change: 'grant' | 'expiry' | 'create' | 'widen'): string {
+  switch (change) {
+    case 'grant':
+      return `API keys cannot grant ${role}: it carries api_key.manage, and keys cannot mint keys; a person must grant it`;
+    case 'expiry':
+      return `API keys cannot change the expiry of ${role}: it carries api_key.manage, and keys cannot mint keys; a person must do it`;
+    case 'create':
+      return `API keys cannot create ${role} with api_key.manage: keys cannot mint keys, nor make a role that can; a person must create it`;
+    case 'widen':
+      return `API keys cannot put api_key.manage into ${role}: keys cannot mint keys, nor make a role that can; a person must change it`;
+  }
 }
 
 export interface Refusal {
@@ -164,14 +219,28 @@ export class CallerAuthority {
     );
   }
 
-  /** A custom role created (`before` null), changed, or deleted (`after` null). */
-  role(name: string, before: readonly string[] | null, after: readonly string[] | null): Refusal | undefined {
+  /**
+   * A custom role created (`before` null), changed, or deleted (`after` null); `holders`: its live
+   * holders now (a widen must not outlast the caller's hold on what it adds for any of them).
+   */
+  role(
+    name: string,
+    before: readonly string[] | null,
+    after: readonly string[] | null,
+    holders: readonly RoleHolder[] = [],
+  ): Refusal | undefined {
     const refused = this.#operation('role.manage', 'changing custom roles');
     if (refused) return refused;
     const fix = `have someone who holds them change ${name}`;
     if (after === null) return this.#lack(HANDING_OUT.delete, before ?? [], fix);
     const { added, removed } = roleChange(before ?? [], after);
-    return this.#lack(HANDING_OUT.widen, added, fix) ?? this.#lack(HANDING_OUT.narrow, removed, fix);
+    const lacking = this.#lack(HANDING_OUT.widen, added, fix) ?? this.#lack(HANDING_OUT.narrow, removed, fix);
+    if (lacking) return lacking;
+    if (!this.person && makesKeyMinter(before ?? [], after)) {
+      return { code: 'user_required', message: keyMinterRefusal(name, before === null ? 'create' : 'widen') };
+    }
+    const message = widenOutlivesRefusal(name, this.grants, added, holders);
+    return message === undefined ? undefined : { code: 'insufficient_permission', message };
   }
 
   /** A change of a webhook or an OAuth client, which takes webhook.manage or oauth_client.manage. */

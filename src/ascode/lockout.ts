@@ -135,8 +135,9 @@ export interface Caller {
 /**
  * Marks the changes the platform refuses the caller for what they hold (src/api/holds.ts: 403
  * insufficient_permission, a grant or a role change handing out permissions they lack or for
- * longer than they hold them; insufficient_role, an operation they may not do at all;
- * user_required, a key granting a role that mints keys) as `refused`, judged on their own live
+ * longer than they hold them, a widen included, which reaches the role's live holders until their
+ * grants end; insufficient_role, an operation they may not do at all; user_required, a key
+ * granting, creating or widening a role that mints keys) as `refused`, judged on their own live
  * grants in the tenant (an API key: its one role). Roles are changed before grants, so a grant is
  * judged on its role's permissions after the plan. Changes refused already are left out.
  */
@@ -175,10 +176,15 @@ function holdsRefusal(
   if (change.kind === 'webhook' || change.kind === 'oauth_client') return authority.integration(change.kind);
   const before = live.roles.get(change.name)?.permissions ?? null;
   if (change.kind === 'role') {
+    // Roles change before grants: what a widen adds reaches the role's holders of now.
+    const holders = [...live.grants.values()]
+      .filter((g) => g.roleName === change.name)
+      .map((g) => ({ user: g.user, expiresAt: g.expiresAt }));
     return authority.role(
       change.name,
       before,
       change.action === 'delete' ? null : (after(change.name) ?? before),
+      holders,
     );
   }
   const { role, expires_at } = change.grant!;

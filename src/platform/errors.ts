@@ -158,8 +158,22 @@ export function typedError(error: unknown, notFound?: NotFoundClass): unknown {
   else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) {
     return error instanceof notFound ? error : retyped(error, notFound, NOT_FOUND_HINTS.get(notFound));
   }
+  const hint = error.code === 'insufficient_role' ? missingRoleHint(error) : undefined;
   if (!type || error instanceof type) return error;
-  return retyped(error, type);
+  return retyped(error, type, hint);
+}
+
+/**
+ * The fix half of a 403 insufficient_role (the operation itself needs a permission the caller's
+ * roles lack): another profile, and, unless the platform's message says whom to ask already, a
+ * tenant administrator. Any server's message is kept as it is.
+ */
+function missingRoleHint(error: ApiError): string | undefined {
+  if (error.hint) return undefined;
+  const profile = 'use a profile whose login holds it (svc -p PROFILE …)';
+  return /\bask\b/i.test(error.message)
+    ? `or ${profile}`
+    : `ask a tenant administrator for a role that grants it, or ${profile}`;
 }
 
 /** The same API error as another class (status, code, message, request id, hint and cause kept). */

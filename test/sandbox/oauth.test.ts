@@ -418,7 +418,9 @@ describe('POST /v1/oauth/token', () => {
     expect(first.status).toBe(200);
     const second = await tokenRequest(sandbox(), form);
     expect([second.status, second.body.error]).toEqual([400, 'invalid_grant']);
-    expect(second.body.error_description).toMatch(/already used/);
+    expect(second.body.error_description).toBe(
+      'the authorization code was already used; the tokens issued with it are revoked',
+    );
     const me = await call(sandbox(), 'GET', '/v1/me', { token: first.body.access_token });
     expect([me.status, me.body.error.code]).toEqual([401, 'invalid_token']);
     const refresh = await tokenRequest(sandbox(), {
@@ -443,9 +445,19 @@ describe('POST /v1/oauth/token', () => {
     expect((await tokenRequest(sandbox(), { ...form, code_verifier: 'B'.repeat(43) })).body.error).toBe(
       'invalid_grant',
     );
-    expect((await tokenRequest(sandbox(), { ...form, code_verifier: verifier })).body.error).toBe(
-      'invalid_grant',
-    );
+    // Exploratory test s8 (attacker 6): the retry was told "the tokens issued with it are
+    // revoked", though none was issued: it says the earlier exchange failed, and why.
+    const retry = await tokenRequest(sandbox(), { ...form, code_verifier: verifier });
+    expect([retry.status, retry.body]).toEqual([
+      400,
+      {
+        error: 'invalid_grant',
+        error_description:
+          'the authorization code was already presented, and that exchange failed (code_verifier does not match the code_challenge), so no token was issued with it; an authorization code is used once: start a new authorization',
+      },
+    ]);
+    const first = await exchange(client);
+    expect(first.status).toBe(200);
   });
 
   it('refuses a verifier when the authorization request had no challenge (PKCE downgrade)', async () => {

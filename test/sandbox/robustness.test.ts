@@ -137,3 +137,36 @@ describe('fault injection settings', () => {
     expect(r.status).toBe(400);
   });
 });
+
+// Exploratory test s8 (attacker 5): valid JSON with a __proto__ (or constructor.prototype) key
+// was refused as "Body is not valid JSON". Still refused, saying which key and what to do.
+describe('prototype keys in a JSON body', () => {
+  it.each([
+    [
+      '{"name":"pp","permissions":["exception.read"],"__proto__":{}}',
+      '__proto__',
+      'the body has a __proto__ key, which the platform refuses (it could poison object prototypes); remove it',
+    ],
+    [
+      '{"name":"pp","permissions":["exception.read"],"description":"x","meta":[{"constructor":{"prototype":{"x":1}}}]}',
+      'meta[0].constructor.prototype',
+      'the body has a constructor.prototype key at meta[0], which the platform refuses (it could poison object prototypes); remove it',
+    ],
+  ])('refuses %s with 400 invalid_request naming the key', async (body, field, message) => {
+    for (const type of ['application/json', 'application/merge-patch+json']) {
+      const r = await raw('POST', '/v1/roles', body, type);
+      expect([r.status, r.body.error.code, r.body.error.message, r.body.error.details]).toEqual([
+        400,
+        'invalid_request',
+        message,
+        [{ field, message: 'is not accepted; remove it' }],
+      ]);
+    }
+  });
+
+  it('still calls text that is not JSON not valid JSON', async () => {
+    const r = await raw('POST', '/v1/roles', '{"name":');
+    expect([r.status, r.body.error.code]).toEqual([400, 'invalid_request']);
+    expect(r.body.error.message).toContain('not valid JSON');
+  });
+});

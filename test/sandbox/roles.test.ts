@@ -317,7 +317,7 @@ describe('role assignments', () => {
     const denied = await call(sandbox(), 'GET', '/v1/roles', analyst);
     expect(denied.status).toBe(403);
     expect(denied.body.error.message).toBe(
-      'roles_list needs permission role.read in tenant acme-treasury; your live roles there (tenant_analyst) do not grant it',
+      'listing roles needs permission role.read in tenant acme-treasury, which your live roles there (tenant_analyst) do not grant; ask a tenant_admin of acme-treasury for a role that grants it',
     );
     const granter = await createRole('granter', ['role.read', 'role.assign', 'exception.read']);
     await call(sandbox(), 'POST', '/v1/users/usr_analyst/roles', {

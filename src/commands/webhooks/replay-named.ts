@@ -1,8 +1,13 @@
 import { DLQ_PAGE } from '../../api/constants.js';
-import type { DlqEntry } from '../../api/schemas/webhooks.js';
+import type { DlqEntry, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { WorkCall } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
-import { lookupMayFail, UsageError } from '../../errors.js';
+import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
+import { deriveIdempotencyKey } from '../../http/idempotency.js';
+import type { WithResponse } from '../../platform/api-promise.js';
+import { DlqEntryNotQueuedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
+import { refusesEntryField } from './dlq/queue.js';
 
 /** Said of a named delivery or entry whose event was delivered or replayed before: it is sent again. */
 export type ReplayNote =
@@ -13,6 +18,69 @@ export interface NamedTarget {
   /** The delivery a dlq_… entry names (the ref itself for a delivery id), when known. */
   delivery_id?: string;
   note?: ReplayNote;
+  /** A dlq_… ref's entry as read: a discarded one is refused, one replayed or delivered is sent again. */
+  entry?: Pick<DlqEntry, 'status' | 'discarded_at'>;
+}
+
+/**
+ * A discarded entry named by its own id: it left the queue once already (discarded), so it is
+ * not replayed (409 dlq_entry_not_queued, exit 6), in the dry run and the real run alike. Its
+ * delivery, named by its own id, is replayed whatever its entry says.
+ */
+export function discardedRefusal(
+  webhook: string,
+  ref: string,
+  entry: { discarded_at?: string | null | undefined },
+  delivery: string | undefined,
+): SvcError {
+  const at = entry.discarded_at ? ` at ${entry.discarded_at}` : '';
+  return new SvcError(
+    'conflict',
+    `dead-letter entry ${ref} was discarded${at}: an entry leaves the queue once, so it is not replayed`,
+    {
+      code: 'dlq_entry_not_queued',
+      hint: delivery
+        ? `to send its event anyway, replay its delivery by id: svc webhooks replay ${webhook} ${delivery}`
+        : 'to send its event anyway, replay its delivery by id',
+    },
+  );
+}
+
+/**
+ * Replays a named delivery, and a named entry as that entry (dlq_entry_id, one request a rerun
+ * sends again alike, so the same key is answered from the platform's record), so it leaves the
+ * queue once: a discard or another run that came first makes it 409 dlq_entry_not_queued (a
+ * discard: discardedRefusal). An entry read as replayed or delivered already (warned of, noted on
+ * its row) is then replayed as asked, as its delivery; one that left the queue after it was read
+ * is not. A server that refuses the field gets a plain replay. Those plain replays have keys of
+ * their own.
+ */
+export async function replayNamed(
+  platform: Platform,
+  webhook: string,
+  target: NamedTarget & { ref: string },
+  delivery: string,
+  call: Pick<WorkCall, 'signal' | 'idempotencyKey'>,
+): Promise<WithResponse<WebhookDelivery>> {
+  const { signal, idempotencyKey } = call;
+  if (target.entry?.status === 'discarded')
+    throw discardedRefusal(webhook, target.ref, target.entry, delivery);
+  const plain = (key: string) =>
+    platform.webhooks.deliveries.replay(webhook, delivery, { signal, idempotencyKey: key }).withResponse();
+  if (!target.ref.startsWith('dlq_')) return plain(idempotencyKey);
+  try {
+    return await platform.webhooks.deliveries
+      .replay(webhook, delivery, { signal, idempotencyKey }, target.ref)
+      .withResponse();
+  } catch (error) {
+    if (refusesEntryField(error)) return plain(deriveIdempotencyKey(idempotencyKey, 'without dlq_entry_id'));
+    if (!(error instanceof DlqEntryNotQueuedError)) throw error;
+    if (error.entry?.status === 'discarded')
+      throw discardedRefusal(webhook, target.ref, error.entry, delivery);
+    const leftBefore = target.entry !== undefined && target.entry.status !== 'queued';
+    if (leftBefore) return plain(deriveIdempotencyKey(idempotencyKey, 'as its delivery'));
+    throw error;
+  }
 }
 
 /** What a delivery or its entry says of the event having been delivered or replayed; undefined: nothing. */
@@ -73,11 +141,15 @@ export async function lookUpNamed(
         replayed ??= replayedEntries(platform, webhook, ctx.signal);
         entry = (await replayed).get(delivery.id);
       }
-      return { ref, id, note: earlier(ref) ? undefined : noteOf(delivery, entry) };
+      const own =
+        ref.startsWith('dlq_') && entry
+          ? { status: entry.status, discarded_at: entry.discarded_at }
+          : undefined;
+      return { ref, id, note: earlier(ref) ? undefined : noteOf(delivery, entry), own };
     }),
   );
   const byDelivery = new Map<string, string>();
-  for (const { ref, id, note } of found) {
+  for (const { ref, id, note, own } of found) {
     const other = id === undefined ? undefined : byDelivery.get(id);
     if (id !== undefined && other !== undefined) {
       const [delivery, entry] = ref.startsWith('dlq_') ? [other, ref] : [ref, other];
@@ -86,7 +158,11 @@ export async function lookUpNamed(
       );
     }
     if (id !== undefined) byDelivery.set(id, ref);
-    known.set(ref, { ...(id === undefined ? {} : { delivery_id: id }), ...(note ? { note } : {}) });
+    known.set(ref, {
+      ...(id === undefined ? {} : { delivery_id: id }),
+      ...(note ? { note } : {}),
+      ...(own ? { entry: own } : {}),
+    });
   }
   const noted = found.filter((f) => f.note !== undefined);
   if (noted.length > 0 && !ctx.out.isMachine) {

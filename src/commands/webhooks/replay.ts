@@ -13,7 +13,7 @@ import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './dlq/filters.js';
 import { QueueSnapshot } from './dlq/queue.js';
 import { deliveryOutcome, type FailedReplay, failedReplaysHint, unfollowedNow } from './follow.js';
-import { lookUpNamed, type NamedTarget } from './replay-named.js';
+import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
 
@@ -101,9 +101,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     try {
       answer = queue
         ? await queue.replay(data.ref, original, call)
-        : await platform.webhooks.deliveries
-            .replay(webhook, original, { signal, idempotencyKey })
-            .withResponse();
+        : await replayNamed(platform, webhook, data, original, { signal, idempotencyKey });
     } catch (error) {
       // Disabled since the run started.
       throw withEnableHint(error, webhook);
@@ -133,6 +131,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   };
   const plan: Worker<Target> = async ({ data }) => {
     if (queue) return {};
+    if (data.entry?.status === 'discarded') {
+      throw discardedRefusal(webhook, data.ref, data.entry, data.delivery_id);
+    }
     const found = await platform.webhooks.deliveries.get(webhook, await delivery(data));
     if (found.status === 'pending' || found.status === 'retrying') {
       // What the real run would be told (409 delivery_in_progress), with its exit code.
@@ -253,7 +254,9 @@ export function replayCommand(make: MakeContext): Command {
         'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be\n' +
         'replayed; whether they are delivered is known only when they are sent.\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
-        'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n\n' +
+        'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n' +
+        'A queued entry named by its dlq_ id is replayed as that entry; a discarded one is refused (exit 6,\n' +
+        'the dry run too): an entry leaves the queue once. Its delivery, named by its dlv_ id, still replays.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
         'before anything is replayed (exit 6), with the command that enables it.',
     )

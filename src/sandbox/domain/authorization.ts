@@ -1,4 +1,5 @@
-import { heldUntil as heldUntilOf, lackRefusal } from '../../api/holds.js';
+import { type HeldGrant, heldUntil as heldUntilOf, lackRefusal } from '../../api/holds.js';
+import { actionOf } from '../../api/operation-words.js';
 import { type OperationRule, scopesAllow } from '../../api/operations.js';
 import { grantsPermission } from '../../api/roles.js';
 import type { SandboxState } from '../state.js';
@@ -64,6 +65,24 @@ export function requireHeld(
 }
 
 /**
+ * The caller's live grants in a tenant with their ends, as src/api/holds.ts judges them: a
+ * user's live assignments; an API key's role, which nothing ends; none in a tenant the
+ * credential cannot name.
+ */
+export function heldGrants(state: SandboxState, principal: Principal, tenantId: string): HeldGrant[] {
+  if (!principal.tenantIds.includes(tenantId)) return [];
+  const { roles } = state;
+  if (principal.fixedRoles) {
+    return [{ permissions: [...roles.permissionsOf(tenantId, principal.fixedRoles)], expiresAt: null }];
+  }
+  if (!principal.user) return [];
+  return liveAssignments(state, principal.user.id, tenantId).map((a) => ({
+    expiresAt: a.expires_at,
+    permissions: roles.get(tenantId, a.role_id)?.permissions ?? [],
+  }));
+}
+
+/**
  * Until when (ms) the caller holds every one of these permissions live in the tenant (see
  * heldUntil in src/api/holds.ts). null when nothing ends them — permanent assignments, or an API
  * key (its role lasts until it is revoked).
@@ -74,13 +93,7 @@ export function heldUntil(
   tenantId: string,
   permissions: Iterable<string>,
 ): number | null {
-  if (principal.fixedRoles || !principal.user || !principal.tenantIds.includes(tenantId)) return null;
-  const { roles } = state;
-  const live = liveAssignments(state, principal.user.id, tenantId).map((a) => ({
-    expiresAt: a.expires_at,
-    permissions: roles.get(tenantId, a.role_id)?.permissions ?? [],
-  }));
-  return heldUntilOf(live, permissions);
+  return heldUntilOf(heldGrants(state, principal, tenantId), permissions);
 }
 
 /**
@@ -141,19 +154,20 @@ export function authorizeOperation(
   rule: OperationRule,
   tenant: Tenant | null,
 ): void {
+  const action = actionOf(operationId);
   if (rule.callers === 'users' && !principal.user) {
-    throw new DomainError('user_required', `${operationId} is for users; API keys cannot do it`);
+    throw new DomainError('user_required', `${action} is for users; API keys cannot do it`);
   }
   if (principal.scopes !== null && !scopesAllow(rule, principal.scopes)) {
     const needed =
       rule.scopes === 'any' || rule.scopes.length === 0 ? 'admin' : `${rule.scopes.join(' or ')} (or admin)`;
     throw new DomainError(
       'insufficient_scope',
-      `the access token lacks scope ${needed} for ${operationId}; it has ${principal.scopes.join(' ') || 'none'}`,
+      `the access token lacks scope ${needed} for ${action}; it has ${principal.scopes.join(' ') || 'none'}`,
     );
   }
   if (rule.membership && liveTenants(state, principal).length === 0) {
-    throw new DomainError('no_tenant_membership', `${operationId} needs a live role in at least one tenant`);
+    throw new DomainError('no_tenant_membership', `${action} needs a live role in at least one tenant`);
   }
   if (rule.permission === null) return;
   if (!tenant) throw new Error(`operation ${operationId} needs a permission but names no tenant`);
@@ -162,7 +176,7 @@ export function authorizeOperation(
     const roles = liveRoleNames(state, principal, tenant.id);
     throw new DomainError(
       'insufficient_role',
-      `${operationId} needs permission ${rule.permission} in tenant ${tenant.slug}; your live roles there (${roles.join(', ') || 'none'}) do not grant it`,
+      `${action} needs permission ${rule.permission} in tenant ${tenant.slug}, which your live roles there (${roles.join(', ') || 'none'}) do not grant; ask a tenant_admin of ${tenant.slug} for a role that grants it`,
     );
   }
 }

@@ -28,6 +28,8 @@ export interface AuthorizationCode {
   usedAtMs: number | null;
   /** The token family issued with this code (revoked if the code is replayed). */
   family: string | null;
+  /** Why its one exchange failed (no token issued), said to a retry; null before or after a success. */
+  failure?: string | null;
 }
 
 export interface RefreshTokenRecord {

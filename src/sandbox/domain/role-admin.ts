@@ -1,9 +1,16 @@
-import { HANDING_OUT } from '../../api/holds.js';
+import {
+  HANDING_OUT,
+  heldUntil,
+  keyMinterRefusal,
+  makesKeyMinter,
+  widenOutlivesRefusal,
+} from '../../api/holds.js';
 import type { RoleUpdateBody } from '../../api/schemas/roles.js';
+import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
-import { requireHeld } from './authorization.js';
-import { notFound } from './errors.js';
+import { heldGrants, requireHeld } from './authorization.js';
+import { DomainError, notFound } from './errors.js';
 import { recordRevocation } from './grants.js';
 import type { Tenant } from './identity.js';
 import type { Role } from './roles.js';
@@ -14,7 +21,9 @@ import type { Role } from './roles.js';
  * themselves, so role.manage cannot widen its own role into tenant_admin; nor takes one out of
  * a role, or deletes a role, carrying permissions they do not hold, which would revoke those
  * from every holder — and an audit entry for every change (a deletion: one for the role and one
- * role.revoked, reason role_deleted, per grant it ends).
+ * role.revoked, reason role_deleted, per grant it ends). A widen is a grant to every live holder
+ * of the role: refused when one would hold an added permission longer than the caller holds it.
+ * API keys do not create a role that mints keys, nor put api_key.manage into one (holds.ts).
  */
 const { widen: WIDEN, narrow: NARROW, delete: DELETE } = HANDING_OUT;
 
@@ -41,6 +50,40 @@ function audit(
   });
 }
 
+/** API keys cannot mint keys, so they make no role that can (user_required). */
+function refuseKeyMinterByKey(
+  principal: Principal,
+  name: string,
+  before: readonly string[] | null,
+  after: readonly string[],
+): void {
+  if (principal.user || !makesKeyMinter(before ?? [], after)) return;
+  throw new DomainError('user_required', keyMinterRefusal(name, before === null ? 'create' : 'widen'));
+}
+
+/** Permissions put into a role reach its live holders until their grants end: no later than the caller's. */
+function requireWithinOwn(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  role: Role,
+  added: string[],
+  field: 'permissions' | 'add_permissions',
+): void {
+  if (added.length === 0) return;
+  const now = state.clock.now();
+  const holders = state.identity.assignments
+    .filter((a) => a.tenant_id === tenant.id && a.role_id === role.id && state.identity.isActive(a, now))
+    .map((a) => ({ user: a.user_id, expiresAt: a.expires_at }));
+  const grants = heldGrants(state, principal, tenant.id);
+  const refusal = widenOutlivesRefusal(role.name, grants, added, holders);
+  if (refusal === undefined) return;
+  const until = isoSeconds(heldUntil(grants, added)!);
+  throw new DomainError('insufficient_permission', refusal, [
+    { field, message: `would be held past ${until} by holders of ${role.name}` },
+  ]);
+}
+
 export function findRole(state: SandboxState, tenant: Tenant, id: string): Role {
   const role = state.roles.get(tenant.id, id);
   if (!role) throw notFound(`role ${id}`);
@@ -54,9 +97,10 @@ export function createRole(
   input: { name: string; description?: string | undefined; permissions: string[] },
   requestId: string,
 ): Role {
-  const role = state.roles.create(tenant.id, input, principal.subject, (added) =>
-    requireHeld(state, principal, tenant.id, added, WIDEN),
-  );
+  const role = state.roles.create(tenant.id, input, principal.subject, (added) => {
+    requireHeld(state, principal, tenant.id, added, WIDEN);
+    refuseKeyMinterByKey(principal, input.name, null, added);
+  });
   audit(state, tenant, 'created', role, principal.subject, requestId);
   return role;
 }
@@ -74,6 +118,16 @@ export function updateRole(
   const changed = state.roles.update(role, change, (added, removed) => {
     requireHeld(state, principal, tenant.id, added, WIDEN);
     requireHeld(state, principal, tenant.id, removed, NARROW);
+    const after = [...role.permissions, ...added].filter((p) => !removed.includes(p));
+    refuseKeyMinterByKey(principal, role.name, role.permissions, after);
+    requireWithinOwn(
+      state,
+      principal,
+      tenant,
+      role,
+      added,
+      change.permissions ? 'permissions' : 'add_permissions',
+    );
   });
   if (renamed) {
     for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;

@@ -33,8 +33,10 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 
 /**
  * application/json and application/merge-patch+json (RFC 7396) bodies: the depth check, then
- * Fastify's own parser (prototype-poisoning protection included). The size limit is Fastify's
- * bodyLimit (413 payload_too_large).
+ * Fastify's own parser (prototype-poisoning protection included: a `__proto__` key, or a
+ * `constructor` object with a `prototype` key, is refused — said so by prototypeKeyRefusal, as
+ * Fastify calls any refusal "not valid JSON"). The size limit is Fastify's bodyLimit (413
+ * payload_too_large).
  */
 export function registerJsonBodies(app: FastifyInstance): void {
   type Done = (error: Error | null, body?: unknown) => void;
@@ -60,7 +62,7 @@ export function registerJsonBodies(app: FastifyInstance): void {
       );
       return;
     }
-    parse(request, body, done);
+    parse(request, body, (error, parsed) => done(error && (prototypeKeyRefusal(body) ?? error), parsed));
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, parser);
@@ -85,6 +87,47 @@ export function registerJsonBodies(app: FastifyInstance): void {
       );
     }
   });
+}
+
+/**
+ * The refusal of valid JSON that Fastify's parser refuses for a prototype key (secure-json-parse
+ * with onProtoPoisoning/onConstructorPoisoning 'error'): 400 invalid_request naming the first such
+ * key, breadth first, and the fix; undefined when the text is not valid JSON after all.
+ */
+export function prototypeKeyRefusal(text: string): DomainError | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  let level: Array<[string, unknown]> = [['', parsed]];
+  while (level.length > 0) {
+    const next: Array<[string, unknown]> = [];
+    for (const [at, node] of level) {
+      if (node === null || typeof node !== 'object') continue;
+      const own = (o: object, key: string) => Object.hasOwn(o, key);
+      const ctor = (node as Record<string, unknown>).constructor;
+      const key = own(node, '__proto__')
+        ? '__proto__'
+        : own(node, 'constructor') && ctor !== null && typeof ctor === 'object' && own(ctor, 'prototype')
+          ? 'constructor.prototype'
+          : undefined;
+      if (key !== undefined) {
+        const where = at === '' ? '' : ` at ${at}`;
+        return new DomainError(
+          'invalid_request',
+          `the body has a ${key} key${where}, which the platform refuses (it could poison object prototypes); remove it`,
+          [{ field: at === '' ? key : `${at}.${key}`, message: 'is not accepted; remove it' }],
+        );
+      }
+      for (const [k, v] of Object.entries(node)) {
+        next.push([Array.isArray(node) ? `${at}[${k}]` : at === '' ? k : `${at}.${k}`, v]);
+      }
+    }
+    level = next;
+  }
+  return undefined;
 }
 
 /** `Application/JSON; charset=utf-8` → `application/json`. */

@@ -1,9 +1,11 @@
+// Over 300 lines: the token endpoint's three grants (RFC 6749 code and refresh, RFC 8628 device)
+// share client authentication and token issuing; one flow read top to bottom.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DEVICE_CODE_GRANT, OAUTH_PATHS } from '../../api/constants.js';
 import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
 import { primaryRole } from '../domain/identity.js';
-import type { OAuthClientRecord } from '../domain/oauth.js';
+import type { AuthorizationCode, OAuthClientRecord } from '../domain/oauth.js';
 import { revokeTokenFamily } from '../domain/token-revocation.js';
 import type { FormBody } from '../plugins/form.js';
 import { randomId, signJwt } from '../tokens.js';
@@ -100,13 +102,38 @@ function authorizationCodeGrant(
     }
     throw new OAuthError(
       'invalid_grant',
-      'the authorization code was already used; the tokens issued with it are revoked',
+      entry.family || !entry.failure
+        ? 'the authorization code was already used; the tokens issued with it are revoked'
+        : `the authorization code was already presented, and that exchange failed (${entry.failure}), so no token was issued with it; an authorization code is used once: start a new authorization`,
     );
   }
-  // Any presentation by its client uses the code up, so a wrong verifier cannot be retried.
+  // Any presentation by its client uses the code up, so a wrong verifier cannot be retried; a
+  // retry is told why that one failed.
   entry.usedAtMs = state.clock.now();
-  if (entry.expiresAtMs <= state.clock.now())
-    throw new OAuthError('invalid_grant', 'the authorization code has expired');
+  try {
+    checkExchange(entry, redirectUri, verifier, state.clock.now());
+  } catch (error) {
+    if (error instanceof OAuthError) entry.failure = error.message;
+    throw error;
+  }
+  const family = randomId('fam', 12);
+  entry.family = family;
+  return issueTokens(ctx, client, {
+    userId: entry.userId,
+    tenantIds: entry.tenantIds,
+    scopes: entry.scopes,
+    family,
+  });
+}
+
+/** A code's exchange checks (expiry, redirect_uri, PKCE): an OAuthError naming the first that fails. */
+function checkExchange(
+  entry: AuthorizationCode,
+  redirectUri: string,
+  verifier: string | undefined,
+  now: number,
+): void {
+  if (entry.expiresAtMs <= now) throw new OAuthError('invalid_grant', 'the authorization code has expired');
   if (entry.redirectUri !== redirectUri) {
     throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
   }
@@ -125,14 +152,6 @@ function authorizationCodeGrant(
       'code_verifier sent, but the authorization request had no code_challenge',
     );
   }
-  const family = randomId('fam', 12);
-  entry.family = family;
-  return issueTokens(ctx, client, {
-    userId: entry.userId,
-    tenantIds: entry.tenantIds,
-    scopes: entry.scopes,
-    family,
-  });
 }
 
 function refreshTokenGrant(
@@ -233,7 +252,7 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
         description:
           'Form-encoded (application/x-www-form-urlencoded). Client authentication: client_id + client_secret in the body ' +
           '(client_secret_post) or HTTP Basic (client_secret_basic), never both; the first-party client svc-cli is public ' +
-          '(client_id only, PKCE). authorization_code: the code is single-use (a second use revokes the tokens issued with it), ' +
+          '(client_id only, PKCE). authorization_code: the code is single-use (a second use revokes the tokens issued with it; after a failed exchange, which uses it up too, a second use is told why that one failed and that no token was issued), ' +
           'lives 60 s, and is bound to the client, the redirect_uri and the S256 code_challenge; code_verifier must match, and ' +
           'must be absent when the request had no challenge. refresh_token: rotates on every use; presenting a rotated refresh ' +
           'token revokes its whole family (access tokens included); `scope` may narrow the grant. ' +

@@ -17,7 +17,12 @@ import { errorResponses, type RouteContext } from './context.js';
 const tags = ['roles'];
 const ESCALATION =
   'Every permission the role would gain must be one the caller holds live in the tenant (403 insufficient_permission): ' +
-  'role.manage cannot widen a role, its own included, beyond what its holder already has.';
+  'role.manage cannot widen a role, its own included, beyond what its holder already has. ' +
+  'Nor for longer: a widen reaches every live holder of the role until their grant ends, so it is refused (403 ' +
+  'insufficient_permission) when one of them would hold an added permission longer than the caller holds it — a ' +
+  'just-in-time role.manage does not go into a role held permanently. API keys cannot make a role that mints keys: ' +
+  'creating one carrying api_key.manage, or putting api_key.manage into one, is 403 user_required whether or not ' +
+  'anyone holds it (one grant away from a key minting keys); a person must.';
 const REDUCTION =
   'Every permission the role would lose must also be one the caller holds live (403 insufficient_permission): taking a ' +
   'permission out of a role revokes it from every holder, so role.manage cannot take away what it does not have.';

@@ -151,3 +151,75 @@ describe('svc plan as a delegated admin', () => {
     expect(await writes(sandbox)).toBe(before);
   });
 });
+
+// Exploratory test s8 (attacker 1, 2): a widen reaches the role's live holders until their
+// grants end, and an API key makes no role that mints keys; svc plan predicts both.
+describe('svc plan predicts the widen rules', () => {
+  it('refuses widening a role held longer than the caller holds what it adds, and keys making key minters', async () => {
+    const sandbox = svc.sandbox();
+    const now = Date.parse((await call(sandbox, 'GET', '/_sandbox/clock')).body.now);
+    const ends = isoSeconds(now + 60 * 60_000);
+    const kept = await as(sandbox, LABS, 'POST', '/v1/roles', { name: 'kept', permissions: ['rule.read'] });
+    const brief = await as(sandbox, LABS, 'POST', '/v1/roles', { name: 'brief', permissions: ['rule.read'] });
+    const grantBy = (n: number, role: string, expires_at?: string) =>
+      as(sandbox, LABS, 'POST', `/v1/users/${user(n)}/roles`, {
+        role_id: role,
+        ...(expires_at ? { expires_at } : {}),
+        justification: 'widen rules',
+      });
+    await grantBy(8, delegatesId, ends);
+    await grantBy(9, kept.id);
+    await grantBy(1, brief.id, isoSeconds(now + 30 * 60_000));
+    const jit = { SVC_TOKEN: sandbox.issueToken(user(8)).token, SVC_TENANT: LABS };
+    const file = writeFile(
+      dir,
+      'widen.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n' +
+        '      - name: kept\n        permissions: [rule.read, role.read]\n' +
+        '      - name: brief\n        permissions: [rule.read, role.read]\n',
+    );
+    const planned = await svc.run(['plan', '-f', file, '--ndjson'], { env: jit, clock: fixedClock() });
+    expect(ndjson(planned.stdout).map((c) => [c.verb, c.name, c.refused ?? null])).toEqual([
+      [
+        'update',
+        'kept',
+        refused(
+          'insufficient_permission',
+          `you cannot hand out access that outlives your own: you hold role.read only until ${ends}, and ${user(9)} holds kept permanently; end their grants of kept by ${ends} first, or have someone who holds it longer make this change`,
+        ),
+      ],
+      ['update', 'brief', null],
+    ]);
+
+    const minted = await call(sandbox, 'POST', '/_sandbox/api-keys', {
+      body: { tenant_id: LABS, kind: 'service_role' },
+    });
+    const byKey = { SVC_TOKEN: minted.body.key as string, SVC_TENANT: LABS };
+    const keyFile = writeFile(
+      dir,
+      'minter.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n' +
+        '      - name: brief\n        permissions: [rule.read, api_key.manage]\n' +
+        '      - name: minter\n        permissions: [api_key.manage]\n',
+    );
+    const byKeyPlan = await svc.run(['plan', '-f', keyFile, '--ndjson'], { env: byKey, clock: fixedClock() });
+    expect(ndjson(byKeyPlan.stdout).map((c) => [c.verb, c.name, c.refused ?? null])).toEqual([
+      [
+        'update',
+        'brief',
+        refused(
+          'user_required',
+          'API keys cannot put api_key.manage into brief: keys cannot mint keys, nor make a role that can; a person must change it',
+        ),
+      ],
+      [
+        'create',
+        'minter',
+        refused(
+          'user_required',
+          'API keys cannot create minter with api_key.manage: keys cannot mint keys, nor make a role that can; a person must create it',
+        ),
+      ],
+    ]);
+  });
+});

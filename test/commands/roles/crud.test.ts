@@ -442,7 +442,7 @@ describe('svc roles assign / revoke', () => {
     const after = await svc(['roles', 'ls'], { env: asAuditor });
     expect(after.code).toBe(4);
     expect(after.stderr).toMatch(
-      /^error: roles_list needs permission role\.read in tenant acme-treasury; your live roles there \(tenant_auditor\) do not grant it \(HTTP 403, insufficient_role, request req_\w+\)/,
+      /^error: listing roles needs permission role\.read in tenant acme-treasury, which your live roles there \(tenant_auditor\) do not grant; ask a tenant_admin of acme-treasury for a role that grants it \(HTTP 403, insufficient_role, request req_\w+\); or use a profile whose login holds it \(svc -p PROFILE …\)\n$/,
     );
     const history = await svc(['roles', 'assignments', 'usr_auditor', '--all', '--json'], { env });
     expect(

@@ -238,3 +238,56 @@ describe('replaying a delivery whose dead-letter entry was replayed already, nam
     },
   );
 });
+
+// Exploratory test s8 (attacker 3): a discarded entry named by its own dlq_ id was replayed
+// silently (svc replayed its delivery without dlq_entry_id), so it left the queue twice. A named
+// entry that is queued is replayed as that entry (the platform's once-only rule applies); one
+// discarded is refused with its state (exit 6) in the dry run and the real run alike, sending
+// nothing; its delivery, named by its own id, is still replayed (the operator's choice).
+describe('a named dead-letter entry leaves the queue once', () => {
+  it('a discarded one is refused (exit 6, dry run too), nothing sent; its delivery id still replays', async () => {
+    const { webhook, target, entries } = await queue(fast, { value: 204 }, 1);
+    const [e] = entries;
+    const discarded = await svc.run(['webhooks', 'dlq', 'discard', webhook, e!.id, '--yes']);
+    expect(discarded.code, discarded.stderr).toBe(0);
+    const { discarded_at } = (await admin(fast(), 'GET', `/v1/webhooks/${webhook}/dlq/${e!.id}`)).body;
+    const refusal = `error: dead-letter entry ${e!.id} was discarded at ${discarded_at}: an entry leaves the queue once, so it is not replayed; to send its event anyway, replay its delivery by id: svc webhooks replay ${webhook} ${e!.delivery_id}\n`;
+    for (const dry of [['--dry-run'], []]) {
+      const r = await svc.run(['webhooks', 'replay', webhook, e!.id, '--no-wait', ...dry], {
+        clock: fixedClock(),
+      });
+      const said = refusal.slice('error: '.length).split('; to send')[0];
+      const summary = dry.length
+        ? 'dry run: 0 would be replayed (whether they are delivered is known only when they are sent), 0 would be skipped, 1 would fail; nothing was changed\n'
+        : '';
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        6,
+        `${dry.length ? 'fail' : 'failed'}\t${e!.delivery_id}\t\t\t\t${said}\n`,
+        summary + refusal,
+      ]);
+    }
+    const json = await svc.run(['webhooks', 'replay', webhook, e!.id, '--no-wait', '--json']);
+    expect([json.code, JSON.parse(json.stderr).error.code]).toEqual([6, 'dlq_entry_not_queued']);
+    const after = (await admin(fast(), 'GET', `/v1/webhooks/${webhook}/dlq/${e!.id}`)).body;
+    expect([after.status, after.replay_count, after.discarded_at]).toEqual(['discarded', 0, discarded_at]);
+    expect(target.received).toHaveLength(0);
+
+    const byDelivery = await svc.run(['webhooks', 'replay', webhook, e!.delivery_id, '--no-wait', '--json']);
+    expect(byDelivery.code, byDelivery.stderr).toBe(0);
+    await target.close();
+  });
+
+  it('a queued one is replayed as that entry (dlq_entry_id)', async () => {
+    const { webhook, target, entries } = await queue(fast, { value: 204 }, 1);
+    const [e] = entries;
+    const r = await svc.run(['webhooks', 'replay', webhook, e!.id, '--no-wait', '--json', '--debug']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`> {"dlq_entry_id":"${e!.id}",`);
+    const after = (await admin(fast(), 'GET', `/v1/webhooks/${webhook}/dlq/${e!.id}`)).body;
+    expect([after.status, after.last_replay_delivery_id]).toEqual([
+      'replayed',
+      JSON.parse(r.stdout)[0].new_delivery_id,
+    ]);
+    await target.close();
+  });
+});

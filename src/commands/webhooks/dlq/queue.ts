@@ -181,7 +181,7 @@ export class QueueSnapshot {
 }
 
 /** A validation refusal of the dlq_entry_id field itself: a server without it (not one that says the entry is gone). */
-function refusesEntryField(error: unknown): boolean {
+export function refusesEntryField(error: unknown): boolean {
   return (
     (error instanceof BadRequestError || error instanceof UnprocessableEntityError) &&
     JSON.stringify([error.message, error.details ?? null]).includes('dlq_entry_id')
