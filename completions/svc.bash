@@ -414,8 +414,14 @@ __svc_opts=(
 --dry-run
 --journal'
   ['svc roles assignments']='--role
---all'
-  ['svc roles holders']='--all'
+--limit
+--cursor
+--all
+--include-ended'
+  ['svc roles holders']='--limit
+--cursor
+--all
+--include-ended'
   ['svc roles permissions']=''
   ['svc users']=''
   ['svc users ls']='--limit
@@ -552,8 +558,8 @@ __svc_valopts=(
   ['svc roles delete']='  '
   ['svc roles assign']=' --expires-in --expires-at --justification --file --concurrency --journal '
   ['svc roles revoke']=' --file --concurrency --journal '
-  ['svc roles assignments']=' --role '
-  ['svc roles holders']='  '
+  ['svc roles assignments']=' --role --limit --cursor '
+  ['svc roles holders']=' --limit --cursor '
   ['svc roles permissions']='  '
   ['svc users']='  '
   ['svc users ls']=' --limit --cursor --id '

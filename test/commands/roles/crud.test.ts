@@ -444,7 +444,7 @@ describe('svc roles assign / revoke', () => {
     expect(after.stderr).toMatch(
       /^error: roles_list needs permission role\.read in tenant acme-treasury; your live roles there \(tenant_auditor\) do not grant it \(HTTP 403, insufficient_role, request req_\w+\)/,
     );
-    const history = await svc(['roles', 'assignments', 'usr_auditor', '--all', '--json'], { env });
+    const history = await svc(['roles', 'assignments', 'usr_auditor', '--include-ended', '--json'], { env });
     expect(
       json(history.stdout).map((a: { role_id: string; status: string }) => [a.role_id, a.status]),
     ).toEqual([
