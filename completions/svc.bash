@@ -2,7 +2,7 @@
 # Install: mkdir -p ~/.local/share/bash-completion/completions && svc completion bash > ~/.local/share/bash-completion/completions/svc
 #      or: echo 'source <(svc completion bash)' >> ~/.bashrc
 
-declare -gA __svc_subs __svc_alias __svc_opts __svc_valopts __svc_optvals __svc_optdyn __svc_argvals __svc_argdyn __svc_variadic
+declare -gA __svc_subs __svc_alias __svc_opts __svc_valopts __svc_optvals __svc_optdyn __svc_argvals __svc_argdyn __svc_variadic __svc_context
 __svc_subs=(
   ['svc']='login
 logout
@@ -414,8 +414,14 @@ __svc_opts=(
 --dry-run
 --journal'
   ['svc roles assignments']='--role
---all'
-  ['svc roles holders']='--all'
+--limit
+--cursor
+--all
+--include-ended'
+  ['svc roles holders']='--limit
+--cursor
+--all
+--include-ended'
   ['svc roles permissions']=''
   ['svc users']=''
   ['svc users ls']='--limit
@@ -552,8 +558,8 @@ __svc_valopts=(
   ['svc roles delete']='  '
   ['svc roles assign']=' --expires-in --expires-at --justification --file --concurrency --journal '
   ['svc roles revoke']=' --file --concurrency --journal '
-  ['svc roles assignments']=' --role '
-  ['svc roles holders']='  '
+  ['svc roles assignments']=' --role --limit --cursor '
+  ['svc roles holders']=' --limit --cursor '
   ['svc roles permissions']='  '
   ['svc users']='  '
   ['svc users ls']=' --limit --cursor --id '
@@ -675,24 +681,47 @@ __svc_variadic=(
   ['svc webhooks dlq discard']='1'
   ['svc webhooks replay']='1'
 )
+__svc_context=(
+  ['svc']=' -p --profile --base-url --tenant --org --allow-insecure-http '
+)
 
 # Values svc knows at TAB time (profiles, tenants, roles, webhooks); quiet and quick on failure.
+# Arguments: the kind, the word being completed, svc, then the profile, tenant, org and base URL
+# options already on the line, so the values are those of what the command will act on.
 __svc_dynamic() {
   if [[ $1 == files ]]; then
     compopt -o filenames 2>/dev/null
     mapfile -t COMPREPLY < <(compgen -f -- "$2")
   else
-    mapfile -t COMPREPLY < <(compgen -W "$("$3" __complete "$1" 2>/dev/null)" -- "$2")
+    mapfile -t COMPREPLY < <(compgen -W "$("$3" "${@:4}" __complete "$1" 2>/dev/null)" -- "$2")
   fi
 }
 
 _svc() {
-  local cmdpath=svc word canonical pending='' position=0 i
+  local cmdpath=svc word canonical pending='' position=0 i joined
+  local -a globals=()
   for ((i = 1; i < COMP_CWORD; i++)); do
-    word=${COMP_WORDS[i]}
-    if [[ -n $pending ]]; then pending=''; continue; fi
+    word=${COMP_WORDS[i]} joined=''
+    while ((i + 1 < COMP_CWORD)); do
+      if [[ ${COMP_WORDS[i + 1]} == [=:] ]]; then joined=1
+      elif [[ -z $joined || $word != *[=:] ]]; then break
+      else joined=''
+      fi
+      word+=${COMP_WORDS[i + 1]}
+      ((i++))
+    done
+    if [[ -n $pending ]]; then
+      if [[ ${__svc_context[svc]} == *" $pending "* ]]; then globals+=("$pending" "$word"); fi
+      pending=''
+      continue
+    fi
     if [[ $word == -* ]]; then
-      if [[ $word != *=* && ( ${__svc_valopts[$cmdpath]} == *" $word "* || ${__svc_valopts[svc]} == *" $word "* ) ]]; then pending=$word; fi
+      if [[ $word == *= && $((i + 1)) -eq COMP_CWORD ]]; then word=${word%=}; fi
+      if [[ $word == *=* ]]; then
+        if [[ ${__svc_context[svc]} == *" ${word%%=*} "* ]]; then globals+=("$word"); fi
+      elif [[ ${__svc_valopts[$cmdpath]} == *" $word "* || ${__svc_valopts[svc]} == *" $word "* ]]; then pending=$word
+      elif [[ ${__svc_context[svc]} == *" $word "* ]]; then globals+=("$word")
+      fi
       continue
     fi
     canonical=${__svc_alias[$cmdpath|$word]}
@@ -704,7 +733,7 @@ _svc() {
     local values=${__svc_optvals[$cmdpath|$pending]-${__svc_optvals[svc|$pending]}}
     local dynamic=${__svc_optdyn[$cmdpath|$pending]-${__svc_optdyn[svc|$pending]}}
     if [[ -n $values ]]; then mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
-    elif [[ -n $dynamic ]]; then __svc_dynamic "$dynamic" "$cur" "${COMP_WORDS[0]}"
+    elif [[ -n $dynamic ]]; then __svc_dynamic "$dynamic" "$cur" "${COMP_WORDS[0]}" "${globals[@]}"
     fi
     return 0
   fi
@@ -722,7 +751,7 @@ _svc() {
   if [[ -n ${__svc_argvals[$cmdpath|$slot]} ]]; then
     mapfile -t COMPREPLY < <(compgen -W "${__svc_argvals[$cmdpath|$slot]}" -- "$cur")
   elif [[ -n ${__svc_argdyn[$cmdpath|$slot]} ]]; then
-    __svc_dynamic "${__svc_argdyn[$cmdpath|$slot]}" "$cur" "${COMP_WORDS[0]}"
+    __svc_dynamic "${__svc_argdyn[$cmdpath|$slot]}" "$cur" "${COMP_WORDS[0]}" "${globals[@]}"
   fi
   COMPREPLY+=("${verbs[@]}")
   return 0

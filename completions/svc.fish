@@ -216,26 +216,35 @@ end
 
 function __svc_takes_value --argument-names cmdpath word
     switch "$cmdpath|$word"
-        case 'svc|-p' 'svc|--profile' 'svc|--base-url' 'svc|--app-url' 'svc|--tenant' 'svc|--org' 'svc|--timeout' 'svc login|--client-id' 'svc login|--client-secret-file' 'svc login|--scope' 'svc login|--port' 'svc login|--browser-timeout' 'svc tenants ls|--limit' 'svc tenants ls|--cursor' 'svc tenants ls|--role' 'svc tenants ls|--tier' 'svc tenants api-keys create|--kind' 'svc tenants api-keys create|--name' 'svc tenants api-keys create|--justification' 'svc tenants api-keys create|--secret-file' 'svc oauth create|--name' 'svc oauth create|--redirect-uri' 'svc oauth create|--description' 'svc oauth create|--grant-type' 'svc oauth create|--scope' 'svc oauth create|--token-lifetime' 'svc oauth create|--refresh-token-lifetime' 'svc oauth create|--secret-file' 'svc oauth create|--idempotency-key' 'svc oauth update|--name' 'svc oauth update|--description' 'svc oauth update|--redirect-uri' 'svc oauth update|--grant-type' 'svc oauth update|--scope' 'svc oauth update|--token-lifetime' 'svc oauth update|--refresh-token-lifetime' 'svc oauth authorize|--client-id' 'svc oauth authorize|--client-secret-file' 'svc oauth authorize|--scope' 'svc oauth authorize|--port' 'svc oauth authorize|--browser-timeout' 'svc oauth token|--grant-type' 'svc oauth token|--client-id' 'svc oauth token|--client-secret-file' 'svc oauth token|--code-file' 'svc oauth token|--redirect-uri' 'svc oauth token|--code-verifier-file' 'svc oauth token|--refresh-token-file' 'svc oauth token|--scope' 'svc oauth rotate-secret|--secret-file' 'svc records ls|--limit' 'svc records ls|--cursor' 'svc records create|--data' 'svc records create|--data-file' 'svc records update|--data' 'svc records update|--data-file' 'svc webhooks create|--url' 'svc webhooks create|--event-type' 'svc webhooks create|--description' 'svc webhooks create|--max-attempts' 'svc webhooks create|--secret-file' 'svc webhooks update|--url' 'svc webhooks update|--event-type' 'svc webhooks update|--description' 'svc webhooks update|--max-attempts' 'svc webhooks rotate-secret|--secret-file' 'svc webhooks deliveries|--status' 'svc webhooks deliveries|--limit' 'svc webhooks deliveries|--cursor' 'svc webhooks deliveries ls|--status' 'svc webhooks deliveries ls|--limit' 'svc webhooks deliveries ls|--cursor' 'svc webhooks dlq|--status' 'svc webhooks dlq|--limit' 'svc webhooks dlq|--cursor' 'svc webhooks dlq|--event-type' 'svc webhooks dlq|--since' 'svc webhooks dlq|--until' 'svc webhooks dlq ls|--status' 'svc webhooks dlq ls|--limit' 'svc webhooks dlq ls|--cursor' 'svc webhooks dlq ls|--event-type' 'svc webhooks dlq ls|--since' 'svc webhooks dlq ls|--until' 'svc webhooks dlq discard|--event-type' 'svc webhooks dlq discard|--since' 'svc webhooks dlq discard|--until' 'svc webhooks dlq discard|--limit' 'svc webhooks dlq discard|--concurrency' 'svc webhooks dlq discard|--journal' 'svc webhooks replay|--event-type' 'svc webhooks replay|--since' 'svc webhooks replay|--until' 'svc webhooks replay|--limit' 'svc webhooks replay|--wait-timeout' 'svc webhooks replay|--concurrency' 'svc webhooks replay|--journal' 'svc webhooks test|--event-type' 'svc webhooks test|--wait' 'svc webhooks verify|--secret-file' 'svc webhooks verify|--header' 'svc webhooks verify|--header-file' 'svc webhooks verify|--payload' 'svc webhooks verify|--tolerance' 'svc webhooks verify|--at' 'svc webhooks sign|--secret-file' 'svc webhooks sign|--payload' 'svc webhooks sign|--at' 'svc webhooks listen|--port' 'svc webhooks listen|--host' 'svc webhooks listen|--secret-file' 'svc webhooks listen|--forward-to' 'svc webhooks listen|--webhook' 'svc webhooks listen|--public-url' 'svc webhooks listen|--capture' 'svc webhooks listen|--tolerance' 'svc roles create|--name' 'svc roles create|--description' 'svc roles create|--permission' 'svc roles update|--name' 'svc roles update|--description' 'svc roles update|--add-permission' 'svc roles update|--remove-permission' 'svc roles assign|--expires-in' 'svc roles assign|--expires-at' 'svc roles assign|--justification' 'svc roles assign|--file' 'svc roles assign|--concurrency' 'svc roles assign|--journal' 'svc roles revoke|--file' 'svc roles revoke|--concurrency' 'svc roles revoke|--journal' 'svc roles assignments|--role' 'svc users ls|--limit' 'svc users ls|--cursor' 'svc users ls|--id' 'svc audit ls|--limit' 'svc audit ls|--cursor' 'svc audit ls|--action' 'svc audit ls|--actor' 'svc audit ls|--user' 'svc audit ls|--role' 'svc audit ls|--target' 'svc audit ls|--target-type' 'svc audit ls|--since' 'svc audit ls|--until' 'svc export|-o' 'svc export|--output' 'svc export|--only' 'svc plan|-f' 'svc plan|--file' 'svc plan|--out' 'svc apply|-f' 'svc apply|--file' 'svc apply|--secret-dir' 'svc apply|--concurrency' 'svc apply|--journal' 'svc api|-f' 'svc api|--raw-field' 'svc api|-F' 'svc api|--field' 'svc api|--input' 'svc api|-H' 'svc api|--header' 'svc sandbox start|--port' 'svc sandbox start|--host' 'svc sandbox start|--seed' 'svc sandbox start|--tenants' 'svc sandbox start|--users' 'svc sandbox start|--fail-rate' 'svc sandbox start|--fail-status' 'svc sandbox start|--retry-after' 'svc sandbox start|--drop-rate' 'svc sandbox start|--fault-phase' 'svc sandbox start|--fault-seed' 'svc sandbox start|--latency' 'svc sandbox start|--rate-limit' 'svc sandbox start|--webhook-time-scale' 'svc sandbox start|--webhook-timeout' 'svc sandbox start|--webhook-concurrency' 'svc sandbox trigger|--webhook' 'svc sandbox trigger|--count' 'svc sandbox target|--fail'
+        case 'svc|-p' 'svc|--profile' 'svc|--base-url' 'svc|--app-url' 'svc|--tenant' 'svc|--org' 'svc|--timeout' 'svc login|--client-id' 'svc login|--client-secret-file' 'svc login|--scope' 'svc login|--port' 'svc login|--browser-timeout' 'svc tenants ls|--limit' 'svc tenants ls|--cursor' 'svc tenants ls|--role' 'svc tenants ls|--tier' 'svc tenants api-keys create|--kind' 'svc tenants api-keys create|--name' 'svc tenants api-keys create|--justification' 'svc tenants api-keys create|--secret-file' 'svc oauth create|--name' 'svc oauth create|--redirect-uri' 'svc oauth create|--description' 'svc oauth create|--grant-type' 'svc oauth create|--scope' 'svc oauth create|--token-lifetime' 'svc oauth create|--refresh-token-lifetime' 'svc oauth create|--secret-file' 'svc oauth create|--idempotency-key' 'svc oauth update|--name' 'svc oauth update|--description' 'svc oauth update|--redirect-uri' 'svc oauth update|--grant-type' 'svc oauth update|--scope' 'svc oauth update|--token-lifetime' 'svc oauth update|--refresh-token-lifetime' 'svc oauth authorize|--client-id' 'svc oauth authorize|--client-secret-file' 'svc oauth authorize|--scope' 'svc oauth authorize|--port' 'svc oauth authorize|--browser-timeout' 'svc oauth token|--grant-type' 'svc oauth token|--client-id' 'svc oauth token|--client-secret-file' 'svc oauth token|--code-file' 'svc oauth token|--redirect-uri' 'svc oauth token|--code-verifier-file' 'svc oauth token|--refresh-token-file' 'svc oauth token|--scope' 'svc oauth rotate-secret|--secret-file' 'svc records ls|--limit' 'svc records ls|--cursor' 'svc records create|--data' 'svc records create|--data-file' 'svc records update|--data' 'svc records update|--data-file' 'svc webhooks create|--url' 'svc webhooks create|--event-type' 'svc webhooks create|--description' 'svc webhooks create|--max-attempts' 'svc webhooks create|--secret-file' 'svc webhooks update|--url' 'svc webhooks update|--event-type' 'svc webhooks update|--description' 'svc webhooks update|--max-attempts' 'svc webhooks rotate-secret|--secret-file' 'svc webhooks deliveries|--status' 'svc webhooks deliveries|--limit' 'svc webhooks deliveries|--cursor' 'svc webhooks deliveries ls|--status' 'svc webhooks deliveries ls|--limit' 'svc webhooks deliveries ls|--cursor' 'svc webhooks dlq|--status' 'svc webhooks dlq|--limit' 'svc webhooks dlq|--cursor' 'svc webhooks dlq|--event-type' 'svc webhooks dlq|--since' 'svc webhooks dlq|--until' 'svc webhooks dlq ls|--status' 'svc webhooks dlq ls|--limit' 'svc webhooks dlq ls|--cursor' 'svc webhooks dlq ls|--event-type' 'svc webhooks dlq ls|--since' 'svc webhooks dlq ls|--until' 'svc webhooks dlq discard|--event-type' 'svc webhooks dlq discard|--since' 'svc webhooks dlq discard|--until' 'svc webhooks dlq discard|--limit' 'svc webhooks dlq discard|--concurrency' 'svc webhooks dlq discard|--journal' 'svc webhooks replay|--event-type' 'svc webhooks replay|--since' 'svc webhooks replay|--until' 'svc webhooks replay|--limit' 'svc webhooks replay|--wait-timeout' 'svc webhooks replay|--concurrency' 'svc webhooks replay|--journal' 'svc webhooks test|--event-type' 'svc webhooks test|--wait' 'svc webhooks verify|--secret-file' 'svc webhooks verify|--header' 'svc webhooks verify|--header-file' 'svc webhooks verify|--payload' 'svc webhooks verify|--tolerance' 'svc webhooks verify|--at' 'svc webhooks sign|--secret-file' 'svc webhooks sign|--payload' 'svc webhooks sign|--at' 'svc webhooks listen|--port' 'svc webhooks listen|--host' 'svc webhooks listen|--secret-file' 'svc webhooks listen|--forward-to' 'svc webhooks listen|--webhook' 'svc webhooks listen|--public-url' 'svc webhooks listen|--capture' 'svc webhooks listen|--tolerance' 'svc roles create|--name' 'svc roles create|--description' 'svc roles create|--permission' 'svc roles update|--name' 'svc roles update|--description' 'svc roles update|--add-permission' 'svc roles update|--remove-permission' 'svc roles assign|--expires-in' 'svc roles assign|--expires-at' 'svc roles assign|--justification' 'svc roles assign|--file' 'svc roles assign|--concurrency' 'svc roles assign|--journal' 'svc roles revoke|--file' 'svc roles revoke|--concurrency' 'svc roles revoke|--journal' 'svc roles assignments|--role' 'svc roles assignments|--limit' 'svc roles assignments|--cursor' 'svc roles holders|--limit' 'svc roles holders|--cursor' 'svc users ls|--limit' 'svc users ls|--cursor' 'svc users ls|--id' 'svc audit ls|--limit' 'svc audit ls|--cursor' 'svc audit ls|--action' 'svc audit ls|--actor' 'svc audit ls|--user' 'svc audit ls|--role' 'svc audit ls|--target' 'svc audit ls|--target-type' 'svc audit ls|--since' 'svc audit ls|--until' 'svc export|-o' 'svc export|--output' 'svc export|--only' 'svc plan|-f' 'svc plan|--file' 'svc plan|--out' 'svc apply|-f' 'svc apply|--file' 'svc apply|--secret-dir' 'svc apply|--concurrency' 'svc apply|--journal' 'svc api|-f' 'svc api|--raw-field' 'svc api|-F' 'svc api|--field' 'svc api|--input' 'svc api|-H' 'svc api|--header' 'svc sandbox start|--port' 'svc sandbox start|--host' 'svc sandbox start|--seed' 'svc sandbox start|--tenants' 'svc sandbox start|--users' 'svc sandbox start|--fail-rate' 'svc sandbox start|--fail-status' 'svc sandbox start|--retry-after' 'svc sandbox start|--drop-rate' 'svc sandbox start|--fault-phase' 'svc sandbox start|--fault-seed' 'svc sandbox start|--latency' 'svc sandbox start|--rate-limit' 'svc sandbox start|--webhook-time-scale' 'svc sandbox start|--webhook-timeout' 'svc sandbox start|--webhook-concurrency' 'svc sandbox trigger|--webhook' 'svc sandbox trigger|--count' 'svc sandbox target|--fail'
             return 0
     end
     test "$cmdpath" != svc; and __svc_takes_value svc $word
 end
 
-# Prints the command path, the option waiting for a value, and how many arguments came after the path.
+# Prints the command path, the option waiting for a value, how many arguments came after the
+# path, then the options on the line that say where svc acts (profile, tenant, org, base URL),
+# with their values, for `svc __complete`.
 function __svc_walk
     set -l tokens (commandline -opc)
+    set -l context '-p' '--profile' '--base-url' '--tenant' '--org' '--allow-insecure-http'
     set -l cmdpath svc
     set -l pending
     set -l position 0
+    set -l globals
     for word in $tokens[2..-1]
         if test -n "$pending"
+            contains -- $pending $context; and set -a globals $pending $word
             set pending
             continue
         end
         if string match -q -- '-*' $word
-            if not string match -q -- '*=*' $word; and __svc_takes_value $cmdpath $word
+            if string match -q -- '*=*' $word
+                contains -- (string split -m 1 = -- $word)[1] $context; and set -a globals $word
+            else if __svc_takes_value $cmdpath $word
                 set pending $word
+            else if contains -- $word $context
+                set -a globals $word
             end
             continue
         end
@@ -247,7 +256,7 @@ function __svc_walk
             set position (math $position + 1)
         end
     end
-    printf "%s\n" $cmdpath "$pending" $position
+    printf "%s\n" $cmdpath "$pending" $position $globals
 end
 
 # True when the words so far name exactly this command (and, given, this argument position).
@@ -284,10 +293,10 @@ complete -c svc -n '__svc_at \'svc\' 0' -a 'api' -d 'Make an authenticated API r
 complete -c svc -n '__svc_at \'svc\' 0' -a 'completion' -d 'Print a shell completion script (bash, zsh, fish)'
 complete -c svc -n '__svc_at \'svc\' 0' -a 'sandbox' -d 'The local platform: a faithful, stateful implementation of the whole API on loopback'
 complete -c svc -s v -l version -d 'print the version'
-complete -c svc -s p -l profile -x -a '(svc __complete profiles 2>/dev/null)' -d 'profile to use (env SVC_PROFILE)'
+complete -c svc -s p -l profile -x -a '(svc (__svc_walk)[4..-1] __complete profiles 2>/dev/null)' -d 'profile to use (env SVC_PROFILE)'
 complete -c svc -l base-url -x -d 'API base URL (env SVC_BASE_URL)'
 complete -c svc -l app-url -x -d 'browser app URL, defaults to the base URL (env SVC_APP_URL)'
-complete -c svc -l tenant -x -a '(svc __complete tenants 2>/dev/null)' -d 'tenant sent as X-Tenant-Id (env SVC_TENANT)'
+complete -c svc -l tenant -x -a '(svc (__svc_walk)[4..-1] __complete tenants 2>/dev/null)' -d 'tenant sent as X-Tenant-Id (env SVC_TENANT)'
 complete -c svc -l org -x -d 'organisation sent as X-SVC-Org-Id (env SVC_ORG)'
 complete -c svc -l json -d 'print one JSON document; errors as JSON on stderr'
 complete -c svc -l ndjson -d 'print one JSON object per line (lists, bulk results); errors as JSON on stderr'
@@ -313,10 +322,10 @@ complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'ls' -d 'List profiles; * ma
 complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'use' -d 'Make a profile the active one'
 complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'show' -d 'Show a profile\'s settings and its masked credential'
 complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'rm' -d 'Remove a profile and its stored credential (asks first; --yes when not on a terminal). Its OAuth session is revoked first, as `svc logout` does; when the server cannot be reached, nothing is removed (exit 1) unless --no-revoke.'
-complete -c svc -n '__svc_at \'svc profiles use\' 0' -a '(svc __complete profiles 2>/dev/null)'
-complete -c svc -n '__svc_at \'svc profiles show\' 0' -a '(svc __complete profiles 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc profiles use\' 0' -a '(svc (__svc_walk)[4..-1] __complete profiles 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc profiles show\' 0' -a '(svc (__svc_walk)[4..-1] __complete profiles 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc profiles rm\'' -l no-revoke -d 'remove without contacting the server (an OAuth session stays valid until it expires)'
-complete -c svc -n '__svc_at \'svc profiles rm\' 0' -a '(svc __complete profiles 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc profiles rm\' 0' -a '(svc (__svc_walk)[4..-1] __complete profiles 2>/dev/null)'
 complete -c svc -n '__svc_at \'svc config\' 0' -a 'ls' -d 'Show every setting in effect and where it comes from'
 complete -c svc -n '__svc_at \'svc config\' 0' -a 'get' -d 'Print the value of one setting'
 complete -c svc -n '__svc_at \'svc config\' 0' -a 'set' -d 'Store a setting in the profile (the first profile configured becomes the active one). A tenant (id or slug) is checked against your tenants when the server can be asked: an unknown one is refused (exit 5); when it cannot be asked, it is saved with a warning.'
@@ -329,7 +338,7 @@ complete -c svc -n '__svc_at \'svc tenants\' 0' -a 'api-keys' -d 'Tenant API key
 complete -c svc -n '__svc_in \'svc tenants ls\'' -l limit -x -d 'at most N tenants in total (default 50; with --all: every one)'
 complete -c svc -n '__svc_in \'svc tenants ls\'' -l cursor -x -d 'continue where a previous listing stopped'
 complete -c svc -n '__svc_in \'svc tenants ls\'' -l all -d 'every tenant, streamed as pages arrive'
-complete -c svc -n '__svc_in \'svc tenants ls\'' -l role -x -a '(svc __complete roles 2>/dev/null)' -d 'only tenants where you hold this role (any of your live roles there, not only the one shown): a built-in role (e.g. tenant_admin), org_admin or a custom role\'s name'
+complete -c svc -n '__svc_in \'svc tenants ls\'' -l role -x -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)' -d 'only tenants where you hold this role (any of your live roles there, not only the one shown): a built-in role (e.g. tenant_admin), org_admin or a custom role\'s name'
 complete -c svc -n '__svc_in \'svc tenants ls\'' -l tier -x -a 'free pro enterprise' -d 'only tenants on this subscription tier'
 complete -c svc -n '__svc_at \'svc tenants api-keys\' 0' -a 'create' -d 'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600); use it as SVC_TOKEN or with `svc login --with-token`.'
 complete -c svc -n '__svc_at \'svc tenants api-keys\' 0' -a 'ls' -d 'List a tenant\'s API keys (never the keys themselves)'
@@ -338,9 +347,9 @@ complete -c svc -n '__svc_in \'svc tenants api-keys create\'' -l kind -x -a 'pub
 complete -c svc -n '__svc_in \'svc tenants api-keys create\'' -l name -x -d 'a name to recognise the key by (up to 100 characters)'
 complete -c svc -n '__svc_in \'svc tenants api-keys create\'' -l justification -x -d 'why a service-role key is needed: required for service_role, 10 to 500 characters'
 complete -c svc -n '__svc_in \'svc tenants api-keys create\'' -l secret-file -r -F -d 'write the key to this new file (mode 0600) instead of printing it'
-complete -c svc -n '__svc_at \'svc tenants api-keys create\' 0' -a '(svc __complete tenants 2>/dev/null)'
-complete -c svc -n '__svc_at \'svc tenants api-keys ls\' 0' -a '(svc __complete tenants 2>/dev/null)'
-complete -c svc -n '__svc_at \'svc tenants api-keys revoke\' 0' -a '(svc __complete tenants 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc tenants api-keys create\' 0' -a '(svc (__svc_walk)[4..-1] __complete tenants 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc tenants api-keys ls\' 0' -a '(svc (__svc_walk)[4..-1] __complete tenants 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc tenants api-keys revoke\' 0' -a '(svc (__svc_walk)[4..-1] __complete tenants 2>/dev/null)'
 complete -c svc -n '__svc_at \'svc oauth\' 0' -a 'ls' -d 'List the tenant\'s OAuth clients'
 complete -c svc -n '__svc_at \'svc oauth\' 0' -a 'get' -d 'Show one OAuth client'
 complete -c svc -n '__svc_at \'svc oauth\' 0' -a 'create' -d 'Register an OAuth client in the tenant (tenant_admin)'
@@ -421,7 +430,7 @@ complete -c svc -n '__svc_at \'svc webhooks\' 0' -a 'test' -d 'Send a test event
 complete -c svc -n '__svc_at \'svc webhooks\' 0' -a 'verify' -d 'Verify a signed webhook payload'
 complete -c svc -n '__svc_at \'svc webhooks\' 0' -a 'sign' -d 'Sign a payload as the platform does'
 complete -c svc -n '__svc_at \'svc webhooks\' 0' -a 'listen' -d 'Receive and verify deliveries locally'
-complete -c svc -n '__svc_at \'svc webhooks get\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks get\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks create\'' -l url -x -d 'the target: an http(s) URL that receives POSTs (required)'
 complete -c svc -n '__svc_in \'svc webhooks create\'' -l event-type -x -a 'exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test' -d 'an event kind to deliver (required, repeatable or comma-separated)'
 complete -c svc -n '__svc_in \'svc webhooks create\'' -l description -x -d 'free text'
@@ -435,11 +444,11 @@ complete -c svc -n '__svc_in \'svc webhooks update\'' -l description -x -d 'free
 complete -c svc -n '__svc_in \'svc webhooks update\'' -l max-attempts -x -d 'attempt ceiling of new deliveries, 1-20'
 complete -c svc -n '__svc_in \'svc webhooks update\'' -l enable -d 'receive events again'
 complete -c svc -n '__svc_in \'svc webhooks update\'' -l disable -d 'stop receiving events (deliveries already made continue)'
-complete -c svc -n '__svc_at \'svc webhooks update\' 0' -a '(svc __complete webhooks 2>/dev/null)'
-complete -c svc -n '__svc_at \'svc webhooks delete\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks update\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks delete\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks rotate-secret\'' -l secret-file -r -F -d 'write the new secret to this new file (mode 0600)'
 complete -c svc -n '__svc_in \'svc webhooks rotate-secret\'' -l show-secret -d 'print the new secret (it is not shown again)'
-complete -c svc -n '__svc_at \'svc webhooks rotate-secret\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks rotate-secret\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_at \'svc webhooks deliveries\' 0' -a 'ls' -d 'Recent deliveries of a webhook, with outcome counts'
 complete -c svc -n '__svc_at \'svc webhooks deliveries\' 0' -a 'get' -d 'Show one delivery with its attempts, or its raw payload'
 complete -c svc -n '__svc_in \'svc webhooks deliveries\'' -l status -x -a 'pending retrying delivered failed recovered in_flight' -d 'only deliveries in this state (in_flight: pending or retrying)'
@@ -447,15 +456,15 @@ complete -c svc -n '__svc_in \'svc webhooks deliveries\'' -l limit -x -d 'at mos
 complete -c svc -n '__svc_in \'svc webhooks deliveries\'' -l cursor -x -d 'continue where a previous listing stopped'
 complete -c svc -n '__svc_in \'svc webhooks deliveries\'' -l all -d 'every delivery, streamed as pages arrive'
 complete -c svc -n '__svc_in \'svc webhooks deliveries\'' -l summary -d 'only the counts: total, delivered, failed, recovered, in flight'
-complete -c svc -n '__svc_at \'svc webhooks deliveries\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks deliveries\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks deliveries ls\'' -l status -x -a 'pending retrying delivered failed recovered in_flight' -d 'only deliveries in this state (in_flight: pending or retrying)'
 complete -c svc -n '__svc_in \'svc webhooks deliveries ls\'' -l limit -x -d 'at most N deliveries in total (default 50; with --all: every one)'
 complete -c svc -n '__svc_in \'svc webhooks deliveries ls\'' -l cursor -x -d 'continue where a previous listing stopped'
 complete -c svc -n '__svc_in \'svc webhooks deliveries ls\'' -l all -d 'every delivery, streamed as pages arrive'
 complete -c svc -n '__svc_in \'svc webhooks deliveries ls\'' -l summary -d 'only the counts: total, delivered, failed, recovered, in flight'
-complete -c svc -n '__svc_at \'svc webhooks deliveries ls\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks deliveries ls\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks deliveries get\'' -l payload -d 'print the raw payload bytes instead'
-complete -c svc -n '__svc_at \'svc webhooks deliveries get\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks deliveries get\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_at \'svc webhooks dlq\' 0' -a 'ls' -d 'List the dead-letter queue of a webhook'
 complete -c svc -n '__svc_at \'svc webhooks dlq\' 0' -a 'get' -d 'Show one dead-letter queue entry, with the cause and remedy'
 complete -c svc -n '__svc_at \'svc webhooks dlq\' 0' -a 'discard' -d 'Discard dead-letter entries: named ones, or every queued one (--all)'
@@ -466,7 +475,7 @@ complete -c svc -n '__svc_in \'svc webhooks dlq\'' -l all -d 'every entry, strea
 complete -c svc -n '__svc_in \'svc webhooks dlq\'' -l event-type -x -a 'exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test' -d 'only this event kind (any kind; e.g. exception.sla.breached, exception.created)'
 complete -c svc -n '__svc_in \'svc webhooks dlq\'' -l since -x -d 'dead-lettered at or after: ISO 8601 with a zone, a date (00:00Z), or 30m, 2h, 7d ago'
 complete -c svc -n '__svc_in \'svc webhooks dlq\'' -l until -x -d 'dead-lettered before: ISO 8601 with a zone, a date (00:00Z), or a duration ago'
-complete -c svc -n '__svc_at \'svc webhooks dlq\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks dlq\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks dlq ls\'' -l status -x -a 'queued replayed discarded recovered all' -d 'entries in this state (default queued)'
 complete -c svc -n '__svc_in \'svc webhooks dlq ls\'' -l limit -x -d 'at most N entries in total (default 50; with --all: every one)'
 complete -c svc -n '__svc_in \'svc webhooks dlq ls\'' -l cursor -x -d 'continue where a previous listing stopped'
@@ -474,8 +483,8 @@ complete -c svc -n '__svc_in \'svc webhooks dlq ls\'' -l all -d 'every entry, st
 complete -c svc -n '__svc_in \'svc webhooks dlq ls\'' -l event-type -x -a 'exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test' -d 'only this event kind (any kind; e.g. exception.sla.breached, exception.created)'
 complete -c svc -n '__svc_in \'svc webhooks dlq ls\'' -l since -x -d 'dead-lettered at or after: ISO 8601 with a zone, a date (00:00Z), or 30m, 2h, 7d ago'
 complete -c svc -n '__svc_in \'svc webhooks dlq ls\'' -l until -x -d 'dead-lettered before: ISO 8601 with a zone, a date (00:00Z), or a duration ago'
-complete -c svc -n '__svc_at \'svc webhooks dlq ls\' 0' -a '(svc __complete webhooks 2>/dev/null)'
-complete -c svc -n '__svc_at \'svc webhooks dlq get\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks dlq ls\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks dlq get\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks dlq discard\'' -l all -d 'every queued entry that matches the filters'
 complete -c svc -n '__svc_in \'svc webhooks dlq discard\'' -l event-type -x -a 'exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test' -d 'with --all: only this event kind (any kind; e.g. exception.sla.breached, exception.created)'
 complete -c svc -n '__svc_in \'svc webhooks dlq discard\'' -l since -x -d 'with --all: dead-lettered at or after: ISO 8601 with a zone, a date (00:00Z), or 30m, 2h, 7d ago'
@@ -484,7 +493,7 @@ complete -c svc -n '__svc_in \'svc webhooks dlq discard\'' -l limit -x -d 'with 
 complete -c svc -n '__svc_in \'svc webhooks dlq discard\'' -l concurrency -x -d 'requests in flight, 1-64 (default 8)'
 complete -c svc -n '__svc_in \'svc webhooks dlq discard\'' -l dry-run -d 'list what would be discarded, change nothing'
 complete -c svc -n '__svc_in \'svc webhooks dlq discard\'' -l journal -r -F -d 'where finished items are recorded (default: state dir)'
-complete -c svc -n '__svc_at \'svc webhooks dlq discard\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks dlq discard\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks replay\'' -l dlq -d 'replay the queued entries of the dead-letter queue'
 complete -c svc -n '__svc_in \'svc webhooks replay\'' -l event-type -x -a 'exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test' -d 'with --dlq: only this event kind (any kind; e.g. exception.sla.breached, exception.created)'
 complete -c svc -n '__svc_in \'svc webhooks replay\'' -l since -x -d 'with --dlq: dead-lettered at or after: ISO 8601 with a zone, a date (00:00Z), or 30m, 2h, 7d ago'
@@ -496,11 +505,11 @@ complete -c svc -n '__svc_in \'svc webhooks replay\'' -l wait-timeout -x -d 'how
 complete -c svc -n '__svc_in \'svc webhooks replay\'' -l concurrency -x -d 'requests in flight, 1-64 (default 8)'
 complete -c svc -n '__svc_in \'svc webhooks replay\'' -l dry-run -d 'list what would be replayed, change nothing'
 complete -c svc -n '__svc_in \'svc webhooks replay\'' -l journal -r -F -d 'where finished items are recorded (default: state dir)'
-complete -c svc -n '__svc_at \'svc webhooks replay\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks replay\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks test\'' -l event-type -x -a 'exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test' -d 'send this kind instead of webhook.test (e.g. exception.created)'
 complete -c svc -n '__svc_in \'svc webhooks test\'' -l wait -x -d 'how long to wait for the first attempt (default 15)'
 complete -c svc -n '__svc_in \'svc webhooks test\'' -l no-wait -d 'return as soon as the event is created'
-complete -c svc -n '__svc_at \'svc webhooks test\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc webhooks test\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc webhooks verify\'' -l secret-file -r -F -d 'file holding the signing secret (or set SVC_WEBHOOK_SECRET)'
 complete -c svc -n '__svc_in \'svc webhooks verify\'' -l header -x -d 'the X-SVC-Signature value, e.g. t=1700000000,v1=5257a8…'
 complete -c svc -n '__svc_in \'svc webhooks verify\'' -l header-file -r -F -d 'read the header from FILE (- for standard input): the value, its line, or a captured .headers file'
@@ -514,7 +523,7 @@ complete -c svc -n '__svc_in \'svc webhooks listen\'' -l port -x -d 'port to lis
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l host -x -d 'interface to bind'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l secret-file -r -F -d 'file holding the signing secret (or set SVC_WEBHOOK_SECRET)'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l forward-to -x -d 'send valid deliveries on to this URL, untouched'
-complete -c svc -n '__svc_in \'svc webhooks listen\'' -l webhook -x -a '(svc __complete webhooks 2>/dev/null)' -d 'point this webhook here while svc runs, and put it back on exit'
+complete -c svc -n '__svc_in \'svc webhooks listen\'' -l webhook -x -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)' -d 'point this webhook here while svc runs, and put it back on exit'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l public-url -x -d 'with --webhook: the URL the platform reaches this listener at (a tunnel)'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l capture -x -d 'save each request\'s headers and raw body in DIR, for verify'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l tolerance -x -d 'allowed clock difference, both ways (default 300)'
@@ -531,7 +540,7 @@ complete -c svc -n '__svc_at \'svc roles\' 0' -a 'permissions' -d 'List the perm
 complete -c svc -n '__svc_in \'svc roles ls\'' -l custom -d 'only custom roles'
 complete -c svc -n '__svc_in \'svc roles ls\'' -l builtin -d 'only built-in roles'
 complete -c svc -n '__svc_in \'svc roles ls\'' -l include-deleted -d 'also list soft-deleted custom roles'
-complete -c svc -n '__svc_at \'svc roles get\' 0' -a '(svc __complete roles 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc roles get\' 0' -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc roles create\'' -l name -x -d 'role name, e.g. fx-desk (lowercase, digits, _ and -; not starting with tenant_, org_ or role_)'
 complete -c svc -n '__svc_in \'svc roles create\'' -l description -x -d 'what the role is for'
 complete -c svc -n '__svc_in \'svc roles create\'' -l permission -x -d 'a permission the role grants (repeatable)'
@@ -539,8 +548,8 @@ complete -c svc -n '__svc_in \'svc roles update\'' -l name -x -d 'new name'
 complete -c svc -n '__svc_in \'svc roles update\'' -l description -x -d 'new description'
 complete -c svc -n '__svc_in \'svc roles update\'' -l add-permission -x -d 'permission to add (repeatable)'
 complete -c svc -n '__svc_in \'svc roles update\'' -l remove-permission -x -d 'permission to remove (repeatable)'
-complete -c svc -n '__svc_at \'svc roles update\' 0' -a '(svc __complete roles 2>/dev/null)'
-complete -c svc -n '__svc_at \'svc roles delete\' 0' -a '(svc __complete roles 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc roles update\' 0' -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc roles delete\' 0' -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l expires-in -x -d 'for how long: 30m, 8h, 7d, or never'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l expires-at -x -d 'until when, ISO 8601 with a zone: 2026-01-15T18:00:00Z'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l justification -x -d 'why the role is granted, up to 1000 characters (kept in the audit trail)'
@@ -549,16 +558,22 @@ complete -c svc -n '__svc_in \'svc roles assign\'' -l file -r -F -d 'grant every
 complete -c svc -n '__svc_in \'svc roles assign\'' -l concurrency -x -d 'with --file: requests in flight, 1-64 (default 8)'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l dry-run -d 'with --file: print what would be granted, already in place, or fail'
 complete -c svc -n '__svc_in \'svc roles assign\'' -l journal -r -F -d 'with --file: where finished items are recorded (default: state dir)'
-complete -c svc -n '__svc_at \'svc roles assign\' 1' -a '(svc __complete roles 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc roles assign\' 1' -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc roles revoke\'' -l file -r -F -d 'revoke every row of a CSV or NDJSON file; - reads standard input'
 complete -c svc -n '__svc_in \'svc roles revoke\'' -l concurrency -x -d 'with --file: requests in flight, 1-64 (default 8)'
 complete -c svc -n '__svc_in \'svc roles revoke\'' -l dry-run -d 'with --file: print what would be revoked, without changing anything'
 complete -c svc -n '__svc_in \'svc roles revoke\'' -l journal -r -F -d 'with --file: where finished items are recorded (default: state dir)'
-complete -c svc -n '__svc_at \'svc roles revoke\' 1' -a '(svc __complete roles 2>/dev/null)'
-complete -c svc -n '__svc_in \'svc roles assignments\'' -l role -x -a '(svc __complete roles 2>/dev/null)' -d 'only this role (id or name)'
-complete -c svc -n '__svc_in \'svc roles assignments\'' -l all -d 'include expired, revoked and role-deleted assignments'
-complete -c svc -n '__svc_in \'svc roles holders\'' -l all -d 'include expired, revoked and role-deleted grants'
-complete -c svc -n '__svc_at \'svc roles holders\' 0' -a '(svc __complete roles 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc roles revoke\' 1' -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)'
+complete -c svc -n '__svc_in \'svc roles assignments\'' -l role -x -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)' -d 'only this role (id or name)'
+complete -c svc -n '__svc_in \'svc roles assignments\'' -l limit -x -d 'at most N assignments in total (default 50; with --all: every one)'
+complete -c svc -n '__svc_in \'svc roles assignments\'' -l cursor -x -d 'continue where a previous listing stopped'
+complete -c svc -n '__svc_in \'svc roles assignments\'' -l all -d 'every assignment, streamed as pages arrive'
+complete -c svc -n '__svc_in \'svc roles assignments\'' -l include-ended -d 'include expired, revoked and role-deleted assignments (see status)'
+complete -c svc -n '__svc_in \'svc roles holders\'' -l limit -x -d 'at most N assignments in total (default 50; with --all: every one)'
+complete -c svc -n '__svc_in \'svc roles holders\'' -l cursor -x -d 'continue where a previous listing stopped'
+complete -c svc -n '__svc_in \'svc roles holders\'' -l all -d 'every assignment, streamed as pages arrive'
+complete -c svc -n '__svc_in \'svc roles holders\'' -l include-ended -d 'include expired, revoked and role-deleted assignments (see status)'
+complete -c svc -n '__svc_at \'svc roles holders\' 0' -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)'
 complete -c svc -n '__svc_at \'svc users\' 0' -a 'ls' -d 'List the users who may hold roles in the tenant'
 complete -c svc -n '__svc_in \'svc users ls\'' -l limit -x -d 'at most N users in total (default 50; with --all: every one)'
 complete -c svc -n '__svc_in \'svc users ls\'' -l cursor -x -d 'continue where a previous listing stopped'
@@ -572,7 +587,7 @@ complete -c svc -n '__svc_in \'svc audit ls\'' -l all -d 'every entry, streamed 
 complete -c svc -n '__svc_in \'svc audit ls\'' -l action -x -a 'role api_key webhook oauth_client role.assigned role.assignment_updated role.revoked role.created role.updated role.deleted api_key.issued api_key.revoked webhook.created webhook.updated webhook.deleted webhook.secret_rotated webhook.secret_restored oauth_client.created oauth_client.updated oauth_client.deleted oauth_client.secret_rotated' -d 'an action (role.assigned) or a family (role, api_key, webhook, oauth_client)'
 complete -c svc -n '__svc_in \'svc audit ls\'' -l actor -x -d 'who made the change (a user id or an API key id)'
 complete -c svc -n '__svc_in \'svc audit ls\'' -l user -x -d 'changes to this user’s roles'
-complete -c svc -n '__svc_in \'svc audit ls\'' -l role -x -a '(svc __complete roles 2>/dev/null)' -d 'changes involving this role (id or name)'
+complete -c svc -n '__svc_in \'svc audit ls\'' -l role -x -a '(svc (__svc_walk)[4..-1] __complete roles 2>/dev/null)' -d 'changes involving this role (id or name)'
 complete -c svc -n '__svc_in \'svc audit ls\'' -l target -x -d 'changes to this object (a webhook, client, key, role or user id)'
 complete -c svc -n '__svc_in \'svc audit ls\'' -l target-type -x -a 'user role api_key webhook oauth_client' -d 'changes to this kind of object'
 complete -c svc -n '__svc_in \'svc audit ls\'' -l since -x -d 'at or after: ISO 8601 with a zone (2026-01-15T09:30:00Z), a date (00:00Z), or 30m, 2h, 7d ago'
@@ -619,8 +634,8 @@ complete -c svc -n '__svc_in \'svc sandbox start\'' -l rate-limit -x -d 'answer 
 complete -c svc -n '__svc_in \'svc sandbox start\'' -l webhook-time-scale -x -d 'multiply the webhook retry schedule (30 s, 1 min, 2 min, …) by this; 0.001 makes minutes milliseconds'
 complete -c svc -n '__svc_in \'svc sandbox start\'' -l webhook-timeout -x -d 'request timeout of one webhook delivery attempt (default 10000)'
 complete -c svc -n '__svc_in \'svc sandbox start\'' -l webhook-concurrency -x -d 'webhook delivery attempts in flight at once (default 64)'
-complete -c svc -n '__svc_in \'svc sandbox trigger\'' -l webhook -x -a '(svc __complete webhooks 2>/dev/null)' -d 'send to this webhook only'
+complete -c svc -n '__svc_in \'svc sandbox trigger\'' -l webhook -x -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)' -d 'send to this webhook only'
 complete -c svc -n '__svc_in \'svc sandbox trigger\'' -l count -x -d 'how many events, 1-200000 (default 1)'
 complete -c svc -n '__svc_in \'svc sandbox target\'' -l fail -x -d 'an HTTP status (300-599), timeout, refused or tls'
 complete -c svc -n '__svc_in \'svc sandbox target\'' -l recover -d 'send to the target again'
-complete -c svc -n '__svc_at \'svc sandbox target\' 0' -a '(svc __complete webhooks 2>/dev/null)'
+complete -c svc -n '__svc_at \'svc sandbox target\' 0' -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)'

@@ -11,16 +11,18 @@ export function bashScript(root: CommandSpec): string {
 # Install: mkdir -p ~/.local/share/bash-completion/completions && svc completion bash > ~/.local/share/bash-completion/completions/svc
 #      or: echo 'source <(svc completion bash)' >> ~/.bashrc
 
-declare -gA __svc_subs __svc_alias __svc_opts __svc_valopts __svc_optvals __svc_optdyn __svc_argvals __svc_argdyn __svc_variadic
+declare -gA __svc_subs __svc_alias __svc_opts __svc_valopts __svc_optvals __svc_optdyn __svc_argvals __svc_argdyn __svc_variadic __svc_context
 ${declarations.join('\n')}
 
 # Values svc knows at TAB time (profiles, tenants, roles, webhooks); quiet and quick on failure.
+# Arguments: the kind, the word being completed, svc, then the profile, tenant, org and base URL
+# options already on the line, so the values are those of what the command will act on.
 __svc_dynamic() {
   if [[ $1 == files ]]; then
     compopt -o filenames 2>/dev/null
     mapfile -t COMPREPLY < <(compgen -f -- "$2")
   else
-    mapfile -t COMPREPLY < <(compgen -W "$("$3" __complete "$1" 2>/dev/null)" -- "$2")
+    mapfile -t COMPREPLY < <(compgen -W "$("$3" "\${@:4}" __complete "$1" 2>/dev/null)" -- "$2")
   fi
 }
 
@@ -32,7 +34,7 @@ ${shellWalk((i) => `\${COMP_WORDS[${i}]}`, 1, 'COMP_CWORD')}
     local values=\${__svc_optvals[$cmdpath|$pending]-\${__svc_optvals[svc|$pending]}}
     local dynamic=\${__svc_optdyn[$cmdpath|$pending]-\${__svc_optdyn[svc|$pending]}}
     if [[ -n $values ]]; then mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
-    elif [[ -n $dynamic ]]; then __svc_dynamic "$dynamic" "$cur" "\${COMP_WORDS[0]}"
+    elif [[ -n $dynamic ]]; then __svc_dynamic "$dynamic" "$cur" "\${COMP_WORDS[0]}" "\${globals[@]}"
     fi
     return 0
   fi
@@ -50,7 +52,7 @@ ${shellWalk((i) => `\${COMP_WORDS[${i}]}`, 1, 'COMP_CWORD')}
   if [[ -n \${__svc_argvals[$cmdpath|$slot]} ]]; then
     mapfile -t COMPREPLY < <(compgen -W "\${__svc_argvals[$cmdpath|$slot]}" -- "$cur")
   elif [[ -n \${__svc_argdyn[$cmdpath|$slot]} ]]; then
-    __svc_dynamic "\${__svc_argdyn[$cmdpath|$slot]}" "$cur" "\${COMP_WORDS[0]}"
+    __svc_dynamic "\${__svc_argdyn[$cmdpath|$slot]}" "$cur" "\${COMP_WORDS[0]}" "\${globals[@]}"
   fi
   COMPREPLY+=("\${verbs[@]}")
   return 0

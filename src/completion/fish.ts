@@ -28,20 +28,29 @@ export function fishScript(root: CommandSpec): string {
     '    test "$cmdpath" != svc; and __svc_takes_value svc $word',
     'end',
     '',
-    '# Prints the command path, the option waiting for a value, and how many arguments came after the path.',
+    '# Prints the command path, the option waiting for a value, how many arguments came after the',
+    '# path, then the options on the line that say where svc acts (profile, tenant, org, base URL),',
+    '# with their values, for `svc __complete`.',
     'function __svc_walk',
     '    set -l tokens (commandline -opc)',
+    `    set -l context ${t.contextOptions.map(quote).join(' ')}`,
     '    set -l cmdpath svc',
     '    set -l pending',
     '    set -l position 0',
+    '    set -l globals',
     '    for word in $tokens[2..-1]',
     '        if test -n "$pending"',
+    '            contains -- $pending $context; and set -a globals $pending $word',
     '            set pending',
     '            continue',
     '        end',
     "        if string match -q -- '-*' $word",
-    "            if not string match -q -- '*=*' $word; and __svc_takes_value $cmdpath $word",
+    "            if string match -q -- '*=*' $word",
+    '                contains -- (string split -m 1 = -- $word)[1] $context; and set -a globals $word',
+    '            else if __svc_takes_value $cmdpath $word',
     '                set pending $word',
+    '            else if contains -- $word $context',
+    '                set -a globals $word',
     '            end',
     '            continue',
     '        end',
@@ -53,7 +62,7 @@ export function fishScript(root: CommandSpec): string {
     '            set position (math $position + 1)',
     '        end',
     '    end',
-    '    printf "%s\\n" $cmdpath "$pending" $position',
+    '    printf "%s\\n" $cmdpath "$pending" $position $globals',
     'end',
     '',
     '# True when the words so far name exactly this command (and, given, this argument position).',
@@ -72,7 +81,7 @@ export function fishScript(root: CommandSpec): string {
     'complete -c svc -f',
   );
   const dynamic = (kind: string) =>
-    kind === 'files' ? '-F' : `-a ${quote(`(svc __complete ${kind} 2>/dev/null)`)}`;
+    kind === 'files' ? '-F' : `-a ${quote(`(svc (__svc_walk)[4..-1] __complete ${kind} 2>/dev/null)`)}`;
   for (const spec of flatten(root)) {
     const path = pathKey(spec.path);
     const isRoot = spec.path.length === 0;

@@ -31,6 +31,21 @@ export interface CommandSpec {
   subcommands: CommandSpec[];
 }
 
+/**
+ * The global options that decide which server, profile, tenant and organisation a command acts
+ * on. The scripts pass the ones already on the line to `svc __complete`, before or after the verb,
+ * so TAB offers the roles and webhooks of the tenant the command will use (`--allow-insecure-http`
+ * because without it an http base URL on the line is refused).
+ */
+export const CONTEXT_OPTIONS = [
+  '-p',
+  '--profile',
+  '--base-url',
+  '--tenant',
+  '--org',
+  '--allow-insecure-http',
+];
+
 /** Options whose values come from somewhere svc knows (by long name). */
 const OPTION_HINTS: Record<string, Dynamic> = {
   '--profile': 'profiles',

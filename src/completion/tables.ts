@@ -1,4 +1,4 @@
-import { type CommandSpec, flatten } from './model.js';
+import { CONTEXT_OPTIONS, type CommandSpec, flatten } from './model.js';
 
 /**
  * The facts every shell script needs, keyed by command path ("svc" is svc itself, whose
@@ -16,6 +16,8 @@ export interface Tables {
   argumentValues: Map<string, string[]>;
   argumentDynamic: Map<string, string>;
   variadicFrom: Map<string, number>;
+  /** svc's own options that say where a command acts (CONTEXT_OPTIONS), as the scripts pass them on. */
+  contextOptions: string[];
 }
 
 export const key = (path: string, item: string | number) => `${path}|${item}`;
@@ -38,6 +40,7 @@ export function tables(root: CommandSpec): Tables {
     argumentValues: new Map(),
     argumentDynamic: new Map(),
     variadicFrom: new Map(),
+    contextOptions: root.options.flatMap((o) => o.names).filter((name) => CONTEXT_OPTIONS.includes(name)),
   };
   for (const spec of flatten(root)) {
     const path = pathKey(spec.path);
@@ -99,21 +102,43 @@ export function shellTables(
     ['__svc_argvals', [...t.argumentValues].map(([k, v]) => [k, v.join(' ')])],
     ['__svc_argdyn', [...t.argumentDynamic]],
     ['__svc_variadic', [...t.variadicFrom].map(([p, i]) => [p, String(i)])],
+    ['__svc_context', [[ROOT, ` ${t.contextOptions.join(' ')} `]]],
   ];
 }
 
 /**
  * The word walk shared by the bash and zsh scripts (same syntax in both): skips options and
  * the values of options that take one, follows subcommands and aliases, and counts positional
- * arguments. Leaves `cmdpath`, `pending` (an option waiting for its value) and `position`.
+ * arguments. Leaves `cmdpath`, `pending` (an option waiting for its value), `position`, and
+ * `globals`: the options of `__svc_context` on the line, with their values, for `svc __complete`.
+ * Bash splits a word at `=` and `:` (COMP_WORDBREAKS): `--tenant=x` and `http://h:1` are made
+ * whole again, and `--tenant=` just before the cursor waits for its value like `--tenant`.
  */
 export function shellWalk(word: (index: string) => string, first: number, end: string): string {
-  return `  local cmdpath=svc word canonical pending='' position=0 i
+  return `  local cmdpath=svc word canonical pending='' position=0 i joined
+  local -a globals=()
   for ((i = ${first}; i < ${end}; i++)); do
-    word=${word('i')}
-    if [[ -n $pending ]]; then pending=''; continue; fi
+    word=${word('i')} joined=''
+    while ((i + 1 < ${end})); do
+      if [[ ${word('i + 1')} == [=:] ]]; then joined=1
+      elif [[ -z $joined || $word != *[=:] ]]; then break
+      else joined=''
+      fi
+      word+=${word('i + 1')}
+      ((i++))
+    done
+    if [[ -n $pending ]]; then
+      if [[ \${__svc_context[svc]} == *" $pending "* ]]; then globals+=("$pending" "$word"); fi
+      pending=''
+      continue
+    fi
     if [[ $word == -* ]]; then
-      if [[ $word != *=* && ( \${__svc_valopts[$cmdpath]} == *" $word "* || \${__svc_valopts[svc]} == *" $word "* ) ]]; then pending=$word; fi
+      if [[ $word == *= && $((i + 1)) -eq ${end} ]]; then word=\${word%=}; fi
+      if [[ $word == *=* ]]; then
+        if [[ \${__svc_context[svc]} == *" \${word%%=*} "* ]]; then globals+=("$word"); fi
+      elif [[ \${__svc_valopts[$cmdpath]} == *" $word "* || \${__svc_valopts[svc]} == *" $word "* ]]; then pending=$word
+      elif [[ \${__svc_context[svc]} == *" $word "* ]]; then globals+=("$word")
+      fi
       continue
     fi
     canonical=\${__svc_alias[$cmdpath|$word]}

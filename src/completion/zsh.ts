@@ -14,16 +14,18 @@ export function zshScript(root: CommandSpec): string {
 # Install: mkdir -p ~/.zfunc && svc completion zsh > ~/.zfunc/_svc, with fpath=(~/.zfunc $fpath) in ~/.zshrc before compinit
 #      or: source <(svc completion zsh)   (after compinit)
 
-typeset -gA __svc_subs __svc_alias __svc_opts __svc_valopts __svc_optvals __svc_optdyn __svc_argvals __svc_argdyn __svc_variadic
+typeset -gA __svc_subs __svc_alias __svc_opts __svc_valopts __svc_optvals __svc_optdyn __svc_argvals __svc_argdyn __svc_variadic __svc_context
 ${declarations.join('\n')}
 
 # Values svc knows at TAB time (profiles, tenants, roles, webhooks); quiet and quick on failure.
+# Arguments: the kind, svc, then the profile, tenant, org and base URL options already on the
+# line, so the values are those of what the command will act on.
 __svc_dynamic() {
   if [[ $1 == files ]]; then
     _files
   else
     local -a values
-    values=(\${(f)"$($2 __complete $1 2>/dev/null)"})
+    values=(\${(f)"$($2 "\${@[3,-1]}" __complete $1 2>/dev/null)"})
     compadd -a values
   fi
 }
@@ -35,7 +37,7 @@ ${shellWalk((i) => `\${words[${i}]}`, 2, 'CURRENT')}
     local values=\${__svc_optvals[$cmdpath|$pending]:-\${__svc_optvals[svc|$pending]}}
     local dynamic=\${__svc_optdyn[$cmdpath|$pending]:-\${__svc_optdyn[svc|$pending]}}
     if [[ -n $values ]]; then compadd -- \${(s: :)values}
-    elif [[ -n $dynamic ]]; then __svc_dynamic $dynamic \${words[1]}
+    elif [[ -n $dynamic ]]; then __svc_dynamic $dynamic \${words[1]} "\${globals[@]}"
     fi
     return
   fi
@@ -58,7 +60,7 @@ ${shellWalk((i) => `\${words[${i}]}`, 2, 'CURRENT')}
   if [[ -n \${__svc_argvals[$cmdpath|$slot]} ]]; then
     compadd -- \${(s: :)__svc_argvals[$cmdpath|$slot]}
   elif [[ -n \${__svc_argdyn[$cmdpath|$slot]} ]]; then
-    __svc_dynamic \${__svc_argdyn[$cmdpath|$slot]} \${words[1]}
+    __svc_dynamic \${__svc_argdyn[$cmdpath|$slot]} \${words[1]} "\${globals[@]}"
   fi
 }
 

@@ -131,7 +131,7 @@ export class Roles {
     return this.transport.page(this.#tenantAssignments(query), options);
   }
 
-  /** Every assignment matching the query, following every page (`svc export`, `roles holders`). */
+  /** Every assignment matching the query, following every page (`svc export`). */
   listAllTenantAssignments(
     query: Omit<TenantAssignmentListQuery, 'cursor'> = {},
     options?: CallOptions,

@@ -40,7 +40,7 @@ const LISTS: string[][] = [
   ['tenants', 'ls', '--all', '--org', 'org_demo'],
   ['tenants', 'api-keys', 'ls', TENANT],
   ['roles', 'ls'],
-  ['roles', 'assignments', 'usr_viewer', '--all'],
+  ['roles', 'assignments', 'usr_viewer', '--all', '--include-ended'],
   ['webhooks', 'ls'],
   ['webhooks', 'deliveries', 'wh_1'],
   ['webhooks', 'dlq', 'wh_1', '--all'],

@@ -106,7 +106,7 @@ describe('prism proxy in front of the sandbox', () => {
       'proxy run',
       '--json',
     ]);
-    await svc(['roles', 'assignments', 'usr_viewer', '--all', '--json']);
+    await svc(['roles', 'assignments', 'usr_viewer', '--include-ended', '--json']);
     await svc([
       'roles',
       'assign',

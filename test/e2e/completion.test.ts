@@ -28,6 +28,14 @@ const scripts = {
   fish: join(ROOT, 'completions', 'svc.fish'),
 };
 let env: Record<string, string>;
+/**
+ * svc with no base URL or tenant in the environment, and a profile `labs` that names both (the
+ * active profile is another).
+ */
+let bare: Record<string, string>;
+/** acme-labs's only webhook, and a role that only acme-labs has. */
+let labsWebhook: string;
+const LABS_ROLE = 'labs_only';
 
 beforeAll(async () => {
   // `svc` on PATH, as after `npm link`, for the scripts' TAB-time questions.
@@ -50,6 +58,29 @@ beforeAll(async () => {
       SVC_CONFIG_DIR: env.SVC_CONFIG_DIR!,
     });
   }
+  const created = await runInProcess(
+    [
+      ...['--tenant', 'acme-labs', 'webhooks', 'create', '--url', 'https://example.com/labs'],
+      ...['--event-type', 'exception.created', '--show-secret', '--json'],
+    ],
+    env,
+  );
+  expect(created.code, created.stderr).toBe(0);
+  labsWebhook = JSON.parse(created.stdout).id;
+  const role = ['roles', 'create', '--name', LABS_ROLE, '--permission', 'exception.read'];
+  const made = await runInProcess(['--tenant', 'acme-labs', ...role], env);
+  expect(made.code, made.stderr).toBe(0);
+  const { SVC_BASE_URL: _url, SVC_TENANT: _tenant, ...rest } = env;
+  bare = { ...rest, SVC_CONFIG_DIR: join(home, 'config-bare') };
+  // The first profile configured is the active one: `idle`, on a server that is not there.
+  for (const [profile, k, v] of [
+    ['idle', 'base_url', 'http://127.0.0.1:1'],
+    ['labs', 'base_url', sandbox().url],
+    ['labs', 'tenant', 'acme-labs'],
+  ] as const) {
+    const r = await runInProcess(['-p', profile, 'config', 'set', k, v], bare);
+    expect(r.code, r.stderr).toBe(0);
+  }
 });
 
 /** The webhooks' ids, sorted, as the API lists them. */
@@ -62,17 +93,25 @@ async function webhookIds(): Promise<string[]> {
 
 const words = (out: string) => out.split(/\s+/).filter(Boolean).sort();
 
-async function bash(line: string[]): Promise<string[]> {
+async function bash(line: string[], shellEnv = env): Promise<string[]> {
   const script = `source ${scripts.bash}; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const { stdout } = await run('bash', ['-c', script, '_', ...line], { env });
+  const { stdout } = await run('bash', ['-c', script, '_', ...line], { env: shellEnv });
   return words(stdout);
 }
 
-async function fish(line: string): Promise<string[]> {
+/**
+ * A line as bash's readline hands it to a completion function: split at spaces, and at the `=`
+ * and `:` of COMP_WORDBREAKS, each of which is a word of its own (`--tenant=x` is three words,
+ * `http://h:1` five).
+ */
+const readlineWords = (line: string) =>
+  line.split(' ').flatMap((word) => (word === '' ? [''] : word.split(/([=:])/).filter(Boolean)));
+
+async function fish(line: string, shellEnv = env): Promise<string[]> {
   const { stdout } = await run(
     'fish',
     ['--no-config', '-c', `source ${scripts.fish}; complete -C ${JSON.stringify(line)}`],
-    { env },
+    { env: shellEnv },
   );
   return words(
     stdout
@@ -116,6 +155,36 @@ const cases: Array<[string, string[]]> = [
   ],
 ];
 
+/**
+ * Lines that name a profile, tenant or base URL: TAB offers what that command would act on
+ * (`shellEnv` is the environment: `bare` has neither base URL nor tenant, only the profile `labs`).
+ */
+const contextCases = (): Array<[string, Record<string, string>, string[]]> => [
+  ['svc --tenant acme-labs webhooks get ', env, [labsWebhook]],
+  ['svc webhooks get --tenant acme-labs ', env, [labsWebhook]],
+  ['svc --tenant=acme-labs webhooks get ', env, [labsWebhook]],
+  [`svc --tenant ${tenantId('acme-labs')} webhooks dlq ls `, env, [labsWebhook]],
+  ['svc --tenant acme-labs roles get labs', env, [LABS_ROLE]],
+  ['svc roles get labs', env, []],
+  ['svc -p labs webhooks get ', bare, [labsWebhook]],
+  ['svc webhooks get --profile labs ', bare, [labsWebhook]],
+  ['svc --profile=labs webhooks get ', bare, [labsWebhook]],
+  ['svc webhooks get ', bare, []],
+  ['svc -p labs --tenant acme-l', bare, ['acme-labs', 'acme-ledger-uk']],
+  ['svc -p labs roles get --tenant acme-labs labs', bare, [LABS_ROLE]],
+  [
+    `svc --base-url ${sandbox().url} roles get tenant_ad`,
+    { ...env, SVC_BASE_URL: 'http://127.0.0.1:1' },
+    ['tenant_admin'],
+  ],
+  [
+    `svc roles get --base-url=${sandbox().url} tenant_ad`,
+    { ...env, SVC_BASE_URL: 'http://127.0.0.1:1' },
+    ['tenant_admin'],
+  ],
+  ['svc --base-url http://127.0.0.1:1 roles get tenant_ad', env, []],
+];
+
 describe('completion scripts in real shells', () => {
   needs('bash').describe('bash', () => {
     it.each(cases)('completes %j', async (line, expected) => {
@@ -133,6 +202,14 @@ describe('completion scripts in real shells', () => {
       expect(await bash(['svc', 'tenants', 'api-keys', 'ls', ''])).toContain(tenantId('acme-treasury'));
       expect(await bash(['svc', '--tenant', 'acme-l'])).toEqual(['acme-labs', 'acme-ledger-uk']);
     });
+
+    it('asks svc with the -p, --profile, --tenant, --org and --base-url already on the line', async () => {
+      for (const [line, shellEnv, expected] of contextCases()) {
+        expect(await bash(readlineWords(line), shellEnv), line).toEqual(expected);
+      }
+      // Bash alone splits `--tenant=acme-l` at the `=`: the word after it is the value to complete.
+      expect(await bash(readlineWords('svc --tenant=acme-l'))).toEqual(['acme-labs', 'acme-ledger-uk']);
+    });
   });
 
   needs('fish').describe('fish', () => {
@@ -147,6 +224,12 @@ describe('completion scripts in real shells', () => {
       expect(await fish('svc webhooks dlq ls ')).toEqual(ids);
       expect(await fish('svc --tenant ')).toContain(tenantId('acme-labs'));
       expect(await fish('svc --tenant acme-l')).toEqual(['acme-labs', 'acme-ledger-uk']);
+    });
+
+    it('asks svc with the -p, --profile, --tenant, --org and --base-url already on the line', async () => {
+      for (const [line, shellEnv, expected] of contextCases()) {
+        expect(await fish(line, shellEnv), line).toEqual(expected);
+      }
     });
   });
 
@@ -169,6 +252,21 @@ describe('completion scripts in real shells', () => {
         /wh_\w+ +wh_\w+\n+discard +-- Discard dead-letter entries.*\n+get +-- Show one dead-letter queue entry.*\n+ls +-- List the dead-letter queue/,
       ],
     ])('completes %j', async (line, expected) => {
+      await term.send('C-u');
+      await term.type(line);
+      await term.send('Tab');
+      await term.waitFor(expected);
+      await term.send('C-c');
+      await term.waitFor(/ready>\s*$/m);
+    });
+
+    it.each([
+      ['svc --tenant acme-labs webhooks get ', () => labsWebhook],
+      ['svc webhooks get --tenant acme-labs ', () => labsWebhook],
+      ['svc --tenant acme-labs roles get lab', () => LABS_ROLE.slice(3)],
+    ])('completes %j with the flags on the line', async (line, rest) => {
+      // The one candidate: zsh writes it into the line.
+      const expected = `${line}${rest()}`;
       await term.send('C-u');
       await term.type(line);
       await term.send('Tab');

@@ -4,6 +4,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantId } from '../../../src/sandbox/seed.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
@@ -64,6 +65,72 @@ describe('svc __complete', () => {
     const ids = (listed.body.items as Array<{ id: string }>).map((w) => w.id);
     expect(ids.length).toBeGreaterThan(0);
     expect(await svc.run(['__complete', 'webhooks'])).toEqual({ code: 0, stdout: lines(...ids), stderr: '' });
+  });
+
+  describe('the profile, tenant and base URL the command line names', () => {
+    const LABS = tenantId('acme-labs');
+    let labsWebhook: string;
+    beforeAll(async () => {
+      // A webhook in acme-labs only, and a custom role in acme-treasury only.
+      const webhook = await svc.run([
+        ...['--tenant', 'acme-labs', 'webhooks', 'create', '--url', 'https://example.com/labs'],
+        ...['--event-type', 'exception.created', '--show-secret', '--json'],
+      ]);
+      expect(webhook.code, webhook.stderr).toBe(0);
+      labsWebhook = JSON.parse(webhook.stdout).id;
+      const role = await svc.run([
+        'roles',
+        'create',
+        '--name',
+        'treasury_only',
+        '--permission',
+        'exception.read',
+      ]);
+      expect(role.code, role.stderr).toBe(0);
+      const r = await svc.run(['-p', 'labs', 'config', 'set', 'base_url', svc.sandbox().url]);
+      expect(r.code, r.stderr).toBe(0);
+      const t = await svc.run(['-p', 'labs', 'config', 'set', 'tenant', 'acme-labs']);
+      expect(t.code, t.stderr).toBe(0);
+    });
+
+    it.each([
+      ['before __complete', ['--tenant', 'acme-labs', '__complete', 'webhooks']],
+      ['after the kind', ['__complete', 'webhooks', '--tenant', 'acme-labs']],
+      ['as an id', ['--tenant', LABS, '__complete', 'webhooks']],
+    ])('--tenant %s: that tenant’s webhooks', async (_where, argv) => {
+      expect(await svc.run(argv)).toEqual({ code: 0, stdout: lines(labsWebhook), stderr: '' });
+    });
+
+    it('--tenant: that tenant’s roles (not the default tenant’s custom ones)', async () => {
+      const treasury = await svc.run(['__complete', 'roles']);
+      expect(treasury.stdout).toContain('\ntreasury_only\n');
+      const labs = await svc.run(['--tenant', 'acme-labs', '__complete', 'roles']);
+      expect(labs.code).toBe(0);
+      expect(labs.stdout).toContain('tenant_admin\n');
+      expect(labs.stdout).not.toContain('treasury_only');
+    });
+
+    it('-p: the profile’s base URL and tenant (with no environment to override them)', async () => {
+      const env = { SVC_BASE_URL: undefined, SVC_TENANT: undefined };
+      expect(await svc.run(['-p', 'labs', '__complete', 'webhooks'], { env })).toEqual({
+        code: 0,
+        stdout: lines(labsWebhook),
+        stderr: '',
+      });
+      expect(await svc.run(['__complete', 'webhooks', '--profile', 'labs'], { env })).toEqual({
+        code: 0,
+        stdout: lines(labsWebhook),
+        stderr: '',
+      });
+    });
+
+    it('--base-url: that server (nothing from one that is not there)', async () => {
+      expect(await svc.run(['--base-url', 'http://127.0.0.1:1', '__complete', 'roles'])).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: '',
+      });
+    });
   });
 
   describe('when the API does not answer', () => {

@@ -444,7 +444,7 @@ describe('svc roles assign / revoke', () => {
     expect(after.stderr).toMatch(
       /^error: listing roles needs permission role\.read in tenant acme-treasury, which your live roles there \(tenant_auditor\) do not grant; ask a tenant_admin of acme-treasury for a role that grants it \(HTTP 403, insufficient_role, request req_\w+\); or use a profile whose login holds it \(svc -p PROFILE …\)\n$/,
     );
-    const history = await svc(['roles', 'assignments', 'usr_auditor', '--all', '--json'], { env });
+    const history = await svc(['roles', 'assignments', 'usr_auditor', '--include-ended', '--json'], { env });
     expect(
       json(history.stdout).map((a: { role_id: string; status: string }) => [a.role_id, a.status]),
     ).toEqual([

@@ -56,7 +56,7 @@ describe('svc roles permissions', () => {
 });
 
 describe('svc roles holders', () => {
-  it('lists who holds a role (by name), streaming every page; --all adds revoked grants', async () => {
+  it('lists who holds a role (by name), streaming every page; --include-ended adds revoked grants', async () => {
     const id = await customRole('fx-holders', 3);
     await call(svc.sandbox(), 'DELETE', `/v1/users/usr_bulk_000002/roles/${id}`, {
       token: svc.sandbox().adminToken,
@@ -69,7 +69,7 @@ describe('svc roles holders', () => {
         `^usr_bulk_000001\\tactive\\tnever\\tusr_admin\\t${TIME}\\taud_\\w+\\t\\nusr_bulk_000003\\tactive\\tnever\\tusr_admin\\t${TIME}\\taud_\\w+\\t\\n$`,
       ),
     );
-    const all = await svc.run(['roles', 'holders', 'fx-holders', '--all', '--json']);
+    const all = await svc.run(['roles', 'holders', 'fx-holders', '--include-ended', '--json']);
     expect(
       JSON.parse(all.stdout).map((a: { user_id: string; status: string }) => `${a.user_id} ${a.status}`),
     ).toEqual(['usr_bulk_000001 active', 'usr_bulk_000002 revoked', 'usr_bulk_000003 active']);
@@ -81,7 +81,7 @@ describe('svc roles holders', () => {
     expect([none.code, none.stdout, none.stderr]).toEqual([
       0,
       '',
-      'Nobody holds unheld in this tenant (--all shows expired and revoked grants).\n',
+      'Nobody holds unheld in this tenant (--include-ended shows expired and revoked grants).\n',
     ]);
     const piped = await svc.run(['roles', 'holders', 'unheld']);
     expect([piped.code, piped.stdout, piped.stderr]).toEqual([0, '', '']);
@@ -99,10 +99,10 @@ describe('svc roles holders', () => {
     expect(stdout()).toContain('\u001b[32mactive\u001b[39m');
   });
 
-  it('finds a deleted role by name, as `svc audit ls --role` does: holders --all and roles get', async () => {
+  it('finds a deleted role by name, as `svc audit ls --role` does: holders --include-ended and roles get', async () => {
     const id = await customRole('fx-gone', 1);
     expect((await svc.run(['roles', 'delete', 'fx-gone', '--yes'])).code).toBe(0);
-    const all = await svc.run(['roles', 'holders', 'fx-gone', '--all']);
+    const all = await svc.run(['roles', 'holders', 'fx-gone', '--include-ended']);
     expect([all.code, all.stderr]).toEqual([0, '']);
     expect(all.stdout).toMatch(
       new RegExp(`^usr_bulk_000001\\trole_deleted\\tnever\\tusr_admin\\t${TIME}\\t`),
