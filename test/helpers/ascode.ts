@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import type { Prompter } from '../../src/system/prompter.js';
 import { call } from './sandbox.js';
 
 /** Helpers of the svc export / plan / apply tests (issue 14). */
@@ -69,4 +70,23 @@ export function writeFile(dir: string, name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
+}
+
+/**
+ * A prompter for `svc apply` that answers its confirmation yes and, at that moment, makes the
+ * network lose every answer after the platform made the change: everything was read and planned,
+ * every change is made, and svc hears of none (it does not retry).
+ */
+export function losingAnswersOnConfirm(sandbox: Sandbox): Prompter {
+  return {
+    confirm: async () => {
+      sandbox.faults.update({ drop_rate: 1, phase: 'after' });
+      return true;
+    },
+    input: async () => '',
+    password: async () => '',
+    select: async () => {
+      throw new Error('no select');
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { isoSeconds } from '../../src/api/time.js';
 import type { Context } from '../../src/context.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
@@ -134,4 +135,31 @@ export const near = (iso: unknown, ms: number): boolean => Math.abs(Date.parse(i
 export async function requestCount(sandbox: Sandbox): Promise<number> {
   const stats = (await call(sandbox, 'GET', '/_sandbox/stats')).body as Record<string, number>;
   return Object.values(stats).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * The set-up of the tests of who may hand out what (test/sandbox/*-rules.test.ts): a sandbox with
+ * 20 generated users, callers in acme-treasury (the admin, or a user by id), idempotency keys
+ * named after the file, and times counted from the sandbox's clock.
+ */
+export function useGrantRules(name: string) {
+  const sandbox = useSandbox({ users: 20 });
+  const treasury = tenantId('acme-treasury');
+  let keys = 0;
+  let now = 0;
+  beforeAll(async () => {
+    now = await sandboxNow(sandbox());
+  });
+  return {
+    sandbox,
+    TREASURY: treasury,
+    key: () => `${name}-${++keys}`,
+    user: (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`,
+    admin: () => ({ token: sandbox().adminToken, tenant: treasury }),
+    as: (userId: string) => ({
+      token: sandbox().issueToken(userId, { expiresInSeconds: 86_400 }).token,
+      tenant: treasury,
+    }),
+    inHours: (hours: number) => isoSeconds(now + hours * 3600_000),
+  };
 }

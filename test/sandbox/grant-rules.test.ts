@@ -1,28 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { isoSeconds } from '../../src/api/time.js';
-import { tenantId } from '../../src/sandbox/seed.js';
-import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { call, useGrantRules } from '../helpers/sandbox.js';
 
 // Holes found by an independent tester after issue 10: a just-in-time grant made permanent by its
 // holder, roles narrowed or deleted by someone who does not hold what they take away, and a
 // service-role key handing out tenant_admin (whose holders mint keys). One block each.
-const sandbox = useSandbox({ users: 20 });
-const TREASURY = tenantId('acme-treasury');
-const HOUR = 3600_000;
-let keys = 0;
-const key = () => `grant-rules-${++keys}`;
-const user = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;
-const admin = () => ({ token: sandbox().adminToken, tenant: TREASURY });
-const as = (userId: string) => ({
-  token: sandbox().issueToken(userId, { expiresInSeconds: 86_400 }).token,
-  tenant: TREASURY,
-});
-let now = 0;
-const inHours = (hours: number) => isoSeconds(now + hours * HOUR);
-
-beforeAll(async () => {
-  now = await sandboxNow(sandbox());
-});
+const { sandbox, TREASURY, key, user, admin, as, inHours } = useGrantRules('grant-rules');
 
 const post = (userId: string, body: Record<string, unknown>, caller = admin()) =>
   call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {

@@ -1,28 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { isoSeconds } from '../../src/api/time.js';
-import { tenantId } from '../../src/sandbox/seed.js';
-import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { call, useGrantRules } from '../helpers/sandbox.js';
 
 // Exploratory test s8 (attacker 1, 2): widening a custom role is a grant to each of its holders.
 // A user holding role.manage for an hour put it into a role they held permanently and kept it;
 // a service-role key put api_key.manage into a role it had granted, and its holder minted keys.
-const sandbox = useSandbox({ users: 20 });
-const TREASURY = tenantId('acme-treasury');
-const HOUR = 3600_000;
-let keys = 0;
-const key = () => `widen-rules-${++keys}`;
-const user = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;
-const admin = () => ({ token: sandbox().adminToken, tenant: TREASURY });
-const as = (userId: string) => ({
-  token: sandbox().issueToken(userId, { expiresInSeconds: 86_400 }).token,
-  tenant: TREASURY,
-});
-let now = 0;
-const inHours = (hours: number) => isoSeconds(now + hours * HOUR);
-
-beforeAll(async () => {
-  now = await sandboxNow(sandbox());
-});
+const { sandbox, TREASURY, key, user, admin, as, inHours } = useGrantRules('widen-rules');
 
 async function grant(userId: string, roleId: string, expiresAt?: string) {
   const r = await call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {

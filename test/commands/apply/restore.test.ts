@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OAUTH_PATHS } from '../../../src/api/constants.js';
 import type { Sandbox } from '../../../src/sandbox/server.js';
-import type { Prompter } from '../../../src/system/prompter.js';
-import { as, LABS, writeFile } from '../../helpers/ascode.js';
+import { as, LABS, losingAnswersOnConfirm, writeFile } from '../../helpers/ascode.js';
 import { call, useSandbox, useSandboxContext } from '../../helpers/sandbox.js';
 
 // An export of a tenant whose webhooks share a URL and whose OAuth clients share a name (exploratory
@@ -151,19 +150,8 @@ describe('restoring an export whose webhooks share a URL and whose clients share
   it('a run that lost every answer is resumed: each made once, both secrets written', async () => {
     const sandbox = third();
     const secrets = join(dir, 'secrets-resumed');
-    // Everything is read and planned; then, as the changes are confirmed, the network starts losing
-    // answers (after the platform made each change), and svc does not retry.
-    const losing: Prompter = {
-      confirm: async () => {
-        sandbox.faults.update({ drop_rate: 1, phase: 'after' });
-        return true;
-      },
-      input: async () => '',
-      password: async () => '',
-      select: async () => {
-        throw new Error('no select');
-      },
-    };
+    // Everything is read and planned; the network loses the answers of the changes.
+    const losing = losingAnswersOnConfirm(sandbox);
     const args = ['apply', '-f', exported, '--create-missing', '--secret-dir', secrets];
     const first = await svc.run(args, {
       ...at(sandbox),

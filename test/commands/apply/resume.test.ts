@@ -2,8 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Prompter } from '../../../src/system/prompter.js';
-import { LABS, writeFile } from '../../helpers/ascode.js';
+import { LABS, losingAnswersOnConfirm, writeFile } from '../../helpers/ascode.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 
 // A run of svc apply whose creation was made by the platform but whose answer — and with it the
@@ -21,19 +20,8 @@ describe('svc apply, resumed', () => {
       'version: 1\nblocks:\n  - tenants: acme-labs\n    webhooks:\n      - { url: "https://hooks.example.com/lost", event_types: [webhook.test] }\n',
     );
     const secrets = join(dir, 'secrets');
-    // Everything is read and planned; then, as the change is confirmed, the network starts
-    // losing answers (after the platform made the change), and svc does not retry.
-    const losing: Prompter = {
-      confirm: async () => {
-        sandbox.faults.update({ drop_rate: 1, phase: 'after' });
-        return true;
-      },
-      input: async () => '',
-      password: async () => '',
-      select: async () => {
-        throw new Error('no select');
-      },
-    };
+    // Everything is read and planned; the network loses the answers of the changes.
+    const losing = losingAnswersOnConfirm(sandbox);
     const first = await svc.run(['apply', '-f', file, '--secret-dir', secrets], {
       tty: true,
       prompter: losing,
