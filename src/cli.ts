@@ -5,15 +5,7 @@ import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
-import {
-  ClosedPipeError,
-  exitCodeFor,
-  STDOUT_FAILED_HINT,
-  StdoutClosedError,
-  StdoutFailedError,
-  SvcError,
-  UsageError,
-} from './errors.js';
+import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
@@ -182,21 +174,6 @@ export async function rootHelpProgram(): Promise<Command> {
 async function closedAfterwards(ctx: Context): Promise<boolean> {
   await new Promise((resolve) => setImmediate(resolve));
   return ctx.out.stdoutClosed;
-}
-
-/** What a command whose stdout closed or failed says: whether a change was made, and what to do. */
-function stdoutError(failure: string | undefined, change: string | undefined): SvcError {
-  const lost = 'its output was lost; check the result before running the command again';
-  if (failure === undefined) {
-    return new StdoutClosedError(`stdout closed, but the change was made: ${change}`, { hint: lost });
-  }
-  const what = `cannot write to stdout (${failure})`;
-  if (change !== undefined) {
-    return new StdoutFailedError(`${what}, but the change was made: ${change}`, { hint: lost });
-  }
-  return new StdoutFailedError(what, {
-    hint: STDOUT_FAILED_HINT,
-  });
 }
 
 /**

@@ -152,15 +152,15 @@ export class StdoutClosedError extends SvcError {
   }
 }
 
+/** What to do about a failed write to stdout (the hint of a StdoutFailedError that made no change). */
+export const STDOUT_FAILED_HINT =
+  'check where stdout goes (a full disk, a failed device), then run the command again';
+
 /**
  * A write to stdout failed (ENOSPC on a full disk, EIO), not because its reader went away. Exit 1
  * (a failure, not the closed pipe's 141), with a message that says so: after a change, that the
  * change was made; in a bulk run, how far it got and how to resume.
  */
-/** What to do about a failed write to stdout (the hint of a StdoutFailedError that made no change). */
-export const STDOUT_FAILED_HINT =
-  'check where stdout goes (a full disk, a failed device), then run the command again';
-
 export class StdoutFailedError extends SvcError {
   constructor(message: string, options: SvcErrorOptions = {}) {
     super('failure', message, { code: 'stdout_failed', ...options });
@@ -182,6 +182,19 @@ export class ClosedPipeError extends Error {
     this.name = 'ClosedPipeError';
     this.failure = failure;
   }
+}
+
+/** What a command whose stdout closed (`failure` undefined) or failed says: whether a change was made, and what to do. */
+export function stdoutError(failure: string | undefined, change: string | undefined): SvcError {
+  const lost = 'its output was lost; check the result before running the command again';
+  if (failure === undefined) {
+    return new StdoutClosedError(`stdout closed, but the change was made: ${change}`, { hint: lost });
+  }
+  const what = `cannot write to stdout (${failure})`;
+  if (change !== undefined) {
+    return new StdoutFailedError(`${what}, but the change was made: ${change}`, { hint: lost });
+  }
+  return new StdoutFailedError(what, { hint: STDOUT_FAILED_HINT });
 }
 
 export function exitCodeFor(error: unknown): number {
