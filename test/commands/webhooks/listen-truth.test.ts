@@ -133,14 +133,19 @@ describe('listen: stopping, forwarding and times', () => {
       ['webhooks', 'listen', '--webhook', id, '--port', '0', '--forward-to', slow.url],
       svc.env(),
     );
-    await live.waitForStderr(/delivers here/);
-    await emit(svc.sandbox(), id, 1);
-    await expect.poll(() => slow.received.length, { timeout: 10_000 }).toBe(1);
-    live.child.kill('SIGINT');
-    await live.waitForStderr(/waiting for 1 forward in flight \(Ctrl-C again to abandon it\)/);
-    expect(live.stderr()).toContain(`✓ webhook ${id} is back: https://hooks.example/e`);
-    expect((await webhookOf(id)).url).toBe('https://hooks.example/e');
-    live.child.kill('SIGINT');
+    try {
+      await live.waitForStderr(/delivers here/);
+      await emit(svc.sandbox(), id, 1);
+      await expect.poll(() => slow.received.length, { timeout: 10_000 }).toBe(1);
+      live.child.kill('SIGINT');
+      await live.waitForStderr(/waiting for 1 forward in flight \(Ctrl-C again to abandon it\)/);
+      expect(live.stderr()).toContain(`✓ webhook ${id} is back: https://hooks.example/e`);
+      expect((await webhookOf(id)).url).toBe('https://hooks.example/e');
+      live.child.kill('SIGINT');
+    } finally {
+      // A failed step above must not leave the listener running after the test.
+      if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 5000).unref();
+    }
     const result = await live.done;
     expect(result.code, result.stderr).toBe(130);
     expect((await webhookOf(id)).url).toBe('https://hooks.example/e');
