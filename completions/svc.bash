@@ -384,7 +384,9 @@ __svc_opts=(
 --host
 --secret-file
 --forward-to
+--forward-timeout
 --webhook
+--take-over
 --public-url
 --capture
 --tolerance'
@@ -549,7 +551,7 @@ __svc_valopts=(
   ['svc webhooks test']=' --event-type --wait '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
-  ['svc webhooks listen']=' --port --host --secret-file --forward-to --webhook --public-url --capture --tolerance '
+  ['svc webhooks listen']=' --port --host --secret-file --forward-to --forward-timeout --webhook --public-url --capture --tolerance '
   ['svc roles']='  '
   ['svc roles ls']='  '
   ['svc roles get']='  '

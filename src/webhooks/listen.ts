@@ -1,3 +1,5 @@
+// Over 300 lines: one request handler (verify, record, capture, forward, say whether the answer
+// reached the sender) whose steps share its state; split, it would pass that state around.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -69,6 +71,11 @@ export interface ReceivedDelivery {
   /** The status listen answered with. */
   status: number;
   forwarded?: { status: number } | { error: string };
+  /**
+   * With --forward-to: the answer reached nobody, because the sender hung up first (its own
+   * timeout: it retries) or the listener was stopped while the forward ran.
+   */
+  not_answered?: 'sender_gave_up' | 'listener_stopped';
   /** With --capture: the files holding the request's head and raw body. */
   capture?: CaptureFiles | { error: string };
 }
@@ -121,6 +128,11 @@ export interface Listener {
   counts: { received: number; valid: number; invalid: number; repeated: number };
   /** Verifies from now on with this secret (`listen --webhook` learns it after the port is open). */
   setSecret(secret: Secret): void;
+  /** Forwards under way (a closed listener still finishes them, then records them). */
+  forwarding(): number;
+  /** Resolves once no forward is under way. */
+  idle(): Promise<void>;
+  /** Stops accepting and drops every connection at once; forwards under way go on. */
   close(): Promise<void>;
 }
 
@@ -137,6 +149,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const counts = { received: 0, valid: 0, invalid: 0, repeated: 0 };
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   let secret = options.secret;
+  let closing = false;
+  let inFlight = 0;
+  const whenIdle: Array<() => void> = [];
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -148,6 +163,10 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       else chunks.push(chunk);
     });
     req.on('error', () => res.destroy());
+    let gone = false;
+    res.on('close', () => {
+      if (!res.writableFinished) gone = true;
+    });
     req.on('end', () => {
       void handle(Buffer.concat(chunks), tooLarge).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
@@ -227,8 +246,10 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         options.onDelivery(record);
         return;
       }
+      inFlight++;
       try {
         const forwarded = await options.forward(body, forwardable(req.headers));
+        if (gone || res.destroyed) record.not_answered = closing ? 'listener_stopped' : 'sender_gave_up';
         record.status = forwarded.status;
         record.forwarded = { status: forwarded.status };
         answer(
@@ -239,9 +260,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       } catch (error) {
         record.status = 502;
         record.forwarded = { error: error instanceof Error ? error.message : String(error) };
+        if (gone || res.destroyed) record.not_answered = closing ? 'listener_stopped' : 'sender_gave_up';
         answer(502, { error: 'forward_failed', message: record.forwarded.error });
+      } finally {
+        inFlight--;
       }
       options.onDelivery(record);
+      if (inFlight === 0) for (const resolve of whenIdle.splice(0)) resolve();
     };
   });
 
@@ -261,8 +286,16 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     setSecret: (next) => {
       secret = next;
     },
+    forwarding: () => inFlight,
+    idle: () =>
+      inFlight === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            whenIdle.push(resolve);
+          }),
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -299,7 +299,8 @@ describe('svc webhooks listen', () => {
     expect(await listen.interrupt()).toBe(0);
     const lines = listen.stdout().trimEnd().split('\n');
     expect(lines[0]).toMatch(
-      /^\d\d:\d\d:\d\d {2}✓ valid {4}webhook\.test {2}evt_L1 {2}dlv_L#1 {2}\d+ B {2}→ 200$/,
+      // A pipe gets the whole RFC 3339 time (a terminal HH:MM:SSZ).
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}✓ valid {4}webhook\.test {2}evt_L1 {2}dlv_L#1 {2}\d+ B {2}→ 200$/,
     );
     expect(lines[1]).toMatch(/→ 200 {2}\(repeated event\)$/);
     expect(lines[2]).toMatch(

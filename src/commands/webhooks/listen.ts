@@ -1,26 +1,37 @@
+// Over 300 lines: the verb's options, help, line format and shutdown order (the webhook put back
+// before forwards in flight are waited for) are one contract and read best in one file.
 import { once } from 'node:events';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import { cellText } from '../../output/format.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { CaptureDir } from './capture.js';
-import { type Redirection, redirectWebhook, restoreCommands } from './redirect.js';
+import { type Redirection, redirectWebhook, restoreCommands, sessionUrl } from './redirect.js';
 import { readSecret, SECRET_ENV, secretFileFlag } from './shared.js';
 
 export const DEFAULT_LISTEN_PORT = 4011;
+/**
+ * How long a forward may take: the platform's attempt timeout (the sandbox's default; the API does
+ * not show a webhook's), so the listener never answers after the sender has given up.
+ */
+export const DEFAULT_FORWARD_TIMEOUT_SECONDS = 10;
 
 export interface ListenOptions {
   host: string;
   port: number;
   secretFile: string | undefined;
   forwardTo: URL | undefined;
+  /** Default DEFAULT_FORWARD_TIMEOUT_SECONDS. */
+  forwardTimeoutSeconds?: number;
   toleranceSeconds: number;
   /** Point this webhook at the listener while it runs (and put it back). */
   webhook: string | undefined;
+  /** Take --webhook over even when another listen session has it. */
+  takeOver?: boolean;
   /** The URL the platform delivers to, when the listener is reached through a tunnel. */
   publicUrl: URL | undefined;
   /** Keep each request's head and raw body in this directory. */
@@ -48,6 +59,12 @@ export function parseListen(flags: Record<string, unknown>): ListenOptions {
       "--webhook rotates the webhook's secret for the session and verifies with it; leave out --secret-file",
     );
   }
+  if (!webhook && flags.takeOver !== undefined) {
+    throw new UsageError('--take-over takes a webhook over from another listen session; it needs --webhook');
+  }
+  if (!flags.forwardTo && flags.forwardTimeout !== undefined) {
+    throw new UsageError('--forward-timeout limits how long a forward may take; it needs --forward-to');
+  }
   if (!webhook && flags.publicUrl !== undefined) {
     throw new UsageError('--public-url says where --webhook points the webhook; it needs --webhook');
   }
@@ -56,9 +73,12 @@ export function parseListen(flags: Record<string, unknown>): ListenOptions {
     port: intFlag('--port', flags.port, 0, 65_535) ?? DEFAULT_LISTEN_PORT,
     secretFile: secretFileFlag(flags.secretFile),
     forwardTo: httpUrlFlag('--forward-to', flags.forwardTo),
+    forwardTimeoutSeconds:
+      intFlag('--forward-timeout', flags.forwardTimeout, 1, 600) ?? DEFAULT_FORWARD_TIMEOUT_SECONDS,
     toleranceSeconds:
       intFlag('--tolerance', flags.tolerance, 0, 10 * 365 * 86_400) ?? DEFAULT_TOLERANCE_SECONDS,
     webhook,
+    takeOver: flags.takeOver === true,
     publicUrl: httpUrlFlag('--public-url', flags.publicUrl),
     capture: flags.capture === undefined ? undefined : nonEmpty('--capture', flags.capture),
   };
@@ -68,6 +88,7 @@ export function parseListen(flags: Record<string, unknown>): ListenOptions {
 async function forwarder(
   ctx: Context,
   target: URL,
+  timeoutSeconds: number,
 ): Promise<{ forward: Forwarder; close: () => Promise<void> }> {
   const { EnvHttpProxyAgent, request } = await import('../../http/undici.js');
   const env = ctx.env;
@@ -78,12 +99,12 @@ async function forwarder(
   });
   return {
     forward: async (body, headers) => {
-      const response = await request(agent, target, {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(30_000),
-      });
+      const signal = AbortSignal.timeout(timeoutSeconds * 1000);
+      const response = await request(agent, target, { method: 'POST', headers, body, signal }).catch(
+        (error: unknown) => {
+          throw signal.aborted ? new Error(`the target did not answer within ${timeoutSeconds} s`) : error;
+        },
+      );
       const answer = Buffer.from(await response.body.arrayBuffer());
       const type = response.headers['content-type'];
       const answerHeaders: Record<string, string> = typeof type === 'string' ? { 'content-type': type } : {};
@@ -100,7 +121,8 @@ async function forwarder(
 /** One human line per request; what the request said (ids, types, errors) is escaped, even when unsigned. */
 function line(ctx: Context, r: ReceivedDelivery): string {
   const c = ctx.out.color;
-  const time = r.received_at.slice(11, 19);
+  // A terminal gets the time of day in UTC, saying so; a pipe the whole RFC 3339 time.
+  const time = ctx.out.mode === 'table' ? `${r.received_at.slice(11, 19)}Z` : r.received_at;
   const verdict = r.valid ? c.green('✓ valid  ') : c.red('✗ invalid');
   const what = [
     r.event_type ?? '-',
@@ -109,10 +131,17 @@ function line(ctx: Context, r: ReceivedDelivery): string {
   ];
   const notes: string[] = [];
   if (!r.valid) notes.push(`${r.reason}: ${r.message ?? ''}`.trim());
-  if (r.forwarded)
+  // A forward answered after the sender hung up says so in place of "forwarded → N".
+  if (r.forwarded && !(r.not_answered && 'status' in r.forwarded))
     notes.push(
       'status' in r.forwarded ? `forwarded → ${r.forwarded.status}` : `forward failed: ${r.forwarded.error}`,
     );
+  const answered =
+    r.not_answered === 'sender_gave_up'
+      ? `→ ${r.status} from the target, but the sender gave up first: it will retry`
+      : r.not_answered === 'listener_stopped'
+        ? `→ ${r.status} from the target, but the listener had stopped: the sender will retry`
+        : `→ ${r.status}`;
   if (r.repeated) notes.push('repeated event');
   if (r.capture)
     notes.push(
@@ -121,7 +150,7 @@ function line(ctx: Context, r: ReceivedDelivery): string {
         : `not saved: ${r.capture.error}`,
     );
   const said = cellText(
-    `${what.join('  ')}  ${r.bytes} B  → ${r.status}${notes.length ? `  (${notes.join('; ')})` : ''}`,
+    `${what.join('  ')}  ${r.bytes} B  ${answered}${notes.length ? `  (${notes.join('; ')})` : ''}`,
   );
   return `${time}  ${verdict}  ${said}`;
 }
@@ -131,7 +160,13 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   const secret = options.webhook ? '' : await readSecret(ctx, options.secretFile);
   const capture = options.capture ? await CaptureDir.open(options.capture) : undefined;
   const { startListener } = await import('../../webhooks/listen.js');
-  const forwarding = options.forwardTo ? await forwarder(ctx, options.forwardTo) : undefined;
+  const forwarding = options.forwardTo
+    ? await forwarder(
+        ctx,
+        options.forwardTo,
+        options.forwardTimeoutSeconds ?? DEFAULT_FORWARD_TIMEOUT_SECONDS,
+      )
+    : undefined;
   // Lines are written in arrival order; a slow reader of stdout delays printing, not answering.
   let printing = Promise.resolve();
   const print = (record: ReceivedDelivery) => {
@@ -173,7 +208,8 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       redirection = await redirectWebhook(
         ctx,
         options.webhook,
-        options.publicUrl?.href ?? `${listener.url}/webhooks`,
+        sessionUrl(options.publicUrl?.href ?? `${listener.url}/webhooks`),
+        { takeOver: options.takeOver === true },
       );
     } catch (error) {
       await listener.close();
@@ -196,19 +232,50 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     ctx.out.info(`  ${restoreCommands(redirection.webhook, redirection.originalUrl)}`);
   }
   if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
+  // The listener is closed first (deliveries now fail and are retried), W is put back at once,
+  // and only then does svc wait for forwards under way: a second Ctrl-C (exit 130) abandons those,
+  // never the restore.
   await listener.close();
-  await forwarding?.close();
-  await printing;
+  let notBack: unknown;
   if (redirection) {
-    await redirection.restore();
-    ctx.out.success(
-      `webhook ${redirection.webhook} is back: ${redirection.originalUrl}, with its previous secret`,
+    try {
+      await redirection.restore();
+      const { webhook, originalUrl } = redirection;
+      if (redirection.originalIsListenSession) {
+        ctx.out.warn(
+          `webhook ${webhook} is back as it was when this session started: ${originalUrl}, another listen ` +
+            `session's listener; if that session has stopped, set its real URL with: ${restoreCommands(webhook, '<its URL>', false)}`,
+        );
+      } else {
+        ctx.out.success(
+          `webhook ${webhook} is back: ${originalUrl}, signing with the secret it had before this session ` +
+            "(the session's secret no longer works)",
+        );
+      }
+    } catch (error) {
+      notBack = error;
+    }
+  }
+  const waiting = listener.forwarding();
+  if (notBack instanceof SvcError && waiting > 0) {
+    // Said now, not after the wait that a second Ctrl-C may cut short.
+    ctx.out.warn(`${notBack.message}; ${notBack.hint ?? ''}`.replace(/; $/, ''));
+    notBack = new SvcError(notBack.category, notBack.message, { silent: true });
+  }
+  if (waiting > 0) {
+    ctx.out.info(
+      `waiting for ${waiting === 1 ? '1 forward' : `${waiting} forwards`} in flight ` +
+        `(Ctrl-C again to abandon ${waiting === 1 ? 'it' : 'them'})`,
     );
   }
+  await listener.idle();
+  await forwarding?.close();
+  await printing;
   const { received, valid, invalid, repeated } = listener.counts;
   ctx.out.info(
     `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${repeated ? `, ${repeated} repeated event(s)` : ''}`,
   );
+  if (notBack !== undefined) throw notBack;
 }
 
 export function listenCommand(make: MakeContext): Command {
@@ -219,11 +286,17 @@ export function listenCommand(make: MakeContext): Command {
         "and timestamp) and printed as one line, or one JSON object with --ndjson/--json (with the body's\n" +
         'sha256). Valid deliveries get 200, invalid ones 400 {"error":"invalid_signature",…}; an event id seen\n' +
         'before gets a warning. With --forward-to, valid deliveries are sent on with their original body and\n' +
-        "headers (hop-by-hop headers and Host excepted) and the target's answer is returned. Runs until Ctrl-C.\n\n" +
+        "headers (hop-by-hop headers and Host excepted) and the target's answer is returned; a forward has the\n" +
+        "platform's attempt timeout (--forward-timeout, 10 s), and an answer the sender hung up before is said so.\n" +
+        'Runs until Ctrl-C (or SIGTERM, or a closed terminal). Exit 0 when stopped by Ctrl-C and, with --webhook, W was\n' +
+        'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130).\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
         'svc can verify (deliveries carry the old secret too), and on Ctrl-C the URL and the old secret are put back\n' +
-        '(svc prints the commands that do it by hand, for when it is killed). --capture DIR keeps each request in\n' +
-        'DIR (0700): NNNN-<delivery>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
+        '(svc prints the commands that do it by hand, for when it is killed). The URL it gives W carries\n' +
+        '?svc-listen=<session>: a second session on W is refused (exit 6) unless --take-over, and W is put back only\n' +
+        'if it is still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says\n' +
+        'so (exit 6). --capture DIR keeps each request in\n' +
+        'DIR (0700): NNNN-<delivery>-<attempt>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
         '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are.',
     )
     .addOption(
@@ -233,7 +306,16 @@ export function listenCommand(make: MakeContext): Command {
     .addOption(new Option('--secret-file <file>', `file holding the signing secret (or set ${SECRET_ENV})`))
     .addOption(new Option('--forward-to <url>', 'send valid deliveries on to this URL, untouched'))
     .addOption(
+      new Option(
+        '--forward-timeout <seconds>',
+        `with --forward-to: how long the target may take (default ${DEFAULT_FORWARD_TIMEOUT_SECONDS})`,
+      ),
+    )
+    .addOption(
       new Option('--webhook <id>', 'point this webhook here while svc runs, and put it back on exit'),
+    )
+    .addOption(
+      new Option('--take-over', 'with --webhook: take the webhook even when another listen session has it'),
     )
     .addOption(
       new Option(

@@ -39,7 +39,7 @@ describe('svc webhooks listen --webhook W --capture DIR', () => {
       `Ctrl-C puts both back; if svc is killed instead, put them back with:\n  svc api PATCH /v1/webhooks/${id} -f url="http://127.0.0.1:9/none" && svc api POST /v1/webhooks/${id}/restore-secret\n`,
     );
     const during = await webhookOf(id);
-    expect(during.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
+    expect(during.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\?svc-listen=[0-9a-f]{12}$/);
     expect((await secrets(id)).previous_secret).toBe(original);
 
     await emit(svc.sandbox(), id, 1);
@@ -50,7 +50,7 @@ describe('svc webhooks listen --webhook W --capture DIR', () => {
     stop.abort();
     await running;
     expect(stderr()).toContain(
-      `✓ webhook ${id} is back: http://127.0.0.1:9/none, with its previous secret\n`,
+      `✓ webhook ${id} is back: http://127.0.0.1:9/none, signing with the secret it had before this session (the session's secret no longer works)\n`,
     );
     const after = await webhookOf(id);
     expect(after.url).toBe(before.url);
@@ -92,12 +92,14 @@ describe('svc webhooks listen --webhook W --capture DIR', () => {
       const { id, secret: original } = await createWebhook(svc.sandbox(), 'https://hooks.example/in');
       const live = spawnSvc(['webhooks', 'listen', '--webhook', id, '--port', '0'], svc.env());
       await live.waitForStderr(/delivers here/);
-      expect((await webhookOf(id)).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
+      expect((await webhookOf(id)).url).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/webhooks\?svc-listen=[0-9a-f]{12}$/,
+      );
       live.child.kill(signal);
       const result = await live.done;
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toContain(
-        `✓ webhook ${id} is back: https://hooks.example/in, with its previous secret`,
+        `✓ webhook ${id} is back: https://hooks.example/in, signing with the secret it had before this session`,
       );
       expect((await webhookOf(id)).url).toBe('https://hooks.example/in');
       expect((await secrets(id)).secret).toBe(original);

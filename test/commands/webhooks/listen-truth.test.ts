@@ -1,0 +1,220 @@
+/**
+ * `svc webhooks listen` tells the truth about the webhook it takes over and the deliveries it
+ * forwards: a second session on the same webhook is refused (exit 6) instead of taking the first
+ * one's listener as "the URL to put back"; on exit W is put back only if it is still as this
+ * session left it (its URL and its secret rotation), and otherwise left alone, saying so (exit 6)
+ * with the right commands; the first Ctrl-C puts W back before waiting for a forward in flight, and
+ * a second one abandons the forward, not the restore (exit 130); a forward answered after the
+ * sender hung up says so; times carry their zone.
+ */
+
+import { request as httpRequest } from 'node:http';
+import { afterAll, describe, expect, it } from 'vitest';
+import { signatureHeader } from '../../../src/webhooks/signature.js';
+import { startInProcess } from '../../helpers/context.js';
+import { spawnSvc } from '../../helpers/oauth.js';
+import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { startTarget, type Target } from '../../helpers/targets.js';
+import { admin, createWebhook, emit } from '../../helpers/webhooks.js';
+
+const svc = useSandboxContext();
+const targets: Target[] = [];
+afterAll(async () => {
+  await Promise.all(targets.map((t) => t.close()));
+});
+
+const webhookOf = async (id: string) => (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
+const secrets = async (id: string) =>
+  (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
+const listen = (args: string[], env: Record<string, string | undefined> = {}, tty = false) =>
+  startInProcess(
+    ['webhooks', 'listen', '--port', '0', ...args],
+    { ...svc.env(), ...env },
+    {
+      now: Date.now(),
+      tty: { stdout: tty },
+    },
+  );
+
+describe('listen --webhook W: one session at a time, and W put back only as it was left', () => {
+  it('refuses a second session on W (exit 6), and the first still puts W back', async () => {
+    const { id, secret } = await createWebhook(svc.sandbox(), 'https://hooks.example/a');
+    const a = listen(['--webhook', id]);
+    await a.waitForStderr(/delivers here/);
+    const during = await webhookOf(id);
+    expect(during.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\?svc-listen=[0-9a-f]{12}$/);
+
+    const b = await svc.run(['webhooks', 'listen', '--webhook', id, '--port', '0'], { now: Date.now() });
+    expect(b.code, b.stderr).toBe(6);
+    expect(b.stderr.trim().split('\n')).toHaveLength(1);
+    expect(b.stderr).toContain(
+      `error: webhook ${id} is already taken over by another \`svc webhooks listen\` session (its URL is ${during.url});`,
+    );
+    expect(b.stderr).toContain('stop that session (Ctrl-C where it runs)');
+    expect(b.stderr).toContain('--take-over');
+    // B changed nothing.
+    expect(await webhookOf(id)).toEqual(during);
+
+    a.interrupt();
+    const done = await a.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain(
+      `✓ webhook ${id} is back: https://hooks.example/a, signing with the secret it had before this session`,
+    );
+    expect((await webhookOf(id)).url).toBe('https://hooks.example/a');
+    expect(await secrets(id)).toEqual({ id, secret, previous_secret: null });
+  }, 30_000);
+
+  it('leaves W alone when someone else changed its URL, and says so (exit 6) with the real original URL', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/b');
+    const a = listen(['--webhook', id]);
+    await a.waitForStderr(/delivers here/);
+    await admin(svc.sandbox(), 'PATCH', `/v1/webhooks/${id}`, { url: 'https://elsewhere.example/x' });
+    const changed = await webhookOf(id);
+    a.interrupt();
+    const done = await a.done;
+    expect(done.code, done.stderr).toBe(6);
+    expect(done.stderr).not.toContain('✓');
+    expect(done.stderr).toContain(
+      `error: webhook ${id} was changed by someone else while this session ran (its URL is now https://elsewhere.example/x); svc left it alone`,
+    );
+    expect(done.stderr).toContain(
+      `svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/b" && svc api POST /v1/webhooks/${id}/restore-secret`,
+    );
+    expect(await webhookOf(id)).toEqual(changed);
+  }, 30_000);
+
+  it('leaves W alone when its secret was rotated again, and does not suggest undoing that rotation', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/c');
+    const a = listen(['--webhook', id]);
+    await a.waitForStderr(/delivers here/);
+    // Another second on the platform's clock (its times are to the second), then someone rotates.
+    await call(svc.sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 2 } });
+    await admin(svc.sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
+    const changed = await webhookOf(id);
+    a.interrupt();
+    const done = await a.done;
+    expect(done.code, done.stderr).toBe(6);
+    expect(done.stderr).not.toContain('✓');
+    expect(done.stderr).toContain(`its secret was rotated or restored since this session rotated it`);
+    expect(done.stderr).toContain(`svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/c"`);
+    const error = done.stderr.slice(done.stderr.indexOf('error:'));
+    expect(error).toContain('restore-secret would undo the newer rotation');
+    expect(error).not.toContain('svc api POST');
+    expect(await webhookOf(id)).toEqual(changed);
+  }, 30_000);
+
+  it('--take-over takes W from another session; each then tells the truth about what it put back', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/d');
+    const a = listen(['--webhook', id]);
+    await a.waitForStderr(/delivers here/);
+    const aUrl = (await webhookOf(id)).url;
+    const b = listen(['--webhook', id, '--take-over']);
+    await b.waitForStderr(/delivers here/);
+    expect(b.stderr()).toContain(`taking webhook ${id} over from another \`svc webhooks listen\` session`);
+    a.interrupt();
+    expect((await a.done).code).toBe(6);
+    b.interrupt();
+    const done = await b.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).not.toContain('✓ webhook');
+    expect(done.stderr).toContain(
+      `webhook ${id} is back as it was when this session started: ${aUrl}, another listen session's listener`,
+    );
+  }, 30_000);
+});
+
+describe('listen: stopping, forwarding and times', () => {
+  it('through the binary: the first SIGINT puts W back at once and says it waits for the forward; a second abandons it (130)', async () => {
+    const slow: Target = await startTarget(() => 'hang');
+    targets.push(slow);
+    const { id, secret } = await createWebhook(svc.sandbox(), 'https://hooks.example/e');
+    const live = spawnSvc(
+      ['webhooks', 'listen', '--webhook', id, '--port', '0', '--forward-to', slow.url],
+      svc.env(),
+    );
+    try {
+      await live.waitForStderr(/delivers here/);
+      await emit(svc.sandbox(), id, 1);
+      await expect.poll(() => slow.received.length, { timeout: 10_000 }).toBe(1);
+      live.child.kill('SIGINT');
+      await live.waitForStderr(/waiting for 1 forward in flight \(Ctrl-C again to abandon it\)/);
+      expect(live.stderr()).toContain(`✓ webhook ${id} is back: https://hooks.example/e`);
+      expect((await webhookOf(id)).url).toBe('https://hooks.example/e');
+      live.child.kill('SIGINT');
+    } finally {
+      // A failed step above must not leave the listener running after the test.
+      if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 5000).unref();
+    }
+    const result = await live.done;
+    expect(result.code, result.stderr).toBe(130);
+    expect((await webhookOf(id)).url).toBe('https://hooks.example/e');
+    expect((await secrets(id)).secret).toBe(secret);
+  }, 30_000);
+
+  const body = '{"id":"evt_truth","type":"webhook.test","data":{}}';
+  const post = (url: string, abortAfterMs?: number) =>
+    new Promise<number>((resolve) => {
+      const headers = {
+        'x-svc-signature': signatureHeader('whsec_truth', Math.floor(Date.now() / 1000), body),
+      };
+      const req = httpRequest(`${url}/in`, { method: 'POST', headers, agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', () => resolve(0));
+      if (abortAfterMs !== undefined) setTimeout(() => req.destroy(), abortAfterMs);
+      req.end(body);
+    });
+  const address = async (run: ReturnType<typeof listen>) =>
+    (await run.waitForStderr(/listening on (http:\/\/\S+) /))[1]!;
+
+  it('a forward answered after the sender hung up says the sender gave up first', async () => {
+    const late = await startTarget(() => ({ status: 200, delayMs: 600 }));
+    targets.push(late);
+    const run = listen(['--forward-to', late.url], { SVC_WEBHOOK_SECRET: 'whsec_truth' });
+    expect(await post(await address(run), 150)).toBe(0);
+    await expect
+      .poll(run.stdout, { timeout: 5000 })
+      .toContain('→ 200 from the target, but the sender gave up first: it will retry');
+    run.interrupt();
+    expect((await run.done).code).toBe(0);
+  }, 20_000);
+
+  it('gives the forward a timeout no longer than the platform attempt (10 s, or --forward-timeout)', async () => {
+    const hang = await startTarget(() => 'hang');
+    targets.push(hang);
+    const run = listen(['--forward-to', hang.url, '--forward-timeout', '1'], {
+      SVC_WEBHOOK_SECRET: 'whsec_truth',
+    });
+    expect(await post(await address(run))).toBe(502);
+    await expect
+      .poll(run.stdout, { timeout: 5000 })
+      .toContain('→ 502  (forward failed: the target did not answer within 1 s)');
+    run.interrupt();
+    await run.done;
+    const help = await svc.run(['webhooks', 'listen', '--help']);
+    expect(help.stdout).toContain('--forward-timeout <seconds>');
+    expect(help.stdout).toMatch(/default 10\)/);
+    const bad = await svc.run(['webhooks', 'listen', '--forward-timeout', '0', '--forward-to', hang.url]);
+    expect(bad.code).toBe(2);
+  }, 20_000);
+
+  it.each([
+    [true, /^\d\d:\d\d:\d\dZ {2}✓ valid/],
+    [false, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}✓ valid/],
+  ])('prints times with their zone (terminal %s)', async (tty, pattern) => {
+    const run = listen([], { SVC_WEBHOOK_SECRET: 'whsec_truth' }, tty);
+    expect(await post(await address(run))).toBe(200);
+    await expect.poll(run.stdout, { timeout: 5000 }).toContain('evt_truth');
+    expect(run.stdout()).toMatch(pattern);
+    run.interrupt();
+    await run.done;
+  });
+
+  it('--help names the capture files as they are, and says how listen exits', async () => {
+    const help = await svc.run(['webhooks', 'listen', '--help']);
+    expect(help.stdout).toContain('NNNN-<delivery>-<attempt>.headers');
+    expect(help.stdout).toContain('Exit 0 when stopped by Ctrl-C');
+  });
+});
