@@ -1,6 +1,6 @@
 import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
-import { loginCommand, loginHint } from './auth/login-hint.js';
+import { loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import { envSwitch } from './config/env-flags.js';
 import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from './config/env-limits.js';
@@ -254,6 +254,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           allowInsecureHttp,
           signal: deps.signal,
           loginHint: loginHint(s, deps.env),
+          otherCredentialHint: otherCredentialHint(deps.env),
           now: () => clock.now(),
           sleep: clock.sleep,
           secrets,

@@ -16,3 +16,16 @@ export function loginHint(settings: Pick<Settings, 'profile' | 'profileSource'>,
   const p = profileFlag(settings);
   return `run \`svc ${p}login\` (or \`svc ${p}login --with-token\`), or set SVC_TOKEN`;
 }
+
+/** The other credential a 403 can be fixed with, when SVC_TOKEN does not override the profile. */
+export const OTHER_PROFILE = 'use a profile whose login holds it (svc -p PROFILE …)';
+
+/**
+ * How to act with another credential, for a 403 whose fix is one. SVC_TOKEN overrides every
+ * profile, so with it set, naming a profile (-p) changes nothing.
+ */
+export function otherCredentialHint(env: Env): string {
+  return env.SVC_TOKEN?.trim()
+    ? 'set SVC_TOKEN to a credential that holds it (it overrides every profile), or unset it to use a profile whose login does'
+    : OTHER_PROFILE;
+}

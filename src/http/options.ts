@@ -83,6 +83,11 @@ export interface ClientConfig {
   debug?: (text: string) => void;
   /** Hint printed with "not logged in" errors. */
   loginHint?: string;
+  /**
+   * How to use another credential, for a 403 whose fix is one ("a profile whose login holds it";
+   * with SVC_TOKEN set, which overrides every profile, that token).
+   */
+  otherCredentialHint?: string;
   now?: () => number;
   /** Waits between attempts (default: real time); rejects when the signal aborts. */
   sleep?: Sleep;

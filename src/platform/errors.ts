@@ -6,6 +6,7 @@
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import type { DlqEntry } from '../api/schemas/webhooks.js';
+import { OTHER_PROFILE } from '../auth/login-hint.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import {
   ApiError,
@@ -150,7 +151,7 @@ export type NotFoundClass = ApiErrorClass<NotFoundError>;
  * The typed error for an API error: by its code (when the status matches the catalog), else a
  * generic 404 named after the operation's resource. Anything else is returned as it is.
  */
-export function typedError(error: unknown, notFound?: NotFoundClass): unknown {
+export function typedError(error: unknown, notFound?: NotFoundClass, otherCredential?: string): unknown {
   if (!(error instanceof ApiError)) return error;
   const known = error.code === undefined ? undefined : TYPED_ERROR_CODES[error.code];
   let type: ApiErrorClass | undefined;
@@ -158,22 +159,21 @@ export function typedError(error: unknown, notFound?: NotFoundClass): unknown {
   else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) {
     return error instanceof notFound ? error : retyped(error, notFound, NOT_FOUND_HINTS.get(notFound));
   }
-  const hint = error.code === 'insufficient_role' ? missingRoleHint(error) : undefined;
+  const hint = error.code === 'insufficient_role' ? missingRoleHint(error, otherCredential) : undefined;
   if (!type || error instanceof type) return error;
   return retyped(error, type, hint);
 }
 
 /**
  * The fix half of a 403 insufficient_role (the operation itself needs a permission the caller's
- * roles lack): another profile, and, unless the platform's message says whom to ask already, a
- * tenant administrator. Any server's message is kept as it is.
+ * roles lack): another credential, and, unless the platform's message says the fix already (whom
+ * to ask, what to use), a tenant administrator. Any server's message is kept as it is.
  */
-function missingRoleHint(error: ApiError): string | undefined {
+function missingRoleHint(error: ApiError, otherCredential = OTHER_PROFILE): string | undefined {
   if (error.hint) return undefined;
-  const profile = 'use a profile whose login holds it (svc -p PROFILE …)';
-  return /\bask\b/i.test(error.message)
-    ? `or ${profile}`
-    : `ask a tenant administrator for a role that grants it, or ${profile}`;
+  return /\b(ask|use)\b/i.test(error.message)
+    ? `another credential that holds it works too: ${otherCredential}`
+    : `ask a tenant administrator for a role that grants it, or ${otherCredential}`;
 }
 
 /** The same API error as another class (status, code, message, request id, hint and cause kept). */

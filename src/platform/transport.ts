@@ -80,7 +80,7 @@ export class Transport {
     try {
       yield* pages;
     } catch (error) {
-      throw typedError(error, operation.notFound);
+      throw typedError(error, operation.notFound, this.api.config.otherCredentialHint);
     }
   }
 
@@ -101,7 +101,7 @@ export class Transport {
         ...(operation.idempotencyKey === false ? { idempotencyKey: false as const } : {}),
       });
     } catch (error) {
-      const typed = typedError(error, operation.notFound);
+      const typed = typedError(error, operation.notFound, this.api.config.otherCredentialHint);
       // Nothing to delete, after an attempt whose answer was lost: most likely that attempt's doing.
       if (operation.method === 'DELETE' && typed instanceof NotFoundError && typed.lostAnswer !== undefined) {
         throw new GoneAfterLostAnswerError(typed as NotFoundError & { lostAnswer: string });

@@ -48,4 +48,27 @@ describe('typed API errors', () => {
     expect(retyped(original, Type).hint).toBe('old hint');
     expect(typedError('not an api error')).toBe('not an api error');
   });
+
+  // Review s8 (review-a 1, 2): the fix of a 403 must be one that works. With SVC_TOKEN set, naming
+  // a profile changes nothing; a platform message that says what to use already is not told to ask.
+  it.each([
+    [
+      'which your live roles there (tenant_viewer) do not grant; ask a tenant_admin of t for a role that grants it',
+      undefined,
+      'another credential that holds it works too: use a profile whose login holds it (svc -p PROFILE …)',
+    ],
+    [
+      "which this API key's role (tenant_viewer, fixed by its kind) does not grant; use a service-role key or a user's login",
+      'set SVC_TOKEN to a credential that holds it',
+      'another credential that holds it works too: set SVC_TOKEN to a credential that holds it',
+    ],
+    [
+      'forbidden',
+      'set SVC_TOKEN to a credential that holds it',
+      'ask a tenant administrator for a role that grants it, or set SVC_TOKEN to a credential that holds it',
+    ],
+  ])('a 403 insufficient_role (%s) gets the fix of the credential in use', (message, other, hint) => {
+    const error = new ApiError({ status: 403, code: 'insufficient_role', message, requestId: 'r' });
+    expect((typedError(error, undefined, other) as ApiError).hint).toBe(hint);
+  });
 });

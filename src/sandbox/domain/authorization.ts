@@ -174,9 +174,14 @@ export function authorizeOperation(
   const held = [...livePermissions(state, principal, tenant.id)];
   if (!grantsPermission(held, rule.permission)) {
     const roles = liveRoleNames(state, principal, tenant.id);
+    const need = `${action} needs permission ${rule.permission} in tenant ${tenant.slug}`;
+    // A key acts with the role of its kind, which nobody can grant it more than: the fix is
+    // another credential, not a grant.
     throw new DomainError(
       'insufficient_role',
-      `${action} needs permission ${rule.permission} in tenant ${tenant.slug}, which your live roles there (${roles.join(', ') || 'none'}) do not grant; ask a tenant_admin of ${tenant.slug} for a role that grants it`,
+      principal.fixedRoles !== null
+        ? `${need}, which this API key's role (${roles.join(', ') || 'none'}, fixed by its kind) does not grant; use a service-role key or a user's login`
+        : `${need}, which your live roles there (${roles.join(', ') || 'none'}) do not grant; ask a tenant_admin of ${tenant.slug} for a role that grants it`,
     );
   }
 }

@@ -232,7 +232,7 @@ describe('svc oauth create', () => {
     const r = await svc.run(CREATE, { env: { SVC_TOKEN: svc.sandbox().issueToken('usr_analyst').token } });
     expect([r.code, r.stdout]).toEqual([4, '']);
     expect(r.stderr).toMatch(
-      /^error: creating OAuth clients needs permission oauth_client\.manage in tenant acme-treasury, which your live roles there \(tenant_analyst\) do not grant; ask a tenant_admin of acme-treasury for a role that grants it \(HTTP 403, insufficient_role, request req_[0-9a-f]+\); or use a profile whose login holds it/,
+      /^error: creating OAuth clients needs permission oauth_client\.manage in tenant acme-treasury, which your live roles there \(tenant_analyst\) do not grant; ask a tenant_admin of acme-treasury for a role that grants it \(HTTP 403, insufficient_role, request req_[0-9a-f]+\); another credential that holds it works too: set SVC_TOKEN to a credential that holds it \(it overrides every profile\), or unset it to use a profile whose login does/,
     );
   });
 });

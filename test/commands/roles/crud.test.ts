@@ -442,7 +442,7 @@ describe('svc roles assign / revoke', () => {
     const after = await svc(['roles', 'ls'], { env: asAuditor });
     expect(after.code).toBe(4);
     expect(after.stderr).toMatch(
-      /^error: listing roles needs permission role\.read in tenant acme-treasury, which your live roles there \(tenant_auditor\) do not grant; ask a tenant_admin of acme-treasury for a role that grants it \(HTTP 403, insufficient_role, request req_\w+\); or use a profile whose login holds it \(svc -p PROFILE …\)\n$/,
+      /^error: listing roles needs permission role\.read in tenant acme-treasury, which your live roles there \(tenant_auditor\) do not grant; ask a tenant_admin of acme-treasury for a role that grants it \(HTTP 403, insufficient_role, request req_\w+\); another credential that holds it works too: set SVC_TOKEN to a credential that holds it \(it overrides every profile\), or unset it to use a profile whose login does\n$/,
     );
     const history = await svc(['roles', 'assignments', 'usr_auditor', '--include-ended', '--json'], { env });
     expect(
@@ -480,6 +480,24 @@ describe('svc roles assign / revoke', () => {
       new RegExp(
         `^(warning: the platform's clock is [\\d a-z]+ ahead of this machine's; --expires-in was counted from the platform's time\n)?error: ${message} \\(HTTP 403, self_assignment, request req_[0-9a-f]+\\)\n$`,
       ),
+    );
+  });
+});
+
+describe('a 403 to an API key', () => {
+  // Review s8 (review-a 2): a key acts with the role of its kind, which nobody can grant it more
+  // than, so its refusal names another credential, not a tenant_admin to ask.
+  it('names another credential as the fix, not a grant', async () => {
+    const me = JSON.parse((await svc(['me', '--json'])).stdout) as { tenant_id: string };
+    const minted = await call(sandbox(), 'POST', '/_sandbox/api-keys', {
+      body: { tenant_id: me.tenant_id, kind: 'publishable' },
+    });
+    const r = await svc(['roles', 'create', '--name', 'by-key', '--permission', 'exception.read'], {
+      env: { SVC_TOKEN: minted.body.key as string },
+    });
+    expect([r.code, r.stdout]).toEqual([4, '']);
+    expect(r.stderr).toMatch(
+      /^error: creating custom roles needs permission role\.manage in tenant acme-treasury, which this API key's role \(tenant_viewer, fixed by its kind\) does not grant; use a service-role key or a user's login \(HTTP 403, insufficient_role, request req_\w+\); another credential that holds it works too: set SVC_TOKEN to a credential that holds it \(it overrides every profile\), or unset it to use a profile whose login does\n$/,
     );
   });
 });
