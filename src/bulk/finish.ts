@@ -20,6 +20,7 @@ interface Words {
   describe(row: never): string;
   retryHint?: string | (() => string) | undefined;
   fixHint?: string | undefined;
+  keepJournal?: (() => boolean) | undefined;
 }
 
 /**
@@ -135,7 +136,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
       hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,
     });
   }
-  journal.remove();
+  if (!verb.keepJournal?.()) journal.remove();
   ctx.out.success(line);
 }
 

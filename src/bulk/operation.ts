@@ -61,6 +61,11 @@ export interface BulkVerb<T, R extends Row> {
    * e.g. `fix the file and run it again: a new run, rows already granted are skipped`.
    */
   fixHint?: string;
+  /**
+   * Asked when every item was done: true keeps the journal all the same, so the same command
+   * resumes (and the verb says why, e.g. replays made but not followed when Ctrl-C came).
+   */
+  keepJournal?: () => boolean;
   /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
   empty?: string;
 }

@@ -200,6 +200,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         : `${r.delivery_id ?? r.dlq_entry_id}: ${r.error?.message}`,
     retryHint: () => failedReplaysHint(webhook, failedReplays),
     single: !options.dlq && options.ids.length === 1,
+    // Replays made but not followed (Ctrl-C while following): the journal stays, so the same
+    // command says how they went instead of replaying them again.
+    keepJournal: () => words.unfollowed > 0,
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };
   const summary = await runBulkOperation(ctx, verb);
@@ -213,7 +216,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.
     const [it, was] = words.unfollowed === 1 ? ['it', 'was'] : ['they', 'were'];
     throw new InterruptedError(`interrupted while following ${counted(words.unfollowed, 'replay')}`, {
-      hint: `${it} ${was} made: see how ${it} went with \`svc webhooks deliveries ${webhook}\``,
+      hint: `${it} ${was} made: run the same command again to see how ${it} went (nothing is replayed twice), or \`svc webhooks deliveries ${webhook}\``,
     });
   }
 }

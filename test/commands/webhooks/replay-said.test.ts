@@ -124,13 +124,23 @@ describe('Ctrl-C while --wait follows a replay', () => {
     const r = await running;
     expect(r.code).toBe(130);
     const made = r.stdout.split('\t')[2];
-    // Every item was done: nothing to resume, but the follow was cut.
+    // Every item was done, but the follow was cut: the journal stays (review s8: it was removed,
+    // and the same command replayed the event again).
     expect(r.stderr.split('\n').slice(1).join('\n')).toBe(
-      `error: interrupted while following 1 replay; it was made: see how it went with \`svc webhooks deliveries ${webhook}\`\n`,
+      `error: interrupted while following 1 replay; it was made: run the same command again to see how it went (nothing is replayed twice), or \`svc webhooks deliveries ${webhook}\`\n`,
     );
     expect(r.stdout).toBe(
       `ok\t${e!.delivery_id}\t${made}\t${e!.event_type}\tpending\tinterrupted while following; the replay was made (${made}): see how it went with \`svc webhooks deliveries get ${webhook} ${made}\`\n`,
     );
+    while ((await delivery(sandbox(), webhook, made)).status !== 'delivered') {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const again = await svc.run(['webhooks', 'replay', webhook, e!.id, '--wait']);
+    expect([again.code, again.stdout]).toEqual([
+      0,
+      `skipped\t${e!.delivery_id}\t${made}\t${e!.event_type}\tdelivered\tdone in an earlier run (replayed as ${made}); not followed then (interrupted): delivered now\n`,
+    ]);
+    expect(target.received).toHaveLength(1);
     await target.close();
   });
 });
