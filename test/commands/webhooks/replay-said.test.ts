@@ -123,7 +123,7 @@ describe('Ctrl-C while --wait follows a replay', () => {
     controller.abort();
     const r = await running;
     expect(r.code).toBe(130);
-    const made = r.stdout.split('\t')[2];
+    const made = r.stdout.split('\t')[2] as string;
     // Every item was done, but the follow was cut: the journal stays (review s8: it was removed,
     // and the same command replayed the event again).
     expect(r.stderr.split('\n').slice(1).join('\n')).toBe(
