@@ -19,13 +19,18 @@ import {
 
 type ApiErrorClass<E extends ApiError = ApiError> = new (init: ApiErrorInit, options?: SvcErrorOptions) => E;
 
+/** The object an error's first detail carries under `field` (the resource as it is), when sent. */
+function firstDetail<T>(details: unknown, field: string): T | undefined {
+  const first = Array.isArray(details) ? (details[0] as Record<string, unknown> | undefined) : undefined;
+  const value = first?.[field];
+  return value !== null && typeof value === 'object' ? (value as T) : undefined;
+}
+
 /** 409 assignment_exists: the user already holds the role; `assignment` is the one in place. */
 export class AssignmentExistsError extends ConflictError {
   /** The active assignment the server reported (details[0].assignment), when it sent one. */
   get assignment(): RoleAssignment | undefined {
-    const first = Array.isArray(this.details) ? (this.details[0] as { assignment?: unknown }) : undefined;
-    const assignment = first?.assignment;
-    return assignment !== null && typeof assignment === 'object' ? (assignment as RoleAssignment) : undefined;
+    return firstDetail<RoleAssignment>(this.details, 'assignment');
   }
 }
 /** 404 assignment_not_found: the user holds no active assignment of the role. */
@@ -50,9 +55,7 @@ export class DeliveryInProgressError extends ConflictError {}
  */
 export class DlqEntryNotQueuedError extends ConflictError {
   get entry(): DlqEntry | undefined {
-    const first = Array.isArray(this.details) ? (this.details[0] as { entry?: unknown }) : undefined;
-    const entry = first?.entry;
-    return entry !== null && typeof entry === 'object' ? (entry as DlqEntry) : undefined;
+    return firstDetail<DlqEntry>(this.details, 'entry');
   }
 }
 /** 409 webhook_disabled: a disabled webhook receives no events, test events included. */
