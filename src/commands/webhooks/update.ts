@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
+import { changedFields } from '../../api/changed-fields.js';
 import type { EventType } from '../../api/constants.js';
-import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
+import type { WebhookUpdateBody } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
@@ -40,7 +41,7 @@ export function parseWebhooksUpdate(
 export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOptions): Promise<void> {
   const platform = await ctx.platform();
   const before = await platform.webhooks.get(options.webhook);
-  const changing = changedBy(before, options.change);
+  const changing = changedFields(before, options.change);
   if (changing.length === 0) {
     // As `roles update`: nothing is sent, so no audit entry says a change that did not happen.
     await ctx.out.record(before, webhookFields(before));
@@ -51,19 +52,6 @@ export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOpt
   const webhook = await platform.webhooks.update(options.webhook, options.change);
   await ctx.out.record(webhook, webhookFields(webhook));
   if (!ctx.out.isMachine) ctx.out.success(`updated webhook ${webhook.id} (${changing.join(', ')})`);
-}
-
-/** The fields of `change` that differ from the webhook as read (event kinds compared as a set). */
-function changedBy(webhook: Webhook, change: WebhookUpdateBody): string[] {
-  return Object.entries(change)
-    .filter(([key, value]) => {
-      const now = (webhook as unknown as Record<string, unknown>)[key];
-      if (key === 'event_types' && Array.isArray(now) && Array.isArray(value)) {
-        return now.length !== value.length || value.some((kind) => !now.includes(kind));
-      }
-      return now !== value;
-    })
-    .map(([key]) => key);
 }
 
 /** What a change that changes nothing found already true, in words: `is already enabled`. */

@@ -2,6 +2,7 @@
 // dead-letter queue, whose indexes must change together (a status change moves a count; a
 // recovery touches deliveries and queue entries). Views are in webhook-views.ts.
 import { randomBytes } from 'node:crypto';
+import { changedFields } from '../../api/changed-fields.js';
 import type {
   DeliveryFailureCause,
   DeliveryStatus,
@@ -187,18 +188,11 @@ export class WebhookStore {
     record: WebhookRecord,
     change: Partial<Pick<WebhookRecord, 'url' | 'description' | 'event_types' | 'status' | 'max_attempts'>>,
   ): string[] {
+    const changed = changedFields(record, change);
     const fields = record as unknown as Record<string, unknown>;
-    const changed = Object.entries(change).filter(([key, value]) => {
-      if (value === undefined) return false;
-      const now = fields[key];
-      if (Array.isArray(value) && Array.isArray(now)) {
-        return value.length !== now.length || value.some((v) => !now.includes(v));
-      }
-      return value !== now;
-    });
-    for (const [key, value] of changed) fields[key] = value;
+    for (const key of changed) fields[key] = change[key as keyof typeof change];
     if (changed.length > 0) record.updated_at = this.#clock.iso();
-    return changed.map(([key]) => key);
+    return changed;
   }
 
   softDelete(record: WebhookRecord): WebhookRecord {

@@ -1,0 +1,19 @@
+/**
+ * The fields of a PATCH that would change a resource: a field set to what it is already is no
+ * change, and lists (a webhook's event kinds) are compared as sets. The sandbox applies only
+ * these (no audit entry, no updated_at for a change of nothing); svc sends nothing when there
+ * are none (`webhooks update`).
+ */
+export function changedFields(current: object, change: object): string[] {
+  const now = current as Record<string, unknown>;
+  return Object.entries(change)
+    .filter(([key, value]) => value !== undefined && differs(now[key], value))
+    .map(([key]) => key);
+}
+
+function differs(now: unknown, wanted: unknown): boolean {
+  if (Array.isArray(now) && Array.isArray(wanted)) {
+    return now.length !== wanted.length || wanted.some((item) => !now.includes(item));
+  }
+  return now !== wanted;
+}
