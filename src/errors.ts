@@ -141,6 +141,16 @@ export function lookupMayFail(error: unknown): error is SvcError {
   return error instanceof SvcError && !(error instanceof InterruptedError);
 }
 
+/** A lookup done only to say more: its answer, or undefined when it may fail and did (lookupMayFail). */
+export async function optionalLookup<T>(lookup: Promise<T>): Promise<T | undefined> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (!lookupMayFail(error)) throw error;
+    return undefined;
+  }
+}
+
 /**
  * stdout's reader went away while a command was changing things (`svc roles assign --file F |
  * head -1`): started items finished, nothing new was started. Exit 141, as a shell reports a

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { AUDIT_PAGE, AUDIT_TARGET_TYPES } from '../../api/audit.js';
 import type { AuditTrailEntry, AuditTrailListQuery } from '../../api/schemas/audit.js';
 import type { Context } from '../../context.js';
-import { lookupMayFail, UsageError } from '../../errors.js';
+import { optionalLookup, UsageError } from '../../errors.js';
 import { UserNotFoundError, whereToLook } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
@@ -72,14 +72,8 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
  * in the trail, and a caller who may not list users is told nothing more.
  */
 async function noteUnknownUser(ctx: Context, platform: Platform, user: string): Promise<void> {
-  let known: boolean;
-  try {
-    known = (await platform.users.existing([user])).has(user);
-  } catch (error) {
-    if (!lookupMayFail(error)) throw error;
-    return;
-  }
-  if (known) return;
+  const users = await optionalLookup(platform.users.existing([user]));
+  if (users === undefined || users.has(user)) return;
   const look = whereToLook(UserNotFoundError);
   ctx.out.warn(`no entries, and ${user} is not a user of this tenant${look ? `; ${look}` : ''}`);
 }

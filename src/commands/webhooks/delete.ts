@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { lookupMayFail } from '../../errors.js';
+import { optionalLookup } from '../../errors.js';
 import { counted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
 import { confirmDestructive, deleted, examples, type MakeContext, tenantLabel } from '../kit.js';
@@ -42,12 +42,7 @@ export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOpt
  * when there are none, or when the queue cannot be read (only to say more).
  */
 async function queuedLost(platform: Platform, webhook: string): Promise<string | undefined> {
-  const page = await platform.webhooks.dlq
-    .list(webhook, { status: 'queued', limit: 1 })
-    .catch((error: unknown) => {
-      if (lookupMayFail(error)) return undefined;
-      throw error;
-    });
+  const page = await optionalLookup(platform.webhooks.dlq.list(webhook, { status: 'queued', limit: 1 }));
   const total = page?.total ?? 0;
   if (total === 0) return undefined;
   return `its ${counted(total, 'queued dead-letter entry', 'queued dead-letter entries')} can no longer be replayed`;

@@ -1,6 +1,6 @@
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
-import { lookupMayFail } from '../../errors.js';
+import { optionalLookup } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { REMEDIES } from './shared.js';
 
@@ -125,10 +125,7 @@ export async function unfollowedNow(
     .map((done) => done.new_delivery_id as string);
   await Promise.all(
     ids.map(async (id) => {
-      const found = await platform.webhooks.deliveries.get(webhook, id).catch((error: unknown) => {
-        if (lookupMayFail(error)) return undefined;
-        throw error;
-      });
+      const found = await optionalLookup(platform.webhooks.deliveries.get(webhook, id));
       if (found) now.set(id, found.status);
     }),
   );
