@@ -230,7 +230,7 @@ export async function runCli(
       // and so does any command whose write to stdout failed (a full disk).
       const change = ctx?.lastChange();
       if (change === undefined && error.failure === undefined) return 0;
-      error = stdoutError(error.failure, change);
+      error = stdoutError(error.failure, change, ctx?.onlyCopyLost());
     }
     if (error instanceof SvcError && error.silent) return exitCodeFor(error);
     const meant =

@@ -107,6 +107,14 @@ export interface Context {
   forProfile(name: string): Context;
   /** The last change the server accepted in this command, e.g. `POST /v1/users/u/roles → 201`. */
   lastChange(): string | undefined;
+  /**
+   * Says that this command's output is the only copy of something (a secret the platform shows
+   * once) and how to get a usable one, e.g. `the new signing secret`, `rotate again with: …`. A
+   * change whose output is then lost (stdout full or closed) says this, not "check the result".
+   */
+  outputIsOnlyCopyOf(what: string, remedy: string): void;
+  /** What `outputIsOnlyCopyOf` said, as the hint of a lost output; undefined when nothing was said. */
+  onlyCopyLost(): string | undefined;
   /** Releases pooled connections; called when the command ends. */
   close(): Promise<void>;
 }
@@ -140,6 +148,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   let client: Promise<ApiClient> | undefined;
   let platform: Promise<Platform> | undefined;
   let change: string | undefined;
+  let onlyCopy: string | undefined;
 
   const ctx: Context = {
     io: deps.io,
@@ -277,6 +286,10 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     },
     forProfile: (name) => createContext(deps, { ...globals, profile: name }),
     lastChange: () => change,
+    outputIsOnlyCopyOf(what, remedy) {
+      onlyCopy = `its output was the only copy of ${what}, which is lost now; ${remedy}`;
+    },
+    onlyCopyLost: () => onlyCopy,
     async close() {
       if (client) await (await client.catch(() => undefined))?.close();
     },

@@ -194,9 +194,16 @@ export class ClosedPipeError extends Error {
   }
 }
 
-/** What a command whose stdout closed (`failure` undefined) or failed says: whether a change was made, and what to do. */
-export function stdoutError(failure: string | undefined, change: string | undefined): SvcError {
-  const lost = 'its output was lost; check the result before running the command again';
+/**
+ * What a command whose stdout closed (`failure` undefined) or failed says: whether a change was
+ * made, and what to do (`onlyCopy`: what was lost with the output, when it was shown only there).
+ */
+export function stdoutError(
+  failure: string | undefined,
+  change: string | undefined,
+  onlyCopy?: string,
+): SvcError {
+  const lost = onlyCopy ?? 'its output was lost; check the result before running the command again';
   if (failure === undefined) {
     return new StdoutClosedError(`stdout closed, but the change was made: ${change}`, { hint: lost });
   }

@@ -19,3 +19,12 @@ export function parseHttpUrl(value: string): URL | undefined {
   }
   return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
 }
+
+/**
+ * `value` as WHATWG URL writes it (`HTTP://h:80/./a` is `http://h/a`), the form the sandbox
+ * stores a webhook's target in; `value` itself when it is not an absolute http(s) URL. Two
+ * spellings of one URL compare equal in this form.
+ */
+export function normalHttpUrl(value: string): string {
+  return parseHttpUrl(value)?.href ?? value;
+}

@@ -46,6 +46,7 @@ export interface ApplyOptions {
 }
 
 interface Row {
+  line?: number;
   tenant: string;
   kind: string;
   action: string;
@@ -55,6 +56,8 @@ interface Row {
 }
 
 const COLUMNS: Array<Column<Row>> = [
+  // The file entry a row is: what tells two creations of one URL or name apart (with `ref`).
+  { header: 'line', value: (r) => r.line },
   { header: 'tenant', value: (r) => r.tenant },
   { header: 'kind', value: (r) => r.kind },
   { header: 'action', value: (r) => r.action },
@@ -171,11 +174,16 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
           message: `not attempted: ${describeStep(error.depends_on)} failed`,
         };
       }
+      // A row names its file entry (`line`; a creation of an export's entry its id there, `ref`):
+      // rows come in completion order when streamed, and a terminal table is in line order.
+      const { line, ref } = data.change;
       return {
+        ...(line === null ? {} : { line }),
         tenant: data.tenant.slug,
         kind: data.change.kind,
         action: data.change.verb,
         name: data.change.name,
+        ...(ref === undefined ? {} : { ref }),
         status,
         ...(data.change.id ? { id: data.change.id } : {}),
         ...result,

@@ -62,13 +62,15 @@ export function redactValue(value: unknown, parentKey?: string): unknown {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, parentKey));
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(record)) {
-      const scalar = v !== null && v !== undefined && typeof v !== 'object';
-      out[key] =
-        scalar && isSecretField(key) && !isErrorCode(key, parentKey, record) ? MASK : redactValue(v, key);
-    }
-    return out;
+    // fromEntries defines each key as its own field: an assignment of `__proto__` would set the
+    // copy's prototype instead, and the trace would lose a key the body really has.
+    return Object.fromEntries(
+      Object.entries(record).map(([key, v]) => {
+        const scalar = v !== null && v !== undefined && typeof v !== 'object';
+        const masked = scalar && isSecretField(key) && !isErrorCode(key, parentKey, record);
+        return [key, masked ? MASK : redactValue(v, key)];
+      }),
+    );
   }
   return value;
 }

@@ -102,3 +102,8 @@ export function someNames(names: readonly string[], few = 5): string {
   const shown = names.slice(0, few).join(', ');
   return names.length > few ? `${shown} and ${names.length - few} more` : shown;
 }
+
+/** Facts in one sentence: `a`, `a and b`, `a, b and c`. */
+export function andList(facts: readonly string[]): string {
+  return facts.length > 1 ? `${facts.slice(0, -1).join(', ')} and ${facts.at(-1)}` : (facts[0] ?? '');
+}

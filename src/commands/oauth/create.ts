@@ -73,12 +73,18 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
   };
 }
 
-/** Prints a client with its one-time secret: the secret on stdout with the warning, or only the file it went to. */
+/**
+ * Prints a client with its one-time secret: the secret on stdout with the warning, or only the
+ * file it went to. A secret printed is in no other place: `ifLost` names it and its remedy
+ * (Context.outputIsOnlyCopyOf).
+ */
 export async function printClientWithSecret(
   ctx: Context,
   data: OAuthClientWithSecret,
   secretFile: string | undefined,
+  ifLost: [what: string, remedy: string],
 ): Promise<void> {
+  if (!secretFile) ctx.outputIsOnlyCopyOf(...ifLost);
   if (ctx.out.isMachine) {
     if (!secretFile) return ctx.out.json(data);
     const { client_secret: _secret, ...rest } = data;
@@ -117,7 +123,10 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     await file?.discard();
     throw error;
   }
-  await printClientWithSecret(ctx, data, options.secretFile);
+  await printClientWithSecret(ctx, data, options.secretFile, [
+    `OAuth client ${data.client_id}'s secret`,
+    `get a new one with: svc oauth rotate-secret ${data.client_id} --secret-file PATH`,
+  ]);
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
     const secret = options.secretFile

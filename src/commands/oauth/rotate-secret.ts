@@ -32,7 +32,10 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     await file?.discard();
     throw error;
   }
-  await printClientWithSecret(ctx, data, options.secretFile);
+  await printClientWithSecret(ctx, data, options.secretFile, [
+    `OAuth client ${data.client_id}'s new secret`,
+    `rotate again with: svc oauth rotate-secret ${data.client_id} --secret-file PATH`,
+  ]);
 }
 
 export function rotateSecretCommand(make: MakeContext): Command {

@@ -1,8 +1,10 @@
 import { Command, Option } from 'commander';
+import { changedFields } from '../../api/changed-fields.js';
 import { OAUTH_GRANT_TYPES, type OAuthGrantType } from '../../api/constants.js';
-import type { OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
+import type { OAuthClient, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { andList } from '../../output/format.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import { MAX_SECONDS, redirectUri } from './create.js';
 import { clientArg, clientFields } from './shared.js';
@@ -43,11 +45,56 @@ export function parseOAuthUpdate(clientId: unknown, flags: Record<string, unknow
 }
 
 export async function runOAuthUpdate(ctx: Context, options: OAuthUpdateOptions): Promise<void> {
-  const client = await (await ctx.platform()).oauth.clients.update(options.clientId, options.change);
-  await ctx.out.record(client, clientFields(client));
-  if (!ctx.out.isMachine) {
-    ctx.out.success(`updated OAuth client ${client.client_id} (${Object.keys(options.change).join(', ')})`);
+  const platform = await ctx.platform();
+  const before = await platform.oauth.clients.get(options.clientId);
+  if (changedFields(before, options.change).length === 0) {
+    // As `webhooks update`: nothing is sent, so no audit entry says a change that did not happen.
+    await ctx.out.record(before, clientFields(before));
+    if (!ctx.out.isMachine)
+      ctx.out.info(`Nothing changed: OAuth client ${before.client_id} ${unchanged(options.change, before)}.`);
+    return;
   }
+  const client = await platform.oauth.clients.update(options.clientId, options.change);
+  await ctx.out.record(client, clientFields(client));
+  if (ctx.out.isMachine) return;
+  // What changed is what the answer shows changed: a server may keep a value svc sent as one it had.
+  const fields = client as unknown as Record<string, unknown>;
+  const changed = changedFields(
+    before,
+    Object.fromEntries(Object.keys(options.change).map((key) => [key, fields[key]])),
+  );
+  if (changed.length === 0) {
+    ctx.out.info(`Nothing changed: OAuth client ${client.client_id} ${unchanged(options.change, client)}.`);
+  } else {
+    ctx.out.success(`updated OAuth client ${client.client_id} (${changed.join(', ')})`);
+  }
+}
+
+/** What a change that changes nothing found already true of `client`, in words. */
+function unchanged(change: OAuthClientUpdateBody, client: OAuthClient): string {
+  const exactly = (what: string, list: readonly string[] | undefined) =>
+    `already has exactly the ${what} ${(list ?? []).join(', ')}`;
+  const facts = Object.keys(change).map((key) => {
+    switch (key) {
+      case 'name':
+        return `is already named ${client.name}`;
+      case 'description':
+        return 'already has that description';
+      case 'redirect_uris':
+        return exactly('redirect URIs', change.redirect_uris);
+      case 'grant_types':
+        return exactly('grant types', change.grant_types);
+      case 'scopes':
+        return exactly('scopes', change.scopes);
+      case 'token_lifetime_seconds':
+        return `already has a token lifetime of ${client.token_lifetime_seconds} s`;
+      case 'refresh_token_lifetime_seconds':
+        return `already has a refresh token lifetime of ${client.refresh_token_lifetime_seconds} s`;
+      default:
+        return client.pkce_required ? 'already requires PKCE' : 'already does not require PKCE';
+    }
+  });
+  return andList(facts);
 }
 
 export function updateCommand(make: MakeContext): Command {

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { Role } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { andList } from '../../output/format.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
 import { countHolders, holdersSay, resolveRole, roleFields } from './shared.js';
@@ -54,6 +55,11 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   );
   await ctx.out.record(data, roleFields(data));
   if (ctx.out.isMachine) return;
+  // The answer says what changed: a server may keep a value svc sent as one it already had.
+  if (sameRole(role, data)) {
+    ctx.out.info(`Nothing changed: role ${data.name} (${data.id}) ${already(data, options)}.`);
+    return;
+  }
   const change = forHolders(role, data);
   const said = change ? holdersSay(await countHolders(platform, data.id), change) : '';
   ctx.out.success(`updated role ${data.name} (${data.id})${said}`);
@@ -85,12 +91,28 @@ function unchangedBy(role: Role, options: RolesUpdateOptions): string | undefine
   const held = role.permissions ?? [];
   if (options.add.some((p) => !held.includes(p)) || options.remove.some((p) => held.includes(p)))
     return undefined;
+  return already(role, options);
+}
+
+/** What `role` already is of what the update asked, in words: `already is named fx and has x`. */
+function already(role: Role, options: RolesUpdateOptions): string {
   const facts: string[] = [];
-  if (options.name !== undefined) facts.push(`is named ${options.name}`);
+  if (options.name !== undefined) facts.push(`is named ${role.name}`);
   if (options.description !== undefined) facts.push('has that description');
   if (options.add.length) facts.push(`has ${options.add.join(', ')}`);
   if (options.remove.length) facts.push(`does not have ${options.remove.join(', ')}`);
-  return `already ${facts.join(', ').replace(/, ([^,]*)$/, ' and $1')}`;
+  return `already ${andList(facts)}`;
+}
+
+/** Whether an update's answer shows the role as it was before. */
+function sameRole(before: Role, after: Role): boolean {
+  const permissions = new Set(before.permissions);
+  return (
+    before.name === after.name &&
+    (before.description ?? '') === (after.description ?? '') &&
+    after.permissions.length === permissions.size &&
+    after.permissions.every((p) => permissions.has(p))
+  );
 }
 
 export function updateCommand(make: MakeContext): Command {

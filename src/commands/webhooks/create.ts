@@ -53,14 +53,21 @@ export function parseWebhooksCreate(flags: Record<string, unknown>): WebhooksCre
 
 export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOptions): Promise<void> {
   const platform = await ctx.platform();
-  const data = await withSecretOutput(ctx, options.secret, () =>
-    platform.webhooks.create({
-      url: options.url,
-      event_types: options.eventTypes as EventType[],
-      ...(options.description === undefined ? {} : { description: options.description }),
-      ...(options.maxAttempts === undefined ? {} : { max_attempts: options.maxAttempts }),
-      ...(options.disabled ? { status: 'disabled' as const } : {}),
-    }),
+  const data = await withSecretOutput(
+    ctx,
+    options.secret,
+    () =>
+      platform.webhooks.create({
+        url: options.url,
+        event_types: options.eventTypes as EventType[],
+        ...(options.description === undefined ? {} : { description: options.description }),
+        ...(options.maxAttempts === undefined ? {} : { max_attempts: options.maxAttempts }),
+        ...(options.disabled ? { status: 'disabled' as const } : {}),
+      }),
+    (webhook) => [
+      `webhook ${webhook.id}'s signing secret`,
+      `get a new one with: svc webhooks rotate-secret ${webhook.id} --secret-file PATH`,
+    ],
   );
   if (!ctx.out.isMachine) ctx.out.info(`Try it: svc webhooks test ${data.id}`);
 }

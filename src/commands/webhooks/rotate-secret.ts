@@ -25,8 +25,15 @@ export async function runWebhooksRotateSecret(
   options: WebhooksRotateSecretOptions,
 ): Promise<void> {
   const platform = await ctx.platform();
-  const data = await withSecretOutput(ctx, options.secret, () =>
-    platform.webhooks.rotateSecret(options.webhook),
+  const data = await withSecretOutput(
+    ctx,
+    options.secret,
+    () => platform.webhooks.rotateSecret(options.webhook),
+    // Rotating again at once would end the previous secret, which the receiver still uses.
+    (webhook) => [
+      'the new signing secret',
+      `put the previous one back with: svc api POST /v1/webhooks/${webhook.id}/restore-secret, then rotate again with --secret-file PATH`,
+    ],
   );
   if (!ctx.out.isMachine && data.previous_secret_expires_at) {
     ctx.out.info(

@@ -33,12 +33,14 @@ export function secretDestination(flags: Record<string, unknown>, what: string):
 /**
  * Runs the request that returns the secret with its file already made (so a bad path fails
  * before the secret exists), writes the secret, and prints the webhook with the secret, or the
- * file it went to.
+ * file it went to. A secret printed is in no other place: `ifLost` says what it is and how to
+ * get a usable one, for an output that is lost (Context.outputIsOnlyCopyOf).
  */
 export async function withSecretOutput(
   ctx: Context,
   destination: SecretDestination,
   request: () => Promise<WebhookWithSecret>,
+  ifLost: (webhook: WebhookWithSecret) => [what: string, remedy: string],
 ): Promise<WebhookWithSecret> {
   const file = destination.file ? await SecretFile.create(destination.file) : undefined;
   let data: WebhookWithSecret;
@@ -50,6 +52,7 @@ export async function withSecretOutput(
     throw error;
   }
   if (data.secret) ctx.secrets.add(data.secret);
+  if (!destination.file) ctx.outputIsOnlyCopyOf(...ifLost(data));
   if (ctx.out.isMachine) {
     if (!destination.file) await ctx.out.json(data);
     else {

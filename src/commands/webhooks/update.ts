@@ -1,9 +1,11 @@
 import { Command, Option } from 'commander';
 import { changedFields } from '../../api/changed-fields.js';
 import type { EventType } from '../../api/constants.js';
-import type { WebhookUpdateBody } from '../../api/schemas/webhooks.js';
+import { normalHttpUrl } from '../../api/loopback.js';
+import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { andList } from '../../output/format.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { eventTypesFlag, targetUrl } from './create.js';
@@ -41,36 +43,54 @@ export function parseWebhooksUpdate(
 export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOptions): Promise<void> {
   const platform = await ctx.platform();
   const before = await platform.webhooks.get(options.webhook);
-  const changing = changedFields(before, options.change);
-  if (changing.length === 0) {
+  if (changedFields(comparable(before), comparable(options.change)).length === 0) {
     // As `roles update`: nothing is sent, so no audit entry says a change that did not happen.
     await ctx.out.record(before, webhookFields(before));
     if (!ctx.out.isMachine)
-      ctx.out.info(`Nothing changed: webhook ${before.id} ${unchanged(options.change)}.`);
+      ctx.out.info(`Nothing changed: webhook ${before.id} ${unchanged(options.change, before)}.`);
     return;
   }
   const webhook = await platform.webhooks.update(options.webhook, options.change);
   await ctx.out.record(webhook, webhookFields(webhook));
-  if (!ctx.out.isMachine) ctx.out.success(`updated webhook ${webhook.id} (${changing.join(', ')})`);
+  if (ctx.out.isMachine) return;
+  // What changed is what the answer shows changed: a server may store a value svc sent as one
+  // it already had (another spelling of its URL), and then nothing changed.
+  const changed = changedFields(comparable(before), comparable(answered(webhook, options.change)));
+  if (changed.length === 0) {
+    ctx.out.info(`Nothing changed: webhook ${webhook.id} ${unchanged(options.change, webhook)}.`);
+  } else {
+    ctx.out.success(`updated webhook ${webhook.id} (${changed.join(', ')})`);
+  }
 }
 
-/** What a change that changes nothing found already true, in words: `is already enabled`. */
-function unchanged(change: WebhookUpdateBody): string {
+/** The fields a change names, as `webhook` has them. */
+function answered(webhook: Webhook, change: WebhookUpdateBody): WebhookUpdateBody {
+  const fields = webhook as unknown as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(change).map((key) => [key, fields[key]]));
+}
+
+/** A webhook or a change with its URL in the form the platform stores (two spellings compare equal). */
+function comparable<T extends { url?: string | undefined }>(value: T): T {
+  return value.url === undefined ? value : { ...value, url: normalHttpUrl(value.url) };
+}
+
+/** What a change that changes nothing found already true of `webhook`, in words: `is already enabled`. */
+function unchanged(change: WebhookUpdateBody, webhook: Webhook): string {
   const facts = Object.keys(change).map((key) => {
     switch (key) {
       case 'url':
-        return `already points at ${change.url}`;
+        return `already points at ${webhook.url}`;
       case 'event_types':
         return `already receives exactly ${change.event_types!.join(', ')}`;
       case 'description':
         return 'already has that description';
       case 'max_attempts':
-        return `already has max attempts ${change.max_attempts}`;
+        return `already has max attempts ${webhook.max_attempts}`;
       default:
-        return `is already ${change.status}`;
+        return `is already ${webhook.status}`;
     }
   });
-  return facts.length > 1 ? `${facts.slice(0, -1).join(', ')} and ${facts.at(-1)}` : facts[0]!;
+  return andList(facts);
 }
 
 export function updateCommand(make: MakeContext): Command {

@@ -192,6 +192,32 @@ describe('svc api: field and header names that are also JavaScript names', () =>
     expect(s.seen[2]!.url).toBe('/v1/roles?__proto__=x');
   });
 
+  it.each([
+    ['-f', ['-f', '__proto__=x', '-f', 'a=1', '-f', 'password=pw-canary'], undefined],
+    ['--input -', ['--input', '-'], '{"__proto__":{"z":1,"client_secret":"pw-canary"},"a":1}'],
+  ])(
+    'the --debug trace of a body with __proto__ (%s) shows the body sent, secrets masked (review s8)',
+    async (_, flags, stdin) => {
+      const { s } = await recorder();
+      const r = await runInProcess(
+        ['--debug', 'api', 'POST', '/v1/x', ...flags],
+        {
+          ...dirs(),
+          SVC_BASE_URL: s.url,
+          SVC_TOKEN: 'test-token',
+          SVC_TENANT: '00000000-0000-4000-8000-000000000001',
+        },
+        stdin === undefined ? {} : { stdin },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const traced = /^> (\{.*\})$/m.exec(r.stderr)![1]!;
+      const sent = s.seen[0]!.body;
+      expect(traced).toBe(sent.replace('"pw-canary"', '"[redacted]"'));
+      expect(traced).toContain('"__proto__":');
+      expect(r.stderr).not.toContain('pw-canary');
+    },
+  );
+
   it('-H __proto__: x is sent as a header named so', async () => {
     const { s, run } = await recorder();
     expect((await run(['/v1/me', '-H', '__proto__: x'])).code).toBe(0);

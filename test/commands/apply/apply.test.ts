@@ -308,7 +308,7 @@ blocks:
     });
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stdout).toMatch(
-      /^TENANT +KIND +ACTION +NAME +STATUS +ID +DETAIL\nacme-ledger-uk +role +create +asked +ok +role_\w+ +-\n$/,
+      /^LINE +TENANT +KIND +ACTION +NAME +STATUS +ID +DETAIL\n5 +acme-ledger-uk +role +create +asked +ok +role_\w+ +-\n$/,
     );
   });
 

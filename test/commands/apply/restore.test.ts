@@ -171,6 +171,43 @@ describe('restoring an export whose webhooks share a URL and whose clients share
     expect(await svc.run(['plan', '-f', exported], at(sandbox))).toMatchObject({ code: 0 });
   });
 
+  it('each result row names its file entry (line, ref); a table lists them in file order (review-a s8 3)', async () => {
+    const sandbox = second();
+    const restore = async (tenant: string, flags: string[], options: object = {}) => {
+      const text = readFileSync(exported, 'utf8').replace(/tenants: acme-labs.*/, `tenants: ${tenant}`);
+      const file = writeFile(dir, `${tenant}.yaml`, text);
+      const secrets = join(dir, `secrets-${tenant}`);
+      const args = [
+        'apply',
+        '-f',
+        file,
+        '--create-missing',
+        '--secret-dir',
+        secrets,
+        '--yes',
+        '--concurrency',
+        '4',
+      ];
+      const r = await svc.run([...args, ...flags], { ...at(sandbox), ...options });
+      expect(r.code, r.stderr).toBe(0);
+      return { lines: text.split('\n'), stdout: r.stdout };
+    };
+    const { lines, stdout } = await restore('acme-ledger-uk', ['--json']);
+    const rows = JSON.parse(stdout) as Array<{ kind: string; line: number; ref: string; name: string }>;
+    expect(rows).toHaveLength(4);
+    // Each row's entry is the exported one whose id is its ref, at its line.
+    for (const row of rows) expect(lines[row.line - 1]).toContain(`id: ${row.ref}`);
+    expect(new Set(rows.map((r) => r.ref)).size).toBe(4);
+
+    const table = await restore('acme-apac', [], { tty: { stdin: true, stdout: true }, columns: 200 });
+    const shown = table.stdout.trimEnd().split('\n');
+    expect(shown[0]).toMatch(/^LINE +TENANT +KIND +ACTION +NAME +STATUS +ID +DETAIL$/);
+    const order = shown.slice(1).map((l) => Number(l.split(/ +/)[0]));
+    expect(order).toHaveLength(4);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    for (const n of order) expect(table.lines[n - 1]).toMatch(/- (id|client_id): /);
+  });
+
   it('two entries of one URL without ids that say different things are still a problem', async () => {
     const file = writeFile(
       dir,

@@ -92,6 +92,12 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     throw error;
   }
   const shown = options.secretFile ? { ...data, key: null, key_file: options.secretFile } : data;
+  if (!options.secretFile) {
+    ctx.outputIsOnlyCopyOf(
+      `API key ${data.id}`,
+      `revoke it with: svc tenants api-keys revoke ${tenant.id} ${data.id}, and create another with --secret-file PATH`,
+    );
+  }
   if (ctx.out.isMachine) return ctx.out.json(shown);
   await ctx.out.record(shown, [
     ['id', data.id],
