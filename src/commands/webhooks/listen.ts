@@ -5,12 +5,14 @@ import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
+import { renderError } from '../../output/errors.js';
 import { cellText } from '../../output/format.js';
+import { unabandoned } from '../../system/interrupts.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { CaptureDir } from './capture.js';
-import { type Redirection, redirectWebhook, restoreCommands, sessionUrl } from './redirect.js';
+import { type Redirection, redirectWebhook, sessionUrl } from './redirect.js';
 import { readSecret, SECRET_ENV, secretFileFlag } from './shared.js';
 
 export const DEFAULT_LISTEN_PORT = 4011;
@@ -224,13 +226,6 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       `${options.forwardTo ? `, forwarding valid deliveries to ${options.forwardTo.href}` : ''}` +
       `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
   );
-  if (redirection) {
-    ctx.out.info(
-      `Its URL was ${redirection.originalUrl}, and its secret is rotated for this session (deliveries carry the old ` +
-        'one too). Ctrl-C puts both back; if svc is killed instead, put them back with:',
-    );
-    ctx.out.info(`  ${restoreCommands(redirection.webhook, redirection.originalUrl)}`);
-  }
   if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
   // The listener is closed first (deliveries now fail and are retried), W is put back at once,
   // and only then does svc wait for forwards under way: a second Ctrl-C (exit 130) abandons those,
@@ -238,30 +233,37 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   await listener.close();
   let notBack: unknown;
   if (redirection) {
-    try {
-      await redirection.restore();
-      const { webhook, originalUrl } = redirection;
-      if (redirection.originalIsListenSession) {
-        ctx.out.warn(
-          `webhook ${webhook} is back as it was when this session started: ${originalUrl}, another listen ` +
-            `session's listener; if that session has stopped, set its real URL with: ${restoreCommands(webhook, '<its URL>', false)}`,
-        );
-      } else {
-        ctx.out.success(
-          `webhook ${webhook} is back: ${originalUrl}, signing with the secret it had before this session ` +
-            "(the session's secret no longer works)",
-        );
+    const { webhook, originalUrl } = redirection;
+    // A second Ctrl-C waits for this (the restore and what it says), then exits 130.
+    await unabandoned(`putting webhook ${webhook} back`, async () => {
+      try {
+        await redirection.restore();
+        if (redirection.originalIsListenSession) {
+          ctx.out.warn(
+            `webhook ${webhook} is back as it was when this session started: ${originalUrl}, another listen ` +
+              "session's listener, with that session's secret; if that session has stopped, run the commands it " +
+              `printed to put ${webhook} back as it was before it`,
+          );
+        } else {
+          ctx.out.success(
+            `webhook ${webhook} is back: ${originalUrl}, signing with the secret it had before this session ` +
+              "(the session's secret no longer works)",
+          );
+        }
+      } catch (error) {
+        notBack = error;
       }
-    } catch (error) {
-      notBack = error;
-    }
+      if (notBack instanceof SvcError) {
+        // Said now, not after the wait for forwards that a second Ctrl-C cuts short; the exit
+        // code stays the error's.
+        ctx.io.stderr.write(
+          renderError(notBack, { json: ctx.out.isMachine, debug: ctx.debug, secrets: ctx.secrets.values() }),
+        );
+        notBack = new SvcError(notBack.category, notBack.message, { silent: true });
+      }
+    });
   }
   const waiting = listener.forwarding();
-  if (notBack instanceof SvcError && waiting > 0) {
-    // Said now, not after the wait that a second Ctrl-C may cut short.
-    ctx.out.warn(`${notBack.message}; ${notBack.hint ?? ''}`.replace(/; $/, ''));
-    notBack = new SvcError(notBack.category, notBack.message, { silent: true });
-  }
   if (waiting > 0) {
     ctx.out.info(
       `waiting for ${waiting === 1 ? '1 forward' : `${waiting} forwards`} in flight ` +
