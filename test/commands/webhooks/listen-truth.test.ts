@@ -84,6 +84,21 @@ describe('listen --webhook W: one session at a time, and W put back only as it w
     expect(await webhookOf(id)).toEqual(changed);
   }, 30_000);
 
+  it('says W was deleted while it ran: nothing to put back, exit 6, no restore commands', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/gone');
+    const a = listen(['--webhook', id]);
+    await a.waitForStderr(/delivers here/);
+    expect((await admin(svc.sandbox(), 'DELETE', `/v1/webhooks/${id}`)).status).toBe(200);
+    a.interrupt();
+    const done = await a.done;
+    expect(done.code, done.stderr).toBe(6);
+    const error = done.stderr.slice(done.stderr.indexOf('error:'));
+    expect(error).toBe(
+      `error: webhook ${id} was deleted while this session ran (webhook ${id} not found); there is nothing to put back\n` +
+        'stopped after 0 request(s): 0 valid, 0 invalid\n',
+    );
+  }, 30_000);
+
   it('leaves W alone when its secret was rotated again, and does not suggest undoing that rotation', async () => {
     const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/c');
     const a = listen(['--webhook', id]);
