@@ -110,43 +110,53 @@ export async function redirectWebhook(
   return unabandoned(`undoing the changes made to webhook ${webhook} so far`, async () => {
     const rotated = await platform.webhooks.rotateSecret(webhook, own());
     ctx.secrets.add(rotated.secret);
-    const interrupted = () => ctx.signal.aborted;
-    let patchError: unknown;
-    if (!interrupted()) {
-      try {
-        await platform.webhooks.update(webhook, { url }, own());
-      } catch (error) {
-        patchError = error;
-      }
-    }
-    if (patchError !== undefined || interrupted()) {
-      // The URL was not changed (or not yet): only the rotation is to be undone.
-      const why = patchError === undefined ? 'interrupted while setting up' : describeError(patchError);
-      try {
-        await platform.webhooks.restoreSecret(webhook, own());
-      } catch (error) {
-        throw new SvcError(
-          'failure',
-          `${why}; webhook ${webhook}'s URL was not changed, but its secret is still rotated (undoing that failed: ${describeError(error)})`,
-          { hint: `undo the rotation with: svc api POST /v1/webhooks/${webhook}/restore-secret` },
-        );
-      }
-      if (patchError !== undefined) throw patchError;
-      throw new InterruptedError(
-        `interrupted while setting up: webhook ${webhook}'s secret had been rotated; svc undid that, so it is as it was`,
-      );
-    }
     const redirection = sessionRedirection(platform, webhook, original, url, rotated, taken, own, () =>
       ctx.clock.now(),
     );
-    if (interrupted()) {
+    let patchError: unknown;
+    let pointed = false;
+    if (!ctx.signal.aborted) {
+      try {
+        await platform.webhooks.update(webhook, { url }, own());
+        pointed = true;
+      } catch (error) {
+        patchError = error;
+        // A PATCH that failed may still have been applied (its answer lost): W says whether it was.
+        const now = await platform.webhooks.get(webhook, own()).catch(() => undefined);
+        if (now === undefined) {
+          throw new SvcError(
+            'failure',
+            `${describeError(error)}; webhook ${webhook}'s secret is rotated, and whether its URL was changed is not known`,
+            { hint: `put it back with: ${restoreCommands(webhook, original.url)}` },
+          );
+        }
+        pointed = now.url === url;
+      }
+    }
+    if (pointed) {
+      if (patchError === undefined && !ctx.signal.aborted) return redirection;
       await redirection.restore();
+      if (patchError !== undefined) throw patchError;
       throw new InterruptedError(
         `interrupted while setting up: webhook ${webhook} had been pointed at the listener; svc put it back: ` +
           `${original.url}, signing with the secret it had before`,
       );
     }
-    return redirection;
+    // The URL was not changed: only the rotation is to be undone.
+    const why = patchError === undefined ? 'interrupted while setting up' : describeError(patchError);
+    try {
+      await platform.webhooks.restoreSecret(webhook, own());
+    } catch (error) {
+      throw new SvcError(
+        'failure',
+        `${why}; webhook ${webhook}'s URL was not changed, but its secret is still rotated (undoing that failed: ${describeError(error)})`,
+        { hint: `undo the rotation with: svc api POST /v1/webhooks/${webhook}/restore-secret` },
+      );
+    }
+    if (patchError !== undefined) throw patchError;
+    throw new InterruptedError(
+      `interrupted while setting up: webhook ${webhook}'s secret had been rotated; svc undid that, so it is as it was`,
+    );
   });
 }
 
