@@ -291,13 +291,16 @@ export function listenCommand(make: MakeContext): Command {
         "headers (hop-by-hop headers and Host excepted) and the target's answer is returned; a forward has the\n" +
         "platform's attempt timeout (--forward-timeout, 10 s), and an answer the sender hung up before is said so.\n" +
         'Runs until Ctrl-C (or SIGTERM, or a closed terminal). Exit 0 when stopped by Ctrl-C and, with --webhook, W was\n' +
-        'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130).\n\n' +
+        'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130), never W\n' +
+        'being put back or set up: that finishes first.\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
         'svc can verify (deliveries carry the old secret too), and on Ctrl-C the URL and the old secret are put back\n' +
-        '(svc prints the commands that do it by hand, for when it is killed). The URL it gives W carries\n' +
-        '?svc-listen=<session>: a second session on W is refused (exit 6) unless --take-over, and W is put back only\n' +
-        'if it is still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says\n' +
-        'so (exit 6). --capture DIR keeps each request in\n' +
+        '(before its first change svc prints the commands that do it by hand, for when it is killed; a Ctrl-C during\n' +
+        'set-up undoes what took effect, exit 130). The URL it gives W carries ?svc-listen=<session>: a second\n' +
+        'session on W is refused (exit 6) unless --take-over (the taking session gives W back to the other on exit;\n' +
+        'if the other stops first, it leaves W alone and prints what to run later), and W is put back only if it is\n' +
+        'still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says so (exit 6).\n' +
+        '--capture DIR keeps each request in\n' +
         'DIR (0700): NNNN-<delivery>-<attempt>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
         '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are.',
     )
