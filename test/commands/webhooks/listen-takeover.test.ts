@@ -6,16 +6,35 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startInProcess } from '../../helpers/context.js';
+import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 import { admin, createWebhook } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
+/** A platform whose restore-secret undoes one rotation only: the webhooks' second in a row is refused. */
+const restores = new Map<string, number>();
+const oneLevel = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  refuse: (method, path) => {
+    const restore = method === 'POST' ? /^\/v1\/webhooks\/([^/]+)\/restore-secret$/.exec(path) : null;
+    if (!restore) return undefined;
+    const count = (restores.get(restore[1]!) ?? 0) + 1;
+    restores.set(restore[1]!, count);
+    return count > 1
+      ? refusal(409, 'conflict', 'there is no rotation to undo: this platform undoes the last rotation only')
+      : undefined;
+  },
+});
 
 const webhookOf = async (id: string) => (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
 const secrets = async (id: string) =>
   (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
-const listen = (args: string[]) =>
-  startInProcess(['webhooks', 'listen', '--port', '0', ...args], svc.env(), { now: Date.now() });
+const listen = (args: string[], env: Record<string, string> = {}) =>
+  startInProcess(
+    ['webhooks', 'listen', '--port', '0', ...args],
+    { ...svc.env(), ...env },
+    { now: Date.now() },
+  );
 
 /** Runs `svc … && svc …` as printed (words, "JSON-quoted" values), in-process; the exit codes. */
 async function runPrinted(commands: string): Promise<number[]> {
@@ -127,5 +146,32 @@ describe('listen --webhook W --take-over: W gets its URL and its secret back, wh
     expect(error).not.toContain('restore-secret');
     expect(after.url).toBe('https://hooks.example/late');
     expect((await secrets(id)).secret).not.toBe(secret);
+  }, 30_000);
+
+  it('a platform that undoes one rotation only: the first session says its old secret is not back, and until when it signs', async () => {
+    const { id, secret } = await createWebhook(svc.sandbox(), 'https://hooks.example/one-level');
+    const via = { SVC_BASE_URL: oneLevel().url };
+    const a = listen(['--webhook', id], via);
+    await a.waitForStderr(/delivers here/);
+    const aRotation = await webhookOf(id);
+    const b = listen(['--webhook', id, '--take-over'], via);
+    await b.waitForStderr(/delivers here/);
+    b.interrupt();
+    expect((await b.done).code).toBe(0);
+    a.interrupt();
+    const done = await a.done;
+    expect(done.code, done.stderr).toBe(6);
+    expect(done.stderr).not.toContain('✓');
+    const error = done.stderr.slice(done.stderr.indexOf('error:'));
+    expect(error).toContain(
+      `error: webhook ${id} has its URL back (https://hooks.example/one-level), but NOT the secret it had before this session: ` +
+        "the platform cannot undo this session's rotation (there is no rotation to undo: this platform undoes the last " +
+        "rotation only); it signs with this session's secret, and with the one it had before only until " +
+        `${aRotation.previous_secret_expires_at}; give its receiver a new secret before then: ` +
+        `svc webhooks rotate-secret ${id} --secret-file <new file>\n`,
+    );
+    expect(error).not.toContain('restore-secret');
+    expect((await webhookOf(id)).url).toBe('https://hooks.example/one-level');
+    expect((await secrets(id)).previous_secret).toBe(secret);
   }, 30_000);
 });
