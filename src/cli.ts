@@ -9,6 +9,7 @@ import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from 
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
+import { unabandonedWork } from './system/interrupts.js';
 import { VERSION } from './version.js';
 
 /** Streams that discard everything: for building the program only to read its definition. */
@@ -269,11 +270,19 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   let interrupts = 0;
   // Ctrl-C, a kill and a closed terminal (SSH dropped) all stop the command the same way, so it
   // can finish what it must (a bulk run's journal, a webhook put back by `listen --webhook`);
-  // a second signal exits at once.
+  // a second signal exits at once (after a webhook being put back, if one is).
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       interrupts++;
-      if (interrupts > 1) process.exit(130);
+      if (interrupts > 1) {
+        // Never in the middle of putting something back (src/system/interrupts.ts): after it.
+        const work = unabandonedWork();
+        if (!work) process.exit(130);
+        if (interrupts === 2) io.stderr.write(`${work.what}; svc exits (130) once that is done\n`);
+        // After the work's own messages, which follow it in the same turn of the event loop.
+        void work.done.then(() => setImmediate(() => process.exit(130)));
+        return;
+      }
       controller.abort();
     });
   }

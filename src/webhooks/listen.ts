@@ -163,9 +163,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       else chunks.push(chunk);
     });
     req.on('error', () => res.destroy());
-    let gone = false;
+    // Who hung up first, decided when the connection closed unanswered: the sender (its own
+    // timeout, before any Ctrl-C) or the listener being stopped.
+    let gone: ReceivedDelivery['not_answered'];
     res.on('close', () => {
-      if (!res.writableFinished) gone = true;
+      if (!res.writableFinished) gone = closing ? 'listener_stopped' : 'sender_gave_up';
     });
     req.on('end', () => {
       void handle(Buffer.concat(chunks), tooLarge).catch(() => {
@@ -249,7 +251,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       inFlight++;
       try {
         const forwarded = await options.forward(body, forwardable(req.headers));
-        if (gone || res.destroyed) record.not_answered = closing ? 'listener_stopped' : 'sender_gave_up';
+        if (gone || res.destroyed)
+          record.not_answered = gone ?? (closing ? 'listener_stopped' : 'sender_gave_up');
         record.status = forwarded.status;
         record.forwarded = { status: forwarded.status };
         answer(
@@ -260,7 +263,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       } catch (error) {
         record.status = 502;
         record.forwarded = { error: error instanceof Error ? error.message : String(error) };
-        if (gone || res.destroyed) record.not_answered = closing ? 'listener_stopped' : 'sender_gave_up';
+        if (gone || res.destroyed)
+          record.not_answered = gone ?? (closing ? 'listener_stopped' : 'sender_gave_up');
         answer(502, { error: 'forward_failed', message: record.forwarded.error });
       } finally {
         inFlight--;

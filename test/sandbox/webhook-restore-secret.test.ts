@@ -1,5 +1,6 @@
 /** POST /v1/webhooks/{id}/restore-secret: a rotation undone while the old secret still signs. */
 import { describe, expect, it } from 'vitest';
+import { MAX_ROTATION_UNDOS } from '../../src/sandbox/domain/webhooks.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { admin, createWebhook } from '../helpers/webhooks.js';
 
@@ -20,9 +21,27 @@ describe('restoring a webhook secret', () => {
       previous_secret_expires_at: mid.previous_secret_expires_at,
     });
     expect(await secrets(id)).toEqual({ id, secret: second.secret, previous_secret: first });
-    // Once: the rotation it undid is gone.
+    // A stack: the next restore undoes the rotation before, and then there is none left.
     const again = await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {});
-    expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ secret_rotated_at: null, previous_secret_expires_at: null });
+    expect(await secrets(id)).toEqual({ id, secret: first, previous_secret: null });
+    const none = await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {});
+    expect([none.status, none.body.error.code]).toEqual([409, 'conflict']);
+  });
+
+  it(`undoes at most ${MAX_ROTATION_UNDOS} rotations in a row, and none below one whose replaced secret stopped signing`, async () => {
+    const { id, secret: first } = await createWebhook(sandbox(), 'https://hooks.example/c');
+    await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
+    await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 24 * 3600 + 1 } });
+    const kept = (await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).body.secret;
+    for (let i = 0; i < MAX_ROTATION_UNDOS; i++)
+      await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
+    for (let i = 0; i < MAX_ROTATION_UNDOS; i++)
+      expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(200);
+    expect((await secrets(id)).secret).toBe(kept);
+    expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(409);
+    expect((await secrets(id)).secret).not.toBe(first);
   });
 
   it('is a conflict when the secret was never rotated, or after the old one stopped signing', async () => {

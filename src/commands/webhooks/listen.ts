@@ -5,12 +5,14 @@ import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
+import { renderError } from '../../output/errors.js';
 import { cellText } from '../../output/format.js';
+import { unabandoned } from '../../system/interrupts.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { CaptureDir } from './capture.js';
-import { type Redirection, redirectWebhook, restoreCommands, sessionUrl } from './redirect.js';
+import { type Redirection, redirectWebhook, sessionUrl } from './redirect.js';
 import { readSecret, SECRET_ENV, secretFileFlag } from './shared.js';
 
 export const DEFAULT_LISTEN_PORT = 4011;
@@ -224,13 +226,6 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       `${options.forwardTo ? `, forwarding valid deliveries to ${options.forwardTo.href}` : ''}` +
       `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
   );
-  if (redirection) {
-    ctx.out.info(
-      `Its URL was ${redirection.originalUrl}, and its secret is rotated for this session (deliveries carry the old ` +
-        'one too). Ctrl-C puts both back; if svc is killed instead, put them back with:',
-    );
-    ctx.out.info(`  ${restoreCommands(redirection.webhook, redirection.originalUrl)}`);
-  }
   if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
   // The listener is closed first (deliveries now fail and are retried), W is put back at once,
   // and only then does svc wait for forwards under way: a second Ctrl-C (exit 130) abandons those,
@@ -238,30 +233,37 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   await listener.close();
   let notBack: unknown;
   if (redirection) {
-    try {
-      await redirection.restore();
-      const { webhook, originalUrl } = redirection;
-      if (redirection.originalIsListenSession) {
-        ctx.out.warn(
-          `webhook ${webhook} is back as it was when this session started: ${originalUrl}, another listen ` +
-            `session's listener; if that session has stopped, set its real URL with: ${restoreCommands(webhook, '<its URL>', false)}`,
-        );
-      } else {
-        ctx.out.success(
-          `webhook ${webhook} is back: ${originalUrl}, signing with the secret it had before this session ` +
-            "(the session's secret no longer works)",
-        );
+    const { webhook, originalUrl } = redirection;
+    // A second Ctrl-C waits for this (the restore and what it says), then exits 130.
+    await unabandoned(`putting webhook ${webhook} back`, async () => {
+      try {
+        await redirection.restore();
+        if (redirection.originalIsListenSession) {
+          ctx.out.warn(
+            `webhook ${webhook} is back as it was when this session started: ${originalUrl}, another listen ` +
+              "session's listener, with that session's secret; if that session has stopped, run the commands it " +
+              `printed to put ${webhook} back as it was before it`,
+          );
+        } else {
+          ctx.out.success(
+            `webhook ${webhook} is back: ${originalUrl}, signing with the secret it had before this session ` +
+              "(the session's secret no longer works)",
+          );
+        }
+      } catch (error) {
+        notBack = error;
       }
-    } catch (error) {
-      notBack = error;
-    }
+      if (notBack instanceof SvcError) {
+        // Said now, not after the wait for forwards that a second Ctrl-C cuts short; the exit
+        // code stays the error's.
+        ctx.io.stderr.write(
+          renderError(notBack, { json: ctx.out.isMachine, debug: ctx.debug, secrets: ctx.secrets.values() }),
+        );
+        notBack = new SvcError(notBack.category, notBack.message, { silent: true });
+      }
+    });
   }
   const waiting = listener.forwarding();
-  if (notBack instanceof SvcError && waiting > 0) {
-    // Said now, not after the wait that a second Ctrl-C may cut short.
-    ctx.out.warn(`${notBack.message}; ${notBack.hint ?? ''}`.replace(/; $/, ''));
-    notBack = new SvcError(notBack.category, notBack.message, { silent: true });
-  }
   if (waiting > 0) {
     ctx.out.info(
       `waiting for ${waiting === 1 ? '1 forward' : `${waiting} forwards`} in flight ` +
@@ -289,13 +291,16 @@ export function listenCommand(make: MakeContext): Command {
         "headers (hop-by-hop headers and Host excepted) and the target's answer is returned; a forward has the\n" +
         "platform's attempt timeout (--forward-timeout, 10 s), and an answer the sender hung up before is said so.\n" +
         'Runs until Ctrl-C (or SIGTERM, or a closed terminal). Exit 0 when stopped by Ctrl-C and, with --webhook, W was\n' +
-        'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130).\n\n' +
+        'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130), never W\n' +
+        'being put back or set up: that finishes first.\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
         'svc can verify (deliveries carry the old secret too), and on Ctrl-C the URL and the old secret are put back\n' +
-        '(svc prints the commands that do it by hand, for when it is killed). The URL it gives W carries\n' +
-        '?svc-listen=<session>: a second session on W is refused (exit 6) unless --take-over, and W is put back only\n' +
-        'if it is still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says\n' +
-        'so (exit 6). --capture DIR keeps each request in\n' +
+        '(before its first change svc prints the commands that do it by hand, for when it is killed; a Ctrl-C during\n' +
+        'set-up undoes what took effect, exit 130). The URL it gives W carries ?svc-listen=<session>: a second\n' +
+        'session on W is refused (exit 6) unless --take-over (the taking session gives W back to the other on exit;\n' +
+        'if the other stops first, it leaves W alone and prints what to run later), and W is put back only if it is\n' +
+        'still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says so (exit 6).\n' +
+        '--capture DIR keeps each request in\n' +
         'DIR (0700): NNNN-<delivery>-<attempt>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
         '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are.',
     )

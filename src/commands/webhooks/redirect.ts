@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Webhook } from '../../api/schemas/webhooks.js';
+import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
-import { describeError, SvcError } from '../../errors.js';
+import { describeError, InterruptedError, SvcError } from '../../errors.js';
+import { platformTime } from '../../platform/clock.js';
+import type { Platform } from '../../platform/index.js';
+import { unabandoned } from '../../system/interrupts.js';
 
 /**
  * `svc webhooks listen --webhook W`: the webhook delivers to the listener while it runs, as
@@ -17,6 +20,13 @@ import { describeError, SvcError } from '../../errors.js';
  * is still as this session left it — the URL is this session's and `secret_rotated_at` is the
  * one this session's rotation set (restore-secret undoes the *last* rotation, whoever made it) —
  * otherwise it is left alone and svc says so (exit 6), with the commands for the original values.
+ * A session taken over (--take-over) by another is left to it: that one gives W back to this
+ * session's URL and rotation (undoing only its own: restore-secret undoes rotations as a stack),
+ * and this one says what to run once it has stopped. W deleted meanwhile: nothing to put back.
+ *
+ * Set-up never leaves W changed silently: the commands that put it back are printed before the
+ * first change, the changes finish even when Ctrl-C comes (sent, they may be applied), and a
+ * Ctrl-C during set-up undoes what took effect; a second Ctrl-C waits for that (src/system/interrupts.ts).
  */
 export interface Redirection {
   webhook: string;
@@ -61,6 +71,7 @@ export async function redirectWebhook(
   options: { takeOver: boolean },
 ): Promise<Redirection> {
   const platform = await ctx.platform();
+  // A read: a Ctrl-C that cancels it changes nothing.
   const original = await platform.webhooks.get(webhook);
   const taken = listenSessionOf(original.url) !== undefined;
   if (taken && !options.takeOver) {
@@ -78,24 +89,87 @@ export async function redirectWebhook(
   }
   if (taken) {
     ctx.out.warn(
-      `taking webhook ${webhook} over from another \`svc webhooks listen\` session (${original.url}); ` +
-        'that session will find it changed and leave it alone',
+      `taking webhook ${webhook} over from another \`svc webhooks listen\` session (${original.url}): when this ` +
+        'session stops it gives the webhook back to that one (its URL, and its secret by undoing only this ' +
+        "session's rotation); if that one stops first, it leaves the webhook alone and prints the commands " +
+        'to run once this one has stopped',
     );
   }
   if (original.status !== 'enabled') {
     ctx.out.warn(`webhook ${webhook} is ${original.status}: nothing is delivered until it is enabled`);
   }
-  const rotated = await platform.webhooks.rotateSecret(webhook);
-  ctx.secrets.add(rotated.secret);
-  // Requests made on the way out must not be cancelled by the Ctrl-C that ended the session.
+  // Said before the first change, so a kill at any point after leaves the way back on screen.
+  ctx.out.info(
+    `Webhook ${webhook}'s URL is ${original.url}; for this session svc rotates its secret (deliveries carry the old ` +
+      'one too) and points it at the listener. Ctrl-C puts both back; if svc is killed instead, put them back with:',
+  );
+  ctx.out.info(`  ${restoreCommands(webhook, original.url)}`);
+  // A change, once sent, may be applied even if svc stops waiting: requests from here on finish
+  // whatever Ctrl-C does, and a Ctrl-C during set-up undoes what took effect (a second one waits).
   const own = () => ({ signal: AbortSignal.timeout(30_000) });
-  const undoRotation = () => platform.webhooks.restoreSecret(webhook, own());
-  try {
-    await platform.webhooks.update(webhook, { url });
-  } catch (error) {
-    await undoRotation().catch(() => undefined);
-    throw error;
-  }
+  return unabandoned(`undoing the changes made to webhook ${webhook} so far`, async () => {
+    const rotated = await platform.webhooks.rotateSecret(webhook, own());
+    ctx.secrets.add(rotated.secret);
+    const redirection = sessionRedirection(platform, webhook, original, url, rotated, taken, own, () =>
+      ctx.clock.now(),
+    );
+    let patchError: unknown;
+    let pointed = false;
+    if (!ctx.signal.aborted) {
+      try {
+        await platform.webhooks.update(webhook, { url }, own());
+        pointed = true;
+      } catch (error) {
+        patchError = error;
+        // A PATCH that failed may still have been applied (its answer lost): W says whether it was.
+        const now = await platform.webhooks.get(webhook, own()).catch(() => undefined);
+        if (now === undefined) {
+          throw new SvcError(
+            'failure',
+            `${describeError(error)}; webhook ${webhook}'s secret is rotated, and whether its URL was changed is not known`,
+            { hint: `put it back with: ${restoreCommands(webhook, original.url)}` },
+          );
+        }
+        pointed = now.url === url;
+      }
+    }
+    if (pointed) {
+      if (patchError === undefined && !ctx.signal.aborted) return redirection;
+      await redirection.restore();
+      if (patchError !== undefined) throw patchError;
+      throw new InterruptedError(
+        `interrupted while setting up: webhook ${webhook} had been pointed at the listener; svc put it back: ` +
+          `${original.url}, signing with the secret it had before`,
+      );
+    }
+    // The URL was not changed: only the rotation is to be undone.
+    const why = patchError === undefined ? 'interrupted while setting up' : describeError(patchError);
+    try {
+      await platform.webhooks.restoreSecret(webhook, own());
+    } catch (error) {
+      throw new SvcError(
+        'failure',
+        `${why}; webhook ${webhook}'s URL was not changed, but its secret is still rotated (undoing that failed: ${describeError(error)})`,
+        { hint: `undo the rotation with: svc api POST /v1/webhooks/${webhook}/restore-secret` },
+      );
+    }
+    if (patchError !== undefined) throw patchError;
+    throw new InterruptedError(
+      `interrupted while setting up: webhook ${webhook}'s secret had been rotated; svc undid that, so it is as it was`,
+    );
+  });
+}
+
+function sessionRedirection(
+  platform: Platform,
+  webhook: string,
+  original: Webhook,
+  url: string,
+  rotated: WebhookWithSecret,
+  taken: boolean,
+  own: () => { signal: AbortSignal },
+  clockNow: () => number,
+): Redirection {
   const notBack = (why: string, hint: string) =>
     new SvcError('failure', `webhook ${webhook} was NOT put back (${why})`, { hint });
   return {
@@ -108,6 +182,13 @@ export async function redirectWebhook(
       try {
         now = await platform.webhooks.get(webhook, own());
       } catch (error) {
+        if (error instanceof SvcError && error.category === 'not_found') {
+          throw new SvcError(
+            'conflict',
+            `webhook ${webhook} was deleted while this session ran (${describeError(error)}); there is nothing to put back`,
+            { code: 'webhook_deleted' },
+          );
+        }
         throw notBack(
           `could not read it: ${describeError(error)}`,
           `put it back with: ${restoreCommands(webhook, original.url)}`,
@@ -118,6 +199,18 @@ export async function redirectWebhook(
       const secretOurs =
         now.secret_rotated_at === rotated.secret_rotated_at &&
         now.previous_secret_expires_at === rotated.previous_secret_expires_at;
+      if (!urlOurs && listenSessionOf(now.url) !== undefined) {
+        // Taken over with --take-over: that session gives W back to this one's URL and rotation.
+        throw new SvcError(
+          'conflict',
+          `webhook ${webhook} was taken over by another \`svc webhooks listen\` session (its URL is now ${now.url}); ` +
+            "svc left it to that session, which gives it back to this session's listener and secret when it stops",
+          {
+            code: 'webhook_changed',
+            hint: `once it has stopped, put ${webhook} back as it was before this session with: ${restoreCommands(webhook, original.url)}`,
+          },
+        );
+      }
       if (!urlOurs || !secretOurs) {
         const changes = [
           ...(urlOurs ? [] : [`its URL is now ${now.url}`]),
@@ -149,13 +242,30 @@ export async function redirectWebhook(
       }
       let restored: Webhook;
       try {
-        restored = await undoRotation();
+        restored = await platform.webhooks.restoreSecret(webhook, own());
       } catch (error) {
-        throw new SvcError(
-          'failure',
-          `webhook ${webhook} has its URL back (${original.url}), but NOT its secret (${describeError(error)})`,
-          { hint: `undo the session's rotation with: svc api POST /v1/webhooks/${webhook}/restore-secret` },
-        );
+        const urlBack = `webhook ${webhook} has its URL back (${original.url}), but NOT`;
+        if (error instanceof SvcError && error.category === 'conflict') {
+          // Nothing left to undo (the old secret stopped signing, or a platform that undoes one
+          // rotation only, already used by a session that took W over): no command brings it back.
+          const until = now.previous_secret_expires_at;
+          const signs = until !== null && Date.parse(until) > platformTime(platform, clockNow());
+          throw new SvcError(
+            'conflict',
+            `${urlBack} the secret it had before this session: the platform cannot undo this session's rotation ` +
+              `(${describeError(error)}); it signs with this session's secret` +
+              (signs
+                ? `, and with the one it had before only until ${until}`
+                : ` only (the one it had before stopped signing${until ? ` at ${until}` : ''})`),
+            {
+              code: 'secret_not_restored',
+              hint: `give its receiver a new secret${signs ? ' before then' : ''}: svc webhooks rotate-secret ${webhook} --secret-file <new file>`,
+            },
+          );
+        }
+        throw new SvcError('failure', `${urlBack} its secret (${describeError(error)})`, {
+          hint: `undo the session's rotation with: svc api POST /v1/webhooks/${webhook}/restore-secret`,
+        });
       }
       if (restored.secret_rotated_at !== original.secret_rotated_at) {
         throw new SvcError(

@@ -38,8 +38,11 @@ export interface WebhookRecord {
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresMs: number | null;
-  /** What the last rotation replaced, while its previous secret still signs (restoreSecret). */
-  rotationUndo?: RotationUndo | undefined;
+  /**
+   * What each rotation not yet undone replaced, the last one last (restoreSecret pops it), while
+   * the secret it puts back still signs; at most MAX_ROTATION_UNDOS.
+   */
+  rotationUndos?: RotationUndo[] | undefined;
   seq: number;
 }
 
@@ -105,6 +108,8 @@ export function newSigningSecret(): string {
 }
 
 const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
+/** How many rotations restore-secret can undo in a row (the oldest beyond are forgotten). */
+export const MAX_ROTATION_UNDOS = 10;
 
 export class WebhookStore {
   readonly #clock: SandboxClock;
@@ -204,13 +209,18 @@ export class WebhookStore {
   /** A new secret; the previous one keeps signing (a second v1) for 24 hours. */
   rotateSecret(record: WebhookRecord): WebhookRecord {
     const now = this.#clock.now();
-    record.rotationUndo = {
-      secret: record.secret,
-      previousSecret: record.previousSecret,
-      previousSecretExpiresMs: record.previousSecretExpiresMs,
-      previous_secret_expires_at: record.previous_secret_expires_at,
-      secret_rotated_at: record.secret_rotated_at,
-    };
+    // Rotations below one whose replaced secret stopped signing can never be undone again.
+    const undos = (record.previousSecretExpiresMs ?? 0) > now ? (record.rotationUndos ?? []) : [];
+    record.rotationUndos = [
+      ...undos,
+      {
+        secret: record.secret,
+        previousSecret: record.previousSecret,
+        previousSecretExpiresMs: record.previousSecretExpiresMs,
+        previous_secret_expires_at: record.previous_secret_expires_at,
+        secret_rotated_at: record.secret_rotated_at,
+      },
+    ].slice(-MAX_ROTATION_UNDOS);
     record.previousSecret = record.secret;
     record.previousSecretExpiresMs = now + PREVIOUS_SECRET_MS;
     record.previous_secret_expires_at = this.#clock.iso(now + PREVIOUS_SECRET_MS);
@@ -221,20 +231,22 @@ export class WebhookStore {
   }
 
   /**
-   * Undoes the last rotation while the secret it replaced still signs: that secret is the current
-   * one again (with whatever was being rotated out before, as it was), and the secret the rotation
-   * issued stops working at once. `svc webhooks listen --webhook` rotates to learn a secret and
-   * puts the webhook back this way, so its real receiver never needs a new one.
+   * Undoes the last rotation not yet undone, while the secret it replaced still signs: that secret
+   * is the current one again (with whatever was being rotated out before, as it was), and the
+   * secret the rotation issued stops working at once. Rotations are undone as a stack: two
+   * restores after two rotations give the first secret back. `svc webhooks listen --webhook`
+   * rotates to learn a secret and puts the webhook back this way, so its real receiver never needs
+   * a new one, even when a second session took the webhook over and undid its own rotation first.
    */
   restoreSecret(record: WebhookRecord): WebhookRecord {
-    const undo = record.rotationUndo;
+    const undo = record.rotationUndos?.at(-1);
     if (!undo || (record.previousSecretExpiresMs ?? 0) <= this.#clock.now()) {
       throw conflict(
         'there is no rotation to undo: the secret was not rotated, or the previous one stopped signing after 24 hours',
       );
     }
     Object.assign(record, undo);
-    record.rotationUndo = undefined;
+    record.rotationUndos = record.rotationUndos!.slice(0, -1);
     record.updated_at = this.#clock.iso();
     return record;
   }

@@ -15,7 +15,7 @@ import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { deliveryView, webhookView } from '../domain/webhook-views.js';
-import type { WebhookRecord } from '../domain/webhooks.js';
+import { MAX_ROTATION_UNDOS, type WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import type { SandboxState } from '../state.js';
 import { auditChange } from './audit.js';
@@ -225,8 +225,11 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         description:
           'Not in the reference. While the secret a rotation replaced still signs (24 hours), puts it back as the only ' +
           'current secret (with any secret that was being rotated out before, as it was); the secret the rotation issued ' +
-          'stops working at once. Receivers that kept the old secret never notice. 409 conflict when there is no rotation ' +
-          'to undo. `svc webhooks listen --webhook` rotates to learn a secret for its session and restores it this way.',
+          'stops working at once. Receivers that kept the old secret never notice. Rotations are undone as a stack: each ' +
+          `restore undoes the last rotation not yet undone (up to ${MAX_ROTATION_UNDOS} in a row), so two rotations then two ` +
+          'restores give the first secret back. 409 conflict when there is no rotation to undo (none, all undone, or the ' +
+          'secret it would put back stopped signing). `svc webhooks listen --webhook` rotates to learn a secret for its ' +
+          'session and restores it this way, also when another session took the webhook over meanwhile.',
         params: WebhookParams,
         body: Type.Object({ idempotency_key: IdempotencyKey }),
         response: { 200: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 404, 409) },

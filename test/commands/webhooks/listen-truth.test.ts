@@ -84,6 +84,21 @@ describe('listen --webhook W: one session at a time, and W put back only as it w
     expect(await webhookOf(id)).toEqual(changed);
   }, 30_000);
 
+  it('says W was deleted while it ran: nothing to put back, exit 6, no restore commands', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/gone');
+    const a = listen(['--webhook', id]);
+    await a.waitForStderr(/delivers here/);
+    expect((await admin(svc.sandbox(), 'DELETE', `/v1/webhooks/${id}`)).status).toBe(200);
+    a.interrupt();
+    const done = await a.done;
+    expect(done.code, done.stderr).toBe(6);
+    const error = done.stderr.slice(done.stderr.indexOf('error:'));
+    expect(error).toBe(
+      `error: webhook ${id} was deleted while this session ran (webhook ${id} not found); there is nothing to put back\n` +
+        'stopped after 0 request(s): 0 valid, 0 invalid\n',
+    );
+  }, 30_000);
+
   it('leaves W alone when its secret was rotated again, and does not suggest undoing that rotation', async () => {
     const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/c');
     const a = listen(['--webhook', id]);
@@ -180,6 +195,46 @@ describe('listen: stopping, forwarding and times', () => {
     run.interrupt();
     expect((await run.done).code).toBe(0);
   }, 20_000);
+
+  it.each([
+    ['--ndjson', true],
+    ['lines', false],
+  ])(
+    'says which came first, the sender hanging up or the listener stopping (%s)',
+    async (_, machine) => {
+      const late = await startTarget(() => ({ status: 200, delayMs: 1500 }));
+      targets.push(late);
+      const run = listen([...(machine ? ['--ndjson'] : []), '--forward-to', late.url], {
+        SVC_WEBHOOK_SECRET: 'whsec_truth',
+      });
+      const url = await address(run);
+      // The sender gives up, and only then is the listener stopped (the forward still running).
+      expect(await post(url, 150)).toBe(0);
+      await expect.poll(() => late.received.length, { timeout: 5000 }).toBe(1);
+      run.interrupt();
+      const first = await run.done;
+      expect(first.code, first.stderr).toBe(0);
+      if (machine) expect(JSON.parse(first.stdout).not_answered).toBe('sender_gave_up');
+      else
+        expect(first.stdout).toContain('→ 200 from the target, but the sender gave up first: it will retry');
+
+      // The listener is stopped while the sender still waits.
+      const again = listen([...(machine ? ['--ndjson'] : []), '--forward-to', late.url], {
+        SVC_WEBHOOK_SECRET: 'whsec_truth',
+      });
+      const answered = post(await address(again));
+      await expect.poll(() => late.received.length, { timeout: 5000 }).toBe(2);
+      again.interrupt();
+      expect(await answered).toBe(0);
+      const second = await again.done;
+      if (machine) expect(JSON.parse(second.stdout).not_answered).toBe('listener_stopped');
+      else
+        expect(second.stdout).toContain(
+          '→ 200 from the target, but the listener had stopped: the sender will retry',
+        );
+    },
+    20_000,
+  );
 
   it('gives the forward a timeout no longer than the platform attempt (10 s, or --forward-timeout)', async () => {
     const hang = await startTarget(() => 'hang');
