@@ -149,6 +149,11 @@ export class Journal {
     for (const entry of this.#done.values()) if (entry.detail) yield entry.detail;
   }
 
+  /** The items earlier runs finished, in the order they finished: each key and its details. */
+  earlier(): Array<{ key: string; detail: Record<string, unknown> }> {
+    return [...this.#done.values()].map(({ key, detail }) => ({ key, detail: detail ?? {} }));
+  }
+
   /** How many attempts at the item got a definite refusal: the next attempt is number attempts + 1. */
   attempts(key: string): number {
     return this.#failures.get(key) ?? 0;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
@@ -68,6 +69,14 @@ export interface BulkVerb<T, R extends Row> {
   keepJournal?: () => boolean;
   /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
   empty?: string;
+  /**
+   * A verb whose items come from a source that done items leave (a queue): the item of one an
+   * earlier run finished, from its key and journaled details. A resumed run then says so first
+   * (when it started, how many are done), shows every item its journal holds as a journal row,
+   * whether or not the source still has it, and does not take one of them from the source again;
+   * `prepare` counts what is left to do.
+   */
+  fromJournal?: (key: string, detail: Record<string, unknown>) => BulkItem<T>;
 }
 
 /**
@@ -109,13 +118,20 @@ async function runLocked<T, R extends Row>(
   journal: Journal,
 ): Promise<BulkSummary | undefined> {
   const now = () => ctx.clock.now();
-  const total = await verb.prepare(journal.run, journal);
+  const earlier = verb.fromJournal && journal.run.resumed ? journal.earlier() : [];
+  const left = await verb.prepare(journal.run, journal);
+  const total = left === undefined ? undefined : left + earlier.length;
   if (total === 0 && verb.empty !== undefined) {
+    // A resumed run with nothing done and nothing left is over: its journal goes.
+    if (journal.run.resumed && !verb.dryRun) journal.remove();
     if (ctx.out.mode === 'json') await ctx.out.jsonList([]);
     ctx.out.info(verb.empty);
     return undefined;
   }
-  if (!verb.dryRun) await verb.confirm?.(total);
+  if (verb.fromJournal && journal.run.resumed)
+    ctx.out.info(resuming(journal, earlier.length, left, verb.dryRun));
+  // Nothing left to do but show what the earlier run did: nothing to ask.
+  if (!verb.dryRun && !(earlier.length > 0 && left === 0)) await verb.confirm?.(left);
   if (!verb.dryRun) journal.start();
 
   const output = resultStream(ctx, verb.columns(verb.dryRun));
@@ -124,7 +140,12 @@ async function runLocked<T, R extends Row>(
   const unknowns: R[] = [];
   let singleError: unknown;
   const summary = await runItems<T>({
-    items: verb.items(journal.run, journal),
+    items: verb.fromJournal
+      ? withEarlier(
+          earlier.map(({ key, detail }) => verb.fromJournal!(key, detail)),
+          verb.items(journal.run, journal),
+        )
+      : verb.items(journal.run, journal),
     concurrency: verb.concurrency,
     work: verb.dryRun ? verb.plan : verb.work,
     journal,
@@ -173,6 +194,23 @@ async function runLocked<T, R extends Row>(
   }
   finishRun(ctx, verb, { summary, total, failures, unknowns, journal, closed, single });
   return summary;
+}
+
+/** The line a resumed run (BulkVerb.fromJournal) starts with: which run, how far it got. */
+function resuming(journal: Journal, done: number, left: number | undefined, dryRun: boolean): string {
+  const toDo = left === undefined ? '' : `, ${left.toLocaleString('en')} to do`;
+  const what = dryRun ? 'a dry run of resuming' : 'resuming';
+  return `${what} the run started at ${isoSeconds(journal.run.startedAtMs)}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})`;
+}
+
+/** The items an earlier run finished (journal rows), then the source's others. */
+async function* withEarlier<T>(
+  earlier: Array<BulkItem<T>>,
+  source: Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>,
+): AsyncGenerator<BulkItem<T>> {
+  yield* earlier;
+  const shown = new Set(earlier.map((item) => item.key));
+  for await (const item of source) if (!shown.has(item.key)) yield item;
 }
 
 /** What a dry run's progress bar says it is doing. */

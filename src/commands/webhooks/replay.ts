@@ -166,13 +166,12 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun, earlier);
         return options.ids.length;
       }
-      for (const done of journal.finished()) {
-        if (typeof done.new_delivery_id === 'string') queue.ours.add(done.new_delivery_id);
-      }
-      return queue.count();
+      return queue.forRun(journal, () => ctx.clock.now());
     },
     items: () =>
       queue ? entries(queue) : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
+    // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
+    ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
     work,
     plan,
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => {
@@ -212,6 +211,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait`,
     );
   }
+  queue?.noteLater(ctx, 'replay');
   if (summary && words.unfollowed > 0) {
     // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.
     const [it, was] = words.unfollowed === 1 ? ['it', 'was'] : ['they', 'were'];
@@ -251,7 +251,9 @@ export function replayCommand(make: MakeContext): Command {
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
         'the same command after a failure, Ctrl-C (exit 130) or a closed stdout (exit 141) resumes the run,\n' +
         'with the same idempotency keys, and nothing is replayed twice (a row the earlier run did is a\n' +
-        'skipped row, reason journal, "done in an earlier run"). Nor by two runs at once (two admins,\n' +
+        'skipped row, reason journal, "done in an earlier run"; with --dlq every entry it did). A --dlq\n' +
+        "run is the entries dead-lettered before it started: newer ones are a new run's, counted when the\n" +
+        'resumed run ends and taken by the same command after it. Nor by two runs at once (two admins,\n' +
         'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +
         'with a key every run that listed it shares; an entry another run replayed or discarded first is a\n' +
         'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be\n' +

@@ -75,7 +75,12 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   { header: 'event', value: (r) => r.event_type },
   { header: 'discarded', value: (r) => r.discarded_at, kind: 'time' },
   // In the words `replay --dlq` uses for the same reasons; --json and --ndjson keep the reason codes.
-  { header: 'detail', value: (r) => r.error?.message ?? leftText(r) ?? r.reason, kind: 'detail' },
+  {
+    header: 'detail',
+    value: (r) =>
+      r.error?.message ?? leftText(r) ?? (r.reason === 'journal' ? 'done in an earlier run' : r.reason),
+    kind: 'detail',
+  },
 ];
 
 export async function runDiscard(ctx: Context, options: DiscardOptions): Promise<void> {
@@ -127,8 +132,11 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     dryRun: options.dryRun,
     concurrency: options.concurrency,
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
-    prepare: async () => (queue ? queue.count() : options.entries.length),
+    prepare: async (_run, journal) =>
+      queue ? queue.forRun(journal, () => ctx.clock.now()) : options.entries.length,
     items: () => (queue ? entries(queue) : options.entries.map((id) => ({ key: id, data: { id } }))),
+    // The entries a resumed --all run discarded have left the queue: each is a journal row all the same.
+    ...(queue ? { fromJournal: (id: string) => ({ key: id, data: { id } }) } : {}),
     work,
     plan: look,
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => ({
@@ -150,6 +158,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   };
   const summary = await runBulkOperation(ctx, verb);
   if (summary && !options.dryRun) queue?.noteLeft(ctx, 'discarded');
+  queue?.noteLater(ctx, 'discard');
 }
 
 /** An entry to discard: its id, and the entry as the queue listed it (--all). */
@@ -187,7 +196,9 @@ export function discardCommand(make: MakeContext): Command {
         '(already_replayed and replayed_as with --json).\n' +
         'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
-        'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go.',
+        'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go. An --all run is\n' +
+        'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows\n' +
+        "and counts newer entries, a new run's (the same command once it is done).",
     )
     .argument('[webhook]', 'webhook id')
     .argument('[entry...]', 'dead-letter entry ids (dlq_…)')

@@ -1,9 +1,14 @@
+// Over 300 lines on purpose: the queue as one run sees it (its bound, a resumed run's window and
+// the newer entries it leaves, replays as entries, what left the queue) is one object's state.
 import type { DlqEntry, WebhookDelivery } from '../../../api/schemas/webhooks.js';
+import { isoSeconds } from '../../../api/time.js';
+import type { Journal } from '../../../bulk/journal.js';
 import type { WorkCall } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
 import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.js';
 import { deriveIdempotencyKey } from '../../../http/idempotency.js';
 import type { WithResponse } from '../../../platform/api-promise.js';
+import { platformTime } from '../../../platform/clock.js';
 import { DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import type { Platform } from '../../../platform/index.js';
 import { type DlqFilters, dlqQuery } from './filters.js';
@@ -18,6 +23,10 @@ const PAGE = 200;
  * a run takes at most as many entries as the queue held when it started (`bound`, the first
  * page's total; the queue is ordered oldest first, so those come first), and skips entries whose
  * delivery it created itself (`ours`, new delivery ids of this run and of the run it resumes).
+ *
+ * A run is the entries dead-lettered before it started: its start on the platform's clock is kept
+ * in its journal (the anchor), so the run resumed takes what is left of those (at most --limit
+ * less what it did), never a newer entry, and counts the newer ones to say they are a new run's.
  */
 export class QueueSnapshot {
   #bound: number | undefined;
@@ -26,6 +35,12 @@ export class QueueSnapshot {
   #left = 0;
   /** The server takes dlq_entry_id on a replay (until it refuses the field). */
   #asEntry = true;
+  /** A resumed run: it takes entries dead-lettered before this (ISO, exclusive) only. */
+  #cutoff: string | undefined;
+  /** Entries the run it resumes did: they count against --limit. */
+  #taken = 0;
+  /** A resumed run: when its first run started, and how many matching entries are newer. */
+  #later: { started: string; count: number } | undefined;
 
   constructor(
     private readonly platform: Platform,
@@ -43,7 +58,85 @@ export class QueueSnapshot {
       { signal },
     );
     this.#bound = page.total;
-    return this.limit === undefined ? page.total : Math.min(page.total, this.limit);
+    return this.#limit === undefined ? page.total : Math.max(0, Math.min(page.total, this.#limit));
+  }
+
+  /**
+   * The entries left to do in the run `journal` is of, counted. A new run's are the queue as it is
+   * now, and its start on the platform's clock goes in the journal's first line; a resumed run's
+   * are those still queued that were dead-lettered before its first start (to the second), at
+   * most --limit less what it did, never one of a delivery its replays made (ours); the newer ones
+   * are counted for noteLater.
+   */
+  async forRun(journal: Journal, machineNow: () => number): Promise<number> {
+    if (!journal.run.resumed) {
+      const count = await this.count();
+      // After the count: every entry it counted was dead-lettered by then. (A platform clock apart
+      // from this machine's is known to the second only: an entry of that second left out of a
+      // resumed run is counted by noteLater, not lost.)
+      journal.anchor(() => platformTime(this.platform, machineNow()));
+      return count;
+    }
+    // The deliveries the earlier run's replays made: an entry of one is never this run's.
+    for (const done of journal.finished()) {
+      if (typeof done.new_delivery_id === 'string') this.ours.add(done.new_delivery_id);
+    }
+    const startMs = journal.anchor(() => journal.run.startedAtMs);
+    // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
+    const cutoffMs = startMs + 1000;
+    this.#cutoff = isoSeconds(cutoffMs);
+    this.#taken = journal.earlier().length;
+    await this.count();
+    // The run's own replays that failed again in that second are in the window, but not the run's:
+    // the listing skips them (ours), and they are counted with the newer entries, a new run's.
+    let own = 0;
+    const second = this.#between(startMs, cutoffMs);
+    if (this.ours.size > 0 && second) {
+      for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, {
+        ...second,
+        limit: PAGE,
+      })) {
+        if (this.ours.has(entry.delivery_id)) own++;
+      }
+    }
+    const since = this.#between(cutoffMs, undefined);
+    const newer = since
+      ? (await this.platform.webhooks.dlq.list(this.webhook, { ...since, limit: 1 })).total
+      : 0;
+    this.#later = { started: isoSeconds(journal.run.startedAtMs), count: newer + own };
+    const left = (this.#bound ?? 0) - own;
+    const limit = this.#limit;
+    return limit === undefined ? left : Math.max(0, Math.min(left, limit));
+  }
+
+  /** The query of the queued entries that match the filters and were dead-lettered from `fromMs` (before `toMs`); undefined: none can. */
+  #between(fromMs: number, toMs: number | undefined) {
+    const { since, until } = this.filters;
+    const from = since !== undefined && Date.parse(since) > fromMs ? since : isoSeconds(fromMs);
+    const to =
+      toMs !== undefined && (until === undefined || Date.parse(until) > toMs) ? isoSeconds(toMs) : until;
+    if (to !== undefined && Date.parse(to) <= Date.parse(from)) return undefined;
+    return {
+      ...dlqQuery(this.filters),
+      status: 'queued' as const,
+      since: from,
+      ...(to ? { until: to } : {}),
+    };
+  }
+
+  /** After a resumed run: the entries dead-lettered since it started are not part of it, but a new run's. */
+  noteLater(ctx: Context, act: string): void {
+    if (!this.#later || this.#later.count === 0) return;
+    const { started, count } = this.#later;
+    const [entries, are] = count === 1 ? ['entry', 'is'] : ['entries', 'are'];
+    ctx.out.info(
+      `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${started}) ${are} not part of it: run the same command again to ${act} them (a new run)`,
+    );
+  }
+
+  /** --limit less what the run this one resumes did. */
+  get #limit(): number | undefined {
+    return this.limit === undefined ? undefined : this.limit - this.#taken;
   }
 
   /** The snapshot's entries, oldest first, page by page as they are needed. */
@@ -58,7 +151,8 @@ export class QueueSnapshot {
       { signal },
     );
     for await (const entry of pages) {
-      if (listed++ >= bound || (this.limit !== undefined && handed >= this.limit)) return;
+      const limit = this.#limit;
+      if (listed++ >= bound || (limit !== undefined && handed >= limit)) return;
       if (this.ours.has(entry.delivery_id)) continue;
       handed++;
       yield entry;
@@ -176,7 +270,12 @@ export class QueueSnapshot {
   }
 
   #query() {
-    return { ...dlqQuery(this.filters), status: 'queued' as const };
+    const query = { ...dlqQuery(this.filters), status: 'queued' as const };
+    const cutoff = this.#cutoff;
+    if (cutoff !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(cutoff))) {
+      query.until = cutoff;
+    }
+    return query;
   }
 }
 

@@ -1,0 +1,201 @@
+/**
+ * A resumed queue run (`replay --dlq`, `dlq discard --all`) says it resumes and shows what the
+ * earlier run did (review s8, finding 3): the done entries have left the queue, so they were
+ * given no row at all; a run whose every entry was done said "Nothing to replay" and kept its
+ * journal, and a later run adopted that journal, took only the newer entries and said nothing.
+ */
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
+import { bulkRunner } from '../../helpers/bulk.js';
+import { ndjson } from '../../helpers/context.js';
+import { call, useSandbox } from '../../helpers/sandbox.js';
+import { startTarget } from '../../helpers/targets.js';
+import { admin, createWebhook, delivery } from '../../helpers/webhooks.js';
+
+const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
+const svc = bulkRunner(sandbox);
+
+async function queue(answer: { status: number; delayMs?: number }, count: number, extra = {}) {
+  const target = await startTarget(() => answer);
+  const webhook = (await createWebhook(sandbox(), target.url, extra)).id;
+  await deadLetter(webhook, count);
+  return { webhook, target, entries: await entries(webhook, 'queued') };
+}
+const deadLetter = (webhook: string, count: number) =>
+  call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', { body: { webhook_id: webhook, count } });
+async function entries(webhook: string, status: string): Promise<DlqEntry[]> {
+  return (await admin(sandbox(), 'GET', `/v1/webhooks/${webhook}/dlq?status=${status}&limit=200`)).body.items;
+}
+const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
+const until = async (done: () => Promise<boolean> | boolean) => {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+/** The journal a run left (the only one: each test's resumed run removes its own), and its header. */
+function journal(): { path: string; started: string; anchorMs: number } {
+  const [name, ...more] = journals().filter((f) => f.endsWith('.ndjson'));
+  expect(more).toEqual([]);
+  const path = join(svc.journals, name!);
+  const header = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!);
+  return { path, started: header.started_at, anchorMs: Date.parse(header.anchor) };
+}
+/** Until the sandbox's clock has left the second the run started in: what is dead-lettered now is newer. */
+const pastStart = (anchorMs: number) => until(() => Date.now() >= anchorMs + 1100);
+
+describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
+  it('some done: a journal row for the done entry (how its delivery is doing now), the rest replayed, counted', async () => {
+    const { webhook, target, entries: queued } = await queue({ status: 204, delayMs: 800 }, 3);
+    const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
+    const controller = new AbortController();
+    const running = svc.run([...argv, '--ndjson'], { signal: controller.signal });
+    await until(() => target.received.length > 0);
+    controller.abort();
+    const first = await running;
+    expect(first.code).toBe(130);
+    const [row] = ndjson(first.stdout);
+    const made = row.new_delivery_id as string;
+    const { path, started } = journal();
+    await until(async () => (await delivery(sandbox(), webhook, made)).status === 'delivered');
+
+    const again = await svc.run(argv);
+    expect(again.code, again.stderr).toBe(0);
+    const [said, ...rest] = again.stderr.trimEnd().split('\n');
+    expect(said).toBe(`resuming the run started at ${started}: 1 done, 2 to do (journal ${path})`);
+    expect(rest).toEqual([expect.stringMatching(/^✓ 2 replayed and delivered, 1 skipped in [\d.]+ s$/)]);
+    const lines = again.stdout.trimEnd().split('\n');
+    const [e, f, g] = queued;
+    expect(lines[0]).toBe(
+      `skipped\t${e!.delivery_id}\t${made}\t${e!.event_type}\tdelivered\tdone in an earlier run (replayed as ${made}); not followed then (interrupted): delivered now`,
+    );
+    expect(lines.slice(1).map((l) => l.split('\t')[1])).toEqual([f!.delivery_id, g!.delivery_id]);
+    expect(lines.slice(1).map((l) => l.split('\t')[0])).toEqual(['ok', 'ok']);
+    expect(target.received).toHaveLength(3);
+    expect((await entries(webhook, 'replayed')).map((x) => x.replay_count)).toEqual([1, 1, 1]);
+    expect(journals()).toEqual([]);
+    await target.close();
+  });
+
+  it('all done: every entry a journal row, the journal removed; then the queue is empty', async () => {
+    const { webhook, target, entries: queued } = await queue({ status: 204, delayMs: 800 }, 2);
+    const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
+    const controller = new AbortController();
+    const running = svc.run([...argv, '--ndjson'], { signal: controller.signal });
+    await until(() => target.received.length === 2);
+    controller.abort();
+    const first = await running;
+    expect(first.code).toBe(130);
+    const made = new Map(
+      ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
+    );
+    expect(made.size).toBe(2);
+    const { path, started } = journal();
+    for (const id of made.values()) {
+      await until(async () => (await delivery(sandbox(), webhook, id)).status === 'delivered');
+    }
+
+    const again = await svc.run([...argv, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `^resuming the run started at ${started}: 2 done, 0 to do \\(journal .+\\)\n✓ 0 replayed and delivered, 2 skipped in [\\d.]+ s\n$`,
+      ),
+    );
+    expect(again.stderr).toContain(path);
+    const rows = JSON.parse(again.stdout) as Array<Record<string, unknown>>;
+    expect(rows.map((r) => r.dlq_entry_id).sort()).toEqual(queued.map((e) => e.id).sort());
+    for (const r of rows) {
+      expect(r).toMatchObject({
+        status: 'skipped',
+        reason: 'journal',
+        new_delivery_id: made.get(r.delivery_id as string),
+        follow: 'interrupted',
+        delivery_status: 'delivered',
+      });
+    }
+    expect(journals()).toEqual([]);
+    const none = await svc.run(argv);
+    expect([none.code, none.stderr]).toEqual([
+      0,
+      'Nothing to replay: no queued dead-letter entry matches.\n',
+    ]);
+    expect(target.received).toHaveLength(2);
+    await target.close();
+  });
+});
+
+describe('a queue run whose stdout failed (a full disk), then the same command', () => {
+  it('replay --dlq: resumes that run only (journal rows), names the newer entries as a new run, which takes them', async () => {
+    const { webhook, target, entries: queued } = await queue({ status: 503 }, 3, { max_attempts: 1 });
+    const argv = ['webhooks', 'replay', webhook, '--dlq', '--no-wait'];
+    const full = await svc.run(argv, { stdoutFails: 'ENOSPC' });
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/cannot write to stdout \(ENOSPC\) after 3 of 3/);
+    const { path, started, anchorMs } = journal();
+    // The replays failed and were dead-lettered again; then new entries came.
+    await until(async () => (await entries(webhook, 'queued')).length === 3);
+    await pastStart(anchorMs);
+    await deadLetter(webhook, 4);
+    const made = new Map(
+      (await entries(webhook, 'replayed')).map((e) => [e.id, e.last_replay_delivery_id as string]),
+    );
+
+    const again = await svc.run(argv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')).toBe(
+      `resuming the run started at ${started}: 3 done, 0 to do (journal ${path})\n` +
+        '✓ 0 replayed, 3 skipped in T\n' +
+        `7 entries dead-lettered since the run started (${started}) are not part of it: run the same command again to replay them (a new run)\n`,
+    );
+    expect(again.stdout).toBe(
+      queued
+        .map(
+          (e) =>
+            `skipped\t${e.delivery_id}\t${made.get(e.id)}\t${e.event_type}\t\tdone in an earlier run (replayed as ${made.get(e.id)})\n`,
+        )
+        .join(''),
+    );
+    expect(journals()).toEqual([]);
+
+    const next = await svc.run([...argv, '--json']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toMatch(/resuming/);
+    expect(JSON.parse(next.stdout).filter((r: { status: string }) => r.status === 'ok')).toHaveLength(7);
+    expect(queued.map((e) => made.get(e.id))).not.toContain(undefined);
+    const counts = (await entries(webhook, 'all')).filter((e) => queued.some((q) => q.id === e.id));
+    expect(counts.map((e) => e.replay_count)).toEqual([1, 1, 1]);
+    await target.close();
+  });
+
+  it('dlq discard --all: journal rows for the discarded entries, the journal removed, the newer ones named', async () => {
+    const { webhook, target, entries: queued } = await queue({ status: 204 }, 3);
+    const argv = ['webhooks', 'dlq', 'discard', webhook, '--all', '--yes'];
+    const full = await svc.run(argv, { stdoutFails: 'ENOSPC' });
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/cannot write to stdout \(ENOSPC\) after 3 of 3/);
+    const { path, started, anchorMs } = journal();
+    await pastStart(anchorMs);
+    await deadLetter(webhook, 2);
+    const discarded = new Map((await entries(webhook, 'discarded')).map((e) => [e.id, e.discarded_at]));
+
+    const again = await svc.run(argv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')).toBe(
+      `resuming the run started at ${started}: 3 done, 0 to do (journal ${path})\n` +
+        '✓ 0 discarded, 3 skipped in T\n' +
+        `2 entries dead-lettered since the run started (${started}) are not part of it: run the same command again to discard them (a new run)\n`,
+    );
+    expect(again.stdout).toBe(
+      queued
+        .map(
+          (e) =>
+            `skipped\t${e.id}\t${e.delivery_id}\t${e.event_type}\t${discarded.get(e.id)}\tdone in an earlier run\n`,
+        )
+        .join(''),
+    );
+    expect(journals()).toEqual([]);
+    expect(await entries(webhook, 'queued')).toHaveLength(2);
+    await target.close();
+  });
+});
