@@ -82,6 +82,11 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     ].filter(Boolean);
     parts.push(`${n(summary.failed + summary.unknown)} failed${why.length ? ` (${why.join('; ')})` : ''}`);
   }
+  // A run cut short (a halt, Ctrl-C, a closed stdout) counts the items it never started, so the
+  // counts add up to the file's.
+  const cut = end.closed || summary.halted !== undefined || summary.stopped;
+  const notStarted = cut && end.total !== undefined ? end.total - summary.total : 0;
+  if (notStarted > 0) parts.push(`${n(notStarted)} not started`);
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
   const resume = `run the same command again to resume (journal ${journal.path})`;
   const of = howFar(summary, end.total);

@@ -89,7 +89,7 @@ describe('finishRun', () => {
   it('a closed stdout: exit 141 naming how far it got, the journal kept', () => {
     const { run, removed } = end({ closed: true, total: 2000, summary: summary({ skipped: 2, failed: 1 }) });
     expect(finish(run)).toEqual({
-      stderr: '1,500 granted, 2 skipped, 1 failed in 2.3 s\n',
+      stderr: '1,500 granted, 2 skipped, 1 failed, 500 not started in 2.3 s\n',
       error: {
         message: 'stdout closed after 1,500 of 2,000',
         hint: 'run the same command again to resume (journal /state/j.ndjson)',

@@ -278,7 +278,7 @@ describe('a bulk run keeps the identity it started with', () => {
     expect(rows.map((row) => row.status)).toEqual(['ok', 'ok', 'failed']);
     expect(rows[2]?.error).toMatchObject({ code: 'credential_changed' });
     const [summary, json] = r.stderr.trimEnd().split('\n');
-    expect(summary).toMatch(/^2 granted, 1 failed in \d+\.\d s$/);
+    expect(summary).toMatch(/^2 granted, 1 failed, 1 not started in \d+\.\d s$/);
     const { error } = JSON.parse(json!);
     expect(error.message).toBe(
       'profile "default" now belongs to usr_analyst (logged in while this run was going); this run keeps the identity it started with',
@@ -303,7 +303,7 @@ describe('a bulk run keeps the identity it started with', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(
-      /^1 granted, 1 failed in \d+\.\d s\nerror: profile "default" now belongs to usr_analyst \(logged in while this run was going\); this run keeps the identity it started with; run the same command again to resume \(journal .+\)\n$/,
+      /^1 granted, 1 failed, 1 not started in \d+\.\d s\nerror: profile "default" now belongs to usr_analyst \(logged in while this run was going\); this run keeps the identity it started with; run the same command again to resume \(journal .+\)\n$/,
     );
   });
 
@@ -347,7 +347,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(
-      /^2 granted, 1 failed in \d+\.\d s\nerror: not logged in: profile "default" has no credential any more; run `svc login` again, then run the same command again to resume \(journal .+\)\n$/,
+      /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: not logged in: profile "default" has no credential any more; run `svc login` again, then run the same command again to resume \(journal .+\)\n$/,
     );
     expect(faults.posts).toBe(2);
     expect(await granted(users, id)).toEqual(users.slice(0, 2));
@@ -377,7 +377,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
       );
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(
-        /^2 granted, 1 failed in \d+\.\d s\nerror: SVC_TOKEN was rejected: [^\n]+; [^\n]*then run the same command again to resume \(journal .+\)\n$/,
+        /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: SVC_TOKEN was rejected: [^\n]+; [^\n]*then run the same command again to resume \(journal .+\)\n$/,
       );
       // The row refused and nothing after it was sent.
       expect(faults.posts).toBe(3);
