@@ -283,10 +283,13 @@ export class ApiClient {
         }
         // Only a bearer credential that was sent can have been rejected (the OAuth token endpoint
         // answers 401 invalid_client to a request without one).
+        // The caller's own Authorization header (auth: false; svc api -H) is not the profile's.
         if (status === 401 && headers.authorization) {
-          throw new AuthError(`${this.config.credentials.origin} was rejected: ${error.message}`, {
+          const own = options.auth !== false;
+          const sent = own ? this.config.credentials.origin : 'the Authorization header given';
+          throw new AuthError(`${sent} was rejected: ${error.message}`, {
             code: error.code ?? 'unauthenticated',
-            hint: this.config.loginHint,
+            ...(own ? { hint: this.config.loginHint } : {}),
             cause: error,
           });
         }
@@ -347,7 +350,7 @@ export class ApiClient {
 }
 
 /** The items of one list page (`items`, `data`, or a bare array), or undefined when it has none. */
-function pageItems<T>(data: unknown): T[] | undefined {
+export function pageItems<T>(data: unknown): T[] | undefined {
   if (Array.isArray(data)) return data as T[];
   if (data && typeof data === 'object') {
     const record = data as Record<string, unknown>;

@@ -6,6 +6,7 @@ import type { HttpMethod, QueryValue } from '../../http/client.js';
 import { ApiError } from '../../http/errors.js';
 import { readInputBytes } from '../../system/input.js';
 import { examples, type MakeContext } from '../kit.js';
+import { printBody, printHead, printPages } from './print.js';
 
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -130,19 +131,6 @@ function queryOf(fields: Record<string, unknown>): Record<string, QueryValue> {
   return query;
 }
 
-async function printBody(ctx: Context, text: string, contentType: unknown): Promise<void> {
-  if (text === '') return;
-  const isJson = typeof contentType === 'string' ? contentType.includes('json') : /^[[{]/.test(text.trim());
-  if (isJson) {
-    try {
-      return await ctx.out.json(JSON.parse(text));
-    } catch {
-      // fall through: print as given
-    }
-  }
-  await ctx.out.raw(text.endsWith('\n') ? text : `${text}\n`);
-}
-
 export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // Without a prototype, a key such as __proto__ is a field like any other: sent as given (the
   // server decides), never dropped, and never a way to plant fields (an idempotency_key) unseen.
@@ -152,17 +140,25 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   const isQuery = options.method === 'GET' || options.method === 'HEAD' || options.method === 'DELETE';
   const query = isQuery ? queryOf(fields) : {};
   const api = await ctx.api();
+  // A header the user gives is sent as given, never replaced by svc's own. An Authorization
+  // header is the call's credential: the profile's is then neither needed nor sent.
+  const given = (name: string) => (Object.hasOwn(options.headers, name) ? options.headers[name] : undefined);
+  const auth = given('authorization') === undefined ? {} : { auth: false as const };
   if (options.paginate) {
-    await ctx.out.jsonList(api.paginate(options.path, query, { headers: options.headers }));
+    await printPages(ctx, api, options.path, query, { headers: options.headers, ...auth });
     return;
   }
   const request = {
     method: options.method,
     path: options.path,
     headers: options.headers,
+    ...auth,
     // svc api shows whatever came back, as it came.
     expect: 'raw' as const,
-    ...(isPlatformPost(options.method, options.path) ? {} : { idempotencyKey: false as const }),
+    // An Idempotency-Key header is the key of a platform POST, so the body carries the same one.
+    idempotencyKey: isPlatformPost(options.method, options.path)
+      ? given('idempotency-key')
+      : (false as const),
     ...(isQuery ? { query } : {}),
     ...(!isQuery && Object.keys(fields).length > 0 ? { body: fields } : {}),
   };
@@ -190,27 +186,12 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   } catch (error) {
     if (error instanceof ApiError) {
       if (options.include) await printHead(ctx, error.status, error.headers);
-      await printBody(
-        ctx,
-        typeof error.body === 'string' ? error.body : JSON.stringify(error.body ?? ''),
-        'json',
-      );
+      // An answer without a body (a HEAD's, always) prints nothing.
+      const body = error.body ?? '';
+      await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json');
     }
     throw error;
   }
-}
-
-async function printHead(
-  ctx: Context,
-  status: number,
-  headers: Record<string, string | string[] | undefined>,
-) {
-  await ctx.out.raw(`HTTP ${status}\n`);
-  for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value])
-      if (v !== undefined) await ctx.out.raw(`${name}: ${v}\n`);
-  }
-  await ctx.out.raw('\n');
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -223,9 +204,13 @@ export default function api(make: MakeContext): Command {
         'Without a method, GET. Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
         'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
         'and {objects}). POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
-        'header) unless the body has one; sandbox controls (/_sandbox) and other paths are sent as\n' +
-        'given. Field and header names are sent as given (__proto__ too: the server decides). The\n' +
-        'response body is printed as it came (JSON pretty-printed).',
+        'header) unless the body or an -H Idempotency-Key header has one (that key then goes in both);\n' +
+        'sandbox controls (/_sandbox) and other paths are sent as given. A header given with -H is\n' +
+        "sent as given, never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the\n" +
+        "profile's credential is then neither needed nor sent; T is masked in --debug and, like any\n" +
+        'credential, goes over plain http only to loopback). Field and header names are sent as given\n' +
+        '(__proto__ too: the server decides). The response body is printed as it came (JSON\n' +
+        'pretty-printed); --paginate prints an answer that is not a list as it came too.',
     )
     .usage('[METHOD] PATH [options]')
     .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)
@@ -251,6 +236,7 @@ export default function api(make: MakeContext): Command {
         ['svc api /v1/me', 'who am I? (GET is the default)'],
         ['svc api GET /v1/tenants -f subscription_tier=pro -F limit=5', 'query parameters'],
         ['svc api GET /v1/tenants --paginate --ndjson', 'every item of every page'],
+        ["svc api /v1/me -H 'Authorization: Bearer T'", 'as another credential (T, not the profile)'],
         [
           'echo \'{"name":"ops"}\' | svc api POST /v1/roles --input -',
           'a body from stdin (idempotency key added)',

@@ -1,0 +1,59 @@
+import type { Context } from '../../context.js';
+import {
+  type ApiClient,
+  type Page,
+  pageItems,
+  type QueryValue,
+  type RequestOptions,
+} from '../../http/client.js';
+
+/** What `svc api` prints: the status line and headers (-i), the body as it came, every item of a list (--paginate). */
+
+export async function printBody(ctx: Context, text: string, contentType: unknown): Promise<void> {
+  if (text === '') return;
+  const isJson = typeof contentType === 'string' ? contentType.includes('json') : /^[[{]/.test(text.trim());
+  if (isJson) {
+    try {
+      return await ctx.out.json(JSON.parse(text));
+    } catch {
+      // fall through: print as given
+    }
+  }
+  await ctx.out.raw(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * --paginate: every item of every page of a list; an answer that is not a list (a single record,
+ * /v1/me) is printed as it is without --paginate, as gh api does.
+ */
+export async function printPages(
+  ctx: Context,
+  api: ApiClient,
+  path: string,
+  query: Record<string, QueryValue>,
+  options: Partial<RequestOptions>,
+): Promise<void> {
+  const { data } = await api.get<Page<unknown>>(path, query, options);
+  const items = pageItems(data);
+  if (!items) return ctx.out.json(data);
+  const next = data.next_cursor;
+  async function* all() {
+    yield* items!;
+    if (typeof next === 'string' && next !== '')
+      yield* api.paginate(path, { ...query, cursor: next }, options);
+  }
+  await ctx.out.jsonList(all());
+}
+
+export async function printHead(
+  ctx: Context,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+) {
+  await ctx.out.raw(`HTTP ${status}\n`);
+  for (const [name, value] of Object.entries(headers)) {
+    for (const v of Array.isArray(value) ? value : [value])
+      if (v !== undefined) await ctx.out.raw(`${name}: ${v}\n`);
+  }
+  await ctx.out.raw('\n');
+}
