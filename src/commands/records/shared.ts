@@ -107,17 +107,30 @@ export function ownFields(record: RecordData): Record<string, unknown> {
   );
 }
 
+/** The label a record's own field is shown under: apart from svc's lines, so none can pose as one. */
+export const OWN_FIELD_PREFIX = 'field.';
+
+/**
+ * A record for people and pipes: the platform's fields under fixed labels, always in this order
+ * (deleted and purge at empty while the record is live; a terminal leaves them out), then each
+ * of the record's own fields as `field.NAME`. A record with a field named "deleted" so never
+ * looks deleted, and a pipe gets the same system lines whatever the record's state.
+ */
 function recordFields(record: RecordData): Field[] {
+  const deleted = record.deleted_at ?? (record.soft_delete ? 'yes (no time given)' : null);
   const fields: Field[] = [
     ['id', record.id],
+    ['surface', record.surface],
+    ['tenant', record.tenant_id],
     ['created', record.created_at, 'time'],
+    ['created by', record.created_by],
     ['updated', record.updated_at, 'time'],
+    ['deleted', deleted, record.deleted_at ? 'time' : 'text', 'optional'],
+    // The purge is ahead while the record can be read at all: "purge at", never "purged".
+    ['purge at', record.purge_at, 'time', 'optional'],
   ];
-  if (record.soft_delete) {
-    fields.push(['deleted', record.deleted_at, 'time'], ['purged', record.purge_at, 'time']);
-  }
   for (const [key, value] of Object.entries(ownFields(record)))
-    fields.push([key, typeof value === 'string' ? value : JSON.stringify(value)]);
+    fields.push([`${OWN_FIELD_PREFIX}${key}`, typeof value === 'string' ? value : JSON.stringify(value)]);
   return fields;
 }
 

@@ -36,7 +36,7 @@ describe('svc records', () => {
     });
     expect(JSON.parse(patched.stdout)).not.toHaveProperty('note');
     const got = await svc(['records', 'get', 'reconciliations', id], { env });
-    expect(got.stdout).toContain('status\tclosed');
+    expect(got.stdout).toContain('\nfield.status\tclosed\n');
 
     const refused = await svc(['records', 'delete', 'reconciliations', id], { env });
     expect(refused.code).toBe(2);
