@@ -113,7 +113,8 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           summary: `Update a record of ${surface} (JSON Merge Patch)`,
           description:
             'A partial update as a JSON Merge Patch (RFC 7396): members merge, null removes a member. Fields the sandbox ' +
-            'owns cannot be set; an idempotency_key member is ignored (never stored). A soft-deleted record cannot be changed (409 record_deleted).',
+            'owns cannot be set; an idempotency_key member is ignored (never stored). A patch that changes nothing answers the record ' +
+            'as it was, updated_at too. A soft-deleted record cannot be changed (409 record_deleted).',
           params: RecordIdParams,
           body: RecordPatchBody,
           response: { 200: SurfaceRecord, ...errorResponses(400, 401, 403, 404, 409) },
