@@ -22,13 +22,13 @@ export async function runRecordsUpdate(
 ): Promise<void> {
   const platform = await ctx.platform();
   // As `webhooks update`: a patch that changes nothing is not sent, so updated_at keeps its time.
-  const before: RecordData = await onSurface(surface, () => platform.records.get(surface, id));
+  const before: RecordData = await onSurface(ctx, surface, () => platform.records.get(surface, id));
   if (!changes(before, patch)) {
     await show(ctx, before);
     if (!ctx.out.isMachine) ctx.out.info(nothingChanged(surface, before.id, patch));
     return;
   }
-  const record: RecordData = await onSurface(surface, () => platform.records.update(surface, id, patch));
+  const record: RecordData = await onSurface(ctx, surface, () => platform.records.update(surface, id, patch));
   await show(ctx, record);
   if (ctx.out.isMachine) return;
   // What changed is what the answer shows: a server may have found nothing to change either.

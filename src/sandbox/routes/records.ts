@@ -46,7 +46,9 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           const includeDeleted = request.query.include_deleted === true;
           const limit = request.query.limit ?? 50;
           const fingerprint = filterFingerprint({ surface, deleted: includeDeleted });
-          const after = request.query.cursor ? decodeCursor(request.query.cursor, fingerprint) : undefined;
+          const after = request.query.cursor
+            ? decodeCursor(request.query.cursor, fingerprint, `/v1/${surface}`)
+            : undefined;
           const live = state.records
             .list(request.tenant!.id, surface)
             .filter((e) => includeDeleted || !e.record.soft_delete);
@@ -57,7 +59,10 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           const more = from + limit < live.length;
           return {
             items: page.map((e) => e.record),
-            next_cursor: more && last ? encodeCursor({ k: last.seq, i: last.record.id }, fingerprint) : null,
+            next_cursor:
+              more && last
+                ? encodeCursor({ k: last.seq, i: last.record.id }, fingerprint, `/v1/${surface}`)
+                : null,
           };
         },
       );
