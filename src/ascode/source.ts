@@ -3,6 +3,7 @@
 // with the same words, and those rules are easier to keep alike side by side than across files.
 import { createHash } from 'node:crypto';
 import { isDocument, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
+import { utf8WithoutBom } from '../system/input.js';
 
 /** Where a value sits in the file: keys of maps and indices of lists. */
 export type Path = ReadonlyArray<string | number>;
@@ -37,7 +38,7 @@ export type Parsed = { ok: true; source: Source } | { ok: false; problems: Probl
 
 export function parseSource(label: string, bytes: Buffer): Parsed {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const text = utf8WithoutBom(bytes);
   const json = label.toLowerCase().endsWith('.json') || (label === 'stdin' && /^\s*\{/.test(text));
   const parsed = json ? parseJson(label, sha256, text) : parseYaml(label, sha256, text);
   if (parsed.ok && (parsed.source.value === null || parsed.source.value === undefined)) {

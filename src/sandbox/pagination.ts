@@ -21,11 +21,17 @@ export function filterFingerprint(filters: Record<string, unknown>): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 12);
 }
 
-export function encodeCursor(position: CursorPosition, fingerprint: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, ...position, f: fingerprint })).toString('base64url');
+/**
+ * `list`, where one route serves several lists (a record surface's path, `/v1/rules`), is kept in
+ * the cursor so a cursor of another list is refused by its name, not as "different filters".
+ */
+export function encodeCursor(position: CursorPosition, fingerprint: string, list?: string): string {
+  return Buffer.from(
+    JSON.stringify({ v: 1, ...position, f: fingerprint, ...(list === undefined ? {} : { l: list }) }),
+  ).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, fingerprint: string): CursorPosition {
+export function decodeCursor(cursor: string, fingerprint: string, list?: string): CursorPosition {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -37,6 +43,14 @@ export function decodeCursor(cursor: string, fingerprint: string): CursorPositio
     throw new DomainError('invalid_cursor', 'the cursor is not one this API issued', [
       { field: 'cursor', message: 'is malformed' },
     ]);
+  }
+  const issued = (p as { l?: unknown }).l;
+  if (list !== undefined && typeof issued === 'string' && issued !== list) {
+    throw new DomainError(
+      'invalid_cursor',
+      `the cursor was issued for ${issued}, not ${list}; use it with GET ${issued}, or list ${list} without a cursor`,
+      [{ field: 'cursor', message: `belongs to ${issued}` }],
+    );
   }
   if (p.f !== fingerprint) {
     throw new DomainError(

@@ -29,3 +29,11 @@ export function fileErrorReason(error: unknown, missing = 'no such file'): strin
   if (code === 'EISDIR') return 'it is a directory';
   return (error as Error).message;
 }
+
+/**
+ * Bytes as UTF-8 text without the byte-order mark an editor may put first (Windows editors do):
+ * it is not part of the text, and in a message it is an invisible character.
+ */
+export function utf8WithoutBom(bytes: Buffer): string {
+  return bytes.toString('utf8').replace(/^\uFEFF/, '');
+}

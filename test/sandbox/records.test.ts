@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergePatch } from '../../src/sandbox/domain/records.js';
+import { mergePatch } from '../../src/api/merge-patch.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
@@ -113,6 +113,46 @@ describe('the generic record surface', () => {
     const response = await req(method, target, body);
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual([{ field, message: 'is read-only' }]);
+  });
+
+  it.each([
+    ['{}', {}],
+    ['the values it has', { name: 'Same', limits: { daily: 10 }, tags: ['a', 'b'] }],
+    ['a null for a field it lacks', { missing: null }],
+    ['an idempotency_key alone', { idempotency_key: 'p-1' }],
+  ])('a PATCH of %s changes nothing: updated_at stays (RFC 7396 no-op)', async (_what, patch) => {
+    const created = await req('POST', '/v1/accounts', {
+      name: 'Same',
+      limits: { daily: 10 },
+      tags: ['a', 'b'],
+      idempotency_key: `same-${JSON.stringify(patch)}`,
+    });
+    await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 5 } });
+    const patched = await req('PATCH', `/v1/accounts/${created.body.id}`, patch);
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual(created.body);
+    const changed = await req('PATCH', `/v1/accounts/${created.body.id}`, { tags: ['b', 'a'] });
+    expect(changed.body.updated_at).not.toBe(created.body.updated_at);
+    expect(changed.body.tags).toEqual(['b', 'a']);
+  });
+
+  it('names the surface a cursor of another surface was issued for', async () => {
+    for (const n of [1, 2]) await req('POST', '/v1/rules', { n, idempotency_key: `cur-${n}` });
+    const page = await req('GET', '/v1/rules?limit=1');
+    expect(page.body.next_cursor).toEqual(expect.any(String));
+    const refused = await req('GET', `/v1/accounts?cursor=${page.body.next_cursor}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'invalid_cursor',
+      message:
+        'the cursor was issued for /v1/rules, not /v1/accounts; use it with GET /v1/rules, or list /v1/accounts without a cursor',
+      details: [{ field: 'cursor', message: 'belongs to /v1/rules' }],
+    });
+    const deleted = await req('GET', '/v1/rules?limit=1&include_deleted=true');
+    const filters = await req('GET', `/v1/rules?cursor=${deleted.body.next_cursor}`);
+    expect(filters.body.error.message).toBe(
+      'the cursor was issued for different filters; repeat the same filters',
+    );
   });
 
   it('keeps tenants apart', async () => {

@@ -9,7 +9,7 @@ export async function runRecordsCreate(
   data: Record<string, unknown>,
 ): Promise<void> {
   const platform = await ctx.platform();
-  const record: RecordData = await onSurface(surface, () => platform.records.create(surface, data));
+  const record: RecordData = await onSurface(ctx, surface, () => platform.records.create(surface, data));
   await show(ctx, record);
   if (!ctx.out.isMachine) ctx.out.success(`Created ${surface} record ${record.id}`);
 }

@@ -6,7 +6,7 @@ import { checkSurface, onSurface, type RecordData } from './shared.js';
 export async function runRecordsDelete(ctx: Context, surface: string, id: string): Promise<void> {
   const platform = await ctx.platform();
   // The platform's delete of a deleted record answers as if it had deleted it: look first.
-  const before = (await onSurface(surface, () => platform.records.get(surface, id))) as RecordData;
+  const before = (await onSurface(ctx, surface, () => platform.records.get(surface, id))) as RecordData;
   if (before.soft_delete || before.deleted_at) {
     if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_deleted' });
     ctx.out.info(

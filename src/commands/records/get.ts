@@ -5,7 +5,7 @@ import { checkSurface, onSurface, type RecordData, show } from './shared.js';
 
 export async function runRecordsGet(ctx: Context, surface: string, id: string): Promise<void> {
   const platform = await ctx.platform();
-  const record: RecordData = await onSurface(surface, () => platform.records.get(surface, id));
+  const record: RecordData = await onSurface(ctx, surface, () => platform.records.get(surface, id));
   await show(ctx, record);
 }
 

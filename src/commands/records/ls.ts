@@ -25,7 +25,7 @@ export async function runRecordsLs(
   const records = listing.items((page) =>
     platform.records.list(surface, { include_deleted: options.includeDeleted || undefined, ...page }),
   );
-  await onSurface(surface, () => ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` }));
+  await onSurface(ctx, surface, () => ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` }));
   listing.hintMore(ctx, `svc records ls ${surface}${options.includeDeleted ? ' --include-deleted' : ''}`);
 }
 

@@ -5,8 +5,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { ApiError, NotFoundError } from '../../http/errors.js';
 import type { Field } from '../../output/output.js';
-import { readInputBytes } from '../../system/input.js';
-import { nonEmpty } from '../kit.js';
+import { RecordNotFoundError, retyped } from '../../platform/errors.js';
+import { readInputBytes, utf8WithoutBom } from '../../system/input.js';
+import { nonEmpty, tenantLabel } from '../kit.js';
 
 export type RecordData = Record<string, unknown> & {
   id: string;
@@ -39,7 +40,7 @@ const DOCUMENTED = Object.keys(RECORD_SURFACES);
  * documented ones names them (the server's own guess is a route), and a 405 on a read-only one
  * says how to read it. Other errors pass as they are (another server may have other surfaces).
  */
-export async function onSurface<T>(surface: string, call: () => Promise<T>): Promise<T> {
+export async function onSurface<T>(ctx: Context, surface: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
@@ -59,6 +60,9 @@ export async function onSurface<T>(surface: string, call: () => Promise<T>): Pro
         cause: error,
       });
     }
+    if (error instanceof RecordNotFoundError) {
+      throw retyped(error, RecordNotFoundError, await lookedIn(ctx, surface));
+    }
     if (error.status === 405 && RECORD_SURFACES[surface]?.write === null) {
       throw new ApiError(init(error.message), {
         hint: `${surface} is read-only: read it with \`svc records ls ${surface}\`${surface === 'audit_trail' ? ' or `svc audit ls`' : ''}`,
@@ -66,6 +70,20 @@ export async function onSurface<T>(surface: string, call: () => Promise<T>): Pro
       });
     }
     throw error;
+  }
+}
+
+/**
+ * The fix half of a record's "not found": the tenant it was looked for in (an id of another
+ * tenant is "not found" too) and the list of its surface there.
+ */
+async function lookedIn(ctx: Context, surface: string): Promise<string> {
+  const list = `see \`svc records ls ${surface}\` for its records, --tenant for another tenant's`;
+  try {
+    return `looked for in ${await tenantLabel(ctx)}: ${list}`;
+  } catch {
+    const tenant = ctx.settings().values.tenant;
+    return tenant === undefined ? list : `looked for in tenant ${tenant}: ${list}`;
   }
 }
 
@@ -84,7 +102,7 @@ export async function readData(
     from = '--data';
   } else if (flags.dataFile !== undefined) {
     from = `--data-file ${flags.dataFile}`;
-    text = (await readInputBytes(String(flags.dataFile), ctx.io.stdin, '--data-file')).toString('utf8');
+    text = utf8WithoutBom(await readInputBytes(String(flags.dataFile), ctx.io.stdin, '--data-file'));
   } else {
     if (required) throw new UsageError('give the record as --data JSON or --data-file FILE (- for stdin)');
     return undefined;
@@ -107,17 +125,30 @@ export function ownFields(record: RecordData): Record<string, unknown> {
   );
 }
 
+/** The label a record's own field is shown under: apart from svc's lines, so none can pose as one. */
+export const OWN_FIELD_PREFIX = 'field.';
+
+/**
+ * A record for people and pipes: the platform's fields under fixed labels, always in this order
+ * (deleted and purge at empty while the record is live; a terminal leaves them out), then each
+ * of the record's own fields as `field.NAME`. A record with a field named "deleted" so never
+ * looks deleted, and a pipe gets the same system lines whatever the record's state.
+ */
 function recordFields(record: RecordData): Field[] {
+  const deleted = record.deleted_at ?? (record.soft_delete ? 'yes (no time given)' : null);
   const fields: Field[] = [
     ['id', record.id],
+    ['surface', record.surface],
+    ['tenant', record.tenant_id],
     ['created', record.created_at, 'time'],
+    ['created by', record.created_by],
     ['updated', record.updated_at, 'time'],
+    ['deleted', deleted, record.deleted_at ? 'time' : 'text', 'optional'],
+    // The purge is ahead while the record can be read at all: "purge at", never "purged".
+    ['purge at', record.purge_at, 'time', 'optional'],
   ];
-  if (record.soft_delete) {
-    fields.push(['deleted', record.deleted_at, 'time'], ['purged', record.purge_at, 'time']);
-  }
   for (const [key, value] of Object.entries(ownFields(record)))
-    fields.push([key, typeof value === 'string' ? value : JSON.stringify(value)]);
+    fields.push([`${OWN_FIELD_PREFIX}${key}`, typeof value === 'string' ? value : JSON.stringify(value)]);
   return fields;
 }
 

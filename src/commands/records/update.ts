@@ -1,7 +1,18 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
+import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
+import { mergePatchChanges } from '../../api/merge-patch.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { checkSurface, dataOptions, onSurface, type RecordData, readData, show } from './shared.js';
+import {
+  checkSurface,
+  dataOptions,
+  onSurface,
+  ownFields,
+  type RecordData,
+  readData,
+  show,
+} from './shared.js';
 
 export async function runRecordsUpdate(
   ctx: Context,
@@ -10,9 +21,37 @@ export async function runRecordsUpdate(
   patch: Record<string, unknown>,
 ): Promise<void> {
   const platform = await ctx.platform();
-  const record: RecordData = await onSurface(surface, () => platform.records.update(surface, id, patch));
+  // As `webhooks update`: a patch that changes nothing is not sent, so updated_at keeps its time.
+  const before: RecordData = await onSurface(ctx, surface, () => platform.records.get(surface, id));
+  if (!changes(before, patch)) {
+    await show(ctx, before);
+    if (!ctx.out.isMachine) ctx.out.info(nothingChanged(surface, before.id, patch));
+    return;
+  }
+  const record: RecordData = await onSurface(ctx, surface, () => platform.records.update(surface, id, patch));
   await show(ctx, record);
-  if (!ctx.out.isMachine) ctx.out.success(`Updated ${surface} record ${record.id}`);
+  if (ctx.out.isMachine) return;
+  // What changed is what the answer shows: a server may have found nothing to change either.
+  if (isDeepStrictEqual(ownFields(record), ownFields(before)) && record.updated_at === before.updated_at) {
+    ctx.out.info(nothingChanged(surface, record.id, patch));
+  } else {
+    ctx.out.success(`Updated ${surface} record ${record.id}`);
+  }
+}
+
+/**
+ * Whether a merge patch would change the record: a field of the platform's named in it always
+ * counts (the server decides; the sandbox refuses it), the record's own fields by RFC 7396.
+ */
+function changes(record: RecordData, patch: Record<string, unknown>): boolean {
+  const owned = Object.keys(patch).some((key) => (RECORD_OWNED_FIELDS as readonly string[]).includes(key));
+  return owned || mergePatchChanges(ownFields(record), patch).length > 0;
+}
+
+function nothingChanged(surface: string, id: string, patch: Record<string, unknown>): string {
+  return Object.keys(patch).length === 0
+    ? `Nothing changed: the patch {} names no field; ${surface} record ${id} is as it was.`
+    : `Nothing changed: ${surface} record ${id} already has those fields.`;
 }
 
 export function updateCommand(make: MakeContext): Command {
@@ -20,7 +59,10 @@ export function updateCommand(make: MakeContext): Command {
     new Command('update')
       .argument('<surface>', 'surface name')
       .argument('<id>', 'record id')
-      .description('Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one'),
+      .description(
+        'Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one; a patch that\n' +
+          'changes nothing is not sent ("Nothing changed")',
+      ),
   )
     .addHelpText(
       'after',

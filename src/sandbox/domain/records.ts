@@ -1,4 +1,5 @@
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
+import { mergePatch, mergePatchChanges } from '../../api/merge-patch.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
 import { badRequest, conflict } from './errors.js';
@@ -46,23 +47,6 @@ export interface StoredRecord {
   record: SurfaceRecord;
 }
 
-/**
- * RFC 7396 JSON Merge Patch: objects merge recursively, null removes a member, anything else
- * (arrays included) replaces.
- */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const base: Record<string, unknown> =
-    target !== null && typeof target === 'object' && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
-    if (value === null) delete base[key];
-    else base[key] = mergePatch(base[key], value);
-  }
-  return base;
-}
-
 /** Records of every surface, per tenant, in creation order. Purged records are gone for good. */
 export class RecordStore {
   readonly #byKey = new Map<string, StoredRecord[]>();
@@ -108,7 +92,10 @@ export class RecordStore {
     return this.#byKey.get(`${tenantId}|${surface}`) ?? [];
   }
 
-  /** Applies a merge patch to the caller's fields; a soft-deleted record cannot change. */
+  /**
+   * Applies a merge patch to the caller's fields; a soft-deleted record cannot change. A patch
+   * that changes nothing (`{}`, fields as they are) leaves the record as it was, updated_at too.
+   */
   update(record: SurfaceRecord, body: Record<string, unknown>): SurfaceRecord {
     const patch = ownFields(body);
     if (record.soft_delete) {
@@ -118,6 +105,7 @@ export class RecordStore {
       [...RESERVED_RECORD_FIELDS].filter((k) => k in record).map((k) => [k, record[k]]),
     );
     const own = Object.fromEntries(Object.entries(record).filter(([k]) => !RESERVED_RECORD_FIELDS.has(k)));
+    if (mergePatchChanges(own, patch).length === 0) return record;
     const merged = mergePatch(own, patch) as Record<string, unknown>;
     for (const key of Object.keys(record)) delete record[key];
     Object.assign(record, merged, owned, { updated_at: this.#clock.iso() });

@@ -55,7 +55,7 @@ export default function auditTrailRoutes(app: FastifyInstance, { state }: RouteC
         untilMs,
       };
       const fingerprint = filterFingerprint({ what: 'audit', order, ...filter });
-      const after = q.cursor ? decodeCursor(q.cursor, fingerprint).k : undefined;
+      const after = q.cursor ? decodeCursor(q.cursor, fingerprint, '/v1/audit_trail').k : undefined;
       const all = state.audit.matching(request.tenant!.id, filter);
       if (order === 'desc') all.reverse();
       const rest =
@@ -65,7 +65,9 @@ export default function auditTrailRoutes(app: FastifyInstance, { state }: RouteC
       return {
         items: page.map((e) => auditRecord(e.entry)),
         next_cursor:
-          rest.length > limit && last ? encodeCursor({ k: last.seq, i: last.entry.id }, fingerprint) : null,
+          rest.length > limit && last
+            ? encodeCursor({ k: last.seq, i: last.entry.id }, fingerprint, '/v1/audit_trail')
+            : null,
       };
     },
   );

@@ -46,7 +46,9 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           const includeDeleted = request.query.include_deleted === true;
           const limit = request.query.limit ?? 50;
           const fingerprint = filterFingerprint({ surface, deleted: includeDeleted });
-          const after = request.query.cursor ? decodeCursor(request.query.cursor, fingerprint) : undefined;
+          const after = request.query.cursor
+            ? decodeCursor(request.query.cursor, fingerprint, `/v1/${surface}`)
+            : undefined;
           const live = state.records
             .list(request.tenant!.id, surface)
             .filter((e) => includeDeleted || !e.record.soft_delete);
@@ -57,7 +59,10 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           const more = from + limit < live.length;
           return {
             items: page.map((e) => e.record),
-            next_cursor: more && last ? encodeCursor({ k: last.seq, i: last.record.id }, fingerprint) : null,
+            next_cursor:
+              more && last
+                ? encodeCursor({ k: last.seq, i: last.record.id }, fingerprint, `/v1/${surface}`)
+                : null,
           };
         },
       );
@@ -113,7 +118,8 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           summary: `Update a record of ${surface} (JSON Merge Patch)`,
           description:
             'A partial update as a JSON Merge Patch (RFC 7396): members merge, null removes a member. Fields the sandbox ' +
-            'owns cannot be set; an idempotency_key member is ignored (never stored). A soft-deleted record cannot be changed (409 record_deleted).',
+            'owns cannot be set; an idempotency_key member is ignored (never stored). A patch that changes nothing answers the record ' +
+            'as it was, updated_at too. A soft-deleted record cannot be changed (409 record_deleted).',
           params: RecordIdParams,
           body: RecordPatchBody,
           response: { 200: SurfaceRecord, ...errorResponses(400, 401, 403, 404, 409) },

@@ -1,13 +1,16 @@
 /**
  * `svc records` against a sandbox, in-process: created, patched, soft-deleted (hidden from lists)
  * and purged when the sandbox clock moves 30 days; usage errors; control characters in API data
- * made visible; --data-file - from stdin. Was the second half of test/e2e/surface.test.ts.
+ * made visible; --data-file - from stdin, and with a byte-order mark; a record not found names the
+ * tenant and its surface's list; a cursor of another surface is named. Was the second half of test/e2e/surface.test.ts.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../../helpers/context.js';
 import { call, useLiveAdmin } from '../../helpers/sandbox.js';
 
-const { sandbox, env, svc } = useLiveAdmin();
+const { sandbox, dir, env, svc } = useLiveAdmin();
 
 describe('svc records', () => {
   it('creates, patches, soft-deletes (hidden from lists) and sees it purged after the clock moves 30 days', async () => {
@@ -36,7 +39,7 @@ describe('svc records', () => {
     });
     expect(JSON.parse(patched.stdout)).not.toHaveProperty('note');
     const got = await svc(['records', 'get', 'reconciliations', id], { env });
-    expect(got.stdout).toContain('status\tclosed');
+    expect(got.stdout).toContain('\nfield.status\tclosed\n');
 
     const refused = await svc(['records', 'delete', 'reconciliations', id], { env });
     expect(refused.code).toBe(2);
@@ -144,5 +147,38 @@ describe('svc records', () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ name: 'from stdin' });
+  });
+
+  it('reads a --data-file that starts with a UTF-8 byte-order mark (as bulk files)', async () => {
+    const file = join(dir, '..', 'bom.json');
+    writeFileSync(file, '\uFEFF{"bom":1}');
+    const r = await svc(['records', 'create', 'accounts', '--data-file', file, '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ bom: 1 });
+    const stdin = await svc(['records', 'create', 'accounts', '--data-file', '-', '--json'], {
+      env,
+      input: '\uFEFF{"bom":2}',
+    });
+    expect(JSON.parse(stdin.stdout)).toMatchObject({ bom: 2 });
+  });
+
+  it('a record not found names the surface to list and the tenant it was looked for in (exit 5)', async () => {
+    const r = await svc(['records', 'get', 'accounts', 'rec_nope'], { env });
+    expect([r.code, r.stdout]).toEqual([5, '']);
+    expect(r.stderr).toMatch(
+      /^error: accounts record rec_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\); looked for in Acme Treasury \(acme-treasury\): see `svc records ls accounts` for its records, --tenant for another tenant's\n$/,
+    );
+  });
+
+  it('a cursor of another surface is refused by its surface, not as "different filters" (exit 2)', async () => {
+    for (const n of [1, 2]) await svc(['records', 'create', 'rules', '--data', `{"n":${n}}`], { env });
+    const listed = await svc(['records', 'ls', 'rules', '--limit', '1'], { env });
+    const cursor = /--cursor (\S+)/.exec(listed.stderr)?.[1];
+    expect(cursor, listed.stderr).toBeDefined();
+    const r = await svc(['records', 'ls', 'accounts', '--cursor', cursor!], { env });
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(
+      /^error: the cursor was issued for \/v1\/rules, not \/v1\/accounts; use it with GET \/v1\/rules, or list \/v1\/accounts without a cursor \[cursor: belongs to \/v1\/rules\] \(HTTP 400, invalid_cursor, request req_[0-9a-f]+\)/,
+    );
   });
 });
