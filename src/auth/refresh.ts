@@ -100,12 +100,18 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       const url = stored.token_url ?? deps.defaultTokenUrl();
       let tokens: Awaited<ReturnType<typeof requestToken>>;
       try {
-        tokens = await requestToken(await deps.api(), url, {
-          grant_type: 'refresh_token',
-          refresh_token: stored.refresh_token,
-          client_id: stored.client_id,
-          client_secret: stored.client_secret,
-        });
+        // A refresh is svc's own business: the command's result (a closed stdout) ignores it.
+        tokens = await requestToken(
+          await deps.api(),
+          url,
+          {
+            grant_type: 'refresh_token',
+            refresh_token: stored.refresh_token,
+            client_id: stored.client_id,
+            client_secret: stored.client_secret,
+          },
+          { ownBusiness: true },
+        );
       } catch (error) {
         if (oauthErrorCode(error) === 'invalid_grant') {
           // Before giving up, look again: another writer may have stored new tokens meanwhile.
