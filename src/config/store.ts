@@ -49,6 +49,14 @@ type CredentialsFile = {
   profiles?: Record<string, StoredCredential>;
 };
 
+/**
+ * A profile's entry in a file's `profiles`, looked up as its own entry only: `constructor`,
+ * `toString` and `valueOf` are names of every object, never of a profile nobody made.
+ */
+function own<T>(profiles: Record<string, T> | undefined, name: string): T | undefined {
+  return profiles !== undefined && Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+}
+
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
@@ -114,12 +122,13 @@ export class ConfigStore {
     return withFileLock(this.dir, this.#path(name), work);
   }
 
+  /** Every profile's settings by name (an object without a prototype: only names made are in it). */
   profiles(): Record<string, ProfileSettings> {
-    return { ...this.#read<ConfigFile>(this.configPath).profiles };
+    return Object.assign(Object.create(null), this.#read<ConfigFile>(this.configPath).profiles);
   }
 
   profile(name: string): ProfileSettings | undefined {
-    return this.#read<ConfigFile>(this.configPath).profiles?.[name];
+    return own(this.#read<ConfigFile>(this.configPath).profiles, name);
   }
 
   /** Whether a profile of that name exists: it has settings or a stored credential. */
@@ -131,13 +140,13 @@ export class ConfigStore {
     checkProfileName(name);
     await this.#update<ConfigFile>('config', (file) => {
       file.profiles ??= {};
-      file.profiles[name] = { ...file.profiles[name], ...values };
+      file.profiles[name] = { ...own(file.profiles, name), ...values };
     });
   }
 
   async unsetProfileValue(name: string, key: ProfileKey): Promise<void> {
     await this.#update<ConfigFile>('config', (file) => {
-      const profile = file.profiles?.[name];
+      const profile = own(file.profiles, name);
       if (profile) delete profile[key];
     });
   }
@@ -146,8 +155,8 @@ export class ConfigStore {
   async removeProfile(name: string): Promise<boolean> {
     let existed = false;
     await this.#update<ConfigFile>('config', (file) => {
-      if (file.profiles && name in file.profiles) {
-        delete file.profiles[name];
+      if (own(file.profiles, name) !== undefined) {
+        delete file.profiles?.[name];
         existed = true;
       }
       if (file.active_profile === name) delete file.active_profile;
@@ -156,7 +165,7 @@ export class ConfigStore {
   }
 
   credential(name: string): StoredCredential | undefined {
-    return this.#read<CredentialsFile>(this.credentialsPath).profiles?.[name];
+    return own(this.#read<CredentialsFile>(this.credentialsPath).profiles, name);
   }
 
   async setCredential(name: string, credential: StoredCredential): Promise<void> {
@@ -170,8 +179,8 @@ export class ConfigStore {
   async removeCredential(name: string): Promise<boolean> {
     let existed = false;
     await this.#update<CredentialsFile>('credentials', (file) => {
-      if (file.profiles && name in file.profiles) {
-        delete file.profiles[name];
+      if (own(file.profiles, name) !== undefined) {
+        delete file.profiles?.[name];
         existed = true;
       }
     });
