@@ -13,7 +13,12 @@ import { useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox();
 const dirs = useTempDirs();
-const env = () => ({ ...dirs(), SVC_BASE_URL: sandbox().url, SVC_CLIENT_ID: 'svc-cli', SVC_TENANT: TREASURY });
+const env = () => ({
+  ...dirs(),
+  SVC_BASE_URL: sandbox().url,
+  SVC_CLIENT_ID: 'svc-cli',
+  SVC_TENANT: TREASURY,
+});
 
 /** Makes the stored access token expired, so the next command refreshes it first. */
 function expireStoredToken(): void {
