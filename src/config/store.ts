@@ -1,6 +1,7 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, SvcError, UsageError } from '../errors.js';
+import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
 
@@ -68,8 +69,6 @@ export function checkProfileName(name: string): string {
   return name;
 }
 
-type ConfFile = 'config' | 'credentials';
-
 /**
  * Profiles (config.json) and credentials (credentials.json) under one private directory.
  *
@@ -84,13 +83,14 @@ export class ConfigStore {
   readonly dir: string;
   readonly configPath: string;
   readonly credentialsPath: string;
-  #conf: Promise<typeof import('conf').default> | undefined;
+  readonly #disk: StoreDisk;
   /** Told when a credential file or the directory was open to others and has been tightened. */
   readonly #warn: ((message: string) => void) | undefined;
   #modesChecked = false;
 
-  constructor(dir: string, options: { warn?: (message: string) => void } = {}) {
+  constructor(dir: string, options: { warn?: (message: string) => void; disk?: StoreDisk } = {}) {
     this.#warn = options.warn;
+    this.#disk = options.disk ?? realDisk;
     this.dir = dir;
     this.configPath = join(dir, 'config.json');
     this.credentialsPath = join(dir, 'credentials.json');
@@ -187,6 +187,27 @@ export class ConfigStore {
     return existed;
   }
 
+  /**
+   * Proves that `name`'s file can be written now (the lock taken, room for it twice over), before
+   * something that cannot be undone; a SvcError (exit 1) naming the file and the cause otherwise.
+   */
+  ensureWritable(name: ConfFile): void {
+    const path = this.#path(name);
+    let size = 0;
+    try {
+      size = statSync(path).size;
+    } catch {
+      // no file yet
+    }
+    try {
+      this.#disk.reserve(path, 2 * size + 16 * 1024);
+    } catch (error) {
+      throw new SvcError('failure', `${path} cannot be written (${(error as Error).message})`, {
+        code: 'config_write',
+      });
+    }
+  }
+
   #path(name: ConfFile): string {
     return name === 'config' ? this.configPath : this.credentialsPath;
   }
@@ -239,35 +260,19 @@ export class ConfigStore {
   /** Read-change-write under the file's lock: the change applies to what is on disk now. */
   async #update<T extends Record<string, unknown>>(name: ConfFile, change: (file: T) => void): Promise<void> {
     const path = this.#path(name);
-    this.#conf ??= import('conf').then((m) => m.default);
-    const Conf = await this.#conf;
     await this.withLock(name, async () => {
       const file = this.#read<T>(path);
       change(file);
-      this.#write(Conf, name, path, file);
+      try {
+        await this.#disk.write(this.dir, name, file);
+      } catch (error) {
+        if (error instanceof SyntaxError) throw malformed(path, 'it is not valid JSON');
+        // A full or read-only disk is not bad input: exit 1, as a failed write of stdout is.
+        throw new SvcError('failure', `cannot write ${path}: ${(error as Error).message}`, {
+          code: 'config_write',
+          hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
+        });
+      }
     });
-  }
-
-  #write<T extends Record<string, unknown>>(
-    Conf: typeof import('conf').default,
-    name: ConfFile,
-    path: string,
-    file: T,
-  ): void {
-    try {
-      const conf = new Conf<T>({
-        cwd: this.dir,
-        configName: name,
-        projectName: 'svc',
-        projectSuffix: '',
-        configFileMode: 0o600,
-        accessPropertiesByDotNotation: false,
-        clearInvalidConfig: false,
-      });
-      conf.store = file;
-    } catch (error) {
-      if (error instanceof SyntaxError) throw malformed(path, 'it is not valid JSON');
-      throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`);
-    }
   }
 }
