@@ -206,6 +206,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
               now: () => clock.now(),
               defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
               loginCommand: () => loginCommand(ctx.settings()),
+              warn: (message) => out.warn(message),
             },
             {
               profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,

@@ -1,5 +1,5 @@
 import type { ConfigStore, StoredCredential } from '../config/store.js';
-import { AuthError } from '../errors.js';
+import { AuthError, SvcError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
@@ -16,6 +16,8 @@ export interface RefreshDeps {
   defaultTokenUrl: () => string;
   /** The login command a hint suggests, keeping -p NAME when it was given: `svc -p f2 login`. */
   loginCommand: () => string;
+  /** Tells the user something on stderr (a refreshed login that could not be saved). */
+  warn: (message: string) => void;
 }
 
 /** Refusals of a refresh that no retry changes: recorded on the credential (refresh_refused). */
@@ -75,11 +77,27 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
   const remember = (credential: StoredCredential | undefined) => {
     for (const secret of credentialSecrets(credential)) seen.add(secret);
   };
+  /**
+   * A refresh whose new tokens could not be saved (a full disk): this run goes on with them for
+   * as long as the file still holds the credential they replaced, rather than spending that
+   * credential's refresh token again (a rotating server has retired it already).
+   */
+  let unsaved: { replaced: StoredCredential; next: StoredCredential } | undefined;
+  const current = (): StoredCredential | undefined => {
+    const stored = store.credential(profile);
+    if (
+      unsaved &&
+      stored?.access_token === unsaved.replaced.access_token &&
+      stored.refresh_token === unsaved.replaced.refresh_token
+    )
+      return unsaved.next;
+    return stored;
+  };
 
   const refresh = async (reason: Reason): Promise<StoredCredential> => {
     const { withCredentialLock } = await import('./lock.js');
     return withCredentialLock(store, async () => {
-      const stored = store.credential(profile);
+      const stored = current();
       remember(stored);
       if (!stored) {
         throw new AuthError(`not logged in: profile "${profile}" has no credential any more`, {
@@ -98,14 +116,33 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         );
       }
       const url = stored.token_url ?? deps.defaultTokenUrl();
+      // The new tokens must be kept: a refresh token spent and then lost is a lost login.
+      try {
+        store.ensureWritable('credentials');
+      } catch (error) {
+        throw new SvcError(
+          'failure',
+          `the session of profile "${profile}" was not refreshed: ${(error as Error).message}`,
+          {
+            code: 'config_write',
+            hint: 'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
+          },
+        );
+      }
       let tokens: Awaited<ReturnType<typeof requestToken>>;
       try {
-        tokens = await requestToken(await deps.api(), url, {
-          grant_type: 'refresh_token',
-          refresh_token: stored.refresh_token,
-          client_id: stored.client_id,
-          client_secret: stored.client_secret,
-        });
+        // A refresh is svc's own business: the command's result (a closed stdout) ignores it.
+        tokens = await requestToken(
+          await deps.api(),
+          url,
+          {
+            grant_type: 'refresh_token',
+            refresh_token: stored.refresh_token,
+            client_id: stored.client_id,
+            client_secret: stored.client_secret,
+          },
+          { ownBusiness: true },
+        );
       } catch (error) {
         if (oauthErrorCode(error) === 'invalid_grant') {
           // Before giving up, look again: another writer may have stored new tokens meanwhile.
@@ -127,10 +164,15 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         const code = oauthErrorCode(error);
         if (failure instanceof AuthError && code && DEFINITE_REFUSALS.has(code)) {
           // Recorded, not deleted: `auth token` and `auth status` then say the same, and a new login clears it.
-          await store.setCredential(profile, {
-            ...stored,
-            refresh_refused: { code, message: failure.message, at: new Date(deps.now()).toISOString() },
-          });
+          // Unrecorded on a full disk: the refusal is still what this run reports.
+          await store
+            .setCredential(profile, {
+              ...stored,
+              refresh_refused: { code, message: failure.message, at: new Date(deps.now()).toISOString() },
+            })
+            .catch((error: unknown) => {
+              if (!(error instanceof SvcError)) throw error;
+            });
         }
         throw failure;
       }
@@ -145,7 +187,15 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
         deps.now(),
       );
       remember(next);
-      await store.setCredential(profile, next);
+      try {
+        await store.setCredential(profile, next);
+      } catch (error) {
+        if (!(error instanceof SvcError)) throw error;
+        unsaved = { replaced: stored, next };
+        deps.warn(
+          `the refreshed login of profile "${profile}" could not be saved (${error.message}); this command goes on with it, but the next one will need \`${deps.loginCommand()}\``,
+        );
+      }
       return next;
     });
   };
@@ -153,7 +203,7 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
   return {
     origin: `profile "${profile}"`,
     async token() {
-      const stored = store.credential(profile);
+      const stored = current();
       remember(stored);
       if (!stored) return undefined;
       if (stored.type === 'oauth') {

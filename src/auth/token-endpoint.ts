@@ -56,11 +56,13 @@ export function parseTokenResponse(data: unknown): TokenSet {
 /**
  * One form-encoded POST to the token endpoint, with client_secret_post authentication when
  * there is a secret. Every credential in the form is registered as a secret for --debug.
+ * `ownBusiness`: the request is svc's own (a refresh), not a change the command was asked for.
  */
 export async function requestToken(
   api: ApiClient,
   url: string,
   form: Record<string, string | undefined>,
+  options: { ownBusiness?: boolean } = {},
 ): Promise<TokenSet> {
   const secrets = ['client_secret', 'code', 'code_verifier', 'refresh_token', 'device_code']
     .map((name) => form[name])
@@ -72,6 +74,7 @@ export async function requestToken(
     auth: false,
     tenant: null,
     secrets,
+    ...(options.ownBusiness ? { recordChange: false as const } : {}),
   });
   return parseTokenResponse(data);
 }

@@ -103,14 +103,20 @@ export async function storeLogin(
     remember.app_url = settings.values.app_url!;
   if (settings.sources.client_id !== 'profile') remember.client_id = client.id;
   let identity: CallerIdentity | undefined;
+  // Checked through a Context made now, over the new login: this run's own credential source is
+  // pinned to the login the run started with (auth/credentials.ts), and a tenant slug would be
+  // resolved through it, then refused as "another login".
+  const after = ctx.forProfile(settings.profile);
   try {
-    const platform = await ctx.platform();
+    const platform = await after.platform();
     identity = await platform.me.get({
       token: credential.access_token,
       secrets: credential.refresh_token ? [credential.refresh_token] : [],
     });
   } catch (error) {
     ctx.out.warn(`logged in, but GET /v1/me failed: ${describeError(error)}`);
+  } finally {
+    await after.close();
   }
   if (!settings.values.tenant && identity?.tenant_id) remember.tenant = identity.tenant_id;
   if (Object.keys(remember).length > 0) await store.setProfileValues(settings.profile, remember);

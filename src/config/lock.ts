@@ -55,7 +55,13 @@ export async function withFileLock<T>(dir: string, target: string, work: () => P
       break;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ELOCKED') throw new ConfigError(`cannot lock ${target}: ${(error as Error).message}`);
+      // A read-only or full disk is not bad input: exit 1, as a failed write of the file is.
+      if (code !== 'ELOCKED') {
+        throw new SvcError('failure', `cannot lock ${target}: ${(error as Error).message}`, {
+          code: 'config_write',
+          hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
+        });
+      }
       if (Date.now() >= deadline) {
         throw new SvcError('failure', `${target} is locked by another svc process`, {
           code: 'config_locked',

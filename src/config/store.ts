@@ -1,6 +1,7 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, SvcError, UsageError } from '../errors.js';
+import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
 
@@ -49,6 +50,14 @@ type CredentialsFile = {
   profiles?: Record<string, StoredCredential>;
 };
 
+/**
+ * A profile's entry in a file's `profiles`, looked up as its own entry only: `constructor`,
+ * `toString` and `valueOf` are names of every object, never of a profile nobody made.
+ */
+function own<T>(profiles: Record<string, T> | undefined, name: string): T | undefined {
+  return profiles !== undefined && Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+}
+
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
@@ -59,8 +68,6 @@ export function checkProfileName(name: string): string {
   }
   return name;
 }
-
-type ConfFile = 'config' | 'credentials';
 
 /**
  * Profiles (config.json) and credentials (credentials.json) under one private directory.
@@ -76,13 +83,14 @@ export class ConfigStore {
   readonly dir: string;
   readonly configPath: string;
   readonly credentialsPath: string;
-  #conf: Promise<typeof import('conf').default> | undefined;
+  readonly #disk: StoreDisk;
   /** Told when a credential file or the directory was open to others and has been tightened. */
   readonly #warn: ((message: string) => void) | undefined;
   #modesChecked = false;
 
-  constructor(dir: string, options: { warn?: (message: string) => void } = {}) {
+  constructor(dir: string, options: { warn?: (message: string) => void; disk?: StoreDisk } = {}) {
     this.#warn = options.warn;
+    this.#disk = options.disk ?? realDisk;
     this.dir = dir;
     this.configPath = join(dir, 'config.json');
     this.credentialsPath = join(dir, 'credentials.json');
@@ -114,12 +122,13 @@ export class ConfigStore {
     return withFileLock(this.dir, this.#path(name), work);
   }
 
+  /** Every profile's settings by name (an object without a prototype: only names made are in it). */
   profiles(): Record<string, ProfileSettings> {
-    return { ...this.#read<ConfigFile>(this.configPath).profiles };
+    return Object.assign(Object.create(null), this.#read<ConfigFile>(this.configPath).profiles);
   }
 
   profile(name: string): ProfileSettings | undefined {
-    return this.#read<ConfigFile>(this.configPath).profiles?.[name];
+    return own(this.#read<ConfigFile>(this.configPath).profiles, name);
   }
 
   /** Whether a profile of that name exists: it has settings or a stored credential. */
@@ -131,13 +140,13 @@ export class ConfigStore {
     checkProfileName(name);
     await this.#update<ConfigFile>('config', (file) => {
       file.profiles ??= {};
-      file.profiles[name] = { ...file.profiles[name], ...values };
+      file.profiles[name] = { ...own(file.profiles, name), ...values };
     });
   }
 
   async unsetProfileValue(name: string, key: ProfileKey): Promise<void> {
     await this.#update<ConfigFile>('config', (file) => {
-      const profile = file.profiles?.[name];
+      const profile = own(file.profiles, name);
       if (profile) delete profile[key];
     });
   }
@@ -146,8 +155,8 @@ export class ConfigStore {
   async removeProfile(name: string): Promise<boolean> {
     let existed = false;
     await this.#update<ConfigFile>('config', (file) => {
-      if (file.profiles && name in file.profiles) {
-        delete file.profiles[name];
+      if (own(file.profiles, name) !== undefined) {
+        delete file.profiles?.[name];
         existed = true;
       }
       if (file.active_profile === name) delete file.active_profile;
@@ -156,7 +165,7 @@ export class ConfigStore {
   }
 
   credential(name: string): StoredCredential | undefined {
-    return this.#read<CredentialsFile>(this.credentialsPath).profiles?.[name];
+    return own(this.#read<CredentialsFile>(this.credentialsPath).profiles, name);
   }
 
   async setCredential(name: string, credential: StoredCredential): Promise<void> {
@@ -170,12 +179,33 @@ export class ConfigStore {
   async removeCredential(name: string): Promise<boolean> {
     let existed = false;
     await this.#update<CredentialsFile>('credentials', (file) => {
-      if (file.profiles && name in file.profiles) {
-        delete file.profiles[name];
+      if (own(file.profiles, name) !== undefined) {
+        delete file.profiles?.[name];
         existed = true;
       }
     });
     return existed;
+  }
+
+  /**
+   * Proves that `name`'s file can be written now (the lock taken, room for it twice over), before
+   * something that cannot be undone; a SvcError (exit 1) naming the file and the cause otherwise.
+   */
+  ensureWritable(name: ConfFile): void {
+    const path = this.#path(name);
+    let size = 0;
+    try {
+      size = statSync(path).size;
+    } catch {
+      // no file yet
+    }
+    try {
+      this.#disk.reserve(path, 2 * size + 16 * 1024);
+    } catch (error) {
+      throw new SvcError('failure', `${path} cannot be written (${(error as Error).message})`, {
+        code: 'config_write',
+      });
+    }
   }
 
   #path(name: ConfFile): string {
@@ -230,35 +260,19 @@ export class ConfigStore {
   /** Read-change-write under the file's lock: the change applies to what is on disk now. */
   async #update<T extends Record<string, unknown>>(name: ConfFile, change: (file: T) => void): Promise<void> {
     const path = this.#path(name);
-    this.#conf ??= import('conf').then((m) => m.default);
-    const Conf = await this.#conf;
     await this.withLock(name, async () => {
       const file = this.#read<T>(path);
       change(file);
-      this.#write(Conf, name, path, file);
+      try {
+        await this.#disk.write(this.dir, name, file);
+      } catch (error) {
+        if (error instanceof SyntaxError) throw malformed(path, 'it is not valid JSON');
+        // A full or read-only disk is not bad input: exit 1, as a failed write of stdout is.
+        throw new SvcError('failure', `cannot write ${path}: ${(error as Error).message}`, {
+          code: 'config_write',
+          hint: 'make room on its disk (or make it writable), then run the command again; nothing was changed',
+        });
+      }
     });
-  }
-
-  #write<T extends Record<string, unknown>>(
-    Conf: typeof import('conf').default,
-    name: ConfFile,
-    path: string,
-    file: T,
-  ): void {
-    try {
-      const conf = new Conf<T>({
-        cwd: this.dir,
-        configName: name,
-        projectName: 'svc',
-        projectSuffix: '',
-        configFileMode: 0o600,
-        accessPropertiesByDotNotation: false,
-        clearInvalidConfig: false,
-      });
-      conf.store = file;
-    } catch (error) {
-      if (error instanceof SyntaxError) throw malformed(path, 'it is not valid JSON');
-      throw new ConfigError(`cannot write ${path}: ${(error as Error).message}`);
-    }
   }
 }

@@ -297,7 +297,7 @@ export class ApiClient {
       }
       // The server accepted a change, whatever its body turns out to be (a closed stdout must say so).
       const requestId = header(outcome.headers, 'x-request-id');
-      if (changes) {
+      if (changes && options.recordChange !== false) {
         this.config.onChange?.({ method, path: url.pathname, status, requestId });
       }
       const data = checkedBody<T>(

@@ -50,6 +50,11 @@ export interface RequestOptions {
   /** More values to keep out of traces (e.g. a client secret in a form body). */
   secrets?: string[];
   /**
+   * false: a 2xx to this request is not a change the command made, so onChange is not told (svc's
+   * own token refresh: a read whose token was refreshed is still a read for a closed stdout).
+   */
+  recordChange?: false;
+  /**
    * What a 2xx answer must carry (default `json`: a JSON object or array); see ExpectedBody.
    * Anything else is a BadResponseError (exit 1) naming what came back.
    */

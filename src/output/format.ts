@@ -23,6 +23,17 @@ export function rfc3339(value: unknown): string {
   return isoSeconds(date.getTime());
 }
 
+/**
+ * A time svc stored (milliseconds included) as the API writes its times, RFC 3339 in whole
+ * seconds, for --json output (`login`, `auth status`); null when there is none, and text that is
+ * not a time as it is.
+ */
+export function inWholeSeconds(time: string | undefined): string | null {
+  if (time === undefined) return null;
+  const ms = Date.parse(time);
+  return Number.isNaN(ms) ? time : isoSeconds(ms);
+}
+
 const MINUTE = 60;
 const HOUR = 3600;
 const DAY = 24 * HOUR;

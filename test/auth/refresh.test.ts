@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withCredentialLock } from '../../src/auth/lock.js';
 import { refreshingCredentials } from '../../src/auth/refresh.js';
+import { realDisk, type StoreDisk } from '../../src/config/disk.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
-import { AuthError } from '../../src/errors.js';
+import { AuthError, SvcError } from '../../src/errors.js';
 import { ApiClient } from '../../src/http/client.js';
 
 /**
@@ -43,10 +44,31 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function setup(credential: Partial<StoredCredential>) {
+/**
+ * A disk that runs out of room when the test says so (a tmpfs cannot be mounted in a test): the
+ * store's disk seam (config/disk.ts) then fails its scratch write or its file write with ENOSPC.
+ */
+function fillableDisk() {
+  const full = { reserve: false, write: false };
+  const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  const disk: StoreDisk = {
+    reserve(path, bytes) {
+      if (full.reserve) throw enospc();
+      realDisk.reserve(path, bytes);
+    },
+    async write(dir, name, file) {
+      if (full.write) throw enospc();
+      await realDisk.write(dir, name, file);
+    },
+  };
+  return { disk, full };
+}
+
+function setup(credential: Partial<StoredCredential>, disk?: StoreDisk) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-refresh-'));
   dirs.push(dir);
-  const store = new ConfigStore(join(dir, 'config'));
+  const store = new ConfigStore(join(dir, 'config'), disk ? { disk } : {});
+  const warnings: string[] = [];
   const api = new ApiClient({
     baseUrl: url,
     credentials: { origin: 'test', token: async () => undefined, secrets: () => [] },
@@ -73,10 +95,11 @@ function setup(credential: Partial<StoredCredential>) {
       api: async () => api,
       defaultTokenUrl: () => `${url}/v1/oauth/token`,
       loginCommand: () => 'svc -p p login',
+      warn: (message) => warnings.push(message),
     },
     full,
   );
-  return { store, source, full, close: () => api.close() };
+  return { store, source, full, warnings, close: () => api.close() };
 }
 
 describe('refreshing OAuth credentials', () => {
@@ -209,6 +232,57 @@ describe('refreshing OAuth credentials', () => {
       'the access token of profile "p" has expired and there is no refresh token',
     );
     expect(seen).toHaveLength(0);
+    await close();
+  });
+});
+
+describe('refreshing on a full disk', () => {
+  it('spends nothing when the credential file could not be written: exit 1, the login kept', async () => {
+    const { disk, full: diskFull } = fillableDisk();
+    const { store, source, full, close } = setup({}, disk);
+    await store.setCredential('p', full);
+    diskFull.reserve = true;
+    diskFull.write = true;
+    onToken = () => ({
+      status: 200,
+      body: { access_token: 'at-new', token_type: 'bearer', expires_in: 600 },
+    });
+    const error = (await source.token().catch((e: unknown) => e)) as SvcError;
+    expect(error).toBeInstanceOf(SvcError);
+    expect([error.exitCode, error.message, error.hint]).toEqual([
+      1,
+      `the session of profile "p" was not refreshed: ${store.credentialsPath} cannot be written (ENOSPC: no space left on device, write)`,
+      'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
+    ]);
+    expect(seen).toHaveLength(0);
+    expect(store.credential('p')).toEqual(full);
+    await close();
+  });
+
+  it('a save that fails after the refresh: the run goes on with the new token, says once that a new login will be needed', async () => {
+    const { disk, full: diskFull } = fillableDisk();
+    const { store, source, full, warnings, close } = setup({}, disk);
+    await store.setCredential('p', full);
+    // Room for the scratch write, none for the file itself (someone else filled the disk meanwhile).
+    diskFull.write = true;
+    onToken = () => ({
+      status: 200,
+      body: {
+        access_token: 'at-new',
+        token_type: 'bearer',
+        expires_in: 600,
+        refresh_token: 'rt-new-0123456789',
+      },
+    });
+    expect(await source.token()).toBe('at-new');
+    // The rotated refresh token is not spent again by the same run: its new access token is used.
+    expect(await source.token()).toBe('at-new');
+    expect(await source.renew!('at-old')).toBe('at-new');
+    expect(seen).toHaveLength(1);
+    expect(warnings).toEqual([
+      `the refreshed login of profile "p" could not be saved (cannot write ${store.credentialsPath}: ENOSPC: no space left on device, write); this command goes on with it, but the next one will need \`svc -p p login\``,
+    ]);
+    expect(store.credential('p')).toEqual(full);
     await close();
   });
 });

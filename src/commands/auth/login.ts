@@ -6,7 +6,7 @@ import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
-import { relativeTime } from '../../output/format.js';
+import { inWholeSeconds, relativeTime } from '../../output/format.js';
 import { readStream } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
@@ -172,7 +172,8 @@ export async function runLoginBrowser(
       base_url: settings.values.base_url,
       client_id: clientId,
       scopes: stored.scope ? stored.scope.split(' ') : null,
-      expires_at: stored.expiresAt ?? null,
+      // In whole seconds, as `auth status --json` and the API write times.
+      expires_at: inWholeSeconds(stored.expiresAt),
       identity: me ?? null,
     });
   }

@@ -1,11 +1,10 @@
 import { Command } from 'commander';
-import { isoSeconds } from '../../api/time.js';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
 import { loginHint } from '../../auth/login-hint.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
 import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';
-import { maskSecret } from '../../output/format.js';
+import { inWholeSeconds, maskSecret } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
 import { examples, type MakeContext } from '../kit.js';
 
@@ -44,18 +43,11 @@ function describeCredential(ctx: Context, profile: string): AuthStatus['credenti
     kind: !fromEnv && stored?.type === 'oauth' ? 'oauth' : claims ? 'jwt' : 'api_key',
     token: maskSecret(token),
     // In whole seconds, as the API writes its times (`identity.credential.expires_at`).
-    expires_at: seconds((fromEnv ? undefined : stored?.expires_at) ?? jwtExpiry(token)),
+    expires_at: inWholeSeconds((fromEnv ? undefined : stored?.expires_at) ?? jwtExpiry(token)),
     scopes: typeof scope === 'string' && scope !== '' ? scope.split(' ') : null,
     client_id: (fromEnv ? undefined : stored?.client_id) ?? null,
     refresh_token: !fromEnv && stored?.refresh_token ? maskSecret(stored.refresh_token) : null,
   };
-}
-
-/** A stored time (milliseconds included) as RFC 3339 in whole seconds; null when there is none. */
-function seconds(time: string | undefined): string | null {
-  if (time === undefined) return null;
-  const ms = Date.parse(time);
-  return Number.isNaN(ms) ? time : isoSeconds(ms);
 }
 
 export async function runAuthStatus(ctx: Context): Promise<void> {
