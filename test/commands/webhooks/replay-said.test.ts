@@ -95,7 +95,7 @@ describe('Ctrl-C while --wait follows a replay', () => {
     expect(rows[0]).toMatchObject({ status: 'ok', delivery_status: 'pending', follow: 'interrupted' });
     expect(rows[0].error).toBeUndefined();
     expect(r.stderr.split('\n')[0]).toMatch(
-      /^1 replayed \(not followed to its delivery: interrupted\) in [\d.]+ s$/,
+      /^1 replayed \(not followed to its delivery: interrupted\), 1 not started in [\d.]+ s$/,
     );
     expect(r.stderr).not.toMatch(/failed|within 60 s/);
 
