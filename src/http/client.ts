@@ -21,6 +21,7 @@ import {
   type RequestOptions,
 } from './options.js';
 import { checkCredentialTransport } from './origin.js';
+import { CursorTrail } from './paging.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
 import { BadResponseError, checkedBody, DEFAULT_MAX_RESPONSE_BYTES, redirectError } from './response.js';
@@ -129,21 +130,27 @@ export class ApiClient {
     onPage?: (page: P) => void,
   ): AsyncGenerator<T> {
     let cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
+    const trail = new CursorTrail(cursor);
     for (;;) {
-      const { data } = await this.get<Page<T>>(path, { ...query, cursor }, options);
-      const items = pageItems<T>(data);
-      if (!items) {
-        throw new BadResponseError(`the server answered GET ${path} with a page that has no list of items`, {
-          hint: 'is the base URL the API, not a web page or a proxy?',
-        });
+      let items: T[];
+      let data: Page<T>;
+      try {
+        ({ data } = await this.get<Page<T>>(path, { ...query, cursor }, options));
+        const found = pageItems<T>(data);
+        if (!found) {
+          throw new BadResponseError(
+            `the server answered GET ${path} with a page that has no list of items`,
+            { hint: 'is the base URL the API, not a web page or a proxy?' },
+          );
+        }
+        items = found;
+        onPage?.(data as P);
+      } catch (error) {
+        throw trail.failed(error);
       }
-      onPage?.(data as P);
       yield* items;
-      const next = data?.next_cursor;
-      if (typeof next !== 'string' || next === '') return;
-      if (next === cursor)
-        throw new SvcError('failure', `the server returned the same cursor twice for ${path}`);
-      cursor = next;
+      cursor = trail.next(items.length, data?.next_cursor);
+      if (cursor === undefined) return;
     }
   }
 
