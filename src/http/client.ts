@@ -1,9 +1,10 @@
 // Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
 // own in-flight request, an attempt whose answer was lost, errors) is one loop; the pieces that
 // stand alone are in their own files.
-import { AuthError, InterruptedError, SvcError } from '../errors.js';
+import { AuthError, InterruptedError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
+import { ACCEPT_ENCODING } from './encoding.js';
 import {
   apiErrorFrom,
   ConnectionError,
@@ -24,7 +25,13 @@ import { checkCredentialTransport } from './origin.js';
 import { CursorTrail } from './paging.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
-import { BadResponseError, checkedBody, DEFAULT_MAX_RESPONSE_BYTES, redirectError } from './response.js';
+import {
+  BadResponseError,
+  checkedBody,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  notADocument,
+  redirectError,
+} from './response.js';
 import {
   DEFAULT_RETRY_POLICY,
   IN_FLIGHT_WAIT,
@@ -182,6 +189,7 @@ export class ApiClient {
     // No prototype: a header the caller names __proto__ (svc api -H) is a header, not dropped.
     const headers: Record<string, string> = Object.assign(Object.create(null), {
       accept: 'application/json',
+      'accept-encoding': ACCEPT_ENCODING,
       'user-agent': this.config.userAgent,
     });
     const tenant = options.tenant === undefined ? await this.#tenant() : options.tenant;
@@ -304,6 +312,7 @@ export class ApiClient {
       if (changes) {
         this.config.onChange?.({ method, path: url.pathname, status, requestId });
       }
+      if (outcome.undecodable !== undefined) throw notADocument(method, url, status, outcome.undecodable);
       const data = checkedBody<T>(
         method,
         url,
