@@ -6,6 +6,7 @@
  */
 import { Option } from 'commander';
 import type { Context } from '../context.js';
+import { CursorTrail } from '../http/paging.js';
 import type { Page } from '../platform/index.js';
 import { shellWord } from '../system/shell-words.js';
 import { intFlag, nonEmpty } from './kit.js';
@@ -77,18 +78,26 @@ export class Listing<T, P extends Page<T> = Page<T>> {
 
   async *items(fetchPage: (page: { limit: number; cursor?: string }) => Promise<P>): AsyncGenerator<T> {
     const { limit } = this.options;
+    const trail = new CursorTrail(this.next ?? undefined);
     do {
       const left = limit === undefined ? this.pageMax : limit - this.shown;
-      const page = await fetchPage({
-        limit: Math.min(this.pageMax, left),
-        ...(this.next ? { cursor: this.next } : {}),
-      });
+      let page: P;
+      try {
+        page = await fetchPage({
+          limit: Math.min(this.pageMax, left),
+          ...(this.next ? { cursor: this.next } : {}),
+        });
+      } catch (error) {
+        throw trail.failed(error);
+      }
       this.lastPage = page;
       this.next = page.next_cursor ?? null;
       for (const item of page.items) {
         this.shown++;
         yield item;
       }
+      // Another page is read only from a cursor not sent before: one sent again is a loop.
+      if (limit === undefined || this.shown < limit) trail.next(page.items.length, this.next);
     } while (this.next && (limit === undefined || this.shown < limit));
   }
 

@@ -1,9 +1,10 @@
 // Over 300 lines on purpose: one request's life (headers, tenant, auth, retries, waiting on its
 // own in-flight request, an attempt whose answer was lost, errors) is one loop; the pieces that
 // stand alone are in their own files.
-import { AuthError, InterruptedError, SvcError } from '../errors.js';
+import { AuthError, InterruptedError } from '../errors.js';
 import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
+import { ACCEPT_ENCODING } from './encoding.js';
 import {
   apiErrorFrom,
   ConnectionError,
@@ -21,9 +22,16 @@ import {
   type RequestOptions,
 } from './options.js';
 import { checkCredentialTransport } from './origin.js';
+import { CursorTrail } from './paging.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
-import { BadResponseError, checkedBody, DEFAULT_MAX_RESPONSE_BYTES, redirectError } from './response.js';
+import {
+  BadResponseError,
+  checkedBody,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  notADocument,
+  redirectError,
+} from './response.js';
 import {
   DEFAULT_RETRY_POLICY,
   IN_FLIGHT_WAIT,
@@ -129,21 +137,27 @@ export class ApiClient {
     onPage?: (page: P) => void,
   ): AsyncGenerator<T> {
     let cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
+    const trail = new CursorTrail(cursor);
     for (;;) {
-      const { data } = await this.get<Page<T>>(path, { ...query, cursor }, options);
-      const items = pageItems<T>(data);
-      if (!items) {
-        throw new BadResponseError(`the server answered GET ${path} with a page that has no list of items`, {
-          hint: 'is the base URL the API, not a web page or a proxy?',
-        });
+      let items: T[];
+      let data: Page<T>;
+      try {
+        ({ data } = await this.get<Page<T>>(path, { ...query, cursor }, options));
+        const found = pageItems<T>(data);
+        if (!found) {
+          throw new BadResponseError(
+            `the server answered GET ${path} with a page that has no list of items`,
+            { hint: 'is the base URL the API, not a web page or a proxy?' },
+          );
+        }
+        items = found;
+        onPage?.(data as P);
+      } catch (error) {
+        throw trail.failed(error);
       }
-      onPage?.(data as P);
       yield* items;
-      const next = data?.next_cursor;
-      if (typeof next !== 'string' || next === '') return;
-      if (next === cursor)
-        throw new SvcError('failure', `the server returned the same cursor twice for ${path}`);
-      cursor = next;
+      cursor = trail.next(items.length, data?.next_cursor);
+      if (cursor === undefined) return;
     }
   }
 
@@ -175,6 +189,7 @@ export class ApiClient {
     // No prototype: a header the caller names __proto__ (svc api -H) is a header, not dropped.
     const headers: Record<string, string> = Object.assign(Object.create(null), {
       accept: 'application/json',
+      'accept-encoding': ACCEPT_ENCODING,
       'user-agent': this.config.userAgent,
     });
     const tenant = options.tenant === undefined ? await this.#tenant() : options.tenant;
@@ -300,6 +315,7 @@ export class ApiClient {
       if (changes && options.recordChange !== false) {
         this.config.onChange?.({ method, path: url.pathname, status, requestId });
       }
+      if (outcome.undecodable !== undefined) throw notADocument(method, url, status, outcome.undecodable);
       const data = checkedBody<T>(
         method,
         url,

@@ -156,7 +156,7 @@ export function checkedBody<T>(
   return value as T;
 }
 
-function notADocument(method: string, url: URL, status: number, what: string): BadResponseError {
+export function notADocument(method: string, url: URL, status: number, what: string): BadResponseError {
   const safe = isSafeMethod(method);
   return new BadResponseError(
     `the server answered ${status} with ${what}, to ${method} ${url.pathname}${

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { InterruptedError } from '../errors.js';
+import { contentCodings, decodedBody, isDecodeError } from './encoding.js';
 import { ConnectionError, ConnectionTimeoutError } from './errors.js';
 import { formatBytes, ResponseTooLargeError, readCapped, tooLarge } from './response.js';
 import { type Dispatcher, request } from './undici.js';
@@ -11,7 +12,10 @@ export interface Outcome {
   status: number;
   statusText: string;
   headers: Headers;
+  /** The body, decoded from its Content-Encoding. */
   text: string;
+  /** What the body is when it cannot be decoded (an unknown coding, or not what it says it is). */
+  undecodable?: string;
 }
 
 export interface ExchangeOptions {
@@ -77,13 +81,29 @@ export async function exchange(
       return tooLarge(method, url, maxBytes);
     };
     if (Number(response.headers['content-length']) > maxBytes) throw overCap();
-    const text = await readCapped(response.body, maxBytes, overCap, received);
-    return {
+    const answer = {
       status: response.statusCode,
       statusText: STATUS_CODES[response.statusCode] ?? '',
       headers: response.headers,
-      text,
     };
+    // A compressed answer is decoded as it is read, and the cap is on the decoded size.
+    const codings = contentCodings(response.headers);
+    const decoded = decodedBody(response.body, codings);
+    if ('cannot' in decoded) {
+      const text = await readCapped(response.body, maxBytes, overCap, received);
+      return { ...answer, text, undecodable: decoded.cannot };
+    }
+    try {
+      return { ...answer, text: await readCapped(decoded.body, maxBytes, overCap, received) };
+    } catch (error) {
+      if (!isDecodeError(error)) throw error;
+      const said = codings.join(', ');
+      return {
+        ...answer,
+        text: '',
+        undecodable: `a body that is not the ${said} its Content-Encoding says (${error.message})`,
+      };
+    }
   } catch (error) {
     if (error instanceof ResponseTooLargeError) throw error;
     if (signal?.aborted) throw new InterruptedError('interrupted; the request was cancelled');

@@ -150,7 +150,7 @@ describe('a hostile server', () => {
     );
     expect(got).toEqual(['a']);
     expect((error as Error).message).toBe(
-      `the server's answer to GET /v1/tenants lacks "items[1].id" (string)`,
+      `the listing is incomplete: it stopped after 1 item, when the next page failed: the server's answer to GET /v1/tenants lacks "items[1].id" (string)`,
     );
   });
 });

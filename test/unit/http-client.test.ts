@@ -286,7 +286,9 @@ describe('pages', () => {
       hint: 'is the base URL the API, not a web page or a proxy?',
     });
     const loop = await serve([{ status: 200, body: { items: [], next_cursor: 'same' } }]);
-    await expect(take(loop.url)).rejects.toThrow('the server returned the same cursor twice for /v1/n');
+    await expect(take(loop.url)).rejects.toThrow(
+      'the server sent the cursor "same" again after 2 pages (a cursor loop)',
+    );
     expect(loop.seen).toHaveLength(2);
   });
 });

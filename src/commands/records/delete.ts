@@ -29,9 +29,8 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   });
   if (record === undefined) return;
   if (ctx.out.isMachine) return ctx.out.json(record);
-  ctx.out.success(
-    `Deleted ${surface} record ${record.id}; it is hidden from lists and purged at ${record.purge_at}`,
-  );
+  const purged = record.purge_at ? ` and purged at ${record.purge_at}` : '';
+  ctx.out.success(`Deleted ${surface} record ${record.id}; it is hidden from lists${purged}`);
 }
 
 export function deleteCommand(make: MakeContext): Command {

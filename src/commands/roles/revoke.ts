@@ -106,9 +106,9 @@ export async function runRolesRevoke(ctx: Context, options: RolesRevokeOptions):
   if (data === undefined) return;
   await ctx.out.record(data, assignmentFields(data));
   if (!ctx.out.isMachine) {
-    ctx.out.success(
-      `revoked ${data.role_name} from ${data.user_id} (audit trail ${data.revocation_audit_trail_id})`,
-    );
+    // Nullable in the document: a server that sends null gets no clause, not "(audit trail null)".
+    const audit = data.revocation_audit_trail_id ? ` (audit trail ${data.revocation_audit_trail_id})` : '';
+    ctx.out.success(`revoked ${data.role_name} from ${data.user_id}${audit}`);
   }
 }
 

@@ -60,9 +60,8 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
     ['next retry', delivery.next_retry_at, 'time'],
   ]);
   if (delivery.status === 'delivered') {
-    ctx.out.success(
-      `test event delivered on attempt ${delivery.attempt_count} (HTTP ${delivery.last_status_code})`,
-    );
+    const status = delivery.last_status_code === null ? '' : ` (HTTP ${delivery.last_status_code})`;
+    ctx.out.success(`test event delivered on attempt ${delivery.attempt_count}${status}`);
     return;
   }
   if (delivery.attempt_count === 0) {

@@ -1,0 +1,163 @@
+/**
+ * Compressed answers (finding s9 servers 3): svc says which codings it reads (Accept-Encoding),
+ * decodes gzip, deflate (zlib or raw) and br, keeps SVC_MAX_RESPONSE_BYTES a limit on the decoded
+ * size (a compression bomb stops there), names a coding it cannot read in one line, and its
+ * --debug trace shows the decoded body with the Content-Encoding header as it came.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { staticCredentials } from '../../src/auth/credentials.js';
+import { ApiClient, type ClientConfig } from '../../src/http/client.js';
+import { NotFoundError } from '../../src/http/errors.js';
+import { BadResponseError, ResponseTooLargeError } from '../../src/http/response.js';
+import { runInProcess, useTempDirs } from '../helpers/context.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+async function target(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const seen: IncomingMessage['headers'][] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push(req.headers);
+      handler(req, res);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+function client(baseUrl: string, extra: Partial<ClientConfig> = {}) {
+  return new ApiClient({
+    baseUrl,
+    tenant: 't-1',
+    credentials: staticCredentials('tok_canary_123456', 'test'),
+    userAgent: 'svc/9.9.9',
+    env: {},
+    retry: { baseDelayMs: 1, maxDelayMs: 1, maxRetries: 0 },
+    ...extra,
+  });
+}
+
+const encoders: Record<string, (b: Buffer) => Buffer> = {
+  gzip: (b) => gzipSync(b),
+  'x-gzip': (b) => gzipSync(b),
+  deflate: (b) => deflateSync(b),
+  'deflate (raw)': (b) => deflateRawSync(b),
+  br: (b) => brotliCompressSync(b),
+  'gzip, br': (b) => brotliCompressSync(gzipSync(b)),
+};
+
+function compressed(res: ServerResponse, status: number, coding: string, body: unknown) {
+  const header = coding.replace(' (raw)', '');
+  res.writeHead(status, { 'content-type': 'application/json', 'content-encoding': header });
+  res.end(encoders[coding]!(Buffer.from(JSON.stringify(body))));
+}
+
+describe('compressed answers', () => {
+  it('asks for the codings svc reads', async () => {
+    const t = await target((_req, res) => compressed(res, 200, 'gzip', { ok: true }));
+    await client(t.url).get('/v1/x');
+    expect(t.seen[0]!['accept-encoding']).toBe('gzip, deflate, br');
+  });
+
+  it.each(Object.keys(encoders))('decodes a %s answer to a change', async (coding) => {
+    const t = await target((_req, res) => compressed(res, 201, coding, { id: 'ra_1', note: 'é'.repeat(50) }));
+    const answer = await client(t.url).post('/v1/users/usr_x/roles', { role: 'tenant_viewer' });
+    expect(answer.data).toEqual({ id: 'ra_1', note: 'é'.repeat(50) });
+  });
+
+  it('decodes an error answer, so its message and class are the server’s', async () => {
+    const t = await target((_req, res) =>
+      compressed(res, 404, 'gzip', {
+        error: { code: 'user_not_found', message: 'no such user', request_id: 'r' },
+      }),
+    );
+    const error = await client(t.url)
+      .get('/v1/users/x')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.message).toBe('no such user');
+  });
+
+  it('stops a compression bomb at SVC_MAX_RESPONSE_BYTES of decoded body', async () => {
+    // 16 MiB of JSON that gzip makes some 16 KiB: within the limit on the wire, far over it decoded.
+    const huge = Buffer.from(`{"items":["${'a'.repeat(16 * 1024 * 1024)}"]}`);
+    const bomb = gzipSync(huge);
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const t = await target((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(bomb);
+    });
+    const error = await client(t.url, { maxResponseBytes: 1024 * 1024 })
+      .get('/v1/tenants')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error.message).toBe('the answer to GET /v1/tenants is larger than 1 MiB; svc stopped reading it');
+  });
+
+  it('names a coding it cannot read, in one line', async () => {
+    const t = await target((_req, res) => {
+      res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'zstd' });
+      res.end(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3]));
+    });
+    const error = await client(t.url)
+      .post('/v1/users/usr_x/roles', { role: 'r' })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(error.message).toBe(
+      'the server answered 201 with a body in Content-Encoding "zstd", which svc cannot decode, to POST /v1/users/usr_x/roles; nothing was written, and svc cannot tell whether the change was made',
+    );
+  });
+
+  it('says a body that does not decode is not what its Content-Encoding says', async () => {
+    const t = await target((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end('{"items":[]}');
+    });
+    const error = await client(t.url)
+      .get('/v1/tenants')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(BadResponseError);
+    expect(error.message).toBe(
+      'the server answered 200 with a body that is not the gzip its Content-Encoding says (incorrect header check), to GET /v1/tenants',
+    );
+  });
+});
+
+describe('a compressed answer to a verb', () => {
+  const dirs = useTempDirs();
+
+  it('roles assign: ✓ from a gzip 201; --debug shows the header sent and the body decoded', async () => {
+    const assignment = {
+      user_id: 'usr_x',
+      role_id: 'tenant_viewer',
+      role_name: 'tenant_viewer',
+      assigned_by: 'usr_admin',
+      assigned_at: '2026-01-15T12:00:00Z',
+      expires_at: '2099-01-15T13:00:00Z',
+      audit_trail_id: 'aud_gz1',
+    };
+    const t = await target((_req, res) => compressed(res, 201, 'gzip', assignment));
+    const r = await runInProcess(
+      ['roles', 'assign', 'usr_x', 'tenant_viewer', '--expires-in', '1h', '--justification', 't', '--debug'],
+      {
+        ...dirs(),
+        SVC_BASE_URL: t.url,
+        SVC_TOKEN: 'tok_encoding_test_123456',
+        SVC_TENANT: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
+      },
+    );
+    expect([r.code, r.stderr.split('\n').at(-2)]).toEqual([0, expect.stringMatching(/✓/)]);
+    expect(r.stderr).toContain('> accept-encoding: gzip, deflate, br\n');
+    expect(r.stderr).toContain('< content-encoding: gzip\n');
+    expect(r.stderr).toContain('"audit_trail_id":"aud_gz1"');
+    expect(r.stderr).toMatch(/✓ .*aud_gz1/);
+  });
+});
