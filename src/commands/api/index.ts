@@ -3,7 +3,7 @@ import { OAUTH_PATHS } from '../../api/constants.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { HttpMethod, QueryValue } from '../../http/client.js';
-import { ApiError } from '../../http/errors.js';
+import { answerOf } from '../../http/errors.js';
 import { readInputBytes } from '../../system/input.js';
 import { examples, type MakeContext } from '../kit.js';
 
@@ -188,11 +188,13 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     if (options.include) await printHead(ctx, response.status, response.headers);
     await printBody(ctx, response.text, response.headers['content-type']);
   } catch (error) {
-    if (error instanceof ApiError) {
-      if (options.include) await printHead(ctx, error.status, error.headers);
+    // The error answer as it came, also when it leaves a change's outcome unknown (a 5xx to a POST).
+    const answer = answerOf(error);
+    if (answer) {
+      if (options.include) await printHead(ctx, answer.status, answer.headers);
       await printBody(
         ctx,
-        typeof error.body === 'string' ? error.body : JSON.stringify(error.body ?? ''),
+        typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? ''),
         'json',
       );
     }
