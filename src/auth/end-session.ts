@@ -1,7 +1,7 @@
 import type { StoredCredential } from '../config/store.js';
 import type { Context } from '../context.js';
 import { SvcError } from '../errors.js';
-import { ApiError, ConnectionError, ConnectionTimeoutError } from '../http/errors.js';
+import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
 import { decodeJwtClaims } from './jwt.js';
 import type { Revocation } from './revocation.js';
 
@@ -35,11 +35,15 @@ export interface SessionEnd {
   token: string | undefined;
 }
 
-/** The server could not be asked, or could not answer now: asking again later may succeed. */
+/**
+ * The server could not be asked, or could not answer now: asking again later may succeed (a
+ * revocation whose outcome is unknown too: revoking a revoked token again is answered 200).
+ */
 function unanswered(error: unknown): boolean {
   return (
     error instanceof ConnectionError ||
     error instanceof ConnectionTimeoutError ||
+    error instanceof OutcomeUnknownError ||
     (error instanceof ApiError && (error.status >= 500 || error.status === 429))
   );
 }

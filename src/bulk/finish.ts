@@ -145,7 +145,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   ctx.out.success(line);
 }
 
-const UNKNOWN = 'with an unknown outcome (the platform may have made them; their answers were lost)';
+const UNKNOWN = 'with an unknown outcome (the platform may have made them; no answer said whether it did)';
 
 /**
  * The error of a run halted because no later item could succeed (the credential is gone, rejected

@@ -1,5 +1,5 @@
 import { describeError, SvcError } from '../errors.js';
-import { ApiError, OutcomeUnknownError } from '../http/errors.js';
+import { ApiError, answerOf, OutcomeUnknownError } from '../http/errors.js';
 import { IdempotencyInProgressError } from '../platform/errors.js';
 import type { BulkResult } from './runner.js';
 
@@ -23,14 +23,16 @@ export function definiteRefusal(error: unknown): boolean {
 
 /** A failed item's `error`, as its result line says it. */
 export function failure(error: unknown): NonNullable<BulkResult['error']> {
-  if (error instanceof ApiError) {
+  const answer = answerOf(error);
+  if (answer) {
     return {
-      code: error.code ?? 'api_error',
-      message: error.message,
-      status: error.status,
-      ...(error.requestId ? { request_id: error.requestId } : {}),
+      code: answer.code ?? 'api_error',
+      // An unknown outcome's says so (`…, so the outcome is unknown: …`).
+      message: (error as SvcError).message,
+      status: answer.status,
+      ...(answer.requestId ? { request_id: answer.requestId } : {}),
       // Where to look for the right id, as the single verb's error says it (`svc users ls`).
-      ...(error.hint ? { hint: error.hint } : {}),
+      ...(answer.hint ? { hint: answer.hint } : {}),
     };
   }
   if (error instanceof SvcError) return { code: error.code ?? error.category, message: error.message };
@@ -38,14 +40,11 @@ export function failure(error: unknown): NonNullable<BulkResult['error']> {
 }
 
 /**
- * The item's change may have been made: every answer to it was lost (no answer, a dropped
- * connection after sending, or a 5xx after an attempt whose answer was lost).
+ * The item's change may have been made: no answer to it said what became of it (no answer, a
+ * dropped connection after sending, a 5xx: the HTTP client's rule, answerLeavesOutcomeUnknown).
  */
 export function outcomeUnknown(error: unknown): boolean {
-  return (
-    error instanceof OutcomeUnknownError ||
-    (error instanceof ApiError && error.status >= 500 && error.lostAnswer !== undefined)
-  );
+  return error instanceof OutcomeUnknownError;
 }
 
 /** No later item can succeed either: the credential is gone, rejected, or someone else's (exit 3). */

@@ -6,6 +6,7 @@ import { realSleep, type Sleep } from '../system/clock.js';
 import { encodeBody } from './body.js';
 import { ACCEPT_ENCODING } from './encoding.js';
 import {
+  answerLeavesOutcomeUnknown,
   apiErrorFrom,
   ConnectionError,
   ConnectionTimeoutError,
@@ -277,6 +278,10 @@ export class ApiClient {
           this.#secrets.values(),
         );
         error.lostAnswer = lostAnswer;
+        // A 5xx may come after the change was made (or an earlier attempt was lost): unknown.
+        if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {
+          throw new OutcomeUnknownError(error);
+        }
         if (status === 409 && error.code === IN_PROGRESS) {
           // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
           const delay = inFlightDelayMs(

@@ -69,26 +69,51 @@ export class ConnectionTimeoutError extends SvcError {
 }
 
 /**
- * A change whose every attempt went without an answer after it may have reached the server (a
- * timeout, a connection dropped after sending): the platform may have made it. Exit 1, with the
- * code of the last attempt's failure; `--json` adds `"outcome": "unknown"`. The hint says how to
- * settle it: by default, to look before sending it again; a verb whose re-run is safe says so.
+ * A 5xx answer to a change, seen last or after an attempt whose answer was lost, leaves the change's
+ * outcome unknown: a server fault may come after the platform made it (the sandbox's `--fault-phase
+ * after` does exactly that; the reference only calls a 5xx "a server fault"). Except an answer that
+ * says the request was not acted on: 501 Not Implemented (the server does not support the method,
+ * RFC 9110 §15.6.2), 505 HTTP Version Not Supported (§15.6.6), and 511 Network Authentication
+ * Required (an intercepting proxy's, RFC 6585 §6: the request never reached the platform).
+ */
+export function answerLeavesOutcomeUnknown(status: number, earlierAnswerLost: boolean): boolean {
+  return status >= 500 && (earlierAnswerLost || !NOT_ACTED_ON.has(status));
+}
+
+const NOT_ACTED_ON = new Set([501, 505, 511]);
+
+/**
+ * A change none of whose attempts got an answer that says what became of it (no answer in time, a
+ * connection dropped after sending, a 5xx: see answerLeavesOutcomeUnknown): the platform may have
+ * made it. Exit 1, with the code of the last attempt's failure (and the status and request id of
+ * its answer, if one came); `--json` adds `"outcome": "unknown"`. The hint says how to settle it:
+ * by default, to look before sending it again; a verb whose re-run is safe says so.
  */
 export class OutcomeUnknownError extends SvcError {
   readonly outcome = 'unknown';
+  /** The last attempt's answer (a 5xx), when one came; undefined when none did. */
+  readonly answer: ApiError | undefined;
 
-  constructor(last: ConnectionError | ConnectionTimeoutError, hint?: string) {
+  constructor(last: ConnectionError | ConnectionTimeoutError | ApiError, hint?: string) {
     super('failure', `${last.message}, so the outcome is unknown: the platform may have made this change`, {
       code: last.code,
       hint: hint ?? 'check whether it was made before running the command again',
+      details: last.details,
       cause: last,
     });
+    this.answer = last instanceof ApiError ? last : undefined;
   }
 
   /** The same error with another hint (a verb that knows how it is settled). */
   withHint(hint: string): OutcomeUnknownError {
-    return new OutcomeUnknownError(this.cause as ConnectionError | ConnectionTimeoutError, hint);
+    return new OutcomeUnknownError(this.cause as ConnectionError | ConnectionTimeoutError | ApiError, hint);
   }
+}
+
+/** The server's error answer behind an error: an ApiError itself, or the last answer to a change whose outcome is unknown. */
+export function answerOf(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  return error instanceof OutcomeUnknownError ? error.answer : undefined;
 }
 
 const BY_STATUS: Record<number, typeof ApiError> = {

@@ -1,5 +1,5 @@
 import { describeError, exitCodeFor, SvcError } from '../errors.js';
-import { ApiError, OutcomeUnknownError } from '../http/errors.js';
+import { answerOf, OutcomeUnknownError } from '../http/errors.js';
 import { redactDeep, redactText } from '../http/redact.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 
@@ -11,7 +11,7 @@ export interface ErrorReport {
   status?: number;
   request_id?: string;
   details?: unknown;
-  /** `unknown`: a change whose answers were all lost (the platform may have made it). */
+  /** `unknown`: a change whose answers were all lost or 5xx (the platform may have made it). */
   outcome?: string;
 }
 
@@ -22,9 +22,10 @@ export function errorReport(error: unknown): ErrorReport {
   }
   const report: ErrorReport = { code: error.code ?? error.category, message: error.message, exit_code: exit };
   if (error.hint) report.hint = error.hint;
-  if (error instanceof ApiError) {
-    report.status = error.status;
-    if (error.requestId) report.request_id = error.requestId;
+  const answer = answerOf(error);
+  if (answer) {
+    report.status = answer.status;
+    if (answer.requestId) report.request_id = answer.requestId;
   }
   if (error.details !== undefined) report.details = error.details;
   if (error instanceof OutcomeUnknownError) report.outcome = error.outcome;
@@ -85,7 +86,7 @@ export function renderError(
   if (report.status !== undefined && apiCode) facts.push(report.code);
   if (report.request_id) facts.push(`request ${report.request_id}`);
   // An API's details go on the line; svc's own (a file's problems) were printed by the command.
-  const details = error instanceof ApiError ? detailText(report.message, report.details) : '';
+  const details = answerOf(error) ? detailText(report.message, report.details) : '';
   let line = `error: ${report.message}${details}`;
   if (facts.length > 0) line += ` (${facts.join(', ')})`;
   if (report.hint) line += `; ${report.hint}`;

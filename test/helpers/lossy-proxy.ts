@@ -7,9 +7,10 @@ export interface LossyProxyOptions {
   /**
    * Which requests lose their answer (by default: the first DELETE of each path): true answers
    * 503 (Retry-After: 0) after the sandbox applied the request, `drop` closes the connection
-   * without any answer (as a reset does), `hang` never answers (svc's timeout ends the wait).
+   * without any answer (as a reset does), `hang` never answers (svc's timeout ends the wait), a
+   * number answers that status instead of 503 (a 500 after the change, as `--fail-status 500`).
    */
-  lose?: (method: string, path: string, seen: number) => boolean | 'drop' | 'hang';
+  lose?: (method: string, path: string, seen: number) => boolean | number | 'drop' | 'hang';
   /** Awaited before a request is forwarded: something that happens meanwhile (a login elsewhere). */
   before?: (method: string, path: string) => Promise<void> | void;
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
@@ -88,8 +89,11 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       request.socket.destroy();
       return;
     }
-    if (lost) {
-      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
+    if (lost !== false) {
+      response.writeHead(lost === true ? 503 : lost, {
+        'content-type': 'application/json',
+        'retry-after': '0',
+      });
       response.end(
         JSON.stringify({
           error: {

@@ -1,3 +1,4 @@
+// Over 300 lines: the HTTP client against real local servers, one behaviour per test.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import {
   ConnectionTimeoutError,
   InternalServerError,
   NotFoundError,
+  OutcomeUnknownError,
 } from '../../src/http/errors.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { virtualClock } from '../helpers/context.js';
@@ -139,6 +141,23 @@ describe('ApiClient', () => {
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error).toMatchObject({ status: 503, code: 'down' });
     expect(t.seen).toHaveLength(3);
+  });
+
+  it('a change answered 5xx: not retried on 500, and its outcome is unknown (but for 501)', async () => {
+    const t = await target((req, res) =>
+      json(res, req.url === '/v1/nope' ? 501 : 500, { error: { code: 'internal', message: 'boom' } }),
+    );
+    const error = await client(t.url)
+      .request({ method: 'POST', path: '/v1/x', body: {} })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.answer).toMatchObject({ status: 500, code: 'internal' });
+    expect(t.seen).toHaveLength(1);
+    const refused = await client(t.url)
+      .request({ method: 'DELETE', path: '/v1/nope' })
+      .catch((e) => e);
+    expect(refused).toBeInstanceOf(InternalServerError);
+    expect(refused).toMatchObject({ status: 501 });
   });
 
   it('slows every request after a 429 with Retry-After', async () => {

@@ -12,7 +12,15 @@ import {
   SvcError,
   UsageError,
 } from '../../src/errors.js';
-import { apiErrorFrom, ConnectionError, ConnectionTimeoutError } from '../../src/http/errors.js';
+import {
+  answerLeavesOutcomeUnknown,
+  answerOf,
+  apiErrorFrom,
+  ConnectionError,
+  ConnectionTimeoutError,
+  OutcomeUnknownError,
+} from '../../src/http/errors.js';
+import { errorReport } from '../../src/output/errors.js';
 
 describe('exit codes (the contract table, in one place)', () => {
   it.each([
@@ -75,5 +83,48 @@ describe('API error bodies of any shape still render', () => {
   ])('%s', (_name, text, expected) => {
     const error = apiErrorFrom(503, 'Service Unavailable', { 'x-request-id': 'req_h' }, text);
     expect(error).toMatchObject(expected);
+  });
+});
+
+describe('a 5xx answer to a change leaves its outcome unknown', () => {
+  it.each([
+    [500, false, true],
+    [502, false, true],
+    [503, false, true],
+    [504, false, true],
+    [599, false, true],
+    // The answer says the request was not acted on.
+    [501, false, false],
+    [505, false, false],
+    [511, false, false],
+    // ... unless an earlier attempt's answer was lost.
+    [501, true, true],
+    // Not a 5xx: the answer says what happened.
+    [404, true, false],
+    [409, false, false],
+    [429, false, false],
+  ])('HTTP %i (an earlier answer lost: %s): unknown %s', (status, lost, unknown) => {
+    expect(answerLeavesOutcomeUnknown(status, lost)).toBe(unknown);
+  });
+
+  it("says so with the answer's status, code and request id; exit 1", () => {
+    const answer = apiErrorFrom(
+      500,
+      'Internal Server Error',
+      { 'x-request-id': 'req_1' },
+      '{"error":{"code":"internal","message":"boom"}}',
+    );
+    const error = new OutcomeUnknownError(answer);
+    expect(answerOf(error)).toBe(answer);
+    expect(answerOf(new OutcomeUnknownError(new ConnectionTimeoutError('no answer')))).toBeUndefined();
+    expect(errorReport(error.withHint('run it again'))).toEqual({
+      code: 'internal',
+      message: 'boom, so the outcome is unknown: the platform may have made this change',
+      exit_code: 1,
+      hint: 'run it again',
+      status: 500,
+      request_id: 'req_1',
+      outcome: 'unknown',
+    });
   });
 });

@@ -3,7 +3,7 @@ import { OAUTH_PATHS } from '../../api/constants.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { HttpMethod, QueryValue } from '../../http/client.js';
-import { ApiError } from '../../http/errors.js';
+import { answerOf } from '../../http/errors.js';
 import { readInputBytes } from '../../system/input.js';
 import { examples, type MakeContext } from '../kit.js';
 import { printBody, printHead, printPages } from './print.js';
@@ -184,10 +184,12 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     if (options.include) await printHead(ctx, response.status, response.headers);
     await printBody(ctx, response.text, response.headers['content-type']);
   } catch (error) {
-    if (error instanceof ApiError) {
-      if (options.include) await printHead(ctx, error.status, error.headers);
+    // The error answer as it came, also when it leaves a change's outcome unknown (a 5xx to a POST).
+    const answer = answerOf(error);
+    if (answer) {
+      if (options.include) await printHead(ctx, answer.status, answer.headers);
       // An answer without a body (a HEAD's, always) prints nothing.
-      const body = error.body ?? '';
+      const body = answer.body ?? '';
       await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json');
     }
     throw error;

@@ -220,7 +220,7 @@ export function assignCommand(make: MakeContext): Command {
           '(already_assigned). --dry-run exits 7 when a row would fail (a grant to yourself; a role ' +
           'whose permissions you do not all hold, or for longer than you hold them; with --extend, ' +
           'an expiry the last-tenant-admin rule refuses). Exit 7 when some rows failed, those whose ' +
-          'outcome is unknown among them (every answer lost: run the same command again to settle ' +
+          'outcome is unknown among them (every answer lost or a server error: run the same command again to settle ' +
           'them), 3 when the credential stops working or changes hands during the run (it stops; the ' +
           'same command resumes), 130 after Ctrl-C, 141 when stdout closes during the run.',
       )

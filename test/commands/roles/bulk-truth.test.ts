@@ -153,7 +153,7 @@ describe('a change whose every attempt lost its answer', () => {
     expect(error.code).toBe('partial_failure');
     expect(error.exit_code).toBe(7);
     expect(error.message).toMatch(
-      /^1 of 3 item\(s\) failed with an unknown outcome \(the platform may have made them; their answers were lost\): line 4: /,
+      /^1 of 3 item\(s\) failed with an unknown outcome \(the platform may have made them; no answer said whether it did\): line 4: /,
     );
     expect(error.hint).toMatch(/^run the same command again to settle them \(journal .+\)$/);
     // The platform did all three.

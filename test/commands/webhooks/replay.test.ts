@@ -309,9 +309,10 @@ describe('svc webhooks replay --dlq', () => {
     ]);
   });
 
-  it('some replays refused by the server: exit 7; the same command resumes and replays each entry once', async () => {
+  it('some replays answered 500: exit 7, their outcome unknown; the same command resumes and replays each entry once', async () => {
     const { webhook, entries: queued } = await queue(204, 30);
-    // Half of the requests fail with 500 before the handler: GETs are retried, POSTs are not.
+    // Half of the requests fail with 500 before the handler: GETs are retried, POSTs are not, and
+    // a 500 to a POST leaves its outcome unknown (svc cannot tell it came before the change).
     await call(sandbox(), 'PUT', '/_sandbox/faults', {
       body: { fail_rate: 0.5, fail_status: 500, phase: 'before', seed: 42, retry_after: null },
     });
@@ -327,8 +328,9 @@ describe('svc webhooks replay --dlq', () => {
     expect(first.code).toBe(7);
     expect(failed.length).toBeGreaterThan(0);
     expect(failed[0].error).toMatchObject({ status: 500 });
+    expect(failed.filter((x) => x.outcome !== 'unknown')).toEqual([]);
     expect(first.stderr).toMatch(
-      /fix them and run the same command again to resume \(journal .+webhooks-replay-[0-9a-f]{16}\.ndjson\)/,
+      /run the same command again to settle them \(journal .+webhooks-replay-[0-9a-f]{16}\.ndjson\)/,
     );
     const second = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait']);
     expect(second.code, second.stderr).toBe(0);
