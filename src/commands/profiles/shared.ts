@@ -1,4 +1,9 @@
-import { resolveProfileName, type SettingSource, unknownProfileError } from '../../config/settings.js';
+import {
+  chooseProfileHint,
+  resolveProfileName,
+  type SettingSource,
+  unknownProfileError,
+} from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { maskSecret } from '../../output/format.js';
 
@@ -69,7 +74,7 @@ export function inUseNote(ctx: Context): string | undefined {
   const store = ctx.store();
   const active = store.activeProfile();
   const { name, source } = profileInUse(ctx);
-  if (name === active) return undefined;
+  if (name === active && (source !== 'profile' || store.hasProfile(name))) return undefined;
   const given = source === 'flag' ? `-p ${name}` : `SVC_PROFILE=${name}`;
   const where = source === 'flag' ? 'for this command' : 'in this shell';
   if (source === 'flag' || source === 'env') {
@@ -87,14 +92,10 @@ export function inUseNote(ctx: Context): string | undefined {
  */
 export function noActiveProfile(ctx: Context): string {
   const store = ctx.store();
-  const names = Object.keys(store.profiles()).sort();
+  const names = Object.keys(store.profiles());
   const active = store.activeProfile();
   const start =
     active === undefined ? 'no profile is active' : `the active profile "${active}" does not exist`;
   const fallback = active === undefined && names.includes('default') ? ', so commands use "default" (>)' : '';
-  const choose =
-    names.length === 0
-      ? 'create one with `svc sandbox start` or `svc -p NAME config set base_url URL`'
-      : `choose one with \`svc profiles use NAME\` (yours: ${names.join(', ')})`;
-  return `${start}${fallback}; ${choose}`;
+  return `${start}${fallback}; ${chooseProfileHint(names)}`;
 }
