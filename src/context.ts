@@ -273,6 +273,11 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           signal: deps.signal,
           loginHint: loginHint(s, deps.env),
           otherCredentialHint: otherCredentialHint(deps.env),
+          ...(tenant === undefined
+            ? {
+                missingTenantHint: `no tenant for profile "${s.profile}": pass --tenant, set SVC_TENANT or \`svc ${profileFlag(s)}config set tenant ID|SLUG\` (see \`svc tenants ls\`)`,
+              }
+            : {}),
           now: () => clock.now(),
           sleep: clock.sleep,
           secrets,
