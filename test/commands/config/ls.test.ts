@@ -51,7 +51,10 @@ describe('svc config ls', () => {
   });
 
   it('says when no profile is active and "default" is used', async () => {
-    const r = await runInProcess(['config', 'ls'], { ...env(), SVC_CONFIG_DIR: `${env().SVC_CONFIG_DIR}/none` });
+    const r = await runInProcess(['config', 'ls'], {
+      ...env(),
+      SVC_CONFIG_DIR: `${env().SVC_CONFIG_DIR}/none`,
+    });
     expect([r.code, r.stderr]).toEqual([0, 'Profile "default" (no profile is active)\n']);
   });
 
