@@ -74,6 +74,20 @@ function configure(command: Command, io: ContextDeps['io']): Command {
     .exitOverride();
 }
 
+/**
+ * A global flag that takes a value. An empty value (`--tenant "$T"` with T unset) is a usage
+ * error: read as "not given", the command would act on the profile's tenant (or profile, or
+ * server) instead of the one the script meant. An empty environment variable still means unset.
+ */
+function valueOption(flags: string, description: string, what: string): Option {
+  const option = new Option(flags, description);
+  const name = option.short ? `${option.short}/${option.long}` : option.long;
+  return option.argParser((value: string) => {
+    if (value.trim() === '') throw new UsageError(`${name} is empty; give ${what}, or leave the flag out`);
+    return value;
+  });
+}
+
 function rootProgram(io: ContextDeps['io']): Command {
   const program = new Command('svc')
     .description(
@@ -82,11 +96,21 @@ function rootProgram(io: ContextDeps['io']): Command {
     )
     .version(VERSION, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .addOption(new Option('-p, --profile <name>', 'profile to use (env SVC_PROFILE)'))
-    .addOption(new Option('--base-url <url>', 'API base URL (env SVC_BASE_URL)'))
-    .addOption(new Option('--app-url <url>', 'browser app URL, defaults to the base URL (env SVC_APP_URL)'))
-    .addOption(new Option('--tenant <id>', 'tenant sent as X-Tenant-Id (env SVC_TENANT)'))
-    .addOption(new Option('--org <id>', 'organisation sent as X-SVC-Org-Id (env SVC_ORG)'))
+    .addOption(valueOption('-p, --profile <name>', 'profile to use (env SVC_PROFILE)', 'a profile name'))
+    .addOption(valueOption('--base-url <url>', 'API base URL (env SVC_BASE_URL)', 'the API base URL'))
+    .addOption(
+      valueOption(
+        '--app-url <url>',
+        'browser app URL, defaults to the base URL (env SVC_APP_URL)',
+        'the browser app URL',
+      ),
+    )
+    .addOption(
+      valueOption('--tenant <id>', 'tenant sent as X-Tenant-Id (env SVC_TENANT)', 'a tenant id or slug'),
+    )
+    .addOption(
+      valueOption('--org <id>', 'organisation sent as X-SVC-Org-Id (env SVC_ORG)', 'an organisation id'),
+    )
     .addOption(new Option('--json', 'print one JSON document; errors as JSON on stderr'))
     .addOption(
       new Option(
@@ -98,7 +122,13 @@ function rootProgram(io: ContextDeps['io']): Command {
     .addOption(new Option('--debug', 'trace HTTP requests on stderr, secrets masked (env SVC_DEBUG=1)'))
     .addOption(new Option('--no-color', 'disable colour (env NO_COLOR)'))
     .addOption(new Option('-y, --yes', 'confirm destructive actions without asking'))
-    .addOption(new Option('--timeout <seconds>', 'per-request timeout (default 30, env SVC_TIMEOUT)'))
+    .addOption(
+      valueOption(
+        '--timeout <seconds>',
+        'per-request timeout (default 30, env SVC_TIMEOUT)',
+        'a number of seconds',
+      ),
+    )
     .addOption(
       new Option(
         '--allow-insecure-http',

@@ -7,6 +7,7 @@ import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from './config/e
 import { configDir } from './config/paths.js';
 import {
   checkBaseUrlPath,
+  missingActiveProfileError,
   profileFlag,
   resolveProfileName,
   resolveSettings,
@@ -192,6 +193,9 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       if ((s.profileSource === 'flag' || s.profileSource === 'env') && !store.hasProfile(s.profile)) {
         throw unknownProfileError(s.profile, Object.keys(store.profiles()), s.profileSource);
       }
+      if (s.profileSource === 'profile' && !store.hasProfile(s.profile)) {
+        throw missingActiveProfileError(s.profile, Object.keys(store.profiles()));
+      }
       return s;
     },
     credentials() {
@@ -221,8 +225,13 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         const s = ctx.settings();
         const baseUrl = s.values.base_url;
         if (!baseUrl) {
-          // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting.
+          // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting;
+          // so is an active profile that is gone, or none active while other profiles exist.
           ctx.profileSettings();
+          const names = Object.keys(ctx.store().profiles());
+          if (s.profileSource === 'default' && !ctx.store().hasProfile(s.profile) && names.length > 0) {
+            throw missingActiveProfileError(undefined, names);
+          }
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
             hint: `run \`svc sandbox start\` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / \`svc ${profileFlag(s)}config set base_url URL\``,
           });
@@ -265,6 +274,11 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           signal: deps.signal,
           loginHint: loginHint(s, deps.env),
           otherCredentialHint: otherCredentialHint(deps.env),
+          ...(tenant === undefined
+            ? {
+                missingTenantHint: `no tenant for profile "${s.profile}": pass --tenant, set SVC_TENANT or \`svc ${profileFlag(s)}config set tenant ID|SLUG\` (see \`svc tenants ls\`)`,
+              }
+            : {}),
           now: () => clock.now(),
           sleep: clock.sleep,
           secrets,

@@ -7,9 +7,9 @@ import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
 import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
 import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
 import type { Context } from '../context.js';
-import { describeError, UsageError } from '../errors.js';
+import { describeError } from '../errors.js';
 import type { CallerIdentity } from '../platform/me.js';
-import { collect, intFlag, parseScopes } from './kit.js';
+import { collect, intFlag, nonEmpty, parseScopes } from './kit.js';
 
 export interface BrowserLoginOptions {
   clientId: string | undefined;
@@ -49,8 +49,7 @@ export function addBrowserLoginOptions(command: Command): Command {
 }
 
 export function parseBrowserLogin(flags: Record<string, unknown>): BrowserLoginOptions {
-  const clientId = flags.clientId === undefined ? undefined : String(flags.clientId).trim();
-  if (clientId === '') throw new UsageError('--client-id must not be empty');
+  const clientId = flags.clientId === undefined ? undefined : nonEmpty('--client-id', flags.clientId);
   return {
     clientId,
     secret: checkSecretFlags('client-secret', {

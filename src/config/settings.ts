@@ -82,6 +82,27 @@ export function unknownProfileError(
   });
 }
 
+/** How to choose the active profile, naming the profiles there are (or how to make one). */
+export function chooseProfileHint(names: readonly string[]): string {
+  return names.length === 0
+    ? 'create one with `svc sandbox start` or `svc -p NAME config set base_url URL`'
+    : `choose one with \`svc profiles use NAME\` (yours: ${[...names].sort().join(', ')})`;
+}
+
+/**
+ * No profile in force: the active profile named in config.json does not exist (removed by hand,
+ * or by an older svc), or none is active and there is no "default" (exit 5, how to choose one).
+ */
+export function missingActiveProfileError(
+  active: string | undefined,
+  names: readonly string[],
+): NotFoundError {
+  return new NotFoundError(
+    active === undefined ? 'no profile is active' : `the active profile "${active}" does not exist`,
+    { hint: chooseProfileHint(names) },
+  );
+}
+
 /** Each setting from its flag, else its environment variable, else the profile. */
 export function resolveSettings(
   flags: SettingFlags,

@@ -93,6 +93,11 @@ export interface ClientConfig {
    * with SVC_TOKEN set, which overrides every profile, that token).
    */
   otherCredentialHint?: string;
+  /**
+   * The fix for a 400 tenant_header_required when the profile has no tenant (which profile, and
+   * how to give it one); absent when a tenant is configured.
+   */
+  missingTenantHint?: string;
   now?: () => number;
   /** Waits between attempts (default: real time); rejects when the signal aborts. */
   sleep?: Sleep;

@@ -168,6 +168,23 @@ export function typedError(error: unknown, notFound?: NotFoundClass, otherCreden
 }
 
 /**
+ * A 400 tenant_header_required sent without a tenant because the profile has none: the fix in
+ * svc's terms (`missingTenantHint`: which profile, and how to give it a tenant). Any other error,
+ * or one whose server said the fix already, is returned as it is.
+ */
+export function withMissingTenantHint(error: unknown, missingTenantHint: string | undefined): unknown {
+  if (
+    missingTenantHint === undefined ||
+    !(error instanceof ApiError) ||
+    error.status !== 400 ||
+    error.code !== 'tenant_header_required' ||
+    error.hint
+  )
+    return error;
+  return retyped(error, error.constructor as ApiErrorClass, missingTenantHint);
+}
+
+/**
  * The fix half of a 403 insufficient_role (the operation itself needs a permission the caller's
  * roles lack): another credential, and, unless the platform's message says the fix already (whom
  * to ask, what to use), a tenant administrator. Any server's message is kept as it is.

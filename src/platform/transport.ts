@@ -2,7 +2,13 @@ import type { ApiClient, ApiResponse, HttpMethod, QueryValue, RequestOptions } f
 import { NotFoundError } from '../http/errors.js';
 import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
 import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
-import { GoneAfterLostAnswerError, InvalidResponseError, type NotFoundClass, typedError } from './errors.js';
+import {
+  GoneAfterLostAnswerError,
+  InvalidResponseError,
+  type NotFoundClass,
+  typedError,
+  withMissingTenantHint,
+} from './errors.js';
 import { clientView, SCHEMA_REFS } from './schemas.js';
 
 /** Per-request options every platform method takes (openai-node's request options). */
@@ -80,8 +86,17 @@ export class Transport {
     try {
       yield* pages;
     } catch (error) {
-      throw typedError(error, operation.notFound, this.api.config.otherCredentialHint);
+      throw this.#typed(error, operation);
     }
+  }
+
+  /** An API error as its typed class, with the fixes svc knows for this profile. */
+  #typed(error: unknown, operation: Operation): unknown {
+    const { otherCredentialHint, missingTenantHint } = this.api.config;
+    return withMissingTenantHint(
+      typedError(error, operation.notFound, otherCredentialHint),
+      missingTenantHint,
+    );
   }
 
   async #send<T>(
@@ -101,7 +116,7 @@ export class Transport {
         ...(operation.idempotencyKey === false ? { idempotencyKey: false as const } : {}),
       });
     } catch (error) {
-      const typed = typedError(error, operation.notFound, this.api.config.otherCredentialHint);
+      const typed = this.#typed(error, operation);
       // Nothing to delete, after an attempt whose answer was lost: most likely that attempt's doing.
       if (operation.method === 'DELETE' && typed instanceof NotFoundError && typed.lostAnswer !== undefined) {
         throw new GoneAfterLostAnswerError(typed as NotFoundError & { lostAnswer: string });

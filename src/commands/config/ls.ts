@@ -1,8 +1,16 @@
 import { Command } from 'commander';
-import { ENV_FOR } from '../../config/settings.js';
+import { ENV_FOR, type SettingSource } from '../../config/settings.js';
 import { PROFILE_KEYS } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
+
+/** Where the profile in use came from, named as the table names a setting's source. */
+const PROFILE_FROM: Record<SettingSource, string> = {
+  flag: '-p',
+  env: 'SVC_PROFILE',
+  profile: 'active profile',
+  default: 'no profile is active',
+};
 
 export async function runConfigLs(ctx: Context): Promise<void> {
   const settings = ctx.profileSettings();
@@ -11,7 +19,8 @@ export async function runConfigLs(ctx: Context): Promise<void> {
     value: settings.values[key] ?? null,
     source: settings.sources[key] ?? null,
   }));
-  if (!ctx.out.isMachine) ctx.out.info(`Profile "${settings.profile}" (${settings.profileSource})`);
+  if (!ctx.out.isMachine)
+    ctx.out.info(`Profile "${settings.profile}" (${PROFILE_FROM[settings.profileSource]})`);
   await ctx.out.list(rows, [
     { header: 'key', value: (r) => r.key },
     { header: 'value', value: (r) => r.value },

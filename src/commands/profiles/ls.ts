@@ -1,13 +1,16 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { rows } from './shared.js';
+import { inUseNote, rows } from './shared.js';
 
 export async function runProfilesLs(ctx: Context): Promise<void> {
+  const note = rows(ctx).length === 0 ? undefined : inUseNote(ctx);
+  if (note !== undefined && !ctx.out.isMachine) ctx.out.info(note);
   await ctx.out.list(
     rows(ctx),
     [
-      { header: ' ', value: (r) => (r.active ? '*' : '') },
+      // * the active profile; > the one in force instead of it (-p, SVC_PROFILE, or "default").
+      { header: ' ', value: (r) => (r.active ? '*' : r.in_use ? '>' : '') },
       { header: 'name', value: (r) => r.name },
       { header: 'base url', value: (r) => r.base_url },
       { header: 'tenant', value: (r) => r.tenant },
@@ -20,7 +23,10 @@ export async function runProfilesLs(ctx: Context): Promise<void> {
 export function lsCommand(make: MakeContext): Command {
   return new Command('ls')
     .alias('list')
-    .description('List profiles; * marks the active one')
+    .description(
+      'List profiles; * marks the active one, and > the one in force instead of it (-p, SVC_PROFILE, or\n' +
+        '"default" when no profile is active), with a line on stderr saying why',
+    )
     .addHelpText('after', examples(['svc profiles ls', 'all profiles']))
     .action(async (_f: unknown, cmd: Command) => runProfilesLs(await make(cmd)));
 }

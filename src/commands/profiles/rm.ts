@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { endSession, warnAboutSession } from '../../auth/end-session.js';
+import { chooseProfileHint } from '../../config/settings.js';
 import { checkProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { confirmDestructive, examples, type MakeContext } from '../kit.js';
@@ -35,13 +36,19 @@ export async function runProfilesRm(
       noRevoke: `svc profiles rm ${name} --no-revoke`,
     });
     const { revocation } = end;
-    if (ctx.out.isMachine) return ctx.out.json({ removed: name, revocation: revocation.outcome });
+    const active = store.activeProfile();
+    if (ctx.out.isMachine)
+      return ctx.out.json({ removed: name, revocation: revocation.outcome, active_profile: active ?? null });
     ctx.out.success(
       revocation.outcome === 'revoked'
         ? `Removed profile "${name}" (revoked its session at ${new URL(revocation.endpoint).origin})`
         : `Removed profile "${name}"`,
     );
     warnAboutSession(target, end);
+    // It was the active one: the next command would fall back to "default" (or fail) unexplained.
+    if (active === undefined) {
+      ctx.out.warn(`no profile is active now; ${chooseProfileHint(Object.keys(store.profiles()))}`);
+    }
   } finally {
     await target.close();
   }
@@ -54,7 +61,8 @@ export function rmCommand(make: MakeContext): Command {
     .description(
       'Remove a profile and its stored credential (asks first; --yes when not on a terminal). Its OAuth\n' +
         'session is revoked first, as `svc logout` does; when the server cannot be reached, nothing is\n' +
-        'removed (exit 1) unless --no-revoke.',
+        'removed (exit 1) unless --no-revoke. Removing the active profile leaves none active: svc says so and\n' +
+        'how to choose another.',
     )
     .addOption(
       new Option(

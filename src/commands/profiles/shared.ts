@@ -1,10 +1,18 @@
-import { unknownProfileError } from '../../config/settings.js';
+import {
+  chooseProfileHint,
+  resolveProfileName,
+  type SettingSource,
+  unknownProfileError,
+} from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { maskSecret } from '../../output/format.js';
 
 export interface ProfileRow {
   name: string;
+  /** The active profile (config.json's active_profile, set by `svc profiles use`). */
   active: boolean;
+  /** The profile this command uses: -p, else SVC_PROFILE, else the active one, else "default". */
+  in_use: boolean;
   base_url: string | null;
   app_url: string | null;
   tenant: string | null;
@@ -17,6 +25,7 @@ export interface ProfileRow {
 export function rows(ctx: Context): ProfileRow[] {
   const store = ctx.store();
   const active = store.activeProfile();
+  const inUse = profileInUse(ctx).name;
   const profiles = store.profiles();
   return Object.keys(profiles)
     .sort()
@@ -26,6 +35,7 @@ export function rows(ctx: Context): ProfileRow[] {
       return {
         name,
         active: name === active,
+        in_use: name === inUse,
         base_url: p.base_url ?? null,
         app_url: p.app_url ?? null,
         tenant: p.tenant ?? null,
@@ -45,4 +55,47 @@ export function existing(ctx: Context, name: string): ProfileRow {
       rows(ctx).map((r) => r.name),
     );
   return row;
+}
+
+/**
+ * The profile a command uses and why (-p, SVC_PROFILE, the active one, or "default"), read
+ * without checking the profile's settings: `profiles ls` shows it even when they are broken.
+ */
+export function profileInUse(ctx: Context): { name: string; source: SettingSource } {
+  const store = ctx.store();
+  return resolveProfileName(ctx.globals, ctx.env, () => store.activeProfile());
+}
+
+/**
+ * Why the profile in use is not the active one, for people (undefined when it is): -p or
+ * SVC_PROFILE naming another profile, or one that does not exist, or no active profile at all.
+ */
+export function inUseNote(ctx: Context): string | undefined {
+  const store = ctx.store();
+  const active = store.activeProfile();
+  const { name, source } = profileInUse(ctx);
+  if (name === active && (source !== 'profile' || store.hasProfile(name))) return undefined;
+  const given = source === 'flag' ? `-p ${name}` : `SVC_PROFILE=${name}`;
+  const where = source === 'flag' ? 'for this command' : 'in this shell';
+  if (source === 'flag' || source === 'env') {
+    if (!store.hasProfile(name)) {
+      return `${given} names no profile: commands ${where} fail until ${source === 'flag' ? 'it is changed' : 'it is unset'} or the profile is created`;
+    }
+    return `${given} puts profile "${name}" (>) in force ${where}, not the active profile${active === undefined ? '' : ` "${active}" (*)`}`;
+  }
+  return noActiveProfile(ctx);
+}
+
+/**
+ * What to say when no profile is active (or the active one is gone): which profile commands use
+ * now, and how to choose one, naming the profiles there are.
+ */
+export function noActiveProfile(ctx: Context): string {
+  const store = ctx.store();
+  const names = Object.keys(store.profiles());
+  const active = store.activeProfile();
+  const start =
+    active === undefined ? 'no profile is active' : `the active profile "${active}" does not exist`;
+  const fallback = active === undefined && names.includes('default') ? ', so commands use "default" (>)' : '';
+  return `${start}${fallback}; ${chooseProfileHint(names)}`;
 }

@@ -1,12 +1,23 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { existing } from './shared.js';
+import { existing, profileInUse } from './shared.js';
 
 export async function runProfilesShow(ctx: Context, name: string | undefined): Promise<void> {
-  const row = existing(ctx, name ?? ctx.settings().profile);
+  const inUse = profileInUse(ctx);
+  const row = existing(ctx, name ?? inUse.name);
+  const by = inUse.source === 'flag' ? `-p ${inUse.name}` : `SVC_PROFILE=${inUse.name}`;
+  const why =
+    inUse.source === 'flag' ? '-p' : inUse.source === 'env' ? 'SVC_PROFILE' : 'no profile is active';
+  const state = row.active
+    ? row.in_use
+      ? ' (active)'
+      : ` (active; not in use: ${by})`
+    : row.in_use
+      ? ` (in use: ${why})`
+      : '';
   await ctx.out.record(row, [
-    ['name', `${row.name}${row.active ? ' (active)' : ''}`],
+    ['name', `${row.name}${state}`],
     ['base_url', row.base_url],
     ['app_url', row.app_url],
     ['tenant', row.tenant],

@@ -2,13 +2,21 @@ import { Command } from 'commander';
 import { checkProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { existing } from './shared.js';
+import { existing, profileInUse } from './shared.js';
 
 export async function runProfilesUse(ctx: Context, name: string): Promise<void> {
   existing(ctx, checkProfileName(name));
   await ctx.store().setActiveProfile(name);
-  if (ctx.out.isMachine) return ctx.out.json({ active_profile: name });
-  ctx.out.success(`Now using profile "${name}"`);
+  // SVC_PROFILE beats the active profile: saying "now using" alone would not be true here.
+  const inUse = profileInUse(ctx);
+  const overridden =
+    inUse.source === 'env' && inUse.name !== name
+      ? `SVC_PROFILE=${inUse.name} is set and overrides the active profile in this shell: commands here still use "${inUse.name}" until you unset it`
+      : undefined;
+  if (ctx.out.isMachine)
+    await ctx.out.json({ active_profile: name, in_use: inUse.source === 'env' ? inUse.name : name });
+  else ctx.out.success(`Now using profile "${name}"`);
+  if (overridden) ctx.out.warn(overridden);
 }
 
 export function useCommand(make: MakeContext): Command {

@@ -15,7 +15,7 @@ describe('svc profiles rm', () => {
     [
       'with --yes --json',
       { globals: { yes: true, json: true } },
-      '{\n  "removed": "staging",\n  "revocation": "not_applicable"\n}\n',
+      '{\n  "removed": "staging",\n  "revocation": "not_applicable",\n  "active_profile": "default"\n}\n',
       '',
     ],
     ['after a yes at the prompt', { tty: true, answers: [true] }, '', '✓ Removed profile "staging"\n'],
@@ -128,7 +128,8 @@ describe('svc profiles rm: the session ends first, as with svc logout', () => {
     expect(r.stderr).toBe(
       '✓ Removed profile "default"\n' +
         'warning: the API key itself stays valid: svc only forgot it; revoke it with `svc tenants api-keys revoke t-123 KEY_ID` ' +
-        '(its id is in `svc tenants api-keys ls t-123`, by its prefix svc_pk_012…)\n',
+        '(its id is in `svc tenants api-keys ls t-123`, by its prefix svc_pk_012…)\n' +
+        'warning: no profile is active now; choose one with `svc profiles use NAME` (yours: staging)\n',
     );
   });
 });
