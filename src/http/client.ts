@@ -136,14 +136,18 @@ export class ApiClient {
     query: Record<string, QueryValue> = {},
     options: Partial<RequestOptions> = {},
     onPage?: (page: P) => void,
+    /** The first page, already read for `query` (svc api --paginate reads it to see if it is a list). */
+    first?: Page<T>,
   ): AsyncGenerator<T> {
     let cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
     const trail = new CursorTrail(cursor);
+    let read = first;
     for (;;) {
       let items: T[];
       let data: Page<T>;
       try {
-        ({ data } = await this.get<Page<T>>(path, { ...query, cursor }, options));
+        if (read) [data, read] = [read, undefined];
+        else ({ data } = await this.get<Page<T>>(path, { ...query, cursor }, options));
         const found = pageItems<T>(data);
         if (!found) {
           throw new BadResponseError(

@@ -34,15 +34,8 @@ export async function printPages(
   options: Partial<RequestOptions>,
 ): Promise<void> {
   const { data } = await api.get<Page<unknown>>(path, query, options);
-  const items = pageItems(data);
-  if (!items) return ctx.out.json(data);
-  const next = data.next_cursor;
-  async function* all() {
-    yield* items!;
-    if (typeof next === 'string' && next !== '')
-      yield* api.paginate(path, { ...query, cursor: next }, options);
-  }
-  await ctx.out.jsonList(all());
+  if (!pageItems(data)) return ctx.out.json(data);
+  await ctx.out.jsonList(api.paginate(path, query, options, undefined, data));
 }
 
 export async function printHead(
