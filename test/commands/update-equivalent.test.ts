@@ -8,7 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
-import { answers, type HostileServer, useHostileServer } from '../helpers/hostile.js';
+import { answers, type HostileServer, hostileEnv, useHostileServer } from '../helpers/hostile.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 import { admin } from '../helpers/webhooks.js';
 
@@ -26,13 +26,7 @@ async function unchanging(record: unknown): Promise<{
 }> {
   const s = await server();
   s.answer(answers.json(200, record));
-  const env = {
-    ...dirs(),
-    SVC_BASE_URL: s.url,
-    SVC_TOKEN: 'test-token',
-    SVC_TENANT: '00000000-0000-4000-8000-000000000001',
-    NO_COLOR: '1',
-  };
+  const env = { ...dirs(), ...hostileEnv(s) };
   return { s, run: (argv) => runInProcess(argv, env) };
 }
 

@@ -153,3 +153,20 @@ export const answers = {
     };
   },
 };
+
+/** A tenant id for calls to a hostile server (it checks none). */
+export const HOSTILE_TENANT = '00000000-0000-4000-8000-000000000001';
+
+/** The environment that points svc at `server` with a token and a tenant (`extra` on top). */
+export function hostileEnv(
+  server: { url: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    SVC_BASE_URL: server.url,
+    SVC_TOKEN: 'test-token',
+    SVC_TENANT: HOSTILE_TENANT,
+    NO_COLOR: '1',
+    ...extra,
+  };
+}

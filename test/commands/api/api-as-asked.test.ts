@@ -7,13 +7,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
-import { answers, useHostileServer } from '../../helpers/hostile.js';
+import { answers, HOSTILE_TENANT, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
 import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const dirs = useTempDirs();
 const server = useHostileServer();
-const T1 = '00000000-0000-4000-8000-000000000001';
+const T1 = HOSTILE_TENANT;
 const T2 = '00000000-0000-4000-8000-000000000002';
 
 describe('svc api -H Authorization (C1)', () => {
@@ -87,7 +87,7 @@ describe('svc api -H Authorization (C1)', () => {
         '-H',
         `X-Tenant-Id: ${T2}`,
       ],
-      { ...dirs(), SVC_BASE_URL: s.url, SVC_TOKEN: 'test-token', SVC_TENANT: T1 },
+      { ...dirs(), ...hostileEnv(s) },
     );
     expect(r.code, r.stderr).toBe(0);
     const { headers } = s.seen[0]!;
@@ -112,7 +112,7 @@ describe('svc api -H Idempotency-Key (M6)', () => {
   it('goes in the body of a platform POST, and leaves other bodies alone', async () => {
     const s = await server();
     s.answer(answers.json(200, { ok: true }));
-    const env = { ...dirs(), SVC_BASE_URL: s.url, SVC_TOKEN: 'test-token', SVC_TENANT: T1 };
+    const env = { ...dirs(), ...hostileEnv(s) };
     const run = (argv: string[]) => runInProcess(['api', ...argv, '-H', 'Idempotency-Key: K'], env);
     expect((await run(['POST', '/v1/things', '-f', 'a=b'])).code).toBe(0);
     expect((await run(['POST', '/v1/things'])).code).toBe(0);

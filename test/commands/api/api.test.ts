@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
 import { DEMO_ORG, tenantId } from '../../../src/sandbox/seed.js';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
-import { answers, useHostileServer } from '../../helpers/hostile.js';
+import { answers, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
 import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
@@ -146,13 +146,7 @@ const dirs = useTempDirs();
 const recorder = async () => {
   const s = await server();
   s.answer(answers.json(200, { ok: true }));
-  const env = {
-    ...dirs(),
-    SVC_BASE_URL: s.url,
-    SVC_TOKEN: 'test-token',
-    SVC_TENANT: '00000000-0000-4000-8000-000000000001',
-    NO_COLOR: '1',
-  };
+  const env = { ...dirs(), ...hostileEnv(s) };
   return { s, run: (argv: string[]) => runInProcess(['api', ...argv], env) };
 };
 
@@ -201,12 +195,7 @@ describe('svc api: field and header names that are also JavaScript names', () =>
       const { s } = await recorder();
       const r = await runInProcess(
         ['--debug', 'api', 'POST', '/v1/x', ...flags],
-        {
-          ...dirs(),
-          SVC_BASE_URL: s.url,
-          SVC_TOKEN: 'test-token',
-          SVC_TENANT: '00000000-0000-4000-8000-000000000001',
-        },
+        { ...dirs(), ...hostileEnv(s) },
         stdin === undefined ? {} : { stdin },
       );
       expect(r.code, r.stderr).toBe(0);
