@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NO_FAULTS } from '../../src/sandbox/plugins/faults.js';
-import { assignments, bulkRunner, bulkUser, customRole, held } from '../helpers/bulk.js';
+import { assignArgv, assignments, bulkRunner, bulkUser, customRole, held } from '../helpers/bulk.js';
 import { ndjson } from '../helpers/context.js';
 import { refusal, useLossyProxy } from '../helpers/lossy-proxy.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -44,17 +44,6 @@ async function role(): Promise<{ id: string; name: string }> {
 }
 const holds = async (user: string, roleId: string) =>
   (await held(sandbox(), user)).some((a) => a.role_id === roleId);
-const assign = (user: string, name: string, ...more: string[]) => [
-  'roles',
-  'assign',
-  user,
-  name,
-  '--expires-in',
-  'never',
-  '--justification',
-  't',
-  ...more,
-];
 const ASSIGN_SAFE =
   'run the same command again to find out: it is safe (a grant the lost attempt made is reported as already assigned, never made twice)';
 
@@ -63,14 +52,14 @@ describe('a single change answered 5xx', () => {
     const user = bulkUser(1);
     const { id, name } = await role();
     lose.set(user, 500);
-    const r = await svc.run(assign(user, name), via());
+    const r = await svc.run(assignArgv(user, name), via());
     expect([r.code, r.stdout]).toEqual([1, '']);
     expect(r.stderr).toBe(
       `error: injected fault: the change was applied, the answer lost, so the outcome is unknown: the platform may have made this change (HTTP 500, service_unavailable); ${ASSIGN_SAFE}\n`,
     );
     expect(await holds(user, id)).toBe(true);
     lose.clear();
-    const again = await svc.run(assign(user, name), via());
+    const again = await svc.run(assignArgv(user, name), via());
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(new RegExp(`^skipped: already_assigned — ${user} already holds ${name} `));
   });
@@ -79,7 +68,7 @@ describe('a single change answered 5xx', () => {
     const user = bulkUser(2);
     const { name } = await role();
     lose.set(user, 500);
-    const r = await svc.run(assign(user, name, '--json'), via());
+    const r = await svc.run(assignArgv(user, name, '--json'), via());
     expect([r.code, r.stdout]).toEqual([1, '']);
     expect(JSON.parse(r.stderr).error).toEqual({
       code: 'service_unavailable',
@@ -96,7 +85,7 @@ describe('a single change answered 5xx', () => {
     const user = bulkUser(3);
     const { id, name } = await role();
     lose.set(user, 503);
-    const r = await svc.run(assign(user, name), via());
+    const r = await svc.run(assignArgv(user, name), via());
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `error: injected fault: the change was applied, the answer lost, so the outcome is unknown: the platform may have made this change (HTTP 503, service_unavailable); ${ASSIGN_SAFE}\n`,
@@ -107,7 +96,7 @@ describe('a single change answered 5xx', () => {
   it('a revoke answered 500 after it was made says how a revoke is settled', async () => {
     const user = bulkUser(4);
     const { id, name } = await role();
-    expect((await svc.run(assign(user, name))).code).toBe(0);
+    expect((await svc.run(assignArgv(user, name))).code).toBe(0);
     lose.set(user, 500);
     const r = await svc.run(['roles', 'revoke', user, name, '--yes'], via());
     expect(r.code).toBe(1);
@@ -121,7 +110,7 @@ describe('a single change answered 5xx', () => {
     const user = bulkUser(5);
     const { id, name } = await role();
     refuse.set(user, 501);
-    const r = await svc.run(assign(user, name, '--json'), via());
+    const r = await svc.run(assignArgv(user, name, '--json'), via());
     expect(r.code).toBe(1);
     const { error } = JSON.parse(r.stderr);
     expect(error).toEqual({ code: 'not_implemented', message: 'Not Implemented', exit_code: 1, status: 501 });

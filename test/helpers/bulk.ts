@@ -14,6 +14,19 @@ export const ACME = tenantId('acme-treasury');
 /** usr_bulk_000001 …: the users `useSandbox({ users: N })` adds. */
 export const bulkUser = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;
 
+/** `roles assign USER ROLE` for good, justified, then `more` flags: the single grant tests make. */
+export const assignArgv = (user: string, role: string, ...more: string[]) => [
+  'roles',
+  'assign',
+  user,
+  role,
+  '--expires-in',
+  'never',
+  '--justification',
+  't',
+  ...more,
+];
+
 /**
  * In-process runs of svc against a test sandbox as its admin in Acme Treasury, with private
  * config, state and cache directories (removed after the file), a fixed clock (`at`) and

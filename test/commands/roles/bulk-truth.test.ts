@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assignments, bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
+import { assignArgv, assignments, bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
@@ -69,7 +69,7 @@ describe('a change whose every attempt lost its answer', () => {
     const user = bulkUser(1);
     const { name, id } = await grantsFile([]);
     faults.lose.set(user, 'always');
-    const argv = ['roles', 'assign', user, name, '--expires-in', 'never', '--justification', 't'];
+    const argv = assignArgv(user, name);
     const r = await svc.run(argv, via());
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
@@ -87,16 +87,7 @@ describe('a change whose every attempt lost its answer', () => {
     reset();
     const user = bulkUser(3);
     const { name, id } = await grantsFile([]);
-    const made = await svc.run([
-      'roles',
-      'assign',
-      user,
-      name,
-      '--expires-in',
-      'never',
-      '--justification',
-      't',
-    ]);
+    const made = await svc.run(assignArgv(user, name));
     expect(made.code, made.stderr).toBe(0);
     faults.lose.set(user, 'hang');
     // The timeout covers the lookups before the DELETE too, which pass through the proxy: 1 s, not
@@ -117,10 +108,7 @@ describe('a change whose every attempt lost its answer', () => {
     const user = bulkUser(2);
     const { name } = await grantsFile([]);
     faults.lose.set(user, 'always');
-    const r = await svc.run(
-      ['roles', 'assign', user, name, '--expires-in', 'never', '--justification', 't', '--json'],
-      via(),
-    );
+    const r = await svc.run(assignArgv(user, name, '--json'), via());
     expect([r.code, r.stdout]).toEqual([1, '']);
     const { error } = JSON.parse(r.stderr);
     expect(error.code).toBe('connection_error');
