@@ -4,33 +4,28 @@
  * size (a compression bomb stops there), names a coding it cannot read in one line, and its
  * --debug trace shows the decoded body with the Content-Encoding header as it came.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { staticCredentials } from '../../src/auth/credentials.js';
 import { ApiClient, type ClientConfig } from '../../src/http/client.js';
 import { NotFoundError } from '../../src/http/errors.js';
 import { BadResponseError, ResponseTooLargeError } from '../../src/http/response.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
+import { useHostileServer } from '../helpers/hostile.js';
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
-});
+const server = useHostileServer();
 
+/** A hostile server answering every request with `handler`; `seen` holds each request's headers. */
 async function target(handler: (req: IncomingMessage, res: ServerResponse) => void) {
-  const seen: IncomingMessage['headers'][] = [];
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      seen.push(req.headers);
-      handler(req, res);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  const s = await server();
+  s.answer((req, res) => handler(req, res));
+  return {
+    url: s.url,
+    get seen() {
+      return s.seen.map((r) => r.headers);
+    },
+  };
 }
 
 function client(baseUrl: string, extra: Partial<ClientConfig> = {}) {
