@@ -1,6 +1,7 @@
 import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, SvcError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
+import { OutcomeUnknownError } from '../http/errors.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
 
@@ -154,6 +155,18 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             remember(again);
             return again;
           }
+        }
+        if (error instanceof OutcomeUnknownError) {
+          // The refresh's outcome, not the command's: the command was never sent.
+          throw new SvcError(
+            'failure',
+            `the session of profile "${profile}" could not be refreshed, and whether the platform refreshed it is unknown: ${error.answer?.message ?? (error.cause as Error).message}; the command itself was not sent`,
+            {
+              code: error.code,
+              hint: `run the command again: if the platform did refresh it, the new tokens were lost with its answer, and svc will say so and ask for \`${deps.loginCommand()}\``,
+              cause: error,
+            },
+          );
         }
         const failure = tokenRequestFailed(
           `the session of profile "${profile}" could not be refreshed`,

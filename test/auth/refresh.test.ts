@@ -10,6 +10,7 @@ import { realDisk, type StoreDisk } from '../../src/config/disk.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { AuthError, SvcError } from '../../src/errors.js';
 import { ApiClient } from '../../src/http/client.js';
+import { OutcomeUnknownError } from '../../src/http/errors.js';
 
 /**
  * The refreshing credential source against a scripted token endpoint: what it does when the
@@ -221,6 +222,25 @@ describe('refreshing OAuth credentials', () => {
     onToken = () => ({ status: 503, body: { error: 'temporarily_unavailable' } });
     await source.token().catch(() => undefined);
     expect(store.credential('p')!.refresh_refused).toBeUndefined();
+    await close();
+  });
+
+  it('a refresh whose answer says nothing of its outcome (a 5xx) says what that means for the login', async () => {
+    const { store, source, full, close } = setup({});
+    await store.setCredential('p', full);
+    onToken = () => ({ status: 500, body: { error: 'server_error' } });
+    const error = await source.token().catch((e: unknown) => e);
+    // Not the command's outcome (it was never sent): a plain failure, no `outcome: unknown`.
+    expect(error).toBeInstanceOf(SvcError);
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect([(error as SvcError).category, (error as SvcError).code, (error as SvcError).message]).toEqual([
+      'failure',
+      'server_error',
+      'the session of profile "p" could not be refreshed, and whether the platform refreshed it is unknown: 500 Internal Server Error; the command itself was not sent',
+    ]);
+    expect((error as SvcError).hint).toBe(
+      'run the command again: if the platform did refresh it, the new tokens were lost with its answer, and svc will say so and ask for `svc -p p login`',
+    );
     await close();
   });
 
