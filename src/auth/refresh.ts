@@ -156,23 +156,13 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
             return again;
           }
         }
-        if (error instanceof OutcomeUnknownError) {
-          // The refresh's outcome, not the command's: the command was never sent.
-          throw new SvcError(
-            'failure',
-            `the session of profile "${profile}" could not be refreshed, and whether the platform refreshed it is unknown: ${error.answer?.message ?? (error.cause as Error).message}; the command itself was not sent`,
-            {
-              code: error.code,
-              hint: `run the command again: if the platform did refresh it, the new tokens were lost with its answer, and svc will say so and ask for \`${deps.loginCommand()}\``,
-              cause: error,
-            },
-          );
-        }
         const failure = tokenRequestFailed(
           `the session of profile "${profile}" could not be refreshed`,
           error,
           [...seen],
-          reloginHint(deps.loginCommand(), stored),
+          error instanceof OutcomeUnknownError
+            ? `the command itself was not sent; run it again: if the platform did refresh the session, the new tokens were lost with its answer, and svc will say so and ask for \`${deps.loginCommand()}\``
+            : reloginHint(deps.loginCommand(), stored),
         );
         const code = oauthErrorCode(error);
         if (failure instanceof AuthError && code && DEFINITE_REFUSALS.has(code)) {

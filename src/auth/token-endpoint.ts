@@ -2,7 +2,7 @@ import { OAUTH_PATHS } from '../api/constants.js';
 import type { StoredCredential } from '../config/store.js';
 import { AuthError, SvcError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, OutcomeUnknownError } from '../http/errors.js';
 import { joinUrl } from '../http/path.js';
 import { scrubSecrets } from '../http/redact.js';
 import { jwtExpiry } from './jwt.js';
@@ -86,9 +86,19 @@ export function oauthErrorCode(error: unknown): string | undefined {
 
 /**
  * A failed token request as an authentication failure (exit 3), its message cleaned of any
- * secret the server might have echoed.
+ * secret the server might have echoed. One whose answer was lost (no answer, a 5xx) is a plain
+ * failure (exit 1): tokens are not a change of the user's, so no `outcome: unknown`, and the
+ * hint says what to do (`hint`; a refresh says its own).
  */
 export function tokenRequestFailed(what: string, error: unknown, secrets: string[], hint: string): unknown {
+  if (error instanceof OutcomeUnknownError) {
+    const cause = scrubSecrets(error.answer?.message ?? (error.cause as Error).message, secrets);
+    return new SvcError('failure', `${what}, and whether the platform acted on it is unknown: ${cause}`, {
+      code: error.code,
+      hint,
+      cause: error,
+    });
+  }
   if (!(error instanceof ApiError) || error.status >= 500 || error.status === 429) return error;
   const message = scrubSecrets(error.message, secrets);
   const code = error.code && error.code !== message ? ` (${error.code})` : '';

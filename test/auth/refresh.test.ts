@@ -236,10 +236,10 @@ describe('refreshing OAuth credentials', () => {
     expect([(error as SvcError).category, (error as SvcError).code, (error as SvcError).message]).toEqual([
       'failure',
       'server_error',
-      'the session of profile "p" could not be refreshed, and whether the platform refreshed it is unknown: 500 Internal Server Error; the command itself was not sent',
+      'the session of profile "p" could not be refreshed, and whether the platform acted on it is unknown: 500 Internal Server Error',
     ]);
     expect((error as SvcError).hint).toBe(
-      'run the command again: if the platform did refresh it, the new tokens were lost with its answer, and svc will say so and ask for `svc -p p login`',
+      'the command itself was not sent; run it again: if the platform did refresh the session, the new tokens were lost with its answer, and svc will say so and ask for `svc -p p login`',
     );
     await close();
   });

@@ -13,7 +13,7 @@ import {
   tokenUrl,
 } from '../../src/auth/token-endpoint.js';
 import { AuthError, exitCodeFor, InterruptedError, SvcError } from '../../src/errors.js';
-import { apiErrorFrom } from '../../src/http/errors.js';
+import { apiErrorFrom, OutcomeUnknownError } from '../../src/http/errors.js';
 import type { Clock } from '../../src/system/clock.js';
 import { testContext, virtualClock } from '../helpers/context.js';
 import { answers, useHostileServer } from '../helpers/hostile.js';
@@ -89,6 +89,31 @@ describe('token request failures', () => {
       'invalid_grant',
       'log in again',
       3,
+    ]);
+  });
+
+  it("a lost answer (a 5xx) is a plain failure with the caller's hint, not an unknown outcome of a change", () => {
+    const lost = new OutcomeUnknownError(
+      apiErrorFrom(
+        500,
+        'Internal Server Error',
+        {},
+        '{"error":"server_error","error_description":"code c-secret-1 failed"}',
+      ),
+    );
+    const error = tokenRequestFailed(
+      'the code could not be exchanged',
+      lost,
+      ['c-secret-1'],
+      'run the login again',
+    );
+    expect(error).toBeInstanceOf(SvcError);
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    const e = error as SvcError;
+    expect([e.message, e.hint, exitCodeFor(e)]).toEqual([
+      'the code could not be exchanged, and whether the platform acted on it is unknown: code [redacted] failed',
+      'run the login again',
+      1,
     ]);
   });
 
