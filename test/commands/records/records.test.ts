@@ -45,7 +45,7 @@ describe('svc records', () => {
     expect(refused.code).toBe(2);
     const deleted = await svc(['records', 'delete', 'reconciliations', id, '--yes'], { env });
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect(deleted.stderr).toMatch(/hidden from lists and purged at \d{4}-/);
+    expect(deleted.stderr).toMatch(/hidden from lists and to be purged at \d{4}-/);
     // Again: the platform would answer as if it deleted it now; svc says it was deleted before.
     const record = JSON.parse(
       (await svc(['records', 'get', 'reconciliations', id, '--json'], { env })).stdout,
@@ -53,7 +53,7 @@ describe('svc records', () => {
     expect(await svc(['records', 'delete', 'reconciliations', id, '--yes'], { env })).toEqual({
       code: 0,
       stdout: '',
-      stderr: `Nothing changed: reconciliations record ${id} was deleted already, at ${record.deleted_at}; it is purged at ${record.purge_at}.\n`,
+      stderr: `Nothing changed: reconciliations record ${id} was deleted already, at ${record.deleted_at}; it is to be purged at ${record.purge_at}.\n`,
     });
     expect((await svc(['records', 'ls', 'reconciliations'], { env })).stdout).not.toContain(id);
     expect((await svc(['records', 'ls', 'reconciliations', '--include-deleted'], { env })).stdout).toContain(
