@@ -40,7 +40,10 @@ export const ERROR_CODES = {
   invalid_request: { status: 400, meaning: 'A parameter or body field is missing or invalid (see details)' },
   body_too_deep: { status: 400, meaning: 'The JSON body nests deeper than 64 levels' },
   idempotency_key_required: { status: 400, meaning: 'A POST without idempotency_key' },
-  invalid_cursor: { status: 400, meaning: 'The cursor is malformed or was issued for other filters' },
+  invalid_cursor: {
+    status: 400,
+    meaning: 'The cursor is malformed, or was issued for other filters, another list or another tenant',
+  },
   tenant_header_required: {
     status: 400,
     meaning: 'The endpoint is tenant-scoped and X-Tenant-Id is missing',

@@ -142,7 +142,7 @@ describe('a ✓ line with a field the server sent as null', () => {
     const some = await svc('set', argv);
     expect([some.code, lastLine(some.stderr)]).toEqual([
       0,
-      '✓ Deleted reconciliations record rec_1; it is hidden from lists and purged at 2026-02-14T12:00:00Z',
+      '✓ Deleted reconciliations record rec_1; it is hidden from lists and to be purged at 2026-02-14T12:00:00Z',
     ]);
   });
 });

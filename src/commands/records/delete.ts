@@ -10,7 +10,7 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   if (before.soft_delete || before.deleted_at) {
     if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_deleted' });
     ctx.out.info(
-      `Nothing changed: ${surface} record ${id} was deleted already, at ${before.deleted_at ?? 'an unknown time'}; it is purged at ${before.purge_at ?? 'the end of its 30 days'}.`,
+      `Nothing changed: ${surface} record ${id} was deleted already, at ${before.deleted_at ?? 'an unknown time'}; it is to be purged at ${before.purge_at ?? 'the end of its 30 days'}.`,
     );
     return;
   }
@@ -29,7 +29,8 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   });
   if (record === undefined) return;
   if (ctx.out.isMachine) return ctx.out.json(record);
-  const purged = record.purge_at ? ` and purged at ${record.purge_at}` : '';
+  // The purge is ahead (30 days): "to be purged", never "purged", as `records get` says "purge at".
+  const purged = record.purge_at ? ` and to be purged at ${record.purge_at}` : '';
   ctx.out.success(`Deleted ${surface} record ${record.id}; it is hidden from lists${purged}`);
 }
 

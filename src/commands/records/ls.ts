@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
+import { InvalidCursorError, retyped } from '../../platform/errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext } from '../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
 import { checkSurface, onSurface, ownFields, type RecordData } from './shared.js';
@@ -25,8 +27,44 @@ export async function runRecordsLs(
   const records = listing.items((page) =>
     platform.records.list(surface, { include_deleted: options.includeDeleted || undefined, ...page }),
   );
-  await onSurface(ctx, surface, () => ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` }));
-  listing.hintMore(ctx, `svc records ls ${surface}${options.includeDeleted ? ' --include-deleted' : ''}`);
+  const command = `svc records ls ${surface}${options.includeDeleted ? ' --include-deleted' : ''}`;
+  try {
+    await onSurface(ctx, surface, () => ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` }));
+  } catch (error) {
+    throw withCursorHint(error, surface, command, options.cursor);
+  }
+  listing.hintMore(ctx, command);
+}
+
+/**
+ * A --cursor refused for another surface or tenant (the sandbox's details say which: `belongs to
+ * /v1/rules`, `belongs to another tenant`): the fix in svc's commands, where the server's message
+ * names API calls for every client. Any other refusal, or another server's, passes as it is.
+ */
+function withCursorHint(
+  error: unknown,
+  surface: string,
+  command: string,
+  cursor: string | undefined,
+): unknown {
+  if (!(error instanceof InvalidCursorError) || cursor === undefined || error.hint) return error;
+  const first = Array.isArray(error.details)
+    ? (error.details[0] as Record<string, unknown> | undefined)
+    : undefined;
+  const said = first?.field === 'cursor' && typeof first.message === 'string' ? first.message : '';
+  const fromStart = `list ${surface} from the start with \`${command}\``;
+  const other = /^belongs to \/v1\/([a-z][a-z0-9_]*)$/.exec(said)?.[1];
+  if (other !== undefined && other !== surface) {
+    return retyped(
+      error,
+      InvalidCursorError,
+      `it is a cursor of ${other} records: continue with \`svc records ls ${other} --cursor ${shellWord(cursor)}\`, or ${fromStart}`,
+    );
+  }
+  if (said === 'belongs to another tenant') {
+    return retyped(error, InvalidCursorError, `use it with the --tenant it came from, or ${fromStart}`);
+  }
+  return error;
 }
 
 export function lsCommand(make: MakeContext): Command {

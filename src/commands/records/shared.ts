@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { ApiError, NotFoundError } from '../../http/errors.js';
 import type { Field } from '../../output/output.js';
-import { RecordNotFoundError, retyped } from '../../platform/errors.js';
+import { RecordDeletedError, RecordNotFoundError, retyped } from '../../platform/errors.js';
 import { readInputBytes, utf8WithoutBom } from '../../system/input.js';
 import { nonEmpty, tenantLabel } from '../kit.js';
 
@@ -37,8 +37,8 @@ const DOCUMENTED = Object.keys(RECORD_SURFACES);
 
 /**
  * A record call's failure in the words of surfaces: a 404 for a surface that is not one of the
- * documented ones names them (the server's own guess is a route), and a 405 on a read-only one
- * says how to read it. Other errors pass as they are (another server may have other surfaces).
+ * documented ones names them (the server's own guess is a route), a 405 on a read-only one
+ * says how to read it, and a 409 record_deleted says what can be done instead. Other errors pass as they are (another server may have other surfaces).
  */
 export async function onSurface<T>(ctx: Context, surface: string, call: () => Promise<T>): Promise<T> {
   try {
@@ -63,6 +63,9 @@ export async function onSurface<T>(ctx: Context, surface: string, call: () => Pr
     if (error instanceof RecordNotFoundError) {
       throw retyped(error, RecordNotFoundError, await lookedIn(ctx, surface));
     }
+    if (error instanceof RecordDeletedError && !error.hint) {
+      throw retyped(error, RecordDeletedError, deletedRecordHint(surface));
+    }
     if (error.status === 405 && RECORD_SURFACES[surface]?.write === null) {
       throw new ApiError(init(error.message), {
         hint: `${surface} is read-only: read it with \`svc records ls ${surface}\`${surface === 'audit_trail' ? ' or `svc audit ls`' : ''}`,
@@ -72,6 +75,10 @@ export async function onSurface<T>(ctx: Context, surface: string, call: () => Pr
     throw error;
   }
 }
+
+/** The fix half of "record … is deleted" (409 record_deleted, or svc's own from the record it read). */
+export const deletedRecordHint = (surface: string): string =>
+  `a deleted record cannot be changed; \`svc records create ${surface} --data JSON\` makes a new one`;
 
 /**
  * The fix half of a record's "not found": the tenant it was looked for in (an id of another

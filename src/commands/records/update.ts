@@ -3,10 +3,12 @@ import { Command } from 'commander';
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
 import { mergePatchChanges } from '../../api/merge-patch.js';
 import type { Context } from '../../context.js';
+import { SvcError } from '../../errors.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
   checkSurface,
   dataOptions,
+  deletedRecordHint,
   onSurface,
   ownFields,
   type RecordData,
@@ -23,6 +25,15 @@ export async function runRecordsUpdate(
   const platform = await ctx.platform();
   // As `webhooks update`: a patch that changes nothing is not sent, so updated_at keeps its time.
   const before: RecordData = await onSurface(ctx, surface, () => platform.records.get(surface, id));
+  // The platform refuses any PATCH of a soft-deleted record (409 record_deleted), no-ops too:
+  // "Nothing changed" would tell a script its fields are in place on a record that is gone.
+  if (before.soft_delete || before.deleted_at) {
+    const since = before.deleted_at ? ` (since ${before.deleted_at})` : '';
+    throw new SvcError('conflict', `${surface} record ${before.id} is deleted${since}; nothing was sent`, {
+      code: 'record_deleted',
+      hint: deletedRecordHint(surface),
+    });
+  }
   if (!changes(before, patch)) {
     await show(ctx, before);
     if (!ctx.out.isMachine) ctx.out.info(nothingChanged(surface, before.id, patch));
@@ -61,7 +72,7 @@ export function updateCommand(make: MakeContext): Command {
       .argument('<id>', 'record id')
       .description(
         'Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one; a patch that\n' +
-          'changes nothing is not sent ("Nothing changed")',
+          'changes nothing is not sent ("Nothing changed"); a soft-deleted record cannot be changed (exit 6)',
       ),
   )
     .addHelpText(

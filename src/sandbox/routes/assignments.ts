@@ -107,7 +107,9 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
         user: q.user_id,
         includeInactive,
       });
-      const after = q.cursor ? decodeCursor(q.cursor, fingerprint).k : undefined;
+      const after = q.cursor
+        ? decodeCursor(q.cursor, fingerprint, { tenant: request.tenant!.id }).k
+        : undefined;
       const { page, more, lastSeq } = listTenantAssignments(
         state,
         request.tenant!,
@@ -120,7 +122,9 @@ export default function assignmentRoutes(app: FastifyInstance, { state }: RouteC
         items: page,
         next_cursor:
           more && last && lastSeq !== undefined
-            ? encodeCursor({ k: lastSeq, i: `${last.user_id}/${last.role_id}` }, fingerprint)
+            ? encodeCursor({ k: lastSeq, i: `${last.user_id}/${last.role_id}` }, fingerprint, {
+                tenant: request.tenant!.id,
+              })
             : null,
       };
     },

@@ -55,7 +55,8 @@ export default function auditTrailRoutes(app: FastifyInstance, { state }: RouteC
         untilMs,
       };
       const fingerprint = filterFingerprint({ what: 'audit', order, ...filter });
-      const after = q.cursor ? decodeCursor(q.cursor, fingerprint, '/v1/audit_trail').k : undefined;
+      const scope = { list: '/v1/audit_trail', tenant: request.tenant!.id };
+      const after = q.cursor ? decodeCursor(q.cursor, fingerprint, scope).k : undefined;
       const all = state.audit.matching(request.tenant!.id, filter);
       if (order === 'desc') all.reverse();
       const rest =
@@ -66,7 +67,7 @@ export default function auditTrailRoutes(app: FastifyInstance, { state }: RouteC
         items: page.map((e) => auditRecord(e.entry)),
         next_cursor:
           rest.length > limit && last
-            ? encodeCursor({ k: last.seq, i: last.entry.id }, fingerprint, '/v1/audit_trail')
+            ? encodeCursor({ k: last.seq, i: last.entry.id }, fingerprint, scope)
             : null,
       };
     },

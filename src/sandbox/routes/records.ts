@@ -46,8 +46,9 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           const includeDeleted = request.query.include_deleted === true;
           const limit = request.query.limit ?? 50;
           const fingerprint = filterFingerprint({ surface, deleted: includeDeleted });
+          const scope = { list: `/v1/${surface}`, tenant: request.tenant!.id };
           const after = request.query.cursor
-            ? decodeCursor(request.query.cursor, fingerprint, `/v1/${surface}`)
+            ? decodeCursor(request.query.cursor, fingerprint, scope)
             : undefined;
           const live = state.records
             .list(request.tenant!.id, surface)
@@ -60,9 +61,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           return {
             items: page.map((e) => e.record),
             next_cursor:
-              more && last
-                ? encodeCursor({ k: last.seq, i: last.record.id }, fingerprint, `/v1/${surface}`)
-                : null,
+              more && last ? encodeCursor({ k: last.seq, i: last.record.id }, fingerprint, scope) : null,
           };
         },
       );

@@ -47,8 +47,10 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
     async (request) => {
       const { kind, include_deleted: includeDeleted } = request.query;
       const limit = request.query.limit ?? 100;
-      const fingerprint = filterFingerprint({ kind, includeDeleted, tenant: request.tenant!.id });
-      const after = request.query.cursor ? decodeCursor(request.query.cursor, fingerprint) : undefined;
+      const fingerprint = filterFingerprint({ kind, includeDeleted });
+      const after = request.query.cursor
+        ? decodeCursor(request.query.cursor, fingerprint, { tenant: request.tenant!.id })
+        : undefined;
       const all = roles.list(request.tenant!.id, {
         ...(kind ? { kind } : {}),
         includeDeleted: includeDeleted === true,
@@ -61,7 +63,7 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
         items: page.map((s) => s.role),
         next_cursor:
           from + limit < all.length && last
-            ? encodeCursor({ k: last.seq, i: last.role.id }, fingerprint)
+            ? encodeCursor({ k: last.seq, i: last.role.id }, fingerprint, { tenant: request.tenant!.id })
             : null,
       };
     },

@@ -30,7 +30,9 @@ export default function userRoutes(app: FastifyInstance, { state }: RouteContext
       const limit = q.limit ?? 100;
       const ids = q.id === undefined ? undefined : [...new Set(q.id)].sort();
       const fingerprint = filterFingerprint({ what: 'users', ids: ids?.join(',') });
-      const after = q.cursor ? decodeCursor(q.cursor, fingerprint).i : undefined;
+      const after = q.cursor
+        ? decodeCursor(q.cursor, fingerprint, { tenant: request.tenant!.id }).i
+        : undefined;
       const source = ids
         ? ids.flatMap((id) => {
             const user = state.identity.users.get(id);
@@ -51,7 +53,9 @@ export default function userRoutes(app: FastifyInstance, { state }: RouteContext
       return {
         items: page.map((u) => ({ id: u.id, name: u.name, email: u.email })),
         next_cursor:
-          from + limit < source.length && last ? encodeCursor({ k: 0, i: last.id }, fingerprint) : null,
+          from + limit < source.length && last
+            ? encodeCursor({ k: 0, i: last.id }, fingerprint, { tenant: request.tenant!.id })
+            : null,
       };
     },
   );

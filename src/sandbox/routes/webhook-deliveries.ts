@@ -53,13 +53,16 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const { status, cursor } = request.query;
       const limit = request.query.limit ?? DELIVERY_PAGE.default;
       const fingerprint = filterFingerprint({ webhook: webhook.id, status });
-      const before = cursor ? decodeCursor(cursor, fingerprint).k : undefined;
+      const before = cursor ? decodeCursor(cursor, fingerprint, { tenant: request.tenant!.id }).k : undefined;
       const { page, more } = state.webhooks.listDeliveries(webhook.id, status, limit, before);
       const last = page[page.length - 1];
       return {
         items: page.map(deliveryView),
         summary: state.webhooks.summary(webhook.id),
-        next_cursor: more && last ? encodeCursor({ k: last.seq, i: last.id }, fingerprint) : null,
+        next_cursor:
+          more && last
+            ? encodeCursor({ k: last.seq, i: last.id }, fingerprint, { tenant: request.tenant!.id })
+            : null,
       };
     },
   );
@@ -185,7 +188,9 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
         since: sinceMs,
         until: untilMs,
       });
-      const after = q.cursor ? decodeCursor(q.cursor, fingerprint).k : undefined;
+      const after = q.cursor
+        ? decodeCursor(q.cursor, fingerprint, { tenant: request.tenant!.id }).k
+        : undefined;
       const { page, more, total } = state.webhooks.listDlq(
         webhook.id,
         {
@@ -201,7 +206,10 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       return {
         items: page.map(dlqView),
         total,
-        next_cursor: more && last ? encodeCursor({ k: last.seq, i: last.id }, fingerprint) : null,
+        next_cursor:
+          more && last
+            ? encodeCursor({ k: last.seq, i: last.id }, fingerprint, { tenant: request.tenant!.id })
+            : null,
       };
     },
   );

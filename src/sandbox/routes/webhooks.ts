@@ -74,14 +74,18 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
     async (request) => {
       const limit = request.query.limit ?? 50;
       const fingerprint = filterFingerprint({ what: 'webhooks' });
-      const after = request.query.cursor ? decodeCursor(request.query.cursor, fingerprint) : undefined;
+      const after = request.query.cursor
+        ? decodeCursor(request.query.cursor, fingerprint, { tenant: request.tenant!.id })
+        : undefined;
       const all = state.webhooks.list(request.tenant!.id).filter((w) => !after || w.seq > after.k);
       const page = all.slice(0, limit);
       const last = page[page.length - 1];
       return {
         items: page.map(webhookView),
         next_cursor:
-          all.length > limit && last ? encodeCursor({ k: last.seq, i: last.id }, fingerprint) : null,
+          all.length > limit && last
+            ? encodeCursor({ k: last.seq, i: last.id }, fingerprint, { tenant: request.tenant!.id })
+            : null,
       };
     },
   );

@@ -2,7 +2,8 @@
  * `svc records` against a sandbox, in-process: created, patched, soft-deleted (hidden from lists)
  * and purged when the sandbox clock moves 30 days; usage errors; control characters in API data
  * made visible; --data-file - from stdin, and with a byte-order mark; a record not found names the
- * tenant and its surface's list; a cursor of another surface is named. Was the second half of test/e2e/surface.test.ts.
+ * tenant and its surface's list; a cursor of another surface or tenant is refused with the svc command
+ * to use instead. Was the second half of test/e2e/surface.test.ts.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +46,7 @@ describe('svc records', () => {
     expect(refused.code).toBe(2);
     const deleted = await svc(['records', 'delete', 'reconciliations', id, '--yes'], { env });
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect(deleted.stderr).toMatch(/hidden from lists and purged at \d{4}-/);
+    expect(deleted.stderr).toMatch(/hidden from lists and to be purged at \d{4}-/);
     // Again: the platform would answer as if it deleted it now; svc says it was deleted before.
     const record = JSON.parse(
       (await svc(['records', 'get', 'reconciliations', id, '--json'], { env })).stdout,
@@ -53,7 +54,7 @@ describe('svc records', () => {
     expect(await svc(['records', 'delete', 'reconciliations', id, '--yes'], { env })).toEqual({
       code: 0,
       stdout: '',
-      stderr: `Nothing changed: reconciliations record ${id} was deleted already, at ${record.deleted_at}; it is purged at ${record.purge_at}.\n`,
+      stderr: `Nothing changed: reconciliations record ${id} was deleted already, at ${record.deleted_at}; it is to be purged at ${record.purge_at}.\n`,
     });
     expect((await svc(['records', 'ls', 'reconciliations'], { env })).stdout).not.toContain(id);
     expect((await svc(['records', 'ls', 'reconciliations', '--include-deleted'], { env })).stdout).toContain(
@@ -178,7 +179,30 @@ describe('svc records', () => {
     const r = await svc(['records', 'ls', 'accounts', '--cursor', cursor!], { env });
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toMatch(
-      /^error: the cursor was issued for \/v1\/rules, not \/v1\/accounts; use it with GET \/v1\/rules, or list \/v1\/accounts without a cursor \[cursor: belongs to \/v1\/rules\] \(HTTP 400, invalid_cursor, request req_[0-9a-f]+\)/,
+      /^error: the cursor was issued for \/v1\/rules, not \/v1\/accounts; use it with GET \/v1\/rules, or list \/v1\/accounts without a cursor \[cursor: belongs to \/v1\/rules\] \(HTTP 400, invalid_cursor, request req_[0-9a-f]+\); /,
     );
+    // The server's words name API calls (for any client); the hint names svc's commands.
+    expect(r.stderr).toContain(
+      `); it is a cursor of rules records: continue with \`svc records ls rules --cursor ${cursor}\`, or list accounts from the start with \`svc records ls accounts\`\n`,
+    );
+  });
+
+  it('a cursor of another tenant is refused, with the svc command that lists this one (exit 2)', async () => {
+    const labs = { ...env, SVC_TENANT: 'acme-labs' };
+    for (const tenant of [env, labs]) {
+      for (const n of [1, 2])
+        await svc(['records', 'create', 'accounts', '--data', `{"n":${n}}`], { env: tenant });
+    }
+    const listed = await svc(['records', 'ls', 'accounts', '--limit', '1'], { env });
+    const cursor = /--cursor (\S+)/.exec(listed.stderr)?.[1];
+    expect(cursor, listed.stderr).toBeDefined();
+    const r = await svc(['records', 'ls', 'accounts', '--cursor', cursor!, '--json'], { env: labs });
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'invalid_cursor',
+      message:
+        'the cursor was issued for another tenant; list this tenant without a cursor, or use the cursor with the tenant it came from',
+      hint: 'use it with the --tenant it came from, or list accounts from the start with `svc records ls accounts`',
+    });
   });
 });
