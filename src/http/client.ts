@@ -139,7 +139,12 @@ export class ApiClient {
     /** The first page, already read for `query` (svc api --paginate reads it to see if it is a list). */
     first?: Page<T>,
   ): AsyncGenerator<T> {
-    let cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
+    // The cursor the listing starts from: a query field, or one written in the path
+    // (svc api '/v1/tenants?cursor=C'), where the field would replace it on the next page.
+    let cursor =
+      typeof query.cursor === 'string'
+        ? query.cursor
+        : (new URLSearchParams(path.split('?')[1] ?? '').get('cursor') ?? undefined);
     const trail = new CursorTrail(cursor);
     let read = first;
     for (;;) {

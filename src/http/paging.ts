@@ -32,7 +32,7 @@ export class CursorTrail {
       const shown = next.length > SHOWN_CURSOR ? `${next.slice(0, SHOWN_CURSOR)}…` : next;
       throw new SvcError(
         'failure',
-        `the server sent the cursor ${JSON.stringify(shown)} again after ${this.#pages.toLocaleString('en')} pages (a cursor loop); svc stopped rather than read the same pages forever, so the listing is incomplete`,
+        `the server sent the cursor ${JSON.stringify(shown)} again after ${this.#pages.toLocaleString('en')} page${this.#pages === 1 ? '' : 's'} (a cursor loop); svc stopped rather than read the same pages forever, so the listing is incomplete`,
         { code: 'cursor_loop', hint: "the server's paging is broken: report it to its operator" },
       );
     }
