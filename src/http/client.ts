@@ -23,7 +23,7 @@ import {
   type RequestOptions,
 } from './options.js';
 import { checkCredentialTransport } from './origin.js';
-import { CursorTrail } from './paging.js';
+import { CursorTrail, startCursor } from './paging.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
 import {
@@ -139,12 +139,7 @@ export class ApiClient {
     /** The first page, already read for `query` (svc api --paginate reads it to see if it is a list). */
     first?: Page<T>,
   ): AsyncGenerator<T> {
-    // The cursor the listing starts from: a query field, or one written in the path
-    // (svc api '/v1/tenants?cursor=C'), where the field would replace it on the next page.
-    let cursor =
-      typeof query.cursor === 'string'
-        ? query.cursor
-        : (new URLSearchParams(path.split('?')[1] ?? '').get('cursor') ?? undefined);
+    let cursor = startCursor(path, query);
     const trail = new CursorTrail(cursor);
     let read = first;
     for (;;) {
