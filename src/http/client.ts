@@ -274,13 +274,16 @@ export class ApiClient {
         continue;
       }
       if (status >= 400) {
+        // A body svc cannot decode is not the server's message: its coding is named instead.
+        const undecodable = outcome.undecodable;
         const error = apiErrorFrom(
           status,
           outcome.statusText,
           outcome.headers,
-          outcome.text,
+          undecodable === undefined ? outcome.text : '',
           this.#secrets.values(),
         );
+        if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
         error.lostAnswer = lostAnswer;
         // A 5xx may come after the change was made (or an earlier attempt was lost): unknown.
         if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {
