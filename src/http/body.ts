@@ -67,9 +67,16 @@ export function encodeBody(
     typeof payload === 'object' &&
     !Array.isArray(payload)
   ) {
-    const given = (payload as Record<string, unknown>).idempotency_key;
-    key = typeof given === 'string' ? given : defaultKey;
-    payload = { ...(payload as Record<string, unknown>), idempotency_key: key };
+    const record = payload as Record<string, unknown>;
+    if (Object.hasOwn(record, 'idempotency_key')) {
+      // The body's own key, of any type, is sent as given (the server decides); only a string
+      // can also be the header's, and no key of svc's goes beside one that is not.
+      const given = record.idempotency_key;
+      key = typeof given === 'string' ? given : undefined;
+    } else {
+      key = defaultKey;
+      payload = { ...record, idempotency_key: key };
+    }
   }
   return { body: JSON.stringify(payload), contentType: 'application/json', idempotencyKey: key };
 }

@@ -23,7 +23,7 @@ import {
   type RequestOptions,
 } from './options.js';
 import { checkCredentialTransport } from './origin.js';
-import { CursorTrail } from './paging.js';
+import { CursorTrail, startCursor } from './paging.js';
 import { joinUrl } from './path.js';
 import { SecretRegistry } from './redact.js';
 import {
@@ -139,7 +139,7 @@ export class ApiClient {
     /** The first page, already read for `query` (svc api --paginate reads it to see if it is a list). */
     first?: Page<T>,
   ): AsyncGenerator<T> {
-    let cursor = typeof query.cursor === 'string' ? query.cursor : undefined;
+    let cursor = startCursor(path, query);
     const trail = new CursorTrail(cursor);
     let read = first;
     for (;;) {
@@ -274,13 +274,16 @@ export class ApiClient {
         continue;
       }
       if (status >= 400) {
+        // A body svc cannot decode is not the server's message: its coding is named instead.
+        const undecodable = outcome.undecodable;
         const error = apiErrorFrom(
           status,
           outcome.statusText,
           outcome.headers,
-          outcome.text,
+          undecodable === undefined ? outcome.text : '',
           this.#secrets.values(),
         );
+        if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
         error.lostAnswer = lostAnswer;
         // A 5xx may come after the change was made (or an earlier attempt was lost): unknown.
         if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {

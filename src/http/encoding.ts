@@ -17,12 +17,31 @@ export const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** More codings than this on one answer are refused (as undici's fetch and curl do). */
 const MAX_CODINGS = 5;
 
+/**
+ * Each decoder starts at the first byte of its input, so an empty body (a HEAD's, a 204's, or an
+ * empty 200 a gzip filter still labelled) decodes to an empty body, not "unexpected end of file".
+ */
 const DECODERS: Record<string, () => Transform> = {
-  gzip: createGunzip,
-  'x-gzip': createGunzip,
-  deflate: () => new Inflate(),
-  br: createBrotliDecompress,
+  gzip: () => new Lazy(() => createGunzip()),
+  'x-gzip': () => new Lazy(() => createGunzip()),
+  // HTTP's `deflate` is zlib-wrapped (RFC 9110 8.4.1.2), but some servers send raw deflate: the
+  // first two bytes say which.
+  deflate: () =>
+    new Lazy((first) =>
+      first.length >= 2 && (first[0]! & 0x0f) === 8 && ((first[0]! << 8) | first[1]!) % 31 === 0
+        ? createInflate()
+        : createInflateRaw(),
+    ),
+  br: () => new Lazy(() => createBrotliDecompress()),
 };
+
+/**
+ * An answer that has no body by definition (RFC 9110 6.4.1: a HEAD's, a 1xx, 204 or 304) is
+ * never decoded, whatever its Content-Encoding says (a HEAD's carries a GET's headers).
+ */
+export function hasNoBody(method: string, status: number): boolean {
+  return method === 'HEAD' || status < 200 || status === 204 || status === 304;
+}
 
 /** The answer's content codings in the order they were applied (`identity` left out), lower case. */
 export function contentCodings(headers: Headers): string[] {
@@ -60,18 +79,23 @@ export function isDecodeError(error: unknown): error is Error {
   return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR'));
 }
 
-/**
- * HTTP's `deflate` is zlib-wrapped (RFC 9110 8.4.1.2), but some servers send raw deflate: the
- * first two bytes say which.
- */
-class Inflate extends Transform {
+/** A decoder made at the first byte of its input (`make` sees the first chunk): none for no input. */
+class Lazy extends Transform {
   #inner: Transform | undefined;
+  readonly #make: (first: Buffer) => Transform;
+
+  constructor(make: (first: Buffer) => Transform) {
+    super();
+    this.#make = make;
+  }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (chunk.length === 0) {
+      callback();
+      return;
+    }
     if (!this.#inner) {
-      const zlibHeader =
-        chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0;
-      const inner = zlibHeader ? createInflate() : createInflateRaw();
+      const inner = this.#make(chunk);
       inner.on('data', (data: Buffer) => this.push(data));
       inner.on('error', (error) => this.destroy(error));
       this.#inner = inner;

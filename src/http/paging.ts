@@ -1,5 +1,16 @@
 import { SvcError } from '../errors.js';
 
+/**
+ * The cursor a listing starts from: a `cursor` query field (a string; --cursor, -f cursor=C), or
+ * one written in the path (svc api '/v1/tenants?cursor=C'), which the field of the next page
+ * replaces.
+ */
+export function startCursor(path: string, query: Record<string, unknown>): string | undefined {
+  if (typeof query.cursor === 'string') return query.cursor;
+  const search = path.includes('?') ? path.slice(path.indexOf('?') + 1) : '';
+  return new URLSearchParams(search).get('cursor') ?? undefined;
+}
+
 /** A cursor longer than this is shown cut, in an error line. */
 const SHOWN_CURSOR = 60;
 
@@ -32,7 +43,7 @@ export class CursorTrail {
       const shown = next.length > SHOWN_CURSOR ? `${next.slice(0, SHOWN_CURSOR)}…` : next;
       throw new SvcError(
         'failure',
-        `the server sent the cursor ${JSON.stringify(shown)} again after ${this.#pages.toLocaleString('en')} pages (a cursor loop); svc stopped rather than read the same pages forever, so the listing is incomplete`,
+        `the server sent the cursor ${JSON.stringify(shown)} again after ${this.#pages.toLocaleString('en')} page${this.#pages === 1 ? '' : 's'} (a cursor loop); svc stopped rather than read the same pages forever, so the listing is incomplete`,
         { code: 'cursor_loop', hint: "the server's paging is broken: report it to its operator" },
       );
     }

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { InterruptedError } from '../errors.js';
-import { contentCodings, decodedBody, isDecodeError } from './encoding.js';
+import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
 import { ConnectionError, ConnectionTimeoutError } from './errors.js';
 import { formatBytes, ResponseTooLargeError, readCapped, tooLarge } from './response.js';
 import { type Dispatcher, request } from './undici.js';
@@ -87,11 +87,12 @@ export async function exchange(
       headers: response.headers,
     };
     // A compressed answer is decoded as it is read, and the cap is on the decoded size.
-    const codings = contentCodings(response.headers);
+    const codings = hasNoBody(method, response.statusCode) ? [] : contentCodings(response.headers);
     const decoded = decodedBody(response.body, codings);
     if ('cannot' in decoded) {
       const text = await readCapped(response.body, maxBytes, overCap, received);
-      return { ...answer, text, undecodable: decoded.cannot };
+      // An empty body has nothing to decode, whatever its coding.
+      return text === '' ? { ...answer, text } : { ...answer, text, undecodable: decoded.cannot };
     }
     try {
       return { ...answer, text: await readCapped(decoded.body, maxBytes, overCap, received) };

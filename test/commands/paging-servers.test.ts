@@ -108,6 +108,34 @@ describe('a cursor the server sends again', () => {
   });
 });
 
+describe('a listing that starts from a cursor the server sends back', () => {
+  const once = 'the server sent the cursor "c1" again after 1 page (a cursor loop)';
+
+  it('tenants ls --cursor c1 (c1 → c1): one request, "after 1 page"', async () => {
+    const before = requests.repeat ?? 0;
+    const r = await svc('repeat', ['tenants', 'ls', '--cursor', 'c1', '--all', '--ndjson']);
+    expect(r.code).toBe(1);
+    expect((requests.repeat ?? 0) - before).toBe(1);
+    expect(ndjson(r.stdout).map((t) => t.slug)).toEqual(['s1']);
+    expect(JSON.parse(lastLine(r.stderr)).error.message).toContain(once);
+  });
+
+  it.each([
+    ['in the path', ['api', '/v1/tenants?cursor=c1', '--paginate', '--ndjson']],
+    ['as a field', ['api', '/v1/tenants', '-f', 'cursor=c1', '--paginate', '--ndjson']],
+  ])('svc api --paginate with the cursor %s starts the trail: page c1 is read once', async (_how, argv) => {
+    const before = requests.repeat ?? 0;
+    const r = await svc('repeat', argv);
+    expect(r.code).toBe(1);
+    expect((requests.repeat ?? 0) - before).toBe(1);
+    expect(ndjson(r.stdout).map((t) => t.slug)).toEqual(['s1']);
+    expect(JSON.parse(lastLine(r.stderr)).error).toMatchObject({
+      code: 'cursor_loop',
+      message: expect.stringContaining(once),
+    });
+  });
+});
+
 describe('a listing cut by a failure', () => {
   const cut = 'the listing is incomplete: it stopped after 1 item, when the next page failed: down';
 

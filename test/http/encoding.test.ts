@@ -8,8 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { staticCredentials } from '../../src/auth/credentials.js';
+import { ConfigStore } from '../../src/config/store.js';
 import { ApiClient, type ClientConfig } from '../../src/http/client.js';
-import { NotFoundError } from '../../src/http/errors.js';
+import { BadRequestError, NotFoundError } from '../../src/http/errors.js';
 import { BadResponseError, ResponseTooLargeError } from '../../src/http/response.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
 import { useHostileServer } from '../helpers/hostile.js';
@@ -154,5 +155,129 @@ describe('a compressed answer to a verb', () => {
     expect(r.stderr).toContain('< content-encoding: gzip\n');
     expect(r.stderr).toContain('"audit_trail_id":"aud_gz1"');
     expect(r.stderr).toMatch(/✓ .*aud_gz1/);
+  });
+});
+
+/** An answer with a Content-Encoding but no body: a HEAD's, a 204, or an empty 200. */
+function bodiless(status: number, coding: string) {
+  return (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-encoding': coding });
+    res.end();
+  };
+}
+
+describe('an answer with a Content-Encoding and no body has nothing to decode (finding s9 review-b 1)', () => {
+  const dirs = useTempDirs();
+  const env = (url: string) => ({
+    ...dirs(),
+    SVC_BASE_URL: url,
+    SVC_TOKEN: 'tok_encoding_test_123456',
+    SVC_TENANT: 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee',
+    SVC_MAX_RETRIES: '0',
+  });
+
+  it.each(['gzip', 'br', 'deflate', 'zstd'])(
+    'an empty 200 in %s to a POST is an empty answer',
+    async (coding) => {
+      const t = await target(bodiless(200, coding));
+      const answer = await client(t.url).request({
+        method: 'POST',
+        path: '/v1/x',
+        body: {},
+        expect: 'optional',
+      });
+      expect([answer.status, answer.text]).toEqual([200, '']);
+    },
+  );
+
+  it('svc api HEAD -i: the status line and headers, exit 0', async () => {
+    const t = await target(bodiless(200, 'gzip'));
+    const r = await runInProcess(['api', 'HEAD', '/v1/me', '-i'], env(t.url));
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toMatch(/^HTTP 200\n(.*\n)*content-encoding: gzip\n(.*\n)*\n$/);
+  });
+
+  it('svc api DELETE answered 204 in gzip: a success, exit 0', async () => {
+    const t = await target(bodiless(204, 'gzip'));
+    const r = await runInProcess(['api', 'DELETE', '/v1/webhooks/wh_x'], env(t.url));
+    expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('logout: a revocation answered by an empty 200 in gzip revoked the session', async () => {
+    const t = await target((req, res) => {
+      if (req.method === 'POST' && req.url === '/v1/oauth/revoke') return bodiless(200, 'gzip')(req, res);
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"not_found"}');
+    });
+    const { SVC_CONFIG_DIR: configDir, ...rest } = dirs();
+    const store = new ConfigStore(configDir);
+    await store.setCredential('default', {
+      type: 'oauth',
+      access_token: 'at-encoding',
+      refresh_token: 'rt-encoding-0123456789',
+      client_id: 'client-1',
+      token_url: `${t.url}/v1/oauth/token`,
+      obtained_at: new Date().toISOString(),
+    });
+    const r = await runInProcess(['logout'], {
+      ...rest,
+      SVC_CONFIG_DIR: configDir,
+      SVC_BASE_URL: t.url,
+      SVC_MAX_RETRIES: '0',
+    });
+    expect(r).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `✓ Logged out: revoked the session at ${t.url} and removed the credential of profile "default"\n`,
+    });
+  });
+});
+
+describe('an error answer whose body svc cannot decode (finding s9 review-b 5)', () => {
+  const dirs = useTempDirs();
+
+  it('names the coding, keeps the class of the status, and never prints the compressed bytes', async () => {
+    const t = await target((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json', 'content-encoding': 'zstd' });
+      res.end(gzipSync(JSON.stringify({ error: { code: 'x', message: 'm' } })));
+    });
+    const error = await client(t.url)
+      .get('/v1/users/x')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.message).toBe(
+      'the server answered 404 with a body in Content-Encoding "zstd", which svc cannot decode',
+    );
+  });
+
+  it('says a body that is not its coding is not', async () => {
+    const t = await target((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end('{"error":{"code":"x","message":"m"}}');
+    });
+    const error = await client(t.url)
+      .get('/v1/users/x')
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error.message).toBe(
+      'the server answered 400 with a body that is not the gzip its Content-Encoding says (incorrect header check)',
+    );
+  });
+
+  it('svc me answered 500 in zstd: one line naming the coding', async () => {
+    const t = await target((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json', 'content-encoding': 'zstd' });
+      res.end(gzipSync(JSON.stringify({ error: { code: 'x', message: 'm' } })));
+    });
+    const r = await runInProcess(['me'], {
+      ...dirs(),
+      SVC_BASE_URL: t.url,
+      SVC_TOKEN: 'tok_encoding_test_123456',
+      SVC_MAX_RETRIES: '0',
+    });
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      'error: the server answered 500 with a body in Content-Encoding "zstd", which svc cannot decode (HTTP 500)\n',
+    ]);
   });
 });

@@ -206,13 +206,15 @@ export default function api(make: MakeContext): Command {
         'Without a method, GET. Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
         'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
         'and {objects}). POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
-        'header) unless the body or an -H Idempotency-Key header has one (that key then goes in both);\n' +
-        'sandbox controls (/_sandbox) and other paths are sent as given. A header given with -H is\n' +
-        "sent as given, never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the\n" +
-        "profile's credential is then neither needed nor sent; T is masked in --debug and, like any\n" +
-        'credential, goes over plain http only to loopback). Field and header names are sent as given\n' +
-        '(__proto__ too: the server decides). The response body is printed as it came (JSON\n' +
-        'pretty-printed); --paginate prints an answer that is not a list as it came too.',
+        'header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
+        'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
+        '-H gives it; an -H key goes in a body that has none. Sandbox controls (/_sandbox) and other\n' +
+        "paths are sent as given. A header given with -H is sent as given, never replaced by svc's\n" +
+        "own: -H 'Authorization: Bearer T' calls as T (the profile's credential is then neither needed\n" +
+        'nor sent; T is masked in --debug and, like any credential, goes over plain http only to\n' +
+        'loopback). Field and header names are sent as given (__proto__ too: the server decides). The\n' +
+        'response body is printed as it came (JSON pretty-printed); --paginate prints an answer that\n' +
+        'is not a list as it came too.',
     )
     .usage('[METHOD] PATH [options]')
     .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)

@@ -216,6 +216,31 @@ describe('svc api: field and header names that are also JavaScript names', () =>
   });
 });
 
+describe('svc api: an idempotency_key the body already has (finding s9 review-b 6)', () => {
+  it.each([
+    ['-F idempotency_key=12345', ['-F', 'idempotency_key=12345'], 12345],
+    ['-F idempotency_key=null', ['-F', 'idempotency_key=null'], null],
+    ['-F idempotency_key={"a":1}', ['-F', 'idempotency_key={"a":1}'], { a: 1 }],
+  ])(
+    '%s is sent as given (the server decides), with no key of svc’s beside it',
+    async (_what, field, key) => {
+      const { s, run } = await recorder();
+      const r = await run(['POST', '/v1/roles', '-f', 'name=rk6', ...field]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(s.seen[0]!.body)).toEqual({ name: 'rk6', idempotency_key: key });
+      expect(s.seen[0]!.headers['idempotency-key']).toBeUndefined();
+    },
+  );
+
+  it('a string key in the body goes in the header too, as before', async () => {
+    const { s, run } = await recorder();
+    const r = await run(['POST', '/v1/roles', '-f', 'name=rk6', '-f', 'idempotency_key=k-6']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(s.seen[0]!.body)).toEqual({ name: 'rk6', idempotency_key: 'k-6' });
+    expect(s.seen[0]!.headers['idempotency-key']).toBe('k-6');
+  });
+});
+
 describe('svc api in pipelines', () => {
   it('svc api /v1/me is a GET, as with gh', async () => {
     const r = await svc.run(['api', '/v1/me']);
