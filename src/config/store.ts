@@ -60,12 +60,17 @@ function own<T>(profiles: Record<string, T> | undefined, name: string): T | unde
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
+/** Why `name` cannot be a profile's (the whole rule, said the one way), or undefined when it can. */
+export function invalidProfileName(name: string): UsageError | undefined {
+  if (PROFILE_NAME.test(name)) return undefined;
+  return new UsageError(
+    `invalid profile name ${JSON.stringify(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
+  );
+}
+
 export function checkProfileName(name: string): string {
-  if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(
-      `invalid profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`,
-    );
-  }
+  const invalid = invalidProfileName(name);
+  if (invalid) throw invalid;
   return name;
 }
 
