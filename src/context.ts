@@ -2,6 +2,7 @@ import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
 import { type CredentialSource, credentialsFor } from './auth/credentials.js';
 import { loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
+import type { StoreDisk } from './config/disk.js';
 import { envSwitch } from './config/env-flags.js';
 import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from './config/env-limits.js';
 import { configDir } from './config/paths.js';
@@ -67,6 +68,8 @@ export interface ContextDeps {
    * for the HTTP stack (src/runtime/index.ts). Tests leave it out.
    */
   beforeHttp?: () => void;
+  /** How the config store writes its files (config/disk.ts): tests play a full disk; svc uses the real one. */
+  disk?: StoreDisk;
 }
 
 /**
@@ -176,7 +179,10 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       return deps.prompter;
     },
     store() {
-      store ??= new ConfigStore(configDir(deps.env), { warn: (message) => out.warn(message) });
+      store ??= new ConfigStore(configDir(deps.env), {
+        warn: (message) => out.warn(message),
+        ...(deps.disk ? { disk: deps.disk } : {}),
+      });
       return store;
     },
     settings() {

@@ -156,9 +156,13 @@ export class ConfigStore {
     });
   }
 
-  /** Removes a profile and its credential; returns whether anything existed. */
+  /**
+   * Removes a profile and its credential; returns whether anything existed. The credential goes
+   * first: a write that fails between the two leaves a profile without one, which `profiles rm`
+   * can still remove, never a credential whose profile is gone.
+   */
   async removeProfile(name: string): Promise<boolean> {
-    let existed = false;
+    let existed = await this.removeCredential(name);
     await this.#update<ConfigFile>('config', (file) => {
       if (own(file.profiles, name) !== undefined) {
         delete file.profiles?.[name];
@@ -166,7 +170,7 @@ export class ConfigStore {
       }
       if (file.active_profile === name) delete file.active_profile;
     });
-    return (await this.removeCredential(name)) || existed;
+    return existed;
   }
 
   credential(name: string): StoredCredential | undefined {
