@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
@@ -209,6 +209,8 @@ export class ConfigStore {
       // no file yet
     }
     try {
+      // A first login: the directory the write would make (0700, as conf makes it) is made now.
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.#disk.reserve(path, 2 * size + 16 * 1024);
     } catch (error) {
       throw new SvcError('failure', `${path} cannot be written (${(error as Error).message})`, {

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess } from '../helpers/context.js';
 import { fillableDisk } from '../helpers/disk.js';
-import { sandboxSession } from '../helpers/oauth.js';
+import { consentBrowser, sandboxSession } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const sandbox = useSandbox();
@@ -74,5 +74,56 @@ describe.each([
     });
     expect(again.code, again.stderr).toBe(0);
     expect(store.credential('work')).toBeUndefined();
+  });
+});
+
+// The same for an OAuth login (review s9, 1): the code exchange opens a session at the server, so
+// svc proves first that it can store it; a disk that fills up after that proof is said as it is.
+describe('svc login on a full disk', () => {
+  const stats = async () => (await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>;
+  const count = (s: Record<string, number>, prefix: string) =>
+    Object.entries(s)
+      .filter(([key]) => key.startsWith(prefix))
+      .reduce((sum, [, n]) => sum + n, 0);
+
+  async function login(full: { reserve: boolean; write: boolean }) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-full-login-'));
+    dirs.push(dir);
+    const fillable = fillableDisk();
+    Object.assign(fillable.full, full);
+    const before = await stats();
+    const browser = consentBrowser();
+    const r = await runInProcess(
+      ['-p', 'work', 'login', '--base-url', sandbox().url, '--client-id', 'svc-cli'],
+      { SVC_CONFIG_DIR: dir, SVC_MAX_RETRIES: '0', NO_COLOR: '1' },
+      { now: Date.now(), browser, disk: fillable.disk },
+    );
+    await browser.settled().catch(() => undefined);
+    const after = await stats();
+    return {
+      r,
+      dir,
+      exchanges: count(after, 'POST /v1/oauth/token ') - count(before, 'POST /v1/oauth/token '),
+      revocations: count(after, 'POST /v1/oauth/revoke ') - count(before, 'POST /v1/oauth/revoke '),
+      stored: new ConfigStore(dir).credential('work'),
+    };
+  }
+
+  it('with no room at all: the code is not exchanged, no session is opened (exit 1)', async () => {
+    const { r, dir, exchanges, stored } = await login({ reserve: true, write: true });
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr.split('\n').at(-2)).toBe(
+      `error: the login was not completed: ${join(dir, 'credentials.json')} cannot be written (ENOSPC: no space left on device, write); no tokens were asked for, so no session was opened and nothing was changed; make room on its disk (or make it writable), then run \`svc -p work login\` again`,
+    );
+    expect([exchanges, stored]).toEqual([0, undefined]);
+  });
+
+  it('filling up after the proof: the new session is revoked at once and svc says so (exit 1)', async () => {
+    const { r, dir, exchanges, revocations, stored } = await login({ reserve: false, write: true });
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr.split('\n').at(-2)).toBe(
+      `error: the server opened a session, but cannot write ${join(dir, 'credentials.json')}: ENOSPC: no space left on device, write; svc revoked that session at ${sandbox().url}, so nothing holds it and nothing was changed here; make room on its disk (or make it writable), then run \`svc -p work login\` again`,
+    );
+    expect([exchanges, revocations, stored]).toEqual([1, 1, undefined]);
   });
 });

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
+import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
@@ -11,6 +12,7 @@ import { readStream } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
+  loginStorable,
   parseBrowserLogin,
   storeLogin,
 } from '../browser-login.js';
@@ -153,18 +155,26 @@ export async function runLoginBrowser(
     label: 'client secret',
     env: 'SVC_CLIENT_SECRET',
   });
+  // The code exchange opens a session at the server: first proven storable (a full disk).
+  const again = `\`${loginCommand(settings)}\``;
+  const beforeExchange = loginStorable(ctx, again);
   const store = (result: Parameters<typeof storeLogin>[1]) =>
-    storeLogin(ctx, result, { id: clientId, secret: clientSecret });
+    storeLogin(ctx, result, { id: clientId, secret: clientSecret }, again);
   const stored = options.device
     ? await store(
         await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
           clientId,
           clientSecret,
           scopes: options.scopes,
+          beforeExchange,
         }),
       )
     : // Stored before the browser hears, so its page says "Logged in" only when it is true.
-      await authorizeWithBrowser(ctx, { ...options, clientId, clientSecret, kind: 'login' }, store);
+      await authorizeWithBrowser(
+        ctx,
+        { ...options, clientId, clientSecret, kind: 'login', beforeExchange },
+        store,
+      );
   const me = stored.identity;
   if (ctx.out.isMachine) {
     return ctx.out.json({
