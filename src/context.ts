@@ -1,5 +1,5 @@
 import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
-import { type CredentialSource, credentialsFor } from './auth/credentials.js';
+import { type CredentialSource, credentialsFor, staticCredentials } from './auth/credentials.js';
 import { loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import type { StoreDisk } from './config/disk.js';
@@ -109,6 +109,12 @@ export interface Context {
    * command that acts on another profile than its own (`profiles rm NAME`). Close it when done.
    */
   forProfile(name: string): Context;
+  /**
+   * This run with `token` as its only credential (not SVC_TOKEN, not the stored one), for a token
+   * checked before it is stored (`login --with-token`): a tenant slug is resolved with it too.
+   * Close it when done.
+   */
+  withToken(token: string): Context;
   /** The last change the server accepted in this command, e.g. `POST /v1/users/u/roles → 201`. */
   lastChange(): string | undefined;
   /**
@@ -306,6 +312,8 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       return platform;
     },
     forProfile: (name) => createContext(deps, { ...globals, profile: name }),
+    withToken: (token) =>
+      createContext({ ...deps, credentials: () => staticCredentials(token, 'standard input') }, globals),
     lastChange: () => change,
     outputIsOnlyCopyOf(what, remedy) {
       onlyCopy = `its output was the only copy of ${what}, which is lost now; ${remedy}`;

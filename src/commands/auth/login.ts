@@ -8,6 +8,7 @@ import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
 import { inWholeSeconds, relativeTime } from '../../output/format.js';
+import type { CallerIdentity } from '../../platform/me.js';
 import { readStream } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
@@ -48,11 +49,18 @@ function rejectedToken(error: unknown): unknown {
 export async function runLoginWithToken(ctx: Context): Promise<void> {
   const token = await readTokenFromStdin(ctx);
   const settings = ctx.settings();
-  const platform = await ctx.platform();
   // Check the token before storing it: a rejected token exits 3 and leaves the profile as it was.
-  const me = await platform.me.get({ token }).catch((error: unknown) => {
-    throw rejectedToken(error);
-  });
+  // Through a Context over that token alone, so a tenant slug is resolved with it as well, not
+  // with the profile's credential (none yet, or another login's).
+  const check = ctx.withToken(token);
+  let me: CallerIdentity;
+  try {
+    me = await (await check.platform()).me.get().catch((error: unknown) => {
+      throw rejectedToken(error);
+    });
+  } finally {
+    await check.close();
+  }
   const store = ctx.store();
   const expiresAt = jwtExpiry(token);
   // Under the credential lock, so an OAuth refresh in another process cannot overwrite it.
