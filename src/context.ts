@@ -1,7 +1,8 @@
 import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
-import { type CredentialSource, credentialsFor } from './auth/credentials.js';
+import { type CredentialSource, credentialsFor, staticCredentials } from './auth/credentials.js';
 import { loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
+import type { StoreDisk } from './config/disk.js';
 import { envSwitch } from './config/env-flags.js';
 import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from './config/env-limits.js';
 import { configDir } from './config/paths.js';
@@ -67,6 +68,8 @@ export interface ContextDeps {
    * for the HTTP stack (src/runtime/index.ts). Tests leave it out.
    */
   beforeHttp?: () => void;
+  /** How the config store writes its files (config/disk.ts): tests play a full disk; svc uses the real one. */
+  disk?: StoreDisk;
 }
 
 /**
@@ -106,6 +109,12 @@ export interface Context {
    * command that acts on another profile than its own (`profiles rm NAME`). Close it when done.
    */
   forProfile(name: string): Context;
+  /**
+   * This run with `token` as its only credential (not SVC_TOKEN, not the stored one), for a token
+   * checked before it is stored (`login --with-token`): a tenant slug is resolved with it too.
+   * Close it when done.
+   */
+  withToken(token: string): Context;
   /** The last change the server accepted in this command, e.g. `POST /v1/users/u/roles → 201`. */
   lastChange(): string | undefined;
   /**
@@ -176,7 +185,10 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       return deps.prompter;
     },
     store() {
-      store ??= new ConfigStore(configDir(deps.env), { warn: (message) => out.warn(message) });
+      store ??= new ConfigStore(configDir(deps.env), {
+        warn: (message) => out.warn(message),
+        ...(deps.disk ? { disk: deps.disk } : {}),
+      });
       return store;
     },
     settings() {
@@ -300,6 +312,8 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       return platform;
     },
     forProfile: (name) => createContext(deps, { ...globals, profile: name }),
+    withToken: (token) =>
+      createContext({ ...deps, credentials: () => staticCredentials(token, 'standard input') }, globals),
     lastChange: () => change,
     outputIsOnlyCopyOf(what, remedy) {
       onlyCopy = `its output was the only copy of ${what}, which is lost now; ${remedy}`;

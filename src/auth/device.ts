@@ -17,6 +17,8 @@ export interface DeviceFlowOptions {
   clientId: string;
   clientSecret: string | undefined;
   scopes: string[];
+  /** Runs before each poll that may open a session at the server: throws to stop there. */
+  beforeExchange?: () => void;
 }
 
 interface DeviceCodes {
@@ -113,6 +115,7 @@ export async function authorizeWithDevice(
     } catch {
       throw new InterruptedError('interrupted; the login was cancelled');
     }
+    options.beforeExchange?.();
     try {
       const form = {
         grant_type: DEVICE_CODE_GRANT,

@@ -1,3 +1,4 @@
+import type { ConfFile } from '../config/disk.js';
 import type { StoredCredential } from '../config/store.js';
 import type { Context } from '../context.js';
 import { SvcError } from '../errors.js';
@@ -12,6 +13,10 @@ import type { Revocation } from './revocation.js';
  * retry can still revoke it; --no-revoke forgets the credential without asking. A definite
  * refusal (a 4xx) removes it all the same, and says the session may outlive it. A stored API key
  * or JWT has no session to revoke: svc says the token itself stays valid.
+ *
+ * A revocation cannot be undone, so the files are proven writable first (a full disk then changes
+ * nothing anywhere); a disk that fills up between that proof and the write is said as it is: the
+ * session was revoked, the file still holds it, and the --no-revoke command removes it.
  */
 
 export interface EndSessionOptions {
@@ -20,6 +25,8 @@ export interface EndSessionOptions {
   revoke: boolean;
   /** Removes what goes (the credential, or the whole profile); true when something existed. */
   remove: () => Promise<boolean>;
+  /** The files `remove` writes, proven writable before a session is revoked. */
+  files: ConfFile[];
   /** What was done, for messages: `removed the credential of profile "x"`. */
   done: string;
   /** The command that tries again, and the one that forgets without revoking. */
@@ -58,6 +65,19 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
     let refused: unknown;
     if (credential?.type === 'oauth' && !options.revoke) revocation = { outcome: 'skipped' };
     else if (credential?.type === 'oauth') {
+      try {
+        for (const file of options.files) store.ensureWritable(file);
+      } catch (error) {
+        throw new SvcError(
+          'failure',
+          `the session of profile "${options.profile}" was not ended: ${(error as Error).message}; nothing was changed, at the server or here`,
+          {
+            code: 'config_write',
+            hint: 'make room on its disk (or make it writable), then run the command again',
+            cause: error,
+          },
+        );
+      }
       const { revokeSession } = await import('./revocation.js');
       try {
         revocation = await revokeSession(await ctx.api(), credential);
@@ -77,7 +97,26 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
         refused = error;
       }
     }
-    const removed = await options.remove();
+    let removed: boolean;
+    try {
+      removed = await options.remove();
+    } catch (error) {
+      if (revocation.outcome !== 'revoked' || !(error instanceof SvcError) || error.code !== 'config_write')
+        throw error;
+      // The disk filled up after the proof: the session is gone at the server, not from the file.
+      const left = error.message.includes(store.credentialsPath)
+        ? 'it still holds the revoked credential'
+        : 'the credential was removed, but the profile is still there';
+      throw new SvcError(
+        'failure',
+        `the session of profile "${options.profile}" was revoked at ${new URL(revocation.endpoint).origin}, but ${error.message}; ${left}`,
+        {
+          code: 'config_write',
+          hint: `make room on its disk (or make it writable), then run \`${options.noRevoke}\` to remove it`,
+          cause: error,
+        },
+      );
+    }
     return {
       end: { removed, revocation, credential: credential?.type, token: credential?.access_token },
       refusal: refused,

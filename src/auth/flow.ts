@@ -23,6 +23,11 @@ export interface BrowserFlowOptions {
   timeoutSeconds: number;
   /** What the browser is told once it all succeeded: `login` ("Logged in") or `authorize` ("Authorized"). */
   kind: 'login' | 'authorize';
+  /**
+   * Runs just before the code is exchanged (which opens a session at the server): throws to stop
+   * there, e.g. when the tokens could not be stored (browser-login.ts, loginStorable).
+   */
+  beforeExchange?: () => void;
 }
 
 /** A login whose URL was printed for the user to open timed out: what to do instead. */
@@ -180,6 +185,8 @@ export async function authorizeWithBrowser<T>(
       );
       code = await codeFromEither(ctx, receiver, state, issuers);
     }
+    failedStep = 'svc cannot store a login now';
+    options.beforeExchange?.();
     failedStep = 'the authorization code could not be exchanged for tokens';
     const result = await exchange(api, baseUrl, code, receiver.redirectUri, verifier, options);
     failedStep = 'the tokens could not be stored';

@@ -6,8 +6,9 @@ import { type Command, Option } from 'commander';
 import { DEFAULT_BROWSER_TIMEOUT_SECONDS } from '../auth/flow.js';
 import { checkSecretFlags, type SecretFlags } from '../auth/secret-input.js';
 import { credentialFromTokens, type TokenSet } from '../auth/token-endpoint.js';
+import type { StoredCredential } from '../config/store.js';
 import type { Context } from '../context.js';
-import { describeError } from '../errors.js';
+import { describeError, SvcError } from '../errors.js';
 import type { CallerIdentity } from '../platform/me.js';
 import { collect, intFlag, nonEmpty, parseScopes } from './kit.js';
 
@@ -64,6 +65,61 @@ export function parseBrowserLogin(flags: Record<string, unknown>): BrowserLoginO
   };
 }
 
+const MAKE_ROOM = 'make room on its disk (or make it writable)';
+
+/**
+ * The check a login runs just before it asks for tokens (which opens a session at the server):
+ * both files can be written now, or the login stops there with nothing changed anywhere. `again`
+ * is the command to run once there is room, as the hint says it: `` `svc -p work login` ``.
+ */
+export function loginStorable(ctx: Context, again: string): () => void {
+  return () => {
+    const store = ctx.store();
+    try {
+      store.ensureWritable('credentials');
+      store.ensureWritable('config');
+    } catch (error) {
+      throw new SvcError(
+        'failure',
+        `the login was not completed: ${(error as Error).message}; no tokens were asked for, so no session was opened and nothing was changed`,
+        { code: 'config_write', hint: `${MAKE_ROOM}, then run ${again} again`, cause: error },
+      );
+    }
+  };
+}
+
+/** A write of svc's own files that failed for want of room (or permission): config/store.ts. */
+const failedWrite = (error: unknown): error is SvcError =>
+  error instanceof SvcError && error.code === 'config_write';
+
+/**
+ * The server opened a session that could not be stored (the disk filled up after loginStorable's
+ * proof): svc revokes it at once, so that nothing holds a live session, and says which it was.
+ */
+async function unstoredSession(
+  ctx: Context,
+  credential: StoredCredential,
+  error: SvcError,
+  again: string,
+): Promise<SvcError> {
+  let ended: string;
+  try {
+    const { revokeSession } = await import('../auth/revocation.js');
+    const revocation = await revokeSession(await ctx.api(), credential);
+    ended =
+      revocation.outcome === 'revoked'
+        ? `svc revoked that session at ${new URL(revocation.endpoint).origin}, so nothing holds it and nothing was changed here`
+        : 'nothing holds that session, and the server offers no revocation: it stays valid until its tokens expire; nothing was changed here';
+  } catch (revocationError) {
+    ended = `nothing holds that session, and revoking it failed (${describeError(revocationError)}): it stays valid until its tokens expire; nothing was changed here`;
+  }
+  return new SvcError('failure', `the server opened a session, but ${error.message}; ${ended}`, {
+    code: 'config_write',
+    hint: `${MAKE_ROOM}, then run ${again} again`,
+    cause: error,
+  });
+}
+
 export interface StoredLogin {
   identity: CallerIdentity | undefined;
   expiresAt: string | undefined;
@@ -79,6 +135,7 @@ export async function storeLogin(
   ctx: Context,
   login: { tokens: TokenSet; tokenUrl: string; requestedScope: string | undefined },
   client: { id: string; secret: string | undefined },
+  again = 'the command',
 ): Promise<StoredLogin> {
   const settings = ctx.settings();
   const store = ctx.store();
@@ -94,7 +151,11 @@ export async function storeLogin(
     ctx.clock.now(),
   );
   const { withCredentialLock } = await import('../auth/lock.js');
-  await withCredentialLock(store, () => store.setCredential(settings.profile, credential));
+  try {
+    await withCredentialLock(store, () => store.setCredential(settings.profile, credential));
+  } catch (error) {
+    throw failedWrite(error) ? await unstoredSession(ctx, credential, error, again) : error;
+  }
   const remember: Record<string, string> = {};
   if (settings.sources.base_url !== 'profile' && settings.values.base_url)
     remember.base_url = settings.values.base_url;
@@ -118,7 +179,17 @@ export async function storeLogin(
     await after.close();
   }
   if (!settings.values.tenant && identity?.tenant_id) remember.tenant = identity.tenant_id;
-  if (Object.keys(remember).length > 0) await store.setProfileValues(settings.profile, remember);
-  if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
+  try {
+    if (Object.keys(remember).length > 0) await store.setProfileValues(settings.profile, remember);
+    if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
+  } catch (error) {
+    if (!failedWrite(error)) throw error;
+    // The login is stored: only what goes with it in config.json is not.
+    throw new SvcError(
+      'failure',
+      `logged in: the credential of profile "${settings.profile}" was stored, but ${error.message}; its settings (${[...Object.keys(remember), 'active profile'].join(', ')}) may not be saved`,
+      { code: 'config_write', hint: `${MAKE_ROOM}, then run ${again} again`, cause: error },
+    );
+  }
   return { identity, expiresAt: credential.expires_at, scope: credential.scope };
 }

@@ -2,7 +2,7 @@ import { parseHttpUrl } from '../api/loopback.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
-import { PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
+import { invalidProfileName, PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
 
 export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
 
@@ -69,13 +69,16 @@ export function profileFlag(settings: Pick<Settings, 'profile' | 'profileSource'
 
 /**
  * A profile that was named and does not exist: exit 5, with the closest name that does, and where
- * the name came from when it was not typed (SVC_PROFILE, set in a shell's rc long ago).
+ * the name came from when it was not typed (SVC_PROFILE, set in a shell's rc long ago). A name
+ * no profile can have (`__proto__`) says so instead (exit 2): creating it would fail too.
  */
 export function unknownProfileError(
   name: string,
   known: Iterable<string>,
   source?: SettingSource,
-): NotFoundError {
+): NotFoundError | UsageError {
+  const invalid = invalidProfileName(name);
+  if (invalid) return invalid;
   const from = source === 'env' ? ' (from SVC_PROFILE) among your profiles' : '';
   return new NotFoundError(`no profile named "${name}"${from}${didYouMean(name, known)}`, {
     hint: `see \`svc profiles ls\`; create one with \`svc -p ${name} config set base_url URL\` (or \`svc -p ${name} login --base-url URL\`)`,

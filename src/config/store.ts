@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
@@ -60,12 +60,17 @@ function own<T>(profiles: Record<string, T> | undefined, name: string): T | unde
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
+/** Why `name` cannot be a profile's (the whole rule, said the one way), or undefined when it can. */
+export function invalidProfileName(name: string): UsageError | undefined {
+  if (PROFILE_NAME.test(name)) return undefined;
+  return new UsageError(
+    `invalid profile name ${JSON.stringify(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
+  );
+}
+
 export function checkProfileName(name: string): string {
-  if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(
-      `invalid profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`,
-    );
-  }
+  const invalid = invalidProfileName(name);
+  if (invalid) throw invalid;
   return name;
 }
 
@@ -151,9 +156,13 @@ export class ConfigStore {
     });
   }
 
-  /** Removes a profile and its credential; returns whether anything existed. */
+  /**
+   * Removes a profile and its credential; returns whether anything existed. The credential goes
+   * first: a write that fails between the two leaves a profile without one, which `profiles rm`
+   * can still remove, never a credential whose profile is gone.
+   */
   async removeProfile(name: string): Promise<boolean> {
-    let existed = false;
+    let existed = await this.removeCredential(name);
     await this.#update<ConfigFile>('config', (file) => {
       if (own(file.profiles, name) !== undefined) {
         delete file.profiles?.[name];
@@ -161,7 +170,7 @@ export class ConfigStore {
       }
       if (file.active_profile === name) delete file.active_profile;
     });
-    return (await this.removeCredential(name)) || existed;
+    return existed;
   }
 
   credential(name: string): StoredCredential | undefined {
@@ -200,6 +209,8 @@ export class ConfigStore {
       // no file yet
     }
     try {
+      // A first login: the directory the write would make (0700, as conf makes it) is made now.
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.#disk.reserve(path, 2 * size + 16 * 1024);
     } catch (error) {
       throw new SvcError('failure', `${path} cannot be written (${(error as Error).message})`, {

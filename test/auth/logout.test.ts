@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
 import { runInProcess } from '../helpers/context.js';
-import { authorizationCode, TREASURY, tokenRequest } from '../helpers/oauth.js';
+import { sandboxSession, TREASURY, tokenRequest } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 // `svc logout` ends an OAuth session server-side (RFC 7009, found through RFC 8414 metadata)
@@ -17,29 +17,6 @@ const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-async function sandboxSession(): Promise<StoredCredential> {
-  const { code, redirectUri, verifier } = await authorizationCode(
-    sandbox(),
-    { client_id: CLI_CLIENT_ID },
-    { scope: 'admin' },
-  );
-  const tokens = await tokenRequest(sandbox(), {
-    grant_type: 'authorization_code',
-    client_id: CLI_CLIENT_ID,
-    code,
-    redirect_uri: redirectUri,
-    code_verifier: verifier,
-  });
-  return {
-    type: 'oauth',
-    access_token: tokens.body.access_token,
-    refresh_token: tokens.body.refresh_token,
-    client_id: CLI_CLIENT_ID,
-    token_url: `${sandbox().url}/v1/oauth/token`,
-    obtained_at: new Date().toISOString(),
-  };
-}
 
 /** A profile holding `credential`, and the environment of an svc run that uses it. */
 async function profileWith(credential: StoredCredential, baseUrl: string) {
@@ -94,7 +71,7 @@ const oauthCredential = (server: string): StoredCredential => ({
 
 describe('svc logout', () => {
   it('revokes the session at the sandbox, then removes the credential', async () => {
-    const credential = await sandboxSession();
+    const credential = await sandboxSession(sandbox());
     const { store, env } = await profileWith(credential, sandbox().url);
     const r = await runInProcess(['logout'], env);
     expect([r.code, r.stdout]).toEqual([0, '']);
@@ -115,7 +92,7 @@ describe('svc logout', () => {
   });
 
   it('says so in --json', async () => {
-    const { env } = await profileWith(await sandboxSession(), sandbox().url);
+    const { env } = await profileWith(await sandboxSession(sandbox()), sandbox().url);
     const r = await runInProcess(['logout', '--json'], env);
     expect(JSON.parse(r.stdout)).toEqual({
       profile: 'default',

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withCredentialLock } from '../../src/auth/lock.js';
 import { refreshingCredentials } from '../../src/auth/refresh.js';
-import { realDisk, type StoreDisk } from '../../src/config/disk.js';
+import type { StoreDisk } from '../../src/config/disk.js';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { AuthError, SvcError } from '../../src/errors.js';
 import { ApiClient } from '../../src/http/client.js';
 import { OutcomeUnknownError } from '../../src/http/errors.js';
+import { fillableDisk } from '../helpers/disk.js';
 
 /**
  * The refreshing credential source against a scripted token endpoint: what it does when the
@@ -44,26 +45,6 @@ afterEach(() => {
   seen.length = 0;
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-/**
- * A disk that runs out of room when the test says so (a tmpfs cannot be mounted in a test): the
- * store's disk seam (config/disk.ts) then fails its scratch write or its file write with ENOSPC.
- */
-function fillableDisk() {
-  const full = { reserve: false, write: false };
-  const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-  const disk: StoreDisk = {
-    reserve(path, bytes) {
-      if (full.reserve) throw enospc();
-      realDisk.reserve(path, bytes);
-    },
-    async write(dir, name, file) {
-      if (full.write) throw enospc();
-      await realDisk.write(dir, name, file);
-    },
-  };
-  return { disk, full };
-}
 
 function setup(credential: Partial<StoredCredential>, disk?: StoreDisk) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-refresh-'));

@@ -38,6 +38,16 @@ describe('no tenant for a tenant-scoped operation', () => {
     expect([r.code, JSON.parse(r.stdout).id]).toEqual([0, 'usr_admin']);
   });
 
+  // Review s9 L2: svc api printed the server's line only.
+  it.each([
+    ['svc api', ['api', '/v1/roles']],
+    ['svc api --paginate', ['api', '/v1/roles', '--paginate']],
+  ])('%s gets the same hint', async (_what, argv) => {
+    const r = await svc.run(argv, { env: NO_TENANT });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(line('default'));
+  });
+
   // Last: `config set` makes "work" the active profile of this file's config directory.
   it('keeps -p NAME in the command it suggests', async () => {
     expect(

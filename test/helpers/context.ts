@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../src/cli.js';
+import type { StoreDisk } from '../../src/config/disk.js';
 import {
   type Clock,
   type Context,
@@ -166,6 +167,8 @@ export interface VerbOptions extends Omit<FakeIOOptions, 'env'> {
   prompter?: Prompter;
   /** What "opening a browser" does (e.g. consentBrowser() in test/helpers/oauth.ts). */
   browser?: Browser;
+  /** How svc's own files are written (fillableDisk() in test/helpers/disk.ts plays a full disk). */
+  disk?: StoreDisk;
 }
 
 function depsFor(
@@ -182,6 +185,7 @@ function depsFor(
     prompter,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.browser ? { browser: options.browser } : {}),
+    ...(options.disk ? { disk: options.disk } : {}),
   });
   return { fake, deps, questions: scripted.questions };
 }

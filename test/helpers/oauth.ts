@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { codeChallengeS256, createCodeVerifier } from '../../src/auth/pkce.js';
+import type { StoredCredential } from '../../src/config/store.js';
+import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import type { Browser } from '../../src/system/browser.js';
@@ -278,4 +280,28 @@ export function consentRobot(): string {
 /** Parses the credential file of a config dir. */
 export function storedCredential(configDir: string, profile = 'default'): any {
   return JSON.parse(readFileSync(join(configDir, 'credentials.json'), 'utf8')).profiles?.[profile];
+}
+
+/** A session of the sandbox's CLI client (scope admin, as Ada), as `svc login` stores it. */
+export async function sandboxSession(sandbox: Sandbox): Promise<StoredCredential> {
+  const { code, redirectUri, verifier } = await authorizationCode(
+    sandbox,
+    { client_id: CLI_CLIENT_ID },
+    { scope: 'admin' },
+  );
+  const tokens = await tokenRequest(sandbox, {
+    grant_type: 'authorization_code',
+    client_id: CLI_CLIENT_ID,
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  });
+  return {
+    type: 'oauth',
+    access_token: tokens.body.access_token,
+    refresh_token: tokens.body.refresh_token,
+    client_id: CLI_CLIENT_ID,
+    token_url: `${sandbox.url}/v1/oauth/token`,
+    obtained_at: new Date().toISOString(),
+  };
 }

@@ -139,7 +139,7 @@ describe('checkProfileName', () => {
     (name) => {
       expect(failure(() => checkProfileName(name))).toEqual({
         type: 'UsageError',
-        message: `invalid profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`,
+        message: `invalid profile name ${JSON.stringify(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
         hint: undefined,
       });
     },

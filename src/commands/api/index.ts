@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { HttpMethod, QueryValue } from '../../http/client.js';
 import { answerOf } from '../../http/errors.js';
+import { withMissingTenantHint } from '../../platform/errors.js';
 import { readInputBytes } from '../../system/input.js';
 import { examples, type MakeContext } from '../kit.js';
 import { printBody, printHead, printPages } from './print.js';
@@ -144,8 +145,14 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // header is the call's credential: the profile's is then neither needed nor sent.
   const given = (name: string) => (Object.hasOwn(options.headers, name) ? options.headers[name] : undefined);
   const auth = given('authorization') === undefined ? {} : { auth: false as const };
+  // A 400 tenant_header_required gets the fix in svc's terms, as every other command's does.
+  const withHint = (error: unknown) => withMissingTenantHint(error, api.config.missingTenantHint);
   if (options.paginate) {
-    await printPages(ctx, api, options.path, query, { headers: options.headers, ...auth });
+    await printPages(ctx, api, options.path, query, { headers: options.headers, ...auth }).catch(
+      (error: unknown) => {
+        throw withHint(error);
+      },
+    );
     return;
   }
   const request = {
@@ -192,7 +199,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
       const body = answer.body ?? '';
       await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json');
     }
-    throw error;
+    throw withHint(error);
   }
 }
 

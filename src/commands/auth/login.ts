@@ -1,16 +1,19 @@
 import { Command, Option } from 'commander';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
+import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
 import { inWholeSeconds, relativeTime } from '../../output/format.js';
+import type { CallerIdentity } from '../../platform/me.js';
 import { readStream } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
+  loginStorable,
   parseBrowserLogin,
   storeLogin,
 } from '../browser-login.js';
@@ -46,11 +49,18 @@ function rejectedToken(error: unknown): unknown {
 export async function runLoginWithToken(ctx: Context): Promise<void> {
   const token = await readTokenFromStdin(ctx);
   const settings = ctx.settings();
-  const platform = await ctx.platform();
   // Check the token before storing it: a rejected token exits 3 and leaves the profile as it was.
-  const me = await platform.me.get({ token }).catch((error: unknown) => {
-    throw rejectedToken(error);
-  });
+  // Through a Context over that token alone, so a tenant slug is resolved with it as well, not
+  // with the profile's credential (none yet, or another login's).
+  const check = ctx.withToken(token);
+  let me: CallerIdentity;
+  try {
+    me = await (await check.platform()).me.get().catch((error: unknown) => {
+      throw rejectedToken(error);
+    });
+  } finally {
+    await check.close();
+  }
   const store = ctx.store();
   const expiresAt = jwtExpiry(token);
   // Under the credential lock, so an OAuth refresh in another process cannot overwrite it.
@@ -153,18 +163,26 @@ export async function runLoginBrowser(
     label: 'client secret',
     env: 'SVC_CLIENT_SECRET',
   });
+  // The code exchange opens a session at the server: first proven storable (a full disk).
+  const again = `\`${loginCommand(settings)}\``;
+  const beforeExchange = loginStorable(ctx, again);
   const store = (result: Parameters<typeof storeLogin>[1]) =>
-    storeLogin(ctx, result, { id: clientId, secret: clientSecret });
+    storeLogin(ctx, result, { id: clientId, secret: clientSecret }, again);
   const stored = options.device
     ? await store(
         await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
           clientId,
           clientSecret,
           scopes: options.scopes,
+          beforeExchange,
         }),
       )
     : // Stored before the browser hears, so its page says "Logged in" only when it is true.
-      await authorizeWithBrowser(ctx, { ...options, clientId, clientSecret, kind: 'login' }, store);
+      await authorizeWithBrowser(
+        ctx,
+        { ...options, clientId, clientSecret, kind: 'login', beforeExchange },
+        store,
+      );
   const me = stored.identity;
   if (ctx.out.isMachine) {
     return ctx.out.json({

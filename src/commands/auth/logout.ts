@@ -19,6 +19,7 @@ export async function runLogout(
     profile,
     revoke: options.revoke,
     remove: () => store.removeCredential(profile),
+    files: ['credentials'],
     done: `removed the credential of profile "${profile}"`,
     retry: `svc -p ${profile} logout`,
     noRevoke: `svc -p ${profile} logout --no-revoke`,

@@ -8,6 +8,7 @@ import { SvcError, UsageError } from '../../errors.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
+  loginStorable,
   parseBrowserLogin,
   storeLogin,
 } from '../browser-login.js';
@@ -77,7 +78,12 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
   // Stored (with --save) before the browser hears, so its page says "Authorized" only when it is true.
   const result = await authorizeWithBrowser(
     ctx,
-    { ...options, clientSecret, kind: 'authorize' },
+    {
+      ...options,
+      clientSecret,
+      kind: 'authorize',
+      ...(options.save ? { beforeExchange: loginStorable(ctx, 'the command') } : {}),
+    },
     async (r) => {
       if (options.save) await storeLogin(ctx, r, { id: options.clientId, secret: clientSecret });
       return r;

@@ -31,6 +31,7 @@ export async function runProfilesRm(
       profile: name,
       revoke: options.revoke,
       remove: () => store.removeProfile(name),
+      files: ['credentials', 'config'],
       done: `removed profile "${name}"`,
       retry: `svc profiles rm ${name}`,
       noRevoke: `svc profiles rm ${name} --no-revoke`,

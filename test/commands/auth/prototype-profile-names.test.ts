@@ -77,3 +77,24 @@ describe('profile names that every object has', () => {
     ]);
   });
 });
+
+// Review s9 L1: `-p __proto__` said "no profile named" with a hint (`svc -p __proto__ config set …`)
+// that then failed with a rule (letters, digits, '.', '_' or '-') the name met. One answer now:
+// the name cannot be a profile's, by the whole rule, wherever it comes from (exit 2).
+describe('names that cannot be profile names', () => {
+  const invalid = (name: string) =>
+    `error: invalid profile name ${JSON.stringify(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)\n`;
+  it.each([
+    [['-p', '__proto__', 'me'], {}, '__proto__'],
+    [['-p', '__proto__', 'config', 'set', 'base_url', 'http://x'], {}, '__proto__'],
+    [['-p', '__proto__', 'config', 'get', 'base_url'], {}, '__proto__'],
+    [['profiles', 'show', '__proto__'], {}, '__proto__'],
+    [['profiles', 'use', '__proto__'], {}, '__proto__'],
+    [['profiles', 'rm', '__proto__', '--yes'], {}, '__proto__'],
+    [['auth', 'status'], { SVC_PROFILE: '__proto__' }, '__proto__'],
+    [['-p', '=', 'me'], {}, '='],
+  ])('%j %j: invalid profile name, the rule it breaks (exit 2)', async (argv, extra, name) => {
+    const r = await svc(argv, extra);
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', invalid(name)]);
+  });
+});

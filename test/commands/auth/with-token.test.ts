@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfigStore } from '../../../src/config/store.js';
+import { tenantId } from '../../../src/sandbox/seed.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
@@ -70,6 +72,44 @@ describe('svc login --with-token', () => {
       stderr,
     });
     expect(file('credentials.json')).toBe(before);
+  });
+});
+
+// Review s9, 3: with --tenant SLUG, the slug was resolved through the profile's own credential (none
+// on a new profile, another login on an old one), and a valid token was refused as mistyped.
+describe('svc login --with-token --tenant: the tenant is found with the token given', () => {
+  const loggedIn = (profile: string) =>
+    `✓ Logged in to ${svc.sandbox().url} as Ada Admin (profile "${profile}")\n`;
+  const login = (profile: string, tenant: string) =>
+    svc.run(['-p', profile, '--tenant', tenant, 'login', '--with-token'], {
+      env: stored,
+      stdin: `${svc.sandbox().adminToken}\n`,
+    });
+
+  it.each([
+    ['a new profile and a slug', 'new-slug', 'acme-labs'],
+    ['a new profile and a tenant id', 'new-id', tenantId('acme-labs')],
+  ])('%s', async (_what, profile, tenant) => {
+    expect(await login(profile, tenant)).toEqual({ code: 0, stdout: '', stderr: loggedIn(profile) });
+    expect(JSON.parse(file('credentials.json')).profiles[profile].access_token).toBe(
+      svc.sandbox().adminToken,
+    );
+  });
+
+  it('a profile whose stored credential is no longer valid, and a slug', async () => {
+    const store = new ConfigStore(svc.env().SVC_CONFIG_DIR!);
+    await store.setProfileValues('old-slug', { base_url: svc.sandbox().url });
+    await store.setCredential('old-slug', {
+      type: 'token',
+      access_token: 'svc_pk_revoked_long_ago',
+      obtained_at: '2026-01-01T00:00:00Z',
+    });
+    expect(await login('old-slug', 'acme-labs')).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: loggedIn('old-slug'),
+    });
+    expect(store.credential('old-slug')?.access_token).toBe(svc.sandbox().adminToken);
   });
 });
 
