@@ -11,9 +11,17 @@ export function changedFields(current: object, change: object): string[] {
     .map(([key]) => key);
 }
 
+/** Lists differ unless they hold the same items as often, in any order ([a, a] is not [a, b]). */
 function differs(now: unknown, wanted: unknown): boolean {
   if (Array.isArray(now) && Array.isArray(wanted)) {
-    return now.length !== wanted.length || wanted.some((item) => !now.includes(item));
+    if (now.length !== wanted.length) return true;
+    const left = [...now];
+    for (const item of wanted) {
+      const at = left.indexOf(item);
+      if (at < 0) return true;
+      left.splice(at, 1);
+    }
+    return false;
   }
   return now !== wanted;
 }

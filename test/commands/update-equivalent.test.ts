@@ -101,6 +101,20 @@ describe('svc oauth update that changes nothing', () => {
     expect(await audit(id)).toBe(entries);
   });
 
+  it.each([
+    ['--redirect-uri', 'https://vendor.example/cb', 'redirect_uris', ['https://vendor.example/cb']],
+    ['--grant-type', 'authorization_code', 'grant_types', ['authorization_code']],
+  ])(
+    'a value given twice (%s) is one: the list that has more changes, never "already has exactly"',
+    async (flag, value, field, after) => {
+      const { client_id: id } = (await client()) as { client_id: string };
+      const r = await svc.run(['oauth', 'update', id, flag, value, flag, value]);
+      expect([r.code, r.stderr]).toEqual([0, `✓ updated OAuth client ${id} (${field})\n`]);
+      const now = await admin(svc.sandbox(), 'GET', `/v1/oauth/clients/${id}`);
+      expect(now.body[field]).toEqual(after);
+    },
+  );
+
   it('a server that answers the client unchanged: "Nothing changed", not "✓ updated"', async () => {
     const record = await client();
     const { s, run } = await unchanging(record);

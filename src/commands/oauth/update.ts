@@ -23,12 +23,13 @@ export function parseOAuthUpdate(clientId: unknown, flags: Record<string, unknow
   const change: OAuthClientUpdateBody = {
     ...(flags.name === undefined ? {} : { name: nonEmpty('--name', flags.name) }),
     ...(flags.description === undefined ? {} : { description: String(flags.description) }),
-    ...(uris ? { redirect_uris: uris.map(redirectUri) } : {}),
+    // A value given twice is one (as --scope): the platform refuses a list with repeats.
+    ...(uris ? { redirect_uris: [...new Set(uris.map(redirectUri))] } : {}),
     ...(grants
       ? {
-          grant_types: grants.map(
-            (g) => choiceFlag('--grant-type', g, OAUTH_GRANT_TYPES)!,
-          ) as OAuthGrantType[],
+          grant_types: [
+            ...new Set(grants.map((g) => choiceFlag('--grant-type', g, OAUTH_GRANT_TYPES)!)),
+          ] as OAuthGrantType[],
         }
       : {}),
     ...(scopes ? { scopes: scopes as OAuthClientUpdateBody['scopes'] } : {}),

@@ -78,7 +78,7 @@ describe('svc records get: fixed system lines, the record own fields set apart',
   });
 
   it.each([
-    ['create', (id: string) => ['records', 'create', 'accounts', '--data', '{"deleted":"x"}'], 'Created'],
+    ['create', (_id: string) => ['records', 'create', 'accounts', '--data', '{"deleted":"x"}'], 'Created'],
     ['update', (id: string) => ['records', 'update', 'accounts', id, '--data', '{"deleted":"x"}'], 'Updated'],
   ])('%s shows the record with the same labels', async (_verb, args, done) => {
     const base = await created('{"name":"base"}');
