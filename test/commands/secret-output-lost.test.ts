@@ -93,7 +93,7 @@ describe('a secret shown once, its output lost', () => {
       new RegExp(
         made('/v1/oauth/clients', 201) +
           escaped(
-            `its output was the only copy of OAuth client ${client.client_id}'s secret, which is lost now; get a new one with: svc oauth rotate-secret ${client.client_id} --secret-file PATH\n`,
+            `its output was the only copy of OAuth client ${client.client_id}'s secret, which is lost now; get a new one with: svc oauth rotate-secret ${client.client_id} --secret-file PATH --yes\n`,
           ) +
           '$',
       ),
@@ -113,11 +113,16 @@ describe('a secret shown once, its output lost', () => {
       new RegExp(
         made(`/v1/oauth/clients/${id}/rotate-secret`, 200) +
           escaped(
-            `its output was the only copy of OAuth client ${id}'s new secret, which is lost now; rotate again with: svc oauth rotate-secret ${id} --secret-file PATH\n`,
+            `its output was the only copy of OAuth client ${id}'s new secret, which is lost now; rotate again with: svc oauth rotate-secret ${id} --secret-file PATH --yes\n`,
           ) +
           '$',
       ),
     );
+    // The command as printed works from a script (no terminal to confirm on).
+    const file = join(await mkdtemp(join(tmpdir(), 'svc-lost-')), 'client.secret');
+    const printed = /rotate again with: svc (.+)\n$/.exec(r.stderr)![1]!.split(' ');
+    const again = await svc.run(printed.map((word) => (word === 'PATH' ? file : word)));
+    expect(again.code, again.stderr).toBe(0);
   });
 
   it('tenants api-keys create: revoke the key and create another', async () => {
@@ -131,12 +136,13 @@ describe('a secret shown once, its output lost', () => {
       new RegExp(
         made(`/v1/tenants/${ACME}/api-keys`, 201) +
           escaped(
-            `its output was the only copy of API key ${key}, which is lost now; revoke it with: svc tenants api-keys revoke ${ACME} ${key}, and create another with --secret-file PATH\n`,
+            `its output was the only copy of API key ${key}, which is lost now; revoke it with: svc tenants api-keys revoke ${ACME} ${key} --yes, and create another with --secret-file PATH\n`,
           ) +
           '$',
       ),
     );
-    const revoked = await svc.run(['tenants', 'api-keys', 'revoke', ACME, key!, '--yes']);
+    const printed = /revoke it with: svc (.+?), and create/.exec(r.stderr)![1]!.split(' ');
+    const revoked = await svc.run(printed);
     expect(revoked.code, revoked.stderr).toBe(0);
   });
 

@@ -125,7 +125,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   }
   await printClientWithSecret(ctx, data, options.secretFile, [
     `OAuth client ${data.client_id}'s secret`,
-    `get a new one with: svc oauth rotate-secret ${data.client_id} --secret-file PATH`,
+    `get a new one with: svc oauth rotate-secret ${data.client_id} --secret-file PATH --yes`,
   ]);
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {

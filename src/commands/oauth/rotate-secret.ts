@@ -34,7 +34,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   }
   await printClientWithSecret(ctx, data, options.secretFile, [
     `OAuth client ${data.client_id}'s new secret`,
-    `rotate again with: svc oauth rotate-secret ${data.client_id} --secret-file PATH`,
+    `rotate again with: svc oauth rotate-secret ${data.client_id} --secret-file PATH --yes`,
   ]);
 }
 

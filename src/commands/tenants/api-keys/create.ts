@@ -95,7 +95,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   if (!options.secretFile) {
     ctx.outputIsOnlyCopyOf(
       `API key ${data.id}`,
-      `revoke it with: svc tenants api-keys revoke ${tenant.id} ${data.id}, and create another with --secret-file PATH`,
+      `revoke it with: svc tenants api-keys revoke ${tenant.id} ${data.id} --yes, and create another with --secret-file PATH`,
     );
   }
   if (ctx.out.isMachine) return ctx.out.json(shown);
