@@ -1,3 +1,6 @@
+// Over 300 lines: the program as one piece: its global flags (defined once, read by the launcher
+// and completion), the command tree, runCli's path from an error to an exit code and main's
+// signals and streams; argv and commander-error helpers live in cli-argv.ts and cli-errors.ts.
 import { Command, CommanderError, Option } from 'commander';
 import { nestedHelpTopic, targetCommand, unknownHelpTopic } from './cli-argv.js';
 import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';

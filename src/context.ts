@@ -1,3 +1,6 @@
+// Over 300 lines: the Context interface (every seam a verb may use, each documented) and its one
+// implementation, createContext, which wires each seam lazily; apart, each would be read only
+// beside the other.
 import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
 import { type CredentialSource, credentialsFor, staticCredentials } from './auth/credentials.js';
 import { loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';

@@ -1,3 +1,5 @@
+// Over 300 lines: applying a plan is one run (the plan checked unchanged, its journal, the changes
+// in order with their rows, the saved plan kept or removed) whose steps share that run's state.
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';

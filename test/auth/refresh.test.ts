@@ -1,3 +1,5 @@
+// Over 300 lines: the refreshing credential source against one scripted token endpoint, one
+// behaviour per test (rotation, refusals, other writers, a full disk, the lock).
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,5 @@
+// Over 300 lines: every OAuth helper the tests share (consent robot, sandbox sessions, codes,
+// spawned logins), so that no test file writes its own.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';

@@ -1,3 +1,4 @@
+// Over 300 lines: tables of exact summaries, errors and output bytes, one block per way a run ends.
 // How every bulk run ends (src/bulk/finish.ts) and how its results are streamed
 // (src/bulk/results.ts): the summary line, the error and its exit code, whether the journal is
 // kept, and the bytes of each output mode. Exact text throughout.

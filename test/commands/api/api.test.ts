@@ -1,4 +1,5 @@
 /**
+ * Over 300 lines: one verb's whole contract, below.
  * `svc api`, in-process against a sandbox: refusals before any request, API errors with their
  * exit codes (the body on stdout as the API sent it, one line on stderr), the --debug trace with
  * secrets masked, every call surviving injected 503s without a side effect twice, and svc api in

@@ -1,3 +1,5 @@
+// Over 300 lines: `svc apply` in-process against one sandbox, one behaviour per test with its
+// exact output; the restore and create-missing cases live in restore.test.ts.
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// Over 300 lines: every case shares one sandbox and one lossy proxy, whose faults each test sets.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

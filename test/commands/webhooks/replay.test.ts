@@ -1,3 +1,5 @@
+// Over 300 lines: `webhooks replay` in-process against one sandbox and its targets, one behaviour
+// per test with its exact output; resumes, races and follows have files of their own.
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
