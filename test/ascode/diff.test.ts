@@ -1,3 +1,4 @@
+// Over 300 lines: tables of exact plans, one block per kind of change the diff knows.
 import { describe, expect, it } from 'vitest';
 import type { Expiry } from '../../src/api/expiry.js';
 import type { Role } from '../../src/api/schemas/roles.js';

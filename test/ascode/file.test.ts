@@ -1,3 +1,4 @@
+// Over 300 lines: tables of exact access files and the errors they get, one block per part of the format.
 import { describe, expect, it } from 'vitest';
 import { pastExpiry } from '../../src/api/expiry.js';
 import { desiredTenants } from '../../src/ascode/desired.js';

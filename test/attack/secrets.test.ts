@@ -1,3 +1,5 @@
+// Over 300 lines: every place a secret could leak (output, --debug, errors, files, argv), checked
+// against one sandbox; one file so that a new secret is checked everywhere at once.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';

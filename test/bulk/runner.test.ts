@@ -1,3 +1,5 @@
+// Over 300 lines: the bulk runner's rules (concurrency, journal, resume, halts, Ctrl-C), one
+// behaviour per test with scripted workers.
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// Over 300 lines: three real shells against one sandbox, one behaviour per test per shell.
 /**
  * The completion scripts in real shells: bash and fish asked what TAB offers, zsh typed into in
  * a real terminal (tmux), and svc on PATH answering their TAB-time questions. Spawned because a

@@ -1,3 +1,4 @@
+// Over 300 lines: the sandbox's OAuth endpoints against the reference's rules, one rule per test.
 import { describe, expect, it } from 'vitest';
 import { decodeJwtClaims } from '../../src/auth/jwt.js';
 import { tenantId } from '../../src/sandbox/seed.js';

@@ -1,3 +1,4 @@
+// Over 300 lines: the sandbox's role rules against the reference, one rule per test.
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_TENANT_ROLES } from '../../src/api/constants.js';
 import { tenantId } from '../../src/sandbox/seed.js';

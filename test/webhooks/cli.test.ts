@@ -1,3 +1,4 @@
+// Over 300 lines: the webhooks verbs against one sandbox with fast delivery, one behaviour per test.
 /**
  * The webhooks verbs against a sandbox with fast delivery time: ls, deliveries, dlq, test,
  * replay and their usage errors, in-process. `svc webhooks listen` runs as a process (it serves

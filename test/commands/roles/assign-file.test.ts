@@ -1,3 +1,5 @@
+// Over 300 lines: bulk grants from a file, one behaviour per test against one sandbox with exact
+// output per mode.
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';

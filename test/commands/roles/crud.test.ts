@@ -1,3 +1,4 @@
+// Over 300 lines: the roles verbs share one sandbox and their exact outputs, one behaviour per test.
 /**
  * The roles verbs against a sandbox, in-process: ls and get, custom roles (create, update,
  * delete, protected built-ins), assign/revoke/assignments with their usage errors and the

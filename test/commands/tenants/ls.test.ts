@@ -1,3 +1,4 @@
+// Over 300 lines: the model verb test, every output mode of one verb spelt out in full.
 /**
  * `svc tenants ls`, in-process against a sandbox on an ephemeral port: the model for a verb test.
  *
