@@ -1,5 +1,6 @@
-// Over 300 lines: every place a secret could leak (output, --debug, errors, files, argv), checked
-// against one sandbox; one file so that a new secret is checked everywhere at once.
+// Over 300 lines: the ways a secret could leak through svc's output (secret-bearing answers,
+// servers that echo credentials or what svc sent, text redaction), in one file so a new secret
+// is checked in each.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
