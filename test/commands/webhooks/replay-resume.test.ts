@@ -142,7 +142,8 @@ describe('a resumed replay --dlq run to a target that still fails', () => {
     // Every replay failed and came back to the queue: the three queued now are all newer than the start.
     const queued = await entries(webhook, 'queued');
     expect(queued).toHaveLength(3);
-    for (const entry of queued) expect(Date.parse(entry.dead_lettered_at)).toBeGreaterThanOrEqual(Date.parse(started));
+    for (const entry of queued)
+      expect(Date.parse(entry.dead_lettered_at)).toBeGreaterThanOrEqual(Date.parse(started));
     expect(again.stderr.split('\n').filter((line) => line.includes('dead-lettered since'))).toEqual([
       `3 entries dead-lettered since the run started (${started}) are not part of it: run the same command again to replay them (a new run)`,
     ]);
