@@ -242,7 +242,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
           ctx.out.warn(
             `webhook ${webhook} is back as it was when this session started: ${originalUrl}, another listen ` +
               "session's listener, with that session's secret; if that session has stopped, run the commands it " +
-              `printed to put ${webhook} back as it was before it`,
+              `printed to put ${webhook} back as it was before it (and so on, while its URL is then another stopped session's)`,
           );
         } else {
           ctx.out.success(

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: a session's set-up and its restore share what W was and what the
+// session made of it, and every way W can be found on exit is said here, in one place.
 import { randomBytes } from 'node:crypto';
 import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
@@ -21,8 +23,13 @@ import { unabandoned } from '../../system/interrupts.js';
  * one this session's rotation set (restore-secret undoes the *last* rotation, whoever made it) —
  * otherwise it is left alone and svc says so (exit 6), with the commands for the original values.
  * A session taken over (--take-over) by another is left to it: that one gives W back to this
- * session's URL and rotation (undoing only its own: restore-secret undoes rotations as a stack),
- * and this one says what to run once it has stopped. W deleted meanwhile: nothing to put back.
+ * session's URL and rotation (undoing only its own: restore-secret undoes rotations as a stack)
+ * if it still runs when it stops; a taker that stopped first (taken over in turn, or killed) gave
+ * nothing back and printed its commands. So with any number of sessions and any stop order this
+ * one says what is left: once none runs, while W's URL is another session's, that session's
+ * commands (each undoes one session, the last first), then this one's. A URL changed by someone
+ * else: W still signs with the session's secret, and the rotation can be undone alone (the new
+ * URL kept). W deleted meanwhile: nothing to put back.
  *
  * Set-up never leaves W changed silently: the commands that put it back are printed before the
  * first change, the changes finish even when Ctrl-C comes (sent, they may be applied), and a
@@ -170,6 +177,15 @@ function sessionRedirection(
   own: () => { signal: AbortSignal },
   clockNow: () => number,
 ): Redirection {
+  /** W signing with this session's secret: whether the one it had before still signs too, in words. */
+  const signing = (now: Webhook) => {
+    const until = now.previous_secret_expires_at;
+    const signs = until !== null && Date.parse(until) > platformTime(platform, clockNow());
+    const words = signs
+      ? `, and with the one it had before only until ${until}`
+      : ` only (the one it had before stopped signing${until ? ` at ${until}` : ''})`;
+    return { signs, words };
+  };
   const notBack = (why: string, hint: string) =>
     new SvcError('failure', `webhook ${webhook} was NOT put back (${why})`, { hint });
   return {
@@ -200,35 +216,55 @@ function sessionRedirection(
         now.secret_rotated_at === rotated.secret_rotated_at &&
         now.previous_secret_expires_at === rotated.previous_secret_expires_at;
       if (!urlOurs && listenSessionOf(now.url) !== undefined) {
-        // Taken over with --take-over: that session gives W back to this one's URL and rotation.
+        // Taken over with --take-over. Whether that session still runs is not known here: if it
+        // does, it gives W back to what it found when it stops; if it stopped (taken over in turn,
+        // or killed), it printed the commands that do. Those undo one session each, the last
+        // first (restore-secret undoes rotations as a stack), down to this session's URL.
         throw new SvcError(
           'conflict',
           `webhook ${webhook} was taken over by another \`svc webhooks listen\` session (its URL is now ${now.url}); ` +
-            "svc left it to that session, which gives it back to this session's listener and secret when it stops",
+            'svc left it to that session: while it runs, it gives it back when it stops, to the URL and secret it took ' +
+            'it from; if it has stopped, it did not, and printed the commands that do',
           {
             code: 'webhook_changed',
-            hint: `once it has stopped, put ${webhook} back as it was before this session with: ${restoreCommands(webhook, original.url)}`,
+            hint:
+              `once no listen session runs on ${webhook}: while its URL is another session's (not this one's, ${url}), ` +
+              `run the commands that session printed, each of which puts ${webhook} back as it was before that session; ` +
+              `then put it back as it was before this session with: ${restoreCommands(webhook, original.url)}`,
           },
         );
       }
-      if (!urlOurs || !secretOurs) {
+      if (!urlOurs && secretOurs) {
+        // Only the URL was changed, by someone who most likely wants it kept: W still signs with
+        // this session's secret, and the rotation can be undone alone.
+        const { signs, words } = signing(now);
+        throw new SvcError(
+          'conflict',
+          `webhook ${webhook} was changed by someone else while this session ran (its URL is now ${now.url}); ` +
+            `svc left it alone, so it still signs with this session's secret${words}`,
+          {
+            code: 'webhook_changed',
+            hint: signs
+              ? `to keep the new URL, undo only this session's rotation: svc api POST /v1/webhooks/${webhook}/restore-secret; ` +
+                `to put it back as it was before this session: ${restoreCommands(webhook, original.url)}`
+              : `give its receiver a new secret: svc webhooks rotate-secret ${webhook} --secret-file <new file>; ` +
+                `its URL before this session: ${restoreCommands(webhook, original.url, false)}`,
+          },
+        );
+      }
+      if (!secretOurs) {
         const changes = [
           ...(urlOurs ? [] : [`its URL is now ${now.url}`]),
-          ...(secretOurs
-            ? []
-            : [
-                `its secret was rotated or restored since this session rotated it (secret_rotated_at ${now.secret_rotated_at ?? 'null'})`,
-              ]),
+          `its secret was rotated or restored since this session rotated it (secret_rotated_at ${now.secret_rotated_at ?? 'null'})`,
         ];
         throw new SvcError(
           'conflict',
           `webhook ${webhook} was changed by someone else while this session ran (${changes.join('; ')}); svc left it alone`,
           {
             code: 'webhook_changed',
-            hint: secretOurs
-              ? `to put it back as it was before this session: ${restoreCommands(webhook, original.url)}`
-              : `to set its URL back: ${restoreCommands(webhook, original.url, false)} ` +
-                `(restore-secret would undo the newer rotation, not this session's: see \`svc webhooks get ${webhook}\` first)`,
+            hint:
+              `to set its URL back: ${restoreCommands(webhook, original.url, false)} ` +
+              `(restore-secret would undo the newer rotation, not this session's: see \`svc webhooks get ${webhook}\` first)`,
           },
         );
       }
@@ -248,15 +284,11 @@ function sessionRedirection(
         if (error instanceof SvcError && error.category === 'conflict') {
           // Nothing left to undo (the old secret stopped signing, or a platform that undoes one
           // rotation only, already used by a session that took W over): no command brings it back.
-          const until = now.previous_secret_expires_at;
-          const signs = until !== null && Date.parse(until) > platformTime(platform, clockNow());
+          const { signs, words } = signing(now);
           throw new SvcError(
             'conflict',
             `${urlBack} the secret it had before this session: the platform cannot undo this session's rotation ` +
-              `(${describeError(error)}); it signs with this session's secret` +
-              (signs
-                ? `, and with the one it had before only until ${until}`
-                : ` only (the one it had before stopped signing${until ? ` at ${until}` : ''})`),
+              `(${describeError(error)}); it signs with this session's secret${words}`,
             {
               code: 'secret_not_restored',
               hint: `give its receiver a new secret${signs ? ' before then' : ''}: svc webhooks rotate-secret ${webhook} --secret-file <new file>`,

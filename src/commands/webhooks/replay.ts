@@ -11,7 +11,7 @@ import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './dlq/filters.js';
-import { QueueSnapshot } from './dlq/queue.js';
+import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
 import { deliveryOutcome, type FailedReplay, failedReplaysHint, unfollowedNow } from './follow.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
@@ -204,14 +204,14 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     keepJournal: () => words.unfollowed > 0,
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };
-  const summary = await runBulkOperation(ctx, verb);
+  const summary = await withLaterNoted(ctx, queue, 'replay', runBulkOperation(ctx, verb));
   if (summary && !options.dryRun) queue?.noteLeft(ctx, 'replayed');
   if (!wait && !options.dryRun && summary && summary.ok > 0) {
     ctx.out.info(
       `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait`,
     );
   }
-  queue?.noteLater(ctx, 'replay');
+  await queue?.noteLater(ctx, 'replay');
   if (summary && words.unfollowed > 0) {
     // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.
     const [it, was] = words.unfollowed === 1 ? ['it', 'was'] : ['they', 'were'];

@@ -65,8 +65,8 @@ describe('listen --webhook W: one session at a time, and W put back only as it w
     expect(await secrets(id)).toEqual({ id, secret, previous_secret: null });
   }, 30_000);
 
-  it('leaves W alone when someone else changed its URL, and says so (exit 6) with the real original URL', async () => {
-    const { id } = await createWebhook(svc.sandbox(), 'https://hooks.example/b');
+  it('leaves W alone when someone else changed its URL, and says so (exit 6): its secret, the secret-only fix, the full one', async () => {
+    const { id, secret } = await createWebhook(svc.sandbox(), 'https://hooks.example/b');
     const a = listen(['--webhook', id]);
     await a.waitForStderr(/delivers here/);
     await admin(svc.sandbox(), 'PATCH', `/v1/webhooks/${id}`, { url: 'https://elsewhere.example/x' });
@@ -76,12 +76,18 @@ describe('listen --webhook W: one session at a time, and W put back only as it w
     expect(done.code, done.stderr).toBe(6);
     expect(done.stderr).not.toContain('✓');
     expect(done.stderr).toContain(
-      `error: webhook ${id} was changed by someone else while this session ran (its URL is now https://elsewhere.example/x); svc left it alone`,
-    );
-    expect(done.stderr).toContain(
-      `svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/b" && svc api POST /v1/webhooks/${id}/restore-secret`,
+      `error: webhook ${id} was changed by someone else while this session ran (its URL is now https://elsewhere.example/x); ` +
+        `svc left it alone, so it still signs with this session's secret, and with the one it had before only until ` +
+        `${changed.previous_secret_expires_at}; to keep the new URL, undo only this session's rotation: ` +
+        `svc api POST /v1/webhooks/${id}/restore-secret; to put it back as it was before this session: ` +
+        `svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/b" && svc api POST /v1/webhooks/${id}/restore-secret\n`,
     );
     expect(await webhookOf(id)).toEqual(changed);
+    expect((await secrets(id)).secret).not.toBe(secret);
+    // The secret-only fix, as printed: the other admin's URL stays, the old secret is back.
+    expect((await svc.run(['api', 'POST', `/v1/webhooks/${id}/restore-secret`])).code).toBe(0);
+    expect((await webhookOf(id)).url).toBe('https://elsewhere.example/x');
+    expect(await secrets(id)).toEqual({ id, secret, previous_secret: null });
   }, 30_000);
 
   it('says W was deleted while it ran: nothing to put back, exit 6, no restore commands', async () => {

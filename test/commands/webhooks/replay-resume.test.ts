@@ -125,6 +125,35 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
   });
 });
 
+describe('a resumed replay --dlq run to a target that still fails', () => {
+  it('names the entries dead-lettered since the run started as they are at its end: its own failed replays too', async () => {
+    const { webhook, target } = await queue({ status: 503, delayMs: 200 }, 3, { max_attempts: 1 });
+    const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
+    const controller = new AbortController();
+    const running = svc.run(argv, { signal: controller.signal });
+    await until(() => target.received.length > 0);
+    controller.abort();
+    expect((await running).code).toBe(130);
+    const { started } = journal();
+
+    const again = await svc.run(argv);
+    expect(again.stderr).toMatch(/^resuming the run started at /);
+    expect(target.received).toHaveLength(3);
+    // Every replay failed and came back to the queue: the three queued now are all newer than the start.
+    const queued = await entries(webhook, 'queued');
+    expect(queued).toHaveLength(3);
+    for (const entry of queued)
+      expect(Date.parse(entry.dead_lettered_at)).toBeGreaterThanOrEqual(Date.parse(started));
+    expect(again.stderr.split('\n').filter((line) => line.includes('dead-lettered since'))).toEqual([
+      `3 entries dead-lettered since the run started (${started}) are not part of it: run the same command again to replay them (a new run)`,
+    ]);
+    const next = await svc.run([...argv, '--json']);
+    expect(next.stderr).not.toMatch(/resuming/);
+    expect(JSON.parse(next.stdout)).toHaveLength(3);
+    await target.close();
+  }, 30_000);
+});
+
 describe('a queue run whose stdout failed (a full disk), then the same command', () => {
   it('replay --dlq: resumes that run only (journal rows), names the newer entries as a new run, which takes them', async () => {
     const { webhook, target, entries: queued } = await queue({ status: 503 }, 3, { max_attempts: 1 });

@@ -12,7 +12,7 @@ import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilters, filterOptions, parseDlqFilters } from './filters.js';
-import { type LeftQueue, leftText, QueueSnapshot } from './queue.js';
+import { type LeftQueue, leftText, QueueSnapshot, withLaterNoted } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
   webhook: string;
@@ -156,9 +156,9 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     single: !options.all && options.entries.length === 1,
     empty: 'Nothing to discard: no queued dead-letter entry matches.',
   };
-  const summary = await runBulkOperation(ctx, verb);
+  const summary = await withLaterNoted(ctx, queue, 'discard', runBulkOperation(ctx, verb));
   if (summary && !options.dryRun) queue?.noteLeft(ctx, 'discarded');
-  queue?.noteLater(ctx, 'discard');
+  await queue?.noteLater(ctx, 'discard');
 }
 
 /** An entry to discard: its id, and the entry as the queue listed it (--all). */

@@ -5,6 +5,7 @@ import { isoSeconds } from '../../../api/time.js';
 import type { Journal } from '../../../bulk/journal.js';
 import type { WorkCall } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
+import { describeError, PartialFailureError } from '../../../errors.js';
 import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.js';
 import { deriveIdempotencyKey } from '../../../http/idempotency.js';
 import type { WithResponse } from '../../../platform/api-promise.js';
@@ -39,8 +40,8 @@ export class QueueSnapshot {
   #cutoff: string | undefined;
   /** Entries the run it resumes did: they count against --limit. */
   #taken = 0;
-  /** A resumed run: when its first run started, and how many matching entries are newer. */
-  #later: { started: string; count: number } | undefined;
+  /** A resumed run: when its first run started (ISO, and ms on the platform's clock): noteLater counts what is newer. */
+  #later: { started: string; startMs: number } | undefined;
 
   constructor(
     private readonly platform: Platform,
@@ -88,22 +89,9 @@ export class QueueSnapshot {
     this.#taken = journal.earlier().length;
     await this.count();
     // The run's own replays that failed again in that second are in the window, but not the run's:
-    // the listing skips them (ours), and they are counted with the newer entries, a new run's.
-    let own = 0;
-    const second = this.#between(startMs, cutoffMs);
-    if (this.ours.size > 0 && second) {
-      for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, {
-        ...second,
-        limit: PAGE,
-      })) {
-        if (this.ours.has(entry.delivery_id)) own++;
-      }
-    }
-    const since = this.#between(cutoffMs, undefined);
-    const newer = since
-      ? (await this.platform.webhooks.dlq.list(this.webhook, { ...since, limit: 1 })).total
-      : 0;
-    this.#later = { started: isoSeconds(journal.run.startedAtMs), count: newer + own };
+    // the listing skips them (ours), and noteLater counts them with the newer entries, a new run's.
+    const own = await this.#ownInSecond(startMs);
+    this.#later = { started: isoSeconds(journal.run.startedAtMs), startMs };
     const left = (this.#bound ?? 0) - own;
     const limit = this.#limit;
     return limit === undefined ? left : Math.max(0, Math.min(left, limit));
@@ -124,13 +112,43 @@ export class QueueSnapshot {
     };
   }
 
-  /** After a resumed run: the entries dead-lettered since it started are not part of it, but a new run's. */
-  noteLater(ctx: Context, act: string): void {
-    if (!this.#later || this.#later.count === 0) return;
-    const { started, count } = this.#later;
+  /** Queued entries of a delivery this run (or the run it resumes) made, dead-lettered in the second it started. */
+  async #ownInSecond(startMs: number): Promise<number> {
+    const second = this.#between(startMs, startMs + 1000);
+    if (this.ours.size === 0 || !second) return 0;
+    let own = 0;
+    for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, { ...second, limit: PAGE })) {
+      if (this.ours.has(entry.delivery_id)) own++;
+    }
+    return own;
+  }
+
+  /**
+   * After a resumed run (ended, or ended with failures): the entries dead-lettered since it
+   * started are not part of it, but a new run's. Counted now, when it is said: among them are its
+   * own replays that failed and came back to the queue while it ran (the run it resumes' too).
+   */
+  async noteLater(ctx: Context, act: string): Promise<void> {
+    if (!this.#later) return;
+    const { started, startMs } = this.#later;
+    const again = `run the same command again to ${act} them (a new run)`;
+    let count: number;
+    try {
+      const since = this.#between(startMs + 1000, undefined);
+      const newer = since
+        ? (await this.platform.webhooks.dlq.list(this.webhook, { ...since, limit: 1 })).total
+        : 0;
+      count = newer + (await this.#ownInSecond(startMs));
+    } catch (error) {
+      ctx.out.info(
+        `entries dead-lettered since the run started (${started}), if any, are not part of it (counting them failed: ${describeError(error)}): ${again}`,
+      );
+      return;
+    }
+    if (count === 0) return;
     const [entries, are] = count === 1 ? ['entry', 'is'] : ['entries', 'are'];
     ctx.out.info(
-      `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${started}) ${are} not part of it: run the same command again to ${act} them (a new run)`,
+      `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${started}) ${are} not part of it: ${again}`,
     );
   }
 
@@ -276,6 +294,24 @@ export class QueueSnapshot {
       query.until = cutoff;
     }
     return query;
+  }
+}
+
+/**
+ * A bulk run, then, for a resumed queue run, the entries newer than it named (noteLater): also
+ * when it ended with failed items (it is over all the same), before that error is said.
+ */
+export async function withLaterNoted<T>(
+  ctx: Context,
+  queue: QueueSnapshot | undefined,
+  act: string,
+  run: Promise<T>,
+): Promise<T> {
+  try {
+    return await run;
+  } catch (error) {
+    if (error instanceof PartialFailureError) await queue?.noteLater(ctx, act);
+    throw error;
   }
 }
 
