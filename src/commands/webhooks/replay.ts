@@ -1,3 +1,6 @@
+// Over 300 lines, just: the verb's parsing, its BulkVerb (what each item is, how it is done,
+// followed and said) and its help read as one; named ids (replay-named.ts), rows (replay-rows.ts)
+// and the queue (dlq/queue.ts) live apart.
 import { Command, Option } from 'commander';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
