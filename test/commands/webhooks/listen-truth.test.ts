@@ -208,7 +208,7 @@ describe('listen: stopping, forwarding and times', () => {
   ])(
     'says which came first, the sender hanging up or the listener stopping (%s)',
     async (_, machine) => {
-      const late = await startTarget(() => ({ status: 200, delayMs: 1500 }));
+      const late = await startTarget(() => ({ status: 200, delayMs: 800 }));
       targets.push(late);
       const run = listen([...(machine ? ['--ndjson'] : []), '--forward-to', late.url], {
         SVC_WEBHOOK_SECRET: 'whsec_truth',
