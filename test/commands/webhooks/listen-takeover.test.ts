@@ -130,35 +130,29 @@ async function threeSessions(order: string) {
 }
 
 describe('listen --webhook W: three sessions (B and C take over), any stop order', () => {
-  it('B, C, A: A, taken over by a session that stopped, says what is left; the commands put W back', async () => {
-    const { said, followed } = await threeSessions('BCA');
-    expect([...said]).toEqual([
-      ['B', 6],
-      ['C', 0],
-      ['A', 6],
-    ]);
-    expect(followed).toEqual(['B', 'A']);
-  }, 40_000);
-
-  it('C, B, A: each gives W back in turn, nothing left to run', async () => {
-    const { said, followed } = await threeSessions('CBA');
-    expect([...said]).toEqual([
-      ['C', 0],
-      ['B', 0],
-      ['A', 0],
-    ]);
-    expect(followed).toEqual([]);
-  }, 40_000);
-
-  it('A, B, C: the two taken over say what is left; C gives W to B, and their commands put it back', async () => {
-    const { said, followed } = await threeSessions('ABC');
-    expect([...said]).toEqual([
-      ['A', 6],
-      ['B', 6],
-      ['C', 0],
-    ]);
-    expect(followed).toEqual(['B', 'A']);
-  }, 40_000);
+  it.each([
+    [
+      'BCA',
+      'A, taken over by a session that stopped, says what is left; the commands put W back',
+      [6, 0, 6],
+      ['B', 'A'],
+    ],
+    ['CBA', 'each gives W back in turn, nothing left to run', [0, 0, 0], []],
+    [
+      'ABC',
+      'the two taken over say what is left; C gives W to B, and their commands put it back',
+      [6, 6, 0],
+      ['B', 'A'],
+    ],
+  ])(
+    '%s: %s',
+    async (order, _, codes, commandsRun) => {
+      const { said, followed } = await threeSessions(order);
+      expect([...said]).toEqual([...order].map((name, i) => [name, codes[i]]));
+      expect(followed).toEqual(commandsRun);
+    },
+    40_000,
+  );
 });
 
 describe('listen --webhook W --take-over: W gets its URL and its secret back, whichever session stops first', () => {
