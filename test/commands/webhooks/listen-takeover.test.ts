@@ -40,6 +40,17 @@ const listen = (args: string[], env: Record<string, string> = {}) =>
   );
 
 /** Runs `svc … && svc …` as printed (words, "JSON-quoted" values), in-process; the exit codes. */
+/** W as it was before any session: its URL, its rotation fields, and only its original secret. */
+async function expectAsBefore(id: string, before: Record<string, unknown>, secret: string) {
+  const after = await webhookOf(id);
+  expect([after.url, after.secret_rotated_at, after.previous_secret_expires_at]).toEqual([
+    before.url,
+    before.secret_rotated_at,
+    before.previous_secret_expires_at,
+  ]);
+  expect(await secrets(id)).toEqual({ id, secret, previous_secret: null });
+}
+
 async function runPrinted(commands: string): Promise<number[]> {
   const codes: number[] = [];
   for (const command of commands.split(' && ')) {
@@ -119,13 +130,7 @@ async function threeSessions(order: string) {
     followed.push(name);
     expect(await runPrinted(printedBy(said.get(name)!.stderr))).toEqual([0, 0]);
   }
-  const after = await webhookOf(id);
-  expect([after.url, after.secret_rotated_at, after.previous_secret_expires_at]).toEqual([
-    before.url,
-    before.secret_rotated_at,
-    before.previous_secret_expires_at,
-  ]);
-  expect(await secrets(id)).toEqual({ id, secret, previous_secret: null });
+  await expectAsBefore(id, before, secret);
   return { said: new Map([...said].map(([name, { code }]) => [name, code])), followed };
 }
 
@@ -184,13 +189,7 @@ describe('listen --webhook W --take-over: W gets its URL and its secret back, wh
     expect(aDone.stderr).toContain(
       `✓ webhook ${id} is back: https://hooks.example/ba, signing with the secret it had before this session`,
     );
-    const after = await webhookOf(id);
-    expect([after.url, after.secret_rotated_at, after.previous_secret_expires_at]).toEqual([
-      before.url,
-      before.secret_rotated_at,
-      before.previous_secret_expires_at,
-    ]);
-    expect(await secrets(id)).toEqual({ id, secret, previous_secret: null });
+    await expectAsBefore(id, before, secret);
   }, 30_000);
 
   it('the first session stops first: it leaves W to the other and prints commands that work once that one has stopped', async () => {
