@@ -11,6 +11,16 @@ export function changedFields(current: object, change: object): string[] {
     .map(([key]) => key);
 }
 
+/**
+ * The fields a change names whose values differ between two records of one resource: what an
+ * update's answer (`after`) shows changed since the record read before it (a server may keep a
+ * value sent as one it already had).
+ */
+export function changedBetween(before: object, after: object, change: object): string[] {
+  const now = after as Record<string, unknown>;
+  return changedFields(before, Object.fromEntries(Object.keys(change).map((key) => [key, now[key]])));
+}
+
 /** Lists differ unless they hold the same items as often, in any order ([a, a] is not [a, b]). */
 function differs(now: unknown, wanted: unknown): boolean {
   if (Array.isArray(now) && Array.isArray(wanted)) {

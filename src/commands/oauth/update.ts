@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { changedFields } from '../../api/changed-fields.js';
+import { changedBetween, changedFields } from '../../api/changed-fields.js';
 import { OAUTH_GRANT_TYPES, type OAuthGrantType } from '../../api/constants.js';
 import type { OAuthClient, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
@@ -59,11 +59,7 @@ export async function runOAuthUpdate(ctx: Context, options: OAuthUpdateOptions):
   await ctx.out.record(client, clientFields(client));
   if (ctx.out.isMachine) return;
   // What changed is what the answer shows changed: a server may keep a value svc sent as one it had.
-  const fields = client as unknown as Record<string, unknown>;
-  const changed = changedFields(
-    before,
-    Object.fromEntries(Object.keys(options.change).map((key) => [key, fields[key]])),
-  );
+  const changed = changedBetween(before, client, options.change);
   if (changed.length === 0) {
     ctx.out.info(`Nothing changed: OAuth client ${client.client_id} ${unchanged(options.change, client)}.`);
   } else {

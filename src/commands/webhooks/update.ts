@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { changedFields } from '../../api/changed-fields.js';
+import { changedBetween, changedFields } from '../../api/changed-fields.js';
 import type { EventType } from '../../api/constants.js';
 import { normalHttpUrl } from '../../api/loopback.js';
 import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
@@ -55,18 +55,12 @@ export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOpt
   if (ctx.out.isMachine) return;
   // What changed is what the answer shows changed: a server may store a value svc sent as one
   // it already had (another spelling of its URL), and then nothing changed.
-  const changed = changedFields(comparable(before), comparable(answered(webhook, options.change)));
+  const changed = changedBetween(comparable(before), comparable(webhook), options.change);
   if (changed.length === 0) {
     ctx.out.info(`Nothing changed: webhook ${webhook.id} ${unchanged(options.change, webhook)}.`);
   } else {
     ctx.out.success(`updated webhook ${webhook.id} (${changed.join(', ')})`);
   }
-}
-
-/** The fields a change names, as `webhook` has them. */
-function answered(webhook: Webhook, change: WebhookUpdateBody): WebhookUpdateBody {
-  const fields = webhook as unknown as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(change).map((key) => [key, fields[key]]));
 }
 
 /** A webhook or a change with its URL in the form the platform stores (two spellings compare equal). */
