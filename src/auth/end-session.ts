@@ -65,19 +65,12 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
     let refused: unknown;
     if (credential?.type === 'oauth' && !options.revoke) revocation = { outcome: 'skipped' };
     else if (credential?.type === 'oauth') {
-      try {
-        for (const file of options.files) store.ensureWritable(file);
-      } catch (error) {
-        throw new SvcError(
-          'failure',
-          `the session of profile "${options.profile}" was not ended: ${(error as Error).message}; nothing was changed, at the server or here`,
-          {
-            code: 'config_write',
-            hint: 'make room on its disk (or make it writable), then run the command again',
-            cause: error,
-          },
-        );
-      }
+      store.proveWritable(
+        options.files,
+        (reason) =>
+          `the session of profile "${options.profile}" was not ended: ${reason}; nothing was changed, at the server or here`,
+        'make room on its disk (or make it writable), then run the command again',
+      );
       const { revokeSession } = await import('./revocation.js');
       try {
         revocation = await revokeSession(await ctx.api(), credential);

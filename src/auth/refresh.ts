@@ -118,18 +118,11 @@ export function refreshingCredentials(deps: RefreshDeps, initial: StoredCredenti
       }
       const url = stored.token_url ?? deps.defaultTokenUrl();
       // The new tokens must be kept: a refresh token spent and then lost is a lost login.
-      try {
-        store.ensureWritable('credentials');
-      } catch (error) {
-        throw new SvcError(
-          'failure',
-          `the session of profile "${profile}" was not refreshed: ${(error as Error).message}`,
-          {
-            code: 'config_write',
-            hint: 'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
-          },
-        );
-      }
+      store.proveWritable(
+        ['credentials'],
+        (reason) => `the session of profile "${profile}" was not refreshed: ${reason}`,
+        'its refresh token was not used, so the login is kept: make room (or make the directory writable), then run the command again',
+      );
       let tokens: Awaited<ReturnType<typeof requestToken>>;
       try {
         // A refresh is svc's own business: the command's result (a closed stdout) ignores it.

@@ -73,19 +73,15 @@ const MAKE_ROOM = 'make room on its disk (or make it writable)';
  * is the command to run once there is room, as the hint says it: `` `svc -p work login` ``.
  */
 export function loginStorable(ctx: Context, again: string): () => void {
-  return () => {
-    const store = ctx.store();
-    try {
-      store.ensureWritable('credentials');
-      store.ensureWritable('config');
-    } catch (error) {
-      throw new SvcError(
-        'failure',
-        `the login was not completed: ${(error as Error).message}; no tokens were asked for, so no session was opened and nothing was changed`,
-        { code: 'config_write', hint: `${MAKE_ROOM}, then run ${again} again`, cause: error },
+  return () =>
+    ctx
+      .store()
+      .proveWritable(
+        ['credentials', 'config'],
+        (reason) =>
+          `the login was not completed: ${reason}; no tokens were asked for, so no session was opened and nothing was changed`,
+        `${MAKE_ROOM}, then run ${again} again`,
       );
-    }
-  };
 }
 
 /** A write of svc's own files that failed for want of room (or permission): config/store.ts. */

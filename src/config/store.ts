@@ -219,6 +219,23 @@ export class ConfigStore {
     }
   }
 
+  /**
+   * ensureWritable for each of `files`, before something that cannot be undone (a refresh token
+   * spent, a session revoked or opened); else the error of the action not taken: `said(reason)`,
+   * with `hint`.
+   */
+  proveWritable(files: ConfFile[], said: (reason: string) => string, hint: string): void {
+    try {
+      for (const file of files) this.ensureWritable(file);
+    } catch (error) {
+      throw new SvcError('failure', said((error as Error).message), {
+        code: 'config_write',
+        hint,
+        cause: error,
+      });
+    }
+  }
+
   #path(name: ConfFile): string {
     return name === 'config' ? this.configPath : this.credentialsPath;
   }
