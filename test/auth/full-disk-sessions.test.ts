@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
-import { runInProcess } from '../helpers/context.js';
+import { runInProcess, startInProcess } from '../helpers/context.js';
 import { fillableDisk } from '../helpers/disk.js';
-import { consentBrowser, sandboxSession } from '../helpers/oauth.js';
+import { consent, consentBrowser, sandboxSession } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const sandbox = useSandbox();
@@ -79,7 +79,23 @@ describe.each([
 
 // The same for an OAuth login (review s9, 1): the code exchange opens a session at the server, so
 // svc proves first that it can store it; a disk that fills up after that proof is said as it is.
-describe('svc login on a full disk', () => {
+// Each way of opening one: the browser login, the device login (whose polls may each open it) and
+// `svc oauth authorize --save`.
+describe.each([
+  ['svc login', 'login', ['-p', 'work', 'login', '--client-id', 'svc-cli'], 'svc -p work login'],
+  [
+    'svc login --device',
+    'device',
+    ['-p', 'work', 'login', '--device', '--client-id', 'svc-cli'],
+    'svc -p work login',
+  ],
+  [
+    'svc oauth authorize --save',
+    'authorize',
+    ['-p', 'work', 'oauth', 'authorize', '--client-id', 'svc-cli', '--public', '--save'],
+    'the command',
+  ],
+] as const)('%s on a full disk', (_what, flow, argv, again) => {
   const stats = async () => (await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>;
   const count = (s: Record<string, number>, prefix: string) =>
     Object.entries(s)
@@ -93,37 +109,45 @@ describe('svc login on a full disk', () => {
     Object.assign(fillable.full, full);
     const before = await stats();
     const browser = consentBrowser();
-    const r = await runInProcess(
-      ['-p', 'work', 'login', '--base-url', sandbox().url, '--client-id', 'svc-cli'],
-      { SVC_CONFIG_DIR: dir, SVC_MAX_RETRIES: '0', NO_COLOR: '1' },
-      { now: Date.now(), browser, disk: fillable.disk },
-    );
+    const env = { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_MAX_RETRIES: '0', NO_COLOR: '1' };
+    // A real clock: the device login polls every second (the interval set below) until approved.
+    const live = startInProcess([...argv], env, { browser, disk: fillable.disk });
+    if (flow === 'device') {
+      const [, page] = await live.waitForStderr(/\(or open (\S+)\)\n/);
+      if (!full.reserve) expect((await consent(page!)).status).toBe(200);
+    }
+    const r = await live.done;
     await browser.settled().catch(() => undefined);
     const after = await stats();
     return {
       r,
       dir,
       exchanges: count(after, 'POST /v1/oauth/token ') - count(before, 'POST /v1/oauth/token '),
+      opened: count(after, 'POST /v1/oauth/token 200') - count(before, 'POST /v1/oauth/token 200'),
       revocations: count(after, 'POST /v1/oauth/revoke ') - count(before, 'POST /v1/oauth/revoke '),
       stored: new ConfigStore(dir).credential('work'),
     };
   }
 
-  it('with no room at all: the code is not exchanged, no session is opened (exit 1)', async () => {
+  beforeAll(() => {
+    sandbox().state.oauth.devices.intervalSeconds = 1;
+  });
+
+  it('with no room at all: no tokens are asked for, no session is opened (exit 1)', async () => {
     const { r, dir, exchanges, stored } = await login({ reserve: true, write: true });
     expect([r.code, r.stdout]).toEqual([1, '']);
     expect(r.stderr.split('\n').at(-2)).toBe(
-      `error: the login was not completed: ${join(dir, 'credentials.json')} cannot be written (ENOSPC: no space left on device, write); no tokens were asked for, so no session was opened and nothing was changed; make room on its disk (or make it writable), then run \`svc -p work login\` again`,
+      `error: the login was not completed: ${join(dir, 'credentials.json')} cannot be written (ENOSPC: no space left on device, write); no tokens were asked for, so no session was opened and nothing was changed; make room on its disk (or make it writable), then run ${again === 'the command' ? again : `\`${again}\``} again`,
     );
     expect([exchanges, stored]).toEqual([0, undefined]);
   });
 
   it('filling up after the proof: the new session is revoked at once and svc says so (exit 1)', async () => {
-    const { r, dir, exchanges, revocations, stored } = await login({ reserve: false, write: true });
+    const { r, dir, opened, revocations, stored } = await login({ reserve: false, write: true });
     expect([r.code, r.stdout]).toEqual([1, '']);
     expect(r.stderr.split('\n').at(-2)).toBe(
-      `error: the server opened a session, but cannot write ${join(dir, 'credentials.json')}: ENOSPC: no space left on device, write; svc revoked that session at ${sandbox().url}, so nothing holds it and nothing was changed here; make room on its disk (or make it writable), then run \`svc -p work login\` again`,
+      `error: the server opened a session, but cannot write ${join(dir, 'credentials.json')}: ENOSPC: no space left on device, write; svc revoked that session at ${sandbox().url}, so nothing holds it and nothing was changed here; make room on its disk (or make it writable), then run ${again === 'the command' ? again : `\`${again}\``} again`,
     );
-    expect([exchanges, revocations, stored]).toEqual([1, 1, undefined]);
+    expect([opened, revocations, stored]).toEqual([1, 1, undefined]);
   });
 });

@@ -62,7 +62,9 @@ export async function consent(
   }
   const ticket = /name="ticket" value="([^"]+)"/.exec(html)?.[1];
   if (!ticket) throw new Error(`no ticket on the consent page:\n${html}`);
-  const answer = await fetch(new URL('authorize', url), {
+  // The form's own action: `authorize` for a redirect login, `device` for a device code.
+  const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1] ?? 'authorize';
+  const answer = await fetch(new URL(action, url), {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
