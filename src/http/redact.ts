@@ -136,15 +136,46 @@ const SCHEME_TOKEN =
 const MIN_SECRET_LENGTH = 8;
 
 /**
- * Replaces every occurrence of each secret. Occurrences are found in the original text (overlaps
- * included) and replaced together, so a replacement can never complete another secret.
+ * A secret as it may come back from a server that quotes what it received: as is, form-encoded
+ * (the body of a token request), percent-encoded (a query), inside a JSON string (escaped `"`
+ * and `\`, maybe `\/`, maybe non-ASCII as `\uXXXX`), with upper- or lower-case hex. A secret of
+ * letters and digits has one spelling; one with `+ / = & %` has several.
+ */
+export function secretSpellings(secret: string): Set<string> {
+  const form = new URLSearchParams({ s: secret }).toString().slice(2);
+  const percent = encodeURIComponent(secret);
+  const json = JSON.stringify(secret).slice(1, -1);
+  const jsonAscii = json.replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+  return new Set([
+    secret,
+    form,
+    lowerHex(form),
+    percent,
+    lowerHex(percent),
+    json,
+    json.replaceAll('/', '\\/'),
+    jsonAscii,
+    jsonAscii.replace(/\\u[0-9a-f]{4}/g, (hex) => `\\u${hex.slice(2).toUpperCase()}`),
+  ]);
+}
+
+/**
+ * Replaces every occurrence of each secret, in each of its spellings (secretSpellings).
+ * Occurrences are found in the original text (overlaps included) and replaced together, so a
+ * replacement can never complete another secret.
  */
 export function scrubSecrets(text: string, secrets: Iterable<string>): string {
   const spans: Array<[number, number]> = [];
   for (const secret of secrets) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
-    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
-      spans.push([at, at + secret.length]);
+    for (const spelling of secretSpellings(secret)) {
+      for (let at = text.indexOf(spelling); at !== -1; at = text.indexOf(spelling, at + 1)) {
+        spans.push([at, at + spelling.length]);
+      }
     }
   }
   if (spans.length === 0) return text;
