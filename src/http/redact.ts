@@ -128,6 +128,19 @@ export function holdsCredential(text: string): boolean {
   return shaped || SCHEME_TOKEN.test(text);
 }
 
+/**
+ * What credential a text holds, in words for an error ("that is the API key itself, not its
+ * id"); undefined when it holds none (holdsCredential).
+ */
+export function credentialKind(text: string): string | undefined {
+  if (!holdsCredential(text)) return undefined;
+  if (/svc_(?:sk|pk)_/.test(text)) return 'the API key itself';
+  if (/svc_cs_/.test(text)) return 'a client secret';
+  if (/svc_rt_/.test(text)) return 'a refresh token';
+  if (/whsec_/.test(text)) return 'a webhook signing secret';
+  return 'an access token';
+}
+
 /** `Bearer`/`Basic` (any case, as schemes are) and a token with a digit, `+/=` or an inner capital. */
 const SCHEME_TOKEN =
   /\b(?:[Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])\s+(?=[A-Za-z0-9\-._~+/]*(?:[0-9+/=]|[a-z][A-Z]))[A-Za-z0-9\-._~+/]{12,}=*/;
