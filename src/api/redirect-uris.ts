@@ -3,7 +3,7 @@
  * the sandbox (which enforces it) and `svc plan` (which checks a file before anything is sent).
  */
 
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost, normalHttpUrl } from './loopback.js';
 
 /** Why a redirect URI cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
@@ -18,7 +18,35 @@ export function redirectUriProblem(uri: string): string | undefined {
     return 'may use http only on a loopback host (127.0.0.1, [::1], localhost)';
   if (url.hash !== '' || uri.includes('#')) return 'must not contain a fragment';
   if (url.username !== '' || url.password !== '') return 'must not contain user information';
+  // Matched only literally, `https://*.example.com/cb` would register a host no browser reaches.
+  if (url.hostname.includes('*'))
+    return 'has a wildcard in its host: wildcards are not supported; register each redirect URI';
   return undefined;
+}
+
+/**
+ * The redirect URIs of one client that repeat an earlier one, as WHATWG URL writes them (scheme
+ * and host case, a default port, `/./`): `HTTPS://A.EXAMPLE:443/cb` is `https://a.example/cb`,
+ * and the browser goes to the same place for both. Each as `[index, problem]`, the problem
+ * naming the earlier spelling.
+ */
+export function repeatedRedirectUris(uris: readonly string[]): Array<[number, string]> {
+  const first = new Map<string, number>();
+  const repeats: Array<[number, string]> = [];
+  uris.forEach((uri, i) => {
+    const normal = normalHttpUrl(uri);
+    const earlier = first.get(normal);
+    if (earlier === undefined) {
+      first.set(normal, i);
+      return;
+    }
+    const problem =
+      uris[earlier] === uri
+        ? `repeats redirect_uris.${earlier}`
+        : `is redirect_uris.${earlier} ${JSON.stringify(uris[earlier])} spelled another way (both are ${normal})`;
+    repeats.push([i, `${problem}; register each redirect URI once`]);
+  });
+  return repeats;
 }
 
 /**

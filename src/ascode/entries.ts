@@ -1,5 +1,5 @@
 import { type Expiry, parseAt, parseDuration } from '../api/expiry.js';
-import { redirectUriProblem } from '../api/redirect-uris.js';
+import { redirectUriProblem, repeatedRedirectUris } from '../api/redirect-uris.js';
 import { RESERVED_ROLE_PREFIXES, reservedFor } from '../api/roles.js';
 import type {
   AccessFile,
@@ -182,6 +182,9 @@ function readClient(source: Source, raw: Raw, path: Path, single: boolean, at: A
     const problem = redirectUriProblem(uri);
     if (problem) at([...path, 'redirect_uris', i], `redirect URI ${JSON.stringify(uri)} ${problem}`);
   });
+  for (const [i, problem] of repeatedRedirectUris(uris)) {
+    at([...path, 'redirect_uris', i], `redirect URI ${JSON.stringify(uris[i])} ${problem}`);
+  }
   const grantTypes = raw.grant_types as string[] | undefined;
   if (grantTypes && !grantTypes.includes('authorization_code')) {
     at([...path, 'grant_types'], '"grant_types": refresh_token needs authorization_code');

@@ -116,7 +116,7 @@ const OAUTH_CLIENT = {
     description: text('Left as it is when absent', { maxLength: OAUTH_LIMITS.description.max }),
     redirect_uris: list(
       { type: 'string', format: 'uri' },
-      'Absolute https URIs (http only on loopback hosts), no fragment',
+      'Absolute https URIs (http only on loopback hosts), no fragment, no wildcard host; each once (compared as WHATWG URL writes them)',
       { minItems: 1, maxItems: OAUTH_LIMITS.redirectUris.max, uniqueItems: true },
     ),
     grant_types: set(OAUTH_GRANT_TYPES, 'Left as it is when absent (both on creation)'),

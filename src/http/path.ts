@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { credentialKind } from './redact.js';
 
 /**
  * The command-line argument a path parameter comes from, named by the path segment before it
@@ -52,9 +53,27 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
         },
       );
     }
+    refuseCredentialAsId(argumentName(strings[i] ?? ''), text);
     out += encodeURIComponent(text) + (strings[i + 1] ?? '');
   });
   return out;
+}
+
+/**
+ * A credential pasted where an id belongs (the API key instead of its id, a webhook's signing
+ * secret, a token) is a usage error before it is sent: in a URL it would stay in proxy and
+ * server access logs. `hint` may name the right id when the caller can find it.
+ */
+export function refuseCredentialAsId(name: string, text: string, hint?: string): void {
+  const kind = credentialKind(text);
+  if (kind === undefined) return;
+  const whose = kind === 'the API key itself' && name === 'KEY' ? 'its id' : `a ${name} id`;
+  throw new UsageError(`that is ${kind}, not ${whose}`, {
+    code: 'credential_as_id',
+    hint:
+      hint ??
+      `give the ${name}'s id instead; svc did not send the secret (in a URL it would stay in proxy and server logs)`,
+  });
 }
 
 /** Joins a base URL (which may carry a path prefix such as /api) and an absolute API path. */

@@ -128,6 +128,19 @@ export function holdsCredential(text: string): boolean {
   return shaped || SCHEME_TOKEN.test(text);
 }
 
+/**
+ * What credential a text holds, in words for an error ("that is the API key itself, not its
+ * id"); undefined when it holds none (holdsCredential).
+ */
+export function credentialKind(text: string): string | undefined {
+  if (!holdsCredential(text)) return undefined;
+  if (/svc_(?:sk|pk)_/.test(text)) return 'the API key itself';
+  if (/svc_cs_/.test(text)) return 'a client secret';
+  if (/svc_rt_/.test(text)) return 'a refresh token';
+  if (/whsec_/.test(text)) return 'a webhook signing secret';
+  return 'an access token';
+}
+
 /** `Bearer`/`Basic` (any case, as schemes are) and a token with a digit, `+/=` or an inner capital. */
 const SCHEME_TOKEN =
   /\b(?:[Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])\s+(?=[A-Za-z0-9\-._~+/]*(?:[0-9+/=]|[a-z][A-Z]))[A-Za-z0-9\-._~+/]{12,}=*/;
@@ -136,15 +149,46 @@ const SCHEME_TOKEN =
 const MIN_SECRET_LENGTH = 8;
 
 /**
- * Replaces every occurrence of each secret. Occurrences are found in the original text (overlaps
- * included) and replaced together, so a replacement can never complete another secret.
+ * A secret as it may come back from a server that quotes what it received: as is, form-encoded
+ * (the body of a token request), percent-encoded (a query), inside a JSON string (escaped `"`
+ * and `\`, maybe `\/`, maybe non-ASCII as `\uXXXX`), with upper- or lower-case hex. A secret of
+ * letters and digits has one spelling; one with `+ / = & %` has several.
+ */
+export function secretSpellings(secret: string): Set<string> {
+  const form = new URLSearchParams({ s: secret }).toString().slice(2);
+  const percent = encodeURIComponent(secret);
+  const json = JSON.stringify(secret).slice(1, -1);
+  const jsonAscii = json.replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  const lowerHex = (text: string) => text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+  return new Set([
+    secret,
+    form,
+    lowerHex(form),
+    percent,
+    lowerHex(percent),
+    json,
+    json.replaceAll('/', '\\/'),
+    jsonAscii,
+    jsonAscii.replace(/\\u[0-9a-f]{4}/g, (hex) => `\\u${hex.slice(2).toUpperCase()}`),
+  ]);
+}
+
+/**
+ * Replaces every occurrence of each secret, in each of its spellings (secretSpellings).
+ * Occurrences are found in the original text (overlaps included) and replaced together, so a
+ * replacement can never complete another secret.
  */
 export function scrubSecrets(text: string, secrets: Iterable<string>): string {
   const spans: Array<[number, number]> = [];
   for (const secret of secrets) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
-    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
-      spans.push([at, at + secret.length]);
+    for (const spelling of secretSpellings(secret)) {
+      for (let at = text.indexOf(spelling); at !== -1; at = text.indexOf(spelling, at + 1)) {
+        spans.push([at, at + spelling.length]);
+      }
     }
   }
   if (spans.length === 0) return text;

@@ -71,6 +71,14 @@ describe('an access file with problems', () => {
     ]);
   });
 
+  it('refuses a wildcard redirect URI and one URI in two spellings, as the platform would', () => {
+    const file = `version: 1\nblocks:\n  - tenants: acme-treasury\n    oauth_clients:\n      - name: portal\n        scopes: [read:exceptions]\n        redirect_uris:\n          - https://v.example/cb\n          - HTTPS://V.EXAMPLE:443/cb\n          - https://*.example.com/cb\n`;
+    expect(problemsOf('a.yaml', file)).toEqual([
+      '9: redirect URI "HTTPS://V.EXAMPLE:443/cb" is redirect_uris.0 "https://v.example/cb" spelled another way (both are https://v.example/cb); register each redirect URI once',
+      '10: redirect URI "https://*.example.com/cb" has a wildcard in its host: wildcards are not supported; register each redirect URI',
+    ]);
+  });
+
   it('reports every problem of a YAML file at its line, with suggestions', () => {
     expect(problemsOf('access.yaml', YAML)).toEqual([
       '3: "grants" must be one of all, listed-roles, none, not "some"',

@@ -78,6 +78,42 @@ describe('"." and ".." are not ids', () => {
   });
 });
 
+describe('a credential is not an id', () => {
+  // What a user has in hand instead of the id: the secret itself. In a URL it would stay in
+  // proxy and server access logs, so it is refused before it is sent.
+  const CREDENTIALS: Array<[string, string]> = [
+    ['svc_pk_CGfq0123456789abcdefghijklmnop', 'the API key itself'],
+    ['svc_sk_Zx9y0123456789abcdefghijklmnop', 'the API key itself'],
+    ['whsec_0123456789abcdefghijklmnopqrstuv', 'a webhook signing secret'],
+    ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c3JfYWRtaW4ifQ.c2lnbmF0dXJlLXZhbHVl', 'an access token'],
+    ['svc_cs_0123456789abcdefghijklmnopqrstuv', 'a client secret'],
+    ['svc_rt_0123456789abcdefghijklmnopqrstuv', 'a refresh token'],
+  ];
+  const COMMANDS: Array<[string, (id: string) => string[]]> = [
+    // A surface is a name svc checks itself (lowercase letters, digits and _): refused before that.
+    ...ID_COMMANDS.filter(([name]) => name !== 'SURFACE'),
+    ['WEBHOOK', (id) => ['webhooks', 'get', id]],
+    ['CLIENT', (id) => ['oauth', 'get', id]],
+    ['ID', (id) => ['audit', 'get', id]],
+    ['ROLE', (id) => ['roles', 'holders', id]],
+  ];
+  it.each(
+    COMMANDS.map(([name, argv], i) => {
+      const [credential, kind] = CREDENTIALS[i % CREDENTIALS.length]!;
+      return [argv(credential).join(' ').replace(credential, kind), name, argv(credential), kind] as const;
+    }),
+  )('svc %s: exit 2, never sent', async (_line, name, argv, kind) => {
+    const result = await runInProcess(['--debug', ...argv], env(), { now: Date.now() });
+    expect(result.code, result.stderr).toBe(2);
+    const error = result.stderr.split('\n').filter((line) => line.startsWith('error: '));
+    const whose = kind === 'the API key itself' && name === 'KEY' ? 'its id' : `a ${name} id`;
+    expect(error).toEqual([expect.stringMatching(new RegExp(`^error: that is ${kind}, not ${whose}; `))]);
+    // The trace masks a credential it shows: a request line with a mask carried one.
+    const requests = result.stderr.split('\n').filter((line) => /^\* [A-Z]+ /.test(line));
+    for (const line of requests) expect(line).not.toContain('redacted');
+  });
+});
+
 describe('any id at all', () => {
   const anyId = fc.oneof(
     fc.string({ maxLength: 12 }),

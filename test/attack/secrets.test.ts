@@ -344,7 +344,45 @@ describe('a server that echoes what svc sent it', () => {
       secrets: [CLIENT_SECRET, REFRESH],
     };
   };
+  // A secret with characters that form, percent and JSON encoding change: the echo quotes it
+  // decoded, form-encoded (the body as received), percent-encoded and inside a JSON string.
+  const ENCODED_SECRET = 'Sec+ret/Val=ue&1234%41"q\\zé';
+  const encodedEcho = async () => {
+    const s = await server();
+    s.answer((_req, res, received) => {
+      const sent = new URLSearchParams(received.body).get('client_secret') ?? '';
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          error: 'invalid_grant',
+          error_description: `bad: secret=${sent} enc=${encodeURIComponent(sent)} raw=${received.body}`,
+        }),
+      );
+    });
+    return {
+      url: s.url,
+      argv: [
+        'oauth',
+        'token',
+        '--grant-type',
+        'refresh_token',
+        '--client-id',
+        'cli_x',
+        '--client-secret-file',
+        file('cs', ENCODED_SECRET),
+        '--refresh-token-file',
+        file('rt', REFRESH),
+      ],
+      secrets: [ENCODED_SECRET, REFRESH].flatMap((secret) => [
+        secret,
+        encodeURIComponent(secret),
+        new URLSearchParams({ s: secret }).toString().slice(2),
+        JSON.stringify(secret).slice(1, -1),
+      ]),
+    };
+  };
   const CASES: Array<[string, () => Promise<{ url: string; argv: string[]; secrets: string[] }>]> = [
+    ['a secret with + / = & % echoed decoded, form-, percent- and JSON-encoded', encodedEcho],
     ['a secret cut in two by the error text limit', tokenRequest(133)],
     ['a secret cut in two by the trace body limit', tokenRequest(4060)],
     [

@@ -73,6 +73,18 @@ describe('POST /v1/oauth/clients', () => {
     ['a fragment', { redirect_uris: ['https://a.example/cb#frag'] }, 'redirect_uris.0'],
     ['another scheme', { redirect_uris: ['javascript:alert(1)'] }, 'redirect_uris.0'],
     ['user info', { redirect_uris: ['https://u:p@a.example/cb'] }, 'redirect_uris.0'],
+    ['a wildcard host', { redirect_uris: ['https://*.example.com/cb'] }, 'redirect_uris.0'],
+    ['a wildcard label', { redirect_uris: ['https://app.*.example/cb'] }, 'redirect_uris.0'],
+    [
+      'a repeated redirect URI',
+      { redirect_uris: ['https://a.example/cb', 'https://a.example/cb'] },
+      'redirect_uris.1',
+    ],
+    [
+      'one redirect URI in two spellings',
+      { redirect_uris: ['https://a.example/cb', 'HTTPS://A.EXAMPLE:443/cb'] },
+      'redirect_uris.1',
+    ],
     ['no redirect URI', { redirect_uris: [] }, 'redirect_uris'],
     ['an unknown scope', { scopes: ['write:everything'] }, 'scopes.0'],
     ['no scope', { scopes: [] }, 'scopes'],

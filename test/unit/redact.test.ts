@@ -10,6 +10,7 @@ import {
   redactValue,
   SecretRegistry,
   scrubSecrets,
+  secretSpellings,
 } from '../../src/http/redact.js';
 
 describe('redaction of traces', () => {
@@ -179,6 +180,27 @@ describe('redaction by name, shape and value', () => {
   it('scrubs registered secrets given in any order, each place once, neighbours as one', () => {
     expect(scrubSecrets('x aaaaaaaa y bbbbbbbb z', ['bbbbbbbb', 'aaaaaaaa'])).toBe(`x ${MASK} y ${MASK} z`);
     expect(scrubSecrets('aaaaaaaabbbbbbbb!', ['aaaaaaaa', 'bbbbbbbb'])).toBe(`${MASK}!`);
+  });
+
+  // A server that quotes what it received spells a secret as it was sent or stored.
+  const SPELLED = 'Sec+ret/Val=ue&1234%41"q\\zé!';
+  it.each([
+    ['as is', SPELLED],
+    ['form-encoded', 'Sec%2Bret%2FVal%3Due%261234%2541%22q%5Cz%C3%A9%21'],
+    ['form-encoded, lower-case hex', 'Sec%2bret%2fVal%3due%261234%2541%22q%5cz%c3%a9%21'],
+    ['percent-encoded', 'Sec%2Bret%2FVal%3Due%261234%2541%22q%5Cz%C3%A9!'],
+    ['in a JSON string', 'Sec+ret/Val=ue&1234%41\\"q\\\\zé!'],
+    ['in a JSON string, slash escaped', 'Sec+ret\\/Val=ue&1234%41\\"q\\\\zé!'],
+    ['in a JSON string, ASCII only', 'Sec+ret/Val=ue&1234%41\\"q\\\\z\\u00e9!'],
+    ['in a JSON string, ASCII only, upper-case hex', 'Sec+ret/Val=ue&1234%41\\"q\\\\z\\u00E9!'],
+  ])('scrubs a registered secret spelled %s', (_how, spelled) => {
+    expect(scrubSecrets(`raw=client_secret=${spelled}&x=1`, [SPELLED])).toBe(`raw=client_secret=${MASK}&x=1`);
+    expect(new SecretRegistry().redact(spelled)).toBe(spelled);
+  });
+
+  it('a secret of letters and digits has one spelling; spaces in a form are +', () => {
+    expect([...secretSpellings('abcDEF123456')]).toEqual(['abcDEF123456']);
+    expect(secretSpellings('a secret value')).toContain('a+secret+value');
   });
 
   it('redactDeep masks by name, by value and by shape in every string, at any depth, and keeps the rest', () => {

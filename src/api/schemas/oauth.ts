@@ -66,10 +66,11 @@ export const OAuthClientCreateBody = Type.Object(
     redirect_uris: Type.Array(Type.String({ minLength: 1, maxLength: OAUTH_LIMITS.redirectUris.maxLength }), {
       minItems: 1,
       maxItems: OAUTH_LIMITS.redirectUris.max,
-      uniqueItems: true,
       description:
         'Absolute https URIs; http only for loopback hosts (127.0.0.1, [::1], localhost), where any port is accepted at ' +
-        'authorization time (RFC 8252 §7.3). No fragment, no user info.',
+        'authorization time (RFC 8252 §7.3). No fragment, no user info, no wildcard (`*`) in the host: each redirect ' +
+        'URI is registered as it is and matched exactly. Each once, compared as WHATWG URL writes them (scheme and host ' +
+        'case, a default port): a repeat, or another spelling of an earlier one, is 400 invalid_request naming both.',
     }),
     grant_types: Type.Optional(
       Type.Array(GrantType, {

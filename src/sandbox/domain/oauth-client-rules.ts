@@ -1,5 +1,5 @@
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
-import { redirectUriProblem } from '../../api/redirect-uris.js';
+import { redirectUriProblem, repeatedRedirectUris } from '../../api/redirect-uris.js';
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import { badRequest } from './errors.js';
 import type { OAuthClientRecord } from './oauth.js';
@@ -67,7 +67,7 @@ export function clientUpdate(
 
 /**
  * The rules the schema cannot say: redirect URIs (absolute, https or loopback http, no
- * fragment), refresh_token only with authorization_code, a refresh token that outlives its
+ * fragment, no wildcard, each once as WHATWG URL writes it), refresh_token only with authorization_code, a refresh token that outlives its
  * access token.
  */
 function checkClient(input: ClientInput): ClientInput {
@@ -75,6 +75,12 @@ function checkClient(input: ClientInput): ClientInput {
     const problem = redirectUriProblem(uri);
     return problem ? [{ field: `redirect_uris.${i}`, message: `${JSON.stringify(uri)} ${problem}` }] : [];
   });
+  for (const [i, problem] of repeatedRedirectUris(input.redirect_uris)) {
+    details.push({
+      field: `redirect_uris.${i}`,
+      message: `${JSON.stringify(input.redirect_uris[i])} ${problem}`,
+    });
+  }
   if (!input.grant_types.includes('authorization_code')) {
     details.push({ field: 'grant_types', message: 'refresh_token needs authorization_code' });
   }

@@ -7,9 +7,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACME, useLiveAdmin } from '../../helpers/sandbox.js';
+import { ACME, requestCount, useLiveAdmin } from '../../helpers/sandbox.js';
 
-const { dir, env, svc } = useLiveAdmin();
+const { sandbox, dir, env, svc } = useLiveAdmin();
 const tenant = ACME;
 
 describe('svc tenants api-keys', () => {
@@ -131,5 +131,36 @@ describe('svc tenants api-keys', () => {
       stdout: '',
       stderr: `Nothing changed: API key ${key.id} (${key.name}) of Acme Treasury (acme-treasury) was revoked already, at ${revokedAt}.\n`,
     });
+  });
+  it('refuses the key itself where its id belongs, names the id, and sends it nowhere (exit 2)', async () => {
+    const key = JSON.parse(
+      (
+        await svc(
+          ['tenants', 'api-keys', 'create', tenant, '--kind', 'publishable', '--name', 'pasted', '--json'],
+          {
+            env,
+          },
+        )
+      ).stdout,
+    );
+    const before = await requestCount(sandbox());
+    const pasted = await svc(
+      ['--debug', 'tenants', 'api-keys', 'revoke', 'acme-treasury', key.key, '--yes'],
+      {
+        env,
+      },
+    );
+    expect(pasted.code).toBe(2);
+    expect(pasted.stderr.split('\n').filter((line) => line.startsWith('error'))).toEqual([
+      `error: that is the API key itself, not its id; its id is ${key.id} (prefix ${key.prefix}…): svc tenants api-keys revoke acme-treasury ${key.id}`,
+    ]);
+    // The tenant and its key list were read (to name the id); the key went into no request.
+    const requests = pasted.stderr.split('\n').filter((line) => /^\* [A-Z]+ /.test(line));
+    expect(requests.map((line) => line.replace(/http:\/\/[^/]+/, ''))).toEqual([
+      '* GET /v1/me',
+      `* GET /v1/tenants/${tenant}/api-keys`,
+    ]);
+    expect(await requestCount(sandbox())).toBe(before + requests.length);
+    expect((await svc(['me'], { env: { ...env, SVC_TOKEN: key.key } })).code).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
+import { refuseCredentialAsId } from '../../../http/path.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { resolveTenant } from '../../pick.js';
 
@@ -8,7 +9,18 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
   const tenant = await resolveTenant(ctx, tenantRef);
   const platform = await ctx.platform();
   // The platform's revoke of a revoked key answers as if it had revoked it: look first.
-  const before = (await platform.tenants.apiKeys.list(tenant.id)).items.find((k) => k.id === id);
+  const keys = (await platform.tenants.apiKeys.list(tenant.id)).items;
+  // The key itself instead of its id: the list says which key it is, by its prefix.
+  const pasted = keys.filter((k) => k.prefix !== '' && id.startsWith(k.prefix));
+  if (pasted.length === 1) {
+    const { id: keyId, prefix } = pasted[0]!;
+    refuseCredentialAsId(
+      'KEY',
+      id,
+      `its id is ${keyId} (prefix ${prefix}…): svc tenants api-keys revoke ${tenantRef} ${keyId}`,
+    );
+  }
+  const before = keys.find((k) => k.id === id);
   if (before?.revoked_at) {
     if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_revoked' });
     ctx.out.info(
