@@ -12,14 +12,46 @@ export const ROLE_NAME_PATTERN = '^[a-z][a-z0-9_-]{1,63}$';
 export const ROLE_NAME_RE = new RegExp(ROLE_NAME_PATTERN);
 
 /**
- * Name prefixes a custom role cannot take: `tenant_` and `org_` are kept for built-in roles, so a
- * name alone tells built-in from custom; `role_` is the shape of every custom role's id, so a name
- * is never mistaken for another role's id.
+ * Name prefixes a custom role cannot take, and what each is kept for: `tenant_` and `org_` are
+ * kept for built-in roles, so a name alone tells built-in from custom, and `tenant-`/`org-` with
+ * them (in a listing `tenant-admin` reads as `tenant_admin`); the prefixes of the platform's ids
+ * and secrets, so a name is never mistaken for an id (`role_` for another role's, `usr_` in `svc
+ * roles holders usr_admin` for a user's).
  */
-export const RESERVED_ROLE_PREFIXES = ['tenant_', 'org_', 'role_'] as const;
+const KEPT_FOR: Readonly<Record<string, string>> = {
+  tenant_: 'built-in roles',
+  org_: 'built-in roles',
+  'tenant-': 'built-in roles',
+  'org-': 'built-in roles',
+  role_: 'role ids',
+  usr_: 'user ids',
+  key_: 'API key ids',
+  svc_: 'API keys',
+  cli_: 'OAuth client ids',
+  wh_: 'webhook ids',
+  whsec_: 'webhook secrets',
+  dlv_: 'webhook delivery ids',
+  dlq_: 'dead-letter entry ids',
+  evt_: 'event ids',
+  aud_: 'audit-trail entry ids',
+  rec_: 'record ids',
+  req_: 'request ids',
+};
+export const RESERVED_ROLE_PREFIXES: readonly string[] = Object.keys(KEPT_FOR);
 
 /** What a reserved prefix is kept for, said in refusals. */
-export const reservedFor = (prefix: string) => (prefix === 'role_' ? 'role ids' : 'built-in roles');
+export const reservedFor = (prefix: string): string => KEPT_FOR[prefix] ?? 'the platform';
+
+/** Whether a reserved prefix belongs to the built-in roles (those are granted, never declared). */
+export const isBuiltinPrefix = (prefix: string): boolean => prefix === 'tenant_' || prefix === 'org_';
+
+/** The platform's refusal of a role name with a reserved prefix, in one line naming the rule. */
+export function reservedNameRule(prefix: string): string {
+  if (prefix.endsWith('-') && reservedFor(prefix) === 'built-in roles') {
+    return `role names starting with ${prefix} are kept: they read as built-in roles (${prefix.slice(0, -1)}_…)`;
+  }
+  return `role names starting with ${prefix} are kept for ${reservedFor(prefix)}`;
+}
 
 /** Longest justification the platform keeps with an assignment. */
 export const JUSTIFICATION_MAX = 1000;

@@ -1,6 +1,6 @@
 import { type Expiry, parseAt, parseDuration } from '../api/expiry.js';
 import { redirectUriProblem, repeatedRedirectUris } from '../api/redirect-uris.js';
-import { RESERVED_ROLE_PREFIXES, reservedFor } from '../api/roles.js';
+import { isBuiltinPrefix, RESERVED_ROLE_PREFIXES, reservedFor, reservedNameRule } from '../api/roles.js';
 import type {
   AccessFile,
   Block,
@@ -114,9 +114,9 @@ function readRole(source: Source, raw: Raw, path: Path, at: At): RoleEntry {
   if (reserved) {
     at(
       [...path, 'name'],
-      reserved === 'role_'
-        ? `"${name}": names starting with role_ are kept for role ids; choose another name`
-        : `"${name}": names starting with ${reserved} belong to ${reservedFor(reserved)}, which cannot be declared (grant them instead)`,
+      isBuiltinPrefix(reserved)
+        ? `"${name}": names starting with ${reserved} belong to ${reservedFor(reserved)}, which cannot be declared (grant them instead)`
+        : `"${name}": ${reservedNameRule(reserved).replace('role names', 'names')}; choose another name`,
     );
   }
   return {

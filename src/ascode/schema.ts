@@ -33,9 +33,12 @@ const ROLE = {
   required: ['name', 'permissions'],
   additionalProperties: false,
   properties: {
-    name: text('Lowercase letters, digits, _ and -; tenant_ and org_ are kept for built-in roles', {
-      pattern: ROLE_NAME_PATTERN,
-    }),
+    name: text(
+      'Lowercase letters, digits, _ and -; tenant_, org_, tenant- and org- are kept for built-in roles, id prefixes (role_, usr_, key_, …) for ids',
+      {
+        pattern: ROLE_NAME_PATTERN,
+      },
+    ),
     description: text('Left as it is when absent', { maxLength: 500 }),
     permissions: list(
       {

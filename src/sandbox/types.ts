@@ -20,6 +20,8 @@ export interface Principal {
   tokenId: string | null;
   /** A service-role key's justification, written to the security events log with each call. */
   justification?: string | null;
+  /** An API key's creator: nobody grants themselves a role through a key they issued. */
+  issuedBy?: string | null;
 }
 
 declare module 'fastify' {

@@ -82,7 +82,7 @@ describe('an access file with problems', () => {
   it('reports every problem of a YAML file at its line, with suggestions', () => {
     expect(problemsOf('access.yaml', YAML)).toEqual([
       '3: "grants" must be one of all, listed-roles, none, not "some"',
-      '7: "name" "Fx Desk" is not valid: Lowercase letters, digits, _ and -; tenant_ and org_ are kept for built-in roles',
+      '7: "name" "Fx Desk" is not valid: Lowercase letters, digits, _ and -; tenant_, org_, tenant- and org- are kept for built-in roles, id prefixes (role_, usr_, key_, …) for ids',
       '9: "client_secret": secrets never go in the file: svc apply writes those of new webhooks and OAuth clients to --secret-dir',
       '11: a grant needs "user" or "users", not both',
       '14: "expires_in" "2 weeks" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never',
@@ -112,12 +112,18 @@ blocks:
     roles:
       - name: tenant_ops
         permissions: [rule.read]
+      - name: tenant-ops
+        permissions: [rule.read]
+      - name: usr_ops
+        permissions: [rule.read]
 `;
     expect(problemsOf('a.yaml', text)).toEqual([
       '10: "expires_in" "400d" is longer than 365 days; give an end time (expires at) instead',
       `12: "id" names one tenant's webhook; it only fits in a block of one tenant`,
       '13: "url" "ftp://hooks.example.com" must use http or https',
       '16: "tenant_ops": names starting with tenant_ belong to built-in roles, which cannot be declared (grant them instead)',
+      '18: "tenant-ops": names starting with tenant- are kept: they read as built-in roles (tenant_…); choose another name',
+      '20: "usr_ops": names starting with usr_ are kept for user ids; choose another name',
     ]);
   });
 

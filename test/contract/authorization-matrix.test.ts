@@ -261,4 +261,45 @@ describe('the authorization matrix', () => {
     }
     expect(mismatches).toEqual([]);
   });
+
+  // Key management is bounded by the key's authority, as issuing is: where the table allows
+  // revoking or listing keys, a caller who does not hold every permission of tenant_admin may
+  // neither revoke a service-role key (insufficient_permission; the key keeps working) nor see it.
+  it('keys beyond the table: a service-role key is revoked and listed only by a holder of tenant_admin', async () => {
+    const s = sandbox();
+    const byId = (id: string) => operations.find((o) => o.id === id)!;
+    const admin = rolePermissions.tenant_admin!;
+    const mismatches: string[] = [];
+    for (const caller of callers) {
+      const key = await asAdmin(s, 'POST', `/v1/tenants/${TREASURY}/api-keys`, {
+        kind: 'service_role',
+        name: 'matrix-service',
+        justification: 'matrix: revoke bound',
+      });
+      const holdsAdmin = admin.every((p) => holds(caller.permissions, p));
+      const listWant = expected(byId('api_keys_list').authz, caller);
+      const listed = await call(s, 'GET', `/v1/tenants/${TREASURY}/api-keys`, {
+        token: caller.token,
+        tenant: TREASURY,
+      });
+      const seen = listed.status === 200 && listed.body.items.some((k: { id: string }) => k.id === key.id);
+      if (listWant === 'allowed' && seen !== holdsAdmin)
+        mismatches.push(
+          `api_keys_list as ${caller.name}: ${seen ? 'sees' : 'does not see'} the service-role key`,
+        );
+      const baseline = expected(byId('api_keys_revoke').authz, caller);
+      const want = baseline !== 'allowed' || holdsAdmin ? baseline : 'insufficient_permission';
+      const r = await call(s, 'DELETE', `/v1/tenants/${TREASURY}/api-keys/${key.id}`, {
+        token: caller.token,
+        tenant: TREASURY,
+      });
+      const got = r.status < 300 ? 'allowed' : (r.body?.error?.code ?? `HTTP ${r.status}`);
+      if (got !== want)
+        mismatches.push(`api_keys_revoke as ${caller.name}: expected ${want}, got ${r.status} ${got}`);
+      const works = (await call(s, 'GET', '/v1/me', { token: key.key })).status === 200;
+      if (works !== (got !== 'allowed'))
+        mismatches.push(`api_keys_revoke as ${caller.name}: the key ${works ? 'still works' : 'stopped'}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
 });

@@ -167,6 +167,44 @@ describe('custom roles', () => {
       'reserved_role_name',
       'role names starting with role_ are kept for role ids',
     ],
+    // Look-alikes (tenants tester, session 10): tenant-admin reads as tenant_admin in a listing,
+    // usr_admin as a user id in `svc roles holders usr_admin`.
+    [
+      { name: 'tenant-admin', permissions: ['exception.read'] },
+      400,
+      'reserved_role_name',
+      'role names starting with tenant- are kept: they read as built-in roles (tenant_…)',
+    ],
+    [
+      { name: 'org-admin', permissions: ['exception.read'] },
+      400,
+      'reserved_role_name',
+      'role names starting with org- are kept: they read as built-in roles (org_…)',
+    ],
+    [
+      { name: 'usr_admin', permissions: ['exception.read'] },
+      400,
+      'reserved_role_name',
+      'role names starting with usr_ are kept for user ids',
+    ],
+    [
+      { name: 'key_ops', permissions: ['exception.read'] },
+      400,
+      'reserved_role_name',
+      'role names starting with key_ are kept for API key ids',
+    ],
+    [
+      { name: 'cli_ops', permissions: ['exception.read'] },
+      400,
+      'reserved_role_name',
+      'role names starting with cli_ are kept for OAuth client ids',
+    ],
+    [
+      { name: 'wh_ops', permissions: ['exception.read'] },
+      400,
+      'reserved_role_name',
+      'role names starting with wh_ are kept for webhook ids',
+    ],
   ])('refuses %j with %i %s', async (body, status, code, message) => {
     const r = await call(sandbox(), 'POST', '/v1/roles', {
       ...admin(),

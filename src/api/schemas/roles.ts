@@ -70,7 +70,7 @@ export const RoleParams = Type.Object({ id: Type.String({ minLength: 1, maxLengt
 const RoleName = Type.String({
   pattern: ROLE_NAME_PATTERN,
   description:
-    'Lowercase letters, digits, _ and -, 2 to 64 characters, starting with a letter; tenant_ and org_ are kept for built-in roles',
+    'Lowercase letters, digits, _ and -, 2 to 64 characters, starting with a letter; tenant_, org_, tenant- and org- are kept for built-in roles, and the prefixes of ids (role_, usr_, key_, cli_, wh_, …) for ids',
 });
 const Description = Type.String({ maxLength: 500 });
 const Permissions = Type.Array(Permission, { minItems: 1, maxItems: 100, uniqueItems: true });

@@ -1,7 +1,9 @@
+import { missingPermissions } from '../../api/holds.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
+import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
-import { requireHeld } from './authorization.js';
+import { heldUntil, livePermissions, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import type { ApiKey, ApiKeyKind, Tenant } from './identity.js';
 
@@ -41,7 +43,7 @@ export function issueApiKey(
       ]);
     }
   }
-  const role = state.roles.get(tenant.id, API_KEY_ROLES[input.kind])!;
+  const role = keyRole(state, tenant, input.kind);
   requireHeld(
     state,
     principal,
@@ -49,6 +51,16 @@ export function issueApiKey(
     role.permissions,
     `a ${input.kind} key acts as ${role.name}; you can only issue keys whose permissions you hold`,
   );
+  // A key lasts until it is revoked: whoever holds its permissions only for a while (a
+  // just-in-time grant) would hand out access that outlives their own.
+  const bound = heldUntil(state, principal, tenant.id, role.permissions);
+  if (bound !== null) {
+    throw new DomainError(
+      'insufficient_permission',
+      `a ${input.kind} key acts as ${role.name} until it is revoked, and you hold the permissions of ${role.name} only until ${isoSeconds(bound)}; ` +
+        'a key cannot outlive your own access: ask someone who holds them without an end date to issue it',
+    );
+  }
   const issued = state.identity.createApiKey({
     tenant_id: tenant.id,
     kind: input.kind,
@@ -70,7 +82,34 @@ export function issueApiKey(
   return issued;
 }
 
-/** Revokes a key of the tenant at once; revoking twice returns the same record (and audits once). */
+/** The role a key of this kind acts as in the tenant. */
+function keyRole(state: SandboxState, tenant: Tenant, kind: ApiKeyKind) {
+  return state.roles.get(tenant.id, API_KEY_ROLES[kind])!;
+}
+
+/**
+ * Whether the caller holds every permission of the role the key acts as: key management (issue,
+ * list, revoke) is bounded by the key's authority, as handing out roles is.
+ */
+function holdsKey(state: SandboxState, principal: Principal, tenant: Tenant, key: ApiKey): boolean {
+  const role = keyRole(state, tenant, key.kind);
+  return missingPermissions(livePermissions(state, principal, tenant.id), role.permissions).length === 0;
+}
+
+/**
+ * The tenant's keys the caller may manage, newest first: only keys whose role's permissions the
+ * caller holds (a key manager without tenant_admin's permissions does not see service-role keys,
+ * nor their justifications).
+ */
+export function listApiKeys(state: SandboxState, principal: Principal, tenant: Tenant): ApiKey[] {
+  return state.identity.apiKeysOf(tenant.id).filter((key) => holdsKey(state, principal, tenant, key));
+}
+
+/**
+ * Revokes a key of the tenant at once; revoking twice returns the same record (and audits once).
+ * Taking a key away takes its authority away from whatever uses it: the caller must hold every
+ * permission of the role it acts as (403 insufficient_permission), as to issue it.
+ */
 export function revokeApiKey(
   state: SandboxState,
   principal: Principal,
@@ -80,6 +119,14 @@ export function revokeApiKey(
 ): ApiKey {
   const key = state.identity.apiKeyById(tenant.id, keyId);
   if (!key) throw notFound(`API key ${keyId}`);
+  const role = keyRole(state, tenant, key.kind);
+  requireHeld(
+    state,
+    principal,
+    tenant.id,
+    role.permissions,
+    `a ${key.kind} key acts as ${role.name}; you can only revoke keys whose permissions you hold`,
+  );
   if (key.revoked_at !== null) return key;
   key.revoked_at = state.clock.iso();
   state.audit.record({

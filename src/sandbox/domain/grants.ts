@@ -21,16 +21,21 @@ const GRANT = HANDING_OUT.grant;
 
 /**
  * Nobody grants themselves a role or moves the end of their own assignment, tenant_admin
- * included: a just-in-time grant ends when its granter meant it to. Giving a role up (revoking
- * one's own) is not refused here.
+ * included: a just-in-time grant ends when its granter meant it to. An API key is seen through to
+ * the user who issued it, so a key is no way round the rule. Giving a role up (revoking one's
+ * own) is not refused here.
  */
 function refuseSelf(principal: Principal, user: User, change: 'grant' | 'expiry'): void {
-  if (principal.user?.id !== user.id) return;
+  if ((principal.user?.id ?? principal.issuedBy) !== user.id) return;
+  const [yours, theirs] =
+    change === 'grant'
+      ? ['grant roles to yourself', 'grants roles to themselves']
+      : ['change the expiry of your own roles', 'changes the expiry of their own roles'];
   throw new DomainError(
     'self_assignment',
-    change === 'grant'
-      ? 'you cannot grant roles to yourself; ask another administrator'
-      : 'you cannot change the expiry of your own roles; ask another administrator',
+    principal.user
+      ? `you cannot ${yours}; ask another administrator`
+      : `this API key was issued by ${user.id}, and nobody ${theirs}; ask another administrator`,
   );
 }
 

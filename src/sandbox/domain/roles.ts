@@ -1,5 +1,5 @@
 import { roleChange } from '../../api/holds.js';
-import { RESERVED_ROLE_PREFIXES, type RoleKind, reservedFor } from '../../api/roles.js';
+import { RESERVED_ROLE_PREFIXES, type RoleKind, reservedNameRule } from '../../api/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
@@ -90,11 +90,9 @@ export class RoleStore {
   #checkName(tenantId: string, name: string, except?: string): void {
     const prefix = RESERVED_ROLE_PREFIXES.find((p) => name.startsWith(p));
     if (prefix) {
-      throw new DomainError(
-        'reserved_role_name',
-        `role names starting with ${prefix} are kept for ${reservedFor(prefix)}`,
-        [{ field: 'name', message: `must not start with ${prefix}` }],
-      );
+      throw new DomainError('reserved_role_name', reservedNameRule(prefix), [
+        { field: 'name', message: `choose one that does not start with ${prefix}` },
+      ]);
     }
     if (this.#nameTaken(tenantId, name, except)) {
       throw new DomainError('role_name_taken', `a role named ${name} already exists in this tenant`, [

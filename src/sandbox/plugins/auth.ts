@@ -33,6 +33,7 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
       clientTenantId: null,
       tokenId: key.id,
       justification: key.justification,
+      issuedBy: key.created_by,
     };
   }
   const check = verifyJwt(token, state.jwtSecret, Math.floor(state.clock.now() / 1000), issuer);

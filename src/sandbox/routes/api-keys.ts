@@ -6,7 +6,7 @@ import {
   ApiKeyList,
   ApiKeyParams,
 } from '../../api/schemas/api-keys.js';
-import { API_KEY_WARNING, issueApiKey, publicKey, revokeApiKey } from '../domain/api-keys.js';
+import { API_KEY_WARNING, issueApiKey, listApiKeys, publicKey, revokeApiKey } from '../domain/api-keys.js';
 import { errorResponses, type RouteContext } from './context.js';
 
 export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -26,7 +26,8 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
           'the permissions of tenant_viewer; service-role keys (svc_sk_…) act as tenant_admin and need a justification ' +
           '(at least 10 characters besides surrounding spaces), which is written with every call made with the key to the security events log. ' +
           'Caller: a user (not an API key) with permission api_key.manage who holds every permission of the role the key acts as ' +
-          '(403 insufficient_permission). Idempotency key required. The key is returned once, with a warning; only its hash is stored.',
+          '(403 insufficient_permission), without an end date: a key lasts until it is revoked, so a caller who holds them only until some time (a just-in-time grant) is refused ' +
+          '(403 insufficient_permission naming until when). Idempotency key required. The key is returned once, with a warning; only its hash is stored.',
         params: ApiKeyParams,
         body: ApiKeyCreateBody,
         response: { 201: ApiKeyCreated, ...errorResponses(400, 401, 403, 409) },
@@ -57,12 +58,15 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
         tags,
         summary: "List a tenant's API keys",
         description:
-          'Not in the reference. Newest first, revoked keys included; keys themselves are never returned.',
+          'Not in the reference. Newest first, revoked keys included; keys themselves are never returned. ' +
+          'Only the keys the caller may manage: those whose role (tenant_viewer for publishable, tenant_admin for service-role keys) grants nothing the caller lacks, so a key manager without every permission of tenant_admin sees no service-role key, nor its justification.',
         params: ApiKeyParams,
         response: { 200: ApiKeyList, ...errorResponses(401, 403) },
       },
     },
-    async (request) => ({ items: state.identity.apiKeysOf(request.tenant!.id).map(publicKey) }),
+    async (request) => ({
+      items: listApiKeys(state, request.principal!, request.tenant!).map(publicKey),
+    }),
   );
 
   app.delete<{ Params: { id: string; keyId: string } }>(
@@ -73,7 +77,8 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
         tags,
         summary: 'Revoke an API key',
         description:
-          'Not in the reference. The key stops working at once (an audit-trail entry says who revoked it); revoking twice returns the same record.',
+          'Not in the reference. The key stops working at once (an audit-trail entry says who revoked it); revoking twice returns the same record. ' +
+          'The caller must hold every permission of the role the key acts as, as to issue it (403 insufficient_permission naming what they lack; the key keeps working).',
         params: ApiKeyItemParams,
         response: { 200: { $ref: 'ApiKey#' }, ...errorResponses(401, 403, 404) },
       },

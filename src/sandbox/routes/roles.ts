@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { grantsPermission } from '../../api/roles.js';
+import { grantsPermission, RESERVED_ROLE_PREFIXES } from '../../api/roles.js';
 import {
   PermissionList,
   Role,
@@ -107,7 +107,7 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
         summary: 'Create a custom role',
         description:
           "Idempotency key required. Names are unique among the tenant's live roles (409 role_name_taken) " +
-          'and cannot start with tenant_ or org_ (kept for built-ins) or role_ (the shape of role ids) (400 reserved_role_name); every permission must be in the catalog ' +
+          `and cannot start with tenant_, org_ or their look-alikes tenant-, org- (kept for built-ins), nor with a prefix of the platform's ids and secrets (${RESERVED_ROLE_PREFIXES.filter((p) => !p.startsWith('tenant') && !p.startsWith('org')).join(', ')}), so a name reads as neither (400 reserved_role_name, naming the rule); every permission must be in the catalog ` +
           `(400 unknown_permission, with a suggestion). ${ESCALATION} Answers 201 with the role (response body: not shown in the reference).`,
         body: RoleCreateBody,
         response: { 201: Role, ...errorResponses(400, 401, 403, 409) },

@@ -89,6 +89,27 @@ describe('svc roles ls / get', () => {
 });
 
 describe('custom roles', () => {
+  it.each([
+    [
+      'tenant-admin',
+      'tenant-',
+      'role names starting with tenant- are kept: they read as built-in roles (tenant_…)',
+    ],
+    ['usr_admin', 'usr_', 'role names starting with usr_ are kept for user ids'],
+  ])(
+    'refuses the look-alike name %s in one line, exit 2, creating nothing',
+    async (name, prefix, message) => {
+      const refused = await svc(['roles', 'create', '--name', name, '--permission', 'rule.read'], { env });
+      expect([refused.code, refused.stdout]).toEqual([2, '']);
+      expect(refused.stderr).toMatch(
+        new RegExp(
+          `^error: ${message.replace(/[()…]/g, '\\$&')} \\[name: choose one that does not start with ${prefix}\\] \\(HTTP 400, reserved_role_name, request req_[0-9a-f]+\\)\\n$`,
+        ),
+      );
+      expect((await svc(['roles', 'get', name], { env })).code).toBe(5);
+    },
+  );
+
   it('creates, updates and deletes a custom role; built-in roles are protected', async () => {
     const created = await svc(
       [

@@ -163,4 +163,92 @@ describe('svc tenants api-keys', () => {
     expect(await requestCount(sandbox())).toBe(before + requests.length);
     expect((await svc(['me'], { env: { ...env, SVC_TOKEN: key.key } })).code).toBe(0);
   });
+
+  // Tenants tester, session 10 (findings 1 and 2): what svc says when key management is bounded
+  // by the key's authority.
+  it('says why a just-in-time tenant_admin cannot issue a key, and issues none', async () => {
+    const granted = await svc(
+      [
+        'roles',
+        'assign',
+        'usr_reviewer',
+        'tenant_admin',
+        '--expires-in',
+        '30m',
+        '--justification',
+        'INC-9 short admin',
+        '--json',
+      ],
+      { env },
+    );
+    expect(granted.code, granted.stderr).toBe(0);
+    const until = JSON.parse(granted.stdout).expires_at;
+    const jit = { ...env, SVC_TOKEN: sandbox().issueToken('usr_reviewer').token };
+    const before = (await svc(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json'], { env })).stdout;
+    const args = [
+      'tenants',
+      'api-keys',
+      'create',
+      'acme-treasury',
+      '--kind',
+      'service_role',
+      '--justification',
+      'outlive my grant',
+    ];
+    const refused = await svc(args, { env: jit });
+    expect([refused.code, refused.stdout]).toEqual([4, '']);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^error: a service_role key acts as tenant_admin until it is revoked, and you hold the permissions of tenant_admin only until ${until}; ` +
+          'a key cannot outlive your own access: ask someone who holds them without an end date to issue it \\(HTTP 403, insufficient_permission',
+      ),
+    );
+    expect((await svc(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json'], { env })).stdout).toBe(
+      before,
+    );
+  });
+
+  it('refuses a key manager the revoke of a service-role key it cannot see; the key keeps working', async () => {
+    const role = await svc(
+      ['roles', 'create', '--name', 'keymgr', '--permission', 'api_key.manage', '--permission', 'role.read'],
+      { env },
+    );
+    expect(role.code, role.stderr).toBe(0);
+    await svc(
+      ['roles', 'assign', 'usr_viewer', 'keymgr', '--expires-in', '8h', '--justification', 'test keys mgmt'],
+      { env },
+    );
+    const admin = JSON.parse(
+      (
+        await svc(
+          [
+            'tenants',
+            'api-keys',
+            'create',
+            'acme-treasury',
+            '--kind',
+            'service_role',
+            '--name',
+            'adm-sk',
+            '--justification',
+            'admin automation key',
+            '--json',
+          ],
+          { env },
+        )
+      ).stdout,
+    );
+    const viewer = { ...env, SVC_TOKEN: sandbox().issueToken('usr_viewer').token };
+    const listed = await svc(['tenants', 'api-keys', 'ls', 'acme-treasury'], { env: viewer });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).not.toContain(admin.id);
+    const revoke = await svc(['tenants', 'api-keys', 'revoke', 'acme-treasury', admin.id, '--yes'], {
+      env: viewer,
+    });
+    expect([revoke.code, revoke.stdout]).toEqual([4, '']);
+    expect(revoke.stderr).toMatch(
+      /^error: a service_role key acts as tenant_admin; you can only revoke keys whose permissions you hold; you lack account\.write, /,
+    );
+    expect((await svc(['me'], { env: { ...env, SVC_TOKEN: admin.key } })).code).toBe(0);
+  });
 });

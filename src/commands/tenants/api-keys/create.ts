@@ -116,7 +116,9 @@ export function createCommand(make: MakeContext): Command {
     .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
     .description(
       'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600);\n' +
-        'use it as SVC_TOKEN or with `svc login --with-token`.',
+        'use it as SVC_TOKEN or with `svc login --with-token`. A publishable key acts as tenant_viewer, a\n' +
+        'service_role key as tenant_admin, until it is revoked: you need api_key.manage and every permission\n' +
+        'of that role held without an end date (a just-in-time grant is refused: the key would outlive it).',
     )
     .addOption(
       new Option('--kind <kind>', 'publishable or service_role (asked on a terminal)').choices(API_KEY_KINDS),

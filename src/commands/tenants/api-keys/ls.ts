@@ -26,7 +26,9 @@ export function lsCommand(make: MakeContext): Command {
   return new Command('ls')
     .alias('list')
     .argument('[tenant]', "tenant id or slug (default: the profile's tenant; asked on a terminal)")
-    .description("List a tenant's API keys (never the keys themselves)")
+    .description(
+      "List a tenant's API keys that you may manage: those whose role's permissions you hold (never the keys themselves)",
+    )
     .addHelpText('after', examples(['svc tenants api-keys ls acme-treasury', 'keys of Acme Treasury']))
     .action(async (tenant: string | undefined, _flags: unknown, cmd: Command) =>
       runApiKeyList(await make(cmd), tenant),

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { call, useGrantRules } from '../helpers/sandbox.js';
+
+// Holes found by the tenants tester of session 10: key management bounded by the key's authority
+// on issue only (a key manager revoked and listed the admin's service-role keys), a just-in-time
+// tenant_admin minting a key that outlives the grant, and such a key granting roles to its creator.
+const { sandbox, TREASURY, key, user, admin, as, inHours } = useGrantRules('key-authority');
+
+const keysPath = `/v1/tenants/${TREASURY}/api-keys`;
+const refusal = (r: { status: number; body: any }) => [r.status, r.body.error?.code, r.body.error?.message];
+
+async function issue(kind: 'publishable' | 'service_role', caller = admin(), name: string = kind) {
+  return call(sandbox(), 'POST', keysPath, {
+    ...caller,
+    body: {
+      kind,
+      name,
+      ...(kind === 'service_role' ? { justification: 'nightly ledger sync' } : {}),
+      idempotency_key: key(),
+    },
+  });
+}
+
+async function grant(userId: string, roleId: string, expiresAt?: string) {
+  const r = await call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {
+    ...admin(),
+    body: {
+      role_id: roleId,
+      justification: 'key authority',
+      idempotency_key: key(),
+      ...(expiresAt ? { expires_at: expiresAt } : {}),
+    },
+  });
+  expect(r.status, r.text).toBe(201);
+  return r.body;
+}
+
+async function customRole(name: string, permissions: string[]) {
+  const r = await call(sandbox(), 'POST', '/v1/roles', {
+    ...admin(),
+    body: { name, permissions, idempotency_key: key() },
+  });
+  expect(r.status, r.text).toBe(201);
+  return r.body;
+}
+
+const works = async (secret: string) => (await call(sandbox(), 'GET', '/v1/me', { token: secret })).status;
+
+describe('a key manager manages only keys whose authority they hold', () => {
+  it('revokes and lists publishable keys, but neither revokes nor sees a service-role key', async () => {
+    const managers = await customRole('key-managers', ['api_key.manage', 'role.read']);
+    await grant(user(1), managers.id);
+    await grant(user(1), 'tenant_viewer');
+    const manager = as(user(1));
+    const service = (await issue('service_role')).body;
+    const mine = await issue('publishable', manager, 'viewer-dash');
+    expect(mine.status, mine.text).toBe(201);
+
+    const revoke = await call(sandbox(), 'DELETE', `${keysPath}/${service.id}`, manager);
+    expect(refusal(revoke)[0]).toBe(403);
+    expect(refusal(revoke)[1]).toBe('insufficient_permission');
+    expect(revoke.body.error.message).toMatch(
+      /^a service_role key acts as tenant_admin; you can only revoke keys whose permissions you hold; you lack account\.write, .*role\.assign/,
+    );
+    expect(await works(service.key)).toBe(200);
+    const listed = await call(sandbox(), 'GET', keysPath, manager);
+    expect(listed.status, listed.text).toBe(200);
+    const ids = listed.body.items.map((k: { id: string }) => k.id);
+    expect(ids).toContain(mine.body.id);
+    expect(ids).not.toContain(service.id);
+    expect(JSON.stringify(listed.body)).not.toContain('nightly ledger sync');
+
+    const own = await call(sandbox(), 'DELETE', `${keysPath}/${mine.body.id}`, manager);
+    expect([own.status, own.body.revoked_at]).toEqual([200, expect.any(String)]);
+    expect(await works(mine.body.key)).toBe(401);
+  });
+
+  it('an administrator still sees and revokes every key', async () => {
+    const service = (await issue('service_role')).body;
+    const listed = await call(sandbox(), 'GET', keysPath, admin());
+    expect(listed.body.items.map((k: { id: string }) => k.id)).toContain(service.id);
+    const revoked = await call(sandbox(), 'DELETE', `${keysPath}/${service.id}`, admin());
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(await works(service.key)).toBe(401);
+  });
+});
+
+describe('a key outlives nobody’s hold on it', () => {
+  it('refuses a key to a just-in-time tenant_admin, naming until when they hold it', async () => {
+    const until = inHours(1);
+    await grant(user(2), 'tenant_admin', until);
+    const jit = as(user(2));
+    const before = (await call(sandbox(), 'GET', keysPath, admin())).body.items.length;
+    for (const kind of ['service_role', 'publishable'] as const) {
+      const role = kind === 'service_role' ? 'tenant_admin' : 'tenant_viewer';
+      expect(refusal(await issue(kind, jit))).toEqual([
+        403,
+        'insufficient_permission',
+        `a ${kind} key acts as ${role} until it is revoked, and you hold the permissions of ${role} only until ${until}; ` +
+          'a key cannot outlive your own access: ask someone who holds them without an end date to issue it',
+      ]);
+    }
+    expect((await call(sandbox(), 'GET', keysPath, admin())).body.items.length).toBe(before);
+  });
+
+  it('lets a holder of the permissions without an end date issue one, through another grant too', async () => {
+    await grant(user(3), 'tenant_admin', inHours(1));
+    await grant(user(3), 'tenant_viewer');
+    const made = await issue('publishable', as(user(3)));
+    expect(made.status, made.text).toBe(201);
+  });
+});
+
+describe('a key does not grant roles to the user who issued it', () => {
+  it('refuses a grant and an expiry change for its creator (self_assignment), not for others', async () => {
+    const readers = await customRole('key-creator-readers', ['exception.read']);
+    await grant(user(4), 'tenant_admin');
+    const creator = as(user(4));
+    const issued = await issue('service_role', creator);
+    expect(issued.status, issued.text).toBe(201);
+    const byKey = { token: issued.body.key, tenant: TREASURY };
+    const toCreator = await call(sandbox(), 'POST', `/v1/users/${user(4)}/roles`, {
+      ...byKey,
+      body: { role_id: readers.id, justification: 'regain via key', idempotency_key: key() },
+    });
+    const SELF = `this API key was issued by ${user(4)}, and nobody grants roles to themselves; ask another administrator`;
+    expect(refusal(toCreator)).toEqual([403, 'self_assignment', SELF]);
+    const extend = await call(sandbox(), 'PATCH', `/v1/users/${user(4)}/roles/tenant_admin`, {
+      ...byKey,
+      body: { expires_at: inHours(2), justification: 'regain via key' },
+    });
+    expect(refusal(extend)).toEqual([
+      403,
+      'self_assignment',
+      `this API key was issued by ${user(4)}, and nobody changes the expiry of their own roles; ask another administrator`,
+    ]);
+    const toOther = await call(sandbox(), 'POST', `/v1/users/${user(5)}/roles`, {
+      ...byKey,
+      body: { role_id: readers.id, justification: 'automation grant', idempotency_key: key() },
+    });
+    expect(toOther.status, toOther.text).toBe(201);
+  });
+});
