@@ -599,7 +599,7 @@ complete -c svc -n '__svc_in \'svc export\'' -l all-tenants -d 'every tenant whe
 complete -c svc -n '__svc_in \'svc export\'' -s o -l output -x -d 'write here (.json: JSON, else YAML) instead of stdout'
 complete -c svc -n '__svc_in \'svc export\'' -l only -x -d 'only these kinds, written and managed: roles, grants, webhooks, oauth_clients (commas or repeated)'
 complete -c svc -n '__svc_in \'svc plan\'' -s f -l file -r -F -d 'the access file (- for stdin)'
-complete -c svc -n '__svc_in \'svc plan\'' -l out -x -d 'also save the plan document, for svc apply PLAN.json'
+complete -c svc -n '__svc_in \'svc plan\'' -l out -x -d 'also save the plan document to a file, for svc apply PLAN.json (--json prints it)'
 complete -c svc -n '__svc_in \'svc plan\'' -l create-missing -d 'create the webhooks and OAuth clients whose id (an export of another tenant or platform) is not there'
 complete -c svc -n '__svc_in \'svc apply\'' -s f -l file -r -F -d 'the access file (- for stdin)'
 complete -c svc -n '__svc_in \'svc apply\'' -l prune -d 'also remove what the file manages but does not declare'

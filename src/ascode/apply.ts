@@ -11,12 +11,15 @@ import type { BulkItem } from '../bulk/runner.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Column } from '../output/output.js';
+import { reasonLines } from '../output/problems.js';
+import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
 import { readInputBytes } from '../system/input.js';
 import { checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
 import { readLive } from './live.js';
 import { refusedNow, stopOnRefused } from './lockout.js';
+import { grantKey } from './model.js';
 import { changeKey, type PlanDocument } from './plan.js';
 import { headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
@@ -178,13 +181,14 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       }
       // A row names its file entry (`line`; a creation of an export's entry its id there, `ref`):
       // rows come in completion order when streamed, and a terminal table is in line order.
-      const { line, ref } = data.change;
+      const { line, ref, grant } = data.change;
       return {
         ...(line === null ? {} : { line }),
         tenant: data.tenant.slug,
         kind: data.change.kind,
         action: data.change.verb,
-        name: data.change.name,
+        // A grant's name as sent (its user and role; ./plan-schema.ts holds a saved plan's to it).
+        name: grant ? grantKey(grant.user, grant.role) : data.change.name,
         ...(ref === undefined ? {} : { ref }),
         status,
         ...(data.change.id ? { id: data.change.id } : {}),
@@ -269,30 +273,40 @@ async function unchangedSince(
     const scope = scopes.get(tenant.id)!;
     return { webhooks: scope.webhooks.length > 0, clients: scope.oauth_clients.length > 0 };
   });
-  const { drift, done } = checkDrift(doc, live, run.resumed);
+  const { drift, done } = checkDrift(doc, live, run.resumed, platformTime(platform, ctx.clock.now()));
   if (drift.length > 0) {
-    for (const line of drift) ctx.out.info(line);
+    const { details } = reasonLines(ctx, drift);
+    const where = ctx.out.isMachine ? ' (each change in details)' : '';
     throw new SvcError(
       'conflict',
-      `the live state changed since ${stale.what} was computed; nothing was applied`,
-      {
-        code: 'plan_stale',
-        hint: stale.hint,
-      },
+      `the live state changed since ${stale.what} was computed${where}; nothing was applied`,
+      { code: 'plan_stale', hint: stale.hint, details },
     );
   }
   // What the caller may not do to themselves, and what they may hand out, is judged on their
   // grants now, not the plan's: a grant of theirs outside the plan's scope (another route to
   // administering the tenant) may have been revoked or shortened since, and then narrowing the
-  // role that is left would lock them out, or a grant would outlive their own.
+  // role that is left would lock them out, or a grant would outlive their own. Or another person
+  // applies the plan: then it is their grants.
   const me = await platform.me.get({ signal: ctx.signal, tenant: null });
   const refused = refusedNow(doc, live, (t, c) => (prune || !c.prune) && !done.has(changeKey(t, c)), me);
   if (refused.length > 0) {
-    for (const line of refused) ctx.out.info(line);
+    const { details, where } = reasonLines(ctx, refused);
+    const count = `${n(refused.length)} of its change(s) (${where})`;
+    const why = 'change your own grants, take away your own administration or hand out more than you hold';
     throw new SvcError(
       'conflict',
-      `your own grants changed since ${stale.what} was computed, and ${n(refused.length)} of its change(s) would now change your own grants, take away your own administration or hand out more than you hold; nothing was applied`,
-      { code: 'plan_stale', hint: stale.hint },
+      doc.planned_by === me.id
+        ? `your own grants changed since ${stale.what} was computed, and ${count} would now ${why}; nothing was applied`
+        : `${stale.what} was planned by ${doc.planned_by}, and you (${me.id}) may not make ${count}: they would ${why}; nothing was applied`,
+      {
+        code: 'plan_stale',
+        hint:
+          doc.planned_by === me.id
+            ? stale.hint
+            : 'have someone who may make them apply the plan, or plan again as yourself',
+        details,
+      },
     );
   }
   if (ctx.clock.now() - run.startedAtMs < KEY_LIFETIME_MS) {

@@ -4,8 +4,8 @@ import { unchangedDigests } from './diff.js';
 import { comparable, fingerprint } from './fingerprint.js';
 import type { LiveTenant } from './live.js';
 import { KINDS, type Kind } from './model.js';
-import { changeKey, PLAN_FORMAT, type PlanChange, type PlanDocument } from './plan.js';
-import { planShapeProblem } from './plan-schema.js';
+import { changeKey, PLAN_FORMAT, type PlanChange, type PlanDocument, planDigest } from './plan.js';
+import { planChangeProblem, planShapeProblem } from './plan-schema.js';
 
 /**
  * A saved plan is applied only to the state it was computed from. Each change's resource must
@@ -30,14 +30,20 @@ export function readPlanDocument(label: string, bytes: Buffer): PlanDocument {
       hint: 'pass an access file with -f FILE, or save a plan with `svc plan -f FILE --out PLAN.json`',
     });
   }
-  // Cut short or edited by hand: refused as a whole, before any of it is believed.
-  const problem = planShapeProblem(plan);
-  if (problem !== undefined) {
-    throw new UsageError(`${label} is not a plan svc wrote: ${problem}`, {
+  // Cut short or edited by hand: refused as a whole, before any of it is believed. Its shape
+  // first (what the digest is computed over), then its digest, then what each change shows
+  // against what it sends (an edit whose digest was made again).
+  const refuse = (why: string) =>
+    new UsageError(`${label} is ${why}`, {
       code: 'invalid_plan',
       hint: 'a plan is applied as svc plan --out saved it; save a new one with `svc plan -f FILE --out PLAN.json`',
     });
-  }
+  const problem = planShapeProblem(plan);
+  if (problem !== undefined) throw refuse(`not a plan svc wrote: ${problem}`);
+  if (plan.digest !== planDigest(plan as PlanDocument))
+    throw refuse('not the plan svc wrote: it does not match its digest (edited by hand?)');
+  const inconsistent = planChangeProblem(plan as PlanDocument);
+  if (inconsistent !== undefined) throw refuse(`not a plan svc wrote: ${inconsistent}`);
   return plan as PlanDocument;
 }
 
@@ -129,6 +135,28 @@ function current(change: PlanChange, live: LiveTenant, created: Map<PlanChange, 
     : { print: null, done: gone };
 }
 
+/**
+ * A grant's role id (what is sent) that is not the live id of the role it names (what is shown):
+ * the role was replaced since the plan, or the plan says one role and sends another.
+ */
+function roleIdDrift(change: PlanChange, live: LiveTenant): string | undefined {
+  const grant = change.grant;
+  if (change.kind !== 'grant' || !grant || grant.role_id === null) return undefined;
+  const id = live.roles.get(grant.role)?.id;
+  // A revocation of a role gone since is its grant gone (drift, or done for a resumed run).
+  if (id === grant.role_id || (id === undefined && change.action === 'delete')) return undefined;
+  return id === undefined
+    ? `${what(change)} is of role ${grant.role}, which was removed since the plan`
+    : `${what(change)} is of role id ${grant.role_id}, which is not ${grant.role}'s (${id})`;
+}
+
+/** How a change's resource that is gone now went: a grant that reached its expiry ended. */
+function gone(change: PlanChange, nowMs: number): string {
+  const held =
+    change.kind === 'grant' ? change.fields.find((f) => f.field === 'expires_at')?.from : undefined;
+  return typeof held === 'string' && Date.parse(held) <= nowMs ? `ended (expired at ${held})` : 'was removed';
+}
+
 function what(change: PlanChange): string {
   return change.kind === 'grant'
     ? `the grant of ${change.grant?.role} to ${change.grant?.user}`
@@ -142,6 +170,8 @@ export function checkDrift(
   doc: PlanDocument,
   live: ReadonlyMap<string, LiveTenant>,
   resumed: boolean,
+  /** The platform's time now: what tells a grant that ended from one removed. */
+  nowMs: number,
 ): { drift: string[]; done: Set<string> } {
   const drift: string[] = [];
   const done = new Set<string>();
@@ -150,6 +180,11 @@ export function checkDrift(
     if (!have) continue;
     const created = creationsNow(tenant.changes, have);
     for (const change of tenant.changes) {
+      const role = roleIdDrift(change, have);
+      if (role !== undefined) {
+        drift.push(`${tenant.slug}: ${role}`);
+        continue;
+      }
       const now = current(change, have, created);
       if (now.print === change.before) continue;
       if (resumed && now.done) {
@@ -160,7 +195,7 @@ export function checkDrift(
         change.before === null
           ? 'was created'
           : now.print === null
-            ? 'was removed'
+            ? gone(change, nowMs)
             : now.replaced
               ? 'was replaced (deleted and created again)'
               : 'changed';

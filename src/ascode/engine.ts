@@ -12,7 +12,7 @@ import { readEntries } from './entries.js';
 import { type LiveTenant, type Reads, readLive, type TenantInfo } from './live.js';
 import { refuseBeyondHolds, refuseLastAdmin, refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
-import { PLAN_FORMAT, type PlanDocument, type PlanTenant, summarize } from './plan.js';
+import { PLAN_FORMAT, type PlanDocument, type PlanTenant, planDigest, summarize } from './plan.js';
 import { checkReferences } from './references.js';
 import { checkShape, type ShapeProblem } from './shape.js';
 import { type Problem, parseSource, type Source } from './source.js';
@@ -178,17 +178,18 @@ export async function computePlan(
     planned.push(diff.tenant);
   }
   if (problems.length > 0) failWithProblems(ctx, file.label, problems, 'nothing was changed');
-  return {
-    live,
-    document: {
-      svc_plan: PLAN_FORMAT,
-      created_at: isoSeconds(ctx.clock.now()),
-      base_url: ctx.settings().values.base_url ?? '',
-      file: { path: file.label, sha256: file.sha256 },
-      manage: file.manage,
-      anchor: isoSeconds(anchor.ms),
-      summary: summarize(planned),
-      tenants: planned,
-    },
-  };
+  const content = {
+    svc_plan: PLAN_FORMAT,
+    created_at: isoSeconds(ctx.clock.now()),
+    planned_by: me.id,
+    base_url: ctx.settings().values.base_url ?? '',
+    file: { path: file.label, sha256: file.sha256 },
+    manage: file.manage,
+    anchor: isoSeconds(anchor.ms),
+    summary: summarize(planned),
+    tenants: planned,
+  } as const;
+  // The digest second in the document (after svc_plan): what a reader of it sees first.
+  const { svc_plan, ...rest } = content;
+  return { live, document: { svc_plan, digest: planDigest(content), ...rest } };
 }

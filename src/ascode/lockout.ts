@@ -3,6 +3,7 @@ import { AdministrationForecast, TENANT_ADMIN } from '../api/last-admin.js';
 import { grantsPermission } from '../api/roles.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { reasonLines } from '../output/problems.js';
 import type { LiveTenant } from './live.js';
 import type { PlanChange, PlanDocument } from './plan.js';
 import { headline } from './render.js';
@@ -236,14 +237,13 @@ export function stopOnRefused(ctx: Context, doc: PlanDocument, prune: boolean): 
   if (refused.length === 1) {
     throw new UsageError(`svc apply refuses ${refused[0]}`, { code: 'lockout', hint: 'nothing was applied' });
   }
-  if (!ctx.out.isMachine) for (const line of refused) ctx.out.info(line);
-  const where = ctx.out.isMachine ? 'each in details' : 'each on a line above';
+  const { details, where } = reasonLines(ctx, refused);
   throw new UsageError(
     `svc apply refuses ${refused.length.toLocaleString('en')} of the plan's changes (${where})`,
     {
       code: 'lockout',
       hint: 'take them out of the file, or have someone who may make them apply it; nothing was applied',
-      details: refused.map((message) => ({ message })),
+      details,
     },
   );
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../api/canonical-json.js';
 import type { Kind, Manage } from './model.js';
 
 /**
@@ -105,7 +107,14 @@ export interface PlanSummary {
 
 export interface PlanDocument {
   svc_plan: typeof PLAN_FORMAT;
+  /**
+   * sha256 of the rest of the document (planDigest): what `svc apply PLAN.json` checks first, so
+   * a plan edited by hand or cut short is refused, never applied. A check, not a signature.
+   */
+  digest: string;
   created_at: string;
+  /** Who computed it (GET /v1/me's id): the one whose grants its refusals were judged on. */
+  planned_by: string;
   base_url: string;
   file: { path: string; sha256: string };
   manage: Manage;
@@ -113,6 +122,21 @@ export interface PlanDocument {
   anchor: string;
   summary: PlanSummary;
   tenants: PlanTenant[];
+}
+
+/**
+ * The digest of a plan document: sha256 over its content but `digest`, as canonical JSON (keys
+ * sorted), so a plan saved again with other spacing or key order is the same plan. A tenant and a
+ * change at a time: 100,000 changes are never one string.
+ */
+export function planDigest(doc: Omit<PlanDocument, 'digest'> & { digest?: unknown }): string {
+  const { digest: _digest, tenants, ...head } = doc;
+  const hash = createHash('sha256').update(canonicalJson(head));
+  for (const { changes, ...tenant } of tenants) {
+    hash.update(`\n${canonicalJson(tenant)}`);
+    for (const change of changes) hash.update(`\n ${canonicalJson(change)}`);
+  }
+  return hash.digest('hex');
 }
 
 /**

@@ -37,3 +37,19 @@ export class ProblemReport {
     }
   }
 }
+
+/**
+ * The reasons an error stands on, one line each (what drifted, what is refused): on a terminal or
+ * a pipe printed before it, with --json/--ndjson only in its `details` (stderr is the error object
+ * alone). `where` says which, for the error's message.
+ */
+export function reasonLines(
+  ctx: Context,
+  lines: readonly string[],
+): { details: Array<{ message: string }>; where: string } {
+  if (!ctx.out.isMachine) for (const line of lines) ctx.out.info(line);
+  return {
+    details: lines.map((message) => ({ message })),
+    where: ctx.out.isMachine ? 'each in details' : 'each on a line above',
+  };
+}

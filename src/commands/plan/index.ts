@@ -9,6 +9,7 @@ import { ChangesPendingError, UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { readInputBytes } from '../../system/input.js';
 import { writeFileWhole } from '../../system/output-file.js';
+import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { ACCESS_FILE_DURATIONS, runAnchor } from '../platform-clock.js';
 
@@ -25,9 +26,19 @@ export function parsePlan(flags: Record<string, unknown>): PlanOptions {
     throw new UsageError('svc plan needs -f FILE (an access file; svc export writes one)');
   return {
     file: nonEmpty('--file', flags.file),
-    out: flags.out === undefined ? undefined : nonEmpty('--out', flags.out),
+    out: flags.out === undefined ? undefined : outFile(nonEmpty('--out', flags.out)),
     createMissing: flags.createMissing === true,
   };
+}
+
+/** --out names a file: `-` is not stdout there (--json is), and would be a file named `-`. */
+function outFile(out: string): string {
+  if (out === '-') {
+    throw new UsageError('--out - would not write the plan on stdout: --out takes a file', {
+      hint: 'svc plan --json prints the plan document on stdout, e.g. svc plan -f FILE --json | svc apply - --yes',
+    });
+  }
+  return out;
 }
 
 /**
@@ -71,10 +82,13 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   }
   if (options.out !== undefined)
     ctx.out.info(
-      `plan saved to ${options.out}; svc apply ${options.out} applies it while the live state is unchanged`,
+      `plan saved to ${options.out}; svc apply ${applyWord(options.out)} applies it while the live state is unchanged`,
     );
   if (countChanges(summary) > 0) throw new ChangesPendingError(summaryLine(summary, label));
 }
+
+/** A path as svc apply's PLAN.json argument on a shell command line: never read as an option. */
+const applyWord = (path: string) => shellWord(path.startsWith('-') ? `./${path}` : path);
 
 /** Two names of one file (a link, `./a` and `a`); a file that does not exist yet is no other. */
 function samePath(a: string, b: string): boolean {
@@ -96,7 +110,12 @@ export default function planCommand(make: MakeContext): Command {
         'Exit 0: no changes; 10: changes are pending; 2: the file has problems.',
     )
     .addOption(new Option('-f, --file <file>', 'the access file (- for stdin)'))
-    .addOption(new Option('--out <plan.json>', 'also save the plan document, for svc apply PLAN.json'))
+    .addOption(
+      new Option(
+        '--out <plan.json>',
+        'also save the plan document to a file, for svc apply PLAN.json (--json prints it)',
+      ),
+    )
     .addOption(
       new Option(
         '--create-missing',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { canonicalJson } from '../../api/canonical-json.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import type { SandboxClock } from '../clock.js';
 import { ApiProblem } from '../problem.js';
@@ -15,18 +16,6 @@ interface StoredResponse {
 }
 
 const RETENTION_MS = 24 * 3600 * 1000;
-
-/** JSON with object keys sorted, so equal bodies have equal fingerprints. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /**
  * Idempotency for every POST (except those whose route opts out), and for a DELETE, PATCH or PUT
@@ -191,7 +180,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
       rest = others;
     }
     const fingerprint = createHash('sha256')
-      .update(`${request.method} ${request.url.split('?')[0]}\n${canonical(rest)}`)
+      .update(`${request.method} ${request.url.split('?')[0]}\n${canonicalJson(rest)}`)
       .digest('hex');
     const existing = store.get(scope);
     if (existing) {

@@ -142,7 +142,7 @@ describe('svc plan as a delegated admin', () => {
     const r = await svc.run(['apply', saved, '--yes'], { env: delegate, clock });
     expect([r.code, r.stdout]).toEqual([6, '']);
     expect(r.stderr.split('\n').slice(-2)).toEqual([
-      `error: your own grants changed since ${saved} was computed, and 1 of its change(s) would now change your own grants, take away your own administration or hand out more than you hold; nothing was applied; run svc plan again and review the new plan`,
+      `error: your own grants changed since ${saved} was computed, and 1 of its change(s) (each on a line above) would now change your own grants, take away your own administration or hand out more than you hold; nothing was applied; run svc plan again and review the new plan`,
       '',
     ]);
     expect(r.stderr).toContain(
