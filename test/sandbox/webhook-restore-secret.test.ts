@@ -1,6 +1,6 @@
 /** POST /v1/webhooks/{id}/restore-secret: a rotation undone while the old secret still signs. */
 import { describe, expect, it } from 'vitest';
-import { MAX_ROTATION_UNDOS } from '../../src/sandbox/domain/webhooks.js';
+import { MAX_PREVIOUS_SECRETS } from '../../src/sandbox/domain/webhooks.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { admin, createWebhook } from '../helpers/webhooks.js';
 
@@ -20,26 +20,34 @@ describe('restoring a webhook secret', () => {
       secret_rotated_at: mid.secret_rotated_at,
       previous_secret_expires_at: mid.previous_secret_expires_at,
     });
-    expect(await secrets(id)).toEqual({ id, secret: second.secret, previous_secret: first });
+    expect(await secrets(id)).toEqual({
+      id,
+      secret: second.secret,
+      previous_secret: first,
+      previous_secrets: [first],
+    });
     // A stack: the next restore undoes the rotation before, and then there is none left.
     const again = await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {});
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ secret_rotated_at: null, previous_secret_expires_at: null });
-    expect(await secrets(id)).toEqual({ id, secret: first, previous_secret: null });
+    expect(await secrets(id)).toEqual({ id, secret: first, previous_secret: null, previous_secrets: [] });
     const none = await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {});
     expect([none.status, none.body.error.code]).toEqual([409, 'conflict']);
   });
 
-  it(`undoes at most ${MAX_ROTATION_UNDOS} rotations in a row, and none below one whose replaced secret stopped signing`, async () => {
+  it(`undoes up to ${MAX_PREVIOUS_SECRETS} rotations in a row, and none below one whose replaced secret stopped signing`, async () => {
     const { id, secret: first } = await createWebhook(sandbox(), 'https://hooks.example/c');
-    await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
+    const a = (await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).body.secret;
     await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 24 * 3600 + 1 } });
     const kept = (await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).body.secret;
-    for (let i = 0; i < MAX_ROTATION_UNDOS; i++)
-      await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
-    for (let i = 0; i < MAX_ROTATION_UNDOS; i++)
+    for (let i = 0; i < MAX_PREVIOUS_SECRETS - 1; i++)
+      expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).status).toBe(200);
+    for (let i = 0; i < MAX_PREVIOUS_SECRETS - 1; i++)
       expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(200);
     expect((await secrets(id)).secret).toBe(kept);
+    expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(200);
+    expect((await secrets(id)).secret).toBe(a);
+    // The first secret stopped signing a day ago: that rotation cannot be undone.
     expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(409);
     expect((await secrets(id)).secret).not.toBe(first);
   });
