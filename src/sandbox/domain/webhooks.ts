@@ -11,6 +11,7 @@ import type {
   EventType,
 } from '../../api/constants.js';
 import type { DeliveryAttempt } from '../../api/schemas/webhooks.js';
+import { SECRET_PREFIX } from '../../webhooks/signature.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
 import { refuseUnlessQueued } from './dlq-rules.js';
@@ -108,7 +109,7 @@ type Counts = Record<DeliveryStatus, number>;
 
 /** Signing secrets look like Stripe's: a prefix and 32 random bytes. */
 export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
 
 const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
