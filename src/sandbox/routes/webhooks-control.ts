@@ -275,8 +275,7 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
         tags,
         summary: "A webhook's signing secrets",
         description:
-          'For seeded webhooks, whose secret nobody was shown: the current secret, the one the last rotation replaced ' +
-          '(previous_secret, null if none) and every secret rotated out that still signs (previous_secrets, the last rotated out first).',
+          'For seeded webhooks, whose secret nobody was shown: the current secret and the one the last rotation replaced.',
         params: Type.Object({ id: Type.String() }),
       },
     },
@@ -286,7 +285,6 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
         id: webhook.id,
         secret: webhook.secret,
         previous_secret: webhook.rotatedOut.at(-1)?.secret ?? null,
-        previous_secrets: state.webhooks.previousSecrets(webhook).map((e) => e.secret),
       };
     },
   );
