@@ -15,6 +15,8 @@ import { trimBytes } from '../system/secret-text.js';
 
 export const SIGNATURE_HEADER = 'x-svc-signature';
 export const SIGNATURE_SCHEME = 'v1';
+/** How the platform's signing secrets start (Stripe's convention); part of the HMAC key. */
+export const SECRET_PREFIX = 'whsec_';
 /** Seconds a signature's timestamp may differ from the verifier's clock, into the past or the future. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -22,8 +24,10 @@ export type Secret = string | Buffer;
 
 export interface ParsedHeader {
   timestamp: number;
-  /** Every v1 signature, lower-cased hex, in header order. */
+  /** Every readable v1 signature, lower-cased hex, in header order. */
   signatures: string[];
+  /** Which v1 of the header (1-based) were skipped as unreadable, when any were. */
+  skipped?: number[];
 }
 
 /** Why a header could not be read: the message names what is wrong with it. */
@@ -45,8 +49,10 @@ export interface VerifyResult {
   reason: VerifyReason;
   /** The header's t, when it could be read; null otherwise. */
   timestamp: number | null;
-  /** Which v1 of the header matched (1-based), when one did. */
+  /** Which v1 of the header matched (1-based, counting every v1), when one did. */
   matched?: number;
+  /** Which v1 of the header were skipped, not being 64 hex digits (as Stripe skips them). */
+  skipped?: number[];
   /** Seconds between the timestamp and the verifier's clock (positive: in the past). */
   age?: number;
   /** For a malformed header: what is wrong with it. */
@@ -58,9 +64,11 @@ const MAX_HEADER_LENGTH = 8192;
 const MAX_SIGNATURES = 16;
 
 /**
- * Reads `t=…,v1=…[,v1=…]`. Unknown schemes (e.g. `v0`) are ignored, as Stripe does; anything
- * that would make the result ambiguous (no t, two t, a non-numeric t, no v1, a v1 that is not
- * 64 hex digits) is a MalformedHeaderError naming the problem.
+ * Reads `t=…,v1=…[,v1=…]`. Unknown schemes (e.g. `v0`) are ignored, and so is a v1 that is not
+ * 64 hex digits next to one that is, as Stripe does (it can only fail to match); anything that
+ * would make the result ambiguous or shows a damaged header (no t, two t, a t that is not plain
+ * digits, no readable v1, an empty element) is a MalformedHeaderError naming the problem. Where
+ * this differs from the stripe package: test/webhooks/stripe-shapes.test.ts.
  */
 export function parseSignatureHeader(header: string): ParsedHeader {
   let text = header.trim();
@@ -72,6 +80,8 @@ export function parseSignatureHeader(header: string): ParsedHeader {
     throw new MalformedHeaderError(`the signature header is longer than ${MAX_HEADER_LENGTH} characters`);
   let timestamp: number | undefined;
   const signatures: string[] = [];
+  const skipped: number[] = [];
+  let unreadable: string | undefined;
   const elements = text.split(',');
   elements.forEach((raw, index) => {
     const element = raw.trim();
@@ -95,19 +105,32 @@ export function parseSignatureHeader(header: string): ParsedHeader {
       }
       timestamp = Number(value);
     } else if (key === SIGNATURE_SCHEME) {
-      if (!HEX_SIGNATURE.test(value)) {
-        throw new MalformedHeaderError(
-          `v1 signature ${signatures.length + 1} is not 64 hexadecimal digits (HMAC-SHA256), got ${JSON.stringify(preview(value))}`,
-        );
+      const number = signatures.length + skipped.length + 1;
+      if (HEX_SIGNATURE.test(value)) signatures.push(value.toLowerCase());
+      else {
+        skipped.push(number);
+        unreadable ??= `v1 signature ${number} is not 64 hexadecimal digits (HMAC-SHA256), got ${JSON.stringify(preview(value))}`;
       }
-      signatures.push(value.toLowerCase());
     }
   });
   if (timestamp === undefined) throw new MalformedHeaderError('the header has no t= timestamp');
-  if (signatures.length === 0) throw new MalformedHeaderError('the header has no v1= signature');
-  if (signatures.length > MAX_SIGNATURES)
+  if (signatures.length === 0)
+    throw new MalformedHeaderError(unreadable ?? 'the header has no v1= signature');
+  if (signatures.length + skipped.length > MAX_SIGNATURES)
     throw new MalformedHeaderError(`the header has more than ${MAX_SIGNATURES} v1 signatures`);
-  return { timestamp, signatures };
+  return skipped.length > 0 ? { timestamp, signatures, skipped } : { timestamp, signatures };
+}
+
+/** The 1-based number, among every v1 of the header, of its `index`-th readable one. */
+function v1Number(parsed: ParsedHeader, index: number): number {
+  let number = index + 1;
+  for (const s of parsed.skipped ?? []) if (s <= number) number++;
+  return number;
+}
+
+/** What a verifier says about v1 values it skipped: "v1 signature 1 skipped: not 64 hexadecimal digits". */
+export function skippedText(skipped: number[]): string {
+  return `v1 signature${skipped.length > 1 ? 's' : ''} ${skipped.join(', ')} skipped: not 64 hexadecimal digits`;
 }
 
 /**
@@ -203,16 +226,25 @@ export function verifySignature(
   // Compare with every v1 (no early exit), so timing does not tell which one matched.
   let matched = 0;
   parsed.signatures.forEach((candidate, i) => {
-    if (signaturesEqual(expected, candidate) && matched === 0) matched = i + 1;
+    if (signaturesEqual(expected, candidate) && matched === 0) matched = v1Number(parsed, i);
   });
-  if (matched === 0) return { valid: false, reason: 'signature_mismatch', timestamp: parsed.timestamp };
+  const skipped = parsed.skipped ? { skipped: parsed.skipped } : {};
+  if (matched === 0)
+    return { valid: false, reason: 'signature_mismatch', timestamp: parsed.timestamp, ...skipped };
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const age = now - parsed.timestamp;
   if (tolerance > 0 && Math.abs(age) > tolerance) {
-    return { valid: false, reason: 'timestamp_outside_tolerance', timestamp: parsed.timestamp, matched, age };
+    return {
+      valid: false,
+      reason: 'timestamp_outside_tolerance',
+      timestamp: parsed.timestamp,
+      matched,
+      age,
+      ...skipped,
+    };
   }
-  return { valid: true, reason: 'valid', timestamp: parsed.timestamp, matched, age };
+  return { valid: true, reason: 'valid', timestamp: parsed.timestamp, matched, age, ...skipped };
 }
 
 /**
@@ -236,6 +268,11 @@ export function explainMismatch(body: Buffer, header: string, secret: Secret): s
     return matches(trimmedSecret, body)
       ? 'the secret has surrounding whitespace (beyond one final newline, which svc removes) and matches without it; write it without (printf %s "$SECRET" > FILE)'
       : 'the secret has surrounding whitespace (beyond one final newline, which svc removes); a signing secret never does';
+  }
+  // The platform signs with the whole secret: a receiver that kept only what follows whsec_.
+  const prefix = Buffer.from(SECRET_PREFIX);
+  if (!key.subarray(0, prefix.length).equals(prefix) && matches(Buffer.concat([prefix, key]), body)) {
+    return `the secret matches with the ${SECRET_PREFIX} prefix in front of it: the platform signs with the whole secret as given, prefix included`;
   }
   const text = body.toString('utf8');
   if (/\r?\n$/.test(text) && matches(secret, text.replace(/\r?\n$/, ''))) {

@@ -183,11 +183,19 @@ export async function requestFor(
         body = { description: 'matrix' };
         break;
       case 'webhooks_restore_secret':
+      case 'webhooks_rotate_secret':
+        // A webhook of its own: a webhook keeps only so many secrets rotated out within a day.
+        params.id = (
+          await asAdmin(sandbox, 'POST', '/v1/webhooks', {
+            url: 'http://127.0.0.1:9/rotated',
+            event_types: ['webhook.test'],
+          })
+        ).id;
         // Something to undo: a rotation by the admin just before.
-        await asAdmin(sandbox, 'POST', `/v1/webhooks/${f.webhookId}/rotate-secret`, {});
+        if (operationId === 'webhooks_restore_secret')
+          await asAdmin(sandbox, 'POST', `/v1/webhooks/${params.id}/rotate-secret`, {});
         body = key;
         break;
-      case 'webhooks_rotate_secret':
       case 'webhooks_test':
       case 'webhook_deliveries_replay':
         body = key;

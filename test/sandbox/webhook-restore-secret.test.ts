@@ -1,6 +1,6 @@
 /** POST /v1/webhooks/{id}/restore-secret: a rotation undone while the old secret still signs. */
 import { describe, expect, it } from 'vitest';
-import { MAX_ROTATION_UNDOS } from '../../src/sandbox/domain/webhooks.js';
+import { MAX_PREVIOUS_SECRETS } from '../../src/sandbox/domain/webhooks.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { admin, createWebhook } from '../helpers/webhooks.js';
 
@@ -30,16 +30,19 @@ describe('restoring a webhook secret', () => {
     expect([none.status, none.body.error.code]).toEqual([409, 'conflict']);
   });
 
-  it(`undoes at most ${MAX_ROTATION_UNDOS} rotations in a row, and none below one whose replaced secret stopped signing`, async () => {
+  it(`undoes up to ${MAX_PREVIOUS_SECRETS} rotations in a row, and none below one whose replaced secret stopped signing`, async () => {
     const { id, secret: first } = await createWebhook(sandbox(), 'https://hooks.example/c');
-    await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
+    const a = (await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).body.secret;
     await call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: 24 * 3600 + 1 } });
     const kept = (await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).body.secret;
-    for (let i = 0; i < MAX_ROTATION_UNDOS; i++)
-      await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {});
-    for (let i = 0; i < MAX_ROTATION_UNDOS; i++)
+    for (let i = 0; i < MAX_PREVIOUS_SECRETS - 1; i++)
+      expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).status).toBe(200);
+    for (let i = 0; i < MAX_PREVIOUS_SECRETS - 1; i++)
       expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(200);
     expect((await secrets(id)).secret).toBe(kept);
+    expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(200);
+    expect((await secrets(id)).secret).toBe(a);
+    // The first secret stopped signing a day ago: that rotation cannot be undone.
     expect((await admin(sandbox(), 'POST', `/v1/webhooks/${id}/restore-secret`, {})).status).toBe(409);
     expect((await secrets(id)).secret).not.toBe(first);
   });

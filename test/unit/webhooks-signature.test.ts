@@ -91,6 +91,24 @@ describe('signatureFromHeaderText', () => {
 });
 
 describe('verifySignature', () => {
+  it('skips unreadable v1 values and numbers the one that matched among every v1 of the header', () => {
+    const [good, other] = [SECRET, 'whsec_other_000000'].map(
+      (s) => signatureHeader(s, T, '{}').split('v1=')[1],
+    );
+    const header = `t=${T},v1=zz,v1=${other},v1=,v1=${good}`;
+    expect(verifySignature('{}', header, SECRET, { nowSeconds: T })).toEqual({
+      valid: true,
+      reason: 'valid',
+      timestamp: T,
+      matched: 4,
+      age: 0,
+      skipped: [1, 3],
+    });
+    expect(parseError(`t=${T},v1=zz,v1=`).message).toBe(
+      'v1 signature 1 is not 64 hexadecimal digits (HMAC-SHA256), got "zz"',
+    );
+  });
+
   it('reports a malformed header with its message, never throwing', () => {
     expect(verifySignature('{}', 't=x', SECRET)).toEqual({
       valid: false,

@@ -70,6 +70,20 @@ export const Webhook = Type.Object(
       description:
         'After a rotation, deliveries carry a second v1 signed with the previous secret until this time',
     }),
+    previous_secrets: Type.Optional(
+      Type.Array(
+        Type.Object({
+          rotated_out_at: Timestamp,
+          expires_at: Timestamp,
+        }),
+        {
+          description:
+            'The secrets rotated out that still sign (one more v1 each), the last rotated out first: a second ' +
+            'rotation within 24 hours keeps the first old secret signing until its own expires_at. Optional: a ' +
+            'server may not show it',
+        },
+      ),
+    ),
   },
   {
     $id: 'Webhook',

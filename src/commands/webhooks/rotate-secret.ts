@@ -39,6 +39,18 @@ export async function runWebhooksRotateSecret(
     ctx.out.info(
       `Deliveries carry a signature with the previous secret too until ${data.previous_secret_expires_at}: switch the receiver before then.`,
     );
+    // A rotation within 24 h of another: the secrets rotated out before keep their own times.
+    const earlier = (data.previous_secrets ?? []).slice(1);
+    if (earlier.length === 1) {
+      ctx.out.info(
+        `The secret rotated out before it (at ${earlier[0]!.rotated_out_at}) still signs until ${earlier[0]!.expires_at}, as its rotation said.`,
+      );
+    } else if (earlier.length > 1) {
+      ctx.out.info(
+        `The ${earlier.length} secrets rotated out before it still sign until the times their rotations said: ` +
+          `${earlier.map((e) => `the one rotated out at ${e.rotated_out_at} until ${e.expires_at}`).join(', ')}.`,
+      );
+    }
   }
 }
 
@@ -48,7 +60,10 @@ export function rotateSecretCommand(make: MakeContext): Command {
     .description(
       'Give a webhook a new signing secret. For 24 hours every delivery carries two v1 signatures, one\n' +
         'per secret, so the receiver can switch without losing events. The new secret is returned once:\n' +
-        '--secret-file writes it to a new file (mode 0600), --show-secret prints it; one is required.',
+        '--secret-file writes it to a new file (mode 0600), --show-secret prints it; one is required.\n' +
+        'Rotating again within those 24 hours ends no earlier promise on the sandbox: each old secret signs\n' +
+        'until 24 hours after its own rotation (one more v1 each, up to a limit; beyond it, the rotation is\n' +
+        'refused until the oldest stops). svc names every old secret that still signs, and until when.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

@@ -8,6 +8,7 @@ import {
   DEFAULT_TOLERANCE_SECONDS,
   explainMismatch,
   signatureFromHeaderText,
+  skippedText,
   type VerifyResult,
   verifySignature,
 } from '../../webhooks/signature.js';
@@ -66,6 +67,8 @@ export interface VerifyReport {
   reason: VerifyResult['reason'] | 'unreadable_input';
   timestamp: number | null;
   matched?: number;
+  /** v1 values skipped as unreadable (1-based, counting every v1). */
+  skipped?: number[];
   age_seconds?: number;
   tolerance_seconds?: number;
   message?: string;
@@ -101,18 +104,20 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     reason: result.reason,
     timestamp: result.timestamp,
     ...(result.matched ? { matched: result.matched } : {}),
+    ...(result.skipped ? { skipped: result.skipped } : {}),
     ...(result.age === undefined
       ? {}
       : { age_seconds: result.age, tolerance_seconds: options.toleranceSeconds }),
     ...(result.message ? { message: result.message } : {}),
   };
   if (machine) await ctx.out.json(report);
+  const skipped = result.skipped ? ` (${skippedText(result.skipped)})` : '';
 
   switch (result.reason) {
     case 'valid':
       if (!machine) {
         await ctx.out.text(
-          `valid: signed at ${isoSeconds(result.timestamp! * 1000)} (${clockOffsetText(result.age!)}), v1 signature ${result.matched} matched`,
+          `valid: signed at ${isoSeconds(result.timestamp! * 1000)} (${clockOffsetText(result.age!)}), v1 signature ${result.matched} matched${skipped}`,
         );
       }
       return;
@@ -124,7 +129,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     case 'signature_mismatch':
       throw new SvcError('signature_mismatch', 'the signature does not match the payload', {
         code: 'signature_mismatch',
-        hint: explainMismatch(body, header, secret),
+        hint: `${explainMismatch(body, header, secret) ?? ''}${skipped}`.trim(),
       });
     case 'timestamp_outside_tolerance':
       throw new SvcError(
@@ -144,7 +149,8 @@ export function verifyCommand(make: MakeContext): Command {
     .description(
       'Verify an X-SVC-Signature header against the raw payload bytes, exactly as given (nothing added or\n' +
         'stripped): HMAC-SHA256 of "t.body" with the secret, compared in constant time with every v1 of the\n' +
-        `header (two during a secret rotation), and the timestamp within ±${DEFAULT_TOLERANCE_SECONDS} s of the clock.\n` +
+        `header (two during a secret rotation; one that is not 64 hex digits is skipped, as Stripe does), and\n` +
+        `the timestamp within ±${DEFAULT_TOLERANCE_SECONDS} s of the clock.\n` +
         `The secret comes from --secret-file (its bytes) or ${SECRET_ENV} (its UTF-8 encoding), used\n` +
         'exactly as given: any bytes, one final newline removed.\n\n' +
         'Exit codes: 0 valid, 8 signature does not match, 9 timestamp outside the tolerance, 2 malformed\n' +

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
-import type { DeliveryRecord, DlqRecord, WebhookRecord } from './webhooks.js';
+import type { DeliveryRecord, DlqRecord, RotatedOut, WebhookRecord } from './webhooks.js';
 
-/** Webhooks, deliveries and dead-letter entries as the API shows them (never a secret). */
-export function webhookView(w: WebhookRecord): Webhook {
+/**
+ * Webhooks, deliveries and dead-letter entries as the API shows them (never a secret). `previous`:
+ * the secrets rotated out that still sign (WebhookStore.previousSecrets).
+ */
+export function webhookView(w: WebhookRecord, previous: RotatedOut[]): Webhook {
   return {
     id: w.id,
     url: w.url,
@@ -15,6 +18,7 @@ export function webhookView(w: WebhookRecord): Webhook {
     updated_at: w.updated_at,
     secret_rotated_at: w.secret_rotated_at,
     previous_secret_expires_at: w.previous_secret_expires_at,
+    previous_secrets: previous.map((e) => ({ rotated_out_at: e.rotated_out_at, expires_at: e.expires_at })),
   };
 }
 

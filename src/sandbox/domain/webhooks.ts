@@ -11,6 +11,7 @@ import type {
   EventType,
 } from '../../api/constants.js';
 import type { DeliveryAttempt } from '../../api/schemas/webhooks.js';
+import { SECRET_PREFIX } from '../../webhooks/signature.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
 import { refuseUnlessQueued } from './dlq-rules.js';
@@ -36,20 +37,24 @@ export interface WebhookRecord {
   previous_secret_expires_at: string | null;
   deleted_at: string | null;
   secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresMs: number | null;
   /**
-   * What each rotation not yet undone replaced, the last one last (restoreSecret pops it), while
-   * the secret it puts back still signs; at most MAX_ROTATION_UNDOS.
+   * The secrets rotated out, oldest first, each with the time its rotation promised it signs
+   * until; restoreSecret pops the last. Expired ones are dropped at the next rotation.
    */
-  rotationUndos?: RotationUndo[] | undefined;
+  rotatedOut: RotatedOut[];
   seq: number;
 }
 
-type RotationUndo = Pick<
-  WebhookRecord,
-  'secret' | 'previousSecret' | 'previousSecretExpiresMs' | 'previous_secret_expires_at' | 'secret_rotated_at'
->;
+/** A secret a rotation replaced, and what that rotation changed (so it can be undone). */
+export interface RotatedOut {
+  secret: string;
+  /** Signs until then (sandbox clock, ms). */
+  expiresMs: number;
+  rotated_out_at: string;
+  expires_at: string;
+  /** The webhook's fields before the rotation, put back by restoreSecret. */
+  before: Pick<WebhookRecord, 'secret_rotated_at' | 'previous_secret_expires_at'>;
+}
 
 export interface EventRecord {
   id: string;
@@ -104,12 +109,15 @@ type Counts = Record<DeliveryStatus, number>;
 
 /** Signing secrets look like Stripe's: a prefix and 32 random bytes. */
 export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
 
 const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
-/** How many rotations restore-secret can undo in a row (the oldest beyond are forgotten). */
-export const MAX_ROTATION_UNDOS = 10;
+/**
+ * How many secrets rotated out sign at once (besides the current one): a rotation beyond is
+ * refused rather than ending an earlier rotation's promise early.
+ */
+export const MAX_PREVIOUS_SECRETS = 5;
 
 export class WebhookStore {
   readonly #clock: SandboxClock;
@@ -157,8 +165,7 @@ export class WebhookStore {
       previous_secret_expires_at: null,
       deleted_at: null,
       secret: options.secret ?? newSigningSecret(),
-      previousSecret: null,
-      previousSecretExpiresMs: null,
+      rotatedOut: [],
       seq: ++this.#seq,
     };
     this.#webhooks.set(record.id, record);
@@ -206,24 +213,35 @@ export class WebhookStore {
     return record;
   }
 
-  /** A new secret; the previous one keeps signing (a second v1) for 24 hours. */
+  /**
+   * A new secret. The one it replaces keeps signing (one more v1) for 24 hours, and so does every
+   * secret rotated out before, until its own rotation's 24 hours are over: a rotation never ends
+   * what an earlier one promised. With MAX_PREVIOUS_SECRETS still signing, it is refused (409).
+   */
   rotateSecret(record: WebhookRecord): WebhookRecord {
     const now = this.#clock.now();
-    // Rotations below one whose replaced secret stopped signing can never be undone again.
-    const undos = (record.previousSecretExpiresMs ?? 0) > now ? (record.rotationUndos ?? []) : [];
-    record.rotationUndos = [
-      ...undos,
+    const live = this.previousSecrets(record).reverse();
+    if (live.length >= MAX_PREVIOUS_SECRETS) {
+      throw conflict(
+        `webhook ${record.id} already has ${live.length} secrets rotated out that still sign, the most it keeps ` +
+          `(the oldest until ${live[0]!.expires_at}): rotate again after then, or undo the last rotation with restore-secret`,
+      );
+    }
+    const expires_at = this.#clock.iso(now + PREVIOUS_SECRET_MS);
+    record.rotatedOut = [
+      ...live,
       {
         secret: record.secret,
-        previousSecret: record.previousSecret,
-        previousSecretExpiresMs: record.previousSecretExpiresMs,
-        previous_secret_expires_at: record.previous_secret_expires_at,
-        secret_rotated_at: record.secret_rotated_at,
+        expiresMs: now + PREVIOUS_SECRET_MS,
+        rotated_out_at: this.#clock.iso(now),
+        expires_at,
+        before: {
+          secret_rotated_at: record.secret_rotated_at,
+          previous_secret_expires_at: record.previous_secret_expires_at,
+        },
       },
-    ].slice(-MAX_ROTATION_UNDOS);
-    record.previousSecret = record.secret;
-    record.previousSecretExpiresMs = now + PREVIOUS_SECRET_MS;
-    record.previous_secret_expires_at = this.#clock.iso(now + PREVIOUS_SECRET_MS);
+    ];
+    record.previous_secret_expires_at = expires_at;
     record.secret = newSigningSecret();
     record.secret_rotated_at = this.#clock.iso(now);
     record.updated_at = record.secret_rotated_at;
@@ -232,32 +250,34 @@ export class WebhookStore {
 
   /**
    * Undoes the last rotation not yet undone, while the secret it replaced still signs: that secret
-   * is the current one again (with whatever was being rotated out before, as it was), and the
-   * secret the rotation issued stops working at once. Rotations are undone as a stack: two
-   * restores after two rotations give the first secret back. `svc webhooks listen --webhook`
+   * is the current one again (the secrets rotated out before it sign on until their own times),
+   * and the secret the rotation issued stops working at once. Rotations are undone as a stack:
+   * two restores after two rotations give the first secret back. `svc webhooks listen --webhook`
    * rotates to learn a secret and puts the webhook back this way, so its real receiver never needs
    * a new one, even when a second session took the webhook over and undid its own rotation first.
    */
   restoreSecret(record: WebhookRecord): WebhookRecord {
-    const undo = record.rotationUndos?.at(-1);
-    if (!undo || (record.previousSecretExpiresMs ?? 0) <= this.#clock.now()) {
+    const last = record.rotatedOut.at(-1);
+    if (!last || last.expiresMs <= this.#clock.now()) {
       throw conflict(
         'there is no rotation to undo: the secret was not rotated, or the previous one stopped signing after 24 hours',
       );
     }
-    Object.assign(record, undo);
-    record.rotationUndos = record.rotationUndos!.slice(0, -1);
+    record.secret = last.secret;
+    Object.assign(record, last.before);
+    record.rotatedOut = record.rotatedOut.slice(0, -1);
     record.updated_at = this.#clock.iso();
     return record;
   }
 
-  /** The secrets a delivery is signed with now: the current one, then one being rotated out. */
+  /** The secrets rotated out that still sign, the last rotated out first. */
+  previousSecrets(record: WebhookRecord, now = this.#clock.now()): RotatedOut[] {
+    return record.rotatedOut.filter((e) => e.expiresMs > now).reverse();
+  }
+
+  /** The secrets a delivery is signed with now: the current one, then those being rotated out. */
   signingSecrets(record: WebhookRecord): string[] {
-    const previous =
-      record.previousSecret !== null && (record.previousSecretExpiresMs ?? 0) > this.#clock.now()
-        ? [record.previousSecret]
-        : [];
-    return [record.secret, ...previous];
+    return [record.secret, ...this.previousSecrets(record).map((e) => e.secret)];
   }
 
   // ── events and deliveries ───────────────────────────────────────────────────────────────

@@ -275,13 +275,17 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
         tags,
         summary: "A webhook's signing secrets",
         description:
-          'For seeded webhooks, whose secret nobody was shown: the current secret and one being rotated out.',
+          'For seeded webhooks, whose secret nobody was shown: the current secret and the one the last rotation replaced.',
         params: Type.Object({ id: Type.String() }),
       },
     },
     async (request) => {
       const webhook = webhookById(request.params.id);
-      return { id: webhook.id, secret: webhook.secret, previous_secret: webhook.previousSecret };
+      return {
+        id: webhook.id,
+        secret: webhook.secret,
+        previous_secret: webhook.rotatedOut.at(-1)?.secret ?? null,
+      };
     },
   );
 }

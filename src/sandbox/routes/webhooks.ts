@@ -15,7 +15,7 @@ import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { deliveryView, webhookView } from '../domain/webhook-views.js';
-import { MAX_ROTATION_UNDOS, type WebhookRecord } from '../domain/webhooks.js';
+import { MAX_PREVIOUS_SECRETS, type WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import type { SandboxState } from '../state.js';
 import { auditChange } from './audit.js';
@@ -53,6 +53,7 @@ export function webhookOf(state: SandboxState, tenantId: string, id: string): We
 
 /** The platform's /v1/webhooks endpoints: webhook.read to look, webhook.manage to change or send. */
 export default function webhookRoutes(app: FastifyInstance, { state }: RouteContext): void {
+  const view = (w: WebhookRecord) => webhookView(w, state.webhooks.previousSecrets(w));
   app.addHook('onClose', async () => state.delivery.close());
 
   app.get<{ Querystring: { limit?: number; cursor?: string } }>(
@@ -81,7 +82,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const page = all.slice(0, limit);
       const last = page[page.length - 1];
       return {
-        items: page.map(webhookView),
+        items: page.map(view),
         next_cursor:
           all.length > limit && last
             ? encodeCursor({ k: last.seq, i: last.id }, fingerprint, { tenant: request.tenant!.id })
@@ -112,9 +113,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         target_id: webhook.id,
         summary: `webhook ${webhook.id} created for ${webhook.url} (${webhook.event_types.join(', ')})`,
       });
-      return reply
-        .code(201)
-        .send({ ...webhookView(webhook), secret: webhook.secret, warning: SECRET_WARNING });
+      return reply.code(201).send({ ...view(webhook), secret: webhook.secret, warning: SECRET_WARNING });
     },
   );
 
@@ -130,7 +129,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         response: { 200: Type.Ref('Webhook'), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => webhookView(webhookOf(state, request.tenant!.id, request.params.id)),
+    async (request) => view(webhookOf(state, request.tenant!.id, request.params.id)),
   );
 
   app.patch<{ Params: { id: string }; Body: WebhookUpdateBody }>(
@@ -152,7 +151,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       if (change.url !== undefined) change.url = checkTargetUrl(change.url);
       const changes = state.webhooks.update(webhook, change);
       // Nothing changed, nothing to audit (as for roles).
-      if (changes.length === 0) return webhookView(webhook);
+      if (changes.length === 0) return view(webhook);
       auditChange(state, request, {
         action: 'webhook.updated',
         target_type: 'webhook',
@@ -160,7 +159,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         summary: `webhook ${webhook.id} updated (${changes.join(', ')})`,
         changes,
       });
-      return webhookView(webhook);
+      return view(webhook);
     },
   );
 
@@ -201,7 +200,10 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         summary: 'Rotate the signing secret',
         description:
           'Not in the reference ("how a webhook secret is issued or rotated: not shown"). Returns the new secret once. ' +
-          'For 24 hours every delivery carries two v1 signatures, one per secret, so receivers can switch without losing events.',
+          'For 24 hours every delivery carries two v1 signatures, one per secret, so receivers can switch without losing events. ' +
+          'A second rotation within those 24 hours ends no earlier promise: each secret rotated out signs until 24 hours after ' +
+          `its own rotation (previous_secrets lists them), up to ${MAX_PREVIOUS_SECRETS} at once; a rotation beyond that is ` +
+          '409 conflict, naming when the oldest stops.',
         params: WebhookParams,
         body: Type.Object({ idempotency_key: IdempotencyKey }),
         response: { 200: WebhookWithSecret, ...errorResponses(400, 401, 403, 404, 409) },
@@ -215,7 +217,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         target_id: webhook.id,
         summary: `signing secret of webhook ${webhook.id} rotated`,
       });
-      return { ...webhookView(webhook), secret: webhook.secret, warning: SECRET_WARNING };
+      return { ...view(webhook), secret: webhook.secret, warning: SECRET_WARNING };
     },
   );
 
@@ -227,10 +229,10 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         tags,
         summary: 'Undo the last secret rotation',
         description:
-          'Not in the reference. While the secret a rotation replaced still signs (24 hours), puts it back as the only ' +
-          'current secret (with any secret that was being rotated out before, as it was); the secret the rotation issued ' +
+          'Not in the reference. While the secret a rotation replaced still signs (24 hours), puts it back as the ' +
+          'current secret (the secrets rotated out before it sign on until their own times); the secret the rotation issued ' +
           'stops working at once. Receivers that kept the old secret never notice. Rotations are undone as a stack: each ' +
-          `restore undoes the last rotation not yet undone (up to ${MAX_ROTATION_UNDOS} in a row), so two rotations then two ` +
+          `restore undoes the last rotation not yet undone (up to ${MAX_PREVIOUS_SECRETS} in a row), so two rotations then two ` +
           'restores give the first secret back. 409 conflict when there is no rotation to undo (none, all undone, or the ' +
           'secret it would put back stopped signing). `svc webhooks listen --webhook` rotates to learn a secret for its ' +
           'session and restores it this way, also when another session took the webhook over meanwhile.',
@@ -247,7 +249,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         target_id: webhook.id,
         summary: `signing secret of webhook ${webhook.id} restored (the last rotation undone)`,
       });
-      return webhookView(webhook);
+      return view(webhook);
     },
   );
 

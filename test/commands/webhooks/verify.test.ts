@@ -26,6 +26,7 @@ const payload =
 writeFileSync(secretFile, 'whsec_cli_secret');
 writeFileSync(join(dir, 'secret-nl'), 'whsec_cli_secret\n');
 writeFileSync(join(dir, 'secret-sp'), 'whsec_cli_secret \n');
+writeFileSync(join(dir, 'secret-bare'), 'cli_secret');
 writeFileSync(body, payload);
 writeFileSync(join(dir, 'body-nl.json'), `${payload}\n`);
 const signature = createHmac('sha256', 'whsec_cli_secret').update(`${NOW}.${payload}`).digest('hex');
@@ -66,6 +67,27 @@ describe('svc webhooks verify', () => {
       8,
       '',
       `${SPACE_WARNING}error: the signature does not match the payload; the secret has surrounding whitespace (beyond one final newline, which svc removes) and matches without it; write it without (printf %s "$SECRET" > FILE)\n`,
+    ],
+    [
+      'the secret without its whsec_ prefix (the platform signs with the whole string)',
+      ['--header', header, '--payload', body, '--secret-file', join(dir, 'secret-bare'), ...at],
+      8,
+      '',
+      'error: the signature does not match the payload; the secret matches with the whsec_ prefix in front of it: the platform signs with the whole secret as given, prefix included\n',
+    ],
+    [
+      'a junk v1 next to the matching one (skipped, as Stripe does)',
+      ['--header', `t=${NOW},v1=abc,v1=${signature}`, '--payload', body, ...at],
+      0,
+      "valid: signed at 2025-06-15T15:06:40Z (0 s before the verifier's clock), v1 signature 2 matched (v1 signature 1 skipped: not 64 hexadecimal digits)\n",
+      '',
+    ],
+    [
+      'a junk v1 and no match',
+      ['--header', `t=${NOW},v1=${'0'.repeat(64)},v1=abc`, '--payload', body, ...at],
+      8,
+      '',
+      "error: the signature does not match the payload; check that the secret is this webhook's (rotated recently?) and that the body is the raw request body, byte for byte (v1 signature 2 skipped: not 64 hexadecimal digits)\n",
     ],
     [
       'a timestamp 10 minutes old',

@@ -1,0 +1,68 @@
+/**
+ * `svc webhooks rotate-secret` a second time within 24 hours says which old secret signs until
+ * when: the first old one keeps its promise (finding s10 receiver 4), and a refusal at the
+ * platform's limit says when to try again.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_PREVIOUS_SECRETS } from '../../../src/sandbox/domain/webhooks.js';
+import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { admin, createWebhook } from '../../helpers/webhooks.js';
+
+const svc = useSandboxContext();
+const dir = mkdtempSync(join(tmpdir(), 'svc-rotate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const rotate = (id: string) =>
+  svc.run(['webhooks', 'rotate-secret', id, '--secret-file', join(dir, `s${++files}`)]);
+const advance = (seconds: number) =>
+  call(svc.sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: seconds } });
+const webhook = async (id: string) => (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
+
+describe('svc webhooks rotate-secret, again within 24 hours', () => {
+  it('names every old secret that still signs, each until the time its rotation promised', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://h.example/again');
+    const first = await rotate(id);
+    expect(first.code, first.stderr).toBe(0);
+    const t1 = (await webhook(id)).previous_secret_expires_at;
+    expect(first.stderr).toBe(
+      `The signing secret is in ${join(dir, `s${files}`)}; it is not shown again.\n` +
+        `Deliveries carry a signature with the previous secret too until ${t1}: switch the receiver before then.\n`,
+    );
+    await advance(3600);
+    const second = await rotate(id);
+    expect(second.code, second.stderr).toBe(0);
+    const w = await webhook(id);
+    expect(second.stderr).toBe(
+      `The signing secret is in ${join(dir, `s${files}`)}; it is not shown again.\n` +
+        `Deliveries carry a signature with the previous secret too until ${w.previous_secret_expires_at}: switch the receiver before then.\n` +
+        `The secret rotated out before it (at ${w.previous_secrets[1].rotated_out_at}) still signs until ${t1}, as its rotation said.\n`,
+    );
+    await advance(3600);
+    const third = await rotate(id);
+    const [last, t2] = [(await webhook(id)).previous_secret_expires_at, w.previous_secret_expires_at];
+    expect(third.stderr.split('\n').slice(1)).toEqual([
+      `Deliveries carry a signature with the previous secret too until ${last}: switch the receiver before then.`,
+      'The 2 secrets rotated out before it still sign until the times their rotations said: ' +
+        `the one rotated out at ${w.secret_rotated_at} until ${t2}, the one rotated out at ${w.previous_secrets[1].rotated_out_at} until ${t1}.`,
+      '',
+    ]);
+  });
+
+  it('at the limit, says how many old secrets sign and until when, and changes nothing', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://h.example/limit');
+    for (let i = 0; i < MAX_PREVIOUS_SECRETS; i++) expect((await rotate(id)).code).toBe(0);
+    const before = await webhook(id);
+    const refused = await rotate(id);
+    expect([refused.code, refused.stdout]).toEqual([6, '']);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^error: webhook ${id} already has ${MAX_PREVIOUS_SECRETS} secrets rotated out that still sign, the most it keeps ` +
+          `\\(the oldest until ${before.previous_secrets.at(-1).expires_at}\\): rotate again after then, or undo the last rotation with restore-secret`,
+      ),
+    );
+    expect(await webhook(id)).toEqual(before);
+  });
+});
