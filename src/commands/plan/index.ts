@@ -9,6 +9,7 @@ import { ChangesPendingError, UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { readInputBytes } from '../../system/input.js';
 import { writeFileWhole } from '../../system/output-file.js';
+import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { ACCESS_FILE_DURATIONS, runAnchor } from '../platform-clock.js';
 
@@ -71,7 +72,7 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   }
   if (options.out !== undefined)
     ctx.out.info(
-      `plan saved to ${options.out}; svc apply ${options.out} applies it while the live state is unchanged`,
+      `plan saved to ${options.out}; svc apply ${shellWord(options.out)} applies it while the live state is unchanged`,
     );
   if (countChanges(summary) > 0) throw new ChangesPendingError(summaryLine(summary, label));
 }
