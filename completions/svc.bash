@@ -389,7 +389,8 @@ __svc_opts=(
 --take-over
 --public-url
 --capture
---tolerance'
+--tolerance
+--max-body'
   ['svc roles']=''
   ['svc roles ls']='--custom
 --builtin
@@ -551,7 +552,7 @@ __svc_valopts=(
   ['svc webhooks test']=' --event-type --wait '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
-  ['svc webhooks listen']=' --port --host --secret-file --forward-to --forward-timeout --webhook --public-url --capture --tolerance '
+  ['svc webhooks listen']=' --port --host --secret-file --forward-to --forward-timeout --webhook --public-url --capture --tolerance --max-body '
   ['svc roles']='  '
   ['svc roles ls']='  '
   ['svc roles get']='  '

@@ -1,5 +1,6 @@
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
+import { shellWord } from '../system/shell-words.js';
 import type { LiveGrant, LiveTenant } from './live.js';
 import { MANAGE_KINDS, type ManagedKind } from './schema.js';
 import { looksSecret } from './shape.js';
@@ -131,12 +132,13 @@ export interface SecretValue {
 }
 
 const FIXES: Record<string, (tenant: string, entry: Doc, field: string) => string> = {
-  roles: (t, e) => `svc --tenant ${t} roles update ${e.name} --description TEXT`,
+  roles: (t, e) =>
+    `svc --tenant ${shellWord(t)} roles update ${shellWord(String(e.name))} --description TEXT`,
   grants: (t, e) =>
-    `a justification cannot be edited: svc --tenant ${t} roles revoke USER ${e.role}, then grant it again with another`,
+    `a justification cannot be edited: svc --tenant ${shellWord(t)} roles revoke USER ${shellWord(String(e.role))}, then grant it again with another`,
   webhooks: (t, e) =>
-    `svc --tenant ${t} webhooks update WEBHOOK_ID --${String(e.field ?? 'description')} TEXT`,
-  oauth_clients: (t) => `svc --tenant ${t} oauth update CLIENT_ID --description TEXT`,
+    `svc --tenant ${shellWord(t)} webhooks update WEBHOOK_ID --${String(e.field ?? 'description')} TEXT`,
+  oauth_clients: (t) => `svc --tenant ${shellWord(t)} oauth update CLIENT_ID --description TEXT`,
 };
 
 const KIND_NAMES: Record<string, string> = {

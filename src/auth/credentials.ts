@@ -117,6 +117,16 @@ function sessionOf(credential: StoredCredential): string {
   return credential.session ?? (credential.type === 'token' ? `token:${credential.access_token}` : 'oauth');
 }
 
+/**
+ * Whether `now` is the login `initial` came from: the same session (refreshes keep it), or the
+ * very same token stored again (`svc login --with-token` with the token the profile already held:
+ * the same credential, so the same identity, though the login made a new session id).
+ */
+function sameLogin(initial: StoredCredential, now: StoredCredential): boolean {
+  if (sessionOf(now) === sessionOf(initial)) return true;
+  return initial.type === 'token' && now.type === 'token' && now.access_token === initial.access_token;
+}
+
 /** The `sub` claim of a JWT access token (the user), when it is one. */
 function subjectOf(credential: StoredCredential): string | undefined {
   const sub = decodeJwtClaims(credential.access_token)?.sub;
@@ -125,9 +135,10 @@ function subjectOf(credential: StoredCredential): string | undefined {
 
 /**
  * A command keeps the identity it started with: it takes a refresh of the same login (another
- * process's too), but once the profile holds no credential, or another login's (`svc login` as
- * someone else, or anew, in another terminal), every request it would send is refused with an
- * AuthError (exit 3) instead of going out under that other name. A bulk run stops on it.
+ * process's too) and the same token logged in again, but once the profile holds no credential, or
+ * another login's (`svc login` as someone else, or anew with another token, in another terminal),
+ * every request it would send is refused with an AuthError (exit 3) instead of going out under
+ * that other name. A bulk run stops on it.
  */
 function pinnedToSession(
   source: CredentialSource,
@@ -136,7 +147,6 @@ function pinnedToSession(
   initial: StoredCredential,
   loginCommand: (() => string) | undefined,
 ): CredentialSource {
-  const session = sessionOf(initial);
   const subject = subjectOf(initial);
   const check = () => {
     const now = store.credential(profile);
@@ -146,7 +156,7 @@ function pinnedToSession(
       });
     }
     const other = subjectOf(now);
-    if (sessionOf(now) !== session || (subject && other && other !== subject)) {
+    if (!sameLogin(initial, now) || (subject && other && other !== subject)) {
       throw new AuthError(
         `profile "${profile}" now ${other && other !== subject ? `belongs to ${other}` : 'holds another login'} (logged in while this run was going); this run keeps the identity it started with`,
         { code: 'credential_changed' },

@@ -3,6 +3,7 @@ import type { StoredCredential } from '../config/store.js';
 import type { Context } from '../context.js';
 import { SvcError } from '../errors.js';
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
+import { shellWord } from '../system/shell-words.js';
 import { decodeJwtClaims } from './jwt.js';
 import type { Revocation } from './revocation.js';
 
@@ -144,8 +145,8 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
     if (token !== undefined && decodeJwtClaims(token) === undefined) {
       const tenant = ctx.settings().values.tenant ?? 'TENANT';
       ctx.out.warn(
-        `the API key itself stays valid: svc only forgot it; revoke it with \`svc tenants api-keys revoke ${tenant} KEY_ID\` ` +
-          `(its id is in \`svc tenants api-keys ls ${tenant}\`, by its prefix ${token.slice(0, 10)}…)`,
+        `the API key itself stays valid: svc only forgot it; revoke it with \`svc tenants api-keys revoke ${shellWord(tenant)} KEY_ID\` ` +
+          `(its id is in \`svc tenants api-keys ls ${shellWord(tenant)}\`, by its prefix ${token.slice(0, 10)}…)`,
       );
     } else ctx.out.warn('the token itself stays valid until it expires: svc only forgot it');
   }

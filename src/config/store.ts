@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
+import { shellWord } from '../system/shell-words.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
@@ -279,7 +280,7 @@ export class ConfigStore {
         this.#warn?.(`${was}; svc made it 0${mode.toString(8)}, since it holds credentials`);
       } catch (error) {
         this.#warn?.(
-          `${was} and svc could not tighten it (${(error as Error).message}); run \`chmod ${mode.toString(8)} ${path}\``,
+          `${was} and svc could not tighten it (${(error as Error).message}); run \`chmod ${mode.toString(8)} ${shellWord(path)}\``,
         );
       }
     }

@@ -16,6 +16,7 @@ import {
   NotFoundError,
   PermissionDeniedError,
 } from '../http/errors.js';
+import { shellWord } from '../system/shell-words.js';
 
 type ApiErrorClass<E extends ApiError = ApiError> = new (init: ApiErrorInit, options?: SvcErrorOptions) => E;
 
@@ -136,7 +137,7 @@ export const whereToLook = (type: NotFoundClass): string | undefined => NOT_FOUN
 
 /** The command that enables a disabled webhook, as a hint. */
 export const enableHint = (webhook: string): string =>
-  `enable it with: svc webhooks update ${webhook} --enable`;
+  `enable it with: svc webhooks update ${shellWord(webhook)} --enable`;
 
 /** A refusal to send events to a disabled webhook, with the command that enables it. */
 export function withEnableHint(error: unknown, webhook: string): unknown {

@@ -33,7 +33,8 @@ export interface ListenerOptions {
   toleranceSeconds: number;
   /** Unix milliseconds (the command's clock). */
   now: () => number;
-  maxBodyBytes?: number;
+  /** A larger body is refused with 413 (counted as refused, its signature never checked). */
+  maxBodyBytes: number;
   forward?: Forwarder;
   /** Keeps each request as it came (head and raw body) before it is answered; returns where. */
   capture?: (request: CapturedRequest, record: ReceivedDelivery) => Promise<CaptureFiles>;
@@ -68,6 +69,11 @@ export interface ReceivedDelivery {
   sha256: string;
   /** The event id was seen before in a valid delivery (a retry or a replay). */
   repeated: boolean;
+  /**
+   * Present, false, only with --tolerance 0: the signature was checked, the timestamp not (a
+   * delivery of any age, a replayed one too, is valid).
+   */
+  timestamp_checked?: false;
   /** The status listen answered with. */
   status: number;
   forwarded?: { status: number } | { error: string };
@@ -80,9 +86,13 @@ export interface ReceivedDelivery {
   capture?: CaptureFiles | { error: string };
 }
 
-const DEFAULT_MAX_BODY = 5 * 1024 * 1024;
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and Host are not forwarded; everything else is, untouched. */
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1), every header named in Connection (the same section), Host,
+ * and Expect (about one connection: listen has answered its 100 Continue itself, and the forward
+ * sends the whole body at once) are not forwarded; everything else is, untouched.
+ */
 const NOT_FORWARDED = new Set([
+  'expect',
   'host',
   'connection',
   'keep-alive',
@@ -101,9 +111,15 @@ function one(headers: IncomingHttpHeaders, name: string): string | undefined {
 }
 
 function forwardable(headers: IncomingHttpHeaders): Record<string, string> {
+  const named = new Set(
+    (one(headers, 'connection') ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
+  );
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || NOT_FORWARDED.has(name)) continue;
+    if (value === undefined || NOT_FORWARDED.has(name) || named.has(name)) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
@@ -125,7 +141,8 @@ function eventFields(body: Buffer, headers: IncomingHttpHeaders): { id: string |
 export interface Listener {
   url: string;
   server: Server;
-  counts: { received: number; valid: number; invalid: number; repeated: number };
+  /** `refused`: bodies over the limit (413), whose signature was never checked. */
+  counts: { received: number; valid: number; invalid: number; refused: number; repeated: number };
   /** Verifies from now on with this secret (`listen --webhook` learns it after the port is open). */
   setSecret(secret: Secret): void;
   /** Forwards under way (a closed listener still finishes them, then records them). */
@@ -146,8 +163,8 @@ function requestHead(req: IncomingMessage): string {
 
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const seen = new Set<string>();
-  const counts = { received: 0, valid: 0, invalid: 0, repeated: 0 };
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const counts = { received: 0, valid: 0, invalid: 0, refused: 0, repeated: 0 };
+  const maxBody = options.maxBodyBytes;
   let secret = options.secret;
   let closing = false;
   let inFlight = 0;
@@ -208,7 +225,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         }
       }
       const reject = (status: number, reason: ReceivedDelivery['reason'], message: string, extra = {}) => {
-        counts.invalid++;
+        if (status === 413) counts.refused++;
+        else counts.invalid++;
         Object.assign(record, { status, reason, message, ...extra });
         answer(status, { error: status === 400 ? 'invalid_signature' : reason, reason, message });
         options.onDelivery(record);
@@ -237,6 +255,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       record.valid = true;
       record.reason = 'valid';
       record.timestamp = result.timestamp;
+      if (options.toleranceSeconds === 0) record.timestamp_checked = false;
       if (id !== null) {
         record.repeated = seen.has(id);
         if (record.repeated) counts.repeated++;

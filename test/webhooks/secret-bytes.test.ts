@@ -68,6 +68,7 @@ describe('webhook secrets are bytes', () => {
       port: 0,
       secret: key,
       toleranceSeconds: 300,
+      maxBodyBytes: 1024,
       now: () => T * 1000,
       onDelivery: (r) => seen.push(r.valid),
     });
@@ -101,6 +102,7 @@ describe('a timestamp outside the tolerance, in the same words everywhere', () =
       port: 0,
       secret: 'whsec_x',
       toleranceSeconds: 300,
+      maxBodyBytes: 1024,
       now: () => T * 1000,
       onDelivery: (r) => messages.push(r.message),
     });

@@ -5,6 +5,7 @@ import { readSecret } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
@@ -54,12 +55,12 @@ async function checkRedirectUris(ctx: Context, clientId: string): Promise<void> 
     throw error;
   }
   if (acceptsSvcRedirect(uris)) return;
-  const keep = uris.map((uri) => `--redirect-uri ${uri} `).join('');
+  const keep = uris.map((uri) => `--redirect-uri ${shellWord(uri)} `).join('');
   throw new UsageError(
     `client ${clientId} has no redirect URI svc can use: it has ${uris.join(', ') || 'none'}, ` +
       `svc redirects to http://127.0.0.1:PORT/callback`,
     {
-      hint: `register ${SVC_REDIRECT_EXAMPLE} (any port is accepted): \`svc oauth update ${clientId} ${keep}--redirect-uri ${SVC_REDIRECT_EXAMPLE}\``,
+      hint: `register ${SVC_REDIRECT_EXAMPLE} (any port is accepted): \`svc oauth update ${shellWord(clientId)} ${keep}--redirect-uri ${SVC_REDIRECT_EXAMPLE}\``,
     },
   );
 }

@@ -5,6 +5,7 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { SecretFile } from '../../system/secret-file.js';
+import { shellWord } from '../../system/shell-words.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import { clientFields } from './shared.js';
 
@@ -125,14 +126,14 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   }
   await printClientWithSecret(ctx, data, options.secretFile, [
     `OAuth client ${data.client_id}'s secret`,
-    `get a new one with: svc oauth rotate-secret ${data.client_id} --secret-file PATH --yes`,
+    `get a new one with: svc oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`,
   ]);
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
     const secret = options.secretFile
-      ? ` --client-secret-file ${options.secretFile}`
+      ? ` --client-secret-file ${shellWord(options.secretFile)}`
       : ' --client-secret-stdin';
-    ctx.out.info(`Try it: svc oauth authorize --client-id ${data.client_id}${secret}`);
+    ctx.out.info(`Try it: svc oauth authorize --client-id ${shellWord(data.client_id)}${secret}`);
   }
 }
 

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { SecretFile } from '../../system/secret-file.js';
+import { shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { printClientWithSecret } from './create.js';
 
@@ -34,7 +35,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   }
   await printClientWithSecret(ctx, data, options.secretFile, [
     `OAuth client ${data.client_id}'s new secret`,
-    `rotate again with: svc oauth rotate-secret ${data.client_id} --secret-file PATH --yes`,
+    `rotate again with: svc oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`,
   ]);
 }
 

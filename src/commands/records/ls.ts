@@ -27,7 +27,7 @@ export async function runRecordsLs(
   const records = listing.items((page) =>
     platform.records.list(surface, { include_deleted: options.includeDeleted || undefined, ...page }),
   );
-  const command = `svc records ls ${surface}${options.includeDeleted ? ' --include-deleted' : ''}`;
+  const command = `svc records ls ${shellWord(surface)}${options.includeDeleted ? ' --include-deleted' : ''}`;
   try {
     await onSurface(ctx, surface, () => ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` }));
   } catch (error) {

@@ -7,6 +7,7 @@ import { ApiError, NotFoundError } from '../../http/errors.js';
 import type { Field } from '../../output/output.js';
 import { RecordDeletedError, RecordNotFoundError, retyped } from '../../platform/errors.js';
 import { readInputBytes, utf8WithoutBom } from '../../system/input.js';
+import { shellWord } from '../../system/shell-words.js';
 import { nonEmpty, tenantLabel } from '../kit.js';
 
 export type RecordData = Record<string, unknown> & {
@@ -68,7 +69,7 @@ export async function onSurface<T>(ctx: Context, surface: string, call: () => Pr
     }
     if (error.status === 405 && RECORD_SURFACES[surface]?.write === null) {
       throw new ApiError(init(error.message), {
-        hint: `${surface} is read-only: read it with \`svc records ls ${surface}\`${surface === 'audit_trail' ? ' or `svc audit ls`' : ''}`,
+        hint: `${surface} is read-only: read it with \`svc records ls ${shellWord(surface)}\`${surface === 'audit_trail' ? ' or `svc audit ls`' : ''}`,
         cause: error,
       });
     }
@@ -78,14 +79,14 @@ export async function onSurface<T>(ctx: Context, surface: string, call: () => Pr
 
 /** The fix half of "record … is deleted" (409 record_deleted, or svc's own from the record it read). */
 export const deletedRecordHint = (surface: string): string =>
-  `a deleted record cannot be changed; \`svc records create ${surface} --data JSON\` makes a new one`;
+  `a deleted record cannot be changed; \`svc records create ${shellWord(surface)} --data JSON\` makes a new one`;
 
 /**
  * The fix half of a record's "not found": the tenant it was looked for in (an id of another
  * tenant is "not found" too) and the list of its surface there.
  */
 async function lookedIn(ctx: Context, surface: string): Promise<string> {
-  const list = `see \`svc records ls ${surface}\` for its records, --tenant for another tenant's`;
+  const list = `see \`svc records ls ${shellWord(surface)}\` for its records, --tenant for another tenant's`;
   try {
     return `looked for in ${await tenantLabel(ctx)}: ${list}`;
   } catch {

@@ -1,6 +1,7 @@
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { timeSpan } from '../../output/format.js';
+import { shellWord } from '../../system/shell-words.js';
 import { assignmentFields, type RoleRef } from './shared.js';
 
 /** A grant of a role the user holds already: left as it is, or (--extend) its expiry moved. */
@@ -44,7 +45,7 @@ export async function alreadyAssigned(
     `skipped: already_assigned — ${user} already holds ${name} ${until(held?.expires_at)}${audit}; nothing changed`,
   );
   ctx.out.info(
-    `To move its expiry: svc roles assign ${user} ${name} --extend --expires-in DURATION --justification TEXT`,
+    `To move its expiry: svc roles assign ${shellWord(user)} ${shellWord(name)} --extend --expires-in DURATION --justification TEXT`,
   );
 }
 

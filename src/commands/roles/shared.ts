@@ -15,6 +15,7 @@ import {
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { findRoleByRef } from '../../platform/role-ref.js';
+import { shellWord } from '../../system/shell-words.js';
 
 /** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
 export const ROLE_COLUMNS: Array<Column<Role>> = [
@@ -211,7 +212,9 @@ export function refuseSwapped(
 ): void {
   if (user === undefined || role === undefined || !/^usr_/.test(role)) return;
   if (!(BUILTIN_TENANT_ROLES as readonly string[]).includes(user) && !ROLE_ID.test(user)) return;
-  throw new UsageError(`arguments are USER ROLE: did you mean \`svc roles ${verb} ${role} ${user}\`?`);
+  throw new UsageError(
+    `arguments are USER ROLE: did you mean \`svc roles ${verb} ${shellWord(role)} ${shellWord(user)}\`?`,
+  );
 }
 
 /** `pass them` or `pass it`: the hint for values missing on a command line that could be asked for. */

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { resolveTenant } from '../pick.js';
 
@@ -58,7 +59,7 @@ export async function runTrigger(ctx: Context, options: TriggerOptions): Promise
     return;
   }
   ctx.out.success(
-    `${counted(data.count, 'event')} emitted, ${counted(data.deliveries, 'delivery', 'deliveries')} to ${where}; follow them with: svc webhooks deliveries ${options.webhook ?? 'WEBHOOK'}`,
+    `${counted(data.count, 'event')} emitted, ${counted(data.deliveries, 'delivery', 'deliveries')} to ${where}; follow them with: svc webhooks deliveries ${options.webhook === undefined ? 'WEBHOOK' : shellWord(options.webhook)}`,
   );
 }
 

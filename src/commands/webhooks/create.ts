@@ -3,6 +3,7 @@ import type { EventType } from '../../api/constants.js';
 import { parseHttpUrl } from '../../api/loopback.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { eventTypeArg } from './shared.js';
@@ -66,10 +67,10 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
       }),
     (webhook) => [
       `webhook ${webhook.id}'s signing secret`,
-      `get a new one with: svc webhooks rotate-secret ${webhook.id} --secret-file PATH`,
+      `get a new one with: svc webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`,
     ],
   );
-  if (!ctx.out.isMachine) ctx.out.info(`Try it: svc webhooks test ${data.id}`);
+  if (!ctx.out.isMachine) ctx.out.info(`Try it: svc webhooks test ${shellWord(data.id)}`);
 }
 
 export function createCommand(make: MakeContext): Command {

@@ -2,6 +2,7 @@ import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { optionalLookup } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
+import { shellWord } from '../../system/shell-words.js';
 import { REMEDIES } from './shared.js';
 
 const POLL_MS = 250;
@@ -44,7 +45,7 @@ export async function deliveryOutcome(
       error: {
         code: 'not_settled',
         message: `no attempt finished within ${Math.round(timeoutMs / 1000)} s`,
-        remedy: `follow it with: svc webhooks deliveries ${webhook}`,
+        remedy: `follow it with: svc webhooks deliveries ${shellWord(webhook)}`,
       },
     };
   }
@@ -91,7 +92,7 @@ export function failedReplaysHint(webhook: string, failed: FailedReplay[]): stri
     const state = going.every((f) => f.status === 'retrying') ? 'retrying' : 'still in flight';
     parts.push(
       `${going.length} ${is} ${state}: the platform retries ${them} by itself${next ? ` (next attempt at ${next})` : ''}; ` +
-        `follow ${them} with \`svc webhooks deliveries ${webhook} --status in_flight\``,
+        `follow ${them} with \`svc webhooks deliveries ${shellWord(webhook)} --status in_flight\``,
     );
   }
   const dead = failed.filter((f) => f.status === 'failed');
@@ -100,7 +101,7 @@ export function failedReplaysHint(webhook: string, failed: FailedReplay[]): stri
     const [is, those] = dead.length === 1 ? ['is', 'it'] : ['are', 'exactly those'];
     parts.push(
       `${dead.length} ${is} dead-lettered: once the target is fixed, replay ${those} with ` +
-        `\`svc webhooks replay ${webhook} ${dead
+        `\`svc webhooks replay ${shellWord(webhook)} ${dead
           .slice(0, LISTED)
           .map((f) => f.id)
           .join(' ')}\`${more > 0 ? ` (and ${more} more: the new delivery of each failed row)` : ''}`,

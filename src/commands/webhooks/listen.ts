@@ -21,6 +21,8 @@ export const DEFAULT_LISTEN_PORT = 4011;
  * not show a webhook's), so the listener never answers after the sender has given up.
  */
 export const DEFAULT_FORWARD_TIMEOUT_SECONDS = 10;
+/** The largest body listen takes by default (`--max-body`): a larger one is refused with 413. */
+export const DEFAULT_MAX_BODY_MIB = 5;
 
 export interface ListenOptions {
   host: string;
@@ -29,7 +31,10 @@ export interface ListenOptions {
   forwardTo: URL | undefined;
   /** Default DEFAULT_FORWARD_TIMEOUT_SECONDS. */
   forwardTimeoutSeconds?: number;
+  /** 0: the timestamp is not checked (as for `verify`, and Stripe's verifiers). */
   toleranceSeconds: number;
+  /** Default DEFAULT_MAX_BODY_MIB. */
+  maxBodyMiB?: number;
   /** Point this webhook at the listener while it runs (and put it back). */
   webhook: string | undefined;
   /** Take --webhook over even when another listen session has it. */
@@ -79,6 +84,7 @@ export function parseListen(flags: Record<string, unknown>): ListenOptions {
       intFlag('--forward-timeout', flags.forwardTimeout, 1, 600) ?? DEFAULT_FORWARD_TIMEOUT_SECONDS,
     toleranceSeconds:
       intFlag('--tolerance', flags.tolerance, 0, 10 * 365 * 86_400) ?? DEFAULT_TOLERANCE_SECONDS,
+    maxBodyMiB: intFlag('--max-body', flags.maxBody, 1, 1024) ?? DEFAULT_MAX_BODY_MIB,
     webhook,
     takeOver: flags.takeOver === true,
     publicUrl: httpUrlFlag('--public-url', flags.publicUrl),
@@ -125,7 +131,11 @@ function line(ctx: Context, r: ReceivedDelivery): string {
   const c = ctx.out.color;
   // A terminal gets the time of day in UTC, saying so; a pipe the whole RFC 3339 time.
   const time = ctx.out.mode === 'table' ? `${r.received_at.slice(11, 19)}Z` : r.received_at;
-  const verdict = r.valid ? c.green('✓ valid  ') : c.red('✗ invalid');
+  const verdict = r.valid
+    ? c.green('✓ valid  ')
+    : r.reason === 'payload_too_large'
+      ? c.red('✗ too large')
+      : c.red('✗ invalid');
   const what = [
     r.event_type ?? '-',
     r.event_id ?? '-',
@@ -133,16 +143,23 @@ function line(ctx: Context, r: ReceivedDelivery): string {
   ];
   const notes: string[] = [];
   if (!r.valid) notes.push(`${r.reason}: ${r.message ?? ''}`.trim());
+  if (r.timestamp_checked === false) notes.push('timestamp not checked');
   // A forward answered after the sender hung up says so in place of "forwarded → N".
   if (r.forwarded && !(r.not_answered && 'status' in r.forwarded))
     notes.push(
       'status' in r.forwarded ? `forwarded → ${r.forwarded.status}` : `forward failed: ${r.forwarded.error}`,
     );
+  // "From the target" only when it answered; a forward that failed gets svc's own 502.
+  const fromTarget = r.forwarded !== undefined && 'status' in r.forwarded;
   const answered =
     r.not_answered === 'sender_gave_up'
-      ? `→ ${r.status} from the target, but the sender gave up first: it will retry`
+      ? fromTarget
+        ? `→ ${r.status} from the target, but the sender gave up first: it will retry`
+        : `→ ${r.status}: no answer from the target, and the sender had already given up: it will retry`
       : r.not_answered === 'listener_stopped'
-        ? `→ ${r.status} from the target, but the listener had stopped: the sender will retry`
+        ? fromTarget
+          ? `→ ${r.status} from the target, but the listener had stopped: the sender will retry`
+          : `→ ${r.status}: no answer from the target, and the listener had stopped: the sender will retry`
         : `→ ${r.status}`;
   if (r.repeated) notes.push('repeated event');
   if (r.capture)
@@ -183,6 +200,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       port: options.port,
       secret,
       toleranceSeconds: options.toleranceSeconds,
+      maxBodyBytes: (options.maxBodyMiB ?? DEFAULT_MAX_BODY_MIB) * 1024 * 1024,
       now: () => ctx.clock.now(),
       ...(forwarding ? { forward: forwarding.forward } : {}),
       ...(capture ? { capture: (request, record) => capture.save(request, record) } : {}),
@@ -222,7 +240,9 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   }
   ctx.out.info(
     `listening on ${listener.url} — ${redirection ? `webhook ${redirection.webhook} delivers here` : 'point a webhook there'}; ` +
-      `verifying with tolerance ±${options.toleranceSeconds} s` +
+      (options.toleranceSeconds === 0
+        ? 'checking the signature only: the timestamp is NOT checked (--tolerance 0), so a delivery of any age, a replayed one too, is accepted'
+        : `verifying the signature and the timestamp (tolerance ±${options.toleranceSeconds} s)`) +
       `${options.forwardTo ? `, forwarding valid deliveries to ${options.forwardTo.href}` : ''}` +
       `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
   );
@@ -273,9 +293,12 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   await listener.idle();
   await forwarding?.close();
   await printing;
-  const { received, valid, invalid, repeated } = listener.counts;
+  const { received, valid, invalid, refused, repeated } = listener.counts;
+  const tooLarge = refused
+    ? `, ${refused} refused as too large (over ${options.maxBodyMiB ?? DEFAULT_MAX_BODY_MIB} MiB: see --max-body)`
+    : '';
   ctx.out.info(
-    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${repeated ? `, ${repeated} repeated event(s)` : ''}`,
+    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${repeated ? `, ${repeated} repeated event(s)` : ''}`,
   );
   if (notBack !== undefined) throw notBack;
 }
@@ -287,8 +310,10 @@ export function listenCommand(make: MakeContext): Command {
       'A local receiving endpoint for webhook deliveries (POST to any path). Each one is verified (signature\n' +
         "and timestamp) and printed as one line, or one JSON object with --ndjson/--json (with the body's\n" +
         'sha256). Valid deliveries get 200, invalid ones 400 {"error":"invalid_signature",…}; an event id seen\n' +
-        'before gets a warning. With --forward-to, valid deliveries are sent on with their original body and\n' +
-        "headers (hop-by-hop headers and Host excepted) and the target's answer is returned; a forward has the\n" +
+        `before gets a warning. A body over ${DEFAULT_MAX_BODY_MIB} MiB (--max-body) gets 413 and is counted as refused (too large),\n` +
+        'its signature never checked. --tolerance 0 checks the signature only, not the timestamp: the start line\n' +
+        'and each line say so ("timestamp not checked"; "timestamp_checked":false in JSON). With --forward-to, valid deliveries are sent on with their original body and\n' +
+        "headers (hop-by-hop headers, those named in Connection, Expect and Host excepted) and the target's answer is returned; a forward has the\n" +
         "platform's attempt timeout (--forward-timeout, 10 s), and an answer the sender hung up before is said so.\n" +
         'Runs until Ctrl-C (or SIGTERM, or a closed terminal). Exit 0 when stopped by Ctrl-C and, with --webhook, W was\n' +
         'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130), never W\n' +
@@ -332,7 +357,13 @@ export function listenCommand(make: MakeContext): Command {
     .addOption(
       new Option(
         '--tolerance <seconds>',
-        `allowed clock difference, both ways (default ${DEFAULT_TOLERANCE_SECONDS})`,
+        `allowed clock difference, both ways (default ${DEFAULT_TOLERANCE_SECONDS}; 0: no check, so a delivery of any age is accepted, as by verify)`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--max-body <MiB>',
+        `refuse bodies larger than this, with 413 (default ${DEFAULT_MAX_BODY_MIB})`,
       ),
     )
     .addHelpText(

@@ -7,6 +7,7 @@ import { describeError, InterruptedError, SvcError } from '../../errors.js';
 import { platformTime } from '../../platform/clock.js';
 import type { Platform } from '../../platform/index.js';
 import { unabandoned } from '../../system/interrupts.js';
+import { shellWord } from '../../system/shell-words.js';
 
 /**
  * `svc webhooks listen --webhook W`: the webhook delivers to the listener while it runs, as
@@ -65,10 +66,19 @@ export function sessionUrl(base: string): string {
   return url.href;
 }
 
-/** The commands that put the webhook back by hand, for when svc cannot (killed, network down). */
+/**
+ * The commands that put the webhook back by hand, for when svc cannot (killed, network down).
+ * Pasted into a shell: each value is one shell word (single-quoted when it needs quoting), so a
+ * URL holding `$(…)`, `$VAR` or backquotes runs nothing and is set back exactly as it was.
+ */
 export function restoreCommands(webhook: string, url: string, secret = true): string {
-  const patch = `svc api PATCH /v1/webhooks/${webhook} -f url=${JSON.stringify(url)}`;
-  return secret ? `${patch} && svc api POST /v1/webhooks/${webhook}/restore-secret` : patch;
+  const patch = `svc api PATCH ${shellWord(`/v1/webhooks/${webhook}`)} -f url=${shellWord(url)}`;
+  return secret ? `${patch} && ${restoreSecretCommand(webhook)}` : patch;
+}
+
+/** The command that undoes the webhook's last rotation (the platform's restore-secret). */
+export function restoreSecretCommand(webhook: string): string {
+  return `svc api POST ${shellWord(`/v1/webhooks/${webhook}/restore-secret`)}`;
 }
 
 export async function redirectWebhook(
@@ -157,7 +167,7 @@ export async function redirectWebhook(
       throw new SvcError(
         'failure',
         `${why}; webhook ${webhook}'s URL was not changed, but its secret is still rotated (undoing that failed: ${describeError(error)})`,
-        { hint: `undo the rotation with: svc api POST /v1/webhooks/${webhook}/restore-secret` },
+        { hint: `undo the rotation with: ${restoreSecretCommand(webhook)}` },
       );
     }
     if (patchError !== undefined) throw patchError;
@@ -245,9 +255,9 @@ function sessionRedirection(
           {
             code: 'webhook_changed',
             hint: signs
-              ? `to keep the new URL, undo only this session's rotation: svc api POST /v1/webhooks/${webhook}/restore-secret; ` +
+              ? `to keep the new URL, undo only this session's rotation: ${restoreSecretCommand(webhook)}; ` +
                 `to put it back as it was before this session: ${restoreCommands(webhook, original.url)}`
-              : `give its receiver a new secret: svc webhooks rotate-secret ${webhook} --secret-file <new file>; ` +
+              : `give its receiver a new secret: svc webhooks rotate-secret ${shellWord(webhook)} --secret-file <new file>; ` +
                 `its URL before this session: ${restoreCommands(webhook, original.url, false)}`,
           },
         );
@@ -264,7 +274,7 @@ function sessionRedirection(
             code: 'webhook_changed',
             hint:
               `to set its URL back: ${restoreCommands(webhook, original.url, false)} ` +
-              `(restore-secret would undo the newer rotation, not this session's: see \`svc webhooks get ${webhook}\` first)`,
+              `(restore-secret would undo the newer rotation, not this session's: see \`svc webhooks get ${shellWord(webhook)}\` first)`,
           },
         );
       }
@@ -291,12 +301,12 @@ function sessionRedirection(
               `(${describeError(error)}); it signs with this session's secret${words}`,
             {
               code: 'secret_not_restored',
-              hint: `give its receiver a new secret${signs ? ' before then' : ''}: svc webhooks rotate-secret ${webhook} --secret-file <new file>`,
+              hint: `give its receiver a new secret${signs ? ' before then' : ''}: svc webhooks rotate-secret ${shellWord(webhook)} --secret-file <new file>`,
             },
           );
         }
         throw new SvcError('failure', `${urlBack} its secret (${describeError(error)})`, {
-          hint: `undo the session's rotation with: svc api POST /v1/webhooks/${webhook}/restore-secret`,
+          hint: `undo the session's rotation with: ${restoreSecretCommand(webhook)}`,
         });
       }
       if (restored.secret_rotated_at !== original.secret_rotated_at) {
@@ -304,7 +314,7 @@ function sessionRedirection(
           'failure',
           `webhook ${webhook} has its URL back (${original.url}), but its secret is not the one it had ` +
             `before this session (secret_rotated_at ${restored.secret_rotated_at ?? 'null'}, was ${original.secret_rotated_at ?? 'null'})`,
-          { hint: `see \`svc webhooks get ${webhook}\`` },
+          { hint: `see \`svc webhooks get ${shellWord(webhook)}\`` },
         );
       }
     },

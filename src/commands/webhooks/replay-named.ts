@@ -7,6 +7,7 @@ import { deriveIdempotencyKey } from '../../http/idempotency.js';
 import type { WithResponse } from '../../platform/api-promise.js';
 import { DlqEntryNotQueuedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
+import { shellWord } from '../../system/shell-words.js';
 import { refusesEntryField } from './dlq/queue.js';
 
 /** Said of a named delivery or entry whose event was delivered or replayed before: it is sent again. */
@@ -40,7 +41,7 @@ export function discardedRefusal(
     {
       code: 'dlq_entry_not_queued',
       hint: delivery
-        ? `to send its event anyway, replay its delivery by id: svc webhooks replay ${webhook} ${delivery}`
+        ? `to send its event anyway, replay its delivery by id: svc webhooks replay ${shellWord(webhook)} ${shellWord(delivery)}`
         : 'to send its event anyway, replay its delivery by id',
     },
   );

@@ -1,4 +1,5 @@
 import type { Column } from '../../output/output.js';
+import { shellWord } from '../../system/shell-words.js';
 import { leftText } from './dlq/queue.js';
 import { noteText, type ReplayNote } from './replay-named.js';
 
@@ -36,7 +37,7 @@ function detail(webhook: string, r: ReplayRow): string | undefined {
   }
   if (r.follow === 'interrupted') {
     const made = r.new_delivery_id;
-    return `interrupted while following; the replay was made (${made}): see how it went with \`svc webhooks deliveries get ${webhook} ${made}\``;
+    return `interrupted while following; the replay was made (${made}): see how it went with \`svc webhooks deliveries get ${shellWord(webhook)} ${made === undefined ? '' : shellWord(made)}\``;
   }
   if (r.note) return noteText(r as ReplayNote);
   return leftText(r) ?? (r.reason && `done (${r.reason})`);

@@ -9,6 +9,7 @@ import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
 import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk-flags.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
@@ -143,7 +144,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       throw new SvcError(
         'conflict',
         `delivery ${found.id} is still ${found.status}; it can be replayed once it settles`,
-        { code: 'delivery_in_progress', hint: `follow it with: svc webhooks deliveries ${webhook}` },
+        {
+          code: 'delivery_in_progress',
+          hint: `follow it with: svc webhooks deliveries ${shellWord(webhook)}`,
+        },
       );
     }
     return { delivery_id: found.id, event_type: found.event_type };
@@ -211,7 +215,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   if (summary && !options.dryRun) queue?.noteLeft(ctx, 'replayed');
   if (!wait && !options.dryRun && summary && summary.ok > 0) {
     ctx.out.info(
-      `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait`,
+      `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${shellWord(webhook)}\`, or pass --wait`,
     );
   }
   await queue?.noteLater(ctx, 'replay');
@@ -219,7 +223,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.
     const [it, was] = words.unfollowed === 1 ? ['it', 'was'] : ['they', 'were'];
     throw new InterruptedError(`interrupted while following ${counted(words.unfollowed, 'replay')}`, {
-      hint: `${it} ${was} made: run the same command again to see how ${it} went (nothing is replayed twice), or \`svc webhooks deliveries ${webhook}\``,
+      hint: `${it} ${was} made: run the same command again to see how ${it} went (nothing is replayed twice), or \`svc webhooks deliveries ${shellWord(webhook)}\``,
     });
   }
 }

@@ -4,6 +4,7 @@ import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, SvcError } from '../../errors.js';
 import { withEnableHint } from '../../platform/errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { eventTypeArg, REMEDIES, webhookArg } from './shared.js';
@@ -45,7 +46,7 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
       await ctx.clock.sleep(POLL_MS, ctx.signal);
     } catch {
       throw new InterruptedError('interrupted while waiting for the test delivery', {
-        hint: `follow it with: svc webhooks deliveries ${options.webhook}`,
+        hint: `follow it with: svc webhooks deliveries ${shellWord(options.webhook)}`,
       });
     }
     delivery = await platform.webhooks.deliveries.get(options.webhook, delivery.id);
@@ -66,7 +67,7 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
   }
   if (delivery.attempt_count === 0) {
     ctx.out.info(
-      `no attempt finished within ${options.waitSeconds} s; follow it with: svc webhooks deliveries ${options.webhook}`,
+      `no attempt finished within ${options.waitSeconds} s; follow it with: svc webhooks deliveries ${shellWord(options.webhook)}`,
     );
     return;
   }

@@ -278,6 +278,25 @@ describe('a bulk run keeps the identity it started with', () => {
     expect(faults.posts).toBe(2);
   });
 
+  it('a login with the same token it already holds during the run is not another login: the run goes on', async () => {
+    reset();
+    const dir = profileDir('same-token');
+    const token = sandbox().issueToken('usr_admin').token;
+    const withToken = () =>
+      svc.run(['login', '--with-token'], { env: { ...via().env, ...as(dir) }, stdin: token });
+    expect((await withToken()).code).toBe(0);
+    const users = [34, 35, 36].map(bulkUser);
+    const { id, path } = await grantsFile(users);
+    faults.onPost = async (count) => {
+      if (count === 1) expect((await withToken()).code).toBe(0);
+    };
+    const r = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1'], {
+      env: { ...via().env, ...as(dir) },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await granted(users, id)).toEqual(users);
+  });
+
   it('an OAuth profile logged in again as another user stops the run', async () => {
     reset();
     const dir = profileDir('oauth-relogin');

@@ -64,7 +64,7 @@ describe('listen --webhook W: Ctrl-C during set-up', () => {
       if (method !== 'GET') {
         // The way back was on screen before the first change.
         expect(done.stderr).toContain(
-          `if svc is killed instead, put them back with:\n  svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/setup" && svc api POST /v1/webhooks/${id}/restore-secret\n`,
+          `if svc is killed instead, put them back with:\n  svc api PATCH /v1/webhooks/${id} -f url=https://hooks.example/setup && svc api POST /v1/webhooks/${id}/restore-secret\n`,
         );
         expect(done.stderr.indexOf('put them back with:')).toBeLessThan(
           done.stderr.indexOf('/rotate-secret'),

@@ -8,6 +8,7 @@
  * (409, or the old secret stopped signing): no ✓, no hint naming a command that cannot work.
  */
 import { describe, expect, it } from 'vitest';
+import { shellWord } from '../../../src/system/shell-words.js';
 import { startInProcess } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
@@ -39,7 +40,7 @@ const listen = (args: string[], env: Record<string, string> = {}) =>
     { now: Date.now() },
   );
 
-/** Runs `svc … && svc …` as printed (words, "JSON-quoted" values), in-process; the exit codes. */
+/** Runs `svc … && svc …` as printed (words, 'single-quoted' values), in-process; the exit codes. */
 /** W as it was before any session: its URL, its rotation fields, and only its original secret. */
 async function expectAsBefore(id: string, before: Record<string, unknown>, secret: string) {
   const after = await webhookOf(id);
@@ -54,8 +55,8 @@ async function expectAsBefore(id: string, before: Record<string, unknown>, secre
 async function runPrinted(commands: string): Promise<number[]> {
   const codes: number[] = [];
   for (const command of commands.split(' && ')) {
-    const words = (command.match(/(?:[^\s"]|"(?:[^"\\]|\\.)*")+/g) ?? []).map((word) =>
-      word.replace(/"(?:[^"\\]|\\.)*"/g, (quoted) => JSON.parse(quoted)),
+    const words = (command.match(/(?:[^\s']|'[^']*')+/g) ?? []).map((word) =>
+      word.replace(/'([^']*)'/g, '$1'),
     );
     expect(words[0]).toBe('svc');
     const run = await svc.run(words.slice(1), { now: Date.now() });
@@ -68,7 +69,7 @@ async function runPrinted(commands: string): Promise<number[]> {
 /** The `svc api PATCH … && svc api POST …/restore-secret` a session printed last (at start it prints the same). */
 function printedBy(stderr: string): string {
   const printed = [
-    ...stderr.matchAll(/svc api PATCH \S+ -f url="(?:[^"\\]|\\.)*" && svc api POST \S+\/restore-secret/g),
+    ...stderr.matchAll(/svc api PATCH \S+ -f url=(?:[^\s']|'[^']*')+ && svc api POST \S+\/restore-secret/g),
   ];
   expect(printed.length).toBeGreaterThan(0);
   return printed.at(-1)![0];
@@ -109,7 +110,7 @@ async function threeSessions(order: string) {
           'if it has stopped, it did not, and printed the commands that do; ' +
           `once no listen session runs on ${id}: while its URL is another session's (not this one's, ${url}), run the commands ` +
           `that session printed, each of which puts ${id} back as it was before that session; then put it back as it was ` +
-          `before this session with: svc api PATCH /v1/webhooks/${id} -f url="${found}" && svc api POST /v1/webhooks/${id}/restore-secret\n`,
+          `before this session with: svc api PATCH /v1/webhooks/${id} -f url=${shellWord(found)} && svc api POST /v1/webhooks/${id}/restore-secret\n`,
       );
     } else if (name === 'A') {
       expect(code, stderr).toBe(0);
@@ -206,7 +207,7 @@ describe('listen --webhook W --take-over: W gets its URL and its secret back, wh
     expect(aDone.code, aDone.stderr).toBe(6);
     expect(aDone.stderr).not.toContain('✓');
     const commands =
-      `svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/ab" && ` +
+      `svc api PATCH /v1/webhooks/${id} -f url=https://hooks.example/ab && ` +
       `svc api POST /v1/webhooks/${id}/restore-secret`;
     expect(aDone.stderr).toContain(
       `error: webhook ${id} was taken over by another \`svc webhooks listen\` session (its URL is now ${bUrl}); ` +
@@ -269,7 +270,7 @@ describe('listen --webhook W --take-over: W gets its URL and its secret back, wh
       `error: webhook ${id} was changed by someone else while this session ran (its URL is now https://elsewhere.example/y); ` +
         `svc left it alone, so it still signs with this session's secret only (the one it had before stopped signing at ` +
         `${changed.previous_secret_expires_at}); give its receiver a new secret: svc webhooks rotate-secret ${id} ` +
-        `--secret-file <new file>; its URL before this session: svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/b-late"\n`,
+        `--secret-file <new file>; its URL before this session: svc api PATCH /v1/webhooks/${id} -f url=https://hooks.example/b-late\n`,
     );
     expect(error).not.toContain('restore-secret');
     expect(await webhookOf(id)).toEqual(changed);

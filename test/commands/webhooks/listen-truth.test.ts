@@ -80,7 +80,7 @@ describe('listen --webhook W: one session at a time, and W put back only as it w
         `svc left it alone, so it still signs with this session's secret, and with the one it had before only until ` +
         `${changed.previous_secret_expires_at}; to keep the new URL, undo only this session's rotation: ` +
         `svc api POST /v1/webhooks/${id}/restore-secret; to put it back as it was before this session: ` +
-        `svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/b" && svc api POST /v1/webhooks/${id}/restore-secret\n`,
+        `svc api PATCH /v1/webhooks/${id} -f url=https://hooks.example/b && svc api POST /v1/webhooks/${id}/restore-secret\n`,
     );
     expect(await webhookOf(id)).toEqual(changed);
     expect((await secrets(id)).secret).not.toBe(secret);
@@ -118,7 +118,7 @@ describe('listen --webhook W: one session at a time, and W put back only as it w
     expect(done.code, done.stderr).toBe(6);
     expect(done.stderr).not.toContain('✓');
     expect(done.stderr).toContain(`its secret was rotated or restored since this session rotated it`);
-    expect(done.stderr).toContain(`svc api PATCH /v1/webhooks/${id} -f url="https://hooks.example/c"`);
+    expect(done.stderr).toContain(`svc api PATCH /v1/webhooks/${id} -f url=https://hooks.example/c`);
     const error = done.stderr.slice(done.stderr.indexOf('error:'));
     expect(error).toContain('restore-secret would undo the newer rotation');
     expect(error).not.toContain('svc api POST');

@@ -36,7 +36,7 @@ describe('svc webhooks listen --webhook W --capture DIR', () => {
     const running = runListen(ctx, parseListen({ webhook: id, port: '0', capture: dir }));
     await expect.poll(stderr, { timeout: 10_000 }).toContain(`webhook ${id} delivers here`);
     expect(stderr()).toContain(
-      `Ctrl-C puts both back; if svc is killed instead, put them back with:\n  svc api PATCH /v1/webhooks/${id} -f url="http://127.0.0.1:9/none" && svc api POST /v1/webhooks/${id}/restore-secret\n`,
+      `Ctrl-C puts both back; if svc is killed instead, put them back with:\n  svc api PATCH /v1/webhooks/${id} -f url=http://127.0.0.1:9/none && svc api POST /v1/webhooks/${id}/restore-secret\n`,
     );
     const during = await webhookOf(id);
     expect(during.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\?svc-listen=[0-9a-f]{12}$/);

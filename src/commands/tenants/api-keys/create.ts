@@ -4,6 +4,7 @@ import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { SecretFile } from '../../../system/secret-file.js';
+import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 
@@ -95,7 +96,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   if (!options.secretFile) {
     ctx.outputIsOnlyCopyOf(
       `API key ${data.id}`,
-      `revoke it with: svc tenants api-keys revoke ${tenant.id} ${data.id} --yes, and create another with --secret-file PATH`,
+      `revoke it with: svc tenants api-keys revoke ${shellWord(tenant.id)} ${shellWord(data.id)} --yes, and create another with --secret-file PATH`,
     );
   }
   if (ctx.out.isMachine) return ctx.out.json(shown);

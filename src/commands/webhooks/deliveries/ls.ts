@@ -4,6 +4,7 @@ import type { DeliveryList, DeliverySummary, WebhookDelivery } from '../../../ap
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { counted } from '../../../output/format.js';
+import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
@@ -73,7 +74,7 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
   });
   listing.hintMore(
     ctx,
-    `svc webhooks deliveries ${options.webhook}${options.status ? ` --status ${options.status}` : ''}`,
+    `svc webhooks deliveries ${shellWord(options.webhook)}${options.status ? ` --status ${options.status}` : ''}`,
   );
 }
 

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { DLQ_PAGE, DLQ_STATUS_FILTERS } from '../../../api/constants.js';
 import type { DlqEntry, DlqList } from '../../../api/schemas/webhooks.js';
 import type { Context } from '../../../context.js';
+import { shellWord } from '../../../system/shell-words.js';
 import { examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
@@ -30,7 +31,7 @@ export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   const total = listing.lastPage?.total ?? listing.shown;
   listing.hintMore(
     ctx,
-    `svc webhooks dlq ${options.webhook}${filterArgs(options)}`,
+    `svc webhooks dlq ${shellWord(options.webhook)}${filterArgs(options)}`,
     `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
   );
 }
