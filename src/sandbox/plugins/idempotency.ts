@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { characters } from '../../api/characters.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import type { SandboxClock } from '../clock.js';
 import { ApiProblem } from '../problem.js';
@@ -141,7 +142,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     if (!applies(request)) return;
     if (request.method !== 'POST') {
       const key = headerKey(request)!;
-      if (key.trim() === '' || key.length > KEY_MAX)
+      if (key.trim() === '' || characters(key) > KEY_MAX)
         throw new ApiProblem(400, 'invalid_request', `Idempotency-Key must be 1 to ${KEY_MAX} characters`);
       return;
     }
@@ -166,7 +167,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
         },
       );
     }
-    if (key.length > KEY_MAX)
+    if (characters(key) > KEY_MAX)
       throw new ApiProblem(400, 'invalid_request', `idempotency_key is longer than ${KEY_MAX} characters`);
     const fromHeader = headerKey(request);
     if (fromHeader !== undefined && key !== fromHeader) {
