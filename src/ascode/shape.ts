@@ -1,3 +1,4 @@
+import { characters } from '../api/characters.js';
 import { DURATION_PATTERN, parseDuration } from '../api/expiry.js';
 import { didYouMean } from '../api/suggest.js';
 import { holdsCredential, isSecretField } from '../http/redact.js';
@@ -156,9 +157,9 @@ export function looksSecret(value: string): boolean {
 function checkText(schema: Schema, value: string, path: Path, out: ShapeProblem[]): void {
   if (looksSecret(value)) {
     out.push({ path, message: `${named(path)} looks like a secret; ${SECRET_ADVICE}` });
-  } else if (schema.minLength !== undefined && value.trim().length < schema.minLength) {
+  } else if (schema.minLength !== undefined && characters(value.trim()) < schema.minLength) {
     out.push({ path, message: `${named(path)} must not be empty` });
-  } else if (schema.maxLength !== undefined && value.length > schema.maxLength) {
+  } else if (schema.maxLength !== undefined && characters(value) > schema.maxLength) {
     out.push({ path, message: `${named(path)} is longer than ${schema.maxLength} characters` });
   } else if (schema.pattern !== undefined && PARSERS[schema.pattern]) {
     const problem = PARSERS[schema.pattern]!(value);

@@ -41,6 +41,33 @@ export interface SessionEnd {
   /** What kind of credential was removed, if one was, and its token (for the warnings). */
   credential: StoredCredential['type'] | undefined;
   token: string | undefined;
+  /** What the platform said of a stored API key before svc forgot it (undefined: not asked, or no answer). */
+  key?: KeyState | undefined;
+}
+
+/** A stored API key as GET /v1/me answers it: refused (revoked or unknown), or live with its id. */
+export type KeyState = { state: 'rejected' } | { state: 'live'; id: string; tenant: string | undefined };
+
+/** A token that is no JWT: an API key (`svc_pk_…`, or another server's opaque key). */
+const isApiKey = (token: string | undefined): token is string =>
+  token !== undefined && decodeJwtClaims(token) === undefined;
+
+/**
+ * Whether the platform still takes a stored API key, and its id and tenant (GET /v1/me with the
+ * key itself, once, no retries): what the warning after a logout says. Any failure but a 401
+ * leaves it unknown, and the warning says what svc knows.
+ */
+async function askAboutKey(ctx: Context, token: string): Promise<KeyState | undefined> {
+  try {
+    const platform = await ctx.platform();
+    const me = await platform.me.get({ token, tenant: null, maxRetries: 0, timeoutMs: 5_000 });
+    if (me.type !== 'api_key') return undefined;
+    return { state: 'live', id: me.id, tenant: me.tenants[0]?.slug };
+  } catch (error) {
+    const refused = (e: unknown) => e instanceof ApiError && e.status === 401;
+    if (refused(error) || (error instanceof SvcError && refused(error.cause))) return { state: 'rejected' };
+    return undefined;
+  }
 }
 
 /**
@@ -58,6 +85,12 @@ function unanswered(error: unknown): boolean {
 
 export async function endSession(ctx: Context, options: EndSessionOptions): Promise<SessionEnd> {
   const store = ctx.store();
+  // An API key has no session to end; asked about before it is forgotten, so the warning is true.
+  const stored = store.credential(options.profile);
+  const key =
+    options.revoke && stored?.type === 'token' && isApiKey(stored.access_token)
+      ? await askAboutKey(ctx, stored.access_token)
+      : undefined;
   const { withCredentialLock } = await import('./lock.js');
   // Under the lock, so no other svc process refreshes (and rotates) the token being revoked.
   const { end, refusal } = await withCredentialLock(store, async () => {
@@ -112,7 +145,7 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
       );
     }
     return {
-      end: { removed, revocation, credential: credential?.type, token: credential?.access_token },
+      end: { removed, revocation, credential: credential?.type, token: credential?.access_token, key },
       refusal: refused,
     };
   });
@@ -142,12 +175,28 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
   } else if (revocation.outcome === 'skipped') {
     ctx.out.warn('the session was not revoked (--no-revoke): its refresh token stays valid until it expires');
   } else if (end.removed && end.credential === 'token') {
-    if (token !== undefined && decodeJwtClaims(token) === undefined) {
-      const tenant = ctx.settings().values.tenant ?? 'TENANT';
-      ctx.out.warn(
-        `the API key itself stays valid: svc only forgot it; revoke it with \`svc tenants api-keys revoke ${shellWord(tenant)} KEY_ID\` ` +
-          `(its id is in \`svc tenants api-keys ls ${shellWord(tenant)}\`, by its prefix ${token.slice(0, 10)}…)`,
-      );
-    } else ctx.out.warn('the token itself stays valid until it expires: svc only forgot it');
+    if (isApiKey(token)) warnAboutKey(ctx, token, end.key);
+    else ctx.out.warn('the token itself stays valid until it expires: svc only forgot it');
   }
+}
+
+/** What becomes of a forgotten API key: nothing when the platform refuses it already; else how to revoke it. */
+function warnAboutKey(ctx: Context, token: string, key: KeyState | undefined): void {
+  if (key?.state === 'rejected') {
+    ctx.out.info(
+      'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.',
+    );
+    return;
+  }
+  const tenant = shellWord(key?.tenant ?? ctx.settings().values.tenant ?? 'TENANT');
+  if (key?.state === 'live') {
+    ctx.out.warn(
+      `the API key ${key.id} itself stays valid: svc only forgot it; revoke it with \`svc tenants api-keys revoke ${tenant} ${key.id}\``,
+    );
+    return;
+  }
+  ctx.out.warn(
+    `the API key may still be valid: svc only forgot it; find its id by its prefix ${token.slice(0, 10)}… ` +
+      `in \`svc tenants api-keys ls ${tenant}\`, then revoke it with \`svc tenants api-keys revoke ${tenant} KEY_ID\``,
+  );
 }

@@ -150,11 +150,15 @@ export class ConfigStore {
     });
   }
 
-  async unsetProfileValue(name: string, key: ProfileKey): Promise<void> {
+  /** Removes a setting from a profile; returns whether it was set. */
+  async unsetProfileValue(name: string, key: ProfileKey): Promise<boolean> {
+    let was = false;
     await this.#update<ConfigFile>('config', (file) => {
       const profile = own(file.profiles, name);
+      was = profile?.[key] !== undefined;
       if (profile) delete profile[key];
     });
+    return was;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { ApiKey, type ApiKeyCreateBody, ApiKeyCreated, ApiKeyList } from '../api/schemas/api-keys.js';
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
-import { ApiKeyNotFoundError, TenantNotFoundError } from './errors.js';
+import { ApiKeyNotFoundError, keysOf, TenantNotFoundError } from './errors.js';
 import type { CallOptions, Transport } from './transport.js';
 
 /**
@@ -45,6 +45,7 @@ export class ApiKeys {
       path: path`/v1/tenants/${tenant}/api-keys/${keyId}`,
       schema: ApiKey,
       notFound: ApiKeyNotFoundError,
+      lookIn: keysOf(tenant),
     } as const;
     return this.transport.call(operation, { tenant, ...options });
   }

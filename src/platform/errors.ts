@@ -132,6 +132,15 @@ const NOT_FOUND_HINTS = new Map<NotFoundClass, string>([
   [AuditEntryNotFoundError, 'see `svc audit ls` for the audit trail'],
 ]);
 
+/** Where a webhook's deliveries and dead-letter entries are listed, by the webhook's id. */
+export const deliveriesOf = (webhook: string): string =>
+  `see \`svc webhooks deliveries ls ${shellWord(webhook)}\` for its deliveries`;
+export const deadLettersOf = (webhook: string): string =>
+  `see \`svc webhooks dlq ls ${shellWord(webhook)}\` for its dead-letter queue`;
+/** Where a tenant's API keys are listed, the tenant as the user named it. */
+export const keysOf = (tenant: string): string =>
+  `see \`svc tenants api-keys ls ${shellWord(tenant)}\` for its keys`;
+
 /** Where to look for the ids of a kind (`see \`svc users ls\` …`), as a "not found" of it says. */
 export const whereToLook = (type: NotFoundClass): string | undefined => NOT_FOUND_HINTS.get(type);
 
@@ -155,13 +164,20 @@ export type NotFoundClass = ApiErrorClass<NotFoundError>;
  * The typed error for an API error: by its code (when the status matches the catalog), else a
  * generic 404 named after the operation's resource. Anything else is returned as it is.
  */
-export function typedError(error: unknown, notFound?: NotFoundClass, otherCredential?: string): unknown {
+export function typedError(
+  error: unknown,
+  notFound?: NotFoundClass,
+  otherCredential?: string,
+  lookIn?: string,
+): unknown {
   if (!(error instanceof ApiError)) return error;
   const known = error.code === undefined ? undefined : TYPED_ERROR_CODES[error.code];
   let type: ApiErrorClass | undefined;
   if (known && known.status === error.status) type = known.type;
   else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) {
-    return error instanceof notFound ? error : retyped(error, notFound, NOT_FOUND_HINTS.get(notFound));
+    return error instanceof notFound
+      ? error
+      : retyped(error, notFound, lookIn ?? NOT_FOUND_HINTS.get(notFound));
   }
   const hint = error.code === 'insufficient_role' ? missingRoleHint(error, otherCredential) : undefined;
   if (!type || error instanceof type) return error;

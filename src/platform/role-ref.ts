@@ -44,6 +44,11 @@ export async function findRoleByRef(
       code: 'not_found',
       message: `no role ${JSON.stringify(ref)} in this tenant${didYouMean(ref, [...new Set(names)])}`,
     },
-    { hint: 'give the role id (role_…) of a deleted role, or see `svc roles ls --include-deleted`' },
+    {
+      // role_ is kept for ids (src/api/roles.ts): a name never starts so.
+      hint: ref.startsWith('role_')
+        ? "no role of this tenant, live or deleted, has that id: see `svc roles ls --include-deleted` for their ids (--tenant for another tenant's)"
+        : 'give the role id (role_…) of a deleted role, or see `svc roles ls --include-deleted`',
+    },
   );
 }

@@ -41,6 +41,8 @@ export interface Operation {
   schema: JsonSchema | null;
   /** The class of a plain 404 on this operation (e.g. RoleNotFoundError). */
   notFound?: NotFoundClass;
+  /** Where to look instead, with the ids this operation knows (`see \`svc webhooks dlq ls wh_1\` …`). */
+  lookIn?: string;
   /** false: a POST that is not a platform operation (a sandbox control) and carries no idempotency key. */
   idempotencyKey?: false;
 }
@@ -94,7 +96,7 @@ export class Transport {
   #typed(error: unknown, operation: Operation): unknown {
     const { otherCredentialHint, missingTenantHint } = this.api.config;
     return withMissingTenantHint(
-      typedError(error, operation.notFound, otherCredentialHint),
+      typedError(error, operation.notFound, otherCredentialHint, operation.lookIn),
       missingTenantHint,
     );
   }

@@ -17,7 +17,13 @@ import {
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
 import type { JsonSchema } from './check.js';
-import { DeliveryNotFoundError, DlqEntryNotFoundError, WebhookNotFoundError } from './errors.js';
+import {
+  DeliveryNotFoundError,
+  DlqEntryNotFoundError,
+  deadLettersOf,
+  deliveriesOf,
+  WebhookNotFoundError,
+} from './errors.js';
 import type { CallOptions, Transport } from './transport.js';
 
 /** The answer to DELETE /v1/webhooks/{id} (the sandbox declares it inline in its route). */
@@ -137,6 +143,7 @@ export class Deliveries {
       path: path`/v1/webhooks/${webhook}/deliveries/${delivery}`,
       schema: WebhookDeliveryDetail,
       notFound: DeliveryNotFoundError,
+      lookIn: deliveriesOf(webhook),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -148,6 +155,7 @@ export class Deliveries {
       path: path`/v1/webhooks/${webhook}/deliveries/${delivery}/payload`,
       schema: null,
       notFound: DeliveryNotFoundError,
+      lookIn: deliveriesOf(webhook),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -168,6 +176,7 @@ export class Deliveries {
       ...(asEntry === undefined ? {} : { body: { dlq_entry_id: asEntry } }),
       schema: WebhookDelivery,
       notFound: DeliveryNotFoundError,
+      lookIn: deliveriesOf(webhook),
     } as const;
     return this.transport.call(operation, options);
   }
@@ -216,6 +225,7 @@ export class DeadLetters {
       path: path`/v1/webhooks/${webhook}/dlq/${entry}`,
       schema: DlqEntry,
       notFound: DlqEntryNotFoundError,
+      lookIn: deadLettersOf(webhook),
     };
   }
 }

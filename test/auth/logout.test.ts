@@ -191,7 +191,7 @@ describe('svc logout', () => {
     expect((await call(sandbox(), 'GET', '/v1/me', { token: sandbox().adminToken })).status).toBe(200);
   });
 
-  it('says an API key stays valid, and how to revoke it', async () => {
+  it('says an API key the platform refuses (unknown or revoked) leaves nothing to revoke', async () => {
     const key = 'svc_pk_0123456789abcdefWXYZ';
     const { env } = await profileWith(
       { type: 'token', access_token: key, obtained_at: new Date().toISOString() },
@@ -203,8 +203,7 @@ describe('svc logout', () => {
       stdout: '',
       stderr:
         '✓ Logged out: removed the credential of profile "default"\n' +
-        'warning: the API key itself stays valid: svc only forgot it; revoke it with `svc tenants api-keys revoke acme-treasury KEY_ID` ' +
-        '(its id is in `svc tenants api-keys ls acme-treasury`, by its prefix svc_pk_012…)\n',
+        'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
     });
   });
 });

@@ -179,7 +179,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
     [
       ['webhooks', 'replay', SEEDED, 'dlv_nope'],
       5,
-      /^error: delivery dlv_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\); see `svc webhooks deliveries ls WEBHOOK` for its deliveries\n$/,
+      /^error: delivery dlv_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\); see `svc webhooks deliveries ls wh_[0-9a-f]{24}` for its deliveries\n$/,
       // A replay is a bulk run: its one result row still goes to stdout.
       'failed\tdlv_nope\t\t\t\tdelivery dlv_nope not found\n',
     ],

@@ -48,7 +48,8 @@ export default function logout(make: MakeContext): Command {
       "End the profile's session: revoke its OAuth tokens at the server when the server offers token revocation " +
         '(RFC 7009, found through its RFC 8414 metadata), then remove the stored credential. Settings (base URL, tenant, …) stay.\n' +
         'When the server cannot be reached, nothing is removed (exit 1): run it again later, or pass --no-revoke.\n' +
-        'A stored API key stays valid at the server: revoke it with `svc tenants api-keys revoke`.',
+        'A stored API key is only forgotten: svc asks the platform whether it still accepts it and says so, with\n' +
+        'the `svc tenants api-keys revoke TENANT KEY_ID` command (its tenant and id) that revokes it.',
     )
     .addOption(
       new Option(

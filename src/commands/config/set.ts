@@ -1,7 +1,14 @@
 import { Command } from 'commander';
 import { canonicalTenantRef } from '../../api/tenant-id.js';
 import { loginCommand } from '../../auth/login-hint.js';
-import { checkBaseUrlPath, checkUrlSetting, ENV_FOR } from '../../config/settings.js';
+import {
+  checkBaseUrlPath,
+  checkUrlSetting,
+  ENV_FOR,
+  profileFlag,
+  type Settings,
+} from '../../config/settings.js';
+import type { ProfileSettings } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import { ForeignTenantError, findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
@@ -18,6 +25,7 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);
   const tenant = key === 'tenant' ? await checkTenant(ctx, value) : undefined;
   const store = ctx.store();
+  const before = store.profile(settings.profile);
   await store.setProfileValues(settings.profile, { [key]: value });
   // The first profile anyone configures becomes the active one.
   await store.claimActiveProfile(settings.profile);
@@ -30,11 +38,41 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
       `the credential of profile "${settings.profile}" was issued for ${issuedFor} and does not apply to ${origin}: svc will not send it there; log in there with \`${loginCommand(settings)}\``,
     );
   }
+  if (key === 'base_url') await appUrlAfter(ctx, settings, before, value);
   const shadow = settings.sources[key];
   if (shadow === 'env' || shadow === 'flag') {
     ctx.out.warn(`${shadow === 'env' ? ENV_FOR[key] : 'a flag'} overrides this value right now`);
   }
 }
+
+/**
+ * The profile's app_url when its base_url changes: one that was the old base URL (what `svc
+ * sandbox start` writes) is removed, so it follows the new one; another origin's is kept, with a
+ * warning naming it (`svc login` opens its page there, and would mix two platforms).
+ */
+async function appUrlAfter(
+  ctx: Context,
+  settings: Settings,
+  before: ProfileSettings | undefined,
+  baseUrl: string,
+): Promise<void> {
+  const app = before?.app_url;
+  if (app === undefined || new URL(app).origin === new URL(baseUrl).origin) return;
+  const p = profileFlag(settings);
+  if (before?.base_url !== undefined && sameUrl(app, before.base_url)) {
+    await ctx.store().unsetProfileValue(settings.profile, 'app_url');
+    ctx.out.info(
+      `Removed app_url (${app}, the old base URL): the browser app is now found at the base URL, ${baseUrl}`,
+    );
+    return;
+  }
+  ctx.out.warn(
+    `app_url of profile "${settings.profile}" is still ${app}: \`svc login\` opens its page there; ` +
+      `\`svc ${p}config unset app_url\` makes it the base URL, or \`svc ${p}config set app_url URL\``,
+  );
+}
+
+const sameUrl = (a: string, b: string): boolean => new URL(a).href === new URL(b).href;
 
 /**
  * A tenant is checked against the caller's tenants when the server can be asked: an unknown one
@@ -62,7 +100,9 @@ export function setCommand(make: MakeContext): Command {
     .description(
       'Store a setting in the profile (the first profile configured becomes the active one). A tenant\n' +
         '(id or slug) is checked against your tenants when the server can be asked: an unknown one is\n' +
-        'refused (exit 5); when it cannot be asked, it is saved with a warning.',
+        'refused (exit 5); when it cannot be asked, it is saved with a warning. A new base_url takes app_url\n' +
+        'with it when app_url was the old base URL (as `svc sandbox start` writes it); an app_url of another\n' +
+        'origin stays, with a warning.',
     )
     .addHelpText(
       'after',

@@ -1,20 +1,30 @@
 import { Command } from 'commander';
+import { ENV_FOR } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
 import { checkKey, KEYS } from './shared.js';
 
 export async function runConfigUnset(ctx: Context, rawKey: string): Promise<void> {
   const key = checkKey(rawKey);
-  const profile = ctx.profileSettings().profile;
-  await ctx.store().unsetProfileValue(profile, key);
-  if (ctx.out.isMachine) return ctx.out.json({ profile, key, value: null });
-  ctx.out.success(`Unset ${key} for profile "${profile}"`);
+  const settings = ctx.profileSettings();
+  const profile = settings.profile;
+  const was = await ctx.store().unsetProfileValue(profile, key);
+  if (ctx.out.isMachine) return ctx.out.json({ profile, key, value: null, changed: was });
+  if (was) ctx.out.success(`Unset ${key} for profile "${profile}"`);
+  else ctx.out.info(`Nothing changed: ${key} was not set in profile "${profile}".`);
+  const shadow = settings.sources[key];
+  if (shadow === 'env' || shadow === 'flag') {
+    ctx.out.warn(`${shadow === 'env' ? ENV_FOR[key] : 'a flag'} still sets ${key} right now`);
+  }
 }
 
 export function unsetCommand(make: MakeContext): Command {
   return new Command('unset')
     .argument('<key>', KEYS)
-    .description('Remove a setting from the profile')
+    .description(
+      'Remove a setting from the profile (a key that was not set: "Nothing changed", exit 0). An environment\n' +
+        'variable or flag that sets it still does, with a warning.',
+    )
     .addHelpText('after', examples(['svc config unset org', 'stop sending X-SVC-Org-Id']))
     .action(async (key: string, _f: unknown, cmd: Command) => runConfigUnset(await make(cmd), key));
 }

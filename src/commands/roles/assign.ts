@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { characters } from '../../api/characters.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
@@ -35,7 +36,7 @@ export interface RolesAssignOptions {
 export function justificationFlag(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   const value = nonEmpty('--justification', raw);
-  if (value.length > JUSTIFICATION_MAX) {
+  if (characters(value) > JUSTIFICATION_MAX) {
     throw new UsageError(`--justification is longer than ${JUSTIFICATION_MAX} characters`);
   }
   return value;

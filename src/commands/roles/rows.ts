@@ -1,3 +1,4 @@
+import { characters } from '../../api/characters.js';
 import {
   DURATION_FORMS,
   type Expiry,
@@ -262,7 +263,7 @@ function checkRecord(
   if (given.error) problems.push(given.error);
   const justification = given.value ?? rules.defaults.justification;
   if (!given.error && justification === undefined) problems.push('missing justification');
-  else if (justification !== undefined && justification.length > JUSTIFICATION_MAX) {
+  else if (justification !== undefined && characters(justification) > JUSTIFICATION_MAX) {
     problems.push(`justification is longer than ${JUSTIFICATION_MAX} characters`);
   }
   if (problems.length > 0) return { problems, ...found };

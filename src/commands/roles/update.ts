@@ -4,8 +4,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { changeSaid, readHolders } from './holder-change.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
-import { countHolders, holdersSay, resolveRole, roleFields } from './shared.js';
+import { resolveRole, roleFields } from './shared.js';
 
 export interface RolesUpdateOptions {
   role: string;
@@ -60,28 +61,9 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
     ctx.out.info(`Nothing changed: role ${data.name} (${data.id}) ${already(data, options)}.`);
     return;
   }
-  const change = forHolders(role, data);
-  const said = change ? holdersSay(await countHolders(platform, data.id), change) : '';
+  const changed = changeSaid(role, data, []) !== '';
+  const said = changed ? changeSaid(role, data, await readHolders(platform, data.id)) : '';
   ctx.out.success(`updated role ${data.name} (${data.id})${said}`);
-}
-
-/**
- * What the update changed for the users who hold the role, as the answer shows it (permissions
- * gained and lost, a new name); undefined when only the description changed.
- */
-function forHolders(before: Role, after: Role): Parameters<typeof holdersSay>[1] | undefined {
-  const gained = after.permissions.filter((p) => !before.permissions.includes(p));
-  const lost = before.permissions.filter((p) => !after.permissions.includes(p));
-  const verbs = (one: boolean): string[] => {
-    const s = one ? 's' : '';
-    const words: string[] = [];
-    if (gained.length) words.push(`gain${s} ${gained.join(', ')}`);
-    if (lost.length) words.push(`lose${s} ${lost.join(', ')}`);
-    if (words.length === 0 && after.name !== before.name) words.push(`hold${s} it as ${after.name} now`);
-    return words;
-  };
-  if (verbs(false).length === 0) return undefined;
-  return { none: 'nobody holds it', some: (its, one) => `${its} ${verbs(one).join(' and ')}` };
 }
 
 /** How the role already is as asked (words for "nothing changed"), or undefined when it is not. */
@@ -121,7 +103,8 @@ export function updateCommand(make: MakeContext): Command {
     .description(
       'Rename a custom role, change its description, or add and remove permissions. Built-in ' +
         'roles cannot be changed. Users holding the role get the change on their next call; svc says ' +
-        'how many hold it and what they gain or lose.',
+        'how many hold it and what they really gain or lose (a permission a holder keeps through another ' +
+        'role, or through a broader permission the role keeps, is not lost).',
     )
     .argument('<role>', 'role id or name')
     .addOption(new Option('--name <name>', 'new name'))

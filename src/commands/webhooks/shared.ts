@@ -4,7 +4,12 @@ import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webho
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import type { Column, Field } from '../../output/output.js';
-import { enableHint, WebhookNotFoundError } from '../../platform/errors.js';
+import {
+  DeliveryNotFoundError,
+  DlqEntryNotFoundError,
+  enableHint,
+  WebhookNotFoundError,
+} from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { fileErrorReason } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
@@ -185,5 +190,30 @@ export async function refuseDisabledWebhook(platform: Platform, webhook: string)
       `webhook ${webhook} is disabled: a disabled webhook receives no events, replays included`,
       { code: 'webhook_disabled', hint: enableHint(webhook) },
     );
+  }
+}
+
+/**
+ * A read of one delivery or dead-letter entry of a webhook. Its 404 cannot say whether the
+ * webhook or the entry is unknown, so one read of the webhook says it: an unknown webhook is that
+ * error (pointing at `svc webhooks ls`), else the entry's (pointing at the webhook's list). When
+ * the webhook cannot be read, the entry's error stands.
+ */
+export async function ofKnownWebhook<T>(
+  platform: Platform,
+  webhook: string,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof DeliveryNotFoundError || error instanceof DlqEntryNotFoundError)) throw error;
+    const lookup = await platform.webhooks.get(webhook).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (lookup instanceof WebhookNotFoundError) throw lookup;
+    if (lookup !== undefined && !lookupMayFail(lookup)) throw lookup;
+    throw error;
   }
 }

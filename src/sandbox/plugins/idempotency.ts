@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { canonicalJson } from '../../api/canonical-json.js';
+import { characters } from '../../api/characters.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import type { SandboxClock } from '../clock.js';
 import { ApiProblem } from '../problem.js';
@@ -130,7 +131,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     if (!applies(request)) return;
     if (request.method !== 'POST') {
       const key = headerKey(request)!;
-      if (key.trim() === '' || key.length > KEY_MAX)
+      if (key.trim() === '' || characters(key) > KEY_MAX)
         throw new ApiProblem(400, 'invalid_request', `Idempotency-Key must be 1 to ${KEY_MAX} characters`);
       return;
     }
@@ -155,7 +156,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
         },
       );
     }
-    if (key.length > KEY_MAX)
+    if (characters(key) > KEY_MAX)
       throw new ApiProblem(400, 'invalid_request', `idempotency_key is longer than ${KEY_MAX} characters`);
     const fromHeader = headerKey(request);
     if (fromHeader !== undefined && key !== fromHeader) {

@@ -7,7 +7,12 @@ const env = useTwoProfiles();
 describe('svc config unset', () => {
   it.each([
     ['in a pipe', [], '', '✓ Unset tenant for profile "default"\n'],
-    ['with --json', ['--json'], '{\n  "profile": "default",\n  "key": "tenant",\n  "value": null\n}\n', ''],
+    [
+      'with --json',
+      ['--json'],
+      '{\n  "profile": "default",\n  "key": "tenant",\n  "value": null,\n  "changed": true\n}\n',
+      '',
+    ],
   ])('removes a setting from the profile %s', async (_what, flags, stdout, stderr) => {
     expect(await runInProcess(['config', 'unset', 'tenant', ...flags], env())).toEqual({
       code: 0,

@@ -123,12 +123,12 @@ describe('svc profiles rm: the session ends first, as with svc logout', () => {
     expect(names()).toEqual(['default', 'staging']);
   });
 
-  it('says a removed API key stays valid', async () => {
+  it('says a removed API key may stay valid (its server cannot be asked), and how to find and revoke it', async () => {
     const r = await runInProcess(['profiles', 'rm', 'default', '--yes'], env());
     expect(r.stderr).toBe(
       '✓ Removed profile "default"\n' +
-        'warning: the API key itself stays valid: svc only forgot it; revoke it with `svc tenants api-keys revoke t-123 KEY_ID` ' +
-        '(its id is in `svc tenants api-keys ls t-123`, by its prefix svc_pk_012…)\n' +
+        'warning: the API key may still be valid: svc only forgot it; find its id by its prefix svc_pk_012… ' +
+        'in `svc tenants api-keys ls t-123`, then revoke it with `svc tenants api-keys revoke t-123 KEY_ID`\n' +
         'warning: no profile is active now; choose one with `svc profiles use NAME` (yours: staging)\n',
     );
   });

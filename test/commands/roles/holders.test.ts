@@ -11,8 +11,8 @@ const svc = useSandboxContext({ users: 12 });
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ';
 let keys = 0;
 
-async function customRole(name: string, holders: number): Promise<string> {
-  const role = await svc.run(['roles', 'create', '--name', name, '--permission', 'rule.read', '--json']);
+async function customRole(name: string, holders: number, permission = 'rule.read'): Promise<string> {
+  const role = await svc.run(['roles', 'create', '--name', name, '--permission', permission, '--json']);
   const id = JSON.parse(role.stdout).id as string;
   for (let n = 1; n <= holders; n++) {
     await call(svc.sandbox(), 'POST', `/v1/users/usr_bulk_${String(n).padStart(6, '0')}/roles`, {
@@ -164,10 +164,10 @@ describe('svc roles update', () => {
     [
       'permissions added and removed',
       2,
-      { addPermission: ['exception.read'], removePermission: ['rule.read'] },
-      'its 2 holders gain exception.read and lose rule.read',
+      { addPermission: ['evidence_pack.write'], removePermission: ['reconciliation.write'] },
+      'its 2 holders gain evidence_pack.write and lose reconciliation.write',
     ],
-    ['a permission added', 1, { addPermission: ['exception.read'] }, 'its 1 holder gains exception.read'],
+    ['a permission added', 1, { addPermission: ['report.generate'] }, 'its 1 holder gains report.generate'],
     ['a rename', 3, { name: 'NEW' }, 'its 3 holders hold it as NEW now'],
     [
       'a permission added to a role nobody holds',
@@ -179,7 +179,8 @@ describe('svc roles update', () => {
     'says what %s means for its holders, counted as roles delete counts them',
     async (_, holders, flags, said) => {
       const name = `fx-upd-${keys}`;
-      const id = await customRole(name, holders);
+      // Permissions no other role of these holders grants: what they gain or lose is all of it.
+      const id = await customRole(name, holders, 'reconciliation.write');
       const renamed = (flags as { name?: string }).name === 'NEW' ? `${name}-new` : undefined;
       const given = renamed ? { name: renamed } : flags;
       const { ctx, stderr } = svc.context({ tty: true });

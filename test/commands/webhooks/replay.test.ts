@@ -156,7 +156,7 @@ describe('svc webhooks replay WEBHOOK ID...: one shape in every mode', () => {
       'failed\tdlv_nope\t\t\t\tdelivery dlv_nope not found\n',
     ]);
     expect(unknown.stderr).toMatch(
-      /^error: delivery dlv_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\); see `svc webhooks deliveries ls WEBHOOK` for its deliveries\n$/,
+      /^error: delivery dlv_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\); see `svc webhooks deliveries ls wh_[0-9a-f]{24}` for its deliveries\n$/,
     );
     expect(existsSync(svc.journals) ? readdirSync(svc.journals) : []).toEqual([]);
   });

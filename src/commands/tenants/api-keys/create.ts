@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { characters } from '../../../api/characters.js';
 import { API_KEY_LIMITS } from '../../../api/constants.js';
 import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
 import type { Context } from '../../../context.js';
@@ -34,14 +35,14 @@ export function parseApiKeyCreate(
   if (
     options.kind === 'service_role' &&
     options.justification !== undefined &&
-    options.justification.length < min
+    characters(options.justification) < min
   ) {
     throw new UsageError(`--justification must say why, in at least ${min} characters`);
   }
-  if (options.justification !== undefined && options.justification.length > max) {
+  if (options.justification !== undefined && characters(options.justification) > max) {
     throw new UsageError(`--justification is longer than ${max} characters`);
   }
-  if (options.name !== undefined && options.name.length > API_KEY_LIMITS.name.max) {
+  if (options.name !== undefined && characters(options.name) > API_KEY_LIMITS.name.max) {
     throw new UsageError(`--name is longer than ${API_KEY_LIMITS.name.max} characters`);
   }
   return options;
@@ -68,7 +69,10 @@ async function complete(
   if (kind === 'service_role' && !justification) {
     if (!ctx.canPrompt) throw new UsageError('a service_role key needs --justification (why it is needed)');
     justification = await ctx.prompter.input('Justification (why is a service-role key needed?)', {
-      validate: (v) => (v.trim().length >= 10 ? true : 'at least 10 characters'),
+      validate: (v) => {
+        const { min } = API_KEY_LIMITS.justification;
+        return characters(v.trim()) >= min ? true : `at least ${min} characters`;
+      },
     });
   }
   return justification === undefined ? { kind } : { kind, justification };

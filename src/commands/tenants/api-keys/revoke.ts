@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { refuseCredentialAsId } from '../../../http/path.js';
+import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { resolveTenant } from '../../pick.js';
 
@@ -33,7 +34,12 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
     async () => `Revoke API key ${id} of ${await tenant.label()}? Anything using it stops working.`,
     `revoking ${id}`,
   );
-  const data = await deleted(ctx, platform.tenants.apiKeys.revoke(tenant.id, id), {
+  const revoke = platform.tenants.apiKeys.revoke(tenant.id, id).catch((error: unknown) => {
+    throw error instanceof ApiKeyNotFoundError
+      ? retyped(error, ApiKeyNotFoundError, keysOf(tenantRef))
+      : error;
+  });
+  const data = await deleted(ctx, revoke, {
     act: 'revoke',
     thing: 'the key',
     done: 'revoked',

@@ -3,7 +3,7 @@ import type { DeliveryAttempt, WebhookDeliveryDetail } from '../../../api/schema
 import type { Context } from '../../../context.js';
 import type { Column, Field } from '../../../output/output.js';
 import { examples, type MakeContext, nonEmpty } from '../../kit.js';
-import { failureFields } from '../shared.js';
+import { failureFields, ofKnownWebhook } from '../shared.js';
 
 export interface DeliveriesGetOptions {
   webhook: string;
@@ -53,13 +53,15 @@ export function deliveryFields(d: WebhookDeliveryDetail): Field[] {
 }
 
 export async function runDeliveriesGet(ctx: Context, options: DeliveriesGetOptions): Promise<void> {
-  const deliveries = (await ctx.platform()).webhooks.deliveries;
+  const platform = await ctx.platform();
+  const { deliveries } = platform.webhooks;
+  const read = <T>(call: () => Promise<T>) => ofKnownWebhook(platform, options.webhook, call);
   if (options.payload) {
     // The bytes every attempt signed, unchanged (in a pipe or file), for `svc webhooks verify`.
-    await ctx.out.raw(await deliveries.payload(options.webhook, options.delivery));
+    await ctx.out.raw(await read(() => deliveries.payload(options.webhook, options.delivery)));
     return;
   }
-  const d = await deliveries.get(options.webhook, options.delivery);
+  const d = await read(() => deliveries.get(options.webhook, options.delivery));
   await ctx.out.record(d, deliveryFields(d));
   // --json/--ndjson: the delivery object alone carries its attempts.
   if (!ctx.out.isMachine && d.attempts?.length) {

@@ -3,7 +3,7 @@ import type { DlqEntry } from '../../../api/schemas/webhooks.js';
 import type { Context } from '../../../context.js';
 import type { Field } from '../../../output/output.js';
 import { examples, type MakeContext, nonEmpty } from '../../kit.js';
-import { failureFields } from '../shared.js';
+import { failureFields, ofKnownWebhook } from '../shared.js';
 
 export interface DlqGetOptions {
   webhook: string;
@@ -31,7 +31,10 @@ export const dlqEntryFields = (e: DlqEntry): Field[] => [
 ];
 
 export async function runDlqGet(ctx: Context, options: DlqGetOptions): Promise<void> {
-  const entry = await (await ctx.platform()).webhooks.dlq.get(options.webhook, options.entry);
+  const platform = await ctx.platform();
+  const entry = await ofKnownWebhook(platform, options.webhook, () =>
+    platform.webhooks.dlq.get(options.webhook, options.entry),
+  );
   await ctx.out.record(entry, dlqEntryFields(entry));
 }
 

@@ -1,0 +1,87 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { characters } from '../../src/api/characters.js';
+import { checkShape } from '../../src/ascode/shape.js';
+import { justificationFlag } from '../../src/commands/roles/assign.js';
+import { fileRows } from '../../src/commands/roles/rows.js';
+import { parseApiKeyCreate } from '../../src/commands/tenants/api-keys/create.js';
+
+// Finding tenants 5 (s10): svc counted its length limits in UTF-16 units, the platform's JSON
+// Schema maxLength/minLength counts characters (code points). An emoji is one character: 60 of
+// them are a name the platform takes, 6 are a justification it refuses.
+const emoji = (n: number) => '🎉'.repeat(n);
+
+describe('length limits count characters, as the platform does', () => {
+  it('counts code points', () => {
+    expect(characters(emoji(60))).toBe(60);
+    expect(characters('ab')).toBe(2);
+    expect(characters('')).toBe(0);
+  });
+
+  it('api-keys create: --name and --justification within their limits in characters', () => {
+    expect(parseApiKeyCreate('acme', { kind: 'publishable', name: emoji(60) }).name).toBe(emoji(60));
+    expect(() => parseApiKeyCreate('acme', { kind: 'publishable', name: emoji(101) })).toThrow(
+      '--name is longer than 100 characters',
+    );
+    const justification = emoji(300);
+    expect(parseApiKeyCreate('acme', { kind: 'service_role', justification }).justification).toBe(
+      justification,
+    );
+    expect(() => parseApiKeyCreate('acme', { kind: 'service_role', justification: emoji(6) })).toThrow(
+      '--justification must say why, in at least 10 characters',
+    );
+  });
+
+  it('roles assign: --justification of 600 emoji passes, 1001 does not', () => {
+    expect(justificationFlag(emoji(600))).toBe(emoji(600));
+    expect(() => justificationFlag(emoji(1001))).toThrow('--justification is longer than 1000 characters');
+  });
+
+  it('roles assign --file: a row justification of 600 emoji is no problem', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'svc-chars-')), 'f.csv');
+    writeFileSync(
+      path,
+      `user,role,expires_in,justification\nu1,tenant_viewer,1h,${emoji(600)}\nu2,tenant_viewer,1h,${emoji(1001)}\n`,
+    );
+    const problems: string[] = [];
+    const rules = {
+      kind: 'assign' as const,
+      roles: [
+        {
+          id: 'tenant_viewer',
+          name: 'tenant_viewer',
+          description: '',
+          kind: 'builtin',
+          scope: 'tenant',
+          permissions: [],
+          tenant_id: null,
+          created_at: '',
+          updated_at: '',
+          created_by: 'system',
+          deleted_at: null,
+        },
+      ],
+      defaults: {},
+      anchorMs: Date.parse('2026-01-15T09:30:00Z'),
+      nowMs: Date.parse('2026-01-15T09:30:00Z'),
+    };
+    // biome-ignore lint/suspicious/noExplicitAny: a Role literal, as test/commands/roles/rows.test.ts builds them
+    for await (const event of fileRows(path, 'f.csv', rules as any, { duplicates: true })) {
+      if (!('row' in event)) for (const message of event.problems) problems.push(`${event.line}: ${message}`);
+    }
+    expect(problems).toEqual(['3: justification is longer than 1000 characters']);
+  });
+
+  it('access files: a role description of 300 emoji fits, 501 does not', () => {
+    const file = (description: string) => ({
+      version: 1,
+      blocks: [{ tenants: 'all', roles: [{ name: 'ops', description, permissions: ['rule.read'] }] }],
+    });
+    expect(checkShape(file(emoji(300)))).toEqual([]);
+    expect(checkShape(file(emoji(501))).map((p) => p.message)).toEqual([
+      expect.stringContaining('is longer than 500 characters'),
+    ]);
+  });
+});

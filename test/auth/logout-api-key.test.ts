@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigStore } from '../../src/config/store.js';
+import { runInProcess } from '../helpers/context.js';
+import { ACME, call, useSandbox } from '../helpers/sandbox.js';
+
+// Finding tenants 4 (s10): `svc logout` of a stored API key said "the API key itself stays
+// valid" when the platform had revoked it, and printed the placeholder KEY_ID and the tenant's
+// UUID although the key's id and the tenant's slug are one GET /v1/me away.
+const sandbox = useSandbox();
+const dirs: string[] = [];
+let keys = 0;
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function newKey(): Promise<{ id: string; key: string }> {
+  const created = await call(sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
+    token: sandbox().adminToken,
+    tenant: ACME,
+    body: { kind: 'publishable', name: 'logout-test', idempotency_key: `logout-key-${++keys}` },
+  });
+  expect(created.status).toBe(201);
+  return created.body as { id: string; key: string };
+}
+
+async function storedKey(key: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-logout-key-'));
+  dirs.push(dir);
+  await new ConfigStore(dir).setCredential('default', {
+    type: 'token',
+    access_token: key,
+    obtained_at: new Date().toISOString(),
+  });
+  return { SVC_CONFIG_DIR: dir, SVC_BASE_URL: sandbox().url, SVC_TENANT: ACME, NO_COLOR: '1' };
+}
+
+describe('svc logout of a stored API key', () => {
+  it('names the key id and the tenant slug when the key still works', async () => {
+    const { id, key } = await newKey();
+    expect(await runInProcess(['logout'], await storedKey(key))).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        '✓ Logged out: removed the credential of profile "default"\n' +
+        `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with \`svc tenants api-keys revoke acme-treasury ${id}\`\n`,
+    });
+  });
+
+  it('says the platform no longer accepts a key that was revoked', async () => {
+    const { id, key } = await newKey();
+    const revoked = await call(sandbox(), 'DELETE', `/v1/tenants/${ACME}/api-keys/${id}`, {
+      token: sandbox().adminToken,
+      tenant: ACME,
+    });
+    expect(revoked.status).toBe(200);
+    expect(await runInProcess(['logout'], await storedKey(key))).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        '✓ Logged out: removed the credential of profile "default"\n' +
+        'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
+    });
+  });
+});

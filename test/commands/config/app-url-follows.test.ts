@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { runInProcess, testContext } from '../../helpers/context.js';
+import { useTwoProfiles } from '../../helpers/profiles.js';
+
+// Findings examples 2 and 3 (s10): `config set base_url` kept an app_url that was the old base
+// URL (what `svc sandbox start` writes), so `svc login` opened the old platform's page; `config
+// unset` said "✓ Unset" of a key that was not set, and nothing of an env var still setting it.
+const env = useTwoProfiles();
+const profile = (name: string) => testContext({ env: env() }).ctx.store().profile(name);
+
+describe('svc config set base_url with an app_url in the profile', () => {
+  it('moves app_url with it when app_url was the old base URL, and says so', async () => {
+    await runInProcess(['-p', 'staging', 'config', 'set', 'app_url', 'https://staging.example'], env());
+    expect(
+      await runInProcess(['-p', 'staging', 'config', 'set', 'base_url', 'https://api.other.example'], env()),
+    ).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        '✓ Set base_url for profile "staging"\n' +
+        'Removed app_url (https://staging.example, the old base URL): the browser app is now found at the base URL, https://api.other.example\n',
+    });
+    expect(profile('staging')?.app_url).toBeUndefined();
+    expect(profile('staging')?.base_url).toBe('https://api.other.example');
+  });
+
+  it('keeps an app_url of its own, with a warning naming it', async () => {
+    await runInProcess(['-p', 'staging', 'config', 'set', 'app_url', 'https://app.staging.example'], env());
+    expect(
+      await runInProcess(['-p', 'staging', 'config', 'set', 'base_url', 'https://api.other.example'], env()),
+    ).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        '✓ Set base_url for profile "staging"\n' +
+        'warning: app_url of profile "staging" is still https://app.staging.example: `svc login` opens its page there; ' +
+        '`svc -p staging config unset app_url` makes it the base URL, or `svc -p staging config set app_url URL`\n',
+    });
+    expect(profile('staging')?.app_url).toBe('https://app.staging.example');
+  });
+
+  it('says nothing of an app_url on the same origin as the new base URL', async () => {
+    await runInProcess(['-p', 'staging', 'config', 'set', 'app_url', 'https://api.other.example'], env());
+    expect(
+      await runInProcess(['-p', 'staging', 'config', 'set', 'base_url', 'https://api.other.example/'], env()),
+    ).toEqual({ code: 0, stdout: '', stderr: '✓ Set base_url for profile "staging"\n' });
+  });
+});
+
+describe('svc config unset', () => {
+  it('of a key that was not set says nothing changed (exit 0)', async () => {
+    expect(await runInProcess(['config', 'unset', 'org'], env())).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'Nothing changed: org was not set in profile "default".\n',
+    });
+  });
+
+  it('warns when the environment still sets the value', async () => {
+    await runInProcess(['config', 'set', 'org', 'org_demo'], env());
+    expect(await runInProcess(['config', 'unset', 'org'], { ...env(), SVC_ORG: 'org_demo' })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: '✓ Unset org for profile "default"\nwarning: SVC_ORG still sets org right now\n',
+    });
+    expect(profile('default')?.org).toBeUndefined();
+  });
+});
