@@ -4,6 +4,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { nestedHelpTopic, targetCommand, unknownHelpTopic } from './cli-argv.js';
 import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
+import { refuseRepeatedValues, refuseSeveralTenants } from './cli-options.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
@@ -63,8 +64,10 @@ export function reflow(text: string): string {
     .join('\n\n');
 }
 
-/** Output, help and error settings shared by every command of the tree. */
+/** Output, help and error settings shared by every command of the tree, and its options each given once. */
 function configure(command: Command, io: ContextDeps['io']): Command {
+  // The root's --tenant may repeat for a verb that acts in several tenants (refuseSeveralTenants).
+  refuseRepeatedValues(command, command.parent ? [] : ['tenant']);
   return command
     .description(reflow(command.description()))
     .configureOutput({
@@ -144,6 +147,7 @@ function rootProgram(io: ContextDeps['io']): Command {
     const given = (program.getOptionValue('tenants') as string[] | undefined) ?? [];
     program.setOptionValueWithSource('tenants', [...given, value], 'cli');
   });
+  refuseSeveralTenants(program);
   return configure(program, io);
 }
 

@@ -80,6 +80,8 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
     if (change) changes.push(change);
   }
   const revocations = new Map<string, string[]>();
+  /** The grants (`user role`) this plan revokes itself. */
+  const revokedGrants = new Set<string>();
   if (manage.grants !== 'none') {
     for (const [name, grant] of live.grants) {
       if (desired.grants.has(name)) continue;
@@ -98,20 +100,23 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
       change.fields = [{ field: 'expires_at', from: grant.expiresAt }];
       changes.push(change);
       revocations.set(grant.roleName, [...(revocations.get(grant.roleName) ?? []), key(change)]);
+      revokedGrants.add(name);
     }
   }
   if (manage.roles === 'all') {
-    const holders = new Map<string, number>();
-    for (const grant of live.grants.values())
-      holders.set(grant.roleName, (holders.get(grant.roleName) ?? 0) + 1);
+    const holders = new Map<string, string[]>();
+    for (const [name, grant] of live.grants)
+      holders.set(grant.roleName, [...(holders.get(grant.roleName) ?? []), name]);
     for (const role of live.roles.values()) {
       if (role.kind !== 'custom' || desired.roles.has(role.name)) continue;
       const change = base('role', 'delete', role.name, role.id, null, fingerprint(comparable.role(role)));
       change.prune = true;
-      const held = holders.get(role.name) ?? 0;
+      const held = holders.get(role.name) ?? [];
+      // Who keeps the role until it goes (not revoked first): apply deletes it only while no one else holds it.
+      const ending = held.filter((g) => !revokedGrants.has(g)).map((g) => live.grants.get(g)!.user);
       change.fields = [
         { field: 'permissions', from: [...role.permissions].sort() },
-        ...(held > 0 ? [{ field: 'grants', from: held }] : []),
+        ...(held.length > 0 ? [{ field: 'grants', from: held.length, holders: ending.sort() }] : []),
       ];
       change.needs = revocations.get(role.name) ?? [];
       changes.push(change);

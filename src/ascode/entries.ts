@@ -51,6 +51,16 @@ export function readEntries(
       ? [readBlock(source, raw, ['blocks', b], times, at, fine)]
       : [],
   );
+  // Roles declared by an entry left out: a grant of one is said to be of that entry, not of a missing role.
+  const unreadRoles = new Map<string, number | undefined>();
+  rawBlocks.forEach((raw, b) => {
+    const roles = isMap(raw) && Array.isArray(raw.roles) ? (raw.roles as unknown[]) : [];
+    roles.forEach((role, i) => {
+      const path = ['blocks', b, 'roles', i];
+      if (fine(path) || !isMap(role) || typeof role.name !== 'string' || unreadRoles.has(role.name)) return;
+      unreadRoles.set(role.name, source.line(path));
+    });
+  });
   return {
     file: {
       label: source.label,
@@ -62,6 +72,7 @@ export function readEntries(
         oauth_clients: fine(['manage', 'oauth_clients']) ? (manage.oauth_clients ?? 'none') : 'none',
       },
       blocks,
+      unreadRoles,
     },
     problems,
     times,

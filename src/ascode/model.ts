@@ -81,6 +81,8 @@ export interface AccessFile {
   sha256: string;
   manage: Manage;
   blocks: Block[];
+  /** Roles the file declares in entries that are not valid (each reported at its line), by name: the entry's line. */
+  unreadRoles?: ReadonlyMap<string, number | undefined>;
 }
 
 /** What one tenant should have, once every block naming it is added up. */

@@ -21,6 +21,11 @@ export interface FieldChange {
   from?: unknown;
   /** The value the change sets (absent for a deletion). */
   to?: unknown;
+  /**
+   * A role deletion's `grants` (`from`: how many end with it): the users whose grant ends with the
+   * role rather than being revoked first. A grant of anyone else when it is deleted keeps the role.
+   */
+  holders?: string[];
 }
 
 export interface GrantTarget {

@@ -41,7 +41,8 @@ export async function checkReferences(
   const inTenant = (line: number | undefined, what: string, slug: string, say: (where: string) => string) => {
     const key = `${line}:${what}`;
     const entry = across.get(key) ?? { line, slugs: [], say };
-    entry.slugs.push(slug);
+    // One entry granting to several users is several grants of one line: each tenant said once.
+    if (!entry.slugs.includes(slug)) entry.slugs.push(slug);
     across.set(key, entry);
   };
 
@@ -64,7 +65,13 @@ export async function checkReferences(
     const unknownUsers = new Map<string, number | undefined>();
     for (const grant of want.grants.values()) {
       const role = have.roles.get(grant.role);
-      if (!role && !want.roles.has(grant.role)) {
+      const unread = file.unreadRoles?.get(grant.role);
+      if (!role && !want.roles.has(grant.role) && file.unreadRoles?.has(grant.role)) {
+        once(
+          grant.line,
+          `role "${grant.role}" is not created: its entry${unread === undefined ? '' : ` at line ${unread}`} is not valid`,
+        );
+      } else if (!role && !want.roles.has(grant.role)) {
         const hint = didYouMean(grant.role, roleNames);
         inTenant(
           grant.line,

@@ -19,7 +19,8 @@ const expiry = (value: unknown) => (value === null || value === undefined ? 'nev
 export function describeField(change: PlanChange, f: FieldChange): string {
   if (f.field === 'expires_at') {
     if (change.action === 'create') return f.to === null ? 'permanent' : `until ${expiry(f.to)}`;
-    if (change.action === 'delete') return `held until ${expiry(f.from)}`;
+    if (change.action === 'delete')
+      return f.from === null ? 'held permanently' : `held until ${expiry(f.from)}`;
     return `${expiry(f.from)} → ${expiry(f.to)}`;
   }
   if (f.field === 'grants') return `${f.from} grant(s) end with it`;

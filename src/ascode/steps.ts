@@ -67,6 +67,37 @@ function body(change: PlanChange, except: string[] = []): Record<string, unknown
   return out;
 }
 
+/**
+ * Deleting a role ends every grant of it, so a role is deleted only while the grants it ends are
+ * those the plan showed ending with it (its `grants` field's holders); what the plan revokes
+ * itself is revoked before (the deletion needs it). A grant someone made since the plan (the
+ * platform would end it without a word) keeps the role, and the change fails naming it. Read just
+ * before the DELETE: the platform has no "delete if unheld".
+ */
+async function refuseUnendedGrants(
+  platform: Platform,
+  change: PlanChange,
+  read: { tenant: string; signal: AbortSignal },
+): Promise<void> {
+  const known = new Set(change.fields.find((f) => f.field === 'grants')?.holders ?? []);
+  const unended: string[] = [];
+  try {
+    for await (const a of platform.roles.listAllTenantAssignments({ role_id: change.id! }, read)) {
+      if (!known.has(a.user_id)) unended.push(`${a.user_id}, granted ${a.assigned_at} by ${a.assigned_by}`);
+    }
+  } catch (error) {
+    if (error instanceof RoleNotFoundError) return; // gone already: the DELETE says so
+    throw error;
+  }
+  if (unended.length === 0) return;
+  const one = unended.length === 1;
+  throw new SvcError(
+    'conflict',
+    `not deleted: it has ${unended.length} grant${one ? '' : 's'} the plan did not end (${unended.join('; ')}); nothing was removed; revoke ${one ? 'it' : 'them'} or plan again`,
+    { code: 'role_still_granted' },
+  );
+}
+
 /** Makes one change; returns its result's details (ids, audit trail ids, secret files). */
 export function stepWorker(platform: Platform, secrets: () => SecretDir | undefined) {
   const roleIds = new Map<string, Promise<Map<string, string>>>();
@@ -113,6 +144,7 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
           await platform.roles.update(change.id!, body(change) as never, read);
           return { id: change.id };
         }
+        await refuseUnendedGrants(platform, change, read);
         const role = await platform.roles.delete(change.id!, keyed);
         return { id: role.id, deleted_at: role.deleted_at };
       }

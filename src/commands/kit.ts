@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command, Option } from 'commander';
 import { parseInstant } from '../api/expiry.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
@@ -92,10 +92,28 @@ export async function confirmDestructive(
   if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
 }
 
-/** Collects a repeatable option's values. */
+/**
+ * Collects a repeatable option's values. It is also what makes an option repeatable: any other
+ * option that takes a value is given once (src/cli-options.ts refuses a second).
+ */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** An option whose values add up (collect, or variadic) rather than one that takes one value. */
+export function isRepeatable(option: Option): boolean {
+  return option.variadic || option.parseArg === collect;
+}
+
+const SEVERAL_TENANTS = new WeakSet<Command>();
+
+/** Marks a verb that acts in every tenant given (`svc export --tenant a --tenant b`); others take one --tenant. */
+export function severalTenants(command: Command): Command {
+  SEVERAL_TENANTS.add(command);
+  return command;
+}
+
+export const takesSeveralTenants = (command: Command): boolean => SEVERAL_TENANTS.has(command);
 
 /** `--scope a --scope b` or `--scope "a b"`: each scope one word. */
 export function parseScopes(flag: string, raw: unknown): string[] {

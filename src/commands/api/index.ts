@@ -6,7 +6,7 @@ import type { HttpMethod, QueryValue } from '../../http/client.js';
 import { answerOf } from '../../http/errors.js';
 import { withMissingTenantHint } from '../../platform/errors.js';
 import { readInputBytes } from '../../system/input.js';
-import { examples, type MakeContext } from '../kit.js';
+import { collect, examples, type MakeContext } from '../kit.js';
 import { printBody, printHead, printPages } from './print.js';
 
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -202,8 +202,6 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     throw withHint(error);
   }
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export default function api(make: MakeContext): Command {
   return new Command('api')

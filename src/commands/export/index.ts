@@ -9,7 +9,7 @@ import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { writeFileWhole } from '../../system/output-file.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { examples, type MakeContext, nonEmpty, severalTenants } from '../kit.js';
 
 export interface ExportOptions {
   /** Tenants by slug or id; empty: the profile's tenant (unless allTenants). */
@@ -144,7 +144,7 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
 }
 
 export default function exportCommand(make: MakeContext): Command {
-  return new Command('export')
+  const command = new Command('export')
     .summary('Write the live access and integrations of tenants as a file for svc plan and apply')
     .description(
       'Write the custom roles, role grants, webhooks and OAuth clients of tenants as an access file\n' +
@@ -174,4 +174,5 @@ export default function exportCommand(make: MakeContext): Command {
       const ctx = await make(cmd);
       await runExport(ctx, parseExport(flags, ctx.globals));
     });
+  return severalTenants(command);
 }

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { someNames } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
-import { examples, type MakeContext, nonEmpty } from '../kit.js';
+import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
 
 /** The largest page GET /v1/users gives. */
@@ -70,12 +70,7 @@ export function lsCommand(make: MakeContext): Command {
     );
   for (const option of listingOptions('users')) command.addOption(option);
   return command
-    .addOption(
-      new Option('--id <user>', 'only this user (repeatable)').argParser((v: string, prev: string[] = []) => [
-        ...prev,
-        v,
-      ]),
-    )
+    .addOption(new Option('--id <user>', 'only this user (repeatable)').argParser(collect))
     .addHelpText(
       'after',
       examples(

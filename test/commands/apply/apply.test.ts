@@ -148,10 +148,10 @@ blocks:
       'webhook delete https://hooks.example.com/new true',
     ]);
     // fx-desk's grants are not of a role the file lists, so they are not revoked one by one:
-    // they end with the role, and the plan says so.
+    // they end with the role, and the plan says so, and whose (apply deletes it only while no one else holds it).
     expect(removals.find((r) => r.kind === 'role').fields).toEqual([
       { field: 'permissions', from: ['rule.write.fx'] },
-      { field: 'grants', from: 2 },
+      { field: 'grants', from: 2, holders: [user(2), user(3)] },
     ]);
     const before = await writes(svc.sandbox());
     expect(await svc.run(['apply', '-f', file, '--yes'], real)).toEqual({
