@@ -1,9 +1,12 @@
 import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
 import { acceptsSvcRedirect } from '../../api/redirect-uris.js';
-import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
+import type { OAuthClient, OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
+import { NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
+import { newIdempotencyKey } from '../../http/idempotency.js';
+import type { Platform } from '../../platform/index.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import { clientFields } from './shared.js';
@@ -80,7 +83,7 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
  */
 export async function printClientWithSecret(
   ctx: Context,
-  data: OAuthClientWithSecret,
+  data: OAuthClientWithSecret & { replayed?: true },
   secretFile: string | undefined,
   ifLost: [what: string, remedy: string],
 ): Promise<void> {
@@ -98,32 +101,57 @@ export async function printClientWithSecret(
   else ctx.out.warn(data.warning || 'store the client secret now: it is not shown again');
 }
 
+/** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
+const KEY_KEPT = '24 hours';
+
 export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions): Promise<void> {
   const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
+  // Chosen here, not by the HTTP client, so a lost answer can name it: the same key gets the
+  // same answer, secret included, instead of a second client.
+  const key = options.idempotencyKey ?? newIdempotencyKey();
   let data: OAuthClientWithSecret;
+  let replayed: Replayed | undefined;
   try {
     const platform = await ctx.platform();
-    data = await platform.oauth.clients.create(
-      {
-        name: options.name,
-        ...(options.description === undefined ? {} : { description: options.description }),
-        redirect_uris: options.redirectUris,
-        ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
-        scopes: options.scopes,
-        ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
-        ...(options.refreshTokenLifetime === undefined
-          ? {}
-          : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
-        pkce_required: options.pkceRequired,
-      },
-      options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
-    );
+    const answer = await platform.oauth.clients
+      .create(
+        {
+          name: options.name,
+          ...(options.description === undefined ? {} : { description: options.description }),
+          redirect_uris: options.redirectUris,
+          ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
+          scopes: options.scopes,
+          ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
+          ...(options.refreshTokenLifetime === undefined
+            ? {}
+            : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
+          pkce_required: options.pkceRequired,
+        },
+        { idempotencyKey: key },
+      )
+      .withResponse()
+      .catch((error: unknown) => {
+        if (!(error instanceof OutcomeUnknownError)) throw error;
+        throw error.withHint(
+          `re-run with --idempotency-key ${key} to get the same answer, secret included, without creating a second client (the platform keeps it for ${KEY_KEPT})`,
+        );
+      });
+    data = answer.data;
+    if (answer.response.replayed) {
+      replayed = { byEarlierRun: !answer.response.afterLostAnswer };
+      data = await asItIsNow(platform, data, key);
+    }
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
     throw error;
   }
-  await printClientWithSecret(ctx, data, options.secretFile, [
+  if (replayed?.byEarlierRun && !ctx.out.isMachine) {
+    ctx.out.info(
+      `OAuth client ${data.client_id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the client as it is now.`,
+    );
+  }
+  await printClientWithSecret(ctx, replayed ? { ...data, replayed: true } : data, options.secretFile, [
     `OAuth client ${data.client_id}'s secret`,
     `get a new one with: svc oauth rotate-secret ${data.client_id} --secret-file PATH --yes`,
   ]);
@@ -134,6 +162,52 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
       : ' --client-secret-stdin';
     ctx.out.info(`Try it: svc oauth authorize --client-id ${data.client_id}${secret}`);
   }
+}
+
+interface Replayed {
+  /** false: the answer of this run's own attempt whose answer was lost (a retry's replay). */
+  byEarlierRun: boolean;
+}
+
+/**
+ * A replayed creation is the answer of the day the client was made: the client may have been
+ * deleted, its secret rotated or its fields updated since. The client as it is now, with the
+ * replayed secret only while it is still the client's; otherwise an error that says what became
+ * of it (a deleted client: exit 5; a rotated secret: exit 6, and the remedy).
+ */
+async function asItIsNow(
+  platform: Platform,
+  made: OAuthClientWithSecret,
+  key: string,
+): Promise<OAuthClientWithSecret> {
+  const id = made.client_id;
+  let now: OAuthClient;
+  try {
+    now = await platform.oauth.clients.get(id);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    throw new SvcError(
+      'not_found',
+      `OAuth client ${id} was created by an earlier run with idempotency key ${key} and has been deleted since; the platform answered with that run's stored answer, whose secret no longer works`,
+      {
+        code: 'client_deleted',
+        hint: 'to make a new client, run the command without --idempotency-key (or with a new key)',
+        cause: error,
+      },
+    );
+  }
+  if (now.secret_rotated_at && now.secret_rotated_at !== made.secret_rotated_at) {
+    throw new SvcError(
+      'conflict',
+      `OAuth client ${id} was created by an earlier run with idempotency key ${key}, and its secret was rotated since (${now.secret_rotated_at}): the secret in the platform's stored answer no longer works, so svc neither prints nor writes it`,
+      {
+        code: 'secret_rotated',
+        hint: `the secret of the rotation is the client's; if it is lost, get a new one with: svc oauth rotate-secret ${id} --secret-file PATH --yes`,
+      },
+    );
+  }
+  const { client_secret, warning } = made;
+  return { ...made, ...now, client_secret, warning };
 }
 
 export function createCommand(make: MakeContext): Command {
@@ -147,7 +221,11 @@ export function createCommand(make: MakeContext): Command {
         'logged (--debug masks it). --json prints the whole creation response.\n\n' +
         `Sandbox bounds: --token-lifetime ${tokenLifetime.min}-${tokenLifetime.max} s (default ${tokenLifetime.default}),\n` +
         `--refresh-token-lifetime ${refreshTokenLifetime.min}-${refreshTokenLifetime.max} s (default ${refreshTokenLifetime.default}). ` +
-        'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).',
+        'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).\n\n' +
+        'Run again with the same --idempotency-key (within 24 hours), it makes no second client: svc says\n' +
+        'the client was already created by an earlier run and shows it as it is now ("replayed": true\n' +
+        'with --json). A client deleted since: exit 5. A secret rotated since: the stale secret is neither\n' +
+        'printed nor written, exit 6. When every answer is lost, the error names the key to re-run with.',
     )
     .addOption(new Option('--name <name>', 'display name (required)'))
     .addOption(
