@@ -4,6 +4,7 @@ import { joinUrl } from '../http/path.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {
+  invalidClientHint,
   oauthErrorCode,
   requestToken,
   type TokenSet,
@@ -226,9 +227,7 @@ async function exchange(
       secrets,
       oauthErrorCode(error) !== 'invalid_client'
         ? 'run the login again'
-        : options.clientSecret === undefined
-          ? 'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET'
-          : 'check the client id and secret',
+        : invalidClientHint(options.clientSecret),
     );
   }
 }

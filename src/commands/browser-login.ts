@@ -120,6 +120,8 @@ export interface StoredLogin {
   identity: CallerIdentity | undefined;
   expiresAt: string | undefined;
   scope: string | undefined;
+  /** The token response had a refresh token: svc renews the access token by itself. */
+  refreshable: boolean;
 }
 
 /**
@@ -187,5 +189,10 @@ export async function storeLogin(
       { code: 'config_write', hint: `${MAKE_ROOM}, then run ${again} again`, cause: error },
     );
   }
-  return { identity, expiresAt: credential.expires_at, scope: credential.scope };
+  return {
+    identity,
+    expiresAt: credential.expires_at,
+    scope: credential.scope,
+    refreshable: credential.refresh_token !== undefined && credential.refresh_token !== '',
+  };
 }

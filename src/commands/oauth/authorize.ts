@@ -5,11 +5,13 @@ import { readSecret } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
+import { relativeTime } from '../../output/format.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
   loginStorable,
   parseBrowserLogin,
+  type StoredLogin,
   storeLogin,
 } from '../browser-login.js';
 import { examples, type MakeContext } from '../kit.js';
@@ -84,19 +86,24 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
       kind: 'authorize',
       ...(options.save ? { beforeExchange: loginStorable(ctx, 'the command') } : {}),
     },
-    async (r) => {
-      if (options.save) await storeLogin(ctx, r, { id: options.clientId, secret: clientSecret });
-      return r;
-    },
+    async (r) => ({
+      ...r,
+      stored: options.save
+        ? await storeLogin(ctx, r, { id: options.clientId, secret: clientSecret })
+        : undefined,
+    }),
   );
   await printTokens(ctx, result.tokens);
-  if (!ctx.out.isMachine) {
-    ctx.out.info(
-      options.save
-        ? `Stored in profile "${ctx.settings().profile}"; svc refreshes the tokens as it needs.`
-        : 'Nothing was stored (pass --save to keep these tokens in the profile).',
-    );
-  }
+  if (!ctx.out.isMachine) ctx.out.info(storedNote(ctx, result.stored));
+}
+
+/** What became of the tokens: not stored, stored and refreshed by svc, or stored until they expire. */
+function storedNote(ctx: Context, stored: StoredLogin | undefined): string {
+  if (!stored) return 'Nothing was stored (pass --save to keep these tokens in the profile).';
+  const where = `Stored in profile "${ctx.settings().profile}"`;
+  if (stored.refreshable) return `${where}; svc refreshes the tokens as it needs.`;
+  const when = stored.expiresAt ? ` (${relativeTime(stored.expiresAt, ctx.clock.now())})` : '';
+  return `${where}; there is no refresh token: run the command again when the access token expires${when}.`;
 }
 
 export function authorizeCommand(make: MakeContext): Command {
