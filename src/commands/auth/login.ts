@@ -13,6 +13,7 @@ import { readStream } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
+  doubtAboutClient,
   loginStorable,
   parseBrowserLogin,
   storeLogin,
@@ -168,6 +169,9 @@ export async function runLoginBrowser(
   const beforeExchange = loginStorable(ctx, again);
   const store = (result: Parameters<typeof storeLogin>[1]) =>
     storeLogin(ctx, result, { id: clientId, secret: clientSecret }, again);
+  // Read only when given by flag: the profile's own client (svc sandbox start's) is known.
+  const clientDoubt =
+    options.clientId && !options.device ? await doubtAboutClient(ctx, options.clientId) : undefined;
   const stored = options.device
     ? await store(
         await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
@@ -180,7 +184,7 @@ export async function runLoginBrowser(
     : // Stored before the browser hears, so its page says "Logged in" only when it is true.
       await authorizeWithBrowser(
         ctx,
-        { ...options, clientId, clientSecret, kind: 'login', beforeExchange },
+        { ...options, clientId, clientSecret, kind: 'login', beforeExchange, clientDoubt },
         store,
       );
   const me = stored.identity;

@@ -13,6 +13,7 @@ import {
   parseBrowserLogin,
   type StoredLogin,
   storeLogin,
+  warnClientNotFound,
 } from '../browser-login.js';
 import { examples, type MakeContext } from '../kit.js';
 
@@ -44,18 +45,19 @@ async function printTokens(ctx: Context, tokens: TokenSet): Promise<void> {
 /**
  * Before the browser: a client with no redirect URI svc's loopback matches would leave the user
  * at a "redirect URI not registered" page while svc waits minutes. Checked when the caller may
- * read the client; when it may not (no credential, 403, 404), the flow goes ahead as it would.
+ * read the client; when it may not (no credential, 403, 404), the flow goes ahead as it would,
+ * after a warning for a 404 (returned: what a timeout says first).
  */
-async function checkRedirectUris(ctx: Context, clientId: string): Promise<void> {
+async function checkRedirectUris(ctx: Context, clientId: string): Promise<string | undefined> {
   let uris: string[];
   try {
     uris = (await (await ctx.platform()).oauth.clients.get(clientId)).redirect_uris ?? [];
   } catch (error) {
-    const unreadable = ['auth', 'forbidden', 'not_found'];
-    if (error instanceof SvcError && unreadable.includes(error.category)) return;
+    if (error instanceof SvcError && error.category === 'not_found') return warnClientNotFound(ctx, clientId);
+    if (error instanceof SvcError && ['auth', 'forbidden'].includes(error.category)) return undefined;
     throw error;
   }
-  if (acceptsSvcRedirect(uris)) return;
+  if (acceptsSvcRedirect(uris)) return undefined;
   const keep = uris.map((uri) => `--redirect-uri ${uri} `).join('');
   throw new UsageError(
     `client ${clientId} has no redirect URI svc can use: it has ${uris.join(', ') || 'none'}, ` +
@@ -67,7 +69,7 @@ async function checkRedirectUris(ctx: Context, clientId: string): Promise<void> 
 }
 
 export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOptions): Promise<void> {
-  await checkRedirectUris(ctx, options.clientId);
+  const clientDoubt = await checkRedirectUris(ctx, options.clientId);
   const clientSecret = options.publicClient
     ? undefined
     : await readSecret(ctx, options.secret, {
@@ -84,6 +86,7 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
       ...options,
       clientSecret,
       kind: 'authorize',
+      clientDoubt,
       ...(options.save ? { beforeExchange: loginStorable(ctx, 'the command') } : {}),
     },
     async (r) => ({
