@@ -3,12 +3,19 @@ import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/
 import { acceptsSvcRedirect } from '../../api/redirect-uris.js';
 import type { OAuthClient, OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
-import { NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
-import { newIdempotencyKey } from '../../http/idempotency.js';
+import { UsageError } from '../../errors.js';
+import { NotFoundError } from '../../http/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
+import {
+  type Creation,
+  createOnce,
+  earlierRunNote,
+  goneSince,
+  idempotencyKeyHelp,
+  rotatedSince,
+} from '../replayed-creation.js';
 import { clientFields } from './shared.js';
 
 export interface OAuthCreateOptions {
@@ -101,20 +108,14 @@ export async function printClientWithSecret(
   else ctx.out.warn(data.warning || 'store the client secret now: it is not shown again');
 }
 
-/** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
-const KEY_KEPT = '24 hours';
-
 export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions): Promise<void> {
   const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
-  // Chosen here, not by the HTTP client, so a lost answer can name it: the same key gets the
-  // same answer, secret included, instead of a second client.
-  const key = options.idempotencyKey ?? newIdempotencyKey();
   let data: OAuthClientWithSecret;
-  let replayed: Replayed | undefined;
+  let creation: Creation<OAuthClientWithSecret>;
   try {
     const platform = await ctx.platform();
-    const answer = await platform.oauth.clients
-      .create(
+    creation = await createOnce(options.idempotencyKey, 'client', (idempotencyKey) =>
+      platform.oauth.clients.create(
         {
           name: options.name,
           ...(options.description === undefined ? {} : { description: options.description }),
@@ -127,34 +128,25 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
             : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
           pkce_required: options.pkceRequired,
         },
-        { idempotencyKey: key },
-      )
-      .withResponse()
-      .catch((error: unknown) => {
-        if (!(error instanceof OutcomeUnknownError)) throw error;
-        throw error.withHint(
-          `re-run with --idempotency-key ${key} to get the same answer, secret included, without creating a second client (the platform keeps it for ${KEY_KEPT})`,
-        );
-      });
-    data = answer.data;
-    if (answer.response.replayed) {
-      replayed = { byEarlierRun: !answer.response.afterLostAnswer };
-      data = await asItIsNow(platform, data, key);
-    }
+        { idempotencyKey },
+      ),
+    );
+    data = creation.replayed ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
     throw error;
   }
-  if (replayed?.byEarlierRun && !ctx.out.isMachine) {
-    ctx.out.info(
-      `OAuth client ${data.client_id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the client as it is now.`,
-    );
-  }
-  await printClientWithSecret(ctx, replayed ? { ...data, replayed: true } : data, options.secretFile, [
-    `OAuth client ${data.client_id}'s secret`,
-    `get a new one with: svc oauth rotate-secret ${data.client_id} --secret-file PATH --yes`,
-  ]);
+  if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.client_id)));
+  await printClientWithSecret(
+    ctx,
+    creation.replayed ? { ...data, replayed: true } : data,
+    options.secretFile,
+    [
+      `OAuth client ${data.client_id}'s secret`,
+      `get a new one with: svc oauth rotate-secret ${data.client_id} --secret-file PATH --yes`,
+    ],
+  );
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
     const secret = options.secretFile
@@ -164,16 +156,12 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   }
 }
 
-interface Replayed {
-  /** false: the answer of this run's own attempt whose answer was lost (a retry's replay). */
-  byEarlierRun: boolean;
-}
+const created = (id: string) => ({ what: `OAuth client ${id}`, noun: 'client', secret: 'secret' });
 
 /**
  * A replayed creation is the answer of the day the client was made: the client may have been
  * deleted, its secret rotated or its fields updated since. The client as it is now, with the
- * replayed secret only while it is still the client's; otherwise an error that says what became
- * of it (a deleted client: exit 5; a rotated secret: exit 6, and the remedy).
+ * replayed secret only while it is still the client's (replayed-creation.ts says what else).
  */
 async function asItIsNow(
   platform: Platform,
@@ -185,26 +173,12 @@ async function asItIsNow(
   try {
     now = await platform.oauth.clients.get(id);
   } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
-    throw new SvcError(
-      'not_found',
-      `OAuth client ${id} was created by an earlier run with idempotency key ${key} and has been deleted since; the platform answered with that run's stored answer, whose secret no longer works`,
-      {
-        code: 'client_deleted',
-        hint: 'to make a new client, run the command without --idempotency-key (or with a new key)',
-        cause: error,
-      },
-    );
+    if (error instanceof NotFoundError) throw goneSince(created(id), key, 'deleted', error);
+    throw error;
   }
   if (now.secret_rotated_at && now.secret_rotated_at !== made.secret_rotated_at) {
-    throw new SvcError(
-      'conflict',
-      `OAuth client ${id} was created by an earlier run with idempotency key ${key}, and its secret was rotated since (${now.secret_rotated_at}): the secret in the platform's stored answer no longer works, so svc neither prints nor writes it`,
-      {
-        code: 'secret_rotated',
-        hint: `the secret of the rotation is the client's; if it is lost, get a new one with: svc oauth rotate-secret ${id} --secret-file PATH --yes`,
-      },
-    );
+    const remedy = `svc oauth rotate-secret ${id} --secret-file PATH --yes`;
+    throw rotatedSince(created(id), key, now.secret_rotated_at, remedy);
   }
   const { client_secret, warning } = made;
   return { ...made, ...now, client_secret, warning };
@@ -251,12 +225,7 @@ export function createCommand(make: MakeContext): Command {
         'write the secret to this new file (mode 0600) instead of printing it',
       ),
     )
-    .addOption(
-      new Option(
-        '--idempotency-key <key>',
-        "the request's idempotency key (default: a new one); reuse it so a re-run cannot create a second client",
-      ),
-    )
+    .addOption(new Option('--idempotency-key <key>', idempotencyKeyHelp('client')))
     .addHelpText(
       'after',
       examples(
