@@ -64,11 +64,14 @@ describe('a login whose token response has no refresh token', () => {
   it('svc oauth authorize --save does not say svc refreshes the tokens', async () => {
     const { id, file } = await clientWithoutRefresh();
     const browser = consentBrowser();
-    const r = await svc.run(['oauth', 'authorize', '--client-id', id, '--client-secret-file', file, '--save'], {
-      env: anonymous(),
-      browser,
-      ...realTime,
-    });
+    const r = await svc.run(
+      ['oauth', 'authorize', '--client-id', id, '--client-secret-file', file, '--save'],
+      {
+        env: anonymous(),
+        browser,
+        ...realTime,
+      },
+    );
     await browser.settled();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
