@@ -156,7 +156,8 @@ export async function authorizeWithDevice(
         'the device login failed',
         error,
         [codes.device_code, ...secrets],
-        code === 'invalid_client' ? invalidClientHint(options.clientSecret) : 'run the login again',
+        // The same client was accepted at the start: invalid_client now is not about its secret.
+        'run the login again',
       );
     }
   }

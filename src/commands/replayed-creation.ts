@@ -22,10 +22,17 @@ export interface Created {
 export interface Creation<T> {
   data: T;
   key: string;
-  /** The platform's stored answer to this key (Idempotent-Replayed), not a new creation. */
-  replayed: boolean;
-  /** Replayed, and not to a retry of this run after a lost answer: an earlier run made it. */
+  /**
+   * The platform's stored answer (Idempotent-Replayed), and not to a retry of this run after a lost
+   * answer: an earlier run made it.
+   */
   byEarlierRun: boolean;
+  /**
+   * A stored answer that may be older than this run: an earlier run's, or one to a retry after a
+   * lost answer under the user's own key (which an earlier run may have used). A key svc chose
+   * was never sent before this run: its stored answer is this run's own creation.
+   */
+  mayBeStale: boolean;
 }
 
 /**
@@ -41,11 +48,12 @@ export async function createOnce<T>(
   const key = given ?? newIdempotencyKey();
   try {
     const { data, response } = await request(key).withResponse();
+    const byEarlierRun = response.replayed && !response.afterLostAnswer;
     return {
       data,
       key,
-      replayed: response.replayed,
-      byEarlierRun: response.replayed && !response.afterLostAnswer,
+      byEarlierRun,
+      mayBeStale: byEarlierRun || (response.replayed && given !== undefined),
     };
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;

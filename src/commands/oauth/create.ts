@@ -131,7 +131,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
         { idempotencyKey },
       ),
     );
-    data = creation.replayed ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
+    data = creation.mayBeStale ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
@@ -140,7 +140,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.client_id)));
   await printClientWithSecret(
     ctx,
-    creation.replayed ? { ...data, replayed: true } : data,
+    creation.byEarlierRun ? { ...data, replayed: true } : data,
     options.secretFile,
     [
       `OAuth client ${data.client_id}'s secret`,

@@ -82,9 +82,10 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
           { idempotencyKey },
         ),
       );
-      if (!creation.replayed) return creation.data;
+      if (!creation.mayBeStale) return creation.data;
       const now = await asItIsNow(platform, creation.data, creation.key);
-      if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
+      if (!creation.byEarlierRun) return now;
+      if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
       const replayed: WebhookWithSecret = { ...now, replayed: true } as WebhookWithSecret;
       return replayed;
     },

@@ -104,14 +104,14 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
         { idempotencyKey },
       ),
     );
-    data = creation.replayed ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
+    data = creation.mayBeStale ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
     if (file) await file.write(data.key, 'key');
   } catch (error) {
     await file?.discard();
     throw error;
   }
   if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.id)));
-  const fresh = creation.replayed ? { ...data, replayed: true } : data;
+  const fresh = creation.byEarlierRun ? { ...data, replayed: true } : data;
   const shown = options.secretFile ? { ...fresh, key: null, key_file: options.secretFile } : fresh;
   if (!options.secretFile) {
     ctx.outputIsOnlyCopyOf(
