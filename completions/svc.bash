@@ -245,7 +245,8 @@ __svc_opts=(
   ['svc tenants api-keys create']='--kind
 --name
 --justification
---secret-file'
+--secret-file
+--idempotency-key'
   ['svc tenants api-keys ls']=''
   ['svc tenants api-keys revoke']=''
   ['svc oauth']=''
@@ -313,7 +314,8 @@ __svc_opts=(
 --max-attempts
 --disabled
 --secret-file
---show-secret'
+--show-secret
+--idempotency-key'
   ['svc webhooks update']='--url
 --event-type
 --description
@@ -516,7 +518,7 @@ __svc_valopts=(
   ['svc tenants']='  '
   ['svc tenants ls']=' --limit --cursor --role --tier '
   ['svc tenants api-keys']='  '
-  ['svc tenants api-keys create']=' --kind --name --justification --secret-file '
+  ['svc tenants api-keys create']=' --kind --name --justification --secret-file --idempotency-key '
   ['svc tenants api-keys ls']='  '
   ['svc tenants api-keys revoke']='  '
   ['svc oauth']='  '
@@ -537,7 +539,7 @@ __svc_valopts=(
   ['svc webhooks']='  '
   ['svc webhooks ls']='  '
   ['svc webhooks get']='  '
-  ['svc webhooks create']=' --url --event-type --description --max-attempts --secret-file '
+  ['svc webhooks create']=' --url --event-type --description --max-attempts --secret-file --idempotency-key '
   ['svc webhooks update']=' --url --event-type --description --max-attempts '
   ['svc webhooks delete']='  '
   ['svc webhooks rotate-secret']=' --secret-file '

@@ -3,7 +3,13 @@ import type { Context } from '../context.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
 import type { BrowserFlowResult } from './flow.js';
 import { serverMetadata, usableEndpoint } from './metadata.js';
-import { oauthErrorCode, requestToken, tokenRequestFailed, tokenUrl } from './token-endpoint.js';
+import {
+  invalidClientHint,
+  oauthErrorCode,
+  requestToken,
+  tokenRequestFailed,
+  tokenUrl,
+} from './token-endpoint.js';
 
 /**
  * `svc login --device`: the device authorization grant (RFC 8628), for a terminal whose machine
@@ -95,7 +101,9 @@ export async function authorizeWithDevice(
       'the server refused to start a device login',
       error,
       secrets,
-      'check the client id and --scope',
+      oauthErrorCode(error) === 'invalid_client'
+        ? invalidClientHint(options.clientSecret)
+        : 'check the client id and --scope',
     );
   }
   ctx.secrets.add(codes.device_code);
@@ -148,6 +156,7 @@ export async function authorizeWithDevice(
         'the device login failed',
         error,
         [codes.device_code, ...secrets],
+        // The same client was accepted at the start: invalid_client now is not about its secret.
         'run the login again',
       );
     }

@@ -4,6 +4,7 @@ import { joinUrl } from '../http/path.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {
+  invalidClientHint,
   oauthErrorCode,
   requestToken,
   type TokenSet,
@@ -28,6 +29,11 @@ export interface BrowserFlowOptions {
    * there, e.g. when the tokens could not be stored (browser-login.ts, loginStorable).
    */
   beforeExchange?: () => void;
+  /**
+   * Why the client id may be wrong (it read 404 before the browser opened): said first if the
+   * browser never comes back.
+   */
+  clientDoubt?: string | undefined;
 }
 
 /** A login whose URL was printed for the user to open timed out: what to do instead. */
@@ -36,6 +42,14 @@ function printedUrlTimeoutHint(options: BrowserFlowOptions): string {
   return options.kind === 'login'
     ? `run the login again with ${longer}, or log in with a code: \`svc login --device\``
     : `run it again with ${longer}`;
+}
+
+/** What a timed-out login says to do: the doubt about the client first, if there is one. */
+function timeoutHint(options: BrowserFlowOptions, openBrowser: boolean): { timeoutHint?: string } {
+  // The URL was printed already (--no-browser, SSH): more time, or (a login) a code instead.
+  const usual = openBrowser ? undefined : printedUrlTimeoutHint(options);
+  if (!options.clientDoubt) return usual === undefined ? {} : { timeoutHint: usual };
+  return { timeoutHint: `${options.clientDoubt}; otherwise ${usual ?? 'run the login again'}` };
 }
 
 /** The browser's last page, by how the flow ended (no secrets, no server text). */
@@ -134,8 +148,7 @@ export async function authorizeWithBrowser<T>(
     state,
     issuers,
     timeoutMs: options.timeoutSeconds * 1000,
-    // The URL was printed already (--no-browser, SSH): more time, or (a login) a code instead.
-    ...(openBrowser ? {} : { timeoutHint: printedUrlTimeoutHint(options) }),
+    ...timeoutHint(options, openBrowser),
     signal: ctx.signal,
     sleep: ctx.clock.sleep,
     onStray: (reason) => ctx.out.warn(reason),
@@ -226,9 +239,7 @@ async function exchange(
       secrets,
       oauthErrorCode(error) !== 'invalid_client'
         ? 'run the login again'
-        : options.clientSecret === undefined
-          ? 'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET'
-          : 'check the client id and secret',
+        : invalidClientHint(options.clientSecret),
     );
   }
 }

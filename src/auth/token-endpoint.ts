@@ -85,6 +85,16 @@ export function oauthErrorCode(error: unknown): string | undefined {
 }
 
 /**
+ * The fix for a token endpoint's invalid_client (RFC 6749 §5.2), the same for every grant: a
+ * confidential client sent without its secret, or a wrong client id or secret.
+ */
+export function invalidClientHint(clientSecret: string | undefined): string {
+  return clientSecret === undefined
+    ? 'a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET'
+    : 'check the client id and secret';
+}
+
+/**
  * A failed token request as an authentication failure (exit 3), its message cleaned of any
  * secret the server might have echoed. One whose answer was lost (no answer, a 5xx) is a plain
  * failure (exit 1): tokens are not a change of the user's, so no `outcome: unknown`, and the

@@ -120,6 +120,36 @@ export interface StoredLogin {
   identity: CallerIdentity | undefined;
   expiresAt: string | undefined;
   scope: string | undefined;
+  /** The token response had a refresh token: svc renews the access token by itself. */
+  refreshable: boolean;
+}
+
+/**
+ * A client id the tenant does not know (a 404 on reading it): said before the browser opens, whose
+ * login page will most likely say "Unknown client". The login goes on all the same: a client of
+ * another tenant reads 404 too. Returns what the browser's timeout then says first.
+ */
+export function warnClientNotFound(ctx: Context, clientId: string): string {
+  const tenant = ctx.settings().values.tenant;
+  const missing = `OAuth client ${clientId} was not found${tenant ? ` in tenant ${tenant}` : ''}`;
+  ctx.out.warn(
+    `${missing} (a client of another tenant reads the same, so the login goes on); if the login page says "Unknown client", check --client-id`,
+  );
+  return `${missing}: if the login page said "Unknown client", check --client-id`;
+}
+
+/**
+ * `svc login --client-id ID`: the client read first, only to warn about an unknown one
+ * (warnClientNotFound). Nothing else that reading says stops a login: no credential yet, another
+ * tenant's client, a server that is not the platform.
+ */
+export async function doubtAboutClient(ctx: Context, clientId: string): Promise<string | undefined> {
+  try {
+    await (await ctx.platform()).oauth.clients.get(clientId, { maxRetries: 0 });
+  } catch (error) {
+    if (error instanceof SvcError && error.category === 'not_found') return warnClientNotFound(ctx, clientId);
+  }
+  return undefined;
 }
 
 /**
@@ -187,5 +217,10 @@ export async function storeLogin(
       { code: 'config_write', hint: `${MAKE_ROOM}, then run ${again} again`, cause: error },
     );
   }
-  return { identity, expiresAt: credential.expires_at, scope: credential.scope };
+  return {
+    identity,
+    expiresAt: credential.expires_at,
+    scope: credential.scope,
+    refreshable: credential.refresh_token !== undefined && credential.refresh_token !== '',
+  };
 }

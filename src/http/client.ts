@@ -344,6 +344,7 @@ export class ApiClient {
         data,
         text: outcome.text,
         requestId,
+        afterLostAnswer: lostAnswer !== undefined,
       };
     }
   }

@@ -67,6 +67,11 @@ export interface ApiResponse<T> {
   data: T;
   text: string;
   requestId: string | undefined;
+  /**
+   * An earlier attempt of this change lost its answer (see ApiError.lostAnswer): a replayed
+   * answer (Idempotent-Replayed) may then be that attempt's own, not an earlier command's.
+   */
+  afterLostAnswer: boolean;
 }
 
 export interface ClientConfig {

@@ -7,6 +7,8 @@ export interface ResponseMeta {
   requestId: string | undefined;
   /** The server answered with the stored response of an earlier request with the same key. */
   replayed: boolean;
+  /** An earlier attempt of this call lost its answer: a replayed answer may be that attempt's. */
+  afterLostAnswer: boolean;
 }
 
 export interface WithResponse<T> {

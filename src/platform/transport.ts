@@ -130,6 +130,7 @@ export class Transport {
       headers: answer.headers,
       requestId: answer.requestId,
       replayed: answer.headers['idempotent-replayed'] === 'true',
+      afterLostAnswer: answer.afterLostAnswer === true,
     };
     const data = operation.schema === null ? answer.text : normalize(answer.data);
     this.#check(operation, data, response);

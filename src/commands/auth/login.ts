@@ -13,6 +13,7 @@ import { readStream } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
+  doubtAboutClient,
   loginStorable,
   parseBrowserLogin,
   storeLogin,
@@ -168,6 +169,9 @@ export async function runLoginBrowser(
   const beforeExchange = loginStorable(ctx, again);
   const store = (result: Parameters<typeof storeLogin>[1]) =>
     storeLogin(ctx, result, { id: clientId, secret: clientSecret }, again);
+  // Read only when given by flag: the profile's own client (svc sandbox start's) is known.
+  const clientDoubt =
+    options.clientId && !options.device ? await doubtAboutClient(ctx, options.clientId) : undefined;
   const stored = options.device
     ? await store(
         await (await import('../../auth/device.js')).authorizeWithDevice(ctx, {
@@ -180,7 +184,7 @@ export async function runLoginBrowser(
     : // Stored before the browser hears, so its page says "Logged in" only when it is true.
       await authorizeWithBrowser(
         ctx,
-        { ...options, clientId, clientSecret, kind: 'login', beforeExchange },
+        { ...options, clientId, clientSecret, kind: 'login', beforeExchange, clientDoubt },
         store,
       );
   const me = stored.identity;
@@ -204,7 +208,11 @@ export async function runLoginBrowser(
       ? `the access token expires ${relativeTime(stored.expiresAt, ctx.clock.now())}`
       : undefined,
   ].filter(Boolean);
-  if (facts.length > 0) ctx.out.info(`  ${facts.join('; ')} (refreshed automatically)`);
+  if (!stored.refreshable) {
+    // No refresh token (a client without the refresh_token grant): the login ends with the token.
+    facts.push('there is no refresh token: log in again when it expires');
+    ctx.out.info(`  ${facts.join('; ')}`);
+  } else if (facts.length > 0) ctx.out.info(`  ${facts.join('; ')} (refreshed automatically)`);
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
 }
 
@@ -217,7 +225,8 @@ export default function login(make: MakeContext): Command {
         '127.0.0.1 (a free port, or --port) for the redirect to /callback, opens the authorization page\n' +
         '({app_url}/oauth/authorize) in the browser (SVC_BROWSER, BROWSER, else the system opener),\n' +
         'waits for one callback with the right state, exchanges the code at {base_url}/v1/oauth/token\n' +
-        'and stores the tokens in the 0600 credential file. They are refreshed automatically.\n\n' +
+        'and stores the tokens in the 0600 credential file. They are refreshed automatically (when the\n' +
+        'server sent a refresh token: a client without the refresh_token grant gets none, and svc says so).\n\n' +
         'Over SSH (or with --no-browser) svc opens no browser: it prints the URL to open on any machine,\n' +
         'and on a terminal takes either the redirect (same machine, or a forwarded port) or the address\n' +
         'the browser ends on, pasted back (state and PKCE are checked all the same). --device uses device\n' +

@@ -5,13 +5,16 @@ import { readSecret } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
+import { relativeTime } from '../../output/format.js';
 import { shellWord } from '../../system/shell-words.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
   loginStorable,
   parseBrowserLogin,
+  type StoredLogin,
   storeLogin,
+  warnClientNotFound,
 } from '../browser-login.js';
 import { examples, type MakeContext } from '../kit.js';
 
@@ -43,18 +46,19 @@ async function printTokens(ctx: Context, tokens: TokenSet): Promise<void> {
 /**
  * Before the browser: a client with no redirect URI svc's loopback matches would leave the user
  * at a "redirect URI not registered" page while svc waits minutes. Checked when the caller may
- * read the client; when it may not (no credential, 403, 404), the flow goes ahead as it would.
+ * read the client; when it may not (no credential, 403, 404), the flow goes ahead as it would,
+ * after a warning for a 404 (returned: what a timeout says first).
  */
-async function checkRedirectUris(ctx: Context, clientId: string): Promise<void> {
+async function checkRedirectUris(ctx: Context, clientId: string): Promise<string | undefined> {
   let uris: string[];
   try {
     uris = (await (await ctx.platform()).oauth.clients.get(clientId)).redirect_uris ?? [];
   } catch (error) {
-    const unreadable = ['auth', 'forbidden', 'not_found'];
-    if (error instanceof SvcError && unreadable.includes(error.category)) return;
+    if (error instanceof SvcError && error.category === 'not_found') return warnClientNotFound(ctx, clientId);
+    if (error instanceof SvcError && ['auth', 'forbidden'].includes(error.category)) return undefined;
     throw error;
   }
-  if (acceptsSvcRedirect(uris)) return;
+  if (acceptsSvcRedirect(uris)) return undefined;
   const keep = uris.map((uri) => `--redirect-uri ${shellWord(uri)} `).join('');
   throw new UsageError(
     `client ${clientId} has no redirect URI svc can use: it has ${uris.join(', ') || 'none'}, ` +
@@ -66,7 +70,7 @@ async function checkRedirectUris(ctx: Context, clientId: string): Promise<void> 
 }
 
 export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOptions): Promise<void> {
-  await checkRedirectUris(ctx, options.clientId);
+  const clientDoubt = await checkRedirectUris(ctx, options.clientId);
   const clientSecret = options.publicClient
     ? undefined
     : await readSecret(ctx, options.secret, {
@@ -83,21 +87,27 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
       ...options,
       clientSecret,
       kind: 'authorize',
+      clientDoubt,
       ...(options.save ? { beforeExchange: loginStorable(ctx, 'the command') } : {}),
     },
-    async (r) => {
-      if (options.save) await storeLogin(ctx, r, { id: options.clientId, secret: clientSecret });
-      return r;
-    },
+    async (r) => ({
+      ...r,
+      stored: options.save
+        ? await storeLogin(ctx, r, { id: options.clientId, secret: clientSecret })
+        : undefined,
+    }),
   );
   await printTokens(ctx, result.tokens);
-  if (!ctx.out.isMachine) {
-    ctx.out.info(
-      options.save
-        ? `Stored in profile "${ctx.settings().profile}"; svc refreshes the tokens as it needs.`
-        : 'Nothing was stored (pass --save to keep these tokens in the profile).',
-    );
-  }
+  if (!ctx.out.isMachine) ctx.out.info(storedNote(ctx, result.stored));
+}
+
+/** What became of the tokens: not stored, stored and refreshed by svc, or stored until they expire. */
+function storedNote(ctx: Context, stored: StoredLogin | undefined): string {
+  if (!stored) return 'Nothing was stored (pass --save to keep these tokens in the profile).';
+  const where = `Stored in profile "${ctx.settings().profile}"`;
+  if (stored.refreshable) return `${where}; svc refreshes the tokens as it needs.`;
+  const when = stored.expiresAt ? ` (${relativeTime(stored.expiresAt, ctx.clock.now())})` : '';
+  return `${where}; there is no refresh token: run the command again when the access token expires${when}.`;
 }
 
 export function authorizeCommand(make: MakeContext): Command {

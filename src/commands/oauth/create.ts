@@ -1,12 +1,22 @@
 import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
 import { acceptsSvcRedirect } from '../../api/redirect-uris.js';
-import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
+import type { OAuthClient, OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { NotFoundError } from '../../http/errors.js';
+import type { Platform } from '../../platform/index.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { shellWord } from '../../system/shell-words.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
+import {
+  type Creation,
+  createOnce,
+  earlierRunNote,
+  goneSince,
+  idempotencyKeyHelp,
+  rotatedSince,
+} from '../replayed-creation.js';
 import { clientFields } from './shared.js';
 
 export interface OAuthCreateOptions {
@@ -81,7 +91,7 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
  */
 export async function printClientWithSecret(
   ctx: Context,
-  data: OAuthClientWithSecret,
+  data: OAuthClientWithSecret & { replayed?: true },
   secretFile: string | undefined,
   ifLost: [what: string, remedy: string],
 ): Promise<void> {
@@ -102,32 +112,42 @@ export async function printClientWithSecret(
 export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions): Promise<void> {
   const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
   let data: OAuthClientWithSecret;
+  let creation: Creation<OAuthClientWithSecret>;
   try {
     const platform = await ctx.platform();
-    data = await platform.oauth.clients.create(
-      {
-        name: options.name,
-        ...(options.description === undefined ? {} : { description: options.description }),
-        redirect_uris: options.redirectUris,
-        ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
-        scopes: options.scopes,
-        ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
-        ...(options.refreshTokenLifetime === undefined
-          ? {}
-          : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
-        pkce_required: options.pkceRequired,
-      },
-      options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey },
+    creation = await createOnce(options.idempotencyKey, 'client', (idempotencyKey) =>
+      platform.oauth.clients.create(
+        {
+          name: options.name,
+          ...(options.description === undefined ? {} : { description: options.description }),
+          redirect_uris: options.redirectUris,
+          ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
+          scopes: options.scopes,
+          ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
+          ...(options.refreshTokenLifetime === undefined
+            ? {}
+            : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
+          pkce_required: options.pkceRequired,
+        },
+        { idempotencyKey },
+      ),
     );
+    data = creation.mayBeStale ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
     throw error;
   }
-  await printClientWithSecret(ctx, data, options.secretFile, [
-    `OAuth client ${data.client_id}'s secret`,
-    `get a new one with: svc oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`,
-  ]);
+  if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.client_id)));
+  await printClientWithSecret(
+    ctx,
+    creation.byEarlierRun ? { ...data, replayed: true } : data,
+    options.secretFile,
+    [
+      `OAuth client ${data.client_id}'s secret`,
+      `get a new one with: svc oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`,
+    ],
+  );
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
     const secret = options.secretFile
@@ -135,6 +155,34 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
       : ' --client-secret-stdin';
     ctx.out.info(`Try it: svc oauth authorize --client-id ${shellWord(data.client_id)}${secret}`);
   }
+}
+
+const created = (id: string) => ({ what: `OAuth client ${id}`, noun: 'client', secret: 'secret' });
+
+/**
+ * A replayed creation is the answer of the day the client was made: the client may have been
+ * deleted, its secret rotated or its fields updated since. The client as it is now, with the
+ * replayed secret only while it is still the client's (replayed-creation.ts says what else).
+ */
+async function asItIsNow(
+  platform: Platform,
+  made: OAuthClientWithSecret,
+  key: string,
+): Promise<OAuthClientWithSecret> {
+  const id = made.client_id;
+  let now: OAuthClient;
+  try {
+    now = await platform.oauth.clients.get(id);
+  } catch (error) {
+    if (error instanceof NotFoundError) throw goneSince(created(id), key, 'deleted', error);
+    throw error;
+  }
+  if (now.secret_rotated_at && now.secret_rotated_at !== made.secret_rotated_at) {
+    const remedy = `svc oauth rotate-secret ${id} --secret-file PATH --yes`;
+    throw rotatedSince(created(id), key, now.secret_rotated_at, remedy);
+  }
+  const { client_secret, warning } = made;
+  return { ...made, ...now, client_secret, warning };
 }
 
 export function createCommand(make: MakeContext): Command {
@@ -148,7 +196,11 @@ export function createCommand(make: MakeContext): Command {
         'logged (--debug masks it). --json prints the whole creation response.\n\n' +
         `Sandbox bounds: --token-lifetime ${tokenLifetime.min}-${tokenLifetime.max} s (default ${tokenLifetime.default}),\n` +
         `--refresh-token-lifetime ${refreshTokenLifetime.min}-${refreshTokenLifetime.max} s (default ${refreshTokenLifetime.default}). ` +
-        'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).',
+        'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).\n\n' +
+        'Run again with the same --idempotency-key (within 24 hours), it makes no second client: svc says\n' +
+        'the client was already created by an earlier run and shows it as it is now ("replayed": true\n' +
+        'with --json). A client deleted since: exit 5. A secret rotated since: the stale secret is neither\n' +
+        'printed nor written, exit 6. When every answer is lost, the error names the key to re-run with.',
     )
     .addOption(new Option('--name <name>', 'display name (required)'))
     .addOption(
@@ -174,12 +226,7 @@ export function createCommand(make: MakeContext): Command {
         'write the secret to this new file (mode 0600) instead of printing it',
       ),
     )
-    .addOption(
-      new Option(
-        '--idempotency-key <key>',
-        "the request's idempotency key (default: a new one); reuse it so a re-run cannot create a second client",
-      ),
-    )
+    .addOption(new Option('--idempotency-key <key>', idempotencyKeyHelp('client')))
     .addHelpText(
       'after',
       examples(

@@ -1,10 +1,20 @@
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import { parseHttpUrl } from '../../api/loopback.js';
+import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { NotFoundError } from '../../http/errors.js';
+import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
+import {
+  createOnce,
+  earlierRunNote,
+  goneSince,
+  idempotencyKeyHelp,
+  rotatedSince,
+} from '../replayed-creation.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { eventTypeArg } from './shared.js';
 
@@ -15,6 +25,7 @@ export interface WebhooksCreateOptions {
   maxAttempts: number | undefined;
   disabled: boolean;
   secret: SecretDestination;
+  idempotencyKey: string | undefined;
 }
 
 /** A target URL: absolute http(s) (the server checks the rest). */
@@ -49,6 +60,8 @@ export function parseWebhooksCreate(flags: Record<string, unknown>): WebhooksCre
     maxAttempts: intFlag('--max-attempts', flags.maxAttempts, 1, 20),
     disabled: flags.disabled === true,
     secret: secretDestination(flags, 'svc webhooks create'),
+    idempotencyKey:
+      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
   };
 }
 
@@ -57,20 +70,59 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
   const data = await withSecretOutput(
     ctx,
     options.secret,
-    () =>
-      platform.webhooks.create({
-        url: options.url,
-        event_types: options.eventTypes as EventType[],
-        ...(options.description === undefined ? {} : { description: options.description }),
-        ...(options.maxAttempts === undefined ? {} : { max_attempts: options.maxAttempts }),
-        ...(options.disabled ? { status: 'disabled' as const } : {}),
-      }),
+    async () => {
+      const creation = await createOnce(options.idempotencyKey, 'webhook', (idempotencyKey) =>
+        platform.webhooks.create(
+          {
+            url: options.url,
+            event_types: options.eventTypes as EventType[],
+            ...(options.description === undefined ? {} : { description: options.description }),
+            ...(options.maxAttempts === undefined ? {} : { max_attempts: options.maxAttempts }),
+            ...(options.disabled ? { status: 'disabled' as const } : {}),
+          },
+          { idempotencyKey },
+        ),
+      );
+      if (!creation.mayBeStale) return creation.data;
+      const now = await asItIsNow(platform, creation.data, creation.key);
+      if (!creation.byEarlierRun) return now;
+      if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
+      const replayed: WebhookWithSecret = { ...now, replayed: true } as WebhookWithSecret;
+      return replayed;
+    },
     (webhook) => [
       `webhook ${webhook.id}'s signing secret`,
       `get a new one with: svc webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`,
     ],
   );
   if (!ctx.out.isMachine) ctx.out.info(`Try it: svc webhooks test ${shellWord(data.id)}`);
+}
+
+const created = (id: string) => ({ what: `webhook ${id}`, noun: 'webhook', secret: 'signing secret' });
+
+/**
+ * A replayed creation is the answer of the day the webhook was made: it may have been deleted,
+ * its secret rotated or its fields updated since. The webhook as it is now, with the replayed
+ * secret only while it is still the webhook's (replayed-creation.ts says what else).
+ */
+async function asItIsNow(
+  platform: Platform,
+  made: WebhookWithSecret,
+  key: string,
+): Promise<WebhookWithSecret> {
+  let now: Webhook;
+  try {
+    now = await platform.webhooks.get(made.id);
+  } catch (error) {
+    if (error instanceof NotFoundError) throw goneSince(created(made.id), key, 'deleted', error);
+    throw error;
+  }
+  if (now.secret_rotated_at && now.secret_rotated_at !== made.secret_rotated_at) {
+    const remedy = `svc webhooks rotate-secret ${made.id} --secret-file PATH`;
+    throw rotatedSince(created(made.id), key, now.secret_rotated_at, remedy);
+  }
+  const { secret, warning } = made;
+  return { ...made, ...now, secret, warning };
 }
 
 export function createCommand(make: MakeContext): Command {
@@ -80,6 +132,10 @@ export function createCommand(make: MakeContext): Command {
       'Create a webhook: signed POSTs of the given event kinds go to --url. The signing secret is\n' +
         'returned once: --secret-file writes it to a new file (mode 0600, never over an existing file),\n' +
         '--show-secret prints it; one of them is required, so the secret is never lost nor shown unasked.\n' +
+        'Run again with the same --idempotency-key (within 24 hours), it makes no second webhook: svc says\n' +
+        'it was already created by an earlier run and shows it as it is now ("replayed": true with --json);\n' +
+        'deleted since: exit 5; its secret rotated since: the stale secret is neither printed nor written,\n' +
+        'exit 6. When every answer is lost, the error names the key to re-run with.\n' +
         '(The reference does not show this operation; the sandbox serves POST /v1/webhooks.)',
     )
     .addOption(new Option('--url <url>', 'the target: an http(s) URL that receives POSTs (required)'))
@@ -94,6 +150,7 @@ export function createCommand(make: MakeContext): Command {
     .addOption(new Option('--disabled', 'create it disabled (it receives no events until enabled)'))
     .addOption(new Option('--secret-file <path>', 'write the signing secret to this new file (mode 0600)'))
     .addOption(new Option('--show-secret', 'print the signing secret (it is not shown again)'))
+    .addOption(new Option('--idempotency-key <key>', idempotencyKeyHelp('webhook')))
     .addHelpText(
       'after',
       examples(

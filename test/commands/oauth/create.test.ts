@@ -223,7 +223,7 @@ describe('svc oauth create', () => {
     const key = ['--idempotency-key', 'once-1'];
     const first = JSON.parse((await svc.run([...args, ...key])).stdout);
     const again = JSON.parse((await svc.run([...args, ...key])).stdout);
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, replayed: true });
     const other = JSON.parse((await svc.run(args)).stdout);
     expect(other.client_id).not.toBe(first.client_id);
   });

@@ -4,10 +4,18 @@ import { API_KEY_LIMITS } from '../../../api/constants.js';
 import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
+import type { Platform } from '../../../platform/index.js';
 import { SecretFile } from '../../../system/secret-file.js';
 import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
+import {
+  type Creation,
+  createOnce,
+  earlierRunNote,
+  goneSince,
+  idempotencyKeyHelp,
+} from '../../replayed-creation.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
 
@@ -17,6 +25,7 @@ export interface ApiKeyCreateOptions {
   name: string | undefined;
   justification: string | undefined;
   secretFile: string | undefined;
+  idempotencyKey: string | undefined;
 }
 
 export function parseApiKeyCreate(
@@ -30,6 +39,8 @@ export function parseApiKeyCreate(
     justification:
       flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
     secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    idempotencyKey:
+      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
   };
   const { min, max } = API_KEY_LIMITS.justification;
   if (
@@ -84,19 +95,29 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   // The file exists (0600, new) before the key does: a bad path fails before anything is created.
   const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
   let data: ApiKeyCreated;
+  let creation: Creation<ApiKeyCreated>;
   try {
     const platform = await ctx.platform();
-    data = await platform.tenants.apiKeys.create(tenant.id, {
-      kind,
-      ...(options.name ? { name: options.name } : {}),
-      ...(justification ? { justification } : {}),
-    });
+    creation = await createOnce(options.idempotencyKey, 'API key', (idempotencyKey) =>
+      platform.tenants.apiKeys.create(
+        tenant.id,
+        {
+          kind,
+          ...(options.name ? { name: options.name } : {}),
+          ...(justification ? { justification } : {}),
+        },
+        { idempotencyKey },
+      ),
+    );
+    data = creation.mayBeStale ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
     if (file) await file.write(data.key, 'key');
   } catch (error) {
     await file?.discard();
     throw error;
   }
-  const shown = options.secretFile ? { ...data, key: null, key_file: options.secretFile } : data;
+  if (creation.byEarlierRun && !ctx.out.isMachine) ctx.out.info(earlierRunNote(created(data.id)));
+  const fresh = creation.byEarlierRun ? { ...data, replayed: true } : data;
+  const shown = options.secretFile ? { ...fresh, key: null, key_file: options.secretFile } : fresh;
   if (!options.secretFile) {
     ctx.outputIsOnlyCopyOf(
       `API key ${data.id}`,
@@ -116,6 +137,20 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   else ctx.out.warn(data.warning || 'Store this key now: it is not shown again.');
 }
 
+const created = (id: string) => ({ what: `API key ${id}`, noun: 'API key', secret: 'key' });
+
+/**
+ * A replayed creation is the answer of the day the key was issued: it may have been revoked
+ * since (the platform has no GET of one key: the tenant's list, revoked keys included, says).
+ */
+async function asItIsNow(platform: Platform, made: ApiKeyCreated, key: string): Promise<ApiKeyCreated> {
+  const { items } = await platform.tenants.apiKeys.list(made.tenant_id);
+  const now = items.find((k) => k.id === made.id);
+  if (!now) throw goneSince(created(made.id), key, 'deleted');
+  if (now.revoked_at) throw goneSince(created(made.id), key, 'revoked');
+  return { ...made, ...now, key: made.key, warning: made.warning };
+}
+
 export function createCommand(make: MakeContext): Command {
   return new Command('create')
     .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
@@ -123,7 +158,10 @@ export function createCommand(make: MakeContext): Command {
       'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600);\n' +
         'use it as SVC_TOKEN or with `svc login --with-token`. A publishable key acts as tenant_viewer, a\n' +
         'service_role key as tenant_admin, until it is revoked: you need api_key.manage and every permission\n' +
-        'of that role held without an end date (a just-in-time grant is refused: the key would outlive it).',
+        'of that role held without an end date (a just-in-time grant is refused: the key would outlive it).\n' +
+        'Run again with the same --idempotency-key (within 24 hours), it issues no second key: svc says it was\n' +
+        'already created by an earlier run ("replayed": true with --json); revoked since: exit 5, the stale key\n' +
+        'neither printed nor written. When every answer is lost, the error names the key to re-run with.',
     )
     .addOption(
       new Option('--kind <kind>', 'publishable or service_role (asked on a terminal)').choices(API_KEY_KINDS),
@@ -143,6 +181,7 @@ export function createCommand(make: MakeContext): Command {
     .addOption(
       new Option('--secret-file <path>', 'write the key to this new file (mode 0600) instead of printing it'),
     )
+    .addOption(new Option('--idempotency-key <key>', idempotencyKeyHelp('API key')))
     .addHelpText(
       'after',
       examples(

@@ -1,0 +1,97 @@
+/**
+ * Creations whose answer carries a one-time secret (an OAuth client, a webhook, an API key) under
+ * an idempotency key: the platform answers a repeat of the key with its stored answer
+ * (Idempotent-Replayed), which is the day of the creation's, and a lost answer can be had again
+ * only with the key. Each verb checks what became of the object itself; the words are here.
+ */
+import { SvcError } from '../errors.js';
+import { OutcomeUnknownError } from '../http/errors.js';
+import { newIdempotencyKey } from '../http/idempotency.js';
+import type { ApiPromise } from '../platform/api-promise.js';
+
+/** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
+const KEY_KEPT = '24 hours';
+
+/** What was created, for the words: `OAuth client cli_…`, `client`, `secret`. */
+export interface Created {
+  what: string;
+  noun: string;
+  secret: string;
+}
+
+export interface Creation<T> {
+  data: T;
+  key: string;
+  /**
+   * The platform's stored answer (Idempotent-Replayed), and not to a retry of this run after a lost
+   * answer: an earlier run made it.
+   */
+  byEarlierRun: boolean;
+  /**
+   * A stored answer that may be older than this run: an earlier run's, or one to a retry after a
+   * lost answer under the user's own key (which an earlier run may have used). A key svc chose
+   * was never sent before this run: its stored answer is this run's own creation.
+   */
+  mayBeStale: boolean;
+}
+
+/**
+ * Sends a creation under `given` (--idempotency-key) or a key chosen here, not by the HTTP client,
+ * so that an answer lost on every attempt names it: re-run with it, the platform answers with
+ * the same creation, secret included, instead of making a second one.
+ */
+export async function createOnce<T>(
+  given: string | undefined,
+  noun: string,
+  request: (key: string) => ApiPromise<T>,
+): Promise<Creation<T>> {
+  const key = given ?? newIdempotencyKey();
+  try {
+    const { data, response } = await request(key).withResponse();
+    const byEarlierRun = response.replayed && !response.afterLostAnswer;
+    return {
+      data,
+      key,
+      byEarlierRun,
+      mayBeStale: byEarlierRun || (response.replayed && given !== undefined),
+    };
+  } catch (error) {
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    throw error.withHint(
+      `re-run with --idempotency-key ${key} to get the same answer, ${noun === 'API key' ? 'the key' : 'secret'} included, without creating a second ${noun} (the platform keeps it for ${KEY_KEPT})`,
+    );
+  }
+}
+
+/** The object of a replayed creation is gone (deleted, revoked) since: its secret is dead. Exit 5. */
+export function goneSince(created: Created, key: string, became: string, cause?: unknown): SvcError {
+  return new SvcError(
+    'not_found',
+    `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer, whose ${created.secret} no longer works`,
+    {
+      code: `${created.noun.replace(/\W+/g, '_').toLowerCase()}_${became}`,
+      hint: `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`,
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
+}
+
+/** The secret of a replayed creation was rotated since: neither printed nor written. Exit 6. */
+export function rotatedSince(created: Created, key: string, at: string, remedy: string): SvcError {
+  return new SvcError(
+    'conflict',
+    `${created.what} was created by an earlier run with idempotency key ${key}, and its ${created.secret} was rotated since (${at}): the ${created.secret} in the platform's stored answer no longer works, so svc neither prints nor writes it`,
+    {
+      code: 'secret_rotated',
+      hint: `the ${created.secret} of the rotation is the ${created.noun}'s; if it is lost, get a new one with: ${remedy}`,
+    },
+  );
+}
+
+/** Said on stderr before a replayed creation's object, shown as it is now. */
+export function earlierRunNote(created: Created): string {
+  return `${created.what} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the ${created.noun} as it is now.`;
+}
+
+export const idempotencyKeyHelp = (noun: string) =>
+  `the request's idempotency key (default: a new one); reuse it so a re-run cannot create a second ${noun}`;

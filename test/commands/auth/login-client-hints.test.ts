@@ -1,0 +1,131 @@
+/**
+ * What `svc login` and `svc oauth authorize` say about the client they log in through, in-process
+ * against a sandbox: a login without a refresh token is not "refreshed automatically", a client id
+ * the tenant does not know is named before the browser opens (and when it times out), and a
+ * device login refused with invalid_client names the secret options as the browser flow does.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Browser } from '../../../src/system/browser.js';
+import { consentBrowser, createClient } from '../../helpers/oauth.js';
+import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+const files = mkdtempSync(join(tmpdir(), 'svc-login-hints-'));
+afterAll(() => rmSync(files, { recursive: true, force: true }));
+/** The sandbox's clock is real time: expiries are relative to now. */
+const realTime = { now: Date.now() };
+
+let configs = 0;
+/** A login of a user through a client: no admin token, a fresh config directory. */
+const anonymous = () => ({
+  SVC_TOKEN: undefined,
+  SVC_TENANT: undefined,
+  SVC_CONFIG_DIR: join(files, `config-${++configs}`),
+});
+
+async function clientWithoutRefresh(): Promise<{ id: string; file: string }> {
+  const client = await createClient(svc.sandbox(), { grant_types: ['authorization_code'] });
+  const file = join(files, `${client.client_id}.secret`);
+  writeFileSync(file, `${client.client_secret}\n`);
+  return { id: client.client_id, file };
+}
+
+/** A browser that opens nothing: the login waits for its whole --browser-timeout. */
+function deadBrowser(): Browser & { opened: string[] } {
+  const opened: string[] = [];
+  return {
+    opened,
+    async open(url) {
+      opened.push(url);
+    },
+  };
+}
+
+describe('a login whose token response has no refresh token', () => {
+  it('svc login does not promise "refreshed automatically": it says when to log in again', async () => {
+    const { id, file } = await clientWithoutRefresh();
+    const browser = consentBrowser();
+    const r = await svc.run(['login', '--client-id', id, '--client-secret-file', file], {
+      env: anonymous(),
+      browser,
+      ...realTime,
+    });
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('refreshed automatically');
+    expect(r.stderr).toMatch(
+      /\n {2}scopes: read:reconciliations read:exceptions; the access token expires in 60 minutes; there is no refresh token: log in again when it expires\n$/,
+    );
+  });
+
+  it('svc oauth authorize --save does not say svc refreshes the tokens', async () => {
+    const { id, file } = await clientWithoutRefresh();
+    const browser = consentBrowser();
+    const r = await svc.run(
+      ['oauth', 'authorize', '--client-id', id, '--client-secret-file', file, '--save'],
+      {
+        env: anonymous(),
+        browser,
+        ...realTime,
+      },
+    );
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /\nStored in profile "default"; there is no refresh token: run the command again when the access token expires \(in 60 minutes\)\.\n$/,
+    );
+  });
+});
+
+describe('a client id the tenant does not know', () => {
+  const unknownClient =
+    `warning: OAuth client cli_nope was not found in tenant ${ACME} (a client of another tenant reads the same, so the login goes on); ` +
+    'if the login page says "Unknown client", check --client-id\n';
+  const timedOut =
+    'error: timed out after 1 s waiting for the browser to finish the login; ' +
+    `OAuth client cli_nope was not found in tenant ${ACME}: if the login page said "Unknown client", check --client-id; otherwise run the login again\n`;
+
+  it.each([
+    ['oauth authorize', ['oauth', 'authorize', '--public']],
+    ['login', ['login']],
+  ])('svc %s: warned before the browser opens, and named when it times out', async (_name, argv) => {
+    const browser = deadBrowser();
+    const r = await svc.run([...argv, '--client-id', 'cli_nope', '--browser-timeout', '1'], { browser });
+    expect(browser.opened).toHaveLength(1);
+    expect([r.code, r.stdout]).toEqual([3, '']);
+    expect(r.stderr.startsWith(unknownClient)).toBe(true);
+    expect(r.stderr.indexOf('Opening the login page')).toBeGreaterThan(0);
+    expect(r.stderr.endsWith(timedOut)).toBe(true);
+  });
+});
+
+describe('svc login --device refused with invalid_client', () => {
+  it.each([
+    [
+      'without its secret',
+      [],
+      'this client must authenticate with its client_secret (invalid_client); a confidential client needs its secret: --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET',
+    ],
+    [
+      'with a wrong secret',
+      ['--client-secret-file', 'WRONG'],
+      'client authentication failed (invalid_client); check the client id and secret',
+    ],
+  ])('%s: names the secret, not --scope (exit 3)', async (_name, extra, reason) => {
+    const client = await createClient(svc.sandbox());
+    const wrong = join(files, 'wrong.secret');
+    writeFileSync(wrong, 'svc_cs_wrong\n');
+    const args = extra.map((a) => (a === 'WRONG' ? wrong : a));
+    const r = await svc.run(['login', '--device', '--client-id', client.client_id, ...args], {
+      env: anonymous(),
+    });
+    expect(r).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `error: the server refused to start a device login: ${reason}\n`,
+    });
+  });
+});
