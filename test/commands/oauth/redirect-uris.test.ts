@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
-const CREATE = ['oauth', 'create', '--name', 'uris', '--scope', 'read:exceptions'];
+const create = (name: string) => ['oauth', 'create', '--name', name, '--scope', 'read:exceptions'];
 const uris = (...values: string[]) => values.flatMap((uri) => ['--redirect-uri', uri]);
 const line = (message: string) =>
   new RegExp(
@@ -34,7 +34,7 @@ describe('redirect URIs the platform refuses', () => {
       'redirect_uris.1 "https://v.example/cb" repeats redirect_uris.0; register each redirect URI once',
     ],
   ])('oauth create %j: exit 2, one line, no client', async (args, message) => {
-    const r = await svc.run([...CREATE, ...args]);
+    const r = await svc.run([...create('uris'), ...args]);
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toMatch(line(message));
     const listed = await svc.run(['oauth', 'ls', '--json']);
@@ -42,7 +42,7 @@ describe('redirect URIs the platform refuses', () => {
   });
 
   it('oauth update: the same rules, the client unchanged', async () => {
-    const created = await svc.run([...CREATE, '--name', 'kept', ...uris('https://k.example/cb'), '--json']);
+    const created = await svc.run([...create('kept'), ...uris('https://k.example/cb'), '--json']);
     const id = JSON.parse(created.stdout).client_id;
     const r = await svc.run(['oauth', 'update', id, ...uris('https://k.example/cb', 'https://K.example/cb')]);
     expect([r.code, r.stdout]).toEqual([2, '']);

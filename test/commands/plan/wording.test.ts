@@ -33,7 +33,7 @@ blocks:
     const { code, stdout, stderr } = await svc.run(['plan', '-f', file]);
     expect([code, stdout]).toEqual([2, '']);
     expect(stderr.split('\n').filter((l) => l.startsWith(`${file}:`))).toEqual([
-      `${file}:5: "name" "Ünï ☃ desk" is not valid: Lowercase letters, digits, _ and -; tenant_ and org_ are kept for built-in roles`,
+      `${file}:5: "name" "Ünï ☃ desk" is not valid: Lowercase letters, digits, _ and -; tenant_, org_, tenant- and org- are kept for built-in roles, id prefixes (role_, usr_, key_, …) for ids`,
       `${file}:8: role "Ünï ☃ desk" is not created: its entry at line 5 is not valid`,
       `${file}:10: role "opz" does not exist in acme-treasury, acme-apac`,
     ]);
