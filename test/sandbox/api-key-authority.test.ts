@@ -141,3 +141,43 @@ describe('a key does not grant roles to the user who issued it', () => {
     expect(toOther.status, toOther.text).toBe(201);
   });
 });
+
+// Review of session 10 (review-a 1): a key kept its issuer's authority after the issuer lost it,
+// and its issuer could widen, through it, a custom role only they held.
+describe('a key acts only while its issuer holds its permissions', () => {
+  it('stops when the issuer loses tenant_admin (401 naming what they lack), and acts again once they hold it', async () => {
+    const extra = await customRole('issuer-extra', ['exception.read']);
+    await grant(user(6), 'tenant_admin');
+    await grant(user(6), extra.id);
+    const issued = await issue('service_role', as(user(6)));
+    expect(issued.status, issued.text).toBe(201);
+    const byKey = { token: issued.body.key, tenant: TREASURY };
+    expect(await works(issued.body.key)).toBe(200);
+
+    const taken = await call(sandbox(), 'DELETE', `/v1/users/${user(6)}/roles/tenant_admin`, admin());
+    expect(taken.status, taken.text).toBe(200);
+    const widen = await call(sandbox(), 'PATCH', `/v1/roles/${extra.id}`, {
+      ...byKey,
+      body: { permissions: ['exception.read', 'role.manage', 'role.assign'] },
+    });
+    expect(widen.status).toBe(401);
+    expect(widen.body.error.message).toMatch(
+      new RegExp(
+        `^this API key acts only while ${user(6)}, who issued it, holds every permission of tenant_admin; they no longer hold [a-z_.]+(, [a-z_.]+)*: have a current admin issue a new key$`,
+      ),
+    );
+    const role = await call(sandbox(), 'GET', `/v1/roles/${extra.id}`, admin());
+    expect(role.body.permissions).toEqual(['exception.read']);
+
+    await grant(user(6), 'tenant_admin');
+    expect(await works(issued.body.key)).toBe(200);
+  });
+
+  it('keys the sandbox minted for tests have no issuer to follow', async () => {
+    const minted = await call(sandbox(), 'POST', '/_sandbox/api-keys', {
+      body: { tenant_id: TREASURY, kind: 'service_role' },
+    });
+    expect(minted.status, minted.text).toBe(200);
+    expect(await works(minted.body.key)).toBe(200);
+  });
+});

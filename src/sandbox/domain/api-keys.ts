@@ -82,6 +82,36 @@ export function issueApiKey(
   return issued;
 }
 
+/**
+ * What an issuer no longer holds of the key's role in its tenant (empty while they hold it all):
+ * a key acts only while the user who issued it holds every permission of the role it acts as,
+ * so a key cannot keep authority its issuer has lost (a role taken away, a grant ended), nor be
+ * used to give its issuer back what was taken. Keys the sandbox's test controls mint (issuer
+ * "sandbox") have no user behind them and are not bound.
+ */
+export function issuerLacks(state: SandboxState, key: ApiKey): string[] {
+  const issuer = state.identity.users.get(key.created_by);
+  const tenant = state.identity.tenantsById.get(key.tenant_id);
+  if (!issuer || !tenant) return [];
+  const asIssuer: Principal = {
+    kind: 'jwt',
+    subject: issuer.id,
+    user: issuer,
+    tenantIds: [key.tenant_id],
+    orgId: issuer.org_id,
+    scopes: null,
+    expiresAtMs: null,
+    fixedRoles: null,
+    clientId: null,
+    clientTenantId: null,
+    tokenId: null,
+  };
+  return missingPermissions(
+    livePermissions(state, asIssuer, key.tenant_id),
+    keyRole(state, tenant, key.kind).permissions,
+  );
+}
+
 /** The role a key of this kind acts as in the tenant. */
 function keyRole(state: SandboxState, tenant: Tenant, kind: ApiKeyKind) {
   return state.roles.get(tenant.id, API_KEY_ROLES[kind])!;

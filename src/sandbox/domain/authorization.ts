@@ -12,7 +12,8 @@ import type { Tenant } from './identity.js';
  * is (and, for a JWT, which tenants it may name); what the caller may do in a tenant comes from
  * its role assignments as they are now — not expired on the sandbox clock, not revoked, role
  * not deleted — so no token carries authority that outlives a revocation. API keys act with the
- * fixed role of their kind in their one tenant, until they are revoked.
+ * fixed role of their kind in their one tenant, until they are revoked, and only while their issuer
+ * holds that role's permissions (plugins/auth.ts, issuerLacks).
  */
 
 /** A user's assignments in a tenant that are live now (not expired, not revoked, role not deleted). */
