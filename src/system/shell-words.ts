@@ -10,5 +10,6 @@ export function shellQuote(text: string): string {
  * continuation, a step of the tour): as it is when it is plain, else single-quoted.
  */
 export function shellWord(text: string): string {
-  return /^[\w./:=@-]+$/.test(text) ? text : shellQuote(text);
+  // Not bare with a leading `=`: zsh reads `=word` as the path of the command `word`.
+  return /^[\w./:@-][\w./:=@-]*$/.test(text) ? text : shellQuote(text);
 }

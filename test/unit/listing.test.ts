@@ -14,6 +14,9 @@ describe('shellWord', () => {
     ['a quote', "o'brien", "'o'\\''brien'"],
     ['shell syntax', '$(rm -rf ~); `x` * ?', "'$(rm -rf ~); `x` * ?'"],
     ['a tilde', '~root', "'~root'"],
+    // zsh expands a leading `=` to a command's path (review s10 b, 1); inside a word it is plain.
+    ['a leading =', '=p.json', "'=p.json'"],
+    ['an inner =', 'url=https://a.example', 'url=https://a.example'],
     ['empty', '', "''"],
   ])('%s', (_name, text, word) => {
     expect(shellWord(text)).toBe(word);
