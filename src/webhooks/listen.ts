@@ -66,7 +66,8 @@ export interface ReceivedDelivery {
   message?: string;
   timestamp: number | null;
   bytes: number;
-  sha256: string;
+  /** Of the whole body; null for one over the size limit, which was not read to its end. */
+  sha256: string | null;
   /** The event id was seen before in a valid delivery (a retry or a replay). */
   repeated: boolean;
   /**
@@ -213,7 +214,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         reason: 'signature_mismatch',
         timestamp: null,
         bytes: oversize ? size : body.length,
-        sha256: createHash('sha256').update(body).digest('hex'),
+        sha256: oversize ? null : createHash('sha256').update(body).digest('hex'),
         repeated: false,
         status: 400,
       };

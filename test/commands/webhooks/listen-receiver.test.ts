@@ -156,6 +156,13 @@ describe('listen: the body size limit', () => {
     roomy.interrupt();
     expect((await roomy.done).stderr).toContain('stopped after 1 request(s): 1 valid, 0 invalid\n');
 
+    // --ndjson: the body was not read to its end, so no sha256 is claimed for it (review s10 b, 3).
+    const lines = listen(['--ndjson']);
+    expect(await post(await address(lines), { body: big })).toBe(413);
+    lines.interrupt();
+    const record = JSON.parse((await lines.done).stdout.trim());
+    expect([record.reason, record.bytes, record.sha256]).toEqual(['payload_too_large', big.length, null]);
+
     const help = await svc.run(['webhooks', 'listen', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(
       '--max-body <MiB> refuse bodies larger than this, with 413 (default 5)',
