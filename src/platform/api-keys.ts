@@ -29,7 +29,7 @@ export class ApiKeys {
   }
 
   /** The tenant's keys (never the keys themselves). */
-  list(tenant: string, options?: CallOptions): ApiPromise<{ items: ApiKey[] }> {
+  list(tenant: string, options?: CallOptions): ApiPromise<{ items: ApiKey[]; withheld?: number }> {
     const operation = {
       method: 'GET',
       path: path`/v1/tenants/${tenant}/api-keys`,

@@ -57,4 +57,13 @@ export const ApiKeyCreated = Type.Intersect(
 );
 export type ApiKeyCreated = ApiKey & { key: string; warning: string };
 
-export const ApiKeyList = Type.Object({ items: Type.Array(Type.Ref('ApiKey')) });
+export const ApiKeyList = Type.Object({
+  items: Type.Array(Type.Ref('ApiKey')),
+  withheld: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        "How many of the tenant's keys (revoked ones included) the list leaves out because their role grants something the caller lacks",
+    }),
+  ),
+});

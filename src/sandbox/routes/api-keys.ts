@@ -59,14 +59,16 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
         summary: "List a tenant's API keys",
         description:
           'Not in the reference. Newest first, revoked keys included; keys themselves are never returned. ' +
-          'Only the keys the caller may manage: those whose role (tenant_viewer for publishable, tenant_admin for service-role keys) grants nothing the caller lacks, so a key manager without every permission of tenant_admin sees no service-role key, nor its justification.',
+          'Only the keys the caller may manage: those whose role (tenant_viewer for publishable, tenant_admin for service-role keys) grants nothing the caller lacks, so a key manager without every permission of tenant_admin sees no service-role key, nor its justification; `withheld` counts the keys left out, so an empty list is never read as a tenant without keys.',
         params: ApiKeyParams,
         response: { 200: ApiKeyList, ...errorResponses(401, 403) },
       },
     },
-    async (request) => ({
-      items: listApiKeys(state, request.principal!, request.tenant!).map(publicKey),
-    }),
+    async (request) => {
+      const items = listApiKeys(state, request.principal!, request.tenant!);
+      const all = state.identity.apiKeysOf(request.tenant!.id).length;
+      return { items: items.map(publicKey), withheld: all - items.length };
+    },
   );
 
   app.delete<{ Params: { id: string; keyId: string } }>(

@@ -242,6 +242,18 @@ describe('svc tenants api-keys', () => {
     const listed = await svc(['tenants', 'api-keys', 'ls', 'acme-treasury'], { env: viewer });
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).not.toContain(admin.id);
+    // What the list leaves out is said, never read as a tenant without such keys (review s10 a, 2).
+    const all = JSON.parse(
+      (await svc(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json'], { env })).stdout,
+    );
+    const seen = JSON.parse(
+      (await svc(['tenants', 'api-keys', 'ls', 'acme-treasury', '--json'], { env: viewer })).stdout,
+    );
+    const left = all.length - seen.length;
+    expect(left).toBeGreaterThan(0);
+    expect(listed.stderr).toBe(
+      `warning: ${left} more key${left === 1 ? '' : 's'} of Acme Treasury (acme-treasury) not listed: ${left === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold (a service-role key acts as tenant_admin); an administrator who holds them sees ${left === 1 ? 'it' : 'them'}\n`,
+    );
     const revoke = await svc(['tenants', 'api-keys', 'revoke', 'acme-treasury', admin.id, '--yes'], {
       env: viewer,
     });

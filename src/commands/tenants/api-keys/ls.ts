@@ -6,8 +6,16 @@ import { pickTenant } from '../../pick.js';
 export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
   const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');
   const data = await (await ctx.platform()).tenants.apiKeys.list(tenant.id);
+  // Keys whose role grants something the caller lacks are left out (the sandbox counts them).
+  const withheld = data.withheld ?? 0;
+  const mine = withheld > 0 ? ' you may manage' : '';
   const empty =
-    data.items.length === 0 && !ctx.out.isMachine ? `No API keys in ${await tenant.label()}.` : '';
+    data.items.length === 0 && !ctx.out.isMachine ? `No API keys${mine} in ${await tenant.label()}.` : '';
+  if (withheld > 0) {
+    ctx.out.warn(
+      `${withheld} more key${withheld === 1 ? '' : 's'} of ${await tenant.label()} not listed: ${withheld === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold (a service-role key acts as tenant_admin); an administrator who holds them sees ${withheld === 1 ? 'it' : 'them'}`,
+    );
+  }
   await ctx.out.list(
     data.items,
     [
