@@ -125,7 +125,9 @@ export async function redirectWebhook(
   // whatever Ctrl-C does, and a Ctrl-C during set-up undoes what took effect (a second one waits).
   const own = () => ({ signal: AbortSignal.timeout(30_000) });
   return unabandoned(`undoing the changes made to webhook ${webhook} so far`, async () => {
-    const rotated = await platform.webhooks.rotateSecret(webhook, own());
+    const rotated = await platform.webhooks.rotateSecret(webhook, own()).catch((error: unknown) => {
+      throw rotationRefused(webhook, error);
+    });
     ctx.secrets.add(rotated.secret);
     const redirection = sessionRedirection(platform, webhook, original, url, rotated, taken, own, () =>
       ctx.clock.now(),
@@ -319,4 +321,24 @@ function sessionRedirection(
       }
     },
   };
+}
+
+/**
+ * The platform refused the session's rotation (409: e.g. as many secrets rotated out as it keeps
+ * signing): nothing was changed, so the restore commands on screen are not needed, and the
+ * platform's own remedy (restore-secret) would undo the last real rotation, not this session's.
+ */
+function rotationRefused(webhook: string, error: unknown): unknown {
+  if (!(error instanceof SvcError) || error.category !== 'conflict') return error;
+  return new SvcError(
+    'conflict',
+    `the platform refused to rotate webhook ${webhook}'s secret: ${error.message.replace(/,? or undo the last rotation with restore-secret/, '')}`,
+    {
+      code: error.code,
+      cause: error,
+      hint:
+        'nothing was changed, so the commands above are not needed (and restore-secret would undo the last real rotation, ' +
+        "not this session's); listen without --webhook instead, or once fewer old secrets still sign",
+    },
+  );
 }
