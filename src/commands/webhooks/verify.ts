@@ -149,7 +149,7 @@ export function verifyCommand(make: MakeContext): Command {
     .description(
       'Verify an X-SVC-Signature header against the raw payload bytes, exactly as given (nothing added or\n' +
         'stripped): HMAC-SHA256 of "t.body" with the secret, compared in constant time with every v1 of the\n' +
-        `header (two during a secret rotation; one that is not 64 hex digits is skipped, as Stripe does), and\n` +
+        `header (one per secret still signing: up to 6 after rotations; one that is not 64 hex digits is skipped, as Stripe does), and\n` +
         `the timestamp within ±${DEFAULT_TOLERANCE_SECONDS} s of the clock.\n` +
         `The secret comes from --secret-file (its bytes) or ${SECRET_ENV} (its UTF-8 encoding), used\n` +
         'exactly as given: any bytes, one final newline removed.\n\n' +
