@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { isoSeconds } from '../../src/api/time.js';
 import type { Context } from '../../src/context.js';
 import { tenantId } from '../../src/sandbox/seed.js';
@@ -161,5 +161,17 @@ export function useGrantRules(name: string) {
       tenant: treasury,
     }),
     inHours: (hours: number) => isoSeconds(now + hours * 3600_000),
+    /** A custom role made by the admin (201 expected). */
+    async customRole(name: string, permissions: string[]) {
+      const r = await call(sandbox(), 'POST', '/v1/roles', {
+        token: sandbox().adminToken,
+        tenant: treasury,
+        body: { name, permissions, idempotency_key: `${name}-role-${++keys}` },
+      });
+      expect(r.status, r.text).toBe(201);
+      return r.body;
+    },
+    /** A refusal as [status, code, message], to compare whole. */
+    refusal: (r: { status: number; body: any }) => [r.status, r.body.error?.code, r.body.error?.message],
   };
 }

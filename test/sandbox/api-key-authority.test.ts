@@ -4,10 +4,10 @@ import { call, useGrantRules } from '../helpers/sandbox.js';
 // Holes found by the tenants tester of session 10: key management bounded by the key's authority
 // on issue only (a key manager revoked and listed the admin's service-role keys), a just-in-time
 // tenant_admin minting a key that outlives the grant, and such a key granting roles to its creator.
-const { sandbox, TREASURY, key, user, admin, as, inHours } = useGrantRules('key-authority');
+const { sandbox, TREASURY, key, user, admin, as, inHours, customRole, refusal } =
+  useGrantRules('key-authority');
 
 const keysPath = `/v1/tenants/${TREASURY}/api-keys`;
-const refusal = (r: { status: number; body: any }) => [r.status, r.body.error?.code, r.body.error?.message];
 
 async function issue(kind: 'publishable' | 'service_role', caller = admin(), name: string = kind) {
   return call(sandbox(), 'POST', keysPath, {
@@ -30,15 +30,6 @@ async function grant(userId: string, roleId: string, expiresAt?: string) {
       idempotency_key: key(),
       ...(expiresAt ? { expires_at: expiresAt } : {}),
     },
-  });
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
-
-async function customRole(name: string, permissions: string[]) {
-  const r = await call(sandbox(), 'POST', '/v1/roles', {
-    ...admin(),
-    body: { name, permissions, idempotency_key: key() },
   });
   expect(r.status, r.text).toBe(201);
   return r.body;

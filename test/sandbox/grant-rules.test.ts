@@ -4,7 +4,8 @@ import { call, useGrantRules } from '../helpers/sandbox.js';
 // Holes found by an independent tester after issue 10: a just-in-time grant made permanent by its
 // holder, roles narrowed or deleted by someone who does not hold what they take away, and a
 // service-role key handing out tenant_admin (whose holders mint keys). One block each.
-const { sandbox, TREASURY, key, user, admin, as, inHours } = useGrantRules('grant-rules');
+const { sandbox, TREASURY, key, user, admin, as, inHours, customRole, refusal } =
+  useGrantRules('grant-rules');
 
 const post = (userId: string, body: Record<string, unknown>, caller = admin()) =>
   call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {
@@ -26,17 +27,6 @@ async function grant(userId: string, roleId: string, expiresAt?: string) {
   expect(r.status, r.text).toBe(201);
   return r.body;
 }
-
-async function customRole(name: string, permissions: string[]) {
-  const r = await call(sandbox(), 'POST', '/v1/roles', {
-    ...admin(),
-    body: { name, permissions, idempotency_key: key() },
-  });
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
-
-const refusal = (r: { status: number; body: any }) => [r.status, r.body.error?.code, r.body.error?.message];
 
 describe('nobody grants or extends their own roles', () => {
   const SELF_GRANT = 'you cannot grant roles to yourself; ask another administrator';

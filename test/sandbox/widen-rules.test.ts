@@ -4,7 +4,7 @@ import { call, useGrantRules } from '../helpers/sandbox.js';
 // Exploratory test s8 (attacker 1, 2): widening a custom role is a grant to each of its holders.
 // A user holding role.manage for an hour put it into a role they held permanently and kept it;
 // a service-role key put api_key.manage into a role it had granted, and its holder minted keys.
-const { sandbox, TREASURY, key, user, admin, as, inHours } = useGrantRules('widen-rules');
+const { sandbox, TREASURY, key, user, admin, as, inHours, refusal } = useGrantRules('widen-rules');
 
 async function grant(userId: string, roleId: string, expiresAt?: string) {
   const r = await call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {
@@ -32,7 +32,6 @@ const patchRole = (roleId: string, body: Record<string, unknown>, caller = admin
   call(sandbox(), 'PATCH', `/v1/roles/${roleId}`, { ...caller, body });
 const permissionsOf = async (roleId: string) =>
   (await call(sandbox(), 'GET', `/v1/roles/${roleId}`, admin())).body.permissions;
-const refusal = (r: { status: number; body: any }) => [r.status, r.body.error?.code, r.body.error?.message];
 
 describe('a widen hands out nothing that outlives the caller’s hold', () => {
   it('refuses putting just-in-time permissions into a role held longer, by the caller or anyone', async () => {
