@@ -1,3 +1,6 @@
+// Over 300 lines, just: the one store of profiles and credentials (both files, read and written
+// under one lock, their checks and the proof that they can be written before something that
+// cannot be undone); split, each half would need the other's lock and file handling.
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';

@@ -1,3 +1,5 @@
+// Over 300 lines, just: every operation against every kind of caller, then the cases the table
+// cannot express (keys beyond their holder's authority, cross-tenant ids), on one sandbox.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
