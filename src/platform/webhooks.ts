@@ -34,6 +34,15 @@ const WebhookDeleted: JsonSchema = {
 };
 
 /** Webhook subscriptions of the tenant (`/v1/webhooks`), their deliveries and dead-letter queues. */
+/**
+ * The paths of one webhook, for the requests below and for the `svc api` commands svc prints to
+ * run by hand (commands/webhooks/by-hand.ts): the platform client owns its paths.
+ */
+export const webhookPaths = {
+  one: (id: string) => path`/v1/webhooks/${id}`,
+  restoreSecret: (id: string) => path`/v1/webhooks/${id}/restore-secret`,
+};
+
 export class Webhooks {
   readonly deliveries: Deliveries;
   readonly dlq: DeadLetters;
@@ -92,7 +101,7 @@ export class Webhooks {
   restoreSecret(id: string, options?: CallOptions): ApiPromise<Webhook> {
     const operation = {
       method: 'POST',
-      path: path`/v1/webhooks/${id}/restore-secret`,
+      path: webhookPaths.restoreSecret(id),
       schema: Webhook,
       notFound: WebhookNotFoundError,
     } as const;
@@ -116,7 +125,7 @@ export class Webhooks {
   }
 
   #one(method: 'GET' | 'PATCH' | 'DELETE', id: string, schema: JsonSchema) {
-    return { method, path: path`/v1/webhooks/${id}`, schema, notFound: WebhookNotFoundError };
+    return { method, path: webhookPaths.one(id), schema, notFound: WebhookNotFoundError };
   }
 }
 

@@ -8,6 +8,7 @@ import { platformTime } from '../../platform/clock.js';
 import type { Platform } from '../../platform/index.js';
 import { unabandoned } from '../../system/interrupts.js';
 import { shellWord } from '../../system/shell-words.js';
+import { restoreCommands, restoreSecretCommand } from './by-hand.js';
 
 /**
  * `svc webhooks listen --webhook W`: the webhook delivers to the listener while it runs, as
@@ -64,21 +65,6 @@ export function sessionUrl(base: string): string {
   const url = new URL(base);
   url.searchParams.set(SESSION_PARAM, randomBytes(6).toString('hex'));
   return url.href;
-}
-
-/**
- * The commands that put the webhook back by hand, for when svc cannot (killed, network down).
- * Pasted into a shell: each value is one shell word (single-quoted when it needs quoting), so a
- * URL holding `$(…)`, `$VAR` or backquotes runs nothing and is set back exactly as it was.
- */
-export function restoreCommands(webhook: string, url: string, secret = true): string {
-  const patch = `svc api PATCH ${shellWord(`/v1/webhooks/${webhook}`)} -f url=${shellWord(url)}`;
-  return secret ? `${patch} && ${restoreSecretCommand(webhook)}` : patch;
-}
-
-/** The command that undoes the webhook's last rotation (the platform's restore-secret). */
-export function restoreSecretCommand(webhook: string): string {
-  return `svc api POST ${shellWord(`/v1/webhooks/${webhook}/restore-secret`)}`;
 }
 
 export async function redirectWebhook(

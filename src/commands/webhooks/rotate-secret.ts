@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { restoreSecretCommand } from './by-hand.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { webhookArg } from './shared.js';
 
@@ -33,7 +33,7 @@ export async function runWebhooksRotateSecret(
     // Rotating again at once would end the previous secret, which the receiver still uses.
     (webhook) => [
       'the new signing secret',
-      `put the previous one back with: svc api POST ${shellWord(`/v1/webhooks/${webhook.id}/restore-secret`)}, then rotate again with --secret-file PATH`,
+      `put the previous one back with: ${restoreSecretCommand(webhook.id)}, then rotate again with --secret-file PATH`,
     ],
   );
   if (!ctx.out.isMachine && data.previous_secret_expires_at) {

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { restoreCommands } from '../../../src/commands/webhooks/redirect.js';
+import { restoreCommands } from '../../../src/commands/webhooks/by-hand.js';
 import { runProcess } from '../../../src/system/run.js';
 import { startInProcess } from '../../helpers/context.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
