@@ -5,7 +5,7 @@
  * only with the key. Each verb checks what became of the object itself; the words are here.
  */
 import { SvcError } from '../errors.js';
-import { OutcomeUnknownError } from '../http/errors.js';
+import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 
@@ -86,6 +86,31 @@ export function rotatedSince(created: Created, key: string, at: string, remedy: 
       hint: `the ${created.secret} of the rotation is the ${created.noun}'s; if it is lost, get a new one with: ${remedy}`,
     },
   );
+}
+
+/**
+ * The object of a replayed creation as it is now (`get`), checked against the stored answer: gone
+ * since (a 404): exit 5; its secret rotated since the answer's `secret_rotated_at`: exit 6, the
+ * stale secret neither printed nor written (`remedy` gets a new one).
+ */
+export async function asItIsNow<T extends { secret_rotated_at?: string | null }>(
+  get: () => Promise<T>,
+  made: { secret_rotated_at?: string | null },
+  created: Created,
+  key: string,
+  remedy: string,
+): Promise<T> {
+  let now: T;
+  try {
+    now = await get();
+  } catch (error) {
+    if (error instanceof NotFoundError) throw goneSince(created, key, 'deleted', error);
+    throw error;
+  }
+  if (now.secret_rotated_at && now.secret_rotated_at !== made.secret_rotated_at) {
+    throw rotatedSince(created, key, now.secret_rotated_at, remedy);
+  }
+  return now;
 }
 
 /** Said on stderr before a replayed creation's object, shown as it is now. */

@@ -1,21 +1,19 @@
 import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
 import { acceptsSvcRedirect } from '../../api/redirect-uris.js';
-import type { OAuthClient, OAuthClientWithSecret } from '../../api/schemas/oauth.js';
+import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { NotFoundError } from '../../http/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { shellWord } from '../../system/shell-words.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import {
+  asItIsNow,
   type Creation,
   createOnce,
   earlierRunNote,
-  goneSince,
   idempotencyKeyHelp,
-  rotatedSince,
 } from '../replayed-creation.js';
 import { clientFields } from './shared.js';
 
@@ -132,7 +130,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
         { idempotencyKey },
       ),
     );
-    data = creation.mayBeStale ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
+    data = creation.mayBeStale ? await clientNow(platform, creation.data, creation.key) : creation.data;
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
@@ -164,23 +162,14 @@ const created = (id: string) => ({ what: `OAuth client ${id}`, noun: 'client', s
  * deleted, its secret rotated or its fields updated since. The client as it is now, with the
  * replayed secret only while it is still the client's (replayed-creation.ts says what else).
  */
-async function asItIsNow(
+async function clientNow(
   platform: Platform,
   made: OAuthClientWithSecret,
   key: string,
 ): Promise<OAuthClientWithSecret> {
   const id = made.client_id;
-  let now: OAuthClient;
-  try {
-    now = await platform.oauth.clients.get(id);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw goneSince(created(id), key, 'deleted', error);
-    throw error;
-  }
-  if (now.secret_rotated_at && now.secret_rotated_at !== made.secret_rotated_at) {
-    const remedy = `svc oauth rotate-secret ${id} --secret-file PATH --yes`;
-    throw rotatedSince(created(id), key, now.secret_rotated_at, remedy);
-  }
+  const remedy = `svc oauth rotate-secret ${id} --secret-file PATH --yes`;
+  const now = await asItIsNow(() => platform.oauth.clients.get(id), made, created(id), key, remedy);
   const { client_secret, warning } = made;
   return { ...made, ...now, client_secret, warning };
 }

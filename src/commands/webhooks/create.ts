@@ -1,20 +1,13 @@
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import { parseHttpUrl } from '../../api/loopback.js';
-import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
+import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { NotFoundError } from '../../http/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import {
-  createOnce,
-  earlierRunNote,
-  goneSince,
-  idempotencyKeyHelp,
-  rotatedSince,
-} from '../replayed-creation.js';
+import { asItIsNow, createOnce, earlierRunNote, idempotencyKeyHelp } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { eventTypeArg } from './shared.js';
 
@@ -84,7 +77,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
         ),
       );
       if (!creation.mayBeStale) return creation.data;
-      const now = await asItIsNow(platform, creation.data, creation.key);
+      const now = await webhookNow(platform, creation.data, creation.key);
       if (!creation.byEarlierRun) return now;
       if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
       const replayed: WebhookWithSecret = { ...now, replayed: true } as WebhookWithSecret;
@@ -105,22 +98,13 @@ const created = (id: string) => ({ what: `webhook ${id}`, noun: 'webhook', secre
  * its secret rotated or its fields updated since. The webhook as it is now, with the replayed
  * secret only while it is still the webhook's (replayed-creation.ts says what else).
  */
-async function asItIsNow(
+async function webhookNow(
   platform: Platform,
   made: WebhookWithSecret,
   key: string,
 ): Promise<WebhookWithSecret> {
-  let now: Webhook;
-  try {
-    now = await platform.webhooks.get(made.id);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw goneSince(created(made.id), key, 'deleted', error);
-    throw error;
-  }
-  if (now.secret_rotated_at && now.secret_rotated_at !== made.secret_rotated_at) {
-    const remedy = `svc webhooks rotate-secret ${made.id} --secret-file PATH`;
-    throw rotatedSince(created(made.id), key, now.secret_rotated_at, remedy);
-  }
+  const remedy = `svc webhooks rotate-secret ${made.id} --secret-file PATH`;
+  const now = await asItIsNow(() => platform.webhooks.get(made.id), made, created(made.id), key, remedy);
   const { secret, warning } = made;
   return { ...made, ...now, secret, warning };
 }
