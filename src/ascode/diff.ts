@@ -99,14 +99,20 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
       change.grant = target(grant, grant.expiresAt);
       change.fields = [{ field: 'expires_at', from: grant.expiresAt }];
       changes.push(change);
-      revocations.set(grant.roleName, [...(revocations.get(grant.roleName) ?? []), key(change)]);
+      const revoked = revocations.get(grant.roleName);
+      if (revoked) revoked.push(key(change));
+      else revocations.set(grant.roleName, [key(change)]);
       revokedGrants.add(name);
     }
   }
   if (manage.roles === 'all') {
     const holders = new Map<string, string[]>();
-    for (const [name, grant] of live.grants)
-      holders.set(grant.roleName, [...(holders.get(grant.roleName) ?? []), name]);
+    // Pushed, not copied: a role of a tenant with 100,000 grants may have thousands of holders.
+    for (const [name, grant] of live.grants) {
+      const held = holders.get(grant.roleName);
+      if (held) held.push(name);
+      else holders.set(grant.roleName, [name]);
+    }
     for (const role of live.roles.values()) {
       if (role.kind !== 'custom' || desired.roles.has(role.name)) continue;
       const change = base('role', 'delete', role.name, role.id, null, fingerprint(comparable.role(role)));

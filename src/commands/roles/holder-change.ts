@@ -25,7 +25,9 @@ export async function readHolders(platform: Platform, roleId: string): Promise<H
   try {
     const byUser = new Map<string, string[]>();
     for await (const a of platform.roles.listAllTenantAssignments({ limit: 500 })) {
-      byUser.set(a.user_id, [...(byUser.get(a.user_id) ?? []), a.role_id]);
+      const roles = byUser.get(a.user_id);
+      if (roles) roles.push(a.role_id);
+      else byUser.set(a.user_id, [a.role_id]);
     }
     const holders = [...byUser].filter(([, roles]) => roles.includes(roleId));
     if (holders.length === 0) return [];
@@ -51,10 +53,9 @@ const grantedBy = (held: readonly string[], permission: string): string | undefi
  * when nothing but the description changed.
  */
 export function changeSaid(before: Role, after: Role, holders: Holders | undefined): string {
-  const gained = after.permissions.filter((p) => !before.permissions.includes(p));
-  const lost = before.permissions.filter((p) => !after.permissions.includes(p));
+  if (!changesHolders(before, after)) return '';
+  const { gained, lost } = permissionChange(before, after);
   const renamed = after.name !== before.name;
-  if (gained.length === 0 && lost.length === 0 && !renamed) return '';
   if (holders === undefined) return `; ${forRole(before, after, gained, lost)}`;
   if (holders.length === 0) return '; nobody holds it';
   const n = holders.length;
@@ -98,6 +99,17 @@ export function changeSaid(before: Role, after: Role, holders: Holders | undefin
 }
 
 const THEM = ' of them';
+
+const permissionChange = (before: Role, after: Role) => ({
+  gained: after.permissions.filter((p) => !before.permissions.includes(p)),
+  lost: before.permissions.filter((p) => !after.permissions.includes(p)),
+});
+
+/** Whether the update changed what holders hold, or its name (not only its description). */
+export function changesHolders(before: Role, after: Role): boolean {
+  const { gained, lost } = permissionChange(before, after);
+  return gained.length > 0 || lost.length > 0 || after.name !== before.name;
+}
 
 const otherRoles = (one: boolean) => (one ? 'another role' : 'other roles');
 

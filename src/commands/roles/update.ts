@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { changeSaid, readHolders } from './holder-change.js';
+import { changeSaid, changesHolders, readHolders } from './holder-change.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
 import { resolveRole, roleFields } from './shared.js';
 
@@ -61,8 +61,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
     ctx.out.info(`Nothing changed: role ${data.name} (${data.id}) ${already(data, options)}.`);
     return;
   }
-  const changed = changeSaid(role, data, []) !== '';
-  const said = changed ? changeSaid(role, data, await readHolders(platform, data.id)) : '';
+  const said = changesHolders(role, data) ? changeSaid(role, data, await readHolders(platform, data.id)) : '';
   ctx.out.success(`updated role ${data.name} (${data.id})${said}`);
 }
 
