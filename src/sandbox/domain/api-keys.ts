@@ -3,7 +3,7 @@ import { API_KEY_ROLES } from '../../api/permissions.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
-import { heldUntil, livePermissions, requireHeld } from './authorization.js';
+import { heldUntil, livePermissions, requireHeld, userPermissions } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import type { ApiKey, ApiKeyKind, Tenant } from './identity.js';
 
@@ -90,26 +90,9 @@ export function issueApiKey(
  * "sandbox") have no user behind them and are not bound.
  */
 export function issuerLacks(state: SandboxState, key: ApiKey): string[] {
-  const issuer = state.identity.users.get(key.created_by);
   const tenant = state.identity.tenantsById.get(key.tenant_id);
-  if (!issuer || !tenant) return [];
-  const asIssuer: Principal = {
-    kind: 'jwt',
-    subject: issuer.id,
-    user: issuer,
-    tenantIds: [key.tenant_id],
-    orgId: issuer.org_id,
-    scopes: null,
-    expiresAtMs: null,
-    fixedRoles: null,
-    clientId: null,
-    clientTenantId: null,
-    tokenId: null,
-  };
-  return missingPermissions(
-    livePermissions(state, asIssuer, key.tenant_id),
-    keyRole(state, tenant, key.kind).permissions,
-  );
+  if (!state.identity.users.has(key.created_by) || !tenant) return [];
+  return lacksForKey(userPermissions(state, key.created_by, key.tenant_id), state, tenant, key.kind);
 }
 
 /** The role a key of this kind acts as in the tenant. */
@@ -117,13 +100,9 @@ function keyRole(state: SandboxState, tenant: Tenant, kind: ApiKeyKind) {
   return state.roles.get(tenant.id, API_KEY_ROLES[kind])!;
 }
 
-/**
- * Whether the caller holds every permission of the role the key acts as: key management (issue,
- * list, revoke) is bounded by the key's authority, as handing out roles is.
- */
-function holdsKey(state: SandboxState, principal: Principal, tenant: Tenant, key: ApiKey): boolean {
-  const role = keyRole(state, tenant, key.kind);
-  return missingPermissions(livePermissions(state, principal, tenant.id), role.permissions).length === 0;
+/** What of the role a key of this kind acts as is not among `held`. */
+function lacksForKey(held: Set<string>, state: SandboxState, tenant: Tenant, kind: ApiKeyKind): string[] {
+  return missingPermissions(held, keyRole(state, tenant, kind).permissions);
 }
 
 /**
@@ -132,7 +111,11 @@ function holdsKey(state: SandboxState, principal: Principal, tenant: Tenant, key
  * nor their justifications).
  */
 export function listApiKeys(state: SandboxState, principal: Principal, tenant: Tenant): ApiKey[] {
-  return state.identity.apiKeysOf(tenant.id).filter((key) => holdsKey(state, principal, tenant, key));
+  // Key management (issue, list, revoke) is bounded by the key's authority, as handing out roles is.
+  const held = livePermissions(state, principal, tenant.id);
+  return state.identity
+    .apiKeysOf(tenant.id)
+    .filter((key) => lacksForKey(held, state, tenant, key.kind).length === 0);
 }
 
 /**

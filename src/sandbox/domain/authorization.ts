@@ -41,6 +41,14 @@ export function livePermissions(state: SandboxState, principal: Principal, tenan
   return state.roles.permissionsOf(tenantId, liveRoleIds(state, principal, tenantId));
 }
 
+/** Every permission a user's own live roles grant in a tenant, whatever credential calls (an API key's issuer). */
+export function userPermissions(state: SandboxState, userId: string, tenantId: string): Set<string> {
+  return state.roles.permissionsOf(
+    tenantId,
+    liveAssignments(state, userId, tenantId).map((a) => a.role_id),
+  );
+}
+
 /** The tenants of the credential where the caller holds a live role, in list order. */
 export function liveTenants(state: SandboxState, principal: Principal): Tenant[] {
   return principal.tenantIds
