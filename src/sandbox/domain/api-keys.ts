@@ -108,14 +108,18 @@ function lacksForKey(held: Set<string>, state: SandboxState, tenant: Tenant, kin
 /**
  * The tenant's keys the caller may manage, newest first: only keys whose role's permissions the
  * caller holds (a key manager without tenant_admin's permissions does not see service-role keys,
- * nor their justifications).
+ * nor their justifications), and how many it leaves out.
  */
-export function listApiKeys(state: SandboxState, principal: Principal, tenant: Tenant): ApiKey[] {
+export function listApiKeys(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+): { items: ApiKey[]; withheld: number } {
   // Key management (issue, list, revoke) is bounded by the key's authority, as handing out roles is.
   const held = livePermissions(state, principal, tenant.id);
-  return state.identity
-    .apiKeysOf(tenant.id)
-    .filter((key) => lacksForKey(held, state, tenant, key.kind).length === 0);
+  const all = state.identity.apiKeysOf(tenant.id);
+  const items = all.filter((key) => lacksForKey(held, state, tenant, key.kind).length === 0);
+  return { items, withheld: all.length - items.length };
 }
 
 /**

@@ -65,9 +65,8 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
       },
     },
     async (request) => {
-      const items = listApiKeys(state, request.principal!, request.tenant!);
-      const all = state.identity.apiKeysOf(request.tenant!.id).length;
-      return { items: items.map(publicKey), withheld: all - items.length };
+      const { items, withheld } = listApiKeys(state, request.principal!, request.tenant!);
+      return { items: items.map(publicKey), withheld };
     },
   );
 
