@@ -7,28 +7,15 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { useLossyProxy } from '../helpers/lossy-proxy.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useLostCreations } from '../helpers/lossy-proxy.js';
 import { ACME, useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const files = mkdtempSync(join(tmpdir(), 'svc-replayed-creation-'));
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
-/** How many creation answers (POST to a path) the proxy still loses. */
-const losing = new Map<string, number>();
-const proxy = useLossyProxy(svc.sandbox, {
-  lose: (method, path) => {
-    const left = losing.get(path) ?? 0;
-    if (method !== 'POST' || left === 0) return false;
-    losing.set(path, left - 1);
-    return true;
-  },
-});
-afterEach(() => {
-  losing.clear();
-  proxy().reset();
-});
+const lost = useLostCreations(svc.sandbox);
 
 let runs = 0;
 const newKey = () => `replayed-creation-${++runs}-${Date.now()}`;
@@ -158,9 +145,9 @@ describe('a creation with a one-time secret whose every answer is lost', () => {
       'the key',
     ],
   ])('svc %s names the key that gets the same answer again', async (_name, path, argv, noun, secret) => {
-    losing.set(path, 99);
+    lost.lose(path, 99);
     const file = join(files, `lost-${++runs}`);
-    const env = { env: { SVC_BASE_URL: proxy().url, SVC_MAX_RETRIES: '1' } };
+    const env = { env: { SVC_BASE_URL: lost.proxy().url, SVC_MAX_RETRIES: '1' } };
     const r = await svc.run([...argv, '--secret-file', file], env);
     expect([r.code, r.stdout]).toEqual([1, '']);
     const key = /--idempotency-key (svc_[0-9a-f-]{36}) /.exec(r.stderr)?.[1];
@@ -170,7 +157,7 @@ describe('a creation with a one-time secret whose every answer is lost', () => {
     );
     expect(existsSync(file)).toBe(false);
 
-    losing.clear();
+    lost.stop();
     const again = await svc.run([...argv, '--secret-file', file, '--idempotency-key', key!]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('was already created by an earlier run with this idempotency key');

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 
 export interface LossyProxyOptions {
@@ -131,4 +131,34 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       refused.length = 0;
     },
   });
+}
+
+/**
+ * A lossy proxy that loses the answers of creations: `lose(path, times)` makes the next `times`
+ * POSTs to `path` lose their answer (the sandbox still applies them); every test starts with none.
+ */
+export function useLostCreations(sandbox: () => Sandbox) {
+  const losing = new Map<string, number>();
+  const proxy = useLossyProxy(sandbox, {
+    lose: (method, path) => {
+      const left = losing.get(path) ?? 0;
+      if (method !== 'POST' || left === 0) return false;
+      losing.set(path, left - 1);
+      return true;
+    },
+  });
+  afterEach(() => {
+    losing.clear();
+    proxy().reset();
+  });
+  return {
+    proxy,
+    lose(path: string, times: number) {
+      losing.set(path, times);
+    },
+    /** Every answer gets through again. */
+    stop() {
+      losing.clear();
+    },
+  };
 }

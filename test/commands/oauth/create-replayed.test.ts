@@ -7,32 +7,15 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { useLossyProxy } from '../../helpers/lossy-proxy.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useLostCreations } from '../../helpers/lossy-proxy.js';
 import { ACME, call, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const files = mkdtempSync(join(tmpdir(), 'svc-oauth-replayed-'));
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 
-/** The clients whose creation answers the proxy loses (by name), and how many times each. */
-const losing = new Map<string, number>();
-const proxy = useLossyProxy(svc.sandbox, {
-  lose: (method, path) => {
-    if (method !== 'POST' || path !== '/v1/oauth/clients') return false;
-    for (const [name, left] of losing) {
-      if (left > 0) {
-        losing.set(name, left - 1);
-        return true;
-      }
-    }
-    return false;
-  },
-});
-afterEach(() => {
-  losing.clear();
-  proxy().reset();
-});
+const lost = useLostCreations(svc.sandbox);
 
 let runs = 0;
 /** A create command line with its own name and key. */
@@ -143,13 +126,13 @@ describe('svc oauth create --idempotency-key K, run again', () => {
 describe('svc oauth create whose answer is lost', () => {
   it('names the key that gets the same answer, secret included; that re-run makes no second client', async () => {
     const name = `lost-${Date.now()}`;
-    losing.set(name, 99);
+    lost.lose('/v1/oauth/clients', 99);
     const argv = [
       ...['oauth', 'create', '--name', name, '--redirect-uri', 'https://l.example/cb'],
       ...['--scope', 'read:exceptions'],
     ];
     const file = join(files, `${name}.secret`);
-    const env = { env: { SVC_BASE_URL: proxy().url, SVC_MAX_RETRIES: '1' } };
+    const env = { env: { SVC_BASE_URL: lost.proxy().url, SVC_MAX_RETRIES: '1' } };
     const r = await svc.run([...argv, '--secret-file', file], env);
     expect([r.code, r.stdout]).toEqual([1, '']);
     const key = /--idempotency-key (svc_[0-9a-f-]{36}) /.exec(r.stderr)?.[1];
@@ -167,7 +150,7 @@ describe('svc oauth create whose answer is lost', () => {
     expect(jsonKey).not.toBe(key);
     expect(await clientsNamed(name)).toBe(2);
 
-    losing.clear();
+    lost.stop();
     const again = await svc.run([...argv, '--secret-file', file, '--idempotency-key', key!]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(
@@ -179,14 +162,14 @@ describe('svc oauth create whose answer is lost', () => {
 
   it('a retry answered from its own lost attempt is this run\'s creation: no "earlier run"', async () => {
     const name = `retried-${Date.now()}`;
-    losing.set(name, 1);
+    lost.lose('/v1/oauth/clients', 1);
     const file = join(files, `${name}.secret`);
     const r = await svc.run(
       [
         ...['oauth', 'create', '--name', name, '--redirect-uri', 'https://l.example/cb'],
         ...['--scope', 'read:exceptions', '--secret-file', file, '--idempotency-key', `k-${name}`],
       ],
-      { env: { SVC_BASE_URL: proxy().url } },
+      { env: { SVC_BASE_URL: lost.proxy().url } },
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(`The client secret is in ${file}; it is not shown again.\n`);
