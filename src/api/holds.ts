@@ -150,6 +150,21 @@ export function keyMinterRefusal(role: string, change: 'grant' | 'expiry' | 'cre
   }
 }
 
+/**
+ * The self_assignment refusal: nobody grants themselves a role or moves the end of their own
+ * grant, nor through an API key they issued (a key is seen through to its issuer, named by
+ * `issuer`; /v1/me says it as credential.issued_by, so svc predicts the same words).
+ */
+export function selfAssignmentRefusal(change: 'grant' | 'expiry', issuer?: string): string {
+  const [yours, theirs] =
+    change === 'grant'
+      ? ['grant roles to yourself', 'grants roles to themselves']
+      : ['change the expiry of your own roles', 'changes the expiry of their own roles'];
+  return issuer === undefined
+    ? `you cannot ${yours}; ask another administrator`
+    : `this API key was issued by ${issuer}, and nobody ${theirs}; ask another administrator`;
+}
+
 export interface Refusal {
   code: string;
   message: string;

@@ -172,7 +172,7 @@ export async function computePlan(
       createMissing,
     });
     problems.push(...diff.problems);
-    if (me.type === 'user') refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me.id);
+    refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me);
     refuseBeyondHolds(live.get(tenant.id)!, diff.tenant.changes, me);
     refuseLastAdmin(live.get(tenant.id)!, diff.tenant.changes, nowMs);
     planned.push(diff.tenant);

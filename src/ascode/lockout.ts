@@ -26,24 +26,34 @@ export const ADMINISTERING = [
  * Marks the grant changes the platform refuses for the caller whatever they hold (403
  * `self_assignment`, also svc's policy): granting themselves a role, or moving their own grant's
  * expiry. Revoking one's own grant is allowed (refuseLockout decides whether it locks them out).
+ * `throughKey`: the caller is an API key and `caller` the user who issued it (the platform sees a
+ * key through to its issuer).
  */
-export function refuseOwnGrants(changes: PlanChange[], caller: string): number {
+export function refuseOwnGrants(changes: PlanChange[], caller: string, throughKey = false): number {
+  const key = throughKey ? `this API key was issued by ${caller}, and ` : '';
   let refused = 0;
   for (const change of changes) {
     if (change.kind !== 'grant' || change.grant?.user !== caller || change.action === 'delete') continue;
     const what =
       change.action === 'create'
-        ? `nobody grants themselves a role (${change.grant.role})`
-        : `nobody changes the expiry of their own grant (${change.grant.role})`;
+        ? `${key}nobody grants themselves a role (${change.grant.role})`
+        : `${key}nobody changes the expiry of their own grant (${change.grant.role})`;
     change.refused = `${what}: the platform refuses it (self_assignment); have another administrator make this change, or leave it out of the file`;
     refused++;
   }
   return refused;
 }
 
-/** Both rules of what the caller may not do to themselves: the number of changes refused. */
-export function refuseSelf(live: LiveTenant, changes: PlanChange[], caller: string): number {
-  return refuseOwnGrants(changes, caller) + refuseLockout(live, changes, caller);
+/**
+ * Both rules of what the caller may not do to themselves: the number of changes refused. An API
+ * key administers with its own role, so only its issuer's grants are refused through it, and only
+ * when /v1/me names the issuer (credential.issued_by; another server's key: left to the platform).
+ */
+export function refuseSelf(live: LiveTenant, changes: PlanChange[], caller: Caller): number {
+  if (caller.type === 'user')
+    return refuseOwnGrants(changes, caller.id) + refuseLockout(live, changes, caller.id);
+  const issuer = caller.credential?.issued_by;
+  return typeof issuer === 'string' ? refuseOwnGrants(changes, issuer, true) : 0;
 }
 
 /**
@@ -127,10 +137,11 @@ export function refuseLastAdmin(live: LiveTenant, changes: PlanChange[], now: nu
   return refused;
 }
 
-/** Who makes the changes: GET /v1/me's id and type. */
+/** Who makes the changes: GET /v1/me's id and type, and for an API key who issued it (when said). */
 export interface Caller {
   id: string;
   type: 'user' | 'api_key';
+  credential?: { issued_by?: string | null };
 }
 
 /**
@@ -213,7 +224,7 @@ export function refusedNow(
     if (!have) continue;
     // Copies: the plan's own `refused` marks stay as they were (svc apply reports those).
     const changes = tenant.changes.filter((c) => !c.refused && pending(tenant.id, c)).map((c) => ({ ...c }));
-    if (caller.type === 'user') refuseSelf(have, changes, caller.id);
+    refuseSelf(have, changes, caller);
     refuseBeyondHolds(have, changes, caller);
     for (const change of changes) {
       if (change.refused) lines.push(`${tenant.slug}: ${headline(change).slice(2)}: ${change.refused}`);

@@ -125,9 +125,21 @@ export interface StoredLogin {
 }
 
 /**
- * A client id the tenant does not know (a 404 on reading it): said before the browser opens, whose
- * login page will most likely say "Unknown client". The login goes on all the same: a client of
- * another tenant reads 404 too. Returns what the browser's timeout then says first.
+ * Whether reading a client failed because the platform has no such client in the tenant: its own
+ * code for it (oauth_client_not_found), not any 404. A server that is not the platform answers
+ * 404 to every path it lacks (an HTML page, a JSON "no route"): that says nothing about the client.
+ */
+export function isUnknownClient(error: unknown): boolean {
+  return (
+    error instanceof SvcError && error.category === 'not_found' && error.code === 'oauth_client_not_found'
+  );
+}
+
+/**
+ * A client id the tenant does not know (the platform's oauth_client_not_found on reading it): said
+ * before the browser opens, whose login page will most likely say "Unknown client". The login goes
+ * on all the same: a client of another tenant reads the same. Returns what the browser's timeout
+ * then says first.
  */
 export function warnClientNotFound(ctx: Context, clientId: string): string {
   const tenant = ctx.settings().values.tenant;
@@ -141,13 +153,13 @@ export function warnClientNotFound(ctx: Context, clientId: string): string {
 /**
  * `svc login --client-id ID`: the client read first, only to warn about an unknown one
  * (warnClientNotFound). Nothing else that reading says stops a login: no credential yet, another
- * tenant's client, a server that is not the platform.
+ * tenant's client, a server that is not the platform (its 404 is not the platform's word).
  */
 export async function doubtAboutClient(ctx: Context, clientId: string): Promise<string | undefined> {
   try {
     await (await ctx.platform()).oauth.clients.get(clientId, { maxRetries: 0 });
   } catch (error) {
-    if (error instanceof SvcError && error.category === 'not_found') return warnClientNotFound(ctx, clientId);
+    if (isUnknownClient(error)) return warnClientNotFound(ctx, clientId);
   }
   return undefined;
 }

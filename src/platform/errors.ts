@@ -96,6 +96,7 @@ export class AuditEntryNotFoundError extends NotFoundError {}
 export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: ApiErrorClass }>> = {
   assignment_exists: { status: 409, type: AssignmentExistsError },
   assignment_not_found: { status: 404, type: AssignmentNotFoundError },
+  oauth_client_not_found: { status: 404, type: OAuthClientNotFoundError },
   idempotency_request_in_progress: { status: 409, type: IdempotencyInProgressError },
   idempotency_key_reused: { status: 409, type: IdempotencyKeyReusedError },
   role_deleted: { status: 409, type: RoleDeletedError },
@@ -179,7 +180,13 @@ export function typedError(
       ? error
       : retyped(error, notFound, lookIn ?? NOT_FOUND_HINTS.get(notFound));
   }
-  const hint = error.code === 'insufficient_role' ? missingRoleHint(error, otherCredential) : undefined;
+  // A kind's own "not found" code gets where to look, as the operation's generic 404 does.
+  const hint =
+    error.code === 'insufficient_role'
+      ? missingRoleHint(error, otherCredential)
+      : type && type === notFound
+        ? (lookIn ?? NOT_FOUND_HINTS.get(type))
+        : undefined;
   if (!type || error instanceof type) return error;
   return retyped(error, type, hint);
 }

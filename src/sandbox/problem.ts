@@ -97,6 +97,11 @@ export const ERROR_CODES = {
   },
   builtin_role_immutable: { status: 403, meaning: 'Built-in roles cannot be changed or deleted' },
   not_found: { status: 404, meaning: 'No such resource in this tenant, or no such route' },
+  oauth_client_not_found: {
+    status: 404,
+    meaning:
+      'No OAuth client with this id in the tenant (a client of another tenant included): the platform’s own answer, told apart from a path it does not have (not_found)',
+  },
   assignment_not_found: {
     status: 404,
     meaning: 'The user holds no active assignment of the role in the tenant',

@@ -20,7 +20,7 @@ export interface Principal {
   tokenId: string | null;
   /** A service-role key's justification, written to the security events log with each call. */
   justification?: string | null;
-  /** An API key's creator: nobody grants themselves a role through a key they issued. */
+  /** The user who issued an API key (null: minted by the test controls): nobody grants themselves a role through a key they issued. */
   issuedBy?: string | null;
 }
 

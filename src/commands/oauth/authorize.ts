@@ -10,6 +10,7 @@ import { shellWord } from '../../system/shell-words.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
+  isUnknownClient,
   loginStorable,
   parseBrowserLogin,
   type StoredLogin,
@@ -47,15 +48,18 @@ async function printTokens(ctx: Context, tokens: TokenSet): Promise<void> {
  * Before the browser: a client with no redirect URI svc's loopback matches would leave the user
  * at a "redirect URI not registered" page while svc waits minutes. Checked when the caller may
  * read the client; when it may not (no credential, 403, 404), the flow goes ahead as it would,
- * after a warning for a 404 (returned: what a timeout says first).
+ * after a warning when the platform says it has no such client (returned: what a timeout says
+ * first).
  */
 async function checkRedirectUris(ctx: Context, clientId: string): Promise<string | undefined> {
   let uris: string[];
   try {
     uris = (await (await ctx.platform()).oauth.clients.get(clientId)).redirect_uris ?? [];
   } catch (error) {
-    if (error instanceof SvcError && error.category === 'not_found') return warnClientNotFound(ctx, clientId);
-    if (error instanceof SvcError && ['auth', 'forbidden'].includes(error.category)) return undefined;
+    if (isUnknownClient(error)) return warnClientNotFound(ctx, clientId);
+    // Any other 404 is a server that is not the platform, or lacks the path: it cannot be checked.
+    if (error instanceof SvcError && ['auth', 'forbidden', 'not_found'].includes(error.category))
+      return undefined;
     throw error;
   }
   if (acceptsSvcRedirect(uris)) return undefined;

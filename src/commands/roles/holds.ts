@@ -1,25 +1,36 @@
-import { authorityFrom, type CallerAuthority, type Refusal } from '../../api/holds.js';
+import { authorityFrom, type CallerAuthority, type Refusal, selfAssignmentRefusal } from '../../api/holds.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { tenantByRef } from '../../api/tenant-id.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
+import type { CallerIdentity } from '../../platform/me.js';
 import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
 
-/**
- * The platform's self_assignment rule, in the words the real run's row gets from the sandbox (a
- * grant is refused for it before the held role is looked at, with --extend too): one wording.
- */
-const SELF = {
-  code: 'self_assignment',
-  message: 'you cannot grant roles to yourself; ask another administrator',
-};
-
 interface Caller {
-  /** '' when the platform could not say. */
-  id: string;
+  /**
+   * The user the platform refuses every grant to as a grant to oneself (self_assignment), with the
+   * refusal in its words: the caller, or the user who issued the caller's API key (/v1/me's
+   * credential.issued_by); undefined when the platform did not say.
+   */
+  self: { user: string; refusal: Refusal } | undefined;
   slug: string;
   authority: CallerAuthority | undefined;
+}
+
+/**
+ * Whom the platform takes for the caller themself when they grant (a grant is refused for it
+ * before the held role is looked at, with --extend too: always a grant's words). A key is seen
+ * through to its issuer when /v1/me names them; a server that does not leaves it to the real run.
+ */
+function selfOf(me: CallerIdentity): Caller['self'] {
+  const issuer = me.type === 'api_key' ? me.credential?.issued_by : undefined;
+  if (me.type === 'api_key' && typeof issuer !== 'string') return undefined;
+  const user = issuer ?? me.id;
+  return {
+    user,
+    refusal: { code: 'self_assignment', message: selfAssignmentRefusal('grant', issuer ?? undefined) },
+  };
 }
 
 /**
@@ -53,8 +64,8 @@ export class CallerForecast {
    * --extend: the platform checks that before it says the role is held).
    */
   async refusal(kind: BulkKind, row: GrantRow | RevokeRow): Promise<Refusal | undefined> {
-    const { id, authority } = await this.#get();
-    if (kind === 'assign' && id === row.user) return SELF;
+    const { self, authority } = await this.#get();
+    if (kind === 'assign' && self?.user === row.user) return self.refusal;
     if (!authority) return undefined;
     return kind === 'assign'
       ? authority.grant(row.role, (row as GrantRow).expiresAt)
@@ -68,11 +79,11 @@ export class CallerForecast {
 
   async #readCaller(): Promise<Caller> {
     const signal = this.ctx.signal;
-    let id = '';
+    let self: Caller['self'];
     let slug = this.tenant;
     try {
       const me = await this.platform.me.get({ signal, tenant: null });
-      id = me.id;
+      self = selfOf(me);
       const tenant = tenantByRef(me.tenants ?? [], this.tenant);
       slug = tenant?.slug ?? this.tenant;
       const byId = new Map(this.roles.map((r) => [r.id, r]));
@@ -86,17 +97,17 @@ export class CallerForecast {
       } else {
         // An API key acts with its one role, named by /v1/me, until it is revoked.
         const role = tenant?.role && byName.get(tenant.role)?.id;
-        if (!role) return { id, slug, authority: undefined };
+        if (!role) return { self, slug, authority: undefined };
         held = [{ role, expiresAt: null }];
       }
       return {
-        id,
+        self,
         slug,
         authority: authorityFrom(slug, me.type === 'user', held, (role) => byId.get(role)?.permissions),
       };
     } catch (error) {
       if (!lookupMayFail(error)) throw error;
-      return { id, slug, authority: undefined };
+      return { self, slug, authority: undefined };
     }
   }
 }

@@ -1,4 +1,10 @@
-import { HANDING_OUT, keyMinterRefusal, mintsKeys, outlivesRefusal } from '../../api/holds.js';
+import {
+  HANDING_OUT,
+  keyMinterRefusal,
+  mintsKeys,
+  outlivesRefusal,
+  selfAssignmentRefusal,
+} from '../../api/holds.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
@@ -27,15 +33,9 @@ const GRANT = HANDING_OUT.grant;
  */
 function refuseSelf(principal: Principal, user: User, change: 'grant' | 'expiry'): void {
   if ((principal.user?.id ?? principal.issuedBy) !== user.id) return;
-  const [yours, theirs] =
-    change === 'grant'
-      ? ['grant roles to yourself', 'grants roles to themselves']
-      : ['change the expiry of your own roles', 'changes the expiry of their own roles'];
   throw new DomainError(
     'self_assignment',
-    principal.user
-      ? `you cannot ${yours}; ask another administrator`
-      : `this API key was issued by ${user.id}, and nobody ${theirs}; ask another administrator`,
+    selfAssignmentRefusal(change, principal.user ? undefined : user.id),
   );
 }
 

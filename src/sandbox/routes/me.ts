@@ -50,6 +50,8 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
           expires_at: p.expiresAtMs === null ? null : state.clock.iso(p.expiresAtMs),
           scopes: p.scopes,
           ...(p.clientId ? { client_id: p.clientId } : {}),
+          // A key is seen through to its issuer (self_assignment): say who, so a client can predict it.
+          ...(isKey ? { issued_by: p.issuedBy ?? null } : {}),
         },
       };
     },

@@ -8,7 +8,7 @@ import {
   OAuthClientWithSecret,
   RotateSecretBody,
 } from '../../api/schemas/oauth.js';
-import { notFound } from '../domain/errors.js';
+import { DomainError } from '../domain/errors.js';
 import { type OAuthClientRecord, publicClient } from '../domain/oauth.js';
 import { clientInput, clientUpdate } from '../domain/oauth-client-rules.js';
 import type { SandboxState } from '../state.js';
@@ -42,7 +42,8 @@ function audit(
 export default function oauthClientRoutes(app: FastifyInstance, { state }: RouteContext): void {
   const clientOf = (tenantId: string, clientId: string): OAuthClientRecord => {
     const client = state.oauth.clients.get(clientId);
-    if (!client || client.tenant_id !== tenantId) throw notFound(`OAuth client ${clientId}`);
+    if (!client || client.tenant_id !== tenantId)
+      throw new DomainError('oauth_client_not_found', `OAuth client ${clientId} not found`);
     return client;
   };
 
@@ -101,7 +102,10 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
       schema: {
         tags: ['oauth'],
         summary: 'Fetch an OAuth client',
-        description: 'Never shows the secret. (Not in the reference.)',
+        description:
+          'Never shows the secret. (Not in the reference.) A client id the tenant does not have (another tenant’s included) is ' +
+          '404 oauth_client_not_found, on every operation of /v1/oauth/clients/{client_id}: told apart from a path the platform ' +
+          'does not have (404 not_found), so a client (svc login --client-id) can warn of an unknown client only when the platform says so.',
         params: OAuthClientParams,
         response: { 200: { $ref: 'OAuthClient#' }, ...errorResponses(401, 403, 404) },
       },

@@ -109,6 +109,73 @@ describe('svc apply and the caller', () => {
     expect(await writes(svc.sandbox())).toBe(before);
   });
 
+  it('with an API key, plans granting its issuer a role as refused, and refuses a saved plan that would (exploratory test s11)', async () => {
+    const sandbox = svc.sandbox();
+    const issued = await as(sandbox, LABS, 'POST', `/v1/tenants/${LABS}/api-keys`, {
+      kind: 'service_role',
+      name: 'access-as-code',
+      justification: 'applies the access file',
+    });
+    const byKey = { env: { SVC_TOKEN: issued.key as string, SVC_TENANT: LABS }, ...real };
+    const file = writeFile(
+      dir,
+      'key-self.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - { user: ${ADMIN}, role: tenant_viewer }\n      - { user: ${user(12)}, role: tenant_viewer }\n`,
+    );
+    const planned = await svc.run(['plan', '-f', file, '--ndjson'], byKey);
+    expect(planned.code).toBe(10);
+    expect(ndjson(planned.stdout).map((c) => [c.verb, c.name, c.refused ?? null])).toEqual([
+      [
+        'grant',
+        `${ADMIN} tenant_viewer`,
+        `this API key was issued by ${ADMIN}, and nobody grants themselves a role (tenant_viewer): the platform refuses it (self_assignment); have another administrator make this change, or leave it out of the file`,
+      ],
+      ['grant', `${user(12)} tenant_viewer`, null],
+    ]);
+    const before = await writes(sandbox);
+    const applied = await svc.run(['apply', '-f', file, '--yes'], byKey);
+    expect([applied.code, applied.stdout]).toEqual([2, '']);
+    expect(applied.stderr).toMatch(
+      /^error: svc apply refuses acme-labs: grant tenant_viewer to usr_admin: this API key was issued by usr_admin, /,
+    );
+    expect(await writes(sandbox)).toBe(before);
+
+    // True both ways: the platform refuses the key exactly the issuer's grant, in those words.
+    const grant = (target: string) =>
+      call(sandbox, 'POST', `/v1/users/${target}/roles`, {
+        token: issued.key,
+        tenant: LABS,
+        body: { role_id: 'tenant_viewer', justification: 'probe', idempotency_key: `key-self-${target}` },
+      });
+    const own = await grant(ADMIN);
+    expect([own.status, own.body.error.code, own.body.error.message]).toEqual([
+      403,
+      'self_assignment',
+      `this API key was issued by ${ADMIN}, and nobody grants roles to themselves; ask another administrator`,
+    ]);
+    expect((await grant(user(12))).status).toBe(201);
+
+    // A plan saved by another administrator, applied with the key: judged on the key's issuer now.
+    await as(sandbox, LABS, 'POST', `/v1/users/${user(13)}/roles`, {
+      role_id: 'tenant_admin',
+      justification: 'second admin',
+    });
+    const other = { env: { SVC_TOKEN: sandbox.issueToken(user(13)).token, SVC_TENANT: LABS }, ...real };
+    const saved = join(dir, 'key-self.plan.json');
+    const theirs = await svc.run(['plan', '-f', file, '--out', saved, '--ndjson'], other);
+    expect(ndjson(theirs.stdout).map((c) => [c.name, c.refused ?? null])).toEqual([
+      [`${ADMIN} tenant_viewer`, null],
+    ]);
+    const later = await writes(sandbox);
+    const appliedSaved = await svc.run(['apply', saved, '--yes'], byKey);
+    expect([appliedSaved.code, appliedSaved.stdout]).toEqual([6, '']);
+    expect(appliedSaved.stderr).toBe(
+      `acme-labs: grant tenant_viewer to ${ADMIN}: this API key was issued by ${ADMIN}, and nobody grants themselves a role (tenant_viewer): the platform refuses it (self_assignment); have another administrator make this change, or leave it out of the file\n` +
+        `error: ${saved} was planned by ${user(13)}, and you (${issued.id}) may not make 1 of its change(s) (each on a line above): they would change your own grants, take away your own administration or hand out more than you hold; nothing was applied; have someone who may make them apply the plan, or plan again as yourself\n`,
+    );
+    expect(await writes(sandbox)).toBe(later);
+  });
+
   it('takes a role deleted and created again with the same name for drift (exit 6), not for the role it planned', async () => {
     const sandbox = svc.sandbox();
     const first = await as(sandbox, APAC, 'POST', '/v1/roles', {

@@ -5,9 +5,11 @@
  * device login refused with invalid_client names the secret options as the browser flow does.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from '../../../src/system/browser.js';
 import { consentBrowser, createClient } from '../../helpers/oauth.js';
 import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
@@ -100,6 +102,63 @@ describe('a client id the tenant does not know', () => {
     expect(r.stderr.indexOf('Opening the login page')).toBeGreaterThan(0);
     expect(r.stderr.endsWith(timedOut)).toBe(true);
   });
+});
+
+// Exploratory test s11: the warning is the platform's answer for an unknown client
+// (oauth_client_not_found), not any 404: a server that is not the platform answers 404 to every
+// path it lacks, and a login through it was told its client did not exist.
+describe('a 404 that is not the platform saying the client is unknown', () => {
+  const answers = {
+    'an HTML page': { type: 'text/html', body: '<html><body><h1>404 Not Found</h1></body></html>' },
+    'a JSON "no route"': {
+      type: 'application/json',
+      body: JSON.stringify({
+        error: { code: 'not_found', message: 'no route GET /v1/oauth/clients/cli_nope' },
+      }),
+    },
+  };
+  const servers = new Map<string, { url: string; close(): Promise<void> }>();
+  beforeAll(async () => {
+    for (const [name, answer] of Object.entries(answers)) {
+      const server = createServer((_request, response) => {
+        response.writeHead(404, { 'content-type': answer.type });
+        response.end(answer.body);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.set(name, {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      });
+    }
+  });
+  afterAll(async () => {
+    for (const server of servers.values()) await server.close();
+  });
+
+  it.each([
+    ['an HTML page', 'oauth authorize', ['oauth', 'authorize', '--public']],
+    ['an HTML page', 'login', ['login']],
+    ['a JSON "no route"', 'oauth authorize', ['oauth', 'authorize', '--public']],
+    ['a JSON "no route"', 'login', ['login']],
+  ])(
+    '%s: svc %s says nothing about the client, and times out as any login does',
+    async (name, _verb, argv) => {
+      const browser = deadBrowser();
+      const r = await svc.run([...argv, '--client-id', 'cli_nope', '--browser-timeout', '1'], {
+        browser,
+        env: { SVC_BASE_URL: servers.get(name)!.url },
+      });
+      expect(browser.opened).toHaveLength(1);
+      expect([r.code, r.stdout]).toEqual([3, '']);
+      expect(r.stderr).not.toContain('warning');
+      expect(r.stderr).not.toContain('OAuth client');
+      expect(
+        r.stderr.endsWith(
+          'error: timed out after 1 s waiting for the browser to finish the login; run the login again (with --no-browser, open the printed URL yourself)\n',
+        ),
+      ).toBe(true);
+    },
+  );
 });
 
 describe('svc login --device refused with invalid_client', () => {

@@ -276,7 +276,7 @@ describe('svc oauth rotate-secret', () => {
     const r = await svc.run(['oauth', 'rotate-secret', 'cli_nope', '--yes']);
     expect([r.code, r.stdout]).toEqual([5, '']);
     expect(r.stderr).toMatch(
-      /^error: OAuth client cli_nope not found \(HTTP 404, not_found, request req_[0-9a-f]+\); see `svc oauth ls` for the OAuth clients of the tenant\n$/,
+      /^error: OAuth client cli_nope not found \(HTTP 404, oauth_client_not_found, request req_[0-9a-f]+\); see `svc oauth ls` for the OAuth clients of the tenant\n$/,
     );
   });
 });
