@@ -7,12 +7,17 @@ import type { Platform } from '../../platform/index.js';
 import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
 
 /**
- * The platform's self_assignment rule, in the words the real run's row gets from the sandbox (a
- * grant is refused for it before the held role is looked at, with --extend too): one wording.
+ * The platform's self_assignment rule, in the words the real run's row gets from the sandbox: a
+ * grant is refused for it before the held role is looked at; --extend of a role the caller holds
+ * is then asked as an expiry change (held.ts `heldAfterSelfRefusal`), refused in its own words.
  */
-const SELF = {
+export const SELF_GRANT: Refusal = {
   code: 'self_assignment',
   message: 'you cannot grant roles to yourself; ask another administrator',
+};
+export const SELF_EXPIRY: Refusal = {
+  code: 'self_assignment',
+  message: 'you cannot change the expiry of your own roles; ask another administrator',
 };
 
 interface Caller {
@@ -54,7 +59,7 @@ export class CallerForecast {
    */
   async refusal(kind: BulkKind, row: GrantRow | RevokeRow): Promise<Refusal | undefined> {
     const { id, authority } = await this.#get();
-    if (kind === 'assign' && id === row.user) return SELF;
+    if (kind === 'assign' && id === row.user) return SELF_GRANT;
     if (!authority) return undefined;
     return kind === 'assign'
       ? authority.grant(row.role, (row as GrantRow).expiresAt)
