@@ -68,6 +68,12 @@ export class BuiltinRoleImmutableError extends PermissionDeniedError {}
  * caller may not do this.
  */
 export class InsufficientAccessError extends PermissionDeniedError {}
+/**
+ * 403 self_assignment: nobody grants themselves a role or moves their own grant's expiry (an API
+ * key is seen through to its issuer). A grant is refused for it before the platform looks at
+ * whether the role is held, so `roles assign --extend` asks again as an expiry change.
+ */
+export class SelfAssignmentError extends InsufficientAccessError {}
 /** 403 tenant_forbidden / org_forbidden: the tenant or organisation is not the credential's. */
 export class TenantForbiddenError extends PermissionDeniedError {}
 /** 400 unknown_permission: a permission is not in the platform's catalog. */
@@ -110,7 +116,7 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
   insufficient_role: { status: 403, type: InsufficientAccessError },
   insufficient_permission: { status: 403, type: InsufficientAccessError },
   insufficient_scope: { status: 403, type: InsufficientAccessError },
-  self_assignment: { status: 403, type: InsufficientAccessError },
+  self_assignment: { status: 403, type: SelfAssignmentError },
   tenant_forbidden: { status: 403, type: TenantForbiddenError },
   org_forbidden: { status: 403, type: TenantForbiddenError },
   unknown_permission: { status: 400, type: UnknownPermissionError },

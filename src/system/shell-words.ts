@@ -1,13 +1,21 @@
-/** Text as words of a POSIX shell command line (bash, zsh and sh read single quotes alike). */
+/**
+ * Text as words of a shell command line that bash, zsh, sh and fish all read alike. Single quotes
+ * keep everything literal in the POSIX shells, but fish reads `\\` and `\'` inside them as escapes:
+ * so a backslash is written outside the quotes, as `\\`, which every one of them reads as `\`.
+ */
 
-/** `text` single-quoted: one word whatever it holds (a `'` is closed, escaped and reopened). */
+/** `text` quoted as one word whatever it holds: single quotes, a `'` as `'\''`, a `\` as `\\` between quotes. */
 export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
+  if (text === '') return "''";
+  return text
+    .split('\\')
+    .map((part) => (part === '' ? '' : `'${part.replace(/'/g, "'\\''")}'`))
+    .join('\\\\');
 }
 
 /**
  * `text` as one word of a command line svc shows for a person to run again (a listing's
- * continuation, a step of the tour): as it is when it is plain, else single-quoted.
+ * continuation, a step of the tour): as it is when it is plain, else quoted (`shellQuote`).
  */
 export function shellWord(text: string): string {
   // Not bare with a leading `=`: zsh reads `=word` as the path of the command `word`.

@@ -18,10 +18,14 @@ export interface Target {
 
 /**
  * A real local HTTP target for webhook deliveries. `answer` decides each response from the
- * request number (1-based) and the request; returning 'hang' never answers.
+ * request number (1-based) and the request; returning 'hang' never answers, 'stall' sends a 200
+ * head and part of a body, then never finishes.
  */
 export async function startTarget(
-  answer: (n: number, request: Received) => { status: number; body?: string; delayMs?: number } | 'hang',
+  answer: (
+    n: number,
+    request: Received,
+  ) => { status: number; body?: string; delayMs?: number } | 'hang' | 'stall',
 ): Promise<Target> {
   const received: Received[] = [];
   const hanging: ServerResponse[] = [];
@@ -37,7 +41,11 @@ export async function startTarget(
       };
       received.push(request);
       const reply = answer(received.length, request);
-      if (reply === 'hang') {
+      if (reply === 'hang' || reply === 'stall') {
+        if (reply === 'stall') {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.write('part');
+        }
         hanging.push(res);
         return;
       }

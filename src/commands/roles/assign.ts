@@ -11,7 +11,7 @@ import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { alreadyAssigned, moveExpiry, until } from './held.js';
+import { alreadyAssigned, heldAfterSelfRefusal, moveExpiry, until } from './held.js';
 import {
   assignmentFields,
   leastPrivilegedFirst,
@@ -184,9 +184,13 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
         'run the same command again to find out: it is safe (a grant the lost attempt made is reported as already assigned, never made twice)',
       );
     }
+    const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
+    if (options.extend) {
+      const held = await heldAfterSelfRefusal(platform, error, user, role.id);
+      if (held) return moveExpiry(ctx, user, role, { expires, justification, counted }, held);
+    }
     if (!(error instanceof AssignmentExistsError)) throw await namedNotFound(platform, error, user);
     if (options.extend) {
-      const counted = expiry.kind === 'in' ? '--expires-in counts from now' : '--expires-at is when it ends';
       return moveExpiry(ctx, user, role, { expires, justification, counted }, error.assignment);
     }
     return alreadyAssigned(ctx, error.assignment, user, role);

@@ -13,6 +13,7 @@ import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
 import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
 import { columns, type RowOutput, sayShortened, shorteningNote, WORDS } from './bulk-output.js';
+import { heldAfterSelfRefusal } from './held.js';
 import { CallerForecast } from './holds.js';
 import { RowsForecast } from './last-admin.js';
 import { COLUMN_LIST } from './row-header.js';
@@ -183,10 +184,15 @@ const grant =
         ...(response.replayed ? { replayed: true } : {}),
       };
     } catch (error) {
+      // --extend of a role the caller holds is a change of its own expiry: asked as such.
+      const self = extend
+        ? await heldAfterSelfRefusal(platform, error, row.user, row.role.id, signal)
+        : undefined;
       // The platform refuses a second active assignment: the row is in place already.
-      if (!(error instanceof AssignmentExistsError)) throw await namedNotFound(platform, error, row.user);
-      const held = error.assignment;
-      if (extend && held?.expires_at !== row.expiresAt) {
+      if (!self && !(error instanceof AssignmentExistsError))
+        throw await namedNotFound(platform, error, row.user);
+      const held = self ?? (error as AssignmentExistsError).assignment;
+      if (extend && (self || held?.expires_at !== row.expiresAt)) {
         // An absolute expiry: sending it again (a resumed run) changes nothing more.
         const moved = await platform.roles.updateAssignment(
           row.user,
@@ -249,11 +255,14 @@ const plan =
   async ({ data: row }, { signal }) => {
     // A grant the caller may not make fails before the platform looks at who holds what.
     const refusedGrant = kind === 'assign' ? await caller.refusal(kind, row) : undefined;
-    if (refusedGrant) return { status: 'failed', error: refusedGrant };
+    const selfExpiry = extend && kind === 'assign' ? await caller.selfExpiry(row as GrantRow) : undefined;
+    if (refusedGrant && !selfExpiry) return { status: 'failed', error: refusedGrant };
     const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
     const active: RoleAssignment | undefined = held.find(
       (a) => a.status === 'active' && a.role_id === row.role.id,
     );
+    // --extend of a role the caller holds asks to move their own expiry (the real run asks so).
+    if (refusedGrant) return { status: 'failed', error: active && selfExpiry ? selfExpiry : refusedGrant };
     if (kind === 'assign') {
       const expiresAt = (row as GrantRow).expiresAt;
       if (active && extend && active.expires_at !== expiresAt) {

@@ -1,6 +1,9 @@
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
+import { optionalLookup } from '../../errors.js';
 import { timeSpan } from '../../output/format.js';
+import { SelfAssignmentError } from '../../platform/errors.js';
+import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { assignmentFields, type RoleRef } from './shared.js';
 
@@ -80,4 +83,23 @@ export async function moveExpiry(
   ].filter(Boolean);
   const said = notes.length ? ` (${notes.join('; ')})` : '';
   ctx.out.success(`${user} holds ${data.role_name} ${until(data.expires_at)} now${said}`);
+}
+
+/**
+ * `--extend` refused as a grant to oneself (self_assignment: the platform checks it before it
+ * looks at who holds what): when the user holds the role, what was asked is a move of its expiry,
+ * so the caller sends that instead and gets the platform's answer to it (its refusal in its own
+ * words: "changes the expiry of their own roles"). The active assignment, or undefined when the
+ * role is not held (or cannot be read): the grant's refusal then stands.
+ */
+export async function heldAfterSelfRefusal(
+  platform: Platform,
+  error: unknown,
+  user: string,
+  roleId: string,
+  signal?: AbortSignal,
+): Promise<RoleAssignment | undefined> {
+  if (!(error instanceof SelfAssignmentError)) return undefined;
+  const held = await optionalLookup(platform.roles.listAssignments(user, {}, { signal }));
+  return held?.items.find((a) => a.role_id === roleId && (a.status === undefined || a.status === 'active'));
 }

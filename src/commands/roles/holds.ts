@@ -13,7 +13,7 @@ interface Caller {
    * refusal in its words: the caller, or the user who issued the caller's API key (/v1/me's
    * credential.issued_by); undefined when the platform did not say.
    */
-  self: { user: string; refusal: Refusal } | undefined;
+  self: { user: string; refusal: Refusal; expiry: Refusal } | undefined;
   slug: string;
   authority: CallerAuthority | undefined;
 }
@@ -30,6 +30,7 @@ function selfOf(me: CallerIdentity): Caller['self'] {
   return {
     user,
     refusal: { code: 'self_assignment', message: selfAssignmentRefusal('grant', issuer ?? undefined) },
+    expiry: { code: 'self_assignment', message: selfAssignmentRefusal('expiry', issuer ?? undefined) },
   };
 }
 
@@ -70,6 +71,16 @@ export class CallerForecast {
     return kind === 'assign'
       ? authority.grant(row.role, (row as GrantRow).expiresAt)
       : authority.revoke(row.role);
+  }
+
+  /**
+   * The refusal of --extend for a row whose user is the caller themself (or their key's issuer)
+   * and who holds the role: the platform refuses the grant first, then the expiry change the real
+   * run asks next (held.ts `heldAfterSelfRefusal`), in its own words. Undefined for anyone else.
+   */
+  async selfExpiry(row: GrantRow): Promise<Refusal | undefined> {
+    const { self } = await this.#get();
+    return self?.user === row.user ? self.expiry : undefined;
   }
 
   #get() {

@@ -21,7 +21,8 @@ export function getCommand(make: MakeContext): Command {
   return new Command('get')
     .summary('Show one webhook')
     .description(
-      'Show a webhook: target URL, event kinds, status, attempt ceiling. The signing secret is never shown.',
+      'Show a webhook: target URL, event kinds, status, attempt ceiling, and each secret rotated out that\n' +
+        'still signs, with when it stops (--json: previous_secrets). No signing secret is ever shown.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addHelpText(

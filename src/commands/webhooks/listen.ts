@@ -113,7 +113,15 @@ async function forwarder(
           throw signal.aborted ? new Error(`the target did not answer within ${timeoutSeconds} s`) : error;
         },
       );
-      const answer = Buffer.from(await response.body.arrayBuffer());
+      // The limit covers the whole answer: a target that sent its head and then hung is said so.
+      const answer = Buffer.from(
+        await response.body.arrayBuffer().catch((error: unknown) => {
+          if (!signal.aborted) throw error;
+          throw new Error(
+            `the target answered ${response.statusCode} but did not finish its answer within ${timeoutSeconds} s`,
+          );
+        }),
+      );
       const type = response.headers['content-type'];
       const answerHeaders: Record<string, string> = typeof type === 'string' ? { 'content-type': type } : {};
       return {

@@ -3,6 +3,7 @@ import type { DeliveryFailureCause } from '../../api/constants.js';
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
+import { rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import {
   DeliveryNotFoundError,
@@ -112,7 +113,16 @@ export const webhookFields = (w: Webhook): Field[] => [
   ['updated', w.updated_at, 'time'],
   ['secret rotated', w.secret_rotated_at, 'time'],
   ['previous secret until', w.previous_secret_expires_at, 'time'],
+  // Every old secret that still signs (never the secret itself): a rotation within 24 hours of
+  // another leaves several, each until its own time. Absent when the server does not say.
+  ['previous secrets', previousSecretsText(w.previous_secrets), 'text', 'optional'],
 ];
+
+function previousSecretsText(previous: Webhook['previous_secrets']): string | undefined {
+  return previous
+    ?.map((p) => `until ${rfc3339(p.expires_at)} (rotated out ${rfc3339(p.rotated_out_at)})`)
+    .join('; ');
+}
 
 /**
  * An event kind named on the command line. Kinds are open-ended (the reference lists two and

@@ -348,6 +348,33 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     ]);
   });
 
+  // Review s10 a, 4: --extend of a role the caller holds asks to move its expiry, and is refused for
+  // that (dry run and real run alike), not as a grant.
+  it('--extend of a role the caller holds: refused as a change of its own expiry, in the dry run too', async () => {
+    const path = svc.file('extend-self.csv', `${HEADER}usr_admin,tenant_admin,8h,mine\n`);
+    const clock = fixedClock();
+    const self = 'you cannot change the expiry of your own roles; ask another administrator';
+    const dry = await svc.run(['roles', 'assign', '--file', path, '--extend', '--dry-run', '--ndjson'], {
+      clock,
+    });
+    expect(dry.code, dry.stderr).toBe(7);
+    expect(ndjson(dry.stdout).map((r) => [r.plan, (r.error as { message?: string })?.message])).toEqual([
+      ['fail', self],
+    ]);
+    const real = await svc.run(
+      ['roles', 'assign', '--file', path, '--extend', '--ndjson', '--journal', `${path}.journal`],
+      { clock },
+    );
+    expect(real.code, real.stderr).toBe(7);
+    expect(
+      ndjson(real.stdout).map((r) => [
+        r.status,
+        (r.error as { code?: string; message?: string })?.code,
+        r.error?.message,
+      ]),
+    ).toEqual([['failed', 'self_assignment', self]]);
+  });
+
   it('--extend moves the expiry of rows already held (planned as extend), and grants the others', async () => {
     const { name, id, path } = await grantsFile([
       [bulkUser(35), '8h', 'a'],

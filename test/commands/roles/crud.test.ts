@@ -492,6 +492,22 @@ describe('svc roles assign / revoke', () => {
         'self',
         '--extend',
       ],
+      // usr_admin holds tenant_admin: --extend asks to move its expiry, and is refused for that (review s10 a, 4).
+      'you cannot change the expiry of your own roles; ask another administrator',
+    ],
+    [
+      [
+        'roles',
+        'assign',
+        'usr_admin',
+        'tenant_auditor',
+        '--expires-in',
+        '7d',
+        '--justification',
+        'self',
+        '--extend',
+      ],
+      // A role not held: --extend asks for a grant.
       'you cannot grant roles to yourself; ask another administrator',
     ],
   ])('svc %j on oneself → exit 4, one line (403 self_assignment)', async (args, message) => {
@@ -502,6 +518,49 @@ describe('svc roles assign / revoke', () => {
       new RegExp(
         `^(warning: the platform's clock is [\\d a-z]+ ahead of this machine's; --expires-in was counted from the platform's time\n)?error: ${message} \\(HTTP 403, self_assignment, request req_[0-9a-f]+\\)\n$`,
       ),
+    );
+  });
+});
+
+describe('--extend through an API key its issuer holds', () => {
+  // Review s10 a, 4: the key's refusal said "grants roles to themselves" for an expiry change.
+  it('is refused as a change of the expiry of a grant its issuer holds; a grant as a grant', async () => {
+    const made = await svc(
+      [
+        'tenants',
+        'api-keys',
+        'create',
+        'acme-treasury',
+        '--kind',
+        'service_role',
+        '--justification',
+        'extend own grant test',
+        '--json',
+      ],
+      { env },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const byKey = { ...env, SVC_TOKEN: json(made.stdout).key };
+    const assign = (role: string, ...flags: string[]) =>
+      svc(
+        ['roles', 'assign', 'usr_admin', role, '--expires-in', '7d', '--justification', 'via key', ...flags],
+        {
+          env: byKey,
+        },
+      );
+    const before = json((await svc(['roles', 'assignments', 'usr_admin', '--json'], { env })).stdout);
+    const extend = await assign('tenant_admin', '--extend');
+    expect([extend.code, extend.stdout]).toEqual([4, '']);
+    expect(extend.stderr).toMatch(
+      /error: this API key was issued by usr_admin, and nobody changes the expiry of their own roles; ask another administrator \(HTTP 403, self_assignment, /,
+    );
+    const grant = await assign('tenant_auditor', '--extend');
+    expect(grant.code).toBe(4);
+    expect(grant.stderr).toMatch(
+      /error: this API key was issued by usr_admin, and nobody grants roles to themselves; ask another administrator \(HTTP 403, self_assignment, /,
+    );
+    expect(json((await svc(['roles', 'assignments', 'usr_admin', '--json'], { env })).stdout)).toEqual(
+      before,
     );
   });
 });

@@ -262,5 +262,29 @@ describe('svc tenants api-keys', () => {
       /^error: a service_role key acts as tenant_admin; you can only revoke keys whose permissions you hold; you lack account\.write, /,
     );
     expect((await svc(['me'], { env: { ...env, SVC_TOKEN: admin.key } })).code).toBe(0);
+
+    // The key itself pasted by a manager who cannot see it (review s10 a, 3): what to give and where
+    // to find it, in plain words; the secret goes into no request.
+    const pasted = await svc(
+      ['--debug', 'tenants', 'api-keys', 'revoke', 'acme-treasury', admin.key, '--yes'],
+      { env: viewer },
+    );
+    expect([pasted.code, pasted.stdout]).toEqual([2, '']);
+    expect(
+      pasted.stderr
+        .split('\n')
+        .filter((line) => line.startsWith('error'))
+        .join('\n'),
+    ).toBe(
+      "error: that is the API key itself, not its id; give the key's id (key_…) instead, as `svc tenants api-keys ls acme-treasury` shows it: " +
+        `this key is not among the keys you may manage there (${left} more ${left === 1 ? 'is' : 'are'} not listed to you: ${left === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold); ` +
+        'svc did not send the secret (in a URL it would stay in proxy and server logs)',
+    );
+    const requests = pasted.stderr.split('\n').filter((line) => /^\* [A-Z]+ /.test(line));
+    expect(requests.map((line) => line.replace(/http:\/\/[^/]+/, ''))).toEqual([
+      '* GET /v1/me',
+      `* GET /v1/tenants/${tenant}/api-keys`,
+    ]);
+    expect((await svc(['me'], { env: { ...env, SVC_TOKEN: admin.key } })).code).toBe(0);
   });
 });

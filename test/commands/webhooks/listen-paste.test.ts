@@ -2,7 +2,8 @@
  * The commands `svc webhooks listen --webhook W` prints for putting W back by hand are pasted into
  * a shell: every value in them is one shell word, so a URL holding `$(…)`, `$VAR` or backquotes
  * (WHATWG URLs keep them in the path; any tenant admin can set one) runs nothing and W gets its
- * exact URL back. Checked by pasting the printed line into a real bash.
+ * exact URL back. Checked by pasting the printed line into a real bash, zsh and fish (fish reads
+ * `\\` and `\'` inside single quotes as escapes: a URL holding backslashes comes back exact too).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { restoreCommands } from '../../../src/commands/webhooks/by-hand.js';
 import { runProcess } from '../../../src/system/run.js';
 import { startInProcess } from '../../helpers/context.js';
+import { needs } from '../../helpers/needs.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 import { BIN, baseEnv } from '../../helpers/svc.js';
 import { admin, createWebhook } from '../../helpers/webhooks.js';
@@ -19,10 +21,15 @@ const svc = useSandboxContext();
 const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-paste-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** Runs `line` in bash as pasted, with `svc` the built binary against the sandbox. */
-async function paste(line: string) {
-  const script = `svc() { "${process.execPath}" "${BIN}" "$@"; }\n${line}\n`;
-  return runProcess('bash', ['-c', script], { env: baseEnv(svc.env()), timeoutMs: 30_000 });
+type Shell = 'bash' | 'zsh' | 'fish';
+
+/** Runs `line` in `shell` as pasted, with `svc` the built binary against the sandbox. */
+async function paste(shell: Shell, line: string) {
+  const define =
+    shell === 'fish'
+      ? `function svc; "${process.execPath}" "${BIN}" $argv; end`
+      : `svc() { "${process.execPath}" "${BIN}" "$@"; }`;
+  return runProcess(shell, ['-c', `${define}\n${line}\n`], { env: baseEnv(svc.env()), timeoutMs: 30_000 });
 }
 
 describe('listen --webhook: the printed restore commands are safe to paste', () => {
@@ -34,28 +41,36 @@ describe('listen --webhook: the printed restore commands are safe to paste', () 
       "svc api PATCH /v1/webhooks/wh_1 -f url='https://h.example/$(x)'\\''`y`$HOME'",
     );
   });
-
-  it('a URL holding $(…), $VAR and backquotes: pasting the printed line runs nothing and puts the exact URL back', async () => {
-    const pwned = join(tmp, 'pwned');
-    const url = `http://127.0.0.1:9/b$(touch$IFS${pwned})$HOME\`touch$IFS${pwned}2\`?q='a'&r=$PATH`;
-    const { id } = await createWebhook(svc.sandbox(), 'http://127.0.0.1:9/x');
-    const set = await admin(svc.sandbox(), 'PATCH', `/v1/webhooks/${id}`, { url });
-    expect(set.status, set.text).toBe(200);
-    const original = set.body.url as string;
-
-    const a = startInProcess(['webhooks', 'listen', '--port', '0', '--webhook', id], svc.env(), {
-      now: Date.now(),
-    });
-    await a.waitForStderr(/delivers here/);
-    const printed = /^ {2}(svc api PATCH .+)$/m.exec(a.stderr())?.[1];
-    expect(printed).toBeDefined();
-    // Another session's URL stands in for "svc was killed": W is still redirected when pasted.
-    const pasted = await paste(printed!);
-    expect([pasted.code, pasted.stderr]).toEqual([0, '']);
-    expect(existsSync(pwned)).toBe(false);
-    expect(existsSync(`${pwned}2`)).toBe(false);
-    expect((await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body.url).toBe(original);
-    a.interrupt();
-    await a.done;
-  }, 60_000);
 });
+
+describe.each(['bash', 'zsh', 'fish'] as const)(
+  'listen --webhook: the restore line pasted into %s',
+  (shell) => {
+    needs(shell).describe(shell, () => {
+      it('a URL holding $(…), $VAR, backquotes and backslashes: pasting the printed line runs nothing and puts the exact URL back', async () => {
+        const pwned = join(tmp, `pwned-${shell}`);
+        const url = `http://127.0.0.1:9/b$(touch$IFS${pwned})$HOME\`touch$IFS${pwned}2\`?q='a'&r=$PATH&s=a\\b\\'c\\`;
+        const { id } = await createWebhook(svc.sandbox(), 'http://127.0.0.1:9/x');
+        const set = await admin(svc.sandbox(), 'PATCH', `/v1/webhooks/${id}`, { url });
+        expect(set.status, set.text).toBe(200);
+        const original = set.body.url as string;
+        expect(original).toContain('\\');
+
+        const a = startInProcess(['webhooks', 'listen', '--port', '0', '--webhook', id], svc.env(), {
+          now: Date.now(),
+        });
+        await a.waitForStderr(/delivers here/);
+        const printed = /^ {2}(svc api PATCH .+)$/m.exec(a.stderr())?.[1];
+        expect(printed).toBeDefined();
+        // Another session's URL stands in for "svc was killed": W is still redirected when pasted.
+        const pasted = await paste(shell, printed!);
+        expect([pasted.code, pasted.stderr]).toEqual([0, '']);
+        expect(existsSync(pwned)).toBe(false);
+        expect(existsSync(`${pwned}2`)).toBe(false);
+        expect((await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body.url).toBe(original);
+        a.interrupt();
+        await a.done;
+      }, 60_000);
+    });
+  },
+);

@@ -261,6 +261,37 @@ describe('listen: stopping, forwarding and times', () => {
     expect(bad.code).toBe(2);
   }, 20_000);
 
+  // Review s10 b, 6: a target that sent its head and then hung got Node's "The operation was aborted
+  // due to timeout"; it is said in svc's words, in every output mode, and still counts as a 502.
+  it.each([
+    ['lines', []],
+    ['--json', ['--json']],
+    ['--ndjson', ['--ndjson']],
+  ])(
+    'a target that starts its answer and never finishes it: svc says so (%s)',
+    async (mode, flags) => {
+      const stall = await startTarget(() => 'stall');
+      targets.push(stall);
+      const run = listen([...flags, '--forward-to', stall.url, '--forward-timeout', '1'], {
+        SVC_WEBHOOK_SECRET: 'whsec_truth',
+      });
+      expect(await post(await address(run))).toBe(502);
+      const said = 'the target answered 200 but did not finish its answer within 1 s';
+      await expect.poll(run.stdout, { timeout: 5000 }).toContain('502');
+      run.interrupt();
+      const done = await run.done;
+      expect(done.code, done.stderr).toBe(0);
+      if (mode === 'lines') {
+        expect(done.stdout).toContain(`→ 502  (forward failed: ${said})`);
+      } else {
+        const record = JSON.parse(done.stdout.trim().split('\n')[0]!);
+        expect(record).toMatchObject({ status: 502, forwarded: { error: said } });
+      }
+      expect(done.stdout + done.stderr).not.toMatch(/aborted|Timeout/);
+    },
+    20_000,
+  );
+
   it.each([
     [true, /^\d\d:\d\d:\d\dZ {2}✓ valid/],
     [false, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}✓ valid/],

@@ -51,6 +51,37 @@ describe('svc webhooks rotate-secret, again within 24 hours', () => {
     ]);
   });
 
+  // Review s10 b, 8: `get` named only the newest old secret; --json listed every one.
+  it('webhooks get names every old secret that still signs, each with its own expiry, never the secret', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'https://h.example/get');
+    expect((await rotate(id)).code).toBe(0);
+    await advance(3600);
+    expect((await rotate(id)).code).toBe(0);
+    const w = await webhook(id);
+    const [newest, older] = w.previous_secrets;
+    const plain = await svc.run(['webhooks', 'get', id]);
+    expect([plain.code, plain.stderr]).toEqual([0, '']);
+    expect(plain.stdout.split('\n').slice(-4)).toEqual([
+      `secret rotated\t${w.secret_rotated_at}`,
+      `previous secret until\t${newest.expires_at}`,
+      `previous secrets\tuntil ${newest.expires_at} (rotated out ${newest.rotated_out_at}); ` +
+        `until ${older.expires_at} (rotated out ${older.rotated_out_at})`,
+      '',
+    ]);
+    const tty = await svc.run(['webhooks', 'get', id], { tty: { stdout: true }, now: Date.now() });
+    expect(tty.stdout).toContain(
+      `previous secrets       until ${newest.expires_at} (rotated out ${newest.rotated_out_at}); ` +
+        `until ${older.expires_at} (rotated out ${older.rotated_out_at})\n`,
+    );
+    const json = JSON.parse((await svc.run(['webhooks', 'get', id, '--json'])).stdout);
+    expect(json.previous_secrets).toEqual(w.previous_secrets);
+    const secrets = (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
+    for (const out of [plain.stdout, tty.stdout]) {
+      expect(out).not.toContain('whsec_');
+      expect(out).not.toContain(secrets.previous_secret);
+    }
+  });
+
   it('at the limit, says how many old secrets sign and until when, and changes nothing', async () => {
     const { id } = await createWebhook(svc.sandbox(), 'https://h.example/limit');
     for (let i = 0; i < MAX_PREVIOUS_SECRETS; i++) expect((await rotate(id)).code).toBe(0);

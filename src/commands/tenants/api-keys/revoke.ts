@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { refuseCredentialAsId } from '../../../http/path.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
+import { shellWord } from '../../../system/shell-words.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { resolveTenant } from '../../pick.js';
 
@@ -10,7 +11,8 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
   const tenant = await resolveTenant(ctx, tenantRef);
   const platform = await ctx.platform();
   // The platform's revoke of a revoked key answers as if it had revoked it: look first.
-  const keys = (await platform.tenants.apiKeys.list(tenant.id)).items;
+  const listed = await platform.tenants.apiKeys.list(tenant.id);
+  const keys = listed.items;
   // The key itself instead of its id: the list says which key it is, by its prefix.
   const pasted = keys.filter((k) => k.prefix !== '' && id.startsWith(k.prefix));
   if (pasted.length === 1) {
@@ -21,6 +23,7 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
       `its id is ${keyId} (prefix ${prefix}…): svc tenants api-keys revoke ${tenantRef} ${keyId}`,
     );
   }
+  refuseCredentialAsId('KEY', id, notListedHint(tenantRef, listed.withheld ?? 0));
   const before = keys.find((k) => k.id === id);
   if (before?.revoked_at) {
     if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_revoked' });
@@ -49,6 +52,18 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
   if (data === undefined) return;
   if (ctx.out.isMachine) return ctx.out.json(data);
   ctx.out.success(`Revoked ${data.id} (${data.name}) of ${await tenant.label()}`);
+}
+
+/** What to give for a pasted key the caller's list does not hold, and where to find it. */
+function notListedHint(tenantRef: string, withheld: number): string {
+  const unseen =
+    withheld > 0
+      ? `: this key is not among the keys you may manage there (${withheld} more ${withheld === 1 ? 'is' : 'are'} not listed to you: ${withheld === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold)`
+      : '';
+  return (
+    `give the key's id (key_…) instead, as \`svc tenants api-keys ls ${shellWord(tenantRef)}\` shows it${unseen}; ` +
+    'svc did not send the secret (in a URL it would stay in proxy and server logs)'
+  );
 }
 
 export function revokeCommand(make: MakeContext): Command {
