@@ -3,6 +3,7 @@
 // with the same words, and those rules are easier to keep alike side by side than across files.
 import { createHash } from 'node:crypto';
 import { isDocument, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
+import { scanJson } from '../api/json-text.js';
 import { utf8WithoutBom } from '../system/input.js';
 
 /** Where a value sits in the file: keys of maps and indices of lists. */
@@ -19,7 +20,7 @@ export interface Problem {
 /**
  * An access file as read: its value, and the line of anything in it (for `file:line` messages).
  * YAML goes through the `yaml` package (positions kept); JSON through JSON.parse, whose lines are
- * found only when a problem needs one — a 100,000-grant JSON file parses in a tenth of the time
+ * found only when a problem needs one (scanJson, src/api/json-text.ts) — a 100,000-grant JSON file parses in a tenth of the time
  * and memory YAML takes, which matters for large estates (bench/RESULTS.md).
  */
 export interface Source {
@@ -93,13 +94,16 @@ function parseJson(label: string, sha256: string, text: string): Parsed {
   }
   // JSON.parse keeps the last of two equal keys without a word: a reviewer reads the first.
   const duplicates: Problem[] = [];
-  indexJson(text, -1, (key, path, line) => {
-    const parent = path[path.length - 1];
-    const where = mapName(
-      path.length === 0 ? undefined : String(typeof parent === 'number' ? path[path.length - 2] : parent),
-      typeof parent === 'number',
-    );
-    duplicates.push({ line, message: givenTwice(key, where) });
+  scanJson(text, {
+    depth: -1,
+    onDuplicate: (key, path, line) => {
+      const parent = path[path.length - 1];
+      const where = mapName(
+        path.length === 0 ? undefined : String(typeof parent === 'number' ? path[path.length - 2] : parent),
+        typeof parent === 'number',
+      );
+      duplicates.push({ line, message: givenTwice(key, where) });
+    },
   });
   if (duplicates.length > 0) return { ok: false, problems: duplicates };
   let source: string | undefined = text;
@@ -116,10 +120,10 @@ function parseJson(label: string, sha256: string, text: string): Parsed {
       line(path) {
         if (source === undefined) return undefined;
         if (path.length <= ENTRY_DEPTH) {
-          entries ??= indexJson(source, ENTRY_DEPTH);
+          entries ??= scanJson(source, { depth: ENTRY_DEPTH });
           return entries.get(path.join('\u0000'));
         }
-        everything ??= indexJson(source, Number.POSITIVE_INFINITY);
+        everything ??= scanJson(source, { depth: Number.POSITIVE_INFINITY });
         return everything.get(path.join('\u0000'));
       },
       release() {
@@ -144,84 +148,6 @@ function lineAt(text: string, offset: number): number {
   let line = 1;
   for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
   return line;
-}
-
-/**
- * The line of every value of a JSON text down to `depth` (of the key, for object members), by
- * path, in one pass; and, when asked, each key given twice in an object (with the object's path
- * and the line of the second). The text has been parsed already (JSON.parse), so it is well
- * formed: this only follows its structure. The `yaml` package reads JSON too, but takes a
- * hundred times as long and ten times the memory (4.6 s and 600 MB for 100,000 grants).
- */
-function indexJson(
-  text: string,
-  depth: number,
-  onDuplicate?: (key: string, path: Path, line: number) => void,
-): Map<string, number> {
-  const lines = new Map<string, number>();
-  const path: Array<string | number> = [];
-  const stack: Array<{ array: boolean; index: number; expectKey: boolean; keys?: Set<string> }> = [];
-  let line = 1;
-  const note = () => {
-    if (path.length > depth) return;
-    const key = path.join('\u0000');
-    if (!lines.has(key)) lines.set(key, line);
-  };
-  const begin = () => {
-    const top = stack[stack.length - 1];
-    if (top?.array) path.push(top.index);
-    note();
-  };
-  const end = () => {
-    const top = stack[stack.length - 1];
-    if (!top) return;
-    path.pop();
-    if (top.array) top.index++;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '\n') line++;
-    else if (c === '{' || c === '[') {
-      begin();
-      stack.push({
-        array: c === '[',
-        index: 0,
-        expectKey: c === '{',
-        ...(onDuplicate && c === '{' ? { keys: new Set<string>() } : {}),
-      });
-    } else if (c === '}' || c === ']') {
-      stack.pop();
-      end();
-    } else if (c === ',') {
-      const top = stack[stack.length - 1];
-      if (top && !top.array) top.expectKey = true;
-    } else if (c === ':') {
-      const top = stack[stack.length - 1];
-      if (top) top.expectKey = false;
-    } else if (c === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      const top = stack[stack.length - 1];
-      if (top && !top.array && top.expectKey) {
-        const key = JSON.parse(text.slice(i, j + 1)) as string;
-        if (top.keys?.has(key)) onDuplicate?.(key, [...path], line);
-        top.keys?.add(key);
-        path.push(key);
-        note();
-      } else {
-        begin();
-        end();
-      }
-      i = j;
-    } else if (!/\s/.test(c)) {
-      let j = i;
-      while (j + 1 < text.length && !/[\s,\]}]/.test(text[j + 1]!)) j++;
-      begin();
-      end();
-      i = j;
-    }
-  }
-  return lines;
 }
 
 function parseYaml(label: string, sha256: string, text: string): Parsed {

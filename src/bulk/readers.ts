@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { parse as parseSync } from 'csv-parse/sync';
+import { jsonContentProblem } from '../system/user-json.js';
 import { CSV_OPTIONS, head, MAX_RECORD_BYTES, readCsv, UTF8_BOM } from './csv.js';
 
 export { MAX_RECORD_BYTES } from './csv.js';
@@ -124,6 +125,9 @@ function ndjsonLine(bytes: Buffer, line: number, offset: number): InputEvent | u
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { kind: 'problem', line, message: 'each line must be a JSON object' };
   }
+  // A key given twice, or a number JSON.parse changed, would send what the line does not say.
+  const problem = jsonContentProblem(raw);
+  if (problem !== undefined) return { kind: 'problem', line, message: problem };
   return { kind: 'record', line, offset, fields: value as Record<string, unknown> };
 }
 

@@ -4,6 +4,7 @@
 // format.ts).
 import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
+import { reindentJson } from '../api/json-text.js';
 import { ClosedPipeError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
@@ -263,6 +264,16 @@ export class Output {
   /** One JSON document (--json), or one compact line (--ndjson). */
   async json(value: unknown): Promise<void> {
     await this.write(`${this.mode === 'ndjson' ? this.#json(value) : this.#json(value, 2)}\n`);
+  }
+
+  /**
+   * JSON text as it came (an API answer), laid out as json() lays out a value, but with every
+   * key, string and number as written: 12345678901234567891 is not printed as 12345678901234567000.
+   * The text must be well formed (JSON.parse took it).
+   */
+  async jsonAsItCame(text: string): Promise<void> {
+    const laid = reindentJson(text, this.mode === 'ndjson' ? undefined : 2);
+    await this.write(`${this.io.stdoutIsTTY ? escapeJsonForTerminal(laid) : laid}\n`);
   }
 
   /** One compact JSON line whatever the mode (streams of events, e.g. `webhooks listen --ndjson`). */

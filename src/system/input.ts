@@ -37,3 +37,23 @@ export function fileErrorReason(error: unknown, missing = 'no such file'): strin
 export function utf8WithoutBom(bytes: Buffer): string {
   return bytes.toString('utf8').replace(/^\uFEFF/, '');
 }
+
+/**
+ * Bytes as UTF-8 text, without a leading byte-order mark, or a UsageError naming the first byte
+ * that is not UTF-8 and its offset: Buffer#toString would replace it with U+FFFD, and that
+ * replacement is what would be sent and stored. `what` names the input (`--data-file x.json`).
+ */
+export function strictUtf8(bytes: Buffer, what: string): string {
+  const text = bytes.toString('utf8');
+  // Each U+FFFD is either in the bytes (EF BF BD, as given) or a replacement for a bad byte.
+  let at = text.indexOf('\uFFFD');
+  while (at !== -1) {
+    const offset = Buffer.byteLength(text.slice(0, at));
+    if (bytes[offset] !== 0xef || bytes[offset + 1] !== 0xbf || bytes[offset + 2] !== 0xbd) {
+      const hex = bytes[offset]!.toString(16).toUpperCase().padStart(2, '0');
+      throw new UsageError(`${what} is not UTF-8 (byte 0x${hex} at offset ${offset}); save it as UTF-8`);
+    }
+    at = text.indexOf('\uFFFD', at + 1);
+  }
+  return text.replace(/^\uFEFF/, '');
+}

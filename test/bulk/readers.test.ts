@@ -92,6 +92,22 @@ describe('readInput: NDJSON', () => {
     expect(problems(events)[0]![1]).toBe('each line must be a JSON object');
   });
 
+  // s11 M2/H1: JSON.parse keeps the last of two equal keys and rounds numbers without a word.
+  it('reports a key given twice and a number a double cannot hold, as plan and records do', async () => {
+    const events = await read(
+      'k.ndjson',
+      '{"role":"viewer","role":"admin"}\n{"n":9007199254740993}\n{"ok":1.50}\n',
+    );
+    expect(records(events)).toEqual([[3, { ok: 1.5 }]]);
+    expect(problems(events)).toEqual([
+      [1, '"role" is given twice; keep one'],
+      [
+        2,
+        '"n" is 9007199254740993, which svc would send as 9007199254740992 (a number keeps about 16 digits); give it as a string ("9007199254740993")',
+      ],
+    ]);
+  });
+
   it('decodes a character cut between two chunks', async () => {
     const line = JSON.stringify({ name: 'é'.repeat(70_000) });
     const events = await read('u.ndjson', `${line}\n`);

@@ -67,6 +67,36 @@ describe('body depth and size', () => {
     expect(r.status).toBe(201);
   });
 
+  // s11 H1: the platform keeps numbers as doubles; one it cannot store as written is refused,
+  // never stored as another number (or, for 1e400, as null).
+  it.each([
+    ['9007199254740993', 'has more digits than the platform stores (it would be 9007199254740992)'],
+    ['1e400', 'is beyond the range of the numbers the platform stores'],
+    ['1.0000000000000001', 'has more digits than the platform stores (it would be 1)'],
+  ])(
+    'refuses the number %s with 400 invalid_request naming its field, and stores nothing',
+    async (n, why) => {
+      const k = key();
+      const r = await raw(
+        'POST',
+        '/v1/reconciliations',
+        `{"idempotency_key":"${k}","lines":[{"amount":${n}}]}`,
+      );
+      expect([r.status, r.body.error.code, r.body.error.message, r.body.error.details]).toEqual([
+        400,
+        'invalid_request',
+        `lines[0].amount is ${n}, which ${why}; send it as a string`,
+        [{ field: 'lines[0].amount', message: `${why}; send it as a string` }],
+      ]);
+      const exact = await raw(
+        'POST',
+        '/v1/reconciliations',
+        `{"idempotency_key":"${key()}","amount":1.10,"top":9007199254740992}`,
+      );
+      expect([exact.status, exact.body.amount, exact.body.top]).toEqual([201, 1.1, 9007199254740992]);
+    },
+  );
+
   it('answers a body over 1 MiB with 413 payload_too_large in the error shape', async () => {
     const r = await raw(
       'POST',

@@ -5,7 +5,8 @@ import { UsageError } from '../../errors.js';
 import type { HttpMethod, QueryValue } from '../../http/client.js';
 import { answerOf } from '../../http/errors.js';
 import { withMissingTenantHint } from '../../platform/errors.js';
-import { readInputBytes } from '../../system/input.js';
+import { readInputBytes, strictUtf8 } from '../../system/input.js';
+import { parseUserJson } from '../../system/user-json.js';
 import { collect, examples, type MakeContext } from '../kit.js';
 import { printBody, printHead, printPages } from './print.js';
 
@@ -103,18 +104,52 @@ async function typedValue(ctx: Context, key: string, raw: string): Promise<unkno
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null') return null;
-  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return Number(raw);
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return parseUserJson(raw, '-F', `"${key}"`);
   if (raw.startsWith('[') || raw.startsWith('{')) {
     try {
-      return JSON.parse(raw);
+      return parseUserJson(raw, `-F ${key}=…`);
     } catch (error) {
-      throw new UsageError(`-F ${key}=… is not valid JSON: ${(error as Error).message}`, {
+      if (!(error as Error).message.includes(' is not valid JSON: ')) throw error;
+      throw new UsageError((error as Error).message, {
         hint: 'quote the whole value for the shell, or send it as a string with -f',
       });
     }
   }
-  if (raw.startsWith('@')) return (await readInputBytes(raw.slice(1), ctx.io.stdin, '-F')).toString('utf8');
+  if (raw.startsWith('@')) {
+    const file = raw.slice(1);
+    return strictUtf8(await readInputBytes(file, ctx.io.stdin, '-F'), `-F ${key}=@${file}`);
+  }
   return raw;
+}
+
+/**
+ * The body of --input: the bytes as given, but for a JSON object sent to a platform POST, which
+ * goes through the client to get its idempotency key and so is read by parseUserJson (a number,
+ * a key given twice or nesting that re-encoding would change is refused, never sent changed).
+ * A JSON body (the Content-Type svc sends unless -H gives another) must be UTF-8, and a leading
+ * byte-order mark is not part of it.
+ */
+async function inputBody(
+  ctx: Context,
+  options: ApiOptions,
+): Promise<{ body: unknown } | { raw: { data: Buffer | string; contentType: string } }> {
+  const spec = options.input!;
+  const bytes = await readInputBytes(spec, ctx.io.stdin, '--input');
+  const contentType = options.headers['content-type'] ?? 'application/json';
+  if (!/json/i.test(contentType)) return { raw: { data: bytes, contentType } };
+  const what = `--input ${spec}`;
+  const text = strictUtf8(bytes, what);
+  if (isPlatformPost(options.method, options.path) && /^\s*\{/.test(text)) {
+    let object = true;
+    try {
+      JSON.parse(text);
+    } catch {
+      object = false; // sent as given: the server says what is wrong with it
+    }
+    if (object) return { body: parseUserJson(text, what) };
+  }
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return { raw: { data: bom ? bytes.subarray(3) : bytes, contentType } };
 }
 
 /** Fields as query parameters: scalars, or arrays of them (repeated); objects do not fit a query string. */
@@ -169,23 +204,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     ...(isQuery ? { query } : {}),
     ...(!isQuery && Object.keys(fields).length > 0 ? { body: fields } : {}),
   };
-  if (options.input !== undefined) {
-    const bytes = await readInputBytes(options.input, ctx.io.stdin, '--input');
-    let parsed: unknown;
-    try {
-      // A byte order mark (editors on Windows write one) is not part of the JSON.
-      parsed = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
-    } catch {
-      parsed = undefined;
-    }
-    // A JSON object body goes through the client so a platform POST gets its idempotency key; anything else is sent as is.
-    Object.assign(
-      request,
-      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? { body: parsed }
-        : { raw: { data: bytes, contentType: options.headers['content-type'] ?? 'application/json' } },
-    );
-  }
+  if (options.input !== undefined) Object.assign(request, await inputBody(ctx, options));
   try {
     const response = await api.request(request);
     if (options.include) await printHead(ctx, response.status, response.headers);
@@ -214,12 +233,16 @@ export default function api(make: MakeContext): Command {
         'header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
         'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
         '-H gives it; an -H key goes in a body that has none. Sandbox controls (/_sandbox) and other\n' +
-        "paths are sent as given. A header given with -H is sent as given, never replaced by svc's\n" +
-        "own: -H 'Authorization: Bearer T' calls as T (the profile's credential is then neither needed\n" +
-        'nor sent; T is masked in --debug and, like any credential, goes over plain http only to\n' +
-        'loopback). Field and header names are sent as given (__proto__ too: the server decides). The\n' +
-        'response body is printed as it came (JSON pretty-printed); --paginate prints an answer that\n' +
-        'is not a list as it came too.',
+        'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
+        'leading byte-order mark is dropped), but for a JSON object to a platform POST, which gets its\n' +
+        'key: a number, a key given twice or nesting that re-encoding would change is then refused,\n' +
+        'as in -F values (give such a number as a string). A header given with -H is sent as given,\n' +
+        "never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the profile's\n" +
+        'credential is then neither needed nor sent; T is masked in --debug and, like any credential,\n' +
+        'goes over plain http only to loopback). Field and header names are sent as given (__proto__\n' +
+        'too: the server decides). The response body is printed as it came (JSON laid out, every key,\n' +
+        'string and number as sent); --paginate prints an answer that is not a list as it came too,\n' +
+        'and the items of a list as JSON values (numbers as doubles).',
     )
     .usage('[METHOD] PATH [options]')
     .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)

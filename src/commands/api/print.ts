@@ -13,11 +13,14 @@ export async function printBody(ctx: Context, text: string, contentType: unknown
   if (text === '') return;
   const isJson = typeof contentType === 'string' ? contentType.includes('json') : /^[[{]/.test(text.trim());
   if (isJson) {
+    let wellFormed = true;
     try {
-      return await ctx.out.json(JSON.parse(text));
+      JSON.parse(text);
     } catch {
-      // fall through: print as given
+      wellFormed = false; // printed as given below
     }
+    // Laid out, but every number and key as it came (JSON.parse would round 12345678901234567891).
+    if (wellFormed) return ctx.out.jsonAsItCame(text);
   }
   await ctx.out.raw(text.endsWith('\n') ? text : `${text}\n`);
 }

@@ -6,8 +6,9 @@ import { UsageError } from '../../errors.js';
 import { ApiError, NotFoundError } from '../../http/errors.js';
 import type { Field } from '../../output/output.js';
 import { RecordDeletedError, RecordNotFoundError, retyped } from '../../platform/errors.js';
-import { readInputBytes, utf8WithoutBom } from '../../system/input.js';
+import { readInputBytes } from '../../system/input.js';
 import { shellWord } from '../../system/shell-words.js';
+import { parseUserJson } from '../../system/user-json.js';
 import { nonEmpty, tenantLabel } from '../kit.js';
 
 export type RecordData = Record<string, unknown> & {
@@ -95,7 +96,7 @@ async function lookedIn(ctx: Context, surface: string): Promise<string> {
   }
 }
 
-/** --data JSON or --data-file FILE|- : one JSON object. */
+/** --data JSON or --data-file FILE|- : one JSON object, read by parseUserJson (sent as meant, or refused). */
 export async function readData(
   ctx: Context,
   flags: Record<string, unknown>,
@@ -103,24 +104,19 @@ export async function readData(
 ): Promise<Record<string, unknown> | undefined> {
   if (flags.data !== undefined && flags.dataFile !== undefined)
     throw new UsageError('--data and --data-file both give the data; use one');
-  let text: string;
+  let input: string | Buffer;
   let from: string;
   if (flags.data !== undefined) {
-    text = String(flags.data);
+    input = String(flags.data);
     from = '--data';
   } else if (flags.dataFile !== undefined) {
     from = `--data-file ${flags.dataFile}`;
-    text = utf8WithoutBom(await readInputBytes(String(flags.dataFile), ctx.io.stdin, '--data-file'));
+    input = await readInputBytes(String(flags.dataFile), ctx.io.stdin, '--data-file');
   } else {
     if (required) throw new UsageError('give the record as --data JSON or --data-file FILE (- for stdin)');
     return undefined;
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${from} is not valid JSON: ${(error as Error).message}`);
-  }
+  const value = parseUserJson(input, from);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new UsageError(`${from} must be a JSON object, e.g. '{"name":"March close"}'`);
   }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { doubleOf, jsonDepth, pathLabel, scanJson } from '../../api/json-text.js';
 import { DomainError } from '../domain/errors.js';
 import { ApiProblem } from '../problem.js';
 
@@ -9,31 +10,8 @@ export const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+js
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Whether JSON text nests deeper than `max`, found by scanning the text once without recursion:
- * a body nested thousands of levels deep is refused before anything parses, validates,
- * fingerprints, merges or serialises it (each of which recurses, and would overflow the stack —
- * or store a record that no later read could serialise).
- */
-export function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
-/**
  * application/json and application/merge-patch+json (RFC 7396) bodies: the depth check, then
- * Fastify's own parser (prototype-poisoning protection included: a `__proto__` key, or a
+ * Fastify's own parser, then the numbers (inexactNumber) (prototype-poisoning protection included: a `__proto__` key, or a
  * `constructor` object with a `prototype` key, is refused — said so by prototypeKeyRefusal, as
  * Fastify calls any refusal "not valid JSON"). The size limit is Fastify's bodyLimit (413
  * payload_too_large).
@@ -55,14 +33,20 @@ export function registerJsonBodies(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    // Scanned once without recursion: a body nested thousands of levels deep is refused before
+    // anything parses, validates, fingerprints, merges or serialises it (each of which recurses,
+    // and would overflow the stack, or store a record that no later read could serialise).
+    if (jsonDepth(body) > MAX_JSON_DEPTH) {
       done(
         new DomainError('body_too_deep', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`),
         undefined,
       );
       return;
     }
-    parse(request, body, (error, parsed) => done(error && (prototypeKeyRefusal(body) ?? error), parsed));
+    parse(request, body, (error, parsed) => {
+      if (error) done(prototypeKeyRefusal(body) ?? error, undefined);
+      else done(inexactNumber(body) ?? null, parsed);
+    });
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
   app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, parser);
@@ -128,6 +112,32 @@ export function prototypeKeyRefusal(text: string): DomainError | undefined {
     level = next;
   }
   return undefined;
+}
+
+/**
+ * The refusal of a body with a number the platform cannot store as written: it keeps numbers as
+ * doubles, so 9007199254740993 would be stored as 9007199254740992 and 1e400 as Infinity (read
+ * back as null). 400 invalid_request naming the first one's path, as a strict platform refuses
+ * what it cannot store rather than store another value; undefined when every number is exact.
+ */
+export function inexactNumber(text: string): DomainError | undefined {
+  let refusal: DomainError | undefined;
+  scanJson(text, {
+    depth: -1,
+    onNumber: (raw, path) => {
+      const becomes = refusal === undefined ? doubleOf(raw) : undefined;
+      if (becomes === undefined) return;
+      const field = pathLabel(path);
+      const why =
+        becomes === 'infinite'
+          ? 'is beyond the range of the numbers the platform stores'
+          : `has more digits than the platform stores (it would be ${becomes})`;
+      refusal = new DomainError('invalid_request', `${field} is ${raw}, which ${why}; send it as a string`, [
+        { field, message: `${why}; send it as a string` },
+      ]);
+    },
+  });
+  return refusal;
 }
 
 /** `Application/JSON; charset=utf-8` → `application/json`. */

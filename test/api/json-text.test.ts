@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { doubleOf, jsonDepth, pathLabel, reindentJson, scanJson } from '../../src/api/json-text.js';
+
+describe('doubleOf', () => {
+  it.each([
+    ['125000', undefined],
+    ['1.10', undefined],
+    ['-0', undefined],
+    ['1e2', undefined],
+    ['0.1', undefined],
+    ['9007199254740992', undefined],
+    ['100000000000000000000', undefined],
+    ['1e400', 'infinite'],
+    ['-1e400', 'infinite'],
+    ['2e308', 'infinite'],
+    ['9007199254740993', '9007199254740992'],
+    ['-9007199254740993', '-9007199254740992'],
+    ['12345678901234567891', '12345678901234567000'],
+    ['1.0000000000000001', '1'],
+  ])('%s as a double is %s', (raw, expected) => {
+    expect(doubleOf(raw)).toBe(expected);
+  });
+});
+
+describe('scanJson', () => {
+  it('gives each number as written with its path, and each key given twice', () => {
+    const numbers: Array<[string, string]> = [];
+    const twice: Array<[string, string]> = [];
+    scanJson('{"a":[1, 2.50],"b":{"c":-3e1,"c":4},"s":"5"}', {
+      depth: -1,
+      onNumber: (raw, path) => numbers.push([raw, pathLabel(path)]),
+      onDuplicate: (key, path) => twice.push([key, pathLabel(path)]),
+    });
+    expect(numbers).toEqual([
+      ['1', 'a[0]'],
+      ['2.50', 'a[1]'],
+      ['-3e1', 'b.c'],
+      ['4', 'b.c'],
+    ]);
+    expect(twice).toEqual([['c', 'b']]);
+  });
+});
+
+describe('jsonDepth', () => {
+  it('counts objects and arrays, not brackets in strings', () => {
+    expect(jsonDepth('{"a":[{"b":"[[[{"}]}')).toBe(3);
+    expect(jsonDepth('1')).toBe(0);
+  });
+});
+
+describe('reindentJson', () => {
+  it.each([
+    '{"a":1,"b":[1,2,{}],"c":{"d":[ ]},"e":"x\\"y,:{","f":null,"g":true}',
+    '[ ]',
+    '"s"',
+    ' [[1],[2,[3]]] ',
+    '{"u":"\\u00e9"}',
+  ])('lays %s out as JSON.stringify does', (text) => {
+    const value = JSON.parse(text);
+    expect(reindentJson(text, 2)).toBe(JSON.stringify(value, null, 2).replace('é', '\\u00e9'));
+    expect(reindentJson(text)).toBe(JSON.stringify(value).replace('é', '\\u00e9'));
+  });
+
+  it('keeps numbers, keys given twice and escapes as written', () => {
+    expect(reindentJson('{"x":12345678901234567891,"y":1.10,"d":1,"d":2}', 2)).toBe(
+      '{\n  "x": 12345678901234567891,\n  "y": 1.10,\n  "d": 1,\n  "d": 2\n}',
+    );
+  });
+});
