@@ -97,6 +97,27 @@ describe('body depth and size', () => {
     },
   );
 
+  // s11 operator M3: a key given twice is read as the last by this platform and as the first by
+  // other parsers; refused, never stored as one of them (a role named by its second "name").
+  it.each([
+    ['/v1/roles', '"name":"dup-a","name":"dup-b","permissions":["role.read"]', 'name'],
+    ['/v1/reconciliations', '"lines":[{"amount":1,"amount":2}]', 'lines[0].amount'],
+    ['/v1/reconciliations', '"meta":{"idempotency_key":1},"meta":{}', 'meta'],
+  ])(
+    'refuses a key given twice in a POST to %s with 400 naming it, and stores nothing',
+    async (path, members, field) => {
+      const before = (await call(sandbox(), 'GET', path, admin())).body.items.length;
+      const r = await raw('POST', path, `{"idempotency_key":"${key()}",${members}}`);
+      expect([r.status, r.body.error.code, r.body.error.message, r.body.error.details]).toEqual([
+        400,
+        'invalid_request',
+        `${field} is given twice; send it once`,
+        [{ field, message: 'is given twice; send it once' }],
+      ]);
+      expect((await call(sandbox(), 'GET', path, admin())).body.items.length).toBe(before);
+    },
+  );
+
   it('answers a body over 1 MiB with 413 payload_too_large in the error shape', async () => {
     const r = await raw(
       'POST',

@@ -11,7 +11,7 @@ export const MAX_JSON_DEPTH = 64;
 
 /**
  * application/json and application/merge-patch+json (RFC 7396) bodies: the depth check, then
- * Fastify's own parser, then the numbers (inexactNumber) (prototype-poisoning protection included: a `__proto__` key, or a
+ * Fastify's own parser, then what could not be stored as written (unstorable: numbers, keys given twice) (prototype-poisoning protection included: a `__proto__` key, or a
  * `constructor` object with a `prototype` key, is refused — said so by prototypeKeyRefusal, as
  * Fastify calls any refusal "not valid JSON"). The size limit is Fastify's bodyLimit (413
  * payload_too_large).
@@ -45,7 +45,7 @@ export function registerJsonBodies(app: FastifyInstance): void {
     }
     parse(request, body, (error, parsed) => {
       if (error) done(prototypeKeyRefusal(body) ?? error, undefined);
-      else done(inexactNumber(body) ?? null, parsed);
+      else done(unstorable(body) ?? null, parsed);
     });
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
@@ -115,15 +115,25 @@ export function prototypeKeyRefusal(text: string): DomainError | undefined {
 }
 
 /**
- * The refusal of a body with a number the platform cannot store as written: it keeps numbers as
- * doubles, so 9007199254740993 would be stored as 9007199254740992 and 1e400 as Infinity (read
- * back as null). 400 invalid_request naming the first one's path, as a strict platform refuses
- * what it cannot store rather than store another value; undefined when every number is exact.
+ * The refusal of a body the platform cannot store as written, the first one found:
+ * - a number: it keeps numbers as doubles, so 9007199254740993 would be stored as
+ *   9007199254740992 and 1e400 as Infinity (read back as null);
+ * - a key given twice in one object: JSON parsers disagree on which one counts (the last here, the
+ *   first elsewhere), so what one side checked may not be what the other stored.
+ * 400 invalid_request naming its path, as a strict platform refuses what it cannot store rather
+ * than store another value; undefined when the body is as it will be stored.
  */
-export function inexactNumber(text: string): DomainError | undefined {
+export function unstorable(text: string): DomainError | undefined {
   let refusal: DomainError | undefined;
   scanJson(text, {
     depth: -1,
+    onDuplicate: (key, path) => {
+      if (refusal !== undefined) return;
+      const field = pathLabel([...path, key]);
+      refusal = new DomainError('invalid_request', `${field} is given twice; send it once`, [
+        { field, message: 'is given twice; send it once' },
+      ]);
+    },
     onNumber: (raw, path) => {
       const becomes = refusal === undefined ? doubleOf(raw) : undefined;
       if (becomes === undefined) return;
