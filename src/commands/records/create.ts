@@ -25,7 +25,10 @@ export async function runRecordsCreate(
       given,
       'record',
       (idempotencyKey) => platform.records.create(surface, data, { idempotencyKey }),
-      { with: (key) => `${JSON.stringify({ idempotency_key: key }).slice(1, -1)} in the data`, included: null },
+      {
+        with: (key) => `${JSON.stringify({ idempotency_key: key }).slice(1, -1)} in the data`,
+        included: null,
+      },
     ),
   );
   const record: RecordData = creation.mayBeStale
@@ -64,7 +67,9 @@ export function createCommand(make: MakeContext): Command {
   return dataOptions(
     new Command('create')
       .argument('<surface>', 'surface name')
-      .summary('Create a record from a JSON object (an idempotency key is added, so retries never create twice)')
+      .summary(
+        'Create a record from a JSON object (an idempotency key is added, so retries never create twice)',
+      )
       .description(
         'Create a record from a JSON object. Its idempotency key is the data\'s own "idempotency_key",\n' +
           'or one svc adds, so retries never create twice. Run again with the same idempotency_key\n' +

@@ -26,7 +26,7 @@ async function made(data: Record<string, unknown>) {
   return JSON.parse(r.stdout) as Record<string, unknown> & { id: string };
 }
 
-describe('svc records create with the data\'s own idempotency_key, run again', () => {
+describe("svc records create with the data's own idempotency_key, run again", () => {
   it('says an earlier run created it, shows the record as it is now, and never "Created"', async () => {
     const key = newKey();
     const data = { idempotency_key: key, name: 'March close' };
@@ -46,20 +46,23 @@ describe('svc records create with the data\'s own idempotency_key, run again', (
     expect(json).toEqual({ code: 0, stdout: `${JSON.stringify(now, null, 2)}\n`, stderr: earlier(first.id) });
   });
 
-  it.each([[[]], [['--json']]])('%j: deleted since: says so, shows nothing as live (exit 5)', async (flags) => {
-    const key = newKey();
-    const data = { idempotency_key: key, name: 'March close' };
-    const first = await made(data);
-    expect((await svc.run(['records', 'delete', 'reconciliations', first.id, '--yes'])).code).toBe(0);
-    const r = await svc.run(create(data, ...flags));
-    expect([r.code, r.stdout]).toEqual([5, '']);
-    const message =
-      `reconciliations record ${first.id} was created by an earlier run with idempotency key ${key} and has been deleted since; ` +
-      "the platform answered with that run's stored answer";
-    const hint = 'to make a new record, give the data another idempotency_key (or none)';
-    if (flags.length === 0) expect(r.stderr).toBe(`error: ${message}; ${hint}\n`);
-    else expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'record_deleted', message, hint });
-  });
+  it.each([[[]], [['--json']]])(
+    '%j: deleted since: says so, shows nothing as live (exit 5)',
+    async (flags) => {
+      const key = newKey();
+      const data = { idempotency_key: key, name: 'March close' };
+      const first = await made(data);
+      expect((await svc.run(['records', 'delete', 'reconciliations', first.id, '--yes'])).code).toBe(0);
+      const r = await svc.run(create(data, ...flags));
+      expect([r.code, r.stdout]).toEqual([5, '']);
+      const message =
+        `reconciliations record ${first.id} was created by an earlier run with idempotency key ${key} and has been deleted since; ` +
+        "the platform answered with that run's stored answer";
+      const hint = 'to make a new record, give the data another idempotency_key (or none)';
+      if (flags.length === 0) expect(r.stderr).toBe(`error: ${message}; ${hint}\n`);
+      else expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'record_deleted', message, hint });
+    },
+  );
 
   it('a first run says "Created"; a run whose every answer is lost names the key to put in the data', async () => {
     const fresh = await svc.run(create({ name: 'once' }));
@@ -93,7 +96,11 @@ describe('svc records delete --json: the verdict beside the record, never among 
       const deleted = JSON.parse(first.stdout);
       expect(deleted).toEqual({
         outcome: 'deleted',
-        record: { ...record, soft_delete: true, ...pick(deleted.record, 'deleted_at', 'purge_at', 'updated_at') },
+        record: {
+          ...record,
+          soft_delete: true,
+          ...pick(deleted.record, 'deleted_at', 'purge_at', 'updated_at'),
+        },
       });
       expect(deleted.record.outcome).toBe(own);
       const again = await svc.run(argv);
