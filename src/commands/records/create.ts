@@ -20,13 +20,18 @@ export async function runRecordsCreate(
 ): Promise<void> {
   const platform = await ctx.platform();
   const given = typeof data.idempotency_key === 'string' ? data.idempotency_key : undefined;
+  // A key of another type is sent as given (the server decides), and svc's goes nowhere.
+  const own = Object.hasOwn(data, 'idempotency_key') && given === undefined;
   const creation = await onSurface(ctx, surface, () =>
     createOnce(
       given,
       'record',
       (idempotencyKey) => platform.records.create(surface, data, { idempotencyKey }),
       {
-        with: (key) => `${JSON.stringify({ idempotency_key: key }).slice(1, -1)} in the data`,
+        with: (key) =>
+          own
+            ? 'the same idempotency_key in the data'
+            : `${JSON.stringify({ idempotency_key: key }).slice(1, -1)} in the data`,
         included: null,
       },
     ),
