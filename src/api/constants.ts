@@ -39,8 +39,13 @@ export const HEADERS = {
   signature: 'x-svc-signature',
 } as const;
 
+/** How long a name of the generic record surface may be, in characters. */
+export const SURFACE_LENGTH = { min: 2, max: 63 } as const;
+
 /** Names of the generic record surface (/v1/{surface}). */
-export const SURFACE_PATTERN = /^[a-z][a-z0-9_]{1,62}$/;
+export const SURFACE_PATTERN = new RegExp(
+  `^[a-z][a-z0-9_]{${SURFACE_LENGTH.min - 1},${SURFACE_LENGTH.max - 1}}$`,
+);
 
 /** Path segments under /v1 that belong to other resources, never to the generic surface. */
 export const RESERVED_SURFACES = [

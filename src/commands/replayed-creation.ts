@@ -1,8 +1,9 @@
 /**
- * Creations whose answer carries a one-time secret (an OAuth client, a webhook, an API key) under
- * an idempotency key: the platform answers a repeat of the key with its stored answer
- * (Idempotent-Replayed), which is the day of the creation's, and a lost answer can be had again
- * only with the key. Each verb checks what became of the object itself; the words are here.
+ * Creations under an idempotency key: the platform answers a repeat of the key with its stored
+ * answer (Idempotent-Replayed), which is the day of the creation's, and a lost answer can be had
+ * again only with the key. Most carry a one-time secret (an OAuth client, a webhook, an API key);
+ * a record carries its key in its own data. Each verb checks what became of the object itself;
+ * the words are here.
  */
 import { SvcError } from '../errors.js';
 import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
@@ -12,11 +13,21 @@ import type { ApiPromise } from '../platform/api-promise.js';
 /** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
 const KEY_KEPT = '24 hours';
 
-/** What was created, for the words: `OAuth client cli_…`, `client`, `secret`. */
+/**
+ * What was created, for the words: `OAuth client cli_…`, `client`, `secret`; a record has no
+ * secret, and its key is in its data (`anew` says how to get a new one).
+ */
 export interface Created {
   what: string;
   noun: string;
-  secret: string;
+  secret?: string;
+  anew?: string;
+}
+
+/** How a re-run sends the same key again, and what its answer holds (a one-time secret). */
+export interface Rerun {
+  with: (key: string) => string;
+  included: string | null;
 }
 
 export interface Creation<T> {
@@ -44,6 +55,10 @@ export async function createOnce<T>(
   given: string | undefined,
   noun: string,
   request: (key: string) => ApiPromise<T>,
+  rerun: Rerun = {
+    with: (key) => `--idempotency-key ${key}`,
+    included: noun === 'API key' ? 'the key' : 'secret',
+  },
 ): Promise<Creation<T>> {
   const key = given ?? newIdempotencyKey();
   try {
@@ -57,20 +72,24 @@ export async function createOnce<T>(
     };
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
+    const included = rerun.included ? `, ${rerun.included} included,` : '';
     throw error.withHint(
-      `re-run with --idempotency-key ${key} to get the same answer, ${noun === 'API key' ? 'the key' : 'secret'} included, without creating a second ${noun} (the platform keeps it for ${KEY_KEPT})`,
+      `re-run with ${rerun.with(key)} to get the same answer${included} without creating a second ${noun} (the platform keeps it for ${KEY_KEPT})`,
     );
   }
 }
 
 /** The object of a replayed creation is gone (deleted, revoked) since: its secret is dead. Exit 5. */
 export function goneSince(created: Created, key: string, became: string, cause?: unknown): SvcError {
+  const dead = created.secret ? `, whose ${created.secret} no longer works` : '';
   return new SvcError(
     'not_found',
-    `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer, whose ${created.secret} no longer works`,
+    `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer${dead}`,
     {
       code: `${created.noun.replace(/\W+/g, '_').toLowerCase()}_${became}`,
-      hint: `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`,
+      hint:
+        created.anew ??
+        `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`,
       ...(cause === undefined ? {} : { cause }),
     },
   );

@@ -88,6 +88,35 @@ export function redactBody(text: string, contentType: string | undefined): strin
   }
 }
 
+/**
+ * A request body for the --debug trace: JSON field by field and forms parameter by parameter (as
+ * redactBody), and any other body — a JSON file with a typo, text — not at all, only its size.
+ * Where a value ends in text that does not parse cannot be known (an unclosed quote, an escaped
+ * one, `password: x` in YAML, a secret under an innocent name), so a pattern could mask part of a
+ * secret and show the rest; the user has the body, and the trace says it is not JSON and where
+ * the parser stopped (its message is not quoted: it may hold a piece of the text).
+ */
+export function redactRequestBody(body: string | Buffer, contentType: string | undefined): string {
+  const text = body.toString();
+  if (text === '' || contentType?.includes('application/x-www-form-urlencoded')) {
+    return redactBody(text, contentType);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const at = /at position (\d+)/.exec((error as Error).message)?.[1];
+    const where = at === undefined ? '' : ` (the parser stopped at character ${at})`;
+    return `[${Buffer.byteLength(body)} bytes not shown: not JSON${where}, so a secret in it could not be masked]`;
+  }
+  try {
+    return JSON.stringify(redactValue(value));
+  } catch {
+    // Nested deeper than the stack goes (RangeError): not walked, so not shown either.
+    return `[${Buffer.byteLength(body)} bytes not shown: JSON nested too deeply to mask]`;
+  }
+}
+
 export function redactParams(params: URLSearchParams): URLSearchParams {
   const out = new URLSearchParams();
   for (const [key, value] of params)

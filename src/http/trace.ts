@@ -1,5 +1,5 @@
 import type { Headers, Outcome } from './client.js';
-import { redactBody, redactHeader, redactUrl, type SecretRegistry } from './redact.js';
+import { redactBody, redactHeader, redactRequestBody, redactUrl, type SecretRegistry } from './redact.js';
 
 const BODY_LIMIT = 4096;
 
@@ -19,7 +19,8 @@ export interface Tracer {
 /**
  * The --debug trace: method, URL, status, timing, headers and bodies on stderr, curl style,
  * with every credential masked by name (headers, secret-looking fields), by shape and by value
- * (every secret the registry knows when the line is written).
+ * (every secret the registry knows when the line is written). A request body that is neither
+ * JSON nor a form is shown by its size only (redactRequestBody says why).
  */
 export function createTracer(write: (text: string) => void, secrets: SecretRegistry): Tracer {
   const emit = (lines: string[]) => write(`${secrets.redact(lines.join('\n'))}\n`);
@@ -28,8 +29,7 @@ export function createTracer(write: (text: string) => void, secrets: SecretRegis
       const lines = [`* ${method} ${redactUrl(url)}${attempt > 1 ? ` (attempt ${attempt})` : ''}`];
       for (const [name, value] of Object.entries(headers))
         lines.push(`> ${name}: ${redactHeader(name, value)}`);
-      if (body !== undefined)
-        lines.push(`> ${clip(secrets.redact(redactBody(body.toString(), contentType)))}`);
+      if (body !== undefined) lines.push(`> ${clip(secrets.redact(redactRequestBody(body, contentType)))}`);
       emit(lines);
     },
     response(outcome, elapsedMs) {

@@ -5,6 +5,7 @@ import {
   redactBody,
   redactDeep,
   redactHeader,
+  redactRequestBody,
   redactText,
   redactUrl,
   redactValue,
@@ -48,6 +49,19 @@ describe('redaction of traces', () => {
       error: { code: 'invalid_grant' },
       token_type: 'Bearer',
     });
+  });
+
+  it.each([
+    [
+      'JSON nested past the stack',
+      `${'{"a":'.repeat(20000)}{"password":"Hunter2Hunter2"}${'}'.repeat(20000)}`,
+    ],
+    ['broken JSON', '{"password":"Hunter2Hunter2",}'],
+    ['text', 'password=Hunter2Hunter2'],
+  ])('a request body it cannot walk (%s) is traced by its size only', (_name, body) => {
+    const traced = redactRequestBody(Buffer.from(body), 'application/json');
+    expect(traced).toMatch(new RegExp(`^\\[${body.length} bytes not shown: `));
+    expect(traced).not.toContain('Hunter2');
   });
 
   it('masks form parameters, including the authorization code and verifier', () => {

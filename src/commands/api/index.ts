@@ -62,7 +62,7 @@ export function parseApi(
   }
   const options: ApiOptions = {
     method: upper,
-    path: path.startsWith('/') ? path : `/${path}`,
+    path: withoutDotSegments(path.startsWith('/') ? path : `/${path}`),
     rawFields: ((flags.rawField as string[] | undefined) ?? []).map((f) => splitField('-f', f)),
     typedFields: ((flags.field as string[] | undefined) ?? []).map((f) => splitField('-F', f)),
     input: flags.input as string | undefined,
@@ -81,6 +81,23 @@ export function parseApi(
   }
   if (options.paginate && upper !== 'GET') throw new UsageError('--paginate only works with GET');
   return options;
+}
+
+/**
+ * A path is sent as given, so none of its segments may be `.` or `..` (or `%2e` spellings of
+ * them, or between backslashes, which a URL reads as slashes): a URL resolves them, and `DELETE
+ * /v1/rules/../roles/R` would delete a role. Refused, as `svc records` refuses such ids, naming
+ * the endpoint it would have called.
+ */
+function withoutDotSegments(path: string): string {
+  const bare = path.split(/[?#]/)[0]!;
+  const dot = bare.split(/[/\\]/).find((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  if (dot === undefined) return path;
+  const names = new URL(bare, 'http://svc.invalid').pathname;
+  throw new UsageError(
+    `the path has a ${JSON.stringify(dot)} segment, which a URL resolves: it would call ${names}`,
+    { hint: 'give the path it names, without dot segments' },
+  );
 }
 
 /**
@@ -242,7 +259,8 @@ export default function api(make: MakeContext): Command {
         'goes over plain http only to loopback). Field and header names are sent as given (__proto__\n' +
         'too: the server decides). The response body is printed as it came (JSON laid out, every key,\n' +
         'string and number as sent); --paginate prints an answer that is not a list as it came too,\n' +
-        'and the items of a list as JSON values (numbers as doubles).',
+        'and the items of a list as JSON values (numbers as doubles). A path with a "." or ".."\n' +
+        'segment (or %2e spellings of one) is refused: a URL resolves it into another endpoint.',
     )
     .usage('[METHOD] PATH [options]')
     .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)

@@ -1,25 +1,86 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { NotFoundError } from '../../http/errors.js';
+import type { Platform } from '../../platform/index.js';
 import { examples, type MakeContext } from '../kit.js';
+import { type Created, createOnce, earlierRunNote, goneSince } from '../replayed-creation.js';
 import { checkSurface, dataOptions, onSurface, type RecordData, readData, show } from './shared.js';
 
+/**
+ * Creates a record under the data's own `idempotency_key` (a string one: the reference's way to
+ * make a re-run safe), or one chosen here. The platform answers a repeat of a key with the first
+ * run's stored answer: that is not a creation, and the record may have changed or been deleted
+ * since, so svc says it is an earlier run's and shows the record as it is now (deleted since:
+ * exit 5). Nothing of svc's goes into the record's object: its fields are the user's.
+ */
 export async function runRecordsCreate(
   ctx: Context,
   surface: string,
   data: Record<string, unknown>,
 ): Promise<void> {
   const platform = await ctx.platform();
-  const record: RecordData = await onSurface(ctx, surface, () => platform.records.create(surface, data));
+  const given = typeof data.idempotency_key === 'string' ? data.idempotency_key : undefined;
+  // A key of another type is sent as given (the server decides), and svc's goes nowhere.
+  const own = Object.hasOwn(data, 'idempotency_key') && given === undefined;
+  const creation = await onSurface(ctx, surface, () =>
+    createOnce(
+      given,
+      'record',
+      (idempotencyKey) => platform.records.create(surface, data, { idempotencyKey }),
+      {
+        with: (key) =>
+          own
+            ? 'the same idempotency_key in the data'
+            : `${JSON.stringify({ idempotency_key: key }).slice(1, -1)} in the data`,
+        included: null,
+      },
+    ),
+  );
+  const record: RecordData = creation.mayBeStale
+    ? await recordNow(platform, surface, creation.data, creation.key)
+    : creation.data;
+  if (creation.byEarlierRun) ctx.out.info(earlierRunNote(created(surface, record.id)));
   await show(ctx, record);
-  if (!ctx.out.isMachine) ctx.out.success(`Created ${surface} record ${record.id}`);
+  if (!ctx.out.isMachine && !creation.byEarlierRun) ctx.out.success(`Created ${surface} record ${record.id}`);
+}
+
+const created = (surface: string, id: string): Created => ({
+  what: `${surface} record ${id}`,
+  noun: 'record',
+  anew: 'to make a new record, give the data another idempotency_key (or none)',
+});
+
+/** A replayed creation's record as it is now: soft-deleted or purged since, it is gone (exit 5). */
+async function recordNow(
+  platform: Platform,
+  surface: string,
+  made: RecordData,
+  key: string,
+): Promise<RecordData> {
+  let now: RecordData;
+  try {
+    now = await platform.records.get(surface, made.id);
+  } catch (error) {
+    if (error instanceof NotFoundError) throw goneSince(created(surface, made.id), key, 'deleted', error);
+    throw error;
+  }
+  if (now.soft_delete || now.deleted_at) throw goneSince(created(surface, made.id), key, 'deleted');
+  return now;
 }
 
 export function createCommand(make: MakeContext): Command {
   return dataOptions(
     new Command('create')
       .argument('<surface>', 'surface name')
-      .description(
+      .summary(
         'Create a record from a JSON object (an idempotency key is added, so retries never create twice)',
+      )
+      .description(
+        'Create a record from a JSON object. Its idempotency key is the data\'s own "idempotency_key",\n' +
+          'or one svc adds, so retries never create twice. Run again with the same idempotency_key\n' +
+          '(within 24 hours), it makes no second record: svc says an earlier run created it and shows the\n' +
+          'record as it is now, without "Created" (the note on stderr, also with --json, whose output is\n' +
+          'the record alone); deleted since: exit 5. When every answer is lost, the error names the key.',
       ),
   )
     .addHelpText(

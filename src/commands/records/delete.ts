@@ -8,7 +8,7 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   // The platform's delete of a deleted record answers as if it had deleted it: look first.
   const before = (await onSurface(ctx, surface, () => platform.records.get(surface, id))) as RecordData;
   if (before.soft_delete || before.deleted_at) {
-    if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_deleted' });
+    if (ctx.out.isMachine) return ctx.out.json(verdict('already_deleted', before));
     ctx.out.info(
       `Nothing changed: ${surface} record ${id} was deleted already, at ${before.deleted_at ?? 'an unknown time'}; it is to be purged at ${before.purge_at ?? 'the end of its 30 days'}.`,
     );
@@ -28,19 +28,32 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
     target: { surface, id },
   });
   if (record === undefined) return;
-  if (ctx.out.isMachine) return ctx.out.json(record);
+  if (ctx.out.isMachine) return ctx.out.json(verdict('deleted', record));
   // The purge is ahead (30 days): "to be purged", never "purged", as `records get` says "purge at".
   const purged = record.purge_at ? ` and to be purged at ${record.purge_at}` : '';
   ctx.out.success(`Deleted ${surface} record ${record.id}; it is hidden from lists${purged}`);
 }
+
+/**
+ * svc's verdict beside the record, never among its fields: a record's fields are the user's (one
+ * may be named `outcome`), so `{...record, outcome}` could say "already_deleted" of a record this
+ * run deleted, or hide the record's own value. One shape whatever the verdict.
+ */
+const verdict = (outcome: 'deleted' | 'already_deleted', record: RecordData) => ({ outcome, record });
 
 export function deleteCommand(make: MakeContext): Command {
   return new Command('delete')
     .alias('rm')
     .argument('<surface>', 'surface name')
     .argument('<id>', 'record id')
-    .description(
+    .summary(
       'Soft-delete a record: hidden from lists now, purged after 30 days (asks first; --yes when not on a terminal)',
+    )
+    .description(
+      'Soft-delete a record: hidden from lists now, purged after 30 days (asks first; --yes when not on\n' +
+        'a terminal). A record deleted already is left as it is ("Nothing changed", exit 0). --json prints\n' +
+        '{"outcome": "deleted" | "already_deleted", "record": {…}}: svc\'s verdict beside the record, never\n' +
+        'among its fields (a record may have a field named "outcome").',
     )
     .addHelpText(
       'after',

@@ -1,5 +1,10 @@
 import { type Command, Option } from 'commander';
-import { RECORD_OWNED_FIELDS, RESERVED_SURFACES, SURFACE_PATTERN } from '../../api/constants.js';
+import {
+  RECORD_OWNED_FIELDS,
+  RESERVED_SURFACES,
+  SURFACE_LENGTH,
+  SURFACE_PATTERN,
+} from '../../api/constants.js';
 import { RECORD_SURFACES } from '../../api/operations.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -23,9 +28,12 @@ export type RecordData = Record<string, unknown> & {
 export function checkSurface(raw: string): string {
   const surface = nonEmpty('SURFACE', raw);
   if (!SURFACE_PATTERN.test(surface)) {
-    throw new UsageError(
-      `invalid surface ${JSON.stringify(surface)}: use lowercase letters, digits and _, e.g. reconciliations`,
-    );
+    const { min, max } = SURFACE_LENGTH;
+    // Refused for its length alone: say so, not which characters it may have (it has them).
+    const problem = /^[a-z][a-z0-9_]*$/.test(surface)
+      ? `it has ${surface.length} character${surface.length === 1 ? '' : 's'}, and a surface name has ${min} to ${max}`
+      : `use ${min} to ${max} lowercase letters, digits and _, starting with a letter`;
+    throw new UsageError(`invalid surface ${JSON.stringify(surface)}: ${problem}, e.g. reconciliations`);
   }
   if ((RESERVED_SURFACES as readonly string[]).includes(surface)) {
     throw new UsageError(

@@ -74,7 +74,15 @@ describe('svc records', () => {
   it.each<[string[], string | RegExp]>([
     [
       ['records', 'ls', 'Bad-Name'],
-      'error: invalid surface "Bad-Name": use lowercase letters, digits and _, e.g. reconciliations\n',
+      'error: invalid surface "Bad-Name": use 2 to 63 lowercase letters, digits and _, starting with a letter, e.g. reconciliations\n',
+    ],
+    [
+      ['records', 'ls', 'a'.repeat(64)],
+      `error: invalid surface "${'a'.repeat(64)}": it has 64 characters, and a surface name has 2 to 63, e.g. reconciliations\n`,
+    ],
+    [
+      ['records', 'get', 'a', 'rec_1'],
+      'error: invalid surface "a": it has 1 character, and a surface name has 2 to 63, e.g. reconciliations\n',
     ],
     [
       ['records', 'ls', 'tenants'],

@@ -60,7 +60,7 @@ describe('svc records get: fixed system lines, the record own fields set apart',
     const gone = await created('{"name":"gone","tags":["a","b"]}');
     const deleted = await svc(['records', 'delete', 'accounts', gone.id, '--yes', '--json'], { env });
     expect(deleted.code, deleted.stderr).toBe(0);
-    const record = JSON.parse(deleted.stdout);
+    const { record } = JSON.parse(deleted.stdout);
     const piped = await svc(['records', 'get', 'accounts', gone.id], { env });
     expect(piped.stdout).toBe(
       `id\t${gone.id}\nsurface\taccounts\ntenant\t${ACME}\ncreated\t${record.created_at}\n` +

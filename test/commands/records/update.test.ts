@@ -79,7 +79,7 @@ describe('svc records update of a soft-deleted record', () => {
     async (patch) => {
       const record = await created();
       const removed = await svc(['records', 'delete', 'accounts', record.id, '--yes', '--json'], { env });
-      const deletedAt = JSON.parse(removed.stdout).deleted_at as string;
+      const deletedAt = JSON.parse(removed.stdout).record.deleted_at as string;
       const before = await patches();
       const r = await svc(['records', 'update', 'accounts', record.id, '--data', patch], { env });
       expect(r).toEqual({
