@@ -25,6 +25,7 @@ import {
 import { checkCredentialTransport } from './origin.js';
 import { CursorTrail, startCursor } from './paging.js';
 import { joinUrl } from './path.js';
+import { type ProxySettings, proxySettings, route } from './proxy.js';
 import { SecretRegistry } from './redact.js';
 import {
   BadResponseError,
@@ -43,7 +44,7 @@ import {
 } from './retry.js';
 import { exchange, type Headers, type Outcome } from './send.js';
 import { createTracer, type Tracer } from './trace.js';
-import { type Dispatcher, EnvHttpProxyAgent } from './undici.js';
+import { type Dispatcher, ProxyRouter } from './undici.js';
 
 export type {
   ApiResponse,
@@ -68,6 +69,7 @@ export class ApiClient {
   readonly config: ClientConfig;
   readonly #policy: RetryPolicy;
   readonly #dispatcher: Dispatcher;
+  readonly #proxies: ProxySettings;
   readonly #tracer: Tracer | undefined;
   readonly #now: () => number;
   readonly #wait: Sleep;
@@ -83,16 +85,11 @@ export class ApiClient {
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...config.retry };
     this.#now = config.now ?? Date.now;
     this.#wait = config.sleep ?? realSleep;
-    const env = config.env;
+    // Proxies from the Context's environment (proxy.ts): loopback is never proxied.
+    this.#proxies = proxySettings(config.env);
     this.#dispatcher =
       config.dispatcher ??
-      new EnvHttpProxyAgent({
-        httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-        httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-        noProxy: env.NO_PROXY ?? env.no_proxy,
-        connections: POOL_CONNECTIONS,
-        keepAliveTimeout: 10_000,
-      });
+      new ProxyRouter(this.#proxies, { connections: POOL_CONNECTIONS, keepAliveTimeout: 10_000 });
     this.#secrets = config.secrets ?? new SecretRegistry();
     this.#tracer = config.debug ? createTracer(config.debug, this.#secrets) : undefined;
   }
@@ -223,7 +220,15 @@ export class ApiClient {
       if (headers.authorization || (options.secrets?.length ?? 0) > 0) {
         checkCredentialTransport(url, this.config.allowInsecureHttp === true);
       }
-      this.#tracer?.request(method, url, headers, body, contentType, retry + 1);
+      this.#tracer?.request(
+        method,
+        url,
+        headers,
+        body,
+        contentType,
+        retry + 1,
+        route(url, this.#proxies).note,
+      );
 
       const started = process.hrtime.bigint();
       let outcome: Outcome;

@@ -11,6 +11,8 @@ export interface Tracer {
     body: string | Buffer | undefined,
     contentType: string | undefined,
     attempt: number,
+    /** How the request travels when a proxy is set: through it, or directly and why. */
+    way?: string,
   ): void;
   response(outcome: Outcome, elapsedMs: number): void;
   failure(reason: string, elapsedMs: number): void;
@@ -25,8 +27,9 @@ export interface Tracer {
 export function createTracer(write: (text: string) => void, secrets: SecretRegistry): Tracer {
   const emit = (lines: string[]) => write(`${secrets.redact(lines.join('\n'))}\n`);
   return {
-    request(method, url, headers, body, contentType, attempt) {
+    request(method, url, headers, body, contentType, attempt, way) {
       const lines = [`* ${method} ${redactUrl(url)}${attempt > 1 ? ` (attempt ${attempt})` : ''}`];
+      if (way) lines.push(`* ${way}`);
       for (const [name, value] of Object.entries(headers))
         lines.push(`> ${name}: ${redactHeader(name, value)}`);
       if (body !== undefined) lines.push(`> ${clip(secrets.redact(redactRequestBody(body, contentType)))}`);

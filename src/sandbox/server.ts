@@ -26,6 +26,7 @@ import {
 import { registerFormBodies } from './plugins/form.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import { registerJsonBodies } from './plugins/json-body.js';
+import { registerSingleValuedHeaders } from './plugins/single-headers.js';
 import { registerStrictQueries } from './plugins/strict-query.js';
 import { registerUnmatched } from './plugins/unmatched.js';
 import type { RouteContext } from './routes/context.js';
@@ -135,8 +136,9 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   await app.register(swagger, swaggerOptions());
   registerFormBodies(app);
 
-  // Hook order matters: faults first (a fault "before" skips everything), then errors/ids,
-  // auth, idempotency; idempotency's onSend stores the real answer before a late fault replaces it.
+  // Hook order matters: errors/ids, a header given twice (refused before faults and auth), faults
+  // (a fault "before" skips everything else), auth, idempotency; idempotency's onSend stores the
+  // real answer before a late fault replaces it.
   // Requests no route takes are answered (404 or 405) after those, before any body is parsed.
   registerErrorHandling(app, log);
   // Every answer's Date is the sandbox's clock (moved by POST /_sandbox/clock): the time grants
@@ -144,6 +146,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   app.addHook('onSend', async (_request, reply) => {
     reply.header('date', new Date(state.clock.now()).toUTCString());
   });
+  registerSingleValuedHeaders(app);
   registerFaults(app, faults);
   registerAuth(app, state, () => baseUrl);
   const idempotency = new IdempotencyStore(state.clock);

@@ -1,7 +1,7 @@
 // Types for the undici internals imported by src/http/undici.ts (undici types its package root only).
-declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
-  import { EnvHttpProxyAgent } from 'undici';
-  export default EnvHttpProxyAgent;
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import { ProxyAgent } from 'undici';
+  export default ProxyAgent;
 }
 
 declare module 'undici/lib/dispatcher/dispatcher.js' {

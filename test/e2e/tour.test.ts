@@ -10,10 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { baseEnv, ROOT } from '../helpers/svc.js';
 
 describe('npm start (the tour)', () => {
-  it('runs every chapter against its own sandbox, in under 185 lines (five chapters), saying what each step shows', async () => {
+  it('runs every chapter against its own sandbox, in under 185 lines (five chapters), saying what each step shows, behind a proxy', async () => {
     const home = mkdtempSync(join(tmpdir(), 'svc-tour-home-'));
+    // A proxy that nothing answers on: the tour's traffic is all loopback, never proxied.
+    const proxy = 'http://127.0.0.1:1';
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'tour.cjs')], {
-      env: baseEnv({ NO_COLOR: '1', HOME: home }),
+      env: baseEnv({ NO_COLOR: '1', HOME: home, HTTP_PROXY: proxy, http_proxy: proxy, HTTPS_PROXY: proxy }),
     });
     let out = '';
     child.stdout.on('data', (d) => {

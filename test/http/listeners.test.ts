@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { proxySettings } from '../../src/http/proxy.js';
 import { exchange } from '../../src/http/send.js';
-import { EnvHttpProxyAgent } from '../../src/http/undici.js';
+import { ProxyRouter } from '../../src/http/undici.js';
 
 // Dozens of requests in flight at once all listen to the one Ctrl-C signal (svc plan reads
 // sixteen listings at a time, bulk runs up to 64 requests): Node must not warn of a leak.
@@ -14,7 +15,7 @@ describe('requests in flight and the Ctrl-C signal', () => {
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
     const signal = new AbortController().signal;
-    const agent = new EnvHttpProxyAgent({ connections: 64 });
+    const agent = new ProxyRouter(proxySettings({}), { connections: 64 });
     try {
       await Promise.all(
         Array.from({ length: 40 }, () =>

@@ -252,3 +252,66 @@ describe('methods: a method a path does not have is 405 with Allow', () => {
     expect([refused.status, refused.text]).toEqual([401, '']);
   });
 });
+
+describe('a header the platform reads once, given twice, is refused (400), not joined', () => {
+  const request = (lines: string[], method = 'GET', path = '/v1/roles') =>
+    rawExchange(
+      `${method} ${path} HTTP/1.1\r\nHost: sandbox\r\nConnection: close\r\n${lines.join('\r\n')}\r\n\r\n`,
+    );
+  const bearer = () => `Authorization: Bearer ${sandbox().adminToken}`;
+
+  it.each([
+    [
+      'X-Tenant-Id',
+      'the same tenant twice',
+      () => [bearer(), `X-Tenant-Id: ${TREASURY}`, `X-Tenant-Id: ${TREASURY}`],
+    ],
+    [
+      'X-Tenant-Id',
+      'two tenants, in two spellings',
+      () => [bearer(), `x-tenant-id: ${TREASURY}`, `X-TENANT-ID: ${tenantId('acme-payments-eu')}`],
+    ],
+    ['Authorization', 'two credentials', () => [bearer(), bearer(), `X-Tenant-Id: ${TREASURY}`]],
+    ['Host', 'a second host', () => [bearer(), `X-Tenant-Id: ${TREASURY}`, 'Host: elsewhere.example']],
+    [
+      'X-SVC-Org-Id',
+      'two organisations',
+      () => [bearer(), `X-Tenant-Id: ${TREASURY}`, 'X-SVC-Org-Id: org_a', 'X-SVC-Org-Id: org_b'],
+    ],
+  ])(
+    'answers %s given twice (%s) with 400 naming it, and logs no security event',
+    async (name, _what, lines) => {
+      const before = sandbox().state.securityEvents.length;
+      const r = await request(lines());
+      expectProblem(r, 400, 'invalid_request', `the ${name} header is given more than once; send it once`);
+      expect(sandbox().state.securityEvents.length).toBe(before);
+    },
+  );
+
+  it.each([
+    ['Idempotency-Key', ['Idempotency-Key: k-1', 'Idempotency-Key: k-2', 'Content-Type: application/json']],
+    ['Content-Type', ['Content-Type: application/json', 'Content-Type: application/json']],
+  ])('refuses a change with %s twice, and makes nothing', async (name, lines) => {
+    const body = JSON.stringify({
+      name: `twice-${name}`,
+      permissions: ['exception.read'],
+      idempotency_key: key(),
+    });
+    const r = await rawExchange(
+      `POST /v1/roles HTTP/1.1\r\nHost: sandbox\r\nConnection: close\r\nAuthorization: Bearer ${sandbox().adminToken}\r\n` +
+        `X-Tenant-Id: ${TREASURY}\r\n${lines.join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expectProblem(r, 400, 'invalid_request', `the ${name} header is given more than once; send it once`);
+    expect(await roleNames()).not.toContain(`twice-${name}`);
+  });
+
+  it('takes a header that may repeat (Accept) twice', async () => {
+    const r = await request([
+      bearer(),
+      `X-Tenant-Id: ${TREASURY}`,
+      'Accept: application/json',
+      'Accept: */*',
+    ]);
+    expect(r.status).toBe(200);
+  });
+});

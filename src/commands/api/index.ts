@@ -36,6 +36,26 @@ function splitHeader(raw: string): [string, string] {
 }
 
 /**
+ * The -H headers by lower-case name. svc sends each header once, so a name given twice (in any
+ * letter case) is refused rather than one value dropped unsaid; a platform reads X-Tenant-Id,
+ * Authorization or Idempotency-Key once, and the sandbox refuses two.
+ */
+function headersGiven(raws: string[]): Record<string, string> {
+  const headers: Record<string, string> = Object.create(null);
+  const spelled = new Map<string, string>();
+  for (const raw of raws) {
+    const [name, value] = splitHeader(raw);
+    const first = spelled.get(name);
+    if (first !== undefined) {
+      throw new UsageError(`-H ${first} is given twice; give it once (svc sends each header once)`);
+    }
+    spelled.set(name, raw.slice(0, name.length));
+    headers[name] = value;
+  }
+  return headers;
+}
+
+/**
  * `svc api PATH` is a GET, as with gh; a method, when given, comes first. Only a GET may leave it
  * out: a request that sends a body names its method, so nothing changes by accident.
  */
@@ -66,7 +86,7 @@ export function parseApi(
     rawFields: ((flags.rawField as string[] | undefined) ?? []).map((f) => splitField('-f', f)),
     typedFields: ((flags.field as string[] | undefined) ?? []).map((f) => splitField('-F', f)),
     input: flags.input as string | undefined,
-    headers: Object.fromEntries(((flags.header as string[] | undefined) ?? []).map(splitHeader)),
+    headers: headersGiven((flags.header as string[] | undefined) ?? []),
     paginate: flags.paginate === true,
     include: flags.include === true,
   };
@@ -256,8 +276,9 @@ export default function api(make: MakeContext): Command {
         'as in -F values (give such a number as a string). A header given with -H is sent as given,\n' +
         "never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the profile's\n" +
         'credential is then neither needed nor sent; T is masked in --debug and, like any credential,\n' +
-        'goes over plain http only to loopback). Field and header names are sent as given (__proto__\n' +
-        'too: the server decides). The response body is printed as it came (JSON laid out, every key,\n' +
+        'goes over plain http only to loopback); each header is sent once, so a name given twice is\n' +
+        'refused. Field and header names are sent as given (__proto__ too: the server decides). The\n' +
+        'response body is printed as it came (JSON laid out, every key,\n' +
         'string and number as sent); --paginate prints an answer that is not a list as it came too,\n' +
         'and the items of a list as JSON values (numbers as doubles). A path with a "." or ".."\n' +
         'segment (or %2e spellings of one) is refused: a URL resolves it into another endpoint.',

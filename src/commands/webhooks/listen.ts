@@ -92,19 +92,15 @@ export function parseListen(flags: Record<string, unknown>): ListenOptions {
   };
 }
 
-/** Forwards with svc's HTTP stack (undici, honouring HTTP(S)_PROXY and NO_PROXY). */
+/** Forwards with svc's HTTP stack (undici, honouring HTTP(S)_PROXY and NO_PROXY; loopback is never proxied). */
 async function forwarder(
   ctx: Context,
   target: URL,
   timeoutSeconds: number,
 ): Promise<{ forward: Forwarder; close: () => Promise<void> }> {
-  const { EnvHttpProxyAgent, request } = await import('../../http/undici.js');
-  const env = ctx.env;
-  const agent = new EnvHttpProxyAgent({
-    httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-    httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-    noProxy: env.NO_PROXY ?? env.no_proxy,
-  });
+  const { ProxyRouter, request } = await import('../../http/undici.js');
+  const { proxySettings } = await import('../../http/proxy.js');
+  const agent = new ProxyRouter(proxySettings(ctx.env));
   return {
     forward: async (body, headers) => {
       const signal = AbortSignal.timeout(timeoutSeconds * 1000);

@@ -155,3 +155,24 @@ describe('svc api HEAD (L1)', () => {
     expect(await requestCount(svc.sandbox())).toBe(before + 1);
   });
 });
+
+describe('svc api -H, one header once (s11 M5)', () => {
+  it.each([
+    [['X-Tenant-Id: A', 'x-tenant-id: B'], 'X-Tenant-Id'],
+    [['Authorization: Bearer a', 'Authorization: Bearer a'], 'Authorization'],
+    [['Accept: text/plain', 'ACCEPT: */*'], 'Accept'],
+  ])('refuses %j (exit 2), sending nothing, rather than dropping one', async (given, name) => {
+    const s = await server();
+    s.answer(answers.json(200, { ok: true }));
+    const r = await runInProcess(['api', '/v1/things', ...given.flatMap((h) => ['-H', h])], {
+      ...dirs(),
+      ...hostileEnv(s),
+    });
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      `error: -H ${name} is given twice; give it once (svc sends each header once)\n`,
+    ]);
+    expect(s.seen).toEqual([]);
+  });
+});

@@ -1,0 +1,113 @@
+import { isLoopbackHost } from '../api/loopback.js';
+import { UsageError } from '../errors.js';
+
+/**
+ * Which requests go through a proxy, decided in one place for the dispatcher (undici.ts) and the
+ * --debug trace. The settings come from the Context's environment only, never from process.env
+ * behind its back: HTTP_PROXY (or http_proxy) for http targets, HTTPS_PROXY (or https_proxy, else
+ * the http proxy) for https targets, NO_PROXY (or no_proxy) for hosts to reach directly — entries
+ * `host`, `.domain` or `*.domain` (the host and its subdomains), `host:port`, or `*` for all, as
+ * undici reads them. ALL_PROXY is not read.
+ *
+ * A loopback target (127.0.0.0/8, [::1], localhost) is never proxied, whatever NO_PROXY says
+ * (undici's EnvHttpProxyAgent proxies it unless NO_PROXY names it): it is this machine, which a
+ * proxy elsewhere cannot reach, and svc sends credentials over plain http only to loopback, so
+ * the hop to an http proxy would carry a bearer token in clear text. An http target that is not
+ * loopback is refused a credential before any proxy is chosen (origin.ts), unless the user passed
+ * --allow-insecure-http; an https target through a proxy is a CONNECT tunnel, TLS end to end.
+ */
+export interface ProxySettings {
+  http: URL | undefined;
+  https: URL | undefined;
+  noProxy: NoProxyEntry[] | 'all';
+}
+
+interface NoProxyEntry {
+  host: string;
+  port: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
+const PROXY_PROTOCOLS = new Set(['http:', 'https:', 'socks:', 'socks5:']);
+
+/** The proxy settings of `env`; a proxy variable that is not a proxy URL is a usage error. */
+export function proxySettings(env: Env): ProxySettings {
+  const noProxy = given(env, 'NO_PROXY', 'no_proxy');
+  return {
+    http: proxyUrl(env, 'HTTP_PROXY', 'http_proxy'),
+    https: proxyUrl(env, 'HTTPS_PROXY', 'https_proxy'),
+    noProxy: noProxy?.value.trim() === '*' ? 'all' : noProxyEntries(noProxy?.value ?? ''),
+  };
+}
+
+/** Where a request to `url` goes: through `proxy`, or directly; `note` says why, for --debug. */
+export function route(
+  url: URL,
+  settings: ProxySettings,
+): { proxy: URL | undefined; note: string | undefined } {
+  const proxy = url.protocol === 'https:' ? (settings.https ?? settings.http) : settings.http;
+  if (!proxy) return { proxy: undefined, note: undefined };
+  if (isLoopbackHost(url.hostname)) {
+    return { proxy: undefined, note: `direct, not through the proxy: ${url.hostname} is loopback` };
+  }
+  if (bypassed(url, settings.noProxy)) {
+    return { proxy: undefined, note: `direct, not through the proxy: NO_PROXY names ${url.hostname}` };
+  }
+  return { proxy, note: `through the proxy ${proxyName(proxy)}` };
+}
+
+/** A proxy URL as it may be shown: scheme, host and port, never a user name or password. */
+export function proxyName(proxy: URL): string {
+  return `${proxy.protocol}//${proxy.host}`;
+}
+
+function given(env: Env, upper: string, lower: string): { name: string; value: string } | undefined {
+  for (const name of [upper, lower]) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') return { name, value: value.trim() };
+  }
+  return undefined;
+}
+
+function proxyUrl(env: Env, upper: string, lower: string): URL | undefined {
+  const found = given(env, upper, lower);
+  if (!found) return undefined;
+  // `proxy.example.com:3128` is an http proxy, as curl reads it.
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(found.value) ? found.value : `http://${found.value}`;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !PROXY_PROTOCOLS.has(url.protocol) || url.hostname === '') {
+    // The value is not repeated: it may hold the proxy's password.
+    throw new UsageError(`${found.name} is not a proxy URL`, {
+      hint: `set it like http://proxy.example.com:3128, or unset it to connect directly`,
+    });
+  }
+  return url;
+}
+
+function noProxyEntries(value: string): NoProxyEntry[] {
+  const entries: NoProxyEntry[] = [];
+  for (const entry of value.split(/[,\s]/)) {
+    if (!entry) continue;
+    const parsed = /^(.+):(\d+)$/.exec(entry);
+    const host = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
+    entries.push({ host, port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 });
+  }
+  return entries;
+}
+
+function bypassed(url: URL, noProxy: ProxySettings['noProxy']): boolean {
+  if (noProxy === 'all') return true;
+  const host = url.hostname.toLowerCase();
+  const port = Number.parseInt(url.port, 10) || DEFAULT_PORTS[url.protocol] || 0;
+  return noProxy.some(
+    (entry) =>
+      (entry.port === 0 || entry.port === port) && (host === entry.host || host.endsWith(`.${entry.host}`)),
+  );
+}

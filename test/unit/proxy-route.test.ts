@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { proxySettings, route } from '../../src/http/proxy.js';
+
+const via = (url: string, env: Record<string, string>) => route(new URL(url), proxySettings(env)).proxy?.href;
+
+describe('which requests go through a proxy', () => {
+  const both = { HTTP_PROXY: 'http://plain.proxy:3128', HTTPS_PROXY: 'http://tls.proxy:3128' };
+
+  it.each([
+    'http://127.0.0.1:4010/v1',
+    'http://127.9.9.9/v1',
+    'http://localhost:4010/v1',
+    'http://LOCALHOST/v1',
+    'http://[::1]:4010/v1',
+    'https://127.0.0.1:4443/v1',
+  ])('never proxies the loopback target %s, with no NO_PROXY', (url) => {
+    expect(via(url, both)).toBeUndefined();
+  });
+
+  it('sends http through HTTP_PROXY and https through HTTPS_PROXY, else through HTTP_PROXY', () => {
+    expect(via('http://api.example.com/v1', both)).toBe('http://plain.proxy:3128/');
+    expect(via('https://api.example.com/v1', both)).toBe('http://tls.proxy:3128/');
+    expect(via('https://api.example.com/v1', { http_proxy: 'plain.proxy:3128' })).toBe(
+      'http://plain.proxy:3128/',
+    );
+    expect(via('http://api.example.com/v1', { HTTPS_PROXY: 'http://tls.proxy:3128' })).toBeUndefined();
+    expect(via('http://api.example.com/v1', { HTTP_PROXY: '' })).toBeUndefined();
+  });
+
+  it.each([
+    ['example.com', 'https://api.example.com/', undefined],
+    ['.example.com', 'https://api.example.com/', undefined],
+    ['*.example.com', 'https://example.com/', undefined],
+    ['api.example.com:8443', 'https://api.example.com:8443/', undefined],
+    ['api.example.com:8443', 'https://api.example.com/', 'http://tls.proxy:3128/'],
+    ['other.com, ample.com', 'https://api.example.com/', 'http://tls.proxy:3128/'],
+    ['*', 'https://api.example.com/', undefined],
+  ])('NO_PROXY=%s: %s goes through %s', (noProxy, url, expected) => {
+    expect(via(url, { ...both, no_proxy: noProxy })).toBe(expected);
+  });
+
+  it('says, for --debug, why a request goes directly when a proxy is set', () => {
+    const settings = proxySettings({ ...both, NO_PROXY: 'example.com' });
+    expect(route(new URL('http://[::1]:1/'), settings).note).toBe(
+      'direct, not through the proxy: [::1] is loopback',
+    );
+    expect(route(new URL('https://api.example.com/'), settings).note).toBe(
+      'direct, not through the proxy: NO_PROXY names api.example.com',
+    );
+    expect(route(new URL('https://api.other.com/'), settings).note).toBe(
+      'through the proxy http://tls.proxy:3128',
+    );
+    expect(route(new URL('https://api.other.com/'), proxySettings({})).note).toBeUndefined();
+  });
+
+  it.each(['ftp://proxy.example.com', 'http://', '::'])(
+    'refuses HTTP_PROXY=%s naming the variable',
+    (value) => {
+      expect(() => proxySettings({ HTTP_PROXY: value })).toThrow('HTTP_PROXY is not a proxy URL');
+    },
+  );
+});
