@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
+import { call, useSandbox } from '../helpers/sandbox.js';
+
+// An audit entry says what a change really did (findings s11 C1, L3): the fields whose values
+// changed, not the fields a request sent; and no secret a URL carries.
+const sandbox = useSandbox();
+const TENANT = tenantId('acme-treasury');
+let keys = 0;
+const admin = () => ({ token: sandbox().adminToken, tenant: TENANT });
+const post = (path: string, body: Record<string, unknown>) =>
+  call(sandbox(), 'POST', path, { ...admin(), body: { ...body, idempotency_key: `truth-${++keys}` } });
+const newest = async (query: string) => {
+  const r = await call(sandbox(), 'GET', `/v1/audit_trail?order=desc&limit=1&${query}`, admin());
+  expect(r.status, r.text).toBe(200);
+  return (r.body as { items: Array<Record<string, any>> }).items[0]!;
+};
+
+describe('role.updated', () => {
+  it.each([
+    [{ description: 'new text', add_permissions: ['exception.read'] }, ['description']],
+    [{ name: 'truth-desk', description: 'newer', remove_permissions: ['rule.read'] }, ['description']],
+    [{ add_permissions: ['exception.read', 'exception.assign'] }, ['add_permissions']],
+    [{ remove_permissions: ['exception.write', 'rule.read'] }, ['remove_permissions']],
+    [
+      { add_permissions: ['exception.assign'], remove_permissions: ['exception.write'] },
+      ['add_permissions', 'remove_permissions'],
+    ],
+    [
+      { add_permissions: ['exception.read'], remove_permissions: ['exception.write'] },
+      ['remove_permissions'],
+    ],
+    [{ permissions: ['exception.write', 'exception.read'], name: 'truth-desk-2' }, ['name']],
+    [{ permissions: ['exception.read'] }, ['permissions']],
+  ])('%j names only what changed: %j', async (body, changes) => {
+    const name = `truth-${keys}`;
+    const role = (await post('/v1/roles', { name, permissions: ['exception.read', 'exception.write'] })).body;
+    const same = 'name' in body && body.name === 'truth-desk' ? { name } : {};
+    const r = await call(sandbox(), 'PATCH', `/v1/roles/${role.id}`, {
+      ...admin(),
+      body: { ...body, ...same },
+    });
+    expect(r.status, r.text).toBe(200);
+    const entry = await newest(`target_id=${role.id}`);
+    expect([entry.action, entry.changes]).toEqual(['role.updated', changes]);
+    expect(entry.summary).toBe(`custom role ${r.body.name} updated (${changes.join(', ')})`);
+  });
+
+  it('records nothing for an update that changes nothing', async () => {
+    const role = (await post('/v1/roles', { name: 'truth-same', permissions: ['exception.read'] })).body;
+    const body = {
+      name: 'truth-same',
+      add_permissions: ['exception.read'],
+      remove_permissions: ['rule.read'],
+    };
+    const r = await call(sandbox(), 'PATCH', `/v1/roles/${role.id}`, { ...admin(), body });
+    expect(r.status, r.text).toBe(200);
+    expect((await newest(`target_id=${role.id}`)).action).toBe('role.created');
+  });
+});
