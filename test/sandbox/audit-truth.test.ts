@@ -58,3 +58,18 @@ describe('role.updated', () => {
     expect((await newest(`target_id=${role.id}`)).action).toBe('role.created');
   });
 });
+
+describe('webhook entries', () => {
+  it('mask a secret a URL carries in its query, as --debug does, and keep the rest of it', async () => {
+    const url = 'https://hooks.example.com/in?token=s3cr3t-t0ken-abcdef&team=ops';
+    const hook = (await post('/v1/webhooks', { url, event_types: ['webhook.test'] })).body;
+    expect(hook.url).toBe(url);
+    await call(sandbox(), 'DELETE', `/v1/webhooks/${hook.id}`, admin());
+    const created = await newest(`action=webhook.created&target_id=${hook.id}`);
+    const gone = await newest(`action=webhook.deleted&target_id=${hook.id}`);
+    const shown = 'https://hooks.example.com/in?token=%5Bredacted%5D&team=ops';
+    expect(created.summary).toBe(`webhook ${hook.id} created for ${shown} (webhook.test)`);
+    expect(gone.summary).toBe(`webhook ${hook.id} (${shown}) deleted`);
+    expect(JSON.stringify([created, gone])).not.toContain('s3cr3t');
+  });
+});
