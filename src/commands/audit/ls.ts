@@ -5,7 +5,16 @@ import type { Context } from '../../context.js';
 import { optionalLookup, UsageError } from '../../errors.js';
 import { UserNotFoundError, whereToLook } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { choiceFlag, examples, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
+import {
+  choiceFlag,
+  examples,
+  type MakeContext,
+  nonEmpty,
+  type TimeSpec,
+  timeAt,
+  timeRange,
+  timeSpec,
+} from '../kit.js';
 import {
   DEFAULT_LIMIT,
   flagWords,
@@ -14,22 +23,26 @@ import {
   listingOptions,
   parseListing,
 } from '../listing.js';
+import { durationAnchor } from '../platform-clock.js';
 import { resolveRoleId } from './roles.js';
 import { AUDIT_COLUMNS } from './shared.js';
 
 export interface AuditLsOptions extends ListingOptions {
-  query: Omit<AuditTrailListQuery, 'cursor' | 'limit'>;
+  query: Omit<AuditTrailListQuery, 'cursor' | 'limit' | 'since' | 'until'>;
+  /** --since/--until: a duration counts back from the platform's clock, learnt when the command runs. */
+  since: TimeSpec | undefined;
+  until: TimeSpec | undefined;
   /** Role by id or name: resolved to its id before the query is sent. */
   role: string | undefined;
 }
 
 export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): AuditLsOptions {
   const text = (flag: string, raw: unknown) => (raw === undefined ? undefined : nonEmpty(flag, raw));
-  const since = timeFlag('--since', flags.since, nowMs);
-  const until = timeFlag('--until', flags.until, nowMs);
-  if (since && until && Date.parse(since) >= Date.parse(until)) {
-    throw new UsageError(`--since (${since}) must be before --until (${until})`);
-  }
+  const since = timeSpec('--since', flags.since);
+  const until = timeSpec('--until', flags.until);
+  // Two instants, or two durations, are in order or not whatever the clock: refused before any I/O.
+  if (since && until && 'at' in since === 'at' in until)
+    timeRange(timeAt(since, nowMs), timeAt(until, nowMs));
   const action = text('--action', flags.action);
   if (action !== undefined && !/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/.test(action)) {
     throw new UsageError(
@@ -45,10 +58,8 @@ export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): Aud
       ? {}
       : { target_type: choiceFlag('--target-type', flags.targetType, AUDIT_TARGET_TYPES) }),
     ...(flags.target === undefined ? {} : { target_id: nonEmpty('--target', flags.target) }),
-    ...(since ? { since } : {}),
-    ...(until ? { until } : {}),
   };
-  return { ...parseListing(flags), query, role: text('--role', flags.role) };
+  return { ...parseListing(flags), query, since, until, role: text('--role', flags.role) };
 }
 
 export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise<void> {
@@ -58,12 +69,46 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
     // A custom role is named by id in the trail; its name is resolved first (built-in ids are their names).
     roleId = await resolveRoleId(platform, options.role);
   }
-  const query = { ...options.query, ...(roleId ? { role_id: roleId } : {}) };
+  const query = {
+    ...options.query,
+    ...(roleId ? { role_id: roleId } : {}),
+    ...(await timeFilters(ctx, platform, options)),
+  };
   const listing = new Listing<AuditTrailEntry>(options, AUDIT_PAGE.max);
   const entries = listing.items((page) => platform.audit.list({ ...query, ...page }));
   const count = await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
   listing.hintMore(ctx, `svc audit ls${continuation(query)}`);
   if (count === 0 && query.user_id !== undefined) await noteUnknownUser(ctx, platform, query.user_id);
+}
+
+/**
+ * --since/--until as instants. Entries are timed on the platform's clock, so a duration counts
+ * back from the platform's time (durationAnchor: said once when it is off this machine's).
+ */
+async function timeFilters(
+  ctx: Context,
+  platform: Platform,
+  { since, until }: Pick<AuditLsOptions, 'since' | 'until'>,
+): Promise<Pick<AuditTrailListQuery, 'since' | 'until'>> {
+  const durations = (
+    [
+      ['--since', since],
+      ['--until', until],
+    ] as const
+  )
+    .filter(([, spec]) => spec !== undefined && 'agoMs' in spec)
+    .map(([flag]) => flag);
+  const now =
+    durations.length === 0
+      ? ctx.clock.now()
+      : await durationAnchor(
+          ctx,
+          platform,
+          `${durations.join(' and ')} ${durations.length > 1 ? 'were' : 'was'}`,
+        );
+  const times = { since: since && timeAt(since, now), until: until && timeAt(until, now) };
+  timeRange(times.since, times.until);
+  return { ...(times.since ? { since: times.since } : {}), ...(times.until ? { until: times.until } : {}) };
 }
 
 /**
@@ -128,7 +173,7 @@ export function lsCommand(make: MakeContext): Command {
     .addOption(
       new Option(
         '--since <time>',
-        'at or after: ISO 8601 with a zone (2026-01-15T09:30:00Z), a date (00:00Z), or 30m, 2h, 7d ago',
+        "at or after: ISO 8601 with a zone (2026-01-15T09:30:00Z), a date (00:00Z), or 30m, 2h, 7d ago on the platform's clock",
       ),
     )
     .addOption(
