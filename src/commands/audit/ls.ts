@@ -2,8 +2,9 @@ import { Command, Option } from 'commander';
 import { AUDIT_PAGE, AUDIT_TARGET_TYPES } from '../../api/audit.js';
 import type { AuditTrailEntry, AuditTrailListQuery } from '../../api/schemas/audit.js';
 import type { Context } from '../../context.js';
-import { optionalLookup, UsageError } from '../../errors.js';
-import { UserNotFoundError, whereToLook } from '../../platform/errors.js';
+import { lookupMayFail, UsageError } from '../../errors.js';
+import { PermissionDeniedError } from '../../http/errors.js';
+import { TenantForbiddenError, UserNotFoundError, whereToLook } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import {
   choiceFlag,
@@ -24,7 +25,7 @@ import {
   parseListing,
 } from '../listing.js';
 import { durationAnchor } from '../platform-clock.js';
-import { resolveRoleId } from './roles.js';
+import { type AuditRole, auditRoles } from './roles.js';
 import { AUDIT_COLUMNS } from './shared.js';
 
 export interface AuditLsOptions extends ListingOptions {
@@ -67,7 +68,9 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
   let roleId: string | undefined;
   if (options.role !== undefined) {
     // A custom role is named by id in the trail; its name is resolved first (built-in ids are their names).
-    roleId = await resolveRoleId(platform, options.role);
+    const [role, ...others] = await auditRoles(platform, options.role);
+    roleId = role!.id;
+    if (others.length > 0) noteOtherRoles(ctx, options.role, role!, others);
   }
   const query = {
     ...options.query,
@@ -79,6 +82,20 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
   const count = await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
   listing.hintMore(ctx, `svc audit ls${continuation(query)}`);
   if (count === 0 && query.user_id !== undefined) await noteUnknownUser(ctx, platform, query.user_id);
+}
+
+/**
+ * --role NAME filters on one role, but a name is free again once its role is deleted: say which
+ * role is covered and how to see the others' entries, rather than leave them out unsaid.
+ */
+function noteOtherRoles(ctx: Context, name: string, role: AuditRole, others: AuditRole[]): void {
+  const state = (r: AuditRole) =>
+    r.deleted_at === null ? 'live' : r.deleted_at === undefined ? 'deleted' : `deleted ${r.deleted_at}`;
+  const also = others.map((r) => `${r.id} (${state(r)})`).join(', ');
+  const flags = others.map((r) => `--role ${r.id}`).join(' or ');
+  ctx.out.warn(
+    `--role ${name} covers ${role.id} (${state(role)}); ${name} was also the name of ${also}: ${flags} for ${others.length > 1 ? 'their' : 'its'} entries`,
+  );
 }
 
 /**
@@ -114,11 +131,24 @@ async function timeFilters(
 /**
  * --user matched nothing: a typo in the id reads like a user whose roles never changed, so say
  * when the id is no user of the tenant. Only a note (exit 0): a deleted user's history is still
- * in the trail, and a caller who may not list users is told nothing more.
+ * in the trail. A caller who may not list users (tenant_auditor) is told the id went unchecked.
  */
 async function noteUnknownUser(ctx: Context, platform: Platform, user: string): Promise<void> {
-  const users = await optionalLookup(platform.users.existing([user]));
-  if (users === undefined || users.has(user)) return;
+  let users: Set<string>;
+  try {
+    users = await platform.users.existing([user]);
+  } catch (error) {
+    if (!lookupMayFail(error)) throw error;
+    const why =
+      error instanceof PermissionDeniedError && !(error instanceof TenantForbiddenError)
+        ? 'listing users needs role.read'
+        : 'the users could not be read';
+    ctx.out.warn(
+      `no entries, and svc could not check that ${user} is a user of this tenant (${why}); check the id`,
+    );
+    return;
+  }
+  if (users.has(user)) return;
   const look = whereToLook(UserNotFoundError);
   ctx.out.warn(`no entries, and ${user} is not a user of this tenant${look ? `; ${look}` : ''}`);
 }
@@ -163,7 +193,12 @@ export function lsCommand(make: MakeContext): Command {
     )
     .addOption(new Option('--actor <id>', 'who made the change (a user id or an API key id)'))
     .addOption(new Option('--user <id>', 'changes to this user’s roles'))
-    .addOption(new Option('--role <role>', 'changes involving this role (id or name)'))
+    .addOption(
+      new Option(
+        '--role <role>',
+        'changes involving this role (id or name; a name several roles have had: one, the others named on stderr)',
+      ),
+    )
     .addOption(
       new Option('--target <id>', 'changes to this object (a webhook, client, key, role or user id)'),
     )
