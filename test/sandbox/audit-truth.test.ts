@@ -73,3 +73,42 @@ describe('webhook entries', () => {
     expect(JSON.stringify([created, gone])).not.toContain('s3cr3t');
   });
 });
+
+describe('api_key entries', () => {
+  // Documented (README, API keys; the api-keys list's description): the trail names every key,
+  // the key list only those the caller may manage.
+  it('name a service-role key to a reader of the trail from whom the key list withholds it', async () => {
+    const key = (
+      await post(`/v1/tenants/${TENANT}/api-keys`, {
+        kind: 'service_role',
+        name: 'payroll-bot',
+        justification: 'nightly payroll export',
+      })
+    ).body;
+    const role = (
+      await post('/v1/roles', {
+        name: 'truth-key-mgr',
+        permissions: ['api_key.manage', 'audit_trail.read', 'exception.read'],
+      })
+    ).body;
+    await post('/v1/users/usr_analyst/roles', { role_id: role.id, justification: 'key manager' });
+    const manager = { token: sandbox().issueToken('usr_analyst').token, tenant: TENANT };
+    const keys = await call(sandbox(), 'GET', `/v1/tenants/${TENANT}/api-keys`, manager);
+    expect(keys.body).toMatchObject({ withheld: 1 });
+    expect(JSON.stringify(keys.body.items)).not.toContain(key.id);
+    const trail = await call(
+      sandbox(),
+      'GET',
+      `/v1/audit_trail?action=api_key.issued&target_id=${key.id}`,
+      manager,
+    );
+    expect(trail.body.items).toEqual([
+      expect.objectContaining({
+        summary: expect.stringMatching(/^service_role key payroll-bot \(svc_sk_\S+…\) issued$/),
+        justification: 'nightly payroll export',
+      }),
+    ]);
+    expect(key.key).toMatch(/^svc_sk_/);
+    expect(JSON.stringify(trail.body)).not.toContain(key.key);
+  });
+});
