@@ -140,28 +140,64 @@ export async function tenantLabel(ctx: Context): Promise<string> {
 }
 
 /**
+ * The longest duration back a time flag takes (--since 36500d): a century covers any trail, and
+ * much further back is no time the API takes (99999999d would be the year -271764).
+ */
+export const MAX_AGO_DAYS = 36_500;
+
+/** A time flag as given: an instant, or a duration back from a time learnt later (timeAt). */
+export type TimeSpec = { at: string } | { agoMs: number };
+
+/**
  * --since/--until: an ISO 8601 time with a zone (the parser --expires-at uses: a time without a
  * zone is refused, not read in the machine's zone), a date alone (00:00Z that day), or a duration
- * back from now such as 2h or 7d.
+ * back from now such as 2h or 7d (up to MAX_AGO_DAYS), whose "now" the command chooses: the
+ * platform's clock for what the platform timed (svc audit ls, durationAnchor).
  */
-export function timeFlag(flag: string, raw: unknown, nowMs: number): string | undefined {
+export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw).trim();
   const ago = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (ago) return isoSeconds(nowMs - Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit]);
+  if (ago) {
+    const agoMs = Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit];
+    if (!(agoMs <= MAX_AGO_DAYS * UNIT_MS.d)) {
+      throw new UsageError(
+        `${flag} ${text} is too far back; give a duration up to ${MAX_AGO_DAYS}d (100 years), or an ISO 8601 time`,
+      );
+    }
+    return { agoMs };
+  }
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
     const day = parseInstant(`${text}T00:00:00Z`);
     if (!day.ok) throw new UsageError(`${flag} ${JSON.stringify(text)} is not a date (e.g. 2026-01-15)`);
-    return isoSeconds(day.value);
+    return { at: isoSeconds(day.value) };
   }
   if (/^\d{4}-\d{2}-\d{2}[T ]/i.test(text)) {
     const instant = parseInstant(text);
     if (!instant.ok) throw new UsageError(`${flag} ${instant.message}`);
-    return isoSeconds(instant.value);
+    return { at: isoSeconds(instant.value) };
   }
   throw new UsageError(
     `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
   );
+}
+
+/** The instant a time flag names when "now" is `nowMs`. */
+export function timeAt(spec: TimeSpec, nowMs: number): string {
+  return 'at' in spec ? spec.at : isoSeconds(nowMs - spec.agoMs);
+}
+
+/** A time flag resolved against `nowMs` at once (timeSpec, timeAt). */
+export function timeFlag(flag: string, raw: unknown, nowMs: number): string | undefined {
+  const spec = timeSpec(flag, raw);
+  return spec && timeAt(spec, nowMs);
+}
+
+/** Refuses a --since that is not before its --until. */
+export function timeRange(since: string | undefined, until: string | undefined): void {
+  if (since && until && Date.parse(since) >= Date.parse(until)) {
+    throw new UsageError(`--since (${since}) must be before --until (${until})`);
+  }
 }
 
 /** What a verb says of a thing its DELETE removed when the answer was lost (see `deleted`). */

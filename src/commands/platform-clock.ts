@@ -55,11 +55,20 @@ async function learnPlatformClock(platform: Platform): Promise<void> {
   }
 }
 
-/** The time a single grant's --expires-in counts from (runAnchor, on the platform's clock). */
+/**
+ * The time a duration counts from, forward (a single grant's --expires-in) or back (svc audit ls
+ * --since 2h): runAnchor now, on the platform's clock, the one grants expire and entries are
+ * timed on; `what` names the flags counted ("--since was").
+ */
+export async function durationAnchor(ctx: Context, platform: Platform, what: string): Promise<number> {
+  await learnPlatformClock(platform);
+  return runAnchor(ctx, platform, ctx.clock.now(), what, (compute) => compute()).use();
+}
+
+/** The time a single grant's --expires-in counts from (durationAnchor). */
 export async function expiryAnchor(ctx: Context, platform: Platform, expiry: Expiry): Promise<number> {
   if (expiry.kind !== 'in') return ctx.clock.now();
-  await learnPlatformClock(platform);
-  return runAnchor(ctx, platform, ctx.clock.now(), '--expires-in was', (compute) => compute()).use();
+  return durationAnchor(ctx, platform, '--expires-in was');
 }
 
 /**

@@ -10,7 +10,9 @@
  *   file, a key the server just issued), kept in a SecretRegistry.
  */
 
-export const MASK = '[redacted]';
+import { isSecretField, MASK, redactParams } from '../api/secret-names.js';
+
+export { isSecretField, MASK, redactParams, redactUrl } from '../api/secret-names.js';
 
 const SECRET_HEADERS = new Set([
   'authorization',
@@ -21,19 +23,8 @@ const SECRET_HEADERS = new Set([
   'x-svc-signature',
 ]);
 
-const SECRET_FIELD =
-  /(secret|token|password|passwd|authorization|api[_-]?key|verifier|assertion|credential|signature|^key$|_key$|^(device_|user_)?code$)/i;
-/** Names that contain a secret-looking word but hold something else (times, lifetimes, kinds, paths). */
-const NOT_SECRET_FIELD =
-  /^(idempotency_key|token_type|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type)$/i;
-// In form bodies and query strings, `state` travels beside the authorization code.
-const SECRET_PARAM = /^(code|state)$/i;
 /** Fields beside `code` that make it an error code, not an authorization code. */
 const ERROR_SIBLINGS = ['message', 'error_description', 'detail', 'title', 'error'];
-
-export function isSecretField(name: string): boolean {
-  return SECRET_FIELD.test(name) && !NOT_SECRET_FIELD.test(name);
-}
 
 /** A header that carries a credential: a known one, or one named like a secret (X-Auth-Token). */
 export function isSecretHeader(name: string): boolean {
@@ -115,22 +106,6 @@ export function redactRequestBody(body: string | Buffer, contentType: string | u
     // Nested deeper than the stack goes (RangeError): not walked, so not shown either.
     return `[${Buffer.byteLength(body)} bytes not shown: JSON nested too deeply to mask]`;
   }
-}
-
-export function redactParams(params: URLSearchParams): URLSearchParams {
-  const out = new URLSearchParams();
-  for (const [key, value] of params)
-    out.append(key, isSecretField(key) || SECRET_PARAM.test(key) ? MASK : value);
-  return out;
-}
-
-export function redactUrl(url: URL): string {
-  if (url.search === '' && url.username === '' && url.password === '') return url.toString();
-  const copy = new URL(url.toString());
-  copy.username = copy.username ? MASK : '';
-  copy.password = copy.password ? MASK : '';
-  copy.search = redactParams(copy.searchParams).toString();
-  return copy.toString();
 }
 
 /** Credential shapes; the part kept (a scheme or a kind prefix) says what was masked. */

@@ -1,8 +1,25 @@
+import { BUILTIN_TENANT_ROLES } from '../api/constants.js';
 import type { Role } from '../api/schemas/roles.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError } from '../errors.js';
 import { RoleNotFoundError } from './errors.js';
 import type { Platform } from './index.js';
+
+/** The shape of a custom role's id; custom role names may not take it (the sandbox refuses them). */
+export const ROLE_ID = /^role_[0-9a-f]{24}$/;
+
+/** Whether `ref` is a role's id as it is (a built-in role's id is its name): no lookup needed. */
+export const isRoleId = (ref: string): boolean =>
+  (BUILTIN_TENANT_ROLES as readonly string[]).includes(ref) || ROLE_ID.test(ref);
+
+/** Orders roles live first (no deleted_at), then by deletion, the latest first. */
+export function liveThenLatestDeleted(
+  a: { deleted_at?: string | null | undefined },
+  b: { deleted_at?: string | null | undefined },
+): number {
+  const gone = (role: typeof a) => role.deleted_at ?? '~';
+  return gone(a) < gone(b) ? 1 : gone(a) > gone(b) ? -1 : 0;
+}
 
 /**
  * A role named by id or name. One GET answers an id (built-in ids are their names; a deleted
@@ -16,23 +33,34 @@ export async function findRoleByRef(
   ref: string,
   { deleted }: { deleted: boolean },
 ): Promise<Role> {
+  return (await rolesByRef(platform, ref, { deleted }))[0]!;
+}
+
+/**
+ * Every role `ref` names, the one findRoleByRef chooses first, then the others that have had
+ * that name (live first, then the latest deleted first): a name is reused once its role is
+ * deleted, so one name can stand for several roles over time (`svc audit ls --role` says so).
+ */
+export async function rolesByRef(
+  platform: Platform,
+  ref: string,
+  { deleted }: { deleted: boolean },
+): Promise<Role[]> {
   try {
-    return await platform.roles.get(ref);
+    return [await platform.roles.get(ref)];
   } catch (error) {
     if (!(error instanceof RoleNotFoundError)) throw error;
   }
-  let gone: Role | undefined;
+  const named: Role[] = [];
   const names: string[] = [];
   for await (const role of platform.roles.listAll({
     limit: 200,
     ...(deleted ? { include_deleted: true } : {}),
   })) {
     names.push(role.name);
-    if (role.name !== ref) continue;
-    if (role.deleted_at === null || role.deleted_at === undefined) return role;
-    if (!gone || (gone.deleted_at ?? '') < role.deleted_at) gone = role;
+    if (role.name === ref) named.push(role);
   }
-  if (gone) return gone;
+  if (named.length > 0) return named.sort(liveThenLatestDeleted);
   if (!deleted) {
     throw new NotFoundError(`unknown role ${JSON.stringify(ref)}${didYouMean(ref, names)} in this tenant`, {
       hint: 'see `svc roles ls` for the roles of the tenant',

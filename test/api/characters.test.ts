@@ -67,7 +67,6 @@ describe('length limits count characters, as the platform does', () => {
       anchorMs: Date.parse('2026-01-15T09:30:00Z'),
       nowMs: Date.parse('2026-01-15T09:30:00Z'),
     };
-    // biome-ignore lint/suspicious/noExplicitAny: a Role literal, as test/commands/roles/rows.test.ts builds them
     for await (const event of fileRows(path, 'f.csv', rules as any, { duplicates: true })) {
       if (!('row' in event)) for (const message of event.problems) problems.push(`${event.line}: ${message}`);
     }

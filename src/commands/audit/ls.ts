@@ -2,10 +2,20 @@ import { Command, Option } from 'commander';
 import { AUDIT_PAGE, AUDIT_TARGET_TYPES } from '../../api/audit.js';
 import type { AuditTrailEntry, AuditTrailListQuery } from '../../api/schemas/audit.js';
 import type { Context } from '../../context.js';
-import { optionalLookup, UsageError } from '../../errors.js';
-import { UserNotFoundError, whereToLook } from '../../platform/errors.js';
+import { lookupMayFail, UsageError } from '../../errors.js';
+import { PermissionDeniedError } from '../../http/errors.js';
+import { TenantForbiddenError, UserNotFoundError, whereToLook } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { choiceFlag, examples, type MakeContext, nonEmpty, timeFlag } from '../kit.js';
+import {
+  choiceFlag,
+  examples,
+  type MakeContext,
+  nonEmpty,
+  type TimeSpec,
+  timeAt,
+  timeRange,
+  timeSpec,
+} from '../kit.js';
 import {
   DEFAULT_LIMIT,
   flagWords,
@@ -14,22 +24,26 @@ import {
   listingOptions,
   parseListing,
 } from '../listing.js';
-import { resolveRoleId } from './roles.js';
+import { durationAnchor } from '../platform-clock.js';
+import { type AuditRole, auditRoles } from './roles.js';
 import { AUDIT_COLUMNS } from './shared.js';
 
 export interface AuditLsOptions extends ListingOptions {
-  query: Omit<AuditTrailListQuery, 'cursor' | 'limit'>;
+  query: Omit<AuditTrailListQuery, 'cursor' | 'limit' | 'since' | 'until'>;
+  /** --since/--until: a duration counts back from the platform's clock, learnt when the command runs. */
+  since: TimeSpec | undefined;
+  until: TimeSpec | undefined;
   /** Role by id or name: resolved to its id before the query is sent. */
   role: string | undefined;
 }
 
 export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): AuditLsOptions {
   const text = (flag: string, raw: unknown) => (raw === undefined ? undefined : nonEmpty(flag, raw));
-  const since = timeFlag('--since', flags.since, nowMs);
-  const until = timeFlag('--until', flags.until, nowMs);
-  if (since && until && Date.parse(since) >= Date.parse(until)) {
-    throw new UsageError(`--since (${since}) must be before --until (${until})`);
-  }
+  const since = timeSpec('--since', flags.since);
+  const until = timeSpec('--until', flags.until);
+  // Two instants, or two durations, are in order or not whatever the clock: refused before any I/O.
+  if (since && until && 'at' in since === 'at' in until)
+    timeRange(timeAt(since, nowMs), timeAt(until, nowMs));
   const action = text('--action', flags.action);
   if (action !== undefined && !/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/.test(action)) {
     throw new UsageError(
@@ -45,10 +59,8 @@ export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): Aud
       ? {}
       : { target_type: choiceFlag('--target-type', flags.targetType, AUDIT_TARGET_TYPES) }),
     ...(flags.target === undefined ? {} : { target_id: nonEmpty('--target', flags.target) }),
-    ...(since ? { since } : {}),
-    ...(until ? { until } : {}),
   };
-  return { ...parseListing(flags), query, role: text('--role', flags.role) };
+  return { ...parseListing(flags), query, since, until, role: text('--role', flags.role) };
 }
 
 export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise<void> {
@@ -56,9 +68,15 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
   let roleId: string | undefined;
   if (options.role !== undefined) {
     // A custom role is named by id in the trail; its name is resolved first (built-in ids are their names).
-    roleId = await resolveRoleId(platform, options.role);
+    const [role, ...others] = await auditRoles(platform, options.role);
+    roleId = role!.id;
+    if (others.length > 0) noteOtherRoles(ctx, options.role, role!, others);
   }
-  const query = { ...options.query, ...(roleId ? { role_id: roleId } : {}) };
+  const query = {
+    ...options.query,
+    ...(roleId ? { role_id: roleId } : {}),
+    ...(await timeFilters(ctx, platform, options)),
+  };
   const listing = new Listing<AuditTrailEntry>(options, AUDIT_PAGE.max);
   const entries = listing.items((page) => platform.audit.list({ ...query, ...page }));
   const count = await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
@@ -67,13 +85,70 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
 }
 
 /**
+ * --role NAME filters on one role, but a name is free again once its role is deleted: say which
+ * role is covered and how to see the others' entries, rather than leave them out unsaid.
+ */
+function noteOtherRoles(ctx: Context, name: string, role: AuditRole, others: AuditRole[]): void {
+  const state = (r: AuditRole) =>
+    r.deleted_at === null ? 'live' : r.deleted_at === undefined ? 'deleted' : `deleted ${r.deleted_at}`;
+  const also = others.map((r) => `${r.id} (${state(r)})`).join(', ');
+  const flags = others.map((r) => `--role ${r.id}`).join(' or ');
+  ctx.out.warn(
+    `--role ${name} covers ${role.id} (${state(role)}); ${name} was also the name of ${also}: ${flags} for ${others.length > 1 ? 'their' : 'its'} entries`,
+  );
+}
+
+/**
+ * --since/--until as instants. Entries are timed on the platform's clock, so a duration counts
+ * back from the platform's time (durationAnchor: said once when it is off this machine's).
+ */
+async function timeFilters(
+  ctx: Context,
+  platform: Platform,
+  { since, until }: Pick<AuditLsOptions, 'since' | 'until'>,
+): Promise<Pick<AuditTrailListQuery, 'since' | 'until'>> {
+  const durations = (
+    [
+      ['--since', since],
+      ['--until', until],
+    ] as const
+  )
+    .filter(([, spec]) => spec !== undefined && 'agoMs' in spec)
+    .map(([flag]) => flag);
+  const now =
+    durations.length === 0
+      ? ctx.clock.now()
+      : await durationAnchor(
+          ctx,
+          platform,
+          `${durations.join(' and ')} ${durations.length > 1 ? 'were' : 'was'}`,
+        );
+  const times = { since: since && timeAt(since, now), until: until && timeAt(until, now) };
+  timeRange(times.since, times.until);
+  return { ...(times.since ? { since: times.since } : {}), ...(times.until ? { until: times.until } : {}) };
+}
+
+/**
  * --user matched nothing: a typo in the id reads like a user whose roles never changed, so say
  * when the id is no user of the tenant. Only a note (exit 0): a deleted user's history is still
- * in the trail, and a caller who may not list users is told nothing more.
+ * in the trail. A caller who may not list users (tenant_auditor) is told the id went unchecked.
  */
 async function noteUnknownUser(ctx: Context, platform: Platform, user: string): Promise<void> {
-  const users = await optionalLookup(platform.users.existing([user]));
-  if (users === undefined || users.has(user)) return;
+  let users: Set<string>;
+  try {
+    users = await platform.users.existing([user]);
+  } catch (error) {
+    if (!lookupMayFail(error)) throw error;
+    const why =
+      error instanceof PermissionDeniedError && !(error instanceof TenantForbiddenError)
+        ? 'listing users needs role.read'
+        : 'the users could not be read';
+    ctx.out.warn(
+      `no entries, and svc could not check that ${user} is a user of this tenant (${why}); check the id`,
+    );
+    return;
+  }
+  if (users.has(user)) return;
   const look = whereToLook(UserNotFoundError);
   ctx.out.warn(`no entries, and ${user} is not a user of this tenant${look ? `; ${look}` : ''}`);
 }
@@ -118,7 +193,12 @@ export function lsCommand(make: MakeContext): Command {
     )
     .addOption(new Option('--actor <id>', 'who made the change (a user id or an API key id)'))
     .addOption(new Option('--user <id>', 'changes to this user’s roles'))
-    .addOption(new Option('--role <role>', 'changes involving this role (id or name)'))
+    .addOption(
+      new Option(
+        '--role <role>',
+        'changes involving this role (id or name; a name several roles have had: one, the others named on stderr)',
+      ),
+    )
     .addOption(
       new Option('--target <id>', 'changes to this object (a webhook, client, key, role or user id)'),
     )
@@ -128,7 +208,7 @@ export function lsCommand(make: MakeContext): Command {
     .addOption(
       new Option(
         '--since <time>',
-        'at or after: ISO 8601 with a zone (2026-01-15T09:30:00Z), a date (00:00Z), or 30m, 2h, 7d ago',
+        "at or after: ISO 8601 with a zone (2026-01-15T09:30:00Z), a date (00:00Z), or 30m, 2h, 7d ago on the platform's clock",
       ),
     )
     .addOption(

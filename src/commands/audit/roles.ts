@@ -1,7 +1,45 @@
+import type { Role } from '../../api/schemas/roles.js';
+import { NotFoundError } from '../../errors.js';
+import { PermissionDeniedError } from '../../http/errors.js';
+import { TenantForbiddenError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { findRoleByRef } from '../../platform/role-ref.js';
+import { isRoleId, liveThenLatestDeleted, rolesByRef } from '../../platform/role-ref.js';
 
-/** The id of a role named by id or name, for an audit filter; a deleted role's entries stay in the trail. */
-export async function resolveRoleId(platform: Platform, ref: string): Promise<string> {
-  return (await findRoleByRef(platform, ref, { deleted: true })).id;
+/** A role as the trail filter names it: its id, and when it was deleted (null: live; undefined: not known). */
+export type AuditRole = { id: string; deleted_at: string | null | undefined };
+
+/**
+ * The roles `--role REF` can mean, the one filtered on first: a role's entries stay in the trail
+ * after it is deleted, and its name may since be another role's (rolesByRef). An id (a built-in
+ * role's is its name) needs no lookup. A name is looked up among the roles, which needs role.read;
+ * a caller without it (tenant_auditor) is answered from the trail itself, whose role entries
+ * name each custom role as it was called then.
+ */
+export async function auditRoles(platform: Platform, ref: string): Promise<AuditRole[]> {
+  try {
+    return (await rolesByRef(platform, ref, { deleted: true })).map(auditRole);
+  } catch (error) {
+    if (!(error instanceof PermissionDeniedError) || error instanceof TenantForbiddenError) throw error;
+  }
+  if (isRoleId(ref)) return [{ id: ref, deleted_at: undefined }];
+  return rolesNamedInTrail(platform, ref);
+}
+
+const auditRole = (role: Role): AuditRole => ({ id: role.id, deleted_at: role.deleted_at });
+
+/** The custom roles the trail's role entries call `name`: live ones first, then the latest deleted. */
+async function rolesNamedInTrail(platform: Platform, name: string): Promise<AuditRole[]> {
+  const named = new Set<string>();
+  const deleted = new Map<string, string>();
+  for await (const entry of platform.audit.listAll({ target_type: 'role', order: 'desc', limit: 200 })) {
+    if (!entry.role_id) continue;
+    if (entry.role_name === name) named.add(entry.role_id);
+    if (entry.action === 'role.deleted') deleted.set(entry.role_id, entry.created_at);
+  }
+  if (named.size === 0) {
+    throw new NotFoundError(`no role ${JSON.stringify(name)} in this tenant's audit trail`, {
+      hint: 'give the role id (role_…): `svc audit ls --target-type role` shows the custom roles’ entries',
+    });
+  }
+  return [...named].map((id) => ({ id, deleted_at: deleted.get(id) ?? null })).sort(liveThenLatestDeleted);
 }

@@ -8,6 +8,8 @@ import { MANAGE_KINDS, type ManagedKind } from '../../ascode/schema.js';
 import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
+import { timeSpan } from '../../output/format.js';
+import { platformTime } from '../../platform/clock.js';
 import { writeFileWhole } from '../../system/output-file.js';
 import { examples, type MakeContext, nonEmpty, severalTenants } from '../kit.js';
 
@@ -89,6 +91,19 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
   });
 }
 
+/**
+ * When the file was read, on the platform's clock: every expires_at in it is on that clock (an
+ * export is a view of grants that end on it), so its time is too, named as such when this
+ * machine's is off by more than a minute (platformTime; the reads have told svc the offset).
+ */
+async function exportTime(ctx: Context): Promise<string> {
+  const machine = ctx.clock.now();
+  const at = platformTime(await ctx.platform(), machine);
+  if (at === machine) return isoSeconds(at);
+  const offset = at - machine;
+  return `${isoSeconds(at)} on the platform's clock (${timeSpan(offset)} ${offset > 0 ? 'ahead of' : 'behind'} this machine's)`;
+}
+
 export async function runExport(ctx: Context, options: ExportOptions): Promise<void> {
   const tenants = await chooseTenants(ctx, options);
   const reads = {
@@ -109,10 +124,11 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   const json =
     options.output === undefined ? ctx.out.isMachine : options.output.toLowerCase().endsWith('.json');
   const names = tenants.map((t) => `${t.display_name} (${t.slug})`).join(', ');
+  const at = await exportTime(ctx);
   const text = json
     ? `${JSON.stringify(doc, null, 2)}\n`
     : exportYaml(doc, live, [
-        `svc export of ${names} at ${isoSeconds(ctx.clock.now())}`,
+        `svc export of ${names} at ${at}`,
         'svc plan -f FILE shows how the live state differs from this file; svc apply -f FILE makes it match.',
         ...(writesIds(doc)
           ? [

@@ -14,7 +14,7 @@ import {
   UserNotFoundError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { findRoleByRef } from '../../platform/role-ref.js';
+import { findRoleByRef, isRoleId, ROLE_ID } from '../../platform/role-ref.js';
 import { shellWord } from '../../system/shell-words.js';
 
 /** A role is named in every command by id or name, so the id (a built-in role's is its name) may go first. */
@@ -127,17 +127,13 @@ export const resolveRole = (platform: Platform, ref: string): Promise<Role> =>
 /** A role as a grant or revoke names it: its id, and the name to say (the id until the answer names it). */
 export type RoleRef = Pick<Role, 'id' | 'name'>;
 
-/** The shape of a custom role's id; custom role names may not take it (the sandbox refuses them). */
-export const ROLE_ID = /^role_[0-9a-f]{24}$/;
-
 /**
  * The role a grant or revoke sends. A built-in name or a role id goes as it is: granting needs
  * role.assign, not role.read, and the server checks the role itself. Only a custom role's name is
  * looked up, which needs role.read; without it, svc says so and what to pass instead (exit 4).
  */
 export async function roleToGrant(platform: Platform, ref: string): Promise<RoleRef> {
-  if ((BUILTIN_TENANT_ROLES as readonly string[]).includes(ref) || ROLE_ID.test(ref))
-    return { id: ref, name: ref };
+  if (isRoleId(ref)) return { id: ref, name: ref };
   try {
     return await resolveRole(platform, ref);
   } catch (error) {

@@ -1,3 +1,4 @@
+import { changedFields } from '../../api/changed-fields.js';
 import {
   HANDING_OUT,
   heldUntil,
@@ -114,8 +115,10 @@ export function updateRole(
   requestId: string,
 ): Role {
   const role = findRole(state, tenant, id);
-  const renamed = change.name !== undefined && change.name !== role.name;
+  const before = { name: role.name, description: role.description, permissions: [...role.permissions] };
+  let moved = { added: [] as string[], removed: [] as string[] };
   const changed = state.roles.update(role, change, (added, removed) => {
+    moved = { added, removed };
     requireHeld(state, principal, tenant.id, added, WIDEN);
     requireHeld(state, principal, tenant.id, removed, NARROW);
     const after = [...role.permissions, ...added].filter((p) => !removed.includes(p));
@@ -129,14 +132,42 @@ export function updateRole(
       change.permissions ? 'permissions' : 'add_permissions',
     );
   });
-  if (renamed) {
-    for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
-  }
   // Nothing changed, nothing to audit.
   if (!changed) return role;
-  const changes = Object.keys(change).filter((k) => (change as Record<string, unknown>)[k] !== undefined);
-  audit(state, tenant, 'updated', role, principal.subject, requestId, changes);
+  if (role.name !== before.name) {
+    for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
+  }
+  audit(
+    state,
+    tenant,
+    'updated',
+    role,
+    principal.subject,
+    requestId,
+    roleChanges(before, role, change, moved),
+  );
   return role;
+}
+
+/**
+ * The fields of an update that changed the role (changedFields, as webhooks and OAuth clients
+ * record theirs): a name or description set to what it was is no change, and add_permissions or
+ * remove_permissions is named only when a permission was really added or taken out.
+ */
+function roleChanges(
+  before: Pick<Role, 'name' | 'description' | 'permissions'>,
+  after: Role,
+  change: RoleUpdateBody,
+  moved: { added: string[]; removed: string[] },
+): string[] {
+  const changes = changedFields(before, {
+    name: change.name === undefined ? undefined : after.name,
+    description: change.description === undefined ? undefined : after.description,
+    permissions: change.permissions === undefined ? undefined : after.permissions,
+  });
+  if (change.add_permissions && moved.added.length > 0) changes.push('add_permissions');
+  if (change.remove_permissions && moved.removed.length > 0) changes.push('remove_permissions');
+  return changes;
 }
 
 export function deleteRole(

@@ -59,7 +59,7 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
         summary: "List a tenant's API keys",
         description:
           'Not in the reference. Newest first, revoked keys included; keys themselves are never returned. ' +
-          'Only the keys the caller may manage: those whose role (tenant_viewer for publishable, tenant_admin for service-role keys) grants nothing the caller lacks, so a key manager without every permission of tenant_admin sees no service-role key, nor its justification; `withheld` counts the keys left out, so an empty list is never read as a tenant without keys.',
+          'Only the keys the caller may manage: those whose role (tenant_viewer for publishable, tenant_admin for service-role keys) grants nothing the caller lacks, so a key manager without every permission of tenant_admin sees no service-role key, nor its justification; `withheld` counts the keys left out, so an empty list is never read as a tenant without keys. The audit trail is not filtered so: its api_key entries name every key issued or revoked (id, name, prefix, justification, never the key) to whoever may read the trail (audit_trail.read), since a record of changes must not leave any out.',
         params: ApiKeyParams,
         response: { 200: ApiKeyList, ...errorResponses(401, 403) },
       },

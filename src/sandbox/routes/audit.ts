@@ -18,10 +18,3 @@ export function auditChange(
     ...entry,
   });
 }
-
-/** The names of the fields an update body sets. */
-export function changedFields(body: object): string[] {
-  return Object.entries(body)
-    .filter(([, value]) => value !== undefined)
-    .map(([key]) => key);
-}

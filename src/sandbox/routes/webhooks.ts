@@ -11,6 +11,7 @@ import {
   WebhookUpdateBody,
   WebhookWithSecret,
 } from '../../api/schemas/webhooks.js';
+import { redactUrlText } from '../../api/secret-names.js';
 import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
@@ -111,7 +112,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         action: 'webhook.created',
         target_type: 'webhook',
         target_id: webhook.id,
-        summary: `webhook ${webhook.id} created for ${webhook.url} (${webhook.event_types.join(', ')})`,
+        summary: `webhook ${webhook.id} created for ${redactUrlText(webhook.url)} (${webhook.event_types.join(', ')})`,
       });
       return reply.code(201).send({ ...view(webhook), secret: webhook.secret, warning: SECRET_WARNING });
     },
@@ -185,7 +186,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         action: 'webhook.deleted',
         target_type: 'webhook',
         target_id: webhook.id,
-        summary: `webhook ${webhook.id} (${webhook.url}) deleted`,
+        summary: `webhook ${webhook.id} (${redactUrlText(webhook.url)}) deleted`,
       });
       return { id: webhook.id, deleted: true as const, deleted_at: webhook.deleted_at! };
     },

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { isoSeconds } from '../../../src/api/time.js';
 import { parseExport, runExport } from '../../../src/commands/export/index.js';
 import { APAC, as, LABS, seedTenant, user, writeFile } from '../../helpers/ascode.js';
-import { useSandboxContext } from '../../helpers/sandbox.js';
+import { sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 // `svc export` (issue 14): the live state as an access file, which `svc plan` finds unchanged —
 // for every kind of resource — and in which an edit shows as exactly that change.
@@ -25,7 +26,7 @@ beforeAll(async () => {
   await seedTenant(svc.sandbox(), LABS, 'labs');
 });
 
-const YAML = `# svc export of Acme APAC (acme-apac) at 2026-01-15T12:00:00Z
+const YAML = (at: string) => `# svc export of Acme APAC (acme-apac) at ${at}
 # svc plan -f FILE shows how the live state differs from this file; svc apply -f FILE makes it match.
 version: 1
 manage:
@@ -65,9 +66,11 @@ blocks:
 
 describe('svc export', () => {
   it('writes a tenant as YAML: grants alike as one entry, no ids where names are enough, no secrets', async () => {
-    const { ctx, stdout, stderr } = svc.context({ globals: { tenants: ['acme-apac'] } });
+    // This machine's clock as the platform's (an export's time is the platform's: test/commands/export/clock.test.ts).
+    const now = await sandboxNow(svc.sandbox());
+    const { ctx, stdout, stderr } = svc.context({ globals: { tenants: ['acme-apac'] }, now });
     await runExport(ctx, parseExport({}, ctx.globals));
-    expect(stdout()).toBe(YAML);
+    expect(stdout()).toBe(YAML(isoSeconds(now)));
     expect(stderr()).toBe(
       'exported 1 custom role(s), 4 grant(s), 1 webhook(s), 1 OAuth client(s) of 1 tenant(s)\n',
     );
@@ -77,7 +80,7 @@ describe('svc export', () => {
   it('writes the same document as JSON with --json, or to a .json file', async () => {
     const { ctx, stdout } = svc.context({ globals: { tenants: ['acme-apac'], json: true } });
     await runExport(ctx, parseExport({}, ctx.globals));
-    const { ['# svc export of Acme APAC (acme-apac) at 2026-01-15T12:00:00Z']: _, ...doc } = parseYaml(YAML);
+    const doc = parseYaml(YAML(''));
     expect(JSON.parse(stdout())).toEqual(doc);
     const output = join(dir, 'apac.json');
     const file = svc.context({ globals: { tenants: ['acme-apac'] } });

@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import { DLQ_STATUS_FILTERS, EVENT_KIND, EVENT_TYPES } from '../../../api/constants.js';
 import type { DlqListQuery } from '../../../api/schemas/webhooks.js';
 import { UsageError } from '../../../errors.js';
-import { choiceFlag, timeFlag } from '../../kit.js';
+import { choiceFlag, timeFlag, timeRange } from '../../kit.js';
 import { flagWords } from '../../listing.js';
 
 /** Which dead-letter entries a command looks at: `dlq ls`, `replay --dlq` and `dlq discard --all`. */
@@ -34,9 +34,7 @@ export function parseDlqFilters(flags: Record<string, unknown>, nowMs: number): 
     since: timeFlag('--since', flags.since, nowMs),
     until: timeFlag('--until', flags.until, nowMs),
   };
-  if (filters.since && filters.until && Date.parse(filters.since) >= Date.parse(filters.until)) {
-    throw new UsageError(`--since (${filters.since}) must be before --until (${filters.until})`);
-  }
+  timeRange(filters.since, filters.until);
   return filters;
 }
 
