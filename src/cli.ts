@@ -14,6 +14,7 @@ import { refuseRepeatedValues, refuseSeveralTenants } from './cli-options.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
+import { checkDirectoryVariables } from './config/paths.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
@@ -249,6 +250,7 @@ export async function runCli(
   const debug = flagGiven(argv, '--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
     checkLauncherSwitches(deps.env);
+    checkDirectoryVariables(deps.env);
     program = await buildProgram(make, deps.io, argv);
     const unknownTopic = unknownHelpTopic(argv, valueFlags(program));
     if (unknownTopic) throw unknownTopic;
@@ -303,8 +305,9 @@ export async function runCli(
   }
 }
 
-/** For bin/svc.js, before it writes a code cache. */
+/** For bin/svc.js, before it writes a code cache, and to make the cache's directory. */
 export { restoreDefaultFlags } from './runtime/index.js';
+export { makeDirectories } from './system/directories.js';
 
 /** The process entry point used by bin/svc.js. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
