@@ -19,6 +19,7 @@ import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
+import { localSymbols } from './output/symbols.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
 import { unabandonedWork } from './system/interrupts.js';
 import { VERSION } from './version.js';
@@ -295,7 +296,8 @@ export async function runCli(
       ...(meant ? { suggestion: `did you mean \`${meant}\`?` } : {}),
     });
     try {
-      deps.io.stderr.write(text);
+      // svc's symbols in an error line as the locale shows them; JSON is left as it is.
+      deps.io.stderr.write(json ? text : localSymbols(text, deps.io.unicode));
     } catch {
       // stderr is gone too
     }
