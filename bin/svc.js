@@ -99,7 +99,8 @@ function run() {
         // A cache records V8's flags, and svc changes some (src/runtime/v8-flags.ts).
         cli.exports.restoreDefaultFlags();
         const data = script.createCachedData();
-        fs.mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
+        // Not mkdirSync's recursive mode: it loops forever under /proc (src/system/directories.ts).
+        cli.exports.makeDirectories(cache.dir, 0o700);
         for (const old of fs.readdirSync(cache.base)) {
           if (old.startsWith('v8-') && path.join(cache.base, old) !== cache.dir) {
             fs.rmSync(path.join(cache.base, old), { recursive: true, force: true });

@@ -71,17 +71,62 @@ export function nestedHelpTopic(
   if (names.length < 2) return undefined;
   let current = program;
   for (const name of names) {
-    const sub = current.commands.find((c) => c.name() === name || c.aliases().includes(name));
-    if (!sub) {
-      const match = closest(
-        name,
-        commandCandidates(current).filter((c) => c.name !== 'help'),
-      );
-      return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
-        hint: `see \`${commandPath(current)} --help\``,
-      });
-    }
+    const sub = subcommand(current, name);
+    if (!sub) return unknownSubcommand(current, name);
     current = sub;
   }
   return current;
+}
+
+/**
+ * `svc roles asign --help`: a word that names no verb of its group, before --help or -h. commander
+ * printed the group's help and exited 0, so a typo went unnoticed; this is the one line (exit 2)
+ * `svc help roles asign` and `svc roles asign` give. A word after a verb, or after a group that
+ * takes it as an argument (`svc webhooks dlq WEBHOOK`, ls by default), is no typo.
+ */
+export function unknownBeforeHelp(
+  program: Command,
+  argv: string[],
+  valued: readonly string[],
+): UsageError | undefined {
+  const options = optionWords(argv);
+  if (!options.includes('--help') && !options.includes('-h')) return undefined;
+  const names = commandWords(options, valued, Number.POSITIVE_INFINITY);
+  if (names[0] === 'help') return undefined;
+  let current = program;
+  for (const name of names) {
+    const takesWords =
+      current.registeredArguments.length > 0 ||
+      typeof (current as unknown as { _defaultCommandName?: string | null })._defaultCommandName === 'string';
+    if (current.commands.length === 0 || takesWords) return undefined;
+    const sub = subcommand(current, name);
+    if (!sub) return unknownSubcommand(current, name);
+    current = sub;
+  }
+  return undefined;
+}
+
+/** The words of argv before the end of options (`--`): after it, `--json` is an operand, not a flag. */
+export function optionWords(argv: string[]): string[] {
+  const end = argv.indexOf('--');
+  return end === -1 ? argv : argv.slice(0, end);
+}
+
+/** Whether `flag` is given as an option (before `--`), as commander reads it. */
+export function flagGiven(argv: string[], flag: string): boolean {
+  return optionWords(argv).includes(flag);
+}
+
+function subcommand(command: Command, name: string): Command | undefined {
+  return command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+}
+
+function unknownSubcommand(command: Command, name: string): UsageError {
+  const match = closest(
+    name,
+    commandCandidates(command).filter((c) => c.name !== 'help'),
+  );
+  return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
+    hint: `see \`${commandPath(command) || 'svc'} --help\``,
+  });
 }

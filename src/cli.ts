@@ -2,16 +2,24 @@
 // and completion), the command tree, runCli's path from an error to an exit code and main's
 // signals and streams; argv and commander-error helpers live in cli-argv.ts and cli-errors.ts.
 import { Command, CommanderError, Option } from 'commander';
-import { nestedHelpTopic, targetCommand, unknownHelpTopic } from './cli-argv.js';
+import {
+  flagGiven,
+  nestedHelpTopic,
+  targetCommand,
+  unknownBeforeHelp,
+  unknownHelpTopic,
+} from './cli-argv.js';
 import { defaultSubcommandTypo, fromCommanderError } from './cli-errors.js';
 import { refuseRepeatedValues, refuseSeveralTenants } from './cli-options.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
+import { checkDirectoryVariables } from './config/paths.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
+import { localSymbols } from './output/symbols.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
 import { unabandonedWork } from './system/interrupts.js';
 import { VERSION } from './version.js';
@@ -20,9 +28,12 @@ import { VERSION } from './version.js';
 const discard = { write: () => true } as unknown as ContextDeps['io']['stdout'];
 const SILENT_IO = { stdout: discard, stderr: discard } as ContextDeps['io'];
 
-/** --json or --ndjson on the line: --ndjson is a machine's stream as much as --json, errors alike. */
+/**
+ * --json or --ndjson on the line: --ndjson is a machine's stream as much as --json, errors alike.
+ * Only as options (before `--`), as commander reads them: `svc roles get -- --json` is text.
+ */
 function machineArgv(argv: string[]): boolean {
-  return argv.includes('--json') || argv.includes('--ndjson');
+  return flagGiven(argv, '--json') || flagGiven(argv, '--ndjson');
 }
 
 /** The global flags that take a value (`-p NAME`), read from the root program's own options. */
@@ -237,14 +248,17 @@ export async function runCli(
     return ctx;
   };
   const json = machineArgv(argv);
-  const debug = argv.includes('--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
+  const debug = flagGiven(argv, '--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
   try {
     checkLauncherSwitches(deps.env);
+    checkDirectoryVariables(deps.env);
     program = await buildProgram(make, deps.io, argv);
     const unknownTopic = unknownHelpTopic(argv, valueFlags(program));
     if (unknownTopic) throw unknownTopic;
     const topic = nestedHelpTopic(program, argv, valueFlags(program));
     if (topic instanceof UsageError) throw topic;
+    const typo = unknownBeforeHelp(program, argv, valueFlags(program));
+    if (typo) throw typo;
     if (topic) {
       topic.outputHelp();
       return 0;
@@ -282,7 +296,8 @@ export async function runCli(
       ...(meant ? { suggestion: `did you mean \`${meant}\`?` } : {}),
     });
     try {
-      deps.io.stderr.write(text);
+      // svc's symbols in an error line as the locale shows them; JSON is left as it is.
+      deps.io.stderr.write(json ? text : localSymbols(text, deps.io.unicode));
     } catch {
       // stderr is gone too
     }
@@ -292,13 +307,14 @@ export async function runCli(
   }
 }
 
-/** For bin/svc.js, before it writes a code cache. */
+/** For bin/svc.js, before it writes a code cache, and to make the cache's directory. */
 export { restoreDefaultFlags } from './runtime/index.js';
+export { makeDirectories } from './system/directories.js';
 
 /** The process entry point used by bin/svc.js. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const env = process.env;
-  const io = systemIO(env, { noColor: argv.includes('--no-color') });
+  const io = systemIO(env, { noColor: flagGiven(argv, '--no-color') });
   // A reader that went away (`svc … | head -1`): the stream is destroyed and the next write says
   // so (src/output), so a listing ends quietly and a change in progress ends properly (exit 141).
   process.stdout.on('error', () => {});

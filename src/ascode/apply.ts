@@ -1,7 +1,7 @@
 // Over 300 lines: applying a plan is one run (the plan checked unchanged, its journal, the changes
 // in order with their rows, the saved plan kept or removed) whose steps share that run's state.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Chalk } from 'chalk';
 import type { Anchor } from '../api/expiry.js';
@@ -14,6 +14,7 @@ import type { Column } from '../output/output.js';
 import { reasonLines } from '../output/problems.js';
 import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
+import { makeDirectories } from '../system/directories.js';
 import { readInputBytes } from '../system/input.js';
 import { checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
@@ -230,7 +231,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
  * is sent; written a tenant at a time, so 100,000 changes are never one string in memory.
  */
 function keepPlan(path: string, doc: PlanDocument): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeDirectories(dirname(path), 0o700);
   const fd = openSync(path, 'w', 0o600);
   try {
     const { tenants, ...head } = doc;

@@ -1,6 +1,7 @@
-import { accessSync, chmodSync, constants, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
 import { SecretFile, secretProblem } from '../system/secret-file.js';
 
@@ -17,7 +18,7 @@ export class SecretDir {
   /** Makes the directory (0700) or checks the one there: not readable by others, writable by us. */
   static prepare(path: string): SecretDir {
     try {
-      mkdirSync(path, { recursive: true, mode: 0o700 });
+      makeDirectories(path, 0o700);
       const mode = statSync(path).mode;
       if (!statSync(path).isDirectory()) throw new UsageError(`--secret-dir ${path} is not a directory`);
       if ((mode & 0o077) !== 0) {

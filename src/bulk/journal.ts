@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import {
-  appendFileSync,
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import { UsageError } from '../errors.js';
+import { makeDirectories } from '../system/directories.js';
 
 /** One line of a journal after its header: an item done, or an attempt that got a definite "no". */
 interface JournalEntry {
@@ -112,7 +104,7 @@ export class Journal {
   /** Writes a new run's first line (before anything is sent); a resumed run's is already there. */
   start(): void {
     if (this.#started) return;
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    makeDirectories(dirname(this.path), 0o700);
     const header = {
       journal: 2,
       operation: this.operation,

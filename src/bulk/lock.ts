@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import { SvcError, UsageError } from '../errors.js';
+import { makeDirectories } from '../system/directories.js';
 
 /**
  * The cross-process lock of a bulk run's journal: `JOURNAL.lock`, created exclusively (O_EXCL)
@@ -34,7 +35,7 @@ export function lockJournal(journal: string, command: string, nowMs: number): ()
   const path = `${journal}.lock`;
   const mine: Holder = { pid: process.pid, host: hostname(), since: isoSeconds(nowMs) };
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    makeDirectories(dirname(path), 0o700);
   } catch (error) {
     throw new UsageError(
       `cannot create the journal's directory ${dirname(path)}: ${(error as Error).message}`,

@@ -159,6 +159,7 @@ async function runLocked<T, R extends Row>(
       total,
       // A dry run changes nothing: its bar must not say it is granting or replaying.
       verb.dryRun ? DRY_RUN_DOING : verb.words.doing,
+      ctx.io.unicode,
     ),
     onResult: (result, item, error) => {
       const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act } : {};

@@ -1,7 +1,9 @@
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, type Stats, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
 import type { Env } from '../output/io.js';
+import { makeDirectories } from '../system/directories.js';
 
 /** SVC_CONFIG_DIR, else the platform's config directory (XDG on Linux). */
 export function configDir(env: Env): string {
@@ -12,15 +14,57 @@ export function configDir(env: Env): string {
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'svc');
 }
 
+/** The variables that name a directory svc makes and keeps private (0700). */
+const DIRECTORY_VARIABLES = ['SVC_CONFIG_DIR', 'SVC_STATE_DIR', 'SVC_CACHE_DIR'] as const;
+
+/**
+ * A directory variable that names a file (or a path under one) is a mistake: refused (exit 2)
+ * before svc reads anything there or changes the file's mode, as it would tighten a directory's.
+ * A path that does not exist yet is fine: svc makes it when it writes there.
+ */
+export function checkDirectoryVariables(env: Env): void {
+  for (const name of DIRECTORY_VARIABLES) {
+    const value = env[name];
+    if (!value) continue;
+    const problem = notADirectory(value);
+    if (problem === undefined) continue;
+    throw new ConfigError(`${name} ${value} ${problem}`, {
+      hint: `point ${name} at a directory (or unset it); svc changed nothing`,
+    });
+  }
+}
+
+/** Why `path` cannot be a directory ("is a file, not a directory"), or undefined when it can. */
+function notADirectory(path: string): string | undefined {
+  let stat: Stats;
+  try {
+    stat = statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') return undefined;
+    // A part of it is no directory: the nearest one that exists is the file in the way.
+    for (let part = dirname(resolve(path)); part !== dirname(part); part = dirname(part)) {
+      try {
+        if (!statSync(part).isDirectory()) return `is under a file (${part}), not a directory`;
+      } catch {
+        // a part further up is in the way
+      }
+    }
+    return 'is not a directory';
+  }
+  if (stat.isDirectory()) return undefined;
+  return stat.isFile() ? 'is a file, not a directory' : 'is not a directory';
+}
+
 /**
  * Creates the directory 0700, and tightens it when it exists with group or other bits — unless
- * it is a shared sticky directory such as /tmp, or belongs to someone else.
+ * it is a shared sticky directory such as /tmp, or belongs to someone else. Something that is not
+ * a directory is never made private: makeDirectories refuses it (ENOTDIR).
  */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirectories(dir, 0o700);
   if (process.platform === 'win32') return;
   const stat = statSync(dir);
   const sticky = (stat.mode & 0o1000) !== 0;
   const mine = typeof process.getuid !== 'function' || stat.uid === process.getuid();
-  if ((stat.mode & 0o077) !== 0 && !sticky && mine) chmodSync(dir, 0o700);
+  if (stat.isDirectory() && (stat.mode & 0o077) !== 0 && !sticky && mine) chmodSync(dir, 0o700);
 }

@@ -1,9 +1,10 @@
 // Over 300 lines, just: the one store of profiles and credentials (both files, read and written
 // under one lock, their checks and the proof that they can be written before something that
 // cannot be undone); split, each half would need the other's lock and file handling.
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
+import { makeDirectories } from '../system/directories.js';
 import { shellWord } from '../system/shell-words.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
@@ -218,7 +219,7 @@ export class ConfigStore {
     }
     try {
       // A first login: the directory the write would make (0700, as conf makes it) is made now.
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      makeDirectories(this.dir, 0o700);
       this.#disk.reserve(path, 2 * size + 16 * 1024);
     } catch (error) {
       throw new SvcError('failure', `${path} cannot be written (${(error as Error).message})`, {
@@ -276,7 +277,10 @@ export class ConfigStore {
     ] as const) {
       let current: number;
       try {
-        current = statSync(path).mode & 0o777;
+        const stat = statSync(path);
+        // Only what svc makes is tightened: a directory, and a file in it (never a file named as the directory).
+        if (stat.isDirectory() !== (path === this.dir)) continue;
+        current = stat.mode & 0o777;
       } catch {
         continue;
       }

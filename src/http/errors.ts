@@ -207,15 +207,33 @@ export function apiErrorFrom(
   const parsed = parseErrorBody(status, statusText, text, secrets);
   const headerId = headers['x-request-id'];
   const Ctor = BY_STATUS[status] ?? (status >= 500 ? InternalServerError : ApiError);
-  return new Ctor({
-    status,
-    code: parsed.code,
-    message: parsed.message,
-    requestId: parsed.requestId ?? (typeof headerId === 'string' ? headerId : undefined),
-    details: parsed.details,
-    headers,
-    body: parsed.body,
-  });
+  return new Ctor(
+    {
+      status,
+      code: parsed.code,
+      message: parsed.message,
+      requestId: parsed.requestId ?? (typeof headerId === 'string' ? headerId : undefined),
+      details: parsed.details,
+      headers,
+      body: parsed.body,
+    },
+    status === 429 ? { hint: rateLimitHint(headers['retry-after']) } : {},
+  );
+}
+
+/**
+ * The fix half of a 429 that is still one after svc's retries (src/http/retry.ts): when to try
+ * again, from the server's Retry-After (seconds or an HTTP date) when it gave one.
+ */
+function rateLimitHint(retryAfter: string | string[] | undefined): string {
+  const value = (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)?.trim() ?? '';
+  const when =
+    /^\d+$/.test(value) && Number(value) > 0
+      ? `wait ${Number(value)} s (the server asks for that in Retry-After)`
+      : !/^\d+$/.test(value) && !Number.isNaN(Date.parse(value))
+        ? `wait until ${value} (the server's Retry-After)`
+        : 'wait a minute';
+  return `the server limits how fast it is called and svc's retries ran out: ${when} and run the command again; a bulk run (--file) goes easier with a lower --concurrency`;
 }
 
 export const IN_PROGRESS = 'idempotency_request_in_progress';

@@ -15,6 +15,8 @@ export interface IOStreams {
   columns: number;
   colorStdout: boolean;
   colorStderr: boolean;
+  /** Whether the locale's characters are UTF-8: svc's own symbols (✓, …, →) need it; else ASCII. */
+  unicode: boolean;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -30,6 +32,16 @@ export function colorEnabled(isTTY: boolean, env: Env, noColorFlag: boolean): bo
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;
   return isTTY;
+}
+
+/**
+ * Whether the locale is UTF-8, by the usual rule: the first of LC_ALL, LC_CTYPE and LANG that is
+ * set and not empty names the character set (`C`, `POSIX` and `en_US.ISO-8859-1` are not UTF-8).
+ * None set says nothing, and today's terminals are UTF-8: taken as UTF-8.
+ */
+export function unicodeLocale(env: Env): boolean {
+  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG;
+  return locale === undefined || /utf-?8/i.test(locale);
 }
 
 /**
@@ -72,6 +84,7 @@ export function createIO(
     columns: terminalWidth(terminal.columns, env),
     colorStdout: colorEnabled(terminal.stdout, env, noColor),
     colorStderr: colorEnabled(terminal.stderr, env, noColor),
+    unicode: unicodeLocale(env),
   };
 }
 

@@ -51,10 +51,10 @@ export function textWidth(text: string): number {
 const ID_PREFIX = /^[a-z]{2,8}_/;
 
 /** `dlq_31e3ec6adaece4ff47ee93b6` kept to `dlq_31e3ec…`; an id too short to gain anything is left whole. */
-export function shortenId(id: string, keep: number): string {
+export function shortenId(id: string, keep: number, ellipsis = '…'): string {
   const prefix = ID_PREFIX.exec(id)?.[0] ?? '';
   const rest = id.slice(prefix.length);
-  return rest.length <= keep + 1 ? id : `${prefix}${rest.slice(0, keep)}…`;
+  return rest.length <= keep + textWidth(ellipsis) ? id : `${prefix}${rest.slice(0, keep)}${ellipsis}`;
 }
 
 /** The fewest characters (at least MIN_ID_KEEP) that keep every distinct id of the column distinct. */
@@ -78,6 +78,7 @@ export function fitTable(
   columns: ColumnFit[],
   terminalWidth: number,
   wide: boolean,
+  ellipsis = '…',
 ): TableLayout {
   const natural = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ''))));
   const all = columns.map((_, i) => i);
@@ -106,7 +107,10 @@ export function fitTable(
   for (const i of all) {
     if (!shorten || columns[i]!.kind !== 'id') continue;
     const keep = uniqueKeep(rows.map((r) => r[i] ?? ''));
-    const width = Math.max(textWidth(head[i]!), ...rows.map((r) => textWidth(shortenId(r[i] ?? '', keep))));
+    const width = Math.max(
+      textWidth(head[i]!),
+      ...rows.map((r) => textWidth(shortenId(r[i] ?? '', keep, ellipsis))),
+    );
     if (width < natural[i]!) {
       idKeep.set(i, keep);
       idWidth.set(i, width);

@@ -12,6 +12,7 @@ import type { IOStreams } from './io.js';
 import { type ColumnKind, fitTable, shortenId, type TableLayout } from './layout.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
+import { ellipsis, localSymbols } from './symbols.js';
 
 export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
 
@@ -190,12 +191,12 @@ export class Output {
     const flush = async () => {
       if (chunk.length === 0) return;
       const first = layout === undefined;
-      layout ??= fitTable(head, chunk, fit, this.io.columns, this.#wide);
+      layout ??= fitTable(head, chunk, fit, this.io.columns, this.#wide, ellipsis(this.io.unicode));
       const { shown, widths, idKeep } = layout;
       const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
       const cellOf = (cells: string[], i: number): string => {
         const keep = idKeep.get(i);
-        const text = keep === undefined ? cells[i]! : shortenId(cells[i]!, keep);
+        const text = keep === undefined ? cells[i]! : shortenId(cells[i]!, keep, ellipsis(this.io.unicode));
         return fit[i]!.kind === 'status' ? this.#status(text) : text;
       };
       await this.write(
@@ -203,6 +204,7 @@ export class Output {
           header,
           chunk.map((cells) => shown.map((i) => cellOf(cells, i))),
           widths,
+          ellipsis(this.io.unicode),
         ),
       );
       chunk = [];
@@ -283,7 +285,7 @@ export class Output {
 
   /** Free text on stdout for humans (tables and plain mode only). */
   async text(line: string): Promise<void> {
-    await this.write(`${escapeForTerminal(line)}\n`);
+    await this.write(`${escapeForTerminal(localSymbols(line, this.io.unicode))}\n`);
   }
 
   /**
@@ -327,7 +329,8 @@ export class Output {
     const err = this.io.stderr;
     if (err.destroyed || err.writableEnded) return;
     try {
-      err.write(this.#secrets ? this.#secrets.redact(text) : redactText(text));
+      const shown = localSymbols(text, this.io.unicode);
+      err.write(this.#secrets ? this.#secrets.redact(shown) : redactText(shown));
     } catch {
       // stderr went away; nothing left to tell anyone
     }

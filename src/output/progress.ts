@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { localSymbols } from './symbols.js';
 
 /** A progress bar on stderr, only when stderr is a terminal and the output is not machine-readable. */
 export interface Progress {
@@ -15,6 +16,8 @@ export function createProgress(
   enabled: boolean,
   total: number | undefined,
   label: string,
+  /** The locale is UTF-8 (io.ts unicodeLocale): else svc's symbols are ASCII. */
+  unicode = true,
 ): Progress {
   if (!enabled) return NOOP;
   const started = Date.now();
@@ -41,7 +44,10 @@ export function createProgress(
       .filter(Boolean)
       .join(', ');
     stream.write(
-      `\r\u001b[2K${label} ${bar}${count.toLocaleString('en')}${of} · ${Math.round(rate).toLocaleString('en')}/s${extra ? ` · ${extra}` : ''}`,
+      localSymbols(
+        `\r\u001b[2K${label} ${bar}${count.toLocaleString('en')}${of} · ${Math.round(rate).toLocaleString('en')}/s${extra ? ` · ${extra}` : ''}`,
+        unicode,
+      ),
     );
     shown = true;
   };

@@ -19,17 +19,22 @@ const BORDERLESS = {
 };
 
 /**
- * A borderless table in the style of gh: two spaces between columns, values cut with "…" when
- * the terminal is narrow. `head` is omitted for continuation chunks of a streamed list.
+ * A borderless table in the style of gh: two spaces between columns, values cut with "…" (`ellipsis`)
+ * when the terminal is narrow. `head` is omitted for continuation chunks of a streamed list.
  */
-export function renderTable(head: string[] | undefined, rows: string[][], widths: number[]): string {
+export function renderTable(
+  head: string[] | undefined,
+  rows: string[][],
+  widths: number[],
+  ellipsis = '…',
+): string {
   const table = new Table({
     head: head ?? [],
     chars: BORDERLESS,
     colWidths: widths,
     style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true },
     wordWrap: false,
-    truncate: '…',
+    truncate: ellipsis,
   });
   table.push(...rows);
   return `${table

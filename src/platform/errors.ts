@@ -162,6 +162,14 @@ export function withEnableHint(error: unknown, webhook: string): unknown {
     : error;
 }
 
+/** The fix half of a 403 for a tenant or organisation the credential does not have. */
+const FOREIGN_HINTS: Readonly<Record<string, string>> = {
+  tenant_forbidden:
+    'use a tenant your credential has (`svc me` lists them, run without this --tenant or SVC_TENANT), or a credential that has this tenant',
+  org_forbidden:
+    'use an organisation your credential has (`svc me` shows it, run without this --org or SVC_ORG), or a credential that has this organisation',
+};
+
 /** Generic 404 codes: any server's "not found" (or none), which the operation then names. */
 const GENERIC_NOT_FOUND = new Set([undefined, 'not_found', 'resource_not_found', 'Not Found']);
 
@@ -190,9 +198,11 @@ export function typedError(
   const hint =
     error.code === 'insufficient_role'
       ? missingRoleHint(error, otherCredential)
-      : type && type === notFound
-        ? (lookIn ?? NOT_FOUND_HINTS.get(type))
-        : undefined;
+      : type === TenantForbiddenError && !error.hint
+        ? FOREIGN_HINTS[error.code ?? '']
+        : type && type === notFound
+          ? (lookIn ?? NOT_FOUND_HINTS.get(type))
+          : undefined;
   if (!type || error instanceof type) return error;
   return retyped(error, type, hint);
 }

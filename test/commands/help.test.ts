@@ -75,6 +75,45 @@ describe('help', () => {
   );
 
   it.each<[string[], string]>([
+    [['roles', 'nosuch', '--help'], "error: unknown command 'nosuch'; see `svc roles --help`\n"],
+    [
+      ['roles', 'asign', '-h'],
+      "error: unknown command 'asign' (Did you mean assign?); see `svc roles --help`\n",
+    ],
+    [['tenats', '--help'], "error: unknown command 'tenats' (Did you mean tenants?); see `svc --help`\n"],
+    [
+      ['tenants', 'api-keys', 'lss', '--help'],
+      "error: unknown command 'lss' (Did you mean ls?); see `svc tenants api-keys --help`\n",
+    ],
+    [
+      ['--tenant', 'x', 'webhooks', 'nosuch', '--help'],
+      "error: unknown command 'nosuch'; see `svc webhooks --help`\n",
+    ],
+  ])(
+    'svc %j: an unknown word before --help is the error `svc help …` gives, exit 2',
+    async (argv, stderr) => {
+      expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
+      expect(
+        await runInProcess(['help', ...argv.filter((a) => !a.startsWith('-') && a !== 'x')], {}),
+      ).toEqual({
+        code: 2,
+        stdout: '',
+        stderr,
+      });
+    },
+  );
+
+  it.each<[string[], string]>([
+    [['roles', 'get', 'nosuch', '--help'], 'Usage: svc roles get'],
+    [['webhooks', 'dlq', 'wh_x', '--help'], 'Usage: svc webhooks dlq'],
+    [['roles', '--help', '--', 'nosuch'], 'Usage: svc roles'],
+    [['api', 'GET', '/v1/me', '--help'], 'Usage: svc api'],
+  ])('svc %j: an argument of a verb before --help is no typo: the help, exit 0', async (argv, usage) => {
+    const help = await runInProcess(argv, {});
+    expect([help.code, help.stderr, help.stdout.split('\n')[0]?.startsWith(usage)]).toEqual([0, '', true]);
+  });
+
+  it.each<[string[], string]>([
     [['help', 'roles', 'assign'], 'Usage: svc roles assign'],
     [['help', 'webhooks', 'dlq', 'discard'], 'Usage: svc webhooks dlq discard'],
     [['--json', 'help', 'role', 'assign'], 'Usage: svc roles assign'],

@@ -44,7 +44,7 @@ describe('exit codes of bin/svc.js', () => {
       ['me'],
       { SVC_TENANT: tenantId('wayne-clearing') },
       new RegExp(
-        `^error: tenant ${tenantId('wayne-clearing')} is not one of your credential's tenants \\(HTTP 403, tenant_forbidden, ${REQUEST}\\)$`,
+        `^error: tenant ${tenantId('wayne-clearing')} is not one of your credential's tenants \\(HTTP 403, tenant_forbidden, ${REQUEST}\\); use a tenant your credential has \\(\`svc me\` lists them, run without this --tenant or SVC_TENANT\\), or a credential that has this tenant$`,
       ),
     ],
     [

@@ -170,6 +170,15 @@ describe('createProgress', () => {
     ]);
   });
 
+  it('in a locale that is not UTF-8: ASCII separators', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const { stream, chunks } = capture();
+    const progress = createProgress(stream, true, 10, 'granting', false);
+    vi.setSystemTime(1_000_500);
+    progress.tick('failed');
+    expect(chunks).toEqual([`${CLEAR}granting [##......................] 1/10 10% - 2/s - 1 failed`]);
+  });
+
   it('without a total: the count and the rate only; done clears only what was drawn', () => {
     vi.useFakeTimers({ now: 0 });
     const { stream, chunks } = capture();

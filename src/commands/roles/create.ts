@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
-import { roleFields } from './shared.js';
+import { roleFields, withNameTakenHint } from './shared.js';
 
 export interface RolesCreateOptions {
   name: string;
@@ -28,12 +28,15 @@ export function parseRolesCreate(flags: Record<string, unknown>): RolesCreateOpt
 
 export async function runRolesCreate(ctx: Context, options: RolesCreateOptions): Promise<void> {
   const platform = await ctx.platform();
-  const data = await withCatalogHint(
-    platform.roles.create({
-      name: options.name,
-      ...(options.description === undefined ? {} : { description: options.description }),
-      permissions: options.permissions,
-    }),
+  const data = await withNameTakenHint(
+    withCatalogHint(
+      platform.roles.create({
+        name: options.name,
+        ...(options.description === undefined ? {} : { description: options.description }),
+        permissions: options.permissions,
+      }),
+    ),
+    options.name,
   );
   await ctx.out.record(data, roleFields(data));
   if (!ctx.out.isMachine) ctx.out.success(`created role ${data.name} (${data.id})`);

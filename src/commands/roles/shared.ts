@@ -8,7 +8,9 @@ import { counted, rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import {
   AssignmentExistsError,
+  RoleNameTakenError,
   RoleNotFoundError,
+  retyped,
   TenantForbiddenError,
   typedError,
   UserNotFoundError,
@@ -237,4 +239,21 @@ export function existingAssignment(error: unknown): RoleAssignment | undefined {
   const typed = typedError(error);
   if (!(typed instanceof AssignmentExistsError)) return undefined;
   return typed.assignment ?? ({} as RoleAssignment);
+}
+
+/**
+ * A 409 role_name_taken from a create or rename to `name`: the fix names the role that has it
+ * (names are unique in a tenant). A server's own hint is kept.
+ */
+export async function withNameTakenHint<T>(request: Promise<T>, name: string | undefined): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    if (!(error instanceof RoleNameTakenError) || name === undefined || error.hint) throw error;
+    throw retyped(
+      error,
+      RoleNameTakenError,
+      `pick another --name, or change that role: svc roles update ${shellWord(name)}`,
+    );
+  }
 }

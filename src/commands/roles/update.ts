@@ -6,7 +6,7 @@ import { andList } from '../../output/format.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { changeSaid, changesHolders, readHolders } from './holder-change.js';
 import { permissionFlag, withCatalogHint } from './permission-flags.js';
-import { resolveRole, roleFields } from './shared.js';
+import { resolveRole, roleFields, withNameTakenHint } from './shared.js';
 
 export interface RolesUpdateOptions {
   role: string;
@@ -46,13 +46,16 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
     return;
   }
   // add/remove are applied by the server, so two admins editing at once do not undo each other.
-  const data = await withCatalogHint(
-    platform.roles.update(role.id, {
-      ...(options.name === undefined ? {} : { name: options.name }),
-      ...(options.description === undefined ? {} : { description: options.description }),
-      ...(options.add.length ? { add_permissions: options.add } : {}),
-      ...(options.remove.length ? { remove_permissions: options.remove } : {}),
-    }),
+  const data = await withNameTakenHint(
+    withCatalogHint(
+      platform.roles.update(role.id, {
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(options.description === undefined ? {} : { description: options.description }),
+        ...(options.add.length ? { add_permissions: options.add } : {}),
+        ...(options.remove.length ? { remove_permissions: options.remove } : {}),
+      }),
+    ),
+    options.name,
   );
   await ctx.out.record(data, roleFields(data));
   if (ctx.out.isMachine) return;

@@ -120,7 +120,7 @@ describe('svc me', () => {
       { SVC_TENANT: tenantId('wayne-clearing') },
       ['me'],
       new RegExp(
-        `^error: tenant ${tenantId('wayne-clearing')} is not one of your credential's tenants \\(HTTP 403, tenant_forbidden, request req_[0-9a-f]+\\)\\n$`,
+        `^error: tenant ${tenantId('wayne-clearing')} is not one of your credential's tenants \\(HTTP 403, tenant_forbidden, request req_[0-9a-f]+\\); use a tenant your credential has \\(\`svc me\` lists them, run without this --tenant or SVC_TENANT\\), or a credential that has this tenant\\n$`,
       ),
     ],
     [
@@ -202,6 +202,7 @@ describe('svc me', () => {
         code: 'tenant_forbidden',
         message: `tenant ${tenantId('wayne-clearing')} is not one of your credential's tenants`,
         exit_code: 4,
+        hint: 'use a tenant your credential has (`svc me` lists them, run without this --tenant or SVC_TENANT), or a credential that has this tenant',
         status: 403,
         request_id: expect.stringMatching(/^req_[0-9a-f]+$/),
       },

@@ -246,7 +246,7 @@ describe('svc tenants ls', () => {
     [
       ['--tenant', '00000000-0000-0000-0000-000000000000'],
       4,
-      /^error: tenant 00000000-0000-0000-0000-000000000000 is not one of your credential's tenants \(HTTP 403, tenant_forbidden, request req_[0-9a-f]+\)\n$/,
+      /^error: tenant 00000000-0000-0000-0000-000000000000 is not one of your credential's tenants \(HTTP 403, tenant_forbidden, request req_[0-9a-f]+\); use a tenant your credential has \(`svc me` lists them, run without this --tenant or SVC_TENANT\), or a credential that has this tenant\n$/,
     ],
     [
       ['--cursor', 'nope'],
