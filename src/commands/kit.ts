@@ -145,8 +145,14 @@ export async function tenantLabel(ctx: Context): Promise<string> {
  */
 export const MAX_AGO_DAYS = 36_500;
 
-/** A time flag as given: an instant, or a duration back from a time learnt later (timeAt). */
-export type TimeSpec = { at: string } | { agoMs: number };
+/** A time flag as given: an instant, or a duration back from a time learnt later (timeAt), and its text. */
+export type TimeSpec = { at: string } | { agoMs: number; text: string };
+
+/** --since and --until as given (timeSpec); see timeFlags. */
+export interface TimeFlags {
+  since: TimeSpec | undefined;
+  until: TimeSpec | undefined;
+}
 
 /**
  * --since/--until: an ISO 8601 time with a zone (the parser --expires-at uses: a time without a
@@ -165,7 +171,7 @@ export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
         `${flag} ${text} is too far back; give a duration up to ${MAX_AGO_DAYS}d (100 years), or an ISO 8601 time`,
       );
     }
-    return { agoMs };
+    return { agoMs, text };
   }
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
     const day = parseInstant(`${text}T00:00:00Z`);
@@ -185,6 +191,42 @@ export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
 /** The instant a time flag names when "now" is `nowMs`. */
 export function timeAt(spec: TimeSpec, nowMs: number): string {
   return 'at' in spec ? spec.at : isoSeconds(nowMs - spec.agoMs);
+}
+
+/**
+ * --since and --until as given (timeSpec), their durations counted later (timesAt): two instants,
+ * or two durations, are in order or not whatever the clock, so they are refused here, before any I/O.
+ */
+export function timeFlags(flags: Record<string, unknown>, nowMs: number): TimeFlags {
+  const since = timeSpec('--since', flags.since);
+  const until = timeSpec('--until', flags.until);
+  if (since && until && 'at' in since === 'at' in until)
+    timeRange(timeAt(since, nowMs), timeAt(until, nowMs));
+  return { since, until };
+}
+
+/** --since and --until as instants, their durations counted back from `nowMs`; refused when not in order. */
+export function timesAt(
+  { since, until }: TimeFlags,
+  nowMs: number,
+): { since: string | undefined; until: string | undefined } {
+  const times = { since: since && timeAt(since, nowMs), until: until && timeAt(until, nowMs) };
+  timeRange(times.since, times.until);
+  return times;
+}
+
+/** The flags of `times` given as durations, as a warning names them ("--since and --until were"); undefined: none. */
+export function durationsGiven({ since, until }: TimeFlags): string | undefined {
+  const flags = (
+    [
+      ['--since', since],
+      ['--until', until],
+    ] as const
+  )
+    .filter(([, spec]) => spec !== undefined && 'agoMs' in spec)
+    .map(([flag]) => flag);
+  if (flags.length === 0) return undefined;
+  return `${flags.join(' and ')} ${flags.length > 1 ? 'were' : 'was'}`;
 }
 
 /** A time flag resolved against `nowMs` at once (timeSpec, timeAt). */

@@ -1,9 +1,11 @@
 import { type Anchor, type Expiry, pastExpiry } from '../api/expiry.js';
+import type { Journal } from '../bulk/journal.js';
 import type { Context } from '../context.js';
 import { lookupMayFail, UsageError } from '../errors.js';
 import { timeSpan } from '../output/format.js';
 import { CLOCK_SKEW_MS, platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
+import { durationsGiven, type TimeFlags, timesAt } from './kit.js';
 
 /** What an access file's durations are, in runAnchor's warning (svc plan, svc apply -f). */
 export const ACCESS_FILE_DURATIONS = 'durations (expires_in) were';
@@ -63,6 +65,39 @@ async function learnPlatformClock(platform: Platform): Promise<void> {
 export async function durationAnchor(ctx: Context, platform: Platform, what: string): Promise<number> {
   await learnPlatformClock(platform);
   return runAnchor(ctx, platform, ctx.clock.now(), what, (compute) => compute()).use();
+}
+
+/**
+ * --since/--until as instants for one command (svc audit ls, svc webhooks dlq ls): what they
+ * filter is timed on the platform's clock, so a duration counts back from the platform's time
+ * (durationAnchor: said once when it is off this machine's).
+ */
+export async function resolveTimes(
+  ctx: Context,
+  platform: Platform,
+  times: TimeFlags,
+): Promise<{ since: string | undefined; until: string | undefined }> {
+  const durations = durationsGiven(times);
+  const now = durations === undefined ? ctx.clock.now() : await durationAnchor(ctx, platform, durations);
+  return timesAt(times, now);
+}
+
+/**
+ * The time a bulk run's durations count back from (replay --dlq --since 2h): the anchor its
+ * journal keeps, so a resumed run and its dry run take the instants its first run took; a new
+ * run's is the platform's time now (runAnchor, said once when it is off this machine's: for a
+ * resumed run, as it was at the first start). `what` names the flags counted ("--since was").
+ */
+export async function journalAnchor(
+  ctx: Context,
+  platform: Platform,
+  journal: Journal,
+  what: string,
+): Promise<number> {
+  const { resumed, startedAtMs } = journal.run;
+  if (!resumed) await learnPlatformClock(platform);
+  const machineMs = resumed ? startedAtMs : ctx.clock.now();
+  return runAnchor(ctx, platform, machineMs, what, (compute) => journal.anchor(compute)).use();
 }
 
 /** The time a single grant's --expires-in counts from (durationAnchor). */

@@ -6,16 +6,7 @@ import { lookupMayFail, UsageError } from '../../errors.js';
 import { PermissionDeniedError } from '../../http/errors.js';
 import { TenantForbiddenError, UserNotFoundError, whereToLook } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import {
-  choiceFlag,
-  examples,
-  type MakeContext,
-  nonEmpty,
-  type TimeSpec,
-  timeAt,
-  timeRange,
-  timeSpec,
-} from '../kit.js';
+import { choiceFlag, examples, type MakeContext, nonEmpty, type TimeFlags, timeFlags } from '../kit.js';
 import {
   DEFAULT_LIMIT,
   flagWords,
@@ -24,26 +15,20 @@ import {
   listingOptions,
   parseListing,
 } from '../listing.js';
-import { durationAnchor } from '../platform-clock.js';
+import { resolveTimes } from '../platform-clock.js';
 import { type AuditRole, auditRoles } from './roles.js';
 import { AUDIT_COLUMNS } from './shared.js';
 
-export interface AuditLsOptions extends ListingOptions {
+/** --since/--until: a duration counts back from the platform's clock, learnt when the command runs. */
+export interface AuditLsOptions extends ListingOptions, TimeFlags {
   query: Omit<AuditTrailListQuery, 'cursor' | 'limit' | 'since' | 'until'>;
-  /** --since/--until: a duration counts back from the platform's clock, learnt when the command runs. */
-  since: TimeSpec | undefined;
-  until: TimeSpec | undefined;
   /** Role by id or name: resolved to its id before the query is sent. */
   role: string | undefined;
 }
 
 export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): AuditLsOptions {
   const text = (flag: string, raw: unknown) => (raw === undefined ? undefined : nonEmpty(flag, raw));
-  const since = timeSpec('--since', flags.since);
-  const until = timeSpec('--until', flags.until);
-  // Two instants, or two durations, are in order or not whatever the clock: refused before any I/O.
-  if (since && until && 'at' in since === 'at' in until)
-    timeRange(timeAt(since, nowMs), timeAt(until, nowMs));
+  const times = timeFlags(flags, nowMs);
   const action = text('--action', flags.action);
   if (action !== undefined && !/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/.test(action)) {
     throw new UsageError(
@@ -60,7 +45,7 @@ export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): Aud
       : { target_type: choiceFlag('--target-type', flags.targetType, AUDIT_TARGET_TYPES) }),
     ...(flags.target === undefined ? {} : { target_id: nonEmpty('--target', flags.target) }),
   };
-  return { ...parseListing(flags), query, since, until, role: text('--role', flags.role) };
+  return { ...parseListing(flags), query, ...times, role: text('--role', flags.role) };
 }
 
 export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise<void> {
@@ -98,34 +83,14 @@ function noteOtherRoles(ctx: Context, name: string, role: AuditRole, others: Aud
   );
 }
 
-/**
- * --since/--until as instants. Entries are timed on the platform's clock, so a duration counts
- * back from the platform's time (durationAnchor: said once when it is off this machine's).
- */
+/** --since/--until as instants: entries are timed on the platform's clock (resolveTimes). */
 async function timeFilters(
   ctx: Context,
   platform: Platform,
-  { since, until }: Pick<AuditLsOptions, 'since' | 'until'>,
+  options: TimeFlags,
 ): Promise<Pick<AuditTrailListQuery, 'since' | 'until'>> {
-  const durations = (
-    [
-      ['--since', since],
-      ['--until', until],
-    ] as const
-  )
-    .filter(([, spec]) => spec !== undefined && 'agoMs' in spec)
-    .map(([flag]) => flag);
-  const now =
-    durations.length === 0
-      ? ctx.clock.now()
-      : await durationAnchor(
-          ctx,
-          platform,
-          `${durations.join(' and ')} ${durations.length > 1 ? 'were' : 'was'}`,
-        );
-  const times = { since: since && timeAt(since, now), until: until && timeAt(until, now) };
-  timeRange(times.since, times.until);
-  return { ...(times.since ? { since: times.since } : {}), ...(times.until ? { until: times.until } : {}) };
+  const { since, until } = await resolveTimes(ctx, platform, options);
+  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
 }
 
 /**

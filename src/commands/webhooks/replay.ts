@@ -14,7 +14,7 @@ import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { type DlqFilters, filterOptions, parseDlqFilters } from './dlq/filters.js';
+import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
 import { deliveryOutcome, type FailedReplay, failedReplaysHint, unfollowedNow } from './follow.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
@@ -26,7 +26,8 @@ export interface ReplayOptions extends BulkFlags {
   /** Delivery ids or dead-letter entry ids (dlq_…); empty with --dlq. */
   ids: string[];
   dlq: boolean;
-  filters: DlqFilters;
+  /** --since/--until durations count from the run's anchor (QueueSnapshot.forRun). */
+  filters: DlqFilterFlags;
   /** The filters as typed: a journal is found again by them, even when --since is relative. */
   filterFlags: Array<string | undefined>;
   limit: number | undefined;
@@ -173,7 +174,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun, earlier);
         return options.ids.length;
       }
-      return queue.forRun(journal, () => ctx.clock.now());
+      return queue.forRun(ctx, journal, () => ctx.clock.now());
     },
     items: () =>
       queue ? entries(queue) : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),

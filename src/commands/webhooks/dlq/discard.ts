@@ -11,7 +11,7 @@ import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tena
 import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { webhookArg } from '../shared.js';
-import { type DlqFilters, filterOptions, parseDlqFilters } from './filters.js';
+import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './filters.js';
 import { type LeftQueue, leftText, QueueSnapshot, withLaterNoted } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
@@ -19,7 +19,8 @@ export interface DiscardOptions extends BulkFlags {
   /** Entry ids (dlq_…); empty with --all. */
   entries: string[];
   all: boolean;
-  filters: DlqFilters;
+  /** --since/--until durations count from the run's anchor (QueueSnapshot.forRun). */
+  filters: DlqFilterFlags;
   filterFlags: Array<string | undefined>;
   limit: number | undefined;
 }
@@ -133,7 +134,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     concurrency: options.concurrency,
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
     prepare: async (_run, journal) =>
-      queue ? queue.forRun(journal, () => ctx.clock.now()) : options.entries.length,
+      queue ? queue.forRun(ctx, journal, () => ctx.clock.now()) : options.entries.length,
     items: () => (queue ? entries(queue) : options.entries.map((id) => ({ key: id, data: { id } }))),
     // The entries a resumed --all run discarded have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (id: string) => ({ key: id, data: { id } }) } : {}),

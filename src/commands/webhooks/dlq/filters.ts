@@ -2,18 +2,24 @@ import { Option } from 'commander';
 import { DLQ_STATUS_FILTERS, EVENT_KIND, EVENT_TYPES } from '../../../api/constants.js';
 import type { DlqListQuery } from '../../../api/schemas/webhooks.js';
 import { UsageError } from '../../../errors.js';
-import { choiceFlag, timeFlag, timeRange } from '../../kit.js';
+import { choiceFlag, type TimeFlags, timeFlags } from '../../kit.js';
 import { flagWords } from '../../listing.js';
 
-/** Which dead-letter entries a command looks at: `dlq ls`, `replay --dlq` and `dlq discard --all`. */
-export interface DlqFilters {
+/**
+ * Which dead-letter entries a command looks at (`dlq ls`, `replay --dlq` and `dlq discard --all`),
+ * as given: a --since/--until duration counts back from the platform's clock, the one entries are
+ * dead-lettered on, learnt when the command runs (a bulk run's kept in its journal).
+ */
+export interface DlqFilterFlags extends TimeFlags {
   status: (typeof DLQ_STATUS_FILTERS)[number] | undefined;
   eventType: string | undefined;
+}
+
+/** The filters with --since/--until as instants: what the API is sent. */
+export interface DlqFilters extends Omit<DlqFilterFlags, 'since' | 'until'> {
   since: string | undefined;
   until: string | undefined;
 }
-
-export { timeFlag };
 
 /** --event-type: any event kind (kinds are open-ended); the known ones are only suggestions. */
 export function eventKindFlag(raw: unknown): string | undefined {
@@ -27,15 +33,12 @@ export function eventKindFlag(raw: unknown): string | undefined {
   return kind;
 }
 
-export function parseDlqFilters(flags: Record<string, unknown>, nowMs: number): DlqFilters {
-  const filters: DlqFilters = {
+export function parseDlqFilters(flags: Record<string, unknown>, nowMs: number): DlqFilterFlags {
+  return {
     status: choiceFlag('--status', flags.status, DLQ_STATUS_FILTERS),
     eventType: eventKindFlag(flags.eventType),
-    since: timeFlag('--since', flags.since, nowMs),
-    until: timeFlag('--until', flags.until, nowMs),
+    ...timeFlags(flags, nowMs),
   };
-  timeRange(filters.since, filters.until);
-  return filters;
 }
 
 export function dlqQuery(filters: DlqFilters): DlqListQuery {
@@ -47,7 +50,10 @@ export function dlqQuery(filters: DlqFilters): DlqListQuery {
   return query;
 }
 
-/** The filters as flags, for a "continue with --cursor" hint (a cursor is bound to its filters). */
+/**
+ * The filters as flags, for a "continue with --cursor" hint: a cursor is bound to its filters, so
+ * times are the instants they resolved to (not `2h`, which moves).
+ */
 export function filterArgs(filters: DlqFilters): string {
   return flagWords([
     ['--status', filters.status],
@@ -66,7 +72,7 @@ export function filterOptions(prefix = ''): Option[] {
     ),
     new Option(
       '--since <time>',
-      `${prefix}dead-lettered at or after: ISO 8601 with a zone, a date (00:00Z), or 30m, 2h, 7d ago`,
+      `${prefix}dead-lettered at or after: ISO 8601 with a zone, a date (00:00Z), or 30m, 2h, 7d ago on the platform's clock`,
     ),
     new Option(
       '--until <time>',

@@ -6,10 +6,11 @@ import { shellWord } from '../../../system/shell-words.js';
 import { examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
+import { resolveTimes } from '../../platform-clock.js';
 import { DLQ_COLUMNS, webhookArg } from '../shared.js';
-import { type DlqFilters, dlqQuery, filterArgs, filterOptions, parseDlqFilters } from './filters.js';
+import { type DlqFilterFlags, dlqQuery, filterArgs, filterOptions, parseDlqFilters } from './filters.js';
 
-export interface DlqOptions extends DlqFilters, ListingOptions {
+export interface DlqOptions extends DlqFilterFlags, ListingOptions {
   webhook: string;
 }
 
@@ -23,15 +24,17 @@ export function parseDlq(
 
 export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   const platform = await ctx.platform();
+  // Entries are dead-lettered on the platform's clock: a duration counts back from its time.
+  const filters = { ...options, ...(await resolveTimes(ctx, platform, options)) };
   const listing = new Listing<DlqEntry, DlqList>(options, DLQ_PAGE.max);
   const entries = listing.items((page) =>
-    platform.webhooks.dlq.list(options.webhook, { ...dlqQuery(options), ...page }),
+    platform.webhooks.dlq.list(options.webhook, { ...dlqQuery(filters), ...page }),
   );
   await ctx.out.list(entries, DLQ_COLUMNS, { empty: 'The dead-letter queue is empty.' });
   const total = listing.lastPage?.total ?? listing.shown;
   listing.hintMore(
     ctx,
-    `svc webhooks dlq ${shellWord(options.webhook)}${filterArgs(options)}`,
+    `svc webhooks dlq ${shellWord(options.webhook)}${filterArgs(filters)}`,
     `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
   );
 }

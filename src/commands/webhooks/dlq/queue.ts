@@ -12,7 +12,9 @@ import type { WithResponse } from '../../../platform/api-promise.js';
 import { platformTime } from '../../../platform/clock.js';
 import { DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import type { Platform } from '../../../platform/index.js';
-import { type DlqFilters, dlqQuery } from './filters.js';
+import { durationsGiven, timesAt } from '../../kit.js';
+import { journalAnchor } from '../../platform-clock.js';
+import { type DlqFilterFlags, type DlqFilters, dlqQuery } from './filters.js';
 
 /** Entries are read from the API in pages of this size; --limit counts entries, not pages. */
 const PAGE = 200;
@@ -28,6 +30,8 @@ const PAGE = 200;
  * A run is the entries dead-lettered before it started: its start on the platform's clock is kept
  * in its journal (the anchor), so the run resumed takes what is left of those (at most --limit
  * less what it did), never a newer entry, and counts the newer ones to say they are a new run's.
+ * A --since/--until duration counts back from that anchor too: the run resumed (and its dry run)
+ * takes the instants its first run took, not a window moved on by the time it resumes.
  */
 export class QueueSnapshot {
   #bound: number | undefined;
@@ -42,11 +46,13 @@ export class QueueSnapshot {
   #taken = 0;
   /** A resumed run: when its first run started (ISO, and ms on the platform's clock): noteLater counts what is newer. */
   #later: { started: string; startMs: number } | undefined;
+  /** The filters with --since/--until as instants, once forRun has counted them from the run's anchor. */
+  #resolved: DlqFilters | undefined;
 
   constructor(
     private readonly platform: Platform,
     private readonly webhook: string,
-    private readonly filters: DlqFilters,
+    private readonly flags: DlqFilterFlags,
     /** --limit: at most this many entries are handed out. */
     private readonly limit: number | undefined,
   ) {}
@@ -67,14 +73,16 @@ export class QueueSnapshot {
    * now, and its start on the platform's clock goes in the journal's first line; a resumed run's
    * are those still queued that were dead-lettered before its first start (to the second), at
    * most --limit less what it did, never one of a delivery its replays made (ours); the newer ones
-   * are counted for noteLater.
+   * are counted for noteLater. --since/--until durations count back from the run's anchor.
    */
-  async forRun(journal: Journal, machineNow: () => number): Promise<number> {
+  async forRun(ctx: Context, journal: Journal, machineNow: () => number): Promise<number> {
+    await this.#resolve(ctx, journal);
     if (!journal.run.resumed) {
       const count = await this.count();
       // After the count: every entry it counted was dead-lettered by then. (A platform clock apart
       // from this machine's is known to the second only: an entry of that second left out of a
-      // resumed run is counted by noteLater, not lost.)
+      // resumed run is counted by noteLater, not lost. So is one dead-lettered during the count
+      // of a run whose durations took the anchor before it.)
       journal.anchor(() => platformTime(this.platform, machineNow()));
       return count;
     }
@@ -97,15 +105,40 @@ export class QueueSnapshot {
     return limit === undefined ? left : Math.max(0, Math.min(left, limit));
   }
 
+  /**
+   * --since/--until as instants: durations count back from the run's anchor (journalAnchor: on the
+   * platform's clock, the one entries are dead-lettered on; a resumed run's from its first start),
+   * and the instants are said, so a dry run shows what the run would take.
+   */
+  async #resolve(ctx: Context, journal: Journal): Promise<void> {
+    const durations = durationsGiven(this.flags);
+    const anchorMs =
+      durations === undefined ? undefined : await journalAnchor(ctx, this.platform, journal, durations);
+    // Without a duration only instants are given: the time they would count from is not used.
+    const times = timesAt(this.flags, anchorMs ?? 0);
+    this.#resolved = { ...this.flags, ...times };
+    if (anchorMs === undefined) return;
+    const said = (['since', 'until'] as const).flatMap((flag) => {
+      const spec = this.flags[flag];
+      return spec && 'agoMs' in spec ? [`--${flag} ${spec.text} is ${times[flag]}`] : [];
+    });
+    ctx.out.info(`${said.join(' and ')}, counted from the run's start (${isoSeconds(anchorMs)})`);
+  }
+
+  get #filters(): DlqFilters {
+    if (!this.#resolved) throw new Error('QueueSnapshot: forRun() resolves the filters first');
+    return this.#resolved;
+  }
+
   /** The query of the queued entries that match the filters and were dead-lettered from `fromMs` (before `toMs`); undefined: none can. */
   #between(fromMs: number, toMs: number | undefined) {
-    const { since, until } = this.filters;
+    const { since, until } = this.#filters;
     const from = since !== undefined && Date.parse(since) > fromMs ? since : isoSeconds(fromMs);
     const to =
       toMs !== undefined && (until === undefined || Date.parse(until) > toMs) ? isoSeconds(toMs) : until;
     if (to !== undefined && Date.parse(to) <= Date.parse(from)) return undefined;
     return {
-      ...dlqQuery(this.filters),
+      ...dlqQuery(this.#filters),
       status: 'queued' as const,
       since: from,
       ...(to ? { until: to } : {}),
@@ -288,7 +321,7 @@ export class QueueSnapshot {
   }
 
   #query() {
-    const query = { ...dlqQuery(this.filters), status: 'queued' as const };
+    const query = { ...dlqQuery(this.#filters), status: 'queued' as const };
     const cutoff = this.#cutoff;
     if (cutoff !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(cutoff))) {
       query.until = cutoff;
