@@ -1,9 +1,11 @@
 import { once } from 'node:events';
+import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
+import { isLoopbackHost, parseHttpUrl } from '../../api/loopback.js';
 import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
+import { choiceFlag, confirmDestructive, examples, intFlag, type MakeContext } from '../kit.js';
 
 export interface SandboxStartOptions {
   host: string;
@@ -35,8 +37,31 @@ function rate(flag: string, raw: unknown): number | undefined {
   return value;
 }
 
+const HOST_FIX = 'use 127.0.0.1, or 0.0.0.0 for every interface';
+
+/**
+ * --host as the sandbox can bind it and put it in a URL: an IP address (no zone: a URL cannot
+ * carry one) or a host name. Anything else would be bound to (an empty host is every interface)
+ * and then fail to make a URL, after the profile was written.
+ */
+function parseHost(raw: unknown): string {
+  const host = String(raw ?? '127.0.0.1');
+  if (host === '')
+    throw new UsageError('--host needs an address, e.g. 127.0.0.1 (or 0.0.0.0 for every interface)');
+  const ip = isIP(host) !== 0 && !host.includes('%');
+  if (
+    !ip &&
+    !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host)
+  ) {
+    throw new UsageError(
+      `--host ${JSON.stringify(host)} is not a host name or IP address; for example 127.0.0.1 (or 0.0.0.0 for every interface)`,
+    );
+  }
+  return host;
+}
+
 export function parseSandboxStart(flags: Record<string, unknown>): SandboxStartOptions {
-  const host = String(flags.host ?? '127.0.0.1');
+  const host = parseHost(flags.host);
   const faults: SandboxStartOptions['faults'] = {};
   const set = <K extends keyof SandboxStartOptions['faults']>(
     key: K,
@@ -88,10 +113,71 @@ export function parseSandboxStart(flags: Record<string, unknown>): SandboxStartO
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-export async function runSandboxStart(ctx: Context, options: SandboxStartOptions): Promise<void> {
-  if (!LOOPBACK.has(options.host)) {
-    ctx.out.warn(`binding to ${options.host}: anyone who can reach it can mint sandbox tokens`);
+/** An origin an earlier sandbox (or another local server) may have left in a profile. */
+const isLocalHttp = (url: string | undefined) => {
+  const parsed = url === undefined ? undefined : parseHttpUrl(url);
+  return parsed !== undefined && parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname);
+};
+
+/**
+ * The profile the sandbox is about to be saved to, when it belongs to another platform (a base
+ * URL or a login that is not a local http server's): replacing it loses that platform's URL and
+ * login (which is not revoked), so it needs -y/--yes or a yes at a prompt. Returns what to warn of
+ * once it is replaced.
+ */
+async function confirmReplacing(ctx: Context, profile: string): Promise<string | undefined> {
+  const store = ctx.store();
+  const base = store.profile(profile)?.base_url;
+  const credential = store.credential(profile);
+  const baseElsewhere = base !== undefined && !isLocalHttp(base);
+  const loginElsewhere = credential !== undefined && !isLocalHttp(credential.origin ?? base);
+  if (!baseElsewhere && !loginElsewhere) return undefined;
+  const loginAt = loginElsewhere ? (credential.origin ?? 'another server') : undefined;
+  const there = loginAt !== undefined && loginAt === parseHttpUrl(base ?? '')?.origin;
+  const where = base === undefined ? 'has no base URL' : `points at ${base}`;
+  const login =
+    loginAt === undefined ? '' : there ? ' and holds a login there' : ` and holds a login for ${loginAt}`;
+  const what = `profile "${profile}" ${where}${login}`;
+  const fix = `pick another -p NAME for the sandbox, or pass --yes to replace it (a login it holds is not revoked: \`svc -p ${profile} logout\` first)`;
+  if (!ctx.globals.yes && !ctx.canPrompt) throw new UsageError(what, { hint: fix });
+  await confirmDestructive(
+    ctx,
+    `The ${what}. Replace it with the sandbox (that login is not revoked)?`,
+    what,
+  );
+  const was = base === undefined ? 'had no base URL' : `pointed at ${base}`;
+  const lost =
+    loginAt === undefined ? '' : `; its login ${there ? 'there' : `for ${loginAt}`} was not revoked`;
+  return `profile "${profile}" ${was}${lost}`;
+}
+
+/** The bind error of a --host or --port the user gave, as bad input (exit 2). */
+function bindError(error: unknown, options: SandboxStartOptions): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new UsageError(`port ${options.port} on ${options.host} is already in use`, {
+      hint: 'stop the other server, or pass --port 0 for a free port',
+    });
   }
+  if (code === 'EACCES') {
+    return new UsageError(`port ${options.port} on ${options.host} needs privileges svc does not have`, {
+      hint: 'pass a port above 1023, or --port 0 for a free port',
+    });
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return new UsageError(`--host ${options.host} is not an address of this machine`, { hint: HOST_FIX });
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME' || code === 'EAI_NODATA') {
+    return new UsageError(`--host ${options.host} does not resolve to an address`, { hint: HOST_FIX });
+  }
+  return error;
+}
+
+export async function runSandboxStart(ctx: Context, options: SandboxStartOptions): Promise<void> {
+  const profile = ctx.globals.profile ?? 'sandbox';
+  // Without an admin (--seed none) there is no credential to save: no profile is written.
+  const replaced =
+    options.profile && options.seed === 'demo' ? await confirmReplacing(ctx, profile) : undefined;
   const [{ startSandbox }, { tenantId, PRIMARY_TENANT_SLUG, DEMO_ORG }, { CLI_CLIENT_ID }] =
     await Promise.all([
       import('../../sandbox/server.js'),
@@ -111,18 +197,14 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       log: (line) => ctx.out.stderr(`${line}\n`),
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new UsageError(`port ${options.port} on ${options.host} is already in use`, {
-        hint: 'stop the other server, or pass --port 0 for a free port',
-      });
-    }
-    throw error;
+    throw bindError(error, options);
+  }
+  if (!LOOPBACK.has(options.host)) {
+    ctx.out.warn(`binding to ${options.host}: anyone who can reach it can mint sandbox tokens`);
   }
   const tenant = options.seed === 'demo' ? tenantId(PRIMARY_TENANT_SLUG) : undefined;
   const org = options.seed === 'demo' ? DEMO_ORG : undefined;
-  const profile = ctx.globals.profile ?? 'sandbox';
   let activated = false;
-  // Without an admin (--seed none) there is no credential to save: no profile is written.
   const saved = options.profile && sandbox.adminToken !== '';
   if (saved) {
     const store = ctx.store();
@@ -145,11 +227,12 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       await store.setActiveProfile(profile);
       activated = true;
     }
+    if (replaced) ctx.out.warn(replaced);
   }
   const info = {
     url: sandbox.url,
     app_url: sandbox.url,
-    admin_token: sandbox.adminToken,
+    admin_token: sandbox.adminToken || null,
     tenant: tenant ?? null,
     org: org ?? null,
     client_id: CLI_CLIENT_ID,
@@ -158,8 +241,14 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
   if (ctx.out.isMachine) {
     await ctx.out.json(info);
   } else {
-    await ctx.out.text(`svc sandbox listening on ${sandbox.url}`);
-    await ctx.out.text(`  admin token  ${sandbox.adminToken}`);
+    // A wildcard bind's URL is a loopback one (src/sandbox/server.ts): what is bound is said too.
+    const bound = parseHttpUrl(sandbox.url)?.hostname.replace(/^\[|\]$/g, '') !== options.host;
+    await ctx.out.text(
+      `svc sandbox listening on ${sandbox.url}${bound ? ` (bound to ${options.host}: every interface)` : ''}`,
+    );
+    await ctx.out.text(
+      `  admin token  ${sandbox.adminToken || 'none: --seed none makes no users; restart without it for an admin'}`,
+    );
     if (tenant) await ctx.out.text(`  tenant       ${tenant} (Acme Treasury)`);
     if (org) await ctx.out.text(`  org          ${org} (Acme Group)`);
     await ctx.out.text(`  oauth client ${CLI_CLIENT_ID} (public, PKCE; \`svc login\` uses it)`);
@@ -188,10 +277,17 @@ export function startCommand(make: MakeContext): Command {
     .description(
       'Start the sandbox in the foreground. It seeds demo data (an org, tenants of every tier, a user\n' +
         'per built-in role), prints its URL and an admin token, and configures a "sandbox" profile\n' +
-        '(the active one unless another profile is already set up). State lives in memory.',
+        '(the active one unless another profile is already set up). State lives in memory. A -p NAME\n' +
+        'that points at another platform (or holds a login for one) is replaced only after a prompt or\n' +
+        'with --yes; its login is not revoked. Ctrl-C stops the sandbox: exit 0 (a second Ctrl-C: 130).',
     )
     .addOption(new Option('--port <n>', 'port to listen on; 0 picks a free one').default('4010'))
-    .addOption(new Option('--host <host>', 'interface to bind').default('127.0.0.1'))
+    .addOption(
+      new Option(
+        '--host <host>',
+        'address of this machine to bind; 0.0.0.0 or :: binds every interface (the URL saved is then loopback)',
+      ).default('127.0.0.1'),
+    )
     .addOption(new Option('--seed <seed>', 'demo data, or none').choices(['demo', 'none']).default('demo'))
     .addOption(new Option('--tenants <n>', 'also seed N generated tenants in org_demo (benchmarks)'))
     .addOption(
