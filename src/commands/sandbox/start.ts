@@ -117,7 +117,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     throw bindError(error, options);
   }
   if (!LOOPBACK.has(options.host)) {
-    ctx.out.warn(`binding to ${options.host}: anyone who can reach it can mint sandbox tokens`);
+    ctx.out.warn(`--host ${options.host} is not loopback: anyone who can reach it can mint sandbox tokens`);
   }
   const tenant = options.seed === 'demo' ? tenantId(PRIMARY_TENANT_SLUG) : undefined;
   const org = options.seed === 'demo' ? DEMO_ORG : undefined;
@@ -163,7 +163,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     // A wildcard bind's URL is a loopback one (src/sandbox/server.ts): what is bound is said too.
     const bound = parseHttpUrl(sandbox.url)?.hostname.replace(/^\[|\]$/g, '') !== options.host;
     await ctx.out.text(
-      `svc sandbox listening on ${sandbox.url}${bound ? ` (bound to ${options.host}: every interface)` : ''}`,
+      `svc sandbox listening on ${sandbox.url}${bound ? ` (every interface: --host ${options.host})` : ''}`,
     );
     await ctx.out.text(
       `  admin token  ${sandbox.adminToken || 'none: --seed none makes no users; restart without it for an admin'}`,

@@ -127,9 +127,9 @@ describe('svc sandbox start --host', () => {
     const run = await started(['--host', host], env);
     try {
       expect(run.stdout()).toContain(`svc sandbox listening on ${url}`);
-      expect(run.stdout()).toContain(`(bound to ${host}: every interface)`);
+      expect(run.stdout()).toContain(`(every interface: --host ${host})`);
       expect(run.stderr()).toContain(
-        `warning: binding to ${host}: anyone who can reach it can mint sandbox tokens`,
+        `warning: --host ${host} is not loopback: anyone who can reach it can mint sandbox tokens`,
       );
       expect(/^Try `svc tenants ls`/m.test(run.stdout())).toBe(true);
       const config = JSON.parse(files(env).config!);
