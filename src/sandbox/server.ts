@@ -190,6 +190,9 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   };
 }
 
+const UNSPECIFIED_V4 = new Set(['0.0.0.0']);
+const UNSPECIFIED_V6 = new Set(['::', '::0', '0:0:0:0:0:0:0:0']);
+
 /** Starts the sandbox on loopback (an ephemeral port with `port: 0`). */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const built = await buildSandbox(options);
@@ -198,7 +201,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // A wildcard bind (every interface) is not an address to connect to: its URL, what clients
+  // are given and the issuer of its tokens, is the loopback address of the same family.
+  const reachable = UNSPECIFIED_V4.has(host)
+    ? '127.0.0.1'
+    : UNSPECIFIED_V6.has(host.toLowerCase())
+      ? '::1'
+      : host;
+  const url = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
   built.setBaseUrl(url);
   const adminToken = state.identity.users.has(ADMIN_USER)
     ? context.issueToken(ADMIN_USER, { expiresInSeconds: ADMIN_TOKEN_SECONDS }).token

@@ -9,6 +9,15 @@ import { Tour } from './runner.js';
 async function main(): Promise<number> {
   const sandbox = await startSandbox({ port: 0 });
   const tour = new Tour(sandbox);
+  // Ctrl-C (or a kill, or a closed terminal) skips `finally`: the temporary directory, which holds
+  // the tour's credentials, is removed here too. The exit is the contract's "interrupted", 130.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      tour.cleanup();
+      process.stderr.write('\ntour interrupted; its temporary files are removed\n');
+      process.exit(130);
+    });
+  }
   process.stdout.write(
     `svc tour — real commands against a sandbox started for the tour at ${sandbox.url}\n` +
       `(settings go to a temporary SVC_CONFIG_DIR; your own profiles are not touched)\n`,

@@ -26,6 +26,8 @@ export interface StepOptions {
  * Runs real `svc` command lines against the tour's sandbox, in this process (runCli, as the
  * binary does after start-up), and prints each with its output. A step with `tty` gets streams
  * that claim a terminal of the tour's width, so tables show as they would on your screen.
+ * Every command it runs is shown (there is no hidden setup step): typed in the order shown, the
+ * commands do what the tour shows.
  */
 export class Tour {
   readonly sandbox: Sandbox;
@@ -85,14 +87,6 @@ export class Tour {
       throw new Error(`\`svc ${shown}\` exited ${result.code}, expected ${expected}`);
     }
     if (expected !== 0) this.say(`  (exit ${result.code}, as expected)`);
-    return result;
-  }
-
-  /** Runs a setup step without showing it (what it does is said around it); it must succeed. */
-  async quietly(args: string[], options: StepOptions = {}): Promise<StepResult> {
-    const result = await this.#start(args, options).done;
-    if (result.code !== 0)
-      throw new Error(`\`svc ${this.#shown(args)}\` exited ${result.code}: ${result.stderr}`);
     return result;
   }
 

@@ -3,7 +3,7 @@
  * a HOME of its own to show it leaves nothing in the user's svc directories.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +37,11 @@ describe('npm start (the tour)', () => {
       /--ndjson one object per line\.\n\n\$ svc tenants ls --tier pro --ndjson\n {2}\{"id":/,
     );
     expect(out).toContain('(exit 2, as expected)');
+    // What it shows is what it runs: typed in this order, the steps work (no hidden setup step).
+    expect(out).toMatch(
+      /\$ svc config set base_url (http:\/\/127\.0\.0\.1:\d+)\n {2}✓ Set base_url for profile "default"\n\n\$ svc login --with-token < admin-token\.txt\n/,
+    );
+    expect(out).toMatch(/\$ svc config set client_id svc-cli\n {2}✓ Set client_id[^\n]*\n\n\$ svc login\n/);
     expect(out).toMatch(/\$ svc login\n[^$]*✓ Logged in to http:\/\/127\.0\.0\.1:\d+ as Ada Admin/);
     // A role's record on a terminal leaves out the empty fields (no blank "deleted").
     const role = /\$ svc roles create[^\n]*\n((?: {2}[^\n]*\n)+)/.exec(out)![1]!;
@@ -60,4 +65,30 @@ describe('npm start (the tour)', () => {
     rmSync(home, { recursive: true, force: true });
     expect(touched).toEqual([]);
   }, 120_000);
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'removes its temporary directory (with the credentials) on %s',
+    async (signal) => {
+      const home = mkdtempSync(join(tmpdir(), 'svc-tour-home-'));
+      const tmp = mkdtempSync(join(tmpdir(), 'svc-tour-tmp-'));
+      const child = spawn(process.execPath, [join(ROOT, 'dist', 'tour.cjs')], {
+        env: baseEnv({ NO_COLOR: '1', HOME: home, TMPDIR: tmp }),
+      });
+      let out = '';
+      const collect = (d: Buffer) => {
+        out += d;
+        if (out.includes('── 3.') && !child.killed) child.kill(signal);
+      };
+      child.stdout.on('data', collect);
+      child.stderr.on('data', collect);
+      const code = await new Promise((r) => child.on('close', r));
+      const left = readdirSync(tmp);
+      rmSync(home, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true });
+      expect(code, out).toBe(130);
+      expect(out).toMatch(/\ntour interrupted; its temporary files are removed\n$/);
+      expect(left).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import { Command, Option } from 'commander';
+import { parseHttpUrl } from '../../api/loopback.js';
 import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
+import { bindError, confirmReplacing, parseHost } from './start-checks.js';
 
 export interface SandboxStartOptions {
   host: string;
@@ -36,7 +38,7 @@ function rate(flag: string, raw: unknown): number | undefined {
 }
 
 export function parseSandboxStart(flags: Record<string, unknown>): SandboxStartOptions {
-  const host = String(flags.host ?? '127.0.0.1');
+  const host = parseHost(flags.host);
   const faults: SandboxStartOptions['faults'] = {};
   const set = <K extends keyof SandboxStartOptions['faults']>(
     key: K,
@@ -89,9 +91,10 @@ export function parseSandboxStart(flags: Record<string, unknown>): SandboxStartO
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function runSandboxStart(ctx: Context, options: SandboxStartOptions): Promise<void> {
-  if (!LOOPBACK.has(options.host)) {
-    ctx.out.warn(`binding to ${options.host}: anyone who can reach it can mint sandbox tokens`);
-  }
+  const profile = ctx.globals.profile ?? 'sandbox';
+  // Without an admin (--seed none) there is no credential to save: no profile is written.
+  const replaced =
+    options.profile && options.seed === 'demo' ? await confirmReplacing(ctx, profile) : undefined;
   const [{ startSandbox }, { tenantId, PRIMARY_TENANT_SLUG, DEMO_ORG }, { CLI_CLIENT_ID }] =
     await Promise.all([
       import('../../sandbox/server.js'),
@@ -111,21 +114,19 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       log: (line) => ctx.out.stderr(`${line}\n`),
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new UsageError(`port ${options.port} on ${options.host} is already in use`, {
-        hint: 'stop the other server, or pass --port 0 for a free port',
-      });
-    }
-    throw error;
+    throw bindError(error, options);
+  }
+  if (!LOOPBACK.has(options.host)) {
+    ctx.out.warn(`--host ${options.host} is not loopback: anyone who can reach it can mint sandbox tokens`);
   }
   const tenant = options.seed === 'demo' ? tenantId(PRIMARY_TENANT_SLUG) : undefined;
   const org = options.seed === 'demo' ? DEMO_ORG : undefined;
-  const profile = ctx.globals.profile ?? 'sandbox';
   let activated = false;
-  // Without an admin (--seed none) there is no credential to save: no profile is written.
   const saved = options.profile && sandbox.adminToken !== '';
   if (saved) {
     const store = ctx.store();
+    // Made before anything is written: a URL that cannot be parsed changes no file.
+    const origin = new URL(sandbox.url).origin;
     await store.setProfileValues(profile, {
       base_url: sandbox.url,
       app_url: sandbox.url,
@@ -136,7 +137,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     await store.setCredential(profile, {
       type: 'token',
       access_token: sandbox.adminToken,
-      origin: new URL(sandbox.url).origin,
+      origin,
       session: newSessionId(),
       obtained_at: new Date(ctx.clock.now()).toISOString(),
     });
@@ -145,11 +146,12 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       await store.setActiveProfile(profile);
       activated = true;
     }
+    if (replaced) ctx.out.warn(replaced);
   }
   const info = {
     url: sandbox.url,
     app_url: sandbox.url,
-    admin_token: sandbox.adminToken,
+    admin_token: sandbox.adminToken || null,
     tenant: tenant ?? null,
     org: org ?? null,
     client_id: CLI_CLIENT_ID,
@@ -158,8 +160,14 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
   if (ctx.out.isMachine) {
     await ctx.out.json(info);
   } else {
-    await ctx.out.text(`svc sandbox listening on ${sandbox.url}`);
-    await ctx.out.text(`  admin token  ${sandbox.adminToken}`);
+    // A wildcard bind's URL is a loopback one (src/sandbox/server.ts): what is bound is said too.
+    const bound = parseHttpUrl(sandbox.url)?.hostname.replace(/^\[|\]$/g, '') !== options.host;
+    await ctx.out.text(
+      `svc sandbox listening on ${sandbox.url}${bound ? ` (every interface: --host ${options.host})` : ''}`,
+    );
+    await ctx.out.text(
+      `  admin token  ${sandbox.adminToken || 'none: --seed none makes no users; restart without it for an admin'}`,
+    );
     if (tenant) await ctx.out.text(`  tenant       ${tenant} (Acme Treasury)`);
     if (org) await ctx.out.text(`  org          ${org} (Acme Group)`);
     await ctx.out.text(`  oauth client ${CLI_CLIENT_ID} (public, PKCE; \`svc login\` uses it)`);
@@ -188,10 +196,17 @@ export function startCommand(make: MakeContext): Command {
     .description(
       'Start the sandbox in the foreground. It seeds demo data (an org, tenants of every tier, a user\n' +
         'per built-in role), prints its URL and an admin token, and configures a "sandbox" profile\n' +
-        '(the active one unless another profile is already set up). State lives in memory.',
+        '(the active one unless another profile is already set up). State lives in memory. A -p NAME\n' +
+        'that points at another platform (or holds a login for one) is replaced only after a prompt or\n' +
+        'with --yes; its login is not revoked. Ctrl-C stops the sandbox: exit 0 (a second Ctrl-C: 130).',
     )
     .addOption(new Option('--port <n>', 'port to listen on; 0 picks a free one').default('4010'))
-    .addOption(new Option('--host <host>', 'interface to bind').default('127.0.0.1'))
+    .addOption(
+      new Option(
+        '--host <host>',
+        'address of this machine to bind; 0.0.0.0 or :: binds every interface (the URL saved is then loopback)',
+      ).default('127.0.0.1'),
+    )
     .addOption(new Option('--seed <seed>', 'demo data, or none').choices(['demo', 'none']).default('demo'))
     .addOption(new Option('--tenants <n>', 'also seed N generated tenants in org_demo (benchmarks)'))
     .addOption(

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { isoSeconds } from '../../api/time.js';
+import { SandboxClock } from '../clock.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { FaultConfig } from '../plugins/faults.js';
 import type { RouteContext } from './context.js';
@@ -163,12 +165,21 @@ export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): 
         summary: 'Move the clock forward',
         description:
           'Moves the sandbox clock (expiries, purges, rate limits, retry schedules, record times), not the wall clock: ' +
-          "webhook deliveries are signed with the wall clock's time (t of X-SVC-Signature), so receivers still verify them.",
+          "webhook deliveries are signed with the wall clock's time (t of X-SVC-Signature), so receivers still verify them. " +
+          'The clock stays before 9999-01-01T00:00:00Z (RFC 3339 times have four-digit years): a larger advance_seconds ' +
+          'is 400 invalid_request naming the most it may be, and the clock does not move. It never moves back.',
         body: Type.Object({ advance_seconds: Type.Number({ minimum: 0 }) }),
       },
     },
     async (request) => {
       if (!Number.isFinite(request.body.advance_seconds)) throw badRequest('advance_seconds must be finite');
+      // Checked before anything moves: an advance beyond it once left every Date header "Invalid Date".
+      const max = Math.floor(state.clock.maxAdvanceMs() / 1000);
+      if (request.body.advance_seconds > max) {
+        throw badRequest(
+          `advance_seconds must be at most ${max}: the sandbox clock stays before ${isoSeconds(SandboxClock.LIMIT_MS)}`,
+        );
+      }
       state.clock.advance(request.body.advance_seconds * 1000);
       return { now: state.clock.iso(), offset_seconds: state.clock.offsetMs / 1000 };
     },

@@ -1,4 +1,3 @@
-import { DEMO_ORG } from '../../sandbox/seed.js';
 import type { Tour } from '../runner.js';
 
 /** Log in with a token, and the output modes every command shares. */
@@ -7,7 +6,6 @@ export async function foundation(tour: Tour): Promise<void> {
   tour.chapter('Point svc at the platform and log in');
   tour.say('A profile holds the base URL (and tenant, org); the credential goes to a separate 0600 file.');
   await tour.svc(['config', 'set', 'base_url', sandbox.url]);
-  await tour.quietly(['config', 'set', 'org', DEMO_ORG]);
   await tour.svc(['login', '--with-token'], { input: sandbox.adminToken, inputLabel: 'admin-token.txt' });
 
   tour.chapter('One command, four outputs');

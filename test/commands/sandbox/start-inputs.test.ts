@@ -1,0 +1,240 @@
+/**
+ * `svc sandbox start` with a --host or -p it cannot honour: refused in one line, exit 2, before
+ * the sandbox starts and before any profile is written. A wildcard bind saves (and prints) a URL
+ * a client can connect to, and --seed none says that it has no admin token.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runInProcess, startInProcess } from '../../helpers/context.js';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function dirs() {
+  const root = mkdtempSync(join(tmpdir(), 'svc-sandbox-inputs-'));
+  made.push(root);
+  return {
+    SVC_CONFIG_DIR: join(root, 'config'),
+    SVC_STATE_DIR: join(root, 'state'),
+    SVC_CACHE_DIR: join(root, 'cache'),
+    NO_COLOR: '1',
+  };
+}
+
+const files = (env: Record<string, string>) => {
+  const read = (name: string) => {
+    try {
+      return readFileSync(join(env.SVC_CONFIG_DIR!, name), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  return { config: read('config.json'), credentials: read('credentials.json') };
+};
+
+/** Starts the sandbox, waits for its Try line, and gives the run (to interrupt) and its stdout. */
+async function started(argv: string[], env: Record<string, string>, options = {}) {
+  const run = startInProcess(['sandbox', 'start', '--port', '0', ...argv], env, options);
+  const deadline = Date.now() + 15_000;
+  while (!/Ctrl-C stops the sandbox/.test(run.stdout())) {
+    if (run.ended() || Date.now() > deadline) throw new Error(`not started:\n${run.stdout()}${run.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return run;
+}
+
+describe('svc sandbox start --host', () => {
+  it.each([
+    ['', /^error: --host needs an address, e.g\. 127\.0\.0\.1 \(or 0\.0\.0\.0 for every interface\)\n$/],
+    [
+      '127.0.0.1 ',
+      /^error: --host "127\.0\.0\.1 " is not a host name or IP address; for example 127\.0\.0\.1 \(or 0\.0\.0\.0 for every interface\)\n$/,
+    ],
+    [
+      'http://127.0.0.1',
+      /^error: --host "http:\/\/127\.0\.0\.1" is not a host name or IP address; for example 127\.0\.0\.1/,
+    ],
+  ])(
+    'refuses %j before anything is written (the profile a previous run saved stays)',
+    async (host, message) => {
+      const env = dirs();
+      const first = await started([], env);
+      first.interrupt();
+      expect((await first.done).code).toBe(0);
+      const before = files(env);
+      const result = await runInProcess(['sandbox', 'start', '--port', '0', '--host', host], env);
+      expect(result.stderr).toMatch(message);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(files(env)).toEqual(before);
+    },
+  );
+
+  it('says a host that does not resolve is bad input (exit 2), naming it and the fix', async () => {
+    const env = dirs();
+    const result = await runInProcess(['sandbox', 'start', '--port', '0', '--host', 'nope.invalid'], env);
+    expect(result.stderr).toBe(
+      'error: --host nope.invalid does not resolve to an address; use 127.0.0.1, or 0.0.0.0 for every interface\n',
+    );
+    expect(result.code).toBe(2);
+    expect(files(env)).toEqual({ config: undefined, credentials: undefined });
+  });
+
+  it('says an address that is not this machine is bad input (exit 2), in --json too', async () => {
+    const env = dirs();
+    const result = await runInProcess(
+      ['sandbox', 'start', '--port', '0', '--host', '192.0.2.1', '--json', '--no-save-profile'],
+      env,
+    );
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: {
+        code: 'usage',
+        message: '--host 192.0.2.1 is not an address of this machine',
+        hint: 'use 127.0.0.1, or 0.0.0.0 for every interface',
+        exit_code: 2,
+      },
+    });
+    expect(result.code).toBe(2);
+  });
+
+  it('says a port in use is bad input (exit 2), with the fix', async () => {
+    const env = dirs();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const result = await runInProcess(['sandbox', 'start', '--port', String(port)], env);
+      expect(result.stderr).toBe(
+        `error: port ${port} on 127.0.0.1 is already in use; stop the other server, or pass --port 0 for a free port\n`,
+      );
+      expect(result.code).toBe(2);
+      expect(files(env)).toEqual({ config: undefined, credentials: undefined });
+    } finally {
+      taken.close();
+    }
+  });
+
+  it.each([
+    ['0.0.0.0', 'http://127.0.0.1:'],
+    ['::', 'http://[::1]:'],
+  ])('--host %s saves and prints a loopback URL, and the Try line works as typed', async (host, url) => {
+    const env = dirs();
+    const run = await started(['--host', host], env);
+    try {
+      expect(run.stdout()).toContain(`svc sandbox listening on ${url}`);
+      expect(run.stdout()).toContain(`(every interface: --host ${host})`);
+      expect(run.stderr()).toContain(
+        `warning: --host ${host} is not loopback: anyone who can reach it can mint sandbox tokens`,
+      );
+      expect(/^Try `svc tenants ls`/m.test(run.stdout())).toBe(true);
+      const config = JSON.parse(files(env).config!);
+      expect(config.profiles.sandbox.base_url.startsWith(url)).toBe(true);
+      const tenants = await runInProcess(['tenants', 'ls'], env);
+      expect(tenants.stderr).toBe('');
+      expect(tenants.code).toBe(0);
+    } finally {
+      run.interrupt();
+      await run.done;
+    }
+  });
+});
+
+describe('svc -p NAME sandbox start, when NAME is the profile of another platform', () => {
+  const prodCredential = {
+    type: 'oauth',
+    access_token: 'prod_access_AAAAAAAAAAAAAAAA',
+    refresh_token: 'prod_refresh_BBBBBBBBBBBBBBBB',
+    expires_at: '2030-01-01T00:00:00Z',
+    origin: 'https://api.example.com',
+    session: 'ses_1',
+    obtained_at: '2026-11-24T00:00:00Z',
+  };
+
+  async function prod(withLogin: boolean) {
+    const env = dirs();
+    expect(
+      (await runInProcess(['-p', 'prod', 'config', 'set', 'base_url', 'https://api.example.com'], env)).code,
+    ).toBe(0);
+    if (withLogin) {
+      writeFileSync(
+        join(env.SVC_CONFIG_DIR, 'credentials.json'),
+        JSON.stringify({ profiles: { prod: prodCredential } }),
+        { mode: 0o600 },
+      );
+    }
+    return env;
+  }
+
+  it.each([true, false])(
+    'refuses without --yes (login stored: %s), before starting, changing nothing',
+    async (login) => {
+      const env = await prod(login);
+      const before = files(env);
+      const result = await runInProcess(['-p', 'prod', 'sandbox', 'start', '--port', '0'], env);
+      expect(result.stderr).toBe(
+        `error: profile "prod" points at https://api.example.com${login ? ' and holds a login there' : ''}; ` +
+          'pick another -p NAME for the sandbox, or pass --yes to replace it (a login it holds is not revoked: `svc -p prod logout` first)\n',
+      );
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(files(env)).toEqual(before);
+    },
+  );
+
+  it('asks on a terminal, and a "no" changes nothing', async () => {
+    const env = await prod(true);
+    const before = files(env);
+    const result = await runInProcess(['-p', 'prod', 'sandbox', 'start', '--port', '0'], env, {
+      tty: true,
+      answers: [false],
+    });
+    expect(result.stderr).toBe('error: cancelled; nothing was changed\n');
+    expect(result.code).toBe(2);
+    expect(files(env)).toEqual(before);
+  });
+
+  it('replaces it with --yes, and says the login was not revoked', async () => {
+    const env = await prod(true);
+    const run = await started(['-p', 'prod', '--yes'], env);
+    run.interrupt();
+    await run.done;
+    expect(run.stderr()).toContain(
+      'warning: profile "prod" pointed at https://api.example.com; its login there was not revoked',
+    );
+    expect(JSON.parse(files(env).config!).profiles.prod.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('repoints a profile an earlier sandbox saved (a loopback URL) without asking', async () => {
+    const env = dirs();
+    const first = await started(['-p', 'local'], env);
+    first.interrupt();
+    await first.done;
+    const second = await started(['-p', 'local'], env);
+    second.interrupt();
+    expect((await second.done).code).toBe(0);
+    expect(second.stderr()).not.toContain('warning');
+  });
+});
+
+describe('svc sandbox start --seed none', () => {
+  it('says there is no admin token (and null in --json), not an empty line', async () => {
+    const env = dirs();
+    const run = await started(['--seed', 'none'], env);
+    run.interrupt();
+    await run.done;
+    expect(run.stdout()).toMatch(
+      /^ {2}admin token {2}none: --seed none makes no users; restart without it for an admin$/m,
+    );
+    const json = startInProcess(['sandbox', 'start', '--port', '0', '--seed', 'none', '--json'], env);
+    const deadline = Date.now() + 15_000;
+    while (!json.stdout().includes('}') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    json.interrupt();
+    await json.done;
+    expect(JSON.parse(json.stdout()).admin_token).toBeNull();
+  });
+});
