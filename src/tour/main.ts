@@ -13,8 +13,8 @@ async function main(): Promise<number> {
   // the tour's credentials, is removed here too. The exit is the contract's "interrupted", 130.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
-      tour.cleanup();
-      process.stderr.write('\ntour interrupted; its temporary files are removed\n');
+      const left = tour.cleanup();
+      process.stderr.write(`\ntour interrupted; ${left ?? 'its temporary files are removed'}\n`);
       process.exit(130);
     });
   }
@@ -38,7 +38,8 @@ async function main(): Promise<number> {
     process.stderr.write(`\ntour stopped: ${(error as Error).message}\n`);
     return 1;
   } finally {
-    tour.cleanup();
+    const left = tour.cleanup();
+    if (left) process.stderr.write(`${left}\n`);
     await sandbox.close();
   }
 }

@@ -154,8 +154,24 @@ export class Tour {
     };
   }
 
-  cleanup(): void {
-    rmSync(this.#root, { recursive: true, force: true });
+  /**
+   * Removes the temporary directory (the tour's credentials with it). On a signal a step may be
+   * writing a file in it at that moment (a profile's config, on the thread pool): the removal is
+   * then done again. Returns what could not be removed, in a line to show, never a stack trace.
+   */
+  cleanup(): string | undefined {
+    let why = '';
+    // rmSync's own retries only retry the rmdir, not the listing: a file made after the listing
+    // (by a write already on the thread pool) needs the whole removal again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        rmSync(this.#root, { recursive: true, force: true });
+        return undefined;
+      } catch (error) {
+        why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      }
+    }
+    return `could not remove the tour's temporary directory ${this.#root} (${why}); remove it by hand`;
   }
 }
 
