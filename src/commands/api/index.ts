@@ -116,7 +116,6 @@ export function parseApi(
  * endpoint it would have called.
  */
 function withoutDotSegments(path: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   const control = /[\u0000-\u001f\u007f]/.exec(path)?.[0];
   if (control !== undefined) {
     const code = `U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
