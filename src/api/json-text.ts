@@ -197,3 +197,78 @@ export function reindentJson(text: string, indent?: number): string {
   }
   return out.join('');
 }
+
+/** A member of an object in JSON text whose value is a string, number or boolean: where that value is. */
+export interface JsonScalarMember {
+  key: string;
+  /** The value's first character and the one after its last, in the text. */
+  start: number;
+  end: number;
+}
+
+/**
+ * Every object of well-formed JSON text, as it closes: its keys (each once), its members whose
+ * value is a string, number or boolean (null and nested values are walked into, not listed), in
+ * order and keys given twice included, and the key it sits under (through arrays, the array's
+ * key; undefined at the top). One pass without recursion, so any depth is read; nothing is
+ * turned into a JavaScript value, so the text can be changed in place (masking a trace).
+ */
+export function eachJsonObject(
+  text: string,
+  visit: (members: JsonScalarMember[], keys: Set<string>, parentKey: string | undefined) => void,
+): void {
+  interface Frame {
+    array: boolean;
+    parentKey: string | undefined;
+    expectKey: boolean;
+    key: string | undefined;
+    keys: Set<string>;
+    members: JsonScalarMember[];
+  }
+  const stack: Frame[] = [];
+  const under = (): string | undefined => {
+    const top = stack[stack.length - 1];
+    return top === undefined ? undefined : top.array ? top.parentKey : top.key;
+  };
+  const scalar = (start: number, end: number) => {
+    const top = stack[stack.length - 1];
+    if (top && !top.array && top.key !== undefined) top.members.push({ key: top.key, start, end });
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      const array = c === 0x5b;
+      stack.push({
+        array,
+        parentKey: under(),
+        expectKey: !array,
+        key: undefined,
+        keys: new Set(),
+        members: [],
+      });
+    } else if (c === 0x7d || c === 0x5d) {
+      const frame = stack.pop()!;
+      if (!frame.array) visit(frame.members, frame.keys, frame.parentKey);
+    } else if (c === 0x2c) {
+      const top = stack[stack.length - 1];
+      if (top && !top.array) top.expectKey = true;
+    } else if (c === 0x3a) {
+      const top = stack[stack.length - 1];
+      if (top) top.expectKey = false;
+    } else if (c === 0x22) {
+      let j = i + 1;
+      while (text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top && !top.array && top.expectKey) {
+        top.key = JSON.parse(text.slice(i, j + 1)) as string;
+        top.keys.add(top.key);
+      } else scalar(i, j + 1);
+      i = j;
+    } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
+      let j = i + 1;
+      while (j < text.length && !/[\s,\]}]/.test(text[j]!)) j++;
+      if (text.slice(i, j) !== 'null') scalar(i, j);
+      i = j - 1;
+    }
+  }
+}
