@@ -283,8 +283,9 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     const answer = answerOf(error);
     if (answer) {
       if (options.include) await printHead(ctx, answer.status, answer.headers);
-      // An answer without a body (a HEAD's, always) prints nothing.
-      const body = answer.body ?? '';
+      // As it came (every number and key), as a success is; an answer without a body (a HEAD's,
+      // always) prints nothing.
+      const body = answer.text ?? answer.body ?? '';
       await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json');
     }
     throw withHint(error);
