@@ -162,38 +162,151 @@ export function pathLabel(path: JsonPath): string {
  * double (12345678901234567891 stays), no key given twice is dropped, no escape is rewritten.
  */
 export function reindentJson(text: string, indent?: number): string {
+  return [...reindentJsonChunks(text, indent)].join('');
+}
+
+/** How much laid-out text reindentJsonChunks gathers before it hands a piece on. */
+const CHUNK = 1 << 16;
+
+/**
+ * reindentJson in pieces of about 64 KiB, each ending between two tokens (a string is never cut):
+ * a large answer is written as it is laid out, never held whole a second time, and each piece
+ * is built from a small list of tokens (a list of every token took 32 bytes of heap per byte).
+ */
+export function* reindentJsonChunks(text: string, indent?: number): Generator<string> {
   const pad = indent ? ' '.repeat(indent) : '';
-  const out: string[] = [];
+  const colon = pad ? ': ' : ':';
+  let out: string[] = [];
+  let size = 0;
   let level = 0;
-  const newline = () => (pad ? `\n${pad.repeat(level)}` : '');
+  const push = (piece: string) => {
+    out.push(piece);
+    size += piece.length;
+  };
+  const newline = () => {
+    if (pad) push(`\n${pad.repeat(level)}`);
+  };
+  const white = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '{' || c === '[') {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
       let j = i + 1;
-      while (/\s/.test(text[j] ?? '')) j++;
-      if (text[j] === (c === '{' ? '}' : ']')) {
-        out.push(c === '{' ? '{}' : '[]');
+      while (white(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) === c + 2) {
+        push(c === 0x7b ? '{}' : '[]');
         i = j;
         continue;
       }
       level++;
-      out.push(c, newline());
-    } else if (c === '}' || c === ']') {
+      push(c === 0x7b ? '{' : '[');
+      newline();
+    } else if (c === 0x7d || c === 0x5d) {
       level--;
-      out.push(newline(), c);
-    } else if (c === ',') out.push(',', newline());
-    else if (c === ':') out.push(pad ? ': ' : ':');
-    else if (c === '"') {
+      newline();
+      push(c === 0x7d ? '}' : ']');
+    } else if (c === 0x2c) {
+      push(',');
+      newline();
+    } else if (c === 0x3a) push(colon);
+    else if (c === 0x22) {
+      // The closing quote: the next one not escaped (after an even number of backslashes).
+      let j = text.indexOf('"', i + 1);
+      for (;;) {
+        let slashes = 0;
+        while (text.charCodeAt(j - 1 - slashes) === 0x5c) slashes++;
+        if (slashes % 2 === 0) break;
+        j = text.indexOf('"', j + 1);
+      }
+      push(text.slice(i, j + 1));
+      i = j;
+    } else if (!white(c)) {
       let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out.push(text.slice(i, j + 1));
-      i = j;
-    } else if (!/\s/.test(c)) {
-      let j = i;
-      while (j + 1 < text.length && !/[\s,\]}:]/.test(text[j + 1]!)) j++;
-      out.push(text.slice(i, j + 1));
-      i = j;
+      for (let d = text.charCodeAt(j); j < text.length; d = text.charCodeAt(++j)) {
+        if (white(d) || d === 0x2c || d === 0x5d || d === 0x7d || d === 0x3a) break;
+      }
+      push(text.slice(i, j));
+      i = j - 1;
+    }
+    if (size >= CHUNK) {
+      yield out.join('');
+      out = [];
+      size = 0;
     }
   }
-  return out.join('');
+  if (out.length > 0) yield out.join('');
+}
+
+/** A member of an object in JSON text whose value is a string, number or boolean: where that value is. */
+export interface JsonScalarMember {
+  key: string;
+  /** The value's first character and the one after its last, in the text. */
+  start: number;
+  end: number;
+}
+
+/**
+ * Every object of well-formed JSON text, as it closes: its keys (each once), its members whose
+ * value is a string, number or boolean (null and nested values are walked into, not listed), in
+ * order and keys given twice included, and the key it sits under (through arrays, the array's
+ * key; undefined at the top). One pass without recursion, so any depth is read; nothing is
+ * turned into a JavaScript value, so the text can be changed in place (masking a trace).
+ */
+export function eachJsonObject(
+  text: string,
+  visit: (members: JsonScalarMember[], keys: Set<string>, parentKey: string | undefined) => void,
+): void {
+  interface Frame {
+    array: boolean;
+    parentKey: string | undefined;
+    expectKey: boolean;
+    key: string | undefined;
+    keys: Set<string>;
+    members: JsonScalarMember[];
+  }
+  const stack: Frame[] = [];
+  const under = (): string | undefined => {
+    const top = stack[stack.length - 1];
+    return top === undefined ? undefined : top.array ? top.parentKey : top.key;
+  };
+  const scalar = (start: number, end: number) => {
+    const top = stack[stack.length - 1];
+    if (top && !top.array && top.key !== undefined) top.members.push({ key: top.key, start, end });
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      const array = c === 0x5b;
+      stack.push({
+        array,
+        parentKey: under(),
+        expectKey: !array,
+        key: undefined,
+        keys: new Set(),
+        members: [],
+      });
+    } else if (c === 0x7d || c === 0x5d) {
+      const frame = stack.pop()!;
+      if (!frame.array) visit(frame.members, frame.keys, frame.parentKey);
+    } else if (c === 0x2c) {
+      const top = stack[stack.length - 1];
+      if (top && !top.array) top.expectKey = true;
+    } else if (c === 0x3a) {
+      const top = stack[stack.length - 1];
+      if (top) top.expectKey = false;
+    } else if (c === 0x22) {
+      let j = i + 1;
+      while (text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top && !top.array && top.expectKey) {
+        top.key = JSON.parse(text.slice(i, j + 1)) as string;
+        top.keys.add(top.key);
+      } else scalar(i, j + 1);
+      i = j;
+    } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
+      let j = i + 1;
+      while (j < text.length && !/[\s,\]}]/.test(text[j]!)) j++;
+      if (text.slice(i, j) !== 'null') scalar(i, j);
+      i = j - 1;
+    }
+  }
 }

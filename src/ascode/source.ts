@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { isDocument, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import { scanJson } from '../api/json-text.js';
-import { utf8WithoutBom } from '../system/input.js';
+import { notUtf8, notUtf8Words } from '../system/input.js';
 
 /** Where a value sits in the file: keys of maps and indices of lists. */
 export type Path = ReadonlyArray<string | number>;
@@ -39,7 +39,14 @@ export type Parsed = { ok: true; source: Source } | { ok: false; problems: Probl
 
 export function parseSource(label: string, bytes: Buffer): Parsed {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const text = utf8WithoutBom(bytes);
+  // Bytes that are not UTF-8 would be read as U+FFFD, and that is what would be applied.
+  const bad = notUtf8(bytes);
+  if (bad !== undefined) {
+    let line = 1;
+    for (let i = 0; i < bad.offset; i++) if (bytes[i] === 0x0a) line++;
+    return { ok: false, problems: [{ line, message: notUtf8Words(bad) }] };
+  }
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const json = label.toLowerCase().endsWith('.json') || (label === 'stdin' && /^\s*\{/.test(text));
   const parsed = json ? parseJson(label, sha256, text) : parseYaml(label, sha256, text);
   if (parsed.ok && (parsed.source.value === null || parsed.source.value === undefined)) {

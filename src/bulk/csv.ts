@@ -2,6 +2,7 @@ import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
+import { type NotUtf8, notUtf8Words, Utf8Check } from '../system/input.js';
 import type { InputEvent } from './readers.js';
 
 /**
@@ -127,10 +128,19 @@ export async function* readCsv(
       return { kind: 'record', line, offset: lines.position, fields: record };
     },
   });
+  // Bytes that are not UTF-8 would be read as U+FFFD, and that is what would be sent and stored:
+  // the stream stops at the chunk that holds one.
+  const utf8 = new Utf8Check();
+  let notUtf8: NotUtf8 | undefined;
   const counting = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       lines.push(chunk);
-      done(null, chunk);
+      notUtf8 = utf8.push(chunk);
+      done(notUtf8 === undefined ? null : new Error('not UTF-8'), chunk);
+    },
+    flush(done) {
+      notUtf8 = utf8.end();
+      done(notUtf8 === undefined ? null : new Error('not UTF-8'));
     },
   });
   let failed: (Error & { code?: string }) | undefined;
@@ -148,7 +158,9 @@ export async function* readCsv(
   }
   await feeding;
   if (header) yield header;
-  if (failed) yield await csvProblem(path, failed, end, lines.recordLine(end));
+  if (notUtf8 !== undefined)
+    yield { kind: 'problem', line: lines.recordLine(notUtf8.offset), message: notUtf8Words(notUtf8) };
+  else if (failed) yield await csvProblem(path, failed, end, lines.recordLine(end));
 }
 
 /** The problem a csv-parse error describes, on the line where the broken record starts. */

@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { parse as parseSync } from 'csv-parse/sync';
+import { notUtf8, notUtf8Words } from '../system/input.js';
 import { jsonContentProblem } from '../system/user-json.js';
 import { CSV_OPTIONS, head, MAX_RECORD_BYTES, readCsv, UTF8_BOM } from './csv.js';
 
@@ -112,6 +113,11 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
 }
 
 function ndjsonLine(bytes: Buffer, line: number, offset: number): InputEvent | undefined {
+  // Bytes that are not UTF-8 would be read as U+FFFD, and that is what would be sent and stored.
+  const bad = notUtf8(bytes);
+  if (bad !== undefined) {
+    return { kind: 'problem', line, message: notUtf8Words({ ...bad, offset: offset + bad.offset }) };
+  }
   const raw = (offset === 0 && bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes).toString(
     'utf8',
   );

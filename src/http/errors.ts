@@ -9,6 +9,8 @@ export interface ApiErrorInit {
   details?: unknown;
   headers?: Record<string, string | string[] | undefined>;
   body?: unknown;
+  /** The body as it came (`body` is what JSON.parse made of it): svc api prints this. */
+  text?: string | undefined;
 }
 
 /**
@@ -20,6 +22,8 @@ export class ApiError extends SvcError {
   readonly requestId: string | undefined;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly body: unknown;
+  /** The body as it came, when known (`body` is what JSON.parse made of it). */
+  readonly text: string | undefined;
   /**
    * Set when an earlier attempt of this request may have been applied but its answer was lost (a
    * 5xx to a change, a connection dropped or timed out after sending): what happened to it, e.g.
@@ -37,6 +41,7 @@ export class ApiError extends SvcError {
     this.requestId = init.requestId;
     this.headers = init.headers ?? {};
     this.body = init.body;
+    this.text = init.text;
   }
 }
 
@@ -216,6 +221,7 @@ export function apiErrorFrom(
       details: parsed.details,
       headers,
       body: parsed.body,
+      text,
     },
     status === 429 ? { hint: rateLimitHint(headers['retry-after']) } : {},
   );
@@ -248,6 +254,7 @@ export function stillInProgress(error: ApiError, key: string | undefined, waited
       requestId: error.requestId,
       headers: error.headers,
       body: error.body,
+      text: error.text,
     },
     { hint: 'check whether the change was made before running the command again' },
   );

@@ -10,6 +10,7 @@
  *   file, a key the server just issued), kept in a SecretRegistry.
  */
 
+import { eachJsonObject } from '../api/json-text.js';
 import { isSecretField, MASK, redactParams } from '../api/secret-names.js';
 
 export { isSecretField, MASK, redactParams, redactUrl } from '../api/secret-names.js';
@@ -41,11 +42,11 @@ export function redactHeader(name: string, value: string): string {
 function isErrorCode(
   name: string,
   parentKey: string | undefined,
-  siblings: Record<string, unknown>,
+  hasSibling: (key: string) => boolean,
 ): boolean {
   if (name.toLowerCase() !== 'code') return false;
   if (parentKey !== undefined && /^(error|errors|details)$/i.test(parentKey)) return true;
-  return ERROR_SIBLINGS.some((key) => key in siblings);
+  return ERROR_SIBLINGS.some(hasSibling);
 }
 
 /** Masks secret-named fields at any depth (scalars only: objects are walked into). */
@@ -58,7 +59,7 @@ export function redactValue(value: unknown, parentKey?: string): unknown {
     return Object.fromEntries(
       Object.entries(record).map(([key, v]) => {
         const scalar = v !== null && v !== undefined && typeof v !== 'object';
-        const masked = scalar && isSecretField(key) && !isErrorCode(key, parentKey, record);
+        const masked = scalar && isSecretField(key) && !isErrorCode(key, parentKey, (k) => k in record);
         return [key, masked ? MASK : redactValue(v, key)];
       }),
     );
@@ -66,46 +67,47 @@ export function redactValue(value: unknown, parentKey?: string): unknown {
   return value;
 }
 
-/** Redacts a body given as text: JSON field by field, form bodies parameter by parameter, then by shape. */
-export function redactBody(text: string, contentType: string | undefined): string {
+/**
+ * A body for the --debug trace, sent or received, as it went over the wire but masked: JSON
+ * field by field in its own text (every key, number and escape as it was: a trace that
+ * re-encoded it would show a body other than the one sent, without a key given twice, 1.10 as
+ * 1.1), forms parameter by parameter, and any other body — a JSON file with a typo, an answer
+ * with bytes after its JSON, text, HTML — not at all, only its size. Where a value ends in text
+ * that does not parse cannot be known (an unclosed quote, an escaped one, `password: x` in
+ * YAML, a secret under an innocent name), so a pattern could mask part of a secret and show the
+ * rest; the trace says it is not JSON and where the parser stopped (its message is not quoted:
+ * it may hold a piece of the text). A leading byte-order mark is not part of the JSON.
+ */
+export function redactTracedBody(body: string | Buffer, contentType: string | undefined): string {
+  const text = body.toString();
   if (text === '') return text;
   if (contentType?.includes('application/x-www-form-urlencoded')) {
     return redactParams(new URLSearchParams(text)).toString();
   }
+  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const json = text.slice(bom.length);
   try {
-    return JSON.stringify(redactValue(JSON.parse(text)));
-  } catch {
-    return text;
-  }
-}
-
-/**
- * A request body for the --debug trace: JSON field by field and forms parameter by parameter (as
- * redactBody), and any other body — a JSON file with a typo, text — not at all, only its size.
- * Where a value ends in text that does not parse cannot be known (an unclosed quote, an escaped
- * one, `password: x` in YAML, a secret under an innocent name), so a pattern could mask part of a
- * secret and show the rest; the user has the body, and the trace says it is not JSON and where
- * the parser stopped (its message is not quoted: it may hold a piece of the text).
- */
-export function redactRequestBody(body: string | Buffer, contentType: string | undefined): string {
-  const text = body.toString();
-  if (text === '' || contentType?.includes('application/x-www-form-urlencoded')) {
-    return redactBody(text, contentType);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
+    JSON.parse(json);
   } catch (error) {
     const at = /at position (\d+)/.exec((error as Error).message)?.[1];
     const where = at === undefined ? '' : ` (the parser stopped at character ${at})`;
     return `[${Buffer.byteLength(body)} bytes not shown: not JSON${where}, so a secret in it could not be masked]`;
   }
-  try {
-    return JSON.stringify(redactValue(value));
-  } catch {
-    // Nested deeper than the stack goes (RangeError): not walked, so not shown either.
-    return `[${Buffer.byteLength(body)} bytes not shown: JSON nested too deeply to mask]`;
+  const masks: Array<[number, number]> = [];
+  eachJsonObject(json, (members, keys, parentKey) => {
+    for (const { key, start, end } of members) {
+      if (isSecretField(key) && !isErrorCode(key, parentKey, (k) => keys.has(k))) masks.push([start, end]);
+    }
+  });
+  masks.sort((a, b) => a[0] - b[0]);
+  const parts = [bom];
+  let from = 0;
+  for (const [start, end] of masks) {
+    parts.push(json.slice(from, start), JSON.stringify(MASK));
+    from = end;
   }
+  parts.push(json.slice(from));
+  return parts.join('');
 }
 
 /** Credential shapes; the part kept (a scheme or a kind prefix) says what was masked. */
@@ -262,7 +264,11 @@ export class SecretRegistry {
     const record = document as Record<string, unknown>;
     for (const [key, value] of Object.entries(record)) {
       if (typeof value === 'string') {
-        if (isSecretField(key) && !SHOWN_TO_USER.has(key) && !isErrorCode(key, parentKey, record)) {
+        if (
+          isSecretField(key) &&
+          !SHOWN_TO_USER.has(key) &&
+          !isErrorCode(key, parentKey, (k) => k in record)
+        ) {
           this.add(value);
         }
       } else this.learn(value, key);

@@ -1,5 +1,5 @@
 import type { Headers, Outcome } from './client.js';
-import { redactBody, redactHeader, redactRequestBody, redactUrl, type SecretRegistry } from './redact.js';
+import { redactHeader, redactTracedBody, redactUrl, type SecretRegistry } from './redact.js';
 
 const BODY_LIMIT = 4096;
 
@@ -21,8 +21,8 @@ export interface Tracer {
 /**
  * The --debug trace: method, URL, status, timing, headers and bodies on stderr, curl style,
  * with every credential masked by name (headers, secret-looking fields), by shape and by value
- * (every secret the registry knows when the line is written). A request body that is neither
- * JSON nor a form is shown by its size only (redactRequestBody says why).
+ * (every secret the registry knows when the line is written). A body, sent or received, that
+ * is neither JSON nor a form is shown by its size only (redactTracedBody says why).
  */
 export function createTracer(write: (text: string) => void, secrets: SecretRegistry): Tracer {
   const emit = (lines: string[]) => write(`${secrets.redact(lines.join('\n'))}\n`);
@@ -32,7 +32,7 @@ export function createTracer(write: (text: string) => void, secrets: SecretRegis
       if (way) lines.push(`* ${way}`);
       for (const [name, value] of Object.entries(headers))
         lines.push(`> ${name}: ${redactHeader(name, value)}`);
-      if (body !== undefined) lines.push(`> ${clip(secrets.redact(redactRequestBody(body, contentType)))}`);
+      if (body !== undefined) lines.push(`> ${clip(secrets.redact(redactTracedBody(body, contentType)))}`);
       emit(lines);
     },
     response(outcome, elapsedMs) {
@@ -44,7 +44,7 @@ export function createTracer(write: (text: string) => void, secrets: SecretRegis
       }
       const type = outcome.headers['content-type'];
       if (outcome.text !== '') {
-        const text = redactBody(outcome.text, typeof type === 'string' ? type : undefined);
+        const text = redactTracedBody(outcome.text, typeof type === 'string' ? type : undefined);
         lines.push(`< ${clip(secrets.redact(text))}`);
       }
       emit(lines);

@@ -4,7 +4,7 @@
 // format.ts).
 import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
-import { reindentJson } from '../api/json-text.js';
+import { reindentJsonChunks } from '../api/json-text.js';
 import { ClosedPipeError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
@@ -274,8 +274,11 @@ export class Output {
    * The text must be well formed (JSON.parse took it).
    */
   async jsonAsItCame(text: string): Promise<void> {
-    const laid = reindentJson(text, this.mode === 'ndjson' ? undefined : 2);
-    await this.write(`${this.io.stdoutIsTTY ? escapeJsonForTerminal(laid) : laid}\n`);
+    // In pieces, as they are laid out: a large answer is not held a second time, whole.
+    for (const laid of reindentJsonChunks(text, this.mode === 'ndjson' ? undefined : 2)) {
+      await this.write(this.io.stdoutIsTTY ? escapeJsonForTerminal(laid) : laid);
+    }
+    await this.write('\n');
   }
 
   /** One compact JSON line whatever the mode (streams of events, e.g. `webhooks listen --ndjson`). */

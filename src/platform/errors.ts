@@ -246,6 +246,7 @@ export function retyped<E extends ApiError>(error: ApiError, type: ApiErrorClass
     details: error.details,
     headers: error.headers,
     body: error.body,
+    text: error.text,
   };
   const cause = error.cause;
   const typed = new type(init, {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { doubleOf, jsonDepth, pathLabel, reindentJson, scanJson } from '../../src/api/json-text.js';
+import {
+  doubleOf,
+  eachJsonObject,
+  jsonDepth,
+  pathLabel,
+  reindentJson,
+  reindentJsonChunks,
+  scanJson,
+} from '../../src/api/json-text.js';
 
 describe('doubleOf', () => {
   it.each([
@@ -55,6 +63,7 @@ describe('reindentJson', () => {
     '"s"',
     ' [[1],[2,[3]]] ',
     '{"u":"\\u00e9"}',
+    '["\\\\","\\\\\\"]\\\\",{"k\\\\":"\\"","":-1.5}]',
   ])('lays %s out as JSON.stringify does', (text) => {
     const value = JSON.parse(text);
     expect(reindentJson(text, 2)).toBe(JSON.stringify(value, null, 2).replace('é', '\\u00e9'));
@@ -65,5 +74,37 @@ describe('reindentJson', () => {
     expect(reindentJson('{"x":12345678901234567891,"y":1.10,"d":1,"d":2}', 2)).toBe(
       '{\n  "x": 12345678901234567891,\n  "y": 1.10,\n  "d": 1,\n  "d": 2\n}',
     );
+  });
+
+  // A 19.5 MB answer took twice the time and 2.3 times the memory of JSON.stringify's layout when
+  // every token was kept in one list (s11 review-a 6): now it is handed on in pieces.
+  it('lays a large document out in pieces of about 64 KiB, each ending between tokens', () => {
+    const value = {
+      items: Array.from({ length: 20_000 }, (_, i) => ({
+        id: `rec_${i}`,
+        n: i / 7,
+        s: 'a\\"b'.repeat(i % 5),
+      })),
+    };
+    const text = JSON.stringify(value);
+    const pieces = [...reindentJsonChunks(text, 2)];
+    expect(pieces.length).toBeGreaterThan(10);
+    for (const piece of pieces.slice(0, -1)) expect(piece.length).toBeLessThan(70_000);
+    expect(pieces.join('')).toBe(JSON.stringify(value, null, 2));
+  });
+});
+
+describe('eachJsonObject', () => {
+  it("lists each object's scalar members with where their values are, keys given twice included", () => {
+    const text = '{"a":"x","b":{"c":1,"c":true,"n":null,"d":[{"e":"\\"y"}]}}';
+    const seen: Array<[string[], string[], string | undefined]> = [];
+    eachJsonObject(text, (members, keys, parentKey) => {
+      seen.push([members.map((m) => `${m.key}=${text.slice(m.start, m.end)}`), [...keys], parentKey]);
+    });
+    expect(seen).toEqual([
+      [['e="\\"y"'], ['e'], 'd'],
+      [['c=1', 'c=true'], ['c', 'n', 'd'], 'b'],
+      [['a="x"'], ['a', 'b'], undefined],
+    ]);
   });
 });

@@ -51,7 +51,7 @@ export function bulkRunner(sandbox: () => Sandbox) {
     env,
     journals: join(dir, 'state', 'journals'),
     /** Writes a file in the private directory; returns its path. */
-    file(name: string, content: string): string {
+    file(name: string, content: string | Buffer): string {
       const path = join(dir, name);
       writeFileSync(path, content);
       return path;

@@ -211,18 +211,24 @@ describe('the --debug trace', () => {
       12.4,
     );
     tracer.response({ status: 204, statusText: 'No Content', headers: {}, text: '' } as never, 3.6);
-    const long = 'x'.repeat(5000);
+    const long = JSON.stringify('x'.repeat(4998));
     tracer.response({ status: 500, statusText: 'Error', headers: {}, text: long } as never, 1);
+    tracer.response({ status: 500, statusText: 'Error', headers: {}, text: 'token=abc' } as never, 1);
     tracer.failure('connection reset', 1500.2);
     expect(out).toEqual([
       '< 200 OK in 12 ms\n< content-type: application/json\n< set-cookie: [redacted]\n< set-cookie: [redacted]\n< {"access_token":"[redacted]","n":1}\n',
       '< 204 No Content in 4 ms\n',
-      `< 500 Error in 1 ms\n< ${'x'.repeat(4096)}… (5000 bytes)\n`,
+      `< 500 Error in 1 ms\n< ${long.slice(0, 4096)}… (5000 bytes)\n`,
+      // Text that is not JSON cannot be masked field by field: its size only.
+      '< 500 Error in 1 ms\n< [9 bytes not shown: not JSON, so a secret in it could not be masked]\n',
       '! connection reset after 1500 ms; retrying\n',
     ]);
     const exact = trace();
-    exact.tracer.response({ status: 200, statusText: 'OK', headers: {}, text: 'y'.repeat(4096) } as never, 0);
-    expect(exact.out[0]).toBe(`< 200 OK in 0 ms\n< ${'y'.repeat(4096)}\n`);
+    exact.tracer.response(
+      { status: 200, statusText: 'OK', headers: {}, text: JSON.stringify('y'.repeat(4094)) } as never,
+      0,
+    );
+    expect(exact.out[0]).toBe(`< 200 OK in 0 ms\n< "${'y'.repeat(4094)}"\n`);
   });
 });
 

@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   holdsCredential,
   MASK,
-  redactBody,
   redactDeep,
   redactHeader,
-  redactRequestBody,
   redactText,
+  redactTracedBody,
   redactUrl,
   redactValue,
   SecretRegistry,
@@ -42,7 +41,7 @@ describe('redaction of traces', () => {
       error: { code: 'invalid_grant' },
       token_type: 'Bearer',
     });
-    expect(JSON.parse(redactBody(body, 'application/json'))).toEqual({
+    expect(JSON.parse(redactTracedBody(body, 'application/json'))).toEqual({
       client_secret: MASK,
       nested: { access_token: MASK, refresh_token: MASK, list: [{ password: MASK }] },
       idempotency_key: 'k',
@@ -51,22 +50,25 @@ describe('redaction of traces', () => {
     });
   });
 
+  it('masks JSON nested past the stack in its text', () => {
+    const body = `${'{"a":'.repeat(20000)}{"password":"Hunter2Hunter2"}${'}'.repeat(20000)}`;
+    expect(redactTracedBody(Buffer.from(body), 'application/json')).toBe(
+      body.replace('"Hunter2Hunter2"', `"${MASK}"`),
+    );
+  });
+
   it.each([
-    [
-      'JSON nested past the stack',
-      `${'{"a":'.repeat(20000)}{"password":"Hunter2Hunter2"}${'}'.repeat(20000)}`,
-    ],
     ['broken JSON', '{"password":"Hunter2Hunter2",}'],
     ['text', 'password=Hunter2Hunter2'],
-  ])('a request body it cannot walk (%s) is traced by its size only', (_name, body) => {
-    const traced = redactRequestBody(Buffer.from(body), 'application/json');
+  ])('a body it cannot walk (%s) is traced by its size only', (_name, body) => {
+    const traced = redactTracedBody(Buffer.from(body), 'application/json');
     expect(traced).toMatch(new RegExp(`^\\[${body.length} bytes not shown: `));
     expect(traced).not.toContain('Hunter2');
   });
 
   it('masks form parameters, including the authorization code and verifier', () => {
     const form = 'grant_type=authorization_code&code=abc&code_verifier=v&client_secret=s&client_id=c';
-    expect(redactBody(form, 'application/x-www-form-urlencoded')).toBe(
+    expect(redactTracedBody(form, 'application/x-www-form-urlencoded')).toBe(
       `grant_type=authorization_code&code=${encodeURIComponent(MASK)}&code_verifier=${encodeURIComponent(MASK)}&client_secret=${encodeURIComponent(MASK)}&client_id=c`,
     );
   });

@@ -105,19 +105,51 @@ export function parseApi(
 
 /**
  * A path is sent as given, so none of its segments may be `.` or `..` (or `%2e` spellings of
- * them, or between backslashes, which a URL reads as slashes): a URL resolves them, and `DELETE
- * /v1/rules/../roles/R` would delete a role. Refused, as `svc records` refuses such ids, naming
- * the endpoint it would have called.
+ * them): a URL resolves them, and `DELETE /v1/rules/../roles/R` would delete a role. The path is
+ * checked as the URL parser reads it (joinUrl sets it as the URL's pathname): up to the first
+ * `?`, with a `#` as part of the path (it becomes %23, and what follows is still path), and
+ * backslashes as slashes. The parser drops tabs and newlines (`.<TAB>.` is `..`) and changes
+ * other control characters, so a path with one is refused outright. A `..;x` segment is refused
+ * too: servers that drop `;` parameters (Java servlet containers) resolve it as `..`. Last, the
+ * URL svc would build is compared with the path segment by segment, so a spelling this misses
+ * cannot reach another endpoint either. Refused as `svc records` refuses such ids, naming the
+ * endpoint it would have called.
  */
 function withoutDotSegments(path: string): string {
-  const bare = path.split(/[?#]/)[0]!;
-  const dot = bare.split(/[/\\]/).find((segment) => /^(\.|%2e){1,2}$/i.test(segment));
-  if (dot === undefined) return path;
-  const names = new URL(bare, 'http://svc.invalid').pathname;
-  throw new UsageError(
-    `the path has a ${JSON.stringify(dot)} segment, which a URL resolves: it would call ${names}`,
-    { hint: 'give the path it names, without dot segments' },
-  );
+  const control = /[\u0000-\u001f\u007f]/.exec(path)?.[0];
+  if (control !== undefined) {
+    const code = `U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new UsageError(
+      `the path has a control character (${code}), which a URL drops or changes; remove it`,
+    );
+  }
+  const bare = path.split('?')[0]!;
+  const segments = bare.split(/[/\\]/);
+  const refuse = (dot: string, how: string) => {
+    throw new UsageError(`the path has a ${JSON.stringify(dot)} segment, ${how}`, {
+      hint: 'give the path it names, without dot segments',
+    });
+  };
+  const sent = new URL('http://svc.invalid');
+  sent.pathname = bare;
+  const dot = segments.find((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  if (dot !== undefined) refuse(dot, `which a URL resolves: it would call ${sent.pathname}`);
+  const param = segments.find((segment) => /^(\.|%2e){1,2};/i.test(segment));
+  if (param !== undefined) refuse(param, 'which a server that drops ";" parameters reads as ".."');
+  // Each segment as the URL encodes it on its own (after "x", so it is never a dot segment).
+  const alone = new URL('http://svc.invalid');
+  const expected = segments
+    .map((segment) => {
+      alone.pathname = `/x${segment}`;
+      return alone.pathname.slice(2);
+    })
+    .join('/');
+  if (sent.pathname !== expected) {
+    throw new UsageError(`the URL resolves the path into another one: it would call ${sent.pathname}`, {
+      hint: 'give the path it names, without dot segments',
+    });
+  }
+  return path;
 }
 
 /**
@@ -251,8 +283,9 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     const answer = answerOf(error);
     if (answer) {
       if (options.include) await printHead(ctx, answer.status, answer.headers);
-      // An answer without a body (a HEAD's, always) prints nothing.
-      const body = answer.body ?? '';
+      // As it came (every number and key), as a success is; an answer without a body (a HEAD's,
+      // always) prints nothing.
+      const body = answer.text ?? answer.body ?? '';
       await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json');
     }
     throw withHint(error);
@@ -281,7 +314,8 @@ export default function api(make: MakeContext): Command {
         'response body is printed as it came (JSON laid out, every key,\n' +
         'string and number as sent); --paginate prints an answer that is not a list as it came too,\n' +
         'and the items of a list as JSON values (numbers as doubles). A path with a "." or ".."\n' +
-        'segment (or %2e spellings of one) is refused: a URL resolves it into another endpoint.',
+        'segment (or %2e spellings of one, or "..;x") is refused: a URL (or a server) resolves it\n' +
+        'into another endpoint; so is a path with a control character (a URL drops tabs and newlines).',
     )
     .usage('[METHOD] PATH [options]')
     .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)

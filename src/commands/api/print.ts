@@ -27,7 +27,7 @@ export async function printBody(ctx: Context, text: string, contentType: unknown
 
 /**
  * --paginate: every item of every page of a list; an answer that is not a list (a single record,
- * /v1/me) is printed as it is without --paginate, as gh api does.
+ * /v1/me) is printed as it is without --paginate, as it came (printBody), as gh api does.
  */
 export async function printPages(
   ctx: Context,
@@ -36,9 +36,9 @@ export async function printPages(
   query: Record<string, QueryValue>,
   options: Partial<RequestOptions>,
 ): Promise<void> {
-  const { data } = await api.get<Page<unknown>>(path, query, options);
-  if (!pageItems(data)) return ctx.out.json(data);
-  await ctx.out.jsonList(api.paginate(path, query, options, undefined, data));
+  const first = await api.request<Page<unknown>>({ ...options, method: 'GET', path, query, expect: 'raw' });
+  if (!pageItems(first.data)) return printBody(ctx, first.text, first.headers['content-type']);
+  await ctx.out.jsonList(api.paginate(path, query, options, undefined, first.data));
 }
 
 export async function printHead(

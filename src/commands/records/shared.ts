@@ -63,6 +63,7 @@ export async function onSurface<T>(ctx: Context, surface: string, call: () => Pr
       details: error.details,
       headers: error.headers,
       body: error.body,
+      text: error.text,
     });
     if (error.status === 404 && !DOCUMENTED.includes(surface)) {
       throw new NotFoundError(init(`no record surface "${surface}" on this server`), {

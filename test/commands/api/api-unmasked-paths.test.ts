@@ -57,6 +57,48 @@ describe('svc api: a path with dot segments', () => {
     expect(await requestCount(svc.sandbox())).toBe(before);
   });
 
+  // The URL parser reads the path after a "#" as path (it becomes %23) and drops tabs and
+  // newlines anywhere: these spellings reached /v1/roles/… (s11 review-a 1).
+  it.each([
+    ['/v1/rules#/../roles/role_x', '..', '/v1/roles/role_x'],
+    ['/v1/rules#/%2e%2E/roles/role_x', '%2e%2E', '/v1/roles/role_x'],
+    ['/v1/rules/%2E./roles/role_x', '%2E.', '/v1/roles/role_x'],
+    ['/v1/rules/x#\\..\\roles', '..', '/v1/rules/roles'],
+    ['/v1/rules/..;x/roles/role_x', '..;x', '/v1/rules/..;x/roles/role_x'],
+    ['/v1/rules/.%2e;/roles/role_x', '.%2e;', '/v1/rules/.%2e;/roles/role_x'],
+  ])('DELETE %s is refused (exit 2), nothing sent', async (path, segment, names) => {
+    const before = await requestCount(svc.sandbox());
+    const r = await svc.run(['api', 'DELETE', path]);
+    const resolves = segment.includes(';')
+      ? `which a server that drops ";" parameters reads as ".."`
+      : 'which a URL resolves';
+    const calls = segment.includes(';') ? '' : `: it would call ${names}`;
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: the path has a ${JSON.stringify(segment)} segment, ${resolves}${calls}; give the path it names, without dot segments\n`,
+    });
+    expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+
+  it.each([
+    ['/v1/rules/.\t./roles/role_x', 'U+0009'],
+    ['/v1/rules/.\n./roles/role_x', 'U+000A'],
+    ['/v1/rules/.\r./roles/role_x', 'U+000D'],
+    ['/v1/rules#/.\t./roles/role_x', 'U+0009'],
+    ['/v1/me\u0000', 'U+0000'],
+    ['/v1/me?q=a\tb', 'U+0009'],
+  ])('%j has a control character: refused (exit 2), nothing sent', async (path, code) => {
+    const before = await requestCount(svc.sandbox());
+    const r = await svc.run(['api', 'DELETE', path]);
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: the path has a control character (${code}), which a URL drops or changes; remove it\n`,
+    });
+    expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+
   it.each([['/v1/rules/..x'], ['/v1/rules/x..'], ['/v1/rules/...'], ['/v1/me?q=../x'], ['/v1/me#..']])(
     '%s has no dot segment: sent',
     async (path) => {

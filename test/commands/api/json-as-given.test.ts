@@ -113,3 +113,35 @@ describe('the answer as it came (H1)', () => {
     expect(line.stdout).toBe('{"x":12345678901234567891,"y":1.10,"d":1,"d":2,"e":[]}\n');
   });
 });
+
+describe('--paginate and error answers as they came (s11 review-a 3)', () => {
+  const BODY = '{"a":"x\\u2028y\\/z\\u0000w","n":12345678901234567891,"f":1.10,"e":1E400,"k":1,"k":2}';
+
+  it('--paginate prints an answer that is not a list as it came', async () => {
+    const s = await server();
+    s.answer(answers.raw(200, BODY, 'application/json'));
+    const r = await runInProcess(['api', '/v1/x', '--paginate', '--ndjson'], { ...dirs(), ...hostileEnv(s) });
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, `${BODY}\n`, '']);
+  });
+
+  it.each([
+    ['plain', [], 'laid'],
+    ['--ndjson', ['--ndjson'], 'compact'],
+  ])('an error answer is printed as it came (%s), and the error follows', async (_mode, flags, layout) => {
+    const s = await server();
+    const body = '{"error":{"code":"x","message":"m","n":12345678901234567891,"k":1,"k":2}}';
+    s.answer(answers.raw(409, body, 'application/json'));
+    for (const method of ['GET', 'DELETE']) {
+      const r = await runInProcess(['api', method, '/v1/err', ...flags], {
+        ...dirs(),
+        ...hostileEnv(s),
+      });
+      expect(r.code).toBe(6);
+      expect(r.stdout).toBe(
+        layout === 'compact'
+          ? `${body}\n`
+          : '{\n  "error": {\n    "code": "x",\n    "message": "m",\n    "n": 12345678901234567891,\n    "k": 1,\n    "k": 2\n  }\n}\n',
+      );
+    }
+  });
+});
