@@ -24,6 +24,10 @@ export const DEFAULT_FORWARD_TIMEOUT_SECONDS = 10;
 /** The largest body listen takes by default (`--max-body`): a larger one is refused with 413. */
 export const DEFAULT_MAX_BODY_MIB = 5;
 
+/** The largest body this listen takes, in MiB: its --max-body, or the default. */
+const maxBodyMiB = (options: Pick<ListenOptions, 'maxBodyMiB'>): number =>
+  options.maxBodyMiB ?? DEFAULT_MAX_BODY_MIB;
+
 export interface ListenOptions {
   host: string;
   port: number;
@@ -84,7 +88,7 @@ export function parseListen(flags: Record<string, unknown>): ListenOptions {
       intFlag('--forward-timeout', flags.forwardTimeout, 1, 600) ?? DEFAULT_FORWARD_TIMEOUT_SECONDS,
     toleranceSeconds:
       intFlag('--tolerance', flags.tolerance, 0, 10 * 365 * 86_400) ?? DEFAULT_TOLERANCE_SECONDS,
-    maxBodyMiB: intFlag('--max-body', flags.maxBody, 1, 1024) ?? DEFAULT_MAX_BODY_MIB,
+    maxBodyMiB: intFlag('--max-body', flags.maxBody, 1, 1024),
     webhook,
     takeOver: flags.takeOver === true,
     publicUrl: httpUrlFlag('--public-url', flags.publicUrl),
@@ -204,7 +208,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       port: options.port,
       secret,
       toleranceSeconds: options.toleranceSeconds,
-      maxBodyBytes: (options.maxBodyMiB ?? DEFAULT_MAX_BODY_MIB) * 1024 * 1024,
+      maxBodyBytes: maxBodyMiB(options) * 1024 * 1024,
       now: () => ctx.clock.now(),
       ...(forwarding ? { forward: forwarding.forward } : {}),
       ...(capture ? { capture: (request, record) => capture.save(request, record) } : {}),
@@ -299,7 +303,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   await printing;
   const { received, valid, invalid, refused, repeated } = listener.counts;
   const tooLarge = refused
-    ? `, ${refused} refused as too large (over ${options.maxBodyMiB ?? DEFAULT_MAX_BODY_MIB} MiB: see --max-body)`
+    ? `, ${refused} refused as too large (over ${maxBodyMiB(options)} MiB: see --max-body)`
     : '';
   ctx.out.info(
     `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${repeated ? `, ${repeated} repeated event(s)` : ''}`,
