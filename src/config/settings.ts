@@ -2,6 +2,7 @@ import { parseHttpUrl } from '../api/loopback.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
+import { shellWord } from '../system/shell-words.js';
 import { invalidProfileName, PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
 
 export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
@@ -65,6 +66,52 @@ export function profileFlag(settings: Pick<Settings, 'profile' | 'profileSource'
   return settings.profileSource === 'flag' || settings.profileSource === 'env'
     ? `-p ${settings.profile} `
     : '';
+}
+
+/** The settings a printed command line repeats, in the order it gives them. */
+const TARGET_KEYS = ['base_url', 'app_url', 'tenant', 'org'] as const;
+
+/**
+ * The global options a command line svc prints for a person to run (a listing's continuation, the
+ * commands that put a webhook back, a "Try it") must carry so that it acts where this run did:
+ * `-p`, `--base-url`, `--app-url`, `--tenant` and `--org` when they were given as flags. Without
+ * them a pasted line acts on the profile's default tenant (a 404, a cursor of another tenant, a
+ * webhook left pointed at a dead listener). What came from the environment is not repeated: the
+ * line is pasted in the shell that holds it (repeating it would put the base URL and tenant of
+ * every CI job in every hint); nor what the profile holds, which the pasted line reads again.
+ * Never a credential (no setting holds one: a URL with a user or password is refused). Each value
+ * one shell word, with a trailing space when there is any: `svc ${targetOptions(s)}users ls`.
+ */
+export function targetOptions(
+  settings: Pick<Settings, 'profile' | 'profileSource' | 'values' | 'sources'>,
+): string {
+  const given = (source: SettingSource | undefined) => source === 'flag';
+  const words: string[] = [];
+  if (given(settings.profileSource)) words.push('-p', shellWord(settings.profile));
+  for (const key of TARGET_KEYS) {
+    const value = settings.values[key];
+    if (value !== undefined && given(settings.sources[key]))
+      words.push(FLAG_NAME[key] as string, shellWord(value));
+  }
+  return words.map((word) => `${word} `).join('');
+}
+
+/** A printer of `svc WORDS` command lines for one run (`commandLine(ctx.settings())`). */
+export type CommandLine = (words: string) => string;
+
+/** The command lines of a run: `svcCommand` with its settings. */
+export function commandLine(
+  settings: Pick<Settings, 'profile' | 'profileSource' | 'values' | 'sources'>,
+): CommandLine {
+  return (words) => svcCommand(settings, words);
+}
+
+/** `svc WORDS` as a command line svc prints, with the options that keep it on this run's target (`targetOptions`). */
+export function svcCommand(
+  settings: Pick<Settings, 'profile' | 'profileSource' | 'values' | 'sources'>,
+  words: string,
+): string {
+  return `svc ${targetOptions(settings)}${words}`;
 }
 
 /**

@@ -2,7 +2,8 @@
  * Typed errors for the API's known error codes (the sandbox publishes them as `x-error-codes` in
  * docs/openapi.json). Commands test `instanceof`, never `error.code === '…'`. Each class extends
  * the status class the HTTP layer would have chosen, so `category`, and with it the exit code,
- * is unchanged.
+ * is unchanged. Over 300 lines on purpose: the codes, their classes and the fix half each one
+ * gets are one catalog, read together.
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import type { DlqEntry } from '../api/schemas/webhooks.js';
@@ -63,6 +64,8 @@ export class DlqEntryNotQueuedError extends ConflictError {
 export class WebhookDisabledError extends ConflictError {}
 /** 403 builtin_role_immutable. */
 export class BuiltinRoleImmutableError extends PermissionDeniedError {}
+/** 403 oauth_client_first_party: the platform's own login client, readable by every tenant, changed by none. */
+export class FirstPartyClientError extends PermissionDeniedError {}
 /**
  * 403 insufficient_role / insufficient_permission / insufficient_scope / self_assignment: the
  * caller may not do this.
@@ -113,6 +116,7 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
   webhook_disabled: { status: 409, type: WebhookDisabledError },
   dlq_entry_not_queued: { status: 409, type: DlqEntryNotQueuedError },
   builtin_role_immutable: { status: 403, type: BuiltinRoleImmutableError },
+  oauth_client_first_party: { status: 403, type: FirstPartyClientError },
   insufficient_role: { status: 403, type: InsufficientAccessError },
   insufficient_permission: { status: 403, type: InsufficientAccessError },
   insufficient_scope: { status: 403, type: InsufficientAccessError },
@@ -170,6 +174,10 @@ const FOREIGN_HINTS: Readonly<Record<string, string>> = {
     'use an organisation your credential has (`svc me` shows it, run without this --org or SVC_ORG), or a credential that has this organisation',
 };
 
+/** The fix half of a change refused for the platform's first-party client. */
+const FIRST_PARTY_HINT =
+  'it needs no change to log in with; for a client of your own, create one with `svc oauth create`';
+
 /** Generic 404 codes: any server's "not found" (or none), which the operation then names. */
 const GENERIC_NOT_FOUND = new Set([undefined, 'not_found', 'resource_not_found', 'Not Found']);
 
@@ -200,9 +208,11 @@ export function typedError(
       ? missingRoleHint(error, otherCredential)
       : type === TenantForbiddenError && !error.hint
         ? FOREIGN_HINTS[error.code ?? '']
-        : type && type === notFound
-          ? (lookIn ?? NOT_FOUND_HINTS.get(type))
-          : undefined;
+        : type === FirstPartyClientError && !error.hint
+          ? FIRST_PARTY_HINT
+          : type && type === notFound
+            ? (lookIn ?? NOT_FOUND_HINTS.get(type))
+            : undefined;
   if (!type || error instanceof type) return error;
   return retyped(error, type, hint);
 }

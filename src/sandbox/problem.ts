@@ -96,6 +96,11 @@ export const ERROR_CODES = {
       'Only a user (not an API key) may do this: minting API keys, and granting or re-timing a role that carries api_key.manage',
   },
   builtin_role_immutable: { status: 403, meaning: 'Built-in roles cannot be changed or deleted' },
+  oauth_client_first_party: {
+    status: 403,
+    meaning:
+      "The platform's first-party OAuth client (svc-cli): every tenant can read it and log in with it, but it is no tenant's to change, rotate or delete",
+  },
   not_found: { status: 404, meaning: 'No such resource in this tenant, or no such route' },
   oauth_client_not_found: {
     status: 404,

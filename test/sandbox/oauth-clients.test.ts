@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tenantId } from '../../src/sandbox/seed.js';
 import { authorizationCode, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
@@ -126,8 +127,44 @@ describe('DELETE /v1/oauth/clients/{client_id}', () => {
     ]);
   });
 
-  it('cannot reach the first-party client or another tenant’s clients', async () => {
-    const r = await call(sandbox(), 'DELETE', '/v1/oauth/clients/svc-cli', admin());
-    expect(r.status).toBe(404);
+  it('cannot reach another tenant’s clients', async () => {
+    const client = await createClient(sandbox());
+    const other = { token: sandbox().adminToken, tenant: tenantId('acme-payments-eu') };
+    const r = await call(sandbox(), 'DELETE', `/v1/oauth/clients/${client.client_id}`, other);
+    expect([r.status, r.body.error.code]).toEqual([404, 'oauth_client_not_found']);
   });
+});
+
+// s11 review-b 2: `svc login --client-id svc-cli` was warned that the client it then logged in
+// with "was not found": the first-party client is every tenant's login client, so reading it
+// finds it (tenant_id null: the platform's, not the tenant's), and changing it is refused as such.
+describe('the first-party client svc-cli', () => {
+  it.each(['acme-treasury', 'acme-payments-eu'])('GET in %s finds it, with tenant_id null', async (slug) => {
+    const r = await call(sandbox(), 'GET', '/v1/oauth/clients/svc-cli', {
+      token: sandbox().adminToken,
+      tenant: tenantId(slug),
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ client_id: 'svc-cli', tenant_id: null, pkce_required: true });
+    expect(r.body.client_secret).toBeUndefined();
+  });
+
+  it('is not listed among the tenant’s clients', async () => {
+    const r = await call(sandbox(), 'GET', '/v1/oauth/clients', admin());
+    expect(r.body.items.map((c: { client_id: string }) => c.client_id)).not.toContain('svc-cli');
+  });
+
+  it.each([
+    ['PATCH', '/v1/oauth/clients/svc-cli', { name: 'mine now' }],
+    ['DELETE', '/v1/oauth/clients/svc-cli', undefined],
+    ['POST', '/v1/oauth/clients/svc-cli/rotate-secret', { idempotency_key: 'first-party-rotate' }],
+  ])(
+    '%s %s: refused as the platform’s own (403 oauth_client_first_party), unchanged',
+    async (method, path, body) => {
+      const r = await call(sandbox(), method, path, { ...admin(), ...(body ? { body } : {}) });
+      expect([r.status, r.body.error.code]).toEqual([403, 'oauth_client_first_party']);
+      const now = await call(sandbox(), 'GET', '/v1/oauth/clients/svc-cli', admin());
+      expect(now.body).toMatchObject({ name: 'svc CLI', secret_rotated_at: null });
+    },
+  );
 });

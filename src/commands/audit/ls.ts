@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { AUDIT_PAGE, AUDIT_TARGET_TYPES } from '../../api/audit.js';
 import type { AuditTrailEntry, AuditTrailListQuery } from '../../api/schemas/audit.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, UsageError } from '../../errors.js';
 import { PermissionDeniedError } from '../../http/errors.js';
@@ -65,7 +66,7 @@ export async function runAuditLs(ctx: Context, options: AuditLsOptions): Promise
   const listing = new Listing<AuditTrailEntry>(options, AUDIT_PAGE.max);
   const entries = listing.items((page) => platform.audit.list({ ...query, ...page }));
   const count = await ctx.out.list(entries, AUDIT_COLUMNS, { empty: 'No audit-trail entries match.' });
-  listing.hintMore(ctx, `svc audit ls${continuation(query)}`);
+  listing.hintMore(ctx, svcCommand(ctx.settings(), `audit ls${continuation(query)}`));
   if (count === 0 && query.user_id !== undefined) await noteUnknownUser(ctx, platform, query.user_id);
 }
 

@@ -3,6 +3,7 @@ import { acceptsSvcRedirect, SVC_REDIRECT_EXAMPLE } from '../../api/redirect-uri
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { readSecret } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { relativeTime } from '../../output/format.js';
@@ -68,7 +69,7 @@ async function checkRedirectUris(ctx: Context, clientId: string): Promise<string
     `client ${clientId} has no redirect URI svc can use: it has ${uris.join(', ') || 'none'}, ` +
       `svc redirects to http://127.0.0.1:PORT/callback`,
     {
-      hint: `register ${SVC_REDIRECT_EXAMPLE} (any port is accepted): \`svc oauth update ${shellWord(clientId)} ${keep}--redirect-uri ${SVC_REDIRECT_EXAMPLE}\``,
+      hint: `register ${SVC_REDIRECT_EXAMPLE} (any port is accepted): \`${svcCommand(ctx.settings(), `oauth update ${shellWord(clientId)} ${keep}--redirect-uri ${SVC_REDIRECT_EXAMPLE}`)}\``,
     },
   );
 }

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
 import { acceptsSvcRedirect } from '../../api/redirect-uris.js';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
+import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -130,7 +131,9 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
         { idempotencyKey },
       ),
     );
-    data = creation.mayBeStale ? await clientNow(platform, creation.data, creation.key) : creation.data;
+    data = creation.mayBeStale
+      ? await clientNow(platform, commandLine(ctx.settings()), creation.data, creation.key)
+      : creation.data;
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
@@ -143,7 +146,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     options.secretFile,
     [
       `OAuth client ${data.client_id}'s secret`,
-      `get a new one with: svc oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`,
+      `get a new one with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`)}`,
     ],
   );
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
@@ -151,7 +154,9 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     const secret = options.secretFile
       ? ` --client-secret-file ${shellWord(options.secretFile)}`
       : ' --client-secret-stdin';
-    ctx.out.info(`Try it: svc oauth authorize --client-id ${shellWord(data.client_id)}${secret}`);
+    ctx.out.info(
+      `Try it: ${svcCommand(ctx.settings(), `oauth authorize --client-id ${shellWord(data.client_id)}${secret}`)}`,
+    );
   }
 }
 
@@ -164,11 +169,12 @@ const created = (id: string) => ({ what: `OAuth client ${id}`, noun: 'client', s
  */
 async function clientNow(
   platform: Platform,
+  line: CommandLine,
   made: OAuthClientWithSecret,
   key: string,
 ): Promise<OAuthClientWithSecret> {
   const id = made.client_id;
-  const remedy = `svc oauth rotate-secret ${id} --secret-file PATH --yes`;
+  const remedy = line(`oauth rotate-secret ${shellWord(id)} --secret-file PATH --yes`);
   const now = await asItIsNow(() => platform.oauth.clients.get(id), made, created(id), key, remedy);
   const { client_secret, warning } = made;
   return { ...made, ...now, client_secret, warning };

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -35,7 +36,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   }
   await printClientWithSecret(ctx, data, options.secretFile, [
     `OAuth client ${data.client_id}'s new secret`,
-    `rotate again with: svc oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`,
+    `rotate again with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`)}`,
   ]);
 }
 

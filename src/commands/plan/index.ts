@@ -4,6 +4,7 @@ import { computePlan, readFile } from '../../ascode/engine.js';
 import { countChanges } from '../../ascode/plan.js';
 import { planLines, planRows, summaryLine } from '../../ascode/render.js';
 import { withCompactHeap } from '../../bulk/heap.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { ChangesPendingError, UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -82,7 +83,7 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   }
   if (options.out !== undefined)
     ctx.out.info(
-      `plan saved to ${options.out}; svc apply ${applyWord(options.out)} applies it while the live state is unchanged`,
+      `plan saved to ${options.out}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`,
     );
   if (countChanges(summary) > 0) throw new ChangesPendingError(summaryLine(summary, label));
 }

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
 import { InvalidCursorError, retyped } from '../../platform/errors.js';
@@ -27,11 +28,14 @@ export async function runRecordsLs(
   const records = listing.items((page) =>
     platform.records.list(surface, { include_deleted: options.includeDeleted || undefined, ...page }),
   );
-  const command = `svc records ls ${shellWord(surface)}${options.includeDeleted ? ' --include-deleted' : ''}`;
+  const line = (words: string) => svcCommand(ctx.settings(), words);
+  const command = line(
+    `records ls ${shellWord(surface)}${options.includeDeleted ? ' --include-deleted' : ''}`,
+  );
   try {
     await onSurface(ctx, surface, () => ctx.out.list(records, COLUMNS, { empty: `No ${surface} records.` }));
   } catch (error) {
-    throw withCursorHint(error, surface, command, options.cursor);
+    throw withCursorHint(error, surface, line, command, options.cursor);
   }
   listing.hintMore(ctx, command);
 }
@@ -44,6 +48,7 @@ export async function runRecordsLs(
 function withCursorHint(
   error: unknown,
   surface: string,
+  line: (words: string) => string,
   command: string,
   cursor: string | undefined,
 ): unknown {
@@ -58,7 +63,7 @@ function withCursorHint(
     return retyped(
       error,
       InvalidCursorError,
-      `it is a cursor of ${other} records: continue with \`svc records ls ${other} --cursor ${shellWord(cursor)}\`, or ${fromStart}`,
+      `it is a cursor of ${other} records: continue with \`${line(`records ls ${other} --cursor ${shellWord(cursor)}`)}\`, or ${fromStart}`,
     );
   }
   if (said === 'belongs to another tenant') {

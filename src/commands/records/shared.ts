@@ -6,6 +6,7 @@ import {
   SURFACE_PATTERN,
 } from '../../api/constants.js';
 import { RECORD_SURFACES } from '../../api/operations.js';
+import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { ApiError, NotFoundError } from '../../http/errors.js';
@@ -75,11 +76,11 @@ export async function onSurface<T>(ctx: Context, surface: string, call: () => Pr
       throw retyped(error, RecordNotFoundError, await lookedIn(ctx, surface));
     }
     if (error instanceof RecordDeletedError && !error.hint) {
-      throw retyped(error, RecordDeletedError, deletedRecordHint(surface));
+      throw retyped(error, RecordDeletedError, deletedRecordHint(commandLine(ctx.settings()), surface));
     }
     if (error.status === 405 && RECORD_SURFACES[surface]?.write === null) {
       throw new ApiError(init(error.message), {
-        hint: `${surface} is read-only: read it with \`svc records ls ${shellWord(surface)}\`${surface === 'audit_trail' ? ' or `svc audit ls`' : ''}`,
+        hint: `${surface} is read-only: read it with \`${svcCommand(ctx.settings(), `records ls ${shellWord(surface)}`)}\`${surface === 'audit_trail' ? ` or \`${svcCommand(ctx.settings(), 'audit ls')}\`` : ''}`,
         cause: error,
       });
     }
@@ -88,15 +89,15 @@ export async function onSurface<T>(ctx: Context, surface: string, call: () => Pr
 }
 
 /** The fix half of "record … is deleted" (409 record_deleted, or svc's own from the record it read). */
-export const deletedRecordHint = (surface: string): string =>
-  `a deleted record cannot be changed; \`svc records create ${shellWord(surface)} --data JSON\` makes a new one`;
+export const deletedRecordHint = (line: CommandLine, surface: string): string =>
+  `a deleted record cannot be changed; \`${line(`records create ${shellWord(surface)} --data JSON`)}\` makes a new one`;
 
 /**
  * The fix half of a record's "not found": the tenant it was looked for in (an id of another
  * tenant is "not found" too) and the list of its surface there.
  */
 async function lookedIn(ctx: Context, surface: string): Promise<string> {
-  const list = `see \`svc records ls ${shellWord(surface)}\` for its records, --tenant for another tenant's`;
+  const list = `see \`${svcCommand(ctx.settings(), `records ls ${shellWord(surface)}`)}\` for its records, --tenant for another tenant's`;
   try {
     return `looked for in ${await tenantLabel(ctx)}: ${list}`;
   } catch {

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
 import { mergePatchChanges } from '../../api/merge-patch.js';
+import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -31,7 +32,7 @@ export async function runRecordsUpdate(
     const since = before.deleted_at ? ` (since ${before.deleted_at})` : '';
     throw new SvcError('conflict', `${surface} record ${before.id} is deleted${since}; nothing was sent`, {
       code: 'record_deleted',
-      hint: deletedRecordHint(surface),
+      hint: deletedRecordHint(commandLine(ctx.settings()), surface),
     });
   }
   if (!changes(before, patch)) {

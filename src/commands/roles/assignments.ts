@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
@@ -66,7 +67,7 @@ export async function runRolesAssignments(ctx: Context, options: RolesAssignment
     {
       columns: TENANT_COLUMNS,
       empty: 'No role assignments match.',
-      command: `svc roles assignments${user}${flagWords([['--role', options.role]])}`,
+      command: svcCommand(ctx.settings(), `roles assignments${user}${flagWords([['--role', options.role]])}`),
     },
   );
 }
@@ -90,7 +91,7 @@ async function listUserAssignments(
     const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';
     const ended = options.includeEnded ? ' --include-ended' : '';
     ctx.out.info(
-      `${shown.length} of ${items.length} shown; every one with: svc roles assignments ${shellWord(user)}${ended}${mode} --all`,
+      `${shown.length} of ${items.length} shown; every one with: ${svcCommand(ctx.settings(), `roles assignments ${shellWord(user)}${ended}${mode} --all`)}`,
     );
   }
 }

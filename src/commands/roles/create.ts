@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -29,6 +30,7 @@ export function parseRolesCreate(flags: Record<string, unknown>): RolesCreateOpt
 export async function runRolesCreate(ctx: Context, options: RolesCreateOptions): Promise<void> {
   const platform = await ctx.platform();
   const data = await withNameTakenHint(
+    commandLine(ctx.settings()),
     withCatalogHint(
       platform.roles.create({
         name: options.name,

@@ -1,4 +1,5 @@
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { optionalLookup } from '../../errors.js';
 import { timeSpan } from '../../output/format.js';
@@ -48,7 +49,7 @@ export async function alreadyAssigned(
     `skipped: already_assigned — ${user} already holds ${name} ${until(held?.expires_at)}${audit}; nothing changed`,
   );
   ctx.out.info(
-    `To move its expiry: svc roles assign ${shellWord(user)} ${shellWord(name)} --extend --expires-in DURATION --justification TEXT`,
+    `To move its expiry: ${svcCommand(ctx.settings(), `roles assign ${shellWord(user)} ${shellWord(name)} --extend --expires-in DURATION --justification TEXT`)}`,
   );
 }
 

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../output/output.js';
 import { findRoleByRef } from '../../platform/role-ref.js';
@@ -45,7 +46,7 @@ export async function runRolesHolders(ctx: Context, options: RolesHoldersOptions
     {
       columns: HOLDER_COLUMNS,
       empty: `Nobody holds ${role.name} in this tenant${options.includeEnded ? '' : ' (--include-ended shows expired and revoked grants)'}.`,
-      command: `svc roles holders ${shellWord(options.role)}`,
+      command: svcCommand(ctx.settings(), `roles holders ${shellWord(options.role)}`),
     },
   );
 }

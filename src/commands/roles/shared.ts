@@ -1,6 +1,7 @@
 import { BUILTIN_TENANT_ROLES } from '../../api/constants.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
+import type { CommandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
@@ -245,7 +246,11 @@ export function existingAssignment(error: unknown): RoleAssignment | undefined {
  * A 409 role_name_taken from a create or rename to `name`: the fix names the role that has it
  * (names are unique in a tenant). A server's own hint is kept.
  */
-export async function withNameTakenHint<T>(request: Promise<T>, name: string | undefined): Promise<T> {
+export async function withNameTakenHint<T>(
+  line: CommandLine,
+  request: Promise<T>,
+  name: string | undefined,
+): Promise<T> {
   try {
     return await request;
   } catch (error) {
@@ -253,7 +258,7 @@ export async function withNameTakenHint<T>(request: Promise<T>, name: string | u
     throw retyped(
       error,
       RoleNameTakenError,
-      `pick another --name, or change that role: svc roles update ${shellWord(name)}`,
+      `pick another --name, or change that role: ${line(`roles update ${shellWord(name)}`)}`,
     );
   }
 }

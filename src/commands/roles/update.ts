@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { Role } from '../../api/schemas/roles.js';
+import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
@@ -47,6 +48,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   }
   // add/remove are applied by the server, so two admins editing at once do not undo each other.
   const data = await withNameTakenHint(
+    commandLine(ctx.settings()),
     withCatalogHint(
       platform.roles.update(role.id, {
         ...(options.name === undefined ? {} : { name: options.name }),

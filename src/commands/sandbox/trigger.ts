@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { counted } from '../../output/format.js';
@@ -59,7 +60,7 @@ export async function runTrigger(ctx: Context, options: TriggerOptions): Promise
     return;
   }
   ctx.out.success(
-    `${counted(data.count, 'event')} emitted, ${counted(data.deliveries, 'delivery', 'deliveries')} to ${where}; follow them with: svc webhooks deliveries ${options.webhook === undefined ? 'WEBHOOK' : shellWord(options.webhook)}`,
+    `${counted(data.count, 'event')} emitted, ${counted(data.deliveries, 'delivery', 'deliveries')} to ${where}; follow them with: ${svcCommand(ctx.settings(), `webhooks deliveries ${options.webhook === undefined ? 'WEBHOOK' : shellWord(options.webhook)}`)}`,
   );
 }
 

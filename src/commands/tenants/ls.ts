@@ -9,6 +9,7 @@ import {
 import { RESERVED_ROLE_PREFIXES, ROLE_NAME_RE } from '../../api/roles.js';
 import type { TenantSummary } from '../../api/schemas/tenants.js';
 import { didYouMean } from '../../api/suggest.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../output/output.js';
@@ -84,7 +85,7 @@ export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Pro
     ['--role', options.role],
     ['--tier', options.tier],
   ]);
-  listing.hintMore(ctx, `svc tenants ls${filters}`);
+  listing.hintMore(ctx, svcCommand(ctx.settings(), `tenants ls${filters}`));
 }
 
 export function lsCommand(make: MakeContext): Command {

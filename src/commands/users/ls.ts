@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { USER_LOOKUP_MAX, type User } from '../../api/schemas/users.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { someNames } from '../../output/format.js';
@@ -56,7 +57,7 @@ export async function runUsersLs(ctx: Context, options: UsersLsOptions): Promise
       `${missing.length} of ${options.ids.length} ids are not users of the tenant: ${someNames(missing)}`,
     );
   }
-  listing.hintMore(ctx, 'svc users ls');
+  listing.hintMore(ctx, svcCommand(ctx.settings(), 'users ls'));
 }
 
 export function lsCommand(make: MakeContext): Command {

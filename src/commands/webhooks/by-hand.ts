@@ -1,19 +1,28 @@
 // The `svc api` commands svc prints for a person to run by hand, when svc itself cannot (killed,
-// network down): each value one shell word, each path the platform client's (webhookPaths).
+// network down): each value one shell word, each path the platform client's (webhookPaths), with
+// the global options that keep them on the run's profile, base URL and tenant (targetOptions).
+import { type Settings, svcCommand } from '../../config/settings.js';
 import { webhookPaths } from '../../platform/webhooks.js';
 import { shellWord } from '../../system/shell-words.js';
+
+/** The settings of the run the commands must act as (`ctx.settings()`). */
+type Target = Pick<Settings, 'profile' | 'profileSource' | 'values' | 'sources'>;
 
 /**
  * The commands that put the webhook back by hand. Pasted into a shell: each value is one shell
  * word (single-quoted when it needs quoting), so a URL holding `$(…)`, `$VAR` or backquotes runs
- * nothing and is set back exactly as it was.
+ * nothing and is set back exactly as it was; and they act on the tenant the run did, not on the
+ * profile's default one.
  */
-export function restoreCommands(webhook: string, url: string, secret = true): string {
-  const patch = `svc api PATCH ${shellWord(webhookPaths.one(webhook))} -f url=${shellWord(url)}`;
-  return secret ? `${patch} && ${restoreSecretCommand(webhook)}` : patch;
+export function restoreCommands(target: Target, webhook: string, url: string, secret = true): string {
+  const patch = svcCommand(
+    target,
+    `api PATCH ${shellWord(webhookPaths.one(webhook))} -f url=${shellWord(url)}`,
+  );
+  return secret ? `${patch} && ${restoreSecretCommand(target, webhook)}` : patch;
 }
 
 /** The command that undoes the webhook's last rotation (the platform's restore-secret). */
-export function restoreSecretCommand(webhook: string): string {
-  return `svc api POST ${shellWord(webhookPaths.restoreSecret(webhook))}`;
+export function restoreSecretCommand(target: Target, webhook: string): string {
+  return svcCommand(target, `api POST ${shellWord(webhookPaths.restoreSecret(webhook))}`);
 }

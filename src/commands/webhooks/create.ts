@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import { parseHttpUrl } from '../../api/loopback.js';
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
+import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -77,7 +78,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
         ),
       );
       if (!creation.mayBeStale) return creation.data;
-      const now = await webhookNow(platform, creation.data, creation.key);
+      const now = await webhookNow(platform, commandLine(ctx.settings()), creation.data, creation.key);
       if (!creation.byEarlierRun) return now;
       if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
       const replayed: WebhookWithSecret = { ...now, replayed: true } as WebhookWithSecret;
@@ -85,10 +86,11 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
     },
     (webhook) => [
       `webhook ${webhook.id}'s signing secret`,
-      `get a new one with: svc webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`,
+      `get a new one with: ${svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`)}`,
     ],
   );
-  if (!ctx.out.isMachine) ctx.out.info(`Try it: svc webhooks test ${shellWord(data.id)}`);
+  if (!ctx.out.isMachine)
+    ctx.out.info(`Try it: ${svcCommand(ctx.settings(), `webhooks test ${shellWord(data.id)}`)}`);
 }
 
 const created = (id: string) => ({ what: `webhook ${id}`, noun: 'webhook', secret: 'signing secret' });
@@ -100,10 +102,11 @@ const created = (id: string) => ({ what: `webhook ${id}`, noun: 'webhook', secre
  */
 async function webhookNow(
   platform: Platform,
+  line: CommandLine,
   made: WebhookWithSecret,
   key: string,
 ): Promise<WebhookWithSecret> {
-  const remedy = `svc webhooks rotate-secret ${made.id} --secret-file PATH`;
+  const remedy = line(`webhooks rotate-secret ${shellWord(made.id)} --secret-file PATH`);
   const now = await asItIsNow(() => platform.webhooks.get(made.id), made, created(made.id), key, remedy);
   const { secret, warning } = made;
   return { ...made, ...now, secret, warning };

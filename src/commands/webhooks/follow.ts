@@ -1,4 +1,5 @@
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
+import { type CommandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { optionalLookup } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -45,7 +46,7 @@ export async function deliveryOutcome(
       error: {
         code: 'not_settled',
         message: `no attempt finished within ${Math.round(timeoutMs / 1000)} s`,
-        remedy: `follow it with: svc webhooks deliveries ${shellWord(webhook)}`,
+        remedy: `follow it with: ${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}`,
       },
     };
   }
@@ -80,7 +81,7 @@ const LISTED = 5;
  * are not in the queue), and those dead-lettered again are replayed by their own ids (a --dlq
  * rerun could miss them: their new entries are newer than --until, or past --limit).
  */
-export function failedReplaysHint(webhook: string, failed: FailedReplay[]): string {
+export function failedReplaysHint(line: CommandLine, webhook: string, failed: FailedReplay[]): string {
   const parts: string[] = [];
   const going = failed.filter((f) => f.status !== 'failed');
   if (going.length > 0) {
@@ -92,7 +93,7 @@ export function failedReplaysHint(webhook: string, failed: FailedReplay[]): stri
     const state = going.every((f) => f.status === 'retrying') ? 'retrying' : 'still in flight';
     parts.push(
       `${going.length} ${is} ${state}: the platform retries ${them} by itself${next ? ` (next attempt at ${next})` : ''}; ` +
-        `follow ${them} with \`svc webhooks deliveries ${shellWord(webhook)} --status in_flight\``,
+        `follow ${them} with \`${line(`webhooks deliveries ${shellWord(webhook)} --status in_flight`)}\``,
     );
   }
   const dead = failed.filter((f) => f.status === 'failed');
@@ -101,10 +102,12 @@ export function failedReplaysHint(webhook: string, failed: FailedReplay[]): stri
     const [is, those] = dead.length === 1 ? ['is', 'it'] : ['are', 'exactly those'];
     parts.push(
       `${dead.length} ${is} dead-lettered: once the target is fixed, replay ${those} with ` +
-        `\`svc webhooks replay ${shellWord(webhook)} ${dead
-          .slice(0, LISTED)
-          .map((f) => f.id)
-          .join(' ')}\`${more > 0 ? ` (and ${more} more: the new delivery of each failed row)` : ''}`,
+        `\`${line(
+          `webhooks replay ${shellWord(webhook)} ${dead
+            .slice(0, LISTED)
+            .map((f) => shellWord(f.id))
+            .join(' ')}`,
+        )}\`${more > 0 ? ` (and ${more} more: the new delivery of each failed row)` : ''}`,
     );
   }
   return `the replays were made and their deliveries failed: ${parts.length > 0 ? parts.join('; ') : 'fix the target, then replay them'}`;

@@ -2,6 +2,7 @@
 // session made of it, and every way W can be found on exit is said here, in one place.
 import { randomBytes } from 'node:crypto';
 import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
+import { type Settings, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { describeError, InterruptedError, SvcError } from '../../errors.js';
 import { platformTime } from '../../platform/clock.js';
@@ -106,7 +107,7 @@ export async function redirectWebhook(
     `Webhook ${webhook}'s URL is ${original.url}; for this session svc rotates its secret (deliveries carry the old ` +
       'one too) and points it at the listener. Ctrl-C puts both back; if svc is killed instead, put them back with:',
   );
-  ctx.out.info(`  ${restoreCommands(webhook, original.url)}`);
+  ctx.out.info(`  ${restoreCommands(ctx.settings(), webhook, original.url)}`);
   // A change, once sent, may be applied even if svc stops waiting: requests from here on finish
   // whatever Ctrl-C does, and a Ctrl-C during set-up undoes what took effect (a second one waits).
   const own = () => ({ signal: AbortSignal.timeout(30_000) });
@@ -115,8 +116,16 @@ export async function redirectWebhook(
       throw rotationRefused(webhook, error);
     });
     ctx.secrets.add(rotated.secret);
-    const redirection = sessionRedirection(platform, webhook, original, url, rotated, taken, own, () =>
-      ctx.clock.now(),
+    const redirection = sessionRedirection(
+      platform,
+      ctx.settings(),
+      webhook,
+      original,
+      url,
+      rotated,
+      taken,
+      own,
+      () => ctx.clock.now(),
     );
     let patchError: unknown;
     let pointed = false;
@@ -132,7 +141,7 @@ export async function redirectWebhook(
           throw new SvcError(
             'failure',
             `${describeError(error)}; webhook ${webhook}'s secret is rotated, and whether its URL was changed is not known`,
-            { hint: `put it back with: ${restoreCommands(webhook, original.url)}` },
+            { hint: `put it back with: ${restoreCommands(ctx.settings(), webhook, original.url)}` },
           );
         }
         pointed = now.url === url;
@@ -155,7 +164,7 @@ export async function redirectWebhook(
       throw new SvcError(
         'failure',
         `${why}; webhook ${webhook}'s URL was not changed, but its secret is still rotated (undoing that failed: ${describeError(error)})`,
-        { hint: `undo the rotation with: ${restoreSecretCommand(webhook)}` },
+        { hint: `undo the rotation with: ${restoreSecretCommand(ctx.settings(), webhook)}` },
       );
     }
     if (patchError !== undefined) throw patchError;
@@ -167,6 +176,7 @@ export async function redirectWebhook(
 
 function sessionRedirection(
   platform: Platform,
+  target: Settings,
   webhook: string,
   original: Webhook,
   url: string,
@@ -205,7 +215,7 @@ function sessionRedirection(
         }
         throw notBack(
           `could not read it: ${describeError(error)}`,
-          `put it back with: ${restoreCommands(webhook, original.url)}`,
+          `put it back with: ${restoreCommands(target, webhook, original.url)}`,
         );
       }
       const urlOurs = now.url === url;
@@ -228,7 +238,7 @@ function sessionRedirection(
             hint:
               `once no listen session runs on ${webhook}: while its URL is another session's (not this one's, ${url}), ` +
               `run the commands that session printed, each of which puts ${webhook} back as it was before that session; ` +
-              `then put it back as it was before this session with: ${restoreCommands(webhook, original.url)}`,
+              `then put it back as it was before this session with: ${restoreCommands(target, webhook, original.url)}`,
           },
         );
       }
@@ -243,10 +253,10 @@ function sessionRedirection(
           {
             code: 'webhook_changed',
             hint: signs
-              ? `to keep the new URL, undo only this session's rotation: ${restoreSecretCommand(webhook)}; ` +
-                `to put it back as it was before this session: ${restoreCommands(webhook, original.url)}`
-              : `give its receiver a new secret: svc webhooks rotate-secret ${shellWord(webhook)} --secret-file <new file>; ` +
-                `its URL before this session: ${restoreCommands(webhook, original.url, false)}`,
+              ? `to keep the new URL, undo only this session's rotation: ${restoreSecretCommand(target, webhook)}; ` +
+                `to put it back as it was before this session: ${restoreCommands(target, webhook, original.url)}`
+              : `give its receiver a new secret: ${svcCommand(target, `webhooks rotate-secret ${shellWord(webhook)} --secret-file <new file>`)}; ` +
+                `its URL before this session: ${restoreCommands(target, webhook, original.url, false)}`,
           },
         );
       }
@@ -261,8 +271,8 @@ function sessionRedirection(
           {
             code: 'webhook_changed',
             hint:
-              `to set its URL back: ${restoreCommands(webhook, original.url, false)} ` +
-              `(restore-secret would undo the newer rotation, not this session's: see \`svc webhooks get ${shellWord(webhook)}\` first)`,
+              `to set its URL back: ${restoreCommands(target, webhook, original.url, false)} ` +
+              `(restore-secret would undo the newer rotation, not this session's: see \`${svcCommand(target, `webhooks get ${shellWord(webhook)}`)}\` first)`,
           },
         );
       }
@@ -271,7 +281,7 @@ function sessionRedirection(
       } catch (error) {
         throw notBack(
           `its URL: ${describeError(error)}`,
-          `put it back with: ${restoreCommands(webhook, original.url)}`,
+          `put it back with: ${restoreCommands(target, webhook, original.url)}`,
         );
       }
       let restored: Webhook;
@@ -289,12 +299,12 @@ function sessionRedirection(
               `(${describeError(error)}); it signs with this session's secret${words}`,
             {
               code: 'secret_not_restored',
-              hint: `give its receiver a new secret${signs ? ' before then' : ''}: svc webhooks rotate-secret ${shellWord(webhook)} --secret-file <new file>`,
+              hint: `give its receiver a new secret${signs ? ' before then' : ''}: ${svcCommand(target, `webhooks rotate-secret ${shellWord(webhook)} --secret-file <new file>`)}`,
             },
           );
         }
         throw new SvcError('failure', `${urlBack} its secret (${describeError(error)})`, {
-          hint: `undo the session's rotation with: ${restoreSecretCommand(webhook)}`,
+          hint: `undo the session's rotation with: ${restoreSecretCommand(target, webhook)}`,
         });
       }
       if (restored.secret_rotated_at !== original.secret_rotated_at) {
@@ -302,7 +312,7 @@ function sessionRedirection(
           'failure',
           `webhook ${webhook} has its URL back (${original.url}), but its secret is not the one it had ` +
             `before this session (secret_rotated_at ${restored.secret_rotated_at ?? 'null'}, was ${original.secret_rotated_at ?? 'null'})`,
-          { hint: `see \`svc webhooks get ${shellWord(webhook)}\`` },
+          { hint: `see \`${svcCommand(target, `webhooks get ${shellWord(webhook)}`)}\`` },
         );
       }
     },

@@ -1,6 +1,7 @@
 import { DLQ_PAGE } from '../../api/constants.js';
 import type { DlqEntry, WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { WorkCall } from '../../bulk/runner.js';
+import type { CommandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { deriveIdempotencyKey } from '../../http/idempotency.js';
@@ -29,6 +30,7 @@ export interface NamedTarget {
  * delivery, named by its own id, is replayed whatever its entry says.
  */
 export function discardedRefusal(
+  line: CommandLine,
   webhook: string,
   ref: string,
   entry: { discarded_at?: string | null | undefined },
@@ -41,7 +43,7 @@ export function discardedRefusal(
     {
       code: 'dlq_entry_not_queued',
       hint: delivery
-        ? `to send its event anyway, replay its delivery by id: svc webhooks replay ${shellWord(webhook)} ${shellWord(delivery)}`
+        ? `to send its event anyway, replay its delivery by id: ${line(`webhooks replay ${shellWord(webhook)} ${shellWord(delivery)}`)}`
         : 'to send its event anyway, replay its delivery by id',
     },
   );
@@ -58,6 +60,7 @@ export function discardedRefusal(
  */
 export async function replayNamed(
   platform: Platform,
+  line: CommandLine,
   webhook: string,
   target: NamedTarget & { ref: string },
   delivery: string,
@@ -65,7 +68,7 @@ export async function replayNamed(
 ): Promise<WithResponse<WebhookDelivery>> {
   const { signal, idempotencyKey } = call;
   if (target.entry?.status === 'discarded')
-    throw discardedRefusal(webhook, target.ref, target.entry, delivery);
+    throw discardedRefusal(line, webhook, target.ref, target.entry, delivery);
   const plain = (key: string) =>
     platform.webhooks.deliveries.replay(webhook, delivery, { signal, idempotencyKey: key }).withResponse();
   if (!target.ref.startsWith('dlq_')) return plain(idempotencyKey);
@@ -77,7 +80,7 @@ export async function replayNamed(
     if (refusesEntryField(error)) return plain(deriveIdempotencyKey(idempotencyKey, 'without dlq_entry_id'));
     if (!(error instanceof DlqEntryNotQueuedError)) throw error;
     if (error.entry?.status === 'discarded')
-      throw discardedRefusal(webhook, target.ref, error.entry, delivery);
+      throw discardedRefusal(line, webhook, target.ref, error.entry, delivery);
     const leftBefore = target.entry !== undefined && target.entry.status !== 'queued';
     if (leftBefore) return plain(deriveIdempotencyKey(idempotencyKey, 'as its delivery'));
     throw error;

@@ -1,3 +1,4 @@
+import type { CommandLine } from '../../config/settings.js';
 import type { Column } from '../../output/output.js';
 import { shellWord } from '../../system/shell-words.js';
 import { leftText } from './dlq/queue.js';
@@ -24,7 +25,7 @@ export interface ReplayRow {
 }
 
 /** A row's detail in words: its error, its note, or what happened to it. */
-function detail(webhook: string, r: ReplayRow): string | undefined {
+function detail(webhook: string, line: CommandLine, r: ReplayRow): string | undefined {
   if (r.error) return [r.error.message, r.error.remedy].filter(Boolean).join('; ');
   if (r.reason === 'journal') {
     // Done by the earlier run this one resumes: nothing is sent now.
@@ -37,21 +38,21 @@ function detail(webhook: string, r: ReplayRow): string | undefined {
   }
   if (r.follow === 'interrupted') {
     const made = r.new_delivery_id;
-    return `interrupted while following; the replay was made (${made}): see how it went with \`svc webhooks deliveries get ${shellWord(webhook)} ${made === undefined ? '' : shellWord(made)}\``;
+    return `interrupted while following; the replay was made (${made}): see how it went with \`${line(`webhooks deliveries get ${shellWord(webhook)}${made === undefined ? '' : ` ${shellWord(made)}`}`)}\``;
   }
   if (r.note) return noteText(r as ReplayNote);
   return leftText(r) ?? (r.reason && `done (${r.reason})`);
 }
 
 export const replayColumns =
-  (webhook: string) =>
+  (webhook: string, line: CommandLine) =>
   (dryRun: boolean): Array<Column<ReplayRow>> => [
     { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
     { header: 'delivery', value: (r) => r.delivery_id ?? r.dlq_entry_id, kind: 'id' },
     { header: 'new delivery', value: (r) => r.new_delivery_id, kind: 'id' },
     { header: 'event', value: (r) => r.event_type },
     { header: 'outcome', value: (r) => r.delivery_status, kind: 'status', optional: true },
-    { header: 'detail', kind: 'detail', value: (r) => detail(webhook, r) },
+    { header: 'detail', kind: 'detail', value: (r) => detail(webhook, line, r) },
   ];
 
 /**

@@ -1,9 +1,11 @@
 // Over 300 lines, just: the verb's parsing, its BulkVerb (what each item is, how it is done,
 // followed and said) and its help read as one; named ids (replay-named.ts), rows (replay-rows.ts)
 // and the queue (dlq/queue.ts) live apart.
+
 import { Command, Option } from 'commander';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
+import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, SvcError, UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
@@ -106,7 +108,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     try {
       answer = queue
         ? await queue.replay(data.ref, original, call)
-        : await replayNamed(platform, webhook, data, original, { signal, idempotencyKey });
+        : await replayNamed(platform, commandLine(ctx.settings()), webhook, data, original, {
+            signal,
+            idempotencyKey,
+          });
     } catch (error) {
       // Disabled since the run started.
       throw withEnableHint(error, webhook);
@@ -137,7 +142,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   const plan: Worker<Target> = async ({ data }) => {
     if (queue) return {};
     if (data.entry?.status === 'discarded') {
-      throw discardedRefusal(webhook, data.ref, data.entry, data.delivery_id);
+      throw discardedRefusal(commandLine(ctx.settings()), webhook, data.ref, data.entry, data.delivery_id);
     }
     const found = await platform.webhooks.deliveries.get(webhook, await delivery(data));
     if (found.status === 'pending' || found.status === 'retrying') {
@@ -147,7 +152,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         `delivery ${found.id} is still ${found.status}; it can be replayed once it settles`,
         {
           code: 'delivery_in_progress',
-          hint: `follow it with: svc webhooks deliveries ${shellWord(webhook)}`,
+          hint: `follow it with: ${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}`,
         },
       );
     }
@@ -200,12 +205,12 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         ...(earlier && rest.follow === 'interrupted' ? { delivery_status: current } : {}),
       };
     },
-    columns: replayColumns(webhook),
+    columns: replayColumns(webhook, commandLine(ctx.settings())),
     describe: (r) =>
       r.error?.remedy
         ? `${r.new_delivery_id} ${r.error.code} (${r.error.remedy})`
         : `${r.delivery_id ?? r.dlq_entry_id}: ${r.error?.message}`,
-    retryHint: () => failedReplaysHint(webhook, failedReplays),
+    retryHint: () => failedReplaysHint(commandLine(ctx.settings()), webhook, failedReplays),
     single: !options.dlq && options.ids.length === 1,
     // Replays made but not followed (Ctrl-C while following): the journal stays, so the same
     // command says how they went instead of replaying them again.
@@ -216,7 +221,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   if (summary && !options.dryRun) queue?.noteLeft(ctx, 'replayed');
   if (!wait && !options.dryRun && summary && summary.ok > 0) {
     ctx.out.info(
-      `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${shellWord(webhook)}\`, or pass --wait`,
+      `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
     );
   }
   await queue?.noteLater(ctx, 'replay');
@@ -224,7 +229,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.
     const [it, was] = words.unfollowed === 1 ? ['it', 'was'] : ['they', 'were'];
     throw new InterruptedError(`interrupted while following ${counted(words.unfollowed, 'replay')}`, {
-      hint: `${it} ${was} made: run the same command again to see how ${it} went (nothing is replayed twice), or \`svc webhooks deliveries ${shellWord(webhook)}\``,
+      hint: `${it} ${was} made: run the same command again to see how ${it} went (nothing is replayed twice), or \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\``,
     });
   }
 }

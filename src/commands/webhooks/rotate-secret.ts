@@ -33,7 +33,7 @@ export async function runWebhooksRotateSecret(
     // Rotating again at once would end the previous secret, which the receiver still uses.
     (webhook) => [
       'the new signing secret',
-      `put the previous one back with: ${restoreSecretCommand(webhook.id)}, then rotate again with --secret-file PATH`,
+      `put the previous one back with: ${restoreSecretCommand(ctx.settings(), webhook.id)}, then rotate again with --secret-file PATH`,
     ],
   );
   if (!ctx.out.isMachine && data.previous_secret_expires_at) {

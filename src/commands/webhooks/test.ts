@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, SvcError } from '../../errors.js';
 import { withEnableHint } from '../../platform/errors.js';
@@ -46,7 +47,7 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
       await ctx.clock.sleep(POLL_MS, ctx.signal);
     } catch {
       throw new InterruptedError('interrupted while waiting for the test delivery', {
-        hint: `follow it with: svc webhooks deliveries ${shellWord(options.webhook)}`,
+        hint: `follow it with: ${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(options.webhook)}`)}`,
       });
     }
     delivery = await platform.webhooks.deliveries.get(options.webhook, delivery.id);
@@ -67,7 +68,7 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
   }
   if (delivery.attempt_count === 0) {
     ctx.out.info(
-      `no attempt finished within ${options.waitSeconds} s; follow it with: svc webhooks deliveries ${shellWord(options.webhook)}`,
+      `no attempt finished within ${options.waitSeconds} s; follow it with: ${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(options.webhook)}`)}`,
     );
     return;
   }

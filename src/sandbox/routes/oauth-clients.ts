@@ -40,8 +40,20 @@ function audit(
 }
 
 export default function oauthClientRoutes(app: FastifyInstance, { state }: RouteContext): void {
-  const clientOf = (tenantId: string, clientId: string): OAuthClientRecord => {
+  /**
+   * The client `clientId` as the tenant sees it: its own, or the platform's first-party client
+   * (tenant_id null), which every tenant's users log in with, so reading it finds it. A change
+   * (`change`) of the first-party client is refused as what it is, not as "not found".
+   */
+  const clientOf = (tenantId: string, clientId: string, change = true): OAuthClientRecord => {
     const client = state.oauth.clients.get(clientId);
+    if (client?.tenant_id === null) {
+      if (!change) return client;
+      throw new DomainError(
+        'oauth_client_first_party',
+        `OAuth client ${clientId} is the platform's first-party client: it is no tenant's to change, rotate or delete`,
+      );
+    }
     if (!client || client.tenant_id !== tenantId)
       throw new DomainError('oauth_client_not_found', `OAuth client ${clientId} not found`);
     return client;
@@ -105,12 +117,14 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
         description:
           'Never shows the secret. (Not in the reference.) A client id the tenant does not have (another tenant’s included) is ' +
           '404 oauth_client_not_found, on every operation of /v1/oauth/clients/{client_id}: told apart from a path the platform ' +
-          'does not have (404 not_found), so a client (svc login --client-id) can warn of an unknown client only when the platform says so.',
+          'does not have (404 not_found), so a client (svc login --client-id) can warn of an unknown client only when the platform says so. ' +
+          'The first-party client svc-cli, which every tenant’s users log in with, is found in every tenant (tenant_id null; not in ' +
+          'the list of the tenant’s clients); changing, rotating or deleting it is 403 oauth_client_first_party.',
         params: OAuthClientParams,
         response: { 200: { $ref: 'OAuthClient#' }, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => publicClient(clientOf(request.tenant!.id, request.params.client_id)),
+    async (request) => publicClient(clientOf(request.tenant!.id, request.params.client_id, false)),
   );
 
   app.post<{ Params: { client_id: string } }>(

@@ -104,6 +104,34 @@ describe('a client id the tenant does not know', () => {
   });
 });
 
+// s11 review-b 2: the sandbox's own login client (svc-cli, the one `svc sandbox start` names) is
+// no client of a tenant, and reading it answered oauth_client_not_found: the login was warned
+// about a client it then logged in with. A client the platform accepts is never warned about.
+describe('the platform’s first-party client', () => {
+  it.each([
+    ['oauth authorize', ['oauth', 'authorize', '--public']],
+    ['login', ['login']],
+  ])('svc %s --client-id svc-cli: no warning, and logged in', async (_name, argv) => {
+    const browser = consentBrowser();
+    const r = await svc.run([...argv, '--client-id', 'svc-cli'], { browser, ...realTime });
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('OAuth client svc-cli');
+    expect(r.stderr).not.toContain('not found');
+  });
+
+  it('svc login --client-id svc-cli in another tenant (--tenant): no warning either', async () => {
+    const browser = consentBrowser();
+    const r = await svc.run(['--tenant', 'acme-payments-eu', 'login', '--client-id', 'svc-cli'], {
+      browser,
+      ...realTime,
+    });
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('OAuth client svc-cli');
+  });
+});
+
 // Exploratory test s11: the warning is the platform's answer for an unknown client
 // (oauth_client_not_found), not any 404: a server that is not the platform answers 404 to every
 // path it lacks, and a login through it was told its client did not exist.

@@ -137,3 +137,25 @@ describe('svc oauth create', () => {
     expect(help.stdout).toMatch(/--scope <scope> +a scope the client may ask for \(required,\s+repeatable\)/);
   });
 });
+
+// s11 review-b 2: the platform's first-party client (svc-cli) is read in every tenant, and a change
+// of it is refused as the platform's own, with the fix: never "not found" for the client a login uses.
+describe('the first-party client svc-cli', () => {
+  it('svc oauth get shows it', async () => {
+    const r = await svc.run(['oauth', 'get', 'svc-cli', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ client_id: 'svc-cli', tenant_id: null });
+  });
+
+  it.each([
+    ['update', ['oauth', 'update', 'svc-cli', '--name', 'mine']],
+    ['delete', ['oauth', 'delete', 'svc-cli', '--yes']],
+    ['rotate-secret', ['oauth', 'rotate-secret', 'svc-cli', '--yes']],
+  ])('svc oauth %s refuses it in one line with the fix (exit 4)', async (_verb, argv) => {
+    const r = await svc.run(argv);
+    expect([r.code, r.stdout]).toEqual([4, '']);
+    expect(r.stderr).toMatch(
+      /^error: OAuth client svc-cli is the platform's first-party client: it is no tenant's to change, rotate or delete \(HTTP 403, oauth_client_first_party, request req_[0-9a-f]+\); it needs no change to log in with; for a client of your own, create one with `svc oauth create`\n$/,
+    );
+  });
+});

@@ -34,10 +34,11 @@ async function paste(shell: Shell, line: string) {
 
 describe('listen --webhook: the printed restore commands are safe to paste', () => {
   it('quotes each value as one shell word (single quotes: nothing expands)', () => {
-    expect(restoreCommands('wh_1', 'https://h.example/a')).toBe(
+    const target = { profile: 'default', profileSource: 'default' as const, values: {}, sources: {} };
+    expect(restoreCommands(target, 'wh_1', 'https://h.example/a')).toBe(
       'svc api PATCH /v1/webhooks/wh_1 -f url=https://h.example/a && svc api POST /v1/webhooks/wh_1/restore-secret',
     );
-    expect(restoreCommands('wh_1', "https://h.example/$(x)'`y`$HOME", false)).toBe(
+    expect(restoreCommands(target, 'wh_1', "https://h.example/$(x)'`y`$HOME", false)).toBe(
       "svc api PATCH /v1/webhooks/wh_1 -f url='https://h.example/$(x)'\\''`y`$HOME'",
     );
   });

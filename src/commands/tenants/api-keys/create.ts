@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { characters } from '../../../api/characters.js';
 import { API_KEY_LIMITS } from '../../../api/constants.js';
 import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
+import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import type { Platform } from '../../../platform/index.js';
@@ -121,7 +122,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   if (!options.secretFile) {
     ctx.outputIsOnlyCopyOf(
       `API key ${data.id}`,
-      `revoke it with: svc tenants api-keys revoke ${shellWord(tenant.id)} ${shellWord(data.id)} --yes, and create another with --secret-file PATH`,
+      `revoke it with: ${svcCommand(ctx.settings(), `tenants api-keys revoke ${shellWord(tenant.id)} ${shellWord(data.id)} --yes`)}, and create another with --secret-file PATH`,
     );
   }
   if (ctx.out.isMachine) return ctx.out.json(shown);

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { refuseCredentialAsId } from '../../../http/path.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
@@ -20,7 +21,7 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
     refuseCredentialAsId(
       'KEY',
       id,
-      `its id is ${keyId} (prefix ${prefix}…): svc tenants api-keys revoke ${tenantRef} ${keyId}`,
+      `its id is ${keyId} (prefix ${prefix}…): ${svcCommand(ctx.settings(), `tenants api-keys revoke ${shellWord(tenantRef)} ${shellWord(keyId)}`)}`,
     );
   }
   refuseCredentialAsId('KEY', id, notListedHint(tenantRef, listed.withheld ?? 0));

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { DELIVERY_PAGE, DELIVERY_STATUS_FILTERS, type DeliveryStatusFilter } from '../../../api/constants.js';
 import type { DeliveryList, DeliverySummary, WebhookDelivery } from '../../../api/schemas/webhooks.js';
+import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { counted } from '../../../output/format.js';
@@ -74,7 +75,10 @@ export async function runDeliveries(ctx: Context, options: DeliveriesOptions): P
   });
   listing.hintMore(
     ctx,
-    `svc webhooks deliveries ${shellWord(options.webhook)}${options.status ? ` --status ${options.status}` : ''}`,
+    svcCommand(
+      ctx.settings(),
+      `webhooks deliveries ${shellWord(options.webhook)}${options.status ? ` --status ${options.status}` : ''}`,
+    ),
   );
 }
 

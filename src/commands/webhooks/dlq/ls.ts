@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { DLQ_PAGE, DLQ_STATUS_FILTERS } from '../../../api/constants.js';
 import type { DlqEntry, DlqList } from '../../../api/schemas/webhooks.js';
+import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { shellWord } from '../../../system/shell-words.js';
 import { examples, type MakeContext } from '../../kit.js';
@@ -34,7 +35,7 @@ export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   const total = listing.lastPage?.total ?? listing.shown;
   listing.hintMore(
     ctx,
-    `svc webhooks dlq ${shellWord(options.webhook)}${filterArgs(filters)}`,
+    svcCommand(ctx.settings(), `webhooks dlq ${shellWord(options.webhook)}${filterArgs(filters)}`),
     `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
   );
 }
