@@ -5,6 +5,9 @@
  * store exactly it refuses). JSON.parse keeps the last of two equal keys without a word and
  * turns every number into a double: 9007199254740993 becomes 9007199254740992, 1e400 Infinity,
  * which JSON.stringify writes as null ("remove the field" in a merge patch).
+ *
+ * Just past 300 lines, on purpose: the depth count, the scan (keys given twice, numbers as written)
+ * and the layout that keeps them all walk JSON text the same way, and belong side by side.
  */
 
 /** Where a value sits: keys of objects and indices of arrays. */

@@ -4,7 +4,8 @@ import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 // HTTP itself, as docs/openapi.json describes it (x-error-codes, x-svc-choices): media types,
-// errors the framework raises before any route runs, and methods a path does not have.
+// errors the framework raises before any route runs, and methods a path does not have. Past 300
+// lines: one sandbox and one raw-socket helper serve every case of the protocol layer.
 const sandbox = useSandbox();
 const TREASURY = tenantId('acme-treasury');
 let keys = 0;

@@ -6,6 +6,10 @@
  * with the right commands; the first Ctrl-C puts W back before waiting for a forward in flight, and
  * a second one abandons the forward, not the restore (exit 130); a forward answered after the
  * sender hung up says so; times carry their zone.
+ *
+ * Past 300 lines: its cases share one sandbox and the helpers at its top (a listen session, the
+ * webhook as the platform has it, its signing secrets, forward targets); split, both halves would
+ * carry them.
  */
 
 import { request as httpRequest } from 'node:http';

@@ -1,0 +1,28 @@
+/** `svc api -H 'Name: value'`: the headers given, each once. */
+import { UsageError } from '../../errors.js';
+
+function splitHeader(raw: string): [string, string] {
+  const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(raw);
+  if (!match) throw new UsageError(`-H takes 'Name: value', got ${JSON.stringify(raw)}`);
+  return [match[1]!.toLowerCase(), match[2]!];
+}
+
+/**
+ * The -H headers by lower-case name. svc sends each header once, so a name given twice (in any
+ * letter case) is refused rather than one value dropped unsaid; a platform reads X-Tenant-Id,
+ * Authorization or Idempotency-Key once, and the sandbox refuses two.
+ */
+export function headersGiven(raws: string[]): Record<string, string> {
+  const headers: Record<string, string> = Object.create(null);
+  const spelled = new Map<string, string>();
+  for (const raw of raws) {
+    const [name, value] = splitHeader(raw);
+    const first = spelled.get(name);
+    if (first !== undefined) {
+      throw new UsageError(`-H ${first} is given twice; give it once (svc sends each header once)`);
+    }
+    spelled.set(name, raw.slice(0, name.length));
+    headers[name] = value;
+  }
+  return headers;
+}

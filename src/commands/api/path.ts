@@ -1,0 +1,51 @@
+/** The path `svc api` sends, checked so that it names the endpoint it reads as. */
+import { UsageError } from '../../errors.js';
+
+/**
+ * A path is sent as given, so none of its segments may be `.` or `..` (or `%2e` spellings of
+ * them): a URL resolves them, and `DELETE /v1/rules/../roles/R` would delete a role. The path is
+ * checked as the URL parser reads it (joinUrl sets it as the URL's pathname): up to the first
+ * `?`, with a `#` as part of the path (it becomes %23, and what follows is still path), and
+ * backslashes as slashes. The parser drops tabs and newlines (`.<TAB>.` is `..`) and changes
+ * other control characters, so a path with one is refused outright. A `..;x` segment is refused
+ * too: servers that drop `;` parameters (Java servlet containers) resolve it as `..`. Last, the
+ * URL svc would build is compared with the path segment by segment, so a spelling this misses
+ * cannot reach another endpoint either. Refused as `svc records` refuses such ids, naming the
+ * endpoint it would have called.
+ */
+export function withoutDotSegments(path: string): string {
+  const control = /[\u0000-\u001f\u007f]/.exec(path)?.[0];
+  if (control !== undefined) {
+    const code = `U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new UsageError(
+      `the path has a control character (${code}), which a URL drops or changes; remove it`,
+    );
+  }
+  const bare = path.split('?')[0]!;
+  const segments = bare.split(/[/\\]/);
+  const refuse = (dot: string, how: string) => {
+    throw new UsageError(`the path has a ${JSON.stringify(dot)} segment, ${how}`, {
+      hint: 'give the path it names, without dot segments',
+    });
+  };
+  const sent = new URL('http://svc.invalid');
+  sent.pathname = bare;
+  const dot = segments.find((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  if (dot !== undefined) refuse(dot, `which a URL resolves: it would call ${sent.pathname}`);
+  const param = segments.find((segment) => /^(\.|%2e){1,2};/i.test(segment));
+  if (param !== undefined) refuse(param, 'which a server that drops ";" parameters reads as ".."');
+  // Each segment as the URL encodes it on its own (after "x", so it is never a dot segment).
+  const alone = new URL('http://svc.invalid');
+  const expected = segments
+    .map((segment) => {
+      alone.pathname = `/x${segment}`;
+      return alone.pathname.slice(2);
+    })
+    .join('/');
+  if (sent.pathname !== expected) {
+    throw new UsageError(`the URL resolves the path into another one: it would call ${sent.pathname}`, {
+      hint: 'give the path it names, without dot segments',
+    });
+  }
+  return path;
+}
