@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import type { StoreDisk } from '../../src/config/disk.js';
 import {
@@ -279,6 +279,29 @@ export function useTempDirs(): () => Record<'SVC_CONFIG_DIR' | 'SVC_STATE_DIR' |
       SVC_CONFIG_DIR: join(root, 'config'),
       SVC_STATE_DIR: join(root, 'state'),
       SVC_CACHE_DIR: join(root, 'cache'),
+    };
+  };
+}
+
+/**
+ * Like useTempDirs, but a new set of directories (and NO_COLOR) on every call, for tests that
+ * each start from no profile at all; all are removed after each test.
+ */
+export function useFreshDirs(
+  prefix = 'svc-test-',
+): () => Record<'SVC_CONFIG_DIR' | 'SVC_STATE_DIR' | 'SVC_CACHE_DIR' | 'NO_COLOR', string> {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const root = mkdtempSync(join(tmpdir(), prefix));
+    made.push(root);
+    return {
+      SVC_CONFIG_DIR: join(root, 'config'),
+      SVC_STATE_DIR: join(root, 'state'),
+      SVC_CACHE_DIR: join(root, 'cache'),
+      NO_COLOR: '1',
     };
   };
 }

@@ -3,28 +3,13 @@
  * the sandbox starts and before any profile is written. A wildcard bind saves (and prints) a URL
  * a client can connect to, and --seed none says that it has no admin token.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runInProcess, startInProcess } from '../../helpers/context.js';
+import { describe, expect, it } from 'vitest';
+import { runInProcess, startInProcess, useFreshDirs } from '../../helpers/context.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function dirs() {
-  const root = mkdtempSync(join(tmpdir(), 'svc-sandbox-inputs-'));
-  made.push(root);
-  return {
-    SVC_CONFIG_DIR: join(root, 'config'),
-    SVC_STATE_DIR: join(root, 'state'),
-    SVC_CACHE_DIR: join(root, 'cache'),
-    NO_COLOR: '1',
-  };
-}
+const dirs = useFreshDirs('svc-sandbox-inputs-');
 
 const files = (env: Record<string, string>) => {
   const read = (name: string) => {

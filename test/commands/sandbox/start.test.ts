@@ -1,28 +1,7 @@
-/**
- * `svc sandbox start`'s closing "Try" line names a command that works: the sandbox's profile is
- * activated only when no other profile is set up, and when it is not, the line says `-p sandbox`.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runInProcess, startInProcess } from '../../helpers/context.js';
+import { describe, expect, it } from 'vitest';
+import { runInProcess, startInProcess, useFreshDirs } from '../../helpers/context.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function dirs() {
-  const root = mkdtempSync(join(tmpdir(), 'svc-sandbox-start-'));
-  made.push(root);
-  return {
-    SVC_CONFIG_DIR: join(root, 'config'),
-    SVC_STATE_DIR: join(root, 'state'),
-    SVC_CACHE_DIR: join(root, 'cache'),
-    NO_COLOR: '1',
-  };
-}
+const dirs = useFreshDirs('svc-sandbox-start-');
 
 async function tryLine(argv: string[], env: Record<string, string>): Promise<string> {
   const run = startInProcess(['sandbox', 'start', '--port', '0', ...argv], env);
