@@ -61,6 +61,8 @@ export interface SandboxOptions {
 export interface Sandbox {
   /** Base URL, e.g. http://127.0.0.1:4010 (also the app URL). */
   readonly url: string;
+  /** The address the listener is bound to, as the system reports it (0.0.0.0 or :: for every interface). */
+  readonly bound: string;
   readonly app: FastifyInstance;
   readonly state: SandboxState;
   readonly faults: FaultInjector;
@@ -190,8 +192,12 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   };
 }
 
-const UNSPECIFIED_V4 = new Set(['0.0.0.0']);
-const UNSPECIFIED_V6 = new Set(['::', '::0', '0:0:0:0:0:0:0:0']);
+/** Whether the system bound every interface (the address it reports after a wildcard bind). */
+export const isEveryInterface = (bound: string) => bound === '0.0.0.0' || bound === '::';
+
+/** Whether the system bound a loopback address (127.0.0.0/8, ::1, or 127.x mapped into IPv6). */
+export const isLoopbackBound = (bound: string) =>
+  bound === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(bound);
 
 /** Starts the sandbox on loopback (an ephemeral port with `port: 0`). */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -201,13 +207,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  // A wildcard bind (every interface) is not an address to connect to: its URL, what clients
-  // are given and the issuer of its tokens, is the loopback address of the same family.
-  const reachable = UNSPECIFIED_V4.has(host)
-    ? '127.0.0.1'
-    : UNSPECIFIED_V6.has(host.toLowerCase())
-      ? '::1'
-      : host;
+  const bound = typeof address === 'object' && address ? address.address : host;
+  // A wildcard bind (every interface, however --host spelled it) is not an address to connect
+  // to: its URL, what clients are given and the issuer of its tokens, is the loopback address of
+  // the same family.
+  const reachable = isEveryInterface(bound) ? (bound === '::' ? '::1' : '127.0.0.1') : host;
   const url = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
   built.setBaseUrl(url);
   const adminToken = state.identity.users.has(ADMIN_USER)
@@ -215,6 +219,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     : '';
   return {
     url,
+    bound,
     app,
     state,
     faults,

@@ -14,7 +14,9 @@ const HOST_FIX = 'use 127.0.0.1, or 0.0.0.0 for every interface';
  * and then fail to make a URL, after the profile was written.
  */
 export function parseHost(raw: unknown): string {
-  const host = String(raw ?? '127.0.0.1');
+  // [::1] is how a URL writes an IPv6 address (and how the sandbox prints its own): the address
+  // inside is what is bound.
+  const host = String(raw ?? '127.0.0.1').replace(/^\[([0-9A-Fa-f:.]+)\]$/, '$1');
   if (host === '')
     throw new UsageError('--host needs an address, e.g. 127.0.0.1 (or 0.0.0.0 for every interface)');
   const ip = isIP(host) !== 0 && !host.includes('%');
@@ -29,10 +31,15 @@ export function parseHost(raw: unknown): string {
   return host;
 }
 
-/** An origin an earlier sandbox (or another local server) may have left in a profile. */
-const isLocalHttp = (url: string | undefined) => {
+/**
+ * An origin an earlier sandbox (or another local server) may have left in a profile: plain http
+ * to loopback, or to the host this sandbox is started on (`--host vm` run again).
+ */
+const isLocalHttp = (url: string | undefined, host: string) => {
   const parsed = url === undefined ? undefined : parseHttpUrl(url);
-  return parsed !== undefined && parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname);
+  if (parsed === undefined || parsed.protocol !== 'http:') return false;
+  const name = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return isLoopbackHost(parsed.hostname) || name === host.toLowerCase();
 };
 
 /**
@@ -41,12 +48,16 @@ const isLocalHttp = (url: string | undefined) => {
  * login (which is not revoked), so it needs -y/--yes or a yes at a prompt. Returns what to warn of
  * once it is replaced.
  */
-export async function confirmReplacing(ctx: Context, profile: string): Promise<string | undefined> {
+export async function confirmReplacing(
+  ctx: Context,
+  profile: string,
+  host: string,
+): Promise<string | undefined> {
   const store = ctx.store();
   const base = store.profile(profile)?.base_url;
   const credential = store.credential(profile);
-  const baseElsewhere = base !== undefined && !isLocalHttp(base);
-  const loginElsewhere = credential !== undefined && !isLocalHttp(credential.origin ?? base);
+  const baseElsewhere = base !== undefined && !isLocalHttp(base, host);
+  const loginElsewhere = credential !== undefined && !isLocalHttp(credential.origin ?? base, host);
   if (!baseElsewhere && !loginElsewhere) return undefined;
   const loginAt = loginElsewhere ? (credential.origin ?? 'another server') : undefined;
   const there = loginAt !== undefined && loginAt === parseHttpUrl(base ?? '')?.origin;

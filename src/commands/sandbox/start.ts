@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { Command, Option } from 'commander';
-import { parseHttpUrl } from '../../api/loopback.js';
 import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -88,19 +87,22 @@ export function parseSandboxStart(flags: Record<string, unknown>): SandboxStartO
   };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
 export async function runSandboxStart(ctx: Context, options: SandboxStartOptions): Promise<void> {
   const profile = ctx.globals.profile ?? 'sandbox';
   // Without an admin (--seed none) there is no credential to save: no profile is written.
   const replaced =
-    options.profile && options.seed === 'demo' ? await confirmReplacing(ctx, profile) : undefined;
-  const [{ startSandbox }, { tenantId, PRIMARY_TENANT_SLUG, DEMO_ORG }, { CLI_CLIENT_ID }] =
-    await Promise.all([
-      import('../../sandbox/server.js'),
-      import('../../sandbox/seed.js'),
-      import('../../sandbox/domain/oauth.js'),
-    ]);
+    options.profile && options.seed === 'demo'
+      ? await confirmReplacing(ctx, profile, options.host)
+      : undefined;
+  const [
+    { startSandbox, isEveryInterface, isLoopbackBound },
+    { tenantId, PRIMARY_TENANT_SLUG, DEMO_ORG },
+    { CLI_CLIENT_ID },
+  ] = await Promise.all([
+    import('../../sandbox/server.js'),
+    import('../../sandbox/seed.js'),
+    import('../../sandbox/domain/oauth.js'),
+  ]);
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
     sandbox = await startSandbox({
@@ -116,7 +118,9 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
   } catch (error) {
     throw bindError(error, options);
   }
-  if (!LOOPBACK.has(options.host)) {
+  // Judged by the address the system bound (127.1, 127.0.0.2 and a name for 127.0.0.1 are
+  // loopback too), not by how --host spelled it.
+  if (!isLoopbackBound(sandbox.bound)) {
     ctx.out.warn(`--host ${options.host} is not loopback: anyone who can reach it can mint sandbox tokens`);
   }
   const tenant = options.seed === 'demo' ? tenantId(PRIMARY_TENANT_SLUG) : undefined;
@@ -161,9 +165,9 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     await ctx.out.json(info);
   } else {
     // A wildcard bind's URL is a loopback one (src/sandbox/server.ts): what is bound is said too.
-    const bound = parseHttpUrl(sandbox.url)?.hostname.replace(/^\[|\]$/g, '') !== options.host;
+    const every = isEveryInterface(sandbox.bound);
     await ctx.out.text(
-      `svc sandbox listening on ${sandbox.url}${bound ? ` (every interface: --host ${options.host})` : ''}`,
+      `svc sandbox listening on ${sandbox.url}${every ? ` (every interface: --host ${options.host})` : ''}`,
     );
     await ctx.out.text(
       `  admin token  ${sandbox.adminToken || 'none: --seed none makes no users; restart without it for an admin'}`,

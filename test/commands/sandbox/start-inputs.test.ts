@@ -5,6 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess, startInProcess, useFreshDirs } from '../../helpers/context.js';
@@ -127,6 +128,50 @@ describe('svc sandbox start --host', () => {
       await run.done;
     }
   });
+});
+
+// Review s11 d: the note and the warning follow the address the system bound, not --host's spelling.
+describe('svc sandbox start --host, another spelling of a loopback address', () => {
+  it.each(['127.1', 'LOCALHOST', '127.0.0.2', '[::1]', '0:0:0:0:0:0:0:1'])(
+    '--host %s: no "every interface" note and no "not loopback" warning',
+    async (host) => {
+      const env = dirs();
+      const run = await started(['--host', host], env);
+      try {
+        expect(run.stdout()).toMatch(/^svc sandbox listening on http:\/\/\S+:\d+\n/);
+        expect(run.stdout()).not.toContain('every interface');
+        expect(run.stderr()).not.toContain('is not loopback');
+        expect((await runInProcess(['tenants', 'ls'], env)).code).toBe(0);
+      } finally {
+        run.interrupt();
+        await run.done;
+      }
+    },
+  );
+
+  // A sandbox on an address of this machine that is not loopback, started again with the same
+  // --host: the profile the first run wrote is its own, not another platform's.
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a?.family === 'IPv4' && !a.internal)?.address;
+  it.skipIf(external === undefined)(
+    'a second run on the same --host replaces the profile the first one wrote, without asking',
+    async () => {
+      const env = dirs();
+      for (const round of [1, 2]) {
+        const run = await started(['--host', external!], env);
+        try {
+          expect([round, run.stderr()]).toEqual([
+            round,
+            `warning: --host ${external} is not loopback: anyone who can reach it can mint sandbox tokens\n`,
+          ]);
+        } finally {
+          run.interrupt();
+          await run.done;
+        }
+      }
+    },
+  );
 });
 
 describe('svc -p NAME sandbox start, when NAME is the profile of another platform', () => {
