@@ -421,6 +421,7 @@ needs('bash').describe('the README install lines, on a fresh account', () => {
         );
       }
       expect(readFileSync(join(fresh, '.zshrc'), 'utf8')).toContain('fpath=(~/.zfunc $fpath)');
+      expect(readFileSync(join(fresh, '.bashrc'), 'utf8')).toBe('source <(svc completion bash)\n');
     } finally {
       rmSync(fresh, { recursive: true, force: true });
     }
