@@ -241,6 +241,9 @@ function __svc_walk
         if string match -q -- '-*' $word
             if string match -q -- '*=*' $word
                 contains -- (string split -m 1 = -- $word)[1] $context; and set -a globals $word
+            else if string match -qr -- '^-[^-].' $word; and __svc_takes_value $cmdpath (string sub -l 2 -- $word)
+                # A short option with its value attached (-ptwo), as commander reads it.
+                contains -- (string sub -l 2 -- $word) $context; and set -a globals $word
             else if __svc_takes_value $cmdpath $word
                 set pending $word
             else if contains -- $word $context
@@ -529,7 +532,7 @@ complete -c svc -n '__svc_in \'svc webhooks listen\'' -l forward-timeout -x -d '
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l webhook -x -a '(svc (__svc_walk)[4..-1] __complete webhooks 2>/dev/null)' -d 'point this webhook here while svc runs, and put it back on exit'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l take-over -d 'with --webhook: take the webhook even when another listen session has it'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l public-url -x -d 'with --webhook: the URL the platform reaches this listener at (a tunnel)'
-complete -c svc -n '__svc_in \'svc webhooks listen\'' -l capture -x -d 'save each request\'s headers and raw body in DIR, for verify'
+complete -c svc -n '__svc_in \'svc webhooks listen\'' -l capture -x -a '(__fish_complete_directories (commandline -ct))' -d 'save each request\'s headers and raw body in DIR, for verify'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l tolerance -x -d 'allowed clock difference, both ways (default 300; 0: no check, so a delivery of any age is accepted, as by verify)'
 complete -c svc -n '__svc_in \'svc webhooks listen\'' -l max-body -x -d 'refuse bodies larger than this, with 413 (default 5)'
 complete -c svc -n '__svc_at \'svc roles\' 0' -a 'ls' -d 'List the roles of the tenant'
@@ -599,17 +602,18 @@ complete -c svc -n '__svc_in \'svc audit ls\'' -l since -x -d 'at or after: ISO 
 complete -c svc -n '__svc_in \'svc audit ls\'' -l until -x -d 'before: ISO 8601 with a zone, a date (00:00Z), or a duration ago'
 complete -c svc -n '__svc_in \'svc audit ls\'' -l oldest-first -d 'oldest first'
 complete -c svc -n '__svc_in \'svc export\'' -l all-tenants -d 'every tenant where you are tenant_admin'
-complete -c svc -n '__svc_in \'svc export\'' -s o -l output -x -d 'write here (.json: JSON, else YAML) instead of stdout'
+complete -c svc -n '__svc_in \'svc export\'' -s o -l output -r -F -d 'write here (.json: JSON, else YAML) instead of stdout'
 complete -c svc -n '__svc_in \'svc export\'' -l only -x -d 'only these kinds, written and managed: roles, grants, webhooks, oauth_clients (commas or repeated)'
 complete -c svc -n '__svc_in \'svc plan\'' -s f -l file -r -F -d 'the access file (- for stdin)'
-complete -c svc -n '__svc_in \'svc plan\'' -l out -x -d 'also save the plan document to a file, for svc apply PLAN.json (--json prints it)'
+complete -c svc -n '__svc_in \'svc plan\'' -l out -r -F -d 'also save the plan document to a file, for svc apply PLAN.json (--json prints it)'
 complete -c svc -n '__svc_in \'svc plan\'' -l create-missing -d 'create the webhooks and OAuth clients whose id (an export of another tenant or platform) is not there'
 complete -c svc -n '__svc_in \'svc apply\'' -s f -l file -r -F -d 'the access file (- for stdin)'
 complete -c svc -n '__svc_in \'svc apply\'' -l prune -d 'also remove what the file manages but does not declare'
 complete -c svc -n '__svc_in \'svc apply\'' -l create-missing -d 'create the webhooks and OAuth clients whose id (an export of another tenant or platform) is not there'
-complete -c svc -n '__svc_in \'svc apply\'' -l secret-dir -x -d 'where the secrets of new webhooks and OAuth clients go (0700)'
+complete -c svc -n '__svc_in \'svc apply\'' -l secret-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'where the secrets of new webhooks and OAuth clients go (0700)'
 complete -c svc -n '__svc_in \'svc apply\'' -l concurrency -x -d 'requests in flight, 1-64 (default 8)'
 complete -c svc -n '__svc_in \'svc apply\'' -l journal -r -F -d 'where finished changes are recorded (default: state dir)'
+complete -c svc -n '__svc_at \'svc apply\' 0' -F
 complete -c svc -n '__svc_in \'svc api\'' -s f -l raw-field -x -d 'add a string field (repeatable)'
 complete -c svc -n '__svc_in \'svc api\'' -s F -l field -x -d 'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file'
 complete -c svc -n '__svc_in \'svc api\'' -l input -r -F -d 'request body from FILE, or - for standard input'

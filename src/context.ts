@@ -73,6 +73,8 @@ export interface ContextDeps {
   beforeHttp?: () => void;
   /** How the config store writes its files (config/disk.ts): tests play a full disk; svc uses the real one. */
   disk?: StoreDisk;
+  /** Set by forCompletion: the run's one deadline (ms), no retries and no OAuth refresh. */
+  deadlineMs?: number;
 }
 
 /**
@@ -118,6 +120,13 @@ export interface Context {
    * Close it when done.
    */
   withToken(token: string): Context;
+  /**
+   * This run bounded by one deadline of `ms`, for a TAB press (`svc __complete`): every request
+   * (a tenant slug's GET /v1/me, the lists) under one signal that aborts when it passes, none
+   * retried, and an OAuth access token used as stored: never refreshed, so a TAB never waits for
+   * a token endpoint nor rotates or loses a session. Close it when done.
+   */
+  forCompletion(ms: number): Context;
   /** The last change the server accepted in this command, e.g. `POST /v1/users/u/roles → 201`. */
   lastChange(): string | undefined;
   /**
@@ -147,8 +156,8 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     sleep: given?.sleep ? (ms, signal) => given.sleep!(ms, signal) : realSleep,
   };
   const mode = outputMode(globals, deps.io);
-  const timeoutMs = parseTimeout(globals, deps.env);
-  const maxRetries = parseMaxRetries(deps.env);
+  const timeoutMs = Math.min(parseTimeout(globals, deps.env), deps.deadlineMs ?? Number.POSITIVE_INFINITY);
+  const maxRetries = deps.deadlineMs === undefined ? parseMaxRetries(deps.env) : 0;
   const maxResponseBytes = parseMaxResponseBytes(deps.env);
   const secrets = new SecretRegistry();
   const out = new Output(deps.io, mode, () => clock.now(), secrets, { wide: globals.wide === true });
@@ -220,13 +229,15 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
             deps.env,
             ctx.store(),
             ctx.settings().profile,
-            {
-              api: () => ctx.api(),
-              now: () => clock.now(),
-              defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
-              loginCommand: () => loginCommand(ctx.settings()),
-              warn: (message) => out.warn(message),
-            },
+            deps.deadlineMs !== undefined
+              ? undefined
+              : {
+                  api: () => ctx.api(),
+                  now: () => clock.now(),
+                  defaultTokenUrl: () => tokenUrl(ctx.settings().values.base_url ?? ''),
+                  loginCommand: () => loginCommand(ctx.settings()),
+                  warn: (message) => out.warn(message),
+                },
             {
               profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
               notice: (message) => out.warn(message),
@@ -317,6 +328,11 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     forProfile: (name) => createContext(deps, { ...globals, profile: name }),
     withToken: (token) =>
       createContext({ ...deps, credentials: () => staticCredentials(token, 'standard input') }, globals),
+    forCompletion: (ms) =>
+      createContext(
+        { ...deps, deadlineMs: ms, signal: AbortSignal.any([deps.signal, AbortSignal.timeout(ms)]) },
+        globals,
+      ),
     lastChange: () => change,
     outputIsOnlyCopyOf(what, remedy) {
       onlyCopy = `its output was the only copy of ${what}, which is lost now; ${remedy}`;

@@ -47,6 +47,9 @@ export function fishScript(root: CommandSpec): string {
     "        if string match -q -- '-*' $word",
     "            if string match -q -- '*=*' $word",
     '                contains -- (string split -m 1 = -- $word)[1] $context; and set -a globals $word',
+    "            else if string match -qr -- '^-[^-].' $word; and __svc_takes_value $cmdpath (string sub -l 2 -- $word)",
+    '                # A short option with its value attached (-ptwo), as commander reads it.',
+    '                contains -- (string sub -l 2 -- $word) $context; and set -a globals $word',
     '            else if __svc_takes_value $cmdpath $word',
     '                set pending $word',
     '            else if contains -- $word $context',
@@ -81,7 +84,11 @@ export function fishScript(root: CommandSpec): string {
     'complete -c svc -f',
   );
   const dynamic = (kind: string) =>
-    kind === 'files' ? '-F' : `-a ${quote(`(svc (__svc_walk)[4..-1] __complete ${kind} 2>/dev/null)`)}`;
+    kind === 'files'
+      ? '-F'
+      : kind === 'dirs'
+        ? `-a ${quote('(__fish_complete_directories (commandline -ct))')}`
+        : `-a ${quote(`(svc (__svc_walk)[4..-1] __complete ${kind} 2>/dev/null)`)}`;
   for (const spec of flatten(root)) {
     const path = pathKey(spec.path);
     const isRoot = spec.path.length === 0;
@@ -102,9 +109,11 @@ export function fishScript(root: CommandSpec): string {
             ? `-x -a ${quote(o.values.join(' '))}`
             : o.dynamic === 'files'
               ? '-r -F'
-              : o.dynamic
-                ? `-x ${dynamic(o.dynamic)}`
-                : '-x';
+              : o.dynamic === 'dirs'
+                ? `-x ${dynamic('dirs')}`
+                : o.dynamic
+                  ? `-x ${dynamic(o.dynamic)}`
+                  : '-x';
       }
       lines.push(
         `complete -c svc ${condition}${names} ${values} -d ${quote(o.description)}`.replace(/ {2,}/g, ' '),

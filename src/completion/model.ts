@@ -3,8 +3,11 @@ import { AUDIT_ACTION_FAMILIES, AUDIT_ACTIONS } from '../api/audit.js';
 import { EVENT_TYPES } from '../api/constants.js';
 import { RECORD_SURFACES } from '../api/operations.js';
 
-/** What a value can be completed from at TAB time (by `svc __complete KIND`), or `files`. */
-export type Dynamic = 'profiles' | 'tenants' | 'roles' | 'webhooks' | 'files';
+/**
+ * What a value can be completed from at TAB time (by `svc __complete KIND`), or `files` / `dirs`
+ * (file names, directory names) for an option or argument that takes a path.
+ */
+export type Dynamic = 'profiles' | 'tenants' | 'roles' | 'webhooks' | 'files' | 'dirs';
 
 export interface OptionSpec {
   names: string[];
@@ -46,7 +49,10 @@ export const CONTEXT_OPTIONS = [
   '--allow-insecure-http',
 ];
 
-/** Options whose values come from somewhere svc knows (by long name). */
+/**
+ * Options whose values come from somewhere svc knows (by long name), the path-taking ones
+ * included: the one list all three scripts complete file and directory names from.
+ */
 const OPTION_HINTS: Record<string, Dynamic> = {
   '--profile': 'profiles',
   '--tenant': 'tenants',
@@ -60,6 +66,10 @@ const OPTION_HINTS: Record<string, Dynamic> = {
   '--header-file': 'files',
   '--payload': 'files',
   '--journal': 'files',
+  '--output': 'files',
+  '--out': 'files',
+  '--secret-dir': 'dirs',
+  '--capture': 'dirs',
 };
 
 /**
@@ -81,6 +91,7 @@ const ARGUMENT_HINTS: Record<string, Dynamic> = {
   tenant: 'tenants',
   role: 'roles',
   webhook: 'webhooks',
+  'apply PLAN.json': 'files',
   'profiles use name': 'profiles',
   'profiles show name': 'profiles',
   'profiles rm name': 'profiles',

@@ -112,10 +112,12 @@ export function shellTables(
  * arguments. Leaves `cmdpath`, `pending` (an option waiting for its value), `position`, and
  * `globals`: the options of `__svc_context` on the line, with their values, for `svc __complete`.
  * Bash splits a word at `=` and `:` (COMP_WORDBREAKS): `--tenant=x` and `http://h:1` are made
- * whole again, and `--tenant=` just before the cursor waits for its value like `--tenant`.
+ * whole again, and `--tenant=` just before the cursor waits for its value like `--tenant`. Each
+ * word is read as the shell will pass it (`__svc_unquote`: "acme-labs" is acme-labs), and a short
+ * option with its value attached (`-ptwo`) is one option with its value, as commander reads it.
  */
 export function shellWalk(word: (index: string) => string, first: number, end: string): string {
-  return `  local cmdpath=svc word canonical pending='' position=0 i joined
+  return `  local cmdpath=svc word canonical pending='' position=0 i joined REPLY
   local -a globals=()
   for ((i = ${first}; i < ${end}; i++)); do
     word=${word('i')} joined=''
@@ -127,6 +129,8 @@ export function shellWalk(word: (index: string) => string, first: number, end: s
       word+=${word('i + 1')}
       ((i++))
     done
+    __svc_unquote "$word"
+    word=$REPLY
     if [[ -n $pending ]]; then
       if [[ \${__svc_context[svc]} == *" $pending "* ]]; then globals+=("$pending" "$word"); fi
       pending=''
@@ -136,6 +140,9 @@ export function shellWalk(word: (index: string) => string, first: number, end: s
       if [[ $word == *= && $((i + 1)) -eq ${end} ]]; then word=\${word%=}; fi
       if [[ $word == *=* ]]; then
         if [[ \${__svc_context[svc]} == *" \${word%%=*} "* ]]; then globals+=("$word"); fi
+      elif [[ $word != --* && \${#word} -gt 2 && ( \${__svc_valopts[$cmdpath]} == *" \${word:0:2} "* || \${__svc_valopts[svc]} == *" \${word:0:2} "* ) ]]; then
+        # A short option with its value attached (-ptwo), as commander reads it.
+        if [[ \${__svc_context[svc]} == *" \${word:0:2} "* ]]; then globals+=("$word"); fi
       elif [[ \${__svc_valopts[$cmdpath]} == *" $word "* || \${__svc_valopts[svc]} == *" $word "* ]]; then pending=$word
       elif [[ \${__svc_context[svc]} == *" $word "* ]]; then globals+=("$word")
       fi

@@ -17,12 +17,20 @@ export function zshScript(root: CommandSpec): string {
 typeset -gA __svc_subs __svc_alias __svc_opts __svc_valopts __svc_optvals __svc_optdyn __svc_argvals __svc_argdyn __svc_variadic __svc_context
 ${declarations.join('\n')}
 
-# Values svc knows at TAB time (profiles, tenants, roles, webhooks); quiet and quick on failure.
-# Arguments: the kind, svc, then the profile, tenant, org and base URL options already on the
-# line, so the values are those of what the command will act on.
+# A word as the shell will pass it, in REPLY (quotes and backslashes removed, nothing expanded).
+__svc_unquote() {
+  REPLY=\${(Q)1}
+}
+
+# Values svc knows at TAB time (profiles, tenants, roles, webhooks), or file or directory names;
+# quiet and quick on failure. Arguments: the kind, svc, then the profile, tenant, org and base URL
+# options already on the line, so the values are those of what the command will act on. compadd
+# quotes each value for the line: a value from the server is never evaluated.
 __svc_dynamic() {
   if [[ $1 == files ]]; then
     _files
+  elif [[ $1 == dirs ]]; then
+    _files -/
   else
     local -a values
     values=(\${(f)"$($2 "\${@[3,-1]}" __complete $1 2>/dev/null)"})

@@ -6,7 +6,9 @@
  * requires them). `svc __complete` itself is tested in-process in test/commands/completion/.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,7 +23,10 @@ import { Terminal } from '../helpers/terminal.js';
 const run = promisify(execFile);
 const sandbox = useSandbox();
 const home = mkdtempSync(join(tmpdir(), 'svc-completion-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(async () => {
+  await new Promise<void>((resolve) => (odd ? odd.close(() => resolve()) : resolve()));
+  rmSync(home, { recursive: true, force: true });
+});
 const bin = join(home, 'bin');
 const scripts = {
   bash: join(ROOT, 'completions', 'svc.bash'),
@@ -38,7 +43,51 @@ let bare: Record<string, string>;
 let labsWebhook: string;
 const LABS_ROLE = 'labs_only';
 
+/**
+ * Role names a server other than the sandbox may send (the reference sets no pattern on a role's
+ * name): shell code, quotes, backslashes, spaces and globs. TAB must offer each as the value it
+ * is, and run nothing: the `$(…)`, backquote and `;` ones would create a file in `pwned`.
+ */
+const pwned = join(home, 'pwned');
+const ODD_ROLES = [
+  `$(touch\${IFS}${pwned}-dollar)`,
+  `\`touch\${IFS}${pwned}-tick\``,
+  `semi;touch\${IFS}${pwned}-semi`,
+  'back\\slash',
+  "quo'te",
+  'dq"uote',
+  'with space',
+  'star*',
+  'q?',
+];
+const pwnedFiles = () => readdirSync(home).filter((f) => f.startsWith('pwned'));
+/** In front of the sandbox: its roles, then ODD_ROLES, for GET /v1/roles; 404 for anything else. */
+let odd: Server;
+let ODD_URL: string;
+/** A directory with two files and a directory that start with `pro`. */
+const paths = join(home, 'paths');
+
 beforeAll(async () => {
+  odd = createServer(async (request, response) => {
+    if (request.method !== 'GET' || !request.url?.startsWith('/v1/roles')) {
+      response.writeHead(404).end();
+      return;
+    }
+    const upstream = await fetch(new URL(request.url, sandbox().url), {
+      headers: {
+        authorization: String(request.headers.authorization),
+        'x-tenant-id': String(request.headers['x-tenant-id']),
+      },
+    });
+    const page = (await upstream.json()) as { items: Array<Record<string, unknown>> };
+    const model = page.items[0]!;
+    page.items.push(...ODD_ROLES.map((name, i) => ({ ...model, id: `role_${'0'.repeat(23)}${i}`, name })));
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(page));
+  });
+  await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+  ODD_URL = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
+  mkdirSync(join(paths, 'probe'), { recursive: true });
+  for (const file of ['proxy.js', 'proxy.log']) writeFileSync(join(paths, file), '');
   // `svc` on PATH, as after `npm link`, for the scripts' TAB-time questions.
   mkdirSync(bin);
   writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
@@ -171,6 +220,13 @@ const contextCases = (): Array<[string, Record<string, string>, string[]]> => [
   ['svc webhooks get --profile labs ', bare, [labsWebhook]],
   ['svc --profile=labs webhooks get ', bare, [labsWebhook]],
   ['svc webhooks get ', bare, []],
+  // A short option with its value attached, as commander reads it.
+  ['svc -plabs webhooks get ', bare, [labsWebhook]],
+  ['svc webhooks get -plabs ', bare, [labsWebhook]],
+  // Quoted values, as the shell will pass them.
+  ['svc --tenant "acme-labs" roles get labs', env, [LABS_ROLE]],
+  ["svc --tenant 'acme-labs' webhooks get ", env, [labsWebhook]],
+  ['svc -p "labs" webhooks get ', bare, [labsWebhook]],
   ['svc -p labs --tenant acme-l', bare, ['acme-labs', 'acme-ledger-uk']],
   ['svc -p labs roles get --tenant acme-labs labs', bare, [LABS_ROLE]],
   [
@@ -184,6 +240,16 @@ const contextCases = (): Array<[string, Record<string, string>, string[]]> => [
     ['tenant_admin'],
   ],
   ['svc --base-url http://127.0.0.1:1 roles get tenant_ad', env, []],
+];
+
+/** Options and arguments that take a path: files (directories too), or directories only. */
+const pathCases = (): Array<[string, 'files' | 'dirs']> => [
+  [`svc apply ${paths}/pro`, 'files'],
+  [`svc export -o ${paths}/pro`, 'files'],
+  [`svc export --output ${paths}/pro`, 'files'],
+  [`svc plan --out ${paths}/pro`, 'files'],
+  [`svc apply --secret-dir ${paths}/pro`, 'dirs'],
+  [`svc webhooks listen --capture ${paths}/pro`, 'dirs'],
 ];
 
 describe('completion scripts in real shells', () => {
@@ -211,6 +277,30 @@ describe('completion scripts in real shells', () => {
       // Bash alone splits `--tenant=acme-l` at the `=`: the word after it is the value to complete.
       expect(await bash(readlineWords('svc --tenant=acme-l'))).toEqual(['acme-labs', 'acme-ledger-uk']);
     });
+
+    it('offers a value from the server as a word that is that value, and runs nothing in it', async () => {
+      // Each candidate read back as the shell reads the line it completes.
+      const typed = async (line: string) => {
+        const script = `source ${scripts.bash}; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _svc; for c in "\${COMPREPLY[@]}"; do eval "printf '%s\\n' $c"; done`;
+        const { stdout } = await run('bash', ['-c', script, '_', ...readlineWords(line)], {
+          env,
+          cwd: paths,
+        });
+        return stdout.split('\n').filter(Boolean).sort();
+      };
+      const all = await typed(`svc --base-url ${ODD_URL} roles get `);
+      expect(all).toEqual(expect.arrayContaining([...ODD_ROLES, 'tenant_admin']));
+      expect(await typed(`svc --base-url ${ODD_URL} roles get 'quo`)).toEqual(["quo'te"]);
+      expect(await typed(`svc --base-url ${ODD_URL} roles get back\\\\`)).toEqual(['back\\slash']);
+      expect(await typed(`svc --base-url ${ODD_URL} roles get "with`)).toEqual(['with space']);
+      expect(await typed(`svc --base-url ${ODD_URL} roles get sta`)).toEqual(['star*']);
+      expect(pwnedFiles()).toEqual([]);
+    });
+
+    it.each(pathCases())('completes %j with names from the file system', async (line, kind) => {
+      const expected = kind === 'files' ? ['probe', 'proxy.js', 'proxy.log'] : ['probe'];
+      expect(await bash(line.split(' '))).toEqual(expected.map((name) => `${paths}/${name}`));
+    });
   });
 
   needs('fish').describe('fish', () => {
@@ -231,6 +321,25 @@ describe('completion scripts in real shells', () => {
       for (const [line, shellEnv, expected] of contextCases()) {
         expect(await fish(line, shellEnv), line).toEqual(expected);
       }
+    });
+
+    it('offers a value from the server as it is, and runs nothing in it', async () => {
+      const { stdout } = await run(
+        'fish',
+        [
+          '--no-config',
+          '-c',
+          `source ${scripts.fish}; complete -C ${JSON.stringify(`svc --base-url ${ODD_URL} roles get `)}`,
+        ],
+        { env },
+      );
+      expect(stdout.split('\n')).toEqual(expect.arrayContaining([...ODD_ROLES, 'tenant_admin']));
+      expect(pwnedFiles()).toEqual([]);
+    });
+
+    it.each(pathCases())('completes %j with names from the file system', async (line, kind) => {
+      const expected = kind === 'files' ? ['probe/', 'proxy.js', 'proxy.log'] : ['probe/'];
+      expect(await fish(line)).toEqual(expected.map((name) => `${paths}/${name}`));
     });
   });
 
@@ -265,6 +374,9 @@ describe('completion scripts in real shells', () => {
       ['svc --tenant acme-labs webhooks get ', () => labsWebhook],
       ['svc webhooks get --tenant acme-labs ', () => labsWebhook],
       ['svc --tenant acme-labs roles get lab', () => LABS_ROLE.slice(3)],
+      ['svc --tenant "acme-labs" roles get lab', () => LABS_ROLE.slice(3)],
+      [`svc apply --secret-dir ${paths}/pro`, () => 'be/'],
+      [`svc export -o ${paths}/proxy.j`, () => 's'],
     ])('completes %j with the flags on the line', async (line, rest) => {
       // The one candidate: zsh writes it into the line.
       const expected = `${line}${rest()}`;
@@ -274,6 +386,17 @@ describe('completion scripts in real shells', () => {
       await term.waitFor(expected);
       await term.send('C-c');
       await term.waitFor(/ready>\s*$/m);
+    });
+
+    it('writes a value from the server quoted: the line holds the value, and nothing ran', async () => {
+      const line = `svc --base-url ${ODD_URL} roles get semi`;
+      await term.send('C-u');
+      await term.type(line);
+      await term.send('Tab');
+      await term.waitFor(`${line}\\;touch\\$\\{IFS\\}${pwned}-semi`);
+      await term.send('C-c');
+      await term.waitFor(/ready>\s*$/m);
+      expect(pwnedFiles()).toEqual([]);
     });
   });
 });
@@ -298,6 +421,7 @@ needs('bash').describe('the README install lines, on a fresh account', () => {
         );
       }
       expect(readFileSync(join(fresh, '.zshrc'), 'utf8')).toContain('fpath=(~/.zfunc $fpath)');
+      expect(readFileSync(join(fresh, '.bashrc'), 'utf8')).toBe('source <(svc completion bash)\n');
     } finally {
       rmSync(fresh, { recursive: true, force: true });
     }

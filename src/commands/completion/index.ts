@@ -33,9 +33,10 @@ export default function completion(make: MakeContext): Command {
     .addHelpText(
       'after',
       examples(
+        ["echo 'source <(svc completion bash)' >> ~/.bashrc", 'bash (then open a new shell)'],
         [
           'mkdir -p ~/.local/share/bash-completion/completions && svc completion bash > ~/.local/share/bash-completion/completions/svc',
-          'bash',
+          'bash with the bash-completion package (2.0 or later), which loads it at the first TAB',
         ],
         [
           "mkdir -p ~/.zfunc && svc completion zsh > ~/.zfunc/_svc && echo 'fpath=(~/.zfunc $fpath); autoload -Uz compinit; compinit' >> ~/.zshrc",

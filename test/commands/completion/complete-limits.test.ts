@@ -1,0 +1,109 @@
+/**
+ * `svc __complete` (hidden), in-process, at its limits: one deadline for the whole run (a tenant
+ * slug's lookup included, no retries, no OAuth refresh from a TAB), and lists longer than a page.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigStore, type StoredCredential } from '../../../src/config/store.js';
+import { tenantId } from '../../../src/sandbox/seed.js';
+import { call, useSandboxContext } from '../../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+
+describe('svc __complete: one deadline for the whole run', () => {
+  // Answers nothing to GET /v1/me and POST /v1/oauth/token (held open), 401 to anything else.
+  let server: Server;
+  let url: string;
+  const requests: string[] = [];
+  const held: ServerResponse[] = [];
+  let dir: string;
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const path = new URL(request.url ?? '/', 'http://x').pathname;
+      requests.push(`${request.method} ${path}`);
+      if (path === '/v1/me' || path === '/v1/oauth/token') held.push(response);
+      else response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    dir = mkdtempSync(join(tmpdir(), 'svc-complete-limits-'));
+    // The HTTP modules loaded once, so that a short deadline is spent on requests, not on imports.
+    expect((await svc.run(['__complete', 'roles'])).stdout).toContain('tenant_admin');
+  });
+  afterAll(async () => {
+    for (const response of held) response.destroy();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    requests.length = 0;
+  });
+
+  it('a tenant slug is looked up under the same deadline, once (no retries)', async () => {
+    const started = Date.now();
+    const result = await svc.run(['--tenant', 'acme-labs', '__complete', 'roles'], {
+      env: { SVC_BASE_URL: url, SVC_TIMEOUT: '0.3' },
+    });
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(requests).toEqual(['GET /v1/me']);
+    expect(Date.now() - started).toBeLessThan(1200);
+  });
+
+  it('an expired OAuth session is not refreshed from a TAB (nothing sent to the token endpoint, nothing stored)', async () => {
+    const config = join(dir, 'config');
+    const store = new ConfigStore(config);
+    await store.setProfileValues('px', { base_url: url, tenant: tenantId('acme-labs') });
+    const credential: StoredCredential = {
+      type: 'oauth',
+      access_token: 'at-expired',
+      refresh_token: 'rt-0123456789',
+      expires_at: '2000-01-01T00:00:00.000Z',
+      client_id: 'client-1',
+      token_url: `${url}/v1/oauth/token`,
+      origin: url,
+      session: 'session-1',
+      obtained_at: '2000-01-01T00:00:00.000Z',
+    };
+    await store.setCredential('px', credential);
+    const env = {
+      SVC_CONFIG_DIR: config,
+      SVC_TOKEN: undefined,
+      SVC_BASE_URL: undefined,
+      SVC_TENANT: undefined,
+    };
+    const result = await svc.run(['-p', 'px', '__complete', 'roles'], {
+      env: { ...env, SVC_TIMEOUT: '0.3' },
+    });
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(requests).toEqual(['GET /v1/roles']);
+    expect(new ConfigStore(config).credential('px')).toEqual(credential);
+  });
+});
+
+describe('svc __complete: lists longer than a page', () => {
+  const APAC = tenantId('acme-apac');
+  const names = Array.from({ length: 130 }, (_, i) => `zz_role_${String(i + 1).padStart(3, '0')}`);
+  beforeAll(async () => {
+    for (const name of names) {
+      const made = await call(svc.sandbox(), 'POST', '/v1/roles', {
+        token: svc.sandbox().adminToken,
+        tenant: APAC,
+        body: { name, permissions: ['exception.read'], idempotency_key: `limits-${name}` },
+      });
+      expect(made.status, made.text).toBe(201);
+    }
+  });
+
+  it('roles: every page, the last custom role included', async () => {
+    const result = await svc.run(['--tenant', APAC, '__complete', 'roles']);
+    expect(result.code).toBe(0);
+    const offered = result.stdout.split('\n').filter(Boolean);
+    expect(offered.slice(-names.length)).toEqual(names);
+    expect(offered).toContain('tenant_admin');
+  });
+});
