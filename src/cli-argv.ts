@@ -81,8 +81,11 @@ export function nestedHelpTopic(
 /**
  * `svc roles asign --help`: a word that names no verb of its group, before --help or -h. commander
  * printed the group's help and exited 0, so a typo went unnoticed; this is the one line (exit 2)
- * `svc help roles asign` and `svc roles asign` give. A word after a verb, or after a group that
- * takes it as an argument (`svc webhooks dlq WEBHOOK`, ls by default), is no typo.
+ * `svc help roles asign` and `svc roles asign` give. A word after a verb is no typo, nor is one
+ * after a group that takes it as its default verb's argument (`svc webhooks dlq WEBHOOK`, ls by
+ * default) unless more words follow than that verb takes (`svc webhooks dlq discardd wh_1`):
+ * then it is the same one line with --help or without (commander said "too many arguments for
+ * 'ls'" without, and printed the group's help with it).
  */
 export function unknownBeforeHelp(
   program: Command,
@@ -90,20 +93,42 @@ export function unknownBeforeHelp(
   valued: readonly string[],
 ): UsageError | undefined {
   const options = optionWords(argv);
-  if (!options.includes('--help') && !options.includes('-h')) return undefined;
+  const help = options.includes('--help') || options.includes('-h');
   const names = commandWords(options, valued, Number.POSITIVE_INFINITY);
   if (names[0] === 'help') return undefined;
   let current = program;
-  for (const name of names) {
-    const takesWords =
-      current.registeredArguments.length > 0 ||
-      typeof (current as unknown as { _defaultCommandName?: string | null })._defaultCommandName === 'string';
-    if (current.commands.length === 0 || takesWords) return undefined;
+  for (const [depth, name] of names.entries()) {
+    if (current.commands.length === 0 || current.registeredArguments.length > 0) return undefined;
     const sub = subcommand(current, name);
-    if (!sub) return unknownSubcommand(current, name);
-    current = sub;
+    if (sub) {
+      current = sub;
+      continue;
+    }
+    const byDefault = defaultSubcommand(current);
+    if (byDefault === undefined) return help ? unknownSubcommand(current, name) : undefined;
+    const operands = commandWords(options, [...valued, ...valueFlags(byDefault)], Number.POSITIVE_INFINITY);
+    return operands.length - depth > maxArguments(byDefault) ? unknownSubcommand(current, name) : undefined;
   }
   return undefined;
+}
+
+/** The verb a group runs when its first word names none (`webhooks dlq WEBHOOK` is `dlq ls`). */
+function defaultSubcommand(command: Command): Command | undefined {
+  const name = (command as unknown as { _defaultCommandName?: string | null })._defaultCommandName;
+  return typeof name === 'string' ? subcommand(command, name) : undefined;
+}
+
+/** A command's options that take a value, as written on the command line (`--since`, `-n`). */
+function valueFlags(command: Command): string[] {
+  return command.options
+    .filter((option) => option.required || option.optional)
+    .flatMap((option) => [option.long, option.short].filter((flag): flag is string => flag !== undefined));
+}
+
+/** How many arguments a command takes: unlimited when its last one is variadic. */
+function maxArguments(command: Command): number {
+  const args = command.registeredArguments;
+  return args.some((arg) => arg.variadic) ? Number.POSITIVE_INFINITY : args.length;
 }
 
 /** The words of argv before the end of options (`--`): after it, `--json` is an operand, not a flag. */

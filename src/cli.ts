@@ -19,7 +19,7 @@ import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
-import { localSymbols } from './output/symbols.js';
+import { useUnicodeMarks } from './output/symbols.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
 import { unabandonedWork } from './system/interrupts.js';
 import { VERSION } from './version.js';
@@ -249,6 +249,8 @@ export async function runCli(
   };
   const json = machineArgv(argv);
   const debug = flagGiven(argv, '--debug') || envSwitchOrOff(deps.env, 'SVC_DEBUG');
+  // svc's marks in what it composes from here on, as the locale shows them (symbols.ts).
+  useUnicodeMarks(deps.io.unicode || json);
   try {
     checkLauncherSwitches(deps.env);
     checkDirectoryVariables(deps.env);
@@ -296,8 +298,7 @@ export async function runCli(
       ...(meant ? { suggestion: `did you mean \`${meant}\`?` } : {}),
     });
     try {
-      // svc's symbols in an error line as the locale shows them; JSON is left as it is.
-      deps.io.stderr.write(json ? text : localSymbols(text, deps.io.unicode));
+      deps.io.stderr.write(text);
     } catch {
       // stderr is gone too
     }

@@ -1,4 +1,5 @@
 import { isoSeconds } from '../api/time.js';
+import { sym } from '../output/symbols.js';
 import { base, sameSet } from './changes.js';
 import { diffClients, diffWebhooks } from './diff-integrations.js';
 import { comparable, DigestBuilder, fingerprint, liveIdentity } from './fingerprint.js';
@@ -192,7 +193,7 @@ function diffGrant(
   if (justification === null) {
     problems.push({
       line: grant.line,
-      message: `the grant of ${grant.role} to ${grant.user} would ${verb === 'extend' ? 'be extended' : 'be shortened'} (expires ${held ?? 'never'} → ${wanted ?? 'never'}), which needs a justification: add "justification:" to it`,
+      message: `the grant of ${grant.role} to ${grant.user} would ${verb === 'extend' ? 'be extended' : 'be shortened'} (expires ${held ?? 'never'} ${sym.arrow} ${wanted ?? 'never'}), which needs a justification: add "justification:" to it`,
     });
   }
   const change = base(

@@ -1,4 +1,5 @@
 import type { ChalkInstance } from 'chalk';
+import { sym } from '../output/symbols.js';
 import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } from './plan.js';
 
 /**
@@ -21,17 +22,18 @@ export function describeField(change: PlanChange, f: FieldChange): string {
     if (change.action === 'create') return f.to === null ? 'permanent' : `until ${expiry(f.to)}`;
     if (change.action === 'delete')
       return f.from === null ? 'held permanently' : `held until ${expiry(f.from)}`;
-    return `${expiry(f.from)} → ${expiry(f.to)}`;
+    return `${expiry(f.from)} ${sym.arrow} ${expiry(f.to)}`;
   }
   if (f.field === 'grants') return `${f.from} grant(s) end with it`;
   if (change.action === 'update' && Array.isArray(f.from) && Array.isArray(f.to)) {
     const from = f.from.map(String);
     const to = f.to.map(String);
     const added = to.filter((v) => !from.includes(v)).map((v) => `+ ${v}`);
-    const removed = from.filter((v) => !to.includes(v)).map((v) => `− ${v}`);
+    const removed = from.filter((v) => !to.includes(v)).map((v) => `${sym.minus} ${v}`);
     return `${f.field}: ${[...added, ...removed].join(', ')}`;
   }
-  if (f.from !== undefined && f.to !== undefined) return `${f.field}: ${show(f.from)} → ${show(f.to)}`;
+  if (f.from !== undefined && f.to !== undefined)
+    return `${f.field}: ${show(f.from)} ${sym.arrow} ${show(f.to)}`;
   return `${f.field}: ${show(f.to ?? f.from)}`;
 }
 
@@ -89,7 +91,7 @@ export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
       const paint =
         change.action === 'create' ? color.green : change.action === 'update' ? color.yellow : color.red;
       const where = change.line === null ? '' : `  (line ${change.line})`;
-      const prune = change.prune ? '  — only with --prune' : '';
+      const prune = change.prune ? `  ${sym.dash} only with --prune` : '';
       const inline =
         change.kind === 'grant' ? `: ${change.fields.map((f) => describeField(change, f)).join('; ')}` : '';
       lines.push(`  ${paint(headline(change))}${inline}${color.dim(`${prune}${where}`)}`);

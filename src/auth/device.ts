@@ -1,6 +1,7 @@
 import { DEVICE_CODE_GRANT } from '../api/constants.js';
 import type { Context } from '../context.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
+import { sym } from '../output/symbols.js';
 import type { BrowserFlowResult } from './flow.js';
 import { serverMetadata, usableEndpoint } from './metadata.js';
 import {
@@ -112,7 +113,7 @@ export async function authorizeWithDevice(
   ctx.out.info(`and enter the code  ${codes.user_code}`);
   if (codes.verification_uri_complete) ctx.out.info(`(or open ${codes.verification_uri_complete})`);
   ctx.out.info(
-    `Waiting for approval (the code expires in ${describeSeconds(codes.expires_in)}; Ctrl-C to cancel)…`,
+    `Waiting for approval (the code expires in ${describeSeconds(codes.expires_in)}; Ctrl-C to cancel)${sym.ellipsis}`,
   );
 
   const deadline = ctx.clock.now() + codes.expires_in * 1000;

@@ -3,6 +3,7 @@ import type { StoredCredential } from '../config/store.js';
 import type { Context } from '../context.js';
 import { SvcError } from '../errors.js';
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
+import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
 import { decodeJwtClaims } from './jwt.js';
 import type { Revocation } from './revocation.js';
@@ -156,7 +157,7 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
       `${options.done}, but the server refused to revoke its session: ${reason}`,
       {
         code: 'revocation_failed',
-        hint: 'the session may stay valid until it expires; ask the server’s administrator to end it if it must end now',
+        hint: `the session may stay valid until it expires; ask the server${sym.apostrophe}s administrator to end it if it must end now`,
         cause: refusal,
       },
     );
@@ -196,7 +197,7 @@ function warnAboutKey(ctx: Context, token: string, key: KeyState | undefined): v
     return;
   }
   ctx.out.warn(
-    `the API key may still be valid: svc only forgot it; find its id by its prefix ${token.slice(0, 10)}… ` +
+    `the API key may still be valid: svc only forgot it; find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
       `in \`svc tenants api-keys ls ${tenant}\`, then revoke it with \`svc tenants api-keys revoke ${tenant} KEY_ID\``,
   );
 }

@@ -1,6 +1,7 @@
 import { OAUTH_PATHS } from '../api/constants.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
+import { sym } from '../output/symbols.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {
@@ -188,12 +189,12 @@ export async function authorizeWithBrowser<T>(
     }
     const wait = `up to ${describeWait(options.timeoutSeconds)}; Ctrl-C to cancel`;
     if (openBrowser || !ctx.io.stdinIsTTY) {
-      ctx.out.info(`Waiting for the browser on ${receiver.redirectUri} (${wait})…`);
+      ctx.out.info(`Waiting for the browser on ${receiver.redirectUri} (${wait})${sym.ellipsis}`);
       code = await receiver.code();
     } else {
       ctx.out.info(
-        `When you approve, the browser goes to ${receiver.redirectUri}?…: on this machine that finishes the login; ` +
-          'on another one the page cannot be reached — copy its address from the address bar and paste it here ' +
+        `When you approve, the browser goes to ${receiver.redirectUri}?${sym.ellipsis}: on this machine that finishes the login; ` +
+          `on another one the page cannot be reached ${sym.dash} copy its address from the address bar and paste it here ` +
           `(${wait}).`,
       );
       code = await codeFromEither(ctx, receiver, state, issuers);

@@ -1,5 +1,6 @@
 import { profileFlag, type Settings } from '../config/settings.js';
 import type { Env } from '../output/io.js';
+import { sym } from '../output/symbols.js';
 
 /** `svc login`, or `svc -p NAME login` when the profile was named (-p, SVC_PROFILE). */
 export function loginCommand(settings: Pick<Settings, 'profile' | 'profileSource'>): string {
@@ -18,7 +19,8 @@ export function loginHint(settings: Pick<Settings, 'profile' | 'profileSource'>,
 }
 
 /** The other credential a 403 can be fixed with, when SVC_TOKEN does not override the profile. */
-export const OTHER_PROFILE = 'use a profile whose login holds it (svc -p PROFILE …)';
+export const otherProfile = (): string =>
+  `use a profile whose login holds it (svc -p PROFILE ${sym.ellipsis})`;
 
 /**
  * How to act with another credential, for a 403 whose fix is one. SVC_TOKEN overrides every
@@ -27,5 +29,5 @@ export const OTHER_PROFILE = 'use a profile whose login holds it (svc -p PROFILE
 export function otherCredentialHint(env: Env): string {
   return env.SVC_TOKEN?.trim()
     ? 'set SVC_TOKEN to a credential that holds it (it overrides every profile), or unset it to use a profile whose login does'
-    : OTHER_PROFILE;
+    : otherProfile();
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { sym } from '../output/symbols.js';
 import { readInputBytes, readStream } from '../system/input.js';
 import { controlCharacterIn, secretFromText } from '../system/secret-text.js';
 
@@ -65,7 +66,7 @@ export async function readSecret(
   if (flags.stdin) {
     if (ctx.io.stdinIsTTY) {
       throw new UsageError(`--${name}-stdin reads the ${label} from standard input, which is a terminal`, {
-        hint: `pipe it in, e.g. \`… --${name}-stdin < ${name}.txt\``,
+        hint: `pipe it in, e.g. \`${sym.ellipsis} --${name}-stdin < ${name}.txt\``,
       });
     }
     return cleanSecret(ctx, label, 'standard input', (await readStream(ctx.io.stdin)).toString('utf8'));

@@ -194,14 +194,15 @@ export function timeAt(spec: TimeSpec, nowMs: number): string {
 }
 
 /**
- * --since and --until as given (timeSpec), their durations counted later (timesAt): two instants,
- * or two durations, are in order or not whatever the clock, so they are refused here, before any I/O.
+ * --since and --until as given (timeSpec), their durations counted later (timesAt): two instants
+ * are in order or not whatever the clock, so they are refused here, before any I/O. Durations are
+ * judged once counted on the platform's clock (timesAt), so the refusal names the instants the
+ * command would have used.
  */
-export function timeFlags(flags: Record<string, unknown>, nowMs: number): TimeFlags {
+export function timeFlags(flags: Record<string, unknown>): TimeFlags {
   const since = timeSpec('--since', flags.since);
   const until = timeSpec('--until', flags.until);
-  if (since && until && 'at' in since === 'at' in until)
-    timeRange(timeAt(since, nowMs), timeAt(until, nowMs));
+  if (since && until && 'at' in since && 'at' in until) timeRange(since.at, until.at);
   return { since, until };
 }
 

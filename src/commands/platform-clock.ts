@@ -18,7 +18,9 @@ const wholeSeconds = (compute: () => number) => Math.floor(compute() / 1000) * 1
  * then (platformTime), or what `keep` makes of it (a bulk run's journal keeps its first start's,
  * so a resumed run counts from the same time). The first use() says, in one stderr line, that
  * `what` (e.g. "--expires-in was") counted from the platform's time when it differs from this
- * machine's by more than CLOCK_SKEW_MS; nothing is said when no duration is counted.
+ * machine's by more than CLOCK_SKEW_MS; nothing is said when no duration is counted. `nowOffsetMs`,
+ * for a resumed run, is how far the platform's clock is off now: said beside the first start's
+ * when the two differ (the warning is of the clocks as they are, not as they were).
  */
 export function runAnchor(
   ctx: Context,
@@ -26,6 +28,7 @@ export function runAnchor(
   machineMs: number,
   what: string,
   keep: (compute: () => number) => number = wholeSeconds,
+  nowOffsetMs?: number,
 ): Anchor {
   const ms = keep(() => platformTime(platform, machineMs));
   let said = false;
@@ -33,15 +36,24 @@ export function runAnchor(
     ms,
     use() {
       const offset = ms - machineMs;
-      if (!said && Math.abs(offset) > CLOCK_SKEW_MS) {
+      const now = nowOffsetMs ?? offset;
+      if (!said && (Math.abs(offset) > CLOCK_SKEW_MS || Math.abs(now) > CLOCK_SKEW_MS)) {
         said = true;
         ctx.out.warn(
-          `the platform's clock is ${timeSpan(offset)} ${offset > 0 ? 'ahead of' : 'behind'} this machine's; ${what} counted from the platform's time`,
+          Math.abs(now - offset) <= CLOCK_SKEW_MS
+            ? `the platform's clock is ${gap(offset)} this machine's; ${what} counted from the platform's time`
+            : `the platform's clock is ${gap(now)} this machine's (${gap(offset).replace(/ (of|with)$/, '')} when the run first started); ${what} counted from the platform's time then`,
         );
       }
       return ms;
     },
   };
+}
+
+/** How far the platform's clock is from this machine's, before "this machine's": "7 h ahead of". */
+function gap(offsetMs: number): string {
+  if (Math.abs(offsetMs) <= CLOCK_SKEW_MS) return 'in step with';
+  return `${timeSpan(offsetMs)} ${offsetMs > 0 ? 'ahead of' : 'behind'}`;
 }
 
 /**
@@ -86,7 +98,8 @@ export async function resolveTimes(
  * The time a bulk run's durations count back from (replay --dlq --since 2h): the anchor its
  * journal keeps, so a resumed run and its dry run take the instants its first run took; a new
  * run's is the platform's time now (runAnchor, said once when it is off this machine's: for a
- * resumed run, as it was at the first start). `what` names the flags counted ("--since was").
+ * resumed run, as it is now and, when it differs, as it was at the first start). `what` names the
+ * flags counted ("--since was").
  */
 export async function journalAnchor(
   ctx: Context,
@@ -95,9 +108,13 @@ export async function journalAnchor(
   what: string,
 ): Promise<number> {
   const { resumed, startedAtMs } = journal.run;
-  if (!resumed) await learnPlatformClock(platform);
+  await learnPlatformClock(platform);
   const machineMs = resumed ? startedAtMs : ctx.clock.now();
-  return runAnchor(ctx, platform, machineMs, what, (compute) => journal.anchor(compute)).use();
+  // A resumed run's warning says the clocks as they are now too, not only at its first start.
+  const now = ctx.clock.now();
+  const nowOffsetMs =
+    resumed && platform.serverClockOffsetMs !== undefined ? platformTime(platform, now) - now : undefined;
+  return runAnchor(ctx, platform, machineMs, what, (compute) => journal.anchor(compute), nowOffsetMs).use();
 }
 
 /** The time a single grant's --expires-in counts from (durationAnchor). */

@@ -1,4 +1,4 @@
-import { chmodSync, type Stats, statSync } from 'node:fs';
+import { chmodSync, lstatSync, readlinkSync, type Stats, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -18,8 +18,8 @@ export function configDir(env: Env): string {
 const DIRECTORY_VARIABLES = ['SVC_CONFIG_DIR', 'SVC_STATE_DIR', 'SVC_CACHE_DIR'] as const;
 
 /**
- * A directory variable that names a file (or a path under one) is a mistake: refused (exit 2)
- * before svc reads anything there or changes the file's mode, as it would tighten a directory's.
+ * A directory variable that names a file (or a path under one), or a symbolic link to nothing,
+ * is a mistake: refused (exit 2) before svc reads anything there or changes the file's mode, as it would tighten a directory's.
  * A path that does not exist yet is fine: svc makes it when it writes there.
  */
 export function checkDirectoryVariables(env: Env): void {
@@ -40,6 +40,7 @@ function notADirectory(path: string): string | undefined {
   try {
     stat = statSync(path);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return danglingLink(path);
     if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') return undefined;
     // A part of it is no directory: the nearest one that exists is the file in the way.
     for (let part = dirname(resolve(path)); part !== dirname(part); part = dirname(part)) {
@@ -53,6 +54,36 @@ function notADirectory(path: string): string | undefined {
   }
   if (stat.isDirectory()) return undefined;
   return stat.isFile() ? 'is a file, not a directory' : 'is not a directory';
+}
+
+/**
+ * A path that does not exist because it is, or is under, a symbolic link to nothing: svc could
+ * not make it (mkdir fails with EEXIST), so it is said as it is. Undefined: svc can make it.
+ */
+function danglingLink(path: string): string | undefined {
+  const full = resolve(path);
+  for (let part = full; part !== dirname(part); part = dirname(part)) {
+    let link: Stats;
+    try {
+      link = lstatSync(part);
+    } catch {
+      continue; // does not exist: look further up
+    }
+    if (!link.isSymbolicLink() || pointsSomewhere(part)) return undefined;
+    const target = readlinkSync(part);
+    const where = part === full ? 'is a symbolic link' : `is under a symbolic link (${part})`;
+    return `${where} to ${target}, which does not exist`;
+  }
+  return undefined;
+}
+
+function pointsSomewhere(link: string): boolean {
+  try {
+    statSync(link);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { parseHttpUrl } from '../api/loopback.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
+import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
 import { invalidProfileName, PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
 
@@ -205,7 +206,7 @@ export function checkBaseUrlPath(value: string, source: SettingSource, profile: 
   if (!url || !/\/v1\/?$/i.test(url.pathname)) return;
   const fixed = new URL(url.pathname.replace(/\/v1\/?$/i, '') || '/', url).toString().replace(/\/$/, '');
   throw new UsageError(
-    `${describeSource('base_url', source, profile)} ${value} ends in /v1, and svc adds /v1 to every path (/v1/v1/…)`,
+    `${describeSource('base_url', source, profile)} ${value} ends in /v1, and svc adds /v1 to every path (/v1/v1/${sym.ellipsis})`,
     { hint: `use ${fixed}` },
   );
 }

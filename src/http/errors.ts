@@ -1,4 +1,5 @@
 import { categoryForStatus, SvcError, type SvcErrorOptions } from '../errors.js';
+import { sym } from '../output/symbols.js';
 import { redactText } from './redact.js';
 
 export interface ApiErrorInit {
@@ -198,7 +199,7 @@ function summarizeText(text: string, secrets: Iterable<string>): string {
       .trim(),
     secrets,
   );
-  return plain.length > 200 ? `${plain.slice(0, 200)}…` : plain;
+  return plain.length > 200 ? `${plain.slice(0, 200)}${sym.ellipsis}` : plain;
 }
 
 export function apiErrorFrom(

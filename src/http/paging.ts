@@ -1,4 +1,5 @@
 import { SvcError } from '../errors.js';
+import { sym } from '../output/symbols.js';
 
 /**
  * The cursor a listing starts from: a `cursor` query field (a string; --cursor, -f cursor=C), or
@@ -40,7 +41,7 @@ export class CursorTrail {
     this.#items += items;
     if (typeof next !== 'string' || next === '') return undefined;
     if (this.#sent.has(next)) {
-      const shown = next.length > SHOWN_CURSOR ? `${next.slice(0, SHOWN_CURSOR)}…` : next;
+      const shown = next.length > SHOWN_CURSOR ? `${next.slice(0, SHOWN_CURSOR)}${sym.ellipsis}` : next;
       throw new SvcError(
         'failure',
         `the server sent the cursor ${JSON.stringify(shown)} again after ${this.#pages.toLocaleString('en')} page${this.#pages === 1 ? '' : 's'} (a cursor loop); svc stopped rather than read the same pages forever, so the listing is incomplete`,

@@ -1,3 +1,4 @@
+import { sym } from '../output/symbols.js';
 import type { Headers, Outcome } from './client.js';
 import { redactHeader, redactTracedBody, redactUrl, type SecretRegistry } from './redact.js';
 
@@ -57,5 +58,7 @@ export function createTracer(write: (text: string) => void, secrets: SecretRegis
 
 /** Cuts a long body. Only ever after masking: a secret cut in two is no longer found to mask. */
 function clip(text: string): string {
-  return text.length > BODY_LIMIT ? `${text.slice(0, BODY_LIMIT)}… (${text.length} bytes)` : text;
+  return text.length > BODY_LIMIT
+    ? `${text.slice(0, BODY_LIMIT)}${sym.ellipsis} (${text.length} bytes)`
+    : text;
 }

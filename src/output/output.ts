@@ -12,7 +12,7 @@ import type { IOStreams } from './io.js';
 import { type ColumnKind, fitTable, shortenId, type TableLayout } from './layout.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
-import { ellipsis, localSymbols } from './symbols.js';
+import { ellipsis, sym, useUnicodeMarks } from './symbols.js';
 
 export type OutputMode = 'table' | 'plain' | 'json' | 'ndjson';
 
@@ -80,6 +80,8 @@ export class Output {
     options: { wide?: boolean } = {},
   ) {
     this.io = io;
+    // JSON is the same whatever the locale: its text keeps svc's marks as they are.
+    useUnicodeMarks(io.unicode || mode === 'json' || mode === 'ndjson');
     this.#wide = options.wide === true;
     this.mode = mode;
     this.#now = now;
@@ -288,7 +290,7 @@ export class Output {
 
   /** Free text on stdout for humans (tables and plain mode only). */
   async text(line: string): Promise<void> {
-    await this.write(`${escapeForTerminal(localSymbols(line, this.io.unicode))}\n`);
+    await this.write(`${escapeForTerminal(line)}\n`);
   }
 
   /**
@@ -305,7 +307,7 @@ export class Output {
   }
 
   success(message: string): void {
-    this.#stderr(`${this.#chalkErr.green('✓')} ${escapeForTerminal(message)}\n`);
+    this.#stderr(`${this.#chalkErr.green(sym.check)} ${escapeForTerminal(message)}\n`);
   }
 
   warn(message: string): void {
@@ -332,8 +334,7 @@ export class Output {
     const err = this.io.stderr;
     if (err.destroyed || err.writableEnded) return;
     try {
-      const shown = localSymbols(text, this.io.unicode);
-      err.write(this.#secrets ? this.#secrets.redact(shown) : redactText(shown));
+      err.write(this.#secrets ? this.#secrets.redact(text) : redactText(text));
     } catch {
       // stderr went away; nothing left to tell anyone
     }

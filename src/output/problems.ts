@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { sym } from './symbols.js';
 
 /** How many problems of an input are printed (or carried as details) before the rest are counted. */
 export const PROBLEMS_SHOWN = 1000;
@@ -33,7 +34,7 @@ export class ProblemReport {
   /** What was left out (`… and 234 more problems`), in text modes; the error's message has the count. */
   more(count: number, what: string): void {
     if (count > 0 && !this.ctx.out.isMachine) {
-      this.ctx.out.info(`… and ${count.toLocaleString('en')} more ${what}`);
+      this.ctx.out.info(`${sym.ellipsis} and ${count.toLocaleString('en')} more ${what}`);
     }
   }
 }

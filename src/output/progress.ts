@@ -1,5 +1,4 @@
 import type { Writable } from 'node:stream';
-import { localSymbols } from './symbols.js';
 
 /** A progress bar on stderr, only when stderr is a terminal and the output is not machine-readable. */
 export interface Progress {
@@ -20,6 +19,8 @@ export function createProgress(
   unicode = true,
 ): Progress {
   if (!enabled) return NOOP;
+  // svc's own separator; the label may quote data (a webhook id), which is shown as it is.
+  const dot = unicode ? ' · ' : ' - ';
   const started = Date.now();
   let ok = 0;
   let failed = 0;
@@ -44,10 +45,7 @@ export function createProgress(
       .filter(Boolean)
       .join(', ');
     stream.write(
-      localSymbols(
-        `\r\u001b[2K${label} ${bar}${count.toLocaleString('en')}${of} · ${Math.round(rate).toLocaleString('en')}/s${extra ? ` · ${extra}` : ''}`,
-        unicode,
-      ),
+      `\r\u001b[2K${label} ${bar}${count.toLocaleString('en')}${of}${dot}${Math.round(rate).toLocaleString('en')}/s${extra ? `${dot}${extra}` : ''}`,
     );
     shown = true;
   };

@@ -7,7 +7,7 @@
  */
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import type { DlqEntry } from '../api/schemas/webhooks.js';
-import { OTHER_PROFILE } from '../auth/login-hint.js';
+import { otherProfile } from '../auth/login-hint.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import {
   ApiError,
@@ -239,7 +239,7 @@ export function withMissingTenantHint(error: unknown, missingTenantHint: string 
  * roles lack): another credential, and, unless the platform's message says the fix already (whom
  * to ask, what to use), a tenant administrator. Any server's message is kept as it is.
  */
-function missingRoleHint(error: ApiError, otherCredential = OTHER_PROFILE): string | undefined {
+function missingRoleHint(error: ApiError, otherCredential = otherProfile()): string | undefined {
   if (error.hint) return undefined;
   return /\b(ask|use)\b/i.test(error.message)
     ? `another credential that holds it works too: ${otherCredential}`

@@ -2,6 +2,7 @@ import { BUILTIN_TENANT_ROLES } from '../api/constants.js';
 import type { Role } from '../api/schemas/roles.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError } from '../errors.js';
+import { sym } from '../output/symbols.js';
 import { RoleNotFoundError } from './errors.js';
 import type { Platform } from './index.js';
 
@@ -76,7 +77,7 @@ export async function rolesByRef(
       // role_ is kept for ids (src/api/roles.ts): a name never starts so.
       hint: ref.startsWith('role_')
         ? "no role of this tenant, live or deleted, has that id: see `svc roles ls --include-deleted` for their ids (--tenant for another tenant's)"
-        : 'give the role id (role_…) of a deleted role, or see `svc roles ls --include-deleted`',
+        : `give the role id (role_${sym.ellipsis}) of a deleted role, or see \`svc roles ls --include-deleted\``,
     },
   );
 }

@@ -1,6 +1,7 @@
 import { didYouMean } from '../api/suggest.js';
 import { namesTenant, tenantByRef } from '../api/tenant-id.js';
 import { lookupMayFail, NotFoundError, SvcError } from '../errors.js';
+import { sym } from '../output/symbols.js';
 import type { Platform } from './index.js';
 
 /**
@@ -51,7 +52,7 @@ export async function findTenant(platform: Platform, ref: string, from?: string)
   const found = tenantByRef(tenants, ref);
   if (found) return found;
   const slugs = tenants.map((t) => t.slug);
-  const yours = `yours: ${slugs.slice(0, 8).join(', ')}${slugs.length > 8 ? ', …' : ''}`;
+  const yours = `yours: ${slugs.slice(0, 8).join(', ')}${slugs.length > 8 ? `, ${sym.ellipsis}` : ''}`;
   const existing = await visibleTenant(platform, ref);
   if (existing) {
     const where = from ? `from ${from}, ` : '';

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { sym } from '../output/symbols.js';
 import { trimBytes } from '../system/secret-text.js';
 
 /**
@@ -152,7 +153,7 @@ export function signatureFromHeaderText(text: string): { header: string } | { pr
 }
 
 function preview(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return text.length > 40 ? `${text.slice(0, 40)}${sym.ellipsis}` : text;
 }
 
 /**

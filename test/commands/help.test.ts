@@ -103,7 +103,30 @@ describe('help', () => {
     },
   );
 
+  // Finding L2 (review-c, s11): in a group whose default verb takes the words (`webhooks dlq
+  // WEBHOOK`), more words than that verb takes start with a typo of a verb: the same one line,
+  // with --help or without, not the group's help with exit 0.
   it.each<[string[], string]>([
+    [
+      ['webhooks', 'dlq', 'discardd', 'wh_1'],
+      "error: unknown command 'discardd' (Did you mean discard?); see `svc webhooks dlq --help`\n",
+    ],
+    [
+      ['webhooks', 'deliveries', 'gett', 'wh_1', 'dlv_1'],
+      "error: unknown command 'gett' (Did you mean get?); see `svc webhooks deliveries --help`\n",
+    ],
+  ])('svc %j, with or without --help: a typo of a verb before more words, exit 2', async (argv, stderr) => {
+    for (const help of [[], ['--help'], ['-h']]) {
+      expect(await runInProcess([...argv, ...help], {})).toEqual({ code: 2, stdout: '', stderr });
+    }
+  });
+
+  it.each<[string[], string]>([
+    [
+      ['webhooks', 'dlq', 'wh_x', '--since', '2h', '--event-type', 'webhook.test', '--help'],
+      'Usage: svc webhooks dlq',
+    ],
+    [['webhooks', 'deliveries', 'wh_x', '--status', 'failed', '-h'], 'Usage: svc webhooks deliveries'],
     [['roles', 'get', 'nosuch', '--help'], 'Usage: svc roles get'],
     [['webhooks', 'dlq', 'wh_x', '--help'], 'Usage: svc webhooks dlq'],
     [['roles', '--help', '--', 'nosuch'], 'Usage: svc roles'],

@@ -75,7 +75,7 @@ describe('svc webhooks dlq WEBHOOK fits the terminal', () => {
     'at %i columns: nothing wraps, the error is whole, ids short only at 80',
     async (columns) => {
       const { ctx, stdout, stderr } = svc.context({ tty: { stdout: true }, columns, now });
-      await runDlq(ctx, parseDlq(webhook, {}, now) as Parameters<typeof runDlq>[1]);
+      await runDlq(ctx, parseDlq(webhook, {}) as Parameters<typeof runDlq>[1]);
       expect([stdout(), stderr()]).toEqual(dlq(columns));
       for (const line of stdout().split('\n')) expect([...line].length).toBeLessThanOrEqual(columns);
     },
@@ -89,7 +89,7 @@ describe('svc webhooks dlq WEBHOOK fits the terminal', () => {
       now,
       globals: { wide: true },
     });
-    await runDlq(ctx, parseDlq(webhook, {}, now) as Parameters<typeof runDlq>[1]);
+    await runDlq(ctx, parseDlq(webhook, {}) as Parameters<typeof runDlq>[1]);
     expect([stdout(), stderr()]).toEqual([
       lines(
         'ID                            DELIVERY                      EVENT                   ATTEMPTS  HTTP  ERROR               STATUS  FAILED       REPLAYED AS',
@@ -106,7 +106,7 @@ describe('svc webhooks dlq WEBHOOK fits the terminal', () => {
   ])('in %s: every column, tab-separated, ids whole', async (_what, globals) => {
     const [a, b] = entries as [(typeof entries)[0], (typeof entries)[0]];
     const { ctx, stdout, stderr } = svc.context({ columns: 80, now, globals });
-    await runDlq(ctx, parseDlq(webhook, {}, now) as Parameters<typeof runDlq>[1]);
+    await runDlq(ctx, parseDlq(webhook, {}) as Parameters<typeof runDlq>[1]);
     expect([stdout(), stderr()]).toEqual([
       lines(
         [
@@ -139,7 +139,7 @@ describe('svc webhooks dlq WEBHOOK fits the terminal', () => {
   it('colours statuses on a terminal, and not with NO_COLOR, in a pipe or in JSON', async () => {
     const colourful = { NO_COLOR: undefined, FORCE_COLOR: undefined };
     const terminal = svc.context({ tty: { stdout: true }, columns: 120, now, env: colourful });
-    await runDlq(terminal.ctx, parseDlq(webhook, {}, now) as Parameters<typeof runDlq>[1]);
+    await runDlq(terminal.ctx, parseDlq(webhook, {}) as Parameters<typeof runDlq>[1]);
     expect(terminal.stdout()).toContain('\u001b[33mqueued\u001b[39m');
     for (const options of [
       { tty: { stdout: true }, columns: 120, now },
@@ -147,7 +147,7 @@ describe('svc webhooks dlq WEBHOOK fits the terminal', () => {
       { tty: { stdout: true }, columns: 120, now, env: colourful, globals: { json: true } },
     ]) {
       const plain = svc.context(options);
-      await runDlq(plain.ctx, parseDlq(webhook, {}, now) as Parameters<typeof runDlq>[1]);
+      await runDlq(plain.ctx, parseDlq(webhook, {}) as Parameters<typeof runDlq>[1]);
       expect(plain.stdout()).not.toContain('\u001b');
     }
   });

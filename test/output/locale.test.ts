@@ -61,4 +61,26 @@ describe('the locale decides svc’s symbols', () => {
     });
     expect(JSON.parse(json.stderr).error.hint).toContain('…');
   });
+
+  // Finding M2 (review-c, s11): the stand-ins were applied to the whole line, so the data an
+  // error quotes came out as another plausible value (rec_✓…→x as rec_ok...->x). Only svc's own
+  // marks are ASCII; what the user gave is quoted as given.
+  it.each<[string[], string]>([
+    [['records', 'get', 'accounts', 'rec_✓…→x'], 'rec_✓…→x'],
+    [['roles', 'get', 'zü…✓→'], '"zü…✓→"'],
+    [['webhooks', 'dlq', 'ls', 'wh_x', '--event-type', 'exception.✓…→'], '"exception.✓…→"'],
+    [['profiles', 'use', 'ops→eu'], '"ops→eu"'],
+  ])('LC_ALL=C, svc %j: the value is quoted as given', async (argv, quoted) => {
+    const r = await svc.run(argv, { ...terminal, env: { LC_ALL: 'C' } });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^error: /);
+    expect(r.stderr).toContain(quoted);
+    expect(r.stderr).not.toMatch(/ok\.\.\.->|\.\.\.ok->|ops->eu/);
+  });
+
+  it("LC_ALL=C: svc's own marks beside quoted data are ASCII", async () => {
+    const r = await svc.run(['roles', 'get', 'zü…✓→'], { ...terminal, env: { LC_ALL: 'C' } });
+    expect(r.stderr).toContain('(role_...)');
+    expect(r.stderr.replace('zü…✓→', '')).toMatch(/^[\x20-\x7e\n]+$/);
+  });
 });

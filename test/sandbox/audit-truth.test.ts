@@ -67,7 +67,7 @@ describe('webhook entries', () => {
     await call(sandbox(), 'DELETE', `/v1/webhooks/${hook.id}`, admin());
     const created = await newest(`action=webhook.created&target_id=${hook.id}`);
     const gone = await newest(`action=webhook.deleted&target_id=${hook.id}`);
-    const shown = 'https://hooks.example.com/in?token=%5Bredacted%5D&team=ops';
+    const shown = 'https://hooks.example.com/in?token=[redacted]&team=ops';
     expect(created.summary).toBe(`webhook ${hook.id} created for ${shown} (webhook.test)`);
     expect(gone.summary).toBe(`webhook ${hook.id} (${shown}) deleted`);
     expect(JSON.stringify([created, gone])).not.toContain('s3cr3t');

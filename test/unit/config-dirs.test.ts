@@ -3,7 +3,17 @@
  * (0700). One that names a file is a mistake: refused in one line (exit 2) before svc reads or
  * changes anything, and the file keeps its mode and bytes. In-process.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +69,47 @@ describe('a directory variable that names a file', () => {
     const result = await runInProcess(['profiles', 'ls', '--json'], { ...dirs, SVC_CONFIG_DIR: file });
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'config', exit_code: 2 } });
+  });
+});
+
+// Finding L3 (review-c, s11): a dangling symbolic link was taken for a path svc could make, and
+// failed later with a raw EEXIST (config set said "saved without checking…" first).
+describe('a directory variable that names a symbolic link to nothing', () => {
+  it.each([
+    ['SVC_CONFIG_DIR', ['config', 'set', 'tenant', 'acme-x']],
+    ['SVC_STATE_DIR', ['webhooks', 'replay', 'wh_1', '--dlq', '--since', '1m']],
+    ['SVC_CACHE_DIR', ['profiles', 'ls']],
+  ] as const)('%s, svc %j: one line naming the link and where it points, exit 2', async (name, argv) => {
+    const link = join(root, `dangling-${name}`);
+    symlinkSync('nowhere', link);
+    const result = await runInProcess([...argv], { ...dirs, [name]: link });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${name} ${link} is a symbolic link to nowhere, which does not exist; point ${name} at a directory (or unset it); svc changed nothing\n`,
+    });
+    expect(existsSync(join(root, 'nowhere'))).toBe(false);
+  });
+
+  it('a path under one: the same refusal, naming the link', async () => {
+    const link = join(root, 'dangling-parent');
+    symlinkSync(join(root, 'gone', 'away'), link);
+    const result = await runInProcess(['profiles', 'ls'], { ...dirs, SVC_STATE_DIR: join(link, 'svc') });
+    expect(result.stderr).toBe(
+      `error: SVC_STATE_DIR ${join(link, 'svc')} is under a symbolic link (${link}) to ${join(root, 'gone', 'away')}, which does not exist; point SVC_STATE_DIR at a directory (or unset it); svc changed nothing\n`,
+    );
+    expect(result.code).toBe(2);
+  });
+
+  it('a missing path under a link to a directory is fine: svc makes it', async () => {
+    mkdirSync(join(root, 'real'));
+    symlinkSync(join(root, 'real'), join(root, 'good-link'));
+    const result = await runInProcess(['profiles', 'ls'], {
+      ...dirs,
+      SVC_STATE_DIR: join(root, 'good-link', 'svc'),
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
   });
 });
 

@@ -191,7 +191,7 @@ describe('the --debug trace', () => {
     );
     tracer.request('GET', new URL('http://127.0.0.1:4010/v1/x'), {}, undefined, undefined, 2);
     expect(out).toEqual([
-      '* POST http://127.0.0.1:4010/v1/x?code=%5Bredacted%5D&page=2\n' +
+      '* POST http://127.0.0.1:4010/v1/x?code=[redacted]&page=2\n' +
         '> authorization: Bearer [redacted]\n' +
         '> x-tenant-id: t1\n' +
         '> {"client_secret":"[redacted]","name":"[redacted]"}\n',

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { redactUrlText } from '../../src/api/secret-names.js';
 import {
   holdsCredential,
+  isSecretField,
   MASK,
   redactDeep,
   redactHeader,
@@ -73,7 +75,7 @@ describe('redaction of traces', () => {
     );
   });
 
-  const masked = encodeURIComponent(MASK);
+  const masked = MASK;
   it.each([
     [
       'https://u:p@example.com/cb?code=abc&state=xyz&page=2',
@@ -85,6 +87,53 @@ describe('redaction of traces', () => {
     ['https://example.com/cb?', 'https://example.com/cb?'],
   ])('masks query parameters and URL credentials: %s', (url, expected) => {
     expect(redactUrl(new URL(url))).toBe(expected);
+  });
+
+  it.each([
+    // Secret parameters under common short names (Azure SAS `sig`, `auth`, `pwd`, `hmac`).
+    [
+      'https://hooks.example.com/c?sig=abcdefabcdef12345&api_key=zzzzzzzzzzzz&sv=2022-11-02',
+      `https://hooks.example.com/c?sig=${MASK}&api_key=${MASK}&sv=2022-11-02`,
+    ],
+    [
+      'https://hooks.example.com/s?auth=abc&pwd=hunter2&hmac=0123&signature=x&sas=y&X-Amz-Signature=z&accessToken=t',
+      `https://hooks.example.com/s?auth=${MASK}&pwd=${MASK}&hmac=${MASK}&signature=${MASK}&sas=${MASK}&X-Amz-Signature=${MASK}&accessToken=${MASK}`,
+    ],
+    // A fragment that carries parameters is masked whole; an anchor is kept.
+    ['https://hooks.example.com/e#access_token=abcdefghijkl', `https://hooks.example.com/e#${MASK}`],
+    ['https://hooks.example.com/e?a=1#section-2', 'https://hooks.example.com/e?a=1#section-2'],
+    // Names that merely contain a secret word hold none.
+    [
+      'https://hooks.example.com/b?tokenizer=bert&keyboard=us&secretary=jane',
+      'https://hooks.example.com/b?tokenizer=bert&keyboard=us&secretary=jane',
+    ],
+    // Every other byte as stored: no re-encoding of spaces, commas, colons.
+    [
+      'https://hooks.example.com/r?token=abcdefgh123&q=a%20b&list=a,b&t=x:y&flag',
+      `https://hooks.example.com/r?token=${MASK}&q=a%20b&list=a,b&t=x:y&flag`,
+    ],
+    ['https://u:p@hooks.example.com/x?q=a+b', `https://${MASK}:${MASK}@hooks.example.com/x?q=a+b`],
+  ])('masks a webhook URL in place: %s', (url, expected) => {
+    expect(redactUrlText(url)).toBe(expected);
+  });
+
+  it.each([
+    ['client_secret', true],
+    ['clientSecret', true],
+    ['accesstoken', true],
+    ['private_key', true],
+    ['apiKey', true],
+    ['x_auth_token', true],
+    ['device_code', true],
+    ['tokenizer', false],
+    ['secretary', false],
+    ['keyboard', false],
+    ['idempotencyKey', false],
+    ['token_type', false],
+    ['expires_at', false],
+    ['signed_at', false],
+  ])('reads a name as words: %s is secret: %s', (name, expected) => {
+    expect(isSecretField(name)).toBe(expected);
   });
 
   it('scrubs registered secret values wherever they appear', () => {

@@ -151,7 +151,7 @@ describe('svc webhooks ls, deliveries, dlq', () => {
       'error: --since takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got "yesterday"\n',
     ],
     [
-      ['webhooks', 'dlq', SEEDED, '--since', '1h', '--until', '2h'],
+      ['webhooks', 'dlq', SEEDED, '--since', '2026-01-15T11:00:00Z', '--until', '2026-01-15T10:00:00Z'],
       2,
       'error: --since (2026-01-15T11:00:00Z) must be before --until (2026-01-15T10:00:00Z)\n',
     ],

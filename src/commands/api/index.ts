@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { HttpMethod, QueryValue } from '../../http/client.js';
 import { answerOf } from '../../http/errors.js';
+import { sym } from '../../output/symbols.js';
 import { withMissingTenantHint } from '../../platform/errors.js';
 import { readInputBytes, strictUtf8 } from '../../system/input.js';
 import { parseUserJson } from '../../system/user-json.js';
@@ -103,7 +104,7 @@ async function typedValue(ctx: Context, key: string, raw: string): Promise<unkno
   if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return parseUserJson(raw, '-F', `"${key}"`);
   if (raw.startsWith('[') || raw.startsWith('{')) {
     try {
-      return parseUserJson(raw, `-F ${key}=…`);
+      return parseUserJson(raw, `-F ${key}=${sym.ellipsis}`);
     } catch (error) {
       if (!(error as Error).message.includes(' is not valid JSON: ')) throw error;
       throw new UsageError((error as Error).message, {

@@ -27,9 +27,9 @@ export interface AuditLsOptions extends ListingOptions, TimeFlags {
   role: string | undefined;
 }
 
-export function parseAuditLs(flags: Record<string, unknown>, nowMs: number): AuditLsOptions {
+export function parseAuditLs(flags: Record<string, unknown>): AuditLsOptions {
   const text = (flag: string, raw: unknown) => (raw === undefined ? undefined : nonEmpty(flag, raw));
-  const times = timeFlags(flags, nowMs);
+  const times = timeFlags(flags);
   const action = text('--action', flags.action);
   if (action !== undefined && !/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/.test(action)) {
     throw new UsageError(
@@ -191,6 +191,6 @@ export function lsCommand(make: MakeContext): Command {
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await make(cmd);
-      await runAuditLs(ctx, parseAuditLs(flags, ctx.clock.now()));
+      await runAuditLs(ctx, parseAuditLs(flags));
     });
 }

@@ -1,6 +1,7 @@
 import type { Role } from '../../api/schemas/roles.js';
 import { NotFoundError } from '../../errors.js';
 import { PermissionDeniedError } from '../../http/errors.js';
+import { sym } from '../../output/symbols.js';
 import { TenantForbiddenError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { isRoleId, liveThenLatestDeleted, rolesByRef } from '../../platform/role-ref.js';
@@ -38,7 +39,7 @@ async function rolesNamedInTrail(platform: Platform, name: string): Promise<Audi
   }
   if (named.size === 0) {
     throw new NotFoundError(`no role ${JSON.stringify(name)} in this tenant's audit trail`, {
-      hint: 'give the role id (role_…): `svc audit ls --target-type role` shows the custom roles’ entries',
+      hint: `give the role id (role_${sym.ellipsis}): \`svc audit ls --target-type role\` shows the custom roles${sym.apostrophe} entries`,
     });
   }
   return [...named].map((id) => ({ id, deleted_at: deleted.get(id) ?? null })).sort(liveThenLatestDeleted);

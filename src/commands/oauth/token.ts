@@ -4,6 +4,7 @@ import { checkSecretFlags, readSecret, type SecretFlags } from '../../auth/secre
 import { requestToken, tokenUrl } from '../../auth/token-endpoint.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { sym } from '../../output/symbols.js';
 import { choiceFlag, collect, examples, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 
 export interface OAuthTokenOptions {
@@ -55,7 +56,9 @@ export function parseOAuthToken(flags: Record<string, unknown>): OAuthTokenOptio
     (k) => flags[k] === true,
   );
   if (stdins.length > 1)
-    throw new UsageError('only one secret can come from standard input; use --…-file for the others');
+    throw new UsageError(
+      `only one secret can come from standard input; use --${sym.ellipsis}-file for the others`,
+    );
   const options: OAuthTokenOptions = {
     grantType,
     clientId: flags.clientId === undefined ? undefined : nonEmpty('--client-id', flags.clientId),

@@ -3,6 +3,7 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { optionalLookup } from '../../errors.js';
 import { timeSpan } from '../../output/format.js';
+import { sym } from '../../output/symbols.js';
 import { SelfAssignmentError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -46,7 +47,7 @@ export async function alreadyAssigned(
   const name = held?.role_name ?? role.name;
   const audit = held?.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
   ctx.out.info(
-    `skipped: already_assigned — ${user} already holds ${name} ${until(held?.expires_at)}${audit}; nothing changed`,
+    `skipped: already_assigned ${sym.dash} ${user} already holds ${name} ${until(held?.expires_at)}${audit}; nothing changed`,
   );
   ctx.out.info(
     `To move its expiry: ${svcCommand(ctx.settings(), `roles assign ${shellWord(user)} ${shellWord(name)} --extend --expires-in DURATION --justification TEXT`)}`,

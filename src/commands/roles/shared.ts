@@ -7,6 +7,7 @@ import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
 import { counted, rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
+import { sym } from '../../output/symbols.js';
 import {
   AssignmentExistsError,
   RoleNameTakenError,
@@ -143,7 +144,7 @@ export async function roleToGrant(platform: Platform, ref: string): Promise<Role
     if (!(error instanceof PermissionDeniedError) || error instanceof TenantForbiddenError) throw error;
     throw new SvcError(
       'forbidden',
-      `svc needs role.read to resolve the role name ${JSON.stringify(ref)}; pass the role's id (role_…) instead`,
+      `svc needs role.read to resolve the role name ${JSON.stringify(ref)}; pass the role's id (role_${sym.ellipsis}) instead`,
       { code: error.code ?? 'insufficient_role' },
     );
   }

@@ -40,7 +40,10 @@ export function parseRolesUpdate(role: unknown, flags: Record<string, unknown>):
 export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions): Promise<void> {
   const platform = await ctx.platform();
   const role = await resolveRole(platform, options.role);
-  const unchanged = unchangedBy(role, options);
+  // A built-in or deleted role goes to the platform even when nothing would change: it refuses
+  // any update of one (403 builtin_role_immutable, 409 role_deleted), and that is the answer.
+  const refused = role.kind === 'builtin' || Boolean(role.deleted_at);
+  const unchanged = refused ? undefined : unchangedBy(role, options);
   if (unchanged) {
     await ctx.out.record(role, roleFields(role));
     if (!ctx.out.isMachine) ctx.out.info(`Nothing changed: role ${role.name} (${role.id}) ${unchanged}.`);

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { newSessionId } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { sym } from '../../output/symbols.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
 import { bindError, confirmReplacing, parseHost } from './start-checks.js';
 
@@ -177,7 +178,7 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     await ctx.out.text(`  oauth client ${CLI_CLIENT_ID} (public, PKCE; \`svc login\` uses it)`);
     if (saved) {
       await ctx.out.text(
-        `  profile      "${profile}"${activated ? ' (active)' : `; use it with \`svc -p ${profile} …\` or \`svc profiles use ${profile}\``}`,
+        `  profile      "${profile}"${activated ? ' (active)' : `; use it with \`svc -p ${profile} ${sym.ellipsis}\` or \`svc profiles use ${profile}\``}`,
       );
     }
     // A command that works as it is typed: the profile is the active one only when it was activated.

@@ -7,6 +7,7 @@ import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { renderError } from '../../output/errors.js';
 import { cellText } from '../../output/format.js';
+import { sym } from '../../output/symbols.js';
 import { unabandoned } from '../../system/interrupts.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
@@ -140,10 +141,10 @@ function line(ctx: Context, r: ReceivedDelivery): string {
   // A terminal gets the time of day in UTC, saying so; a pipe the whole RFC 3339 time.
   const time = ctx.out.mode === 'table' ? `${r.received_at.slice(11, 19)}Z` : r.received_at;
   const verdict = r.valid
-    ? c.green('✓ valid  ')
+    ? c.green(`${sym.check} valid  `)
     : r.reason === 'payload_too_large'
-      ? c.red('✗ too large')
-      : c.red('✗ invalid');
+      ? c.red(`${sym.cross} too large`)
+      : c.red(`${sym.cross} invalid`);
   const what = [
     r.event_type ?? '-',
     r.event_id ?? '-',
@@ -155,20 +156,22 @@ function line(ctx: Context, r: ReceivedDelivery): string {
   // A forward answered after the sender hung up says so in place of "forwarded → N".
   if (r.forwarded && !(r.not_answered && 'status' in r.forwarded))
     notes.push(
-      'status' in r.forwarded ? `forwarded → ${r.forwarded.status}` : `forward failed: ${r.forwarded.error}`,
+      'status' in r.forwarded
+        ? `forwarded ${sym.arrow} ${r.forwarded.status}`
+        : `forward failed: ${r.forwarded.error}`,
     );
   // "From the target" only when it answered; a forward that failed gets svc's own 502.
   const fromTarget = r.forwarded !== undefined && 'status' in r.forwarded;
   const answered =
     r.not_answered === 'sender_gave_up'
       ? fromTarget
-        ? `→ ${r.status} from the target, but the sender gave up first: it will retry`
-        : `→ ${r.status}: no answer from the target, and the sender had already given up: it will retry`
+        ? `${sym.arrow} ${r.status} from the target, but the sender gave up first: it will retry`
+        : `${sym.arrow} ${r.status}: no answer from the target, and the sender had already given up: it will retry`
       : r.not_answered === 'listener_stopped'
         ? fromTarget
-          ? `→ ${r.status} from the target, but the listener had stopped: the sender will retry`
-          : `→ ${r.status}: no answer from the target, and the listener had stopped: the sender will retry`
-        : `→ ${r.status}`;
+          ? `${sym.arrow} ${r.status} from the target, but the listener had stopped: the sender will retry`
+          : `${sym.arrow} ${r.status}: no answer from the target, and the listener had stopped: the sender will retry`
+        : `${sym.arrow} ${r.status}`;
   if (r.repeated) notes.push('repeated event');
   if (r.capture)
     notes.push(
@@ -247,10 +250,10 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     listener.setSecret(redirection.secret);
   }
   ctx.out.info(
-    `listening on ${listener.url} — ${redirection ? `webhook ${redirection.webhook} delivers here` : 'point a webhook there'}; ` +
+    `listening on ${listener.url} ${sym.dash} ${redirection ? `webhook ${redirection.webhook} delivers here` : 'point a webhook there'}; ` +
       (options.toleranceSeconds === 0
         ? 'checking the signature only: the timestamp is NOT checked (--tolerance 0), so a delivery of any age, a replayed one too, is accepted'
-        : `verifying the signature and the timestamp (tolerance ±${options.toleranceSeconds} s)`) +
+        : `verifying the signature and the timestamp (tolerance ${sym.plusMinus}${options.toleranceSeconds} s)`) +
       `${options.forwardTo ? `, forwarding valid deliveries to ${options.forwardTo.href}` : ''}` +
       `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
   );

@@ -42,7 +42,6 @@ export function parseReplay(
   webhook: unknown,
   ids: unknown[],
   flags: Record<string, unknown>,
-  nowMs: number,
 ): WithOptionalWebhook<ReplayOptions> {
   const dlq = flags.dlq === true;
   const named = ids.map((d) => nonEmpty('DELIVERY', d));
@@ -65,7 +64,7 @@ export function parseReplay(
     webhook: webhookArg(webhook),
     ids: named,
     dlq,
-    filters: parseDlqFilters({ ...flags, status: undefined }, nowMs),
+    filters: parseDlqFilters({ ...flags, status: undefined }),
     filterFlags: [flags.eventType, flags.since, flags.until, flags.limit].map(text),
     limit: intFlag('--limit', flags.limit, 1, LIMIT_MAX),
     wait: typeof flags.wait === 'boolean' ? flags.wait : undefined,
@@ -307,7 +306,7 @@ export function replayCommand(make: MakeContext): Command {
     .action(
       async (webhook: string | undefined, ids: string[], flags: Record<string, unknown>, cmd: Command) => {
         const ctx = await make(cmd);
-        const parsed = parseReplay(webhook, ids, flags, ctx.clock.now());
+        const parsed = parseReplay(webhook, ids, flags);
         await runReplay(ctx, await withWebhook(ctx, parsed, 'replaying'));
       },
     );

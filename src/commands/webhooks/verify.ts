@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { isoSeconds } from '../../api/time.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
+import { sym } from '../../output/symbols.js';
 import { readInputBytes } from '../../system/input.js';
 import {
   clockOffsetText,
@@ -124,7 +125,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     case 'malformed_header':
       throw new UsageError(`malformed signature header: ${result.message}`, {
         code: 'malformed_header',
-        hint: 'expected X-SVC-Signature: t=<unix seconds>,v1=<64 hex digits>[,v1=…]',
+        hint: `expected X-SVC-Signature: t=<unix seconds>,v1=<64 hex digits>[,v1=${sym.ellipsis}]`,
       });
     case 'signature_mismatch':
       throw new SvcError('signature_mismatch', 'the signature does not match the payload', {

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
+import { isoSeconds } from '../../../src/api/time.js';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
@@ -134,7 +135,7 @@ describe('a resumed replay --dlq run to a target that still fails', () => {
     await until(() => target.received.length > 0);
     controller.abort();
     expect((await running).code).toBe(130);
-    const { started } = journal();
+    const { started, anchorMs } = journal();
 
     const again = await svc.run(argv);
     expect(again.stderr).toMatch(/^resuming the run started at /);
@@ -145,7 +146,7 @@ describe('a resumed replay --dlq run to a target that still fails', () => {
     for (const entry of queued)
       expect(Date.parse(entry.dead_lettered_at)).toBeGreaterThanOrEqual(Date.parse(started));
     expect(again.stderr.split('\n').filter((line) => line.includes('dead-lettered since'))).toEqual([
-      `3 entries dead-lettered since the run started (${started}) are not part of it: run the same command again to replay them (a new run)`,
+      `3 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to replay them (a new run)`,
     ]);
     const next = await svc.run([...argv, '--json']);
     expect(next.stderr).not.toMatch(/resuming/);
@@ -175,7 +176,7 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     expect(again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')).toBe(
       `resuming the run started at ${started}: 3 done, 0 to do (journal ${path})\n` +
         '✓ 0 replayed, 3 skipped in T\n' +
-        `7 entries dead-lettered since the run started (${started}) are not part of it: run the same command again to replay them (a new run)\n`,
+        `7 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to replay them (a new run)\n`,
     );
     expect(again.stdout).toBe(
       queued
@@ -213,7 +214,7 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     expect(again.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')).toBe(
       `resuming the run started at ${started}: 3 done, 0 to do (journal ${path})\n` +
         '✓ 0 discarded, 3 skipped in T\n' +
-        `2 entries dead-lettered since the run started (${started}) are not part of it: run the same command again to discard them (a new run)\n`,
+        `2 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to discard them (a new run)\n`,
     );
     expect(again.stdout).toBe(
       queued

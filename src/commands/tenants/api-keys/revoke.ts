@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { refuseCredentialAsId } from '../../../http/path.js';
+import { sym } from '../../../output/symbols.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
 import { shellWord } from '../../../system/shell-words.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty } from '../../kit.js';
@@ -21,7 +22,7 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
     refuseCredentialAsId(
       'KEY',
       id,
-      `its id is ${keyId} (prefix ${prefix}…): ${svcCommand(ctx.settings(), `tenants api-keys revoke ${shellWord(tenantRef)} ${shellWord(keyId)}`)}`,
+      `its id is ${keyId} (prefix ${prefix}${sym.ellipsis}): ${svcCommand(ctx.settings(), `tenants api-keys revoke ${shellWord(tenantRef)} ${shellWord(keyId)}`)}`,
     );
   }
   refuseCredentialAsId('KEY', id, notListedHint(tenantRef, listed.withheld ?? 0));
@@ -62,7 +63,7 @@ function notListedHint(tenantRef: string, withheld: number): string {
       ? `: this key is not among the keys you may manage there (${withheld} more ${withheld === 1 ? 'is' : 'are'} not listed to you: ${withheld === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold)`
       : '';
   return (
-    `give the key's id (key_…) instead, as \`svc tenants api-keys ls ${shellWord(tenantRef)}\` shows it${unseen}; ` +
+    `give the key's id (key_${sym.ellipsis}) instead, as \`svc tenants api-keys ls ${shellWord(tenantRef)}\` shows it${unseen}; ` +
     'svc did not send the secret (in a URL it would stay in proxy and server logs)'
   );
 }

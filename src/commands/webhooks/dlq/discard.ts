@@ -29,7 +29,6 @@ export function parseDiscard(
   webhook: unknown,
   entries: unknown[],
   flags: Record<string, unknown>,
-  nowMs: number,
 ): WithOptionalWebhook<DiscardOptions> {
   const all = flags.all === true;
   const named = entries.map((e) => nonEmpty('ENTRY', e));
@@ -48,7 +47,7 @@ export function parseDiscard(
     webhook: webhookArg(webhook),
     entries: named,
     all,
-    filters: parseDlqFilters({ ...flags, status: undefined }, nowMs),
+    filters: parseDlqFilters({ ...flags, status: undefined }),
     filterFlags: [flags.eventType, flags.since, flags.until, flags.limit].map(text),
     limit: intFlag('--limit', flags.limit, 1, LIMIT_MAX),
     ...parseBulkFlags(flags),
@@ -221,7 +220,7 @@ export function discardCommand(make: MakeContext): Command {
     .action(
       async (webhook: string | undefined, ids: string[], flags: Record<string, unknown>, cmd: Command) => {
         const ctx = await make(cmd);
-        const parsed = parseDiscard(webhook, ids, flags, ctx.clock.now());
+        const parsed = parseDiscard(webhook, ids, flags);
         await runDiscard(ctx, await withWebhook(ctx, parsed, 'discarding dead-letter entries'));
       },
     );

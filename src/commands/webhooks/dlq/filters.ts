@@ -33,11 +33,11 @@ export function eventKindFlag(raw: unknown): string | undefined {
   return kind;
 }
 
-export function parseDlqFilters(flags: Record<string, unknown>, nowMs: number): DlqFilterFlags {
+export function parseDlqFilters(flags: Record<string, unknown>): DlqFilterFlags {
   return {
     status: choiceFlag('--status', flags.status, DLQ_STATUS_FILTERS),
     eventType: eventKindFlag(flags.eventType),
-    ...timeFlags(flags, nowMs),
+    ...timeFlags(flags),
   };
 }
 

@@ -15,12 +15,8 @@ export interface DlqOptions extends DlqFilterFlags, ListingOptions {
   webhook: string;
 }
 
-export function parseDlq(
-  webhook: unknown,
-  flags: Record<string, unknown>,
-  nowMs: number,
-): WithOptionalWebhook<DlqOptions> {
-  return { webhook: webhookArg(webhook), ...parseDlqFilters(flags, nowMs), ...parseListing(flags) };
+export function parseDlq(webhook: unknown, flags: Record<string, unknown>): WithOptionalWebhook<DlqOptions> {
+  return { webhook: webhookArg(webhook), ...parseDlqFilters(flags), ...parseListing(flags) };
 }
 
 export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
@@ -66,9 +62,6 @@ export function lsCommand(make: MakeContext): Command {
     )
     .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
       const ctx = await make(cmd);
-      await runDlq(
-        ctx,
-        await withWebhook(ctx, parseDlq(webhook, flags, ctx.clock.now()), 'listing the dead-letter queue'),
-      );
+      await runDlq(ctx, await withWebhook(ctx, parseDlq(webhook, flags), 'listing the dead-letter queue'));
     });
 }

@@ -99,7 +99,8 @@ export class QueueSnapshot {
     // The run's own replays that failed again in that second are in the window, but not the run's:
     // the listing skips them (ours), and noteLater counts them with the newer entries, a new run's.
     const own = await this.#ownInSecond(startMs);
-    this.#later = { started: isoSeconds(journal.run.startedAtMs), startMs };
+    // Named on the platform's clock, the one the entries it counts are timed on (`dlq ls --since`).
+    this.#later = { started: isoSeconds(startMs), startMs };
     const left = (this.#bound ?? 0) - own;
     const limit = this.#limit;
     return limit === undefined ? left : Math.max(0, Math.min(left, limit));
