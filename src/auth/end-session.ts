@@ -1,4 +1,5 @@
 import type { ConfFile } from '../config/disk.js';
+import { commandLine } from '../config/settings.js';
 import type { StoredCredential } from '../config/store.js';
 import type { Context } from '../context.js';
 import { SvcError } from '../errors.js';
@@ -190,14 +191,20 @@ function warnAboutKey(ctx: Context, token: string, key: KeyState | undefined): v
     return;
   }
   const tenant = shellWord(key?.tenant ?? ctx.settings().values.tenant ?? 'TENANT');
+  // With the run's -p/--base-url while the profile is still there (logout): pasted bare, the line
+  // would ask the active profile's platform. A removed profile (profiles rm) cannot be named.
+  const settings = ctx.settings();
+  const svc = ctx.store().profile(settings.profile)
+    ? commandLine(settings)
+    : (words: string) => `svc ${words}`;
   if (key?.state === 'live') {
     ctx.out.warn(
-      `the API key ${key.id} itself stays valid: svc only forgot it; revoke it with \`svc tenants api-keys revoke ${tenant} ${key.id}\``,
+      `the API key ${key.id} itself stays valid: svc only forgot it; revoke it with \`${svc(`tenants api-keys revoke ${tenant} ${key.id}`)}\``,
     );
     return;
   }
   ctx.out.warn(
     `the API key may still be valid: svc only forgot it; find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
-      `in \`svc tenants api-keys ls ${tenant}\`, then revoke it with \`svc tenants api-keys revoke ${tenant} KEY_ID\``,
+      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
   );
 }

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { isLoopbackHost } from '../api/loopback.js';
 import { ApiKey } from '../api/schemas/api-keys.js';
 import { AuditTrailEntry } from '../api/schemas/audit.js';
 import { ErrorBody } from '../api/schemas/common.js';
@@ -210,9 +211,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const bound = typeof address === 'object' && address ? address.address : host;
   // A wildcard bind (every interface, however --host spelled it) is not an address to connect
   // to: its URL, what clients are given and the issuer of its tokens, is the loopback address of
-  // the same family.
-  const reachable = isEveryInterface(bound) ? (bound === '::' ? '::1' : '127.0.0.1') : host;
-  const url = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+  // the same family. So is a loopback bind under a name or spelling clients do not take for
+  // loopback (`vm` in /etc/hosts, ::ffff:127.0.0.1): svc sends credentials over plain http only
+  // to a host it can tell is loopback, so such a URL would be refused.
+  const urlHost = (name: string) => (name.includes(':') ? `[${name}]` : name);
+  const loopbackName = isLoopbackHost(new URL(`http://${urlHost(host)}`).hostname);
+  const reachable =
+    isEveryInterface(bound) || (isLoopbackBound(bound) && !loopbackName)
+      ? bound.includes(':') && !bound.startsWith('::ffff:')
+        ? '::1'
+        : '127.0.0.1'
+      : host;
+  const url = `http://${urlHost(reachable)}:${port}`;
   built.setBaseUrl(url);
   const adminToken = state.identity.users.has(ADMIN_USER)
     ? context.issueToken(ADMIN_USER, { expiresInSeconds: ADMIN_TOKEN_SECONDS }).token

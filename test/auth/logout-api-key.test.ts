@@ -49,6 +49,25 @@ describe('svc logout of a stored API key', () => {
     });
   });
 
+  // Review s11 e, 3: pasted bare, the line asked the active profile's platform ("not found").
+  it('names the profile and platform the logout acted on, when given as flags', async () => {
+    const { id, key } = await newKey();
+    const env = await storedKey(key);
+    const store = new ConfigStore(env.SVC_CONFIG_DIR);
+    await store.setProfileValues('ops', { tenant: ACME });
+    await store.setCredential('ops', {
+      type: 'token',
+      access_token: key,
+      obtained_at: new Date().toISOString(),
+    });
+    const url = sandbox().url;
+    const r = await runInProcess(['-p', 'ops', '--base-url', url, 'logout'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')[1]).toBe(
+      `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with \`svc -p ops --base-url ${url} tenants api-keys revoke acme-treasury ${id}\``,
+    );
+  });
+
   it('says the platform no longer accepts a key that was revoked', async () => {
     const { id, key } = await newKey();
     const revoked = await call(sandbox(), 'DELETE', `/v1/tenants/${ACME}/api-keys/${id}`, {

@@ -132,8 +132,8 @@ describe('svc sandbox start --host', () => {
 
 // Review s11 d: the note and the warning follow the address the system bound, not --host's spelling.
 describe('svc sandbox start --host, another spelling of a loopback address', () => {
-  it.each(['127.1', 'LOCALHOST', '127.0.0.2', '[::1]', '0:0:0:0:0:0:0:1'])(
-    '--host %s: no "every interface" note and no "not loopback" warning',
+  it.each(['127.1', 'LOCALHOST', '127.0.0.2', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])(
+    '--host %s: no "every interface" note, no "not loopback" warning, and a URL svc takes',
     async (host) => {
       const env = dirs();
       const run = await started(['--host', host], env);
