@@ -3,19 +3,34 @@
  * masked: the rule svc's --debug trace masks by (src/http/redact.ts) and the sandbox's audit
  * trail applies to a webhook's URL, so what either shows of a URL hides the same things.
  *
- * A name is read as words (split on `_`, `-`, `.`, spaces and camelCase): `client_secret`,
- * `accessToken`, `X-Amz-Signature`, `sig`, `pwd` hold a secret; `tokenizer`, `secretary`,
- * `keyboard` do not (a secret word must be a whole word, or end a word glued without a
- * separator: `accesstoken`, `clientsecret`).
+ * A name holds a secret when a secret word appears anywhere in it (`client_secret`, `api_key_v2`,
+ * `password1`, `sessionToken2`, `X-Api-Key-V2`), or when it has a short secret word standing
+ * alone (read as words, split on `_`, `-`, `.`, spaces and camelCase: `sig`, `sas`, `pwd`,
+ * `auth`, `hmac`). Masking a harmless `tokenizer` or `secretary` too is the price: a rule that
+ * read only whole words let `api_key_v2` and `password1` through (review s11, leaks 1).
  */
 
 export const MASK = '[redacted]';
 
-/** Words that say a value is a secret, whole or at the end of a glued word (`accesstoken`). */
-const SECRET_WORDS =
-  /(secret|token|password|passwd|authorization|apikey|verifier|assertion|credential|signature|hmac)s?$/;
+/**
+ * Credential shapes, masked wherever they stand whatever their name (--debug, and a webhook URL in
+ * the audit trail); the part kept (a scheme or a kind prefix) says what was masked.
+ */
+export const CREDENTIAL_SHAPES: Array<[RegExp, string]> = [
+  // A JWS/JWT: base64url of a JSON header ("{" → "eyJ"), payload and signature.
+  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, MASK],
+  [/\b(svc_(?:sk|pk|cs|rt|at)_)[A-Za-z0-9_-]{16,}/g, `$1${MASK}`],
+  [/\b(whsec_)[A-Za-z0-9_+/=-]{16,}/g, `$1${MASK}`],
+  // RFC 6750 b64token after the scheme (case-insensitive, as schemes are). Kept last:
+  // holdsCredential uses the shapes above with a stricter one of its own instead.
+  [/\b(Bearer|Basic)(\s+)(?!\[redacted\])[A-Za-z0-9\-._~+/]{12,}=*/gi, `$1$2${MASK}`],
+];
+
+/** Secret words, wherever they stand in a name (`api_key_v2`, `secretkey`, `password1`). */
+const SECRET_ANYWHERE =
+  /(secret|token|password|passwd|authorization|api[_-]?key|verifier|assertion|credential|signature|hmac)/i;
 /** Words that say so only standing alone: too short to be read inside another word. */
-const SECRET_SHORT_WORDS = new Set(['pwd', 'sig', 'sas', 'auth', 'credentials', 'secrets', 'tokens']);
+const SECRET_SHORT_WORDS = new Set(['pwd', 'sig', 'sas', 'auth']);
 /** `key` as the last word (`private_key`, `apiKey`); `code` alone or as device_code, user_code. */
 const LAST_WORD_KEY = new Set(['key', 'keys']);
 const CODE_NAME = /^((device|user)[_-]?)?code$/i;
@@ -40,7 +55,7 @@ export function isSecretField(name: string): boolean {
   if (words.length === 0 || NOT_SECRET_FIELD.test(words.join('_'))) return false;
   if (CODE_NAME.test(words.join('_'))) return true;
   if (LAST_WORD_KEY.has(words[words.length - 1] as string)) return true;
-  return words.some((word) => SECRET_SHORT_WORDS.has(word) || SECRET_WORDS.test(word));
+  return SECRET_ANYWHERE.test(name) || words.some((word) => SECRET_SHORT_WORDS.has(word));
 }
 
 function isSecretParam(name: string): boolean {
@@ -90,6 +105,8 @@ export function redactUrlText(text: string): string {
   let out = redactUserInfo(head);
   if (query !== undefined) out += `?${redactQueryText(query)}`;
   if (hashAt >= 0) out += `#${fragment.includes('=') ? MASK : fragment}`;
+  // A credential under a harmless name (`?jwt=eyJ…`, `?k=whsec_…`) by its shape (leaks11 5).
+  for (const [shape, replacement] of CREDENTIAL_SHAPES) out = out.replace(shape, replacement);
   return out;
 }
 

@@ -11,7 +11,7 @@
  */
 
 import { eachJsonObject } from '../api/json-text.js';
-import { isSecretField, MASK, redactParams } from '../api/secret-names.js';
+import { isSecretField, MASK, redactParams, CREDENTIAL_SHAPES as SHAPES } from '../api/secret-names.js';
 
 export { isSecretField, MASK, redactParams, redactUrl } from '../api/secret-names.js';
 
@@ -78,10 +78,16 @@ export function redactValue(value: unknown, parentKey?: string): unknown {
  * rest; the trace says it is not JSON and where the parser stopped (its message is not quoted:
  * it may hold a piece of the text). A leading byte-order mark is not part of the JSON.
  */
+/** Text that is a form: `name=value` pairs joined by `&`, every name percent-encoded (`a[b]` too). */
+const FORM_TEXT = /^[A-Za-z0-9._~%+*[\]-]+(=[^&]*)?(&[A-Za-z0-9._~%+*[\]-]+(=[^&]*)?)*$/;
+
 export function redactTracedBody(body: string | Buffer, contentType: string | undefined): string {
   const text = body.toString();
   if (text === '') return text;
-  if (contentType?.includes('application/x-www-form-urlencoded')) {
+  // A form by its Content-Type only when its text is one: JSON labelled as a form (an -H
+  // Content-Type, a server's mislabelled answer) parsed as a form is one parameter named by the
+  // whole text, which no secret name would match (review s11, leaks 2).
+  if (contentType?.includes('application/x-www-form-urlencoded') && FORM_TEXT.test(text)) {
     return redactParams(new URLSearchParams(text)).toString();
   }
   const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
@@ -109,17 +115,6 @@ export function redactTracedBody(body: string | Buffer, contentType: string | un
   parts.push(json.slice(from));
   return parts.join('');
 }
-
-/** Credential shapes; the part kept (a scheme or a kind prefix) says what was masked. */
-const SHAPES: Array<[RegExp, string]> = [
-  // A JWS/JWT: base64url of a JSON header ("{" → "eyJ"), payload and signature.
-  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, MASK],
-  [/\b(svc_(?:sk|pk|cs|rt|at)_)[A-Za-z0-9_-]{16,}/g, `$1${MASK}`],
-  [/\b(whsec_)[A-Za-z0-9_+/=-]{16,}/g, `$1${MASK}`],
-  // RFC 6750 b64token after the scheme (case-insensitive, as schemes are). Kept last:
-  // holdsCredential uses the shapes above with a stricter one of its own instead.
-  [/\b(Bearer|Basic)(\s+)(?!\[redacted\])[A-Za-z0-9\-._~+/]{12,}=*/gi, `$1$2${MASK}`],
-];
 
 /**
  * Whether a text holds a credential, for refusing one where it must not be written (an access

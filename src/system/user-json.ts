@@ -1,4 +1,5 @@
 import { doubleOf, type JsonPath, jsonDepth, pathLabel, scanJson } from '../api/json-text.js';
+import { isSecretField } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
 import { strictUtf8 } from './input.js';
 
@@ -30,11 +31,26 @@ export function parseUserJson(input: string | Buffer, what: string, whole = 'the
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${what} is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(
+      `${what} is not valid JSON${parseErrorPlace(text, error)}; check it with a JSON validator`,
+    );
   }
   const problem = jsonContentProblem(text, whole);
   if (problem !== undefined) throw new UsageError(`${what}: ${problem}`);
   return value;
+}
+
+/**
+ * Where JSON.parse stopped, as a line and column, never V8's message: that quotes the text
+ * around the error, which may be a secret in single quotes or without any (review s11, leaks 3).
+ */
+function parseErrorPlace(text: string, error: unknown): string {
+  const at = /at position (\d+)/.exec((error as Error).message)?.[1];
+  if (at === undefined) return /Unexpected end/.test((error as Error).message) ? ' (it ends too soon)' : '';
+  const before = text.slice(0, Number(at));
+  const line = before.split('\n').length;
+  const column = Number(at) - before.lastIndexOf('\n');
+  return ` (at line ${line}, column ${column})`;
 }
 
 /**
@@ -54,10 +70,16 @@ export function jsonContentProblem(text: string, whole = 'the value'): string | 
       const becomes = doubleOf(raw);
       if (becomes === undefined) return;
       const field = path.length === 0 ? whole : `"${pathLabel(path)}"`;
+      // A number under a secret's name is not repeated (review s11, leaks 4): --debug masks it.
+      const last = path[path.length - 1];
+      const secret = typeof last === 'string' && isSecretField(last);
+      const [shown, fix, would] = secret
+        ? ['a number', 'give it as a string', 'another number']
+        : [raw, `give it as a string ("${raw}")`, becomes];
       problem =
         becomes === 'infinite'
-          ? `${field} is ${raw}, beyond the range of a number svc can send; give it as a string ("${raw}")`
-          : `${field} is ${raw}, which svc would send as ${becomes} (a number keeps about 16 digits); give it as a string ("${raw}")`;
+          ? `${field} is ${shown}, beyond the range of a number svc can send; ${fix}`
+          : `${field} is ${shown}, which svc would send as ${would} (a number keeps about 16 digits); ${fix}`;
     },
   });
   return problem;

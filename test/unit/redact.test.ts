@@ -99,13 +99,19 @@ describe('redaction of traces', () => {
       'https://hooks.example.com/s?auth=abc&pwd=hunter2&hmac=0123&signature=x&sas=y&X-Amz-Signature=z&accessToken=t',
       `https://hooks.example.com/s?auth=${MASK}&pwd=${MASK}&hmac=${MASK}&signature=${MASK}&sas=${MASK}&X-Amz-Signature=${MASK}&accessToken=${MASK}`,
     ],
+    // A credential under a harmless name, by its shape (leaks11 5).
+    [
+      'https://hooks.example.com/j?jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl&k=whsec_abcdefghijklmnopqrstuv',
+      `https://hooks.example.com/j?jwt=${MASK}&k=whsec_${MASK}`,
+    ],
     // A fragment that carries parameters is masked whole; an anchor is kept.
     ['https://hooks.example.com/e#access_token=abcdefghijkl', `https://hooks.example.com/e#${MASK}`],
     ['https://hooks.example.com/e?a=1#section-2', 'https://hooks.example.com/e?a=1#section-2'],
-    // Names that merely contain a secret word hold none.
+    // A secret word anywhere in a name is enough (leaks11 1: whole words let api_key_v2 through);
+    // a harmless tokenizer is masked too, the price of that. keyboard holds no secret word.
     [
-      'https://hooks.example.com/b?tokenizer=bert&keyboard=us&secretary=jane',
-      'https://hooks.example.com/b?tokenizer=bert&keyboard=us&secretary=jane',
+      'https://hooks.example.com/b?tokenizer=bert&keyboard=us&api_key_v2=k2&password1=p1',
+      `https://hooks.example.com/b?tokenizer=${MASK}&keyboard=us&api_key_v2=${MASK}&password1=${MASK}`,
     ],
     // Every other byte as stored: no re-encoding of spaces, commas, colons.
     [
@@ -117,6 +123,21 @@ describe('redaction of traces', () => {
     expect(redactUrlText(url)).toBe(expected);
   });
 
+  // leaks11 2: JSON labelled as a form was traced as one parameter named by the whole text.
+  it.each([
+    ['{"client_secret":"svc_cs_aaaaaaaa","a":1}', `{"client_secret":${JSON.stringify(MASK)},"a":1}`],
+    [
+      'client_secret: hunter2-very-secret',
+      '[34 bytes not shown: not JSON, so a secret in it could not be masked]',
+    ],
+    [
+      'grant_type=refresh_token&refresh_token=rt-123&a%5Bb%5D=1',
+      `grant_type=refresh_token&refresh_token=${encodeURIComponent(MASK)}&a%5Bb%5D=1`,
+    ],
+  ])('traces a body labelled as a form by what it is: %s', (body, expected) => {
+    expect(redactTracedBody(body, 'application/x-www-form-urlencoded')).toBe(expected);
+  });
+
   it.each([
     ['client_secret', true],
     ['clientSecret', true],
@@ -125,14 +146,20 @@ describe('redaction of traces', () => {
     ['apiKey', true],
     ['x_auth_token', true],
     ['device_code', true],
-    ['tokenizer', false],
-    ['secretary', false],
+    ['api_key_v2', true],
+    ['apiKeyV2', true],
+    ['X-Api-Key-V2', true],
+    ['secretkey', true],
+    ['password1', true],
+    ['sessionToken2', true],
+    ['sig', true],
+    ['signed', false],
     ['keyboard', false],
     ['idempotencyKey', false],
     ['token_type', false],
     ['expires_at', false],
     ['signed_at', false],
-  ])('reads a name as words: %s is secret: %s', (name, expected) => {
+  ])('reads a name: %s is secret: %s', (name, expected) => {
     expect(isSecretField(name)).toBe(expected);
   });
 

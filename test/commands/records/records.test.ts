@@ -93,7 +93,20 @@ describe('svc records', () => {
       'error: give the record as --data JSON or --data-file FILE (- for stdin)\n',
     ],
     // The parser's own words follow (they differ between Node versions).
-    [['records', 'create', 'accounts', '--data', '{oops'], /^error: --data is not valid JSON: [^\n]+\n$/],
+    [
+      ['records', 'create', 'accounts', '--data', '{oops'],
+      /^error: --data is not valid JSON \(at line 1, column 2\); check it with a JSON validator\n$/,
+    ],
+    // Review s11, leaks 3: V8's message quoted the text near the error (a secret without quotes).
+    [
+      ['records', 'create', 'accounts', '--data', "{'client_secret': 'hunter2-very-secret'}"],
+      /^error: --data is not valid JSON \(at line 1, column 2\); check it with a JSON validator\n$/,
+    ],
+    // Review s11, leaks 4: a number under a secret's name is not repeated.
+    [
+      ['records', 'create', 'accounts', '--data', '{"api_key": 12345678901234567891}'],
+      /^error: --data: "api_key" is a number, which svc would send as another number \(a number keeps about 16 digits\); give it as a string\n$/,
+    ],
     [
       ['records', 'create', 'accounts', '--data', '[1]'],
       `error: --data must be a JSON object, e.g. '{"name":"March close"}'\n`,
