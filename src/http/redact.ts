@@ -249,24 +249,30 @@ export class SecretRegistry {
     }
   }
 
-  /** Registers the string values of secret-named fields of a received document. */
+  /**
+   * Registers the string values of secret-named fields of a received document. Walked with a
+   * stack of its own, not by recursion: an answer nested thousands deep (any server's) would
+   * overflow the call stack (review s11, leaks: `svc api` crashed on 5,000 levels).
+   */
   learn(document: unknown, parentKey?: string): void {
-    if (Array.isArray(document)) {
-      for (const item of document) this.learn(item, parentKey);
-      return;
-    }
-    if (!document || typeof document !== 'object') return;
-    const record = document as Record<string, unknown>;
-    for (const [key, value] of Object.entries(record)) {
-      if (typeof value === 'string') {
-        if (
+    const pending: Array<[unknown, string | undefined]> = [[document, parentKey]];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const [node, parent] = next;
+      if (Array.isArray(node)) {
+        for (const item of node) pending.push([item, parent]);
+        continue;
+      }
+      if (!node || typeof node !== 'object') continue;
+      const record = node as Record<string, unknown>;
+      for (const [key, value] of Object.entries(record)) {
+        if (typeof value !== 'string') pending.push([value, key]);
+        else if (
           isSecretField(key) &&
           !SHOWN_TO_USER.has(key) &&
-          !isErrorCode(key, parentKey, (k) => k in record)
-        ) {
+          !isErrorCode(key, parent, (k) => k in record)
+        )
           this.add(value);
-        }
-      } else this.learn(value, key);
+      }
     }
   }
 
