@@ -251,14 +251,18 @@ export interface JsonScalarMember {
  * Every object of well-formed JSON text, as it closes: its keys (each once), its members whose
  * value is a string, number or boolean (null and nested values are walked into, not listed), in
  * order and keys given twice included, and the key it sits under (through arrays, the array's
- * key; undefined at the top). One pass without recursion, so any depth is read; nothing is
+ * key; undefined at the top). With `containers`, members whose value is an object or an array
+ * are listed too (after the members inside them). One pass without recursion, so any depth is read; nothing is
  * turned into a JavaScript value, so the text can be changed in place (masking a trace).
  */
 export function eachJsonObject(
   text: string,
   visit: (members: JsonScalarMember[], keys: Set<string>, parentKey: string | undefined) => void,
+  options: { containers?: boolean } = {},
 ): void {
   interface Frame {
+    /** Where it opens, for `containers`. */
+    start: number;
     array: boolean;
     parentKey: string | undefined;
     expectKey: boolean;
@@ -280,6 +284,7 @@ export function eachJsonObject(
     if (c === 0x7b || c === 0x5b) {
       const array = c === 0x5b;
       stack.push({
+        start: i,
         array,
         parentKey: under(),
         expectKey: !array,
@@ -290,6 +295,8 @@ export function eachJsonObject(
     } else if (c === 0x7d || c === 0x5d) {
       const frame = stack.pop()!;
       if (!frame.array) visit(frame.members, frame.keys, frame.parentKey);
+      // With `containers`, an object or array that is a member's value is listed as one too.
+      if (options.containers) scalar(frame.start, i + 1);
     } else if (c === 0x2c) {
       const top = stack[stack.length - 1];
       if (top && !top.array) top.expectKey = true;

@@ -100,15 +100,21 @@ export function redactTracedBody(body: string | Buffer, contentType: string | un
     return `[${Buffer.byteLength(body)} bytes not shown: not JSON${where}, so a secret in it could not be masked]`;
   }
   const masks: Array<[number, number]> = [];
-  eachJsonObject(json, (members, keys, parentKey) => {
-    for (const { key, start, end } of members) {
-      if (isSecretField(key) && !isErrorCode(key, parentKey, (k) => keys.has(k))) masks.push([start, end]);
-    }
-  });
+  // A secret-named member is masked whole, an object or a list too (`"credentials": {…}`).
+  eachJsonObject(
+    json,
+    (members, keys, parentKey) => {
+      for (const { key, start, end } of members) {
+        if (isSecretField(key) && !isErrorCode(key, parentKey, (k) => keys.has(k))) masks.push([start, end]);
+      }
+    },
+    { containers: true },
+  );
   masks.sort((a, b) => a[0] - b[0]);
   const parts = [bom];
   let from = 0;
   for (const [start, end] of masks) {
+    if (start < from) continue; // inside a member already masked whole
     parts.push(json.slice(from, start), JSON.stringify(MASK));
     from = end;
   }

@@ -123,6 +123,18 @@ describe('redaction of traces', () => {
     expect(redactUrlText(url)).toBe(expected);
   });
 
+  // leaks11: a secret-named member holding an object or a list was walked into, not masked.
+  it('masks a secret-named object or list whole in a traced body', () => {
+    expect(
+      redactTracedBody(
+        '{"credentials":{"value":"abc123"},"password":["p1","p2"],"a":{"token":"t"},"b":1}',
+        'application/json',
+      ),
+    ).toBe(
+      `{"credentials":${JSON.stringify(MASK)},"password":${JSON.stringify(MASK)},"a":{"token":${JSON.stringify(MASK)}},"b":1}`,
+    );
+  });
+
   // leaks11 2: JSON labelled as a form was traced as one parameter named by the whole text.
   it.each([
     ['{"client_secret":"svc_cs_aaaaaaaa","a":1}', `{"client_secret":${JSON.stringify(MASK)},"a":1}`],
