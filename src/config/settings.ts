@@ -1,4 +1,5 @@
 import { parseHttpUrl } from '../api/loopback.js';
+import { redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
@@ -91,8 +92,10 @@ export function targetOptions(
   if (given(settings.profileSource)) words.push('-p', shellWord(settings.profile));
   for (const key of TARGET_KEYS) {
     const value = settings.values[key];
+    // A URL's secret-named query values masked (leaks11 6): svc sends no query of a base URL.
+    const shown = key === 'base_url' || key === 'app_url' ? redactUrlText(value ?? '') : value;
     if (value !== undefined && given(settings.sources[key]))
-      words.push(FLAG_NAME[key] as string, shellWord(value));
+      words.push(FLAG_NAME[key] as string, shellWord(shown as string));
   }
   return words.map((word) => `${word} `).join('');
 }

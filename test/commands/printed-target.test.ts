@@ -67,6 +67,20 @@ describe('targetOptions: what a printed command line repeats', () => {
     );
   });
 
+  // leaks11 6: a secret-named query value of a URL flag was repeated in full.
+  it('masks a secret-named query value of a repeated URL (svc sends no query of a base URL)', () => {
+    expect(
+      targetOptions(
+        settings({
+          profile: 'p',
+          profileSource: 'env',
+          values: { base_url: 'https://api.example/?api_key=k-123456789&region=eu' },
+          sources: { base_url: 'flag' },
+        }),
+      ),
+    ).toBe("--base-url 'https://api.example/?api_key=[redacted]&region=eu' ");
+  });
+
   it('leaves out what the environment or the profile gave (the shell and the profile give it again), and a defaulted app URL', () => {
     expect(
       targetOptions(
