@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { assignArgv } from '../../helpers/bulk.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 // svc audit ls --role and --user as a tenant_auditor, the role its help names (findings s11 M1,
@@ -14,24 +15,15 @@ async function ok(argv: string[]) {
   return r.stdout;
 }
 
-async function grant(user: string, role: string, why: string) {
-  const out = await ok([
-    'roles',
-    'assign',
-    user,
-    role,
-    '--expires-in',
-    'never',
-    '--justification',
-    why,
-    '--json',
-  ]);
+/** Grants ROLE to USER for good (assignArgv); the audit entry's id. */
+async function grant(user: string, role: string) {
+  const out = await ok(assignArgv(user, role, '--json'));
   return (JSON.parse(out) as { audit_trail_id: string }).audit_trail_id;
 }
 
 describe('svc audit ls --role', () => {
   it('works for a tenant_auditor with a built-in name or a role id, and with a custom name through the trail', async () => {
-    const granted = await grant('usr_lead', 'tenant_compliance', 'quarter close');
+    const granted = await grant('usr_lead', 'tenant_compliance');
     const builtIn = await svc.run(
       ['audit', 'ls', '--role', 'tenant_compliance', '--actor', 'usr_admin', '--json'],
       auditor(),
@@ -42,7 +34,7 @@ describe('svc audit ls --role', () => {
     const role = JSON.parse(
       await ok(['roles', 'create', '--name', 'aud-desk', '--permission', 'exception.read', '--json']),
     );
-    const mine = await grant('usr_analyst', 'aud-desk', 'desk cover');
+    const mine = await grant('usr_analyst', 'aud-desk');
     const byId = await svc.run(['audit', 'ls', '--role', role.id, '--json'], auditor());
     expect([byId.code, byId.stderr]).toEqual([0, '']);
     const entries = ids(byId.stdout);
@@ -61,7 +53,7 @@ describe('svc audit ls --role', () => {
     const first = JSON.parse(
       await ok(['roles', 'create', '--name', 'ops-x', '--permission', 'exception.read', '--json']),
     );
-    const held = await grant('usr_analyst', 'ops-x', 'first ops-x');
+    const held = await grant('usr_analyst', 'ops-x');
     await ok(['roles', 'delete', 'ops-x', '--yes']);
     const second = JSON.parse(
       await ok(['roles', 'create', '--name', 'ops-x', '--permission', 'exception.read', '--json']),
