@@ -122,6 +122,11 @@ export class Journal {
    * at its start, whole seconds), written in the journal's first line by start(), so it is asked
    * before; a resumed run's is read from there.
    */
+  /** The anchor if it is known yet (an earlier run's, read back), without computing one. */
+  knownAnchor(): number | undefined {
+    return this.#anchorMs;
+  }
+
   anchor(compute: () => number): number {
     this.#anchorMs ??= Math.floor(compute() / 1000) * 1000;
     return this.#anchorMs;

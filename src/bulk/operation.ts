@@ -201,7 +201,14 @@ async function runLocked<T, R extends Row>(
 function resuming(journal: Journal, done: number, left: number | undefined, dryRun: boolean): string {
   const toDo = left === undefined ? '' : `, ${left.toLocaleString('en')} to do`;
   const what = dryRun ? 'a dry run of resuming' : 'resuming';
-  return `${what} the run started at ${isoSeconds(journal.run.startedAtMs)}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})`;
+  // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
+  // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
+  const anchor = journal.knownAnchor();
+  const started =
+    anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= 60_000
+      ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's)`
+      : isoSeconds(journal.run.startedAtMs);
+  return `${what} the run started at ${started}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})`;
 }
 
 /** The items an earlier run finished (journal rows), then the source's others. */

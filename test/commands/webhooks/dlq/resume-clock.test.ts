@@ -46,5 +46,9 @@ describe('a resumed queue run with the platform clock moved on since its first r
       `2 entries dead-lettered since the run started (${isoSeconds(anchorMs)}) are not part of it: run the same command again to discard them (a new run)\n`,
     );
     expect(again.stderr).not.toContain(`(${header.started_at})`);
+    // Oncall s11, 4: the resuming line named the same start on this machine's clock alone.
+    expect(lines.find((l) => l.startsWith('resuming'))).toBe(
+      `resuming the run started at ${isoSeconds(anchorMs)} on the platform's clock (${header.started_at} on this machine's): 3 done, 0 to do (journal ${join(svc.journals, name!)})`,
+    );
   });
 });
