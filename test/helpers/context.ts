@@ -9,6 +9,9 @@
  *   the binary does after start-up.
  * - `useSandboxContext()` (test/helpers/sandbox.ts) pairs both with a sandbox on an ephemeral
  *   port, as its admin in Acme Treasury: see test/commands/tenants/ls.test.ts for the shape.
+ *
+ * Past 300 lines: the Context, its fake IO, clock and prompter and the temporary directories are
+ * what every in-process test is built from, kept in the one file they are imported from.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

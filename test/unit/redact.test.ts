@@ -1,3 +1,5 @@
+// Past 300 lines: one table of cases per masking rule (names, shapes, values, traced bodies, URLs),
+// kept beside each other so that a change to one rule is read against the others.
 import { describe, expect, it } from 'vitest';
 import { redactUrlText } from '../../src/api/secret-names.js';
 import {
