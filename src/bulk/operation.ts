@@ -8,7 +8,14 @@ import { withCompactHeap } from './heap.js';
 import { defaultJournalPath, Journal, type RunIdentity, refuseDirectory } from './journal.js';
 import { lockJournal } from './lock.js';
 import { resultStream } from './results.js';
-import { type BulkItem, type BulkResult, type BulkSummary, runItems, type Worker } from './runner.js';
+import {
+  type BulkItem,
+  type BulkResult,
+  type BulkSummary,
+  type Journaled,
+  runItems,
+  type Worker,
+} from './runner.js';
 
 /** An output row; rows that come from a file carry its line (a terminal table is in line order). */
 export type Row = object & { line?: number | undefined };
@@ -77,6 +84,12 @@ export interface BulkVerb<T, R extends Row> {
    * `prepare` counts what is left to do.
    */
   fromJournal?: (key: string, detail: Record<string, unknown>) => BulkItem<T>;
+  /**
+   * How an item an earlier run finished is doing now, for a resumed run's journal row (not asked
+   * in a dry run): e.g. a replay whose follow Ctrl-C cut, followed to its end now. A row it makes
+   * failed counts as failed (exit 7), as it would have in the run that made it.
+   */
+  journaled?: Journaled<T>;
 }
 
 /**
@@ -150,6 +163,7 @@ async function runLocked<T, R extends Row>(
     work: verb.dryRun ? verb.plan : verb.work,
     journal,
     dryRun: verb.dryRun,
+    journaled: verb.journaled,
     runId: journal.run.runId,
     stop,
     now,

@@ -115,7 +115,18 @@ export interface RunOptions<T> {
   stop: AbortSignal;
   progress?: Progress;
   now: () => number;
+  /** See BulkVerb.journaled: an earlier run's item as it is now (not in a dry run). */
+  journaled?: Journaled<T> | undefined;
 }
+
+/**
+ * What an item an earlier run finished is now, from its journaled details: details that replace
+ * theirs on its row (`status: 'failed'` with an error counts it failed), or undefined for none.
+ */
+export type Journaled<T> = (
+  item: BulkItem<T>,
+  detail: Record<string, unknown>,
+) => Promise<Record<string, unknown> | undefined>;
 
 /**
  * Runs items with bounded concurrency over the caller's keep-alive pool. Items the journal has
@@ -192,7 +203,10 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       let thrown: unknown;
       const failedDependency = journal?.has(item.key) ? undefined : await order.failedDependency(item.after);
       if (journal?.has(item.key)) {
-        result = { ...base, status: 'skipped', reason: 'journal', ...journal.get(item.key) };
+        const detail = journal.get(item.key) ?? {};
+        // Nothing is sent for it again; only how it is doing now is read (never recorded).
+        const now = options.dryRun ? undefined : await options.journaled?.(item, detail);
+        result = { ...base, status: 'skipped', reason: 'journal', ...detail, ...now };
       } else if (failedDependency !== undefined) {
         // Not attempted and not journaled: the resumed run tries it again.
         summary.blocked++;

@@ -114,23 +114,26 @@ export function failedReplaysHint(line: CommandLine, webhook: string, failed: Fa
 }
 
 /**
- * Reads the deliveries of replays an earlier run made whose follow Ctrl-C cut (`follow:
- * interrupted` in its journal) as they are now, into `now`, so the resumed run's rows say how
- * they went. Only to say more: a read that fails says nothing.
+ * Follows the delivery of a replay an earlier run made whose follow Ctrl-C cut (`follow:
+ * interrupted` in its journal) to its end now, as deliveryOutcome does (`follow: interrupted`
+ * again if Ctrl-C cuts this follow too), so the resumed run's row says how it went and counts it.
+ * Anything else (another row, a delivery that cannot be read) gives nothing to add, except that
+ * the earlier run's state of it is no longer said.
  */
-export async function unfollowedNow(
+export async function followUnfollowed(
+  ctx: Context,
   platform: Platform,
   webhook: string,
-  finished: Iterable<Record<string, unknown>>,
-  now: Map<string, string>,
-): Promise<void> {
-  const ids = [...finished]
-    .filter((done) => done.follow === 'interrupted' && typeof done.new_delivery_id === 'string')
-    .map((done) => done.new_delivery_id as string);
-  await Promise.all(
-    ids.map(async (id) => {
-      const found = await optionalLookup(platform.webhooks.deliveries.get(webhook, id));
-      if (found) now.set(id, found.status);
-    }),
-  );
+  done: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<Record<string, unknown> | undefined> {
+  const id = done.new_delivery_id;
+  if (done.follow !== 'interrupted' || typeof id !== 'string') return undefined;
+  try {
+    const found = await optionalLookup(platform.webhooks.deliveries.get(webhook, id));
+    if (found) return await deliveryOutcome(ctx, platform, webhook, found, timeoutMs);
+  } catch {
+    // Only to say more: a read that fails says nothing.
+  }
+  return { delivery_status: undefined };
 }

@@ -26,15 +26,17 @@ export interface ReplayRow {
 
 /** A row's detail in words: its error, its note, or what happened to it. */
 function detail(webhook: string, line: CommandLine, r: ReplayRow): string | undefined {
-  if (r.error) return [r.error.message, r.error.remedy].filter(Boolean).join('; ');
-  if (r.reason === 'journal') {
-    // Done by the earlier run this one resumes: nothing is sent now.
+  const error = r.error && [r.error.message, r.error.remedy].filter(Boolean).join('; ');
+  if (r.reason === 'journal' && r.follow === 'interrupted') {
+    // Made by the earlier run this one resumes (nothing is sent now), followed now.
     const as = r.new_delivery_id ? ` (replayed as ${r.new_delivery_id})` : '';
-    const then =
-      r.follow === 'interrupted'
-        ? `; not followed then (interrupted)${r.delivery_status ? `: ${r.delivery_status} now` : ''}`
-        : '';
-    return `done in an earlier run${as}${then}`;
+    const now = r.delivery_status ? `: ${r.delivery_status} now${error ? `: ${error}` : ''}` : '';
+    return `done in an earlier run${as}; not followed then (interrupted)${now}`;
+  }
+  if (error) return error;
+  if (r.reason === 'journal') {
+    const as = r.new_delivery_id ? ` (replayed as ${r.new_delivery_id})` : '';
+    return `done in an earlier run${as}`;
   }
   if (r.follow === 'interrupted') {
     const made = r.new_delivery_id;

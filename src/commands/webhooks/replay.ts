@@ -18,7 +18,7 @@ import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
-import { deliveryOutcome, type FailedReplay, failedReplaysHint, unfollowedNow } from './follow.js';
+import { deliveryOutcome, type FailedReplay, failedReplaysHint, followUnfollowed } from './follow.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
@@ -91,8 +91,15 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   /** Replays made whose deliveries failed (--wait), for the hint: what is true of them. */
   const failedReplays: FailedReplay[] = [];
   const words = new ReplayWords(wait, options.dryRun);
-  /** The deliveries of replays an earlier run made but did not follow to the end, as they are now. */
-  const now = new Map<string, string>();
+  /** Counts how a followed replay's delivery went: for the run's words, and the hint when it failed. */
+  const followed = (id: string, outcome: Record<string, unknown>, journaled = false) => {
+    if (outcome.follow === 'interrupted') words.unfollowed++;
+    else if (outcome.status === undefined && !journaled) words.delivered++;
+    if (outcome.status === 'failed') {
+      const { next_retry_at } = (outcome.error ?? {}) as { next_retry_at?: string };
+      failedReplays.push({ id, status: String(outcome.delivery_status), next_retry_at });
+    }
+  };
   let named = new Map<string, NamedTarget>();
   const delivery = async (target: Target) =>
     target.delivery_id ??
@@ -118,7 +125,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     if ('left' in answer) return { delivery_id: original, ...queue!.left(answer.left) };
     const { data: made, response } = answer;
     queue?.ours.add(made.id);
-    if (queue && response.replayed) {
+    // The stored answer of a request of this item's key: after a lost answer, most likely this
+    // attempt's own replay (followed and counted like any other, `replayed: true`); otherwise
+    // another run's that listed the entry too (or the run this one resumes, its outcome unknown).
+    if (queue && response.replayed && !response.afterLostAnswer) {
       return { delivery_id: original, ...queue.left({ reason: 'already_replayed', replayed_as: made.id }) };
     }
     const detail = {
@@ -130,12 +140,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     };
     if (!wait) return detail;
     const outcome = await deliveryOutcome(ctx, platform, webhook, made, options.waitTimeoutMs);
-    if (outcome.follow === 'interrupted') words.unfollowed++;
-    else if (outcome.status === undefined) words.delivered++;
-    if (outcome.status === 'failed') {
-      const { next_retry_at } = (outcome.error ?? {}) as { next_retry_at?: string };
-      failedReplays.push({ id: made.id, status: String(outcome.delivery_status), next_retry_at });
-    }
+    followed(made.id, outcome);
     return { ...detail, ...outcome };
   };
   const plan: Worker<Target> = async ({ data }) => {
@@ -172,7 +177,6 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       },
     },
     prepare: async (_run, journal) => {
-      await unfollowedNow(platform, webhook, journal.finished(), now);
       if (!queue) {
         const earlier = (ref: string) => journal.has(ref);
         named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun, earlier);
@@ -184,6 +188,13 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       queue ? entries(queue) : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
+    // A replay the earlier run made whose follow Ctrl-C cut is followed now: delivered, or failed
+    // (a failed row, exit 7, as without the interruption), or cut again (the journal stays).
+    journaled: async (_item, done) => {
+      const outcome = await followUnfollowed(ctx, platform, webhook, done, options.waitTimeoutMs);
+      if (outcome) followed(done.new_delivery_id as string, outcome, true);
+      return outcome;
+    },
     work,
     plan,
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => {
@@ -191,7 +202,6 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       const entry = data.ref.startsWith('dlq_') ? data.ref : undefined;
       // Done by the earlier run this one resumes: its note was for that run, not this one.
       const earlier = result.reason === 'journal';
-      const current = earlier && new_delivery_id ? now.get(new_delivery_id) : undefined;
       return {
         ...(planned === undefined ? { status } : { plan: planned }),
         delivery_id: delivery_id ?? data.delivery_id ?? (entry ? null : data.ref),
@@ -201,7 +211,6 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         ...((event_id ?? data.event_id) ? { event_id: event_id ?? data.event_id } : {}),
         ...(earlier ? {} : data.note),
         ...rest,
-        ...(earlier && rest.follow === 'interrupted' ? { delivery_status: current } : {}),
       };
     },
     columns: replayColumns(webhook, commandLine(ctx.settings())),
@@ -257,7 +266,8 @@ export function replayCommand(make: MakeContext): Command {
         'person needs to know the target took the events, not that replays were queued; scripts get results\n' +
         'at once unless they pass --wait (--no-wait turns it off on a terminal). A replay whose follow\n' +
         'Ctrl-C cuts was made: its row is ok with follow "interrupted" (exit 130), and the resumed run\n' +
-        'says how its delivery is doing then.\n\n' +
+        'follows its delivery to its end (one that failed is a failed row, exit 7). A replay whose\n' +
+        "answer was lost and whose retry got the platform's stored answer is this run's own, followed.\n\n" +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
