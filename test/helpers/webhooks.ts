@@ -1,6 +1,8 @@
+import type { DlqEntry } from '../../src/api/schemas/webhooks.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { call } from './sandbox.js';
+import { startTarget } from './targets.js';
 
 export const TENANT = tenantId('acme-treasury');
 let keys = 0;
@@ -73,4 +75,30 @@ export async function replayCounts(sandbox: Sandbox, webhookId: string): Promise
     cursor = page.next_cursor;
   } while (cursor);
   return counts;
+}
+
+/** Polls `done` every 20 ms until it holds (a test's own timeout ends a wait that never does). */
+export async function until(done: () => Promise<boolean> | boolean): Promise<void> {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** A webhook's dead-letter entries with a status (`queued`, `replayed`…), up to 200. */
+export async function dlqEntries(sandbox: Sandbox, webhookId: string, status: string): Promise<DlqEntry[]> {
+  return (await admin(sandbox, 'GET', `/v1/webhooks/${webhookId}/dlq?status=${status}&limit=200`)).body.items;
+}
+
+/**
+ * A webhook on a target that answers `answer`, with `count` events dead-lettered by the sandbox's
+ * control: what a replay of its queue works on. `extra` is the webhook's other fields.
+ */
+export async function deadLetteredQueue(
+  sandbox: Sandbox,
+  answer: { status: number; delayMs?: number },
+  count: number,
+  extra: Record<string, unknown> = {},
+) {
+  const target = await startTarget(() => answer);
+  const webhook = (await createWebhook(sandbox, target.url, extra)).id;
+  await call(sandbox, 'POST', '/_sandbox/webhooks/dead-letters', { body: { webhook_id: webhook, count } });
+  return { webhook, target, entries: await dlqEntries(sandbox, webhook, 'queued') };
 }

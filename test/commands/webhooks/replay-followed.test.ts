@@ -11,9 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
-import { call, useSandbox } from '../../helpers/sandbox.js';
-import { startTarget } from '../../helpers/targets.js';
-import { admin, createWebhook, delivery } from '../../helpers/webhooks.js';
+import { useSandbox } from '../../helpers/sandbox.js';
+import { admin, deadLetteredQueue, delivery, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
@@ -22,17 +21,8 @@ const lossy = useLossyProxy(sandbox, {
   lose: (method, path, seen) => method === 'POST' && path.endsWith('/replay') && seen === 1,
 });
 
-async function queue(answer: { status: number; delayMs?: number }, count: number) {
-  const target = await startTarget(() => answer);
-  const webhook = (await createWebhook(sandbox(), target.url, { max_attempts: 1 })).id;
-  await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', { body: { webhook_id: webhook, count } });
-  const entries = (await admin(sandbox(), 'GET', `/v1/webhooks/${webhook}/dlq?status=queued&limit=200`)).body
-    .items as Array<{ id: string; delivery_id: string; event_type: string; event_id: string }>;
-  return { webhook, target, entries };
-}
-const until = async (done: () => Promise<boolean> | boolean) => {
-  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
-};
+const queue = (answer: { status: number; delayMs?: number }, count: number) =>
+  deadLetteredQueue(sandbox(), answer, count, { max_attempts: 1 });
 const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
 const remedy = 'the target had an internal error: check its logs';
 

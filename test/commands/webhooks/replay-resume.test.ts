@@ -8,32 +8,21 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
 import { isoSeconds } from '../../../src/api/time.js';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
-import { startTarget } from '../../helpers/targets.js';
-import { admin, createWebhook, delivery } from '../../helpers/webhooks.js';
+import { deadLetteredQueue, delivery, dlqEntries, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
 
-async function queue(answer: { status: number; delayMs?: number }, count: number, extra = {}) {
-  const target = await startTarget(() => answer);
-  const webhook = (await createWebhook(sandbox(), target.url, extra)).id;
-  await deadLetter(webhook, count);
-  return { webhook, target, entries: await entries(webhook, 'queued') };
-}
+const queue = (answer: { status: number; delayMs?: number }, count: number, extra = {}) =>
+  deadLetteredQueue(sandbox(), answer, count, extra);
 const deadLetter = (webhook: string, count: number) =>
   call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', { body: { webhook_id: webhook, count } });
-async function entries(webhook: string, status: string): Promise<DlqEntry[]> {
-  return (await admin(sandbox(), 'GET', `/v1/webhooks/${webhook}/dlq?status=${status}&limit=200`)).body.items;
-}
+const entries = (webhook: string, status: string) => dlqEntries(sandbox(), webhook, status);
 const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
-const until = async (done: () => Promise<boolean> | boolean) => {
-  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
-};
 /** The journal a run left (the only one: each test's resumed run removes its own), and its header. */
 function journal(): { path: string; started: string; anchorMs: number } {
   const [name, ...more] = journals().filter((f) => f.endsWith('.ndjson'));
