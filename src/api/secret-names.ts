@@ -28,9 +28,9 @@ export const CREDENTIAL_SHAPES: Array<[RegExp, string]> = [
 
 /** Secret words, wherever they stand in a name (`api_key_v2`, `secretkey`, `password1`). */
 const SECRET_ANYWHERE =
-  /(secret|token|password|passwd|authorization|api[_-]?key|verifier|assertion|credential|signature|hmac)/i;
+  /(secret|token|password|passwd|passphrase|authorization|api[_-]?key|verifier|assertion|credential|signature|hmac)/i;
 /** Words that say so only standing alone: too short to be read inside another word. */
-const SECRET_SHORT_WORDS = new Set(['pwd', 'sig', 'sas', 'auth']);
+const SECRET_SHORT_WORDS = new Set(['pwd', 'sig', 'sas', 'auth', 'otp', 'pin']);
 /** `key` as the last word (`private_key`, `apiKey`); `code` alone or as device_code, user_code. */
 const LAST_WORD_KEY = new Set(['key', 'keys']);
 const CODE_NAME = /^((device|user)[_-]?)?code$/i;

@@ -52,22 +52,36 @@ function isErrorCode(
   return ERROR_SIBLINGS.some(hasSibling);
 }
 
-/** Masks secret-named fields at any depth (scalars only: objects are walked into). */
-export function redactValue(value: unknown, parentKey?: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, parentKey));
-  if (value && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    // fromEntries defines each key as its own field: an assignment of `__proto__` would set the
-    // copy's prototype instead, and the trace would lose a key the body really has.
-    return Object.fromEntries(
-      Object.entries(record).map(([key, v]) => {
-        const scalar = v !== null && v !== undefined && typeof v !== 'object';
-        const masked = scalar && isSecretField(key) && !isErrorCode(key, parentKey, (k) => k in record);
-        return [key, masked ? MASK : redactValue(v, key)];
-      }),
-    );
-  }
-  return value;
+/** Secret-named members that hold no secret as a whole: walked into, their secret fields masked. */
+const WALKED_CONTAINERS = new Set(['credential']);
+
+/** How deep redactValue walks; what is deeper is not shown (it is not walked, so not masked). */
+const MAX_REDACT_DEPTH = 200;
+
+/**
+ * Masks secret-named fields at any depth, as the --debug trace does: a scalar, or an object or a
+ * list whole (`"passwords": [...]`), but a container the platform names `credential` (/v1/me's
+ * kind, expiry and scopes), which is walked into. Past MAX_REDACT_DEPTH nothing is shown: an
+ * answer nested thousands deep (any server's error) would overflow the stack (review s11 f).
+ */
+export function redactValue(value: unknown, parentKey?: string, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_REDACT_DEPTH) return `[nested deeper than ${MAX_REDACT_DEPTH} levels: not shown]`;
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, parentKey, depth + 1));
+  const record = value as Record<string, unknown>;
+  // fromEntries defines each key as its own field: an assignment of `__proto__` would set the
+  // copy's prototype instead, and the trace would lose a key the body really has.
+  return Object.fromEntries(
+    Object.entries(record).map(([key, v]) => {
+      const present = v !== null && v !== undefined;
+      const masked =
+        present &&
+        isSecretField(key) &&
+        !(typeof v === 'object' && WALKED_CONTAINERS.has(key)) &&
+        !isErrorCode(key, parentKey, (k) => k in record);
+      return [key, masked ? MASK : redactValue(v, key, depth + 1)];
+    }),
+  );
 }
 
 /**
@@ -108,7 +122,9 @@ export function redactTracedBody(body: string | Buffer, contentType: string | un
     json,
     (members, keys, parentKey) => {
       for (const { key, start, end } of members) {
-        if (isSecretField(key) && !isErrorCode(key, parentKey, (k) => keys.has(k))) masks.push([start, end]);
+        const walked = WALKED_CONTAINERS.has(key) && /^[{[]/.test(json.slice(start, start + 1));
+        if (isSecretField(key) && !walked && !isErrorCode(key, parentKey, (k) => keys.has(k)))
+          masks.push([start, end]);
       }
     },
     { containers: true },

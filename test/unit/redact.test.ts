@@ -137,6 +137,34 @@ describe('redaction of traces', () => {
     );
   });
 
+  // Review s11 f: error reports masked only scalars (a list of passwords showed), recursed into
+  // a 5,000-deep error answer (a stack trace), and /v1/me's credential object was hidden whole.
+  it('redactValue masks a secret-named object or list whole, walks a credential, and stops deep down', () => {
+    expect(
+      redactValue({
+        passwords: ['HUNTER2-LIST-SECRET'],
+        credentials: { pw: 'x' },
+        credential: { type: 'jwt', expires_at: 'e', access_token: 'a' },
+        passphrase: 'p',
+        otp: '123456',
+        a: 1,
+      }),
+    ).toEqual({
+      passwords: MASK,
+      credentials: MASK,
+      credential: { type: 'jwt', expires_at: 'e', access_token: MASK },
+      passphrase: MASK,
+      otp: MASK,
+      a: 1,
+    });
+    let deep: unknown = { token: 'deep-secret' };
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    expect(JSON.stringify(redactValue({ details: deep }))).not.toContain('deep-secret');
+    expect(redactTracedBody('{"credential":{"type":"jwt","access_token":"a"}}', 'application/json')).toBe(
+      `{"credential":{"type":"jwt","access_token":${JSON.stringify(MASK)}}}`,
+    );
+  });
+
   // leaks11 2: JSON labelled as a form was traced as one parameter named by the whole text.
   it.each([
     ['{"client_secret":"svc_cs_aaaaaaaa","a":1}', `{"client_secret":${JSON.stringify(MASK)},"a":1}`],
@@ -258,10 +286,11 @@ describe('redaction by name, shape and value', () => {
       { errors: [{ code: 'bad_value', field: 'limit' }] },
     ],
     [{ details: { code: 'too_long' } }, { details: { code: 'too_long' } }],
-    // A secret-named object is walked into, and an absent secret stays absent.
+    // An absent secret stays absent.
     [
       { credentials: { id: 'cred_1', secret: 's3cr3t' }, client_secret: null, refresh_token: undefined },
-      { credentials: { id: 'cred_1', secret: MASK }, client_secret: null, refresh_token: undefined },
+      // A secret-named object is masked whole (review s11 f), as the --debug trace masks it.
+      { credentials: MASK, client_secret: null, refresh_token: undefined },
     ],
   ])('%j → %j', (input, expected) => {
     expect(redactValue(input)).toEqual(expected);
