@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { redactUrlText } from '../../api/secret-names.js';
 import { didYouMean } from '../../api/suggest.js';
 import { tenantByRef } from '../../api/tenant-id.js';
 import { isoSeconds } from '../../api/time.js';
@@ -121,6 +122,18 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
       { code: 'secret_in_live_state', hint: 'change them on the platform (see above), then export again' },
     );
   }
+  // A webhook's URL is how the file names it, so it is written as the platform has it, query and
+  // all: say so when that query carries a secret (review s11 f: `?token=…` was written unsaid).
+  for (const block of doc.blocks as Array<Record<string, unknown>>) {
+    for (const webhook of (block.webhooks as Array<{ url?: unknown }> | undefined) ?? []) {
+      const url = typeof webhook.url === 'string' ? webhook.url : '';
+      if (url !== '' && redactUrlText(url) !== url) {
+        ctx.out.warn(
+          `${String(block.tenants)}: the URL of webhook ${redactUrlText(url)} carries a secret in it, and the file holds it as the platform has it: keep the file private`,
+        );
+      }
+    }
+  }
   const json =
     options.output === undefined ? ctx.out.isMachine : options.output.toLowerCase().endsWith('.json');
   const names = tenants.map((t) => `${t.display_name} (${t.slug})`).join(', ');
@@ -165,7 +178,8 @@ export default function exportCommand(make: MakeContext): Command {
     .description(
       'Write the custom roles, role grants, webhooks and OAuth clients of tenants as an access file\n' +
         '(YAML, or JSON with --json or a .json --output), which svc plan compares with the live state\n' +
-        'and svc apply makes real. svc plan of an export shows no changes. Secrets are never written.\n\n' +
+        'and svc apply makes real. svc plan of an export shows no changes. Secrets are never written,\n' +
+        "but a webhook's URL as the platform has it (a token in its query too: svc warns of one).\n\n" +
         'Tenants: --tenant (repeat it), --all-tenants (every tenant where you are tenant_admin), or\n' +
         "the profile's tenant.",
     )

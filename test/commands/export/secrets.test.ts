@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,5 +35,26 @@ describe('svc export of a secret-shaped value', () => {
         'error: 2 value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written; change them on the platform (see above), then export again\n',
     });
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+// Review s11 f, M1: a webhook URL with a token in its query was written to the file unsaid, while
+// the help said secrets are never written. It is written (the URL names the webhook), and said.
+describe('svc export of a webhook whose URL carries a token', () => {
+  it('writes the URL as the platform has it, and warns that the file holds a secret', async () => {
+    const APAC = tenantId('acme-apac');
+    const url = 'https://hooks.example.com/in?token=tok-0123456789abcdef&team=ops';
+    const made = await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
+      url,
+      event_types: ['webhook.test'],
+    });
+    expect(made.url).toBe(url);
+    const out = join(dir, 'apac.yaml');
+    const r = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'webhooks', '-o', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: acme-apac: the URL of webhook https://hooks.example.com/in?token=[redacted]&team=ops carries a secret in it, and the file holds it as the platform has it: keep the file private\n',
+    );
+    expect(readFileSync(out, 'utf8')).toContain(url);
   });
 });
