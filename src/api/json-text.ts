@@ -6,8 +6,9 @@
  * turns every number into a double: 9007199254740993 becomes 9007199254740992, 1e400 Infinity,
  * which JSON.stringify writes as null ("remove the field" in a merge patch).
  *
- * Just past 300 lines, on purpose: the depth count, the scan (keys given twice, numbers as written)
- * and the layout that keeps them all walk JSON text the same way, and belong side by side.
+ * Over 300 lines, on purpose: the depth count, the scan (keys given twice, numbers as written, and
+ * notAsWritten, the first of them, which svc and the sandbox each put in their own words) and the
+ * layout that keeps them all walk JSON text the same way, and belong side by side.
  */
 
 /** Where a value sits: keys of objects and indices of arrays. */
@@ -149,6 +150,31 @@ function decimal(raw: string): { negative: boolean; digits: string; exponent: nu
   digits = digits.slice(0, digits.length - trailing);
   exponent += trailing;
   return { negative: match[1] === '-', digits, exponent };
+}
+
+/** The first thing in JSON text that a parse would not keep as written (notAsWritten). */
+export type NotAsWritten =
+  | { kind: 'twice'; key: string; path: JsonPath }
+  | { kind: 'number'; raw: string; path: JsonPath; becomes: ReturnType<typeof doubleOf> & string };
+
+/**
+ * The first key given twice in an object, or number a double cannot hold (doubleOf), in
+ * well-formed JSON text; undefined when a parse keeps everything as written. What svc refuses to
+ * send and the sandbox refuses to store, each in its own words.
+ */
+export function notAsWritten(text: string): NotAsWritten | undefined {
+  let found: NotAsWritten | undefined;
+  scanJson(text, {
+    depth: -1,
+    onDuplicate: (key, path) => {
+      found ??= { kind: 'twice', key, path };
+    },
+    onNumber: (raw, path) => {
+      const becomes = found === undefined ? doubleOf(raw) : undefined;
+      if (becomes !== undefined) found = { kind: 'number', raw, path, becomes };
+    },
+  });
+  return found;
 }
 
 /** A path as a person writes it: `amount`, `meta.tags[2]`; the whole document is `(the document)`. */

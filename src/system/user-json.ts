@@ -1,4 +1,4 @@
-import { doubleOf, type JsonPath, jsonDepth, pathLabel, scanJson } from '../api/json-text.js';
+import { jsonDepth, notAsWritten, pathLabel } from '../api/json-text.js';
 import { isSecretField } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
 import { strictUtf8 } from './input.js';
@@ -59,28 +59,20 @@ function parseErrorPlace(text: string, error: unknown): string {
  * `whole` names the value itself when it is the one at fault.
  */
 export function jsonContentProblem(text: string, whole = 'the value'): string | undefined {
-  let problem: string | undefined;
-  scanJson(text, {
-    depth: -1,
-    onDuplicate: (key: string, path: JsonPath) => {
-      problem ??= `"${key}" is given twice${path.length === 0 ? '' : ` in "${pathLabel(path)}"`}; keep one`;
-    },
-    onNumber: (raw: string, path: JsonPath) => {
-      if (problem !== undefined) return;
-      const becomes = doubleOf(raw);
-      if (becomes === undefined) return;
-      const field = path.length === 0 ? whole : `"${pathLabel(path)}"`;
-      // A number under a secret's name is not repeated (review s11, leaks 4): --debug masks it.
-      const last = path[path.length - 1];
-      const secret = typeof last === 'string' && isSecretField(last);
-      const [shown, fix, would] = secret
-        ? ['a number', 'give it as a string', 'another number']
-        : [raw, `give it as a string ("${raw}")`, becomes];
-      problem =
-        becomes === 'infinite'
-          ? `${field} is ${shown}, beyond the range of a number svc can send; ${fix}`
-          : `${field} is ${shown}, which svc would send as ${would} (a number keeps about 16 digits); ${fix}`;
-    },
-  });
-  return problem;
+  const found = notAsWritten(text);
+  if (found === undefined) return undefined;
+  const { path } = found;
+  if (found.kind === 'twice') {
+    return `"${found.key}" is given twice${path.length === 0 ? '' : ` in "${pathLabel(path)}"`}; keep one`;
+  }
+  const field = path.length === 0 ? whole : `"${pathLabel(path)}"`;
+  // A number under a secret's name is not repeated (review s11, leaks 4): --debug masks it.
+  const last = path[path.length - 1];
+  const secret = typeof last === 'string' && isSecretField(last);
+  const [shown, fix, would] = secret
+    ? ['a number', 'give it as a string', 'another number']
+    : [found.raw, `give it as a string ("${found.raw}")`, found.becomes];
+  return found.becomes === 'infinite'
+    ? `${field} is ${shown}, beyond the range of a number svc can send; ${fix}`
+    : `${field} is ${shown}, which svc would send as ${would} (a number keeps about 16 digits); ${fix}`;
 }

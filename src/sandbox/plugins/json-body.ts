@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { doubleOf, jsonDepth, pathLabel, scanJson } from '../../api/json-text.js';
+import { jsonDepth, notAsWritten, pathLabel } from '../../api/json-text.js';
 import { DomainError } from '../domain/errors.js';
 import { ApiProblem } from '../problem.js';
 
@@ -124,30 +124,22 @@ export function prototypeKeyRefusal(text: string): DomainError | undefined {
  * than store another value; undefined when the body is as it will be stored.
  */
 export function unstorable(text: string): DomainError | undefined {
-  let refusal: DomainError | undefined;
-  scanJson(text, {
-    depth: -1,
-    onDuplicate: (key, path) => {
-      if (refusal !== undefined) return;
-      const field = pathLabel([...path, key]);
-      refusal = new DomainError('invalid_request', `${field} is given twice; send it once`, [
-        { field, message: 'is given twice; send it once' },
-      ]);
-    },
-    onNumber: (raw, path) => {
-      const becomes = refusal === undefined ? doubleOf(raw) : undefined;
-      if (becomes === undefined) return;
-      const field = pathLabel(path);
-      const why =
-        becomes === 'infinite'
-          ? 'is beyond the range of the numbers the platform stores'
-          : `has more digits than the platform stores (it would be ${becomes})`;
-      refusal = new DomainError('invalid_request', `${field} is ${raw}, which ${why}; send it as a string`, [
-        { field, message: `${why}; send it as a string` },
-      ]);
-    },
-  });
-  return refusal;
+  const found = notAsWritten(text);
+  if (found === undefined) return undefined;
+  if (found.kind === 'twice') {
+    const field = pathLabel([...found.path, found.key]);
+    return new DomainError('invalid_request', `${field} is given twice; send it once`, [
+      { field, message: 'is given twice; send it once' },
+    ]);
+  }
+  const field = pathLabel(found.path);
+  const why =
+    found.becomes === 'infinite'
+      ? 'is beyond the range of the numbers the platform stores'
+      : `has more digits than the platform stores (it would be ${found.becomes})`;
+  return new DomainError('invalid_request', `${field} is ${found.raw}, which ${why}; send it as a string`, [
+    { field, message: `${why}; send it as a string` },
+  ]);
 }
 
 /** `Application/JSON; charset=utf-8` → `application/json`. */
