@@ -55,6 +55,24 @@ function isErrorCode(
 /** Secret-named members that hold no secret as a whole: walked into, their secret fields masked. */
 const WALKED_CONTAINERS = new Set(['credential']);
 
+/**
+ * Whether a member's value is masked, whole: its name holds a secret, unless it is an error's
+ * code or a container walked into instead (WALKED_CONTAINERS). The one rule of redactValue and
+ * the --debug trace (redactTracedBody).
+ */
+function masksMember(
+  key: string,
+  container: boolean,
+  parentKey: string | undefined,
+  hasSibling: (key: string) => boolean,
+): boolean {
+  return (
+    isSecretField(key) &&
+    !(container && WALKED_CONTAINERS.has(key)) &&
+    !isErrorCode(key, parentKey, hasSibling)
+  );
+}
+
 /** How deep redactValue walks; what is deeper is not shown (it is not walked, so not masked). */
 const MAX_REDACT_DEPTH = 200;
 
@@ -73,16 +91,17 @@ export function redactValue(value: unknown, parentKey?: string, depth = 0): unkn
   // copy's prototype instead, and the trace would lose a key the body really has.
   return Object.fromEntries(
     Object.entries(record).map(([key, v]) => {
-      const present = v !== null && v !== undefined;
       const masked =
-        present &&
-        isSecretField(key) &&
-        !(typeof v === 'object' && WALKED_CONTAINERS.has(key)) &&
-        !isErrorCode(key, parentKey, (k) => k in record);
+        v !== null &&
+        v !== undefined &&
+        masksMember(key, typeof v === 'object', parentKey, (k) => k in record);
       return [key, masked ? MASK : redactValue(v, key, depth + 1)];
     }),
   );
 }
+
+/** Text that is a form: `name=value` pairs joined by `&`, every name percent-encoded (`a[b]` too). */
+const FORM_TEXT = /^[A-Za-z0-9._~%+*[\]-]+(=[^&]*)?(&[A-Za-z0-9._~%+*[\]-]+(=[^&]*)?)*$/;
 
 /**
  * A body for the --debug trace, sent or received, as it went over the wire but masked: JSON
@@ -95,9 +114,6 @@ export function redactValue(value: unknown, parentKey?: string, depth = 0): unkn
  * rest; the trace says it is not JSON and where the parser stopped (its message is not quoted:
  * it may hold a piece of the text). A leading byte-order mark is not part of the JSON.
  */
-/** Text that is a form: `name=value` pairs joined by `&`, every name percent-encoded (`a[b]` too). */
-const FORM_TEXT = /^[A-Za-z0-9._~%+*[\]-]+(=[^&]*)?(&[A-Za-z0-9._~%+*[\]-]+(=[^&]*)?)*$/;
-
 export function redactTracedBody(body: string | Buffer, contentType: string | undefined): string {
   const text = body.toString();
   if (text === '') return text;
@@ -122,9 +138,8 @@ export function redactTracedBody(body: string | Buffer, contentType: string | un
     json,
     (members, keys, parentKey) => {
       for (const { key, start, end } of members) {
-        const walked = WALKED_CONTAINERS.has(key) && /^[{[]/.test(json.slice(start, start + 1));
-        if (isSecretField(key) && !walked && !isErrorCode(key, parentKey, (k) => keys.has(k)))
-          masks.push([start, end]);
+        const container = json[start] === '{' || json[start] === '[';
+        if (masksMember(key, container, parentKey, (k) => keys.has(k))) masks.push([start, end]);
       }
     },
     { containers: true },
