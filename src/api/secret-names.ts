@@ -6,7 +6,7 @@
  * A name holds a secret when a secret word appears anywhere in it (`client_secret`, `api_key_v2`,
  * `password1`, `sessionToken2`, `X-Api-Key-V2`), or when it has a short secret word standing
  * alone (read as words, split on `_`, `-`, `.`, spaces and camelCase: `sig`, `sas`, `pwd`,
- * `auth`, `hmac`). Masking a harmless `tokenizer` or `secretary` too is the price: a rule that
+ * `auth`, `otp`, `pin`). Masking a harmless `tokenizer` or `secretary` too is the price: a rule that
  * read only whole words let `api_key_v2` and `password1` through (review s11, leaks 1).
  */
 
@@ -52,8 +52,9 @@ function nameWords(name: string): string[] {
 
 export function isSecretField(name: string): boolean {
   const words = nameWords(name);
-  if (words.length === 0 || NOT_SECRET_FIELD.test(words.join('_'))) return false;
-  if (CODE_NAME.test(words.join('_'))) return true;
+  const joined = words.join('_');
+  if (words.length === 0 || NOT_SECRET_FIELD.test(joined)) return false;
+  if (CODE_NAME.test(joined)) return true;
   if (LAST_WORD_KEY.has(words[words.length - 1] as string)) return true;
   return SECRET_ANYWHERE.test(name) || words.some((word) => SECRET_SHORT_WORDS.has(word));
 }

@@ -230,12 +230,6 @@ export function durationsGiven({ since, until }: TimeFlags): string | undefined 
   return `${flags.join(' and ')} ${flags.length > 1 ? 'were' : 'was'}`;
 }
 
-/** A time flag resolved against `nowMs` at once (timeSpec, timeAt). */
-export function timeFlag(flag: string, raw: unknown, nowMs: number): string | undefined {
-  const spec = timeSpec(flag, raw);
-  return spec && timeAt(spec, nowMs);
-}
-
 /** Refuses a --since that is not before its --until. */
 export function timeRange(since: string | undefined, until: string | undefined): void {
   if (since && until && Date.parse(since) >= Date.parse(until)) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { timeFlag } from '../../src/commands/kit.js';
+import { timeAt, timeSpec } from '../../src/commands/kit.js';
 
-describe('--since/--until (timeFlag)', () => {
+describe('--since/--until (timeSpec, timeAt)', () => {
   const NOW_MS = Date.parse('2026-06-15T12:00:00Z');
   it.each([
     ['2026-06-01', '2026-06-01T00:00:00Z'],
@@ -9,9 +9,9 @@ describe('--since/--until (timeFlag)', () => {
     ['2026-06-01T09:30:00Z', '2026-06-01T09:30:00Z'],
     ['2h', '2026-06-15T10:00:00Z'],
   ])('%s is %s', (raw, iso) => {
-    expect(timeFlag('--since', raw, NOW_MS)).toBe(iso);
+    expect(timeAt(timeSpec('--since', raw)!, NOW_MS)).toBe(iso);
   });
   it.each(['2026-06-01T09:30:00', '2026-06-01 09:30', '2026-06-31'])('%s is refused', (raw) => {
-    expect(() => timeFlag('--since', raw, NOW_MS)).toThrow(/^--since "/);
+    expect(() => timeSpec('--since', raw)).toThrow(/^--since "/);
   });
 });
