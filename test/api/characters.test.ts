@@ -7,6 +7,7 @@ import { checkShape } from '../../src/ascode/shape.js';
 import { justificationFlag } from '../../src/commands/roles/assign.js';
 import { fileRows } from '../../src/commands/roles/rows.js';
 import { parseApiKeyCreate } from '../../src/commands/tenants/api-keys/create.js';
+import { roleOf } from '../helpers/bulk.js';
 
 // Finding tenants 5 (s10): svc counted its length limits in UTF-16 units, the platform's JSON
 // Schema maxLength/minLength counts characters (code points). An emoji is one character: 60 of
@@ -48,26 +49,12 @@ describe('length limits count characters, as the platform does', () => {
     const problems: string[] = [];
     const rules = {
       kind: 'assign' as const,
-      roles: [
-        {
-          id: 'tenant_viewer',
-          name: 'tenant_viewer',
-          description: '',
-          kind: 'builtin',
-          scope: 'tenant',
-          permissions: [],
-          tenant_id: null,
-          created_at: '',
-          updated_at: '',
-          created_by: 'system',
-          deleted_at: null,
-        },
-      ],
+      roles: [roleOf('tenant_viewer')],
       defaults: {},
       anchorMs: Date.parse('2026-01-15T09:30:00Z'),
       nowMs: Date.parse('2026-01-15T09:30:00Z'),
     };
-    for await (const event of fileRows(path, 'f.csv', rules as any, { duplicates: true })) {
+    for await (const event of fileRows(path, 'f.csv', rules, { duplicates: true })) {
       if (!('row' in event)) for (const message of event.problems) problems.push(`${event.line}: ${message}`);
     }
     expect(problems).toEqual(['3: justification is longer than 1000 characters']);

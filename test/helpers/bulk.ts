@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import type { Role } from '../../src/api/schemas/roles.js';
 import type { Clock } from '../../src/context.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -10,6 +11,22 @@ import { runInProcess } from './context.js';
 import { call } from './sandbox.js';
 
 export const ACME = tenantId('acme-treasury');
+
+/** A role as the platform lists it (a built-in, unless `extra` says otherwise), for row rules in unit tests. */
+export const roleOf = (id: string, extra: Partial<Role> = {}): Role => ({
+  id,
+  name: id,
+  description: '',
+  kind: 'builtin',
+  scope: 'tenant',
+  permissions: [],
+  tenant_id: null,
+  created_at: '',
+  updated_at: '',
+  created_by: 'system',
+  deleted_at: null,
+  ...extra,
+});
 
 /** usr_bulk_000001 …: the users `useSandbox({ users: N })` adds. */
 export const bulkUser = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;

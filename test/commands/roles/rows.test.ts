@@ -3,25 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expiresAt, parseDuration, parseTime } from '../../../src/api/expiry.js';
-import type { Role } from '../../../src/api/schemas/roles.js';
 import { closest } from '../../../src/api/suggest.js';
 import { fileRows, type GrantRow, type RevokeRow, type RowRules } from '../../../src/commands/roles/rows.js';
+import { roleOf } from '../../helpers/bulk.js';
 
 const NOW = Date.parse('2026-01-15T09:30:00Z');
-const role = (id: string, extra: Partial<Role> = {}): Role => ({
-  id,
-  name: id,
-  description: '',
-  kind: 'builtin',
-  scope: 'tenant',
-  permissions: [],
-  tenant_id: null,
-  created_at: '',
-  updated_at: '',
-  created_by: 'system',
-  deleted_at: null,
-  ...extra,
-});
+const role = roleOf;
 const ROLES = [
   role('tenant_admin'),
   role('tenant_viewer'),
