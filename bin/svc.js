@@ -4,9 +4,11 @@
 // module compile cache, and compiling the bundle's code from source is the largest part of
 // svc's start-up (bench/RESULTS.md). One cache per top-level command (each covers the code its
 // command runs; every word that is no command shares one, so there are at most as many as
-// commands) lives in the user's cache directory, keyed by Node version and bundle identity (older
-// ones are removed); it is written at exit when missing or rejected. SVC_NO_CODE_CACHE=1 turns it
-// off.
+// commands) lives in the svc-code-cache folder of the cache directory, keyed by Node version and
+// bundle identity (older ones are removed, and only what svc wrote: SVC_CACHE_DIR may be a directory
+// shared with other tools and users, so a link is never followed, and a svc-code-cache folder of
+// another user's or writable by others is not used at all); it is written at exit when missing or
+// rejected. SVC_NO_CODE_CACHE=1 turns it off.
 // src/runtime/index.ts tells the whole start-up story (flags, cache, what the bundle leaves out).
 'use strict';
 
@@ -47,20 +49,101 @@ function envSwitch(name) {
   return 'invalid';
 }
 
+/** A cache folder's name: `v8-<node version>-<arch>-<bundle size>-<bundle mtime>`. */
+const CACHE_NAME = /^v8-v\d+\.\d+\.\d+-[a-z0-9]+-\d+-\d+$/;
+
+/**
+ * The user's home directory: HOME when it is an absolute path, else (unset, empty or relative, as
+ * in cron or `env -i`) the one the system's user list gives, as src/config/paths.ts homeDirectory
+ * does; undefined when there is none, and then svc runs without a cache.
+ */
+function homeDirectory() {
+  const os = require('node:os');
+  const home = os.homedir();
+  if (path.isAbsolute(home)) return home;
+  try {
+    const entry = os.userInfo().homedir;
+    return path.isAbsolute(entry) ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why svc may not keep its cache in `dir`, or undefined when it may (or `dir` does not exist
+ * yet): ssh's rule for ~/.ssh. SVC_CACHE_DIR may be a shared directory such as /tmp, where another
+ * user could make svc-code-cache first and put links in it; svc neither writes its cache there
+ * nor removes anything from it.
+ */
+function untrusted(dir) {
+  let stat;
+  try {
+    stat = fs.lstatSync(dir);
+  } catch (error) {
+    return error.code === 'ENOENT' ? undefined : 'cannot be read';
+  }
+  if (stat.isSymbolicLink()) return 'is a symbolic link';
+  if (!stat.isDirectory()) return 'is not a directory';
+  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) return 'belongs to another user';
+  if (process.platform !== 'win32' && (stat.mode & 0o022) !== 0) return 'is writable by other users';
+  return undefined;
+}
+
+function debug(line) {
+  if (envSwitch('SVC_DEBUG_CODE_CACHE') === true) process.stderr.write(`code cache: ${line}\n`);
+}
+
+/** svc's own cache directory by the platform's rule, or undefined when there is no home for it. */
+function defaultCacheDir(env) {
+  if (process.platform === 'win32' && env.LOCALAPPDATA) return path.join(env.LOCALAPPDATA, 'svc', 'Cache');
+  // A relative XDG_CACHE_HOME is ignored, as the XDG Base Directory spec says (src/config/paths.ts).
+  const xdg = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined;
+  if (process.platform !== 'win32' && process.platform !== 'darwin' && xdg) return path.join(xdg, 'svc');
+  const home = homeDirectory();
+  if (home === undefined) return undefined;
+  if (process.platform === 'win32') return path.join(home, 'AppData', 'Local', 'svc', 'Cache');
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Caches', 'svc');
+  return path.join(home, '.cache', 'svc');
+}
+
 function cacheDir() {
   const env = process.env;
   if (envSwitch('SVC_NO_CODE_CACHE') !== false) return undefined;
-  const home = require('node:os').homedir();
-  const base =
-    env.SVC_CACHE_DIR ||
-    (process.platform === 'win32'
-      ? path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'svc', 'Cache')
-      : process.platform === 'darwin'
-        ? path.join(home, 'Library', 'Caches', 'svc')
-        : path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'svc'));
+  const own = env.SVC_CACHE_DIR ? undefined : defaultCacheDir(env);
+  if (!env.SVC_CACHE_DIR && own === undefined) return undefined;
+  const base = path.join(env.SVC_CACHE_DIR || own, 'svc-code-cache');
+  const problem = untrusted(base);
+  if (problem) {
+    debug(`off (${base} ${problem})`);
+    return undefined;
+  }
   const stat = fs.statSync(bundle);
   const identity = `${process.version}-${process.arch}-${stat.size}-${Math.trunc(stat.mtimeMs)}`;
-  return { base, dir: path.join(base, `v8-${identity}`) };
+  // Before the svc-code-cache folder, caches lay in svc's own default directory itself.
+  return { base, legacy: own, dir: path.join(base, `v8-${identity}`) };
+}
+
+/**
+ * Removes the other caches in `parent` that svc wrote: folders (real ones, not links, and the
+ * user's own) named like one that hold only its `.bin` files (and `.tmp` files of an interrupted
+ * write). A folder holding anything else is left whole, a link is left as it is (never followed),
+ * and nothing is removed recursively.
+ */
+function removeOldCaches(parent, keep) {
+  if (untrusted(parent)) return;
+  for (const name of fs.readdirSync(parent)) {
+    const dir = path.join(parent, name);
+    if (!CACHE_NAME.test(name) || dir === keep || untrusted(dir)) continue;
+    try {
+      // withFileTypes: a link inside is no file (isFile() is false), so the folder is kept.
+      const files = fs.readdirSync(dir, { withFileTypes: true });
+      if (!files.every((f) => f.isFile() && /\.(bin|tmp)$/.test(f.name))) continue;
+      for (const file of files) fs.unlinkSync(path.join(dir, file.name));
+      fs.rmdirSync(dir);
+    } catch {
+      // not ours to remove
+    }
+  }
 }
 
 function run() {
@@ -101,11 +184,10 @@ function run() {
         const data = script.createCachedData();
         // Not mkdirSync's recursive mode: it loops forever under /proc (src/system/directories.ts).
         cli.exports.makeDirectories(cache.dir, 0o700);
-        for (const old of fs.readdirSync(cache.base)) {
-          if (old.startsWith('v8-') && path.join(cache.base, old) !== cache.dir) {
-            fs.rmSync(path.join(cache.base, old), { recursive: true, force: true });
-          }
-        }
+        // Made by another user meanwhile (a shared SVC_CACHE_DIR): not svc's to write in.
+        if (untrusted(cache.base) || untrusted(cache.dir)) return;
+        removeOldCaches(cache.base, cache.dir);
+        if (cache.legacy) removeOldCaches(cache.legacy, cache.dir);
         const file = path.join(cache.dir, `${commandWord()}.bin`);
         const temporary = `${file}.${process.pid}.tmp`;
         fs.writeFileSync(temporary, data, { mode: 0o600 });
@@ -116,10 +198,7 @@ function run() {
     });
   }
 
-  if (envSwitch('SVC_DEBUG_CODE_CACHE') === true)
-    process.stderr.write(
-      `code cache: ${cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'none'}\n`,
-    );
+  debug(cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'none');
   cli.exports.main(args);
 }
 
@@ -127,7 +206,10 @@ function run() {
 const switchesValid = ['SVC_NO_CODE_CACHE', 'SVC_DEBUG_CODE_CACHE'].every(
   (name) => envSwitch(name) !== 'invalid',
 );
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-v') && switchesValid) {
+if (require.main !== module) {
+  // Required by a test (test/e2e/launcher.test.ts), which checks where the cache would go.
+  module.exports = { cacheDir };
+} else if (args.length === 1 && (args[0] === '--version' || args[0] === '-v') && switchesValid) {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
   run();

@@ -719,27 +719,52 @@ __svc_unquote() {
   done
 }
 
+# Readline splits the word being completed at COMP_WORDBREAKS (= : @ among them) and replaces
+# only the text after the last break: candidates are matched against the whole word, and each is
+# offered without the part of the word before that text, its lead (as bash-completion's
+# __ltrim_colon_completions does for :). Appends to COMPREPLY the words of $1 (svc's own: flags,
+# verbs, fixed values) that start with the word $2, less the lead $3.
+__svc_words() {
+  local word
+  while IFS= read -r word; do COMPREPLY+=("${word#"$3"}"); done < <(compgen -W "$1" -- "$2")
+}
+
 # Values svc knows at TAB time (profiles, tenants, roles, webhooks), or file or directory names;
-# quiet and quick on failure. Arguments: the kind, the word being completed, svc, then the
-# profile, tenant, org and base URL options already on the line, so the values are those of what
-# the command will act on. A value comes from the server: it is never given to compgen -W (which
-# would expand $(…) and backquotes in it) but compared here and offered quoted (printf %q), so
-# the word completes to the value itself.
+# quiet and quick on failure. Arguments: the kind, the word being completed and its lead (see
+# __svc_words), svc, then the profile, tenant, org and base URL options already on the line, so
+# the values are those of what the command will act on. A value comes from the server: it is
+# never given to compgen -W (which would expand $(…) and backquotes in it) but compared here and
+# offered quoted (printf %q), so the word completes to the value itself. --protocol 2 tells svc so:
+# to a script without it (one written before, that used compgen -W) svc gives only values no shell expands.
 __svc_dynamic() {
   local REPLY value quoted
   __svc_unquote "$2"
   local cur=$REPLY
+  __svc_unquote "$3"
+  local lead=$REPLY
+  local -a values=()
   if [[ $1 == files || $1 == dirs ]]; then
-    compopt -o filenames 2>/dev/null
     local kind=-f
     if [[ $1 == dirs ]]; then kind=-d; fi
-    mapfile -t COMPREPLY < <(compgen "$kind" -- "$cur")
+    if [[ -z $lead ]]; then
+      compopt -o filenames 2>/dev/null
+      mapfile -t COMPREPLY < <(compgen "$kind" -- "$cur")
+      return
+    fi
+    # Readline would take the name less its lead for a path of its own (quoting, a / for a
+    # directory): quoted and marked here instead.
+    mapfile -t values < <(compgen "$kind" -- "$cur")
+    for value in "${values[@]}"; do
+      printf -v quoted %q "${value:${#lead}}"
+      if [[ -d $value ]]; then quoted+=/; fi
+      COMPREPLY+=("$quoted")
+    done
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then compopt -o nospace 2>/dev/null; fi
   else
-    local -a values=()
-    mapfile -t values < <("$3" "${@:4}" __complete "$1" 2>/dev/null)
+    mapfile -t values < <("$4" "${@:5}" __complete --protocol 2 "$1" 2>/dev/null)
     for value in "${values[@]}"; do
       if [[ $value == "$cur"* ]]; then
-        printf -v quoted %q "$value"
+        printf -v quoted %q "${value:${#lead}}"
         COMPREPLY+=("$quoted")
       fi
     done
@@ -749,16 +774,18 @@ __svc_dynamic() {
 _svc() {
   local cmdpath=svc word canonical pending='' position=0 i joined REPLY
   local -a globals=()
-  for ((i = 1; i < COMP_CWORD; i++)); do
+  for ((i = 1; i <= COMP_CWORD; i++)); do
     word=${COMP_WORDS[i]} joined=''
-    while ((i + 1 < COMP_CWORD)); do
-      if [[ ${COMP_WORDS[i + 1]} == [=:] ]]; then joined=1
-      elif [[ -z $joined || $word != *[=:] ]]; then break
+    if [[ $word == +([=:@]) ]]; then joined=1; fi
+    while ((i < COMP_CWORD)); do
+      if [[ ${COMP_WORDS[i + 1]} == +([=:@]) ]]; then joined=1
+      elif [[ -z $joined || $word != *[=:@] ]]; then break
       else joined=''
       fi
       word+=${COMP_WORDS[i + 1]}
       ((i++))
     done
+    if ((i == COMP_CWORD)); then break; fi
     __svc_unquote "$word"
     word=$REPLY
     if [[ -n $pending ]]; then
@@ -767,7 +794,6 @@ _svc() {
       continue
     fi
     if [[ $word == -* ]]; then
-      if [[ $word == *= && $((i + 1)) -eq COMP_CWORD ]]; then word=${word%=}; fi
       if [[ $word == *=* ]]; then
         if [[ ${__svc_context[svc]} == *" ${word%%=*} "* ]]; then globals+=("$word"); fi
       elif [[ $word != --* && ${#word} -gt 2 && ( ${__svc_valopts[$cmdpath]} == *" ${word:0:2} "* || ${__svc_valopts[svc]} == *" ${word:0:2} "* ) ]]; then
@@ -781,33 +807,44 @@ _svc() {
     canonical=${__svc_alias[$cmdpath|$word]}
     if [[ -n $canonical ]]; then cmdpath="$cmdpath $canonical"; position=0; else position=$((position + 1)); fi
   done
-  local cur=${COMP_WORDS[COMP_CWORD]}
+  # The word being completed, as typed, and its lead: the part readline keeps (see __svc_words).
+  local cur=$word tail=${COMP_WORDS[COMP_CWORD]}
+  if [[ $tail == +([=:@]) ]]; then tail=''; fi
+  # @ is also one of readline's rl_special_prefixes: a break it keeps in the text it replaces.
+  if [[ ${cur%"$tail"} == *@ ]]; then tail=@$tail; fi
+  local lead=${cur%"$tail"}
+  # --option=VALUE: the value is completed, after the option's = (always in the lead).
+  if [[ -z $pending && $cur == -*=* && $lead == *=* ]]; then
+    __svc_unquote "${cur%%=*}"
+    if [[ ${__svc_valopts[$cmdpath]} == *" $REPLY "* || ${__svc_valopts[svc]} == *" $REPLY "* ]]; then
+      pending=$REPLY cur=${cur#*=} lead=${lead#*=}
+    fi
+  fi
   COMPREPLY=()
   if [[ -n $pending ]]; then
     local values=${__svc_optvals[$cmdpath|$pending]-${__svc_optvals[svc|$pending]}}
     local dynamic=${__svc_optdyn[$cmdpath|$pending]-${__svc_optdyn[svc|$pending]}}
-    if [[ -n $values ]]; then mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
-    elif [[ -n $dynamic ]]; then __svc_dynamic "$dynamic" "$cur" "${COMP_WORDS[0]}" "${globals[@]}"
+    if [[ -n $values ]]; then __svc_words "$values" "$cur" "$lead"
+    elif [[ -n $dynamic ]]; then __svc_dynamic "$dynamic" "$cur" "$lead" "${COMP_WORDS[0]}" "${globals[@]}"
     fi
     return 0
   fi
   if [[ $cur == -* ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "${__svc_opts[$cmdpath]} ${__svc_opts[svc]}" -- "$cur")
+    __svc_words "${__svc_opts[$cmdpath]} ${__svc_opts[svc]}" "$cur" "$lead"
     return 0
   fi
-  # A group's verbs come first; a group with a default verb (dlq → dlq ls) also takes its arguments.
-  local -a verbs=()
-  if [[ -n ${__svc_subs[$cmdpath]} && $position -eq 0 ]]; then
-    mapfile -t verbs < <(compgen -W "${__svc_subs[$cmdpath]}" -- "$cur")
-  fi
+  # A positional argument's values, and a group's verbs (a group with a default verb, dlq → dlq ls,
+  # takes both).
   local slot=$position variadic=${__svc_variadic[$cmdpath]}
   if [[ -n $variadic && $slot -gt $variadic ]]; then slot=$variadic; fi
   if [[ -n ${__svc_argvals[$cmdpath|$slot]} ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "${__svc_argvals[$cmdpath|$slot]}" -- "$cur")
+    __svc_words "${__svc_argvals[$cmdpath|$slot]}" "$cur" "$lead"
   elif [[ -n ${__svc_argdyn[$cmdpath|$slot]} ]]; then
-    __svc_dynamic "${__svc_argdyn[$cmdpath|$slot]}" "$cur" "${COMP_WORDS[0]}" "${globals[@]}"
+    __svc_dynamic "${__svc_argdyn[$cmdpath|$slot]}" "$cur" "$lead" "${COMP_WORDS[0]}" "${globals[@]}"
   fi
-  COMPREPLY+=("${verbs[@]}")
+  if [[ -n ${__svc_subs[$cmdpath]} && $position -eq 0 ]]; then
+    __svc_words "${__svc_subs[$cmdpath]}" "$cur" "$lead"
+  fi
   return 0
 }
 

@@ -21,6 +21,8 @@ write(
   // No code cache: a build script has no business in the developer's ~/.cache/svc.
   execFileSync(process.execPath, [join(root, 'bin', 'svc.js'), 'sandbox', 'openapi'], {
     encoding: 'utf8',
+    // The document is over 1 MiB (execFileSync's default buffer).
+    maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, SVC_NO_CODE_CACHE: '1' },
   }),
 );

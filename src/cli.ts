@@ -22,6 +22,7 @@ import { systemIO } from './output/io.js';
 import { useUnicodeMarks } from './output/symbols.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
 import { unabandonedWork } from './system/interrupts.js';
+import { releaseLostTerminals, standardTerminals } from './system/lost-terminal.js';
 import { VERSION } from './version.js';
 
 /** Streams that discard everything: for building the program only to read its definition. */
@@ -138,7 +139,12 @@ function rootProgram(io: ContextDeps['io']): Command {
     .addOption(new Option('--wide', 'terminal tables: every column, ids whole (lines may wrap)'))
     .addOption(new Option('--debug', 'trace HTTP requests on stderr, secrets masked (env SVC_DEBUG=1)'))
     .addOption(new Option('--no-color', 'disable colour (env NO_COLOR)'))
-    .addOption(new Option('-y, --yes', 'confirm destructive actions without asking'))
+    .addOption(
+      new Option(
+        '-y, --yes',
+        'confirm destructive actions without asking (a No at the question exits 2, nothing changed)',
+      ),
+    )
     .addOption(
       valueOption(
         '--timeout <seconds>',
@@ -320,6 +326,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   // so (src/output), so a listing ends quietly and a change in progress ends properly (exit 141).
   process.stdout.on('error', () => {});
   process.stderr.on('error', () => {});
+  // A terminal that went away must not make Node abort as the process ends (lost-terminal.ts).
+  const terminals = standardTerminals();
+  process.on('exit', () => releaseLostTerminals(terminals));
   const controller = new AbortController();
   let interrupts = 0;
   // Ctrl-C, a kill and a closed terminal (SSH dropped) all stop the command the same way, so it

@@ -16,6 +16,7 @@ import {
   resolveProfileName,
   resolveSettings,
   type Settings,
+  svcCommand,
   unknownProfileError,
 } from './config/settings.js';
 import { ConfigStore } from './config/store.js';
@@ -192,7 +193,12 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       return deps.browser;
     },
     get prompter(): Prompter {
-      deps.prompter ??= deps.system ? inquirerPrompter(process.stdin, process.stderr) : undefined;
+      deps.prompter ??= deps.system
+        ? inquirerPrompter(process.stdin, process.stderr, {
+            color: deps.io.colorStderr,
+            signal: deps.signal,
+          })
+        : undefined;
       if (!deps.prompter) throw new Error('no prompter in this context');
       return deps.prompter;
     },
@@ -285,7 +291,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
             ? {
                 resolveTenant: async (api: ApiClient) => {
                   const { Platform } = await import('./platform/index.js');
-                  return (await findTenant(new Platform(api), tenant, from)).id;
+                  return (await findTenant(new Platform(api, s), tenant, from)).id;
                 },
               }
             : {}),
@@ -302,7 +308,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           otherCredentialHint: otherCredentialHint(deps.env),
           ...(tenant === undefined
             ? {
-                missingTenantHint: `no tenant for profile "${s.profile}": pass --tenant, set SVC_TENANT or \`svc ${profileFlag(s)}config set tenant ID|SLUG\` (see \`svc tenants ls\`)`,
+                missingTenantHint: `no tenant for profile "${s.profile}": pass --tenant, set SVC_TENANT or \`svc ${profileFlag(s)}config set tenant ID|SLUG\` (see \`${svcCommand(s, 'tenants ls')}\`)`,
               }
             : {}),
           now: () => clock.now(),
@@ -321,7 +327,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       platform ??= (async () => {
         // Loaded before api() applies the runtime's V8 flags, so it is compiled from the code cache.
         const { Platform } = await import('./platform/index.js');
-        return new Platform(await ctx.api());
+        return new Platform(await ctx.api(), ctx.settings());
       })();
       return platform;
     },

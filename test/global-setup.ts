@@ -48,7 +48,12 @@ function userCacheOfThisBuild(): string | undefined {
   if (!existsSync(bundle)) return undefined;
   const stat = statSync(bundle);
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'svc', `v8-${process.version}-${process.arch}-${stat.size}-${Math.trunc(stat.mtimeMs)}`);
+  return join(
+    base,
+    'svc',
+    'svc-code-cache',
+    `v8-${process.version}-${process.arch}-${stat.size}-${Math.trunc(stat.mtimeMs)}`,
+  );
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {

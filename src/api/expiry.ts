@@ -4,6 +4,7 @@
  * prompts can each put it in their own words.
  */
 
+import { quoted } from '../output/format.js';
 import { isoSeconds, UNIT_MS } from './time.js';
 
 export type Expiry =
@@ -43,8 +44,7 @@ export function parseDuration(raw: string): Parsed<Expiry> {
   const count = Number(match[1]);
   const unit = match[2]!.toLowerCase() as 'm' | 'h' | 'd';
   const ms = count * UNIT_MS[unit];
-  if (ms <= 0)
-    return { ok: false, message: `a duration must be longer than zero, got ${JSON.stringify(raw)}` };
+  if (ms <= 0) return { ok: false, message: `a duration must be longer than zero, got ${quoted(raw)}` };
   if (ms > MAX_DURATION_DAYS * UNIT_MS.d) {
     return {
       ok: false,

@@ -42,7 +42,11 @@ export interface OperationRule {
    * user's live roles allow; they never add to it.
    */
   readonly scopes: readonly string[] | 'any';
-  /** `users`: refused to API keys (keys cannot manage keys, so a leaked key cannot make itself permanent). */
+  /**
+   * `users`: users themselves only — refused to API keys (keys cannot manage keys, so a leaked key
+   * cannot make itself permanent) and to third-party OAuth clients' tokens (an integration cannot
+   * turn its revocable, delegated access into a key that outlives the client).
+   */
   readonly callers: 'any' | 'users';
   /** The caller must hold a live role in at least one tenant (403 no_tenant_membership otherwise). */
   readonly membership: boolean;

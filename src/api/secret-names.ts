@@ -93,10 +93,12 @@ function redactQueryText(query: string): string {
 /**
  * A URL given as text (a webhook's) with its secrets masked in place: the user name and
  * password, every secret-named query parameter's value, and a fragment that carries parameters
- * (`#access_token=…`) whole; every other byte is kept as stored. Text that is no URL is kept.
+ * (`#access_token=…`) whole; every other byte is kept as stored. Text that does not parse as a URL
+ * keeps all but a `scheme://user:password@` part's user name and password.
  */
 export function redactUrlText(text: string): string {
-  if (!URL.canParse(text)) return text;
+  // Text that does not parse (a typo in the port, another scheme) may still hold a password.
+  if (!URL.canParse(text)) return redactUserInfo(text);
   const hashAt = text.indexOf('#');
   const beforeHash = hashAt < 0 ? text : text.slice(0, hashAt);
   const fragment = hashAt < 0 ? '' : text.slice(hashAt + 1);

@@ -1,5 +1,6 @@
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
+import type { CommandLine } from '../config/settings.js';
 import { shellWord } from '../system/shell-words.js';
 import type { LiveGrant, LiveTenant } from './live.js';
 import { MANAGE_KINDS, type ManagedKind } from './schema.js';
@@ -131,14 +132,13 @@ export interface SecretValue {
   fix: string;
 }
 
-const FIXES: Record<string, (tenant: string, entry: Doc, field: string) => string> = {
-  roles: (t, e) =>
-    `svc --tenant ${shellWord(t)} roles update ${shellWord(String(e.name))} --description TEXT`,
-  grants: (t, e) =>
-    `a justification cannot be edited: svc --tenant ${shellWord(t)} roles revoke USER ${shellWord(String(e.role))}, then grant it again with another`,
-  webhooks: (t, e) =>
-    `svc --tenant ${shellWord(t)} webhooks update WEBHOOK_ID --${String(e.field ?? 'description')} TEXT`,
-  oauth_clients: (t) => `svc --tenant ${shellWord(t)} oauth update CLIENT_ID --description TEXT`,
+/** The fix of a value, as command lines in its tenant (`svc -p … --tenant T …`). */
+const FIXES: Record<string, (svc: CommandLine, entry: Doc) => string> = {
+  roles: (svc, e) => svc(`roles update ${shellWord(String(e.name))} --description TEXT`),
+  grants: (svc, e) =>
+    `a justification cannot be edited: ${svc(`roles revoke USER ${shellWord(String(e.role))}`)}, then grant it again with another`,
+  webhooks: (svc, e) => svc(`webhooks update WEBHOOK_ID --${String(e.field ?? 'description')} TEXT`),
+  oauth_clients: (svc) => svc('oauth update CLIENT_ID --description TEXT'),
 };
 
 const KIND_NAMES: Record<string, string> = {
@@ -151,8 +151,9 @@ const KIND_NAMES: Record<string, string> = {
 /**
  * Every value of an export that the file check (`looksSecret`, ./shape.ts) would refuse: an
  * export never writes a secret into a file meant for review, and never one svc plan rejects.
+ * `svcIn` gives the run's command lines in a tenant, for the fixes.
  */
-export function secretValues(doc: Doc): SecretValue[] {
+export function secretValues(doc: Doc, svcIn: (tenant: string) => CommandLine): SecretValue[] {
   const found: SecretValue[] = [];
   for (const block of doc.blocks as Doc[]) {
     const tenant = block.tenants as string;
@@ -165,7 +166,7 @@ export function secretValues(doc: Doc): SecretValue[] {
             kind === 'grants'
               ? `${String(entry.user ?? (entry.users as string[]).join(','))} ${String(entry.role)}`
               : String(entry.name ?? entry.url);
-          const fix = FIXES[kind]!(tenant, { ...entry, field }, field);
+          const fix = FIXES[kind]!(svcIn(tenant), { ...entry, field });
           found.push({ tenant, kind: KIND_NAMES[kind]!, name, field, fix });
         }
       }

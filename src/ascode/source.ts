@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import { isDocument, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import { scanJson } from '../api/json-text.js';
-import { notUtf8, notUtf8Words } from '../system/input.js';
+import { notUtf8 } from '../api/utf8.js';
+import { notUtf8Words } from '../system/input.js';
 
 /** Where a value sits in the file: keys of maps and indices of lists. */
 export type Path = ReadonlyArray<string | number>;

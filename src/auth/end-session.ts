@@ -1,8 +1,11 @@
+// Over 300 lines: every way a session ends (logout, profiles rm, a login that replaces one) and
+// what each says of the revoke at the server; they share one revoke and one truthful outcome.
 import type { ConfFile } from '../config/disk.js';
-import { commandLine } from '../config/settings.js';
+import { bareCommandLine, commandLine } from '../config/settings.js';
 import type { StoredCredential } from '../config/store.js';
+import { invalidProfileName } from '../config/store.js';
 import type { Context } from '../context.js';
-import { SvcError } from '../errors.js';
+import { describeError, SvcError } from '../errors.js';
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
@@ -76,7 +79,7 @@ async function askAboutKey(ctx: Context, token: string): Promise<KeyState | unde
  * The server could not be asked, or could not answer now: asking again later may succeed (a
  * revocation whose outcome is unknown too: revoking a revoked token again is answered 200).
  */
-function unanswered(error: unknown): boolean {
+export function unanswered(error: unknown): boolean {
   return (
     error instanceof ConnectionError ||
     error instanceof ConnectionTimeoutError ||
@@ -194,9 +197,7 @@ function warnAboutKey(ctx: Context, token: string, key: KeyState | undefined): v
   // With the run's -p/--base-url while the profile is still there (logout): pasted bare, the line
   // would ask the active profile's platform. A removed profile (profiles rm) cannot be named.
   const settings = ctx.settings();
-  const svc = ctx.store().profile(settings.profile)
-    ? commandLine(settings)
-    : (words: string) => `svc ${words}`;
+  const svc = ctx.store().profile(settings.profile) ? commandLine(settings) : bareCommandLine;
   if (key?.state === 'live') {
     ctx.out.warn(
       `the API key ${key.id} itself stays valid: svc only forgot it; revoke it with \`${svc(`tenants api-keys revoke ${tenant} ${key.id}`)}\``,
@@ -207,4 +208,105 @@ function warnAboutKey(ctx: Context, token: string, key: KeyState | undefined): v
     `the API key may still be valid: svc only forgot it; find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
       `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
   );
+}
+
+/**
+ * Where a replaced session svc could not revoke is kept: the first free `NAME-previous[-N]`, NAME
+ * cut short as far as the profile-name limit (64 characters) needs, so a long name keeps its
+ * session too.
+ */
+function keepingProfile(ctx: Context, profile: string): string | undefined {
+  const store = ctx.store();
+  for (let n = 1; n < 100; n++) {
+    const suffix = `-previous${n === 1 ? '' : `-${n}`}`;
+    let base = profile;
+    while (base.length > 1 && invalidProfileName(`${base}${suffix}`)) base = base.slice(0, -1);
+    const name = `${base}${suffix}`;
+    if (invalidProfileName(name)) return undefined;
+    if (!store.hasProfile(name)) return name;
+  }
+  return undefined;
+}
+
+/**
+ * What became of the OAuth session a login replaced, for `login --json` (`previous_session`;
+ * null when it replaced none): revoked; kept in a profile of its own because the server could not
+ * be asked (`NAME-previous`); or still valid until it expires: the server refused
+ * (`refused`), offers no revocation (`unsupported`), or could not be asked and svc could not keep
+ * it (`unreachable`).
+ */
+export type PreviousSession =
+  | { outcome: 'revoked' }
+  | { outcome: 'kept'; profile: string }
+  | { outcome: 'refused' | 'unsupported' | 'unreachable' };
+
+/**
+ * A new login replaced `replaced` in the profile (README: a session is revoked before it is
+ * forgotten, as `svc logout` does): called only once the new login is stored, so a login that
+ * fails leaves the old session working. Revoked, svc says so in one line. When the server
+ * cannot be asked, the session is still valid: svc keeps it in a profile of its own
+ * (`NAME-previous`) and names the command that ends it; a refusal is said as it is. The login
+ * itself succeeded either way: only warnings.
+ */
+export async function endReplacedSession(
+  ctx: Context,
+  profile: string,
+  replaced: StoredCredential | undefined,
+): Promise<PreviousSession | null> {
+  if (replaced?.type !== 'oauth' || !replaced.token_url) return null;
+  const server = new URL(replaced.token_url).origin;
+  const what = `the previous session of profile "${profile}"`;
+  let revocation: Revocation;
+  try {
+    const { revokeSession } = await import('./revocation.js');
+    revocation = await revokeSession(await ctx.api(), replaced);
+  } catch (error) {
+    const reason = describeError(error);
+    if (!unanswered(error)) {
+      ctx.out.warn(
+        `the server refused to revoke ${what} (${reason}): it may stay valid until it expires; ask the server${sym.apostrophe}s administrator to end it if it must end now`,
+      );
+      return { outcome: 'refused' };
+    }
+    const kept = await keepSession(ctx, profile, replaced);
+    ctx.out.warn(
+      kept
+        ? `${what} could not be revoked at ${server} (${reason}), so it is still valid: svc keeps it in profile "${kept}"; end it with \`svc profiles rm ${kept}\``
+        : `${what} could not be revoked at ${server} (${reason}), and svc could not keep it: it stays valid until it expires`,
+    );
+    return kept ? { outcome: 'kept', profile: kept } : { outcome: 'unreachable' };
+  }
+  if (revocation.outcome === 'revoked') {
+    ctx.out.info(`Revoked ${what} at ${new URL(revocation.endpoint).origin}`);
+    return { outcome: 'revoked' };
+  }
+  if (revocation.outcome === 'unsupported') {
+    ctx.out.warn(
+      `${revocation.server} does not offer token revocation (RFC 7009): ${what} stays valid until its refresh token expires`,
+    );
+    return { outcome: 'unsupported' };
+  }
+  // Nothing to revoke at the server (not an OAuth session after all).
+  return null;
+}
+
+/** Stores a session svc could not revoke in a profile of its own; its name, or undefined. */
+async function keepSession(
+  ctx: Context,
+  profile: string,
+  credential: StoredCredential,
+): Promise<string | undefined> {
+  const name = keepingProfile(ctx, profile);
+  if (name === undefined) return undefined;
+  const store = ctx.store();
+  try {
+    const { withCredentialLock } = await import('./lock.js');
+    await withCredentialLock(store, () => store.setCredential(name, credential));
+    const baseUrl = credential.origin ?? new URL(credential.token_url!).origin;
+    await store.setProfileValues(name, { base_url: baseUrl });
+    return name;
+  } catch (error) {
+    if (error instanceof SvcError && error.code === 'config_write') return undefined;
+    throw error;
+  }
 }

@@ -1,5 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { InterruptedError } from '../errors.js';
+import { terminalGone } from '../system/lost-terminal.js';
 import { type ExpectedResponse, readAuthorizationResponse } from './authorization-response.js';
 
 /**
@@ -16,7 +18,7 @@ export interface PasteOptions {
   /** The redirect URI the login sent: a pasted address must be it, with the response's query. */
   redirectUri: string;
   expected: ExpectedResponse;
-  /** Asks again (no newline). */
+  /** Writes to the terminal as it is: the question (no newline), or the end of its line. */
   prompt: (text: string) => void;
   /** Why a pasted line was not taken. */
   warn: (text: string) => void;
@@ -51,8 +53,10 @@ export function readPastedLine(
 
 /**
  * Reads pasted lines until one carries this login's response: resolves with its code, rejects
- * with a failure it carries (denied, another issuer); pending forever when the input ends (the
- * loopback may still finish the login) or once stopped.
+ * with a failure it carries (denied, another issuer); pending forever once stopped. It is read
+ * only from a terminal, where the end of input is the user's Ctrl-D: the login ends there as at
+ * Ctrl-C (exit 130). Waiting on for the loopback would leave a question nobody reads any more
+ * (the terminal's input is over), and after a Ctrl-D the user expects nothing else.
  */
 export function readPastedRedirect(options: PasteOptions): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -62,9 +66,21 @@ export function readPastedRedirect(options: PasteOptions): Promise<string> {
       terminal: false,
       crlfDelay: Number.POSITIVE_INFINITY,
     });
-    const stop = () => lines.close();
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
+      lines.close();
+    };
     options.signal.addEventListener('abort', stop, { once: true });
-    lines.on('close', () => options.signal.removeEventListener('abort', stop));
+    lines.on('close', () => {
+      options.signal.removeEventListener('abort', stop);
+      if (stopped) return;
+      // Ctrl-D echoes nothing: the error goes below the question, not after it.
+      options.prompt('\n');
+      if (terminalGone(options.input))
+        reject(new InterruptedError('the terminal went away; the login was cancelled'));
+      else reject(new InterruptedError('the login was cancelled at the end of input (Ctrl-D)'));
+    });
     options.prompt(PROMPT);
     lines.on('line', (line) => {
       if (line.trim() === '') return options.prompt(PROMPT);

@@ -2,7 +2,8 @@ import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
-import { type NotUtf8, notUtf8Words, Utf8Check } from '../system/input.js';
+import { type NotUtf8, Utf8Check } from '../api/utf8.js';
+import { notUtf8Words } from '../system/input.js';
 import type { InputEvent } from './readers.js';
 
 /**

@@ -149,10 +149,13 @@ const UNKNOWN = 'with an unknown outcome (the platform may have made them; no an
 
 /**
  * The error of a run halted because no later item could succeed (the credential is gone, rejected
- * or someone else's): its own words, exit 3, its hint followed by how to resume.
+ * or someone else's): its own words, exit 3, its hint followed by how to resume. A verb's own
+ * reason (BulkVerb.halts) is its error as it is.
  */
 function halted(error: unknown, resume: string): SvcError {
   const svc = error instanceof SvcError ? error : undefined;
+  // The verb's own reason (BulkVerb.halts): its words and hint say how to go on.
+  if (svc && svc.category !== 'auth') return svc;
   const hint = svc?.hint ? `${svc.hint}, then ${resume}` : resume;
   return new AuthError(svc?.message ?? String(error), {
     code: svc?.code ?? 'unauthenticated',
@@ -171,7 +174,7 @@ export function finishDryRun(
   summary: BulkSummary,
   failures: unknown[],
   single?: unknown,
-  end: { total?: number | undefined; closed?: boolean } = {},
+  end: { total?: number | undefined; closed?: boolean; unknowns?: unknown[] } = {},
 ): void {
   if (summary.halted !== undefined) throw summary.halted;
   if (end.closed) {
@@ -183,12 +186,29 @@ export function finishDryRun(
       hint: STDOUT_FAILED_HINT,
     });
   }
-  const counts = `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail`;
+  const unchecked = summary.unknown ? `, ${n(summary.unknown)} could not be checked` : '';
+  const counts = `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail${unchecked}`;
   if (summary.stopped)
     throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);
   if (single !== undefined) {
     ctx.out.info(`dry run: ${counts}; nothing was changed`);
     throw single;
+  }
+  if (summary.unknown) {
+    // Not a prediction: the server did not answer these checks. The rows may be fine, so they are
+    // not blamed (exit 7, "fix them"); the dry run as a whole failed (exit 1), as `svc plan` does.
+    countsBeforeError(ctx, `dry run: ${counts}`);
+    const fail = summary.failed
+      ? `; ${failed(summary.failed, summary.total, verb, failures, 'would fail')}`
+      : '';
+    throw new SvcError(
+      'failure',
+      `${failed(summary.unknown, summary.total, verb, end.unknowns ?? [], 'could not be checked')}${fail}`,
+      {
+        code: 'not_checked',
+        hint: `nothing was changed; the rows may be fine: the server did not answer their checks; run the dry run again${summary.failed ? ' (and fix the rows that would fail)' : ''}`,
+      },
+    );
   }
   if (summary.failed) {
     countsBeforeError(ctx, `dry run: ${counts}`);

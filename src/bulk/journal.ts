@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isoSeconds } from '../api/time.js';
+import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
 
@@ -38,6 +38,8 @@ export class Journal {
   /** Keys finished by this process: only the key is kept (a 10,000-row run keeps no entries). */
   readonly #recorded = new Set<string>();
   readonly #failures = new Map<string, number>();
+  /** Keys the run took from its source (BulkVerb.fromJournal), in order: see plan(). */
+  readonly #planned = new Set<string>();
   readonly #now: () => number;
   /** When the run's durations count from (see anchor()), once known. */
   #anchorMs: number | undefined;
@@ -90,7 +92,11 @@ export class Journal {
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
-        const entry = JSON.parse(line) as JournalEntry;
+        const entry = JSON.parse(line) as JournalEntry & { planned?: unknown };
+        // A page of items the run took (plan()): not an item done.
+        if (Array.isArray(entry.planned)) {
+          for (const key of entry.planned) if (typeof key === 'string') journal.#planned.add(key);
+        }
         if (typeof entry.key !== 'string') continue;
         if (entry.status === 'failed') journal.#failures.set(entry.key, journal.attempts(entry.key) + 1);
         else journal.#done.set(entry.key, entry);
@@ -151,6 +157,31 @@ export class Journal {
     return [...this.#done.values()].map(({ key, detail }) => ({ key, detail: detail ?? {} }));
   }
 
+  /**
+   * Notes that the run took `keys` from its source (a page of a queue), before they are done: a
+   * resumed run knows the items its earlier run meant to do and did not, even those that left the
+   * source while it was stopped. One line `{"planned": [keys]}` (those not noted yet), which a
+   * journal written before svc kept them simply lacks.
+   */
+  plan(keys: readonly string[]): void {
+    const fresh = keys.filter((key) => !this.#planned.has(key));
+    if (fresh.length === 0) return;
+    this.#append({ planned: fresh });
+    for (const key of fresh) this.#planned.add(key);
+  }
+
+  /** The keys earlier runs (and this one) took from the source, in the order they took them. */
+  planned(): Iterable<string> {
+    return this.#planned;
+  }
+
+  /** How many keys the run took (plan()) are not finished: each is still owed a row. */
+  unfinished(): number {
+    let count = 0;
+    for (const key of this.#planned) if (!this.has(key)) count++;
+    return count;
+  }
+
   /** How many attempts at the item got a definite refusal: the next attempt is number attempts + 1. */
   attempts(key: string): number {
     return this.#failures.get(key) ?? 0;
@@ -173,7 +204,7 @@ export class Journal {
     rmSync(this.path, { force: true });
   }
 
-  #append(entry: JournalEntry): void {
+  #append(entry: JournalEntry | { planned: string[] }): void {
     this.#fd ??= openSync(this.path, 'a');
     // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
     writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
@@ -210,6 +241,5 @@ export function defaultJournalPath(
   kind: string,
   operation: string,
 ): string {
-  const base = env.SVC_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'svc');
-  return join(base, 'journals', `${kind}-${operation.slice(0, 16)}.ndjson`);
+  return join(stateDir(env), 'journals', `${kind}-${operation.slice(0, 16)}.ndjson`);
 }

@@ -51,3 +51,12 @@ export function outcomeUnknown(error: unknown): boolean {
 export function haltsTheRun(error: unknown): boolean {
   return error instanceof SvcError && error.category === 'auth';
 }
+
+/**
+ * A dry run's check of an item that the server did not answer (a 5xx or 429 after the retries, no
+ * answer, a timeout): the item may be fine, and the real run may well make it. Planned `unknown`,
+ * never `fail` (exploratory test s12, scale12 M1).
+ */
+export function notChecked(error: unknown): boolean {
+  return error instanceof SvcError && error.category === 'failure' && !definiteRefusal(error);
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
+import type { SvcError } from '../errors.js';
 import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
 import { finishDryRun, finishRun } from './finish.js';
@@ -85,11 +86,18 @@ export interface BulkVerb<T, R extends Row> {
    */
   fromJournal?: (key: string, detail: Record<string, unknown>) => BulkItem<T>;
   /**
-   * How an item an earlier run finished is doing now, for a resumed run's journal row (not asked
-   * in a dry run): e.g. a replay whose follow Ctrl-C cut, followed to its end now. A row it makes
-   * failed counts as failed (exit 7), as it would have in the run that made it.
+   * How an item an earlier run finished is doing now, for a resumed run's journal row: e.g. a
+   * replay whose follow Ctrl-C cut, followed to its end now. A row it makes failed counts as
+   * failed (exit 7), as it would have in the run that made it. Asked in a dry run too, where it
+   * only reads (waits for nothing): the dry run's row says what the run's will.
    */
   journaled?: Journaled<T>;
+  /**
+   * An item's error that shows every later item would fail alike, for a reason of the run's own
+   * (not the credential's, which always stops it): the error to end the run with (its exit code,
+   * its hint: how to go on), or undefined to go on. No item starts after it; the journal is kept.
+   */
+  halts?: (error: unknown, item: BulkItem<T>) => SvcError | undefined;
 }
 
 /**
@@ -134,8 +142,11 @@ async function runLocked<T, R extends Row>(
   const earlier = verb.fromJournal && journal.run.resumed ? journal.earlier() : [];
   const left = await verb.prepare(journal.run, journal);
   const total = left === undefined ? undefined : left + earlier.length;
-  if (total === 0 && verb.empty !== undefined) {
-    // A resumed run with nothing done and nothing left is over: its journal goes.
+  // Items the run it resumes took and did not finish: those still in the source are in `left`;
+  // the others left it while the run was stopped, and each is still owed its row (review s12-a #2).
+  const owed = verb.fromJournal && journal.run.resumed ? journal.unfinished() : 0;
+  if (total === 0 && owed === 0 && verb.empty !== undefined) {
+    // A resumed run with nothing done, nothing left and nothing owed is over: its journal goes.
     if (journal.run.resumed && !verb.dryRun) journal.remove();
     if (ctx.out.mode === 'json') await ctx.out.jsonList([]);
     ctx.out.info(verb.empty);
@@ -144,7 +155,7 @@ async function runLocked<T, R extends Row>(
   if (verb.fromJournal && journal.run.resumed)
     ctx.out.info(resuming(journal, earlier.length, left, verb.dryRun));
   // Nothing left to do but show what the earlier run did: nothing to ask.
-  if (!verb.dryRun && !(earlier.length > 0 && left === 0)) await verb.confirm?.(left);
+  if (!verb.dryRun && !((earlier.length > 0 || owed > 0) && left === 0)) await verb.confirm?.(left);
   if (!verb.dryRun) journal.start();
 
   const output = resultStream(ctx, verb.columns(verb.dryRun));
@@ -164,23 +175,30 @@ async function runLocked<T, R extends Row>(
     journal,
     dryRun: verb.dryRun,
     journaled: verb.journaled,
+    halts: verb.dryRun ? undefined : verb.halts,
     runId: journal.run.runId,
     stop,
     now,
     progress: createProgress(
       ctx.io.stderr,
-      ctx.io.stderrIsTTY && !ctx.out.isMachine,
+      ctx.io.stderrIsTTY && ctx.io.cursorControl && !ctx.out.isMachine,
       total,
       // A dry run changes nothing: its bar must not say it is granting or replaying.
       verb.dryRun ? DRY_RUN_DOING : verb.words.doing,
       ctx.io.unicode,
+      ctx.io.columns,
     ),
     onResult: (result, item, error) => {
       const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act } : {};
       // The contract's statuses are ok, failed and skipped: an item whose outcome is unknown is
       // shown failed, with outcome "unknown" (its error says the platform may have made it).
+      // A dry run's `unknown` is a check the server did not answer: planned `unknown`, no outcome.
       const shown: BulkResult =
-        result.status === 'unknown' ? { ...result, status: 'failed', outcome: 'unknown' } : result;
+        result.status !== 'unknown'
+          ? result
+          : verb.dryRun
+            ? { ...result, status: 'failed' }
+            : { ...result, status: 'failed', outcome: 'unknown' };
       const row = verb.present({ ...shown, ...planned }, item);
       if (result.status === 'failed' && failures.length < 3) failures.push(row);
       if (result.status === 'unknown' && unknowns.length < 3) unknowns.push(row);
@@ -193,7 +211,7 @@ async function runLocked<T, R extends Row>(
     verb.single && summary.total === 1 && summary.failed + summary.unknown === 1 ? singleError : undefined;
   const closed = output.closed.aborted && !ctx.signal.aborted;
   if (verb.dryRun) {
-    finishDryRun(ctx, verb, summary, failures, single, { total, closed });
+    finishDryRun(ctx, verb, summary, failures, single, { total, closed, unknowns });
     return summary;
   }
   const replayed = summary.replayed ?? 0;
@@ -238,5 +256,9 @@ async function* withEarlier<T>(
 /** What a dry run's progress bar says it is doing. */
 export const DRY_RUN_DOING = 'checking (dry run)';
 
-/** A dry run's word for what would happen: `grant`, `skip` or `fail`. */
-const PLAN: Partial<Record<BulkResult['status'], string>> = { skipped: 'skip', failed: 'fail' };
+/** A dry run's word for what would happen: `grant`, `skip`, `fail`, or `unknown` (not checked). */
+const PLAN: Partial<Record<BulkResult['status'], string>> = {
+  skipped: 'skip',
+  failed: 'fail',
+  unknown: 'unknown',
+};

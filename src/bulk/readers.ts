@@ -1,14 +1,14 @@
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { parse as parseSync } from 'csv-parse/sync';
-import { notUtf8, notUtf8Words } from '../system/input.js';
-import { jsonContentProblem } from '../system/user-json.js';
+import { utf16Without, utf16Words } from '../system/input.js';
 import { CSV_OPTIONS, head, MAX_RECORD_BYTES, readCsv, UTF8_BOM } from './csv.js';
+import { jsonRecord, readJsonArray, valueEnd } from './json-records.js';
 
 export { MAX_RECORD_BYTES } from './csv.js';
 
 /**
  * Streaming readers for bulk input files: CSV with a header row (BOM, CRLF or LF, quoted fields,
- * blank lines skipped) or NDJSON (one object per line). Records are read, handed on and released
+ * blank lines skipped), NDJSON (one object per line) or a JSON array of objects (json-records.ts). Records are read, handed on and released
  * one at a time, so a file of a million rows costs the memory of a few rows. Structural problems
  * come back per line, as events, so a caller can report every bad line.
  */
@@ -19,17 +19,19 @@ export type InputEvent =
   | { kind: 'record'; line: number; offset: number; fields: Record<string, unknown> }
   | { kind: 'problem'; line: number; message: string };
 
-/** CSV when the name says so or the first non-blank character is not `{`; NDJSON otherwise. */
-export function detectFormat(name: string, firstBytes: Buffer): 'csv' | 'ndjson' {
+/**
+ * CSV when the name says so; a JSON array when the first non-blank character is `[`; NDJSON when
+ * the name says so or it is `{`; CSV otherwise.
+ */
+export function detectFormat(name: string, firstBytes: Buffer): 'csv' | 'ndjson' | 'json-array' {
   if (/\.csv$/i.test(name)) return 'csv';
-  if (/\.(nd)?jsonl?$/i.test(name)) return 'ndjson';
-  return firstBytes
+  const first = firstBytes
     .toString('utf8')
     .replace(/^\uFEFF/, '')
-    .trimStart()
-    .startsWith('{')
-    ? 'ndjson'
-    : 'csv';
+    .trimStart()[0];
+  if (first === '[') return 'json-array';
+  if (/\.(nd)?jsonl?$/i.test(name)) return 'ndjson';
+  return first === '{' ? 'ndjson' : 'csv';
 }
 
 /**
@@ -41,13 +43,54 @@ export async function* readInput(
   name: string,
   columnName: (column: string) => string = (column) => column,
 ): AsyncGenerator<InputEvent> {
-  const format = detectFormat(name, head(path));
-  yield* format === 'csv' ? readCsv(path, columnName) : readNdjson(path);
+  const first = head(path);
+  // UTF-16 without a BOM reads as ASCII with NULs between: one problem, not a header or JSON one per line.
+  const utf16 = utf16Without(first);
+  if (utf16) {
+    yield { kind: 'problem', line: 1, message: utf16Words(utf16) };
+    return;
+  }
+  const format = detectFormat(name, first);
+  yield* format === 'csv'
+    ? readCsv(path, columnName)
+    : format === 'json-array'
+      ? readJsonArray(path)
+      : readNdjson(path);
+}
+
+const SPREAD =
+  'one JSON object spread over several lines; --file takes NDJSON (one object per line), a JSON array or CSV: jq -c . FILE > NEW';
+
+/**
+ * Whether a line is `{` alone (after blanks and a BOM): how `jq .`, JSON.stringify(v, null, 2) and
+ * Python's json.dump(indent=…) start an object. A line cut short (`{"user": "a",`) is a line's own problem.
+ */
+function opensObject(bytes: Buffer): boolean {
+  const text = (bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes).toString('latin1');
+  return text.trim() === '{';
+}
+
+/**
+ * Whether a line that is not valid JSON opens an object it does not close (`{"user": "a",`): the
+ * first line of an object wrapped by hand, or a line cut short; the next line tells which.
+ */
+function leftOpen(bytes: Buffer): boolean {
+  const text = bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes;
+  return text.toString('latin1').trimStart().startsWith('{') && valueEnd(text) === undefined;
+}
+
+/** Whether a line goes on an object left open before it: it is not blank and opens no object. */
+function goesOn(bytes: Buffer): boolean {
+  const text = bytes.toString('latin1').trim();
+  return text !== '' && !text.startsWith('{');
 }
 
 /**
  * NDJSON, line by line: each line is split off the byte stream and decoded on its own (so a
- * character cut between two chunks is whole again), then parsed and released.
+ * character cut between two chunks is whole again), then parsed and released. A line that leaves
+ * an object open is judged with the next line that is not blank: one that goes on with the object
+ * (a key, a `}`) makes it one object spread over lines, one problem; otherwise it was a line cut
+ * short, its own problem.
  */
 async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
   let line = 1;
@@ -57,16 +100,47 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
   let size = 0;
   let tooLong = false;
   let afterCR = false;
-  const take = (): InputEvent | undefined => {
+  /** A line opened an object it did not close: what follows cannot be told apart, the reading stops. */
+  let spread = false;
+  /** The problem of a line left open (leftOpen), until the next line that is not blank says what it is. */
+  let open: InputEvent | undefined;
+  const take = (): InputEvent[] => {
     const bytes = Buffer.concat(parts, size);
     parts = [];
     size = 0;
     const number = line++;
     if (tooLong) {
       tooLong = false;
-      return { kind: 'problem', line: number, message: `the line is longer than ${MAX_RECORD_BYTES} bytes` };
+      const long = {
+        kind: 'problem',
+        line: number,
+        message: `the line is longer than ${MAX_RECORD_BYTES} bytes`,
+      };
+      return [...held(), long as InputEvent];
     }
-    return ndjsonLine(bytes, number, lineStart);
+    if (open !== undefined && goesOn(bytes)) {
+      spread = true;
+      return [{ kind: 'problem', line: open.line, message: SPREAD }];
+    }
+    // `jq .` output of one object (or of several, one after another): one problem, not one per line.
+    if (opensObject(bytes)) {
+      spread = true;
+      return [...held(), { kind: 'problem', line: number, message: SPREAD }];
+    }
+    const event = jsonRecord(bytes, number, lineStart);
+    if (event === undefined) return [];
+    const before = held();
+    if (event.kind === 'problem' && leftOpen(bytes)) {
+      open = event;
+      return before;
+    }
+    return [...before, event];
+  };
+  /** The problem of a line left open, now known to be its own (and no longer held). */
+  const held = (): InputEvent[] => {
+    const event = open;
+    open = undefined;
+    return event === undefined ? [] : [event];
   };
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
     let from = 0;
@@ -81,8 +155,8 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
         continue;
       }
       keep(chunk.subarray(from, i));
-      const event = take();
-      if (event) yield event;
+      yield* take();
+      if (spread) return;
       afterCR = c === 0x0d;
       from = i + 1;
       lineStart = consumed + from;
@@ -93,10 +167,8 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
     }
     consumed += chunk.length;
   }
-  if (size > 0 || tooLong) {
-    const event = take();
-    if (event) yield event;
-  }
+  if (size > 0 || tooLong) yield* take();
+  yield* held();
 
   function keep(bytes: Buffer): void {
     if (tooLong || bytes.length === 0) return;
@@ -110,31 +182,6 @@ async function* readNdjson(path: string): AsyncGenerator<InputEvent> {
     parts.push(Buffer.from(bytes));
     size += bytes.length;
   }
-}
-
-function ndjsonLine(bytes: Buffer, line: number, offset: number): InputEvent | undefined {
-  // Bytes that are not UTF-8 would be read as U+FFFD, and that is what would be sent and stored.
-  const bad = notUtf8(bytes);
-  if (bad !== undefined) {
-    return { kind: 'problem', line, message: notUtf8Words({ ...bad, offset: offset + bad.offset }) };
-  }
-  const raw = (offset === 0 && bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes).toString(
-    'utf8',
-  );
-  if (raw.trim() === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    return { kind: 'problem', line, message: `not valid JSON: ${(error as Error).message}` };
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { kind: 'problem', line, message: 'each line must be a JSON object' };
-  }
-  // A key given twice, or a number JSON.parse changed, would send what the line does not say.
-  const problem = jsonContentProblem(raw);
-  if (problem !== undefined) return { kind: 'problem', line, message: problem };
-  return { kind: 'record', line, offset, fields: value as Record<string, unknown> };
 }
 
 /**
@@ -154,9 +201,10 @@ export function recordAt(
       const bytes = window.subarray(0, read);
       const whole = read < size || size >= MAX_RECORD_BYTES;
       if (columns === undefined) {
-        const end = bytes.findIndex((b) => b === 0x0a || b === 0x0d);
-        if (end === -1 && !whole) continue;
-        const event = ndjsonLine(end === -1 ? bytes : bytes.subarray(0, end), 0, offset);
+        // An NDJSON line's object, or an array's element over several lines.
+        const end = valueEnd(bytes);
+        if (end === undefined && !whole) continue;
+        const event = jsonRecord(end === undefined ? bytes : bytes.subarray(0, end), 0, offset);
         if (event?.kind === 'record') return event.fields;
         throw new Error(`no record at offset ${offset} of ${path}`);
       }

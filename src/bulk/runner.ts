@@ -2,7 +2,7 @@ import { deriveIdempotencyKey } from '../http/idempotency.js';
 import type { Progress } from '../output/progress.js';
 import { GoneAfterLostAnswerError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
-import { definiteRefusal, failure, haltsTheRun, outcomeUnknown } from './judge.js';
+import { definiteRefusal, failure, haltsTheRun, notChecked, outcomeUnknown } from './judge.js';
 import { RunOrder } from './order.js';
 
 export interface BulkItem<T> {
@@ -50,7 +50,10 @@ export interface BulkSummary {
   ok: number;
   failed: number;
   skipped: number;
-  /** Items whose change may have been made, every answer to it lost (status `unknown`). */
+  /**
+   * Items whose change may have been made, every answer to it lost (status `unknown`); in a dry
+   * run, items the server did not answer the check of (judge.ts notChecked).
+   */
   unknown: number;
   /** Failed items whose change may still be owed: the journal is kept so the same command resumes. */
   unsettled: number;
@@ -72,7 +75,8 @@ export interface BulkSummary {
   stopped: boolean;
   /**
    * The error that stopped the run because no later item could succeed: the credential is gone,
-   * rejected, or now someone else's (an AuthError, exit 3). No item started after it.
+   * rejected, or now someone else's (an AuthError, exit 3), or the verb's own reason
+   * (RunOptions.halts, with its exit code and hint). No item started after it.
    */
   halted?: unknown;
   elapsedMs: number;
@@ -115,8 +119,10 @@ export interface RunOptions<T> {
   stop: AbortSignal;
   progress?: Progress;
   now: () => number;
-  /** See BulkVerb.journaled: an earlier run's item as it is now (not in a dry run). */
+  /** See BulkVerb.journaled: an earlier run's item as it is now (a dry run's only reads). */
   journaled?: Journaled<T> | undefined;
+  /** See BulkVerb.halts: an item's error that shows no later item can succeed, as the run's error. */
+  halts?: ((error: unknown, item: BulkItem<T>) => unknown) | undefined;
 }
 
 /**
@@ -205,7 +211,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       if (journal?.has(item.key)) {
         const detail = journal.get(item.key) ?? {};
         // Nothing is sent for it again; only how it is doing now is read (never recorded).
-        const now = options.dryRun ? undefined : await options.journaled?.(item, detail);
+        const now = await options.journaled?.(item, detail);
         result = { ...base, status: 'skipped', reason: 'journal', ...detail, ...now };
       } else if (failedDependency !== undefined) {
         // Not attempted and not journaled: the resumed run tries it again.
@@ -240,6 +246,15 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             recording?.record(item.key, detail);
             summary.gone = (summary.gone ?? 0) + 1;
             result = { ...base, status: 'ok', ...detail };
+          } else if (options.dryRun && notChecked(error)) {
+            // Not a prediction that it fails: the check could not be made (finishDryRun: exit 1).
+            thrown = error;
+            const said = failure(error);
+            result = {
+              ...base,
+              status: 'unknown',
+              error: { ...said, message: `could not be checked: ${said.message}` },
+            };
           } else if (outcomeUnknown(error)) {
             // Not journaled: the resumed run sends the same key and is answered from the record.
             thrown = error;
@@ -250,8 +265,9 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
               summary.refused++;
               recording?.recordFailure(item.key);
             }
-            if (haltsTheRun(error) && !halt.signal.aborted) {
-              summary.halted = error;
+            const halting = haltsTheRun(error) ? error : options.halts?.(error, item);
+            if (halting !== undefined && !halt.signal.aborted) {
+              summary.halted = halting;
               halt.abort();
             }
             summary.unsettled++;

@@ -122,6 +122,8 @@ export interface StoredLogin {
   scope: string | undefined;
   /** The token response had a refresh token: svc renews the access token by itself. */
   refreshable: boolean;
+  /** The credential this login replaced in the profile: its session is ended once the login is told. */
+  replaced: StoredCredential | undefined;
 }
 
 /**
@@ -189,8 +191,12 @@ export async function storeLogin(
     ctx.clock.now(),
   );
   const { withCredentialLock } = await import('../auth/lock.js');
+  let replaced: StoredCredential | undefined;
   try {
-    await withCredentialLock(store, () => store.setCredential(settings.profile, credential));
+    await withCredentialLock(store, () => {
+      replaced = store.credential(settings.profile);
+      return store.setCredential(settings.profile, credential);
+    });
   } catch (error) {
     throw failedWrite(error) ? await unstoredSession(ctx, credential, error, again) : error;
   }
@@ -234,5 +240,6 @@ export async function storeLogin(
     expiresAt: credential.expires_at,
     scope: credential.scope,
     refreshable: credential.refresh_token !== undefined && credential.refresh_token !== '',
+    replaced,
   };
 }

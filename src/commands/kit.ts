@@ -2,9 +2,12 @@ import type { Command, Option } from 'commander';
 import { parseInstant } from '../api/expiry.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
+import { decimal } from '../config/decimal.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import { GoneAfterLostAnswerError } from '../platform/errors.js';
+import { discardTypeAhead } from '../system/type-ahead.js';
 
 /**
  * Builds (once) the Context for the command being run, from its parsed global flags. Async so
@@ -43,12 +46,9 @@ export function examples(...items: Array<[command: string, description: string]>
 /** An integer flag in [min, max], checked before any request is made. */
 export function intFlag(flag: string, raw: unknown, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
-  const text = String(raw).trim();
-  const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+  const value = decimal(raw, 'integer');
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(
-      `${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(String(raw))}`,
-    );
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${quoted(String(raw))}`);
   }
   return value;
 }
@@ -62,7 +62,7 @@ export function choiceFlag<T extends string>(
   if (raw === undefined) return undefined;
   const value = String(raw);
   if (!(choices as readonly string[]).includes(value)) {
-    throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+    throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got ${quoted(value)}`);
   }
   return value as T;
 }
@@ -88,7 +88,10 @@ export async function confirmDestructive(
   if (!ctx.canPrompt) {
     throw new UsageError(`${refusal} needs confirmation; pass --yes to confirm non-interactively`);
   }
-  const ok = await ctx.prompter.confirm(typeof question === 'string' ? question : await question(), false);
+  const asked = typeof question === 'string' ? question : await question();
+  // Only keys typed once the question is shown answer it.
+  await discardTypeAhead(ctx.io.stdin);
+  const ok = await ctx.prompter.confirm(asked, false);
   if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
 }
 
@@ -184,7 +187,7 @@ export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
     return { at: isoSeconds(instant.value) };
   }
   throw new UsageError(
-    `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${JSON.stringify(text)}`,
+    `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${quoted(text)}`,
   );
 }
 

@@ -1,4 +1,5 @@
 import { canonicalTenantRef, isTenantId, tenantByRef } from '../api/tenant-id.js';
+import { profileFlag, svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { callerTenants, findTenant, type KnownTenant } from '../platform/tenant-ref.js';
@@ -72,13 +73,13 @@ export async function pickTenant(ctx: Context, ref: string | undefined, what: st
   if (configured) return resolveTenant(ctx, configured);
   if (!ctx.canPrompt) {
     throw new UsageError(`${what} needs a TENANT (id or slug)`, {
-      hint: "pass it, or set the profile's tenant (--tenant, SVC_TENANT, `svc config set tenant`); see `svc tenants ls`",
+      hint: `pass it, or set the profile's tenant (--tenant, SVC_TENANT, \`svc ${profileFlag(ctx.settings())}config set tenant\`); see \`${svcCommand(ctx.settings(), 'tenants ls')}\``,
     });
   }
   const tenants = await everyChoice(
     (await ctx.platform()).tenants.listAll({ limit: 200 }, { tenant: null }),
     'tenants',
-    "pass the TENANT (id or slug), or set the profile's tenant; see `svc tenants ls`",
+    `pass the TENANT (id or slug), or set the profile's tenant; see \`${svcCommand(ctx.settings(), 'tenants ls')}\``,
   );
   if (tenants.length === 0) throw new UsageError('you have no tenants to choose from');
   return ctx.prompter.select(
@@ -102,11 +103,12 @@ export type WithOptionalWebhook<T extends { webhook: string }> = Omit<T, 'webhoo
  */
 export async function pickWebhook(ctx: Context, given: string | undefined, what: string): Promise<string> {
   if (given !== undefined) return given;
-  if (!ctx.canPrompt) throw new UsageError(`${what} needs a WEBHOOK id; see \`svc webhooks ls\``);
+  if (!ctx.canPrompt)
+    throw new UsageError(`${what} needs a WEBHOOK id; see \`${svcCommand(ctx.settings(), 'webhooks ls')}\``);
   const webhooks = await everyChoice(
     (await ctx.platform()).webhooks.listAll(),
     'webhooks in this tenant',
-    'pass the WEBHOOK id; see `svc webhooks ls`',
+    `pass the WEBHOOK id; see \`${svcCommand(ctx.settings(), 'webhooks ls')}\``,
   );
   if (webhooks.length === 0) throw new UsageError('this tenant has no webhooks to choose from');
   return ctx.prompter.select(

@@ -1,5 +1,6 @@
 import type { CommandSpec } from './model.js';
 import { flatten } from './model.js';
+import { COMPLETE_PROTOCOL } from './protocol.js';
 import { key, pathKey, fishQuote as quote, tables } from './tables.js';
 
 /** A fish completion script for svc, generated from the command tree. */
@@ -88,7 +89,7 @@ export function fishScript(root: CommandSpec): string {
       ? '-F'
       : kind === 'dirs'
         ? `-a ${quote('(__fish_complete_directories (commandline -ct))')}`
-        : `-a ${quote(`(svc (__svc_walk)[4..-1] __complete ${kind} 2>/dev/null)`)}`;
+        : `-a ${quote(`(svc (__svc_walk)[4..-1] __complete --protocol ${COMPLETE_PROTOCOL} ${kind} 2>/dev/null)`)}`;
   for (const spec of flatten(root)) {
     const path = pathKey(spec.path);
     const isRoot = spec.path.length === 0;

@@ -111,24 +111,43 @@ export function shellTables(
  * the values of options that take one, follows subcommands and aliases, and counts positional
  * arguments. Leaves `cmdpath`, `pending` (an option waiting for its value), `position`, and
  * `globals`: the options of `__svc_context` on the line, with their values, for `svc __complete`.
- * Bash splits a word at `=` and `:` (COMP_WORDBREAKS): `--tenant=x` and `http://h:1` are made
- * whole again, and `--tenant=` just before the cursor waits for its value like `--tenant`. Each
+ * Bash splits a word at `=`, `:` and `@` (COMP_WORDBREAKS; a run of them is a word of its own):
+ * `--tenant=x`, `http://h:1` and `u@h` are made whole again. Each
  * word is read as the shell will pass it (`__svc_unquote`: "acme-labs" is acme-labs), and a short
  * option with its value attached (`-ptwo`) is one option with its value, as commander reads it.
+ * zsh (no `split`) does not split words; its walk stops before the word being completed, `end`,
+ * and `--tenant=` just before it waits for its value like `--tenant`. Bash's (`split`) walks on to
+ * the word being completed, joins its pieces too, and stops there with it, as typed, in `word`.
  */
-export function shellWalk(word: (index: string) => string, first: number, end: string): string {
+export function shellWalk(
+  word: (index: string) => string,
+  first: number,
+  end: string,
+  split = false,
+): string {
+  const breaks = split ? '=:@' : '=:';
   return `  local cmdpath=svc word canonical pending='' position=0 i joined REPLY
   local -a globals=()
-  for ((i = ${first}; i < ${end}; i++)); do
-    word=${word('i')} joined=''
-    while ((i + 1 < ${end})); do
-      if [[ ${word('i + 1')} == [=:] ]]; then joined=1
-      elif [[ -z $joined || $word != *[=:] ]]; then break
+  for ((i = ${first}; i ${split ? '<=' : '<'} ${end}; i++)); do
+    word=${word('i')} joined=''${
+      split
+        ? `
+    if [[ $word == +([${breaks}]) ]]; then joined=1; fi`
+        : ''
+    }
+    while ((i ${split ? '<' : '+ 1 <'} ${end})); do
+      if [[ ${word('i + 1')} == ${split ? `+([${breaks}])` : `[${breaks}]`} ]]; then joined=1
+      elif [[ -z $joined || $word != *[${breaks}] ]]; then break
       else joined=''
       fi
       word+=${word('i + 1')}
       ((i++))
-    done
+    done${
+      split
+        ? `
+    if ((i == ${end})); then break; fi`
+        : ''
+    }
     __svc_unquote "$word"
     word=$REPLY
     if [[ -n $pending ]]; then
@@ -137,8 +156,12 @@ export function shellWalk(word: (index: string) => string, first: number, end: s
       continue
     fi
     if [[ $word == -* ]]; then
-      if [[ $word == *= && $((i + 1)) -eq ${end} ]]; then word=\${word%=}; fi
-      if [[ $word == *=* ]]; then
+${
+  split
+    ? ''
+    : `      if [[ $word == *= && $((i + 1)) -eq ${end} ]]; then word=\${word%=}; fi
+`
+}      if [[ $word == *=* ]]; then
         if [[ \${__svc_context[svc]} == *" \${word%%=*} "* ]]; then globals+=("$word"); fi
       elif [[ $word != --* && \${#word} -gt 2 && ( \${__svc_valopts[$cmdpath]} == *" \${word:0:2} "* || \${__svc_valopts[svc]} == *" \${word:0:2} "* ) ]]; then
         # A short option with its value attached (-ptwo), as commander reads it.

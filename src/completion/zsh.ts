@@ -1,5 +1,6 @@
 import { shellQuote as quote } from '../system/shell-words.js';
 import type { CommandSpec } from './model.js';
+import { COMPLETE_PROTOCOL } from './protocol.js';
 import { shellTables, shellWalk, tables } from './tables.js';
 
 const describe = (name: string, description: string) => `${name.replace(/:/g, '\\:')}:${description}`;
@@ -33,7 +34,7 @@ __svc_dynamic() {
     _files -/
   else
     local -a values
-    values=(\${(f)"$($2 "\${@[3,-1]}" __complete $1 2>/dev/null)"})
+    values=(\${(f)"$($2 "\${@[3,-1]}" __complete --protocol ${COMPLETE_PROTOCOL} $1 2>/dev/null)"})
     compadd -a values
   fi
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
 
 const ON = new Set(['1', 'true', 'yes', 'on']);
@@ -15,9 +16,7 @@ export function envSwitch(env: Env, name: string): boolean {
   const value = raw.trim().toLowerCase();
   if (ON.has(value)) return true;
   if (OFF.has(value)) return false;
-  throw new UsageError(
-    `${name} must be 1, true, yes or on (or 0, false, no, off), got ${JSON.stringify(raw)}`,
-  );
+  throw new UsageError(`${name} must be 1, true, yes or on (or 0, false, no, off), got ${quoted(raw)}`);
 }
 
 /** envSwitch for where an error cannot be reported yet (how to print an error): a bad value is off. */

@@ -1,17 +1,19 @@
 import type { GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
+import { decimal } from './decimal.js';
 
 /** The request limits read from flags and SVC_* variables: the timeout, retries, answer size. */
 
 export function parseTimeout(globals: GlobalOptions, env: Env): number {
   const raw = globals.timeout ?? env.SVC_TIMEOUT;
   if (raw === undefined || raw === '') return 30_000;
-  const seconds = Number(raw);
+  const seconds = decimal(raw, 'number');
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
     const from = globals.timeout === undefined ? 'SVC_TIMEOUT' : '--timeout';
     throw new UsageError(
-      `${from} must be a number of seconds, more than 0 and at most 3600, got ${JSON.stringify(raw)}`,
+      `${from} must be a number of seconds, more than 0 and at most 3600, got ${quoted(raw)}`,
     );
   }
   return seconds * 1000;
@@ -20,9 +22,9 @@ export function parseTimeout(globals: GlobalOptions, env: Env): number {
 export function parseMaxRetries(env: Env): number | undefined {
   const raw = env.SVC_MAX_RETRIES;
   if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
+  const n = decimal(raw, 'integer');
   if (!Number.isInteger(n) || n < 0 || n > 20) {
-    throw new UsageError(`SVC_MAX_RETRIES must be an integer from 0 to 20, got ${JSON.stringify(raw)}`);
+    throw new UsageError(`SVC_MAX_RETRIES must be an integer from 0 to 20, got ${quoted(raw)}`);
   }
   return n;
 }
@@ -31,10 +33,10 @@ export function parseMaxRetries(env: Env): number | undefined {
 export function parseMaxResponseBytes(env: Env): number | undefined {
   const raw = env.SVC_MAX_RESPONSE_BYTES;
   if (raw === undefined || raw === '') return undefined;
-  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  const n = decimal(raw, 'integer');
   if (!Number.isSafeInteger(n) || n < 1024) {
     throw new UsageError(
-      `SVC_MAX_RESPONSE_BYTES must be a whole number of bytes, at least 1024, got ${JSON.stringify(raw)}`,
+      `SVC_MAX_RESPONSE_BYTES must be a whole number of bytes from 1024 to ${Number.MAX_SAFE_INTEGER}, got ${quoted(raw)}`,
       { hint: 'e.g. SVC_MAX_RESPONSE_BYTES=268435456 for 256 MiB (the default is 64 MiB)' },
     );
   }

@@ -1,17 +1,59 @@
 import { chmodSync, lstatSync, readlinkSync, type Stats, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { homedir, userInfo } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
 import { makeDirectories } from '../system/directories.js';
 
-/** SVC_CONFIG_DIR, else the platform's config directory (XDG on Linux). */
+/**
+ * SVC_CONFIG_DIR, else the platform's config directory (XDG on Linux). A relative SVC_CONFIG_DIR
+ * is taken from the current directory, as any path the user types.
+ */
 export function configDir(env: Env): string {
   if (env.SVC_CONFIG_DIR) return env.SVC_CONFIG_DIR;
   if (process.platform === 'win32')
-    return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'svc', 'Config');
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Preferences', 'svc');
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'svc');
+    return join(env.APPDATA ?? join(homeDirectory(), 'AppData', 'Roaming'), 'svc', 'Config');
+  if (process.platform === 'darwin') return join(homeDirectory(), 'Library', 'Preferences', 'svc');
+  return join(xdgHome(env, 'XDG_CONFIG_HOME', '.config'), 'svc');
+}
+
+/** SVC_STATE_DIR, else $XDG_STATE_HOME/svc (~/.local/state/svc): where bulk runs keep journals. */
+export function stateDir(env: Env): string {
+  return env.SVC_STATE_DIR || join(xdgHome(env, 'XDG_STATE_HOME', join('.local', 'state')), 'svc');
+}
+
+/**
+ * An XDG base directory: the variable when it is an absolute path, else `~/<fallback>`. The XDG
+ * Base Directory spec says a relative value is invalid and must be ignored: taken from the current
+ * directory, credentials would land in whatever folder the user is in (bin/svc.js does the same
+ * for XDG_CACHE_HOME).
+ */
+function xdgHome(env: Env, name: 'XDG_CONFIG_HOME' | 'XDG_STATE_HOME', fallback: string): string {
+  const value = env[name];
+  return value && isAbsolute(value) ? value : join(homeDirectory(), fallback);
+}
+
+/**
+ * The user's home directory: HOME when it is an absolute path, else (unset, or empty or relative
+ * as cron, systemd units and `env -i` leave it) the one of the system's user list, as Node does
+ * for an unset HOME: a relative one would put credentials in whatever folder svc runs from.
+ * bin/svc.js does the same for the code cache. No home at all is refused (exit 2).
+ */
+export function homeDirectory(): string {
+  const home = homedir();
+  if (isAbsolute(home)) return home;
+  let entry = '';
+  try {
+    entry = userInfo().homedir;
+  } catch {
+    // no entry in the user list
+  }
+  if (isAbsolute(entry)) return entry;
+  throw new ConfigError(
+    `HOME is ${home === '' ? 'empty' : `a relative path, ${quoted(home)},`} and the user list gives no home directory, so svc has nowhere to keep its files`,
+    { hint: 'set HOME to an absolute path, or SVC_CONFIG_DIR and SVC_STATE_DIR' },
+  );
 }
 
 /** The variables that name a directory svc makes and keeps private (0700). */

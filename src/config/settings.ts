@@ -1,7 +1,8 @@
-import { parseHttpUrl } from '../api/loopback.js';
+import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
 import { redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError, UsageError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
@@ -22,7 +23,15 @@ export interface Settings {
   profileSource: SettingSource;
   values: Partial<Record<ProfileKey, string>>;
   sources: Partial<Record<ProfileKey, SettingSource>>;
+  /** --allow-insecure-http was given on the command line (not SVC_ALLOW_INSECURE_HTTP). */
+  insecureHttpFlag?: boolean;
 }
+
+/** What a printed command line is built from: where the run acted, and how it was told so. */
+export type TargetSettings = Pick<
+  Settings,
+  'profile' | 'profileSource' | 'values' | 'sources' | 'insecureHttpFlag'
+>;
 
 export const ENV_FOR: Record<ProfileKey, string> = {
   base_url: 'SVC_BASE_URL',
@@ -75,18 +84,18 @@ const TARGET_KEYS = ['base_url', 'app_url', 'tenant', 'org'] as const;
 
 /**
  * The global options a command line svc prints for a person to run (a listing's continuation, the
- * commands that put a webhook back, a "Try it") must carry so that it acts where this run did:
- * `-p`, `--base-url`, `--app-url`, `--tenant` and `--org` when they were given as flags. Without
- * them a pasted line acts on the profile's default tenant (a 404, a cursor of another tenant, a
- * webhook left pointed at a dead listener). What came from the environment is not repeated: the
+ * commands that put a webhook back, a "Try it", where a "not found" says to look) must carry so
+ * that it acts where this run did: `-p`, `--base-url`, `--app-url`, `--tenant` and `--org` when
+ * they were given as flags, and `--allow-insecure-http` when it was and the base URL is plain http
+ * to a host that is not loopback (pasted without it, the line is refused). Without them a pasted
+ * line acts on the profile's default tenant (a 404, a cursor of another tenant, a webhook left
+ * pointed at a dead listener). What came from the environment is not repeated: the
  * line is pasted in the shell that holds it (repeating it would put the base URL and tenant of
  * every CI job in every hint); nor what the profile holds, which the pasted line reads again.
  * Never a credential (no setting holds one: a URL with a user or password is refused). Each value
  * one shell word, with a trailing space when there is any: `svc ${targetOptions(s)}users ls`.
  */
-export function targetOptions(
-  settings: Pick<Settings, 'profile' | 'profileSource' | 'values' | 'sources'>,
-): string {
+export function targetOptions(settings: TargetSettings): string {
   const given = (source: SettingSource | undefined) => source === 'flag';
   const words: string[] = [];
   if (given(settings.profileSource)) words.push('-p', shellWord(settings.profile));
@@ -97,25 +106,51 @@ export function targetOptions(
     if (value !== undefined && given(settings.sources[key]))
       words.push(FLAG_NAME[key] as string, shellWord(shown as string));
   }
+  if (settings.insecureHttpFlag === true && plainHttpAway(settings.values.base_url))
+    words.push('--allow-insecure-http');
   return words.map((word) => `${word} `).join('');
+}
+
+/** An http:// URL to a host that is not loopback: svc sends it credentials only when allowed. */
+function plainHttpAway(value: string | undefined): boolean {
+  const url = value === undefined ? undefined : parseHttpUrl(value);
+  return url !== undefined && url.protocol === 'http:' && !isLoopbackHost(url.hostname);
 }
 
 /** A printer of `svc WORDS` command lines for one run (`commandLine(ctx.settings())`). */
 export type CommandLine = (words: string) => string;
 
 /** The command lines of a run: `svcCommand` with its settings. */
-export function commandLine(
-  settings: Pick<Settings, 'profile' | 'profileSource' | 'values' | 'sources'>,
-): CommandLine {
+export function commandLine(settings: TargetSettings): CommandLine {
   return (words) => svcCommand(settings, words);
 }
 
+/**
+ * `svc WORDS` with no global option: for code that is given no run's settings (a test, a bare
+ * Platform) and for a profile that no longer exists (it cannot be named).
+ */
+export const bareCommandLine: CommandLine = (words) => `svc ${words}`;
+
 /** `svc WORDS` as a command line svc prints, with the options that keep it on this run's target (`targetOptions`). */
-export function svcCommand(
-  settings: Pick<Settings, 'profile' | 'profileSource' | 'values' | 'sources'>,
-  words: string,
-): string {
+export function svcCommand(settings: TargetSettings, words: string): string {
   return `svc ${targetOptions(settings)}${words}`;
+}
+
+/**
+ * The settings of the run with its tenant replaced (given as by --tenant) or, with undefined, left
+ * out: for a line about another tenant (`svc export` of several) or about finding one.
+ */
+export function inTenant(settings: TargetSettings, tenant: string | undefined): TargetSettings {
+  const values = { ...settings.values };
+  const sources = { ...settings.sources };
+  if (tenant === undefined) {
+    delete values.tenant;
+    delete sources.tenant;
+  } else {
+    values.tenant = tenant;
+    sources.tenant = 'flag';
+  }
+  return { ...settings, values, sources };
 }
 
 /**
@@ -159,7 +194,7 @@ export function missingActiveProfileError(
 
 /** Each setting from its flag, else its environment variable, else the profile. */
 export function resolveSettings(
-  flags: SettingFlags,
+  flags: SettingFlags & { allowInsecureHttp?: boolean | undefined },
   env: Env,
   profileName: { name: string; source: SettingSource },
   profile: ProfileSettings | undefined,
@@ -189,7 +224,13 @@ export function resolveSettings(
     values.app_url = values.base_url;
     sources.app_url = 'default';
   }
-  return { profile: profileName.name, profileSource: profileName.source, values, sources };
+  return {
+    profile: profileName.name,
+    profileSource: profileName.source,
+    values,
+    sources,
+    ...(flags.allowInsecureHttp === true ? { insecureHttpFlag: true } : {}),
+  };
 }
 
 /** Where a value came from, in words for error messages ("--base-url", "SVC_BASE_URL", "profile default"). */
@@ -209,7 +250,7 @@ export function checkBaseUrlPath(value: string, source: SettingSource, profile: 
   if (!url || !/\/v1\/?$/i.test(url.pathname)) return;
   const fixed = new URL(url.pathname.replace(/\/v1\/?$/i, '') || '/', url).toString().replace(/\/$/, '');
   throw new UsageError(
-    `${describeSource('base_url', source, profile)} ${value} ends in /v1, and svc adds /v1 to every path (/v1/v1/${sym.ellipsis})`,
+    `${describeSource('base_url', source, profile)} ${redactUrlText(value)} ends in /v1, and svc adds /v1 to every path (/v1/v1/${sym.ellipsis})`,
     { hint: `use ${fixed}` },
   );
 }
@@ -218,7 +259,7 @@ export function checkUrlSetting(key: ProfileKey, value: string, source: SettingS
   const url = parseHttpUrl(value);
   if (!url) {
     throw new UsageError(
-      `${describeSource(key, source, profile)} must be an absolute http(s) URL, got ${JSON.stringify(value)}`,
+      `${describeSource(key, source, profile)} must be an absolute http(s) URL, got ${quoted(redactUrlText(value))}`,
       { hint: 'for example http://127.0.0.1:4010' },
     );
   }

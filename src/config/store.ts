@@ -1,9 +1,11 @@
 // Over 300 lines, just: the one store of profiles and credentials (both files, read and written
 // under one lock, their checks and the proof that they can be written before something that
 // cannot be undone); split, each half would need the other's lock and file handling.
+
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import { makeDirectories } from '../system/directories.js';
 import { shellWord } from '../system/shell-words.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
@@ -69,7 +71,7 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export function invalidProfileName(name: string): UsageError | undefined {
   if (PROFILE_NAME.test(name)) return undefined;
   return new UsageError(
-    `invalid profile name ${JSON.stringify(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
+    `invalid profile name ${quoted(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
   );
 }
 

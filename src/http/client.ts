@@ -42,7 +42,7 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from './retry.js';
-import { exchange, type Headers, type Outcome } from './send.js';
+import { closeDispatcher, exchange, type Headers, type Outcome } from './send.js';
 import { createTracer, type Tracer } from './trace.js';
 import { type Dispatcher, ProxyRouter } from './undici.js';
 
@@ -220,15 +220,8 @@ export class ApiClient {
       if (headers.authorization || (options.secrets?.length ?? 0) > 0) {
         checkCredentialTransport(url, this.config.allowInsecureHttp === true);
       }
-      this.#tracer?.request(
-        method,
-        url,
-        headers,
-        body,
-        contentType,
-        retry + 1,
-        route(url, this.#proxies).note,
-      );
+      const way = route(url, this.#proxies);
+      this.#tracer?.request(method, url, headers, body, contentType, retry + 1, way.note);
 
       const started = process.hrtime.bigint();
       let outcome: Outcome;
@@ -237,9 +230,11 @@ export class ApiClient {
           timeoutMs: options.timeoutMs ?? this.config.timeoutMs ?? 30_000,
           maxBytes: this.config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
           signal,
+          proxy: way.proxy && { url: way.proxy, from: way.from },
         });
       } catch (error) {
         if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) throw error;
+        if (error instanceof ConnectionError && !error.retryable) throw error;
         if (changes && !(error instanceof ConnectionError && !error.mayHaveArrived)) {
           lostAnswer ??=
             error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
@@ -287,6 +282,9 @@ export class ApiClient {
           outcome.headers,
           undecodable === undefined ? outcome.text : '',
           this.#secrets.values(),
+          headers,
+          new Set(Object.keys(options.headers ?? {}).map((name) => name.toLowerCase())),
+          `${url.pathname}${url.search}`,
         );
         if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
         error.lostAnswer = lostAnswer;
@@ -355,7 +353,7 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    if (!this.config.dispatcher) await this.#dispatcher.close();
+    if (!this.config.dispatcher) await closeDispatcher(this.#dispatcher);
   }
 
   async #token(target: URL): Promise<string> {

@@ -1,6 +1,7 @@
 import { categoryForStatus, SvcError, type SvcErrorOptions } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import { redactText } from './redact.js';
+import { largestPartHint } from './too-large.js';
 
 export interface ApiErrorInit {
   status: number;
@@ -59,11 +60,17 @@ export class InternalServerError extends ApiError {}
 export class ConnectionError extends SvcError {
   /** false when the request cannot have reached the server (refused, unresolvable, unreachable). */
   readonly mayHaveArrived: boolean;
+  /** false when trying again cannot help (a proxy refused the login): the client does not retry. */
+  readonly retryable: boolean;
 
-  constructor(message: string, options: SvcErrorOptions & { mayHaveArrived?: boolean } = {}) {
-    const { mayHaveArrived = true, ...rest } = options;
+  constructor(
+    message: string,
+    options: SvcErrorOptions & { mayHaveArrived?: boolean; retryable?: boolean } = {},
+  ) {
+    const { mayHaveArrived = true, retryable = true, ...rest } = options;
     super('failure', message, { code: 'connection_error', ...rest });
     this.mayHaveArrived = mayHaveArrived;
+    this.retryable = retryable;
   }
 }
 
@@ -209,6 +216,12 @@ export function apiErrorFrom(
   text: string,
   /** Secrets to mask in a text body before it is cut short for the message. */
   secrets: Iterable<string> = [],
+  /** The headers of the request (a 431 names the largest and where it comes from). */
+  sent: Record<string, string> = {},
+  /** The lower-case names of the headers given with `svc api -H`. */
+  given: ReadonlySet<string> = new Set(),
+  /** The request's path and query (a 431 blames them when they are its largest part). */
+  target = '',
 ): ApiError {
   const parsed = parseErrorBody(status, statusText, text, secrets);
   const headerId = headers['x-request-id'];
@@ -224,7 +237,11 @@ export function apiErrorFrom(
       body: parsed.body,
       text,
     },
-    status === 429 ? { hint: rateLimitHint(headers['retry-after']) } : {},
+    status === 429
+      ? { hint: rateLimitHint(headers['retry-after']) }
+      : status === 431
+        ? largestPartHint(sent, given, target)
+        : {},
   );
 }
 

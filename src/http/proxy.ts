@@ -7,7 +7,9 @@ import { UsageError } from '../errors.js';
  * behind its back: HTTP_PROXY (or http_proxy) for http targets, HTTPS_PROXY (or https_proxy, else
  * the http proxy) for https targets, NO_PROXY (or no_proxy) for hosts to reach directly — entries
  * `host`, `.domain` or `*.domain` (the host and its subdomains), `host:port`, or `*` for all, as
- * undici reads them. ALL_PROXY is not read.
+ * undici reads them. ALL_PROXY is not read. A proxy is http://, https:// or SOCKS5 (socks5://,
+ * socks5h:// or socks://: undici hands the proxy the target's name, so it resolves it); SOCKS4 is
+ * refused by name.
  *
  * A loopback target (127.0.0.0/8, [::1], localhost) is never proxied, whatever NO_PROXY says
  * (undici's EnvHttpProxyAgent proxies it unless NO_PROXY names it): it is this machine, which a
@@ -19,6 +21,8 @@ import { UsageError } from '../errors.js';
 export interface ProxySettings {
   http: URL | undefined;
   https: URL | undefined;
+  /** The variables they were read from (HTTP_PROXY or http_proxy, …), for messages. */
+  from: { http?: string; https?: string };
   noProxy: NoProxyEntry[] | 'all';
 }
 
@@ -30,24 +34,34 @@ interface NoProxyEntry {
 type Env = Record<string, string | undefined>;
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
-const PROXY_PROTOCOLS = new Set(['http:', 'https:', 'socks:', 'socks5:']);
+/** undici speaks SOCKS5 (it sends the target's name, so the proxy resolves it: socks5h too). */
+const PROXY_PROTOCOLS = new Set(['http:', 'https:', 'socks:', 'socks5:', 'socks5h:']);
+const UNSPOKEN_PROTOCOLS = new Set(['socks4:', 'socks4a:']);
 
 /** The proxy settings of `env`; a proxy variable that is not a proxy URL is a usage error. */
 export function proxySettings(env: Env): ProxySettings {
   const noProxy = given(env, 'NO_PROXY', 'no_proxy');
+  const http = proxyUrl(env, 'HTTP_PROXY', 'http_proxy');
+  const https = proxyUrl(env, 'HTTPS_PROXY', 'https_proxy');
   return {
-    http: proxyUrl(env, 'HTTP_PROXY', 'http_proxy'),
-    https: proxyUrl(env, 'HTTPS_PROXY', 'https_proxy'),
+    http: http?.url,
+    https: https?.url,
+    from: { ...(http ? { http: http.name } : {}), ...(https ? { https: https.name } : {}) },
     noProxy: noProxy?.value.trim() === '*' ? 'all' : noProxyEntries(noProxy?.value ?? ''),
   };
 }
 
-/** Where a request to `url` goes: through `proxy`, or directly; `note` says why, for --debug. */
+/**
+ * Where a request to `url` goes: through `proxy` (read from the variable `from`), or directly;
+ * `note` says why, for --debug.
+ */
 export function route(
   url: URL,
   settings: ProxySettings,
-): { proxy: URL | undefined; note: string | undefined } {
-  const proxy = url.protocol === 'https:' ? (settings.https ?? settings.http) : settings.http;
+): { proxy: URL | undefined; from?: string; note: string | undefined } {
+  const secure = url.protocol === 'https:' && settings.https !== undefined;
+  const proxy = secure ? settings.https : settings.http;
+  const from = secure ? settings.from.https : settings.from.http;
   if (!proxy) return { proxy: undefined, note: undefined };
   if (isLoopbackHost(url.hostname)) {
     return { proxy: undefined, note: `direct, not through the proxy: ${url.hostname} is loopback` };
@@ -55,7 +69,7 @@ export function route(
   if (bypassed(url, settings.noProxy)) {
     return { proxy: undefined, note: `direct, not through the proxy: NO_PROXY names ${url.hostname}` };
   }
-  return { proxy, note: `through the proxy ${proxyName(proxy)}` };
+  return { proxy, ...(from ? { from } : {}), note: `through the proxy ${proxyName(proxy)}` };
 }
 
 /** A proxy URL as it may be shown: scheme, host and port, never a user name or password. */
@@ -71,7 +85,7 @@ function given(env: Env, upper: string, lower: string): { name: string; value: s
   return undefined;
 }
 
-function proxyUrl(env: Env, upper: string, lower: string): URL | undefined {
+function proxyUrl(env: Env, upper: string, lower: string): { url: URL; name: string } | undefined {
   const found = given(env, upper, lower);
   if (!found) return undefined;
   // `proxy.example.com:3128` is an http proxy, as curl reads it.
@@ -82,13 +96,18 @@ function proxyUrl(env: Env, upper: string, lower: string): URL | undefined {
   } catch {
     url = undefined;
   }
+  if (url && UNSPOKEN_PROTOCOLS.has(url.protocol) && url.hostname !== '') {
+    throw new UsageError(`${found.name} is a ${url.protocol}// proxy, which svc cannot use`, {
+      hint: 'use an http://, https:// or socks5:// proxy, or unset it to connect directly',
+    });
+  }
   if (!url || !PROXY_PROTOCOLS.has(url.protocol) || url.hostname === '') {
     // The value is not repeated: it may hold the proxy's password.
     throw new UsageError(`${found.name} is not a proxy URL`, {
       hint: `set it like http://proxy.example.com:3128, or unset it to connect directly`,
     });
   }
-  return url;
+  return { url, name: found.name };
 }
 
 function noProxyEntries(value: string): NoProxyEntry[] {

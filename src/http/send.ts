@@ -3,8 +3,9 @@ import { STATUS_CODES } from 'node:http';
 import { InterruptedError } from '../errors.js';
 import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
 import { ConnectionError, ConnectionTimeoutError } from './errors.js';
+import { proxyName } from './proxy.js';
 import { formatBytes, ResponseTooLargeError, readCapped, tooLarge } from './response.js';
-import { type Dispatcher, request } from './undici.js';
+import { type Dispatcher, PROXY_CLOSED, request } from './undici.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -24,6 +25,8 @@ export interface ExchangeOptions {
   maxBytes: number;
   /** Aborts the exchange (Ctrl-C). */
   signal: AbortSignal | undefined;
+  /** The proxy the request goes through (proxy.ts route), and the variable that named it. */
+  proxy?: { url: URL; from: string | undefined } | undefined;
 }
 
 /**
@@ -68,12 +71,16 @@ export async function exchange(
   // Set once the status line and headers are in: a failure after that cut the answer off.
   let received: { bytes: number } | undefined;
   try {
-    const response = await request(dispatcher, url, {
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body: body ?? null,
-      signal: controller.signal,
-    });
+    const response = await unlessAborted(
+      request(dispatcher, url, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: body ?? null,
+        signal: controller.signal,
+      }),
+      controller.signal,
+      dispatcher,
+    );
     received = { bytes: 0 };
     const overCap = () => {
       // Stop the transfer at once: the rest of the answer is never read or kept.
@@ -119,6 +126,7 @@ export async function exchange(
         { hint: 'try again; if it keeps happening, check the server or the proxy between', cause: error },
       );
     }
+    if (options.proxy) throw proxyFailure(url, options.proxy, error);
     throw new ConnectionError(`cannot reach ${url.origin}: ${networkReason(error)}`, {
       hint: 'is the server running? check --base-url and your network or proxy settings',
       cause: error,
@@ -128,6 +136,97 @@ export async function exchange(
     clearTimeout(timer);
     signal?.removeEventListener('abort', forward);
   }
+}
+
+/** Dispatchers left with a request svc gave up on (unlessAborted): closed by destroying them. */
+const abandoned = new WeakSet<Dispatcher>();
+
+/**
+ * The request's answer, or its abort at once. undici takes a request's abort only once it has a
+ * connection: one waiting for its connection (a proxy that never answers the CONNECT, whose own
+ * wait is 300 s) went on past --timeout and Ctrl-C (exploratory test s12, contract12 #1). The
+ * request given up is left to its dispatcher, which closeDispatcher then destroys.
+ */
+function unlessAborted(
+  sent: Promise<Dispatcher.ResponseData>,
+  signal: AbortSignal,
+  dispatcher: Dispatcher,
+): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    const abort = () => {
+      abandoned.add(dispatcher);
+      sent.then(
+        (late) => late.body.destroy(),
+        () => undefined,
+      );
+      reject(signal.reason);
+    };
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    sent.then(
+      (response) => {
+        signal.removeEventListener('abort', abort);
+        resolve(response);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Closes a dispatcher once svc is done with it: its connections end when their requests have; one
+ * left with a request svc gave up on is destroyed, or closing it would wait for that request.
+ */
+export async function closeDispatcher(dispatcher: Dispatcher): Promise<void> {
+  await (abandoned.has(dispatcher) ? dispatcher.destroy() : dispatcher.close());
+}
+
+/**
+ * A request through a proxy that got no answer: every connection goes to the proxy, so a refused
+ * or unresolvable connection is the proxy's, and a refused login (SOCKS5, or 407 to an http
+ * proxy's tunnel) is not tried again: the same password would be refused again, and proxies lock
+ * accounts that keep trying. The proxy is named without its user name and password.
+ */
+function proxyFailure(
+  url: URL,
+  proxy: { url: URL; from: string | undefined },
+  error: unknown,
+): ConnectionError {
+  const code = errorCode(error) ?? '';
+  const reason = networkReason(error);
+  const named = `the proxy ${proxyName(proxy.url)}${proxy.from ? ` (${proxy.from})` : ''}`;
+  const variable = proxy.from ?? 'the proxy settings';
+  if (code.startsWith('UND_ERR_SOCKS5_AUTH') || /Proxy response \(407\)/.test(reason)) {
+    return new ConnectionError(`${named} refused the request to ${url.origin}: ${reason}`, {
+      hint: `check the proxy, its user name and password in ${variable}, or NO_PROXY`,
+      cause: error,
+      mayHaveArrived: false,
+      retryable: false,
+    });
+  }
+  if (code === PROXY_CLOSED) {
+    // No tunnel was opened: nothing reached the server. Each attempt made one connection (undici.ts).
+    return new ConnectionError(`${named} closed the connection without answering, for ${url.origin}`, {
+      hint: `check that ${variable} names an HTTP proxy that accepts CONNECT, or NO_PROXY`,
+      cause: error,
+      mayHaveArrived: false,
+    });
+  }
+  if (NEVER_SENT.has(code)) {
+    return new ConnectionError(`cannot reach ${named} for ${url.origin}: ${reason}`, {
+      hint: `check the proxy in ${variable}, or NO_PROXY`,
+      cause: error,
+      mayHaveArrived: false,
+    });
+  }
+  return new ConnectionError(`cannot reach ${url.origin} through ${named}: ${reason}`, {
+    hint: `is the server running? check --base-url, and the proxy in ${variable}`,
+    cause: error,
+    mayHaveArrived: !code.startsWith('UND_ERR_SOCKS5'),
+  });
 }
 
 /** Failures before a connection existed: the request cannot have reached the server. */

@@ -5,11 +5,15 @@
  * these deep imports skip that. test/http/client.test.ts and test/http/proxy.test.ts exercise them
  * through real requests, proxy included.
  */
+import { isIP } from 'node:net';
 import type { Agent as AgentType, Dispatcher as DispatcherType } from 'undici';
 import api from 'undici/lib/api/index.js';
+import buildConnector from 'undici/lib/core/connect.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
+import Socks5ProxyAgent from 'undici/lib/dispatcher/socks5-proxy-agent.js';
 import { type ProxySettings, route } from './proxy.js';
 
 // What undici's index.js does: dispatchers get request(), connect(), … (ProxyAgent needs connect).
@@ -47,7 +51,7 @@ export class ProxyRouter extends Dispatcher {
     if (!proxy) return this.#direct;
     let agent = this.#proxied.get(proxy.href);
     if (!agent) {
-      agent = new ProxyAgent({ ...this.#options, uri: proxy.href });
+      agent = proxyAgent(proxy, this.#options);
       this.#proxied.set(proxy.href, agent);
     }
     return agent;
@@ -60,6 +64,116 @@ export class ProxyRouter extends Dispatcher {
   override async destroy(): Promise<void> {
     await Promise.all([this.#direct, ...this.#proxied.values()].map((way) => way.destroy()));
   }
+}
+
+/**
+ * undici's agent for `proxy`. A SOCKS5 proxy (socks5h:// is socks5:// to undici, which hands the
+ * proxy the target's name) gets undici's SOCKS5 agent directly, not through ProxyAgent: ProxyAgent
+ * passes it the URL's user name and password still percent-encoded (`p%40ss` for `p@ss`), and its
+ * connector is given an IPv6 proxy's host with its brackets (`[::1]`), which no resolver takes.
+ */
+function proxyAgent(proxy: URL, options: AgentType.Options): DispatcherType {
+  if (proxy.protocol === 'http:' || proxy.protocol === 'https:') {
+    const secure = proxy.protocol === 'https:';
+    return new ProxyAgent({
+      ...options,
+      uri: proxy.href,
+      clientFactory: (origin, clientOptions: Pool.Options) => {
+        const given = clientOptions.connect;
+        const dial = typeof given === 'function' ? given : buildConnector(given ?? {});
+        const connect = noSilentRedial(secure ? withoutAddressServername(dial) : dial);
+        return new Pool(origin, { ...clientOptions, connect });
+      },
+    });
+  }
+  const uri = new URL(proxy.href);
+  uri.protocol = 'socks5:';
+  muteSocksWarning();
+  const connector = buildConnector({});
+  return new Socks5ProxyAgent(uri, {
+    connect: (connectOptions, callback) =>
+      connector(
+        {
+          ...connectOptions,
+          hostname: unbracketed(connectOptions.hostname)!,
+          host: unbracketed(connectOptions.host),
+        },
+        callback,
+      ),
+  });
+}
+
+/** An IPv6 host as a URL writes it (`[::1]`) without its brackets, as resolvers and TLS take it. */
+const unbracketed = (host: string | undefined) => host?.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * The connector to an https:// proxy without a server name that is an IP address: ProxyAgent
+ * gives the proxy's host as the TLS server name whatever it is, and Node answers an address there
+ * (which RFC 6066 does not allow) with a DEP0123 DeprecationWarning on stderr. Without one,
+ * undici's connector sends none for an address, as for a direct connection.
+ */
+function withoutAddressServername(connect: buildConnector.connector): buildConnector.connector {
+  return (connectOptions, callback) => {
+    const bare = unbracketed(connectOptions.servername);
+    connect(
+      bare !== undefined && isIP(bare) !== 0 ? { ...connectOptions, servername: undefined } : connectOptions,
+      callback,
+    );
+  };
+}
+
+/** The code of the error a dial to a proxy that closed its last connection unanswered fails with. */
+export const PROXY_CLOSED = 'SVC_PROXY_CLOSED';
+
+/**
+ * The connector of the connections to an http proxy, which fails the next dial after a connection
+ * the proxy closed without a byte of answer. undici re-dials such a proxy for ever, inside one
+ * request, ~200 times a second: its client keeps a CONNECT that the closed socket never ran queued
+ * and dials again, and the tunnel's failure (a socket error) is one its agent takes as passing and
+ * dials again (exploratory test s12, contract12 #1: --timeout, the retries and SIGTERM ignored). A
+ * failed dial ends the request, so svc's retries and --timeout hold whatever the proxy does: one
+ * connection per attempt. The dial after the failed one is tried again.
+ */
+function noSilentRedial(dial: buildConnector.connector): buildConnector.connector {
+  let silent = false;
+  return (options, callback) => {
+    if (silent) {
+      silent = false;
+      const error = new Error('the proxy closed the connection without answering') as Error & {
+        code: string;
+      };
+      error.code = PROXY_CLOSED;
+      callback(error, null);
+      return;
+    }
+    dial(options, (error, socket) => {
+      if (error) return callback(error, null);
+      socket.once('close', () => {
+        if (socket.bytesRead === 0) silent = true;
+      });
+      callback(null, socket);
+    });
+  };
+}
+
+let socksWarningMuted = false;
+
+/**
+ * undici's SOCKS5 agent, made at the first request through it, announces itself once per process
+ * with an ExperimentalWarning that Node prints on stderr. svc's output rules leave stderr to svc's
+ * own lines, so that one warning is swallowed (and Node's own emitWarning put back after it).
+ */
+function muteSocksWarning(): void {
+  if (socksWarningMuted) return;
+  socksWarningMuted = true;
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(warning).startsWith('SOCKS5 proxy support is experimental')) {
+      process.emitWarning = emitWarning;
+      return;
+    }
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
 }
 
 export function request(

@@ -4,6 +4,7 @@
 
 import { isoSeconds } from '../api/time.js';
 import { escapeForTerminal } from './sanitize.js';
+import { sym } from './symbols.js';
 
 /** One table or TSV cell: one line, control characters made visible (sanitize.ts). */
 export function cellText(value: unknown): string {
@@ -13,6 +14,21 @@ export function cellText(value: unknown): string {
   else if (typeof value === 'object') text = JSON.stringify(value);
   else text = String(value);
   return escapeForTerminal(text.replace(/[\t\r\n]+/g, ' '));
+}
+
+/**
+ * A value an error message repeats (`got "…"`), quoted as JSON: whole up to 200 characters (a
+ * mistake is as often at the end, a port or a last character, as at the start), else its first
+ * 60, its last 40 and its length, `"aaaa…zzzz" (100000 characters)`. A huge value repeated whole
+ * made a 100 KB "one-line" error that a pipe could cut short, and a --json error that no longer
+ * parsed. A URL's user name and password are masked by the caller (redactUrlText).
+ */
+export function quoted(value: string): string {
+  const characters = [...value];
+  if (characters.length <= 200) return JSON.stringify(value);
+  const start = characters.slice(0, 60).join('');
+  const end = characters.slice(-40).join('');
+  return `${JSON.stringify(`${start}${sym.ellipsis}${end}`)} (${characters.length} characters)`;
 }
 
 /** RFC 3339 in UTC with second precision, e.g. 2026-01-02T03:04:05Z; input that is not a time passes through. */

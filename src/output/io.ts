@@ -17,6 +17,11 @@ export interface IOStreams {
   colorStderr: boolean;
   /** Whether the locale's characters are UTF-8: svc's own symbols (✓, …, →) need it; else ASCII. */
   unicode: boolean;
+  /**
+   * Whether the terminal moves its cursor on svc's say (`\r\e[2K` to redraw a progress line): not
+   * with TERM=dumb (Emacs shell buffers, some CI logs), which gets no progress bar, as npm does.
+   */
+  cursorControl: boolean;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -85,6 +90,7 @@ export function createIO(
     colorStdout: colorEnabled(terminal.stdout, env, noColor),
     colorStderr: colorEnabled(terminal.stderr, env, noColor),
     unicode: unicodeLocale(env),
+    cursorControl: env.TERM !== 'dumb',
   };
 }
 

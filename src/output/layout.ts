@@ -57,11 +57,11 @@ export function shortenId(id: string, keep: number, ellipsis = '…'): string {
   return rest.length <= keep + textWidth(ellipsis) ? id : `${prefix}${rest.slice(0, keep)}${ellipsis}`;
 }
 
-/** The fewest characters (at least MIN_ID_KEEP) that keep every distinct id of the column distinct. */
-export function uniqueKeep(ids: string[]): number {
+/** The fewest characters (at least `least`) that keep every distinct id of the column distinct. */
+export function uniqueKeep(ids: string[], least = MIN_ID_KEEP): number {
   const distinct = [...new Set(ids.filter((id) => id !== '' && id !== '-'))];
-  const longest = Math.max(0, ...distinct.map((id) => id.length));
-  for (let keep = MIN_ID_KEEP; keep < longest; keep++) {
+  const longest = distinct.reduce((most, id) => Math.max(most, id.length), 0);
+  for (let keep = least; keep < longest; keep++) {
     const seen = new Set(distinct.map((id) => shortenId(id, keep)));
     if (seen.size === distinct.length) return keep;
   }
@@ -79,6 +79,7 @@ export function fitTable(
   terminalWidth: number,
   wide: boolean,
   ellipsis = '…',
+  options: { leastKeep?: number | undefined } = {},
 ): TableLayout {
   const natural = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ''))));
   const all = columns.map((_, i) => i);
@@ -106,7 +107,10 @@ export function fitTable(
   const idWidth = new Map<number, number>();
   for (const i of all) {
     if (!shorten || columns[i]!.kind !== 'id') continue;
-    const keep = uniqueKeep(rows.map((r) => r[i] ?? ''));
+    const keep = uniqueKeep(
+      rows.map((r) => r[i] ?? ''),
+      options.leastKeep,
+    );
     const width = Math.max(
       textWidth(head[i]!),
       ...rows.map((r) => textWidth(shortenId(r[i] ?? '', keep, ellipsis))),
@@ -125,6 +129,12 @@ export function fitTable(
 
   // 3. Text and time columns cut, widest first; detail columns only once the others are at their minimum.
   const widths = shown.map((i) => idWidth.get(i) ?? natural[i]!);
+  cutToFit(shown, widths, columns, terminalWidth);
+  return { shown, widths, idKeep };
+}
+
+/** Step 3 of fitTable: cuts text and time columns (then detail ones) of `widths` until they fit. */
+function cutToFit(shown: number[], widths: number[], columns: ColumnFit[], terminalWidth: number): void {
   let excess = total(widths) - terminalWidth;
   for (const pass of [['text', 'time'], ['detail']]) {
     while (excess > 0) {
@@ -138,5 +148,22 @@ export function fitTable(
       excess -= 1;
     }
   }
-  return { shown, widths, idKeep };
+}
+
+/**
+ * The layout of a table's next chunk when its ids, shortened as before, would read like ids of
+ * earlier chunks (already printed, so not to be changed): the id columns of `keeps` show that many
+ * characters from now on, and the other columns are cut again to make room.
+ */
+export function widenIds(
+  layout: TableLayout,
+  keeps: Map<number, number>,
+  widths: Map<number, number>,
+  columns: ColumnFit[],
+  terminalWidth: number,
+): TableLayout {
+  const idKeep = new Map([...layout.idKeep, ...keeps]);
+  const next = layout.shown.map((i, at) => Math.max(layout.widths[at]!, widths.get(i) ?? 0));
+  cutToFit(layout.shown, next, columns, terminalWidth);
+  return { shown: layout.shown, widths: next, idKeep };
 }

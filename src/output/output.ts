@@ -9,7 +9,15 @@ import { ClosedPipeError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
 import type { IOStreams } from './io.js';
-import { type ColumnKind, fitTable, shortenId, type TableLayout } from './layout.js';
+import {
+  type ColumnKind,
+  fitTable,
+  shortenId,
+  type TableLayout,
+  textWidth,
+  uniqueKeep,
+  widenIds,
+} from './layout.js';
 import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 import { STATUS_COLOURS } from './status.js';
 import { ellipsis, sym, useUnicodeMarks } from './symbols.js';
@@ -52,6 +60,8 @@ export type Field = [label: string, value: unknown, kind?: 'text' | 'time', pres
 
 /** How many rows a table buffers before it prints a chunk when the list streams. */
 const TABLE_CHUNK = 500;
+/** Characters an id keeps after its type prefix when a table runs past one chunk (layout.ts keeps 6 otherwise). */
+const MANY_ROWS_KEEP = 8;
 
 /**
  * The one output layer. stdout carries data in the chosen mode; stderr carries messages.
@@ -190,10 +200,21 @@ export class Output {
     const fit = columns.map((c) => ({ kind: c.kind ?? 'text', dropRank: dropRank(c.optional) }));
     // cli-table3 is only loaded for terminal tables.
     const { renderTable } = await import('./table.js');
+    // Every id shown so far in each shortened id column: a later chunk's must not read alike.
+    const shownIds = new Map<number, string[]>();
     const flush = async () => {
       if (chunk.length === 0) return;
       const first = layout === undefined;
-      layout ??= fitTable(head, chunk, fit, this.io.columns, this.#wide, ellipsis(this.io.unicode));
+      // A full first chunk may be followed by thousands of rows: its ids keep 8 characters, not 6.
+      layout ??= fitTable(head, chunk, fit, this.io.columns, this.#wide, ellipsis(this.io.unicode), {
+        leastKeep: chunk.length >= TABLE_CHUNK ? MANY_ROWS_KEEP : undefined,
+      });
+      if (!first) layout = this.#widenedIds(layout, chunk, shownIds, fit, count - chunk.length + 1);
+      for (const i of layout.idKeep.keys()) {
+        const ids = shownIds.get(i) ?? [];
+        for (const cells of chunk) ids.push(cells[i]!);
+        shownIds.set(i, ids);
+      }
       const { shown, widths, idKeep } = layout;
       const header = first ? shown.map((i) => this.#chalkOut.bold(head[i]!)) : undefined;
       const cellOf = (cells: string[], i: number): string => {
@@ -211,9 +232,7 @@ export class Output {
       );
       chunk = [];
       if (first && idKeep.size > 0) {
-        this.info(
-          `(ids shortened to fit ${this.io.columns} columns: --wide shows them whole, as do pipes and --json)`,
-        );
+        this.info('(ids shortened to fit: --wide, a pipe or --json shows them whole)');
       }
     };
     for await (const row of rows) {
@@ -224,6 +243,38 @@ export class Output {
     await flush();
     if (count === 0 && options.empty) this.info(options.empty);
     return count;
+  }
+
+  /**
+   * `layout` for a later chunk of a table: where its ids, cut as before, would read like one shown
+   * above (or like each other), that id column shows more characters from `firstRow` on, and a note
+   * says so. Rows already on the screen cannot change.
+   */
+  #widenedIds(
+    layout: TableLayout,
+    chunk: string[][],
+    shownIds: Map<number, string[]>,
+    fit: Array<{ kind: ColumnKind; dropRank: number }>,
+    firstRow: number,
+  ): TableLayout {
+    const keeps = new Map<number, number>();
+    const widths = new Map<number, number>();
+    for (const [i, keep] of layout.idKeep) {
+      const ids = chunk.map((cells) => cells[i]!);
+      const wanted = uniqueKeep([...(shownIds.get(i) ?? []), ...ids], keep);
+      if (wanted === keep) continue;
+      keeps.set(i, wanted);
+      const mark = ellipsis(this.io.unicode);
+      widths.set(
+        i,
+        ids.reduce((most, id) => Math.max(most, textWidth(shortenId(id, wanted, mark))), 0),
+      );
+    }
+    if (keeps.size === 0) return layout;
+    this.info(
+      `(ids show ${[...new Set(keeps.values())].join(' or ')} characters from row ${firstRow} on: fewer would read like an id above)`,
+    );
+    return widenIds(layout, keeps, widths, fit, this.io.columns);
   }
 
   /** Rows as JSON whatever the mode: an array streamed item by item, or one line each with --ndjson. */

@@ -8,6 +8,7 @@
 import type { RoleAssignment } from '../api/schemas/roles.js';
 import type { DlqEntry } from '../api/schemas/webhooks.js';
 import { otherProfile } from '../auth/login-hint.js';
+import { bareCommandLine, type CommandLine } from '../config/settings.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import {
   ApiError,
@@ -100,6 +101,18 @@ export class OAuthClientNotFoundError extends NotFoundError {}
 export class ApiKeyNotFoundError extends NotFoundError {}
 export class TenantNotFoundError extends NotFoundError {}
 export class AuditEntryNotFoundError extends NotFoundError {}
+/**
+ * A generic 404 for a route every server of the API has (GET /v1/me, which a tenant slug's
+ * look-up sends before the request it is for): the base URL is likely wrong, not an id. Kept as
+ * it is by the operation that needed the look-up (never "webhook not found").
+ */
+export class MissingRouteError extends NotFoundError {}
+
+/** The fix half of a MissingRouteError: `route` is on every server of this API. */
+export const baseUrlHint =
+  (route: string): LineHint =>
+  () =>
+    `the base URL may be wrong (every server of this API answers ${route}): check --base-url, SVC_BASE_URL or the profile's base_url`;
 
 /** The code, its status and its class; a code with another status keeps its generic class. */
 export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: ApiErrorClass }>> = {
@@ -129,31 +142,48 @@ export const TYPED_ERROR_CODES: Readonly<Record<string, { status: number; type: 
   invalid_cursor: { status: 400, type: InvalidCursorError },
 };
 
+/**
+ * A hint that names a command to run, as a function of the run's command lines (`svc` with the
+ * -p/--base-url/--tenant the run was given: config/settings.ts `commandLine`), so that pasted it
+ * acts where the run did. The transport completes it with the platform client's command lines.
+ */
+export type LineHint = (svc: CommandLine) => string;
+
 /** Where to look for the ids a "not found" could have meant: the fix half of its one line. */
-const NOT_FOUND_HINTS = new Map<NotFoundClass, string>([
-  [RoleNotFoundError, 'see `svc roles ls` for the roles of the tenant'],
-  [UserNotFoundError, 'see `svc users ls` for the users of the tenant (`svc users ls --id ID` checks an id)'],
-  [WebhookNotFoundError, 'see `svc webhooks ls` for the webhooks of the tenant'],
-  [DeliveryNotFoundError, 'see `svc webhooks deliveries ls WEBHOOK` for its deliveries'],
-  [DlqEntryNotFoundError, 'see `svc webhooks dlq ls WEBHOOK` for its dead-letter queue'],
-  [RecordNotFoundError, 'see `svc records ls SURFACE` for its records'],
-  [OAuthClientNotFoundError, 'see `svc oauth ls` for the OAuth clients of the tenant'],
-  [ApiKeyNotFoundError, 'see `svc tenants api-keys ls TENANT` for its keys'],
-  [TenantNotFoundError, 'see `svc tenants ls` for your tenants'],
-  [AuditEntryNotFoundError, 'see `svc audit ls` for the audit trail'],
+const NOT_FOUND_HINTS = new Map<NotFoundClass, LineHint>([
+  [RoleNotFoundError, (svc) => `see \`${svc('roles ls')}\` for the roles of the tenant`],
+  [
+    UserNotFoundError,
+    (svc) =>
+      `see \`${svc('users ls')}\` for the users of the tenant (\`${svc('users ls --id ID')}\` checks an id)`,
+  ],
+  [WebhookNotFoundError, (svc) => `see \`${svc('webhooks ls')}\` for the webhooks of the tenant`],
+  [DeliveryNotFoundError, (svc) => `see \`${svc('webhooks deliveries ls WEBHOOK')}\` for its deliveries`],
+  [DlqEntryNotFoundError, (svc) => `see \`${svc('webhooks dlq ls WEBHOOK')}\` for its dead-letter queue`],
+  [RecordNotFoundError, (svc) => `see \`${svc('records ls SURFACE')}\` for its records`],
+  [OAuthClientNotFoundError, (svc) => `see \`${svc('oauth ls')}\` for the OAuth clients of the tenant`],
+  [ApiKeyNotFoundError, (svc) => `see \`${svc('tenants api-keys ls TENANT')}\` for its keys`],
+  [TenantNotFoundError, (svc) => `see \`${svc('tenants ls')}\` for your tenants`],
+  [AuditEntryNotFoundError, (svc) => `see \`${svc('audit ls')}\` for the audit trail`],
 ]);
 
 /** Where a webhook's deliveries and dead-letter entries are listed, by the webhook's id. */
-export const deliveriesOf = (webhook: string): string =>
-  `see \`svc webhooks deliveries ls ${shellWord(webhook)}\` for its deliveries`;
-export const deadLettersOf = (webhook: string): string =>
-  `see \`svc webhooks dlq ls ${shellWord(webhook)}\` for its dead-letter queue`;
+export const deliveriesOf =
+  (webhook: string): LineHint =>
+  (svc) =>
+    `see \`${svc(`webhooks deliveries ls ${shellWord(webhook)}`)}\` for its deliveries`;
+export const deadLettersOf =
+  (webhook: string): LineHint =>
+  (svc) =>
+    `see \`${svc(`webhooks dlq ls ${shellWord(webhook)}`)}\` for its dead-letter queue`;
 /** Where a tenant's API keys are listed, the tenant as the user named it. */
-export const keysOf = (tenant: string): string =>
-  `see \`svc tenants api-keys ls ${shellWord(tenant)}\` for its keys`;
+export const keysOf =
+  (tenant: string): LineHint =>
+  (svc) =>
+    `see \`${svc(`tenants api-keys ls ${shellWord(tenant)}`)}\` for its keys`;
 
 /** Where to look for the ids of a kind (`see \`svc users ls\` …`), as a "not found" of it says. */
-export const whereToLook = (type: NotFoundClass): string | undefined => NOT_FOUND_HINTS.get(type);
+export const whereToLook = (type: NotFoundClass): LineHint | undefined => NOT_FOUND_HINTS.get(type);
 
 /** The command that enables a disabled webhook, as a hint. */
 export const enableHint = (webhook: string): string =>
@@ -166,17 +196,20 @@ export function withEnableHint(error: unknown, webhook: string): unknown {
     : error;
 }
 
-/** The fix half of a 403 for a tenant or organisation the credential does not have. */
-const FOREIGN_HINTS: Readonly<Record<string, string>> = {
-  tenant_forbidden:
-    'use a tenant your credential has (`svc me` lists them, run without this --tenant or SVC_TENANT), or a credential that has this tenant',
-  org_forbidden:
-    'use an organisation your credential has (`svc me` shows it, run without this --org or SVC_ORG), or a credential that has this organisation',
+/**
+ * The fix half of a 403 for a tenant or organisation the credential does not have, its `svc me`
+ * without the tenant refused (`svcAnyTenant`).
+ */
+const FOREIGN_HINTS: Readonly<Record<string, LineHint>> = {
+  tenant_forbidden: (svc) =>
+    `use a tenant your credential has (\`${svc('me')}\` lists them, run without this --tenant or SVC_TENANT), or a credential that has this tenant`,
+  org_forbidden: (svc) =>
+    `use an organisation your credential has (\`${svc('me')}\` shows it, run without this --org or SVC_ORG), or a credential that has this organisation`,
 };
 
 /** The fix half of a change refused for the platform's first-party client. */
-const FIRST_PARTY_HINT =
-  'it needs no change to log in with; for a client of your own, create one with `svc oauth create`';
+const firstPartyHint: LineHint = (svc) =>
+  `it needs no change to log in with; for a client of your own, create one with \`${svc('oauth create')}\``;
 
 /** Generic 404 codes: any server's "not found" (or none), which the operation then names. */
 const GENERIC_NOT_FOUND = new Set([undefined, 'not_found', 'resource_not_found', 'Not Found']);
@@ -185,33 +218,38 @@ export type NotFoundClass = ApiErrorClass<NotFoundError>;
 
 /**
  * The typed error for an API error: by its code (when the status matches the catalog), else a
- * generic 404 named after the operation's resource. Anything else is returned as it is.
+ * generic 404 named after the operation's resource. Anything else is returned as it is. The
+ * commands a hint names are the run's (`svc`), so that pasted they act where it did.
  */
 export function typedError(
   error: unknown,
   notFound?: NotFoundClass,
   otherCredential?: string,
-  lookIn?: string,
+  lookIn?: LineHint,
+  svc: CommandLine = bareCommandLine,
+  svcAnyTenant: CommandLine = svc,
 ): unknown {
   if (!(error instanceof ApiError)) return error;
+  // A look-up this request needed first (the tenant's) found no route: not this operation's 404.
+  if (error instanceof MissingRouteError) return error;
   const known = error.code === undefined ? undefined : TYPED_ERROR_CODES[error.code];
   let type: ApiErrorClass | undefined;
   if (known && known.status === error.status) type = known.type;
   else if (notFound && error.status === 404 && GENERIC_NOT_FOUND.has(error.code)) {
     return error instanceof notFound
       ? error
-      : retyped(error, notFound, lookIn ?? NOT_FOUND_HINTS.get(notFound));
+      : retyped(error, notFound, (lookIn ?? NOT_FOUND_HINTS.get(notFound))?.(svc));
   }
   // A kind's own "not found" code gets where to look, as the operation's generic 404 does.
   const hint =
     error.code === 'insufficient_role'
       ? missingRoleHint(error, otherCredential)
       : type === TenantForbiddenError && !error.hint
-        ? FOREIGN_HINTS[error.code ?? '']
+        ? FOREIGN_HINTS[error.code ?? '']?.(svcAnyTenant)
         : type === FirstPartyClientError && !error.hint
-          ? FIRST_PARTY_HINT
+          ? firstPartyHint(svc)
           : type && type === notFound
-            ? (lookIn ?? NOT_FOUND_HINTS.get(type))
+            ? (lookIn ?? NOT_FOUND_HINTS.get(type))?.(svc)
             : undefined;
   if (!type || error instanceof type) return error;
   return retyped(error, type, hint);
@@ -281,14 +319,14 @@ export class GoneAfterLostAnswerError extends SvcError {
   readonly found: string;
   readonly requestId: string | undefined;
 
-  constructor(notFound: NotFoundError & { lostAnswer: string }) {
+  constructor(notFound: NotFoundError & { lostAnswer: string }, svc: CommandLine = bareCommandLine) {
     const found = `HTTP ${notFound.status}${notFound.code ? ` ${notFound.code}` : ''}`;
     super(
       'failure',
       `the platform's answer to DELETE was lost (${notFound.lostAnswer}) and its retry found nothing to delete (${found}); most likely the lost attempt made the change`,
       {
         code: 'gone_after_lost_answer',
-        hint: 'check the audit trail (svc audit ls) before running the command again',
+        hint: `check the audit trail (${svc('audit ls')}) before running the command again`,
         cause: notFound,
       },
     );

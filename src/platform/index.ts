@@ -9,6 +9,7 @@
  *   for await (const tenant of platform.tenants.listAll({ subscription_tier: 'pro' })) …
  *   const { data, response } = await platform.roles.assign(user, body, { idempotencyKey }).withResponse();
  */
+import type { CommandLine, TargetSettings } from '../config/settings.js';
 import type { ApiClient } from '../http/client.js';
 import { AuditTrail } from './audit.js';
 import { Identity } from './me.js';
@@ -36,8 +37,19 @@ export class Platform {
   #users: Users | undefined;
   #sandbox: SandboxControls | undefined;
 
-  constructor(api: ApiClient) {
-    this.#transport = new Transport(api);
+  /** `settings`: where the run acts, for the command lines the hints of its errors name (`commandLine`). */
+  constructor(api: ApiClient, settings?: TargetSettings) {
+    this.#transport = new Transport(api, settings);
+  }
+
+  /** The run's command lines, for hints that name a command (as the platform's own errors do). */
+  get svc(): CommandLine {
+    return this.#transport.svc;
+  }
+
+  /** The same without the run's tenant, for commands about the credential (`svc me`, `svc tenants ls`). */
+  get svcAnyTenant(): CommandLine {
+    return this.#transport.svcAnyTenant;
   }
 
   /** The server's clock minus this machine's (ms), from the latest answer's Date header. */

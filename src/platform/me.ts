@@ -1,5 +1,6 @@
 import type { Me } from '../api/schemas/me.js';
 import type { ApiPromise } from './api-promise.js';
+import { baseUrlHint, MissingRouteError } from './errors.js';
 import { MeAnswer } from './schemas.js';
 import type { CallOptions, Transport } from './transport.js';
 
@@ -12,6 +13,16 @@ export class Identity {
 
   /** Who the credential is, its tenants and organisation. `options.token` checks another credential. */
   get(options?: CallOptions): ApiPromise<CallerIdentity> {
-    return this.transport.call({ method: 'GET', path: '/v1/me', schema: MeAnswer }, options);
+    // Every server of the API has it: a 404 says the base URL is wrong (a tenant slug's look-up too).
+    return this.transport.call(
+      {
+        method: 'GET',
+        path: '/v1/me',
+        schema: MeAnswer,
+        notFound: MissingRouteError,
+        lookIn: baseUrlHint('GET /v1/me'),
+      },
+      options,
+    );
   }
 }

@@ -2,8 +2,9 @@ import { BUILTIN_TENANT_ROLES } from '../api/constants.js';
 import type { Role } from '../api/schemas/roles.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import { sym } from '../output/symbols.js';
-import { RoleNotFoundError } from './errors.js';
+import { type LineHint, RoleNotFoundError, whereToLook } from './errors.js';
 import type { Platform } from './index.js';
 
 /** The shape of a custom role's id; custom role names may not take it (the sandbox refuses them). */
@@ -63,21 +64,21 @@ export async function rolesByRef(
   }
   if (named.length > 0) return named.sort(liveThenLatestDeleted);
   if (!deleted) {
-    throw new NotFoundError(`unknown role ${JSON.stringify(ref)}${didYouMean(ref, names)} in this tenant`, {
-      hint: 'see `svc roles ls` for the roles of the tenant',
+    throw new NotFoundError(`unknown role ${quoted(ref)}${didYouMean(ref, names)} in this tenant`, {
+      hint: (whereToLook(RoleNotFoundError) as LineHint)(platform.svc),
     });
   }
   throw new RoleNotFoundError(
     {
       status: 404,
       code: 'not_found',
-      message: `no role ${JSON.stringify(ref)} in this tenant${didYouMean(ref, [...new Set(names)])}`,
+      message: `no role ${quoted(ref)} in this tenant${didYouMean(ref, [...new Set(names)])}`,
     },
     {
       // role_ is kept for ids (src/api/roles.ts): a name never starts so.
       hint: ref.startsWith('role_')
-        ? "no role of this tenant, live or deleted, has that id: see `svc roles ls --include-deleted` for their ids (--tenant for another tenant's)"
-        : `give the role id (role_${sym.ellipsis}) of a deleted role, or see \`svc roles ls --include-deleted\``,
+        ? `no role of this tenant, live or deleted, has that id: see \`${platform.svc('roles ls --include-deleted')}\` for their ids (--tenant for another tenant's)`
+        : `give the role id (role_${sym.ellipsis}) of a deleted role, or see \`${platform.svc('roles ls --include-deleted')}\``,
     },
   );
 }

@@ -1,6 +1,7 @@
 import { didYouMean } from '../api/suggest.js';
 import { namesTenant, tenantByRef } from '../api/tenant-id.js';
 import { lookupMayFail, NotFoundError, SvcError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import { sym } from '../output/symbols.js';
 import type { Platform } from './index.js';
 
@@ -57,17 +58,17 @@ export async function findTenant(platform: Platform, ref: string, from?: string)
   if (existing) {
     const where = from ? `from ${from}, ` : '';
     throw new ForeignTenantError(
-      `tenant ${JSON.stringify(ref)} (${where}${existing.id}) is not one of your credential's tenants, or you hold no role there`,
+      `tenant ${quoted(ref)} (${where}${existing.id}) is not one of your credential's tenants, or you hold no role there`,
       `${slugs.length ? `${yours}; ` : ''}ask an administrator of ${existing.slug} for a role, or use a credential that names it`,
     );
   }
   const where = from ? ` (from ${from})` : '';
   throw new UnknownTenantError(
-    `no tenant ${JSON.stringify(ref)}${where} among your tenants${didYouMean(ref, slugs)}`,
+    `no tenant ${quoted(ref)}${where} among your tenants${didYouMean(ref, slugs)}`,
     {
       hint: slugs.length
-        ? `${yours} (see \`svc tenants ls\`)`
-        : 'your credential names no tenant where you hold a role (see `svc me`)',
+        ? `${yours} (see \`${platform.svcAnyTenant('tenants ls')}\`)`
+        : `your credential names no tenant where you hold a role (see \`${platform.svcAnyTenant('me')}\`)`,
     },
   );
 }

@@ -1,3 +1,10 @@
+import {
+  bareCommandLine,
+  type CommandLine,
+  commandLine,
+  inTenant,
+  type TargetSettings,
+} from '../config/settings.js';
 import type { ApiClient, ApiResponse, HttpMethod, QueryValue, RequestOptions } from '../http/client.js';
 import { NotFoundError } from '../http/errors.js';
 import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
@@ -5,6 +12,7 @@ import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
 import {
   GoneAfterLostAnswerError,
   InvalidResponseError,
+  type LineHint,
   type NotFoundClass,
   typedError,
   withMissingTenantHint,
@@ -42,7 +50,7 @@ export interface Operation {
   /** The class of a plain 404 on this operation (e.g. RoleNotFoundError). */
   notFound?: NotFoundClass;
   /** Where to look instead, with the ids this operation knows (`see \`svc webhooks dlq ls wh_1\` …`). */
-  lookIn?: string;
+  lookIn?: LineHint;
   /** false: a POST that is not a platform operation (a sandbox control) and carries no idempotency key. */
   idempotencyKey?: false;
 }
@@ -57,7 +65,19 @@ export interface Page<T> {
  * codes turned into typed errors, and the answer checked against the operation's schema.
  */
 export class Transport {
-  constructor(readonly api: ApiClient) {}
+  /** `svc WORDS` as this run prints it (its -p, --base-url, --tenant …), for the commands a hint names. */
+  readonly svc: CommandLine;
+  /** The same without the run's tenant, for commands about the credential (`svc me`, `svc tenants ls`). */
+  readonly svcAnyTenant: CommandLine;
+
+  /** `settings`: where the run acts (`ctx.settings()`); without them, hints name bare `svc` lines. */
+  constructor(
+    readonly api: ApiClient,
+    settings?: TargetSettings,
+  ) {
+    this.svc = settings ? commandLine(settings) : bareCommandLine;
+    this.svcAnyTenant = settings ? commandLine(inTenant(settings, undefined)) : bareCommandLine;
+  }
 
   /** One request whose answer is checked against `operation.schema`. */
   call<T>(operation: Operation, options: CallOptions = {}): ApiPromise<T> {
@@ -96,7 +116,14 @@ export class Transport {
   #typed(error: unknown, operation: Operation): unknown {
     const { otherCredentialHint, missingTenantHint } = this.api.config;
     return withMissingTenantHint(
-      typedError(error, operation.notFound, otherCredentialHint, operation.lookIn),
+      typedError(
+        error,
+        operation.notFound,
+        otherCredentialHint,
+        operation.lookIn,
+        this.svc,
+        this.svcAnyTenant,
+      ),
       missingTenantHint,
     );
   }
@@ -121,7 +148,7 @@ export class Transport {
       const typed = this.#typed(error, operation);
       // Nothing to delete, after an attempt whose answer was lost: most likely that attempt's doing.
       if (operation.method === 'DELETE' && typed instanceof NotFoundError && typed.lostAnswer !== undefined) {
-        throw new GoneAfterLostAnswerError(typed as NotFoundError & { lostAnswer: string });
+        throw new GoneAfterLostAnswerError(typed as NotFoundError & { lostAnswer: string }, this.svc);
       }
       throw typed;
     }

@@ -5,7 +5,7 @@
  * - bin/svc.js, the launcher, answers `--version` without loading anything, and otherwise
  *   compiles dist/cli.cjs as a vm.Script with a V8 code cache, one per command (an alias shares
  *   its command's; every word that is no command shares `other`, so the directory stays bounded),
- *   under SVC_CACHE_DIR (Node 20 has no module compile cache). Before it reads argv it needs the
+ *   in SVC_CACHE_DIR/svc-code-cache, where it removes only the caches it wrote (Node 20 has no module compile cache). Before it reads argv it needs the
  *   global flags that take a value (`-p NAME tenants ls` is the `tenants` cache) and the command
  *   words, which the build writes to dist/launcher.json from launcherFacts() (src/cli.ts).
  *   At exit it calls restoreDefaultFlags() before writing a cache (V8 stamps caches with its flags).

@@ -67,8 +67,34 @@ function remembered<F>(factory: F): F {
   return remembering as unknown as F;
 }
 
+type AjvOptions = { customOptions?: Record<string, unknown> } & Record<string, unknown>;
+type PartCompile = (route: { schema: unknown; httpPart?: string }) => unknown;
+
+/**
+ * A validator per HTTP part: query strings, path parameters and headers are text and are
+ * converted to their schema's types (`coerceTypes` as the app sets it: `?limit=5` is 5); a JSON
+ * body already has its types, so it is checked as written, never converted (`""` is not null, a
+ * null is not false, a string is not a one-item array): a wrong type is 400 naming the field.
+ */
+function perPart<F>(built: F): F {
+  const factory = built as unknown as Factory;
+  const strictOf = new WeakMap<object, AjvOptions>();
+  return ((externalSchemas: Record<string, unknown>, options: unknown) => {
+    const given = options as AjvOptions;
+    let strict = strictOf.get(given);
+    if (!strict) {
+      strict = { ...given, customOptions: { ...given.customOptions, coerceTypes: false } };
+      strictOf.set(given, strict);
+    }
+    const texts = factory(externalSchemas, given) as PartCompile;
+    const bodies = factory(externalSchemas, strict) as PartCompile;
+    return ((route: { schema: unknown; httpPart?: string }) =>
+      route.httpPart === 'body' ? bodies(route) : texts(route)) as Compile;
+  }) as unknown as F;
+}
+
 /** Pass as `schemaController.compilersFactory` to `Fastify()`. */
 export const SHARED_COMPILERS = {
-  buildValidator: remembered(AjvCompiler()),
+  buildValidator: perPart(remembered(AjvCompiler())),
   buildSerializer: remembered(SerializerSelector()),
 };

@@ -53,8 +53,10 @@ const HEADER_NAMES: Record<string, string> = {
 function tenantHeader(rule: OperationRule): Schema | undefined {
   if (rule.tenant === 'none') return undefined;
   const description = {
-    header: 'The tenant of the call: one of the credential’s tenants (403 tenant_forbidden otherwise)',
-    optional: 'Optional; when sent, one of the credential’s tenants (403 tenant_forbidden otherwise)',
+    header:
+      'The tenant of the call, by id: one of the credential’s tenants (403 tenant_forbidden otherwise; 400 invalid_request for a value that is no UUID, a slug included)',
+    optional:
+      'Optional; when sent, a tenant id, one of the credential’s tenants (403 tenant_forbidden otherwise; 400 invalid_request for a value that is no UUID)',
     path: 'Optional; when sent, the same tenant as the path (400 tenant_mismatch otherwise)',
   }[rule.tenant];
   return { type: 'string', format: 'uuid', description };
@@ -87,7 +89,14 @@ function withHeaders(response: unknown, headers: Schema): Schema {
 
 function responses(
   existing: Record<string, unknown> | undefined,
-  options: { v1: boolean; faults: boolean; replayable: boolean; validates: boolean; bearer: boolean },
+  options: {
+    v1: boolean;
+    faults: boolean;
+    replayable: boolean;
+    validates: boolean;
+    bearer: boolean;
+    body: boolean;
+  },
 ): Record<string, unknown> | undefined {
   if (!existing) return existing;
   const out: Record<string, unknown> = {};
@@ -95,6 +104,33 @@ function responses(
     // Test controls declare only their answer; the ones that take input refuse bad input too.
     existing = { ...existing, 400: { $ref: 'ErrorBody#', description: 'Invalid input' } };
   }
+  // What the shared hooks answer for any operation (x-svc-choices, "Status codes"), in one place
+  // rather than per route: a header given twice, a conditional header, a missing X-Tenant-Id or an
+  // unknown query parameter 400; a body too large or not JSON 413/415; an internal error 500; and
+  // the answers given before any operation is chosen (405, 431) as the default.
+  const shared = (description: string) => ({ $ref: 'ErrorBody#', description });
+  // A body error of a route with its own error shape (the OAuth form endpoints) is in that shape.
+  const own = existing['400'] as Schema | undefined;
+  const bodyError = (description: string) =>
+    own && !('$ref' in own) ? { ...own, description } : shared(description);
+  existing = {
+    400: shared(
+      'Invalid request (invalid_request, tenant_header_required): a header given twice, a conditional header, a missing X-Tenant-Id, an unknown query parameter',
+    ),
+    ...(options.body
+      ? {
+          413: bodyError('The body is larger than its limit: 1 MiB, a form 64 KiB (payload_too_large)'),
+          415: bodyError(
+            'The body is not of a media type the operation takes, or not UTF-8 (unsupported_media_type)',
+          ),
+        }
+      : {}),
+    500: shared('Internal error in the sandbox (internal_error)'),
+    ...existing,
+    default: shared(
+      'Any other error, in the error shape: 405 method_not_allowed (with Allow), 431 headers_too_large, 400 for a request that is not valid HTTP/1.1',
+    ),
+  };
   for (const [status, response] of Object.entries(existing)) {
     const success = status.startsWith('2');
     out[status] = withHeaders(response, {
@@ -146,7 +182,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
           'The API of the multi-tenant reconciliation platform as implemented by `svc sandbox start`. ' +
           'Where the reference leaves a detail "not shown", the sandbox\'s choice is stated in the operation or in x-svc-choices. ' +
           'Every /v1 operation carries x-svc-authorization: the permission the caller must hold live in the tenant, where the ' +
-          'tenant comes from, the OAuth scopes that allow it, and whether API keys may call it.',
+          'tenant comes from, the OAuth scopes that allow it, and whether only users themselves may call it (callers: users: not API keys, nor third-party OAuth clients).',
       },
       servers: [{ url: 'http://127.0.0.1:4010', description: 'svc sandbox on its default port' }],
       components: {
@@ -224,6 +260,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
         faults: config.faultFree !== true,
         replayable: (v1 && method === 'POST' && config.idempotent !== false) || keyedByHeader,
         bearer: rule?.access === 'authenticated',
+        body: source.body !== undefined,
       });
       return { schema: out, url } as ReturnType<NonNullable<FastifyDynamicSwaggerOptions['transform']>>;
     },

@@ -93,7 +93,7 @@ export const ERROR_CODES = {
   user_required: {
     status: 403,
     meaning:
-      'Only a user (not an API key) may do this: minting API keys, and granting or re-timing a role that carries api_key.manage',
+      "Only a user may do this, with their own login: managing API keys (not with an API key, nor a third-party OAuth client's token), and granting or re-timing a role that carries api_key.manage (not with an API key)",
   },
   builtin_role_immutable: { status: 403, meaning: 'Built-in roles cannot be changed or deleted' },
   oauth_client_first_party: {

@@ -16,6 +16,7 @@ import type { DeliverySettings } from './delivery/engine.js';
 import { seedWebhooks } from './delivery/events.js';
 import { swaggerOptions } from './openapi.js';
 import { registerAuth } from './plugins/auth.js';
+import { registerConditionalRefusal } from './plugins/conditional.js';
 import { clientError, frameworkError, newRequestId, registerErrorHandling } from './plugins/errors.js';
 import {
   type FaultConfig,
@@ -26,7 +27,7 @@ import {
 } from './plugins/faults.js';
 import { registerFormBodies } from './plugins/form.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
-import { registerJsonBodies } from './plugins/json-body.js';
+import { BODY_LIMIT, registerJsonBodies } from './plugins/json-body.js';
 import { registerSingleValuedHeaders } from './plugins/single-headers.js';
 import { registerStrictQueries } from './plugins/strict-query.js';
 import { registerUnmatched } from './plugins/unmatched.js';
@@ -110,7 +111,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     requestIdHeader: false,
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
     schemaController: { compilersFactory: SHARED_COMPILERS },
     ajv: {
@@ -139,7 +140,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   await app.register(swagger, swaggerOptions());
   registerFormBodies(app);
 
-  // Hook order matters: errors/ids, a header given twice (refused before faults and auth), faults
+  // Hook order matters: errors/ids, a header given twice or a precondition (refused before faults and auth), faults
   // (a fault "before" skips everything else), auth, idempotency; idempotency's onSend stores the
   // real answer before a late fault replaces it.
   // Requests no route takes are answered (404 or 405) after those, before any body is parsed.
@@ -150,6 +151,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     reply.header('date', new Date(state.clock.now()).toUTCString());
   });
   registerSingleValuedHeaders(app);
+  registerConditionalRefusal(app);
   registerFaults(app, faults);
   registerAuth(app, state, () => baseUrl);
   const idempotency = new IdempotencyStore(state.clock);

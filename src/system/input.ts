@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import { type NotUtf8, notUtf8 } from '../api/utf8.js';
 import { UsageError } from '../errors.js';
 
 export async function readStream(stream: Readable): Promise<Buffer> {
@@ -30,12 +31,6 @@ export function fileErrorReason(error: unknown, missing = 'no such file'): strin
   return (error as Error).message;
 }
 
-/** Where bytes stop being UTF-8: the offset of the first byte of the first broken sequence, and that byte. */
-export interface NotUtf8 {
-  offset: number;
-  byte: number;
-}
-
 /** A file's first byte that is not UTF-8, in words for a message: `not UTF-8 (byte 0xE9 at offset 3); save it as UTF-8`. */
 export function notUtf8Words({ offset, byte }: NotUtf8): string {
   const hex = byte.toString(16).toUpperCase().padStart(2, '0');
@@ -43,57 +38,29 @@ export function notUtf8Words({ offset, byte }: NotUtf8): string {
 }
 
 /**
- * Checks bytes as UTF-8 chunk by chunk, as they stream (a character may be cut between two
- * chunks), in one linear pass: the WHATWG decoder's rules (no overlong forms, no surrogates,
- * nothing past U+10FFFF), which are where Buffer#toString would put a U+FFFD.
+ * UTF-16 without a byte-order mark, by its first bytes: a NUL byte every other byte (text mostly
+ * ASCII, as a CSV header is), which UTF-8 text does not hold. With a BOM it is caught as not UTF-8
+ * at byte 0xFF or 0xFE. The encoding's name, or undefined.
  */
-export class Utf8Check {
-  /** Offset of the next byte. */
-  #offset = 0;
-  /** Continuation bytes still needed by the character begun at #lead. */
-  #need = 0;
-  #lower = 0x80;
-  #upper = 0xbf;
-  #lead: NotUtf8 = { offset: 0, byte: 0 };
-
-  /** The first broken sequence that starts before this chunk's end, if any (then stop pushing). */
-  push(chunk: Uint8Array): NotUtf8 | undefined {
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      if (this.#need === 0) {
-        if (b < 0x80) continue;
-        this.#lead = { offset: this.#offset + i, byte: b };
-        if (b >= 0xc2 && b <= 0xdf) this.#need = 1;
-        else if (b >= 0xe0 && b <= 0xef) {
-          this.#need = 2;
-          if (b === 0xe0) this.#lower = 0xa0;
-          if (b === 0xed) this.#upper = 0x9f;
-        } else if (b >= 0xf0 && b <= 0xf4) {
-          this.#need = 3;
-          if (b === 0xf0) this.#lower = 0x90;
-          if (b === 0xf4) this.#upper = 0x8f;
-        } else return this.#lead;
-      } else {
-        if (b < this.#lower || b > this.#upper) return this.#lead;
-        this.#lower = 0x80;
-        this.#upper = 0xbf;
-        this.#need--;
-      }
-    }
-    this.#offset += chunk.length;
-    return undefined;
+export function utf16Without(bytes: Uint8Array): 'UTF-16LE' | 'UTF-16BE' | undefined {
+  const pairs = Math.min(32, Math.floor(bytes.length / 2));
+  if (pairs === 0) return undefined;
+  let le = 0;
+  let be = 0;
+  for (let i = 0; i < pairs; i++) {
+    const [a, b] = [bytes[2 * i]!, bytes[2 * i + 1]!];
+    if (a !== 0 && b === 0) le++;
+    if (a === 0 && b !== 0) be++;
   }
-
-  /** At the end of the bytes: a character cut short, if any. */
-  end(): NotUtf8 | undefined {
-    return this.#need > 0 ? this.#lead : undefined;
-  }
+  // Most pairs, allowing for a few characters outside ASCII.
+  if (le * 4 >= pairs * 3) return 'UTF-16LE';
+  if (be * 4 >= pairs * 3) return 'UTF-16BE';
+  return undefined;
 }
 
-/** The first broken UTF-8 sequence of `bytes`, or undefined when they are all UTF-8. */
-export function notUtf8(bytes: Uint8Array): NotUtf8 | undefined {
-  const check = new Utf8Check();
-  return check.push(bytes) ?? check.end();
+/** UTF-16 in words for a message, with how to convert it. */
+export function utf16Words(encoding: 'UTF-16LE' | 'UTF-16BE'): string {
+  return `not UTF-8: it is ${encoding} (a NUL byte every other byte); save it as UTF-8, e.g. iconv -f ${encoding} -t UTF-8 FILE > NEW`;
 }
 
 /**

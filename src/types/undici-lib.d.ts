@@ -13,3 +13,18 @@ declare module 'undici/lib/api/index.js' {
   const api: Record<string, (...args: never[]) => unknown>;
   export default api;
 }
+
+declare module 'undici/lib/dispatcher/socks5-proxy-agent.js' {
+  import { Socks5ProxyAgent } from 'undici';
+  export default Socks5ProxyAgent;
+}
+
+declare module 'undici/lib/core/connect.js' {
+  import { buildConnector } from 'undici';
+  export default buildConnector;
+}
+
+declare module 'undici/lib/dispatcher/pool.js' {
+  import { Pool } from 'undici';
+  export default Pool;
+}

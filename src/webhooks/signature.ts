@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { sym } from '../output/symbols.js';
+import { quoted } from '../output/format.js';
 import { trimBytes } from '../system/secret-text.js';
 
 /**
@@ -92,7 +92,7 @@ export function parseSignatureHeader(header: string): ParsedHeader {
       throw new MalformedHeaderError(
         element === ''
           ? `${where} is empty (stray comma?)`
-          : `${where} (${JSON.stringify(preview(element))}) is not key=value`,
+          : `${where} (${quoted(element)}) is not key=value`,
       );
     }
     const key = element.slice(0, eq).trim();
@@ -100,9 +100,7 @@ export function parseSignatureHeader(header: string): ParsedHeader {
     if (key === 't') {
       if (timestamp !== undefined) throw new MalformedHeaderError('the header has more than one t=');
       if (!/^\d{1,12}$/.test(value)) {
-        throw new MalformedHeaderError(
-          `t must be a Unix timestamp in whole seconds, got ${JSON.stringify(preview(value))}`,
-        );
+        throw new MalformedHeaderError(`t must be a Unix timestamp in whole seconds, got ${quoted(value)}`);
       }
       timestamp = Number(value);
     } else if (key === SIGNATURE_SCHEME) {
@@ -110,7 +108,7 @@ export function parseSignatureHeader(header: string): ParsedHeader {
       if (HEX_SIGNATURE.test(value)) signatures.push(value.toLowerCase());
       else {
         skipped.push(number);
-        unreadable ??= `v1 signature ${number} is not 64 hexadecimal digits (HMAC-SHA256), got ${JSON.stringify(preview(value))}`;
+        unreadable ??= `v1 signature ${number} is not 64 hexadecimal digits (HMAC-SHA256): ${notHex(value)}, got ${quoted(value)}`;
       }
     }
   });
@@ -120,6 +118,15 @@ export function parseSignatureHeader(header: string): ParsedHeader {
   if (signatures.length + skipped.length > MAX_SIGNATURES)
     throw new MalformedHeaderError(`the header has more than ${MAX_SIGNATURES} v1 signatures`);
   return skipped.length > 0 ? { timestamp, signatures, skipped } : { timestamp, signatures };
+}
+
+/** Why a v1 value is no signature: its first character that is no hex digit, by place, or its length. */
+function notHex(value: string): string {
+  const characters = [...value];
+  const bad = characters.findIndex((c) => !/^[0-9a-f]$/i.test(c));
+  return bad >= 0
+    ? `character ${bad + 1} is ${JSON.stringify(characters[bad])}`
+    : `it has ${characters.length}`;
 }
 
 /** The 1-based number, among every v1 of the header, of its `index`-th readable one. */
@@ -150,10 +157,6 @@ export function signatureFromHeaderText(text: string): { header: string } | { pr
         ? `it has ${lines.length} lines and none is an X-SVC-Signature header`
         : 'it has more than one X-SVC-Signature header',
   };
-}
-
-function preview(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 40)}${sym.ellipsis}` : text;
 }
 
 /**

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { MASK, redactText } from '../../src/http/redact.js';
 import { runInProcess } from '../helpers/context.js';
 import { answers, useHostileServer } from '../helpers/hostile.js';
-import { authorizationCode, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
+import { authorizationCode, codeTokens, createClient, TREASURY } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 import { attackDirs, cases } from './lib.js';
 
@@ -163,15 +163,7 @@ const SCENARIOS: Scenario[] = [
     'oauth token --grant-type refresh_token',
     async () => {
       const client = await createClient(sandbox());
-      const { code, redirectUri, verifier } = await authorizationCode(sandbox(), client);
-      const tokens = await tokenRequest(sandbox(), {
-        grant_type: 'authorization_code',
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-        code,
-        redirect_uri: redirectUri,
-        code_verifier: verifier,
-      });
+      const tokens = await codeTokens(sandbox(), client);
       return {
         argv: [
           'oauth',

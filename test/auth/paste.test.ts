@@ -5,6 +5,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readPastedLine, readPastedRedirect } from '../../src/auth/paste.js';
+import { InterruptedError } from '../../src/errors.js';
 
 const REDIRECT = 'http://127.0.0.1:45123/callback';
 const expected = { state: 'S'.repeat(43), issuers: ['http://127.0.0.1:4010'] };
@@ -68,9 +69,12 @@ describe('a pasted address', () => {
       signal,
     });
     // Watched, not awaited: a reader that stopped stays pending for good.
-    void code.then((value) => {
-      result = value;
-    });
+    void code.then(
+      (value) => {
+        result = value;
+      },
+      () => undefined,
+    );
     return { input, said, code, result: () => result };
   }
 
@@ -93,6 +97,22 @@ describe('a pasted address', () => {
     input.write(`${at(`code=xyz&state=${expected.state}`)}\r\n`);
     await expect(code).resolves.toBe('xyz');
     expect(said).toEqual(['prompt Paste the address here: ', 'prompt Paste the address here: ']);
+  });
+
+  it('ends the login at the end of input (Ctrl-D on the terminal), as Ctrl-C does, on a line of its own', async () => {
+    const { input, said, code } = reader(new AbortController().signal);
+    input.write('nonsense\n');
+    input.end();
+    await expect(code).rejects.toThrow(
+      new InterruptedError('the login was cancelled at the end of input (Ctrl-D)'),
+    );
+    await expect(code).rejects.toBeInstanceOf(InterruptedError);
+    expect(said).toEqual([
+      'prompt Paste the address here: ',
+      'warn that is not an address; copy the whole address from the browser',
+      'prompt Paste the address here: ',
+      'prompt \n',
+    ]);
   });
 
   it('reads nothing, and asks nothing, once the login is over (aborted before or during)', async () => {

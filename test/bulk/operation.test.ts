@@ -1,3 +1,5 @@
+// Over 300 lines: one test per rule of the one bulk operation (concurrency, journal, resume,
+// halts, summaries), each with the same verb of the test's own; apart, the rules would read apart.
 /**
  * The one bulk operation (src/bulk/operation.ts) with a verb of the test's own: no server, items
  * worked in-process, exact output on a Context over buffers. What each real bulk verb adds is
@@ -169,6 +171,29 @@ describe('runBulkOperation', () => {
     expect(json.stderr).not.toContain('touching');
     const pipe = await run(verb(many));
     expect(pipe.stderr).toBe('✓ 30 touched in 0.0 s\n');
+  });
+
+  it('a dumb terminal (TERM=dumb) gets no bar: it cannot redraw a line, so no \\r\\e[2K either', async () => {
+    const many = Array.from({ length: 30 }, () => 'ok');
+    const dumb = await run(verb(many), { tty: { stderr: true }, env: { TERM: 'dumb', NO_COLOR: '1' } });
+    expect(dumb.stderr).toBe('✓ 30 touched in 0.0 s\n');
+    const xterm = await run(verb(many), { tty: { stderr: true }, env: { TERM: 'xterm', NO_COLOR: '1' } });
+    expect(xterm.stderr).toContain('\r\u001b[2Ktouching');
+  });
+
+  it('the bar fits the terminal the IOStreams report when the stream gives no width', async () => {
+    const many = Array.from({ length: 30 }, () => 'ok');
+    const narrow = await run(
+      verb(many, { words: { act: 'touch', doing: 'touching every item of the file', done: 'touched' } }),
+      {
+        tty: { stderr: true },
+        columns: 40,
+      },
+    );
+    const frames = narrow.stderr.split('\r\u001b[2K').slice(1, -1);
+    expect(frames.length).toBeGreaterThan(0);
+    for (const frame of frames) expect([...frame].length, frame).toBeLessThan(40);
+    expect(frames[0]).toMatch(/^touching every item… \d+\/30 \d+% · /);
   });
 
   it('journals under the operation: kind, server, tenant and identity, hashed', async () => {

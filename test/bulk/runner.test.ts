@@ -78,6 +78,10 @@ describe('Journal', () => {
     expect(defaultJournalPath({ SVC_STATE_DIR: '', XDG_STATE_HOME: '/x' }, 'replay', 'ab')).toBe(
       '/x/svc/journals/replay-ab.ndjson',
     );
+    // A relative XDG_STATE_HOME is invalid (XDG Base Directory spec) and ignored.
+    expect(defaultJournalPath({ XDG_STATE_HOME: 'rel' }, 'grants', 'ab')).toBe(
+      join(homedir(), '.local/state/svc/journals/grants-ab.ndjson'),
+    );
     expect(defaultJournalPath({}, 'grants', 'ab')).toBe(
       join(homedir(), '.local/state/svc/journals/grants-ab.ndjson'),
     );

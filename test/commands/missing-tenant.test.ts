@@ -11,7 +11,7 @@ const NO_TENANT = { SVC_TENANT: undefined };
 
 const line = (profile: string, flag = '') =>
   new RegExp(
-    `^error: this endpoint needs the X-Tenant-Id header \\(HTTP 400, tenant_header_required, request req_[^)]+\\); no tenant for profile "${profile}": pass --tenant, set SVC_TENANT or \`svc ${flag}config set tenant ID\\|SLUG\` \\(see \`svc tenants ls\`\\)\\n$`,
+    `^error: this endpoint needs the X-Tenant-Id header \\(HTTP 400, tenant_header_required, request req_[^)]+\\); no tenant for profile "${profile}": pass --tenant, set SVC_TENANT or \`svc ${flag}config set tenant ID\\|SLUG\` \\(see \`svc ${flag}tenants ls\`\\)\\n$`,
   );
 
 describe('no tenant for a tenant-scoped operation', () => {

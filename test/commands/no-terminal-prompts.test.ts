@@ -14,7 +14,8 @@ describe('never prompts without a terminal', () => {
   it.each([
     [
       ['webhooks', 'deliveries', '--tenant', TREASURY],
-      'error: listing deliveries needs a WEBHOOK id; see `svc webhooks ls`\n',
+      // The line repeats the --tenant given (printed-target-hints.test.ts).
+      `error: listing deliveries needs a WEBHOOK id; see \`svc --tenant ${TREASURY} webhooks ls\`\n`,
     ],
     [
       ['tenants', 'api-keys', 'create'],

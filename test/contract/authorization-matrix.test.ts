@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TENANT_ROLES } from '../../src/api/constants.js';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
+import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { asAdmin, type Caller, type Fixtures, requestFor, unique } from '../helpers/matrix.js';
-import { authorizationCode, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
+import { authorizationCode, codeTokens, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
 import { ROOT } from '../helpers/paths.js';
 import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
 
@@ -45,7 +46,7 @@ const holds = (held: string[], needed: string) =>
 /** What the document says should happen: allowed, or refused with this code. */
 function expected(a: Authorization, caller: Caller): string {
   if (a.tenant !== 'none' && !caller.namesTreasury) return 'tenant_forbidden';
-  if (a.callers === 'users' && !caller.user) return 'user_required';
+  if (a.callers === 'users' && (!caller.user || caller.client)) return 'user_required';
   if (caller.scopes && a.oauth_scopes !== 'any' && !a.oauth_scopes.some((s) => caller.scopes!.includes(s)))
     return 'insufficient_scope';
   if (a.membership && !caller.member) return 'no_tenant_membership';
@@ -122,21 +123,28 @@ beforeAll(async () => {
     scopes: ['read:reconciliations', 'read:exceptions', 'read:tenants', 'admin'],
   });
   for (const scope of ['admin', 'read:reconciliations', 'read:exceptions', 'read:tenants']) {
-    const { code, redirectUri, verifier } = await authorizationCode(s, client, { scope, user: 'usr_admin' });
-    const tokens = await tokenRequest(s, {
-      grant_type: 'authorization_code',
-      client_id: client.client_id,
-      client_secret: client.client_secret,
-      code,
-      redirect_uri: redirectUri,
-      code_verifier: verifier,
-    });
+    const tokens = await codeTokens(s, client, { scope, user: 'usr_admin' });
     callers.push({
       ...user(`OAuth token (${scope})`, 'usr_admin', rolePermissions.tenant_admin!),
       token: tokens.body.access_token,
+      client: client.client_id,
       scopes: [scope],
     });
   }
+  // The user's own login through the first-party client: acts as the user, API keys included.
+  const cli = await authorizationCode(s, { client_id: CLI_CLIENT_ID }, { scope: 'admin', user: 'usr_admin' });
+  const cliTokens = await tokenRequest(s, {
+    grant_type: 'authorization_code',
+    client_id: CLI_CLIENT_ID,
+    code: cli.code,
+    redirect_uri: cli.redirectUri,
+    code_verifier: cli.verifier,
+  });
+  callers.push({
+    ...user('svc-cli login (admin)', 'usr_admin', rolePermissions.tenant_admin!),
+    token: cliTokens.body.access_token,
+    scopes: ['admin'],
+  });
   for (const kind of ['publishable', 'service_role'] as const) {
     const key = (await call(s, 'POST', '/_sandbox/api-keys', { body: { tenant_id: TREASURY, kind } })).body
       .key;
@@ -218,7 +226,7 @@ describe('the authorization matrix', () => {
     expect(leaks).toEqual([]);
     expect(mismatches).toEqual([]);
     expect(operations.length).toBeGreaterThanOrEqual(51);
-    expect(callers.length).toBe(21);
+    expect(callers.length).toBe(22);
     const strangers = callers.filter((c) => !c.namesTreasury).length;
     expect(crossTenantEvents).toBe(operations.filter((o) => o.authz.tenant !== 'none').length * strangers);
     expect(unique('x')).toMatch(/^x-/);

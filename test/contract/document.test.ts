@@ -65,6 +65,15 @@ describe('the published contract', () => {
     }
   });
 
+  it('lists on every operation the statuses the shared hooks answer: 400, 500, a default, and 413/415 where it takes a body', () => {
+    const missing: string[] = [];
+    for (const { path, method, op } of operations) {
+      const want = ['400', '500', 'default', ...(op.requestBody ? ['413', '415'] : [])];
+      for (const status of want) if (!op.responses?.[status]) missing.push(`${method} ${path} ${status}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('ends the example of every list with next_cursor null, so a mock does not page forever', () => {
     const schemas = doc.components.schemas as Record<string, any>;
     const cursors: any[] = [];

@@ -63,6 +63,17 @@ describe('exit codes across commands', () => {
     expect(r.code).toBe(4);
   });
 
+  it('a No at a confirmation is 2, nothing changed, and the help that offers --yes says so', async () => {
+    await svc.run(['roles', 'create', '--name', 'kept', '--permission', 'exception.read']);
+    const no = await svc.run(['roles', 'delete', 'kept'], { tty: true, answers: [false] });
+    expect([no.code, no.stderr]).toEqual([2, 'error: cancelled; nothing was changed\n']);
+    expect((await svc.run(['roles', 'get', 'kept'])).code).toBe(0);
+    const help = await svc.run(['roles', 'delete', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      ' -y, --yes confirm destructive actions without asking (a No at the question exits 2, nothing changed) ',
+    );
+  });
+
   it('a conflict is 6', async () => {
     await svc.run(['roles', 'create', '--name', 'twice', '--permission', 'exception.read']);
     const r = await svc.run(['roles', 'create', '--name', 'twice', '--permission', 'exception.read']);

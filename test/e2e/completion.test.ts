@@ -24,7 +24,8 @@ const run = promisify(execFile);
 const sandbox = useSandbox();
 const home = mkdtempSync(join(tmpdir(), 'svc-completion-'));
 afterAll(async () => {
-  await new Promise<void>((resolve) => (odd ? odd.close(() => resolve()) : resolve()));
+  for (const server of [odd, breaks])
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   rmSync(home, { recursive: true, force: true });
 });
 const bin = join(home, 'bin');
@@ -60,15 +61,27 @@ const ODD_ROLES = [
   'star*',
   'q?',
 ];
+/**
+ * Bash completion scripts svc wrote before session 11 (copied from git into old-completions/):
+ * 0c94cae calls `svc __complete KIND`, 5de5339 `svc OPTIONS… __complete KIND`.
+ */
+const OLD_BASH_SCRIPTS = ['0c94cae', '5de5339'];
 const pwnedFiles = () => readdirSync(home).filter((f) => f.startsWith('pwned'));
 /** In front of the sandbox: its roles, then ODD_ROLES, for GET /v1/roles; 404 for anything else. */
 let odd: Server;
 let ODD_URL: string;
-/** A directory with two files and a directory that start with `pro`. */
-const paths = join(home, 'paths');
+/**
+ * Role names holding characters of bash's COMP_WORDBREAKS (readline splits the word being completed
+ * at each), and one that would also run something if the part before its `:` were expanded.
+ */
+const BREAK_ROLES = ['a:b', 'u@h', 'x=y', 'p:q=r@s', `h$(touch\${IFS}${pwned}-colon):z`];
+/** In front of the sandbox like `odd`, but GET /v1/roles lists BREAK_ROLES only. */
+let breaks: Server;
+let BREAKS_URL: string;
 
-beforeAll(async () => {
-  odd = createServer(async (request, response) => {
+/** A server in front of the sandbox whose GET /v1/roles lists `names` (after the sandbox's roles, if `keep`). */
+async function rolesServer(names: string[], keep: boolean): Promise<[Server, string]> {
+  const server = createServer(async (request, response) => {
     if (request.method !== 'GET' || !request.url?.startsWith('/v1/roles')) {
       response.writeHead(404).end();
       return;
@@ -81,11 +94,19 @@ beforeAll(async () => {
     });
     const page = (await upstream.json()) as { items: Array<Record<string, unknown>> };
     const model = page.items[0]!;
-    page.items.push(...ODD_ROLES.map((name, i) => ({ ...model, id: `role_${'0'.repeat(23)}${i}`, name })));
+    const added = names.map((name, i) => ({ ...model, id: `role_${'0'.repeat(23)}${i}`, name }));
+    page.items = keep ? [...page.items, ...added] : added;
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(page));
   });
-  await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
-  ODD_URL = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return [server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
+}
+/** A directory with two files and a directory that start with `pro`. */
+const paths = join(home, 'paths');
+
+beforeAll(async () => {
+  [odd, ODD_URL] = await rolesServer(ODD_ROLES, true);
+  [breaks, BREAKS_URL] = await rolesServer(BREAK_ROLES, false);
   mkdirSync(join(paths, 'probe'), { recursive: true });
   for (const file of ['proxy.js', 'proxy.log']) writeFileSync(join(paths, file), '');
   // `svc` on PATH, as after `npm link`, for the scripts' TAB-time questions.
@@ -150,12 +171,12 @@ async function bash(line: string[], shellEnv = env): Promise<string[]> {
 }
 
 /**
- * A line as bash's readline hands it to a completion function: split at spaces, and at the `=`
- * and `:` of COMP_WORDBREAKS, each of which is a word of its own (`--tenant=x` is three words,
- * `http://h:1` five).
+ * A line as bash's readline hands it to a completion function: split at spaces, and at the `=`,
+ * `:` and `@` of COMP_WORDBREAKS, each run of which is a word of its own (`--tenant=x` is three
+ * words, `http://h:1` five, `a::b` three).
  */
 const readlineWords = (line: string) =>
-  line.split(' ').flatMap((word) => (word === '' ? [''] : word.split(/([=:])/).filter(Boolean)));
+  line.split(' ').flatMap((word) => (word === '' ? [''] : word.split(/([=:@]+)/).filter(Boolean)));
 
 async function fish(line: string, shellEnv = env): Promise<string[]> {
   const { stdout } = await run(
@@ -296,6 +317,81 @@ describe('completion scripts in real shells', () => {
       expect(await typed(`svc --base-url ${ODD_URL} roles get sta`)).toEqual(['star*']);
       expect(pwnedFiles()).toEqual([]);
     });
+
+    it('completes a value holding `:`, `=` or `@` past that character, offering what follows it', async () => {
+      // What readline replaces is the text after the last break (an @ break included: it is one
+      // of readline's special prefixes): the candidates are the rest of each name, and the line
+      // then holds the whole name (see the tmux test below).
+      const at = (typed: string) => bash(readlineWords(`svc --base-url ${BREAKS_URL} ${typed}`));
+      expect(await at('roles get a:')).toEqual(['b']);
+      expect(await at('roles get u@')).toEqual(['@h']);
+      expect(await at('roles get x=')).toEqual(['y']);
+      expect(await at('roles get p:q=r@')).toEqual(['@s']);
+      expect(await at('roles get p:q')).toEqual(['q=r@s']);
+      expect(await at('roles get p:q=r@s')).toEqual(['@s']);
+      expect(await at('roles get p')).toEqual(['p:q=r@s']);
+      expect(await at('roles get a:x')).toEqual([]);
+      expect(await at('roles get ')).toEqual(
+        [...BREAK_ROLES.slice(0, 4), BREAK_ROLES[4]!.replace(/[$(){}]/g, '\\$&')].sort(),
+      );
+      // An option's value after its `=`, and a name with a break earlier on the line (one word).
+      expect(await at('tenants ls --role=p:q=')).toEqual(['r@s']);
+      const all = await at('tenants ls --role=');
+      expect(all).toHaveLength(BREAK_ROLES.length);
+      expect(all).toEqual(expect.arrayContaining(BREAK_ROLES.slice(0, 4)));
+      expect(await at('roles assign u@h p:')).toEqual(['q=r@s']);
+      expect(await at('roles assign u@h --expires-in 1d a:')).toEqual(['b']);
+      // The part before the break is never expanded: a hostile name completes as itself.
+      expect(await at(`roles get h\\$\\(touch\\$\\{IFS\\}${pwned}-colon\\):`)).toEqual(['z']);
+      expect(pwnedFiles()).toEqual([]);
+    });
+
+    needs('tmux').describe('interactive (in tmux)', () => {
+      it('TAB writes a whole name holding `:`, `=` or `@` into the line', async () => {
+        const term = await Terminal.start('bash --norc --noprofile', env);
+        try {
+          await term.type(`source ${scripts.bash}; PS1='ready> '`);
+          await term.send('Enter');
+          await term.waitFor(/ready>\s*$/m);
+          for (const [typed, name] of [
+            ['a:', 'a:b'],
+            ['u@', 'u@h'],
+            ['x=', 'x=y'],
+            ['p:q=r@', 'p:q=r@s'],
+          ] as const) {
+            const line = `svc --base-url ${BREAKS_URL} roles get `;
+            await term.send('C-u');
+            await term.type(`${line}${typed}`);
+            await term.send('Tab');
+            await term.waitFor(`${line}${name}`);
+            await term.send('C-c');
+            await term.waitFor(/ready>\s*$/m);
+          }
+        } finally {
+          await term.close();
+        }
+      });
+    });
+
+    it.each(OLD_BASH_SCRIPTS)(
+      'a script written before session 11 (%s), installed in a file and kept after an upgrade, runs nothing',
+      async (commit) => {
+        // That script hands `svc __complete`'s answer to `compgen -W`, which expands `$(…)` and
+        // backquotes: the svc of today gives it only the values nothing in which would expand.
+        const script = `source ${join(ROOT, 'test', 'e2e', 'old-completions', `svc-${commit}.bash`)}; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _svc; printf '%s\\n' "\${COMPREPLY[@]}"`;
+        const line = ['svc', 'roles', 'get', ''];
+        for (const file of pwnedFiles()) rmSync(join(home, file));
+        const { stdout } = await run('bash', ['-c', script, '_', ...line], {
+          env: { ...env, SVC_BASE_URL: ODD_URL },
+          cwd: paths,
+        });
+        expect(pwnedFiles()).toEqual([]);
+        // The server's plain role names, as today's script completes them from the sandbox.
+        const plain = await bash(line);
+        expect(plain).toContain('tenant_admin');
+        expect(words(stdout)).toEqual(plain);
+      },
+    );
 
     it.each(pathCases())('completes %j with names from the file system', async (line, kind) => {
       const expected = kind === 'files' ? ['probe', 'proxy.js', 'proxy.log'] : ['probe'];

@@ -1,8 +1,25 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  lchownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseEnv, ROOT, svc } from '../helpers/svc.js';
+import { runProcess } from '../../src/system/run.js';
+import { BIN, baseEnv, ROOT, svc } from '../helpers/svc.js';
+
+/** The launcher's own folder under SVC_CACHE_DIR, which may be a directory shared with other tools. */
+const CODE_CACHE = 'svc-code-cache';
 
 describe('the launcher (bin/svc.js)', () => {
   it('answers --version without loading the program', async () => {
@@ -15,13 +32,13 @@ describe('the launcher (bin/svc.js)', () => {
     const env = { SVC_CACHE_DIR: cacheDir, SVC_DEBUG_CODE_CACHE: '1' };
     const first = await svc(['config', 'ls'], { env: { ...env, SVC_CONFIG_DIR: join(cacheDir, 'cfg') } });
     expect(first.stderr).toContain('code cache: none');
-    const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
-    expect(readdirSync(join(cacheDir, versionDir!))).toEqual(['config.bin']);
+    const [versionDir] = readdirSync(join(cacheDir, CODE_CACHE));
+    expect(readdirSync(join(cacheDir, CODE_CACHE, versionDir!))).toEqual(['config.bin']);
     const second = await svc(['config', 'ls'], { env: { ...env, SVC_CONFIG_DIR: join(cacheDir, 'cfg') } });
     expect(second.stderr).toContain('code cache: used');
     expect(second.stdout).toBe(first.stdout);
 
-    writeFileSync(join(cacheDir, versionDir!, 'config.bin'), 'not a cache');
+    writeFileSync(join(cacheDir, CODE_CACHE, versionDir!, 'config.bin'), 'not a cache');
     const corrupt = await svc(['config', 'ls'], { env: { ...env, SVC_CONFIG_DIR: join(cacheDir, 'cfg') } });
     expect(corrupt.code).toBe(0);
     expect(corrupt.stderr).toContain('code cache: rejected');
@@ -40,8 +57,8 @@ describe('the launcher (bin/svc.js)', () => {
       },
     );
     expect(r.code).toBe(0);
-    const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
-    expect(readdirSync(join(cacheDir, versionDir!))).toEqual(['config.bin']);
+    const [versionDir] = readdirSync(join(cacheDir, CODE_CACHE));
+    expect(readdirSync(join(cacheDir, CODE_CACHE, versionDir!))).toEqual(['config.bin']);
   });
 
   it('keeps one cache for all words that are no command (a typo), and one per command with its aliases', async () => {
@@ -51,12 +68,163 @@ describe('the launcher (bin/svc.js)', () => {
       for (const word of ['typoa', 'typob', 'typoc', 'role', 'roles']) {
         expect((await svc([word], { env })).code).toBe(2);
       }
-      const [versionDir] = readdirSync(cacheDir).filter((d) => d.startsWith('v8-'));
-      expect(readdirSync(join(cacheDir, versionDir!)).sort()).toEqual(['other.bin', 'roles.bin']);
+      const [versionDir] = readdirSync(join(cacheDir, CODE_CACHE));
+      expect(readdirSync(join(cacheDir, CODE_CACHE, versionDir!)).sort()).toEqual(['other.bin', 'roles.bin']);
     } finally {
       rmSync(cacheDir, { recursive: true, force: true });
     }
   });
+
+  it('removes only caches it made: never a foreign v8-… file or folder in a shared SVC_CACHE_DIR', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'svc-cc-shared-'));
+    try {
+      mkdirSync(join(shared, 'v8-profiles'));
+      writeFileSync(join(shared, 'v8-profiles', 'a.cpuprofile'), 'keep');
+      writeFileSync(join(shared, 'v8-log.txt'), 'keep');
+      // An older svc's cache goes; a cache-shaped folder holding something svc never writes stays.
+      const old = join(shared, CODE_CACHE, 'v8-v18.0.0-x64-1-2');
+      const foreign = join(shared, CODE_CACHE, 'v8-v18.0.0-x64-3-4');
+      mkdirSync(old, { recursive: true });
+      mkdirSync(foreign);
+      writeFileSync(join(old, 'config.bin'), 'old');
+      writeFileSync(join(foreign, 'config.bin'), 'old');
+      writeFileSync(join(foreign, 'notes.txt'), 'keep');
+      const r = await svc(['--help'], { env: { SVC_CACHE_DIR: shared } });
+      expect(r.code).toBe(0);
+      expect(readdirSync(shared).sort()).toEqual([CODE_CACHE, 'v8-log.txt', 'v8-profiles']);
+      expect(readFileSync(join(shared, 'v8-profiles', 'a.cpuprofile'), 'utf8')).toBe('keep');
+      const caches = readdirSync(join(shared, CODE_CACHE));
+      expect(caches).not.toContain('v8-v18.0.0-x64-1-2');
+      expect(caches).toContain('v8-v18.0.0-x64-3-4');
+      expect(readdirSync(foreign).sort()).toEqual(['config.bin', 'notes.txt']);
+      expect(caches.filter((name) => name.startsWith(`v8-${process.version}-`))).toHaveLength(1);
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
+  it('never cleans through a symbolic link named like an old cache (the folder it points to keeps its files)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-cc-link-'));
+    try {
+      const [shared, target] = [join(root, 'shared'), join(root, 'target')];
+      mkdirSync(join(shared, CODE_CACHE), { recursive: true, mode: 0o700 });
+      mkdirSync(target);
+      writeFileSync(join(target, 'data.bin'), 'precious');
+      writeFileSync(join(target, 'other.bin'), 'x');
+      symlinkSync(target, join(shared, CODE_CACHE, 'v8-v1.2.3-x64-1-2'));
+      const r = await svc(['--help'], { env: { SVC_CACHE_DIR: shared } });
+      expect(r.code).toBe(0);
+      expect(readdirSync(target).sort()).toEqual(['data.bin', 'other.bin']);
+      expect(readdirSync(join(shared, CODE_CACHE)).some((n) => n.startsWith(`v8-${process.version}-`))).toBe(
+        true,
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('never cleans through a symbolic link in the legacy default directory (~/.cache/svc)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-cc-legacy-'));
+    try {
+      const home = join(root, 'home');
+      mkdirSync(join(home, '.cache', 'svc'), { recursive: true });
+      mkdirSync(join(home, 'firmware'));
+      writeFileSync(join(home, 'firmware', 'boot.bin'), 'p');
+      symlinkSync(join(home, 'firmware'), join(home, '.cache', 'svc', 'v8-v18.0.0-x64-1-1'));
+      const env = { ...baseEnv({ HOME: home }), SVC_CONFIG_DIR: join(root, 'cfg') };
+      delete (env as Record<string, string | undefined>).SVC_CACHE_DIR;
+      const r = await runProcess(process.execPath, [BIN, '--help'], { env, cwd: root });
+      expect(r.code).toBe(0);
+      expect(readdirSync(join(home, 'firmware'))).toEqual(['boot.bin']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('uses no svc-code-cache folder that others can write to (as ssh refuses such a ~/.ssh)', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'svc-cc-open-'));
+    try {
+      mkdirSync(join(shared, CODE_CACHE));
+      chmodSync(join(shared, CODE_CACHE), 0o777);
+      const r = await svc(['--help'], { env: { SVC_CACHE_DIR: shared, SVC_DEBUG_CODE_CACHE: '1' } });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe(
+        `code cache: off (${join(shared, CODE_CACHE)} is writable by other users)\ncode cache: none\n`,
+      );
+      expect(readdirSync(join(shared, CODE_CACHE))).toEqual([]);
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  // Giving a folder to another user needs root; as another user this one test is skipped, by name.
+  (isRoot ? it : it.skip)(
+    'uses no svc-code-cache folder another user owns, in a shared sticky directory such as /tmp (needs root: skipped when not root)',
+    async () => {
+      const shared = mkdtempSync(join(tmpdir(), 'svc-cc-sticky-'));
+      const victim = mkdtempSync(join(tmpdir(), 'svc-cc-victim-'));
+      try {
+        chmodSync(shared, 0o1777);
+        mkdirSync(join(victim, 'keys'));
+        writeFileSync(join(victim, 'keys', 'signing.bin'), 'secret-material');
+        mkdirSync(join(shared, CODE_CACHE), { mode: 0o755 });
+        symlinkSync(join(victim, 'keys'), join(shared, CODE_CACHE, 'v8-v1.0.0-x64-1-1'));
+        lchownSync(join(shared, CODE_CACHE, 'v8-v1.0.0-x64-1-1'), 65534, 65534);
+        chownSync(join(shared, CODE_CACHE), 65534, 65534);
+        const r = await svc(['--help'], { env: { SVC_CACHE_DIR: shared, SVC_DEBUG_CODE_CACHE: '1' } });
+        expect(r.code).toBe(0);
+        expect(r.stderr).toBe(
+          `code cache: off (${join(shared, CODE_CACHE)} belongs to another user)\ncode cache: none\n`,
+        );
+        expect(readdirSync(join(victim, 'keys'))).toEqual(['signing.bin']);
+        expect(readdirSync(join(shared, CODE_CACHE))).toEqual(['v8-v1.0.0-x64-1-1']);
+      } finally {
+        rmSync(shared, { recursive: true, force: true });
+        rmSync(victim, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('ignores a relative XDG_CACHE_HOME (XDG Base Directory spec): the cache goes to ~/.cache, not the cwd', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-cc-xdg-'));
+    try {
+      const [home, cwd] = [join(root, 'home'), join(root, 'cwd')];
+      mkdirSync(home);
+      mkdirSync(cwd);
+      const env = { ...baseEnv({ HOME: home, XDG_CACHE_HOME: 'rel' }), SVC_CONFIG_DIR: join(root, 'cfg') };
+      delete (env as Record<string, string | undefined>).SVC_CACHE_DIR;
+      const r = await runProcess(process.execPath, [BIN, '--help'], { env, cwd });
+      expect(r.code).toBe(0);
+      expect(readdirSync(cwd)).toEqual([]);
+      expect(readdirSync(join(home, '.cache', 'svc', CODE_CACHE))).toHaveLength(1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'takes an empty or relative HOME as no HOME (the user list), as svc does: never a cache in the cwd',
+    () => {
+      const launcher = createRequire(import.meta.url)(BIN) as {
+        cacheDir(): { base: string; legacy: string } | undefined;
+      };
+      const saved = { ...process.env };
+      try {
+        delete process.env.SVC_CACHE_DIR;
+        delete process.env.XDG_CACHE_HOME;
+        delete process.env.SVC_NO_CODE_CACHE;
+        for (const home of ['', 'relhome']) {
+          process.env.HOME = home;
+          const own = join(userInfo().homedir, '.cache', 'svc');
+          expect(launcher.cacheDir()).toMatchObject({ base: join(own, CODE_CACHE), legacy: own });
+        }
+      } finally {
+        for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+        Object.assign(process.env, saved);
+      }
+    },
+  );
 
   it('runs without a cache when SVC_NO_CODE_CACHE=1', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'svc-cc-'));

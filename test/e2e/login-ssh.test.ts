@@ -6,7 +6,7 @@
  * is refused and asked for again. Spawned in tmux: a pasted line on a real terminal is the point.
  * Skipped with a note without tmux (CI=true requires it).
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
@@ -91,5 +91,18 @@ needs('tmux').describe('svc login over SSH', () => {
     const done = await term.waitFor(/\[exit \d+\]/, 15_000, { joined: true });
     expect(done).toContain('✓ Logged in');
     expect(done).toContain('[exit 0]');
+  }, 40_000);
+
+  it('Ctrl-D at the paste prompt ends the login: 130, one line, no prompt left listening', async () => {
+    const local = { ...env, SVC_CONFIG_DIR: join(env.HOME!, 'config-eof') };
+    term = await Terminal.svc(['login', '--no-browser'], local);
+    await term.waitFor(/Paste the address here: /, 10_000, { joined: true });
+    await term.send('C-d');
+    const done = await term.waitFor(/\[exit \d+\]/, 10_000, { joined: true });
+    expect(done).toMatch(
+      /Paste the address here: \nerror: the login was cancelled at the end of input \(Ctrl-D\)\n/,
+    );
+    expect(done).toContain('[exit 130]');
+    expect(existsSync(join(local.SVC_CONFIG_DIR, 'credentials.json'))).toBe(false);
   }, 40_000);
 });

@@ -8,9 +8,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
+import { shellQuote } from '../../src/system/shell-words.js';
 import { needs } from '../helpers/needs.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { svc } from '../helpers/svc.js';
+import { BIN, createCustomRole, customRoleExists, svc } from '../helpers/svc.js';
 import { Terminal } from '../helpers/terminal.js';
 
 const sandbox = useSandbox();
@@ -102,5 +103,55 @@ needs('tmux').describe('prompts in a real terminal', () => {
     const screen = await term.waitFor(/\[exit \d+\]/);
     expect(screen).toMatch(/\d+ deliver(y|ies): \d+ delivered, \d+ failed, \d+ in flight/);
     expect(screen).toContain('[exit 0]');
+  });
+
+  const acme = ['--tenant', '8ab23c1d-a27b-565a-ad8f-983ecf5fe016'];
+  const customRole = (name: string) => createCustomRole(env, name);
+  const roleExists = (name: string) => customRoleExists(env, name);
+
+  it.each<[string, string[], RegExp]>([
+    [
+      'a confirmation',
+      [...acme, 'roles', 'delete', 'ctrl_d_role'],
+      /Delete the custom role ctrl_d_role[\s\S]*\(y\/N\)/,
+    ],
+    ['a confirmation, with --json', [...acme, 'roles', 'delete', 'ctrl_d_role', '--json'], /\(y\/N\)/],
+    ['a picker', ['tenants', 'api-keys', 'ls'], /Tenant[\s\S]*Acme Treasury/],
+  ])('Ctrl-D at %s ends the run with 130 (interrupted), nothing changed', async (_what, args, question) => {
+    const deletes = args.includes('delete');
+    if (deletes && !(await roleExists('ctrl_d_role'))) await customRole('ctrl_d_role');
+    term = await Terminal.svc(args, env);
+    await term.waitFor(question);
+    await term.send('C-d');
+    const screen = await term.waitFor(/\[exit \d+\]/);
+    expect(screen).toMatch(/cancelled at the prompt \(end of input\)/);
+    expect(screen).toContain('[exit 130]');
+    if (deletes) expect(await roleExists('ctrl_d_role')).toBe(true);
+  });
+
+  it('Ctrl-Z at a confirmation, then fg: the question is asked on and answered', async () => {
+    await customRole('ctrl_z_role');
+    const line = [process.execPath, BIN, ...acme, 'roles', 'delete', 'ctrl_z_role'].map(shellQuote).join(' ');
+    // A shell with job control, as the user has: Ctrl-Z stops svc, fg brings it back.
+    term = await Terminal.start('bash --norc --noprofile -i', { ...env, PS1: '$ ' });
+    await term.waitFor(/^\$/m); // capture-pane drops the trailing space
+    await term.type(line);
+    await term.send('Enter');
+    await term.waitFor(/Delete the custom role ctrl_z_role[\s\S]*\(y\/N\)/);
+    await term.send('C-z');
+    await term.waitFor(/Stopped/);
+    await term.type('fg');
+    await term.send('Enter');
+    await term.waitFor(/\$ fg\n'/);
+    // Back in the foreground, the prompt reads keys again: "y" deletes.
+    await term.type('y');
+    await term.send('Enter');
+    await term.waitFor(/deleted role ctrl_z_role[\s\S]*\n\$/);
+    // Asked once svc has ended (a list after it would run when svc is stopped, with 148).
+    await term.type('echo "[exit $?]"');
+    await term.send('Enter');
+    const screen = await term.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 0]');
+    expect(await roleExists('ctrl_z_role')).toBe(false);
   });
 });

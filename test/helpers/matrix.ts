@@ -15,6 +15,8 @@ export interface Caller {
   user: boolean;
   /** The user's id (API keys have none). */
   userId?: string;
+  /** The third-party OAuth client an access token acts through (refused where users themselves must act). */
+  client?: string;
   /** OAuth scopes of an access token; null when not scope-limited. */
   scopes: string[] | null;
   /** Whether Acme Treasury is one of the credential's tenants. */

@@ -137,6 +137,28 @@ export async function authorizationCode(
   return { code, redirectUri, verifier: proof?.verifier, location: outcome.location };
 }
 
+/**
+ * The authorization code flow for a confidential client, then its code exchanged for tokens;
+ * `extra` adds to (or overrides) the token request's parameters.
+ */
+export async function codeTokens(
+  sandbox: Sandbox,
+  client: { client_id: string; client_secret?: string },
+  options: Parameters<typeof authorizationCode>[2] = {},
+  extra: Record<string, string | undefined> = {},
+): Promise<Awaited<ReturnType<typeof tokenRequest>>> {
+  const { code, redirectUri, verifier } = await authorizationCode(sandbox, client, options);
+  return tokenRequest(sandbox, {
+    grant_type: 'authorization_code',
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+    ...extra,
+  });
+}
+
 export interface LiveSvc {
   child: ChildProcessWithoutNullStreams;
   stdout: () => string;

@@ -97,8 +97,8 @@ export async function call(
     tenant?: string;
     org?: string;
     body?: unknown;
-    /** A body sent as given, with the content-type of `headers` (fetch says text/plain otherwise). */
-    text?: string;
+    /** A body sent as given (text, or bytes), with the content-type of `headers` (fetch says text/plain otherwise). */
+    text?: string | Uint8Array;
     headers?: Record<string, string>;
   } = {},
 ): Promise<{ status: number; headers: Headers; body: any; text: string }> {

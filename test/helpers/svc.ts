@@ -94,3 +94,19 @@ export function sandboxEnv(
   });
   return env;
 }
+
+const ACME = ['--tenant', tenantId('acme-treasury')];
+
+/** A custom role in acme-treasury made with the built svc, for a test that deletes it. */
+export async function createCustomRole(env: SvcOptions['env'], name: string): Promise<void> {
+  const made = await svc([...ACME, 'roles', 'create', '--name', name, '--permission', 'account.read'], {
+    env,
+  });
+  if (made.code !== 0) throw new Error(`roles create ${name}: exit ${made.code}: ${made.stderr}`);
+}
+
+/** Whether a custom role of acme-treasury is there and not deleted (a deleted one stays readable by name). */
+export async function customRoleExists(env: SvcOptions['env'], name: string): Promise<boolean> {
+  const listed = await svc([...ACME, 'roles', 'ls', '--custom', '--json'], { env });
+  return (JSON.parse(listed.stdout) as Array<{ name: string }>).some((role) => role.name === name);
+}

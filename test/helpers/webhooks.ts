@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DlqEntry } from '../../src/api/schemas/webhooks.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -101,4 +103,58 @@ export async function deadLetteredQueue(
   const webhook = (await createWebhook(sandbox, target.url, extra)).id;
   await call(sandbox, 'POST', '/_sandbox/webhooks/dead-letters', { body: { webhook_id: webhook, count } });
   return { webhook, target, entries: await dlqEntries(sandbox, webhook, 'queued') };
+}
+
+interface Runs {
+  run(
+    argv: string[],
+    options?: { signal?: AbortSignal; env?: Record<string, string> },
+  ): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/**
+ * Two queued entries (one attempt each) and a `replay --dlq --wait --concurrency 1` run cut by
+ * Ctrl-C once the first is replayed, its delivery then delivered: a run to resume. `answer` is the
+ * target's, which a test changes; `path` is the run's journal, `started` its start.
+ */
+export async function cutReplayRun(
+  sandbox: Sandbox,
+  svc: Runs & { journals: string },
+  env: Record<string, string> = {},
+) {
+  const answer = { status: 204, delayMs: 800 };
+  const { webhook, target, entries } = await deadLetteredQueue(sandbox, answer, 2, { max_attempts: 1 });
+  const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
+  const journals = () =>
+    existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
+  const before = new Set(journals());
+  const first = await interruptedRun(svc, argv, target, 1, env);
+  const made = JSON.parse(first.stdout.split('\n')[0]!).new_delivery_id as string;
+  const names = journals().filter((name) => !before.has(name));
+  if (names.length !== 1) throw new Error(`one new journal expected: ${names.join(', ')}`);
+  const path = join(svc.journals, names[0]!);
+  const started = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!).started_at as string;
+  await until(async () => (await delivery(sandbox, webhook, made)).status === 'delivered');
+  const [e1, e2] = entries as [DlqEntry, DlqEntry];
+  return { answer, webhook, target, argv, made, path, started, e1, e2 };
+}
+
+/**
+ * `svc ARGV --ndjson` interrupted (Ctrl-C) once `target` has received `received` requests: the
+ * cut run of a replay, which a test then resumes (with the same `env`). Exit 130 is checked.
+ */
+export async function interruptedRun(
+  svc: Runs,
+  argv: string[],
+  target: { received: unknown[] },
+  received = 1,
+  env: Record<string, string> = {},
+) {
+  const controller = new AbortController();
+  const running = svc.run([...argv, '--ndjson'], { signal: controller.signal, env });
+  await until(() => target.received.length >= received);
+  controller.abort();
+  const cut = await running;
+  if (cut.code !== 130) throw new Error(`the cut run ended ${cut.code}, not 130: ${cut.stderr}`);
+  return cut;
 }

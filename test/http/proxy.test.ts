@@ -1,42 +1,15 @@
 // The HTTP client behind HTTP(S)_PROXY: a small in-process forward proxy (CONNECT tunnels) that
 // records every tunnel and every byte sent through it, in front of a real local target.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { staticCredentials } from '../../src/auth/credentials.js';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
-import { ApiClient, type ClientConfig } from '../../src/http/client.js';
 import { ConnectionError } from '../../src/http/errors.js';
+import { client, target as localTarget, REMOTE, TOKEN, useLocalServers } from '../helpers/proxy-kit.js';
 
-const TOKEN = 'svc_sk_live_SECRETVALUE1234567890abcdef';
-/** A name only the proxy knows: it tunnels it to the target, so a request reaching it came through the proxy. */
-const REMOTE = 'svc.example.test';
-
-const servers: Server[] = [];
-const sockets: Socket[] = [];
-afterEach(async () => {
-  for (const s of sockets.splice(0)) s.destroy();
-  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
-});
-
-async function listen(server: Server): Promise<number> {
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return (server.address() as AddressInfo).port;
-}
-
-/** A local target that answers 200 and records the requests it got. */
-async function target() {
-  const seen: IncomingMessage['headers'][] = [];
-  const port = await listen(
-    createServer((req: IncomingMessage, res: ServerResponse) => {
-      seen.push(req.headers);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"ok":true}');
-    }),
-  );
-  return { port, url: `http://127.0.0.1:${port}`, seen };
-}
+const local = useLocalServers();
+const listen = (server: Server) => local.listen(server);
+const target = () => localTarget(listen);
 
 /** A forward proxy: CONNECT host:port opens a tunnel to the target (REMOTE) or to host:port itself. */
 async function fakeProxy(targetPort: number) {
@@ -44,11 +17,11 @@ async function fakeProxy(targetPort: number) {
   const bytes: Buffer[] = [];
   const server = createServer();
   server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    sockets.push(socket);
+    local.track(socket);
     tunnels.push(req.url ?? '');
     const [host, port] = (req.url ?? '').split(':');
     const upstream = host === REMOTE ? connect(targetPort, '127.0.0.1') : connect(Number(port), host);
-    sockets.push(upstream);
+    local.track(upstream);
     upstream.on('connect', () => {
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       bytes.push(head);
@@ -61,17 +34,6 @@ async function fakeProxy(targetPort: number) {
   });
   const port = await listen(server);
   return { url: `http://127.0.0.1:${port}`, port, tunnels, sent: () => Buffer.concat(bytes).toString() };
-}
-
-function client(baseUrl: string, extra: Partial<ClientConfig> = {}) {
-  return new ApiClient({
-    baseUrl,
-    credentials: staticCredentials(TOKEN, 'test'),
-    userAgent: 'svc/9.9.9',
-    env: {},
-    retry: { maxRetries: 0 },
-    ...extra,
-  });
 }
 
 describe('ApiClient behind a proxy', () => {

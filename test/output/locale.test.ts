@@ -3,11 +3,15 @@
  * come out as ASCII (ok, ..., ->) in what svc composes (messages, errors, a table's cut marks),
  * never in the data itself or in JSON. In-process.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { unicodeLocale } from '../../src/output/io.js';
+import { useUnicodeMarks } from '../../src/output/symbols.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext();
+// The marks are one setting per process (the last Output made sets them): the next file in this
+// worker (vitest.config.ts isolate: false) must not inherit the C locale's ASCII.
+afterAll(() => useUnicodeMarks(true));
 const terminal = { tty: { stdout: true, stderr: true }, columns: 70 } as const;
 
 describe('the locale decides svc’s symbols', () => {

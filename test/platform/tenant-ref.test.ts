@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bareCommandLine } from '../../src/config/settings.js';
 import { InterruptedError, SvcError } from '../../src/errors.js';
 import type { Platform } from '../../src/platform/index.js';
 import { findTenant, UnknownTenantError } from '../../src/platform/tenant-ref.js';
@@ -9,6 +10,7 @@ function platformWith(listing: () => AsyncGenerator<{ id: string; slug: string }
   return {
     me: { get: async () => ({ tenants: [mine] }) },
     tenants: { listAll: listing },
+    svcAnyTenant: bareCommandLine,
   } as unknown as Platform;
 }
 

@@ -76,11 +76,41 @@ describe('authentication and tenant checks', () => {
 
   it('refuses a tenant that is not in the token (403 tenant_forbidden)', async () => {
     const { token } = sandbox().issueToken('usr_viewer');
-    for (const tenant of [wayne, 'no-such-tenant']) {
-      const response = await call(sandbox(), 'GET', '/v1/reconciliations', { token, tenant });
-      expect(response.status).toBe(403);
-      expect(response.body.error.code).toBe('tenant_forbidden');
+    const response = await call(sandbox(), 'GET', '/v1/reconciliations', { token, tenant: wayne });
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe('tenant_forbidden');
+  });
+
+  it("refuses a tenant named by anything but its id, the caller's own slug included: 400, no security event (review-c f4)", async () => {
+    // Tenants are named by id (a UUID) in X-Tenant-Id and in paths: a slug is no id, whoever's it
+    // is, so the answer says that, the same for every caller (nothing about the tenant is told).
+    const events = () => sandbox().state.securityEvents.at(-1)?.id;
+    const before = events();
+    const notAnId = (ref: string) => ({
+      status: 400,
+      code: 'invalid_request',
+      message: `${ref} is not a tenant id: tenants are named by their id (a UUID), in paths and in X-Tenant-Id; GET /v1/tenants lists each with its slug`,
+    });
+    const bruce = sandbox().issueToken('usr_bruce').token;
+    for (const [token, ref] of [
+      [sandbox().adminToken, 'acme-treasury'],
+      [bruce, 'acme-treasury'],
+      [sandbox().adminToken, 'no-such-tenant'],
+    ] as const) {
+      const header = await call(sandbox(), 'GET', '/v1/reconciliations', { token, tenant: ref });
+      const path = await call(sandbox(), 'GET', `/v1/tenants/${ref}/api-keys`, { token });
+      for (const r of [header, path]) {
+        expect({ status: r.status, code: r.body.error?.code, message: r.body.error?.message }).toEqual(
+          notAnId(ref),
+        );
+      }
     }
+    const both = await call(sandbox(), 'GET', `/v1/tenants/${treasury}/api-keys`, {
+      token: sandbox().adminToken,
+      tenant: 'acme-treasury',
+    });
+    expect([both.status, both.body.error?.message]).toEqual([400, notAnId('acme-treasury').message]);
+    expect(events()).toBe(before);
   });
 
   it('needs X-Tenant-Id on tenant-scoped endpoints', async () => {

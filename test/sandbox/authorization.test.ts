@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_ORG, OTHER_ORG, tenantId } from '../../src/sandbox/seed.js';
-import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth.js';
+import { codeTokens, createClient } from '../helpers/oauth.js';
 import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
 
 // The failures found when the sandbox was tried as an attacker would (issue 10), one test each.
@@ -174,15 +174,7 @@ describe('revocation revokes', () => {
 describe('OAuth clients stay in their tenant', () => {
   it('a vendor client approved by an org_admin lists only its own tenant, even with X-SVC-Org-Id', async () => {
     const client = await createClient(sandbox(), { scopes: ['read:tenants', 'read:reconciliations'] });
-    const { code, redirectUri, verifier } = await authorizationCode(sandbox(), client, { user: 'usr_admin' });
-    const tokens = await tokenRequest(sandbox(), {
-      grant_type: 'authorization_code',
-      client_id: client.client_id,
-      client_secret: client.client_secret,
-      code,
-      redirect_uri: redirectUri,
-      code_verifier: verifier,
-    });
+    const tokens = await codeTokens(sandbox(), client, { user: 'usr_admin' });
     const token = tokens.body.access_token as string;
     const listed = await call(sandbox(), 'GET', '/v1/tenants', { token, org: DEMO_ORG });
     expect(listed.status, listed.text).toBe(200);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { authorizationCode, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
+import { codeTokens, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 // Updating and deleting OAuth clients (issue 13; `svc apply` builds on them in issue 14).
@@ -8,15 +8,7 @@ const sandbox = useSandbox();
 const admin = () => ({ token: sandbox().adminToken, tenant: TREASURY });
 
 async function tokensFor(client: { client_id: string; client_secret: string }, scope: string) {
-  const { code, redirectUri, verifier } = await authorizationCode(sandbox(), client, { scope });
-  const r = await tokenRequest(sandbox(), {
-    grant_type: 'authorization_code',
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-    code,
-    redirect_uri: redirectUri,
-    code_verifier: verifier,
-  });
+  const r = await codeTokens(sandbox(), client, { scope });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body as { access_token: string; refresh_token: string };
 }

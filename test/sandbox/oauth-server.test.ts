@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
-import { authorizationCode, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
+import { codeTokens, createClient, TREASURY, tokenRequest } from '../helpers/oauth.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
 const sandbox = useSandbox();
 
 async function tokensFor(client: { client_id: string; client_secret?: string }) {
-  const { code, redirectUri, verifier } = await authorizationCode(sandbox(), client, {
+  const r = await codeTokens(sandbox(), client, {
     scope: client.client_secret ? 'read:reconciliations' : 'admin',
-  });
-  const r = await tokenRequest(sandbox(), {
-    grant_type: 'authorization_code',
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-    code,
-    redirect_uri: redirectUri,
-    code_verifier: verifier,
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body as { access_token: string; refresh_token: string };

@@ -5,6 +5,7 @@ import { tenantId } from '../../src/sandbox/seed.js';
 import {
   authorizationCode,
   authorizeUrl,
+  codeTokens,
   consent,
   createClient,
   pkce,
@@ -15,18 +16,8 @@ import { call, useSandbox } from '../helpers/sandbox.js';
 
 const sandbox = useSandbox();
 
-async function exchange(client: any, extra: Record<string, string | undefined> = {}) {
-  const { code, redirectUri, verifier } = await authorizationCode(sandbox(), client);
-  return tokenRequest(sandbox(), {
-    grant_type: 'authorization_code',
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-    code,
-    redirect_uri: redirectUri,
-    code_verifier: verifier,
-    ...extra,
-  });
-}
+const exchange = (client: any, extra: Record<string, string | undefined> = {}) =>
+  codeTokens(sandbox(), client, {}, extra);
 
 describe('POST /v1/oauth/clients', () => {
   it('creates a client, returns the secret once with the warning, and keeps only its hash', async () => {

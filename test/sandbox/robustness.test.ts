@@ -221,3 +221,12 @@ describe('prototype keys in a JSON body', () => {
     expect(r.body.error.message).toContain('not valid JSON');
   });
 });
+
+describe('a missing field', () => {
+  it('is named once, as a sentence: "permissions is required" (docs12 3)', async () => {
+    const r = await raw('POST', '/v1/roles', JSON.stringify({ name: 'ops', idempotency_key: key() }));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('permissions is required');
+    expect(r.body.error.details).toEqual([{ field: 'permissions', message: 'is required' }]);
+  });
+});

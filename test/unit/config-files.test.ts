@@ -4,11 +4,11 @@
 // and the settings resolution (src/config/settings.ts), message for message: a hand-edited file
 // must be reported by name with what is wrong in it, never half-read.
 import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkConfigFile, checkCredentialsFile, parseFile } from '../../src/config/files.js';
-import { configDir, ensurePrivateDir } from '../../src/config/paths.js';
+import { configDir, ensurePrivateDir, stateDir } from '../../src/config/paths.js';
 import {
   checkUrlSetting,
   describeSource,
@@ -17,6 +17,7 @@ import {
 } from '../../src/config/settings.js';
 import { ConfigStore, checkProfileName, PROFILE_KEYS } from '../../src/config/store.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
+import { quoted } from '../../src/output/format.js';
 
 const PATH = '/cfg/config.json';
 const HINT = 'fix or remove the file; svc never resets it on its own';
@@ -139,7 +140,7 @@ describe('checkProfileName', () => {
     (name) => {
       expect(failure(() => checkProfileName(name))).toEqual({
         type: 'UsageError',
-        message: `invalid profile name ${JSON.stringify(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
+        message: `invalid profile name ${quoted(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
         hint: undefined,
       });
     },
@@ -244,6 +245,36 @@ describe('paths', () => {
     expect(configDir({ SVC_CONFIG_DIR: '/c', XDG_CONFIG_HOME: '/x' })).toBe('/c');
     expect(configDir({ XDG_CONFIG_HOME: '/x' })).toBe(join('/x', 'svc'));
     expect(configDir({ SVC_CONFIG_DIR: '', XDG_CONFIG_HOME: '' })).toBe(join(homedir(), '.config', 'svc'));
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'configDir: a relative XDG_CONFIG_HOME is invalid (XDG Base Directory spec) and ignored, never the cwd',
+    () => {
+      for (const relative of ['.config', 'rel', './x', '../x']) {
+        expect(configDir({ XDG_CONFIG_HOME: relative })).toBe(join(homedir(), '.config', 'svc'));
+      }
+    },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'an empty or relative HOME (cron, env -i) is not used: the home of the user list, as with no HOME, never the cwd',
+    () => {
+      const saved = process.env.HOME;
+      const home = userInfo().homedir;
+      try {
+        for (const value of ['', 'relhome', './x']) {
+          process.env.HOME = value;
+          expect(configDir({})).toBe(join(home, '.config', 'svc'));
+          expect(stateDir({})).toBe(join(home, '.local', 'state', 'svc'));
+        }
+      } finally {
+        process.env.HOME = saved;
+      }
+    },
+  );
+
+  it('configDir: a relative SVC_CONFIG_DIR is taken from the current directory, as any path typed', () => {
+    expect(configDir({ SVC_CONFIG_DIR: 'cfg' })).toBe('cfg');
   });
 
   const mode = (path: string) => statSync(path).mode & 0o7777;

@@ -192,6 +192,70 @@ describe('createProgress', () => {
     expect(quiet.chunks).toEqual([]);
   });
 
+  /** A terminal's stream: its width is read at each frame, so a test can resize it between two. */
+  const terminal = (columns: number) => {
+    const made = capture();
+    Object.assign(made.stream, { columns });
+    return made;
+  };
+  const frames = (chunks: string[]) => chunks.map((c) => c.replace(CLEAR, ''));
+
+  it('fits the terminal: the label is cut first, then the bar and the rate go, the counts stay', () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = terminal(80);
+    const label = 'replaying wh_0469c93f8ec9ac200ad15e37';
+    const progress = createProgress(t.stream, true, 63, label);
+    const at = (ms: number, columns: number, status: 'ok' | 'failed') => {
+      Object.assign(t.stream, { columns });
+      vi.setSystemTime(ms);
+      progress.tick(status);
+    };
+    for (let i = 0; i < 18; i++) progress.tick('ok');
+    for (let i = 0; i < 4; i++) progress.tick('failed');
+    at(1000, 80, 'failed');
+    at(1200, 60, 'ok');
+    at(1400, 40, 'ok');
+    at(1600, 32, 'ok');
+    at(1800, 24, 'ok');
+    at(2000, 120, 'ok');
+    progress.done();
+    expect(frames(t.chunks)).toEqual([
+      // 92 characters whole: the label is cut to what is left of 79 (one column spare: no wrap).
+      'replaying wh_0469c93f8e… [#########...............] 23/63 36% · 23/s · 5 failed',
+      // The label would be cut below 10 characters: the bar goes instead, and the label grows back.
+      'replaying wh_0469c93f8ec9ac200… 24/63 38% · 20/s · 5 failed',
+      'replaying… 25/63 39% · 18/s · 5 failed',
+      // Then the rate.
+      'replaying… 26/63 41% · 5 failed',
+      // Narrower still: the counts and failures alone.
+      '27/63 42% · 5 failed',
+      // A wider terminal again: the whole line.
+      `${label} [###########.............] 28/63 44% · 14/s · 5 failed`,
+      '',
+    ]);
+    for (const [i, columns] of [80, 60, 40, 32, 24].entries()) {
+      expect([...frames(t.chunks)[i]!].length).toBeLessThan(columns);
+    }
+  });
+
+  it('on a terminal narrower than the counts: cut to its width, never wrapped', () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = terminal(12);
+    const progress = createProgress(t.stream, true, 1200, 'granting', false);
+    vi.setSystemTime(1000);
+    progress.tick('failed');
+    expect(frames(t.chunks)).toEqual(['1/1,200...']);
+  });
+
+  it("a stream that reports no width: the width given (the IOStreams' columns)", () => {
+    vi.useFakeTimers({ now: 0 });
+    const { stream, chunks } = capture();
+    const progress = createProgress(stream, true, 10, 'granting roles to the whole team', true, 30);
+    vi.setSystemTime(1000);
+    progress.tick('ok');
+    expect(frames(chunks)).toEqual(['granting role… 1/10 10% · 1/s']);
+  });
+
   it('a full bar at the total, never past it', () => {
     vi.useFakeTimers({ now: 0 });
     const { stream, chunks } = capture();

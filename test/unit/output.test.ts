@@ -90,9 +90,7 @@ describe('Output.list', () => {
     expect(fake.stdout()).toBe(
       'ID            NAME\n' + 'ten_0123456…  A very long ten…\n' + 'ten_0123459…  Short\n',
     );
-    expect(fake.stderr()).toBe(
-      '(ids shortened to fit 30 columns: --wide shows them whole, as do pipes and --json)\n',
-    );
+    expect(fake.stderr()).toBe('(ids shortened to fit: --wide, a pipe or --json shows them whole)\n');
   });
 
   it('throws ClosedPipeError when the reader has gone', async () => {

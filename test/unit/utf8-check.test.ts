@@ -4,7 +4,8 @@
  * chunk by chunk as whole, and the same bytes refused as a fatal TextDecoder refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { notUtf8, strictUtf8, Utf8Check } from '../../src/system/input.js';
+import { notUtf8, Utf8Check } from '../../src/api/utf8.js';
+import { strictUtf8 } from '../../src/system/input.js';
 
 /** The first broken sequence as Buffer#toString shows it: the first U+FFFD not given as EF BF BD. */
 function reference(bytes: Buffer): { offset: number; byte: number } | undefined {

@@ -60,11 +60,16 @@ describe('parseSignatureHeader limits', () => {
     [`my-x-svc-signature: t=${T},v1=${SIG}`, 'the header has no t= timestamp'],
     [
       `t=${T},v1=${'d'.repeat(40)}`,
-      `v1 signature 1 is not 64 hexadecimal digits (HMAC-SHA256), got "${'d'.repeat(40)}"`,
+      `v1 signature 1 is not 64 hexadecimal digits (HMAC-SHA256): it has 40, got "${'d'.repeat(40)}"`,
     ],
     [
       `t=${T},v1=${'d'.repeat(41)}`,
-      `v1 signature 1 is not 64 hexadecimal digits (HMAC-SHA256), got "${'d'.repeat(40)}…"`,
+      `v1 signature 1 is not 64 hexadecimal digits (HMAC-SHA256): it has 41, got "${'d'.repeat(41)}"`,
+    ],
+    // review-d 4: 64 characters, all shown, and the one that is no hex digit named by its place.
+    [
+      `t=${T},v1=${'a'.repeat(63)}Z`,
+      `v1 signature 1 is not 64 hexadecimal digits (HMAC-SHA256): character 64 is "Z", got "${'a'.repeat(63)}Z"`,
     ],
   ])('refuses %j: %s', (header, message) => {
     expect(parseError(header).message).toBe(message);
@@ -105,7 +110,7 @@ describe('verifySignature', () => {
       skipped: [1, 3],
     });
     expect(parseError(`t=${T},v1=zz,v1=`).message).toBe(
-      'v1 signature 1 is not 64 hexadecimal digits (HMAC-SHA256), got "zz"',
+      'v1 signature 1 is not 64 hexadecimal digits (HMAC-SHA256): character 1 is "z", got "zz"',
     );
   });
 

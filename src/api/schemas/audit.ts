@@ -10,6 +10,12 @@ export const AuditTrailEntry = Type.Object(
     ...SurfaceRecord.properties,
     action: StringEnum(AUDIT_ACTIONS, { description: 'What happened (family.verb)' }),
     actor: Type.String({ description: 'Who did it: a user id or an API key id' }),
+    client_id: Type.Optional(
+      Type.String({
+        description:
+          "The OAuth client whose access token made the change, acting for the user in actor (a third-party integration, or svc-cli, the user's own login); absent for a JWT or an API key",
+      }),
+    ),
     request_id: Type.String({ description: 'The request that made the change (its X-Request-Id)' }),
     target_type: StringEnum(AUDIT_TARGET_TYPES, {
       description: 'What was changed: a user (role grants), a role, an API key, a webhook or an OAuth client',

@@ -1,9 +1,11 @@
 /** `svc api -H 'Name: value'`: the headers given, each once. */
+
 import { UsageError } from '../../errors.js';
+import { quoted } from '../../output/format.js';
 
 function splitHeader(raw: string): [string, string] {
   const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(raw);
-  if (!match) throw new UsageError(`-H takes 'Name: value', got ${JSON.stringify(raw)}`);
+  if (!match) throw new UsageError(`-H takes 'Name: value', got ${quoted(raw)}`);
   return [match[1]!.toLowerCase(), match[2]!];
 }
 

@@ -1,16 +1,19 @@
+// Over 300 lines, just: the verb's help (examples, what each flag sends) is most of it; its path
+// check and headers are in path.ts and headers.ts.
 import { Command, Option } from 'commander';
 import { OAUTH_PATHS } from '../../api/constants.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { HttpMethod, QueryValue } from '../../http/client.js';
 import { answerOf } from '../../http/errors.js';
+import { quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { withMissingTenantHint } from '../../platform/errors.js';
 import { readInputBytes, strictUtf8 } from '../../system/input.js';
 import { parseUserJson } from '../../system/user-json.js';
 import { collect, examples, type MakeContext } from '../kit.js';
 import { headersGiven } from './headers.js';
-import { withoutDotSegments } from './path.js';
+import { tenantOfPath, withoutDotSegments } from './path.js';
 import { printBody, printHead, printPages } from './print.js';
 
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -28,7 +31,7 @@ export interface ApiOptions {
 
 function splitField(flag: string, raw: string): [string, string] {
   const at = raw.indexOf('=');
-  if (at <= 0) throw new UsageError(`${flag} takes key=value, got ${JSON.stringify(raw)}`);
+  if (at <= 0) throw new UsageError(`${flag} takes key=value, got ${quoted(raw)}`);
   return [raw.slice(0, at), raw.slice(at + 1)];
 }
 
@@ -51,7 +54,7 @@ export function parseApi(
   const [method, path] = methodAndPath(first, second);
   const upper = method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(upper))
-    throw new UsageError(`unknown HTTP method ${JSON.stringify(method)}; use one of ${METHODS.join(', ')}`);
+    throw new UsageError(`unknown HTTP method ${quoted(method)}; use one of ${METHODS.join(', ')}`);
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
     throw new UsageError('svc api takes a path such as /v1/me, not a URL', {
       hint: 'the base URL comes from --base-url, SVC_BASE_URL or the profile, so your credential only goes there',
@@ -176,7 +179,14 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // A header the user gives is sent as given, never replaced by svc's own. An Authorization
   // header is the call's credential: the profile's is then neither needed nor sent.
   const given = (name: string) => (Object.hasOwn(options.headers, name) ? options.headers[name] : undefined);
-  const auth = given('authorization') === undefined ? {} : { auth: false as const };
+  // A path that names its tenant (/v1/tenants/{id}/…) is that tenant's call: it goes in
+  // X-Tenant-Id, since the profile's would only contradict it (400 tenant_mismatch for a header
+  // the user never gave).
+  const pathTenant = tenantOfPath(options.path);
+  const auth = {
+    ...(given('authorization') === undefined ? {} : { auth: false as const }),
+    ...(pathTenant === undefined ? {} : { tenant: pathTenant }),
+  };
   // A 400 tenant_header_required gets the fix in svc's terms, as every other command's does.
   const withHint = (error: unknown) => withMissingTenantHint(error, api.config.missingTenantHint);
   if (options.paginate) {
@@ -225,6 +235,8 @@ export default function api(make: MakeContext): Command {
     .summary('Make an authenticated API request')
     .description(
       "Call any API path with the profile's base URL, credential, tenant and org headers and retries.\n" +
+        'A path that names its tenant (/v1/tenants/ID/...) sends that ID as X-Tenant-Id, not the\n' +
+        "profile's tenant; a slug there sends no X-Tenant-Id (the header carries ids).\n" +
         'Without a method, GET. Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
         'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
         'and {objects}). POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
@@ -271,7 +283,7 @@ export default function api(make: MakeContext): Command {
         ['svc api GET /v1/tenants --paginate --ndjson', 'every item of every page'],
         ["svc api /v1/me -H 'Authorization: Bearer T'", 'as another credential (T, not the profile)'],
         [
-          'echo \'{"name":"ops"}\' | svc api POST /v1/roles --input -',
+          'echo \'{"name":"ops","permissions":["exception.read"]}\' | svc api POST /v1/roles --input -',
           'a body from stdin (idempotency key added)',
         ],
         ['svc api POST /v1/roles -f name=ops -F \'permissions=["exception.read"]\'', 'a JSON array with -F'],

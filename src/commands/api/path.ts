@@ -1,4 +1,5 @@
 /** The path `svc api` sends, checked so that it names the endpoint it reads as. */
+import { isTenantId } from '../../api/tenant-id.js';
 import { UsageError } from '../../errors.js';
 
 /**
@@ -48,4 +49,23 @@ export function withoutDotSegments(path: string): string {
     });
   }
   return path;
+}
+
+/**
+ * The tenant a path names itself (`/v1/tenants/{id}` and below), decoded; undefined for any other
+ * path. `svc api` sends it as X-Tenant-Id in place of the profile's: the platform wants the two to
+ * agree, and the path is what the user asked for. Null when the segment does not decode to a
+ * tenant id (a slug, say: X-Tenant-Id carries ids, as the reference has it): no X-Tenant-Id then,
+ * rather than the profile's contradicting the path or a slug the header does not take; the path
+ * alone decides.
+ */
+export function tenantOfPath(path: string): string | null | undefined {
+  const segment = /^\/v1\/tenants\/([^/\\?#]+)(?:[/\\?#]|$)/.exec(path)?.[1];
+  if (segment === undefined) return undefined;
+  try {
+    const tenant = decodeURIComponent(segment);
+    return isTenantId(tenant) ? tenant : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,10 +1,11 @@
 import { Command, Option } from 'commander';
 import { AUDIT_PAGE, AUDIT_TARGET_TYPES } from '../../api/audit.js';
 import type { AuditTrailEntry, AuditTrailListQuery } from '../../api/schemas/audit.js';
-import { svcCommand } from '../../config/settings.js';
+import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, UsageError } from '../../errors.js';
 import { PermissionDeniedError } from '../../http/errors.js';
+import { quoted } from '../../output/format.js';
 import { TenantForbiddenError, UserNotFoundError, whereToLook } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty, type TimeFlags, timeFlags } from '../kit.js';
@@ -32,9 +33,7 @@ export function parseAuditLs(flags: Record<string, unknown>): AuditLsOptions {
   const times = timeFlags(flags);
   const action = text('--action', flags.action);
   if (action !== undefined && !/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/.test(action)) {
-    throw new UsageError(
-      `--action ${JSON.stringify(action)} is not an action (role.assigned) or a family (role)`,
-    );
+    throw new UsageError(`--action ${quoted(action)} is not an action (role.assigned) or a family (role)`);
   }
   const query: AuditLsOptions['query'] = {
     order: flags.oldestFirst === true ? 'asc' : 'desc',
@@ -115,7 +114,7 @@ async function noteUnknownUser(ctx: Context, platform: Platform, user: string): 
     return;
   }
   if (users.has(user)) return;
-  const look = whereToLook(UserNotFoundError);
+  const look = whereToLook(UserNotFoundError)?.(commandLine(ctx.settings()));
   ctx.out.warn(`no entries, and ${user} is not a user of this tenant${look ? `; ${look}` : ''}`);
 }
 
@@ -147,6 +146,8 @@ export function lsCommand(make: MakeContext): Command {
         'API key issued or revoked, and webhook or OAuth client created, changed, re-keyed or deleted —\n' +
         'who did it, when, and in which request. Newest first (--oldest-first to reverse); without --all,\n' +
         `the first ${DEFAULT_LIMIT} (or --limit) are printed and where to continue is shown on stderr.\n` +
+        'Columns: id, at, action, actor, summary, justification, request, client (the OAuth client a\n' +
+        'change was made through: svc-cli for svc login, empty for a JWT or an API key).\n' +
         'Needs audit_trail.read (tenant_auditor, tenant_admin).',
     );
   for (const option of listingOptions('entries')) command.addOption(option);

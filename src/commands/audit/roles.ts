@@ -1,6 +1,7 @@
 import type { Role } from '../../api/schemas/roles.js';
 import { NotFoundError } from '../../errors.js';
 import { PermissionDeniedError } from '../../http/errors.js';
+import { quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { TenantForbiddenError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -38,8 +39,8 @@ async function rolesNamedInTrail(platform: Platform, name: string): Promise<Audi
     if (entry.action === 'role.deleted') deleted.set(entry.role_id, entry.created_at);
   }
   if (named.size === 0) {
-    throw new NotFoundError(`no role ${JSON.stringify(name)} in this tenant's audit trail`, {
-      hint: `give the role id (role_${sym.ellipsis}): \`svc audit ls --target-type role\` shows the custom roles${sym.apostrophe} entries`,
+    throw new NotFoundError(`no role ${quoted(name)} in this tenant's audit trail`, {
+      hint: `give the role id (role_${sym.ellipsis}): \`${platform.svc('audit ls --target-type role')}\` shows the custom roles${sym.apostrophe} entries`,
     });
   }
   return [...named].map((id) => ({ id, deleted_at: deleted.get(id) ?? null })).sort(liveThenLatestDeleted);

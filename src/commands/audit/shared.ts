@@ -1,6 +1,11 @@
 import type { AuditTrailEntry } from '../../api/schemas/audit.js';
 import type { Column, Field } from '../../output/output.js';
 
+/**
+ * A cell holds one value, so a pipe's actor column stays what scripts filter on: the OAuth client
+ * a change was made through (`client_id`) has a column of its own, last, so that every column
+ * before it stays where it was. Empty for a change made with a JWT or an API key.
+ */
 export const AUDIT_COLUMNS: Array<Column<AuditTrailEntry>> = [
   { header: 'id', value: (e) => e.id, kind: 'id' },
   { header: 'at', value: (e) => e.created_at, kind: 'time' },
@@ -9,6 +14,7 @@ export const AUDIT_COLUMNS: Array<Column<AuditTrailEntry>> = [
   { header: 'summary', value: (e) => e.summary },
   { header: 'justification', value: (e) => e.justification, optional: true },
   { header: 'request', value: (e) => e.request_id, kind: 'id', optional: true },
+  { header: 'client', value: (e) => e.client_id, optional: 2 },
 ];
 
 export const auditFields = (e: AuditTrailEntry): Field[] => [
@@ -16,6 +22,7 @@ export const auditFields = (e: AuditTrailEntry): Field[] => [
   ['at', e.created_at, 'time'],
   ['action', e.action],
   ['actor', e.actor],
+  ['via OAuth client', e.client_id],
   ['summary', e.summary],
   ['target', e.target_type && e.target_id ? `${e.target_type} ${e.target_id}` : undefined],
   ['user', e.user_id],

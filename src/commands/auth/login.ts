@@ -1,9 +1,11 @@
 import { Command, Option } from 'commander';
+import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { jwtExpiry } from '../../auth/jwt.js';
 import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
+import type { StoredCredential } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
@@ -66,16 +68,18 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   const expiresAt = jwtExpiry(token);
   // Under the credential lock, so an OAuth refresh in another process cannot overwrite it.
   const { withCredentialLock } = await import('../../auth/lock.js');
-  await withCredentialLock(store, () =>
-    store.setCredential(settings.profile, {
+  let replaced: StoredCredential | undefined;
+  await withCredentialLock(store, () => {
+    replaced = store.credential(settings.profile);
+    return store.setCredential(settings.profile, {
       type: 'token',
       access_token: token,
       ...(expiresAt ? { expires_at: expiresAt } : {}),
       ...(settings.values.base_url ? { origin: new URL(settings.values.base_url).origin } : {}),
       session: newSessionId(),
       obtained_at: new Date(ctx.clock.now()).toISOString(),
-    }),
-  );
+    });
+  });
   if (settings.sources.base_url !== 'profile' && settings.values.base_url) {
     await store.setProfileValues(settings.profile, { base_url: settings.values.base_url });
   }
@@ -83,11 +87,18 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
     await store.setProfileValues(settings.profile, { tenant: me.tenant_id });
   if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
   if (ctx.out.isMachine) {
-    return ctx.out.json({ profile: settings.profile, base_url: settings.values.base_url, identity: me });
+    const previous = await endReplacedSession(ctx, settings.profile, replaced);
+    return ctx.out.json({
+      profile: settings.profile,
+      base_url: settings.values.base_url,
+      identity: me,
+      previous_session: previous,
+    });
   }
   ctx.out.success(
     `Logged in to ${settings.values.base_url} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
   );
+  await endReplacedSession(ctx, settings.profile, replaced);
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
 }
 
@@ -189,6 +200,7 @@ export async function runLoginBrowser(
       );
   const me = stored.identity;
   if (ctx.out.isMachine) {
+    const previous = await endReplacedSession(ctx, settings.profile, stored.replaced);
     return ctx.out.json({
       profile: settings.profile,
       base_url: settings.values.base_url,
@@ -197,6 +209,7 @@ export async function runLoginBrowser(
       // In whole seconds, as `auth status --json` and the API write times.
       expires_at: inWholeSeconds(stored.expiresAt),
       identity: me ?? null,
+      previous_session: previous,
     });
   }
   ctx.out.success(
@@ -213,6 +226,8 @@ export async function runLoginBrowser(
     facts.push('there is no refresh token: log in again when it expires');
     ctx.out.info(`  ${facts.join('; ')}`);
   } else if (facts.length > 0) ctx.out.info(`  ${facts.join('; ')} (refreshed automatically)`);
+  // Only now: a login that failed has left the old session working.
+  await endReplacedSession(ctx, settings.profile, stored.replaced);
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
 }
 
@@ -226,7 +241,9 @@ export default function login(make: MakeContext): Command {
         '({app_url}/oauth/authorize) in the browser (SVC_BROWSER, BROWSER, else the system opener),\n' +
         'waits for one callback with the right state, exchanges the code at {base_url}/v1/oauth/token\n' +
         'and stores the tokens in the 0600 credential file. They are refreshed automatically (when the\n' +
-        'server sent a refresh token: a client without the refresh_token grant gets none, and svc says so).\n\n' +
+        'server sent a refresh token: a client without the refresh_token grant gets none, and svc says so).\n' +
+        'An OAuth session the profile held before is revoked once the new login is stored (one that cannot\n' +
+        'be revoked now is kept in profile NAME-previous: `svc profiles rm NAME-previous` ends it).\n\n' +
         'Over SSH (or with --no-browser) svc opens no browser: it prints the URL to open on any machine,\n' +
         'and on a terminal takes either the redirect (same machine, or a forwarded port) or the address\n' +
         'the browser ends on, pasted back (state and PKCE are checked all the same). --device uses device\n' +

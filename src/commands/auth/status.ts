@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { decodeJwtClaims, jwtExpiry } from '../../auth/jwt.js';
-import { loginHint } from '../../auth/login-hint.js';
+import { loginCommand, loginHint } from '../../auth/login-hint.js';
+import { reloginHint } from '../../auth/refresh.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError } from '../../errors.js';
 import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';
@@ -22,6 +23,10 @@ interface AuthStatus {
     kind: 'jwt' | 'oauth' | 'api_key';
     token: string;
     expires_at: string | null;
+    /**
+     * What GET /v1/me says the token is granted now, when it says; else the scopes stored at login.
+     * null: no scope limit; [] (every scope taken off the client): no call needing one is allowed.
+     */
     scopes: string[] | null;
     /** OAuth: the client the tokens belong to, and the refresh token (masked). */
     client_id: string | null;
@@ -77,17 +82,32 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
     }
     // The call may have refreshed an OAuth token: describe what is stored now.
     status.credential = describeCredential(ctx, settings.profile) ?? status.credential;
+    // What the platform grants the token now (a scope taken off its client since the login is
+    // gone), over the list stored at login; a server whose /v1/me says nothing of it keeps that.
+    // null: the platform sets the token no scope limit; [] (every scope taken off its client) is
+    // a token that can make no call needing a scope, said as such, never shown as "no limit".
+    const granted = status.identity?.credential?.scopes;
+    if (status.credential && granted !== undefined) status.credential.scopes = granted;
   }
-  status.error = failure?.message ?? null;
   // Only an absent or rejected credential is "not logged in"; any other failure left it unchecked.
   if (failure && failure.category !== 'auth') status.logged_in = null;
+  if (status.logged_in && status.credential?.scopes?.length === 0) {
+    const relogin = reloginHint(loginCommand(settings), ctx.store().credential(settings.profile));
+    failure = noScopeLeft(settings.profile, status.credential.client_id, relogin);
+  }
+  status.error = failure?.message ?? null;
   if (ctx.out.isMachine) await ctx.out.json(status);
   else {
     const me = status.identity;
     await ctx.out.record(status, [
       ['profile', `${status.profile}${settings.profileSource === 'default' ? ' (default)' : ''}`],
       ['base url', status.base_url],
-      ['status', statusText(status.logged_in, failure)],
+      [
+        'status',
+        status.logged_in && status.credential?.scopes?.length === 0
+          ? 'logged in, with no scope left'
+          : statusText(status.logged_in, failure),
+      ],
       [
         'credential',
         status.credential
@@ -96,7 +116,7 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
       ],
       ['token', status.credential?.token],
       ['expires', status.credential?.expires_at, 'time'],
-      ['scopes', status.credential?.scopes?.join(' ')],
+      ['scopes', scopesText(status.credential)],
       ...(status.credential?.client_id
         ? ([
             ['client', status.credential.client_id],
@@ -110,6 +130,31 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
   if (failure) throw failure;
 }
 
+/**
+ * A token the platform grants no scope any more (GET /v1/me: `scopes: []`): logged in, and every
+ * call that needs a scope refused, so the status is a 403's (exit 4), with the ways out: this
+ * profile's login again (`relogin`: its -p and client), or the scopes given back to the client.
+ */
+function noScopeLeft(profile: string, clientId: string | null, relogin: string): SvcError {
+  const client = clientId ?? 'the OAuth client';
+  return new SvcError(
+    'forbidden',
+    `the token of profile "${profile}" has no scope left: ${clientId ? `client ${clientId}` : 'its OAuth client'} ` +
+      'no longer has any scope this login was granted, so every call that needs a scope is refused',
+    {
+      code: 'no_scope_left',
+      hint:
+        `${relogin} for the scopes the client has now, or ask an admin to give the client ` +
+        `back the ones you need (svc oauth update ${client} --scope S)`,
+    },
+  );
+}
+
+function scopesText(credential: AuthStatus['credential']): string | undefined {
+  if (credential?.scopes?.length !== 0) return credential?.scopes?.join(' ');
+  return `none (${credential.client_id ? `client ${credential.client_id}` : 'its OAuth client'} lost them)`;
+}
+
 function statusText(loggedIn: boolean | null, failure: SvcError | undefined): string {
   if (loggedIn !== null) return loggedIn ? 'logged in' : 'not logged in';
   const unreachable = failure instanceof ConnectionError || failure instanceof ConnectionTimeoutError;
@@ -121,12 +166,15 @@ export function statusCommand(make: MakeContext): Command {
     .summary(
       'Show the profile, base URL, masked credential, its expiry and scopes, and the identity ' +
         'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it; when ' +
-        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.',
+        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1; a ' +
+        'token left with no scope (taken off its client) exits 4.',
     )
     .description(
       'Show the profile, base URL, masked credential, its expiry and scopes, and the identity\n' +
         'behind it (GET /v1/me). Exits 3 when there is no credential or the server rejects it; when\n' +
-        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.\n\n' +
+        'the server cannot be asked the status is unknown (JSON logged_in: null) and it exits 1.\n' +
+        'A token left with no scope (every one taken off its OAuth client) is logged in but can make\n' +
+        'no call that needs one: scopes none (JSON []; null is no scope limit), exit 4.\n\n' +
         'With --json, credential.kind says how svc holds the credential (jwt, oauth, api_key) and\n' +
         'credential.expires_at is in whole seconds, named and written as the API writes the\n' +
         "credential's own (identity.credential).",

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { COMPLETE_PROTOCOL } from '../../completion/protocol.js';
 import type { Context } from '../../context.js';
 import type { Platform } from '../../platform/index.js';
 import type { MakeContext } from '../kit.js';
@@ -26,18 +27,30 @@ const DEADLINE_MS = 1500;
 /**
  * A value the scripts can offer as one candidate: one line (the protocol is one value per line)
  * and no tab (fish reads what follows a tab as a description). Anything else is offered as it
- * is; the scripts quote it for the shell.
+ * is to a script that says `--protocol 2`; it quotes it for the shell.
  */
 const offerable = (value: unknown): value is string =>
   typeof value === 'string' && value !== '' && !/[\n\r\t]/.test(value);
 
 /**
- * `svc __complete KIND` (hidden): the values the completion scripts offer at TAB time, one per
- * line. The run has one deadline and no retries, and never refreshes a session (see
- * Context.forCompletion). Any failure — no profile, no network, a slow server — prints nothing and
- * exits 0; when the deadline passes between pages, the values found so far are offered.
+ * A value that may go to a caller without `--protocol 2`: a completion script svc wrote before
+ * it, which a user installed once in a file (as the README says) and keeps after upgrading svc.
+ * Those scripts hand the values to `compgen -W`, which expands `$(…)`, backquotes, `$VAR`, `~`
+ * and braces in them (a role name from a hostile server or proxy would run as code at TAB),
+ * splits them at white space, and their result is globbed. So such a caller gets only values of
+ * letters, digits and `. _ - : @ + , = % /`, none of which the shell expands or splits there; the
+ * others are dropped without a word (anything written to stderr at TAB lands in the prompt).
  */
-export async function runComplete(ctx: Context, kind: string): Promise<void> {
+const plain = (value: string): boolean => /^[\p{L}\p{N}._\-:@+,=%/]+$/u.test(value);
+
+/**
+ * `svc __complete [--protocol 2] KIND` (hidden): the values the completion scripts offer at TAB
+ * time, one per line (without --protocol 2, only the plain() ones). The run has one deadline and
+ * no retries, and never refreshes a session (see Context.forCompletion). Any failure — no
+ * profile, no network, a slow server — prints nothing and exits 0; when the deadline passes
+ * between pages, the values found so far are offered.
+ */
+export async function runComplete(ctx: Context, kind: string, protocol?: string): Promise<void> {
   const values: string[] = [];
   if (kind === 'profiles') {
     try {
@@ -64,12 +77,19 @@ export async function runComplete(ctx: Context, kind: string): Promise<void> {
       }
     }
   }
-  if (values.length > 0) await ctx.out.write(`${values.join('\n')}\n`);
+  const offered = protocol === COMPLETE_PROTOCOL ? values : values.filter(plain);
+  if (offered.length > 0) await ctx.out.write(`${offered.join('\n')}\n`);
 }
 
 export default function complete(make: MakeContext): Command {
   return new Command('__complete')
     .description('Values for shell completion (used by the completion scripts)')
     .argument('<kind>', 'profiles, tenants, roles or webhooks')
-    .action(async (kind: string, _flags: unknown, cmd: Command) => runComplete(await make(cmd), kind));
+    .option(
+      '--protocol <n>',
+      `${COMPLETE_PROTOCOL}: the caller quotes each value (without it: only values no shell expands)`,
+    )
+    .action(async (kind: string, flags: { protocol?: string }, cmd: Command) =>
+      runComplete(await make(cmd), kind, flags.protocol),
+    );
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { generatedFiles } from '../../completion/generated.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { quoted } from '../../output/format.js';
 import { examples, type MakeContext } from '../kit.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -17,7 +18,7 @@ export async function completionScript(shell: Shell): Promise<string> {
 
 export async function runCompletion(ctx: Context, shell: string): Promise<void> {
   if (!(SHELLS as readonly string[]).includes(shell)) {
-    throw new UsageError(`unknown shell ${JSON.stringify(shell)}; svc completes bash, zsh and fish`);
+    throw new UsageError(`unknown shell ${quoted(shell)}; svc completes bash, zsh and fish`);
   }
   await ctx.out.write(await completionScript(shell as Shell));
 }
@@ -27,7 +28,9 @@ export default function completion(make: MakeContext): Command {
     .summary('Print a shell completion script (bash, zsh, fish)')
     .description(
       'Print the completion script for a shell. It completes commands, flags and flag values, and asks\n' +
-        'svc at TAB time for profile names, tenants, role names and webhook ids (with a short timeout).',
+        'svc at TAB time for profile names, tenants, role names and webhook ids (with a short timeout).\n' +
+        'After upgrading svc, write an installed script file again: to a script an older svc wrote, svc\n' +
+        'gives only the values no shell would expand (older bash scripts ran $(…) in them).',
     )
     .argument('<shell>', SHELLS.join(', '))
     .addHelpText(

@@ -23,12 +23,17 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   const settings = ctx.settings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
   if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);
-  const tenant = key === 'tenant' ? await checkTenant(ctx, value) : undefined;
+  const check = key === 'tenant' ? await checkTenant(ctx, value) : undefined;
   const store = ctx.store();
   const before = store.profile(settings.profile);
   await store.setProfileValues(settings.profile, { [key]: value });
   // The first profile anyone configures becomes the active one.
   await store.claimActiveProfile(settings.profile);
+  // Said once the value is saved: a config directory svc cannot write fails above, with no word of a save.
+  if (check?.unchecked !== undefined) {
+    ctx.out.warn(`saved without checking that ${value} is one of your tenants: ${check.unchecked}`);
+  }
+  const tenant = check?.known;
   if (ctx.out.isMachine) return ctx.out.json({ profile: settings.profile, key, value });
   ctx.out.success(`Set ${key} for profile "${settings.profile}"${tenant ? `: ${tenant}` : ''}`);
   const issuedFor = key === 'base_url' ? store.credential(settings.profile)?.origin : undefined;
@@ -77,19 +82,17 @@ const sameUrl = (a: string, b: string): boolean => new URL(a).href === new URL(b
 /**
  * A tenant is checked against the caller's tenants when the server can be asked: an unknown one
  * is refused (exit 5, with a suggestion; exit 4 for a tenant that exists but is not the caller's) and
- * nothing is saved. When it cannot be asked (no base
- * URL, no credential, no network), the value is saved with a warning that it was not checked.
- * Returns how people know the tenant.
+ * nothing is saved. When it cannot be asked (no base URL, no credential, no network), the value is
+ * saved and the caller warns, after the save, that it was not checked. Returns how people know
+ * the tenant, or why it could not be checked.
  */
-async function checkTenant(ctx: Context, value: string): Promise<string | undefined> {
+async function checkTenant(ctx: Context, value: string): Promise<{ known?: string; unchecked?: string }> {
   try {
     const tenant = await findTenant(await ctx.platform(), value);
-    return `${tenant.display_name} (${tenant.slug}, ${tenant.id})`;
+    return { known: `${tenant.display_name} (${tenant.slug}, ${tenant.id})` };
   } catch (error) {
     if (error instanceof UnknownTenantError || error instanceof ForeignTenantError) throw error;
-    const why = error instanceof SvcError ? error.message : String(error);
-    ctx.out.warn(`saved without checking that ${value} is one of your tenants: ${why}`);
-    return undefined;
+    return { unchecked: error instanceof SvcError ? error.message : String(error) };
   }
 }
 

@@ -7,9 +7,10 @@ import { exportDocument, exportYaml, secretValues, writesIds } from '../../ascod
 import { readLive, type TenantInfo } from '../../ascode/live.js';
 import { MANAGE_KINDS, type ManagedKind } from '../../ascode/schema.js';
 import { seenButNotHeld, visibleTenants } from '../../ascode/visible.js';
+import { commandLine, inTenant } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
-import { timeSpan } from '../../output/format.js';
+import { quoted, timeSpan } from '../../output/format.js';
 import { platformTime } from '../../platform/clock.js';
 import { writeFileWhole } from '../../system/output-file.js';
 import { examples, type MakeContext, nonEmpty, severalTenants } from '../kit.js';
@@ -31,7 +32,7 @@ function parseOnly(values: unknown): ManagedKind[] {
   for (const word of words) {
     if (!(MANAGE_KINDS as readonly string[]).includes(word)) {
       throw new UsageError(
-        `--only takes roles, grants, webhooks or oauth_clients, got ${JSON.stringify(word)}${didYouMean(word, MANAGE_KINDS)}`,
+        `--only takes roles, grants, webhooks or oauth_clients, got ${quoted(word)}${didYouMean(word, MANAGE_KINDS)}`,
       );
     }
   }
@@ -81,7 +82,7 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
     }
     if (!tenant) {
       throw new UsageError(
-        `tenant "${ref}" is not one of your tenants${didYouMean(
+        `tenant ${quoted(ref)} is not one of your tenants${didYouMean(
           ref,
           mine.map((t) => t.slug),
         )}`,
@@ -113,7 +114,7 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   };
   const live = [...(await readLive(await ctx.platform(), tenants, ctx.signal, reads)).values()];
   const doc = exportDocument(live, options.kinds);
-  const secrets = secretValues(doc);
+  const secrets = secretValues(doc, (tenant) => commandLine(inTenant(ctx.settings(), tenant)));
   if (secrets.length > 0) {
     for (const s of secrets)
       ctx.out.info(`${s.tenant}: ${s.kind} ${s.name}: "${s.field}" looks like a secret; fix: ${s.fix}`);

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { acceptsSvcRedirect, SVC_REDIRECT_EXAMPLE } from '../../api/redirect-uris.js';
+import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { readSecret } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
@@ -104,6 +105,7 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
   );
   await printTokens(ctx, result.tokens);
   if (!ctx.out.isMachine) ctx.out.info(storedNote(ctx, result.stored));
+  await endReplacedSession(ctx, ctx.settings().profile, result.stored?.replaced);
 }
 
 /** What became of the tokens: not stored, stored and refreshed by svc, or stored until they expire. */

@@ -2,9 +2,11 @@ import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
 import { acceptsSvcRedirect } from '../../api/redirect-uris.js';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
+import { redactUrlText } from '../../api/secret-names.js';
 import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { quoted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -41,7 +43,7 @@ export function redirectUri(raw: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new UsageError(`--redirect-uri ${JSON.stringify(raw)} is not an absolute http(s) URI`, {
+    throw new UsageError(`--redirect-uri ${quoted(redactUrlText(raw))} is not an absolute http(s) URI`, {
       hint: 'for example https://app.example.com/oauth/callback, or http://127.0.0.1/callback for a native app',
     });
   }

@@ -10,6 +10,7 @@ import { type CommandLine, commandLine, svcCommand } from '../../config/settings
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { ApiError, NotFoundError } from '../../http/errors.js';
+import { quoted } from '../../output/format.js';
 import type { Field } from '../../output/output.js';
 import { RecordDeletedError, RecordNotFoundError, retyped } from '../../platform/errors.js';
 import { readInputBytes } from '../../system/input.js';
@@ -34,7 +35,7 @@ export function checkSurface(raw: string): string {
     const problem = /^[a-z][a-z0-9_]*$/.test(surface)
       ? `it has ${surface.length} character${surface.length === 1 ? '' : 's'}, and a surface name has ${min} to ${max}`
       : `use ${min} to ${max} lowercase letters, digits and _, starting with a letter`;
-    throw new UsageError(`invalid surface ${JSON.stringify(surface)}: ${problem}, e.g. reconciliations`);
+    throw new UsageError(`invalid surface ${quoted(surface)}: ${problem}, e.g. reconciliations`);
   }
   if ((RESERVED_SURFACES as readonly string[]).includes(surface)) {
     throw new UsageError(

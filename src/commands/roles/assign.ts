@@ -215,7 +215,7 @@ export function assignCommand(make: MakeContext): Command {
           'print that assignment with "already_assigned": true); with --extend its ' +
           'expiry moves to the one given instead (later or sooner: --expires-in counts from now, and a ' +
           'warning says when the grant ends sooner; never: permanent), audited.\n\nWith --file, grants ' +
-          'every row of a CSV (header row) or NDJSON file, or of standard input (-). Columns: user,' +
+          'every row of a CSV (header row), NDJSON or JSON-array file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
           '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
           'file is checked first (every bad line is reported, exit 2). A journal records the run and ' +
@@ -224,7 +224,10 @@ export function assignCommand(make: MakeContext): Command {
           'new run sends new requests, and rows already held are reported as skipped ' +
           '(already_assigned). --dry-run exits 7 when a row would fail (a grant to yourself; a role ' +
           'whose permissions you do not all hold, or for longer than you hold them; with --extend, ' +
-          'an expiry the last-tenant-admin rule refuses). Exit 7 when some rows failed, those whose ' +
+          'an expiry the last-tenant-admin rule refuses); a row whose check the server did not ' +
+          'answer (5xx, no answer) is planned unknown, never fail, and the dry run exits 1: run it ' +
+          'again; so does the whole dry run, planning nothing, when who you are or what you hold ' +
+          '(GET /v1/me, your own grants) went unanswered. Exit 7 when some rows failed, those whose ' +
           'outcome is unknown among them (every answer lost or a server error: run the same command again to settle ' +
           'them), 3 when the credential stops working or changes hands during the run (it stops; the ' +
           'same command resumes), 130 after Ctrl-C, 141 when stdout closes during the run.',
@@ -246,7 +249,10 @@ export function assignCommand(make: MakeContext): Command {
         ),
       )
       .addOption(
-        new Option('--file <file>', 'grant every row of a CSV or NDJSON file; - reads standard input'),
+        new Option(
+          '--file <file>',
+          'grant every row of a CSV, NDJSON or JSON-array file; - reads standard input',
+        ),
       ),
     '--file',
     'with --file: print what would be granted, already in place, or fail',

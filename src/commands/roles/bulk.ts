@@ -1,31 +1,37 @@
 import { type Anchor, describeExpiry } from '../../api/expiry.js';
-import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
-import { checkInput } from '../../bulk/check.js';
+import { grantsPermission } from '../../api/roles.js';
+import type { Role } from '../../api/schemas/roles.js';
+import { isoSeconds } from '../../api/time.js';
+import { checkInput, type LineVerdict } from '../../bulk/check.js';
 import { snapshotInput } from '../../bulk/input.js';
 import type { Journal, RunIdentity } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
-import type { BulkItem, Worker } from '../../bulk/runner.js';
+import { readInput } from '../../bulk/readers.js';
+import type { BulkItem } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
+import { lookupMayFail, UsageError } from '../../errors.js';
+import { answerOf } from '../../http/errors.js';
 import { platformTime } from '../../platform/clock.js';
-import { AssignmentExistsError, AssignmentNotFoundError } from '../../platform/errors.js';
+import { InvalidExpiryError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
 import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
 import { columns, type RowOutput, sayShortened, shorteningNote, WORDS } from './bulk-output.js';
-import { heldAfterSelfRefusal } from './held.js';
+import { grant, plan, revoke } from './bulk-workers.js';
 import { CallerForecast } from './holds.js';
 import { RowsForecast } from './last-admin.js';
 import { COLUMN_LIST } from './row-header.js';
 import {
   type BulkKind,
+  type Counted,
   fileRows,
   type GrantRow,
   type RevokeRow,
   type RowDefaults,
   type RowRules,
 } from './rows.js';
-import { namedNotFound, requireTenant } from './shared.js';
+import { requireTenant } from './shared.js';
 
 /** `svc roles assign --file` and `svc roles revoke --file`. */
 export interface BulkFileOptions extends BulkFlags {
@@ -46,19 +52,26 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
   const tenant = requireTenant(ctx);
   const platform = await ctx.platform();
   const input = await snapshotInput(options.file, ctx.io.stdin, '--file');
+  const fixHint = `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`;
   try {
-    const roles: Role[] = [];
-    for await (const role of platform.roles.listAll({ limit: 200 })) roles.push(role);
+    const roles = await tenantRoles(ctx, platform, input, fixHint);
     // --expires-at for rows without an expiry: judged at the platform's time, as the column is.
     await refusePastExpiresAt(ctx, platform, options.defaults.expiry);
     // One anchor for the run, on the platform's clock (learned from the role listing's Date
     // header), kept in the journal: a resumed run and a dry run count durations the same way.
     let anchor: Anchor | undefined;
+    // Rows still to do whose duration has passed since the run's first start: the run is refused
+    // once for them all (prepare), not once per row.
+    let passed: { count: number; first?: { counted: Counted; at: string } } = { count: 0 };
+    let journalPath = '';
+    const expired = (counted: Counted, at: string) => expiryPassed(counted, at, anchor?.ms ?? 0, journalPath);
     const rulesAt = (run: RunIdentity, journal: Journal): RowRules => {
       anchor ??= runAnchor(ctx, platform, run.startedAtMs, 'durations (expires_in, --expires-in) were', (c) =>
         journal.anchor(c),
       );
       const used = anchor;
+      journalPath = journal.path;
+      passed = { count: 0 };
       return {
         kind,
         roles,
@@ -68,6 +81,10 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         nowMs: platformTime(platform, ctx.clock.now()),
         // A row's key in the run is its line (items below).
         journal: { path: journal.path, done: (line) => journal.has(String(line)) },
+        passed: (_line, counted, at) => {
+          passed.count++;
+          passed.first ??= { counted, at };
+        },
       };
     };
     const { expiry, justification } = options.defaults;
@@ -94,15 +111,39 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       // With --extend an ok row was granted, or had its expiry moved: the summary says both.
       words:
         options.extend && kind === 'assign' ? { ...WORDS.assign, done: 'granted or extended' } : WORDS[kind],
-      prepare: (run, journal) =>
-        checkInput(
+      prepare: async (run, journal) => {
+        const left = await checkInput(
           ctx,
           input.label,
           fileRows(input.path, input.name, rulesAt(run, journal), { duplicates: true }),
-          `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`,
-        ),
-      items: (run, journal) => items(input.path, input.name, rulesAt(run, journal), forecast),
+          fixHint,
+        );
+        const { count, first } = passed;
+        if (first) {
+          const { message, hint } = expired(first.counted, first.at);
+          const rows = count === 1 ? 'row' : 'rows';
+          const still = `${count.toLocaleString('en')} ${rows} still to grant`;
+          throw new UsageError(`${message}, for ${still}; nothing was sent`, { code: 'expiry_passed', hint });
+        }
+        // Before the question and the first row: the caller's own rows must be told apart.
+        await caller.require(kind, options.dryRun);
+        return left;
+      },
+      items: (run, journal) => items(input.path, input.name, rulesAt(run, journal), caller, forecast),
       work: kind === 'assign' ? grant(platform, options.extend === true) : revoke(platform),
+      // The platform refused a row's duration, counted from the run's start, as past: every later
+      // row counts from that start too, so the run stops rather than send them all to be refused.
+      halts: (error, { data }) => {
+        const { counted, line, expiresAt } = data as GrantRow;
+        const now = platformTime(platform, ctx.clock.now());
+        if (!counted || expiresAt === null || !refusedAsPast(error, expiresAt, now)) return undefined;
+        const { message, hint } = expired(counted, expiresAt);
+        const code = answerOf(error)?.code ?? 'invalid_expiry';
+        return new UsageError(
+          `${message}; the platform refused line ${line} (${code}); the run stopped, as its later rows count from the same start`,
+          { code: 'expiry_passed', hint, cause: error },
+        );
+      },
       plan: plan(platform, kind, options.extend === true, caller, forecast),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => {
         const note = shorteningNote(result);
@@ -151,137 +192,92 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
   }
 }
 
-/** The rows of the checked file, read again as a stream; a row's line is its key in the run. */
+/**
+ * The tenant's roles, which reading a row needs. When they cannot be listed (a 403, say), the
+ * file's own problems, which need no server (a CSV row's field count, a line that is not JSON),
+ * are said first (exit 2), as the help promises: the whole file is checked first.
+ */
+async function tenantRoles(
+  ctx: Context,
+  platform: Platform,
+  input: { path: string; name: string; label: string },
+  fixHint: string,
+): Promise<Role[]> {
+  try {
+    const roles: Role[] = [];
+    for await (const role of platform.roles.listAll({ limit: 200 })) roles.push(role);
+    return roles;
+  } catch (error) {
+    if (lookupMayFail(error)) await checkInput(ctx, input.label, fileShape(input.path, input.name), fixHint);
+    throw error;
+  }
+}
+
+/** The problems of a file's shape alone: its reader's, no row read against the roles. */
+async function* fileShape(path: string, name: string): AsyncGenerator<LineVerdict> {
+  for await (const event of readInput(path, name)) {
+    if (event.kind === 'problem') yield { line: event.line, problems: [event.message] };
+  }
+}
+
+/**
+ * What a run whose duration has passed on the platform's clock is told, and how to go on: a new
+ * run counts from its own start, and the platform skips rows whose grant still holds.
+ */
+function expiryPassed(
+  counted: Counted,
+  at: string,
+  anchorMs: number,
+  journal: string,
+): { message: string; hint: string } {
+  const other = counted.flag ? ', or give a new --expires-in or an --expires-at' : '';
+  return {
+    message: `the run's expiry has passed on the platform's clock: expires_in ${counted.text}, counted from the run's start at ${isoSeconds(anchorMs)}, ended at ${at}`,
+    hint: `start a new run, which counts from its own start: remove the journal ${journal} and run the same command again${other} (rows whose grant still holds are skipped)`,
+  };
+}
+
+/**
+ * A refusal of an expiry because it is not in the future: the platform's invalid_expiry, or
+ * another server's plain 400/422 for an expiry that has passed on its clock as far as svc knows.
+ */
+function refusedAsPast(error: unknown, expiresAt: string, platformNowMs: number): boolean {
+  if (error instanceof InvalidExpiryError) return true;
+  const answer = answerOf(error);
+  return (answer?.status === 400 || answer?.status === 422) && Date.parse(expiresAt) <= platformNowMs;
+}
+
+/**
+ * The rows of the checked file, read again as a stream; a row's line is its key in the run. A
+ * revoke file's rows that take a grant from the caller themself come last, each in a phase of its
+ * own (after every other row has finished; src/bulk/order.ts), those whose role gives role.assign
+ * last of all: made first, they would take away the power every later row needs (exploratory test
+ * s12, scale12 C1). The dry run reads the rows through here too, so it plans them in the order the
+ * real run makes them, and its forecast (RowsForecast: the last tenant_admin) plays them so. Only
+ * the caller's own rows are held (a few: one per role).
+ */
 async function* items(
   path: string,
   name: string,
   rules: RowRules,
+  caller: CallerForecast,
   forecast?: RowsForecast,
 ): AsyncGenerator<BulkItem<Row>> {
+  const own: Row[] = [];
   for await (const event of fileRows(path, name, rules, { duplicates: false })) {
     if (!('row' in event)) throw new Error(`line ${event.line} changed after it was checked`);
+    if (rules.kind === 'revoke' && (await caller.own(event.row))) {
+      own.push(event.row);
+      continue;
+    }
     await forecast?.observe(event.row);
-    yield { key: String(event.line), line: event.line, data: event.row };
+    yield { key: String(event.line), line: event.line, data: event.row, phase: 0 };
+  }
+  const power = (row: Row) => (grantsPermission(row.role.permissions, 'role.assign') ? 1 : 0);
+  own.sort((a, b) => power(a) - power(b));
+  let phase = 0;
+  for (const row of own) {
+    await forecast?.observe(row);
+    yield { key: String(row.line), line: row.line, data: row, phase: ++phase };
   }
 }
-
-const grant =
-  (platform: Platform, extend: boolean): Worker<Row> =>
-  async ({ data }, { signal, idempotencyKey }) => {
-    const row = data as GrantRow;
-    const body = {
-      role_id: row.role.id,
-      ...(row.expiresAt === null ? {} : { expires_at: row.expiresAt }),
-      justification: row.justification,
-    };
-    try {
-      const { data: made, response } = await platform.roles
-        .assign(row.user, body, { signal, idempotencyKey })
-        .withResponse();
-      return {
-        expires_at: made.expires_at,
-        audit_trail_id: made.audit_trail_id,
-        ...(response.replayed ? { replayed: true } : {}),
-      };
-    } catch (error) {
-      // --extend of a role the caller holds is a change of its own expiry: asked as such.
-      const self = extend
-        ? await heldAfterSelfRefusal(platform, error, row.user, row.role.id, signal)
-        : undefined;
-      // The platform refuses a second active assignment: the row is in place already.
-      if (!self && !(error instanceof AssignmentExistsError))
-        throw await namedNotFound(platform, error, row.user);
-      const held = self ?? (error as AssignmentExistsError).assignment;
-      if (extend && (self || held?.expires_at !== row.expiresAt)) {
-        // An absolute expiry: sending it again (a resumed run) changes nothing more.
-        const moved = await platform.roles.updateAssignment(
-          row.user,
-          row.role.id,
-          { expires_at: row.expiresAt, justification: row.justification },
-          { signal },
-        );
-        return {
-          reason: 'expiry_updated',
-          expires_at: moved.expires_at,
-          previous_expires_at: held?.expires_at ?? null,
-          audit_trail_id: moved.update_audit_trail_id ?? moved.audit_trail_id,
-        };
-      }
-      return {
-        status: 'skipped',
-        reason: 'already_assigned',
-        expires_at: held?.expires_at ?? null,
-        audit_trail_id: held?.audit_trail_id,
-      };
-    }
-  };
-
-const revoke =
-  (platform: Platform): Worker<Row> =>
-  async ({ data: row }, { signal, idempotencyKey }) => {
-    try {
-      // The item's key: a resumed run's retry is answered from the platform's record, not with 404.
-      const { data: done, response } = await platform.roles
-        .revoke(row.user, row.role.id, { signal, idempotencyKey })
-        .withResponse();
-      return {
-        revoked_at: done.revoked_at,
-        revocation_audit_trail_id: done.revocation_audit_trail_id,
-        ...(response.replayed ? { replayed: true } : {}),
-      };
-    } catch (error) {
-      if (error instanceof AssignmentNotFoundError) return { status: 'skipped', reason: 'not_assigned' };
-      // A user or role that does not exist: which one, with where to look (as the single verb says).
-      throw await namedNotFound(platform, error, row.user);
-    }
-  };
-
-/**
- * --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row.
- * What the platform would refuse is planned as a failure with its code, in the order it checks:
- * a grant to the caller themself (403 self_assignment, whatever they hold); a role the caller may
- * not hand out, or not for that long (`caller`: 403 insufficient_permission, also before a held
- * role is reported); a revocation that would leave the tenant without an administrator
- * (`forecast`: 409 last_tenant_admin, played over the rows in file order).
- */
-const plan =
-  (
-    platform: Platform,
-    kind: BulkKind,
-    extend: boolean,
-    caller: CallerForecast,
-    forecast?: RowsForecast,
-  ): Worker<Row> =>
-  async ({ data: row }, { signal }) => {
-    // A grant the caller may not make fails before the platform looks at who holds what.
-    const refusedGrant = kind === 'assign' ? await caller.refusal(kind, row) : undefined;
-    const selfExpiry = extend && kind === 'assign' ? await caller.selfExpiry(row as GrantRow) : undefined;
-    if (refusedGrant && !selfExpiry) return { status: 'failed', error: refusedGrant };
-    const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
-    const active: RoleAssignment | undefined = held.find(
-      (a) => a.status === 'active' && a.role_id === row.role.id,
-    );
-    // --extend of a role the caller holds asks to move their own expiry (the real run asks so).
-    if (refusedGrant) return { status: 'failed', error: active && selfExpiry ? selfExpiry : refusedGrant };
-    if (kind === 'assign') {
-      const expiresAt = (row as GrantRow).expiresAt;
-      if (active && extend && active.expires_at !== expiresAt) {
-        const refused = forecast?.refusal(row.line);
-        if (refused) return { status: 'failed', error: refused, previous_expires_at: active.expires_at };
-        return { reason: 'expiry_updated', expires_at: expiresAt, previous_expires_at: active.expires_at };
-      }
-      if (active) {
-        return {
-          status: 'skipped',
-          reason: 'already_assigned',
-          expires_at: active.expires_at,
-          audit_trail_id: active.audit_trail_id,
-        };
-      }
-      return { expires_at: expiresAt };
-    }
-    if (!active) return { status: 'skipped', reason: 'not_assigned' };
-    const refused = (await caller.refusal(kind, row)) ?? forecast?.refusal(row.line);
-    if (refused) return { status: 'failed', error: refused, audit_trail_id: active.audit_trail_id };
-    return { audit_trail_id: active.audit_trail_id };
-  };

@@ -32,6 +32,7 @@ export async function runRolesCreate(ctx: Context, options: RolesCreateOptions):
   const data = await withNameTakenHint(
     commandLine(ctx.settings()),
     withCatalogHint(
+      commandLine(ctx.settings()),
       platform.roles.create({
         name: options.name,
         ...(options.description === undefined ? {} : { description: options.description }),

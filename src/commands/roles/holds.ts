@@ -1,8 +1,9 @@
 import { authorityFrom, type CallerAuthority, type Refusal, selfAssignmentRefusal } from '../../api/holds.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { tenantByRef } from '../../api/tenant-id.js';
+import { notChecked } from '../../bulk/judge.js';
 import type { Context } from '../../context.js';
-import { lookupMayFail } from '../../errors.js';
+import { lookupMayFail, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import type { CallerIdentity } from '../../platform/me.js';
 import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
@@ -16,6 +17,10 @@ interface Caller {
   self: { user: string; refusal: Refusal; expiry: Refusal } | undefined;
   slug: string;
   authority: CallerAuthority | undefined;
+  /** GET /v1/me was not answered (a 5xx or 429 after the retries, no answer, a timeout): why. */
+  unanswered?: SvcError;
+  /** /v1/me was answered, the caller's own assignments were not: which read, and why. */
+  holdingsUnanswered?: { read: string; error: SvcError };
 }
 
 /**
@@ -74,6 +79,50 @@ export class CallerForecast {
   }
 
   /**
+   * Whether a revoke row takes a grant from the caller themself (or from the person who issued
+   * their API key): such rows run last (bulk.ts), since they may take away the power the others need.
+   */
+  async own(row: RevokeRow): Promise<boolean> {
+    const { self } = await this.#get();
+    return self?.user === row.user;
+  }
+
+  /**
+   * Before a bulk file runs (one rule for both kinds): a dry run must know who the caller is and
+   * what they hold, or it cannot tell the rows that grant to the caller themself (self_assignment)
+   * or hand out a role they may not, nor the revoke rows that take away their own roles, and would
+   * promise rows the real run refuses (exploratory test s12, contract12 #2). A real revoke run must
+   * know who the caller is, or their own rows cannot be held back to the end, and the first of them
+   * in file order could take away the power every later row needs (s12, review-e H1); a real grant
+   * run needs neither: the platform refuses such rows itself. When the read went unanswered, nothing
+   * is sent: exit 1, run it again. A server that answered it cannot be asked (403, 404, another
+   * server) is not stopped here: it has nothing to wait for, and the real run reports its answers.
+   */
+  async require(kind: BulkKind, dryRun: boolean): Promise<void> {
+    if (!dryRun && kind === 'assign') return;
+    const { unanswered, holdingsUnanswered } = await this.#get();
+    const missing = unanswered
+      ? { what: 'who you are', read: 'GET /v1/me', error: unanswered }
+      : dryRun && holdingsUnanswered
+        ? { what: 'what you hold', read: holdingsUnanswered.read, error: holdingsUnanswered.error }
+        : undefined;
+    if (!missing) return;
+    const why = `could not learn ${missing.what} (${missing.read}: ${missing.error.message})`;
+    if (!dryRun) {
+      throw new SvcError('failure', `${why}; nothing was revoked; try again`, { code: 'identity_unknown' });
+    }
+    const rows =
+      kind === 'assign'
+        ? 'which rows grant to yourself or hand out a role you may not'
+        : 'which rows take away your own roles (the real run makes them last)';
+    throw new SvcError(
+      'failure',
+      `${why}: the dry run cannot tell ${rows}; nothing was changed; run the dry run again`,
+      { code: 'not_checked' },
+    );
+  }
+
+  /**
    * The refusal of --extend for a row whose user is the caller themself (or their key's issuer)
    * and who holds the role: the platform refuses the grant first, then the expiry change the real
    * run asks next (held.ts `heldAfterSelfRefusal`), in its own words. Undefined for anyone else.
@@ -92,8 +141,14 @@ export class CallerForecast {
     const signal = this.ctx.signal;
     let self: Caller['self'];
     let slug = this.tenant;
+    let me: CallerIdentity;
     try {
-      const me = await this.platform.me.get({ signal, tenant: null });
+      me = await this.platform.me.get({ signal, tenant: null });
+    } catch (error) {
+      if (!lookupMayFail(error)) throw error;
+      return { self, slug, authority: undefined, ...(notChecked(error) ? { unanswered: error } : {}) };
+    }
+    try {
       self = selfOf(me);
       const tenant = tenantByRef(me.tenants ?? [], this.tenant);
       slug = tenant?.slug ?? this.tenant;
@@ -101,7 +156,14 @@ export class CallerForecast {
       const byName = new Map(this.roles.map((r) => [r.name, r]));
       let held: Array<{ role: string; expiresAt: string | null }>;
       if (me.type === 'user') {
-        const mine = (await this.platform.roles.listAssignments(me.id, {}, { signal })).items;
+        let mine: Awaited<ReturnType<Platform['roles']['listAssignments']>>['items'];
+        try {
+          mine = (await this.platform.roles.listAssignments(me.id, {}, { signal })).items;
+        } catch (error) {
+          if (!lookupMayFail(error) || !notChecked(error)) throw error;
+          const read = `GET /v1/users/${me.id}/roles`;
+          return { self, slug, authority: undefined, holdingsUnanswered: { read, error: error as SvcError } };
+        }
         held = mine
           .filter((a) => a.status === undefined || a.status === 'active')
           .map((a) => ({ role: a.role_id, expiresAt: a.expires_at ?? null }));

@@ -1,14 +1,15 @@
 import { PERMISSION_RE } from '../../api/roles.js';
+import type { CommandLine } from '../../config/settings.js';
 import { UsageError } from '../../errors.js';
 import { retyped, UnknownPermissionError } from '../../platform/errors.js';
 
 /** A permission the platform's catalog lacks: its refusal, pointing at `svc roles permissions`. */
-export async function withCatalogHint<T>(request: Promise<T>): Promise<T> {
+export async function withCatalogHint<T>(svc: CommandLine, request: Promise<T>): Promise<T> {
   try {
     return await request;
   } catch (error) {
     if (!(error instanceof UnknownPermissionError)) throw error;
-    throw retyped(error, UnknownPermissionError, 'see `svc roles permissions` for the catalog');
+    throw retyped(error, UnknownPermissionError, `see \`${svc('roles permissions')}\` for the catalog`);
   }
 }
 

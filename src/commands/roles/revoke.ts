@@ -120,18 +120,26 @@ export function revokeCommand(make: MakeContext): Command {
         'Revoke a role from a user in the tenant: the role stops granting access at once and the ' +
           'revocation is written to the audit trail. Asks first on a terminal; needs --yes ' +
           'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
-          ' too) of a CSV or NDJSON file, or of standard input (-), checked as a whole first, ' +
+          ' too) of a CSV, NDJSON or JSON-array file, or of standard input (-), checked as a whole first, ' +
           'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +
           'reported as skipped (not_assigned); a row whose revoke lost its answer and whose retry ' +
-          'found the grant gone is ok (gone_after_lost_answer), never skipped. --dry-run plans a ' +
+          'found the grant gone is ok (gone_after_lost_answer), never skipped. Rows that revoke ' +
+          'your own roles are made last, after every other row has finished (and not while an ' +
+          'earlier row is still owed: own_row_deferred), so they cannot take away the power the ' +
+          'others need; the dry run lists them last too. When GET /v1/me, which tells them ' +
+          'apart, goes unanswered, nothing is revoked (exit 1; the dry run exits 1 not_checked): run it again. --dry-run plans a ' +
           'row the platform would refuse as fail, and exits 7: a role whose permissions you do not ' +
           "all hold (insufficient_permission), or the tenant's last tenant_admin (last_tenant_admin, " +
-          'played over the live grants in file order).',
+          'played over the live grants in file order); a row whose check the server did not answer ' +
+          '(5xx, no answer) is planned unknown, and the dry run exits 1.',
       )
       .argument('[user]', 'user id')
       .argument('[role]', 'role id or name')
       .addOption(
-        new Option('--file <file>', 'revoke every row of a CSV or NDJSON file; - reads standard input'),
+        new Option(
+          '--file <file>',
+          'revoke every row of a CSV, NDJSON or JSON-array file; - reads standard input',
+        ),
       ),
     '--file',
     'with --file: print what would be revoked, without changing anything',

@@ -34,6 +34,12 @@ export interface GrantRow extends RevokeRow {
   /** Counted from the run's first start; null for a permanent grant. */
   expiresAt: string | null;
   justification: string;
+  /** A duration counted from the run's anchor (RowRules.anchorMs), and whether --expires-in gave it. */
+  counted?: Counted | undefined;
+}
+export interface Counted {
+  text: string;
+  flag: boolean;
 }
 
 /** Values given by flags for rows that leave them out. */
@@ -60,6 +66,11 @@ export interface RowRules {
    * expiry is not judged again: a resume skips them, so one that has passed since stops nothing.
    */
   journal?: { path: string; done(line: number): boolean };
+  /**
+   * Told of a row still to do whose duration (from anchorMs) has passed on the platform's clock,
+   * instead of a problem of its line: the caller refuses the run once for all of them (bulk.ts).
+   */
+  passed?: (line: number, counted: Counted, at: string) => void;
 }
 
 /** A field's text: undefined when absent or empty, or a message when it is not text. */
@@ -72,13 +83,13 @@ function read(fields: Record<string, unknown>, field: Field): { value?: string; 
   return value === '' ? {} : { value };
 }
 
-/** The row's expires_at (null: never), or undefined with the problems added to `messages`. */
+/** The row's expires_at (null: never) and its duration, or undefined with the problems added to `messages`. */
 function rowExpiry(
   fields: Record<string, unknown>,
   options: RowRules,
   messages: string[],
   line: number,
-): string | null | undefined {
+): { at: string | null; counted?: Counted } | undefined {
   const done = options.journal?.done(line) === true;
   const inText = read(fields, 'expires_in');
   const atText = read(fields, 'expires_at');
@@ -103,16 +114,22 @@ function rowExpiry(
     messages.push(`missing expiry: set expires_in (${DURATION_FORMS} or never) or expires_at`);
   }
   if (!expiry) return undefined;
-  if (expiry.kind === 'in') options.onDuration?.();
   const at = cached(options, expiry, (e) => expiresAt(e, options.anchorMs));
-  if (!done && expiry.kind === 'in' && at !== null && Date.parse(at) <= options.nowMs) {
-    const journal = options.journal ? ` ${options.journal.path}` : '';
-    messages.push(
-      `expires_in ${expiry.text}, counted from the first run of this file at ${isoSeconds(options.anchorMs)}, has passed; remove the journal${journal} to start over`,
-    );
-    return undefined;
+  if (expiry.kind !== 'in' || at === null) return { at };
+  options.onDuration?.();
+  const counted = { text: expiry.text, flag: inText.value === undefined };
+  if (!done && Date.parse(at) <= options.nowMs) {
+    if (options.passed) {
+      options.passed(line, counted, at);
+    } else {
+      const journal = options.journal ? ` ${options.journal.path}` : '';
+      messages.push(
+        `expires_in ${expiry.text}, counted from the first run of this file at ${isoSeconds(options.anchorMs)}, has passed; remove the journal${journal} to start over`,
+      );
+      return undefined;
+    }
   }
-  return at;
+  return { at, counted };
 }
 
 /**
@@ -270,6 +287,12 @@ function checkRecord(
   return {
     problems,
     ...found,
-    row: { user: user.value!, role: role!, expiresAt: expiry!, justification: justification! },
+    row: {
+      user: user.value!,
+      role: role!,
+      expiresAt: expiry!.at,
+      justification: justification!,
+      counted: expiry!.counted,
+    },
   };
 }

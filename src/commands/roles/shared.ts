@@ -5,7 +5,7 @@ import type { CommandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
-import { counted, rfc3339 } from '../../output/format.js';
+import { counted, quoted, rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import { sym } from '../../output/symbols.js';
 import {
@@ -118,7 +118,7 @@ export function findRole(roles: Role[], ref: string): Role | undefined {
 }
 
 export function unknownRole(ref: string, roles: Role[]): string {
-  return `unknown role ${JSON.stringify(ref)}${didYouMean(
+  return `unknown role ${quoted(ref)}${didYouMean(
     ref,
     roles.map((r) => r.name),
   )}`;
@@ -144,7 +144,7 @@ export async function roleToGrant(platform: Platform, ref: string): Promise<Role
     if (!(error instanceof PermissionDeniedError) || error instanceof TenantForbiddenError) throw error;
     throw new SvcError(
       'forbidden',
-      `svc needs role.read to resolve the role name ${JSON.stringify(ref)}; pass the role's id (role_${sym.ellipsis}) instead`,
+      `svc needs role.read to resolve the role name ${quoted(ref)}; pass the role's id (role_${sym.ellipsis}) instead`,
       { code: error.code ?? 'insufficient_role' },
     );
   }
@@ -181,7 +181,13 @@ export async function namedNotFound(platform: Platform, error: unknown, user: st
     if (!lookupMayFail(lookup)) throw lookup;
     return error;
   }
-  return typedError(error, isUser ? RoleNotFoundError : UserNotFoundError);
+  return typedError(
+    error,
+    isUser ? RoleNotFoundError : UserNotFoundError,
+    undefined,
+    undefined,
+    platform.svc,
+  );
 }
 
 /**

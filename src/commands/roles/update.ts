@@ -53,6 +53,7 @@ export async function runRolesUpdate(ctx: Context, options: RolesUpdateOptions):
   const data = await withNameTakenHint(
     commandLine(ctx.settings()),
     withCatalogHint(
+      commandLine(ctx.settings()),
       platform.roles.update(role.id, {
         ...(options.name === undefined ? {} : { name: options.name }),
         ...(options.description === undefined ? {} : { description: options.description }),

@@ -65,11 +65,14 @@ export async function confirmReplacing(
   const login =
     loginAt === undefined ? '' : there ? ' and holds a login there' : ` and holds a login for ${loginAt}`;
   const what = `profile "${profile}" ${where}${login}`;
-  const fix = `pick another -p NAME for the sandbox, or pass --yes to replace it (a login it holds is not revoked: \`svc -p ${profile} logout\` first)`;
+  // The login is spoken of only where there is one: a profile with a base URL alone loses no login.
+  const notRevoked =
+    loginAt === undefined ? '' : ` (its login is not revoked: \`svc -p ${profile} logout\` first)`;
+  const fix = `pick another -p NAME for the sandbox, or pass --yes to replace it${notRevoked}`;
   if (!ctx.globals.yes && !ctx.canPrompt) throw new UsageError(what, { hint: fix });
   await confirmDestructive(
     ctx,
-    `The ${what}. Replace it with the sandbox (that login is not revoked)?`,
+    `The ${what}. Replace it with the sandbox${loginAt === undefined ? '' : ' (that login is not revoked)'}?`,
     what,
   );
   const was = base === undefined ? 'had no base URL' : `pointed at ${base}`;

@@ -1,9 +1,12 @@
 import { once } from 'node:events';
 import { Command, Option } from 'commander';
 import { newSessionId } from '../../auth/session.js';
+import { decimal } from '../../config/decimal.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
+import { isRetryAfter } from '../../sandbox/retry-after.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
 import { bindError, confirmReplacing, parseHost } from './start-checks.js';
 
@@ -30,9 +33,9 @@ export interface SandboxStartOptions {
 
 function rate(flag: string, raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
-  const value = Number(raw);
+  const value = decimal(raw, 'number');
   if (!Number.isFinite(value) || value < 0 || value > 1) {
-    throw new UsageError(`${flag} must be a number from 0 to 1, got ${JSON.stringify(String(raw))}`);
+    throw new UsageError(`${flag} must be a number from 0 to 1, got ${quoted(String(raw))}`);
   }
   return value;
 }
@@ -55,19 +58,19 @@ export function parseSandboxStart(flags: Record<string, unknown>): SandboxStartO
   set('seed', intFlag('--fault-seed', flags.faultSeed, 0, 2 ** 31 - 1));
   if (flags.retryAfter !== undefined) {
     const value = String(flags.retryAfter);
-    if (!/^\d+$/.test(value) && Number.isNaN(Date.parse(value)) && value !== 'none') {
+    if (value !== 'none' && !isRetryAfter(value)) {
       throw new UsageError(
-        `--retry-after takes seconds, an HTTP date or "none", got ${JSON.stringify(value)}`,
+        `--retry-after takes whole seconds (e.g. 5), an HTTP date (e.g. Wed, 21 Oct 2026 07:28:00 GMT) or "none", got ${quoted(value)}`,
       );
     }
     faults.retry_after = value === 'none' ? null : value;
   }
   const webhooks: SandboxStartOptions['webhooks'] = {};
   if (flags.webhookTimeScale !== undefined) {
-    const scale = Number(flags.webhookTimeScale);
+    const scale = decimal(flags.webhookTimeScale, 'number');
     if (!Number.isFinite(scale) || scale < 0 || scale > 1000) {
       throw new UsageError(
-        `--webhook-time-scale must be a number from 0 to 1000, got ${JSON.stringify(String(flags.webhookTimeScale))}`,
+        `--webhook-time-scale must be a number from 0 to 1000, got ${quoted(String(flags.webhookTimeScale))}`,
       );
     }
     webhooks.timeScale = scale;
@@ -226,7 +229,10 @@ export function startCommand(make: MakeContext): Command {
     )
     .addOption(new Option('--fail-status <status>', 'status of injected failures (default 503)'))
     .addOption(
-      new Option('--retry-after <value>', 'Retry-After of injected failures: seconds, HTTP date, or none'),
+      new Option(
+        '--retry-after <value>',
+        'Retry-After of injected failures: whole seconds, an HTTP date (IMF-fixdate), or none',
+      ),
     )
     .addOption(new Option('--drop-rate <rate>', 'drop the connection of this share (0-1) of /v1 requests'))
     .addOption(new Option('--fault-phase <phase>', 'inject faults before the handler, after it, or both'))

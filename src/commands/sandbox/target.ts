@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { quoted } from '../../output/format.js';
 import type { TargetFaultState } from '../../platform/sandbox.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 
@@ -25,7 +26,7 @@ export function parseTarget(webhook: unknown, flags: Record<string, unknown>): T
   const status = /^\d{3}$/.test(fail) ? Number(fail) : Number.NaN;
   if (!(status >= 300 && status <= 599)) {
     throw new UsageError(
-      `--fail takes an HTTP status from 300 to 599, or ${KINDS.join(', ')}; got ${JSON.stringify(fail)}`,
+      `--fail takes an HTTP status from 300 to 599, or ${KINDS.join(', ')}; got ${quoted(fail)}`,
     );
   }
   return { webhook: id, change: { fault: 'status', status_code: status } };

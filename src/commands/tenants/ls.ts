@@ -12,6 +12,7 @@ import { didYouMean } from '../../api/suggest.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { quoted } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
@@ -56,7 +57,7 @@ function roleFlag(role: string): string {
   const suggestion = NAMED_ROLES.includes(lower)
     ? ` (did you mean ${lower}?)`
     : didYouMean(lower, NAMED_ROLES);
-  throw new UsageError(`--role ${JSON.stringify(role)} is not a role name${suggestion}`, {
+  throw new UsageError(`--role ${quoted(role)} is not a role name${suggestion}`, {
     hint: `give ${NAMED_ROLES.join(', ')}, or a custom role's name`,
   });
 }

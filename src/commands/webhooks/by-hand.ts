@@ -1,12 +1,12 @@
 // The `svc api` commands svc prints for a person to run by hand, when svc itself cannot (killed,
 // network down): each value one shell word, each path the platform client's (webhookPaths), with
 // the global options that keep them on the run's profile, base URL and tenant (targetOptions).
-import { type Settings, svcCommand } from '../../config/settings.js';
+import { svcCommand, type TargetSettings } from '../../config/settings.js';
 import { webhookPaths } from '../../platform/webhooks.js';
 import { shellWord } from '../../system/shell-words.js';
 
 /** The settings of the run the commands must act as (`ctx.settings()`). */
-type Target = Pick<Settings, 'profile' | 'profileSource' | 'values' | 'sources'>;
+type Target = TargetSettings;
 
 /**
  * The commands that put the webhook back by hand. Pasted into a shell: each value is one shell

@@ -2,9 +2,11 @@ import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import { parseHttpUrl } from '../../api/loopback.js';
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
+import { redactUrlText } from '../../api/secret-names.js';
 import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { quoted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
@@ -27,7 +29,7 @@ export function targetUrl(raw: unknown): string {
   const value = nonEmpty('--url', raw);
   const url = parseHttpUrl(value);
   if (!url) {
-    throw new UsageError(`--url ${JSON.stringify(value)} is not an absolute http(s) URL`, {
+    throw new UsageError(`--url ${quoted(redactUrlText(value))} is not an absolute http(s) URL`, {
       hint: 'for example https://hooks.example.com/svc',
     });
   }

@@ -8,44 +8,75 @@ import { REMEDIES } from './shared.js';
 
 const POLL_MS = 250;
 
+/**
+ * A delivery's state, the one rule every follow says it by (the API's summary counts them so:
+ * delivered, failed, recovered, in flight): `delivered`, and `recovered` too (it failed, then its
+ * event reached the target by another delivery of it, a later replay: never a failure); `failed`
+ * (its attempts used up, dead-lettered); `in_flight` (pending, or retrying after a failed attempt,
+ * and any status svc does not know: it is not said to be over).
+ */
+export function deliveryState(d: { status: string }): 'delivered' | 'failed' | 'in_flight' {
+  if (d.status === 'delivered' || d.status === 'recovered') return 'delivered';
+  return d.status === 'failed' ? 'failed' : 'in_flight';
+}
+
 /** An attempt has finished: delivered, failed for good, or failed once and waiting for a retry. */
-const settled = (d: WebhookDelivery) =>
-  d.status === 'delivered' || d.status === 'failed' || d.attempt_count > 0;
+const settled = (d: WebhookDelivery) => deliveryState(d) !== 'in_flight' || d.attempt_count > 0;
+
+/**
+ * The delivery a row's replay made, which --wait follows: the run's own (`new_delivery_id`), or
+ * that of an entry replayed while the run was stopped (`replayed_as` of a `while_stopped` row).
+ */
+export function madeBy(row: {
+  new_delivery_id?: unknown;
+  replayed_as?: unknown;
+  while_stopped?: unknown;
+}): string | undefined {
+  const made = row.new_delivery_id ?? (row.while_stopped === true ? row.replayed_as : undefined);
+  return typeof made === 'string' ? made : undefined;
+}
 
 /**
  * Follows a new delivery until its first attempt has an outcome, `timeoutMs` at most (Ctrl-C
- * stops waiting), and says how it ended: nothing for a delivery, `status: 'failed'` with the
- * cause and its remedy (the reference's failure-cause table) for one that failed or never settled
- * in time, and `follow: 'interrupted'` for one Ctrl-C stopped following first: its outcome is not
- * known, which is no failure (the replay was made, as a --no-wait row's is).
+ * stops waiting), and says how it ended (deliveryState): nothing for a delivery (for a recovered
+ * one, `delivered_by`: the delivery that delivered its event), `status: 'failed'` with the cause
+ * and its remedy (the reference's failure-cause table) for one that failed or never settled in
+ * time, and `follow: 'interrupted'` for one Ctrl-C stopped following first, in a wait or a read:
+ * its outcome is not known, which is no failure (the replay was made, as a --no-wait row's is).
+ * `timeoutMs` undefined reads it as it is, waiting for nothing (a dry run): one in flight is so.
  */
 export async function deliveryOutcome(
   ctx: Context,
   platform: Platform,
   webhook: string,
   delivery: WebhookDelivery,
-  timeoutMs: number,
+  timeoutMs: number | undefined,
 ): Promise<Record<string, unknown>> {
-  const until = ctx.clock.now() + timeoutMs;
+  const until = ctx.clock.now() + (timeoutMs ?? 0);
   let current = delivery;
   while (!settled(current) && ctx.clock.now() < until && !ctx.signal.aborted) {
     try {
       await ctx.clock.sleep(POLL_MS, ctx.signal);
-    } catch {
-      break;
+      current = await platform.webhooks.deliveries.get(webhook, current.id);
+    } catch (error) {
+      // Ctrl-C cut the wait or the read (InterruptedError): the outcome is not known.
+      if (ctx.signal.aborted) break;
+      throw error;
     }
-    current = await platform.webhooks.deliveries.get(webhook, current.id);
   }
   const status = { delivery_status: current.status };
-  if (current.status === 'delivered') return status;
+  if (deliveryState(current) === 'delivered') {
+    return current.recovered_by ? { ...status, delivered_by: current.recovered_by } : status;
+  }
   if (!settled(current) && ctx.signal.aborted) return { ...status, follow: 'interrupted' };
+  if (!settled(current) && timeoutMs === undefined) return status;
   if (!settled(current)) {
     return {
       ...status,
       status: 'failed',
       error: {
         code: 'not_settled',
-        message: `no attempt finished within ${Math.round(timeoutMs / 1000)} s`,
+        message: `no attempt finished within ${Math.round((timeoutMs ?? 0) / 1000)} s`,
         remedy: `follow it with: ${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}`,
       },
     };
@@ -83,7 +114,7 @@ const LISTED = 5;
  */
 export function failedReplaysHint(line: CommandLine, webhook: string, failed: FailedReplay[]): string {
   const parts: string[] = [];
-  const going = failed.filter((f) => f.status !== 'failed');
+  const going = failed.filter((f) => deliveryState(f) !== 'failed');
   if (going.length > 0) {
     const next = going
       .map((f) => f.next_retry_at)
@@ -96,7 +127,7 @@ export function failedReplaysHint(line: CommandLine, webhook: string, failed: Fa
         `follow ${them} with \`${line(`webhooks deliveries ${shellWord(webhook)} --status in_flight`)}\``,
     );
   }
-  const dead = failed.filter((f) => f.status === 'failed');
+  const dead = failed.filter((f) => deliveryState(f) === 'failed');
   if (dead.length > 0) {
     const more = dead.length - LISTED;
     const [is, those] = dead.length === 1 ? ['is', 'it'] : ['are', 'exactly those'];
@@ -116,23 +147,46 @@ export function failedReplaysHint(line: CommandLine, webhook: string, failed: Fa
 /**
  * Follows the delivery of a replay an earlier run made whose follow Ctrl-C cut (`follow:
  * interrupted` in its journal) to its end now, as deliveryOutcome does (`follow: interrupted`
- * again if Ctrl-C cuts this follow too), so the resumed run's row says how it went and counts it.
+ * again if Ctrl-C cuts this follow too), so the resumed run's row says how it went and counts it
+ * (a dry run's, `timeoutMs` undefined, reads it as it is).
  * Anything else (another row, a delivery that cannot be read) gives nothing to add, except that
- * the earlier run's state of it is no longer said.
+ * the earlier run's state of it is no longer said. A row of an entry replayed while the run was
+ * stopped names its delivery `replayed_as` (madeBy); followed now, it is as if never cut: that
+ * replay was not the run's, only its follow.
  */
 export async function followUnfollowed(
   ctx: Context,
   platform: Platform,
   webhook: string,
   done: Record<string, unknown>,
-  timeoutMs: number,
+  timeoutMs: number | undefined,
 ): Promise<Record<string, unknown> | undefined> {
-  const id = done.new_delivery_id;
-  if (done.follow !== 'interrupted' || typeof id !== 'string') return undefined;
+  const id = madeBy(done);
+  if (done.follow !== 'interrupted' || id === undefined) return undefined;
+  const outcome = await followMade(ctx, platform, webhook, id, timeoutMs);
+  return done.while_stopped === true ? { follow: undefined, ...outcome } : outcome;
+}
+
+/**
+ * Follows a delivery a replay made, read by its id, as deliveryOutcome does (`timeoutMs`
+ * undefined: as it is now): a resumed run's journaled row, or an entry the run it resumes took
+ * that was replayed while it was stopped (by another run, or by that run, its answer lost: svc
+ * cannot tell). Ctrl-C cutting the read is `follow: interrupted` (never swallowed: the row stays
+ * owed); one that cannot be read otherwise says nothing of how it went (`delivery_status: undefined`).
+ */
+export async function followMade(
+  ctx: Context,
+  platform: Platform,
+  webhook: string,
+  id: string,
+  timeoutMs: number | undefined,
+): Promise<Record<string, unknown>> {
   try {
     const found = await optionalLookup(platform.webhooks.deliveries.get(webhook, id));
     if (found) return await deliveryOutcome(ctx, platform, webhook, found, timeoutMs);
   } catch {
+    // Ctrl-C cut the read (InterruptedError): not followed, the row stays owed.
+    if (ctx.signal.aborted) return { delivery_status: undefined, follow: 'interrupted' };
     // Only to say more: a read that fails says nothing.
   }
   return { delivery_status: undefined };

@@ -6,7 +6,7 @@ import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { renderError } from '../../output/errors.js';
-import { cellText } from '../../output/format.js';
+import { cellText, quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { unabandoned } from '../../system/interrupts.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
@@ -59,7 +59,7 @@ function httpUrlFlag(flag: string, raw: unknown): URL | undefined {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new UsageError(`${flag} must be an http or https URL, got ${JSON.stringify(String(raw))}`);
+    throw new UsageError(`${flag} must be an http or https URL, got ${quoted(String(raw))}`);
   }
   return url;
 }

@@ -1,7 +1,8 @@
 import type { CommandLine } from '../../config/settings.js';
 import type { Column } from '../../output/output.js';
 import { shellWord } from '../../system/shell-words.js';
-import { leftText } from './dlq/queue.js';
+import { leftText } from './dlq/left.js';
+import { madeBy } from './follow.js';
 import { noteText, type ReplayNote } from './replay-named.js';
 
 /** One result row of `svc webhooks replay`. */
@@ -18,30 +19,44 @@ export interface ReplayRow {
   replayed_as?: string;
   discarded_at?: string | null;
   delivery_status?: string;
+  /** The entry left the queue while the run this one resumes was stopped: not this run's doing. */
+  while_stopped?: boolean;
   /** `interrupted`: Ctrl-C stopped --wait following the replay, which was made. */
   follow?: 'interrupted';
   error?: { code: string; message: string; remedy?: string };
   reason?: string;
 }
 
+/** Of a delivery found recovered: the delivery that delivered its event. */
+const recovered = (r: ReplayRow) =>
+  r.delivery_status === 'recovered'
+    ? `its event was delivered${r.delivered_by ? ` by ${r.delivered_by}` : ''}`
+    : undefined;
+
 /** A row's detail in words: its error, its note, or what happened to it. */
 function detail(webhook: string, line: CommandLine, r: ReplayRow): string | undefined {
   const error = r.error && [r.error.message, r.error.remedy].filter(Boolean).join('; ');
+  const made = madeBy(r);
   if (r.reason === 'journal' && r.follow === 'interrupted') {
     // Made by the earlier run this one resumes (nothing is sent now), followed now.
-    const as = r.new_delivery_id ? ` (replayed as ${r.new_delivery_id})` : '';
-    const now = r.delivery_status ? `: ${r.delivery_status} now${error ? `: ${error}` : ''}` : '';
+    const as = made ? ` (replayed as ${made})` : '';
+    const by = recovered(r);
+    const now = r.delivery_status
+      ? `: ${r.delivery_status} now${by ? ` (${by})` : ''}${error ? `: ${error}` : ''}`
+      : '';
     return `done in an earlier run${as}; not followed then (interrupted)${now}`;
   }
-  if (error) return error;
-  if (r.reason === 'journal') {
-    const as = r.new_delivery_id ? ` (replayed as ${r.new_delivery_id})` : '';
-    return `done in an earlier run${as}`;
-  }
   if (r.follow === 'interrupted') {
-    const made = r.new_delivery_id;
-    return `interrupted while following; the replay was made (${made}): see how it went with \`${line(`webhooks deliveries get ${shellWord(webhook)}${made === undefined ? '' : ` ${shellWord(made)}`}`)}\``;
+    const see = `see how it went with \`${line(`webhooks deliveries get ${shellWord(webhook)}${made === undefined ? '' : ` ${shellWord(made)}`}`)}\``;
+    if (r.while_stopped) return `${leftText(r)}; interrupted while following its delivery: ${see}`;
+    return `interrupted while following; the replay was made${made === undefined ? '' : ` (${made})`}: ${see}`;
   }
+  // Replayed while the run was stopped, its delivery followed (--wait): how it went is said too.
+  if (r.while_stopped && (error || recovered(r))) {
+    return `${leftText(r)}; ${error ? `its delivery failed: ${error}` : recovered(r)}`;
+  }
+  if (error) return error;
+  if (r.reason === 'journal') return `done in an earlier run${made ? ` (replayed as ${made})` : ''}`;
   if (r.note) return noteText(r as ReplayNote);
   return leftText(r) ?? (r.reason && `done (${r.reason})`);
 }
@@ -51,7 +66,7 @@ export const replayColumns =
   (dryRun: boolean): Array<Column<ReplayRow>> => [
     { header: dryRun ? 'plan' : 'result', value: (r) => (dryRun ? r.plan : r.status), kind: 'status' },
     { header: 'delivery', value: (r) => r.delivery_id ?? r.dlq_entry_id, kind: 'id' },
-    { header: 'new delivery', value: (r) => r.new_delivery_id, kind: 'id' },
+    { header: 'new delivery', value: (r) => madeBy(r), kind: 'id' },
     { header: 'event', value: (r) => r.event_type },
     { header: 'outcome', value: (r) => r.delivery_status, kind: 'status', optional: true },
     { header: 'detail', kind: 'detail', value: (r) => detail(webhook, line, r) },

@@ -1,8 +1,9 @@
-// Over 300 lines, just: the verb's parsing, its BulkVerb (what each item is, how it is done,
-// followed and said) and its help read as one; named ids (replay-named.ts), rows (replay-rows.ts)
-// and the queue (dlq/queue.ts) live apart.
+// Over 300 lines: the verb's parsing, its BulkVerb (what each item is, how it is done, followed
+// and said, a resumed run's rows included) and its help read as one; named ids (replay-named.ts),
+// rows (replay-rows.ts), following (follow.ts) and the queue (dlq/queue.ts, dlq/left.ts) live apart.
 
 import { Command, Option } from 'commander';
+import type { Journal } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
@@ -17,8 +18,16 @@ import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
+import type { Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
-import { deliveryOutcome, type FailedReplay, failedReplaysHint, followUnfollowed } from './follow.js';
+import {
+  deliveryOutcome,
+  type FailedReplay,
+  failedReplaysHint,
+  followMade,
+  followUnfollowed,
+  madeBy,
+} from './follow.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
@@ -78,7 +87,16 @@ interface Target extends NamedTarget {
   ref: string;
   event_type?: string;
   event_id?: string;
+  /** An entry the run this one resumes took, gone from the queue while it was stopped. */
+  planned?: Planned;
 }
+
+/** The delivery and event a target holds, as far as they are known: kept on its row (and journal line). */
+const about = (t: Target) => ({
+  ...(t.delivery_id === undefined ? {} : { delivery_id: t.delivery_id }),
+  ...(t.event_type === undefined ? {} : { event_type: t.event_type }),
+  ...(t.event_id === undefined ? {} : { event_id: t.event_id }),
+});
 
 export async function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
   const platform = await ctx.platform();
@@ -107,7 +125,27 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       ? (await platform.webhooks.dlq.get(webhook, target.ref)).delivery_id
       : target.ref);
 
+  /**
+   * The row of an entry the run this one resumes took, replayed or gone while it was stopped, with
+   * the delivery and event it holds (kept in the journal). With --wait a replay made then (maybe
+   * by that run itself, its answer lost) has its delivery followed like the run's own, and one
+   * that failed is a failed row; a dry run reads it as it is now (`timeoutMs` undefined), so it
+   * says what the run will.
+   */
+  const stopped = async (data: Target, timeoutMs: number | undefined) => {
+    const row: Record<string, unknown> = { ...about(data), ...queue!.leftWhileStopped(data.planned!) };
+    const made = madeBy(row);
+    if (!wait || made === undefined) return { row };
+    const outcome = await followMade(ctx, platform, webhook, made, timeoutMs);
+    return { row: { ...row, ...outcome }, made, outcome };
+  };
+
   const work: Worker<Target> = async ({ data }, call) => {
+    if (data.planned) {
+      const { row, made, outcome } = await stopped(data, options.waitTimeoutMs);
+      if (made !== undefined) followed(made, outcome, true);
+      return row;
+    }
     const { signal, idempotencyKey } = call;
     const original = await delivery(data);
     let answer: Awaited<ReturnType<NonNullable<typeof queue>['replay']>>;
@@ -139,11 +177,14 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       ...(response.replayed ? { replayed: true } : {}),
     };
     if (!wait) return detail;
+    // Ctrl-C stops only the follow: a read of the delivery it cuts leaves the replay made and its
+    // outcome unknown (follow "interrupted", journaled: the resumed run follows it), never failed.
     const outcome = await deliveryOutcome(ctx, platform, webhook, made, options.waitTimeoutMs);
     followed(made.id, outcome);
     return { ...detail, ...outcome };
   };
   const plan: Worker<Target> = async ({ data }) => {
+    if (data.planned) return (await stopped(data, undefined)).row;
     if (queue) return {};
     if (data.entry?.status === 'discarded') {
       throw discardedRefusal(commandLine(ctx.settings()), webhook, data.ref, data.entry, data.delivery_id);
@@ -184,15 +225,19 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       }
       return queue.forRun(ctx, journal, () => ctx.clock.now());
     },
-    items: () =>
-      queue ? entries(queue) : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
+    items: (_run, journal) =>
+      queue
+        ? entries(queue, journal, !options.dryRun)
+        : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
     // A replay the earlier run made whose follow Ctrl-C cut is followed now: delivered, or failed
-    // (a failed row, exit 7, as without the interruption), or cut again (the journal stays).
+    // (a failed row, exit 7, as without the interruption), or cut again (the journal stays). A
+    // dry run reads it as it is, so it says what the run will.
     journaled: async (_item, done) => {
-      const outcome = await followUnfollowed(ctx, platform, webhook, done, options.waitTimeoutMs);
-      if (outcome) followed(done.new_delivery_id as string, outcome, true);
+      const timeoutMs = options.dryRun ? undefined : options.waitTimeoutMs;
+      const outcome = await followUnfollowed(ctx, platform, webhook, done, timeoutMs);
+      if (outcome && !options.dryRun) followed(madeBy(done)!, outcome, true);
       return outcome;
     },
     work,
@@ -216,7 +261,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     columns: replayColumns(webhook, commandLine(ctx.settings())),
     describe: (r) =>
       r.error?.remedy
-        ? `${r.new_delivery_id} ${r.error.code} (${r.error.remedy})`
+        ? `${madeBy(r) ?? r.replayed_as} ${r.error.code} (${r.error.remedy})`
         : `${r.delivery_id ?? r.dlq_entry_id}: ${r.error?.message}`,
     retryHint: () => failedReplaysHint(commandLine(ctx.settings()), webhook, failedReplays),
     single: !options.dlq && options.ids.length === 1,
@@ -225,8 +270,17 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     keepJournal: () => words.unfollowed > 0,
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };
-  const summary = await withLaterNoted(ctx, queue, 'replay', runBulkOperation(ctx, verb));
-  if (summary && !options.dryRun) queue?.noteLeft(ctx, 'replayed');
+  const summary = await withLaterNoted(
+    ctx,
+    queue,
+    'replay',
+    runBulkOperation(ctx, verb),
+    options.dryRun ? undefined : 'replayed',
+  );
+  if (summary && !options.dryRun) {
+    queue?.noteLeftWhileStopped(ctx, 'replayed');
+    queue?.noteLeft(ctx, 'replayed');
+  }
   if (!wait && !options.dryRun && summary && summary.ok > 0) {
     ctx.out.info(
       `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
@@ -242,8 +296,24 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   }
 }
 
-async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<Target>> {
-  for await (const e of queue.entries()) {
+/** The queue's entries, then those the run this one resumes took that left it (QueueSnapshot.planned). */
+async function* entries(
+  queue: QueueSnapshot,
+  journal: Journal,
+  record: boolean,
+): AsyncGenerator<BulkItem<Target>> {
+  for await (const next of queue.planned(journal, record)) {
+    if ('left' in next) {
+      const { id, entry } = next.left;
+      const known = entry && {
+        delivery_id: entry.delivery_id,
+        event_type: entry.event_type,
+        event_id: entry.event_id,
+      };
+      yield { key: id, data: { ref: id, planned: next.left, ...known } };
+      continue;
+    }
+    const e = next.queued;
     yield {
       key: e.id,
       data: { ref: e.id, delivery_id: e.delivery_id, event_type: e.event_type, event_id: e.event_id },
@@ -273,13 +343,18 @@ export function replayCommand(make: MakeContext): Command {
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
         'the same command after a failure, Ctrl-C (exit 130) or a closed stdout (exit 141) resumes the run,\n' +
         'with the same idempotency keys, and nothing is replayed twice (a row the earlier run did is a\n' +
-        'skipped row, reason journal, "done in an earlier run"; with --dlq every entry it did). A --dlq\n' +
+        'skipped row, reason journal, "done in an earlier run"; with --dlq every entry it did, and each\n' +
+        'entry it had taken that left the queue while it was stopped is a skipped row saying what became\n' +
+        'of it, while_stopped; with --wait one replayed then, maybe by the stopped run itself, has its\n' +
+        'delivery followed: failed, it is a failed row, exit 7; recovered since, by a later replay, it is\n' +
+        'delivered). A --dlq\n' +
         "run is the entries dead-lettered before it started: newer ones are a new run's, counted when the\n" +
         'resumed run ends and taken by the same command after it. Nor by two runs at once (two admins,\n' +
         'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +
         'with a key every run that listed it shares; an entry another run replayed or discarded first is a\n' +
         'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be\n' +
-        'replayed; whether they are delivered is known only when they are sent.\n\n' +
+        'replayed; whether they are delivered is known only when they are sent (with --wait, a replay\n' +
+        'made already, by the stopped run or while it was stopped, is read as it is: failed, it would fail).\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
         'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n' +
         'A queued entry named by its dlq_ id is replayed as that entry; a discarded one is refused (exit 6,\n' +

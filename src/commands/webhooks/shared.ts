@@ -3,7 +3,7 @@ import type { DeliveryFailureCause } from '../../api/constants.js';
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
-import { rfc3339 } from '../../output/format.js';
+import { quoted, rfc3339 } from '../../output/format.js';
 import type { Column, Field } from '../../output/output.js';
 import {
   DeliveryNotFoundError,
@@ -74,7 +74,7 @@ export function unixSecondsFlag(flag: string, raw: unknown): number | undefined 
   if (raw === undefined) return undefined;
   const text = String(raw).trim();
   if (!/^\d{1,12}$/.test(text)) {
-    throw new UsageError(`${flag} must be a Unix time in whole seconds, got ${JSON.stringify(String(raw))}`);
+    throw new UsageError(`${flag} must be a Unix time in whole seconds, got ${quoted(String(raw))}`);
   }
   return Number(text);
 }

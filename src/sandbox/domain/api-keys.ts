@@ -3,6 +3,7 @@ import { API_KEY_ROLES } from '../../api/permissions.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
+import { actorOf } from './audit-trail.js';
 import { heldUntil, livePermissions, requireHeld, userPermissions } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import type { ApiKey, ApiKeyKind, Tenant } from './identity.js';
@@ -72,7 +73,7 @@ export function issueApiKey(
   state.audit.record({
     tenant_id: tenant.id,
     action: 'api_key.issued',
-    actor: principal.subject,
+    ...actorOf(principal),
     request_id: requestId,
     target_type: 'api_key',
     target_id: record.id,
@@ -149,7 +150,7 @@ export function revokeApiKey(
   state.audit.record({
     tenant_id: tenant.id,
     action: 'api_key.revoked',
-    actor: principal.subject,
+    ...actorOf(principal),
     request_id: requestId,
     target_type: 'api_key',
     target_id: key.id,

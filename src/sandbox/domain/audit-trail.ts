@@ -1,6 +1,7 @@
 import type { AuditAction, AuditTargetType } from '../../api/audit.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
+import type { Principal } from '../types.js';
 import type { SurfaceRecord } from './records.js';
 
 /**
@@ -17,6 +18,11 @@ export interface AuditEntry {
   action: AuditAction;
   /** Who made the change: a user id or an API key id. */
   actor: string;
+  /**
+   * The OAuth client whose access token made the change, acting for the user in `actor` (a
+   * third-party integration, or svc-cli, the user's own login). Absent: the actor's own JWT or key.
+   */
+  client_id?: string;
   request_id: string;
   /** What was changed: a user (for role grants), a role, an API key, a webhook or an OAuth client. */
   target_type: AuditTargetType;
@@ -51,11 +57,19 @@ export type AuditInput = Pick<
       | 'justification'
       | 'changes'
       | 'reason'
+      | 'client_id'
     >
   > & {
     /** When it happened, for seeded history; a recorded change is stamped with the clock. */
     at?: string;
   };
+
+/** Who made a change, as its entry names them: the user or key, and the OAuth client it acted through. */
+export function actorOf(principal: Principal): Pick<AuditEntry, 'actor' | 'client_id'> {
+  return principal.clientId === null
+    ? { actor: principal.subject }
+    : { actor: principal.subject, client_id: principal.clientId };
+}
 
 /** What GET /v1/audit_trail filters on. */
 export interface AuditFilter {

@@ -151,9 +151,22 @@ export function refuseOrganisation(
 }
 
 /**
+ * The third-party OAuth client a token acts through for its user (a client created in a tenant),
+ * or null: the user's own login (a JWT, or the first-party client svc-cli, which is in no tenant),
+ * or an API key. A delegated token does what its user may within its scopes, but mints nothing
+ * that outlives the client (API keys: callers `users`).
+ */
+export function thirdPartyClient(principal: Principal): string | null {
+  return principal.kind === 'oauth_access_token' && principal.clientTenantId !== null
+    ? principal.clientId
+    : null;
+}
+
+/**
  * Whether the caller may run an operation of the table (src/api/operations.ts) in a tenant:
- * API keys where only users may act, then the access token's scopes, then a live role somewhere
- * (where the operation needs one), then the permission held live in the tenant. In that order
+ * API keys and third-party OAuth clients where only users themselves may act, then the access
+ * token's scopes, then a live role somewhere (where the operation needs one), then the permission
+ * held live in the tenant. In that order
  * (after the tenant itself, checked by namedTenant), so every refusal names the first thing missing.
  */
 export function authorizeOperation(
@@ -166,6 +179,20 @@ export function authorizeOperation(
   const action = actionOf(operationId);
   if (rule.callers === 'users' && !principal.user) {
     throw new DomainError('user_required', `${action} is for users; API keys cannot do it`);
+  }
+  const client = thirdPartyClient(principal);
+  if (rule.callers === 'users' && client !== null) {
+    // Issuing mints a credential that would outlast the client; listing and revoking mint nothing,
+    // and are kept to users all the same (the platform's choice): each refusal says its own reason.
+    const why =
+      operationId === 'api_keys_create'
+        ? 'an API key would outlive the client'
+        : 'API keys are managed by users with their own login only';
+    throw new DomainError(
+      'user_required',
+      `${action} is for users themselves, not an OAuth client acting for one (this token is ${client}'s): ` +
+        `${why}; ask the user to do it with their own login`,
+    );
   }
   if (principal.scopes !== null && !scopesAllow(rule, principal.scopes)) {
     const needed =

@@ -1,3 +1,5 @@
+// Over 300 lines: the sandbox's rules for role grants (who may grant what, for how long, to whom,
+// the last administrator), one list read top to bottom as the platform checks them.
 import {
   HANDING_OUT,
   keyMinterRefusal,
@@ -10,7 +12,7 @@ import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { assignmentView, findUser } from './assignments.js';
-import type { AuditEntry } from './audit-trail.js';
+import { type AuditEntry, actorOf } from './audit-trail.js';
 import { heldUntil, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import type { Assignment, Tenant, User } from './identity.js';
@@ -71,10 +73,28 @@ function requireWithinOwn(
 
 const until = (expiresAt: string | null) => (expiresAt ? `until ${expiresAt}` : 'permanently');
 
+/**
+ * An expires_at the schema took (RFC 3339 date-time) as ms. RFC 3339 allows a leap second
+ * (second 60), which the platform does not take (its clock and Date have none): refused as such,
+ * naming the seconds either side, never as "not in the future". `where` prefixes the field.
+ */
+export function expiryMs(raw: string, where = ''): number {
+  const ms = Date.parse(raw);
+  if (!Number.isNaN(ms)) return ms;
+  const leap = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}):60/.exec(raw);
+  const field = `${where}expires_at`;
+  const message = leap
+    ? `${field} ${raw} is a leap second (second 60), which the platform does not take; give ${leap[1]}:59${raw.slice(leap[0].length).replace(/^\.\d+/, '')} or the next second`
+    : `${field} ${raw} is not a time the platform can read`;
+  throw new DomainError('invalid_request', message, [
+    { field, message: leap ? 'is a leap second; give second 59 or the next second' : 'is not a time' },
+  ]);
+}
+
 /** An expires_at of a request, at second precision, refused unless it is in the future. */
 function futureExpiry(raw: string, now: number): string {
-  const ms = Date.parse(raw);
-  if (Number.isNaN(ms) || ms - (ms % 1000) <= now) {
+  const ms = expiryMs(raw);
+  if (ms - (ms % 1000) <= now) {
     throw new DomainError(
       'invalid_expiry',
       `expires_at ${raw} is not in the future (now ${isoSeconds(now)})`,
@@ -126,12 +146,14 @@ export function assignRole(
       },
     ]);
   }
+  const { actor, ...via } = actorOf(principal);
   const assignment = recordGrant(state, {
     user_id: user.id,
     tenant_id: tenant.id,
     role_id: role.id,
     role_name: role.name,
-    assigned_by: principal.subject,
+    assigned_by: actor,
+    ...via,
     expires_at: expiry,
     justification: input.justification ?? null,
     request_id: requestId,
@@ -159,7 +181,7 @@ export function revokeRole(
     throw new DomainError('assignment_not_found', `${user.id} does not hold ${role.name} in this tenant`);
   requireHeld(state, principal, tenant.id, role.permissions, GRANT);
   keepAdministration(state, tenant, active, { revoke: true }, now);
-  const entry = recordRevocation(state, active, role, { actor: principal.subject, request_id: requestId });
+  const entry = recordRevocation(state, active, role, { ...actorOf(principal), request_id: requestId });
   identity.revokeAssignment(active, principal.subject, entry.id);
   return assignmentView(state, active, now);
 }
@@ -204,7 +226,7 @@ export function updateAssignment(
   const entry = state.audit.record({
     tenant_id: tenant.id,
     action: 'role.assignment_updated',
-    actor: principal.subject,
+    ...actorOf(principal),
     request_id: requestId,
     target_type: 'user',
     target_id: user.id,
@@ -236,14 +258,17 @@ export function recordGrant(
     request_id: string;
     /** When it was made; the sandbox clock's now when left out. */
     assigned_at?: string;
+    /** The OAuth client the granter acted through (AuditEntry.client_id). */
+    client_id?: string;
   },
 ): Assignment {
-  const { request_id, assigned_at, ...assignment } = grant;
+  const { request_id, assigned_at, client_id, ...assignment } = grant;
   const entry = state.audit.record({
     ...(assigned_at === undefined ? {} : { at: assigned_at }),
     tenant_id: grant.tenant_id,
     action: 'role.assigned',
     actor: grant.assigned_by,
+    ...(client_id === undefined ? {} : { client_id }),
     request_id,
     target_type: 'user',
     target_id: grant.user_id,
@@ -266,7 +291,7 @@ export function recordRevocation(
   state: SandboxState,
   grant: Assignment,
   role: Pick<Role, 'id' | 'name'>,
-  by: { actor: string; request_id: string },
+  by: Pick<AuditEntry, 'actor' | 'client_id' | 'request_id'>,
   reason?: 'role_deleted',
 ): AuditEntry {
   return state.audit.record({

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../../api/constants.js';
+import { redirectUriMatches } from '../../api/redirect-uris.js';
 import type { OAuthClient } from '../../api/schemas/oauth.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
@@ -53,6 +54,20 @@ export interface ConsentTicket {
   expiresAtMs: number;
   /** Set for the consent page of a device authorization (RFC 8628): its key, not a redirect. */
   deviceKey?: string;
+}
+
+/**
+ * Whether a redirect URI is one of the client's as it is registered now (exactly, but the port of
+ * a loopback one): checked when the consent page is shown, when it is answered and when its code
+ * is exchanged, so a URI an administrator removed in between gets nothing (RFC 9700 §4.1).
+ */
+export function redirectRegistered(client: OAuthClientRecord, redirectUri: string): boolean {
+  return client.redirect_uris.some((registered) => redirectUriMatches(registered, redirectUri));
+}
+
+/** The scopes of a grant that the client is still allowed (its registration may have lost some). */
+export function scopesStillAllowed(client: OAuthClientRecord, scopes: string[]): string[] {
+  return scopes.filter((s) => client.scopes.includes(s));
 }
 
 export function sha256(value: string): Buffer {

@@ -10,6 +10,7 @@ import type { RoleUpdateBody } from '../../api/schemas/roles.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
+import { actorOf } from './audit-trail.js';
 import { heldGrants, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import { recordRevocation } from './grants.js';
@@ -33,14 +34,14 @@ function audit(
   tenant: Tenant,
   verb: 'created' | 'updated' | 'deleted',
   role: Role,
-  actor: string,
+  by: Principal,
   requestId: string,
   changes: string[] | null = null,
 ) {
   state.audit.record({
     tenant_id: tenant.id,
     action: `role.${verb}`,
-    actor,
+    ...actorOf(by),
     request_id: requestId,
     target_type: 'role',
     target_id: role.id,
@@ -102,7 +103,7 @@ export function createRole(
     requireHeld(state, principal, tenant.id, added, WIDEN);
     refuseKeyMinterByKey(principal, input.name, null, added);
   });
-  audit(state, tenant, 'created', role, principal.subject, requestId);
+  audit(state, tenant, 'created', role, principal, requestId);
   return role;
 }
 
@@ -137,15 +138,7 @@ export function updateRole(
   if (role.name !== before.name) {
     for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
   }
-  audit(
-    state,
-    tenant,
-    'updated',
-    role,
-    principal.subject,
-    requestId,
-    roleChanges(before, role, change, moved),
-  );
+  audit(state, tenant, 'updated', role, principal, requestId, roleChanges(before, role, change, moved));
   return role;
 }
 
@@ -184,10 +177,10 @@ export function deleteRole(
     (a) => a.tenant_id === tenant.id && a.role_id === found.id && state.identity.isActive(a, now),
   );
   const role = state.roles.softDelete(found);
-  audit(state, tenant, 'deleted', role, principal.subject, requestId);
+  audit(state, tenant, 'deleted', role, principal, requestId);
   // Each holder lost the role: an entry naming the user, so their own history says so.
   for (const a of ended) {
-    recordRevocation(state, a, role, { actor: principal.subject, request_id: requestId }, 'role_deleted');
+    recordRevocation(state, a, role, { ...actorOf(principal), request_id: requestId }, 'role_deleted');
   }
   return role;
 }

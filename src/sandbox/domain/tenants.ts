@@ -1,6 +1,6 @@
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
-import { liveRoleNames, liveTenants, refuseOrganisation } from './authorization.js';
+import { liveRoleNames, liveTenants, refuseOrganisation, thirdPartyClient } from './authorization.js';
 import { primaryRole, type Tenant } from './identity.js';
 
 /**
@@ -23,8 +23,8 @@ export function visibleTenants(
     refuseOrganisation(state, principal, orgId, requestId);
   }
   const ownCredential =
-    principal.kind === 'jwt' ||
-    (principal.kind === 'oauth_access_token' && principal.clientTenantId === null);
+    (principal.kind === 'jwt' || principal.kind === 'oauth_access_token') &&
+    thirdPartyClient(principal) === null;
   const orgWide =
     orgId !== undefined &&
     ownCredential &&

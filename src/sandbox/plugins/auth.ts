@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HEADERS } from '../../api/constants.js';
 import { OPERATIONS } from '../../api/operations.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
-import { canonicalTenantRef } from '../../api/tenant-id.js';
+import { canonicalTenantRef, isTenantId } from '../../api/tenant-id.js';
 import { issuerLacks } from '../domain/api-keys.js';
 import { authorizeOperation, namedTenant } from '../domain/authorization.js';
 import type { Tenant } from '../domain/identity.js';
@@ -177,14 +177,18 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
     }
     // Tenant ids are UUIDs, case-insensitive on input (RFC 9562): compared in lower case.
     const sent = headerValue(request, HEADERS.tenant);
-    const header = sent === undefined ? undefined : canonicalTenantRef(sent);
+    const header =
+      sent === undefined || rule.tenant === 'none' ? undefined : tenantIdOf(sent, HEADERS.tenant);
     let tenant: Tenant | null = null;
     if (rule.tenant === 'path') {
-      const fromPath = canonicalTenantRef((request.params as Record<string, string>).id!);
+      // Each tenant named is checked (and a foreign one logged) before the two are compared, so a
+      // probe of another tenant is in the security events log whatever header comes with it.
+      const fromPath = tenantIdOf((request.params as Record<string, string>).id!, 'id');
+      tenant = namedTenant(state, principal, fromPath, request.id);
       if (header !== undefined && header !== fromPath) {
+        namedTenant(state, principal, header, request.id);
         throw new ApiProblem(400, 'tenant_mismatch', 'X-Tenant-Id and the tenant in the path differ');
       }
-      tenant = namedTenant(state, principal, fromPath, request.id);
     } else if (rule.tenant !== 'none' && header !== undefined) {
       tenant = namedTenant(state, principal, header, request.id);
     } else if (rule.tenant === 'header') {
@@ -192,5 +196,19 @@ export function registerAuth(app: FastifyInstance, state: SandboxState, issuer: 
     }
     request.tenant = tenant;
     authorizeOperation(state, principal, operation!, rule, tenant);
+  });
+}
+
+/**
+ * A tenant reference of a call (X-Tenant-Id, or the path's `{id}`) as a canonical id. Tenants are
+ * named by id there (the reference: `X-Tenant-Id: <tenant_id>`, a UUID): anything else, a slug
+ * included, names no tenant, whoever's it may be, so the answer is about its shape alone (400, the
+ * same to every caller, nothing logged) rather than "not one of your tenants" about the caller's own.
+ */
+function tenantIdOf(ref: string, field: string): string {
+  if (isTenantId(ref)) return canonicalTenantRef(ref);
+  const message = `${ref} is not a tenant id: tenants are named by their id (a UUID), in paths and in X-Tenant-Id; GET /v1/tenants lists each with its slug`;
+  throw new ApiProblem(400, 'invalid_request', message, {
+    details: [{ field, message: 'not a tenant id (a UUID)' }],
   });
 }

@@ -4,6 +4,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import { ApiProblem } from '../problem.js';
+import { FORM_BODY_LIMIT } from './form.js';
+import { BODY_LIMIT } from './json-body.js';
 import { errorBodyText } from './shared.js';
 import { knownQueryText } from './strict-query.js';
 
@@ -88,7 +90,8 @@ function validationDetails(
     const allowed = Array.isArray(v.params?.allowedValues) ? `: ${v.params.allowedValues.join(', ')}` : '';
     return {
       field: path || where || 'request',
-      message: `${extra ? 'unknown field' : (v.message ?? 'is invalid')}${allowed}`,
+      // Ajv's "must have required property 'x'" after the field's own name would say it twice.
+      message: `${extra ? 'unknown field' : missing ? 'is required' : (v.message ?? 'is invalid')}${allowed}`,
     };
   });
 }
@@ -111,6 +114,14 @@ export function registerErrorHandling(app: FastifyInstance, log: (line: string) 
       return sendProblem(reply, request, new ApiProblem(400, 'invalid_request', message, { details }));
     }
     const status = error.statusCode ?? 500;
+    if (status === 413) {
+      const length = Number(request.headers['content-length']);
+      const size = Number.isInteger(length) && length > 0 ? ` (${length} bytes)` : '';
+      const form = (request.headers['content-type'] ?? '').toLowerCase().includes('form-urlencoded');
+      const limit = form ? `${FORM_BODY_LIMIT / 1024} KiB` : `${BODY_LIMIT / (1024 * 1024)} MiB`;
+      const message = `the body is larger than ${limit}${size}; send less per request`;
+      return sendProblem(reply, request, new ApiProblem(413, 'payload_too_large', message));
+    }
     if (status < 500) {
       const code =
         status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';

@@ -17,10 +17,13 @@ export function parseForm(text: string): FormBody {
   return out;
 }
 
+/** A form body's size limit (a JSON body's is BODY_LIMIT). */
+export const FORM_BODY_LIMIT = 64 * 1024;
+
 export function registerFormBodies(app: FastifyInstance): void {
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 64 * 1024 },
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
     (_request, body, done) => done(null, parseForm(body as string)),
   );
 }

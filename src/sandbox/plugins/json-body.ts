@@ -1,10 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonDepth, notAsWritten, pathLabel } from '../../api/json-text.js';
+import { notUtf8 } from '../../api/utf8.js';
 import { DomainError } from '../domain/errors.js';
 import { ApiProblem } from '../problem.js';
 
 /** The media types of every body but those of the routes that declare their own (`consumes`). */
 export const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+json'];
+
+/** The size limit of a JSON body (Fastify's bodyLimit); 413 payload_too_large over it. */
+export const BODY_LIMIT = 1024 * 1024;
 
 /** JSON bodies nest at most this deep (objects and arrays alike). */
 export const MAX_JSON_DEPTH = 64;
@@ -25,7 +29,22 @@ export function registerJsonBodies(app: FastifyInstance): void {
     done: Done,
   ) => void;
   app.removeContentTypeParser('application/json');
-  const parser = (request: FastifyRequest, body: string, done: Done) => {
+  const parser = (request: FastifyRequest, bytes: Buffer, done: Done) => {
+    // Read as bytes: a body that is not UTF-8 (RFC 8259 §8.1; the reference: "UTF-8 JSON") is
+    // refused naming its first bad byte, never decoded with U+FFFD stored in its place.
+    const bad = notUtf8(bytes);
+    if (bad !== undefined) {
+      const hex = bad.byte.toString(16).toUpperCase().padStart(2, '0');
+      done(
+        new DomainError(
+          'invalid_request',
+          `the body is not UTF-8 (byte 0x${hex} at offset ${bad.offset}); send it as UTF-8`,
+        ),
+        undefined,
+      );
+      return;
+    }
+    const body = bytes.toString('utf8');
     // A request whose route takes no body (a DELETE) sent with the reference's common
     // Content-Type header has nothing to parse; Fastify's parser would refuse the empty text
     // (FST_ERR_CTP_EMPTY_JSON_BODY). A route that takes a body is still told it needs one.
@@ -48,8 +67,8 @@ export function registerJsonBodies(app: FastifyInstance): void {
       else done(unstorable(body) ?? null, parsed);
     });
   };
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser);
-  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, parser);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser);
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'buffer' }, parser);
 
   // Fastify parses any body it has a parser for on any route: a form (registered for the OAuth
   // endpoints) or text/plain would reach a JSON route's handler. A route takes the media types
@@ -68,6 +87,14 @@ export function registerJsonBodies(app: FastifyInstance): void {
         415,
         'unsupported_media_type',
         `the body must be ${JSON_MEDIA_TYPES.join(' or ')}, not ${type || '(none)'}`,
+      );
+    }
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8') {
+      throw new ApiProblem(
+        415,
+        'unsupported_media_type',
+        `the body must be UTF-8 JSON, not charset=${charset}; send it as UTF-8 (charset=utf-8 or none)`,
       );
     }
   });
@@ -140,6 +167,12 @@ export function unstorable(text: string): DomainError | undefined {
   return new DomainError('invalid_request', `${field} is ${found.raw}, which ${why}; send it as a string`, [
     { field, message: `${why}; send it as a string` },
   ]);
+}
+
+/** The charset parameter of a Content-Type, in lower case without quotes, or undefined. */
+function charsetOf(header: string | undefined): string | undefined {
+  const found = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(header ?? '');
+  return found ? found[2]!.toLowerCase() : undefined;
 }
 
 /** `Application/JSON; charset=utf-8` → `application/json`. */

@@ -25,7 +25,7 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
           'The key is a bearer credential usable at once, bound to the tenant: publishable keys (svc_pk_…) read with ' +
           'the permissions of tenant_viewer; service-role keys (svc_sk_…) act as tenant_admin and need a justification ' +
           '(at least 10 characters besides surrounding spaces), which is written with every call made with the key to the security events log. ' +
-          'Caller: a user (not an API key) with permission api_key.manage who holds every permission of the role the key acts as ' +
+          'Caller: a user with their own login (not an API key, nor a third-party OAuth client’s token acting for the user: 403 user_required, a key would outlive the client; the first-party svc-cli login may) with permission api_key.manage who holds every permission of the role the key acts as ' +
           '(403 insufficient_permission), without an end date: a key lasts until it is revoked, so a caller who holds them only until some time (a just-in-time grant) is refused ' +
           '(403 insufficient_permission naming until when). Idempotency key required. The key is returned once, with a warning; only its hash is stored.',
         params: ApiKeyParams,

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuditEntry, AuditInput } from '../domain/audit-trail.js';
+import { type AuditEntry, type AuditInput, actorOf } from '../domain/audit-trail.js';
 import type { SandboxState } from '../state.js';
 
 /**
  * Writes the audit-trail entry of a change a route made itself (webhooks, OAuth clients): the
- * tenant, the actor and the request come from the request; `changes` names changed fields.
+ * tenant, the actor (with the OAuth client it acted through) and the request come from the request; `changes` names changed fields.
  */
 export function auditChange(
   state: SandboxState,
@@ -13,7 +13,7 @@ export function auditChange(
 ): AuditEntry {
   return state.audit.record({
     tenant_id: request.tenant!.id,
-    actor: request.principal!.subject,
+    ...actorOf(request.principal!),
     request_id: request.id,
     ...entry,
   });

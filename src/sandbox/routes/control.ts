@@ -4,12 +4,10 @@ import { isoSeconds } from '../../api/time.js';
 import { SandboxClock } from '../clock.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import type { FaultConfig } from '../plugins/faults.js';
+import { RETRY_AFTER_PATTERN } from '../retry-after.js';
 import type { RouteContext } from './context.js';
 
 const control = { auth: 'public', faultFree: true } as const;
-/** RFC 9110 §10.2.3: delay-seconds, or an IMF-fixdate. */
-const RETRY_AFTER_PATTERN =
-  '^(\\d{1,9}|(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT)$';
 const tags = ['sandbox control'];
 
 const FaultSchema = Type.Object(

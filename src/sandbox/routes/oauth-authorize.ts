@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
-import { redirectUriMatches } from '../../api/redirect-uris.js';
-import type { ConsentTicket } from '../domain/oauth.js';
+import { type ConsentTicket, redirectRegistered } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
 import { eligibleUsers, sendConsent, userOrConsentAgain } from './oauth-consent.js';
@@ -108,7 +107,7 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
           'The request must carry exactly one redirect_uri.',
         );
       }
-      if (!client.redirect_uris.some((registered) => redirectUriMatches(registered, redirectUri))) {
+      if (!redirectRegistered(client, redirectUri)) {
         return sendErrorPage(
           reply,
           400,
@@ -199,7 +198,9 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
           '(an id, or an email in any case), decision=approve|deny. Approve redirects (303) to redirect_uri with code, state and ' +
           'iss; the code lives 60 seconds. A user_id that names no one who may sign in shows the page again (200, a new ticket) ' +
           'with the users it matches as suggestions. ' +
-          "Deny redirects with error=access_denied. Not in the reference: it is the sandbox's login page.",
+          'Deny redirects with error=access_denied. The client is read again as it is now: a redirect_uri removed from it ' +
+          'since the page was shown gets an error page (400) and no redirect, a scope removed from it error=invalid_scope. ' +
+          "Not in the reference: it is the sandbox's login page.",
         consumes: ['application/x-www-form-urlencoded'],
         body: ConsentForm,
         produces: ['text/html'],
@@ -229,10 +230,28 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
       const client = state.oauth.clients.get(ticket.clientId);
       const iss = ctx.baseUrl();
       if (!client) return sendErrorPage(reply, 400, 'Unknown client', 'The client no longer exists.');
+      // The client as it is now: a redirect URI removed since the page was shown is never sent to.
+      if (!redirectRegistered(client, ticket.redirectUri)) {
+        return sendErrorPage(
+          reply,
+          400,
+          'Redirect URI not registered',
+          `${ticket.redirectUri} is no longer a redirect URI of ${client.name}. Start the login again from your application.`,
+        );
+      }
       if (field('decision') !== 'approve') {
         return redirectWith(reply, ticket.redirectUri, {
           error: 'access_denied',
           error_description: 'the user denied the request',
+          state: ticket.state,
+          iss,
+        });
+      }
+      const removed = ticket.scopes.filter((s) => !client.scopes.includes(s));
+      if (removed.length > 0) {
+        return redirectWith(reply, ticket.redirectUri, {
+          error: 'invalid_scope',
+          error_description: `scope ${removed.join(' ')} is no longer allowed for this client`,
           state: ticket.state,
           iss,
         });

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import type { OAuthClientRecord } from '../domain/oauth.js';
-import type { FormBody } from '../plugins/form.js';
+import { FORM_BODY_LIMIT, type FormBody } from '../plugins/form.js';
 import { ApiProblem } from '../problem.js';
 import type { RouteContext } from './context.js';
 
@@ -63,6 +63,10 @@ export function toOAuthError(error: FastifyError | ApiProblem | DomainError | OA
   }
   const status = error.statusCode ?? 500;
   if (status >= 500) return new OAuthError('server_error', 'internal error in the sandbox', 500);
+  if (status === 413) {
+    const limit = `${FORM_BODY_LIMIT / 1024} KiB`;
+    return new OAuthError('invalid_request', `the body is larger than ${limit}; send less per request`, 413);
+  }
   if (status === 415)
     return new OAuthError('invalid_request', 'send the parameters as application/x-www-form-urlencoded', 415);
   return new OAuthError('invalid_request', error.message, status);

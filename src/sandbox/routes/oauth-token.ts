@@ -5,7 +5,12 @@ import { DEVICE_CODE_GRANT, OAUTH_PATHS } from '../../api/constants.js';
 import { codeChallengeS256, sameSecret } from '../../api/pkce.js';
 import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/oauth.js';
 import { primaryRole } from '../domain/identity.js';
-import type { AuthorizationCode, OAuthClientRecord } from '../domain/oauth.js';
+import {
+  type AuthorizationCode,
+  type OAuthClientRecord,
+  redirectRegistered,
+  scopesStillAllowed,
+} from '../domain/oauth.js';
 import { revokeTokenFamily } from '../domain/token-revocation.js';
 import type { FormBody } from '../plugins/form.js';
 import { randomId, signJwt } from '../tokens.js';
@@ -29,6 +34,22 @@ interface Grant {
   tenantIds: string[];
   scopes: string[];
   family: string;
+}
+
+/**
+ * The scopes of a grant the client still has (RFC 6749 §3.3: the server may issue fewer than
+ * were granted, and says which in `scope`): a scope taken off the client since leaves its new
+ * tokens, and a grant with none left is refused.
+ */
+function liveScopes(client: OAuthClientRecord, scopes: string[]): string[] {
+  const allowed = scopesStillAllowed(client, scopes);
+  if (allowed.length === 0) {
+    throw new OAuthError(
+      'invalid_grant',
+      `none of the scopes of this grant (${scopes.join(' ')}) is still allowed for this client`,
+    );
+  }
+  return allowed;
 }
 
 /** A signed access token (a sandbox JWT with scope, client_id and fam claims) and, when allowed, a refresh token. */
@@ -110,8 +131,10 @@ function authorizationCodeGrant(
   // Any presentation by its client uses the code up, so a wrong verifier cannot be retried; a
   // retry is told why that one failed.
   entry.usedAtMs = state.clock.now();
+  let scopes: string[];
   try {
-    checkExchange(entry, redirectUri, verifier, state.clock.now());
+    checkExchange(client, entry, redirectUri, verifier, state.clock.now());
+    scopes = liveScopes(client, entry.scopes);
   } catch (error) {
     if (error instanceof OAuthError) entry.failure = error.message;
     throw error;
@@ -121,13 +144,17 @@ function authorizationCodeGrant(
   return issueTokens(ctx, client, {
     userId: entry.userId,
     tenantIds: entry.tenantIds,
-    scopes: entry.scopes,
+    scopes,
     family,
   });
 }
 
-/** A code's exchange checks (expiry, redirect_uri, PKCE): an OAuthError naming the first that fails. */
+/**
+ * A code's exchange checks (expiry, redirect_uri, still registered for the client, PKCE): an
+ * OAuthError naming the first that fails.
+ */
 function checkExchange(
+  client: OAuthClientRecord,
   entry: AuthorizationCode,
   redirectUri: string,
   verifier: string | undefined,
@@ -136,6 +163,12 @@ function checkExchange(
   if (entry.expiresAtMs <= now) throw new OAuthError('invalid_grant', 'the authorization code has expired');
   if (entry.redirectUri !== redirectUri) {
     throw new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
+  }
+  if (!redirectRegistered(client, entry.redirectUri)) {
+    throw new OAuthError(
+      'invalid_grant',
+      `the redirect_uri ${entry.redirectUri} is no longer registered for this client`,
+    );
   }
   if (entry.challenge !== null) {
     if (verifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required (PKCE)');
@@ -186,14 +219,15 @@ function refreshTokenGrant(
   }
   if (record.expiresAtMs <= state.clock.now())
     throw new OAuthError('invalid_grant', 'the refresh token has expired');
-  let scopes = record.scopes;
+  const granted = liveScopes(client, record.scopes);
+  let scopes = granted;
   if (scope !== undefined) {
     scopes = scope.split(' ').filter(Boolean);
-    const extra = scopes.filter((s) => !record.scopes.includes(s));
+    const extra = scopes.filter((s) => !granted.includes(s));
     if (scopes.length === 0 || extra.length > 0) {
       throw new OAuthError(
         'invalid_scope',
-        `scope may only narrow the original grant (${record.scopes.join(' ')})`,
+        `scope may only narrow the original grant (${granted.join(' ')})`,
       );
     }
   }
@@ -236,7 +270,7 @@ function deviceCodeGrant(ctx: RouteContext, client: OAuthClientRecord, body: For
   return issueTokens(ctx, client, {
     userId: device.decision.userId,
     tenantIds: device.decision.tenantIds,
-    scopes: device.scopes,
+    scopes: liveScopes(client, device.scopes),
     family: randomId('fam', 12),
   });
 }
@@ -254,8 +288,12 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
           '(client_secret_post) or HTTP Basic (client_secret_basic), never both; the first-party client svc-cli is public ' +
           '(client_id only, PKCE). authorization_code: the code is single-use (a second use revokes the tokens issued with it; after a failed exchange, which uses it up too, a second use is told why that one failed and that no token was issued), ' +
           'lives 60 s, and is bound to the client, the redirect_uri and the S256 code_challenge; code_verifier must match, and ' +
-          'must be absent when the request had no challenge. refresh_token: rotates on every use; presenting a rotated refresh ' +
-          'token revokes its whole family (access tokens included); `scope` may narrow the grant. ' +
+          'must be absent when the request had no challenge; a redirect_uri removed from the client since is invalid_grant. ' +
+          'refresh_token: rotates on every use; presenting a rotated refresh ' +
+          'token revokes its whole family (access tokens included); `scope` may narrow the grant. Every grant issues only the ' +
+          'scopes the client still has (RFC 6749 §3.3): one taken off the client since the authorization leaves the new tokens ' +
+          'and their `scope` (and does not come back to that grant if given back to the client); a grant with none left is ' +
+          'invalid_grant. ' +
           `${DEVICE_CODE_GRANT} (RFC 8628 §3.4): device_code from the device authorization endpoint; authorization_pending ` +
           'until the user answers, slow_down (and 5 s more between polls) when polled faster than the interval, expired_token, ' +
           'access_denied, then tokens once (the device code is used up). Errors follow RFC 6749 §5.2 ' +

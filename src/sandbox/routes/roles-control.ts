@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { isoSeconds } from '../../api/time.js';
 import { badRequest, notFound } from '../domain/errors.js';
+import { expiryMs } from '../domain/grants.js';
 import type { RouteContext } from './context.js';
 
 /** Assignments one seeding call may make (a 1 MiB body holds about 10,000). */
@@ -64,7 +65,7 @@ export default function roleControlRoutes(app: FastifyInstance, { state }: Route
           .some((a) => a.role_id === role.id && identity.isActive(a, now));
         if (held || seen.has(pair)) throw badRequest(`${where}: ${user.id} already holds ${role.name}`);
         seen.add(pair);
-        const expires = item.expires_at ? Date.parse(item.expires_at) : null;
+        const expires = item.expires_at ? expiryMs(item.expires_at, `${where}: `) : null;
         if (expires !== null && expires <= now) throw badRequest(`${where}: expires_at is not in the future`);
         return { user, role, expiresAt: expires === null ? null : isoSeconds(expires) };
       });

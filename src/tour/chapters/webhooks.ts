@@ -10,18 +10,21 @@ import type { Tour } from '../runner.js';
 export async function webhooks(tour: Tour): Promise<void> {
   const { sandbox } = tour;
   const files = dirname(tour.configDir);
-  const send = async (method: string, path: string, body: unknown, auth = false) => {
-    const response = await fetch(`${sandbox.url}${path}`, {
+  // Straight into the in-process sandbox, not over the network: on Node 24 with
+  // NODE_USE_ENV_PROXY=1, fetch() would take even loopback through HTTP_PROXY.
+  const send = async (method: 'POST' | 'PUT', path: string, body: unknown, auth = false) => {
+    const response = await sandbox.app.inject({
       method,
+      url: path,
       headers: {
         'content-type': 'application/json',
         ...(auth
           ? { authorization: `Bearer ${sandbox.adminToken}`, 'x-tenant-id': tenantId('acme-treasury') }
           : {}),
       },
-      body: JSON.stringify(body),
+      payload: JSON.stringify(body),
     });
-    return (await response.json()) as Record<string, unknown>;
+    return response.json() as Record<string, unknown>;
   };
   // The tour cannot wait minutes for retries: the sandbox's retry schedule runs 2,000 times faster.
   await send('PUT', '/_sandbox/webhooks/engine', { time_scale: 0.0005 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAuditLs, runAuditLs } from '../../../src/commands/audit/ls.js';
+import { codeTokens, createClient } from '../../helpers/oauth.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 // svc audit ls | get (issue 13): the trail every grant's audit_trail_id points into.
@@ -39,6 +40,8 @@ describe('svc audit', () => {
       `tenant_compliance granted to usr_analyst until ${second.expires_at}`,
       'quarter close',
       expect.stringMatching(/^req_/),
+      // The client column, last: empty for a change made with a JWT.
+      '',
     ]);
 
     const viewer = await svc.run([
@@ -63,7 +66,7 @@ describe('svc audit', () => {
     const one = await svc.run(['audit', 'get', first.audit_trail_id]);
     expect(one.stdout).toMatch(
       new RegExp(
-        `^id\\t${first.audit_trail_id}\\nat\\t${TIME}\\naction\\trole\\.assigned\\nactor\\tusr_admin\\n` +
+        `^id\\t${first.audit_trail_id}\\nat\\t${TIME}\\naction\\trole\\.assigned\\nactor\\tusr_admin\\nvia OAuth client\\t\\n` +
           `summary\\ttenant_auditor granted to usr_viewer until ${first.expires_at}\\ntarget\\tuser usr_viewer\\n` +
           `user\\tusr_viewer\\nrole\\ttenant_auditor\\nexpires\\t${first.expires_at}\\nprevious expiry\\t\\n` +
           'justification\\tSOX walkthrough\\nchanged fields\\t\\nrequest\\treq_\\w+\\n$',
@@ -191,6 +194,34 @@ describe('svc audit', () => {
     // A user of the tenant with no entries in the window: nothing to say but the empty answer.
     const quiet = await svc.run(['audit', 'ls', '--user', 'usr_lead', '--until', '2001-01-01T00:00:00Z']);
     expect(quiet).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('a change made through an OAuth client names it in a column of its own, last (isolation12 f1, review-c f2)', async () => {
+    const client = await createClient(svc.sandbox(), { scopes: ['admin'] });
+    const tokens = await codeTokens(svc.sandbox(), client, {
+      scope: 'admin',
+    });
+    const role = await svc.run(
+      ['roles', 'create', '--name', 'vendor-readers', '--permission', 'exception.read', '--json'],
+      {
+        env: { SVC_TOKEN: tokens.body.access_token },
+      },
+    );
+    expect(role.code, role.stderr).toBe(0);
+    // In a pipe a cell holds one value: the actor alone (scripts filter on it), the client in a
+    // column of its own, last, so the columns before it stay where they were (review-c f2).
+    const listed = await svc.run(['audit', 'ls', '--action', 'role.created', '--limit', '1']);
+    const cells = listed.stdout.trimEnd().split('\t');
+    expect([cells[3], cells.length, cells.at(-1)]).toEqual(['usr_admin', 8, client.client_id]);
+    const table = await svc.run(['audit', 'ls', '--action', 'role.created', '--limit', '1'], {
+      tty: true,
+      columns: 200,
+    });
+    expect(table.stdout).toMatch(/ ACTOR +SUMMARY .* CLIENT\n/);
+    expect(table.stdout).toMatch(new RegExp(` usr_admin +custom role .* ${client.client_id}\n`));
+    const id = cells[0]!;
+    const one = await svc.run(['audit', 'get', id]);
+    expect(one.stdout).toContain(`\nactor\tusr_admin\nvia OAuth client\t${client.client_id}\n`);
   });
 
   it('is refused to a caller without audit_trail.read (exit 4)', async () => {

@@ -45,6 +45,9 @@ function loggedIn(): string {
   );
 }
 
+/** Said after a login into the profile that held a session already (the earlier tests' logins). */
+const revokedPrevious = () => `Revoked the previous session of profile "default" at ${sandbox().url}\n`;
+
 describe('svc login: the browser', () => {
   it('opens the login page, says where it waits, and logs in once the browser comes back', async () => {
     const browser = consentBrowser();
@@ -93,7 +96,7 @@ describe('svc login: the browser', () => {
       stderr:
         `Opening the login page in your browser. If it does not open, visit:\n  ${url}\n` +
         'warning: could not open a browser (no display); open the URL above yourself\n' +
-        `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}`,
+        `Waiting for the browser on ${redirectOf(url)} (up to 5 minutes; Ctrl-C to cancel)…\n${loggedIn()}${revokedPrevious()}`,
     });
   });
 
@@ -208,7 +211,7 @@ describe('svc login: the address pasted into the terminal', () => {
         /Paste the address here: warning: that is not an address; copy the whole address from the browser\nPaste the address here: ✓ Logged in to /,
       ),
     });
-    expect(result.stderr.endsWith(loggedIn())).toBe(true);
+    expect(result.stderr.endsWith(`${loggedIn()}${revokedPrevious()}`)).toBe(true);
     expect(await tokenRequests(sandbox())).toBe(before + 1);
     // The loopback stopped listening once the pasted address finished the login.
     expect(await connectionRefused(Number(new URL(redirect).port))).toBe(true);

@@ -54,3 +54,26 @@ describe('svc config set', () => {
     expect(profile('default')?.base_url).toBe('https://api.example.com');
   });
 });
+
+// env12 #3: "saved without checking…" came before the save, which then failed.
+describe.runIf(process.platform === 'linux')(
+  'svc config set tenant, when the config cannot be written',
+  () => {
+    it.each([
+      ['without a base URL', {}],
+      ['with a server that cannot be asked', { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_MAX_RETRIES: '0' }],
+    ])('%s: only the error, no line claiming a save (exit 2)', async (_what, extra) => {
+      const dir = '/proc/self/svc-no-such-dir';
+      const r = await runInProcess(['config', 'set', 'tenant', 'abc'], {
+        ...env(),
+        ...extra,
+        SVC_CONFIG_DIR: dir,
+      });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: cannot create config directory ${dir}: ENOENT: no such file or directory, mkdir '${dir}'; set SVC_CONFIG_DIR to a writable directory\n`,
+      });
+    });
+  },
+);

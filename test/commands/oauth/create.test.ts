@@ -179,6 +179,10 @@ describe('svc oauth create', () => {
       'error: --redirect-uri "/callback" is not an absolute http(s) URI; for example https://app.example.com/oauth/callback, or http://127.0.0.1/callback for a native app\n',
     ],
     [
+      ['--name', 'n', '--redirect-uri', 'myapp://u:pw@cb'],
+      'error: --redirect-uri "myapp://[redacted]:[redacted]@cb" is not an absolute http(s) URI; for example https://app.example.com/oauth/callback, or http://127.0.0.1/callback for a native app\n',
+    ],
+    [
       ['--name', 'n', ...REDIRECT, '--grant-type', 'password'],
       'error: --grant-type must be one of authorization_code, refresh_token, got "password"\n',
     ],

@@ -80,6 +80,34 @@ describe('svc roles assign/revoke --file: bytes that are not UTF-8', () => {
     },
   );
 
+  // UTF-16 without a byte-order mark (s12 scale12 L1) was "line 1 looks like data, not a header".
+  it.each([
+    ['UTF-16LE', 'u16le.csv', 'utf16le'],
+    ['UTF-16BE', 'u16be.csv', 'utf16be'],
+    ['UTF-16LE', 'u16le.ndjson', 'utf16le'],
+  ] as const)(
+    '%s without a byte-order mark (%s): named, with how to convert it, nothing sent (exit 2)',
+    async (encoding, name, how) => {
+      const text = name.endsWith('.csv')
+        ? `user,role,expires_in\r\n${bulkUser(3)},tenant_viewer,7d\r\n`
+        : line(3, 'x');
+      const le = Buffer.from(text, 'utf16le');
+      const bytes = how === 'utf16le' ? le : Buffer.from(le).swap16();
+      const path = svc.file(name, bytes);
+      for (const verb of ['assign', 'revoke']) {
+        const before = await posts(sandbox(), '/v1/users/:id/roles');
+        const r = await svc.run(['roles', verb, '--file', path, '--dry-run']);
+        expect([r.code, r.stdout, r.stderr]).toEqual([
+          2,
+          '',
+          `${path}:1: not UTF-8: it is ${encoding} (a NUL byte every other byte); save it as UTF-8, e.g. iconv -f ${encoding} -t UTF-8 FILE > NEW\n` +
+            `error: 1 line of ${path} has problems; nothing was sent; fix them and run the command again ${COLUMNS[verb]}\n`,
+        ]);
+        expect(await posts(sandbox(), '/v1/users/:id/roles')).toBe(before);
+      }
+    },
+  );
+
   it.each([
     ['CSV', 'ok.csv', (n: number) => row(n, `${'é'.repeat(n % 7)}\uFFFD${'€'.repeat(300)}`)],
     ['NDJSON', 'ok.ndjson', (n: number) => line(n, `${'é'.repeat(n % 7)}\uFFFD${'€'.repeat(300)}`)],

@@ -128,7 +128,7 @@ describe('svc tenants ls', () => {
       'only the columns that fit a narrow terminal',
       { tty: { stdout: true }, columns: 80 },
       NARROW_TABLE,
-      '(ids shortened to fit 80 columns: --wide shows them whole, as do pipes and --json)\n',
+      '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n',
     ],
     ['every column with --wide', { tty: { stdout: true }, columns: 80, globals: { wide: true } }, TABLE],
     ['tab-separated rows with RFC 3339 times in a pipe', {}, TSV],

@@ -126,6 +126,10 @@ describe('svc webhooks create', () => {
       ['--url', 'ftp://h.example/', '--event-type', 'webhook.test', '--show-secret'],
       'error: --url "ftp://h.example/" is not an absolute http(s) URL',
     ],
+    [
+      ['--url', 'ftp://admin:S3cret@h.example/', '--event-type', 'webhook.test', '--show-secret'],
+      'error: --url "ftp://[redacted]:[redacted]@h.example/" is not an absolute http(s) URL',
+    ],
     [['--url', 'https://h.example/', '--show-secret'], 'error: --event-type is required'],
     [
       ['--url', 'https://h.example/', '--event-type', 'Bad Kind', '--show-secret'],

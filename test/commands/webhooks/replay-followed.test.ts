@@ -12,7 +12,7 @@ import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { admin, deadLetteredQueue, delivery, until } from '../../helpers/webhooks.js';
+import { admin, deadLetteredQueue, delivery, interruptedRun, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
@@ -30,12 +30,7 @@ describe('a resumed replay --dlq --wait whose earlier replays failed after Ctrl-
   it('counts them failed: rows failed (done in an earlier run, failed now), exit 7 with the hint, no ✓', async () => {
     const { webhook, target, entries } = await queue({ status: 500, delayMs: 800 }, 2);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
-    const controller = new AbortController();
-    const running = svc.run([...argv, '--ndjson'], { signal: controller.signal });
-    await until(() => target.received.length === 2);
-    controller.abort();
-    const first = await running;
-    expect(first.code, first.stderr).toBe(130);
+    const first = await interruptedRun(svc, argv, target, 2);
     const made = new Map(
       ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
     );

@@ -12,7 +12,7 @@ import { isoSeconds } from '../../../src/api/time.js';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
-import { deadLetteredQueue, delivery, dlqEntries, until } from '../../helpers/webhooks.js';
+import { deadLetteredQueue, delivery, dlqEntries, interruptedRun, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
@@ -38,12 +38,7 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
   it('some done: a journal row for the done entry (how its delivery is doing now), the rest replayed, counted', async () => {
     const { webhook, target, entries: queued } = await queue({ status: 204, delayMs: 800 }, 3);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
-    const controller = new AbortController();
-    const running = svc.run([...argv, '--ndjson'], { signal: controller.signal });
-    await until(() => target.received.length > 0);
-    controller.abort();
-    const first = await running;
-    expect(first.code).toBe(130);
+    const first = await interruptedRun(svc, argv, target);
     const [row] = ndjson(first.stdout);
     const made = row.new_delivery_id as string;
     const { path, started } = journal();
@@ -70,12 +65,7 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
   it('all done: every entry a journal row, the journal removed; then the queue is empty', async () => {
     const { webhook, target, entries: queued } = await queue({ status: 204, delayMs: 800 }, 2);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
-    const controller = new AbortController();
-    const running = svc.run([...argv, '--ndjson'], { signal: controller.signal });
-    await until(() => target.received.length === 2);
-    controller.abort();
-    const first = await running;
-    expect(first.code).toBe(130);
+    const first = await interruptedRun(svc, argv, target, 2);
     const made = new Map(
       ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
     );

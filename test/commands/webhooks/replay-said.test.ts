@@ -11,7 +11,7 @@ import { bulkRunner, fixedClock } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
-import { admin, createWebhook, delivery } from '../../helpers/webhooks.js';
+import { admin, createWebhook, delivery, interruptedRun } from '../../helpers/webhooks.js';
 
 // Attempts may take a while: the target of the Ctrl-C test answers after 1.5 s.
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
@@ -82,12 +82,7 @@ describe('Ctrl-C while --wait follows a replay', () => {
     const { webhook, target, entries } = await queue({ status: 204, delayMs: 1500 }, 2);
     const [e, f] = entries;
     const argv = ['webhooks', 'replay', webhook, e!.id, f!.id, '--wait', '--concurrency', '1'];
-    const controller = new AbortController();
-    const running = svc.run([...argv, '--ndjson'], { signal: controller.signal });
-    while (target.received.length === 0) await new Promise((r) => setTimeout(r, 10));
-    controller.abort();
-    const r = await running;
-    expect(r.code).toBe(130);
+    const r = await interruptedRun(svc, argv, target);
     const rows = ndjson(r.stdout);
     expect(rows).toHaveLength(1);
     const made = rows[0].new_delivery_id as string;

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { svcCommand } from '../../../config/settings.js';
+import { type CommandLine, commandLine, svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { refuseCredentialAsId } from '../../../http/path.js';
 import { sym } from '../../../output/symbols.js';
@@ -25,7 +25,11 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
       `its id is ${keyId} (prefix ${prefix}${sym.ellipsis}): ${svcCommand(ctx.settings(), `tenants api-keys revoke ${shellWord(tenantRef)} ${shellWord(keyId)}`)}`,
     );
   }
-  refuseCredentialAsId('KEY', id, notListedHint(tenantRef, listed.withheld ?? 0));
+  refuseCredentialAsId(
+    'KEY',
+    id,
+    notListedHint(commandLine(ctx.settings()), tenantRef, listed.withheld ?? 0),
+  );
   const before = keys.find((k) => k.id === id);
   if (before?.revoked_at) {
     if (ctx.out.isMachine) return ctx.out.json({ ...before, outcome: 'already_revoked' });
@@ -41,7 +45,7 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
   );
   const revoke = platform.tenants.apiKeys.revoke(tenant.id, id).catch((error: unknown) => {
     throw error instanceof ApiKeyNotFoundError
-      ? retyped(error, ApiKeyNotFoundError, keysOf(tenantRef))
+      ? retyped(error, ApiKeyNotFoundError, keysOf(tenantRef)(commandLine(ctx.settings())))
       : error;
   });
   const data = await deleted(ctx, revoke, {
@@ -57,13 +61,13 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
 }
 
 /** What to give for a pasted key the caller's list does not hold, and where to find it. */
-function notListedHint(tenantRef: string, withheld: number): string {
+function notListedHint(svc: CommandLine, tenantRef: string, withheld: number): string {
   const unseen =
     withheld > 0
       ? `: this key is not among the keys you may manage there (${withheld} more ${withheld === 1 ? 'is' : 'are'} not listed to you: ${withheld === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold)`
       : '';
   return (
-    `give the key's id (key_${sym.ellipsis}) instead, as \`svc tenants api-keys ls ${shellWord(tenantRef)}\` shows it${unseen}; ` +
+    `give the key's id (key_${sym.ellipsis}) instead, as \`${svc(`tenants api-keys ls ${shellWord(tenantRef)}`)}\` shows it${unseen}; ` +
     'svc did not send the secret (in a URL it would stay in proxy and server logs)'
   );
 }

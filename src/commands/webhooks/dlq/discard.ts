@@ -12,7 +12,8 @@ import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './filters.js';
-import { type LeftQueue, leftText, QueueSnapshot, withLaterNoted } from './queue.js';
+import { type LeftQueue, leftText } from './left.js';
+import { QueueSnapshot, withLaterNoted } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
   webhook: string;

@@ -2,6 +2,7 @@ import { Option } from 'commander';
 import { DLQ_STATUS_FILTERS, EVENT_KIND, EVENT_TYPES } from '../../../api/constants.js';
 import type { DlqListQuery } from '../../../api/schemas/webhooks.js';
 import { UsageError } from '../../../errors.js';
+import { quoted } from '../../../output/format.js';
 import { choiceFlag, type TimeFlags, timeFlags } from '../../kit.js';
 import { flagWords } from '../../listing.js';
 
@@ -27,7 +28,7 @@ export function eventKindFlag(raw: unknown): string | undefined {
   const kind = String(raw).trim();
   if (!EVENT_KIND.test(kind) || kind.length > 100) {
     throw new UsageError(
-      `--event-type takes an event kind such as exception.sla.breached (lowercase words joined by dots), got ${JSON.stringify(kind)}`,
+      `--event-type takes an event kind such as exception.sla.breached (lowercase words joined by dots), got ${quoted(kind)}`,
     );
   }
   return kind;

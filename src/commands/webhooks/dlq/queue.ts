@@ -10,11 +10,12 @@ import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.
 import { deriveIdempotencyKey } from '../../../http/idempotency.js';
 import type { WithResponse } from '../../../platform/api-promise.js';
 import { platformTime } from '../../../platform/clock.js';
-import { DlqEntryNotQueuedError } from '../../../platform/errors.js';
+import { DlqEntryNotFoundError, DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import type { Platform } from '../../../platform/index.js';
 import { durationsGiven, timesAt } from '../../kit.js';
 import { journalAnchor } from '../../platform-clock.js';
 import { type DlqFilterFlags, type DlqFilters, dlqQuery } from './filters.js';
+import type { LeftQueue, Planned } from './left.js';
 
 /** Entries are read from the API in pages of this size; --limit counts entries, not pages. */
 const PAGE = 200;
@@ -38,6 +39,8 @@ export class QueueSnapshot {
   readonly ours = new Set<string>();
   /** Entries of the snapshot found gone from the queue when this run came to them. */
   #left = 0;
+  /** Entries the run it resumes meant to do, found gone from the queue (see planned()). */
+  #leftWhileStopped = 0;
   /** The server takes dlq_entry_id on a replay (until it refuses the field). */
   #asEntry = true;
   /** A resumed run: it takes entries dead-lettered before this (ISO, exclusive) only. */
@@ -103,7 +106,27 @@ export class QueueSnapshot {
     this.#later = { started: isoSeconds(startMs), startMs };
     const left = (this.#bound ?? 0) - own;
     const limit = this.#limit;
-    return limit === undefined ? left : Math.max(0, Math.min(left, limit));
+    return (limit === undefined ? left : Math.max(0, Math.min(left, limit))) + (await this.#owed(journal));
+  }
+
+  /**
+   * How many rows a resumed run owes for entries the run it resumes took (its plan) and did not
+   * finish that are no longer queued (planned() gives each its row): those not at the head of the
+   * queue, where that run left off (it takes the queue oldest first, so the entries it took and
+   * left undone come first). One that leaves the queue after this count is in `bound` instead.
+   */
+  async #owed(journal: Journal): Promise<number> {
+    const undone = [...journal.planned()].filter((id) => !journal.has(id));
+    if (undone.length === 0) return 0;
+    const head = new Set<string>();
+    for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, {
+      ...this.#query(),
+      limit: Math.min(PAGE, undone.length),
+    })) {
+      head.add(entry.id);
+      if (head.size >= undone.length) break;
+    }
+    return undone.filter((id) => !head.has(id)).length;
   }
 
   /**
@@ -191,24 +214,86 @@ export class QueueSnapshot {
     return this.limit === undefined ? undefined : this.limit - this.#taken;
   }
 
-  /** The snapshot's entries, oldest first, page by page as they are needed. */
-  async *entries(signal?: AbortSignal): AsyncGenerator<DlqEntry> {
+  /**
+   * The snapshot's entries, oldest first, page by page as they are needed. `taken` is told the
+   * entries of each page the run takes, before the first of them is handed out.
+   */
+  async *entries(signal?: AbortSignal, taken?: (ids: string[]) => void): AsyncGenerator<DlqEntry> {
     if (this.#bound === undefined) await this.count(signal);
     const bound = this.#bound ?? 0;
     let listed = 0;
     let handed = 0;
+    let over = false;
+    let page: DlqEntry[] = [];
     const pages = this.platform.webhooks.dlq.listAll(
       this.webhook,
       { ...this.#query(), limit: PAGE },
       { signal },
+      ({ items }) => {
+        page = [];
+        for (const entry of items) {
+          const limit = this.#limit;
+          if (listed++ >= bound || (limit !== undefined && handed >= limit)) {
+            over = true;
+            break;
+          }
+          if (this.ours.has(entry.delivery_id)) continue;
+          handed++;
+          page.push(entry);
+        }
+        if (page.length > 0) taken?.(page.map((entry) => entry.id));
+      },
     );
-    for await (const entry of pages) {
-      const limit = this.#limit;
-      if (listed++ >= bound || (limit !== undefined && handed >= limit)) return;
-      if (this.ours.has(entry.delivery_id)) continue;
-      handed++;
-      yield entry;
+    // The page's first entry hands out what it takes (the page, read as it came); its others, nothing.
+    for await (const _ of pages) {
+      const next = page;
+      page = [];
+      yield* next;
+      if (over) return;
     }
+  }
+
+  /**
+   * The snapshot's entries (entries()), each noted in the journal's plan as the run takes it (not
+   * in a dry run, which writes nothing); then, in a resumed run, each entry the run it resumes
+   * took and did not finish that this run did not list (it left the queue while the run was
+   * stopped: replayed or discarded by another run, or by an attempt of the stopped one whose answer
+   * was lost), looked up for what became of it. A journal written before svc kept the plan has
+   * none: nothing more. One queued again since is newer than the run (noteLater counts it).
+   */
+  async *planned(
+    journal: Journal,
+    record: boolean,
+  ): AsyncGenerator<{ queued: DlqEntry } | { left: Planned }> {
+    const listed = new Set<string>();
+    const taken = (ids: string[]) => {
+      for (const id of ids) listed.add(id);
+      if (record) journal.plan(ids);
+    };
+    for await (const entry of this.entries(undefined, taken)) yield { queued: entry };
+    for (const id of journal.planned()) {
+      if (listed.has(id) || journal.has(id)) continue;
+      let entry: DlqEntry | undefined;
+      try {
+        entry = await this.platform.webhooks.dlq.get(this.webhook, id);
+      } catch (error) {
+        const left =
+          error instanceof DlqEntryNotFoundError
+            ? { id, gone: { reason: 'not_found' as const } }
+            : { id, error };
+        yield { left };
+        continue;
+      }
+      const gone = QueueSnapshot.gone(entry);
+      if (gone) yield { left: { id, entry, gone } };
+    }
+  }
+
+  /** The row of a planned entry (planned()) gone while the run was stopped: skipped, not this run's doing. */
+  leftWhileStopped(planned: Planned): Record<string, unknown> {
+    if ('error' in planned) throw planned.error;
+    this.#leftWhileStopped++;
+    return { status: 'skipped', ...planned.gone, while_stopped: true };
   }
 
   /**
@@ -321,6 +406,19 @@ export class QueueSnapshot {
     );
   }
 
+  /**
+   * After a resumed run: how many entries of the run it resumes had left the queue while it was
+   * stopped. Never that this run did none of them: the stopped run may have, its answer lost.
+   */
+  noteLeftWhileStopped(ctx: Context, done: string): void {
+    const count = this.#leftWhileStopped;
+    if (count === 0) return;
+    const [entries, was] = count === 1 ? ['entry', 'was'] : ['entries', 'were'];
+    ctx.out.info(
+      `${count.toLocaleString('en')} ${entries} the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none ${was} ${done} again`,
+    );
+  }
+
   #query() {
     const query = { ...dlqQuery(this.#filters), status: 'queued' as const };
     const cutoff = this.#cutoff;
@@ -333,18 +431,27 @@ export class QueueSnapshot {
 
 /**
  * A bulk run, then, for a resumed queue run, the entries newer than it named (noteLater): also
- * when it ended with failed items (it is over all the same), before that error is said.
+ * when it ended with failed items (it is over all the same), before that error is said. With
+ * `done`, the rows of entries that had left the queue are counted then too (noteLeftWhileStopped,
+ * noteLeft), as a run that ends well counts them.
  */
 export async function withLaterNoted<T>(
   ctx: Context,
   queue: QueueSnapshot | undefined,
   act: string,
   run: Promise<T>,
+  done?: string,
 ): Promise<T> {
   try {
     return await run;
   } catch (error) {
-    if (error instanceof PartialFailureError) await queue?.noteLater(ctx, act);
+    if (error instanceof PartialFailureError) {
+      if (done !== undefined) {
+        queue?.noteLeftWhileStopped(ctx, done);
+        queue?.noteLeft(ctx, done);
+      }
+      await queue?.noteLater(ctx, act);
+    }
     throw error;
   }
 }
@@ -355,29 +462,4 @@ export function refusesEntryField(error: unknown): boolean {
     (error instanceof BadRequestError || error instanceof UnprocessableEntityError) &&
     JSON.stringify([error.message, error.details ?? null]).includes('dlq_entry_id')
   );
-}
-
-/** What happened to an entry that left the queue, as a row says it. */
-export type LeftQueue =
-  | { reason: 'already_replayed'; replayed_as?: string }
-  | { reason: 'already_discarded'; discarded_at?: string | null }
-  | { reason: 'already_delivered'; delivered_by?: string };
-
-/** A row's reason in words, for the detail column; undefined for reasons that are not about the queue. */
-export function leftText(row: {
-  reason?: string;
-  replayed_as?: string;
-  discarded_at?: string | null;
-  delivered_by?: string;
-}): string | undefined {
-  switch (row.reason) {
-    case 'already_replayed':
-      return `already replayed${row.replayed_as ? ` as ${row.replayed_as}` : ''}, by another run or an earlier attempt`;
-    case 'already_discarded':
-      return 'already discarded, by another run or an earlier attempt';
-    case 'already_delivered':
-      return `its event was delivered${row.delivered_by ? ` by ${row.delivered_by}` : ''}`;
-    default:
-      return undefined;
-  }
 }

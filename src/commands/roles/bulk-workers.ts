@@ -1,0 +1,158 @@
+/**
+ * What one row of `svc roles assign --file` / `revoke --file` does (bulk.ts runs them): the grant,
+ * the revoke (the caller's own rows held back while an earlier row is owed), and --dry-run's plan
+ * of each.
+ */
+import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { definiteRefusal } from '../../bulk/judge.js';
+import type { Worker } from '../../bulk/runner.js';
+import { SvcError } from '../../errors.js';
+import {
+  AssignmentExistsError,
+  AssignmentNotFoundError,
+  GoneAfterLostAnswerError,
+} from '../../platform/errors.js';
+import type { Platform } from '../../platform/index.js';
+import { heldAfterSelfRefusal } from './held.js';
+import type { CallerForecast } from './holds.js';
+import type { RowsForecast } from './last-admin.js';
+import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
+import { namedNotFound } from './shared.js';
+
+type Row = GrantRow | RevokeRow;
+
+export const grant =
+  (platform: Platform, extend: boolean): Worker<Row> =>
+  async ({ data }, { signal, idempotencyKey }) => {
+    const row = data as GrantRow;
+    const body = {
+      role_id: row.role.id,
+      ...(row.expiresAt === null ? {} : { expires_at: row.expiresAt }),
+      justification: row.justification,
+    };
+    try {
+      const { data: made, response } = await platform.roles
+        .assign(row.user, body, { signal, idempotencyKey })
+        .withResponse();
+      return {
+        expires_at: made.expires_at,
+        audit_trail_id: made.audit_trail_id,
+        ...(response.replayed ? { replayed: true } : {}),
+      };
+    } catch (error) {
+      // --extend of a role the caller holds is a change of its own expiry: asked as such.
+      const self = extend
+        ? await heldAfterSelfRefusal(platform, error, row.user, row.role.id, signal)
+        : undefined;
+      // The platform refuses a second active assignment: the row is in place already.
+      if (!self && !(error instanceof AssignmentExistsError))
+        throw await namedNotFound(platform, error, row.user);
+      const held = self ?? (error as AssignmentExistsError).assignment;
+      if (extend && (self || held?.expires_at !== row.expiresAt)) {
+        // An absolute expiry: sending it again (a resumed run) changes nothing more.
+        const moved = await platform.roles.updateAssignment(
+          row.user,
+          row.role.id,
+          { expires_at: row.expiresAt, justification: row.justification },
+          { signal },
+        );
+        return {
+          reason: 'expiry_updated',
+          expires_at: moved.expires_at,
+          previous_expires_at: held?.expires_at ?? null,
+          audit_trail_id: moved.update_audit_trail_id ?? moved.audit_trail_id,
+        };
+      }
+      return {
+        status: 'skipped',
+        reason: 'already_assigned',
+        expires_at: held?.expires_at ?? null,
+        audit_trail_id: held?.audit_trail_id,
+      };
+    }
+  };
+
+/**
+ * The revoke worker. The caller's own rows (phase 1 on, see items) are not made while an earlier
+ * row may still be owed (it failed without a definite answer, or its outcome is unknown): the
+ * resumed run sends it again, and it would then find the caller without the power to make it.
+ * Such an own row fails unattempted and unjournaled, so the same command makes it last again.
+ */
+export const revoke = (platform: Platform): Worker<Row> => {
+  let owed = 0;
+  return async ({ data: row, phase }, { signal, idempotencyKey }) => {
+    if (phase !== undefined && phase > 0 && owed > 0) {
+      throw new SvcError(
+        'failure',
+        `not attempted: it revokes your own ${row.role.name}, made last, and ${owed.toLocaleString('en')} earlier row(s) did not finish; run the same command again to finish them first`,
+        { code: 'own_row_deferred' },
+      );
+    }
+    try {
+      // The item's key: a resumed run's retry is answered from the platform's record, not with 404.
+      const { data: done, response } = await platform.roles
+        .revoke(row.user, row.role.id, { signal, idempotencyKey })
+        .withResponse();
+      return {
+        revoked_at: done.revoked_at,
+        revocation_audit_trail_id: done.revocation_audit_trail_id,
+        ...(response.replayed ? { replayed: true } : {}),
+      };
+    } catch (error) {
+      if (error instanceof AssignmentNotFoundError) return { status: 'skipped', reason: 'not_assigned' };
+      if (!(error instanceof GoneAfterLostAnswerError) && !definiteRefusal(error)) owed++;
+      // A user or role that does not exist: which one, with where to look (as the single verb says).
+      throw await namedNotFound(platform, error, row.user);
+    }
+  };
+};
+
+/**
+ * --dry-run: the user's roles are read (nothing is changed) to tell what would happen to the row.
+ * What the platform would refuse is planned as a failure with its code, in the order it checks:
+ * a grant to the caller themself (403 self_assignment, whatever they hold); a role the caller may
+ * not hand out, or not for that long (`caller`: 403 insufficient_permission, also before a held
+ * role is reported); a revocation that would leave the tenant without an administrator
+ * (`forecast`: 409 last_tenant_admin, played over the rows in file order).
+ */
+export const plan =
+  (
+    platform: Platform,
+    kind: BulkKind,
+    extend: boolean,
+    caller: CallerForecast,
+    forecast?: RowsForecast,
+  ): Worker<Row> =>
+  async ({ data: row }, { signal }) => {
+    // A grant the caller may not make fails before the platform looks at who holds what.
+    const refusedGrant = kind === 'assign' ? await caller.refusal(kind, row) : undefined;
+    const selfExpiry = extend && kind === 'assign' ? await caller.selfExpiry(row as GrantRow) : undefined;
+    if (refusedGrant && !selfExpiry) return { status: 'failed', error: refusedGrant };
+    const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
+    const active: RoleAssignment | undefined = held.find(
+      (a) => a.status === 'active' && a.role_id === row.role.id,
+    );
+    // --extend of a role the caller holds asks to move their own expiry (the real run asks so).
+    if (refusedGrant) return { status: 'failed', error: active && selfExpiry ? selfExpiry : refusedGrant };
+    if (kind === 'assign') {
+      const expiresAt = (row as GrantRow).expiresAt;
+      if (active && extend && active.expires_at !== expiresAt) {
+        const refused = forecast?.refusal(row.line);
+        if (refused) return { status: 'failed', error: refused, previous_expires_at: active.expires_at };
+        return { reason: 'expiry_updated', expires_at: expiresAt, previous_expires_at: active.expires_at };
+      }
+      if (active) {
+        return {
+          status: 'skipped',
+          reason: 'already_assigned',
+          expires_at: active.expires_at,
+          audit_trail_id: active.audit_trail_id,
+        };
+      }
+      return { expires_at: expiresAt };
+    }
+    if (!active) return { status: 'skipped', reason: 'not_assigned' };
+    const refused = (await caller.refusal(kind, row)) ?? forecast?.refusal(row.line);
+    if (refused) return { status: 'failed', error: refused, audit_trail_id: active.audit_trail_id };
+    return { audit_trail_id: active.audit_trail_id };
+  };

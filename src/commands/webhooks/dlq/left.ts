@@ -1,0 +1,54 @@
+/**
+ * An entry that left the dead-letter queue, as a row of `replay --dlq` or `dlq discard --all` says
+ * it: what became of it (LeftQueue), an entry a stopped run had taken (Planned), and their words.
+ */
+import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+
+/** What happened to an entry that left the queue, as a row says it. */
+export type LeftQueue =
+  | { reason: 'already_replayed'; replayed_as?: string }
+  | { reason: 'already_discarded'; discarded_at?: string | null }
+  | { reason: 'already_delivered'; delivered_by?: string };
+
+/** An entry the run a resumed run resumes took, gone from the queue (or its look-up's error). */
+export type Planned = { id: string; entry?: DlqEntry } & (
+  | { gone: LeftQueue | { reason: 'not_found' } }
+  | { error: unknown }
+);
+
+/** A row's reason in words, for the detail column; undefined for reasons that are not about the queue. */
+export function leftText(row: {
+  reason?: string;
+  replayed_as?: string;
+  discarded_at?: string | null;
+  delivered_by?: string;
+  while_stopped?: boolean;
+}): string | undefined {
+  if (row.while_stopped) return stoppedText(row);
+  switch (row.reason) {
+    case 'already_replayed':
+      return `already replayed${row.replayed_as ? ` as ${row.replayed_as}` : ''}, by another run or an earlier attempt`;
+    case 'already_discarded':
+      return 'already discarded, by another run or an earlier attempt';
+    case 'already_delivered':
+      return `its event was delivered${row.delivered_by ? ` by ${row.delivered_by}` : ''}`;
+    default:
+      return undefined;
+  }
+}
+
+/** A planned entry gone while the run was stopped (QueueSnapshot.planned), in words: never this run's doing. */
+function stoppedText(row: {
+  reason?: string;
+  replayed_as?: string;
+  discarded_at?: string | null;
+  delivered_by?: string;
+}): string | undefined {
+  const what = {
+    already_replayed: `replayed${row.replayed_as ? ` as ${row.replayed_as}` : ''}, by another run or by an attempt of that run whose answer was lost`,
+    already_discarded: `discarded${row.discarded_at ? ` at ${row.discarded_at}` : ''}, not by this run`,
+    already_delivered: `its event was delivered${row.delivered_by ? ` by ${row.delivered_by}` : ''}`,
+    not_found: 'no such entry any more',
+  }[row.reason ?? ''];
+  return what && `left the queue while the run was stopped: ${what}`;
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { consentRobot, storedCredential } from '../helpers/oauth.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { svc, tempConfigDir } from '../helpers/svc.js';
+
+const sandbox = useSandbox();
+const browser = consentRobot();
+
+// The tour's stand-in for a person at the browser talks to the sandbox on this machine. Node 24
+// with NODE_USE_ENV_PROXY=1 sends fetch() through HTTP_PROXY even to loopback: with a proxy that
+// is not there, the stand-in used to fail and `svc login` to wait for a callback that never came.
+// (On Node 20, the first CI leg, the variable does nothing; the Node 24 leg is the one that bites.)
+describe('the consent stand-in', () => {
+  it('reaches the loopback sandbox directly whatever the proxy variables say', async () => {
+    const dir = tempConfigDir();
+    const r = await svc(['login'], {
+      env: {
+        SVC_CONFIG_DIR: dir,
+        SVC_BASE_URL: sandbox().url,
+        SVC_CLIENT_ID: 'svc-cli',
+        SVC_BROWSER: browser,
+        NODE_USE_ENV_PROXY: '1',
+        HTTP_PROXY: 'http://127.0.0.1:9',
+        http_proxy: 'http://127.0.0.1:9',
+      },
+      timeoutMs: 20_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(storedCredential(dir)).toMatchObject({ type: 'oauth', client_id: 'svc-cli' });
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * A terminal table longer than one chunk (500 rows are laid out at a time, so the first rows show
+ * at once): an id shortened in a later chunk must not read like one shortened earlier.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Column, Output } from '../../src/output/output.js';
+import { fakeIO } from '../helpers/context.js';
+
+interface Row {
+  id: string;
+  name: string;
+  owner: string;
+}
+
+const columns: Array<Column<Row>> = [
+  { header: 'id', value: (r) => r.id, kind: 'id' },
+  { header: 'name', value: (r) => r.name },
+  { header: 'owner', value: (r) => r.owner, kind: 'id' },
+];
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+/** 1,200 ids distinct in their first 6 characters, but for row 700, which repeats row 3's first 8. */
+const rows: Row[] = Array.from({ length: 1200 }, (_, n) => ({
+  id: `ten_${hex(n * 4099, 6)}${hex(n, 18)}`,
+  name: `Tenant ${n} ${'x'.repeat(40)}`,
+  owner: 'usr_0123456789abcdef01234567',
+}));
+rows[700]!.id = `${rows[3]!.id.slice(0, 12)}ffffffffffffffff`;
+
+function table(columnsWide: number) {
+  const fake = fakeIO({ tty: true, columns: columnsWide });
+  return { out: new Output(fake.io, 'table', () => 0), fake };
+}
+
+describe('shortened ids over several chunks', () => {
+  it('never shows two different ids alike: a later chunk that would, shows more of each id, and says so', async () => {
+    const { out, fake } = table(80);
+    await out.list(rows, columns);
+    const shown = fake
+      .stdout()
+      .split('\n')
+      .slice(1, -1)
+      .map((line) => line.split(' ')[0]!);
+    expect(shown).toHaveLength(1200);
+    expect(new Set(shown).size).toBe(1200);
+    // From the widened chunk on, what is shown of an id is a prefix of that id and of no other
+    // row's (rows above were printed before row 701 was read: the note says why ids grew).
+    const prefixOf = (text: string) => text.replace(/…$/, '');
+    for (const [at, text] of [...shown.entries()].slice(500)) {
+      const owners = rows.filter((r) => r.id.startsWith(prefixOf(text)));
+      expect(
+        owners.map((r) => r.id),
+        `row ${at}: ${text}`,
+      ).toEqual([rows[at]!.id]);
+    }
+    for (const line of fake.stderr().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    expect(fake.stderr()).toBe(
+      '(ids shortened to fit: --wide, a pipe or --json shows them whole)\n' +
+        '(ids show 9 characters from row 501 on: fewer would read like an id above)\n',
+    );
+  });
+
+  it('keeps one width when no later id comes close to an earlier one', async () => {
+    const { out, fake } = table(80);
+    await out.list(
+      rows.filter((_, n) => n !== 700),
+      columns,
+    );
+    expect(fake.stderr()).toBe('(ids shortened to fit: --wide, a pipe or --json shows them whole)\n');
+  });
+});

@@ -1,0 +1,76 @@
+// The Inquirer prompts follow svc's colour decision (src/output/io.ts: --no-color, NO_COLOR,
+// FORCE_COLOR, TERM=dumb, a terminal or not), not the one Inquirer's colour library makes from the
+// environment when it loads: `svc --no-color roles delete R` drew its question in blue and bold.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { inquirerPrompter } from '../../src/system/prompter.js';
+
+const SGR = /\u001b\[[0-9;]*m/;
+
+/** A prompt on a fake terminal: each of `keys` is typed once what came before is drawn; returns what was drawn. */
+async function ask<T>(
+  color: boolean,
+  question: (p: ReturnType<typeof inquirerPrompter>) => Promise<T>,
+  ...keys: string[]
+) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let drawn = '';
+  output.on('data', (chunk: Buffer) => {
+    drawn += chunk.toString('utf8');
+  });
+  const answer = question(inquirerPrompter(input, output, { color }));
+  for (const typed of keys) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    input.write(typed);
+  }
+  return { answer: await answer, drawn };
+}
+
+describe('inquirerPrompter colour', () => {
+  it('without colour: a confirmation and its answer carry no SGR sequence', async () => {
+    const r = await ask(false, (p) => p.confirm('Delete role evil_two?'), 'n\r');
+    expect(r.answer).toBe(false);
+    expect(r.drawn).toContain('? Delete role evil_two? (y/N)');
+    expect(r.drawn).toContain('Delete role evil_two? No');
+    expect(r.drawn).not.toMatch(SGR);
+  });
+
+  it('without colour: a picker, its highlighted choice, description and key help carry none either', async () => {
+    const r = await ask(
+      false,
+      (p) =>
+        p.select('Tenant', [
+          { name: 'Acme (acme)', value: 'a', description: 'pro' },
+          { name: 'Beta (beta)', value: 'b' },
+        ]),
+      '\r',
+    );
+    expect(r.answer).toBe('a');
+    expect(r.drawn).toContain('Acme (acme)');
+    expect(r.drawn).toContain('pro');
+    expect(r.drawn).not.toMatch(SGR);
+  });
+
+  it('without colour: input and password prompts, and a validation error, carry none', async () => {
+    const input = await ask(
+      false,
+      (p) => p.input('User id', { validate: (v) => (v === 'usr_1' ? true : 'not a user id') }),
+      'x\r',
+      '\u007fusr_1\r',
+    );
+    expect(input.answer).toBe('usr_1');
+    expect(input.drawn).toContain('not a user id');
+    expect(input.drawn).not.toMatch(SGR);
+    const secret = await ask(false, (p) => p.password('Secret'), 's3cret\r');
+    expect(secret.answer).toBe('s3cret');
+    expect(secret.drawn).not.toMatch(SGR);
+  });
+
+  it('with colour: the question is bold and the answer coloured, whatever the environment says', async () => {
+    const r = await ask(true, (p) => p.confirm('Delete role evil_two?'), 'y\r');
+    expect(r.answer).toBe(true);
+    expect(r.drawn).toContain('\u001b[1mDelete role evil_two?\u001b[22m');
+    expect(r.drawn).toMatch(/\u001b\[36mYes\u001b\[39m/);
+  });
+});
