@@ -2,6 +2,9 @@ import { startSandbox } from '../sandbox/server.js';
 import { CHAPTERS } from './chapters/index.js';
 import { Tour } from './runner.js';
 
+/** Set by the first signal: from then on the handler, not the chapters, ends the tour. */
+let interrupted = false;
+
 /**
  * `npm start`: starts a sandbox in this process on a free port, then runs real svc commands
  * against it and prints them with their output. Nothing outside a temporary directory is touched.
@@ -9,13 +12,19 @@ import { Tour } from './runner.js';
 async function main(): Promise<number> {
   const sandbox = await startSandbox({ port: 0 });
   const tour = new Tour(sandbox);
-  // Ctrl-C (or a kill, or a closed terminal) skips `finally`: the temporary directory, which holds
-  // the tour's credentials, is removed here too. The exit is the contract's "interrupted", 130.
+  // Ctrl-C (or a kill, or a closed terminal) skips `finally`: the running steps are interrupted
+  // and, once they have stopped writing, the temporary directory (it holds the tour's credentials)
+  // is removed. The exit is the contract's "interrupted", 130; the interrupted step's failure, which
+  // the chapters see meanwhile, is not reported as the tour stopping.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
-      const left = tour.cleanup();
-      process.stderr.write(`\ntour interrupted; ${left ?? 'its temporary files are removed'}\n`);
-      process.exit(130);
+    // `on`, not `once`: a second Ctrl-C while the steps stop must not kill the tour before it cleans up.
+    process.on(signal, () => {
+      if (interrupted) return;
+      interrupted = true;
+      void tour.interrupted().then((left) => {
+        process.stderr.write(`\ntour interrupted; ${left ?? 'its temporary files are removed'}\n`);
+        process.exit(130);
+      });
     });
   }
   process.stdout.write(
@@ -35,18 +44,25 @@ async function main(): Promise<number> {
     );
     return 0;
   } catch (error) {
-    process.stderr.write(`\ntour stopped: ${(error as Error).message}\n`);
+    if (!interrupted) process.stderr.write(`\ntour stopped: ${(error as Error).message}\n`);
     return 1;
   } finally {
-    const left = tour.cleanup();
-    if (left) process.stderr.write(`${left}\n`);
-    await sandbox.close();
+    // On a signal, the handler removes the directory once every step has stopped.
+    if (!interrupted) {
+      const left = tour.cleanup();
+      if (left) process.stderr.write(`${left}\n`);
+      await sandbox.close();
+    }
   }
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => {
+    // Interrupted: the signal's handler exits (130) once the steps have stopped.
+    if (!interrupted) process.exit(code);
+  },
   (error: unknown) => {
+    if (interrupted) return;
     process.stderr.write(`tour failed: ${(error as Error).message}\n`);
     process.exit(1);
   },

@@ -35,10 +35,15 @@ export class Tour {
   readonly #root: string;
   readonly #chalk: InstanceType<typeof Chalk>;
   readonly #width: number;
+  readonly #out: Writable;
+  /** Steps still running (a background `listen`, or the step a signal came in): interrupted on a signal. */
+  readonly #running = new Set<{ interrupt(): void; done: Promise<StepResult> }>();
   #chapter = 0;
+  #interrupted = false;
 
-  constructor(sandbox: Sandbox) {
+  constructor(sandbox: Sandbox, out: Writable = process.stdout) {
     this.sandbox = sandbox;
+    this.#out = out;
     this.#root = mkdtempSync(join(tmpdir(), 'svc-tour-'));
     this.configDir = join(this.#root, 'config');
     const tty = process.stdout.isTTY === true;
@@ -48,11 +53,11 @@ export class Tour {
 
   chapter(title: string): void {
     this.#chapter++;
-    process.stdout.write(`\n${this.#chalk.bold.cyan(`── ${this.#chapter}. ${title} `.padEnd(60, '─'))}\n`);
+    this.#out.write(`\n${this.#chalk.bold.cyan(`── ${this.#chapter}. ${title} `.padEnd(60, '─'))}\n`);
   }
 
   say(text: string): void {
-    process.stdout.write(`${this.#chalk.dim(text)}\n`);
+    this.#out.write(`${this.#chalk.dim(text)}\n`);
   }
 
   /** A command line as the tour shows it: files of the tour's own directory by their names. */
@@ -71,15 +76,16 @@ export class Tour {
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n');
-    if (stdout.trim()) process.stdout.write(`${indent(stdout)}\n`);
-    if (stderr.trim()) process.stdout.write(`${this.#chalk.yellow(indent(stderr))}\n`);
+    if (stdout.trim()) this.#out.write(`${indent(stdout)}\n`);
+    if (stderr.trim()) this.#out.write(`${this.#chalk.yellow(indent(stderr))}\n`);
   }
 
   /** Runs `svc ARGS…`, shows it and its output, and stops the tour if it ends unexpectedly. */
   async svc(args: string[], options: StepOptions = {}): Promise<StepResult> {
+    this.#refuseIfInterrupted();
     const shown = this.#shown(args);
     const redirect = options.inputLabel ? ` < ${options.inputLabel}` : '';
-    process.stdout.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${shown}${redirect}`)}\n`);
+    this.#out.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${shown}${redirect}`)}\n`);
     const result: StepResult = await this.#start(args, options).done;
     this.show(result.stdout, result.stderr);
     const expected = options.expect ?? 0;
@@ -98,7 +104,8 @@ export class Tour {
     args: string[],
     options: { ready: string },
   ): Promise<{ stdout(): string; stderr(): string; stop(): Promise<StepResult> }> {
-    process.stdout.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${this.#shown(args)} &`)}\n`);
+    this.#refuseIfInterrupted();
+    this.#out.write(`\n${this.#chalk.green('$')} ${this.#chalk.bold(`svc ${this.#shown(args)} &`)}\n`);
     const step = this.#start(args, {});
     for (let i = 0; i < 400 && !step.stderr().includes(options.ready); i++) {
       if (step.finished()) break;
@@ -116,6 +123,11 @@ export class Tour {
         return step.done;
       },
     };
+  }
+
+  /** A chapter whose step ended anyway goes on to its next one: none starts (or is shown) once interrupted. */
+  #refuseIfInterrupted(): void {
+    if (this.#interrupted) throw new Error('tour interrupted');
   }
 
   #start(args: string[], options: StepOptions) {
@@ -139,12 +151,14 @@ export class Tour {
     );
     const interrupt = new AbortController();
     let finished = false;
-    const done = runCli(args, { io, env, signal: interrupt.signal, system: true }).then(
-      (code): StepResult => {
+    const done = runCli(args, { io, env, signal: interrupt.signal, system: true })
+      .then((code): StepResult => ({ code, stdout: stdout.text(), stderr: stderr.text() }))
+      .finally(() => {
         finished = true;
-        return { code, stdout: stdout.text(), stderr: stderr.text() };
-      },
-    );
+        this.#running.delete(running);
+      });
+    const running = { interrupt: () => interrupt.abort(), done };
+    this.#running.add(running);
     return {
       done,
       stdout: stdout.text,
@@ -152,6 +166,27 @@ export class Tour {
       interrupt: () => interrupt.abort(),
       finished: () => finished,
     };
+  }
+
+  /**
+   * The tour's answer to Ctrl-C, a kill or a closed terminal: interrupts every running step as
+   * Ctrl-C would, waits (at most `patience` ms) until they have stopped — a bulk run writes its
+   * journal as it stops, a profile's config may be on the thread pool — and only then removes the
+   * temporary directory, so that no late write brings it back. Returns what `cleanup` returns.
+   */
+  async interrupted(patience = 5_000): Promise<string | undefined> {
+    this.#interrupted = true;
+    const steps = [...this.#running];
+    for (const step of steps) step.interrupt();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(steps.map((step) => step.done)),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, patience);
+      }),
+    ]);
+    clearTimeout(timer);
+    return this.cleanup();
   }
 
   /**
