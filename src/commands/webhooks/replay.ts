@@ -18,9 +18,10 @@ import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
-import type { Planned } from './dlq/left.js';
+import { leftText, type Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
 import {
+  DeliveryUnreadError,
   deliveryOutcome,
   type FailedReplay,
   failedReplaysHint,
@@ -136,7 +137,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     const row: Record<string, unknown> = { ...about(data), ...queue!.leftWhileStopped(data.planned!) };
     const made = madeBy(row);
     if (!wait || made === undefined) return { row };
-    const outcome = await followMade(ctx, platform, webhook, made, timeoutMs);
+    // A read that fails (not Ctrl-C) fails the row unjournaled, saying what it is about: owed still.
+    const outcome = await followMade(ctx, platform, webhook, made, timeoutMs).catch((error: unknown) => {
+      throw error instanceof DeliveryUnreadError ? error.about(leftText(row) ?? `replayed as ${made}`) : error;
+    });
     return { row: { ...row, ...outcome }, made, outcome };
   };
 
