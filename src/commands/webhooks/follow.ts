@@ -1,7 +1,7 @@
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
+import { haltsTheRun } from '../../bulk/judge.js';
 import { type CommandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { haltsTheRun } from '../../bulk/judge.js';
 import { describeError, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';

@@ -139,7 +139,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     if (!wait || made === undefined) return { row };
     // A read that fails (not Ctrl-C) fails the row unjournaled, saying what it is about: owed still.
     const outcome = await followMade(ctx, platform, webhook, made, timeoutMs).catch((error: unknown) => {
-      throw error instanceof DeliveryUnreadError ? error.about(leftText(row) ?? `replayed as ${made}`) : error;
+      throw error instanceof DeliveryUnreadError
+        ? error.about(leftText(row) ?? `replayed as ${made}`)
+        : error;
     });
     return { row: { ...row, ...outcome }, made, outcome };
   };
