@@ -353,7 +353,9 @@ export function replayCommand(make: MakeContext): Command {
         'entry it had taken that left the queue while it was stopped is a skipped row saying what became\n' +
         'of it, while_stopped; with --wait one replayed then, maybe by the stopped run itself, has its\n' +
         'delivery followed: failed, it is a failed row, exit 7; recovered since, by a later replay, it is\n' +
-        'delivered). A --dlq\n' +
+        'delivered; one whose delivery cannot be read, a 503, is a failed row saying so, delivery_unread,\n' +
+        'exit 7, and stays owed: the same command follows it again; the entry its delivery put back in\n' +
+        'the queue is never replayed by the run: that event was replayed once already). A --dlq\n' +
         "run is the entries dead-lettered before it started: newer ones are a new run's, counted when the\n" +
         'resumed run ends and taken by the same command after it. Nor by two runs at once (two admins,\n' +
         'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +
