@@ -211,7 +211,20 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       if (journal?.has(item.key)) {
         const detail = journal.get(item.key) ?? {};
         // Nothing is sent for it again; only how it is doing now is read (never recorded).
-        const now = await options.journaled?.(item, detail);
+        let now: Record<string, unknown> | undefined;
+        try {
+          now = await options.journaled?.(item, detail);
+        } catch (error) {
+          // How it is doing could not be read: no success, and still owed (the journal is kept,
+          // so the next run reads it again); a dry run's could not be checked.
+          thrown = error;
+          const unchecked = options.dryRun && notChecked(error);
+          if (!unchecked) summary.unsettled++;
+          const said = failure(error);
+          now = unchecked
+            ? { status: 'unknown', error: { ...said, message: `could not be checked: ${said.message}` } }
+            : { status: 'failed', error: said };
+        }
         result = { ...base, status: 'skipped', reason: 'journal', ...detail, ...now };
       } else if (failedDependency !== undefined) {
         // Not attempted and not journaled: the resumed run tries it again.

@@ -1,7 +1,8 @@
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
+import { haltsTheRun } from '../../bulk/judge.js';
 import { type CommandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { optionalLookup } from '../../errors.js';
+import { describeError, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { REMEDIES } from './shared.js';
@@ -168,11 +169,29 @@ export async function followUnfollowed(
 }
 
 /**
+ * A delivery a follow could not read (a 5xx, no answer; not Ctrl-C): how it went is not known, so
+ * its row is no success. Thrown, so the bulk run fails the row without journaling it: it stays
+ * owed, and the next run of the same command follows it again (exit 7 meanwhile).
+ */
+export class DeliveryUnreadError extends SvcError {
+  constructor(message: string, cause: unknown) {
+    super('failure', message, { code: 'delivery_unread', cause });
+  }
+
+  /** The same error, its message led by what the row is about. */
+  about(what: string): DeliveryUnreadError {
+    return new DeliveryUnreadError(`${what}; ${this.message}`, this.cause);
+  }
+}
+
+/**
  * Follows a delivery a replay made, read by its id, as deliveryOutcome does (`timeoutMs`
  * undefined: as it is now): a resumed run's journaled row, or an entry the run it resumes took
  * that was replayed while it was stopped (by another run, or by that run, its answer lost: svc
  * cannot tell). Ctrl-C cutting the read is `follow: interrupted` (never swallowed: the row stays
- * owed); one that cannot be read otherwise says nothing of how it went (`delivery_status: undefined`).
+ * owed); a read that fails otherwise throws DeliveryUnreadError (the row stays owed too), but for
+ * a credential that is gone (its error, which halts the run). A delivery not found says nothing
+ * of how it went (`delivery_status: undefined`).
  */
 export async function followMade(
   ctx: Context,
@@ -182,12 +201,17 @@ export async function followMade(
   timeoutMs: number | undefined,
 ): Promise<Record<string, unknown>> {
   try {
-    const found = await optionalLookup(platform.webhooks.deliveries.get(webhook, id));
-    if (found) return await deliveryOutcome(ctx, platform, webhook, found, timeoutMs);
-  } catch {
+    const found = await platform.webhooks.deliveries.get(webhook, id);
+    return await deliveryOutcome(ctx, platform, webhook, found, timeoutMs);
+  } catch (error) {
     // Ctrl-C cut the read (InterruptedError): not followed, the row stays owed.
     if (ctx.signal.aborted) return { delivery_status: undefined, follow: 'interrupted' };
-    // Only to say more: a read that fails says nothing.
+    if (error instanceof SvcError && error.category === 'not_found') return { delivery_status: undefined };
+    if (haltsTheRun(error)) throw error;
+    const look = svcCommand(ctx.settings(), `webhooks deliveries get ${shellWord(webhook)} ${shellWord(id)}`);
+    throw new DeliveryUnreadError(
+      `its delivery ${id} could not be read (${describeError(error)}), so how it went is not known: see with \`${look}\`, or run the same command again to follow it`,
+      error,
+    );
   }
-  return { delivery_status: undefined };
 }

@@ -41,14 +41,20 @@ function detail(webhook: string, line: CommandLine, r: ReplayRow): string | unde
     // Made by the earlier run this one resumes (nothing is sent now), followed now.
     const as = made ? ` (replayed as ${made})` : '';
     const by = recovered(r);
+    // Not read now (DeliveryUnreadError): its error says so, and how to look.
     const now = r.delivery_status
       ? `: ${r.delivery_status} now${by ? ` (${by})` : ''}${error ? `: ${error}` : ''}`
-      : '';
+      : error
+        ? `; ${error}`
+        : '';
     return `done in an earlier run${as}; not followed then (interrupted)${now}`;
   }
   if (r.follow === 'interrupted') {
     const see = `see how it went with \`${line(`webhooks deliveries get ${shellWord(webhook)}${made === undefined ? '' : ` ${shellWord(made)}`}`)}\``;
-    if (r.while_stopped) return `${leftText(r)}; interrupted while following its delivery: ${see}`;
+    if (r.while_stopped) {
+      // Followed again now, its delivery could not be read (DeliveryUnreadError): that is said instead.
+      return `${leftText(r)}; ${error ?? `interrupted while following its delivery: ${see}`}`;
+    }
     return `interrupted while following; the replay was made${made === undefined ? '' : ` (${made})`}: ${see}`;
   }
   // Replayed while the run was stopped, its delivery followed (--wait): how it went is said too.

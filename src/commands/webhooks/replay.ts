@@ -18,9 +18,10 @@ import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
-import type { Planned } from './dlq/left.js';
+import { leftText, type Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
 import {
+  DeliveryUnreadError,
   deliveryOutcome,
   type FailedReplay,
   failedReplaysHint,
@@ -136,7 +137,12 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     const row: Record<string, unknown> = { ...about(data), ...queue!.leftWhileStopped(data.planned!) };
     const made = madeBy(row);
     if (!wait || made === undefined) return { row };
-    const outcome = await followMade(ctx, platform, webhook, made, timeoutMs);
+    // A read that fails (not Ctrl-C) fails the row unjournaled, saying what it is about: owed still.
+    const outcome = await followMade(ctx, platform, webhook, made, timeoutMs).catch((error: unknown) => {
+      throw error instanceof DeliveryUnreadError
+        ? error.about(leftText(row) ?? `replayed as ${made}`)
+        : error;
+    });
     return { row: { ...row, ...outcome }, made, outcome };
   };
 
@@ -347,7 +353,9 @@ export function replayCommand(make: MakeContext): Command {
         'entry it had taken that left the queue while it was stopped is a skipped row saying what became\n' +
         'of it, while_stopped; with --wait one replayed then, maybe by the stopped run itself, has its\n' +
         'delivery followed: failed, it is a failed row, exit 7; recovered since, by a later replay, it is\n' +
-        'delivered). A --dlq\n' +
+        'delivered; one whose delivery cannot be read, a 503, is a failed row saying so, delivery_unread,\n' +
+        'exit 7, and stays owed: the same command follows it again; the entry its delivery put back in\n' +
+        'the queue is never replayed by the run: that event was replayed once already). A --dlq\n' +
         "run is the entries dead-lettered before it started: newer ones are a new run's, counted when the\n" +
         'resumed run ends and taken by the same command after it. Nor by two runs at once (two admins,\n' +
         'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +

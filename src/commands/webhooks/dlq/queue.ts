@@ -19,6 +19,8 @@ import type { LeftQueue, Planned } from './left.js';
 
 /** Entries are read from the API in pages of this size; --limit counts entries, not pages. */
 const PAGE = 200;
+/** Entries a resumed run looks up at once (#owed). */
+const LOOKUPS = 8;
 
 /**
  * The queued entries a bulk run works on: the queue as it was when the run started. A run that
@@ -41,6 +43,8 @@ export class QueueSnapshot {
   #left = 0;
   /** Entries the run it resumes meant to do, found gone from the queue (see planned()). */
   #leftWhileStopped = 0;
+  /** A resumed run: each entry the run it resumes took and did not finish, as forRun found it (#owed). */
+  readonly #stopped = new Map<string, Planned | undefined>();
   /** The server takes dlq_entry_id on a replay (until it refuses the field). */
   #asEntry = true;
   /** A resumed run: it takes entries dead-lettered before this (ISO, exclusive) only. */
@@ -98,6 +102,8 @@ export class QueueSnapshot {
     const cutoffMs = startMs + 1000;
     this.#cutoff = isoSeconds(cutoffMs);
     this.#taken = journal.earlier().length;
+    // First: it adds to `ours` the replays made of the entries the stopped run took.
+    const owed = await this.#owed(journal);
     await this.count();
     // The run's own replays that failed again in that second are in the window, but not the run's:
     // the listing skips them (ours), and noteLater counts them with the newer entries, a new run's.
@@ -106,27 +112,43 @@ export class QueueSnapshot {
     this.#later = { started: isoSeconds(startMs), startMs };
     const left = (this.#bound ?? 0) - own;
     const limit = this.#limit;
-    return (limit === undefined ? left : Math.max(0, Math.min(left, limit))) + (await this.#owed(journal));
+    return (limit === undefined ? left : Math.max(0, Math.min(left, limit))) + owed;
   }
 
   /**
    * How many rows a resumed run owes for entries the run it resumes took (its plan) and did not
-   * finish that are no longer queued (planned() gives each its row): those not at the head of the
-   * queue, where that run left off (it takes the queue oldest first, so the entries it took and
-   * left undone come first). One that leaves the queue after this count is in `bound` instead.
+   * finish that are no longer queued: each is looked up as it is now (#stoppedNow), the rule
+   * planned() gives their rows by, and kept for it. A replay made of one while the run was stopped
+   * (by another run, or by that run, its answer lost) is the run's own from now on (`ours`): its
+   * delivery dead-lettered again in the second the run started is not taken again. One that leaves
+   * the queue after this count is in `bound` instead (planned() looks it up again).
    */
   async #owed(journal: Journal): Promise<number> {
     const undone = [...journal.planned()].filter((id) => !journal.has(id));
-    if (undone.length === 0) return 0;
-    const head = new Set<string>();
-    for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, {
-      ...this.#query(),
-      limit: Math.min(PAGE, undone.length),
-    })) {
-      head.add(entry.id);
-      if (head.size >= undone.length) break;
+    for (let i = 0; i < undone.length; i += LOOKUPS) {
+      const now = await Promise.all(undone.slice(i, i + LOOKUPS).map((id) => this.#stoppedNow(id)));
+      for (const [j, left] of now.entries()) this.#stopped.set(undone[i + j]!, left);
     }
-    return undone.filter((id) => !head.has(id)).length;
+    let owed = 0;
+    for (const left of this.#stopped.values()) {
+      if (left === undefined) continue;
+      owed++;
+      const as = 'gone' in left && 'replayed_as' in left.gone ? left.gone.replayed_as : undefined;
+      if (as !== undefined) this.ours.add(as);
+    }
+    return owed;
+  }
+
+  /** A planned entry as it is now: gone from the queue (what became of it), its look-up's error, or undefined while queued. */
+  async #stoppedNow(id: string): Promise<Planned | undefined> {
+    let entry: DlqEntry;
+    try {
+      entry = await this.platform.webhooks.dlq.get(this.webhook, id);
+    } catch (error) {
+      return error instanceof DlqEntryNotFoundError ? { id, gone: { reason: 'not_found' } } : { id, error };
+    }
+    const gone = QueueSnapshot.gone(entry);
+    return gone ? { id, entry, gone } : undefined;
   }
 
   /**
@@ -273,19 +295,9 @@ export class QueueSnapshot {
     for await (const entry of this.entries(undefined, taken)) yield { queued: entry };
     for (const id of journal.planned()) {
       if (listed.has(id) || journal.has(id)) continue;
-      let entry: DlqEntry | undefined;
-      try {
-        entry = await this.platform.webhooks.dlq.get(this.webhook, id);
-      } catch (error) {
-        const left =
-          error instanceof DlqEntryNotFoundError
-            ? { id, gone: { reason: 'not_found' as const } }
-            : { id, error };
-        yield { left };
-        continue;
-      }
-      const gone = QueueSnapshot.gone(entry);
-      if (gone) yield { left: { id, entry, gone } };
+      // As forRun found it (#owed); one queued then is looked up again: it may have left since.
+      const left = this.#stopped.get(id) ?? (await this.#stoppedNow(id));
+      if (left) yield { left };
     }
   }
 
