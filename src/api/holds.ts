@@ -57,7 +57,8 @@ export interface HeldGrant {
 /**
  * Until when (ms) the caller holds every one of `permissions` over its live grants: for each,
  * the end of the latest-ending grant that grants it; the earliest of those. null when nothing
- * ends them (permanent grants; an API key, whose role lasts until it is revoked). A permission
+ * ends them (permanent grants; an API key, whose role lasts until it is revoked: it acts only
+ * while its issuer holds that role without an end date, as to mint it). A permission
  * not held at all does not bound it (that is a lackRefusal).
  */
 export function heldUntil(grants: readonly HeldGrant[], permissions: Iterable<string>): number | null {
@@ -96,7 +97,7 @@ export interface RoleHolder {
 
 /**
  * The refusal of putting `added` into `role` by a caller with these live grants (an API key's
- * role: one that nothing ends), when a live holder of the role would hold an added permission
+ * role: one that nothing ends while the key acts), when a live holder of the role would hold an added permission
  * longer than the caller holds it — the caller's own permanent custom role included — or
  * undefined. Names the permissions that end first and the holders that outlast them.
  */
@@ -178,10 +179,14 @@ export interface RoleHeld {
 
 /**
  * The caller's authority in one tenant, as svc predicts it: a user's live grants, or an API key's
- * role (which nothing ends). Each method gives the platform's refusal of a change, in the order
- * the platform checks (the operation's own permission, then what the change hands out, then
- * keys minting keys, then for how long), or undefined. A prediction only: the real run reports
- * the platform's own answer, and self_assignment and last_tenant_admin are predicted elsewhere.
+ * role, which nothing ends — a key acts only while its issuer holds that role's permissions
+ * without an end date (the condition of minting it); else every call with it, the reads a
+ * prediction starts from included, is 401 invalid_token, so a key that answers holds its role
+ * for as long as anything it hands out. Each method gives the platform's refusal of a change, in
+ * the order the platform checks (the operation's own permission, then what the change hands out,
+ * then keys minting keys, then for how long), or undefined. A prediction only: the real run
+ * reports the platform's own answer, and self_assignment and last_tenant_admin are predicted
+ * elsewhere.
  */
 export class CallerAuthority {
   readonly held: readonly string[];
@@ -269,7 +274,7 @@ export class CallerAuthority {
 /**
  * The caller's authority from what a client can read: `person` (GET /v1/me type user), the roles
  * it holds live in the tenant with their ends (a user's own assignments; an API key's one role,
- * which nothing ends), and the roles' permissions. Undefined when a role's permissions are not
+ * which nothing ends while the key acts), and the roles' permissions. Undefined when a role's permissions are not
  * known: then nothing is predicted.
  */
 export function authorityFrom(

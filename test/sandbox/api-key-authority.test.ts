@@ -154,7 +154,7 @@ describe('a key acts only while its issuer holds its permissions', () => {
     expect(widen.status).toBe(401);
     expect(widen.body.error.message).toMatch(
       new RegExp(
-        `^this API key acts only while ${user(6)}, who issued it, holds every permission of tenant_admin; they no longer hold [a-z_.]+(, [a-z_.]+)*: have a current admin issue a new key$`,
+        `^this API key acts only while ${user(6)}, who issued it, holds every permission of tenant_admin without an end date; they no longer hold [a-z_.]+(, [a-z_.]+)*: have a current admin issue a new key$`,
       ),
     );
     const role = await call(sandbox(), 'GET', `/v1/roles/${extra.id}`, admin());

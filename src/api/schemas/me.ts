@@ -42,7 +42,7 @@ export const Me = Type.Object(
           Type.Union([Type.String(), Type.Null()], {
             description:
               'An API key only: the user who issued it (null for a key minted by the sandbox test controls). ' +
-              'The key acts only while they hold its role’s permissions, and grants them no role (403 self_assignment), ' +
+              'The key acts only while they hold its role’s permissions without an end date, and grants them no role (403 self_assignment), ' +
               "so a client can tell ahead which grants the key would be refused. (Not shown in the reference; the sandbox's choice.)",
           }),
         ),

@@ -168,7 +168,8 @@ export class CallerForecast {
           .filter((a) => a.status === undefined || a.status === 'active')
           .map((a) => ({ role: a.role_id, expiresAt: a.expires_at ?? null }));
       } else {
-        // An API key acts with its one role, named by /v1/me, until it is revoked.
+        // An API key acts with its one role, named by /v1/me, until it is revoked, and only while
+        // its issuer holds that role without an end date (else /v1/me was a 401): held with no end.
         const role = tenant?.role && byName.get(tenant.role)?.id;
         if (!role) return { self, slug, authority: undefined };
         held = [{ role, expiresAt: null }];

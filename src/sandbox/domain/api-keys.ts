@@ -1,10 +1,10 @@
-import { missingPermissions } from '../../api/holds.js';
+import { heldUntil as heldUntilOf, missingPermissions } from '../../api/holds.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { actorOf } from './audit-trail.js';
-import { heldUntil, livePermissions, requireHeld, userPermissions } from './authorization.js';
+import { heldUntil, livePermissions, requireHeld, userGrants, userPermissions } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import type { ApiKey, ApiKeyKind, Tenant } from './identity.js';
 
@@ -84,16 +84,27 @@ export function issueApiKey(
 }
 
 /**
- * What an issuer no longer holds of the key's role in its tenant (empty while they hold it all):
- * a key acts only while the user who issued it holds every permission of the role it acts as,
- * so a key cannot keep authority its issuer has lost (a role taken away, a grant ended), nor be
- * used to give its issuer back what was taken. Keys the sandbox's test controls mint (issuer
+ * Why a key does not act now, as the 401 says it, or undefined: a key acts only while the user who
+ * issued it holds every permission of the role it acts as without an end date — the condition of
+ * minting it. So it keeps no authority its issuer has lost (a role taken away, a grant ended), is
+ * not used to give its issuer back what was taken, and hands out nothing for longer than its
+ * issuer holds it: a key counts as holding its role with no end (authorization.ts, heldGrants), so
+ * an issuer wound down to an end date, or holding the role again only just in time, stops it (else
+ * through it they would grant permanently, move expiries to never and widen roles held
+ * permanently, all refused to them directly). Keys the sandbox's test controls mint (issuer
  * "sandbox") have no user behind them and are not bound.
  */
-export function issuerLacks(state: SandboxState, key: ApiKey): string[] {
+export function keyStopped(state: SandboxState, key: ApiKey): string | undefined {
   const tenant = state.identity.tenantsById.get(key.tenant_id);
-  if (!state.identity.users.has(key.created_by) || !tenant) return [];
-  return lacksForKey(userPermissions(state, key.created_by, key.tenant_id), state, tenant, key.kind);
+  if (!state.identity.users.has(key.created_by) || !tenant) return undefined;
+  const role = keyRole(state, tenant, key.kind);
+  const rule = `this API key acts only while ${key.created_by}, who issued it, holds every permission of ${role.name} without an end date`;
+  const lacks = lacksForKey(userPermissions(state, key.created_by, key.tenant_id), state, tenant, key.kind);
+  if (lacks.length > 0)
+    return `${rule}; they no longer hold ${lacks.join(', ')}: have a current admin issue a new key`;
+  const bound = heldUntilOf(userGrants(state, key.created_by, key.tenant_id), role.permissions);
+  if (bound === null) return undefined;
+  return `${rule}; they hold them only until ${isoSeconds(bound)}: have someone who holds them without an end date issue a new key`;
 }
 
 /** The role a key of this kind acts as in the tenant. */

@@ -13,7 +13,7 @@ import type { Tenant } from './identity.js';
  * its role assignments as they are now — not expired on the sandbox clock, not revoked, role
  * not deleted — so no token carries authority that outlives a revocation. API keys act with the
  * fixed role of their kind in their one tenant, until they are revoked, and only while their issuer
- * holds that role's permissions (plugins/auth.ts, issuerLacks).
+ * holds that role's permissions without an end date (plugins/auth.ts, keyStopped).
  */
 
 /** A user's assignments in a tenant that are live now (not expired, not revoked, role not deleted). */
@@ -75,26 +75,30 @@ export function requireHeld(
 
 /**
  * The caller's live grants in a tenant with their ends, as src/api/holds.ts judges them: a
- * user's live assignments; an API key's role, which nothing ends; none in a tenant the
- * credential cannot name.
+ * user's live assignments; an API key's role, without an end date — a key acts only while its
+ * issuer holds that role's permissions without one (api-keys.ts, keyStopped), so nothing handed
+ * out through it outlives the issuer's own hold; none in a tenant the credential cannot name.
  */
 export function heldGrants(state: SandboxState, principal: Principal, tenantId: string): HeldGrant[] {
   if (!principal.tenantIds.includes(tenantId)) return [];
-  const { roles } = state;
   if (principal.fixedRoles) {
-    return [{ permissions: [...roles.permissionsOf(tenantId, principal.fixedRoles)], expiresAt: null }];
+    return [{ permissions: [...state.roles.permissionsOf(tenantId, principal.fixedRoles)], expiresAt: null }];
   }
-  if (!principal.user) return [];
-  return liveAssignments(state, principal.user.id, tenantId).map((a) => ({
+  return principal.user ? userGrants(state, principal.user.id, tenantId) : [];
+}
+
+/** A user's own live grants in a tenant with their ends, whatever credential calls (an API key's issuer). */
+export function userGrants(state: SandboxState, userId: string, tenantId: string): HeldGrant[] {
+  return liveAssignments(state, userId, tenantId).map((a) => ({
     expiresAt: a.expires_at,
-    permissions: roles.get(tenantId, a.role_id)?.permissions ?? [],
+    permissions: state.roles.get(tenantId, a.role_id)?.permissions ?? [],
   }));
 }
 
 /**
  * Until when (ms) the caller holds every one of these permissions live in the tenant (see
  * heldUntil in src/api/holds.ts). null when nothing ends them — permanent assignments, or an API
- * key (its role lasts until it is revoked).
+ * key (its role lasts until it is revoked, and it acts only while its issuer holds it without an end).
  */
 export function heldUntil(
   state: SandboxState,

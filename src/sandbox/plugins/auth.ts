@@ -3,7 +3,7 @@ import { HEADERS } from '../../api/constants.js';
 import { OPERATIONS } from '../../api/operations.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
 import { canonicalTenantRef, isTenantId } from '../../api/tenant-id.js';
-import { issuerLacks } from '../domain/api-keys.js';
+import { keyStopped } from '../domain/api-keys.js';
 import { authorizeOperation, namedTenant } from '../domain/authorization.js';
 import type { Tenant } from '../domain/identity.js';
 import { ApiProblem } from '../problem.js';
@@ -21,15 +21,8 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
     const key = state.identity.findApiKey(token);
     if (!key) throw new ApiProblem(401, 'invalid_token', 'unknown or revoked API key');
     const tenant = state.identity.tenantsById.get(key.tenant_id);
-    const lacks = issuerLacks(state, key);
-    if (lacks.length > 0) {
-      throw new ApiProblem(
-        401,
-        'invalid_token',
-        `this API key acts only while ${key.created_by}, who issued it, holds every permission of ${API_KEY_ROLES[key.kind]}; ` +
-          `they no longer hold ${lacks.join(', ')}: have a current admin issue a new key`,
-      );
-    }
+    const stopped = keyStopped(state, key);
+    if (stopped !== undefined) throw new ApiProblem(401, 'invalid_token', stopped);
     return {
       kind: key.kind === 'publishable' ? 'publishable_key' : 'service_role_key',
       subject: key.id,
