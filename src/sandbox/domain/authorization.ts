@@ -80,14 +80,18 @@ export function requireHeld(
  */
 export function heldGrants(state: SandboxState, principal: Principal, tenantId: string): HeldGrant[] {
   if (!principal.tenantIds.includes(tenantId)) return [];
-  const { roles } = state;
   if (principal.fixedRoles) {
-    return [{ permissions: [...roles.permissionsOf(tenantId, principal.fixedRoles)], expiresAt: null }];
+    return [{ permissions: [...state.roles.permissionsOf(tenantId, principal.fixedRoles)], expiresAt: null }];
   }
   if (!principal.user) return [];
-  return liveAssignments(state, principal.user.id, tenantId).map((a) => ({
+  return userGrants(state, principal.user.id, tenantId);
+}
+
+/** A user's own live grants in a tenant with their ends, whatever credential calls (an API key's issuer). */
+export function userGrants(state: SandboxState, userId: string, tenantId: string): HeldGrant[] {
+  return liveAssignments(state, userId, tenantId).map((a) => ({
     expiresAt: a.expires_at,
-    permissions: roles.get(tenantId, a.role_id)?.permissions ?? [],
+    permissions: state.roles.get(tenantId, a.role_id)?.permissions ?? [],
   }));
 }
 
