@@ -35,5 +35,11 @@ describe('a webhook the platform disabled', () => {
     const listed = await svc.run(['webhooks', 'ls', '--json']);
     const row = JSON.parse(listed.stdout).find((w: { id: string }) => w.id === made.body.id);
     expect([row.status, row.disabled_reason]).toEqual(['disabled', expect.stringContaining('was revoked')]);
+
+    // The admin, who holds exception.read without an end date, takes it over.
+    const enabled = await svc.run(['webhooks', 'update', made.body.id, '--enable']);
+    expect([enabled.code, enabled.stderr]).toEqual([0, `✓ updated webhook ${made.body.id} (status)\n`]);
+    const after = JSON.parse((await svc.run(['webhooks', 'get', made.body.id, '--json'])).stdout);
+    expect([after.status, after.disabled_reason, after.owner_id]).toEqual(['enabled', null, 'usr_admin']);
   });
 });
