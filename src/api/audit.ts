@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'webhook.secret_rotated',
   'webhook.secret_restored',
+  'webhook.delivery_replayed',
+  'webhook.dlq_entry_discarded',
   'oauth_client.created',
   'oauth_client.updated',
   'oauth_client.deleted',

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: the one rule of who may hand out what (roles, grants, keys, webhook
+// channels), shared by the sandbox that enforces it and svc, which predicts it (CallerAuthority).
+import { EVENT_READ_PERMISSIONS, eventReadPermissions } from './permissions.js';
 import { grantsPermission } from './roles.js';
 import { endMs, isoSeconds } from './time.js';
 
@@ -87,6 +90,42 @@ export function outlivesRefusal(
   if (current !== undefined && endMs(expiry) <= endMs(current)) return undefined;
   const until = isoSeconds(bound);
   return `you cannot hand out access that outlives your own: you hold the permissions of ${role} only until ${until}; set expires_at to ${until} or earlier`;
+}
+
+/** What choosing where a webhook's data goes is, as the refusal says it. */
+export const CHANNEL_CHOICE = {
+  create: 'creating a webhook',
+  update: "changing a webhook's URL, event kinds or status",
+  replay: "replaying a delivery (it re-sends the stored event to the webhook's URL)",
+} as const;
+
+/** The event kinds among `kinds` whose data `permission` reads, for the refusal. */
+const kindsReadBy = (kinds: readonly string[], permission: string) =>
+  kinds.filter((k) => EVENT_READ_PERMISSIONS[k as keyof typeof EVENT_READ_PERMISSIONS] === permission);
+
+/**
+ * The refusal (insufficient_permission) of choosing where event data goes — a webhook created,
+ * its URL, kinds or status changed, a delivery replayed — by a caller with these live grants, or
+ * undefined. A webhook is a standing read channel, like an API key: it takes the read permission
+ * of each of its kinds' data (EVENT_READ_PERMISSIONS), held without an end date, so neither
+ * webhook.manage alone nor a just-in-time grant turns into data that keeps arriving.
+ */
+export function channelRefusal(
+  what: string,
+  grants: readonly HeldGrant[],
+  kinds: readonly string[],
+): string | undefined {
+  const needed = eventReadPermissions(kinds);
+  const held = grants.flatMap((g) => g.permissions);
+  const missing = missingPermissions(held, needed);
+  const name = (p: string) => `${p} (${kindsReadBy(kinds, p).join(', ')})`;
+  if (missing.length > 0) {
+    return `${what} sends event data to its URL, so it takes the permission that reads that data; you lack ${missing.map(name).join(', ')}: have someone who holds ${missing.length === 1 ? 'it' : 'them'} do it`;
+  }
+  const bound = heldUntil(grants, needed);
+  if (bound === null) return undefined;
+  const ending = needed.filter((p) => heldUntil(grants, [p]) === bound);
+  return `a webhook is a standing channel, like an API key: ${what} takes the permission that reads its data held without an end date, and you hold ${ending.map(name).join(', ')} only until ${isoSeconds(bound)}; have someone who holds ${ending.length === 1 ? 'it' : 'them'} without an end date do it`;
 }
 
 /** A live holder of a role: who, and when their grant of it ends (null: never). */
@@ -263,11 +302,22 @@ export class CallerAuthority {
     return message === undefined ? undefined : { code: 'insufficient_permission', message };
   }
 
-  /** A change of a webhook or an OAuth client, which takes webhook.manage or oauth_client.manage. */
-  integration(kind: 'webhook' | 'oauth_client'): Refusal | undefined {
-    return kind === 'webhook'
-      ? this.#operation('webhook.manage', 'changing webhooks')
-      : this.#operation('oauth_client.manage', 'changing OAuth clients');
+  /**
+   * A change of a webhook or an OAuth client, which takes webhook.manage or oauth_client.manage;
+   * with `channel`, a webhook change that chooses where its kinds' data goes (a creation, a new
+   * URL, added kinds, enabling), which also takes their read permissions without an end date.
+   */
+  integration(
+    kind: 'webhook' | 'oauth_client',
+    channel?: { what: string; kinds: readonly string[] },
+  ): Refusal | undefined {
+    const refused =
+      kind === 'webhook'
+        ? this.#operation('webhook.manage', 'changing webhooks')
+        : this.#operation('oauth_client.manage', 'changing OAuth clients');
+    if (refused || channel === undefined) return refused;
+    const message = channelRefusal(channel.what, this.grants, channel.kinds);
+    return message === undefined ? undefined : { code: 'insufficient_permission', message };
   }
 }
 

@@ -1,4 +1,4 @@
-import { type BUILTIN_TENANT_ROLES, ORG_ADMIN } from './constants.js';
+import { type BUILTIN_TENANT_ROLES, type EventType, ORG_ADMIN } from './constants.js';
 
 /**
  * The permission catalog and the built-in roles' permission sets: plain values shared by the
@@ -30,9 +30,10 @@ export const PERMISSION_CATALOG: Readonly<Record<string, string>> = {
   'role.manage': 'Create, change and delete custom roles (only with permissions the caller holds)',
   'role.assign': 'Assign and revoke roles (only roles whose permissions the caller holds)',
   'oauth_client.manage': 'Register and manage OAuth clients',
-  'webhook.read': 'Read webhooks, their deliveries and dead-letter queues',
+  'webhook.read':
+    "Read webhooks, their deliveries and dead-letter queues (a delivery's payload also takes its data's read permission)",
   'webhook.manage':
-    'Create, change and delete webhooks, rotate their secrets, send test events, replay and discard deliveries',
+    "Create, change and delete webhooks, rotate their secrets, send test events, replay and discard deliveries (pointing a webhook at data or replaying it also takes that data's read permission, held without an end date)",
   'api_key.manage': 'Issue, list and revoke API keys (only keys whose authority the caller holds)',
   'tenant.read': 'List every tenant of the organisation (org_admin)',
 };
@@ -78,3 +79,27 @@ export const BUILTIN_ROLE_DEFINITIONS: Readonly<
 
 /** What API keys act with in their tenant (publishable: read-only; service role: everything). */
 export const API_KEY_ROLES = { publishable: 'tenant_viewer', service_role: 'tenant_admin' } as const;
+
+/**
+ * The permission that reads the data each event kind carries (null: the kind carries no tenant
+ * data). A webhook sends its kinds' data to its URL, so choosing that URL or those kinds, replaying
+ * a stored delivery, or reading a delivery's payload takes this permission, as reading the records
+ * does (src/api/holds.ts, channelRefusal): webhook.manage and webhook.read alone read no data.
+ */
+export const EVENT_READ_PERMISSIONS: Readonly<Record<EventType, string | null>> = {
+  'exception.sla.breached': 'exception.read',
+  'exception.created': 'exception.read',
+  'exception.assigned': 'exception.read',
+  'exception.resolved': 'exception.read',
+  'reconciliation.completed': 'reconciliation.read',
+  'reconciliation.failed': 'reconciliation.read',
+  'webhook.test': null,
+};
+
+/** The read permissions of these event kinds' data, sorted, each once (a kind not in the table: none known). */
+export function eventReadPermissions(kinds: Iterable<string>): string[] {
+  const needed = [...kinds]
+    .map((k) => EVENT_READ_PERMISSIONS[k as EventType])
+    .filter((p): p is string => typeof p === 'string');
+  return [...new Set(needed)].sort();
+}

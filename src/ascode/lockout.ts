@@ -1,4 +1,4 @@
-import { authorityFrom, type CallerAuthority, type Refusal } from '../api/holds.js';
+import { authorityFrom, type CallerAuthority, CHANNEL_CHOICE, type Refusal } from '../api/holds.js';
 import { AdministrationForecast, TENANT_ADMIN } from '../api/last-admin.js';
 import { grantsPermission } from '../api/roles.js';
 import type { Context } from '../context.js';
@@ -185,7 +185,8 @@ function holdsRefusal(
   change: PlanChange,
   after: (role: string) => readonly string[] | undefined,
 ): Refusal | undefined {
-  if (change.kind === 'webhook' || change.kind === 'oauth_client') return authority.integration(change.kind);
+  if (change.kind === 'webhook') return authority.integration('webhook', webhookChannel(live, change));
+  if (change.kind === 'oauth_client') return authority.integration('oauth_client');
   const before = live.roles.get(change.name)?.permissions ?? null;
   if (change.kind === 'role') {
     // Roles change before grants: what a widen adds reaches the role's holders of now.
@@ -257,4 +258,22 @@ export function stopOnRefused(ctx: Context, doc: PlanDocument, prune: boolean): 
       details,
     },
   );
+}
+
+/**
+ * What a webhook change chooses of where event data goes (src/api/holds.ts channelRefusal), or
+ * undefined when it chooses nothing: a deletion, or a change of description, max_attempts, or
+ * removed kinds only. As the sandbox judges it; a key is judged by its role here, by its issuer there.
+ */
+function webhookChannel(live: LiveTenant, change: PlanChange): { what: string; kinds: string[] } | undefined {
+  if (change.action === 'delete') return undefined;
+  const to = (name: string) => change.fields.find((f) => f.field === name)?.to;
+  const current = live.webhooks.find((w) => w.id === change.id);
+  const kinds = (to('event_types') as string[] | undefined) ?? current?.event_types ?? [];
+  if (change.action === 'create') return { what: CHANNEL_CHOICE.create, kinds };
+  const chooses =
+    to('url') !== undefined ||
+    kinds.some((k) => !current?.event_types.includes(k as never)) ||
+    (to('status') === 'enabled' && current?.status === 'disabled');
+  return chooses ? { what: CHANNEL_CHOICE.update, kinds } : undefined;
 }

@@ -1,7 +1,12 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { HEADERS, OAUTH_SCOPES } from '../api/constants.js';
 import { OPERATIONS, type OperationRule, operationsByScope, RECORD_SURFACES } from '../api/operations.js';
-import { API_KEY_ROLES, BUILTIN_ROLE_DEFINITIONS, PERMISSION_CATALOG } from '../api/permissions.js';
+import {
+  API_KEY_ROLES,
+  BUILTIN_ROLE_DEFINITIONS,
+  EVENT_READ_PERMISSIONS,
+  PERMISSION_CATALOG,
+} from '../api/permissions.js';
 import { SVC_CHOICES } from './openapi-choices.js';
 import { ERROR_CODES } from './problem.js';
 
@@ -217,6 +222,7 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       'x-svc-choices': SVC_CHOICES,
       'x-error-codes': ERROR_CODES,
       'x-permission-catalog': PERMISSION_CATALOG,
+      'x-event-read-permissions': EVENT_READ_PERMISSIONS,
       'x-role-permissions': Object.fromEntries(
         Object.entries(BUILTIN_ROLE_DEFINITIONS).map(([role, d]) => [role, [...d.permissions].sort()]),
       ),

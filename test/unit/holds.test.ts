@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorityFrom, CallerAuthority, heldUntil } from '../../src/api/holds.js';
+import { authorityFrom, CallerAuthority, CHANNEL_CHOICE, heldUntil } from '../../src/api/holds.js';
 
 // The rule both the sandbox and svc's predictions apply (src/api/holds.ts), on its own: the
 // cases the in-process tests of the dry runs and plans do not reach (API keys, narrowing).
@@ -72,5 +72,39 @@ describe('CallerAuthority', () => {
 
   it('authorityFrom predicts nothing when a held role’s permissions are not known', () => {
     expect(authorityFrom('acme', true, [{ role: 'gone', expiresAt: null }], () => undefined)).toBeUndefined();
+  });
+});
+
+describe('CallerAuthority.integration with a webhook channel (escalate13 F1)', () => {
+  const manager = { permissions: ['webhook.manage', 'webhook.read'], expiresAt: null };
+  const channel = { what: CHANNEL_CHOICE.create, kinds: ['exception.created', 'webhook.test'] };
+
+  it('webhook.manage alone may choose webhook.test only; exception kinds take exception.read', () => {
+    const caller = new CallerAuthority('acme', [manager], true);
+    expect(
+      caller.integration('webhook', { what: CHANNEL_CHOICE.create, kinds: ['webhook.test'] }),
+    ).toBeUndefined();
+    expect(caller.integration('webhook', channel)).toEqual({
+      code: 'insufficient_permission',
+      message:
+        'creating a webhook sends event data to its URL, so it takes the permission that reads that data; you lack exception.read (exception.created): have someone who holds it do it',
+    });
+  });
+
+  it('a read permission held until some time is not enough: a webhook is a standing channel', () => {
+    const jit = new CallerAuthority(
+      'acme',
+      [manager, { permissions: ['exception.read'], expiresAt: HOUR }],
+      true,
+    );
+    expect(jit.integration('webhook', channel)?.message).toBe(
+      'a webhook is a standing channel, like an API key: creating a webhook takes the permission that reads its data held without an end date, and you hold exception.read (exception.created) only until 2030-01-01T01:00:00Z; have someone who holds it without an end date do it',
+    );
+    const permanent = new CallerAuthority(
+      'acme',
+      [manager, { permissions: ['exception.read'], expiresAt: null }],
+      true,
+    );
+    expect(permanent.integration('webhook', channel)).toBeUndefined();
   });
 });

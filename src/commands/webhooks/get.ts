@@ -22,7 +22,10 @@ export function getCommand(make: MakeContext): Command {
     .summary('Show one webhook')
     .description(
       'Show a webhook: target URL, event kinds, status, attempt ceiling, and each secret rotated out that\n' +
-        'still signs, with when it stops (--json: previous_secrets). No signing secret is ever shown.',
+        'still signs, with when it stops (--json: previous_secrets). No signing secret is ever shown.\n' +
+        'Also its owner, who last chose where its data goes, and, when the platform disabled it, why\n' +
+        '(the owner lost the permission that reads its data, or the OAuth client or API key it was set up\n' +
+        'through is gone): `svc webhooks update WEBHOOK --enable` as someone who holds it takes it over.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addHelpText(

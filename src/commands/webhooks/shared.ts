@@ -116,6 +116,10 @@ export const webhookFields = (w: Webhook): Field[] => [
   // Every old secret that still signs (never the secret itself): a rotation within 24 hours of
   // another leaves several, each until its own time. Absent when the server does not say.
   ['previous secrets', previousSecretsText(w.previous_secrets), 'text', 'optional'],
+  // Who chose where its data goes, and why the platform disabled it (the owner lost the
+  // permission that reads its data, or the client or key it was set up through is gone).
+  ['owner', w.owner_id ?? undefined, 'text', 'optional'],
+  ['disabled because', w.disabled_reason ?? undefined, 'text', 'optional'],
 ];
 
 function previousSecretsText(previous: Webhook['previous_secrets']): string | undefined {

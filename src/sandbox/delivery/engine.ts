@@ -149,7 +149,7 @@ export class DeliveryEngine {
     data: Record<string, unknown>,
     only?: WebhookRecord,
   ): { event: EventRecord; deliveries: DeliveryRecord[] } {
-    if (only) refuseDisabled(only);
+    if (only) this.#refuseDisabled(only);
     const event = this.#store.createEvent(tenantId, type, data);
     const targets = only ? [only] : this.#store.subscribers(tenantId, type);
     const deliveries = targets.map((webhook) => this.#store.createDelivery(webhook, event));
@@ -169,7 +169,7 @@ export class DeliveryEngine {
     /** The dead-letter entry the caller replays it as (a --dlq run): only while it is queued. */
     asEntry?: DlqRecord,
   ): { delivery: DeliveryRecord; entry: DlqRecord | undefined } {
-    refuseDisabled(original.webhook);
+    this.#refuseDisabled(original.webhook);
     if (original.status === 'pending' || original.status === 'retrying') {
       throw new DomainError(
         'delivery_in_progress',
@@ -249,7 +249,14 @@ export class DeliveryEngine {
       if (!d) break;
       if (d.webhook.deleted_at !== null) {
         this.#ready.done(d.webhook.id);
-        this.#abandon(d);
+        this.#abandon(d, 'cancelled: the webhook was deleted');
+        continue;
+      }
+      const stopped = this.#store.stopReason(d.webhook);
+      if (stopped !== null) {
+        // Nothing is sent to a webhook the platform stopped, retries of earlier events included.
+        this.#ready.done(d.webhook.id);
+        this.#abandon(d, `cancelled: the webhook was stopped: ${stopped}`);
         continue;
       }
       void this.#attempt(d);
@@ -358,13 +365,24 @@ export class DeliveryEngine {
     this.#pump();
   }
 
-  /** A delivery whose webhook was deleted: failed without further attempts, and not dead-lettered. */
-  #abandon(d: DeliveryRecord): void {
+  /** A delivery whose webhook was deleted or stopped: failed without further attempts, and not dead-lettered. */
+  #abandon(d: DeliveryRecord, why: string): void {
     d.dueMs = null;
     d.next_retry_at = null;
-    d.last_error = 'cancelled: the webhook was deleted';
+    d.last_error = why;
     this.#store.setStatus(d, 'failed');
     this.#settle();
+  }
+
+  /** A disabled or stopped webhook receives no events: a test event or a replay to it is refused. */
+  #refuseDisabled(webhook: WebhookRecord): void {
+    if (webhook.status === 'disabled') {
+      throw new DomainError('webhook_disabled', `webhook ${webhook.id} is disabled; enable it first`);
+    }
+    const stopped = this.#store.stopReason(webhook);
+    if (stopped !== null) {
+      throw new DomainError('webhook_disabled', `webhook ${webhook.id} is disabled: ${stopped}`);
+    }
   }
 
   #settle(): void {
@@ -374,12 +392,5 @@ export class DeliveryEngine {
       this.#settledWaiters = [];
       for (const w of waiters) w();
     }
-  }
-}
-
-/** A disabled webhook receives no events: a test event or a replay to it is refused. */
-function refuseDisabled(webhook: WebhookRecord): void {
-  if (webhook.status === 'disabled') {
-    throw new DomainError('webhook_disabled', `webhook ${webhook.id} is disabled; enable it first`);
   }
 }

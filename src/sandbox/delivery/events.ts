@@ -3,6 +3,7 @@ import { isoSeconds } from '../../api/time.js';
 import type { SandboxClock } from '../clock.js';
 import { seededId } from '../domain/webhook-views.js';
 import type { DeliveryRecord, WebhookRecord, WebhookStore } from '../domain/webhooks.js';
+import { ADMIN_USER } from '../seed.js';
 import { randomId } from '../tokens.js';
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
@@ -65,11 +66,13 @@ export const SEEDED_WEBHOOKS = {
 /**
  * Demo webhooks of a tenant with some history: an exceptions webhook whose target refuses
  * connections (three dead-lettered deliveries and three delivered ones from the past days), and
- * a warehouse webhook with delivered history. History is recorded, not sent.
+ * a warehouse webhook with delivered history. History is recorded, not sent. The admin made them
+ * (their owner: they deliver while the admin holds exception.read and reconciliation.read).
  */
 export function seedWebhooks(store: WebhookStore, clock: SandboxClock, tenantId: string): void {
   const now = clock.now();
   const day = 24 * 3600 * 1000;
+  const owner = { user: ADMIN_USER, via: null };
   const exceptions = store.create(
     tenantId,
     {
@@ -78,7 +81,7 @@ export function seedWebhooks(store: WebhookStore, clock: SandboxClock, tenantId:
       event_types: ['exception.sla.breached', 'exception.created', 'exception.assigned'],
       max_attempts: 5,
     },
-    { id: SEEDED_WEBHOOKS.exceptions, createdAt: isoSeconds(now - 30 * day) },
+    { id: SEEDED_WEBHOOKS.exceptions, createdAt: isoSeconds(now - 30 * day), owner },
   );
   const warehouse = store.create(
     tenantId,
@@ -88,7 +91,7 @@ export function seedWebhooks(store: WebhookStore, clock: SandboxClock, tenantId:
       event_types: ['reconciliation.completed', 'reconciliation.failed'],
       max_attempts: 8,
     },
-    { id: SEEDED_WEBHOOKS.warehouse, createdAt: isoSeconds(now - 20 * day) },
+    { id: SEEDED_WEBHOOKS.warehouse, createdAt: isoSeconds(now - 20 * day), owner },
   );
   const history: Array<[WebhookRecord, EventType, number, 'delivered' | 'failed']> = [
     [exceptions, 'exception.created', 3 * day, 'delivered'],

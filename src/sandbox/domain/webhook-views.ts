@@ -4,15 +4,18 @@ import type { DeliveryRecord, DlqRecord, RotatedOut, WebhookRecord } from './web
 
 /**
  * Webhooks, deliveries and dead-letter entries as the API shows them (never a secret). `previous`:
- * the secrets rotated out that still sign (WebhookStore.previousSecrets).
+ * the secrets rotated out that still sign (WebhookStore.previousSecrets); `stopped`: why the
+ * platform stopped it (WebhookStore.stopReason), shown as status disabled with that reason.
  */
-export function webhookView(w: WebhookRecord, previous: RotatedOut[]): Webhook {
+export function webhookView(w: WebhookRecord, previous: RotatedOut[], stopped: string | null): Webhook {
   return {
     id: w.id,
     url: w.url,
     description: w.description,
     event_types: w.event_types,
-    status: w.status,
+    status: stopped === null ? w.status : 'disabled',
+    disabled_reason: stopped,
+    owner_id: w.owner?.user ?? null,
     max_attempts: w.max_attempts,
     created_at: w.created_at,
     updated_at: w.updated_at,

@@ -42,7 +42,17 @@ export interface WebhookRecord {
    * until; restoreSecret pops the last. Expired ones are dropped at the next rotation.
    */
   rotatedOut: RotatedOut[];
+  /** Who last chose where its data goes, and through what (webhook-owner.ts); null: nobody (none yet). */
+  owner: WebhookOwner | null;
   seq: number;
+}
+
+/** The person who chose a webhook's URL and kinds, and the credential they chose them through. */
+export interface WebhookOwner {
+  /** A user id; null when no person is behind the credential (a key the test controls minted). */
+  user: string | null;
+  /** A third-party OAuth client or an API key the choice was made through; null: the user's own login. */
+  via: { kind: 'oauth_client' | 'api_key'; id: string } | null;
 }
 
 /** A secret a rotation replaced, and what that rotation changed (so it can be undone). */
@@ -132,6 +142,12 @@ export class WebhookStore {
   readonly #dlqByDelivery = new Map<string, DlqRecord>();
   #seq = 0;
   eventCount = 0;
+  /**
+   * Why the platform stopped a webhook (its owner lost the read permissions of its kinds, or the
+   * credential it was set up through is gone), or null: set by SandboxState (webhook-owner.ts).
+   * A stopped webhook receives no events, as a disabled one.
+   */
+  stopReason: (webhook: WebhookRecord) => string | null = () => null;
 
   constructor(clock: SandboxClock) {
     this.#clock = clock;
@@ -148,7 +164,7 @@ export class WebhookStore {
       status?: 'enabled' | 'disabled' | undefined;
       max_attempts?: number | undefined;
     },
-    options: { id?: string; secret?: string; createdAt?: string } = {},
+    options: { id?: string; secret?: string; createdAt?: string; owner?: WebhookOwner } = {},
   ): WebhookRecord {
     const now = options.createdAt ?? this.#clock.iso();
     const record: WebhookRecord = {
@@ -166,6 +182,7 @@ export class WebhookStore {
       deleted_at: null,
       secret: options.secret ?? newSigningSecret(),
       rotatedOut: [],
+      owner: options.owner ?? null,
       seq: ++this.#seq,
     };
     this.#webhooks.set(record.id, record);
@@ -296,9 +313,11 @@ export class WebhookStore {
     return { id, type, tenant_id: tenantId, created_at, payload };
   }
 
-  /** Webhooks of the tenant that receive this kind. */
+  /** Webhooks of the tenant that receive this kind (enabled, and not stopped). */
   subscribers(tenantId: string, type: EventType): WebhookRecord[] {
-    return this.list(tenantId).filter((w) => w.status === 'enabled' && w.event_types.includes(type));
+    return this.list(tenantId).filter(
+      (w) => w.status === 'enabled' && w.event_types.includes(type) && this.stopReason(w) === null,
+    );
   }
 
   createDelivery(

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { DELIVERY_PAGE, DLQ_PAGE } from '../../api/constants.js';
+import { CHANNEL_CHOICE } from '../../api/holds.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import {
   DeliveryList,
@@ -14,9 +15,12 @@ import {
   WebhookDeliveryDetail,
   WebhookParams,
 } from '../../api/schemas/webhooks.js';
+import { redactUrlText } from '../../api/secret-names.js';
 import { badRequest, notFound } from '../domain/errors.js';
+import { requireChannel, requireEventRead } from '../domain/webhook-owner.js';
 import { deliveryView, dlqView } from '../domain/webhook-views.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
+import { auditChange } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
 import { webhookOf } from './webhooks.js';
 
@@ -95,7 +99,9 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
         tags,
         summary: 'The payload of a delivery, byte for byte',
         description:
-          'Not in the reference: the exact bytes every attempt (and every replay) of this delivery sends, for inspecting a payload a target rejected.',
+          'Not in the reference: the exact bytes every attempt (and every replay) of this delivery sends, for inspecting a payload a target rejected. ' +
+          "It is the event's data, so besides webhook.read it takes the permission that reads that kind's data (exception.read for exception.*, " +
+          'reconciliation.read for reconciliation.*; webhook.test none): else 403 insufficient_permission naming it.',
         params: DeliveryParams,
         response: { 200: Type.Ref('WebhookEventPayload'), ...errorResponses(401, 403, 404) },
       },
@@ -104,6 +110,7 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const delivery = state.webhooks.delivery(webhook.id, request.params.deliveryId);
       if (!delivery) throw notFound(`delivery ${request.params.deliveryId}`);
+      requireEventRead(state, request.principal!, webhook.tenant_id, delivery.event.type);
       return reply.type('application/json').send(delivery.event.payload);
     },
   );
@@ -123,7 +130,10 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
           'A disabled webhook receives no events, replays included: 409 webhook_disabled, nothing is made and the DLQ entry stays queued. ' +
           'dlq_entry_id (optional, a sandbox addition) replays the delivery as that dead-letter entry: only while the entry is queued, checked and changed in one step, ' +
           'so of two replays of an entry, or a replay and a discard of it, one happens and the other is 409 dlq_entry_not_queued (details[0].entry is the entry as it is); ' +
-          'it must be the entry of this delivery (400) and of this webhook (404). Without it the delivery is replayed whatever its entry says (an operator naming a delivery means it).',
+          'it must be the entry of this delivery (400) and of this webhook (404). Without it the delivery is replayed whatever its entry says (an operator naming a delivery means it). ' +
+          "A replay re-sends stored event data to the webhook's current URL, so it takes the permission that reads the data of each of the webhook's " +
+          "kinds and the event's (exception.read, reconciliation.read), held without an end date: else 403 insufficient_permission naming what is lacking. " +
+          'Each replay writes an audit entry (webhook.delivery_replayed) naming the actor, the delivery, the replay and the entry.',
         params: DeliveryParams,
         body: Type.Object({
           idempotency_key: IdempotencyKey,
@@ -152,7 +162,19 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
           },
         ]);
       }
-      const { delivery } = state.delivery.replay(original, asEntry);
+      requireChannel(state, request.principal!, webhook.tenant_id, CHANNEL_CHOICE.replay, [
+        ...webhook.event_types,
+        original.event.type,
+      ]);
+      const { delivery, entry } = state.delivery.replay(original, asEntry);
+      auditChange(state, request, {
+        action: 'webhook.delivery_replayed',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary:
+          `delivery ${original.id} (${original.event.type} event ${original.event.id}) of webhook ${webhook.id} replayed as ${delivery.id}` +
+          `${entry ? ` (dead-letter entry ${entry.id})` : ''} to ${redactUrlText(webhook.url)}`,
+      });
       return reply.code(201).send(deliveryView(delivery));
     },
   );
@@ -244,7 +266,8 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
         description:
           'The reference says entries can be "discarded" but shows no operation; this is the sandbox\'s. The entry gets status discarded ' +
           '(listed with status=discarded or all) and is left out of the default listing; its delivery can still be replayed by id. Idempotent for an entry discarded already. ' +
-          'An entry that left the queue otherwise (replayed: its event was sent; recovered: it was delivered) is not discarded: 409 dlq_entry_not_queued, details[0].entry the entry as it is.',
+          'An entry that left the queue otherwise (replayed: its event was sent; recovered: it was delivered) is not discarded: 409 dlq_entry_not_queued, details[0].entry the entry as it is. ' +
+          'A discard writes an audit entry (webhook.dlq_entry_discarded) naming the actor, the entry and its delivery (not a repeated discard).',
         params: DlqEntryParams,
         response: { 200: Type.Ref('DlqEntry'), ...errorResponses(401, 403, 404, 409) },
       },
@@ -253,7 +276,17 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const entry = state.webhooks.dlqEntry(webhook.id, request.params.entryId);
       if (!entry) throw notFound(`dead-letter queue entry ${request.params.entryId}`);
-      return dlqView(state.webhooks.discard(entry));
+      const was = entry.status;
+      state.webhooks.discard(entry);
+      if (was !== 'discarded') {
+        auditChange(state, request, {
+          action: 'webhook.dlq_entry_discarded',
+          target_type: 'webhook',
+          target_id: webhook.id,
+          summary: `dead-letter entry ${entry.id} (delivery ${entry.delivery.id}, ${entry.delivery.event.type} event ${entry.delivery.event.id}) of webhook ${webhook.id} discarded`,
+        });
+      }
+      return dlqView(entry);
     },
   );
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventType } from '../../api/constants.js';
+import { CHANNEL_CHOICE } from '../../api/holds.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import {
   TestEventBody,
@@ -15,6 +16,7 @@ import { redactUrlText } from '../../api/secret-names.js';
 import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { badRequest, notFound } from '../domain/errors.js';
+import { ownerOf, requireChannel } from '../domain/webhook-owner.js';
 import { deliveryView, webhookView } from '../domain/webhook-views.js';
 import { MAX_PREVIOUS_SECRETS, type WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
@@ -26,6 +28,13 @@ const tags = ['webhooks'];
 const HIDDEN =
   'x-svc-not-in-reference: the reference says "Operations to create, update or delete a webhook subscription: not shown"; ' +
   "this operation is the sandbox's.";
+const CHANNEL_RULE =
+  'A webhook sends the data of its event kinds to its URL for as long as it exists, so choosing that takes the permission that ' +
+  "reads each kind's data (exception.read for exception.*, reconciliation.read for reconciliation.*; webhook.test none), held " +
+  'without an end date, as for an API key: else 403 insufficient_permission naming what is lacking. The caller becomes its owner ' +
+  "(owner_id: a delegated OAuth token's approving user, an API key's issuer); it delivers only while the owner holds those " +
+  'permissions and the OAuth client or API key it was set up through exists, else the platform shows it disabled with ' +
+  'disabled_reason and sends nothing.';
 const SECRET_WARNING = 'Store the signing secret now: it is not shown again (rotate it to get a new one).';
 
 export function checkTargetUrl(raw: string): string {
@@ -54,7 +63,8 @@ export function webhookOf(state: SandboxState, tenantId: string, id: string): We
 
 /** The platform's /v1/webhooks endpoints: webhook.read to look, webhook.manage to change or send. */
 export default function webhookRoutes(app: FastifyInstance, { state }: RouteContext): void {
-  const view = (w: WebhookRecord) => webhookView(w, state.webhooks.previousSecrets(w));
+  const view = (w: WebhookRecord) =>
+    webhookView(w, state.webhooks.previousSecrets(w), state.webhooks.stopReason(w));
   app.addHook('onClose', async () => state.delivery.close());
 
   app.get<{ Querystring: { limit?: number; cursor?: string } }>(
@@ -99,7 +109,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       schema: {
         tags,
         summary: 'Create a webhook',
-        description: `${HIDDEN} Returns the signing secret once (with a warning). max_attempts defaults to 5.`,
+        description: `${HIDDEN} Returns the signing secret once (with a warning). max_attempts defaults to 5. ${CHANNEL_RULE}`,
         body: WebhookCreateBody,
         response: { 201: WebhookWithSecret, ...errorResponses(400, 401, 403, 409) },
       },
@@ -107,7 +117,13 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
     async (request, reply) => {
       const body = request.body;
       const url = checkTargetUrl(body.url);
-      const webhook = state.webhooks.create(request.tenant!.id, { ...body, url });
+      const tenantId = request.tenant!.id;
+      requireChannel(state, request.principal!, tenantId, CHANNEL_CHOICE.create, body.event_types);
+      const webhook = state.webhooks.create(
+        tenantId,
+        { ...body, url },
+        { owner: ownerOf(state, request.principal!, tenantId) },
+      );
       auditChange(state, request, {
         action: 'webhook.created',
         target_type: 'webhook',
@@ -140,7 +156,10 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       schema: {
         tags,
         summary: 'Update a webhook',
-        description: `${HIDDEN} Changes apply to deliveries created afterwards; a disabled webhook receives no new events.`,
+        description:
+          `${HIDDEN} Changes apply to deliveries created afterwards; a disabled webhook receives no new events. ` +
+          `Changing the URL, adding event kinds, or enabling it (also one the platform disabled, disabled_reason) chooses where its data goes: ${CHANNEL_RULE} ` +
+          'Removing kinds, the description, max_attempts and disabling choose nothing and keep the owner.',
         params: WebhookParams,
         body: WebhookUpdateBody,
         response: { 200: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 404) },
@@ -150,7 +169,30 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const change = { ...request.body };
       if (change.url !== undefined) change.url = checkTargetUrl(change.url);
+      const principal = request.principal!;
+      const stopped = state.webhooks.stopReason(webhook) !== null;
+      const chooses =
+        (change.url !== undefined && change.url !== webhook.url) ||
+        (change.event_types ?? []).some((k) => !webhook.event_types.includes(k)) ||
+        (change.status === 'enabled' && (webhook.status === 'disabled' || stopped));
+      if (chooses) {
+        requireChannel(
+          state,
+          principal,
+          webhook.tenant_id,
+          CHANNEL_CHOICE.update,
+          change.event_types ?? webhook.event_types,
+        );
+      }
       const changes = state.webhooks.update(webhook, change);
+      if (chooses) {
+        const owner = ownerOf(state, principal, webhook.tenant_id);
+        if (stopped || JSON.stringify(owner) !== JSON.stringify(webhook.owner)) {
+          webhook.owner = owner;
+          webhook.updated_at = state.clock.iso();
+          changes.push('owner_id');
+        }
+      }
       // Nothing changed, nothing to audit (as for roles).
       if (changes.length === 0) return view(webhook);
       auditChange(state, request, {

@@ -32,7 +32,8 @@ describe('svc webhooks get', () => {
         new RegExp(
           `^id\\t${SEEDED_WEBHOOKS.exceptions}\\nurl\\thttp://127\\.0\\.0\\.1:9/svc/exceptions\\ndescription\\tExceptions to the on-call bridge\\n` +
             `event types\\texception\\.sla\\.breached, exception\\.created, exception\\.assigned\\nstatus\\tenabled\\nmax attempts\\t5\\n` +
-            `created\\t${TIME}\\nupdated\\t${TIME}\\nsecret rotated\\t\\nprevious secret until\\t\\nprevious secrets\\t\\n$`,
+            `created\\t${TIME}\\nupdated\\t${TIME}\\nsecret rotated\\t\\nprevious secret until\\t\\nprevious secrets\\t\\n` +
+            'owner\\tusr_admin\\ndisabled because\\t\\n$',
         ),
       );
     }

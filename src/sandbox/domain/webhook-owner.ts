@@ -1,0 +1,105 @@
+import { channelRefusal, type HeldGrant, missingPermissions } from '../../api/holds.js';
+import { EVENT_READ_PERMISSIONS, eventReadPermissions } from '../../api/permissions.js';
+import type { SandboxState } from '../state.js';
+import type { Principal } from '../types.js';
+import { issuerLacks } from './api-keys.js';
+import { heldGrants, thirdPartyClient, userGrants, userPermissions } from './authorization.js';
+import { DomainError } from './errors.js';
+import type { WebhookOwner, WebhookRecord } from './webhooks.js';
+
+/**
+ * A webhook is a standing read channel: it sends its kinds' data to its URL for as long as it
+ * exists. So, as for an API key, whoever chooses where that data goes (creates the webhook,
+ * changes its URL, adds kinds, enables it, replays a delivery) must hold the read permission of
+ * each kind's data (EVENT_READ_PERMISSIONS) without an end date, and the webhook delivers only
+ * while its owner — the person who last made that choice — still holds them and the credential
+ * they chose it through still exists. The person behind a credential: a user's own login; a
+ * delegated OAuth token's approving user (the webhook also ends with the client); an API key's
+ * issuer (the webhook also ends with the key). A key the sandbox's test controls minted has no
+ * person behind it: its webhooks end with the key.
+ */
+
+/** The person and credential behind a choice made by `principal`. */
+export function ownerOf(state: SandboxState, principal: Principal, tenantId: string): WebhookOwner {
+  if (principal.fixedRoles) {
+    const key = state.identity.apiKeyById(tenantId, principal.subject);
+    const issuer = key && state.identity.users.has(key.created_by) ? key.created_by : null;
+    return { user: issuer, via: { kind: 'api_key', id: principal.subject } };
+  }
+  const client = thirdPartyClient(principal);
+  return {
+    user: principal.user?.id ?? null,
+    via: client === null ? null : { kind: 'oauth_client', id: client },
+  };
+}
+
+/** The grants the choice is judged by: the person's own (a key's issuer's), or a key's role when no one is behind it. */
+function choiceGrants(state: SandboxState, principal: Principal, tenantId: string): HeldGrant[] {
+  const { user } = ownerOf(state, principal, tenantId);
+  if (user === null || user === principal.user?.id) return heldGrants(state, principal, tenantId);
+  return userGrants(state, user, tenantId);
+}
+
+/** 403 insufficient_permission unless the caller holds the read permission of every kind, without an end date. */
+export function requireChannel(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  what: string,
+  kinds: readonly string[],
+): void {
+  const refusal = channelRefusal(what, choiceGrants(state, principal, tenantId), kinds);
+  if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
+}
+
+/** 403 insufficient_permission unless the caller holds the permission that reads this kind's data (a payload). */
+export function requireEventRead(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  kind: string,
+): void {
+  const needed = eventReadPermissions([kind]);
+  const missing = missingPermissions(
+    heldGrants(state, principal, tenantId).flatMap((g) => g.permissions),
+    needed,
+  );
+  if (missing.length === 0) return;
+  throw new DomainError(
+    'insufficient_permission',
+    `this delivery's payload is the data of its ${kind} event, which ${missing.join(', ')} reads; you lack it: ask for a role that grants it`,
+  );
+}
+
+/**
+ * Why the platform stopped a webhook (it shows status disabled and this as disabled_reason, and
+ * makes no delivery), or null while its owner may keep it: the credential it was chosen through
+ * is gone, or the owner no longer holds the read permission of one of its kinds.
+ */
+export function stoppedBecause(state: SandboxState, webhook: WebhookRecord): string | null {
+  const { owner } = webhook;
+  if (owner === null) return null;
+  const readers = eventReadPermissions(webhook.event_types);
+  const fix = `someone who holds ${readers.join(', ') || 'them'} without an end date can enable it again, and then owns it`;
+  const via = owner.via;
+  if (via?.kind === 'oauth_client' && !state.oauth.clients.has(via.id)) {
+    return `the OAuth client ${via.id} it was set up through was deleted; ${fix}`;
+  }
+  if (via?.kind === 'api_key') {
+    const key = state.identity.apiKeyById(webhook.tenant_id, via.id);
+    if (!key || key.revoked_at !== null)
+      return `the API key ${via.id} it was set up through was revoked; ${fix}`;
+    if (issuerLacks(state, key).length > 0) {
+      return `the API key ${via.id} it was set up through no longer acts (its issuer ${key.created_by} lost its role's permissions); ${fix}`;
+    }
+  }
+  if (owner.user === null) return null;
+  const held = state.identity.users.has(owner.user)
+    ? userPermissions(state, owner.user, webhook.tenant_id)
+    : new Set<string>();
+  const missing = missingPermissions(held, readers);
+  if (missing.length === 0) return null;
+  const kinds = webhook.event_types.filter((k) => missing.includes(EVENT_READ_PERMISSIONS[k] ?? ''));
+  const read = missing.length === 1 ? 'reads' : 'read';
+  return `its owner ${owner.user} no longer holds ${missing.join(', ')}, which ${read} the data of ${kinds.join(', ')}; ${fix}`;
+}
