@@ -2,7 +2,7 @@ import { channelRefusal, type HeldGrant, missingPermissions } from '../../api/ho
 import { EVENT_READ_PERMISSIONS, eventReadPermissions } from '../../api/permissions.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
-import { issuerLacks } from './api-keys.js';
+import { keyStopped } from './api-keys.js';
 import { heldGrants, thirdPartyClient, userGrants, userPermissions } from './authorization.js';
 import { DomainError } from './errors.js';
 import type { WebhookOwner, WebhookRecord } from './webhooks.js';
@@ -89,8 +89,8 @@ export function stoppedBecause(state: SandboxState, webhook: WebhookRecord): str
     const key = state.identity.apiKeyById(webhook.tenant_id, via.id);
     if (!key || key.revoked_at !== null)
       return `the API key ${via.id} it was set up through was revoked; ${fix}`;
-    if (issuerLacks(state, key).length > 0) {
-      return `the API key ${via.id} it was set up through no longer acts (its issuer ${key.created_by} lost its role's permissions); ${fix}`;
+    if (keyStopped(state, key) !== undefined) {
+      return `the API key ${via.id} it was set up through no longer acts (its issuer ${key.created_by} no longer holds its role's permissions without an end date); ${fix}`;
     }
   }
   if (owner.user === null) return null;
