@@ -169,7 +169,11 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       // Disabled since the run started.
       throw withEnableHint(error, webhook);
     }
-    if ('left' in answer) return { delivery_id: original, ...queue!.left(answer.left) };
+    // Gone from the queue since it was listed or read: another run (or a lost answer) came first.
+    if ('left' in answer)
+      return {
+        delivery_id: original,
+        ...(queue ? queue.left(answer.left) : { status: 'skipped', ...answer.left }),
       };
     const { data: made, response } = answer;
     queue?.ours.add(made.id);
