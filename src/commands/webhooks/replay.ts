@@ -371,8 +371,11 @@ export function replayCommand(make: MakeContext): Command {
         'person needs to know the target took the events, not that replays were queued; scripts get results\n' +
         'at once unless they pass --wait (--no-wait turns it off on a terminal). A replay whose follow\n' +
         'Ctrl-C cuts was made: its row is ok with follow "interrupted" (exit 130), and the resumed run\n' +
-        'follows its delivery to its end (one that failed is a failed row, exit 7). A replay whose\n' +
-        "answer was lost and whose retry got the platform's stored answer is this run's own, followed.\n\n" +
+        'follows its delivery to its end (one that failed is a failed row, exit 7). So is one whose\n' +
+        'delivery cannot be read (follow "unreadable") or has no attempt finished by --wait-timeout\n' +
+        '(follow "not_settled"): its row is ok with its new delivery, exit 7, and the same command\n' +
+        "follows it. A replay whose answer was lost and whose retry got the platform's stored answer is\n" +
+        "this run's own, followed.\n\n" +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
@@ -394,8 +397,10 @@ export function replayCommand(make: MakeContext): Command {
         'made already, by the stopped run or while it was stopped, is read as it is: failed, it would fail).\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
         'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n' +
-        'A queued entry named by its dlq_ id is replayed as that entry; a discarded one is refused (exit 6,\n' +
-        'the dry run too): an entry leaves the queue once. Its delivery, named by its dlv_ id, still replays.\n\n' +
+        'A queued entry named by its dlq_ id, or a delivery named by its dlv_ id whose entry is queued, is\n' +
+        'replayed as that entry: one another run replays first is a skipped row (already_replayed). A\n' +
+        'discarded entry is refused (exit 6, the dry run too): an entry leaves the queue once. Its\n' +
+        'delivery, named by its dlv_ id, still replays.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
         'before anything is replayed (exit 6), with the command that enables it.',
     )
