@@ -18,7 +18,7 @@ import { admin, deadLetteredQueue, delivery, replayCounts, until } from '../../h
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
 /** The entry another engineer replays (as the entry, as `replay --dlq` does) just before svc's replay of it reaches the platform. */
-let first: { webhook: string; entry: DlqEntry; as?: string } | undefined;
+let first: { webhook: string; entry: DlqEntry; as?: string; discard?: boolean } | undefined;
 const proxy = useLossyProxy(sandbox, {
   lose: () => false,
   before: async (method, path) => {
@@ -30,6 +30,11 @@ const proxy = useLossyProxy(sandbox, {
     )
       return;
     first = undefined;
+    if (race.discard) {
+      const d = await admin(sandbox(), 'DELETE', `/v1/webhooks/${race.webhook}/dlq/${race.entry.id}`);
+      if (d.status !== 200) throw new Error(`the other engineer's discard: ${d.status} ${d.text}`);
+      return;
+    }
     const r = await admin(sandbox(), 'POST', path, { dlq_entry_id: race.entry.id });
     if (r.status !== 201) throw new Error(`the other engineer's replay: ${r.status} ${r.text}`);
     race.as = r.body.id;
@@ -76,6 +81,28 @@ describe('a named replay loses the race for an entry to another run', () => {
       await target.close();
     },
   );
+
+  it('a named delivery whose queued entry another engineer discards meanwhile: skipped, already_discarded; not sent', async () => {
+    const { webhook, target, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 1);
+    const [a] = entries as [DlqEntry];
+    first = { webhook, entry: a, discard: true };
+    const r = await svc.run(['webhooks', 'replay', webhook, a.delivery_id, '--wait', '--ndjson'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stdout)).toEqual([
+      {
+        status: 'skipped',
+        delivery_id: a.delivery_id,
+        event_type: null,
+        reason: 'already_discarded',
+        discarded_at: expect.any(String),
+      },
+    ]);
+    expect(await replayCounts(sandbox(), webhook)).toEqual({ 0: 1 });
+    expect(target.received).toHaveLength(0);
+    await target.close();
+  });
 
   it('the text row of an entry another run replayed first', async () => {
     const { webhook, target, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 1);
