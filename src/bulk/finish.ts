@@ -120,7 +120,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   }
   if (summary.failed || summary.unknown) {
     countsBeforeError(ctx, line);
-    if (summary.unsettled === 0 && summary.unknown === 0) journal.remove();
+    if (summary.unsettled === 0 && summary.unknown === 0 && !verb.keepJournal?.()) journal.remove();
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
     const settle = `run the same command again to settle them (journal ${journal.path})`;
     const again =
@@ -141,8 +141,13 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
       hint: ctx.out.isMachine ? again : `${again}; --ndjson prints one result per item`,
     });
   }
-  if (!verb.keepJournal?.()) journal.remove();
-  ctx.out.success(line);
+  // Something done is still owed its end (a replay not followed to its delivery): no ✓ for that,
+  // and the verb's error follows (keepJournal).
+  if (verb.keepJournal?.()) countsBeforeError(ctx, line);
+  else {
+    journal.remove();
+    ctx.out.success(line);
+  }
 }
 
 const UNKNOWN = 'with an unknown outcome (the platform may have made them; no answer said whether it did)';

@@ -72,7 +72,8 @@ export interface BulkVerb<T, R extends Row> {
   fixHint?: string;
   /**
    * Asked when every item was done: true keeps the journal all the same, so the same command
-   * resumes (and the verb says why, e.g. replays made but not followed when Ctrl-C came).
+   * resumes, also when some rows failed for good; the counts are then no success (no ✓) and the
+   * verb ends with an error saying why (replays made but not followed to their deliveries).
    */
   keepJournal?: () => boolean;
   /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */

@@ -38,15 +38,44 @@ export function madeBy(row: {
 }
 
 /**
+ * Why --wait did not follow a replay's delivery to its end; its outcome is not known, which is no
+ * failure (the replay was made, as a --no-wait row's is): Ctrl-C cut the wait or a read
+ * (`interrupted`), a read got no answer that says (`unreadable`: a 5xx, no answer), or no attempt
+ * finished within --wait-timeout (`not_settled`). Journaled so, the resumed run follows it.
+ */
+export type Unfollowed = 'interrupted' | 'unreadable' | 'not_settled';
+export const UNFOLLOWED: readonly Unfollowed[] = ['interrupted', 'unreadable', 'not_settled'];
+
+/**
  * Follows a new delivery until its first attempt has an outcome, `timeoutMs` at most (Ctrl-C
  * stops waiting), and says how it ended (deliveryState): nothing for a delivery (for a recovered
  * one, `delivered_by`: the delivery that delivered its event), `status: 'failed'` with the cause
- * and its remedy (the reference's failure-cause table) for one that failed or never settled in
- * time, and `follow: 'interrupted'` for one Ctrl-C stopped following first, in a wait or a read:
- * its outcome is not known, which is no failure (the replay was made, as a --no-wait row's is).
+ * and its remedy (the reference's failure-cause table) for one that failed, and `follow` (why its
+ * outcome is not known: Unfollowed, with `follow_error` saying it but for Ctrl-C) for one not
+ * followed to its end: never a failure, the replay was made.
  * `timeoutMs` undefined reads it as it is, waiting for nothing (a dry run): one in flight is so.
  */
 export async function deliveryOutcome(
+  ctx: Context,
+  platform: Platform,
+  webhook: string,
+  delivery: WebhookDelivery,
+  timeoutMs: number | undefined,
+): Promise<Record<string, unknown>> {
+  try {
+    return await follow(ctx, platform, webhook, delivery, timeoutMs);
+  } catch (error) {
+    if (!(error instanceof DeliveryUnreadError)) throw error;
+    return {
+      delivery_status: error.lastSeen ?? delivery.status,
+      follow: 'unreadable',
+      follow_error: { code: error.code, message: error.message },
+    };
+  }
+}
+
+/** deliveryOutcome, but a read that fails (not Ctrl-C, not a credential gone) throws DeliveryUnreadError. */
+async function follow(
   ctx: Context,
   platform: Platform,
   webhook: string,
@@ -62,7 +91,8 @@ export async function deliveryOutcome(
     } catch (error) {
       // Ctrl-C cut the wait or the read (InterruptedError): the outcome is not known.
       if (ctx.signal.aborted) break;
-      throw error;
+      if (haltsTheRun(error)) throw error;
+      throw unread(ctx, webhook, current.id, error, current.status);
     }
   }
   const status = { delivery_status: current.status };
@@ -72,13 +102,13 @@ export async function deliveryOutcome(
   if (!settled(current) && ctx.signal.aborted) return { ...status, follow: 'interrupted' };
   if (!settled(current) && timeoutMs === undefined) return status;
   if (!settled(current)) {
+    // Pending, or in its first attempt: not failed, and not known to be over.
     return {
       ...status,
-      status: 'failed',
-      error: {
+      follow: 'not_settled',
+      follow_error: {
         code: 'not_settled',
         message: `no attempt finished within ${Math.round((timeoutMs ?? 0) / 1000)} s`,
-        remedy: `follow it with: ${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}`,
       },
     };
   }
@@ -163,7 +193,7 @@ export async function followUnfollowed(
   timeoutMs: number | undefined,
 ): Promise<Record<string, unknown> | undefined> {
   const id = madeBy(done);
-  if (done.follow !== 'interrupted' || id === undefined) return undefined;
+  if (!UNFOLLOWED.includes(done.follow as Unfollowed) || id === undefined) return undefined;
   const outcome = await followMade(ctx, platform, webhook, id, timeoutMs);
   return done.while_stopped === true ? { follow: undefined, ...outcome } : outcome;
 }
@@ -174,14 +204,29 @@ export async function followUnfollowed(
  * owed, and the next run of the same command follows it again (exit 7 meanwhile).
  */
 export class DeliveryUnreadError extends SvcError {
-  constructor(message: string, cause: unknown) {
+  constructor(
+    message: string,
+    cause: unknown,
+    /** The delivery's status as last read before the read that failed, when one was. */
+    readonly lastSeen?: string,
+  ) {
     super('failure', message, { code: 'delivery_unread', cause });
   }
 
   /** The same error, its message led by what the row is about. */
   about(what: string): DeliveryUnreadError {
-    return new DeliveryUnreadError(`${what}; ${this.message}`, this.cause);
+    return new DeliveryUnreadError(`${what}; ${this.message}`, this.cause, this.lastSeen);
   }
+}
+
+/** The DeliveryUnreadError of delivery `id`, whose read failed with `error`: what to do, in words. */
+function unread(ctx: Context, webhook: string, id: string, error: unknown, lastSeen?: string) {
+  const look = svcCommand(ctx.settings(), `webhooks deliveries get ${shellWord(webhook)} ${shellWord(id)}`);
+  return new DeliveryUnreadError(
+    `its delivery ${id} could not be read (${describeError(error)}), so how it went is not known: see with \`${look}\`, or run the same command again to follow it`,
+    error,
+    lastSeen,
+  );
 }
 
 /**
@@ -202,16 +247,12 @@ export async function followMade(
 ): Promise<Record<string, unknown>> {
   try {
     const found = await platform.webhooks.deliveries.get(webhook, id);
-    return await deliveryOutcome(ctx, platform, webhook, found, timeoutMs);
+    return await follow(ctx, platform, webhook, found, timeoutMs);
   } catch (error) {
     // Ctrl-C cut the read (InterruptedError): not followed, the row stays owed.
     if (ctx.signal.aborted) return { delivery_status: undefined, follow: 'interrupted' };
     if (error instanceof SvcError && error.category === 'not_found') return { delivery_status: undefined };
-    if (haltsTheRun(error)) throw error;
-    const look = svcCommand(ctx.settings(), `webhooks deliveries get ${shellWord(webhook)} ${shellWord(id)}`);
-    throw new DeliveryUnreadError(
-      `its delivery ${id} could not be read (${describeError(error)}), so how it went is not known: see with \`${look}\`, or run the same command again to follow it`,
-      error,
-    );
+    if (haltsTheRun(error) || error instanceof DeliveryUnreadError) throw error;
+    throw unread(ctx, webhook, id, error);
   }
 }

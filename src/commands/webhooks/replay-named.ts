@@ -9,7 +9,8 @@ import type { WithResponse } from '../../platform/api-promise.js';
 import { DlqEntryNotQueuedError } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
-import { refusesEntryField } from './dlq/queue.js';
+import type { LeftQueue } from './dlq/left.js';
+import { QueueSnapshot, refusesEntryField } from './dlq/queue.js';
 
 /** Said of a named delivery or entry whose event was delivered or replayed before: it is sent again. */
 export type ReplayNote =
@@ -22,6 +23,11 @@ export interface NamedTarget {
   note?: ReplayNote;
   /** A dlq_… ref's entry as read: a discarded one is refused, one replayed or delivered is sent again. */
   entry?: Pick<DlqEntry, 'status' | 'discarded_at'>;
+  /**
+   * A dlv_… ref's dead-letter entry, queued when read: the delivery is replayed as that entry, so
+   * a `replay --dlq` or discard of it by another run and this replay cannot both happen.
+   */
+  queued_entry?: string;
 }
 
 /**
@@ -52,10 +58,12 @@ export function discardedRefusal(
 /**
  * Replays a named delivery, and a named entry as that entry (dlq_entry_id, one request a rerun
  * sends again alike, so the same key is answered from the platform's record), so it leaves the
- * queue once: a discard or another run that came first makes it 409 dlq_entry_not_queued (a
- * discard: discardedRefusal). An entry read as replayed or delivered already (warned of, noted on
- * its row) is then replayed as asked, as its delivery; one that left the queue after it was read
- * is not. A server that refuses the field gets a plain replay. Those plain replays have keys of
+ * queue once; so is a named delivery whose entry was queued when read (queued_entry). A discard
+ * or another run that came first makes it 409 dlq_entry_not_queued: a named entry discarded is
+ * refused (discardedRefusal); otherwise the entry left the queue after it was read, and the
+ * answer says what became of it (`left`: the row is skipped, never acted on twice). An entry read
+ * as replayed or delivered already (warned of, noted on its row) is replayed as asked, as its
+ * delivery. A server that refuses the field gets a plain replay. Those plain replays have keys of
  * their own.
  */
 export async function replayNamed(
@@ -65,25 +73,31 @@ export async function replayNamed(
   target: NamedTarget & { ref: string },
   delivery: string,
   call: Pick<WorkCall, 'signal' | 'idempotencyKey'>,
-): Promise<WithResponse<WebhookDelivery>> {
+): Promise<WithResponse<WebhookDelivery> | { left: LeftQueue }> {
   const { signal, idempotencyKey } = call;
   if (target.entry?.status === 'discarded')
     throw discardedRefusal(line, webhook, target.ref, target.entry, delivery);
   const plain = (key: string) =>
     platform.webhooks.deliveries.replay(webhook, delivery, { signal, idempotencyKey: key }).withResponse();
-  if (!target.ref.startsWith('dlq_')) return plain(idempotencyKey);
+  const named = target.ref.startsWith('dlq_');
+  const entry = named ? target.ref : target.queued_entry;
+  if (entry === undefined) return plain(idempotencyKey);
   try {
     return await platform.webhooks.deliveries
-      .replay(webhook, delivery, { signal, idempotencyKey }, target.ref)
+      .replay(webhook, delivery, { signal, idempotencyKey }, entry)
       .withResponse();
   } catch (error) {
     if (refusesEntryField(error)) return plain(deriveIdempotencyKey(idempotencyKey, 'without dlq_entry_id'));
     if (!(error instanceof DlqEntryNotQueuedError)) throw error;
-    if (error.entry?.status === 'discarded')
+    if (named && error.entry?.status === 'discarded')
       throw discardedRefusal(line, webhook, target.ref, error.entry, delivery);
-    const leftBefore = target.entry !== undefined && target.entry.status !== 'queued';
+    const leftBefore = named && target.entry !== undefined && target.entry.status !== 'queued';
     if (leftBefore) return plain(deriveIdempotencyKey(idempotencyKey, 'as its delivery'));
-    throw error;
+    // Queued when read, gone since: another run (or a discard) came first.
+    const { gone } = await QueueSnapshot.whereNow(error, () =>
+      platform.webhooks.dlq.get(webhook, entry, { signal }),
+    );
+    return { left: gone };
   }
 }
 
@@ -130,7 +144,7 @@ export async function lookUpNamed(
   earlier: (ref: string) => boolean = () => false,
 ): Promise<Map<string, NamedTarget>> {
   const known = new Map<string, NamedTarget>();
-  let replayed: Promise<Map<string, DlqEntry>> | undefined;
+  let byDelivery: Promise<Map<string, DlqEntry>> | undefined;
   const found = await Promise.all(
     refs.map(async (ref) => {
       let entry: DlqEntry | undefined = ref.startsWith('dlq_')
@@ -140,32 +154,35 @@ export async function lookUpNamed(
       const delivery = id
         ? await platform.webhooks.deliveries.get(webhook, id).catch(() => undefined)
         : undefined;
-      // A failed delivery named by its own id: its dead-letter entry may have been replayed already.
+      // A failed delivery named by its own id: its dead-letter entry may be queued (it is then
+      // replayed as that entry) or have been replayed already.
       if (!entry && delivery?.status === 'failed') {
-        replayed ??= replayedEntries(platform, webhook, ctx.signal);
-        entry = (await replayed).get(delivery.id);
+        byDelivery ??= entriesByDelivery(platform, webhook, ctx.signal);
+        entry = (await byDelivery).get(delivery.id);
       }
       const own =
         ref.startsWith('dlq_') && entry
           ? { status: entry.status, discarded_at: entry.discarded_at }
           : undefined;
-      return { ref, id, note: earlier(ref) ? undefined : noteOf(delivery, entry), own };
+      const queued = !ref.startsWith('dlq_') && entry?.status === 'queued' ? entry.id : undefined;
+      return { ref, id, note: earlier(ref) ? undefined : noteOf(delivery, entry), own, queued };
     }),
   );
-  const byDelivery = new Map<string, string>();
-  for (const { ref, id, note, own } of found) {
-    const other = id === undefined ? undefined : byDelivery.get(id);
+  const named = new Map<string, string>();
+  for (const { ref, id, note, own, queued } of found) {
+    const other = id === undefined ? undefined : named.get(id);
     if (id !== undefined && other !== undefined) {
       const [delivery, entry] = ref.startsWith('dlq_') ? [other, ref] : [ref, other];
       throw new UsageError(
         `${delivery} and ${entry} name the same delivery (${entry} is its dead-letter entry); give one of them`,
       );
     }
-    if (id !== undefined) byDelivery.set(id, ref);
+    if (id !== undefined) named.set(id, ref);
     known.set(ref, {
       ...(id === undefined ? {} : { delivery_id: id }),
       ...(note ? { note } : {}),
       ...(own ? { entry: own } : {}),
+      ...(queued ? { queued_entry: queued } : {}),
     });
   }
   const noted = found.filter((f) => f.note !== undefined);
@@ -190,11 +207,12 @@ export async function lookUpNamed(
 }
 
 /**
- * The webhook's replayed dead-letter entries by delivery: the API looks an entry up by its own id
- * only, so a delivery named by its id finds its entry here. Only to say more: without an answer,
+ * The webhook's dead-letter entries by delivery: the API looks an entry up by its own id only,
+ * so a delivery named by its id finds its entry here (queued: it is replayed as that entry;
+ * replayed or recovered: that is said). Without an answer, it is replayed as the delivery and
  * nothing is said.
  */
-async function replayedEntries(
+async function entriesByDelivery(
   platform: Platform,
   webhook: string,
   signal: AbortSignal,
@@ -203,7 +221,7 @@ async function replayedEntries(
   try {
     for await (const entry of platform.webhooks.dlq.listAll(
       webhook,
-      { status: 'replayed', limit: DLQ_PAGE.max },
+      { status: 'all', limit: DLQ_PAGE.max },
       { signal },
     )) {
       byDelivery.set(entry.delivery_id, entry);

@@ -2,7 +2,7 @@ import type { CommandLine } from '../../config/settings.js';
 import type { Column } from '../../output/output.js';
 import { shellWord } from '../../system/shell-words.js';
 import { leftText } from './dlq/left.js';
-import { madeBy } from './follow.js';
+import { madeBy, type Unfollowed } from './follow.js';
 import { noteText, type ReplayNote } from './replay-named.js';
 
 /** One result row of `svc webhooks replay`. */
@@ -21,8 +21,10 @@ export interface ReplayRow {
   delivery_status?: string;
   /** The entry left the queue while the run this one resumes was stopped: not this run's doing. */
   while_stopped?: boolean;
-  /** `interrupted`: Ctrl-C stopped --wait following the replay, which was made. */
-  follow?: 'interrupted';
+  /** Why --wait did not follow the replay, which was made, to its end (its outcome is not known). */
+  follow?: Unfollowed;
+  /** What `follow` was, but for Ctrl-C: the read's error, or the timeout. */
+  follow_error?: { code: string; message: string };
   error?: { code: string; message: string; remedy?: string };
   reason?: string;
 }
@@ -33,11 +35,17 @@ const recovered = (r: ReplayRow) =>
     ? `its event was delivered${r.delivered_by ? ` by ${r.delivered_by}` : ''}`
     : undefined;
 
+/** Why a row's follow was cut, in words: `interrupted`, `its delivery could not be read`, the timeout. */
+function cutText(r: ReplayRow): string {
+  if (r.follow === 'unreadable') return 'its delivery could not be read';
+  return r.follow === 'not_settled' ? (r.follow_error?.message ?? 'not settled') : 'interrupted';
+}
+
 /** A row's detail in words: its error, its note, or what happened to it. */
 function detail(webhook: string, line: CommandLine, r: ReplayRow): string | undefined {
   const error = r.error && [r.error.message, r.error.remedy].filter(Boolean).join('; ');
   const made = madeBy(r);
-  if (r.reason === 'journal' && r.follow === 'interrupted') {
+  if (r.reason === 'journal' && r.follow !== undefined) {
     // Made by the earlier run this one resumes (nothing is sent now), followed now.
     const as = made ? ` (replayed as ${made})` : '';
     const by = recovered(r);
@@ -47,15 +55,21 @@ function detail(webhook: string, line: CommandLine, r: ReplayRow): string | unde
       : error
         ? `; ${error}`
         : '';
-    return `done in an earlier run${as}; not followed then (interrupted)${now}`;
+    return `done in an earlier run${as}; not followed then (${cutText(r)})${now}`;
   }
-  if (r.follow === 'interrupted') {
+  if (r.follow !== undefined) {
     const see = `see how it went with \`${line(`webhooks deliveries get ${shellWord(webhook)}${made === undefined ? '' : ` ${shellWord(made)}`}`)}\``;
     if (r.while_stopped) {
       // Followed again now, its delivery could not be read (DeliveryUnreadError): that is said instead.
-      return `${leftText(r)}; ${error ?? `interrupted while following its delivery: ${see}`}`;
+      const cut = r.follow === 'interrupted' ? 'interrupted while following its delivery' : cutText(r);
+      return `${leftText(r)}; ${error ?? `${cut}: ${see}`}`;
     }
-    return `interrupted while following; the replay was made${made === undefined ? '' : ` (${made})`}: ${see}`;
+    const was = `the replay was made${made === undefined ? '' : ` (${made})`}`;
+    // Its error names the delivery, and how to look.
+    if (r.follow === 'unreadable') return `${was}; ${r.follow_error?.message ?? cutText(r)}`;
+    if (r.follow === 'not_settled')
+      return `${cutText(r)}; ${was}: ${see}, or run the same command again to follow it`;
+    return `interrupted while following; ${was}: ${see}`;
   }
   // Replayed while the run was stopped, its delivery followed (--wait): how it went is said too.
   if (r.while_stopped && (error || recovered(r))) {
@@ -80,26 +94,46 @@ export const replayColumns =
 
 /**
  * The run's word for its ok rows, read when the run ends: with --wait they were delivered, but
- * for those whose follow Ctrl-C cut (made, outcome unknown); a dry run knows nothing of delivery.
+ * for those --wait did not follow to their end (made, outcome unknown: Unfollowed, counted by
+ * why); a dry run knows nothing of delivery.
  */
 export class ReplayWords {
   delivered = 0;
-  unfollowed = 0;
+  readonly unfollowed: Record<Unfollowed, number> = { interrupted: 0, unreadable: 0, not_settled: 0 };
 
   constructor(
     private readonly wait: boolean,
     private readonly dryRun: boolean,
+    /** --wait-timeout, for the words of those not settled within it. */
+    private readonly timeoutMs: number,
   ) {}
+
+  /** Replays made whose outcome is not known: not followed to their end. */
+  get notFollowed(): number {
+    return this.unfollowed.interrupted + this.unfollowed.unreadable + this.unfollowed.not_settled;
+  }
+
+  /** Why, counted: `interrupted`, `2 could not be read, 1 not settled within 60 s`. */
+  why(alone = true): string {
+    const words: Record<Unfollowed, string> = {
+      interrupted: 'interrupted',
+      unreadable: 'could not be read',
+      not_settled: `not settled within ${Math.round(this.timeoutMs / 1000)} s`,
+    };
+    const kinds = (Object.keys(words) as Unfollowed[]).filter((k) => this.unfollowed[k] > 0);
+    if (alone && kinds.length === 1) return words[kinds[0]!];
+    return kinds.map((k) => `${this.unfollowed[k].toLocaleString('en')} ${words[k]}`).join(', ');
+  }
 
   get done(): string {
     if (this.dryRun) return 'replayed (whether they are delivered is known only when they are sent)';
     if (!this.wait) return 'replayed';
-    if (this.unfollowed === 0) return 'replayed and delivered';
-    const what = this.unfollowed === 1 ? 'its delivery' : 'their deliveries';
+    if (this.notFollowed === 0) return 'replayed and delivered';
+    const what = this.notFollowed === 1 ? 'its delivery' : 'their deliveries';
     const some =
       this.delivered > 0
-        ? `${this.delivered.toLocaleString('en')} delivered, ${this.unfollowed.toLocaleString('en')} `
+        ? `${this.delivered.toLocaleString('en')} delivered, ${this.notFollowed.toLocaleString('en')} `
         : '';
-    return `replayed (${some}not followed to ${what}: interrupted)`;
+    return `replayed (${some}not followed to ${what}: ${this.why()})`;
   }
 }

@@ -8,7 +8,7 @@ import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { InterruptedError, SvcError, UsageError } from '../../errors.js';
+import { InterruptedError, PartialFailureError, SvcError, UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
 import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
@@ -28,6 +28,8 @@ import {
   followMade,
   followUnfollowed,
   madeBy,
+  UNFOLLOWED,
+  type Unfollowed,
 } from './follow.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
@@ -109,10 +111,11 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     : undefined;
   /** Replays made whose deliveries failed (--wait), for the hint: what is true of them. */
   const failedReplays: FailedReplay[] = [];
-  const words = new ReplayWords(wait, options.dryRun);
+  const words = new ReplayWords(wait, options.dryRun, options.waitTimeoutMs);
   /** Counts how a followed replay's delivery went: for the run's words, and the hint when it failed. */
   const followed = (id: string, outcome: Record<string, unknown>, journaled = false) => {
-    if (outcome.follow === 'interrupted') words.unfollowed++;
+    const cut = outcome.follow as Unfollowed;
+    if (UNFOLLOWED.includes(cut)) words.unfollowed[cut]++;
     else if (outcome.status === undefined && !journaled) words.delivered++;
     if (outcome.status === 'failed') {
       const { next_retry_at } = (outcome.error ?? {}) as { next_retry_at?: string };
@@ -166,7 +169,12 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       // Disabled since the run started.
       throw withEnableHint(error, webhook);
     }
-    if ('left' in answer) return { delivery_id: original, ...queue!.left(answer.left) };
+    // Gone from the queue since it was listed or read: another run (or a lost answer) came first.
+    if ('left' in answer)
+      return {
+        delivery_id: original,
+        ...(queue ? queue.left(answer.left) : { status: 'skipped', ...answer.left }),
+      };
     const { data: made, response } = answer;
     queue?.ours.add(made.id);
     // The stored answer of a request of this item's key: after a lost answer, most likely this
@@ -183,8 +191,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       ...(response.replayed ? { replayed: true } : {}),
     };
     if (!wait) return detail;
-    // Ctrl-C stops only the follow: a read of the delivery it cuts leaves the replay made and its
-    // outcome unknown (follow "interrupted", journaled: the resumed run follows it), never failed.
+    // Ctrl-C, a read with no answer or --wait-timeout stop only the follow: the replay was made,
+    // its outcome unknown (`follow` says why; journaled: the resumed run follows it), never failed.
     const outcome = await deliveryOutcome(ctx, platform, webhook, made, options.waitTimeoutMs);
     followed(made.id, outcome);
     return { ...detail, ...outcome };
@@ -269,11 +277,15 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       r.error?.remedy
         ? `${madeBy(r) ?? r.replayed_as} ${r.error.code} (${r.error.remedy})`
         : `${r.delivery_id ?? r.dlq_entry_id}: ${r.error?.message}`,
-    retryHint: () => failedReplaysHint(commandLine(ctx.settings()), webhook, failedReplays),
+    retryHint: () =>
+      [
+        failedReplaysHint(commandLine(ctx.settings()), webhook, failedReplays),
+        ...(words.notFollowed > 0 ? [`${notFollowed().message}: ${notFollowed().hint}`] : []),
+      ].join('; '),
     single: !options.dlq && options.ids.length === 1,
-    // Replays made but not followed (Ctrl-C while following): the journal stays, so the same
-    // command says how they went instead of replaying them again.
-    keepJournal: () => words.unfollowed > 0,
+    // Replays made but not followed to their end (Ctrl-C, no answer, --wait-timeout): the journal
+    // stays, so the same command says how they went instead of replaying them again.
+    keepJournal: () => words.notFollowed > 0,
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };
   const summary = await withLaterNoted(
@@ -293,12 +305,29 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     );
   }
   await queue?.noteLater(ctx, 'replay');
-  if (summary && words.unfollowed > 0) {
+  const cut = words.unfollowed.interrupted;
+  if (summary && cut > 0) {
     // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.
-    const [it, was] = words.unfollowed === 1 ? ['it', 'was'] : ['they', 'were'];
-    throw new InterruptedError(`interrupted while following ${counted(words.unfollowed, 'replay')}`, {
+    const [it, was] = cut === 1 ? ['it', 'was'] : ['they', 'were'];
+    throw new InterruptedError(`interrupted while following ${counted(cut, 'replay')}`, {
       hint: `${it} ${was} made: run the same command again to see how ${it} went (nothing is replayed twice), or \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\``,
     });
+  }
+  // Every item was done, but some follows ended with no outcome: --wait's promise was not kept.
+  if (summary && words.notFollowed > 0) throw notFollowed();
+
+  /** Replays made whose follow ended with no outcome (a read with no answer, --wait-timeout): exit 7, never "failed". */
+  function notFollowed(): PartialFailureError {
+    const count = words.notFollowed;
+    const [was, its, them] =
+      count === 1 ? ['was', 'its delivery', 'it'] : ['were', 'their deliveries', 'them'];
+    return new PartialFailureError(
+      `${counted(count, 'replay')} ${was} made, but how ${its} went is not known: ${words.why(false)}`,
+      {
+        code: 'not_followed',
+        hint: `run the same command again to follow ${them} (nothing is replayed twice), or \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\``,
+      },
+    );
   }
 }
 
@@ -342,8 +371,11 @@ export function replayCommand(make: MakeContext): Command {
         'person needs to know the target took the events, not that replays were queued; scripts get results\n' +
         'at once unless they pass --wait (--no-wait turns it off on a terminal). A replay whose follow\n' +
         'Ctrl-C cuts was made: its row is ok with follow "interrupted" (exit 130), and the resumed run\n' +
-        'follows its delivery to its end (one that failed is a failed row, exit 7). A replay whose\n' +
-        "answer was lost and whose retry got the platform's stored answer is this run's own, followed.\n\n" +
+        'follows its delivery to its end (one that failed is a failed row, exit 7). So is one whose\n' +
+        'delivery cannot be read (follow "unreadable") or has no attempt finished by --wait-timeout\n' +
+        '(follow "not_settled"): its row is ok with its new delivery, exit 7, and the same command\n' +
+        "follows it. A replay whose answer was lost and whose retry got the platform's stored answer is\n" +
+        "this run's own, followed.\n\n" +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
@@ -365,8 +397,10 @@ export function replayCommand(make: MakeContext): Command {
         'made already, by the stopped run or while it was stopped, is read as it is: failed, it would fail).\n\n' +
         'Named ids are read first: a delivery and its own dead-letter entry together are refused (exit 2),\n' +
         'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n' +
-        'A queued entry named by its dlq_ id is replayed as that entry; a discarded one is refused (exit 6,\n' +
-        'the dry run too): an entry leaves the queue once. Its delivery, named by its dlv_ id, still replays.\n\n' +
+        'A queued entry named by its dlq_ id, or a delivery named by its dlv_ id whose entry is queued, is\n' +
+        'replayed as that entry: one another run replays first is a skipped row (already_replayed). A\n' +
+        'discarded entry is refused (exit 6, the dry run too): an entry leaves the queue once. Its\n' +
+        'delivery, named by its dlv_ id, still replays.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
         'before anything is replayed (exit 6), with the command that enables it.',
     )

@@ -1,6 +1,7 @@
 // Over 300 lines: `webhooks replay` in-process against one sandbox and its targets, one behaviour
 // per test with its exact output; resumes, races and follows have files of their own.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
 import type { Clock } from '../../../src/context.js';
@@ -216,7 +217,7 @@ describe('svc webhooks replay --wait: the outcome, not just the replay', () => {
     expect(piped.stderr).toMatch(/^✓ 1 replayed in 0\.0 s\ntheir deliveries were not followed/);
   });
 
-  it('gives up following after --wait-timeout and says the outcome is unknown (exit 7)', async () => {
+  it('gives up following after --wait-timeout: the replay was made, its outcome unknown (exit 7)', async () => {
     const {
       webhook,
       entries: [a],
@@ -227,16 +228,26 @@ describe('svc webhooks replay --wait: the outcome, not just the replay', () => {
       ['webhooks', 'replay', webhook, a!.id, '--wait', '--wait-timeout', '1', '--json'],
       { clock: leaping },
     );
+    // Not a failure (oncall13 F4): the replay was made, its outcome is not known yet.
     expect(r.code).toBe(7);
-    expect(JSON.parse(r.stdout)[0]).toMatchObject({
-      status: 'failed',
+    const [row] = JSON.parse(r.stdout);
+    expect(row).toMatchObject({
+      status: 'ok',
+      new_delivery_id: expect.stringMatching(/^dlv_/),
       delivery_status: 'pending',
-      error: {
-        code: 'not_settled',
-        message: 'no attempt finished within 1 s',
-        remedy: `follow it with: svc webhooks deliveries ${webhook}`,
-      },
+      follow: 'not_settled',
+      follow_error: { code: 'not_settled', message: 'no attempt finished within 1 s' },
     });
+    expect(row.error).toBeUndefined();
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'not_followed',
+      message: '1 replay was made, but how its delivery went is not known: 1 not settled within 1 s',
+      hint: `run the same command again to follow it (nothing is replayed twice), or \`svc webhooks deliveries ${webhook}\``,
+    });
+    // Owed its follow: the same command follows it (a journal kept; this one's ends here).
+    const kept = readdirSync(svc.journals);
+    expect(kept).toHaveLength(1);
+    rmSync(join(svc.journals, kept[0]!));
   });
 
   it.each([
