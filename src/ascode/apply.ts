@@ -16,7 +16,8 @@ import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
 import { makeDirectories } from '../system/directories.js';
 import { readInputBytes } from '../system/input.js';
-import { checkDrift, readPlanDocument } from './drift.js';
+import { type Unsaved, unsavedLine } from './creations.js';
+import { agedOut, checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
 import { readLive } from './live.js';
 import { refusedNow, stopOnRefused } from './lockout.js';
@@ -24,7 +25,7 @@ import { grantKey } from './model.js';
 import { changeKey, type PlanDocument } from './plan.js';
 import { headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
-import { planSteps, type Step, stepWorker } from './steps.js';
+import { planSteps, type Step, stepWorker, withSecret } from './steps.js';
 
 /**
  * `svc apply`: a plan (computed from the file now, or saved by `svc plan --out` and checked
@@ -73,11 +74,18 @@ const COLUMNS: Array<Column<Row>> = [
   {
     header: 'detail',
     value: (r) =>
-      (r.error as { message?: string } | undefined)?.message ?? r.secret_file ?? r.reason ?? r.audit_trail_id,
+      (r.error as { message?: string } | undefined)?.message ??
+      // Another run's creation: said so, and where its secret is (or why it is not).
+      (r.reason === 'created_by_another_run' ? `${r.reason}: ${r.secret_file ?? r.secret}` : undefined) ??
+      r.secret_file ??
+      r.reason ??
+      r.audit_trail_id,
   },
 ];
 
 const n = (count: number) => count.toLocaleString('en');
+/** Where a removal svc refuses (your own administration, the last tenant_admin…) is explained. */
+const REFUSED_WHY = 'svc plan says why; keep them in the file';
 
 export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<void> {
   const platform = await ctx.platform();
@@ -98,7 +106,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   }
   let steps: Array<BulkItem<Step>> = [];
   let secrets: SecretDir | undefined;
-  let leftForPrune = 0;
+  /** Removals left for --prune: those it would make, and those svc refuses to make even then. */
+  const leftForPrune = { made: 0, refused: 0 };
   let journalPath: string | undefined;
   /** Each step by its key, to name what a blocked change needed. */
   const byKey = new Map<string, BulkItem<Step>>();
@@ -106,7 +115,13 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     const step = byKey.get(key);
     return step ? `${step.data.tenant.slug}: ${headline(step.data.change).slice(2)}` : key;
   };
-  const work = stepWorker(platform, () => secrets);
+  let resumed = false;
+  /** Creations whose secret could not be saved, by their step's key: made, with their ids. */
+  const unsaved = new Map<string, Unsaved>();
+  const work = stepWorker(platform, () => secrets, {
+    resumed: () => resumed,
+    unsaved: (key, created) => unsaved.set(key, created),
+  });
 
   const verb: BulkVerb<Step, Row> = {
     kind: 'apply',
@@ -124,6 +139,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       // SIGKILL, Ctrl-C) goes on with that plan, not a new one, so what the interrupted run had
       // in flight is sent again with the same keys and answered from the platform's record.
       journalPath = journal.path;
+      resumed = run.resumed;
       const kept = `${journal.path}.plan.json`;
       if (source && !(run.resumed && existsSync(kept))) {
         const anchor = (p: Platform) => options.anchor(p, run, journal);
@@ -148,16 +164,11 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       stopOnRefused(ctx, plan, options.prune);
       for (const tenant of plan.tenants) {
         for (const change of tenant.changes) {
-          if (change.prune && !options.prune) leftForPrune++;
+          if (change.prune && !options.prune) leftForPrune[change.refused ? 'refused' : 'made']++;
         }
       }
       for (const step of steps) byKey.set(step.key, step);
-      const secretsNeeded = steps.filter(
-        (s) =>
-          !s.data.done &&
-          s.data.change.action === 'create' &&
-          (s.data.change.kind === 'webhook' || s.data.change.kind === 'oauth_client'),
-      );
+      const secretsNeeded = steps.filter((s) => !s.data.done && withSecret(s.data.change));
       if (secretsNeeded.length > 0) {
         if (options.secretDir === undefined) {
           throw new UsageError(
@@ -172,7 +183,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     items: () => steps,
     work,
     plan: async () => ({ status: 'skipped' }),
-    present: ({ key: _key, line: _line, status, plan: _plan, ...result }, { data }) => {
+    present: ({ key, line: _line, status, plan: _plan, ...result }, { data }) => {
       const error = result.error as { code?: string; depends_on?: string } | undefined;
       if (error?.code === 'dependency_failed' && error.depends_on) {
         result.error = {
@@ -193,6 +204,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         ...(ref === undefined ? {} : { ref }),
         status,
         ...(data.change.id ? { id: data.change.id } : {}),
+        // Made, though its row failed: its secret could not be saved.
+        ...(status === 'failed' && unsaved.has(key) ? { id: unsaved.get(key)!.id } : {}),
         ...result,
       };
     },
@@ -209,8 +222,14 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       await options.confirm(`Apply ${n(count ?? 0)} change(s) to ${names.join(', ')}?`, `applying ${label}`);
     },
     get empty() {
-      const left = leftForPrune > 0 ? ` (${n(leftForPrune)} removal(s) need --prune)` : '';
-      return `No changes to apply: the live state matches ${label}${left}`;
+      const { made, refused } = leftForPrune;
+      if (made + refused === 0) return `No changes to apply: the live state matches ${label}`;
+      // The live state differs: only by removals, which are not made without --prune (or at all).
+      const parts = [
+        ...(made > 0 ? [`${n(made)} removal(s), made only with --prune`] : []),
+        ...(refused > 0 ? [`${n(refused)} removal(s) svc refuses to make (${REFUSED_WHY})`] : []),
+      ];
+      return `Nothing applied: the only differences from ${label} are ${parts.join(', and ')}`;
     },
   };
   let summary: Awaited<ReturnType<typeof runBulkOperation>>;
@@ -220,9 +239,16 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     // A run that ended with nothing to resume removed its journal: its plan goes too.
     if (journalPath !== undefined && !existsSync(journalPath))
       rmSync(`${journalPath}.plan.json`, { force: true });
+    if (unsaved.size > 0) ctx.out.info(unsavedLine([...unsaved.values()], KEY_LIFETIME_MS));
   }
-  if (summary && leftForPrune > 0) {
-    ctx.out.info(`${n(leftForPrune)} removal(s) were not applied: run svc apply with --prune to make them`);
+  const { made, refused } = leftForPrune;
+  if (summary && made + refused > 0) {
+    const refusedToo = `${n(refused)} removal(s) svc refuses to make (${REFUSED_WHY})`;
+    ctx.out.info(
+      made > 0
+        ? `${n(made)} removal(s) were not applied: run svc apply with --prune to make them${refused > 0 ? `; ${refusedToo} even then` : ''}`
+        : `${refusedToo} were not applied`,
+    );
   }
 }
 
@@ -274,7 +300,8 @@ async function unchangedSince(
     const scope = scopes.get(tenant.id)!;
     return { webhooks: scope.webhooks.length > 0, clients: scope.oauth_clients.length > 0 };
   });
-  const { drift, done } = checkDrift(doc, live, run.resumed, platformTime(platform, ctx.clock.now()));
+  const now = platformTime(platform, ctx.clock.now());
+  const { drift, done } = checkDrift(doc, live, run.resumed, now);
   if (drift.length > 0) {
     const { details } = reasonLines(ctx, drift);
     const where = ctx.out.isMachine ? ' (each change in details)' : '';
@@ -282,6 +309,18 @@ async function unchangedSince(
       'conflict',
       `the live state changed since ${stale.what} was computed${where}; nothing was applied`,
       { code: 'plan_stale', hint: stale.hint, details },
+    );
+  }
+  // A grant whose expiry has passed on the platform's clock cannot be made (the platform refuses
+  // it, and would again on every re-run): a plan reviewed on Friday and applied on Monday, or a
+  // resumed run's whose expires_in counted from a start long gone, is refused whole, like drift.
+  const ended = agedOut(doc, (t, c) => (prune || !c.prune) && !c.refused && !done.has(changeKey(t, c)), now);
+  if (ended.length > 0) {
+    const { details, where } = reasonLines(ctx, ended);
+    throw new SvcError(
+      'conflict',
+      `${stale.what} has aged out: ${n(ended.length)} of its grant(s) would end at or before the platform's time now, ${new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z')} (${where}); nothing was applied`,
+      { code: 'plan_expired', hint: stale.hint, details },
     );
   }
   // What the caller may not do to themselves, and what they may hand out, is judged on their
@@ -313,7 +352,7 @@ async function unchangedSince(
   if (ctx.clock.now() - run.startedAtMs < KEY_LIFETIME_MS) {
     for (const tenant of doc.tenants) {
       for (const change of tenant.changes) {
-        if (change.action === 'create' && (change.kind === 'webhook' || change.kind === 'oauth_client')) {
+        if (withSecret(change)) {
           done.delete(changeKey(tenant.id, change));
         }
       }

@@ -6,6 +6,7 @@ import type { LiveTenant } from './live.js';
 import { KINDS, type Kind } from './model.js';
 import { changeKey, PLAN_FORMAT, type PlanChange, type PlanDocument, planDigest } from './plan.js';
 import { planChangeProblem, planShapeProblem } from './plan-schema.js';
+import { headline } from './render.js';
 
 /**
  * A saved plan is applied only to the state it was computed from. Each change's resource must
@@ -213,4 +214,22 @@ export function checkDrift(
     }
   }
   return { drift, done };
+}
+
+/** The grants a plan would make or move whose expiry is at or before `now`, one line each. */
+export function agedOut(
+  doc: PlanDocument,
+  sent: (tenant: string, change: PlanChange) => boolean,
+  now: number,
+): string[] {
+  const lines: string[] = [];
+  for (const tenant of doc.tenants) {
+    for (const change of tenant.changes) {
+      const expiresAt = change.grant?.expires_at ?? null;
+      if (change.action === 'delete' || expiresAt === null || !sent(tenant.id, change)) continue;
+      if (Date.parse(expiresAt) <= now)
+        lines.push(`${tenant.slug}: ${headline(change).slice(2)} (expires_at ${expiresAt})`);
+    }
+  }
+  return lines;
 }

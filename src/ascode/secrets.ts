@@ -1,6 +1,6 @@
-import { accessSync, chmodSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { SvcError, UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
 import { SecretFile, secretProblem } from '../system/secret-file.js';
@@ -65,13 +65,27 @@ export class SecretDir {
       if (sameSecret(path, secret)) return path;
       // A run killed between making the file and writing it left it empty: it holds no secret yet.
       if (emptyFile(path)) {
-        chmodSync(path, 0o600);
-        writeFileSync(path, `${secret}\n`, { flag: 'r+' });
+        try {
+          chmodSync(path, 0o600);
+          writeFileSync(path, `${secret}\n`, { flag: 'r+' });
+        } catch (failed) {
+          rmSync(path, { force: true });
+          throw new SecretNotSavedError(path, fileErrorReason(failed));
+        }
         return path;
       }
-      throw error;
+      throw new SecretNotSavedError(
+        path,
+        (error as Error).message.replace(`cannot create --secret-dir file ${path}: `, ''),
+      );
     }
-    await file.write(secret, kind === 'webhook' ? 'secret' : 'client_secret');
+    try {
+      await file.write(secret, kind === 'webhook' ? 'secret' : 'client_secret');
+    } catch (error) {
+      // An answer without a usable secret is the platform's fault, said as such (SecretFile).
+      if (error instanceof SvcError) throw error;
+      throw new SecretNotSavedError(path, fileErrorReason(error));
+    }
     return path;
   }
 }
@@ -90,6 +104,20 @@ function sameSecret(path: string, secret: string): boolean {
     return readFileSync(path, 'utf8') === `${secret}\n`;
   } catch {
     return false;
+  }
+}
+
+/**
+ * A secret that arrived (its resource was created) but could not be written to its file (a full
+ * disk, a file there already): no file is left holding nothing.
+ */
+export class SecretNotSavedError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`cannot save a secret to ${path}: ${reason}`);
+    this.name = 'SecretNotSavedError';
   }
 }
 

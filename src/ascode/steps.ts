@@ -4,10 +4,12 @@ import {
   AssignmentExistsError,
   AssignmentNotFoundError,
   OAuthClientNotFoundError,
+  RoleDeletedError,
   RoleNotFoundError,
   WebhookNotFoundError,
 } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
+import { createWithSecret, sharedKey, type Unsaved } from './creations.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import type { SecretDir } from './secrets.js';
 
@@ -49,6 +51,8 @@ export function planSteps(
         data: { tenant: info, change, done: done.has(key) },
         after: change.needs,
         phase: phaseOf(change),
+        // Made once however many runs apply this plan at once (./creations.ts).
+        ...(withSecret(change) ? { shared: sharedKey(tenant.id, key, change) } : {}),
       });
     }
   }
@@ -58,6 +62,11 @@ export function planSteps(
     .map((s, i) => [s, i] as const)
     .sort((a, b) => a[0].phase! - b[0].phase! || a[1] - b[1])
     .map(([s]) => s);
+}
+
+/** A creation whose answer carries a one-time secret. */
+export function withSecret(change: PlanChange): boolean {
+  return change.action === 'create' && (change.kind === 'webhook' || change.kind === 'oauth_client');
 }
 
 /** The request body of a creation or an update: the fields the change sets. */
@@ -99,7 +108,11 @@ async function refuseUnendedGrants(
 }
 
 /** Makes one change; returns its result's details (ids, audit trail ids, secret files). */
-export function stepWorker(platform: Platform, secrets: () => SecretDir | undefined) {
+export function stepWorker(
+  platform: Platform,
+  secrets: () => SecretDir | undefined,
+  run: { resumed: () => boolean; unsaved: (key: string, created: Unsaved) => void },
+) {
   const roleIds = new Map<string, Promise<Map<string, string>>>();
   /** A role's id by name, for grants of roles this run created (read once per tenant, after they exist). */
   const roleId = async (tenant: string, name: string, signal: AbortSignal): Promise<string> => {
@@ -127,13 +140,19 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
     return dir;
   };
 
-  return async ({ data }: BulkItem<Step>, call: WorkCall): Promise<Record<string, unknown>> => {
+  return async ({ key, data }: BulkItem<Step>, call: WorkCall): Promise<Record<string, unknown>> => {
     const { tenant, change } = data;
     if (data.done) return gone('already_done');
     const read = { tenant: tenant.id, signal: call.signal };
     // Every change carries the step's key: a resumed run, or a retry after a lost answer, is answered
     // from the platform's record (a DELETE retried without it would find its own work gone).
     const keyed = { ...read, idempotencyKey: call.idempotencyKey };
+    const created = () =>
+      createWithSecret(platform, tenant, change, body(change), call, {
+        resumed: run.resumed(),
+        secrets: secretDir(),
+        unsaved: (made) => run.unsaved(key, made),
+      });
     try {
       if (change.kind === 'role') {
         if (change.action === 'create') {
@@ -176,11 +195,7 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
         return { audit_trail_id: revoked.revocation_audit_trail_id ?? undefined };
       }
       if (change.kind === 'webhook') {
-        if (change.action === 'create') {
-          const hook = await platform.webhooks.create(body(change) as never, keyed);
-          const file = await secretDir().write(tenant.slug, 'webhook', hook.url, hook.id, hook.secret);
-          return { id: hook.id, secret_file: file };
-        }
+        if (change.action === 'create') return await created();
         if (change.action === 'update') {
           await platform.webhooks.update(change.id!, body(change) as never, read);
           return { id: change.id };
@@ -188,17 +203,7 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
         await platform.webhooks.delete(change.id!, keyed);
         return { id: change.id };
       }
-      if (change.action === 'create') {
-        const client = await platform.oauth.clients.create(body(change) as never, keyed);
-        const file = await secretDir().write(
-          tenant.slug,
-          'oauth-client',
-          client.name,
-          client.client_id,
-          client.client_secret,
-        );
-        return { id: client.client_id, secret_file: file };
-      }
+      if (change.action === 'create') return await created();
       if (change.action === 'update') {
         await platform.oauth.clients.update(change.id!, body(change) as never, read);
         return { id: change.id };
@@ -217,7 +222,12 @@ export function stepWorker(platform: Platform, secrets: () => SecretDir | undefi
         if (error instanceof AssignmentNotFoundError) return gone('not_assigned');
         if (error instanceof WebhookNotFoundError || error instanceof OAuthClientNotFoundError)
           return gone('already_removed');
-        if (error instanceof RoleNotFoundError && change.kind === 'role') return gone('already_removed');
+        // A role deleted already (by a concurrent run, or by hand) answers 409 role_deleted, not 404.
+        if (
+          (error instanceof RoleNotFoundError || error instanceof RoleDeletedError) &&
+          change.kind === 'role'
+        )
+          return gone('already_removed');
       }
       throw error;
     }

@@ -28,7 +28,10 @@ export function fileErrorReason(error: unknown, missing = 'no such file'): strin
   if (code === 'ENOENT') return missing;
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'it is a directory';
-  return (error as Error).message;
+  // Node's `ENOSPC: no space left on device, write`: the words, not the code and the call.
+  const words =
+    code === undefined ? undefined : new RegExp(`^${code}: ([^,]+),`).exec((error as Error).message);
+  return words ? words[1]! : (error as Error).message;
 }
 
 /** A file's first byte that is not UTF-8, in words for a message: `not UTF-8 (byte 0xE9 at offset 3); save it as UTF-8`. */

@@ -65,9 +65,13 @@ export class SecretFile {
     this.#handle = undefined;
     try {
       await handle.writeFile(`${secret}\n`, 'utf8');
-    } finally {
-      await handle.close();
+    } catch (error) {
+      // A full disk: the file holds nothing (or part of the secret); it is not left behind.
+      await handle.close().catch(() => {});
+      await unlink(this.path).catch(() => {});
+      throw error;
     }
+    await handle.close();
   }
 
   /** Removes the file when nothing was written to it (the request failed). */

@@ -157,7 +157,8 @@ blocks:
     expect(await svc.run(['apply', '-f', file, '--yes'], real)).toEqual({
       code: 0,
       stdout: '',
-      stderr: `No changes to apply: the live state matches ${file} (5 removal(s) need --prune)\n`,
+      // Not "the live state matches": it differs, by removals only (svc plan says so, exit 10).
+      stderr: `Nothing applied: the only differences from ${file} are 5 removal(s), made only with --prune\n`,
     });
     expect(await writes(svc.sandbox())).toBe(before);
 
@@ -183,6 +184,12 @@ blocks:
       'version: 1\nmanage: { grants: all }\nblocks:\n  - tenants: acme-ledger-uk\n    grants: []\n',
     );
     const before = await writes(svc.sandbox());
+    // Without --prune, the removal --prune would refuse too is not promised to it.
+    expect(await svc.run(['apply', '-f', file, '--yes'], real)).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `Nothing applied: the only differences from ${file} are 1 removal(s), made only with --prune, and 1 removal(s) svc refuses to make (svc plan says why; keep them in the file)\n`,
+    });
     const refused = await svc.run(['apply', '-f', file, '--yes', '--prune'], real);
     expect(refused).toEqual({
       code: 2,

@@ -1,0 +1,152 @@
+import { canonicalJson } from '../api/canonical-json.js';
+import type { WorkCall } from '../bulk/runner.js';
+import { SvcError } from '../errors.js';
+import { deriveIdempotencyKey } from '../http/idempotency.js';
+import { OAuthClientNotFoundError, WebhookNotFoundError } from '../platform/errors.js';
+import type { Platform } from '../platform/index.js';
+import type { PlanChange } from './plan.js';
+import { type SecretDir, SecretNotSavedError } from './secrets.js';
+
+/**
+ * The creations of svc apply that return a one-time secret (a webhook, an OAuth client), made
+ * once however many runs apply the same plan at once (two CI jobs on two runners, two state
+ * directories: the journal's lock cannot see the other). Their idempotency key is the plan's, not
+ * the run's (`sharedKey`), so the platform acts once and answers the later request with the
+ * earlier one's stored answer (Idempotent-Replayed), its secret included. A stored answer is
+ * checked against the live resource: one deleted or changed since (a later legitimate
+ * re-creation of the same entry within the key's 24 hours) is created anew, under a key derived
+ * from the one it replaced, so concurrent re-creations converge too.
+ */
+
+/**
+ * What every run applying this creation of this plan's base state shares: the tenant, the entry
+ * (its change key: URL or name, and its id in the file), the live ones of its URL or name when it
+ * was planned (`existing`), and the body sent (the platform refuses one key with two bodies).
+ */
+export function sharedKey(tenantId: string, key: string, change: PlanChange): string {
+  const body = Object.fromEntries(change.fields.map((f) => [f.field, f.to ?? null]));
+  return deriveIdempotencyKey(
+    'svc apply creation',
+    tenantId,
+    key,
+    [...(change.existing ?? [])].sort().join(','),
+    canonicalJson(body),
+  );
+}
+
+/** A creation whose secret could not be saved: made, with its id and what to do. */
+export interface Unsaved {
+  id: string;
+  kind: 'webhook' | 'oauth_client';
+}
+
+interface Made {
+  id: string;
+  /** The webhook's URL or the client's name, as the platform has it. */
+  name: string;
+  secret: unknown;
+}
+
+/** How many created-then-deleted generations of one entry a run looks past before giving up. */
+const GENERATIONS = 10;
+
+export async function createWithSecret(
+  platform: Platform,
+  tenant: { id: string; slug: string },
+  change: PlanChange,
+  body: Record<string, unknown>,
+  call: WorkCall,
+  run: { resumed: boolean; secrets: SecretDir; unsaved: (u: Unsaved) => void },
+): Promise<Record<string, unknown>> {
+  const webhook = change.kind === 'webhook';
+  const read = { tenant: tenant.id, signal: call.signal };
+  let key = call.idempotencyKey;
+  for (let generation = 0; generation < GENERATIONS; generation++) {
+    const options = { ...read, idempotencyKey: key };
+    const { data, response } = webhook
+      ? await platform.webhooks.create(body as never, options).withResponse()
+      : await platform.oauth.clients.create(body as never, options).withResponse();
+    const made: Made =
+      'client_id' in data
+        ? { id: data.client_id, name: data.name, secret: data.client_secret }
+        : { id: data.id, name: data.url, secret: data.secret };
+    // A retry of this very request after a lost answer is this run's own creation.
+    const earlier = response.replayed && !response.afterLostAnswer;
+    const live = earlier ? await current(platform, webhook, made.id, read) : undefined;
+    if (earlier && (live === undefined || live.name !== made.name)) {
+      // The stored answer is of a creation deleted or changed since: this one is a new one.
+      key = deriveIdempotencyKey(key, 'after', made.id);
+      continue;
+    }
+    // Another run's creation (or, resumed, the interrupted run's own): the stored answer holds the
+    // secret as created, which is still the secret unless it was rotated since.
+    if (live?.rotated) {
+      return {
+        id: made.id,
+        ...(run.resumed ? { replayed: true } : { status: 'skipped', reason: 'created_by_another_run' }),
+        secret: 'rotated since it was created: not saved (the one the platform kept is no longer valid)',
+      };
+    }
+    let file: string;
+    try {
+      file = await run.secrets.write(
+        tenant.slug,
+        webhook ? 'webhook' : 'oauth-client',
+        made.name,
+        made.id,
+        made.secret,
+      );
+    } catch (error) {
+      if (!(error instanceof SecretNotSavedError)) throw error;
+      run.unsaved({ id: made.id, kind: change.kind as Unsaved['kind'] });
+      throw new SvcError(
+        'failure',
+        `created ${made.id}, but its secret could not be saved to ${error.path}: ${error.reason}`,
+        { code: 'secret_not_saved' },
+      );
+    }
+    if (!earlier) return { id: made.id, secret_file: file };
+    return run.resumed
+      ? { id: made.id, secret_file: file, replayed: true }
+      : { status: 'skipped', reason: 'created_by_another_run', id: made.id, secret_file: file };
+  }
+  throw new SvcError(
+    'failure',
+    `the platform answered ${GENERATIONS} times with an earlier creation of this entry deleted since; nothing was created`,
+    { code: 'replayed_deleted', hint: 'run svc plan again and apply the new plan' },
+  );
+}
+
+/** The live resource's identity and whether its secret was rotated; undefined when it is gone. */
+async function current(
+  platform: Platform,
+  webhook: boolean,
+  id: string,
+  read: { tenant: string; signal: AbortSignal },
+): Promise<{ name: string; rotated: boolean } | undefined> {
+  try {
+    if (webhook) {
+      const hook = await platform.webhooks.get(id, read);
+      return { name: hook.url, rotated: hook.secret_rotated_at !== null };
+    }
+    const client = await platform.oauth.clients.get(id, read);
+    return { name: client.name, rotated: client.secret_rotated_at !== null };
+  } catch (error) {
+    if (error instanceof WebhookNotFoundError || error instanceof OAuthClientNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * What a run says of the creations it made whose secret it could not save (a full disk): they
+ * exist, and the platform answers the same request with the secret again for a day, which the
+ * same command (resuming the run, with the same key) asks for.
+ */
+export function unsavedLine(made: Unsaved[], keptMs: number): string {
+  const ids = made.map((m) => m.id).join(', ');
+  const rotate = [
+    ...(made.some((m) => m.kind === 'webhook') ? ['svc webhooks rotate-secret ID'] : []),
+    ...(made.some((m) => m.kind === 'oauth_client') ? ['svc oauth rotate-secret ID'] : []),
+  ].join(' or ');
+  return `${made.length.toLocaleString('en')} of the failed item(s) were created (${ids}) but their secret could not be saved: make room, then run the same command again within ${keptMs / 3600_000} hours to save it (the platform answers with it again); after that it is lost: ${rotate} makes a new one`;
+}

@@ -1,0 +1,227 @@
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tenantId } from '../../../src/sandbox/seed.js';
+import type { Prompter } from '../../../src/system/prompter.js';
+import { as, user, writeFile } from '../../helpers/ascode.js';
+import { ndjson } from '../../helpers/context.js';
+import { useLossyProxy } from '../../helpers/lossy-proxy.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+// `svc apply` runs that meet other runs: two CI jobs (two runners, two state directories, so the
+// journal's lock cannot see the other) applying the same file at once create each webhook and
+// OAuth client once, the later one told so with the id; a role the other job deleted first is
+// already removed, not a failure; a creation whose secret cannot be saved says it was made.
+const svc = useSandboxContext({ users: 20 });
+const dir = mkdtempSync(join(tmpdir(), 'svc-apply-concurrent-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const real = { clock: { now: () => Date.now() } };
+const EU = tenantId('acme-payments-eu');
+const LEDGER = tenantId('acme-ledger-uk');
+
+/** Before forwarding a request, what a test asks to happen meanwhile (once). */
+let meanwhile: { method: string; path: string; act: () => void } | undefined;
+const proxy = useLossyProxy(svc.sandbox, {
+  lose: () => false,
+  before: (method, path) => {
+    if (meanwhile && method === meanwhile.method && path === meanwhile.path) {
+      const { act } = meanwhile;
+      meanwhile = undefined;
+      act();
+    }
+  },
+});
+
+const RACE = `version: 1
+blocks:
+  - tenants: acme-payments-eu
+    webhooks:
+      - url: https://race.example.com/hook
+        event_types: [exception.created]
+    oauth_clients:
+      - name: race-client
+        redirect_uris: [https://race.example.com/cb]
+        scopes: [read:tenants]
+`;
+
+const live = async () => ({
+  hooks: (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.filter(
+    (w: { url: string }) => w.url === 'https://race.example.com/hook',
+  ),
+  clients: (await as(svc.sandbox(), EU, 'GET', '/v1/oauth/clients')).items.filter(
+    (c: { name: string }) => c.name === 'race-client',
+  ),
+});
+
+/** One CI job: its own state directory and secret directory. */
+const job = (file: string, name: string) => {
+  const state = join(dir, `state-${name}`);
+  return svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, `secrets-${name}`)], {
+    ...real,
+    env: { SVC_STATE_DIR: state },
+  });
+};
+
+describe('svc apply, two runs of one file at once', () => {
+  it('creates each webhook and OAuth client once; the later run says another made it, with its id and secret', async () => {
+    const file = writeFile(dir, 'race.yaml', RACE);
+    // A realistic round trip, so both jobs plan before either creates.
+    svc.sandbox().faults.update({ latency_ms: 40 });
+    const [a, b] = await Promise.all([job(file, 'a'), job(file, 'b')]).finally(() =>
+      svc.sandbox().faults.update({ latency_ms: 0 }),
+    );
+    expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
+    const { hooks, clients } = await live();
+    expect(hooks).toHaveLength(1);
+    expect(clients).toHaveLength(1);
+    const rows = [...ndjson(a.stdout), ...ndjson(b.stdout)];
+    const of = (kind: string) =>
+      rows
+        .filter((r) => r.kind === kind)
+        .map((r) => ({ status: r.status, reason: r.reason, id: r.id }))
+        .sort((x, y) => String(x.status).localeCompare(String(y.status)));
+    expect(of('webhook')).toEqual([
+      { status: 'ok', reason: undefined, id: hooks[0].id },
+      { status: 'skipped', reason: 'created_by_another_run', id: hooks[0].id },
+    ]);
+    expect(of('oauth_client')).toEqual([
+      { status: 'ok', reason: undefined, id: clients[0].client_id },
+      { status: 'skipped', reason: 'created_by_another_run', id: clients[0].client_id },
+    ]);
+    // Each job holds the one secret there is (the platform's stored answer carries it).
+    const secret = (await as(svc.sandbox(), EU, 'GET', `/_sandbox/webhooks/${hooks[0].id}/secret`)).secret;
+    const files = rows.filter((r) => r.kind === 'webhook').map((r) => readFileSync(r.secret_file, 'utf8'));
+    expect(files).toEqual([`${secret}\n`, `${secret}\n`]);
+    const clientFiles = rows
+      .filter((r) => r.kind === 'oauth_client')
+      .map((r) => readFileSync(r.secret_file, 'utf8'));
+    expect(clientFiles[0]).toBe(clientFiles[1]);
+    // The file can still be planned: it matches.
+    expect((await svc.run(['plan', '-f', file], real)).code).toBe(0);
+  });
+
+  it('creates an entry again after the one made was deleted, within the key lifetime', async () => {
+    const file = writeFile(dir, 'race.yaml', RACE);
+    const before = await live();
+    await as(svc.sandbox(), EU, 'DELETE', `/v1/webhooks/${before.hooks[0].id}`);
+    await as(svc.sandbox(), EU, 'DELETE', `/v1/oauth/clients/${before.clients[0].client_id}`);
+    const again = await job(file, 'c');
+    expect(again.code, again.stderr).toBe(0);
+    const after = await live();
+    expect(after.hooks).toHaveLength(1);
+    expect(after.clients).toHaveLength(1);
+    expect(after.hooks[0].id).not.toBe(before.hooks[0].id);
+    expect(after.clients[0].client_id).not.toBe(before.clients[0].client_id);
+    expect(ndjson(again.stdout).map((r) => `${r.kind} ${r.status} ${r.id}`)).toEqual([
+      `webhook ok ${after.hooks[0].id}`,
+      `oauth_client ok ${after.clients[0].client_id}`,
+    ]);
+  });
+});
+
+describe('svc apply --prune, a role deleted meanwhile', () => {
+  it('is already removed (skipped), not a failure: exit 0', async () => {
+    const role = await as(svc.sandbox(), LEDGER, 'POST', '/v1/roles', {
+      name: 'night-desk',
+      permissions: ['exception.read'],
+    });
+    const file = writeFile(
+      dir,
+      'prune.yaml',
+      'version: 1\nmanage: { roles: all }\nblocks:\n  - tenants: acme-ledger-uk\n    roles: []\n',
+    );
+    // Another job (or a person) deletes it between this run's read and its deletion.
+    const deleting: Prompter = {
+      confirm: async () => {
+        await as(svc.sandbox(), LEDGER, 'DELETE', `/v1/roles/${role.id}`);
+        return true;
+      },
+      input: async () => '',
+      password: async () => '',
+      select: async () => {
+        throw new Error('no select');
+      },
+    };
+    const r = await svc.run(['apply', '-f', file, '--prune', '--ndjson'], {
+      ...real,
+      tty: true,
+      prompter: deleting,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stdout).map((row) => `${row.kind} ${row.name} ${row.status} ${row.reason}`)).toEqual([
+      'role night-desk skipped already_removed',
+    ]);
+  });
+});
+
+describe('svc apply, a secret that cannot be saved', () => {
+  it('says the webhook was created, with its id, and how to get its secret; the same command then saves it', async () => {
+    const file = writeFile(
+      dir,
+      'unsaved.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-payments-eu\n    webhooks:\n      - url: https://unsaved.example.com/hook\n        event_types: [exception.created]\n',
+    );
+    const secrets = join(dir, 'secrets-unsaved');
+    const aside = `${secrets}.aside`;
+    // The directory was checked; by the time the answer arrives nothing can be written there.
+    meanwhile = {
+      method: 'POST',
+      path: '/v1/webhooks',
+      act: () => {
+        renameSync(secrets, aside);
+        writeFileSync(secrets, '');
+      },
+    };
+    const env = { SVC_BASE_URL: proxy().url };
+    const first = await svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', secrets], {
+      ...real,
+      env,
+    });
+    const [hook] = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.filter(
+      (w: { url: string }) => w.url === 'https://unsaved.example.com/hook',
+    );
+    expect(first.code).toBe(7);
+    const [row] = ndjson(first.stdout);
+    expect(row).toMatchObject({ kind: 'webhook', status: 'failed', id: hook.id });
+    expect(row.error.message).toBe(
+      `created ${hook.id}, but its secret could not be saved to ${join(secrets, `acme-payments-eu.webhook.unsaved.example.com_hook.${hook.id}.secret`)}: not a directory`,
+    );
+    expect(first.stderr.split('\n')[1]).toBe(
+      `1 of the failed item(s) were created (${hook.id}) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: svc webhooks rotate-secret ID makes a new one`,
+    );
+    rmSync(secrets);
+    renameSync(aside, secrets);
+    expect(readdirSync(secrets)).toEqual([]);
+
+    const again = await svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', secrets], {
+      ...real,
+      env,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    const [saved] = ndjson(again.stdout);
+    expect(saved).toMatchObject({ kind: 'webhook', status: 'ok', id: hook.id });
+    const secret = (await as(svc.sandbox(), EU, 'GET', `/_sandbox/webhooks/${hook.id}/secret`)).secret;
+    expect(readFileSync(saved.secret_file, 'utf8')).toBe(`${secret}\n`);
+  });
+});
+
+// usr_admin administers acme-ledger-uk: the removal of that grant is refused even with --prune.
+describe('svc apply without --prune, removals --prune would refuse', () => {
+  it('counts them apart from those --prune makes', async () => {
+    const file = writeFile(
+      dir,
+      'left.yaml',
+      `version: 1\nmanage: { grants: all }\nblocks:\n  - tenants: acme-ledger-uk\n    grants:\n      - { user: ${user(7)}, role: tenant_viewer, justification: one more }\n`,
+    );
+    const planned = ndjson((await svc.run(['plan', '-f', file, '--ndjson'], real)).stdout);
+    const made = planned.filter((c) => c.prune && !c.refused).length;
+    const refused = planned.filter((c) => c.prune && c.refused).length;
+    expect(refused).toBe(1);
+    const r = await svc.run(['apply', '-f', file, '--yes'], real);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.trim().split('\n').at(-1)).toBe(
+      `${made} removal(s) were not applied: run svc apply with --prune to make them; 1 removal(s) svc refuses to make (svc plan says why; keep them in the file) even then`,
+    );
+  });
+});
