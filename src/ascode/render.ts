@@ -17,6 +17,19 @@ import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } f
 export const changeLabel = (kind: string, name: string): string =>
   kind === 'webhook' ? redactUrlText(name) : name;
 
+/** Whether a plan holds a webhook URL with a secret in it (its saved file is then written 0600). */
+export function urlSecretIn(doc: PlanDocument): boolean {
+  const secret = (value: unknown) => typeof value === 'string' && redactUrlText(value) !== value;
+  return doc.tenants.some((tenant) =>
+    tenant.changes.some(
+      (change) =>
+        change.kind === 'webhook' &&
+        (secret(change.name) ||
+          change.fields.some((f) => f.field === 'url' && (secret(f.from) || secret(f.to)))),
+    ),
+  );
+}
+
 const show = (value: unknown): string => {
   if (value === null || value === undefined) return 'never';
   if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.join(', ');
