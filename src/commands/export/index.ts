@@ -71,7 +71,7 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
     wanted.filter((ref) => !tenantByRef(mine, ref)),
     ctx.signal,
   );
-  return wanted.map((ref) => {
+  const chosen = wanted.map((ref) => {
     const tenant = tenantByRef(mine, ref);
     const visible = seen.get(ref);
     if (!tenant && visible) {
@@ -91,6 +91,8 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
     }
     return tenant;
   });
+  // One tenant given by its slug and by its id is one tenant, counted and named once.
+  return [...new Map(chosen.map((t) => [t.id, t])).values()];
 }
 
 /**
