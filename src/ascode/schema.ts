@@ -40,7 +40,7 @@ const alsoRefused = (...rules: object[]) => ({
   allOf: rules,
   $comment: 'svc refuses these too, with its own message (not walked by svc itself)',
 });
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A regex alternative of the whole numbers above n, leading zeros allowed: above(365) matches 366, 1000. */
 function above(n: number): string {
   const digits = String(n);
@@ -77,7 +77,7 @@ const ROLE = {
       {
         pattern: ROLE_NAME_PATTERN,
         ...alsoRefused({
-          not: { pattern: `^(${RESERVED_ROLE_PREFIXES.map(escape).join('|')})` },
+          not: { pattern: `^(${RESERVED_ROLE_PREFIXES.map(literal).join('|')})` },
         }),
       },
     ),
@@ -172,7 +172,8 @@ const OAUTH_CLIENT = {
         format: 'uri',
         ...alsoRefused(
           { pattern: HTTP_SCHEME },
-          { if: { pattern: '^[hH][tT][tT][pP]:' }, then: { pattern: LOOPBACK_HTTP } },
+          // http only on a loopback host: not http, or http to one.
+          { anyOf: [{ not: { pattern: '^[hH][tT][tT][pP]:' } }, { pattern: LOOPBACK_HTTP }] },
           { not: { pattern: USER_INFO } },
           { not: { pattern: '#' } },
           { not: { pattern: '^[^:/?#]+://[^/?#]*\\*' } },
