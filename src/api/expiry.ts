@@ -69,6 +69,15 @@ export function parseInstant(raw: string): Parsed<number> {
     message: `${JSON.stringify(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`,
   };
   if (!match) return bad;
+  // A leap second (RFC 3339 allows second 60) is an ISO 8601 time, but not one the platform takes.
+  if (match[6] === '60') {
+    const minute = text.slice(0, text.indexOf(':60'));
+    const zone = text.slice(text.indexOf(':60') + 3).replace(/^\.\d+/, '');
+    return {
+      ok: false,
+      message: `${JSON.stringify(raw)} is a leap second (second 60), which the platform does not take; give ${minute}:59${zone} or the next second`,
+    };
+  }
   const [y, mo, d, h, mi, s] = match.slice(1, 7).map((part) => Number(part ?? 0)) as number[];
   const check = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, s!));
   if (

@@ -23,7 +23,7 @@ import { readLive } from './live.js';
 import { refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
 import { changeKey, type PlanDocument } from './plan.js';
-import { headline, planLines } from './render.js';
+import { changeLabel, headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
 import { planSteps, type Step, stepWorker, withSecret } from './steps.js';
 
@@ -68,7 +68,8 @@ const COLUMNS: Array<Column<Row>> = [
   { header: 'tenant', value: (r) => r.tenant },
   { header: 'kind', value: (r) => r.kind },
   { header: 'action', value: (r) => r.action },
-  { header: 'name', value: (r) => r.name },
+  // A webhook's URL is a label here: its secret query parameters masked (render.ts changeLabel).
+  { header: 'name', value: (r) => changeLabel(r.kind, r.name) },
   { header: 'status', value: (r) => r.status },
   { header: 'id', value: (r) => r.id, kind: 'id' },
   {
@@ -211,7 +212,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     },
     columns: () => COLUMNS,
     describe: (row) =>
-      `${row.tenant}: ${row.kind} ${row.name}: ${(row.error as { message?: string } | undefined)?.message}`,
+      `${row.tenant}: ${row.kind} ${changeLabel(row.kind, row.name)}: ${(row.error as { message?: string } | undefined)?.message}`,
     confirm: async (count) => {
       if (ctx.globals.yes) return;
       // On a terminal the plan is shown before the question (on stderr: stdout carries results).

@@ -119,7 +119,10 @@ export function readFile(ctx: Context, label: string, bytes: Buffer): CheckedFil
       hint: `apply it with svc apply ${label} (no -f), or give the access file it was planned from`,
     });
   }
-  return { source: parsed.source, shape: checkShape(parsed.source.value) };
+  return {
+    source: parsed.source,
+    shape: checkShape(parsed.source.value, (path) => parsed.source.written(path)),
+  };
 }
 
 export async function computePlan(

@@ -1,12 +1,34 @@
 import type { ChalkInstance } from 'chalk';
+import { redactUrlText } from '../api/secret-names.js';
+import { cellText } from '../output/format.js';
+import { escapeForTerminal } from '../output/sanitize.js';
 import { sym } from '../output/symbols.js';
 import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } from './plan.js';
 
 /**
  * A plan in words: for a person on a terminal (tenants by display name, one line per change
  * with what it changes field by field under it), as tab-separated rows for pipes, and its
- * one-line summary.
+ * one-line summary. Everything it returns has been through the one terminal sanitizer (a
+ * reviewer reads exactly what is sent: no bidi override reorders a name), and a webhook URL is
+ * shown as a label, its secret query parameters masked (the plan document keeps it whole).
  */
+
+/** A change's name as a label: a webhook's URL with its secrets masked (the export's rule). */
+export const changeLabel = (kind: string, name: string): string =>
+  kind === 'webhook' ? redactUrlText(name) : name;
+
+/** Whether a plan holds a webhook URL with a secret in it (its saved file is then written 0600). */
+export function urlSecretIn(doc: PlanDocument): boolean {
+  const secret = (value: unknown) => typeof value === 'string' && redactUrlText(value) !== value;
+  return doc.tenants.some((tenant) =>
+    tenant.changes.some(
+      (change) =>
+        change.kind === 'webhook' &&
+        (secret(change.name) ||
+          change.fields.some((f) => f.field === 'url' && (secret(f.from) || secret(f.to)))),
+    ),
+  );
+}
 
 const show = (value: unknown): string => {
   if (value === null || value === undefined) return 'never';
@@ -25,6 +47,10 @@ export function describeField(change: PlanChange, f: FieldChange): string {
     return `${expiry(f.from)} ${sym.arrow} ${expiry(f.to)}`;
   }
   if (f.field === 'grants') return `${f.from} grant(s) end with it`;
+  if (change.kind === 'webhook' && f.field === 'url') {
+    const url = (value: unknown) => (typeof value === 'string' ? redactUrlText(value) : value);
+    return describeValues({ ...f, from: url(f.from), to: url(f.to) });
+  }
   if (change.action === 'update' && Array.isArray(f.from) && Array.isArray(f.to)) {
     const from = f.from.map(String);
     const to = f.to.map(String);
@@ -32,6 +58,10 @@ export function describeField(change: PlanChange, f: FieldChange): string {
     const removed = from.filter((v) => !to.includes(v)).map((v) => `${sym.minus} ${v}`);
     return `${f.field}: ${[...added, ...removed].join(', ')}`;
   }
+  return describeValues(f);
+}
+
+function describeValues(f: FieldChange): string {
   if (f.from !== undefined && f.to !== undefined)
     return `${f.field}: ${show(f.from)} ${sym.arrow} ${show(f.to)}`;
   return `${f.field}: ${show(f.to ?? f.from)}`;
@@ -72,7 +102,8 @@ export function headline(change: PlanChange): string {
           : `${change.verb} ${role} of ${user}`;
   } else {
     const id = change.id ?? (change.ref === undefined ? null : `${change.ref} in the file`);
-    what = `${KIND_WORD[change.kind]} ${change.name}${id && id !== change.name ? ` (${id})` : ''}`;
+    const name = changeLabel(change.kind, change.name);
+    what = `${KIND_WORD[change.kind]} ${name}${id && id !== change.name ? ` (${id})` : ''}`;
   }
   return `${sign} ${what}`;
 }
@@ -81,7 +112,7 @@ export function headline(change: PlanChange): string {
 export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
   const lines: string[] = [];
   for (const tenant of doc.tenants) {
-    const title = `${tenant.display_name} (${tenant.slug})`;
+    const title = escapeForTerminal(`${tenant.display_name} (${tenant.slug})`);
     if (tenant.changes.length === 0) {
       lines.push(`${color.bold(title)}: no changes`);
       continue;
@@ -94,32 +125,38 @@ export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
       const prune = change.prune ? `  ${sym.dash} only with --prune` : '';
       const inline =
         change.kind === 'grant' ? `: ${change.fields.map((f) => describeField(change, f)).join('; ')}` : '';
-      lines.push(`  ${paint(headline(change))}${inline}${color.dim(`${prune}${where}`)}`);
+      lines.push(
+        `  ${paint(escapeForTerminal(headline(change)))}${escapeForTerminal(inline)}${color.dim(`${prune}${where}`)}`,
+      );
       if (change.kind !== 'grant') {
-        for (const f of shownFields(change)) lines.push(`      ${describeField(change, f)}`);
+        for (const f of shownFields(change))
+          lines.push(`      ${escapeForTerminal(describeField(change, f))}`);
       }
-      if (change.refused) lines.push(`      ${color.red(`! svc apply refuses this: ${change.refused}`)}`);
+      if (change.refused)
+        lines.push(`      ${color.red(escapeForTerminal(`! svc apply refuses this: ${change.refused}`))}`);
     }
   }
   return lines;
 }
 
-/** One tab-separated row per change: tenant, kind, verb, name, id, line, what changes. */
+/** One tab-separated row per change: tenant, kind, verb, name, id, line, what changes; each a cell. */
 export function planRows(doc: PlanDocument): string[][] {
   return doc.tenants.flatMap((tenant: PlanTenant) =>
-    tenant.changes.map((change) => [
-      tenant.slug,
-      change.kind,
-      change.verb,
-      change.name,
-      change.id ?? '',
-      change.line === null ? '' : String(change.line),
+    tenant.changes.map((change) =>
       [
-        ...shownFields(change).map((f) => describeField(change, f)),
-        ...(change.prune ? ['only with --prune'] : []),
-        ...(change.refused ? [`refused: ${change.refused}`] : []),
-      ].join('; '),
-    ]),
+        tenant.slug,
+        change.kind,
+        change.verb,
+        changeLabel(change.kind, change.name),
+        change.id ?? '',
+        change.line === null ? '' : String(change.line),
+        [
+          ...shownFields(change).map((f) => describeField(change, f)),
+          ...(change.prune ? ['only with --prune'] : []),
+          ...(change.refused ? [`refused: ${change.refused}`] : []),
+        ].join('; '),
+      ].map(cellText),
+    ),
   );
 }
 

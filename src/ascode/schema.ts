@@ -1,6 +1,11 @@
 import { EVENT_TYPES, OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../api/constants.js';
-import { DURATION_PATTERN } from '../api/expiry.js';
-import { JUSTIFICATION_MAX, PERMISSION_PATTERN, ROLE_NAME_PATTERN } from '../api/roles.js';
+import { DURATION_PATTERN, MAX_DURATION_DAYS } from '../api/expiry.js';
+import {
+  JUSTIFICATION_MAX,
+  PERMISSION_PATTERN,
+  RESERVED_ROLE_PREFIXES,
+  ROLE_NAME_PATTERN,
+} from '../api/roles.js';
 
 /**
  * The JSON Schema (draft 2020-12) of an svc access file: the one description of the file's
@@ -8,6 +13,12 @@ import { JUSTIFICATION_MAX, PERMISSION_PATTERN, ROLE_NAME_PATTERN } from '../api
  * files against it itself (./shape.ts) so every problem gets a `file:line` and a suggestion.
  * What a schema cannot say (durations, times in the future, URLs, permissions of the platform's
  * catalog, users and tenants that exist) is checked afterwards (./entries.ts, ./references.ts).
+ *
+ * The rules svc words itself afterwards are in the schema too, wherever JSON Schema can say them
+ * (review s13, ascode F1: a schema lint in CI passed files svc plan refuses), each under `allOf`
+ * (or `contains`), which ./shape.ts does not walk: its messages come from entries.ts. One rule is
+ * not expressible (no keyword compares two fields): refresh_token_lifetime_seconds at least
+ * token_lifetime_seconds, said in its description.
  */
 
 export const MANAGE_KINDS = ['roles', 'grants', 'webhooks', 'oauth_clients'] as const;
@@ -24,6 +35,34 @@ const list = (items: object, description: string, extra: Record<string, unknown>
   description,
   ...extra,
 });
+/** Refused by svc afterwards in its own words (entries.ts); here for other validators. */
+const alsoRefused = (...rules: object[]) => ({
+  allOf: rules,
+  $comment: 'svc refuses these too, with its own message (not walked by svc itself)',
+});
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A regex alternative of the whole numbers above n, leading zeros allowed: above(365) matches 366, 1000. */
+function above(n: number): string {
+  const digits = String(n);
+  const options = [`[1-9]\\d{${digits.length},}`];
+  for (let i = 0; i < digits.length; i++) {
+    const d = Number(digits[i]);
+    if (d === 9) continue;
+    const rest = digits.length - i - 1;
+    options.push(`${digits.slice(0, i)}[${d + 1}-9]${rest > 0 ? `\\d{${rest}}` : ''}`);
+  }
+  return `0*(${options.join('|')})`;
+}
+const DAYS = MAX_DURATION_DAYS;
+/** A duration svc refuses by its length: zero, or longer than MAX_DURATION_DAYS. */
+const DURATION_ZERO = '^\\s*0+\\s*[mhdHD]\\s*$';
+const DURATION_TOO_LONG = `^\\s*(${above(DAYS)}\\s*[dD]|${above(DAYS * 24)}\\s*[hH]|${above(DAYS * 24 * 60)}\\s*m)\\s*$`;
+/** `scheme://user@` or `scheme://user:password@`. */
+const USER_INFO = '^[^:/?#]+://[^/?#]*@';
+const HTTP_SCHEME = '^[hH][tT][tT][pP][sS]?://';
+const LOOPBACK_HTTP =
+  '^[hH][tT][tT][pP]://([lL][oO][cC][aA][lL][hH][oO][sS][tT]|127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}|\\[::1\\])(:\\d*)?([/?#]|$)';
+
 const set = (values: readonly string[], description: string) =>
   list({ type: 'string', enum: [...values] }, description, { minItems: 1, uniqueItems: true });
 
@@ -37,6 +76,9 @@ const ROLE = {
       'Lowercase letters, digits, _ and -; tenant_, org_, tenant- and org- are kept for built-in roles, id prefixes (role_, usr_, key_, …) for ids',
       {
         pattern: ROLE_NAME_PATTERN,
+        ...alsoRefused({
+          not: { pattern: `^(${RESERVED_ROLE_PREFIXES.map(literal).join('|')})` },
+        }),
       },
     ),
     description: text('Left as it is when absent', { maxLength: 500 }),
@@ -68,20 +110,24 @@ const GRANT = {
       uniqueItems: true,
     }),
     role: text('A built-in role (tenant_analyst, …) or a custom role, by name', { minLength: 1 }),
-    expires_at: text('When the grant ends: an ISO 8601 time with a zone, in the future', {
+    expires_at: text('When the grant ends: an ISO 8601 time with a zone, in the future (no leap second)', {
       format: 'date-time',
+      // RFC 3339 allows second 60; the platform does not take a leap second.
+      ...alsoRefused({ not: { pattern: '^\\d{4}-\\d\\d-\\d\\d[Tt ]\\d\\d:\\d\\d:60' } }),
     }),
     expires_in: text(
       'A duration (30m, 8h, 7d; m minutes, h hours, d days; at most 365d) or never: how long a new grant lasts',
       {
         pattern: DURATION_PATTERN,
+        allOf: [{ not: { pattern: DURATION_ZERO } }, { not: { pattern: DURATION_TOO_LONG } }],
         $comment:
-          'Checked by svc with the parser of --expires-in (M is refused: minutes or months?). An existing grant that ends within it is left as it is; one that ends later, or never, is shortened to it.',
+          'Checked by svc with the parser of --expires-in (M is refused: minutes or months?; zero and more than 365 days too). An existing grant that ends within it is left as it is; one that ends later, or never, is shortened to it.',
       },
     ),
     justification: text('Why (kept in the audit trail); needed when an expiry is changed', {
       minLength: 1,
       maxLength: JUSTIFICATION_MAX,
+      ...alsoRefused({ pattern: '\\S' }),
     }),
   },
 };
@@ -96,7 +142,10 @@ const WEBHOOK = {
     id: text('A live webhook (wh_…) this entry is, so its URL can change; only in a block of one tenant', {
       pattern: '^wh_',
     }),
-    url: text('The http or https URL deliveries go to', { format: 'uri' }),
+    url: text('The http or https URL deliveries go to, without a user or password', {
+      format: 'uri',
+      ...alsoRefused({ pattern: HTTP_SCHEME }, { not: { pattern: USER_INFO } }),
+    }),
     event_types: set(EVENT_TYPES, 'The event kinds delivered to it'),
     description: text('Left as it is when absent', { maxLength: 500 }),
     status: { type: 'string', enum: ['enabled', 'disabled'], description: 'Left as it is when absent' },
@@ -118,11 +167,28 @@ const OAUTH_CLIENT = {
     name: text('Display name', { minLength: 1, maxLength: OAUTH_LIMITS.name.max }),
     description: text('Left as it is when absent', { maxLength: OAUTH_LIMITS.description.max }),
     redirect_uris: list(
-      { type: 'string', format: 'uri' },
+      {
+        type: 'string',
+        format: 'uri',
+        ...alsoRefused(
+          { pattern: HTTP_SCHEME },
+          // http only on a loopback host: not http, or http to one.
+          { anyOf: [{ not: { pattern: '^[hH][tT][tT][pP]:' } }, { pattern: LOOPBACK_HTTP }] },
+          { not: { pattern: USER_INFO } },
+          { not: { pattern: '#' } },
+          { not: { pattern: '^[^:/?#]+://[^/?#]*\\*' } },
+        ),
+      },
       'Absolute https URIs (http only on loopback hosts), no fragment, no wildcard host; each once (compared as WHATWG URL writes them)',
       { minItems: 1, maxItems: OAUTH_LIMITS.redirectUris.max, uniqueItems: true },
     ),
-    grant_types: set(OAUTH_GRANT_TYPES, 'Left as it is when absent (both on creation)'),
+    grant_types: {
+      ...set(
+        OAUTH_GRANT_TYPES,
+        'Left as it is when absent (both on creation); refresh_token needs authorization_code',
+      ),
+      contains: { const: 'authorization_code' },
+    },
     scopes: set(Object.keys(OAUTH_SCOPES), 'The scopes the client may ask for'),
     token_lifetime_seconds: {
       type: 'integer',
@@ -134,7 +200,7 @@ const OAUTH_CLIENT = {
       type: 'integer',
       minimum: refreshTokenLifetime.min,
       maximum: refreshTokenLifetime.max,
-      description: `Refresh token lifetime (default ${refreshTokenLifetime.default} on creation)`,
+      description: `Refresh token lifetime (default ${refreshTokenLifetime.default} on creation), at least token_lifetime_seconds`,
     },
     pkce_required: { type: 'boolean', description: 'Left as it is when absent (true on creation)' },
   },

@@ -60,16 +60,26 @@ const PARSERS: Record<string, (value: string) => string | undefined> = {
   },
 };
 
+/** A number as the file writes it, when a double does not hold it (Source.written). */
+type Written = (path: Path) => string | undefined;
+let writtenNow: Written = () => undefined;
+
 /** Every problem of the value's shape; an empty list when it fits. */
-export function checkShape(value: unknown): ShapeProblem[] {
+export function checkShape(value: unknown, written: Written = () => undefined): ShapeProblem[] {
   const problems: ShapeProblem[] = [];
-  walk(ROOT, value, [], 'the file', problems);
+  writtenNow = written;
+  try {
+    walk(ROOT, value, [], 'the file', problems);
+  } finally {
+    writtenNow = () => undefined;
+  }
   return problems;
 }
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof Uint8Array) return 'binary data (!!binary)';
   if (typeof value === 'object') return 'a map';
   if (typeof value === 'number') return Number.isInteger(value) ? 'a whole number' : 'a number';
   return typeof value === 'string' ? 'text' : `a ${typeof value}`;
@@ -177,7 +187,7 @@ function checkNumber(schema: Schema, value: number, path: Path, out: ShapeProble
   ) {
     out.push({
       path,
-      message: `${named(path)} must be from ${schema.minimum} to ${schema.maximum}, not ${value}`,
+      message: `${named(path)} must be from ${schema.minimum} to ${schema.maximum}, not ${writtenNow(path) ?? value}`,
     });
   }
 }

@@ -2,8 +2,21 @@
 // both readers apply the same rules (a key given twice, an empty file, positions for FILE:LINE)
 // with the same words, and those rules are easier to keep alike side by side than across files.
 import { createHash } from 'node:crypto';
-import { isDocument, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
-import { scanJson } from '../api/json-text.js';
+import {
+  isAlias,
+  isCollection,
+  isDocument,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  Scalar,
+  visit,
+} from 'yaml';
+import { doubleOf, scanJson } from '../api/json-text.js';
 import { notUtf8 } from '../api/utf8.js';
 import { notUtf8Words } from '../system/input.js';
 
@@ -32,6 +45,8 @@ export interface Source {
   value: unknown;
   /** 1-based line of the value at `path` (of its key, for a member of a map). */
   line(path: Path): number | undefined;
+  /** A number at `path` as the file writes it, when a double does not hold it (99999999999999999999). */
+  written(path: Path): string | undefined;
   /** Lets go of the parse tree once nothing more will be located. */
   release(): void;
 }
@@ -118,6 +133,7 @@ function parseJson(label: string, sha256: string, text: string): Parsed {
   // Entries (blocks.N.grants.M) are located for every change; their fields only for problems.
   let entries: Map<string, number> | undefined;
   let everything: Map<string, number> | undefined;
+  let numbers: Map<string, string> | undefined;
   return {
     ok: true,
     source: {
@@ -134,10 +150,25 @@ function parseJson(label: string, sha256: string, text: string): Parsed {
         everything ??= scanJson(source, { depth: Number.POSITIVE_INFINITY });
         return everything.get(path.join('\u0000'));
       },
+      written(path) {
+        if (source === undefined) return undefined;
+        if (numbers === undefined) {
+          const found = new Map<string, string>();
+          scanJson(source, {
+            depth: -1,
+            onNumber: (raw, at) => {
+              if (doubleOf(raw) !== undefined) found.set(at.join('\u0000'), raw);
+            },
+          });
+          numbers = found;
+        }
+        return numbers.get(path.join('\u0000'));
+      },
       release() {
         source = undefined;
         entries = undefined;
         everything = undefined;
+        numbers = undefined;
       },
     },
   };
@@ -182,9 +213,13 @@ function parseYaml(label: string, sha256: string, text: string): Parsed {
       })),
     };
   }
+  const before = [...yamlVersion(doc, text), ...expansion(doc, counter)];
+  if (before.length > 0) return { ok: false, problems: before };
+  writtenKeys(doc, text);
   let value: unknown;
   try {
-    value = doc.toJS({ maxAliasCount: 100 });
+    // Aliases are bounded by what they expand to (expansion), not by how often they are used.
+    value = doc.toJS({ maxAliasCount: -1 });
   } catch (error) {
     return {
       ok: false,
@@ -212,6 +247,12 @@ function parseYaml(label: string, sha256: string, text: string): Parsed {
         const node = path.length === 0 ? doc.contents : doc.getIn(path, true);
         const at = (node as { range?: [number, number, number] } | null | undefined)?.range?.[0];
         return at === undefined ? undefined : counter.linePos(at).line;
+      },
+      written(path) {
+        const node = doc?.getIn(path, true);
+        if (!isScalar(node) || typeof node.value !== 'number' || !node.range) return undefined;
+        const raw = text.slice(node.range[0], node.range[1]).trim();
+        return /^[-+]?[0-9]/.test(raw) && doubleOf(raw.replace(/^\+/, '')) !== undefined ? raw : undefined;
       },
       release() {
         doc = undefined;
@@ -265,4 +306,97 @@ function mergeKeys(doc: YamlDoc, counter: LineCounter): Problem[] {
     },
   });
   return problems;
+}
+
+/** How many values a file's aliases may add when expanded (a "billion laughs" file adds billions). */
+export const MAX_ALIAS_EXPANSION = 1_000_000;
+
+/**
+ * Aliases (`*why`) used any number of times are fine; what is bounded is how many values they
+ * expand to, all uses together, nested ones included — the one measure of an exponential file.
+ * The alias that crosses the bound is named at its line.
+ */
+function expansion(doc: YamlDoc, counter: LineCounter): Problem[] {
+  // Each alias's anchor, in one pass: the last one of its name before it (Alias.resolve walks
+  // the whole document for each alias, which a file of 10,000 uses would make quadratic).
+  const targets = new Map<Node, Node>();
+  const anchored = new Map<string, Node>();
+  visit(doc, {
+    Node(_, node) {
+      if (isAlias(node)) {
+        const target = anchored.get(node.source);
+        if (target) targets.set(node, target);
+      } else if (node.anchor) anchored.set(node.anchor, node);
+    },
+  });
+  const sizes = new Map<Node, number>();
+  const size = (node: unknown): number => {
+    if (isAlias(node)) {
+      const target = targets.get(node);
+      return target ? size(target) : 1;
+    }
+    if (isScalar(node) || !isCollection(node)) return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    sizes.set(node, 1); // an alias inside its own anchor: counted once, as written
+    let total = 1;
+    for (const item of node.items) {
+      total += isPair(item) ? size(item.key) + size(item.value) : size(item);
+      if (total > MAX_ALIAS_EXPANSION) break;
+    }
+    sizes.set(node, total);
+    return total;
+  };
+  let added = 0;
+  const problems: Problem[] = [];
+  visit(doc, {
+    Alias(_, alias) {
+      added += size(alias);
+      if (added <= MAX_ALIAS_EXPANSION) return undefined;
+      const at = alias.range?.[0];
+      problems.push({
+        line: at === undefined ? undefined : counter.linePos(at).line,
+        message: `the file's aliases expand to more than ${MAX_ALIAS_EXPANSION.toLocaleString('en')} values by *${alias.source} here (svc reads at most that many: aliases nested in aliases grow without end); repeat the values instead`,
+      });
+      return visit.BREAK;
+    },
+  });
+  return problems;
+}
+
+/**
+ * A %YAML directive other than 1.2: the yaml package would read the file as YAML 1.1 (010 is 8,
+ * 1:00:00 is 3600, yes is true), which svc says it does not do.
+ */
+function yamlVersion(doc: YamlDoc, text: string): Problem[] {
+  const { yaml } = doc.directives ?? {};
+  if (!yaml?.explicit || yaml.version === '1.2') return [];
+  const at = text.indexOf('%YAML');
+  return [
+    {
+      line: at < 0 ? undefined : lineAt(text, at),
+      message: `"%YAML ${yaml.version}" is not read: svc reads YAML 1.2 only; remove the line (and check values such as 010, 1:00:00, yes)`,
+    },
+  ];
+}
+
+/**
+ * A key that is not text as written — a list or map (`? [a, b]`), null (`null:`, `~:`) — becomes
+ * the text it is written as, so it is named as written at its line (`"[a, b]" is not a field of a
+ * role`) instead of `""` without a line, and the yaml package has no collection key to stringify
+ * with a process warning on stderr (which would break --json's stderr).
+ */
+function writtenKeys(doc: YamlDoc, text: string): void {
+  visit(doc, {
+    Pair(_, pair) {
+      const key = pair.key as Node | null;
+      const target = isAlias(key) ? key.resolve(doc) : key;
+      if (isScalar(target) && target.value !== null) return;
+      const range = (key as { range?: [number, number, number] } | null)?.range;
+      const written = range ? text.slice(range[0], range[1]).replace(/\s+/g, ' ').trim() : '';
+      const named = new Scalar(written);
+      if (range) named.range = range;
+      pair.key = named;
+    },
+  });
 }

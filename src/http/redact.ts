@@ -14,7 +14,13 @@
  */
 
 import { eachJsonObject } from '../api/json-text.js';
-import { isSecretField, MASK, redactParams, CREDENTIAL_SHAPES as SHAPES } from '../api/secret-names.js';
+import {
+  isSecretField,
+  MASK,
+  redactParams,
+  redactUrlText,
+  CREDENTIAL_SHAPES as SHAPES,
+} from '../api/secret-names.js';
 
 export { isSecretField, MASK, redactParams, redactUrl } from '../api/secret-names.js';
 
@@ -100,6 +106,9 @@ export function redactValue(value: unknown, parentKey?: string, depth = 0): unkn
   );
 }
 
+/** A string member that is a URL: the --debug trace masks its secrets (redactUrlText). */
+const URL_START = /^[a-z][a-z0-9+.-]*:\/\//i;
+
 /** Text that is a form: `name=value` pairs joined by `&`, every name percent-encoded (`a[b]` too). */
 const FORM_TEXT = /^[A-Za-z0-9._~%+*[\]-]+(=[^&]*)?(&[A-Za-z0-9._~%+*[\]-]+(=[^&]*)?)*$/;
 
@@ -132,14 +141,21 @@ export function redactTracedBody(body: string | Buffer, contentType: string | un
     const where = at === undefined ? '' : ` (the parser stopped at character ${at})`;
     return `[${Buffer.byteLength(body)} bytes not shown: not JSON${where}, so a secret in it could not be masked]`;
   }
-  const masks: Array<[number, number]> = [];
-  // A secret-named member is masked whole, an object or a list too (`"credentials": {…}`).
+  const masks: Array<[number, number, string]> = [];
+  // A secret-named member is masked whole, an object or a list too (`"credentials": {…}`); a
+  // URL keeps all but its secrets (`?token=…`, a password), as an export's warning shows it.
   eachJsonObject(
     json,
     (members, keys, parentKey) => {
       for (const { key, start, end } of members) {
         const container = json[start] === '{' || json[start] === '[';
-        if (masksMember(key, container, parentKey, (k) => keys.has(k))) masks.push([start, end]);
+        if (masksMember(key, container, parentKey, (k) => keys.has(k))) {
+          masks.push([start, end, JSON.stringify(MASK)]);
+        } else if (json[start] === '"' && URL_START.test(json.slice(start + 1, start + 10))) {
+          const url = JSON.parse(json.slice(start, end)) as string;
+          const shown = redactUrlText(url);
+          if (shown !== url) masks.push([start, end, JSON.stringify(shown)]);
+        }
       }
     },
     { containers: true },
@@ -147,9 +163,9 @@ export function redactTracedBody(body: string | Buffer, contentType: string | un
   masks.sort((a, b) => a[0] - b[0]);
   const parts = [bom];
   let from = 0;
-  for (const [start, end] of masks) {
+  for (const [start, end, shown] of masks) {
     if (start < from) continue; // inside a member already masked whole
-    parts.push(json.slice(from, start), JSON.stringify(MASK));
+    parts.push(json.slice(from, start), shown);
     from = end;
   }
   parts.push(json.slice(from));

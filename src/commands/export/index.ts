@@ -71,7 +71,7 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
     wanted.filter((ref) => !tenantByRef(mine, ref)),
     ctx.signal,
   );
-  return wanted.map((ref) => {
+  const chosen = wanted.map((ref) => {
     const tenant = tenantByRef(mine, ref);
     const visible = seen.get(ref);
     if (!tenant && visible) {
@@ -91,6 +91,8 @@ async function chooseTenants(ctx: Context, options: ExportOptions): Promise<Tena
     }
     return tenant;
   });
+  // One tenant given by its slug and by its id is one tenant, counted and named once.
+  return [...new Map(chosen.map((t) => [t.id, t])).values()];
 }
 
 /**
@@ -125,12 +127,19 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   }
   // A webhook's URL is how the file names it, so it is written as the platform has it, query and
   // all: say so when that query carries a secret (review s11 f: `?token=…` was written unsaid).
+  // Such a file is written 0600 (review s13, ascode F7); stdout is the caller's to keep private.
+  const keep =
+    options.output === undefined
+      ? 'keep the file private'
+      : 'it is written 0600 (only you can read it); keep it private';
+  let holdsSecret = false;
   for (const block of doc.blocks as Array<Record<string, unknown>>) {
     for (const webhook of (block.webhooks as Array<{ url?: unknown }> | undefined) ?? []) {
       const url = typeof webhook.url === 'string' ? webhook.url : '';
       if (url !== '' && redactUrlText(url) !== url) {
+        holdsSecret = true;
         ctx.out.warn(
-          `${String(block.tenants)}: the URL of webhook ${redactUrlText(url)} carries a secret in it, and the file holds it as the platform has it: keep the file private`,
+          `${String(block.tenants)}: the URL of webhook ${redactUrlText(url)} carries a secret in it, and the file holds it as the platform has it: ${keep}`,
         );
       }
     }
@@ -169,7 +178,7 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     ctx.out.info(`exported ${what}`);
     return;
   }
-  writeFileWhole(options.output, text, '--output');
+  writeFileWhole(options.output, text, '--output', holdsSecret);
   ctx.out.success(`exported ${what} to ${options.output}`);
 }
 

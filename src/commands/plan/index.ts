@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { computePlan, readFile } from '../../ascode/engine.js';
 import { countChanges } from '../../ascode/plan.js';
-import { planLines, planRows, summaryLine } from '../../ascode/render.js';
+import { planLines, planRows, summaryLine, urlSecretIn } from '../../ascode/render.js';
 import { withCompactHeap } from '../../bulk/heap.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -60,8 +60,10 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   const { document } = await withCompactHeap(async () =>
     computePlan(ctx, () => ctx.platform(), readFile(ctx, label, bytes), anchor, options.createMissing),
   );
+  // The document holds webhook URLs whole: one with a secret in its query makes the file secret.
+  const holdsSecret = options.out !== undefined && urlSecretIn(document);
   if (options.out !== undefined) {
-    writeFileWhole(options.out, `${JSON.stringify(document, null, 2)}\n`, '--out');
+    writeFileWhole(options.out, `${JSON.stringify(document, null, 2)}\n`, '--out', holdsSecret);
   }
   if (ctx.out.mode === 'json') await ctx.out.json(document);
   else if (ctx.out.mode === 'ndjson') {
@@ -83,7 +85,7 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   }
   if (options.out !== undefined)
     ctx.out.info(
-      `plan saved to ${options.out}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`,
+      `plan saved to ${options.out}${holdsSecret ? ' (0600: a webhook URL in it carries a secret; keep it private)' : ''}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`,
     );
   if (countChanges(summary) > 0) throw new ChangesPendingError(summaryLine(summary, label));
 }

@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { checkShape } from '../../src/ascode/shape.js';
+import { parseSource } from '../../src/ascode/source.js';
+
+// YAML edges of an access file (review s13, ascode F11, F4): an anchor used often is not an
+// attack, a file whose aliases expand without end is refused at its line naming the limit; a key
+// that is not text is named as written at its line without a Node warning on stderr; a number a
+// double cannot hold is shown as written; !!binary is binary data; %YAML 1.1 is not read.
+function problemsOf(text: string, label = 'a.yaml'): string[] {
+  const parsed = parseSource(label, Buffer.from(text));
+  if (!parsed.ok) return parsed.problems.map((p) => `${p.line}: ${p.message}`);
+  const { source } = parsed;
+  return checkShape(source.value, (path) => source.written(path)).map(
+    (p) => `${source.line(p.path)}: ${p.message}`,
+  );
+}
+
+const grants = (n: number) => {
+  const lines = ['version: 1', 'blocks:', '  - tenants: acme-labs', '    grants:'];
+  for (let k = 1; k <= n; k++) {
+    lines.push(`      - user: usr_bulk_${String(k).padStart(6, '0')}`, '        role: tenant_viewer');
+    lines.push(`        justification: ${k === 1 ? '&why Q4 access review' : '*why'}`);
+  }
+  return `${lines.join('\n')}\n`;
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('aliases', () => {
+  it('an anchor used 500 times is read', () => {
+    const parsed = parseSource('al.yaml', Buffer.from(grants(501)));
+    expect(parsed.ok && (parsed.source.value as any).blocks[0].grants[500].justification).toBe(
+      'Q4 access review',
+    );
+  });
+
+  it('a file whose aliases expand without end is refused at the alias that crosses the limit', () => {
+    const levels = ['version: 1', 'x0: &a0 [usr_bulk_000001, usr_bulk_000002]'];
+    for (let i = 1; i <= 11; i++)
+      levels.push(
+        `x${i}: &a${i} [${Array(5)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    levels.push('blocks:', '  - tenants: acme-labs', '    grants:', '      - users: *a11', '        role: r');
+    expect(problemsOf(`${levels.join('\n')}\n`)).toEqual([
+      "10: the file's aliases expand to more than 1,000,000 values by *a7 here (svc reads at most that many: aliases nested in aliases grow without end); repeat the values instead",
+    ]);
+  });
+});
+
+describe('YAML edge cases', () => {
+  const role = (extra: string) =>
+    `version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - name: ci-role\n        permissions: [exception.read]\n${extra}`;
+
+  it('a list as a key: named as written at its line, no process warning', () => {
+    const warn = vi.spyOn(process, 'emitWarning');
+    expect(problemsOf(role('        ? [a, b]\n        : c\n'))).toEqual([
+      '7: "[a, b]" is not a field of a role (fields: name, description, permissions)',
+    ]);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('a null key: named null at its line', () => {
+    expect(problemsOf(role('        null: d\n'))).toEqual([
+      '7: "null" is not a field of a role (fields: name, description, permissions)',
+    ]);
+  });
+
+  it('!!binary is binary data', () => {
+    const text =
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - name: ci-role\n        description: !!binary aGVsbG8=\n        permissions: [exception.read]\n';
+    expect(problemsOf(text)).toEqual(['6: "description" must be text, not binary data (!!binary)']);
+  });
+
+  it('a number a double cannot hold is shown as written, in YAML and JSON', () => {
+    const yaml =
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    oauth_clients:\n      - name: big\n        redirect_uris: [https://x.example/cb]\n        scopes: [read:tenants]\n        token_lifetime_seconds: 99999999999999999999\n';
+    expect(problemsOf(yaml)).toEqual([
+      '8: "token_lifetime_seconds" must be from 60 to 86400, not 99999999999999999999',
+    ]);
+    const json = `{"version": 1, "blocks": [{"tenants": "acme-labs", "oauth_clients": [{"name": "big",
+ "redirect_uris": ["https://x.example/cb"], "scopes": ["read:tenants"],
+ "token_lifetime_seconds": 99999999999999999999}]}]}`;
+    expect(problemsOf(json, 'a.json')).toEqual([
+      '3: "token_lifetime_seconds" must be from 60 to 86400, not 99999999999999999999',
+    ]);
+  });
+
+  it('a %YAML 1.1 directive is refused in one line', () => {
+    expect(problemsOf('%YAML 1.1\n---\nversion: 1\nblocks: []\n')).toEqual([
+      '1: "%YAML 1.1" is not read: svc reads YAML 1.2 only; remove the line (and check values such as 010, 1:00:00, yes)',
+    ]);
+    expect(problemsOf('%YAML 1.2\n---\nversion: 1\nblocks:\n  - tenants: acme-labs\n')).toEqual([]);
+  });
+});

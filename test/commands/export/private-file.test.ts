@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { APAC, as, writeFile } from '../../helpers/ascode.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+// A file svc knows holds a secret — an export or a saved plan with a webhook URL's `?token=` —
+// is written 0600, and svc says so (review s13, ascode F7: it was written with the umask, 0644,
+// while the warning said "keep the file private").
+const svc = useSandboxContext({ users: 5 });
+const dir = mkdtempSync(join(tmpdir(), 'svc-private-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const URL_WITH_TOKEN = 'https://hooks.example.com/in?token=s3cr3tTokenValue123456&x=1';
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe('a file holding a webhook URL secret', () => {
+  it('svc export -o and svc plan --out write it 0600 and say so', async () => {
+    await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
+      url: URL_WITH_TOKEN,
+      event_types: ['exception.created'],
+    });
+    const out = join(dir, 'tok.yaml');
+    const ex = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'webhooks', '-o', out]);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(mode(out)).toBe(0o600);
+    expect(ex.stderr).toContain(
+      'warning: acme-apac: the URL of webhook https://hooks.example.com/in?token=[redacted]&x=1 carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n',
+    );
+
+    const file = writeFile(
+      dir,
+      'new.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-apac\n    webhooks:\n      - url: "https://other.example.com/in?token=s3cr3tTokenValue654321"\n        event_types: [exception.created]\n`,
+    );
+    const saved = join(dir, 'tok.plan.json');
+    const plan = await svc.run(['plan', '-f', file, '--out', saved]);
+    expect(plan.code, plan.stderr).toBe(10);
+    expect(mode(saved)).toBe(0o600);
+    expect(plan.stderr).toContain(
+      `plan saved to ${saved} (0600: a webhook URL in it carries a secret; keep it private); `,
+    );
+  });
+});

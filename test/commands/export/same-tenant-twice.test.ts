@@ -1,0 +1,33 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LABS } from '../../helpers/ascode.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+// One tenant named by its slug and by its id is one tenant (review s13, ascode F13: it was
+// counted "2 tenant(s)" and named twice in the file's header).
+const svc = useSandboxContext({ users: 5 });
+const dir = mkdtempSync(join(tmpdir(), 'svc-export-twice-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('svc export --tenant SLUG --tenant ID of the same tenant', () => {
+  it('counts and names it once', async () => {
+    const out = join(dir, 'g.yaml');
+    const r = await svc.run([
+      'export',
+      '--tenant',
+      'acme-labs',
+      '--tenant',
+      LABS,
+      '--only',
+      'roles',
+      '-o',
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`✓ exported 0 custom role(s) of 1 tenant(s) to ${out}\n`);
+    const header = readFileSync(out, 'utf8').split('\n')[0]!;
+    expect(header.startsWith('# svc export of Acme Labs (acme-labs) at ')).toBe(true);
+  });
+});
