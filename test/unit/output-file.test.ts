@@ -1,0 +1,42 @@
+/**
+ * writeFileWhole (`svc export -o`, `svc plan --out`): a regular file is replaced whole; a path that
+ * is no regular file is written into, never renamed over — `-o /dev/null` as root replaced the
+ * machine's /dev/null with a regular file. Shown on a named pipe in a temporary directory.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeFileWhole } from '../../src/system/output-file.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-output-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('writeFileWhole', () => {
+  it('replaces a regular file whole', () => {
+    const path = join(dir, 'plan.json');
+    writeFileSync(path, 'old\n');
+    writeFileWhole(path, 'new\n', '--out');
+    expect(readFileSync(path, 'utf8')).toBe('new\n');
+  });
+
+  it('writes into a named pipe, which stays a pipe (as /dev/null stays a device)', async () => {
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const reader = spawn('cat', [fifo]);
+    let read = '';
+    reader.stdout.on('data', (d) => {
+      read += d;
+    });
+    const ended = new Promise((resolve) => reader.on('close', resolve));
+    writeFileWhole(fifo, 'exported\n', '--output');
+    const pipeStill = lstatSync(fifo).isFIFO();
+    // A reader left waiting (the pipe replaced) is stopped, so the test ends either way.
+    const timer = setTimeout(() => reader.kill(), 2_000);
+    await ended;
+    clearTimeout(timer);
+    expect(pipeStill).toBe(true);
+    expect(read).toBe('exported\n');
+  });
+});
