@@ -169,12 +169,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     if ('left' in answer) return { delivery_id: original, ...queue!.left(answer.left) };
     const { data: made, response } = answer;
     queue?.ours.add(made.id);
-    // The stored answer of a request of this item's key: after a lost answer, most likely this
-    // attempt's own replay (followed and counted like any other, `replayed: true`); otherwise
-    // another run's that listed the entry too (or the run this one resumes, its outcome unknown).
-    if (queue && response.replayed && !response.afterLostAnswer) {
-      return { delivery_id: original, ...queue.left({ reason: 'already_replayed', replayed_as: made.id }) };
-    }
+    // The stored answer of a request of this item's key, which is this run's alone (a --dlq run's
+    // too: QueueSnapshot.shared): its own replay, made by an attempt whose answer was lost or by
+    // the run it resumes; followed and counted like any other, `replayed: true`.
     const detail = {
       delivery_id: original,
       new_delivery_id: made.id,
@@ -323,7 +320,8 @@ async function* entries(
     yield {
       key: e.id,
       data: { ref: e.id, delivery_id: e.delivery_id, event_type: e.event_type, event_id: e.event_id },
-      shared: QueueSnapshot.shared('replay', e),
+      // This run's own key (its retries and its resumes share it), never another run's.
+      shared: QueueSnapshot.shared('replay', e, journal.run.runId),
     };
   }
 }
@@ -358,8 +356,9 @@ export function replayCommand(make: MakeContext): Command {
         'the queue is never replayed by the run: that event was replayed once already). A --dlq\n' +
         "run is the entries dead-lettered before it started: newer ones are a new run's, counted when the\n" +
         'resumed run ends and taken by the same command after it. Nor by two runs at once (two admins,\n' +
-        'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +
-        'with a key every run that listed it shares; an entry another run replayed or discarded first is a\n' +
+        'one admin in two terminals, or a `dlq discard --all` beside it): each entry is replayed as that\n' +
+        "entry, only while it is queued, with a key that is the run's own (its retries and its resumes\n" +
+        "send it again, another run never does); an entry another run replayed or discarded first is a\n" +
         'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be\n' +
         'replayed; whether they are delivered is known only when they are sent (with --wait, a replay\n' +
         'made already, by the stopped run or while it was stopped, is read as it is: failed, it would fail).\n\n' +

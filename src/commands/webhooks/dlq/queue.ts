@@ -309,14 +309,21 @@ export class QueueSnapshot {
   }
 
   /**
-   * What every run working on `entry` as listed shares, for its idempotency key (BulkItem.shared):
-   * two runs (two admins, two journals) that listed the same queued entry send the same key, so
-   * the platform acts once and answers the later run with the earlier answer (replayed). Its
-   * state is in it, so an entry that comes back to the queue is a new item.
+   * What the attempts at `entry` as listed share, for their idempotency key (BulkItem.shared). Its
+   * state is in it, so an entry that comes back to the queue is a new item. With `run` (the
+   * journal's run id: this run's retries and the run resumed from its journal share it) the key is
+   * that run's alone: a replay. Another run (another journal, of the same principal too) that
+   * listed the entry sends its own key, so the platform never answers it with this run's stored
+   * replay, which it would take for its own after a lost answer (an attempt of it that never
+   * reached the platform); made as the entry, the replay that comes second is refused (409
+   * dlq_entry_not_queued), a skipped row naming the other's replay. Without `run` every run that
+   * listed the entry shares the key: a discard, which the platform answers alike whether it
+   * discarded the entry then or before, so only the stored answer tells another run's apart.
    */
-  static shared(kind: string, entry: DlqEntry): string {
+  static shared(kind: string, entry: DlqEntry, run?: string): string {
     return JSON.stringify([
       kind,
+      ...(run === undefined ? [] : [run]),
       entry.webhook_id,
       entry.id,
       entry.replay_count,
@@ -340,8 +347,8 @@ export class QueueSnapshot {
    * Replays an entry's delivery as that entry (dlq_entry_id): only while it is queued, so a replay
    * or discard by another run that came first is not repeated (409 dlq_entry_not_queued), and the
    * answer says what happened to the entry instead. A server that refuses the field (a 400 or 422
-   * naming it) gets plain replays from then on, with a key of their own; the shared key still
-   * makes same-principal runs act once there.
+   * naming it) gets plain replays from then on, with a key of their own (still this run's alone:
+   * two runs at once may each replay an entry there, each saying so truthfully).
    */
   async replay(
     entry: string,
