@@ -102,9 +102,9 @@ export class QueueSnapshot {
     const cutoffMs = startMs + 1000;
     this.#cutoff = isoSeconds(cutoffMs);
     this.#taken = journal.earlier().length;
-    // First: it adds to `ours` the replays made of the entries the stopped run took.
+    // The queue's count and what the stopped run owes, from one read (#owed); first, since it adds
+    // to `ours` the replays made of the entries the stopped run took.
     const owed = await this.#owed(journal);
-    await this.count();
     // The run's own replays that failed again in that second are in the window, but not the run's:
     // the listing skips them (ours), and noteLater counts them with the newer entries, a new run's.
     const own = await this.#ownInSecond(startMs);
@@ -116,18 +116,30 @@ export class QueueSnapshot {
   }
 
   /**
-   * How many rows a resumed run owes for entries the run it resumes took (its plan) and did not
-   * finish that are no longer queued: each is looked up as it is now (#stoppedNow), the rule
-   * planned() gives their rows by, and kept for it. A replay made of one while the run was stopped
-   * (by another run, or by that run, its answer lost) is the run's own from now on (`ours`): its
-   * delivery dead-lettered again in the second the run started is not taken again. One that leaves
-   * the queue after this count is in `bound` instead (planned() looks it up again).
+   * Counts the queue (`bound`) and how many rows a resumed run owes for entries the run it resumes
+   * took (its plan) and did not finish that are no longer queued, as of one read of the queue's
+   * head: another run draining the queue meanwhile cannot make an entry count in both (queued
+   * when counted, gone when looked up) or in neither. The stopped run took the oldest entries, so
+   * those still queued are on that page (its total is the count); each one not on it is looked up
+   * as it is now (#stoppedNow, the rule planned() gives their rows by) and kept for planned(). A
+   * replay made of one while the run was stopped (by another run, or by that run, its answer lost)
+   * is the run's own from now on (`ours`): its delivery dead-lettered again in the second the run
+   * started is not taken again. One that leaves the queue after the read is in `bound` (planned()
+   * looks it up again, for its row). (A plan of more than a page can have a queued entry past it,
+   * looked up: one that leaves between the two reads counts twice; a run plans a page at a time.)
    */
   async #owed(journal: Journal): Promise<number> {
     const undone = [...journal.planned()].filter((id) => !journal.has(id));
-    for (let i = 0; i < undone.length; i += LOOKUPS) {
-      const now = await Promise.all(undone.slice(i, i + LOOKUPS).map((id) => this.#stoppedNow(id)));
-      for (const [j, left] of now.entries()) this.#stopped.set(undone[i + j]!, left);
+    const head = await this.platform.webhooks.dlq.list(this.webhook, {
+      ...this.#query(),
+      limit: undone.length === 0 ? 1 : PAGE,
+    });
+    this.#bound = head.total;
+    const queued = new Set(head.items.map((entry) => entry.id));
+    const missing = undone.filter((id) => !queued.has(id));
+    for (let i = 0; i < missing.length; i += LOOKUPS) {
+      const now = await Promise.all(missing.slice(i, i + LOOKUPS).map((id) => this.#stoppedNow(id)));
+      for (const [j, left] of now.entries()) this.#stopped.set(missing[i + j]!, left);
     }
     let owed = 0;
     for (const left of this.#stopped.values()) {
