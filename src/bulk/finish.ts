@@ -84,7 +84,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   }
   // A run cut short (a halt, Ctrl-C, a closed stdout) counts the items it never started, so the
   // counts add up to the file's.
-  const cut = end.closed || summary.halted !== undefined || summary.stopped;
+  const cut = end.closed || summary.halted !== undefined || summary.stopped || summary.unread !== undefined;
   const notStarted = cut && end.total !== undefined ? end.total - summary.total : 0;
   if (notStarted > 0) parts.push(`${n(notStarted)} not started`);
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
@@ -106,6 +106,12 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   if (summary.stopped) {
     countsBeforeError(ctx, line);
     throw new InterruptedError(`interrupted after ${of}`, { hint: resume });
+  }
+  if (summary.unread !== undefined) {
+    // The items could not be read further (a queue's next page): the run ends with that error
+    // (its exit code), after the counts of what it did and with how to resume it.
+    countsBeforeError(ctx, line);
+    throw unreadError(summary.unread, of, resume);
   }
   if (end.single !== undefined) {
     // One named item that failed: its error, with its exit code. Keep the journal only when the
@@ -150,6 +156,16 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   }
 }
 
+/**
+ * The error that stopped reading a run's items, saying how far the run got and how to resume;
+ * its class, code, answer and exit code are kept (as the listing's "incomplete" words are).
+ */
+function unreadError(error: unknown, of: string, resume: string): unknown {
+  if (!(error instanceof SvcError)) return error;
+  const hint = error.hint ? `${error.hint}; then ${resume}` : resume;
+  return Object.assign(error, { message: `stopped after ${of}: ${error.message}`, hint });
+}
+
 const UNKNOWN = 'with an unknown outcome (the platform may have made them; no answer said whether it did)';
 
 /**
@@ -182,6 +198,8 @@ export function finishDryRun(
   end: { total?: number | undefined; closed?: boolean; unknowns?: unknown[] } = {},
 ): void {
   if (summary.halted !== undefined) throw summary.halted;
+  // Items that could not be read: nothing was changed, and the dry run says what stopped it.
+  if (summary.unread !== undefined) throw summary.unread;
   if (end.closed) {
     // A dry run only reads: a reader gone away ends it quietly, as a listing; a failed write says so.
     const failure = ctx.out.stdoutFailure;

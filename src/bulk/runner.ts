@@ -79,6 +79,11 @@ export interface BulkSummary {
    * (RunOptions.halts, with its exit code and hint). No item started after it.
    */
   halted?: unknown;
+  /**
+   * The error that stopped reading items (a listing page that could not be fetched): the items
+   * read before it were done, the others not started; the run ends with it (finishRun).
+   */
+  unread?: unknown;
   elapsedMs: number;
 }
 
@@ -164,7 +169,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   ) as AsyncIterator<BulkItem<T>> | Iterator<BulkItem<T>>;
   let exhausted = false;
   // A failure to read the next item (a listing page that could not be fetched) ends the run
-  // once the items in flight are done; it is then the run's error.
+  // once the items in flight are done; it is then the run's error (summary.unread).
   let pullError: { error: unknown } | undefined;
   const end: IteratorResult<BulkItem<T>> = { done: true, value: undefined };
   // One pull at a time, so workers never race on the iterator.
@@ -303,6 +308,6 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   if (!exhausted && !pullError) await iterator.return?.();
   options.progress?.done();
   summary.elapsedMs = options.now() - started;
-  if (pullError) throw pullError.error;
+  if (pullError) summary.unread = pullError.error;
   return summary;
 }

@@ -122,6 +122,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       failedReplays.push({ id, status: String(outcome.delivery_status), next_retry_at });
     }
   };
+  /** Replays the run this one resumes made whose follow Ctrl-C cut, not followed now (--no-wait). */
+  let earlierUnfollowed = 0;
   let named = new Map<string, NamedTarget>();
   const delivery = async (target: Target) =>
     target.delivery_id ??
@@ -177,12 +179,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       };
     const { data: made, response } = answer;
     queue?.ours.add(made.id);
-    // The stored answer of a request of this item's key: after a lost answer, most likely this
-    // attempt's own replay (followed and counted like any other, `replayed: true`); otherwise
-    // another run's that listed the entry too (or the run this one resumes, its outcome unknown).
-    if (queue && response.replayed && !response.afterLostAnswer) {
-      return { delivery_id: original, ...queue.left({ reason: 'already_replayed', replayed_as: made.id }) };
-    }
+    // The stored answer of a request of this item's key, which is this run's alone (a --dlq run's
+    // too: QueueSnapshot.shared): its own replay, made by an attempt whose answer was lost or by
+    // the run it resumes; followed and counted like any other, `replayed: true`.
     const detail = {
       delivery_id: original,
       new_delivery_id: made.id,
@@ -220,7 +219,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
 
   const verb: BulkVerb<Target, ReplayRow> = {
     kind: 'webhooks-replay',
-    identity: [webhook, options.dlq ? options.filterFlags : options.ids, wait],
+    // Not --wait: following is how the run is shown (implied by a terminal), not which run it is,
+    // so the same command typed into a pipe resumes a run cut on a terminal.
+    identity: [webhook, options.dlq ? options.filterFlags : options.ids],
     journal: options.journal,
     dryRun: options.dryRun,
     concurrency: options.concurrency,
@@ -249,6 +250,13 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     // (a failed row, exit 7, as without the interruption), or cut again (the journal stays). A
     // dry run reads it as it is, so it says what the run will.
     journaled: async (_item, done) => {
+      if (!wait) {
+        // Not waiting now: its row says it was not followed then (interrupted), and so does a line;
+        // the state its cut follow last read is not said as now.
+        if (done.follow !== 'interrupted' || madeBy(done) === undefined) return undefined;
+        earlierUnfollowed++;
+        return { delivery_status: undefined };
+      }
       const timeoutMs = options.dryRun ? undefined : options.waitTimeoutMs;
       const outcome = await followUnfollowed(ctx, platform, webhook, done, timeoutMs);
       if (outcome && !options.dryRun) followed(madeBy(done)!, outcome, true);
@@ -304,6 +312,15 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
     );
   }
+  if (!options.dryRun && summary && earlierUnfollowed > 0) {
+    const [replays, was, its, it] =
+      earlierUnfollowed === 1
+        ? ['replay', 'was', 'its delivery', 'it']
+        : ['replays', 'were', 'their deliveries', 'they'];
+    ctx.out.info(
+      `${earlierUnfollowed.toLocaleString('en')} ${replays} the earlier run made ${was} not followed to ${its} (Ctrl-C cut ${earlierUnfollowed === 1 ? 'its follow' : 'their follows'}, and this run does not wait): see how ${it} went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\``,
+    );
+  }
   await queue?.noteLater(ctx, 'replay');
   const cut = words.unfollowed.interrupted;
   if (summary && cut > 0) {
@@ -352,7 +369,8 @@ async function* entries(
     yield {
       key: e.id,
       data: { ref: e.id, delivery_id: e.delivery_id, event_type: e.event_type, event_id: e.event_id },
-      shared: QueueSnapshot.shared('replay', e),
+      // This run's own key (its retries and its resumes share it), never another run's.
+      shared: QueueSnapshot.shared('replay', e, journal.run.runId),
     };
   }
 }
@@ -371,11 +389,12 @@ export function replayCommand(make: MakeContext): Command {
         'person needs to know the target took the events, not that replays were queued; scripts get results\n' +
         'at once unless they pass --wait (--no-wait turns it off on a terminal). A replay whose follow\n' +
         'Ctrl-C cuts was made: its row is ok with follow "interrupted" (exit 130), and the resumed run\n' +
-        'follows its delivery to its end (one that failed is a failed row, exit 7). So is one whose\n' +
-        'delivery cannot be read (follow "unreadable") or has no attempt finished by --wait-timeout\n' +
-        '(follow "not_settled"): its row is ok with its new delivery, exit 7, and the same command\n' +
-        "follows it. A replay whose answer was lost and whose retry got the platform's stored answer is\n" +
-        "this run's own, followed.\n\n" +
+        'follows its delivery to its end (one that failed is a failed row, exit 7), or, not waiting, says\n' +
+        'it was not followed: --wait is not part of the run, so the same command resumes it on a terminal\n' +
+        'or in a pipe alike. So is one whose delivery cannot be read (follow "unreadable") or has no\n' +
+        'attempt finished by --wait-timeout (follow "not_settled"): its row is ok with its new delivery,\n' +
+        'exit 7, and the same command follows it. A replay whose answer was lost and whose retry got the\n' +
+        "platform's stored answer is this run's own, followed.\n\n" +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
@@ -390,8 +409,9 @@ export function replayCommand(make: MakeContext): Command {
         'the queue is never replayed by the run: that event was replayed once already). A --dlq\n' +
         "run is the entries dead-lettered before it started: newer ones are a new run's, counted when the\n" +
         'resumed run ends and taken by the same command after it. Nor by two runs at once (two admins,\n' +
-        'or a `dlq discard --all` beside it): each entry is replayed as that entry, only while it is queued,\n' +
-        'with a key every run that listed it shares; an entry another run replayed or discarded first is a\n' +
+        'one admin in two terminals, or a `dlq discard --all` beside it): each entry is replayed as that\n' +
+        "entry, only while it is queued, with a key that is the run's own (its retries and its resumes\n" +
+        'send it again, another run never does); an entry another run replayed or discarded first is a\n' +
         'skipped row saying so (already_replayed, already_discarded). --dry-run lists what would be\n' +
         'replayed; whether they are delivered is known only when they are sent (with --wait, a replay\n' +
         'made already, by the stopped run or while it was stopped, is read as it is: failed, it would fail).\n\n' +

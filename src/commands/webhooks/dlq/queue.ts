@@ -102,9 +102,9 @@ export class QueueSnapshot {
     const cutoffMs = startMs + 1000;
     this.#cutoff = isoSeconds(cutoffMs);
     this.#taken = journal.earlier().length;
-    // First: it adds to `ours` the replays made of the entries the stopped run took.
+    // The queue's count and what the stopped run owes, from one read (#owed); first, since it adds
+    // to `ours` the replays made of the entries the stopped run took.
     const owed = await this.#owed(journal);
-    await this.count();
     // The run's own replays that failed again in that second are in the window, but not the run's:
     // the listing skips them (ours), and noteLater counts them with the newer entries, a new run's.
     const own = await this.#ownInSecond(startMs);
@@ -116,18 +116,30 @@ export class QueueSnapshot {
   }
 
   /**
-   * How many rows a resumed run owes for entries the run it resumes took (its plan) and did not
-   * finish that are no longer queued: each is looked up as it is now (#stoppedNow), the rule
-   * planned() gives their rows by, and kept for it. A replay made of one while the run was stopped
-   * (by another run, or by that run, its answer lost) is the run's own from now on (`ours`): its
-   * delivery dead-lettered again in the second the run started is not taken again. One that leaves
-   * the queue after this count is in `bound` instead (planned() looks it up again).
+   * Counts the queue (`bound`) and how many rows a resumed run owes for entries the run it resumes
+   * took (its plan) and did not finish that are no longer queued, as of one read of the queue's
+   * head: another run draining the queue meanwhile cannot make an entry count in both (queued
+   * when counted, gone when looked up) or in neither. The stopped run took the oldest entries, so
+   * those still queued are on that page (its total is the count); each one not on it is looked up
+   * as it is now (#stoppedNow, the rule planned() gives their rows by) and kept for planned(). A
+   * replay made of one while the run was stopped (by another run, or by that run, its answer lost)
+   * is the run's own from now on (`ours`): its delivery dead-lettered again in the second the run
+   * started is not taken again. One that leaves the queue after the read is in `bound` (planned()
+   * looks it up again, for its row). (A plan of more than a page can have a queued entry past it,
+   * looked up: one that leaves between the two reads counts twice; a run plans a page at a time.)
    */
   async #owed(journal: Journal): Promise<number> {
     const undone = [...journal.planned()].filter((id) => !journal.has(id));
-    for (let i = 0; i < undone.length; i += LOOKUPS) {
-      const now = await Promise.all(undone.slice(i, i + LOOKUPS).map((id) => this.#stoppedNow(id)));
-      for (const [j, left] of now.entries()) this.#stopped.set(undone[i + j]!, left);
+    const head = await this.platform.webhooks.dlq.list(this.webhook, {
+      ...this.#query(),
+      limit: undone.length === 0 ? 1 : PAGE,
+    });
+    this.#bound = head.total;
+    const queued = new Set(head.items.map((entry) => entry.id));
+    const missing = undone.filter((id) => !queued.has(id));
+    for (let i = 0; i < missing.length; i += LOOKUPS) {
+      const now = await Promise.all(missing.slice(i, i + LOOKUPS).map((id) => this.#stoppedNow(id)));
+      for (const [j, left] of now.entries()) this.#stopped.set(missing[i + j]!, left);
     }
     let owed = 0;
     for (const left of this.#stopped.values()) {
@@ -309,14 +321,21 @@ export class QueueSnapshot {
   }
 
   /**
-   * What every run working on `entry` as listed shares, for its idempotency key (BulkItem.shared):
-   * two runs (two admins, two journals) that listed the same queued entry send the same key, so
-   * the platform acts once and answers the later run with the earlier answer (replayed). Its
-   * state is in it, so an entry that comes back to the queue is a new item.
+   * What the attempts at `entry` as listed share, for their idempotency key (BulkItem.shared). Its
+   * state is in it, so an entry that comes back to the queue is a new item. With `run` (the
+   * journal's run id: this run's retries and the run resumed from its journal share it) the key is
+   * that run's alone: a replay. Another run (another journal, of the same principal too) that
+   * listed the entry sends its own key, so the platform never answers it with this run's stored
+   * replay, which it would take for its own after a lost answer (an attempt of it that never
+   * reached the platform); made as the entry, the replay that comes second is refused (409
+   * dlq_entry_not_queued), a skipped row naming the other's replay. Without `run` every run that
+   * listed the entry shares the key: a discard, which the platform answers alike whether it
+   * discarded the entry then or before, so only the stored answer tells another run's apart.
    */
-  static shared(kind: string, entry: DlqEntry): string {
+  static shared(kind: string, entry: DlqEntry, run?: string): string {
     return JSON.stringify([
       kind,
+      ...(run === undefined ? [] : [run]),
       entry.webhook_id,
       entry.id,
       entry.replay_count,
@@ -340,8 +359,8 @@ export class QueueSnapshot {
    * Replays an entry's delivery as that entry (dlq_entry_id): only while it is queued, so a replay
    * or discard by another run that came first is not repeated (409 dlq_entry_not_queued), and the
    * answer says what happened to the entry instead. A server that refuses the field (a 400 or 422
-   * naming it) gets plain replays from then on, with a key of their own; the shared key still
-   * makes same-principal runs act once there.
+   * naming it) gets plain replays from then on, with a key of their own (still this run's alone:
+   * two runs at once may each replay an entry there, each saying so truthfully).
    */
   async replay(
     entry: string,
