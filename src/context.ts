@@ -314,8 +314,13 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           now: () => clock.now(),
           sleep: clock.sleep,
           secrets,
-          onChange: ({ method, path, status, requestId }) => {
-            change = `${method} ${path} answered ${status}${requestId ? ` (request ${requestId})` : ''}`;
+          onChange: ({ method, path, status, requestId, created }) => {
+            const what = created ? `: created ${created}` : '';
+            change = `${method} ${path} answered ${status}${what}${requestId ? ` (request ${requestId})` : ''}`;
+          },
+          // A long wait before a retry is said to a person; --json and --ndjson keep stderr for the error.
+          onWait: (note: string) => {
+            if (!out.isMachine) out.notice(note);
           },
           ...(debug ? { debug: (text: string) => out.stderr(text) } : {}),
         });

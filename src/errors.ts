@@ -138,7 +138,8 @@ export class InterruptedError extends SvcError {
  * stops the command, and an error that is no SvcError is a bug to surface.
  */
 export function lookupMayFail(error: unknown): error is SvcError {
-  return error instanceof SvcError && !(error instanceof InterruptedError);
+  // By category: a change Ctrl-C cut once it was sent (its outcome unknown) stops the command too.
+  return error instanceof SvcError && error.category !== 'interrupted';
 }
 
 /** A lookup done only to say more: its answer, or undefined when it may fail and did (lookupMayFail). */

@@ -83,7 +83,8 @@ export function unanswered(error: unknown): boolean {
   return (
     error instanceof ConnectionError ||
     error instanceof ConnectionTimeoutError ||
-    error instanceof OutcomeUnknownError ||
+    // Ctrl-C once the revocation was sent stops logout as any Ctrl-C does (exit 130).
+    (error instanceof OutcomeUnknownError && error.category !== 'interrupted') ||
     (error instanceof ApiError && (error.status >= 500 || error.status === 429))
   );
 }

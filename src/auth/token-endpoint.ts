@@ -103,7 +103,9 @@ export function invalidClientHint(clientSecret: string | undefined): string {
 export function tokenRequestFailed(what: string, error: unknown, secrets: string[], hint: string): unknown {
   if (error instanceof OutcomeUnknownError) {
     const cause = scrubSecrets(error.answer?.message ?? (error.cause as Error).message, secrets);
-    return new SvcError('failure', `${what}, and whether the platform acted on it is unknown: ${cause}`, {
+    // Ctrl-C once the request was sent still exits 130.
+    const category = error.category === 'interrupted' ? 'interrupted' : 'failure';
+    return new SvcError(category, `${what}, and whether the platform acted on it is unknown: ${cause}`, {
       code: error.code,
       hint,
       cause: error,

@@ -11,7 +11,7 @@ import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 
 /** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
-const KEY_KEPT = '24 hours';
+export const KEY_KEPT = '24 hours';
 
 /**
  * What was created, for the words: `OAuth client cli_…`, `client`, `secret`; a record has no

@@ -11,6 +11,7 @@ import {
   ConnectionError,
   ConnectionTimeoutError,
   IN_PROGRESS,
+  InterruptedAfterSendingError,
   OutcomeUnknownError,
   stillInProgress,
 } from './errors.js';
@@ -35,10 +36,12 @@ import {
   redirectError,
 } from './response.js';
 import {
+  beyondCap,
   DEFAULT_RETRY_POLICY,
   IN_FLIGHT_WAIT,
   inFlightDelayMs,
   isRetryableStatus,
+  mayResend,
   type RetryPolicy,
   retryDelayMs,
 } from './retry.js';
@@ -212,8 +215,18 @@ export class ApiClient {
     // applied): a final error then says so, since it may describe the state that attempt left.
     let lostAnswer: string | undefined;
     const changes = !isSafeMethod(method);
+    // A change without an idempotency key is sent again only after a failure that proves it was
+    // not acted on (retry.ts): a second attempt could apply it twice.
+    const resendable = mayResend(method, idempotencyKey !== undefined);
+    // Ctrl-C during a wait after an attempt that may have been applied leaves the outcome unknown.
+    const unknownIfLost = (error: unknown) =>
+      lostAnswer !== undefined && error instanceof InterruptedError
+        ? new OutcomeUnknownError(error, undefined, idempotencyKey)
+        : error;
     for (;;) {
-      await this.#waitForPause(signal);
+      await this.#waitForPause(signal).catch((error: unknown) => {
+        throw unknownIfLost(error);
+      });
       const token = options.auth === false ? undefined : (renewed ?? (await this.#token(url)));
       if (token) headers.authorization = `Bearer ${token}`;
       this.#secrets.add(token);
@@ -233,19 +246,30 @@ export class ApiClient {
           proxy: way.proxy && { url: way.proxy, from: way.from },
         });
       } catch (error) {
-        if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) throw error;
+        // Ctrl-C once a change was sent: it may be made all the same.
+        if (error instanceof InterruptedAfterSendingError) {
+          throw new OutcomeUnknownError(error, undefined, idempotencyKey);
+        }
+        if (!(error instanceof ConnectionError || error instanceof ConnectionTimeoutError)) {
+          throw unknownIfLost(error);
+        }
         if (error instanceof ConnectionError && !error.retryable) throw error;
-        if (changes && !(error instanceof ConnectionError && !error.mayHaveArrived)) {
+        const mayHaveArrived = !(error instanceof ConnectionError && !error.mayHaveArrived);
+        if (changes && mayHaveArrived) {
           lostAnswer ??=
             error instanceof ConnectionTimeoutError ? 'no answer in time' : 'the connection dropped';
         }
-        if (retry >= maxRetries) {
+        if (retry >= maxRetries || (mayHaveArrived && !resendable)) {
           // A change one of whose attempts may have reached the server: its outcome is unknown.
-          throw lostAnswer === undefined ? error : new OutcomeUnknownError(error);
+          throw lostAnswer === undefined ? error : new OutcomeUnknownError(error, undefined, idempotencyKey);
         }
         this.#tracer?.failure(error.message, msSince(started));
         retry++;
-        await this.#sleep(retryDelayMs(retry, undefined, this.#policy, this.#now()), signal);
+        await this.#sleep(retryDelayMs(retry, undefined, this.#policy, this.#now()), signal).catch(
+          (interrupted: unknown) => {
+            throw unknownIfLost(interrupted);
+          },
+        );
         continue;
       }
       const elapsed = msSince(started);
@@ -263,14 +287,19 @@ export class ApiClient {
           continue;
         }
       }
-      if (status >= 400 && isRetryableStatus(method, status) && retry < maxRetries) {
+      const retryAfter = header(outcome.headers, 'retry-after');
+      // A wait longer than svc makes cannot end in success: the answer is the result.
+      const tooLong = beyondCap(retryAfter, this.#policy, this.#now());
+      if (status >= 400 && isRetryableStatus(method, status, resendable) && retry < maxRetries && !tooLong) {
         // A 5xx to a change may come after the change was made (408 and 429 say it was not).
         if (changes && status >= 500) lostAnswer ??= `HTTP ${status}`;
         retry++;
-        const retryAfter = header(outcome.headers, 'retry-after');
         const delay = retryDelayMs(retry, retryAfter, this.#policy, this.#now());
         if (status === 429) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + delay);
-        await this.#sleep(delay, signal);
+        this.#noteWait(status, delay, retry, maxRetries);
+        await this.#sleep(delay, signal).catch((error: unknown) => {
+          throw unknownIfLost(error);
+        });
         continue;
       }
       if (status >= 400) {
@@ -285,12 +314,13 @@ export class ApiClient {
           headers,
           new Set(Object.keys(options.headers ?? {}).map((name) => name.toLowerCase())),
           `${url.pathname}${url.search}`,
+          tooLong && retry < maxRetries ? this.#policy.retryAfterCapMs : undefined,
         );
         if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
         error.lostAnswer = lostAnswer;
         // A 5xx may come after the change was made (or an earlier attempt was lost): unknown.
         if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {
-          throw new OutcomeUnknownError(error);
+          throw new OutcomeUnknownError(error, undefined, idempotencyKey);
         }
         if (status === 409 && error.code === IN_PROGRESS) {
           // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
@@ -306,7 +336,9 @@ export class ApiClient {
           ) {
             inFlight.waits++;
             inFlight.waitedMs += delay;
-            await this.#sleep(delay, signal);
+            await this.#sleep(delay, signal).catch((interrupted: unknown) => {
+              throw unknownIfLost(interrupted);
+            });
             continue;
           }
           throw stillInProgress(error, idempotencyKey, inFlight.waitedMs);
@@ -328,7 +360,13 @@ export class ApiClient {
       // The server accepted a change, whatever its body turns out to be (a closed stdout must say so).
       const requestId = header(outcome.headers, 'x-request-id');
       if (changes && options.recordChange !== false) {
-        this.config.onChange?.({ method, path: url.pathname, status, requestId });
+        this.config.onChange?.({
+          method,
+          path: url.pathname,
+          status,
+          requestId,
+          created: createdId(status, outcome.text),
+        });
       }
       if (outcome.undecodable !== undefined) throw notADocument(method, url, status, outcome.undecodable);
       const data = checkedBody<T>(
@@ -366,6 +404,16 @@ export class ApiClient {
     return token;
   }
 
+  /** A wait on a 429 or a 5xx longer than a moment is said (--debug's trace, or onWait), never silent. */
+  #noteWait(status: number, delayMs: number, retry: number, maxRetries: number): void {
+    if (delayMs <= NOTED_WAIT_MS) return;
+    const why =
+      status === 429 ? 'rate limited' : status === 408 ? 'request timeout' : 'the server is unavailable';
+    const note = `${why} (HTTP ${status}); retrying in ${Math.round(delayMs / 1000)} s (${retry} of ${maxRetries})`;
+    if (this.#tracer) this.#tracer.note(note);
+    else this.config.onWait?.(note);
+  }
+
   async #waitForPause(signal: AbortSignal | undefined): Promise<void> {
     const wait = this.#pausedUntil - this.#now();
     if (wait > 0) await this.#sleep(wait, signal);
@@ -390,6 +438,20 @@ export function pageItems<T>(data: unknown): T[] | undefined {
     if (Array.isArray(record.data)) return record.data as T[];
   }
   return undefined;
+}
+
+/** Waits longer than this (ms) on a 429 or a 5xx are said: a user sees why nothing happens. */
+const NOTED_WAIT_MS = 2_000;
+
+/** The id of what a 201 answer created (its top-level string `id`), if it names one. */
+function createdId(status: number, text: string): string | undefined {
+  if (status !== 201) return undefined;
+  try {
+    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function msSince(started: bigint): number {

@@ -1,4 +1,4 @@
-import { categoryForStatus, SvcError, type SvcErrorOptions } from '../errors.js';
+import { categoryForStatus, InterruptedError, SvcError, type SvcErrorOptions } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import { redactText } from './redact.js';
 import { largestPartHint } from './too-large.js';
@@ -96,30 +96,57 @@ export function answerLeavesOutcomeUnknown(status: number, earlierAnswerLost: bo
 const NOT_ACTED_ON = new Set([501, 505, 511]);
 
 /**
+ * Ctrl-C once a request that changes things was sent (its headers were written): the server may
+ * act on it whatever svc does next, so nothing says it was cancelled. Exit 130.
+ */
+export class InterruptedAfterSendingError extends InterruptedError {
+  constructor() {
+    super('interrupted after the request was sent');
+  }
+}
+
+/**
  * A change none of whose attempts got an answer that says what became of it (no answer in time, a
- * connection dropped after sending, a 5xx: see answerLeavesOutcomeUnknown): the platform may have
- * made it. Exit 1, with the code of the last attempt's failure (and the status and request id of
- * its answer, if one came); `--json` adds `"outcome": "unknown"`. The hint says how to settle it:
- * by default, to look before sending it again; a verb whose re-run is safe says so.
+ * connection dropped after sending, a 5xx: see answerLeavesOutcomeUnknown; or Ctrl-C once it was
+ * sent, which exits 130): the platform may have made it. Exit 1 (130 when interrupted), with the
+ * code of the last attempt's failure (and the status and request id of its answer, if one came);
+ * `--json` adds `"outcome": "unknown"`. The hint says how to settle it: by default, to look before
+ * sending it again; a verb whose re-run is safe says so, with `key`, the idempotency key the
+ * change was sent with (a re-run under it gets the same answer).
  */
 export class OutcomeUnknownError extends SvcError {
   readonly outcome = 'unknown';
   /** The last attempt's answer (a 5xx), when one came; undefined when none did. */
   readonly answer: ApiError | undefined;
+  /** The idempotency key every attempt carried (Idempotency-Key header), if one did. */
+  readonly key: string | undefined;
 
-  constructor(last: ConnectionError | ConnectionTimeoutError | ApiError, hint?: string) {
-    super('failure', `${last.message}, so the outcome is unknown: the platform may have made this change`, {
-      code: last.code,
-      hint: hint ?? 'check whether it was made before running the command again',
-      details: last.details,
-      cause: last,
-    });
+  constructor(
+    last: ConnectionError | ConnectionTimeoutError | ApiError | InterruptedError,
+    hint?: string,
+    key?: string,
+  ) {
+    super(
+      last instanceof InterruptedError ? 'interrupted' : 'failure',
+      `${last.message}, so the outcome is unknown: the platform may have made this change`,
+      {
+        code: last.code,
+        hint: hint ?? 'check whether it was made before running the command again',
+        details: last.details,
+        cause: last,
+      },
+    );
     this.answer = last instanceof ApiError ? last : undefined;
+    this.key = key;
   }
 
   /** The same error with another hint (a verb that knows how it is settled). */
   withHint(hint: string): OutcomeUnknownError {
-    return new OutcomeUnknownError(this.cause as ConnectionError | ConnectionTimeoutError | ApiError, hint);
+    return new OutcomeUnknownError(
+      this.cause as ConnectionError | ConnectionTimeoutError | ApiError | InterruptedError,
+      hint,
+      this.key,
+    );
   }
 }
 
@@ -222,6 +249,8 @@ export function apiErrorFrom(
   given: ReadonlySet<string> = new Set(),
   /** The request's path and query (a 431 blames them when they are its largest part). */
   target = '',
+  /** A 429 whose Retry-After is longer than svc waits by itself (ms): it was not retried. */
+  waitsAtMostMs?: number,
 ): ApiError {
   const parsed = parseErrorBody(status, statusText, text, secrets);
   const headerId = headers['x-request-id'];
@@ -238,7 +267,7 @@ export function apiErrorFrom(
       text,
     },
     status === 429
-      ? { hint: rateLimitHint(headers['retry-after']) }
+      ? { hint: rateLimitHint(headers['retry-after'], waitsAtMostMs) }
       : status === 431
         ? largestPartHint(sent, given, target)
         : {},
@@ -249,7 +278,7 @@ export function apiErrorFrom(
  * The fix half of a 429 that is still one after svc's retries (src/http/retry.ts): when to try
  * again, from the server's Retry-After (seconds or an HTTP date) when it gave one.
  */
-function rateLimitHint(retryAfter: string | string[] | undefined): string {
+function rateLimitHint(retryAfter: string | string[] | undefined, waitsAtMostMs?: number): string {
   const value = (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)?.trim() ?? '';
   const when =
     /^\d+$/.test(value) && Number(value) > 0
@@ -257,7 +286,11 @@ function rateLimitHint(retryAfter: string | string[] | undefined): string {
       : !/^\d+$/.test(value) && !Number.isNaN(Date.parse(value))
         ? `wait until ${value} (the server's Retry-After)`
         : 'wait a minute';
-  return `the server limits how fast it is called and svc's retries ran out: ${when} and run the command again; a bulk run (--file) goes easier with a lower --concurrency`;
+  const why =
+    waitsAtMostMs === undefined
+      ? "svc's retries ran out"
+      : `asks for a longer wait than svc makes by itself (${waitsAtMostMs / 1000} s)`;
+  return `the server limits how fast it is called and ${why}: ${when} and run the command again; a bulk run (--file) goes easier with a lower --concurrency`;
 }
 
 export const IN_PROGRESS = 'idempotency_request_in_progress';

@@ -126,7 +126,14 @@ export interface ClientConfig {
     path: string;
     status: number;
     requestId: string | undefined;
+    /** The id of what a 201 created, when its answer names one: a lost output still says it. */
+    created: string | undefined;
   }) => void;
+  /**
+   * Told of a wait before a retry longer than a moment (a 429's or a 503's Retry-After), as a
+   * line for stderr; under --debug the trace says it instead.
+   */
+  onWait?: (note: string) => void;
 }
 
 export interface Page<T> {

@@ -1,8 +1,14 @@
 /**
- * When and how long to retry. Connection failures, 408, 429, 502, 503 and 504 are retried for
- * every method (every change carries an idempotency key, so a retry cannot apply twice); 500
- * only for safe methods. Delays: the server's Retry-After when it gives one (seconds or an HTTP date,
- * at most `retryAfterCapMs`), otherwise exponential backoff with full jitter.
+ * When and how long to retry. A request that may be sent again (mayResend: a safe or idempotent
+ * method, or a change under an idempotency key, which the platform applies once) is retried after
+ * a connection failure, 408, 429, 502, 503 and 504, and after 500 when its method is safe. Any
+ * other change (svc api's POST outside /v1 or to /_sandbox, a non-JSON --input, an OAuth form, a
+ * PATCH without a key) is sent again only when the failure proves it was not acted on: a
+ * connection that was never made, 408 or 429. A 5xx, a timeout or a dropped connection may come
+ * after the server applied it, and a second attempt could apply it twice. Delays: the server's
+ * Retry-After when it gives one (seconds or an HTTP date), otherwise exponential backoff with
+ * full jitter; a Retry-After beyond `retryAfterCapMs` is not waited for (beyondCap): the request
+ * fails at once, saying how long the server asked for.
  */
 import { isSafeMethod } from './options.js';
 
@@ -20,10 +26,27 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   retryAfterCapMs: 60_000,
 };
 
-const ALWAYS_RETRIED = new Set([408, 429, 502, 503, 504]);
+const NOT_ACTED_ON = new Set([408, 429]);
+const UNAVAILABLE = new Set([502, 503, 504]);
 
-export function isRetryableStatus(method: string, status: number): boolean {
-  return ALWAYS_RETRIED.has(status) || (status === 500 && isSafeMethod(method));
+/**
+ * Whether a request may be sent again after an attempt that may have reached the server: a safe
+ * method, PUT or DELETE (idempotent, RFC 9110 §9.2.2), or a change that carries an idempotency key.
+ */
+export function mayResend(method: string, keyed: boolean): boolean {
+  const upper = method.toUpperCase();
+  return keyed || isSafeMethod(upper) || upper === 'PUT' || upper === 'DELETE';
+}
+
+export function isRetryableStatus(method: string, status: number, resendable = true): boolean {
+  if (NOT_ACTED_ON.has(status)) return true;
+  return resendable && (UNAVAILABLE.has(status) || (status === 500 && isSafeMethod(method)));
+}
+
+/** A Retry-After longer than svc waits by itself: waiting less and trying again cannot succeed. */
+export function beyondCap(retryAfter: string | undefined, policy: RetryPolicy, nowMs: number): boolean {
+  const asked = parseRetryAfter(retryAfter, nowMs);
+  return asked !== undefined && asked > policy.retryAfterCapMs;
 }
 
 /** Milliseconds to wait according to a Retry-After value, or undefined when it is absent or unreadable. */

@@ -2,7 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { InterruptedError } from '../errors.js';
 import { contentCodings, decodedBody, hasNoBody, isDecodeError } from './encoding.js';
-import { ConnectionError, ConnectionTimeoutError } from './errors.js';
+import { ConnectionError, ConnectionTimeoutError, InterruptedAfterSendingError } from './errors.js';
+import { isSafeMethod } from './options.js';
 import { proxyName } from './proxy.js';
 import { formatBytes, ResponseTooLargeError, readCapped, tooLarge } from './response.js';
 import { type Dispatcher, PROXY_CLOSED, request } from './undici.js';
@@ -70,14 +71,23 @@ export async function exchange(
   }
   // Set once the status line and headers are in: a failure after that cut the answer off.
   let received: { bytes: number } | undefined;
+  // Set once the request goes onto its connection, not aborted: from then on it may reach the server.
+  let sent = false;
   try {
     const response = await unlessAborted(
-      request(dispatcher, url, {
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body: body ?? null,
-        signal: controller.signal,
-      }),
+      request(
+        dispatcher,
+        url,
+        {
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body: body ?? null,
+          signal: controller.signal,
+        },
+        () => {
+          if (!controller.signal.aborted) sent = true;
+        },
+      ),
       controller.signal,
       dispatcher,
     );
@@ -114,7 +124,11 @@ export async function exchange(
     }
   } catch (error) {
     if (error instanceof ResponseTooLargeError) throw error;
-    if (signal?.aborted) throw new InterruptedError('interrupted; the request was cancelled');
+    if (signal?.aborted) {
+      // A change that was sent may be made all the same: only one never sent was cancelled.
+      if (sent && !isSafeMethod(method)) throw new InterruptedAfterSendingError();
+      throw new InterruptedError('interrupted; the request was cancelled');
+    }
     if (timeout.aborted) {
       throw new ConnectionTimeoutError(`no answer from ${url.origin} within ${limit / 1000} s`, {
         hint: 'check the server, or raise the limit with --timeout',

@@ -17,6 +17,8 @@ export interface Tracer {
   ): void;
   response(outcome: Outcome, elapsedMs: number): void;
   failure(reason: string, elapsedMs: number): void;
+  /** A wait before a retry, said (`! rate limited (HTTP 429); retrying in 30 s (1 of 3)`). */
+  note(text: string): void;
 }
 
 /**
@@ -52,6 +54,9 @@ export function createTracer(write: (text: string) => void, secrets: SecretRegis
     },
     failure(reason, elapsedMs) {
       emit([`! ${reason} after ${elapsedMs.toFixed(0)} ms; retrying`]);
+    },
+    note(text) {
+      emit([`! ${text}`]);
     },
   };
 }

@@ -176,10 +176,31 @@ function muteSocksWarning(): void {
   }) as typeof process.emitWarning;
 }
 
+/**
+ * Sends a request; `onSent` is called when it goes onto its connection (undici's onConnect comes
+ * just before the request's headers are written), so a caller knows whether it may have reached
+ * the server: a request still waiting for a connection has not.
+ */
 export function request(
   dispatcher: DispatcherType,
   url: URL,
   options: Omit<DispatcherType.RequestOptions, 'origin' | 'path'>,
+  onSent?: () => void,
 ): Promise<DispatcherType.ResponseData> {
-  return dispatcher.request({ ...options, origin: url.origin, path: `${url.pathname}${url.search}` });
+  const through = onSent === undefined ? dispatcher : watched(dispatcher, onSent);
+  return through.request({ ...options, origin: url.origin, path: `${url.pathname}${url.search}` });
+}
+
+/** `dispatcher`, but each handler it is given calls `onSent` before its own onConnect. */
+function watched(dispatcher: DispatcherType, onSent: () => void): DispatcherType {
+  const dispatch: DispatcherType['dispatch'] = (options, handler) => {
+    const own = handler as { onConnect?: (...args: unknown[]) => void };
+    const connect = own.onConnect;
+    own.onConnect = function (this: unknown, ...args: unknown[]) {
+      onSent();
+      return connect?.apply(this, args);
+    };
+    return dispatcher.dispatch(options, handler);
+  };
+  return Object.create(dispatcher, { dispatch: { value: dispatch } }) as DispatcherType;
 }

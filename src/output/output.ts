@@ -361,6 +361,16 @@ export class Output {
     this.#stderr(`${this.#chalkErr.green(sym.check)} ${escapeForTerminal(message)}\n`);
   }
 
+  /**
+   * A message for humans on stderr while work goes on (a wait before a retry). On a terminal it
+   * first clears the line, which a bulk run's progress bar may be on: the bar's next frame
+   * redraws it below.
+   */
+  notice(message: string): void {
+    const clear = this.io.stderrIsTTY && this.io.cursorControl ? '\r\u001b[2K' : '';
+    this.#stderr(`${clear}${escapeForTerminal(message)}\n`);
+  }
+
   warn(message: string): void {
     this.#stderr(`${this.#chalkErr.yellow('warning:')} ${escapeForTerminal(message)}\n`);
   }

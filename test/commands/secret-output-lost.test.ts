@@ -14,8 +14,9 @@ import { admin } from '../helpers/webhooks.js';
 
 const svc = useSandboxContext();
 const full = { stdoutFails: 'ENOSPC' };
-const made = (path: string, status: number) =>
-  `^error: cannot write to stdout \\(ENOSPC\\), but the change was made: POST ${path} answered ${status} \\(request req_[0-9a-f]+\\); `;
+/** `created`: the prefix of the id the answer names (`wh`: `answered 201: created wh_…`). */
+const made = (path: string, status: number, created?: string) =>
+  `^error: cannot write to stdout \\(ENOSPC\\), but the change was made: POST ${path} answered ${status}${created ? `: created ${created}_\\w+` : ''} \\(request req_[0-9a-f]+\\); `;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 async function webhook(): Promise<string> {
@@ -67,7 +68,7 @@ describe('a secret shown once, its output lost', () => {
       expect((await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body.url).toBe('https://h.example/c');
       const said = `its output was the only copy of webhook ${id}'s signing secret, which is lost now; get a new one with: svc webhooks rotate-secret ${id} --secret-file PATH`;
       if (flags.length) expect(JSON.parse(r.stderr).error.hint).toBe(said);
-      else expect(r.stderr).toMatch(new RegExp(`${made('/v1/webhooks', 201)}${escaped(said)}\\n$`));
+      else expect(r.stderr).toMatch(new RegExp(`${made('/v1/webhooks', 201, 'wh')}${escaped(said)}\\n$`));
     },
   );
 
@@ -134,7 +135,7 @@ describe('a secret shown once, its output lost', () => {
     const key = /revoke it with: svc tenants api-keys revoke \S+ (key_\w+)/.exec(r.stderr)?.[1];
     expect(r.stderr).toMatch(
       new RegExp(
-        made(`/v1/tenants/${ACME}/api-keys`, 201) +
+        made(`/v1/tenants/${ACME}/api-keys`, 201, 'key') +
           escaped(
             `its output was the only copy of API key ${key}, which is lost now; revoke it with: svc tenants api-keys revoke ${ACME} ${key} --yes, and create another with --secret-file PATH\n`,
           ) +

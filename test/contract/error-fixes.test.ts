@@ -73,8 +73,12 @@ describe('a rate limit that outlasts the retries', () => {
     };
     const r = await runInProcess(['tenants', 'ls'], env, { clock: virtualClock() });
     expect([r.code, r.stdout]).toEqual([1, '']);
+    // Each wait longer than 2 s is said first (Retry-After 7; without one, backoff is shorter).
+    const waits = header
+      ? [1, 2, 3].map((n) => `rate limited (HTTP 429); retrying in 7 s (${n} of 3)\n`)
+      : [];
     expect(r.stderr).toBe(
-      `error: slow down (HTTP 429, rate_limited); the server limits how fast it is called and svc's retries ran out: ${fix}; a bulk run (--file) goes easier with a lower --concurrency\n`,
+      `${waits.join('')}error: slow down (HTTP 429, rate_limited); the server limits how fast it is called and svc's retries ran out: ${fix}; a bulk run (--file) goes easier with a lower --concurrency\n`,
     );
   });
 });

@@ -6,7 +6,9 @@ import { quoted } from '../../output/format.js';
 function splitHeader(raw: string): [string, string] {
   const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(raw);
   if (!match) throw new UsageError(`-H takes 'Name: value', got ${quoted(raw)}`);
-  return [match[1]!.toLowerCase(), match[2]!];
+  // Without the trailing space or tab HTTP strips from a value (RFC 9110 §5.5): what is sent is
+  // what the server reads, and an Idempotency-Key copied into the body is the same key.
+  return [match[1]!.toLowerCase(), match[2]!.replace(/[ \t]+$/, '')];
 }
 
 /**

@@ -5,13 +5,14 @@ import { OAUTH_PATHS } from '../../api/constants.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { HttpMethod, QueryValue } from '../../http/client.js';
-import { answerOf } from '../../http/errors.js';
+import { answerOf, OutcomeUnknownError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { withMissingTenantHint } from '../../platform/errors.js';
 import { readInputBytes, strictUtf8 } from '../../system/input.js';
 import { parseUserJson } from '../../system/user-json.js';
 import { collect, examples, type MakeContext } from '../kit.js';
+import { KEY_KEPT } from '../replayed-creation.js';
 import { headersGiven } from './headers.js';
 import { tenantOfPath, withoutDotSegments } from './path.js';
 import { printBody, printHead, printPages } from './print.js';
@@ -226,8 +227,19 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
       const body = answer.text ?? answer.body ?? '';
       await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json');
     }
-    throw withHint(error);
+    throw withHint(rerunWithKey(error));
   }
+}
+
+/**
+ * A change whose outcome is unknown, sent with an idempotency key: the platform answers a re-run
+ * under the same key with the same answer, so the hint names it (a user cannot see it otherwise).
+ */
+function rerunWithKey(error: unknown): unknown {
+  if (!(error instanceof OutcomeUnknownError) || error.key === undefined) return error;
+  return error.withHint(
+    `re-run with -H 'Idempotency-Key: ${error.key}' to get the same answer without making the change twice (the platform keeps it for ${KEY_KEPT})`,
+  );
 }
 
 export default function api(make: MakeContext): Command {
@@ -242,7 +254,11 @@ export default function api(make: MakeContext): Command {
         'and {objects}). POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
         'header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
         'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
-        '-H gives it; an -H key goes in a body that has none. Sandbox controls (/_sandbox) and other\n' +
+        '-H gives it; an -H key goes in a body that has none. When the outcome of such a POST is\n' +
+        'unknown (its answer lost, or Ctrl-C once it was sent), the error names the key: re-run with\n' +
+        "-H 'Idempotency-Key: KEY' to get the same answer. A change without a key is not sent twice:\n" +
+        'after a 5xx, a timeout or a dropped connection its outcome is unknown after one attempt.\n' +
+        'Sandbox controls (/_sandbox) and other\n' +
         'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
         'leading byte-order mark is dropped), but for a JSON object to a platform POST, which gets its\n' +
         'key: a number, a key given twice or nesting that re-encoding would change is then refused,\n' +
