@@ -169,8 +169,19 @@ export function clockOffsetText(age: number): string {
     : `${-age} s after the verifier's clock (in the future)`;
 }
 
-/** Hex HMAC-SHA256 of `${timestamp}.${body}` with the secret (its UTF-8 bytes when a string). */
+/** Throws for an empty secret (see computeSignature): never a verdict made with no key. */
+export function refuseEmpty(secret: Secret): void {
+  if (secret.length === 0) throw new Error('refusing to sign or verify with an empty webhook secret');
+}
+
+/**
+ * Hex HMAC-SHA256 of `${timestamp}.${body}` with the secret (its UTF-8 bytes when a string). An
+ * empty secret is refused outright: an HMAC with the empty key is one anybody can make, so a
+ * signature made or checked with it proves nothing (`listen --webhook` once judged requests with
+ * it while it set the webhook up). Every reader of a secret refuses an empty one before this.
+ */
 export function computeSignature(secret: Secret, timestamp: number, body: Buffer | string): string {
+  refuseEmpty(secret);
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }
 
@@ -207,7 +218,8 @@ export interface VerifyOptions {
 /**
  * Verifies a header against the raw body. The signature is checked first (a timestamp means
  * nothing until it is known to be signed), then the timestamp against the tolerance.
- * Never throws: every outcome is a VerifyResult.
+ * Never throws for what the request holds: every outcome is a VerifyResult. An empty secret is
+ * refused outright (it throws), before the header is even read.
  */
 export function verifySignature(
   body: Buffer | string,
@@ -215,6 +227,7 @@ export function verifySignature(
   secret: Secret,
   options: VerifyOptions = {},
 ): VerifyResult {
+  refuseEmpty(secret);
   let parsed: ParsedHeader;
   try {
     parsed = parseSignatureHeader(header);
