@@ -1,5 +1,6 @@
 // Over 300 lines: the verb's options, help, line format and shutdown order (the webhook put back
 // before forwards in flight are waited for) are one contract and read best in one file.
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
@@ -185,9 +186,32 @@ function line(ctx: Context, r: ReceivedDelivery): string {
   return `${time}  ${verdict}  ${said}`;
 }
 
+/**
+ * `host:port` of the listener when --forward-to names it: the bound port (known once bound, so
+ * --port 0 too) on the bound host, on `localhost` when that is a loopback address, or on any
+ * loopback address or 0.0.0.0 when every interface is bound; undefined otherwise.
+ */
+function forwardsToItself(target: URL, boundHost: string, listenerUrl: string): string | undefined {
+  const bound = new URL(listenerUrl);
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+  if (port !== bound.port) return undefined;
+  const host = target.hostname.toLowerCase();
+  const ipv4Loopback = /^127(?:\.\d{1,3}){3}$/.test(host);
+  const names: Record<string, boolean> = {
+    '0.0.0.0': ipv4Loopback || host === '0.0.0.0' || host === 'localhost',
+    '::': ipv4Loopback || host === '0.0.0.0' || host === 'localhost' || host === '[::1]' || host === '[::]',
+    '127.0.0.1': host === 'localhost',
+    '::1': host === 'localhost',
+  };
+  return host === bound.hostname.toLowerCase() || names[boundHost] ? bound.host : undefined;
+}
+
 export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
-  // With --webhook the secret comes from rotating the webhook's, once the port is open.
-  const secret = options.webhook ? '' : await readSecret(ctx, options.secretFile);
+  // Each line quotes what a sender sent (a header may be the secret itself): masked as stderr is.
+  ctx.out.maskSecretsOnStdout();
+  // With --webhook the secret comes from rotating the webhook's, once the port is open; until
+  // then the listener answers 503 (it judges nothing without its secret).
+  const secret = options.webhook ? undefined : await readSecret(ctx, options.secretFile);
   const capture = options.capture ? await CaptureDir.open(options.capture) : undefined;
   const { startListener } = await import('../../webhooks/listen.js');
   const forwarding = options.forwardTo
@@ -213,7 +237,16 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       toleranceSeconds: options.toleranceSeconds,
       maxBodyBytes: maxBodyMiB(options) * 1024 * 1024,
       now: () => ctx.clock.now(),
-      ...(forwarding ? { forward: forwarding.forward } : {}),
+      ...(forwarding
+        ? {
+            forward: forwarding.forward,
+            via: `svc-listen-${randomBytes(6).toString('hex')}`,
+            onLoop: () =>
+              ctx.out.warn(
+                `a request this listener forwarded came back to it (--forward-to ${options.forwardTo!.href} leads here): answered 508 Loop Detected`,
+              ),
+          }
+        : {}),
       ...(capture ? { capture: (request, record) => capture.save(request, record) } : {}),
       onDelivery: (record) => {
         if (record.repeated) {
@@ -232,6 +265,16 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       });
     }
     throw error;
+  }
+  const ownAddress = options.forwardTo
+    ? forwardsToItself(options.forwardTo, options.host, listener.url)
+    : undefined;
+  if (ownAddress) {
+    await listener.close();
+    await forwarding?.close();
+    throw new UsageError(
+      `--forward-to ${options.forwardTo!.href} is this listener's own address (${ownAddress}): each delivery would be forwarded to itself without end; pass your app's URL`,
+    );
   }
   let redirection: Redirection | undefined;
   if (options.webhook) {
@@ -304,12 +347,16 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   await listener.idle();
   await forwarding?.close();
   await printing;
-  const { received, valid, invalid, refused, repeated } = listener.counts;
+  const { received, valid, invalid, refused, repeated, notReady, looped } = listener.counts;
   const tooLarge = refused
     ? `, ${refused} refused as too large (over ${maxBodyMiB(options)} MiB: see --max-body)`
     : '';
+  const early = notReady ? `, ${notReady} answered 503 before the secret was known` : '';
+  const loops = looped
+    ? `; ${looped} of its own forward(s) came back and were refused (508 Loop Detected: check --forward-to)`
+    : '';
   ctx.out.info(
-    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${repeated ? `, ${repeated} repeated event(s)` : ''}`,
+    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${early}${repeated ? `, ${repeated} repeated event(s)` : ''}${loops}`,
   );
   if (notBack !== undefined) throw notBack;
 }

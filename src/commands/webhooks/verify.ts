@@ -76,6 +76,9 @@ export interface VerifyReport {
 }
 
 export async function runVerify(ctx: Context, options: VerifyOptions): Promise<void> {
+  // The verdict quotes the header, which may hold the secret itself (--header-file given the
+  // secret file): stdout is masked as stderr is.
+  ctx.out.maskSecretsOnStdout();
   const machine = ctx.out.isMachine;
   let secret: Buffer;
   let header: string;
