@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { notUtf8 } from '../api/utf8.js';
 import { quoted } from '../output/format.js';
+import { notUtf8Words, unusualEncoding } from '../system/input.js';
 import { trimBytes } from '../system/secret-text.js';
 
 /**
@@ -151,12 +153,22 @@ export function signatureFromHeaderText(text: string): { header: string } | { pr
   if (lines.length <= 1) return { header: text };
   const named = lines.filter((line) => /^x-svc-signature\s*:/i.test(line.trim()));
   if (named.length === 1) return { header: named[0]! };
-  return {
-    problem:
-      named.length === 0
-        ? `it has ${lines.length} lines and none is an X-SVC-Signature header`
-        : 'it has more than one X-SVC-Signature header',
-  };
+  // Several lines are one header, joined as HTTP joins them (and as listen verified the request).
+  if (named.length > 1)
+    return { header: named.map((line) => line.trim().replace(/^x-svc-signature\s*:\s*/i, '')).join(', ') };
+  return { problem: `it has ${lines.length} lines and none is an X-SVC-Signature header` };
+}
+
+/**
+ * Why a body's raw bytes differ from its bytes once decoded as UTF-8 text (what stripe-node
+ * hashes for a Buffer: TextDecoder drops a leading byte-order mark and turns bytes that are not
+ * UTF-8 into U+FFFD): "starts with a UTF-8 byte-order mark", "is not UTF-8 (byte 0xE9 at offset
+ * 28)"; undefined when they are the same bytes.
+ */
+export function bodyAsTextDiffers(body: Buffer): string | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'starts with a UTF-8 byte-order mark';
+  const bad = notUtf8(body);
+  return bad === undefined ? undefined : `is ${notUtf8Words(bad).replace(/; save it as UTF-8$/, '')}`;
 }
 
 /**
@@ -280,6 +292,14 @@ export function explainMismatch(body: Buffer, header: string, secret: Secret): s
     return parsed.signatures.some((candidate) => signaturesEqual(expected, candidate));
   };
   const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
+  // A secret file saved with a byte-order mark (Notepad) or in UTF-16 (PowerShell 5's `>`).
+  const unusual = unusualEncoding(key);
+  if (unusual) {
+    const plain = unusual.text.replace(/\r?\n$/, '');
+    return matches(Buffer.from(plain, 'utf8'), body)
+      ? `the secret is ${unusual.encoding} and matches once read as plain UTF-8 text: save it as plain UTF-8 (printf %s "$SECRET" > FILE)`
+      : `the secret is ${unusual.encoding}; a signing secret is plain UTF-8 text: save it so (printf %s "$SECRET" > FILE)`;
+  }
   const trimmedSecret = trimBytes(key);
   if (trimmedSecret.length !== key.length) {
     return matches(trimmedSecret, body)
@@ -290,6 +310,10 @@ export function explainMismatch(body: Buffer, header: string, secret: Secret): s
   const prefix = Buffer.from(SECRET_PREFIX);
   if (!key.subarray(0, prefix.length).equals(prefix) && matches(Buffer.concat([prefix, key]), body)) {
     return `the secret matches with the ${SECRET_PREFIX} prefix in front of it: the platform signs with the whole secret as given, prefix included`;
+  }
+  const differs = bodyAsTextDiffers(body);
+  if (differs && matches(secret, new TextDecoder('utf-8').decode(body))) {
+    return `the payload ${differs}, and the signature matches it decoded as UTF-8 text (as stripe-node does): the signer hashed text, not the raw body; the platform signs the raw bytes`;
   }
   const text = body.toString('utf8');
   if (/\r?\n$/.test(text) && matches(secret, text.replace(/\r?\n$/, ''))) {
