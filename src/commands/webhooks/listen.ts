@@ -373,11 +373,14 @@ export function listenCommand(make: MakeContext): Command {
         'and each line say so ("timestamp not checked"; "timestamp_checked":false in JSON). With --forward-to, valid deliveries are sent on with their original body and\n' +
         "headers (hop-by-hop headers, those named in Connection, Expect and Host excepted) and the target's answer is returned; a forward has the\n" +
         "platform's attempt timeout (--forward-timeout, 10 s), and an answer the sender hung up before is said so.\n" +
+        "A --forward-to of the listener's own address is refused; forwards carry Via: 1.1 svc-listen-<session>, and\n" +
+        'one that comes back is answered 508 Loop Detected, not counted. A secret svc knows is masked in every line.\n' +
         'Runs until Ctrl-C (or SIGTERM, or a closed terminal). Exit 0 when stopped by Ctrl-C and, with --webhook, W was\n' +
         'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130), never W\n' +
         'being put back or set up: that finishes first.\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
-        'svc can verify (deliveries carry the old secret too), and on Ctrl-C the URL and the old secret are put back\n' +
+        'svc can verify (deliveries carry the old secret too; until svc has the new one, every request is answered\n' +
+        '503 with Retry-After, judged neither valid nor invalid), and on Ctrl-C the URL and the old secret are put back\n' +
         '(before its first change svc prints the commands that do it by hand, for when it is killed; a Ctrl-C during\n' +
         'set-up undoes what took effect, exit 130). The URL it gives W carries ?svc-listen=<session>: a second\n' +
         'session on W is refused (exit 6) unless --take-over (the taking session gives W back to the other on exit;\n' +
@@ -385,7 +388,8 @@ export function listenCommand(make: MakeContext): Command {
         'still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says so (exit 6).\n' +
         '--capture DIR keeps each request in\n' +
         'DIR (0700): NNNN-<delivery>-<attempt>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
-        '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are.',
+        '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are; in a DIR used\n' +
+        'before, numbering carries on after the highest NNNN there (nothing is overwritten).',
     )
     .addOption(
       new Option('--port <n>', `port to listen on; 0 picks a free one (default ${DEFAULT_LISTEN_PORT})`),
