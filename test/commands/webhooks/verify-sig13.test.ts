@@ -201,3 +201,15 @@ describe('a body with a BOM or bytes that are not UTF-8 (finding 3)', () => {
     },
   );
 });
+
+describe('a secret of whitespace only', () => {
+  it('is a mismatch whose hint names the whitespace (no likely fix leaves an empty key)', async () => {
+    const r = await run(['verify', '--header', sig(body), '--payload', bodyFile, ...at], {
+      env: { SVC_WEBHOOK_SECRET: ' ' },
+    });
+    expect([r.code, r.stderr]).toEqual([
+      8,
+      'error: the signature does not match the payload; the secret has surrounding whitespace (beyond one final newline, which svc removes); a signing secret never does\n',
+    ]);
+  });
+});
