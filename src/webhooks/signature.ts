@@ -1,3 +1,5 @@
+// Over 300 lines: the header's reading, signing, verifying and the mismatch hints that retry the
+// usual mistakes are one scheme, shared by the CLI and the sandbox; split, each would restate it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { notUtf8 } from '../api/utf8.js';
 import { quoted } from '../output/format.js';
