@@ -145,7 +145,9 @@ function line(ctx: Context, r: ReceivedDelivery): string {
     ? c.green(`${sym.check} valid  `)
     : r.reason === 'payload_too_large'
       ? c.red(`${sym.cross} too large`)
-      : c.red(`${sym.cross} invalid`);
+      : r.reason === 'not_ready'
+        ? c.yellow(`${sym.cross} not ready`)
+        : c.red(`${sym.cross} invalid`);
   const what = [
     r.event_type ?? '-',
     r.event_id ?? '-',

@@ -106,7 +106,6 @@ describe('nothing is judged before the secret is known (finding 0)', () => {
     const stop = new AbortController();
     const { ctx, stdout, stderr } = svc.context({
       signal: stop.signal,
-      globals: { ndjson: true },
       now: Date.now(),
     });
     svc.sandbox().faults.update({ latency_ms: 1500 });
@@ -131,7 +130,10 @@ describe('nothing is judged before the secret is known (finding 0)', () => {
     stop.abort();
     await running;
     expect(app.received).toEqual([]);
-    expect(stdout()).not.toContain('"valid":true');
+    // One human line: not judged (neither valid nor invalid), answered 503.
+    expect(stdout()).toMatch(
+      /^\S+ {2}✗ not ready {2}webhook\.test {2}evt_s13 {2}- {2}\d+ B {2}→ 503 {2}\(not_ready: the listener does not know its secret yet \(setting the webhook up\): try again\)\n$/,
+    );
     expect(stderr()).toContain(
       'stopped after 1 request(s): 0 valid, 0 invalid, 1 answered 503 before the secret was known',
     );
