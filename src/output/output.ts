@@ -81,6 +81,8 @@ export class Output {
   #closed = false;
   /** The error code of a write to stdout that failed otherwise (ENOSPC on a full disk, EIO). */
   #failure: string | undefined;
+  /** stdout is scrubbed as stderr is (maskSecretsOnStdout). */
+  #maskStdout = false;
 
   constructor(
     io: IOStreams,
@@ -124,12 +126,24 @@ export class Output {
   }
 
   /**
+   * From now on, stdout is scrubbed of every secret svc knows and every credential shape, as
+   * stderr always is. For commands whose stdout reports what others sent (`webhooks verify`'s
+   * verdict quoting a header, `webhooks listen`'s lines): such text can hold a secret by mistake,
+   * and these commands never show one on purpose (`webhooks create --show-secret` does, so stdout
+   * is not scrubbed by default).
+   */
+  maskSecretsOnStdout(): void {
+    this.#maskStdout = true;
+  }
+
+  /**
    * Writes to stdout, waiting when the reader is slow. A closed pipe, or a write that failed
    * (a full disk), throws ClosedPipeError, which carries the failure's code.
    */
   async write(text: string): Promise<void> {
     const out = this.io.stdout;
     if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError(this.#failure);
+    if (this.#maskStdout) text = this.#redact(text);
     let ok: boolean;
     try {
       // The write's own callback hears of a failure, without a listener left on the stream.
@@ -395,10 +409,14 @@ export class Output {
     const err = this.io.stderr;
     if (err.destroyed || err.writableEnded) return;
     try {
-      err.write(this.#secrets ? this.#secrets.redact(text) : redactText(text));
+      err.write(this.#redact(text));
     } catch {
       // stderr went away; nothing left to tell anyone
     }
+  }
+
+  #redact(text: string): string {
+    return this.#secrets ? this.#secrets.redact(text) : redactText(text);
   }
 
   /** A status value in its colour (stdout; no-op when colour is off). */

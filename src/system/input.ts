@@ -77,3 +77,24 @@ export function strictUtf8(bytes: Buffer, what: string): string {
   if (bad !== undefined) throw new UsageError(`${what} is ${notUtf8Words(bad)}`);
   return bytes.toString('utf8').replace(/^\uFEFF/, '');
 }
+
+/** A text encoding other than plain UTF-8 that an editor or a shell may have saved a file in. */
+export type UnusualEncoding = 'UTF-8 with a byte-order mark' | 'UTF-16LE' | 'UTF-16BE';
+
+/**
+ * Bytes saved as UTF-8 with a byte-order mark (Notepad) or as UTF-16 (Windows PowerShell 5's
+ * `>`), by their byte-order mark or by utf16Without: the encoding and the text they hold (without
+ * the mark), or undefined for anything else. For inputs svc takes as bytes (an HMAC key), to name
+ * the likely mistake; inputs read as text go through strictUtf8.
+ */
+export function unusualEncoding(bytes: Buffer): { encoding: UnusualEncoding; text: string } | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return { encoding: 'UTF-8 with a byte-order mark', text: bytes.subarray(3).toString('utf8') };
+  const le = bytes[0] === 0xff && bytes[1] === 0xfe;
+  const be = bytes[0] === 0xfe && bytes[1] === 0xff;
+  const encoding = le ? 'UTF-16LE' : be ? 'UTF-16BE' : utf16Without(bytes);
+  if (encoding === undefined) return undefined;
+  const units = Buffer.from(bytes.subarray(le || be ? 2 : 0));
+  if (encoding === 'UTF-16BE') units.subarray(0, units.length - (units.length % 2)).swap16();
+  return { encoding, text: units.toString('utf16le') };
+}

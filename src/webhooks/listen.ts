@@ -5,6 +5,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import {
   clockOffsetText,
+  refuseEmpty,
   type Secret,
   SIGNATURE_HEADER,
   type VerifyResult,
@@ -29,13 +30,24 @@ export type Forwarder = (body: Buffer, headers: Record<string, string>) => Promi
 export interface ListenerOptions {
   host: string;
   port: number;
-  secret: Secret;
+  /**
+   * Undefined until known (`listen --webhook` learns it once the port is open): until setSecret,
+   * every request is answered 503 with Retry-After, judged neither valid nor invalid. Never empty.
+   */
+  secret: Secret | undefined;
   toleranceSeconds: number;
   /** Unix milliseconds (the command's clock). */
   now: () => number;
   /** A larger body is refused with 413 (counted as refused, its signature never checked). */
   maxBodyBytes: number;
   forward?: Forwarder;
+  /**
+   * This listener's name in the Via header of what it forwards (RFC 9110 §7.6.3): a request that
+   * comes back with it is a forwarding loop, answered 508 and not counted as a delivery.
+   */
+  via?: string;
+  /** Told of each request refused as a loop (it gets no line: it is no delivery). */
+  onLoop?: () => void;
   /** Keeps each request as it came (head and raw body) before it is answered; returns where. */
   capture?: (request: CapturedRequest, record: ReceivedDelivery) => Promise<CaptureFiles>;
   onDelivery: (record: ReceivedDelivery) => void;
@@ -62,7 +74,12 @@ export interface ReceivedDelivery {
   delivery_id: string | null;
   attempt: number | null;
   valid: boolean;
-  reason: VerifyResult['reason'] | 'no_signature_header' | 'method_not_allowed' | 'payload_too_large';
+  reason:
+    | VerifyResult['reason']
+    | 'no_signature_header'
+    | 'method_not_allowed'
+    | 'payload_too_large'
+    | 'not_ready';
   message?: string;
   timestamp: number | null;
   bytes: number;
@@ -111,7 +128,16 @@ function one(headers: IncomingHttpHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function forwardable(headers: IncomingHttpHeaders): Record<string, string> {
+/** Whether a Via header names this listener (`1.1 <via>` among its entries). */
+function cameBack(headers: IncomingHttpHeaders, via: string | undefined): boolean {
+  if (via === undefined) return false;
+  const value = headers.via;
+  return (Array.isArray(value) ? value.join(',') : (value ?? ''))
+    .split(',')
+    .some((entry) => entry.trim().split(/\s+/)[1] === via);
+}
+
+function forwardable(headers: IncomingHttpHeaders, via: string | undefined): Record<string, string> {
   const named = new Set(
     (one(headers, 'connection') ?? '')
       .split(',')
@@ -123,6 +149,7 @@ function forwardable(headers: IncomingHttpHeaders): Record<string, string> {
     if (value === undefined || NOT_FORWARDED.has(name) || named.has(name)) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  if (via !== undefined) out.via = out.via ? `${out.via}, 1.1 ${via}` : `1.1 ${via}`;
   return out;
 }
 
@@ -142,8 +169,20 @@ function eventFields(body: Buffer, headers: IncomingHttpHeaders): { id: string |
 export interface Listener {
   url: string;
   server: Server;
-  /** `refused`: bodies over the limit (413), whose signature was never checked. */
-  counts: { received: number; valid: number; invalid: number; refused: number; repeated: number };
+  /**
+   * `refused`: bodies over the limit (413), whose signature was never checked; `notReady`: requests
+   * answered 503 before the secret was known; `looped`: this listener's own forwards come back
+   * (508), not in `received`.
+   */
+  counts: {
+    received: number;
+    valid: number;
+    invalid: number;
+    refused: number;
+    repeated: number;
+    notReady: number;
+    looped: number;
+  };
   /** Verifies from now on with this secret (`listen --webhook` learns it after the port is open). */
   setSecret(secret: Secret): void;
   /** Forwards under way (a closed listener still finishes them, then records them). */
@@ -162,10 +201,14 @@ function requestHead(req: IncomingMessage): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
+/** What a request before the secret is known is told to wait (Retry-After), in seconds. */
+const NOT_READY_RETRY_SECONDS = 5;
+
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const seen = new Set<string>();
-  const counts = { received: 0, valid: 0, invalid: 0, refused: 0, repeated: 0 };
+  const counts = { received: 0, valid: 0, invalid: 0, refused: 0, repeated: 0, notReady: 0, looped: 0 };
   const maxBody = options.maxBodyBytes;
+  if (options.secret !== undefined) refuseEmpty(options.secret);
   let secret = options.secret;
   let closing = false;
   let inFlight = 0;
@@ -199,6 +242,15 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     };
 
     const handle = async (body: Buffer, oversize: boolean) => {
+      if (cameBack(req.headers, options.via)) {
+        counts.looped++;
+        answer(508, {
+          error: 'loop_detected',
+          message: 'this request was forwarded by this listener itself (--forward-to leads back to it)',
+        });
+        options.onLoop?.();
+        return;
+      }
       counts.received++;
       const { id, type } = eventFields(body, req.headers);
       const attempt = Number(one(req.headers, 'x-svc-delivery-attempt'));
@@ -218,6 +270,20 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         repeated: false,
         status: 400,
       };
+      // Nothing is judged before the secret is known: the sender retries after a 503.
+      const known = secret;
+      if (known === undefined) {
+        counts.notReady++;
+        Object.assign(record, {
+          reason: 'not_ready',
+          message: 'the listener does not know its secret yet (setting the webhook up): try again',
+          status: 503,
+        });
+        res.setHeader('retry-after', String(NOT_READY_RETRY_SECONDS));
+        answer(503, { error: 'not_ready', message: record.message });
+        options.onDelivery(record);
+        return;
+      }
       if (options.capture && !oversize) {
         try {
           record.capture = await options.capture({ head: requestHead(req), body }, record);
@@ -240,7 +306,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       const header = one(req.headers, SIGNATURE_HEADER);
       if (header === undefined)
         return reject(400, 'no_signature_header', 'the request has no X-SVC-Signature header');
-      const result = verifySignature(body, header, secret, {
+      const result = verifySignature(body, header, known, {
         toleranceSeconds: options.toleranceSeconds,
         nowSeconds: Math.floor(options.now() / 1000),
       });
@@ -270,7 +336,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       }
       inFlight++;
       try {
-        const forwarded = await options.forward(body, forwardable(req.headers));
+        const forwarded = await options.forward(body, forwardable(req.headers, options.via));
         if (gone || res.destroyed)
           record.not_answered = gone ?? (closing ? 'listener_stopped' : 'sender_gave_up');
         record.status = forwarded.status;
@@ -308,6 +374,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     server,
     counts,
     setSecret: (next) => {
+      refuseEmpty(next);
       secret = next;
     },
     forwarding: () => inFlight,

@@ -1,5 +1,9 @@
+// Over 300 lines: the header's reading, signing, verifying and the mismatch hints that retry the
+// usual mistakes are one scheme, shared by the CLI and the sandbox; split, each would restate it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { notUtf8 } from '../api/utf8.js';
 import { quoted } from '../output/format.js';
+import { notUtf8Words, unusualEncoding } from '../system/input.js';
 import { trimBytes } from '../system/secret-text.js';
 
 /**
@@ -151,12 +155,22 @@ export function signatureFromHeaderText(text: string): { header: string } | { pr
   if (lines.length <= 1) return { header: text };
   const named = lines.filter((line) => /^x-svc-signature\s*:/i.test(line.trim()));
   if (named.length === 1) return { header: named[0]! };
-  return {
-    problem:
-      named.length === 0
-        ? `it has ${lines.length} lines and none is an X-SVC-Signature header`
-        : 'it has more than one X-SVC-Signature header',
-  };
+  // Several lines are one header, joined as HTTP joins them (and as listen verified the request).
+  if (named.length > 1)
+    return { header: named.map((line) => line.trim().replace(/^x-svc-signature\s*:\s*/i, '')).join(', ') };
+  return { problem: `it has ${lines.length} lines and none is an X-SVC-Signature header` };
+}
+
+/**
+ * Why a body's raw bytes differ from its bytes once decoded as UTF-8 text (what stripe-node
+ * hashes for a Buffer: TextDecoder drops a leading byte-order mark and turns bytes that are not
+ * UTF-8 into U+FFFD): "starts with a UTF-8 byte-order mark", "is not UTF-8 (byte 0xE9 at offset
+ * 28)"; undefined when they are the same bytes.
+ */
+export function bodyAsTextDiffers(body: Buffer): string | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'starts with a UTF-8 byte-order mark';
+  const bad = notUtf8(body);
+  return bad === undefined ? undefined : `is ${notUtf8Words(bad).replace(/; save it as UTF-8$/, '')}`;
 }
 
 /**
@@ -169,8 +183,19 @@ export function clockOffsetText(age: number): string {
     : `${-age} s after the verifier's clock (in the future)`;
 }
 
-/** Hex HMAC-SHA256 of `${timestamp}.${body}` with the secret (its UTF-8 bytes when a string). */
+/** Throws for an empty secret (see computeSignature): never a verdict made with no key. */
+export function refuseEmpty(secret: Secret): void {
+  if (secret.length === 0) throw new Error('refusing to sign or verify with an empty webhook secret');
+}
+
+/**
+ * Hex HMAC-SHA256 of `${timestamp}.${body}` with the secret (its UTF-8 bytes when a string). An
+ * empty secret is refused outright: an HMAC with the empty key is one anybody can make, so a
+ * signature made or checked with it proves nothing (`listen --webhook` once judged requests with
+ * it while it set the webhook up). Every reader of a secret refuses an empty one before this.
+ */
 export function computeSignature(secret: Secret, timestamp: number, body: Buffer | string): string {
+  refuseEmpty(secret);
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }
 
@@ -207,7 +232,8 @@ export interface VerifyOptions {
 /**
  * Verifies a header against the raw body. The signature is checked first (a timestamp means
  * nothing until it is known to be signed), then the timestamp against the tolerance.
- * Never throws: every outcome is a VerifyResult.
+ * Never throws for what the request holds: every outcome is a VerifyResult. An empty secret is
+ * refused outright (it throws), before the header is even read.
  */
 export function verifySignature(
   body: Buffer | string,
@@ -215,6 +241,7 @@ export function verifySignature(
   secret: Secret,
   options: VerifyOptions = {},
 ): VerifyResult {
+  refuseEmpty(secret);
   let parsed: ParsedHeader;
   try {
     parsed = parseSignatureHeader(header);
@@ -263,10 +290,20 @@ export function explainMismatch(body: Buffer, header: string, secret: Secret): s
     return undefined;
   }
   const matches = (s: Secret, b: Buffer | string) => {
+    // A likely fix that leaves no key (a secret of whitespace only) explains nothing.
+    if (s.length === 0) return false;
     const expected = computeSignature(s, parsed.timestamp, b);
     return parsed.signatures.some((candidate) => signaturesEqual(expected, candidate));
   };
   const key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
+  // A secret file saved with a byte-order mark (Notepad) or in UTF-16 (PowerShell 5's `>`).
+  const unusual = unusualEncoding(key);
+  if (unusual) {
+    const plain = unusual.text.replace(/\r?\n$/, '');
+    return matches(Buffer.from(plain, 'utf8'), body)
+      ? `the secret is ${unusual.encoding} and matches once read as plain UTF-8 text: save it as plain UTF-8 (printf %s "$SECRET" > FILE)`
+      : `the secret is ${unusual.encoding}; a signing secret is plain UTF-8 text: save it so (printf %s "$SECRET" > FILE)`;
+  }
   const trimmedSecret = trimBytes(key);
   if (trimmedSecret.length !== key.length) {
     return matches(trimmedSecret, body)
@@ -277,6 +314,10 @@ export function explainMismatch(body: Buffer, header: string, secret: Secret): s
   const prefix = Buffer.from(SECRET_PREFIX);
   if (!key.subarray(0, prefix.length).equals(prefix) && matches(Buffer.concat([prefix, key]), body)) {
     return `the secret matches with the ${SECRET_PREFIX} prefix in front of it: the platform signs with the whole secret as given, prefix included`;
+  }
+  const differs = bodyAsTextDiffers(body);
+  if (differs && matches(secret, new TextDecoder('utf-8').decode(body))) {
+    return `the payload ${differs}, and the signature matches it decoded as UTF-8 text (as stripe-node does): the signer hashed text, not the raw body; the platform signs the raw bytes`;
   }
   const text = body.toString('utf8');
   if (/\r?\n$/.test(text) && matches(secret, text.replace(/\r?\n$/, ''))) {

@@ -109,7 +109,15 @@ describe('startListener', () => {
         status: 200,
       },
     ]);
-    expect(listener.counts).toEqual({ received: 1, valid: 1, invalid: 0, refused: 0, repeated: 0 });
+    expect(listener.counts).toEqual({
+      received: 1,
+      valid: 1,
+      invalid: 0,
+      refused: 0,
+      repeated: 0,
+      notReady: 0,
+      looped: 0,
+    });
   });
 
   it('marks an event id seen before in a valid delivery as repeated (not one seen in an invalid one)', async () => {
@@ -125,7 +133,15 @@ describe('startListener', () => {
       ['evt_1', true, true],
       ['evt_2', true, false],
     ]);
-    expect(listener.counts).toEqual({ received: 4, valid: 3, invalid: 1, refused: 0, repeated: 1 });
+    expect(listener.counts).toEqual({
+      received: 4,
+      valid: 3,
+      invalid: 1,
+      refused: 0,
+      repeated: 1,
+      notReady: 0,
+      looped: 0,
+    });
   });
 
   it('takes the event id and type from the headers when the body is not JSON, the body winning otherwise', async () => {
@@ -204,7 +220,15 @@ describe('startListener', () => {
       message: expected.message,
     });
     expect(records[0]).toMatchObject({ valid: false, status: 400, ...expected });
-    expect(listener.counts).toEqual({ received: 1, valid: 0, invalid: 1, refused: 0, repeated: 0 });
+    expect(listener.counts).toEqual({
+      received: 1,
+      valid: 0,
+      invalid: 1,
+      refused: 0,
+      repeated: 0,
+      notReady: 0,
+      looped: 0,
+    });
   });
 
   it('accepts a timestamp exactly at the tolerance, and any with tolerance 0', async () => {

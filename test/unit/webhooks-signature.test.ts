@@ -86,8 +86,9 @@ describe('signatureFromHeaderText', () => {
     ],
     ['POST /hooks HTTP/1.1\nHost: x\n', { problem: 'it has 2 lines and none is an X-SVC-Signature header' }],
     [
+      // Joined as HTTP joins repeated lines (and listen verified them): the header then has two t=.
       `x-svc-signature: t=1,v1=${SIG}\nX-SVC-Signature : t=2,v1=${SIG}\n`,
-      { problem: 'it has more than one X-SVC-Signature header' },
+      { header: `t=1,v1=${SIG}, t=2,v1=${SIG}` },
     ],
     ['Host: x\nX-SVC-Signatures: t=1\n', { problem: 'it has 2 lines and none is an X-SVC-Signature header' }],
   ])('%j', (text, expected) => {

@@ -137,7 +137,12 @@ export function createCommand(make: MakeContext): Command {
     .addOption(new Option('--description <text>', 'free text'))
     .addOption(new Option('--max-attempts <n>', 'attempt ceiling of each delivery, 1-20 (default 5)'))
     .addOption(new Option('--disabled', 'create it disabled (it receives no events until enabled)'))
-    .addOption(new Option('--secret-file <path>', 'write the signing secret to this new file (mode 0600)'))
+    .addOption(
+      new Option(
+        '--secret-file <path>',
+        'write the signing secret to this new file (mode 0600; its exact bytes, no newline)',
+      ),
+    )
     .addOption(new Option('--show-secret', 'print the signing secret (it is not shown again)'))
     .addOption(new Option('--idempotency-key <key>', idempotencyKeyHelp('webhook')))
     .addHelpText(

@@ -1,5 +1,6 @@
 // Over 300 lines: the verb's options, help, line format and shutdown order (the webhook put back
 // before forwards in flight are waited for) are one contract and read best in one file.
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
@@ -144,7 +145,9 @@ function line(ctx: Context, r: ReceivedDelivery): string {
     ? c.green(`${sym.check} valid  `)
     : r.reason === 'payload_too_large'
       ? c.red(`${sym.cross} too large`)
-      : c.red(`${sym.cross} invalid`);
+      : r.reason === 'not_ready'
+        ? c.yellow(`${sym.cross} not ready`)
+        : c.red(`${sym.cross} invalid`);
   const what = [
     r.event_type ?? '-',
     r.event_id ?? '-',
@@ -185,9 +188,32 @@ function line(ctx: Context, r: ReceivedDelivery): string {
   return `${time}  ${verdict}  ${said}`;
 }
 
+/**
+ * `host:port` of the listener when --forward-to names it: the bound port (known once bound, so
+ * --port 0 too) on the bound host, on `localhost` when that is a loopback address, or on any
+ * loopback address or 0.0.0.0 when every interface is bound; undefined otherwise.
+ */
+function forwardsToItself(target: URL, boundHost: string, listenerUrl: string): string | undefined {
+  const bound = new URL(listenerUrl);
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+  if (port !== bound.port) return undefined;
+  const host = target.hostname.toLowerCase();
+  const ipv4Loopback = /^127(?:\.\d{1,3}){3}$/.test(host);
+  const names: Record<string, boolean> = {
+    '0.0.0.0': ipv4Loopback || host === '0.0.0.0' || host === 'localhost',
+    '::': ipv4Loopback || host === '0.0.0.0' || host === 'localhost' || host === '[::1]' || host === '[::]',
+    '127.0.0.1': host === 'localhost',
+    '::1': host === 'localhost',
+  };
+  return host === bound.hostname.toLowerCase() || names[boundHost] ? bound.host : undefined;
+}
+
 export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
-  // With --webhook the secret comes from rotating the webhook's, once the port is open.
-  const secret = options.webhook ? '' : await readSecret(ctx, options.secretFile);
+  // Each line quotes what a sender sent (a header may be the secret itself): masked as stderr is.
+  ctx.out.maskSecretsOnStdout();
+  // With --webhook the secret comes from rotating the webhook's, once the port is open; until
+  // then the listener answers 503 (it judges nothing without its secret).
+  const secret = options.webhook ? undefined : await readSecret(ctx, options.secretFile);
   const capture = options.capture ? await CaptureDir.open(options.capture) : undefined;
   const { startListener } = await import('../../webhooks/listen.js');
   const forwarding = options.forwardTo
@@ -213,7 +239,16 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       toleranceSeconds: options.toleranceSeconds,
       maxBodyBytes: maxBodyMiB(options) * 1024 * 1024,
       now: () => ctx.clock.now(),
-      ...(forwarding ? { forward: forwarding.forward } : {}),
+      ...(forwarding
+        ? {
+            forward: forwarding.forward,
+            via: `svc-listen-${randomBytes(6).toString('hex')}`,
+            onLoop: () =>
+              ctx.out.warn(
+                `a request this listener forwarded came back to it (--forward-to ${options.forwardTo!.href} leads here): answered 508 Loop Detected`,
+              ),
+          }
+        : {}),
       ...(capture ? { capture: (request, record) => capture.save(request, record) } : {}),
       onDelivery: (record) => {
         if (record.repeated) {
@@ -232,6 +267,16 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       });
     }
     throw error;
+  }
+  const ownAddress = options.forwardTo
+    ? forwardsToItself(options.forwardTo, options.host, listener.url)
+    : undefined;
+  if (ownAddress) {
+    await listener.close();
+    await forwarding?.close();
+    throw new UsageError(
+      `--forward-to ${options.forwardTo!.href} is this listener's own address (${ownAddress}): each delivery would be forwarded to itself without end; pass your app's URL`,
+    );
   }
   let redirection: Redirection | undefined;
   if (options.webhook) {
@@ -304,12 +349,16 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   await listener.idle();
   await forwarding?.close();
   await printing;
-  const { received, valid, invalid, refused, repeated } = listener.counts;
+  const { received, valid, invalid, refused, repeated, notReady, looped } = listener.counts;
   const tooLarge = refused
     ? `, ${refused} refused as too large (over ${maxBodyMiB(options)} MiB: see --max-body)`
     : '';
+  const early = notReady ? `, ${notReady} answered 503 before the secret was known` : '';
+  const loops = looped
+    ? `; ${looped} of its own forward(s) came back and were refused (508 Loop Detected: check --forward-to)`
+    : '';
   ctx.out.info(
-    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${repeated ? `, ${repeated} repeated event(s)` : ''}`,
+    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${early}${repeated ? `, ${repeated} repeated event(s)` : ''}${loops}`,
   );
   if (notBack !== undefined) throw notBack;
 }
@@ -326,11 +375,14 @@ export function listenCommand(make: MakeContext): Command {
         'and each line say so ("timestamp not checked"; "timestamp_checked":false in JSON). With --forward-to, valid deliveries are sent on with their original body and\n' +
         "headers (hop-by-hop headers, those named in Connection, Expect and Host excepted) and the target's answer is returned; a forward has the\n" +
         "platform's attempt timeout (--forward-timeout, 10 s), and an answer the sender hung up before is said so.\n" +
+        "A --forward-to of the listener's own address is refused; forwards carry Via: 1.1 svc-listen-<session>, and\n" +
+        'one that comes back is answered 508 Loop Detected, not counted. A secret svc knows is masked in every line.\n' +
         'Runs until Ctrl-C (or SIGTERM, or a closed terminal). Exit 0 when stopped by Ctrl-C and, with --webhook, W was\n' +
         'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130), never W\n' +
         'being put back or set up: that finishes first.\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
-        'svc can verify (deliveries carry the old secret too), and on Ctrl-C the URL and the old secret are put back\n' +
+        'svc can verify (deliveries carry the old secret too; until svc has the new one, every request is answered\n' +
+        '503 with Retry-After, judged neither valid nor invalid), and on Ctrl-C the URL and the old secret are put back\n' +
         '(before its first change svc prints the commands that do it by hand, for when it is killed; a Ctrl-C during\n' +
         'set-up undoes what took effect, exit 130). The URL it gives W carries ?svc-listen=<session>: a second\n' +
         'session on W is refused (exit 6) unless --take-over (the taking session gives W back to the other on exit;\n' +
@@ -338,7 +390,8 @@ export function listenCommand(make: MakeContext): Command {
         'still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says so (exit 6).\n' +
         '--capture DIR keeps each request in\n' +
         'DIR (0700): NNNN-<delivery>-<attempt>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
-        '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are.',
+        '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are; in a DIR used\n' +
+        'before, numbering carries on after the highest NNNN there (nothing is overwritten).',
     )
     .addOption(
       new Option('--port <n>', `port to listen on; 0 picks a free one (default ${DEFAULT_LISTEN_PORT})`),

@@ -61,13 +61,18 @@ export function rotateSecretCommand(make: MakeContext): Command {
     .description(
       'Give a webhook a new signing secret. For 24 hours every delivery carries two v1 signatures, one\n' +
         'per secret, so the receiver can switch without losing events. The new secret is returned once:\n' +
-        '--secret-file writes it to a new file (mode 0600), --show-secret prints it; one is required.\n' +
+        '--secret-file writes it to a new file (mode 0600; exactly the key, no newline), --show-secret prints it; one is required.\n' +
         'Rotating again within those 24 hours ends no earlier promise on the sandbox: each old secret signs\n' +
         'until 24 hours after its own rotation (one more v1 each, up to a limit; beyond it, the rotation is\n' +
         'refused until the oldest stops). svc names every old secret that still signs, and until when.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
-    .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))
+    .addOption(
+      new Option(
+        '--secret-file <path>',
+        'write the new secret to this new file (mode 0600; its exact bytes, no newline)',
+      ),
+    )
     .addOption(new Option('--show-secret', 'print the new secret (it is not shown again)'))
     .addHelpText(
       'after',

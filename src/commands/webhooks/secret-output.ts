@@ -46,7 +46,8 @@ export async function withSecretOutput(
   let data: WebhookWithSecret;
   try {
     data = await request();
-    if (file) await file.write(data.secret, 'secret');
+    // Exactly the key's bytes: receivers read the file as it is (svc's own readers take one final newline too).
+    if (file) await file.write(data.secret, 'secret', { exact: true });
   } catch (error) {
     await file?.discard();
     throw error;

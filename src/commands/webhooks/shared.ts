@@ -12,7 +12,7 @@ import {
   WebhookNotFoundError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { fileErrorReason } from '../../system/input.js';
+import { fileErrorReason, readInputBytes, unusualEncoding } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
 import { nonEmpty } from '../kit.js';
 
@@ -34,7 +34,8 @@ export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 /**
  * The webhook signing secret, from --secret-file (its bytes) or SVC_WEBHOOK_SECRET (its UTF-8
  * encoding), never a flag value. An HMAC key is bytes: they are used exactly as given beyond one
- * final newline (system/secret-text.ts), surrounding whitespace warned about.
+ * final newline (system/secret-text.ts), surrounding whitespace warned about, and so is a file
+ * saved with a byte-order mark or in UTF-16 (verify's mismatch hint says whether that is why).
  */
 export async function readSecret(ctx: Context, secretFile: string | undefined): Promise<Buffer> {
   let raw: Buffer;
@@ -57,6 +58,13 @@ export async function readSecret(ctx: Context, secretFile: string | undefined): 
   const { secret, warning } = secretFromBytes(raw, from);
   ctx.secrets.add(secret.toString('utf8'));
   if (warning) ctx.out.warn(warning);
+  const unusual = unusualEncoding(secret);
+  if (unusual) {
+    ctx.secrets.add(unusual.text.trim());
+    ctx.out.warn(
+      `${from} is ${unusual.encoding}: its bytes are used as they are; save it as plain UTF-8 (printf %s "$SECRET" > FILE)`,
+    );
+  }
   if (secret.length === 0) {
     throw new UsageError(
       `the webhook signing secret ${secretFile === undefined ? `in ${SECRET_ENV}` : `in ${secretFile}`} is empty`,
@@ -64,6 +72,27 @@ export async function readSecret(ctx: Context, secretFile: string | undefined): 
   }
   return secret;
 }
+
+/** Where sign and verify read the payload: `-` (the default) is standard input. */
+export interface Payload {
+  body: Buffer;
+  /** Read from standard input and empty: almost certainly a forgotten --payload. */
+  emptyStdin: boolean;
+}
+
+/**
+ * The payload of `sign` and `verify`: FILE, or standard input for `-` (a terminal is told it is
+ * being read, not left waiting in silence). Said in words by `emptyStdinWords`.
+ */
+export async function readPayload(ctx: Context, spec: string): Promise<Payload> {
+  const stdin = spec === '-';
+  if (stdin && ctx.io.stdinIsTTY) ctx.out.info('reading the payload from standard input (Ctrl-D to end)');
+  const body = await readInputBytes(spec, ctx.io.stdin, '--payload');
+  return { body, emptyStdin: stdin && body.length === 0 };
+}
+
+export const EMPTY_STDIN_WORDS =
+  'the payload read from standard input is empty (0 bytes): pass --payload FILE';
 
 export function secretFileFlag(raw: unknown): string | undefined {
   return raw === undefined ? undefined : nonEmpty('--secret-file', raw);

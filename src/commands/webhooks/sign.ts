@@ -1,9 +1,15 @@
 import { Command, Option } from 'commander';
 import type { Context } from '../../context.js';
-import { readInputBytes } from '../../system/input.js';
-import { computeSignature } from '../../webhooks/signature.js';
+import { bodyAsTextDiffers, computeSignature } from '../../webhooks/signature.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
-import { readSecret, SECRET_ENV, secretFileFlag, unixSecondsFlag } from './shared.js';
+import {
+  EMPTY_STDIN_WORDS,
+  readPayload,
+  readSecret,
+  SECRET_ENV,
+  secretFileFlag,
+  unixSecondsFlag,
+} from './shared.js';
 
 export interface SignOptions {
   secretFile: string | undefined;
@@ -21,7 +27,14 @@ export function parseSign(flags: Record<string, unknown>): SignOptions {
 
 export async function runSign(ctx: Context, options: SignOptions): Promise<void> {
   const secret = await readSecret(ctx, options.secretFile);
-  const body = await readInputBytes(options.payload, ctx.io.stdin, '--payload');
+  const { body, emptyStdin } = await readPayload(ctx, options.payload);
+  if (emptyStdin) ctx.out.warn(`${EMPTY_STDIN_WORDS} to sign a file`);
+  const differs = bodyAsTextDiffers(body);
+  if (differs) {
+    ctx.out.warn(
+      `the payload ${differs}: svc signs its raw bytes, as the platform does; a verifier that decodes it as text first (stripe-node given a Buffer) will not match`,
+    );
+  }
   const timestamp = options.at ?? Math.floor(ctx.clock.now() / 1000);
   const signature = computeSignature(secret, timestamp, body);
   const header = `t=${timestamp},v1=${signature}`;
@@ -34,8 +47,10 @@ export function signCommand(make: MakeContext): Command {
     .summary('Sign a payload as the platform does')
     .description(
       'Print the X-SVC-Signature value for a payload, t=<unix>,v1=<hex>: HMAC-SHA256 of "t.body" over the raw\n' +
-        'bytes exactly as given. `svc webhooks verify` and Stripe-style verifiers accept it. Use it to test a\n' +
-        `receiver by hand. The secret comes from --secret-file or ${SECRET_ENV}.`,
+        'bytes exactly as given. `svc webhooks verify` and Stripe-style verifiers accept it, for a UTF-8 body\n' +
+        'without a byte-order mark (a verifier that decodes the body as text, as stripe-node does, hashes other\n' +
+        'bytes for any other: sign warns). Use it to test a receiver by hand. The secret comes from\n' +
+        `--secret-file or ${SECRET_ENV}. Without --payload the body is read from standard input.`,
     )
     .addOption(new Option('--secret-file <file>', `file holding the signing secret (or set ${SECRET_ENV})`))
     .addOption(new Option('--payload <file>', 'the body to sign: FILE, or - for standard input (default)'))

@@ -3,7 +3,7 @@ import { isoSeconds } from '../../api/time.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { sym } from '../../output/symbols.js';
-import { readInputBytes } from '../../system/input.js';
+import { readInputBytes, unusualEncoding, utf16Words } from '../../system/input.js';
 import {
   clockOffsetText,
   DEFAULT_TOLERANCE_SECONDS,
@@ -14,7 +14,15 @@ import {
   verifySignature,
 } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { readSecret, SECRET_ENV, secretFileFlag, unixSecondsFlag } from './shared.js';
+import {
+  EMPTY_STDIN_WORDS,
+  type Payload,
+  readPayload,
+  readSecret,
+  SECRET_ENV,
+  secretFileFlag,
+  unixSecondsFlag,
+} from './shared.js';
 
 export interface VerifyOptions {
   secretFile: string | undefined;
@@ -54,7 +62,11 @@ export function parseVerify(flags: Record<string, unknown>): VerifyOptions {
 
 /** --header-file: the value, its line, or a captured request head with one X-SVC-Signature line. */
 async function headerFromFile(ctx: Context, file: string): Promise<string> {
-  const text = (await readInputBytes(file, ctx.io.stdin, '--header-file')).toString('utf8');
+  const bytes = await readInputBytes(file, ctx.io.stdin, '--header-file');
+  const unusual = unusualEncoding(bytes);
+  if (unusual && unusual.encoding !== 'UTF-8 with a byte-order mark')
+    throw new UsageError(`--header-file ${file} is ${utf16Words(unusual.encoding)}`);
+  const text = unusual?.text ?? bytes.toString('utf8');
   const found = signatureFromHeaderText(text);
   if ('header' in found) return found.header;
   throw new UsageError(`--header-file ${file}: ${found.problem}`, {
@@ -76,14 +88,17 @@ export interface VerifyReport {
 }
 
 export async function runVerify(ctx: Context, options: VerifyOptions): Promise<void> {
+  // The verdict quotes the header, which may hold the secret itself (--header-file given the
+  // secret file): stdout is masked as stderr is.
+  ctx.out.maskSecretsOnStdout();
   const machine = ctx.out.isMachine;
   let secret: Buffer;
   let header: string;
-  let body: Buffer;
+  let payload: Payload;
   try {
     secret = await readSecret(ctx, options.secretFile);
     header = options.header ?? (await headerFromFile(ctx, options.headerFile!));
-    body = await readInputBytes(options.payload, ctx.io.stdin, '--payload');
+    payload = await readPayload(ctx, options.payload);
   } catch (error) {
     if (machine) {
       await ctx.out.json({
@@ -95,6 +110,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     }
     throw error;
   }
+  const body = payload.body;
   const nowSeconds = options.at ?? Math.floor(ctx.clock.now() / 1000);
   const result = verifySignature(body, header, secret, {
     toleranceSeconds: options.toleranceSeconds,
@@ -130,7 +146,7 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     case 'signature_mismatch':
       throw new SvcError('signature_mismatch', 'the signature does not match the payload', {
         code: 'signature_mismatch',
-        hint: `${explainMismatch(body, header, secret) ?? ''}${skipped}`.trim(),
+        hint: `${payload.emptyStdin ? EMPTY_STDIN_WORDS : (explainMismatch(body, header, secret) ?? '')}${skipped}`.trim(),
       });
     case 'timestamp_outside_tolerance':
       throw new SvcError(

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Stripe from 'stripe';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
@@ -64,7 +65,23 @@ describe('svc webhooks create', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     const secret = readFileSync(file, 'utf8');
-    expect(secret).toMatch(/^whsec_[\w-]{43}\n$/);
+    // Exactly the key's bytes, no final newline: receivers read the file as it is (sig13 finding 8).
+    expect(secret).toMatch(/^whsec_[\w-]{43}$/);
+    const payload = join(dir, 'a.json');
+    writeFileSync(payload, '{"id":"evt_1"}');
+    const signed = await svc.run([
+      'webhooks',
+      'sign',
+      '--secret-file',
+      file,
+      '--payload',
+      payload,
+      '--at',
+      String(Math.floor(Date.now() / 1000)),
+    ]);
+    expect(() =>
+      Stripe.webhooks.constructEvent(readFileSync(payload), signed.stdout.trim(), readFileSync(file, 'utf8')),
+    ).not.toThrow();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(r.stdout).toContain(`signing secret\twritten to ${file} (mode 0600)\n`);
     expect(r.stdout + r.stderr).not.toContain(secret.trim());
