@@ -1,3 +1,4 @@
+import { keepNumbersAsTheyCame } from '../api/numbers-as-they-came.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import type { Headers } from './client.js';
 import { isSafeMethod } from './options.js';
@@ -153,6 +154,7 @@ export function checkedBody<T>(
   if (value === null || typeof value !== 'object') {
     throw notADocument(method, url, status, `${describeJson(value)}, not a document`);
   }
+  keepNumbersAsTheyCame(text, value);
   return value as T;
 }
 
@@ -168,9 +170,12 @@ export function notADocument(method: string, url: URL, status: number, what: str
 
 export function lenientJson<T>(text: string): T {
   if (text === '') return undefined as T;
+  let value: unknown;
   try {
-    return JSON.parse(text) as T;
+    value = JSON.parse(text);
   } catch {
     return text as T;
   }
+  keepNumbersAsTheyCame(text, value);
+  return value as T;
 }

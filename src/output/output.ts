@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { reindentJsonChunks } from '../api/json-text.js';
+import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
 import { ClosedPipeError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
@@ -376,7 +377,8 @@ export class Output {
   }
 
   #json(value: unknown, indent?: number): string {
-    const text = JSON.stringify(value, null, indent);
+    // An answer's numbers as the server wrote them, not as doubles (9007199254740993 stays).
+    const text = jsonAsTheyCame(value, indent);
     return this.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text;
   }
 

@@ -253,7 +253,7 @@ export default function api(make: MakeContext): Command {
         'refused. Field and header names are sent as given (__proto__ too: the server decides). The\n' +
         'response body is printed as it came (JSON laid out, every key,\n' +
         'string and number as sent); --paginate prints an answer that is not a list as it came too,\n' +
-        'and the items of a list as JSON values (numbers as doubles). A path with a "." or ".."\n' +
+        'and the items of a list as JSON values (every number as sent). A path with a "." or ".."\n' +
         'segment (or %2e spellings of one, or "..;x") is refused: a URL (or a server) resolves it\n' +
         'into another endpoint; so is a path with a control character (a URL drops tabs and newlines).',
     )

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
 import { mergePatchChanges } from '../../api/merge-patch.js';
+import { numberAsItCame, numbersAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
@@ -44,7 +45,7 @@ export async function runRecordsUpdate(
   await show(ctx, record);
   if (ctx.out.isMachine) return;
   // What changed is what the answer shows: a server may have found nothing to change either.
-  if (isDeepStrictEqual(ownFields(record), ownFields(before)) && record.updated_at === before.updated_at) {
+  if (sameFields(record, before) && record.updated_at === before.updated_at) {
     ctx.out.info(nothingChanged(surface, record.id, patch));
   } else {
     ctx.out.success(`Updated ${surface} record ${record.id}`);
@@ -53,11 +54,23 @@ export async function runRecordsUpdate(
 
 /**
  * Whether a merge patch would change the record: a field of the platform's named in it always
- * counts (the server decides; the sandbox refuses it), the record's own fields by RFC 7396.
+ * counts (the server decides; the sandbox refuses it), and so does a field holding a number the
+ * platform wrote in a way a double does not keep (1.000000000000000001 is 1 as a double: only
+ * the server can tell whether 1 changes it); the record's other fields by RFC 7396.
  */
 function changes(record: RecordData, patch: Record<string, unknown>): boolean {
   const owned = Object.keys(patch).some((key) => (RECORD_OWNED_FIELDS as readonly string[]).includes(key));
-  return owned || mergePatchChanges(ownFields(record), patch).length > 0;
+  const own = ownFields(record);
+  const unsure = Object.keys(patch).some(
+    (key) => numberAsItCame(own, key, own[key]) !== undefined || numbersAsTheyCame(own[key]).size > 0,
+  );
+  return owned || unsure || mergePatchChanges(own, patch).length > 0;
+}
+
+/** The same own fields, every number as the platform wrote it too. */
+function sameFields(a: RecordData, b: RecordData): boolean {
+  const [x, y] = [ownFields(a), ownFields(b)];
+  return isDeepStrictEqual(x, y) && isDeepStrictEqual(numbersAsTheyCame(x), numbersAsTheyCame(y));
 }
 
 function nothingChanged(surface: string, id: string, patch: Record<string, unknown>): string {
