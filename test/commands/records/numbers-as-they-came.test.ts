@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
-import { answers, HOSTILE_TENANT, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
+import { HOSTILE_TENANT, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
 
 const hostile = useHostileServer();
 const dirs = useTempDirs();
