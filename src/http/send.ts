@@ -17,6 +17,8 @@ export interface Outcome {
   text: string;
   /** What the body is when it cannot be decoded (an unknown coding, or not what it says it is). */
   undecodable?: string;
+  /** The body's bytes when they are not UTF-8 (`text` then has U+FFFD in their place). */
+  notUtf8?: Buffer;
 }
 
 export interface ExchangeOptions {
@@ -69,7 +71,7 @@ export async function exchange(
     signal.addEventListener('abort', forward, { once: true });
   }
   // Set once the status line and headers are in: a failure after that cut the answer off.
-  let received: { bytes: number } | undefined;
+  let received: { bytes: number; notUtf8?: Buffer } | undefined;
   try {
     const response = await unlessAborted(
       request(dispatcher, url, {
@@ -102,7 +104,8 @@ export async function exchange(
       return text === '' ? { ...answer, text } : { ...answer, text, undecodable: decoded.cannot };
     }
     try {
-      return { ...answer, text: await readCapped(decoded.body, maxBytes, overCap, received) };
+      const text = await readCapped(decoded.body, maxBytes, overCap, received);
+      return { ...answer, text, ...(received.notUtf8 ? { notUtf8: received.notUtf8 } : {}) };
     } catch (error) {
       if (!isDecodeError(error)) throw error;
       const said = codings.join(', ');

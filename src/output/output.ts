@@ -128,7 +128,7 @@ export class Output {
    * Writes to stdout, waiting when the reader is slow. A closed pipe, or a write that failed
    * (a full disk), throws ClosedPipeError, which carries the failure's code.
    */
-  async write(text: string): Promise<void> {
+  async write(text: string | Uint8Array): Promise<void> {
     const out = this.io.stdout;
     if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError(this.#failure);
     let ok: boolean;

@@ -215,7 +215,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   try {
     const response = await api.request(request);
     if (options.include) await printHead(ctx, response.status, response.headers);
-    await printBody(ctx, response.text, response.headers['content-type']);
+    await printBody(ctx, response.text, response.headers['content-type'], response.notUtf8);
   } catch (error) {
     // The error answer as it came, also when it leaves a change's outcome unknown (a 5xx to a POST).
     const answer = answerOf(error);
@@ -252,7 +252,8 @@ export default function api(make: MakeContext): Command {
         'goes over plain http only to loopback); each header is sent once, so a name given twice is\n' +
         'refused. Field and header names are sent as given (__proto__ too: the server decides). The\n' +
         'response body is printed as it came (JSON laid out, every key,\n' +
-        'string and number as sent); --paginate prints an answer that is not a list as it came too,\n' +
+        'string and number as sent; a body that is not UTF-8 as its bytes, or on a terminal as text\n' +
+        'with U+FFFD and a warning); --paginate prints an answer that is not a list as it came too,\n' +
         'and the items of a list as JSON values (every number as sent). A path with a "." or ".."\n' +
         'segment (or %2e spellings of one, or "..;x") is refused: a URL (or a server) resolves it\n' +
         'into another endpoint; so is a path with a control character (a URL drops tabs and newlines).',
