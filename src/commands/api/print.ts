@@ -1,5 +1,6 @@
 import { notUtf8 } from '../../api/utf8.js';
 import type { Context } from '../../context.js';
+import { SvcError } from '../../errors.js';
 import {
   type ApiClient,
   type Page,
@@ -7,6 +8,7 @@ import {
   type QueryValue,
   type RequestOptions,
 } from '../../http/client.js';
+import { shellWord } from '../../system/shell-words.js';
 
 /** What `svc api` prints: the status line and headers (-i), the body as it came, every item of a list (--paginate). */
 
@@ -59,7 +61,20 @@ export async function printPages(
 ): Promise<void> {
   const first = await api.request<Page<unknown>>({ ...options, method: 'GET', path, query, expect: 'raw' });
   if (!pageItems(first.data)) return printBody(ctx, first.text, first.headers['content-type'], first.notUtf8);
-  await ctx.out.jsonList(api.paginate(path, query, options, undefined, first.data));
+  try {
+    await ctx.out.jsonList(api.paginate(path, query, options, undefined, first.data));
+  } catch (error) {
+    // An item nested too deep to lay out as a value (thousands of levels) is the answer's, not svc's bug.
+    if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;
+    throw new SvcError(
+      'failure',
+      `the server answered GET ${path} with an item nested too deep for svc to print as a list item`,
+      {
+        code: 'bad_response',
+        hint: `\`svc api ${shellWord(path)}\` without --paginate prints each page as it came`,
+      },
+    );
+  }
 }
 
 export async function printHead(
