@@ -221,10 +221,20 @@ export async function runInProcess(
   argv: string[],
   env: Record<string, string | undefined>,
   options: Omit<VerbOptions, 'env' | 'globals'> = {},
-): Promise<{ code: number; stdout: string; stdoutBytes: Buffer; stderr: string }> {
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runInProcessBytes(argv, env, options);
+  return { code, stdout: stdout.toString('utf8'), stderr };
+}
+
+/** runInProcess with stdout's bytes as written (a body that is not UTF-8). */
+export async function runInProcessBytes(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  options: Omit<VerbOptions, 'env' | 'globals'> = {},
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   const { fake, deps } = depsFor({ ...options, env }, argv.includes('--no-color'));
   const code = await runCli(argv, deps);
-  return { code, stdout: fake.stdout(), stdoutBytes: fake.stdoutBytes(), stderr: fake.stderr() };
+  return { code, stdout: fake.stdoutBytes(), stderr: fake.stderr() };
 }
 
 /** A command line running in-process that the test watches and can interrupt (Ctrl-C). */

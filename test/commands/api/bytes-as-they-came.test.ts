@@ -4,7 +4,7 @@
  * came". To a file or a pipe the bytes go as they came; a terminal gets the text and a warning.
  */
 import { describe, expect, it } from 'vitest';
-import { runInProcess, useTempDirs } from '../../helpers/context.js';
+import { runInProcess, runInProcessBytes, useTempDirs } from '../../helpers/context.js';
 import { hostileEnv, useHostileServer } from '../../helpers/hostile.js';
 
 const hostile = useHostileServer();
@@ -31,9 +31,9 @@ describe('svc api: a body that is not UTF-8', () => {
     ['/v1/latin1', LATIN1],
   ])('%s is written to a pipe as its bytes, nothing added', async (path, bytes) => {
     const env = await server();
-    const r = await runInProcess(['api', path], env);
+    const r = await runInProcessBytes(['api', path], env);
     expect([r.code, r.stderr]).toEqual([0, '']);
-    expect(r.stdoutBytes.toString('hex')).toBe(bytes.toString('hex'));
+    expect(r.stdout.toString('hex')).toBe(bytes.toString('hex'));
   });
 
   it('on a terminal, the text is shown with a warning naming the first byte that is not UTF-8', async () => {
