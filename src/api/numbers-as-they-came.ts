@@ -13,8 +13,12 @@ export const AS_THEY_CAME: unique symbol = Symbol('svc.numbersAsTheyCame');
 
 type Holder = { [AS_THEY_CAME]?: Map<string, string> };
 
-/** Text that may hold a number a double writes otherwise (16+ digits, a trailing 0, an exponent, -0); cheap. */
-const SUSPECT = /\d[\d.]{15}|\.\d*0(?!\d)|\d[eE]|-0(?![1-9])/;
+/**
+ * Text that may hold a number a double writes otherwise, where JSON puts a value (after `:`, `,`
+ * or `[`): -0, 16 or more digits, a fraction ending in 0, an exponent. Cheap, and it passes over
+ * timestamps and ids (inside strings), so most answers are never scanned.
+ */
+const SUSPECT = /(?:"\s*:|[,[])\s*(?:-0(?![1-9])|-?[\d.]{16}|-?\d*\.\d*0(?![\d.])|-?[\d.]+[eE])/;
 
 /** Whether a double writes this number as it came. */
 const keptByDouble = (raw: string) => JSON.stringify(Number(raw)) === raw;
