@@ -284,7 +284,7 @@ complete -c svc -n '__svc_at \'svc\' 0' -a 'profiles' -d 'Profiles: named sets o
 complete -c svc -n '__svc_at \'svc\' 0' -a 'config' -d 'Settings of a profile: base_url, app_url, tenant, org, client_id. Precedence: flag > environment variable > profile.'
 complete -c svc -n '__svc_at \'svc\' 0' -a 'tenants' -d 'Tenants visible to you, and their API keys'
 complete -c svc -n '__svc_at \'svc\' 0' -a 'oauth' -d 'OAuth clients for integrations: register and manage them, try the flow, call the token endpoint'
-complete -c svc -n '__svc_at \'svc\' 0' -a 'records' -d 'The generic record surface /v1/SURFACE (reconciliations, exceptions, evidence_packs, …): list, get, create, update (JSON Merge Patch) and soft-delete records (purged 30 days later).'
+complete -c svc -n '__svc_at \'svc\' 0' -a 'records' -d 'The generic record surface /v1/SURFACE (reconciliations, exceptions, evidence_packs, …): list, get, create, update (JSON Merge Patch) and soft-delete records (purged 30 days later). Numbers are shown as the platform wrote them (9007199254740993, 1.000000000000000001, 100.50, -0), not as doubles, and update sends a patch of a field holding such a number (the platform decides).'
 complete -c svc -n '__svc_at \'svc\' 0' -a 'webhooks' -d 'Webhooks and their deliveries, the dead-letter queue and replay; verify, sign and receive signed events'
 complete -c svc -n '__svc_at \'svc\' 0' -a 'roles' -d 'Built-in and custom roles, and granting them to users (one at a time or from a file)'
 complete -c svc -n '__svc_at \'svc\' 0' -a 'users' -d 'The users who may hold roles in the tenant (the members of its organisation)'
