@@ -12,22 +12,38 @@ import { HOSTILE_TENANT, hostileEnv, useHostileServer } from '../../helpers/host
 const hostile = useHostileServer();
 const dirs = useTempDirs();
 
-const OWN =
-  '"fx_rate":1.000000000000000001,"wei":1500000000000000001,"big2":9007199254740993,' +
-  '"neg":-0,"amount":100.50,"e":1E2,"usd":1234567890.12,"nested":{"minor":12345678901234567891},"name":"x"';
-const RECORD = `{"id":"rec_1","surface":"reconciliations","tenant_id":"${HOSTILE_TENANT}","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","created_by":"usr_1","soft_delete":false,"deleted_at":null,"purge_at":null,${OWN}}`;
+/** The record's own fields, each as the platform writes it. */
+const OWN: Array<[string, string]> = [
+  ['fx_rate', '1.000000000000000001'],
+  ['wei', '1500000000000000001'],
+  ['big2', '9007199254740993'],
+  ['neg', '-0'],
+  ['amount', '100.50'],
+  ['e', '1E2'],
+  ['usd', '1234567890.12'],
+  ['nested', '{"minor":12345678901234567891}'],
+  ['name', '"x"'],
+];
+const record = (updated: string, own: Array<[string, string]>) =>
+  `{"id":"rec_1","surface":"reconciliations","tenant_id":"${HOSTILE_TENANT}","created_at":"2026-01-01T00:00:00Z","updated_at":"${updated}","created_by":"usr_1","soft_delete":false,"deleted_at":null,"purge_at":null,${own.map(([k, v]) => `"${k}":${v}`).join(',')}}`;
+const RECORD = record('2026-01-01T00:00:00Z', OWN);
 
-async function platform() {
+async function platform(applies = true) {
   const server = await hostile();
-  server.answer((req, res) => {
+  server.answer((req, res, received) => {
     const list = req.url?.startsWith('/v1/reconciliations?') || req.url === '/v1/reconciliations';
     res.writeHead(200, { 'content-type': 'application/json' });
-    // A PATCH is answered with the record as changed (a later updated_at).
-    const patched = RECORD.replace(
-      '"updated_at":"2026-01-01T00:00:00Z"',
-      '"updated_at":"2026-01-02T00:00:00Z"',
-    );
-    res.end(list ? `{"items":[${RECORD}],"next_cursor":null}` : req.method === 'PATCH' ? patched : RECORD);
+    // A PATCH is answered with the record as changed (its top-level fields replaced, a later
+    // updated_at), or, by a platform that ignores it, as it was.
+    const patch = req.method === 'PATCH' ? (JSON.parse(received.body) as Record<string, unknown>) : {};
+    const answer =
+      req.method === 'PATCH' && applies
+        ? record(
+            '2026-01-02T00:00:00Z',
+            OWN.map(([k, v]) => [k, k in patch ? JSON.stringify(patch[k]) : v]),
+          )
+        : RECORD;
+    res.end(list ? `{"items":[${RECORD}],"next_cursor":null}` : answer);
   });
   return { server, env: { ...dirs(), ...hostileEnv(server) } };
 }
@@ -64,6 +80,20 @@ describe('svc records update never decides on a number a double does not hold', 
     expect([r.code, r.stderr]).toEqual([0, '✓ Updated reconciliations record rec_1\n']);
     expect(server.seen.map((s) => s.method)).toEqual(['GET', 'PATCH']);
     expect(server.seen[1]!.body).toBe(patch);
+  });
+
+  it('an answer that does not hold the patch is said to, not "Updated" or "already has"', async () => {
+    const { server, env } = await platform(false);
+    const r = await runInProcess(
+      ['records', 'update', 'reconciliations', 'rec_1', '--data', '{"fx_rate":1}', '--json'],
+      env,
+    );
+    expect(server.seen.map((s) => s.method)).toEqual(['GET', 'PATCH']);
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      'warning: the platform answered the update, but its reconciliations record rec_1 does not hold the patch for fx_rate; check it with `svc records get reconciliations rec_1`\n',
+    ]);
+    expect(JSON.parse(r.stdout.replace(/1\.000000000000000001/, '"exact"')).fx_rate).toBe('exact');
   });
 
   it('a patch of other fields that the record has is still not sent', async () => {
