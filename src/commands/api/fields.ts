@@ -4,6 +4,7 @@
  * a parameter given twice is sent twice (as gh and curl do), and a query string gets each value's
  * text as typed (`-F amount=100.50` sends 100.50, not the double's 100.5).
  */
+import { scanJson } from '../../api/json-text.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { QueryValue } from '../../http/client.js';
@@ -85,7 +86,12 @@ async function queryText(ctx: Context, key: string, raw: string): Promise<string
   if (NUMBER.test(raw)) return raw;
   const value = await typedValue(ctx, key, raw);
   const scalar = (v: unknown) => v === null || typeof v !== 'object';
-  if (Array.isArray(value) && value.every(scalar)) return value.map((v) => String(v));
+  if (Array.isArray(value) && value.every(scalar)) {
+    // Each number of the array as typed too (-F 'ids=[1.50,2]' sends ids=1.50&ids=2).
+    const typed = new Map<unknown, string>();
+    scanJson(raw, { depth: -1, onNumber: (text, path) => typed.set(path[0], text) });
+    return value.map((v, i) => (typeof v === 'number' ? typed.get(i)! : String(v)));
+  }
   if (scalar(value)) return String(value);
   throw new UsageError(
     `-F ${key}: an object cannot go in a query string; send it in a body (POST, PATCH, PUT)`,

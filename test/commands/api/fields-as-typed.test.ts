@@ -47,10 +47,10 @@ describe('a field given twice', () => {
 it('-F numbers in a query string are sent as typed', async () => {
   const { s, env } = await server();
   const argv = ['api', 'GET', '/v1/reconciliations', '-F', 'amount=100.50', '-F', 'ref=1e3', '-F', 'z=-0'];
-  const r = await runInProcess([...argv, '-F', 'flag=true', '-F', 'ids=[1,2]'], env);
+  const r = await runInProcess([...argv, '-F', 'flag=true', '-F', 'ids=[1.50,2e1,"x"]'], env);
   expect(r.code).toBe(0);
   expect(s.seen.map((x) => x.url)).toEqual([
-    '/v1/reconciliations?amount=100.50&ref=1e3&z=-0&flag=true&ids=1&ids=2',
+    '/v1/reconciliations?amount=100.50&ref=1e3&z=-0&flag=true&ids=1.50&ids=2e1&ids=x',
   ]);
 });
 
