@@ -1,5 +1,5 @@
-// Over 300 lines, just: the verb's help (examples, what each flag sends) is most of it; its path
-// check, headers and fields are in path.ts, headers.ts and fields.ts.
+// `svc api`: its options, request and help; its path check, headers, fields and printing are in
+// path.ts, headers.ts, fields.ts and print.ts.
 import { Command, Option } from 'commander';
 import { OAUTH_PATHS } from '../../api/constants.js';
 import type { Context } from '../../context.js';
