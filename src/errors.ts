@@ -35,7 +35,16 @@ export const EXIT_CODES: Readonly<Record<ErrorCategory, number>> = {
 /** The category an HTTP status maps to; used for API errors so that status → exit code has one home. */
 export function categoryForStatus(status: number): ErrorCategory {
   // 405: the method is not allowed on that path (a write to a read-only surface): the call is wrong.
-  if (status === 400 || status === 405 || status === 422) return 'usage';
+  // 413, 414, 415: the request is too large or of a type the server does not take: the input is wrong.
+  if (
+    status === 400 ||
+    status === 405 ||
+    status === 413 ||
+    status === 414 ||
+    status === 415 ||
+    status === 422
+  )
+    return 'usage';
   if (status === 401) return 'auth';
   if (status === 403) return 'forbidden';
   if (status === 404) return 'not_found';

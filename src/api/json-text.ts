@@ -121,7 +121,8 @@ export function scanJson(text: string, scan: JsonScan): Map<string, number> {
 /**
  * What becomes of a JSON number as written once it is a double: undefined when it keeps its
  * value (1.10 is 1.1, 1e2 is 100), 'infinite' when it is beyond a double's range (1e400),
- * else the number it becomes (9007199254740993 → "9007199254740992", 1.0000000000000001 → "1").
+ * else the number it becomes (9007199254740993 → "9007199254740992", 1.0000000000000001 → "1",
+ * -0 → "0").
  */
 export function doubleOf(raw: string): 'infinite' | string | undefined {
   const value = Number(raw);
@@ -130,13 +131,14 @@ export function doubleOf(raw: string): 'infinite' | string | undefined {
   return sameDecimal(raw, written) ? undefined : written;
 }
 
-/** Two decimal numerals with the same value (-0 is 0). */
+/**
+ * Two decimal numerals with the same value, and the same sign for a zero: a double holds -0, but
+ * JSON.stringify writes it 0, so -0 re-encoded loses its sign (a ledger's credit-side zero).
+ */
 function sameDecimal(a: string, b: string): boolean {
   const x = decimal(a);
   const y = decimal(b);
-  return (
-    x.digits === y.digits && (x.digits === '' || (x.negative === y.negative && x.exponent === y.exponent))
-  );
+  return x.digits === y.digits && x.negative === y.negative && (x.digits === '' || x.exponent === y.exponent);
 }
 
 /** A numeral as sign, significant digits (no leading or trailing zeros) and the exponent of its last digit. */

@@ -384,6 +384,7 @@ export class ApiClient {
         headers: outcome.headers,
         data,
         text: outcome.text,
+        ...(outcome.notUtf8 ? { notUtf8: outcome.notUtf8 } : {}),
         requestId,
         afterLostAnswer: lostAnswer !== undefined,
       };

@@ -66,6 +66,8 @@ export interface ApiResponse<T> {
   headers: Headers;
   data: T;
   text: string;
+  /** The body's bytes when they are not UTF-8 (`text` then has U+FFFD in their place). */
+  notUtf8?: Buffer;
   requestId: string | undefined;
   /**
    * An earlier attempt of this change lost its answer (see ApiError.lostAnswer): a replayed

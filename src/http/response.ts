@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import { keepNumbersAsTheyCame } from '../api/numbers-as-they-came.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import type { Headers } from './client.js';
 import { isSafeMethod } from './options.js';
@@ -55,12 +57,16 @@ export function tooLarge(method: string, url: URL, limit: number): ResponseTooLa
   );
 }
 
-/** Reads a body to the end, or throws ResponseTooLargeError as soon as it passes `limit` bytes. */
+/**
+ * Reads a body to the end, or throws ResponseTooLargeError as soon as it passes `limit` bytes.
+ * A body that is not UTF-8 is also kept as its bytes (`progress.notUtf8`): its text has U+FFFD
+ * in place of what it held, and `svc api` writes the bytes as they came.
+ */
 export async function readCapped(
   body: AsyncIterable<Buffer | Uint8Array>,
   limit: number,
   onTooLarge: () => Error,
-  progress: { bytes: number },
+  progress: { bytes: number; notUtf8?: Buffer },
 ): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) {
@@ -68,7 +74,9 @@ export async function readCapped(
     if (progress.bytes > limit) throw onTooLarge();
     chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   }
-  return Buffer.concat(chunks, progress.bytes).toString('utf8');
+  const bytes = Buffer.concat(chunks, progress.bytes);
+  if (!isUtf8(bytes)) progress.notUtf8 = bytes;
+  return bytes.toString('utf8');
 }
 
 function one(headers: Headers, name: string): string | undefined {
@@ -153,6 +161,7 @@ export function checkedBody<T>(
   if (value === null || typeof value !== 'object') {
     throw notADocument(method, url, status, `${describeJson(value)}, not a document`);
   }
+  keepNumbersAsTheyCame(text, value);
   return value as T;
 }
 
@@ -168,9 +177,12 @@ export function notADocument(method: string, url: URL, status: number, what: str
 
 export function lenientJson<T>(text: string): T {
   if (text === '') return undefined as T;
+  let value: unknown;
   try {
-    return JSON.parse(text) as T;
+    value = JSON.parse(text);
   } catch {
     return text as T;
   }
+  keepNumbersAsTheyCame(text, value);
+  return value as T;
 }

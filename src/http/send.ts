@@ -18,6 +18,8 @@ export interface Outcome {
   text: string;
   /** What the body is when it cannot be decoded (an unknown coding, or not what it says it is). */
   undecodable?: string;
+  /** The body's bytes when they are not UTF-8 (`text` then has U+FFFD in their place). */
+  notUtf8?: Buffer;
 }
 
 export interface ExchangeOptions {
@@ -70,7 +72,7 @@ export async function exchange(
     signal.addEventListener('abort', forward, { once: true });
   }
   // Set once the status line and headers are in: a failure after that cut the answer off.
-  let received: { bytes: number } | undefined;
+  let received: { bytes: number; notUtf8?: Buffer } | undefined;
   // Set once the request goes onto its connection, not aborted: from then on it may reach the server.
   let sent = false;
   try {
@@ -112,7 +114,8 @@ export async function exchange(
       return text === '' ? { ...answer, text } : { ...answer, text, undecodable: decoded.cannot };
     }
     try {
-      return { ...answer, text: await readCapped(decoded.body, maxBytes, overCap, received) };
+      const text = await readCapped(decoded.body, maxBytes, overCap, received);
+      return { ...answer, text, ...(received.notUtf8 ? { notUtf8: received.notUtf8 } : {}) };
     } catch (error) {
       if (!isDecodeError(error)) throw error;
       const said = codings.join(', ');

@@ -2,6 +2,7 @@
  * Text helpers shared by every renderer: times and cell values.
  */
 
+import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
 import { isoSeconds } from '../api/time.js';
 import { escapeForTerminal } from './sanitize.js';
 import { sym } from './symbols.js';
@@ -11,7 +12,7 @@ export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text: string;
   if (Array.isArray(value)) text = value.map((v) => cellText(v)).join(',');
-  else if (typeof value === 'object') text = JSON.stringify(value);
+  else if (typeof value === 'object') text = jsonAsTheyCame(value);
   else text = String(value);
   return escapeForTerminal(text.replace(/[\t\r\n]+/g, ' '));
 }

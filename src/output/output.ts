@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { reindentJsonChunks } from '../api/json-text.js';
+import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
 import { ClosedPipeError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
@@ -140,10 +141,11 @@ export class Output {
    * Writes to stdout, waiting when the reader is slow. A closed pipe, or a write that failed
    * (a full disk), throws ClosedPipeError, which carries the failure's code.
    */
-  async write(text: string): Promise<void> {
+  async write(text: string | Uint8Array): Promise<void> {
     const out = this.io.stdout;
     if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError(this.#failure);
-    if (this.#maskStdout) text = this.#redact(text);
+    // Bytes are `svc api`'s raw bodies, as they came; the commands that mask stdout write text.
+    if (this.#maskStdout && typeof text === 'string') text = this.#redact(text);
     let ok: boolean;
     try {
       // The write's own callback hears of a failure, without a listener left on the stream.
@@ -400,7 +402,8 @@ export class Output {
   }
 
   #json(value: unknown, indent?: number): string {
-    const text = JSON.stringify(value, null, indent);
+    // An answer's numbers as the server wrote them, not as doubles (9007199254740993 stays).
+    const text = jsonAsTheyCame(value, indent);
     return this.io.stdoutIsTTY ? escapeJsonForTerminal(text) : text;
   }
 

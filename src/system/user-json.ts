@@ -74,5 +74,5 @@ export function jsonContentProblem(text: string, whole = 'the value'): string | 
     : [found.raw, `give it as a string ("${found.raw}")`, found.becomes];
   return found.becomes === 'infinite'
     ? `${field} is ${shown}, beyond the range of a number svc can send; ${fix}`
-    : `${field} is ${shown}, which svc would send as ${would} (a number keeps about 16 digits); ${fix}`;
+    : `${field} is ${shown}, which svc would send as ${would} (${found.becomes === '0' ? 'JSON writes a zero without its sign' : 'a number keeps about 16 digits'}); ${fix}`;
 }

@@ -57,6 +57,8 @@ export function virtualClock(start = FIXED_NOW): Required<Clock> & { waits: numb
 export interface FakeIO {
   io: IOStreams;
   stdout: () => string;
+  /** stdout's bytes as written (stdout() decodes them as UTF-8). */
+  stdoutBytes: () => Buffer;
   stderr: () => string;
 }
 
@@ -91,13 +93,17 @@ function failingStdout(code: string): Writable {
 /** IOStreams over buffers, claiming the terminals the test asks for (src/output/io.ts createIO). */
 export function fakeIO(options: FakeIOOptions = {}): FakeIO {
   const out: string[] = [];
+  const outBytes: Buffer[] = [];
   const err: string[] = [];
   const passThrough = new PassThrough();
   const stdout = options.stdoutFails ? failingStdout(options.stdoutFails) : passThrough;
   // As process.stdout in bin/svc.js: the 'error' events of failed writes are heard by the writer.
   if (options.stdoutFails) stdout.on('error', () => {});
   const stderr = new PassThrough();
-  passThrough.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')));
+  passThrough.on('data', (chunk: Buffer) => {
+    out.push(chunk.toString('utf8'));
+    outBytes.push(chunk);
+  });
   stderr.on('data', (chunk: Buffer) => err.push(chunk.toString('utf8')));
   const claim = (stream: 'stdin' | 'stdout' | 'stderr') =>
     typeof options.tty === 'object' ? options.tty[stream] === true : options.tty === true;
@@ -120,7 +126,12 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
     io.colorStdout = options.color;
     io.colorStderr = options.color;
   }
-  return { io, stdout: () => out.join(''), stderr: () => err.join('') };
+  return {
+    io,
+    stdout: () => out.join(''),
+    stdoutBytes: () => Buffer.concat(outBytes),
+    stderr: () => err.join(''),
+  };
 }
 
 /**
@@ -211,9 +222,19 @@ export async function runInProcess(
   env: Record<string, string | undefined>,
   options: Omit<VerbOptions, 'env' | 'globals'> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runInProcessBytes(argv, env, options);
+  return { code, stdout: stdout.toString('utf8'), stderr };
+}
+
+/** runInProcess with stdout's bytes as written (a body that is not UTF-8). */
+export async function runInProcessBytes(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  options: Omit<VerbOptions, 'env' | 'globals'> = {},
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   const { fake, deps } = depsFor({ ...options, env }, argv.includes('--no-color'));
   const code = await runCli(argv, deps);
-  return { code, stdout: fake.stdout(), stderr: fake.stderr() };
+  return { code, stdout: fake.stdoutBytes(), stderr: fake.stderr() };
 }
 
 /** A command line running in-process that the test watches and can interrupt (Ctrl-C). */

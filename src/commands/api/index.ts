@@ -1,18 +1,18 @@
-// Over 300 lines, just: the verb's help (examples, what each flag sends) is most of it; its path
-// check and headers are in path.ts and headers.ts.
+// `svc api`: its options, request and help; its path check, headers, fields and printing are in
+// path.ts, headers.ts, fields.ts and print.ts.
 import { Command, Option } from 'commander';
 import { OAUTH_PATHS } from '../../api/constants.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { HttpMethod, QueryValue } from '../../http/client.js';
+import type { HttpMethod } from '../../http/client.js';
 import { answerOf, OutcomeUnknownError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
-import { sym } from '../../output/symbols.js';
 import { withMissingTenantHint } from '../../platform/errors.js';
 import { readInputBytes, strictUtf8 } from '../../system/input.js';
 import { parseUserJson } from '../../system/user-json.js';
 import { collect, examples, type MakeContext } from '../kit.js';
 import { KEY_KEPT } from '../replayed-creation.js';
+import { bodyFields, queryFields } from './fields.js';
 import { headersGiven } from './headers.js';
 import { tenantOfPath, withoutDotSegments } from './path.js';
 import { printBody, printHead, printPages } from './print.js';
@@ -81,6 +81,10 @@ export function parseApi(
     throw new UsageError('--input and -f/-F both give the request body; use one of them');
   }
   if (options.paginate && upper !== 'GET') throw new UsageError('--paginate only works with GET');
+  // -i shows one answer's head; --paginate prints the items of many (it printed no head at all).
+  if (options.paginate && options.include) {
+    throw new UsageError('-i/--include shows one answer; --paginate prints the items of every page: use one');
+  }
   return options;
 }
 
@@ -94,33 +98,6 @@ export function isPlatformPost(method: HttpMethod, path: string): boolean {
   return (
     method === 'POST' && bare.startsWith('/v1/') && bare !== OAUTH_PATHS.token && bare !== OAUTH_PATHS.revoke
   );
-}
-
-/**
- * -F: a JSON value — true, false, null, a number, an array or an object ([…] and {…} must be
- * valid JSON) — or @FILE (the file's text); anything else is the string as written. -f always
- * sends the string.
- */
-async function typedValue(ctx: Context, key: string, raw: string): Promise<unknown> {
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  if (raw === 'null') return null;
-  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)) return parseUserJson(raw, '-F', `"${key}"`);
-  if (raw.startsWith('[') || raw.startsWith('{')) {
-    try {
-      return parseUserJson(raw, `-F ${key}=${sym.ellipsis}`);
-    } catch (error) {
-      if (!(error as Error).message.includes(' is not valid JSON: ')) throw error;
-      throw new UsageError((error as Error).message, {
-        hint: 'quote the whole value for the shell, or send it as a string with -f',
-      });
-    }
-  }
-  if (raw.startsWith('@')) {
-    const file = raw.slice(1);
-    return strictUtf8(await readInputBytes(file, ctx.io.stdin, '-F'), `-F ${key}=@${file}`);
-  }
-  return raw;
 }
 
 /**
@@ -153,29 +130,12 @@ async function inputBody(
   return { raw: { data: bom ? bytes.subarray(3) : bytes, contentType } };
 }
 
-/** Fields as query parameters: scalars, or arrays of them (repeated); objects do not fit a query string. */
-function queryOf(fields: Record<string, unknown>): Record<string, QueryValue> {
-  const query: Record<string, QueryValue> = Object.create(null);
-  for (const [key, value] of Object.entries(fields)) {
-    const scalar = (v: unknown) => v === null || typeof v !== 'object';
-    if (Array.isArray(value) && value.every(scalar)) query[key] = value.map((v) => String(v));
-    else if (scalar(value)) query[key] = value === null ? 'null' : (value as string | number | boolean);
-    else
-      throw new UsageError(
-        `-F ${key}: an object cannot go in a query string; send it in a body (POST, PATCH, PUT)`,
-      );
-  }
-  return query;
-}
-
 export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // Without a prototype, a key such as __proto__ is a field like any other: sent as given (the
   // server decides), never dropped, and never a way to plant fields (an idempotency_key) unseen.
-  const fields: Record<string, unknown> = Object.create(null);
-  for (const [key, value] of options.rawFields) fields[key] = value;
-  for (const [key, value] of options.typedFields) fields[key] = await typedValue(ctx, key, value);
   const isQuery = options.method === 'GET' || options.method === 'HEAD' || options.method === 'DELETE';
-  const query = isQuery ? queryOf(fields) : {};
+  const fields = isQuery ? {} : await bodyFields(ctx, options);
+  const query = isQuery ? await queryFields(ctx, options) : {};
   const api = await ctx.api();
   // A header the user gives is sent as given, never replaced by svc's own. An Authorization
   // header is the call's credential: the profile's is then neither needed nor sent.
@@ -216,7 +176,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   try {
     const response = await api.request(request);
     if (options.include) await printHead(ctx, response.status, response.headers);
-    await printBody(ctx, response.text, response.headers['content-type']);
+    await printBody(ctx, response.text, response.headers['content-type'], response.notUtf8);
   } catch (error) {
     // The error answer as it came, also when it leaves a change's outcome unknown (a 5xx to a POST).
     const answer = answerOf(error);
@@ -251,7 +211,11 @@ export default function api(make: MakeContext): Command {
         "profile's tenant; a slug there sends no X-Tenant-Id (the header carries ids).\n" +
         'Without a method, GET. Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
         'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
-        'and {objects}). POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
+        'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
+        "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
+        'own query string has it. Fields are sent only as JSON: a body of another type (a form) goes\n' +
+        "in a file, --input FILE -H 'Content-Type: ...'. -i and --paginate do not go together.\n" +
+        'POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
         'header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
         'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
         '-H gives it; an -H key goes in a body that has none. When the outcome of such a POST is\n' +
@@ -268,8 +232,9 @@ export default function api(make: MakeContext): Command {
         'goes over plain http only to loopback); each header is sent once, so a name given twice is\n' +
         'refused. Field and header names are sent as given (__proto__ too: the server decides). The\n' +
         'response body is printed as it came (JSON laid out, every key,\n' +
-        'string and number as sent); --paginate prints an answer that is not a list as it came too,\n' +
-        'and the items of a list as JSON values (numbers as doubles). A path with a "." or ".."\n' +
+        'string and number as sent; a body that is not UTF-8 as its bytes, or on a terminal as text\n' +
+        'with U+FFFD and a warning); --paginate prints an answer that is not a list as it came too,\n' +
+        'and the items of a list as JSON values (every number as sent). A path with a "." or ".."\n' +
         'segment (or %2e spellings of one, or "..;x") is refused: a URL (or a server) resolves it\n' +
         'into another endpoint; so is a path with a control character (a URL drops tabs and newlines).',
     )
@@ -303,6 +268,10 @@ export default function api(make: MakeContext): Command {
           'a body from stdin (idempotency key added)',
         ],
         ['svc api POST /v1/roles -f name=ops -F \'permissions=["exception.read"]\'', 'a JSON array with -F'],
+        [
+          "svc api POST /v1/oauth/token -H 'Content-Type: application/x-www-form-urlencoded' --input form.txt",
+          'a form body (form.txt holds grant_type=...&client_id=...)',
+        ],
         [
           'svc api POST /_sandbox/webhooks/events -f type=exception.sla.breached -f webhook_id=wh_123 -F count=3',
           'a sandbox control (no idempotency key)',

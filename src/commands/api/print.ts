@@ -1,4 +1,6 @@
+import { notUtf8 } from '../../api/utf8.js';
 import type { Context } from '../../context.js';
+import { SvcError } from '../../errors.js';
 import {
   type ApiClient,
   type Page,
@@ -6,10 +8,17 @@ import {
   type QueryValue,
   type RequestOptions,
 } from '../../http/client.js';
+import { shellWord } from '../../system/shell-words.js';
 
 /** What `svc api` prints: the status line and headers (-i), the body as it came, every item of a list (--paginate). */
 
-export async function printBody(ctx: Context, text: string, contentType: unknown): Promise<void> {
+export async function printBody(
+  ctx: Context,
+  text: string,
+  contentType: unknown,
+  notUtf8?: Buffer,
+): Promise<void> {
+  if (notUtf8) return printBytes(ctx, text, notUtf8);
   if (text === '') return;
   const isJson = typeof contentType === 'string' ? contentType.includes('json') : /^[[{]/.test(text.trim());
   if (isJson) {
@@ -26,6 +35,20 @@ export async function printBody(ctx: Context, text: string, contentType: unknown
 }
 
 /**
+ * A body that is not UTF-8 (binary, or Latin-1 text): its bytes as they came, nothing added, to a
+ * file or a pipe (as curl and gh api write them); a terminal gets the text with U+FFFD in place
+ * of those bytes, and a note that says so.
+ */
+async function printBytes(ctx: Context, text: string, bytes: Buffer): Promise<void> {
+  if (!ctx.io.stdoutIsTTY) return ctx.out.write(bytes);
+  const { offset, byte } = notUtf8(bytes)!;
+  ctx.out.warn(
+    `the body is not UTF-8 (byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} at offset ${offset}): shown with U+FFFD for such bytes; redirect stdout to a file for the bytes as they came`,
+  );
+  await ctx.out.raw(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
  * --paginate: every item of every page of a list; an answer that is not a list (a single record,
  * /v1/me) is printed as it is without --paginate, as it came (printBody), as gh api does.
  */
@@ -37,8 +60,21 @@ export async function printPages(
   options: Partial<RequestOptions>,
 ): Promise<void> {
   const first = await api.request<Page<unknown>>({ ...options, method: 'GET', path, query, expect: 'raw' });
-  if (!pageItems(first.data)) return printBody(ctx, first.text, first.headers['content-type']);
-  await ctx.out.jsonList(api.paginate(path, query, options, undefined, first.data));
+  if (!pageItems(first.data)) return printBody(ctx, first.text, first.headers['content-type'], first.notUtf8);
+  try {
+    await ctx.out.jsonList(api.paginate(path, query, options, undefined, first.data));
+  } catch (error) {
+    // An item nested too deep to lay out as a value (thousands of levels) is the answer's, not svc's bug.
+    if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;
+    throw new SvcError(
+      'failure',
+      `the server answered GET ${path} with an item nested too deep for svc to print as a list item`,
+      {
+        code: 'bad_response',
+        hint: `\`svc api ${shellWord(path)}\` without --paginate prints each page as it came`,
+      },
+    );
+  }
 }
 
 export async function printHead(

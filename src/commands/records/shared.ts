@@ -5,6 +5,7 @@ import {
   SURFACE_LENGTH,
   SURFACE_PATTERN,
 } from '../../api/constants.js';
+import { jsonAsTheyCame, numberAsItCame, withNumbersOf } from '../../api/numbers-as-they-came.js';
 import { RECORD_SURFACES } from '../../api/operations.js';
 import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -134,9 +135,13 @@ export async function readData(
   return value as Record<string, unknown>;
 }
 
+/** The record's own fields (not the platform's), their numbers as they came. */
 export function ownFields(record: RecordData): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(record).filter(([k]) => !(RECORD_OWNED_FIELDS as readonly string[]).includes(k)),
+  return withNumbersOf(
+    record,
+    Object.fromEntries(
+      Object.entries(record).filter(([k]) => !(RECORD_OWNED_FIELDS as readonly string[]).includes(k)),
+    ),
   );
 }
 
@@ -162,8 +167,12 @@ function recordFields(record: RecordData): Field[] {
     // The purge is ahead while the record can be read at all: "purge at", never "purged".
     ['purge at', record.purge_at, 'time', 'optional'],
   ];
-  for (const [key, value] of Object.entries(ownFields(record)))
-    fields.push([`${OWN_FIELD_PREFIX}${key}`, typeof value === 'string' ? value : JSON.stringify(value)]);
+  // Numbers as the platform wrote them: 9007199254740993 is not shown as 9007199254740992.
+  for (const [key, value] of Object.entries(ownFields(record))) {
+    const text =
+      typeof value === 'string' ? value : (numberAsItCame(record, key, value) ?? jsonAsTheyCame(value));
+    fields.push([`${OWN_FIELD_PREFIX}${key}`, text]);
+  }
   return fields;
 }
 

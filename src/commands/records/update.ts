@@ -2,9 +2,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
 import { mergePatchChanges } from '../../api/merge-patch.js';
+import { numberAsItCame, numbersAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
   checkSurface,
@@ -42,9 +44,19 @@ export async function runRecordsUpdate(
   }
   const record: RecordData = await onSurface(ctx, surface, () => platform.records.update(surface, id, patch));
   await show(ctx, record);
+  // The answer is the record as it now is: one that does not hold the patch is not "Updated" or
+  // "already has those fields" (a server that ignored or rounded a value).
+  const missing = notHeld(record, patch);
+  if (missing.length > 0) {
+    const get = commandLine(ctx.settings())(`records get ${shellWord(surface)} ${shellWord(record.id)}`);
+    ctx.out.warn(
+      `the platform answered the update, but its ${surface} record ${record.id} does not hold the patch for ${missing.join(', ')}; check it with \`${get}\``,
+    );
+    return;
+  }
   if (ctx.out.isMachine) return;
   // What changed is what the answer shows: a server may have found nothing to change either.
-  if (isDeepStrictEqual(ownFields(record), ownFields(before)) && record.updated_at === before.updated_at) {
+  if (sameFields(record, before) && record.updated_at === before.updated_at) {
     ctx.out.info(nothingChanged(surface, record.id, patch));
   } else {
     ctx.out.success(`Updated ${surface} record ${record.id}`);
@@ -53,11 +65,30 @@ export async function runRecordsUpdate(
 
 /**
  * Whether a merge patch would change the record: a field of the platform's named in it always
- * counts (the server decides; the sandbox refuses it), the record's own fields by RFC 7396.
+ * counts (the server decides; the sandbox refuses it), and so does a field holding a number the
+ * platform wrote in a way a double does not keep (1.000000000000000001 is 1 as a double: only
+ * the server can tell whether 1 changes it); the record's other fields by RFC 7396.
  */
 function changes(record: RecordData, patch: Record<string, unknown>): boolean {
   const owned = Object.keys(patch).some((key) => (RECORD_OWNED_FIELDS as readonly string[]).includes(key));
-  return owned || mergePatchChanges(ownFields(record), patch).length > 0;
+  return owned || notHeld(record, patch).length > 0;
+}
+
+/** The record's own fields the patch would change (or that hold a number a double does not keep). */
+function notHeld(record: RecordData, patch: Record<string, unknown>): string[] {
+  const own = ownFields(record);
+  const unsure = (key: string) =>
+    numberAsItCame(own, key, own[key]) !== undefined || numbersAsTheyCame(own[key]).size > 0;
+  const changed = new Set(mergePatchChanges(own, patch));
+  return Object.keys(patch).filter(
+    (key) => !(RECORD_OWNED_FIELDS as readonly string[]).includes(key) && (changed.has(key) || unsure(key)),
+  );
+}
+
+/** The same own fields, every number as the platform wrote it too. */
+function sameFields(a: RecordData, b: RecordData): boolean {
+  const [x, y] = [ownFields(a), ownFields(b)];
+  return isDeepStrictEqual(x, y) && isDeepStrictEqual(numbersAsTheyCame(x), numbersAsTheyCame(y));
 }
 
 function nothingChanged(surface: string, id: string, patch: Record<string, unknown>): string {
@@ -73,7 +104,9 @@ export function updateCommand(make: MakeContext): Command {
       .argument('<id>', 'record id')
       .description(
         'Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one; a patch that\n' +
-          'changes nothing is not sent ("Nothing changed"); a soft-deleted record cannot be changed (exit 6)',
+          'changes nothing is not sent ("Nothing changed"; a field holding a number a double does not keep\n' +
+          'is always sent); an answer that does not hold the patch gets a warning; a soft-deleted record\n' +
+          'cannot be changed (exit 6)',
       ),
   )
     .addHelpText(

@@ -163,7 +163,9 @@ export function unstorable(text: string): DomainError | undefined {
   const why =
     found.becomes === 'infinite'
       ? 'is beyond the range of the numbers the platform stores'
-      : `has more digits than the platform stores (it would be ${found.becomes})`;
+      : found.becomes === '0'
+        ? 'is a zero with a sign, which the platform stores without it (it would be 0)'
+        : `has more digits than the platform stores (it would be ${found.becomes})`;
   return new DomainError('invalid_request', `${field} is ${found.raw}, which ${why}; send it as a string`, [
     { field, message: `${why}; send it as a string` },
   ]);

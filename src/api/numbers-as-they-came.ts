@@ -1,0 +1,112 @@
+/**
+ * The numbers of an answer as the server wrote them. JSON.parse turns every number into a double:
+ * 9007199254740993 becomes 9007199254740992, 1.000000000000000001 becomes 1, -0 prints as 0 and
+ * 100.50 as 100.5. An answer's value keeps, beside each object or array holding such a number,
+ * the number's text (under a symbol, never enumerated, so no field is added or compared), and
+ * svc prints it and compares by it: no digit a server sent is changed or decided on unseen.
+ */
+import { randomUUID } from 'node:crypto';
+import { type JsonPath, scanJson } from './json-text.js';
+
+/** Beside an object or array: its members' numbers whose text a double would change, by key ("0" for index 0). */
+export const AS_THEY_CAME: unique symbol = Symbol('svc.numbersAsTheyCame');
+
+type Holder = { [AS_THEY_CAME]?: Map<string, string> };
+
+/**
+ * Text that may hold a number a double writes otherwise, where JSON puts a value (after `:`, `,`
+ * or `[`): -0, 16 or more digits, a fraction ending in 0, an exponent. Cheap, and it passes over
+ * timestamps and ids (inside strings), so most answers are never scanned.
+ */
+const SUSPECT = /(?:"\s*:|[,[])\s*(?:-0(?![1-9])|-?[\d.]{16}|-?\d*\.\d*0(?![\d.])|-?[\d.]+[eE])/;
+
+/** Whether a double writes this number as it came. */
+const keptByDouble = (raw: string) => JSON.stringify(Number(raw)) === raw;
+
+function mapOf(holder: object): Map<string, string> {
+  const own = (holder as Holder)[AS_THEY_CAME];
+  if (own) return own;
+  const map = new Map<string, string>();
+  Object.defineProperty(holder, AS_THEY_CAME, { value: map, enumerable: false });
+  return map;
+}
+
+/**
+ * Note in `value` (JSON.parse of `text`) every number whose text a double would change. Each
+ * object or array on the way to one is marked too, so that printing any part of the answer knows
+ * to look. Most answers hold none: they are not scanned.
+ */
+export function keepNumbersAsTheyCame(text: string, value: unknown): void {
+  if (value === null || typeof value !== 'object' || !SUSPECT.test(text)) return;
+  scanJson(text, {
+    depth: -1,
+    onNumber: (raw, path) => {
+      if (!keptByDouble(raw)) note(value, path, raw);
+    },
+  });
+}
+
+function note(root: object, path: JsonPath, raw: string): void {
+  let holder: unknown = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    if (holder === null || typeof holder !== 'object') return;
+    mapOf(holder);
+    holder = (holder as Record<string | number, unknown>)[path[i]!];
+  }
+  if (holder === null || typeof holder !== 'object' || path.length === 0) return;
+  mapOf(holder).set(String(path[path.length - 1]), raw);
+}
+
+/** The number at `holder[key]` as it came, when a double writes it otherwise (and it is still that number). */
+export function numberAsItCame(holder: object, key: string, value: unknown): string | undefined {
+  const raw = (holder as Holder)[AS_THEY_CAME]?.get(key);
+  return raw !== undefined && typeof value === 'number' && Object.is(Number(raw), value) ? raw : undefined;
+}
+
+/** Whether any number under `value` came as text a double would change. */
+export function hasNumbersAsTheyCame(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && AS_THEY_CAME in value;
+}
+
+/** A copy of an object's members keeps their numbers' text (`{...record}` would lose it). */
+export function withNumbersOf<T extends object>(from: object, copy: T): T {
+  const map = (from as Holder)[AS_THEY_CAME];
+  if (map) Object.defineProperty(copy, AS_THEY_CAME, { value: map, enumerable: false });
+  return copy;
+}
+
+/** JSON.stringify, but each number as it came (numberAsItCame). */
+export function jsonAsTheyCame(value: unknown, indent?: number): string {
+  if (!hasNumbersAsTheyCame(value)) return JSON.stringify(value, null, indent);
+  const nonce = randomUUID();
+  const raws: string[] = [];
+  const text = JSON.stringify(
+    value,
+    function (this: object, key: string, v: unknown) {
+      const raw = numberAsItCame(this, key, v);
+      if (raw === undefined) return v;
+      raws.push(raw);
+      return `${nonce}:${raws.length - 1}`;
+    },
+    indent,
+  );
+  return text.replace(new RegExp(`"${nonce}:(\\d+)"`, 'g'), (_, i: string) => raws[Number(i)]!);
+}
+
+/**
+ * Every number under `value` that came as text a double would change, by its path: two values
+ * with the same doubles hold the same numbers only if these agree too.
+ */
+export function numbersAsTheyCame(value: unknown): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (node: unknown, path: string) => {
+    if (!hasNumbersAsTheyCame(node)) return;
+    for (const [key, child] of Object.entries(node as object)) {
+      const raw = numberAsItCame(node as object, key, child);
+      if (raw !== undefined) found.set(`${path}/${key}`, raw);
+      else walk(child, `${path}/${key}`);
+    }
+  };
+  walk(value, '');
+  return found;
+}

@@ -1,0 +1,66 @@
+/**
+ * The numbers of an answer as the server wrote them (review s13 api13, findings 4 and 8): kept
+ * beside the parsed value, printed by jsonAsTheyCame, and never missed by the cheap pre-check
+ * that spares most answers the scan.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  jsonAsTheyCame,
+  keepNumbersAsTheyCame,
+  numbersAsTheyCame,
+} from '../../src/api/numbers-as-they-came.js';
+
+function parsed(text: string): unknown {
+  const value = JSON.parse(text);
+  keepNumbersAsTheyCame(text, value);
+  return value;
+}
+
+describe('numbers as they came', () => {
+  it('prints every number as written, at any place in the answer', () => {
+    const text =
+      '{"a":1.000000000000000001,"b":[-0,100.50,{"c":12345678901234567891}],"d":1E2,"e":1.5,"t":"2026-01-01T00:00:00.000Z"}';
+    expect(jsonAsTheyCame(parsed(text))).toBe(text);
+    expect(jsonAsTheyCame((parsed(text) as { b: unknown[] }).b)).toBe(
+      '[-0,100.50,{"c":12345678901234567891}]',
+    );
+    expect([...numbersAsTheyCame(parsed(text)).values()]).toEqual([
+      '1.000000000000000001',
+      '-0',
+      '100.50',
+      '12345678901234567891',
+      '1E2',
+    ]);
+  });
+
+  it('a number changed since is printed as it now is', () => {
+    const value = parsed('{"a":9007199254740993}') as { a: number };
+    value.a = 5;
+    expect(jsonAsTheyCame(value)).toBe('{"a":5}');
+  });
+
+  it('no number a double writes otherwise goes unnoticed (the pre-check never misses one)', () => {
+    const numeral = fc
+      .tuple(
+        fc.constantFrom('', '-'),
+        fc.stringMatching(/^(0|[1-9]\d{0,24})$/),
+        fc.option(fc.stringMatching(/^\d{1,24}$/)),
+        fc.option(
+          fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.integer({ min: 0, max: 30 })),
+        ),
+      )
+      .map(
+        ([sign, int, frac, exp]) =>
+          `${sign}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `${exp[0]}${exp[1]}${exp[2]}`}`,
+      );
+    fc.assert(
+      fc.property(numeral, fc.constantFrom('{"k":%}', '[%]', '[1, %]', '{"k" : [ %]}'), (raw, shape) => {
+        const text = shape.replace('%', raw);
+        const printed = jsonAsTheyCame(parsed(text));
+        expect(printed.replace(/\s/g, '')).toBe(text.replace(/\s/g, ''));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * A platform that writes numbers a double does not hold (review s13 api13, findings 4 and 8):
+ * `svc records get/ls` printed 9007199254740993 as …992 and -0 as 0, and `svc records update`
+ * compared a patch with the record as doubles, so it said "already has those fields" and sent no
+ * PATCH for values the record does not hold. The numbers are printed as they came, and a patch
+ * touching such a number is sent (the server decides).
+ */
+import { describe, expect, it } from 'vitest';
+import { runInProcess, useTempDirs } from '../../helpers/context.js';
+import { HOSTILE_TENANT, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
+
+const hostile = useHostileServer();
+const dirs = useTempDirs();
+
+/** The record's own fields, each as the platform writes it. */
+const OWN: Array<[string, string]> = [
+  ['fx_rate', '1.000000000000000001'],
+  ['wei', '1500000000000000001'],
+  ['big2', '9007199254740993'],
+  ['neg', '-0'],
+  ['amount', '100.50'],
+  ['e', '1E2'],
+  ['usd', '1234567890.12'],
+  ['nested', '{"minor":12345678901234567891}'],
+  ['name', '"x"'],
+];
+const record = (updated: string, own: Array<[string, string]>) =>
+  `{"id":"rec_1","surface":"reconciliations","tenant_id":"${HOSTILE_TENANT}","created_at":"2026-01-01T00:00:00Z","updated_at":"${updated}","created_by":"usr_1","soft_delete":false,"deleted_at":null,"purge_at":null,${own.map(([k, v]) => `"${k}":${v}`).join(',')}}`;
+const RECORD = record('2026-01-01T00:00:00Z', OWN);
+
+async function platform(applies = true) {
+  const server = await hostile();
+  server.answer((req, res, received) => {
+    const list = req.url?.startsWith('/v1/reconciliations?') || req.url === '/v1/reconciliations';
+    res.writeHead(200, { 'content-type': 'application/json' });
+    // A PATCH is answered with the record as changed (its top-level fields replaced, a later
+    // updated_at), or, by a platform that ignores it, as it was.
+    const patch = req.method === 'PATCH' ? (JSON.parse(received.body) as Record<string, unknown>) : {};
+    const answer =
+      req.method === 'PATCH' && applies
+        ? record(
+            '2026-01-02T00:00:00Z',
+            OWN.map(([k, v]) => [k, k in patch ? JSON.stringify(patch[k]) : v]),
+          )
+        : RECORD;
+    res.end(list ? `{"items":[${RECORD}],"next_cursor":null}` : answer);
+  });
+  return { server, env: { ...dirs(), ...hostileEnv(server) } };
+}
+
+describe('svc records get/ls print numbers as the platform wrote them', () => {
+  it('--json, --ndjson and plain output keep every digit and sign', async () => {
+    const { env } = await platform();
+    const json = await runInProcess(['records', 'get', 'reconciliations', 'rec_1', '--json'], env);
+    expect([json.code, json.stderr]).toEqual([0, '']);
+    expect(json.stdout.replace(/\s/g, '')).toBe(RECORD);
+    const ndjson = await runInProcess(['records', 'ls', 'reconciliations', '--ndjson'], env);
+    expect([ndjson.code, ndjson.stdout]).toEqual([0, `${RECORD}\n`]);
+    const plain = await runInProcess(['records', 'get', 'reconciliations', 'rec_1'], env);
+    expect([plain.code, plain.stderr]).toEqual([0, '']);
+    expect(plain.stdout).toContain('field.fx_rate\t1.000000000000000001\n');
+    expect(plain.stdout).toContain('field.big2\t9007199254740993\n');
+    expect(plain.stdout).toContain('field.neg\t-0\n');
+    expect(plain.stdout).toContain('field.nested\t{"minor":12345678901234567891}\n');
+    const table = await runInProcess(['records', 'ls', 'reconciliations'], env);
+    expect(table.stdout).toContain('"wei":1500000000000000001');
+  });
+});
+
+describe('svc records update never decides on a number a double does not hold', () => {
+  it.each([
+    ['{"fx_rate":1}'],
+    ['{"wei":1500000000000000000}'],
+    ['{"big2":9007199254740992}'],
+    ['{"nested":{"minor":12345678901234567000}}'],
+  ])('%s is sent, not "already has those fields"', async (patch) => {
+    const { server, env } = await platform();
+    const r = await runInProcess(['records', 'update', 'reconciliations', 'rec_1', '--data', patch], env);
+    expect(r.stderr).not.toContain('already has those fields');
+    expect([r.code, r.stderr]).toEqual([0, '✓ Updated reconciliations record rec_1\n']);
+    expect(server.seen.map((s) => s.method)).toEqual(['GET', 'PATCH']);
+    expect(server.seen[1]!.body).toBe(patch);
+  });
+
+  it('an answer that does not hold the patch is said to, not "Updated" or "already has"', async () => {
+    const { server, env } = await platform(false);
+    const r = await runInProcess(
+      ['records', 'update', 'reconciliations', 'rec_1', '--data', '{"fx_rate":1}', '--json'],
+      env,
+    );
+    expect(server.seen.map((s) => s.method)).toEqual(['GET', 'PATCH']);
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      'warning: the platform answered the update, but its reconciliations record rec_1 does not hold the patch for fx_rate; check it with `svc records get reconciliations rec_1`\n',
+    ]);
+    expect(JSON.parse(r.stdout.replace(/1\.000000000000000001/, '"exact"')).fx_rate).toBe('exact');
+  });
+
+  it('a patch of other fields that the record has is still not sent', async () => {
+    const { server, env } = await platform();
+    const r = await runInProcess(
+      ['records', 'update', 'reconciliations', 'rec_1', '--data', '{"name":"x","usd":1234567890.12}'],
+      env,
+    );
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      'Nothing changed: reconciliations record rec_1 already has those fields.\n',
+    ]);
+    expect(server.seen.map((s) => s.method)).toEqual(['GET']);
+  });
+});
