@@ -1,5 +1,7 @@
 // Over 300 lines on purpose: the one rule of who may hand out what (roles, grants, keys, webhook
-// channels), shared by the sandbox that enforces it and svc, which predicts it (CallerAuthority).
+// channels, OAuth clients' reach), shared by the sandbox that enforces it and svc, which predicts it (CallerAuthority).
+import { OAUTH_FULL_ACCESS_SCOPE } from './constants.js';
+import { scopePermissions } from './operations.js';
 import { EVENT_READ_PERMISSIONS, eventReadPermissions } from './permissions.js';
 import { grantsPermission } from './roles.js';
 import { endMs, isoSeconds } from './time.js';
@@ -126,6 +128,70 @@ export function channelRefusal(
   if (bound === null) return undefined;
   const ending = needed.filter((p) => heldUntil(grants, [p]) === bound);
   return `a webhook is a standing channel, like an API key: ${what} takes the permission that reads its data held without an end date, and you hold ${ending.map(name).join(', ')} only until ${isoSeconds(bound)}; have someone who holds ${ending.length === 1 ? 'it' : 'them'} without an end date do it`;
+}
+
+/** What arming an OAuth client with its scopes' reach is, as the refusal says it. */
+export const CLIENT_REACH = {
+  create: 'creating an OAuth client hands out what its scopes reach',
+  scopes: 'putting scopes into an OAuth client hands out what they reach',
+  redirect: "adding or changing an OAuth client's redirect URIs hands out what its scopes reach",
+  rotate: "rotating an OAuth client's secret hands out what its scopes reach",
+} as const;
+
+/** Up to five names, then how many more. */
+const some = (names: readonly string[]) =>
+  names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
+
+/**
+ * The refusal (insufficient_permission) of arming an OAuth client with `scopes` (`what`: a
+ * CLIENT_REACH) by a caller holding `held` live, or undefined. A client's token acts with its
+ * approving user's authority as far as its scopes reach (scopePermissions), for whoever holds the
+ * client's secret and receives its codes: so putting a scope into a client, and taking its secret
+ * or pointing its codes at a new redirect URI, take every permission its scopes reach — `admin`
+ * every permission of the tenant — as granting a role takes its permissions.
+ */
+export function clientReachRefusal(
+  what: string,
+  held: Iterable<string>,
+  scopes: readonly string[],
+): string | undefined {
+  const have = [...held];
+  const lacking = [...new Set(scopes)]
+    .map((scope) => ({ scope, missing: missingPermissions(have, scopePermissions([scope])) }))
+    .filter((l) => l.missing.length > 0);
+  if (lacking.length === 0) return undefined;
+  const said = lacking.map(({ scope, missing }) =>
+    scope === OAUTH_FULL_ACCESS_SCOPE
+      ? `${scope} (every permission of the tenant; you lack ${missing.length} of them: ${some(missing)})`
+      : `${scope} (${missing.join(', ')})`,
+  );
+  const count = new Set(lacking.flatMap((l) => l.missing)).size;
+  return `${what}, so it takes the permissions they cover; you lack those of ${said.join(', ')}; have someone who holds ${count === 1 ? 'it' : 'them'} do it`;
+}
+
+/** An OAuth client's registration as far as its reach goes: what its tokens may do, where its codes go. */
+export interface ClientReach {
+  scopes: readonly string[];
+  redirect_uris: readonly string[];
+}
+
+/**
+ * What a creation (`before` null) or an update of an OAuth client arms it with, each to be judged
+ * by clientReachRefusal in order (none: it arms nothing): scopes added; and a redirect URI added
+ * or changed (removing one points codes nowhere new), which hands out every scope the client has
+ * after the change. Renames, lifetimes, grant types and scopes taken out hand out nothing.
+ */
+export function clientArming(
+  before: ClientReach | null,
+  after: ClientReach,
+): Array<{ what: string; scopes: readonly string[] }> {
+  if (before === null) return [{ what: CLIENT_REACH.create, scopes: after.scopes }];
+  const added = after.scopes.filter((s) => !before.scopes.includes(s));
+  const repointed = after.redirect_uris.some((u) => !before.redirect_uris.includes(u));
+  return [
+    ...(added.length > 0 ? [{ what: CLIENT_REACH.scopes, scopes: added }] : []),
+    ...(repointed ? [{ what: CLIENT_REACH.redirect, scopes: after.scopes }] : []),
+  ];
 }
 
 /** A live holder of a role: who, and when their grant of it ends (null: never). */
@@ -305,18 +371,23 @@ export class CallerAuthority {
   /**
    * A change of a webhook or an OAuth client, which takes webhook.manage or oauth_client.manage;
    * with `channel`, a webhook change that chooses where its kinds' data goes (a creation, a new
-   * URL, added kinds, enabling), which also takes their read permissions without an end date.
+   * URL, added kinds, enabling), which also takes their read permissions without an end date; with
+   * `reach`, an OAuth client change that arms it with its scopes (a creation, added scopes, a new
+   * redirect URI, a rotated secret), which also takes every permission those scopes reach.
    */
   integration(
     kind: 'webhook' | 'oauth_client',
     channel?: { what: string; kinds: readonly string[] },
+    reach: ReadonlyArray<{ what: string; scopes: readonly string[] }> = [],
   ): Refusal | undefined {
     const refused =
       kind === 'webhook'
         ? this.#operation('webhook.manage', 'changing webhooks')
         : this.#operation('oauth_client.manage', 'changing OAuth clients');
-    if (refused || channel === undefined) return refused;
-    const message = channelRefusal(channel.what, this.grants, channel.kinds);
+    if (refused) return refused;
+    const message =
+      (channel && channelRefusal(channel.what, this.grants, channel.kinds)) ??
+      reach.map((r) => clientReachRefusal(r.what, this.held, r.scopes)).find((m) => m !== undefined);
     return message === undefined ? undefined : { code: 'insufficient_permission', message };
   }
 }

@@ -1,4 +1,10 @@
-import { authorityFrom, type CallerAuthority, CHANNEL_CHOICE, type Refusal } from '../api/holds.js';
+import {
+  authorityFrom,
+  type CallerAuthority,
+  CHANNEL_CHOICE,
+  clientArming,
+  type Refusal,
+} from '../api/holds.js';
 import { AdministrationForecast, TENANT_ADMIN } from '../api/last-admin.js';
 import { grantsPermission } from '../api/roles.js';
 import type { Context } from '../context.js';
@@ -186,7 +192,8 @@ function holdsRefusal(
   after: (role: string) => readonly string[] | undefined,
 ): Refusal | undefined {
   if (change.kind === 'webhook') return authority.integration('webhook', webhookChannel(live, change));
-  if (change.kind === 'oauth_client') return authority.integration('oauth_client');
+  if (change.kind === 'oauth_client')
+    return authority.integration('oauth_client', undefined, clientReach(live, change));
   const before = live.roles.get(change.name)?.permissions ?? null;
   if (change.kind === 'role') {
     // Roles change before grants: what a widen adds reaches the role's holders of now.
@@ -276,4 +283,21 @@ function webhookChannel(live: LiveTenant, change: PlanChange): { what: string; k
     kinds.some((k) => !current?.event_types.includes(k as never)) ||
     (to('status') === 'enabled' && current?.status === 'disabled');
   return chooses ? { what: CHANNEL_CHOICE.update, kinds } : undefined;
+}
+
+/**
+ * What an OAuth client change arms the client with (src/api/holds.ts clientArming: scopes added,
+ * a redirect URI added or changed, every scope of a new client), as the sandbox judges it; none
+ * for a deletion.
+ */
+function clientReach(live: LiveTenant, change: PlanChange) {
+  if (change.action === 'delete') return [];
+  const to = (name: string) => change.fields.find((f) => f.field === name)?.to as string[] | undefined;
+  const current = live.clients.find((c) => c.client_id === change.id);
+  const before = change.action === 'create' || !current ? null : current;
+  const after = {
+    scopes: to('scopes') ?? current?.scopes ?? [],
+    redirect_uris: to('redirect_uris') ?? current?.redirect_uris ?? [],
+  };
+  return clientArming(before, after);
 }

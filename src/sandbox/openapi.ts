@@ -1,6 +1,12 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { HEADERS, OAUTH_SCOPES } from '../api/constants.js';
-import { OPERATIONS, type OperationRule, operationsByScope, RECORD_SURFACES } from '../api/operations.js';
+import {
+  OPERATIONS,
+  type OperationRule,
+  operationsByScope,
+  RECORD_SURFACES,
+  scopePermissions,
+} from '../api/operations.js';
 import {
   API_KEY_ROLES,
   BUILTIN_ROLE_DEFINITIONS,
@@ -231,7 +237,8 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       'x-oauth-scopes': Object.fromEntries(
         Object.entries(OAUTH_SCOPES).map(([scope, description]) => [
           scope,
-          { description, operations: scopeOperations[scope] },
+          // permissions: what putting the scope into a client takes (src/api/holds.ts, clientReachRefusal).
+          { description, operations: scopeOperations[scope], permissions: scopePermissions([scope]) },
         ]),
       ),
     },

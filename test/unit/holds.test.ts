@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { authorityFrom, CallerAuthority, CHANNEL_CHOICE, heldUntil } from '../../src/api/holds.js';
+import {
+  authorityFrom,
+  CallerAuthority,
+  CHANNEL_CHOICE,
+  CLIENT_REACH,
+  clientArming,
+  heldUntil,
+} from '../../src/api/holds.js';
+import { scopePermissions } from '../../src/api/operations.js';
+import { ALL_PERMISSIONS } from '../../src/api/permissions.js';
 
 // The rule both the sandbox and svc's predictions apply (src/api/holds.ts), on its own: the
 // cases the in-process tests of the dry runs and plans do not reach (API keys, narrowing).
@@ -106,5 +115,52 @@ describe('CallerAuthority.integration with a webhook channel (escalate13 F1)', (
       true,
     );
     expect(permanent.integration('webhook', channel)).toBeUndefined();
+  });
+});
+
+describe('OAuth client reach (escalate13 F6)', () => {
+  it('scopePermissions: admin reaches every permission, a read scope its read permission, read:tenants none', () => {
+    expect(scopePermissions(['admin'])).toEqual([...ALL_PERMISSIONS].sort());
+    expect(scopePermissions(['read:exceptions', 'read:reconciliations'])).toEqual([
+      'exception.read',
+      'reconciliation.read',
+    ]);
+    expect(scopePermissions(['read:tenants'])).toEqual([]);
+  });
+
+  it('clientArming: a creation arms every scope; an update the scopes added, and all of them with a new redirect URI', () => {
+    const before = { scopes: ['read:exceptions'], redirect_uris: ['https://a.example/cb'] };
+    expect(clientArming(null, before)).toEqual([{ what: CLIENT_REACH.create, scopes: ['read:exceptions'] }]);
+    expect(clientArming(before, { ...before, scopes: ['read:exceptions', 'admin'] })).toEqual([
+      { what: CLIENT_REACH.scopes, scopes: ['admin'] },
+    ]);
+    const repointed = { scopes: ['read:tenants', 'read:exceptions'], redirect_uris: ['http://127.0.0.1/cb'] };
+    expect(clientArming(before, repointed)).toEqual([
+      { what: CLIENT_REACH.scopes, scopes: ['read:tenants'] },
+      { what: CLIENT_REACH.redirect, scopes: ['read:tenants', 'read:exceptions'] },
+    ]);
+    expect(clientArming(before, { scopes: [], redirect_uris: [] })).toEqual([]);
+  });
+
+  it('CallerAuthority.integration judges each arming in order; the first lacking one is the refusal', () => {
+    const caller = new CallerAuthority(
+      'acme',
+      [{ permissions: ['oauth_client.manage'], expiresAt: null }],
+      true,
+    );
+    expect(
+      caller.integration('oauth_client', undefined, [
+        { what: CLIENT_REACH.create, scopes: ['read:tenants'] },
+      ]),
+    ).toBeUndefined();
+    expect(
+      caller.integration('oauth_client', undefined, [
+        { what: CLIENT_REACH.rotate, scopes: ['read:tenants', 'read:exceptions'] },
+      ]),
+    ).toEqual({
+      code: 'insufficient_permission',
+      message:
+        "rotating an OAuth client's secret hands out what its scopes reach, so it takes the permissions they cover; you lack those of read:exceptions (exception.read); have someone who holds it do it",
+    });
   });
 });

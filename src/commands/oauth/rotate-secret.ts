@@ -47,7 +47,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
       "Replace an OAuth client's secret: the new one is shown once (or written to --secret-file, mode\n" +
         '0600), the old one stops working at once, and tokens already issued stay valid. Asks for\n' +
         'confirmation on a terminal; pass --yes otherwise. (The reference shows secret_rotated_at but\n' +
-        'not this operation; the sandbox serves POST /v1/oauth/clients/{client_id}/rotate-secret.)',
+        'not this operation; the sandbox serves POST /v1/oauth/clients/{client_id}/rotate-secret.)\n' +
+        "It takes the permissions the client's scopes reach (admin: every permission of the tenant),\n" +
+        'held by you in the tenant: whoever holds the secret gets the tokens users approve for it.',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

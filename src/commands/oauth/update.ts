@@ -102,7 +102,10 @@ export function updateCommand(make: MakeContext): Command {
         'Repeated flags (--redirect-uri, --scope, --grant-type) replace the whole list. The server checks\n' +
         'the client as changed like a new one. Scopes removed stop working for tokens already issued;\n' +
         'redirect URIs and PKCE apply to new authorizations, lifetimes to new tokens. The secret is not\n' +
-        'changed (see `svc oauth rotate-secret`).',
+        'changed (see `svc oauth rotate-secret`). Adding scopes takes the permissions they reach (admin:\n' +
+        "every permission of the tenant), and adding or changing a redirect URI those of all the client's\n" +
+        'scopes, held by you in the tenant (403 insufficient_permission otherwise); the consent page says\n' +
+        'such a change for 7 days.',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--name <name>', 'display name'))

@@ -1,13 +1,17 @@
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
+import { CLIENT_REACH, type ClientReach, clientReachRefusal } from '../../api/holds.js';
 import { redirectUriProblem, repeatedRedirectUris } from '../../api/redirect-uris.js';
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
-import { badRequest } from './errors.js';
+import type { SandboxState } from '../state.js';
+import type { Principal } from '../types.js';
+import { livePermissions } from './authorization.js';
+import { badRequest, DomainError } from './errors.js';
 import type { OAuthClientRecord } from './oauth.js';
 
 /**
  * The rules of an OAuth client's registration, for creation and update alike: redirect URIs
  * (which may be registered: src/api/redirect-uris.ts; how one matches at authorization time),
- * grant types, lifetimes.
+ * grant types, lifetimes; and who may arm a client with what its scopes reach (requireReach).
  */
 
 export interface ClientInput {
@@ -93,3 +97,25 @@ function checkClient(input: ClientInput): ClientInput {
   if (details.length > 0) throw badRequest(`${details[0]!.field} ${details[0]!.message}`, details);
   return input;
 }
+
+/**
+ * No one hands out more than they hold (src/api/holds.ts, clientReachRefusal): 403
+ * insufficient_permission unless the caller holds live in the tenant every permission the scopes
+ * of each arming reach — a creation or an update (`clientArming(before, after)`: every scope of a
+ * new client, scopes added, all scopes on a new redirect URI) or a secret rotation (all scopes).
+ */
+export function requireReach(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  armings: ReadonlyArray<{ what: string; scopes: readonly string[] }>,
+): void {
+  const held = livePermissions(state, principal, tenantId);
+  for (const { what, scopes } of armings) {
+    const refusal = clientReachRefusal(what, held, scopes);
+    if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
+  }
+}
+
+/** What rotating the client's secret arms it with: whoever holds the secret gets what every scope reaches. */
+export const rotationArming = (client: ClientReach) => [{ what: CLIENT_REACH.rotate, scopes: client.scopes }];

@@ -15,6 +15,11 @@ export interface OAuthClientRecord extends OAuthClient {
   /** sha256 of the secret; null for a public client (the first-party CLI). */
   secretHash: Buffer | null;
   created_by: string;
+  /**
+   * The last change of its scopes or redirect URIs (which fields, when, by whom), or null: the
+   * consent page says one made recently, so an approving user can notice a client re-armed.
+   */
+  registrationChange: { fields: string[]; at: string; by: string } | null;
 }
 
 export interface AuthorizationCode {
@@ -114,6 +119,7 @@ export class OAuthStore {
       tenant_id: null,
       secretHash: null,
       created_by: 'system',
+      registrationChange: null,
     });
   }
 
@@ -131,14 +137,25 @@ export class OAuthStore {
       tenant_id: tenantId,
       secretHash: sha256(secret),
       created_by: actor,
+      registrationChange: null,
     };
     this.clients.set(client.client_id, client);
     return { client, secret };
   }
 
-  /** Applies a checked update (clientUpdate); tokens already issued keep their lifetimes. */
-  updateClient(client: OAuthClientRecord, input: ClientInput): OAuthClientRecord {
+  /**
+   * Applies a checked update (clientUpdate; `changes`: the fields it changes) by `actor`; tokens
+   * already issued keep their lifetimes. A change of scopes or redirect URIs is remembered.
+   */
+  updateClient(
+    client: OAuthClientRecord,
+    input: ClientInput,
+    changes: readonly string[],
+    actor: string,
+  ): OAuthClientRecord {
     Object.assign(client, input);
+    const fields = changes.filter((f) => f === 'scopes' || f === 'redirect_uris');
+    if (fields.length > 0) client.registrationChange = { fields, at: this.#clock.iso(), by: actor };
     return client;
   }
 
@@ -218,6 +235,6 @@ function newSecret(): string {
 
 /** A client as the API shows it: no secret hash, no internal fields. */
 export function publicClient(client: OAuthClientRecord): OAuthClient {
-  const { secretHash: _hash, created_by: _by, ...rest } = client;
+  const { secretHash: _hash, created_by: _by, registrationChange: _change, ...rest } = client;
   return rest;
 }

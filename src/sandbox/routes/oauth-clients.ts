@@ -1,4 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { OAUTH_FULL_ACCESS_SCOPE, OAUTH_SCOPES } from '../../api/constants.js';
+import { clientArming } from '../../api/holds.js';
+import { scopePermissions } from '../../api/operations.js';
 import {
   OAuthClientCreateBody,
   OAuthClientDeleted,
@@ -10,10 +13,21 @@ import {
 } from '../../api/schemas/oauth.js';
 import { DomainError } from '../domain/errors.js';
 import { type OAuthClientRecord, publicClient } from '../domain/oauth.js';
-import { clientInput, clientUpdate } from '../domain/oauth-client-rules.js';
+import { clientInput, clientUpdate, requireReach, rotationArming } from '../domain/oauth-client-rules.js';
 import type { SandboxState } from '../state.js';
 import { auditChange } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
+
+/** The rule of a client's reach (src/api/holds.ts clientReachRefusal), as the OpenAPI document says it. */
+const REACH_RULE =
+  'No one hands out more than they hold: a client is created only with scopes whose permissions the caller holds live in the tenant ' +
+  `(${Object.keys(OAUTH_SCOPES)
+    .map((scope) =>
+      scope === OAUTH_FULL_ACCESS_SCOPE
+        ? `${scope}: every permission of the tenant, as tenant_admin`
+        : `${scope}: ${scopePermissions([scope]).join(', ') || 'none'}`,
+    )
+    .join('; ')}), else 403 insufficient_permission naming the scope and the permissions lacking.`;
 
 const WARNING =
   'Store the client_secret now: it is shown only in this response and cannot be retrieved again (rotate it if lost).';
@@ -72,15 +86,18 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
           '2592000 (300 to 31536000, at least the access token lifetime), pkce_required true. Redirect URIs: absolute, https, ' +
           'or http on a loopback host only; no fragment. The secret (svc_cs_…, 256 random bits) is returned once, with ' +
           '`warning`; only its SHA-256 is kept. Tokens of the client act only in the tenant it was created in (even with ' +
-          "X-SVC-Org-Id, and whoever approved them) and only as far as the approving user's live roles and the token's scopes allow.",
+          "X-SVC-Org-Id, and whoever approved them) and only as far as the approving user's live roles and the token's scopes allow. " +
+          REACH_RULE,
         body: OAuthClientCreateBody,
         response: { 201: OAuthClientWithSecret, ...errorResponses(400, 401, 403, 409) },
       },
     },
     async (request, reply) => {
+      const input = clientInput(request.body);
+      requireReach(state, request.principal!, request.tenant!.id, clientArming(null, input));
       const { client, secret } = state.oauth.createClient(
         request.tenant!.id,
-        clientInput(request.body),
+        input,
         request.principal!.subject,
       );
       audit(state, request, client, 'created');
@@ -137,7 +154,8 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
         description:
           'Idempotency key required. The reference shows secret_rotated_at but hides this operation ' +
           '(x-not-in-reference). The new secret is returned once with `warning`; the old one stops working at once; tokens ' +
-          'already issued stay valid. secret_rotated_at becomes the rotation time.',
+          'already issued stay valid. secret_rotated_at becomes the rotation time. Whoever holds the secret gets the tokens approving users give the ' +
+          'client, so rotating it takes every permission its scopes reach (403 insufficient_permission naming what is lacking; see creating a client).',
         params: OAuthClientParams,
         body: RotateSecretBody,
         response: { 200: OAuthClientWithSecret, ...errorResponses(400, 401, 403, 404, 409) },
@@ -145,6 +163,7 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
     },
     async (request) => {
       const client = clientOf(request.tenant!.id, request.params.client_id);
+      requireReach(state, request.principal!, request.tenant!.id, rotationArming(client));
       const secret = state.oauth.rotateSecret(client);
       audit(state, request, client, 'secret_rotated');
       return withSecret(client, secret);
@@ -162,7 +181,10 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
           'Not in the reference. Any registration field (name, description, redirect_uris, grant_types, scopes, lifetimes, ' +
           'pkce_required); arrays replace. The client as changed is checked like a new one (400 with details). Redirect URIs and ' +
           "PKCE apply to authorizations started afterwards, lifetimes to tokens issued afterwards; scopes removed are gone from the client's " +
-          'tokens at their next call. Writes an audit-trail entry naming the changed fields. Never returns the secret.',
+          'tokens at their next call. Writes an audit-trail entry naming the changed fields. Never returns the secret. Adding scopes takes ' +
+          'every permission they reach, and adding or changing a redirect URI every permission the client’s scopes reach (403 ' +
+          'insufficient_permission naming what is lacking; see creating a client); removing either, renaming and lifetimes take nothing more. ' +
+          'A change of scopes or redirect URIs is said on the consent page for 7 days: which, when and by whom.',
         params: OAuthClientParams,
         body: OAuthClientUpdateBody,
         response: { 200: { $ref: 'OAuthClient#' }, ...errorResponses(400, 401, 403, 404) },
@@ -171,7 +193,8 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
     async (request) => {
       const client = clientOf(request.tenant!.id, request.params.client_id);
       const { input, changes } = clientUpdate(client, request.body);
-      state.oauth.updateClient(client, input);
+      requireReach(state, request.principal!, request.tenant!.id, clientArming(client, input));
+      state.oauth.updateClient(client, input, changes, request.principal!.subject);
       if (changes.length > 0) audit(state, request, client, 'updated', changes);
       return publicClient(client);
     },

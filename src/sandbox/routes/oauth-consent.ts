@@ -13,6 +13,31 @@ import { type ConsentView, consentPage, PAGE_HEADERS, type UserChoice } from './
 /** How many users the page suggests at once. */
 const SUGGESTED = 20;
 
+/** How long after a change of a client's scopes or redirect URIs the consent page says it. */
+export const RECENT_CHANGE_MS = 7 * 86_400_000;
+
+const FIELD_NAMES: Record<string, string> = { scopes: 'scopes', redirect_uris: 'redirect URIs' };
+
+/**
+ * A change of the client's scopes or redirect URIs made within RECENT_CHANGE_MS, as the consent
+ * page says it (which, when, by whom: a user's name and id, else the credential's id), or
+ * undefined: an approving user may notice a trusted client re-armed by someone else.
+ */
+export function recentChange(
+  ctx: RouteContext,
+  client: OAuthClientRecord,
+): { fields: string; at: string; by: string; byId: string } | undefined {
+  const change = client.registrationChange;
+  if (!change || ctx.state.clock.now() - Date.parse(change.at) > RECENT_CHANGE_MS) return undefined;
+  const user = ctx.state.identity.users.get(change.by);
+  return {
+    fields: change.fields.map((f) => FIELD_NAMES[f] ?? f).join(' and '),
+    at: change.at,
+    by: user ? user.name : '',
+    byId: change.by,
+  };
+}
+
 export interface EligibleUser extends UserChoice {
   tenantIds: string[];
 }
@@ -86,6 +111,7 @@ export function sendConsent(
   },
 ): FastifyReply {
   const tenant = client.tenant_id ? ctx.state.identity.tenantsById.get(client.tenant_id) : undefined;
+  const changed = recentChange(ctx, client);
   return reply
     .code(200)
     .headers(PAGE_HEADERS)
@@ -99,6 +125,7 @@ export function sendConsent(
         clientDescription: client.description,
         tenant: tenant ? `${tenant.display_name} (${tenant.slug})` : 'every tenant you belong to',
         scopes: view.ticketData.scopes.map((name) => ({ name, description: OAUTH_SCOPES[name] ?? name })),
+        ...(changed === undefined ? {} : { changed }),
         userCount: view.users.length,
         suggestions: view.suggestions ?? suggestUsers(view.users),
         ...(view.typed === undefined ? {} : { typed: view.typed }),

@@ -70,6 +70,8 @@ export interface ConsentView {
   clientDescription: string;
   tenant: string;
   scopes: Array<{ name: string; description: string }>;
+  /** A recent change of the client's scopes or redirect URIs: which, when, by whom (name, id). */
+  changed?: { fields: string; at: string; by: string; byId: string };
   /** How many users may sign in here, and the few suggested (typeahead, no script). */
   userCount: number;
   suggestions: UserChoice[];
@@ -96,6 +98,9 @@ export function consentPage(view: ConsentView): string {
   const scopes = view.scopes
     .map((s) => `<li><code>${escapeHtml(s.name)}</code> — ${escapeHtml(s.description)}</li>`)
     .join('\n');
+  const changed = view.changed
+    ? `<div class="box error"><p id="changed">Recently changed: its ${escapeHtml(view.changed.fields)} were changed at ${escapeHtml(view.changed.at)} by ${view.changed.by ? `${escapeHtml(view.changed.by)} (<code>${escapeHtml(view.changed.byId)}</code>)` : `<code>${escapeHtml(view.changed.byId)}</code>`}. Approve only if you expected this.</p></div>\n`
+    : '';
   const shown = view.suggestions.length;
   const hint =
     view.userCount > shown
@@ -113,7 +118,7 @@ export function consentPage(view: ConsentView): string {
 <input type="hidden" name="ticket" value="${escapeHtml(view.ticket)}">
 <div class="box"><p><strong>Tenant:</strong> <span id="tenant">${escapeHtml(view.tenant)}</span></p>
 <p><strong>It asks to:</strong></p><ul id="scopes">${scopes}</ul></div>
-<div class="box${view.problem ? ' error' : ''}"><p><label for="user_id"><strong>Sign in as</strong></label> <span class="muted">(a sandbox user)</span></p>
+${changed}<div class="box${view.problem ? ' error' : ''}"><p><label for="user_id"><strong>Sign in as</strong></label> <span class="muted">(a sandbox user)</span></p>
 ${view.problem ? `<p id="problem">${escapeHtml(view.problem)}</p>\n` : ''}<input id="user_id" name="user_id" list="users" required autocomplete="off" spellcheck="false" placeholder="user id or email" value="${escapeHtml(view.typed ?? '')}">
 <datalist id="users">${options}</datalist>
 <p class="muted" id="user-hint">${escapeHtml(hint)}${examples ? ` For example ${examples}.` : ''}</p></div>
