@@ -7,8 +7,11 @@ import { fileErrorReason } from '../system/input.js';
  * tmpfs cannot be mounted in a test); svc itself always uses realJournalDisk.
  */
 export interface JournalDisk {
-  /** Opens `path` to append to (`a`) or to replace (`w`), made 0600 if new; throws the system error. */
-  open(path: string, flag: 'a' | 'w'): number;
+  /**
+   * Opens `path` to append to (`a`), to replace (`w`) or to create only if absent (`wx`: a lock),
+   * made 0600 if new; throws the system error.
+   */
+  open(path: string, flag: 'a' | 'w' | 'wx'): number;
   /** Writes all of `text` to `fd`; throws the system error (a part may have been written). */
   write(fd: number, text: string): void;
 }

@@ -127,7 +127,11 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, operation);
   refuseDirectory(path);
   // A dry run only reads the journal; a real run holds it, from before it reads it to its end.
-  const unlock = verb.dryRun ? undefined : lockJournal(path, verb.kind.replaceAll('-', ' '), now());
+  const unlock = verb.dryRun
+    ? undefined
+    : await beforeSending(verb, () =>
+        lockJournal(path, verb.kind.replaceAll('-', ' '), now(), ctx.journalDisk),
+      );
   try {
     return await runLocked(ctx, verb, Journal.load(path, operation, now, ctx.journalDisk));
   } finally {
@@ -232,9 +236,9 @@ async function runLocked<T, R extends Row>(
 }
 
 /**
- * Runs a step before anything is sent (prepare, which may keep a file beside the journal, and the
- * journal's first line): a journal that cannot be written (a full disk) ends the run there,
- * saying that nothing was done, not as a bug.
+ * Runs a step before anything is sent (the journal's lock, prepare, which may keep a file beside
+ * the journal, and the journal's first line): a journal that cannot be written (a full disk) ends
+ * the run there, saying that nothing was done, not as a bug.
  */
 async function beforeSending<V>(verb: { words: { done: string } }, step: () => V | Promise<V>): Promise<V> {
   try {
