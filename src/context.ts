@@ -5,6 +5,7 @@ import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
 import { type CredentialSource, credentialsFor, staticCredentials } from './auth/credentials.js';
 import { loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
+import type { JournalDisk } from './bulk/journal-disk.js';
 import type { StoreDisk } from './config/disk.js';
 import { envSwitch } from './config/env-flags.js';
 import { parseMaxResponseBytes, parseMaxRetries, parseTimeout } from './config/env-limits.js';
@@ -74,6 +75,8 @@ export interface ContextDeps {
   beforeHttp?: () => void;
   /** How the config store writes its files (config/disk.ts): tests play a full disk; svc uses the real one. */
   disk?: StoreDisk;
+  /** How bulk runs write their journals (bulk/journal-disk.ts): tests play a full disk; svc uses the real one. */
+  journalDisk?: JournalDisk;
   /** Set by forCompletion: the run's one deadline (ms), no retries and no OAuth refresh. */
   deadlineMs?: number;
 }
@@ -88,6 +91,8 @@ export interface Context {
   readonly globals: GlobalOptions;
   readonly out: Output;
   readonly clock: Required<Clock>;
+  /** How bulk runs write their journals (ContextDeps.journalDisk); undefined: the real disk. */
+  readonly journalDisk: JournalDisk | undefined;
   /** The per-request timeout: --timeout, SVC_TIMEOUT, or 30 s. */
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
@@ -179,6 +184,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     globals,
     out,
     clock,
+    journalDisk: deps.journalDisk,
     timeoutMs,
     signal: deps.signal,
     debug,

@@ -1,8 +1,7 @@
 // Over 300 lines: applying a plan is one run (the plan checked unchanged, its journal, the changes
 // in order with their rows, the saved plan kept or removed) whose steps share that run's state.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { Chalk } from 'chalk';
 import type { Anchor } from '../api/expiry.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
@@ -14,7 +13,6 @@ import type { Column } from '../output/output.js';
 import { reasonLines } from '../output/problems.js';
 import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
-import { makeDirectories } from '../system/directories.js';
 import { readInputBytes } from '../system/input.js';
 import { type Unsaved, unsavedLine } from './creations.js';
 import { agedOut, checkDrift, readPlanDocument } from './drift.js';
@@ -146,7 +144,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         const anchor = (p: Platform) => options.anchor(p, run, journal);
         doc = (await computePlan(ctx, async () => platform, source, anchor, options.createMissing)).document;
         source = undefined; // the file's value is not needed once planned: let it go
-        keepPlan(kept, doc);
+        journal.keepBeside('.plan.json', planParts(doc));
         steps = planSteps(doc, options.prune);
       } else {
         const resumedFile = source !== undefined;
@@ -254,22 +252,14 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
 }
 
 /**
- * The plan of a run, beside its journal (0600 in the journal's 0700 directory), before anything
- * is sent; written a tenant at a time, so 100,000 changes are never one string in memory.
+ * The plan of a run, in parts for Journal.keepBeside (0600 in the journal's 0700 directory, before
+ * anything is sent): a tenant at a time, so 100,000 changes are never one string in memory.
  */
-function keepPlan(path: string, doc: PlanDocument): void {
-  makeDirectories(dirname(path), 0o700);
-  const fd = openSync(path, 'w', 0o600);
-  try {
-    const { tenants, ...head } = doc;
-    writeSync(fd, `${JSON.stringify(head).slice(0, -1)},"tenants":[`);
-    tenants.forEach((tenant, i) => {
-      writeSync(fd, `${i === 0 ? '' : ','}${JSON.stringify(tenant)}`);
-    });
-    writeSync(fd, ']}\n');
-  } finally {
-    closeSync(fd);
-  }
+function* planParts(doc: PlanDocument): Generator<string> {
+  const { tenants, ...head } = doc;
+  yield `${JSON.stringify(head).slice(0, -1)},"tenants":[`;
+  for (const [i, tenant] of tenants.entries()) yield `${i === 0 ? '' : ','}${JSON.stringify(tenant)}`;
+  yield ']}\n';
 }
 
 /** How long the platform keeps an idempotency key's answer (a replayed creation's secret with it). */

@@ -11,6 +11,7 @@ import {
 } from '../errors.js';
 import { OutcomeUnknownError } from '../http/errors.js';
 import type { Journal } from './journal.js';
+import { JournalWriteError } from './journal-disk.js';
 import type { BulkSummary } from './runner.js';
 
 const n = (count: number) => count.toLocaleString('en');
@@ -101,6 +102,8 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   if (summary.halted !== undefined) {
     // Like Ctrl-C: nothing new was started and the journal is kept; what to do first is to log in.
     countsBeforeError(ctx, line);
+    if (summary.halted instanceof JournalWriteError)
+      throw unjournaled(summary.halted, verb, summary, of, resume);
     throw halted(summary.halted, resume);
   }
   if (summary.stopped) {
@@ -164,6 +167,26 @@ function unreadError(error: unknown, of: string, resume: string): unknown {
   if (!(error instanceof SvcError)) return error;
   const hint = error.hint ? `${error.hint}; then ${resume}` : resume;
   return Object.assign(error, { message: `stopped after ${of}: ${error.message}`, hint });
+}
+
+/**
+ * The error of a run halted because its journal could not be written (a full disk): how far it
+ * got, the changes made that the journal lacks (ok rows, `not_journaled`), exit 1; the re-run
+ * finds those done on the platform and does the rest.
+ */
+function unjournaled(
+  error: JournalWriteError,
+  verb: Words,
+  summary: BulkSummary,
+  of: string,
+  resume: string,
+) {
+  const lacking = summary.unjournaled ?? 0;
+  const made = lacking > 0 ? `, ${n(lacking)} of them ${verb.words.done} but not journaled` : '';
+  return error.said(
+    `; stopped after ${of}${made}`,
+    `make room on its disk, then ${resume}${lacking > 0 ? '; it finds what was not journaled done' : ''}`,
+  );
 }
 
 const UNKNOWN = 'with an unknown outcome (the platform may have made them; no answer said whether it did)';

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
+import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
 /** One line of a journal after its header: an item done, or an attempt that got a definite "no". */
 interface JournalEntry {
@@ -46,12 +47,24 @@ export class Journal {
   #started: boolean;
   /** Kept open while items are recorded (one write per item, no open/close each time). */
   #fd: number | undefined;
+  readonly #disk: JournalDisk;
+  /** The file ends in a line cut short (a full disk, a kill mid-write): the next line starts anew. */
+  #cut = false;
+  /** The first write that failed: nothing is written after it (a part of a line may be there). */
+  #broken: JournalWriteError | undefined;
 
-  private constructor(path: string, operation: string, run: RunIdentity, now: () => number) {
+  private constructor(
+    path: string,
+    operation: string,
+    run: RunIdentity,
+    now: () => number,
+    disk: JournalDisk,
+  ) {
     this.path = path;
     this.operation = operation;
     this.run = run;
     this.#now = now;
+    this.#disk = disk;
     this.#started = run.resumed;
   }
 
@@ -59,7 +72,7 @@ export class Journal {
    * The journal of `operation` at `path`: an earlier run's, read back (nothing is written), or a
    * new run's, which `start()` writes. A file of another operation is refused.
    */
-  static load(path: string, operation: string, now: () => number): Journal {
+  static load(path: string, operation: string, now: () => number, disk = realJournalDisk): Journal {
     let text: string | undefined;
     try {
       text = readFileSync(path, 'utf8');
@@ -70,7 +83,8 @@ export class Journal {
     }
     if (text === undefined || text.trim() === '') {
       const started = Math.floor(now() / 1000) * 1000;
-      return new Journal(path, operation, { runId: randomUUID(), startedAtMs: started, resumed: false }, now);
+      const run = { runId: randomUUID(), startedAtMs: started, resumed: false };
+      return new Journal(path, operation, run, now, disk);
     }
     const [first, ...rest] = text.split('\n');
     let header: { operation?: unknown; run_id?: unknown; started_at?: unknown; anchor?: unknown } | undefined;
@@ -85,7 +99,14 @@ export class Journal {
         hint: 'use the same file, flags, profile and tenant to resume, or pass another --journal',
       });
     }
-    const journal = new Journal(path, operation, { runId: header.run_id, startedAtMs, resumed: true }, now);
+    const journal = new Journal(
+      path,
+      operation,
+      { runId: header.run_id, startedAtMs, resumed: true },
+      now,
+      disk,
+    );
+    journal.#cut = !text.endsWith('\n');
     const anchorMs = typeof header.anchor === 'string' ? Date.parse(header.anchor) : Number.NaN;
     // A journal written before svc kept the anchor: its durations counted from its start.
     journal.#anchorMs = Number.isNaN(anchorMs) ? startedAtMs : anchorMs;
@@ -107,7 +128,10 @@ export class Journal {
     return journal;
   }
 
-  /** Writes a new run's first line (before anything is sent); a resumed run's is already there. */
+  /**
+   * Writes a new run's first line (before anything is sent); a resumed run's is already there.
+   * A JournalWriteError leaves no file (a part of a first line would make the re-run refuse it).
+   */
   start(): void {
     if (this.#started) return;
     makeDirectories(dirname(this.path), 0o700);
@@ -118,7 +142,12 @@ export class Journal {
       started_at: isoSeconds(this.run.startedAtMs),
       ...(this.#anchorMs === undefined ? {} : { anchor: isoSeconds(this.#anchorMs) }),
     };
-    appendFileSync(this.path, `${JSON.stringify(header)}\n`, { mode: 0o600 });
+    try {
+      this.#append(header);
+    } catch (error) {
+      this.remove();
+      throw error;
+    }
     this.#started = true;
   }
 
@@ -204,10 +233,39 @@ export class Journal {
     rmSync(this.path, { force: true });
   }
 
-  #append(entry: JournalEntry | { planned: string[] }): void {
-    this.#fd ??= openSync(this.path, 'a');
-    // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
-    writeSync(this.#fd, `${JSON.stringify(entry)}\n`);
+  /**
+   * Writes a file beside the journal (`path` + `suffix`, 0600), in parts (`chunks`), before
+   * anything is sent: e.g. the plan an apply works from. Throws JournalWriteError.
+   */
+  keepBeside(suffix: string, chunks: Iterable<string>): void {
+    const path = `${this.path}${suffix}`;
+    let fd: number | undefined;
+    try {
+      makeDirectories(dirname(path), 0o700);
+      fd = this.#disk.open(path, 'w');
+      for (const chunk of chunks) this.#disk.write(fd, chunk);
+    } catch (error) {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+      // Nothing is sent after this: a part of the file would only mislead a re-run.
+      rmSync(path, { force: true });
+      throw JournalWriteError.of(`the journal's plan ${path}`, error);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  /** Appends one line; the first failure (JournalWriteError) is every later write's too. */
+  #append(entry: object): void {
+    if (this.#broken) throw this.#broken;
+    try {
+      this.#fd ??= this.#disk.open(this.path, 'a');
+      this.#disk.write(this.#fd, `${this.#cut ? '\n' : ''}${JSON.stringify(entry)}\n`);
+      this.#cut = false;
+    } catch (error) {
+      this.#broken = JournalWriteError.of(`the journal ${this.path}`, error);
+      throw this.#broken;
+    }
   }
 }
 

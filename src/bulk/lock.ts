@@ -1,9 +1,10 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import { SvcError, UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
+import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
 /**
  * The cross-process lock of a bulk run's journal: `JOURNAL.lock`, created exclusively (O_EXCL)
@@ -31,7 +32,12 @@ interface Holder {
 }
 
 /** Takes the lock of `journal` for this process, or says who holds it. Returns its release. */
-export function lockJournal(journal: string, command: string, nowMs: number): () => void {
+export function lockJournal(
+  journal: string,
+  command: string,
+  nowMs: number,
+  disk: JournalDisk = realJournalDisk,
+): () => void {
   const path = `${journal}.lock`;
   const mine: Holder = { pid: process.pid, host: hostname(), since: isoSeconds(nowMs) };
   try {
@@ -46,16 +52,31 @@ export function lockJournal(journal: string, command: string, nowMs: number): ()
   }
   // Two tries: the second after removing a dead holder's lock.
   for (let attempt = 0; attempt < 2; attempt++) {
+    let fd: number | undefined;
     try {
-      writeFileSync(path, `${JSON.stringify(mine)}\n`, { flag: 'wx', mode: 0o600 });
-      heldHere.add(path);
-      return () => release(path);
+      fd = disk.open(path, 'wx');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOSPC' || code === 'EDQUOT')
+        throw JournalWriteError.of(`the journal's lock ${path}`, error);
+      if (code !== 'EEXIST') {
         throw new UsageError(`cannot lock journal ${journal}: ${(error as Error).message}`, {
           hint: 'pass --journal PATH in a writable directory, or set SVC_STATE_DIR',
         });
       }
+    }
+    if (fd !== undefined) {
+      try {
+        disk.write(fd, `${JSON.stringify(mine)}\n`);
+      } catch (error) {
+        // Ours and empty (a full disk): left, it would say a run holds the journal.
+        rmSync(path, { force: true });
+        throw JournalWriteError.of(`the journal's lock ${path}`, error);
+      } finally {
+        closeSync(fd);
+      }
+      heldHere.add(path);
+      return () => release(path);
     }
     const holder = readHolder(path);
     if (holder && (holder.host !== mine.host || alive(holder.pid, path))) {

@@ -7,6 +7,7 @@ import { createProgress } from '../output/progress.js';
 import { finishDryRun, finishRun } from './finish.js';
 import { withCompactHeap } from './heap.js';
 import { defaultJournalPath, Journal, type RunIdentity, refuseDirectory } from './journal.js';
+import { JournalWriteError } from './journal-disk.js';
 import { lockJournal } from './lock.js';
 import { resultStream } from './results.js';
 import {
@@ -126,9 +127,13 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, operation);
   refuseDirectory(path);
   // A dry run only reads the journal; a real run holds it, from before it reads it to its end.
-  const unlock = verb.dryRun ? undefined : lockJournal(path, verb.kind.replaceAll('-', ' '), now());
+  const unlock = verb.dryRun
+    ? undefined
+    : await beforeSending(verb, () =>
+        lockJournal(path, verb.kind.replaceAll('-', ' '), now(), ctx.journalDisk),
+      );
   try {
-    return await runLocked(ctx, verb, Journal.load(path, operation, now));
+    return await runLocked(ctx, verb, Journal.load(path, operation, now, ctx.journalDisk));
   } finally {
     unlock?.();
   }
@@ -141,7 +146,7 @@ async function runLocked<T, R extends Row>(
 ): Promise<BulkSummary | undefined> {
   const now = () => ctx.clock.now();
   const earlier = verb.fromJournal && journal.run.resumed ? journal.earlier() : [];
-  const left = await verb.prepare(journal.run, journal);
+  const left = await beforeSending(verb, () => verb.prepare(journal.run, journal));
   const total = left === undefined ? undefined : left + earlier.length;
   // Items the run it resumes took and did not finish: those still in the source are in `left`;
   // the others left it while the run was stopped, and each is still owed its row (review s12-a #2).
@@ -157,7 +162,7 @@ async function runLocked<T, R extends Row>(
     ctx.out.info(resuming(journal, earlier.length, left, verb.dryRun));
   // Nothing left to do but show what the earlier run did: nothing to ask.
   if (!verb.dryRun && !((earlier.length > 0 || owed > 0) && left === 0)) await verb.confirm?.(left);
-  if (!verb.dryRun) journal.start();
+  if (!verb.dryRun) await beforeSending(verb, () => journal.start());
 
   const output = resultStream(ctx, verb.columns(verb.dryRun));
   const stop = AbortSignal.any([ctx.signal, output.closed]);
@@ -228,6 +233,23 @@ async function runLocked<T, R extends Row>(
   }
   finishRun(ctx, verb, { summary, total, failures, unknowns, journal, closed, single });
   return summary;
+}
+
+/**
+ * Runs a step before anything is sent (the journal's lock, prepare, which may keep a file beside
+ * the journal, and the journal's first line): a journal that cannot be written (a full disk) ends
+ * the run there, saying that nothing was done, not as a bug.
+ */
+async function beforeSending<V>(verb: { words: { done: string } }, step: () => V | Promise<V>): Promise<V> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!(error instanceof JournalWriteError)) throw error;
+    throw error.said(
+      `; nothing was ${verb.words.done}`,
+      'make room on its disk (or pass --journal PATH on another), then run the same command again',
+    );
+  }
 }
 
 /** The line a resumed run (BulkVerb.fromJournal) starts with: which run, how far it got. */

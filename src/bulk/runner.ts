@@ -1,7 +1,10 @@
+// Over 300 lines: one worker loop whose every outcome (journaled or not, halting, ordered, counted)
+// shares the run's state; the judgement of errors lives in ./judge.ts.
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import type { Progress } from '../output/progress.js';
 import { GoneAfterLostAnswerError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
+import { JournalWriteError } from './journal-disk.js';
 import { definiteRefusal, failure, haltsTheRun, notChecked, outcomeUnknown } from './judge.js';
 import { RunOrder } from './order.js';
 
@@ -71,12 +74,18 @@ export interface BulkSummary {
    * item's `replayed: true`), not counting journal skips; absent when there were none.
    */
   replayed?: number;
+  /**
+   * Ok items made on the platform after the journal could not be written (their row's reason
+   * `not_journaled`): the run halted with that error; absent when there were none.
+   */
+  unjournaled?: number;
   /** A stop (Ctrl-C, a closed stdout, a halt) ended the run before every item was tried. */
   stopped: boolean;
   /**
    * The error that stopped the run because no later item could succeed: the credential is gone,
-   * rejected, or now someone else's (an AuthError, exit 3), or the verb's own reason
-   * (RunOptions.halts, with its exit code and hint). No item started after it.
+   * rejected, or now someone else's (an AuthError, exit 3), the journal cannot be written (a
+   * JournalWriteError: a full disk, exit 1), or the verb's own reason (RunOptions.halts, with its
+   * exit code and hint). No item started after it.
    */
   halted?: unknown;
   /**
@@ -162,6 +171,11 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   // Aborted by the first item that shows no later one can succeed (see haltsTheRun).
   const halt = new AbortController();
   const stop = AbortSignal.any([options.stop, halt.signal]);
+  const halting = (error: unknown) => {
+    if (halt.signal.aborted) return;
+    summary.halted = error;
+    halt.abort();
+  };
   const iterator = (
     Symbol.asyncIterator in options.items
       ? (options.items as AsyncIterable<BulkItem<T>>)[Symbol.asyncIterator]()
@@ -185,7 +199,9 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       try {
         step = await iterator.next();
       } catch (error) {
-        pullError = { error };
+        // The journal could not note the items taken (Journal.plan): none of them was sent.
+        if (error instanceof JournalWriteError) halting(error);
+        else pullError = { error };
         return end;
       }
       if (!step.done) await order.enter(step.value.phase);
@@ -195,6 +211,23 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   };
   const { journal } = options;
   const recording = options.dryRun ? undefined : journal;
+  /**
+   * Journals an item's end. A journal that cannot be written (a full disk) halts the run: nothing
+   * new starts. An item the platform made stays made: its row is ok, `reason: not_journaled`
+   * (returned, for its row), and the re-run finds it done on the platform.
+   */
+  const journaling = (write: () => void, made: boolean): Record<string, unknown> => {
+    try {
+      write();
+      return {};
+    } catch (error) {
+      if (!(error instanceof JournalWriteError)) throw error;
+      halting(error);
+      if (!made) return {};
+      summary.unjournaled = (summary.unjournaled ?? 0) + 1;
+      return { reason: 'not_journaled' };
+    }
+  };
 
   const worker = async () => {
     for (;;) {
@@ -254,16 +287,18 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           // A request of the same key still running on the server (a killed run's) is waited for by
           // the HTTP client itself (src/http/client.ts), as for every command.
           const detail = await options.work(item, call);
-          recording?.record(item.key, detail);
+          // Made by this run, unless the worker says it was done already or failed after all.
+          const made = detail.status === undefined || detail.status === 'ok';
+          const unjournaled = journaling(() => recording?.record(item.key, detail), made);
           if (detail.replayed === true) summary.replayed = (summary.replayed ?? 0) + 1;
-          result = { ...base, status: 'ok', ...detail };
+          result = { ...base, status: 'ok', ...detail, ...unjournaled };
         } catch (error) {
           if (error instanceof GoneAfterLostAnswerError) {
             // Done, most likely by this item's own attempt whose answer was lost: never "not found".
             const detail = { reason: 'gone_after_lost_answer', detail: error.message };
-            recording?.record(item.key, detail);
+            const unjournaled = journaling(() => recording?.record(item.key, detail), true);
             summary.gone = (summary.gone ?? 0) + 1;
-            result = { ...base, status: 'ok', ...detail };
+            result = { ...base, status: 'ok', ...detail, ...unjournaled };
           } else if (options.dryRun && notChecked(error)) {
             // Not a prediction that it fails: the check could not be made (finishDryRun: exit 1).
             thrown = error;
@@ -281,13 +316,11 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             thrown = error;
             if (definiteRefusal(error)) {
               summary.refused++;
-              recording?.recordFailure(item.key);
+              // Unrecorded, the next attempt sends the same key and is answered the same refusal.
+              journaling(() => recording?.recordFailure(item.key), false);
             }
-            const halting = haltsTheRun(error) ? error : options.halts?.(error, item);
-            if (halting !== undefined && !halt.signal.aborted) {
-              summary.halted = halting;
-              halt.abort();
-            }
+            const halts = haltsTheRun(error) ? error : options.halts?.(error, item);
+            if (halts !== undefined) halting(halts);
             summary.unsettled++;
             result = { ...base, status: 'failed', error: failure(error) };
           }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import type { Role } from '../../src/api/schemas/roles.js';
+import type { JournalDisk } from '../../src/bulk/journal-disk.js';
 import type { Clock } from '../../src/context.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -86,6 +87,8 @@ export function bulkRunner(sandbox: () => Sandbox) {
         stdoutFails?: string;
         /** stderr is a terminal: the progress bar is drawn. */
         progress?: boolean;
+        /** How the journal is written (fillableJournalDisk() in ./disk.ts plays a full disk). */
+        journalDisk?: JournalDisk;
       } = {},
     ) {
       const tty = options.mode === 'table';
@@ -99,6 +102,7 @@ export function bulkRunner(sandbox: () => Sandbox) {
         clock: options.clock ?? { now: () => Date.now() },
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.prompter ? { prompter: options.prompter } : {}),
+        ...(options.journalDisk ? { journalDisk: options.journalDisk } : {}),
       });
     },
   };

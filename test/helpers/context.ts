@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { JournalDisk } from '../../src/bulk/journal-disk.js';
 import { runCli } from '../../src/cli.js';
 import type { StoreDisk } from '../../src/config/disk.js';
 import {
@@ -183,6 +184,8 @@ export interface VerbOptions extends Omit<FakeIOOptions, 'env'> {
   browser?: Browser;
   /** How svc's own files are written (fillableDisk() in test/helpers/disk.ts plays a full disk). */
   disk?: StoreDisk;
+  /** How bulk runs write their journals (fillableJournalDisk() in test/helpers/disk.ts). */
+  journalDisk?: JournalDisk;
 }
 
 function depsFor(
@@ -200,6 +203,7 @@ function depsFor(
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.browser ? { browser: options.browser } : {}),
     ...(options.disk ? { disk: options.disk } : {}),
+    ...(options.journalDisk ? { journalDisk: options.journalDisk } : {}),
   });
   return { fake, deps, questions: scripted.questions };
 }

@@ -1,3 +1,4 @@
+import { type JournalDisk, realJournalDisk } from '../../src/bulk/journal-disk.js';
 import { realDisk, type StoreDisk } from '../../src/config/disk.js';
 
 /**
@@ -18,6 +19,32 @@ export function fillableDisk(): { disk: StoreDisk; full: { reserve: boolean; wri
     async write(dir, name, file) {
       if (full.write) throw enospc();
       await realDisk.write(dir, name, file);
+    },
+  };
+  return { disk, full };
+}
+
+/**
+ * A journal disk (bulk/journal.ts's seam) with room for `room` more writes: the next one writes
+ * half of its text (a line cut short, as a full disk leaves it) and fails with ENOSPC, as does
+ * every write after it, until the test sets `full.room` again (room made). Pass it as
+ * `journalDisk` to testContext / runInProcess.
+ */
+export function fillableJournalDisk(room: number): { disk: JournalDisk; full: { room: number } } {
+  const full = { room };
+  let cut = false;
+  const disk: JournalDisk = {
+    open: (path, flag) => realJournalDisk.open(path, flag),
+    write(fd, text) {
+      if (full.room > 0) {
+        full.room--;
+        cut = false;
+        realJournalDisk.write(fd, text);
+        return;
+      }
+      if (!cut) realJournalDisk.write(fd, text.slice(0, Math.floor(text.length / 2)));
+      cut = true;
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     },
   };
   return { disk, full };

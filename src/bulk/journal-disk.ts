@@ -1,0 +1,47 @@
+import { openSync, writeSync } from 'node:fs';
+import { SvcError } from '../errors.js';
+import { fileErrorReason } from '../system/input.js';
+
+/**
+ * How a journal's lines reach its disk: a seam so a test can play a disk that fills up mid-run (a
+ * tmpfs cannot be mounted in a test); svc itself always uses realJournalDisk.
+ */
+export interface JournalDisk {
+  /**
+   * Opens `path` to append to (`a`), to replace (`w`) or to create only if absent (`wx`: a lock),
+   * made 0600 if new; throws the system error.
+   */
+  open(path: string, flag: 'a' | 'w' | 'wx'): number;
+  /** Writes all of `text` to `fd`; throws the system error (a part may have been written). */
+  write(fd: number, text: string): void;
+}
+
+export const realJournalDisk: JournalDisk = {
+  open: (path, flag) => openSync(path, flag, 0o600),
+  write(fd, text) {
+    // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
+    // A short write (a disk filling up) is followed by one for the rest, which says why it failed.
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+  },
+};
+
+/**
+ * A journal (or the plan kept beside it) that cannot be written: a full disk, a read-only one.
+ * Exit 1, the OS error in words and the file; what was made and what to do is said by the run.
+ */
+export class JournalWriteError extends SvcError {
+  /** `what` (e.g. `the journal PATH`) could not be written, and the OS's reason in words. */
+  static of(what: string, error: unknown): JournalWriteError {
+    return new JournalWriteError(`${what} could not be written: ${fileErrorReason(error)}`, error);
+  }
+
+  private constructor(message: string, cause: unknown, hint?: string) {
+    super('failure', message, { code: 'journal_unwritable', cause, ...(hint ? { hint } : {}) });
+  }
+
+  /** The same error, what the run made said after it (`; nothing was applied`) and how to go on. */
+  said(tail: string, hint: string): JournalWriteError {
+    return new JournalWriteError(`${this.message}${tail}`, this.cause, hint);
+  }
+}
