@@ -35,10 +35,34 @@ export const PERMISSION_CATALOG: Readonly<Record<string, string>> = {
   'webhook.manage':
     "Create, change and delete webhooks, rotate their secrets, send test events, replay and discard deliveries (pointing a webhook at data or replaying it also takes that data's read permission, held without an end date)",
   'api_key.manage': 'Issue, list and revoke API keys (only keys whose authority the caller holds)',
-  'tenant.read': 'List every tenant of the organisation (org_admin)',
+  'tenant.read':
+    'List every tenant of the organisation: an organisation permission, granted by org_admin only (org_role), never by a tenant role',
 };
 
 export const ALL_PERMISSIONS: readonly string[] = Object.keys(PERMISSION_CATALOG);
+
+/**
+ * Permissions of the organisation, not of a tenant: cross-tenant listing is decided by a user's
+ * org_role (org_admin), so no tenant role holds them — not tenant_admin, not a custom role (a
+ * tenant custom role carrying one is refused, as it would grant nothing).
+ */
+export const ORGANIZATION_PERMISSIONS: readonly string[] = ['tenant.read'];
+
+/** The permissions a tenant role may hold: the catalog without the organisation's. */
+export const TENANT_PERMISSIONS: readonly string[] = ALL_PERMISSIONS.filter(
+  (p) => !ORGANIZATION_PERMISSIONS.includes(p),
+);
+
+/** Where a permission applies: the catalog's `scope`, as a role's. */
+export const permissionScope = (permission: string): 'tenant' | 'organization' =>
+  ORGANIZATION_PERMISSIONS.includes(permission) ? 'organization' : 'tenant';
+
+/** Why a tenant role cannot carry this permission, or undefined when it can. */
+export function organizationPermissionRefusal(permission: string): string | undefined {
+  return ORGANIZATION_PERMISSIONS.includes(permission)
+    ? `${permission} is an organisation permission (org_admin): no tenant role can grant it; an organisation administrator sets org_role`
+    : undefined;
+}
 
 const VIEWER = ['account.read', 'reconciliation.read', 'exception.read'];
 const ANALYST = [...VIEWER, 'exception.write'];
@@ -50,7 +74,7 @@ export const BUILTIN_ROLE_DEFINITIONS: Readonly<
     { description: string; permissions: readonly string[] }
   >
 > = {
-  tenant_admin: { description: 'Full administrative access', permissions: ALL_PERMISSIONS },
+  tenant_admin: { description: 'Full administrative access', permissions: TENANT_PERMISSIONS },
   tenant_reviewer: {
     description: 'Senior analyst with override rights',
     permissions: [...ANALYST, 'exception.override'],

@@ -74,3 +74,13 @@ export function grantsPermission(held: Iterable<string>, needed: string): boolea
   }
   return false;
 }
+
+/**
+ * A role change that both adds and removes one permission says two things at once ("applied
+ * atomically" gives neither an order): its refusal, or undefined. svc refuses it before sending
+ * (`roles update`), the sandbox on receipt (400 invalid_request), in the same words.
+ */
+export function addedAndRemoved(add: readonly string[], remove: readonly string[]): string | undefined {
+  const both = add.filter((p, i) => remove.includes(p) && add.indexOf(p) === i);
+  return both.length > 0 ? `${both.join(', ')} is both added and removed; pick one` : undefined;
+}

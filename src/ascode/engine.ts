@@ -86,9 +86,7 @@ async function readPlatform(
   const { tenants, desired } = resolved;
   let live = new Map<string, LiveTenant>();
   if (tenants.length > 0) {
-    const catalog = (
-      await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })
-    ).items.map((p) => p.name);
+    const catalog = (await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })).items;
     live = await readLive(platform, tenants, ctx.signal, readsOf(file));
     problems.push(
       ...(await checkReferences(platform, file, tenants, desired, live, catalog, ctx.signal, createMissing)),

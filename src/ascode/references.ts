@@ -18,13 +18,16 @@ export async function checkReferences(
   tenants: readonly TenantInfo[],
   desired: ReadonlyMap<string, DesiredTenant>,
   live: ReadonlyMap<string, LiveTenant>,
-  catalog: readonly string[],
+  /** The platform's permission catalog: an organisation permission (scope) is no tenant role's. */
+  catalog: ReadonlyArray<{ name: string; scope?: string | undefined }>,
   signal: AbortSignal,
   /** svc plan --create-missing: an id the tenant does not have is a creation, not a problem. */
   createMissing = false,
 ): Promise<Problem[]> {
   const problems: Problem[] = [];
-  const known = new Set(catalog);
+  const ofOrganization = new Set(catalog.filter((p) => p.scope === 'organization').map((p) => p.name));
+  const names = catalog.map((p) => p.name).filter((name) => !ofOrganization.has(name));
+  const known = new Set(names);
   const reported = new Set<string>();
   const once = (line: number | undefined, message: string) => {
     const key = `${line}:${message}`;
@@ -51,10 +54,15 @@ export async function checkReferences(
     const have = live.get(tenant.id)!;
     for (const role of want.roles.values()) {
       for (const permission of role.permissions) {
-        if (!known.has(permission)) {
+        if (ofOrganization.has(permission)) {
           once(
             role.line,
-            `role "${role.name}": unknown permission ${permission}${didYouMean(permission, catalog)}`,
+            `role "${role.name}": ${permission} is an organisation permission (org_admin): no tenant role can grant it`,
+          );
+        } else if (!known.has(permission)) {
+          once(
+            role.line,
+            `role "${role.name}": unknown permission ${permission}${didYouMean(permission, names)}`,
           );
         }
       }

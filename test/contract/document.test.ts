@@ -98,6 +98,12 @@ describe('the published contract', () => {
       'reconciliations_list',
       'reconciliations_get',
     ]);
-    expect(doc['x-role-permissions'].tenant_admin).toEqual(Object.keys(doc['x-permission-catalog']).sort());
+    // tenant_admin holds every tenant permission; tenant.read is the organisation's (escalate13 F2).
+    expect(doc['x-role-permissions'].tenant_admin).toEqual(
+      Object.keys(doc['x-permission-catalog'])
+        .filter((p) => p !== 'tenant.read')
+        .sort(),
+    );
+    expect(doc['x-role-permissions'].org_admin).toEqual(['tenant.read']);
   });
 });

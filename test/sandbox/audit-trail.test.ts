@@ -147,9 +147,11 @@ describe('GET /v1/permissions', () => {
       name: 'audit_trail.read',
       description: 'Read the audit trail',
       builtin_roles: ['tenant_auditor', 'tenant_admin'],
+      scope: 'tenant',
     });
     expect(byName['exception.read'].builtin_roles[0]).toBe('tenant_viewer');
-    expect(byName['tenant.read'].builtin_roles).toEqual(['org_admin', 'tenant_admin']);
+    // An organisation permission: org_role decides it, so no tenant role grants it (escalate13 F2).
+    expect(byName['tenant.read']).toMatchObject({ builtin_roles: ['org_admin'], scope: 'organization' });
     expect(r.body.next_cursor).toBeNull();
   });
 });

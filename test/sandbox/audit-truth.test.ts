@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { call, useSandbox } from '../helpers/sandbox.js';
 
-// An audit entry says what a change really did (findings s11 C1, L3): the fields whose values
-// changed, not the fields a request sent; and no secret a URL carries.
+// An audit entry says what a change really did (findings s11 C1, L3): the record's fields whose
+// values changed, not the fields a request sent; and no secret a URL carries.
 const sandbox = useSandbox();
 const TENANT = tenantId('acme-treasury');
 let keys = 0;
@@ -20,16 +20,11 @@ describe('role.updated', () => {
   it.each([
     [{ description: 'new text', add_permissions: ['exception.read'] }, ['description']],
     [{ name: 'truth-desk', description: 'newer', remove_permissions: ['rule.read'] }, ['description']],
-    [{ add_permissions: ['exception.read', 'exception.assign'] }, ['add_permissions']],
-    [{ remove_permissions: ['exception.write', 'rule.read'] }, ['remove_permissions']],
-    [
-      { add_permissions: ['exception.assign'], remove_permissions: ['exception.write'] },
-      ['add_permissions', 'remove_permissions'],
-    ],
-    [
-      { add_permissions: ['exception.read'], remove_permissions: ['exception.write'] },
-      ['remove_permissions'],
-    ],
+    // The record's field (permissions), never the request's operator (escalate13 F4).
+    [{ add_permissions: ['exception.read', 'exception.assign'] }, ['permissions']],
+    [{ remove_permissions: ['exception.write', 'rule.read'] }, ['permissions']],
+    [{ add_permissions: ['exception.assign'], remove_permissions: ['exception.write'] }, ['permissions']],
+    [{ add_permissions: ['exception.read'], remove_permissions: ['exception.write'] }, ['permissions']],
     [{ permissions: ['exception.write', 'exception.read'], name: 'truth-desk-2' }, ['name']],
     [{ permissions: ['exception.read'] }, ['permissions']],
   ])('%j names only what changed: %j', async (body, changes) => {

@@ -49,7 +49,7 @@ describe('privilege escalation through role.manage', () => {
     );
     const replace = await call(sandbox(), 'PATCH', `/v1/roles/${manager.id}`, {
       ...attacker,
-      body: { permissions: ['role.manage', 'tenant.read'] },
+      body: { permissions: ['role.manage', 'api_key.manage'] },
     });
     expect([replace.status, replace.body.error?.code]).toEqual([403, 'insufficient_permission']);
     const create = await call(sandbox(), 'POST', '/v1/roles', {

@@ -31,8 +31,33 @@ export const AuditTrailEntry = Type.Object(
     }),
     justification: NullableString,
     changes: Type.Union([Type.Array(Type.String()), Type.Null()], {
-      description: 'Updates: the names of the fields that changed (never their values)',
+      description:
+        "Updates: the names of the record's fields whose values changed (permissions, url, redirect_uris, …; never a request's operator such as add_permissions); null otherwise",
     }),
+    before: Type.Optional(
+      Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+        description:
+          'Updates (role.updated, webhook.updated, oauth_client.updated): each field in changes as it was. Never a secret: a webhook URL has the credentials it carries masked ([redacted]). Null otherwise',
+      }),
+    ),
+    after: Type.Optional(
+      Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+        description:
+          'Updates: each field in changes as it became. Creations: role.created the role (name, description, permissions), webhook.created its url and event_types, oauth_client.created its redirect_uris, scopes and grant_types. Same masking as before. Null otherwise',
+      }),
+    ),
+    permissions_added: Type.Optional(
+      Type.Union([Type.Array(Type.String()), Type.Null()], {
+        description:
+          'role.created: every permission the role starts with; role.updated: the permissions the change put into the role (sorted); null for other actions',
+      }),
+    ),
+    permissions_removed: Type.Optional(
+      Type.Union([Type.Array(Type.String()), Type.Null()], {
+        description:
+          'role.updated: the permissions the change took out of the role (sorted; role.created: empty); null for other actions',
+      }),
+    ),
     reason: Type.Optional(
       Type.String({
         description:

@@ -211,6 +211,12 @@ export const PermissionEntry = Type.Object(
     builtin_roles: Type.Array(Type.String(), {
       description: 'Built-in roles that grant it, least privileged first',
     }),
+    scope: Type.Optional(
+      StringEnum(['tenant', 'organization'] as const, {
+        description:
+          'tenant: a tenant role may hold it; organization: granted by org_role (org_admin) only, refused in a custom role',
+      }),
+    ),
   },
   { $id: 'Permission', additionalProperties: true },
 );

@@ -147,7 +147,9 @@ export function lsCommand(make: MakeContext): Command {
         'who did it, when, and in which request. Newest first (--oldest-first to reverse); without --all,\n' +
         `the first ${DEFAULT_LIMIT} (or --limit) are printed and where to continue is shown on stderr.\n` +
         'Columns: id, at, action, actor, summary, justification, request, client (the OAuth client a\n' +
-        'change was made through: svc-cli for svc login, empty for a JWT or an API key).\n' +
+        'change was made through: svc-cli for svc login, empty for a JWT or an API key), change (what\n' +
+        "it did: a role's permissions +added -removed, a webhook's or OAuth client's fields\n" +
+        'old → new, secrets masked; --json has them as before, after, permissions_added/_removed).\n' +
         'Needs audit_trail.read (tenant_auditor, tenant_admin).',
     );
   for (const option of listingOptions('entries')) command.addOption(option);
@@ -188,6 +190,7 @@ export function lsCommand(make: MakeContext): Command {
         ['svc audit ls', 'the 50 newest entries'],
         ['svc audit ls --user usr_analyst --since 7d', "a week of changes to usr_analyst's roles"],
         ['svc audit ls --action webhook --all --ndjson', 'every webhook change, one JSON object per line'],
+        ['svc audit ls --action role.updated --since 7d', 'which permissions roles gained or lost this week'],
       ),
     )
     .action(async (flags: Record<string, unknown>, cmd: Command) => {

@@ -1,8 +1,35 @@
 import type { AuditTrailEntry } from '../../api/schemas/audit.js';
 import type { Column, Field } from '../../output/output.js';
+import { sym } from '../../output/symbols.js';
 
 /**
- * A cell holds one value, so a pipe's actor column stays what scripts filter on: the OAuth client
+ * What an entry says a change did, from its fields (not its summary): a role's permissions put
+ * in (+) and taken out (-), and each other changed field as it was and became (`url "…" → "…"`;
+ * a creation: as created). Values are JSON, so a text cannot pass for another value. Undefined
+ * for an entry without them (a grant, a deletion, or a platform that records no values).
+ */
+export function changeText(e: AuditTrailEntry): string | undefined {
+  const before = e.before ?? {};
+  const after = e.after ?? {};
+  const parts: string[] = [];
+  for (const field of e.changes ?? Object.keys(after)) {
+    if (field === 'permissions' && (e.permissions_added || e.permissions_removed)) {
+      const moved = [
+        ...(e.permissions_added ?? []).map((p) => `+${p}`),
+        ...(e.permissions_removed ?? []).map((p) => `-${p}`),
+      ];
+      parts.push(`permissions ${moved.join(' ')}`);
+    } else if (field in before && field in after) {
+      parts.push(`${field} ${JSON.stringify(before[field])} ${sym.arrow} ${JSON.stringify(after[field])}`);
+    } else if (field in after) {
+      parts.push(`${field} ${JSON.stringify(after[field])}`);
+    }
+  }
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/**
+ * The last column, change, is what the change did (changeText). A cell holds one value, so a pipe's actor column stays what scripts filter on: the OAuth client
  * a change was made through (`client_id`) has a column of its own, last, so that every column
  * before it stays where it was. Empty for a change made with a JWT or an API key.
  */
@@ -15,6 +42,8 @@ export const AUDIT_COLUMNS: Array<Column<AuditTrailEntry>> = [
   { header: 'justification', value: (e) => e.justification, optional: true },
   { header: 'request', value: (e) => e.request_id, kind: 'id', optional: true },
   { header: 'client', value: (e) => e.client_id, optional: 2 },
+  // After the client column, so every column before stays where it was for scripts.
+  { header: 'change', value: changeText },
 ];
 
 export const auditFields = (e: AuditTrailEntry): Field[] => [
@@ -34,5 +63,6 @@ export const auditFields = (e: AuditTrailEntry): Field[] => [
   ['previous expiry', e.previous_expires_at, 'time'],
   ['justification', e.justification],
   ['changed fields', e.changes?.join(', ')],
+  ['change', changeText(e)],
   ['request', e.request_id],
 ];

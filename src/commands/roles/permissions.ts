@@ -8,6 +8,8 @@ const PERMISSION_COLUMNS: Array<Column<PermissionEntry>> = [
   { header: 'permission', value: (p) => p.name },
   { header: 'description', value: (p) => p.description },
   { header: 'built-in roles', value: (p) => p.builtin_roles, optional: true },
+  // organization: granted by org_role (org_admin) only; a custom role carrying it is refused.
+  { header: 'scope', value: (p) => p.scope, optional: true },
 ];
 
 export async function runRolesPermissions(ctx: Context): Promise<void> {
@@ -19,9 +21,10 @@ export function permissionsCommand(make: MakeContext): Command {
   return listVerb(new Command('permissions'))
     .summary('List the permissions a role can grant')
     .description(
-      'The permission catalog: every permission a custom role may hold, what it allows, and the\n' +
-        'built-in roles that grant it (least privileged first). A permission grants every more\n' +
-        'specific one below it: rule.write grants rule.write.fx.',
+      'The permission catalog: every permission, what it allows, the built-in roles that grant it\n' +
+        '(least privileged first) and its scope. A custom role may hold the tenant ones; an\n' +
+        'organization one (tenant.read) is granted by org_admin only and refused in a custom role.\n' +
+        'A permission grants every more specific one below it: rule.write grants rule.write.fx.',
     )
     .addHelpText(
       'after',

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { addedAndRemoved } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -30,10 +31,8 @@ export function parseRolesUpdate(role: unknown, flags: Record<string, unknown>):
       hint: 'pass --name, --description, --add-permission or --remove-permission',
     });
   }
-  const both = options.add.filter((p) => options.remove.includes(p));
-  if (both.length > 0) {
-    throw new UsageError(`${both.join(', ')} is both added and removed; pick one`);
-  }
+  const both = addedAndRemoved(options.add, options.remove);
+  if (both) throw new UsageError(both);
   return options;
 }
 

@@ -36,8 +36,18 @@ export interface AuditEntry {
   /** role.assignment_updated: the expiry before the change (null: it was permanent). */
   previous_expires_at: string | null;
   justification: string | null;
-  /** Updates: the names of the fields that changed (never their values, which may be secret). */
+  /** Updates: the names of the record's fields that changed (permissions, url, …), in record order. */
   changes: string[] | null;
+  /**
+   * What the change did, field by field (auditValues): an update's changed fields as they were
+   * (`before`) and became (`after`); a creation's chosen fields in `after`. Never a secret: a
+   * webhook URL has its credentials masked, and secrets are no such field. Null: nothing recorded.
+   */
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  /** Role entries: the permissions the change put into the role (a creation: all) and took out. */
+  permissions_added: string[] | null;
+  permissions_removed: string[] | null;
   /** role.revoked not asked for as such: why the grant ended (role_deleted). Absent otherwise. */
   reason?: 'role_deleted';
 }
@@ -56,6 +66,10 @@ export type AuditInput = Pick<
       | 'previous_expires_at'
       | 'justification'
       | 'changes'
+      | 'before'
+      | 'after'
+      | 'permissions_added'
+      | 'permissions_removed'
       | 'reason'
       | 'client_id'
     >
@@ -63,6 +77,20 @@ export type AuditInput = Pick<
     /** When it happened, for seeded history; a recorded change is stamped with the clock. */
     at?: string;
   };
+
+/**
+ * An update's detail: the fields in `changes` as they were and as they are, from two snapshots of
+ * the record's non-secret fields (a URL with its credentials already masked).
+ */
+export function auditValues(
+  changes: readonly string[],
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Pick<AuditEntry, 'before' | 'after'> {
+  const pick = (from: Record<string, unknown>) =>
+    Object.fromEntries(changes.filter((f) => f in from).map((f) => [f, from[f]]));
+  return { before: pick(before), after: pick(after) };
+}
 
 /** Who made a change, as its entry names them: the user or key, and the OAuth client it acted through. */
 export function actorOf(principal: Principal): Pick<AuditEntry, 'actor' | 'client_id'> {
@@ -105,6 +133,10 @@ export class AuditLog {
       previous_expires_at: null,
       justification: null,
       changes: null,
+      before: null,
+      after: null,
+      permissions_added: null,
+      permissions_removed: null,
       ...rest,
     };
     this.#byId.set(entry.id, this.entries.length);

@@ -10,7 +10,7 @@ import type { RoleUpdateBody } from '../../api/schemas/roles.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
-import { actorOf } from './audit-trail.js';
+import { type AuditInput, actorOf, auditValues } from './audit-trail.js';
 import { heldGrants, requireHeld } from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import { recordRevocation } from './grants.js';
@@ -29,6 +29,12 @@ import type { Role } from './roles.js';
  */
 const { widen: WIDEN, narrow: NARROW, delete: DELETE } = HANDING_OUT;
 
+/** What a role entry records: the fields changed, their values, the permissions moved. */
+type RoleDetail = Pick<
+  AuditInput,
+  'changes' | 'before' | 'after' | 'permissions_added' | 'permissions_removed'
+>;
+
 function audit(
   state: SandboxState,
   tenant: Tenant,
@@ -36,8 +42,9 @@ function audit(
   role: Role,
   by: Principal,
   requestId: string,
-  changes: string[] | null = null,
+  detail: RoleDetail = {},
 ) {
+  const changes = detail.changes ?? null;
   state.audit.record({
     tenant_id: tenant.id,
     action: `role.${verb}`,
@@ -48,9 +55,16 @@ function audit(
     summary: `custom role ${role.name} ${verb}${changes ? ` (${changes.join(', ')})` : ''}`,
     role_id: role.id,
     role_name: role.name,
-    changes,
+    ...detail,
   });
 }
+
+/** A role's fields an entry may show (none is secret). */
+const roleFields = (role: Pick<Role, 'name' | 'description' | 'permissions'>) => ({
+  name: role.name,
+  description: role.description,
+  permissions: [...role.permissions].sort(),
+});
 
 /** API keys cannot mint keys, so they make no role that can (user_required). */
 function refuseKeyMinterByKey(
@@ -103,7 +117,11 @@ export function createRole(
     requireHeld(state, principal, tenant.id, added, WIDEN);
     refuseKeyMinterByKey(principal, input.name, null, added);
   });
-  audit(state, tenant, 'created', role, principal, requestId);
+  audit(state, tenant, 'created', role, principal, requestId, {
+    after: roleFields(role),
+    permissions_added: roleFields(role).permissions,
+    permissions_removed: [],
+  });
   return role;
 }
 
@@ -116,10 +134,8 @@ export function updateRole(
   requestId: string,
 ): Role {
   const role = findRole(state, tenant, id);
-  const before = { name: role.name, description: role.description, permissions: [...role.permissions] };
-  let moved = { added: [] as string[], removed: [] as string[] };
+  const before = roleFields(role);
   const changed = state.roles.update(role, change, (added, removed) => {
-    moved = { added, removed };
     requireHeld(state, principal, tenant.id, added, WIDEN);
     requireHeld(state, principal, tenant.id, removed, NARROW);
     const after = [...role.permissions, ...added].filter((p) => !removed.includes(p));
@@ -138,29 +154,23 @@ export function updateRole(
   if (role.name !== before.name) {
     for (const a of state.identity.assignments) if (a.role_id === role.id) a.role_name = role.name;
   }
-  audit(state, tenant, 'updated', role, principal, requestId, roleChanges(before, role, change, moved));
+  audit(state, tenant, 'updated', role, principal, requestId, roleChange(before, roleFields(role)));
   return role;
 }
 
 /**
- * The fields of an update that changed the role (changedFields, as webhooks and OAuth clients
- * record theirs): a name or description set to what it was is no change, and add_permissions or
- * remove_permissions is named only when a permission was really added or taken out.
+ * An update's entry: the role's fields whose values changed (changedFields, as webhooks and OAuth
+ * clients record theirs: permissions, not the request's add_permissions), their values before and
+ * after, and the permissions put in and taken out.
  */
-function roleChanges(
-  before: Pick<Role, 'name' | 'description' | 'permissions'>,
-  after: Role,
-  change: RoleUpdateBody,
-  moved: { added: string[]; removed: string[] },
-): string[] {
-  const changes = changedFields(before, {
-    name: change.name === undefined ? undefined : after.name,
-    description: change.description === undefined ? undefined : after.description,
-    permissions: change.permissions === undefined ? undefined : after.permissions,
-  });
-  if (change.add_permissions && moved.added.length > 0) changes.push('add_permissions');
-  if (change.remove_permissions && moved.removed.length > 0) changes.push('remove_permissions');
-  return changes;
+function roleChange(before: ReturnType<typeof roleFields>, after: ReturnType<typeof roleFields>): RoleDetail {
+  const changes = changedFields(before, after);
+  return {
+    changes,
+    ...auditValues(changes, before, after),
+    permissions_added: after.permissions.filter((p) => !before.permissions.includes(p)),
+    permissions_removed: before.permissions.filter((p) => !after.permissions.includes(p)),
+  };
 }
 
 export function deleteRole(

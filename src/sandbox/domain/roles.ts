@@ -1,5 +1,6 @@
 import { roleChange } from '../../api/holds.js';
-import { RESERVED_ROLE_PREFIXES, type RoleKind, reservedNameRule } from '../../api/roles.js';
+import { organizationPermissionRefusal } from '../../api/permissions.js';
+import { addedAndRemoved, RESERVED_ROLE_PREFIXES, type RoleKind, reservedNameRule } from '../../api/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
@@ -26,6 +27,22 @@ export function checkPermissions(permissions: string[], field = 'permissions'): 
       field,
       message: `${p} is not in the permission catalog${didYouMean(p, ALL_PERMISSIONS)}`,
     })),
+  );
+}
+
+/**
+ * Permissions put into a tenant's custom role: known (checkPermissions) and of a tenant: an
+ * organisation permission (tenant.read) would be granted by nothing (org_role decides), so it is
+ * refused, 400 invalid_request saying why, rather than accepted as a success that grants nothing.
+ */
+function checkTenantPermissions(permissions: string[], field = 'permissions'): void {
+  checkPermissions(permissions, field);
+  const refused = permissions.filter((p) => organizationPermissionRefusal(p) !== undefined);
+  if (refused.length === 0) return;
+  throw new DomainError(
+    'invalid_request',
+    refused.map((p) => organizationPermissionRefusal(p)).join('; '),
+    refused.map((p) => ({ field, message: `${p} is an organisation permission` })),
   );
 }
 
@@ -108,7 +125,7 @@ export class RoleStore {
     actor: string,
     mayGrant: (added: string[]) => void = () => {},
   ): Role {
-    checkPermissions(input.permissions);
+    checkTenantPermissions(input.permissions);
     mayGrant(input.permissions);
     this.#checkName(tenantId, input.name);
     const now = this.#clock.iso();
@@ -170,9 +187,19 @@ export class RoleStore {
         [{ field: 'permissions', message: 'cannot be combined with add_permissions or remove_permissions' }],
       );
     }
-    checkPermissions(change.permissions ?? [], 'permissions');
-    checkPermissions(change.add_permissions ?? [], 'add_permissions');
+    checkTenantPermissions(change.permissions ?? [], 'permissions');
+    checkTenantPermissions(change.add_permissions ?? [], 'add_permissions');
     checkPermissions(change.remove_permissions ?? [], 'remove_permissions');
+    const both = addedAndRemoved(change.add_permissions ?? [], change.remove_permissions ?? []);
+    if (both) {
+      throw new DomainError(
+        'invalid_request',
+        both,
+        (change.add_permissions ?? [])
+          .filter((p, i, all) => change.remove_permissions?.includes(p) && all.indexOf(p) === i)
+          .map((p) => ({ field: 'remove_permissions', message: `${p} is also in add_permissions` })),
+      );
+    }
     let permissions = new Set(change.permissions ?? role.permissions);
     for (const p of change.add_permissions ?? []) permissions.add(p);
     const removed = new Set(change.remove_permissions ?? []);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import { redactUrlText } from '../../api/secret-names.js';
 import type { DeliveryRecord, DlqRecord, RotatedOut, WebhookRecord } from './webhooks.js';
 
 /**
@@ -76,4 +77,19 @@ export function dlqView(e: DlqRecord): DlqEntry {
 /** A stable id for seeded objects, so demo ids do not change between runs. */
 export function seededId(prefix: string, name: string): string {
   return `${prefix}_${createHash('sha1').update(`svc-sandbox:${prefix}:${name}`).digest('hex').slice(0, 24)}`;
+}
+
+/**
+ * A webhook's fields as its audit entries show them (auditValues): never the secret, and the URL
+ * with any credential it carries masked (redactUrlText), as the entries' summaries show it.
+ */
+export function webhookAuditFields(w: WebhookRecord): Record<string, unknown> {
+  return {
+    url: redactUrlText(w.url),
+    description: w.description,
+    event_types: [...w.event_types].sort(),
+    status: w.status,
+    max_attempts: w.max_attempts,
+    owner_id: w.owner?.user ?? null,
+  };
 }

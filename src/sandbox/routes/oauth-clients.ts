@@ -11,6 +11,7 @@ import {
   OAuthClientWithSecret,
   RotateSecretBody,
 } from '../../api/schemas/oauth.js';
+import { type AuditInput, auditValues } from '../domain/audit-trail.js';
 import { DomainError } from '../domain/errors.js';
 import { type OAuthClientRecord, publicClient } from '../domain/oauth.js';
 import { clientInput, clientUpdate, requireReach, rotationArming } from '../domain/oauth-client-rules.js';
@@ -36,20 +37,25 @@ function withSecret(client: OAuthClientRecord, secret: string) {
   return { ...publicClient(client), client_secret: secret, warning: WARNING };
 }
 
+/** A client's fields as its audit entries show them: as the API does, never the secret. */
+const clientAuditFields = (client: OAuthClientRecord): Record<string, unknown> =>
+  structuredClone(publicClient(client));
+
 function audit(
   state: SandboxState,
   request: FastifyRequest,
   client: OAuthClientRecord,
   verb: 'created' | 'updated' | 'deleted' | 'secret_rotated',
-  changes: string[] | null = null,
+  detail: Pick<AuditInput, 'changes' | 'before' | 'after'> = {},
 ): void {
   const what = verb === 'secret_rotated' ? 'secret rotated' : verb;
+  const changes = detail.changes ?? null;
   auditChange(state, request, {
     action: `oauth_client.${verb}`,
     target_type: 'oauth_client',
     target_id: client.client_id,
     summary: `OAuth client ${client.name} (${client.client_id}) ${what}${changes ? ` (${changes.join(', ')})` : ''}`,
-    changes,
+    ...detail,
   });
 }
 
@@ -100,7 +106,9 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
         input,
         request.principal!.subject,
       );
-      audit(state, request, client, 'created');
+      // Where its codes may go and what its tokens may reach: what an approval will hand out.
+      const { redirect_uris, scopes, grant_types } = clientAuditFields(client);
+      audit(state, request, client, 'created', { after: { redirect_uris, scopes, grant_types } });
       return reply.code(201).send(withSecret(client, secret));
     },
   );
@@ -194,8 +202,14 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
       const client = clientOf(request.tenant!.id, request.params.client_id);
       const { input, changes } = clientUpdate(client, request.body);
       requireReach(state, request.principal!, request.tenant!.id, clientArming(client, input));
+      const before = clientAuditFields(client);
       state.oauth.updateClient(client, input, changes, request.principal!.subject);
-      if (changes.length > 0) audit(state, request, client, 'updated', changes);
+      if (changes.length > 0) {
+        audit(state, request, client, 'updated', {
+          changes,
+          ...auditValues(changes, before, clientAuditFields(client)),
+        });
+      }
       return publicClient(client);
     },
   );

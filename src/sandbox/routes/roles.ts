@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { permissionScope } from '../../api/permissions.js';
 import { grantsPermission, RESERVED_ROLE_PREFIXES } from '../../api/roles.js';
 import {
   PermissionList,
@@ -78,6 +79,7 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
       name,
       description,
       builtin_roles: byReach.filter((r) => grantsPermission(r.permissions, name)).map((r) => r.id),
+      scope: permissionScope(name),
     })),
     next_cursor: null,
   };
@@ -91,7 +93,9 @@ export default function roleRoutes(app: FastifyInstance, { state }: RouteContext
         summary: 'List the permission catalog',
         description:
           'Not in the reference ("the complete permission catalog: not shown"): every permission a role may hold, with ' +
-          'what it allows and the built-in roles that grant it, least privileged first (also published as x-permission-catalog).',
+          'what it allows and the built-in roles that grant it, least privileged first (also published as x-permission-catalog). ' +
+          'scope organization: a permission of the organisation (tenant.read, decided by org_role), which no tenant role ' +
+          'holds; a custom role carrying one is refused (400 invalid_request).',
         response: { 200: PermissionList, ...errorResponses(401, 403) },
       },
     },

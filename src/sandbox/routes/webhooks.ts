@@ -15,9 +15,10 @@ import {
 import { redactUrlText } from '../../api/secret-names.js';
 import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
+import { auditValues } from '../domain/audit-trail.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { ownerOf, requireChannel } from '../domain/webhook-owner.js';
-import { deliveryView, webhookView } from '../domain/webhook-views.js';
+import { deliveryView, webhookAuditFields, webhookView } from '../domain/webhook-views.js';
 import { MAX_PREVIOUS_SECRETS, type WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import type { SandboxState } from '../state.js';
@@ -129,6 +130,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         target_type: 'webhook',
         target_id: webhook.id,
         summary: `webhook ${webhook.id} created for ${redactUrlText(webhook.url)} (${webhook.event_types.join(', ')})`,
+        after: auditValues(['url', 'event_types'], {}, webhookAuditFields(webhook)).after,
       });
       return reply.code(201).send({ ...view(webhook), secret: webhook.secret, warning: SECRET_WARNING });
     },
@@ -184,6 +186,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
           change.event_types ?? webhook.event_types,
         );
       }
+      const before = webhookAuditFields(webhook);
       const changes = state.webhooks.update(webhook, change);
       if (chooses) {
         const owner = ownerOf(state, principal, webhook.tenant_id);
@@ -201,6 +204,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         target_id: webhook.id,
         summary: `webhook ${webhook.id} updated (${changes.join(', ')})`,
         changes,
+        ...auditValues(changes, before, webhookAuditFields(webhook)),
       });
       return view(webhook);
     },

@@ -40,7 +40,9 @@ describe('svc audit', () => {
       `tenant_compliance granted to usr_analyst until ${second.expires_at}`,
       'quarter close',
       expect.stringMatching(/^req_/),
-      // The client column, last: empty for a change made with a JWT.
+      // The client column: empty for a change made with a JWT.
+      '',
+      // The change column, last: a grant records no values.
       '',
     ]);
 
@@ -69,7 +71,7 @@ describe('svc audit', () => {
         `^id\\t${first.audit_trail_id}\\nat\\t${TIME}\\naction\\trole\\.assigned\\nactor\\tusr_admin\\nvia OAuth client\\t\\n` +
           `summary\\ttenant_auditor granted to usr_viewer until ${first.expires_at}\\ntarget\\tuser usr_viewer\\n` +
           `user\\tusr_viewer\\nrole\\ttenant_auditor\\nexpires\\t${first.expires_at}\\nprevious expiry\\t\\n` +
-          'justification\\tSOX walkthrough\\nchanged fields\\t\\nrequest\\treq_\\w+\\n$',
+          'justification\\tSOX walkthrough\\nchanged fields\\t\\nchange\\t\\nrequest\\treq_\\w+\\n$',
       ),
     );
   });
@@ -209,16 +211,24 @@ describe('svc audit', () => {
     );
     expect(role.code, role.stderr).toBe(0);
     // In a pipe a cell holds one value: the actor alone (scripts filter on it), the client in a
-    // column of its own, last, so the columns before it stay where they were (review-c f2).
+    // column of its own, after every earlier one, so the columns before it stay where they were
+    // (review-c f2); only the change column (escalate13 F4) comes after it.
     const listed = await svc.run(['audit', 'ls', '--action', 'role.created', '--limit', '1']);
     const cells = listed.stdout.trimEnd().split('\t');
-    expect([cells[3], cells.length, cells.at(-1)]).toEqual(['usr_admin', 8, client.client_id]);
+    expect([cells[3], cells.length, cells[7], cells[8]]).toEqual([
+      'usr_admin',
+      9,
+      client.client_id,
+      'name "vendor-readers"; description ""; permissions +exception.read',
+    ]);
     const table = await svc.run(['audit', 'ls', '--action', 'role.created', '--limit', '1'], {
       tty: true,
       columns: 200,
     });
-    expect(table.stdout).toMatch(/ ACTOR +SUMMARY .* CLIENT\n/);
-    expect(table.stdout).toMatch(new RegExp(` usr_admin +custom role .* ${client.client_id}\n`));
+    expect(table.stdout).toMatch(/ ACTOR +SUMMARY .* CLIENT +CHANGE\n/);
+    expect(table.stdout).toMatch(
+      new RegExp(` usr_admin +custom role .* ${client.client_id} +name "vendor-readers"`),
+    );
     const id = cells[0]!;
     const one = await svc.run(['audit', 'get', id]);
     expect(one.stdout).toContain(`\nactor\tusr_admin\nvia OAuth client\t${client.client_id}\n`);

@@ -44,13 +44,14 @@ describe('svc roles permissions', () => {
           'tenant_auditor',
           'tenant_admin',
         ],
+        scope: 'tenant',
       });
     } else {
       const lines = stdout().trimEnd().split('\n');
       expect(lines[0]).toBe(
-        'account.read\tRead accounts\ttenant_viewer,tenant_analyst,tenant_lead,tenant_reviewer,tenant_auditor,tenant_admin',
+        'account.read\tRead accounts\ttenant_viewer,tenant_analyst,tenant_lead,tenant_reviewer,tenant_auditor,tenant_admin\ttenant',
       );
-      expect(lines).toContain('audit_trail.read\tRead the audit trail\ttenant_auditor,tenant_admin');
+      expect(lines).toContain('audit_trail.read\tRead the audit trail\ttenant_auditor,tenant_admin\ttenant');
     }
   });
 });
