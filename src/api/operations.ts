@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: the authorization table is one list of plain rows, read top to
 // bottom; splitting it would hide an operation from the one place that names them all.
 import { OAUTH_FULL_ACCESS_SCOPE } from './constants.js';
-import { ALL_PERMISSIONS } from './permissions.js';
+import { TENANT_PERMISSIONS } from './permissions.js';
 
 /**
  * The authorization table: every /v1 operation of the platform, by operationId, with what a
@@ -350,13 +350,13 @@ export function operationsByScope(scopes: readonly string[]): Record<string, str
 
 /**
  * The permissions OAuth scopes reach, sorted, each once: what a token with them may use of its
- * approving user's roles, from this table — `admin` every permission of the catalog (a full
- * tenant admin's), another scope the permissions of the operations it allows (`read:exceptions`:
+ * approving user's roles, from this table — `admin` every tenant permission of the catalog (a
+ * full tenant admin's; not the organisation's, which no tenant role holds), another scope the permissions of the operations it allows (`read:exceptions`:
  * exception.read; `read:tenants`: none, its listing needs only a membership). Putting a scope into
  * an OAuth client hands out what it reaches (src/api/holds.ts, clientReachRefusal).
  */
 export function scopePermissions(scopes: readonly string[]): string[] {
-  if (scopes.includes(OAUTH_FULL_ACCESS_SCOPE)) return [...ALL_PERMISSIONS].sort();
+  if (scopes.includes(OAUTH_FULL_ACCESS_SCOPE)) return [...TENANT_PERMISSIONS].sort();
   const reached = Object.values(OPERATIONS)
     .filter((rule) => rule.access === 'authenticated' && rule.scopes !== 'any')
     .filter((rule) => (rule.scopes as readonly string[]).some((s) => scopes.includes(s)))

@@ -70,7 +70,7 @@ const stored = (id: string) => {
 };
 
 const VIEWER_LACKS_FOR_ADMIN =
-  'admin (every permission of the tenant; you lack 23 of them: account.write, ai_copilot.use, ai_copilot.use.fx, api_key.manage, audit_trail.read and 18 more)';
+  'admin (every permission of the tenant; you lack 22 of them: account.write, ai_copilot.use, ai_copilot.use.fx, api_key.manage, audit_trail.read and 17 more)';
 
 describe('escalate13 F6: oauth_client.manage alone cannot arm a trusted client', () => {
   it('the viewer with oauth_client.manage can neither widen it to admin, re-point it, nor take its secret; no admin token reaches them', async () => {

@@ -8,7 +8,7 @@ import {
   heldUntil,
 } from '../../src/api/holds.js';
 import { scopePermissions } from '../../src/api/operations.js';
-import { ALL_PERMISSIONS } from '../../src/api/permissions.js';
+import { TENANT_PERMISSIONS } from '../../src/api/permissions.js';
 
 // The rule both the sandbox and svc's predictions apply (src/api/holds.ts), on its own: the
 // cases the in-process tests of the dry runs and plans do not reach (API keys, narrowing).
@@ -119,8 +119,9 @@ describe('CallerAuthority.integration with a webhook channel (escalate13 F1)', (
 });
 
 describe('OAuth client reach (escalate13 F6)', () => {
-  it('scopePermissions: admin reaches every permission, a read scope its read permission, read:tenants none', () => {
-    expect(scopePermissions(['admin'])).toEqual([...ALL_PERMISSIONS].sort());
+  it('scopePermissions: admin reaches every tenant permission (not tenant.read, of the organisation), a read scope its read permission, read:tenants none', () => {
+    expect(scopePermissions(['admin'])).toEqual([...TENANT_PERMISSIONS].sort());
+    expect(scopePermissions(['admin'])).not.toContain('tenant.read');
     expect(scopePermissions(['read:exceptions', 'read:reconciliations'])).toEqual([
       'exception.read',
       'reconciliation.read',

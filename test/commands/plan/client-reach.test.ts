@@ -64,8 +64,8 @@ describe('svc plan of OAuth clients as a manager holding only reconciliation.rea
         'create',
         'Holder admin',
         'the platform refuses it (insufficient_permission): creating an OAuth client hands out what its scopes reach, so it ' +
-          'takes the permissions they cover; you lack those of admin (every permission of the tenant; you lack 24 of them: ' +
-          'account.read, account.write, ai_copilot.use, ai_copilot.use.fx, api_key.manage and 19 more); have someone who holds them do it',
+          'takes the permissions they cover; you lack those of admin (every permission of the tenant; you lack 23 of them: ' +
+          'account.read, account.write, ai_copilot.use, ai_copilot.use.fx, api_key.manage and 18 more); have someone who holds them do it',
       ],
       ['create', 'Holder reads', null],
     ]);
