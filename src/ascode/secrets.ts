@@ -67,7 +67,7 @@ export class SecretDir {
       if (emptyFile(path)) {
         try {
           chmodSync(path, 0o600);
-          writeFileSync(path, `${secret}\n`, { flag: 'r+' });
+          writeFileSync(path, secret, { flag: 'r+' });
         } catch (failed) {
           rmSync(path, { force: true });
           throw new SecretNotSavedError(path, fileErrorReason(failed));
@@ -101,7 +101,9 @@ function emptyFile(path: string): boolean {
 
 function sameSecret(path: string, secret: string): boolean {
   try {
-    return readFileSync(path, 'utf8') === `${secret}\n`;
+    // Exactly the key (SecretFile.write), or with the final newline an earlier svc wrote.
+    const text = readFileSync(path, 'utf8');
+    return text === secret || text === `${secret}\n`;
   } catch {
     return false;
   }

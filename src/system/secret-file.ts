@@ -45,12 +45,13 @@ export class SecretFile {
   /**
    * Writes the secret. Anything but a non-empty string (a server that answered without the
    * field, or with null) is refused: the file is removed and the command fails (exit 1), so a
-   * secret file never holds `undefined`. `exact`: the file holds the secret's bytes and nothing
-   * else (a webhook signing secret, an HMAC key that receivers read as the file is: the stripe
-   * package and Python's `open().read()` take a final newline as part of the key); otherwise a
-   * final newline ends the line, which svc's readers remove.
+   * secret file never holds `undefined`. The file holds the secret's bytes and nothing else, for
+   * every kind (sig13 8): a webhook signing secret is an HMAC key, and the stripe package and
+   * Python's `open().read()` take a final newline as part of it; a client secret or API key read
+   * that way would send the newline too. svc's own readers still take one final newline
+   * (system/secret-text.ts), for files people write.
    */
-  async write(secret: unknown, field = 'secret', options: { exact?: boolean } = {}): Promise<void> {
+  async write(secret: unknown, field = 'secret'): Promise<void> {
     const problem = secretProblem(secret);
     if (problem !== undefined) {
       await this.discard();
@@ -67,7 +68,7 @@ export class SecretFile {
     if (!handle) throw new Error('secret file already closed');
     this.#handle = undefined;
     try {
-      await handle.writeFile(options.exact ? String(secret) : `${secret}\n`, 'utf8');
+      await handle.writeFile(String(secret), 'utf8');
     } catch (error) {
       // A full disk: the file holds nothing (or part of the secret); it is not left behind.
       await handle.close().catch(() => {});

@@ -22,7 +22,7 @@ describe('SecretDir', () => {
       'whsec_one',
     );
     expect(file).toBe(join(path, 'acme-treasury.webhook.hooks.example.com_svc_x_1.wh_1.secret'));
-    expect(readFileSync(file, 'utf8')).toBe('whsec_one\n');
+    expect(readFileSync(file, 'utf8')).toBe('whsec_one');
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
@@ -33,11 +33,16 @@ describe('SecretDir', () => {
     await expect(dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_b')).rejects.toThrow(
       'svc never overwrites a secret file',
     );
-    expect(readFileSync(file, 'utf8')).toBe('svc_cs_a\n');
+    expect(readFileSync(file, 'utf8')).toBe('svc_cs_a');
     const killed = join(dir.path, 't.webhook.x.wh_2.secret');
     writeFileSync(killed, '');
     await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two')).resolves.toBe(killed);
-    expect(readFileSync(killed, 'utf8')).toBe('whsec_two\n');
+    expect(readFileSync(killed, 'utf8')).toBe('whsec_two');
+    // A file an earlier svc wrote with a final newline holds the same secret: a resumed run is done.
+    const older = join(dir.path, 't.webhook.y.wh_3.secret');
+    writeFileSync(older, 'whsec_three\n');
+    await expect(dir.write('t', 'webhook', 'y', 'wh_3', 'whsec_three')).resolves.toBe(older);
+    expect(readFileSync(older, 'utf8')).toBe('whsec_three\n');
   });
 
   it('refuses a directory others can enter, and one it cannot use', () => {

@@ -251,6 +251,6 @@ describe('a hostile server', () => {
     const file = secretPath();
     const result = await runInProcess(oauthCreate(file), env(s.url));
     expect(result.code).toBe(0);
-    expect(readFileSync(file, 'utf8')).toBe('svc_cs_real_secret_value_1234\n');
+    expect(readFileSync(file, 'utf8')).toBe('svc_cs_real_secret_value_1234');
   });
 });

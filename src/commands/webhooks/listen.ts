@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
+import { redactUrlText } from '../../api/secret-names.js';
 import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { renderError } from '../../output/errors.js';
@@ -51,7 +52,12 @@ export interface ListenOptions {
   capture: string | undefined;
 }
 
-function httpUrlFlag(flag: string, raw: unknown): URL | undefined {
+/**
+ * An http(s) URL flag. A user name or password in it is refused, the value not repeated (as
+ * --base-url's, sig13 9): a forward does not send them and the platform does not either, so
+ * accepting one would echo a credential and then drop it.
+ */
+function httpUrlFlag(flag: string, raw: unknown, userInfoHint: string): URL | undefined {
   if (raw === undefined) return undefined;
   let url: URL | undefined;
   try {
@@ -60,7 +66,10 @@ function httpUrlFlag(flag: string, raw: unknown): URL | undefined {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new UsageError(`${flag} must be an http or https URL, got ${quoted(String(raw))}`);
+    throw new UsageError(`${flag} must be an http or https URL, got ${quoted(redactUrlText(String(raw)))}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${flag} must not hold a user name or password`, { hint: userInfoHint });
   }
   return url;
 }
@@ -85,7 +94,11 @@ export function parseListen(flags: Record<string, unknown>): ListenOptions {
     host: String(flags.host ?? '127.0.0.1'),
     port: intFlag('--port', flags.port, 0, 65_535) ?? DEFAULT_LISTEN_PORT,
     secretFile: secretFileFlag(flags.secretFile),
-    forwardTo: httpUrlFlag('--forward-to', flags.forwardTo),
+    forwardTo: httpUrlFlag(
+      '--forward-to',
+      flags.forwardTo,
+      'forwards carry no credentials; let your app take them from this listener (e.g. on 127.0.0.1) without basic auth',
+    ),
     forwardTimeoutSeconds:
       intFlag('--forward-timeout', flags.forwardTimeout, 1, 600) ?? DEFAULT_FORWARD_TIMEOUT_SECONDS,
     toleranceSeconds:
@@ -93,7 +106,11 @@ export function parseListen(flags: Record<string, unknown>): ListenOptions {
     maxBodyMiB: intFlag('--max-body', flags.maxBody, 1, 1024),
     webhook,
     takeOver: flags.takeOver === true,
-    publicUrl: httpUrlFlag('--public-url', flags.publicUrl),
+    publicUrl: httpUrlFlag(
+      '--public-url',
+      flags.publicUrl,
+      'the platform sends no credentials to a webhook URL; the signature is what proves a delivery',
+    ),
     capture: flags.capture === undefined ? undefined : nonEmpty('--capture', flags.capture),
   };
 }
@@ -398,7 +415,9 @@ export function listenCommand(make: MakeContext): Command {
     )
     .addOption(new Option('--host <host>', 'interface to bind').default('127.0.0.1'))
     .addOption(new Option('--secret-file <file>', `file holding the signing secret (or set ${SECRET_ENV})`))
-    .addOption(new Option('--forward-to <url>', 'send valid deliveries on to this URL, untouched'))
+    .addOption(
+      new Option('--forward-to <url>', 'send valid deliveries on to this URL, untouched (no user:password@)'),
+    )
     .addOption(
       new Option(
         '--forward-timeout <seconds>',
@@ -414,7 +433,7 @@ export function listenCommand(make: MakeContext): Command {
     .addOption(
       new Option(
         '--public-url <url>',
-        'with --webhook: the URL the platform reaches this listener at (a tunnel)',
+        'with --webhook: the URL the platform reaches this listener at (a tunnel; no user:password@)',
       ),
     )
     .addOption(new Option('--capture <dir>', "save each request's headers and raw body in DIR, for verify"))

@@ -46,8 +46,7 @@ export async function withSecretOutput(
   let data: WebhookWithSecret;
   try {
     data = await request();
-    // Exactly the key's bytes: receivers read the file as it is (svc's own readers take one final newline too).
-    if (file) await file.write(data.secret, 'secret', { exact: true });
+    if (file) await file.write(data.secret, 'secret');
   } catch (error) {
     await file?.discard();
     throw error;

@@ -3,6 +3,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../../src/sandbox/seed.js';
 import { APAC, as, LABS, seedTenant, user, writeFile, writes } from '../../helpers/ascode.js';
@@ -108,8 +109,32 @@ describe('svc apply', () => {
       `acme-labs.webhook.hooks.example.com_new.${hook.id}.secret`,
     ]);
     for (const name of made) expect(statSync(join(secrets, name)).mode & 0o777).toBe(0o600);
-    expect(readFileSync(join(secrets, made[1]!), 'utf8')).toMatch(/^whsec_[\w-]+\n$/);
-    expect(readFileSync(join(secrets, made[0]!), 'utf8')).toMatch(/^svc_cs_[\w-]+\n$/);
+    // Exactly the key's bytes, no final newline: receivers read the file as it is (sig13 finding 8).
+    expect(readFileSync(join(secrets, made[1]!), 'utf8')).toMatch(/^whsec_[\w-]+$/);
+    expect(readFileSync(join(secrets, made[0]!), 'utf8')).toMatch(/^svc_cs_[\w-]+$/);
+    // The stripe package, given the file as it is, accepts what the webhook's key signs.
+    const payload = writeFile(dir, 'event.json', '{"id":"evt_1","type":"reconciliation.failed"}');
+    const signed = await svc.run(
+      [
+        'webhooks',
+        'sign',
+        '--secret-file',
+        join(secrets, made[1]!),
+        '--payload',
+        payload,
+        '--at',
+        String(Math.floor(Date.now() / 1000)),
+      ],
+      real,
+    );
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(() =>
+      Stripe.webhooks.constructEvent(
+        readFileSync(payload),
+        signed.stdout.trim(),
+        readFileSync(join(secrets, made[1]!), 'utf8'),
+      ),
+    ).not.toThrow();
     expect(hook.secret_file).toBe(join(secrets, made[1]!));
     expect(applied.stdout).not.toMatch(/whsec_|svc_cs_/);
 

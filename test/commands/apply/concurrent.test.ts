@@ -92,7 +92,7 @@ describe('svc apply, two runs of one file at once', () => {
     // Each job holds the one secret there is (the platform's stored answer carries it).
     const secret = (await as(svc.sandbox(), EU, 'GET', `/_sandbox/webhooks/${hooks[0].id}/secret`)).secret;
     const files = rows.filter((r) => r.kind === 'webhook').map((r) => readFileSync(r.secret_file, 'utf8'));
-    expect(files).toEqual([`${secret}\n`, `${secret}\n`]);
+    expect(files).toEqual([secret, secret]);
     const clientFiles = rows
       .filter((r) => r.kind === 'oauth_client')
       .map((r) => readFileSync(r.secret_file, 'utf8'));
@@ -202,7 +202,7 @@ describe('svc apply, a secret that cannot be saved', () => {
     const [saved] = ndjson(again.stdout);
     expect(saved).toMatchObject({ kind: 'webhook', status: 'ok', id: hook.id });
     const secret = (await as(svc.sandbox(), EU, 'GET', `/_sandbox/webhooks/${hook.id}/secret`)).secret;
-    expect(readFileSync(saved.secret_file, 'utf8')).toBe(`${secret}\n`);
+    expect(readFileSync(saved.secret_file, 'utf8')).toBe(secret);
   });
 });
 

@@ -85,7 +85,7 @@ async function expectRestored(sandbox: Sandbox, secrets: string) {
     const file = files.find((f) => f.includes(hook.id));
     expect(file, hook.id).toBeDefined();
     const secret = (await call(sandbox, 'GET', `/_sandbox/webhooks/${hook.id}/secret`)).body.secret;
-    expect(readFileSync(join(secrets, file!), 'utf8')).toBe(`${secret}\n`);
+    expect(readFileSync(join(secrets, file!), 'utf8')).toBe(secret);
   }
   for (const client of made) {
     const file = files.find((f) => f.includes(client.client_id));

@@ -49,6 +49,6 @@ describe('svc apply, resumed', () => {
     expect(row).toMatchObject({ kind: 'webhook', action: 'create', status: 'ok', id: hook.id });
     expect(await hooks()).toHaveLength(1);
     const secret = (await call(sandbox, 'GET', `/_sandbox/webhooks/${hook.id}/secret`)).body.secret;
-    expect(readFileSync(row.secret_file, 'utf8')).toBe(`${secret}\n`);
+    expect(readFileSync(row.secret_file, 'utf8')).toBe(secret);
   });
 });

@@ -114,7 +114,7 @@ describe('svc oauth create --idempotency-key K, run again', () => {
       `OAuth client ${made.client_id} was already created by an earlier run with this idempotency key: this is the platform's stored answer, with the client as it is now.\n` +
         `The client secret is in ${file}; it is not shown again.\n`,
     );
-    expect(readFileSync(file, 'utf8')).toBe(`${made.client_secret}\n`);
+    expect(readFileSync(file, 'utf8')).toBe(made.client_secret);
 
     const json = JSON.parse((await svc.run([...argv, '--json'])).stdout);
     expect(json).toEqual({ ...made, name: 'after', scopes: ['read:tenants'], replayed: true });

@@ -120,7 +120,7 @@ describe('svc oauth create', () => {
     const r = await svc.run([...CREATE, '--secret-file', file]);
     expect(r.code, r.stderr).toBe(0);
     const secret = readFileSync(file, 'utf8');
-    expect(secret).toMatch(/^svc_cs_[A-Za-z0-9_-]{43}\n$/);
+    expect(secret).toMatch(/^svc_cs_[A-Za-z0-9_-]{43}$/);
     const { id } = chosen(r.stdout, /\t/);
     expect(r.stdout).toMatch(new RegExp(`\\nclient secret\\twritten to ${file} \\(mode 0600\\)\\n$`));
     expect(r.stderr).toBe(

@@ -115,6 +115,10 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
         .discard(webhook, item.data.id, { signal: context.signal, idempotencyKey: context.idempotencyKey })
         .withResponse();
       const detail = about(done);
+      // A stored answer is not this run's to claim: the key is shared by every run that listed the
+      // entry (QueueSnapshot.shared), and after a lost answer (response.afterLostAnswer) the stored
+      // discard may be this run's attempt or another run's that came first; nothing tells them
+      // apart. Skipped, in words that say both (leftText), rather than a discard claimed twice.
       return queue && response.replayed
         ? { ...detail, ...skip({ reason: 'already_discarded', discarded_at: done.discarded_at }) }
         : { ...detail, discarded_at: done.discarded_at };
