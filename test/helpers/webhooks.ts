@@ -89,6 +89,25 @@ export async function dlqEntries(sandbox: Sandbox, webhookId: string, status: st
   return (await admin(sandbox, 'GET', `/v1/webhooks/${webhookId}/dlq?status=${status}&limit=200`)).body.items;
 }
 
+/** Every entry of a webhook's dead-letter queue with `status`, page after page (dlqEntries: the first 200). */
+export async function everyDlqEntry(
+  sandbox: Sandbox,
+  webhookId: string,
+  status = 'all',
+): Promise<DlqEntry[]> {
+  const all: DlqEntry[] = [];
+  let cursor: string | null = null;
+  do {
+    const query = `status=${status}&limit=200${cursor ? `&cursor=${cursor}` : ''}`;
+    const page: { items: DlqEntry[]; next_cursor: string | null } = (
+      await admin(sandbox, 'GET', `/v1/webhooks/${webhookId}/dlq?${query}`)
+    ).body;
+    all.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return all;
+}
+
 /**
  * A webhook on a target that answers `answer`, with `count` events dead-lettered by the sandbox's
  * control: what a replay of its queue works on. `extra` is the webhook's other fields.
