@@ -35,9 +35,12 @@ describe('SecretDir', () => {
     );
     expect(readFileSync(file, 'utf8')).toBe('svc_cs_a\n');
     const killed = join(dir.path, 't.webhook.x.wh_2.secret');
-    writeFileSync(killed, '');
+    writeFileSync(killed, '', { mode: 0o644 });
+    chmodSync(killed, 0o644);
     await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two')).resolves.toBe(killed);
     expect(readFileSync(killed, 'utf8')).toBe('whsec_two\n');
+    // Filled, it is as private as a file svc makes itself.
+    expect(statSync(killed).mode & 0o777).toBe(0o600);
   });
 
   it('refuses a directory others can enter, and one it cannot use', () => {
