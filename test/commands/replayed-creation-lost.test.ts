@@ -23,7 +23,7 @@ interface Verb {
   path: string;
   argv: (key: string) => string[];
   /** The object's id and its one-time secret, from the first run's --json. */
-  made: (json: Record<string, string>) => { id: string; secret: string };
+  made: (json: Record<string, any>) => { id: string; secret: string };
 }
 const VERBS: Record<string, Verb> = {
   webhook: {

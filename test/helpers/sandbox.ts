@@ -123,6 +123,12 @@ export async function call(
   return { status: response.status, headers: response.headers, body, text };
 }
 
+/** Moves the sandbox's clock `seconds` ahead (POST /_sandbox/clock); it must answer 200. */
+export async function advanceClock(sandbox: Sandbox, seconds: number): Promise<void> {
+  const r = await call(sandbox, 'POST', '/_sandbox/clock', { body: { advance_seconds: seconds } });
+  expect(r.status, r.text).toBe(200);
+}
+
 /** The sandbox's time (its clock moves with POST /_sandbox/clock), in ms. */
 export async function sandboxNow(sandbox: Sandbox): Promise<number> {
   return Date.parse((await call(sandbox, 'GET', '/_sandbox/clock')).body.now);

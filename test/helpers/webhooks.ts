@@ -177,3 +177,14 @@ export async function interruptedRun(
   if (cut.code !== 130) throw new Error(`the cut run ended ${cut.code}, not 130: ${cut.stderr}`);
   return cut;
 }
+
+/** The journals (`.ndjson`) a bulk run left in `dir` (a state directory's journals); none when it is not there. */
+export const journalFiles = (dir: string): string[] =>
+  existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.ndjson')) : [];
+
+/** A bulk summary with its duration as `in T`: what exact-output assertions compare. */
+export const timeless = (stderr: string): string => stderr.replace(/ in [\d.]+ s\n/, ' in T\n');
+
+/** A webhook as the platform has it now (the admin's read in Acme Treasury). */
+export const webhookNow = async (sandbox: Sandbox, id: string) =>
+  (await admin(sandbox, 'GET', `/v1/webhooks/${id}`)).body;
