@@ -143,6 +143,32 @@ export async function requestCount(sandbox: Sandbox): Promise<number> {
   return Object.values(stats).reduce((a, b) => a + b, 0);
 }
 
+let adminGrants = 0;
+/**
+ * The sandbox's admin grants `roleId` to `userId` in `tenant` (expiring at `expiresAt`, else
+ * permanent); 201 expected, or the test fails; the assignment.
+ */
+export async function adminGrant(
+  sandbox: Sandbox,
+  tenant: string,
+  userId: string,
+  roleId: string,
+  expiresAt?: string | null,
+) {
+  const r = await call(sandbox, 'POST', `/v1/users/${userId}/roles`, {
+    token: sandbox.adminToken,
+    tenant,
+    body: {
+      role_id: roleId,
+      justification: 'test grant',
+      idempotency_key: `admin-grant-${++adminGrants}`,
+      ...(expiresAt ? { expires_at: expiresAt } : {}),
+    },
+  });
+  expect(r.status, r.text).toBe(201);
+  return r.body;
+}
+
 /**
  * The set-up of the tests of who may hand out what (test/sandbox/*-rules.test.ts): a sandbox with
  * 20 generated users, callers in acme-treasury (the admin, or a user by id), idempotency keys
@@ -167,6 +193,9 @@ export function useGrantRules(name: string) {
       tenant: treasury,
     }),
     inHours: (hours: number) => isoSeconds(now + hours * 3600_000),
+    /** A grant made by the admin (201 expected): adminGrant in Acme Treasury. */
+    grant: (userId: string, roleId: string, expiresAt?: string | null) =>
+      adminGrant(sandbox(), treasury, userId, roleId, expiresAt),
     /** A custom role made by the admin (201 expected). */
     async customRole(name: string, permissions: string[]) {
       const r = await call(sandbox(), 'POST', '/v1/roles', {
