@@ -35,9 +35,12 @@ describe('SecretDir', () => {
     );
     expect(readFileSync(file, 'utf8')).toBe('svc_cs_a');
     const killed = join(dir.path, 't.webhook.x.wh_2.secret');
-    writeFileSync(killed, '');
+    writeFileSync(killed, '', { mode: 0o644 });
+    chmodSync(killed, 0o644);
     await expect(dir.write('t', 'webhook', 'x', 'wh_2', 'whsec_two')).resolves.toBe(killed);
     expect(readFileSync(killed, 'utf8')).toBe('whsec_two');
+    // Filled, it is as private as a file svc makes itself.
+    expect(statSync(killed).mode & 0o777).toBe(0o600);
     // A file an earlier svc wrote with a final newline holds the same secret: a resumed run is done.
     const older = join(dir.path, 't.webhook.y.wh_3.secret');
     writeFileSync(older, 'whsec_three\n');

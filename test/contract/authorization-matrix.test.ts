@@ -225,8 +225,28 @@ describe('the authorization matrix', () => {
     );
     expect(leaks).toEqual([]);
     expect(mismatches).toEqual([]);
-    expect(operations.length).toBeGreaterThanOrEqual(51);
+    // Every /v1 operation but the OAuth endpoints that authenticate clients themselves is in the
+    // matrix: one turned public would leave it silently (audit13 F4).
+    const v1 = Object.entries(doc.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => path.startsWith('/v1/'))
+      .flatMap(([, methods]) => Object.values(methods));
+    expect(
+      v1
+        .filter((op) => !op['x-svc-authorization'])
+        .map((op) => op.operationId)
+        .sort(),
+    ).toEqual(['oauth_device_authorization', 'oauth_tokens_issue', 'oauth_tokens_revoke']);
+    expect([operations.length, v1.length - 3]).toEqual([65, 65]);
     expect(callers.length).toBe(22);
+    // docs/RELIABILITY.md states this run's figures: they are checked, not copied by hand.
+    const page = readFileSync(join(ROOT, 'docs', 'RELIABILITY.md'), 'utf8');
+    const figures = (n: number) => n.toLocaleString('en-US');
+    expect(page).toContain(`| operations | ${operations.length} (`);
+    expect(page).toContain(`| kinds of caller | ${callers.length}: `);
+    expect(page).toContain(
+      `| cases | ${figures(cases)} (${figures(cases - refused)} allowed, ${figures(refused)} refused) |`,
+    );
+    expect(page).toContain(`| security events for tenants outside the credential | ${crossTenantEvents} of `);
     const strangers = callers.filter((c) => !c.namesTreasury).length;
     expect(crossTenantEvents).toBe(operations.filter((o) => o.authz.tenant !== 'none').length * strangers);
     expect(unique('x')).toMatch(/^x-/);

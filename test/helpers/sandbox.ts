@@ -123,6 +123,12 @@ export async function call(
   return { status: response.status, headers: response.headers, body, text };
 }
 
+/** Moves the sandbox's clock `seconds` ahead (POST /_sandbox/clock); it must answer 200. */
+export async function advanceClock(sandbox: Sandbox, seconds: number): Promise<void> {
+  const r = await call(sandbox, 'POST', '/_sandbox/clock', { body: { advance_seconds: seconds } });
+  expect(r.status, r.text).toBe(200);
+}
+
 /** The sandbox's time (its clock moves with POST /_sandbox/clock), in ms. */
 export async function sandboxNow(sandbox: Sandbox): Promise<number> {
   return Date.parse((await call(sandbox, 'GET', '/_sandbox/clock')).body.now);
@@ -135,6 +141,32 @@ export const near = (iso: unknown, ms: number): boolean => Math.abs(Date.parse(i
 export async function requestCount(sandbox: Sandbox): Promise<number> {
   const stats = (await call(sandbox, 'GET', '/_sandbox/stats')).body as Record<string, number>;
   return Object.values(stats).reduce((a, b) => a + b, 0);
+}
+
+let adminGrants = 0;
+/**
+ * The sandbox's admin grants `roleId` to `userId` in `tenant` (expiring at `expiresAt`, else
+ * permanent); 201 expected, or the test fails; the assignment.
+ */
+export async function adminGrant(
+  sandbox: Sandbox,
+  tenant: string,
+  userId: string,
+  roleId: string,
+  expiresAt?: string | null,
+) {
+  const r = await call(sandbox, 'POST', `/v1/users/${userId}/roles`, {
+    token: sandbox.adminToken,
+    tenant,
+    body: {
+      role_id: roleId,
+      justification: 'test grant',
+      idempotency_key: `admin-grant-${++adminGrants}`,
+      ...(expiresAt ? { expires_at: expiresAt } : {}),
+    },
+  });
+  expect(r.status, r.text).toBe(201);
+  return r.body;
 }
 
 /**
@@ -161,6 +193,9 @@ export function useGrantRules(name: string) {
       tenant: treasury,
     }),
     inHours: (hours: number) => isoSeconds(now + hours * 3600_000),
+    /** A grant made by the admin (201 expected): adminGrant in Acme Treasury. */
+    grant: (userId: string, roleId: string, expiresAt?: string | null) =>
+      adminGrant(sandbox(), treasury, userId, roleId, expiresAt),
     /** A custom role made by the admin (201 expected). */
     async customRole(name: string, permissions: string[]) {
       const r = await call(sandbox(), 'POST', '/v1/roles', {

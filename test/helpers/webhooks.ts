@@ -89,6 +89,25 @@ export async function dlqEntries(sandbox: Sandbox, webhookId: string, status: st
   return (await admin(sandbox, 'GET', `/v1/webhooks/${webhookId}/dlq?status=${status}&limit=200`)).body.items;
 }
 
+/** Every entry of a webhook's dead-letter queue with `status`, page after page (dlqEntries: the first 200). */
+export async function everyDlqEntry(
+  sandbox: Sandbox,
+  webhookId: string,
+  status = 'all',
+): Promise<DlqEntry[]> {
+  const all: DlqEntry[] = [];
+  let cursor: string | null = null;
+  do {
+    const query = `status=${status}&limit=200${cursor ? `&cursor=${cursor}` : ''}`;
+    const page: { items: DlqEntry[]; next_cursor: string | null } = (
+      await admin(sandbox, 'GET', `/v1/webhooks/${webhookId}/dlq?${query}`)
+    ).body;
+    all.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return all;
+}
+
 /**
  * A webhook on a target that answers `answer`, with `count` events dead-lettered by the sandbox's
  * control: what a replay of its queue works on. `extra` is the webhook's other fields.
@@ -158,3 +177,14 @@ export async function interruptedRun(
   if (cut.code !== 130) throw new Error(`the cut run ended ${cut.code}, not 130: ${cut.stderr}`);
   return cut;
 }
+
+/** The journals (`.ndjson`) a bulk run left in `dir` (a state directory's journals); none when it is not there. */
+export const journalFiles = (dir: string): string[] =>
+  existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.ndjson')) : [];
+
+/** A bulk summary with its duration as `in T`: what exact-output assertions compare. */
+export const timeless = (stderr: string): string => stderr.replace(/ in [\d.]+ s\n/, ' in T\n');
+
+/** A webhook as the platform has it now (the admin's read in Acme Treasury). */
+export const webhookNow = async (sandbox: Sandbox, id: string) =>
+  (await admin(sandbox, 'GET', `/v1/webhooks/${id}`)).body;

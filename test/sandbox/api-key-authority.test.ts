@@ -4,7 +4,7 @@ import { call, useGrantRules } from '../helpers/sandbox.js';
 // Holes found by the tenants tester of session 10: key management bounded by the key's authority
 // on issue only (a key manager revoked and listed the admin's service-role keys), a just-in-time
 // tenant_admin minting a key that outlives the grant, and such a key granting roles to its creator.
-const { sandbox, TREASURY, key, user, admin, as, inHours, customRole, refusal } =
+const { sandbox, TREASURY, key, user, admin, as, inHours, grant, customRole, refusal } =
   useGrantRules('key-authority');
 
 const keysPath = `/v1/tenants/${TREASURY}/api-keys`;
@@ -19,20 +19,6 @@ async function issue(kind: 'publishable' | 'service_role', caller = admin(), nam
       idempotency_key: key(),
     },
   });
-}
-
-async function grant(userId: string, roleId: string, expiresAt?: string) {
-  const r = await call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {
-    ...admin(),
-    body: {
-      role_id: roleId,
-      justification: 'key authority',
-      idempotency_key: key(),
-      ...(expiresAt ? { expires_at: expiresAt } : {}),
-    },
-  });
-  expect(r.status, r.text).toBe(201);
-  return r.body;
 }
 
 const works = async (secret: string) => (await call(sandbox(), 'GET', '/v1/me', { token: secret })).status;

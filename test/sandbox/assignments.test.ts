@@ -1,30 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { adminGrant, call, useSandbox } from '../helpers/sandbox.js';
 
 // The assignment operations a well-run platform has where the reference is silent (issue 13):
 // a role's holders and every assignment of the tenant (paged), and changing an expiry.
 const sandbox = useSandbox({ users: 30 });
 const TENANT = tenantId('acme-treasury');
-let keys = 0;
+let cases = 0;
 const admin = () => ({ token: sandbox().adminToken, tenant: TENANT });
 const DAY = 24 * 3600 * 1000;
 const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString().replace(/\.\d+Z$/, 'Z');
 const user = (n: number) => `usr_bulk_${String(n).padStart(6, '0')}`;
 
-async function grant(userId: string, roleId: string, expiresAt?: string) {
-  const r = await call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {
-    ...admin(),
-    body: {
-      role_id: roleId,
-      justification: 'assignment tests',
-      ...(expiresAt ? { expires_at: expiresAt } : {}),
-      idempotency_key: `grant-${++keys}`,
-    },
-  });
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
+const grant = (userId: string, roleId: string, expiresAt?: string) =>
+  adminGrant(sandbox(), TENANT, userId, roleId, expiresAt);
 
 const patch = (userId: string, roleId: string, body: unknown, as = admin()) =>
   call(sandbox(), 'PATCH', `/v1/users/${userId}/roles/${roleId}`, { ...as, body });
@@ -169,7 +158,7 @@ describe('PATCH /v1/users/{id}/roles/{roleId}', () => {
       'invalid_request',
     ],
   ])('refuses %s', async (_what, body, status, code) => {
-    const who = user(20 + keys);
+    const who = user(20 + ++cases);
     await grant(who, 'tenant_viewer', inDays(1));
     const r = await patch(who, 'tenant_viewer', body);
     expect([r.status, r.body.error.code]).toEqual([status, code]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { adminGrant, call, useSandbox } from '../helpers/sandbox.js';
 
 // The sandbox against what the platform reference and the sandbox's own document say, for requests
 // a client built from the reference sends: the role filter of GET /v1/tenants, tenant ids in
@@ -19,13 +19,7 @@ async function createRole(name: string): Promise<string> {
   return r.body.id as string;
 }
 
-async function grant(user: string, roleId: string): Promise<void> {
-  const r = await call(sandbox(), 'POST', `/v1/users/${user}/roles`, {
-    ...admin(),
-    body: { role_id: roleId, justification: 'conformance test', idempotency_key: `grant-${user}-${roleId}` },
-  });
-  expect(r.status).toBe(201);
-}
+const grant = (user: string, roleId: string) => adminGrant(sandbox(), treasury, user, roleId);
 
 const slugs = (body: { items: Array<{ slug: string }> }) => body.items.map((t) => t.slug);
 

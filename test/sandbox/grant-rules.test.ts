@@ -4,7 +4,7 @@ import { call, useGrantRules } from '../helpers/sandbox.js';
 // Holes found by an independent tester after issue 10: a just-in-time grant made permanent by its
 // holder, roles narrowed or deleted by someone who does not hold what they take away, and a
 // service-role key handing out tenant_admin (whose holders mint keys). One block each.
-const { sandbox, TREASURY, key, user, admin, as, inHours, customRole, refusal } =
+const { sandbox, TREASURY, key, user, admin, as, inHours, grant, customRole, refusal } =
   useGrantRules('grant-rules');
 
 const post = (userId: string, body: Record<string, unknown>, caller = admin()) =>
@@ -21,12 +21,6 @@ const assignmentOf = async (userId: string, roleId: string) =>
   (await call(sandbox(), 'GET', `/v1/users/${userId}/roles`, admin())).body.items.find(
     (a: { role_id: string }) => a.role_id === roleId,
   );
-
-async function grant(userId: string, roleId: string, expiresAt?: string) {
-  const r = await post(userId, { role_id: roleId, ...(expiresAt ? { expires_at: expiresAt } : {}) });
-  expect(r.status, r.text).toBe(201);
-  return r.body;
-}
 
 describe('nobody grants or extends their own roles', () => {
   const SELF_GRANT = 'you cannot grant roles to yourself; ask another administrator';

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_CODE_GRANT } from '../../src/api/constants.js';
 import { decodeJwtClaims } from '../../src/auth/jwt.js';
 import { authorizeUrl, consent, pkce } from '../helpers/oauth.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { advanceClock, call, useSandbox } from '../helpers/sandbox.js';
 import { admin } from '../helpers/webhooks.js';
 
 const sandbox = useSandbox({ users: 500 });
@@ -32,8 +32,7 @@ const start = (params: Record<string, string> = {}) =>
   form('/v1/oauth/device_authorization', { client_id: 'svc-cli', ...params });
 const poll = (deviceCode: string) =>
   form('/v1/oauth/token', { client_id: 'svc-cli', grant_type: DEVICE_CODE_GRANT, device_code: deviceCode });
-const advance = (seconds: number) =>
-  call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: seconds } });
+const advance = (seconds: number) => advanceClock(sandbox(), seconds);
 
 /** The consent page's ticket, and the page. */
 async function consentPageFor(url: string): Promise<{ ticket: string; html: string; status: number }> {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/api/time.js';
 import { tenantId } from '../../src/sandbox/seed.js';
-import { call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
+import { adminGrant, call, sandboxNow, useSandbox } from '../helpers/sandbox.js';
 
 // Deleting a held role ends its holders' grants: each of them gets an audit entry naming the user
 // (so "what happened to U's access" finds it), and grants that had already ended keep the status
@@ -16,17 +16,8 @@ beforeAll(async () => {
   now = await sandboxNow(sandbox());
 });
 
-const grant = async (userId: string, roleId: string, expiresAt: string | null) => {
-  const r = await call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {
-    ...admin(),
-    body: {
-      role_id: roleId,
-      ...(expiresAt ? { expires_at: expiresAt } : {}),
-      idempotency_key: `rd-${++keys}`,
-    },
-  });
-  expect(r.status, r.text).toBe(201);
-};
+const grant = (userId: string, roleId: string, expiresAt: string | null) =>
+  adminGrant(sandbox(), TREASURY, userId, roleId, expiresAt);
 
 describe('DELETE /v1/roles/{id} of a held role', () => {
   it('writes a role.revoked entry (reason role_deleted) per grant it ends; ended grants keep their status', async () => {

@@ -5,15 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PREVIOUS_SECRETS } from '../../src/sandbox/domain/webhooks.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { advanceClock, call, useSandbox } from '../helpers/sandbox.js';
 import { startTarget } from '../helpers/targets.js';
 import { admin, createWebhook, emit, settle } from '../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0005, requestTimeoutMs: 400 } });
 const rotate = async (id: string) =>
   (await admin(sandbox(), 'POST', `/v1/webhooks/${id}/rotate-secret`, {})).body;
-const advance = (seconds: number) =>
-  call(sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: seconds } });
+const advance = (seconds: number) => advanceClock(sandbox(), seconds);
 
 /** Which of `secrets` sign the next delivery (by signature, as a receiver checks). */
 async function signing(

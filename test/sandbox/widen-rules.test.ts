@@ -4,29 +4,11 @@ import { call, useGrantRules } from '../helpers/sandbox.js';
 // Exploratory test s8 (attacker 1, 2): widening a custom role is a grant to each of its holders.
 // A user holding role.manage for an hour put it into a role they held permanently and kept it;
 // a service-role key put api_key.manage into a role it had granted, and its holder minted keys.
-const { sandbox, TREASURY, key, user, admin, as, inHours, refusal } = useGrantRules('widen-rules');
-
-async function grant(userId: string, roleId: string, expiresAt?: string) {
-  const r = await call(sandbox(), 'POST', `/v1/users/${userId}/roles`, {
-    ...admin(),
-    body: {
-      role_id: roleId,
-      justification: 'widen rules',
-      idempotency_key: key(),
-      ...(expiresAt ? { expires_at: expiresAt } : {}),
-    },
-  });
-  expect(r.status, r.text).toBe(201);
-}
+const { sandbox, TREASURY, key, user, admin, as, inHours, grant, customRole, refusal } =
+  useGrantRules('widen-rules');
 
 const create = (name: string, permissions: string[], caller = admin()) =>
   call(sandbox(), 'POST', '/v1/roles', { ...caller, body: { name, permissions, idempotency_key: key() } });
-
-async function customRole(name: string, permissions: string[]) {
-  const r = await create(name, permissions);
-  expect(r.status, r.text).toBe(201);
-  return r.body as { id: string };
-}
 
 const patchRole = (roleId: string, body: Record<string, unknown>, caller = admin()) =>
   call(sandbox(), 'PATCH', `/v1/roles/${roleId}`, { ...caller, body });

@@ -425,9 +425,8 @@ describe('startListener', () => {
     expect(records[1]!.status).toBe(200);
   });
 
-  it('brackets an IPv6 host in its URL, and refuses a port in use', async () => {
-    const { listener } = await listen({ host: '::1' }).catch(() => ({ listener: undefined }));
-    if (listener) expect(listener.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+  // An IPv6 host's URL: webhooks-listen-ipv6.test.ts.
+  it('refuses a port in use', async () => {
     const first = await listen();
     const port = Number(new URL(first.listener.url).port);
     await expect(listen({ port })).rejects.toThrow(/EADDRINUSE/);

@@ -191,7 +191,8 @@ describe('a change whose every attempt lost its answer', () => {
     }
   });
 
-  it('a connection refused before anything was sent is a plain failure', async () => {
+  // A refused row (the run's read answered): bulk-refused.test.ts.
+  it('a run whose first read is refused fails plainly, no outcome said', async () => {
     reset();
     const { path } = await grantsFile([bulkUser(20)]);
     // Nothing listens on port 9 of the loopback interface; the file is checked without the network.

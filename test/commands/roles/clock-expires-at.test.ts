@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/api/time.js';
 import { writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
-import { call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { advanceClock, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 // --expires-at is judged "in the past" at the platform's time, single and as the default of
 // --file, as a file's expires_at column is (review s7, finding 2); and the clock-skew warning says
@@ -41,10 +41,7 @@ const single = (n: number, at: string, ...extra: string[]) => [
   ...extra,
 ];
 
-async function advance(seconds: number): Promise<void> {
-  const r = await call(svc.sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: seconds } });
-  expect(r.status).toBe(200);
-}
+const advance = (seconds: number) => advanceClock(svc.sandbox(), seconds);
 
 describe('--expires-at on a platform whose clock differs', () => {
   it('the sandbox clock moves 2 hours ahead', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { call, near, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
+import { advanceClock, call, near, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 // The platform's clock is the one grants expire on. The sandbox sends its own (simulated) clock in
 // the Date header; when it differs from this machine's by more than a minute, svc counts
@@ -7,10 +7,7 @@ import { call, near, sandboxNow, useSandboxContext } from '../../helpers/sandbox
 const svc = useSandboxContext({ users: 6 });
 const MINUTE = 60_000;
 
-async function advance(seconds: number): Promise<void> {
-  const r = await call(svc.sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: seconds } });
-  expect(r.status).toBe(200);
-}
+const advance = (seconds: number) => advanceClock(svc.sandbox(), seconds);
 
 const assign = (user: string, extra: string[] = []) => [
   'roles',

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startInProcess } from '../../helpers/context.js';
 import { spawnSvc } from '../../helpers/oauth.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
-import { admin, createWebhook } from '../../helpers/webhooks.js';
+import { createWebhook, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
 const latency = (ms: number) => call(svc.sandbox(), 'PUT', '/_sandbox/faults', { body: { latency_ms: ms } });
@@ -17,7 +17,7 @@ afterEach(async () => {
   await latency(0);
 });
 
-const webhookOf = async (id: string) => (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
+const webhookOf = (id: string) => webhookNow(svc.sandbox(), id);
 const secrets = async (id: string) =>
   (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
 /** What restoring must give back: the URL and the rotation fields (updated_at moves). */

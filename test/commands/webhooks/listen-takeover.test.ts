@@ -12,7 +12,7 @@ import { shellWord } from '../../../src/system/shell-words.js';
 import { startInProcess } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
-import { admin, createWebhook } from '../../helpers/webhooks.js';
+import { admin, createWebhook, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
 /** A platform whose restore-secret undoes one rotation only: the webhooks' second in a row is refused. */
@@ -30,7 +30,7 @@ const oneLevel = useLossyProxy(svc.sandbox, {
   },
 });
 
-const webhookOf = async (id: string) => (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
+const webhookOf = (id: string) => webhookNow(svc.sandbox(), id);
 const secrets = async (id: string) =>
   (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
 const listen = (args: string[], env: Record<string, string> = {}) =>

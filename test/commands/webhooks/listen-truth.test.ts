@@ -19,7 +19,7 @@ import { startInProcess } from '../../helpers/context.js';
 import { spawnSvc } from '../../helpers/oauth.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
 import { startTarget, type Target } from '../../helpers/targets.js';
-import { admin, createWebhook, emit } from '../../helpers/webhooks.js';
+import { admin, createWebhook, emit, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
 const targets: Target[] = [];
@@ -27,7 +27,7 @@ afterAll(async () => {
   await Promise.all(targets.map((t) => t.close()));
 });
 
-const webhookOf = async (id: string) => (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
+const webhookOf = (id: string) => webhookNow(svc.sandbox(), id);
 const secrets = async (id: string) =>
   (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
 const listen = (args: string[], env: Record<string, string | undefined> = {}, tty = false) =>

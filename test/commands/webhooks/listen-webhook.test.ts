@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseListen, runListen } from '../../../src/commands/webhooks/listen.js';
 import { spawnSvc } from '../../helpers/oauth.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
-import { admin, createWebhook, emit } from '../../helpers/webhooks.js';
+import { createWebhook, emit, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
 const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-webhook-'));
@@ -20,7 +20,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const secrets = async (id: string) =>
   (await call(svc.sandbox(), 'GET', `/_sandbox/webhooks/${id}/secret`)).body;
-const webhookOf = async (id: string) => (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
+const webhookOf = (id: string) => webhookNow(svc.sandbox(), id);
 
 describe('svc webhooks listen --webhook W --capture DIR', () => {
   it('receives W while it runs, saves each request for verify, and puts W back on Ctrl-C', async () => {

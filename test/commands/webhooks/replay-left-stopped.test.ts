@@ -5,20 +5,27 @@
  * totals did not add up to the first run's. The journal now keeps each page the run takes.
  */
 
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { deadLetteredQueue, delivery, dlqEntries, interruptedRun, until } from '../../helpers/webhooks.js';
+import {
+  deadLetteredQueue,
+  delivery,
+  dlqEntries,
+  interruptedRun,
+  journalFiles,
+  timeless,
+  until,
+} from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
 
-const journals = () =>
-  existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
+const journals = () => journalFiles(svc.journals);
 
 /**
  * Four queued entries; a `--wait` run cut by Ctrl-C once the first is replayed; then, while it is
@@ -51,7 +58,6 @@ async function stoppedRun() {
 
 const note =
   '2 entries the stopped run had listed left the queue while it was stopped (replayed, discarded or delivered by another run, or by an attempt of that run whose answer was lost; or gone): each is on its row, and none were replayed again\n';
-const timeless = (stderr: string) => stderr.replace(/ in [\d.]+ s\n/, ' in T\n');
 
 describe('replay --dlq resumed after entries it had taken left the queue while it was stopped', () => {
   it('text: a row for each, saying what became of it, skipped and counted; exit 0', async () => {

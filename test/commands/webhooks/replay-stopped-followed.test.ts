@@ -7,19 +7,17 @@
  * replay", gave them no row and deleted its journal.
  */
 
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { cutReplayRun, delivery, dlqEntries, until } from '../../helpers/webhooks.js';
+import { cutReplayRun, delivery, dlqEntries, journalFiles, timeless, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
 
-const journals = () =>
-  existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
-const timeless = (stderr: string) => stderr.replace(/ in [\d.]+ s\n/, ' in T\n');
+const journals = () => journalFiles(svc.journals);
 const stopped = (what: string) => `left the queue while the run was stopped: ${what}`;
 const byWhom = 'by another run or by an attempt of that run whose answer was lost';
 

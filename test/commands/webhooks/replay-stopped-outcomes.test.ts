@@ -9,13 +9,12 @@
  * had lost its delivery id and event type; #5 counts left those rows out.
  */
 
-import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { cutReplayRun, delivery, dlqEntries, until } from '../../helpers/webhooks.js';
+import { cutReplayRun, delivery, dlqEntries, journalFiles, timeless, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
@@ -28,9 +27,7 @@ const proxy = useLossyProxy(sandbox, {
   },
 });
 
-const journals = () =>
-  existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
-const timeless = (stderr: string) => stderr.replace(/ in [\d.]+ s\n/, ' in T\n');
+const journals = () => journalFiles(svc.journals);
 const stopped = (what: string) => `left the queue while the run was stopped: ${what}`;
 const byWhom = 'by another run or by an attempt of that run whose answer was lost';
 const failedText =

@@ -9,7 +9,7 @@
  * entry of the run's own replays put back in the queue pushed one further: one too many "to do".
  */
 
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
@@ -22,15 +22,15 @@ import {
   deadLetteredQueue,
   dlqEntries,
   interruptedRun,
+  journalFiles,
   replayCounts,
+  timeless,
   until,
 } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
-const journals = () =>
-  existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
-const timeless = (stderr: string) => stderr.replace(/ in [\d.]+ s\n/, ' in T\n');
+const journals = () => journalFiles(svc.journals);
 
 /** The queued entry of a delivery, once it is dead-lettered. */
 async function queuedOf(webhook: string, delivery: string): Promise<DlqEntry> {

@@ -7,13 +7,12 @@
  * journaled, and the next run of the same command follows it.
  */
 
-import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { cutReplayRun, delivery, until } from '../../helpers/webhooks.js';
+import { cutReplayRun, delivery, journalFiles, timeless, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
@@ -32,9 +31,7 @@ const proxy = useLossyProxy(sandbox, {
       : undefined,
 });
 
-const journals = () =>
-  existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
-const timeless = (stderr: string) => stderr.replace(/ in [\d.]+ s\n/, ' in T\n');
+const journals = () => journalFiles(svc.journals);
 const stopped = (what: string) => `left the queue while the run was stopped: ${what}`;
 const byWhom = 'by another run or by an attempt of that run whose answer was lost';
 

@@ -1,8 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { deadLetteredQueue, delivery, until } from '../../helpers/webhooks.js';
+import { deadLetteredQueue, delivery, journalFiles, until } from '../../helpers/webhooks.js';
 
 /**
  * "Run the same command again to resume": a `replay --dlq` cut by Ctrl-C on a terminal (where
@@ -14,8 +13,7 @@ import { deadLetteredQueue, delivery, until } from '../../helpers/webhooks.js';
 const sandbox = useSandbox({ webhooks: { timeScale: 0.001 } });
 const svc = bulkRunner(sandbox);
 
-const journals = () =>
-  existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
+const journals = () => journalFiles(svc.journals);
 
 describe('replay --dlq: --wait implied by a terminal is not part of the run', () => {
   it('the same command in a pipe resumes the run cut on a terminal; the cut follow is said not followed', async () => {

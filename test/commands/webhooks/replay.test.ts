@@ -298,7 +298,11 @@ describe('svc webhooks replay --dlq', () => {
       0,
       'dry run: 220 would be replayed (whether they are delivered is known only when they are sent), 0 would be skipped, 0 would fail; nothing was changed\n',
     ]);
-    expect(ndjson(dry.stdout).every((x) => x.plan === 'replay')).toBe(true);
+    const rows = ndjson(dry.stdout);
+    expect(rows.map((x) => x.plan)).toEqual(Array(220).fill('replay'));
+    const known = new Set((await entries(webhook)).map((e) => e.id));
+    const listed = new Set(rows.map((x) => x.dlq_entry_id));
+    expect([listed.size, [...listed].filter((id) => !known.has(id))]).toEqual([220, []]);
     expect((await entries(webhook, 'queued')).length).toBe(250);
     const r = await svc.run([
       'webhooks',

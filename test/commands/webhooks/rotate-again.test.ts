@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_PREVIOUS_SECRETS } from '../../../src/sandbox/domain/webhooks.js';
-import { call, useSandboxContext } from '../../helpers/sandbox.js';
+import { advanceClock, call, useSandboxContext } from '../../helpers/sandbox.js';
 import { admin, createWebhook } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
@@ -17,8 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const rotate = (id: string) =>
   svc.run(['webhooks', 'rotate-secret', id, '--secret-file', join(dir, `s${++files}`)]);
-const advance = (seconds: number) =>
-  call(svc.sandbox(), 'POST', '/_sandbox/clock', { body: { advance_seconds: seconds } });
+const advance = (seconds: number) => advanceClock(svc.sandbox(), seconds);
 const webhook = async (id: string) => (await admin(svc.sandbox(), 'GET', `/v1/webhooks/${id}`)).body;
 
 describe('svc webhooks rotate-secret, again within 24 hours', () => {

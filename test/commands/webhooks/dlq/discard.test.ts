@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bulkRunner, confirming, fixedClock } from '../../../helpers/bulk.js';
 import { ndjson } from '../../../helpers/context.js';
 import { call, useSandbox } from '../../../helpers/sandbox.js';
-import { admin, createWebhook } from '../../../helpers/webhooks.js';
+import { admin, createWebhook, everyDlqEntry } from '../../../helpers/webhooks.js';
 
 const sandbox = useSandbox();
 const svc = bulkRunner(sandbox);
@@ -97,7 +97,11 @@ describe('svc webhooks dlq discard', () => {
       0,
       'dry run: 210 would be discarded, 0 would be skipped, 0 would fail; nothing was changed\n',
     ]);
-    expect(ndjson(dry.stdout).every((x) => x.plan === 'discard')).toBe(true);
+    const rows = ndjson(dry.stdout);
+    expect(rows.map((x) => x.plan)).toEqual(Array(210).fill('discard'));
+    const known = new Set((await everyDlqEntry(sandbox(), webhook)).map((e) => e.id));
+    const listed = new Set(rows.map((x) => x.entry_id));
+    expect([listed.size, [...listed].filter((id) => !known.has(id))]).toEqual([210, []]);
     const r = await svc.run([
       'webhooks',
       'dlq',

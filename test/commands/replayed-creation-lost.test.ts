@@ -1,0 +1,119 @@
+/**
+ * A re-run with the user's own --idempotency-key whose first attempt's answer is lost: the retry
+ * gets the platform's stored answer, which may be an earlier run's (src/commands/replayed-creation.ts,
+ * `mayBeStale` after a lost answer). The object must be judged as it is now, exactly as when the
+ * answer is not lost: deleted or revoked since → exit 5, secret rotated since → exit 6, neither
+ * printed nor written; updated since → the object as it is now.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useLostCreations } from '../helpers/lossy-proxy.js';
+import { ACME, useSandboxContext } from '../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+const files = mkdtempSync(join(tmpdir(), 'svc-replayed-lost-'));
+afterAll(() => rmSync(files, { recursive: true, force: true }));
+
+const lost = useLostCreations(svc.sandbox);
+
+let runs = 0;
+interface Verb {
+  path: string;
+  argv: (key: string) => string[];
+  /** The object's id and its one-time secret, from the first run's --json. */
+  made: (json: Record<string, any>) => { id: string; secret: string };
+}
+const VERBS: Record<string, Verb> = {
+  webhook: {
+    path: '/v1/webhooks',
+    argv: (key) => [
+      ...['webhooks', 'create', '--url', `https://h.example/${key}`, '--event-type', 'webhook.test'],
+      ...['--idempotency-key', key],
+    ],
+    made: (j) => ({ id: j.id, secret: j.secret }),
+  },
+  'API key': {
+    path: `/v1/tenants/${ACME}/api-keys`,
+    argv: (key) => [
+      ...['tenants', 'api-keys', 'create', ACME, '--kind', 'publishable', '--name', key],
+      ...['--idempotency-key', key],
+    ],
+    made: (j) => ({ id: j.id, secret: j.key }),
+  },
+  'OAuth client': {
+    path: '/v1/oauth/clients',
+    argv: (key) => [
+      ...['oauth', 'create', '--name', key, '--redirect-uri', 'https://r.example/cb'],
+      ...['--scope', 'read:exceptions', '--idempotency-key', key],
+    ],
+    made: (j) => ({ id: j.client_id, secret: j.client_secret }),
+  },
+};
+
+/** The first run's --json shows the secret (a webhook's only with --show-secret). */
+const show = (noun: string) => (noun === 'webhook' ? ['--show-secret'] : []);
+
+const since: Record<string, (id: string) => string[]> = {
+  'webhook rotated': (id) => ['webhooks', 'rotate-secret', id, '--show-secret'],
+  'webhook deleted': (id) => ['webhooks', 'delete', id, '--yes'],
+  'API key revoked': (id) => ['tenants', 'api-keys', 'revoke', ACME, id, '--yes'],
+  'OAuth client rotated': (id) => ['oauth', 'rotate-secret', id, '--yes'],
+  'OAuth client deleted': (id) => ['oauth', 'delete', id, '--yes'],
+};
+
+describe('a re-run with the same --idempotency-key whose first answer is lost', () => {
+  it.each([
+    ['webhook', 'webhook rotated', 6],
+    ['webhook', 'webhook deleted', 5],
+    ['API key', 'API key revoked', 5],
+    ['OAuth client', 'OAuth client rotated', 6],
+    ['OAuth client', 'OAuth client deleted', 5],
+  ] as const)(
+    '%s, %s since: exit %i as without the loss, no secret printed or written',
+    async (noun, change, code) => {
+      const verb = VERBS[noun]!;
+      const key = `replayed-lost-${++runs}-${Date.now()}`;
+      const first = await svc.run([...verb.argv(key), ...show(noun), '--json']);
+      expect(first.code, first.stderr).toBe(0);
+      const made = verb.made(JSON.parse(first.stdout));
+      const changed = await svc.run(since[change]!(made.id));
+      expect(changed.code, changed.stderr).toBe(0);
+
+      const plainFile = join(files, `${key}.plain`);
+      const plain = await svc.run([...verb.argv(key), '--secret-file', plainFile]);
+      expect([plain.code, plain.stdout]).toEqual([code, '']);
+
+      lost.lose(verb.path, 1);
+      const file = join(files, `${key}.lost`);
+      const r = await svc.run([...verb.argv(key), '--secret-file', file], {
+        env: { SVC_BASE_URL: lost.proxy().url },
+      });
+      expect(r).toEqual({ ...plain, stderr: plain.stderr.replace(plainFile, file) });
+      expect(r.stderr).toContain(`was created by an earlier run with idempotency key ${key}`);
+      expect(r.stderr).not.toContain(made.secret);
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(plainFile)).toBe(false);
+    },
+  );
+
+  it('webhook updated since: the webhook as it is now, with its still valid secret', async () => {
+    const verb = VERBS.webhook!;
+    const key = `replayed-lost-${++runs}-${Date.now()}`;
+    const made = verb.made(
+      JSON.parse((await svc.run([...verb.argv(key), '--show-secret', '--json'])).stdout),
+    );
+    const updated = await svc.run(['webhooks', 'update', made.id, '--url', 'https://h.example/moved']);
+    expect(updated.code, updated.stderr).toBe(0);
+
+    lost.lose(verb.path, 1);
+    const file = join(files, `${key}.lost`);
+    const r = await svc.run([...verb.argv(key), '--secret-file', file, '--json'], {
+      env: { SVC_BASE_URL: lost.proxy().url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ id: made.id, url: 'https://h.example/moved' });
+    expect(readFileSync(file, 'utf8').trim()).toBe(made.secret);
+  });
+});

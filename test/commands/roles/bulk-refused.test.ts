@@ -1,0 +1,60 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bulkRunner, bulkUser, customRole, held } from '../../helpers/bulk.js';
+import { ndjson } from '../../helpers/context.js';
+import { useSandbox } from '../../helpers/sandbox.js';
+
+// "A connection refused before anything was sent is a plain failure" (bulk rows; audit13 F13: the
+// old test's run died on its first read, so no row was ever judged). Here the run's read gets
+// through and its listener is gone before the grant: the row's connection is refused.
+const sandbox = useSandbox({ users: 30 });
+const svc = bulkRunner(sandbox);
+
+let server: Server | undefined;
+afterAll(() => server?.close());
+
+/**
+ * A forwarder to the sandbox that stops listening as it answers `last` (each answer closes its
+ * connection): every later request's connection is refused, nothing of it sent.
+ */
+async function refusingAfter(last: string): Promise<{ url: string; seen: string[] }> {
+  const seen: string[] = [];
+  const target = new URL(sandbox().url);
+  server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const out = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        if (`${req.method} ${req.url}` === last) server!.close();
+        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, connection: 'close' });
+        answer.pipe(res);
+      },
+    );
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+describe('svc roles assign --file, a row whose connection is refused', () => {
+  it('is a plain failure: no outcome, "1 failed" without an unknown outcome, exit 7, nothing granted', async () => {
+    const role = await customRole(sandbox(), 'refused-row');
+    const user = bulkUser(20);
+    const path = svc.file('g.csv', `user,role,expires_in,justification\n${user},refused-row,never,t\n`);
+    const { url, seen } = await refusingAfter('GET /v1/roles?limit=200');
+    const r = await svc.run(['roles', 'assign', '--file', path, '--ndjson'], {
+      env: { SVC_BASE_URL: url, SVC_MAX_RETRIES: '0' },
+    });
+    // The read went through; the grant never reached the forwarder.
+    expect(seen).toEqual(['GET /v1/roles?limit=200']);
+    const rows = ndjson(r.stdout);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ line: 2, status: 'failed', user, role: 'refused-row' });
+    expect(rows[0]).not.toHaveProperty('outcome');
+    expect(r.code).toBe(7);
+    expect(r.stderr.split('\n')[0]).toMatch(/^0 granted, 1 failed in /);
+    expect(r.stderr).not.toMatch(/unknown/);
+    expect((await held(sandbox(), user)).map((a) => a.role_id)).not.toContain(role);
+  });
+});
