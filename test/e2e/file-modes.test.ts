@@ -57,7 +57,7 @@ describe('file modes', () => {
       { env: { ...env(), SVC_TOKEN: sandbox().adminToken, SVC_TENANT: TREASURY }, umask: '000' },
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8')).toMatch(/^svc_cs_[A-Za-z0-9_-]{43}\n$/);
+    expect(readFileSync(file, 'utf8')).toMatch(/^svc_cs_[A-Za-z0-9_-]{43}$/);
     expect(mode(file)).toBe(0o600);
   });
 
