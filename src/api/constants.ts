@@ -169,7 +169,10 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export const EVENT_KIND = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
 
-/** Delivery failure causes: the reference's table, plus redirect_not_followed (a 3xx answer). */
+/**
+ * Delivery failure causes: the reference's table, plus redirect_not_followed (a 3xx answer) and
+ * webhook_stopped (no attempt: the platform stopped the webhook, its disabled_reason says why).
+ */
 export const DELIVERY_FAILURE_CAUSES = [
   'connection_timeout',
   'tls_handshake_failed',
@@ -178,6 +181,7 @@ export const DELIVERY_FAILURE_CAUSES = [
   'payload_too_large',
   'invalid_signature',
   'redirect_not_followed',
+  'webhook_stopped',
 ] as const;
 export type DeliveryFailureCause = (typeof DELIVERY_FAILURE_CAUSES)[number];
 

@@ -40,6 +40,15 @@ export const ApiKey = Type.Object(
     created_at: Timestamp,
     created_by: Type.String(),
     revoked_at: NullableTimestamp,
+    stopped_reason: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          'Why the key does not act although it is not revoked (a call with it gets 401 saying the same), or null: it acts, or it is ' +
+          'revoked (revoked_at). A key acts only while the user who issued it (created_by) holds every permission of its role ' +
+          '(tenant_viewer for publishable, tenant_admin for service-role keys) without an end date: an issuer who lost one, or ' +
+          'holds them only until a time, stops it, and it acts again once they hold them without an end date. Optional: a server may not show it',
+      }),
+    ),
   },
   { $id: 'ApiKey', additionalProperties: true },
 );

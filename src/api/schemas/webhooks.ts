@@ -70,7 +70,7 @@ export const Webhook = Type.Object(
         description:
           'Why the platform disabled the webhook, or null: its owner (owner_id) no longer holds the permission that reads the data of ' +
           'one of its event kinds (exception.read for exception.*, reconciliation.read for reconciliation.*), or the OAuth client or API key ' +
-          'it was set up through was deleted or revoked. Someone who holds those permissions without an end date enables it again ' +
+          "it was set up through was deleted or revoked (an OAuth client: deleted, or every token of the owner's approval of it revoked, RFC 7009). Someone who holds those permissions without an end date enables it again " +
           '(PATCH status enabled) and becomes its owner. Null while enabled, and when disabled on request. Optional: a server may not show it',
       }),
     ),
@@ -173,7 +173,8 @@ export const WebhookUpdateBody = Type.Object(
 export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
 
 export const FailureCause = StringEnum(DELIVERY_FAILURE_CAUSES, {
-  description: 'Why the last attempt failed (see the delivery failure causes in the reference)',
+  description:
+    'Why the last attempt failed (see the delivery failure causes in the reference), or webhook_stopped: no further attempt was made because the platform stopped the webhook (its disabled_reason says why)',
 });
 
 export const WebhookDelivery = Type.Object(
@@ -187,8 +188,8 @@ export const WebhookDelivery = Type.Object(
     status: StringEnum(DELIVERY_STATUSES, {
       description:
         'pending: no attempt has finished yet (queued or being sent). retrying: an attempt failed and another is scheduled ' +
-        '(next_retry_at). delivered: the target answered 2xx (final). failed: max_attempts attempts failed; next_retry_at is null ' +
-        'and the delivery is in the dead-letter queue. recovered: it failed, and the event was delivered to the webhook since ' +
+        '(next_retry_at). delivered: the target answered 2xx (final). failed: max_attempts attempts failed, or the platform stopped ' +
+        'the webhook before the next one (last_error_code webhook_stopped); next_retry_at is null and the delivery is in the dead-letter queue. recovered: it failed, and the event was delivered to the webhook since ' +
         'by another delivery of it, such as a replay (recovered_by names that delivery).',
     }),
     last_status_code: Type.Union([StatusCode, Type.Null()], {

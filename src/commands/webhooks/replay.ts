@@ -422,7 +422,10 @@ export function replayCommand(make: MakeContext): Command {
         'discarded entry is refused (exit 6, the dry run too): an entry leaves the queue once. Its\n' +
         'delivery, named by its dlv_ id, still replays.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
-        'before anything is replayed (exit 6), with the command that enables it.',
+        'before anything is replayed (exit 6), with the command that enables it. A webhook the platform\n' +
+        'stopped says why (its disabled_reason): enabling it takes someone who holds the read permissions\n' +
+        'of its kinds without an end date, and makes them its owner. Deliveries whose retries the stop\n' +
+        'cancelled (cause webhook_stopped) are in the dead-letter queue: --dlq replays them once enabled.',
     )
     .argument('[webhook]', 'webhook id')
     .argument('[delivery...]', 'delivery ids (dlv_…) or dead-letter entry ids (dlq_…) to replay')

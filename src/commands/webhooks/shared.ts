@@ -14,6 +14,7 @@ import {
 import type { Platform } from '../../platform/index.js';
 import { fileErrorReason, readInputBytes, unusualEncoding } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
+import { shellWord } from '../../system/shell-words.js';
 import { nonEmpty } from '../kit.js';
 
 /** The reference's remedy for each delivery failure cause, shown with failed test deliveries. */
@@ -27,7 +28,16 @@ export const REMEDIES: Record<DeliveryFailureCause, string> = {
   invalid_signature: 'the target rejected the HMAC signature: check the signing secret it uses',
   redirect_not_followed:
     'the target answered with a redirect, which deliveries never follow: use the final URL',
+  webhook_stopped:
+    'the platform stopped the webhook, so the attempt was not made (svc webhooks get says why); once someone who holds the read permissions of its kinds without an end date enables it, and so owns it, replay the delivery: it is in the dead-letter queue',
 };
+
+/** The remedy of a delivery's failure, with the commands for its webhook where it has some. */
+export function remedyFor(cause: DeliveryFailureCause, webhook: string): string {
+  if (cause !== 'webhook_stopped') return REMEDIES[cause] ?? 'check the target';
+  const w = shellWord(webhook);
+  return `the platform stopped the webhook, so the attempt was not made (svc webhooks get ${w} says why); once someone who holds the read permissions of its kinds without an end date enables it (svc webhooks update ${w} --enable), and so owns it, replay the delivery: it is in the dead-letter queue (svc webhooks replay ${w} --dlq)`;
+}
 
 export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 
@@ -119,6 +129,7 @@ export function webhookArg(raw: unknown): string | undefined {
  * reference's remedy (what `--json` readers find in last_error and last_error_code).
  */
 export function failureFields(d: {
+  webhook_id: string;
   last_error?: string | null;
   last_error_code?: DeliveryFailureCause | null;
 }): Field[] {
@@ -127,7 +138,7 @@ export function failureFields(d: {
   return [
     ['error', d.last_error],
     ['cause', cause],
-    ['remedy', cause ? (REMEDIES[cause] ?? 'check the target') : undefined],
+    ['remedy', cause ? remedyFor(cause, d.webhook_id) : undefined],
   ];
 }
 
@@ -218,7 +229,8 @@ export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
 /**
  * A disabled webhook receives no events, replays included: said before anything is replayed (or
  * planned, so a dry run does not promise what the platform refuses, 409 webhook_disabled), from
- * the webhook's status. A webhook that is not there is that error (exit 5, pointing at `svc
+ * the webhook's status, with the platform's disabled_reason when it stopped the webhook (why, and
+ * who may enable it). A webhook that is not there is that error (exit 5, pointing at `svc
  * webhooks ls`: a 404 of a replay cannot say whether the webhook or the delivery is unknown).
  * Otherwise read only to say this early: when it cannot be read, the replays give the verdict.
  */
@@ -228,11 +240,14 @@ export async function refuseDisabledWebhook(platform: Platform, webhook: string)
     throw error;
   });
   if (found?.status === 'disabled') {
-    throw new SvcError(
-      'conflict',
-      `webhook ${webhook} is disabled: a disabled webhook receives no events, replays included`,
-      { code: 'webhook_disabled', hint: enableHint(webhook) },
-    );
+    // Stopped by the platform: its reason says why, and who may enable it (and so own it).
+    const why = found.disabled_reason
+      ? `${found.disabled_reason}; it receives no events, replays included`
+      : 'a disabled webhook receives no events, replays included';
+    throw new SvcError('conflict', `webhook ${webhook} is disabled: ${why}`, {
+      code: 'webhook_disabled',
+      hint: enableHint(webhook),
+    });
   }
 }
 

@@ -257,6 +257,12 @@ export class DeliveryEngine {
         // Nothing is sent to a webhook the platform stopped, retries of earlier events included.
         this.#ready.done(d.webhook.id);
         this.#abandon(d, `cancelled: the webhook was stopped: ${stopped}`);
+        // It failed for good, as one out of attempts does: dead-lettered, so that once someone
+        // enables the webhook again, replay --dlq sends it with the rest.
+        d.last_error_code = 'webhook_stopped';
+        d.last_error = `webhook_stopped: ${d.last_error}`;
+        this.#store.deadLetter(d);
+        this.stats.dead_lettered++;
         continue;
       }
       void this.#attempt(d);
@@ -365,7 +371,7 @@ export class DeliveryEngine {
     this.#pump();
   }
 
-  /** A delivery whose webhook was deleted or stopped: failed without further attempts, and not dead-lettered. */
+  /** A delivery whose webhook was deleted or stopped: failed without further attempts (#pump dead-letters a stopped one's). */
   #abandon(d: DeliveryRecord, why: string): void {
     d.dueMs = null;
     d.next_retry_at = null;

@@ -13,9 +13,14 @@ export const API_KEY_WARNING = 'Store this key now: it is shown only once and ca
 export const JUSTIFICATION_MIN = 10;
 
 /** A key as the API shows it: never its hash. */
-export function publicKey(key: ApiKey): Omit<ApiKey, 'hash'> {
+/** A key as the API shows it: no hash, and why it does not act (keyStopped) while it is not revoked. */
+export function publicKey(
+  state: SandboxState,
+  key: ApiKey,
+): Omit<ApiKey, 'hash'> & { stopped_reason: string | null } {
   const { hash: _hash, ...rest } = key;
-  return rest;
+  const stopped = key.revoked_at === null ? keyStopped(state, key) : undefined;
+  return { ...rest, stopped_reason: stopped ?? null };
 }
 
 /**

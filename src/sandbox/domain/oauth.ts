@@ -93,6 +93,8 @@ export class OAuthStore {
   readonly #codes = new Map<string, AuthorizationCode>();
   readonly #refreshTokens = new Map<string, RefreshTokenRecord>();
   readonly #tickets = new Map<string, ConsentTicket>();
+  /** The token families issued to a client for a user (`client user`): that user's grant to it. */
+  readonly #grantFamilies = new Map<string, Set<string>>();
   /** RFC 8628 device authorizations (device-authorization.ts). */
   readonly devices: DeviceAuthorizations;
   readonly #clock: SandboxClock;
@@ -217,6 +219,19 @@ export class OAuthStore {
     const token = `svc_rt_${randomBytes(32).toString('base64url')}`;
     this.#refreshTokens.set(hashKey(token), { ...grant, rotatedAtMs: null });
     return token;
+  }
+
+  /** Notes a token family issued to a client for a user (every token grant starts one). */
+  noteFamily(clientId: string, userId: string, family: string): void {
+    const k = `${clientId} ${userId}`;
+    const families = this.#grantFamilies.get(k);
+    if (families) families.add(family);
+    else this.#grantFamilies.set(k, new Set([family]));
+  }
+
+  /** The token families ever issued to a client for a user. */
+  familiesOf(clientId: string, userId: string): ReadonlySet<string> {
+    return this.#grantFamilies.get(`${clientId} ${userId}`) ?? new Set();
   }
 
   findRefreshToken(token: string): RefreshTokenRecord | undefined {

@@ -61,3 +61,14 @@ export function revokeToken(
   if (state.revokedTokenFamilies.has(family)) return;
   revokeTokenFamily(state, family, requestId, `${client.client_id} revoked a token of its own (RFC 7009)`);
 }
+
+/**
+ * Whether a user's grant to a client has ended: every token family issued to the client for the
+ * user was revoked (RFC 7009 by the client, a refresh token or code presented twice). A webhook
+ * set up through the client rests on that grant (webhook-owner.ts). False while one family is
+ * not revoked (expiry alone does not end it), and for a pair that was never issued a token.
+ */
+export function grantRevoked(state: SandboxState, clientId: string, userId: string): boolean {
+  const families = state.oauth.familiesOf(clientId, userId);
+  return families.size > 0 && [...families].every((f) => state.revokedTokenFamilies.has(f));
+}

@@ -5,6 +5,7 @@ import type { Principal } from '../types.js';
 import { keyStopped } from './api-keys.js';
 import { heldGrants, thirdPartyClient, userGrants, userPermissions } from './authorization.js';
 import { DomainError } from './errors.js';
+import { grantRevoked } from './token-revocation.js';
 import type { WebhookOwner, WebhookRecord } from './webhooks.js';
 
 /**
@@ -14,7 +15,8 @@ import type { WebhookOwner, WebhookRecord } from './webhooks.js';
  * each kind's data (EVENT_READ_PERMISSIONS) without an end date, and the webhook delivers only
  * while its owner — the person who last made that choice — still holds them and the credential
  * they chose it through still exists. The person behind a credential: a user's own login; a
- * delegated OAuth token's approving user (the webhook also ends with the client); an API key's
+ * delegated OAuth token's approving user (the webhook also ends with the client, and when every
+ * token the user's approval gave the client is revoked); an API key's
  * issuer (the webhook also ends with the key). A key the sandbox's test controls minted has no
  * person behind it: its webhooks end with the key.
  */
@@ -84,6 +86,9 @@ export function stoppedBecause(state: SandboxState, webhook: WebhookRecord): str
   const via = owner.via;
   if (via?.kind === 'oauth_client' && !state.oauth.clients.has(via.id)) {
     return `the OAuth client ${via.id} it was set up through was deleted; ${fix}`;
+  }
+  if (via?.kind === 'oauth_client' && owner.user !== null && grantRevoked(state, via.id, owner.user)) {
+    return `every token of the OAuth client ${via.id} it was set up through was revoked for ${owner.user}, who approved it; ${fix}`;
   }
   if (via?.kind === 'api_key') {
     const key = state.identity.apiKeyById(webhook.tenant_id, via.id);

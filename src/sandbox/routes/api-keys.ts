@@ -46,7 +46,7 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
         },
         request.id,
       );
-      return reply.code(201).send({ ...publicKey(record), key, warning: API_KEY_WARNING });
+      return reply.code(201).send({ ...publicKey(state, record), key, warning: API_KEY_WARNING });
     },
   );
 
@@ -66,7 +66,7 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
     },
     async (request) => {
       const { items, withheld } = listApiKeys(state, request.principal!, request.tenant!);
-      return { items: items.map(publicKey), withheld };
+      return { items: items.map((k) => publicKey(state, k)), withheld };
     },
   );
 
@@ -85,6 +85,9 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
       },
     },
     async (request) =>
-      publicKey(revokeApiKey(state, request.principal!, request.tenant!, request.params.keyId, request.id)),
+      publicKey(
+        state,
+        revokeApiKey(state, request.principal!, request.tenant!, request.params.keyId, request.id),
+      ),
   );
 }

@@ -57,6 +57,7 @@ function issueTokens(ctx: RouteContext, client: OAuthClientRecord, grant: Grant)
   const { state } = ctx;
   const now = Math.floor(state.clock.now() / 1000);
   const user = state.identity.users.get(grant.userId);
+  state.oauth.noteFamily(client.client_id, grant.userId, grant.family);
   const accessToken = signJwt(
     {
       iss: ctx.baseUrl(),

@@ -1,7 +1,19 @@
 import { Command } from 'commander';
+import type { ApiKey } from '../../../api/schemas/api-keys.js';
 import type { Context } from '../../../context.js';
 import { examples, type MakeContext } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
+
+/**
+ * revoked; stopped: not revoked, but it does not act (the platform's stopped_reason says why: its
+ * issuer no longer holds its role's permissions without an end date); active: it acts. Empty when
+ * the platform does not say (no stopped_reason), rather than "active" unknown.
+ */
+function keyStatus(k: ApiKey): string | undefined {
+  if (k.revoked_at !== null) return 'revoked';
+  if (k.stopped_reason === undefined) return undefined;
+  return k.stopped_reason === null ? 'active' : 'stopped';
+}
 
 export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
   const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');
@@ -25,6 +37,8 @@ export async function runApiKeyList(ctx: Context, tenantRef: string | undefined)
       { header: 'prefix', value: (k) => `${k.prefix}…` },
       { header: 'created', value: (k) => k.created_at, kind: 'time' },
       { header: 'revoked', value: (k) => k.revoked_at, kind: 'time' },
+      { header: 'status', value: keyStatus, kind: 'status' },
+      { header: 'stopped because', value: (k) => k.stopped_reason, kind: 'detail', optional: 1 },
     ],
     { empty },
   );
@@ -36,6 +50,13 @@ export function lsCommand(make: MakeContext): Command {
     .argument('[tenant]', "tenant id or slug (default: the profile's tenant; asked on a terminal)")
     .description(
       "List a tenant's API keys that you may manage: those whose role's permissions you hold (never the keys themselves)",
+    )
+    .addHelpText(
+      'after',
+      '\nSTATUS is active, revoked, or stopped: not revoked, but the key does not act because the user who\n' +
+        'issued it no longer holds every permission of its role without an end date (wound down to an\n' +
+        'end date, or a role taken away); STOPPED BECAUSE says which. It acts again once they hold them\n' +
+        'without an end date; or have a current admin issue a new key and revoke this one.',
     )
     .addHelpText('after', examples(['svc tenants api-keys ls acme-treasury', 'keys of Acme Treasury']))
     .action(async (tenant: string | undefined, _flags: unknown, cmd: Command) =>
