@@ -235,7 +235,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     prepare: async (_run, journal) => {
       if (!queue) {
         const earlier = (ref: string) => journal.has(ref);
-        named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun, earlier);
+        const resumed = journal.run.resumed === true;
+        named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun, earlier, resumed);
         return options.ids.length;
       }
       return queue.forRun(ctx, journal, () => ctx.clock.now());
@@ -267,8 +268,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => {
       const { delivery_id, new_delivery_id, event_type, event_id, ...rest } = result as Partial<ReplayRow>;
       const entry = data.ref.startsWith('dlq_') ? data.ref : undefined;
-      // Done by the earlier run this one resumes: its note was for that run, not this one.
-      const earlier = result.reason === 'journal';
+      // Done by the earlier run this one resumes: its note was for that run, not this one. Nor
+      // is it true of the platform's stored answer (`replayed`): nothing was sent again; what was
+      // read before was most likely that very replay, made by an attempt whose answer was lost.
+      const earlier = result.reason === 'journal' || result.replayed === true;
       return {
         ...(planned === undefined ? { status } : { plan: planned }),
         delivery_id: delivery_id ?? data.delivery_id ?? (entry ? null : data.ref),
