@@ -56,7 +56,7 @@ describe('a named replay whose answer was lost: the same command settles it, sen
     await target.close();
   });
 
-  it('by its dlq_ id, in text: the warning says it may be the lost attempt's replay; no "sent again" on the stored answer's row', async () => {
+  it('by its dlq_ id, in text: the warning says it may be the lost attempt\'s replay; no "sent again" on the row', async () => {
     const { webhook, target, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 1);
     const [a] = entries as [DlqEntry];
     const argv = ['webhooks', 'replay', webhook, a.id, '--wait'];
