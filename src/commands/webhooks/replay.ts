@@ -122,8 +122,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       failedReplays.push({ id, status: String(outcome.delivery_status), next_retry_at });
     }
   };
-  /** Replays the run this one resumes made whose follow Ctrl-C cut, not followed now (--no-wait). */
-  let earlierUnfollowed = 0;
+  /** Replays the run this one resumes made whose follow was cut, by why, not followed now (--no-wait). */
+  const earlierUnfollowed: Record<Unfollowed, number> = { interrupted: 0, unreadable: 0, not_settled: 0 };
+  const earlierOwed = () => Object.values(earlierUnfollowed).reduce((a, b) => a + b, 0);
   let named = new Map<string, NamedTarget>();
   const delivery = async (target: Target) =>
     target.delivery_id ??
@@ -247,19 +248,34 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
-    // A replay the earlier run made whose follow Ctrl-C cut is followed now: delivered, or failed
-    // (a failed row, exit 7, as without the interruption), or cut again (the journal stays). A
-    // dry run reads it as it is, so it says what the run will.
+    // A replay the earlier run made and did not follow to its end (owedFollow: cut, or not
+    // waited for) is followed now: delivered, or failed (a failed row, exit 7, as without the
+    // interruption), or not followed to its end again (its read gets no answer: never a failed
+    // row, the replay was made; the journal stays). A dry run reads it as it is, so it says what
+    // the run will.
     journaled: async (_item, done) => {
       if (!wait) {
-        // Not waiting now: its row says it was not followed then (interrupted), and so does a line;
-        // the state its cut follow last read is not said as now.
-        if (done.follow !== 'interrupted' || madeBy(done) === undefined) return undefined;
-        earlierUnfollowed++;
-        return { delivery_status: undefined };
+        // Not waiting now: its row says it was not followed then (why), and so does the run's
+        // error (exit 7, the journal kept: the same command with --wait follows it); the state
+        // its cut follow last read is not said as now.
+        const cut = done.follow as Unfollowed;
+        if (!UNFOLLOWED.includes(cut) || madeBy(done) === undefined) return undefined;
+        earlierUnfollowed[cut]++;
+        return { delivery_status: undefined, ...(cut === 'unreadable' ? { follow_error: undefined } : {}) };
       }
       const timeoutMs = options.dryRun ? undefined : options.waitTimeoutMs;
-      const outcome = await followUnfollowed(ctx, platform, webhook, done, timeoutMs);
+      let outcome: Record<string, unknown> | undefined;
+      try {
+        outcome = await followUnfollowed(ctx, platform, webhook, done, timeoutMs);
+      } catch (error) {
+        // This run's own replay (the one it resumes), its delivery not read now either: made, how
+        // it went not known (not failed). One replayed while the run was stopped fails its row, as
+        // in `stopped`: it may be another run's.
+        if (!(error instanceof DeliveryUnreadError) || options.dryRun || done.while_stopped === true)
+          throw error;
+        const follow_error = { code: error.code, message: error.message };
+        outcome = { delivery_status: undefined, follow: 'unreadable', follow_error };
+      }
       if (outcome && !options.dryRun) followed(madeBy(done)!, outcome, true);
       return outcome;
     },
@@ -296,7 +312,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     single: !options.dlq && options.ids.length === 1,
     // Replays made but not followed to their end (Ctrl-C, no answer, --wait-timeout): the journal
     // stays, so the same command says how they went instead of replaying them again.
-    keepJournal: () => words.notFollowed > 0,
+    keepJournal: () => words.notFollowed > 0 || earlierOwed() > 0,
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };
   const summary = await withLaterNoted(
@@ -315,15 +331,6 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
     );
   }
-  if (!options.dryRun && summary && earlierUnfollowed > 0) {
-    const [replays, was, its, it] =
-      earlierUnfollowed === 1
-        ? ['replay', 'was', 'its delivery', 'it']
-        : ['replays', 'were', 'their deliveries', 'they'];
-    ctx.out.info(
-      `${earlierUnfollowed.toLocaleString('en')} ${replays} the earlier run made ${was} not followed to ${its} (Ctrl-C cut ${earlierUnfollowed === 1 ? 'its follow' : 'their follows'}, and this run does not wait): see how ${it} went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\``,
-    );
-  }
   await queue?.noteLater(ctx, 'replay');
   const cut = words.unfollowed.interrupted;
   if (summary && cut > 0) {
@@ -335,6 +342,33 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   }
   // Every item was done, but some follows ended with no outcome: --wait's promise was not kept.
   if (summary && words.notFollowed > 0) throw notFollowed();
+  if (summary && !options.dryRun && earlierOwed() > 0) throw earlierNotFollowed();
+
+  /** Replays the earlier run made whose follows it owes, not followed by this run (--no-wait): exit 7, the journal kept. */
+  function earlierNotFollowed(): PartialFailureError {
+    const count = earlierOwed();
+    const [replays, were, its, they, them] =
+      count === 1
+        ? ['replay', 'was', 'its delivery', 'it', 'it']
+        : ['replays', 'were', 'their deliveries', 'they', 'them'];
+    const said: Record<Unfollowed, string> = {
+      interrupted: 'cut by Ctrl-C',
+      unreadable: 'could not be read',
+      not_settled: 'not settled in time',
+    };
+    const kinds = UNFOLLOWED.filter((k) => earlierUnfollowed[k] > 0);
+    const why =
+      kinds.length === 1
+        ? said[kinds[0]!]
+        : kinds.map((k) => `${earlierUnfollowed[k].toLocaleString('en')} ${said[k]}`).join(', ');
+    return new PartialFailureError(
+      `${count.toLocaleString('en')} ${replays} the earlier run made ${were} not followed to ${its} (${why}), and this run does not wait: how ${they} went is not known`,
+      {
+        code: 'not_followed',
+        hint: `see how ${they} went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or run the same command with --wait to follow ${them} (nothing is replayed twice)`,
+      },
+    );
+  }
 
   /** Replays made whose follow ended with no outcome (a read with no answer, --wait-timeout): exit 7, never "failed". */
   function notFollowed(): PartialFailureError {
