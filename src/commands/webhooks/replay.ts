@@ -427,11 +427,14 @@ export function replayCommand(make: MakeContext): Command {
         'at once unless they pass --wait (--no-wait turns it off on a terminal). A replay whose follow\n' +
         'Ctrl-C cuts was made: its row is ok with follow "interrupted" (exit 130), and the resumed run\n' +
         'follows its delivery to its end (one that failed is a failed row, exit 7), or, not waiting, says\n' +
-        'it was not followed: --wait is not part of the run, so the same command resumes it on a terminal\n' +
-        'or in a pipe alike. So is one whose delivery cannot be read (follow "unreadable") or has no\n' +
-        'attempt finished by --wait-timeout (follow "not_settled"): its row is ok with its new delivery,\n' +
-        'exit 7, and the same command follows it. A replay whose answer was lost and whose retry got the\n' +
-        "platform's stored answer is this run's own, followed.\n\n" +
+        'it was not followed (no status as now, exit 7, the journal kept): --wait is not part of the\n' +
+        'run, so the same command resumes it on a terminal or in a pipe alike. So is one whose delivery\n' +
+        'cannot be read (follow "unreadable") or has no attempt finished by --wait-timeout (follow\n' +
+        '"not_settled"): its row is ok with its new delivery, exit 7, and the same command follows it\n' +
+        '(its read still failing, it stays unreadable, exit 7, never failed). A resumed run that waits\n' +
+        'follows the replays of an earlier run that did not (follow "not_waited"). A replay whose\n' +
+        "answer was lost and whose retry got the platform's stored answer is this run's own, followed,\n" +
+        'with no note: nothing was sent again.\n\n' +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
@@ -456,6 +459,8 @@ export function replayCommand(make: MakeContext): Command {
         'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n' +
         'A queued entry named by its dlq_ id, or a delivery named by its dlv_ id whose entry is queued, is\n' +
         'replayed as that entry: one another run replays first is a skipped row (already_replayed). A\n' +
+        'dlv_ id with an entry is always sent as it, so the same command after a lost answer sends the\n' +
+        "same request and gets the platform's stored answer (one delivery). A\n" +
         'discarded entry is refused (exit 6, the dry run too): an entry leaves the queue once. Its\n' +
         'delivery, named by its dlv_ id, still replays.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
