@@ -176,14 +176,26 @@ export function failedReplaysHint(line: CommandLine, webhook: string, failed: Fa
 }
 
 /**
- * Follows the delivery of a replay an earlier run made whose follow Ctrl-C cut (`follow:
- * interrupted` in its journal) to its end now, as deliveryOutcome does (`follow: interrupted`
- * again if Ctrl-C cuts this follow too), so the resumed run's row says how it went and counts it
- * (a dry run's, `timeoutMs` undefined, reads it as it is).
- * Anything else (another row, a delivery that cannot be read) gives nothing to add, except that
- * the earlier run's state of it is no longer said. A row of an entry replayed while the run was
- * stopped names its delivery `replayed_as` (madeBy); followed now, it is as if never cut: that
- * replay was not the run's, only its follow.
+ * Of a journaled row whose replay made a delivery: why its delivery is owed a follow by a run
+ * that waits, or undefined when it was followed to its end. Its follow was cut (Unfollowed), or
+ * the run that made it did not wait (`not_waited`: no follow, no status read), --wait being no
+ * part of the run (a piped run resumed on a terminal).
+ */
+export function owedFollow(done: Record<string, unknown>): Unfollowed | 'not_waited' | undefined {
+  if (madeBy(done) === undefined) return undefined;
+  if (UNFOLLOWED.includes(done.follow as Unfollowed)) return done.follow as Unfollowed;
+  return done.follow === undefined && done.delivery_status === undefined ? 'not_waited' : undefined;
+}
+
+/**
+ * Follows the delivery of a replay an earlier run made and did not follow to its end (owedFollow:
+ * Ctrl-C cut it, its read got no answer, --wait-timeout passed, or that run did not wait, then
+ * said `follow: not_waited`) now, as deliveryOutcome does (`follow: interrupted` again if Ctrl-C
+ * cuts this follow too), so the resumed run's row says how it went and counts it (a dry run's,
+ * `timeoutMs` undefined, reads it as it is). A read that fails throws DeliveryUnreadError.
+ * Any other row gives nothing to add. A row of an entry replayed while the run was stopped names
+ * its delivery `replayed_as` (madeBy); followed now, it is as if never cut: that replay was not
+ * the run's, only its follow.
  */
 export async function followUnfollowed(
   ctx: Context,
@@ -192,10 +204,11 @@ export async function followUnfollowed(
   done: Record<string, unknown>,
   timeoutMs: number | undefined,
 ): Promise<Record<string, unknown> | undefined> {
-  const id = madeBy(done);
-  if (!UNFOLLOWED.includes(done.follow as Unfollowed) || id === undefined) return undefined;
-  const outcome = await followMade(ctx, platform, webhook, id, timeoutMs);
-  return done.while_stopped === true ? { follow: undefined, ...outcome } : outcome;
+  const owed = owedFollow(done);
+  if (owed === undefined) return undefined;
+  const outcome = await followMade(ctx, platform, webhook, madeBy(done)!, timeoutMs);
+  if (done.while_stopped === true) return { follow: undefined, ...outcome };
+  return owed === 'not_waited' ? { follow: owed, ...outcome } : outcome;
 }
 
 /**

@@ -24,10 +24,12 @@ export interface NamedTarget {
   /** A dlq_… ref's entry as read: a discarded one is refused, one replayed or delivered is sent again. */
   entry?: Pick<DlqEntry, 'status' | 'discarded_at'>;
   /**
-   * A dlv_… ref's dead-letter entry, queued when read: the delivery is replayed as that entry, so
-   * a `replay --dlq` or discard of it by another run and this replay cannot both happen.
+   * A dlv_… ref's dead-letter entry as read: the delivery is replayed as that entry (so a `replay
+   * --dlq` or discard of it by another run and this replay cannot both happen), whatever its status,
+   * so every attempt of the item sends the same request under its key: a retry after a lost answer
+   * (which finds the entry replayed, by that very attempt) is answered from the platform's record.
    */
-  queued_entry?: string;
+  delivery_entry?: Pick<DlqEntry, 'id' | 'status'>;
 }
 
 /**
@@ -58,13 +60,15 @@ export function discardedRefusal(
 /**
  * Replays a named delivery, and a named entry as that entry (dlq_entry_id, one request a rerun
  * sends again alike, so the same key is answered from the platform's record), so it leaves the
- * queue once; so is a named delivery whose entry was queued when read (queued_entry). A discard
- * or another run that came first makes it 409 dlq_entry_not_queued: a named entry discarded is
- * refused (discardedRefusal); otherwise the entry left the queue after it was read, and the
- * answer says what became of it (`left`: the row is skipped, never acted on twice). An entry read
- * as replayed or delivered already (warned of, noted on its row) is replayed as asked, as its
- * delivery. A server that refuses the field gets a plain replay. Those plain replays have keys of
- * their own.
+ * queue once; so is a named delivery whose entry was found (delivery_entry), whatever its status:
+ * the first request of an item is always the same one, so its retry after a lost answer, which
+ * reads the entry replayed by that very attempt, is answered from the record (one delivery), never
+ * refused as a key reused with another body. A discard or another run that came first makes it
+ * 409 dlq_entry_not_queued: a named entry discarded is refused (discardedRefusal); an entry queued
+ * when read left the queue since, and the answer says what became of it (`left`: the row is
+ * skipped, never acted on twice). An entry read as replayed, recovered or discarded already
+ * (warned of, noted on its row) is replayed as asked, as its delivery. A server that refuses the
+ * field gets a plain replay. Those plain replays have keys of their own.
  */
 export async function replayNamed(
   platform: Platform,
@@ -80,7 +84,7 @@ export async function replayNamed(
   const plain = (key: string) =>
     platform.webhooks.deliveries.replay(webhook, delivery, { signal, idempotencyKey: key }).withResponse();
   const named = target.ref.startsWith('dlq_');
-  const entry = named ? target.ref : target.queued_entry;
+  const entry = named ? target.ref : target.delivery_entry?.id;
   if (entry === undefined) return plain(idempotencyKey);
   try {
     return await platform.webhooks.deliveries
@@ -91,7 +95,8 @@ export async function replayNamed(
     if (!(error instanceof DlqEntryNotQueuedError)) throw error;
     if (named && error.entry?.status === 'discarded')
       throw discardedRefusal(line, webhook, target.ref, error.entry, delivery);
-    const leftBefore = named && target.entry !== undefined && target.entry.status !== 'queued';
+    const read = named ? target.entry : target.delivery_entry;
+    const leftBefore = read !== undefined && read.status !== 'queued';
     if (leftBefore) return plain(deriveIdempotencyKey(idempotencyKey, 'as its delivery'));
     // Queued when read, gone since: another run (or a discard) came first.
     const { gone } = await QueueSnapshot.whereNow(error, () =>
@@ -142,6 +147,11 @@ export async function lookUpNamed(
   dryRun: boolean,
   /** Done by the earlier run a resumed run resumes: nothing is sent for it now, so nothing to warn of. */
   earlier: (ref: string) => boolean = () => false,
+  /**
+   * A resumed run: what was read of a ref not done may be its earlier attempt's own replay (its
+   * answer lost), which the platform answers with now, sending nothing: the warning says so.
+   */
+  resumed = false,
 ): Promise<Map<string, NamedTarget>> {
   const known = new Map<string, NamedTarget>();
   let byDelivery: Promise<Map<string, DlqEntry>> | undefined;
@@ -154,9 +164,10 @@ export async function lookUpNamed(
       const delivery = id
         ? await platform.webhooks.deliveries.get(webhook, id).catch(() => undefined)
         : undefined;
-      // A failed delivery named by its own id: its dead-letter entry may be queued (it is then
-      // replayed as that entry) or have been replayed already.
-      if (!entry && delivery?.status === 'failed') {
+      // A failed delivery named by its own id: its dead-letter entry may be queued or have been
+      // replayed already (recovered: by a replay that delivered it, maybe this run's own attempt
+      // whose answer was lost); it is replayed as that entry all the same (replayNamed).
+      if (!entry && (delivery?.status === 'failed' || delivery?.status === 'recovered')) {
         byDelivery ??= entriesByDelivery(platform, webhook, ctx.signal);
         entry = (await byDelivery).get(delivery.id);
       }
@@ -164,12 +175,12 @@ export async function lookUpNamed(
         ref.startsWith('dlq_') && entry
           ? { status: entry.status, discarded_at: entry.discarded_at }
           : undefined;
-      const queued = !ref.startsWith('dlq_') && entry?.status === 'queued' ? entry.id : undefined;
-      return { ref, id, note: earlier(ref) ? undefined : noteOf(delivery, entry), own, queued };
+      const its = !ref.startsWith('dlq_') && entry ? { id: entry.id, status: entry.status } : undefined;
+      return { ref, id, note: earlier(ref) ? undefined : noteOf(delivery, entry), own, its };
     }),
   );
   const named = new Map<string, string>();
-  for (const { ref, id, note, own, queued } of found) {
+  for (const { ref, id, note, own, its } of found) {
     const other = id === undefined ? undefined : named.get(id);
     if (id !== undefined && other !== undefined) {
       const [delivery, entry] = ref.startsWith('dlq_') ? [other, ref] : [ref, other];
@@ -182,12 +193,12 @@ export async function lookUpNamed(
       ...(id === undefined ? {} : { delivery_id: id }),
       ...(note ? { note } : {}),
       ...(own ? { entry: own } : {}),
-      ...(queued ? { queued_entry: queued } : {}),
+      ...(its ? { delivery_entry: its } : {}),
     });
   }
   const noted = found.filter((f) => f.note !== undefined);
   if (noted.length > 0 && !ctx.out.isMachine) {
-    const sends = dryRun ? 'replaying would send' : 'replaying sends';
+    const sends = `${resumed ? 'unless by an earlier attempt of this run whose answer was lost (the platform then answers with that replay), ' : ''}${dryRun ? 'replaying would send' : 'replaying sends'}`;
     if (noted.length === 1) {
       const { ref, note } = noted[0]!;
       const what =

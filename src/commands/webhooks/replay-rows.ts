@@ -21,8 +21,11 @@ export interface ReplayRow {
   delivery_status?: string;
   /** The entry left the queue while the run this one resumes was stopped: not this run's doing. */
   while_stopped?: boolean;
-  /** Why --wait did not follow the replay, which was made, to its end (its outcome is not known). */
-  follow?: Unfollowed;
+  /**
+   * Why --wait did not follow the replay, which was made, to its end (its outcome is not known);
+   * `not_waited`: the earlier run of a resumed one did not wait, and this one followed it.
+   */
+  follow?: Unfollowed | 'not_waited';
   /** What `follow` was, but for Ctrl-C: the read's error, or the timeout. */
   follow_error?: { code: string; message: string };
   error?: { code: string; message: string; remedy?: string };
@@ -38,6 +41,7 @@ const recovered = (r: ReplayRow) =>
 /** Why a row's follow was cut, in words: `interrupted`, `its delivery could not be read`, the timeout. */
 function cutText(r: ReplayRow): string {
   if (r.follow === 'unreadable') return 'its delivery could not be read';
+  if (r.follow === 'not_waited') return 'it did not wait';
   return r.follow === 'not_settled' ? (r.follow_error?.message ?? 'not settled') : 'interrupted';
 }
 
@@ -49,7 +53,9 @@ function detail(webhook: string, line: CommandLine, r: ReplayRow): string | unde
     // Made by the earlier run this one resumes (nothing is sent now), followed now.
     const as = made ? ` (replayed as ${made})` : '';
     const by = recovered(r);
-    // Not read now (DeliveryUnreadError): its error says so, and how to look.
+    // Not read now either (follow unreadable, its error what this run's read got): said so.
+    if (r.follow === 'unreadable' && r.follow_error && !r.delivery_status && !error)
+      return `done in an earlier run${as}; not followed to its end: ${r.follow_error.message}`;
     const now = r.delivery_status
       ? `: ${r.delivery_status} now${by ? ` (${by})` : ''}${error ? `: ${error}` : ''}`
       : error

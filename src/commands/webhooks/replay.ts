@@ -122,8 +122,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       failedReplays.push({ id, status: String(outcome.delivery_status), next_retry_at });
     }
   };
-  /** Replays the run this one resumes made whose follow Ctrl-C cut, not followed now (--no-wait). */
-  let earlierUnfollowed = 0;
+  /** Replays the run this one resumes made whose follow was cut, by why, not followed now (--no-wait). */
+  const earlierUnfollowed: Record<Unfollowed, number> = { interrupted: 0, unreadable: 0, not_settled: 0 };
+  const earlierOwed = () => Object.values(earlierUnfollowed).reduce((a, b) => a + b, 0);
   let named = new Map<string, NamedTarget>();
   const delivery = async (target: Target) =>
     target.delivery_id ??
@@ -235,7 +236,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     prepare: async (_run, journal) => {
       if (!queue) {
         const earlier = (ref: string) => journal.has(ref);
-        named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun, earlier);
+        const resumed = journal.run.resumed === true;
+        named = await lookUpNamed(ctx, platform, webhook, options.ids, options.dryRun, earlier, resumed);
         return options.ids.length;
       }
       return queue.forRun(ctx, journal, () => ctx.clock.now());
@@ -246,19 +248,34 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
-    // A replay the earlier run made whose follow Ctrl-C cut is followed now: delivered, or failed
-    // (a failed row, exit 7, as without the interruption), or cut again (the journal stays). A
-    // dry run reads it as it is, so it says what the run will.
+    // A replay the earlier run made and did not follow to its end (owedFollow: cut, or not
+    // waited for) is followed now: delivered, or failed (a failed row, exit 7, as without the
+    // interruption), or not followed to its end again (its read gets no answer: never a failed
+    // row, the replay was made; the journal stays). A dry run reads it as it is, so it says what
+    // the run will.
     journaled: async (_item, done) => {
       if (!wait) {
-        // Not waiting now: its row says it was not followed then (interrupted), and so does a line;
-        // the state its cut follow last read is not said as now.
-        if (done.follow !== 'interrupted' || madeBy(done) === undefined) return undefined;
-        earlierUnfollowed++;
-        return { delivery_status: undefined };
+        // Not waiting now: its row says it was not followed then (why), and so does the run's
+        // error (exit 7, the journal kept: the same command with --wait follows it); the state
+        // its cut follow last read is not said as now.
+        const cut = done.follow as Unfollowed;
+        if (!UNFOLLOWED.includes(cut) || madeBy(done) === undefined) return undefined;
+        earlierUnfollowed[cut]++;
+        return { delivery_status: undefined, ...(cut === 'unreadable' ? { follow_error: undefined } : {}) };
       }
       const timeoutMs = options.dryRun ? undefined : options.waitTimeoutMs;
-      const outcome = await followUnfollowed(ctx, platform, webhook, done, timeoutMs);
+      let outcome: Record<string, unknown> | undefined;
+      try {
+        outcome = await followUnfollowed(ctx, platform, webhook, done, timeoutMs);
+      } catch (error) {
+        // This run's own replay (the one it resumes), its delivery not read now either: made, how
+        // it went not known (not failed). One replayed while the run was stopped fails its row, as
+        // in `stopped`: it may be another run's.
+        if (!(error instanceof DeliveryUnreadError) || options.dryRun || done.while_stopped === true)
+          throw error;
+        const follow_error = { code: error.code, message: error.message };
+        outcome = { delivery_status: undefined, follow: 'unreadable', follow_error };
+      }
       if (outcome && !options.dryRun) followed(madeBy(done)!, outcome, true);
       return outcome;
     },
@@ -267,8 +284,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => {
       const { delivery_id, new_delivery_id, event_type, event_id, ...rest } = result as Partial<ReplayRow>;
       const entry = data.ref.startsWith('dlq_') ? data.ref : undefined;
-      // Done by the earlier run this one resumes: its note was for that run, not this one.
-      const earlier = result.reason === 'journal';
+      // Done by the earlier run this one resumes: its note was for that run, not this one. Nor
+      // is it true of the platform's stored answer (`replayed`): nothing was sent again; what was
+      // read before was most likely that very replay, made by an attempt whose answer was lost.
+      const earlier = result.reason === 'journal' || result.replayed === true;
       return {
         ...(planned === undefined ? { status } : { plan: planned }),
         delivery_id: delivery_id ?? data.delivery_id ?? (entry ? null : data.ref),
@@ -293,7 +312,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     single: !options.dlq && options.ids.length === 1,
     // Replays made but not followed to their end (Ctrl-C, no answer, --wait-timeout): the journal
     // stays, so the same command says how they went instead of replaying them again.
-    keepJournal: () => words.notFollowed > 0,
+    keepJournal: () => words.notFollowed > 0 || earlierOwed() > 0,
     empty: 'Nothing to replay: no queued dead-letter entry matches.',
   };
   const summary = await withLaterNoted(
@@ -312,15 +331,6 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
     );
   }
-  if (!options.dryRun && summary && earlierUnfollowed > 0) {
-    const [replays, was, its, it] =
-      earlierUnfollowed === 1
-        ? ['replay', 'was', 'its delivery', 'it']
-        : ['replays', 'were', 'their deliveries', 'they'];
-    ctx.out.info(
-      `${earlierUnfollowed.toLocaleString('en')} ${replays} the earlier run made ${was} not followed to ${its} (Ctrl-C cut ${earlierUnfollowed === 1 ? 'its follow' : 'their follows'}, and this run does not wait): see how ${it} went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\``,
-    );
-  }
   await queue?.noteLater(ctx, 'replay');
   const cut = words.unfollowed.interrupted;
   if (summary && cut > 0) {
@@ -332,6 +342,33 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   }
   // Every item was done, but some follows ended with no outcome: --wait's promise was not kept.
   if (summary && words.notFollowed > 0) throw notFollowed();
+  if (summary && !options.dryRun && earlierOwed() > 0) throw earlierNotFollowed();
+
+  /** Replays the earlier run made whose follows it owes, not followed by this run (--no-wait): exit 7, the journal kept. */
+  function earlierNotFollowed(): PartialFailureError {
+    const count = earlierOwed();
+    const [replays, were, its, they, them] =
+      count === 1
+        ? ['replay', 'was', 'its delivery', 'it', 'it']
+        : ['replays', 'were', 'their deliveries', 'they', 'them'];
+    const said: Record<Unfollowed, string> = {
+      interrupted: 'cut by Ctrl-C',
+      unreadable: 'could not be read',
+      not_settled: 'not settled in time',
+    };
+    const kinds = UNFOLLOWED.filter((k) => earlierUnfollowed[k] > 0);
+    const why =
+      kinds.length === 1
+        ? said[kinds[0]!]
+        : kinds.map((k) => `${earlierUnfollowed[k].toLocaleString('en')} ${said[k]}`).join(', ');
+    return new PartialFailureError(
+      `${count.toLocaleString('en')} ${replays} the earlier run made ${were} not followed to ${its} (${why}), and this run does not wait: how ${they} went is not known`,
+      {
+        code: 'not_followed',
+        hint: `see how ${they} went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or run the same command with --wait to follow ${them} (nothing is replayed twice)`,
+      },
+    );
+  }
 
   /** Replays made whose follow ended with no outcome (a read with no answer, --wait-timeout): exit 7, never "failed". */
   function notFollowed(): PartialFailureError {
@@ -390,11 +427,14 @@ export function replayCommand(make: MakeContext): Command {
         'at once unless they pass --wait (--no-wait turns it off on a terminal). A replay whose follow\n' +
         'Ctrl-C cuts was made: its row is ok with follow "interrupted" (exit 130), and the resumed run\n' +
         'follows its delivery to its end (one that failed is a failed row, exit 7), or, not waiting, says\n' +
-        'it was not followed: --wait is not part of the run, so the same command resumes it on a terminal\n' +
-        'or in a pipe alike. So is one whose delivery cannot be read (follow "unreadable") or has no\n' +
-        'attempt finished by --wait-timeout (follow "not_settled"): its row is ok with its new delivery,\n' +
-        'exit 7, and the same command follows it. A replay whose answer was lost and whose retry got the\n' +
-        "platform's stored answer is this run's own, followed.\n\n" +
+        'it was not followed (no status as now, exit 7, the journal kept): --wait is not part of the\n' +
+        'run, so the same command resumes it on a terminal or in a pipe alike. So is one whose delivery\n' +
+        'cannot be read (follow "unreadable") or has no attempt finished by --wait-timeout (follow\n' +
+        '"not_settled"): its row is ok with its new delivery, exit 7, and the same command follows it\n' +
+        '(its read still failing, it stays unreadable, exit 7, never failed). A resumed run that waits\n' +
+        'follows the replays of an earlier run that did not (follow "not_waited"). A replay whose\n' +
+        "answer was lost and whose retry got the platform's stored answer is this run's own, followed,\n" +
+        'with no note: nothing was sent again.\n\n' +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
         'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
@@ -419,6 +459,8 @@ export function replayCommand(make: MakeContext): Command {
         'and an event already delivered or replayed is replayed again with a warning and a note on its row.\n' +
         'A queued entry named by its dlq_ id, or a delivery named by its dlv_ id whose entry is queued, is\n' +
         'replayed as that entry: one another run replays first is a skipped row (already_replayed). A\n' +
+        'dlv_ id with an entry is always sent as it, so the same command after a lost answer sends the\n' +
+        "same request and gets the platform's stored answer (one delivery). A\n" +
         'discarded entry is refused (exit 6, the dry run too): an entry leaves the queue once. Its\n' +
         'delivery, named by its dlv_ id, still replays.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +

@@ -6,9 +6,10 @@ import { deadLetteredQueue, delivery, journalFiles, until } from '../../helpers/
 /**
  * "Run the same command again to resume": a `replay --dlq` cut by Ctrl-C on a terminal (where
  * --wait is implied) is resumed by the same command typed into a pipe (where it is not). Following
- * is how the run is shown, not which run it is: the resumed run does not wait, says the earlier
- * run's cut follows were not followed, and ends with its journal removed (no stale run left for a
- * later command to resume).
+ * is how the run is shown, not which run it is: the resumed run does not wait, and ends saying the
+ * earlier run's cut follows were not followed (exit 7, no ✓: how they went is not known), its
+ * journal kept, so the same command with --wait follows them (review R1: it ended ✓, exit 0, the
+ * journal removed).
  */
 const sandbox = useSandbox({ webhooks: { timeScale: 0.001 } });
 const svc = bulkRunner(sandbox);
@@ -38,7 +39,7 @@ describe('replay --dlq: --wait implied by a terminal is not part of the run', ()
 
     // The same command, its output kept with a pipe: no terminal, so no --wait.
     const again = await svc.run(argv);
-    expect(again.code, again.stderr).toBe(0);
+    expect(again.code, again.stderr).toBe(7);
     const lines = again.stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       new RegExp(`^resuming the run started at \\S+: 1 done, 1 to do \\(journal ${journal}\\)$`),
@@ -50,11 +51,17 @@ describe('replay --dlq: --wait implied by a terminal is not part of the run', ()
     );
     expect(rows[1]).toMatch(new RegExp(`^ok\t${entries[1]!.delivery_id}\tdlv_\\w+\t`));
     expect(lines.slice(1).map((l) => l.replace(/ in [\d.]+ s$/, ' in T s'))).toEqual([
-      '✓ 1 replayed, 1 skipped in T s',
+      '1 replayed, 1 skipped in T s',
       `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${webhook}\`, or pass --wait`,
-      `1 replay the earlier run made was not followed to its delivery (Ctrl-C cut its follow, and this run does not wait): see how it went with \`svc webhooks deliveries ${webhook}\``,
+      `error: 1 replay the earlier run made was not followed to its delivery (cut by Ctrl-C), and this run does not wait: how it went is not known; see how it went with \`svc webhooks deliveries ${webhook}\`, or run the same command with --wait to follow it (nothing is replayed twice)`,
     ]);
-    // Done: nothing is left for a later command to resume.
+    // Still owed: the same command with --wait follows it, and the run is done.
+    expect(journals()).toHaveLength(1);
+    const followed = await svc.run([...argv, '--wait']);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout.split('\n')[0]).toBe(
+      `skipped\t${entries[0]!.delivery_id}\t${firstReplay()}\t${entries[0]!.event_type}\tdelivered\tdone in an earlier run (replayed as ${firstReplay()}); not followed then (interrupted): delivered now`,
+    );
     expect(journals()).toEqual([]);
 
     function firstReplay(): string {
