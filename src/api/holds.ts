@@ -98,17 +98,44 @@ export function outlivesRefusal(
 export const CHANNEL_CHOICE = {
   create: 'creating a webhook',
   update: "changing a webhook's URL, event kinds or status",
-  replay: "replaying a delivery (it re-sends the stored event to the webhook's URL)",
 } as const;
 
-/** The event kinds among `kinds` whose data `permission` reads, for the refusal. */
+/** A webhook disabled by the platform (its owner no longer holds what it takes: disabled_reason says why), not on request. */
+export const isStopped = (w: { status: string; disabled_reason?: string | null | undefined }): boolean =>
+  w.status === 'disabled' && typeof w.disabled_reason === 'string';
+
+/** What a replay is, as its refusal says it: it chooses nothing, so it takes the read permission held now (readRefusal). */
+export const REPLAY_READ = "replaying a delivery (it re-sends the stored event to the webhook's URL)";
+
+/** The event kinds among `kinds` whose data `permission` reads, each once, for the refusal. */
 const kindsReadBy = (kinds: readonly string[], permission: string) =>
-  kinds.filter((k) => EVENT_READ_PERMISSIONS[k as keyof typeof EVENT_READ_PERMISSIONS] === permission);
+  [...new Set(kinds)].filter(
+    (k) => EVENT_READ_PERMISSIONS[k as keyof typeof EVENT_READ_PERMISSIONS] === permission,
+  );
+
+/**
+ * The refusal (insufficient_permission) of sending event data of `kinds` by a caller with these
+ * live grants who lacks the read permission of one of them, or undefined. Enough on its own for
+ * a replay: it re-sends stored data to the URL the webhook's owner chose, so it takes what
+ * reading that data takes now, as the payload does; choosing the URL takes channelRefusal.
+ */
+export function readRefusal(
+  what: string,
+  grants: readonly HeldGrant[],
+  kinds: readonly string[],
+): string | undefined {
+  const missing = missingPermissions(
+    grants.flatMap((g) => g.permissions),
+    eventReadPermissions(kinds),
+  );
+  if (missing.length === 0) return undefined;
+  const named = missing.map((p) => `${p} (${kindsReadBy(kinds, p).join(', ')})`).join(', ');
+  return `${what} sends event data to its URL, so it takes the permission that reads that data; you lack ${named}: have someone who holds ${missing.length === 1 ? 'it' : 'them'} do it`;
+}
 
 /**
  * The refusal (insufficient_permission) of choosing where event data goes — a webhook created,
- * its URL, kinds or status changed, a delivery replayed — by a caller with these live grants, or
- * undefined. A webhook is a standing read channel, like an API key: it takes the read permission
+ * its URL, kinds or status changed — by a caller with these live grants, or undefined. A webhook is a standing read channel, like an API key: it takes the read permission
  * of each of its kinds' data (EVENT_READ_PERMISSIONS), held without an end date, so neither
  * webhook.manage alone nor a just-in-time grant turns into data that keeps arriving.
  */
@@ -117,13 +144,10 @@ export function channelRefusal(
   grants: readonly HeldGrant[],
   kinds: readonly string[],
 ): string | undefined {
+  const lacking = readRefusal(what, grants, kinds);
+  if (lacking !== undefined) return lacking;
   const needed = eventReadPermissions(kinds);
-  const held = grants.flatMap((g) => g.permissions);
-  const missing = missingPermissions(held, needed);
   const name = (p: string) => `${p} (${kindsReadBy(kinds, p).join(', ')})`;
-  if (missing.length > 0) {
-    return `${what} sends event data to its URL, so it takes the permission that reads that data; you lack ${missing.map(name).join(', ')}: have someone who holds ${missing.length === 1 ? 'it' : 'them'} do it`;
-  }
   const bound = heldUntil(grants, needed);
   if (bound === null) return undefined;
   const ending = needed.filter((p) => heldUntil(grants, [p]) === bound);

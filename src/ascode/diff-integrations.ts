@@ -1,3 +1,4 @@
+import { isStopped } from '../api/holds.js';
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
 import { base, sameSet } from './changes.js';
@@ -15,13 +16,17 @@ import type { Problem } from './source.js';
  * --create-missing. Fields the entry leaves out are left as they are.
  */
 
+/** A stopped webhook's status as a plan shows it (what it is before a change). */
+export const STOPPED_STATUS = 'disabled by the platform';
+
 type Field<E, L> = [name: string, wanted: (e: E) => unknown, current: (l: L) => unknown, set?: boolean];
 
 const WEBHOOK_FIELDS: Array<Field<WebhookEntry, Webhook>> = [
   ['url', (e) => e.url, (l) => l.url],
   ['event_types', (e) => e.event_types, (l) => l.event_types, true],
   ['description', (e) => e.description, (l) => l.description ?? ''],
-  ['status', (e) => e.status, (l) => l.status],
+  // A webhook the platform stopped is not one disabled on request: a file saying disabled disables it.
+  ['status', (e) => e.status, (l) => (isStopped(l) ? STOPPED_STATUS : l.status)],
   ['max_attempts', (e) => e.max_attempts, (l) => l.max_attempts],
 ];
 

@@ -150,6 +150,11 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   app.addHook('onSend', async (_request, reply) => {
     reply.header('date', new Date(state.clock.now()).toUTCString());
   });
+  // A webhook the platform stopped stays stopped (webhook-owner.ts keptStop): every stop is found
+  // before a request (a grant that ended since the last one) and after it (a permission it took
+  // away), so a grant given back later does not resume it.
+  app.addHook('onRequest', async () => state.webhooks.sweepStops());
+  app.addHook('onResponse', async () => state.webhooks.sweepStops());
   registerSingleValuedHeaders(app);
   registerConditionalRefusal(app);
   registerFaults(app, faults);

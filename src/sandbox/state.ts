@@ -6,7 +6,7 @@ import { IdentityStore } from './domain/identity.js';
 import { OAuthStore } from './domain/oauth.js';
 import { RecordStore } from './domain/records.js';
 import { RoleStore } from './domain/roles.js';
-import { stoppedBecause } from './domain/webhook-owner.js';
+import { keptStop } from './domain/webhook-owner.js';
 import { WebhookStore } from './domain/webhooks.js';
 
 export interface SecurityEvent {
@@ -64,7 +64,7 @@ export class SandboxState {
     this.roles = new RoleStore(this.clock);
     this.audit = new AuditLog(this.clock);
     this.identity.roleIsLive = (tenantId, roleId) => this.roles.isLive(tenantId, roleId);
-    this.webhooks.stopReason = (webhook) => stoppedBecause(this, webhook);
+    this.webhooks.stopReason = (webhook) => keptStop(this, webhook);
   }
 
   /** Revoked OAuth token families (refresh-token reuse revokes the whole family). */

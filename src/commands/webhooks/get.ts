@@ -25,7 +25,8 @@ export function getCommand(make: MakeContext): Command {
         'still signs, with when it stops (--json: previous_secrets). No signing secret is ever shown.\n' +
         'Also its owner, who last chose where its data goes, and, when the platform disabled it, why\n' +
         '(the owner lost the permission that reads its data, or the OAuth client or API key it was set up\n' +
-        'through is gone): `svc webhooks update WEBHOOK --enable` as someone who holds it takes it over.',
+        'through is gone). It stays disabled though the owner regains that permission, until\n' +
+        '`svc webhooks update WEBHOOK --enable` as someone who holds it without an end date takes it over.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addHelpText(

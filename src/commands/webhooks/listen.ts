@@ -330,7 +330,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     // A second Ctrl-C waits for this (the restore and what it says), then exits 130.
     await unabandoned(`putting webhook ${webhook} back`, async () => {
       try {
-        await redirection.restore();
+        const owner = await redirection.restore();
         if (redirection.originalIsListenSession) {
           ctx.out.warn(
             `webhook ${webhook} is back as it was when this session started: ${originalUrl}, another listen ` +
@@ -343,6 +343,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
               "(the session's secret no longer works)",
           );
         }
+        if (owner !== undefined) ctx.out.warn(owner);
       } catch (error) {
         notBack = error;
       }
@@ -405,6 +406,8 @@ export function listenCommand(make: MakeContext): Command {
         'session on W is refused (exit 6) unless --take-over (the taking session gives W back to the other on exit;\n' +
         'if the other stops first, it leaves W alone and prints what to run later), and W is put back only if it is\n' +
         'still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says so (exit 6).\n' +
+        "Changing W's URL makes you its owner; putting it back gives W back to its owner before, if they would keep\n" +
+        "it (they hold its kinds' read permissions); if not, svc says you now own it.\n" +
         '--capture DIR keeps each request in\n' +
         'DIR (0700): NNNN-<delivery>-<attempt>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
         '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are; in a DIR used\n' +

@@ -1,6 +1,7 @@
 // Over 300 lines on purpose: a session's set-up and its restore share what W was and what the
 // session made of it, and every way W can be found on exit is said here, in one place.
 import { randomBytes } from 'node:crypto';
+import { eventReadPermissions } from '../../api/permissions.js';
 import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import { type Settings, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -45,8 +46,28 @@ export interface Redirection {
   originalIsListenSession: boolean;
   /** The signing secret of the session. */
   secret: string;
-  /** Puts W back if it is as this session left it; throws (saying what to run) otherwise. */
-  restore(): Promise<void>;
+  /**
+   * Puts W back if it is as this session left it; throws (saying what to run) otherwise. Resolves
+   * to what was not put back with it: its owner (ownerNotBack), or undefined.
+   */
+  restore(): Promise<string | undefined>;
+}
+
+/**
+ * The platform makes whoever changes a webhook's URL its owner (it then delivers only while they
+ * hold its kinds' read permissions), and gives it back to the owner before when the same caller
+ * puts the URL back, if that owner would keep it. What to say when it did not, or undefined.
+ */
+export function ownerNotBack(webhook: string, original: Webhook, now: Webhook): string | undefined {
+  if (original.owner_id === undefined || now.owner_id === undefined || now.owner_id === original.owner_id) {
+    return undefined;
+  }
+  const reads = eventReadPermissions(now.event_types);
+  return (
+    `webhook ${webhook} is now owned by ${now.owner_id ?? 'nobody'}, not ${original.owner_id ?? 'nobody'} as before this session ` +
+    `(the platform gives it back only to an owner who would keep it): it delivers only while ${now.owner_id ?? 'its owner'} holds ` +
+    `${reads.join(', ') || 'its read permissions'}`
+  );
 }
 
 /** The query parameter that marks a URL as a `listen --webhook` session's. */
@@ -149,7 +170,8 @@ export async function redirectWebhook(
     }
     if (pointed) {
       if (patchError === undefined && !ctx.signal.aborted) return redirection;
-      await redirection.restore();
+      const owner = await redirection.restore();
+      if (owner !== undefined) ctx.out.warn(owner);
       if (patchError !== undefined) throw patchError;
       throw new InterruptedError(
         `interrupted while setting up: webhook ${webhook} had been pointed at the listener; svc put it back: ` +
@@ -315,6 +337,7 @@ function sessionRedirection(
           { hint: `see \`${svcCommand(target, `webhooks get ${shellWord(webhook)}`)}\`` },
         );
       }
+      return ownerNotBack(webhook, original, restored);
     },
   };
 }

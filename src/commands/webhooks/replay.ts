@@ -463,6 +463,9 @@ export function replayCommand(make: MakeContext): Command {
         "same request and gets the platform's stored answer (one delivery). A\n" +
         'discarded entry is refused (exit 6, the dry run too): an entry leaves the queue once. Its\n' +
         'delivery, named by its dlv_ id, still replays.\n\n' +
+        "A replay takes the permission that reads the data of the webhook's kinds (exception.read,\n" +
+        'reconciliation.read), held now: a just-in-time grant will do (choosing the URL is what takes it\n' +
+        'without an end date).\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
         'before anything is replayed (exit 6), with the command that enables it. A webhook the platform\n' +
         'stopped says why (its disabled_reason): enabling it takes someone who holds the read permissions\n' +

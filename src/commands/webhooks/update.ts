@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { changedBetween, changedFields } from '../../api/changed-fields.js';
 import type { EventType } from '../../api/constants.js';
+import { isStopped } from '../../api/holds.js';
 import { normalHttpUrl } from '../../api/loopback.js';
 import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
@@ -43,7 +44,9 @@ export function parseWebhooksUpdate(
 export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOptions): Promise<void> {
   const platform = await ctx.platform();
   const before = await platform.webhooks.get(options.webhook);
-  if (changedFields(comparable(before), comparable(options.change)).length === 0) {
+  // Stopped by the platform (disabled_reason) is not disabled on request: --disable is sent.
+  const disablesStopped = options.change.status === 'disabled' && isStopped(before);
+  if (!disablesStopped && changedFields(comparable(before), comparable(options.change)).length === 0) {
     // As `roles update`: nothing is sent, so no audit entry says a change that did not happen.
     await ctx.out.record(before, webhookFields(before));
     if (!ctx.out.isMachine)
@@ -56,7 +59,13 @@ export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOpt
   // What changed is what the answer shows changed: a server may store a value svc sent as one
   // it already had (another spelling of its URL), and then nothing changed.
   const changed = changedBetween(comparable(before), comparable(webhook), options.change);
-  if (changed.length === 0) {
+  if (disablesStopped && webhook.status === 'disabled' && !isStopped(webhook)) {
+    const rest = changed.filter((f) => f !== 'status');
+    ctx.out.success(
+      `updated webhook ${webhook.id} (${['status', ...rest].join(', ')}): the platform had stopped it (${before.disabled_reason}); ` +
+        'it is now disabled on request, and stays disabled until someone enables it',
+    );
+  } else if (changed.length === 0) {
     ctx.out.info(`Nothing changed: webhook ${webhook.id} ${unchanged(options.change, webhook)}.`);
   } else {
     ctx.out.success(`updated webhook ${webhook.id} (${changed.join(', ')})`);
@@ -92,7 +101,10 @@ export function updateCommand(make: MakeContext): Command {
     .summary("Change a webhook's target, event kinds, description or status")
     .description(
       'Change a webhook. --event-type replaces the kinds it receives (repeat it for several). Changes\n' +
-        'apply to deliveries created afterwards; a disabled webhook receives no new events.',
+        'apply to deliveries created afterwards; a disabled webhook receives no new events. --disable\n' +
+        'on a webhook the platform stopped (`svc webhooks get` says why) is sent all the same: it is then\n' +
+        'disabled on request, and only --enable, by someone who holds its read permissions without an\n' +
+        'end date (who then owns it), turns it back on.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(new Option('--url <url>', 'a new target URL'))

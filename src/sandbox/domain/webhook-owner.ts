@@ -1,4 +1,4 @@
-import { channelRefusal, type HeldGrant, missingPermissions } from '../../api/holds.js';
+import { channelRefusal, type HeldGrant, missingPermissions, readRefusal } from '../../api/holds.js';
 import { EVENT_READ_PERMISSIONS, eventReadPermissions } from '../../api/permissions.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -11,12 +11,14 @@ import type { WebhookOwner, WebhookRecord } from './webhooks.js';
 /**
  * A webhook is a standing read channel: it sends its kinds' data to its URL for as long as it
  * exists. So, as for an API key, whoever chooses where that data goes (creates the webhook,
- * changes its URL, adds kinds, enables it, replays a delivery) must hold the read permission of
- * each kind's data (EVENT_READ_PERMISSIONS) without an end date, and the webhook delivers only
- * while its owner — the person who last made that choice — still holds them and the credential
- * they chose it through still exists. The person behind a credential: a user's own login; a
- * delegated OAuth token's approving user (the webhook also ends with the client, and when every
- * token the user's approval gave the client is revoked); an API key's
+ * changes its URL, adds kinds, enables it) must hold the read permission of each kind's data
+ * (EVENT_READ_PERMISSIONS) without an end date, and the webhook delivers only while its owner —
+ * the person who last made that choice — still holds them and the credential they chose it
+ * through still exists. Once it stops, it stays stopped (keptStop) until someone enables it. A
+ * replay chooses nothing (the owner chose the URL): it takes the read permission held now. The
+ * person behind a credential: a user's own login; a delegated OAuth token's approving user (the
+ * webhook also ends with the client, and when every token the user's approval gave the client
+ * is revoked); an API key's
  * issuer (the webhook also ends with the key). A key the sandbox's test controls minted has no
  * person behind it: its webhooks end with the key.
  */
@@ -51,6 +53,18 @@ export function requireChannel(
   kinds: readonly string[],
 ): void {
   const refusal = channelRefusal(what, choiceGrants(state, principal, tenantId), kinds);
+  if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
+}
+
+/** 403 insufficient_permission unless the caller holds, now, the read permission of every kind (a replay). */
+export function requireRead(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  what: string,
+  kinds: readonly string[],
+): void {
+  const refusal = readRefusal(what, heldGrants(state, principal, tenantId), kinds);
   if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
 }
 
@@ -107,4 +121,49 @@ export function stoppedBecause(state: SandboxState, webhook: WebhookRecord): str
   const kinds = webhook.event_types.filter((k) => missing.includes(EVENT_READ_PERMISSIONS[k] ?? ''));
   const read = missing.length === 1 ? 'reads' : 'read';
   return `its owner ${owner.user} no longer holds ${missing.join(', ')}, which ${read} the data of ${kinds.join(', ')}; ${fix}`;
+}
+
+/**
+ * Why the platform stopped a webhook, kept: the first time stoppedBecause finds a reason (any
+ * read of the webhook, a delivery, and a sweep before and after every request: SandboxState),
+ * it is stored, and the webhook stays stopped though its owner regains the permission, just in
+ * time or not, until someone enables it (PATCH status enabled, which takes the permission
+ * without an end date and makes them its owner) or disables it on request.
+ */
+export function keptStop(state: SandboxState, webhook: WebhookRecord): string | null {
+  if (webhook.deleted_at !== null) return webhook.stopped;
+  webhook.stopped ??= stoppedBecause(state, webhook);
+  return webhook.stopped;
+}
+
+const sameOwner = (a: WebhookOwner | null, b: WebhookOwner | null) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Who owns a webhook after `chooser` made a choice of where its data goes (routes/webhooks.ts
+ * PATCH), and what puts that back. The chooser, except when the choice only puts back the URL
+ * that the chooser's own URL change replaced (svc webhooks listen, an edit undone): then the
+ * owner before that change, as long as they would keep it (else the chooser). So a change put
+ * back leaves no one owning a webhook they did not own.
+ */
+export function ownerAfter(
+  state: SandboxState,
+  webhook: WebhookRecord,
+  chooser: WebhookOwner,
+  change: { url: string | null; addsKinds: boolean; enables: boolean },
+): { owner: WebhookOwner; undo: WebhookRecord['undo'] } {
+  const undo = webhook.undo;
+  const putsBack =
+    undo !== null &&
+    change.url === undo.url &&
+    !change.addsKinds &&
+    !change.enables &&
+    sameOwner(webhook.owner, chooser) &&
+    stoppedBecause(state, { ...webhook, owner: undo.owner }) === null;
+  if (putsBack && undo.owner !== null) return { owner: undo.owner, undo: null };
+  if (change.url !== null && !sameOwner(webhook.owner, chooser)) {
+    return { owner: chooser, undo: { url: webhook.url, owner: webhook.owner } };
+  }
+  // The same chooser moving the URL again may still put back the first one.
+  const keeps = undo !== null && !change.addsKinds && !change.enables && sameOwner(webhook.owner, chooser);
+  return { owner: chooser, undo: keeps ? undo : null };
 }

@@ -6,7 +6,8 @@ import type { DeliveryRecord, DlqRecord, RotatedOut, WebhookRecord } from './web
 /**
  * Webhooks, deliveries and dead-letter entries as the API shows them (never a secret). `previous`:
  * the secrets rotated out that still sign (WebhookStore.previousSecrets); `stopped`: why the
- * platform stopped it (WebhookStore.stopReason), shown as status disabled with that reason.
+ * platform stopped it (WebhookStore.stopReason), shown as status disabled with that reason; a
+ * webhook disabled on request shows no reason (its status says it), whatever its owner holds.
  */
 export function webhookView(w: WebhookRecord, previous: RotatedOut[], stopped: string | null): Webhook {
   return {
@@ -15,7 +16,7 @@ export function webhookView(w: WebhookRecord, previous: RotatedOut[], stopped: s
     description: w.description,
     event_types: w.event_types,
     status: stopped === null ? w.status : 'disabled',
-    disabled_reason: stopped,
+    disabled_reason: w.status === 'disabled' ? null : stopped,
     owner_id: w.owner?.user ?? null,
     max_attempts: w.max_attempts,
     created_at: w.created_at,

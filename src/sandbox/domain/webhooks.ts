@@ -44,6 +44,10 @@ export interface WebhookRecord {
   rotatedOut: RotatedOut[];
   /** Who last chose where its data goes, and through what (webhook-owner.ts); null: nobody (none yet). */
   owner: WebhookOwner | null;
+  /** Why the platform stopped it, kept until it is enabled or disabled on request (webhook-owner.ts keptStop); null: not stopped. */
+  stopped: string | null;
+  /** The URL and owner a URL change by its owner replaced: putting that URL back gives it back (webhook-owner.ts ownerAfter). */
+  undo: { url: string; owner: WebhookOwner | null } | null;
   seq: number;
 }
 
@@ -144,8 +148,9 @@ export class WebhookStore {
   eventCount = 0;
   /**
    * Why the platform stopped a webhook (its owner lost the read permissions of its kinds, or the
-   * credential it was set up through is gone), or null: set by SandboxState (webhook-owner.ts).
-   * A stopped webhook receives no events, as a disabled one.
+   * credential it was set up through is gone), or null: set by SandboxState (webhook-owner.ts
+   * keptStop: once stopped, it stays so until enabled). A stopped webhook receives no events, as
+   * a disabled one.
    */
   stopReason: (webhook: WebhookRecord) => string | null = () => null;
 
@@ -183,6 +188,8 @@ export class WebhookStore {
       secret: options.secret ?? newSigningSecret(),
       rotatedOut: [],
       owner: options.owner ?? null,
+      stopped: null,
+      undo: null,
       seq: ++this.#seq,
     };
     this.#webhooks.set(record.id, record);
@@ -206,6 +213,11 @@ export class WebhookStore {
 
   list(tenantId: string): WebhookRecord[] {
     return (this.#byTenant.get(tenantId) ?? []).filter((w) => w.deleted_at === null);
+  }
+
+  /** Finds (and keeps: stopReason) every stop of a live webhook of any tenant as of now. */
+  sweepStops(): void {
+    for (const w of this.#webhooks.values()) if (w.deleted_at === null) this.stopReason(w);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { DELIVERY_PAGE, DLQ_PAGE } from '../../api/constants.js';
-import { CHANNEL_CHOICE } from '../../api/holds.js';
+import { REPLAY_READ } from '../../api/holds.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import {
   DeliveryList,
@@ -17,7 +17,7 @@ import {
 } from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { requireChannel, requireEventRead } from '../domain/webhook-owner.js';
+import { requireEventRead, requireRead } from '../domain/webhook-owner.js';
 import { deliveryView, dlqView } from '../domain/webhook-views.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { auditChange } from './audit.js';
@@ -131,8 +131,9 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
           'dlq_entry_id (optional, a sandbox addition) replays the delivery as that dead-letter entry: only while the entry is queued, checked and changed in one step, ' +
           'so of two replays of an entry, or a replay and a discard of it, one happens and the other is 409 dlq_entry_not_queued (details[0].entry is the entry as it is); ' +
           'it must be the entry of this delivery (400) and of this webhook (404). Without it the delivery is replayed whatever its entry says (an operator naming a delivery means it). ' +
-          "A replay re-sends stored event data to the webhook's current URL, so it takes the permission that reads the data of each of the webhook's " +
-          "kinds and the event's (exception.read, reconciliation.read), held without an end date: else 403 insufficient_permission naming what is lacking. " +
+          "A replay re-sends stored event data to the URL the webhook's owner chose; it chooses nothing, so it takes what reading that data takes, now: " +
+          "the permission that reads the data of each of the webhook's kinds and the event's (exception.read, reconciliation.read), a just-in-time grant too " +
+          '(choosing the URL is what takes them without an end date): else 403 insufficient_permission naming what is lacking. ' +
           'Each replay writes an audit entry (webhook.delivery_replayed) naming the actor, the delivery, the replay and the entry.',
         params: DeliveryParams,
         body: Type.Object({
@@ -162,7 +163,8 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
           },
         ]);
       }
-      requireChannel(state, request.principal!, webhook.tenant_id, CHANNEL_CHOICE.replay, [
+      // The owner chose where it goes: a replay takes what reading its data takes now.
+      requireRead(state, request.principal!, webhook.tenant_id, REPLAY_READ, [
         ...webhook.event_types,
         original.event.type,
       ]);

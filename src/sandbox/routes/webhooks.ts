@@ -1,3 +1,5 @@
+// Over 300 lines: each /v1/webhooks route with its published description (the rule as the API states it)
+// reads as one; who owns a webhook and why it stops live in domain/webhook-owner.ts.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventType } from '../../api/constants.js';
@@ -17,7 +19,7 @@ import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { auditValues } from '../domain/audit-trail.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { ownerOf, requireChannel } from '../domain/webhook-owner.js';
+import { ownerAfter, ownerOf, requireChannel } from '../domain/webhook-owner.js';
 import { deliveryView, webhookAuditFields, webhookView } from '../domain/webhook-views.js';
 import { MAX_PREVIOUS_SECRETS, type WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
@@ -35,7 +37,9 @@ const CHANNEL_RULE =
   'without an end date, as for an API key: else 403 insufficient_permission naming what is lacking. The caller becomes its owner ' +
   "(owner_id: a delegated OAuth token's approving user, an API key's issuer); it delivers only while the owner holds those " +
   'permissions and the OAuth client or API key it was set up through exists, else the platform shows it disabled with ' +
-  'disabled_reason and sends nothing.';
+  'disabled_reason and sends nothing, and it stays so (the owner regaining them, just in time or not, does not resume it) until ' +
+  'someone enables it. Putting back the URL that your own URL change replaced gives the webhook back to the owner before that change ' +
+  '(if they would keep it).';
 const SECRET_WARNING = 'Store the signing secret now: it is not shown again (rotate it to get a new one).';
 
 export function checkTargetUrl(raw: string): string {
@@ -173,10 +177,10 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       if (change.url !== undefined) change.url = checkTargetUrl(change.url);
       const principal = request.principal!;
       const stopped = state.webhooks.stopReason(webhook) !== null;
-      const chooses =
-        (change.url !== undefined && change.url !== webhook.url) ||
-        (change.event_types ?? []).some((k) => !webhook.event_types.includes(k)) ||
-        (change.status === 'enabled' && (webhook.status === 'disabled' || stopped));
+      const moves = change.url !== undefined && change.url !== webhook.url;
+      const addsKinds = (change.event_types ?? []).some((k) => !webhook.event_types.includes(k));
+      const enables = change.status === 'enabled' && (webhook.status === 'disabled' || stopped);
+      const chooses = moves || addsKinds || enables;
       if (chooses) {
         requireChannel(
           state,
@@ -187,11 +191,21 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         );
       }
       const before = webhookAuditFields(webhook);
+      const next = chooses
+        ? ownerAfter(state, webhook, ownerOf(state, principal, webhook.tenant_id), {
+            url: moves ? change.url! : null,
+            addsKinds,
+            enables,
+          })
+        : undefined;
       const changes = state.webhooks.update(webhook, change);
-      if (chooses) {
-        const owner = ownerOf(state, principal, webhook.tenant_id);
-        if (stopped || JSON.stringify(owner) !== JSON.stringify(webhook.owner)) {
-          webhook.owner = owner;
+      // Enabled or disabled on request, a webhook is no longer stopped (keptStop): enabled, it
+      // delivers while its new owner holds the permissions; disabled, its status says so.
+      if (enables || change.status === 'disabled') webhook.stopped = null;
+      if (next) {
+        webhook.undo = next.undo;
+        if (stopped || JSON.stringify(next.owner) !== JSON.stringify(webhook.owner)) {
+          webhook.owner = next.owner;
           webhook.updated_at = state.clock.iso();
           changes.push('owner_id');
         }
