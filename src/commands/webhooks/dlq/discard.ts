@@ -93,33 +93,36 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   /** An entry that is not queued, as a skipped row saying why (it is not discarded). */
   const skip = (how: LeftQueue) => (queue ? queue.left(how) : { status: 'skipped', ...how });
   /**
-   * A named entry as it is now: skipped when it left the queue (discarded, replayed or delivered).
-   * The platform's discard is idempotent and answers alike whether it discarded the entry now or
-   * before, so only a look first tells the two apart. (--all works on entries the queue listed
-   * as queued; each is keyed by its state as listed, so another run's discard of the same entry
-   * is answered as a replay.)
+   * The entry as the queue listed it (--all), or a named one as it is now; the row of one that
+   * left the queue (discarded, replayed or delivered) is skipped, saying why.
    */
-  const look: Worker<Target> = async ({ data: { id, listed } }, { signal }) => {
-    // An entry of the queue as listed: what would be dropped, as `replay --dlq --dry-run` says it.
-    if (listed) return about(listed);
-    const found = await platform.webhooks.dlq.get(webhook, id, { signal });
-    const detail = about(found);
-    const gone = QueueSnapshot.gone(found);
-    return gone ? { ...detail, ...skip(gone) } : detail;
+  const seen = async ({ id, listed }: Target, signal: AbortSignal) => {
+    const entry = listed ?? (await platform.webhooks.dlq.get(webhook, id, { signal }));
+    const gone = listed ? undefined : QueueSnapshot.gone(entry);
+    return { entry, gone, row: gone ? { ...about(entry), ...skip(gone) } : about(entry) };
   };
+  // What would be dropped, as `replay --dlq --dry-run` says it.
+  const look: Worker<Target> = async ({ data }, { signal }) => (await seen(data, signal)).row;
   const work: Worker<Target> = async (item, context) => {
-    const before = await look(item, context);
-    if (before.status === 'skipped') return before;
+    const { entry, gone, row } = await seen(item.data, context.signal);
+    if (gone) return row;
     try {
+      // The platform's discard answers alike whether it discarded the entry then or before, so
+      // every run (named or --all, of this principal) sends the key all share for the entry as
+      // it saw it queued (QueueSnapshot.shared): the run whose discard came second is answered
+      // from the record. A named entry's key is known once it is looked at.
+      const idempotencyKey = item.shared
+        ? context.idempotencyKey
+        : context.keyFor(QueueSnapshot.shared('discard', entry));
       const { data: done, response } = await platform.webhooks.dlq
-        .discard(webhook, item.data.id, { signal: context.signal, idempotencyKey: context.idempotencyKey })
+        .discard(webhook, item.data.id, { signal: context.signal, idempotencyKey })
         .withResponse();
       const detail = about(done);
-      // A stored answer is not this run's to claim: the key is shared by every run that listed the
-      // entry (QueueSnapshot.shared), and after a lost answer (response.afterLostAnswer) the stored
-      // discard may be this run's attempt or another run's that came first; nothing tells them
-      // apart. Skipped, in words that say both (leftText), rather than a discard claimed twice.
-      return queue && response.replayed
+      // A stored answer is not this run's to claim: the key is shared by every run that saw the
+      // entry queued, and after a lost answer (response.afterLostAnswer) the stored discard may be
+      // this run's attempt or another run's that came first; nothing tells them apart. Skipped,
+      // in words that say both (leftText), rather than a discard claimed twice.
+      return response.replayed
         ? { ...detail, ...skip({ reason: 'already_discarded', discarded_at: done.discarded_at }) }
         : { ...detail, discarded_at: done.discarded_at };
     } catch (error) {
@@ -198,7 +201,8 @@ export function discardCommand(make: MakeContext): Command {
         'and --until, at most --limit. A discarded entry stays readable (--status discarded) and its delivery\n' +
         'can still be replayed by id. An entry replayed already (its event was sent, perhaps by a replay run\n' +
         'going at the same time) is not discarded: its row is skipped, saying so and naming the replay\n' +
-        '(already_replayed and replayed_as with --json).\n' +
+        '(already_replayed and replayed_as with --json). So is one another discard run of the same login\n' +
+        'discarded first (already_discarded): each discard is claimed by one run.\n' +
         'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
         'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go. An --all run is\n' +
