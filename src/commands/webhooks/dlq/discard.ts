@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
@@ -12,7 +13,7 @@ import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './filters.js';
-import { type LeftQueue, leftText } from './left.js';
+import { type LeftQueue, leftText, type Planned } from './left.js';
 import { QueueSnapshot, withLaterNoted } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
@@ -79,7 +80,9 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   {
     header: 'detail',
     value: (r) =>
-      r.error?.message ?? leftText(r) ?? (r.reason === 'journal' ? 'done in an earlier run' : r.reason),
+      r.error?.message ??
+      leftText(r, 'discard') ??
+      (r.reason === 'journal' ? 'done in an earlier run' : r.reason),
     kind: 'detail',
   },
 ];
@@ -102,8 +105,20 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     return { entry, gone, row: gone ? { ...about(entry), ...skip(gone) } : about(entry) };
   };
   // What would be dropped, as `replay --dlq --dry-run` says it.
-  const look: Worker<Target> = async ({ data }, { signal }) => (await seen(data, signal)).row;
+  const look: Worker<Target> = async ({ data }, { signal }) =>
+    data.planned ? stopped(data.planned) : (await seen(data, signal)).row;
+  /**
+   * An entry the run this one resumes took that left the queue while it was stopped: discarded
+   * by an attempt of that run whose answer was lost, or by another run (nothing tells them apart),
+   * or replayed or delivered. Skipped, saying so, so "run the same command again to settle them"
+   * is true; its look-up's error fails the row, unjournaled: owed still.
+   */
+  const stopped = async (planned: Planned) => ({
+    ...(planned.entry ? about(planned.entry) : {}),
+    ...queue!.leftWhileStopped(planned),
+  });
   const work: Worker<Target> = async (item, context) => {
+    if (item.data.planned) return stopped(item.data.planned);
     const { entry, gone, row } = await seen(item.data, context.signal);
     if (gone) return row;
     try {
@@ -142,7 +157,10 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
     prepare: async (_run, journal) =>
       queue ? queue.forRun(ctx, journal, () => ctx.clock.now()) : options.entries.length,
-    items: () => (queue ? entries(queue) : options.entries.map((id) => ({ key: id, data: { id } }))),
+    items: (_run, journal) =>
+      queue
+        ? entries(queue, journal, !options.dryRun)
+        : options.entries.map((id) => ({ key: id, data: { id } })),
     // The entries a resumed --all run discarded have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (id: string) => ({ key: id, data: { id } }) } : {}),
     work,
@@ -164,8 +182,17 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     single: !options.all && options.entries.length === 1,
     empty: 'Nothing to discard: no queued dead-letter entry matches.',
   };
-  const summary = await withLaterNoted(ctx, queue, 'discard', runBulkOperation(ctx, verb));
-  if (summary && !options.dryRun) queue?.noteLeft(ctx, 'discarded');
+  const summary = await withLaterNoted(
+    ctx,
+    queue,
+    'discard',
+    runBulkOperation(ctx, verb),
+    options.dryRun ? undefined : 'discarded',
+  );
+  if (summary && !options.dryRun) {
+    queue?.noteLeftWhileStopped(ctx, 'discarded');
+    queue?.noteLeft(ctx, 'discarded');
+  }
   await queue?.noteLater(ctx, 'discard');
 }
 
@@ -173,6 +200,8 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
 interface Target {
   id: string;
   listed?: DlqEntry;
+  /** An entry the run this one resumes took, gone from the queue while it was stopped. */
+  planned?: Planned;
 }
 
 /** What a row says of the entry: the delivery and event it holds. */
@@ -182,8 +211,21 @@ const about = (entry: DlqEntry) => ({
   event_id: entry.event_id,
 });
 
-async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<Target>> {
-  for await (const entry of queue.entries()) {
+/**
+ * The queue's entries, each kept in the journal's plan as the run takes it (`record`), then those
+ * the run this one resumes took that left the queue (QueueSnapshot.planned).
+ */
+async function* entries(
+  queue: QueueSnapshot,
+  journal: Journal,
+  record: boolean,
+): AsyncGenerator<BulkItem<Target>> {
+  for await (const next of queue.planned(journal, record)) {
+    if ('left' in next) {
+      yield { key: next.left.id, data: { id: next.left.id, planned: next.left } };
+      continue;
+    }
+    const entry = next.queued;
     yield {
       key: entry.id,
       data: { id: entry.id, listed: entry },
@@ -206,8 +248,10 @@ export function discardCommand(make: MakeContext): Command {
         'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
         'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go. An --all run is\n' +
-        'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows\n' +
-        "and counts newer entries, a new run's (the same command once it is done).",
+        'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows,\n' +
+        'each entry it had taken that left the queue meanwhile as a skipped row (while_stopped: its discard\n' +
+        "whose answer was lost, or another run's), and counts newer entries, a new run's (the same command\n" +
+        'once it is done).',
     )
     .argument('[webhook]', 'webhook id')
     .argument('[entry...]', 'dead-letter entry ids (dlq_…)')
