@@ -25,8 +25,11 @@ let other:
   | { entry: DlqEntry; run: () => Promise<{ code: number; stdout: string; stderr: string }> }
   | undefined;
 let otherRun: { code: number; stdout: string; stderr: string } | undefined;
+/** The entry whose first discard reaches the sandbox and loses its answer (a 503 after the change). */
+let losing: string | undefined;
 const proxy = useLossyProxy(sandbox, {
-  lose: () => false,
+  lose: (method, path, seen) =>
+    method === 'DELETE' && losing !== undefined && path.endsWith(`/dlq/${losing}`) && seen === 1,
   before: async (method, path) => {
     const race = other;
     if (!race || method !== 'DELETE' || !path.endsWith(`/dlq/${race.entry.id}`)) return;
@@ -85,4 +88,25 @@ describe('two discard runs of one principal over the same entries', () => {
       await target.close();
     },
   );
+});
+
+describe('a named discard whose answer was lost', () => {
+  it('retried with its key, the stored answer is not claimed: skipped, already_discarded, exit 0', async () => {
+    const { webhook, target, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 1);
+    const [x] = entries as [DlqEntry];
+    losing = x.id;
+    const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, x.id, '--yes'], {
+      env: { SVC_BASE_URL: proxy().url },
+    });
+    losing = undefined;
+    const [discarded] = await dlqEntries(sandbox(), webhook, 'discarded');
+    expect(discarded!.id).toBe(x.id);
+    // Its own attempt's answer, or a run's that came first with the shared key: nothing tells them apart.
+    expect([r.code, r.stdout, r.stderr.replace(/ in [\d.]+ s\n/, ' in T\n')]).toEqual([
+      0,
+      `skipped\t${x.id}\t${x.delivery_id}\t${x.event_type}\t${discarded!.discarded_at}\talready discarded, by another run or an earlier attempt\n`,
+      '✓ 0 discarded, 1 skipped in T\n',
+    ]);
+    await target.close();
+  });
 });
