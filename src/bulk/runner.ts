@@ -107,6 +107,12 @@ export interface WorkCall {
    * outright gets a new key next time.
    */
   idempotencyKey: string;
+  /**
+   * The key this attempt would send were the item's `shared` this (BulkItem.shared): for an item
+   * whose shared state is known only once the worker has read it (a named dead-letter entry, as
+   * it is when looked at), so every run that saw it alike sends one key.
+   */
+  keyFor(shared: string): string;
 }
 
 /**
@@ -282,6 +288,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
         const call = {
           signal: calm,
           idempotencyKey: deriveIdempotencyKey(item.shared ?? options.runId, item.key, String(attempt)),
+          keyFor: (shared: string) => deriveIdempotencyKey(shared, item.key, String(attempt)),
         };
         try {
           // A request of the same key still running on the server (a killed run's) is waited for by

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
+import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
@@ -12,7 +13,7 @@ import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './filters.js';
-import { type LeftQueue, leftText } from './left.js';
+import { type LeftQueue, leftText, type Planned } from './left.js';
 import { QueueSnapshot, withLaterNoted } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
@@ -79,7 +80,9 @@ const COLUMNS = (dryRun: boolean): Array<Column<DiscardRow>> => [
   {
     header: 'detail',
     value: (r) =>
-      r.error?.message ?? leftText(r) ?? (r.reason === 'journal' ? 'done in an earlier run' : r.reason),
+      r.error?.message ??
+      leftText(r, 'discard') ??
+      (r.reason === 'journal' ? 'done in an earlier run' : r.reason),
     kind: 'detail',
   },
 ];
@@ -93,33 +96,48 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   /** An entry that is not queued, as a skipped row saying why (it is not discarded). */
   const skip = (how: LeftQueue) => (queue ? queue.left(how) : { status: 'skipped', ...how });
   /**
-   * A named entry as it is now: skipped when it left the queue (discarded, replayed or delivered).
-   * The platform's discard is idempotent and answers alike whether it discarded the entry now or
-   * before, so only a look first tells the two apart. (--all works on entries the queue listed
-   * as queued; each is keyed by its state as listed, so another run's discard of the same entry
-   * is answered as a replay.)
+   * The entry as the queue listed it (--all), or a named one as it is now; the row of one that
+   * left the queue (discarded, replayed or delivered) is skipped, saying why.
    */
-  const look: Worker<Target> = async ({ data: { id, listed } }, { signal }) => {
-    // An entry of the queue as listed: what would be dropped, as `replay --dlq --dry-run` says it.
-    if (listed) return about(listed);
-    const found = await platform.webhooks.dlq.get(webhook, id, { signal });
-    const detail = about(found);
-    const gone = QueueSnapshot.gone(found);
-    return gone ? { ...detail, ...skip(gone) } : detail;
+  const seen = async ({ id, listed }: Target, signal: AbortSignal) => {
+    const entry = listed ?? (await platform.webhooks.dlq.get(webhook, id, { signal }));
+    const gone = listed ? undefined : QueueSnapshot.gone(entry);
+    return { entry, gone, row: gone ? { ...about(entry), ...skip(gone) } : about(entry) };
   };
+  // What would be dropped, as `replay --dlq --dry-run` says it.
+  const look: Worker<Target> = async ({ data }, { signal }) =>
+    data.planned ? stopped(data.planned) : (await seen(data, signal)).row;
+  /**
+   * An entry the run this one resumes took that left the queue while it was stopped: discarded
+   * by an attempt of that run whose answer was lost, or by another run (nothing tells them apart),
+   * or replayed or delivered. Skipped, saying so, so "run the same command again to settle them"
+   * is true; its look-up's error fails the row, unjournaled: owed still.
+   */
+  const stopped = async (planned: Planned) => ({
+    ...(planned.entry ? about(planned.entry) : {}),
+    ...queue!.leftWhileStopped(planned),
+  });
   const work: Worker<Target> = async (item, context) => {
-    const before = await look(item, context);
-    if (before.status === 'skipped') return before;
+    if (item.data.planned) return stopped(item.data.planned);
+    const { entry, gone, row } = await seen(item.data, context.signal);
+    if (gone) return row;
     try {
+      // The platform's discard answers alike whether it discarded the entry then or before, so
+      // every run (named or --all, of this principal) sends the key all share for the entry as
+      // it saw it queued (QueueSnapshot.shared): the run whose discard came second is answered
+      // from the record. A named entry's key is known once it is looked at.
+      const idempotencyKey = item.shared
+        ? context.idempotencyKey
+        : context.keyFor(QueueSnapshot.shared('discard', entry));
       const { data: done, response } = await platform.webhooks.dlq
-        .discard(webhook, item.data.id, { signal: context.signal, idempotencyKey: context.idempotencyKey })
+        .discard(webhook, item.data.id, { signal: context.signal, idempotencyKey })
         .withResponse();
       const detail = about(done);
-      // A stored answer is not this run's to claim: the key is shared by every run that listed the
-      // entry (QueueSnapshot.shared), and after a lost answer (response.afterLostAnswer) the stored
-      // discard may be this run's attempt or another run's that came first; nothing tells them
-      // apart. Skipped, in words that say both (leftText), rather than a discard claimed twice.
-      return queue && response.replayed
+      // A stored answer is not this run's to claim: the key is shared by every run that saw the
+      // entry queued, and after a lost answer (response.afterLostAnswer) the stored discard may be
+      // this run's attempt or another run's that came first; nothing tells them apart. Skipped,
+      // in words that say both (leftText), rather than a discard claimed twice.
+      return response.replayed
         ? { ...detail, ...skip({ reason: 'already_discarded', discarded_at: done.discarded_at }) }
         : { ...detail, discarded_at: done.discarded_at };
     } catch (error) {
@@ -139,7 +157,10 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
     prepare: async (_run, journal) =>
       queue ? queue.forRun(ctx, journal, () => ctx.clock.now()) : options.entries.length,
-    items: () => (queue ? entries(queue) : options.entries.map((id) => ({ key: id, data: { id } }))),
+    items: (_run, journal) =>
+      queue
+        ? entries(queue, journal, !options.dryRun)
+        : options.entries.map((id) => ({ key: id, data: { id } })),
     // The entries a resumed --all run discarded have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (id: string) => ({ key: id, data: { id } }) } : {}),
     work,
@@ -161,8 +182,17 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     single: !options.all && options.entries.length === 1,
     empty: 'Nothing to discard: no queued dead-letter entry matches.',
   };
-  const summary = await withLaterNoted(ctx, queue, 'discard', runBulkOperation(ctx, verb));
-  if (summary && !options.dryRun) queue?.noteLeft(ctx, 'discarded');
+  const summary = await withLaterNoted(
+    ctx,
+    queue,
+    'discard',
+    runBulkOperation(ctx, verb),
+    options.dryRun ? undefined : 'discarded',
+  );
+  if (summary && !options.dryRun) {
+    queue?.noteLeftWhileStopped(ctx, 'discarded');
+    queue?.noteLeft(ctx, 'discarded');
+  }
   await queue?.noteLater(ctx, 'discard');
 }
 
@@ -170,6 +200,8 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
 interface Target {
   id: string;
   listed?: DlqEntry;
+  /** An entry the run this one resumes took, gone from the queue while it was stopped. */
+  planned?: Planned;
 }
 
 /** What a row says of the entry: the delivery and event it holds. */
@@ -179,8 +211,21 @@ const about = (entry: DlqEntry) => ({
   event_id: entry.event_id,
 });
 
-async function* entries(queue: QueueSnapshot): AsyncGenerator<BulkItem<Target>> {
-  for await (const entry of queue.entries()) {
+/**
+ * The queue's entries, each kept in the journal's plan as the run takes it (`record`), then those
+ * the run this one resumes took that left the queue (QueueSnapshot.planned).
+ */
+async function* entries(
+  queue: QueueSnapshot,
+  journal: Journal,
+  record: boolean,
+): AsyncGenerator<BulkItem<Target>> {
+  for await (const next of queue.planned(journal, record)) {
+    if ('left' in next) {
+      yield { key: next.left.id, data: { id: next.left.id, planned: next.left } };
+      continue;
+    }
+    const entry = next.queued;
     yield {
       key: entry.id,
       data: { id: entry.id, listed: entry },
@@ -198,12 +243,15 @@ export function discardCommand(make: MakeContext): Command {
         'and --until, at most --limit. A discarded entry stays readable (--status discarded) and its delivery\n' +
         'can still be replayed by id. An entry replayed already (its event was sent, perhaps by a replay run\n' +
         'going at the same time) is not discarded: its row is skipped, saying so and naming the replay\n' +
-        '(already_replayed and replayed_as with --json).\n' +
+        '(already_replayed and replayed_as with --json). So is one another discard run of the same login\n' +
+        'discarded first (already_discarded): each discard is claimed by one run.\n' +
         'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
         'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go. An --all run is\n' +
-        'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows\n' +
-        "and counts newer entries, a new run's (the same command once it is done).",
+        'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows,\n' +
+        'each entry it had taken that left the queue meanwhile as a skipped row (while_stopped: its discard\n' +
+        "whose answer was lost, or another run's), and counts newer entries, a new run's (the same command\n" +
+        'once it is done).',
     )
     .argument('[webhook]', 'webhook id')
     .argument('[entry...]', 'dead-letter entry ids (dlq_…)')

@@ -16,15 +16,21 @@ export type Planned = { id: string; entry?: DlqEntry } & (
   | { error: unknown }
 );
 
-/** A row's reason in words, for the detail column; undefined for reasons that are not about the queue. */
-export function leftText(row: {
-  reason?: string;
-  replayed_as?: string;
-  discarded_at?: string | null;
-  delivered_by?: string;
-  while_stopped?: boolean;
-}): string | undefined {
-  if (row.while_stopped) return stoppedText(row);
+/**
+ * A row's reason in words, for the detail column; undefined for reasons that are not about the
+ * queue. `act` is the run's (what an attempt of the stopped run whose answer was lost may have done).
+ */
+export function leftText(
+  row: {
+    reason?: string;
+    replayed_as?: string;
+    discarded_at?: string | null;
+    delivered_by?: string;
+    while_stopped?: boolean;
+  },
+  act: 'replay' | 'discard' = 'replay',
+): string | undefined {
+  if (row.while_stopped) return stoppedText(row, act);
   switch (row.reason) {
     case 'already_replayed':
       return `already replayed${row.replayed_as ? ` as ${row.replayed_as}` : ''}, by another run or an earlier attempt`;
@@ -37,16 +43,24 @@ export function leftText(row: {
   }
 }
 
-/** A planned entry gone while the run was stopped (QueueSnapshot.planned), in words: never this run's doing. */
-function stoppedText(row: {
-  reason?: string;
-  replayed_as?: string;
-  discarded_at?: string | null;
-  delivered_by?: string;
-}): string | undefined {
+/**
+ * A planned entry gone while the run was stopped (QueueSnapshot.planned), in words: what the run
+ * does (`act`) may be the stopped run's own attempt whose answer was lost; anything else is never
+ * this run's doing.
+ */
+function stoppedText(
+  row: {
+    reason?: string;
+    replayed_as?: string;
+    discarded_at?: string | null;
+    delivered_by?: string;
+  },
+  act: 'replay' | 'discard',
+): string | undefined {
+  const lost = 'by an attempt of that run whose answer was lost';
   const what = {
-    already_replayed: `replayed${row.replayed_as ? ` as ${row.replayed_as}` : ''}, by another run or by an attempt of that run whose answer was lost`,
-    already_discarded: `discarded${row.discarded_at ? ` at ${row.discarded_at}` : ''}, not by this run`,
+    already_replayed: `replayed${row.replayed_as ? ` as ${row.replayed_as}` : ''}, ${act === 'replay' ? `by another run or ${lost}` : 'not by this run'}`,
+    already_discarded: `discarded${row.discarded_at ? ` at ${row.discarded_at}` : ''}, ${act === 'discard' ? `${lost}, or by another run` : 'not by this run'}`,
     already_delivered: `its event was delivered${row.delivered_by ? ` by ${row.delivered_by}` : ''}`,
     not_found: 'no such entry any more',
   }[row.reason ?? ''];
