@@ -8,6 +8,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
 import { inquirerPrompter } from '../../src/system/prompter.js';
+import { until } from '../helpers/webhooks.js';
 
 /** The exact payloads of review s12 (terminal12, finding 1): title, clipboard, colours, bidi. */
 const EVIL = 'desc\x1b]0;PWNED-TITLE\x07\x1b]52;c;cHduZWQ=\x07\x1b[31mRED\x1b[0m\u202eevil';
@@ -82,15 +83,14 @@ describe('platform data in a prompt', () => {
       default: `keep ${EVIL}`,
       validate: (value) => (value.startsWith('keep') ? true : `not ${EVIL}`),
     });
-    await answered();
+    await until(() => t.written().includes('Justification for'));
     t.input.write('x\r');
-    await answered();
+    // The refusal is shown once the validation has run (a fixed wait was too short under load).
+    await until(() => t.written().includes(`not ${SHOWN_EVIL}`));
     t.input.write('\x7f\r'); // Backspace, then Enter on the empty line: the default
-    await answered();
-    expect(t.written()).toContain(`not ${SHOWN_EVIL}`);
     const password = terminal();
     const secret = password.prompter.password(`Secret of ${TENANT}:`);
-    await answered();
+    await until(() => password.written().includes('Secret of'));
     password.input.write('s3\r');
     await expect(secret).resolves.toBe('s3');
     expectNothingPerformed(password.written());
