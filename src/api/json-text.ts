@@ -135,7 +135,7 @@ export function doubleOf(raw: string): 'infinite' | string | undefined {
  * Two decimal numerals with the same value, and the same sign for a zero: a double holds -0, but
  * JSON.stringify writes it 0, so -0 re-encoded loses its sign (a ledger's credit-side zero).
  */
-function sameDecimal(a: string, b: string): boolean {
+export function sameDecimal(a: string, b: string): boolean {
   const x = decimal(a);
   const y = decimal(b);
   return x.digits === y.digits && x.negative === y.negative && (x.digits === '' || x.exponent === y.exponent);

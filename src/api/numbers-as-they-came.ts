@@ -6,7 +6,7 @@
  * svc prints it and compares by it: no digit a server sent is changed or decided on unseen.
  */
 import { randomUUID } from 'node:crypto';
-import { type JsonPath, scanJson } from './json-text.js';
+import { type JsonPath, sameDecimal, scanJson } from './json-text.js';
 
 /** Beside an object or array: its members' numbers whose text a double would change, by key ("0" for index 0). */
 export const AS_THEY_CAME: unique symbol = Symbol('svc.numbersAsTheyCame');
@@ -109,4 +109,46 @@ export function numbersAsTheyCame(value: unknown): Map<string, string> {
   };
   walk(value, '');
   return found;
+}
+
+/** A number's text: as it came when a double writes it otherwise, else as a double writes it. */
+const textOf = (holder: object, key: string, value: number) =>
+  numberAsItCame(holder, key, value) ?? String(value);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * `a[key]` and `b[key]` are the same JSON value, every number compared by the exact value of its
+ * text as it came (100.50 is 100.5; 1.000000000000000001 is not 1), objects whatever their key order.
+ */
+export function sameAsTheyCame(a: object, b: object, key: string): boolean {
+  const x = (a as Record<string, unknown>)[key];
+  const y = (b as Record<string, unknown>)[key];
+  if (typeof x === 'number' && typeof y === 'number')
+    return sameDecimal(textOf(a, key, x), textOf(b, key, y));
+  if (Array.isArray(x) && Array.isArray(y))
+    return x.length === y.length && x.every((_, i) => sameAsTheyCame(x, y, String(i)));
+  if (isObject(x) && isObject(y)) {
+    const keys = Object.keys(x);
+    return (
+      keys.length === Object.keys(y).length &&
+      keys.every((k) => Object.hasOwn(y, k) && sameAsTheyCame(x, y, k))
+    );
+  }
+  return Object.is(x, y);
+}
+
+/**
+ * Whether `target` holds merge patch member `patch[key]` (RFC 7396): applying it would change
+ * nothing, numbers compared as sameAsTheyCame does.
+ */
+export function holdsPatchMember(target: object, patch: object, key: string): boolean {
+  const want = (patch as Record<string, unknown>)[key];
+  if (want === null) return !Object.hasOwn(target, key);
+  if (!Object.hasOwn(target, key)) return false;
+  const have = (target as Record<string, unknown>)[key];
+  if (isObject(want))
+    return isObject(have) && Object.keys(want).every((k) => holdsPatchMember(have, want, k));
+  return sameAsTheyCame(target, patch, key);
 }
