@@ -180,7 +180,7 @@ describe('a Retry-After longer than svc waits (finding 11)', () => {
     expect([server.seen.length, clock.waits]).toEqual([1, []]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'error: slow down (HTTP 429, rate_limited); the server limits how fast it is called and asks for a longer wait than svc makes by itself (60 s): wait 3600 s (the server asks for that in Retry-After) and run the command again; a bulk run (--file) goes easier with a lower --concurrency\n',
+      'error: slow down (HTTP 429, rate_limited); the server limits how fast it is called and asks for a longer wait than svc makes by itself (60 s): wait 3600 s (the server asks for that in Retry-After) and run the command again\n',
     );
   });
 
