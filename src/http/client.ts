@@ -322,6 +322,7 @@ export class ApiClient {
         );
         if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
         error.lostAnswer = lostAnswer;
+        error.notUtf8 = outcome.notUtf8;
         if (tooLong && status === 429) {
           const askedMs = parseRetryAfter(retryAfter, this.#now()) ?? 0;
           error.waitBeyondCap = {

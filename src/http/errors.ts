@@ -37,6 +37,8 @@ export class ApiError extends SvcError {
    * the server asks for and when it ends (epoch ms). A bulk run stops on it (src/bulk/judge.ts).
    */
   waitBeyondCap: { askedMs: number; capMs: number; until: number } | undefined;
+  /** The body's bytes, when they are not UTF-8 (`text` then has U+FFFD for them): svc api prints these. */
+  notUtf8: Buffer | undefined;
 
   constructor(init: ApiErrorInit, options: SvcErrorOptions = {}) {
     super(categoryForStatus(init.status), init.message, {
