@@ -15,10 +15,11 @@ type Holder = { [AS_THEY_CAME]?: Map<string, string> };
 
 /**
  * Text that may hold a number a double writes otherwise, where JSON puts a value (after `:`, `,`
- * or `[`): -0, 16 or more digits, a fraction ending in 0, an exponent. Cheap, and it passes over
- * timestamps and ids (inside strings), so most answers are never scanned.
+ * or `[`): -0, 16 or more digits, a fraction ending in 0, an exponent, a fraction below 1e-6
+ * (JSON.stringify writes 0.0000001 as 1e-7). Cheap, and it passes over timestamps and ids (inside
+ * strings), so most answers are never scanned.
  */
-const SUSPECT = /(?:"\s*:|[,[])\s*(?:-0(?![1-9])|-?[\d.]{16}|-?\d*\.\d*0(?![\d.])|-?[\d.]+[eE])/;
+const SUSPECT = /(?:"\s*:|[,[])\s*(?:-0(?![1-9])|-?[\d.]{16}|-?\d*\.\d*0(?![\d.])|-?[\d.]+[eE]|-?0\.0{6})/;
 
 /** Whether a double writes this number as it came. */
 const keptByDouble = (raw: string) => JSON.stringify(Number(raw)) === raw;

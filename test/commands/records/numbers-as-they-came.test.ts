@@ -155,3 +155,23 @@ describe('svc records update judges the answer by value (review s13 http #1)', (
     expect(server.seen.map((s) => s.method)).toEqual(['GET']);
   });
 });
+
+describe('small decimals are printed as written, alone in an answer (review s13 http #3)', () => {
+  it('0.0000001 and 0.00000012 stay, not 1e-7 and 1.2e-7', async () => {
+    const server = await hostile();
+    const TINY = record('2026-01-01T00:00:00Z', [
+      ['rate', '0.0000001'],
+      ['fee', '0.00000012'],
+    ]);
+    server.answer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(TINY);
+    });
+    const env = { ...dirs(), ...hostileEnv(server) };
+    const json = await runInProcess(['records', 'get', 'reconciliations', 'rec_1', '--json'], env);
+    expect(json.stdout.replace(/\s/g, '')).toBe(TINY);
+    const plain = await runInProcess(['records', 'get', 'reconciliations', 'rec_1'], env);
+    expect(plain.stdout).toContain('field.rate\t0.0000001\n');
+    expect(plain.stdout).toContain('field.fee\t0.00000012\n');
+  });
+});
