@@ -11,7 +11,9 @@ import { type JsonPath, sameDecimal, scanJson } from './json-text.js';
 /** Beside an object or array: its members' numbers whose text a double would change, by key ("0" for index 0). */
 export const AS_THEY_CAME: unique symbol = Symbol('svc.numbersAsTheyCame');
 
-type Holder = { [AS_THEY_CAME]?: Map<string, string> };
+/** A null-prototype object, not a Map: a large list has one per item, and a Map weighs several times as much. */
+type Notes = Record<string, string>;
+type Holder = { [AS_THEY_CAME]?: Notes };
 
 /**
  * Text that may hold a number a double writes otherwise, where JSON puts a value (after `:`, `,`
@@ -24,10 +26,10 @@ const SUSPECT = /(?:"\s*:|[,[])\s*(?:-0(?![1-9])|-?[\d.]{16}|-?\d*\.\d*0(?![\d.]
 /** Whether a double writes this number as it came. */
 const keptByDouble = (raw: string) => JSON.stringify(Number(raw)) === raw;
 
-function mapOf(holder: object): Map<string, string> {
+function mapOf(holder: object): Notes {
   const own = (holder as Holder)[AS_THEY_CAME];
   if (own) return own;
-  const map = new Map<string, string>();
+  const map: Notes = Object.create(null);
   Object.defineProperty(holder, AS_THEY_CAME, { value: map, enumerable: false });
   return map;
 }
@@ -55,12 +57,12 @@ function note(root: object, path: JsonPath, raw: string): void {
     holder = (holder as Record<string | number, unknown>)[path[i]!];
   }
   if (holder === null || typeof holder !== 'object' || path.length === 0) return;
-  mapOf(holder).set(String(path[path.length - 1]), raw);
+  mapOf(holder)[String(path[path.length - 1])] = raw;
 }
 
 /** The number at `holder[key]` as it came, when a double writes it otherwise (and it is still that number). */
 export function numberAsItCame(holder: object, key: string, value: unknown): string | undefined {
-  const raw = (holder as Holder)[AS_THEY_CAME]?.get(key);
+  const raw = (holder as Holder)[AS_THEY_CAME]?.[key];
   return raw !== undefined && typeof value === 'number' && Object.is(Number(raw), value) ? raw : undefined;
 }
 
@@ -79,7 +81,9 @@ export function withNumbersOf<T extends object>(from: object, copy: T): T {
 /** JSON.stringify, but each number as it came (numberAsItCame). */
 export function jsonAsTheyCame(value: unknown, indent?: number): string {
   if (!hasNumbersAsTheyCame(value)) return JSON.stringify(value, null, indent);
-  const nonce = randomUUID();
+  // One per process (a server cannot guess it either), and its pattern made once: a list prints
+  // each of its items through here.
+  const { nonce, pattern } = placeholders();
   const raws: string[] = [];
   const text = JSON.stringify(
     value,
@@ -91,7 +95,15 @@ export function jsonAsTheyCame(value: unknown, indent?: number): string {
     },
     indent,
   );
-  return text.replace(new RegExp(`"${nonce}:(\\d+)"`, 'g'), (_, i: string) => raws[Number(i)]!);
+  return text.replace(pattern, (_, i: string) => raws[Number(i)]!);
+}
+
+let placeholder: { nonce: string; pattern: RegExp } | undefined;
+function placeholders(): { nonce: string; pattern: RegExp } {
+  if (placeholder) return placeholder;
+  const nonce = randomUUID();
+  placeholder = { nonce, pattern: new RegExp(`"${nonce}:(\\d+)"`, 'g') };
+  return placeholder;
 }
 
 /**

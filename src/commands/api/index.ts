@@ -164,8 +164,8 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     path: options.path,
     headers: options.headers,
     ...auth,
-    // svc api shows whatever came back, as it came.
-    expect: 'raw' as const,
+    // svc api shows whatever came back, as it came: its text, never its parsed numbers.
+    expect: 'text' as const,
     // An Idempotency-Key header is the key of a platform POST, so the body carries the same one.
     idempotencyKey: isPlatformPost(options.method, options.path)
       ? given('idempotency-key')
