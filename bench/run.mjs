@@ -6,6 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildDist } from '../scripts/build.mjs';
 import ascode from './ascode.mjs';
+import bigAnswer from './big-answer.mjs';
 import delivery from './delivery.mjs';
 import fairness from './fairness.mjs';
 import grants from './grants.mjs';
@@ -27,6 +28,7 @@ const BENCHES = {
   delivery,
   fairness,
   ascode,
+  'big-answer': bigAnswer,
 };
 
 const only = process.argv.slice(2);

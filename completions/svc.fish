@@ -406,7 +406,7 @@ complete -c svc -n '__svc_in \'svc oauth rotate-secret\'' -l secret-file -r -F -
 complete -c svc -n '__svc_at \'svc records\' 0' -a 'ls' -d 'List records of a surface (soft-deleted ones only with --include-deleted)'
 complete -c svc -n '__svc_at \'svc records\' 0' -a 'get' -d 'Show one record (a soft-deleted one too, until it is purged)'
 complete -c svc -n '__svc_at \'svc records\' 0' -a 'create' -d 'Create a record from a JSON object (an idempotency key is added, so retries never create twice)'
-complete -c svc -n '__svc_at \'svc records\' 0' -a 'update' -d 'Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one; a patch that changes nothing is not sent ("Nothing changed"; a field holding a number a double does not keep is always sent); an answer that does not hold the patch gets a warning; a soft-deleted record cannot be changed (exit 6)'
+complete -c svc -n '__svc_at \'svc records\' 0' -a 'update' -d 'Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one; a patch that changes nothing is not sent ("Nothing changed"; numbers are compared by the exact value the platform wrote: 100.50 is 100.5, 1.000000000000000001 is not 1); an answer that does not hold the patch gets a warning; a soft-deleted record cannot be changed (exit 6)'
 complete -c svc -n '__svc_at \'svc records\' 0' -a 'delete' -d 'Soft-delete a record: hidden from lists now, purged after 30 days (asks first; --yes when not on a terminal)'
 complete -c svc -n '__svc_in \'svc records ls\'' -l limit -x -d 'at most N records in total (default 50; with --all: every one)'
 complete -c svc -n '__svc_in \'svc records ls\'' -l cursor -x -d 'continue where a previous listing stopped'

@@ -38,7 +38,7 @@ export interface JsonScan {
   depth: number;
   /** A key given twice in one object: the key, the object's path, the line of the second. */
   onDuplicate?: (key: string, path: JsonPath, line: number) => void;
-  /** A number as written, with its path. */
+  /** A number as written, with its path (the scan's own, changed as it goes on: copy it to keep it). */
   onNumber?: (raw: string, path: JsonPath) => void;
 }
 
@@ -96,7 +96,9 @@ export function scanJson(text: string, scan: JsonScan): Map<string, number> {
       while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
       const top = stack[stack.length - 1];
       if (top && !top.array && top.expectKey) {
-        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        // Most keys have no escape: their text is the key (JSON.parse per key was most of a scan's time).
+        const raw = text.slice(i + 1, j);
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
         if (top.keys?.has(key)) onDuplicate?.(key, [...path], line);
         top.keys?.add(key);
         path.push(key);
@@ -106,17 +108,22 @@ export function scanJson(text: string, scan: JsonScan): Map<string, number> {
         end();
       }
       i = j;
-    } else if (!/\s/.test(c)) {
+    } else if (!isSpace(c)) {
       let j = i;
-      while (j + 1 < text.length && !/[\s,\]}]/.test(text[j + 1]!)) j++;
+      while (j + 1 < text.length && !endsScalar(text[j + 1]!)) j++;
       begin();
-      if (onNumber && (c === '-' || (c >= '0' && c <= '9'))) onNumber(text.slice(i, j + 1), [...path]);
+      if (onNumber && (c === '-' || (c >= '0' && c <= '9'))) onNumber(text.slice(i, j + 1), path);
       end();
       i = j;
     }
   }
   return lines;
 }
+
+/** JSON's whitespace (the text was parsed already: no other kind comes between tokens). */
+const isSpace = (c: string) => c === ' ' || c === '\n' || c === '\r' || c === '\t';
+/** What ends a number, true, false or null. */
+const endsScalar = (c: string) => isSpace(c) || c === ',' || c === ']' || c === '}';
 
 /**
  * What becomes of a JSON number as written once it is a double: undefined when it keeps its
@@ -135,7 +142,7 @@ export function doubleOf(raw: string): 'infinite' | string | undefined {
  * Two decimal numerals with the same value, and the same sign for a zero: a double holds -0, but
  * JSON.stringify writes it 0, so -0 re-encoded loses its sign (a ledger's credit-side zero).
  */
-function sameDecimal(a: string, b: string): boolean {
+export function sameDecimal(a: string, b: string): boolean {
   const x = decimal(a);
   const y = decimal(b);
   return x.digits === y.digits && x.negative === y.negative && (x.digits === '' || x.exponent === y.exponent);
@@ -173,7 +180,7 @@ export function notAsWritten(text: string): NotAsWritten | undefined {
     },
     onNumber: (raw, path) => {
       const becomes = found === undefined ? doubleOf(raw) : undefined;
-      if (becomes !== undefined) found = { kind: 'number', raw, path, becomes };
+      if (becomes !== undefined) found = { kind: 'number', raw, path: [...path], becomes };
     },
   });
   return found;

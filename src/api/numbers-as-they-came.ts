@@ -6,27 +6,30 @@
  * svc prints it and compares by it: no digit a server sent is changed or decided on unseen.
  */
 import { randomUUID } from 'node:crypto';
-import { type JsonPath, scanJson } from './json-text.js';
+import { type JsonPath, sameDecimal, scanJson } from './json-text.js';
 
 /** Beside an object or array: its members' numbers whose text a double would change, by key ("0" for index 0). */
 export const AS_THEY_CAME: unique symbol = Symbol('svc.numbersAsTheyCame');
 
-type Holder = { [AS_THEY_CAME]?: Map<string, string> };
+/** A null-prototype object, not a Map: a large list has one per item, and a Map weighs several times as much. */
+type Notes = Record<string, string>;
+type Holder = { [AS_THEY_CAME]?: Notes };
 
 /**
  * Text that may hold a number a double writes otherwise, where JSON puts a value (after `:`, `,`
- * or `[`): -0, 16 or more digits, a fraction ending in 0, an exponent. Cheap, and it passes over
- * timestamps and ids (inside strings), so most answers are never scanned.
+ * or `[`): -0, 16 or more digits, a fraction ending in 0, an exponent, a fraction below 1e-6
+ * (JSON.stringify writes 0.0000001 as 1e-7). Cheap, and it passes over timestamps and ids (inside
+ * strings), so most answers are never scanned.
  */
-const SUSPECT = /(?:"\s*:|[,[])\s*(?:-0(?![1-9])|-?[\d.]{16}|-?\d*\.\d*0(?![\d.])|-?[\d.]+[eE])/;
+const SUSPECT = /(?:"\s*:|[,[])\s*(?:-0(?![1-9])|-?[\d.]{16}|-?\d*\.\d*0(?![\d.])|-?[\d.]+[eE]|-?0\.0{6})/;
 
 /** Whether a double writes this number as it came. */
 const keptByDouble = (raw: string) => JSON.stringify(Number(raw)) === raw;
 
-function mapOf(holder: object): Map<string, string> {
+function mapOf(holder: object): Notes {
   const own = (holder as Holder)[AS_THEY_CAME];
   if (own) return own;
-  const map = new Map<string, string>();
+  const map: Notes = Object.create(null);
   Object.defineProperty(holder, AS_THEY_CAME, { value: map, enumerable: false });
   return map;
 }
@@ -54,12 +57,12 @@ function note(root: object, path: JsonPath, raw: string): void {
     holder = (holder as Record<string | number, unknown>)[path[i]!];
   }
   if (holder === null || typeof holder !== 'object' || path.length === 0) return;
-  mapOf(holder).set(String(path[path.length - 1]), raw);
+  mapOf(holder)[String(path[path.length - 1])] = raw;
 }
 
 /** The number at `holder[key]` as it came, when a double writes it otherwise (and it is still that number). */
 export function numberAsItCame(holder: object, key: string, value: unknown): string | undefined {
-  const raw = (holder as Holder)[AS_THEY_CAME]?.get(key);
+  const raw = (holder as Holder)[AS_THEY_CAME]?.[key];
   return raw !== undefined && typeof value === 'number' && Object.is(Number(raw), value) ? raw : undefined;
 }
 
@@ -78,7 +81,9 @@ export function withNumbersOf<T extends object>(from: object, copy: T): T {
 /** JSON.stringify, but each number as it came (numberAsItCame). */
 export function jsonAsTheyCame(value: unknown, indent?: number): string {
   if (!hasNumbersAsTheyCame(value)) return JSON.stringify(value, null, indent);
-  const nonce = randomUUID();
+  // One per process (a server cannot guess it either), and its pattern made once: a list prints
+  // each of its items through here.
+  const { nonce, pattern } = placeholders();
   const raws: string[] = [];
   const text = JSON.stringify(
     value,
@@ -90,7 +95,15 @@ export function jsonAsTheyCame(value: unknown, indent?: number): string {
     },
     indent,
   );
-  return text.replace(new RegExp(`"${nonce}:(\\d+)"`, 'g'), (_, i: string) => raws[Number(i)]!);
+  return text.replace(pattern, (_, i: string) => raws[Number(i)]!);
+}
+
+let placeholder: { nonce: string; pattern: RegExp } | undefined;
+function placeholders(): { nonce: string; pattern: RegExp } {
+  if (placeholder) return placeholder;
+  const nonce = randomUUID();
+  placeholder = { nonce, pattern: new RegExp(`"${nonce}:(\\d+)"`, 'g') };
+  return placeholder;
 }
 
 /**
@@ -109,4 +122,46 @@ export function numbersAsTheyCame(value: unknown): Map<string, string> {
   };
   walk(value, '');
   return found;
+}
+
+/** A number's text: as it came when a double writes it otherwise, else as a double writes it. */
+const textOf = (holder: object, key: string, value: number) =>
+  numberAsItCame(holder, key, value) ?? String(value);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * `a[key]` and `b[key]` are the same JSON value, every number compared by the exact value of its
+ * text as it came (100.50 is 100.5; 1.000000000000000001 is not 1), objects whatever their key order.
+ */
+export function sameAsTheyCame(a: object, b: object, key: string): boolean {
+  const x = (a as Record<string, unknown>)[key];
+  const y = (b as Record<string, unknown>)[key];
+  if (typeof x === 'number' && typeof y === 'number')
+    return sameDecimal(textOf(a, key, x), textOf(b, key, y));
+  if (Array.isArray(x) && Array.isArray(y))
+    return x.length === y.length && x.every((_, i) => sameAsTheyCame(x, y, String(i)));
+  if (isObject(x) && isObject(y)) {
+    const keys = Object.keys(x);
+    return (
+      keys.length === Object.keys(y).length &&
+      keys.every((k) => Object.hasOwn(y, k) && sameAsTheyCame(x, y, k))
+    );
+  }
+  return Object.is(x, y);
+}
+
+/**
+ * Whether `target` holds merge patch member `patch[key]` (RFC 7396): applying it would change
+ * nothing, numbers compared as sameAsTheyCame does.
+ */
+export function holdsPatchMember(target: object, patch: object, key: string): boolean {
+  const want = (patch as Record<string, unknown>)[key];
+  if (want === null) return !Object.hasOwn(target, key);
+  if (!Object.hasOwn(target, key)) return false;
+  const have = (target as Record<string, unknown>)[key];
+  if (isObject(want))
+    return isObject(have) && Object.keys(want).every((k) => holdsPatchMember(have, want, k));
+  return sameAsTheyCame(target, patch, key);
 }

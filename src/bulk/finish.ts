@@ -1,3 +1,4 @@
+import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import {
   AuthError,
@@ -12,6 +13,7 @@ import {
 import { OutcomeUnknownError } from '../http/errors.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
+import { waitsBeyondCap } from './judge.js';
 import type { BulkSummary } from './runner.js';
 
 const n = (count: number) => count.toLocaleString('en');
@@ -104,7 +106,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     countsBeforeError(ctx, line);
     if (summary.halted instanceof JournalWriteError)
       throw unjournaled(summary.halted, verb, summary, of, resume);
-    throw halted(summary.halted, resume);
+    throw halted(summary.halted, resume, journal.path, of);
   }
   if (summary.stopped) {
     countsBeforeError(ctx, line);
@@ -193,10 +195,23 @@ const UNKNOWN = 'with an unknown outcome (the platform may have made them; no an
 
 /**
  * The error of a run halted because no later item could succeed (the credential is gone, rejected
- * or someone else's): its own words, exit 3, its hint followed by how to resume. A verb's own
+ * or someone else's): its own words, exit 3, its hint followed by how to resume; a rate limit
+ * asking for a longer wait than svc makes: exit 7, when to run it again. A verb's own
  * reason (BulkVerb.halts) is its error as it is.
  */
-function halted(error: unknown, resume: string): SvcError {
+function halted(error: unknown, resume: string, journal: string, of: string): SvcError {
+  const wait = waitsBeyondCap(error);
+  if (wait !== undefined) {
+    // The platform asked for a longer quiet than svc waits: the rest was not sent into it.
+    return new PartialFailureError(
+      `stopped after ${of}: the platform rate-limits this run and asks for a wait of ${seconds(wait.askedMs)} s, longer than svc waits by itself (${seconds(wait.capMs)} s); the rows not started were not sent`,
+      {
+        code: 'rate_limited',
+        hint: `run the same command again after ${isoSeconds(wait.until)} to resume (journal ${journal})`,
+        cause: error,
+      },
+    );
+  }
   const svc = error instanceof SvcError ? error : undefined;
   // The verb's own reason (BulkVerb.halts): its words and hint say how to go on.
   if (svc && svc.category !== 'auth') return svc;
@@ -207,6 +222,8 @@ function halted(error: unknown, resume: string): SvcError {
     cause: error,
   });
 }
+
+const seconds = (ms: number) => Math.ceil(ms / 1000);
 
 /**
  * Ends a dry run: what would happen, counted; exit 7 when some items would fail, or the error of

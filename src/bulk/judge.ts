@@ -47,9 +47,18 @@ export function outcomeUnknown(error: unknown): boolean {
   return error instanceof OutcomeUnknownError;
 }
 
-/** No later item can succeed either: the credential is gone, rejected, or someone else's (exit 3). */
+/**
+ * No later item can succeed either: the credential is gone, rejected, or someone else's (exit 3);
+ * or the platform's rate limit asks for a longer wait than svc makes (waitBeyondCap): every row
+ * sent before it ends would be refused the same.
+ */
 export function haltsTheRun(error: unknown): boolean {
-  return error instanceof SvcError && error.category === 'auth';
+  return (error instanceof SvcError && error.category === 'auth') || waitsBeyondCap(error) !== undefined;
+}
+
+/** The wait a 429 asks for when it is longer than svc makes by itself (ApiError.waitBeyondCap). */
+export function waitsBeyondCap(error: unknown): ApiError['waitBeyondCap'] {
+  return error instanceof ApiError && error.status === 429 ? error.waitBeyondCap : undefined;
 }
 
 /**

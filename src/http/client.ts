@@ -42,6 +42,7 @@ import {
   inFlightDelayMs,
   isRetryableStatus,
   mayResend,
+  parseRetryAfter,
   type RetryPolicy,
   retryDelayMs,
 } from './retry.js';
@@ -295,8 +296,11 @@ export class ApiClient {
         if (changes && status >= 500) lostAnswer ??= `HTTP ${status}`;
         retry++;
         const delay = retryDelayMs(retry, retryAfter, this.#policy, this.#now());
+        // A 429 pauses every request of this client (a bulk run's workers): said once per pause,
+        // by the request that starts it, not again by each worker answered 429 within it.
+        const paused = this.#pausedUntil > this.#now();
         if (status === 429) this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + delay);
-        this.#noteWait(status, delay, retry, maxRetries);
+        if (!(status === 429 && paused)) this.#noteWait(status, delay, retry, maxRetries);
         await this.#sleep(delay, signal).catch((error: unknown) => {
           throw unknownIfLost(error);
         });
@@ -318,6 +322,15 @@ export class ApiClient {
         );
         if (undecodable !== undefined) error.message = `the server answered ${status} with ${undecodable}`;
         error.lostAnswer = lostAnswer;
+        error.notUtf8 = outcome.notUtf8;
+        if (tooLong && status === 429) {
+          const askedMs = parseRetryAfter(retryAfter, this.#now()) ?? 0;
+          error.waitBeyondCap = {
+            askedMs,
+            capMs: this.#policy.retryAfterCapMs,
+            until: this.#now() + askedMs,
+          };
+        }
         // A 5xx may come after the change was made (or an earlier attempt was lost): unknown.
         if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {
           throw new OutcomeUnknownError(error, undefined, idempotencyKey);

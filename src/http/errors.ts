@@ -32,6 +32,13 @@ export class ApiError extends SvcError {
    * "HTTP 503". This answer may then describe the state that attempt left (a 404 for what it deleted).
    */
   lostAnswer: string | undefined;
+  /**
+   * A 429 whose Retry-After is longer than svc waits by itself (so it was not retried): the wait
+   * the server asks for and when it ends (epoch ms). A bulk run stops on it (src/bulk/judge.ts).
+   */
+  waitBeyondCap: { askedMs: number; capMs: number; until: number } | undefined;
+  /** The body's bytes, when they are not UTF-8 (`text` then has U+FFFD for them): svc api prints these. */
+  notUtf8: Buffer | undefined;
 
   constructor(init: ApiErrorInit, options: SvcErrorOptions = {}) {
     super(categoryForStatus(init.status), init.message, {
@@ -290,7 +297,10 @@ function rateLimitHint(retryAfter: string | string[] | undefined, waitsAtMostMs?
     waitsAtMostMs === undefined
       ? "svc's retries ran out"
       : `asks for a longer wait than svc makes by itself (${waitsAtMostMs / 1000} s)`;
-  return `the server limits how fast it is called and ${why}: ${when} and run the command again; a bulk run (--file) goes easier with a lower --concurrency`;
+  // A lower --concurrency cannot shorten a wait the server asks for: only waiting helps.
+  const easier =
+    waitsAtMostMs === undefined ? '; a bulk run (--file) goes easier with a lower --concurrency' : '';
+  return `the server limits how fast it is called and ${why}: ${when} and run the command again${easier}`;
 }
 
 export const IN_PROGRESS = 'idempotency_request_in_progress';

@@ -15,10 +15,11 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
  * What a 2xx answer must carry: `json` (the default) a JSON object or array; `optional` JSON or
- * nothing at all; `raw` anything (`svc api` shows bodies as they came). A 204 or 205 carries
- * nothing whatever is expected.
+ * nothing at all; `raw` anything; `text` anything, whose caller prints the text as it came and
+ * never the parsed value's numbers (`svc api`), so they are not noted (keepNumbersAsTheyCame:
+ * most of the cost of a large answer). A 204 or 205 carries nothing whatever is expected.
  */
-export type ExpectedBody = 'json' | 'optional' | 'raw';
+export type ExpectedBody = 'json' | 'optional' | 'raw' | 'text';
 
 /** An answer svc cannot believe: a redirect, or a body that is not what the operation returns. Exit 1. */
 export class BadResponseError extends SvcError {
@@ -138,7 +139,7 @@ export function checkedBody<T>(
   expect: ExpectedBody,
 ): T {
   if (status === 204 || status === 205) return undefined as T;
-  if (expect === 'raw') return lenientJson<T>(text);
+  if (expect === 'raw' || expect === 'text') return lenientJson<T>(text, expect === 'raw');
   if (text === '') {
     if (expect === 'optional') return undefined as T;
     throw notADocument(method, url, status, 'an empty body');
@@ -175,7 +176,7 @@ export function notADocument(method: string, url: URL, status: number, what: str
   );
 }
 
-export function lenientJson<T>(text: string): T {
+export function lenientJson<T>(text: string, noteNumbers = true): T {
   if (text === '') return undefined as T;
   let value: unknown;
   try {
@@ -183,6 +184,6 @@ export function lenientJson<T>(text: string): T {
   } catch {
     return text as T;
   }
-  keepNumbersAsTheyCame(text, value);
+  if (noteNumbers) keepNumbersAsTheyCame(text, value);
   return value as T;
 }

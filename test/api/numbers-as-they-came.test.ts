@@ -64,3 +64,22 @@ describe('numbers as they came', () => {
     );
   });
 });
+
+describe('the scan only where numbers are printed as values (review s13 http #2)', () => {
+  const url = new URL('http://127.0.0.1/v1/x');
+  const text = '{"items":[{"amount":100.50,"k\\"ey":1.000000000000000001}],"next_cursor":null}';
+
+  it('an answer `svc api` prints as text is parsed, not scanned; one printed as values is', async () => {
+    const { checkedBody } = await import('../../src/http/response.js');
+    const { hasNumbersAsTheyCame } = await import('../../src/api/numbers-as-they-came.js');
+    expect(hasNumbersAsTheyCame(checkedBody('GET', url, 200, {}, text, 'text'))).toBe(false);
+    const raw = checkedBody<{ items: unknown[] }>('GET', url, 200, {}, text, 'raw');
+    expect(jsonAsTheyCame(raw.items[0])).toBe('{"amount":100.50,"k\\"ey":1.000000000000000001}');
+  });
+
+  it('0.0000001 alone in an answer is kept as written', () => {
+    expect(jsonAsTheyCame(parsed('{"r":0.0000001,"s":[0.00000012]}'))).toBe(
+      '{"r":0.0000001,"s":[0.00000012]}',
+    );
+  });
+});

@@ -2,12 +2,13 @@
 // path.ts, headers.ts, fields.ts and print.ts.
 import { Command, Option } from 'commander';
 import { OAUTH_PATHS } from '../../api/constants.js';
+import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { HttpMethod } from '../../http/client.js';
-import { answerOf, OutcomeUnknownError } from '../../http/errors.js';
+import { ApiError, answerOf, NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
-import { withMissingTenantHint } from '../../platform/errors.js';
+import { GoneAfterLostAnswerError, withMissingTenantHint } from '../../platform/errors.js';
 import { readInputBytes, strictUtf8 } from '../../system/input.js';
 import { parseUserJson } from '../../system/user-json.js';
 import { collect, examples, type MakeContext } from '../kit.js';
@@ -163,8 +164,8 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     path: options.path,
     headers: options.headers,
     ...auth,
-    // svc api shows whatever came back, as it came.
-    expect: 'raw' as const,
+    // svc api shows whatever came back, as it came: its text, never its parsed numbers.
+    expect: 'text' as const,
     // An Idempotency-Key header is the key of a platform POST, so the body carries the same one.
     idempotencyKey: isPlatformPost(options.method, options.path)
       ? given('idempotency-key')
@@ -185,7 +186,19 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
       // As it came (every number and key), as a success is; an answer without a body (a HEAD's,
       // always) prints nothing.
       const body = answer.text ?? answer.body ?? '';
-      await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json');
+      await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json', answer.notUtf8);
+    }
+    // Nothing to delete after an attempt whose answer was lost: most likely that attempt deleted
+    // it (as the platform verbs say), not "not found".
+    if (error instanceof NotFoundError && error.lostAnswer !== undefined && options.method === 'DELETE') {
+      throw new GoneAfterLostAnswerError(
+        error as NotFoundError & { lostAnswer: string },
+        commandLine(ctx.settings()),
+      );
+    }
+    if (error instanceof ApiError && error.lostAnswer !== undefined) {
+      // Another refusal after a lost answer may describe the state the lost attempt left.
+      error.message = `an earlier attempt's answer was lost (${error.lostAnswer}) and it may have acted; this answer may describe what it left: ${error.message}`;
     }
     throw withHint(rerunWithKey(error));
   }
@@ -220,8 +233,10 @@ export default function api(make: MakeContext): Command {
         'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
         '-H gives it; an -H key goes in a body that has none. When the outcome of such a POST is\n' +
         'unknown (its answer lost, or Ctrl-C once it was sent), the error names the key: re-run with\n' +
-        "-H 'Idempotency-Key: KEY' to get the same answer. A change without a key is not sent twice:\n" +
-        'after a 5xx, a timeout or a dropped connection its outcome is unknown after one attempt.\n' +
+        "-H 'Idempotency-Key: KEY' to get the same answer. A POST or PATCH without a key is not sent\n" +
+        'twice: after a 5xx, a timeout or a dropped connection its outcome is unknown after one attempt.\n' +
+        'PUT and DELETE are idempotent: they are sent again (up to 3 retries), as GET is; a DELETE whose\n' +
+        'first answer was lost and whose retry finds nothing says the lost attempt most likely deleted it.\n' +
         'Sandbox controls (/_sandbox) and other\n' +
         'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
         'leading byte-order mark is dropped), but for a JSON object to a platform POST, which gets its\n' +

@@ -1,3 +1,4 @@
+import { keepNumbersAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { notUtf8 } from '../../api/utf8.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
@@ -59,8 +60,10 @@ export async function printPages(
   query: Record<string, QueryValue>,
   options: Partial<RequestOptions>,
 ): Promise<void> {
-  const first = await api.request<Page<unknown>>({ ...options, method: 'GET', path, query, expect: 'raw' });
+  const first = await api.request<Page<unknown>>({ ...options, method: 'GET', path, query, expect: 'text' });
   if (!pageItems(first.data)) return printBody(ctx, first.text, first.headers['content-type'], first.notUtf8);
+  // A list's items are printed as values: only then are its numbers' texts needed.
+  keepNumbersAsTheyCame(first.text, first.data);
   try {
     await ctx.out.jsonList(api.paginate(path, query, options, undefined, first.data));
   } catch (error) {

@@ -1,8 +1,6 @@
-import { isDeepStrictEqual } from 'node:util';
 import { Command } from 'commander';
 import { RECORD_OWNED_FIELDS } from '../../api/constants.js';
-import { mergePatchChanges } from '../../api/merge-patch.js';
-import { numberAsItCame, numbersAsTheyCame } from '../../api/numbers-as-they-came.js';
+import { holdsPatchMember, sameAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
@@ -65,30 +63,27 @@ export async function runRecordsUpdate(
 
 /**
  * Whether a merge patch would change the record: a field of the platform's named in it always
- * counts (the server decides; the sandbox refuses it), and so does a field holding a number the
- * platform wrote in a way a double does not keep (1.000000000000000001 is 1 as a double: only
- * the server can tell whether 1 changes it); the record's other fields by RFC 7396.
+ * counts (the server decides; the sandbox refuses it); the record's own fields by RFC 7396.
  */
 function changes(record: RecordData, patch: Record<string, unknown>): boolean {
   const owned = Object.keys(patch).some((key) => (RECORD_OWNED_FIELDS as readonly string[]).includes(key));
   return owned || notHeld(record, patch).length > 0;
 }
 
-/** The record's own fields the patch would change (or that hold a number a double does not keep). */
+/**
+ * The record's own fields the patch would change. Numbers are compared by the exact value of the
+ * text the platform wrote: 100.50 holds a patch of 100.5, 1.000000000000000001 does not hold 1.
+ */
 function notHeld(record: RecordData, patch: Record<string, unknown>): string[] {
   const own = ownFields(record);
-  const unsure = (key: string) =>
-    numberAsItCame(own, key, own[key]) !== undefined || numbersAsTheyCame(own[key]).size > 0;
-  const changed = new Set(mergePatchChanges(own, patch));
   return Object.keys(patch).filter(
-    (key) => !(RECORD_OWNED_FIELDS as readonly string[]).includes(key) && (changed.has(key) || unsure(key)),
+    (key) => !(RECORD_OWNED_FIELDS as readonly string[]).includes(key) && !holdsPatchMember(own, patch, key),
   );
 }
 
-/** The same own fields, every number as the platform wrote it too. */
+/** The same own fields, every number compared by the exact value of its text. */
 function sameFields(a: RecordData, b: RecordData): boolean {
-  const [x, y] = [ownFields(a), ownFields(b)];
-  return isDeepStrictEqual(x, y) && isDeepStrictEqual(numbersAsTheyCame(x), numbersAsTheyCame(y));
+  return sameAsTheyCame({ own: ownFields(a) }, { own: ownFields(b) }, 'own');
 }
 
 function nothingChanged(surface: string, id: string, patch: Record<string, unknown>): string {
@@ -104,8 +99,8 @@ export function updateCommand(make: MakeContext): Command {
       .argument('<id>', 'record id')
       .description(
         'Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one; a patch that\n' +
-          'changes nothing is not sent ("Nothing changed"; a field holding a number a double does not keep\n' +
-          'is always sent); an answer that does not hold the patch gets a warning; a soft-deleted record\n' +
+          'changes nothing is not sent ("Nothing changed"; numbers are compared by the exact value the\n' +
+          'platform wrote: 100.50 is 100.5, 1.000000000000000001 is not 1); an answer that does not hold the patch gets a warning; a soft-deleted record\n' +
           'cannot be changed (exit 6)',
       ),
   )

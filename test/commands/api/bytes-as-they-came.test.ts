@@ -46,3 +46,29 @@ describe('svc api: a body that is not UTF-8', () => {
     expect(r.stdout).toBe('caf\uFFFD \uFFFD100\n');
   });
 });
+
+describe('svc api: an error answer that is not UTF-8 (review s13 http #4)', () => {
+  async function failing() {
+    const s = await hostile();
+    s.answer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=iso-8859-1' });
+      res.end(LATIN1);
+    });
+    return { ...dirs(), ...hostileEnv(s) };
+  }
+
+  it('is written to a pipe as its bytes, exit 5', async () => {
+    const r = await runInProcessBytes(['api', '/v1/err'], await failing());
+    expect(r.code).toBe(5);
+    expect(r.stdout.toString('hex')).toBe(LATIN1.toString('hex'));
+  });
+
+  it('on a terminal, the text is shown with the same warning', async () => {
+    const r = await runInProcess(['api', '/v1/err'], await failing(), { tty: { stdout: true } });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(
+      /^warning: the body is not UTF-8 \(byte 0xE9 at offset 3\): shown with U\+FFFD for such bytes; redirect stdout to a file for the bytes as they came\n/,
+    );
+    expect(r.stdout).toBe('caf\uFFFD \uFFFD100\n');
+  });
+});

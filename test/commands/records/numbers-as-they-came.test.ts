@@ -6,6 +6,7 @@
  * touching such a number is sent (the server decides).
  */
 import { describe, expect, it } from 'vitest';
+import { mergePatch } from '../../../src/api/merge-patch.js';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
 import { HOSTILE_TENANT, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
 
@@ -107,5 +108,70 @@ describe('svc records update never decides on a number a double does not hold', 
       'Nothing changed: reconciliations record rec_1 already has those fields.\n',
     ]);
     expect(server.seen.map((s) => s.method)).toEqual(['GET']);
+  });
+});
+
+describe('svc records update judges the answer by value (review s13 http #1)', () => {
+  /** A platform storing decimals as a 2-decimal column answers them: 100.5 as 100.50, 1.1 as 1.10. */
+  async function decimalPlatform(before: string) {
+    const server = await hostile();
+    let own = before;
+    server.answer((req, res, received) => {
+      if (req.method === 'PATCH') {
+        const patch = JSON.parse(received.body) as Record<string, unknown>;
+        const merged = mergePatch(JSON.parse(own), patch);
+        own = JSON.stringify(merged, (_, v: unknown) =>
+          typeof v === 'number' ? `#${v.toFixed(2)}#` : v,
+        ).replace(/"#([^#]+)#"/g, '$1');
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const updated = req.method === 'PATCH' ? '2026-01-02T00:00:00Z' : '2026-01-01T00:00:00Z';
+      res.end(record(updated, [['name', '"x"']]).replace(/}$/, `,${own.slice(1)}`));
+    });
+    return { server, env: { ...dirs(), ...hostileEnv(server) } };
+  }
+
+  it.each([
+    ['{"amount":100.00}', '{"amount":100.5}'],
+    ['{"amount":100.00}', '{"amount":100.50}'],
+    ['{"meta":{"rate":1.10,"a":0.00}}', '{"meta":{"a":1}}'],
+  ])('a record of %s patched with %s: "Updated", no warning', async (before, patch) => {
+    const { server, env } = await decimalPlatform(before);
+    const r = await runInProcess(['records', 'update', 'reconciliations', 'rec_1', '--data', patch], env);
+    expect([r.code, r.stderr]).toEqual([0, '✓ Updated reconciliations record rec_1\n']);
+    expect(server.seen.map((s) => s.method)).toEqual(['GET', 'PATCH']);
+  });
+
+  it('a patch equal in value to what the record holds (100.5 for 100.50) changes nothing and is not sent', async () => {
+    const { server, env } = await decimalPlatform('{"amount":100.50}');
+    const r = await runInProcess(
+      ['records', 'update', 'reconciliations', 'rec_1', '--data', '{"amount":100.5}'],
+      env,
+    );
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      'Nothing changed: reconciliations record rec_1 already has those fields.\n',
+    ]);
+    expect(server.seen.map((s) => s.method)).toEqual(['GET']);
+  });
+});
+
+describe('small decimals are printed as written, alone in an answer (review s13 http #3)', () => {
+  it('0.0000001 and 0.00000012 stay, not 1e-7 and 1.2e-7', async () => {
+    const server = await hostile();
+    const TINY = record('2026-01-01T00:00:00Z', [
+      ['rate', '0.0000001'],
+      ['fee', '0.00000012'],
+    ]);
+    server.answer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(TINY);
+    });
+    const env = { ...dirs(), ...hostileEnv(server) };
+    const json = await runInProcess(['records', 'get', 'reconciliations', 'rec_1', '--json'], env);
+    expect(json.stdout.replace(/\s/g, '')).toBe(TINY);
+    const plain = await runInProcess(['records', 'get', 'reconciliations', 'rec_1'], env);
+    expect(plain.stdout).toContain('field.rate\t0.0000001\n');
+    expect(plain.stdout).toContain('field.fee\t0.00000012\n');
   });
 });
