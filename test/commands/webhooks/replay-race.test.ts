@@ -5,7 +5,7 @@ import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
-import { admin, createWebhook, replayCounts } from '../../helpers/webhooks.js';
+import { admin, createWebhook, everyDlqEntry, replayCounts } from '../../helpers/webhooks.js';
 
 /**
  * Runs over one dead-letter queue at the same time (two admins, two state directories or
@@ -43,20 +43,8 @@ async function queue(count: number): Promise<string> {
   return webhook;
 }
 async function entryStatus(webhook: string): Promise<Map<string, Record<string, unknown>>> {
-  const all = new Map<string, Record<string, unknown>>();
-  let cursor: string | null = null;
-  do {
-    const page: { items: Array<Record<string, unknown>>; next_cursor: string | null } = (
-      await admin(
-        sandbox(),
-        'GET',
-        `/v1/webhooks/${webhook}/dlq?status=all&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
-      )
-    ).body;
-    for (const e of page.items) all.set(e.id as string, e);
-    cursor = page.next_cursor;
-  } while (cursor);
-  return all;
+  const entries = await everyDlqEntry(sandbox(), webhook);
+  return new Map(entries.map((e) => [e.id, e as unknown as Record<string, unknown>]));
 }
 /** Every /v1 request waits `ms` first, so runs started together list the queue before either changes it. */
 async function withLatency<T>(ms: number, run: () => Promise<T>): Promise<T> {

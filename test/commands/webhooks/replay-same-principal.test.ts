@@ -4,7 +4,7 @@ import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
-import { admin, createWebhook } from '../../helpers/webhooks.js';
+import { admin, createWebhook, everyDlqEntry } from '../../helpers/webhooks.js';
 
 /**
  * Two `replay --dlq` runs of one principal (a shared on-call token, or one admin in two terminals
@@ -20,21 +20,10 @@ type Row = Record<string, unknown> & { status: string; dlq_entry_id?: string; ne
 
 async function replayedEntries(webhook: string): Promise<Map<string, string>> {
   const made = new Map<string, string>();
-  let cursor: string | null = null;
-  do {
-    const page: { items: Array<Record<string, unknown>>; next_cursor: string | null } = (
-      await admin(
-        sandbox(),
-        'GET',
-        `/v1/webhooks/${webhook}/dlq?status=all&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
-      )
-    ).body;
-    for (const e of page.items) {
-      expect(e.replay_count, `entry ${e.id} replayed more than once`).toBeLessThanOrEqual(1);
-      if (e.status === 'replayed') made.set(e.id as string, e.last_replay_delivery_id as string);
-    }
-    cursor = page.next_cursor;
-  } while (cursor);
+  for (const e of await everyDlqEntry(sandbox(), webhook)) {
+    expect(e.replay_count, `entry ${e.id} replayed more than once`).toBeLessThanOrEqual(1);
+    if (e.status === 'replayed') made.set(e.id, e.last_replay_delivery_id as string);
+  }
   return made;
 }
 
