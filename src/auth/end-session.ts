@@ -1,7 +1,7 @@
 // Over 300 lines: every way a session ends (logout, profiles rm, a login that replaces one) and
 // what each says of the revoke at the server; they share one revoke and one truthful outcome.
 import type { ConfFile } from '../config/disk.js';
-import { bareCommandLine, commandLine } from '../config/settings.js';
+import { commandLine } from '../config/settings.js';
 import type { StoredCredential } from '../config/store.js';
 import { invalidProfileName } from '../config/store.js';
 import type { Context } from '../context.js';
@@ -10,6 +10,7 @@ import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError 
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
 import { decodeJwtClaims } from './jwt.js';
+import { askAboutKey, type KeyState } from './key-state.js';
 import type { Revocation } from './revocation.js';
 
 /**
@@ -50,30 +51,9 @@ export interface SessionEnd {
   key?: KeyState | undefined;
 }
 
-/** A stored API key as GET /v1/me answers it: refused (revoked or unknown), or live with its id. */
-export type KeyState = { state: 'rejected' } | { state: 'live'; id: string; tenant: string | undefined };
-
 /** A token that is no JWT: an API key (`svc_pk_…`, or another server's opaque key). */
 const isApiKey = (token: string | undefined): token is string =>
   token !== undefined && decodeJwtClaims(token) === undefined;
-
-/**
- * Whether the platform still takes a stored API key, and its id and tenant (GET /v1/me with the
- * key itself, once, no retries): what the warning after a logout says. Any failure but a 401
- * leaves it unknown, and the warning says what svc knows.
- */
-async function askAboutKey(ctx: Context, token: string): Promise<KeyState | undefined> {
-  try {
-    const platform = await ctx.platform();
-    const me = await platform.me.get({ token, tenant: null, maxRetries: 0, timeoutMs: 5_000 });
-    if (me.type !== 'api_key') return undefined;
-    return { state: 'live', id: me.id, tenant: me.tenants[0]?.slug };
-  } catch (error) {
-    const refused = (e: unknown) => e instanceof ApiError && e.status === 401;
-    if (refused(error) || (error instanceof SvcError && refused(error.cause))) return { state: 'rejected' };
-    return undefined;
-  }
-}
 
 /**
  * The server could not be asked, or could not answer now: asking again later may succeed (a
@@ -95,7 +75,7 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
   const stored = store.credential(options.profile);
   const key =
     options.revoke && stored?.type === 'token' && isApiKey(stored.access_token)
-      ? await askAboutKey(ctx, stored.access_token)
+      ? await askAboutKey(() => ctx.platform(), stored.access_token)
       : undefined;
   const { withCredentialLock } = await import('./lock.js');
   // Under the lock, so no other svc process refreshes (and rotates) the token being revoked.
@@ -186,29 +166,62 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
   }
 }
 
-/** What becomes of a forgotten API key: nothing when the platform refuses it already; else how to revoke it. */
-function warnAboutKey(ctx: Context, token: string, key: KeyState | undefined): void {
+/**
+ * What becomes of a forgotten API key: nothing when the platform refuses it for good; else how to
+ * revoke it — a live key, and a stopped one too (not revoked: it acts again once its issuer
+ * holds its role without an end date, a routine re-grant). `what` names it (`the API key`, or
+ * `the replaced API key` after a login); `origin` is the platform it is for when not this run's.
+ */
+export function warnAboutKey(
+  ctx: Context,
+  token: string,
+  key: KeyState | undefined,
+  what = 'the API key',
+  origin?: string,
+): void {
   if (key?.state === 'rejected') {
     ctx.out.info(
-      'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.',
+      `The platform no longer accepts ${what} (it was revoked, or is unknown there): nothing is left to revoke.`,
     );
     return;
   }
-  const tenant = shellWord(key?.tenant ?? ctx.settings().values.tenant ?? 'TENANT');
-  // With the run's -p/--base-url while the profile is still there (logout): pasted bare, the line
-  // would ask the active profile's platform. A removed profile (profiles rm) cannot be named.
-  const settings = ctx.settings();
-  const svc = ctx.store().profile(settings.profile) ? commandLine(settings) : bareCommandLine;
-  if (key?.state === 'live') {
+  const svc = keyManagerLine(ctx, origin);
+  const by = 'with the login of a user who holds api_key.manage (a key cannot revoke keys)';
+  if (key?.state === 'live' || key?.state === 'stopped') {
+    const tenant = shellWord(key.tenant ?? ctx.settings().values.tenant ?? 'TENANT');
+    const revoke = `revoke it ${by}: \`${svc(`tenants api-keys revoke ${tenant} ${key.id}`)}\``;
     ctx.out.warn(
-      `the API key ${key.id} itself stays valid: svc only forgot it; revoke it with \`${svc(`tenants api-keys revoke ${tenant} ${key.id}`)}\``,
+      key.state === 'live'
+        ? `${what} ${key.id} itself stays valid: svc only forgot it; ${revoke}`
+        : `${what} ${key.id} is stopped, not revoked: the platform refuses it now (${key.reason}), and it acts again once its issuer holds its role without an end date; svc only forgot it; ${revoke}`,
     );
     return;
   }
+  const tenant = shellWord(ctx.settings().values.tenant ?? 'TENANT');
   ctx.out.warn(
-    `the API key may still be valid: svc only forgot it; find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
+    `${what} may still be valid: svc only forgot it; ${by}, find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
       `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
   );
+}
+
+/**
+ * The command line that revokes a forgotten key: not `-p` of the profile that held it (it holds
+ * no credential now, or another one, and a key may not list or revoke keys), but the platform it
+ * was for (`--base-url`) whenever the run named the profile or the base URL, so that pasted with a
+ * user's login it asks that platform, not the active profile's.
+ */
+function keyManagerLine(ctx: Context, origin?: string): (words: string) => string {
+  const settings = ctx.settings();
+  const here = settings.values.base_url;
+  const elsewhere = origin !== undefined && (here === undefined || new URL(here).origin !== origin);
+  const named = elsewhere || settings.profileSource === 'flag' || settings.sources.base_url === 'flag';
+  const base = elsewhere ? origin : here;
+  return commandLine({
+    ...settings,
+    profileSource: 'default',
+    values: base === undefined ? {} : { base_url: base },
+    sources: named && base !== undefined ? { base_url: 'flag' } : {},
+  });
 }
 
 /**
@@ -238,6 +251,7 @@ function keepingProfile(ctx: Context, profile: string): string | undefined {
  */
 export type PreviousSession =
   | { outcome: 'revoked' }
+  | { outcome: 'forgotten'; kind: 'api_key' | 'token' }
   | { outcome: 'kept'; profile: string }
   | { outcome: 'refused' | 'unsupported' | 'unreachable' };
 
@@ -253,7 +267,9 @@ export async function endReplacedSession(
   ctx: Context,
   profile: string,
   replaced: StoredCredential | undefined,
+  current?: string,
 ): Promise<PreviousSession | null> {
+  if (replaced?.type === 'token') return forgetReplacedToken(ctx, replaced, current);
   if (replaced?.type !== 'oauth' || !replaced.token_url) return null;
   const server = new URL(replaced.token_url).origin;
   const what = `the previous session of profile "${profile}"`;
@@ -310,4 +326,30 @@ async function keepSession(
     if (error instanceof SvcError && error.code === 'config_write') return undefined;
     throw error;
   }
+}
+
+/**
+ * A login replaced a stored API key or token (`--with-token`): svc forgot it, as `logout` does,
+ * and says so as `logout` does — a token stays valid until it expires, a key until it is revoked,
+ * with the command that revokes it (asked about first, on its own platform only). Nothing when the
+ * login stored the same token again.
+ */
+async function forgetReplacedToken(
+  ctx: Context,
+  replaced: StoredCredential,
+  current: string | undefined,
+): Promise<PreviousSession | null> {
+  const token = replaced.access_token;
+  if (token === current) return null;
+  if (!isApiKey(token)) {
+    ctx.out.warn('the replaced token stays valid until it expires: svc only forgot it');
+    return { outcome: 'forgotten', kind: 'token' };
+  }
+  const here = ctx.settings().values.base_url;
+  const origin = replaced.origin;
+  const sameServer = origin === undefined || (here !== undefined && new URL(here).origin === origin);
+  // Never sent to another platform than the one it was stored for.
+  const key = sameServer ? await askAboutKey(() => ctx.platform(), token) : undefined;
+  warnAboutKey(ctx, token, key, 'the replaced API key', sameServer ? undefined : origin);
+  return { outcome: 'forgotten', kind: 'api_key' };
 }

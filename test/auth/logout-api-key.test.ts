@@ -45,12 +45,14 @@ describe('svc logout of a stored API key', () => {
       stdout: '',
       stderr:
         '✓ Logged out: removed the credential of profile "default"\n' +
-        `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with \`svc tenants api-keys revoke acme-treasury ${id}\`\n`,
+        `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with the login of a user who holds api_key.manage (a key cannot revoke keys): \`svc tenants api-keys revoke acme-treasury ${id}\`\n`,
     });
   });
 
-  // Review s11 e, 3: pasted bare, the line asked the active profile's platform ("not found").
-  it('names the profile and platform the logout acted on, when given as flags', async () => {
+  // Review s11 e, 3: pasted bare, the line asked the active profile's platform ("not found"); and
+  // everyday13 F7 2: `-p ops` has just lost its only credential (and a key cannot revoke keys),
+  // so the line keeps the platform and leaves the profile out.
+  it('names the platform the logout acted on, not the profile that held the key', async () => {
     const { id, key } = await newKey();
     const env = await storedKey(key);
     const store = new ConfigStore(env.SVC_CONFIG_DIR);
@@ -64,7 +66,7 @@ describe('svc logout of a stored API key', () => {
     const r = await runInProcess(['-p', 'ops', '--base-url', url, 'logout'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split('\n')[1]).toBe(
-      `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with \`svc -p ops --base-url ${url} tenants api-keys revoke acme-treasury ${id}\``,
+      `warning: the API key ${id} itself stays valid: svc only forgot it; revoke it with the login of a user who holds api_key.manage (a key cannot revoke keys): \`svc --base-url ${url} tenants api-keys revoke acme-treasury ${id}\``,
     );
   });
 

@@ -87,7 +87,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
     await store.setProfileValues(settings.profile, { tenant: me.tenant_id });
   if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
   if (ctx.out.isMachine) {
-    const previous = await endReplacedSession(ctx, settings.profile, replaced);
+    const previous = await endReplacedSession(ctx, settings.profile, replaced, token);
     return ctx.out.json({
       profile: settings.profile,
       base_url: settings.values.base_url,
@@ -98,7 +98,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   ctx.out.success(
     `Logged in to ${settings.values.base_url} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
   );
-  await endReplacedSession(ctx, settings.profile, replaced);
+  await endReplacedSession(ctx, settings.profile, replaced, token);
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
 }
 
@@ -243,7 +243,8 @@ export default function login(make: MakeContext): Command {
         'and stores the tokens in the 0600 credential file. They are refreshed automatically (when the\n' +
         'server sent a refresh token: a client without the refresh_token grant gets none, and svc says so).\n' +
         'An OAuth session the profile held before is revoked once the new login is stored (one that cannot\n' +
-        'be revoked now is kept in profile NAME-previous: `svc profiles rm NAME-previous` ends it).\n\n' +
+        'be revoked now is kept in profile NAME-previous: `svc profiles rm NAME-previous` ends it); an API key or\n' +
+        'token it held is only forgotten, and svc says so as `svc logout` does (with the command that revokes a key).\n\n' +
         'Over SSH (or with --no-browser) svc opens no browser: it prints the URL to open on any machine,\n' +
         'and on a terminal takes either the redirect (same machine, or a forwarded port) or the address\n' +
         'the browser ends on, pasted back (state and PKCE are checked all the same). --device uses device\n' +

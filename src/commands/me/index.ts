@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import type { Field } from '../../output/output.js';
 import { examples, type MakeContext } from '../kit.js';
 
 export async function runMe(ctx: Context): Promise<void> {
@@ -14,6 +15,8 @@ export async function runMe(ctx: Context): Promise<void> {
     ['tenants', tenants.map((t) => `${t.slug} (${t.role})`).join(', ')],
     ['org', data?.org ? `${data.org.id}${data.org.role ? ` (${data.org.role})` : ''}` : undefined],
     ['credential', data?.credential?.kind],
+    // Whose hold an API key depends on: it acts only while they hold its role without an end date.
+    ...(data?.type === 'api_key' ? [['issued by', data.credential?.issued_by] satisfies Field] : []),
     ['expires', data?.credential?.expires_at, 'time'],
     ['scopes', data?.credential?.scopes?.join(' ')],
   ]);

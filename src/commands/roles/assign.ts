@@ -11,7 +11,7 @@ import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { alreadyAssigned, heldAfterSelfRefusal, moveExpiry, until } from './held.js';
+import { alreadyAssigned, heldAfterSelfRefusal, keysStop, moveExpiry, until } from './held.js';
 import {
   assignmentFields,
   leastPrivilegedFirst,
@@ -214,7 +214,8 @@ export function assignCommand(make: MakeContext): Command {
           'already is left as it is (already_assigned, exit 0, its expiry shown; --json and --ndjson ' +
           'print that assignment with "already_assigned": true); with --extend its ' +
           'expiry moves to the one given instead (later or sooner: --expires-in counts from now, and a ' +
-          'warning says when the grant ends sooner; never: permanent), audited.\n\nWith --file, grants ' +
+          'warning says when the grant ends sooner; never: permanent), audited. A permanent grant given ' +
+          `an end may stop API keys: ${keysStop()}; --extend warns of it for tenant_viewer and tenant_admin.\n\nWith --file, grants ` +
           'every row of a CSV (header row), NDJSON or JSON-array file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
           '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +

@@ -1,3 +1,4 @@
+import { API_KEY_ROLES } from '../../api/permissions.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -28,6 +29,16 @@ export function shortening(previous: string | null | undefined, next: string | n
   const span = timeSpan(by);
   return `this shortens the grant by ${span === '0 min' ? 'less than a minute' : span}`;
 }
+
+/**
+ * What a permanent grant given an end, or a role revoked, may do to the user's API keys: the
+ * platform's answer does not say which keys stop, so the words say what the rule is (help and
+ * the --extend warning alike).
+ */
+export const keysStop = (who = 'the user') =>
+  `API keys ${who} issued stop at once while they do not hold the key's role (tenant_viewer for a publishable, ` +
+  'tenant_admin for a service-role key) without an end date, and act again once they do ' +
+  "(`svc tenants api-keys ls --json` names each key's created_by)";
 
 /** Why an --extend can shorten, after shortening()'s words. */
 export const EXTEND_SETS = '--extend sets the expiry given, sooner or later';
@@ -73,6 +84,10 @@ export async function moveExpiry(
   });
   const shorter = shortening(previous?.expires_at, data.expires_at);
   if (shorter) ctx.out.warn(`${shorter} (${EXTEND_SETS}; ${change.counted})`);
+  // Said where it is plain (a key's own role); the help says it of every role that carries one's permissions.
+  const keyRole = (Object.values(API_KEY_ROLES) as string[]).includes(data.role_id);
+  if (keyRole && previous?.expires_at === null && data.expires_at !== null)
+    ctx.out.warn(`this may stop API keys: ${keysStop(user)}`);
   await ctx.out.record(data, assignmentFields(data));
   if (ctx.out.isMachine) return;
   if (previous && previous.expires_at === data.expires_at) {

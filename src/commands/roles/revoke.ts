@@ -5,6 +5,7 @@ import { OutcomeUnknownError } from '../../http/errors.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
+import { keysStop } from './held.js';
 import {
   assignmentFields,
   namedNotFound,
@@ -118,7 +119,8 @@ export function revokeCommand(make: MakeContext): Command {
       .summary('Revoke a role from a user, or from many listed in a file')
       .description(
         'Revoke a role from a user in the tenant: the role stops granting access at once and the ' +
-          'revocation is written to the audit trail. Asks first on a terminal; needs --yes ' +
+          `revocation is written to the audit trail. A revocation may stop API keys: ${keysStop()}. ` +
+          'Asks first on a terminal; needs --yes ' +
           'otherwise.\n\nWith --file, revokes every row (columns user and role; a grants file works' +
           ' too) of a CSV, NDJSON or JSON-array file, or of standard input (-), checked as a whole first, ' +
           'journaled and resumable like `svc roles assign --file`. Rows whose role is not held are ' +

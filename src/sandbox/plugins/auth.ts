@@ -22,7 +22,23 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
     if (!key) throw new ApiProblem(401, 'invalid_token', 'unknown or revoked API key');
     const tenant = state.identity.tenantsById.get(key.tenant_id);
     const stopped = keyStopped(state, key);
-    if (stopped !== undefined) throw new ApiProblem(401, 'invalid_token', stopped);
+    // Not revoked: the key acts again once its issuer holds its role without an end date, so the
+    // 401 says so in its details (state "stopped", the key's id and tenant, its issuer), for the
+    // holder of the key to be told it still needs revoking (svc logout).
+    if (stopped !== undefined)
+      throw new ApiProblem(401, 'invalid_token', stopped, {
+        details: [
+          {
+            field: 'api_key',
+            message:
+              'the key is stopped, not revoked: it acts again once its issuer holds its role without an end date',
+            state: 'stopped',
+            key_id: key.id,
+            tenant_id: key.tenant_id,
+            issued_by: key.created_by,
+          },
+        ],
+      });
     return {
       kind: key.kind === 'publishable' ? 'publishable_key' : 'service_role_key',
       subject: key.id,

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { liveRoleNames, liveTenants } from '../domain/authorization.js';
 import { primaryRole } from '../domain/identity.js';
+import type { SandboxState } from '../state.js';
+import type { Principal } from '../types.js';
 import { errorResponses, type RouteContext } from './context.js';
 
 export default function meRoutes(app: FastifyInstance, { state }: RouteContext): void {
@@ -33,8 +35,8 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
       return {
         id: p.subject,
         type: isKey ? 'api_key' : 'user',
-        name:
-          p.user?.name ?? `${p.kind === 'publishable_key' ? 'Publishable' : 'Service-role'} key ${p.subject}`,
+        // A key by its own name (given at creation; a kind's default otherwise).
+        name: p.user?.name ?? keyName(state, p),
         email: p.user?.email ?? null,
         tenant_id: request.tenant?.id ?? tenants[0]?.id ?? null,
         tenants,
@@ -56,4 +58,11 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
       };
     },
   );
+}
+
+/** An API key's own name, as its record has it; a kind's name and the id for a key not found. */
+function keyName(state: SandboxState, p: Principal): string {
+  const tenant = p.tenantIds[0];
+  const record = tenant === undefined ? undefined : state.identity.apiKeyById(tenant, p.subject);
+  return record?.name ?? `${p.kind === 'publishable_key' ? 'Publishable' : 'Service-role'} key ${p.subject}`;
 }

@@ -11,8 +11,8 @@ import { useTwoProfiles } from '../../helpers/profiles.js';
 
 const env = useTwoProfiles();
 const KEY_WARNING =
-  'warning: the API key may still be valid: svc only forgot it; find its id by its prefix svc_pk_012… ' +
-  'in `svc tenants api-keys ls t-123`, then revoke it with `svc tenants api-keys revoke t-123 KEY_ID`\n';
+  'warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix svc_pk_012… ' +
+  'in `svc --base-url https://api.example.com tenants api-keys ls t-123`, then revoke it with `svc --base-url https://api.example.com tenants api-keys revoke t-123 KEY_ID`\n';
 
 function setActive(name: string): void {
   const file = join(env().SVC_CONFIG_DIR!, 'config.json');

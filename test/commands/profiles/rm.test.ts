@@ -127,8 +127,8 @@ describe('svc profiles rm: the session ends first, as with svc logout', () => {
     const r = await runInProcess(['profiles', 'rm', 'default', '--yes'], env());
     expect(r.stderr).toBe(
       '✓ Removed profile "default"\n' +
-        'warning: the API key may still be valid: svc only forgot it; find its id by its prefix svc_pk_012… ' +
-        'in `svc tenants api-keys ls t-123`, then revoke it with `svc tenants api-keys revoke t-123 KEY_ID`\n' +
+        'warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix svc_pk_012… ' +
+        'in `svc --base-url https://api.example.com tenants api-keys ls t-123`, then revoke it with `svc --base-url https://api.example.com tenants api-keys revoke t-123 KEY_ID`\n' +
         'warning: no profile is active now; choose one with `svc profiles use NAME` (yours: staging)\n',
     );
   });

@@ -2,9 +2,10 @@ import { Command, Option } from 'commander';
 import { characters } from '../../../api/characters.js';
 import { API_KEY_LIMITS } from '../../../api/constants.js';
 import { API_KEY_KINDS, type ApiKeyCreated } from '../../../api/schemas/api-keys.js';
+import { askAboutKey } from '../../../auth/key-state.js';
 import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
-import { UsageError } from '../../../errors.js';
+import { SvcError, UsageError } from '../../../errors.js';
 import type { Platform } from '../../../platform/index.js';
 import { SecretFile } from '../../../system/secret-file.js';
 import { shellWord } from '../../../system/shell-words.js';
@@ -110,7 +111,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
         { idempotencyKey },
       ),
     );
-    data = creation.mayBeStale ? await asItIsNow(platform, creation.data, creation.key) : creation.data;
+    data = creation.mayBeStale ? await asItIsNow(ctx, platform, creation.data, creation.key) : creation.data;
     if (file) await file.write(data.key, 'key');
   } catch (error) {
     await file?.discard();
@@ -142,14 +143,40 @@ const created = (id: string) => ({ what: `API key ${id}`, noun: 'API key', secre
 
 /**
  * A replayed creation is the answer of the day the key was issued: it may have been revoked
- * since (the platform has no GET of one key: the tenant's list, revoked keys included, says).
+ * since (the platform has no GET of one key: the tenant's list, revoked keys included, says), or
+ * stopped — not revoked, but refused while its issuer holds its role only until some time (the key
+ * itself, asked GET /v1/me, says why): either way neither printed nor written as if usable.
  */
-async function asItIsNow(platform: Platform, made: ApiKeyCreated, key: string): Promise<ApiKeyCreated> {
+async function asItIsNow(
+  ctx: Context,
+  platform: Platform,
+  made: ApiKeyCreated,
+  key: string,
+): Promise<ApiKeyCreated> {
   const { items } = await platform.tenants.apiKeys.list(made.tenant_id);
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince(created(made.id), key, 'deleted');
   if (now.revoked_at) throw goneSince(created(made.id), key, 'revoked');
+  const state = await askAboutKey(async () => platform, made.key);
+  if (state?.state === 'stopped') throw stoppedSince(ctx, made, key, state.reason);
   return { ...made, ...now, key: made.key, warning: made.warning };
+}
+
+/** A replayed key that does not act now (its issuer's hold has an end): exit 4, the key not written. */
+function stoppedSince(ctx: Context, made: ApiKeyCreated, key: string, reason: string): SvcError {
+  const revoke = svcCommand(
+    ctx.settings(),
+    `tenants api-keys revoke ${shellWord(made.tenant_id)} ${shellWord(made.id)} --yes`,
+  );
+  return new SvcError(
+    'forbidden',
+    `API key ${made.id} was created by an earlier run with idempotency key ${key}, and the platform refuses it now: ${reason}; ` +
+      'svc neither prints nor writes it',
+    {
+      code: 'api_key_stopped',
+      hint: `it is stopped, not revoked: it acts again once its issuer holds its role without an end date; if it is not to, revoke it with: ${revoke}`,
+    },
+  );
 }
 
 export function createCommand(make: MakeContext): Command {
@@ -162,7 +189,9 @@ export function createCommand(make: MakeContext): Command {
         'of that role held without an end date (a just-in-time grant is refused: the key would outlive it).\n' +
         'Run again with the same --idempotency-key (within 24 hours), it issues no second key: svc says it was\n' +
         'already created by an earlier run ("replayed": true with --json); revoked since: exit 5, the stale key\n' +
-        'neither printed nor written. When every answer is lost, the error names the key to re-run with.',
+        'neither printed nor written; stopped since (its issuer now holds its role only until some time, so the\n' +
+        'platform refuses it until they hold it without an end date again): exit 4, not written either, with the\n' +
+        'reason and the command that revokes it. When every answer is lost, the error names the key to re-run with.',
     )
     .addOption(
       new Option('--kind <kind>', 'publishable or service_role (asked on a terminal)').choices(API_KEY_KINDS),

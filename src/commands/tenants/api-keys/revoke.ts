@@ -56,7 +56,8 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
     target: { id, tenant_id: tenant.id },
   });
   if (data === undefined) return;
-  if (ctx.out.isMachine) return ctx.out.json(data);
+  // One shape whatever the outcome (README): `outcome` says which, as `records delete --json` does.
+  if (ctx.out.isMachine) return ctx.out.json({ ...data, outcome: 'revoked' });
   ctx.out.success(`Revoked ${data.id} (${data.name}) of ${await tenant.label()}`);
 }
 
@@ -76,7 +77,11 @@ export function revokeCommand(make: MakeContext): Command {
   return new Command('revoke')
     .argument('<tenant>', 'tenant id or slug')
     .argument('<key-id>', 'the key id (key_…)')
-    .description('Revoke an API key at once (asks first; --yes when not on a terminal)')
+    .description(
+      'Revoke an API key at once (asks first; --yes when not on a terminal).\n' +
+        'With --json: the key record and "outcome": "revoked", or "already_revoked" (nothing changed, exit 0),\n' +
+        'or "gone_after_lost_answer" (an answer was lost and the key is revoked now).',
+    )
     .addHelpText(
       'after',
       examples(['svc tenants api-keys revoke acme-treasury key_3f2a… --yes', 'revoke a key']),

@@ -1,0 +1,60 @@
+import { SvcError } from '../errors.js';
+import { ApiError } from '../http/errors.js';
+import type { Platform } from '../platform/index.js';
+
+/**
+ * What the platform says of an API key, asked with the key itself (GET /v1/me, once, no retries):
+ * live, with its id and tenant; stopped — refused (401) although not revoked, because its issuer
+ * does not hold its role without an end date now, so it acts again once they do (the 401's
+ * details say `state: "stopped"`, with the key's id and tenant, and its message why); or refused
+ * for good (revoked, or unknown there). Shared by the commands that forget a key (logout,
+ * profiles rm, a replacing login) and by a replayed creation, so each says the same of it.
+ */
+export type KeyState =
+  | { state: 'rejected' }
+  | { state: 'stopped'; id: string; tenant: string; reason: string }
+  | { state: 'live'; id: string; tenant: string | undefined };
+
+/** The details a 401 of a stopped key carries (the sandbox's; another server may give none). */
+interface StoppedDetail {
+  state: 'stopped';
+  key_id: string;
+  tenant_id: string;
+}
+
+const isStopped = (d: unknown): d is StoppedDetail =>
+  typeof d === 'object' &&
+  d !== null &&
+  (d as StoppedDetail).state === 'stopped' &&
+  typeof (d as StoppedDetail).key_id === 'string' &&
+  typeof (d as StoppedDetail).tenant_id === 'string';
+
+/** The 401 in `error` (itself, or the cause svc wrapped it in), if that is what it is. */
+function refusal(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError && error.status === 401) return error;
+  if (error instanceof SvcError) return refusal(error.cause);
+  return undefined;
+}
+
+/** What a 401 to a key's call says of it: stopped (with why), or refused for good. */
+export function keyRefusal(error: unknown): KeyState | undefined {
+  const refused = refusal(error);
+  if (!refused) return undefined;
+  const stopped = Array.isArray(refused.details) ? refused.details.find(isStopped) : undefined;
+  if (!stopped) return { state: 'rejected' };
+  return { state: 'stopped', id: stopped.key_id, tenant: stopped.tenant_id, reason: refused.message };
+}
+
+/** Asks the platform about `token` (an API key); undefined when it could not say (any failure but a 401). */
+export async function askAboutKey(
+  platform: () => Promise<Platform>,
+  token: string,
+): Promise<KeyState | undefined> {
+  try {
+    const me = await (await platform()).me.get({ token, tenant: null, maxRetries: 0, timeoutMs: 5_000 });
+    if (me.type !== 'api_key') return undefined;
+    return { state: 'live', id: me.id, tenant: me.tenants[0]?.slug };
+  } catch (error) {
+    return keyRefusal(error);
+  }
+}
