@@ -5,7 +5,7 @@ import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
-import { admin, createWebhook, everyDlqEntry, replayCounts } from '../../helpers/webhooks.js';
+import { createWebhook, everyDlqEntry, replayCounts } from '../../helpers/webhooks.js';
 
 /**
  * Runs over one dead-letter queue at the same time (two admins, two state directories or

@@ -4,7 +4,7 @@ import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 import { startTarget } from '../../helpers/targets.js';
-import { admin, createWebhook, everyDlqEntry } from '../../helpers/webhooks.js';
+import { createWebhook, everyDlqEntry } from '../../helpers/webhooks.js';
 
 /**
  * Two `replay --dlq` runs of one principal (a shared on-call token, or one admin in two terminals
