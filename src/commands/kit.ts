@@ -5,6 +5,7 @@ import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
 import { decimal } from '../config/decimal.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { refuseCredentialAsId } from '../http/path.js';
 import { quoted } from '../output/format.js';
 import { GoneAfterLostAnswerError } from '../platform/errors.js';
 import { discardTypeAhead } from '../system/type-ahead.js';
@@ -71,6 +72,17 @@ export function choiceFlag<T extends string>(
 export function nonEmpty(name: string, raw: unknown): string {
   const value = typeof raw === 'string' ? raw.trim() : '';
   if (value === '') throw new UsageError(`${name} must not be empty`);
+  return value;
+}
+
+/**
+ * An id given by a flag that goes into a query string (`audit ls --actor`, `users ls --id`): not
+ * empty, and not a credential pasted in its place (refused before it is sent, as in a path).
+ * `wanted` is the id in words: "a user id (usr_…)".
+ */
+export function idFlag(flag: string, raw: unknown, wanted: string): string {
+  const value = nonEmpty(flag, raw);
+  refuseCredentialAsId(`${wanted} for ${flag}`, value);
   return value;
 }
 
