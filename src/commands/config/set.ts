@@ -8,7 +8,7 @@ import {
   profileFlag,
   type Settings,
 } from '../../config/settings.js';
-import type { ProfileSettings } from '../../config/store.js';
+import { type ProfileSettings, sameUrl } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import { ForeignTenantError, findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
@@ -76,8 +76,6 @@ async function appUrlAfter(
       `\`svc ${p}config unset app_url\` makes it the base URL, or \`svc ${p}config set app_url URL\``,
   );
 }
-
-const sameUrl = (a: string, b: string): boolean => new URL(a).href === new URL(b).href;
 
 /**
  * A tenant is checked against the caller's tenants when the server can be asked: an unknown one
