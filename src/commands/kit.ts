@@ -1,7 +1,7 @@
 import type { Command, Option } from 'commander';
 import { parseInstant } from '../api/expiry.js';
 import { tenantByRef } from '../api/tenant-id.js';
-import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
+import { type DurationUnit, isoInstant, isoSeconds, UNIT_MS } from '../api/time.js';
 import { decimal } from '../config/decimal.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -196,7 +196,7 @@ export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
   if (/^\d{4}-\d{2}-\d{2}[T ]/i.test(text)) {
     const instant = parseInstant(text);
     if (!instant.ok) throw new UsageError(`${flag} ${instant.message}`);
-    return { at: isoSeconds(instant.value) };
+    return { at: isoInstant(instant.value) };
   }
   throw new UsageError(
     `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${quoted(text)}`,
