@@ -49,3 +49,21 @@ describe('a credential given as an id in a query', () => {
     );
   });
 });
+
+// everyday13 F7.6: `audit get` of a revocation made by deleting a role left out its reason.
+describe('svc audit get', () => {
+  it('shows why a grant ended when no revocation request ended it', async () => {
+    for (const argv of [
+      ['roles', 'create', '--name', 'ops', '--permission', 'exception.read'],
+      ['roles', 'assign', 'usr_viewer', 'ops', '--expires-in', '2h', '--justification', 'ops one'],
+      ['roles', 'delete', 'ops', '--yes'],
+    ]) {
+      const r = await svc.run(argv);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const ls = await svc.run(['audit', 'ls', '--action', 'role.revoked', '--limit', '1']);
+    const id = ls.stdout.split('\t')[0]!;
+    const one = await svc.run(['audit', 'get', id]);
+    expect(one.stdout).toMatch(/^reason\trole_deleted$/m);
+  });
+});
