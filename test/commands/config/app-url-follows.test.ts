@@ -119,3 +119,13 @@ describe('a login that saves a new base URL', () => {
     expect(profile('default')?.app_url).toBe('https://app.example.com');
   });
 });
+
+// everyday13 F7.7: a base URL saved as typed with a trailing "/" made the `auth token` help example
+// `curl "$(svc config get base_url)/v1/me"` request //v1/me (404).
+describe('config set base_url with a trailing slash', () => {
+  it('saves the URL without it', async () => {
+    await runInProcess(['-p', 'staging', 'config', 'set', 'base_url', 'https://api.other.example/'], env());
+    const r = await runInProcess(['-p', 'staging', 'config', 'get', 'base_url'], env());
+    expect([r.code, r.stdout]).toEqual([0, 'https://api.other.example\n']);
+  });
+});
