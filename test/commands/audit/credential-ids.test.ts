@@ -67,3 +67,38 @@ describe('svc audit get', () => {
     expect(one.stdout).toMatch(/^reason\trole_deleted$/m);
   });
 });
+
+// everyday13 F8: --role NAME of a renamed role: exit 5 with advice about deleted roles, then (the
+// name re-used) only the new role's entries, with no word of the grants made under that name.
+describe('svc audit ls --role NAME after a rename', () => {
+  it('covers the role that had the name, and warns of the one that has it now', async () => {
+    for (const argv of [
+      ['roles', 'create', '--name', 'recon-team', '--permission', 'exception.read'],
+      [
+        'roles',
+        'assign',
+        'usr_viewer',
+        'recon-team',
+        '--expires-in',
+        '2h',
+        '--justification',
+        'recon team member',
+      ],
+      ['roles', 'update', 'recon-team', '--name', 'recon-ops'],
+    ]) {
+      const r = await svc.run(argv);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const renamed = await svc.run(['audit', 'ls', '--role', 'recon-team', '--json']);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(JSON.parse(renamed.stdout).map((e: { action: string }) => e.action)).toContain('role.assigned');
+    expect(
+      (await svc.run(['roles', 'create', '--name', 'recon-team', '--permission', 'exception.read'])).code,
+    ).toBe(0);
+    const reused = await svc.run(['audit', 'ls', '--role', 'recon-team', '--json']);
+    expect(reused.code).toBe(0);
+    expect(reused.stderr).toMatch(
+      /^warning: --role recon-team covers role_\S+ \(live\); recon-team was also the name of role_\S+ \(live\)/,
+    );
+  });
+});
