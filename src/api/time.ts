@@ -8,6 +8,15 @@ export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * An instant a user gave, in UTC as the platform takes it: to the millisecond when it has a
+ * fraction of a second (the platform compares to the millisecond: cut to the second, `--until
+ * T.9Z` would leave out an entry of T.5), else to the second as isoSeconds.
+ */
+export function isoInstant(ms: number): string {
+  return ms % 1000 === 0 ? isoSeconds(ms) : new Date(ms).toISOString();
+}
+
 /** When an expiry (expires_at) ends a grant, in ms; a permanent one (null) never does. */
 export const endMs = (expiresAt: string | null): number =>
   expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);

@@ -10,6 +10,7 @@ import type { StoredCredential } from '../config/store.js';
 import type { Context } from '../context.js';
 import { describeError, SvcError } from '../errors.js';
 import type { CallerIdentity } from '../platform/me.js';
+import { identityDespiteTenant, notYoursWarning } from '../platform/tenant-ref.js';
 import { collect, intFlag, nonEmpty, parseScopes } from './kit.js';
 
 export interface BrowserLoginOptions {
@@ -213,10 +214,13 @@ export async function storeLogin(
   const after = ctx.forProfile(settings.profile);
   try {
     const platform = await after.platform();
-    identity = await platform.me.get({
+    // A profile tenant that is not one of this login's: the identity all the same, and the way out.
+    const answer = await identityDespiteTenant(platform, settings, {
       token: credential.access_token,
       secrets: credential.refresh_token ? [credential.refresh_token] : [],
     });
+    identity = answer.identity;
+    if (answer.refused) ctx.out.warn(notYoursWarning(settings, identity.tenants));
   } catch (error) {
     ctx.out.warn(`logged in, but GET /v1/me failed: ${describeError(error)}`);
   } finally {

@@ -1,10 +1,11 @@
 import type { Command, Option } from 'commander';
 import { parseInstant } from '../api/expiry.js';
 import { tenantByRef } from '../api/tenant-id.js';
-import { type DurationUnit, isoSeconds, UNIT_MS } from '../api/time.js';
+import { type DurationUnit, isoInstant, isoSeconds, UNIT_MS } from '../api/time.js';
 import { decimal } from '../config/decimal.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { refuseCredentialAsId } from '../http/path.js';
 import { quoted } from '../output/format.js';
 import { GoneAfterLostAnswerError } from '../platform/errors.js';
 import { discardTypeAhead } from '../system/type-ahead.js';
@@ -71,6 +72,17 @@ export function choiceFlag<T extends string>(
 export function nonEmpty(name: string, raw: unknown): string {
   const value = typeof raw === 'string' ? raw.trim() : '';
   if (value === '') throw new UsageError(`${name} must not be empty`);
+  return value;
+}
+
+/**
+ * An id given by a flag that goes into a query string (`audit ls --actor`, `users ls --id`): not
+ * empty, and not a credential pasted in its place (refused before it is sent, as in a path).
+ * `wanted` is the id in words: "a user id (usr_…)".
+ */
+export function idFlag(flag: string, raw: unknown, wanted: string): string {
+  const value = nonEmpty(flag, raw);
+  refuseCredentialAsId(`${wanted} for ${flag}`, value);
   return value;
 }
 
@@ -184,7 +196,7 @@ export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
   if (/^\d{4}-\d{2}-\d{2}[T ]/i.test(text)) {
     const instant = parseInstant(text);
     if (!instant.ok) throw new UsageError(`${flag} ${instant.message}`);
-    return { at: isoSeconds(instant.value) };
+    return { at: isoInstant(instant.value) };
   }
   throw new UsageError(
     `${flag} takes an ISO 8601 time (2026-01-15T09:30:00Z) or a duration back from now (30m, 2h, 7d), got ${quoted(text)}`,

@@ -6,7 +6,7 @@ import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
-import { invalidProfileName, PROFILE_KEYS, type ProfileKey, type ProfileSettings } from './store.js';
+import { invalidProfileName, PROFILE_KEYS, type ProfileKey, type ProfileSettings, sameUrl } from './store.js';
 
 export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
 
@@ -219,6 +219,18 @@ export function resolveSettings(
       values[key] = value;
       sources[key] = source;
     }
+  }
+  // A base URL given by flag or env takes with it a profile app_url that was the profile's base URL
+  // (what `svc sandbox start` writes), as `config set base_url` does: else `svc login --base-url B`
+  // would open the old server's page and send its code to B.
+  const overridden = sources.base_url === 'flag' || sources.base_url === 'env';
+  if (
+    overridden &&
+    sources.app_url === 'profile' &&
+    profile?.base_url !== undefined &&
+    sameUrl(profile.base_url, values.app_url!)
+  ) {
+    delete values.app_url;
   }
   if (values.app_url === undefined && values.base_url !== undefined) {
     values.app_url = values.base_url;

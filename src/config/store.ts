@@ -148,11 +148,25 @@ export class ConfigStore {
     return this.profile(name) !== undefined || this.credential(name) !== undefined;
   }
 
+  /**
+   * Sets values of a profile. A new base_url takes with it an app_url that was the old base URL
+   * (what `svc sandbox start` writes), whoever saves it (`config set`, a login elsewhere): kept,
+   * the browser login would open the old server's page.
+   */
   async setProfileValues(name: string, values: ProfileSettings): Promise<void> {
     checkProfileName(name);
     await this.#update<ConfigFile>('config', (file) => {
       file.profiles ??= {};
-      file.profiles[name] = { ...own(file.profiles, name), ...values };
+      const before = own(file.profiles, name);
+      const next = { ...before, ...values };
+      const follows =
+        values.base_url !== undefined &&
+        values.app_url === undefined &&
+        before?.app_url !== undefined &&
+        before.base_url !== undefined &&
+        sameUrl(before.app_url, before.base_url);
+      if (follows) delete next.app_url;
+      file.profiles[name] = next;
     });
   }
 
@@ -316,5 +330,14 @@ export class ConfigStore {
         });
       }
     });
+  }
+}
+
+/** Two URLs that name the same place (`https://a.example` and `https://a.example/`); false if either is no URL. */
+export function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
   }
 }

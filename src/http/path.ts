@@ -3,22 +3,41 @@ import { credentialKind } from './redact.js';
 
 /**
  * The command-line argument a path parameter comes from, named by the path segment before it
- * (`/v1/roles/${id}` → ROLE), as the commands and the contract name their arguments.
+ * (`/v1/roles/${id}` → ROLE), as the commands and the contract name their arguments, and the id
+ * it takes in words (for a refusal: "not an audit entry id (aud_…)").
  */
-const ARGUMENT_AFTER: Record<string, string> = {
-  users: 'USER',
-  roles: 'ROLE',
-  webhooks: 'WEBHOOK',
-  deliveries: 'DELIVERY',
-  dlq: 'ENTRY',
-  tenants: 'TENANT',
-  'api-keys': 'KEY',
-  clients: 'CLIENT',
-  v1: 'SURFACE',
+const ARGUMENT_AFTER: Record<string, [argument: string, id: string]> = {
+  users: ['USER', 'user'],
+  roles: ['ROLE', 'role'],
+  webhooks: ['WEBHOOK', 'webhook'],
+  deliveries: ['DELIVERY', 'delivery'],
+  dlq: ['ENTRY', 'dead-letter entry'],
+  tenants: ['TENANT', 'tenant'],
+  'api-keys': ['KEY', 'API key'],
+  clients: ['CLIENT', 'OAuth client'],
+  audit_trail: ['ID', 'audit entry'],
+  v1: ['SURFACE', 'record surface'],
 };
 
+/** What the id of each kind looks like, where one prefix says it. */
+const ID_SHAPE: Record<string, string> = {
+  user: ' (usr_…)',
+  role: ' or name',
+  'API key': ' (key_…)',
+  'audit entry': ' (aud_…)',
+};
+
+function argumentOf(before: string): [argument: string, id: string] {
+  return ARGUMENT_AFTER[before.replace(/\/+$/, '').split('/').pop() ?? ''] ?? ['ID', 'record'];
+}
+
 function argumentName(before: string): string {
-  return ARGUMENT_AFTER[before.replace(/\/+$/, '').split('/').pop() ?? ''] ?? 'ID';
+  return argumentOf(before)[0];
+}
+
+/** "an audit entry id (aud_…)": the id a kind of object is named by, in words. */
+export function idInWords(kind: string): string {
+  return `${/^(?:[aeioAEIO]|API)/.test(kind) ? 'an' : 'a'} ${kind} id${ID_SHAPE[kind] ?? ''}`;
 }
 
 /**
@@ -53,26 +72,28 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
         },
       );
     }
-    refuseCredentialAsId(argumentName(strings[i] ?? ''), text);
+    const kind = argumentOf(strings[i] ?? '')[1];
+    refuseCredentialAsId(idInWords(kind), text, `give the ${kind}'s id instead; ${NOT_SENT}`);
     out += encodeURIComponent(text) + (strings[i + 1] ?? '');
   });
   return out;
 }
 
+const NOT_SENT = 'svc did not send the secret (in a URL it would stay in proxy and server logs)';
+
 /**
  * A credential pasted where an id belongs (the API key instead of its id, a webhook's signing
- * secret, a token) is a usage error before it is sent: in a URL it would stay in proxy and
- * server access logs. `hint` may name the right id when the caller can find it.
+ * secret, a token) is a usage error before it is sent: in a URL, path or query, it would stay in
+ * proxy and server access logs. `wanted` says in words what was expected there (idInWords);
+ * `hint` may name the right id when the caller can find it.
  */
-export function refuseCredentialAsId(name: string, text: string, hint?: string): void {
+export function refuseCredentialAsId(wanted: string, text: string, hint?: string): void {
   const kind = credentialKind(text);
   if (kind === undefined) return;
-  const whose = kind === 'the API key itself' && name === 'KEY' ? 'its id' : `a ${name} id`;
-  throw new UsageError(`that is ${kind}, not ${whose}`, {
+  const what = kind === 'the API key itself' && wanted.startsWith(idInWords('API key')) ? 'its id' : wanted;
+  throw new UsageError(`that is ${kind}, not ${what}`, {
     code: 'credential_as_id',
-    hint:
-      hint ??
-      `give the ${name}'s id instead; svc did not send the secret (in a URL it would stay in proxy and server logs)`,
+    hint: hint ?? `give the id instead; ${NOT_SENT}`,
   });
 }
 

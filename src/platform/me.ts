@@ -1,7 +1,9 @@
 import type { Me } from '../api/schemas/me.js';
+import type { SvcError } from '../errors.js';
 import type { ApiPromise } from './api-promise.js';
-import { baseUrlHint, MissingRouteError } from './errors.js';
+import { baseUrlHint, MissingRouteError, TenantForbiddenError } from './errors.js';
 import { MeAnswer } from './schemas.js';
+import { ForeignTenantError, UnknownTenantError } from './tenant-ref.js';
 import type { CallOptions, Transport } from './transport.js';
 
 /** The answer of GET /v1/me; `credential` is a sandbox addition other servers may leave out. */
@@ -24,5 +26,23 @@ export class Identity {
       },
       options,
     );
+  }
+
+  /**
+   * The identity even when the run's tenant is not one of the credential's (a profile reused for
+   * another login): asked again without X-Tenant-Id, with the refusal in `refused`. For the
+   * commands whose job is to say who you are (`me`, `tenants ls`, `auth status`, a login).
+   */
+  async despiteTenant(options?: CallOptions): Promise<{ identity: CallerIdentity; refused?: SvcError }> {
+    try {
+      return { identity: await this.get(options) };
+    } catch (error) {
+      const notYours =
+        error instanceof UnknownTenantError ||
+        error instanceof ForeignTenantError ||
+        error instanceof TenantForbiddenError;
+      if (!notYours) throw error;
+      return { identity: await this.get({ ...options, tenant: null }), refused: error };
+    }
   }
 }

@@ -1,9 +1,12 @@
 import { didYouMean } from '../api/suggest.js';
 import { namesTenant, tenantByRef } from '../api/tenant-id.js';
+import { type CommandLine, commandLine, inTenant, type Settings } from '../config/settings.js';
 import { lookupMayFail, NotFoundError, SvcError } from '../errors.js';
 import { quoted } from '../output/format.js';
 import { sym } from '../output/symbols.js';
 import type { Platform } from './index.js';
+import type { CallerIdentity } from './me.js';
+import type { CallOptions } from './transport.js';
 
 /**
  * A tenant named the way people name it — its id or its slug — turned into its id. A
@@ -63,14 +66,68 @@ export async function findTenant(platform: Platform, ref: string, from?: string)
     );
   }
   const where = from ? ` (from ${from})` : '';
+  const out = from === undefined ? undefined : wayOut(platform.svcAnyTenant, from, slugs);
   throw new UnknownTenantError(
     `no tenant ${quoted(ref)}${where} among your tenants${didYouMean(ref, slugs)}`,
     {
-      hint: slugs.length
-        ? `${yours} (see \`${platform.svcAnyTenant('tenants ls')}\`)`
-        : `your credential names no tenant where you hold a role (see \`${platform.svcAnyTenant('me')}\`)`,
+      hint: out
+        ? `${slugs.length ? `${yours}; ` : ''}${out}`
+        : slugs.length
+          ? `${yours} (see \`${platform.svcAnyTenant('tenants ls')}\`)`
+          : `your credential names no tenant where you hold a role (see \`${platform.svcAnyTenant('me')}\`)`,
     },
   );
+}
+
+/**
+ * How to stop using a tenant that is not one of the credential's, by where it came from
+ * (`SVC_TENANT`, `profile NAME`, as findTenant's `from`). Not `svc tenants ls`: with that tenant
+ * in force, it would only repeat the refusal. (--tenant: undefined; `svc tenants ls` leaves it out.)
+ */
+export function wayOut(svc: CommandLine, from: string, slugs: readonly string[]): string | undefined {
+  if (from === 'SVC_TENANT') return 'set SVC_TENANT to one of yours, or unset it';
+  if (!from.startsWith('profile ')) return undefined;
+  const set = svc(`config set tenant ${slugs.length === 1 ? slugs[0] : 'SLUG'}`);
+  return `\`${set}\`, or \`${svc('config unset tenant')}\``;
+}
+
+/**
+ * GET /v1/me for a command about the credential (`me`, `tenants ls`, `auth status`, a login): a
+ * profile's tenant that is not one of the credential's (a profile reused for another login) does
+ * not stop it (`refused` says so); a tenant given by --tenant or SVC_TENANT, asked for by name
+ * for this run, is refused as before.
+ */
+export async function identityDespiteTenant(
+  platform: Platform,
+  settings: Settings,
+  options?: CallOptions,
+): Promise<{ identity: CallerIdentity; refused?: SvcError }> {
+  if (settings.sources.tenant !== 'profile') return { identity: await platform.me.get(options) };
+  return platform.me.despiteTenant(options);
+}
+
+/** Where the run's tenant came from, in findTenant's words. */
+export function tenantFrom(settings: Settings): string {
+  const source = settings.sources.tenant;
+  return source === 'flag' ? '--tenant' : source === 'env' ? 'SVC_TENANT' : `profile ${settings.profile}`;
+}
+
+/**
+ * The warning of a command about the credential (`me`, `tenants ls`, `auth status`, a login) that
+ * answered without the run's tenant because it is not one of the credential's.
+ */
+export function notYoursWarning(settings: Settings, tenants: readonly KnownTenant[] | undefined): string {
+  const slugs = (tenants ?? []).map((t) => t.slug);
+  const from = tenantFrom(settings);
+  const which =
+    from === '--tenant'
+      ? 'given by --tenant'
+      : from === 'SVC_TENANT'
+        ? 'from SVC_TENANT'
+        : `of profile "${settings.profile}"`;
+  const yours = slugs.length ? slugs.join(', ') : 'none';
+  const out = wayOut(commandLine(inTenant(settings, undefined)), from, slugs);
+  return `the tenant ${quoted(settings.values.tenant ?? '')} ${which} is not one of yours (yours: ${yours}): ${out}`;
 }
 
 /** The tenant with this id or slug in GET /v1/tenants, when the caller may read it; else undefined. */

@@ -5,10 +5,19 @@ import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, UsageError } from '../../errors.js';
 import { PermissionDeniedError } from '../../http/errors.js';
+import { idInWords } from '../../http/path.js';
 import { quoted } from '../../output/format.js';
 import { TenantForbiddenError, UserNotFoundError, whereToLook } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { choiceFlag, examples, type MakeContext, nonEmpty, type TimeFlags, timeFlags } from '../kit.js';
+import {
+  choiceFlag,
+  examples,
+  idFlag,
+  type MakeContext,
+  nonEmpty,
+  type TimeFlags,
+  timeFlags,
+} from '../kit.js';
 import {
   DEFAULT_LIMIT,
   flagWords,
@@ -38,12 +47,14 @@ export function parseAuditLs(flags: Record<string, unknown>): AuditLsOptions {
   const query: AuditLsOptions['query'] = {
     order: flags.oldestFirst === true ? 'asc' : 'desc',
     ...(action ? { action } : {}),
-    ...(flags.actor === undefined ? {} : { actor: nonEmpty('--actor', flags.actor) }),
-    ...(flags.user === undefined ? {} : { user_id: nonEmpty('--user', flags.user) }),
+    ...(flags.actor === undefined
+      ? {}
+      : { actor: idFlag('--actor', flags.actor, 'a user id or an API key id') }),
+    ...(flags.user === undefined ? {} : { user_id: idFlag('--user', flags.user, idInWords('user')) }),
     ...(flags.targetType === undefined
       ? {}
       : { target_type: choiceFlag('--target-type', flags.targetType, AUDIT_TARGET_TYPES) }),
-    ...(flags.target === undefined ? {} : { target_id: nonEmpty('--target', flags.target) }),
+    ...(flags.target === undefined ? {} : { target_id: idFlag('--target', flags.target, 'an object id') }),
   };
   return { ...parseListing(flags), query, ...times, role: text('--role', flags.role) };
 }

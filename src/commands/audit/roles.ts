@@ -1,6 +1,6 @@
 import type { Role } from '../../api/schemas/roles.js';
 import { NotFoundError } from '../../errors.js';
-import { PermissionDeniedError } from '../../http/errors.js';
+import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { TenantForbiddenError } from '../../platform/errors.js';
@@ -18,14 +18,45 @@ export type AuditRole = { id: string; deleted_at: string | null | undefined };
  * name each custom role as it was called then.
  */
 export async function auditRoles(platform: Platform, ref: string): Promise<AuditRole[]> {
+  let byName: AuditRole[];
   try {
-    return (await rolesByRef(platform, ref, { deleted: true })).map(auditRole);
+    byName = (await rolesByRef(platform, ref, { deleted: true })).map(auditRole);
   } catch (error) {
+    if (isNotFound(error) && !isRoleId(ref)) return formerlyNamed(platform, ref, [], error);
     if (!(error instanceof PermissionDeniedError) || error instanceof TenantForbiddenError) throw error;
+    if (isRoleId(ref)) return [{ id: ref, deleted_at: undefined }];
+    return rolesNamedInTrail(platform, ref);
   }
-  if (isRoleId(ref)) return [{ id: ref, deleted_at: undefined }];
-  return rolesNamedInTrail(platform, ref);
+  return isRoleId(ref) ? byName : formerlyNamed(platform, ref, byName, undefined);
 }
+
+/**
+ * The roles that have the name now (`byName`), then those the trail says had it before a rename
+ * (the roles list knows only current names): without them, the grants made under the name were
+ * left out unsaid, or the name of a renamed role was "no role" (exit 5). `notFound`: the roles
+ * list's answer when no role has the name now, thrown when the trail knows none either.
+ */
+async function formerlyNamed(
+  platform: Platform,
+  name: string,
+  byName: AuditRole[],
+  notFound: Error | undefined,
+): Promise<AuditRole[]> {
+  let former: AuditRole[];
+  try {
+    former = await rolesNamedInTrail(platform, name);
+  } catch (error) {
+    if (error instanceof NotFoundError && notFound) throw notFound;
+    if (error instanceof NotFoundError || error instanceof PermissionDeniedError) return byName;
+    throw error;
+  }
+  const known = new Set(byName.map((r) => r.id));
+  return [...byName, ...former.filter((r) => !known.has(r.id))];
+}
+
+/** No such role: the roles list's 404, or the trail's own not-found. */
+const isNotFound = (error: unknown): error is Error =>
+  error instanceof NotFoundError || error instanceof ApiNotFoundError;
 
 const auditRole = (role: Role): AuditRole => ({ id: role.id, deleted_at: role.deleted_at });
 

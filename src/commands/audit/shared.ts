@@ -64,5 +64,7 @@ export const auditFields = (e: AuditTrailEntry): Field[] => [
   ['justification', e.justification],
   ['changed fields', e.changes?.join(', ')],
   ['change', changeText(e)],
+  // Only a revocation no request made has one (role_deleted): a line on those, not an empty one on all.
+  ...(e.reason === undefined ? [] : [['reason', e.reason] as Field]),
   ['request', e.request_id],
 ];

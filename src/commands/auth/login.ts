@@ -11,6 +11,7 @@ import { AuthError, UsageError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
 import { inWholeSeconds, relativeTime } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
+import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
 import { readStream } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
@@ -57,10 +58,15 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   // with the profile's credential (none yet, or another login's).
   const check = ctx.withToken(token);
   let me: CallerIdentity;
+  let notYours = false;
   try {
-    me = await (await check.platform()).me.get().catch((error: unknown) => {
+    // A profile tenant that is not one of this login's does not stop the login (it is said below,
+    // with the way out): refusing it sent the user to commands that need a login.
+    const answer = await identityDespiteTenant(await check.platform(), settings).catch((error: unknown) => {
       throw rejectedToken(error);
     });
+    me = answer.identity;
+    notYours = answer.refused !== undefined;
   } finally {
     await check.close();
   }
@@ -86,6 +92,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   if (!settings.values.tenant && me?.tenant_id)
     await store.setProfileValues(settings.profile, { tenant: me.tenant_id });
   if (!store.activeProfile()) await store.setActiveProfile(settings.profile);
+  if (notYours) ctx.out.warn(notYoursWarning(settings, me.tenants));
   if (ctx.out.isMachine) {
     const previous = await endReplacedSession(ctx, settings.profile, replaced, token);
     return ctx.out.json({

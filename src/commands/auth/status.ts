@@ -7,6 +7,7 @@ import { AuthError, SvcError } from '../../errors.js';
 import { ConnectionError, ConnectionTimeoutError } from '../../http/errors.js';
 import { inWholeSeconds, maskSecret } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
+import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext } from '../kit.js';
 
 interface AuthStatus {
@@ -74,8 +75,12 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
     });
   } else {
     try {
-      status.identity = await (await ctx.platform()).me.get();
+      // A credential the platform accepts is logged in, whatever the run's tenant: one that is not
+      // the credential's is said, with the way out, not reported as "status unknown".
+      const { identity, refused } = await identityDespiteTenant(await ctx.platform(), settings);
+      status.identity = identity;
       status.logged_in = true;
+      if (refused) ctx.out.warn(notYoursWarning(settings, identity.tenants));
     } catch (error) {
       if (!(error instanceof SvcError)) throw error;
       failure = error;

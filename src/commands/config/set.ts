@@ -8,7 +8,7 @@ import {
   profileFlag,
   type Settings,
 } from '../../config/settings.js';
-import type { ProfileSettings } from '../../config/store.js';
+import { type ProfileSettings, sameUrl } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import { ForeignTenantError, findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
@@ -18,8 +18,14 @@ import { checkKey, KEYS } from './shared.js';
 export async function runConfigSet(ctx: Context, rawKey: string, rawValue: string): Promise<void> {
   const key = checkKey(rawKey);
   const given = nonEmpty('VALUE', rawValue);
-  // A tenant id is kept in its canonical lower case (src/api/tenant-id.ts).
-  const value = key === 'tenant' ? canonicalTenantRef(given) : given;
+  // A tenant id is kept in its canonical lower case (src/api/tenant-id.ts); a URL without a trailing
+  // "/", so `$(svc config get base_url)/v1/me` (the `auth token` example) is not `//v1/me`.
+  const value =
+    key === 'tenant'
+      ? canonicalTenantRef(given)
+      : key === 'base_url' || key === 'app_url'
+        ? given.replace(/\/+$/, '')
+        : given;
   const settings = ctx.settings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
   if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);
@@ -76,8 +82,6 @@ async function appUrlAfter(
       `\`svc ${p}config unset app_url\` makes it the base URL, or \`svc ${p}config set app_url URL\``,
   );
 }
-
-const sameUrl = (a: string, b: string): boolean => new URL(a).href === new URL(b).href;
 
 /**
  * A tenant is checked against the caller's tenants when the server can be asked: an unknown one

@@ -1,10 +1,13 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { Field } from '../../output/output.js';
+import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext } from '../kit.js';
 
 export async function runMe(ctx: Context): Promise<void> {
-  const data = await (await ctx.platform()).me.get();
+  // Who you are does not depend on the run's tenant: one that is not yours is said, not refused.
+  const { identity: data, refused } = await identityDespiteTenant(await ctx.platform(), ctx.settings());
+  if (refused) ctx.out.warn(notYoursWarning(ctx.settings(), data.tenants));
   const tenants = Array.isArray(data?.tenants) ? data.tenants : [];
   await ctx.out.record(data, [
     ['id', data?.id],

@@ -14,6 +14,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { quoted } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
+import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
   DEFAULT_LIMIT,
@@ -74,8 +75,18 @@ export function parseTenantsLs(flags: Record<string, unknown>): TenantsLsOptions
 export async function runTenantsLs(ctx: Context, options: TenantsLsOptions): Promise<void> {
   const platform = await ctx.platform();
   const query = { role: options.role, subscription_tier: options.tier };
+  // Which tenants you have does not depend on the run's tenant: one that is not yours (a profile
+  // reused for another login) is said, and the list asked without it, not refused.
+  let outside: { tenant: null } | undefined;
+  if (ctx.settings().sources.tenant === 'profile') {
+    const { identity, refused } = await identityDespiteTenant(platform, ctx.settings());
+    if (refused) {
+      ctx.out.warn(notYoursWarning(ctx.settings(), identity.tenants));
+      outside = { tenant: null };
+    }
+  }
   const listing = new Listing<TenantSummary>(options, TENANT_PAGE.max);
-  const tenants = listing.items((page) => platform.tenants.list({ ...query, ...page }));
+  const tenants = listing.items((page) => platform.tenants.list({ ...query, ...page }, outside));
   const custom = options.role !== undefined && !NAMED_ROLES.includes(options.role);
   await ctx.out.list(tenants, TENANT_COLUMNS, {
     empty: custom

@@ -3,9 +3,10 @@ import { USER_LOOKUP_MAX, type User } from '../../api/schemas/users.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { idInWords } from '../../http/path.js';
 import { someNames } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
-import { collect, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { collect, examples, idFlag, type MakeContext } from '../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../listing.js';
 
 /** The largest page GET /v1/users gives. */
@@ -24,7 +25,7 @@ const COLUMNS: Array<Column<User>> = [
 
 export function parseUsersLs(flags: Record<string, unknown>): UsersLsOptions {
   const raw = (flags.id as unknown[] | undefined) ?? [];
-  const ids = [...new Set(raw.map((id) => nonEmpty('--id', id)))];
+  const ids = [...new Set(raw.map((id) => idFlag('--id', id, idInWords('user'))))];
   if (ids.length > USER_LOOKUP_MAX) {
     throw new UsageError(`--id names ${ids.length} users; at most ${USER_LOOKUP_MAX} at once`, {
       hint: 'split the list, or list every user with --all and filter it',

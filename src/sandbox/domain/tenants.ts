@@ -31,17 +31,25 @@ export function visibleTenants(
     principal.user !== null &&
     identity.isOrgAdmin(principal.user.id, orgId);
   const memberIds = new Set(members.map((t) => t.id));
-  const rolesIn = (t: Tenant): string[] =>
+  const heldIn = (t: Tenant): string[] =>
     memberIds.has(t.id) ? liveRoleNames(state, principal, t.id) : orgWide ? ['org_admin'] : [];
+  // org_admin is held in every tenant of the organisation administered, member or not (counted
+  // only where seen solely through it, an org_admin who is a member everywhere matched nowhere).
+  const administers = (t: Tenant): boolean =>
+    ownCredential && principal.user !== null && identity.isOrgAdmin(principal.user.id, t.org_id);
+  const rolesIn = (t: Tenant): string[] => {
+    const held = heldIn(t);
+    return administers(t) && !held.includes('org_admin') ? [...held, 'org_admin'] : held;
+  };
   // Org-wide lists walk the global sorted index from the cursor; member lists are short.
   const source = orgWide ? identity.tenants : members;
   return {
     source,
     inScope: (t: Tenant) => orgId === undefined || t.org_id === orgId,
-    /** The caller's live roles in the tenant (names), or org_admin for one seen only through org_admin. */
+    /** The caller's live roles in the tenant (names), and org_admin in its organisation's tenants. */
     rolesIn,
-    /** The role column: the highest of those. */
-    roleOf: (t: Tenant): string | undefined => primaryRole(rolesIn(t)),
+    /** The role column: the highest of the roles held in the tenant (org_admin where seen only through it). */
+    roleOf: (t: Tenant): string | undefined => primaryRole(heldIn(t)),
     indexAfter: (createdMs: number, id: string): number => {
       if (orgWide) return identity.tenantIndexAfter(createdMs, id);
       const i = source.findIndex((t) => t.createdMs > createdMs || (t.createdMs === createdMs && t.id > id));

@@ -66,3 +66,66 @@ describe('svc config unset', () => {
     expect(profile('default')?.org).toBeUndefined();
   });
 });
+
+// everyday13 F6: `svc login --base-url URL` (what svc prints for a credential of another server)
+// opened the old server's page: the flag and SVC_BASE_URL left an app_url that was the profile's
+// base URL (as `sandbox start` writes it) behind, where `config set base_url` moves it.
+describe('a base URL given by --base-url or SVC_BASE_URL', () => {
+  const ls = async (argv: string[], extra: Record<string, string> = {}) =>
+    (await runInProcess([...argv, 'config', 'ls'], { ...env(), ...extra })).stdout
+      .split('\n')
+      .filter((l) => /^(base_url|app_url)\t/.test(l));
+
+  it('takes an app_url that was the profile base URL with it, as config set does', async () => {
+    await runInProcess(['-p', 'staging', 'config', 'set', 'app_url', 'https://staging.example/'], env());
+    expect(await ls(['-p', 'staging', '--base-url', 'https://api.other.example'])).toEqual([
+      'base_url\thttps://api.other.example\tflag',
+      'app_url\thttps://api.other.example\tdefault',
+    ]);
+    expect(await ls(['-p', 'staging'], { SVC_BASE_URL: 'https://api.other.example' })).toEqual([
+      'base_url\thttps://api.other.example\tSVC_BASE_URL',
+      'app_url\thttps://api.other.example\tdefault',
+    ]);
+  });
+
+  it('leaves an app_url of its own, or one given by flag, as it is', async () => {
+    await runInProcess(['-p', 'staging', 'config', 'set', 'app_url', 'https://app.staging.example'], env());
+    expect(await ls(['-p', 'staging', '--base-url', 'https://api.other.example'])).toEqual([
+      'base_url\thttps://api.other.example\tflag',
+      'app_url\thttps://app.staging.example\tprofile',
+    ]);
+    await runInProcess(['-p', 'staging', 'config', 'set', 'app_url', 'https://staging.example'], env());
+    expect(
+      await ls([
+        '-p',
+        'staging',
+        '--base-url',
+        'https://api.other.example',
+        '--app-url',
+        'https://app.x.example',
+      ]),
+    ).toEqual(['base_url\thttps://api.other.example\tflag', 'app_url\thttps://app.x.example\tflag']);
+  });
+});
+
+describe('a login that saves a new base URL', () => {
+  it('drops an app_url that was the old base URL from the profile', async () => {
+    await runInProcess(['-p', 'staging', 'config', 'set', 'app_url', 'https://staging.example'], env());
+    const store = testContext({ env: env() }).ctx.store();
+    await store.setProfileValues('staging', { base_url: 'https://api.other.example' });
+    expect(profile('staging')).toEqual({ base_url: 'https://api.other.example' });
+    await store.setProfileValues('default', { app_url: 'https://app.example.com' });
+    await store.setProfileValues('default', { base_url: 'https://api.other.example' });
+    expect(profile('default')?.app_url).toBe('https://app.example.com');
+  });
+});
+
+// everyday13 F7.7: a base URL saved as typed with a trailing "/" made the `auth token` help example
+// `curl "$(svc config get base_url)/v1/me"` request //v1/me (404).
+describe('config set base_url with a trailing slash', () => {
+  it('saves the URL without it', async () => {
+    await runInProcess(['-p', 'staging', 'config', 'set', 'base_url', 'https://api.other.example/'], env());
+    const r = await runInProcess(['-p', 'staging', 'config', 'get', 'base_url'], env());
+    expect([r.code, r.stdout]).toEqual([0, 'https://api.other.example\n']);
+  });
+});

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { type CommandLine, commandLine, svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
-import { refuseCredentialAsId } from '../../../http/path.js';
+import { idInWords, refuseCredentialAsId } from '../../../http/path.js';
 import { sym } from '../../../output/symbols.js';
 import { ApiKeyNotFoundError, keysOf, retyped } from '../../../platform/errors.js';
 import { shellWord } from '../../../system/shell-words.js';
@@ -20,13 +20,13 @@ export async function runApiKeyRevoke(ctx: Context, tenantRef: string, keyId: st
   if (pasted.length === 1) {
     const { id: keyId, prefix } = pasted[0]!;
     refuseCredentialAsId(
-      'KEY',
+      idInWords('API key'),
       id,
       `its id is ${keyId} (prefix ${prefix}${sym.ellipsis}): ${svcCommand(ctx.settings(), `tenants api-keys revoke ${shellWord(tenantRef)} ${shellWord(keyId)}`)}`,
     );
   }
   refuseCredentialAsId(
-    'KEY',
+    idInWords('API key'),
     id,
     notListedHint(commandLine(ctx.settings()), tenantRef, listed.withheld ?? 0),
   );
