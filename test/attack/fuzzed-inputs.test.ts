@@ -106,8 +106,13 @@ describe('a credential is not an id', () => {
     const result = await runInProcess(['--debug', ...argv], env(), { now: Date.now() });
     expect(result.code, result.stderr).toBe(2);
     const error = result.stderr.split('\n').filter((line) => line.startsWith('error: '));
-    const whose = kind === 'the API key itself' && name === 'KEY' ? 'its id' : `a ${name} id`;
-    expect(error).toEqual([expect.stringMatching(new RegExp(`^error: that is ${kind}, not ${whose}; `))]);
+    // The id wanted, in words ("a role id or name", "an audit entry id (aud_…)"); a key's own: "its id".
+    const kindOfId = name === 'ID' ? '' : `\\b${name.toLowerCase()}\\b[^;]* `;
+    const whose =
+      kind === 'the API key itself' && name === 'KEY' ? 'its id' : `an? [^;]*${kindOfId}id\\b[^;]*`;
+    expect(error).toEqual([
+      expect.stringMatching(new RegExp(`^error: that is ${kind}, not ${whose}; .*did not send`)),
+    ]);
     // The trace masks a credential it shows: a request line with a mask carried one.
     const requests = result.stderr.split('\n').filter((line) => /^\* [A-Z]+ /.test(line));
     for (const line of requests) expect(line).not.toContain('redacted');
