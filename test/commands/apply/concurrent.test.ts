@@ -21,14 +21,14 @@ const EU = tenantId('acme-payments-eu');
 const LEDGER = tenantId('acme-ledger-uk');
 
 /** Before forwarding a request, what a test asks to happen meanwhile (once). */
-let meanwhile: { method: string; path: string; act: () => void } | undefined;
+let meanwhile: { method: string; path: string; act: () => void | Promise<void> } | undefined;
 const proxy = useLossyProxy(svc.sandbox, {
   lose: () => false,
   before: (method, path) => {
     if (meanwhile && method === meanwhile.method && path === meanwhile.path) {
       const { act } = meanwhile;
       meanwhile = undefined;
-      act();
+      return act();
     }
   },
 });
@@ -119,6 +119,114 @@ describe('svc apply, two runs of one file at once', () => {
         .map((r) => `${r.kind} ${r.status} ${r.id}`)
         .sort(),
     ).toEqual([`oauth_client ok ${after.clients[0].client_id}`, `webhook ok ${after.hooks[0].id}`]);
+  });
+});
+
+describe("svc apply, the other run's creation rotated before this one hears of it", () => {
+  it('writes no secret and says the one stored is no longer the current one, though it still signs', async () => {
+    const file = writeFile(
+      dir,
+      'rotated.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-payments-eu\n    webhooks:\n      - url: https://rotated.example.com/hook\n        event_types: [exception.created]\n',
+    );
+    let rotatedAt = '';
+    // Run B has planned; before its creation arrives, run A creates the webhook and someone rotates it.
+    meanwhile = {
+      method: 'POST',
+      path: '/v1/webhooks',
+      act: async () => {
+        expect((await job(file, 'rotated-a')).code).toBe(0);
+        const made = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.find(
+          (w: { url: string }) => w.url === 'https://rotated.example.com/hook',
+        );
+        await as(svc.sandbox(), EU, 'POST', `/v1/webhooks/${made.id}/rotate-secret`, {});
+        rotatedAt = (await as(svc.sandbox(), EU, 'GET', `/v1/webhooks/${made.id}`)).secret_rotated_at;
+      },
+    };
+    const b = await svc.run(
+      ['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, 'secrets-rotated-b')],
+      { ...real, env: { SVC_STATE_DIR: join(dir, 'state-rotated-b'), SVC_BASE_URL: proxy().url } },
+    );
+    expect(b.code, b.stderr).toBe(0);
+    const [row] = ndjson(b.stdout);
+    expect(row).toMatchObject({ kind: 'webhook', status: 'skipped', reason: 'created_by_another_run' });
+    expect(row.secret).toBe(
+      `rotated at ${rotatedAt} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: svc webhooks get ${row.id} shows until when)`,
+    );
+    expect(readdirSync(join(dir, 'secrets-rotated-b'))).toEqual([]);
+  });
+});
+
+describe('svc apply after a run whose creation the platform refused', () => {
+  it('creates the entry once the caller may: the stored refusal of the same plan is not its answer', async () => {
+    // user 2 manages webhooks; reading exceptions (which an exception webhook sends) is a second role.
+    const manage = await as(svc.sandbox(), EU, 'POST', '/v1/roles', {
+      name: 'hook-manager',
+      permissions: ['role.read', 'webhook.manage', 'webhook.read'],
+    });
+    const reads = await as(svc.sandbox(), EU, 'POST', '/v1/roles', {
+      name: 'exception-reader',
+      permissions: ['exception.read'],
+    });
+    await as(svc.sandbox(), EU, 'POST', `/v1/users/${user(2)}/roles`, { role_id: manage.id });
+    const grantReads = () =>
+      as(svc.sandbox(), EU, 'POST', `/v1/users/${user(2)}/roles`, { role_id: reads.id });
+    await grantReads();
+    const file = writeFile(
+      dir,
+      'refused.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-payments-eu\n    webhooks:\n      - url: https://refused.example.com/hook\n        event_types: [exception.created]\n',
+    );
+    const token = svc.sandbox().issueToken(user(2)).token;
+    const run = (name: string, env: Record<string, string> = {}) =>
+      svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, `secrets-${name}`)], {
+        ...real,
+        env: { SVC_TOKEN: token, SVC_STATE_DIR: join(dir, `state-${name}`), ...env },
+      });
+    // Planned while user 2 could; the role is taken away before the creation is sent.
+    meanwhile = {
+      method: 'POST',
+      path: '/v1/webhooks',
+      act: async () => {
+        await as(svc.sandbox(), EU, 'DELETE', `/v1/users/${user(2)}/roles/${reads.id}`, {
+          justification: 'rota',
+        });
+      },
+    };
+    const refused = await run('refused', { SVC_BASE_URL: proxy().url });
+    expect(refused.code).toBe(7);
+    expect(ndjson(refused.stdout)[0].error.message).toContain('you lack exception.read');
+    // The role is back; another runner (a fresh state directory) applies the same plan.
+    await grantReads();
+    const again = await run('after-refusal');
+    expect(again.code, again.stderr).toBe(0);
+    const hooks = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.filter(
+      (w: { url: string }) => w.url === 'https://refused.example.com/hook',
+    );
+    expect(hooks).toHaveLength(1);
+    expect(ndjson(again.stdout).map((r) => `${r.kind} ${r.status} ${r.id}`)).toEqual([
+      `webhook ok ${hooks[0].id}`,
+    ]);
+  });
+});
+
+describe('svc apply of an entry created and deleted again and again within a day', () => {
+  it('creates it every time: the chain of stored answers has no small cap', async () => {
+    const file = writeFile(
+      dir,
+      'cycle.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-ledger-uk\n    webhooks:\n      - url: https://cycle.example.com/hook\n        event_types: [exception.created]\n',
+    );
+    const made: string[] = [];
+    for (let round = 0; round < 12; round++) {
+      const r = await job(file, `cycle-${round}`);
+      expect(r.code, `round ${round}: ${r.stderr}`).toBe(0);
+      const [row] = ndjson(r.stdout);
+      expect(row).toMatchObject({ kind: 'webhook', status: 'ok' });
+      made.push(row.id);
+      await as(svc.sandbox(), LEDGER, 'DELETE', `/v1/webhooks/${row.id}`);
+    }
+    expect(new Set(made).size).toBe(12);
   });
 });
 
