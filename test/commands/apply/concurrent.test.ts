@@ -101,6 +101,34 @@ describe('svc apply, two runs of one file at once', () => {
     expect((await svc.run(['plan', '-f', file], real)).code).toBe(0);
   });
 
+  it('under two credentials creates twice (keys are per caller); svc plan then says how and which command deletes one', async () => {
+    await as(svc.sandbox(), EU, 'POST', `/v1/users/${user(3)}/roles`, { role_id: 'tenant_admin' });
+    const file = writeFile(dir, 'two.yaml', RACE.replaceAll('race', 'two'));
+    const as3 = { SVC_TOKEN: svc.sandbox().issueToken(user(3)).token };
+    const two = (name: string, env: Record<string, string> = {}) =>
+      svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, `secrets-${name}`)], {
+        ...real,
+        env: { SVC_STATE_DIR: join(dir, `state-${name}`), ...env },
+      });
+    svc.sandbox().faults.update({ latency_ms: 40 });
+    const [a, b] = await Promise.all([two('two-a'), two('two-b', as3)]).finally(() =>
+      svc.sandbox().faults.update({ latency_ms: 0 }),
+    );
+    expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
+    const hooks = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.filter(
+      (w: { url: string }) => w.url === 'https://two.example.com/hook',
+    );
+    expect(hooks).toHaveLength(2);
+    const planned = await svc.run(['plan', '-f', file], real);
+    expect(planned.code).toBe(2);
+    const ids = planned.stderr.match(/\((wh_\w+), (wh_\w+)\)/)!.slice(1);
+    expect([...ids].sort()).toEqual(hooks.map((h: { id: string }) => h.id).sort());
+    expect(planned.stderr).toContain(
+      `two.yaml:5: 2 live webhooks are https://two.example.com/hook (${ids.join(', ')}): runs applying this file at once under two credentials (the platform keeps each caller's creations apart) may each create one; delete the extra one (svc --tenant acme-payments-eu webhooks delete ID), or give this entry the id of the one it is (svc export writes them)`,
+    );
+    expect(planned.stderr).toContain('(svc --tenant acme-payments-eu oauth delete CLIENT_ID)');
+  });
+
   it('creates an entry again after the one made was deleted, within the key lifetime', async () => {
     const file = writeFile(dir, 'race.yaml', RACE);
     const before = await live();
