@@ -133,6 +133,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     dryRun: false,
     concurrency: options.concurrency,
     words: { act: 'apply', doing: 'applying', done: 'applied' },
+    madeThoughFailed: () =>
+      unsaved.size > 0 ? `${n(unsaved.size)} of them created, their secret not saved` : undefined,
     async prepare(run, journal) {
       // The plan a run works from is kept beside its journal: a resumed run (after a crash, a
       // SIGKILL, Ctrl-C) goes on with that plan, not a new one, so what the interrupted run had

@@ -325,6 +325,10 @@ describe('svc apply, a secret that cannot be saved', () => {
     expect(row.error.message).toBe(
       `created ${hook.id}, but its secret could not be saved to ${join(secrets, `acme-payments-eu.webhook.unsaved.example.com_hook.${hook.id}.secret`)}: not a directory`,
     );
+    // Counted as what it is: failed, yet made.
+    expect(first.stderr.split('\n')[0]).toMatch(
+      /^0 applied, 1 failed \(1 of them created, their secret not saved\) in \d+\.\d s$/,
+    );
     expect(first.stderr.split('\n')[1]).toBe(
       `1 of the failed item(s) were created (${hook.id}) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: svc webhooks rotate-secret ID makes a new one`,
     );
