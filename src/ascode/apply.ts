@@ -20,7 +20,7 @@ import { computePlan, readFile } from './engine.js';
 import { readLive } from './live.js';
 import { refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
-import { changeKey, type PlanDocument } from './plan.js';
+import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import { changeLabel, headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
 import { planSteps, type Step, stepWorker, withSecret } from './steps.js';
@@ -133,6 +133,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     dryRun: false,
     concurrency: options.concurrency,
     words: { act: 'apply', doing: 'applying', done: 'applied' },
+    madeThoughFailed: () =>
+      unsaved.size > 0 ? `${n(unsaved.size)} of them created, their secret not saved` : undefined,
     async prepare(run, journal) {
       // The plan a run works from is kept beside its journal: a resumed run (after a crash, a
       // SIGKILL, Ctrl-C) goes on with that plan, not a new one, so what the interrupted run had
@@ -156,7 +158,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
               hint: `remove its journal (${journal.path}) and run svc apply again to plan anew`,
             }
           : { what: label, hint: 'run svc plan again and review the new plan' };
-        const done = await unchangedSince(ctx, platform, doc!, stale, run, options.prune);
+        const done = await unchangedSince(ctx, platform, doc!, stale, { run, journal }, options.prune);
         steps = planSteps(doc!, options.prune, done);
       }
       const plan = doc!;
@@ -276,7 +278,7 @@ async function unchangedSince(
   platform: Platform,
   doc: PlanDocument,
   stale: { what: string; hint: string },
-  run: RunIdentity,
+  { run, journal }: { run: RunIdentity; journal: Journal },
   prune: boolean,
 ): Promise<Set<string>> {
   const tenants = doc.tenants.map((t) => ({
@@ -305,7 +307,12 @@ async function unchangedSince(
   // A grant whose expiry has passed on the platform's clock cannot be made (the platform refuses
   // it, and would again on every re-run): a plan reviewed on Friday and applied on Monday, or a
   // resumed run's whose expires_in counted from a start long gone, is refused whole, like drift.
-  const ended = agedOut(doc, (t, c) => (prune || !c.prune) && !c.refused && !done.has(changeKey(t, c)), now);
+  // What is left to make: not found made now (done), nor recorded made by the interrupted run (a
+  // grant it made may have ended since, and is no longer live, but it is not this run's to make).
+  const made = new Set(journal.earlier().map((e) => e.key));
+  const pending = (t: string, c: PlanChange) =>
+    (prune || !c.prune) && !done.has(changeKey(t, c)) && !made.has(changeKey(t, c));
+  const ended = agedOut(doc, (t, c) => !c.refused && pending(t, c), now);
   if (ended.length > 0) {
     const { details, where } = reasonLines(ctx, ended);
     throw new SvcError(
@@ -320,7 +327,7 @@ async function unchangedSince(
   // role that is left would lock them out, or a grant would outlive their own. Or another person
   // applies the plan: then it is their grants.
   const me = await platform.me.get({ signal: ctx.signal, tenant: null });
-  const refused = refusedNow(doc, live, (t, c) => (prune || !c.prune) && !done.has(changeKey(t, c)), me);
+  const refused = refusedNow(doc, live, pending, me);
   if (refused.length > 0) {
     const { details, where } = reasonLines(ctx, refused);
     const count = `${n(refused.length)} of its change(s) (${where})`;

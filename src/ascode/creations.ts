@@ -1,6 +1,7 @@
 import { canonicalJson } from '../api/canonical-json.js';
 import type { WorkCall } from '../bulk/runner.js';
 import { SvcError } from '../errors.js';
+import { ApiError } from '../http/errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import { OAuthClientNotFoundError, WebhookNotFoundError } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
@@ -15,7 +16,13 @@ import { type SecretDir, SecretNotSavedError } from './secrets.js';
  * earlier one's stored answer (Idempotent-Replayed), its secret included. A stored answer is
  * checked against the live resource: one deleted or changed since (a later legitimate
  * re-creation of the same entry within the key's 24 hours) is created anew, under a key derived
- * from the one it replaced, so concurrent re-creations converge too.
+ * from the one it replaced, so concurrent re-creations converge too. So is a stored refusal (a 4xx
+ * the platform's handler gave an earlier run, kept under the key like any answer: a channel or
+ * reach rule the caller has met since): it made nothing, so it is not this run's answer.
+ *
+ * The platform scopes keys to the caller (a user through one OAuth client, or one API key): runs
+ * under two credentials share no key and may each create the entry; svc plan then names both and
+ * says which command deletes the extra one.
  */
 
 /**
@@ -47,8 +54,23 @@ interface Made {
   secret: unknown;
 }
 
-/** How many created-then-deleted generations of one entry a run looks past before giving up. */
-const GENERATIONS = 10;
+/**
+ * How many stored answers of one entry's key chain (creations deleted or changed since, refusals)
+ * a run looks past. Each is an answer the platform kept less than 24 hours, so a real chain is
+ * short (an hourly set-up and tear-down makes 24); this only stops a platform that never stops.
+ */
+const CHAIN = 1000;
+
+/** A refusal the platform stored for an earlier request with this key, not an answer to this one. */
+function storedRefusal(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.headers['idempotent-replayed'] === 'true' &&
+    error.lostAnswer === undefined
+  );
+}
 
 export async function createWithSecret(
   platform: Platform,
@@ -61,15 +83,18 @@ export async function createWithSecret(
   const webhook = change.kind === 'webhook';
   const read = { tenant: tenant.id, signal: call.signal };
   let key = call.idempotencyKey;
-  for (let generation = 0; generation < GENERATIONS; generation++) {
+  for (let link = 0; link < CHAIN; link++) {
     const options = { ...read, idempotencyKey: key };
-    const { data, response } = webhook
-      ? await platform.webhooks.create(body as never, options).withResponse()
-      : await platform.oauth.clients.create(body as never, options).withResponse();
-    const made: Made =
-      'client_id' in data
-        ? { id: data.client_id, name: data.name, secret: data.client_secret }
-        : { id: data.id, name: data.url, secret: data.secret };
+    let answer: { made: Made; response: { replayed: boolean; afterLostAnswer: boolean } };
+    try {
+      answer = await send(platform, webhook, body, options);
+    } catch (error) {
+      if (!storedRefusal(error)) throw error;
+      // An earlier run was refused under this key (it made nothing): ask again under the next one.
+      key = deriveIdempotencyKey(key, 'after refusal');
+      continue;
+    }
+    const { made, response } = answer;
     // A retry of this very request after a lost answer is this run's own creation.
     const earlier = response.replayed && !response.afterLostAnswer;
     const live = earlier ? await current(platform, webhook, made.id, read) : undefined;
@@ -84,7 +109,9 @@ export async function createWithSecret(
       return {
         id: made.id,
         ...(run.resumed ? { replayed: true } : { status: 'skipped', reason: 'created_by_another_run' }),
-        secret: 'rotated since it was created: not saved (the one the platform kept is no longer valid)',
+        secret: webhook
+          ? `rotated at ${live.rotated} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: svc webhooks get ${made.id} shows until when)`
+          : `rotated at ${live.rotated} since it was created: not saved (no longer the client's secret)`,
       };
     }
     let file: string;
@@ -112,25 +139,43 @@ export async function createWithSecret(
   }
   throw new SvcError(
     'failure',
-    `the platform answered ${GENERATIONS} times with an earlier creation of this entry deleted since; nothing was created`,
-    { code: 'replayed_deleted', hint: 'run svc plan again and apply the new plan' },
+    `the platform answered ${CHAIN.toLocaleString('en')} times with an earlier answer to this entry (a creation deleted since, or a refusal); nothing was created`,
+    {
+      code: 'replayed_deleted',
+      hint: 'the platform keeps each answer 24 hours: apply again after that, or create it by hand (svc webhooks create / svc oauth create) and give the entry its id',
+    },
   );
 }
 
-/** The live resource's identity and whether its secret was rotated; undefined when it is gone. */
+/** One creation request: what it made (or the stored answer says was made) and how it was answered. */
+async function send(
+  platform: Platform,
+  webhook: boolean,
+  body: Record<string, unknown>,
+  options: { tenant: string; signal: AbortSignal; idempotencyKey: string },
+): Promise<{ made: Made; response: { replayed: boolean; afterLostAnswer: boolean } }> {
+  if (webhook) {
+    const { data, response } = await platform.webhooks.create(body as never, options).withResponse();
+    return { made: { id: data.id, name: data.url, secret: data.secret }, response };
+  }
+  const { data, response } = await platform.oauth.clients.create(body as never, options).withResponse();
+  return { made: { id: data.client_id, name: data.name, secret: data.client_secret }, response };
+}
+
+/** The live resource's identity and when its secret was last rotated; undefined when it is gone. */
 async function current(
   platform: Platform,
   webhook: boolean,
   id: string,
   read: { tenant: string; signal: AbortSignal },
-): Promise<{ name: string; rotated: boolean } | undefined> {
+): Promise<{ name: string; rotated: string | null } | undefined> {
   try {
     if (webhook) {
       const hook = await platform.webhooks.get(id, read);
-      return { name: hook.url, rotated: hook.secret_rotated_at !== null };
+      return { name: hook.url, rotated: hook.secret_rotated_at };
     }
     const client = await platform.oauth.clients.get(id, read);
-    return { name: client.name, rotated: client.secret_rotated_at !== null };
+    return { name: client.name, rotated: client.secret_rotated_at };
   } catch (error) {
     if (error instanceof WebhookNotFoundError || error instanceof OAuthClientNotFoundError) return undefined;
     throw error;

@@ -90,6 +90,15 @@ export const missingIdMessage = (what: string, id: string, tenant: string, field
   `${what} ${id} does not exist in ${tenant}, nor one as this entry says: --create-missing creates it (restoring an export elsewhere), or leave "${field}" out`;
 
 /**
+ * What to do about two live ones of an entry's URL or name: how it happens (runs applying one file
+ * under two credentials, whose creation keys the platform keeps apart) and the two ways out.
+ */
+function sameEntryTwice(m: { kind: 'webhook' | 'oauth_client'; tenant: string }): string {
+  const del = m.kind === 'webhook' ? 'webhooks delete ID' : 'oauth delete CLIENT_ID';
+  return `runs applying this file at once under two credentials (the platform keeps each caller's creations apart) may each create one; delete the extra one (svc --tenant ${m.tenant} ${del}), or give this entry the id of the one it is (svc export writes them)`;
+}
+
+/**
  * Which live resource each entry is, in three passes, each live one claimed by one entry at most:
  * entries whose id is live are that one; entries whose id is not live (an export of another tenant
  * or platform) are a live one of their URL or name that is exactly as they say, else created (with
@@ -132,7 +141,7 @@ function diffMatched<E, L>(m: Matching<E, L>, problems: Problem[]): PlanChange[]
       const ids = candidates.map(m.liveId).join(', ');
       problems.push({
         line: m.line(entry),
-        message: `${candidates.length} live ${m.what}s are ${m.naturalKey(entry)} (${ids}): give this entry the id of the one it is (svc export writes them)`,
+        message: `${candidates.length} live ${m.what}s are ${m.naturalKey(entry)} (${ids}): ${sameEntryTwice(m)}`,
       });
       continue;
     }

@@ -4,7 +4,6 @@
 import { createHash } from 'node:crypto';
 import {
   isAlias,
-  isCollection,
   isDocument,
   isMap,
   isPair,
@@ -19,6 +18,7 @@ import {
 import { doubleOf, scanJson } from '../api/json-text.js';
 import { notUtf8 } from '../api/utf8.js';
 import { notUtf8Words } from '../system/input.js';
+import { type Anchors, documentValue, readAliases } from './yaml-aliases.js';
 
 /** Where a value sits in the file: keys of maps and indices of lists. */
 export type Path = ReadonlyArray<string | number>;
@@ -213,13 +213,14 @@ function parseYaml(label: string, sha256: string, text: string): Parsed {
       })),
     };
   }
-  const before = [...yamlVersion(doc, text), ...expansion(doc, counter)];
+  const aliases = readAliases(doc, counter);
+  const before = [...yamlVersion(doc, text), ...aliases.problems];
   if (before.length > 0) return { ok: false, problems: before };
-  writtenKeys(doc, text);
+  writtenKeys(doc, text, aliases.anchors);
   let value: unknown;
   try {
-    // Aliases are bounded by what they expand to (expansion), not by how often they are used.
-    value = doc.toJS({ maxAliasCount: -1 });
+    // Aliases are bounded by what they expand to (readAliases), not by how often they are used.
+    value = documentValue(doc, aliases.anchors);
   } catch (error) {
     return {
       ok: false,
@@ -308,62 +309,6 @@ function mergeKeys(doc: YamlDoc, counter: LineCounter): Problem[] {
   return problems;
 }
 
-/** How many values a file's aliases may add when expanded (a "billion laughs" file adds billions). */
-export const MAX_ALIAS_EXPANSION = 1_000_000;
-
-/**
- * Aliases (`*why`) used any number of times are fine; what is bounded is how many values they
- * expand to, all uses together, nested ones included — the one measure of an exponential file.
- * The alias that crosses the bound is named at its line.
- */
-function expansion(doc: YamlDoc, counter: LineCounter): Problem[] {
-  // Each alias's anchor, in one pass: the last one of its name before it (Alias.resolve walks
-  // the whole document for each alias, which a file of 10,000 uses would make quadratic).
-  const targets = new Map<Node, Node>();
-  const anchored = new Map<string, Node>();
-  visit(doc, {
-    Node(_, node) {
-      if (isAlias(node)) {
-        const target = anchored.get(node.source);
-        if (target) targets.set(node, target);
-      } else if (node.anchor) anchored.set(node.anchor, node);
-    },
-  });
-  const sizes = new Map<Node, number>();
-  const size = (node: unknown): number => {
-    if (isAlias(node)) {
-      const target = targets.get(node);
-      return target ? size(target) : 1;
-    }
-    if (isScalar(node) || !isCollection(node)) return 1;
-    const known = sizes.get(node);
-    if (known !== undefined) return known;
-    sizes.set(node, 1); // an alias inside its own anchor: counted once, as written
-    let total = 1;
-    for (const item of node.items) {
-      total += isPair(item) ? size(item.key) + size(item.value) : size(item);
-      if (total > MAX_ALIAS_EXPANSION) break;
-    }
-    sizes.set(node, total);
-    return total;
-  };
-  let added = 0;
-  const problems: Problem[] = [];
-  visit(doc, {
-    Alias(_, alias) {
-      added += size(alias);
-      if (added <= MAX_ALIAS_EXPANSION) return undefined;
-      const at = alias.range?.[0];
-      problems.push({
-        line: at === undefined ? undefined : counter.linePos(at).line,
-        message: `the file's aliases expand to more than ${MAX_ALIAS_EXPANSION.toLocaleString('en')} values by *${alias.source} here (svc reads at most that many: aliases nested in aliases grow without end); repeat the values instead`,
-      });
-      return visit.BREAK;
-    },
-  });
-  return problems;
-}
-
 /**
  * A %YAML directive other than 1.2: the yaml package would read the file as YAML 1.1 (010 is 8,
  * 1:00:00 is 3600, yes is true), which svc says it does not do.
@@ -386,11 +331,11 @@ function yamlVersion(doc: YamlDoc, text: string): Problem[] {
  * role`) instead of `""` without a line, and the yaml package has no collection key to stringify
  * with a process warning on stderr (which would break --json's stderr).
  */
-function writtenKeys(doc: YamlDoc, text: string): void {
+function writtenKeys(doc: YamlDoc, text: string, anchors: Anchors): void {
   visit(doc, {
     Pair(_, pair) {
       const key = pair.key as Node | null;
-      const target = isAlias(key) ? key.resolve(doc) : key;
+      const target = isAlias(key) ? anchors.get(key) : key;
       if (isScalar(target) && target.value !== null) return;
       const range = (key as { range?: [number, number, number] } | null)?.range;
       const written = range ? text.slice(range[0], range[1]).replace(/\s+/g, ' ').trim() : '';

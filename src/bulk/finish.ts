@@ -24,6 +24,7 @@ interface Words {
   retryHint?: string | (() => string) | undefined;
   fixHint?: string | undefined;
   keepJournal?: (() => boolean) | undefined;
+  madeThoughFailed?: (() => string | undefined) | undefined;
 }
 
 /**
@@ -82,6 +83,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     const why = [
       summary.blocked ? `${n(summary.blocked)} not attempted: what they need failed` : '',
       summary.unknown ? `${n(summary.unknown)} with an unknown outcome` : '',
+      verb.madeThoughFailed?.() ?? '',
     ].filter(Boolean);
     parts.push(`${n(summary.failed + summary.unknown)} failed${why.length ? ` (${why.join('; ')})` : ''}`);
   }

@@ -77,6 +77,11 @@ export interface BulkVerb<T, R extends Row> {
    * verb ends with an error saying why (replays made but not followed to their deliveries).
    */
   keepJournal?: () => boolean;
+  /**
+   * Of the failed items, those that made their change all the same (a creation whose secret could
+   * not be saved), in words for the summary ("2 of them created, their secret not saved").
+   */
+  madeThoughFailed?: () => string | undefined;
   /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
   empty?: string;
   /**

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Alias } from 'yaml';
 import { checkShape } from '../../src/ascode/shape.js';
 import { parseSource } from '../../src/ascode/source.js';
 
@@ -34,6 +35,32 @@ describe('aliases', () => {
     expect(parsed.ok && (parsed.source.value as any).blocks[0].grants[500].justification).toBe(
       'Q4 access review',
     );
+  });
+
+  it("reads 20,000 aliases without the yaml package's per-alias walk of the document (quadratic)", () => {
+    const resolve = vi.spyOn(Alias.prototype, 'resolve');
+    const text = grants(20_001).replace('role: tenant_viewer', 'role: &r tenant_viewer');
+    const aliased = text.replace(/role: tenant_viewer/g, 'role: *r');
+    const parsed = parseSource('many.yaml', Buffer.from(aliased));
+    expect(parsed.ok).toBe(true);
+    const value = parsed.ok ? (parsed.source.value as any) : undefined;
+    expect(value.blocks[0].grants[20_000]).toEqual({
+      user: 'usr_bulk_020001',
+      role: 'tenant_viewer',
+      justification: 'Q4 access review',
+    });
+    expect(resolve).not.toHaveBeenCalled();
+  });
+
+  it('an alias inside its own anchor is a file problem at its line, not a crash', () => {
+    const rec = (value: string) =>
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - name: rec\n        permissions: ${value}\n`;
+    expect(problemsOf(rec('&p [exception.read, *p]'))).toEqual([
+      '6: *p is used inside its own anchor &p (a value that contains itself); write the values out',
+    ]);
+    expect(problemsOf(rec('&p [exception.read, [*p]]'))).toEqual([
+      '6: *p is used inside its own anchor &p (a value that contains itself); write the values out',
+    ]);
   });
 
   it('a file whose aliases expand without end is refused at the alias that crosses the limit', () => {

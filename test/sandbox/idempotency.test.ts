@@ -159,6 +159,31 @@ describe('idempotency keys on every POST', () => {
     expect(corrected.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('remembers a refusal its handler made (409 role_name_taken): the same key replays it after the cause is gone', async () => {
+    const roles = (body: unknown) =>
+      call(sandbox(), 'POST', '/v1/roles', { token: sandbox().adminToken, tenant, body });
+    const first = await roles({
+      name: 'taken-once',
+      permissions: ['exception.read'],
+      idempotency_key: 'taken-1',
+    });
+    expect(first.status, first.text).toBe(201);
+    const body = { name: 'taken-once', permissions: ['exception.read'], idempotency_key: 'taken-2' };
+    const refused = await roles(body);
+    expect(refused.status).toBe(409);
+    const gone = await call(sandbox(), 'DELETE', `/v1/roles/${first.body.id}`, {
+      token: sandbox().adminToken,
+      tenant,
+    });
+    expect(gone.status, gone.text).toBeLessThan(300);
+    // A client must not take this for the answer to a request made now (svc apply asks again
+    // under a key derived from it: test/commands/apply/concurrent.test.ts).
+    const replayed = await roles(body);
+    expect(replayed.status).toBe(409);
+    expect(replayed.text).toBe(refused.text);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('scopes keys to the operation: the same key on two operations runs both', async () => {
     const exception = await post({ title: 'op', idempotency_key: 'per-op' });
     const reconciliation = await call(sandbox(), 'POST', '/v1/reconciliations', {

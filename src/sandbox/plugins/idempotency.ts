@@ -30,7 +30,8 @@ const RETENTION_MS = 24 * 3600 * 1000;
  * answer never loses a secret; the same key with another body or path → 409
  * idempotency_key_reused; a duplicate while the first still runs → 409
  * idempotency_request_in_progress; no key → 400 idempotency_key_required. Only requests that
- * reached their handler are remembered (not ones refused by authentication or validation), and
+ * reached their handler are remembered (not ones refused by authentication or validation; a refusal
+ * the handler makes, such as a webhook's channel rule, is stored and replayed like a success), and
  * 5xx and 429 answers are not stored, so a retry runs again. An answer is stored when it is
  * sent, before a fault or a departed client can lose it.
  */

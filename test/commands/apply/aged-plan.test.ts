@@ -83,9 +83,12 @@ describe('svc apply of a plan whose expiries have passed', () => {
     expect(r.code, r.stderr).toBe(6);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(
       new RegExp(
-        `^error: the plan of the interrupted run of ${literal(file)} has aged out: 2 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(join(state, 'journals', journal!))}\\) and run svc apply again to plan anew$`,
+        `^error: the plan of the interrupted run of ${literal(file)} has aged out: 1 of its grant\\(s\\) would end at or before the platform's time now, ${TIME} \\(each on a line above\\); nothing was applied; remove its journal \\(${literal(join(state, 'journals', journal!))}\\) and run svc apply again to plan anew$`,
       ),
     );
     expect(await writes(svc.sandbox())).toBe(before);
+    // Only the grant not yet made is listed: the one the interrupted run made is not this run's.
+    expect(r.stderr).toContain(`grant tenant_viewer to ${user(3)}`);
+    expect(r.stderr).not.toContain(user(4));
   });
 });

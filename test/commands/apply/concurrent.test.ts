@@ -21,14 +21,14 @@ const EU = tenantId('acme-payments-eu');
 const LEDGER = tenantId('acme-ledger-uk');
 
 /** Before forwarding a request, what a test asks to happen meanwhile (once). */
-let meanwhile: { method: string; path: string; act: () => void } | undefined;
+let meanwhile: { method: string; path: string; act: () => void | Promise<void> } | undefined;
 const proxy = useLossyProxy(svc.sandbox, {
   lose: () => false,
   before: (method, path) => {
     if (meanwhile && method === meanwhile.method && path === meanwhile.path) {
       const { act } = meanwhile;
       meanwhile = undefined;
-      act();
+      return act();
     }
   },
 });
@@ -101,6 +101,34 @@ describe('svc apply, two runs of one file at once', () => {
     expect((await svc.run(['plan', '-f', file], real)).code).toBe(0);
   });
 
+  it('under two credentials creates twice (keys are per caller); svc plan then says how and which command deletes one', async () => {
+    await as(svc.sandbox(), EU, 'POST', `/v1/users/${user(3)}/roles`, { role_id: 'tenant_admin' });
+    const file = writeFile(dir, 'two.yaml', RACE.replaceAll('race', 'two'));
+    const as3 = { SVC_TOKEN: svc.sandbox().issueToken(user(3)).token };
+    const two = (name: string, env: Record<string, string> = {}) =>
+      svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, `secrets-${name}`)], {
+        ...real,
+        env: { SVC_STATE_DIR: join(dir, `state-${name}`), ...env },
+      });
+    svc.sandbox().faults.update({ latency_ms: 40 });
+    const [a, b] = await Promise.all([two('two-a'), two('two-b', as3)]).finally(() =>
+      svc.sandbox().faults.update({ latency_ms: 0 }),
+    );
+    expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
+    const hooks = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.filter(
+      (w: { url: string }) => w.url === 'https://two.example.com/hook',
+    );
+    expect(hooks).toHaveLength(2);
+    const planned = await svc.run(['plan', '-f', file], real);
+    expect(planned.code).toBe(2);
+    const ids = planned.stderr.match(/\((wh_\w+), (wh_\w+)\)/)!.slice(1);
+    expect([...ids].sort()).toEqual(hooks.map((h: { id: string }) => h.id).sort());
+    expect(planned.stderr).toContain(
+      `two.yaml:5: 2 live webhooks are https://two.example.com/hook (${ids.join(', ')}): runs applying this file at once under two credentials (the platform keeps each caller's creations apart) may each create one; delete the extra one (svc --tenant acme-payments-eu webhooks delete ID), or give this entry the id of the one it is (svc export writes them)`,
+    );
+    expect(planned.stderr).toContain('(svc --tenant acme-payments-eu oauth delete CLIENT_ID)');
+  });
+
   it('creates an entry again after the one made was deleted, within the key lifetime', async () => {
     const file = writeFile(dir, 'race.yaml', RACE);
     const before = await live();
@@ -119,6 +147,114 @@ describe('svc apply, two runs of one file at once', () => {
         .map((r) => `${r.kind} ${r.status} ${r.id}`)
         .sort(),
     ).toEqual([`oauth_client ok ${after.clients[0].client_id}`, `webhook ok ${after.hooks[0].id}`]);
+  });
+});
+
+describe("svc apply, the other run's creation rotated before this one hears of it", () => {
+  it('writes no secret and says the one stored is no longer the current one, though it still signs', async () => {
+    const file = writeFile(
+      dir,
+      'rotated.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-payments-eu\n    webhooks:\n      - url: https://rotated.example.com/hook\n        event_types: [exception.created]\n',
+    );
+    let rotatedAt = '';
+    // Run B has planned; before its creation arrives, run A creates the webhook and someone rotates it.
+    meanwhile = {
+      method: 'POST',
+      path: '/v1/webhooks',
+      act: async () => {
+        expect((await job(file, 'rotated-a')).code).toBe(0);
+        const made = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.find(
+          (w: { url: string }) => w.url === 'https://rotated.example.com/hook',
+        );
+        await as(svc.sandbox(), EU, 'POST', `/v1/webhooks/${made.id}/rotate-secret`, {});
+        rotatedAt = (await as(svc.sandbox(), EU, 'GET', `/v1/webhooks/${made.id}`)).secret_rotated_at;
+      },
+    };
+    const b = await svc.run(
+      ['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, 'secrets-rotated-b')],
+      { ...real, env: { SVC_STATE_DIR: join(dir, 'state-rotated-b'), SVC_BASE_URL: proxy().url } },
+    );
+    expect(b.code, b.stderr).toBe(0);
+    const [row] = ndjson(b.stdout);
+    expect(row).toMatchObject({ kind: 'webhook', status: 'skipped', reason: 'created_by_another_run' });
+    expect(row.secret).toBe(
+      `rotated at ${rotatedAt} since it was created: not saved (no longer the webhook's current secret; a rotated-out secret still signs, as a previous one, for 24 hours: svc webhooks get ${row.id} shows until when)`,
+    );
+    expect(readdirSync(join(dir, 'secrets-rotated-b'))).toEqual([]);
+  });
+});
+
+describe('svc apply after a run whose creation the platform refused', () => {
+  it('creates the entry once the caller may: the stored refusal of the same plan is not its answer', async () => {
+    // user 2 manages webhooks; reading exceptions (which an exception webhook sends) is a second role.
+    const manage = await as(svc.sandbox(), EU, 'POST', '/v1/roles', {
+      name: 'hook-manager',
+      permissions: ['role.read', 'webhook.manage', 'webhook.read'],
+    });
+    const reads = await as(svc.sandbox(), EU, 'POST', '/v1/roles', {
+      name: 'exception-reader',
+      permissions: ['exception.read'],
+    });
+    await as(svc.sandbox(), EU, 'POST', `/v1/users/${user(2)}/roles`, { role_id: manage.id });
+    const grantReads = () =>
+      as(svc.sandbox(), EU, 'POST', `/v1/users/${user(2)}/roles`, { role_id: reads.id });
+    await grantReads();
+    const file = writeFile(
+      dir,
+      'refused.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-payments-eu\n    webhooks:\n      - url: https://refused.example.com/hook\n        event_types: [exception.created]\n',
+    );
+    const token = svc.sandbox().issueToken(user(2)).token;
+    const run = (name: string, env: Record<string, string> = {}) =>
+      svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, `secrets-${name}`)], {
+        ...real,
+        env: { SVC_TOKEN: token, SVC_STATE_DIR: join(dir, `state-${name}`), ...env },
+      });
+    // Planned while user 2 could; the role is taken away before the creation is sent.
+    meanwhile = {
+      method: 'POST',
+      path: '/v1/webhooks',
+      act: async () => {
+        await as(svc.sandbox(), EU, 'DELETE', `/v1/users/${user(2)}/roles/${reads.id}`, {
+          justification: 'rota',
+        });
+      },
+    };
+    const refused = await run('refused', { SVC_BASE_URL: proxy().url });
+    expect(refused.code).toBe(7);
+    expect(ndjson(refused.stdout)[0].error.message).toContain('you lack exception.read');
+    // The role is back; another runner (a fresh state directory) applies the same plan.
+    await grantReads();
+    const again = await run('after-refusal');
+    expect(again.code, again.stderr).toBe(0);
+    const hooks = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.filter(
+      (w: { url: string }) => w.url === 'https://refused.example.com/hook',
+    );
+    expect(hooks).toHaveLength(1);
+    expect(ndjson(again.stdout).map((r) => `${r.kind} ${r.status} ${r.id}`)).toEqual([
+      `webhook ok ${hooks[0].id}`,
+    ]);
+  });
+});
+
+describe('svc apply of an entry created and deleted again and again within a day', () => {
+  it('creates it every time: the chain of stored answers has no small cap', async () => {
+    const file = writeFile(
+      dir,
+      'cycle.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-ledger-uk\n    webhooks:\n      - url: https://cycle.example.com/hook\n        event_types: [exception.created]\n',
+    );
+    const made: string[] = [];
+    for (let round = 0; round < 12; round++) {
+      const r = await job(file, `cycle-${round}`);
+      expect(r.code, `round ${round}: ${r.stderr}`).toBe(0);
+      const [row] = ndjson(r.stdout);
+      expect(row).toMatchObject({ kind: 'webhook', status: 'ok' });
+      made.push(row.id);
+      await as(svc.sandbox(), LEDGER, 'DELETE', `/v1/webhooks/${row.id}`);
+    }
+    expect(new Set(made).size).toBe(12);
   });
 });
 
@@ -188,6 +324,10 @@ describe('svc apply, a secret that cannot be saved', () => {
     expect(row).toMatchObject({ kind: 'webhook', status: 'failed', id: hook.id });
     expect(row.error.message).toBe(
       `created ${hook.id}, but its secret could not be saved to ${join(secrets, `acme-payments-eu.webhook.unsaved.example.com_hook.${hook.id}.secret`)}: not a directory`,
+    );
+    // Counted as what it is: failed, yet made.
+    expect(first.stderr.split('\n')[0]).toMatch(
+      /^0 applied, 1 failed \(1 of them created, their secret not saved\) in \d+\.\d s$/,
     );
     expect(first.stderr.split('\n')[1]).toBe(
       `1 of the failed item(s) were created (${hook.id}) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: svc webhooks rotate-secret ID makes a new one`,
