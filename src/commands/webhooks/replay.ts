@@ -322,10 +322,6 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     runBulkOperation(ctx, verb),
     options.dryRun ? undefined : 'replayed',
   );
-  if (summary && !options.dryRun) {
-    queue?.noteLeftWhileStopped(ctx, 'replayed');
-    queue?.noteLeft(ctx, 'replayed');
-  }
   if (!wait && !options.dryRun && summary && summary.ok > 0) {
     ctx.out.info(
       `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,

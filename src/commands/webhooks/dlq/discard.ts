@@ -182,17 +182,13 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     single: !options.all && options.entries.length === 1,
     empty: 'Nothing to discard: no queued dead-letter entry matches.',
   };
-  const summary = await withLaterNoted(
+  await withLaterNoted(
     ctx,
     queue,
     'discard',
     runBulkOperation(ctx, verb),
     options.dryRun ? undefined : 'discarded',
   );
-  if (summary && !options.dryRun) {
-    queue?.noteLeftWhileStopped(ctx, 'discarded');
-    queue?.noteLeft(ctx, 'discarded');
-  }
   await queue?.noteLater(ctx, 'discard');
 }
 

@@ -461,10 +461,11 @@ export class QueueSnapshot {
 }
 
 /**
- * A bulk run, then, for a resumed queue run, the entries newer than it named (noteLater): also
- * when it ended with failed items (it is over all the same), before that error is said. With
- * `done`, the rows of entries that had left the queue are counted then too (noteLeftWhileStopped,
- * noteLeft), as a run that ends well counts them.
+ * A bulk run over a queue, then what it owes the user about the queue. With `done` (not a dry
+ * run), the rows of entries that had left the queue are counted (noteLeftWhileStopped, noteLeft),
+ * whether the run ended well or with failed items; a run ended with failed items also names, for
+ * a resumed queue run, the entries newer than it (noteLater) before that error is said (a run
+ * that ends well names them itself, after its own lines).
  */
 export async function withLaterNoted<T>(
   ctx: Context,
@@ -473,18 +474,23 @@ export async function withLaterNoted<T>(
   run: Promise<T>,
   done?: string,
 ): Promise<T> {
+  const noteLeft = () => {
+    if (done === undefined) return;
+    queue?.noteLeftWhileStopped(ctx, done);
+    queue?.noteLeft(ctx, done);
+  };
+  let result: T;
   try {
-    return await run;
+    result = await run;
   } catch (error) {
     if (error instanceof PartialFailureError) {
-      if (done !== undefined) {
-        queue?.noteLeftWhileStopped(ctx, done);
-        queue?.noteLeft(ctx, done);
-      }
+      noteLeft();
       await queue?.noteLater(ctx, act);
     }
     throw error;
   }
+  if (result) noteLeft();
+  return result;
 }
 
 /** A validation refusal of the dlq_entry_id field itself: a server without it (not one that says the entry is gone). */
