@@ -1,3 +1,5 @@
+// Past 300 lines: every refusal svc apply predicts from the caller's holds (its own administration,
+// handing out, webhook channels, OAuth client reach) is judged here, in one pass over the plan.
 import {
   authorityFrom,
   type CallerAuthority,

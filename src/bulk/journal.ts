@@ -1,3 +1,5 @@
+// Past 300 lines: the journal's file format, its lock, resume and the full-disk stop are one
+// record of a run; split, each part would reach into the others' file handling.
 import { randomUUID } from 'node:crypto';
 import { closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';

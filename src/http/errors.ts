@@ -1,3 +1,5 @@
+// Past 300 lines: the error classes of the API's answers and the one table from status and code
+// to class and exit code; the 431 hint lives in too-large.ts.
 import { categoryForStatus, InterruptedError, SvcError, type SvcErrorOptions } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import { redactText } from './redact.js';

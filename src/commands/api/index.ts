@@ -1,5 +1,6 @@
 // `svc api`: its options, request and help; its path check, headers, fields and printing are in
-// path.ts, headers.ts, fields.ts and print.ts.
+// path.ts, headers.ts, fields.ts and print.ts. Past 300 lines: the help's examples and the
+// outcome of a lost answer (the key to re-run with) belong to the command itself.
 import { Command, Option } from 'commander';
 import { OAUTH_PATHS } from '../../api/constants.js';
 import { commandLine } from '../../config/settings.js';
