@@ -107,11 +107,11 @@ export const isStopped = (w: { status: string; disabled_reason?: string | null |
 /** What a replay is, as its refusal says it: it chooses nothing, so it takes the read permission held now (readRefusal). */
 export const REPLAY_READ = "replaying a delivery (it re-sends the stored event to the webhook's URL)";
 
-/** The event kinds among `kinds` whose data `permission` reads, each once, for the refusal. */
-const kindsReadBy = (kinds: readonly string[], permission: string) =>
-  [...new Set(kinds)].filter(
-    (k) => EVENT_READ_PERMISSIONS[k as keyof typeof EVENT_READ_PERMISSIONS] === permission,
-  );
+/** A read permission with the event kinds among `kinds` whose data it reads, each once, for the refusals. */
+const readerOf = (kinds: readonly string[], permission: string) =>
+  `${permission} (${[...new Set(kinds)]
+    .filter((k) => EVENT_READ_PERMISSIONS[k as keyof typeof EVENT_READ_PERMISSIONS] === permission)
+    .join(', ')})`;
 
 /**
  * The refusal (insufficient_permission) of sending event data of `kinds` by a caller with these
@@ -129,7 +129,7 @@ export function readRefusal(
     eventReadPermissions(kinds),
   );
   if (missing.length === 0) return undefined;
-  const named = missing.map((p) => `${p} (${kindsReadBy(kinds, p).join(', ')})`).join(', ');
+  const named = missing.map((p) => readerOf(kinds, p)).join(', ');
   return `${what} sends event data to its URL, so it takes the permission that reads that data; you lack ${named}: have someone who holds ${missing.length === 1 ? 'it' : 'them'} do it`;
 }
 
@@ -147,11 +147,10 @@ export function channelRefusal(
   const lacking = readRefusal(what, grants, kinds);
   if (lacking !== undefined) return lacking;
   const needed = eventReadPermissions(kinds);
-  const name = (p: string) => `${p} (${kindsReadBy(kinds, p).join(', ')})`;
   const bound = heldUntil(grants, needed);
   if (bound === null) return undefined;
   const ending = needed.filter((p) => heldUntil(grants, [p]) === bound);
-  return `a webhook is a standing channel, like an API key: ${what} takes the permission that reads its data held without an end date, and you hold ${ending.map(name).join(', ')} only until ${isoSeconds(bound)}; have someone who holds ${ending.length === 1 ? 'it' : 'them'} without an end date do it`;
+  return `a webhook is a standing channel, like an API key: ${what} takes the permission that reads its data held without an end date, and you hold ${ending.map((p) => readerOf(kinds, p)).join(', ')} only until ${isoSeconds(bound)}; have someone who holds ${ending.length === 1 ? 'it' : 'them'} without an end date do it`;
 }
 
 /** What arming an OAuth client with its scopes' reach is, as the refusal says it. */
