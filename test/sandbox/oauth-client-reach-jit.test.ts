@@ -89,6 +89,22 @@ describe('a just-in-time admin cannot arm an OAuth client that outlasts the gran
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
   });
 
+  it("nor through an integration's token they approve: it acts for them, with their grant's end", async () => {
+    const integration = await client(['admin']);
+    const tokens = await codeTokens(sandbox(), integration, {
+      scope: 'admin',
+      redirectUri: TRUSTED_URI,
+      user: JIT_ADMIN,
+    });
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    const delegated = { token: tokens.body.access_token as string, tenant: admin().tenant };
+    expect(refusal(await create(delegated, ['admin']))).toEqual([
+      403,
+      'insufficient_permission',
+      `creating an OAuth client hands out what its scopes reach, which outlasts a just-in-time grant, so it takes the permissions they cover held without an end date; ${ADMIN_UNTIL(until)}`,
+    ]);
+  });
+
   it('still lets them take reach away, rename, and arm a client reaching nothing', async () => {
     const jit = as(JIT_ADMIN);
     const armed = await client(['read:reconciliations', 'admin']);
