@@ -73,10 +73,27 @@ describe('svc logout of a key its issuer’s wind-down stopped', () => {
         '✓ Logged out: removed the credential of profile "default"\n' +
         `warning: the API key ${made.id} is stopped, not revoked: the platform refuses it now (${stoppedReason(user(1), until)}), ` +
         'and it acts again once its issuer holds its role without an end date; svc only forgot it; ' +
-        `revoke it ${BY}: \`svc tenants api-keys revoke ${TREASURY} ${made.id}\`\n`,
+        `revoke it ${BY}: \`svc tenants api-keys revoke acme-treasury ${made.id}\`\n`,
     });
     await retime(user(1), null);
     expect((await call(sandbox(), 'GET', '/v1/me', { token: made.key })).status).toBe(200);
+  });
+});
+
+describe('svc logout --json of a stopped key', () => {
+  it('says it is stopped, why, and the command that revokes it (the tenant by its slug)', async () => {
+    const made = await issued(user(2));
+    const until = inHours(8);
+    await retime(user(2), until);
+    const r = await runInProcess(['logout', '--json'], await storing(made.key));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).api_key).toEqual({
+      state: 'stopped',
+      id: made.id,
+      tenant: 'acme-treasury',
+      stopped_reason: stoppedReason(user(2), until),
+      revoke_command: `svc tenants api-keys revoke acme-treasury ${made.id}`,
+    });
   });
 });
 
