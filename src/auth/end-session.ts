@@ -187,7 +187,13 @@ const REVOKE_BY = 'with the login of a user who holds api_key.manage (a key cann
 
 export function forgottenKey(ctx: Context, key: KeyState | undefined, origin?: string): ForgottenKey {
   if (key?.state === 'rejected')
-    return { state: 'revoked_or_unknown', id: null, tenant: null, stopped_reason: null, revoke_command: null };
+    return {
+      state: 'revoked_or_unknown',
+      id: null,
+      tenant: null,
+      stopped_reason: null,
+      revoke_command: null,
+    };
   const svc = keyManagerLine(ctx, origin);
   if (key?.state === 'live' || key?.state === 'stopped') {
     const tenant = key.tenant ?? ctx.settings().values.tenant ?? null;
