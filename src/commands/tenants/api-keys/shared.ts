@@ -39,7 +39,7 @@ export async function listedKey(
   verb: string,
 ): Promise<ListedKey> {
   const tenant = await resolveTenant(ctx, tenantRef);
-  const listed = await (await ctx.platform()).tenants.apiKeys.list(tenant.id);
+  const listed = await (await ctx.platform()).tenants.apiKeys.listEvery(tenant.id);
   const keys = listed.items;
   const withheld = listed.withheld ?? 0;
   const pasted = keys.filter((k) => k.prefix !== '' && id.startsWith(k.prefix));
