@@ -1,3 +1,5 @@
+// Over 300 lines: how every bulk run ends (done, halted, cut, a dry run and its halts) is one set of
+// rules over the same counts and words; split, the real and the dry run would drift apart.
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import {
