@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { DlqEntry } from '../../src/api/schemas/webhooks.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
-import { call } from './sandbox.js';
-import { startTarget } from './targets.js';
+import { advanceClock, call } from './sandbox.js';
+import { type Answer, gate, startTarget } from './targets.js';
 
 export const TENANT = tenantId('acme-treasury');
 let keys = 0;
@@ -114,7 +114,7 @@ export async function everyDlqEntry(
  */
 export async function deadLetteredQueue(
   sandbox: Sandbox,
-  answer: { status: number; delayMs?: number },
+  answer: Answer,
   count: number,
   extra: Record<string, unknown> = {},
 ) {
@@ -133,7 +133,8 @@ interface Runs {
 
 /**
  * Two queued entries (one attempt each) and a `replay --dlq --wait --concurrency 1` run cut by
- * Ctrl-C once the first is replayed, its delivery then delivered: a run to resume. `answer` is the
+ * Ctrl-C once the first is replayed, while the target holds its delivery's answer (in flight, so
+ * the cut falls in the follow), its delivery then delivered: a run to resume. `answer` is the
  * target's, which a test changes; `path` is the run's journal, `started` its start.
  */
 export async function cutReplayRun(
@@ -141,13 +142,15 @@ export async function cutReplayRun(
   svc: Runs & { journals: string },
   env: Record<string, string> = {},
 ) {
-  const answer = { status: 204, delayMs: 800 };
+  const held = gate();
+  const answer: Answer = { status: 204, until: held.until };
   const { webhook, target, entries } = await deadLetteredQueue(sandbox, answer, 2, { max_attempts: 1 });
   const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
   const journals = () =>
     existsSync(svc.journals) ? readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson')) : [];
   const before = new Set(journals());
   const first = await interruptedRun(svc, argv, target, 1, env);
+  held.open();
   const made = JSON.parse(first.stdout.split('\n')[0]!).new_delivery_id as string;
   const names = journals().filter((name) => !before.has(name));
   if (names.length !== 1) throw new Error(`one new journal expected: ${names.join(', ')}`);
@@ -177,6 +180,14 @@ export async function interruptedRun(
   if (cut.code !== 130) throw new Error(`the cut run ended ${cut.code}, not 130: ${cut.stderr}`);
   return cut;
 }
+
+/**
+ * Moves the sandbox's clock 2 s on: past the second a run started in (its anchor; the API's times
+ * are whole seconds), so what is dead-lettered from now on is newer than the run, without waiting
+ * for that second to pass on the real clock. The anchor is this machine's second while the two
+ * clocks are under a minute apart (platformTime), as they stay for a file's few calls of this.
+ */
+export const pastRunStart = (sandbox: Sandbox): Promise<void> => advanceClock(sandbox, 2);
 
 /** The journals (`.ndjson`) a bulk run left in `dir` (a state directory's journals); none when it is not there. */
 export const journalFiles = (dir: string): string[] =>

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from '../../../src/system/browser.js';
+import { virtualClock } from '../../helpers/context.js';
 import { consentBrowser, createClient } from '../../helpers/oauth.js';
 import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
 
@@ -35,7 +36,10 @@ async function clientWithoutRefresh(): Promise<{ id: string; file: string }> {
   return { id: client.client_id, file };
 }
 
-/** A browser that opens nothing: the login waits for its whole --browser-timeout. */
+/**
+ * A browser that opens nothing: the login waits for its whole --browser-timeout, on a clock whose
+ * waits return at once (virtualClock): the 1 s runs out without a real second going by.
+ */
 function deadBrowser(): Browser & { opened: string[] } {
   const opened: string[] = [];
   return {
@@ -95,7 +99,10 @@ describe('a client id the tenant does not know', () => {
     ['login', ['login']],
   ])('svc %s: warned before the browser opens, and named when it times out', async (_name, argv) => {
     const browser = deadBrowser();
-    const r = await svc.run([...argv, '--client-id', 'cli_nope', '--browser-timeout', '1'], { browser });
+    const r = await svc.run([...argv, '--client-id', 'cli_nope', '--browser-timeout', '1'], {
+      browser,
+      clock: virtualClock(),
+    });
     expect(browser.opened).toHaveLength(1);
     expect([r.code, r.stdout]).toEqual([3, '']);
     expect(r.stderr.startsWith(unknownClient)).toBe(true);
@@ -174,6 +181,7 @@ describe('a 404 that is not the platform saying the client is unknown', () => {
       const browser = deadBrowser();
       const r = await svc.run([...argv, '--client-id', 'cli_nope', '--browser-timeout', '1'], {
         browser,
+        clock: virtualClock(),
         env: { SVC_BASE_URL: servers.get(name)!.url },
       });
       expect(browser.opened).toHaveLength(1);

@@ -57,6 +57,9 @@ describe('listen --webhook W: Ctrl-C during set-up', () => {
       );
       await run.waitForStderr(new RegExp(`\\* ${method} \\S+/v1/webhooks/${id}${suffix}\\n`));
       run.interrupt();
+      // Cut in the slow request (its 400 ms already under way): what svc then does to undo it need
+      // not wait 400 ms a request too.
+      await latency(0);
       const done = await run.done;
       expect(done.code, done.stderr).toBe(130);
       expect(done.stderr).not.toContain('✓');
@@ -92,6 +95,8 @@ describe('listen --webhook W: a second Ctrl-C (spawned)', () => {
       // The restore's first request (the GET that checks W) is on its way: Ctrl-C again.
       await live.waitForStderr(new RegExp(`delivers here[^]*\\* GET \\S+/v1/webhooks/${id}\\n`));
       live.child.kill('SIGINT');
+      // The second Ctrl-C is in while that GET takes its 500 ms: the rest of the restore need not.
+      await latency(0);
     } finally {
       if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 15_000).unref();
     }
@@ -114,6 +119,8 @@ describe('listen --webhook W: a second Ctrl-C (spawned)', () => {
       // Two signals sent at once may arrive as one: the PATCH takes 500 ms, this is well inside it.
       await new Promise((resolve) => setTimeout(resolve, 150));
       live.child.kill('SIGINT');
+      // Both are in while the PATCH takes its 500 ms: the undoing need not wait 500 ms a request.
+      await latency(0);
     } finally {
       if (live.child.exitCode === null) setTimeout(() => live.child.kill('SIGKILL'), 15_000).unref();
     }

@@ -18,7 +18,7 @@ import { signatureHeader } from '../../../src/webhooks/signature.js';
 import { startInProcess } from '../../helpers/context.js';
 import { spawnSvc } from '../../helpers/oauth.js';
 import { call, useSandboxContext } from '../../helpers/sandbox.js';
-import { startTarget, type Target } from '../../helpers/targets.js';
+import { gate, startTarget, type Target } from '../../helpers/targets.js';
 import { admin, createWebhook, emit, webhookNow } from '../../helpers/webhooks.js';
 
 const svc = useSandboxContext();
@@ -212,7 +212,9 @@ describe('listen: stopping, forwarding and times', () => {
   ])(
     'says which came first, the sender hanging up or the listener stopping (%s)',
     async (_, machine) => {
-      const late = await startTarget(() => ({ status: 200, delayMs: 800 }));
+      // The target holds each answer until the listener is stopped: the forward is still running.
+      let held = gate();
+      const late = await startTarget(() => ({ status: 200, until: held.until }));
       targets.push(late);
       const run = listen([...(machine ? ['--ndjson'] : []), '--forward-to', late.url], {
         SVC_WEBHOOK_SECRET: 'whsec_truth',
@@ -222,6 +224,9 @@ describe('listen: stopping, forwarding and times', () => {
       expect(await post(url, 150)).toBe(0);
       await expect.poll(() => late.received.length, { timeout: 5000 }).toBe(1);
       run.interrupt();
+      // Stopped (and waiting for the forward) before the target answers it.
+      await run.waitForStderr(/waiting for 1 forward in flight/);
+      held.open();
       const first = await run.done;
       expect(first.code, first.stderr).toBe(0);
       if (machine) expect(JSON.parse(first.stdout).not_answered).toBe('sender_gave_up');
@@ -229,12 +234,15 @@ describe('listen: stopping, forwarding and times', () => {
         expect(first.stdout).toContain('→ 200 from the target, but the sender gave up first: it will retry');
 
       // The listener is stopped while the sender still waits.
+      held = gate();
       const again = listen([...(machine ? ['--ndjson'] : []), '--forward-to', late.url], {
         SVC_WEBHOOK_SECRET: 'whsec_truth',
       });
       const answered = post(await address(again));
       await expect.poll(() => late.received.length, { timeout: 5000 }).toBe(2);
       again.interrupt();
+      await again.waitForStderr(/waiting for 1 forward in flight/);
+      held.open();
       expect(await answered).toBe(0);
       const second = await again.done;
       if (machine) expect(JSON.parse(second.stdout).not_answered).toBe('listener_stopped');

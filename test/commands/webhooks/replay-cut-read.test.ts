@@ -11,6 +11,7 @@ import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
+import { gate } from '../../helpers/targets.js';
 import { admin, deadLetteredQueue, delivery, replayCounts, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
@@ -27,15 +28,18 @@ const proxy = useLossyProxy(sandbox, {
 
 describe('Ctrl-C cuts the read that follows a replay of replay --dlq --wait', () => {
   it('the row is ok, follow interrupted, never failed; the summary says so; the resumed run settles it', async () => {
+    // The target holds the first answer until the run is cut: its delivery is pending when read.
+    const held = gate();
     const { webhook, target, entries } = await deadLetteredQueue(
       sandbox(),
-      { status: 204, delayMs: 1500 },
+      { status: 204, until: held.until },
       2,
     );
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
     const env = { SVC_BASE_URL: proxy().url };
     ctrlC = new AbortController();
     const cut = await svc.run([...argv, '--ndjson'], { signal: ctrlC.signal, env });
+    held.open();
     expect(ctrlC.signal.aborted).toBe(true);
     expect(cut.code, cut.stderr).toBe(130);
     const rows = ndjson(cut.stdout);

@@ -13,6 +13,7 @@ import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
+import { gate } from '../../helpers/targets.js';
 import { deadLetteredQueue, delivery, replayCounts, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
@@ -134,9 +135,11 @@ describe('replay --wait: a follow that ends with no outcome is no failure', () =
   });
 
   it('past --wait-timeout with no attempt finished: ok, follow not_settled, "not settled within 1 s"; the same command follows it', async () => {
+    // The target holds its answers until the run has ended: no attempt finishes within the wait.
+    const held = gate();
     const { webhook, target, entries } = await deadLetteredQueue(
       sandbox(),
-      { status: 204, delayMs: 1500 },
+      { status: 204, until: held.until },
       2,
     );
     const argv = [
@@ -151,6 +154,7 @@ describe('replay --wait: a follow that ends with no outcome is no failure', () =
       '2',
     ];
     const r = await svc.run([...argv, '--ndjson'], { clock: leaping() });
+    held.open();
     expect(r.code, r.stderr).toBe(7);
     const rows = ndjson(r.stdout);
     expect(rows).toHaveLength(2);

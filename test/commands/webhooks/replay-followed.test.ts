@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
-import { useSandbox } from '../../helpers/sandbox.js';
+import { call, useSandbox } from '../../helpers/sandbox.js';
+import { type Answer, gate } from '../../helpers/targets.js';
 import { admin, deadLetteredQueue, delivery, interruptedRun, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
@@ -21,16 +22,23 @@ const lossy = useLossyProxy(sandbox, {
   lose: (method, path, seen) => method === 'POST' && path.endsWith('/replay') && seen === 1,
 });
 
-const queue = (answer: { status: number; delayMs?: number }, count: number) =>
+const queue = (answer: Answer, count: number) =>
   deadLetteredQueue(sandbox(), answer, count, { max_attempts: 1 });
 const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
+/** How many reads of a delivery the sandbox has answered (200). */
+const deliveryReads = async (): Promise<number> =>
+  (await call(sandbox(), 'GET', '/_sandbox/stats')).body['GET /v1/webhooks/:id/deliveries/:deliveryId 200'] ??
+  0;
 const remedy = 'the target had an internal error: check its logs';
 
 describe('a resumed replay --dlq --wait whose earlier replays failed after Ctrl-C cut their follow', () => {
   it('counts them failed: rows failed (done in an earlier run, failed now), exit 7 with the hint, no ✓', async () => {
-    const { webhook, target, entries } = await queue({ status: 500, delayMs: 800 }, 2);
+    // The target holds both answers until the run is cut: the cut falls in their follows.
+    const held = gate();
+    const { webhook, target, entries } = await queue({ status: 500, until: held.until }, 2);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
     const first = await interruptedRun(svc, argv, target, 2);
+    held.open();
     const made = new Map(
       ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
     );
@@ -68,7 +76,9 @@ describe('a resumed replay --dlq --wait whose earlier replays failed after Ctrl-
   });
 
   it('one still in flight when resumed: the resumed run follows it to its end', async () => {
-    const { webhook, target, entries } = await queue({ status: 500, delayMs: 1500 }, 1);
+    // The target holds its answer until the resumed run has read the delivery (pending).
+    const held = gate();
+    const { webhook, target, entries } = await queue({ status: 500, until: held.until }, 1);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--ndjson'];
     const controller = new AbortController();
     const running = svc.run(argv, { signal: controller.signal });
@@ -79,7 +89,11 @@ describe('a resumed replay --dlq --wait whose earlier replays failed after Ctrl-
     const made = ndjson(first.stdout)[0]!.new_delivery_id as string;
     expect((await delivery(sandbox(), webhook, made)).status).toBe('pending');
 
-    const again = await svc.run(argv);
+    const readsBefore = await deliveryReads();
+    const resumed = svc.run(argv);
+    await until(async () => (await deliveryReads()) > readsBefore);
+    held.open();
+    const again = await resumed;
     expect(again.code, again.stderr).toBe(7);
     expect(ndjson(again.stdout)).toEqual([
       {

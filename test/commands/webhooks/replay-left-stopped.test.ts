@@ -12,6 +12,7 @@ import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useSandbox } from '../../helpers/sandbox.js';
+import { gate } from '../../helpers/targets.js';
 import {
   deadLetteredQueue,
   delivery,
@@ -32,13 +33,16 @@ const journals = () => journalFiles(svc.journals);
  * stopped, the second discarded and the third replayed by other runs.
  */
 async function stoppedRun() {
+  // The target holds the first replay's answer until the run is cut: the cut falls in its follow.
+  const held = gate();
   const {
     webhook,
     target,
     entries: queued,
-  } = await deadLetteredQueue(sandbox(), { status: 204, delayMs: 800 }, 4);
+  } = await deadLetteredQueue(sandbox(), { status: 204, until: held.until }, 4);
   const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
   const first = await interruptedRun(svc, argv, target);
+  held.open();
   const made = ndjson(first.stdout)[0]!.new_delivery_id as string;
   const [name, ...more] = journals();
   expect(more).toEqual([]);

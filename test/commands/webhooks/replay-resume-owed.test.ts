@@ -16,6 +16,7 @@ import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
+import { gate } from '../../helpers/targets.js';
 import { deadLetteredQueue, delivery, journalFiles, until } from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
@@ -48,9 +49,12 @@ describe('a resumed replay says how the earlier run owed follows went, or that i
   ])(
     'R1: follows %s, resumed with --no-wait: no stale status, exit 7, journal kept; --wait then follows them',
     async (_, follow, why) => {
+      // not_settled: the target holds its answers until the first run has ended (none finishes
+      // within its wait).
+      const held = gate();
       const { webhook, target, entries } = await deadLetteredQueue(
         sandbox(),
-        { status: 204, delayMs: follow === 'not_settled' ? 1500 : 0 },
+        follow === 'not_settled' ? { status: 204, until: held.until } : { status: 204 },
         2,
       );
       const argv = ['webhooks', 'replay', webhook, '--dlq', '--concurrency', '1'];
@@ -61,6 +65,7 @@ describe('a resumed replay says how the earlier run owed follows went, or that i
         follow === 'unreadable'
           ? await svc.run([...argv, '--wait', '--ndjson'], { env })
           : await svc.run([...argv, '--wait', '--wait-timeout', '1', '--ndjson'], { env, clock: leaping() });
+      held.open();
       dropReads = false;
       expect(first.code, first.stderr).toBe(7);
       const made = ndjson(first.stdout).map((row) => row.new_delivery_id as string);

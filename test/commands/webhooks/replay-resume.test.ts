@@ -12,12 +12,20 @@ import { isoSeconds } from '../../../src/api/time.js';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
-import { deadLetteredQueue, delivery, dlqEntries, interruptedRun, until } from '../../helpers/webhooks.js';
+import { type Answer, gate } from '../../helpers/targets.js';
+import {
+  deadLetteredQueue,
+  delivery,
+  dlqEntries,
+  interruptedRun,
+  pastRunStart,
+  until,
+} from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
 
-const queue = (answer: { status: number; delayMs?: number }, count: number, extra = {}) =>
+const queue = (answer: Answer, count: number, extra = {}) =>
   deadLetteredQueue(sandbox(), answer, count, extra);
 const deadLetter = (webhook: string, count: number) =>
   call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', { body: { webhook_id: webhook, count } });
@@ -31,14 +39,17 @@ function journal(): { path: string; started: string; anchorMs: number } {
   const header = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!);
   return { path, started: header.started_at, anchorMs: Date.parse(header.anchor) };
 }
-/** Until the sandbox's clock has left the second the run started in: what is dead-lettered now is newer. */
-const pastStart = (anchorMs: number) => until(() => Date.now() >= anchorMs + 1100);
+/** The sandbox's clock past the second the run started in: what is dead-lettered now is newer. */
+const pastStart = () => pastRunStart(sandbox());
 
 describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
   it('some done: a journal row for the done entry (how its delivery is doing now), the rest replayed, counted', async () => {
-    const { webhook, target, entries: queued } = await queue({ status: 204, delayMs: 800 }, 3);
+    // The target holds the first answer until the run is cut: the cut falls in its follow.
+    const held = gate();
+    const { webhook, target, entries: queued } = await queue({ status: 204, until: held.until }, 3);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
     const first = await interruptedRun(svc, argv, target);
+    held.open();
     const [row] = ndjson(first.stdout);
     const made = row.new_delivery_id as string;
     const { path, started } = journal();
@@ -63,9 +74,11 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
   });
 
   it('all done: every entry a journal row, the journal removed; then the queue is empty', async () => {
-    const { webhook, target, entries: queued } = await queue({ status: 204, delayMs: 800 }, 2);
+    const held = gate();
+    const { webhook, target, entries: queued } = await queue({ status: 204, until: held.until }, 2);
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait'];
     const first = await interruptedRun(svc, argv, target, 2);
+    held.open();
     const made = new Map(
       ndjson(first.stdout).map((r) => [r.delivery_id as string, r.new_delivery_id as string]),
     );
@@ -107,13 +120,16 @@ describe('replay --dlq --wait cut by Ctrl-C, then the same command', () => {
 
 describe('a resumed replay --dlq run to a target that still fails', () => {
   it('names the entries dead-lettered since the run started as they are at its end: its own failed replays too', async () => {
-    const { webhook, target } = await queue({ status: 503, delayMs: 200 }, 3, { max_attempts: 1 });
+    const held = gate();
+    const { webhook, target } = await queue({ status: 503, until: held.until }, 3, { max_attempts: 1 });
     const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--concurrency', '1'];
     const controller = new AbortController();
     const running = svc.run(argv, { signal: controller.signal });
     await until(() => target.received.length > 0);
     controller.abort();
-    expect((await running).code).toBe(130);
+    const cut = await running;
+    held.open();
+    expect(cut.code).toBe(130);
     const { started, anchorMs } = journal();
 
     const again = await svc.run(argv);
@@ -144,7 +160,7 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     const { path, started, anchorMs } = journal();
     // The replays failed and were dead-lettered again; then new entries came.
     await until(async () => (await entries(webhook, 'queued')).length === 3);
-    await pastStart(anchorMs);
+    await pastStart();
     await deadLetter(webhook, 4);
     const made = new Map(
       (await entries(webhook, 'replayed')).map((e) => [e.id, e.last_replay_delivery_id as string]),
@@ -184,7 +200,7 @@ describe('a queue run whose stdout failed (a full disk), then the same command',
     expect(full.code).toBe(1);
     expect(full.stderr).toMatch(/cannot write to stdout \(ENOSPC\) after 3 of 3/);
     const { path, started, anchorMs } = journal();
-    await pastStart(anchorMs);
+    await pastStart();
     await deadLetter(webhook, 2);
     const discarded = new Map((await entries(webhook, 'discarded')).map((e) => [e.id, e.discarded_at]));
 

@@ -10,14 +10,14 @@ import type { DlqEntry } from '../../../src/api/schemas/webhooks.js';
 import { bulkRunner, fixedClock } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
-import { startTarget } from '../../helpers/targets.js';
+import { type Answer, gate, startTarget } from '../../helpers/targets.js';
 import { admin, createWebhook, delivery, interruptedRun } from '../../helpers/webhooks.js';
 
-// Attempts may take a while: the target of the Ctrl-C test answers after 1.5 s.
+// Attempts may take a while: the target of the Ctrl-C tests holds its answer until the run is cut.
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
 
-async function queue(answer: { status: number; delayMs?: number }, count: number) {
+async function queue(answer: Answer, count: number) {
   const target = await startTarget(() => answer);
   const webhook = await createWebhook(sandbox(), target.url);
   await call(sandbox(), 'POST', '/_sandbox/webhooks/dead-letters', {
@@ -79,10 +79,13 @@ describe('resuming a named replay: rows the earlier run did', () => {
 
 describe('Ctrl-C while --wait follows a replay', () => {
   it('the row says the replay was made and its follow was interrupted (not failed); the resumed run says how it went', async () => {
-    const { webhook, target, entries } = await queue({ status: 204, delayMs: 1500 }, 2);
+    // The target holds the first answer until the run is cut: the cut falls in its follow.
+    const held = gate();
+    const { webhook, target, entries } = await queue({ status: 204, until: held.until }, 2);
     const [e, f] = entries;
     const argv = ['webhooks', 'replay', webhook, e!.id, f!.id, '--wait', '--concurrency', '1'];
     const r = await interruptedRun(svc, argv, target);
+    held.open();
     const rows = ndjson(r.stdout);
     expect(rows).toHaveLength(1);
     const made = rows[0].new_delivery_id as string;
@@ -110,13 +113,15 @@ describe('Ctrl-C while --wait follows a replay', () => {
   });
 
   it('the text row of the interrupted follow', async () => {
-    const { webhook, target, entries } = await queue({ status: 204, delayMs: 1500 }, 1);
+    const held = gate();
+    const { webhook, target, entries } = await queue({ status: 204, until: held.until }, 1);
     const [e] = entries;
     const controller = new AbortController();
     const running = svc.run(['webhooks', 'replay', webhook, e!.id, '--wait'], { signal: controller.signal });
     while (target.received.length === 0) await new Promise((r) => setTimeout(r, 10));
     controller.abort();
     const r = await running;
+    held.open();
     expect(r.code).toBe(130);
     const made = r.stdout.split('\t')[2] as string;
     // Every item was done, but the follow was cut: the journal stays (review s8: it was removed,

@@ -12,7 +12,15 @@ import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { cutReplayRun, delivery, dlqEntries, journalFiles, timeless, until } from '../../helpers/webhooks.js';
+import {
+  cutReplayRun,
+  delivery,
+  dlqEntries,
+  journalFiles,
+  pastRunStart,
+  timeless,
+  until,
+} from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
@@ -32,7 +40,7 @@ describe('replay --dlq --wait resumed: entries replayed while it was stopped are
     run.answer.status = 500;
     run.answer.delayMs = 0;
     // Past the second the run started in: an entry dead-lettered in it would be the run's to take.
-    await until(() => Date.now() >= Date.parse(run.started) + 2000);
+    await pastRunStart(sandbox());
     const other = await svc.run(['webhooks', 'replay', run.webhook, e2.id, '--no-wait', '--json']);
     expect(other.code, other.stderr).toBe(0);
     const as = (JSON.parse(other.stdout) as Array<{ new_delivery_id: string }>)[0]!.new_delivery_id;

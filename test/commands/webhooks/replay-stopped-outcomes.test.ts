@@ -14,7 +14,16 @@ import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { cutReplayRun, delivery, dlqEntries, journalFiles, timeless, until } from '../../helpers/webhooks.js';
+import { type Answer, gate } from '../../helpers/targets.js';
+import {
+  cutReplayRun,
+  delivery,
+  dlqEntries,
+  journalFiles,
+  pastRunStart,
+  timeless,
+  until,
+} from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
@@ -34,14 +43,11 @@ const failedText =
   'its delivery failed: 5xx_server_error: the target answered 500 Internal Server Error; the target had an internal error: check its logs';
 
 /** A cut run whose second entry is then replayed by another run while the target answers `answer`. */
-async function replayedWhileStopped(
-  answer: { status: number; delayMs: number },
-  env: Record<string, string> = {},
-) {
+async function replayedWhileStopped(answer: Answer, env: Record<string, string> = {}) {
   const run = await cutReplayRun(sandbox(), svc, env);
   Object.assign(run.answer, answer);
   // Past the second the run started in: an entry dead-lettered in it would be the run's to take.
-  await until(() => Date.now() >= Date.parse(run.started) + 2000);
+  await pastRunStart(sandbox());
   const other = await svc.run(['webhooks', 'replay', run.webhook, run.e2.id, '--no-wait', '--json']);
   expect(other.code, other.stderr).toBe(0);
   const as = (JSON.parse(other.stdout) as Array<{ new_delivery_id: string }>)[0]!.new_delivery_id;
@@ -85,9 +91,12 @@ describe('replay --dlq --wait resumed: the delivery of an entry replayed while i
   it('Ctrl-C cutting its read leaves it unfollowed in the journal; the resumed run fails it, exit 7', async () => {
     // Every run through the proxy: a journal is the run's against one base URL.
     const env = { SVC_BASE_URL: proxy().url };
-    const run = await replayedWhileStopped({ status: 500, delayMs: 1500 }, env);
+    // Its delivery in flight (the target holds its answer) while the resumed run reads it.
+    const held = gate();
+    const run = await replayedWhileStopped({ status: 500, until: held.until }, env);
     cutAt = { delivery: run.as, ctrlC: new AbortController() };
     const cut = await svc.run(run.argv, { signal: cutAt.ctrlC.signal, env });
+    held.open();
     expect(cutAt.ctrlC.signal.aborted).toBe(true);
     cutAt = undefined;
     expect(cut.code, cut.stderr).toBe(130);

@@ -12,7 +12,14 @@ import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
-import { cutReplayRun, delivery, journalFiles, timeless, until } from '../../helpers/webhooks.js';
+import {
+  cutReplayRun,
+  delivery,
+  journalFiles,
+  pastRunStart,
+  timeless,
+  until,
+} from '../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001, requestTimeoutMs: 10_000 } });
 const svc = bulkRunner(sandbox);
@@ -41,7 +48,7 @@ async function replayedWhileStopped() {
   const env = { SVC_BASE_URL: proxy().url };
   const run = await cutReplayRun(sandbox(), svc, env);
   // Past the second the run started in: an entry dead-lettered in it would be the run's to take.
-  await until(() => Date.now() >= Date.parse(run.started) + 2000);
+  await pastRunStart(sandbox());
   const other = await svc.run(['webhooks', 'replay', run.webhook, run.e2.id, '--no-wait', '--json'], { env });
   expect(other.code, other.stderr).toBe(0);
   const as = (JSON.parse(other.stdout) as Array<{ new_delivery_id: string }>)[0]!.new_delivery_id;

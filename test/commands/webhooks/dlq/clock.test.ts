@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ndjson } from '../../../helpers/context.js';
 import { call, sandboxNow, useSandboxContext } from '../../../helpers/sandbox.js';
-import { startTarget } from '../../../helpers/targets.js';
+import { gate, startTarget } from '../../../helpers/targets.js';
 import { admin, createWebhook } from '../../../helpers/webhooks.js';
 
 // `dlq ls`, `dlq discard --all` and `replay --dlq` with --since/--until DURATION count back from
@@ -173,7 +173,9 @@ describe('replay --dlq --since DURATION: one set of instants per run', () => {
   });
 
   it('a resumed run takes the entries its first run meant, not those of the time it resumes', async () => {
-    const target = await startTarget(() => ({ status: 204, delayMs: 800 }));
+    // The target holds its answers until the first run is cut: the cut falls in the first follow.
+    const held = gate();
+    const target = await startTarget(() => ({ status: 204, until: held.until }));
     const webhook = (await createWebhook(svc.sandbox(), target.url)).id;
     // 1.5 h old when the run starts: in its --since 2h.
     const old = await deadLetter(webhook, 3);
@@ -186,6 +188,7 @@ describe('replay --dlq --since DURATION: one set of instants per run', () => {
     while (target.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     controller.abort();
     const first = await running;
+    held.open();
     expect(first.code, first.stderr).toBe(130);
     const done = ndjson(first.stdout).map((row) => row.dlq_entry_id);
     expect(done).toEqual([old[0]]);
