@@ -4,6 +4,7 @@
 
 import { Command, Option } from 'commander';
 import type { Journal } from '../../bulk/journal.js';
+import type { CallerAuthority } from '../../api/holds.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
@@ -33,6 +34,7 @@ import {
 } from './follow.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
+import { callerAuthority, refusedItem } from './caller.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
 
 export interface ReplayOptions extends BulkFlags {
@@ -104,7 +106,13 @@ const about = (t: Target) => ({
 export async function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
-  await refuseDisabledWebhook(platform, webhook);
+  const hook = await refuseDisabledWebhook(platform, webhook);
+  /** A dry run's view of what the caller holds (prepare): a replay the platform refuses them fails its row. */
+  let authority: CallerAuthority | undefined;
+  const refuseUnheld = (eventType: string | undefined) => {
+    const refusal = authority?.replay([...(hook?.event_types ?? []), ...(eventType ? [eventType] : [])]);
+    if (refusal) throw refusedItem(refusal);
+  };
   const wait = options.wait ?? ctx.io.stdoutIsTTY;
   const queue = options.dlq
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
@@ -199,7 +207,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   };
   const plan: Worker<Target> = async ({ data }) => {
     if (data.planned) return (await stopped(data, undefined)).row;
-    if (queue) return {};
+    if (queue) {
+      refuseUnheld(data.event_type);
+      return {};
+    }
     if (data.entry?.status === 'discarded') {
       throw discardedRefusal(commandLine(ctx.settings()), webhook, data.ref, data.entry, data.delivery_id);
     }
@@ -215,6 +226,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         },
       );
     }
+    refuseUnheld(found.event_type);
     return { delivery_id: found.id, event_type: found.event_type };
   };
 
@@ -234,6 +246,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       },
     },
     prepare: async (_run, journal) => {
+      if (options.dryRun) authority = await callerAuthority(ctx, platform, 'which replays the platform refuses you');
       if (!queue) {
         const earlier = (ref: string) => journal.has(ref);
         const resumed = journal.run.resumed === true;

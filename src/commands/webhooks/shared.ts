@@ -233,8 +233,9 @@ export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
  * who may enable it). A webhook that is not there is that error (exit 5, pointing at `svc
  * webhooks ls`: a 404 of a replay cannot say whether the webhook or the delivery is unknown).
  * Otherwise read only to say this early: when it cannot be read, the replays give the verdict.
+ * Returns it as read (its kinds: what a replay takes the read permission of), if it was.
  */
-export async function refuseDisabledWebhook(platform: Platform, webhook: string): Promise<void> {
+export async function refuseDisabledWebhook(platform: Platform, webhook: string): Promise<Webhook | undefined> {
   const found = await platform.webhooks.get(webhook).catch((error: unknown) => {
     if (lookupMayFail(error) && !(error instanceof WebhookNotFoundError)) return undefined;
     throw error;
@@ -249,6 +250,7 @@ export async function refuseDisabledWebhook(platform: Platform, webhook: string)
       hint: enableHint(webhook),
     });
   }
+  return found;
 }
 
 /**
