@@ -16,28 +16,7 @@ import { fileErrorReason, readInputBytes, unusualEncoding } from '../../system/i
 import { secretFromBytes } from '../../system/secret-text.js';
 import { shellWord } from '../../system/shell-words.js';
 import { nonEmpty } from '../kit.js';
-
-/** The reference's remedy for each delivery failure cause, shown with failed test deliveries. */
-export const REMEDIES: Record<DeliveryFailureCause, string> = {
-  connection_timeout:
-    'target slow or unreachable: raise its timeout, check the firewall and that it is running',
-  tls_handshake_failed: 'invalid or expired target certificate: renew it and check the chain',
-  '4xx_client_error': 'the target rejected the payload: inspect the payload format and authentication',
-  '5xx_server_error': 'the target had an internal error: check its logs',
-  payload_too_large: "the payload exceeded the target's body limit: raise the limit or split events",
-  invalid_signature: 'the target rejected the HMAC signature: check the signing secret it uses',
-  redirect_not_followed:
-    'the target answered with a redirect, which deliveries never follow: use the final URL',
-  webhook_stopped:
-    'the platform stopped the webhook, so the attempt was not made (svc webhooks get says why); once someone who holds the read permissions of its kinds without an end date enables it, and so owns it, replay the delivery: it is in the dead-letter queue',
-};
-
-/** The remedy of a delivery's failure, with the commands for its webhook where it has some. */
-export function remedyFor(cause: DeliveryFailureCause, webhook: string): string {
-  if (cause !== 'webhook_stopped') return REMEDIES[cause] ?? 'check the target';
-  const w = shellWord(webhook);
-  return `the platform stopped the webhook, so the attempt was not made (svc webhooks get ${w} says why); once someone who holds the read permissions of its kinds without an end date enables it (svc webhooks update ${w} --enable), and so owns it, replay the delivery: it is in the dead-letter queue (svc webhooks replay ${w} --dlq)`;
-}
+import { remedyFor } from './remedies.js';
 
 export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 
