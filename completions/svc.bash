@@ -37,6 +37,7 @@ unset'
   ['svc tenants']='ls
 api-keys'
   ['svc tenants api-keys']='create
+get
 ls
 revoke'
   ['svc oauth']='ls
@@ -130,6 +131,7 @@ __svc_alias=(
   ['svc tenants|list']='ls'
   ['svc tenants|api-keys']='api-keys'
   ['svc tenants api-keys|create']='create'
+  ['svc tenants api-keys|get']='get'
   ['svc tenants api-keys|ls']='ls'
   ['svc tenants api-keys|list']='ls'
   ['svc tenants api-keys|revoke']='revoke'
@@ -248,6 +250,7 @@ __svc_opts=(
 --justification
 --secret-file
 --idempotency-key'
+  ['svc tenants api-keys get']=''
   ['svc tenants api-keys ls']=''
   ['svc tenants api-keys revoke']=''
   ['svc oauth']=''
@@ -520,6 +523,7 @@ __svc_valopts=(
   ['svc tenants ls']=' --limit --cursor --role --tier '
   ['svc tenants api-keys']='  '
   ['svc tenants api-keys create']=' --kind --name --justification --secret-file --idempotency-key '
+  ['svc tenants api-keys get']='  '
   ['svc tenants api-keys ls']='  '
   ['svc tenants api-keys revoke']='  '
   ['svc oauth']='  '
@@ -665,6 +669,7 @@ __svc_argdyn=(
   ['svc profiles show|0']='profiles'
   ['svc profiles rm|0']='profiles'
   ['svc tenants api-keys create|0']='tenants'
+  ['svc tenants api-keys get|0']='tenants'
   ['svc tenants api-keys ls|0']='tenants'
   ['svc tenants api-keys revoke|0']='tenants'
   ['svc webhooks get|0']='webhooks'

@@ -232,6 +232,12 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       if (s.profileSource === 'profile' && !store.hasProfile(s.profile)) {
         throw missingActiveProfileError(s.profile, Object.keys(store.profiles()));
       }
+      // None active and no "default" while other profiles exist: "default" would be a profile
+      // nobody made (README). Only a first run, with no profile at all, uses (and creates) it.
+      const names = Object.keys(store.profiles());
+      if (s.profileSource === 'default' && names.length > 0 && !store.hasProfile(s.profile)) {
+        throw missingActiveProfileError(undefined, names);
+      }
       return s;
     },
     credentials() {
@@ -266,10 +272,6 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting;
           // so is an active profile that is gone, or none active while other profiles exist.
           ctx.profileSettings();
-          const names = Object.keys(ctx.store().profiles());
-          if (s.profileSource === 'default' && !ctx.store().hasProfile(s.profile) && names.length > 0) {
-            throw missingActiveProfileError(undefined, names);
-          }
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
             hint: `run \`svc sandbox start\` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / \`svc ${profileFlag(s)}config set base_url URL\``,
           });

@@ -165,31 +165,51 @@ export const CLIENT_REACH = {
 const some = (names: readonly string[]) =>
   names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
 
+/** A scope and those of its permissions a refusal names (`admin`'s counted, after `lead`: it reaches every permission of the tenant). */
+const scopeSaid = (scope: string, permissions: readonly string[], lead = '') =>
+  scope === OAUTH_FULL_ACCESS_SCOPE
+    ? `${scope} (every permission of the tenant; ${lead}${permissions.length} of them: ${some(permissions)})`
+    : `${scope} (${permissions.join(', ')})`;
+
 /**
  * The refusal (insufficient_permission) of arming an OAuth client with `scopes` (`what`: a
- * CLIENT_REACH) by a caller holding `held` live, or undefined. A client's token acts with its
+ * CLIENT_REACH) by a caller with these live grants, or undefined. A client's token acts with its
  * approving user's authority as far as its scopes reach (scopePermissions), for whoever holds the
  * client's secret and receives its codes: so putting a scope into a client, and taking its secret
  * or pointing its codes at a new redirect URI, take every permission its scopes reach — `admin`
- * every permission of the tenant — as granting a role takes its permissions.
+ * every permission of the tenant — as granting a role takes its permissions. And held without an
+ * end date, as issuing an API key or choosing a webhook's URL: the client, its secret and its
+ * redirect URIs stay when a just-in-time grant ends, so one armed then would be a standing way
+ * back to what the grant gave. Named: the permissions that end first and when (as channelRefusal).
  */
 export function clientReachRefusal(
   what: string,
-  held: Iterable<string>,
+  grants: readonly HeldGrant[],
   scopes: readonly string[],
 ): string | undefined {
-  const have = [...held];
-  const lacking = [...new Set(scopes)]
+  const have = grants.flatMap((g) => g.permissions);
+  const named = [...new Set(scopes)];
+  const lacking = named
     .map((scope) => ({ scope, missing: missingPermissions(have, scopePermissions([scope])) }))
     .filter((l) => l.missing.length > 0);
-  if (lacking.length === 0) return undefined;
-  const said = lacking.map(({ scope, missing }) =>
-    scope === OAUTH_FULL_ACCESS_SCOPE
-      ? `${scope} (every permission of the tenant; you lack ${missing.length} of them: ${some(missing)})`
-      : `${scope} (${missing.join(', ')})`,
-  );
-  const count = new Set(lacking.flatMap((l) => l.missing)).size;
-  return `${what}, so it takes the permissions they cover; you lack those of ${said.join(', ')}; have someone who holds ${count === 1 ? 'it' : 'them'} do it`;
+  if (lacking.length > 0) {
+    const said = lacking.map(({ scope, missing }) => scopeSaid(scope, missing, 'you lack '));
+    const count = new Set(lacking.flatMap((l) => l.missing)).size;
+    return `${what}, so it takes the permissions they cover; you lack those of ${said.join(', ')}; have someone who holds ${count === 1 ? 'it' : 'them'} do it`;
+  }
+  const bound = heldUntil(grants, scopePermissions(named));
+  if (bound === null) return undefined;
+  // `admin` reaches every other scope's permissions: said once, as admin's.
+  const judged = named.includes(OAUTH_FULL_ACCESS_SCOPE) ? [OAUTH_FULL_ACCESS_SCOPE] : named;
+  const ending = judged
+    .map((scope) => ({
+      scope,
+      ends: scopePermissions([scope]).filter((p) => heldUntil(grants, [p]) === bound),
+    }))
+    .filter((e) => e.ends.length > 0);
+  const said = ending.map(({ scope, ends }) => scopeSaid(scope, ends));
+  const count = new Set(ending.flatMap((e) => e.ends)).size;
+  return `${what}, which outlasts a just-in-time grant, so it takes the permissions they cover held without an end date; you hold those of ${said.join(', ')} only until ${isoSeconds(bound)}; have someone who holds ${count === 1 ? 'it' : 'them'} without an end date do it`;
 }
 
 /** An OAuth client's registration as far as its reach goes: what its tokens may do, where its codes go. */
@@ -427,7 +447,7 @@ export class CallerAuthority {
     if (refused) return refused;
     const message =
       (channel && channelRefusal(channel.what, this.grants, channel.kinds)) ??
-      reach.map((r) => clientReachRefusal(r.what, this.held, r.scopes)).find((m) => m !== undefined);
+      reach.map((r) => clientReachRefusal(r.what, this.grants, r.scopes)).find((m) => m !== undefined);
     return message === undefined ? undefined : { code: 'insufficient_permission', message };
   }
 }

@@ -75,7 +75,9 @@ const COLUMNS: Array<Column<Row>> = [
     value: (r) =>
       (r.error as { message?: string } | undefined)?.message ??
       // Another run's creation: said so, and where its secret is (or why it is not).
-      (r.reason === 'created_by_another_run' ? `${r.reason}: ${r.secret_file ?? r.secret}` : undefined) ??
+      (r.reason === 'created_by_another_run' && (r.secret_file ?? r.secret) !== undefined
+        ? `${r.reason}: ${r.secret_file ?? r.secret}`
+        : undefined) ??
       r.secret_file ??
       r.reason ??
       r.audit_trail_id,

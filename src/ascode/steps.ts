@@ -5,6 +5,7 @@ import {
   AssignmentNotFoundError,
   OAuthClientNotFoundError,
   RoleDeletedError,
+  RoleNameTakenError,
   RoleNotFoundError,
   WebhookNotFoundError,
 } from '../platform/errors.js';
@@ -104,6 +105,41 @@ async function refuseUnendedGrants(
     'conflict',
     `not deleted: it has ${unended.length} grant${one ? '' : 's'} the plan did not end (${unended.join('; ')}); nothing was removed; revoke ${one ? 'it' : 'them'} or plan again`,
     { code: 'role_still_granted' },
+  );
+}
+
+/**
+ * A custom role the plan creates that exists by the time it is sent (409 role_name_taken): made
+ * meanwhile, most likely by another run applying the same file at once. With exactly the planned
+ * permissions it is the planned role (skipped, `created_by_another_run`, with its id), and the
+ * grants planned for it go ahead against it; with other permissions granting it would hand out
+ * what the plan did not show, so it fails naming the difference, and its grants are not made.
+ */
+async function roleMadeMeanwhile(
+  platform: Platform,
+  change: PlanChange,
+  read: { tenant: string; signal: AbortSignal },
+): Promise<Record<string, unknown> | undefined> {
+  let live: { id: string; permissions: string[] } | undefined;
+  for await (const role of platform.roles.listAll({ limit: 200 }, read)) {
+    if (!role.deleted_at && role.name === change.name) live = role;
+  }
+  if (live === undefined) return undefined; // deleted again since: the platform's answer stands
+  const planned = (change.fields.find((f) => f.field === 'permissions')?.to ?? []) as string[];
+  const has = new Set(live.permissions);
+  const wanted = new Set(planned);
+  const more = [...has].filter((p) => !wanted.has(p)).sort();
+  const fewer = [...wanted].filter((p) => !has.has(p)).sort();
+  if (more.length === 0 && fewer.length === 0)
+    return { status: 'skipped', reason: 'created_by_another_run', id: live.id };
+  const diff = [
+    more.length > 0 ? `it also has ${more.join(', ')}` : '',
+    fewer.length > 0 ? `it lacks ${fewer.join(', ')}` : '',
+  ].filter(Boolean);
+  throw new SvcError(
+    'conflict',
+    `role ${change.name} was created since the plan (${live.id}) with other permissions than planned (${diff.join('; ')}): nothing was granted with it; svc plan shows the difference`,
+    { code: 'role_name_taken' },
   );
 }
 
@@ -211,6 +247,10 @@ export function stepWorker(
       await platform.oauth.clients.delete(change.id!, keyed);
       return { id: change.id };
     } catch (error) {
+      if (error instanceof RoleNameTakenError && change.kind === 'role' && change.action === 'create') {
+        const made = await roleMadeMeanwhile(platform, change, read);
+        if (made !== undefined) return made;
+      }
       // The platform's own answer that it is so already: reported as skipped, never as done.
       if (error instanceof AssignmentExistsError && change.action === 'create') {
         const held = error.assignment;

@@ -167,6 +167,61 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
 }
 
 /**
+ * What is known of a forgotten API key, for `logout --json` (`api_key`) and the lines alike, in one
+ * shape: `revoked_or_unknown` (the platform refuses it for good: nothing to revoke), `valid` (it
+ * acts: svc only forgot it), `stopped` (refused now, not revoked: it acts again once its issuer
+ * holds its role without an end date), `unknown` (svc could not ask: it may still be valid); the
+ * key's id and tenant when the platform said them, and the command that revokes it (null when
+ * nothing is left to revoke).
+ */
+export interface ForgottenKey {
+  state: 'revoked_or_unknown' | 'valid' | 'stopped' | 'unknown';
+  id: string | null;
+  tenant: string | null;
+  stopped_reason: string | null;
+  revoke_command: string | null;
+}
+
+/** What the revoke line says of a key, besides the command (`by` whom, and the command). */
+const REVOKE_BY = 'with the login of a user who holds api_key.manage (a key cannot revoke keys)';
+
+export function forgottenKey(ctx: Context, key: KeyState | undefined, origin?: string): ForgottenKey {
+  if (key?.state === 'rejected')
+    return {
+      state: 'revoked_or_unknown',
+      id: null,
+      tenant: null,
+      stopped_reason: null,
+      revoke_command: null,
+    };
+  const svc = keyManagerLine(ctx, origin);
+  if (key?.state === 'live' || key?.state === 'stopped') {
+    const tenant = key.tenant ?? ctx.settings().values.tenant ?? null;
+    return {
+      state: key.state === 'live' ? 'valid' : 'stopped',
+      id: key.id,
+      tenant,
+      stopped_reason: key.state === 'stopped' ? key.reason : null,
+      revoke_command: svc(`tenants api-keys revoke ${shellWord(tenant ?? 'TENANT')} ${key.id}`),
+    };
+  }
+  const tenant = ctx.settings().values.tenant ?? null;
+  return {
+    state: 'unknown',
+    id: null,
+    tenant,
+    stopped_reason: null,
+    revoke_command: svc(`tenants api-keys revoke ${shellWord(tenant ?? 'TENANT')} KEY_ID`),
+  };
+}
+
+/** The forgotten API key of a session ended (null: the credential removed was no API key). */
+export function sessionKey(ctx: Context, end: SessionEnd): ForgottenKey | null {
+  if (!end.removed || end.credential !== 'token' || !isApiKey(end.token)) return null;
+  return forgottenKey(ctx, end.key);
+}
+
+/**
  * What becomes of a forgotten API key: nothing when the platform refuses it for good; else how to
  * revoke it — a live key, and a stopped one too (not revoked: it acts again once its issuer
  * holds its role without an end date, a routine re-grant). `what` names it (`the API key`, or
@@ -179,28 +234,27 @@ export function warnAboutKey(
   what = 'the API key',
   origin?: string,
 ): void {
-  if (key?.state === 'rejected') {
+  const facts = forgottenKey(ctx, key, origin);
+  if (facts.state === 'revoked_or_unknown') {
     ctx.out.info(
       `The platform no longer accepts ${what} (it was revoked, or is unknown there): nothing is left to revoke.`,
     );
     return;
   }
-  const svc = keyManagerLine(ctx, origin);
-  const by = 'with the login of a user who holds api_key.manage (a key cannot revoke keys)';
-  if (key?.state === 'live' || key?.state === 'stopped') {
-    const tenant = shellWord(key.tenant ?? ctx.settings().values.tenant ?? 'TENANT');
-    const revoke = `revoke it ${by}: \`${svc(`tenants api-keys revoke ${tenant} ${key.id}`)}\``;
+  if (facts.state === 'valid' || facts.state === 'stopped') {
+    const revoke = `revoke it ${REVOKE_BY}: \`${facts.revoke_command}\``;
     ctx.out.warn(
-      key.state === 'live'
-        ? `${what} ${key.id} itself stays valid: svc only forgot it; ${revoke}`
-        : `${what} ${key.id} is stopped, not revoked: the platform refuses it now (${key.reason}), and it acts again once its issuer holds its role without an end date; svc only forgot it; ${revoke}`,
+      facts.state === 'valid'
+        ? `${what} ${facts.id} itself stays valid: svc only forgot it; ${revoke}`
+        : `${what} ${facts.id} is stopped, not revoked: the platform refuses it now (${facts.stopped_reason}), and it acts again once its issuer holds its role without an end date; svc only forgot it; ${revoke}`,
     );
     return;
   }
-  const tenant = shellWord(ctx.settings().values.tenant ?? 'TENANT');
+  const svc = keyManagerLine(ctx, origin);
+  const tenant = shellWord(facts.tenant ?? 'TENANT');
   ctx.out.warn(
-    `${what} may still be valid: svc only forgot it; ${by}, find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
-      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
+    `${what} may still be valid: svc only forgot it; ${REVOKE_BY}, find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
+      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${facts.revoke_command}\``,
   );
 }
 

@@ -6,7 +6,7 @@ import type { Platform } from '../platform/index.js';
  * What the platform says of an API key, asked with the key itself (GET /v1/me, once, no retries):
  * live, with its id and tenant; stopped — refused (401) although not revoked, because its issuer
  * does not hold its role without an end date now, so it acts again once they do (the 401's
- * details say `state: "stopped"`, with the key's id and tenant, and its message why); or refused
+ * details say `state: "stopped"`, with the key's id and tenant (its slug when given, as a live key's), and its message why); or refused
  * for good (revoked, or unknown there). Shared by the commands that forget a key (logout,
  * profiles rm, a replacing login) and by a replayed creation, so each says the same of it.
  */
@@ -20,6 +20,8 @@ interface StoppedDetail {
   state: 'stopped';
   key_id: string;
   tenant_id: string;
+  /** The tenant's slug, the name every other hint gives it (the sandbox's; else its id is said). */
+  tenant_slug?: unknown;
 }
 
 const isStopped = (d: unknown): d is StoppedDetail =>
@@ -42,7 +44,8 @@ export function keyRefusal(error: unknown): KeyState | undefined {
   if (!refused) return undefined;
   const stopped = Array.isArray(refused.details) ? refused.details.find(isStopped) : undefined;
   if (!stopped) return { state: 'rejected' };
-  return { state: 'stopped', id: stopped.key_id, tenant: stopped.tenant_id, reason: refused.message };
+  const tenant = typeof stopped.tenant_slug === 'string' ? stopped.tenant_slug : stopped.tenant_id;
+  return { state: 'stopped', id: stopped.key_id, tenant, reason: refused.message };
 }
 
 /** Asks the platform about `token` (an API key); undefined when it could not say (any failure but a 401). */

@@ -1,3 +1,5 @@
+// Over 300 lines: how every bulk run ends (done, halted, cut, a dry run and its halts) is one set of
+// rules over the same counts and words; split, the real and the dry run would drift apart.
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import {
@@ -239,7 +241,7 @@ export function finishDryRun(
   single?: unknown,
   end: { total?: number | undefined; closed?: boolean; unknowns?: unknown[] } = {},
 ): void {
-  if (summary.halted !== undefined) throw summary.halted;
+  if (summary.halted !== undefined) throw haltedDryRun(ctx, verb, summary, end.total, single);
   // Items that could not be read: nothing was changed, and the dry run says what stopped it.
   if (summary.unread !== undefined) throw summary.unread;
   if (end.closed) {
@@ -251,8 +253,7 @@ export function finishDryRun(
       hint: STDOUT_FAILED_HINT,
     });
   }
-  const unchecked = summary.unknown ? `, ${n(summary.unknown)} could not be checked` : '';
-  const counts = `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail${unchecked}`;
+  const counts = dryRunCounts(verb, summary);
   if (summary.stopped)
     throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);
   if (single !== undefined) {
@@ -282,4 +283,37 @@ export function finishDryRun(
     });
   }
   ctx.out.info(`dry run: ${counts}; nothing was changed`);
+}
+
+function dryRunCounts(verb: Words, summary: BulkSummary, notStarted = 0): string {
+  const unchecked = summary.unknown ? `, ${n(summary.unknown)} could not be checked` : '';
+  const left = notStarted > 0 ? `, ${n(notStarted)} not started` : '';
+  return `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail${unchecked}${left}`;
+}
+
+/**
+ * The error of a dry run halted because no later check could be answered: a rate limit asking
+ * for a longer wait than svc makes ends it with its counts, the wait and when to run it again
+ * (exit 1, as a check the server did not answer); a one-item run's, or a credential's, error as it is.
+ */
+function haltedDryRun(
+  ctx: Context,
+  verb: Words,
+  summary: BulkSummary,
+  total: number | undefined,
+  single: unknown,
+): unknown {
+  const wait = waitsBeyondCap(summary.halted);
+  if (wait === undefined || single !== undefined) return summary.halted;
+  const notStarted = total === undefined ? 0 : total - summary.total;
+  countsBeforeError(ctx, `dry run: ${dryRunCounts(verb, summary, notStarted)}`);
+  return new SvcError(
+    'failure',
+    `stopped after ${howFar(summary, total)}: the platform rate-limits this dry run and asks for a wait of ${seconds(wait.askedMs)} s, longer than svc waits by itself (${seconds(wait.capMs)} s); the rows not started were not checked`,
+    {
+      code: 'rate_limited',
+      hint: `nothing was changed; run the dry run again after ${isoSeconds(wait.until)}`,
+      cause: summary.halted,
+    },
+  );
 }

@@ -5,7 +5,14 @@ import type { Progress } from '../output/progress.js';
 import { GoneAfterLostAnswerError } from '../platform/errors.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
-import { definiteRefusal, failure, haltsTheRun, notChecked, outcomeUnknown } from './judge.js';
+import {
+  definiteRefusal,
+  failure,
+  haltsTheRun,
+  notChecked,
+  outcomeUnknown,
+  waitsBeyondCap,
+} from './judge.js';
 import { RunOrder } from './order.js';
 
 export interface BulkItem<T> {
@@ -262,6 +269,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           // How it is doing could not be read: no success, and still owed (the journal is kept,
           // so the next run reads it again); a dry run's could not be checked.
           thrown = error;
+          if (waitsBeyondCap(error) !== undefined) halting(error);
           const unchecked = options.dryRun && notChecked(error);
           if (!unchecked) summary.unsettled++;
           const said = failure(error);
@@ -309,6 +317,8 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           } else if (options.dryRun && notChecked(error)) {
             // Not a prediction that it fails: the check could not be made (finishDryRun: exit 1).
             thrown = error;
+            // A rate limit longer than svc waits: no later check would be answered either.
+            if (waitsBeyondCap(error) !== undefined) halting(error);
             const said = failure(error);
             result = {
               ...base,

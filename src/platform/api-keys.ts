@@ -2,7 +2,7 @@ import { ApiKey, type ApiKeyCreateBody, ApiKeyCreated, ApiKeyList } from '../api
 import { path } from '../http/path.js';
 import type { ApiPromise } from './api-promise.js';
 import { ApiKeyNotFoundError, keysOf, TenantNotFoundError } from './errors.js';
-import type { CallOptions, Transport } from './transport.js';
+import type { CallOptions, Page, Transport } from './transport.js';
 
 /**
  * A tenant's bearer API keys (`/v1/tenants/{id}/api-keys`). The tenant is in the path; the
@@ -37,6 +37,30 @@ export class ApiKeys {
       notFound: TenantNotFoundError,
     } as const;
     return this.transport.page(operation, { tenant, ...options });
+  }
+
+  /**
+   * Every key of the tenant, following every page (the platform has no GET of one key, so one is
+   * read from here), with `withheld` as the first page gives it.
+   */
+  async listEvery(tenant: string, options?: CallOptions): Promise<{ items: ApiKey[]; withheld?: number }> {
+    const operation = {
+      method: 'GET',
+      path: path`/v1/tenants/${tenant}/api-keys`,
+      schema: ApiKeyList,
+      notFound: TenantNotFoundError,
+    } as const;
+    let withheld: number | undefined;
+    const items: ApiKey[] = [];
+    const pages = this.transport.all<ApiKey, Page<ApiKey> & { withheld?: number }>(
+      operation,
+      { tenant, ...options },
+      (page) => {
+        withheld ??= page.withheld;
+      },
+    );
+    for await (const key of pages) items.push(key);
+    return withheld === undefined ? { items } : { items, withheld };
   }
 
   revoke(tenant: string, keyId: string, options?: CallOptions): ApiPromise<ApiKey> {

@@ -82,7 +82,7 @@ export const ERROR_CODES = {
   insufficient_permission: {
     status: 403,
     meaning:
-      'A role, a grant or an API key would carry a permission the caller does not hold itself, a grant would outlast the caller’s own hold on it, or a role change or deletion would take away a permission the caller does not hold (no one hands out, or takes away, more than they have); or a webhook would be pointed at event data, or a delivery replayed or its payload read, by a caller who does not hold the permission that reads that data (for a choice of where it goes: held without an end date)',
+      'A role, a grant or an API key would carry a permission the caller does not hold itself, a grant would outlast the caller’s own hold on it, or a role change or deletion would take away a permission the caller does not hold (no one hands out, or takes away, more than they have); or a webhook would be pointed at event data, or a delivery replayed or its payload read, by a caller who does not hold the permission that reads that data (for a choice of where it goes: held without an end date); or an OAuth client would be armed (created, given scopes or a redirect URI, its secret rotated) with scopes reaching permissions the caller does not hold without an end date',
   },
   self_assignment: {
     status: 403,

@@ -85,4 +85,55 @@ describe('svc logout of a stored API key', () => {
         'The platform no longer accepts the API key (it was revoked, or is unknown there): nothing is left to revoke.\n',
     });
   });
+
+  // Keys (closing note s13): `logout --json` said nothing of the key, where the lines say whether
+  // it stays valid, is stopped, or is no longer accepted — one shape for every outcome.
+  it('--json says what the lines say of the key: valid, with the command that revokes it', async () => {
+    const { id, key } = await newKey();
+    const r = await runInProcess(['logout', '--json'], await storedKey(key));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      profile: 'default',
+      removed: true,
+      revoked: false,
+      revocation: 'not_applicable',
+      api_key: {
+        state: 'valid',
+        id,
+        tenant: 'acme-treasury',
+        stopped_reason: null,
+        revoke_command: `svc tenants api-keys revoke acme-treasury ${id}`,
+      },
+    });
+  });
+
+  it('--json says a revoked key is no longer accepted, in the same shape', async () => {
+    const { id, key } = await newKey();
+    await call(sandbox(), 'DELETE', `/v1/tenants/${ACME}/api-keys/${id}`, {
+      token: sandbox().adminToken,
+      tenant: ACME,
+    });
+    const r = await runInProcess(['logout', '--json'], await storedKey(key));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).api_key).toEqual({
+      state: 'revoked_or_unknown',
+      id: null,
+      tenant: null,
+      stopped_reason: null,
+      revoke_command: null,
+    });
+  });
+
+  it('--json --no-revoke: the key was not asked about, so it may still be valid', async () => {
+    const { key } = await newKey();
+    const r = await runInProcess(['logout', '--no-revoke', '--json'], await storedKey(key));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).api_key).toEqual({
+      state: 'unknown',
+      id: null,
+      tenant: ACME,
+      stopped_reason: null,
+      revoke_command: `svc tenants api-keys revoke ${ACME} KEY_ID`,
+    });
+  });
 });

@@ -99,6 +99,7 @@ describe('svc logout', () => {
       removed: true,
       revoked: true,
       revocation: 'revoked',
+      api_key: null,
     });
   });
 

@@ -164,4 +164,25 @@ describe('OAuth client reach (escalate13 F6)', () => {
         "rotating an OAuth client's secret hands out what its scopes reach, so it takes the permissions they cover; you lack those of read:exceptions (exception.read); have someone who holds it do it",
     });
   });
+
+  it('CallerAuthority.integration wants the reach held without an end date (a client outlasts a just-in-time grant), as svc plan predicts', () => {
+    const caller = new CallerAuthority(
+      'acme',
+      [
+        { permissions: ['oauth_client.manage', 'reconciliation.read'], expiresAt: null },
+        { permissions: ['exception.read', 'reconciliation.read'], expiresAt: '2026-11-25T09:00:00Z' },
+      ],
+      true,
+    );
+    // reconciliation.read is held for good through the first grant; exception.read only until 09:00.
+    const arming = (scopes: string[]) => [{ what: CLIENT_REACH.scopes, scopes }];
+    expect(caller.integration('oauth_client', undefined, arming(['read:reconciliations']))).toBeUndefined();
+    expect(
+      caller.integration('oauth_client', undefined, arming(['read:reconciliations', 'read:exceptions'])),
+    ).toEqual({
+      code: 'insufficient_permission',
+      message:
+        'putting scopes into an OAuth client hands out what they reach, which outlasts a just-in-time grant, so it takes the permissions they cover held without an end date; you hold those of read:exceptions (exception.read) only until 2026-11-25T09:00:00Z; have someone who holds it without an end date do it',
+    });
+  });
 });

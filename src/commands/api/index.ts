@@ -178,7 +178,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   try {
     const response = await api.request(request);
     if (options.include) await printHead(ctx, response.status, response.headers);
-    await printBody(ctx, response.text, response.headers['content-type'], response.notUtf8);
+    await printBody(ctx, response.text, response.headers['content-type'], response.notUtf8, response);
   } catch (error) {
     // The error answer as it came, also when it leaves a change's outcome unknown (a 5xx to a POST).
     const answer = answerOf(error);

@@ -18,21 +18,34 @@ export async function printBody(
   text: string,
   contentType: unknown,
   notUtf8?: Buffer,
+  parsed?: { data: unknown },
 ): Promise<void> {
   if (notUtf8) return printBytes(ctx, text, notUtf8);
   if (text === '') return;
   const isJson = typeof contentType === 'string' ? contentType.includes('json') : /^[[{]/.test(text.trim());
-  if (isJson) {
-    let wellFormed = true;
-    try {
-      JSON.parse(text);
-    } catch {
-      wellFormed = false; // printed as given below
-    }
-    // Laid out, but every number and key as it came (JSON.parse would round 12345678901234567891).
-    if (wellFormed) return ctx.out.jsonAsItCame(text);
-  }
+  // Laid out, but every number and key as it came (JSON.parse would round 12345678901234567891).
+  if (isJson && (wellFormedBy(text, parsed) ?? parses(text))) return ctx.out.jsonAsItCame(text);
   await ctx.out.raw(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * Whether the HTTP client's reading of an answer (`expect: 'text'`, lenientJson) found `text` well
+ * formed: it gives back the text itself when it is not JSON, nothing when it read no body (204).
+ * A large answer is then not parsed a second time only to learn it (about 1 s and a second copy
+ * of the whole tree for 50 MB, bench/big-answer.mjs).
+ */
+function wellFormedBy(text: string, parsed: { data: unknown } | undefined): boolean | undefined {
+  if (parsed === undefined || parsed.data === undefined) return undefined;
+  return parsed.data !== text;
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false; // printed as given
+  }
 }
 
 /**
@@ -61,7 +74,8 @@ export async function printPages(
   options: Partial<RequestOptions>,
 ): Promise<void> {
   const first = await api.request<Page<unknown>>({ ...options, method: 'GET', path, query, expect: 'text' });
-  if (!pageItems(first.data)) return printBody(ctx, first.text, first.headers['content-type'], first.notUtf8);
+  if (!pageItems(first.data))
+    return printBody(ctx, first.text, first.headers['content-type'], first.notUtf8, first);
   // A list's items are printed as values: only then are its numbers' texts needed.
   keepNumbersAsTheyCame(first.text, first.data);
   try {

@@ -54,7 +54,9 @@ export default function applyCommand(make: MakeContext): Command {
         'Ctrl-C or exit 7), requests in flight at once, one result per change and a summary. Two\n' +
         'runs of one plan at once (two CI jobs) under one credential create each webhook and OAuth\n' +
         'client once; under two credentials each may create it (the platform keys creations per\n' +
-        'caller), and svc plan then names both and the command that deletes one. A plan\n' +
+        'caller), and svc plan then names both and the command that deletes one. A custom role the\n' +
+        'other run created first is taken as planned when its permissions are the planned ones (its\n' +
+        'grants go ahead); with other permissions it fails naming them, and its grants are not made. A plan\n' +
         "whose expiries have passed (a saved one, or a resumed run's) is refused whole (exit 6). The\n" +
         'secrets of new webhooks and OAuth clients go to --secret-dir, one 0600 file each. On a terminal\n' +
         'the plan is shown and confirmed; elsewhere pass --yes.',

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { endSession, warnAboutSession } from '../../auth/end-session.js';
+import { endSession, sessionKey, warnAboutSession } from '../../auth/end-session.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
 
@@ -26,8 +26,15 @@ export async function runLogout(
   });
   const { revocation } = end;
   const revoked = revocation.outcome === 'revoked';
+  // api_key: what the lines say of a forgotten API key (null when the credential was none).
   if (ctx.out.isMachine)
-    return ctx.out.json({ profile, removed: end.removed, revoked, revocation: revocation.outcome });
+    return ctx.out.json({
+      profile,
+      removed: end.removed,
+      revoked,
+      revocation: revocation.outcome,
+      api_key: sessionKey(ctx, end),
+    });
   if (revocation.outcome === 'revoked') {
     ctx.out.success(
       `Logged out: revoked the session at ${new URL(revocation.endpoint).origin} and removed the credential of profile "${profile}"`,
@@ -51,7 +58,10 @@ export default function logout(make: MakeContext): Command {
         'A stored API key is only forgotten: svc asks the platform whether it still accepts it and says so — a key\n' +
         "stopped by its issuer's wind-down is not revoked and acts again once they hold its role without an end\n" +
         'date — with the `svc tenants api-keys revoke TENANT KEY_ID` command (its tenant and id) that revokes it,\n' +
-        "to be run with a user's login that holds api_key.manage (a key cannot revoke keys).",
+        "to be run with a user's login that holds api_key.manage (a key cannot revoke keys).\n" +
+        'With --json: {profile, removed, revoked, revocation, api_key}; api_key is null unless the credential was an\n' +
+        'API key, else {state: "valid"|"stopped"|"revoked_or_unknown"|"unknown", id, tenant, stopped_reason,\n' +
+        'revoke_command} (svc never revokes the key itself: "valid" and "stopped" keys were only forgotten).',
     )
     .addOption(
       new Option(

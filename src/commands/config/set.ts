@@ -26,22 +26,36 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
       : key === 'base_url' || key === 'app_url'
         ? given.replace(/\/+$/, '')
         : given;
+  // The profile in force, or a refusal when none is (no active profile while others exist); -p NAME
+  // of a profile that does not exist yet is how one is made, so it is not refused here.
   const settings = ctx.settings();
+  if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.profileSettings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
   if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);
   const check = key === 'tenant' ? await checkTenant(ctx, value) : undefined;
   const store = ctx.store();
   const before = store.profile(settings.profile);
+  const created = !store.hasProfile(settings.profile);
+  const first = created && Object.keys(store.profiles()).length === 0;
   await store.setProfileValues(settings.profile, { [key]: value });
-  // The first profile anyone configures becomes the active one.
-  await store.claimActiveProfile(settings.profile);
+  // The first profile anyone configures becomes the active one; not one made (-p NEW) after the
+  // active one was removed: which one is in force then is the user's choice (`svc profiles use`).
+  const madeActive = first && (await store.claimActiveProfile(settings.profile));
   // Said once the value is saved: a config directory svc cannot write fails above, with no word of a save.
   if (check?.unchecked !== undefined) {
     ctx.out.warn(`saved without checking that ${value} is one of your tenants: ${check.unchecked}`);
   }
   const tenant = check?.known;
-  if (ctx.out.isMachine) return ctx.out.json({ profile: settings.profile, key, value });
-  ctx.out.success(`Set ${key} for profile "${settings.profile}"${tenant ? `: ${tenant}` : ''}`);
+  if (ctx.out.isMachine)
+    return ctx.out.json({
+      profile: settings.profile,
+      key,
+      value,
+      profile_created: created,
+      made_active: madeActive,
+    });
+  const made = created ? ` (a new profile${madeActive ? ', now the active one' : ''})` : '';
+  ctx.out.success(`Set ${key} for profile "${settings.profile}"${made}${tenant ? `: ${tenant}` : ''}`);
   const issuedFor = key === 'base_url' ? store.credential(settings.profile)?.origin : undefined;
   const origin = key === 'base_url' ? new URL(value).origin : undefined;
   if (issuedFor && issuedFor !== origin) {
@@ -105,7 +119,9 @@ export function setCommand(make: MakeContext): Command {
     .argument('<key>', KEYS)
     .argument('<value>', 'the value')
     .description(
-      'Store a setting in the profile (the first profile configured becomes the active one). A tenant\n' +
+      'Store a setting in the profile (the first profile configured becomes the active one; a profile made\n' +
+        'so is said to be new). With no profile active while others exist, it is refused (exit 5): choose one\n' +
+        'with `svc profiles use NAME` or `-p NAME` (`-p NEW` makes a new profile). A tenant\n' +
         '(id or slug) is checked against your tenants when the server can be asked: an unknown one is\n' +
         'refused (exit 5); when it cannot be asked, it is saved with a warning. A new base_url takes app_url\n' +
         'with it when app_url was the old base URL (as `svc sandbox start` writes it); an app_url of another\n' +

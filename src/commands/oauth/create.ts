@@ -191,8 +191,10 @@ export function createCommand(make: MakeContext): Command {
         'tenant_admin). The client secret is returned once: svc prints it with a warning, or with\n' +
         '--secret-file writes it to a new file with mode 0600 and prints only the path. It is never\n' +
         'logged (--debug masks it). --json prints the whole creation response. Each --scope takes the\n' +
-        'permissions it reaches, held by you in the tenant (admin: every permission of the tenant;\n' +
-        'read:exceptions: exception.read; read:tenants: none); 403 insufficient_permission otherwise.\n\n' +
+        'permissions it reaches, held by you in the tenant without an end date (admin: every permission\n' +
+        'of the tenant; read:exceptions: exception.read; read:tenants: none): the client outlasts a\n' +
+        'just-in-time grant. 403 insufficient_permission otherwise (exit 4), naming what you lack or\n' +
+        'until when you hold it.\n\n' +
         `Sandbox bounds: --token-lifetime ${tokenLifetime.min}-${tokenLifetime.max} s (default ${tokenLifetime.default}),\n` +
         `--refresh-token-lifetime ${refreshTokenLifetime.min}-${refreshTokenLifetime.max} s (default ${refreshTokenLifetime.default}). ` +
         'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).\n\n' +

@@ -49,7 +49,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'confirmation on a terminal; pass --yes otherwise. (The reference shows secret_rotated_at but\n' +
         'not this operation; the sandbox serves POST /v1/oauth/clients/{client_id}/rotate-secret.)\n' +
         "It takes the permissions the client's scopes reach (admin: every permission of the tenant),\n" +
-        'held by you in the tenant: whoever holds the secret gets the tokens users approve for it.',
+        'held by you in the tenant without an end date: whoever holds the secret gets the tokens users\n' +
+        'approve for it, also after a just-in-time grant of yours ends (403 insufficient_permission\n' +
+        'otherwise, exit 4, naming until when you hold them).',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))

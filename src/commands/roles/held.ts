@@ -1,3 +1,4 @@
+import { type HeldGrant, heldUntil, missingPermissions } from '../../api/holds.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { svcCommand } from '../../config/settings.js';
@@ -84,9 +85,7 @@ export async function moveExpiry(
   });
   const shorter = shortening(previous?.expires_at, data.expires_at);
   if (shorter) ctx.out.warn(`${shorter} (${EXTEND_SETS}; ${change.counted})`);
-  // Said where it is plain (a key's own role); the help says it of every role that carries one's permissions.
-  const keyRole = (Object.values(API_KEY_ROLES) as string[]).includes(data.role_id);
-  if (keyRole && previous?.expires_at === null && data.expires_at !== null)
+  if (previous?.expires_at === null && data.expires_at !== null && (await endsKeyHold(platform, user, data)))
     ctx.out.warn(`this may stop API keys: ${keysStop(user)}`);
   await ctx.out.record(data, assignmentFields(data));
   if (ctx.out.isMachine) return;
@@ -100,6 +99,41 @@ export async function moveExpiry(
   ].filter(Boolean);
   const said = notes.length ? ` (${notes.join('; ')})` : '';
   ctx.out.success(`${user} holds ${data.role_name} ${until(data.expires_at)} now${said}`);
+}
+
+/**
+ * Whether a permanent grant given an end (`moved`, as the platform now holds it) ends the user's
+ * hold of a key role without an end date — the platform's rule (src/api/holds.ts, as the sandbox's
+ * keyStopped applies it): a key acts only while its issuer holds every permission of its role
+ * (tenant_viewer, tenant_admin) without an end date, whichever roles carry them, custom ones too.
+ * True as well when the user's grants or the roles cannot be read: the warning says "may".
+ */
+async function endsKeyHold(platform: Platform, user: string, moved: RoleAssignment): Promise<boolean> {
+  const everyRole = async () => {
+    const permissions = new Map<string, readonly string[]>();
+    for await (const r of platform.roles.listAll()) permissions.set(r.id, r.permissions);
+    return permissions;
+  };
+  const [permissions, held] = await Promise.all([
+    optionalLookup(everyRole()),
+    optionalLookup(platform.roles.listAssignments(user)),
+  ]);
+  if (!permissions || !held) return true;
+  const active = held.items.filter((a) => a.status === undefined || a.status === 'active');
+  const grants = (expiry: (a: RoleAssignment) => string | null): HeldGrant[] =>
+    active.map((a) => ({ permissions: permissions.get(a.role_id) ?? [], expiresAt: expiry(a) }));
+  const after = grants((a) => (a.role_id === moved.role_id ? moved.expires_at : a.expires_at));
+  const before = grants((a) => (a.role_id === moved.role_id ? null : a.expires_at));
+  const all = before.flatMap((g) => g.permissions);
+  return Object.values(API_KEY_ROLES).some((keyRole) => {
+    const needed = permissions.get(keyRole);
+    if (needed === undefined) return true;
+    return (
+      missingPermissions(all, needed).length === 0 &&
+      heldUntil(before, needed) === null &&
+      heldUntil(after, needed) !== null
+    );
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { redirectUriProblem, repeatedRedirectUris } from '../../api/redirect-uri
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
-import { livePermissions } from './authorization.js';
+import { heldGrants } from './authorization.js';
 import { badRequest, DomainError } from './errors.js';
 import type { OAuthClientRecord } from './oauth.js';
 
@@ -99,10 +99,11 @@ function checkClient(input: ClientInput): ClientInput {
 }
 
 /**
- * No one hands out more than they hold (src/api/holds.ts, clientReachRefusal): 403
- * insufficient_permission unless the caller holds live in the tenant every permission the scopes
- * of each arming reach — a creation or an update (`clientArming(before, after)`: every scope of a
- * new client, scopes added, all scopes on a new redirect URI) or a secret rotation (all scopes).
+ * No one hands out more than they hold, nor for longer (src/api/holds.ts, clientReachRefusal): 403
+ * insufficient_permission unless the caller holds in the tenant, without an end date (a client and
+ * its secret outlast a just-in-time grant), every permission the scopes of each arming reach — a
+ * creation or an update (`clientArming(before, after)`: every scope of a new client, scopes added,
+ * all scopes on a new redirect URI) or a secret rotation (all scopes).
  */
 export function requireReach(
   state: SandboxState,
@@ -110,9 +111,9 @@ export function requireReach(
   tenantId: string,
   armings: ReadonlyArray<{ what: string; scopes: readonly string[] }>,
 ): void {
-  const held = livePermissions(state, principal, tenantId);
+  const grants = heldGrants(state, principal, tenantId);
   for (const { what, scopes } of armings) {
-    const refusal = clientReachRefusal(what, held, scopes);
+    const refusal = clientReachRefusal(what, grants, scopes);
     if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
   }
 }

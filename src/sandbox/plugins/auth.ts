@@ -35,6 +35,8 @@ export function authenticate(state: SandboxState, token: string, issuer: string)
             state: 'stopped',
             key_id: key.id,
             tenant_id: key.tenant_id,
+            // What svc names the tenant by in the revoke command it prints, as for a live key.
+            ...(tenant ? { tenant_slug: tenant.slug } : {}),
             issued_by: key.created_by,
           },
         ],

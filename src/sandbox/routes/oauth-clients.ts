@@ -21,14 +21,18 @@ import { errorResponses, type RouteContext } from './context.js';
 
 /** The rule of a client's reach (src/api/holds.ts clientReachRefusal), as the OpenAPI document says it. */
 const REACH_RULE =
-  'No one hands out more than they hold: a client is created only with scopes whose permissions the caller holds live in the tenant ' +
+  'No one hands out more than they hold, nor for longer: a client is created only with scopes whose permissions ' +
   `(${Object.keys(OAUTH_SCOPES)
     .map((scope) =>
       scope === OAUTH_FULL_ACCESS_SCOPE
         ? `${scope}: every permission of the tenant, as tenant_admin`
         : `${scope}: ${scopePermissions([scope]).join(', ') || 'none'}`,
     )
-    .join('; ')}), else 403 insufficient_permission naming the scope and the permissions lacking.`;
+    .join(
+      '; ',
+    )}) the caller holds in the tenant without an end date, as for issuing an API key: a client, its secret and its ` +
+  'redirect URIs stay when a just-in-time grant ends. Else 403 insufficient_permission naming the scope and the permissions ' +
+  'lacking, or those held only until some time and until when, to be done by someone who holds them without an end date.';
 
 const WARNING =
   'Store the client_secret now: it is shown only in this response and cannot be retrieved again (rotate it if lost).';
@@ -163,7 +167,8 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
           'Idempotency key required. The reference shows secret_rotated_at but hides this operation ' +
           '(x-not-in-reference). The new secret is returned once with `warning`; the old one stops working at once; tokens ' +
           'already issued stay valid. secret_rotated_at becomes the rotation time. Whoever holds the secret gets the tokens approving users give the ' +
-          'client, so rotating it takes every permission its scopes reach (403 insufficient_permission naming what is lacking; see creating a client).',
+          'client, so rotating it takes every permission its scopes reach, held without an end date (403 insufficient_permission naming what is lacking, ' +
+          'or until when a just-in-time grant holds it; see creating a client).',
         params: OAuthClientParams,
         body: RotateSecretBody,
         response: { 200: OAuthClientWithSecret, ...errorResponses(400, 401, 403, 404, 409) },
@@ -190,8 +195,9 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
           'pkce_required); arrays replace. The client as changed is checked like a new one (400 with details). Redirect URIs and ' +
           "PKCE apply to authorizations started afterwards, lifetimes to tokens issued afterwards; scopes removed are gone from the client's " +
           'tokens at their next call. Writes an audit-trail entry naming the changed fields. Never returns the secret. Adding scopes takes ' +
-          'every permission they reach, and adding or changing a redirect URI every permission the client’s scopes reach (403 ' +
-          'insufficient_permission naming what is lacking; see creating a client); removing either, renaming and lifetimes take nothing more. ' +
+          'every permission they reach, and adding or changing a redirect URI every permission the client’s scopes reach, held without an end date (403 ' +
+          'insufficient_permission naming what is lacking, or until when a just-in-time grant holds it; see creating a client); removing either, ' +
+          'renaming and lifetimes take nothing more, a just-in-time holder too. ' +
           'A change of scopes or redirect URIs is said on the consent page for 7 days: which, when and by whom.',
         params: OAuthClientParams,
         body: OAuthClientUpdateBody,

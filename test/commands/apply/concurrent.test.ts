@@ -367,3 +367,96 @@ describe('svc apply without --prune, removals --prune would refuse', () => {
     );
   });
 });
+
+describe('svc apply, a role the plan creates made meanwhile by another run (role_name_taken)', () => {
+  const roleFile = (name: string) =>
+    writeFile(
+      dir,
+      `${name}.yaml`,
+      `version: 1\nblocks:\n  - tenants: acme-ledger-uk\n    roles:\n      - { name: ${name}, permissions: [rule.read, exception.read] }\n    grants:\n      - { user: ${user(11)}, role: ${name}, justification: desk rota }\n      - { user: ${user(12)}, role: ${name}, justification: desk rota }\n`,
+    );
+  const roleNamed = async (name: string) =>
+    (await as(svc.sandbox(), LEDGER, 'GET', '/v1/roles?limit=200')).items.find(
+      (r: { name: string; deleted_at: string | null }) => r.name === name && !r.deleted_at,
+    );
+  const holders = async (roleId: string) =>
+    (await as(svc.sandbox(), LEDGER, 'GET', `/v1/role-assignments?role_id=${roleId}`)).items
+      .map((a: { user_id: string }) => a.user_id)
+      .sort();
+  /** Run B, through the proxy: before its role creation is sent, `act` (run A) goes first. */
+  const raced = (file: string, name: string, act: () => Promise<void>) => {
+    meanwhile = { method: 'POST', path: '/v1/roles', act };
+    return svc.run(['apply', '-f', file, '--yes', '--ndjson', '--concurrency', '1'], {
+      ...real,
+      env: { SVC_STATE_DIR: join(dir, `state-${name}`), SVC_BASE_URL: proxy().url },
+    });
+  };
+  const rowsOf = (stdout: string) =>
+    ndjson(stdout)
+      .map((r) => `${r.kind} ${r.name} ${r.status} ${r.reason ?? r.error?.code ?? ''} ${r.id ?? ''}`.trim())
+      .sort();
+
+  it('with the planned permissions: the row says another run made it, and its grants are made against it', async () => {
+    const file = roleFile('race-desk');
+    // Run A, the same file: it creates the role (and, applied whole, its grants) first.
+    const b = await raced(file, 'race-desk-b', async () => {
+      await as(svc.sandbox(), LEDGER, 'POST', '/v1/roles', {
+        name: 'race-desk',
+        permissions: ['exception.read', 'rule.read'],
+      });
+    });
+    expect(b.code, b.stderr).toBe(0);
+    const role = await roleNamed('race-desk');
+    expect(rowsOf(b.stdout)).toEqual([
+      `grant ${user(11)} race-desk ok`,
+      `grant ${user(12)} race-desk ok`,
+      `role race-desk skipped created_by_another_run ${role.id}`,
+    ]);
+    expect(await holders(role.id)).toEqual([user(11), user(12)]);
+    expect((await svc.run(['plan', '-f', file], real)).code).toBe(0);
+  });
+
+  it('two applies of one file racing: both exit 0, the role made once, each grant made once', async () => {
+    const file = roleFile('race-desk-two');
+    const b = await raced(file, 'race-two-b', async () => {
+      expect((await job(file, 'race-two-a')).code).toBe(0);
+    });
+    expect(b.code, b.stderr).toBe(0);
+    const role = await roleNamed('race-desk-two');
+    expect(rowsOf(b.stdout)).toEqual([
+      `grant ${user(11)} race-desk-two skipped already_assigned`,
+      `grant ${user(12)} race-desk-two skipped already_assigned`,
+      `role race-desk-two skipped created_by_another_run ${role.id}`,
+    ]);
+    expect(await holders(role.id)).toEqual([user(11), user(12)]);
+  });
+
+  it('with other permissions: no grant is made, one line names the difference and svc plan', async () => {
+    const file = roleFile('race-other');
+    const b = await raced(file, 'race-other-b', async () => {
+      await as(svc.sandbox(), LEDGER, 'POST', '/v1/roles', {
+        name: 'race-other',
+        permissions: ['exception.read', 'webhook.read'],
+      });
+    });
+    const role = await roleNamed('race-other');
+    const said = `role race-other was created since the plan (${role.id}) with other permissions than planned (it also has webhook.read; it lacks rule.read): nothing was granted with it; svc plan shows the difference`;
+    const rows = ndjson(b.stdout);
+    expect(rows.find((r) => r.kind === 'role')?.error).toMatchObject({
+      code: 'role_name_taken',
+      message: said,
+    });
+    expect(rowsOf(b.stdout)).toEqual([
+      `grant ${user(11)} race-other failed dependency_failed`,
+      `grant ${user(12)} race-other failed dependency_failed`,
+      'role race-other failed role_name_taken',
+    ]);
+    expect(await holders(role.id)).toEqual([]);
+    expect(b.code).toBe(7);
+    expect(b.stderr).toContain(said);
+    // As it says: the plan now shows the role's permissions to change (exit 10, changes pending).
+    const planned = await svc.run(['plan', '-f', file], real);
+    expect(planned.code, planned.stderr).toBe(10);
+    expect(planned.stdout).toMatch(/race-other/);
+  });
+});

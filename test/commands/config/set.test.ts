@@ -12,7 +12,7 @@ describe('svc config set', () => {
       'with --json',
       ['config', 'set', 'org', 'org_demo', '--json'],
       {},
-      '{\n  "profile": "default",\n  "key": "org",\n  "value": "org_demo"\n}\n',
+      '{\n  "profile": "default",\n  "key": "org",\n  "value": "org_demo",\n  "profile_created": false,\n  "made_active": false\n}\n',
       '',
     ],
     [

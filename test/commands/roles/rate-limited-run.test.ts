@@ -57,6 +57,42 @@ describe('a bulk run told to wait longer than svc waits', () => {
   );
 });
 
+/** Every request the sandbox has answered 429 so far (a dry run's checks are reads). */
+const all429 = async () =>
+  Object.entries((await call(sandbox(), 'GET', '/_sandbox/stats')).body as Record<string, number>)
+    .filter(([key]) => key.endsWith(' 429'))
+    .reduce((sum, [, count]) => sum + count, 0);
+
+describe('a dry run told to wait longer than svc waits', () => {
+  it.each(['plain', 'json'] as const)(
+    '%s: stops checking rows, counts them, claims nothing of the rest, and says when to run it again',
+    async (mode) => {
+      const path = await grants(12);
+      const clock = fixedClock();
+      await faults({ rate_limit: 4, retry_after: '120' });
+      const before = await all429();
+      const flags = mode === 'plain' ? [] : [`--${mode}`];
+      const r = await svc.run(
+        ['roles', 'assign', '--file', path, '--concurrency', '1', '--dry-run', ...flags],
+        { clock },
+      );
+      // One check answered 429: the rest of the file was not sent into the same limit.
+      expect((await all429()) - before).toBe(1);
+      // How many checks the limit let through first depends on the sandbox's bucket.
+      const checked = (r.stdout.match(/"plan":\s*"grant"|\tgrant\t/g) ?? []).length;
+      const message = `stopped after ${checked + 1} of 12: the platform rate-limits this dry run and asks for a wait of 120 s, longer than svc waits by itself (60 s); the rows not started were not checked`;
+      const hint = `nothing was changed; run the dry run again after ${isoSeconds(clock.ms + 120_000)}`;
+      const counts = `dry run: ${checked} would be granted, 0 would be skipped, 0 would fail, 1 could not be checked, ${11 - checked} not started\n`;
+      expect(r.stderr).toBe(
+        mode === 'plain'
+          ? `${counts}error: ${message}; ${hint}\n`
+          : `${JSON.stringify({ error: { code: 'rate_limited', message, exit_code: 1, hint } })}\n`,
+      );
+      expect(r.code).toBe(1);
+    },
+  );
+});
+
 describe('a bulk run under a rate limit it can wait out', () => {
   it('says each shared pause once, not once per worker and attempt', async () => {
     const path = await grants(12);

@@ -13,7 +13,7 @@ import { ConfigStore } from '../../../src/config/store.js';
 import { runInProcess } from '../../helpers/context.js';
 import { call, useGrantRules } from '../../helpers/sandbox.js';
 
-const { sandbox, TREASURY, key, user, admin, as, inHours, grant } = useGrantRules('issuer-stop');
+const { sandbox, TREASURY, key, user, admin, as, inHours, grant, customRole } = useGrantRules('issuer-stop');
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -73,10 +73,27 @@ describe('svc logout of a key its issuer’s wind-down stopped', () => {
         '✓ Logged out: removed the credential of profile "default"\n' +
         `warning: the API key ${made.id} is stopped, not revoked: the platform refuses it now (${stoppedReason(user(1), until)}), ` +
         'and it acts again once its issuer holds its role without an end date; svc only forgot it; ' +
-        `revoke it ${BY}: \`svc tenants api-keys revoke ${TREASURY} ${made.id}\`\n`,
+        `revoke it ${BY}: \`svc tenants api-keys revoke acme-treasury ${made.id}\`\n`,
     });
     await retime(user(1), null);
     expect((await call(sandbox(), 'GET', '/v1/me', { token: made.key })).status).toBe(200);
+  });
+});
+
+describe('svc logout --json of a stopped key', () => {
+  it('says it is stopped, why, and the command that revokes it (the tenant by its slug)', async () => {
+    const made = await issued(user(2));
+    const until = inHours(8);
+    await retime(user(2), until);
+    const r = await runInProcess(['logout', '--json'], await storing(made.key));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).api_key).toEqual({
+      state: 'stopped',
+      id: made.id,
+      tenant: 'acme-treasury',
+      stopped_reason: stoppedReason(user(2), until),
+      revoke_command: `svc tenants api-keys revoke acme-treasury ${made.id}`,
+    });
   });
 });
 
@@ -183,5 +200,50 @@ describe('the key’s own words (F7 3, 5)', () => {
     expect(r.stderr).toContain(
       `warning: this may stop API keys: API keys ${user(8)} issued stop at once while they do not hold the key's role`,
     );
+  });
+
+  // Keys (closing note s13): the warning covered the built-in key roles only; the platform's rule
+  // is whether the issuer still holds every permission of a key's role without an end date.
+  const extend = (userId: string, role: string) =>
+    runInProcess(
+      [
+        ...['roles', 'assign', userId, role, '--extend', '--expires-in', '8h'],
+        ...['--justification', 'wind the role down'],
+      ],
+      {
+        SVC_CONFIG_DIR: tempDir(),
+        SVC_BASE_URL: sandbox().url,
+        SVC_TENANT: TREASURY,
+        SVC_TOKEN: sandbox().adminToken,
+      },
+    );
+  const viewerPermissions = async () => {
+    const r = await call(sandbox(), 'GET', '/v1/roles/tenant_viewer', admin());
+    expect(r.status, r.text).toBe(200);
+    return (r.body as { permissions: string[] }).permissions;
+  };
+
+  it('--extend of a custom role that holds a key role’s permissions for its issuer warns too', async () => {
+    const role = (await customRole('viewer-and-keys', [
+      ...(await viewerPermissions()),
+      'api_key.manage',
+    ])) as {
+      id: string;
+    };
+    await grant(user(9), role.id, null);
+    const r = await extend(user(9), role.id);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `warning: this may stop API keys: API keys ${user(9)} issued stop at once while they do not hold the key's role`,
+    );
+  });
+
+  it('--extend of a role whose permissions the user still holds without an end date says nothing of keys', async () => {
+    const role = (await customRole('viewer-again', await viewerPermissions())) as { id: string };
+    await grant(user(10), 'tenant_admin', null);
+    await grant(user(10), role.id, null);
+    const r = await extend(user(10), role.id);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('API keys');
   });
 });

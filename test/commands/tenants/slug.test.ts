@@ -72,7 +72,7 @@ describe('svc config set tenant', () => {
     const ok = await svc.run(['config', 'set', 'tenant', 'acme-apac'], { env });
     expect([ok.code, ok.stderr]).toEqual([
       0,
-      `✓ Set tenant for profile "default": Acme APAC (acme-apac, ${tenantId('acme-apac')})\n`,
+      `✓ Set tenant for profile "default" (a new profile, now the active one): Acme APAC (acme-apac, ${tenantId('acme-apac')})\n`,
     ]);
     const bad = await svc.run(['config', 'set', 'tenant', 'acme-apak'], { env });
     expect(bad.code, bad.stderr).toBe(5);
@@ -93,7 +93,7 @@ describe('svc config set tenant', () => {
     });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
-      /^warning: saved without checking that acme-apac is one of your tenants: .*connect.*\n✓ Set tenant for profile "default"\n$/s,
+      /^warning: saved without checking that acme-apac is one of your tenants: .*connect.*\n✓ Set tenant for profile "default" \(a new profile, now the active one\)\n$/s,
     );
   });
 });

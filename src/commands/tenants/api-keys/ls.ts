@@ -1,19 +1,8 @@
 import { Command } from 'commander';
-import type { ApiKey } from '../../../api/schemas/api-keys.js';
 import type { Context } from '../../../context.js';
 import { examples, type MakeContext } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
-
-/**
- * revoked; stopped: not revoked, but it does not act (the platform's stopped_reason says why: its
- * issuer no longer holds its role's permissions without an end date); active: it acts. Empty when
- * the platform does not say (no stopped_reason), rather than "active" unknown.
- */
-function keyStatus(k: ApiKey): string | undefined {
-  if (k.revoked_at !== null) return 'revoked';
-  if (k.stopped_reason === undefined) return undefined;
-  return k.stopped_reason === null ? 'active' : 'stopped';
-}
+import { keyStatus } from './shared.js';
 
 export async function runApiKeyList(ctx: Context, tenantRef: string | undefined): Promise<void> {
   const tenant = await pickTenant(ctx, tenantRef, 'listing API keys');

@@ -1,0 +1,89 @@
+import type { ApiKey } from '../../../api/schemas/api-keys.js';
+import { type CommandLine, commandLine, svcCommand } from '../../../config/settings.js';
+import type { Context } from '../../../context.js';
+import { NotFoundError } from '../../../errors.js';
+import { idInWords, refuseCredentialAsId } from '../../../http/path.js';
+import { sym } from '../../../output/symbols.js';
+import { keysOf } from '../../../platform/errors.js';
+import { shellWord } from '../../../system/shell-words.js';
+import { type NamedTenant, resolveTenant } from '../../pick.js';
+
+/**
+ * revoked; stopped: not revoked, but it does not act (the platform's stopped_reason says why: its
+ * issuer no longer holds its role's permissions without an end date); active: it acts. Empty when
+ * the platform does not say (no stopped_reason), rather than "active" unknown.
+ */
+export function keyStatus(k: ApiKey): string | undefined {
+  if (k.revoked_at !== null) return 'revoked';
+  if (k.stopped_reason === undefined) return undefined;
+  return k.stopped_reason === null ? 'active' : 'stopped';
+}
+
+export interface ListedKey {
+  tenant: NamedTenant;
+  /** The key of that id in the tenant's list (revoked keys included), if it is there. */
+  key: ApiKey | undefined;
+  /** Keys of the tenant the list leaves out (their roles grant what the caller lacks). */
+  withheld: number;
+}
+
+/**
+ * One key of a tenant, read from the tenant's list (paged; the platform has no GET of one key):
+ * the key itself given instead of its id is refused before anything else (the list names its id
+ * by its prefix), never sent.
+ */
+export async function listedKey(
+  ctx: Context,
+  tenantRef: string,
+  id: string,
+  verb: string,
+): Promise<ListedKey> {
+  const tenant = await resolveTenant(ctx, tenantRef);
+  const listed = await (await ctx.platform()).tenants.apiKeys.listEvery(tenant.id);
+  const keys = listed.items;
+  const withheld = listed.withheld ?? 0;
+  const pasted = keys.filter((k) => k.prefix !== '' && id.startsWith(k.prefix));
+  if (pasted.length === 1) {
+    const { id: keyId, prefix } = pasted[0]!;
+    refuseCredentialAsId(
+      idInWords('API key'),
+      id,
+      `its id is ${keyId} (prefix ${prefix}${sym.ellipsis}): ${svcCommand(ctx.settings(), `tenants api-keys ${verb} ${shellWord(tenantRef)} ${shellWord(keyId)}`)}`,
+    );
+  }
+  refuseCredentialAsId(
+    idInWords('API key'),
+    id,
+    notListedHint(commandLine(ctx.settings()), tenantRef, withheld),
+  );
+  return { tenant, key: keys.find((k) => k.id === id), withheld };
+}
+
+/** `N more are not listed to you: …`, or empty. */
+const unseen = (withheld: number) =>
+  withheld > 0
+    ? `${withheld} more ${withheld === 1 ? 'is' : 'are'} not listed to you: ${withheld === 1 ? 'its role grants' : 'their roles grant'} permissions you do not hold`
+    : '';
+
+/** A key id the caller's list of the tenant does not hold: not found (exit 5), one line. */
+export async function keyNotListed(
+  ctx: Context,
+  found: ListedKey,
+  tenantRef: string,
+  id: string,
+): Promise<never> {
+  const more = unseen(found.withheld);
+  throw new NotFoundError(
+    `API key ${id} not found in ${await found.tenant.label()}${more ? ` among the keys you may manage (${more})` : ''}`,
+    { hint: keysOf(tenantRef)(commandLine(ctx.settings())) },
+  );
+}
+
+/** What to give for a pasted key the caller's list does not hold, and where to find it. */
+function notListedHint(svc: CommandLine, tenantRef: string, withheld: number): string {
+  const more = unseen(withheld);
+  return (
+    `give the key's id (key_${sym.ellipsis}) instead, as \`${svc(`tenants api-keys ls ${shellWord(tenantRef)}`)}\` shows it${more ? `: this key is not among the keys you may manage there (${more})` : ''}; ` +
+    'svc did not send the secret (in a URL it would stay in proxy and server logs)'
+  );
+}
