@@ -16,16 +16,34 @@ export interface Target {
   close(): Promise<void>;
 }
 
+/** A target's answer: its status and body, sent after `delayMs` and once `until` has settled. */
+export interface Answer {
+  status: number;
+  body?: string;
+  delayMs?: number;
+  /** The answer waits for this (a gate()'s): a request in flight for as long as a test needs it. */
+  until?: PromiseLike<unknown>;
+}
+
+/**
+ * Answers held back until the test opens the gate (`until` in an Answer): a delivery in flight
+ * while a run is cut, without a fixed delay that has to outlast the cut on a loaded machine.
+ */
+export function gate(): { until: Promise<void>; open(): void } {
+  let open = () => {};
+  const until = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { until, open };
+}
+
 /**
  * A real local HTTP target for webhook deliveries. `answer` decides each response from the
  * request number (1-based) and the request; returning 'hang' never answers, 'stall' sends a 200
  * head and part of a body, then never finishes.
  */
 export async function startTarget(
-  answer: (
-    n: number,
-    request: Received,
-  ) => { status: number; body?: string; delayMs?: number } | 'hang' | 'stall',
+  answer: (n: number, request: Received) => Answer | 'hang' | 'stall',
 ): Promise<Target> {
   const received: Received[] = [];
   const hanging: ServerResponse[] = [];
@@ -53,8 +71,10 @@ export async function startTarget(
         res.writeHead(reply.status, { 'content-type': 'text/plain' });
         res.end(reply.body ?? '');
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
-      else send();
+      const after = () => (reply.delayMs ? setTimeout(send, reply.delayMs) : send());
+      // No gate: at once (a resolved promise would still put the answer off by a turn).
+      if (reply.until === undefined) after();
+      else void Promise.resolve(reply.until).then(after);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

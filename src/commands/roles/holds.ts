@@ -200,8 +200,12 @@ export class CallerForecast {
   }
 }
 
-/** A dry run stopped because a read it needs went unanswered: it cannot tell `rows`. */
-const notChecked = (why: string, rows: string) =>
-  new SvcError('failure', `${why}: the dry run cannot tell ${rows}; nothing was changed; run the dry run again`, {
-    code: 'not_checked',
-  });
+/** A dry run stopped because a read it needs went unanswered: it cannot tell `rows` (exit 1, not_checked). */
+export const notChecked = (why: string, rows: string) =>
+  new SvcError(
+    'failure',
+    `${why}: the dry run cannot tell ${rows}; nothing was changed; run the dry run again`,
+    {
+      code: 'not_checked',
+    },
+  );

@@ -1,11 +1,11 @@
 import { CallerAuthority, type Refusal } from '../../api/holds.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { tenantByRef } from '../../api/tenant-id.js';
-import { notChecked } from '../../bulk/judge.js';
+import { notChecked as isUnanswered } from '../../bulk/judge.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
-import { CallerForecast } from '../roles/holds.js';
+import { CallerForecast, notChecked } from '../roles/holds.js';
 
 /**
  * What the caller holds in the run's tenant, for the dry runs of `webhooks replay` and `webhooks
@@ -25,11 +25,7 @@ export async function callerAuthority(
   const tenant = ctx.profileSettings().values.tenant;
   if (!tenant) return undefined;
   const unanswered = (read: string, error: unknown) =>
-    new SvcError(
-      'failure',
-      `could not learn what you hold (${read}: ${(error as Error).message}): the dry run cannot tell ${rows}; nothing was changed; run the dry run again`,
-      { code: 'not_checked' },
-    );
+    notChecked(`could not learn what you hold (${read}: ${(error as Error).message})`, rows);
   try {
     const me = await platform.me.get({ signal: ctx.signal });
     const held = (me as { permissions?: unknown }).permissions;
@@ -40,7 +36,7 @@ export async function callerAuthority(
     }
   } catch (error) {
     if (!lookupMayFail(error)) throw error;
-    if (notChecked(error)) throw unanswered('GET /v1/me', error);
+    if (isUnanswered(error)) throw unanswered('GET /v1/me', error);
     return undefined;
   }
   const roles: Role[] = [];
@@ -48,7 +44,7 @@ export async function callerAuthority(
     for await (const role of platform.roles.listAll({ limit: 200 }, { signal: ctx.signal })) roles.push(role);
   } catch (error) {
     if (!lookupMayFail(error)) throw error;
-    if (notChecked(error)) throw unanswered('GET /v1/roles', error);
+    if (isUnanswered(error)) throw unanswered('GET /v1/roles', error);
     return undefined;
   }
   return new CallerForecast(ctx, platform, tenant, roles).authority(rows);

@@ -3,8 +3,8 @@
 // rows (replay-rows.ts), following (follow.ts) and the queue (dlq/queue.ts, dlq/left.ts) live apart.
 
 import { Command, Option } from 'commander';
-import type { Journal } from '../../bulk/journal.js';
 import type { CallerAuthority } from '../../api/holds.js';
+import type { Journal } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
@@ -18,6 +18,7 @@ import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { callerAuthority, refusedItem } from './caller.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
 import { leftText, type Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
@@ -34,7 +35,6 @@ import {
 } from './follow.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
-import { callerAuthority, refusedItem } from './caller.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
 
 export interface ReplayOptions extends BulkFlags {
@@ -246,7 +246,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       },
     },
     prepare: async (_run, journal) => {
-      if (options.dryRun) authority = await callerAuthority(ctx, platform, 'which replays the platform refuses you');
+      if (options.dryRun)
+        authority = await callerAuthority(ctx, platform, 'which replays the platform refuses you');
       if (!queue) {
         const earlier = (ref: string) => journal.has(ref);
         const resumed = journal.run.resumed === true;

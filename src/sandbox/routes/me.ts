@@ -18,7 +18,7 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
           '(with its highest role in each): after a revocation or an expiry a tenant leaves this list at once, and a caller with ' +
           'no live role gets an empty list (and tenant_id null) — the identity is still true, the authority is gone. ' +
           "X-Tenant-Id is optional here; when sent it must be one of the credential's tenants, and it becomes tenant_id. " +
-          'permissions: what the caller\'s live roles grant in that tenant now (a sandbox addition). ' +
+          "permissions: what the caller's live roles grant in that tenant now (a sandbox addition). " +
           "(Response body: not shown in the reference; this is the sandbox's choice.)",
         response: { 200: { $ref: 'Me#' }, ...errorResponses(401, 403) },
       },

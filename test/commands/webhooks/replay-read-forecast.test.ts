@@ -41,7 +41,9 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
       'dry run: 0 would be replayed (whether they are delivered is known only when they are sent), 0 would be skipped, 2 would fail\n' +
         `error: 2 of 2 item(s) would fail: ${a}: ${REFUSAL}; ${b}: ${REFUSAL}; nothing was changed; fix them before running without --dry-run\n`,
     ]);
-    const json = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--dry-run', '--no-wait', '--json'], { env });
+    const json = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--dry-run', '--no-wait', '--json'], {
+      env,
+    });
     expect([json.code, JSON.parse(json.stdout)]).toEqual([
       7,
       entries.map((e) => ({
@@ -59,7 +61,9 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
       7,
       `failed\t${a}\t\texception.sla.breached\t\t${REFUSAL}\nfailed\t${b}\t\texception.sla.breached\t\t${REFUSAL}\n`,
     ]);
-    expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual(entries.map((e) => e.id));
+    expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual(
+      entries.map((e) => e.id),
+    );
   });
 
   it('a named delivery: the refusal and exit 4, as the real run', async () => {
@@ -68,11 +72,14 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
     const id = entries[0]!.delivery_id;
     const dry = await svc.run(['webhooks', 'replay', webhook, id, '--dry-run', '--no-wait'], { env });
     const real = await svc.run(['webhooks', 'replay', webhook, id, '--no-wait'], { env });
-    expect([real.code, real.stdout, real.stderr.split('\n').at(-2)?.replace(/ \(HTTP 403.*/, '')]).toEqual([
-      4,
-      `failed\t${id}\t\t\t\t${REFUSAL}\n`,
-      `error: ${REFUSAL}`,
-    ]);
+    expect([
+      real.code,
+      real.stdout,
+      real.stderr
+        .split('\n')
+        .at(-2)
+        ?.replace(/ \(HTTP 403.*/, ''),
+    ]).toEqual([4, `failed\t${id}\t\t\t\t${REFUSAL}\n`, `error: ${REFUSAL}`]);
     expect([dry.code, dry.stdout, dry.stderr]).toEqual([
       4,
       // The row as the real run's (above): the refusal comes before the entry is named.
@@ -87,7 +94,10 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
     const env = await holderOf('usr_lead', ['webhook.manage', 'webhook.read', 'exception.read'], until);
     const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 500 }, 1);
     const dry = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--dry-run', '--no-wait'], { env });
-    expect([dry.code, dry.stdout]).toEqual([0, `replay\t${entries[0]!.delivery_id}\t\texception.sla.breached\t\t\n`]);
+    expect([dry.code, dry.stdout]).toEqual([
+      0,
+      `replay\t${entries[0]!.delivery_id}\t\texception.sla.breached\t\t\n`,
+    ]);
     const real = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--no-wait'], { env });
     expect(real.code, real.stderr).toBe(0);
   });

@@ -165,7 +165,8 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     concurrency: options.concurrency,
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
     prepare: async (_run, journal) => {
-      if (options.dryRun) authority = await callerAuthority(ctx, platform, 'which discards the platform refuses you');
+      if (options.dryRun)
+        authority = await callerAuthority(ctx, platform, 'which discards the platform refuses you');
       return queue ? queue.forRun(ctx, journal, () => ctx.clock.now()) : options.entries.length;
     },
     items: (_run, journal) =>
