@@ -14,7 +14,6 @@ import {
 import type { Platform } from '../../platform/index.js';
 import { fileErrorReason, readInputBytes, unusualEncoding } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
-import { shellWord } from '../../system/shell-words.js';
 import { nonEmpty } from '../kit.js';
 import { remedyFor } from './remedies.js';
 
@@ -214,7 +213,10 @@ export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
  * Otherwise read only to say this early: when it cannot be read, the replays give the verdict.
  * Returns it as read (its kinds: what a replay takes the read permission of), if it was.
  */
-export async function refuseDisabledWebhook(platform: Platform, webhook: string): Promise<Webhook | undefined> {
+export async function refuseDisabledWebhook(
+  platform: Platform,
+  webhook: string,
+): Promise<Webhook | undefined> {
   const found = await platform.webhooks.get(webhook).catch((error: unknown) => {
     if (lookupMayFail(error) && !(error instanceof WebhookNotFoundError)) return undefined;
     throw error;
