@@ -93,7 +93,9 @@ export function testCommand(make: MakeContext): Command {
     .description(
       'Send a webhook.test event to the webhook (whatever its event kinds) and wait for the first attempt, to\n' +
         'check that the target is reachable and verifies the signature. Exits 1 when the attempt failed, with\n' +
-        'the failure cause and its remedy; the delivery is retried like any other.',
+        'the failure cause and its remedy; the delivery is retried like any other. When the platform stops\n' +
+        'the webhook before the first attempt, says so at once with why (its disabled_reason), who may\n' +
+        'enable it and the commands that send the delivery after all (enable, then replay --dlq).',
     )
     .argument('[webhook]', 'webhook id')
     .addOption(
