@@ -412,6 +412,23 @@ export class CallerAuthority {
   }
 
   /**
+   * A replay of a delivery whose webhook and event carry `kinds`: webhook.manage, then the read
+   * permission of their data held now (readRefusal: a replay chooses no URL). The sandbox's
+   * replay route checks the same (src/sandbox/domain/webhook-owner.ts requireRead).
+   */
+  replay(kinds: readonly string[]): Refusal | undefined {
+    const refused = this.#operation('webhook.manage', 'replaying deliveries');
+    if (refused) return refused;
+    const message = readRefusal(REPLAY_READ, this.grants, kinds);
+    return message === undefined ? undefined : { code: 'insufficient_permission', message };
+  }
+
+  /** A discard of a dead-letter entry: webhook.manage only (it sends no data). */
+  discard(): Refusal | undefined {
+    return this.#operation('webhook.manage', 'discarding dead-letter entries');
+  }
+
+  /**
    * A change of a webhook or an OAuth client, which takes webhook.manage or oauth_client.manage;
    * with `channel`, a webhook change that chooses where its kinds' data goes (a creation, a new
    * URL, added kinds, enabling), which also takes their read permissions without an end date; with

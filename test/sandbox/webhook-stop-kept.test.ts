@@ -177,3 +177,25 @@ describe('a URL change put back by whoever made it gives the webhook back to its
     expect([other.status, other.body.owner_id]).toEqual([200, user(8)]);
   });
 });
+
+// Session 13 closing note: after a URL change on a stopped webhook, owner_id named the one who
+// changed it while disabled_reason still named the owner it was stopped under, until enabled.
+describe('a stopped webhook changed but not enabled keeps the owner its stop names', () => {
+  it('a new URL by a holder: owner_id and disabled_reason both name the stopped owner; enabling takes it over', async () => {
+    const id = await viewersHook(9);
+    await revokeViewer(9);
+    const stopped = await stateOf(id);
+    expect(stopped.disabled_reason).toContain(`its owner ${user(9)} no longer holds`);
+    const moved = await patch(id, admin(), { url: 'http://127.0.0.1:9/moved9' });
+    expect([moved.status, moved.body.url], moved.text).toEqual([200, 'http://127.0.0.1:9/moved9']);
+    expect(await stateOf(id)).toEqual(stopped);
+    const entry = lastAudit();
+    expect([entry.action, entry.changes]).toEqual(['webhook.updated', ['url']]);
+    await emitted();
+    expect(deliveriesTo(id)).toBe(0);
+
+    const enabled = await patch(id, admin(), { status: 'enabled' });
+    expect(enabled.status, enabled.text).toBe(200);
+    expect(await stateOf(id)).toEqual({ status: 'enabled', owner_id: 'usr_admin', disabled_reason: null });
+  });
+});

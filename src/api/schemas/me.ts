@@ -17,6 +17,15 @@ export const Me = Type.Object(
     tenant_id: Type.Union([Type.String(), Type.Null()], {
       description: 'The tenant of this call: X-Tenant-Id when sent, else the first tenant of the credential',
     }),
+    permissions: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "The permissions the caller's live roles grant in tenant_id now (an API key: its role's), sorted, each once; " +
+          'just-in-time grants included, none when tenant_id is null. Read with no permission, so a client predicts what the ' +
+          "platform will refuse (svc webhooks replay --dry-run: the read permission of the data) without role.read. (Not shown in the reference; the sandbox's addition.) " +
+          'Optional: a server may not show it',
+      }),
+    ),
     tenants: Type.Array(MeTenant, {
       description: 'The tenants the credential may act in (its tenants claim)',
     }),

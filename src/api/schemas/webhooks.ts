@@ -72,7 +72,8 @@ export const Webhook = Type.Object(
           'one of its event kinds (exception.read for exception.*, reconciliation.read for reconciliation.*), or the OAuth client or API key ' +
           "it was set up through was deleted or revoked (an OAuth client: deleted, or every token of the owner's approval of it revoked, RFC 7009). " +
           'It stays disabled though the owner regains them (just in time or not) until someone ' +
-          'who holds those permissions without an end date enables it again (PATCH status enabled) and becomes its owner. Null while enabled, ' +
+          'who holds those permissions without an end date enables it again (PATCH status enabled) and becomes its owner; until then owner_id stays ' +
+          'the owner it names (a new URL or added kinds meanwhile take no ownership). Null while enabled, ' +
           'and when disabled on request (PATCH status disabled, which a stopped webhook takes too). Optional: a server may not show it',
       }),
     ),
@@ -81,7 +82,9 @@ export const Webhook = Type.Object(
         description:
           "The user who last chose where the webhook's data goes (created it, changed its URL, added kinds or enabled it): a delegated " +
           "OAuth token's approving user, an API key's issuer. It delivers only while they hold its kinds' read permissions. Putting back the URL " +
-          'that your own URL change replaced gives it back to the owner before that change, if they would keep it. Optional: a server may not show it',
+          'that your own URL change replaced gives it back to the owner before that change, if they would keep it. A webhook the platform stopped ' +
+          '(disabled_reason) keeps the owner its reason names until someone enables it: changing its URL or adding kinds meanwhile ' +
+          'takes the same permission but not ownership, as it delivers nothing. Optional: a server may not show it',
       }),
     ),
     max_attempts: Type.Integer({ minimum: 1, maximum: 20, description: 'Attempt ceiling of its deliveries' }),

@@ -1,7 +1,7 @@
 import { authorityFrom, type CallerAuthority, type Refusal, selfAssignmentRefusal } from '../../api/holds.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { tenantByRef } from '../../api/tenant-id.js';
-import { notChecked } from '../../bulk/judge.js';
+import { notChecked as isUnanswered } from '../../bulk/judge.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
@@ -100,26 +100,40 @@ export class CallerForecast {
    */
   async require(kind: BulkKind, dryRun: boolean): Promise<void> {
     if (!dryRun && kind === 'assign') return;
+    const why = await this.#unanswered(dryRun);
+    if (why === undefined) return;
+    if (!dryRun) {
+      throw new SvcError('failure', `${why}; nothing was revoked; try again`, { code: 'identity_unknown' });
+    }
+    throw notChecked(
+      why,
+      kind === 'assign'
+        ? 'which rows grant to yourself or hand out a role you may not'
+        : 'which rows take away your own roles (the real run makes them last)',
+    );
+  }
+
+  /**
+   * What the caller holds, for another verb's dry run (`webhooks replay`, `dlq discard`) to say
+   * which items the platform refuses them; undefined when the server cannot be asked (the real
+   * run reports its answers). A read that went unanswered stops the dry run (exit 1,
+   * not_checked): it cannot tell `rows`.
+   */
+  async authority(rows: string): Promise<CallerAuthority | undefined> {
+    const why = await this.#unanswered(true);
+    if (why !== undefined) throw notChecked(why, rows);
+    return (await this.#get()).authority;
+  }
+
+  /** Why who the caller is (or, for a dry run, what they hold) is not known: a read went unanswered. */
+  async #unanswered(dryRun: boolean): Promise<string | undefined> {
     const { unanswered, holdingsUnanswered } = await this.#get();
     const missing = unanswered
       ? { what: 'who you are', read: 'GET /v1/me', error: unanswered }
       : dryRun && holdingsUnanswered
         ? { what: 'what you hold', read: holdingsUnanswered.read, error: holdingsUnanswered.error }
         : undefined;
-    if (!missing) return;
-    const why = `could not learn ${missing.what} (${missing.read}: ${missing.error.message})`;
-    if (!dryRun) {
-      throw new SvcError('failure', `${why}; nothing was revoked; try again`, { code: 'identity_unknown' });
-    }
-    const rows =
-      kind === 'assign'
-        ? 'which rows grant to yourself or hand out a role you may not'
-        : 'which rows take away your own roles (the real run makes them last)';
-    throw new SvcError(
-      'failure',
-      `${why}: the dry run cannot tell ${rows}; nothing was changed; run the dry run again`,
-      { code: 'not_checked' },
-    );
+    return missing && `could not learn ${missing.what} (${missing.read}: ${missing.error.message})`;
   }
 
   /**
@@ -146,7 +160,7 @@ export class CallerForecast {
       me = await this.platform.me.get({ signal, tenant: null });
     } catch (error) {
       if (!lookupMayFail(error)) throw error;
-      return { self, slug, authority: undefined, ...(notChecked(error) ? { unanswered: error } : {}) };
+      return { self, slug, authority: undefined, ...(isUnanswered(error) ? { unanswered: error } : {}) };
     }
     try {
       self = selfOf(me);
@@ -160,7 +174,7 @@ export class CallerForecast {
         try {
           mine = (await this.platform.roles.listAssignments(me.id, {}, { signal })).items;
         } catch (error) {
-          if (!lookupMayFail(error) || !notChecked(error)) throw error;
+          if (!lookupMayFail(error) || !isUnanswered(error)) throw error;
           const read = `GET /v1/users/${me.id}/roles`;
           return { self, slug, authority: undefined, holdingsUnanswered: { read, error: error as SvcError } };
         }
@@ -185,3 +199,13 @@ export class CallerForecast {
     }
   }
 }
+
+/** A dry run stopped because a read it needs went unanswered: it cannot tell `rows` (exit 1, not_checked). */
+export const notChecked = (why: string, rows: string) =>
+  new SvcError(
+    'failure',
+    `${why}: the dry run cannot tell ${rows}; nothing was changed; run the dry run again`,
+    {
+      code: 'not_checked',
+    },
+  );

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { describeError, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
-import { REMEDIES } from './shared.js';
+import { remedyNow } from './remedies.js';
 
 const POLL_MS = 250;
 
@@ -119,7 +119,7 @@ async function follow(
     error: {
       code: cause ?? 'delivery_failed',
       message: current.last_error ?? `the target answered ${current.last_status_code ?? 'nothing'}`,
-      remedy: cause ? REMEDIES[cause] : 'check the target',
+      remedy: cause ? await remedyNow(platform, webhook, cause) : 'check the target',
       ...(current.last_status_code === null ? {} : { http_status: current.last_status_code }),
       ...(current.next_retry_at ? { next_retry_at: current.next_retry_at } : {}),
     },

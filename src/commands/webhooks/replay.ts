@@ -3,6 +3,7 @@
 // rows (replay-rows.ts), following (follow.ts) and the queue (dlq/queue.ts, dlq/left.ts) live apart.
 
 import { Command, Option } from 'commander';
+import type { CallerAuthority } from '../../api/holds.js';
 import type { Journal } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
@@ -17,6 +18,7 @@ import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { callerAuthority, refusedItem } from './caller.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
 import { leftText, type Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
@@ -104,7 +106,13 @@ const about = (t: Target) => ({
 export async function runReplay(ctx: Context, options: ReplayOptions): Promise<void> {
   const platform = await ctx.platform();
   const { webhook } = options;
-  await refuseDisabledWebhook(platform, webhook);
+  const hook = await refuseDisabledWebhook(platform, webhook);
+  /** A dry run's view of what the caller holds (prepare): a replay the platform refuses them fails its row. */
+  let authority: CallerAuthority | undefined;
+  const refuseUnheld = (eventType: string | undefined) => {
+    const refusal = authority?.replay([...(hook?.event_types ?? []), ...(eventType ? [eventType] : [])]);
+    if (refusal) throw refusedItem(refusal);
+  };
   const wait = options.wait ?? ctx.io.stdoutIsTTY;
   const queue = options.dlq
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
@@ -199,7 +207,10 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   };
   const plan: Worker<Target> = async ({ data }) => {
     if (data.planned) return (await stopped(data, undefined)).row;
-    if (queue) return {};
+    if (queue) {
+      refuseUnheld(data.event_type);
+      return {};
+    }
     if (data.entry?.status === 'discarded') {
       throw discardedRefusal(commandLine(ctx.settings()), webhook, data.ref, data.entry, data.delivery_id);
     }
@@ -215,6 +226,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         },
       );
     }
+    refuseUnheld(found.event_type);
     return { delivery_id: found.id, event_type: found.event_type };
   };
 
@@ -234,6 +246,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       },
     },
     prepare: async (_run, journal) => {
+      if (options.dryRun)
+        authority = await callerAuthority(ctx, platform, 'which replays the platform refuses you');
       if (!queue) {
         const earlier = (ref: string) => journal.has(ref);
         const resumed = journal.run.resumed === true;
@@ -461,7 +475,9 @@ export function replayCommand(make: MakeContext): Command {
         'delivery, named by its dlv_ id, still replays.\n\n' +
         "A replay takes the permission that reads the data of the webhook's kinds (exception.read,\n" +
         'reconciliation.read), held now: a just-in-time grant will do (choosing the URL is what takes it\n' +
-        'without an end date).\n\n' +
+        'without an end date). --dry-run plays each row against what you hold (the permissions svc me --json\n' +
+        'shows): a replay the platform would refuse you is planned fail with its refusal, as the real run\n' +
+        'ends.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
         'before anything is replayed (exit 6), with the command that enables it. A webhook the platform\n' +
         'stopped says why (its disabled_reason): enabling it takes someone who holds the read permissions\n' +

@@ -14,30 +14,8 @@ import {
 import type { Platform } from '../../platform/index.js';
 import { fileErrorReason, readInputBytes, unusualEncoding } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
-import { shellWord } from '../../system/shell-words.js';
 import { nonEmpty } from '../kit.js';
-
-/** The reference's remedy for each delivery failure cause, shown with failed test deliveries. */
-export const REMEDIES: Record<DeliveryFailureCause, string> = {
-  connection_timeout:
-    'target slow or unreachable: raise its timeout, check the firewall and that it is running',
-  tls_handshake_failed: 'invalid or expired target certificate: renew it and check the chain',
-  '4xx_client_error': 'the target rejected the payload: inspect the payload format and authentication',
-  '5xx_server_error': 'the target had an internal error: check its logs',
-  payload_too_large: "the payload exceeded the target's body limit: raise the limit or split events",
-  invalid_signature: 'the target rejected the HMAC signature: check the signing secret it uses',
-  redirect_not_followed:
-    'the target answered with a redirect, which deliveries never follow: use the final URL',
-  webhook_stopped:
-    'the platform stopped the webhook, so the attempt was not made (svc webhooks get says why); once someone who holds the read permissions of its kinds without an end date enables it, and so owns it, replay the delivery: it is in the dead-letter queue',
-};
-
-/** The remedy of a delivery's failure, with the commands for its webhook where it has some. */
-export function remedyFor(cause: DeliveryFailureCause, webhook: string): string {
-  if (cause !== 'webhook_stopped') return REMEDIES[cause] ?? 'check the target';
-  const w = shellWord(webhook);
-  return `the platform stopped the webhook, so the attempt was not made (svc webhooks get ${w} says why); once someone who holds the read permissions of its kinds without an end date enables it (svc webhooks update ${w} --enable), and so owns it, replay the delivery: it is in the dead-letter queue (svc webhooks replay ${w} --dlq)`;
-}
+import { remedyFor } from './remedies.js';
 
 export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 
@@ -233,8 +211,12 @@ export const DLQ_COLUMNS: Array<Column<DlqEntry>> = [
  * who may enable it). A webhook that is not there is that error (exit 5, pointing at `svc
  * webhooks ls`: a 404 of a replay cannot say whether the webhook or the delivery is unknown).
  * Otherwise read only to say this early: when it cannot be read, the replays give the verdict.
+ * Returns it as read (its kinds: what a replay takes the read permission of), if it was.
  */
-export async function refuseDisabledWebhook(platform: Platform, webhook: string): Promise<void> {
+export async function refuseDisabledWebhook(
+  platform: Platform,
+  webhook: string,
+): Promise<Webhook | undefined> {
   const found = await platform.webhooks.get(webhook).catch((error: unknown) => {
     if (lookupMayFail(error) && !(error instanceof WebhookNotFoundError)) return undefined;
     throw error;
@@ -249,6 +231,7 @@ export async function refuseDisabledWebhook(platform: Platform, webhook: string)
       hint: enableHint(webhook),
     });
   }
+  return found;
 }
 
 /**

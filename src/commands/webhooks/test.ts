@@ -8,7 +8,8 @@ import { withEnableHint } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { eventTypeArg, REMEDIES, webhookArg } from './shared.js';
+import { remedyNow } from './remedies.js';
+import { eventTypeArg, webhookArg } from './shared.js';
 
 export interface TestOptions {
   webhook: string;
@@ -42,7 +43,9 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
     });
   let delivery: WebhookDelivery = data.delivery;
   const deadline = ctx.clock.now() + options.waitSeconds * 1000;
-  while (options.waitSeconds > 0 && delivery.attempt_count === 0 && ctx.clock.now() < deadline) {
+  // Until its first attempt ends, or it fails without one (the platform stopped the webhook).
+  const waiting = (d: WebhookDelivery) => d.attempt_count === 0 && d.status !== 'failed';
+  while (options.waitSeconds > 0 && waiting(delivery) && ctx.clock.now() < deadline) {
     try {
       await ctx.clock.sleep(POLL_MS, ctx.signal);
     } catch {
@@ -66,16 +69,21 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
     ctx.out.success(`test event delivered on attempt ${delivery.attempt_count}${status}`);
     return;
   }
-  if (delivery.attempt_count === 0) {
+  if (waiting(delivery)) {
     ctx.out.info(
       `no attempt finished within ${options.waitSeconds} s; follow it with: ${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(options.webhook)}`)}`,
     );
     return;
   }
   const cause = delivery.last_error_code;
-  throw new SvcError('failure', `the test delivery failed: ${delivery.last_error ?? 'unknown error'}`, {
+  // A stop's reason is the remedy's (remedyNow): said once, with who may enable it and the commands.
+  const failed =
+    cause === 'webhook_stopped'
+      ? `was not sent: webhook ${options.webhook} was stopped before its first attempt`
+      : `failed: ${delivery.last_error ?? 'unknown error'}`;
+  throw new SvcError('failure', `the test delivery ${failed}`, {
     code: cause ?? 'delivery_failed',
-    hint: `${cause ? REMEDIES[cause] : 'check the target'}${delivery.next_retry_at ? '; it will be retried' : ''}`,
+    hint: `${cause ? await remedyNow(platform, options.webhook, cause) : 'check the target'}${delivery.next_retry_at ? '; it will be retried' : ''}`,
   });
 }
 
@@ -85,7 +93,9 @@ export function testCommand(make: MakeContext): Command {
     .description(
       'Send a webhook.test event to the webhook (whatever its event kinds) and wait for the first attempt, to\n' +
         'check that the target is reachable and verifies the signature. Exits 1 when the attempt failed, with\n' +
-        'the failure cause and its remedy; the delivery is retried like any other.',
+        'the failure cause and its remedy; the delivery is retried like any other. When the platform stops\n' +
+        'the webhook before the first attempt, says so at once with why (its disabled_reason), who may\n' +
+        'enable it and the commands that send the delivery after all (enable, then replay --dlq).',
     )
     .argument('[webhook]', 'webhook id')
     .addOption(

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { liveRoleNames, liveTenants } from '../domain/authorization.js';
+import { livePermissions, liveRoleNames, liveTenants } from '../domain/authorization.js';
 import { primaryRole } from '../domain/identity.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -18,6 +18,7 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
           '(with its highest role in each): after a revocation or an expiry a tenant leaves this list at once, and a caller with ' +
           'no live role gets an empty list (and tenant_id null) — the identity is still true, the authority is gone. ' +
           "X-Tenant-Id is optional here; when sent it must be one of the credential's tenants, and it becomes tenant_id. " +
+          "permissions: what the caller's live roles grant in that tenant now (a sandbox addition). " +
           "(Response body: not shown in the reference; this is the sandbox's choice.)",
         response: { 200: { $ref: 'Me#' }, ...errorResponses(401, 403) },
       },
@@ -32,13 +33,17 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
       }));
       const org = p.orgId ? state.identity.orgs.get(p.orgId) : undefined;
       const isKey = p.user === null;
+      const tenantId = request.tenant?.id ?? tenants[0]?.id ?? null;
       return {
         id: p.subject,
         type: isKey ? 'api_key' : 'user',
         // A key by its own name (given at creation; a kind's default otherwise).
         name: p.user?.name ?? keyName(state, p),
         email: p.user?.email ?? null,
-        tenant_id: request.tenant?.id ?? tenants[0]?.id ?? null,
+        tenant_id: tenantId,
+        // What the caller may do there now, so a client's dry run predicts what needs no role
+        // reading (role.read): a replay's read permission (svc webhooks replay --dry-run).
+        permissions: tenantId === null ? [] : [...livePermissions(state, p, tenantId)].sort(),
         tenants,
         org: org
           ? {

@@ -165,7 +165,8 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         description:
           `${HIDDEN} Changes apply to deliveries created afterwards; a disabled webhook receives no new events. ` +
           `Changing the URL, adding event kinds, or enabling it (also one the platform disabled, disabled_reason) chooses where its data goes: ${CHANNEL_RULE} ` +
-          'Removing kinds, the description, max_attempts and disabling choose nothing and keep the owner.',
+          'Removing kinds, the description, max_attempts and disabling choose nothing and keep the owner. ' +
+          'A webhook the platform stopped keeps the owner its disabled_reason names until someone enables it: a new URL or added kinds meanwhile take the permission but not ownership (it delivers nothing); enabling it does.',
         params: WebhookParams,
         body: WebhookUpdateBody,
         response: { 200: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 404) },
@@ -191,7 +192,11 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
         );
       }
       const before = webhookAuditFields(webhook);
-      const next = chooses
+      // A stopped webhook keeps the owner its stop (disabled_reason) names until someone enables
+      // it: a new URL or kinds meanwhile deliver nothing, so they take no ownership (and the record
+      // never names one owner in owner_id and another in disabled_reason); enabling does.
+      const takesOwnership = chooses && (!stopped || enables);
+      const next = takesOwnership
         ? ownerAfter(state, webhook, ownerOf(state, principal, webhook.tenant_id), {
             url: moves ? change.url! : null,
             addsKinds,

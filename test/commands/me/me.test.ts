@@ -3,6 +3,7 @@
  * can fail before or at the API, each with its exit code and one line on stderr.
  */
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_ROLE_DEFINITIONS } from '../../../src/api/permissions.js';
 import { runMe } from '../../../src/commands/me/index.js';
 import type { GlobalOptions } from '../../../src/context.js';
 import { tenantId } from '../../../src/sandbox/seed.js';
@@ -13,6 +14,8 @@ const svc = useSandboxContext();
 const LEDGER = tenantId('acme-ledger-uk');
 const TREASURY = tenantId('acme-treasury');
 const HOUR = 3600_000;
+/** What the viewer may do in the tenant of the call (/v1/me permissions, a sandbox addition). */
+const VIEWING = [...BUILTIN_ROLE_DEFINITIONS.tenant_viewer.permissions].sort();
 
 /** A viewer's token (one tenant, expiring in an hour of real time) and the clock 20 minutes in. */
 function viewer() {
@@ -48,7 +51,8 @@ describe('svc me', () => {
         `{"id":"usr_viewer","type":"user","name":"Viewer User","email":"viewer@acme.example","tenant_id":"${LEDGER}",` +
         `"tenants":[{"id":"${TREASURY}","slug":"acme-treasury","display_name":"Acme Treasury","role":"tenant_viewer"},` +
         `{"id":"${LEDGER}","slug":"acme-ledger-uk","display_name":"Acme Ledger UK","role":"tenant_viewer"}],` +
-        `"org":{"id":"org_demo","name":"Acme Group","role":null},"credential":{"kind":"jwt","expires_at":"${at}","scopes":null}}\n`,
+        `"org":{"id":"org_demo","name":"Acme Group","role":null},"credential":{"kind":"jwt","expires_at":"${at}","scopes":null},` +
+        `"permissions":${JSON.stringify(VIEWING)}}\n`,
     ],
   ])('prints %s', async (_what, options, expected) => {
     const { token, expiresAt, now } = viewer();
@@ -75,6 +79,7 @@ describe('svc me', () => {
       name: 'Viewer User',
       email: 'viewer@acme.example',
       tenant_id: LEDGER,
+      permissions: VIEWING,
       tenants: [
         { id: TREASURY, slug: 'acme-treasury', display_name: 'Acme Treasury', role: 'tenant_viewer' },
         { id: LEDGER, slug: 'acme-ledger-uk', display_name: 'Acme Ledger UK', role: 'tenant_viewer' },

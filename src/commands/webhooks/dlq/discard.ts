@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import type { CallerAuthority } from '../../../api/holds.js';
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
 import type { Journal } from '../../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../../bulk/operation.js';
@@ -11,6 +12,7 @@ import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../b
 import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
 import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
+import { callerAuthority, refusedItem } from '../caller.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './filters.js';
 import { type LeftQueue, leftText, type Planned } from './left.js';
@@ -104,9 +106,16 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     const gone = listed ? undefined : QueueSnapshot.gone(entry);
     return { entry, gone, row: gone ? { ...about(entry), ...skip(gone) } : about(entry) };
   };
+  /** A dry run's view of what the caller holds (prepare): a discard the platform refuses them fails its row. */
+  let authority: CallerAuthority | undefined;
   // What would be dropped, as `replay --dlq --dry-run` says it.
-  const look: Worker<Target> = async ({ data }, { signal }) =>
-    data.planned ? stopped(data.planned) : (await seen(data, signal)).row;
+  const look: Worker<Target> = async ({ data }, { signal }) => {
+    if (data.planned) return stopped(data.planned);
+    const { gone, row } = await seen(data, signal);
+    const refusal = gone ? undefined : authority?.discard();
+    if (refusal) throw refusedItem(refusal);
+    return row;
+  };
   /**
    * An entry the run this one resumes took that left the queue while it was stopped: discarded
    * by an attempt of that run whose answer was lost, or by another run (nothing tells them apart),
@@ -155,8 +164,11 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     dryRun: options.dryRun,
     concurrency: options.concurrency,
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
-    prepare: async (_run, journal) =>
-      queue ? queue.forRun(ctx, journal, () => ctx.clock.now()) : options.entries.length,
+    prepare: async (_run, journal) => {
+      if (options.dryRun)
+        authority = await callerAuthority(ctx, platform, 'which discards the platform refuses you');
+      return queue ? queue.forRun(ctx, journal, () => ctx.clock.now()) : options.entries.length;
+    },
     items: (_run, journal) =>
       queue
         ? entries(queue, journal, !options.dryRun)
@@ -243,7 +255,8 @@ export function discardCommand(make: MakeContext): Command {
         'discarded first (already_discarded): each discard is claimed by one run.\n' +
         'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
-        'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go. An --all run is\n' +
+        'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go (without\n' +
+        'webhook.manage, every row planned fail with the refusal the real run gets). An --all run is\n' +
         'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows,\n' +
         'each entry it had taken that left the queue meanwhile as a skipped row (while_stopped: its discard\n' +
         "whose answer was lost, or another run's), and counts newer entries, a new run's (the same command\n" +

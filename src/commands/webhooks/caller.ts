@@ -1,0 +1,55 @@
+import { CallerAuthority, type Refusal } from '../../api/holds.js';
+import type { Role } from '../../api/schemas/roles.js';
+import { tenantByRef } from '../../api/tenant-id.js';
+import { notChecked as isUnanswered } from '../../bulk/judge.js';
+import type { Context } from '../../context.js';
+import { lookupMayFail, SvcError } from '../../errors.js';
+import type { Platform } from '../../platform/index.js';
+import { CallerForecast, notChecked } from '../roles/holds.js';
+
+/**
+ * What the caller holds in the run's tenant, for the dry runs of `webhooks replay` and `webhooks
+ * dlq discard`, played against each item by the platform's rule (CallerAuthority.replay,
+ * .discard), so a dry run never says "would be replayed" of what the platform refuses the caller.
+ * Read once: GET /v1/me's `permissions` (live, the tenant's, readable with no permission); from a
+ * server that does not give them, the caller's own assignments and the roles' permissions
+ * (CallerForecast, which takes role.read). Undefined when neither can be read (the real run
+ * reports the platform's answers); a read that went unanswered stops the dry run (exit 1,
+ * not_checked): it cannot tell `rows`.
+ */
+export async function callerAuthority(
+  ctx: Context,
+  platform: Platform,
+  rows: string,
+): Promise<CallerAuthority | undefined> {
+  const tenant = ctx.profileSettings().values.tenant;
+  if (!tenant) return undefined;
+  const unanswered = (read: string, error: unknown) =>
+    notChecked(`could not learn what you hold (${read}: ${(error as Error).message})`, rows);
+  try {
+    const me = await platform.me.get({ signal: ctx.signal });
+    const held = (me as { permissions?: unknown }).permissions;
+    if (Array.isArray(held) && held.every((p) => typeof p === 'string')) {
+      // Live now: a replay takes the read permission held now, just in time too.
+      const slug = tenantByRef(me.tenants ?? [], tenant)?.slug ?? tenant;
+      return new CallerAuthority(slug, [{ permissions: held, expiresAt: null }], me.type === 'user');
+    }
+  } catch (error) {
+    if (!lookupMayFail(error)) throw error;
+    if (isUnanswered(error)) throw unanswered('GET /v1/me', error);
+    return undefined;
+  }
+  const roles: Role[] = [];
+  try {
+    for await (const role of platform.roles.listAll({ limit: 200 }, { signal: ctx.signal })) roles.push(role);
+  } catch (error) {
+    if (!lookupMayFail(error)) throw error;
+    if (isUnanswered(error)) throw unanswered('GET /v1/roles', error);
+    return undefined;
+  }
+  return new CallerForecast(ctx, platform, tenant, roles).authority(rows);
+}
+
+/** A refusal the platform would give an item, as its 403 fails it: the row's error, or a single item's exit 4. */
+export const refusedItem = (refusal: Refusal): SvcError =>
+  new SvcError('forbidden', refusal.message, { code: refusal.code });

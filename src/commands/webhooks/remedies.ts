@@ -1,0 +1,56 @@
+import type { DeliveryFailureCause } from '../../api/constants.js';
+import { isStopped } from '../../api/holds.js';
+import { lookupMayFail } from '../../errors.js';
+import type { Platform } from '../../platform/index.js';
+import { shellWord } from '../../system/shell-words.js';
+
+/** The reference's remedy for each delivery failure cause, shown with failed test deliveries. */
+export const REMEDIES: Record<DeliveryFailureCause, string> = {
+  connection_timeout:
+    'target slow or unreachable: raise its timeout, check the firewall and that it is running',
+  tls_handshake_failed: 'invalid or expired target certificate: renew it and check the chain',
+  '4xx_client_error': 'the target rejected the payload: inspect the payload format and authentication',
+  '5xx_server_error': 'the target had an internal error: check its logs',
+  payload_too_large: "the payload exceeded the target's body limit: raise the limit or split events",
+  invalid_signature: 'the target rejected the HMAC signature: check the signing secret it uses',
+  redirect_not_followed:
+    'the target answered with a redirect, which deliveries never follow: use the final URL',
+  webhook_stopped:
+    'the platform stopped the webhook, so the attempt was not made (svc webhooks get says why); once someone who holds the read permissions of its kinds without an end date enables it, and so owns it, replay the delivery: it is in the dead-letter queue',
+};
+
+/** The remedy of a delivery's failure, with the commands for its webhook where it has some. */
+export function remedyFor(cause: DeliveryFailureCause, webhook: string): string {
+  if (cause !== 'webhook_stopped') return REMEDIES[cause] ?? 'check the target';
+  const w = shellWord(webhook);
+  return `the platform stopped the webhook, so the attempt was not made (svc webhooks get ${w} says why); once someone who holds the read permissions of its kinds without an end date enables it (svc webhooks update ${w} --enable), and so owns it, replay the delivery: it is in the dead-letter queue (svc webhooks replay ${w} --dlq)`;
+}
+
+/**
+ * The remedy of a delivery that failed `cause`, read against its webhook as it is now: for one the
+ * platform stopped (webhook_stopped), why, in the platform's words (its disabled_reason, which
+ * names who may enable it and so own it, as `svc webhooks get` shows), and the commands that send
+ * the delivery after all (it is in the dead-letter queue); for a webhook enabled again since,
+ * only the replay. remedyFor's words when the webhook cannot be read, and for any other cause.
+ */
+export async function remedyNow(
+  platform: Platform,
+  webhook: string,
+  cause: DeliveryFailureCause,
+): Promise<string> {
+  if (cause !== 'webhook_stopped') return remedyFor(cause, webhook);
+  const found = await platform.webhooks.get(webhook).catch((error: unknown) => {
+    if (lookupMayFail(error)) return undefined;
+    throw error;
+  });
+  if (!found) return remedyFor(cause, webhook);
+  const w = shellWord(webhook);
+  const replay = `replay the delivery from the dead-letter queue: svc webhooks replay ${w} --dlq`;
+  if (found.status !== 'disabled') {
+    return `the platform had stopped webhook ${webhook}, so the attempt was not made; it is enabled again: ${replay}`;
+  }
+  const why = isStopped(found)
+    ? `the platform stopped webhook ${webhook}, so the attempt was not made: ${found.disabled_reason}`
+    : `webhook ${webhook} was stopped, so the attempt was not made, and is now disabled on request`;
+  return `${why}; enable it with: svc webhooks update ${w} --enable, then ${replay}`;
+}
