@@ -21,6 +21,7 @@ import { readLive } from './live.js';
 import { refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
+import { checkPlanTenants } from './plan-tenants.js';
 import { changeLabel, headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
 import { planSteps, type Step, stepWorker, withSecret } from './steps.js';
@@ -105,6 +106,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       },
     );
   }
+  // Its tenants are sent by id and shown by name: the two must be one tenant on the platform.
+  if (doc) await checkPlanTenants(platform, label, doc, ctx.signal);
   let steps: Array<BulkItem<Step>> = [];
   let secrets: SecretDir | undefined;
   /** Removals left for --prune: those it would make, and those svc refuses to make even then. */
