@@ -17,6 +17,7 @@ import { readInputBytes } from '../system/input.js';
 import { type Unsaved, unsavedLine } from './creations.js';
 import { agedOut, checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
+import { refuseBeyondGivenTenant } from './given-tenant.js';
 import { readLive } from './live.js';
 import { refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
@@ -107,6 +108,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     );
   }
   // Its tenants are sent by id and shown by name: the two must be one tenant on the platform.
+  if (doc) refuseBeyondGivenTenant(ctx, `${label} was planned for`, doc.tenants);
   if (doc) await checkPlanTenants(platform, label, doc, ctx.signal);
   let steps: Array<BulkItem<Step>> = [];
   let secrets: SecretDir | undefined;
