@@ -12,14 +12,14 @@ import { visibleTenants } from './visible.js';
  * is read on the platform (the credential's tenants, then those it sees), and a plan that names a
  * tenant otherwise than the platform does is refused whole: what is shown is what is changed.
  * An id the platform does not show the caller is left to the platform, which refuses every call
- * there (the tenant of a call is one of the credential's).
+ * there (the tenant of a call is one of the credential's). Returns who applies it (GET /v1/me).
  */
 export async function checkPlanTenants(
   platform: Platform,
   label: string,
   doc: PlanDocument,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<{ me: string }> {
   const me = await platform.me.get({ signal, tenant: null });
   const named = new Map<string, { slug: string; display_name: string }>();
   for (const t of me.tenants ?? []) named.set(canonicalTenantRef(t.id), t);
@@ -34,4 +34,5 @@ export async function checkPlanTenants(
       `${label} shows tenant ${tenant.id} as ${tenant.slug} (${tenant.display_name}), but the platform names it ${real.slug} (${real.display_name}): edited by hand, or the tenant was renamed since; nothing was applied`,
     );
   }
+  return { me: me.id };
 }

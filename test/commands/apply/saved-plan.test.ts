@@ -277,6 +277,33 @@ describe('a saved plan names its tenants as the platform does', () => {
   });
 });
 
+describe('a saved plan someone else made', () => {
+  it('is confirmed on a terminal naming who planned it and how to review it', async () => {
+    const sandbox = svc.sandbox();
+    await as(sandbox, LABS, 'POST', `/v1/users/${user(22)}/roles`, {
+      role_id: 'tenant_admin',
+      justification: 'second admin',
+    });
+    const other = { SVC_TOKEN: sandbox.issueToken(user(22)).token, SVC_TENANT: LABS };
+    const saved = join(dir, 'pb.plan.json');
+    const file = writeFile(
+      dir,
+      'pb.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - { name: pb-probe, permissions: [exception.read] }\n',
+    );
+    expect((await svc.run(['plan', '-f', file, '--out', saved], real)).code).toBe(10);
+    const before = await writes(sandbox);
+    const declined = await svc.run(['apply', saved], { ...real, env: other, tty: true, answers: [false] });
+    expect([declined.code, declined.stderr]).toEqual([
+      2,
+      'Acme Labs (acme-labs)\n  + role pb-probe  (line 5)\n      permissions: exception.read\n' +
+        `planned by usr_admin, not you (${user(22)}): to review it, run svc plan -f FILE on the access file it came from\n` +
+        'error: cancelled; nothing was changed\n',
+    ]);
+    expect(await writes(sandbox)).toBe(before);
+  });
+});
+
 describe('svc plan --out -', () => {
   it('is refused, naming what prints the plan on stdout; svc plan --json | svc apply - applies it', async () => {
     const file = writeFile(dir, 'out.yaml', GRANTS(grant(16, 'tenant_auditor')));
