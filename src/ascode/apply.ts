@@ -11,16 +11,19 @@ import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Column } from '../output/output.js';
 import { reasonLines } from '../output/problems.js';
+import { escapeForTerminal } from '../output/sanitize.js';
 import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
 import { readInputBytes } from '../system/input.js';
 import { type Unsaved, unsavedLine } from './creations.js';
 import { agedOut, checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
+import { refuseBeyondGivenTenant } from './given-tenant.js';
 import { readLive } from './live.js';
 import { refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
+import { checkPlanTenants } from './plan-tenants.js';
 import { changeLabel, headline, planLines } from './render.js';
 import { SecretDir } from './secrets.js';
 import { planSteps, type Step, stepWorker, withSecret } from './steps.js';
@@ -105,6 +108,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       },
     );
   }
+  // Its tenants are sent by id and shown by name: the two must be one tenant on the platform.
+  if (doc) refuseBeyondGivenTenant(ctx, `${label} was planned for`, doc.tenants);
+  const applier = doc ? (await checkPlanTenants(platform, label, doc, ctx.signal)).me : undefined;
   let steps: Array<BulkItem<Step>> = [];
   let secrets: SecretDir | undefined;
   /** Removals left for --prune: those it would make, and those svc refuses to make even then. */
@@ -218,7 +224,14 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     confirm: async (count) => {
       if (ctx.globals.yes) return;
       // On a terminal the plan is shown before the question (on stderr: stdout carries results).
-      if (ctx.canPrompt) ctx.out.stderr(`${planLines(doc!, new Chalk({ level: 0 })).join('\n')}\n`);
+      if (ctx.canPrompt) {
+        ctx.out.stderr(`${planLines(doc!, new Chalk({ level: 0 })).join('\n')}\n`);
+        // Someone else's plan (as it says: the digest cannot prove who made it) is reviewed from its file.
+        if (applier !== undefined && doc!.planned_by !== applier)
+          ctx.out.stderr(
+            `${escapeForTerminal(`planned by ${doc!.planned_by}, not you (${applier}): to review it, run svc plan -f FILE on the access file it came from`)}\n`,
+          );
+      }
       const names = doc!.tenants
         .filter((t) => steps.some((s) => s.data.tenant.id === t.id))
         .map((t) => t.display_name);

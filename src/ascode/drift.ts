@@ -15,6 +15,13 @@ import { headline } from './render.js';
  * in the state the change makes: that change is done.
  */
 
+/** A saved plan refused as a whole (exit 2): nothing of it is sent. */
+export const planRefused = (message: string) =>
+  new UsageError(message, {
+    code: 'invalid_plan',
+    hint: 'a plan is applied as svc plan --out saved it; save a new one with `svc plan -f FILE --out PLAN.json`',
+  });
+
 /** Reads PLAN.json: refuses what is not a plan svc wrote. */
 export function readPlanDocument(label: string, bytes: Buffer): PlanDocument {
   let doc: unknown;
@@ -34,11 +41,7 @@ export function readPlanDocument(label: string, bytes: Buffer): PlanDocument {
   // Cut short or edited by hand: refused as a whole, before any of it is believed. Its shape
   // first (what the digest is computed over), then its digest, then what each change shows
   // against what it sends (an edit whose digest was made again).
-  const refuse = (why: string) =>
-    new UsageError(`${label} is ${why}`, {
-      code: 'invalid_plan',
-      hint: 'a plan is applied as svc plan --out saved it; save a new one with `svc plan -f FILE --out PLAN.json`',
-    });
+  const refuse = (why: string) => planRefused(`${label} is ${why}`);
   const problem = planShapeProblem(plan);
   if (problem !== undefined) throw refuse(`not a plan svc wrote: ${problem}`);
   if (plan.digest !== planDigest(plan as PlanDocument))

@@ -9,6 +9,7 @@ import type { Platform } from '../platform/index.js';
 import { desiredTenants, unknownTenantRefs } from './desired.js';
 import { diffTenant } from './diff.js';
 import { readEntries } from './entries.js';
+import { refuseBeyondGivenTenant } from './given-tenant.js';
 import { type LiveTenant, type Reads, readLive, type TenantInfo } from './live.js';
 import { refuseBeyondHolds, refuseLastAdmin, refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
@@ -84,6 +85,7 @@ async function readPlatform(
   const resolved = desiredTenants(file, mine, seen);
   problems.push(...resolved.problems);
   const { tenants, desired } = resolved;
+  refuseBeyondGivenTenant(ctx, `${file.label}'s tenants: key names`, tenants);
   let live = new Map<string, LiveTenant>();
   if (tenants.length > 0) {
     const catalog = (await platform.roles.permissions({ tenant: tenants[0]!.id, signal: ctx.signal })).items;

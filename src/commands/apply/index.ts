@@ -59,7 +59,9 @@ export default function applyCommand(make: MakeContext): Command {
         'grants go ahead); with other permissions it fails naming them, and its grants are not made. A plan\n' +
         "whose expiries have passed (a saved one, or a resumed run's) is refused whole (exit 6). The\n" +
         'secrets of new webhooks and OAuth clients go to --secret-dir, one 0600 file each. On a terminal\n' +
-        'the plan is shown and confirmed; elsewhere pass --yes.',
+        'the plan is shown and confirmed; elsewhere pass --yes. It acts in the tenants the file (or plan)\n' +
+        'names; a --tenant on the command line bounds it: a file reaching another tenant is refused (exit 2).\n' +
+        "A saved plan whose tenant names are not the platform's for its tenant ids is refused (exit 2).",
     )
     .argument('[PLAN.json]', 'a plan saved by svc plan --out')
     .addOption(new Option('-f, --file <file>', 'the access file (- for stdin)'))

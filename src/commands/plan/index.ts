@@ -109,7 +109,8 @@ export default function planCommand(make: MakeContext): Command {
       'Check an access file (custom roles, role grants, webhooks, OAuth clients per tenant; YAML or\n' +
         'JSON), then compare it with the live state and print the difference per tenant: what svc apply\n' +
         'would create, update (field by field) and delete. Every problem of the file is reported at once,\n' +
-        'as FILE:LINE, before anything is compared. Nothing is changed.\n\n' +
+        'as FILE:LINE, before anything is compared. Nothing is changed. The tenants are those the file\n' +
+        'names (tenants:); a --tenant on the command line bounds them: a file reaching another is refused.\n\n' +
         'Exit 0: no changes; 10: changes are pending; 2: the file has problems.',
     )
     .addOption(new Option('-f, --file <file>', 'the access file (- for stdin)'))

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { planDigest } from '../../../src/ascode/plan.js';
+import { tenantId } from '../../../src/sandbox/seed.js';
 import { as, LABS, user, writeFile, writes } from '../../helpers/ascode.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
@@ -224,6 +225,82 @@ describe('a saved plan refused at apply time', () => {
       6,
       `acme-labs: the grant of tenant_viewer to ${user(15)} ended (expired at ${ends}) since the plan`,
     ]);
+  });
+});
+
+// A plan's tenant is sent by its id and shown by its slug and display name (exploratory test
+// s14 isolation, F2): a plan whose tenant id was changed and its digest made again (the digest
+// is a check, not a signature) was confirmed and reported as Acme Labs and changed Acme Payments EU.
+describe('a saved plan names its tenants as the platform does', () => {
+  it('refuses one whose tenant id is another tenant’s (exit 2, nothing sent, neither tenant changed)', async () => {
+    const sandbox = svc.sandbox();
+    const EU = tenantId('acme-payments-eu');
+    const saved = join(dir, 'tn.plan.json');
+    const file = writeFile(
+      dir,
+      'tn.yaml',
+      `version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - { name: tn-probe, permissions: [exception.read] }\n    grants:\n${grant(18, 'tn-probe')}`,
+    );
+    expect((await svc.run(['plan', '-f', file, '--out', saved], real)).code).toBe(10);
+    const doc = JSON.parse(readFileSync(saved, 'utf8'));
+    doc.tenants[0].id = EU;
+    doc.digest = planDigest(doc);
+    const moved = writeFile(dir, 'tn-eu.plan.json', JSON.stringify(doc, null, 2));
+    const before = await writes(sandbox);
+    const message = `${moved} shows tenant ${EU} as acme-labs (Acme Labs), but the platform names it acme-payments-eu (Acme Payments EU): edited by hand, or the tenant was renamed since; nothing was applied`;
+    const hint =
+      'a plan is applied as svc plan --out saved it; save a new one with `svc plan -f FILE --out PLAN.json`';
+    expect(await svc.run(['apply', moved, '--yes'], real)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${message}; ${hint}\n`,
+    });
+    expect(await svc.run(['apply', moved, '--yes', '--json'], real)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${JSON.stringify({ error: { code: 'invalid_plan', message, exit_code: 2, hint } })}\n`,
+    });
+    expect(await writes(sandbox)).toBe(before);
+    for (const tenant of [EU, LABS]) {
+      const roles = await as(sandbox, tenant, 'GET', '/v1/roles?limit=200');
+      expect(roles.items.map((r: { name: string }) => r.name)).not.toContain('tn-probe');
+    }
+    // The plan as saved applies, each row naming the tenant the platform calls it.
+    const r = await svc.run(['apply', saved, '--yes'], real);
+    expect([
+      r.code,
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split('\t')[1]),
+    ]).toEqual([0, ['acme-labs', 'acme-labs']]);
+  });
+});
+
+describe('a saved plan someone else made', () => {
+  it('is confirmed on a terminal naming who planned it and how to review it', async () => {
+    const sandbox = svc.sandbox();
+    await as(sandbox, LABS, 'POST', `/v1/users/${user(22)}/roles`, {
+      role_id: 'tenant_admin',
+      justification: 'second admin',
+    });
+    const other = { SVC_TOKEN: sandbox.issueToken(user(22)).token, SVC_TENANT: LABS };
+    const saved = join(dir, 'pb.plan.json');
+    const file = writeFile(
+      dir,
+      'pb.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    roles:\n      - { name: pb-probe, permissions: [exception.read] }\n',
+    );
+    expect((await svc.run(['plan', '-f', file, '--out', saved], real)).code).toBe(10);
+    const before = await writes(sandbox);
+    const declined = await svc.run(['apply', saved], { ...real, env: other, tty: true, answers: [false] });
+    expect([declined.code, declined.stderr]).toEqual([
+      2,
+      'Acme Labs (acme-labs)\n  + role pb-probe  (line 5)\n      permissions: exception.read\n' +
+        `planned by usr_admin, not you (${user(22)}): to review it, run svc plan -f FILE on the access file it came from\n` +
+        'error: cancelled; nothing was changed\n',
+    ]);
+    expect(await writes(sandbox)).toBe(before);
   });
 });
 
