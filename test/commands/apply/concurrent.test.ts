@@ -22,9 +22,22 @@ const LEDGER = tenantId('acme-ledger-uk');
 
 /** Before forwarding a request, what a test asks to happen meanwhile (once). */
 let meanwhile: { method: string; path: string; act: () => void | Promise<void> } | undefined;
+/**
+ * When set, each creation (a POST to one of these paths) waits for the other job's creation at the
+ * same path: both jobs have planned before either creates, however loaded the machine is.
+ */
+let bothPlanned: Map<string, { arrived: number; go: () => void; went: Promise<void> }> | undefined;
+const pairUp = (path: string): Promise<void> | undefined => {
+  const pair = bothPlanned?.get(path);
+  if (!pair) return undefined;
+  pair.arrived += 1;
+  if (pair.arrived === 2) pair.go();
+  return pair.went;
+};
 const proxy = useLossyProxy(svc.sandbox, {
   lose: () => false,
   before: (method, path) => {
+    if (method === 'POST' && bothPlanned?.has(path)) return pairUp(path);
     if (meanwhile && method === meanwhile.method && path === meanwhile.path) {
       const { act } = meanwhile;
       meanwhile = undefined;
@@ -55,22 +68,31 @@ const live = async () => ({
 });
 
 /** One CI job: its own state directory and secret directory. */
-const job = (file: string, name: string) => {
+const job = (file: string, name: string, env: Record<string, string> = {}) => {
   const state = join(dir, `state-${name}`);
   return svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, `secrets-${name}`)], {
     ...real,
-    env: { SVC_STATE_DIR: state },
+    env: { SVC_STATE_DIR: state, ...env },
   });
 };
 
 describe('svc apply, two runs of one file at once', () => {
   it('creates each webhook and OAuth client once; the later run says another made it, with its id and secret', async () => {
     const file = writeFile(dir, 'race.yaml', RACE);
-    // A realistic round trip, so both jobs plan before either creates.
-    svc.sandbox().faults.update({ latency_ms: 40 });
-    const [a, b] = await Promise.all([job(file, 'a'), job(file, 'b')]).finally(() =>
-      svc.sandbox().faults.update({ latency_ms: 0 }),
+    // Both jobs plan before either creates: each creation waits at the proxy for the other's.
+    bothPlanned = new Map(
+      ['/v1/webhooks', '/v1/oauth/clients'].map((path) => {
+        let go = () => {};
+        const went = new Promise<void>((resolve) => {
+          go = resolve;
+        });
+        return [path, { arrived: 0, go, went }];
+      }),
     );
+    const through = { SVC_BASE_URL: proxy().url };
+    const [a, b] = await Promise.all([job(file, 'a', through), job(file, 'b', through)]).finally(() => {
+      bothPlanned = undefined;
+    });
     expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
     const { hooks, clients } = await live();
     expect(hooks).toHaveLength(1);
