@@ -242,9 +242,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       }
       return queue.forRun(ctx, journal, () => ctx.clock.now());
     },
-    items: (_run, journal) =>
+    items: (_run, journal, settled) =>
       queue
-        ? entries(queue, journal, !options.dryRun)
+        ? entries(queue, journal, !options.dryRun, settled)
         : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
@@ -386,8 +386,9 @@ async function* entries(
   queue: QueueSnapshot,
   journal: Journal,
   record: boolean,
+  settled: () => Promise<void>,
 ): AsyncGenerator<BulkItem<Target>> {
-  for await (const next of queue.planned(journal, record)) {
+  for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {
       const { id, entry } = next.left;
       const known = entry && {

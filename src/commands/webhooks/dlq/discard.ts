@@ -157,9 +157,9 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
     prepare: async (_run, journal) =>
       queue ? queue.forRun(ctx, journal, () => ctx.clock.now()) : options.entries.length,
-    items: (_run, journal) =>
+    items: (_run, journal, settled) =>
       queue
-        ? entries(queue, journal, !options.dryRun)
+        ? entries(queue, journal, !options.dryRun, settled)
         : options.entries.map((id) => ({ key: id, data: { id } })),
     // The entries a resumed --all run discarded have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (id: string) => ({ key: id, data: { id } }) } : {}),
@@ -215,8 +215,9 @@ async function* entries(
   queue: QueueSnapshot,
   journal: Journal,
   record: boolean,
+  settled: () => Promise<void>,
 ): AsyncGenerator<BulkItem<Target>> {
-  for await (const next of queue.planned(journal, record)) {
+  for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {
       yield { key: next.left.id, data: { id: next.left.id, planned: next.left } };
       continue;
