@@ -18,8 +18,11 @@ const sandbox = useSandbox({ webhooks: { timeScale: 0.0001 } });
 const svc = bulkRunner(sandbox);
 const servers = useLocalServers();
 
-/** Pages of 4 over the sandbox's whole list, the cursor `pp<offset>` counted over the list as it is now. */
-async function offsetProxy(): Promise<{ url: string; lists: string[] }> {
+/**
+ * Pages of 4 over the sandbox's whole list, the cursor `pp<offset>` counted over the list as it is
+ * now; `hide` is an entry no page shows (a total that counts more than the pages give).
+ */
+async function offsetProxy(hide?: () => string | undefined): Promise<{ url: string; lists: string[] }> {
   const lists: string[] = [];
   const port = await servers.listen(
     createServer(async (req, res) => {
@@ -43,7 +46,7 @@ async function offsetProxy(): Promise<{ url: string; lists: string[] }> {
         const up = await fetch(`${sandbox().url}${url.pathname}${url.search}`, { headers });
         const page = (await up.json()) as { items: unknown[] };
         if (up.status !== 200) return send(up.status, JSON.stringify(page));
-        const all = page.items;
+        const all = page.items.filter((e) => (e as { id: string }).id !== hide?.());
         const next = offset + 4 < all.length ? `pp${offset + 4}` : null;
         return send(
           200,
@@ -90,5 +93,27 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
     expect(new Set(rows.map((row) => row.entry_id))).toEqual(new Set(entries.map((e) => e.id)));
     expect(timeless(r.stderr)).toBe('✓ 15 discarded in T\n');
     expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
+  });
+
+  it('a run whose listings leave out an entry it counted says so, exit 7, and never ✓', async () => {
+    let hidden: string | undefined;
+    const proxy = await offsetProxy(() => hidden);
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 6);
+    hidden = entries[2]!.id;
+    const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--yes', '--ndjson'], {
+      env: { SVC_BASE_URL: proxy.url },
+    });
+    expect(r.code).toBe(7);
+    expect(ndjson(r.stdout)).toHaveLength(5);
+    const [counts, error] = timeless(r.stderr).trimEnd().split('\n') as [string, string];
+    expect(counts).toBe('5 discarded, 1 not started in T');
+    expect(JSON.parse(error).error).toEqual({
+      code: 'listing_incomplete',
+      message:
+        "stopped after 5 of 6: the dead-letter queue's listing left out 1 queued entry of this run twice (its pages moved as entries left it): they may still be queued",
+      exit_code: 7,
+      hint: expect.stringMatching(/^run the same command again to resume \(journal \S+\)$/),
+    });
+    expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual([hidden]);
   });
 });
