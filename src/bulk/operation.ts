@@ -50,12 +50,13 @@ export interface BulkVerb<T, R extends Row> {
   prepare(run: RunIdentity, journal: Journal): Promise<number | undefined>;
   /**
    * The items. `settled` resolves once every item started so far has finished: a source whose
-   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries).
+   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries);
+   * false when the run is stopping meanwhile (Ctrl-C, a closed stdout): read nothing more.
    */
   items(
     run: RunIdentity,
     journal: Journal,
-    settled: () => Promise<void>,
+    settled: () => Promise<boolean>,
   ): Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
   work: Worker<T>;
   /** --dry-run: what would happen to one item (reads only); `status: 'skipped'` for nothing to do. */
@@ -184,7 +185,11 @@ async function runLocked<T, R extends Row>(
   const unknowns: R[] = [];
   let singleError: unknown;
   const order = new RunOrder();
-  const source = verb.items(journal.run, journal, () => order.settled());
+  const settled = async () => {
+    await order.settled();
+    return !stop.aborted;
+  };
+  const source = verb.items(journal.run, journal, settled);
   const summary = await runItems<T>({
     items: verb.fromJournal
       ? withEarlier(

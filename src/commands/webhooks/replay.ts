@@ -386,7 +386,7 @@ async function* entries(
   queue: QueueSnapshot,
   journal: Journal,
   record: boolean,
-  settled: () => Promise<void>,
+  settled: () => Promise<boolean>,
 ): AsyncGenerator<BulkItem<Target>> {
   for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {

@@ -57,7 +57,7 @@ export class QueueSnapshot {
   /** The run's entries were dead-lettered before this (ISO, exclusive): its start's second, once forRun knows it. */
   #runEnd: string | undefined;
   /** Every entry the run took from the listing (entries()): none is taken twice. */
-  readonly #taken_ = new Set<string>();
+  readonly #handed = new Set<string>();
   /** The filters with --since/--until as instants, once forRun has counted them from the run's anchor. */
   #resolved: DlqFilters | undefined;
 
@@ -267,7 +267,7 @@ export class QueueSnapshot {
   async *entries(
     signal?: AbortSignal,
     taken?: (ids: string[]) => void,
-    settled?: () => Promise<void>,
+    settled?: () => Promise<boolean>,
   ): AsyncGenerator<DlqEntry> {
     if (this.#bound === undefined) await this.count(signal);
     const bound = this.#bound ?? 0;
@@ -282,12 +282,12 @@ export class QueueSnapshot {
         page = [];
         for (const entry of items) {
           const limit = this.#limit;
-          if (listed++ >= bound || (limit !== undefined && this.#taken_.size >= limit)) {
+          if (listed++ >= bound || (limit !== undefined && this.#handed.size >= limit)) {
             over = true;
             break;
           }
-          if (this.ours.has(entry.delivery_id) || this.#taken_.has(entry.id)) continue;
-          this.#taken_.add(entry.id);
+          if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
+          this.#handed.add(entry.id);
           page.push(entry);
         }
         if (page.length > 0) taken?.(page.map((entry) => entry.id));
@@ -314,7 +314,7 @@ export class QueueSnapshot {
    */
   async *#again(
     bound: number,
-    settled: () => Promise<void>,
+    settled: () => Promise<boolean>,
     signal?: AbortSignal,
     taken?: (ids: string[]) => void,
   ): AsyncGenerator<DlqEntry> {
@@ -326,20 +326,22 @@ export class QueueSnapshot {
     }
     let short = 0;
     for (;;) {
-      if (this.#taken_.size >= cap()) return;
-      await settled();
-      let total = 0;
+      if (this.#handed.size >= cap()) return;
+      // Stopping (Ctrl-C, a closed stdout): nothing more is read; the resumed run takes the rest.
+      if (!(await settled())) return;
+      let total: number | undefined;
       let seen = 0;
       let fresh = 0;
       let page: DlqEntry[] = [];
       const pages = this.platform.webhooks.dlq.listAll(this.webhook, query, { signal }, (p) => {
-        if (seen === 0) total = p.total;
+        // The first page's total: the queued entries of the run's part of the queue as this listing starts.
+        total ??= p.total;
         page = [];
         for (const entry of p.items) {
           seen++;
-          if (this.#taken_.size >= cap()) break;
-          if (this.ours.has(entry.delivery_id) || this.#taken_.has(entry.id)) continue;
-          this.#taken_.add(entry.id);
+          if (this.#handed.size >= cap()) break;
+          if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
+          this.#handed.add(entry.id);
           page.push(entry);
         }
         fresh += page.length;
@@ -350,10 +352,13 @@ export class QueueSnapshot {
         page = [];
         yield* next;
       }
-      if (fresh > 0) continue;
-      if (seen >= total) return;
+      if (fresh > 0) {
+        short = 0;
+        continue;
+      }
+      if (seen >= (total ?? 0)) return;
       if (++short < 2) continue;
-      const left = total - seen;
+      const left = (total ?? 0) - seen;
       // The run's error (summary.unread): after its counts, with the same command to resume it.
       throw new SvcError(
         'partial',
@@ -374,14 +379,14 @@ export class QueueSnapshot {
   async *planned(
     journal: Journal,
     record: boolean,
-    settled?: () => Promise<void>,
+    settled?: () => Promise<boolean>,
   ): AsyncGenerator<{ queued: DlqEntry } | { left: Planned }> {
     const taken = (ids: string[]) => {
       if (record) journal.plan(ids);
     };
     for await (const entry of this.entries(undefined, taken, settled)) yield { queued: entry };
     for (const id of journal.planned()) {
-      if (this.#taken_.has(id) || journal.has(id)) continue;
+      if (this.#handed.has(id) || journal.has(id)) continue;
       // As forRun found it (#owed); one queued then is looked up again: it may have left since.
       const left = this.#stopped.get(id) ?? (await this.#stoppedNow(id));
       if (left) yield { left };
