@@ -9,6 +9,7 @@ import { withCompactHeap } from './heap.js';
 import { defaultJournalPath, Journal, type RunIdentity, refuseDirectory } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import { lockJournal } from './lock.js';
+import { RunOrder } from './order.js';
 import { resultStream } from './results.js';
 import {
   type BulkItem,
@@ -47,7 +48,16 @@ export interface BulkVerb<T, R extends Row> {
    * there will be, when known. `run` is the run about to happen: a resumed run's first start.
    */
   prepare(run: RunIdentity, journal: Journal): Promise<number | undefined>;
-  items(run: RunIdentity, journal: Journal): Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
+  /**
+   * The items. `settled` resolves once every item started so far has finished: a source whose
+   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries);
+   * false when the run is stopping meanwhile (Ctrl-C, a closed stdout): read nothing more.
+   */
+  items(
+    run: RunIdentity,
+    journal: Journal,
+    settled: () => Promise<boolean>,
+  ): Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
   work: Worker<T>;
   /** --dry-run: what would happen to one item (reads only); `status: 'skipped'` for nothing to do. */
   plan: Worker<T>;
@@ -174,13 +184,20 @@ async function runLocked<T, R extends Row>(
   const failures: R[] = [];
   const unknowns: R[] = [];
   let singleError: unknown;
+  const order = new RunOrder();
+  const settled = async () => {
+    await order.settled();
+    return !stop.aborted;
+  };
+  const source = verb.items(journal.run, journal, settled);
   const summary = await runItems<T>({
     items: verb.fromJournal
       ? withEarlier(
           earlier.map(({ key, detail }) => verb.fromJournal!(key, detail)),
-          verb.items(journal.run, journal),
+          source,
         )
-      : verb.items(journal.run, journal),
+      : source,
+    order,
     concurrency: verb.concurrency,
     work: verb.dryRun ? verb.plan : verb.work,
     journal,

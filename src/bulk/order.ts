@@ -21,10 +21,13 @@ export class RunOrder {
   /** Waits, when `phase` starts a new phase, until every item started before has finished. */
   async enter(phase: number | undefined): Promise<void> {
     if (phase === undefined) return;
-    if (this.#phase !== undefined && phase > this.#phase) {
-      while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
-    }
+    if (this.#phase !== undefined && phase > this.#phase) await this.settled();
     this.#phase = Math.max(phase, this.#phase ?? phase);
+  }
+
+  /** Resolves once every item started so far has finished (a source that reads what items change, read again). */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 
   /** Marks an item started; its outcome becomes known to dependents when `finish` is called. */

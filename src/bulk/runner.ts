@@ -150,6 +150,8 @@ export interface RunOptions<T> {
   journaled?: Journaled<T> | undefined;
   /** See BulkVerb.halts: an item's error that shows no later item can succeed, as the run's error. */
   halts?: ((error: unknown, item: BulkItem<T>) => unknown) | undefined;
+  /** The run's order, when its source waits on it (RunOrder.settled); a new one otherwise. */
+  order?: RunOrder | undefined;
 }
 
 /**
@@ -204,7 +206,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     done: false,
     value: undefined as never,
   });
-  const order = new RunOrder();
+  const order = options.order ?? new RunOrder();
   const next = (): Promise<IteratorResult<BulkItem<T>>> => {
     pulling = pulling.then(async () => {
       if (exhausted || pullError) return end;

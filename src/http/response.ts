@@ -100,14 +100,25 @@ export function redirectError(
   } catch {
     target = undefined;
   }
-  const where = target ? `a redirect to ${target.host}` : 'a redirect without a usable Location';
+  // The same origin is the base URL's already: what differs is the path (a prefix, a trailing
+  // slash), named without its query (which may carry what is not the user's to see).
+  const same = target !== undefined && target.origin === url.origin;
+  const where = !target
+    ? 'a redirect without a usable Location'
+    : same
+      ? `a redirect to ${target.pathname} on the same server`
+      : `a redirect to ${target.host}`;
+  const setting = '(--base-url, SVC_BASE_URL or `svc config set base_url`)';
+  const hint = !target
+    ? 'check the base URL'
+    : !same
+      ? `if ${target.origin} is the API, use it as the base URL ${setting}`
+      : target.pathname === url.pathname
+        ? "the server sends this path back to itself: report the redirect to the server's operator"
+        : `if the API is under ${target.pathname} rather than ${url.pathname}, put that path in the base URL ${setting}; otherwise report the redirect to the server's operator`;
   return new BadResponseError(
     `the server answered ${status} (${where}) to ${method} ${url.pathname}; svc never follows redirects, so nothing was sent there`,
-    {
-      hint: target
-        ? `if ${target.origin} is the API, use it as the base URL (--base-url, SVC_BASE_URL or \`svc config set base_url\`)`
-        : 'check the base URL',
-    },
+    { hint },
   );
 }
 

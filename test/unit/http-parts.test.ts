@@ -386,8 +386,26 @@ describe('answers svc does not believe', () => {
       { location: ['/v2/roles', '/v3'] },
       {
         message:
-          'the server answered 301 (a redirect to 127.0.0.1:4010) to GET /v1/roles; svc never follows redirects, so nothing was sent there',
-        hint: 'if http://127.0.0.1:4010 is the API, use it as the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`)',
+          'the server answered 301 (a redirect to /v2/roles on the same server) to GET /v1/roles; svc never follows redirects, so nothing was sent there',
+        hint: "if the API is under /v2/roles rather than /v1/roles, put that path in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
+      },
+    ],
+    [
+      307,
+      { location: '/v1/roles?redirected=1&token=x' },
+      {
+        message:
+          'the server answered 307 (a redirect to /v1/roles on the same server) to GET /v1/roles; svc never follows redirects, so nothing was sent there',
+        hint: "the server sends this path back to itself: report the redirect to the server's operator",
+      },
+    ],
+    [
+      308,
+      { location: 'http://127.0.0.1:4011/v1/roles' },
+      {
+        message:
+          'the server answered 308 (a redirect to 127.0.0.1:4011) to GET /v1/roles; svc never follows redirects, so nothing was sent there',
+        hint: 'if http://127.0.0.1:4011 is the API, use it as the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`)',
       },
     ],
     [

@@ -256,9 +256,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       }
       return queue.forRun(ctx, journal, () => ctx.clock.now());
     },
-    items: (_run, journal) =>
+    items: (_run, journal, settled) =>
       queue
-        ? entries(queue, journal, !options.dryRun)
+        ? entries(queue, journal, !options.dryRun, settled)
         : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
@@ -400,8 +400,9 @@ async function* entries(
   queue: QueueSnapshot,
   journal: Journal,
   record: boolean,
+  settled: () => Promise<boolean>,
 ): AsyncGenerator<BulkItem<Target>> {
-  for await (const next of queue.planned(journal, record)) {
+  for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {
       const { id, entry } = next.left;
       const known = entry && {
@@ -447,7 +448,10 @@ export function replayCommand(make: MakeContext): Command {
         'with no note: nothing was sent again.\n\n' +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
         'then, never an entry of a delivery the run created itself, so replays that fail again and return\n' +
-        'to the queue cannot keep a run going. Runs use --concurrency parallel requests and keep a journal:\n' +
+        'to the queue cannot keep a run going. A listing that ends short of that count (a server whose cursor\n' +
+        'shifts as entries leave the queue) is read again from the start once nothing is in flight, and the\n' +
+        "run's entries still queued are replayed; entries it still cannot list end the run with exit 7.\n" +
+        'Runs use --concurrency parallel requests and keep a journal:\n' +
         'the same command after a failure, Ctrl-C (exit 130) or a closed stdout (exit 141) resumes the run,\n' +
         'with the same idempotency keys, and nothing is replayed twice (a row the earlier run did is a\n' +
         'skipped row, reason journal, "done in an earlier run"; with --dlq every entry it did, and each\n' +

@@ -169,9 +169,9 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
         authority = await callerAuthority(ctx, platform, 'which discards the platform refuses you');
       return queue ? queue.forRun(ctx, journal, () => ctx.clock.now()) : options.entries.length;
     },
-    items: (_run, journal) =>
+    items: (_run, journal, settled) =>
       queue
-        ? entries(queue, journal, !options.dryRun)
+        ? entries(queue, journal, !options.dryRun, settled)
         : options.entries.map((id) => ({ key: id, data: { id } })),
     // The entries a resumed --all run discarded have left the queue: each is a journal row all the same.
     ...(queue ? { fromJournal: (id: string) => ({ key: id, data: { id } }) } : {}),
@@ -227,8 +227,9 @@ async function* entries(
   queue: QueueSnapshot,
   journal: Journal,
   record: boolean,
+  settled: () => Promise<boolean>,
 ): AsyncGenerator<BulkItem<Target>> {
-  for await (const next of queue.planned(journal, record)) {
+  for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {
       yield { key: next.left.id, data: { id: next.left.id, planned: next.left } };
       continue;
@@ -260,7 +261,9 @@ export function discardCommand(make: MakeContext): Command {
         'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows,\n' +
         'each entry it had taken that left the queue meanwhile as a skipped row (while_stopped: its discard\n' +
         "whose answer was lost, or another run's), and counts newer entries, a new run's (the same command\n" +
-        'once it is done).',
+        'once it is done). A listing that ends short of the count (a server whose cursor shifts as entries\n' +
+        "leave the queue) is read again from the start once nothing is in flight, and the run's entries still\n" +
+        'queued are discarded; entries it still cannot list end the run with exit 7.',
     )
     .argument('[webhook]', 'webhook id')
     .argument('[entry...]', 'dead-letter entry ids (dlq_…)')

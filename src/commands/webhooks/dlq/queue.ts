@@ -5,9 +5,10 @@ import { isoSeconds } from '../../../api/time.js';
 import type { Journal } from '../../../bulk/journal.js';
 import type { WorkCall } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
-import { describeError, PartialFailureError } from '../../../errors.js';
+import { describeError, PartialFailureError, SvcError } from '../../../errors.js';
 import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.js';
 import { deriveIdempotencyKey } from '../../../http/idempotency.js';
+import { counted } from '../../../output/format.js';
 import type { WithResponse } from '../../../platform/api-promise.js';
 import { platformTime } from '../../../platform/clock.js';
 import { DlqEntryNotFoundError, DlqEntryNotQueuedError } from '../../../platform/errors.js';
@@ -53,6 +54,10 @@ export class QueueSnapshot {
   #taken = 0;
   /** A resumed run: when its first run started (ISO, and ms on the platform's clock): noteLater counts what is newer. */
   #later: { started: string; startMs: number } | undefined;
+  /** The run's entries were dead-lettered before this (ISO, exclusive): its start's second, once forRun knows it. */
+  #runEnd: string | undefined;
+  /** Every entry the run took from the listing (entries()): none is taken twice. */
+  readonly #handed = new Set<string>();
   /** The filters with --since/--until as instants, once forRun has counted them from the run's anchor. */
   #resolved: DlqFilters | undefined;
 
@@ -90,7 +95,9 @@ export class QueueSnapshot {
       // from this machine's is known to the second only: an entry of that second left out of a
       // resumed run is counted by noteLater, not lost. So is one dead-lettered during the count
       // of a run whose durations took the anchor before it.)
-      journal.anchor(() => platformTime(this.platform, machineNow()));
+      const startMs = journal.anchor(() => platformTime(this.platform, machineNow()));
+      // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
+      this.#runEnd = isoSeconds(startMs + 1000);
       return count;
     }
     // The deliveries the earlier run's replays made: an entry of one is never this run's.
@@ -101,6 +108,7 @@ export class QueueSnapshot {
     // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
     const cutoffMs = startMs + 1000;
     this.#cutoff = isoSeconds(cutoffMs);
+    this.#runEnd = this.#cutoff;
     this.#taken = journal.earlier().length;
     // The queue's count and what the stopped run owes, from one read (#owed); first, since it adds
     // to `ours` the replays made of the entries the stopped run took.
@@ -251,12 +259,19 @@ export class QueueSnapshot {
   /**
    * The snapshot's entries, oldest first, page by page as they are needed. `taken` is told the
    * entries of each page the run takes, before the first of them is handed out.
+   *
+   * With `settled` (a run that changes the queue), a listing that ends short of the count is
+   * checked again (#again): a server whose cursor is an offset into the live queue skips an
+   * entry for each one the run took out before it, and the run would end saying it was done.
    */
-  async *entries(signal?: AbortSignal, taken?: (ids: string[]) => void): AsyncGenerator<DlqEntry> {
+  async *entries(
+    signal?: AbortSignal,
+    taken?: (ids: string[]) => void,
+    settled?: () => Promise<boolean>,
+  ): AsyncGenerator<DlqEntry> {
     if (this.#bound === undefined) await this.count(signal);
     const bound = this.#bound ?? 0;
     let listed = 0;
-    let handed = 0;
     let over = false;
     let page: DlqEntry[] = [];
     const pages = this.platform.webhooks.dlq.listAll(
@@ -267,12 +282,12 @@ export class QueueSnapshot {
         page = [];
         for (const entry of items) {
           const limit = this.#limit;
-          if (listed++ >= bound || (limit !== undefined && handed >= limit)) {
+          if (listed++ >= bound || (limit !== undefined && this.#handed.size >= limit)) {
             over = true;
             break;
           }
-          if (this.ours.has(entry.delivery_id)) continue;
-          handed++;
+          if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
+          this.#handed.add(entry.id);
           page.push(entry);
         }
         if (page.length > 0) taken?.(page.map((entry) => entry.id));
@@ -284,6 +299,72 @@ export class QueueSnapshot {
       page = [];
       yield* next;
       if (over) return;
+    }
+    if (settled) yield* this.#again(bound, settled, signal, taken);
+  }
+
+  /**
+   * After the listing ended short of the count (`bound`, at most --limit): once every entry
+   * handed out is done (`settled`: nothing in flight moves the queue), the run's part of the queue
+   * (dead-lettered before its start's second end) is listed again from its start, and each
+   * entry of it the run never took, nor one of its own replays, is taken. Again, until a listing
+   * with nothing in flight shows every queued entry its first page counted and none new; when
+   * two such listings in a row show fewer (the queue moved under them: another run), the run
+   * ends with an error naming how many may be left, and how to go on (the same command resumes).
+   */
+  async *#again(
+    bound: number,
+    settled: () => Promise<boolean>,
+    signal?: AbortSignal,
+    taken?: (ids: string[]) => void,
+  ): AsyncGenerator<DlqEntry> {
+    const cap = () => Math.min(bound, this.#limit ?? bound);
+    const query = { ...this.#query(), limit: PAGE };
+    const end = this.#runEnd;
+    if (end !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(end))) {
+      query.until = end;
+    }
+    let short = 0;
+    for (;;) {
+      if (this.#handed.size >= cap()) return;
+      // Stopping (Ctrl-C, a closed stdout): nothing more is read; the resumed run takes the rest.
+      if (!(await settled())) return;
+      let total: number | undefined;
+      let seen = 0;
+      let fresh = 0;
+      let page: DlqEntry[] = [];
+      const pages = this.platform.webhooks.dlq.listAll(this.webhook, query, { signal }, (p) => {
+        // The first page's total: the queued entries of the run's part of the queue as this listing starts.
+        total ??= p.total;
+        page = [];
+        for (const entry of p.items) {
+          seen++;
+          if (this.#handed.size >= cap()) break;
+          if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
+          this.#handed.add(entry.id);
+          page.push(entry);
+        }
+        fresh += page.length;
+        if (page.length > 0) taken?.(page.map((entry) => entry.id));
+      });
+      for await (const _ of pages) {
+        const next = page;
+        page = [];
+        yield* next;
+      }
+      if (fresh > 0) {
+        short = 0;
+        continue;
+      }
+      if (seen >= (total ?? 0)) return;
+      if (++short < 2) continue;
+      const left = (total ?? 0) - seen;
+      // The run's error (summary.unread): after its counts, with the same command to resume it.
+      throw new SvcError(
+        'partial',
+        `the dead-letter queue's listing left out ${counted(left, 'queued entry', 'queued entries')} of this run twice (its pages moved as entries left it): they may still be queued`,
+        { code: 'listing_incomplete' },
+      );
     }
   }
 
@@ -298,15 +379,14 @@ export class QueueSnapshot {
   async *planned(
     journal: Journal,
     record: boolean,
+    settled?: () => Promise<boolean>,
   ): AsyncGenerator<{ queued: DlqEntry } | { left: Planned }> {
-    const listed = new Set<string>();
     const taken = (ids: string[]) => {
-      for (const id of ids) listed.add(id);
       if (record) journal.plan(ids);
     };
-    for await (const entry of this.entries(undefined, taken)) yield { queued: entry };
+    for await (const entry of this.entries(undefined, taken, settled)) yield { queued: entry };
     for (const id of journal.planned()) {
-      if (listed.has(id) || journal.has(id)) continue;
+      if (this.#handed.has(id) || journal.has(id)) continue;
       // As forRun found it (#owed); one queued then is looked up again: it may have left since.
       const left = this.#stopped.get(id) ?? (await this.#stoppedNow(id));
       if (left) yield { left };
