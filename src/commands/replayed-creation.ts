@@ -5,10 +5,28 @@
  * a record carries its key in its own data. Each verb checks what became of the object itself;
  * the words are here.
  */
+import { join } from 'node:path';
+import { stateDir } from '../config/paths.js';
+import type { Context } from '../context.js';
 import { SvcError } from '../errors.js';
 import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
+import type { SecretIntent } from '../system/secret-file.js';
+
+/**
+ * What a --secret-file waits for, recorded while its request is in flight (SecretFile): a run
+ * killed then leaves the file empty, and the next run names `made`, `find` and the key.
+ */
+export function secretIntent(
+  ctx: Context,
+  key: string,
+  made: string,
+  find: string,
+  rerun = `the same command with --idempotency-key ${key}`,
+): SecretIntent {
+  return { records: join(stateDir(ctx.env), 'secret-files'), key, made, find, rerun };
+}
 
 /** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
 export const KEY_KEPT = '24 hours';

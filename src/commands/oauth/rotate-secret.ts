@@ -2,10 +2,11 @@ import { Command, Option } from 'commander';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { newIdempotencyKey } from '../../http/idempotency.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { earlierRotationNote, rotateOnce } from '../replayed-creation.js';
+import { earlierRotationNote, rotateOnce, secretIntent } from '../replayed-creation.js';
 import { printClientWithSecret } from './create.js';
 
 export interface RotateSecretOptions {
@@ -29,17 +30,30 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     `Rotate the secret of ${options.clientId}? The current secret stops working at once.`,
     'rotating a client secret',
   );
-  const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
   const what = `OAuth client ${options.clientId}`;
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(options.clientId)}${rest} --yes`);
   const to = options.secretFile ? ` --secret-file ${shellWord(options.secretFile)}` : '';
+  const key = options.idempotencyKey ?? newIdempotencyKey();
+  const file = options.secretFile
+    ? await SecretFile.create(
+        options.secretFile,
+        '--secret-file',
+        secretIntent(
+          ctx,
+          key,
+          `a new secret of ${what} (its old secret stopped working then)`,
+          `see whether it was rotated then with: ${svcCommand(ctx.settings(), `oauth get ${shellWord(options.clientId)}`)}`,
+          command(` --idempotency-key ${shellWord(key)}${to}`),
+        ),
+      )
+    : undefined;
   let data: OAuthClientWithSecret;
   let replayed = false;
   try {
     const platform = await ctx.platform();
     const rotation = await rotateOnce(
-      options.idempotencyKey,
+      key,
       {
         what,
         old: `${what}'s current secret may already have stopped working`,

@@ -1,10 +1,11 @@
 import { Command, Option } from 'commander';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { newIdempotencyKey } from '../../http/idempotency.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { earlierRotationNote, rotateOnce } from '../replayed-creation.js';
+import { earlierRotationNote, rotateOnce, secretIntent } from '../replayed-creation.js';
 import { restoreSecretCommand } from './by-hand.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { webhookArg } from './shared.js';
@@ -36,13 +37,14 @@ export async function runWebhooksRotateSecret(
   const to = options.secret.file ? ` --secret-file ${shellWord(options.secret.file)}` : ' --show-secret';
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(options.webhook)}${rest}`);
+  const key = options.idempotencyKey ?? newIdempotencyKey();
   let replayed = false;
   const data = await withSecretOutput(
     ctx,
     options.secret,
     async () => {
       const rotation = await rotateOnce(
-        options.idempotencyKey,
+        key,
         {
           what,
           old: `${what}'s signing secret may already have been rotated out (it signs for 24 hours more)`,
@@ -61,6 +63,13 @@ export async function runWebhooksRotateSecret(
       'the new signing secret',
       `put the previous one back with: ${restoreSecretCommand(ctx.settings(), webhook.id)}, then rotate again with --secret-file PATH`,
     ],
+    secretIntent(
+      ctx,
+      key,
+      `a new signing secret of ${what} (the previous one signs for 24 hours after)`,
+      `see whether it was rotated then with: ${svcCommand(ctx.settings(), `webhooks get ${shellWord(options.webhook)}`)}`,
+      command(` --idempotency-key ${shellWord(key)}${to}`),
+    ),
   );
   if (!ctx.out.isMachine && data.previous_secret_expires_at) {
     ctx.out.info(
