@@ -297,7 +297,8 @@ __svc_opts=(
 --refresh-token-file
 --refresh-token-stdin
 --scope'
-  ['svc oauth rotate-secret']='--secret-file'
+  ['svc oauth rotate-secret']='--secret-file
+--idempotency-key'
   ['svc records']=''
   ['svc records ls']='--limit
 --cursor
@@ -328,7 +329,8 @@ __svc_opts=(
 --disable'
   ['svc webhooks delete']=''
   ['svc webhooks rotate-secret']='--secret-file
---show-secret'
+--show-secret
+--idempotency-key'
   ['svc webhooks deliveries']='--status
 --limit
 --cursor
@@ -534,7 +536,7 @@ __svc_valopts=(
   ['svc oauth delete']='  '
   ['svc oauth authorize']=' --client-id --client-secret-file --scope --port --browser-timeout '
   ['svc oauth token']=' --grant-type --client-id --client-secret-file --code-file --redirect-uri --code-verifier-file --refresh-token-file --scope '
-  ['svc oauth rotate-secret']=' --secret-file '
+  ['svc oauth rotate-secret']=' --secret-file --idempotency-key '
   ['svc records']='  '
   ['svc records ls']=' --limit --cursor '
   ['svc records get']='  '
@@ -547,7 +549,7 @@ __svc_valopts=(
   ['svc webhooks create']=' --url --event-type --description --max-attempts --secret-file --idempotency-key '
   ['svc webhooks update']=' --url --event-type --description --max-attempts '
   ['svc webhooks delete']='  '
-  ['svc webhooks rotate-secret']=' --secret-file '
+  ['svc webhooks rotate-secret']=' --secret-file --idempotency-key '
   ['svc webhooks deliveries']=' --status --limit --cursor '
   ['svc webhooks deliveries ls']=' --status --limit --cursor '
   ['svc webhooks deliveries get']='  '

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { SvcError, UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
-import { SecretFile, secretProblem } from '../system/secret-file.js';
+import { emptyFile, SecretFile, secretProblem } from '../system/secret-file.js';
 
 /**
  * Where svc apply puts the one-time secrets of the webhooks and OAuth clients it creates: a
@@ -87,15 +87,6 @@ export class SecretDir {
       throw new SecretNotSavedError(path, fileErrorReason(error));
     }
     return path;
-  }
-}
-
-function emptyFile(path: string): boolean {
-  try {
-    const stat = statSync(path);
-    return stat.isFile() && stat.size === 0;
-  } catch {
-    return false;
   }
 }
 

@@ -5,10 +5,28 @@
  * a record carries its key in its own data. Each verb checks what became of the object itself;
  * the words are here.
  */
+import { join } from 'node:path';
+import { stateDir } from '../config/paths.js';
+import type { Context } from '../context.js';
 import { SvcError } from '../errors.js';
 import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
+import type { SecretIntent } from '../system/secret-file.js';
+
+/**
+ * What a --secret-file waits for, recorded while its request is in flight (SecretFile): a run
+ * killed then leaves the file empty, and the next run names `made`, `find` and the key.
+ */
+export function secretIntent(
+  ctx: Context,
+  key: string,
+  made: string,
+  find: string,
+  rerun = `the same command with --idempotency-key ${key}`,
+): SecretIntent {
+  return { records: join(stateDir(ctx.env), 'secret-files'), key, made, find, rerun };
+}
 
 /** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
 export const KEY_KEPT = '24 hours';
@@ -28,6 +46,8 @@ export interface Created {
 export interface Rerun {
   with: (key: string) => string;
   included: string | null;
+  /** The whole hint, for a request that is no creation (a rotation). */
+  hint?: (key: string) => string;
 }
 
 export interface Creation<T> {
@@ -72,6 +92,7 @@ export async function createOnce<T>(
     };
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
+    if (rerun.hint) throw error.withHint(rerun.hint(key));
     const included = rerun.included ? `, ${rerun.included} included,` : '';
     throw error.withHint(
       `re-run with ${rerun.with(key)} to get the same answer${included} without creating a second ${noun} (the platform keeps it for ${KEY_KEPT})`,
@@ -139,3 +160,51 @@ export function earlierRunNote(created: Created): string {
 
 export const idempotencyKeyHelp = (noun: string) =>
   `the request's idempotency key (default: a new one); reuse it so a re-run cannot create a second ${noun}`;
+
+/** What a rotation's words name: `OAuth client cli_…`, and the commands that settle it. */
+export interface Rotated {
+  what: string;
+  /** What became of the secret in use when the answer is lost (the old one stops, or signs 24 h more). */
+  old: string;
+  /** The same rotation again under `key`: the platform answers with its stored answer, new secret included. */
+  rerun: (key: string) => string;
+  /** A new rotation (a new key). */
+  again: string;
+}
+
+/**
+ * Sends a secret's rotation under `given` (--idempotency-key) or a key chosen here, as
+ * createOnce does: a lost answer (an interruption, a dropped connection) names the key that
+ * gets the new secret back, and says the secret in use may already be replaced (crash14 2).
+ * A stored answer that may be older than this run is checked against the object as it is now
+ * (`now`): rotated again since, its secret is no longer the current one and is neither printed
+ * nor written (exit 6).
+ */
+export async function rotateOnce<T extends { secret_rotated_at?: string | null }>(
+  given: string | undefined,
+  rotated: Rotated,
+  request: (key: string) => ApiPromise<T>,
+  now: () => Promise<{ secret_rotated_at?: string | null }>,
+): Promise<Creation<T>> {
+  const creation = await createOnce(given, 'rotation', request, {
+    with: () => '',
+    included: null,
+    hint: (key) =>
+      `${rotated.old}; re-run with: ${rotated.rerun(key)} to get the new secret without rotating again (the platform keeps it for ${KEY_KEPT})`,
+  });
+  if (!creation.mayBeStale) return creation;
+  const current = await now();
+  if (current.secret_rotated_at !== creation.data.secret_rotated_at) {
+    throw new SvcError(
+      'conflict',
+      `the rotation with idempotency key ${creation.key} was made by an earlier run, and ${rotated.what}'s secret was rotated again since (${current.secret_rotated_at ?? 'unknown'}): the secret in the platform's stored answer is not the current one, so svc neither prints nor writes it`,
+      { code: 'secret_rotated', hint: `get a new one with: ${rotated.again}` },
+    );
+  }
+  return creation;
+}
+
+/** Said on stderr before a replayed rotation's answer. */
+export function earlierRotationNote(what: string): string {
+  return `${what}'s secret was already rotated by an earlier run with this idempotency key: this is the platform's stored answer, and its secret is still the current one.`;
+}

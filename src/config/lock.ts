@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
 import { ensurePrivateDir } from './paths.js';
@@ -20,10 +21,41 @@ const STALE_MS = 15_000;
 const UPDATE_MS = 3_000;
 /** How long a writer waits for another process's lock. */
 const LOCK_WAIT_MS = 40_000;
+/** A wait longer than this is said once (`waiting`), naming the holder: a short one is everyday. */
+const SAY_WAIT_MS = 1_000;
+
+/**
+ * The holder's pid, in `FILE.lock-pid` beside the lock (the lock directory itself must stay
+ * empty: proper-lockfile removes it with rmdir). A process killed while holding the lock leaves
+ * both; the waiter names that pid, so a 15-s wait is never silent (crash14 6).
+ */
+const pidFile = (target: string) => `${target}.lock-pid`;
+
+function holderPid(target: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(pidFile(target), 'utf8'), 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function waitNote(target: string): string {
+  const pid = holderPid(target);
+  return (
+    `waiting for the lock on ${target}, held by ${pid === undefined ? 'another svc process' : `svc process ${pid}`} ` +
+    `(${target}.lock); a lock left by a stopped svc is taken over once untouched for ${STALE_MS / 1000} s`
+  );
+}
 
 const held = new AsyncLocalStorage<ReadonlySet<string>>();
 
-export async function withFileLock<T>(dir: string, target: string, work: () => Promise<T>): Promise<T> {
+export async function withFileLock<T>(
+  dir: string,
+  target: string,
+  work: () => Promise<T>,
+  waiting?: (message: string) => void,
+): Promise<T> {
   const holding = held.getStore();
   if (holding?.has(target)) return work();
   try {
@@ -46,7 +78,9 @@ export async function withFileLock<T>(dir: string, target: string, work: () => P
   // Another holder is waited for, up to ~40 s (longer than one token request with its retries);
   // any other failure (a missing or read-only directory) is reported at once. proper-lockfile's
   // own retries would retry every error for the whole 40 s.
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const started = Date.now();
+  const deadline = started + LOCK_WAIT_MS;
+  let said = false;
   let delay = 10;
   let release: () => Promise<void>;
   for (;;) {
@@ -68,13 +102,23 @@ export async function withFileLock<T>(dir: string, target: string, work: () => P
           hint: `try again; if no svc is running, remove ${target}.lock`,
         });
       }
+      if (!said && Date.now() - started >= SAY_WAIT_MS) {
+        said = true;
+        waiting?.(waitNote(target));
+      }
       await sleep(delay * (0.5 + Math.random()));
       delay = Math.min(250, delay * 1.25);
     }
   }
   try {
+    writeFileSync(pidFile(target), `${process.pid}\n`, { mode: 0o600 });
+  } catch {
+    // Only a waiter's message names it: the lock itself is held.
+  }
+  try {
     return await held.run(new Set([...(holding ?? []), target]), work);
   } finally {
+    rmSync(pidFile(target), { force: true });
     await release().catch(() => {});
   }
 }

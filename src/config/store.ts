@@ -131,7 +131,7 @@ export class ConfigStore {
 
   /** Runs `work` holding the cross-process lock of one file (re-entrant; see config/lock.ts). */
   withLock<T>(name: ConfFile, work: () => Promise<T>): Promise<T> {
-    return withFileLock(this.dir, this.#path(name), work);
+    return withFileLock(this.dir, this.#path(name), work, this.#warn);
   }
 
   /** Every profile's settings by name (an object without a prototype: only names made are in it). */

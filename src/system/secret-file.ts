@@ -1,6 +1,72 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { SvcError, UsageError } from '../errors.js';
+import { makeDirectories } from './directories.js';
 import { fileErrorReason } from './input.js';
+
+/**
+ * What the request a secret file waits for may make, recorded (in `records`, the state
+ * directory) while it is in flight: a run killed then (SIGKILL, power loss) leaves the file
+ * empty, and the next run names what may have been made, how to find it, and the idempotency
+ * key that gets its secret; a re-run with that key fills the empty file, as `svc apply` does
+ * with its --secret-dir (crash14 1).
+ */
+export interface SecretIntent {
+  records: string;
+  /** The request's idempotency key. */
+  key: string;
+  /** What may have been made: `an API key of acme-treasury`. */
+  made: string;
+  /** How to find it and undo it: `see it in: svc tenants api-keys ls acme-treasury (revoke it …)`. */
+  find: string;
+  /** The same command under the key, which gets the same answer, secret included. */
+  rerun: string;
+}
+
+type Recorded = Omit<SecretIntent, 'records'>;
+
+const recordPath = (records: string, path: string) =>
+  join(records, `${createHash('sha256').update(resolve(path)).digest('hex').slice(0, 32)}.json`);
+
+function readRecord(records: string, path: string): Recorded | undefined {
+  try {
+    const record = JSON.parse(readFileSync(recordPath(records, path), 'utf8')) as Recorded & {
+      path?: string;
+    };
+    return record.path === resolve(path) && typeof record.key === 'string' ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A regular file with nothing in it (one a killed run left before its secret arrived, or a stranger's). */
+export function emptyFile(path: string): boolean {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() && stat.size === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The refusal of an empty file there already: what an earlier run may have made, and its key. */
+function leftEmpty(path: string, flag: string, intent: SecretIntent): UsageError {
+  const record = readRecord(intent.records, path);
+  if (record) {
+    return new UsageError(
+      `${flag} ${path} is empty: an earlier svc run was stopped before its secret arrived, and ${record.made} may have been made`,
+      {
+        hint: `to get its secret into ${path}, re-run with: ${record.rerun} (the platform keeps the answer for 24 hours); or ${record.find}, then remove ${path}`,
+      },
+    );
+  }
+  return new UsageError(
+    `${flag} ${path} is empty: if an earlier svc run was stopped before its secret arrived, ${intent.made} may have been made`,
+    { hint: `${intent.find}; then remove ${path}, or choose a new path` },
+  );
+}
 
 /** Why a value from the server is not a secret svc can write to a file, or undefined when it is one. */
 export function secretProblem(secret: unknown): string | undefined {
@@ -13,24 +79,44 @@ export function secretProblem(secret: unknown): string | undefined {
 /**
  * A file for a secret that is shown only once. It is created (mode 0600, never over an
  * existing file) before the request that returns the secret, so a bad path fails before the
- * secret exists; if the request fails, the empty file is removed again.
+ * secret exists; if the request fails, the empty file is removed again. A process killed with no
+ * handler (SIGKILL, power loss) leaves it empty: with a SecretIntent, the next run names it as
+ * such (what may have been made, the key to re-run with) and a re-run with that key fills it.
  */
 export class SecretFile {
   readonly path: string;
   #handle: FileHandle | undefined;
 
-  private constructor(path: string, handle: FileHandle) {
+  #record: string | undefined;
+
+  private constructor(path: string, handle: FileHandle, record?: string) {
     this.path = path;
     this.#handle = handle;
+    this.#record = record;
   }
 
-  static async create(path: string, flag = '--secret-file'): Promise<SecretFile> {
+  /** The record of a file done with (written, or removed): nothing is in flight for it. */
+  #forget(): void {
+    if (this.#record) rmSync(this.#record, { force: true });
+    this.#record = undefined;
+  }
+
+  static async create(path: string, flag = '--secret-file', intent?: SecretIntent): Promise<SecretFile> {
     try {
       const handle = await open(path, 'wx', 0o600);
       await handle.chmod(0o600);
-      return new SecretFile(path, handle);
+      return new SecretFile(path, handle, intent && record(path, intent));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && intent && emptyFile(path)) {
+        // The run that left it, re-run with its key: the answer fills the file it made.
+        if (readRecord(intent.records, path)?.key === intent.key) {
+          const handle = await open(path, 'r+');
+          await handle.chmod(0o600);
+          return new SecretFile(path, handle, recordPath(intent.records, path));
+        }
+        throw leftEmpty(path, flag, intent);
+      }
       if (code === 'EEXIST') {
         throw new UsageError(`${flag} ${path} already exists; svc never overwrites a secret file`, {
           hint: 'choose a new path, or remove the old file first',
@@ -73,9 +159,11 @@ export class SecretFile {
       // A full disk: the file holds nothing (or part of the secret); it is not left behind.
       await handle.close().catch(() => {});
       await unlink(this.path).catch(() => {});
+      this.#forget();
       throw error;
     }
     await handle.close();
+    this.#forget();
   }
 
   /** Removes the file when nothing was written to it (the request failed). */
@@ -85,5 +173,19 @@ export class SecretFile {
     this.#handle = undefined;
     await handle.close().catch(() => {});
     await unlink(this.path).catch(() => {});
+    this.#forget();
+  }
+}
+
+/** Records what the file waits for; best effort (a record not written only makes a message vaguer). */
+function record(path: string, intent: SecretIntent): string | undefined {
+  const { records, ...rest } = intent;
+  const file = recordPath(records, path);
+  try {
+    makeDirectories(records, 0o700);
+    writeFileSync(file, `${JSON.stringify({ path: resolve(path), ...rest })}\n`, { mode: 0o600 });
+    return file;
+  } catch {
+    return undefined;
   }
 }

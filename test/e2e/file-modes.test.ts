@@ -13,7 +13,8 @@ import { svc, tempConfigDir } from '../helpers/svc.js';
 
 const sandbox = useSandbox();
 const dir = tempConfigDir();
-const env = () => ({ SVC_CONFIG_DIR: dir });
+// A --secret-file's request is recorded in the state directory while in flight (SecretFile).
+const env = () => ({ SVC_CONFIG_DIR: dir, SVC_STATE_DIR: join(dir, '..', 'state') });
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe('file modes', () => {

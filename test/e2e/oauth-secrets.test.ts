@@ -25,7 +25,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const dir = join(root, 'config');
 const secretFile = join(root, 'vendor.secret');
 const browser = consentRobot();
-const env = () => ({ SVC_CONFIG_DIR: dir, SVC_CACHE_DIR: join(root, 'cache'), SVC_BASE_URL: sandbox().url });
+const env = () => ({
+  SVC_CONFIG_DIR: dir,
+  SVC_STATE_DIR: join(root, 'state'),
+  SVC_CACHE_DIR: join(root, 'cache'),
+  SVC_BASE_URL: sandbox().url,
+});
 
 const outputs: string[] = [];
 function record(...texts: string[]): void {

@@ -1,7 +1,7 @@
 // The config directory's lock and paths (src/config/lock.ts, src/config/paths.ts): re-entrant
 // locks within one call chain, and where the directory is on each platform. The platform is
 // mocked (process.platform): Windows and macOS cannot run here.
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -56,6 +56,35 @@ describe('withFileLock', () => {
     );
     // Not proper-lockfile's 40 s of retries: only another holder is waited for.
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('says once, on a long wait, which svc process holds the lock (a killed writer leaves its pid)', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    mkdirSync(dir, { recursive: true });
+    const a = join(dir, 'config.json');
+    // What a writer SIGKILLed while holding the lock leaves: the lock directory and its pid.
+    mkdirSync(`${a}.lock`);
+    writeFileSync(`${a}.lock-pid`, '4242\n');
+    const said: string[] = [];
+    let sawWait: () => void = () => {};
+    const waited = new Promise<void>((resolve) => {
+      sawWait = resolve;
+    });
+    const done = withFileLock(
+      dir,
+      a,
+      async () => 'written',
+      (message) => {
+        said.push(message);
+        sawWait();
+      },
+    );
+    await waited;
+    rmdirSync(`${a}.lock`);
+    expect(await done).toBe('written');
+    expect(said).toEqual([
+      `waiting for the lock on ${a}, held by svc process 4242 (${a}.lock); a lock left by a stopped svc is taken over once untouched for 15 s`,
+    ]);
   });
 });
 

@@ -6,6 +6,7 @@ import { redactUrlText } from '../../api/secret-names.js';
 import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
 import { SecretFile } from '../../system/secret-file.js';
@@ -17,6 +18,7 @@ import {
   createOnce,
   earlierRunNote,
   idempotencyKeyHelp,
+  secretIntent,
 } from '../replayed-creation.js';
 import { clientFields } from './shared.js';
 
@@ -111,12 +113,24 @@ export async function printClientWithSecret(
 }
 
 export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions): Promise<void> {
-  const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
+  const key = options.idempotencyKey ?? newIdempotencyKey();
+  const file = options.secretFile
+    ? await SecretFile.create(
+        options.secretFile,
+        '--secret-file',
+        secretIntent(
+          ctx,
+          key,
+          `an OAuth client named ${quoted(options.name)}`,
+          `see it with: ${svcCommand(ctx.settings(), 'oauth ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'oauth delete CLIENT_ID --yes')}`,
+        ),
+      )
+    : undefined;
   let data: OAuthClientWithSecret;
   let creation: Creation<OAuthClientWithSecret>;
   try {
     const platform = await ctx.platform();
-    creation = await createOnce(options.idempotencyKey, 'client', (idempotencyKey) =>
+    creation = await createOnce(key, 'client', (idempotencyKey) =>
       platform.oauth.clients.create(
         {
           name: options.name,

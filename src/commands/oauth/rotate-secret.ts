@@ -2,20 +2,25 @@ import { Command, Option } from 'commander';
 import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { newIdempotencyKey } from '../../http/idempotency.js';
 import { SecretFile } from '../../system/secret-file.js';
 import { shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
+import { earlierRotationNote, rotateOnce, secretIntent } from '../replayed-creation.js';
 import { printClientWithSecret } from './create.js';
 
 export interface RotateSecretOptions {
   clientId: string;
   secretFile: string | undefined;
+  idempotencyKey: string | undefined;
 }
 
 export function parseRotateSecret(clientId: unknown, flags: Record<string, unknown>): RotateSecretOptions {
   return {
     clientId: nonEmpty('CLIENT_ID', clientId),
     secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    idempotencyKey:
+      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
   };
 }
 
@@ -25,16 +30,48 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     `Rotate the secret of ${options.clientId}? The current secret stops working at once.`,
     'rotating a client secret',
   );
-  const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
+  const what = `OAuth client ${options.clientId}`;
+  const command = (rest: string) =>
+    svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(options.clientId)}${rest} --yes`);
+  const to = options.secretFile ? ` --secret-file ${shellWord(options.secretFile)}` : '';
+  const key = options.idempotencyKey ?? newIdempotencyKey();
+  const file = options.secretFile
+    ? await SecretFile.create(
+        options.secretFile,
+        '--secret-file',
+        secretIntent(
+          ctx,
+          key,
+          `a new secret of ${what} (its old secret stopped working then)`,
+          `see whether it was rotated then with: ${svcCommand(ctx.settings(), `oauth get ${shellWord(options.clientId)}`)}`,
+          command(` --idempotency-key ${shellWord(key)}${to}`),
+        ),
+      )
+    : undefined;
   let data: OAuthClientWithSecret;
+  let replayed = false;
   try {
-    data = await (await ctx.platform()).oauth.clients.rotateSecret(options.clientId);
+    const platform = await ctx.platform();
+    const rotation = await rotateOnce(
+      key,
+      {
+        what,
+        old: `${what}'s current secret may already have stopped working`,
+        rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
+        again: command(to),
+      },
+      (idempotencyKey) => platform.oauth.clients.rotateSecret(options.clientId, { idempotencyKey }),
+      () => platform.oauth.clients.get(options.clientId),
+    );
+    data = rotation.data;
+    replayed = rotation.byEarlierRun;
     if (file) await file.write(data.client_secret, 'client_secret');
   } catch (error) {
     await file?.discard();
     throw error;
   }
-  await printClientWithSecret(ctx, data, options.secretFile, [
+  if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));
+  await printClientWithSecret(ctx, replayed ? { ...data, replayed: true } : data, options.secretFile, [
     `OAuth client ${data.client_id}'s new secret`,
     `rotate again with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`)}`,
   ]);
@@ -51,10 +88,18 @@ export function rotateSecretCommand(make: MakeContext): Command {
         "It takes the permissions the client's scopes reach (admin: every permission of the tenant),\n" +
         'held by you in the tenant without an end date: whoever holds the secret gets the tokens users\n' +
         'approve for it, also after a just-in-time grant of yours ends (403 insufficient_permission\n' +
-        'otherwise, exit 4, naming until when you hold them).',
+        'otherwise, exit 4, naming until when you hold them). When the answer is lost (Ctrl-C, a dropped\n' +
+        'connection), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +
+        'hours) to get the same new secret without rotating again; rotated again since: exit 6, not written.',
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))
+    .addOption(
+      new Option(
+        '--idempotency-key <key>',
+        "the request's idempotency key (default: a new one); reuse the one an interrupted run named to get its new secret",
+      ),
+    )
     .addHelpText(
       'after',
       examples([

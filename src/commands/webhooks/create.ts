@@ -6,11 +6,18 @@ import { redactUrlText } from '../../api/secret-names.js';
 import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { collect, examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
-import { asItIsNow, createOnce, earlierRunNote, idempotencyKeyHelp } from '../replayed-creation.js';
+import {
+  asItIsNow,
+  createOnce,
+  earlierRunNote,
+  idempotencyKeyHelp,
+  secretIntent,
+} from '../replayed-creation.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { eventTypeArg } from './shared.js';
 
@@ -63,11 +70,12 @@ export function parseWebhooksCreate(flags: Record<string, unknown>): WebhooksCre
 
 export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOptions): Promise<void> {
   const platform = await ctx.platform();
+  const key = options.idempotencyKey ?? newIdempotencyKey();
   const data = await withSecretOutput(
     ctx,
     options.secret,
     async () => {
-      const creation = await createOnce(options.idempotencyKey, 'webhook', (idempotencyKey) =>
+      const creation = await createOnce(key, 'webhook', (idempotencyKey) =>
         platform.webhooks.create(
           {
             url: options.url,
@@ -90,6 +98,12 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
       `webhook ${webhook.id}'s signing secret`,
       `get a new one with: ${svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`)}`,
     ],
+    secretIntent(
+      ctx,
+      key,
+      `a webhook to ${options.url}`,
+      `see it with: ${svcCommand(ctx.settings(), 'webhooks ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'webhooks delete WEBHOOK_ID --yes')}`,
+    ),
   );
   if (!ctx.out.isMachine)
     ctx.out.info(`Try it: ${svcCommand(ctx.settings(), `webhooks test ${shellWord(data.id)}`)}`);

@@ -1,7 +1,11 @@
 import { Command, Option } from 'commander';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { examples, type MakeContext } from '../kit.js';
+import { newIdempotencyKey } from '../../http/idempotency.js';
+import { shellWord } from '../../system/shell-words.js';
+import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { earlierRotationNote, rotateOnce, secretIntent } from '../replayed-creation.js';
 import { restoreSecretCommand } from './by-hand.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { webhookArg } from './shared.js';
@@ -9,6 +13,7 @@ import { webhookArg } from './shared.js';
 export interface WebhooksRotateSecretOptions {
   webhook: string;
   secret: SecretDestination;
+  idempotencyKey: string | undefined;
 }
 
 export function parseWebhooksRotateSecret(
@@ -18,6 +23,8 @@ export function parseWebhooksRotateSecret(
   return {
     webhook: webhookArg(webhook),
     secret: secretDestination(flags, 'svc webhooks rotate-secret'),
+    idempotencyKey:
+      flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
   };
 }
 
@@ -26,15 +33,43 @@ export async function runWebhooksRotateSecret(
   options: WebhooksRotateSecretOptions,
 ): Promise<void> {
   const platform = await ctx.platform();
+  const what = `webhook ${options.webhook}`;
+  const to = options.secret.file ? ` --secret-file ${shellWord(options.secret.file)}` : ' --show-secret';
+  const command = (rest: string) =>
+    svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(options.webhook)}${rest}`);
+  const key = options.idempotencyKey ?? newIdempotencyKey();
+  let replayed = false;
   const data = await withSecretOutput(
     ctx,
     options.secret,
-    () => platform.webhooks.rotateSecret(options.webhook),
+    async () => {
+      const rotation = await rotateOnce(
+        key,
+        {
+          what,
+          old: `${what}'s signing secret may already have been rotated out (it signs for 24 hours more)`,
+          rerun: (key) => command(` --idempotency-key ${shellWord(key)}${to}`),
+          again: command(to),
+        },
+        (idempotencyKey) => platform.webhooks.rotateSecret(options.webhook, { idempotencyKey }),
+        () => platform.webhooks.get(options.webhook),
+      );
+      replayed = rotation.byEarlierRun;
+      if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));
+      return rotation.data;
+    },
     // Rotating again at once would end the previous secret, which the receiver still uses.
     (webhook) => [
       'the new signing secret',
       `put the previous one back with: ${restoreSecretCommand(ctx.settings(), webhook.id)}, then rotate again with --secret-file PATH`,
     ],
+    secretIntent(
+      ctx,
+      key,
+      `a new signing secret of ${what} (the previous one signs for 24 hours after)`,
+      `see whether it was rotated then with: ${svcCommand(ctx.settings(), `webhooks get ${shellWord(options.webhook)}`)}`,
+      command(` --idempotency-key ${shellWord(key)}${to}`),
+    ),
   );
   if (!ctx.out.isMachine && data.previous_secret_expires_at) {
     ctx.out.info(
@@ -64,7 +99,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
         '--secret-file writes it to a new file (mode 0600; exactly the key, no newline), --show-secret prints it; one is required.\n' +
         'Rotating again within those 24 hours ends no earlier promise on the sandbox: each old secret signs\n' +
         'until 24 hours after its own rotation (one more v1 each, up to a limit; beyond it, the rotation is\n' +
-        'refused until the oldest stops). svc names every old secret that still signs, and until when.',
+        'refused until the oldest stops). svc names every old secret that still signs, and until when.\n' +
+        'When the answer is lost (Ctrl-C, a dropped connection), the error names the idempotency key: run\n' +
+        'again with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again.',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(
@@ -74,6 +111,12 @@ export function rotateSecretCommand(make: MakeContext): Command {
       ),
     )
     .addOption(new Option('--show-secret', 'print the new secret (it is not shown again)'))
+    .addOption(
+      new Option(
+        '--idempotency-key <key>',
+        "the request's idempotency key (default: a new one); reuse the one an interrupted run named to get its new secret",
+      ),
+    )
     .addHelpText(
       'after',
       examples([

@@ -1,7 +1,7 @@
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { SecretFile, secretProblem } from '../../system/secret-file.js';
+import { SecretFile, type SecretIntent, secretProblem } from '../../system/secret-file.js';
 import { nonEmpty } from '../kit.js';
 import { webhookFields } from './shared.js';
 
@@ -41,8 +41,11 @@ export async function withSecretOutput(
   destination: SecretDestination,
   request: () => Promise<WebhookWithSecret>,
   ifLost: (webhook: WebhookWithSecret) => [what: string, remedy: string],
+  intent?: SecretIntent,
 ): Promise<WebhookWithSecret> {
-  const file = destination.file ? await SecretFile.create(destination.file) : undefined;
+  const file = destination.file
+    ? await SecretFile.create(destination.file, '--secret-file', intent)
+    : undefined;
   let data: WebhookWithSecret;
   try {
     data = await request();

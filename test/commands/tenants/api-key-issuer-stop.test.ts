@@ -100,7 +100,13 @@ describe('svc logout --json of a stopped key', () => {
 describe('svc tenants api-keys create --idempotency-key K, re-run after the issuer was wound down', () => {
   it('says the key is stopped and why, writes nothing, exit 4', async () => {
     await grant(user(3), 'tenant_admin', null);
-    const env = { SVC_CONFIG_DIR: tempDir(), SVC_BASE_URL: sandbox().url, SVC_TENANT: TREASURY };
+    const env = {
+      SVC_CONFIG_DIR: tempDir(),
+      // A --secret-file's request is recorded there while in flight (SecretFile).
+      SVC_STATE_DIR: tempDir(),
+      SVC_BASE_URL: sandbox().url,
+      SVC_TENANT: TREASURY,
+    };
     const run = (file: string) =>
       runInProcess(
         [

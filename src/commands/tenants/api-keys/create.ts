@@ -6,6 +6,7 @@ import { askAboutKey } from '../../../auth/key-state.js';
 import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import { SvcError, UsageError } from '../../../errors.js';
+import { newIdempotencyKey } from '../../../http/idempotency.js';
 import type { Platform } from '../../../platform/index.js';
 import { SecretFile } from '../../../system/secret-file.js';
 import { shellWord } from '../../../system/shell-words.js';
@@ -17,6 +18,7 @@ import {
   earlierRunNote,
   goneSince,
   idempotencyKeyHelp,
+  secretIntent,
 } from '../../replayed-creation.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
@@ -95,12 +97,25 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   const tenant = await pickTenant(ctx, options.tenant, 'creating an API key');
   const { kind, justification } = await complete(ctx, options);
   // The file exists (0600, new) before the key does: a bad path fails before anything is created.
-  const file = options.secretFile ? await SecretFile.create(options.secretFile) : undefined;
+  const key = options.idempotencyKey ?? newIdempotencyKey();
+  const keys = (rest: string) => svcCommand(ctx.settings(), `tenants api-keys ${rest}`);
+  const file = options.secretFile
+    ? await SecretFile.create(
+        options.secretFile,
+        '--secret-file',
+        secretIntent(
+          ctx,
+          key,
+          `a ${kind} API key of ${tenant.id}`,
+          `see it with: ${keys(`ls ${shellWord(tenant.id)}`)}, and if nobody holds its key, revoke it with: ${keys(`revoke ${shellWord(tenant.id)} KEY_ID --yes`)}`,
+        ),
+      )
+    : undefined;
   let data: ApiKeyCreated;
   let creation: Creation<ApiKeyCreated>;
   try {
     const platform = await ctx.platform();
-    creation = await createOnce(options.idempotencyKey, 'API key', (idempotencyKey) =>
+    creation = await createOnce(key, 'API key', (idempotencyKey) =>
       platform.tenants.apiKeys.create(
         tenant.id,
         {

@@ -1,0 +1,89 @@
+/**
+ * A secret-creating command killed hard (SIGKILL: no handler runs) while its request is in
+ * flight leaves its --secret-file empty (crash14 1). The next run names the empty file as an
+ * earlier run's, what may have been made and how to find it, and the idempotency key to re-run
+ * with; re-run with that key, the platform's stored answer fills the same file (as `svc apply`
+ * fills the empty files of its --secret-dir), and no second key is made.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ACME, call, useLiveAdmin } from '../helpers/sandbox.js';
+import { BIN, baseEnv } from '../helpers/svc.js';
+import { until } from '../helpers/webhooks.js';
+
+const live = useLiveAdmin();
+const files = mkdtempSync(join(tmpdir(), 'svc-secret-killed-'));
+afterAll(() => rmSync(files, { recursive: true, force: true }));
+const faults = (body: unknown) => call(live.sandbox(), 'PUT', '/_sandbox/faults', { body });
+afterEach(() => faults({ latency_ms: 0 }));
+
+const records = () => join(live.dir, '..', 'state', 'secret-files');
+
+/** Starts the built svc and SIGKILLs it once its secret file waits for the answer. */
+async function killedWhileInFlight(args: string[]): Promise<void> {
+  await faults({ latency_ms: 1500 });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: baseEnv({ ...live.env, SVC_STATE_DIR: join(live.dir, '..', 'state') }),
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await until(() => existsSync(records()) && readdirSync(records()).length > 0);
+  child.kill('SIGKILL');
+  await exited;
+  await faults({ latency_ms: 0 });
+}
+
+describe('a --secret-file left empty by a killed run', () => {
+  it('svc tenants api-keys create: named as such, with the key to re-run with; that re-run fills it', async () => {
+    const file = join(files, 'k3.txt');
+    const create = ['tenants', 'api-keys', 'create', ACME, '--kind', 'publishable', '--name', 'k3-KILL'];
+    await killedWhileInFlight([...create, '--secret-file', file]);
+    expect(statSync(file).size).toBe(0);
+
+    const again = await live.svc([...create, '--secret-file', file], { env: live.env });
+    const key = /--idempotency-key (svc_[0-9a-f-]{36})/.exec(again.stderr)?.[1];
+    expect(again).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `error: --secret-file ${file} is empty: an earlier svc run was stopped before its secret arrived, and a publishable API key of ${ACME} may have been made; ` +
+        `to get its secret into ${file}, re-run with: the same command with --idempotency-key ${key} (the platform keeps the answer for 24 hours); ` +
+        `or see it with: svc tenants api-keys ls ${ACME}, and if nobody holds its key, revoke it with: svc tenants api-keys revoke ${ACME} KEY_ID --yes, then remove ${file}\n`,
+    });
+
+    const filled = await live.svc([...create, '--secret-file', file, '--idempotency-key', key!, '--json'], {
+      env: live.env,
+    });
+    expect(filled.code, filled.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/^svc_pk_\S+$/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const keys = JSON.parse(
+      (await live.svc(['tenants', 'api-keys', 'ls', ACME, '--json'], { env: live.env })).stdout,
+    );
+    const named = (Array.isArray(keys) ? keys : keys.items).filter(
+      (k: { name: string }) => k.name === 'k3-KILL',
+    );
+    expect(named).toHaveLength(1);
+    expect(named[0].id).toBe(JSON.parse(filled.stdout).id);
+    // Done with: nothing is recorded as in flight any more.
+    expect(readdirSync(records())).toEqual([]);
+  });
+
+  it('an empty file svc did not leave: says what may have been made, and how to find it', async () => {
+    const file = join(files, 'touched.secret');
+    writeFileSync(file, '');
+    const r = await live.svc(['oauth', 'rotate-secret', 'cli_nope', '--yes', '--secret-file', file], {
+      env: live.env,
+    });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `error: --secret-file ${file} is empty: if an earlier svc run was stopped before its secret arrived, a new secret of OAuth client cli_nope (its old secret stopped working then) may have been made; ` +
+        `see whether it was rotated then with: svc oauth get cli_nope; then remove ${file}, or choose a new path\n`,
+    });
+  });
+});
