@@ -355,17 +355,24 @@ export async function endReplacedSession(
     revocation = await revokeSession(await ctx.api(), replaced);
   } catch (error) {
     const reason = describeError(error);
-    if (!unanswered(error)) {
+    // Ctrl-C is no refusal: the session may still be valid, so it is kept as an unanswered one.
+    const interrupted = error instanceof SvcError && error.category === 'interrupted';
+    if (!unanswered(error) && !interrupted) {
       ctx.out.warn(
         `the server refused to revoke ${what} (${reason}): it may stay valid until it expires; ask the server${sym.apostrophe}s administrator to end it if it must end now`,
       );
       return { outcome: 'refused' };
     }
     const kept = await keepSession(ctx, profile, replaced);
+    const state = !interrupted
+      ? `could not be revoked at ${server} (${reason}), so it is still valid`
+      : error instanceof OutcomeUnknownError
+        ? `was being revoked at ${server} when svc was interrupted, after the revocation was sent, so it may still be valid`
+        : `was not revoked: svc was interrupted before the revocation was sent to ${server}, so it is still valid`;
     ctx.out.warn(
       kept
-        ? `${what} could not be revoked at ${server} (${reason}), so it is still valid: svc keeps it in profile "${kept}"; end it with \`svc profiles rm ${kept}\``
-        : `${what} could not be revoked at ${server} (${reason}), and svc could not keep it: it stays valid until it expires`,
+        ? `${what} ${state}: svc keeps it in profile "${kept}"; end it with \`svc profiles rm ${kept}\``
+        : `${what} ${state}, and svc could not keep it: it ${interrupted && error instanceof OutcomeUnknownError ? 'may stay' : 'stays'} valid until it expires`,
     );
     return kept ? { outcome: 'kept', profile: kept } : { outcome: 'unreachable' };
   }

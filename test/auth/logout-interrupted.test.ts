@@ -6,10 +6,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigStore, type StoredCredential } from '../../src/config/store.js';
 import { runInProcess } from '../helpers/context.js';
+import { consentBrowser } from '../helpers/oauth.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
 // Ctrl-C (SIGTERM, SIGHUP) while `svc logout` or `svc profiles rm` ends an OAuth session (review
 // s14 crash14 #4): nothing is removed — the refresh token is what lets the same command end the
 // session — and svc says it was interrupted (exit 130), never that the server refused.
+const sandbox = useSandbox();
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -99,5 +102,24 @@ describe('svc logout and svc profiles rm, interrupted', () => {
     expect(pressAt).toBeUndefined();
     expect(store.credential('lp')).toEqual(credential);
     expect(store.hasProfile('lp')).toBe(true);
+  });
+
+  it('a login that replaced the session, interrupted while revoking the old one: kept in a profile of its own, never "refused"', async () => {
+    const { store, credential, env } = await profile('lr');
+    const controller = new AbortController();
+    pressAt = { request: 'POST /v1/oauth/revoke', press: () => controller.abort() };
+    const browser = consentBrowser();
+    const r = await runInProcess(
+      ['login', '-p', 'lr'],
+      { ...env, SVC_CLIENT_ID: 'svc-cli', SVC_BASE_URL: sandbox().url },
+      { now: Date.now(), browser, signal: controller.signal },
+    );
+    await browser.settled();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n').slice(-2)).toEqual([
+      `warning: the previous session of profile "lr" was being revoked at ${url} when svc was interrupted, after the revocation was sent, so it may still be valid: svc keeps it in profile "lr-previous"; end it with \`svc profiles rm lr-previous\``,
+      '',
+    ]);
+    expect(store.credential('lr-previous')).toEqual(credential);
   });
 });
