@@ -326,7 +326,7 @@ complete -c svc -n '__svc_at \'svc auth\' 0' -a 'token' -d 'Print a valid access
 complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'ls' -d 'List profiles; * marks the active one, and > the one in force instead of it (-p, SVC_PROFILE, or "default" when no profile is active), with a line on stderr saying why'
 complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'use' -d 'Make a profile the active one'
 complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'show' -d 'Show a profile\'s settings and its masked credential'
-complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'rm' -d 'Remove a profile and its stored credential (asks first; --yes when not on a terminal). Its OAuth session is revoked first, as `svc logout` does; when the server cannot be reached, nothing is removed (exit 1) unless --no-revoke. Removing the active profile leaves none active: svc says so and how to choose another.'
+complete -c svc -n '__svc_at \'svc profiles\' 0' -a 'rm' -d 'Remove a profile and its stored credential (asks first; --yes when not on a terminal). Its OAuth session is revoked first, as `svc logout` does; when the server cannot be reached, nothing is removed (exit 1) unless --no-revoke, nor when Ctrl-C interrupts it (exit 130). Removing the active profile leaves none active: svc says so and how to choose another.'
 complete -c svc -n '__svc_at \'svc profiles use\' 0' -a '(svc (__svc_walk)[4..-1] __complete --protocol 2 profiles 2>/dev/null)'
 complete -c svc -n '__svc_at \'svc profiles show\' 0' -a '(svc (__svc_walk)[4..-1] __complete --protocol 2 profiles 2>/dev/null)'
 complete -c svc -n '__svc_in \'svc profiles rm\'' -l no-revoke -d 'remove without contacting the server (an OAuth session stays valid until it expires)'

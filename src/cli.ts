@@ -21,7 +21,7 @@ import { renderError } from './output/errors.js';
 import { systemIO } from './output/io.js';
 import { useUnicodeMarks } from './output/symbols.js';
 import { checkLauncherSwitches, runtimeFor } from './runtime/index.js';
-import { unabandonedWork } from './system/interrupts.js';
+import { interruptHandler } from './system/interrupts.js';
 import { releaseLostTerminals, standardTerminals } from './system/lost-terminal.js';
 import { VERSION } from './version.js';
 
@@ -330,25 +330,22 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const terminals = standardTerminals();
   process.on('exit', () => releaseLostTerminals(terminals));
   const controller = new AbortController();
-  let interrupts = 0;
   // Ctrl-C, a kill and a closed terminal (SSH dropped) all stop the command the same way, so it
   // can finish what it must (a bulk run's journal, a webhook put back by `listen --webhook`);
-  // a second signal exits at once (after a webhook being put back, if one is).
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => {
-      interrupts++;
-      if (interrupts > 1) {
-        // Never in the middle of putting something back (src/system/interrupts.ts): after it.
-        const work = unabandonedWork();
-        if (!work) process.exit(130);
-        if (interrupts === 2) io.stderr.write(`${work.what}; svc exits (130) once that is done\n`);
-        // After the work's own messages, which follow it in the same turn of the event loop.
-        void work.done.then(() => setImmediate(() => process.exit(130)));
-        return;
+  // a second signal exits at once, saying where the command stopped (src/system/interrupts.ts).
+  const onSignal = interruptHandler({
+    abort: () => controller.abort(),
+    exit: (code) => process.exit(code),
+    write: (text) => {
+      try {
+        io.stderr.write(text);
+      } catch {
+        // stderr is gone too
       }
-      controller.abort();
-    });
-  }
+    },
+    render: (error) => renderError(error, { json: machineArgv(argv), debug: false }),
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
   const code = await runCli(argv, { io, env, signal: controller.signal, system: true }, { runtimeFor });
   // Exit once stdout has drained, even if a keep-alive socket or timer would hold the loop open.
   process.exitCode = code;

@@ -5,7 +5,7 @@ import { commandLine } from '../config/settings.js';
 import type { StoredCredential } from '../config/store.js';
 import { invalidProfileName } from '../config/store.js';
 import type { Context } from '../context.js';
-import { describeError, SvcError } from '../errors.js';
+import { describeError, InterruptedError, SvcError } from '../errors.js';
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
@@ -63,7 +63,7 @@ export function unanswered(error: unknown): boolean {
   return (
     error instanceof ConnectionError ||
     error instanceof ConnectionTimeoutError ||
-    // Ctrl-C once the revocation was sent stops logout as any Ctrl-C does (exit 130).
+    // Ctrl-C is no answer to wait for: it stops the command (endSession: interruptedEnd).
     (error instanceof OutcomeUnknownError && error.category !== 'interrupted') ||
     (error instanceof ApiError && (error.status >= 500 || error.status === 429))
   );
@@ -95,6 +95,8 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
       try {
         revocation = await revokeSession(await ctx.api(), credential);
       } catch (error) {
+        if (error instanceof SvcError && error.category === 'interrupted')
+          throw interruptedEnd(options, error);
         if (unanswered(error)) {
           const reason = error instanceof Error ? error.message : String(error);
           throw new SvcError(
@@ -148,6 +150,26 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
     );
   }
   return end;
+}
+
+/**
+ * Ctrl-C (SIGTERM, SIGHUP) while a session was being ended: nothing is removed — the refresh
+ * token is what lets the same command end it — and exit 130, as any Ctrl-C. Once the revocation
+ * was sent the server may have acted: running the command again settles it (a revoked token is
+ * revoked again with 200).
+ */
+function interruptedEnd(options: EndSessionOptions, error: SvcError): InterruptedError {
+  const sent = error instanceof OutcomeUnknownError;
+  const what = sent
+    ? 'the revocation was sent, so the session may or may not be revoked'
+    : 'the revocation was not sent';
+  return new InterruptedError(
+    `interrupted while ending the session of profile "${options.profile}": ${what}; nothing was removed`,
+    {
+      hint: `run \`${options.retry}\` again to end it${sent ? ' (revoking it twice is harmless)' : ''}`,
+      cause: error,
+    },
+  );
 }
 
 /** The warnings that go with a session ended (or not) this way; none for a revoked session. */
@@ -333,17 +355,24 @@ export async function endReplacedSession(
     revocation = await revokeSession(await ctx.api(), replaced);
   } catch (error) {
     const reason = describeError(error);
-    if (!unanswered(error)) {
+    // Ctrl-C is no refusal: the session may still be valid, so it is kept as an unanswered one.
+    const interrupted = error instanceof SvcError && error.category === 'interrupted';
+    if (!unanswered(error) && !interrupted) {
       ctx.out.warn(
         `the server refused to revoke ${what} (${reason}): it may stay valid until it expires; ask the server${sym.apostrophe}s administrator to end it if it must end now`,
       );
       return { outcome: 'refused' };
     }
     const kept = await keepSession(ctx, profile, replaced);
+    const state = !interrupted
+      ? `could not be revoked at ${server} (${reason}), so it is still valid`
+      : error instanceof OutcomeUnknownError
+        ? `was being revoked at ${server} when svc was interrupted, after the revocation was sent, so it may still be valid`
+        : `was not revoked: svc was interrupted before the revocation was sent to ${server}, so it is still valid`;
     ctx.out.warn(
       kept
-        ? `${what} could not be revoked at ${server} (${reason}), so it is still valid: svc keeps it in profile "${kept}"; end it with \`svc profiles rm ${kept}\``
-        : `${what} could not be revoked at ${server} (${reason}), and svc could not keep it: it stays valid until it expires`,
+        ? `${what} ${state}: svc keeps it in profile "${kept}"; end it with \`svc profiles rm ${kept}\``
+        : `${what} ${state}, and svc could not keep it: it ${interrupted && error instanceof OutcomeUnknownError ? 'may stay' : 'stays'} valid until it expires`,
     );
     return kept ? { outcome: 'kept', profile: kept } : { outcome: 'unreachable' };
   }

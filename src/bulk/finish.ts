@@ -166,6 +166,31 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
 }
 
 /**
+ * What a run says when a second Ctrl-C ends it at once (src/system/interrupts.ts): how far it
+ * got, the items then in flight (their outcome unknown: not journaled, the resumed run sends them
+ * again with the same keys) and how to resume it; a dry run, that nothing was changed.
+ */
+export function abandonedRun(
+  progress: { done: number; inFlight: number; total: number | undefined },
+  journal: { path: string } | undefined,
+): InterruptedError {
+  const { done, inFlight, total } = progress;
+  const of = total === undefined ? `${n(done)} item(s)` : `${n(done)} of ${n(total)}`;
+  const stopped = `interrupted again, so svc stopped at once after ${of}`;
+  if (journal === undefined) return new InterruptedError(`${stopped}; nothing was changed`);
+  const one = inFlight === 1;
+  const flying =
+    inFlight === 0
+      ? ''
+      : `; ${n(inFlight)} more ${one ? 'was' : 'were'} in flight: the platform may have made ${one ? 'it' : 'them'}`;
+  const again =
+    inFlight === 0 ? '' : `: it sends ${one ? 'that one' : 'those'} again with the same idempotency keys`;
+  return new InterruptedError(`${stopped}${flying}`, {
+    hint: `run the same command again to resume (journal ${journal.path})${again}`,
+  });
+}
+
+/**
  * The error that stopped reading a run's items, saying how far the run got and how to resume;
  * its class, code, answer and exit code are kept (as the listing's "incomplete" words are).
  */

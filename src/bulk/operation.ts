@@ -1,10 +1,13 @@
+// Over 300 lines: the one bulk operation, from the journal's lock to the exit code, with what a
+// second Ctrl-C says of it; its verbs' contract (BulkVerb) is most of its length.
 import { createHash } from 'node:crypto';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import type { SvcError } from '../errors.js';
 import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
-import { finishDryRun, finishRun } from './finish.js';
+import { lastWordOnExit } from '../system/interrupts.js';
+import { abandonedRun, finishDryRun, finishRun } from './finish.js';
 import { withCompactHeap } from './heap.js';
 import { defaultJournalPath, Journal, type RunIdentity, refuseDirectory } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
@@ -190,6 +193,22 @@ async function runLocked<T, R extends Row>(
     return !stop.aborted;
   };
   const source = verb.items(journal.run, journal, settled);
+  const progress = createProgress(
+    ctx.io.stderr,
+    ctx.io.stderrIsTTY && ctx.io.cursorControl && !ctx.out.isMachine,
+    total,
+    // A dry run changes nothing: its bar must not say it is granting or replaying.
+    verb.dryRun ? DRY_RUN_DOING : verb.words.doing,
+    ctx.io.unicode,
+    ctx.io.columns,
+  );
+  // How far the run is: what a second Ctrl-C says as it ends the run at once (abandonedRun).
+  const far = { done: 0, inFlight: 0, total };
+  const forget = lastWordOnExit(() => {
+    progress.done();
+    return abandonedRun(far, verb.dryRun ? undefined : journal);
+  });
+  const doing = verb.dryRun ? verb.plan : verb.work;
   const summary = await runItems<T>({
     items: verb.fromJournal
       ? withEarlier(
@@ -199,7 +218,10 @@ async function runLocked<T, R extends Row>(
       : source,
     order,
     concurrency: verb.concurrency,
-    work: verb.dryRun ? verb.plan : verb.work,
+    work: (item, call) => {
+      far.inFlight++;
+      return doing(item, call).finally(() => far.inFlight--);
+    },
     journal,
     dryRun: verb.dryRun,
     journaled: verb.journaled,
@@ -207,16 +229,9 @@ async function runLocked<T, R extends Row>(
     runId: journal.run.runId,
     stop,
     now,
-    progress: createProgress(
-      ctx.io.stderr,
-      ctx.io.stderrIsTTY && ctx.io.cursorControl && !ctx.out.isMachine,
-      total,
-      // A dry run changes nothing: its bar must not say it is granting or replaying.
-      verb.dryRun ? DRY_RUN_DOING : verb.words.doing,
-      ctx.io.unicode,
-      ctx.io.columns,
-    ),
+    progress,
     onResult: (result, item, error) => {
+      far.done++;
       const planned = verb.dryRun ? { plan: PLAN[result.status] ?? verb.words.act } : {};
       // The contract's statuses are ok, failed and skipped: an item whose outcome is unknown is
       // shown failed, with outcome "unknown" (its error says the platform may have made it).
@@ -233,7 +248,10 @@ async function runLocked<T, R extends Row>(
       if (error !== undefined) singleError = error;
       return output.add(row);
     },
-  }).finally(() => output.end());
+  }).finally(() => {
+    forget();
+    return output.end();
+  });
 
   const single =
     verb.single && summary.total === 1 && summary.failed + summary.unknown === 1 ? singleError : undefined;

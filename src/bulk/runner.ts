@@ -197,6 +197,9 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       : (options.items as Iterable<BulkItem<T>>)[Symbol.iterator]()
   ) as AsyncIterator<BulkItem<T>> | Iterator<BulkItem<T>>;
   let exhausted = false;
+  // Items taken from the source but left unstarted after a stop (they waited at a phase barrier
+  // meanwhile): the run is cut though another worker's pull found the source's end.
+  let left = false;
   // A failure to read the next item (a listing page that could not be fetched) ends the run
   // once the items in flight are done; it is then the run's error (summary.unread).
   let pullError: { error: unknown } | undefined;
@@ -254,7 +257,10 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       }
       const item = step.value;
       // A barrier may have been waited for since the stop: the item is left for the resumed run.
-      if (stop.aborted) return;
+      if (stop.aborted) {
+        left = true;
+        return;
+      }
       let done!: () => void;
       order.start(item.key, item.needed, new Promise<void>((resolve) => (done = resolve)));
       const base = { ...(item.line === undefined ? {} : { line: item.line }), key: item.key };
@@ -356,7 +362,8 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   };
 
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  if (stop.aborted && !exhausted) summary.stopped = true;
+  // Cut short: an item not started (still in the source, or taken and left), counted by finishRun.
+  if (stop.aborted && (!exhausted || left)) summary.stopped = true;
   if (!exhausted && !pullError) await iterator.return?.();
   options.progress?.done();
   summary.elapsedMs = options.now() - started;

@@ -33,3 +33,53 @@ export function unabandonedWork(): { what: string; done: Promise<void> } | undef
     done: Promise.all(entries.map((entry) => entry.done)).then(() => undefined),
   };
 }
+
+/**
+ * What a command says when a second signal ends it at once (a bulk run: how far it got, how to
+ * resume): an error for the binary to render as it renders any (src/cli.ts). Asked once, just
+ * before the exit, so it may first clear what it drew (a progress bar).
+ */
+const lastWords: Array<() => unknown> = [];
+
+/** Makes `word` what a second signal prints before exiting at once, until the returned call. */
+export function lastWordOnExit(word: () => unknown): () => void {
+  lastWords.push(word);
+  return () => {
+    const at = lastWords.indexOf(word);
+    if (at !== -1) lastWords.splice(at, 1);
+  };
+}
+
+/**
+ * The binary's handler of SIGINT, SIGTERM and SIGHUP: the first stops the command (`abort`); a
+ * second exits (130) at once — after the work it must not cut short (`unabandoned`), if any, or
+ * else after one line, the command's last word, saying that it stopped and how to go on.
+ */
+export function interruptHandler(options: {
+  abort: () => void;
+  exit: (code: number) => void;
+  write: (text: string) => void;
+  render: (error: unknown) => string;
+}): () => void {
+  let interrupts = 0;
+  return () => {
+    interrupts++;
+    if (interrupts === 1) {
+      options.abort();
+      return;
+    }
+    // Never in the middle of putting something back: after it.
+    const work = unabandonedWork();
+    if (!work) {
+      if (interrupts === 2) {
+        const word = lastWords.at(-1)?.();
+        if (word !== undefined) options.write(options.render(word));
+      }
+      options.exit(130);
+      return;
+    }
+    if (interrupts === 2) options.write(`${work.what}; svc exits (130) once that is done\n`);
+    // After the work's own messages, which follow it in the same turn of the event loop.
+    void work.done.then(() => setImmediate(() => options.exit(130)));
+  };
+}

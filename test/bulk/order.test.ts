@@ -13,7 +13,7 @@ const now = () => Date.parse('2026-01-15T09:30:00Z');
 const refused = () => new ApiError({ status: 400, code: 'invalid_request', message: 'no', requestId: 'r' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Step = { name: string; fail?: boolean; ms?: number };
+type Step = { name: string; fail?: boolean; ms?: number; stops?: boolean };
 const item = (
   name: string,
   extra: Partial<BulkItem<Step>> = {},
@@ -22,16 +22,19 @@ const item = (
 
 async function run(list: Array<BulkItem<Step>>, options: { concurrency?: number; journal?: Journal } = {}) {
   const events: string[] = [];
+  // Ctrl-C, while an item marked `stops` is in flight.
+  const ctrlC = new AbortController();
   const results: BulkResult[] = [];
   const summary = await runItems<Step>({
     items: list,
     concurrency: options.concurrency ?? 8,
     runId: 'run',
-    stop: never,
+    stop: list.some((i) => i.data.stops) ? ctrlC.signal : never,
     now,
     journal: options.journal,
     work: async ({ data }) => {
       events.push(`start ${data.name}`);
+      if (data.stops) ctrlC.abort();
       await sleep(data.ms ?? 5);
       events.push(`end ${data.name}`);
       if (data.fail) throw refused();
@@ -114,6 +117,17 @@ describe('bulk order: phases', () => {
     expect(lastCreation).toBeLessThan(firstDeletion);
     // Within a phase, items still run side by side.
     expect(events.indexOf('start create-2')).toBeLessThan(events.indexOf('end create-1'));
+  });
+
+  it('a stop while the first phase runs leaves the later items unstarted, and the run cut (however few they are)', async () => {
+    // Fewer items after the barrier than workers: one worker's pull found the source's end.
+    const { events, summary } = await run([
+      item('role', { phase: 1 }, { stops: true }),
+      item('grant-1', { phase: 2 }),
+      item('grant-2', { phase: 2 }),
+    ]);
+    expect(events).toEqual(['start role', 'end role']);
+    expect([summary.stopped, summary.total, summary.ok]).toEqual([true, 1, 1]);
   });
 
   it('a failure in an earlier phase does not stop a later one', async () => {

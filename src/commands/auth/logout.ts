@@ -54,7 +54,8 @@ export default function logout(make: MakeContext): Command {
     .description(
       "End the profile's session: revoke its OAuth tokens at the server when the server offers token revocation " +
         '(RFC 7009, found through its RFC 8414 metadata), then remove the stored credential. Settings (base URL, tenant, …) stay.\n' +
-        'When the server cannot be reached, nothing is removed (exit 1): run it again later, or pass --no-revoke.\n' +
+        'When the server cannot be reached, nothing is removed (exit 1): run it again later, or pass --no-revoke;\n' +
+        'nor when Ctrl-C interrupts it (exit 130): run it again to end the session.\n' +
         'A stored API key is only forgotten: svc asks the platform whether it still accepts it and says so — a key\n' +
         "stopped by its issuer's wind-down is not revoked and acts again once they hold its role without an end\n" +
         'date — with the `svc tenants api-keys revoke TENANT KEY_ID` command (its tenant and id) that revokes it,\n' +

@@ -62,8 +62,8 @@ export function rmCommand(make: MakeContext): Command {
     .description(
       'Remove a profile and its stored credential (asks first; --yes when not on a terminal). Its OAuth\n' +
         'session is revoked first, as `svc logout` does; when the server cannot be reached, nothing is\n' +
-        'removed (exit 1) unless --no-revoke. Removing the active profile leaves none active: svc says so and\n' +
-        'how to choose another.',
+        'removed (exit 1) unless --no-revoke, nor when Ctrl-C interrupts it (exit 130). Removing the active\n' +
+        'profile leaves none active: svc says so and how to choose another.',
     )
     .addOption(
       new Option(
