@@ -5,6 +5,7 @@ import { jwtExpiry } from '../../auth/jwt.js';
 import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
+import { refuseCredentialSetting } from '../../config/settings.js';
 import type { StoredCredential } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../errors.js';
@@ -177,6 +178,12 @@ export async function runLoginBrowser(
       hint: 'pass --client-id, set SVC_CLIENT_ID or `svc config set client_id ID` (svc sandbox start sets it), or use `svc login --with-token`',
     });
   }
+  refuseCredentialSetting(
+    'client_id',
+    clientId,
+    options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),
+    settings.profile,
+  );
   const clientSecret = await readSecret(ctx, options.secret, {
     name: 'client-secret',
     label: 'client secret',
