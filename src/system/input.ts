@@ -25,9 +25,11 @@ export async function readInputBytes(spec: string, stdin: Readable, flag: string
 /** The most a secret input (a key, a token, a header line) may hold: a real one is a few hundred bytes. */
 export const SECRET_INPUT_LIMIT = 64 * 1024;
 
-const tooLong = (what: string, limit: number) =>
+const tooLong = (what: string, limit: number, piped = false) =>
   new UsageError(`${what} is not a secret: it holds more than ${limit} bytes`, {
-    hint: 'a secret is one key or token: check the path (a device such as /dev/zero or a large file is not one)',
+    hint: piped
+      ? 'a secret is one key or token: check what is piped in'
+      : 'a secret is one key or token: check the path (a device such as /dev/zero or a large file is not one)',
   });
 
 /**
@@ -40,7 +42,7 @@ export async function readStreamAtMost(stream: Readable, limit: number, what: st
   for await (const chunk of stream) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += bytes.length;
-    if (size > limit) throw tooLong(what, limit);
+    if (size > limit) throw tooLong(what, limit, true);
     chunks.push(bytes);
   }
   return Buffer.concat(chunks);

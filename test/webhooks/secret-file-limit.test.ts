@@ -32,9 +32,11 @@ const svc = (args: string[], stdin?: string | Readable) =>
   );
 const sign = (secret: string) =>
   svc(['webhooks', 'sign', '--secret-file', secret, '--payload', payload, '--at', String(T)]);
-const over = (what: string) =>
+const over = (what: string, piped = false) =>
   `error: ${what} is not a secret: it holds more than ${SECRET_INPUT_LIMIT} bytes; ` +
-  'a secret is one key or token: check the path (a device such as /dev/zero or a large file is not one)\n';
+  (piped
+    ? 'a secret is one key or token: check what is piped in\n'
+    : 'a secret is one key or token: check the path (a device such as /dev/zero or a large file is not one)\n');
 
 /** A stream that never ends (`< /dev/zero`). */
 const endless = () =>
@@ -72,7 +74,7 @@ describe('secret inputs are read at most SECRET_INPUT_LIMIT bytes deep', () => {
       ['webhooks', 'sign', '--secret-file', '-', '--payload', payload, '--at', String(T)],
       endless(),
     );
-    expect(run.stderr).toBe(over('--secret-file -'));
+    expect(run.stderr).toBe(over('--secret-file -', true));
     expect(run.code).toBe(2);
   });
 
@@ -150,7 +152,7 @@ describe('secret inputs are read at most SECRET_INPUT_LIMIT bytes deep', () => {
     ],
   ])('%s from an endless standard input: refused, exit 2', async (_, argv) => {
     const run = await svc(argv, endless());
-    expect(run.stderr).toBe(over('standard input'));
+    expect(run.stderr).toBe(over('standard input', true));
     expect(run.code).toBe(2);
   });
 });
