@@ -9,7 +9,7 @@
  * - by value: every secret this process knows (the bearer token, a client secret read from a
  *   file, a key the server just issued), kept in a SecretRegistry.
  *
- * Just past 300 lines, on purpose: the three ways and the registry that feeds the third are one
+ * Past 300 lines, on purpose: the three ways (with the URL headers of a trace) and the registry that feeds the third are one
  * rule, applied together to every line a trace or an error shows.
  */
 
