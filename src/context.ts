@@ -14,6 +14,7 @@ import {
   checkBaseUrlPath,
   missingActiveProfileError,
   profileFlag,
+  refuseCredentialSettings,
   resolveProfileName,
   resolveSettings,
   type Settings,
@@ -277,6 +278,8 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           });
         }
         checkBaseUrlPath(baseUrl, s.sources.base_url ?? 'profile', s.profile);
+        // A profile's org or tenant that is a pasted credential: refused before the first request.
+        refuseCredentialSettings(s);
         const { ApiClient } = await import('./http/client.js');
         // After the HTTP modules are loaded: V8 compiles code loaded after a flag change without
         // the code cache, and this is still before the first connection compiles llhttp.

@@ -99,6 +99,15 @@ function redactQueryText(query: string): string {
 export function redactUrlText(text: string): string {
   // Text that does not parse (a typo in the port, another scheme) may still hold a password.
   if (!URL.canParse(text)) return redactUserInfo(text);
+  return redactUrlReference(text);
+}
+
+/**
+ * A URL reference, absolute or relative (`/v1/me?token=…`, `?code=…`, as a `Location` header
+ * may carry it), masked as redactUrlText masks a URL: user name and password, secret-named query
+ * values, a fragment with parameters, credential shapes. Every other byte is kept.
+ */
+export function redactUrlReference(text: string): string {
   const hashAt = text.indexOf('#');
   const beforeHash = hashAt < 0 ? text : text.slice(0, hashAt);
   const fragment = hashAt < 0 ? '' : text.slice(hashAt + 1);

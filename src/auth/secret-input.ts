@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
-import { readInputBytes, readStream } from '../system/input.js';
+import { readSecretInputBytes, readStreamAtMost, SECRET_INPUT_LIMIT } from '../system/input.js';
 import { controlCharacterIn, secretFromText } from '../system/secret-text.js';
 
 /**
@@ -60,7 +60,7 @@ export async function readSecret(
 ): Promise<string | undefined> {
   const { name, label } = options;
   if (flags.file !== undefined) {
-    const bytes = await readInputBytes(flags.file, ctx.io.stdin, `--${name}-file`);
+    const bytes = await readSecretInputBytes(flags.file, ctx.io.stdin, `--${name}-file`);
     return cleanSecret(ctx, label, `--${name}-file ${flags.file}`, bytes.toString('utf8'));
   }
   if (flags.stdin) {
@@ -69,7 +69,12 @@ export async function readSecret(
         hint: `pipe it in, e.g. \`${sym.ellipsis} --${name}-stdin < ${name}.txt\``,
       });
     }
-    return cleanSecret(ctx, label, 'standard input', (await readStream(ctx.io.stdin)).toString('utf8'));
+    return cleanSecret(
+      ctx,
+      label,
+      'standard input',
+      (await readStreamAtMost(ctx.io.stdin, SECRET_INPUT_LIMIT, 'standard input')).toString('utf8'),
+    );
   }
   const fromEnv = options.env ? ctx.env[options.env] : undefined;
   if (options.env && fromEnv !== undefined && fromEnv !== '')

@@ -1,7 +1,10 @@
+// Past 300 lines: resolving each setting and refusing a bad one (a URL, a credential pasted as a
+// setting) are one rule over the same sources, kept together.
 import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
 import { redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
 import { NotFoundError, UsageError } from '../errors.js';
+import { credentialKind, redactText } from '../http/redact.js';
 import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
 import { sym } from '../output/symbols.js';
@@ -53,6 +56,8 @@ export const FLAG_NAME: Partial<Record<ProfileKey, string>> = {
   app_url: '--app-url',
   tenant: '--tenant',
   org: '--org',
+  // Not a global option: `svc login --client-id`, `oauth token --client-id`.
+  client_id: '--client-id',
 };
 
 /** The profile in use: --profile, else SVC_PROFILE, else the active profile, else "default". */
@@ -215,6 +220,9 @@ export function resolveSettings(
             ? [fromProfile, 'profile']
             : [undefined, undefined];
     if (value !== undefined && source !== undefined) {
+      // A profile's own value is refused where it would be sent (refuseCredentialSettings), so
+      // that `config set`/`unset` and `config ls` still reach the profile to mend it.
+      if (source !== 'profile') refuseCredentialSetting(key, value, source, profileName.name);
       if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, source, profileName.name);
       values[key] = value;
       sources[key] = source;
@@ -243,6 +251,60 @@ export function resolveSettings(
     sources,
     ...(flags.allowInsecureHttp === true ? { insecureHttpFlag: true } : {}),
   };
+}
+
+/** What each setting should hold, in words for a refusal. */
+const SETTING_IN_WORDS: Record<ProfileKey, string> = {
+  base_url: 'a base URL',
+  app_url: 'an app URL',
+  tenant: 'a tenant id or slug',
+  org: 'an organisation id',
+  client_id: 'an OAuth client id',
+};
+
+/**
+ * A credential pasted as a setting (a client secret as the client id, an API key as the org, a
+ * token in a base URL) is refused (exit 2) before it is sent or saved: a client id travels in the
+ * authorize URL (browser history, server and proxy logs), an org in a header of every request,
+ * and `config ls`/`profiles ls` would print it. The value is not repeated (review s14, secrets 5).
+ */
+export function refuseCredentialSetting(
+  key: ProfileKey,
+  value: string,
+  source: SettingSource,
+  profile: string,
+): void {
+  const problem = credentialSettingProblem(key, value);
+  if (problem === undefined) return;
+  const where = source === 'profile' ? 'svc did not send it' : 'svc did not send it or save it';
+  const mend =
+    source === 'profile'
+      ? `; remove it with \`svc -p ${shellWord(profile)} config unset ${key}\``
+      : '; credentials go in the credential store: `svc login`, or SVC_TOKEN';
+  throw new UsageError(`${describeSource(key, source, profile)} holds ${problem}`, {
+    code: 'credential_as_id',
+    hint: `${where}${mend}`,
+  });
+}
+
+/** `a client secret, not an OAuth client id` when `value` holds a credential; else undefined. */
+export function credentialSettingProblem(key: ProfileKey, value: string): string | undefined {
+  const kind = credentialKind(value);
+  return kind === undefined ? undefined : `${kind}, not ${SETTING_IN_WORDS[key]}`;
+}
+
+/** Every setting of a run checked as refuseCredentialSetting does, before any of them is sent. */
+export function refuseCredentialSettings(settings: Settings): void {
+  for (const key of PROFILE_KEYS) {
+    const value = settings.values[key];
+    if (value !== undefined)
+      refuseCredentialSetting(key, value, settings.sources[key] ?? 'profile', settings.profile);
+  }
+}
+
+/** A setting as svc shows it (`config ls`, `profiles ls`): credential shapes and a URL's secret query values masked. */
+export function shownSetting(key: ProfileKey, value: string): string {
+  return redactText(key === 'base_url' || key === 'app_url' ? redactUrlText(value) : value);
 }
 
 /** Where a value came from, in words for error messages ("--base-url", "SVC_BASE_URL", "profile default"). */

@@ -9,7 +9,7 @@
  * - by value: every secret this process knows (the bearer token, a client secret read from a
  *   file, a key the server just issued), kept in a SecretRegistry.
  *
- * Just past 300 lines, on purpose: the three ways and the registry that feeds the third are one
+ * Past 300 lines, on purpose: the three ways (with the URL headers of a trace) and the registry that feeds the third are one
  * rule, applied together to every line a trace or an error shows.
  */
 
@@ -18,6 +18,7 @@ import {
   isSecretField,
   MASK,
   redactParams,
+  redactUrlReference,
   redactUrlText,
   CREDENTIAL_SHAPES as SHAPES,
 } from '../api/secret-names.js';
@@ -42,7 +43,25 @@ export function isSecretHeader(name: string): boolean {
   return SECRET_HEADERS.has(lower) || isSecretField(lower.replace(/-/g, '_'));
 }
 
+/**
+ * Headers whose value is or holds a URL (a redirect's `Location`, `Link: <…>; rel=next`,
+ * `Refresh: 0; url=…`): its secret query values are masked by the request line's rule, since a
+ * redirect can carry an authorization code or a `?token=` (review s14, secrets 1).
+ */
+const URL_HEADERS: Record<string, (value: string) => string> = {
+  location: redactUrlReference,
+  'content-location': redactUrlReference,
+  link: (value) => value.replace(/<([^>]*)>/g, (_, url: string) => `<${redactUrlReference(url)}>`),
+  refresh: (value) =>
+    value.replace(
+      /(url\s*=\s*['"]?)(.*)$/is,
+      (_, head: string, url: string) => head + redactUrlReference(url),
+    ),
+};
+
 export function redactHeader(name: string, value: string): string {
+  const urls = URL_HEADERS[name.toLowerCase()];
+  if (urls) return urls(value);
   if (!isSecretHeader(name)) return value;
   const scheme = /^(Bearer|Basic|Token)\s+/i.exec(value)?.[0];
   return scheme ? `${scheme}${MASK}` : MASK;

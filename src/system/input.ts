@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { type NotUtf8, notUtf8 } from '../api/utf8.js';
 import { UsageError } from '../errors.js';
@@ -19,6 +19,65 @@ export async function readInputBytes(spec: string, stdin: Readable, flag: string
     return await readFile(spec);
   } catch (error) {
     throw new UsageError(`cannot read ${flag} ${spec}: ${fileErrorReason(error)}`);
+  }
+}
+
+/** The most a secret input (a key, a token, a header line) may hold: a real one is a few hundred bytes. */
+export const SECRET_INPUT_LIMIT = 64 * 1024;
+
+const tooLong = (what: string, limit: number, piped = false) =>
+  new UsageError(`${what} is not a secret: it holds more than ${limit} bytes`, {
+    hint: piped
+      ? 'a secret is one key or token: check what is piped in'
+      : 'a secret is one key or token: check the path (a device such as /dev/zero or a large file is not one)',
+  });
+
+/**
+ * Like readStream, but stops once more than `limit` bytes came: a UsageError naming `what`
+ * (an endless stream such as `< /dev/zero` must not be read into memory).
+ */
+export async function readStreamAtMost(stream: Readable, limit: number, what: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > limit) throw tooLong(what, limit, true);
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The bytes of a secret input (FILE, or standard input for `-`), read at most `limit` bytes
+ * deep: a device (/dev/zero, /dev/urandom), a huge file or a FIFO that never ends is refused
+ * once past the limit instead of filling memory. A directory is refused by its read error.
+ */
+export async function readSecretInputBytes(
+  spec: string,
+  stdin: Readable,
+  flag: string,
+  limit = SECRET_INPUT_LIMIT,
+): Promise<Buffer> {
+  const what = `${flag} ${spec}`;
+  if (spec === '-') return readStreamAtMost(stdin, limit, what);
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(spec, 'r');
+    const buffer = Buffer.alloc(limit + 1);
+    let size = 0;
+    while (size <= limit) {
+      const { bytesRead } = await handle.read(buffer, size, limit + 1 - size, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+    }
+    if (size > limit) throw tooLong(what, limit);
+    return buffer.subarray(0, size);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${what}: ${fileErrorReason(error)}`);
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
 }
 

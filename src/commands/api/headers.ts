@@ -1,11 +1,22 @@
 /** `svc api -H 'Name: value'`: the headers given, each once. */
 
 import { UsageError } from '../../errors.js';
+import { isSecretHeader, MASK } from '../../http/redact.js';
 import { quoted } from '../../output/format.js';
+
+/**
+ * A malformed -H as its error shows it: whole, unless it starts with a secret header's name
+ * (`X-Api-Key=…`, `Cookie …`), whose value is masked as --debug masks a well-formed one: the
+ * error may go to a CI log where the command line is not shown (review s14, secrets 2).
+ */
+function shownHeader(raw: string): string {
+  const lead = /^(\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)[\s:=]*)/.exec(raw);
+  return lead && isSecretHeader(lead[2]!) && raw.length > lead[1]!.length ? `${lead[1]}${MASK}` : raw;
+}
 
 function splitHeader(raw: string): [string, string] {
   const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(raw);
-  if (!match) throw new UsageError(`-H takes 'Name: value', got ${quoted(raw)}`);
+  if (!match) throw new UsageError(`-H takes 'Name: value', got ${quoted(shownHeader(raw))}`);
   // Without the trailing space or tab HTTP strips from a value (RFC 9110 §5.5): what is sent is
   // what the server reads, and an Idempotency-Key copied into the body is the same key.
   return [match[1]!.toLowerCase(), match[2]!.replace(/[ \t]+$/, '')];

@@ -5,6 +5,7 @@ import { jwtExpiry } from '../../auth/jwt.js';
 import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
+import { refuseCredentialSetting } from '../../config/settings.js';
 import type { StoredCredential } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../errors.js';
@@ -12,7 +13,7 @@ import { ApiError } from '../../http/errors.js';
 import { inWholeSeconds, relativeTime } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
 import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
-import { readStream } from '../../system/input.js';
+import { readStreamAtMost, SECRET_INPUT_LIMIT } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
@@ -30,7 +31,7 @@ export async function readTokenFromStdin(ctx: Context): Promise<string> {
       hint: 'pipe it in: `svc login --with-token < token.txt` or `printenv MY_TOKEN | svc login --with-token`',
     });
   }
-  const raw = (await readStream(ctx.io.stdin)).toString('utf8');
+  const raw = (await readStreamAtMost(ctx.io.stdin, SECRET_INPUT_LIMIT, 'standard input')).toString('utf8');
   if (raw.trim() === '')
     throw new UsageError('no token on standard input', { hint: 'pipe an API key or JWT into svc' });
   return cleanSecret(ctx, 'token', 'standard input', raw);
@@ -177,6 +178,12 @@ export async function runLoginBrowser(
       hint: 'pass --client-id, set SVC_CLIENT_ID or `svc config set client_id ID` (svc sandbox start sets it), or use `svc login --with-token`',
     });
   }
+  refuseCredentialSetting(
+    'client_id',
+    clientId,
+    options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),
+    settings.profile,
+  );
   const clientSecret = await readSecret(ctx, options.secret, {
     name: 'client-secret',
     label: 'client secret',

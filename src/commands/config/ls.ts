@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ENV_FOR, type SettingSource } from '../../config/settings.js';
+import { ENV_FOR, type SettingSource, shownSetting } from '../../config/settings.js';
 import { PROFILE_KEYS } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
@@ -16,7 +16,7 @@ export async function runConfigLs(ctx: Context): Promise<void> {
   const settings = ctx.profileSettings();
   const rows = PROFILE_KEYS.map((key) => ({
     key,
-    value: settings.values[key] ?? null,
+    value: settings.values[key] === undefined ? null : shownSetting(key, settings.values[key]),
     source: settings.sources[key] ?? null,
   }));
   if (!ctx.out.isMachine)

@@ -4,13 +4,14 @@ import { loginCommand } from '../../auth/login-hint.js';
 import {
   checkBaseUrlPath,
   checkUrlSetting,
+  credentialSettingProblem,
   ENV_FOR,
   profileFlag,
   type Settings,
 } from '../../config/settings.js';
 import { type ProfileSettings, sameUrl } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import { SvcError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import { ForeignTenantError, findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { checkKey, KEYS } from './shared.js';
@@ -28,6 +29,13 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
         : given;
   // The profile in force, or a refusal when none is (no active profile while others exist); -p NAME
   // of a profile that does not exist yet is how one is made, so it is not refused here.
+  // A credential pasted as a value is not saved: it would be sent, and printed by `config ls`.
+  const problem = credentialSettingProblem(key, value);
+  if (problem !== undefined)
+    throw new UsageError(`that is ${problem}`, {
+      code: 'credential_as_id',
+      hint: 'svc did not save it; credentials go in the credential store: `svc login`, or SVC_TOKEN',
+    });
   const settings = ctx.settings();
   if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.profileSettings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);

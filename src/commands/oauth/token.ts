@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, type OAuthGrantType } from '../../api/constants.js';
 import { checkSecretFlags, readSecret, type SecretFlags } from '../../auth/secret-input.js';
 import { requestToken, tokenUrl } from '../../auth/token-endpoint.js';
+import { refuseCredentialSetting } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { sym } from '../../output/symbols.js';
@@ -89,6 +90,13 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
       hint: "pass --client-id, or set SVC_CLIENT_ID or the profile's client_id",
     });
   }
+  const settings = ctx.settings();
+  refuseCredentialSetting(
+    'client_id',
+    clientId,
+    options.clientId ? 'flag' : (settings.sources.client_id ?? 'profile'),
+    settings.profile,
+  );
   const clientSecret = await readSecret(ctx, options.clientSecret, {
     name: 'client-secret',
     label: 'client secret',

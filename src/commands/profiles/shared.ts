@@ -2,8 +2,10 @@ import {
   chooseProfileHint,
   resolveProfileName,
   type SettingSource,
+  shownSetting,
   unknownProfileError,
 } from '../../config/settings.js';
+import type { ProfileKey } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { maskSecret } from '../../output/format.js';
 
@@ -21,6 +23,9 @@ export interface ProfileRow {
   credential: string | null;
 }
 
+const shown = (key: ProfileKey, value: string | undefined) =>
+  value === undefined ? null : shownSetting(key, value);
+
 /** Every profile with its settings and masked credential, by name. */
 export function rows(ctx: Context): ProfileRow[] {
   const store = ctx.store();
@@ -36,11 +41,12 @@ export function rows(ctx: Context): ProfileRow[] {
         name,
         active: name === active,
         in_use: name === inUse,
-        base_url: p.base_url ?? null,
-        app_url: p.app_url ?? null,
-        tenant: p.tenant ?? null,
-        org: p.org ?? null,
-        client_id: p.client_id ?? null,
+        // A credential pasted as a setting (refused since, but maybe saved by an older svc) masked.
+        base_url: shown('base_url', p.base_url),
+        app_url: shown('app_url', p.app_url),
+        tenant: shown('tenant', p.tenant),
+        org: shown('org', p.org),
+        client_id: shown('client_id', p.client_id),
         credential: credential ? `${credential.type} ${maskSecret(credential.access_token)}` : null,
       };
     });

@@ -262,7 +262,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
             via: `svc-listen-${randomBytes(6).toString('hex')}`,
             onLoop: () =>
               ctx.out.warn(
-                `a request this listener forwarded came back to it (--forward-to ${options.forwardTo!.href} leads here): answered 508 Loop Detected`,
+                `a request this listener forwarded came back to it (--forward-to ${redactUrlText(options.forwardTo!.href)} leads here): answered 508 Loop Detected`,
               ),
           }
         : {}),
@@ -292,7 +292,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     await listener.close();
     await forwarding?.close();
     throw new UsageError(
-      `--forward-to ${options.forwardTo!.href} is this listener's own address (${ownAddress}): each delivery would be forwarded to itself without end; pass your app's URL`,
+      `--forward-to ${redactUrlText(options.forwardTo!.href)} is this listener's own address (${ownAddress}): each delivery would be forwarded to itself without end; pass your app's URL`,
     );
   }
   let redirection: Redirection | undefined;
@@ -316,7 +316,7 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       (options.toleranceSeconds === 0
         ? 'checking the signature only: the timestamp is NOT checked (--tolerance 0), so a delivery of any age, a replayed one too, is accepted'
         : `verifying the signature and the timestamp (tolerance ${sym.plusMinus}${options.toleranceSeconds} s)`) +
-      `${options.forwardTo ? `, forwarding valid deliveries to ${options.forwardTo.href}` : ''}` +
+      `${options.forwardTo ? `, forwarding valid deliveries to ${redactUrlText(options.forwardTo.href)}` : ''}` +
       `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
   );
   if (!ctx.signal.aborted) await once(ctx.signal, 'abort');

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { DeliveryFailureCause } from '../../api/constants.js';
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
@@ -12,7 +11,7 @@ import {
   WebhookNotFoundError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { fileErrorReason, readInputBytes, unusualEncoding } from '../../system/input.js';
+import { readInputBytes, readSecretInputBytes, unusualEncoding } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
 import { nonEmpty } from '../kit.js';
 import { remedyFor } from './remedies.js';
@@ -28,11 +27,7 @@ export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 export async function readSecret(ctx: Context, secretFile: string | undefined): Promise<Buffer> {
   let raw: Buffer;
   if (secretFile !== undefined) {
-    try {
-      raw = await readFile(secretFile);
-    } catch (error) {
-      throw new UsageError(`cannot read --secret-file ${secretFile}: ${fileErrorReason(error)}`);
-    }
+    raw = await readSecretInputBytes(secretFile, ctx.io.stdin, '--secret-file');
   } else {
     const fromEnv = ctx.env[SECRET_ENV];
     if (fromEnv === undefined) {

@@ -2,13 +2,14 @@
  * sig13 finding 9: `listen --forward-to http://user:password@…` printed the password on stderr and
  * then forwarded without it; `--public-url` with a password showed it in the --debug trace. Both
  * are refused at parse time, as --base-url is, without repeating the value: nothing starts, no
- * webhook is touched.
+ * webhook is touched. And a --forward-to with a secret in its query (`?token=…`) is used as given
+ * but shown, in the start line, with it masked, as every URL used as a label is (review s14, secrets 4).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runInProcess, useTempDirs } from '../../helpers/context.js';
+import { runInProcess, startInProcess, useTempDirs } from '../../helpers/context.js';
 
 const env = useTempDirs();
 const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-userinfo-'));
@@ -45,5 +46,30 @@ describe('svc webhooks listen: a URL flag with a user name or password', () => {
     const run = await runInProcess(['webhooks', 'listen', '--port', '0', ...args], env());
     expect(run).toEqual({ code: 2, stdout: '', stderr });
     expect(run.stderr).not.toMatch(/passw0rd|alice|bob|carol/);
+  });
+});
+
+describe('svc webhooks listen: a --forward-to with a secret in its query', () => {
+  it('is named in the start line with its secret query values masked', async () => {
+    const run = startInProcess(
+      [
+        'webhooks',
+        'listen',
+        '--port',
+        '0',
+        '--secret-file',
+        secretFile,
+        '--forward-to',
+        'http://127.0.0.1:47011/in?token=FwdTok123456&api_key=abcdefgh12345&v=2',
+      ],
+      { ...env(), NO_COLOR: '1' },
+    );
+    await run.waitForStderr(/Ctrl-C stops/);
+    run.interrupt();
+    await run.done;
+    expect(run.stderr()).toContain(
+      'forwarding valid deliveries to http://127.0.0.1:47011/in?token=[redacted]&api_key=[redacted]&v=2. Ctrl-C stops.',
+    );
+    expect(run.stderr()).not.toMatch(/FwdTok123456|abcdefgh12345/);
   });
 });
