@@ -1,3 +1,6 @@
+// Just past 300 lines: the login verb with its three ways in (browser, device, token), their help
+// and the refusals that keep a credential from being sent where it does not belong; each way is one
+// call into src/auth, so splitting it would scatter one verb's options from their checks.
 import { Command, Option } from 'commander';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
