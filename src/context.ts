@@ -111,6 +111,12 @@ export interface Context {
    * profile named by -p / SVC_PROFILE that does not exist is an error (exit 5, did you mean …?).
    */
   profileSettings(): Settings;
+  /**
+   * profileSettings(), for a command that reads or writes the profile's own settings (config get,
+   * set, unset, ls): with none active while other profiles exist, "default" would be a profile
+   * nobody made, so that is an error too (exit 5). Flags and env vars alone need no profile.
+   */
+  ownProfileSettings(): Settings;
   credentials(): CredentialSource;
   /** The API client for the resolved profile (made once, on first use). */
   api(): Promise<ApiClient>;
@@ -233,6 +239,11 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       if (s.profileSource === 'profile' && !store.hasProfile(s.profile)) {
         throw missingActiveProfileError(s.profile, Object.keys(store.profiles()));
       }
+      return s;
+    },
+    ownProfileSettings() {
+      const s = ctx.profileSettings();
+      const store = ctx.store();
       // None active and no "default" while other profiles exist: "default" would be a profile
       // nobody made (README). Only a first run, with no profile at all, uses (and creates) it.
       const names = Object.keys(store.profiles());
@@ -272,7 +283,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
         if (!baseUrl) {
           // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting;
           // so is an active profile that is gone, or none active while other profiles exist.
-          ctx.profileSettings();
+          ctx.ownProfileSettings();
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
             hint: `run \`svc sandbox start\` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / \`svc ${profileFlag(s)}config set base_url URL\``,
           });

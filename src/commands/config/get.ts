@@ -7,7 +7,7 @@ import { checkKey, KEYS } from './shared.js';
 
 export async function runConfigGet(ctx: Context, rawKey: string): Promise<void> {
   const key = checkKey(rawKey);
-  const settings = ctx.profileSettings();
+  const settings = ctx.ownProfileSettings();
   const value = settings.values[key];
   if (value === undefined) {
     throw new NotFoundError(`${key} is not set for profile "${settings.profile}"`, {

@@ -13,7 +13,7 @@ const PROFILE_FROM: Record<SettingSource, string> = {
 };
 
 export async function runConfigLs(ctx: Context): Promise<void> {
-  const settings = ctx.profileSettings();
+  const settings = ctx.ownProfileSettings();
   const rows = PROFILE_KEYS.map((key) => ({
     key,
     value: settings.values[key] === undefined ? null : shownSetting(key, settings.values[key]),

@@ -37,7 +37,7 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
       hint: 'svc did not save it; credentials go in the credential store: `svc login`, or SVC_TOKEN',
     });
   const settings = ctx.settings();
-  if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.profileSettings();
+  if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.ownProfileSettings();
   if (key === 'base_url' || key === 'app_url') checkUrlSetting(key, value, 'profile', settings.profile);
   if (key === 'base_url') checkBaseUrlPath(value, 'profile', settings.profile);
   const check = key === 'tenant' ? await checkTenant(ctx, value) : undefined;

@@ -6,7 +6,7 @@ import { checkKey, KEYS } from './shared.js';
 
 export async function runConfigUnset(ctx: Context, rawKey: string): Promise<void> {
   const key = checkKey(rawKey);
-  const settings = ctx.profileSettings();
+  const settings = ctx.ownProfileSettings();
   const profile = settings.profile;
   const was = await ctx.store().unsetProfileValue(profile, key);
   if (ctx.out.isMachine) return ctx.out.json({ profile, key, value: null, changed: was });
