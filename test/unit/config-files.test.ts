@@ -209,7 +209,7 @@ describe('settings', () => {
   it.each([
     ['base_url', 'flag', '--base-url'],
     ['app_url', 'flag', '--app-url'],
-    ['client_id', 'flag', 'client_id'],
+    ['client_id', 'flag', '--client-id'],
     ['tenant', 'env', 'SVC_TENANT'],
     ['org', 'profile', 'org in profile "work"'],
     ['base_url', 'default', 'base_url in profile "work"'],
