@@ -12,7 +12,7 @@ import { SvcError } from '../errors.js';
 import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
-import type { SecretIntent } from '../system/secret-file.js';
+import { SecretFile, type SecretIntent } from '../system/secret-file.js';
 
 /**
  * What a --secret-file waits for, recorded while its request is in flight (SecretFile): a run
@@ -26,6 +26,23 @@ export function secretIntent(
   rerun = `the same command with --idempotency-key ${key}`,
 ): SecretIntent {
   return { records: join(stateDir(ctx.env), 'secret-files'), key, made, find, rerun };
+}
+
+/**
+ * The `--secret-file` a create or rotate writes, made (0600, new) before the request with the
+ * record of what it waits for (secretIntent); none when the secret goes to stdout.
+ */
+export function secretFileFor(
+  ctx: Context,
+  path: string | undefined,
+  key: string,
+  made: string,
+  find: string,
+  rerun?: string,
+): Promise<SecretFile | undefined> {
+  return path
+    ? SecretFile.create(path, '--secret-file', secretIntent(ctx, key, made, find, rerun))
+    : Promise.resolve(undefined);
 }
 
 /** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
@@ -79,8 +96,10 @@ export async function createOnce<T>(
     with: (key) => `--idempotency-key ${key}`,
     included: noun === 'API key' ? 'the key' : 'secret',
   },
+  // The key svc chose already when it had to name it first (a --secret-file's record); a key svc
+  // chose was never sent before this run, so its stored answer is this run's own (mayBeStale).
+  key = given ?? newIdempotencyKey(),
 ): Promise<Creation<T>> {
-  const key = given ?? newIdempotencyKey();
   try {
     const { data, response } = await request(key).withResponse();
     const byEarlierRun = response.replayed && !response.afterLostAnswer;
@@ -185,13 +204,20 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
   rotated: Rotated,
   request: (key: string) => ApiPromise<T>,
   now: () => Promise<{ secret_rotated_at?: string | null }>,
+  key = given ?? newIdempotencyKey(),
 ): Promise<Creation<T>> {
-  const creation = await createOnce(given, 'rotation', request, {
-    with: () => '',
-    included: null,
-    hint: (key) =>
-      `${rotated.old}; re-run with: ${rotated.rerun(key)} to get the new secret without rotating again (the platform keeps it for ${KEY_KEPT})`,
-  });
+  const creation = await createOnce(
+    given,
+    'rotation',
+    request,
+    {
+      with: () => '',
+      included: null,
+      hint: (key) =>
+        `${rotated.old}; re-run with: ${rotated.rerun(key)} to get the new secret without rotating again (the platform keeps it for ${KEY_KEPT})`,
+    },
+    key,
+  );
   if (!creation.mayBeStale) return creation;
   const current = await now();
   if (current.secret_rotated_at !== creation.data.secret_rotated_at) {

@@ -30,12 +30,7 @@ export class ApiKeys {
 
   /** The tenant's keys (never the keys themselves). */
   list(tenant: string, options?: CallOptions): ApiPromise<{ items: ApiKey[]; withheld?: number }> {
-    const operation = {
-      method: 'GET',
-      path: path`/v1/tenants/${tenant}/api-keys`,
-      schema: ApiKeyList,
-      notFound: TenantNotFoundError,
-    } as const;
+    const operation = listOperation(tenant);
     return this.transport.page(operation, { tenant, ...options });
   }
 
@@ -44,12 +39,7 @@ export class ApiKeys {
    * read from here), with `withheld` as the first page gives it.
    */
   async listEvery(tenant: string, options?: CallOptions): Promise<{ items: ApiKey[]; withheld?: number }> {
-    const operation = {
-      method: 'GET',
-      path: path`/v1/tenants/${tenant}/api-keys`,
-      schema: ApiKeyList,
-      notFound: TenantNotFoundError,
-    } as const;
+    const operation = listOperation(tenant);
     let withheld: number | undefined;
     const items: ApiKey[] = [];
     const pages = this.transport.all<ApiKey, Page<ApiKey> & { withheld?: number }>(
@@ -73,4 +63,14 @@ export class ApiKeys {
     } as const;
     return this.transport.call(operation, { tenant, ...options });
   }
+}
+
+/** GET of a tenant's key list: one page (list) or all of them (listEvery). */
+function listOperation(tenant: string) {
+  return {
+    method: 'GET',
+    path: path`/v1/tenants/${tenant}/api-keys`,
+    schema: ApiKeyList,
+    notFound: TenantNotFoundError,
+  } as const;
 }

@@ -9,7 +9,6 @@ import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
-import { SecretFile } from '../../system/secret-file.js';
 import { shellWord } from '../../system/shell-words.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import {
@@ -18,7 +17,7 @@ import {
   createOnce,
   earlierRunNote,
   idempotencyKeyHelp,
-  secretIntent,
+  secretFileFor,
 } from '../replayed-creation.js';
 import { clientFields } from './shared.js';
 
@@ -114,38 +113,38 @@ export async function printClientWithSecret(
 
 export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions): Promise<void> {
   const key = options.idempotencyKey ?? newIdempotencyKey();
-  const file = options.secretFile
-    ? await SecretFile.create(
-        options.secretFile,
-        '--secret-file',
-        secretIntent(
-          ctx,
-          key,
-          `an OAuth client named ${quoted(options.name)}`,
-          `see it with: ${svcCommand(ctx.settings(), 'oauth ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'oauth delete CLIENT_ID --yes')}`,
-        ),
-      )
-    : undefined;
+  const file = await secretFileFor(
+    ctx,
+    options.secretFile,
+    key,
+    `an OAuth client named ${quoted(options.name)}`,
+    `see it with: ${svcCommand(ctx.settings(), 'oauth ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'oauth delete CLIENT_ID --yes')}`,
+  );
   let data: OAuthClientWithSecret;
   let creation: Creation<OAuthClientWithSecret>;
   try {
     const platform = await ctx.platform();
-    creation = await createOnce(key, 'client', (idempotencyKey) =>
-      platform.oauth.clients.create(
-        {
-          name: options.name,
-          ...(options.description === undefined ? {} : { description: options.description }),
-          redirect_uris: options.redirectUris,
-          ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
-          scopes: options.scopes,
-          ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
-          ...(options.refreshTokenLifetime === undefined
-            ? {}
-            : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
-          pkce_required: options.pkceRequired,
-        },
-        { idempotencyKey },
-      ),
+    creation = await createOnce(
+      options.idempotencyKey,
+      'client',
+      (idempotencyKey) =>
+        platform.oauth.clients.create(
+          {
+            name: options.name,
+            ...(options.description === undefined ? {} : { description: options.description }),
+            redirect_uris: options.redirectUris,
+            ...(options.grantTypes ? { grant_types: options.grantTypes } : {}),
+            scopes: options.scopes,
+            ...(options.tokenLifetime === undefined ? {} : { token_lifetime_seconds: options.tokenLifetime }),
+            ...(options.refreshTokenLifetime === undefined
+              ? {}
+              : { refresh_token_lifetime_seconds: options.refreshTokenLifetime }),
+            pkce_required: options.pkceRequired,
+          },
+          { idempotencyKey },
+        ),
+      undefined,
+      key,
     );
     data = creation.mayBeStale
       ? await clientNow(platform, commandLine(ctx.settings()), creation.data, creation.key)

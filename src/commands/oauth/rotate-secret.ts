@@ -3,10 +3,9 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
-import { SecretFile } from '../../system/secret-file.js';
 import { shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { earlierRotationNote, rotateOnce, secretIntent } from '../replayed-creation.js';
+import { earlierRotationNote, rotateOnce, secretFileFor } from '../replayed-creation.js';
 import { printClientWithSecret } from './create.js';
 
 export interface RotateSecretOptions {
@@ -35,25 +34,20 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(options.clientId)}${rest} --yes`);
   const to = options.secretFile ? ` --secret-file ${shellWord(options.secretFile)}` : '';
   const key = options.idempotencyKey ?? newIdempotencyKey();
-  const file = options.secretFile
-    ? await SecretFile.create(
-        options.secretFile,
-        '--secret-file',
-        secretIntent(
-          ctx,
-          key,
-          `a new secret of ${what} (its old secret stopped working then)`,
-          `see whether it was rotated then with: ${svcCommand(ctx.settings(), `oauth get ${shellWord(options.clientId)}`)}`,
-          command(` --idempotency-key ${shellWord(key)}${to}`),
-        ),
-      )
-    : undefined;
+  const file = await secretFileFor(
+    ctx,
+    options.secretFile,
+    key,
+    `a new secret of ${what} (its old secret stopped working then)`,
+    `see whether it was rotated then with: ${svcCommand(ctx.settings(), `oauth get ${shellWord(options.clientId)}`)}`,
+    command(` --idempotency-key ${shellWord(key)}${to}`),
+  );
   let data: OAuthClientWithSecret;
   let replayed = false;
   try {
     const platform = await ctx.platform();
     const rotation = await rotateOnce(
-      key,
+      options.idempotencyKey,
       {
         what,
         old: `${what}'s current secret may already have stopped working`,
@@ -62,6 +56,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
       },
       (idempotencyKey) => platform.oauth.clients.rotateSecret(options.clientId, { idempotencyKey }),
       () => platform.oauth.clients.get(options.clientId),
+      key,
     );
     data = rotation.data;
     replayed = rotation.byEarlierRun;

@@ -75,17 +75,22 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
     ctx,
     options.secret,
     async () => {
-      const creation = await createOnce(key, 'webhook', (idempotencyKey) =>
-        platform.webhooks.create(
-          {
-            url: options.url,
-            event_types: options.eventTypes as EventType[],
-            ...(options.description === undefined ? {} : { description: options.description }),
-            ...(options.maxAttempts === undefined ? {} : { max_attempts: options.maxAttempts }),
-            ...(options.disabled ? { status: 'disabled' as const } : {}),
-          },
-          { idempotencyKey },
-        ),
+      const creation = await createOnce(
+        options.idempotencyKey,
+        'webhook',
+        (idempotencyKey) =>
+          platform.webhooks.create(
+            {
+              url: options.url,
+              event_types: options.eventTypes as EventType[],
+              ...(options.description === undefined ? {} : { description: options.description }),
+              ...(options.maxAttempts === undefined ? {} : { max_attempts: options.maxAttempts }),
+              ...(options.disabled ? { status: 'disabled' as const } : {}),
+            },
+            { idempotencyKey },
+          ),
+        undefined,
+        key,
       );
       if (!creation.mayBeStale) return creation.data;
       const now = await webhookNow(platform, commandLine(ctx.settings()), creation.data, creation.key);

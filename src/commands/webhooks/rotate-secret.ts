@@ -44,7 +44,7 @@ export async function runWebhooksRotateSecret(
     options.secret,
     async () => {
       const rotation = await rotateOnce(
-        key,
+        options.idempotencyKey,
         {
           what,
           old: `${what}'s signing secret may already have been rotated out (it signs for 24 hours more)`,
@@ -53,6 +53,7 @@ export async function runWebhooksRotateSecret(
         },
         (idempotencyKey) => platform.webhooks.rotateSecret(options.webhook, { idempotencyKey }),
         () => platform.webhooks.get(options.webhook),
+        key,
       );
       replayed = rotation.byEarlierRun;
       if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));

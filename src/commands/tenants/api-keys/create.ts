@@ -8,7 +8,6 @@ import type { Context } from '../../../context.js';
 import { SvcError, UsageError } from '../../../errors.js';
 import { newIdempotencyKey } from '../../../http/idempotency.js';
 import type { Platform } from '../../../platform/index.js';
-import { SecretFile } from '../../../system/secret-file.js';
 import { shellWord } from '../../../system/shell-words.js';
 import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
@@ -18,7 +17,7 @@ import {
   earlierRunNote,
   goneSince,
   idempotencyKeyHelp,
-  secretIntent,
+  secretFileFor,
 } from '../../replayed-creation.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
@@ -99,32 +98,32 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   // The file exists (0600, new) before the key does: a bad path fails before anything is created.
   const key = options.idempotencyKey ?? newIdempotencyKey();
   const keys = (rest: string) => svcCommand(ctx.settings(), `tenants api-keys ${rest}`);
-  const file = options.secretFile
-    ? await SecretFile.create(
-        options.secretFile,
-        '--secret-file',
-        secretIntent(
-          ctx,
-          key,
-          `a ${kind} API key of ${tenant.id}`,
-          `see it with: ${keys(`ls ${shellWord(tenant.id)}`)}, and if nobody holds its key, revoke it with: ${keys(`revoke ${shellWord(tenant.id)} KEY_ID --yes`)}`,
-        ),
-      )
-    : undefined;
+  const file = await secretFileFor(
+    ctx,
+    options.secretFile,
+    key,
+    `a ${kind} API key of ${tenant.id}`,
+    `see it with: ${keys(`ls ${shellWord(tenant.id)}`)}, and if nobody holds its key, revoke it with: ${keys(`revoke ${shellWord(tenant.id)} KEY_ID --yes`)}`,
+  );
   let data: ApiKeyCreated;
   let creation: Creation<ApiKeyCreated>;
   try {
     const platform = await ctx.platform();
-    creation = await createOnce(key, 'API key', (idempotencyKey) =>
-      platform.tenants.apiKeys.create(
-        tenant.id,
-        {
-          kind,
-          ...(options.name ? { name: options.name } : {}),
-          ...(justification ? { justification } : {}),
-        },
-        { idempotencyKey },
-      ),
+    creation = await createOnce(
+      options.idempotencyKey,
+      'API key',
+      (idempotencyKey) =>
+        platform.tenants.apiKeys.create(
+          tenant.id,
+          {
+            kind,
+            ...(options.name ? { name: options.name } : {}),
+            ...(justification ? { justification } : {}),
+          },
+          { idempotencyKey },
+        ),
+      undefined,
+      key,
     );
     data = creation.mayBeStale ? await asItIsNow(ctx, platform, creation.data, creation.key) : creation.data;
     if (file) await file.write(data.key, 'key');
