@@ -13,8 +13,8 @@ import { CallerForecast, notChecked } from '../roles/holds.js';
  * .discard), so a dry run never says "would be replayed" of what the platform refuses the caller.
  * Read once: GET /v1/me's `permissions` (live, the tenant's, readable with no permission); from a
  * server that does not give them, the caller's own assignments and the roles' permissions
- * (CallerForecast, which takes role.read). Undefined when neither can be read (the real run
- * reports the platform's answers); a read that went unanswered stops the dry run (exit 1,
+ * (CallerForecast, which takes role.read). Undefined when neither can be read, with a warning
+ * that the dry run cannot tell (the real run reports the platform's answers); a read that went unanswered stops the dry run (exit 1,
  * not_checked): it cannot tell `rows`.
  */
 export async function callerAuthority(
@@ -26,6 +26,13 @@ export async function callerAuthority(
   if (!tenant) return undefined;
   const unanswered = (read: string, error: unknown) =>
     notChecked(`could not learn what you hold (${read}: ${(error as Error).message})`, rows);
+  // Nothing to judge by: said, so a plan of "would be replayed" is not read as checked (review14 R1).
+  const cannotTell = (read: string, error: unknown) => {
+    ctx.out.warn(
+      `could not learn what you hold (${read}: ${(error as Error).message}), so this dry run cannot tell ${rows}; the real run reports the platform's answers`,
+    );
+    return undefined;
+  };
   try {
     const me = await platform.me.get({ signal: ctx.signal });
     const held = (me as { permissions?: unknown }).permissions;
@@ -37,7 +44,7 @@ export async function callerAuthority(
   } catch (error) {
     if (!lookupMayFail(error)) throw error;
     if (isUnanswered(error)) throw unanswered('GET /v1/me', error);
-    return undefined;
+    return cannotTell('GET /v1/me', error);
   }
   const roles: Role[] = [];
   try {
@@ -45,7 +52,7 @@ export async function callerAuthority(
   } catch (error) {
     if (!lookupMayFail(error)) throw error;
     if (isUnanswered(error)) throw unanswered('GET /v1/roles', error);
-    return undefined;
+    return cannotTell('GET /v1/roles', error);
   }
   return new CallerForecast(ctx, platform, tenant, roles).authority(rows);
 }
