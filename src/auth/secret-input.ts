@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
-import { readSecretInputBytes, readStreamAtMost, SECRET_INPUT_LIMIT } from '../system/input.js';
+import { readSecretInputBytes, readSecretStdin } from '../system/input.js';
 import { controlCharacterIn, secretFromText } from '../system/secret-text.js';
 
 /**
@@ -69,12 +69,7 @@ export async function readSecret(
         hint: `pipe it in, e.g. \`${sym.ellipsis} --${name}-stdin < ${name}.txt\``,
       });
     }
-    return cleanSecret(
-      ctx,
-      label,
-      'standard input',
-      (await readStreamAtMost(ctx.io.stdin, SECRET_INPUT_LIMIT, 'standard input')).toString('utf8'),
-    );
+    return cleanSecret(ctx, label, 'standard input', (await readSecretStdin(ctx.io.stdin)).toString('utf8'));
   }
   const fromEnv = options.env ? ctx.env[options.env] : undefined;
   if (options.env && fromEnv !== undefined && fromEnv !== '')

@@ -3,9 +3,23 @@ import type { Readable } from 'node:stream';
 import { type NotUtf8, notUtf8 } from '../api/utf8.js';
 import { UsageError } from '../errors.js';
 
-export async function readStream(stream: Readable): Promise<Buffer> {
+/**
+ * A stream's bytes, to its end; past `limit` bytes (a secret's input) a UsageError naming `what`,
+ * so an endless stream such as `< /dev/zero` is never read into memory.
+ */
+export async function readStream(
+  stream: Readable,
+  limit = Number.POSITIVE_INFINITY,
+  what = 'input',
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > limit) throw tooLong(what, limit, true);
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks);
 }
 
@@ -32,21 +46,9 @@ const tooLong = (what: string, limit: number, piped = false) =>
       : 'a secret is one key or token: check the path (a device such as /dev/zero or a large file is not one)',
   });
 
-/**
- * Like readStream, but stops once more than `limit` bytes came: a UsageError naming `what`
- * (an endless stream such as `< /dev/zero` must not be read into memory).
- */
-export async function readStreamAtMost(stream: Readable, limit: number, what: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += bytes.length;
-    if (size > limit) throw tooLong(what, limit, true);
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks);
-}
+/** A secret given on standard input (a token, a client secret), read at most SECRET_INPUT_LIMIT deep. */
+export const readSecretStdin = (stdin: Readable): Promise<Buffer> =>
+  readStream(stdin, SECRET_INPUT_LIMIT, 'standard input');
 
 /**
  * The bytes of a secret input (FILE, or standard input for `-`), read at most `limit` bytes
@@ -60,7 +62,7 @@ export async function readSecretInputBytes(
   limit = SECRET_INPUT_LIMIT,
 ): Promise<Buffer> {
   const what = `${flag} ${spec}`;
-  if (spec === '-') return readStreamAtMost(stdin, limit, what);
+  if (spec === '-') return readStream(stdin, limit, what);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(spec, 'r');

@@ -16,7 +16,7 @@ import { ApiError } from '../../http/errors.js';
 import { inWholeSeconds, relativeTime } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
 import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
-import { readStreamAtMost, SECRET_INPUT_LIMIT } from '../../system/input.js';
+import { readSecretStdin } from '../../system/input.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
@@ -34,7 +34,7 @@ export async function readTokenFromStdin(ctx: Context): Promise<string> {
       hint: 'pipe it in: `svc login --with-token < token.txt` or `printenv MY_TOKEN | svc login --with-token`',
     });
   }
-  const raw = (await readStreamAtMost(ctx.io.stdin, SECRET_INPUT_LIMIT, 'standard input')).toString('utf8');
+  const raw = (await readSecretStdin(ctx.io.stdin)).toString('utf8');
   if (raw.trim() === '')
     throw new UsageError('no token on standard input', { hint: 'pipe an API key or JWT into svc' });
   return cleanSecret(ctx, 'token', 'standard input', raw);
