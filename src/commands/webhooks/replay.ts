@@ -20,7 +20,7 @@ import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { callerAuthority, refusedItem } from './caller.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
-import { leftText, type Planned } from './dlq/left.js';
+import { entryFields, leftText, type Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
 import {
   DeliveryUnreadError,
@@ -405,18 +405,13 @@ async function* entries(
   for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {
       const { id, entry } = next.left;
-      const known = entry && {
-        delivery_id: entry.delivery_id,
-        event_type: entry.event_type,
-        event_id: entry.event_id,
-      };
-      yield { key: id, data: { ref: id, planned: next.left, ...known } };
+      yield { key: id, data: { ref: id, planned: next.left, ...(entry && entryFields(entry)) } };
       continue;
     }
     const e = next.queued;
     yield {
       key: e.id,
-      data: { ref: e.id, delivery_id: e.delivery_id, event_type: e.event_type, event_id: e.event_id },
+      data: { ref: e.id, ...entryFields(e) },
       // This run's own key (its retries and its resumes share it), never another run's.
       shared: QueueSnapshot.shared('replay', e, journal.run.runId),
     };

@@ -15,7 +15,7 @@ import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { callerAuthority, refusedItem } from '../caller.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './filters.js';
-import { type LeftQueue, leftText, type Planned } from './left.js';
+import { entryFields, type LeftQueue, leftText, type Planned } from './left.js';
 import { QueueSnapshot, withLaterNoted } from './queue.js';
 
 export interface DiscardOptions extends BulkFlags {
@@ -104,7 +104,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
   const seen = async ({ id, listed }: Target, signal: AbortSignal) => {
     const entry = listed ?? (await platform.webhooks.dlq.get(webhook, id, { signal }));
     const gone = listed ? undefined : QueueSnapshot.gone(entry);
-    return { entry, gone, row: gone ? { ...about(entry), ...skip(gone) } : about(entry) };
+    return { entry, gone, row: gone ? { ...entryFields(entry), ...skip(gone) } : entryFields(entry) };
   };
   /** A dry run's view of what the caller holds (prepare): a discard the platform refuses them fails its row. */
   let authority: CallerAuthority | undefined;
@@ -123,7 +123,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
    * is true; its look-up's error fails the row, unjournaled: owed still.
    */
   const stopped = async (planned: Planned) => ({
-    ...(planned.entry ? about(planned.entry) : {}),
+    ...(planned.entry ? entryFields(planned.entry) : {}),
     ...queue!.leftWhileStopped(planned),
   });
   const work: Worker<Target> = async (item, context) => {
@@ -141,7 +141,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
       const { data: done, response } = await platform.webhooks.dlq
         .discard(webhook, item.data.id, { signal: context.signal, idempotencyKey })
         .withResponse();
-      const detail = about(done);
+      const detail = entryFields(done);
       // A stored answer is not this run's to claim: the key is shared by every run that saw the
       // entry queued, and after a lost answer (response.afterLostAnswer) the stored discard may be
       // this run's attempt or another run's that came first; nothing tells them apart. Skipped,
@@ -154,7 +154,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
       const { entry, gone } = await QueueSnapshot.whereNow(error, () =>
         platform.webhooks.dlq.get(webhook, item.data.id, { signal: context.signal }),
       );
-      return { ...about(entry), ...skip(gone) };
+      return { ...entryFields(entry), ...skip(gone) };
     }
   };
   const verb: BulkVerb<Target, DiscardRow> = {
@@ -211,13 +211,6 @@ interface Target {
   /** An entry the run this one resumes took, gone from the queue while it was stopped. */
   planned?: Planned;
 }
-
-/** What a row says of the entry: the delivery and event it holds. */
-const about = (entry: DlqEntry) => ({
-  delivery_id: entry.delivery_id,
-  event_type: entry.event_type,
-  event_id: entry.event_id,
-});
 
 /**
  * The queue's entries, each kept in the journal's plan as the run takes it (`record`), then those

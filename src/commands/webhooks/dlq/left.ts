@@ -4,6 +4,13 @@
  */
 import type { DlqEntry } from '../../../api/schemas/webhooks.js';
 
+/** What a row of `replay --dlq` or `dlq discard` says of an entry: the delivery and event it holds. */
+export const entryFields = (entry: DlqEntry) => ({
+  delivery_id: entry.delivery_id,
+  event_type: entry.event_type,
+  event_id: entry.event_id,
+});
+
 /** What happened to an entry that left the queue, as a row says it. */
 export type LeftQueue =
   | { reason: 'already_replayed'; replayed_as?: string }
