@@ -35,6 +35,29 @@ export async function createClient(sandbox: Sandbox, body: Record<string, unknow
   return response.body;
 }
 
+/** A caller of the sandbox's routes: a token and its tenant (useGrantRules' `admin()`, `as(user)`). */
+export type Caller = { token: string; tenant: string };
+
+/**
+ * An OAuth client's changes through the routes, as `caller`, and what the sandbox holds of it:
+ * what the reach tests of test/sandbox try a client with.
+ */
+export function clientChanges(sandbox: () => Sandbox, key: () => string) {
+  return {
+    patch: (caller: Caller, id: string, body: Record<string, unknown>) =>
+      call(sandbox(), 'PATCH', `/v1/oauth/clients/${id}`, { ...caller, body }),
+    rotate: (caller: Caller, id: string) =>
+      call(sandbox(), 'POST', `/v1/oauth/clients/${id}/rotate-secret`, {
+        ...caller,
+        body: { idempotency_key: key() },
+      }),
+    stored: (id: string) => {
+      const c = sandbox().state.oauth.clients.get(id)!;
+      return { scopes: c.scopes, redirect_uris: c.redirect_uris, secret_rotated_at: c.secret_rotated_at };
+    },
+  };
+}
+
 export function authorizeUrl(sandbox: Sandbox, params: Record<string, string | undefined>): string {
   const url = new URL('/oauth/authorize', sandbox.url);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);

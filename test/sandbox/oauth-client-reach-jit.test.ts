@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { codeTokens } from '../helpers/oauth.js';
+import { type Caller, clientChanges, codeTokens } from '../helpers/oauth.js';
 import { call, useGrantRules } from '../helpers/sandbox.js';
 
 // Session 14 (escalate13's OAuth finding, held just in time): a client's reach was judged on the
@@ -25,23 +25,12 @@ async function client(scopes: string[]) {
   return r.body as { client_id: string; client_secret: string };
 }
 
-type Caller = { token: string; tenant: string };
 const create = (caller: Caller, scopes: string[]) =>
   call(sandbox(), 'POST', '/v1/oauth/clients', {
     ...caller,
     body: { name: `Holder ${key()}`, redirect_uris: [HOLDER_URI], scopes, idempotency_key: key() },
   });
-const patch = (caller: Caller, id: string, body: Record<string, unknown>) =>
-  call(sandbox(), 'PATCH', `/v1/oauth/clients/${id}`, { ...caller, body });
-const rotate = (caller: Caller, id: string) =>
-  call(sandbox(), 'POST', `/v1/oauth/clients/${id}/rotate-secret`, {
-    ...caller,
-    body: { idempotency_key: key() },
-  });
-const stored = (id: string) => {
-  const c = sandbox().state.oauth.clients.get(id)!;
-  return { scopes: c.scopes, redirect_uris: c.redirect_uris, secret_rotated_at: c.secret_rotated_at };
-};
+const { patch, rotate, stored } = clientChanges(sandbox, key);
 
 const ADMIN_UNTIL = (until: string) =>
   `you hold those of admin (every permission of the tenant; 26 of them: account.read, account.write, ai_copilot.use, ai_copilot.use.fx, api_key.manage and 21 more) only until ${until}; have someone who holds them without an end date do it`;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   authorizationCode,
   authorizeUrl,
+  clientChanges,
   codeTokens,
   consent,
   pkce,
@@ -57,17 +58,7 @@ async function trustedClient(scopes = ['read:reconciliations']) {
   return r.body as { client_id: string; client_secret: string };
 }
 
-const patch = (caller: { token: string; tenant: string }, id: string, body: Record<string, unknown>) =>
-  call(sandbox(), 'PATCH', `/v1/oauth/clients/${id}`, { ...caller, body });
-const rotate = (caller: { token: string; tenant: string }, id: string) =>
-  call(sandbox(), 'POST', `/v1/oauth/clients/${id}/rotate-secret`, {
-    ...caller,
-    body: { idempotency_key: key() },
-  });
-const stored = (id: string) => {
-  const c = sandbox().state.oauth.clients.get(id)!;
-  return { scopes: c.scopes, redirect_uris: c.redirect_uris, secret_rotated_at: c.secret_rotated_at };
-};
+const { patch, rotate, stored } = clientChanges(sandbox, key);
 
 const VIEWER_LACKS_FOR_ADMIN =
   'admin (every permission of the tenant; you lack 22 of them: account.write, ai_copilot.use, ai_copilot.use.fx, api_key.manage, audit_trail.read and 17 more)';
