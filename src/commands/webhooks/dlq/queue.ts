@@ -279,18 +279,12 @@ export class QueueSnapshot {
       { ...this.#query(), limit: PAGE },
       { signal },
       ({ items }) => {
-        page = [];
-        for (const entry of items) {
-          const limit = this.#limit;
-          if (listed++ >= bound || (limit !== undefined && this.#handed.size >= limit)) {
-            over = true;
-            break;
-          }
-          if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
-          this.#handed.add(entry.id);
-          page.push(entry);
-        }
-        if (page.length > 0) taken?.(page.map((entry) => entry.id));
+        const limit = this.#limit;
+        ({ page, stopped: over } = this.#hand(
+          items,
+          () => listed++ >= bound || (limit !== undefined && this.#handed.size >= limit),
+          taken,
+        ));
       },
     );
     // The page's first entry hands out what it takes (the page, read as it came); its others, nothing.
@@ -301,6 +295,30 @@ export class QueueSnapshot {
       if (over) return;
     }
     if (settled) yield* this.#again(bound, settled, signal, taken);
+  }
+
+  /**
+   * The entries of a listed page the run takes: up to the first for which `stop` is true (`stopped`),
+   * leaving out the run's own replays (`ours`) and entries it took already; `taken` is told them.
+   */
+  #hand(
+    items: DlqEntry[],
+    stop: () => boolean,
+    taken?: (ids: string[]) => void,
+  ): { page: DlqEntry[]; stopped: boolean } {
+    const page: DlqEntry[] = [];
+    let stopped = false;
+    for (const entry of items) {
+      if (stop()) {
+        stopped = true;
+        break;
+      }
+      if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
+      this.#handed.add(entry.id);
+      page.push(entry);
+    }
+    if (page.length > 0) taken?.(page.map((entry) => entry.id));
+    return { page, stopped };
   }
 
   /**
@@ -336,16 +354,15 @@ export class QueueSnapshot {
       const pages = this.platform.webhooks.dlq.listAll(this.webhook, query, { signal }, (p) => {
         // The first page's total: the queued entries of the run's part of the queue as this listing starts.
         total ??= p.total;
-        page = [];
-        for (const entry of p.items) {
-          seen++;
-          if (this.#handed.size >= cap()) break;
-          if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
-          this.#handed.add(entry.id);
-          page.push(entry);
-        }
+        ({ page } = this.#hand(
+          p.items,
+          () => {
+            seen++;
+            return this.#handed.size >= cap();
+          },
+          taken,
+        ));
         fresh += page.length;
-        if (page.length > 0) taken?.(page.map((entry) => entry.id));
       });
       for await (const _ of pages) {
         const next = page;
