@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
+import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { makeDirectories } from '../system/directories.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
@@ -165,7 +166,17 @@ export class Journal {
   }
 
   anchor(compute: () => number): number {
-    this.#anchorMs ??= Math.floor(compute() / 1000) * 1000;
+    if (this.#anchorMs !== undefined) return this.#anchorMs;
+    this.#anchorMs = Math.floor(compute() / 1000) * 1000;
+    // A new run's start is its anchor when the clocks agree: a DLQ run anchors after counting its
+    // queue, maybe a second after it opened, and its lines (resuming(), noteLater) name one start.
+    if (
+      !this.run.resumed &&
+      !this.#started &&
+      Math.abs(this.#anchorMs - this.run.startedAtMs) < CLOCK_SKEW_MS
+    ) {
+      this.run.startedAtMs = this.#anchorMs;
+    }
     return this.#anchorMs;
   }
 

@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import type { SvcError } from '../errors.js';
 import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
+import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { lastWordOnExit } from '../system/interrupts.js';
 import { abandonedRun, finishDryRun, finishRun } from './finish.js';
 import { withCompactHeap } from './heap.js';
@@ -300,7 +301,7 @@ function resuming(journal: Journal, done: number, left: number | undefined, dryR
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
   const anchor = journal.knownAnchor();
   const started =
-    anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= 60_000
+    anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
       ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's)`
       : isoSeconds(journal.run.startedAtMs);
   return `${what} the run started at ${started}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})`;

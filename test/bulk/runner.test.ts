@@ -63,6 +63,23 @@ describe('Journal', () => {
     );
   });
 
+  it("names a new run's start as its anchor when that is under a minute off (one start in every line, CI s14)", () => {
+    const path = join(dir(), 'j.ndjson');
+    // Opened in one second, anchored in the next (a DLQ run anchors after counting its queue).
+    const j = Journal.load(path, 'op-1', () => NOW + 999);
+    expect(j.anchor(() => NOW + 1_200)).toBe(NOW + 1_000);
+    expect(j.run.startedAtMs).toBe(NOW + 1_000);
+    j.start();
+    expect(JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!)).toMatchObject({
+      started_at: '2026-01-15T09:30:01Z',
+      anchor: '2026-01-15T09:30:01Z',
+    });
+    // A platform clock hours off keeps both: the resumed run names the two (resuming()).
+    const far = Journal.load(join(dir(), 'j.ndjson'), 'op-1', now);
+    far.anchor(() => NOW + 7_200_000);
+    expect(far.run.startedAtMs).toBe(NOW);
+  });
+
   it('refuses another operation, and a journal without a run', () => {
     const path = join(dir(), 'j.ndjson');
     Journal.load(path, 'op-1', now).start();
