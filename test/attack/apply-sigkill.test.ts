@@ -16,7 +16,8 @@ import { cases, killedAfter } from './lib.js';
 // Killed after USERS + 200 result lines of 2 × USERS grants: well inside the run either way.
 const USERS = cases(500, 1500);
 const sandbox = useSandbox({ users: USERS });
-const env = sandboxEnv(sandbox);
+// No SVC_TENANT: it would bound svc apply to one tenant, and the file names two.
+const env = sandboxEnv(sandbox, { SVC_TENANT: '' });
 
 const users = Array.from({ length: USERS }, (_, i) => user(i + 1));
 const FILE = `version: 1

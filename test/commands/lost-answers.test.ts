@@ -229,7 +229,8 @@ describe('svc apply --prune, answers lost', () => {
       proxy().reset();
       const r = await svc.run(['apply', '-f', file, '--yes', '--prune', '--ndjson'], {
         ...real,
-        env: { SVC_BASE_URL: proxy().url },
+        // No SVC_TENANT: it would bound svc apply to acme-treasury.
+        env: { SVC_BASE_URL: proxy().url, SVC_TENANT: undefined },
       });
       expect(r.code, r.stderr).toBe(0);
       const rows = ndjson(r.stdout);

@@ -30,8 +30,10 @@ export function useSandbox(options: SandboxOptions = {}): () => Sandbox {
  * admin in Acme Treasury (SVC_TOKEN, SVC_TENANT), with temporary config, state and cache
  * directories, NO_COLOR, and the clock at FIXED_NOW. `context()` gives a Context for a verb's
  * run function; `run()` runs a whole command line. Options override any of it per call.
+ * `{ tenant: false }`: no SVC_TENANT, for svc plan and svc apply, which take it as a bound
+ * (an access file names its own tenants).
  */
-export function useSandboxContext(options: SandboxOptions = {}) {
+export function useSandboxContext(options: SandboxOptions = {}, run: { tenant?: false } = {}) {
   const sandbox = useSandbox(options);
   const dirs = useTempDirs();
   const opened: Context[] = [];
@@ -42,7 +44,7 @@ export function useSandboxContext(options: SandboxOptions = {}) {
     ...dirs(),
     SVC_BASE_URL: sandbox().url,
     SVC_TOKEN: sandbox().adminToken,
-    SVC_TENANT: ACME,
+    ...(run.tenant === false ? {} : { SVC_TENANT: ACME }),
     NO_COLOR: '1',
   });
   return {

@@ -11,7 +11,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // (a saved plan reviewed on Friday and applied on Monday; a run interrupted, resumed a night
 // later, its expires_in counted from the interrupted start): its grants cannot be made, and would
 // fail again on every re-run. It is refused whole before anything is sent (exit 6), like drift.
-const svc = useSandboxContext({ users: 20 });
+const svc = useSandboxContext({ users: 20 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-apply-aged-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };

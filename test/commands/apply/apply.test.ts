@@ -14,7 +14,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // `svc apply` (issue 14): edit → plan → apply → plan shows no changes; --prune for every
 // removal; never the caller's own administration; a saved plan only on the state it was made
 // from; secrets to --secret-dir; a failed change stops what depends on it and nothing else.
-const svc = useSandboxContext({ users: 20 });
+const svc = useSandboxContext({ users: 20 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-apply-'));
 const LEDGER = tenantId('acme-ledger-uk');
 const EU = tenantId('acme-payments-eu');

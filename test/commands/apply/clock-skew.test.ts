@@ -9,7 +9,7 @@ import { call, near, sandboxNow, useSandboxContext } from '../../helpers/sandbox
 // An access file's expires_in counts from the platform's clock when it differs from this
 // machine's by more than a minute, as `roles assign --expires-in` does: svc plan shows (and a
 // saved plan keeps) the expiry svc apply then grants. The sandbox's clock is moved ahead 2 h.
-const svc = useSandboxContext({ users: 20 });
+const svc = useSandboxContext({ users: 20 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-apply-skew-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MINUTE = 60_000;

@@ -13,7 +13,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // journal's lock cannot see the other) applying the same file at once create each webhook and
 // OAuth client once, the later one told so with the id; a role the other job deleted first is
 // already removed, not a failure; a creation whose secret cannot be saved says it was made.
-const svc = useSandboxContext({ users: 20 });
+const svc = useSandboxContext({ users: 20 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-apply-concurrent-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };

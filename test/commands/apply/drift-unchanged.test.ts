@@ -10,7 +10,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // to any of them after the plan was reviewed makes `svc apply PLAN` refuse (exit 6, plan_stale)
 // before any write: a grant of a role widened since must not be made from a plan that showed the
 // role as it was. One case per kind (audit13 F7: roles and OAuth clients had none).
-const svc = useSandboxContext({ users: 40 });
+const svc = useSandboxContext({ users: 40 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-drift-unchanged-'));
 const real = { clock: { now: () => Date.now() } };
 

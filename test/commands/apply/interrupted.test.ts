@@ -11,7 +11,7 @@ import { timeless } from '../../helpers/webhooks.js';
 // being created (review s14 crash14 #3): the grants, webhook and client wait at the phase barrier
 // and are never started. The run says so — "interrupted", the changes not started counted, exit
 // 130 — and keeps its journal, so the same command resumes it; never "✓ 1 applied", exit 0.
-const svc = useSandboxContext({ users: 20 });
+const svc = useSandboxContext({ users: 20 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-apply-interrupted-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const real = { clock: { now: () => Date.now() } };

@@ -11,7 +11,7 @@ import { call, useSandbox, useSandboxContext } from '../../helpers/sandbox.js';
 // test s6, L8) restored on another platform: its ids are not there, so the file asks for them to be
 // created (--create-missing); each is created exactly once — also after a run that lost its answers —
 // both secrets are written, and the same file then plans no changes.
-const svc = useSandboxContext();
+const svc = useSandboxContext({}, { tenant: false });
 const second = useSandbox();
 const third = useSandbox();
 const dir = mkdtempSync(join(tmpdir(), 'svc-restore-'));

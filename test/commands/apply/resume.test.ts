@@ -8,7 +8,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // A run of svc apply whose creation was made by the platform but whose answer — and with it the
 // one-time secret — was lost (issue 14). The same command resumes the run with the same plan and
 // keys: the platform answers from its record, so the webhook exists once and its secret is saved.
-const svc = useSandboxContext();
+const svc = useSandboxContext({}, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-resume-'));
 
 describe('svc apply, resumed', () => {

@@ -14,7 +14,7 @@ import { bash } from '../../helpers/svc.js';
 // printed its reasons as text before the JSON error (M1); `--out -` wrote a file named `-` and
 // named a command that did not work (M2); a plan applied by another person was "your own grants
 // changed" (L1); a grant that expired since the plan "was removed" (L2).
-const svc = useSandboxContext({ users: 30 });
+const svc = useSandboxContext({ users: 30 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-saved-plan-'));
 const real = { clock: { now: () => Date.now() } };
 type Doc = Record<string, any>;

@@ -9,7 +9,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // svc apply --secret-dir names a new webhook's secret file after its URL as a person wrote it,
 // though the platform keeps (and answers) the URL percent-encoded: the same readable name an
 // OAuth client's gets (src/ascode/secrets.ts safe()).
-const svc = useSandboxContext({ users: 5 });
+const svc = useSandboxContext({ users: 5 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-secret-names-'));
 
 describe('svc apply --secret-dir', () => {

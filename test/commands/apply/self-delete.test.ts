@@ -13,7 +13,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // refuseLockout; audit13 F8): `apply --prune` deleting the caller's only administering role is
 // planned `refused` and refused whole (exit 2), and a saved plan whose deletion became such a
 // lockout after it was computed is refused at apply time (exit 6); nothing is sent either way.
-const svc = useSandboxContext({ users: 20 });
+const svc = useSandboxContext({ users: 20 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-apply-self-delete-'));
 const real = { clock: { now: () => Date.now() } };
 const ADMIN = 'usr_admin';

@@ -13,7 +13,7 @@ import { call, useSandboxContext } from '../../helpers/sandbox.js';
 // revoked the grant that made a narrowing harmless); the platform's self_assignment rule is
 // planned as `refused`; a role replaced since the plan is drift; a plan that is not one svc
 // wrote is refused in one line.
-const svc = useSandboxContext({ users: 20 });
+const svc = useSandboxContext({ users: 20 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-apply-self-'));
 const LEDGER = tenantId('acme-ledger-uk');
 const APAC = tenantId('acme-apac');

@@ -10,7 +10,7 @@ import { sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 
 // `svc export` (issue 14): the live state as an access file, which `svc plan` finds unchanged —
 // for every kind of resource — and in which an edit shows as exactly that change.
-const svc = useSandboxContext({ users: 10 });
+const svc = useSandboxContext({ users: 10 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-export-'));
 let apac: { role: string; webhook: string; client: string };
 

@@ -8,7 +8,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // A file svc knows holds a secret — an export or a saved plan with a webhook URL's `?token=` —
 // is written 0600, and svc says so (review s13, ascode F7: it was written with the umask, 0644,
 // while the warning said "keep the file private").
-const svc = useSandboxContext({ users: 5 });
+const svc = useSandboxContext({ users: 5 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-private-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const URL_WITH_TOKEN = 'https://hooks.example.com/in?token=s3cr3tTokenValue123456&x=1';

@@ -10,7 +10,7 @@ import { call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 // counts from it (review s7, finding 1): with the platform ahead, svc plan no longer promises a
 // grant the platform refuses; with it behind, a fresh export is not refused. The sandbox's clock
 // is moved ahead 2 h; "this machine ahead" is a Context clock 4 h ahead of the real one.
-const svc = useSandboxContext({ users: 20 });
+const svc = useSandboxContext({ users: 20 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-plan-expires-at-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const MINUTE = 60_000;

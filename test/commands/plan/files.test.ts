@@ -10,7 +10,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // saved over the access file; a saved plan given as the file is named as such; the file's own
 // problems are reported without the platform (an offline lint); a tenant the caller sees as
 // org_admin but holds no role in is refused for what it is (exit 4).
-const svc = useSandboxContext({ users: 5, tenants: 1 });
+const svc = useSandboxContext({ users: 5, tenants: 1 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-plan-files-'));
 const ACCESS = `version: 1\nblocks:\n  - tenants: acme-labs\n    grants:\n      - user: ${user(4)}\n        role: tenant_viewer\n`;
 

@@ -8,9 +8,10 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // svc plan / svc apply act in the tenants the file's tenants: key names (exploratory test s14
 // isolation, F1): `svc --tenant acme-labs apply -f all.yaml --yes` took the flag without a word
 // and changed the five tenants `tenants: all` named. A tenant given by --tenant bounds the run:
-// beyond it, refused (exit 2) before anything is compared or changed. (SVC_TENANT is not a bound:
-// it is every test's environment here, as a shell's may be; README says so.)
-const svc = useSandboxContext();
+// beyond it, refused (exit 2) before anything is compared or changed. SVC_TENANT is --tenant's
+// variable and bounds the same way (session 15: a CI job scoped by it changed every tenant); the
+// profile's tenant is a default for one-tenant verbs, not a bound.
+const svc = useSandboxContext({}, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-given-tenant-'));
 const real = { clock: { now: () => Date.now() } };
 const file = (name: string, tenants: string) =>
@@ -27,7 +28,7 @@ describe('a tenant given to svc plan / svc apply', () => {
   it('is a bound: a file reaching beyond it is refused (exit 2, nothing changed), a saved plan too', async () => {
     const all = file('all.yaml', 'all');
     const before = await writes(svc.sandbox());
-    const flag = { ...real, env: { SVC_TENANT: undefined } };
+    const flag = real;
     for (const verb of [['plan'], ['apply', '--yes']]) {
       expect(await svc.run(['--tenant', 'acme-labs', verb[0]!, '-f', all, ...verb.slice(1)], flag)).toEqual({
         code: 2,
@@ -49,12 +50,12 @@ describe('a tenant given to svc plan / svc apply', () => {
   it('refuses a run interrupted without it and run again with it (another operation: the run key holds the tenant)', async () => {
     const sandbox = svc.sandbox();
     const two = file('two.yaml', '[acme-labs, acme-apac]');
-    const flag = { ...real, env: { SVC_TENANT: undefined } };
+    const flag = real;
     const first = await svc.run(['apply', '-f', two], {
       ...flag,
       tty: true,
       prompter: losingAnswersOnConfirm(sandbox),
-      env: { SVC_TENANT: undefined, SVC_MAX_RETRIES: '0' },
+      env: { SVC_MAX_RETRIES: '0' },
     });
     sandbox.faults.update({ drop_rate: 0 });
     expect(first.code, first.stderr).toBe(7);
@@ -68,9 +69,37 @@ describe('a tenant given to svc plan / svc apply', () => {
     expect(await writes(sandbox)).toBe(before);
   });
 
+  it("SVC_TENANT bounds it the same way, named as the variable; a profile's tenant does not", async () => {
+    const all = file('env.yaml', 'all');
+    const before = await writes(svc.sandbox());
+    for (const verb of [['plan'], ['apply', '--yes']]) {
+      expect(
+        await svc.run([verb[0]!, '-f', all, ...verb.slice(1)], { ...real, env: { SVC_TENANT: 'acme-labs' } }),
+      ).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: SVC_TENANT=acme-labs bounds this run to one tenant, but ${all}'s tenants: key names 5 tenants (${FIVE}): svc plan and svc apply act in the tenants the file's tenants: key names; nothing was compared or changed; name only acme-labs in the file's tenants: key, or run it with SVC_TENANT unset (\`SVC_TENANT= svc …\`) to act in all of them\n`,
+      });
+    }
+    expect(await writes(svc.sandbox())).toBe(before);
+    // A profile whose tenant is acme-labs: a default, so the file's five tenants are planned.
+    const profile = { ...real, env: { SVC_PROFILE: 'ci' } };
+    expect((await svc.run(['config', 'set', 'tenant', 'acme-labs'], profile)).code).toBe(0);
+    const planned = await svc.run(['plan', '-f', all, '--ndjson'], profile);
+    expect(planned.code, planned.stderr).toBe(10);
+    expect(
+      new Set(
+        planned.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).tenant),
+      ).size,
+    ).toBe(5);
+  });
+
   it('is honoured when the file acts in it alone (by slug or id)', async () => {
     const labs = file('labs.yaml', 'acme-labs');
-    const flag = { ...real, env: { SVC_TENANT: undefined } };
+    const flag = real;
     const r = await svc.run(['--tenant', 'acme-labs', 'apply', '-f', labs, '--yes'], flag);
     expect([r.code, r.stdout.split('\t').slice(1, 5)], r.stderr).toEqual([
       0,

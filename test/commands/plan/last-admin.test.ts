@@ -11,7 +11,7 @@ import { call, sandboxNow, useSandboxContext } from '../../helpers/sandbox.js';
 // s7): a plan revoking every tenant_admin of a tenant, or moving the expiry of the grant that ends
 // last sooner, was planned as if it would go through, and svc apply stopped part-way with 409.
 // Such a change is planned as refused, as a lockout is, and svc apply sends nothing.
-const svc = useSandboxContext({ users: 5 });
+const svc = useSandboxContext({ users: 5 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-plan-last-admin-'));
 const real = { clock: { now: () => Date.now() } };
 // usr_admin's own grant ends in an hour; user(1) holds the only permanent one.

@@ -10,7 +10,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 
 // `svc plan` (issue 14): the exact difference per tenant in every output mode, exit 10 when
 // changes are pending, and not one write to the platform.
-const svc = useSandboxContext({ users: 10 });
+const svc = useSandboxContext({ users: 10 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-plan-'));
 let ids: { role: string; webhook: string; client: string };
 

@@ -9,7 +9,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // F12, F5): bidi overrides are made visible by the one terminal sanitizer, on a terminal and in
 // TSV; a webhook URL's secret query parameter is masked where the URL is a label (rows, the
 // tree, the --debug trace), and kept whole in the --json plan document svc apply reads.
-const svc = useSandboxContext({ users: 5 });
+const svc = useSandboxContext({ users: 5 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-plan-shown-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

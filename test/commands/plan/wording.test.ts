@@ -9,7 +9,7 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 // What `svc plan` says (exploratory test s10, ascode): a problem of one entry in several tenants
 // names each tenant once, however many users the entry grants to; a role the file declares with
 // an entry that is not valid is said to be that, not missing; a permanent grant is "held permanently".
-const svc = useSandboxContext({ users: 10 });
+const svc = useSandboxContext({ users: 10 }, { tenant: false });
 const dir = mkdtempSync(join(tmpdir(), 'svc-plan-wording-'));
 
 describe('svc plan wording', () => {

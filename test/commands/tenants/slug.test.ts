@@ -170,7 +170,8 @@ describe('a tenant id in upper case (RFC 9562: UUIDs are case-insensitive on inp
     const dir = mkdtempSync(join(tmpdir(), 'svc-upper-'));
     const file = join(dir, 'f.yaml');
     writeFileSync(file, `version: 1\nblocks:\n  - tenants: ${UPPER}\n    roles: []\n`);
-    const r = await svc.run(['plan', '-f', file]);
+    // Without SVC_TENANT: it bounds svc plan to acme-treasury.
+    const r = await svc.run(['plan', '-f', file], { env: { SVC_TENANT: undefined } });
     expect([r.code, r.stderr]).toEqual([0, `No changes: the live state of 1 tenant matches ${file}.\n`]);
   });
 
