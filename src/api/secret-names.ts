@@ -1,7 +1,10 @@
 /**
  * The names of fields and query parameters that hold a secret, and a URL with their values
  * masked: the rule svc's --debug trace masks by (src/http/redact.ts) and the sandbox's audit
- * trail applies to a webhook's URL, so what either shows of a URL hides the same things.
+ * trail applies to a webhook's URL, so what either shows of a URL hides the same things. A URL
+ * carries a secret exactly when redactUrlText masks something in it: `svc export` and `svc plan
+ * --out` write a file holding one 0600 and say so. That covers a credential in the path too
+ * (Slack, Discord and Teams webhooks, a random last segment: redactPathCredential).
  *
  * A name holds a secret when a secret word appears anywhere in it (`client_secret`, `api_key_v2`,
  * `password1`, `sessionToken2`, `X-Api-Key-V2`), or when it has a short secret word standing
@@ -92,7 +95,8 @@ function redactQueryText(query: string): string {
 
 /**
  * A URL given as text (a webhook's) with its secrets masked in place: the user name and
- * password, every secret-named query parameter's value, and a fragment that carries parameters
+ * password, a credential in the path (redactPathCredential), every secret-named query
+ * parameter's value, and a fragment that carries parameters
  * (`#access_token=…`) whole; every other byte is kept as stored. Text that does not parse as a URL
  * keeps all but a `scheme://user:password@` part's user name and password.
  */
@@ -104,8 +108,8 @@ export function redactUrlText(text: string): string {
 
 /**
  * A URL reference, absolute or relative (`/v1/me?token=…`, `?code=…`, as a `Location` header
- * may carry it), masked as redactUrlText masks a URL: user name and password, secret-named query
- * values, a fragment with parameters, credential shapes. Every other byte is kept.
+ * may carry it), masked as redactUrlText masks a URL: user name and password, a path credential,
+ * secret-named query values, a fragment with parameters, credential shapes. Every other byte is kept.
  */
 export function redactUrlReference(text: string): string {
   const hashAt = text.indexOf('#');
@@ -114,12 +118,60 @@ export function redactUrlReference(text: string): string {
   const queryAt = beforeHash.indexOf('?');
   const head = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
   const query = queryAt < 0 ? undefined : beforeHash.slice(queryAt + 1);
-  let out = redactUserInfo(head);
+  let out = redactUserInfo(redactPathCredential(head));
   if (query !== undefined) out += `?${redactQueryText(query)}`;
   if (hashAt >= 0) out += `#${fragment.includes('=') ? MASK : fragment}`;
   // A credential under a harmless name (`?jwt=eyJ…`, `?k=whsec_…`) by its shape (leaks11 5).
   for (const [shape, replacement] of CREDENTIAL_SHAPES) out = out.replace(shape, replacement);
   return out;
+}
+
+/**
+ * Webhook hosts that carry the credential in the URL's path (findings s14 secrets #3): the host,
+ * and the path up to the credential with the credential after it. Slack `/services/T…/B…/SECRET`,
+ * Discord `/api[/v10]/webhooks/ID/TOKEN[/slack]`, Microsoft Teams (Office 365 connectors)
+ * `…/IncomingWebhook/HEX/GUID[/V2…]`, all of it after IncomingWebhook.
+ */
+const PATH_CREDENTIAL_HOSTS: Array<[host: RegExp, path: RegExp]> = [
+  [/^hooks\.slack(-gov)?\.com$/, /^(\/services\/[^/]+\/[^/]+\/)([^/]+)/i],
+  [/^((ptb|canary)\.)?discord(app)?\.com$/, /^(\/api(?:\/v\d+)?\/webhooks\/[^/]+\/)([^/]+)/i],
+  [
+    /(^|\.)webhook\.office\.com$|^outlook\.office(365)?\.com$/,
+    /^(\/webhook(?:b2)?\/[^/]+\/IncomingWebhook\/)(.+)/i,
+  ],
+];
+/**
+ * On any host, a last path segment shaped like a random credential: 20 or more letters, digits,
+ * `_` and `-` mixing upper case, lower case and digits, or 32 or more hex digits (letters and
+ * digits both). Prefixed ids (`wh_0123…`), UUIDs, slugs and words are not this shape.
+ */
+const RANDOM_SEGMENT =
+  /^(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=\D*\d)[\w-]{20,}$|^(?=\D*\d)(?=.*[a-f])[\da-f]{32,}$|^(?=\D*\d)(?=.*[A-F])[\dA-F]{32,}$/;
+
+/** A URL's text before its query (absolute or a relative reference) with a path credential masked. */
+function redactPathCredential(head: string): string {
+  const match = /^([a-z][a-z0-9+.-]*:[/\\]{2}[^/\\]*)(.*)$/is.exec(head);
+  const authority = match ? (match[1] as string) : '';
+  const path = match ? (match[2] as string) : head;
+  // Positions are kept: a backslash is a slash to an http(s) URL's parser.
+  const slashed = path.replace(/\\/g, '/');
+  const host = authority
+    .replace(/^[^:]*:[/\\]{2}/, '')
+    .replace(/^.*@/, '')
+    .replace(/:\d*$/, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  for (const [hostShape, pathShape] of PATH_CREDENTIAL_HOSTS) {
+    const known = hostShape.test(host) ? pathShape.exec(slashed) : null;
+    if (known) {
+      const start = (known[1] as string).length;
+      return `${authority}${path.slice(0, start)}${MASK}${path.slice(start + (known[2] as string).length)}`;
+    }
+  }
+  const end = slashed.replace(/\/+$/, '').length;
+  const start = slashed.lastIndexOf('/', end - 1) + 1;
+  if (!RANDOM_SEGMENT.test(slashed.slice(start, end))) return head;
+  return `${authority}${path.slice(0, start)}${MASK}${path.slice(end)}`;
 }
 
 /** `scheme://user:password@host/path` with the user name and password masked. */

@@ -10,7 +10,8 @@ import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } f
  * with what it changes field by field under it), as tab-separated rows for pipes, and its
  * one-line summary. Everything it returns has been through the one terminal sanitizer (a
  * reviewer reads exactly what is sent: no bidi override reorders a name), and a webhook URL is
- * shown as a label, its secret query parameters masked (the plan document keeps it whole).
+ * shown as a label, its secrets masked (redactUrlText: a secret query parameter, a credential in
+ * the path; the plan document keeps it whole).
  */
 
 /** A change's name as a label: a webhook's URL with its secrets masked (the export's rule). */

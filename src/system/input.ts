@@ -1,16 +1,37 @@
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { type NotUtf8, notUtf8 } from '../api/utf8.js';
 import { UsageError } from '../errors.js';
 
+/** Builds the error for an input past its limit: `piped` when it came on standard input. */
+type TooLong = (what: string, limit: number, piped: boolean) => UsageError;
+
 /**
- * A stream's bytes, to its end; past `limit` bytes (a secret's input) a UsageError naming `what`,
- * so an endless stream such as `< /dev/zero` is never read into memory.
+ * The most svc reads from one body or file input (`--payload`, `--input`, `--data-file`,
+ * `-F @file`, an access file or saved plan): 16 MiB, sixteen times the sandbox's body limit
+ * (BODY_LIMIT, Fastify's bodyLimit, 1 MiB), so no body a platform takes is cut, while an endless
+ * device or pipe (`--payload /dev/zero`) is refused instead of filling memory.
+ */
+export const INPUT_LIMIT = 16 * 1024 * 1024;
+
+const inputTooLong: TooLong = (what, limit, piped) =>
+  new UsageError(`${what} holds more than ${mebibytes(limit)}, the most svc reads from one input`, {
+    hint: piped
+      ? 'check what is piped in (a body is a file or a pipe that ends)'
+      : 'check the path (a device such as /dev/zero never ends)',
+  });
+
+const mebibytes = (bytes: number) => `${bytes / (1024 * 1024)} MiB (${bytes} bytes)`;
+
+/**
+ * A stream's bytes, to its end; past `limit` bytes the error `tooLong` makes, naming `what`, so
+ * an endless stream such as `< /dev/zero` is never read into memory.
  */
 export async function readStream(
   stream: Readable,
-  limit = Number.POSITIVE_INFINITY,
-  what = 'input',
+  limit: number,
+  what: string,
+  tooLong: TooLong = inputTooLong,
 ): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -25,21 +46,15 @@ export async function readStream(
 
 /**
  * The bytes of FILE, or of standard input for `-`, exactly as given (nothing added or
- * stripped). `flag` names the option in the error message.
+ * stripped), at most INPUT_LIMIT of them (readAtMost). `flag` names the option in the error message.
  */
-export async function readInputBytes(spec: string, stdin: Readable, flag: string): Promise<Buffer> {
-  if (spec === '-') return readStream(stdin);
-  try {
-    return await readFile(spec);
-  } catch (error) {
-    throw new UsageError(`cannot read ${flag} ${spec}: ${fileErrorReason(error)}`);
-  }
-}
+export const readInputBytes = (spec: string, stdin: Readable, flag: string): Promise<Buffer> =>
+  readAtMost(spec, stdin, `${flag} ${spec}`, INPUT_LIMIT, inputTooLong);
 
 /** The most a secret input (a key, a token, a header line) may hold: a real one is a few hundred bytes. */
 export const SECRET_INPUT_LIMIT = 64 * 1024;
 
-const tooLong = (what: string, limit: number, piped = false) =>
+const secretTooLong: TooLong = (what, limit, piped) =>
   new UsageError(`${what} is not a secret: it holds more than ${limit} bytes`, {
     hint: piped
       ? 'a secret is one key or token: check what is piped in'
@@ -48,33 +63,46 @@ const tooLong = (what: string, limit: number, piped = false) =>
 
 /** A secret given on standard input (a token, a client secret), read at most SECRET_INPUT_LIMIT deep. */
 export const readSecretStdin = (stdin: Readable): Promise<Buffer> =>
-  readStream(stdin, SECRET_INPUT_LIMIT, 'standard input');
+  readStream(stdin, SECRET_INPUT_LIMIT, 'standard input', secretTooLong);
 
-/**
- * The bytes of a secret input (FILE, or standard input for `-`), read at most `limit` bytes
- * deep: a device (/dev/zero, /dev/urandom), a huge file or a FIFO that never ends is refused
- * once past the limit instead of filling memory. A directory is refused by its read error.
- */
-export async function readSecretInputBytes(
+/** The bytes of a secret input (FILE, or standard input for `-`), read at most `limit` bytes deep (readAtMost). */
+export const readSecretInputBytes = (
   spec: string,
   stdin: Readable,
   flag: string,
   limit = SECRET_INPUT_LIMIT,
+): Promise<Buffer> => readAtMost(spec, stdin, `${flag} ${spec}`, limit, secretTooLong);
+
+/**
+ * The bytes of FILE, or of standard input for `-`, read at most `limit` bytes deep: a regular
+ * file larger is refused before it is read, and a device (/dev/zero, /dev/urandom) or a FIFO that
+ * never ends once past the limit, instead of filling memory. A directory is refused by its read
+ * error.
+ */
+async function readAtMost(
+  spec: string,
+  stdin: Readable,
+  what: string,
+  limit: number,
+  tooLong: TooLong,
 ): Promise<Buffer> {
-  const what = `${flag} ${spec}`;
-  if (spec === '-') return readStream(stdin, limit, what);
+  if (spec === '-') return readStream(stdin, limit, what, tooLong);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(spec, 'r');
-    const buffer = Buffer.alloc(limit + 1);
+    const info = await handle.stat();
+    if (info.isFile() && info.size > limit) throw tooLong(what, limit, false);
+    const chunks: Buffer[] = [];
     let size = 0;
-    while (size <= limit) {
-      const { bytesRead } = await handle.read(buffer, size, limit + 1 - size, null);
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - size));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       size += bytesRead;
+      if (size > limit) throw tooLong(what, limit, false);
+      chunks.push(chunk.subarray(0, bytesRead));
     }
-    if (size > limit) throw tooLong(what, limit);
-    return buffer.subarray(0, size);
+    return Buffer.concat(chunks, size);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${what}: ${fileErrorReason(error)}`);

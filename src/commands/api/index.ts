@@ -266,7 +266,9 @@ export default function api(make: MakeContext): Command {
         'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file',
       ).argParser(collect),
     )
-    .addOption(new Option('--input <file>', 'request body from FILE, or - for standard input'))
+    .addOption(
+      new Option('--input <file>', 'request body from FILE, or - for standard input (at most 16 MiB)'),
+    )
     .addOption(
       new Option('-H, --header <header>', "extra header 'Name: value' (repeatable)").argParser(collect),
     )

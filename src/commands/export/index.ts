@@ -126,7 +126,8 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     );
   }
   // A webhook's URL is how the file names it, so it is written as the platform has it, query and
-  // all: say so when that query carries a secret (review s11 f: `?token=…` was written unsaid).
+  // all: say so when it carries a secret (review s11 f: `?token=…` was written unsaid; findings
+  // s14 secrets #3: a Slack or Discord URL's credential is in its path), by redactUrlText's rule.
   // Such a file is written 0600 (review s13, ascode F7); stdout is the caller's to keep private.
   const keep =
     options.output === undefined
@@ -189,7 +190,8 @@ export default function exportCommand(make: MakeContext): Command {
       'Write the custom roles, role grants, webhooks and OAuth clients of tenants as an access file\n' +
         '(YAML, or JSON with --json or a .json --output), which svc plan compares with the live state\n' +
         'and svc apply makes real. svc plan of an export shows no changes. Secrets are never written,\n' +
-        "but a webhook's URL as the platform has it (a token in its query too: svc warns of one).\n\n" +
+        "but a webhook's URL as the platform has it (a token in its query or path too: svc warns of\n" +
+        'one, and writes such a file 0600).\n\n' +
         'Tenants: --tenant (repeat it), --all-tenants (every tenant where you are tenant_admin), or\n' +
         "the profile's tenant.",
     )

@@ -183,4 +183,9 @@ export async function show(ctx: Context, record: RecordData): Promise<void> {
 export const dataOptions = (command: Command) =>
   command
     .addOption(new Option('--data <json>', 'the fields as a JSON object'))
-    .addOption(new Option('--data-file <file>', 'the fields from a JSON file, or - for standard input'));
+    .addOption(
+      new Option(
+        '--data-file <file>',
+        'the fields from a JSON file, or - for standard input (at most 16 MiB)',
+      ),
+    );

@@ -53,7 +53,12 @@ export function signCommand(make: MakeContext): Command {
         `--secret-file or ${SECRET_ENV}. Without --payload the body is read from standard input.`,
     )
     .addOption(new Option('--secret-file <file>', `file holding the signing secret (or set ${SECRET_ENV})`))
-    .addOption(new Option('--payload <file>', 'the body to sign: FILE, or - for standard input (default)'))
+    .addOption(
+      new Option(
+        '--payload <file>',
+        'the body to sign: FILE, or - for standard input (default); at most 16 MiB',
+      ),
+    )
     .addOption(new Option('--at <unix-seconds>', 'sign with this timestamp instead of now'))
     .addHelpText(
       'after',

@@ -182,7 +182,10 @@ export function verifyCommand(make: MakeContext): Command {
       ),
     )
     .addOption(
-      new Option('--payload <file>', 'the raw request body: FILE, or - for standard input (default)'),
+      new Option(
+        '--payload <file>',
+        'the raw request body: FILE, or - for standard input (default); at most 16 MiB',
+      ),
     )
     .addOption(
       new Option(

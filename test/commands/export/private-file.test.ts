@@ -42,3 +42,21 @@ describe('a file holding a webhook URL secret', () => {
     );
   });
 });
+
+// Findings s14 secrets #3: the credential of a Slack or Discord webhook URL is in its path, and
+// such an export was written 0644 without a warning.
+describe('a file holding a webhook URL with its credential in the path', () => {
+  it('svc export -o writes it 0600 and warns, the credential masked in the warning', async () => {
+    await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
+      url: 'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx',
+      event_types: ['exception.created'],
+    });
+    const out = join(dir, 'slack.yaml');
+    const ex = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'webhooks', '-o', out]);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(mode(out)).toBe(0o600);
+    expect(ex.stderr).toContain(
+      'warning: acme-apac: the URL of webhook https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/[redacted] carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n',
+    );
+  });
+});

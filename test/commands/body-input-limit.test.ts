@@ -1,0 +1,99 @@
+/**
+ * A body or file input (`--payload`, `--input`, `--data-file`, `-F @file`, an access file) is read
+ * at most INPUT_LIMIT bytes deep (src/system/input.ts): `webhooks sign --payload /dev/zero` grew
+ * until memory ran out. Past the limit: one line naming the input, the limit and the fix, exit 2,
+ * nothing sent (SVC_BASE_URL leads nowhere: a request would end in a network error, exit 7).
+ * An endless source is a stream here, and a file over the limit a sparse one: nothing large is
+ * allocated.
+ */
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { INPUT_LIMIT } from '../../src/system/input.js';
+import { runInProcess, useTempDirs } from '../helpers/context.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-body-limit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dirs = useTempDirs();
+const T = 1_700_000_000;
+const secret = join(dir, 'wh.secret');
+writeFileSync(secret, 'whsec_abcdefghijklmnopqrstuvwxyz012345');
+/** A sparse file one byte over the limit: its size is all that is read. */
+const big = join(dir, 'big.json');
+writeFileSync(big, '');
+truncateSync(big, INPUT_LIMIT + 1);
+const svc = (args: string[], stdin?: Readable) =>
+  runInProcess(
+    args,
+    {
+      ...dirs(),
+      NO_COLOR: '1',
+      SVC_BASE_URL: 'http://127.0.0.1:9',
+      SVC_TOKEN: 'svc_at_abcdefghijklmnopqrstuv',
+      SVC_TENANT: 'acme-treasury',
+    },
+    { now: T * 1000, stdin },
+  );
+const over = (what: string, piped: boolean) =>
+  `error: ${what} holds more than 16 MiB (16777216 bytes), the most svc reads from one input; ` +
+  (piped
+    ? 'check what is piped in (a body is a file or a pipe that ends)\n'
+    : 'check the path (a device such as /dev/zero never ends)\n');
+
+/** A stream that never ends (`< /dev/zero`), in 1 MiB chunks of one shared buffer. */
+const endless = () => {
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  return new Readable({
+    read() {
+      this.push(chunk);
+    },
+  });
+};
+
+describe('body inputs are read at most INPUT_LIMIT bytes deep', () => {
+  it.each([
+    [
+      'webhooks sign --payload',
+      ['webhooks', 'sign', '--secret-file', secret, '--at', String(T), '--payload'],
+      '--payload',
+    ],
+    [
+      'webhooks verify --payload',
+      ['webhooks', 'verify', '--secret-file', secret, '--header', `t=${T},v1=${'0'.repeat(64)}`, '--payload'],
+      '--payload',
+    ],
+    ['api --input', ['api', 'POST', '/v1/webhooks', '--input'], '--input'],
+    ['records create --data-file', ['records', 'create', 'exceptions', '--data-file'], '--data-file'],
+    ['plan -f', ['plan', '-f'], '-f'],
+  ])('%s: a file over the limit, and an endless standard input, refused, exit 2', async (_, argv, flag) => {
+    const file = await svc([...argv, big]);
+    expect([file.stderr, file.code, file.stdout]).toEqual([over(`${flag} ${big}`, false), 2, '']);
+    const piped = await svc([...argv, '-'], endless());
+    expect([piped.stderr, piped.code, piped.stdout]).toEqual([over(`${flag} -`, true), 2, '']);
+  });
+
+  it('api -F key=@file over the limit: refused, exit 2', async () => {
+    const run = await svc(['api', 'POST', '/v1/webhooks', '-F', `url=@${big}`]);
+    expect([run.stderr, run.code]).toEqual([over(`-F ${big}`, false), 2]);
+  });
+
+  it('a payload of exactly the limit is read and signed', async () => {
+    const exact = join(dir, 'exact.json');
+    writeFileSync(exact, '');
+    truncateSync(exact, INPUT_LIMIT);
+    const run = await svc([
+      'webhooks',
+      'sign',
+      '--secret-file',
+      secret,
+      '--at',
+      String(T),
+      '--payload',
+      exact,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^t=1700000000,v1=[0-9a-f]{64}\n$/);
+  });
+});

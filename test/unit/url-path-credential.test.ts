@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { MASK, redactUrlReference, redactUrlText } from '../../src/api/secret-names.js';
+import { redactTracedBody } from '../../src/http/redact.js';
+
+// Findings s14 secrets #3: a Slack, Discord or Teams webhook URL carries its credential in the
+// path, and was written 0644 without a warning by svc export and shown whole in the audit trail.
+// The one rule (redactUrlText: "this URL carries a secret" when it masks something) masks it.
+describe('a credential in a URL path', () => {
+  it.each([
+    [
+      'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx',
+      `https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/${MASK}`,
+    ],
+    [
+      'https://discord.com/api/webhooks/123456789012345678/AbCdEf_ghIJ-klmnop',
+      `https://discord.com/api/webhooks/123456789012345678/${MASK}`,
+    ],
+    [
+      'https://discordapp.com/api/v10/webhooks/123456789012345678/tok/slack?wait=true',
+      `https://discordapp.com/api/v10/webhooks/123456789012345678/${MASK}/slack?wait=true`,
+    ],
+    [
+      'https://contoso.webhook.office.com/webhookb2/1f0e-aa@72f9-bb/IncomingWebhook/0123abcd/9e8d-cc/V2sigSIG',
+      `https://contoso.webhook.office.com/webhookb2/1f0e-aa@72f9-bb/IncomingWebhook/${MASK}`,
+    ],
+    [
+      'https://outlook.office.com/webhook/1f0e-aa@72f9-bb/IncomingWebhook/0123abcd/9e8d-cc',
+      `https://outlook.office.com/webhook/1f0e-aa@72f9-bb/IncomingWebhook/${MASK}`,
+    ],
+    // Any host: a last path segment shaped like a random credential (mixed-case letters and
+    // digits, 20 or more; or 32 or more hex digits), a trailing slash and the query kept.
+    [
+      'https://hooks.example.com/in/Zx81kQm2Lp9VbN4cRt7Ws3Y/?a=1',
+      `https://hooks.example.com/in/${MASK}/?a=1`,
+    ],
+    [
+      'https://hooks.example.com/catch/0123456789abcdef0123456789abcdef',
+      `https://hooks.example.com/catch/${MASK}`,
+    ],
+  ])('masks %s', (url, expected) => {
+    expect(redactUrlText(url)).toBe(expected);
+  });
+
+  it.each([
+    // svc's own paths: prefixed ids, UUIDs, slugs, words.
+    'https://api.example.com/v1/webhooks/wh_0123456789abcdef01234567',
+    'https://api.example.com/v1/tenants/6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b/roles',
+    'https://hooks.example.com/reconciliation-events-2024-holdings-eu',
+    'https://hooks.example.com/ReconciliationEvents',
+    'https://hooks.slack.com/services/',
+    'https://discord.com/api/webhooks/123456789012345678',
+  ])('keeps %s', (url) => {
+    expect(redactUrlText(url)).toBe(url);
+  });
+
+  it('masks a relative reference (a Location header) by the same rule', () => {
+    expect(redactUrlReference('/hooks/Zx81kQm2Lp9VbN4cRt7Ws3Y?x=1')).toBe(`/hooks/${MASK}?x=1`);
+  });
+
+  it('masks it in a --debug trace body (a webhook created with such a URL)', () => {
+    const body =
+      '{"url":"https://discord.com/api/webhooks/123456789012345678/AbCdEf_ghIJ-klmnop","event_types":["x"]}';
+    expect(redactTracedBody(body, 'application/json')).toBe(
+      `{"url":"https://discord.com/api/webhooks/123456789012345678/${MASK}","event_types":["x"]}`,
+    );
+  });
+});
