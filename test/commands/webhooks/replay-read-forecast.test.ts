@@ -101,6 +101,18 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
     const real = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--no-wait'], { env });
     expect(real.code, real.stderr).toBe(0);
   });
+
+  // Review 14 R2: the catalog said replaying takes the data's read permission "held without an
+  // end date", where the platform (above) takes it held now.
+  it('the permission catalog says what the platform does: held now for a replay', async () => {
+    const list = await svc.run(['roles', 'permissions']);
+    expect([list.code, list.stderr]).toEqual([0, '']);
+    expect(list.stdout.split('\n').find((r) => r.startsWith('webhook.manage\t'))).toBe(
+      'webhook.manage\tCreate, change and delete webhooks, rotate their secrets, send test events, replay and discard ' +
+        "deliveries (pointing a webhook at data takes that data's read permission held without an end date; replaying " +
+        'a delivery takes it held now, a just-in-time grant too)\ttenant_admin\ttenant',
+    );
+  });
 });
 
 describe('--dry-run by a caller without webhook.manage (webhook.read only)', () => {
