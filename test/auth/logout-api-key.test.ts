@@ -151,7 +151,10 @@ describe('svc logout of a stored API key', () => {
       stopped_reason: null,
       revoke_command: null,
     });
-    const text = await runInProcess(['logout'], { ...(await storedKey(key)), SVC_BASE_URL: 'http://127.0.0.1:9' });
+    const text = await runInProcess(['logout'], {
+      ...(await storedKey(key)),
+      SVC_BASE_URL: 'http://127.0.0.1:9',
+    });
     expect(text).toEqual({
       code: 0,
       stdout: '',

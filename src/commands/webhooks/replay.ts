@@ -476,7 +476,7 @@ export function replayCommand(make: MakeContext): Command {
         'reconciliation.read), held now: a just-in-time grant will do (choosing the URL is what takes it\n' +
         'without an end date). --dry-run plays each row against what you hold (the permissions svc me --json\n' +
         "shows): a replay the platform would refuse you is planned fail with a refusal like the real run's\n" +
-        '(the same code; the words of a missing webhook.manage are svc\'s), as the real run ends.\n\n' +
+        "(the same code; the words of a missing webhook.manage are svc's), as the real run ends.\n\n" +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
         'before anything is replayed (exit 6), with the command that enables it. A webhook the platform\n' +
         'stopped says why (its disabled_reason): enabling it takes someone who holds the read permissions\n' +
