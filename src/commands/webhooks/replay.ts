@@ -33,6 +33,7 @@ import {
   UNFOLLOWED,
   type Unfollowed,
 } from './follow.js';
+import { Remedies } from './remedies.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
@@ -114,6 +115,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     if (refusal) throw refusedItem(refusal);
   };
   const wait = options.wait ?? ctx.io.stdoutIsTTY;
+  // A failed follow's remedy reads the webhook as it is then: once for the run, not once per row
+  // (not `hook`: a stop during the run is what the remedy says).
+  const remedies = new Remedies(platform);
   const queue = options.dlq
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
     : undefined;
@@ -152,11 +156,13 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     const made = madeBy(row);
     if (!wait || made === undefined) return { row };
     // A read that fails (not Ctrl-C) fails the row unjournaled, saying what it is about: owed still.
-    const outcome = await followMade(ctx, platform, webhook, made, timeoutMs).catch((error: unknown) => {
-      throw error instanceof DeliveryUnreadError
-        ? error.about(leftText(row) ?? `replayed as ${made}`)
-        : error;
-    });
+    const outcome = await followMade(ctx, platform, remedies, webhook, made, timeoutMs).catch(
+      (error: unknown) => {
+        throw error instanceof DeliveryUnreadError
+          ? error.about(leftText(row) ?? `replayed as ${made}`)
+          : error;
+      },
+    );
     return { row: { ...row, ...outcome }, made, outcome };
   };
 
@@ -201,7 +207,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     if (!wait) return detail;
     // Ctrl-C, a read with no answer or --wait-timeout stop only the follow: the replay was made,
     // its outcome unknown (`follow` says why; journaled: the resumed run follows it), never failed.
-    const outcome = await deliveryOutcome(ctx, platform, webhook, made, options.waitTimeoutMs);
+    const outcome = await deliveryOutcome(ctx, platform, remedies, webhook, made, options.waitTimeoutMs);
     followed(made.id, outcome);
     return { ...detail, ...outcome };
   };
@@ -280,7 +286,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       const timeoutMs = options.dryRun ? undefined : options.waitTimeoutMs;
       let outcome: Record<string, unknown> | undefined;
       try {
-        outcome = await followUnfollowed(ctx, platform, webhook, done, timeoutMs);
+        outcome = await followUnfollowed(ctx, platform, remedies, webhook, done, timeoutMs);
       } catch (error) {
         // This run's own replay (the one it resumes), its delivery not read now either: made, how
         // it went not known (not failed). One replayed while the run was stopped fails its row, as
