@@ -194,7 +194,7 @@ export function warnAboutSession(ctx: Context, end: SessionEnd): void {
  * acts: svc only forgot it), `stopped` (refused now, not revoked: it acts again once its issuer
  * holds its role without an end date), `unknown` (svc could not ask: it may still be valid); the
  * key's id and tenant when the platform said them, and the command that revokes it (null when
- * nothing is left to revoke).
+ * nothing is left to revoke, or its id is not known: the lines then say how to find it).
  */
 export interface ForgottenKey {
   state: 'revoked_or_unknown' | 'valid' | 'stopped' | 'unknown';
@@ -233,7 +233,9 @@ export function forgottenKey(ctx: Context, key: KeyState | undefined, origin?: s
     id: null,
     tenant,
     stopped_reason: null,
-    revoke_command: svc(`tenants api-keys revoke ${shellWord(tenant ?? 'TENANT')} KEY_ID`),
+    // No id, no command: a placeholder would run as a not-found (review14 R4); the lines say how
+    // to find the id (warnAboutKey).
+    revoke_command: null,
   };
 }
 
@@ -276,7 +278,7 @@ export function warnAboutKey(
   const tenant = shellWord(facts.tenant ?? 'TENANT');
   ctx.out.warn(
     `${what} may still be valid: svc only forgot it; ${REVOKE_BY}, find its id by its prefix ${token.slice(0, 10)}${sym.ellipsis} ` +
-      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${facts.revoke_command}\``,
+      `in \`${svc(`tenants api-keys ls ${tenant}`)}\`, then revoke it with \`${svc(`tenants api-keys revoke ${tenant} KEY_ID`)}\``,
   );
 }
 

@@ -124,7 +124,9 @@ describe('svc logout of a stored API key', () => {
     });
   });
 
-  it('--json --no-revoke: the key was not asked about, so it may still be valid', async () => {
+  // Review 14 R4: with the id unknown, revoke_command held a placeholder (`… revoke T KEY_ID`): a
+  // script that ran it got a not-found. Null, as the id is; the lines say how to find the id.
+  it('--json --no-revoke: the key was not asked about, so it may still be valid; no command without its id', async () => {
     const { key } = await newKey();
     const r = await runInProcess(['logout', '--no-revoke', '--json'], await storedKey(key));
     expect(r.code, r.stderr).toBe(0);
@@ -133,7 +135,32 @@ describe('svc logout of a stored API key', () => {
       id: null,
       tenant: ACME,
       stopped_reason: null,
-      revoke_command: `svc tenants api-keys revoke ${ACME} KEY_ID`,
+      revoke_command: null,
+    });
+  });
+
+  it('--json when the platform did not answer: no command without the id; the lines say how to find it', async () => {
+    const { key } = await newKey();
+    const env = { ...(await storedKey(key)), SVC_BASE_URL: 'http://127.0.0.1:9' };
+    const r = await runInProcess(['logout', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).api_key).toEqual({
+      state: 'unknown',
+      id: null,
+      tenant: ACME,
+      stopped_reason: null,
+      revoke_command: null,
+    });
+    const text = await runInProcess(['logout'], {
+      ...(await storedKey(key)),
+      SVC_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(text).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        '✓ Logged out: removed the credential of profile "default"\n' +
+        `warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… in \`svc tenants api-keys ls ${ACME}\`, then revoke it with \`svc tenants api-keys revoke ${ACME} KEY_ID\`\n`,
     });
   });
 });

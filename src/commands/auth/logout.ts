@@ -62,7 +62,9 @@ export default function logout(make: MakeContext): Command {
         "to be run with a user's login that holds api_key.manage (a key cannot revoke keys).\n" +
         'With --json: {profile, removed, revoked, revocation, api_key}; api_key is null unless the credential was an\n' +
         'API key, else {state: "valid"|"stopped"|"revoked_or_unknown"|"unknown", id, tenant, stopped_reason,\n' +
-        'revoke_command} (svc never revokes the key itself: "valid" and "stopped" keys were only forgotten).',
+        'revoke_command} (svc never revokes the key itself: "valid" and "stopped" keys were only forgotten);\n' +
+        'revoke_command is null when there is nothing to revoke or the id is not known ("unknown": find the key by\n' +
+        'its prefix in `svc tenants api-keys ls TENANT`, as the warning without --json says).',
     )
     .addOption(
       new Option(

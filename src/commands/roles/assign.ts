@@ -215,7 +215,9 @@ export function assignCommand(make: MakeContext): Command {
           'print that assignment with "already_assigned": true); with --extend its ' +
           'expiry moves to the one given instead (later or sooner: --expires-in counts from now, and a ' +
           'warning says when the grant ends sooner; never: permanent), audited. A permanent grant given ' +
-          `an end may stop API keys: ${keysStop()}; --extend of one grant warns of it whichever role carries a key role's permissions (a --file run does not).\n\nWith --file, grants ` +
+          `an end may stop API keys: ${keysStop()}; --extend warns of it whichever roles carry a key role's permissions ` +
+          '(a --file run once, after its summary, naming the lines and users; with --json/--ndjson their rows carry ' +
+          '"api_keys_may_stop": true; its dry run too).\n\nWith --file, grants ' +
           'every row of a CSV (header row), NDJSON or JSON-array file, or of standard input (-). Columns: user,' +
           ' role (id or name), expires_in (30m, 8h, 7d or never) or expires_at, justification; ' +
           '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +

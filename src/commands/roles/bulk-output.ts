@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { someNames } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
-import { shortening } from './held.js';
+import { keysStop, shortening } from './held.js';
 import type { BulkKind } from './rows.js';
 
 /** How the rows of a bulk grant or revoke file are shown: words, columns, notes and warnings. */
@@ -71,4 +71,23 @@ export function sayShortened(ctx: Context, lines: number[], dryRun: boolean): vo
   const verb = dryRun ? 'would shorten' : 'shortened';
   const what = sorted.length === 1 ? 'a grant' : 'grants';
   ctx.out.warn(`${which} ${verb} ${what} (--extend moves an expiry sooner as well as later)`);
+}
+
+/**
+ * One warning for the rows whose --extend gave a permanent grant an end that may stop the user's
+ * API keys (their `api_keys_may_stop`), naming the lines and users: the single grant's warning.
+ */
+export function sayKeysMayStop(
+  ctx: Context,
+  rows: Array<{ line: number; user: string }>,
+  dryRun: boolean,
+): void {
+  if (rows.length === 0) return;
+  const lines = rows.map((r) => r.line).sort((a, b) => a - b);
+  const users = [...new Set([...rows].sort((a, b) => a.line - b.line).map((r) => r.user))];
+  const which = `${lines.length === 1 ? 'line' : 'lines'} ${someNames(lines.map(String))} (${someNames(users)})`;
+  const verb = dryRun ? 'would give' : 'gave';
+  const what = lines.length === 1 ? 'a permanent grant' : 'permanent grants';
+  const who = users.length === 1 ? users[0] : 'these users';
+  ctx.out.warn(`${which} ${verb} ${what} an end, which may stop API keys: ${keysStop(who)}`);
 }

@@ -13,7 +13,7 @@ import {
   GoneAfterLostAnswerError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { heldAfterSelfRefusal } from './held.js';
+import { endsKeyHold, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
 import type { CallerForecast } from './holds.js';
 import type { RowsForecast } from './last-admin.js';
 import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
@@ -21,8 +21,29 @@ import { namedNotFound } from './shared.js';
 
 type Row = GrantRow | RevokeRow;
 
+/** Each role's permissions by id: the run's roles, for the API-key rule (endsKeyHold). */
+export type RolePermissions = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * A row's `api_keys_may_stop` when its move gave a permanent grant an end that may stop the user's
+ * API keys (the single grant's rule, endsKeyHold), said once after the summary (sayKeysMayStop).
+ * The move is made: a check that fails says "may" rather than fail the row.
+ */
+async function keysMayStop(
+  platform: Platform,
+  user: string,
+  moved: { role_id: string; expires_at: string | null },
+  permissions: RolePermissions,
+): Promise<{ api_keys_may_stop?: true }> {
+  const ends = await endsKeyHold(platform, user, moved, permissions).catch((error: unknown) => {
+    if (error instanceof SvcError) return true;
+    throw error;
+  });
+  return ends ? { api_keys_may_stop: true } : {};
+}
+
 export const grant =
-  (platform: Platform, extend: boolean): Worker<Row> =>
+  (platform: Platform, extend: boolean, permissions: RolePermissions): Worker<Row> =>
   async ({ data }, { signal, idempotencyKey }) => {
     const row = data as GrantRow;
     const body = {
@@ -56,11 +77,17 @@ export const grant =
           { expires_at: row.expiresAt, justification: row.justification },
           { signal },
         );
+        // Read after the move: of two moves of one user's grants at once, the later sees both.
+        const keys =
+          held?.expires_at === null && moved.expires_at !== null
+            ? await keysMayStop(platform, row.user, moved, permissions)
+            : {};
         return {
           reason: 'expiry_updated',
           expires_at: moved.expires_at,
           previous_expires_at: held?.expires_at ?? null,
           audit_trail_id: moved.update_audit_trail_id ?? moved.audit_trail_id,
+          ...keys,
         };
       }
       return {
@@ -121,6 +148,7 @@ export const plan =
     kind: BulkKind,
     extend: boolean,
     caller: CallerForecast,
+    permissions: RolePermissions,
     forecast?: RowsForecast,
   ): Worker<Row> =>
   async ({ data: row }, { signal }) => {
@@ -139,7 +167,16 @@ export const plan =
       if (active && extend && active.expires_at !== expiresAt) {
         const refused = forecast?.refusal(row.line);
         if (refused) return { status: 'failed', error: refused, previous_expires_at: active.expires_at };
-        return { reason: 'expiry_updated', expires_at: expiresAt, previous_expires_at: active.expires_at };
+        const keys =
+          active.expires_at === null &&
+          expiresAt !== null &&
+          keyHoldEnds(permissions, held, { role_id: row.role.id, expires_at: expiresAt });
+        return {
+          reason: 'expiry_updated',
+          expires_at: expiresAt,
+          previous_expires_at: active.expires_at,
+          ...(keys ? { api_keys_may_stop: true } : {}),
+        };
       }
       if (active) {
         return {

@@ -17,7 +17,14 @@ import type { Platform } from '../../platform/index.js';
 import { type BulkFlags, parseBulkFlags } from '../bulk-flags.js';
 import { confirmDestructive, tenantLabel } from '../kit.js';
 import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
-import { columns, type RowOutput, sayShortened, shorteningNote, WORDS } from './bulk-output.js';
+import {
+  columns,
+  type RowOutput,
+  sayKeysMayStop,
+  sayShortened,
+  shorteningNote,
+  WORDS,
+} from './bulk-output.js';
 import { grant, plan, revoke } from './bulk-workers.js';
 import { CallerForecast } from './holds.js';
 import { RowsForecast } from './last-admin.js';
@@ -94,8 +101,11 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
     const forecast = options.dryRun
       ? new RowsForecast(ctx, platform, kind, options.extend === true, caller)
       : undefined;
-    // The lines whose expiry moved sooner (--extend), said after the summary.
+    // The lines whose expiry moved sooner (--extend), and those that gave a permanent grant an end
+    // that may stop the user's API keys, said after the summary.
     const shortened: number[] = [];
+    const keysStopped: Array<{ line: number; user: string }> = [];
+    const permissions = new Map(roles.map((r) => [r.id, r.permissions] as const));
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
       identity: [
@@ -130,7 +140,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         return left;
       },
       items: (run, journal) => items(input.path, input.name, rulesAt(run, journal), caller, forecast),
-      work: kind === 'assign' ? grant(platform, options.extend === true) : revoke(platform),
+      work: kind === 'assign' ? grant(platform, options.extend === true, permissions) : revoke(platform),
       // The platform refused a row's duration, counted from the run's start, as past: every later
       // row counts from that start too, so the run stops rather than send them all to be refused.
       halts: (error, { data }) => {
@@ -144,10 +154,11 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
           { code: 'expiry_passed', hint, cause: error },
         );
       },
-      plan: plan(platform, kind, options.extend === true, caller, forecast),
+      plan: plan(platform, kind, options.extend === true, caller, permissions, forecast),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => {
         const note = shorteningNote(result);
         if (note) shortened.push(data.line);
+        if (result.api_keys_may_stop === true) keysStopped.push({ line: data.line, user: data.user });
         return {
           line: data.line,
           // A held role whose expiry moves is planned as `extend`, whatever the verb's own word.
@@ -186,6 +197,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
       await runBulkOperation(ctx, verb);
     } finally {
       sayShortened(ctx, shortened, options.dryRun);
+      sayKeysMayStop(ctx, keysStopped, options.dryRun);
     }
   } finally {
     input.remove();

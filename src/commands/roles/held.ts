@@ -107,19 +107,38 @@ export async function moveExpiry(
  * keyStopped applies it): a key acts only while its issuer holds every permission of its role
  * (tenant_viewer, tenant_admin) without an end date, whichever roles carry them, custom ones too.
  * True as well when the user's grants or the roles cannot be read: the warning says "may".
+ * `permissions`: each role's, by id, when the caller has them (a bulk run's roles) — else listed.
  */
-async function endsKeyHold(platform: Platform, user: string, moved: RoleAssignment): Promise<boolean> {
+export async function endsKeyHold(
+  platform: Platform,
+  user: string,
+  moved: Pick<RoleAssignment, 'role_id' | 'expires_at'>,
+  permissions?: ReadonlyMap<string, readonly string[]>,
+): Promise<boolean> {
   const everyRole = async () => {
-    const permissions = new Map<string, readonly string[]>();
-    for await (const r of platform.roles.listAll()) permissions.set(r.id, r.permissions);
-    return permissions;
+    const listed = new Map<string, readonly string[]>();
+    for await (const r of platform.roles.listAll()) listed.set(r.id, r.permissions);
+    return listed;
   };
-  const [permissions, held] = await Promise.all([
-    optionalLookup(everyRole()),
+  const [roles, held] = await Promise.all([
+    permissions ?? optionalLookup(everyRole()),
     optionalLookup(platform.roles.listAssignments(user)),
   ]);
-  if (!permissions || !held) return true;
-  const active = held.items.filter((a) => a.status === undefined || a.status === 'active');
+  if (!roles || !held) return true;
+  return keyHoldEnds(roles, held.items, moved);
+}
+
+/**
+ * endsKeyHold's rule over what is known: the user's assignments (`held`, the moved one as it was
+ * or as it is) and each role's permissions by id. Before: the moved grant permanent; after: ending
+ * at `moved.expires_at`. A dry run asks it of the assignments it read, before anything moved.
+ */
+export function keyHoldEnds(
+  permissions: ReadonlyMap<string, readonly string[]>,
+  held: readonly RoleAssignment[],
+  moved: Pick<RoleAssignment, 'role_id' | 'expires_at'>,
+): boolean {
+  const active = held.filter((a) => a.status === undefined || a.status === 'active');
   const grants = (expiry: (a: RoleAssignment) => string | null): HeldGrant[] =>
     active.map((a) => ({ permissions: permissions.get(a.role_id) ?? [], expiresAt: expiry(a) }));
   const after = grants((a) => (a.role_id === moved.role_id ? moved.expires_at : a.expires_at));

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { describeError, SvcError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
-import { remedyNow } from './remedies.js';
+import type { Remedies } from './remedies.js';
 
 const POLL_MS = 250;
 
@@ -58,12 +58,13 @@ export const UNFOLLOWED: readonly Unfollowed[] = ['interrupted', 'unreadable', '
 export async function deliveryOutcome(
   ctx: Context,
   platform: Platform,
+  remedies: Remedies,
   webhook: string,
   delivery: WebhookDelivery,
   timeoutMs: number | undefined,
 ): Promise<Record<string, unknown>> {
   try {
-    return await follow(ctx, platform, webhook, delivery, timeoutMs);
+    return await follow(ctx, platform, remedies, webhook, delivery, timeoutMs);
   } catch (error) {
     if (!(error instanceof DeliveryUnreadError)) throw error;
     return {
@@ -78,6 +79,7 @@ export async function deliveryOutcome(
 async function follow(
   ctx: Context,
   platform: Platform,
+  remedies: Remedies,
   webhook: string,
   delivery: WebhookDelivery,
   timeoutMs: number | undefined,
@@ -119,7 +121,7 @@ async function follow(
     error: {
       code: cause ?? 'delivery_failed',
       message: current.last_error ?? `the target answered ${current.last_status_code ?? 'nothing'}`,
-      remedy: cause ? await remedyNow(platform, webhook, cause) : 'check the target',
+      remedy: cause ? await remedies.now(webhook, cause) : 'check the target',
       ...(current.last_status_code === null ? {} : { http_status: current.last_status_code }),
       ...(current.next_retry_at ? { next_retry_at: current.next_retry_at } : {}),
     },
@@ -200,13 +202,14 @@ export function owedFollow(done: Record<string, unknown>): Unfollowed | 'not_wai
 export async function followUnfollowed(
   ctx: Context,
   platform: Platform,
+  remedies: Remedies,
   webhook: string,
   done: Record<string, unknown>,
   timeoutMs: number | undefined,
 ): Promise<Record<string, unknown> | undefined> {
   const owed = owedFollow(done);
   if (owed === undefined) return undefined;
-  const outcome = await followMade(ctx, platform, webhook, madeBy(done)!, timeoutMs);
+  const outcome = await followMade(ctx, platform, remedies, webhook, madeBy(done)!, timeoutMs);
   if (done.while_stopped === true) return { follow: undefined, ...outcome };
   return owed === 'not_waited' ? { follow: owed, ...outcome } : outcome;
 }
@@ -254,13 +257,14 @@ function unread(ctx: Context, webhook: string, id: string, error: unknown, lastS
 export async function followMade(
   ctx: Context,
   platform: Platform,
+  remedies: Remedies,
   webhook: string,
   id: string,
   timeoutMs: number | undefined,
 ): Promise<Record<string, unknown>> {
   try {
     const found = await platform.webhooks.deliveries.get(webhook, id);
-    return await follow(ctx, platform, webhook, found, timeoutMs);
+    return await follow(ctx, platform, remedies, webhook, found, timeoutMs);
   } catch (error) {
     // Ctrl-C cut the read (InterruptedError): not followed, the row stays owed.
     if (ctx.signal.aborted) return { delivery_status: undefined, follow: 'interrupted' };

@@ -1,5 +1,6 @@
 import type { DeliveryFailureCause } from '../../api/constants.js';
 import { isStopped } from '../../api/holds.js';
+import type { Webhook } from '../../api/schemas/webhooks.js';
 import { lookupMayFail } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -32,25 +33,46 @@ export function remedyFor(cause: DeliveryFailureCause, webhook: string): string 
  * names who may enable it and so own it, as `svc webhooks get` shows), and the commands that send
  * the delivery after all (it is in the dead-letter queue); for a webhook enabled again since,
  * only the replay. remedyFor's words when the webhook cannot be read, and for any other cause.
+ * One command's: a run of many failed rows makes one Remedies, which reads each webhook once.
  */
-export async function remedyNow(
+export class Remedies {
+  /** Each webhook as read, by id, for the run (undefined: it could not be; one cut short is asked again). */
+  readonly #webhooks = new Map<string, Promise<Webhook | undefined>>();
+
+  constructor(private readonly platform: Platform) {}
+
+  async now(webhook: string, cause: DeliveryFailureCause): Promise<string> {
+    if (cause !== 'webhook_stopped') return remedyFor(cause, webhook);
+    const found = await this.#read(webhook);
+    if (!found) return remedyFor(cause, webhook);
+    const w = shellWord(webhook);
+    const replay = `replay the delivery from the dead-letter queue: svc webhooks replay ${w} --dlq`;
+    if (found.status !== 'disabled') {
+      return `the platform had stopped webhook ${webhook}, so the attempt was not made; it is enabled again: ${replay}`;
+    }
+    const why = isStopped(found)
+      ? `the platform stopped webhook ${webhook}, so the attempt was not made: ${found.disabled_reason}`
+      : `webhook ${webhook} was stopped, so the attempt was not made, and is now disabled on request`;
+    return `${why}; enable it with: svc webhooks update ${w} --enable, then ${replay}`;
+  }
+
+  #read(webhook: string): Promise<Webhook | undefined> {
+    let read = this.#webhooks.get(webhook);
+    if (read === undefined) {
+      read = this.platform.webhooks.get(webhook).catch((error: unknown) => {
+        if (lookupMayFail(error)) return undefined;
+        this.#webhooks.delete(webhook);
+        throw error;
+      });
+      this.#webhooks.set(webhook, read);
+    }
+    return read;
+  }
+}
+
+/** Remedies.now for one delivery (a command that reads one). */
+export const remedyNow = (
   platform: Platform,
   webhook: string,
   cause: DeliveryFailureCause,
-): Promise<string> {
-  if (cause !== 'webhook_stopped') return remedyFor(cause, webhook);
-  const found = await platform.webhooks.get(webhook).catch((error: unknown) => {
-    if (lookupMayFail(error)) return undefined;
-    throw error;
-  });
-  if (!found) return remedyFor(cause, webhook);
-  const w = shellWord(webhook);
-  const replay = `replay the delivery from the dead-letter queue: svc webhooks replay ${w} --dlq`;
-  if (found.status !== 'disabled') {
-    return `the platform had stopped webhook ${webhook}, so the attempt was not made; it is enabled again: ${replay}`;
-  }
-  const why = isStopped(found)
-    ? `the platform stopped webhook ${webhook}, so the attempt was not made: ${found.disabled_reason}`
-    : `webhook ${webhook} was stopped, so the attempt was not made, and is now disabled on request`;
-  return `${why}; enable it with: svc webhooks update ${w} --enable, then ${replay}`;
-}
+): Promise<string> => new Remedies(platform).now(webhook, cause);

@@ -33,6 +33,7 @@ import {
   UNFOLLOWED,
   type Unfollowed,
 } from './follow.js';
+import { Remedies } from './remedies.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
@@ -114,6 +115,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     if (refusal) throw refusedItem(refusal);
   };
   const wait = options.wait ?? ctx.io.stdoutIsTTY;
+  // A failed follow's remedy reads the webhook as it is then: once for the run, not once per row
+  // (not `hook`: a stop during the run is what the remedy says).
+  const remedies = new Remedies(platform);
   const queue = options.dlq
     ? new QueueSnapshot(platform, webhook, options.filters, options.limit)
     : undefined;
@@ -152,11 +156,13 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     const made = madeBy(row);
     if (!wait || made === undefined) return { row };
     // A read that fails (not Ctrl-C) fails the row unjournaled, saying what it is about: owed still.
-    const outcome = await followMade(ctx, platform, webhook, made, timeoutMs).catch((error: unknown) => {
-      throw error instanceof DeliveryUnreadError
-        ? error.about(leftText(row) ?? `replayed as ${made}`)
-        : error;
-    });
+    const outcome = await followMade(ctx, platform, remedies, webhook, made, timeoutMs).catch(
+      (error: unknown) => {
+        throw error instanceof DeliveryUnreadError
+          ? error.about(leftText(row) ?? `replayed as ${made}`)
+          : error;
+      },
+    );
     return { row: { ...row, ...outcome }, made, outcome };
   };
 
@@ -201,7 +207,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     if (!wait) return detail;
     // Ctrl-C, a read with no answer or --wait-timeout stop only the follow: the replay was made,
     // its outcome unknown (`follow` says why; journaled: the resumed run follows it), never failed.
-    const outcome = await deliveryOutcome(ctx, platform, webhook, made, options.waitTimeoutMs);
+    const outcome = await deliveryOutcome(ctx, platform, remedies, webhook, made, options.waitTimeoutMs);
     followed(made.id, outcome);
     return { ...detail, ...outcome };
   };
@@ -280,7 +286,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       const timeoutMs = options.dryRun ? undefined : options.waitTimeoutMs;
       let outcome: Record<string, unknown> | undefined;
       try {
-        outcome = await followUnfollowed(ctx, platform, webhook, done, timeoutMs);
+        outcome = await followUnfollowed(ctx, platform, remedies, webhook, done, timeoutMs);
       } catch (error) {
         // This run's own replay (the one it resumes), its delivery not read now either: made, how
         // it went not known (not failed). One replayed while the run was stopped fails its row, as
@@ -475,8 +481,8 @@ export function replayCommand(make: MakeContext): Command {
         "A replay takes the permission that reads the data of the webhook's kinds (exception.read,\n" +
         'reconciliation.read), held now: a just-in-time grant will do (choosing the URL is what takes it\n' +
         'without an end date). --dry-run plays each row against what you hold (the permissions svc me --json\n' +
-        'shows): a replay the platform would refuse you is planned fail with its refusal, as the real run\n' +
-        'ends.\n\n' +
+        "shows): a replay the platform would refuse you is planned fail with a refusal like the real run's\n" +
+        "(the same code; the words of a missing webhook.manage are svc's), as the real run ends.\n\n" +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
         'before anything is replayed (exit 6), with the command that enables it. A webhook the platform\n' +
         'stopped says why (its disabled_reason): enabling it takes someone who holds the read permissions\n' +

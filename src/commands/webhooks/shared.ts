@@ -14,7 +14,7 @@ import type { Platform } from '../../platform/index.js';
 import { readInputBytes, readSecretInputBytes, unusualEncoding } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
 import { nonEmpty } from '../kit.js';
-import { remedyFor } from './remedies.js';
+import { remedyNow } from './remedies.js';
 
 export const SECRET_ENV = 'SVC_WEBHOOK_SECRET';
 
@@ -97,22 +97,31 @@ export function webhookArg(raw: unknown): string | undefined {
   return raw === undefined ? undefined : nonEmpty('WEBHOOK', raw);
 }
 
-/**
- * Why a delivery failed and what to do about it, for people: the last error, its cause and the
- * reference's remedy (what `--json` readers find in last_error and last_error_code).
- */
-export function failureFields(d: {
+/** What failureFields reads: a delivery's or a dead-letter entry's failure. */
+export interface Failure {
   webhook_id: string;
   last_error?: string | null;
   last_error_code?: DeliveryFailureCause | null;
-}): Field[] {
+}
+
+/**
+ * Why a delivery failed and what to do about it, for people: the last error, its cause and its
+ * remedy (what `--json` readers find in last_error and last_error_code), `remedy` as failureRemedy
+ * reads it now (for a webhook the platform stopped: why, and who may enable it).
+ */
+export function failureFields(d: Failure, remedy: string | undefined): Field[] {
   if (!d.last_error && !d.last_error_code) return [];
-  const cause = d.last_error_code ?? undefined;
   return [
     ['error', d.last_error],
-    ['cause', cause],
-    ['remedy', cause ? remedyFor(cause, d.webhook_id) : undefined],
+    ['cause', d.last_error_code ?? undefined],
+    ['remedy', remedy],
   ];
+}
+
+/** The remedy of a failure, read against its webhook as it is now (remedyNow, as a followed replay's row gives it). */
+export async function failureRemedy(platform: Platform, d: Failure): Promise<string | undefined> {
+  const cause = d.last_error_code ?? undefined;
+  return cause ? remedyNow(platform, d.webhook_id, cause) : undefined;
 }
 
 export const webhookFields = (w: Webhook): Field[] => [

@@ -101,6 +101,18 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
     const real = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--no-wait'], { env });
     expect(real.code, real.stderr).toBe(0);
   });
+
+  // Review 14 R2: the catalog said replaying takes the data's read permission "held without an
+  // end date", where the platform (above) takes it held now.
+  it('the permission catalog says what the platform does: held now for a replay', async () => {
+    const list = await svc.run(['roles', 'permissions']);
+    expect([list.code, list.stderr]).toEqual([0, '']);
+    expect(list.stdout.split('\n').find((r) => r.startsWith('webhook.manage\t'))).toBe(
+      'webhook.manage\tCreate, change and delete webhooks, rotate their secrets, send test events, replay and discard ' +
+        "deliveries (pointing a webhook at data takes that data's read permission held without an end date; replaying " +
+        'a delivery takes it held now, a just-in-time grant too)\ttenant_admin\ttenant',
+    );
+  });
 });
 
 describe('--dry-run by a caller without webhook.manage (webhook.read only)', () => {
@@ -125,5 +137,26 @@ describe('--dry-run by a caller without webhook.manage (webhook.read only)', () 
     expect([real.code, real.stdout.replace(/\t[^\t]*$/, '')]).toEqual([7, `failed\t${entry!.id}\t\t\t`]);
     expect(real.stdout).toContain('needs permission webhook.manage in tenant acme-treasury');
     expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual([entry!.id]);
+  });
+
+  // Review 14 R6: the words differ from the platform's (which name the caller's live roles, not in
+  // GET /v1/me); the code is the same, and the help said "the refusal the real run gets".
+  it("the dry run's refusal has the real run's code, and the help says no more than that", async () => {
+    const env = await holderOf('usr_reviewer', ['webhook.read']);
+    const { webhook } = await deadLetteredQueue(sandbox(), { status: 500 }, 1);
+    const code = async (...flags: string[]) => {
+      const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--json', ...flags], { env });
+      expect(r.code, r.stderr).toBe(7);
+      return (JSON.parse(r.stdout) as Array<{ error: { code: string } }>).map((row) => row.error.code);
+    };
+    expect(await code('--dry-run')).toEqual(await code('--yes'));
+    const help = async (...verb: string[]) =>
+      (await svc.run(['webhooks', ...verb, '--help'])).stdout.replaceAll(/\s+/g, ' ');
+    expect(await help('dlq', 'discard')).toContain(
+      "(without webhook.manage, every row planned fail with a refusal like the real run's: the same code, in svc's words)",
+    );
+    expect(await help('replay')).toContain(
+      "a replay the platform would refuse you is planned fail with a refusal like the real run's (the same code; the words of a missing webhook.manage are svc's), as the real run ends.",
+    );
   });
 });

@@ -53,24 +53,34 @@ describe('a webhook the platform stopped, and the delivery its stop cancelled', 
       [delivery, 'exception.created', 'failed', '1/5', '', 'webhook_stopped'],
     ]);
 
-    const got = await svc.run(['webhooks', 'deliveries', 'get', webhook, delivery]);
-    const field = (name: string) =>
-      got.stdout
-        .split('\n')
-        .find((line) => line.startsWith(`${name}\t`))
-        ?.slice(name.length + 1);
-    expect([got.code, field('error'), field('cause'), field('remedy')]).toEqual([
+    // Review 14 (s15 brief 5): `deliveries get` gave the generic remedy ("svc webhooks get says
+    // why"), where a followed replay's row and `webhooks test` give the webhook's reason and the
+    // commands (remedyNow); `dlq get` too.
+    const fields = async (...argv: string[]) => {
+      const got = await svc.run(['webhooks', ...argv]);
+      const field = (name: string) =>
+        got.stdout
+          .split('\n')
+          .find((line) => line.startsWith(`${name}\t`))
+          ?.slice(name.length + 1);
+      return [got.code, field('error'), field('cause'), field('remedy')];
+    };
+    const failure = (remedy: string) => [
       0,
       `webhook_stopped: cancelled: the webhook was stopped: ${reason}`,
       'webhook_stopped',
-      `the platform stopped the webhook, so the attempt was not made (svc webhooks get ${webhook} says why); ` +
-        'once someone who holds the read permissions of its kinds without an end date enables it ' +
-        `(svc webhooks update ${webhook} --enable), and so owns it, replay the delivery: it is in the ` +
-        `dead-letter queue (svc webhooks replay ${webhook} --dlq)`,
-    ]);
+      remedy,
+    ];
+    const replayIt = `replay the delivery from the dead-letter queue: svc webhooks replay ${webhook} --dlq`;
+    const stoppedRemedy =
+      `the platform stopped webhook ${webhook}, so the attempt was not made: ${reason}; ` +
+      `enable it with: svc webhooks update ${webhook} --enable, then ${replayIt}`;
+    expect(await fields('deliveries', 'get', webhook, delivery)).toEqual(failure(stoppedRemedy));
 
     const dlq = await svc.run(['webhooks', 'dlq', webhook, '--json']);
-    expect(JSON.parse(dlq.stdout).map((e: { delivery_id: string }) => e.delivery_id)).toEqual([delivery]);
+    const entries = JSON.parse(dlq.stdout) as Array<{ id: string; delivery_id: string }>;
+    expect(entries.map((e) => e.delivery_id)).toEqual([delivery]);
+    expect(await fields('dlq', 'get', webhook, entries[0]!.id)).toEqual(failure(stoppedRemedy));
 
     const refusal =
       `error: webhook ${webhook} is disabled: ${reason}; it receives no events, replays included; ` +
@@ -86,6 +96,11 @@ describe('a webhook the platform stopped, and the delivery its stop cancelled', 
     // The admin, who holds exception.read without an end date, enables it: --dlq sends it.
     const enabled = await svc.run(['webhooks', 'update', webhook, '--enable']);
     expect(enabled.code, enabled.stderr).toBe(0);
+    expect(await fields('deliveries', 'get', webhook, delivery)).toEqual(
+      failure(
+        `the platform had stopped webhook ${webhook}, so the attempt was not made; it is enabled again: ${replayIt}`,
+      ),
+    );
     const replayed = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--no-wait']);
     expect([replayed.code, replayed.stdout.includes(delivery)], replayed.stderr).toEqual([0, true]);
   });

@@ -3,7 +3,7 @@ import type { DeliveryAttempt, WebhookDeliveryDetail } from '../../../api/schema
 import type { Context } from '../../../context.js';
 import type { Column, Field } from '../../../output/output.js';
 import { examples, type MakeContext, nonEmpty } from '../../kit.js';
-import { failureFields, ofKnownWebhook } from '../shared.js';
+import { failureFields, failureRemedy, ofKnownWebhook } from '../shared.js';
 
 export interface DeliveriesGetOptions {
   webhook: string;
@@ -32,7 +32,7 @@ const ATTEMPT_COLUMNS: Array<Column<DeliveryAttempt>> = [
   { header: 'signature t', value: (a) => a.signature_timestamp, optional: true },
 ];
 
-export function deliveryFields(d: WebhookDeliveryDetail): Field[] {
+export function deliveryFields(d: WebhookDeliveryDetail, remedy: string | undefined): Field[] {
   return [
     ['id', d.id],
     ['webhook', d.webhook_id],
@@ -40,7 +40,7 @@ export function deliveryFields(d: WebhookDeliveryDetail): Field[] {
     ['status', d.status],
     ['attempts', `${d.attempt_count}/${d.max_attempts}`],
     ['http', d.last_status_code],
-    ...(d.status === 'delivered' ? [] : failureFields(d)),
+    ...(d.status === 'delivered' ? [] : failureFields(d, remedy)),
     ['next retry', d.next_retry_at, 'time'],
     ['created', d.created_at, 'time'],
     ['first attempt', d.first_attempted_at, 'time'],
@@ -62,7 +62,9 @@ export async function runDeliveriesGet(ctx: Context, options: DeliveriesGetOptio
     return;
   }
   const d = await read(() => deliveries.get(options.webhook, options.delivery));
-  await ctx.out.record(d, deliveryFields(d));
+  // Read for people only: --json/--ndjson print the delivery as the platform gave it.
+  const remedy = ctx.out.isMachine || d.status === 'delivered' ? undefined : await failureRemedy(platform, d);
+  await ctx.out.record(d, deliveryFields(d, remedy));
   // --json/--ndjson: the delivery object alone carries its attempts.
   if (!ctx.out.isMachine && d.attempts?.length) {
     await ctx.out.text('');

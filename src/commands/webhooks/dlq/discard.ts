@@ -250,7 +250,8 @@ export function discardCommand(make: MakeContext): Command {
         'Asks first on a terminal, naming the tenant and the count; needs --yes\n' +
         'otherwise. Runs like every bulk command: --concurrency, a journal to resume from (exit 7 when some\n' +
         'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go (without\n' +
-        'webhook.manage, every row planned fail with the refusal the real run gets). An --all run is\n' +
+        "webhook.manage, every row planned fail with a refusal like the real run's: the same code, in svc's\n" +
+        'words). An --all run is\n' +
         'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows,\n' +
         'each entry it had taken that left the queue meanwhile as a skipped row (while_stopped: its discard\n' +
         "whose answer was lost, or another run's), and counts newer entries, a new run's (the same command\n" +

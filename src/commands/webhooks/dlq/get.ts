@@ -3,7 +3,7 @@ import type { DlqEntry } from '../../../api/schemas/webhooks.js';
 import type { Context } from '../../../context.js';
 import type { Field } from '../../../output/output.js';
 import { examples, type MakeContext, nonEmpty } from '../../kit.js';
-import { failureFields, ofKnownWebhook } from '../shared.js';
+import { failureFields, failureRemedy, ofKnownWebhook } from '../shared.js';
 
 export interface DlqGetOptions {
   webhook: string;
@@ -14,7 +14,7 @@ export function parseDlqGet(webhook: unknown, entry: unknown): DlqGetOptions {
   return { webhook: nonEmpty('WEBHOOK', webhook), entry: nonEmpty('ENTRY', entry) };
 }
 
-export const dlqEntryFields = (e: DlqEntry): Field[] => [
+export const dlqEntryFields = (e: DlqEntry, remedy: string | undefined): Field[] => [
   ['id', e.id],
   ['webhook', e.webhook_id],
   ['delivery', e.delivery_id],
@@ -22,7 +22,7 @@ export const dlqEntryFields = (e: DlqEntry): Field[] => [
   ['status', e.status],
   ['attempts', e.attempt_count],
   ['http', e.last_status_code],
-  ...failureFields(e),
+  ...failureFields(e, remedy),
   ['dead-lettered', e.dead_lettered_at, 'time'],
   ['replays', e.replay_count],
   ['last replayed', e.last_replayed_at, 'time'],
@@ -35,7 +35,9 @@ export async function runDlqGet(ctx: Context, options: DlqGetOptions): Promise<v
   const entry = await ofKnownWebhook(platform, options.webhook, () =>
     platform.webhooks.dlq.get(options.webhook, options.entry),
   );
-  await ctx.out.record(entry, dlqEntryFields(entry));
+  // Read for people only: --json/--ndjson print the entry as the platform gave it.
+  const remedy = ctx.out.isMachine ? undefined : await failureRemedy(platform, entry);
+  await ctx.out.record(entry, dlqEntryFields(entry, remedy));
 }
 
 export function getCommand(make: MakeContext): Command {
