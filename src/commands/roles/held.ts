@@ -85,8 +85,13 @@ export async function moveExpiry(
   });
   const shorter = shortening(previous?.expires_at, data.expires_at);
   if (shorter) ctx.out.warn(`${shorter} (${EXTEND_SETS}; ${change.counted})`);
-  if (previous?.expires_at === null && data.expires_at !== null && (await endsKeyHold(platform, user, data)))
-    ctx.out.warn(`this may stop API keys: ${keysStop(user)}`);
+  // Read after the change: a read cut short (Ctrl-C, a lost answer) leaves the change made, so
+  // it is said, and the keys "may" stop, as when the grants cannot be read.
+  const keys =
+    previous?.expires_at === null &&
+    data.expires_at !== null &&
+    (await endsKeyHold(platform, user, data).catch(() => true));
+  if (keys) ctx.out.warn(`this may stop API keys: ${keysStop(user)}`);
   await ctx.out.record(data, assignmentFields(data));
   if (ctx.out.isMachine) return;
   if (previous && previous.expires_at === data.expires_at) {
