@@ -21,6 +21,7 @@ import {
   type BulkSummary,
   type Journaled,
   runItems,
+  SourceCut,
   type Worker,
 } from './runner.js';
 
@@ -54,13 +55,14 @@ export interface BulkVerb<T, R extends Row> {
   prepare(run: RunIdentity, journal: Journal): Promise<number | undefined>;
   /**
    * The items. `settled` resolves once every item started so far has finished: a source whose
-   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries);
-   * false when the run is stopping meanwhile (Ctrl-C, a closed stdout): read nothing more.
+   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries).
+   * When the run is stopping meanwhile (Ctrl-C, a closed stdout) it throws SourceCut instead: left
+   * to end the source, that says the run was cut there, not that its items were all done.
    */
   items(
     run: RunIdentity,
     journal: Journal,
-    settled: () => Promise<boolean>,
+    settled: () => Promise<void>,
   ): Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
   work: Worker<T>;
   /** --dry-run: what would happen to one item (reads only); `status: 'skipped'` for nothing to do. */
@@ -191,7 +193,7 @@ async function runLocked<T, R extends Row>(
   const order = new RunOrder();
   const settled = async () => {
     await order.settled();
-    return !stop.aborted;
+    if (stop.aborted) throw new SourceCut();
   };
   const source = verb.items(journal.run, journal, settled);
   const progress = createProgress(

@@ -400,7 +400,7 @@ async function* entries(
   queue: QueueSnapshot,
   journal: Journal,
   record: boolean,
-  settled: () => Promise<boolean>,
+  settled: () => Promise<void>,
 ): AsyncGenerator<BulkItem<Target>> {
   for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {
