@@ -98,6 +98,11 @@ export interface BulkVerb<T, R extends Row> {
    * not be saved), in words for the summary ("2 of them created, their secret not saved").
    */
   madeThoughFailed?: () => string | undefined;
+  /**
+   * A dry run: what it could not check any row against, said after its counts so they are not
+   * read as checked (`not checked against what you hold …`); undefined when every row was.
+   */
+  unchecked?: () => string | undefined;
   /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
   empty?: string;
   /**
