@@ -40,8 +40,10 @@ const CODE_NAME = /^((device|user)[_-]?)?code$/i;
 /** Names that contain a secret word but hold something else (times, lifetimes, kinds, paths). */
 const NOT_SECRET_FIELD =
   /^(idempotency_key|token_type|expires_in|code_challenge_method|code_challenge)$|_(at|seconds|count|file|type)$/i;
-// In form bodies and query strings, `state` travels beside the authorization code.
-const SECRET_PARAM = /^(code|state)$/i;
+// In form bodies and query strings, `state` travels beside the authorization code; in a URL's
+// query or path parameters, a session id rewritten into it (`;jsessionid=`, `PHPSESSID=`) is
+// whoever holds it's login (review15 R15-3).
+const SECRET_PARAM = /^(code|state|sid|session|(j|php)?sess(ion)?[_-]?id)$/i;
 
 /** The words of a name: `X-Amz-Signature` → x, amz, signature; `accessToken` → access, token. */
 function nameWords(name: string): string[] {
@@ -93,9 +95,16 @@ function redactQueryText(query: string): string {
     .join('&');
 }
 
+/** A path's parameters (`/a;jsessionid=…/b`) with their secret values masked, as the query's are. */
+function redactPathParams(path: string): string {
+  return path.replace(/;([^;/=]*)=([^;/]*)/g, (pair, name: string) =>
+    isSecretParam(decodedName(name)) ? `;${name}=${MASK}` : pair,
+  );
+}
+
 /**
  * A URL given as text (a webhook's) with its secrets masked in place: the user name and
- * password, a credential in the path (redactPathCredential), every secret-named query
+ * password, a credential in the path (redactPathCredential), every secret-named query or path
  * parameter's value, and a fragment that carries parameters
  * (`#access_token=…`) whole; every other byte is kept as stored. Text that does not parse as a URL
  * keeps all but a `scheme://user:password@` part's user name and password.
@@ -109,7 +118,8 @@ export function redactUrlText(text: string): string {
 /**
  * A URL reference, absolute or relative (`/v1/me?token=…`, `?code=…`, as a `Location` header
  * may carry it), masked as redactUrlText masks a URL: user name and password, a path credential,
- * secret-named query values, a fragment with parameters, credential shapes. Every other byte is kept.
+ * secret-named query and path parameter values, a fragment with parameters, credential shapes.
+ * Every other byte is kept.
  */
 export function redactUrlReference(text: string): string {
   const hashAt = text.indexOf('#');
@@ -118,7 +128,7 @@ export function redactUrlReference(text: string): string {
   const queryAt = beforeHash.indexOf('?');
   const head = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
   const query = queryAt < 0 ? undefined : beforeHash.slice(queryAt + 1);
-  let out = redactUserInfo(redactPathCredential(head));
+  let out = redactPathParams(redactUserInfo(redactPathCredential(head)));
   if (query !== undefined) out += `?${redactQueryText(query)}`;
   if (hashAt >= 0) out += `#${fragment.includes('=') ? MASK : fragment}`;
   // A credential under a harmless name (`?jwt=eyJ…`, `?k=whsec_…`) by its shape (leaks11 5).

@@ -27,6 +27,7 @@ interface Words {
   fixHint?: string | undefined;
   keepJournal?: (() => boolean) | undefined;
   madeThoughFailed?: (() => string | undefined) | undefined;
+  unchecked?: (() => string | undefined) | undefined;
 }
 
 /**
@@ -313,7 +314,9 @@ export function finishDryRun(
 function dryRunCounts(verb: Words, summary: BulkSummary, notStarted = 0): string {
   const unchecked = summary.unknown ? `, ${n(summary.unknown)} could not be checked` : '';
   const left = notStarted > 0 ? `, ${n(notStarted)} not started` : '';
-  return `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail${unchecked}${left}`;
+  // What no row was checked against (BulkVerb.unchecked): the counts are no promise of it.
+  const caveat = verb.unchecked?.();
+  return `${n(summary.ok)} would be ${verb.words.done}, ${n(summary.skipped)} would be skipped, ${n(summary.failed)} would fail${unchecked}${left}${caveat ? `; ${caveat}` : ''}`;
 }
 
 /**

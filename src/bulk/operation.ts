@@ -21,6 +21,7 @@ import {
   type BulkSummary,
   type Journaled,
   runItems,
+  SourceCut,
   type Worker,
 } from './runner.js';
 
@@ -54,13 +55,14 @@ export interface BulkVerb<T, R extends Row> {
   prepare(run: RunIdentity, journal: Journal): Promise<number | undefined>;
   /**
    * The items. `settled` resolves once every item started so far has finished: a source whose
-   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries);
-   * false when the run is stopping meanwhile (Ctrl-C, a closed stdout): read nothing more.
+   * items leave it as they are done (a queue) reads it again only then (QueueSnapshot.entries).
+   * When the run is stopping meanwhile (Ctrl-C, a closed stdout) it throws SourceCut instead: left
+   * to end the source, that says the run was cut there, not that its items were all done.
    */
   items(
     run: RunIdentity,
     journal: Journal,
-    settled: () => Promise<boolean>,
+    settled: () => Promise<void>,
   ): Iterable<BulkItem<T>> | AsyncIterable<BulkItem<T>>;
   work: Worker<T>;
   /** --dry-run: what would happen to one item (reads only); `status: 'skipped'` for nothing to do. */
@@ -96,6 +98,11 @@ export interface BulkVerb<T, R extends Row> {
    * not be saved), in words for the summary ("2 of them created, their secret not saved").
    */
   madeThoughFailed?: () => string | undefined;
+  /**
+   * A dry run: what it could not check any row against, said after its counts so they are not
+   * read as checked (`not checked against what you hold …`); undefined when every row was.
+   */
+  unchecked?: () => string | undefined;
   /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
   empty?: string;
   /**
@@ -191,7 +198,7 @@ async function runLocked<T, R extends Row>(
   const order = new RunOrder();
   const settled = async () => {
     await order.settled();
-    return !stop.aborted;
+    if (stop.aborted) throw new SourceCut();
   };
   const source = verb.items(journal.run, journal, settled);
   const progress = createProgress(

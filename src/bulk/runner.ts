@@ -103,6 +103,19 @@ export interface BulkSummary {
   elapsedMs: number;
 }
 
+/**
+ * A source's end that is not the end of its items: it stopped reading because the run is stopping
+ * (BulkVerb.items' `settled`, src/bulk/operation.ts, throws it). The run is cut, as when a stop
+ * finds items still in the source: what was not started is counted, the journal kept, and the
+ * same command resumes; never a run that ended with every item done.
+ */
+export class SourceCut extends Error {
+  constructor() {
+    super('the run is stopping: its source reads nothing more');
+    this.name = 'SourceCut';
+  }
+}
+
 /** What a worker is given for one item. */
 export interface WorkCall {
   /** Never aborted by a stop: requests in flight finish (pass it to the HTTP client). */
@@ -196,7 +209,10 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       ? (options.items as AsyncIterable<BulkItem<T>>)[Symbol.asyncIterator]()
       : (options.items as Iterable<BulkItem<T>>)[Symbol.iterator]()
   ) as AsyncIterator<BulkItem<T>> | Iterator<BulkItem<T>>;
+  // The source said it has no more items (its iterator is done): not when it stopped reading
+  // because the run is stopping (SourceCut), nor after it failed to read.
   let exhausted = false;
+  let cut = false;
   // Items taken from the source but left unstarted after a stop (they waited at a phase barrier
   // meanwhile): the run is cut though another worker's pull found the source's end.
   let left = false;
@@ -212,17 +228,19 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   const order = options.order ?? new RunOrder();
   const next = (): Promise<IteratorResult<BulkItem<T>>> => {
     pulling = pulling.then(async () => {
-      if (exhausted || pullError) return end;
+      if (exhausted || cut || pullError) return end;
       let step: IteratorResult<BulkItem<T>>;
       try {
         step = await iterator.next();
       } catch (error) {
         // The journal could not note the items taken (Journal.plan): none of them was sent.
         if (error instanceof JournalWriteError) halting(error);
+        else if (error instanceof SourceCut) cut = true;
         else pullError = { error };
         return end;
       }
-      if (!step.done) await order.enter(step.value.phase);
+      if (step.done) exhausted = true;
+      else await order.enter(step.value.phase);
       return step;
     });
     return pulling;
@@ -251,10 +269,7 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
     for (;;) {
       if (stop.aborted) return;
       const step = await next();
-      if (step.done) {
-        if (!pullError) exhausted = true;
-        return;
-      }
+      if (step.done) return;
       const item = step.value;
       // A barrier may have been waited for since the stop: the item is left for the resumed run.
       if (stop.aborted) {
@@ -362,9 +377,10 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
   };
 
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  // Cut short: an item not started (still in the source, or taken and left), counted by finishRun.
+  // Cut short: an item not started (still in the source, or taken and left, or the source stopped
+  // reading: SourceCut), counted by finishRun.
   if (stop.aborted && (!exhausted || left)) summary.stopped = true;
-  if (!exhausted && !pullError) await iterator.return?.();
+  if (!exhausted && !cut && !pullError) await iterator.return?.();
   options.progress?.done();
   summary.elapsedMs = options.now() - started;
   if (pullError) summary.unread = pullError.error;

@@ -262,6 +262,35 @@ const SETTING_IN_WORDS: Record<ProfileKey, string> = {
   client_id: 'an OAuth client id',
 };
 
+/** What to give a setting instead of a credential pasted into it, in words for a refusal. */
+const SETTING_INSTEAD: Record<ProfileKey, string> = {
+  base_url: 'take it out of the URL',
+  app_url: 'take it out of the URL',
+  tenant: "give the tenant's id or slug instead",
+  org: "give the organisation's id instead",
+  client_id: "give the OAuth client's id instead (`svc oauth ls` lists them)",
+};
+
+/**
+ * Where a credential of each kind (credentialKind) goes instead: never SVC_TOKEN for a client or a
+ * webhook secret, which svc would then send as a bearer token to every call (review15 R15-4).
+ */
+const CREDENTIAL_HOME: Record<string, string> = {
+  'a client secret':
+    'a client secret goes in --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET',
+  'a webhook signing secret':
+    'a webhook signing secret goes in --secret-file or SVC_WEBHOOK_SECRET (`svc webhooks verify`, `sign`, `listen`)',
+  'a refresh token':
+    'a refresh token goes in --refresh-token-file or --refresh-token-stdin (`svc oauth token --grant-type refresh_token`)',
+};
+const TOKEN_HOME = 'an API key or token goes in the credential store: `svc login --with-token`, or SVC_TOKEN';
+
+/** What to give `key` instead of the credential `value`, and where that credential goes. */
+export function credentialSettingMend(key: ProfileKey, value: string): string {
+  const kind = credentialKind(value);
+  return `${SETTING_INSTEAD[key]}; ${(kind && CREDENTIAL_HOME[kind]) ?? TOKEN_HOME}`;
+}
+
 /**
  * A credential pasted as a setting (a client secret as the client id, an API key as the org, a
  * token in a base URL) is refused (exit 2) before it is sent or saved: a client id travels in the
@@ -280,7 +309,7 @@ export function refuseCredentialSetting(
   const mend =
     source === 'profile'
       ? `; remove it with \`svc -p ${shellWord(profile)} config unset ${key}\``
-      : '; credentials go in the credential store: `svc login`, or SVC_TOKEN';
+      : `; ${credentialSettingMend(key, value)}`;
   throw new UsageError(`${describeSource(key, source, profile)} holds ${problem}`, {
     code: 'credential_as_id',
     hint: `${where}${mend}`,

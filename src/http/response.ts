@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { keepNumbersAsTheyCame } from '../api/numbers-as-they-came.js';
+import { redactUrlReference } from '../api/secret-names.js';
 import { SvcError, type SvcErrorOptions } from '../errors.js';
 import type { Headers } from './client.js';
 import { isSafeMethod } from './options.js';
@@ -101,21 +102,24 @@ export function redirectError(
     target = undefined;
   }
   // The same origin is the base URL's already: what differs is the path (a prefix, a trailing
-  // slash), named without its query (which may carry what is not the user's to see).
+  // slash), named without its query and its path parameters (`;jsessionid=…`: a servlet's session,
+  // review15 R15-3), which may carry what is not the user's to see and are not where an API lives,
+  // and masked as --debug masks a URL (a credential in the path itself).
   const same = target !== undefined && target.origin === url.origin;
+  const path = target && redactUrlReference(target.pathname.replace(/;[^/]*/g, ''));
   const where = !target
     ? 'a redirect without a usable Location'
     : same
-      ? `a redirect to ${target.pathname} on the same server`
+      ? `a redirect to ${path} on the same server`
       : `a redirect to ${target.host}`;
   const setting = '(--base-url, SVC_BASE_URL or `svc config set base_url`)';
   const hint = !target
     ? 'check the base URL'
     : !same
       ? `if ${target.origin} is the API, use it as the base URL ${setting}`
-      : target.pathname === url.pathname
+      : path === url.pathname
         ? "the server sends this path back to itself: report the redirect to the server's operator"
-        : `if the API is under ${target.pathname} rather than ${url.pathname}, put that path in the base URL ${setting}; otherwise report the redirect to the server's operator`;
+        : `if the API is under ${path} rather than ${url.pathname}, put that path in the base URL ${setting}; otherwise report the redirect to the server's operator`;
   return new BadResponseError(
     `the server answered ${status} (${where}) to ${method} ${url.pathname}; svc never follows redirects, so nothing was sent there`,
     { hint },

@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultJournalPath, Journal } from '../../src/bulk/journal.js';
-import { type BulkItem, type BulkResult, runItems, type WorkCall } from '../../src/bulk/runner.js';
+import { type BulkItem, type BulkResult, runItems, SourceCut, type WorkCall } from '../../src/bulk/runner.js';
 import { AuthError, UsageError } from '../../src/errors.js';
 import { ApiError, ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
 import { deriveIdempotencyKey } from '../../src/http/idempotency.js';
@@ -325,6 +325,27 @@ describe('runItems', () => {
     expect(summary).toMatchObject({ total: 7, ok: 7, stopped: false });
     expect(String(summary.unread)).toBe('Error: page 2 could not be fetched');
     expect([produced, worked]).toEqual([8, 7]);
+  });
+
+  it('a source that stops reading because the run is stopping (SourceCut) leaves the run cut, not done (review15 R15-2)', async () => {
+    const stop = new AbortController();
+    async function* gen() {
+      yield { key: 'a', data: 0 };
+      yield { key: 'b', data: 1 };
+      // As QueueSnapshot does while it waits to list the queue again: the stop comes meanwhile.
+      stop.abort();
+      throw new SourceCut();
+    }
+    const summary = await runItems({
+      items: gen(),
+      concurrency: 1,
+      runId: 'run',
+      stop: stop.signal,
+      now,
+      work: async () => ({}),
+    });
+    expect(summary).toMatchObject({ total: 2, ok: 2, stopped: true });
+    expect(summary.unread).toBeUndefined();
   });
 });
 

@@ -34,6 +34,10 @@ describe('URL headers in the --debug trace', () => {
     ],
     ['refresh', `0; url=/v1/me?token=${TOKEN}`, `0; url=/v1/me?token=${MASK}`],
     ['refresh', '5', '5'],
+    // A servlet container's URL-rewritten session, a path parameter (review15 R15-3).
+    ['location', '/v1/me;jsessionid=SESS_SECRET_4', `/v1/me;jsessionid=${MASK}`],
+    ['location', `/a;token=${TOKEN};v=2/b;v=3?page=2`, `/a;token=${MASK};v=2/b;v=3?page=2`],
+    ['location', '/a;PHPSESSID=abc/b', `/a;PHPSESSID=${MASK}/b`],
   ])('%s: %s', (name, value, expected) => {
     expect(redactHeader(name, value)).toBe(expected);
   });
@@ -59,5 +63,27 @@ describe('URL headers in the --debug trace', () => {
     );
     expect(run.stderr).not.toContain(TOKEN);
     expect(run.stderr).not.toContain(CODE);
+  });
+
+  it('a same-origin redirect carrying a session in its path: neither the trace nor the error shows it (review15 R15-3)', async () => {
+    const s = await server();
+    s.answer(answers.raw(307, '{}', 'application/json', { location: '/v1/me;jsessionid=SESS_SECRET_4' }));
+    const env = {
+      ...dirs(),
+      NO_COLOR: '1',
+      SVC_BASE_URL: s.url,
+      SVC_TOKEN: 'tok_debug_trace_0123456789',
+      SVC_MAX_RETRIES: '0',
+    };
+    const debug = await runInProcess(['--debug', 'api', 'GET', '/v1/d'], env);
+    expect(debug.stderr).toContain(`< location: /v1/me;jsessionid=${MASK}\n`);
+    const plain = await runInProcess(['api', 'GET', '/v1/d'], env);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toBe(
+      'error: the server answered 307 (a redirect to /v1/me on the same server) to GET /v1/d; svc never follows redirects, so nothing was sent there; ' +
+        "if the API is under /v1/me rather than /v1/d, put that path in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator\n",
+    );
+    const json = await runInProcess(['api', 'GET', '/v1/d', '--json'], env);
+    for (const run of [debug, plain, json]) expect(run.stderr).not.toContain('SESS_SECRET');
   });
 });

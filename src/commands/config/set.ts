@@ -4,6 +4,7 @@ import { loginCommand } from '../../auth/login-hint.js';
 import {
   checkBaseUrlPath,
   checkUrlSetting,
+  credentialSettingMend,
   credentialSettingProblem,
   ENV_FOR,
   profileFlag,
@@ -34,7 +35,7 @@ export async function runConfigSet(ctx: Context, rawKey: string, rawValue: strin
   if (problem !== undefined)
     throw new UsageError(`that is ${problem}`, {
       code: 'credential_as_id',
-      hint: 'svc did not save it; credentials go in the credential store: `svc login`, or SVC_TOKEN',
+      hint: `svc did not save it; ${credentialSettingMend(key, value)}`,
     });
   const settings = ctx.settings();
   if (settings.profileSource !== 'flag' && settings.profileSource !== 'env') ctx.ownProfileSettings();

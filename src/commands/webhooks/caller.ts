@@ -14,7 +14,8 @@ import { CallerForecast, notChecked } from '../roles/holds.js';
  * Read once: GET /v1/me's `permissions` (live, the tenant's, readable with no permission); from a
  * server that does not give them, the caller's own assignments and the roles' permissions
  * (CallerForecast, which takes role.read). Undefined when neither can be read, with a warning
- * that the dry run cannot tell (the real run reports the platform's answers); a read that went unanswered stops the dry run (exit 1,
+ * that the dry run cannot tell (the real run reports the platform's answers), and the dry run's
+ * counts say so (UNCHECKED_HOLDINGS); a read that went unanswered stops the dry run (exit 1,
  * not_checked): it cannot tell `rows`.
  */
 export async function callerAuthority(
@@ -56,6 +57,13 @@ export async function callerAuthority(
   }
   return new CallerForecast(ctx, platform, tenant, roles).authority(rows);
 }
+
+/**
+ * A dry run's counts when callerAuthority could not tell (undefined): they hold only if the
+ * platform lets the caller, which it did not check (review15 R15-5).
+ */
+export const UNCHECKED_HOLDINGS =
+  'not checked against what you hold (svc could not learn it): the platform may refuse any of them';
 
 /** A refusal the platform would give an item, as its 403 fails it: the row's error, or a single item's exit 4. */
 export const refusedItem = (refusal: Refusal): SvcError =>

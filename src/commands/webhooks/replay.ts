@@ -18,7 +18,7 @@ import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../bulk
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { callerAuthority, refusedItem } from './caller.js';
+import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from './caller.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
 import { entryFields, leftText, type Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
@@ -251,6 +251,8 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         return words.done;
       },
     },
+    // A dry run that could not learn what the caller holds says its counts were not checked against it.
+    unchecked: () => (options.dryRun && authority === undefined ? UNCHECKED_HOLDINGS : undefined),
     prepare: async (_run, journal) => {
       if (options.dryRun)
         authority = await callerAuthority(ctx, platform, 'which replays the platform refuses you');
@@ -406,7 +408,7 @@ async function* entries(
   queue: QueueSnapshot,
   journal: Journal,
   record: boolean,
-  settled: () => Promise<boolean>,
+  settled: () => Promise<void>,
 ): AsyncGenerator<BulkItem<Target>> {
   for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {
@@ -482,7 +484,9 @@ export function replayCommand(make: MakeContext): Command {
         'reconciliation.read), held now: a just-in-time grant will do (choosing the URL is what takes it\n' +
         'without an end date). --dry-run plays each row against what you hold (the permissions svc me --json\n' +
         "shows): a replay the platform would refuse you is planned fail with a refusal like the real run's\n" +
-        "(the same code; the words of a missing webhook.manage are svc's), as the real run ends.\n\n" +
+        "(the same code; the words of a missing webhook.manage are svc's), as the real run ends. When svc\n" +
+        'cannot learn what you hold (a server that does not say, and no role.read), the dry run warns, plans\n' +
+        'each row as if you may, and its counts say they were not checked against it.\n\n' +
         'A disabled webhook receives no events, replays included: the run (a --dry-run too) is refused\n' +
         'before anything is replayed (exit 6), with the command that enables it. A webhook the platform\n' +
         'stopped says why (its disabled_reason): enabling it takes someone who holds the read permissions\n' +

@@ -12,7 +12,7 @@ import { type BulkFlags, onlyWith, parseBulkFlags, withBulkFlags } from '../../b
 import { confirmDestructive, examples, intFlag, type MakeContext, nonEmpty, tenantLabel } from '../../kit.js';
 import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
-import { callerAuthority, refusedItem } from '../caller.js';
+import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from '../caller.js';
 import { webhookArg } from '../shared.js';
 import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './filters.js';
 import { entryFields, type LeftQueue, leftText, type Planned } from './left.js';
@@ -164,6 +164,8 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     dryRun: options.dryRun,
     concurrency: options.concurrency,
     words: { act: 'discard', doing: `discarding from ${webhook}`, done: 'discarded' },
+    // A dry run that could not learn what the caller holds says its counts were not checked against it.
+    unchecked: () => (options.dryRun && authority === undefined ? UNCHECKED_HOLDINGS : undefined),
     prepare: async (_run, journal) => {
       if (options.dryRun)
         authority = await callerAuthority(ctx, platform, 'which discards the platform refuses you');
@@ -220,7 +222,7 @@ async function* entries(
   queue: QueueSnapshot,
   journal: Journal,
   record: boolean,
-  settled: () => Promise<boolean>,
+  settled: () => Promise<void>,
 ): AsyncGenerator<BulkItem<Target>> {
   for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {

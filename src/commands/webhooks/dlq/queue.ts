@@ -263,11 +263,12 @@ export class QueueSnapshot {
    * With `settled` (a run that changes the queue), a listing that ends short of the count is
    * checked again (#again): a server whose cursor is an offset into the live queue skips an
    * entry for each one the run took out before it, and the run would end saying it was done.
+   * A run stopping meanwhile ends the entries there with settled's SourceCut: cut, not done.
    */
   async *entries(
     signal?: AbortSignal,
     taken?: (ids: string[]) => void,
-    settled?: () => Promise<boolean>,
+    settled?: () => Promise<void>,
   ): AsyncGenerator<DlqEntry> {
     if (this.#bound === undefined) await this.count(signal);
     const bound = this.#bound ?? 0;
@@ -332,7 +333,7 @@ export class QueueSnapshot {
    */
   async *#again(
     bound: number,
-    settled: () => Promise<boolean>,
+    settled: () => Promise<void>,
     signal?: AbortSignal,
     taken?: (ids: string[]) => void,
   ): AsyncGenerator<DlqEntry> {
@@ -345,8 +346,9 @@ export class QueueSnapshot {
     let short = 0;
     for (;;) {
       if (this.#handed.size >= cap()) return;
-      // Stopping (Ctrl-C, a closed stdout): nothing more is read; the resumed run takes the rest.
-      if (!(await settled())) return;
+      // Stopping (Ctrl-C, a closed stdout): settled throws SourceCut, nothing more is read, the
+      // run is cut (never done) and the resumed run takes the rest.
+      await settled();
       let total: number | undefined;
       let seen = 0;
       let fresh = 0;
@@ -396,7 +398,7 @@ export class QueueSnapshot {
   async *planned(
     journal: Journal,
     record: boolean,
-    settled?: () => Promise<boolean>,
+    settled?: () => Promise<void>,
   ): AsyncGenerator<{ queued: DlqEntry } | { left: Planned }> {
     const taken = (ids: string[]) => {
       if (record) journal.plan(ids);

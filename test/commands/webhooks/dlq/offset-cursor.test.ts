@@ -8,22 +8,33 @@
  */
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { type JournalDisk, realJournalDisk } from '../../../../src/bulk/journal-disk.js';
 import { bulkRunner } from '../../../helpers/bulk.js';
 import { ndjson } from '../../../helpers/context.js';
 import { useLocalServers } from '../../../helpers/proxy-kit.js';
 import { useSandbox } from '../../../helpers/sandbox.js';
-import { deadLetteredQueue, dlqEntries, timeless } from '../../../helpers/webhooks.js';
+import { gate } from '../../../helpers/targets.js';
+import { deadLetteredQueue, dlqEntries, journalFiles, timeless } from '../../../helpers/webhooks.js';
 
 const sandbox = useSandbox({ webhooks: { timeScale: 0.0001 } });
 const svc = bulkRunner(sandbox);
 const servers = useLocalServers();
 
+interface Gates {
+  /** An entry no page shows (a total that counts more than the pages give). */
+  hide?: () => string | undefined;
+  /** Awaited before the n-th change (1-based: a POST, a replay or a discard) is passed on. */
+  hold?: (n: number) => Promise<void> | undefined;
+}
+
 /**
  * Pages of 4 over the sandbox's whole list, the cursor `pp<offset>` counted over the list as it is
- * now; `hide` is an entry no page shows (a total that counts more than the pages give).
+ * now; `gates` hide an entry from every page, or hold a change in flight.
  */
-async function offsetProxy(hide?: () => string | undefined): Promise<{ url: string; lists: string[] }> {
+async function offsetProxy(gates: Gates = {}): Promise<{ url: string; lists: string[] }> {
+  const { hide, hold } = gates;
   const lists: string[] = [];
+  let changes = 0;
   const port = await servers.listen(
     createServer(async (req, res) => {
       const chunks: Buffer[] = [];
@@ -53,6 +64,7 @@ async function offsetProxy(hide?: () => string | undefined): Promise<{ url: stri
           JSON.stringify({ ...page, items: all.slice(offset, offset + 4), next_cursor: next }),
         );
       }
+      if (req.method !== 'GET') await hold?.(++changes);
       const body = Buffer.concat(chunks);
       const up = await fetch(`${sandbox().url}${req.url}`, {
         method: req.method ?? 'GET',
@@ -97,7 +109,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
 
   it('a run whose listings leave out an entry it counted says so, exit 7, and never ✓', async () => {
     let hidden: string | undefined;
-    const proxy = await offsetProxy(() => hidden);
+    const proxy = await offsetProxy({ hide: () => hidden });
     const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 6);
     hidden = entries[2]!.id;
     const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--yes', '--ndjson'], {
@@ -116,4 +128,78 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
     });
     expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual([hidden]);
   });
+
+  /**
+   * review15 R15-2: Ctrl-C while the run waits to list the queue again (its listing ended short of
+   * the count; nothing more may start, one change in flight). Over 9 entries at concurrency 2 the
+   * 4th change is held at the proxy: the second page (offset 4 over the 6 still queued) gives the
+   * last two, the listing ends, and the run waits for the held one before listing again. It is
+   * stopped then: right after the last entry's journal line, once what svc does without waiting
+   * (only promise jobs: no timer, no I/O) has taken it into that wait (setImmediate runs after
+   * them). The source ended because the run was stopping, not because the queue was done: svc
+   * said `✓ 6 discarded`, exit 0, and removed its journal with 3 of the 9 it counted still queued.
+   * Now the run is cut (exit 130, the journal kept) and the same command takes the rest.
+   */
+  const cutWhileWaiting = async (argv: (webhook: string) => string[], done: string, after = '') => {
+    const held = gate();
+    const proxy = await offsetProxy({ hold: (n) => (n === 4 ? held.until : undefined) });
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 9);
+    const env = { SVC_BASE_URL: proxy.url };
+    const before = new Set(journalFiles(svc.journals));
+    const stop = new AbortController();
+    const last = `"key":"${entries.at(-1)!.id}","status":"ok"`;
+    const journalDisk: JournalDisk = {
+      open: (path, flag) => realJournalDisk.open(path, flag),
+      write(fd, text) {
+        realJournalDisk.write(fd, text);
+        if (!text.includes(last)) return;
+        setImmediate(() => {
+          stop.abort();
+          held.open();
+        });
+      },
+    };
+    const cut = await svc.run([...argv(webhook), '--concurrency', '2', '--yes', '--ndjson'], {
+      env,
+      signal: stop.signal,
+      journalDisk,
+    });
+    expect(stop.signal.aborted).toBe(true);
+    expect(ndjson(cut.stdout).map((row) => row.status)).toEqual(Array(6).fill('ok'));
+    const [counts, error] = timeless(cut.stderr).trimEnd().split('\n') as [string, string];
+    expect(counts).toBe(`6 ${done}, 3 not started in T`);
+    expect(JSON.parse(error).error).toEqual({
+      code: 'interrupted',
+      message: 'interrupted after 6 of 9',
+      exit_code: 130,
+      hint: expect.stringMatching(/^run the same command again to resume \(journal \S+\)$/),
+    });
+    expect(cut.code).toBe(130);
+    expect(journalFiles(svc.journals).filter((name) => !before.has(name))).toHaveLength(1);
+    expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual(
+      entries.slice(4, 7).map((e) => e.id),
+    );
+
+    const resumed = await svc.run([...argv(webhook), '--yes', '--ndjson'], { env });
+    expect(resumed.code).toBe(0);
+    const rows = ndjson(resumed.stdout) as Array<{ status: string }>;
+    expect(rows.map((row) => row.status)).toEqual([...Array(6).fill('skipped'), ...Array(3).fill('ok')]);
+    expect(timeless(resumed.stderr)).toMatch(
+      new RegExp(
+        `^resuming the run started at \\S+: 6 done, 3 to do \\(journal \\S+\\)\n✓ 3 ${done}, 6 skipped in T\n${after}$`,
+      ),
+    );
+    expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
+    expect(journalFiles(svc.journals).filter((name) => !before.has(name))).toEqual([]);
+  };
+
+  it('dlq discard --all stopped while it waits to list the queue again is cut, exit 130, and resumes', () =>
+    cutWhileWaiting((webhook) => ['webhooks', 'dlq', 'discard', webhook, '--all'], 'discarded'));
+
+  it('replay --dlq --no-wait stopped while it waits to list the queue again is cut, exit 130, and resumes', () =>
+    cutWhileWaiting(
+      (webhook) => ['webhooks', 'replay', webhook, '--dlq', '--no-wait'],
+      'replayed',
+      'their deliveries were not followed: see how they went with `svc webhooks deliveries \\S+`, or pass --wait\n',
+    ));
 });
