@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
@@ -56,7 +56,12 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
   const lose = options.lose ?? ((method, _path, count) => method === 'DELETE' && count === 1);
   const deletes: LossyProxy['deletes'] = [];
   const refused: string[] = [];
-  const server = createServer(async (request, response) => {
+  const server = createServer((request, response) => {
+    // The sandbox may be gone when a request a test abandoned reaches it (the file's last test
+    // cut its run): the client is gone too, so the socket is closed, never an unhandled rejection.
+    forward(request, response).catch(() => request.socket.destroy());
+  });
+  const forward = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await bodyOf(request);
     const method = request.method ?? 'GET';
     const path = request.url ?? '/';
@@ -111,7 +116,7 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
     });
     response.writeHead(upstream.status, out);
     response.end(text);
-  });
+  };
   let url = '';
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
