@@ -34,6 +34,18 @@ const pairUp = (path: string): Promise<void> | undefined => {
   if (pair.arrived === 2) pair.go();
   return pair.went;
 };
+/** Both jobs plan before either creates: each creation waits at the proxy for the other's. */
+const pairCreations = () => {
+  bothPlanned = new Map(
+    ['/v1/webhooks', '/v1/oauth/clients'].map((path) => {
+      let go = () => {};
+      const went = new Promise<void>((resolve) => {
+        go = resolve;
+      });
+      return [path, { arrived: 0, go, went }];
+    }),
+  );
+};
 const proxy = useLossyProxy(svc.sandbox, {
   lose: () => false,
   before: (method, path) => {
@@ -79,16 +91,7 @@ const job = (file: string, name: string, env: Record<string, string> = {}) => {
 describe('svc apply, two runs of one file at once', () => {
   it('creates each webhook and OAuth client once; the later run says another made it, with its id and secret', async () => {
     const file = writeFile(dir, 'race.yaml', RACE);
-    // Both jobs plan before either creates: each creation waits at the proxy for the other's.
-    bothPlanned = new Map(
-      ['/v1/webhooks', '/v1/oauth/clients'].map((path) => {
-        let go = () => {};
-        const went = new Promise<void>((resolve) => {
-          go = resolve;
-        });
-        return [path, { arrived: 0, go, went }];
-      }),
-    );
+    pairCreations();
     const through = { SVC_BASE_URL: proxy().url };
     const [a, b] = await Promise.all([job(file, 'a', through), job(file, 'b', through)]).finally(() => {
       bothPlanned = undefined;
@@ -127,15 +130,14 @@ describe('svc apply, two runs of one file at once', () => {
     await as(svc.sandbox(), EU, 'POST', `/v1/users/${user(3)}/roles`, { role_id: 'tenant_admin' });
     const file = writeFile(dir, 'two.yaml', RACE.replaceAll('race', 'two'));
     const as3 = { SVC_TOKEN: svc.sandbox().issueToken(user(3)).token };
-    const two = (name: string, env: Record<string, string> = {}) =>
-      svc.run(['apply', '-f', file, '--yes', '--ndjson', '--secret-dir', join(dir, `secrets-${name}`)], {
-        ...real,
-        env: { SVC_STATE_DIR: join(dir, `state-${name}`), ...env },
-      });
-    svc.sandbox().faults.update({ latency_ms: 40 });
-    const [a, b] = await Promise.all([two('two-a'), two('two-b', as3)]).finally(() =>
-      svc.sandbox().faults.update({ latency_ms: 0 }),
-    );
+    const through = { SVC_BASE_URL: proxy().url };
+    pairCreations();
+    const [a, b] = await Promise.all([
+      job(file, 'two-a', through),
+      job(file, 'two-b', { ...through, ...as3 }),
+    ]).finally(() => {
+      bothPlanned = undefined;
+    });
     expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
     const hooks = (await as(svc.sandbox(), EU, 'GET', '/v1/webhooks')).items.filter(
       (w: { url: string }) => w.url === 'https://two.example.com/hook',
