@@ -13,6 +13,7 @@ import {
   EVENT_READ_PERMISSIONS,
   PERMISSION_CATALOG,
 } from '../api/permissions.js';
+import { FINER_PERMISSIONS } from '../api/record-acts.js';
 import { SVC_CHOICES } from './openapi-choices.js';
 import { ERROR_CODES } from './problem.js';
 
@@ -170,9 +171,11 @@ function responses(
   return out;
 }
 
-function authorization(rule: OperationRule) {
+function authorization(rule: OperationRule, operationId: string) {
+  const finer = FINER_PERMISSIONS[operationId];
   return {
     permission: rule.permission,
+    ...(finer ? { finer_permissions: [...finer] } : {}),
     tenant: rule.tenant,
     oauth_scopes: rule.scopes === 'any' ? 'any' : [...rule.scopes, 'admin'],
     callers: rule.callers,
@@ -193,7 +196,8 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
           'The API of the multi-tenant reconciliation platform as implemented by `svc sandbox start`. ' +
           'Where the reference leaves a detail "not shown", the sandbox\'s choice is stated in the operation or in x-svc-choices. ' +
           'Every /v1 operation carries x-svc-authorization: the permission the caller must hold live in the tenant, where the ' +
-          'tenant comes from, the OAuth scopes that allow it, and whether only users themselves may call it (callers: users: not API keys, nor third-party OAuth clients).',
+          'tenant comes from, the OAuth scopes that allow it, and whether only users themselves may call it (callers: users: not API keys, nor third-party OAuth clients); ' +
+          "finer_permissions: the catalog's finer permissions that also let a caller through, the record then deciding what its change takes (x-svc-choices, record acts).",
       },
       servers: [{ url: 'http://127.0.0.1:4010', description: 'svc sandbox on its default port' }],
       components: {
@@ -256,7 +260,8 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       if (config.operation !== undefined) out.operationId = config.operation;
       if (!out.description && out.summary) out.description = out.summary;
       if (config.auth === 'public' || rule?.access === 'public') out.security = [];
-      if (rule?.access === 'authenticated') out['x-svc-authorization'] = authorization(rule);
+      if (rule?.access === 'authenticated')
+        out['x-svc-authorization'] = authorization(rule, config.operation!);
       const v1 = url.startsWith('/v1/');
       // DELETE, PATCH and PUT take an optional Idempotency-Key header (POSTs carry theirs in the body).
       const keyedByHeader =

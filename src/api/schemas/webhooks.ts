@@ -202,7 +202,8 @@ export const WebhookDelivery = Type.Object(
       description: "The target's HTTP status on the last attempt; null when it gave none",
     }),
     last_error: Type.Union([Type.String(), Type.Null()], {
-      description: 'The last failure as text, "<cause>: <detail>"; null when none',
+      description:
+        'The last failure as text, "<cause>: <detail>"; null when none. The target\'s answer body it quotes is shown only to a caller who holds the read permission of the event kind\'s data; anyone else reads "(the answer\'s body is withheld: …; <permission> shows it)" in its place',
     }),
     last_error_code: Type.Union([FailureCause, Type.Null()]),
     first_attempted_at: NullableTimestamp,
@@ -231,7 +232,9 @@ export const DeliveryAttempt = Type.Object({
   }),
   status_code: Type.Union([StatusCode, Type.Null()]),
   error_code: Type.Union([FailureCause, Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: "This attempt's failure, as last_error (the target's answer body withheld alike)",
+  }),
   duration_ms: Type.Integer({ minimum: 0 }),
 });
 
@@ -302,7 +305,9 @@ export const DlqEntry = Type.Object(
     }),
     attempt_count: Type.Integer({ minimum: 0 }),
     last_status_code: Type.Union([StatusCode, Type.Null()]),
-    last_error: Type.Union([Type.String(), Type.Null()]),
+    last_error: Type.Union([Type.String(), Type.Null()], {
+      description: "Its delivery's last_error (the target's answer body withheld alike)",
+    }),
     last_error_code: Type.Union([FailureCause, Type.Null()]),
     payload_size_bytes: Type.Integer({ minimum: 0 }),
     first_attempted_at: NullableTimestamp,

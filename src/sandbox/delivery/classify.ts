@@ -23,6 +23,11 @@ export interface AttemptOutcome {
   statusCode: number | null;
   cause: DeliveryFailureCause | null;
   error: string | null;
+  /**
+   * `error` without the target's answer body (null: `error` quotes none). The body often echoes
+   * the event's data, so only a caller who reads that data sees it (webhook-views.ts, shownError).
+   */
+  withoutBody: string | null;
 }
 
 function snippet(body: string): string {
@@ -35,8 +40,10 @@ function snippet(body: string): string {
 }
 
 export function classifyResponse(status: number, body: string): AttemptOutcome {
-  if (status >= 200 && status < 300) return { ok: true, statusCode: status, cause: null, error: null };
-  const answered = `the target answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}${snippet(body)}`;
+  if (status >= 200 && status < 300)
+    return { ok: true, statusCode: status, cause: null, error: null, withoutBody: null };
+  const answered = `the target answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+  const quoted = snippet(body);
   let cause: DeliveryFailureCause;
   if (status === 413) cause = 'payload_too_large';
   else if (status >= 400 && status < 500 && (status === 401 || body.includes('invalid_signature')))
@@ -44,7 +51,13 @@ export function classifyResponse(status: number, body: string): AttemptOutcome {
   else if (status >= 400 && status < 500) cause = '4xx_client_error';
   else if (status >= 300 && status < 400) cause = 'redirect_not_followed';
   else cause = '5xx_server_error';
-  return { ok: false, statusCode: status, cause, error: `${cause}: ${answered}` };
+  return {
+    ok: false,
+    statusCode: status,
+    cause,
+    error: `${cause}: ${answered}${quoted}`,
+    withoutBody: quoted === '' ? null : `${cause}: ${answered}`,
+  };
 }
 
 const TLS_CODES = new Set([
@@ -94,6 +107,7 @@ export function classifyError(error: unknown, timedOut: boolean, timeoutMs: numb
       statusCode: null,
       cause: 'connection_timeout',
       error: `connection_timeout: no answer within ${timeoutMs / 1000} s`,
+      withoutBody: null,
     };
   }
   if (
@@ -106,6 +120,7 @@ export function classifyError(error: unknown, timedOut: boolean, timeoutMs: numb
       statusCode: null,
       cause: 'tls_handshake_failed',
       error: `tls_handshake_failed: ${message}${code && !message.includes(code) ? ` (${code})` : ''}`,
+      withoutBody: null,
     };
   }
   const reason = (code && REASONS[code]) ?? message;
@@ -114,5 +129,6 @@ export function classifyError(error: unknown, timedOut: boolean, timeoutMs: numb
     statusCode: null,
     cause: 'connection_timeout',
     error: `connection_timeout: the target is unreachable: ${reason}${code ? ` (${code})` : ''}`,
+    withoutBody: null,
   };
 }

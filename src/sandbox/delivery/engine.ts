@@ -7,6 +7,7 @@ import { SIGNATURE_HEADER, signatureHeader } from '../../webhooks/signature.js';
 import type { SandboxClock } from '../clock.js';
 import { refuseUnlessQueued } from '../domain/dlq-rules.js';
 import { DomainError } from '../domain/errors.js';
+import type { DataReader } from '../domain/webhook-views.js';
 import type {
   DeliveryRecord,
   DlqRecord,
@@ -162,12 +163,14 @@ export class DeliveryEngine {
    * zero, sent at once and signed with a fresh timestamp. The DLQ entry of the original, if
    * any, records the replay. A delivery still pending or retrying is not replayed yet; a disabled
    * webhook receives no events, replays included (webhook_disabled: nothing is made, its entry
-   * stays queued).
+   * stays queued). `reads`: whether the caller reads the event's data (a refusal's entry shows
+   * the target's answer body only then).
    */
   replay(
     original: DeliveryRecord,
     /** The dead-letter entry the caller replays it as (a --dlq run): only while it is queued. */
-    asEntry?: DlqRecord,
+    asEntry: DlqRecord | undefined,
+    reads: DataReader,
   ): { delivery: DeliveryRecord; entry: DlqRecord | undefined } {
     this.#refuseDisabled(original.webhook);
     if (original.status === 'pending' || original.status === 'retrying') {
@@ -176,7 +179,7 @@ export class DeliveryEngine {
         `delivery ${original.id} is still ${original.status}; replay it once it is delivered or failed`,
       );
     }
-    if (asEntry) refuseUnlessQueued(asEntry, 'replay');
+    if (asEntry) refuseUnlessQueued(asEntry, 'replay', reads);
     const delivery = this.#store.createDelivery(original.webhook, original.event, { replayOf: original.id });
     const entry = this.#store.dlqEntryOfDelivery(original.id);
     if (entry) this.#store.markReplayed(entry, delivery);
@@ -343,6 +346,7 @@ export class DeliveryEngine {
       status_code: outcome.statusCode,
       error_code: outcome.cause,
       error: outcome.error,
+      error_without_body: outcome.withoutBody,
       duration_ms: duration,
     });
     d.last_status_code = outcome.statusCode;
@@ -354,6 +358,7 @@ export class DeliveryEngine {
       this.#settle();
     } else {
       d.last_error = outcome.error;
+      d.last_error_without_body = outcome.withoutBody;
       d.last_error_code = outcome.cause;
       if (attempt >= d.max_attempts) {
         this.#store.setStatus(d, 'failed');
@@ -376,6 +381,7 @@ export class DeliveryEngine {
     d.dueMs = null;
     d.next_retry_at = null;
     d.last_error = why;
+    d.last_error_without_body = null;
     this.#store.setStatus(d, 'failed');
     this.#settle();
   }

@@ -140,6 +140,7 @@ export function recordPastOutcome(
       status_code: ok ? 200 : (failure.code ?? null),
       error_code: ok ? null : cause,
       error: ok ? null : error,
+      error_without_body: null,
       duration_ms: ok ? 42 : 3,
     });
     delivery.first_attempted_at ??= isoSeconds(t);
@@ -154,6 +155,7 @@ export function recordPastOutcome(
   } else {
     delivery.last_status_code = failure.code ?? null;
     delivery.last_error = error;
+    delivery.last_error_without_body = null;
     delivery.last_error_code = cause;
     store.setStatus(delivery, 'failed');
     store.deadLetter(delivery, t);

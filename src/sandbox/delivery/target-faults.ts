@@ -22,7 +22,8 @@ export function injectedOutcome(fault: TargetFault, timeoutMs: number): AttemptO
   switch (fault.fault) {
     case 'status': {
       const outcome = classifyResponse(fault.status_code ?? 500, '');
-      return { ...outcome, error: `${outcome.error}, ${INJECTED}` };
+      // An empty answer: no body to withhold.
+      return { ...outcome, error: `${outcome.error}, ${INJECTED}`, withoutBody: null };
     }
     case 'timeout':
       return {
@@ -30,6 +31,7 @@ export function injectedOutcome(fault: TargetFault, timeoutMs: number): AttemptO
         statusCode: null,
         cause: 'connection_timeout',
         error: `connection_timeout: no answer within ${timeoutMs / 1000} s, ${INJECTED}`,
+        withoutBody: null,
       };
     case 'refused':
       return {
@@ -37,6 +39,7 @@ export function injectedOutcome(fault: TargetFault, timeoutMs: number): AttemptO
         statusCode: null,
         cause: 'connection_timeout',
         error: `connection_timeout: the target is unreachable: connection refused (ECONNREFUSED), ${INJECTED}`,
+        withoutBody: null,
       };
     case 'tls':
       return {
@@ -44,6 +47,7 @@ export function injectedOutcome(fault: TargetFault, timeoutMs: number): AttemptO
         statusCode: null,
         cause: 'tls_handshake_failed',
         error: `tls_handshake_failed: certificate has expired (CERT_HAS_EXPIRED), ${INJECTED}`,
+        withoutBody: null,
       };
   }
 }

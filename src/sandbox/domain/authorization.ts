@@ -1,6 +1,7 @@
 import { type HeldGrant, heldUntil as heldUntilOf, lackRefusal } from '../../api/holds.js';
 import { actionOf } from '../../api/operation-words.js';
 import { type OperationRule, scopesAllow } from '../../api/operations.js';
+import { FINER_PERMISSIONS, type RecordAct } from '../../api/record-acts.js';
 import { grantsPermission } from '../../api/roles.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -212,16 +213,48 @@ export function authorizeOperation(
   if (rule.permission === null) return;
   if (!tenant) throw new Error(`operation ${operationId} needs a permission but names no tenant`);
   const held = [...livePermissions(state, principal, tenant.id)];
-  if (!grantsPermission(held, rule.permission)) {
-    const roles = liveRoleNames(state, principal, tenant.id);
-    const need = `${action} needs permission ${rule.permission} in tenant ${tenant.slug}`;
-    // A key acts with the role of its kind, which nobody can grant it more than: the fix is
-    // another credential, not a grant.
+  // A finer permission (exception.resolve.fx_difference, rule.write.fx) lets its holder through to
+  // the operation; the record then decides what the change takes (requireRecordActs).
+  const finer = FINER_PERMISSIONS[operationId] ?? [];
+  const holdsFiner = finer.some((f) => held.some((p) => grantsPermission([p], f) || p.startsWith(`${f}.`)));
+  if (!grantsPermission(held, rule.permission) && !holdsFiner) {
+    const or = finer.length ? ` (or, for what each names, ${finer.join(', ')})` : '';
     throw new DomainError(
       'insufficient_role',
-      principal.fixedRoles !== null
-        ? `${need}, which this API key's role (${roles.join(', ') || 'none'}, fixed by its kind) does not grant; use a service-role key or a user's login`
-        : `${need}, which your live roles there (${roles.join(', ') || 'none'}) do not grant; ask a tenant_admin of ${tenant.slug} for a role that grants it`,
+      roleRefusal(state, principal, tenant, `${action} needs permission ${rule.permission}${or}`),
     );
+  }
+}
+
+/** The refusal of a caller whose live roles lack what `need` says ("<act> needs permission <p>"). */
+function roleRefusal(state: SandboxState, principal: Principal, tenant: Tenant, need: string): string {
+  const roles = liveRoleNames(state, principal, tenant.id);
+  const where = `${need} in tenant ${tenant.slug}`;
+  // A key acts with the role of its kind, which nobody can grant it more than: the fix is
+  // another credential, not a grant.
+  return principal.fixedRoles !== null
+    ? `${where}, which this API key's role (${roles.join(', ') || 'none'}, fixed by its kind) does not grant; use a service-role key or a user's login`
+    : `${where}, which your live roles there (${roles.join(', ') || 'none'}) do not grant; ask a tenant_admin of ${tenant.slug} for a role that grants it`;
+}
+
+/**
+ * 403 insufficient_role unless the caller's live roles allow every act of a record change
+ * (src/api/record-acts.ts: resolving, assigning, a rule of a kind), the first one lacking named.
+ */
+export function requireRecordActs(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  acts: readonly RecordAct[],
+): void {
+  const held = [...livePermissions(state, principal, tenant.id)];
+  for (const { act, anyOf } of acts) {
+    if (anyOf.some((p) => grantsPermission(held, p))) continue;
+    const broader = anyOf.flatMap((p) => {
+      const up = p.slice(0, p.lastIndexOf('.'));
+      return p.split('.').length > 2 ? [`${up} grants it too`] : [];
+    });
+    const need = `${act} needs permission ${anyOf.join(' or ')}${broader.length ? ` (${broader.join('; ')})` : ''}`;
+    throw new DomainError('insufficient_role', roleRefusal(state, principal, tenant, need));
   }
 }

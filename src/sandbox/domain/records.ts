@@ -47,6 +47,12 @@ export interface StoredRecord {
   record: SurfaceRecord;
 }
 
+/** Refuses (throws) a change from `before` (undefined: a creation) to `after`, the record's own fields. */
+export type RecordCheck = (
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+) => void;
+
 /** Records of every surface, per tenant, in creation order. Purged records are gone for good. */
 export class RecordStore {
   readonly #byKey = new Map<string, StoredRecord[]>();
@@ -58,10 +64,19 @@ export class RecordStore {
     this.#clock = clock;
   }
 
-  create(tenantId: string, surface: string, body: Record<string, unknown>, actor: string): SurfaceRecord {
+  /** `check`: refuses (throws) a change the caller may not make, before anything is stored (record acts). */
+  create(
+    tenantId: string,
+    surface: string,
+    body: Record<string, unknown>,
+    actor: string,
+    check: RecordCheck = () => {},
+  ): SurfaceRecord {
     const now = this.#clock.iso();
+    const fields = ownFields(body);
+    check(undefined, fields);
     const record: SurfaceRecord = {
-      ...ownFields(body),
+      ...fields,
       id: randomId('rec'),
       surface,
       tenant_id: tenantId,
@@ -96,7 +111,7 @@ export class RecordStore {
    * Applies a merge patch to the caller's fields; a soft-deleted record cannot change. A patch
    * that changes nothing (`{}`, fields as they are) leaves the record as it was, updated_at too.
    */
-  update(record: SurfaceRecord, body: Record<string, unknown>): SurfaceRecord {
+  update(record: SurfaceRecord, body: Record<string, unknown>, check: RecordCheck = () => {}): SurfaceRecord {
     const patch = ownFields(body);
     if (record.soft_delete) {
       throw conflict(`${record.surface} record ${record.id} is deleted`, 'record_deleted');
@@ -107,6 +122,7 @@ export class RecordStore {
     const own = Object.fromEntries(Object.entries(record).filter(([k]) => !RESERVED_RECORD_FIELDS.has(k)));
     if (mergePatchChanges(own, patch).length === 0) return record;
     const merged = mergePatch(own, patch) as Record<string, unknown>;
+    check(own, merged);
     for (const key of Object.keys(record)) delete record[key];
     Object.assign(record, merged, owned, { updated_at: this.#clock.iso() });
     return record;

@@ -6,6 +6,7 @@ import { keyStopped } from './api-keys.js';
 import { heldGrants, thirdPartyClient, userGrants, userPermissions } from './authorization.js';
 import { DomainError } from './errors.js';
 import { grantRevoked } from './token-revocation.js';
+import type { DataReader } from './webhook-views.js';
 import type { WebhookOwner, WebhookRecord } from './webhooks.js';
 
 /**
@@ -68,6 +69,13 @@ export function requireRead(
   if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
 }
 
+/** The permissions that read this kind's data which these held permissions lack (none: they read it). */
+const unreadable = (held: readonly string[], kind: string): string[] =>
+  missingPermissions(held, eventReadPermissions([kind]));
+
+const heldPermissions = (state: SandboxState, principal: Principal, tenantId: string): string[] =>
+  heldGrants(state, principal, tenantId).flatMap((g) => g.permissions);
+
 /** 403 insufficient_permission unless the caller holds the permission that reads this kind's data (a payload). */
 export function requireEventRead(
   state: SandboxState,
@@ -75,16 +83,21 @@ export function requireEventRead(
   tenantId: string,
   kind: string,
 ): void {
-  const needed = eventReadPermissions([kind]);
-  const missing = missingPermissions(
-    heldGrants(state, principal, tenantId).flatMap((g) => g.permissions),
-    needed,
-  );
+  const missing = unreadable(heldPermissions(state, principal, tenantId), kind);
   if (missing.length === 0) return;
   throw new DomainError(
     'insufficient_permission',
     `this delivery's payload is the data of its ${kind} event, which ${missing.join(', ')} reads; you lack it: ask for a role that grants it`,
   );
+}
+
+/**
+ * Whether the caller reads each kind's data, by requireEventRead's rule: what shows a target's
+ * answer body in a delivery's or a dead-letter entry's errors (webhook-views.ts, shownError).
+ */
+export function eventDataReader(state: SandboxState, principal: Principal, tenantId: string): DataReader {
+  const held = heldPermissions(state, principal, tenantId);
+  return (kind) => unreadable(held, kind).length === 0;
 }
 
 /**

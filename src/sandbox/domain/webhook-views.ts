@@ -1,7 +1,35 @@
 import { createHash } from 'node:crypto';
-import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import type { EventType } from '../../api/constants.js';
+import { EVENT_READ_PERMISSIONS } from '../../api/permissions.js';
+import type {
+  DeliveryAttempt,
+  DlqEntry,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+} from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
-import type { DeliveryRecord, DlqRecord, RotatedOut, WebhookRecord } from './webhooks.js';
+import type { AttemptRecord, DeliveryRecord, DlqRecord, RotatedOut, WebhookRecord } from './webhooks.js';
+
+/** Whether the caller reads the data of an event kind (webhook-owner.ts, eventDataReader). */
+export type DataReader = (kind: EventType) => boolean;
+
+/**
+ * A failure as the caller may read it. A target's answer body (the first 200 characters an error
+ * quotes) very often echoes the event it rejected, so it is the event's data as far as the
+ * platform can know: shown only to a caller who reads that kind's data, as the payload is
+ * (requireEventRead); the rest read the cause, the status and that the body is withheld.
+ */
+export function shownError(
+  error: string | null,
+  withoutBody: string | null,
+  kind: EventType,
+  reads: DataReader,
+): string | null {
+  const permission = EVENT_READ_PERMISSIONS[kind];
+  if (withoutBody === null || permission === null || reads(kind)) return error;
+  return `${withoutBody} (the answer's body is withheld: it may echo the event's data; ${permission} shows it)`;
+}
 
 /**
  * Webhooks, deliveries and dead-letter entries as the API shows them (never a secret). `previous`:
@@ -27,7 +55,7 @@ export function webhookView(w: WebhookRecord, previous: RotatedOut[], stopped: s
   };
 }
 
-export function deliveryView(d: DeliveryRecord): WebhookDelivery {
+export function deliveryView(d: DeliveryRecord, reads: DataReader): WebhookDelivery {
   return {
     id: d.id,
     webhook_id: d.webhook.id,
@@ -37,7 +65,7 @@ export function deliveryView(d: DeliveryRecord): WebhookDelivery {
     max_attempts: d.max_attempts,
     status: d.status,
     last_status_code: d.last_status_code,
-    last_error: d.last_error,
+    last_error: shownError(d.last_error, d.last_error_without_body, d.event.type, reads),
     last_error_code: d.last_error_code,
     first_attempted_at: d.first_attempted_at,
     last_attempted_at: d.last_attempted_at,
@@ -50,7 +78,16 @@ export function deliveryView(d: DeliveryRecord): WebhookDelivery {
   };
 }
 
-export function dlqView(e: DlqRecord): DlqEntry {
+/** A delivery with its attempts (oldest first), each error as deliveryView shows last_error. */
+export function deliveryDetailView(d: DeliveryRecord, reads: DataReader): WebhookDeliveryDetail {
+  const attempt = ({ error_without_body, ...shown }: AttemptRecord): DeliveryAttempt => ({
+    ...shown,
+    error: shownError(shown.error, error_without_body, d.event.type, reads),
+  });
+  return { ...deliveryView(d, reads), attempts: d.attempts.map(attempt) };
+}
+
+export function dlqView(e: DlqRecord, reads: DataReader): DlqEntry {
   const d = e.delivery;
   return {
     id: e.id,
@@ -61,7 +98,7 @@ export function dlqView(e: DlqRecord): DlqEntry {
     status: e.status,
     attempt_count: d.attempt_count,
     last_status_code: d.last_status_code,
-    last_error: d.last_error,
+    last_error: shownError(d.last_error, d.last_error_without_body, d.event.type, reads),
     last_error_code: d.last_error_code,
     payload_size_bytes: d.event.payload.length,
     first_attempted_at: d.first_attempted_at,

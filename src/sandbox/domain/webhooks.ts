@@ -16,6 +16,7 @@ import type { SandboxClock } from '../clock.js';
 import { randomId } from '../tokens.js';
 import { refuseUnlessQueued } from './dlq-rules.js';
 import { conflict } from './errors.js';
+import type { DataReader } from './webhook-views.js';
 
 /**
  * Webhook subscriptions, events, deliveries and the dead-letter queue, in memory. The delivery
@@ -88,6 +89,8 @@ export interface DeliveryRecord {
   status: DeliveryStatus;
   last_status_code: number | null;
   last_error: string | null;
+  /** last_error without the target's answer body, which only the kind's readers see (null: it quotes none). */
+  last_error_without_body: string | null;
   last_error_code: DeliveryFailureCause | null;
   first_attempted_at: string | null;
   last_attempted_at: string | null;
@@ -99,11 +102,14 @@ export interface DeliveryRecord {
   replay_of: string | null;
   /** status recovered: the replay that was delivered. */
   recovered_by: string | null;
-  attempts: DeliveryAttempt[];
+  attempts: AttemptRecord[];
   /** An attempt is on the wire. */
   sending: boolean;
   seq: number;
 }
+
+/** An attempt as the API shows it, and its error without the target's answer body (see last_error_without_body). */
+export type AttemptRecord = DeliveryAttempt & { error_without_body: string | null };
 
 export interface DlqRecord {
   id: string;
@@ -346,6 +352,7 @@ export class WebhookStore {
       status: 'pending',
       last_status_code: null,
       last_error: null,
+      last_error_without_body: null,
       last_error_code: null,
       first_attempted_at: null,
       last_attempted_at: null,
@@ -522,8 +529,8 @@ export class WebhookStore {
   }
 
   /** Refused (409) once the entry left the queue otherwise: see dlq-rules.ts. */
-  discard(entry: DlqRecord): DlqRecord {
-    refuseUnlessQueued(entry, 'discard');
+  discard(entry: DlqRecord, reads: DataReader): DlqRecord {
+    refuseUnlessQueued(entry, 'discard', reads);
     if (entry.status !== 'discarded') {
       entry.status = 'discarded';
       entry.discarded_at = this.#clock.iso();

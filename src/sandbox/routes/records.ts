@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RECORD_SURFACES } from '../../api/operations.js';
+import { recordActs } from '../../api/record-acts.js';
 import {
   RecordCreateBody,
   RecordIdParams,
@@ -8,7 +9,9 @@ import {
   RecordPatchBody,
   SurfaceRecord,
 } from '../../api/schemas/records.js';
+import { requireRecordActs } from '../domain/authorization.js';
 import { notFound } from '../domain/errors.js';
+import type { RecordCheck } from '../domain/records.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 
@@ -28,6 +31,11 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       if (!record) throw notFound(`${surface} record ${id}`);
       return record;
     };
+    /** What the record says is done takes the catalog's finer permissions (src/api/record-acts.ts). */
+    const acts =
+      (request: FastifyRequest): RecordCheck =>
+      (before, after) =>
+        requireRecordActs(state, request.principal!, request.tenant!, recordActs(surface, before, after));
 
     if (!OWN_READS.has(surface)) {
       app.get<{ Querystring: RecordListQuery }>(
@@ -103,6 +111,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           surface,
           request.body,
           request.principal!.subject,
+          acts(request),
         );
         return reply.code(201).send(record);
       },
@@ -124,7 +133,8 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           response: { 200: SurfaceRecord, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (request) => state.records.update(find(request.tenant!.id, request.params.id), request.body),
+      async (request) =>
+        state.records.update(find(request.tenant!.id, request.params.id), request.body, acts(request)),
     );
 
     app.delete<{ Params: { id: string } }>(

@@ -17,8 +17,8 @@ import {
 } from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { requireEventRead, requireRead } from '../domain/webhook-owner.js';
-import { deliveryView, dlqView } from '../domain/webhook-views.js';
+import { eventDataReader, requireEventRead, requireRead } from '../domain/webhook-owner.js';
+import { deliveryDetailView, deliveryView, dlqView } from '../domain/webhook-views.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { auditChange } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
@@ -60,8 +60,9 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const before = cursor ? decodeCursor(cursor, fingerprint, { tenant: request.tenant!.id }).k : undefined;
       const { page, more } = state.webhooks.listDeliveries(webhook.id, status, limit, before);
       const last = page[page.length - 1];
+      const reads = eventDataReader(state, request.principal!, webhook.tenant_id);
       return {
-        items: page.map(deliveryView),
+        items: page.map((d) => deliveryView(d, reads)),
         summary: state.webhooks.summary(webhook.id),
         next_cursor:
           more && last
@@ -87,7 +88,7 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const delivery = state.webhooks.delivery(webhook.id, request.params.deliveryId);
       if (!delivery) throw notFound(`delivery ${request.params.deliveryId}`);
-      return { ...deliveryView(delivery), attempts: delivery.attempts };
+      return deliveryDetailView(delivery, eventDataReader(state, request.principal!, webhook.tenant_id));
     },
   );
 
@@ -168,7 +169,8 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
         ...webhook.event_types,
         original.event.type,
       ]);
-      const { delivery, entry } = state.delivery.replay(original, asEntry);
+      const reads = eventDataReader(state, request.principal!, webhook.tenant_id);
+      const { delivery, entry } = state.delivery.replay(original, asEntry, reads);
       auditChange(state, request, {
         action: 'webhook.delivery_replayed',
         target_type: 'webhook',
@@ -177,7 +179,7 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
           `delivery ${original.id} (${original.event.type} event ${original.event.id}) of webhook ${webhook.id} replayed as ${delivery.id}` +
           `${entry ? ` (dead-letter entry ${entry.id})` : ''} to ${redactUrlText(webhook.url)}`,
       });
-      return reply.code(201).send(deliveryView(delivery));
+      return reply.code(201).send(deliveryView(delivery, reads));
     },
   );
 
@@ -227,8 +229,9 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
         after,
       );
       const last = page[page.length - 1];
+      const reads = eventDataReader(state, request.principal!, webhook.tenant_id);
       return {
-        items: page.map(dlqView),
+        items: page.map((e) => dlqView(e, reads)),
         total,
         next_cursor:
           more && last
@@ -254,7 +257,7 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const webhook = webhookOf(state, request.tenant!.id, request.params.id);
       const entry = state.webhooks.dlqEntry(webhook.id, request.params.entryId);
       if (!entry) throw notFound(`dead-letter queue entry ${request.params.entryId}`);
-      return dlqView(entry);
+      return dlqView(entry, eventDataReader(state, request.principal!, webhook.tenant_id));
     },
   );
 
@@ -279,7 +282,8 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
       const entry = state.webhooks.dlqEntry(webhook.id, request.params.entryId);
       if (!entry) throw notFound(`dead-letter queue entry ${request.params.entryId}`);
       const was = entry.status;
-      state.webhooks.discard(entry);
+      const reads = eventDataReader(state, request.principal!, webhook.tenant_id);
+      state.webhooks.discard(entry, reads);
       if (was !== 'discarded') {
         auditChange(state, request, {
           action: 'webhook.dlq_entry_discarded',
@@ -288,7 +292,7 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
           summary: `dead-letter entry ${entry.id} (delivery ${entry.delivery.id}, ${entry.delivery.event.type} event ${entry.delivery.event.id}) of webhook ${webhook.id} discarded`,
         });
       }
-      return dlqView(entry);
+      return dlqView(entry, reads);
     },
   );
 }

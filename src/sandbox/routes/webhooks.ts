@@ -19,7 +19,7 @@ import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { auditValues } from '../domain/audit-trail.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { ownerAfter, ownerOf, requireChannel } from '../domain/webhook-owner.js';
+import { eventDataReader, ownerAfter, ownerOf, requireChannel } from '../domain/webhook-owner.js';
 import { deliveryView, webhookAuditFields, webhookView } from '../domain/webhook-views.js';
 import { MAX_PREVIOUS_SECRETS, type WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
@@ -343,7 +343,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const { event, deliveries } = state.delivery.emit(webhook.tenant_id, type, data, webhook);
       return reply.code(201).send({
         event: { id: event.id, type: event.type, created_at: event.created_at },
-        delivery: deliveryView(deliveries[0]!),
+        delivery: deliveryView(deliveries[0]!, eventDataReader(state, request.principal!, webhook.tenant_id)),
       });
     },
   );

@@ -1,0 +1,88 @@
+import { PERMISSION_CATALOG } from './permissions.js';
+
+/**
+ * What a change of a record does, where the record says it, and the permission each act takes:
+ * the catalog's finer permissions (exception.resolve.<kind>, exception.assign, exception.override,
+ * rule.write.<kind>) decided by the record's own fields, as the operation table cannot. The
+ * sandbox enforces it (domain/authorization.ts, requireRecordActs); plain values only. Fields
+ * (the reference shows no record payload; these are the sandbox's): an exception's `kind`,
+ * `status` (resolved is the resolution), `resolution` and `assigned_to`; a rule's `kind`.
+ *
+ * Exceptions: creating one takes exception.write; moving `status` to or from `resolved`, or
+ * changing `resolution`, takes exception.resolve.<kind> for the exception's kind when the catalog
+ * has one (exception.resolve.fx_difference), else exception.resolve (exception.resolve grants
+ * every kind); setting `assigned_to` on an unassigned exception takes exception.assign, changing
+ * or removing an assignment takes exception.assign or exception.override; any other field takes
+ * exception.write. So each finer permission does what it names without exception.write, and
+ * exception.write no longer resolves nor assigns. Rules: a rule of kind fx (before or after the
+ * change) is written with rule.write.fx, which rule.write grants; any other kind with rule.write.
+ * Deleting either takes exception.write / rule.write (the operation table).
+ */
+export interface RecordAct {
+  /** The act as a refusal names it: `resolving an exception of kind fx_difference`. */
+  act: string;
+  /** Any one of these (each granted also by a broader one above it) allows the act. */
+  anyOf: readonly string[];
+}
+
+/** The catalog's finer permissions that let a caller through to an operation, its record then deciding (record acts). */
+export const FINER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
+  exceptions_update: ['exception.assign', 'exception.override', 'exception.resolve'],
+  rules_create: ['rule.write.fx'],
+  rules_update: ['rule.write.fx'],
+};
+
+type Fields = Readonly<Record<string, unknown>>;
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const kindOf = (fields: Fields | undefined) => (typeof fields?.kind === 'string' ? fields.kind : undefined);
+const present = (v: unknown) => v !== undefined && v !== null;
+
+/** `base.<kind>` when the catalog has it, else `base` (which grants every kind). */
+function perKind(base: string, kind: string | undefined): string {
+  return kind !== undefined && `${base}.${kind}` in PERMISSION_CATALOG ? `${base}.${kind}` : base;
+}
+
+function exceptionActs(before: Fields | undefined, after: Fields): RecordAct[] {
+  const acts: RecordAct[] = [];
+  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after)]);
+  const changed = [...keys].filter((k) => !same(before?.[k], after[k])).sort();
+  const resolves =
+    (before?.status === 'resolved') !== (after.status === 'resolved') || changed.includes('resolution');
+  const covered = new Set(['assigned_to', 'resolution', ...(resolves ? ['status'] : [])]);
+  const others = changed.filter((k) => !covered.has(k));
+  if (before === undefined) acts.push({ act: 'creating an exception', anyOf: ['exception.write'] });
+  else if (others.length > 0)
+    acts.push({ act: `changing an exception's ${others.join(', ')}`, anyOf: ['exception.write'] });
+  if (resolves) {
+    const kind = kindOf(after);
+    const verb = before?.status === 'resolved' && after.status !== 'resolved' ? 'reopening' : 'resolving';
+    acts.push({
+      act: `${verb} an exception${kind === undefined ? '' : ` of kind ${kind}`}`,
+      anyOf: [perKind('exception.resolve', kind)],
+    });
+  }
+  if (changed.includes('assigned_to')) {
+    acts.push(
+      present(before?.assigned_to)
+        ? { act: "changing an exception's assignment", anyOf: ['exception.assign', 'exception.override'] }
+        : { act: 'assigning an exception', anyOf: ['exception.assign'] },
+    );
+  }
+  return acts;
+}
+
+function ruleActs(before: Fields | undefined, after: Fields): RecordAct[] {
+  const kinds = before === undefined ? [kindOf(after)] : [...new Set([kindOf(before), kindOf(after)])];
+  return kinds.map((kind) => ({
+    act: `${before === undefined ? 'creating' : 'changing'} a rule${kind === undefined ? '' : ` of kind ${kind}`}`,
+    anyOf: [perKind('rule.write', kind)],
+  }));
+}
+
+/** The acts of a change of a record of `surface` (`before` undefined: a creation), each with what it takes. */
+export function recordActs(surface: string, before: Fields | undefined, after: Fields): RecordAct[] {
+  if (surface === 'exceptions') return exceptionActs(before, after);
+  if (surface === 'rules') return ruleActs(before, after);
+  return [];
+}
