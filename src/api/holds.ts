@@ -13,7 +13,9 @@ import { endMs, isoSeconds } from './time.js';
  * later) ends no later than the caller holds them; putting permissions into a custom role, taking
  * them out, or deleting it takes every permission involved, and permissions put into a role are
  * held by no live holder of it longer than the caller holds them (a widen is a grant to each
- * holder, until their grant ends). API keys cannot mint keys (403 user_required): a role carrying
+ * holder, until their grant ends). Changing anything of a custom role — its name or description
+ * too, the handle every grant by name resolves — takes every permission it carries; and nobody
+ * puts permissions into a role they hold (403 self_assignment: a self-grant of what it adds). API keys cannot mint keys (403 user_required): a role carrying
  * api_key.manage is granted or re-timed by a person, and only a person creates one or puts
  * api_key.manage into one (at all, holders or not: a role that mints keys is one grant away).
  */
@@ -22,7 +24,8 @@ import { endMs, isoSeconds } from './time.js';
 export const HANDING_OUT = {
   grant: 'you can only grant or revoke roles whose permissions you hold',
   widen: 'you can only put into a role permissions you hold yourself',
-  narrow: 'you can only take out of a role permissions you hold yourself',
+  /** Any change of a custom role (renamed, re-described, narrowed or widened): names are what grants resolve. */
+  change: 'you can only change a role whose permissions you all hold yourself',
   delete: 'you can only delete a role whose permissions you all hold yourself',
 } as const;
 
@@ -299,16 +302,20 @@ export function keyMinterRefusal(role: string, change: 'grant' | 'expiry' | 'cre
   }
 }
 
+/** What a self_assignment refusal says the caller did, to themselves and as a key's issuer. */
+const SELF_CHANGES = {
+  grant: ['grant roles to yourself', 'grants roles to themselves'],
+  expiry: ['change the expiry of your own roles', 'changes the expiry of their own roles'],
+  widen: ['put permissions into a role you hold', 'puts permissions into a role they hold'],
+} as const;
+
 /**
- * The self_assignment refusal: nobody grants themselves a role or moves the end of their own
- * grant, nor through an API key they issued (a key is seen through to its issuer, named by
+ * The self_assignment refusal: nobody grants themselves a role, moves the end of their own
+ * grant, or puts permissions into a role they hold (a grant to themselves of what it adds), nor through an API key they issued (a key is seen through to its issuer, named by
  * `issuer`; /v1/me says it as credential.issued_by, so svc predicts the same words).
  */
-export function selfAssignmentRefusal(change: 'grant' | 'expiry', issuer?: string): string {
-  const [yours, theirs] =
-    change === 'grant'
-      ? ['grant roles to yourself', 'grants roles to themselves']
-      : ['change the expiry of your own roles', 'changes the expiry of their own roles'];
+export function selfAssignmentRefusal(change: 'grant' | 'expiry' | 'widen', issuer?: string): string {
+  const [yours, theirs] = SELF_CHANGES[change];
   return issuer === undefined
     ? `you cannot ${yours}; ask another administrator`
     : `this API key was issued by ${issuer}, and nobody ${theirs}; ask another administrator`;
@@ -401,8 +408,9 @@ export class CallerAuthority {
     if (refused) return refused;
     const fix = `have someone who holds them change ${name}`;
     if (after === null) return this.#lack(HANDING_OUT.delete, before ?? [], fix);
-    const { added, removed } = roleChange(before ?? [], after);
-    const lacking = this.#lack(HANDING_OUT.widen, added, fix) ?? this.#lack(HANDING_OUT.narrow, removed, fix);
+    const { added } = roleChange(before ?? [], after);
+    const lacking =
+      this.#lack(HANDING_OUT.change, before ?? [], fix) ?? this.#lack(HANDING_OUT.widen, added, fix);
     if (lacking) return lacking;
     if (!this.person && makesKeyMinter(before ?? [], after)) {
       return { code: 'user_required', message: keyMinterRefusal(name, before === null ? 'create' : 'widen') };

@@ -53,15 +53,48 @@ export function refuseOwnGrants(changes: PlanChange[], caller: string, throughKe
 }
 
 /**
- * Both rules of what the caller may not do to themselves: the number of changes refused. An API
+ * Marks the role changes the platform refuses for the caller whatever they hold (403
+ * `self_assignment`): putting permissions into a role they hold live (just in time too), which is
+ * granting them to themselves (src/api/holds.ts). Narrowing it is left to refuseLockout.
+ * `throughKey`: as refuseOwnGrants.
+ */
+export function refuseOwnWidens(
+  live: LiveTenant,
+  changes: PlanChange[],
+  caller: string,
+  throughKey = false,
+): number {
+  const mine = new Set([...live.grants.values()].filter((g) => g.user === caller).map((g) => g.roleName));
+  const key = throughKey ? `this API key was issued by ${caller}, and ` : '';
+  let refused = 0;
+  for (const change of changes) {
+    if (change.refused || change.kind !== 'role' || change.action !== 'update' || !mine.has(change.name))
+      continue;
+    const to = change.fields.find((f) => f.field === 'permissions')?.to;
+    const before = live.roles.get(change.name)?.permissions ?? [];
+    if (!Array.isArray(to) || !to.some((p) => !before.includes(p as string))) continue;
+    change.refused = `${key}nobody puts permissions into a role they hold (${change.name}): the platform refuses it (self_assignment); have another administrator make this change, or leave it out of the file`;
+    refused++;
+  }
+  return refused;
+}
+
+/**
+ * The rules of what the caller may not do to themselves: the number of changes refused. An API
  * key administers with its own role, so only its issuer's grants are refused through it, and only
  * when /v1/me names the issuer (credential.issued_by; another server's key: left to the platform).
  */
 export function refuseSelf(live: LiveTenant, changes: PlanChange[], caller: Caller): number {
   if (caller.type === 'user')
-    return refuseOwnGrants(changes, caller.id) + refuseLockout(live, changes, caller.id);
+    return (
+      refuseOwnGrants(changes, caller.id) +
+      refuseOwnWidens(live, changes, caller.id) +
+      refuseLockout(live, changes, caller.id)
+    );
   const issuer = caller.credential?.issued_by;
-  return typeof issuer === 'string' ? refuseOwnGrants(changes, issuer, true) : 0;
+  return typeof issuer === 'string'
+    ? refuseOwnGrants(changes, issuer, true) + refuseOwnWidens(live, changes, issuer, true)
+    : 0;
 }
 
 /**

@@ -43,15 +43,16 @@ describe('privilege escalation through role.manage', () => {
       ...attacker,
       body: { add_permissions: ['role.assign', 'api_key.manage', 'reconciliation.write'] },
     });
-    expect([widen.status, widen.body.error?.code]).toEqual([403, 'insufficient_permission']);
+    // Widening a role one holds is granting oneself what it adds: refused whatever one holds.
+    expect([widen.status, widen.body.error?.code]).toEqual([403, 'self_assignment']);
     expect(widen.body.error.message).toBe(
-      'you can only put into a role permissions you hold yourself; you lack api_key.manage, reconciliation.write, role.assign',
+      'you cannot put permissions into a role you hold; ask another administrator',
     );
     const replace = await call(sandbox(), 'PATCH', `/v1/roles/${manager.id}`, {
       ...attacker,
       body: { permissions: ['role.manage', 'api_key.manage'] },
     });
-    expect([replace.status, replace.body.error?.code]).toEqual([403, 'insufficient_permission']);
+    expect([replace.status, replace.body.error?.code]).toEqual([403, 'self_assignment']);
     const create = await call(sandbox(), 'POST', '/v1/roles', {
       ...attacker,
       body: { name: 'everything', permissions: ['role.manage', 'role.assign'], idempotency_key: key() },

@@ -16,7 +16,7 @@ const permissionsOf = async (roleId: string) =>
   (await call(sandbox(), 'GET', `/v1/roles/${roleId}`, admin())).body.permissions;
 
 describe('a widen hands out nothing that outlives the caller’s hold', () => {
-  it('refuses putting just-in-time permissions into a role held longer, by the caller or anyone', async () => {
+  it('refuses putting just-in-time permissions into a role held longer by anyone', async () => {
     const MGR = ['role.manage', 'role.assign', 'role.read'];
     const jit = await customRole('widen-jit-mgr', MGR);
     const notes = await customRole('widen-notes', ['exception.read']);
@@ -25,7 +25,10 @@ describe('a widen hands out nothing that outlives the caller’s hold', () => {
     const empty = await customRole('widen-empty', ['exception.read']);
     const jitEnds = inHours(1);
     await grant(user(1), jit.id, jitEnds);
-    await grant(user(1), notes.id);
+    // The roles below carry exception.read: changing one takes all it carries.
+    await grant(user(1), (await customRole('widen-reader', ['exception.read'])).id);
+    // Held by another permanently (a role the caller holds: self_assignment, role-change-rules).
+    await grant(user(5), notes.id);
     await grant(user(2), later.id, inHours(3));
     await grant(user(3), later.id);
     await grant(user(4), sooner.id, inHours(0.5));
@@ -35,7 +38,7 @@ describe('a widen hands out nothing that outlives the caller’s hold', () => {
     expect(refusal(own)).toEqual([
       403,
       'insufficient_permission',
-      `you cannot hand out access that outlives your own: you hold role.assign, role.manage, role.read only until ${jitEnds}, and ${user(1)} holds widen-notes permanently; end their grants of widen-notes by ${jitEnds} first, or have someone who holds them longer make this change`,
+      `you cannot hand out access that outlives your own: you hold role.assign, role.manage, role.read only until ${jitEnds}, and ${user(5)} holds widen-notes permanently; end their grants of widen-notes by ${jitEnds} first, or have someone who holds them longer make this change`,
     ]);
     expect(own.body.error.details).toEqual([
       { field: 'add_permissions', message: `would be held past ${jitEnds} by holders of widen-notes` },
@@ -45,7 +48,7 @@ describe('a widen hands out nothing that outlives the caller’s hold', () => {
     expect(refusal(replaced)).toEqual([
       403,
       'insufficient_permission',
-      `you cannot hand out access that outlives your own: you hold role.read only until ${jitEnds}, and ${user(1)} holds widen-notes permanently; end their grants of widen-notes by ${jitEnds} first, or have someone who holds it longer make this change`,
+      `you cannot hand out access that outlives your own: you hold role.read only until ${jitEnds}, and ${user(5)} holds widen-notes permanently; end their grants of widen-notes by ${jitEnds} first, or have someone who holds it longer make this change`,
     ]);
     expect(replaced.body.error.details[0].field).toBe('permissions');
     expect(await permissionsOf(notes.id)).toEqual(['exception.read']);

@@ -64,7 +64,7 @@ describe('CallerAuthority', () => {
     expect(jit.grant(viewer, LATER, '2030-01-02T00:00:00Z')).toBeUndefined();
   });
 
-  it('a custom role change needs what it adds and what it removes; a deletion all of it', () => {
+  it('a custom role change needs what it adds and all it carries; a deletion all of it', () => {
     const manager = new CallerAuthority(
       'acme',
       [{ permissions: ['role.manage', 'rule.read'], expiresAt: null }],
@@ -72,7 +72,11 @@ describe('CallerAuthority', () => {
     );
     expect(manager.role('ops', ['rule.read'], ['rule.read'])).toBeUndefined();
     expect(manager.role('ops', ['rule.read', 'rule.write'], ['rule.read'])?.message).toBe(
-      'you can only take out of a role permissions you hold yourself; you lack rule.write; have someone who holds them change ops',
+      'you can only change a role whose permissions you all hold yourself; you lack rule.write; have someone who holds them change ops',
+    );
+    // A rename or a new description too (s15 F5): after === before.
+    expect(manager.role('ops', ['rule.read', 'rule.write'], ['rule.read', 'rule.write'])?.message).toMatch(
+      /^you can only change a role whose permissions you all hold yourself; you lack rule\.write/,
     );
     expect(manager.role('ops', ['rule.write'], null)?.message).toMatch(
       /^you can only delete a role whose permissions/,

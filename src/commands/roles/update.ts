@@ -111,7 +111,9 @@ export function updateCommand(make: MakeContext): Command {
       'Rename a custom role, change its description, or add and remove permissions. Built-in ' +
         'roles cannot be changed. Users holding the role get the change on their next call; svc says ' +
         'how many hold it and what they really gain or lose (a permission a holder keeps through another ' +
-        'role, or through a broader permission the role keeps, is not lost).',
+        'role, or through a broader permission the role keeps, is not lost). A role manager changes only roles ' +
+        'whose permissions they all hold (a rename too: grants by name follow it), and puts no permission ' +
+        'into a role they hold themselves (a grant to themselves: ask another administrator).',
     )
     .argument('<role>', 'role id or name')
     .addOption(new Option('--name <name>', 'new name'))

@@ -4,6 +4,7 @@ import {
   heldUntil,
   keyMinterRefusal,
   makesKeyMinter,
+  selfAssignmentRefusal,
   widenOutlivesRefusal,
 } from '../../api/holds.js';
 import type { RoleUpdateBody } from '../../api/schemas/roles.js';
@@ -20,14 +21,17 @@ import type { Role } from './roles.js';
 /**
  * Custom roles as a caller changes them: the store's rules (names, catalog, built-ins immutable)
  * plus the rule that guards grants — nobody puts into a role a permission they do not hold
- * themselves, so role.manage cannot widen its own role into tenant_admin; nor takes one out of
- * a role, or deletes a role, carrying permissions they do not hold, which would revoke those
- * from every holder — and an audit entry for every change (a deletion: one for the role and one
+ * themselves, so role.manage cannot widen its own role into tenant_admin; nor changes anything of
+ * a role (its name and description too: grants by name resolve them), or deletes one, carrying
+ * permissions they do not hold, which would revoke those from every holder or hand the role out
+ * under another's name; nor puts permissions into a role they hold, which is granting them to
+ * themselves (self_assignment, as grants.ts refuses a self-grant; a key is seen through to its
+ * issuer) — and an audit entry for every change (a deletion: one for the role and one
  * role.revoked, reason role_deleted, per grant it ends). A widen is a grant to every live holder
  * of the role: refused when one would hold an added permission longer than the caller holds it.
  * API keys do not create a role that mints keys, nor put api_key.manage into one (holds.ts).
  */
-const { widen: WIDEN, narrow: NARROW, delete: DELETE } = HANDING_OUT;
+const { widen: WIDEN, change: CHANGE, delete: DELETE } = HANDING_OUT;
 
 /** What a role entry records: the fields changed, their values, the permissions moved. */
 type RoleDetail = Pick<
@@ -100,6 +104,28 @@ function requireWithinOwn(
   ]);
 }
 
+/**
+ * Nobody puts permissions into a role they hold live (just in time too): it is granting them to
+ * themselves, and it would outlast the grant they hold them through now (self_assignment, as a
+ * self-grant). An API key is seen through to the user who issued it. Narrowing is not refused here.
+ */
+function refuseOwnWiden(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  role: Role,
+  added: string[],
+): void {
+  const self = principal.user?.id ?? principal.issuedBy;
+  if (added.length === 0 || !self) return;
+  const now = state.clock.now();
+  const holds = state.identity
+    .assignmentsOf(self, tenant.id)
+    .some((a) => a.role_id === role.id && state.identity.isActive(a, now));
+  if (!holds) return;
+  throw new DomainError('self_assignment', selfAssignmentRefusal('widen', principal.user ? undefined : self));
+}
+
 export function findRole(state: SandboxState, tenant: Tenant, id: string): Role {
   const role = state.roles.get(tenant.id, id);
   if (!role) throw notFound(`role ${id}`);
@@ -135,9 +161,11 @@ export function updateRole(
 ): Role {
   const role = findRole(state, tenant, id);
   const before = roleFields(role);
-  const changed = state.roles.update(role, change, (added, removed) => {
+  const changed = state.roles.update(role, change, (added, removed, changes) => {
+    if (!changes) return;
+    refuseOwnWiden(state, principal, tenant, role, added);
+    requireHeld(state, principal, tenant.id, role.permissions, CHANGE);
     requireHeld(state, principal, tenant.id, added, WIDEN);
-    requireHeld(state, principal, tenant.id, removed, NARROW);
     const after = [...role.permissions, ...added].filter((p) => !removed.includes(p));
     refuseKeyMinterByKey(principal, role.name, role.permissions, after);
     requireWithinOwn(

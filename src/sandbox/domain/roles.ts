@@ -167,7 +167,10 @@ export class RoleStore {
     return role;
   }
 
-  /** `mayChange` sees the permissions added and removed before anything changes, and may refuse them. */
+  /**
+   * `mayChange` sees the permissions added and removed, and whether anything changes, before
+   * anything changes, and may refuse them.
+   */
   update(
     role: Role,
     change: {
@@ -177,7 +180,7 @@ export class RoleStore {
       add_permissions?: string[] | undefined;
       remove_permissions?: string[] | undefined;
     },
-    mayChange: (added: string[], removed: string[]) => void = () => {},
+    mayChange: (added: string[], removed: string[], changes: boolean) => void = () => {},
   ): boolean {
     this.mutable(role);
     if (change.permissions && (change.add_permissions || change.remove_permissions)) {
@@ -210,22 +213,19 @@ export class RoleStore {
       ]);
     }
     const { added, removed: taken } = roleChange(role.permissions, [...permissions]);
-    mayChange(added, taken);
-    if (change.name !== undefined && change.name !== role.name)
-      this.#checkName(role.tenant_id!, change.name, role.id);
     const next = {
       name: change.name ?? role.name,
       description: change.description ?? role.description,
       permissions: [...permissions].sort(),
     };
     // A change that changes nothing leaves the role as it was, updated_at too.
-    if (
-      next.name === role.name &&
-      next.description === role.description &&
-      next.permissions.join(' ') === [...role.permissions].sort().join(' ')
-    ) {
-      return false;
-    }
+    const changes =
+      next.name !== role.name ||
+      next.description !== role.description ||
+      next.permissions.join(' ') !== [...role.permissions].sort().join(' ');
+    mayChange(added, taken, changes);
+    if (!changes) return false;
+    if (next.name !== role.name) this.#checkName(role.tenant_id!, next.name, role.id);
     role.name = next.name;
     role.description = next.description;
     role.permissions = next.permissions;

@@ -25,8 +25,13 @@ const ESCALATION =
   'creating one carrying api_key.manage, or putting api_key.manage into one, is 403 user_required whether or not ' +
   'anyone holds it (one grant away from a key minting keys); a person must.';
 const REDUCTION =
-  'Every permission the role would lose must also be one the caller holds live (403 insufficient_permission): taking a ' +
-  'permission out of a role revokes it from every holder, so role.manage cannot take away what it does not have.';
+  'Any change of a role — its name and description included, a narrowing too — needs every permission the role ' +
+  'carries held live by the caller (403 insufficient_permission): taking a permission out revokes it from every ' +
+  'holder, and grants by name resolve the role by its name, so role.manage cannot move a role it could not hand out ' +
+  'onto another role’s name, nor take away what it does not have. Nobody puts permissions into a role they hold ' +
+  'live, just in time included (403 self_assignment, as a self-grant: it grants them what it adds, past the grant ' +
+  'they may hold it through now); an API key is seen through to its issuer. Narrowing or renaming a role one holds ' +
+  'is allowed within the rule above, and a change that changes nothing is not refused.';
 
 export default function roleRoutes(app: FastifyInstance, { state }: RouteContext): void {
   const { roles } = state;
