@@ -134,6 +134,14 @@ async function inputBody(
 }
 
 export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
+  // -i's head is text: with it, --json's "one JSON document" (or --ndjson's lines) would not parse.
+  // gh api -i prints the head as text too, whatever follows; svc refuses rather than break --json.
+  if (options.include && ctx.out.isMachine) {
+    throw new UsageError(
+      `-i/--include prints the status line and headers as text, which --${ctx.out.mode} output cannot hold: use one`,
+      { hint: 'the body alone is JSON already; --debug shows the status and headers on stderr' },
+    );
+  }
   // Without a prototype, a key such as __proto__ is a field like any other: sent as given (the
   // server decides), never dropped, and never a way to plant fields (an idempotency_key) unseen.
   const isQuery = options.method === 'GET' || options.method === 'HEAD' || options.method === 'DELETE';
@@ -229,7 +237,8 @@ export default function api(make: MakeContext): Command {
         'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
         "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
         'own query string has it. Fields are sent only as JSON: a body of another type (a form) goes\n' +
-        "in a file, --input FILE -H 'Content-Type: ...'. -i and --paginate do not go together.\n" +
+        "in a file, --input FILE -H 'Content-Type: ...'. -i goes with neither --paginate nor\n" +
+        '--json/--ndjson (its head is text; --debug shows it on stderr).\n' +
         'POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
         'header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
         'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
