@@ -355,3 +355,16 @@ export function eachJsonObject(
     }
   }
 }
+
+/**
+ * Well-formed JSON object text with one more member, `"key":valueText`, put before its closing
+ * brace: everything else stays as written (each number's text, spacing, escapes). The key must
+ * not be in the object already.
+ */
+export function withMemberText(objectText: string, key: string, valueText: string): string {
+  const close = objectText.lastIndexOf('}');
+  let before = close - 1;
+  while (before >= 0 && isSpace(objectText[before]!)) before--;
+  const empty = objectText[before] === '{';
+  return `${objectText.slice(0, close)}${empty ? '' : ','}${JSON.stringify(key)}:${valueText}${objectText.slice(close)}`;
+}

@@ -1,10 +1,11 @@
+import { bodyText, bodyTextWith } from '../api/json-as-written.js';
 import type { RequestOptions } from './client.js';
 import { isSafeMethod } from './options.js';
 
 /**
  * The request body of an operation: a form (the OAuth token endpoint), raw bytes (svc api
- * --input), or JSON — where every POST carries its idempotency key in the body (as the
- * reference says) as well as in the Idempotency-Key header, chosen once for all retries. A
+ * --input), or JSON — as the user wrote it when svc has the text (json-as-written.ts) — where
+ * every POST carries its idempotency key in the body (as the reference says) as well as in the Idempotency-Key header, chosen once for all retries. A
  * DELETE, PATCH or PUT carries its key in the header only (the sandbox's choice where the
  * reference is silent; a server that ignores it leaves svc to say what a retry found).
  */
@@ -38,7 +39,7 @@ export function encodeBody(
     };
   }
   if (defaultKey === false) {
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const body = options.body === undefined ? undefined : bodyText(options.body);
     return {
       body,
       contentType: body === undefined ? undefined : 'application/json',
@@ -59,15 +60,15 @@ export function encodeBody(
         }
       : { body: undefined, contentType: undefined, idempotencyKey: undefined };
   }
-  let payload = options.body;
+  let text: string | undefined;
   let key = (headerOnly ? defaultKey : options.idempotencyKey) || undefined;
   if (
     options.method === 'POST' &&
-    payload !== null &&
-    typeof payload === 'object' &&
-    !Array.isArray(payload)
+    options.body !== null &&
+    typeof options.body === 'object' &&
+    !Array.isArray(options.body)
   ) {
-    const record = payload as Record<string, unknown>;
+    const record = options.body as Record<string, unknown>;
     if (Object.hasOwn(record, 'idempotency_key')) {
       // The body's own key, of any type, is sent as given (the server decides); only a string
       // can also be the header's, and no key of svc's goes beside one that is not.
@@ -75,8 +76,9 @@ export function encodeBody(
       key = typeof given === 'string' ? given : undefined;
     } else {
       key = defaultKey;
-      payload = { ...record, idempotency_key: key };
+      // The user's text as written (svc api --input, -F, records --data), the key put in it.
+      if (key !== undefined) text = bodyTextWith(record, 'idempotency_key', key);
     }
   }
-  return { body: JSON.stringify(payload), contentType: 'application/json', idempotencyKey: key };
+  return { body: text ?? bodyText(options.body), contentType: 'application/json', idempotencyKey: key };
 }

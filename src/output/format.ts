@@ -4,17 +4,24 @@
 
 import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
 import { isoSeconds } from '../api/time.js';
-import { escapeForTerminal } from './sanitize.js';
+import { escapeForTerminal, escapeJsonForTerminal } from './sanitize.js';
 import { sym } from './symbols.js';
 
 /** One table or TSV cell: one line, control characters made visible (sanitize.ts). */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  let text: string;
-  if (Array.isArray(value)) text = value.map((v) => cellText(v)).join(',');
-  else if (typeof value === 'object') text = jsonAsTheyCame(value);
-  else text = String(value);
-  return escapeForTerminal(text.replace(/[\t\r\n]+/g, ' '));
+  if (Array.isArray(value)) return value.map((v) => cellText(v)).join(',');
+  if (typeof value === 'object') return jsonCellText(value);
+  return escapeForTerminal(String(value).replace(/[\t\r\n]+/g, ' '));
+}
+
+/**
+ * A JSON value as a cell (records ls's fields, a records get field line): one line, every number
+ * as it came, and DEL, C1 and bidi controls as JSON escapes (`\u009b`, not the terminal's `\x9b`,
+ * which is not JSON), so each cell still parses to the same document and nothing reaches a terminal raw.
+ */
+export function jsonCellText(value: unknown): string {
+  return escapeJsonForTerminal(jsonAsTheyCame(value));
 }
 
 /**

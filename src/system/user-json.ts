@@ -1,3 +1,4 @@
+import { keepJsonAsWritten } from '../api/json-as-written.js';
 import { jsonDepth, notAsWritten, pathLabel } from '../api/json-text.js';
 import { isSecretField } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
@@ -37,7 +38,8 @@ export function parseUserJson(input: string | Buffer, what: string, whole = 'the
   }
   const problem = jsonContentProblem(text, whole);
   if (problem !== undefined) throw new UsageError(`${what}: ${problem}`);
-  return value;
+  // Sent as written (100.50 stays 100.50), also with svc's idempotency key put in (http/body.ts).
+  return keepJsonAsWritten(value, text);
 }
 
 /**

@@ -4,6 +4,7 @@
  * a parameter given twice is sent twice (as gh and curl do), and a query string gets each value's
  * text as typed (`-F amount=100.50` sends 100.50, not the double's 100.5).
  */
+import { keepJsonAsWritten } from '../../api/json-as-written.js';
 import { scanJson } from '../../api/json-text.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -77,8 +78,15 @@ export async function bodyFields(ctx: Context, options: GivenFields): Promise<Re
       hint: `for a body of another type, put it in a file and send it with --input FILE -H 'Content-Type: ${type}'`,
     });
   }
-  for (const [flag, key, raw] of all) fields[key] = flag === '-f' ? raw : await typedValue(ctx, key, raw);
-  return fields;
+  // The body's text as typed: -F amount=100.50 sends 100.50 (JSON.stringify would send 100.5).
+  const members: string[] = [];
+  for (const [flag, key, raw] of all) {
+    const value = flag === '-f' ? raw : await typedValue(ctx, key, raw);
+    fields[key] = value;
+    const typed = flag === '-F' && typeof value !== 'string';
+    members.push(`${JSON.stringify(key)}:${typed ? raw : JSON.stringify(value)}`);
+  }
+  return keepJsonAsWritten(fields, `{${members.join(',')}}`);
 }
 
 /** The text a query string gets for a -F value: numbers as typed; arrays of scalars repeat the parameter. */

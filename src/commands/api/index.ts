@@ -104,8 +104,9 @@ export function isPlatformPost(method: HttpMethod, path: string): boolean {
 
 /**
  * The body of --input: the bytes as given, but for a JSON object sent to a platform POST, which
- * goes through the client to get its idempotency key and so is read by parseUserJson (a number,
- * a key given twice or nesting that re-encoding would change is refused, never sent changed).
+ * goes through the client to get its idempotency key, spliced into the text as written (100.50
+ * stays 100.50), and so is read by parseUserJson (a number a double cannot hold, a key given
+ * twice or nesting too deep is refused, as everywhere svc reads a user's JSON).
  * A JSON body (the Content-Type svc sends unless -H gives another) must be UTF-8, and a leading
  * byte-order mark is not part of it.
  */
@@ -133,6 +134,14 @@ async function inputBody(
 }
 
 export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
+  // -i's head is text: with it, --json's "one JSON document" (or --ndjson's lines) would not parse.
+  // gh api -i prints the head as text too, whatever follows; svc refuses rather than break --json.
+  if (options.include && ctx.out.isMachine) {
+    throw new UsageError(
+      `-i/--include prints the status line and headers as text, which --${ctx.out.mode} output cannot hold: use one`,
+      { hint: 'the body alone is JSON already; --debug shows the status and headers on stderr' },
+    );
+  }
   // Without a prototype, a key such as __proto__ is a field like any other: sent as given (the
   // server decides), never dropped, and never a way to plant fields (an idempotency_key) unseen.
   const isQuery = options.method === 'GET' || options.method === 'HEAD' || options.method === 'DELETE';
@@ -228,7 +237,8 @@ export default function api(make: MakeContext): Command {
         'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
         "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
         'own query string has it. Fields are sent only as JSON: a body of another type (a form) goes\n' +
-        "in a file, --input FILE -H 'Content-Type: ...'. -i and --paginate do not go together.\n" +
+        "in a file, --input FILE -H 'Content-Type: ...'. -i goes with neither --paginate nor\n" +
+        '--json/--ndjson (its head is text; --debug shows it on stderr).\n' +
         'POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
         'header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
         'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
@@ -240,9 +250,11 @@ export default function api(make: MakeContext): Command {
         'first answer was lost and whose retry finds nothing says the lost attempt most likely deleted it.\n' +
         'Sandbox controls (/_sandbox) and other\n' +
         'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
-        'leading byte-order mark is dropped), but for a JSON object to a platform POST, which gets its\n' +
-        'key: a number, a key given twice or nesting that re-encoding would change is then refused,\n' +
-        'as in -F values (give such a number as a string). A header given with -H is sent as given,\n' +
+        'leading byte-order mark is dropped; a JSON object to a platform POST gets its key put in,\n' +
+        'the rest as written: 100.50 stays 100.50), but a number a double cannot hold, a key given\n' +
+        'twice or nesting too deep is then refused, as in -F values (give such a number as a string).\n' +
+        'A body of -f/-F fields has each value as typed (-F amount=100.50 sends 100.50).\n' +
+        'A header given with -H is sent as given,\n' +
         "never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the profile's\n" +
         'credential is then neither needed nor sent; T is masked in --debug and, like any credential,\n' +
         'goes over plain http only to loopback); each header is sent once, so a name given twice is\n' +

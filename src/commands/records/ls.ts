@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
-import { jsonAsTheyCame } from '../../api/numbers-as-they-came.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { jsonCellText } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
 import { InvalidCursorError, retyped } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
@@ -14,7 +14,7 @@ const RECORD_PAGE_MAX = 200;
 
 const COLUMNS: Array<Column<RecordData>> = [
   { header: 'id', value: (r) => r.id, kind: 'id' },
-  { header: 'fields', value: (r) => jsonAsTheyCame(ownFields(r)) },
+  { header: 'fields', value: (r) => jsonCellText(ownFields(r)) },
   { header: 'updated', value: (r) => r.updated_at, kind: 'time' },
   { header: 'deleted', value: (r) => (r.soft_delete ? r.deleted_at : null), kind: 'time', optional: true },
 ];

@@ -5,13 +5,13 @@ import {
   SURFACE_LENGTH,
   SURFACE_PATTERN,
 } from '../../api/constants.js';
-import { jsonAsTheyCame, numberAsItCame, withNumbersOf } from '../../api/numbers-as-they-came.js';
+import { numberAsItCame, withNumbersOf } from '../../api/numbers-as-they-came.js';
 import { RECORD_SURFACES } from '../../api/operations.js';
 import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { ApiError, NotFoundError } from '../../http/errors.js';
-import { quoted } from '../../output/format.js';
+import { jsonCellText, quoted } from '../../output/format.js';
 import type { Field } from '../../output/output.js';
 import { RecordDeletedError, RecordNotFoundError, retyped } from '../../platform/errors.js';
 import { readInputBytes } from '../../system/input.js';
@@ -170,7 +170,7 @@ function recordFields(record: RecordData): Field[] {
   // Numbers as the platform wrote them: 9007199254740993 is not shown as 9007199254740992.
   for (const [key, value] of Object.entries(ownFields(record))) {
     const text =
-      typeof value === 'string' ? value : (numberAsItCame(record, key, value) ?? jsonAsTheyCame(value));
+      typeof value === 'string' ? value : (numberAsItCame(record, key, value) ?? jsonCellText(value));
     fields.push([`${OWN_FIELD_PREFIX}${key}`, text]);
   }
   return fields;

@@ -254,7 +254,7 @@ export function assignCommand(make: MakeContext): Command {
       .addOption(
         new Option(
           '--file <file>',
-          'grant every row of a CSV, NDJSON or JSON-array file; - reads standard input',
+          'grant every row of a CSV, NDJSON or JSON-array file; - reads standard input (no rows there: nothing to do, exit 0)',
         ),
       ),
     '--file',

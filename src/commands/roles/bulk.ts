@@ -59,6 +59,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
   const tenant = requireTenant(ctx);
   const platform = await ctx.platform();
   const input = await snapshotInput(options.file, ctx.io.stdin, '--file');
+  // Standard input with no rows (a filter that selected nothing) is nothing to do, not a mistake.
+  const stdin = options.file === '-';
   const fixHint = `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`;
   try {
     const roles = await tenantRoles(ctx, platform, input, fixHint);
@@ -125,7 +127,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         const left = await checkInput(
           ctx,
           input.label,
-          fileRows(input.path, input.name, rulesAt(run, journal), { duplicates: true }),
+          fileRows(input.path, input.name, rulesAt(run, journal), { duplicates: true, noRowsIsNone: stdin }),
           fixHint,
         );
         const { count, first } = passed;
@@ -139,6 +141,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         await caller.require(kind, options.dryRun);
         return left;
       },
+      ...(stdin ? { empty: `Nothing to ${WORDS[kind].act}: standard input has no rows.` } : {}),
       items: (run, journal) => items(input.path, input.name, rulesAt(run, journal), caller, forecast),
       work: kind === 'assign' ? grant(platform, options.extend === true, permissions) : revoke(platform),
       // The platform refused a row's duration, counted from the run's start, as past: every later
@@ -276,7 +279,7 @@ async function* items(
   forecast?: RowsForecast,
 ): AsyncGenerator<BulkItem<Row>> {
   const own: Row[] = [];
-  for await (const event of fileRows(path, name, rules, { duplicates: false })) {
+  for await (const event of fileRows(path, name, rules, { duplicates: false, noRowsIsNone: true })) {
     if (!('row' in event)) throw new Error(`line ${event.line} changed after it was checked`);
     if (rules.kind === 'revoke' && (await caller.own(event.row))) {
       own.push(event.row);

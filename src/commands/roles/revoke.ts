@@ -140,7 +140,7 @@ export function revokeCommand(make: MakeContext): Command {
       .addOption(
         new Option(
           '--file <file>',
-          'revoke every row of a CSV, NDJSON or JSON-array file; - reads standard input',
+          'revoke every row of a CSV, NDJSON or JSON-array file; - reads standard input (no rows there: nothing to do, exit 0)',
         ),
       ),
     '--file',

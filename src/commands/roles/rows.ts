@@ -156,13 +156,15 @@ const NOT_AN_ID = /^\.\.?$|[\s\u0000-\u001f\u007f]/;
 /**
  * The checked rows of the file at `path` (`name` tells its format), read as a stream (see
  * src/bulk/readers.ts): one row at a time is held, plus, when `duplicates` is on, each user and
- * role seen so far, compactly (src/bulk/seen.ts), to refuse a pair twice.
+ * role seen so far, compactly (src/bulk/seen.ts), to refuse a pair twice. A file without rows is a
+ * problem (likely the wrong file), unless `noRowsIsNone`: standard input, where zero rows is the
+ * empty set a filter selected (`… | jq … | svc roles revoke --file -`), and the run has nothing to do.
  */
 export async function* fileRows(
   path: string,
   name: string,
   rules: RowRules,
-  options: { duplicates: boolean },
+  options: { duplicates: boolean; noRowsIsNone?: boolean },
 ): AsyncGenerator<RowEvent> {
   const pairs = options.duplicates ? new Pairs(path) : undefined;
   let header: { line: number; columns: string[] } | undefined;
@@ -193,7 +195,7 @@ export async function* fileRows(
     if (checked.problems.length > 0) yield { line: event.line, problems: checked.problems };
     else yield { line: event.line, row: { line: event.line, ...checked.row! } };
   }
-  if (!anything) {
+  if (!anything && !options.noRowsIsNone) {
     yield {
       line: header?.line ?? 1,
       problems: [header ? 'the file has a header row but no rows' : 'the file is empty'],

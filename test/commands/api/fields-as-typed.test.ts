@@ -115,3 +115,18 @@ it.each([413, 414, 415])('a %i answer (the input refused) exits 2', async (statu
   const r = await runInProcess(['api', 'POST', '/v2/x', '-f', 'a=1'], env);
   expect(r.code).toBe(2);
 });
+
+it('-i with --json or --ndjson is refused before anything is sent (s15 pipes15 F4: the head made the output not JSON)', async () => {
+  for (const mode of ['--json', '--ndjson']) {
+    const { s, env } = await server();
+    const r = await runInProcess(['api', '/v1/me', '-i', mode], env);
+    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'usage',
+      message: `-i/--include prints the status line and headers as text, which ${mode} output cannot hold: use one`,
+      hint: 'the body alone is JSON already; --debug shows the status and headers on stderr',
+    });
+    expect(s.seen).toEqual([]);
+  }
+});
