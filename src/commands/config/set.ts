@@ -11,7 +11,7 @@ import {
 } from '../../config/settings.js';
 import { type ProfileSettings, sameUrl } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
+import { InterruptedError, lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { ForeignTenantError, findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { checkKey, KEYS } from './shared.js';
@@ -118,7 +118,11 @@ async function checkTenant(ctx: Context, value: string): Promise<{ known?: strin
     return { known: `${tenant.display_name} (${tenant.slug}, ${tenant.id})` };
   } catch (error) {
     if (error instanceof UnknownTenantError || error instanceof ForeignTenantError) throw error;
-    return { unchecked: error instanceof SvcError ? error.message : String(error) };
+    // Ctrl-C is no "cannot be asked": it stops the command before anything is saved.
+    if (error instanceof SvcError && error.category === 'interrupted')
+      throw new InterruptedError(`interrupted while checking tenant ${value}; nothing was saved`);
+    if (!lookupMayFail(error)) throw error;
+    return { unchecked: error.message };
   }
 }
 
