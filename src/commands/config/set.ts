@@ -109,7 +109,8 @@ async function appUrlAfter(
  * A tenant is checked against the caller's tenants when the server can be asked: an unknown one
  * is refused (exit 5, with a suggestion; exit 4 for a tenant that exists but is not the caller's) and
  * nothing is saved. When it cannot be asked (no base URL, no credential, no network), the value is
- * saved and the caller warns, after the save, that it was not checked. Returns how people know
+ * saved and the caller warns, after the save, that it was not checked; Ctrl-C saves nothing (exit
+ * 130). Returns how people know
  * the tenant, or why it could not be checked.
  */
 async function checkTenant(ctx: Context, value: string): Promise<{ known?: string; unchecked?: string }> {
@@ -135,9 +136,9 @@ export function setCommand(make: MakeContext): Command {
         'so is said to be new). With no profile active while others exist, it is refused (exit 5): choose one\n' +
         'with `svc profiles use NAME` or `-p NAME` (`-p NEW` makes a new profile). A tenant\n' +
         '(id or slug) is checked against your tenants when the server can be asked: an unknown one is\n' +
-        'refused (exit 5); when it cannot be asked, it is saved with a warning. A new base_url takes app_url\n' +
-        'with it when app_url was the old base URL (as `svc sandbox start` writes it); an app_url of another\n' +
-        'origin stays, with a warning.',
+        'refused (exit 5); when it cannot be asked, it is saved with a warning (Ctrl-C during the check saves\n' +
+        'nothing, exit 130). A new base_url takes app_url with it when app_url was the old base URL (as\n' +
+        '`svc sandbox start` writes it); an app_url of another origin stays, with a warning.',
     )
     .addHelpText(
       'after',
