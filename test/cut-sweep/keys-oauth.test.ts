@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type CutCase, describeCutSweep } from '../helpers/cut-sweep.js';
 import { createClient } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -11,7 +13,49 @@ const keys = async () => (await admin(sandbox(), 'GET', `/v1/tenants/${TENANT}/a
 const clients = async () => (await admin(sandbox(), 'GET', '/v1/oauth/clients')).body;
 const client = async (argv: string[]) => (await admin(sandbox(), 'GET', `/v1/oauth/clients/${argv[2]}`)).body;
 
-const cases: CutCase[] = [
+const file = (argv: string[]) => {
+  const path = argv[argv.indexOf('--secret-file') + 1]!;
+  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+};
+
+const cases = (dir: string): CutCase[] => [
+  {
+    name: 'tenants api-keys create --secret-file',
+    setup: async () => [
+      'tenants',
+      'api-keys',
+      'create',
+      '--kind',
+      'service_role',
+      '--name',
+      `cut-${++made}`,
+      '--justification',
+      'the s15 Ctrl-C sweep',
+      '--secret-file',
+      join(dir, `key-${made}`),
+    ],
+    state: keys,
+    secret: /svc_sk_/,
+    written: file,
+  },
+  {
+    name: 'oauth create --secret-file',
+    setup: async () => [
+      'oauth',
+      'create',
+      '--name',
+      `cut-${++made}`,
+      '--redirect-uri',
+      'https://x.example/cb',
+      '--scope',
+      'read:exceptions',
+      '--secret-file',
+      join(dir, `client-${made}`),
+    ],
+    state: clients,
+    secret: /svc_cs_/,
+    written: file,
+  },
   {
     name: 'tenants api-keys create',
     setup: async () => [
@@ -79,4 +123,4 @@ const cases: CutCase[] = [
   },
 ];
 
-describeCutSweep('api keys and OAuth clients', sandbox, () => cases);
+describeCutSweep('api keys and OAuth clients', sandbox, (sweep) => cases(sweep.svc.dir));

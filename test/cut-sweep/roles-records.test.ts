@@ -93,6 +93,26 @@ const cases: CutCase[] = [
     state: held,
   },
   {
+    name: 'roles assign --extend --json (permanent to 2h)',
+    setup: async () => {
+      const user = bulkUser(++made);
+      await grant(user, 'tenant_viewer', null);
+      return [
+        'roles',
+        'assign',
+        user,
+        'tenant_viewer',
+        '--expires-in',
+        '2h',
+        '--justification',
+        'cut',
+        '--extend',
+        '--json',
+      ];
+    },
+    state: held,
+  },
+  {
     name: 'roles assign --extend (1h to 8h)',
     setup: async () => {
       const user = bulkUser(++made);

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type CutCase, describeCutSweep } from '../helpers/cut-sweep.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { admin, createWebhook } from '../helpers/webhooks.js';
@@ -11,7 +13,44 @@ const hook = async (argv: string[]) => (await admin(sandbox(), 'GET', `/v1/webho
 const deliveries = async (argv: string[]) =>
   (await admin(sandbox(), 'GET', `/v1/webhooks/${argv[2]}/deliveries`)).body.items?.length;
 
-const cases: CutCase[] = [
+const file = (argv: string[]) => {
+  const path = argv[argv.indexOf('--secret-file') + 1]!;
+  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+};
+
+const cases = (dir: string): CutCase[] => [
+  {
+    name: 'webhooks create --secret-file',
+    setup: async () => [
+      'webhooks',
+      'create',
+      '--url',
+      `https://cut.example/new-${++made}`,
+      '--event-type',
+      'webhook.test',
+      '--secret-file',
+      join(dir, `wh-${made}`),
+    ],
+    state: async (argv) =>
+      (await admin(sandbox(), 'GET', '/v1/webhooks?limit=200')).body.items.filter(
+        (w: { url: string }) => w.url === argv[3],
+      ).length,
+    secret: /whsec_/,
+    written: file,
+  },
+  {
+    name: 'webhooks rotate-secret --secret-file',
+    setup: async () => [
+      'webhooks',
+      'rotate-secret',
+      (await fresh()).id,
+      '--secret-file',
+      join(dir, `rot-${++made}`),
+    ],
+    state: hook,
+    secret: /whsec_/,
+    written: file,
+  },
   {
     name: 'webhooks create',
     setup: async () => [
@@ -66,4 +105,4 @@ const cases: CutCase[] = [
   },
 ];
 
-describeCutSweep('webhooks', sandbox, () => cases);
+describeCutSweep('webhooks', sandbox, (sweep) => cases(sweep.svc.dir));

@@ -12,6 +12,8 @@ export interface CutCase {
   state: (argv: string[]) => Promise<unknown>;
   /** A secret the platform makes (a key's, a client's, a webhook's): once answered, the user must get it. */
   secret?: RegExp;
+  /** Where the verb was asked to write the secret (`--secret-file`): its content counts as said. */
+  written?: (argv: string[]) => string;
   /**
    * A bulk run of one item: a Ctrl-C while its item is in flight lets it finish, and the run ends
    * as it would have (docs/RELIABILITY.md, "Ctrl-C cuts the run").
@@ -29,6 +31,7 @@ export interface CutRun {
   stderr: string;
   /** Requests sent before the cut one (their answers came back). */
   answered: string[];
+  argv: string[];
 }
 
 /** The state as compared: a refused read is the test's mistake, not a state. */
@@ -106,6 +109,7 @@ export function useCutSweep(sandbox: () => Sandbox) {
         stdout: r.stdout,
         stderr: r.stderr,
         answered: r.requests.slice(0, k - 1),
+        argv,
       };
     },
   };
@@ -126,7 +130,8 @@ export function verdict(c: CutCase, r: CutRun): string[] {
   if (!sent && r.code === 0 && !c.finishesInFlight)
     wrong.push('Ctrl-C before any change was sent, yet it went on (exit 0)');
   const madeSecret = r.answered.some((q) => MUTATING.test(q));
-  if (c.secret && r.changed && madeSecret && !c.secret.test(said)) wrong.push('the secret made was lost');
+  const kept = said + (c.written?.(r.argv) ?? '');
+  if (c.secret && r.changed && madeSecret && !c.secret.test(kept)) wrong.push('the secret made was lost');
   return wrong;
 }
 
