@@ -162,6 +162,21 @@ export async function optionalLookup<T>(lookup: Promise<T>): Promise<T | undefin
 }
 
 /**
+ * A read made after the change was made, only to say more about it (keys it may stop, a name): its
+ * answer, or `fallback` when it fails or Ctrl-C cuts it — the change stands and is said (exit 0),
+ * never only "interrupted" as if nothing had happened. Unlike optionalLookup, Ctrl-C does not stop
+ * the command here: there is nothing left to stop. An error that is no SvcError is a bug to surface.
+ */
+export async function readAfterChange<T>(read: Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (!(error instanceof SvcError)) throw error;
+    return fallback;
+  }
+}
+
+/**
  * stdout's reader went away while a command was changing things (`svc roles assign --file F |
  * head -1`): started items finished, nothing new was started. Exit 141, as a shell reports a
  * process killed by SIGPIPE, so the pipeline does not look like a success.

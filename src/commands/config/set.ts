@@ -12,7 +12,7 @@ import {
 } from '../../config/settings.js';
 import { type ProfileSettings, sameUrl } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
+import { InterruptedError, lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { ForeignTenantError, findTenant, UnknownTenantError } from '../../platform/tenant-ref.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { checkKey, KEYS } from './shared.js';
@@ -110,7 +110,8 @@ async function appUrlAfter(
  * A tenant is checked against the caller's tenants when the server can be asked: an unknown one
  * is refused (exit 5, with a suggestion; exit 4 for a tenant that exists but is not the caller's) and
  * nothing is saved. When it cannot be asked (no base URL, no credential, no network), the value is
- * saved and the caller warns, after the save, that it was not checked. Returns how people know
+ * saved and the caller warns, after the save, that it was not checked; Ctrl-C saves nothing (exit
+ * 130). Returns how people know
  * the tenant, or why it could not be checked.
  */
 async function checkTenant(ctx: Context, value: string): Promise<{ known?: string; unchecked?: string }> {
@@ -119,7 +120,11 @@ async function checkTenant(ctx: Context, value: string): Promise<{ known?: strin
     return { known: `${tenant.display_name} (${tenant.slug}, ${tenant.id})` };
   } catch (error) {
     if (error instanceof UnknownTenantError || error instanceof ForeignTenantError) throw error;
-    return { unchecked: error instanceof SvcError ? error.message : String(error) };
+    // Ctrl-C is no "cannot be asked": it stops the command before anything is saved.
+    if (error instanceof SvcError && error.category === 'interrupted')
+      throw new InterruptedError(`interrupted while checking tenant ${value}; nothing was saved`);
+    if (!lookupMayFail(error)) throw error;
+    return { unchecked: error.message };
   }
 }
 
@@ -132,9 +137,9 @@ export function setCommand(make: MakeContext): Command {
         'so is said to be new). With no profile active while others exist, it is refused (exit 5): choose one\n' +
         'with `svc profiles use NAME` or `-p NAME` (`-p NEW` makes a new profile). A tenant\n' +
         '(id or slug) is checked against your tenants when the server can be asked: an unknown one is\n' +
-        'refused (exit 5); when it cannot be asked, it is saved with a warning. A new base_url takes app_url\n' +
-        'with it when app_url was the old base URL (as `svc sandbox start` writes it); an app_url of another\n' +
-        'origin stays, with a warning.',
+        'refused (exit 5); when it cannot be asked, it is saved with a warning (Ctrl-C during the check saves\n' +
+        'nothing, exit 130). A new base_url takes app_url with it when app_url was the old base URL (as\n' +
+        '`svc sandbox start` writes it); an app_url of another origin stays, with a warning.',
     )
     .addHelpText(
       'after',

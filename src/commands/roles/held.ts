@@ -3,7 +3,7 @@ import { API_KEY_ROLES } from '../../api/permissions.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { optionalLookup } from '../../errors.js';
+import { optionalLookup, readAfterChange } from '../../errors.js';
 import { timeSpan } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { SelfAssignmentError } from '../../platform/errors.js';
@@ -85,12 +85,12 @@ export async function moveExpiry(
   });
   const shorter = shortening(previous?.expires_at, data.expires_at);
   if (shorter) ctx.out.warn(`${shorter} (${EXTEND_SETS}; ${change.counted})`);
-  // Read after the change: a read cut short (Ctrl-C, a lost answer) leaves the change made, so
-  // it is said, and the keys "may" stop, as when the grants cannot be read.
+  // Read after the change (readAfterChange): cut short, the keys "may" stop, as when the grants
+  // cannot be read.
   const keys =
     previous?.expires_at === null &&
     data.expires_at !== null &&
-    (await endsKeyHold(platform, user, data).catch(() => true));
+    (await readAfterChange(endsKeyHold(platform, user, data), true));
   if (keys) ctx.out.warn(`this may stop API keys: ${keysStop(user)}`);
   await ctx.out.record(data, assignmentFields(data));
   if (ctx.out.isMachine) return;

@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CutCase, describeCutSweep } from '../helpers/cut-sweep.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { admin, createWebhook } from '../helpers/webhooks.js';
+
+// Ctrl-C at every request of each single webhook verb (s15 sweep): a change made is said, a
+// change not made is not, and a secret the platform made and answered reaches the user.
+const sandbox = useSandbox();
+let made = 0;
+const fresh = () => createWebhook(sandbox(), `https://cut.example/${++made}`);
+const hook = async (argv: string[]) => (await admin(sandbox(), 'GET', `/v1/webhooks/${argv[2]}`)).body;
+const deliveries = async (argv: string[]) =>
+  (await admin(sandbox(), 'GET', `/v1/webhooks/${argv[2]}/deliveries`)).body.items?.length;
+
+const file = (argv: string[]) => {
+  const path = argv[argv.indexOf('--secret-file') + 1]!;
+  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+};
+
+const cases = (dir: string): CutCase[] => [
+  {
+    name: 'webhooks create --secret-file',
+    setup: async () => [
+      'webhooks',
+      'create',
+      '--url',
+      `https://cut.example/new-${++made}`,
+      '--event-type',
+      'webhook.test',
+      '--secret-file',
+      join(dir, `wh-${made}`),
+    ],
+    state: async (argv) =>
+      (await admin(sandbox(), 'GET', '/v1/webhooks?limit=200')).body.items.filter(
+        (w: { url: string }) => w.url === argv[3],
+      ).length,
+    secret: /whsec_/,
+    written: file,
+  },
+  {
+    name: 'webhooks rotate-secret --secret-file',
+    setup: async () => [
+      'webhooks',
+      'rotate-secret',
+      (await fresh()).id,
+      '--secret-file',
+      join(dir, `rot-${++made}`),
+    ],
+    state: hook,
+    secret: /whsec_/,
+    written: file,
+  },
+  {
+    name: 'webhooks create',
+    setup: async () => [
+      'webhooks',
+      'create',
+      '--url',
+      `https://cut.example/new-${++made}`,
+      '--event-type',
+      'webhook.test',
+      '--show-secret',
+    ],
+    state: async (argv) =>
+      (await admin(sandbox(), 'GET', '/v1/webhooks?limit=200')).body.items.filter(
+        (w: { url: string }) => w.url === argv[3],
+      ).length,
+    secret: /whsec_/,
+  },
+  {
+    name: 'webhooks update',
+    setup: async () => ['webhooks', 'update', (await fresh()).id, '--description', 'cut'],
+    state: hook,
+  },
+  {
+    name: 'webhooks disable',
+    setup: async () => ['webhooks', 'update', (await fresh()).id, '--disable'],
+    state: hook,
+  },
+  {
+    name: 'webhooks enable',
+    setup: async () => {
+      const { id } = await fresh();
+      await admin(sandbox(), 'PATCH', `/v1/webhooks/${id}`, { status: 'disabled' });
+      return ['webhooks', 'update', id, '--enable'];
+    },
+    state: hook,
+  },
+  {
+    name: 'webhooks delete',
+    setup: async () => ['webhooks', 'delete', (await fresh()).id, '--yes'],
+    state: hook,
+  },
+  {
+    name: 'webhooks rotate-secret',
+    setup: async () => ['webhooks', 'rotate-secret', (await fresh()).id, '--show-secret'],
+    state: hook,
+    secret: /whsec_/,
+  },
+  {
+    name: 'webhooks test',
+    setup: async () => ['webhooks', 'test', (await fresh()).id, '--no-wait'],
+    state: deliveries,
+  },
+];
+
+describeCutSweep('webhooks', sandbox, (sweep) => cases(sweep.svc.dir));
