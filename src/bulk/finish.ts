@@ -287,7 +287,8 @@ export function finishDryRun(
     notStarted = end.total === undefined ? 0 : end.total - summary.total;
   }
   const counts = dryRunCounts(verb, summary, notStarted);
-  if (summary.stopped)
+  // Stopped by Ctrl-C; a closed stdout's stop (end.closed) ends with what the rows checked say.
+  if (summary.stopped && !end.closed)
     throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);
   if (single !== undefined) {
     ctx.out.info(`dry run: ${counts}; nothing was changed`);
