@@ -270,17 +270,26 @@ export function finishDryRun(
   if (summary.halted !== undefined) throw haltedDryRun(ctx, verb, summary, end.total, single);
   // Items that could not be read: nothing was changed, and the dry run says what stopped it.
   if (summary.unread !== undefined) throw summary.unread;
+  let cut = '';
+  let notStarted = 0;
   if (end.closed) {
-    // A dry run only reads: a reader gone away ends it quietly, as a listing; a failed write says so.
+    // A dry run only reads: a failed write says so; a reader gone away ends it quietly, as a
+    // listing, unless it has found what its exit code says already (rows that would fail or could
+    // not be checked, a one-item run's error): that outcome stands, for the rows it checked.
     const failure = ctx.out.stdoutFailure;
-    if (failure === undefined) throw new ClosedPipeError();
     const of = howFar(summary, end.total);
-    throw new StdoutFailedError(`cannot write to stdout (${failure}) after ${of}; nothing was changed`, {
-      hint: STDOUT_FAILED_HINT,
-    });
+    if (failure !== undefined) {
+      throw new StdoutFailedError(`cannot write to stdout (${failure}) after ${of}; nothing was changed`, {
+        hint: STDOUT_FAILED_HINT,
+      });
+    }
+    if (single === undefined && !summary.failed && !summary.unknown) throw new ClosedPipeError();
+    cut = `; stdout closed after ${of}: the rest was not checked`;
+    notStarted = end.total === undefined ? 0 : end.total - summary.total;
   }
-  const counts = dryRunCounts(verb, summary);
-  if (summary.stopped)
+  const counts = dryRunCounts(verb, summary, notStarted);
+  // Stopped by Ctrl-C; a closed stdout's stop (end.closed) ends with what the rows checked say.
+  if (summary.stopped && !end.closed)
     throw new InterruptedError(`interrupted after ${n(summary.total)} item(s); nothing was changed`);
   if (single !== undefined) {
     ctx.out.info(`dry run: ${counts}; nothing was changed`);
@@ -295,7 +304,7 @@ export function finishDryRun(
       : '';
     throw new SvcError(
       'failure',
-      `${failed(summary.unknown, summary.total, verb, end.unknowns ?? [], 'could not be checked')}${fail}`,
+      `${failed(summary.unknown, summary.total, verb, end.unknowns ?? [], 'could not be checked')}${fail}${cut}`,
       {
         code: 'not_checked',
         hint: `nothing was changed; the rows may be fine: the server did not answer their checks; run the dry run again${summary.failed ? ' (and fix the rows that would fail)' : ''}`,
@@ -304,9 +313,12 @@ export function finishDryRun(
   }
   if (summary.failed) {
     countsBeforeError(ctx, `dry run: ${counts}`);
-    throw new PartialFailureError(failed(summary.failed, summary.total, verb, failures, 'would fail'), {
-      hint: 'nothing was changed; fix them before running without --dry-run',
-    });
+    throw new PartialFailureError(
+      `${failed(summary.failed, summary.total, verb, failures, 'would fail')}${cut}`,
+      {
+        hint: 'nothing was changed; fix them before running without --dry-run',
+      },
+    );
   }
   ctx.out.info(`dry run: ${counts}; nothing was changed`);
 }

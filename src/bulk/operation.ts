@@ -236,6 +236,7 @@ async function runLocked<T, R extends Row>(
     halts: verb.dryRun ? undefined : verb.halts,
     runId: journal.run.runId,
     stop,
+    beforeStart: () => output.ready(),
     now,
     progress,
     onResult: (result, item, error) => {

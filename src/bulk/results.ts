@@ -2,7 +2,10 @@ import type { Context } from '../context.js';
 import { ClosedPipeError } from '../errors.js';
 import type { Column } from '../output/output.js';
 
-/** How much a streamed batch holds before it is written (one write per result costs more than its request). */
+/**
+ * How much a streamed batch holds before it is written. Rows are also written before a worker
+ * starts a new item (ResultStream.ready), so a batch is what finished while a write was under way.
+ */
 const BATCH_BYTES = 16_384;
 /** Someone watching the stream (`| jq`) sees results at least this often. */
 const FLUSH_MS = 250;
@@ -10,6 +13,12 @@ const FLUSH_MS = 250;
 export interface ResultStream<R> {
   /** Adds one result; resolves when a batch is written (backpressure for the workers). */
   add(row: R): Promise<void> | undefined;
+  /**
+   * Before a new item starts: writes the results not written yet (and waits for a write under
+   * way), so a reader gone away (`| head -1`) is learnt, and `closed` aborted, before anything new
+   * starts, not a batch later. Results that finish together still go out in one write.
+   */
+  ready(): Promise<void> | undefined;
   /** Writes what is left. */
   end(): Promise<void>;
   /** Aborted when stdout's reader went away (`| head -1`): the run should stop starting items. */
@@ -20,7 +29,10 @@ export interface ResultStream<R> {
  * The one writer of a bulk run's results, in the output mode: --ndjson, --json (one array) and
  * piped text are streamed in small batches as items finish; a terminal table is printed at the
  * end, in line order (a progress bar runs on stderr meanwhile). A closed stdout stops the
- * writing and aborts `closed`; nothing is thrown at the workers.
+ * writing and aborts `closed`; nothing is thrown at the workers. Every result is written before
+ * the worker that made it starts another item (ready), so no item starts after a write to stdout
+ * failed, and one starts after its reader went away only if it went in the instant between the
+ * last write (which it took) and that start.
  */
 export function resultStream<R extends object & { line?: number | undefined }>(
   ctx: Context,
@@ -78,6 +90,10 @@ export function resultStream<R extends object & { line?: number | undefined }>(
       batch.push(row);
       size += 200;
       return size >= BATCH_BYTES ? flush() : undefined;
+    },
+    ready() {
+      if (!streamed || closing.signal.aborted) return undefined;
+      return flush();
     },
     async end() {
       clearInterval(timer);

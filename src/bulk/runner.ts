@@ -157,6 +157,12 @@ export interface RunOptions<T> {
   runId: string;
   /** Ctrl-C or a closed stdout: no new item starts once it is aborted. */
   stop: AbortSignal;
+  /**
+   * Awaited right before a worker starts an item it took: the results so far are written
+   * (ResultStream.ready), so a closed stdout aborts `stop` before anything new starts (the item
+   * is then left for the resumed run).
+   */
+  beforeStart?: () => Promise<void> | undefined;
   progress?: Progress;
   now: () => number;
   /** See BulkVerb.journaled: an earlier run's item as it is now (a dry run's only reads). */
@@ -271,6 +277,9 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
       const step = await next();
       if (step.done) return;
       const item = step.value;
+      // Right before it starts (after any wait for the item: a page of a listing, a barrier), the
+      // results so far are written, so a closed stdout is learnt now, not a batch later.
+      await options.beforeStart?.();
       // A barrier may have been waited for since the stop: the item is left for the resumed run.
       if (stop.aborted) {
         left = true;

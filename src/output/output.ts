@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { reindentJsonChunks } from '../api/json-text.js';
 import { jsonAsTheyCame } from '../api/numbers-as-they-came.js';
-import { ClosedPipeError } from '../errors.js';
+import { ClosedPipeError, type SvcError } from '../errors.js';
 import { redactText, type SecretRegistry } from '../http/redact.js';
 import { cellText, relativeTime, rfc3339 } from './format.js';
 import type { IOStreams } from './io.js';
@@ -84,6 +84,8 @@ export class Output {
   #failure: string | undefined;
   /** stdout is scrubbed as stderr is (maskSecretsOnStdout). */
   #maskStdout = false;
+  /** What the command ends with if stdout closes from now on (declareOutcome). */
+  #outcome: SvcError | undefined;
 
   constructor(
     io: IOStreams,
@@ -135,6 +137,23 @@ export class Output {
    */
   maskSecretsOnStdout(): void {
     this.#maskStdout = true;
+  }
+
+  /**
+   * Declares the outcome the command ends with, known before (or while) it writes what it prints
+   * with it: a refused call whose answer it prints, a verdict that is not valid, a plan with
+   * changes pending, a dry run with rows that would fail. If stdout's reader goes away from here
+   * on, the command ends with this outcome (src/cli.ts: its error on stderr, its exit code), not
+   * quietly with 0 as a listing does; so it must say itself (not `silent`). undefined: the outcome
+   * is a success again.
+   */
+  declareOutcome(outcome: SvcError | undefined): void {
+    this.#outcome = outcome;
+  }
+
+  /** The outcome declared for a closed stdout (declareOutcome), if any. */
+  get declaredOutcome(): SvcError | undefined {
+    return this.#outcome;
   }
 
   /**

@@ -101,6 +101,33 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     expect((await counted(role)).active).toBe(1);
   });
 
+  it('svc plan -f F | head -1 with changes pending exits 10 and says so, never 0 ("in sync")', async () => {
+    // Over 64 KiB of plan: head reads its line and leaves while svc still writes.
+    const roles = Array.from(
+      { length: 1500 },
+      (_, i) =>
+        `      - { name: pipe-plan-${i}, description: ${'d'.repeat(80)}, permissions: [exception.read] }`,
+    );
+    const file = join(dir, 'plan.yaml');
+    writeFileSync(file, `version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n${roles.join('\n')}\n`);
+    const summary = 'Plan: 1,500 to create, 0 to update, 0 to delete in 1 of 1 tenant.';
+    const r = await bash(`svc plan -f '${file}' | head -1`, { env });
+    expect([r.code, r.stderr]).toEqual([
+      10,
+      `error: changes are pending (stdout closed before the plan was printed whole): ${summary}\n`,
+    ]);
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    const json = await bash(`svc plan -f '${file}' --json | head -c 100 > /dev/null`, { env });
+    expect([json.code, JSON.parse(json.stderr).error]).toEqual([
+      10,
+      {
+        code: 'changes_pending',
+        message: `changes are pending (stdout closed before the plan was printed whole): ${summary}`,
+        exit_code: 10,
+      },
+    ]);
+  });
+
   it('a listing whose reader goes away still ends quietly with 0', async () => {
     const r = await bash('svc tenants ls --all --ndjson | head -1', { env });
     expect([r.code, r.stderr]).toEqual([0, '']);

@@ -58,7 +58,8 @@ describe('stdout fails (ENOSPC)', () => {
     const r = await svc.run(['roles', 'assign', '--file', path, '--ndjson', '--concurrency', '1'], full);
     expect(r.code, r.stderr).toBe(1);
     const [summary, last, ...more] = r.stderr.trimEnd().split('\n');
-    expect([summary, more]).toEqual([expect.stringMatching(/^\d granted in \d+\.\d s$/), []]);
+    // Each result is written before the next item starts: the first failed write stops the run.
+    expect([summary, more]).toEqual([expect.stringMatching(/^1 granted, 2 not started in \d+\.\d s$/), []]);
     const { error } = JSON.parse(last!);
     expect(error).toMatchObject({ code: 'stdout_failed', exit_code: 1 });
     expect(`${error.message}; ${error.hint}`).toMatch(

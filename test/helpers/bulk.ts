@@ -85,6 +85,8 @@ export function bulkRunner(sandbox: () => Sandbox) {
         prompter?: Prompter;
         /** Every write to stdout fails with this code (a full disk: `ENOSPC`). */
         stdoutFails?: string;
+        /** With stdoutFails: this many writes get through first (a reader that leaves: `| head -1`). */
+        stdoutFailsAfter?: number;
         /** stderr is a terminal: the progress bar is drawn. */
         progress?: boolean;
         /** How the journal is written (fillableJournalDisk() in ./disk.ts plays a full disk). */
@@ -96,6 +98,7 @@ export function bulkRunner(sandbox: () => Sandbox) {
         // A terminal for stdout only, unless a test asks for the progress bar on stderr.
         tty: { stdout: tty, stdin: tty, stderr: options.progress === true },
         ...(options.stdoutFails ? { stdoutFails: options.stdoutFails } : {}),
+        ...(options.stdoutFailsAfter === undefined ? {} : { stdoutFailsAfter: options.stdoutFailsAfter }),
         columns: 160,
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         // The sandbox runs on real time unless a test fixes a clock of its own.

@@ -79,13 +79,23 @@ export interface FakeIOOptions {
    * disk or /dev/full: the callback and an 'error' event say so, and the stream stays open.
    */
   stdoutFails?: string;
+  /**
+   * With stdoutFails: this many writes get through first (seen by stdout()), as a reader that
+   * reads a line and leaves (`| head -1`).
+   */
+  stdoutFailsAfter?: number;
 }
 
-/** A stdout whose every write fails with `code`, and which is never destroyed (as process.stdout). */
-function failingStdout(code: string): Writable {
+/**
+ * A stdout whose every write fails with `code` (after `after` writes that get through, to `seen`),
+ * and which is never destroyed (as process.stdout).
+ */
+function failingStdout(code: string, after: number, seen: Writable): Writable {
+  let left = after;
   return new Writable({
     autoDestroy: false,
-    write(_chunk, _encoding, callback) {
+    write(chunk, _encoding, callback) {
+      if (left-- > 0) return seen.write(chunk, () => callback());
       callback(Object.assign(new Error(`${code}: write failed (test), write`), { code, syscall: 'write' }));
     },
   });
@@ -97,7 +107,9 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
   const outBytes: Buffer[] = [];
   const err: string[] = [];
   const passThrough = new PassThrough();
-  const stdout = options.stdoutFails ? failingStdout(options.stdoutFails) : passThrough;
+  const stdout = options.stdoutFails
+    ? failingStdout(options.stdoutFails, options.stdoutFailsAfter ?? 0, passThrough)
+    : passThrough;
   // As process.stdout in bin/svc.js: the 'error' events of failed writes are heard by the writer.
   if (options.stdoutFails) stdout.on('error', () => {});
   const stderr = new PassThrough();

@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import { OAUTH_PATHS } from '../../api/constants.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import type { HttpMethod } from '../../http/client.js';
 import { ApiError, answerOf, NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
@@ -189,29 +189,42 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     if (options.include) await printHead(ctx, response.status, response.headers);
     await printBody(ctx, response.text, response.headers['content-type'], response.notUtf8, response);
   } catch (error) {
-    // The error answer as it came, also when it leaves a change's outcome unknown (a 5xx to a POST).
+    const outcome = failedCall(ctx, options, error, withHint);
+    // The error answer as it came, also when it leaves a change's outcome unknown (a 5xx to a POST);
+    // a reader gone while it is printed does not make the call a success (declareOutcome).
     const answer = answerOf(error);
     if (answer) {
+      if (outcome instanceof SvcError) ctx.out.declareOutcome(outcome);
       if (options.include) await printHead(ctx, answer.status, answer.headers);
       // As it came (every number and key), as a success is; an answer without a body (a HEAD's,
       // always) prints nothing.
       const body = answer.text ?? answer.body ?? '';
       await printBody(ctx, typeof body === 'string' ? body : JSON.stringify(body), 'json', answer.notUtf8);
     }
-    // Nothing to delete after an attempt whose answer was lost: most likely that attempt deleted
-    // it (as the platform verbs say), not "not found".
-    if (error instanceof NotFoundError && error.lostAnswer !== undefined && options.method === 'DELETE') {
-      throw new GoneAfterLostAnswerError(
-        error as NotFoundError & { lostAnswer: string },
-        commandLine(ctx.settings()),
-      );
-    }
-    if (error instanceof ApiError && error.lostAnswer !== undefined) {
-      // Another refusal after a lost answer may describe the state the lost attempt left.
-      error.message = `an earlier attempt's answer was lost (${error.lostAnswer}) and it may have acted; this answer may describe what it left: ${error.message}`;
-    }
-    throw withHint(rerunWithKey(error));
+    throw outcome;
   }
+}
+
+/** The error a failed call ends `svc api` with, in svc's words. */
+function failedCall(
+  ctx: Context,
+  options: ApiOptions,
+  error: unknown,
+  withHint: (error: unknown) => unknown,
+): unknown {
+  // Nothing to delete after an attempt whose answer was lost: most likely that attempt deleted
+  // it (as the platform verbs say), not "not found".
+  if (error instanceof NotFoundError && error.lostAnswer !== undefined && options.method === 'DELETE') {
+    return new GoneAfterLostAnswerError(
+      error as NotFoundError & { lostAnswer: string },
+      commandLine(ctx.settings()),
+    );
+  }
+  if (error instanceof ApiError && error.lostAnswer !== undefined) {
+    // Another refusal after a lost answer may describe the state the lost attempt left.
+    error.message = `an earlier attempt's answer was lost (${error.lostAnswer}) and it may have acted; this answer may describe what it left: ${error.message}`;
+  }
+  return withHint(rerunWithKey(error));
 }
 
 /**

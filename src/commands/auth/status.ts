@@ -101,6 +101,8 @@ export async function runAuthStatus(ctx: Context): Promise<void> {
     failure = noScopeLeft(settings.profile, status.credential.client_id, relogin);
   }
   status.error = failure?.message ?? null;
+  // Not logged in is exit 3 (4: no scope left), whether or not the status's reader is still there.
+  ctx.out.declareOutcome(failure);
   if (ctx.out.isMachine) await ctx.out.json(status);
   else {
     const me = status.identity;

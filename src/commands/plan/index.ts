@@ -6,7 +6,7 @@ import { planLines, planRows, summaryLine, urlSecretIn } from '../../ascode/rend
 import { withCompactHeap } from '../../bulk/heap.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { ChangesPendingError, UsageError } from '../../errors.js';
+import { ChangesPendingError, SvcError, UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { readInputBytes } from '../../system/input.js';
 import { writeFileWhole } from '../../system/output-file.js';
@@ -65,6 +65,11 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   if (options.out !== undefined) {
     writeFileWhole(options.out, `${JSON.stringify(document, null, 2)}\n`, '--out', holdsSecret);
   }
+  const { summary } = document;
+  const pending = countChanges(summary) > 0;
+  // Changes pending are exit 10 whatever becomes of stdout: `svc plan -f F | head -50` is never
+  // "in sync" because its reader left before the end of the plan.
+  if (pending) ctx.out.declareOutcome(planCutShort(summaryLine(summary, label)));
   if (ctx.out.mode === 'json') await ctx.out.json(document);
   else if (ctx.out.mode === 'ndjson') {
     for (const tenant of document.tenants) {
@@ -76,7 +81,6 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   } else {
     for (const row of planRows(document)) await ctx.out.write(`${row.join('\t')}\n`);
   }
-  const { summary } = document;
   ctx.out.info(summaryLine(summary, label));
   if (summary.refused > 0) {
     ctx.out.warn(
@@ -87,7 +91,16 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
     ctx.out.info(
       `plan saved to ${options.out}${holdsSecret ? ' (0600: a webhook URL in it carries a secret; keep it private)' : ''}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`,
     );
-  if (countChanges(summary) > 0) throw new ChangesPendingError(summaryLine(summary, label));
+  if (pending) throw new ChangesPendingError(summaryLine(summary, label));
+}
+
+/** Changes pending (exit 10) said on stderr, for a plan whose stdout closed before its summary. */
+function planCutShort(summary: string): SvcError {
+  return new SvcError(
+    'changes_pending',
+    `changes are pending (stdout closed before the plan was printed whole): ${summary}`,
+    { code: 'changes_pending' },
+  );
 }
 
 /** A path as svc apply's PLAN.json argument on a shell command line: never read as an option. */

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import { redactUrlText } from '../../api/secret-names.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
+import { ClosedPipeError, StdoutClosedError, StdoutFailedError, SvcError, UsageError } from '../../errors.js';
 import { renderError } from '../../output/errors.js';
 import { cellText, quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
@@ -241,11 +241,27 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       )
     : undefined;
   // Lines are written in arrival order; a slow reader of stdout delays printing, not answering.
+  // When stdout's reader is gone (`| head -1`) or a write fails, the lines were the only thing that
+  // kept what arrives: the listener stops as on Ctrl-C (later deliveries fail and are retried, W is
+  // put back). With --capture or --forward-to, what arrives is kept there: svc says once that the
+  // lines are no longer seen and goes on.
+  const sink = sinkWords(capture?.dir, options.forwardTo);
+  const stdoutGone = new AbortController();
+  const unprinted: ReceivedDelivery[] = [];
   let printing = Promise.resolve();
   const print = (record: ReceivedDelivery) => {
     printing = printing
       .then(() => (ctx.out.isMachine ? ctx.out.jsonLine(record) : ctx.out.write(`${line(ctx, record)}\n`)))
-      .catch(() => {});
+      .catch((error: unknown) => {
+        if (!(error instanceof ClosedPipeError)) return;
+        unprinted.push(record);
+        if (unprinted.length > 1) return;
+        if (sink)
+          ctx.out.warn(
+            `${stdoutWords(ctx)}: deliveries are no longer printed, but still ${sink}; Ctrl-C stops`,
+          );
+        else stdoutGone.abort();
+      });
   };
   let listener: Awaited<ReturnType<typeof startListener>>;
   try {
@@ -319,7 +335,8 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
       `${options.forwardTo ? `, forwarding valid deliveries to ${redactUrlText(options.forwardTo.href)}` : ''}` +
       `${capture ? `, saving each request in ${capture.dir}` : ''}. Ctrl-C stops.`,
   );
-  if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
+  const stop = AbortSignal.any([ctx.signal, stdoutGone.signal]);
+  if (!stop.aborted) await once(stop, 'abort');
   // The listener is closed first (deliveries now fail and are retried), W is put back at once,
   // and only then does svc wait for forwards under way: a second Ctrl-C (exit 130) abandons those,
   // never the restore.
@@ -379,6 +396,64 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
     `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${early}${repeated ? `, ${repeated} repeated event(s)` : ''}${loops}`,
   );
   if (notBack !== undefined) throw notBack;
+  if (unprinted.length > 0) throw unprintedError(ctx, unprinted, sink, options.webhook);
+}
+
+/** Where what arrives is kept besides stdout: --capture's directory, --forward-to's target. */
+function sinkWords(dir: string | undefined, forwardTo: URL | undefined): string | undefined {
+  const kept = [
+    dir === undefined ? '' : `saved in ${dir}`,
+    forwardTo === undefined ? '' : `forwarded to ${redactUrlText(forwardTo.href)} when valid`,
+  ].filter(Boolean);
+  return kept.length > 0 ? kept.join(' and ') : undefined;
+}
+
+/** `stdout closed`, or the failed write's `cannot write to stdout (ENOSPC)`. */
+function stdoutWords(ctx: Context): string {
+  const failure = ctx.out.stdoutFailure;
+  return failure === undefined ? 'stdout closed' : `cannot write to stdout (${failure})`;
+}
+
+/** Requests shown by their delivery and attempt (`dlv_…#2`), the first few. */
+function requestList(records: ReceivedDelivery[]): string {
+  const shown = records
+    .slice(0, 5)
+    .map((r) =>
+      r.delivery_id ? `${r.delivery_id}#${r.attempt ?? '?'}` : (r.event_id ?? 'a request without ids'),
+    );
+  return `${shown.join(', ')}${records.length > shown.length ? `, and ${records.length - shown.length} more` : ''}`;
+}
+
+/**
+ * The end of a listener whose lines could not all be printed: exit 141 (1 after a failed write),
+ * naming the requests answered whose line was lost; those acknowledged (2xx) are delivered for the
+ * platform, so the hint names the replay that sends them again. With a sink, they were kept there.
+ */
+function unprintedError(
+  ctx: Context,
+  unprinted: ReceivedDelivery[],
+  sink: string | undefined,
+  webhook: string | undefined,
+): SvcError {
+  const what = stdoutWords(ctx);
+  const count = `${unprinted.length} request(s) answered were not printed (${requestList(unprinted)})`;
+  const acknowledged = unprinted.filter((r) => r.status >= 200 && r.status < 300 && r.delivery_id);
+  const one = acknowledged.length === 1;
+  const ids = acknowledged
+    .slice(0, 5)
+    .map((r) => r.delivery_id)
+    .join(' ');
+  const replay =
+    acknowledged.length === 0
+      ? undefined
+      : `${one ? 'that delivery was' : `${acknowledged.length} of them were`} answered 2xx, so the platform counts ${one ? 'it' : 'them'} delivered: \`svc webhooks replay ${webhook ?? 'WEBHOOK'} ${ids}\` sends ${one ? 'it' : 'them'} again`;
+  const message = sink
+    ? `${what} while listening: ${count}; each was still ${sink}`
+    : `${what}, so the listener stopped (later deliveries fail and the platform retries them): ${count}`;
+  const options = sink || replay === undefined ? {} : { hint: replay };
+  return ctx.out.stdoutFailure === undefined
+    ? new StdoutClosedError(message, options)
+    : new StdoutFailedError(message, options);
 }
 
 export function listenCommand(make: MakeContext): Command {
@@ -397,7 +472,11 @@ export function listenCommand(make: MakeContext): Command {
         'one that comes back is answered 508 Loop Detected, not counted. A secret svc knows is masked in every line.\n' +
         'Runs until Ctrl-C (or SIGTERM, or a closed terminal). Exit 0 when stopped by Ctrl-C and, with --webhook, W was\n' +
         'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130), never W\n' +
-        'being put back or set up: that finishes first.\n\n' +
+        "being put back or set up: that finishes first. When stdout's reader goes away (`| head -1`) or a write to it\n" +
+        'fails, the listener stops as on Ctrl-C (later deliveries fail and the platform retries them; W is put back)\n' +
+        'and exits 141 (1 for a failed write), naming the requests answered whose line was lost and the replay\n' +
+        'that sends those answered 2xx again; with --capture or --forward-to, which keep what arrives, it says so\n' +
+        'once and goes on (exit 141 at the end, naming the requests not printed).\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
         'svc can verify (deliveries carry the old secret too; until svc has the new one, every request is answered\n' +
         '503 with Retry-After, judged neither valid nor invalid), and on Ctrl-C the URL and the old secret are put back\n' +

@@ -101,6 +101,8 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
     payload = await readPayload(ctx, options.payload);
   } catch (error) {
     if (machine) {
+      // The verdict is the exit code, whether or not its reader is still there to see it.
+      if (error instanceof SvcError) ctx.out.declareOutcome(error);
       await ctx.out.json({
         valid: false,
         reason: 'unreadable_input',
@@ -127,29 +129,43 @@ export async function runVerify(ctx: Context, options: VerifyOptions): Promise<v
       : { age_seconds: result.age, tolerance_seconds: options.toleranceSeconds }),
     ...(result.message ? { message: result.message } : {}),
   };
-  if (machine) await ctx.out.json(report);
   const skipped = result.skipped ? ` (${skippedText(result.skipped)})` : '';
+  // The verdict is the exit code, whether or not the reader of --json is still there to see it.
+  const failure = verdictError(result, options, skipped, () =>
+    payload.emptyStdin ? EMPTY_STDIN_WORDS : (explainMismatch(body, header, secret) ?? ''),
+  );
+  ctx.out.declareOutcome(failure);
+  if (machine) await ctx.out.json(report);
+  if (failure) throw failure;
+  if (!machine) {
+    await ctx.out.text(
+      `valid: signed at ${isoSeconds(result.timestamp! * 1000)} (${clockOffsetText(result.age!)}), v1 signature ${result.matched} matched${skipped}`,
+    );
+  }
+}
 
+/** The error of a verdict that is not valid (exit 2, 8 or 9); undefined for a valid signature. */
+function verdictError(
+  result: VerifyResult,
+  options: VerifyOptions,
+  skipped: string,
+  mismatchCause: () => string,
+): SvcError | undefined {
   switch (result.reason) {
     case 'valid':
-      if (!machine) {
-        await ctx.out.text(
-          `valid: signed at ${isoSeconds(result.timestamp! * 1000)} (${clockOffsetText(result.age!)}), v1 signature ${result.matched} matched${skipped}`,
-        );
-      }
-      return;
+      return undefined;
     case 'malformed_header':
-      throw new UsageError(`malformed signature header: ${result.message}`, {
+      return new UsageError(`malformed signature header: ${result.message}`, {
         code: 'malformed_header',
         hint: `expected X-SVC-Signature: t=<unix seconds>,v1=<64 hex digits>[,v1=${sym.ellipsis}]`,
       });
     case 'signature_mismatch':
-      throw new SvcError('signature_mismatch', 'the signature does not match the payload', {
+      return new SvcError('signature_mismatch', 'the signature does not match the payload', {
         code: 'signature_mismatch',
-        hint: `${payload.emptyStdin ? EMPTY_STDIN_WORDS : (explainMismatch(body, header, secret) ?? '')}${skipped}`.trim(),
+        hint: `${mismatchCause()}${skipped}`.trim(),
       });
     case 'timestamp_outside_tolerance':
-      throw new SvcError(
+      return new SvcError(
         'signature_tolerance',
         `the signature is valid but its timestamp ${result.timestamp} (${isoSeconds(result.timestamp! * 1000)}) is ${clockOffsetText(result.age!)}, outside the tolerance of ${options.toleranceSeconds} s`,
         {

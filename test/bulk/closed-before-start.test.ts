@@ -1,0 +1,56 @@
+/**
+ * A bulk run learns that stdout's reader has gone before it starts anything new (findings pipes15
+ * F1): every result is written before its worker takes another item, so with `| head -1` the run
+ * no longer makes up to a batch (~80 items, 250 ms) of real changes after the reader left. In-process
+ * over a stdout that takes N writes, then fails every one with EPIPE (a reader that read and left).
+ */
+import { describe, expect, it } from 'vitest';
+import { assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const sandbox = useSandbox({ users: 120 });
+const svc = bulkRunner(sandbox);
+
+describe('a bulk run whose reader goes away', () => {
+  it.each([
+    [1, 1, 2],
+    [1, 3, 4],
+  ])(
+    '--concurrency %i, the reader gone after %i write(s): %i grants made, the rest not started (exit 141)',
+    async (concurrency, writes, made) => {
+      const role = `closed-start-${writes}-${Date.now()}`;
+      const id = await customRole(sandbox(), role);
+      const rows = Array.from({ length: 100 }, (_, i) => `${bulkUser(i + 1)},${role},1h,t`);
+      const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+      const r = await svc.run(
+        ['roles', 'assign', '--file', path, '--ndjson', '--concurrency', String(concurrency)],
+        { stdoutFails: 'EPIPE', stdoutFailsAfter: writes },
+      );
+      expect(r.code, r.stderr).toBe(141);
+      // The rows written before the reader left: one result each (each written before the next start).
+      expect(r.stdout.trimEnd().split('\n')).toHaveLength(writes);
+      expect((await assignments(sandbox(), id)).total).toBe(made);
+      const [summary, error] = r.stderr.trimEnd().split('\n');
+      expect(summary).toMatch(new RegExp(`^${made} granted, ${100 - made} not started in \\d+\\.\\d s$`));
+      expect(JSON.parse(error!).error.message).toBe(`stdout closed after ${made} of 100`);
+    },
+  );
+
+  it('--concurrency 4: at most the items in flight when the write failed are made after it', async () => {
+    const role = `closed-start-c4-${Date.now()}`;
+    const id = await customRole(sandbox(), role);
+    const rows = Array.from({ length: 100 }, (_, i) => `${bulkUser(i + 1)},${role},1h,t`);
+    const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+    const r = await svc.run(['roles', 'assign', '--file', path, '--ndjson', '--concurrency', '4'], {
+      stdoutFails: 'EPIPE',
+      stdoutFailsAfter: 1,
+    });
+    expect(r.code, r.stderr).toBe(141);
+    const written = r.stdout.trimEnd().split('\n').length;
+    const total = (await assignments(sandbox(), id)).total;
+    // The 4 first items, and at most one more per worker started after the one write that got
+    // through: every later start waits for a write, which fails.
+    expect(total).toBeGreaterThanOrEqual(written);
+    expect(total).toBeLessThanOrEqual(2 * 4);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * `svc webhooks listen … | head -1` (findings pipes15 F5): a listener whose stdout's reader has gone
+ * stops as on Ctrl-C — it stops accepting (later deliveries fail and the platform retries them),
+ * puts --webhook W back, says so and exits 141, naming the request answered whose line was lost and
+ * the replay that sends it again — instead of acknowledging every later delivery with nobody
+ * reading. With --capture (or --forward-to) keeping what arrives, it warns once and goes on.
+ * In-process over a stdout that takes one line, then fails every write with EPIPE.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startInProcess } from '../../helpers/context.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+import { createWebhook, delivery, emit, webhookNow } from '../../helpers/webhooks.js';
+
+const svc = useSandboxContext();
+const tmp = mkdtempSync(join(tmpdir(), 'svc-listen-closed-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const headOne = { stdoutFails: 'EPIPE', stdoutFailsAfter: 1, now: Date.now() };
+
+describe('svc webhooks listen --webhook W | head -1', () => {
+  it('stops once the reader has gone: W is put back, exit 141, the lost line named', async () => {
+    const original = 'http://127.0.0.1:9/none';
+    const { id } = await createWebhook(svc.sandbox(), original);
+    const run = startInProcess(
+      ['webhooks', 'listen', '--webhook', id, '--port', '0', '--ndjson'],
+      svc.env(),
+      headOne,
+    );
+    await run.waitForStderr(new RegExp(`webhook ${id} delivers here`));
+    const first = (await emit(svc.sandbox(), id, 1)).events[0]!.delivery_ids[0]!;
+    await expect.poll(run.stdout, { timeout: 10_000 }).toContain(first);
+    const second = (await emit(svc.sandbox(), id, 1)).events[0]!.delivery_ids[0]!;
+    // No Ctrl-C: the listener ends by itself.
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(141);
+    expect(JSON.parse(r.stdout)).toMatchObject({ delivery_id: first, valid: true, status: 200 });
+    expect((await webhookNow(svc.sandbox(), id)).url).toBe(original);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.slice(-3, -1)).toEqual([
+      `✓ webhook ${id} is back: ${original}, signing with the secret it had before this session (the session's secret no longer works)`,
+      'stopped after 2 request(s): 2 valid, 0 invalid',
+    ]);
+    expect(JSON.parse(lines.at(-1)!).error).toEqual({
+      code: 'stdout_closed',
+      message: `stdout closed, so the listener stopped (later deliveries fail and the platform retries them): 1 request(s) answered were not printed (${second}#1)`,
+      exit_code: 141,
+      hint: `that delivery was answered 2xx, so the platform counts it delivered: \`svc webhooks replay ${id} ${second}\` sends it again`,
+    });
+    // A later event is no longer acknowledged by a listener nobody reads.
+    const third = (await emit(svc.sandbox(), id, 1)).events[0]!.delivery_ids[0]!;
+    await expect
+      .poll(async () => (await delivery(svc.sandbox(), id, third)).attempt_count, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    expect((await delivery(svc.sandbox(), id, third)).status).not.toBe('delivered');
+  }, 30_000);
+
+  it('with --capture: warns once that lines are no longer seen and keeps receiving until Ctrl-C', async () => {
+    const { id } = await createWebhook(svc.sandbox(), 'http://127.0.0.1:9/none');
+    const dir = join(tmp, 'captured');
+    const run = startInProcess(
+      ['webhooks', 'listen', '--webhook', id, '--port', '0', '--capture', dir],
+      svc.env(),
+      headOne,
+    );
+    await run.waitForStderr(new RegExp(`webhook ${id} delivers here`));
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      ids.push((await emit(svc.sandbox(), id, 1)).events[0]!.delivery_ids[0]!);
+      await expect.poll(() => readdirSync(dir).length, { timeout: 10_000 }).toBe(2 * n);
+    }
+    await expect
+      .poll(async () => (await delivery(svc.sandbox(), id, ids[2]!)).status, { timeout: 10_000 })
+      .toBe('delivered');
+    expect(run.ended()).toBe(false);
+    run.interrupt();
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(141);
+    const warning = `warning: stdout closed: deliveries are no longer printed, but still saved in ${dir}; Ctrl-C stops`;
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('warning: stdout'))).toEqual([warning]);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `error: stdout closed while listening: 2 request(s) answered were not printed (${ids[1]}#1, ${ids[2]}#1); each was still saved in ${dir}`,
+    );
+  }, 30_000);
+});
