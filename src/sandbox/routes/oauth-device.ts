@@ -6,6 +6,7 @@ import {
   DeviceAuthorizationResponse,
   OAuthErrorBody,
 } from '../../api/schemas/oauth.js';
+import { auditClientGrant } from '../domain/audit-trail.js';
 import { mayUseGrant } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
@@ -235,6 +236,12 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
       if ('sent' in chosen) return chosen.sent;
       const found = chosen;
       device.decision = { approved: true, userId: found.user.id, tenantIds: found.user.tenantIds };
+      auditClientGrant(
+        state.audit,
+        client,
+        { kind: 'authorized', userId: found.user.id, scopes: device.scopes, flow: 'device_code' },
+        request.id,
+      );
       return sendPage(
         reply,
         200,

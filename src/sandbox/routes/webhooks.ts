@@ -350,6 +350,13 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const type = request.body.event_type ?? 'webhook.test';
       const data = { ...sampleEventData(type, state.clock.now()), webhook_id: webhook.id };
       const { event, deliveries } = state.delivery.emit(webhook.tenant_id, type, data, webhook);
+      auditChange(state, request, {
+        action: 'webhook.test_sent',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `test event ${event.id} (${type}) sent to webhook ${webhook.id} (${redactUrlText(webhook.url)})`,
+        after: { event_id: event.id, event_type: type, delivery_id: deliveries[0]!.id },
+      });
       return reply.code(201).send({
         event: { id: event.id, type: event.type, created_at: event.created_at },
         delivery: deliveryView(deliveries[0]!),
