@@ -27,8 +27,8 @@ import { escapeHtml, PAGE_HEADERS, sendPage, userCodePage } from './oauth-pages.
  * The device authorization grant (RFC 8628), for a terminal that cannot receive a browser's
  * redirect (svc over SSH): the device asks for a device code and a user code, the user types the
  * user code on the verification page in any browser and approves on the consent page, and the
- * device polls the token endpoint (oauth-token.ts) until then. Every client that may use the
- * authorization code grant may use this one too: the user approves on the same consent page.
+ * device polls the token endpoint (oauth-token.ts) until then. Only a client registered for it
+ * (mayUseGrant: svc-cli alone) may use it: the user approves on the same consent page.
  */
 export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { state } = ctx;
