@@ -606,7 +606,7 @@ __svc_optvals=(
   ['svc webhooks dlq discard|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks replay|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
   ['svc webhooks test|--event-type']='exception.sla.breached exception.created exception.assigned exception.resolved reconciliation.completed reconciliation.failed webhook.test'
-  ['svc audit ls|--action']='role api_key webhook oauth_client role.assigned role.assignment_updated role.revoked role.created role.updated role.deleted api_key.issued api_key.revoked webhook.created webhook.updated webhook.deleted webhook.secret_rotated webhook.secret_restored webhook.delivery_replayed webhook.dlq_entry_discarded oauth_client.created oauth_client.updated oauth_client.deleted oauth_client.secret_rotated'
+  ['svc audit ls|--action']='role api_key webhook oauth_client role.assigned role.assignment_updated role.revoked role.created role.updated role.deleted api_key.issued api_key.revoked webhook.created webhook.updated webhook.deleted webhook.secret_rotated webhook.secret_restored webhook.delivery_replayed webhook.dlq_entry_discarded oauth_client.created oauth_client.updated oauth_client.deleted oauth_client.secret_rotated oauth_client.authorized oauth_client.token_revoked webhook.test_sent'
   ['svc audit ls|--target-type']='user role api_key webhook oauth_client'
   ['svc sandbox start|--seed']='demo none'
 )

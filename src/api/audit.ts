@@ -23,6 +23,9 @@ export const AUDIT_ACTIONS = [
   'oauth_client.updated',
   'oauth_client.deleted',
   'oauth_client.secret_rotated',
+  'oauth_client.authorized',
+  'oauth_client.token_revoked',
+  'webhook.test_sent',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -156,6 +156,31 @@ export function channelRefusal(
   return `a webhook is a standing channel, like an API key: ${what} takes the permission that reads its data held without an end date, and you hold ${ending.map((p) => readerOf(kinds, p)).join(', ')} only until ${isoSeconds(bound)}; have someone who holds ${ending.length === 1 ? 'it' : 'them'} without an end date do it`;
 }
 
+/** What taking a webhook's signing secret is, as the refusal says it (secretRefusal). */
+export const WEBHOOK_SECRET = {
+  rotate: "rotating a webhook's signing secret (it hands you the new one)",
+  restore: "restoring a webhook's previous signing secret (it puts back one that was cut off)",
+} as const;
+
+/**
+ * The refusal (insufficient_permission) of rotating or restoring a webhook's signing secret by a
+ * caller with these live grants, or undefined. The secret is a standing credential: whoever holds
+ * it signs events of the webhook's kinds its receiver trusts, after any grant ends. So, as for
+ * choosing the webhook's URL (channelRefusal) and an OAuth client's secret (clientReachRefusal),
+ * it takes the read permission of each kind, and webhook.manage, held without an end date.
+ */
+export function secretRefusal(
+  what: string,
+  grants: readonly HeldGrant[],
+  kinds: readonly string[],
+): string | undefined {
+  const channel = channelRefusal(what, grants, kinds);
+  if (channel !== undefined) return channel;
+  const bound = heldUntil(grants, ['webhook.manage']);
+  if (bound === null) return undefined;
+  return `a webhook's signing secret is a standing credential, like an API key: ${what} takes webhook.manage held without an end date, and you hold it only until ${isoSeconds(bound)}; have someone who holds it without an end date do it`;
+}
+
 /** What arming an OAuth client with its scopes' reach is, as the refusal says it. */
 export const CLIENT_REACH = {
   create: 'creating an OAuth client hands out what its scopes reach',

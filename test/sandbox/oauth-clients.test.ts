@@ -115,6 +115,8 @@ describe('DELETE /v1/oauth/clients/{client_id}', () => {
     const trail = await call(sandbox(), 'GET', `/v1/audit_trail?target_id=${client.client_id}`, admin());
     expect(trail.body.items.map((e: { action: string }) => e.action)).toEqual([
       'oauth_client.created',
+      // The approval the test's tokens came from (attack15 F7).
+      'oauth_client.authorized',
       'oauth_client.deleted',
     ]);
   });

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_CODE_GRANT } from '../../src/api/constants.js';
 import { decodeJwtClaims } from '../../src/auth/jwt.js';
-import { authorizeUrl, consent, pkce } from '../helpers/oauth.js';
+import { authorizeUrl, consent, createClient, pkce, TREASURY } from '../helpers/oauth.js';
 import { advanceClock, call, useSandbox } from '../helpers/sandbox.js';
 import { admin } from '../helpers/webhooks.js';
 
@@ -119,6 +119,47 @@ describe('device authorization (RFC 8628)', () => {
     const r = await start(params);
     expect(r.status).toBe(status);
     if (error) expect(r.body.error).toBe(error);
+  });
+
+  it("a tenant's client, registered for the authorization code grant only, may not use the device grant (F2)", async () => {
+    const client = await createClient(sandbox(), { scopes: ['read:reconciliations', 'admin'] });
+    const secret = { client_id: client.client_id, client_secret: client.client_secret };
+    const refused = await start({ ...secret, scope: 'admin' });
+    expect({ status: refused.status, body: refused.body }).toEqual({
+      status: 400,
+      body: {
+        error: 'unauthorized_client',
+        error_description: `this client is not registered for the device authorization grant (${DEVICE_CODE_GRANT}): use the authorization code grant it is registered for`,
+      },
+    });
+    // Nor may it redeem a device code (svc-cli's, approved): its redirect URIs and PKCE stay in force.
+    const codes = (await start()).body;
+    const page = await consentPageFor(codes.verification_uri_complete);
+    await form('/oauth/device', { ticket: page.ticket, user_id: 'usr_admin', decision: 'approve' });
+    await advance(7);
+    const redeemed = await form('/v1/oauth/token', {
+      ...secret,
+      grant_type: DEVICE_CODE_GRANT,
+      device_code: codes.device_code,
+    });
+    expect(redeemed.body).toEqual({
+      error: 'unauthorized_client',
+      error_description: `this client may not use the ${DEVICE_CODE_GRANT} grant`,
+    });
+    // Nor register it: the reference's grant types only.
+    const registered = await call(sandbox(), 'POST', '/v1/oauth/clients', {
+      token: sandbox().adminToken,
+      tenant: TREASURY,
+      body: {
+        name: 'dev',
+        redirect_uris: ['https://d.example/cb'],
+        grant_types: [DEVICE_CODE_GRANT],
+        idempotency_key: 'dev-grant',
+      },
+    });
+    expect(registered.status).toBe(400);
+    // svc-cli's code is still good for svc-cli.
+    expect((await poll(codes.device_code)).body.token_type).toBe('Bearer');
   });
 
   it('the verification page without a code asks for it; a wrong code says so', async () => {

@@ -43,7 +43,7 @@ export const AuditTrailEntry = Type.Object(
     after: Type.Optional(
       Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
         description:
-          'Updates: each field in changes as it became. Creations: role.created the role (name, description, permissions), webhook.created its url and event_types, oauth_client.created its redirect_uris, scopes and grant_types. Same masking as before. Null otherwise',
+          'Updates: each field in changes as it became. Creations: role.created the role (name, description, permissions), webhook.created its url and event_types, oauth_client.created its redirect_uris, scopes and grant_types. Other entries (sandbox choice): oauth_client.authorized the approval by a user (user_id, the actor) of a third-party client of the tenant with its scopes and flow (authorization_code or device_code); oauth_client.token_revoked a token family of such an approval revoked by the client (RFC 7009; the actor is the client) with its scopes; webhook.test_sent a test event sent (event_id, event_type, delivery_id). Same masking as before. Null otherwise',
       }),
     ),
     permissions_added: Type.Optional(

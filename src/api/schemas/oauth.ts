@@ -5,7 +5,10 @@ import { IdempotencyKey, NullableTimestamp, StringEnum, Timestamp } from './comm
 const { tokenLifetime, refreshTokenLifetime } = OAUTH_LIMITS;
 
 export const GrantType = StringEnum(OAUTH_GRANT_TYPES, {
-  description: 'authorization_code or refresh_token',
+  description:
+    `authorization_code or refresh_token (the reference's). A client uses only the grants it is registered for ` +
+    `(unauthorized_client otherwise); ${DEVICE_CODE_GRANT} (RFC 8628) cannot be registered by a tenant's client ` +
+    "(sandbox choice): only the first-party svc-cli is registered for it, so a client's redirect URIs and PKCE are never stepped around.",
 });
 
 export const Scope = StringEnum(Object.keys(OAUTH_SCOPES), {

@@ -92,6 +92,54 @@ export function auditValues(
   return { before: pick(before), after: pick(after) };
 }
 
+/**
+ * The entry of a user's approval of a tenant's third-party OAuth client (the largest delegation
+ * there is: the client acts with the user's authority as far as the scopes reach), or of a
+ * token family of such an approval revoked (RFC 7009, by the client). Written in the client's
+ * tenant, with the client as target (not client_id: no token of it made the change); the
+ * first-party svc-cli (no tenant: the user's own login) writes none.
+ */
+export function auditClientGrant(
+  log: AuditLog,
+  client: { client_id: string; name: string; tenant_id: string | null },
+  event:
+    | {
+        kind: 'authorized';
+        userId: string;
+        scopes: readonly string[];
+        flow: 'authorization_code' | 'device_code';
+      }
+    | { kind: 'token_revoked'; userId: string; scopes: readonly string[] },
+  requestId: string,
+): void {
+  if (client.tenant_id === null) return;
+  const scopes = [...event.scopes];
+  const common = {
+    tenant_id: client.tenant_id,
+    request_id: requestId,
+    target_type: 'oauth_client' as const,
+    target_id: client.client_id,
+    user_id: event.userId,
+  };
+  if (event.kind === 'authorized') {
+    log.record({
+      ...common,
+      action: 'oauth_client.authorized',
+      actor: event.userId,
+      summary: `${event.userId} authorized OAuth client ${client.client_id} (${client.name}) for ${scopes.join(' ')} (${event.flow === 'device_code' ? 'device flow' : 'authorization code flow'})`,
+      after: { scopes, flow: event.flow },
+    });
+    return;
+  }
+  log.record({
+    ...common,
+    action: 'oauth_client.token_revoked',
+    actor: client.client_id,
+    summary: `OAuth client ${client.client_id} (${client.name}) revoked the tokens ${event.userId} gave it (${scopes.join(' ')}; RFC 7009)`,
+    after: { scopes },
+  });
+}
+
 /** Who made a change, as its entry names them: the user or key, and the OAuth client it acted through. */
 export function actorOf(principal: Principal): Pick<AuditEntry, 'actor' | 'client_id'> {
   return principal.clientId === null

@@ -1,5 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, OAUTH_SCOPES } from '../../api/constants.js';
+import {
+  DEVICE_CODE_GRANT,
+  OAUTH_GRANT_TYPES,
+  OAUTH_LIMITS,
+  OAUTH_SCOPES,
+  type OAuthGrantType,
+} from '../../api/constants.js';
 import { redirectUriMatches } from '../../api/redirect-uris.js';
 import type { OAuthClient } from '../../api/schemas/oauth.js';
 import type { SandboxClock } from '../clock.js';
@@ -11,7 +17,21 @@ import type { ClientInput } from './oauth-client-rules.js';
 /** The seeded first-party client of the svc CLI: a public client (PKCE, no secret; RFC 8252). */
 export const CLI_CLIENT_ID = 'svc-cli';
 
-export interface OAuthClientRecord extends OAuthClient {
+/**
+ * A grant a client may be registered for: the reference's two (a tenant's clients register only
+ * these), and the RFC 8628 device grant, which only the first-party svc-cli is registered for
+ * (`svc login --device`). A client uses only the grants it is registered for (unauthorized_client
+ * otherwise, RFC 6749 §5.2), so a tenant client's redirect URIs and PKCE cannot be stepped around
+ * by a device authorization no admin enabled.
+ */
+export type RegisteredGrant = OAuthGrantType | typeof DEVICE_CODE_GRANT;
+
+/** Whether `client` is registered for `grant` (the token endpoint's and device authorization's check). */
+export const mayUseGrant = (client: { grant_types: readonly string[] }, grant: RegisteredGrant): boolean =>
+  client.grant_types.includes(grant);
+
+export interface OAuthClientRecord extends Omit<OAuthClient, 'grant_types'> {
+  grant_types: RegisteredGrant[];
   /** sha256 of the secret; null for a public client (the first-party CLI). */
   secretHash: Buffer | null;
   created_by: string;
@@ -111,7 +131,7 @@ export class OAuthStore {
       name: 'svc CLI',
       description: 'The first-party svc command-line tool (a public client: PKCE, no secret)',
       redirect_uris: ['http://127.0.0.1/callback', 'http://[::1]/callback'],
-      grant_types: [...OAUTH_GRANT_TYPES],
+      grant_types: [...OAUTH_GRANT_TYPES, DEVICE_CODE_GRANT],
       scopes: Object.keys(OAUTH_SCOPES),
       token_lifetime_seconds: OAUTH_LIMITS.tokenLifetime.default,
       refresh_token_lifetime_seconds: OAUTH_LIMITS.refreshTokenLifetime.default,
@@ -251,5 +271,7 @@ function newSecret(): string {
 /** A client as the API shows it: no secret hash, no internal fields. */
 export function publicClient(client: OAuthClientRecord): OAuthClient {
   const { secretHash: _hash, created_by: _by, registrationChange: _change, ...rest } = client;
-  return rest;
+  // A tenant's client (the only kind shown) registers only the reference's grant types.
+  const shown = (g: RegisteredGrant): g is OAuthGrantType => g !== DEVICE_CODE_GRANT;
+  return { ...rest, grant_types: rest.grant_types.filter(shown) };
 }

@@ -1,5 +1,6 @@
 import type { SandboxState } from '../state.js';
 import { verifyJwt } from '../tokens.js';
+import { auditClientGrant } from './audit-trail.js';
 import { DomainError } from './errors.js';
 import type { OAuthClientRecord } from './oauth.js';
 
@@ -44,14 +45,20 @@ export function revokeToken(
   const refresh = state.oauth.findRefreshToken(token);
   let owner: string | undefined;
   let family: string | undefined;
+  let grant: { userId: string; scopes: string[] } | undefined;
   if (refresh) {
     owner = refresh.clientId;
     family = refresh.family;
+    grant = { userId: refresh.userId, scopes: refresh.scopes };
   } else {
     const check = verifyJwt(token, state.jwtSecret, Math.floor(state.clock.now() / 1000), issuer);
     if (check.ok && typeof check.claims.client_id === 'string' && typeof check.claims.fam === 'string') {
       owner = check.claims.client_id;
       family = check.claims.fam;
+      const scope = typeof check.claims.scope === 'string' ? check.claims.scope : '';
+      if (typeof check.claims.sub === 'string') {
+        grant = { userId: check.claims.sub, scopes: scope.split(' ').filter(Boolean) };
+      }
     }
   }
   if (owner === undefined || family === undefined) return;
@@ -60,6 +67,7 @@ export function revokeToken(
   }
   if (state.revokedTokenFamilies.has(family)) return;
   revokeTokenFamily(state, family, requestId, `${client.client_id} revoked a token of its own (RFC 7009)`);
+  if (grant) auditClientGrant(state.audit, client, { kind: 'token_revoked', ...grant }, requestId);
 }
 
 /**

@@ -1,4 +1,10 @@
-import { channelRefusal, type HeldGrant, missingPermissions, readRefusal } from '../../api/holds.js';
+import {
+  channelRefusal,
+  type HeldGrant,
+  missingPermissions,
+  readRefusal,
+  secretRefusal,
+} from '../../api/holds.js';
 import { EVENT_READ_PERMISSIONS, eventReadPermissions } from '../../api/permissions.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -54,6 +60,22 @@ export function requireChannel(
   kinds: readonly string[],
 ): void {
   const refusal = channelRefusal(what, choiceGrants(state, principal, tenantId), kinds);
+  if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
+}
+
+/**
+ * 403 insufficient_permission unless the caller holds webhook.manage and the read permission of
+ * every kind without an end date (src/api/holds.ts secretRefusal): a rotation or restore of the
+ * signing secret, a standing credential.
+ */
+export function requireSecret(
+  state: SandboxState,
+  principal: Principal,
+  tenantId: string,
+  what: string,
+  kinds: readonly string[],
+): void {
+  const refusal = secretRefusal(what, choiceGrants(state, principal, tenantId), kinds);
   if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
 }
 

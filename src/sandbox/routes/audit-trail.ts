@@ -26,7 +26,9 @@ export default function auditTrailRoutes(app: FastifyInstance, { state }: RouteC
         summary: 'List the audit trail',
         description:
           "The tenant's audit entries: every role grant, expiry change and revocation, custom-role change, API key issued " +
-          'or revoked, and webhook and OAuth client created, changed, re-keyed or deleted. Oldest first (order=desc: newest ' +
+          'or revoked, webhook and OAuth client created, changed, re-keyed or deleted, a webhook test event sent, and a user ' +
+          "authorizing a tenant's third-party OAuth client (authorization code or device flow) and its tokens revoked " +
+          '(oauth_client.authorized, oauth_client.token_revoked; sandbox choice: the reference requires only that assignments are audited). Oldest first (order=desc: newest ' +
           'first), cursor-paged. Filters: action (an action, or a family such as role or webhook), actor, user_id, role_id, ' +
           'target_type, target_id, since and until (on the entry time). An unknown action is 400 with a suggestion.',
         querystring: AuditTrailListQuery,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAUTH_PATHS } from '../../api/constants.js';
+import { auditClientGrant } from '../domain/audit-trail.js';
 import { type ConsentTicket, redirectRegistered } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
@@ -270,6 +271,12 @@ export default function oauthAuthorizeRoutes(app: FastifyInstance, ctx: RouteCon
         tenantIds: user.tenantIds,
         scopes: ticket.scopes,
       });
+      auditClientGrant(
+        state.audit,
+        client,
+        { kind: 'authorized', userId: user.id, scopes: ticket.scopes, flow: 'authorization_code' },
+        request.id,
+      );
       return redirectWith(reply, ticket.redirectUri, { code, state: ticket.state, iss });
     },
   );

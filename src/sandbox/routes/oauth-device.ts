@@ -6,6 +6,8 @@ import {
   DeviceAuthorizationResponse,
   OAuthErrorBody,
 } from '../../api/schemas/oauth.js';
+import { auditClientGrant } from '../domain/audit-trail.js';
+import { mayUseGrant } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
 import {
@@ -25,8 +27,8 @@ import { escapeHtml, PAGE_HEADERS, sendPage, userCodePage } from './oauth-pages.
  * The device authorization grant (RFC 8628), for a terminal that cannot receive a browser's
  * redirect (svc over SSH): the device asks for a device code and a user code, the user types the
  * user code on the verification page in any browser and approves on the consent page, and the
- * device polls the token endpoint (oauth-token.ts) until then. Every client that may use the
- * authorization code grant may use this one too: the user approves on the same consent page.
+ * device polls the token endpoint (oauth-token.ts) until then. Only a client registered for it
+ * (mayUseGrant: svc-cli alone) may use it: the user approves on the same consent page.
  */
 export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { state } = ctx;
@@ -46,8 +48,10 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
           `(8 consonants, XXXX-XXXX), the verification page {app_url}${OAUTH_PATHS.deviceVerification} (and the same page with ` +
           `the code filled in), expires_in (${OAUTH_LIMITS.deviceCodeLifetimeSeconds} s) and interval ` +
           `(${OAUTH_LIMITS.deviceIntervalSeconds} s; sandbox choice, RFC 8628 says 5 when absent). scope: default every scope ` +
-          'of the client; a scope outside them is invalid_scope. Errors in the RFC 6749 §5.2 shape. Offered to every client ' +
-          'that may use the authorization code grant (unauthorized_client otherwise). No idempotency key: every request ' +
+          'of the client; a scope outside them is invalid_scope. Errors in the RFC 6749 §5.2 shape. Offered only to a client ' +
+          `registered for ${DEVICE_CODE_GRANT}, which is the first-party svc-cli alone: a tenant's clients register the ` +
+          "reference's grant types (authorization_code, refresh_token) and cannot register it, so their redirect URIs and " +
+          'PKCE are never stepped around (unauthorized_client, RFC 6749 §5.2 / RFC 8628). No idempotency key: every request ' +
           'starts a new authorization.',
         consumes: ['application/x-www-form-urlencoded'],
         body: DeviceAuthorizationRequest,
@@ -58,10 +62,10 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
       try {
         const body = formBody(request);
         const client = authenticateClient(ctx, request, body);
-        if (!client.grant_types.includes('authorization_code')) {
+        if (!mayUseGrant(client, DEVICE_CODE_GRANT)) {
           throw new OAuthError(
             'unauthorized_client',
-            'this client may not use the device authorization grant',
+            `this client is not registered for the device authorization grant (${DEVICE_CODE_GRANT}): use the authorization code grant it is registered for`,
           );
         }
         const scope = param(body, 'scope');
@@ -232,6 +236,12 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
       if ('sent' in chosen) return chosen.sent;
       const found = chosen;
       device.decision = { approved: true, userId: found.user.id, tenantIds: found.user.tenantIds };
+      auditClientGrant(
+        state.audit,
+        client,
+        { kind: 'authorized', userId: found.user.id, scopes: device.scopes, flow: 'device_code' },
+        request.id,
+      );
       return sendPage(
         reply,
         200,

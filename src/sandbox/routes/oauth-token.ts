@@ -7,6 +7,7 @@ import { OAuthErrorBody, TokenRequest, TokenResponse } from '../../api/schemas/o
 import { primaryRole } from '../domain/identity.js';
 import {
   type AuthorizationCode,
+  mayUseGrant,
   type OAuthClientRecord,
   redirectRegistered,
   scopesStillAllowed,
@@ -320,9 +321,8 @@ export default function oauthTokenRoutes(app: FastifyInstance, ctx: RouteContext
           throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
         }
         const client = authenticateClient(ctx, request, body);
-        // The device grant is offered to every client that may use the authorization code grant.
-        const needed = grantType === DEVICE_CODE_GRANT ? 'authorization_code' : grantType;
-        if (!client.grant_types.includes(needed)) {
+        // Only the grants the client is registered for (the device grant: svc-cli alone).
+        if (!mayUseGrant(client, grantType)) {
           throw new OAuthError('unauthorized_client', `this client may not use the ${grantType} grant`);
         }
         const tokens =

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { EventType } from '../../api/constants.js';
-import { CHANNEL_CHOICE } from '../../api/holds.js';
+import { CHANNEL_CHOICE, WEBHOOK_SECRET } from '../../api/holds.js';
 import { IdempotencyKey } from '../../api/schemas/common.js';
 import {
   TestEventBody,
@@ -19,7 +19,7 @@ import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { auditValues } from '../domain/audit-trail.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { eventDataReader, ownerAfter, ownerOf, requireChannel } from '../domain/webhook-owner.js';
+import { eventDataReader, ownerAfter, ownerOf, requireChannel, requireSecret } from '../domain/webhook-owner.js';
 import { deliveryView, webhookAuditFields, webhookView } from '../domain/webhook-views.js';
 import { MAX_PREVIOUS_SECRETS, type WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
@@ -31,6 +31,11 @@ const tags = ['webhooks'];
 const HIDDEN =
   'x-svc-not-in-reference: the reference says "Operations to create, update or delete a webhook subscription: not shown"; ' +
   "this operation is the sandbox's.";
+const SECRET_RULE =
+  "The signing secret is a standing credential (whoever holds it signs events of the webhook's kinds that its receiver " +
+  'trusts, after any grant ends), so rotating it and restoring a previous one take webhook.manage and the read permission ' +
+  "of each of the webhook's kinds held without an end date, as choosing its URL does and as rotating an OAuth client's " +
+  'secret does: a just-in-time grant is 403 insufficient_permission naming what ends and when.';
 const CHANNEL_RULE =
   'A webhook sends the data of its event kinds to its URL for as long as it exists, so choosing that takes the permission that ' +
   "reads each kind's data (exception.read for exception.*, reconciliation.read for reconciliation.*; webhook.test none), held " +
@@ -269,14 +274,16 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
           'For 24 hours every delivery carries two v1 signatures, one per secret, so receivers can switch without losing events. ' +
           'A second rotation within those 24 hours ends no earlier promise: each secret rotated out signs until 24 hours after ' +
           `its own rotation (previous_secrets lists them), up to ${MAX_PREVIOUS_SECRETS} at once; a rotation beyond that is ` +
-          '409 conflict, naming when the oldest stops.',
+          `409 conflict, naming when the oldest stops. ${SECRET_RULE}`,
         params: WebhookParams,
         body: Type.Object({ idempotency_key: IdempotencyKey }),
         response: { 200: WebhookWithSecret, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
-      const webhook = state.webhooks.rotateSecret(webhookOf(state, request.tenant!.id, request.params.id));
+      const found = webhookOf(state, request.tenant!.id, request.params.id);
+      requireSecret(state, request.principal!, found.tenant_id, WEBHOOK_SECRET.rotate, found.event_types);
+      const webhook = state.webhooks.rotateSecret(found);
       auditChange(state, request, {
         action: 'webhook.secret_rotated',
         target_type: 'webhook',
@@ -301,14 +308,16 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
           `restore undoes the last rotation not yet undone (up to ${MAX_PREVIOUS_SECRETS} in a row), so two rotations then two ` +
           'restores give the first secret back. 409 conflict when there is no rotation to undo (none, all undone, or the ' +
           'secret it would put back stopped signing). `svc webhooks listen --webhook` rotates to learn a secret for its ' +
-          'session and restores it this way, also when another session took the webhook over meanwhile.',
+          `session and restores it this way, also when another session took the webhook over meanwhile. ${SECRET_RULE}`,
         params: WebhookParams,
         body: Type.Object({ idempotency_key: IdempotencyKey }),
         response: { 200: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
-      const webhook = state.webhooks.restoreSecret(webhookOf(state, request.tenant!.id, request.params.id));
+      const found = webhookOf(state, request.tenant!.id, request.params.id);
+      requireSecret(state, request.principal!, found.tenant_id, WEBHOOK_SECRET.restore, found.event_types);
+      const webhook = state.webhooks.restoreSecret(found);
       auditChange(state, request, {
         action: 'webhook.secret_restored',
         target_type: 'webhook',
@@ -341,6 +350,13 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const type = request.body.event_type ?? 'webhook.test';
       const data = { ...sampleEventData(type, state.clock.now()), webhook_id: webhook.id };
       const { event, deliveries } = state.delivery.emit(webhook.tenant_id, type, data, webhook);
+      auditChange(state, request, {
+        action: 'webhook.test_sent',
+        target_type: 'webhook',
+        target_id: webhook.id,
+        summary: `test event ${event.id} (${type}) sent to webhook ${webhook.id} (${redactUrlText(webhook.url)})`,
+        after: { event_id: event.id, event_type: type, delivery_id: deliveries[0]!.id },
+      });
       return reply.code(201).send({
         event: { id: event.id, type: event.type, created_at: event.created_at },
         delivery: deliveryView(deliveries[0]!, eventDataReader(state, request.principal!, webhook.tenant_id)),

@@ -1,0 +1,117 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
+import { runInProcess } from '../helpers/context.js';
+import { call, useGrantRules } from '../helpers/sandbox.js';
+
+// Session 15 (attack15 F3): a just-in-time webhook.manage grant rotated a webhook's signing secret
+// and was handed the new one, a standing credential that outlived the grant (the same caller was
+// refused a webhook of their own); restore-secret put a cut-off secret back. Both now take what
+// choosing the webhook's URL takes, plus webhook.manage, held without an end date.
+const { sandbox, TREASURY, key, user, admin, as, grant, inHours, customRole, refusal } =
+  useGrantRules('secret-hold');
+const SEEDED = SEEDED_WEBHOOKS.exceptions;
+const secretOf = () => sandbox().state.webhooks.get(TREASURY, SEEDED)!.secret;
+const rotate = (caller: { token: string; tenant: string }) =>
+  call(sandbox(), 'POST', `/v1/webhooks/${SEEDED}/rotate-secret`, {
+    ...caller,
+    body: { idempotency_key: key() },
+  });
+const restore = (caller: { token: string; tenant: string }) =>
+  call(sandbox(), 'POST', `/v1/webhooks/${SEEDED}/restore-secret`, {
+    ...caller,
+    body: { idempotency_key: key() },
+  });
+
+describe("a webhook's signing secret is a standing credential: rotating or restoring it takes its holds without an end date", () => {
+  it('webhook.manage alone, no exception.read: 403 naming what is lacking, the secret unchanged', async () => {
+    const managers = await customRole('sh-managers', ['webhook.manage', 'webhook.read']);
+    await grant(user(1), managers.id, inHours(1));
+    const before = secretOf();
+    expect(refusal(await rotate(as(user(1))))).toEqual([
+      403,
+      'insufficient_permission',
+      "rotating a webhook's signing secret (it hands you the new one) sends event data to its URL, so it takes the permission " +
+        'that reads that data; you lack exception.read (exception.sla.breached, exception.created, exception.assigned): ' +
+        'have someone who holds it do it',
+    ]);
+    expect(secretOf()).toBe(before);
+  });
+
+  it('an on-call grant of webhook.manage and exception.read until T: 403 naming T; restore too; a standing holder may', async () => {
+    const oncall = await customRole('sh-oncall', ['webhook.manage', 'webhook.read', 'exception.read']);
+    const until = inHours(1);
+    await grant(user(2), oncall.id, until);
+    const before = secretOf();
+    expect(refusal(await rotate(as(user(2))))).toEqual([
+      403,
+      'insufficient_permission',
+      "a webhook is a standing channel, like an API key: rotating a webhook's signing secret (it hands you the new one) takes " +
+        'the permission that reads its data held without an end date, and you hold exception.read (exception.sla.breached, ' +
+        `exception.created, exception.assigned) only until ${until}; have someone who holds it without an end date do it`,
+    ]);
+    expect(secretOf()).toBe(before);
+
+    // Reads held for good, webhook.manage just in time: still refused, naming webhook.manage.
+    const readers = await customRole('sh-readers', ['exception.read']);
+    const managers = await customRole('sh-jit-managers', ['webhook.manage', 'webhook.read']);
+    await grant(user(3), readers.id);
+    await grant(user(3), managers.id, until);
+    expect(refusal(await rotate(as(user(3))))).toEqual([
+      403,
+      'insufficient_permission',
+      "a webhook's signing secret is a standing credential, like an API key: rotating a webhook's signing secret (it hands " +
+        `you the new one) takes webhook.manage held without an end date, and you hold it only until ${until}; have someone ` +
+        'who holds it without an end date do it',
+    ]);
+
+    // The admin rotates to cut someone off; the on-call holder cannot put the old secret back.
+    const rotated = await rotate(admin());
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(refusal(await restore(as(user(2))))[2]).toMatch(
+      /^a webhook is a standing channel, like an API key: restoring a webhook's previous signing secret \(it puts back one that was cut off\) takes .* only until /,
+    );
+    expect(secretOf()).toBe(rotated.body.secret);
+    expect(secretOf()).not.toBe(before);
+
+    // Held without an end date: allowed.
+    await grant(user(4), readers.id);
+    await grant(user(4), managers.id);
+    const own = await rotate(as(user(4)));
+    expect(own.status, own.text).toBe(200);
+    expect(secretOf()).toBe(own.body.secret);
+    expect((await restore(as(user(4)))).status).toBe(200);
+    expect(secretOf()).toBe(rotated.body.secret);
+  });
+});
+
+describe('svc webhooks rotate-secret shows the refusal', () => {
+  it('as one line with the fix, exit 4, no secret file written', async () => {
+    const oncall = await customRole('sh-cli-oncall', ['webhook.manage', 'webhook.read', 'exception.read']);
+    const until = inHours(1);
+    await grant(user(5), oncall.id, until);
+    const dirs = {
+      SVC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'svc-c-')),
+      SVC_STATE_DIR: mkdtempSync(join(tmpdir(), 'svc-s-')),
+      SVC_CACHE_DIR: mkdtempSync(join(tmpdir(), 'svc-k-')),
+    };
+    const env = {
+      ...dirs,
+      SVC_BASE_URL: sandbox().url,
+      SVC_TOKEN: as(user(5)).token,
+      SVC_TENANT: TREASURY,
+      NO_COLOR: '1',
+    };
+    const file = join(dirs.SVC_STATE_DIR, 'new.secret');
+    const rotated = await runInProcess(['webhooks', 'rotate-secret', SEEDED, '--secret-file', file], env);
+    expect(rotated.code, rotated.stderr).toBe(4);
+    expect(rotated.stdout).toBe('');
+    expect(rotated.stderr.trim().split('\n')).toHaveLength(1);
+    expect(rotated.stderr).toContain(
+      `rotating a webhook's signing secret (it hands you the new one) takes the permission that reads its data held without an end date, and you hold exception.read (exception.sla.breached, exception.created, exception.assigned) only until ${until}; have someone who holds it without an end date do it`,
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+});
