@@ -19,7 +19,13 @@ import { sampleEventData } from '../delivery/events.js';
 import { describeSchedule } from '../delivery/schedule.js';
 import { auditValues } from '../domain/audit-trail.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { eventDataReader, ownerAfter, ownerOf, requireChannel, requireSecret } from '../domain/webhook-owner.js';
+import {
+  eventDataReader,
+  ownerAfter,
+  ownerOf,
+  requireChannel,
+  requireSecret,
+} from '../domain/webhook-owner.js';
 import { deliveryView, webhookAuditFields, webhookView } from '../domain/webhook-views.js';
 import { MAX_PREVIOUS_SECRETS, type WebhookRecord } from '../domain/webhooks.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
