@@ -378,7 +378,8 @@ __svc_opts=(
 --journal'
   ['svc webhooks test']='--event-type
 --wait
---no-wait'
+--no-wait
+--wait-timeout'
   ['svc webhooks verify']='--secret-file
 --header
 --header-file
@@ -558,7 +559,7 @@ __svc_valopts=(
   ['svc webhooks dlq get']='  '
   ['svc webhooks dlq discard']=' --event-type --since --until --limit --concurrency --journal '
   ['svc webhooks replay']=' --event-type --since --until --limit --wait-timeout --concurrency --journal '
-  ['svc webhooks test']=' --event-type --wait '
+  ['svc webhooks test']=' --event-type --wait-timeout '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
   ['svc webhooks listen']=' --port --host --secret-file --forward-to --forward-timeout --webhook --public-url --capture --tolerance --max-body '
