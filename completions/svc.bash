@@ -249,6 +249,7 @@ __svc_opts=(
 --name
 --justification
 --secret-file
+--show-secret
 --idempotency-key'
   ['svc tenants api-keys get']=''
   ['svc tenants api-keys ls']=''
