@@ -430,11 +430,13 @@ __svc_opts=(
 --limit
 --cursor
 --all
---include-ended'
+--include-ended
+--no-include-ended'
   ['svc roles holders']='--limit
 --cursor
 --all
---include-ended'
+--include-ended
+--no-include-ended'
   ['svc roles permissions']=''
   ['svc users']=''
   ['svc users ls']='--limit
