@@ -37,13 +37,16 @@ export function eventKindFlag(raw: unknown): string | undefined {
       `--event-type takes an event kind such as exception.sla.breached (lowercase words joined by dots), got ${quoted(kind)}`,
     );
   }
+  refuseNearMissKind(kind, '--event-type ');
+  return kind;
+}
+
+/** A kind within a typo's reach of one in EVENT_TYPES, and not one itself: a usage error naming it. */
+export function refuseNearMissKind(kind: string, flag = ''): void {
   const meant = (EVENT_TYPES as readonly string[]).includes(kind) ? undefined : closest(kind, EVENT_TYPES);
   if (meant !== undefined) {
-    throw new UsageError(
-      `--event-type ${kind} is not an event kind the platform sends (did you mean ${meant}?)`,
-    );
+    throw new UsageError(`${flag}${kind} is not an event kind the platform sends (did you mean ${meant}?)`);
   }
-  return kind;
 }
 
 export function parseDlqFilters(flags: Record<string, unknown>): DlqFilterFlags {
