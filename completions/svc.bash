@@ -249,6 +249,7 @@ __svc_opts=(
 --name
 --justification
 --secret-file
+--show-secret
 --idempotency-key'
   ['svc tenants api-keys get']=''
   ['svc tenants api-keys ls']=''
@@ -378,7 +379,8 @@ __svc_opts=(
 --journal'
   ['svc webhooks test']='--event-type
 --wait
---no-wait'
+--no-wait
+--wait-timeout'
   ['svc webhooks verify']='--secret-file
 --header
 --header-file
@@ -428,11 +430,13 @@ __svc_opts=(
 --limit
 --cursor
 --all
---include-ended'
+--include-ended
+--no-include-ended'
   ['svc roles holders']='--limit
 --cursor
 --all
---include-ended'
+--include-ended
+--no-include-ended'
   ['svc roles permissions']=''
   ['svc users']=''
   ['svc users ls']='--limit
@@ -558,7 +562,7 @@ __svc_valopts=(
   ['svc webhooks dlq get']='  '
   ['svc webhooks dlq discard']=' --event-type --since --until --limit --concurrency --journal '
   ['svc webhooks replay']=' --event-type --since --until --limit --wait-timeout --concurrency --journal '
-  ['svc webhooks test']=' --event-type --wait '
+  ['svc webhooks test']=' --event-type --wait-timeout '
   ['svc webhooks verify']=' --secret-file --header --header-file --payload --tolerance --at '
   ['svc webhooks sign']=' --secret-file --payload --at '
   ['svc webhooks listen']=' --port --host --secret-file --forward-to --forward-timeout --webhook --public-url --capture --tolerance --max-body '

@@ -79,8 +79,11 @@ function withBeginningFirst(error: CommanderError, command: Command | undefined,
   } else {
     tiers.push(commandCandidates(command));
   }
-  const begun = beginningOf(word, ...tiers);
-  if (begun === undefined || error.code === 'commander.help') return message;
+  if (error.code === 'commander.help') return message;
+  // A command is svc's guess alone (closest: a command and its aliases are one; a word near none
+  // gets none, where commander's said "oauth" for "nosuch"); an option keeps commander's otherwise.
+  const begun = kind === 'command' ? closest(word, tiers[0]!) : beginningOf(word, ...tiers);
+  if (begun === undefined) return kind === 'command' ? `unknown command '${word}'` : message;
   return `unknown ${kind} '${word}' (Did you mean ${begun}?)`;
 }
 

@@ -26,8 +26,8 @@ export interface StepOptions {
  * Runs real `svc` command lines against the tour's sandbox, in this process (runCli, as the
  * binary does after start-up), and prints each with its output. A step with `tty` gets streams
  * that claim a terminal of the tour's width, so tables show as they would on your screen.
- * Every command it runs is shown (there is no hidden setup step): typed in the order shown, the
- * commands do what the tour shows.
+ * Every command it runs is shown (there is no hidden setup step); output is a pipe's unless the
+ * step has `tty`, and the input files are the tour's own (README says so: journey15 F2).
  */
 export class Tour {
   readonly sandbox: Sandbox;

@@ -79,6 +79,7 @@ const SCENARIOS: Scenario[] = [
         'service_role',
         '--justification',
         'nightly ledger sync job',
+        '--show-secret',
       ],
       inputs: [],
     }),

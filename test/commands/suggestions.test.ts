@@ -43,6 +43,10 @@ describe('did you mean, for an unknown option or command', () => {
     // several of the command's own options begin with it (--description, --disabled): no guess,
     // and none from the global ones (--debug)
     [['webhooks', 'create', '--d'], "error: unknown option '--d'; see `svc webhooks create --help`\n"],
+    // an unknown command near none: no guess (commander's said "oauth" for "nosuch"), and a
+    // command and its alias are one suggestion (commander's said "one of role, roles")
+    [['nosuch'], "error: unknown command 'nosuch'; see `svc --help`\n"],
+    [['rolse'], "error: unknown command 'rolse' (Did you mean roles?); see `svc --help`\n"],
   ])('svc %j', async (argv, stderr) => {
     expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
   });

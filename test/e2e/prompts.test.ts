@@ -35,7 +35,7 @@ afterEach(async () => {
 
 needs('tmux').describe('prompts in a real terminal', () => {
   it('asks for the tenant, the kind and a justification when they are missing', async () => {
-    term = await Terminal.svc(['tenants', 'api-keys', 'create'], env);
+    term = await Terminal.svc(['tenants', 'api-keys', 'create', '--show-secret'], env);
     await term.waitFor(/Tenant[\s\S]*Acme Treasury \(acme-treasury\)/);
     await term.send('Down'); // Acme Payments EU
     await term.send('Enter');

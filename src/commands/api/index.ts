@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import { OAUTH_PATHS } from '../../api/constants.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
+import { AuthError, SvcError, UsageError } from '../../errors.js';
 import type { HttpMethod } from '../../http/client.js';
 import { ApiError, answerOf, NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
@@ -16,7 +16,7 @@ import { collect, examples, type MakeContext } from '../kit.js';
 import { KEY_KEPT } from '../replayed-creation.js';
 import { bodyFields, queryFields } from './fields.js';
 import { headersGiven } from './headers.js';
-import { tenantOfPath, withoutDotSegments } from './path.js';
+import { authenticatesItsClient, tenantOfPath, withoutDotSegments } from './path.js';
 import { printBody, printHead, printPages } from './print.js';
 
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -155,8 +155,9 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   // X-Tenant-Id, since the profile's would only contradict it (400 tenant_mismatch for a header
   // the user never gave).
   const pathTenant = tenantOfPath(options.path);
+  const clientAuth = authenticatesItsClient(options.method, options.path);
   const auth = {
-    ...(given('authorization') === undefined ? {} : { auth: false as const }),
+    ...(given('authorization') === undefined && !clientAuth ? {} : { auth: false as const }),
     ...(pathTenant === undefined ? {} : { tenant: pathTenant }),
   };
   // A 400 tenant_header_required gets the fix in svc's terms, as every other command's does.
@@ -189,7 +190,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     if (options.include) await printHead(ctx, response.status, response.headers);
     await printBody(ctx, response.text, response.headers['content-type'], response.notUtf8, response);
   } catch (error) {
-    const outcome = failedCall(ctx, options, error, withHint);
+    const outcome = failedCall(ctx, options, error, withHint, clientAuth);
     // The error answer as it came, also when it leaves a change's outcome unknown (a 5xx to a POST);
     // a reader gone while it is printed does not make the call a success (declareOutcome).
     const answer = answerOf(error);
@@ -211,7 +212,18 @@ function failedCall(
   options: ApiOptions,
   error: unknown,
   withHint: (error: unknown) => unknown,
+  /** The path authenticates an OAuth client (its form or Basic header), not the profile. */
+  clientAuth: boolean,
 ): unknown {
+  // The client's credentials (its form or its Basic header) were refused, not the profile's.
+  const answer = answerOf(error);
+  if (clientAuth && answer?.status === 401) {
+    return new AuthError(`the client credentials in the request were rejected: ${answer.message}`, {
+      code: answer.code ?? 'invalid_client',
+      hint: `${options.path.split('?')[0]} authenticates the OAuth client, not your login: give client_id and client_secret in the form, or -H 'Authorization: Basic BASE64(client_id:client_secret)' without client_secret (one method, not both)`,
+      cause: error,
+    });
+  }
   // Nothing to delete after an attempt whose answer was lost: most likely that attempt deleted
   // it (as the platform verbs say), not "not found".
   if (error instanceof NotFoundError && error.lostAnswer !== undefined && options.method === 'DELETE') {
@@ -271,7 +283,11 @@ export default function api(make: MakeContext): Command {
         "never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the profile's\n" +
         'credential is then neither needed nor sent; T is masked in --debug and, like any credential,\n' +
         'goes over plain http only to loopback); each header is sent once, so a name given twice is\n' +
-        'refused. Field and header names are sent as given (__proto__ too: the server decides). The\n' +
+        'refused. The OAuth endpoints that authenticate the client (/v1/oauth/token, /v1/oauth/revoke,\n' +
+        "/v1/oauth/device_authorization) never get the profile's credential: the client proves itself\n" +
+        'with client_id and client_secret in the form, or an HTTP Basic header; a 401 there is the\n' +
+        "client's credentials refused (exit 3), not your login. Field and header names are sent as\n" +
+        'given (__proto__ too: the server decides). The\n' +
         'response body is printed as it came (JSON laid out, every key,\n' +
         'string and number as sent; a body that is not UTF-8 as its bytes, or on a terminal as text\n' +
         'with U+FFFD and a warning); --paginate prints an answer that is not a list as it came too,\n' +
@@ -313,7 +329,7 @@ export default function api(make: MakeContext): Command {
         ['svc api POST /v1/roles -f name=ops -F \'permissions=["exception.read"]\'', 'a JSON array with -F'],
         [
           "svc api POST /v1/oauth/token -H 'Content-Type: application/x-www-form-urlencoded' --input form.txt",
-          'a form body (form.txt holds grant_type=...&client_id=...)',
+          'a form body (form.txt: grant_type=refresh_token&client_id=...&client_secret=...&refresh_token=...)',
         ],
         [
           'svc api POST /_sandbox/webhooks/events -f type=exception.sla.breached -f webhook_id=wh_123 -F count=3',

@@ -1,4 +1,5 @@
 /** The path `svc api` sends, checked so that it names the endpoint it reads as. */
+import { OPERATIONS, operationIdOf } from '../../api/operations.js';
 import { isTenantId } from '../../api/tenant-id.js';
 import { UsageError } from '../../errors.js';
 
@@ -68,4 +69,16 @@ export function tenantOfPath(path: string): string | null | undefined {
   } catch {
     return null;
   }
+}
+
+/**
+ * An endpoint that authenticates the client itself (the OAuth token, revocation and device
+ * authorization endpoints: public in the operations table): RFC 6749 §2.3 has a client prove
+ * itself with client_secret_basic or client_secret_post, and a Bearer header there is no client
+ * authentication. `svc api` sends the profile's access token to none of them: it is not theirs to
+ * see, and the sandbox refuses a request that carries it.
+ */
+export function authenticatesItsClient(method: string, path: string): boolean {
+  const id = operationIdOf(method, path.split(/[?#]/)[0]!);
+  return id !== undefined && OPERATIONS[id]!.access === 'public';
 }

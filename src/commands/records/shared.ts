@@ -7,6 +7,7 @@ import {
 } from '../../api/constants.js';
 import { numberAsItCame, withNumbersOf } from '../../api/numbers-as-they-came.js';
 import { RECORD_SURFACES } from '../../api/operations.js';
+import { closest } from '../../api/suggest.js';
 import { type CommandLine, commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -53,6 +54,12 @@ const DOCUMENTED = Object.keys(RECORD_SURFACES);
  * documented ones names them (the server's own guess is a route), a 405 on a read-only one
  * says how to read it, and a 409 record_deleted says what can be done instead. Other errors pass as they are (another server may have other surfaces).
  */
+/** `did you mean X? ` for a typo of a documented surface (the server's 404 said it has none such). */
+function meantSurface(surface: string): string {
+  const meant = closest(surface, DOCUMENTED);
+  return meant === undefined ? '' : `did you mean ${meant}? `;
+}
+
 export async function onSurface<T>(ctx: Context, surface: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
@@ -70,7 +77,7 @@ export async function onSurface<T>(ctx: Context, surface: string, call: () => Pr
     });
     if (error.status === 404 && !DOCUMENTED.includes(surface)) {
       throw new NotFoundError(init(`no record surface "${surface}" on this server`), {
-        hint: `the documented surfaces are ${DOCUMENTED.join(', ')}`,
+        hint: `${meantSurface(surface)}the documented surfaces are ${DOCUMENTED.join(', ')}`,
         cause: error,
       });
     }

@@ -11,31 +11,37 @@ import { Listing, type ListingOptions, listingOptions, parseListing } from '../l
  * (which `--all` meant on these two verbs until s8).
  */
 export interface AssignmentListingOptions extends ListingOptions {
-  includeEnded: boolean;
+  /** undefined: not said (the default, the ones in force; --all then notes its old meaning). */
+  includeEnded: boolean | undefined;
 }
 
 /** The largest page of GET /v1/role-assignments. */
 const ASSIGNMENT_PAGE_MAX = 500;
 
 export function parseAssignmentListing(flags: Record<string, unknown>): AssignmentListingOptions {
-  return { ...parseListing(flags), includeEnded: flags.includeEnded === true };
+  return {
+    ...parseListing(flags),
+    includeEnded: typeof flags.includeEnded === 'boolean' ? flags.includeEnded : undefined,
+  };
 }
 
 export function assignmentListingOptions(): Option[] {
   return [
     ...listingOptions('assignments'),
     new Option('--include-ended', 'include expired, revoked and role-deleted assignments (see status)'),
+    new Option('--no-include-ended', 'only the assignments in force (the default; with --all, no note)'),
   ];
 }
 
 /**
  * `--all` meant "include the ended ones" on these verbs: someone who still means that is told,
- * on stderr, for one release (then this goes).
+ * on stderr, for one release (then this goes). --no-include-ended says which rows are meant (the
+ * same rows): no note then, so a pipeline that reads every page is not told so on every run.
  */
 export function noteAllMeaning(ctx: Context, options: AssignmentListingOptions): void {
-  if (options.all && !options.includeEnded) {
+  if (options.all && options.includeEnded === undefined) {
     ctx.out.warn(
-      '--all reads every page, as on every list; expired, revoked and role-deleted assignments are shown with --include-ended',
+      '--all reads every page, as on every list; expired, revoked and role-deleted assignments are shown with --include-ended (--no-include-ended: the ones in force, without this note)',
     );
   }
 }

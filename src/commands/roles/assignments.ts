@@ -116,7 +116,10 @@ export function assignmentsCommand(make: MakeContext): Command {
       examples(
         ['svc roles assignments usr_analyst', 'what usr_analyst holds now'],
         ['svc roles assignments usr_analyst --include-ended --json', 'the whole history, as JSON'],
-        ['svc roles assignments --all --ndjson', 'every assignment of the tenant, one per line'],
+        [
+          'svc roles assignments --all --no-include-ended --ndjson',
+          'every assignment in force, one per line',
+        ],
       ),
     )
     .action(async (user: string | undefined, flags: Record<string, unknown>, cmd: Command) => {

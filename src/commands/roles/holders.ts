@@ -70,7 +70,7 @@ export function holdersCommand(make: MakeContext): Command {
       examples(
         ['svc roles holders tenant_admin', 'who can do everything here'],
         [
-          'svc roles holders fx-desk --all --ndjson | jq -r .user_id',
+          'svc roles holders fx-desk --all --no-include-ended --ndjson | jq -r .user_id',
           'every holder of a custom role, one id per line',
         ],
         ['svc roles holders fx-desk --all --include-ended', 'every grant of the role, ended ones too'],

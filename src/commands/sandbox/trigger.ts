@@ -7,6 +7,7 @@ import { withEnableHint } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { resolveTenant } from '../pick.js';
+import { refuseNearMissKind } from '../webhooks/dlq/filters.js';
 
 export interface TriggerOptions {
   eventType: string;
@@ -19,6 +20,7 @@ export function parseTrigger(eventType: unknown, flags: Record<string, unknown>)
   if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/.test(type)) {
     throw new UsageError(`${JSON.stringify(type)} is not an event kind (e.g. exception.sla.breached)`);
   }
+  refuseNearMissKind(type);
   return {
     eventType: type,
     webhook: flags.webhook === undefined ? undefined : nonEmpty('--webhook', flags.webhook),

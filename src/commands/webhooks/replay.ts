@@ -19,7 +19,7 @@ import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { LIMIT_MAX } from '../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from './caller.js';
-import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './dlq/filters.js';
+import { type DlqFilterFlags, filterOptions, parseDlqFilters, unsubscribed } from './dlq/filters.js';
 import { entryFields, leftText, type Planned } from './dlq/left.js';
 import { QueueSnapshot, withLaterNoted } from './dlq/queue.js';
 import {
@@ -37,8 +37,9 @@ import { Remedies } from './remedies.js';
 import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
+import { looksLikeSeconds, parseWaitFlags, type WaitFlags, waitOptions } from './wait-flags.js';
 
-export interface ReplayOptions extends BulkFlags {
+export interface ReplayOptions extends BulkFlags, WaitFlags {
   webhook: string;
   /** Delivery ids or dead-letter entry ids (dlq_…); empty with --dlq. */
   ids: string[];
@@ -48,10 +49,10 @@ export interface ReplayOptions extends BulkFlags {
   /** The filters as typed: a journal is found again by them, even when --since is relative. */
   filterFlags: Array<string | undefined>;
   limit: number | undefined;
-  /** Follow each new delivery; undefined: yes on a terminal. */
-  wait: boolean | undefined;
-  waitTimeoutMs: number;
+  /** wait: follow each new delivery; undefined: yes on a terminal. */
 }
+
+const TIMEOUT = { max: 3600, dflt: 60 };
 
 export function parseReplay(
   webhook: unknown,
@@ -69,9 +70,19 @@ export function parseReplay(
     throw new UsageError('name the deliveries to replay, or pass --dlq to replay the dead-letter queue');
   }
   if (!dlq) onlyWith(flags, ['eventType', 'since', 'until', 'limit'], '--dlq');
-  if (flags.wait === false) onlyWith(flags, ['waitTimeout'], '--wait');
-  // Not an id (".", "..", a shortened one): said before the webhook is looked up, which may 404.
-  for (const id of named) path`/deliveries/${id}`;
+  const waitFlags = parseWaitFlags(flags, TIMEOUT);
+  // Every id is checked before the webhook is looked up (which may 404) and before anything is
+  // replayed: `DLV --wait 5` once replayed DLV, then failed on "delivery 5".
+  for (const id of named) {
+    if (!/^(dlv|dlq)_[A-Za-z0-9]+$/.test(id)) {
+      throw new UsageError(`${id} is not a delivery id (dlv_…) or a dead-letter entry id (dlq_…)`, {
+        hint: looksLikeSeconds(id)
+          ? `--wait takes no value: to follow each delivery for at most ${id} s, pass --wait --wait-timeout ${id}`
+          : '`svc webhooks deliveries WEBHOOK` and `svc webhooks dlq WEBHOOK` list them',
+      });
+    }
+    path`/deliveries/${id}`;
+  }
   const twice = named.find((id, i) => named.indexOf(id) !== i);
   if (twice !== undefined) throw new UsageError(`${twice} is given twice; give each delivery or entry once`);
   const text = (v: unknown) => (v === undefined ? undefined : String(v));
@@ -82,8 +93,7 @@ export function parseReplay(
     filters: parseDlqFilters({ ...flags, status: undefined }),
     filterFlags: [flags.eventType, flags.since, flags.until, flags.limit].map(text),
     limit: intFlag('--limit', flags.limit, 1, LIMIT_MAX),
-    wait: typeof flags.wait === 'boolean' ? flags.wait : undefined,
-    waitTimeoutMs: (intFlag('--wait-timeout', flags.waitTimeout, 1, 3600) ?? 60) * 1000,
+    ...waitFlags,
     ...parseBulkFlags(flags),
   };
 }
@@ -335,7 +345,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     // Replays made but not followed to their end (Ctrl-C, no answer, --wait-timeout): the journal
     // stays, so the same command says how they went instead of replaying them again.
     keepJournal: () => words.notFollowed > 0 || earlierOwed() > 0,
-    empty: 'Nothing to replay: no queued dead-letter entry matches.',
+    empty: `Nothing to replay: no queued dead-letter entry matches${unsubscribed(hook, options.filters.eventType)}.`,
   };
   const summary = await withLaterNoted(
     ctx,
@@ -497,15 +507,13 @@ export function replayCommand(make: MakeContext): Command {
     .argument('[delivery...]', 'delivery ids (dlv_…) or dead-letter entry ids (dlq_…) to replay')
     .addOption(new Option('--dlq', 'replay the queued entries of the dead-letter queue'));
   for (const option of filterOptions('with --dlq: ')) command.addOption(option);
-  command
-    .addOption(new Option('--limit <n>', 'with --dlq: replay at most N entries in total'))
-    .addOption(
-      new Option('--wait', 'follow each new delivery until its first attempt ends (default on a terminal)'),
-    )
-    .addOption(new Option('--no-wait', 'do not follow the new deliveries'))
-    .addOption(
-      new Option('--wait-timeout <seconds>', 'how long to follow each delivery, 1-3600 (default 60)'),
-    );
+  command.addOption(new Option('--limit <n>', 'with --dlq: replay at most N entries in total'));
+  for (const option of waitOptions(
+    'follow each new delivery until its first attempt ends',
+    'default on a terminal',
+    TIMEOUT,
+  ))
+    command.addOption(option);
   return withBulkFlags(command, undefined, 'list what would be replayed, change nothing')
     .addHelpText(
       'after',

@@ -1,33 +1,19 @@
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 import { SecretFile, type SecretIntent, secretProblem } from '../../system/secret-file.js';
-import { nonEmpty } from '../kit.js';
+import { type SecretDestination, secretDestination as sharedDestination } from '../secret-destination.js';
+
+export type { SecretDestination } from '../secret-destination.js';
+
 import { webhookFields } from './shared.js';
 
-/**
- * Where a webhook's one-time signing secret goes: a new 0600 file (--secret-file), or stdout
- * when asked (--show-secret). Never printed unasked, and never lost: a command that would
- * create a secret with neither flag is refused before anything is sent.
- */
-export interface SecretDestination {
-  file: string | undefined;
-  show: boolean;
-}
-
+/** A webhook's signing secret follows the rule of every secret svc receives once. */
 export function secretDestination(flags: Record<string, unknown>, what: string): SecretDestination {
-  const file = flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile);
-  const show = flags.showSecret === true;
-  if (file !== undefined && show) throw new UsageError('use --secret-file or --show-secret, not both');
-  if (file === undefined && !show) {
-    throw new UsageError(
-      `${what} returns the signing secret once: pass --secret-file PATH (or --show-secret to print it)`,
-      {
-        hint: 'the secret is shown only in this answer; without it, deliveries cannot be verified',
-      },
-    );
-  }
-  return { file, show };
+  return sharedDestination(flags, {
+    what,
+    secret: 'signing secret',
+    why: 'the secret is shown only in this answer; without it, deliveries cannot be verified',
+  });
 }
 
 /**

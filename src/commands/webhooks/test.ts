@@ -6,27 +6,33 @@ import type { Context } from '../../context.js';
 import { InterruptedError, SvcError } from '../../errors.js';
 import { withEnableHint } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
-import { examples, intFlag, type MakeContext } from '../kit.js';
+import { examples, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { remedyNow } from './remedies.js';
 import { eventTypeArg, webhookArg } from './shared.js';
+import { parseWaitFlags, refuseWaitValue, waitOptions } from './wait-flags.js';
 
 export interface TestOptions {
   webhook: string;
   /** Any kind the server knows: the list grows on the server, not in svc. */
   eventType: string | undefined;
-  /** Seconds to wait for the first attempt's outcome; 0: do not wait. */
+  /** Seconds to wait for the first attempt's outcome; 0: do not wait (--no-wait). */
   waitSeconds: number;
 }
+
+const TIMEOUT = { max: 600, dflt: 15 };
 
 export function parseTest(
   webhook: unknown,
   flags: Record<string, unknown>,
+  extra: readonly string[] = [],
 ): WithOptionalWebhook<TestOptions> {
+  refuseWaitValue(extra);
+  const { wait, waitTimeoutMs } = parseWaitFlags(flags, TIMEOUT);
   return {
     webhook: webhookArg(webhook),
     eventType: flags.eventType === undefined ? undefined : eventTypeArg('--event-type', flags.eventType),
-    waitSeconds: flags.wait === false ? 0 : (intFlag('--wait', flags.wait, 0, 600) ?? 15),
+    waitSeconds: wait === false ? 0 : waitTimeoutMs / 1000,
   };
 }
 
@@ -70,8 +76,11 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
     return;
   }
   if (waiting(delivery)) {
+    const follow = svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(options.webhook)}`);
     ctx.out.info(
-      `no attempt finished within ${options.waitSeconds} s; follow it with: ${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(options.webhook)}`)}`,
+      options.waitSeconds === 0
+        ? `not waited for its first attempt (--no-wait); follow it with: ${follow}`
+        : `no attempt finished within ${options.waitSeconds} s (--wait-timeout); follow it with: ${follow}`,
     );
     return;
   }
@@ -88,30 +97,36 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
 }
 
 export function testCommand(make: MakeContext): Command {
-  return new Command('test')
+  const command = new Command('test')
     .summary('Send a test event and report its first attempt')
     .description(
       'Send a webhook.test event to the webhook (whatever its event kinds) and wait for the first attempt, to\n' +
         'check that the target is reachable and verifies the signature. Exits 1 when the attempt failed, with\n' +
         'the failure cause and its remedy; the delivery is retried like any other. When the platform stops\n' +
         'the webhook before the first attempt, says so at once with why (its disabled_reason), who may\n' +
-        'enable it and the commands that send the delivery after all (enable, then replay --dlq).',
+        'enable it and the commands that send the delivery after all (enable, then replay --dlq).\n\n' +
+        '--wait (the default here) and --wait-timeout mean what they mean in `svc webhooks replay`: wait for\n' +
+        'the first attempt, at most --wait-timeout seconds; --no-wait returns once the event is created.',
     )
     .argument('[webhook]', 'webhook id')
     .addOption(
       new Option('--event-type <type>', 'send this kind instead of webhook.test (e.g. exception.created)'),
     )
-    .addOption(new Option('--wait <seconds>', 'how long to wait for the first attempt (default 15)'))
-    .addOption(new Option('--no-wait', 'return as soon as the event is created'))
+    .allowExcessArguments(true);
+  for (const option of waitOptions('wait for the first attempt', 'the default', TIMEOUT))
+    command.addOption(option);
+  return command
     .addHelpText(
       'after',
       examples(
         ['svc webhooks test wh_123', 'send webhook.test and report the outcome'],
+        ['svc webhooks test wh_123 --wait-timeout 60', 'wait up to a minute for a slow target'],
         ['svc webhooks test wh_123 --no-wait --json', 'just create it; print the event and delivery'],
       ),
     )
     .action(async (webhook: string | undefined, flags: Record<string, unknown>, cmd: Command) => {
-      const options = parseTest(webhook, flags);
+      // Excess words are allowed so that `--wait 5` (the old seconds) is refused with its remedy.
+      const options = parseTest(webhook, flags, cmd.args.slice(1));
       const ctx = await make(cmd);
       await runTest(ctx, await withWebhook(ctx, options, 'sending a test event'));
     });

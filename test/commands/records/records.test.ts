@@ -137,6 +137,14 @@ describe('svc records', () => {
     },
   );
 
+  it('a surface a documented one is a typo of: the one meant, after the server said (exit 5)', async () => {
+    const r = await svc(['records', 'ls', 'reconcilations'], { env });
+    expect([r.code, r.stdout]).toEqual([5, '']);
+    expect(r.stderr).toMatch(
+      /^error: no record surface "reconcilations" on this server \(HTTP 404, not_found, request req_[0-9a-f]+\); did you mean reconciliations\? the documented surfaces are accounts, reconciliations, exceptions, rules, evidence_packs, audit_trail\n$/,
+    );
+  });
+
   it('a write to a read-only surface is a usage error (405 → exit 2), one line', async () => {
     const r = await svc(['records', 'create', 'audit_trail', '--data', '{}'], { env });
     expect([r.code, r.stdout]).toEqual([2, '']);

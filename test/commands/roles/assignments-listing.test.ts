@@ -19,7 +19,7 @@ const firstColumn = (stdout: string) =>
         .split('\n')
         .map((l) => l.split('\t')[0]);
 const NOTE =
-  'warning: --all reads every page, as on every list; expired, revoked and role-deleted assignments are shown with --include-ended\n';
+  'warning: --all reads every page, as on every list; expired, revoked and role-deleted assignments are shown with --include-ended (--no-include-ended: the ones in force, without this note)\n';
 
 /** The cursor a listing's hint on stderr offers, for `command`. */
 function cursorIn(stderr: string, shown: string, command: string): string {

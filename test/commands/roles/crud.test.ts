@@ -535,6 +535,7 @@ describe('--extend through an API key its issuer holds', () => {
         'service_role',
         '--justification',
         'extend own grant test',
+        '--show-secret',
         '--json',
       ],
       { env },

@@ -49,6 +49,12 @@ describe('svc sandbox trigger', () => {
       5,
       /^error: webhook wh_nope not found \(HTTP 404/,
     ],
+    // a typo of a kind the sandbox emits: the one meant, before anything is sent (journey15 F6)
+    [
+      ['sandbox', 'trigger', 'exception.sla.breachd', '--webhook', W],
+      2,
+      'error: exception.sla.breachd is not an event kind the platform sends (did you mean exception.sla.breached?)\n',
+    ],
     [
       ['sandbox', 'trigger', 'made.up', '--webhook', W],
       2,

@@ -90,7 +90,7 @@ describe('svc tenants api-keys', () => {
       'error: --kind is required: publishable or service_role\n',
     ],
     [
-      ['tenants', 'api-keys', 'create', 'acme-treasury', '--kind', 'service_role'],
+      ['tenants', 'api-keys', 'create', 'acme-treasury', '--kind', 'service_role', '--show-secret'],
       2,
       'error: a service_role key needs --justification (why it is needed)\n',
     ],
@@ -195,6 +195,7 @@ describe('svc tenants api-keys', () => {
       'service_role',
       '--justification',
       'outlive my grant',
+      '--show-secret',
     ];
     const refused = await svc(args, { env: jit });
     expect([refused.code, refused.stdout]).toEqual([4, '']);
@@ -233,6 +234,7 @@ describe('svc tenants api-keys', () => {
             'adm-sk',
             '--justification',
             'admin automation key',
+            '--show-secret',
             '--json',
           ],
           { env },

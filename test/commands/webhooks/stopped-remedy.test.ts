@@ -62,7 +62,7 @@ describe('a delivery cancelled by the stop of its webhook says why and the fix',
       body: { type: 'exception.created', tenant_id: TENANT },
     });
     await busy();
-    const run = svc.run(['webhooks', 'test', webhook, '--wait', '20']);
+    const run = svc.run(['webhooks', 'test', webhook, '--wait-timeout', '20']);
     await until(() => deliveries() === 2);
     const reason = await stop();
     const r = await run;

@@ -19,6 +19,7 @@ import {
   idempotencyKeyHelp,
   secretFileFor,
 } from '../../replayed-creation.js';
+import { secretDestination } from '../../secret-destination.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
 
@@ -28,7 +29,27 @@ export interface ApiKeyCreateOptions {
   name: string | undefined;
   justification: string | undefined;
   secretFile: string | undefined;
+  /** --show-secret: print a service_role key (which is never printed unasked). */
+  showSecret: boolean;
   idempotencyKey: string | undefined;
+}
+
+/**
+ * A service_role key follows the rule of every secret svc receives once that grants power
+ * (secret-destination.ts): --secret-file or --show-secret, refused before anything is created. A
+ * publishable key is printed unasked: it is read-only (tenant_viewer) and made to be embedded in
+ * the clients that read with it, so seeing it in a log is not a leak of power over the tenant.
+ */
+function keyDestination(kind: Kind | undefined, flags: Record<string, unknown>): void {
+  if (kind === 'service_role') {
+    secretDestination(flags, {
+      what: 'svc tenants api-keys create',
+      secret: 'service_role key',
+      why: 'the key acts as tenant_admin until revoked and is shown only in this answer',
+    });
+  } else if (flags.secretFile !== undefined && flags.showSecret === true) {
+    throw new UsageError('use --secret-file or --show-secret, not both');
+  }
 }
 
 export function parseApiKeyCreate(
@@ -42,6 +63,7 @@ export function parseApiKeyCreate(
     justification:
       flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
     secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    showSecret: flags.showSecret === true,
     idempotencyKey:
       flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
   };
@@ -59,6 +81,7 @@ export function parseApiKeyCreate(
   if (options.name !== undefined && characters(options.name) > API_KEY_LIMITS.name.max) {
     throw new UsageError(`--name is longer than ${API_KEY_LIMITS.name.max} characters`);
   }
+  keyDestination(options.kind, flags);
   return options;
 }
 
@@ -95,6 +118,8 @@ async function complete(
 export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions): Promise<void> {
   const tenant = await pickTenant(ctx, options.tenant, 'creating an API key');
   const { kind, justification } = await complete(ctx, options);
+  // The kind asked on a terminal: the same rule, still before anything is created.
+  keyDestination(kind, { secretFile: options.secretFile, showSecret: options.showSecret });
   // The file exists (0600, new) before the key does: a bad path fails before anything is created.
   const key = options.idempotencyKey ?? newIdempotencyKey();
   const keys = (rest: string) => svcCommand(ctx.settings(), `tenants api-keys ${rest}`);
@@ -197,7 +222,9 @@ export function createCommand(make: MakeContext): Command {
   return new Command('create')
     .argument('[tenant]', 'tenant id or slug (asked on a terminal)')
     .description(
-      'Issue an API key for a tenant. The key is shown once (or written to --secret-file with mode 0600);\n' +
+      'Issue an API key for a tenant. The key is shown once, or written to --secret-file with mode 0600. A\n' +
+        'service_role key is printed only with --show-secret (one of the two is required, as for webhook\n' +
+        'signing secrets); a publishable key, read-only and made to be embedded, is printed by default.\n' +
         'use it as SVC_TOKEN or with `svc login --with-token`. A publishable key acts as tenant_viewer, a\n' +
         'service_role key as tenant_admin, until it is revoked: you need api_key.manage and every permission\n' +
         'of that role held without an end date (a just-in-time grant is refused: the key would outlive it).\n' +
@@ -225,6 +252,7 @@ export function createCommand(make: MakeContext): Command {
     .addOption(
       new Option('--secret-file <path>', 'write the key to this new file (mode 0600) instead of printing it'),
     )
+    .addOption(new Option('--show-secret', 'print the key (a service_role key needs this or --secret-file)'))
     .addOption(new Option('--idempotency-key <key>', idempotencyKeyHelp('API key')))
     .addHelpText(
       'after',

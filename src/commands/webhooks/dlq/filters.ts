@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { DLQ_STATUS_FILTERS, EVENT_KIND, EVENT_TYPES } from '../../../api/constants.js';
-import type { DlqListQuery } from '../../../api/schemas/webhooks.js';
+import type { DlqListQuery, Webhook } from '../../../api/schemas/webhooks.js';
+import { closest } from '../../../api/suggest.js';
 import { UsageError } from '../../../errors.js';
 import { quoted } from '../../../output/format.js';
 import { choiceFlag, type TimeFlags, timeFlags } from '../../kit.js';
@@ -22,7 +23,12 @@ export interface DlqFilters extends Omit<DlqFilterFlags, 'since' | 'until'> {
   until: string | undefined;
 }
 
-/** --event-type: any event kind (kinds are open-ended); the known ones are only suggestions. */
+/**
+ * --event-type: any event kind (kinds are open-ended), but not a near miss of a known one: a
+ * one-letter typo on the dead-letter queue read as "Nothing to replay", exit 0. A kind within a
+ * typo's reach of one the platform sends (EVENT_TYPES) and not itself one is refused before
+ * anything is read; one svc does not know at all (ledger.entry.posted) still passes.
+ */
 export function eventKindFlag(raw: unknown): string | undefined {
   if (raw === undefined) return undefined;
   const kind = String(raw).trim();
@@ -31,7 +37,16 @@ export function eventKindFlag(raw: unknown): string | undefined {
       `--event-type takes an event kind such as exception.sla.breached (lowercase words joined by dots), got ${quoted(kind)}`,
     );
   }
+  refuseNearMissKind(kind, '--event-type ');
   return kind;
+}
+
+/** A kind within a typo's reach of one in EVENT_TYPES, and not one itself: a usage error naming it. */
+export function refuseNearMissKind(kind: string, flag = ''): void {
+  const meant = (EVENT_TYPES as readonly string[]).includes(kind) ? undefined : closest(kind, EVENT_TYPES);
+  if (meant !== undefined) {
+    throw new UsageError(`${flag}${kind} is not an event kind the platform sends (did you mean ${meant}?)`);
+  }
 }
 
 export function parseDlqFilters(flags: Record<string, unknown>): DlqFilterFlags {
@@ -80,4 +95,15 @@ export function filterOptions(prefix = ''): Option[] {
       `${prefix}dead-lettered before: ISO 8601 with a zone, a date (00:00Z), or a duration ago`,
     ),
   ];
+}
+
+/**
+ * For a "Nothing to …" line: ` (W does not subscribe to K; it subscribes to …)` when the webhook
+ * as read does not take --event-type's kind (webhook.test aside: a test goes to every webhook),
+ * else nothing. Entries of a kind it no longer takes may still be queued, so this only explains.
+ */
+export function unsubscribed(hook: Webhook | undefined, kind: string | undefined): string {
+  if (hook === undefined || kind === undefined || kind === 'webhook.test') return '';
+  if (hook.event_types.includes(kind as Webhook['event_types'][number])) return '';
+  return ` (${hook.id} does not subscribe to ${kind}; it subscribes to ${hook.event_types.join(', ')})`;
 }

@@ -1,0 +1,33 @@
+import { UsageError } from '../errors.js';
+import { nonEmpty } from './kit.js';
+
+/**
+ * Where a secret svc receives once goes: a new 0600 file (--secret-file), or stdout when asked
+ * (--show-secret). One rule for every such secret that grants power (a webhook signing secret, a
+ * service_role API key): never printed unasked (into a pipe, a CI log), and never lost, so a
+ * command that would create one with neither flag is refused before anything is sent.
+ */
+export interface SecretDestination {
+  file: string | undefined;
+  show: boolean;
+}
+
+/** What the refusal says: the command, the secret's name, and why it matters. */
+export interface SecretWords {
+  what: string;
+  secret: string;
+  why: string;
+}
+
+export function secretDestination(flags: Record<string, unknown>, words: SecretWords): SecretDestination {
+  const file = flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile);
+  const show = flags.showSecret === true;
+  if (file !== undefined && show) throw new UsageError('use --secret-file or --show-secret, not both');
+  if (file === undefined && !show) {
+    throw new UsageError(
+      `${words.what} returns the ${words.secret} once: pass --secret-file PATH (or --show-secret to print it)`,
+      { hint: words.why },
+    );
+  }
+  return { file, show };
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { SEEDED_WEBHOOKS } from '../../../../src/sandbox/delivery/events.js';
+import { requestCount, useSandboxContext } from '../../../helpers/sandbox.js';
+
+// A one-letter typo in --event-type on the dead-letter queue read as "the queue holds none of this
+// kind": "Nothing to replay", exit 0, at 3 a.m. A kind a known one is a typo of is refused before
+// anything is read; a kind svc does not know at all still passes (kinds are open-ended), and the
+// "Nothing to" line says when the webhook does not subscribe to it.
+const svc = useSandboxContext();
+const WEBHOOK = SEEDED_WEBHOOKS.exceptions;
+const TYPO = 'exception.sla.breachd';
+const REFUSAL = `error: --event-type ${TYPO} is not an event kind the platform sends (did you mean exception.sla.breached?)\n`;
+
+describe('--event-type typos on the dead-letter queue', () => {
+  it.each([
+    [['webhooks', 'replay', WEBHOOK, '--dlq', '--event-type', TYPO]],
+    [['webhooks', 'replay', WEBHOOK, '--dlq', '--event-type', TYPO, '--dry-run']],
+    [['webhooks', 'dlq', WEBHOOK, '--event-type', TYPO]],
+    [['webhooks', 'dlq', 'discard', WEBHOOK, '--all', '--dry-run', '--event-type', TYPO]],
+  ])('%j: a usage error with the kind meant, nothing read', async (argv) => {
+    const before = await requestCount(svc.sandbox());
+    const r = await svc.run(argv);
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', REFUSAL]);
+    expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+
+  it('a kind the webhook does not subscribe to is named in the "Nothing to replay" line', async () => {
+    const r = await svc.run(['webhooks', 'replay', WEBHOOK, '--dlq', '--event-type', 'ledger.entry.posted']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      '',
+      `Nothing to replay: no queued dead-letter entry matches (${WEBHOOK} does not subscribe to ledger.entry.posted; it subscribes to exception.sla.breached, exception.created, exception.assigned).\n`,
+    ]);
+  });
+});
