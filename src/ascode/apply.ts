@@ -14,7 +14,7 @@ import { reasonLines } from '../output/problems.js';
 import { escapeForTerminal } from '../output/sanitize.js';
 import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
-import { readInputBytes } from '../system/input.js';
+import { PLAN_INPUT_LIMIT, readInputBytes } from '../system/input.js';
 import { type Unsaved, unsavedLine } from './creations.js';
 import { agedOut, checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
@@ -95,7 +95,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   const platform = await ctx.platform();
   const fromFile = 'file' in options.from;
   const spec = 'file' in options.from ? options.from.file : options.from.plan;
-  const bytes = await readInputBytes(spec, ctx.io.stdin, fromFile ? '-f' : 'PLAN');
+  const bytes = await readInputBytes(spec, ctx.io.stdin, fromFile ? '-f' : 'PLAN', PLAN_INPUT_LIMIT);
   const label = spec === '-' ? 'stdin' : spec;
   // Everything that needs no platform is checked before the journal is even looked at.
   let source = fromFile ? readFile(ctx, label, bytes) : undefined;
