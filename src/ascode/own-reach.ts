@@ -1,6 +1,6 @@
 import type { LiveTenant } from './live.js';
 import type { Caller } from './lockout.js';
-import type { PlanChange } from './plan.js';
+import { changeKey, type PlanChange } from './plan.js';
 
 /**
  * Marks the changes that can reduce what the caller themself holds in the tenant (`last`): svc
@@ -19,14 +19,25 @@ export function markOwnReach(live: LiveTenant, changes: PlanChange[], caller: Ca
       ? [...live.grants.values()].filter((g) => g.user === caller.id).map((g) => g.roleName)
       : [live.tenant.role],
   );
-  let marked = 0;
   for (const change of changes) {
     delete change.last;
-    if (!reducesOwnReach(live, change, held, person)) continue;
-    change.last = true;
-    marked++;
+    if (reducesOwnReach(live, change, held, person)) change.last = true;
   }
-  return marked;
+  // What needs a change made last is made last too (a role's deletion after the revocation of
+  // its grant to the caller's key's issuer): it cannot wait in an earlier phase for a later one.
+  const last = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const change of changes) {
+      const key = changeKey(live.tenant.id, change);
+      if (!change.last && change.needs.some((k) => last.has(k))) change.last = true;
+      if (change.last && !last.has(key)) {
+        last.add(key);
+        grew = true;
+      }
+    }
+  }
+  return last.size;
 }
 
 function reducesOwnReach(
