@@ -14,7 +14,7 @@ import { reasonLines } from '../output/problems.js';
 import { escapeForTerminal } from '../output/sanitize.js';
 import { platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
-import { readInputBytes } from '../system/input.js';
+import { PLAN_INPUT_LIMIT, readInputBytes } from '../system/input.js';
 import { type Unsaved, unsavedLine } from './creations.js';
 import { agedOut, checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
@@ -22,6 +22,7 @@ import { refuseBeyondGivenTenant } from './given-tenant.js';
 import { readLive } from './live.js';
 import { refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
+import { markOwnReach } from './own-reach.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import { checkPlanTenants } from './plan-tenants.js';
 import { changeLabel, headline, planLines } from './render.js';
@@ -95,7 +96,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   const platform = await ctx.platform();
   const fromFile = 'file' in options.from;
   const spec = 'file' in options.from ? options.from.file : options.from.plan;
-  const bytes = await readInputBytes(spec, ctx.io.stdin, fromFile ? '-f' : 'PLAN');
+  const bytes = await readInputBytes(spec, ctx.io.stdin, fromFile ? '-f' : 'PLAN', PLAN_INPUT_LIMIT);
   const label = spec === '-' ? 'stdin' : spec;
   // Everything that needs no platform is checked before the journal is even looked at.
   let source = fromFile ? readFile(ctx, label, bytes) : undefined;
@@ -219,8 +220,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       };
     },
     columns: () => COLUMNS,
+    // What was asked (`revoke usr_x role`, `update role fxr`), not only the kind: a failed revoke is no failed grant.
     describe: (row) =>
-      `${row.tenant}: ${row.kind} ${changeLabel(row.kind, row.name)}: ${(row.error as { message?: string } | undefined)?.message}`,
+      `${row.tenant}: ${row.kind === 'grant' ? row.action : `${row.action} ${row.kind}`} ${changeLabel(row.kind, row.name)}: ${(row.error as { message?: string } | undefined)?.message}`,
     confirm: async (count) => {
       if (ctx.globals.yes) return;
       // On a terminal the plan is shown before the question (on stderr: stdout carries results).
@@ -361,6 +363,11 @@ async function unchangedSince(
         details,
       },
     );
+  }
+  // What takes away the applier's own reach is made last, judged on their grants now (./own-reach.ts).
+  for (const tenant of doc.tenants) {
+    const have = live.get(tenant.id);
+    if (have) markOwnReach(have, tenant.changes, me);
   }
   if (ctx.clock.now() - run.startedAtMs < KEY_LIFETIME_MS) {
     for (const tenant of doc.tenants) {

@@ -33,6 +33,7 @@ const CHANGE = Type.Object({
     Type.Object({ user: text, role: text, role_id: maybe, expires_at: maybe, justification: maybe }),
   ),
   refused: Type.Optional(Type.String()),
+  last: Type.Optional(Type.Literal(true)),
 });
 
 const PLAN = Type.Object({

@@ -72,6 +72,11 @@ export interface PlanChange {
    * insufficient_role, user_required).
    */
   refused?: string;
+  /**
+   * It can reduce what the caller holds (their own grant revoked, a role they hold narrowed or
+   * deleted): svc apply makes it after every other change of the run (./own-reach.ts).
+   */
+  last?: true;
 }
 
 /** What the plan compared in a tenant: every resource of a managed kind, or those the file names. */

@@ -109,6 +109,9 @@ export function headline(change: PlanChange): string {
   return `${sign} ${what}`;
 }
 
+/** A change that can take away the caller's own reach (./own-reach.ts): where svc apply makes it. */
+export const MADE_LAST = 'made last: it takes away some of your own reach';
+
 /** The lines a terminal shows for a plan; colour only through `color`. */
 export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
   const lines: string[] = [];
@@ -123,7 +126,7 @@ export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
       const paint =
         change.action === 'create' ? color.green : change.action === 'update' ? color.yellow : color.red;
       const where = change.line === null ? '' : `  (line ${change.line})`;
-      const prune = change.prune ? `  ${sym.dash} only with --prune` : '';
+      const prune = `${change.prune ? `  ${sym.dash} only with --prune` : ''}${change.last ? `  ${sym.dash} ${MADE_LAST}` : ''}`;
       const inline =
         change.kind === 'grant' ? `: ${change.fields.map((f) => describeField(change, f)).join('; ')}` : '';
       lines.push(
@@ -154,6 +157,7 @@ export function planRows(doc: PlanDocument): string[][] {
         [
           ...shownFields(change).map((f) => describeField(change, f)),
           ...(change.prune ? ['only with --prune'] : []),
+          ...(change.last ? [MADE_LAST] : []),
           ...(change.refused ? [`refused: ${change.refused}`] : []),
         ].join('; '),
       ].map(cellText),

@@ -1,3 +1,4 @@
+import { ownReachLast } from '../bulk/order.js';
 import type { BulkItem, WorkCall } from '../bulk/runner.js';
 import { SvcError } from '../errors.js';
 import {
@@ -16,7 +17,8 @@ import type { SecretDir } from './secrets.js';
 
 /**
  * The steps of applying a plan, as items of the one bulk operation: one per change, in phases
- * (custom roles first, then grants and integrations, then removals, custom roles last), each
+ * (custom roles first, then grants and integrations, then removals, custom roles last; what
+ * takes away the caller's own reach after all of them, in that order again), each
  * grant of a new role after that role, each role removal after the revocations of its grants;
  * and the worker that makes one change through the platform client.
  */
@@ -29,8 +31,10 @@ export interface Step {
 }
 
 export function phaseOf(change: PlanChange): number {
-  if (change.kind === 'role') return change.action === 'delete' ? 4 : 1;
-  return change.action === 'delete' ? 3 : 2;
+  const phase =
+    change.kind === 'role' ? (change.action === 'delete' ? 4 : 1) : change.action === 'delete' ? 3 : 2;
+  // What can take away the caller's own reach comes after everything else (./own-reach.ts).
+  return ownReachLast(phase, change.last === true);
 }
 
 /** The changes apply makes (removals only with --prune; none svc refuses), as bulk items in phase order. */

@@ -283,7 +283,17 @@ export function finishDryRun(
         hint: STDOUT_FAILED_HINT,
       });
     }
-    if (single === undefined && !summary.failed && !summary.unknown) throw new ClosedPipeError();
+    if (single === undefined && !summary.failed && !summary.unknown) {
+      // Every row checked and none would fail: as a listing, quietly. Rows left unchecked are
+      // no verdict: 0 would pass a file whose later row fails (review s15b R15b-1).
+      if (end.total !== undefined && summary.total >= end.total) throw new ClosedPipeError();
+      throw new StdoutClosedError(
+        `stdout closed after ${of}: the rest was not checked; nothing was changed`,
+        {
+          hint: 'run the dry run again with its output in a file (or --json) to check every row',
+        },
+      );
+    }
     cut = `; stdout closed after ${of}: the rest was not checked`;
     notStarted = end.total === undefined ? 0 : end.total - summary.total;
   }

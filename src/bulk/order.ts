@@ -54,3 +54,18 @@ export class RunOrder {
     return index === -1 ? undefined : after[index];
   }
 }
+
+/**
+ * The one rule of a run that can take away the caller's own reach (svc apply: revoking their
+ * grant, narrowing or deleting a role they hold; svc roles revoke --file: their own rows): every
+ * such item runs after every other item of the run, in phases numbered from here on, so what the
+ * other items need of the caller's holds is still there when they are made, and a forecast judged
+ * on the holds before the run (the dry run, svc plan) stays true for them. Far above any phase a
+ * run numbers otherwise (one per change kind, one per order-linked row of a file).
+ */
+export const OWN_REACH_PHASE = 2 ** 40;
+
+/** The phase of an item by the rule above: `phase` as it is, or after every other item's when `own`. */
+export function ownReachLast(phase: number, own: boolean): number {
+  return own ? OWN_REACH_PHASE + phase : phase;
+}

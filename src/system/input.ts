@@ -8,7 +8,7 @@ type TooLong = (what: string, limit: number, piped: boolean) => UsageError;
 
 /**
  * The most svc reads from one body or file input (`--payload`, `--input`, `--data-file`,
- * `-F @file`, an access file or saved plan): 16 MiB, sixteen times the sandbox's body limit
+ * `-F @file`): 16 MiB, sixteen times the sandbox's body limit
  * (BODY_LIMIT, Fastify's bodyLimit, 1 MiB), so no body a platform takes is cut, while an endless
  * device or pipe (`--payload /dev/zero`) is refused instead of filling memory.
  */
@@ -45,11 +45,24 @@ export async function readStream(
 }
 
 /**
- * The bytes of FILE, or of standard input for `-`, exactly as given (nothing added or
- * stripped), at most INPUT_LIMIT of them (readAtMost). `flag` names the option in the error message.
+ * The most svc reads from an access file or a saved plan (`svc plan -f`, `svc apply`): 256 MiB.
+ * svc writes saved plans itself, about 670 bytes a change, so one of a few hundred thousand changes
+ * is read back (16 MiB refused svc's own plan of 25,000 changes: review s15b), and `svc plan --out`
+ * refuses to write one larger, which apply could not read.
  */
-export const readInputBytes = (spec: string, stdin: Readable, flag: string): Promise<Buffer> =>
-  readAtMost(spec, stdin, `${flag} ${spec}`, INPUT_LIMIT, inputTooLong);
+export const PLAN_INPUT_LIMIT = 256 * 1024 * 1024;
+
+/**
+ * The bytes of FILE, or of standard input for `-`, exactly as given (nothing added or
+ * stripped), at most `limit` of them (readAtMost; INPUT_LIMIT unless said). `flag` names the
+ * option in the error message.
+ */
+export const readInputBytes = (
+  spec: string,
+  stdin: Readable,
+  flag: string,
+  limit = INPUT_LIMIT,
+): Promise<Buffer> => readAtMost(spec, stdin, `${flag} ${spec}`, limit, inputTooLong);
 
 /** The most a secret input (a key, a token, a header line) may hold: a real one is a few hundred bytes. */
 export const SECRET_INPUT_LIMIT = 64 * 1024;

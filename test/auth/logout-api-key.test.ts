@@ -124,19 +124,22 @@ describe('svc logout of a stored API key', () => {
     });
   });
 
+  /** The key's state when svc does not know it: no id, so no revoke command. */
+  const UNKNOWN_KEY = {
+    state: 'unknown',
+    id: null,
+    tenant: ACME,
+    stopped_reason: null,
+    revoke_command: null,
+  };
+
   // Review 14 R4: with the id unknown, revoke_command held a placeholder (`… revoke T KEY_ID`): a
   // script that ran it got a not-found. Null, as the id is; the lines say how to find the id.
   it('--json --no-revoke: the key was not asked about, so it may still be valid; no command without its id', async () => {
     const { key } = await newKey();
     const r = await runInProcess(['logout', '--no-revoke', '--json'], await storedKey(key));
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).api_key).toEqual({
-      state: 'unknown',
-      id: null,
-      tenant: ACME,
-      stopped_reason: null,
-      revoke_command: null,
-    });
+    expect(JSON.parse(r.stdout).api_key).toEqual(UNKNOWN_KEY);
   });
 
   it('--json when the platform did not answer: no command without the id; the lines say how to find it', async () => {
@@ -144,13 +147,7 @@ describe('svc logout of a stored API key', () => {
     const env = { ...(await storedKey(key)), SVC_BASE_URL: 'http://127.0.0.1:9' };
     const r = await runInProcess(['logout', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).api_key).toEqual({
-      state: 'unknown',
-      id: null,
-      tenant: ACME,
-      stopped_reason: null,
-      revoke_command: null,
-    });
+    expect(JSON.parse(r.stdout).api_key).toEqual(UNKNOWN_KEY);
     const text = await runInProcess(['logout'], {
       ...(await storedKey(key)),
       SVC_BASE_URL: 'http://127.0.0.1:9',

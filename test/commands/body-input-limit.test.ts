@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INPUT_LIMIT } from '../../src/system/input.js';
+import { INPUT_LIMIT, PLAN_INPUT_LIMIT } from '../../src/system/input.js';
 import { runInProcess, useTempDirs } from '../helpers/context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-body-limit-'));
@@ -66,12 +66,34 @@ describe('body inputs are read at most INPUT_LIMIT bytes deep', () => {
     ],
     ['api --input', ['api', 'POST', '/v1/webhooks', '--input'], '--input'],
     ['records create --data-file', ['records', 'create', 'exceptions', '--data-file'], '--data-file'],
-    ['plan -f', ['plan', '-f'], '-f'],
   ])('%s: a file over the limit, and an endless standard input, refused, exit 2', async (_, argv, flag) => {
     const file = await svc([...argv, big]);
     expect([file.stderr, file.code, file.stdout]).toEqual([over(`${flag} ${big}`, false), 2, '']);
     const piped = await svc([...argv, '-'], endless());
     expect([piped.stderr, piped.code, piped.stdout]).toEqual([over(`${flag} -`, true), 2, '']);
+  });
+
+  // Review s15b: the 16 MiB cap refused svc's own saved plan of 25,000 changes (67 MB). An access
+  // file or a saved plan is read up to PLAN_INPUT_LIMIT; past it, refused the same way.
+  it('svc apply PLAN and svc plan -f read past 16 MiB, up to PLAN_INPUT_LIMIT', async () => {
+    const padded = join(dir, 'padded.plan.json');
+    writeFileSync(padded, `{}${' '.repeat(INPUT_LIMIT)}`);
+    const read = await svc(['apply', padded, '--yes']);
+    expect(read.code).toBe(2);
+    expect(read.stderr).not.toContain('the most svc reads');
+    const huge = join(dir, 'huge.yaml');
+    writeFileSync(huge, '');
+    truncateSync(huge, PLAN_INPUT_LIMIT + 1);
+    for (const [argv, flag] of [
+      [['plan', '-f', huge], '-f'],
+      [['apply', huge, '--yes'], 'PLAN'],
+    ] as const) {
+      const r = await svc([...argv]);
+      expect([r.stderr, r.code]).toEqual([
+        `error: ${flag} ${huge} holds more than 256 MiB (268435456 bytes), the most svc reads from one input; check the path (a device such as /dev/zero never ends)\n`,
+        2,
+      ]);
+    }
   });
 
   it('api -F key=@file over the limit: refused, exit 2', async () => {

@@ -137,6 +137,23 @@ describe('a dry run that planned rows to fail keeps exit 7 when stdout is closed
     expect(error.message).toMatch(/stdout closed after \d of 4: the rest was not checked$/);
   });
 
+  // Review s15b R15b-1: cut before the row that would fail, it ended 0 ("nothing would fail").
+  it('a dry run cut before every row was checked is exit 141, not 0: the rest was not checked', async () => {
+    const role = `pipe-dry-cut-${Date.now()}`;
+    await customRole(sandbox(), role);
+    const rows = [bulkUser(1), bulkUser(2), bulkUser(3), 'usr_admin'].map((u) => `${u},${role},7d,j`);
+    const path = svc.file('dry-cut.csv', `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+    const argv = ['roles', 'assign', '--file', path, '--dry-run', '--ndjson', '--concurrency', '1'];
+    const { open, gone } = await bothWays(argv);
+    expect(open.code, open.stderr).toBe(7);
+    expect([gone.code, gone.stdout], gone.stderr).toEqual([141, '']);
+    const error = JSON.parse(gone.stderr.trimEnd().split('\n').at(-1)!).error;
+    expect([error.code, error.exit_code]).toEqual(['stdout_closed', 141]);
+    expect(error.message).toMatch(
+      /^stdout closed after [123] of 4: the rest was not checked; nothing was changed$/,
+    );
+  });
+
   it('a dry run whose checked rows are all fine still ends quietly with 0', async () => {
     const role = `pipe-dry-ok-${Date.now()}`;
     await customRole(sandbox(), role);

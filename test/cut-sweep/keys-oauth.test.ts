@@ -57,7 +57,7 @@ const cases = (dir: string): CutCase[] => [
     written: file,
   },
   {
-    name: 'tenants api-keys create',
+    name: 'tenants api-keys create --show-secret',
     setup: async () => [
       'tenants',
       'api-keys',
@@ -68,6 +68,7 @@ const cases = (dir: string): CutCase[] => [
       `cut-${++made}`,
       '--justification',
       'the s15 Ctrl-C sweep',
+      '--show-secret',
     ],
     state: keys,
     secret: /svc_sk_/,

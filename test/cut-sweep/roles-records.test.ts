@@ -21,6 +21,27 @@ const grant = async (user: string, roleId: string, expires_at: string | null) =>
 };
 const later = (hours: number) =>
   new Date(Date.now() + hours * 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+/** `roles assign USER tenant_viewer --extend` on a grant held permanently (null) or for `hours`. */
+const extend = (name: string, hours: number | null, expiresIn: string, extra: string[] = []): CutCase => ({
+  name,
+  setup: async () => {
+    const user = bulkUser(++made);
+    await grant(user, 'tenant_viewer', hours === null ? null : later(hours));
+    return [
+      'roles',
+      'assign',
+      user,
+      'tenant_viewer',
+      '--expires-in',
+      expiresIn,
+      '--justification',
+      'cut',
+      '--extend',
+      ...extra,
+    ];
+  },
+  state: held,
+});
 const record = async (argv: string[]) =>
   (
     await admin(
@@ -73,64 +94,9 @@ const cases: CutCase[] = [
     ],
     state: held,
   },
-  {
-    name: 'roles assign --extend (permanent to 2h)',
-    setup: async () => {
-      const user = bulkUser(++made);
-      await grant(user, 'tenant_viewer', null);
-      return [
-        'roles',
-        'assign',
-        user,
-        'tenant_viewer',
-        '--expires-in',
-        '2h',
-        '--justification',
-        'cut',
-        '--extend',
-      ];
-    },
-    state: held,
-  },
-  {
-    name: 'roles assign --extend --json (permanent to 2h)',
-    setup: async () => {
-      const user = bulkUser(++made);
-      await grant(user, 'tenant_viewer', null);
-      return [
-        'roles',
-        'assign',
-        user,
-        'tenant_viewer',
-        '--expires-in',
-        '2h',
-        '--justification',
-        'cut',
-        '--extend',
-        '--json',
-      ];
-    },
-    state: held,
-  },
-  {
-    name: 'roles assign --extend (1h to 8h)',
-    setup: async () => {
-      const user = bulkUser(++made);
-      await grant(user, 'tenant_viewer', later(1));
-      return [
-        'roles',
-        'assign',
-        user,
-        'tenant_viewer',
-        '--expires-in',
-        '8h',
-        '--justification',
-        'cut',
-        '--extend',
-      ];
-    },
-    state: held,
-  },
+  extend('roles assign --extend (permanent to 2h)', null, '2h'),
+  extend('roles assign --extend --json (permanent to 2h)', null, '2h', ['--json']),
+  extend('roles assign --extend (1h to 8h)', 1, '8h'),
   {
     name: 'roles revoke',
     setup: async () => {

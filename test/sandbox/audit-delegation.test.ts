@@ -28,26 +28,19 @@ describe('delegations and test events are audited', () => {
     const client = await createClient(sandbox(), { name: 'Vendor c3', scopes: ['read:exceptions', 'admin'] });
     const tokens = await codeTokens(sandbox(), client, { scope: 'admin', user: 'usr_admin' });
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
-    const revoked = await fetch(`${sandbox().url}/v1/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-        token: tokens.body.refresh_token,
-      }).toString(),
-    });
-    expect(revoked.status).toBe(200);
+    const revoke = () =>
+      fetch(`${sandbox().url}/v1/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+          token: tokens.body.refresh_token,
+        }).toString(),
+      });
+    expect((await revoke()).status).toBe(200);
     // Revoked again: nothing more to revoke, no second entry.
-    await fetch(`${sandbox().url}/v1/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-        token: tokens.body.refresh_token,
-      }).toString(),
-    });
+    await revoke();
     const entries = (await trail('oauth_client'))
       .filter((e: any) => e.target_id === client.client_id)
       .map(pick);

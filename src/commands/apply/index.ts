@@ -48,7 +48,10 @@ export default function applyCommand(make: MakeContext): Command {
         '(applied only if the live state is still the one it was computed from; otherwise svc says what\n' +
         'drifted and changes nothing). Custom roles first, then grants, webhooks and OAuth clients, then\n' +
         'removals — which are made only with --prune, only within what the file manages, and never\n' +
-        'one that takes away your own administration of a tenant. A change that fails stops what depends\n' +
+        'one that takes away your own administration of a tenant. What takes away some of your own reach\n' +
+        '(revoking your own grant, narrowing or deleting a role you hold) is made after everything else,\n' +
+        'so the other changes are made with what you hold now, as svc plan judged them (it marks such\n' +
+        'changes "made last"). A change that fails stops what depends\n' +
         'on it (the grants of a role not created) and nothing else.\n\n' +
         'It runs as a bulk operation: a journal (re-run the same command to resume after a crash,\n' +
         'Ctrl-C or exit 7), requests in flight at once, one result per change and a summary. Two\n' +

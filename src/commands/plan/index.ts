@@ -8,7 +8,7 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { ChangesPendingError, SvcError, UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
-import { readInputBytes } from '../../system/input.js';
+import { PLAN_INPUT_LIMIT, readInputBytes } from '../../system/input.js';
 import { writeFileWhole } from '../../system/output-file.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
@@ -52,7 +52,7 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
       hint: 'save the plan elsewhere, e.g. --out plan.json',
     });
   }
-  const bytes = await readInputBytes(options.file, ctx.io.stdin, '-f');
+  const bytes = await readInputBytes(options.file, ctx.io.stdin, '-f', PLAN_INPUT_LIMIT);
   const label = options.file === '-' ? 'stdin' : options.file;
   const startedAt = Math.floor(ctx.clock.now() / 1000) * 1000;
   const anchor = (platform: Platform) => runAnchor(ctx, platform, startedAt, ACCESS_FILE_DURATIONS);
@@ -63,7 +63,18 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   // The document holds webhook URLs whole: one with a secret in its query makes the file secret.
   const holdsSecret = options.out !== undefined && urlSecretIn(document);
   if (options.out !== undefined) {
-    writeFileWhole(options.out, `${JSON.stringify(document, null, 2)}\n`, '--out', holdsSecret);
+    const text = `${JSON.stringify(document, null, 2)}\n`;
+    // A plan svc apply could not read back is not saved as if it could be applied.
+    const size = Buffer.byteLength(text);
+    if (size > PLAN_INPUT_LIMIT) {
+      throw new UsageError(
+        `the plan is ${Math.ceil(size / 2 ** 20)} MiB, more than svc apply reads (${PLAN_INPUT_LIMIT / 2 ** 20} MiB); nothing was saved to ${options.out}`,
+        {
+          hint: "plan fewer tenants at a time (split the file by its blocks' tenants:), or apply -f the file itself",
+        },
+      );
+    }
+    writeFileWhole(options.out, text, '--out', holdsSecret);
   }
   const { summary } = document;
   const pending = countChanges(summary) > 0;

@@ -5,6 +5,7 @@
  */
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { definiteRefusal } from '../../bulk/judge.js';
+import { OWN_REACH_PHASE } from '../../bulk/order.js';
 import type { Worker } from '../../bulk/runner.js';
 import { SvcError } from '../../errors.js';
 import {
@@ -100,7 +101,7 @@ export const grant =
   };
 
 /**
- * The revoke worker. The caller's own rows (phase 1 on, see items) are not made while an earlier
+ * The revoke worker. The caller's own rows (OWN_REACH_PHASE on, see items) are not made while an earlier
  * row may still be owed (it failed without a definite answer, or its outcome is unknown): the
  * resumed run sends it again, and it would then find the caller without the power to make it.
  * Such an own row fails unattempted and unjournaled, so the same command makes it last again.
@@ -108,7 +109,7 @@ export const grant =
 export const revoke = (platform: Platform): Worker<Row> => {
   let owed = 0;
   return async ({ data: row, phase }, { signal, idempotencyKey }) => {
-    if (phase !== undefined && phase > 0 && owed > 0) {
+    if (phase !== undefined && phase >= OWN_REACH_PHASE && owed > 0) {
       throw new SvcError(
         'failure',
         `not attempted: it revokes your own ${row.role.name}, made last, and ${owed.toLocaleString('en')} earlier row(s) did not finish; run the same command again to finish them first`,

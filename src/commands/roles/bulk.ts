@@ -1,3 +1,5 @@
+// Past 300 lines: the one bulk flow of both role files (checking, ordering, the real and the dry run), whose
+// order rules (the last tenant_admin, the caller's own rows) must stay beside the items they order.
 import { type Anchor, describeExpiry } from '../../api/expiry.js';
 import { grantsPermission } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
@@ -6,6 +8,7 @@ import { checkInput, type LineVerdict } from '../../bulk/check.js';
 import { snapshotInput } from '../../bulk/input.js';
 import type { Journal, RunIdentity } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
+import { ownReachLast } from '../../bulk/order.js';
 import { readInput } from '../../bulk/readers.js';
 import type { BulkItem } from '../../bulk/runner.js';
 import type { Context } from '../../context.js';
@@ -27,7 +30,7 @@ import {
 } from './bulk-output.js';
 import { grant, plan, revoke } from './bulk-workers.js';
 import { CallerForecast } from './holds.js';
-import { RowsForecast } from './last-admin.js';
+import { orderLinked, RowsForecast } from './last-admin.js';
 import { COLUMN_LIST } from './row-header.js';
 import {
   type BulkKind,
@@ -142,7 +145,11 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         return left;
       },
       ...(stdin ? { empty: `Nothing to ${WORDS[kind].act}: standard input has no rows.` } : {}),
-      items: (run, journal) => items(input.path, input.name, rulesAt(run, journal), caller, forecast),
+      items: (run, journal) =>
+        items(input.path, input.name, rulesAt(run, journal), caller, {
+          linked: (row) => orderLinked(kind, options.extend === true, row),
+          ...(forecast ? { forecast } : {}),
+        }),
       work: kind === 'assign' ? grant(platform, options.extend === true, permissions) : revoke(platform),
       // The platform refused a row's duration, counted from the run's start, as past: every later
       // row counts from that start too, so the run stops rather than send them all to be refused.
@@ -263,22 +270,28 @@ function refusedAsPast(error: unknown, expiresAt: string, platformNowMs: number)
 }
 
 /**
- * The rows of the checked file, read again as a stream; a row's line is its key in the run. A
- * revoke file's rows that take a grant from the caller themself come last, each in a phase of its
- * own (after every other row has finished; src/bulk/order.ts), those whose role gives role.assign
- * last of all: made first, they would take away the power every later row needs (exploratory test
- * s12, scale12 C1). The dry run reads the rows through here too, so it plans them in the order the
- * real run makes them, and its forecast (RowsForecast: the last tenant_admin) plays them so. Only
- * the caller's own rows are held (a few: one per role).
+ * The rows of the checked file, read again as a stream; a row's line is its key in the run. Rows
+ * whose outcome hangs on another row's (`linked`: the last-tenant-admin rule) are made one at a
+ * time in file order: each starts a phase of its own (after every row before it has finished;
+ * src/bulk/order.ts), and the rows after it go on beside it, so the platform sees them in the
+ * order the dry run's forecast plays them (s15 dryrun15 F3: eight at a time, the other row of two
+ * was sometimes the one refused). A revoke file's rows that take a grant from the caller themself
+ * come last of all (src/bulk/order.ts ownReachLast), each in a phase of its own, those whose role
+ * gives role.assign last: made first, they would take away the power every later row needs
+ * (exploratory test s12, scale12 C1). The dry run reads the rows through here too, so it plans them
+ * in the order the real run makes them, and its forecast (RowsForecast) plays them so. Only the
+ * caller's own rows are held (a few: one per role).
  */
 async function* items(
   path: string,
   name: string,
   rules: RowRules,
   caller: CallerForecast,
-  forecast?: RowsForecast,
+  order: { linked: (row: Row) => boolean; forecast?: RowsForecast },
 ): AsyncGenerator<BulkItem<Row>> {
+  const { linked, forecast } = order;
   const own: Row[] = [];
+  let phase = 0;
   for await (const event of fileRows(path, name, rules, { duplicates: false, noRowsIsNone: true })) {
     if (!('row' in event)) throw new Error(`line ${event.line} changed after it was checked`);
     if (rules.kind === 'revoke' && (await caller.own(event.row))) {
@@ -286,13 +299,14 @@ async function* items(
       continue;
     }
     await forecast?.observe(event.row);
-    yield { key: String(event.line), line: event.line, data: event.row, phase: 0 };
+    if (linked(event.row)) phase++;
+    yield { key: String(event.line), line: event.line, data: event.row, phase };
   }
   const power = (row: Row) => (grantsPermission(row.role.permissions, 'role.assign') ? 1 : 0);
   own.sort((a, b) => power(a) - power(b));
-  let phase = 0;
+  let last = 0;
   for (const row of own) {
     await forecast?.observe(row);
-    yield { key: String(row.line), line: row.line, data: row, phase: ++phase };
+    yield { key: String(row.line), line: row.line, data: row, phase: ownReachLast(++last, true) };
   }
 }

@@ -7,6 +7,20 @@ import type { CallerForecast } from './holds.js';
 import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
 
 /**
+ * Whether a row's outcome may hang on another row of the same run by the last-tenant-admin rule: a
+ * tenant_admin row of a revoke file, or of an assign --extend file (a held grant's expiry moves;
+ * a new grant can make a later shortening allowed). The real run makes such rows one at a time,
+ * in file order (bulk.ts items), the order RowsForecast plays them in for the dry run, so the
+ * row the dry run says is refused is the one the platform refuses (s15 dryrun15 F3).
+ */
+export function orderLinked(kind: BulkKind, extend: boolean, row: RevokeRow | GrantRow): boolean {
+  return (kind === 'revoke' || extend) && isTenantAdmin(row);
+}
+
+const isTenantAdmin = (row: RevokeRow | GrantRow) =>
+  row.role.id === TENANT_ADMIN || row.role.name === TENANT_ADMIN;
+
+/**
  * The platform's last-tenant-admin rule (409 last_tenant_admin, src/api/last-admin.ts) in a dry
  * run of `roles revoke --file` and `roles assign --file`: played over the tenant's live
  * tenant_admin grants, read once when the first tenant_admin row comes, row after row in file
@@ -31,7 +45,7 @@ export class RowsForecast {
 
   /** Plays one row (in file order); rows of other roles change nothing. */
   async observe(row: RevokeRow | GrantRow): Promise<void> {
-    if (row.role.id !== TENANT_ADMIN && row.role.name !== TENANT_ADMIN) return;
+    if (!isTenantAdmin(row)) return;
     this.#read ??= this.#readGrants(row.role.id);
     const forecast = await this.#read;
     if (!forecast) return;

@@ -74,6 +74,8 @@ export function parseReplay(
   // Every id is checked before the webhook is looked up (which may 404) and before anything is
   // replayed: `DLV --wait 5` once replayed DLV, then failed on "delivery 5".
   for (const id of named) {
+    // The one id check first (a credential pasted as an id, `.`), then the shape of these ids.
+    path`/deliveries/${id}`;
     if (!/^(dlv|dlq)_[A-Za-z0-9]+$/.test(id)) {
       throw new UsageError(`${id} is not a delivery id (dlv_…) or a dead-letter entry id (dlq_…)`, {
         hint: looksLikeSeconds(id)
@@ -81,7 +83,6 @@ export function parseReplay(
           : '`svc webhooks deliveries WEBHOOK` and `svc webhooks dlq WEBHOOK` list them',
       });
     }
-    path`/deliveries/${id}`;
   }
   const twice = named.find((id, i) => named.indexOf(id) !== i);
   if (twice !== undefined) throw new UsageError(`${twice} is given twice; give each delivery or entry once`);

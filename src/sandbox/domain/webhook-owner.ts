@@ -59,8 +59,7 @@ export function requireChannel(
   what: string,
   kinds: readonly string[],
 ): void {
-  const refusal = channelRefusal(what, choiceGrants(state, principal, tenantId), kinds);
-  if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
+  refuseBy(channelRefusal(what, choiceGrants(state, principal, tenantId), kinds));
 }
 
 /**
@@ -75,8 +74,7 @@ export function requireSecret(
   what: string,
   kinds: readonly string[],
 ): void {
-  const refusal = secretRefusal(what, choiceGrants(state, principal, tenantId), kinds);
-  if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
+  refuseBy(secretRefusal(what, choiceGrants(state, principal, tenantId), kinds));
 }
 
 /** 403 insufficient_permission unless the caller holds, now, the read permission of every kind (a replay). */
@@ -87,7 +85,11 @@ export function requireRead(
   what: string,
   kinds: readonly string[],
 ): void {
-  const refusal = readRefusal(what, heldGrants(state, principal, tenantId), kinds);
+  refuseBy(readRefusal(what, heldGrants(state, principal, tenantId), kinds));
+}
+
+/** A hold rule's refusal (src/api/holds.ts), if any, as the platform's 403 insufficient_permission. */
+function refuseBy(refusal: string | undefined): void {
   if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
 }
 

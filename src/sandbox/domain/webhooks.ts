@@ -521,8 +521,14 @@ export class WebhookStore {
     return { page, more, total };
   }
 
+  /**
+   * Records a replay of the entry's delivery. Only a queued entry leaves the queue by it: one
+   * discarded (or recovered) stays so, as its delivery replayed by id is a new delivery and no
+   * undoing of the discard (s15 dryrun15 F4: it became "replayed", left --status discarded, and
+   * its dlq_ id was then replayed, not refused); the replay is still recorded on it.
+   */
   markReplayed(entry: DlqRecord, replay: DeliveryRecord): void {
-    entry.status = 'replayed';
+    if (entry.status === 'queued') entry.status = 'replayed';
     entry.replay_count++;
     entry.last_replayed_at = replay.created_at;
     entry.last_replay_delivery_id = replay.id;

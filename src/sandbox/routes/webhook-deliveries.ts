@@ -126,7 +126,7 @@ export default function webhookDeliveryRoutes(app: FastifyInstance, { state }: R
         description:
           'Rule 1: creates a new delivery (a new id, replay_of naming the original) of the same event with a byte-identical payload, ' +
           'attempt_count 0, and a fresh signature timestamp on its attempts; it is sent at once and retried like any delivery. ' +
-          'The DLQ entry of the original, if any, becomes status replayed (replay_count, last_replayed_at, last_replay_delivery_id). ' +
+          'The DLQ entry of the original, if any, records the replay (replay_count, last_replayed_at, last_replay_delivery_id) and, if it was queued, becomes status replayed; a discarded or recovered entry keeps its status (a discarded entry stays listed with status=discarded, and replaying it as the entry is still refused). ' +
           'The response body (not shown in the reference) is the new delivery. A delivery still pending or retrying cannot be replayed (409 delivery_in_progress). ' +
           'A disabled webhook receives no events, replays included: 409 webhook_disabled, nothing is made and the DLQ entry stays queued. ' +
           'dlq_entry_id (optional, a sandbox addition) replays the delivery as that dead-letter entry: only while the entry is queued, checked and changed in one step, ' +

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_ROLE_DEFINITIONS } from '../../../src/api/permissions.js';
-import { ACME, bulkRunner, bulkUser, customRole } from '../../helpers/bulk.js';
+import { ACME, assignArgv, bulkRunner, bulkUser, customRole } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
 import { call, useSandbox } from '../../helpers/sandbox.js';
 
@@ -32,16 +32,7 @@ async function viewerClone(name: string): Promise<string> {
 }
 
 const grant = async (user: string, role: string) => {
-  const r = await svc.run([
-    'roles',
-    'assign',
-    user,
-    role,
-    '--expires-in',
-    'never',
-    '--justification',
-    'setup',
-  ]);
+  const r = await svc.run(assignArgv(user, role));
   expect(r.code, r.stderr).toBe(0);
 };
 
