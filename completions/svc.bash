@@ -266,6 +266,7 @@ __svc_opts=(
 --refresh-token-lifetime
 --no-pkce
 --secret-file
+--show-secret
 --idempotency-key'
   ['svc oauth update']='--name
 --description
@@ -299,6 +300,7 @@ __svc_opts=(
 --refresh-token-stdin
 --scope'
   ['svc oauth rotate-secret']='--secret-file
+--show-secret
 --idempotency-key'
   ['svc records']=''
   ['svc records ls']='--limit

@@ -190,8 +190,10 @@ async function current(
 export function unsavedLine(made: Unsaved[], keptMs: number): string {
   const ids = made.map((m) => m.id).join(', ');
   const rotate = [
-    ...(made.some((m) => m.kind === 'webhook') ? ['svc webhooks rotate-secret ID'] : []),
-    ...(made.some((m) => m.kind === 'oauth_client') ? ['svc oauth rotate-secret ID'] : []),
+    ...(made.some((m) => m.kind === 'webhook') ? ['svc webhooks rotate-secret ID --secret-file PATH'] : []),
+    ...(made.some((m) => m.kind === 'oauth_client')
+      ? ['svc oauth rotate-secret ID --secret-file PATH --yes']
+      : []),
   ].join(' or ');
   return `${made.length.toLocaleString('en')} of the failed item(s) were created (${ids}) but their secret could not be saved: make room, then run the same command again within ${keptMs / 3600_000} hours to save it (the platform answers with it again); after that it is lost: ${rotate} makes a new one`;
 }

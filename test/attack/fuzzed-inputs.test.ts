@@ -54,7 +54,7 @@ const ID_COMMANDS: Array<[string, (id: string) => string[]]> = [
   ['WEBHOOK', (id) => ['webhooks', 'dlq', id]],
   ['WEBHOOK', (id) => ['webhooks', 'test', id]],
   ['DELIVERY', (id) => ['webhooks', 'replay', 'wh_1', id]],
-  ['CLIENT', (id) => ['oauth', 'rotate-secret', id, '--yes']],
+  ['CLIENT', (id) => ['oauth', 'rotate-secret', id, '--yes', '--show-secret']],
   ['SURFACE', (id) => ['records', 'ls', id]],
   ['ID', (id) => ['records', 'get', 'alerts', id]],
   ['ID', (id) => ['records', 'delete', 'alerts', id, '--yes']],

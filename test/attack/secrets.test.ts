@@ -118,6 +118,7 @@ const SCENARIOS: Scenario[] = [
         'http://127.0.0.1/cb',
         '--scope',
         'read:exceptions',
+        '--show-secret',
       ],
       inputs: [],
     }),

@@ -52,14 +52,11 @@ const VERBS: Record<string, Verb> = {
   },
 };
 
-/** The first run's --json shows the secret (a webhook's only with --show-secret). */
-const show = (noun: string) => (noun === 'webhook' ? ['--show-secret'] : []);
-
 const since: Record<string, (id: string) => string[]> = {
   'webhook rotated': (id) => ['webhooks', 'rotate-secret', id, '--show-secret'],
   'webhook deleted': (id) => ['webhooks', 'delete', id, '--yes'],
   'API key revoked': (id) => ['tenants', 'api-keys', 'revoke', ACME, id, '--yes'],
-  'OAuth client rotated': (id) => ['oauth', 'rotate-secret', id, '--yes'],
+  'OAuth client rotated': (id) => ['oauth', 'rotate-secret', id, '--yes', '--show-secret'],
   'OAuth client deleted': (id) => ['oauth', 'delete', id, '--yes'],
 };
 
@@ -75,7 +72,7 @@ describe('a re-run with the same --idempotency-key whose first answer is lost', 
     async (noun, change, code) => {
       const verb = VERBS[noun]!;
       const key = `replayed-lost-${++runs}-${Date.now()}`;
-      const first = await svc.run([...verb.argv(key), ...show(noun), '--json']);
+      const first = await svc.run([...verb.argv(key), '--show-secret', '--json']);
       expect(first.code, first.stderr).toBe(0);
       const made = verb.made(JSON.parse(first.stdout));
       const changed = await svc.run(since[change]!(made.id));

@@ -21,7 +21,7 @@ let runs = 0;
 async function client(): Promise<string> {
   const r = await svc.run([
     ...['oauth', 'create', '--name', `rot-${++runs}`, '--redirect-uri', 'https://app.example/cb'],
-    ...['--scope', 'read:reconciliations', '--json'],
+    ...['--scope', 'read:reconciliations', '--show-secret', '--json'],
   ]);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout).client_id;
@@ -79,7 +79,7 @@ describe('a rotation whose every answer is lost', () => {
     // Rotated again since (a later second: the platform's times are in seconds): the stored
     // answer's secret is not the current one, and is not written.
     await advanceClock(svc.sandbox(), 5);
-    expect((await svc.run(['oauth', 'rotate-secret', id, '--yes', '--json'])).code).toBe(0);
+    expect((await svc.run(['oauth', 'rotate-secret', id, '--yes', '--show-secret', '--json'])).code).toBe(0);
     const stale = join(files, `c-${++runs}.secret`);
     const late = await svc.run([
       'oauth',

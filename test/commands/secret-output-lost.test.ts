@@ -83,6 +83,7 @@ describe('a secret shown once, its output lost', () => {
         'https://v.example/cb',
         '--scope',
         'read:exceptions',
+        '--show-secret',
       ],
       full,
     );
@@ -108,7 +109,7 @@ describe('a secret shown once, its output lost', () => {
       scopes: ['read:exceptions'],
     });
     const id = created.body.client_id as string;
-    const r = await svc.run(['oauth', 'rotate-secret', id, '--yes'], full);
+    const r = await svc.run(['oauth', 'rotate-secret', id, '--yes', '--show-secret'], full);
     expect([r.code, r.stdout]).toEqual([1, '']);
     expect(r.stderr).toMatch(
       new RegExp(

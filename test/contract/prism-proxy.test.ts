@@ -75,9 +75,10 @@ describe('prism proxy in front of the sandbox', () => {
       'https://vendor.example/callback',
       '--scope',
       'read:exceptions',
+      '--show-secret',
       '--json',
     ]);
-    await svc(['oauth', 'rotate-secret', client.client_id, '--yes', '--json']);
+    await svc(['oauth', 'rotate-secret', client.client_id, '--yes', '--show-secret', '--json']);
     await svc(['oauth', 'ls', '--json']);
     await svc(['oauth', 'get', client.client_id, '--json']);
     await svc(['oauth', 'update', client.client_id, '--description', 'updated', '--json']);

@@ -96,6 +96,7 @@ const cases = (dir: string): CutCase[] => [
       'https://x.example/cb',
       '--scope',
       'read:exceptions',
+      '--show-secret',
     ],
     state: clients,
     secret: /svc_cs_/,
@@ -118,7 +119,13 @@ const cases = (dir: string): CutCase[] => [
   },
   {
     name: 'oauth rotate-secret',
-    setup: async () => ['oauth', 'rotate-secret', (await createClient(sandbox())).client_id, '--yes'],
+    setup: async () => [
+      'oauth',
+      'rotate-secret',
+      (await createClient(sandbox())).client_id,
+      '--yes',
+      '--show-secret',
+    ],
     state: client,
     secret: /svc_cs_/,
   },

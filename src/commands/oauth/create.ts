@@ -19,6 +19,7 @@ import {
   idempotencyKeyHelp,
   secretFileFor,
 } from '../replayed-creation.js';
+import { type SecretDestination, secretDestination } from '../secret-destination.js';
 import { clientFields } from './shared.js';
 
 export interface OAuthCreateOptions {
@@ -30,8 +31,20 @@ export interface OAuthCreateOptions {
   tokenLifetime: number | undefined;
   refreshTokenLifetime: number | undefined;
   pkceRequired: boolean;
-  secretFile: string | undefined;
+  secret: SecretDestination;
   idempotencyKey: string | undefined;
+}
+
+/**
+ * An OAuth client secret follows the rule of every secret svc receives once (secret-destination.ts):
+ * --secret-file or --show-secret, refused before anything is sent.
+ */
+export function clientSecretDestination(flags: Record<string, unknown>, what: string): SecretDestination {
+  return secretDestination(flags, {
+    what,
+    secret: 'client secret',
+    why: 'the secret is shown only in this answer, and whoever holds it gets the tokens users approve for the client',
+  });
 }
 
 export const MAX_SECONDS = 2 ** 31 - 1;
@@ -80,7 +93,7 @@ export function parseOAuthCreate(flags: Record<string, unknown>): OAuthCreateOpt
     tokenLifetime,
     refreshTokenLifetime,
     pkceRequired: flags.pkce !== false,
-    secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    secret: clientSecretDestination(flags, 'svc oauth create'),
     idempotencyKey:
       flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
   };
@@ -115,7 +128,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   const key = options.idempotencyKey ?? newIdempotencyKey();
   const file = await secretFileFor(
     ctx,
-    options.secretFile,
+    options.secret.file,
     key,
     `an OAuth client named ${quoted(options.name)}`,
     `see it with: ${svcCommand(ctx.settings(), 'oauth ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'oauth delete CLIENT_ID --yes')}`,
@@ -158,7 +171,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   await printClientWithSecret(
     ctx,
     creation.byEarlierRun ? { ...data, replayed: true } : data,
-    options.secretFile,
+    options.secret.file,
     [
       `OAuth client ${data.client_id}'s secret`,
       `get a new one with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`)}`,
@@ -166,8 +179,8 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   );
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
-    const secret = options.secretFile
-      ? ` --client-secret-file ${shellWord(options.secretFile)}`
+    const secret = options.secret.file
+      ? ` --client-secret-file ${shellWord(options.secret.file)}`
       : ' --client-secret-stdin';
     ctx.out.info(
       `Try it: ${svcCommand(ctx.settings(), `oauth authorize --client-id ${shellWord(data.client_id)}${secret}`)}`,
@@ -201,9 +214,11 @@ export function createCommand(make: MakeContext): Command {
     .summary('Register an OAuth client in the tenant (tenant_admin)')
     .description(
       'Register an OAuth 2.0 client for a third-party integration in the current tenant (role\n' +
-        'tenant_admin). The client secret is returned once: svc prints it with a warning, or with\n' +
-        '--secret-file writes it to a new file with mode 0600 and prints only the path. It is never\n' +
-        'logged (--debug masks it). --json prints the whole creation response. Each --scope takes the\n' +
+        'tenant_admin). The client secret is returned once: --secret-file writes it to a new file with\n' +
+        'mode 0600 and prints only the path, --show-secret prints it with a warning; one is required (as\n' +
+        'for webhook signing secrets and service_role keys), checked before anything is sent. It is never\n' +
+        'logged (--debug masks it). --json prints the whole creation response (the secret, or\n' +
+        'client_secret_file). Each --scope takes the\n' +
         'permissions it reaches, held by you in the tenant without an end date (admin: every permission\n' +
         'of the tenant; read:exceptions: exception.read; read:tenants: none): the client outlasts a\n' +
         'just-in-time grant. 403 insufficient_permission otherwise (exit 4), naming what you lack or\n' +
@@ -240,6 +255,7 @@ export function createCommand(make: MakeContext): Command {
         'write the secret to this new file (mode 0600) instead of printing it',
       ),
     )
+    .addOption(new Option('--show-secret', 'print the secret (it is not shown again)'))
     .addOption(new Option('--idempotency-key <key>', idempotencyKeyHelp('client')))
     .addHelpText(
       'after',

@@ -6,18 +6,19 @@ import { newIdempotencyKey } from '../../http/idempotency.js';
 import { shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { earlierRotationNote, rotateOnce, secretFileFor } from '../replayed-creation.js';
-import { printClientWithSecret } from './create.js';
+import type { SecretDestination } from '../secret-destination.js';
+import { clientSecretDestination, printClientWithSecret } from './create.js';
 
 export interface RotateSecretOptions {
   clientId: string;
-  secretFile: string | undefined;
+  secret: SecretDestination;
   idempotencyKey: string | undefined;
 }
 
 export function parseRotateSecret(clientId: unknown, flags: Record<string, unknown>): RotateSecretOptions {
   return {
     clientId: nonEmpty('CLIENT_ID', clientId),
-    secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    secret: clientSecretDestination(flags, 'svc oauth rotate-secret'),
     idempotencyKey:
       flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
   };
@@ -32,11 +33,11 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   const what = `OAuth client ${options.clientId}`;
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(options.clientId)}${rest} --yes`);
-  const to = options.secretFile ? ` --secret-file ${shellWord(options.secretFile)}` : '';
+  const to = options.secret.file ? ` --secret-file ${shellWord(options.secret.file)}` : ' --show-secret';
   const key = options.idempotencyKey ?? newIdempotencyKey();
   const file = await secretFileFor(
     ctx,
-    options.secretFile,
+    options.secret.file,
     key,
     `a new secret of ${what} (its old secret stopped working then)`,
     `see whether it was rotated then with: ${svcCommand(ctx.settings(), `oauth get ${shellWord(options.clientId)}`)}`,
@@ -66,7 +67,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     throw error;
   }
   if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));
-  await printClientWithSecret(ctx, replayed ? { ...data, replayed: true } : data, options.secretFile, [
+  await printClientWithSecret(ctx, replayed ? { ...data, replayed: true } : data, options.secret.file, [
     `OAuth client ${data.client_id}'s new secret`,
     `rotate again with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`)}`,
   ]);
@@ -76,8 +77,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
   return new Command('rotate-secret')
     .summary("Replace an OAuth client's secret (tenant_admin)")
     .description(
-      "Replace an OAuth client's secret: the new one is shown once (or written to --secret-file, mode\n" +
-        '0600), the old one stops working at once, and tokens already issued stay valid. Asks for\n' +
+      "Replace an OAuth client's secret: the new one is returned once, --secret-file writes it to a new\n" +
+        'file (mode 0600), --show-secret prints it; one is required, checked before anything is asked or\n' +
+        'sent. The old one stops working at once, and tokens already issued stay valid. Asks for\n' +
         'confirmation on a terminal; pass --yes otherwise. (The reference shows secret_rotated_at but\n' +
         'not this operation; the sandbox serves POST /v1/oauth/clients/{client_id}/rotate-secret.)\n' +
         "It takes the permissions the client's scopes reach (admin: every permission of the tenant),\n" +
@@ -89,6 +91,7 @@ export function rotateSecretCommand(make: MakeContext): Command {
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--secret-file <path>', 'write the new secret to this new file (mode 0600)'))
+    .addOption(new Option('--show-secret', 'print the new secret (it is not shown again)'))
     .addOption(
       new Option(
         '--idempotency-key <key>',

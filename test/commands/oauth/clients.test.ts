@@ -16,6 +16,7 @@ async function created(name = 'Vendor portal'): Promise<{ client_id: string; cli
     'https://vendor.example/cb',
     '--scope',
     'read:exceptions',
+    '--show-secret',
     '--json',
   ]);
   expect(r.code, r.stderr).toBe(0);
@@ -150,7 +151,7 @@ describe('the first-party client svc-cli', () => {
   it.each([
     ['update', ['oauth', 'update', 'svc-cli', '--name', 'mine']],
     ['delete', ['oauth', 'delete', 'svc-cli', '--yes']],
-    ['rotate-secret', ['oauth', 'rotate-secret', 'svc-cli', '--yes']],
+    ['rotate-secret', ['oauth', 'rotate-secret', 'svc-cli', '--yes', '--show-secret']],
   ])('svc oauth %s refuses it in one line with the fix (exit 4)', async (_verb, argv) => {
     const r = await svc.run(argv);
     expect([r.code, r.stdout]).toEqual([4, '']);

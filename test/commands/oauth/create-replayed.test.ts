@@ -41,15 +41,22 @@ async function clientsNamed(name: string): Promise<number> {
 describe('svc oauth create --idempotency-key K, run again', () => {
   it('after a rotation: neither prints nor writes the dead secret, says so and names rotate-secret (exit 6)', async () => {
     const { argv, key } = creation();
-    const first = await svc.run([...argv, '--json']);
+    const first = await svc.run([...argv, '--show-secret', '--json']);
     expect(first.code, first.stderr).toBe(0);
     const made = JSON.parse(first.stdout);
-    const rotated = await svc.run(['oauth', 'rotate-secret', made.client_id, '--yes', '--json']);
+    const rotated = await svc.run([
+      'oauth',
+      'rotate-secret',
+      made.client_id,
+      '--yes',
+      '--show-secret',
+      '--json',
+    ]);
     expect(rotated.code, rotated.stderr).toBe(0);
     const rotatedAt = JSON.parse(rotated.stdout).secret_rotated_at;
 
     const file = join(files, `${key}.secret`);
-    for (const extra of [['--secret-file', file], ['--json'], []]) {
+    for (const extra of [['--secret-file', file], ['--json', '--show-secret'], ['--show-secret']]) {
       const r = await svc.run([...argv, ...extra]);
       expect([r.code, r.stdout]).toEqual([6, '']);
       const line =
@@ -73,7 +80,7 @@ describe('svc oauth create --idempotency-key K, run again', () => {
 
   it('after a delete: says the client is gone, writes nothing (exit 5)', async () => {
     const { argv, key } = creation();
-    const first = await svc.run([...argv, '--json']);
+    const first = await svc.run([...argv, '--show-secret', '--json']);
     const made = JSON.parse(first.stdout);
     expect((await svc.run(['oauth', 'delete', made.client_id, '--yes'])).code).toBe(0);
 
@@ -92,7 +99,7 @@ describe('svc oauth create --idempotency-key K, run again', () => {
 
   it('after an update: the client as it is now, its still valid secret, and that it was made before', async () => {
     const { argv, key } = creation('before');
-    const made = JSON.parse((await svc.run([...argv, '--json'])).stdout);
+    const made = JSON.parse((await svc.run([...argv, '--show-secret', '--json'])).stdout);
     const updated = await svc.run([
       'oauth',
       'update',
@@ -116,7 +123,7 @@ describe('svc oauth create --idempotency-key K, run again', () => {
     );
     expect(readFileSync(file, 'utf8')).toBe(made.client_secret);
 
-    const json = JSON.parse((await svc.run([...argv, '--json'])).stdout);
+    const json = JSON.parse((await svc.run([...argv, '--show-secret', '--json'])).stdout);
     expect(json).toEqual({ ...made, name: 'after', scopes: ['read:tenants'], replayed: true });
     expect(await clientsNamed('before')).toBe(0);
     expect(await clientsNamed('after')).toBeGreaterThanOrEqual(1);
@@ -143,7 +150,7 @@ describe('svc oauth create whose answer is lost', () => {
     expect(existsSync(file)).toBe(false);
     expect(await clientsNamed(name)).toBe(1);
 
-    const json = await svc.run([...argv, '--json'], env);
+    const json = await svc.run([...argv, '--show-secret', '--json'], env);
     expect(json.code).toBe(1);
     const jsonKey = /--idempotency-key (svc_[0-9a-f-]{36}) /.exec(JSON.parse(json.stderr).error.hint)?.[1];
     expect(jsonKey).toMatch(/^svc_/);

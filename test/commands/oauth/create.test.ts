@@ -40,7 +40,7 @@ function chosen(stdout: string, separator: RegExp) {
 
 describe('svc oauth create', () => {
   it('in a pipe: the client, then its secret, with the warning and what to run next on stderr', async () => {
-    const r = await svc.run([...CREATE, '--description', 'd']);
+    const r = await svc.run([...CREATE, '--show-secret', '--description', 'd']);
     expect(r.code, r.stderr).toBe(0);
     const { id, created, secret } = chosen(r.stdout, /\t/);
     expect(id).toMatch(/^cli_[0-9a-f]{24}$/);
@@ -58,14 +58,14 @@ describe('svc oauth create', () => {
   it('prints "Try it" only for a client svc oauth authorize can use (a loopback redirect URI)', async () => {
     const web = await svc.run([
       ...['oauth', 'create', '--name', 'Web', '--scope', 'read:exceptions'],
-      ...['--redirect-uri', 'https://vendor.example/callback'],
+      ...['--redirect-uri', 'https://vendor.example/callback', '--show-secret'],
     ]);
     expect(web.code, web.stderr).toBe(0);
     expect(web.stderr).toBe(`warning: ${WARNING}\n`);
   });
 
   it('on a terminal: aligned fields, a relative time, "-" for what is empty', async () => {
-    const r = await svc.run(CREATE, { tty: { stdout: true }, ...realTime });
+    const r = await svc.run([...CREATE, '--show-secret'], { tty: { stdout: true }, ...realTime });
     expect(r.code, r.stderr).toBe(0);
     const { id, created, secret } = chosen(r.stdout, / +/);
     expect(r.stdout).toBe(
@@ -81,6 +81,7 @@ describe('svc oauth create', () => {
       'oauth',
       'create',
       '--json',
+      '--show-secret',
       '--name',
       'n',
       ...REDIRECT,
@@ -210,7 +211,7 @@ describe('svc oauth create', () => {
   ])(
     'svc oauth create %j: the API refuses (exit 2), naming the field once',
     async (args, message, detail) => {
-      const r = await svc.run(['oauth', 'create', '--name', 'n', ...REDIRECT, ...args]);
+      const r = await svc.run(['oauth', 'create', '--name', 'n', ...REDIRECT, '--show-secret', ...args]);
       expect([r.code, r.stdout]).toEqual([2, '']);
       expect(r.stderr).toMatch(
         new RegExp(
@@ -223,7 +224,7 @@ describe('svc oauth create', () => {
   );
 
   it('replays a creation with the same --idempotency-key instead of making a second client', async () => {
-    const args = [...CREATE, '--json'];
+    const args = [...CREATE, '--show-secret', '--json'];
     const key = ['--idempotency-key', 'once-1'];
     const first = JSON.parse((await svc.run([...args, ...key])).stdout);
     const again = JSON.parse((await svc.run([...args, ...key])).stdout);
@@ -233,7 +234,9 @@ describe('svc oauth create', () => {
   });
 
   it('needs oauth_client.manage (exit 4), and says which roles fall short', async () => {
-    const r = await svc.run(CREATE, { env: { SVC_TOKEN: svc.sandbox().issueToken('usr_analyst').token } });
+    const r = await svc.run([...CREATE, '--show-secret'], {
+      env: { SVC_TOKEN: svc.sandbox().issueToken('usr_analyst').token },
+    });
     expect([r.code, r.stdout]).toEqual([4, '']);
     expect(r.stderr).toMatch(
       /^error: creating OAuth clients needs permission oauth_client\.manage in tenant acme-treasury, which your live roles there \(tenant_analyst\) do not grant; ask a tenant_admin of acme-treasury for a role that grants it \(HTTP 403, insufficient_role, request req_[0-9a-f]+\); another credential that holds it works too: set SVC_TOKEN to a credential that holds it \(it overrides every profile\), or unset it to use a profile whose login does/,
@@ -244,7 +247,7 @@ describe('svc oauth create', () => {
 describe('svc oauth rotate-secret', () => {
   it('needs --yes without a terminal to ask on (exit 2), and sends nothing', async () => {
     const before = await requestCount(svc.sandbox());
-    expect(await svc.run(['oauth', 'rotate-secret', 'cli_nope'])).toEqual({
+    expect(await svc.run(['oauth', 'rotate-secret', 'cli_nope', '--show-secret'])).toEqual({
       code: 2,
       stdout: '',
       stderr: 'error: rotating a client secret needs confirmation; pass --yes to confirm non-interactively\n',
@@ -277,7 +280,7 @@ describe('svc oauth rotate-secret', () => {
   });
 
   it('an unknown client: exit 5', async () => {
-    const r = await svc.run(['oauth', 'rotate-secret', 'cli_nope', '--yes']);
+    const r = await svc.run(['oauth', 'rotate-secret', 'cli_nope', '--yes', '--show-secret']);
     expect([r.code, r.stdout]).toEqual([5, '']);
     expect(r.stderr).toMatch(
       /^error: OAuth client cli_nope not found \(HTTP 404, oauth_client_not_found, request req_[0-9a-f]+\); see `svc oauth ls` for the OAuth clients of the tenant\n$/,

@@ -14,7 +14,7 @@ describe('svc oauth rotate-secret as a just-in-time admin', () => {
     const until = isoSeconds((await sandboxNow(sandbox)) + 2 * 3600_000);
     await adminGrant(sandbox, TREASURY, 'usr_bulk_000001', 'tenant_admin', until);
     const client = await createClient(sandbox, { scopes: ['admin'] });
-    const r = await svc.run(['oauth', 'rotate-secret', client.client_id, '--yes'], {
+    const r = await svc.run(['oauth', 'rotate-secret', client.client_id, '--yes', '--show-secret'], {
       env: { SVC_TOKEN: sandbox.issueToken('usr_bulk_000001').token },
     });
     expect({ ...r, stderr: r.stderr.replace(/request req_[0-9a-f]+/, 'request req_X') }).toEqual({

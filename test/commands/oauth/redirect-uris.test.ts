@@ -8,7 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
-const create = (name: string) => ['oauth', 'create', '--name', name, '--scope', 'read:exceptions'];
+const create = (name: string) => [
+  'oauth',
+  'create',
+  '--name',
+  name,
+  '--scope',
+  'read:exceptions',
+  '--show-secret',
+];
 const uris = (...values: string[]) => values.flatMap((uri) => ['--redirect-uri', uri]);
 const line = (message: string) =>
   new RegExp(

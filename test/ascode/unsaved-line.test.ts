@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { unsavedLine } from '../../src/ascode/creations.js';
+
+// The commands an apply names for a secret it could not save must be ones svc accepts: a
+// rotate-secret with neither --secret-file nor --show-secret is refused (the one secret rule).
+describe('unsavedLine', () => {
+  it('names rotate-secret commands that carry a destination for the new secret', () => {
+    const line = unsavedLine(
+      [
+        { id: 'wh_1', kind: 'webhook' },
+        { id: 'cli_1', kind: 'oauth_client' },
+      ],
+      23 * 3600_000,
+    );
+    expect(line).toBe(
+      '2 of the failed item(s) were created (wh_1, cli_1) but their secret could not be saved: make room, then run the same command again within 23 hours to save it (the platform answers with it again); after that it is lost: ' +
+        'svc webhooks rotate-secret ID --secret-file PATH or svc oauth rotate-secret ID --secret-file PATH --yes makes a new one',
+    );
+  });
+});
