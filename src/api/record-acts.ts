@@ -21,8 +21,10 @@ import { PERMISSION_CATALOG } from './permissions.js';
  * Deleting either takes exception.write / rule.write (the operation table).
  */
 export interface RecordAct {
-  /** The act as a refusal names it: `resolving an exception of kind fx_difference`. */
+  /** The act as a refusal names it: `resolving an exception`. */
   act: string;
+  /** What only a read of the record shows, named to a caller who may read it: ` of kind fx_difference`. */
+  of?: string;
   /** Any one of these (each granted also by a broader one above it) allows the act. */
   anyOf: readonly string[];
 }
@@ -38,6 +40,7 @@ type Fields = Readonly<Record<string, unknown>>;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const kindOf = (fields: Fields | undefined) => (typeof fields?.kind === 'string' ? fields.kind : undefined);
+const ofKind = (kind: string | undefined) => (kind === undefined ? {} : { of: ` of kind ${kind}` });
 const present = (v: unknown) => v !== undefined && v !== null;
 
 /** `base.<kind>` when the catalog has it, else `base` (which grants every kind). */
@@ -81,7 +84,7 @@ function exceptionActs(before: Fields | undefined, after: Fields): RecordAct[] {
       ? 'changing the kind of a resolved exception'
       : `${reopens ? 'reopening' : 'resolving'} an exception`;
     for (const kind of kindsOf(before, after))
-      acts.push({ act: `${verb}${kind === undefined ? '' : ` of kind ${kind}`}`, anyOf: resolveWith(kind) });
+      acts.push({ act: verb, ...ofKind(kind), anyOf: resolveWith(kind) });
   }
   if (changed.includes('assigned_to')) {
     acts.push(
@@ -95,13 +98,27 @@ function exceptionActs(before: Fields | undefined, after: Fields): RecordAct[] {
 
 function ruleActs(before: Fields | undefined, after: Fields): RecordAct[] {
   return kindsOf(before, after).map((kind) => ({
-    act: `${before === undefined ? 'creating' : 'changing'} a rule${kind === undefined ? '' : ` of kind ${kind}`}`,
+    act: `${before === undefined ? 'creating' : 'changing'} a rule`,
+    ...ofKind(kind),
     anyOf: [perKind('rule.write', kind)],
   }));
 }
 
-/** The acts of a change of a record of `surface` (`before` undefined: a creation), each with what it takes. */
-export function recordActs(surface: string, before: Fields | undefined, after: Fields): RecordAct[] {
+/**
+ * The acts of a change of a record of `surface` (`before` undefined: a creation), each with what it
+ * takes. A change that changes nothing answers the record as it is, so it is a read: it takes `read`,
+ * the surface's read permission (else a finer permission, let through to the operation, read any record).
+ */
+export function recordActs(
+  surface: string,
+  before: Fields | undefined,
+  after: Fields,
+  read: string,
+): RecordAct[] {
+  if (before !== undefined && same(before, after))
+    return [
+      { act: `a change that changes nothing (it answers the record: a read of ${surface})`, anyOf: [read] },
+    ];
   if (surface === 'exceptions') return exceptionActs(before, after);
   if (surface === 'rules') return ruleActs(before, after);
   return [];

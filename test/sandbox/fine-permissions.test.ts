@@ -211,3 +211,50 @@ describe('rules: a rule of kind fx is written with rule.write.fx or rule.write',
     expect((await create('rules', { kind: 'amount', name: 'a' }, as(user(7)))).status).toBe(201);
   });
 });
+
+// Review 15c R4: a patch that changes nothing answered the whole record before any record check,
+// so a finer permission (let through to the operation) read every exception and rule; and a
+// refused change named the kind of a record the caller cannot read.
+describe('a finer permission reads nothing it may not read', () => {
+  it('a patch that changes nothing is a read: 403 without the read permission; a refusal names no kind', async () => {
+    const fxOnly = await customRole('fx-only', ['exception.resolve.fx_difference']);
+    await grant(user(13), fxOnly.id);
+    const bank = await made('exceptions', {
+      kind: 'bank_mismatch',
+      status: 'open',
+      counterparty: 'ACME GmbH',
+    });
+    const read =
+      'a change that changes nothing (it answers the record: a read of exceptions) needs permission exception.read';
+    expect(refusal(await patch('exceptions', bank, {}, as(user(13))))).toEqual([
+      403,
+      'insufficient_role',
+      need('fx-only', read),
+    ]);
+    expect(refusal(await patch('exceptions', bank, { status: 'open' }, as(user(13))))[0]).toBe(403);
+    expect(refusal(await patch('exceptions', bank, { status: 'resolved' }, as(user(13))))).toEqual([
+      403,
+      'insufficient_role',
+      need('fx-only', 'resolving an exception needs permission exception.write or exception.resolve'),
+    ]);
+    const desk = await customRole('fx-rule-desk', ['exception.read', 'rule.write.fx']);
+    await grant(user(14), desk.id);
+    const rule = await made('rules', { kind: 'bank', name: 'secret matching rule' });
+    expect(refusal(await patch('rules', rule, {}, as(user(14))))).toEqual([
+      403,
+      'insufficient_role',
+      need(
+        'fx-rule-desk',
+        'a change that changes nothing (it answers the record: a read of rules) needs permission rule.read',
+      ),
+    ]);
+    expect(refusal(await patch('rules', rule, { name: 'x' }, as(user(14))))).toEqual([
+      403,
+      'insufficient_role',
+      need('fx-rule-desk', 'changing a rule needs permission rule.write'),
+    ]);
+    // A reader's patch that changes nothing still answers the record.
+    const same = await patch('exceptions', bank, { status: 'open' }, admin());
+    expect([same.status, same.body.counterparty]).toEqual([200, 'ACME GmbH']);
+  });
+});
