@@ -165,20 +165,38 @@ export const WEBHOOK_SECRET = {
 /**
  * The refusal (insufficient_permission) of rotating or restoring a webhook's signing secret by a
  * caller with these live grants, or undefined. The secret is a standing credential: whoever holds
- * it signs events of the webhook's kinds its receiver trusts, after any grant ends. So, as for
- * choosing the webhook's URL (channelRefusal) and an OAuth client's secret (clientReachRefusal),
- * it takes the read permission of each kind, and webhook.manage, held without an end date.
+ * it signs events of the webhook's kinds its receiver trusts, after any grant ends. So it takes the
+ * read permission of each kind, and webhook.manage, held without an end date (as an OAuth client's
+ * secret takes what its scopes reach: clientReachRefusal). Its own words: a rotation sends nothing
+ * (review15c R3). Creating a webhook, which also answers a secret, takes channelRefusal only.
  */
 export function secretRefusal(
   what: string,
   grants: readonly HeldGrant[],
   kinds: readonly string[],
 ): string | undefined {
-  const channel = channelRefusal(what, grants, kinds);
-  if (channel !== undefined) return channel;
+  const needed = eventReadPermissions(kinds);
+  const missing = missingPermissions(
+    grants.flatMap((g) => g.permissions),
+    needed,
+  );
+  const them = (n: number) => (n === 1 ? 'it' : 'them');
+  if (missing.length > 0) {
+    const signs = [...new Set(kinds)].filter((k) => {
+      const read = EVENT_READ_PERMISSIONS[k as keyof typeof EVENT_READ_PERMISSIONS];
+      return read != null && missing.includes(read);
+    });
+    return `${what} takes the read permission of each of the webhook's kinds: the secret signs events of ${signs.join(', ')}; you lack ${missing.join(', ')}: have someone who holds ${them(missing.length)} do it`;
+  }
+  const standing = `a webhook's signing secret is a standing credential, like an API key: ${what} takes`;
+  const readBound = heldUntil(grants, needed);
+  if (readBound !== null) {
+    const ending = needed.filter((p) => heldUntil(grants, [p]) === readBound);
+    return `${standing} the read permission of each of the webhook's kinds held without an end date, and you hold ${ending.map((p) => readerOf(kinds, p)).join(', ')} only until ${isoSeconds(readBound)}; have someone who holds ${them(ending.length)} without an end date do it`;
+  }
   const bound = heldUntil(grants, ['webhook.manage']);
   if (bound === null) return undefined;
-  return `a webhook's signing secret is a standing credential, like an API key: ${what} takes webhook.manage held without an end date, and you hold it only until ${isoSeconds(bound)}; have someone who holds it without an end date do it`;
+  return `${standing} webhook.manage held without an end date, and you hold it only until ${isoSeconds(bound)}; have someone who holds it without an end date do it`;
 }
 
 /** What arming an OAuth client with its scopes' reach is, as the refusal says it. */

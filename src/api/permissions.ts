@@ -13,7 +13,7 @@ export const PERMISSION_CATALOG: Readonly<Record<string, string>> = {
   'reconciliation.write': 'Create, update and delete reconciliations',
   'exception.read': 'Read exceptions',
   'exception.write':
-    'Create, update, comment on and delete exceptions (resolving and assigning take their own permissions)',
+    'Create, update, comment on, resolve and delete exceptions (assigning, and resolving a kind with its own resolve permission, take their own)',
   'exception.assign': 'Assign exceptions to members of the team, and change or remove an assignment',
   'exception.override': 'Override exception assignments: change or remove an assignment already made',
   'exception.resolve': 'Resolve (and reopen) exceptions of every kind',

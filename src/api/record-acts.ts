@@ -9,18 +9,22 @@ import { PERMISSION_CATALOG } from './permissions.js';
  * `status` (resolved is the resolution), `resolution` and `assigned_to`; a rule's `kind`.
  *
  * Exceptions: creating one takes exception.write; moving `status` to or from `resolved`, or
- * changing `resolution`, takes exception.resolve.<kind> for the exception's kind when the catalog
- * has one (exception.resolve.fx_difference), else exception.resolve (exception.resolve grants
- * every kind); setting `assigned_to` on an unassigned exception takes exception.assign, changing
+ * changing `resolution`, takes, for a kind the catalog gives its own resolve permission
+ * (exception.resolve.fx_difference), that permission or exception.resolve, and for any other kind
+ * exception.write or exception.resolve; judged on the kind before and after the change, and
+ * changing the kind of a resolved exception is judged so too; setting `assigned_to` on an
+ * unassigned exception takes exception.assign, changing
  * or removing an assignment takes exception.assign or exception.override; any other field takes
  * exception.write. So each finer permission does what it names without exception.write, and
- * exception.write no longer resolves nor assigns. Rules: a rule of kind fx (before or after the
+ * exception.write neither assigns nor resolves a kind with its own resolve permission. Rules: a rule of kind fx (before or after the
  * change) is written with rule.write.fx, which rule.write grants; any other kind with rule.write.
  * Deleting either takes exception.write / rule.write (the operation table).
  */
 export interface RecordAct {
-  /** The act as a refusal names it: `resolving an exception of kind fx_difference`. */
+  /** The act as a refusal names it: `resolving an exception`. */
   act: string;
+  /** What only a read of the record shows, named to a caller who may read it: ` of kind fx_difference`. */
+  of?: string;
   /** Any one of these (each granted also by a broader one above it) allows the act. */
   anyOf: readonly string[];
 }
@@ -36,12 +40,27 @@ type Fields = Readonly<Record<string, unknown>>;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const kindOf = (fields: Fields | undefined) => (typeof fields?.kind === 'string' ? fields.kind : undefined);
+const ofKind = (kind: string | undefined) => (kind === undefined ? {} : { of: ` of kind ${kind}` });
 const present = (v: unknown) => v !== undefined && v !== null;
 
 /** `base.<kind>` when the catalog has it, else `base` (which grants every kind). */
 function perKind(base: string, kind: string | undefined): string {
   return kind !== undefined && `${base}.${kind}` in PERMISSION_CATALOG ? `${base}.${kind}` : base;
 }
+
+/**
+ * What resolves an exception of `kind`: its own permission when the catalog has one
+ * (exception.resolve.fx_difference, which exception.resolve grants), else exception.write or
+ * exception.resolve (day-to-day work: an analyst closes what it works on).
+ */
+function resolveWith(kind: string | undefined): readonly string[] {
+  const own = perKind('exception.resolve', kind);
+  return own === 'exception.resolve' ? ['exception.write', 'exception.resolve'] : [own];
+}
+
+/** The kind before and after a change (once if the same; a creation: the new one's). */
+const kindsOf = (before: Fields | undefined, after: Fields) =>
+  before === undefined ? [kindOf(after)] : [...new Set([kindOf(before), kindOf(after)])];
 
 function exceptionActs(before: Fields | undefined, after: Fields): RecordAct[] {
   const acts: RecordAct[] = [];
@@ -54,13 +73,18 @@ function exceptionActs(before: Fields | undefined, after: Fields): RecordAct[] {
   if (before === undefined) acts.push({ act: 'creating an exception', anyOf: ['exception.write'] });
   else if (others.length > 0)
     acts.push({ act: `changing an exception's ${others.join(', ')}`, anyOf: ['exception.write'] });
-  if (resolves) {
-    const kind = kindOf(after);
-    const verb = before?.status === 'resolved' && after.status !== 'resolved' ? 'reopening' : 'resolving';
-    acts.push({
-      act: `${verb} an exception${kind === undefined ? '' : ` of kind ${kind}`}`,
-      anyOf: [perKind('exception.resolve', kind)],
-    });
+  // A kind with its own resolve permission is resolved only with it (or exception.resolve), judged on
+  // the kind before and after the change, as rules are: a relabel is no way round it. Relabelling a
+  // resolved exception moves its resolution to another kind, so it is judged as a resolution too.
+  const relabelsResolved =
+    !resolves && changed.includes('kind') && (before?.status === 'resolved' || after.status === 'resolved');
+  if (resolves || relabelsResolved) {
+    const reopens = before?.status === 'resolved' && after.status !== 'resolved';
+    const verb = relabelsResolved
+      ? 'changing the kind of a resolved exception'
+      : `${reopens ? 'reopening' : 'resolving'} an exception`;
+    for (const kind of kindsOf(before, after))
+      acts.push({ act: verb, ...ofKind(kind), anyOf: resolveWith(kind) });
   }
   if (changed.includes('assigned_to')) {
     acts.push(
@@ -73,15 +97,28 @@ function exceptionActs(before: Fields | undefined, after: Fields): RecordAct[] {
 }
 
 function ruleActs(before: Fields | undefined, after: Fields): RecordAct[] {
-  const kinds = before === undefined ? [kindOf(after)] : [...new Set([kindOf(before), kindOf(after)])];
-  return kinds.map((kind) => ({
-    act: `${before === undefined ? 'creating' : 'changing'} a rule${kind === undefined ? '' : ` of kind ${kind}`}`,
+  return kindsOf(before, after).map((kind) => ({
+    act: `${before === undefined ? 'creating' : 'changing'} a rule`,
+    ...ofKind(kind),
     anyOf: [perKind('rule.write', kind)],
   }));
 }
 
-/** The acts of a change of a record of `surface` (`before` undefined: a creation), each with what it takes. */
-export function recordActs(surface: string, before: Fields | undefined, after: Fields): RecordAct[] {
+/**
+ * The acts of a change of a record of `surface` (`before` undefined: a creation), each with what it
+ * takes. A change that changes nothing answers the record as it is, so it is a read: it takes `read`,
+ * the surface's read permission (else a finer permission, let through to the operation, read any record).
+ */
+export function recordActs(
+  surface: string,
+  before: Fields | undefined,
+  after: Fields,
+  read: string,
+): RecordAct[] {
+  if (before !== undefined && same(before, after))
+    return [
+      { act: `a change that changes nothing (it answers the record: a read of ${surface})`, anyOf: [read] },
+    ];
   if (surface === 'exceptions') return exceptionActs(before, after);
   if (surface === 'rules') return ruleActs(before, after);
   return [];

@@ -66,7 +66,7 @@ describe('exceptions: resolving and assigning take the permissions the catalog n
     expect(refusal(resolvedAtOnce)[0]).toBe(403);
   });
 
-  it('a lead assigns and reassigns but does not resolve; a reviewer overrides an assignment but does not make one', async () => {
+  it('a lead assigns and reassigns; a reviewer overrides an assignment but does not make one', async () => {
     await grant(user(2), 'tenant_lead');
     await grant(user(3), 'tenant_reviewer');
     const id = await made('exceptions', { kind: 'duplicate', status: 'open' });
@@ -79,11 +79,67 @@ describe('exceptions: resolving and assigning take the permissions the catalog n
     expect((await patch('exceptions', id, { assigned_to: 'usr_viewer' }, as(user(3)))).body.assigned_to).toBe(
       'usr_viewer',
     );
-    expect(refusal(await patch('exceptions', id, { status: 'resolved' }, as(user(2))))).toEqual([
+  });
+
+  // Review 15c R6: since F1 no built-in role but tenant_admin resolved anything; the analyst's
+  // exception.write ("read/write exceptions", day-to-day work) resolves every kind without a
+  // resolve permission of its own, and an FX difference still takes exception.resolve[.fx_difference].
+  it('the analyst, lead and reviewer resolve and reopen a day-to-day exception, not an FX difference', async () => {
+    for (const [n, role] of [
+      [8, 'tenant_analyst'],
+      [9, 'tenant_lead'],
+      [10, 'tenant_reviewer'],
+    ] as const) {
+      await grant(user(n), role);
+      const id = await made('exceptions', { kind: 'duplicate', status: 'open' });
+      const done = await patch('exceptions', id, { status: 'resolved', resolution: 'merged' }, as(user(n)));
+      expect([role, done.status, done.body.status]).toEqual([role, 200, 'resolved']);
+      expect((await patch('exceptions', id, { status: 'open' }, as(user(n)))).body.status).toBe('open');
+      const fx = await made('exceptions', { kind: 'fx_difference', status: 'open' });
+      expect(refusal(await patch('exceptions', fx, { status: 'resolved' }, as(user(n))))).toEqual([
+        403,
+        'insufficient_role',
+        need(
+          role,
+          'resolving an exception of kind fx_difference needs permission exception.resolve.fx_difference (exception.resolve grants it too)',
+        ),
+      ]);
+    }
+  });
+
+  // Review 15c R1: the kind after the change alone decided, so a relabel in the resolving PATCH (or
+  // of a resolved exception) picked the resolve permission; both kinds are judged now.
+  it('a relabel is no way round a kind with its own resolve permission', async () => {
+    await grant(user(11), 'tenant_analyst');
+    const fxResolve = need(
+      'tenant_analyst',
+      'resolving an exception of kind fx_difference needs permission exception.resolve.fx_difference (exception.resolve grants it too)',
+    );
+    const fx = await made('exceptions', { kind: 'fx_difference', status: 'open' });
+    expect(
+      refusal(await patch('exceptions', fx, { status: 'resolved', kind: 'duplicate' }, as(user(11)))),
+    ).toEqual([403, 'insufficient_role', fxResolve]);
+    expect([stored(fx)?.kind, stored(fx)?.status]).toEqual(['fx_difference', 'open']);
+    // Resolved as another kind, then relabelled back: the relabel of a resolved exception is refused.
+    expect((await patch('exceptions', fx, { kind: 'duplicate' }, as(user(11)))).status).toBe(200);
+    expect((await patch('exceptions', fx, { status: 'resolved' }, as(user(11)))).status).toBe(200);
+    expect(refusal(await patch('exceptions', fx, { kind: 'fx_difference' }, as(user(11))))).toEqual([
       403,
       'insufficient_role',
-      need('tenant_lead', 'resolving an exception of kind duplicate needs permission exception.resolve'),
+      need(
+        'tenant_analyst',
+        'changing the kind of a resolved exception of kind fx_difference needs permission exception.resolve.fx_difference (exception.resolve grants it too)',
+      ),
     ]);
+    expect([stored(fx)?.kind, stored(fx)?.status]).toEqual(['duplicate', 'resolved']);
+    // An FX resolver (the review's fx-resolver role) reopens an FX difference only as itself.
+    const fxResolver = await customRole('fx-resolver', ['exception.read', 'exception.resolve.fx_difference']);
+    await grant(user(12), fxResolver.id);
+    const other = await made('exceptions', { kind: 'duplicate', status: 'resolved' });
+    expect(
+      refusal(await patch('exceptions', other, { status: 'open', kind: 'fx_difference' }, as(user(12))))[0],
+    ).toBe(403);
+    expect(stored(other)?.status).toBe('resolved');
   });
 
   it('an fx-desk role (exception.read, exception.resolve.fx_difference) resolves FX differences only; the admin any', async () => {
@@ -101,7 +157,10 @@ describe('exceptions: resolving and assigning take the permissions the catalog n
     expect(refusal(await patch('exceptions', other, { status: 'resolved' }, as(user(4))))).toEqual([
       403,
       'insufficient_role',
-      need('fx-desk', 'resolving an exception of kind duplicate needs permission exception.resolve'),
+      need(
+        'fx-desk',
+        'resolving an exception of kind duplicate needs permission exception.write or exception.resolve',
+      ),
     ]);
     expect(refusal(await patch('exceptions', fx, { note: 'x' }, as(user(4))))).toEqual([
       403,
@@ -150,5 +209,52 @@ describe('rules: a rule of kind fx is written with rule.write.fx or rule.write',
     await grant(user(7), 'tenant_rule_author');
     expect((await create('rules', { kind: 'fx', name: 'f' }, as(user(7)))).status).toBe(201);
     expect((await create('rules', { kind: 'amount', name: 'a' }, as(user(7)))).status).toBe(201);
+  });
+});
+
+// Review 15c R4: a patch that changes nothing answered the whole record before any record check,
+// so a finer permission (let through to the operation) read every exception and rule; and a
+// refused change named the kind of a record the caller cannot read.
+describe('a finer permission reads nothing it may not read', () => {
+  it('a patch that changes nothing is a read: 403 without the read permission; a refusal names no kind', async () => {
+    const fxOnly = await customRole('fx-only', ['exception.resolve.fx_difference']);
+    await grant(user(13), fxOnly.id);
+    const bank = await made('exceptions', {
+      kind: 'bank_mismatch',
+      status: 'open',
+      counterparty: 'ACME GmbH',
+    });
+    const read =
+      'a change that changes nothing (it answers the record: a read of exceptions) needs permission exception.read';
+    expect(refusal(await patch('exceptions', bank, {}, as(user(13))))).toEqual([
+      403,
+      'insufficient_role',
+      need('fx-only', read),
+    ]);
+    expect(refusal(await patch('exceptions', bank, { status: 'open' }, as(user(13))))[0]).toBe(403);
+    expect(refusal(await patch('exceptions', bank, { status: 'resolved' }, as(user(13))))).toEqual([
+      403,
+      'insufficient_role',
+      need('fx-only', 'resolving an exception needs permission exception.write or exception.resolve'),
+    ]);
+    const desk = await customRole('fx-rule-desk', ['exception.read', 'rule.write.fx']);
+    await grant(user(14), desk.id);
+    const rule = await made('rules', { kind: 'bank', name: 'secret matching rule' });
+    expect(refusal(await patch('rules', rule, {}, as(user(14))))).toEqual([
+      403,
+      'insufficient_role',
+      need(
+        'fx-rule-desk',
+        'a change that changes nothing (it answers the record: a read of rules) needs permission rule.read',
+      ),
+    ]);
+    expect(refusal(await patch('rules', rule, { name: 'x' }, as(user(14))))).toEqual([
+      403,
+      'insufficient_role',
+      need('fx-rule-desk', 'changing a rule needs permission rule.write'),
+    ]);
+    // A reader's patch that changes nothing still answers the record.
+    const same = await patch('exceptions', bank, { status: 'open' }, admin());
+    expect([same.status, same.body.counterparty]).toEqual([200, 'ACME GmbH']);
   });
 });

@@ -33,9 +33,10 @@ describe("a webhook's signing secret is a standing credential: rotating or resto
     expect(refusal(await rotate(as(user(1))))).toEqual([
       403,
       'insufficient_permission',
-      "rotating a webhook's signing secret (it hands you the new one) sends event data to its URL, so it takes the permission " +
-        'that reads that data; you lack exception.read (exception.sla.breached, exception.created, exception.assigned): ' +
-        'have someone who holds it do it',
+      // Review 15c R3: its own words (the secret signs events); a rotation sends nothing anywhere.
+      "rotating a webhook's signing secret (it hands you the new one) takes the read permission of each of the webhook's " +
+        'kinds: the secret signs events of exception.sla.breached, exception.created, exception.assigned; you lack ' +
+        'exception.read: have someone who holds it do it',
     ]);
     expect(secretOf()).toBe(before);
   });
@@ -48,8 +49,9 @@ describe("a webhook's signing secret is a standing credential: rotating or resto
     expect(refusal(await rotate(as(user(2))))).toEqual([
       403,
       'insufficient_permission',
-      "a webhook is a standing channel, like an API key: rotating a webhook's signing secret (it hands you the new one) takes " +
-        'the permission that reads its data held without an end date, and you hold exception.read (exception.sla.breached, ' +
+      "a webhook's signing secret is a standing credential, like an API key: rotating a webhook's signing secret (it hands " +
+        "you the new one) takes the read permission of each of the webhook's kinds held without an end date, and you hold " +
+        'exception.read (exception.sla.breached, ' +
         `exception.created, exception.assigned) only until ${until}; have someone who holds it without an end date do it`,
     ]);
     expect(secretOf()).toBe(before);
@@ -71,7 +73,7 @@ describe("a webhook's signing secret is a standing credential: rotating or resto
     const rotated = await rotate(admin());
     expect(rotated.status, rotated.text).toBe(200);
     expect(refusal(await restore(as(user(2))))[2]).toMatch(
-      /^a webhook is a standing channel, like an API key: restoring a webhook's previous signing secret \(it puts back one that was cut off\) takes .* only until /,
+      /^a webhook's signing secret is a standing credential, like an API key: restoring a webhook's previous signing secret \(it puts back one that was cut off\) takes the read permission .* only until /,
     );
     expect(secretOf()).toBe(rotated.body.secret);
     expect(secretOf()).not.toBe(before);
@@ -110,7 +112,7 @@ describe('svc webhooks rotate-secret shows the refusal', () => {
     expect(rotated.stdout).toBe('');
     expect(rotated.stderr.trim().split('\n')).toHaveLength(1);
     expect(rotated.stderr).toContain(
-      `rotating a webhook's signing secret (it hands you the new one) takes the permission that reads its data held without an end date, and you hold exception.read (exception.sla.breached, exception.created, exception.assigned) only until ${until}; have someone who holds it without an end date do it`,
+      `rotating a webhook's signing secret (it hands you the new one) takes the read permission of each of the webhook's kinds held without an end date, and you hold exception.read (exception.sla.breached, exception.created, exception.assigned) only until ${until}; have someone who holds it without an end date do it`,
     );
     expect(existsSync(file)).toBe(false);
   });

@@ -239,16 +239,20 @@ function roleRefusal(state: SandboxState, principal: Principal, tenant: Tenant, 
 
 /**
  * 403 insufficient_role unless the caller's live roles allow every act of a record change
- * (src/api/record-acts.ts: resolving, assigning, a rule of a kind), the first one lacking named.
+ * (src/api/record-acts.ts: resolving, assigning, a rule of a kind), the first one lacking named;
+ * what only a read shows (the record's kind) only to a caller holding `read`.
  */
 export function requireRecordActs(
   state: SandboxState,
   principal: Principal,
   tenant: Tenant,
   acts: readonly RecordAct[],
+  read: string,
 ): void {
   const held = [...livePermissions(state, principal, tenant.id)];
-  for (const { act, anyOf } of acts) {
+  const reads = grantsPermission(held, read);
+  for (const { act: bare, of, anyOf } of acts) {
+    const act = `${bare}${reads && of ? of : ''}`;
     if (anyOf.some((p) => grantsPermission(held, p))) continue;
     const broader = anyOf.flatMap((p) => {
       const up = p.slice(0, p.lastIndexOf('.'));

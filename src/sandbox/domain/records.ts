@@ -47,7 +47,10 @@ export interface StoredRecord {
   record: SurfaceRecord;
 }
 
-/** Refuses (throws) a change from `before` (undefined: a creation) to `after`, the record's own fields. */
+/**
+ * Refuses (throws) a change from `before` (undefined: a creation) to `after`, the record's own
+ * fields; a patch that changes nothing is checked too, with `after` the very `before`.
+ */
 export type RecordCheck = (
   before: Record<string, unknown> | undefined,
   after: Record<string, unknown>,
@@ -120,7 +123,10 @@ export class RecordStore {
       [...RESERVED_RECORD_FIELDS].filter((k) => k in record).map((k) => [k, record[k]]),
     );
     const own = Object.fromEntries(Object.entries(record).filter(([k]) => !RESERVED_RECORD_FIELDS.has(k)));
-    if (mergePatchChanges(own, patch).length === 0) return record;
+    if (mergePatchChanges(own, patch).length === 0) {
+      check(own, own); // answered as it is: a read, judged by the check too
+      return record;
+    }
     const merged = mergePatch(own, patch) as Record<string, unknown>;
     check(own, merged);
     for (const key of Object.keys(record)) delete record[key];

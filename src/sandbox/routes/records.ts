@@ -35,7 +35,13 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
     const acts =
       (request: FastifyRequest): RecordCheck =>
       (before, after) =>
-        requireRecordActs(state, request.principal!, request.tenant!, recordActs(surface, before, after));
+        requireRecordActs(
+          state,
+          request.principal!,
+          request.tenant!,
+          recordActs(surface, before, after, rules.read),
+          rules.read,
+        );
 
     if (!OWN_READS.has(surface)) {
       app.get<{ Querystring: RecordListQuery }>(
@@ -127,7 +133,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           description:
             'A partial update as a JSON Merge Patch (RFC 7396): members merge, null removes a member. Fields the sandbox ' +
             'owns cannot be set; an idempotency_key member is ignored (never stored). A patch that changes nothing answers the record ' +
-            'as it was, updated_at too. A soft-deleted record cannot be changed (409 record_deleted).',
+            "as it was, updated_at too, and so is a read: it takes the surface's read permission (403 insufficient_role). A soft-deleted record cannot be changed (409 record_deleted).",
           params: RecordIdParams,
           body: RecordPatchBody,
           response: { 200: SurfaceRecord, ...errorResponses(400, 401, 403, 404, 409) },

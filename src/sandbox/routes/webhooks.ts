@@ -40,8 +40,11 @@ const HIDDEN =
 const SECRET_RULE =
   "The signing secret is a standing credential (whoever holds it signs events of the webhook's kinds that its receiver " +
   'trusts, after any grant ends), so rotating it and restoring a previous one take webhook.manage and the read permission ' +
-  "of each of the webhook's kinds held without an end date, as choosing its URL does and as rotating an OAuth client's " +
-  'secret does: a just-in-time grant is 403 insufficient_permission naming what ends and when.';
+  "of each of the webhook's kinds held without an end date (as rotating an OAuth client's secret takes what its scopes " +
+  'reach so held): lacking a read permission is 403 insufficient_permission naming the kinds the secret signs and the ' +
+  'permission; a just-in-time grant is 403 insufficient_permission naming what ends and when. Creating a webhook, which ' +
+  'also answers its first secret, takes only what choosing its URL takes (the read permissions held without an end date; ' +
+  'webhook.manage may be held just in time).';
 const CHANNEL_RULE =
   'A webhook sends the data of its event kinds to its URL for as long as it exists, so choosing that takes the permission that ' +
   "reads each kind's data (exception.read for exception.*, reconciliation.read for reconciliation.*; webhook.test none), held " +
