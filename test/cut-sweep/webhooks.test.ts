@@ -1,6 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { type CutCase, describeCutSweep } from '../helpers/cut-sweep.js';
+import { type CutCase, describeCutSweep, secretCases } from '../helpers/cut-sweep.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { admin, createWebhook } from '../helpers/webhooks.js';
 
@@ -13,61 +11,35 @@ const hook = async (argv: string[]) => (await admin(sandbox(), 'GET', `/v1/webho
 const deliveries = async (argv: string[]) =>
   (await admin(sandbox(), 'GET', `/v1/webhooks/${argv[2]}/deliveries`)).body.items?.length;
 
-const file = (argv: string[]) => {
-  const path = argv[argv.indexOf('--secret-file') + 1]!;
-  return existsSync(path) ? readFileSync(path, 'utf8') : '';
-};
-
 const cases = (dir: string): CutCase[] => [
-  {
-    name: 'webhooks create --secret-file',
-    setup: async () => [
+  ...secretCases(
+    'webhooks create',
+    dir,
+    (n) => [
       'webhooks',
       'create',
       '--url',
-      `https://cut.example/new-${++made}`,
+      `https://cut.example/new-${++made}-${n}`,
       '--event-type',
       'webhook.test',
-      '--secret-file',
-      join(dir, `wh-${made}`),
     ],
-    state: async (argv) =>
-      (await admin(sandbox(), 'GET', '/v1/webhooks?limit=200')).body.items.filter(
-        (w: { url: string }) => w.url === argv[3],
-      ).length,
-    secret: /whsec_/,
-    written: file,
-  },
-  {
-    name: 'webhooks rotate-secret --secret-file',
-    setup: async () => [
-      'webhooks',
-      'rotate-secret',
-      (await fresh()).id,
-      '--secret-file',
-      join(dir, `rot-${++made}`),
-    ],
-    state: hook,
-    secret: /whsec_/,
-    written: file,
-  },
-  {
-    name: 'webhooks create',
-    setup: async () => [
-      'webhooks',
-      'create',
-      '--url',
-      `https://cut.example/new-${++made}`,
-      '--event-type',
-      'webhook.test',
-      '--show-secret',
-    ],
-    state: async (argv) =>
-      (await admin(sandbox(), 'GET', '/v1/webhooks?limit=200')).body.items.filter(
-        (w: { url: string }) => w.url === argv[3],
-      ).length,
-    secret: /whsec_/,
-  },
+    {
+      state: async (argv) =>
+        (await admin(sandbox(), 'GET', '/v1/webhooks?limit=200')).body.items.filter(
+          (w: { url: string }) => w.url === argv[3],
+        ).length,
+      secret: /whsec_/,
+    },
+  ),
+  ...secretCases(
+    'webhooks rotate-secret',
+    dir,
+    async () => ['webhooks', 'rotate-secret', (await fresh()).id],
+    {
+      state: hook,
+      secret: /whsec_/,
+    },
+  ),
   {
     name: 'webhooks update',
     setup: async () => ['webhooks', 'update', (await fresh()).id, '--description', 'cut'],
@@ -91,12 +63,6 @@ const cases = (dir: string): CutCase[] => [
     name: 'webhooks delete',
     setup: async () => ['webhooks', 'delete', (await fresh()).id, '--yes'],
     state: hook,
-  },
-  {
-    name: 'webhooks rotate-secret',
-    setup: async () => ['webhooks', 'rotate-secret', (await fresh()).id, '--show-secret'],
-    state: hook,
-    secret: /whsec_/,
   },
   {
     name: 'webhooks test',

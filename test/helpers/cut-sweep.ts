@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { bulkRunner } from './bulk.js';
@@ -19,6 +21,38 @@ export interface CutCase {
    * as it would have (docs/RELIABILITY.md, "Ctrl-C cuts the run").
    */
   finishesInFlight?: true;
+}
+
+/** What the run wrote to its `--secret-file` (empty when nothing was written). */
+const secretFileOf = (argv: string[]): string => {
+  const path = argv[argv.indexOf('--secret-file') + 1]!;
+  return existsSync(path) ? readFileSync(path, 'utf8') : '';
+};
+
+/**
+ * A verb that returns a secret once, swept both ways the one secret rule allows: `--secret-file`
+ * (a file named `name`-N in `dir`, whose content counts as said) and `--show-secret`.
+ */
+export function secretCases(
+  name: string,
+  dir: string,
+  argv: (n: number) => Promise<string[]> | string[],
+  rest: Pick<CutCase, 'state' | 'secret'>,
+): CutCase[] {
+  let made = 0;
+  return [
+    {
+      name: `${name} --secret-file`,
+      setup: async () => [
+        ...(await argv(++made)),
+        '--secret-file',
+        join(dir, `${name.replace(/\W+/g, '-')}-${made}`),
+      ],
+      ...rest,
+      written: secretFileOf,
+    },
+    { name: `${name} --show-secret`, setup: async () => [...(await argv(++made)), '--show-secret'], ...rest },
+  ];
 }
 
 export interface CutRun {
