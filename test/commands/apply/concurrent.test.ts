@@ -1,3 +1,5 @@
+// Over 300 lines: concurrent and interrupted `svc apply` runs share one sandbox, its proxy barrier
+// and their exact outputs, one race per test.
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,5 @@
+// Over 300 lines: a saved plan from `svc plan --out` to `svc apply`, each way it can be refused
+// (stale, foreign, another person's, cut short), one behaviour per test against one sandbox.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
