@@ -7,7 +7,7 @@ import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { definiteRefusal } from '../../bulk/judge.js';
 import { OWN_REACH_PHASE } from '../../bulk/order.js';
 import type { Worker } from '../../bulk/runner.js';
-import { SvcError } from '../../errors.js';
+import { readAfterChange, SvcError } from '../../errors.js';
 import {
   AssignmentExistsError,
   AssignmentNotFoundError,
@@ -28,7 +28,7 @@ export type RolePermissions = ReadonlyMap<string, readonly string[]>;
 /**
  * A row's `api_keys_may_stop` when its move gave a permanent grant an end that may stop the user's
  * API keys (the single grant's rule, endsKeyHold), said once after the summary (sayKeysMayStop).
- * The move is made: a check that fails says "may" rather than fail the row.
+ * The move is made: a check that fails says "may" rather than fail the row (readAfterChange).
  */
 async function keysMayStop(
   platform: Platform,
@@ -36,10 +36,7 @@ async function keysMayStop(
   moved: { role_id: string; expires_at: string | null },
   permissions: RolePermissions,
 ): Promise<{ api_keys_may_stop?: true }> {
-  const ends = await endsKeyHold(platform, user, moved, permissions).catch((error: unknown) => {
-    if (error instanceof SvcError) return true;
-    throw error;
-  });
+  const ends = await readAfterChange(endsKeyHold(platform, user, moved, permissions), true);
   return ends ? { api_keys_may_stop: true } : {};
 }
 
