@@ -19,11 +19,19 @@ export interface SecretWords {
   why: string;
 }
 
-export function secretDestination(flags: Record<string, unknown>, words: SecretWords): SecretDestination {
+/**
+ * The destination the flags give; with neither, refused (`words` say why), unless `required` is
+ * false: a secret that grants no power over the tenant (a publishable key) is then printed.
+ */
+export function secretDestination(
+  flags: Record<string, unknown>,
+  words: SecretWords,
+  required = true,
+): SecretDestination {
   const file = flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile);
   const show = flags.showSecret === true;
   if (file !== undefined && show) throw new UsageError('use --secret-file or --show-secret, not both');
-  if (file === undefined && !show) {
+  if (required && file === undefined && !show) {
     throw new UsageError(
       `${words.what} returns the ${words.secret} once: pass --secret-file PATH (or --show-secret to print it)`,
       { hint: words.why },

@@ -41,15 +41,15 @@ export interface ApiKeyCreateOptions {
  * the clients that read with it, so seeing it in a log is not a leak of power over the tenant.
  */
 function keyDestination(kind: Kind | undefined, flags: Record<string, unknown>): void {
-  if (kind === 'service_role') {
-    secretDestination(flags, {
+  secretDestination(
+    flags,
+    {
       what: 'svc tenants api-keys create',
       secret: 'service_role key',
       why: 'the key acts as tenant_admin until revoked and is shown only in this answer',
-    });
-  } else if (flags.secretFile !== undefined && flags.showSecret === true) {
-    throw new UsageError('use --secret-file or --show-secret, not both');
-  }
+    },
+    kind === 'service_role',
+  );
 }
 
 export function parseApiKeyCreate(
