@@ -7,11 +7,16 @@ import { inquirerPrompter } from '../../src/system/prompter.js';
 
 const SGR = /\u001b\[[0-9;]*m/;
 
-/** A prompt on a fake terminal: each of `keys` is typed once what came before is drawn; returns what was drawn. */
+/**
+ * A prompt on a fake terminal: each of `keys` is typed once the prompt has drawn something new
+ * since the last keys, and a `[shown, keys]` pair once `shown` is drawn (a validation's message:
+ * keys typed while a prompt validates are dropped, so a fixed pause could lose them under load);
+ * returns what was drawn.
+ */
 async function ask<T>(
   color: boolean,
   question: (p: ReturnType<typeof inquirerPrompter>) => Promise<T>,
-  ...keys: string[]
+  ...keys: Array<string | [shown: string, typed: string]>
 ) {
   const input = new PassThrough();
   const output = new PassThrough();
@@ -20,8 +25,12 @@ async function ask<T>(
     drawn += chunk.toString('utf8');
   });
   const answer = question(inquirerPrompter(input, output, { color }));
-  for (const typed of keys) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  let seen = 0;
+  for (const key of keys) {
+    const [shown, typed] = typeof key === 'string' ? [undefined, key] : key;
+    const ready = () => (shown === undefined ? drawn.length > seen : drawn.includes(shown));
+    while (!ready()) await new Promise((resolve) => setTimeout(resolve, 10));
+    seen = drawn.length;
     input.write(typed);
   }
   return { answer: await answer, drawn };
@@ -57,7 +66,7 @@ describe('inquirerPrompter colour', () => {
       false,
       (p) => p.input('User id', { validate: (v) => (v === 'usr_1' ? true : 'not a user id') }),
       'x\r',
-      '\u007fusr_1\r',
+      ['not a user id', '\u007fusr_1\r'],
     );
     expect(input.answer).toBe('usr_1');
     expect(input.drawn).toContain('not a user id');
