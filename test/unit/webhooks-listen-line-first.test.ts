@@ -35,7 +35,7 @@ describe('startListener with lineFirst', () => {
     ['written', true, 200],
     ['not written', false, 503],
   ])(
-    'a valid delivery whose line was %s is answered %i, after onDelivery settled',
+    'a valid delivery whose line was %s (%s) is answered %i, after onDelivery settled',
     async (_, written, status) => {
       const events: string[] = [];
       let release!: (value: boolean) => void;
