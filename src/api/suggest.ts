@@ -1,13 +1,23 @@
-/** Edit distance (Levenshtein) between two short strings. */
+/**
+ * Edit distance between two short strings: insertions, deletions, substitutions and swaps of two
+ * neighbouring letters (optimal string alignment), each one edit. A swap is the commonest typo
+ * (GTE, PSOT, tenat): counted as two, a 3- or 4-letter word's swap was out of a typo's reach.
+ */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, before[j - 2]! + 1);
+      }
+      current.push(best);
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length]!;

@@ -103,8 +103,11 @@ export interface BulkVerb<T, R extends Row> {
    * read as checked (`not checked against what you hold …`); undefined when every row was.
    */
   unchecked?: () => string | undefined;
-  /** Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. */
-  empty?: string;
+  /**
+   * Said when there is nothing to do (an empty queue); nothing is asked, sent or journaled. A
+   * function is asked only then (a note that needs a read: `dlq discard`'s unsubscribed kind).
+   */
+  empty?: string | (() => Promise<string>);
   /**
    * A verb whose items come from a source that done items leave (a queue): the item of one an
    * earlier run finished, from its key and journaled details. A resumed run then says so first
@@ -181,7 +184,7 @@ async function runLocked<T, R extends Row>(
     // A resumed run with nothing done, nothing left and nothing owed is over: its journal goes.
     if (journal.run.resumed && !verb.dryRun) journal.remove();
     if (ctx.out.mode === 'json') await ctx.out.jsonList([]);
-    ctx.out.info(verb.empty);
+    ctx.out.info(typeof verb.empty === 'string' ? verb.empty : await verb.empty());
     return undefined;
   }
   if (verb.fromJournal && journal.run.resumed)

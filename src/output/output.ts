@@ -158,18 +158,28 @@ export class Output {
 
   /**
    * Writes to stdout, waiting when the reader is slow. A closed pipe, or a write that failed
-   * (a full disk), throws ClosedPipeError, which carries the failure's code.
+   * (a full disk), throws ClosedPipeError, which carries the failure's code. With `taken`, it
+   * resolves only once stdout has taken the bytes (the write's own callback), and throws if it
+   * did not: for a line that must not be counted written before it was (listen answers a
+   * delivery only after its line).
    */
-  async write(text: string | Uint8Array): Promise<void> {
+  async write(text: string | Uint8Array, options: { taken?: boolean } = {}): Promise<void> {
     const out = this.io.stdout;
     if (this.stdoutClosed || out.writableEnded) throw new ClosedPipeError(this.#failure);
     // Bytes are `svc api`'s raw bodies, as they came; the commands that mask stdout write text.
     if (this.#maskStdout && typeof text === 'string') text = this.#redact(text);
     let ok: boolean;
+    let tookIt: (() => void) | undefined;
+    const taken = options.taken
+      ? new Promise<void>((resolve) => {
+          tookIt = resolve;
+        })
+      : undefined;
     try {
       // The write's own callback hears of a failure, without a listener left on the stream.
       ok = out.write(text, (error?: NodeJS.ErrnoException | null) => {
         if (error) this.#failed(error);
+        tookIt?.();
       });
     } catch (error) {
       if (!this.#failed(error)) throw error;
@@ -178,6 +188,10 @@ export class Output {
     if (!ok && !out.destroyed) {
       this.#drained ??= this.#drain(out);
       await this.#drained;
+      if (this.stdoutClosed) throw new ClosedPipeError(this.#failure);
+    }
+    if (taken !== undefined) {
+      await taken;
       if (this.stdoutClosed) throw new ClosedPipeError(this.#failure);
     }
   }
@@ -370,8 +384,8 @@ export class Output {
   }
 
   /** One compact JSON line whatever the mode (streams of events, e.g. `webhooks listen --ndjson`). */
-  async jsonLine(value: unknown): Promise<void> {
-    await this.write(`${this.#json(value)}\n`);
+  async jsonLine(value: unknown, options: { taken?: boolean } = {}): Promise<void> {
+    await this.write(`${this.#json(value)}\n`, options);
   }
 
   /** Free text on stdout for humans (tables and plain mode only). */

@@ -50,7 +50,15 @@ export interface ListenerOptions {
   onLoop?: () => void;
   /** Keeps each request as it came (head and raw body) before it is answered; returns where. */
   capture?: (request: CapturedRequest, record: ReceivedDelivery) => Promise<CaptureFiles>;
-  onDelivery: (record: ReceivedDelivery) => void;
+  /**
+   * Told of each request, once answered; but with `lineFirst`, a valid delivery that is not
+   * forwarded is told first and answered only by the promise it returns: true (its line was
+   * written) 200, anything else 503 with Retry-After, so it is not acknowledged: the sender
+   * retries it, rather than count delivered what nobody saw.
+   */
+  onDelivery: (record: ReceivedDelivery) => unknown;
+  /** The line is the only thing that keeps a delivery (no --capture, no --forward-to). */
+  lineFirst?: boolean;
 }
 
 /** A request as it came: its head (request line and headers, as sent) and its raw body. */
@@ -330,8 +338,14 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       }
       if (!options.forward) {
         record.status = 200;
+        if (options.lineFirst && (await options.onDelivery(record)) !== true) {
+          record.status = 503;
+          res.setHeader('retry-after', String(NOT_READY_RETRY_SECONDS));
+          answer(503, { error: 'not_printed', message: "the listener's output is gone: try again" });
+          return;
+        }
         answer(200, { received: true, event_id: id });
-        options.onDelivery(record);
+        if (!options.lineFirst) options.onDelivery(record);
         return;
       }
       inFlight++;

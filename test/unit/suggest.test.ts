@@ -1,6 +1,6 @@
 /** "Did you mean …": what the word is the beginning of ranks before what is merely close to it. */
 import { describe, expect, it } from 'vitest';
-import { beginningOf, closest, didYouMean } from '../../src/api/suggest.js';
+import { beginningOf, closest, didYouMean, editDistance } from '../../src/api/suggest.js';
 
 describe('closest', () => {
   it.each<[string, string[], string | undefined]>([
@@ -45,5 +45,21 @@ describe('closest', () => {
   it('didYouMean says nothing for the word itself', () => {
     expect(didYouMean('tenant', ['tenant'])).toBe('');
     expect(didYouMean('event', ['event-type'])).toBe(' (did you mean event-type?)');
+  });
+});
+
+describe('editDistance', () => {
+  it.each<[string, string, number]>([
+    ['get', 'get', 0],
+    // a swap of two neighbouring letters is one typo
+    ['gte', 'get', 1],
+    ['psot', 'post', 1],
+    ['tenat', 'tenant', 1],
+    ['ab', 'ba', 1],
+    // not two swaps' worth, nor a letter moved further
+    ['abc', 'cba', 2],
+    ['kitten', 'sitting', 3],
+  ])('%s → %s: %i', (a, b, distance) => {
+    expect(editDistance(a, b)).toBe(distance);
   });
 });

@@ -2,7 +2,7 @@
 // path.ts, headers.ts, fields.ts and print.ts. Past 300 lines: the help's examples and the
 // outcome of a lost answer (the key to re-run with) belong to the command itself.
 import { Command, Option } from 'commander';
-import { OAUTH_PATHS } from '../../api/constants.js';
+import { didYouMean } from '../../api/suggest.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError, UsageError } from '../../errors.js';
@@ -57,7 +57,9 @@ export function parseApi(
   const [method, path] = methodAndPath(first, second);
   const upper = method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(upper))
-    throw new UsageError(`unknown HTTP method ${quoted(method)}; use one of ${METHODS.join(', ')}`);
+    throw new UsageError(
+      `unknown HTTP method ${quoted(method)}${didYouMean(upper, METHODS)}; use one of ${METHODS.join(', ')}`,
+    );
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
     throw new UsageError('svc api takes a path such as /v1/me, not a URL', {
       hint: 'the base URL comes from --base-url, SVC_BASE_URL or the profile, so your credential only goes there',
@@ -91,15 +93,14 @@ export function parseApi(
 }
 
 /**
- * A platform POST: under /v1, but not the OAuth token and revocation endpoints (form bodies).
- * Only these get an idempotency key; a sandbox control (/_sandbox) or any other path is sent
- * exactly as given.
+ * A platform POST: under /v1, but not to an endpoint that authenticates its client (the OAuth
+ * token, revocation and device-authorization endpoints: authenticatesItsClient, one rule for
+ * both), whose form bodies take no idempotency key. Only these get one; a sandbox control
+ * (/_sandbox) or any other path is sent exactly as given.
  */
 export function isPlatformPost(method: HttpMethod, path: string): boolean {
-  const bare = path.split('?')[0]!;
-  return (
-    method === 'POST' && bare.startsWith('/v1/') && bare !== OAUTH_PATHS.token && bare !== OAUTH_PATHS.revoke
-  );
+  const bare = path.split(/[?#]/)[0]!;
+  return method === 'POST' && bare.startsWith('/v1/') && !authenticatesItsClient(method, bare);
 }
 
 /**
@@ -264,8 +265,8 @@ export default function api(make: MakeContext): Command {
         'own query string has it. Fields are sent only as JSON: a body of another type (a form) goes\n' +
         "in a file, --input FILE -H 'Content-Type: ...'. -i goes with neither --paginate nor\n" +
         '--json/--ndjson (its head is text; --debug shows it on stderr).\n' +
-        'POSTs under /v1 get an idempotency key (in the body and the Idempotency-Key\n' +
-        'header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
+        'POSTs under /v1 (but the OAuth endpoints below) get an idempotency key (in the body and the\n' +
+        'Idempotency-Key header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
         'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
         '-H gives it; an -H key goes in a body that has none. When the outcome of such a POST is\n' +
         'unknown (its answer lost, or Ctrl-C once it was sent), the error names the key: re-run with\n' +
@@ -285,9 +286,9 @@ export default function api(make: MakeContext): Command {
         'goes over plain http only to loopback); each header is sent once, so a name given twice is\n' +
         'refused. The OAuth endpoints that authenticate the client (/v1/oauth/token, /v1/oauth/revoke,\n' +
         "/v1/oauth/device_authorization) never get the profile's credential: the client proves itself\n" +
-        'with client_id and client_secret in the form, or an HTTP Basic header; a 401 there is the\n' +
-        "client's credentials refused (exit 3), not your login. Field and header names are sent as\n" +
-        'given (__proto__ too: the server decides). The\n' +
+        'with client_id and client_secret in the form, or an HTTP Basic header, and no idempotency key;\n' +
+        "a 401 there is the client's credentials refused (exit 3), not your login. Field and header\n" +
+        'names are sent as given (__proto__ too: the server decides). The\n' +
         'response body is printed as it came (JSON laid out, every key,\n' +
         'string and number as sent; a body that is not UTF-8 as its bytes, or on a terminal as text\n' +
         'with U+FFFD and a warning); --paginate prints an answer that is not a list as it came too,\n' +

@@ -240,28 +240,41 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
         options.forwardTimeoutSeconds ?? DEFAULT_FORWARD_TIMEOUT_SECONDS,
       )
     : undefined;
-  // Lines are written in arrival order; a slow reader of stdout delays printing, not answering.
-  // When stdout's reader is gone (`| head -1`) or a write fails, the lines were the only thing that
-  // kept what arrives: the listener stops as on Ctrl-C (later deliveries fail and are retried, W is
-  // put back). With --capture or --forward-to, what arrives is kept there: svc says once that the
-  // lines are no longer seen and goes on.
+  // Lines are written in arrival order. When stdout's reader is gone (`| head -1`) or a write
+  // fails, the lines were the only thing that kept what arrives: the listener stops as on Ctrl-C
+  // (later deliveries fail and are retried, W is put back). So without --capture or --forward-to a
+  // valid delivery is answered only once stdout has taken its line (lineFirst): one whose line
+  // cannot be written gets 503 and is retried, never acknowledged unseen; a slow reader then
+  // delays answering. With --capture or --forward-to, what arrives is kept there: a slow reader
+  // delays only printing, and svc says once that the lines are no longer seen and goes on.
   const sink = sinkWords(capture?.dir, options.forwardTo);
+  const lineFirst = sink === undefined;
   const stdoutGone = new AbortController();
   const unprinted: ReceivedDelivery[] = [];
   let printing = Promise.resolve();
-  const print = (record: ReceivedDelivery) => {
-    printing = printing
-      .then(() => (ctx.out.isMachine ? ctx.out.jsonLine(record) : ctx.out.write(`${line(ctx, record)}\n`)))
-      .catch((error: unknown) => {
-        if (!(error instanceof ClosedPipeError)) return;
-        unprinted.push(record);
-        if (unprinted.length > 1) return;
-        if (sink)
-          ctx.out.warn(
-            `${stdoutWords(ctx)}: deliveries are no longer printed, but still ${sink}; Ctrl-C stops`,
-          );
-        else stdoutGone.abort();
-      });
+  /** Prints a request's line after those before it; true once stdout has it (lineFirst: taken). */
+  const print = (record: ReceivedDelivery): Promise<boolean> => {
+    const taken = { taken: lineFirst };
+    const printed = printing
+      .then(() =>
+        ctx.out.isMachine ? ctx.out.jsonLine(record, taken) : ctx.out.write(`${line(ctx, record)}\n`, taken),
+      )
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (!(error instanceof ClosedPipeError)) return false;
+          unprinted.push(record);
+          if (unprinted.length > 1) return false;
+          if (sink)
+            ctx.out.warn(
+              `${stdoutWords(ctx)}: deliveries are no longer printed, but still ${sink}; Ctrl-C stops`,
+            );
+          else stdoutGone.abort();
+          return false;
+        },
+      );
+    printing = printed.then(() => undefined);
+    return printed;
   };
   let listener: Awaited<ReturnType<typeof startListener>>;
   try {
@@ -289,8 +302,9 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
             `event ${record.event_id} was received before (a retry or a replay): receivers must handle it once`,
           );
         }
-        print(record);
+        return print(record);
       },
+      lineFirst,
     });
   } catch (error) {
     await forwarding?.close();
@@ -443,9 +457,13 @@ function unprintedError(
     .slice(0, 5)
     .map((r) => r.delivery_id)
     .join(' ');
+  // A valid delivery whose line could not be written was answered 503 (lineFirst), not acknowledged.
+  const retried = unprinted.filter((r) => r.valid && r.status === 503).length;
   const replay =
     acknowledged.length === 0
-      ? undefined
+      ? retried === 0
+        ? undefined
+        : `${retried === 1 ? 'that delivery was' : `${retried} of them were`} answered 503, not acknowledged: the platform retries ${retried === 1 ? 'it' : 'them'}`
       : `${one ? 'that delivery was' : `${acknowledged.length} of them were`} answered 2xx, so the platform counts ${one ? 'it' : 'them'} delivered: \`svc webhooks replay ${webhook ?? 'WEBHOOK'} ${ids}\` sends ${one ? 'it' : 'them'} again`;
   const message = sink
     ? `${what} while listening: ${count}; each was still ${sink}`
@@ -474,9 +492,11 @@ export function listenCommand(make: MakeContext): Command {
         'put back; svc then waits for forwards in flight, and a second Ctrl-C abandons them (exit 130), never W\n' +
         "being put back or set up: that finishes first. When stdout's reader goes away (`| head -1`) or a write to it\n" +
         'fails, the listener stops as on Ctrl-C (later deliveries fail and the platform retries them; W is put back)\n' +
-        'and exits 141 (1 for a failed write), naming the requests answered whose line was lost and the replay\n' +
-        'that sends those answered 2xx again; with --capture or --forward-to, which keep what arrives, it says so\n' +
-        'once and goes on (exit 141 at the end, naming the requests not printed).\n\n' +
+        'and exits 141 (1 for a failed write), naming the requests whose line was lost. Without --capture or\n' +
+        '--forward-to a valid delivery is answered only once stdout has its line (a slow reader slows the\n' +
+        'answers): one whose line cannot be written gets 503, not acknowledged, and the platform retries it.\n' +
+        'With --capture or --forward-to, which keep what arrives, it says so once and goes on (exit 141 at the\n' +
+        'end, naming the requests not printed).\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
         'svc can verify (deliveries carry the old secret too; until svc has the new one, every request is answered\n' +
         '503 with Retry-After, judged neither valid nor invalid), and on Ctrl-C the URL and the old secret are put back\n' +

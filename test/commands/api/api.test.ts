@@ -5,6 +5,9 @@
  * secrets masked, every call surviving injected 503s without a side effect twice, and svc api in
  * pipelines (issue 13: GET assumed, -F typed JSON, idempotency keys only on platform POSTs).
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
 import { DEMO_ORG, tenantId } from '../../../src/sandbox/seed.js';
@@ -330,7 +333,11 @@ describe('svc api in pipelines', () => {
   it.each([
     ['/v1/things', true],
     ['/v1/oauth/token', false],
+    ['/v1/roles', true],
     ['/v1/oauth/revoke', false],
+    // every endpoint that authenticates its client (authenticatesItsClient): the one rule
+    ['/v1/oauth/device_authorization', false],
+    ['/v1/oauth/device_authorization?x=1', false],
     ['/_sandbox/webhooks/events', false],
     ['/elsewhere', false],
   ])('adds an idempotency key to a POST to %s only if it is a platform POST (%s)', async (path, keyed) => {
@@ -340,6 +347,24 @@ describe('svc api in pipelines', () => {
     expect('idempotency_key' in JSON.parse(sent.body)).toBe(keyed);
     expect(sent.headers['idempotency-key'] !== undefined).toBe(keyed);
   });
+
+  it.each([
+    ['/v1/roles', true],
+    ['/v1/oauth/token', false],
+    ['/v1/oauth/revoke', false],
+    ['/v1/oauth/device_authorization', false],
+  ])(
+    '--input: a JSON object POSTed to %s gets an idempotency key only on a platform POST (%s)',
+    async (path, keyed) => {
+      const { s, run } = await recorder();
+      const file = join(mkdtempSync(join(tmpdir(), 'svc-input-')), 'body.json');
+      writeFileSync(file, '{"client_id":"c"}');
+      expect((await run(['POST', path, '--input', file])).code).toBe(0);
+      const sent = s.seen[0]!;
+      expect('idempotency_key' in JSON.parse(sent.body)).toBe(keyed);
+      expect(sent.headers['idempotency-key'] !== undefined).toBe(keyed);
+    },
+  );
 
   it('drives POST /_sandbox/webhooks/events, which refused the added key before', async () => {
     const r = await svc.run([

@@ -1,8 +1,8 @@
 /**
  * `svc webhooks listen … | head -1` (findings pipes15 F5): a listener whose stdout's reader has gone
  * stops as on Ctrl-C — it stops accepting (later deliveries fail and the platform retries them),
- * puts --webhook W back, says so and exits 141, naming the request answered whose line was lost and
- * the replay that sends it again — instead of acknowledging every later delivery with nobody
+ * puts --webhook W back, says so and exits 141, naming the request whose line was lost (answered
+ * 503 once its line could not be written, so the platform retries it) — instead of acknowledging every later delivery with nobody
  * reading. With --capture (or --forward-to) keeping what arrives, it warns once and goes on.
  * In-process over a stdout that takes one line, then fails every write with EPIPE.
  */
@@ -46,8 +46,14 @@ describe('svc webhooks listen --webhook W | head -1', () => {
       code: 'stdout_closed',
       message: `stdout closed, so the listener stopped (later deliveries fail and the platform retries them): 1 request(s) answered were not printed (${second}#1)`,
       exit_code: 141,
-      hint: `that delivery was answered 2xx, so the platform counts it delivered: \`svc webhooks replay ${id} ${second}\` sends it again`,
+      // Its line could not be written, so it was not acknowledged (s16: it was answered 200 first,
+      // then lost, with only a replay command to show for it).
+      hint: 'that delivery was answered 503, not acknowledged: the platform retries it',
     });
+    await expect
+      .poll(async () => (await delivery(svc.sandbox(), id, second)).attempt_count, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    expect((await delivery(svc.sandbox(), id, second)).status).not.toBe('delivered');
     // A later event is no longer acknowledged by a listener nobody reads.
     const third = (await emit(svc.sandbox(), id, 1)).events[0]!.delivery_ids[0]!;
     await expect

@@ -14,7 +14,7 @@ import { LIMIT_MAX } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { callerAuthority, refusedItem, UNCHECKED_HOLDINGS } from '../caller.js';
 import { webhookArg } from '../shared.js';
-import { type DlqFilterFlags, filterOptions, parseDlqFilters } from './filters.js';
+import { type DlqFilterFlags, filterOptions, parseDlqFilters, unsubscribedNote } from './filters.js';
 import { entryFields, type LeftQueue, leftText, type Planned } from './left.js';
 import { QueueSnapshot, withLaterNoted } from './queue.js';
 
@@ -194,7 +194,8 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
         `discarding dead-letter entries of ${webhook}`,
       ),
     single: !options.all && options.entries.length === 1,
-    empty: 'Nothing to discard: no queued dead-letter entry matches.',
+    empty: async () =>
+      `Nothing to discard: no queued dead-letter entry matches${await unsubscribedNote(platform, webhook, options.filters.eventType)}.`,
   };
   await withLaterNoted(
     ctx,

@@ -2,8 +2,9 @@ import { Option } from 'commander';
 import { DLQ_STATUS_FILTERS, EVENT_KIND, EVENT_TYPES } from '../../../api/constants.js';
 import type { DlqListQuery, Webhook } from '../../../api/schemas/webhooks.js';
 import { closest } from '../../../api/suggest.js';
-import { UsageError } from '../../../errors.js';
+import { optionalLookup, UsageError } from '../../../errors.js';
 import { quoted } from '../../../output/format.js';
+import type { Platform } from '../../../platform/index.js';
 import { choiceFlag, type TimeFlags, timeFlags } from '../../kit.js';
 import { flagWords } from '../../listing.js';
 
@@ -106,4 +107,18 @@ export function unsubscribed(hook: Webhook | undefined, kind: string | undefined
   if (hook === undefined || kind === undefined || kind === 'webhook.test') return '';
   if (hook.event_types.includes(kind as Webhook['event_types'][number])) return '';
   return ` (${hook.id} does not subscribe to ${kind}; it subscribes to ${hook.event_types.join(', ')})`;
+}
+
+/**
+ * `unsubscribed` for a command that has not read the webhook (`dlq ls`, `dlq discard --all`): the
+ * webhook is read only when --event-type names a kind, once nothing matched; a read that fails
+ * (optionalLookup) leaves the note out, since it only explains an empty result.
+ */
+export async function unsubscribedNote(
+  platform: Platform,
+  webhook: string,
+  kind: string | undefined,
+): Promise<string> {
+  if (kind === undefined || kind === 'webhook.test') return '';
+  return unsubscribed(await optionalLookup(platform.webhooks.get(webhook)), kind);
 }

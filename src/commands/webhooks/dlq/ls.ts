@@ -3,13 +3,21 @@ import { DLQ_PAGE, DLQ_STATUS_FILTERS } from '../../../api/constants.js';
 import type { DlqEntry, DlqList } from '../../../api/schemas/webhooks.js';
 import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
+import type { Platform } from '../../../platform/index.js';
 import { shellWord } from '../../../system/shell-words.js';
 import { examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
 import { type WithOptionalWebhook, withWebhook } from '../../pick.js';
 import { resolveTimes } from '../../platform-clock.js';
 import { DLQ_COLUMNS, webhookArg } from '../shared.js';
-import { type DlqFilterFlags, dlqQuery, filterArgs, filterOptions, parseDlqFilters } from './filters.js';
+import {
+  type DlqFilterFlags,
+  dlqQuery,
+  filterArgs,
+  filterOptions,
+  parseDlqFilters,
+  unsubscribedNote,
+} from './filters.js';
 
 export interface DlqOptions extends DlqFilterFlags, ListingOptions {
   webhook: string;
@@ -27,13 +35,33 @@ export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   const entries = listing.items((page) =>
     platform.webhooks.dlq.list(options.webhook, { ...dlqQuery(filters), ...page }),
   );
-  await ctx.out.list(entries, DLQ_COLUMNS, { empty: 'The dead-letter queue is empty.' });
+  const count = await ctx.out.list(entries, DLQ_COLUMNS);
+  if (count === 0) await saidEmpty(ctx, platform, options);
   const total = listing.lastPage?.total ?? listing.shown;
   listing.hintMore(
     ctx,
     svcCommand(ctx.settings(), `webhooks dlq ${shellWord(options.webhook)}${filterArgs(filters)}`),
     `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
   );
+}
+
+/**
+ * Nothing listed: on a terminal, "The dead-letter queue is empty." without filters, else that no
+ * entry matches them (the queue may hold others). With --event-type of a kind the webhook does not
+ * subscribe to, it says so (the rule of `replay --dlq`'s "Nothing to replay"), on stderr in every
+ * mode: a pipe's or --json's empty answer is left as it is (nothing, `[]`).
+ */
+async function saidEmpty(ctx: Context, platform: Platform, options: DlqOptions): Promise<void> {
+  const note = await unsubscribedNote(platform, options.webhook, options.eventType);
+  const filtered = [options.status, options.eventType, options.since, options.until].some(
+    (f) => f !== undefined,
+  );
+  const status = options.status === 'all' ? '' : `${options.status ?? 'queued'} `;
+  if (ctx.out.mode === 'table' || note !== '') {
+    ctx.out.info(
+      filtered ? `No ${status}dead-letter entry matches${note}.` : 'The dead-letter queue is empty.',
+    );
+  }
 }
 
 export function lsCommand(make: MakeContext): Command {

@@ -32,4 +32,52 @@ describe('--event-type typos on the dead-letter queue', () => {
       `Nothing to replay: no queued dead-letter entry matches (${WEBHOOK} does not subscribe to ledger.entry.posted; it subscribes to exception.sla.breached, exception.created, exception.assigned).\n`,
     ]);
   });
+
+  // The same rule (unsubscribed) for dlq ls and dlq discard --all: the note on stderr in every mode,
+  // stdout as for any empty answer (nothing on a pipe, [] for --json).
+  const NOTE = `(${WEBHOOK} does not subscribe to ledger.entry.posted; it subscribes to exception.sla.breached, exception.created, exception.assigned)`;
+  const KIND = ['--event-type', 'ledger.entry.posted'];
+  it.each<[string, string[], { tty?: { stdout: true }; columns?: number }, string, string]>([
+    [
+      'a table',
+      [],
+      { tty: { stdout: true }, columns: 120 },
+      '',
+      `No queued dead-letter entry matches ${NOTE}.\n`,
+    ],
+    ['TSV', [], {}, '', `No queued dead-letter entry matches ${NOTE}.\n`],
+    ['--json', ['--json'], {}, '[]\n', `No queued dead-letter entry matches ${NOTE}.\n`],
+    ['--status all', ['--status', 'all'], {}, '', `No dead-letter entry matches ${NOTE}.\n`],
+  ])(
+    'dlq ls, %s: a kind the webhook does not subscribe to is named',
+    async (_, flags, how, stdout, stderr) => {
+      const r = await svc.run(['webhooks', 'dlq', WEBHOOK, ...KIND, ...flags], how);
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, stdout, stderr]);
+    },
+  );
+
+  it('dlq ls: a kind it subscribes to says only that nothing matches, and only on a terminal', async () => {
+    const argv = ['webhooks', 'dlq', WEBHOOK, '--event-type', 'exception.assigned'];
+    const table = await svc.run(argv, { tty: { stdout: true }, columns: 120 });
+    expect([table.code, table.stdout, table.stderr]).toEqual([
+      0,
+      '',
+      'No queued dead-letter entry matches.\n',
+    ]);
+    const tsv = await svc.run(argv);
+    expect([tsv.code, tsv.stdout, tsv.stderr]).toEqual([0, '', '']);
+  });
+
+  it.each<[string, string[], string]>([
+    ['a dry run', ['--dry-run'], ''],
+    ['--json', ['--json'], '[]\n'],
+    ['a run', ['--yes'], ''],
+  ])('dlq discard --all, %s: a kind the webhook does not subscribe to is named', async (_, flags, stdout) => {
+    const r = await svc.run(['webhooks', 'dlq', 'discard', WEBHOOK, '--all', ...KIND, ...flags]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      stdout,
+      `Nothing to discard: no queued dead-letter entry matches ${NOTE}.\n`,
+    ]);
+  });
 });

@@ -69,7 +69,12 @@ describe('svc webhooks dlq [ls]: --limit is a total, pages are internal', () => 
 
   it('--event-type takes any event kind: one that never occurs matches nothing', async () => {
     const r = await svc.run(['webhooks', 'dlq', webhook, '--event-type', 'ledger.entry.posted', '--json']);
-    expect([r.code, r.stdout, r.stderr]).toEqual([0, '[]\n', '']);
+    // stdout is --json's empty answer; stderr says the webhook does not take that kind
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      '[]\n',
+      `No queued dead-letter entry matches (${webhook} does not subscribe to ledger.entry.posted; it subscribes to exception.sla.breached, webhook.test).\n`,
+    ]);
     const bad = await svc.run(['webhooks', 'dlq', webhook, '--event-type', 'Not A Kind']);
     expect([bad.code, bad.stderr]).toEqual([
       2,

@@ -1,0 +1,24 @@
+/**
+ * A misspelt HTTP method gets "did you mean", as every other typo does (journey15 F6): the shared
+ * rule, where a swap of two letters (GTE, PSOT) is one typo, not two.
+ */
+import { describe, expect, it } from 'vitest';
+import { runInProcess } from '../../helpers/context.js';
+
+const METHODS = 'use one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS';
+
+describe('svc api with a misspelt method', () => {
+  it.each<[string[], string]>([
+    [['api', 'GTE', '/v1/roles'], `error: unknown HTTP method "GTE" (did you mean GET?); ${METHODS}\n`],
+    [['api', 'PSOT', '/v1/roles'], `error: unknown HTTP method "PSOT" (did you mean POST?); ${METHODS}\n`],
+    [['api', 'pacth', '/v1/roles'], `error: unknown HTTP method "pacth" (did you mean PATCH?); ${METHODS}\n`],
+    [
+      ['api', 'DELET', '/v1/roles/r'],
+      `error: unknown HTTP method "DELET" (did you mean DELETE?); ${METHODS}\n`,
+    ],
+    // nothing near: no guess
+    [['api', 'FETCH', '/v1/me'], `error: unknown HTTP method "FETCH"; ${METHODS}\n`],
+  ])('svc %j: exit 2, the method meant', async (argv, stderr) => {
+    expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
+  });
+});
