@@ -158,6 +158,7 @@ export function channelRefusal(
 
 /** What taking a webhook's signing secret is, as the refusal says it (secretRefusal). */
 export const WEBHOOK_SECRET = {
+  create: 'creating a webhook (it hands you its first signing secret)',
   rotate: "rotating a webhook's signing secret (it hands you the new one)",
   restore: "restoring a webhook's previous signing secret (it puts back one that was cut off)",
 } as const;
@@ -168,7 +169,9 @@ export const WEBHOOK_SECRET = {
  * it signs events of the webhook's kinds its receiver trusts, after any grant ends. So it takes the
  * read permission of each kind, and webhook.manage, held without an end date (as an OAuth client's
  * secret takes what its scopes reach: clientReachRefusal). Its own words: a rotation sends nothing
- * (review15c R3). Creating a webhook, which also answers a secret, takes channelRefusal only.
+ * (review15c R3). Creating a webhook answers its first secret, and the webhook keeps it and delivers
+ * after a just-in-time webhook.manage grant ends (it stops only with its owner's read permissions),
+ * so creating takes this rule too, after channelRefusal (choiceRefusal; review15c R2).
  */
 export function secretRefusal(
   what: string,
@@ -197,6 +200,26 @@ export function secretRefusal(
   const bound = heldUntil(grants, ['webhook.manage']);
   if (bound === null) return undefined;
   return `${standing} webhook.manage held without an end date, and you hold it only until ${isoSeconds(bound)}; have someone who holds it without an end date do it`;
+}
+
+/** A choice of where a webhook's data goes (channelRefusal); `secret`: what it is when it also hands out a signing secret (a creation). */
+export interface WebhookChoice {
+  what: string;
+  kinds: readonly string[];
+  secret?: string;
+}
+
+/**
+ * The refusal of a webhook choice by a caller with these live grants, or undefined: channelRefusal,
+ * then, for a choice that hands out the signing secret (a creation), secretRefusal, so a webhook
+ * and its secret are made only by someone who holds webhook.manage without an end date, as a
+ * rotation takes (and as an OAuth client is created only with its reach so held).
+ */
+export function choiceRefusal(grants: readonly HeldGrant[], choice: WebhookChoice): string | undefined {
+  return (
+    channelRefusal(choice.what, grants, choice.kinds) ??
+    (choice.secret === undefined ? undefined : secretRefusal(choice.secret, grants, choice.kinds))
+  );
 }
 
 /** What arming an OAuth client with its scopes' reach is, as the refusal says it. */
@@ -482,13 +505,14 @@ export class CallerAuthority {
   /**
    * A change of a webhook or an OAuth client, which takes webhook.manage or oauth_client.manage;
    * with `channel`, a webhook change that chooses where its kinds' data goes (a creation, a new
-   * URL, added kinds, enabling), which also takes their read permissions without an end date; with
+   * URL, added kinds, enabling), which also takes their read permissions without an end date (a
+   * creation, which hands out the signing secret, webhook.manage so held too: choiceRefusal); with
    * `reach`, an OAuth client change that arms it with its scopes (a creation, added scopes, a new
    * redirect URI, a rotated secret), which also takes every permission those scopes reach.
    */
   integration(
     kind: 'webhook' | 'oauth_client',
-    channel?: { what: string; kinds: readonly string[] },
+    channel?: WebhookChoice,
     reach: ReadonlyArray<{ what: string; scopes: readonly string[] }> = [],
   ): Refusal | undefined {
     const refused =
@@ -497,7 +521,7 @@ export class CallerAuthority {
         : this.#operation('oauth_client.manage', 'changing OAuth clients');
     if (refused) return refused;
     const message =
-      (channel && channelRefusal(channel.what, this.grants, channel.kinds)) ??
+      (channel && choiceRefusal(this.grants, channel)) ??
       reach.map((r) => clientReachRefusal(r.what, this.grants, r.scopes)).find((m) => m !== undefined);
     return message === undefined ? undefined : { code: 'insufficient_permission', message };
   }

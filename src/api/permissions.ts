@@ -34,7 +34,7 @@ export const PERMISSION_CATALOG: Readonly<Record<string, string>> = {
   'webhook.read':
     "Read webhooks, their deliveries and dead-letter queues (a delivery's payload also takes its data's read permission)",
   'webhook.manage':
-    "Create, change and delete webhooks, rotate their secrets, send test events, replay and discard deliveries (pointing a webhook at data takes that data's read permission held without an end date; replaying a delivery takes it held now, a just-in-time grant too)",
+    "Create, change and delete webhooks, rotate their secrets, send test events, replay and discard deliveries (creating one or rotating its secret, a standing credential, takes webhook.manage held without an end date; pointing a webhook at data takes that data's read permission held without an end date; replaying a delivery takes it held now, a just-in-time grant too)",
   'api_key.manage': 'Issue, list and revoke API keys (only keys whose authority the caller holds)',
   'tenant.read':
     'List every tenant of the organisation: an organisation permission, granted by org_admin only (org_role), never by a tenant role',

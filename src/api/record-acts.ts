@@ -18,7 +18,10 @@ import { PERMISSION_CATALOG } from './permissions.js';
  * exception.write. So each finer permission does what it names without exception.write, and
  * exception.write neither assigns nor resolves a kind with its own resolve permission. Rules: a rule of kind fx (before or after the
  * change) is written with rule.write.fx, which rule.write grants; any other kind with rule.write.
- * Deleting either takes exception.write / rule.write (the operation table).
+ * Deleting either takes exception.write / rule.write (the operation table). To a caller who
+ * cannot read the record, a refused change of it names every permission such a change may take,
+ * the same whatever the record holds (`blind`): the act and its permission would tell its kind,
+ * status or assignment.
  */
 export interface RecordAct {
   /** The act as a refusal names it: `resolving an exception`. */
@@ -27,6 +30,12 @@ export interface RecordAct {
   of?: string;
   /** Any one of these (each granted also by a broader one above it) allows the act. */
   anyOf: readonly string[];
+  /**
+   * What a refusal says instead to a caller who cannot read the record (a change of one that
+   * exists): the same whatever the record holds, since which act a change is and what it takes
+   * (its kind, status, assignment; a change that changes nothing) is what only a read shows.
+   */
+  blind?: string;
 }
 
 /** The catalog's finer permissions that let a caller through to an operation, its record then deciding (record acts). */
@@ -37,6 +46,22 @@ export const FINER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
 };
 
 type Fields = Readonly<Record<string, unknown>>;
+
+/** Each record surface with acts: its noun, and every permission a change of one of its records may take. */
+const ACTED_ON: Readonly<Record<string, { noun: string; writes: readonly string[] }>> = {
+  exceptions: { noun: 'an exception', writes: ['exception.write', ...FINER_PERMISSIONS.exceptions_update!] },
+  rules: { noun: 'a rule', writes: ['rule.write', ...FINER_PERMISSIONS.rules_update!] },
+};
+
+/** The refusal's words to a caller who cannot read the record: every permission any such change may take, the catalog's per-kind ones too. */
+function blindNeed(surface: string, read: string): string | undefined {
+  const acted = ACTED_ON[surface];
+  if (acted === undefined) return undefined;
+  const all = Object.keys(PERMISSION_CATALOG).filter((p) =>
+    acted.writes.some((w) => p === w || p.startsWith(`${w}.`)),
+  );
+  return `changing ${acted.noun} you cannot read needs what its fields call for, which ${read} shows: ${read} for a change that changes nothing, else one of ${[...new Set(all)].sort().join(', ')}`;
+}
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const kindOf = (fields: Fields | undefined) => (typeof fields?.kind === 'string' ? fields.kind : undefined);
@@ -115,11 +140,19 @@ export function recordActs(
   after: Fields,
   read: string,
 ): RecordAct[] {
-  if (before !== undefined && same(before, after))
-    return [
-      { act: `a change that changes nothing (it answers the record: a read of ${surface})`, anyOf: [read] },
-    ];
-  if (surface === 'exceptions') return exceptionActs(before, after);
-  if (surface === 'rules') return ruleActs(before, after);
-  return [];
+  const acts =
+    before !== undefined && same(before, after)
+      ? [
+          {
+            act: `a change that changes nothing (it answers the record: a read of ${surface})`,
+            anyOf: [read],
+          },
+        ]
+      : surface === 'exceptions'
+        ? exceptionActs(before, after)
+        : surface === 'rules'
+          ? ruleActs(before, after)
+          : [];
+  const blind = before === undefined ? undefined : blindNeed(surface, read);
+  return blind === undefined ? acts : acts.map((a) => ({ ...a, blind }));
 }

@@ -34,7 +34,10 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
   const tenantId = live.tenant.id;
   const key = (change: PlanChange) => changeKey(tenantId, change);
 
-  const roleCreations = new Map<string, string>();
+  // The role changes a grant of the role waits for: its creation, or a change of its permissions
+  // (a grant made before a narrowing, which apply makes last when the caller holds the role, would
+  // hand out what the file takes out, and keep it if the narrowing failed).
+  const roleChanges = new Map<string, string>();
   for (const role of desired.roles.values()) {
     const current = live.roles.get(role.name);
     if (!current) {
@@ -44,7 +47,7 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
         ...(role.description === undefined ? [] : [{ field: 'description', to: role.description }]),
         { field: 'permissions', to: [...role.permissions].sort() },
       ];
-      roleCreations.set(role.name, key(change));
+      roleChanges.set(role.name, key(change));
       changes.push(change);
       continue;
     }
@@ -70,6 +73,7 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
         fingerprint(comparable.role(current)),
       );
       change.fields = fields;
+      if (fields.some((f) => f.field === 'permissions')) roleChanges.set(role.name, key(change));
       changes.push(change);
     }
   }
@@ -77,7 +81,7 @@ export function diffTenant(input: DiffInput): { tenant: PlanTenant; problems: Pr
   const listedRoles = new Set([...desired.roles.keys(), ...[...desired.grants.values()].map((g) => g.role)]);
   for (const [name, grant] of desired.grants) {
     if (grant.expiry.kind === 'in') input.onDuration?.();
-    const change = diffGrant(grant, live.grants.get(name), live, roleCreations, input.anchorMs, problems);
+    const change = diffGrant(grant, live.grants.get(name), live, roleChanges, input.anchorMs, problems);
     if (change) changes.push(change);
   }
   const revocations = new Map<string, string[]>();
@@ -164,7 +168,7 @@ function diffGrant(
   grant: GrantEntry,
   current: LiveGrant | undefined,
   live: LiveTenant,
-  roleCreations: ReadonlyMap<string, string>,
+  roleChanges: ReadonlyMap<string, string>,
   anchorMs: number,
   problems: Problem[],
 ): PlanChange | undefined {
@@ -178,8 +182,8 @@ function diffGrant(
     const roleId = live.roles.get(grant.role)?.id ?? null;
     change.grant = target({ user: grant.user, roleName: grant.role, roleId }, wanted, justification);
     change.fields = [{ field: 'expires_at', to: wanted }];
-    const creation = roleCreations.get(grant.role);
-    if (creation) change.needs = [creation];
+    const roleChange = roleChanges.get(grant.role);
+    if (roleChange) change.needs = [roleChange];
     return change;
   }
   const held = current.expiresAt;
@@ -207,6 +211,9 @@ function diffGrant(
   );
   change.grant = target(current, wanted, justification);
   change.fields = [{ field: 'expires_at', from: held, to: wanted }];
+  // Extended, it hands the role out for longer: as it will be, not as it is.
+  const roleChange = verb === 'extend' ? roleChanges.get(grant.role) : undefined;
+  if (roleChange) change.needs = [roleChange];
   return change;
 }
 

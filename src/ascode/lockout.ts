@@ -6,6 +6,8 @@ import {
   CHANNEL_CHOICE,
   clientArming,
   type Refusal,
+  WEBHOOK_SECRET,
+  type WebhookChoice,
 } from '../api/holds.js';
 import { AdministrationForecast, TENANT_ADMIN } from '../api/last-admin.js';
 import { grantsPermission } from '../api/roles.js';
@@ -303,16 +305,18 @@ export function stopOnRefused(ctx: Context, doc: PlanDocument, prune: boolean): 
 }
 
 /**
- * What a webhook change chooses of where event data goes (src/api/holds.ts channelRefusal), or
+ * What a webhook change chooses of where event data goes (src/api/holds.ts choiceRefusal: a
+ * creation hands out the signing secret too), or
  * undefined when it chooses nothing: a deletion, or a change of description, max_attempts, or
  * removed kinds only. As the sandbox judges it; a key is judged by its role here, by its issuer there.
  */
-function webhookChannel(live: LiveTenant, change: PlanChange): { what: string; kinds: string[] } | undefined {
+function webhookChannel(live: LiveTenant, change: PlanChange): WebhookChoice | undefined {
   if (change.action === 'delete') return undefined;
   const to = (name: string) => change.fields.find((f) => f.field === name)?.to;
   const current = live.webhooks.find((w) => w.id === change.id);
   const kinds = (to('event_types') as string[] | undefined) ?? current?.event_types ?? [];
-  if (change.action === 'create') return { what: CHANNEL_CHOICE.create, kinds };
+  if (change.action === 'create')
+    return { what: CHANNEL_CHOICE.create, kinds, secret: WEBHOOK_SECRET.create };
   const chooses =
     to('url') !== undefined ||
     kinds.some((k) => !current?.event_types.includes(k as never)) ||

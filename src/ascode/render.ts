@@ -112,6 +112,12 @@ export function headline(change: PlanChange): string {
 /** A change that can take away the caller's own reach (./own-reach.ts): where svc apply makes it. */
 export const MADE_LAST = 'made last: it takes away some of your own reach';
 
+/** Where svc apply makes a change marked last: a grant waits for its role's change (./diff.ts), which is the one that is. */
+const madeLast = (change: PlanChange): string =>
+  change.kind === 'grant' && change.action !== 'delete' && change.needs.length > 0
+    ? 'made last: after the change of its role, which takes away some of your own reach'
+    : MADE_LAST;
+
 /** The lines a terminal shows for a plan; colour only through `color`. */
 export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
   const lines: string[] = [];
@@ -126,7 +132,7 @@ export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {
       const paint =
         change.action === 'create' ? color.green : change.action === 'update' ? color.yellow : color.red;
       const where = change.line === null ? '' : `  (line ${change.line})`;
-      const prune = `${change.prune ? `  ${sym.dash} only with --prune` : ''}${change.last ? `  ${sym.dash} ${MADE_LAST}` : ''}`;
+      const prune = `${change.prune ? `  ${sym.dash} only with --prune` : ''}${change.last ? `  ${sym.dash} ${madeLast(change)}` : ''}`;
       const inline =
         change.kind === 'grant' ? `: ${change.fields.map((f) => describeField(change, f)).join('; ')}` : '';
       lines.push(
@@ -157,7 +163,7 @@ export function planRows(doc: PlanDocument): string[][] {
         [
           ...shownFields(change).map((f) => describeField(change, f)),
           ...(change.prune ? ['only with --prune'] : []),
-          ...(change.last ? [MADE_LAST] : []),
+          ...(change.last ? [madeLast(change)] : []),
           ...(change.refused ? [`refused: ${change.refused}`] : []),
         ].join('; '),
       ].map(cellText),

@@ -212,6 +212,14 @@ describe('rules: a rule of kind fx is written with rule.write.fx or rule.write',
   });
 });
 
+const BLIND_EXCEPTION =
+  'changing an exception you cannot read needs what its fields call for, which exception.read shows: exception.read ' +
+  'for a change that changes nothing, else one of exception.assign, exception.override, exception.resolve, ' +
+  'exception.resolve.fx_difference, exception.write';
+const BLIND_RULE =
+  'changing a rule you cannot read needs what its fields call for, which rule.read shows: rule.read for a change ' +
+  'that changes nothing, else one of rule.write, rule.write.fx';
+
 // Review 15c R4: a patch that changes nothing answered the whole record before any record check,
 // so a finer permission (let through to the operation) read every exception and rule; and a
 // refused change named the kind of a record the caller cannot read.
@@ -224,18 +232,17 @@ describe('a finer permission reads nothing it may not read', () => {
       status: 'open',
       counterparty: 'ACME GmbH',
     });
-    const read =
-      'a change that changes nothing (it answers the record: a read of exceptions) needs permission exception.read';
+    // To a caller who cannot read it, what a refusal names does not depend on the record (session 16).
     expect(refusal(await patch('exceptions', bank, {}, as(user(13))))).toEqual([
       403,
       'insufficient_role',
-      need('fx-only', read),
+      need('fx-only', BLIND_EXCEPTION),
     ]);
     expect(refusal(await patch('exceptions', bank, { status: 'open' }, as(user(13))))[0]).toBe(403);
     expect(refusal(await patch('exceptions', bank, { status: 'resolved' }, as(user(13))))).toEqual([
       403,
       'insufficient_role',
-      need('fx-only', 'resolving an exception needs permission exception.write or exception.resolve'),
+      need('fx-only', BLIND_EXCEPTION),
     ]);
     const desk = await customRole('fx-rule-desk', ['exception.read', 'rule.write.fx']);
     await grant(user(14), desk.id);
@@ -243,18 +250,49 @@ describe('a finer permission reads nothing it may not read', () => {
     expect(refusal(await patch('rules', rule, {}, as(user(14))))).toEqual([
       403,
       'insufficient_role',
-      need(
-        'fx-rule-desk',
-        'a change that changes nothing (it answers the record: a read of rules) needs permission rule.read',
-      ),
+      need('fx-rule-desk', BLIND_RULE),
     ]);
     expect(refusal(await patch('rules', rule, { name: 'x' }, as(user(14))))).toEqual([
       403,
       'insufficient_role',
-      need('fx-rule-desk', 'changing a rule needs permission rule.write'),
+      need('fx-rule-desk', BLIND_RULE),
     ]);
     // A reader's patch that changes nothing still answers the record.
     const same = await patch('exceptions', bank, { status: 'open' }, admin());
     expect([same.status, same.body.counterparty]).toEqual([200, 'ACME GmbH']);
+  });
+});
+
+// Session 16: a refusal named the permission the record's kind (or status, or assignment) takes,
+// so a caller who cannot read an exception learned whether it is an FX difference, resolved or
+// assigned from which permission or act the refusal named. To a caller who cannot read the
+// record, every refused change of it now says the same, whatever the record holds (as GET, which
+// is refused whatever the record holds).
+describe('a refusal tells a caller who cannot read the record nothing of it', () => {
+  it('exception.assign only: resolving an FX difference, a bank mismatch, a resolved one, a no-op: one refusal', async () => {
+    const assigner = await customRole('assign-only', ['exception.assign']);
+    await grant(user(15), assigner.id);
+    const fx = await made('exceptions', { kind: 'fx_difference', status: 'open' });
+    const bank = await made('exceptions', { kind: 'bank_mismatch', status: 'open' });
+    const closed = await made('exceptions', { kind: 'fx_difference', status: 'resolved' });
+    const refused = [
+      await patch('exceptions', fx, { status: 'resolved' }, as(user(15))),
+      await patch('exceptions', bank, { status: 'resolved' }, as(user(15))),
+      await patch('exceptions', closed, { status: 'resolved' }, as(user(15))),
+      await patch('exceptions', closed, { status: 'open' }, as(user(15))),
+      await patch('exceptions', bank, { status: 'open' }, as(user(15))),
+    ].map(refusal);
+    expect(refused).toEqual(
+      Array.from({ length: 5 }, () => [403, 'insufficient_role', need('assign-only', BLIND_EXCEPTION)]),
+    );
+    // A reader is told what the record takes, its kind named.
+    const reader = await customRole('assign-reader', ['exception.read', 'exception.assign']);
+    await grant(user(16), reader.id);
+    expect(refusal(await patch('exceptions', fx, { status: 'resolved' }, as(user(16))))[2]).toBe(
+      need(
+        'assign-reader',
+        'resolving an exception of kind fx_difference needs permission exception.resolve.fx_difference (exception.resolve grants it too)',
+      ),
+    );
   });
 });

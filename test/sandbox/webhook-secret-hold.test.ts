@@ -117,3 +117,39 @@ describe('svc webhooks rotate-secret shows the refusal', () => {
     expect(existsSync(file)).toBe(false);
   });
 });
+
+// Review 15c R2: creating a webhook answers its signing secret too, and the webhook (with that
+// secret) keeps delivering after a just-in-time webhook.manage grant ends (it stops only when its
+// owner loses a kind's read permission: stoppedBecause). So creation takes webhook.manage held
+// without an end date, as rotation does and as creating an OAuth client takes its reach so held.
+describe('creating a webhook hands out its signing secret: it takes webhook.manage held without an end date', () => {
+  const create = (caller: { token: string; tenant: string }, url: string) =>
+    call(sandbox(), 'POST', '/v1/webhooks', {
+      ...caller,
+      body: { url, event_types: ['exception.created'], idempotency_key: key() },
+    });
+
+  it('reads held for good, webhook.manage just in time: 403 naming when it ends, no webhook made; held for good: 201', async () => {
+    const readers = await customRole('sh-create-readers', ['exception.read']);
+    const managers = await customRole('sh-create-jit', ['webhook.manage', 'webhook.read']);
+    const until = inHours(1);
+    await grant(user(6), readers.id);
+    await grant(user(6), managers.id, until);
+    const count = () => sandbox().state.webhooks.list(TREASURY).length;
+    const before = count();
+    expect(refusal(await create(as(user(6)), 'https://erp.example.com/ingest'))).toEqual([
+      403,
+      'insufficient_permission',
+      "a webhook's signing secret is a standing credential, like an API key: creating a webhook (it hands you its " +
+        `first signing secret) takes webhook.manage held without an end date, and you hold it only until ${until}; ` +
+        'have someone who holds it without an end date do it',
+    ]);
+    expect(count()).toBe(before);
+
+    await grant(user(7), readers.id);
+    await grant(user(7), managers.id);
+    const made = await create(as(user(7)), 'https://erp.example.com/ingest');
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.secret).toMatch(/^whsec_/);
+  });
+});

@@ -51,8 +51,9 @@ export default function applyCommand(make: MakeContext): Command {
         'one that takes away your own administration of a tenant. What takes away some of your own reach\n' +
         '(revoking your own grant, narrowing or deleting a role you hold) is made after everything else,\n' +
         'so the other changes are made with what you hold now, as svc plan judged them (it marks such\n' +
-        'changes "made last"). A change that fails stops what depends\n' +
-        'on it (the grants of a role not created) and nothing else.\n\n' +
+        'changes "made last"). A grant of a role whose permissions the file changes is made after that\n' +
+        'change (never of the role as it was). A change that fails stops what depends on it (the\n' +
+        'grants of a role not created or not changed) and nothing else.\n\n' +
         'It runs as a bulk operation: a journal (re-run the same command to resume after a crash,\n' +
         'Ctrl-C or exit 7), requests in flight at once, one result per change and a summary. Two\n' +
         'runs of one plan at once (two CI jobs) under one credential create each webhook and OAuth\n' +

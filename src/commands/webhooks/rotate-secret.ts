@@ -102,9 +102,8 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'until 24 hours after its own rotation (one more v1 each, up to a limit; beyond it, the rotation is\n' +
         'refused until the oldest stops). svc names every old secret that still signs, and until when.\n' +
         'The secret outlasts any just-in-time grant, so rotating takes webhook.manage and the read permission\n' +
-        "of the webhook's kinds (exception.read for exception.*) held without an end date; else exit 4 naming\n" +
-        'what is lacking, or what ends and when. (Creating a webhook takes only the read permissions held\n' +
-        'without an end date: webhook.manage may be held just in time there.)\n' +
+        "of the webhook's kinds (exception.read for exception.*) held without an end date, as creating a\n" +
+        'webhook does; else exit 4 naming what is lacking, or what ends and when.\n' +
         'When the answer is lost (Ctrl-C, a dropped connection), the error names the idempotency key: run\n' +
         'again with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again.',
     )

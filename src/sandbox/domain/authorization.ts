@@ -240,7 +240,8 @@ function roleRefusal(state: SandboxState, principal: Principal, tenant: Tenant, 
 /**
  * 403 insufficient_role unless the caller's live roles allow every act of a record change
  * (src/api/record-acts.ts: resolving, assigning, a rule of a kind), the first one lacking named;
- * what only a read shows (the record's kind) only to a caller holding `read`.
+ * what only a read shows (the record's kind) only to a caller holding `read`; to another, a
+ * refused change of an existing record is said the same whatever the record holds (`blind`).
  */
 export function requireRecordActs(
   state: SandboxState,
@@ -251,9 +252,12 @@ export function requireRecordActs(
 ): void {
   const held = [...livePermissions(state, principal, tenant.id)];
   const reads = grantsPermission(held, read);
-  for (const { act: bare, of, anyOf } of acts) {
+  for (const { act: bare, of, anyOf, blind } of acts) {
     const act = `${bare}${reads && of ? of : ''}`;
     if (anyOf.some((p) => grantsPermission(held, p))) continue;
+    if (!reads && blind !== undefined) {
+      throw new DomainError('insufficient_role', roleRefusal(state, principal, tenant, blind));
+    }
     const broader = anyOf.flatMap((p) => {
       const up = p.slice(0, p.lastIndexOf('.'));
       return p.split('.').length > 2 ? [`${up} grants it too`] : [];

@@ -1,9 +1,10 @@
 import {
-  channelRefusal,
+  choiceRefusal,
   type HeldGrant,
   missingPermissions,
   readRefusal,
   secretRefusal,
+  type WebhookChoice,
 } from '../../api/holds.js';
 import { EVENT_READ_PERMISSIONS, eventReadPermissions } from '../../api/permissions.js';
 import type { SandboxState } from '../state.js';
@@ -51,15 +52,18 @@ function choiceGrants(state: SandboxState, principal: Principal, tenantId: strin
   return userGrants(state, user, tenantId);
 }
 
-/** 403 insufficient_permission unless the caller holds the read permission of every kind, without an end date. */
+/**
+ * 403 insufficient_permission unless the caller holds the read permission of every kind without
+ * an end date, and, for a choice that hands out the signing secret (a creation), webhook.manage so
+ * held (src/api/holds.ts choiceRefusal).
+ */
 export function requireChannel(
   state: SandboxState,
   principal: Principal,
   tenantId: string,
-  what: string,
-  kinds: readonly string[],
+  choice: WebhookChoice,
 ): void {
-  refuseBy(channelRefusal(what, choiceGrants(state, principal, tenantId), kinds));
+  refuseBy(choiceRefusal(choiceGrants(state, principal, tenantId), choice));
 }
 
 /**

@@ -39,12 +39,13 @@ const HIDDEN =
   "this operation is the sandbox's.";
 const SECRET_RULE =
   "The signing secret is a standing credential (whoever holds it signs events of the webhook's kinds that its receiver " +
-  'trusts, after any grant ends), so rotating it and restoring a previous one take webhook.manage and the read permission ' +
-  "of each of the webhook's kinds held without an end date (as rotating an OAuth client's secret takes what its scopes " +
-  'reach so held): lacking a read permission is 403 insufficient_permission naming the kinds the secret signs and the ' +
-  'permission; a just-in-time grant is 403 insufficient_permission naming what ends and when. Creating a webhook, which ' +
-  'also answers its first secret, takes only what choosing its URL takes (the read permissions held without an end date; ' +
-  'webhook.manage may be held just in time).';
+  'trusts, after any grant ends), so every operation that hands one out — creating a webhook, rotating its secret, ' +
+  "restoring a previous one — takes webhook.manage and the read permission of each of the webhook's kinds held without " +
+  'an end date (the read permissions as choosing its URL takes them; as creating an OAuth client or rotating its secret ' +
+  'takes what its scopes reach so held): lacking a read permission is 403 insufficient_permission naming the kinds and ' +
+  'the permission; a just-in-time grant is 403 insufficient_permission naming what ends and when. A webhook made by a ' +
+  'just-in-time webhook.manage holder would keep delivering, signed with the secret they took, after the grant ends ' +
+  "(it stops only when its owner loses a kind's read permission).";
 const CHANNEL_RULE =
   'A webhook sends the data of its event kinds to its URL for as long as it exists, so choosing that takes the permission that ' +
   "reads each kind's data (exception.read for exception.*, reconciliation.read for reconciliation.*; webhook.test none), held " +
@@ -128,7 +129,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       schema: {
         tags,
         summary: 'Create a webhook',
-        description: `${HIDDEN} Returns the signing secret once (with a warning). max_attempts defaults to 5. ${CHANNEL_RULE}`,
+        description: `${HIDDEN} Returns the signing secret once (with a warning). max_attempts defaults to 5. ${CHANNEL_RULE} ${SECRET_RULE}`,
         body: WebhookCreateBody,
         response: { 201: WebhookWithSecret, ...errorResponses(400, 401, 403, 409) },
       },
@@ -137,7 +138,11 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const body = request.body;
       const url = checkTargetUrl(body.url);
       const tenantId = request.tenant!.id;
-      requireChannel(state, request.principal!, tenantId, CHANNEL_CHOICE.create, body.event_types);
+      requireChannel(state, request.principal!, tenantId, {
+        what: CHANNEL_CHOICE.create,
+        kinds: body.event_types,
+        secret: WEBHOOK_SECRET.create,
+      });
       const webhook = state.webhooks.create(
         tenantId,
         { ...body, url },
@@ -197,13 +202,10 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
       const enables = change.status === 'enabled' && (webhook.status === 'disabled' || stopped);
       const chooses = moves || addsKinds || enables;
       if (chooses) {
-        requireChannel(
-          state,
-          principal,
-          webhook.tenant_id,
-          CHANNEL_CHOICE.update,
-          change.event_types ?? webhook.event_types,
-        );
+        requireChannel(state, principal, webhook.tenant_id, {
+          what: CHANNEL_CHOICE.update,
+          kinds: change.event_types ?? webhook.event_types,
+        });
       }
       const before = webhookAuditFields(webhook);
       // A stopped webhook keeps the owner its stop (disabled_reason) names until someone enables

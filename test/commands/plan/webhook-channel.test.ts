@@ -54,3 +54,43 @@ describe('svc plan of webhooks as a webhook manager without exception.read', () 
     expect(await writes(svc.sandbox())).toBe(before);
   });
 });
+
+// Review 15c R2: creating a webhook hands out its signing secret, a standing credential, so it
+// takes webhook.manage held without an end date (as rotating it does); svc plan predicts it.
+describe('svc plan of a webhook by a just-in-time webhook manager', () => {
+  it('plans the creation as refused, naming when webhook.manage ends', async () => {
+    const sandbox = svc.sandbox();
+    const readers = await as(sandbox, LABS, 'POST', '/v1/roles', {
+      name: 'plan-hook-readers',
+      permissions: ['role.read', 'exception.read'],
+    });
+    const managers = await as(sandbox, LABS, 'POST', '/v1/roles', {
+      name: 'plan-hook-jit',
+      permissions: ['webhook.manage', 'webhook.read'],
+    });
+    const until = sandbox.state.clock.iso(sandbox.state.clock.now() + 3_600_000);
+    await as(sandbox, LABS, 'POST', `/v1/users/${user(2)}/roles`, { role_id: readers.id });
+    await as(sandbox, LABS, 'POST', `/v1/users/${user(2)}/roles`, {
+      role_id: managers.id,
+      expires_at: until,
+      justification: 'incident 42',
+    });
+    const env = { SVC_TOKEN: sandbox.issueToken(user(2)).token, SVC_TENANT: LABS };
+    const file = writeFile(
+      dir,
+      'jit-hook.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-labs\n    webhooks:\n      - url: https://erp.example.com/ingest\n        event_types: [exception.created]\n',
+    );
+    const planned = await svc.run(['plan', '-f', file, '--ndjson'], { env });
+    expect(planned.code, planned.stderr).toBe(10);
+    expect(ndjson(planned.stdout).map((c) => [c.verb, c.name, c.refused ?? null])).toEqual([
+      [
+        'create',
+        'https://erp.example.com/ingest',
+        "the platform refuses it (insufficient_permission): a webhook's signing secret is a standing credential, like " +
+          'an API key: creating a webhook (it hands you its first signing secret) takes webhook.manage held without an ' +
+          `end date, and you hold it only until ${until}; have someone who holds it without an end date do it`,
+      ],
+    ]);
+  });
+});

@@ -109,7 +109,8 @@ describe('replay --dry-run by a caller who may not read the data (usr_compliance
     expect([list.code, list.stderr]).toEqual([0, '']);
     expect(list.stdout.split('\n').find((r) => r.startsWith('webhook.manage\t'))).toBe(
       'webhook.manage\tCreate, change and delete webhooks, rotate their secrets, send test events, replay and discard ' +
-        "deliveries (pointing a webhook at data takes that data's read permission held without an end date; replaying " +
+        'deliveries (creating one or rotating its secret, a standing credential, takes webhook.manage held without an ' +
+        "end date; pointing a webhook at data takes that data's read permission held without an end date; replaying " +
         'a delivery takes it held now, a just-in-time grant too)\ttenant_admin\ttenant',
     );
   });
