@@ -11,6 +11,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { createWebhook } from '../helpers/webhooks.js';
 
 const sandbox = useSandbox({ users: 4 });
 const svc = bulkRunner(sandbox);
@@ -176,5 +177,18 @@ describe('auth status: a rejected credential is exit 3 when stdout is closed', (
     const { open, gone } = await bothWays(['auth', 'status']);
     expect(open.code, open.stderr).toBe(0);
     expect([gone.code, gone.stdout, gone.stderr]).toEqual([0, '', '']);
+  });
+});
+
+// Review s15b R15b-3: the test event is a change, and the closed stdout's "the change was made …
+// check the result" (141) hid the delivery's failure, its cause and its remedy.
+describe('webhooks test: a failed test delivery is exit 1 with its cause when stdout is closed', () => {
+  it.each([[[]], [['--json']]])('%j', async (mode) => {
+    const hook = await createWebhook(sandbox(), 'http://127.0.0.1:9/closed', { max_attempts: 1 });
+    const { open, gone } = await bothWays(['webhooks', 'test', hook.id, ...mode]);
+    expect(open.code, open.stderr).toBe(1);
+    expect(open.stdout).not.toBe('');
+    expect([gone.code, gone.stdout, gone.stderr]).toEqual([1, '', open.stderr]);
+    expect(gone.stderr).toMatch(/the test delivery failed: connection_timeout: /);
   });
 });
