@@ -3,15 +3,16 @@ import { acceptsSvcRedirect, SVC_REDIRECT_EXAMPLE } from '../../api/redirect-uri
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { readSecret } from '../../auth/secret-input.js';
-import type { TokenSet } from '../../auth/token-endpoint.js';
+import { credentialFromTokens, type TokenSet } from '../../auth/token-endpoint.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { SvcError, UsageError } from '../../errors.js';
+import { ClosedPipeError, StdoutClosedError, StdoutFailedError, SvcError, UsageError } from '../../errors.js';
 import { relativeTime } from '../../output/format.js';
 import { shellWord } from '../../system/shell-words.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
+  endUnheldSession,
   isUnknownClient,
   loginStorable,
   parseBrowserLogin,
@@ -103,9 +104,54 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
         : undefined,
     }),
   );
-  await printTokens(ctx, result.tokens);
-  if (!ctx.out.isMachine) ctx.out.info(storedNote(ctx, result.stored));
+  const unprinted = await printTokens(ctx, result.tokens).then(
+    () => undefined,
+    (error: unknown) => {
+      if (error instanceof ClosedPipeError) return error;
+      throw error;
+    },
+  );
+  if (!ctx.out.isMachine && !unprinted) ctx.out.info(storedNote(ctx, result.stored));
   await endReplacedSession(ctx, ctx.settings().profile, result.stored?.replaced);
+  if (unprinted) throw await tokensUnprinted(ctx, unprinted, result, options.clientId, clientSecret);
+}
+
+/**
+ * stdout closed (or failed) while the tokens were printed. Stored (--save), they are in the
+ * profile; otherwise the output was their only copy, so svc revokes the session they open: no
+ * live credential is left that nobody holds. Never 0, never a token on stderr.
+ */
+async function tokensUnprinted(
+  ctx: Context,
+  pipe: ClosedPipeError,
+  result: { tokens: TokenSet; tokenUrl: string; requestedScope: string | undefined; stored?: StoredLogin },
+  clientId: string,
+  clientSecret: string | undefined,
+): Promise<SvcError> {
+  const what =
+    pipe.failure === undefined
+      ? 'stdout closed before the tokens were printed'
+      : `cannot write to stdout (${pipe.failure}), so the tokens were not printed`;
+  const make = (message: string, hint: string) =>
+    pipe.failure === undefined
+      ? new StdoutClosedError(message, { hint })
+      : new StdoutFailedError(message, { hint });
+  if (result.stored) {
+    return make(
+      `${what}; they are stored in profile "${ctx.settings().profile}"`,
+      'svc uses them from there; `svc auth status` shows the login',
+    );
+  }
+  const credential = credentialFromTokens(
+    result.tokens,
+    { clientId, clientSecret, tokenUrl: result.tokenUrl, requestedScope: result.requestedScope },
+    ctx.clock.now(),
+  );
+  const ended = await endUnheldSession(ctx, credential);
+  return make(
+    `${what}, their only copy (nothing was stored); ${ended}`,
+    'run the command again with a stdout that stays open (e.g. > tokens.json), or --save to keep them in the profile',
+  );
 }
 
 /** What became of the tokens: not stored, stored and refreshed by svc, or stored until they expire. */
@@ -125,6 +171,9 @@ export function authorizeCommand(make: MakeContext): Command {
         'loopback redirect on 127.0.0.1 (register http://127.0.0.1/callback on the client; any port is\n' +
         'accepted), the consent page in the browser, then the code exchanged with client_id and\n' +
         'client_secret. Prints the token response as the server sent it; stores nothing unless --save.\n' +
+        'If stdout closes (or fails) before the tokens are printed, svc revokes the session they open,\n' +
+        'as nothing else holds them, and says so (exit 141, or 1 for a failed write); with --save it says\n' +
+        'they are stored in the profile.\n' +
         'The secret comes from --client-secret-file, --client-secret-stdin, SVC_CLIENT_SECRET or a\n' +
         'hidden prompt on a terminal — never from a flag value. --public: a client without a secret.',
     )
