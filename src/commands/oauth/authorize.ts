@@ -3,16 +3,15 @@ import { acceptsSvcRedirect, SVC_REDIRECT_EXAMPLE } from '../../api/redirect-uri
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
 import { readSecret } from '../../auth/secret-input.js';
-import { credentialFromTokens, type TokenSet } from '../../auth/token-endpoint.js';
+import type { TokenSet } from '../../auth/token-endpoint.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { ClosedPipeError, StdoutClosedError, StdoutFailedError, SvcError, UsageError } from '../../errors.js';
+import { SvcError, UsageError } from '../../errors.js';
 import { relativeTime } from '../../output/format.js';
 import { shellWord } from '../../system/shell-words.js';
 import {
   addBrowserLoginOptions,
   type BrowserLoginOptions,
-  endUnheldSession,
   isUnknownClient,
   loginStorable,
   parseBrowserLogin,
@@ -21,6 +20,7 @@ import {
   warnClientNotFound,
 } from '../browser-login.js';
 import { examples, type MakeContext } from '../kit.js';
+import { tokensUnprinted, unlessClosed } from './unprinted-tokens.js';
 
 export interface OAuthAuthorizeOptions extends BrowserLoginOptions {
   clientId: string;
@@ -104,54 +104,18 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
         : undefined,
     }),
   );
-  const unprinted = await printTokens(ctx, result.tokens).then(
-    () => undefined,
-    (error: unknown) => {
-      if (error instanceof ClosedPipeError) return error;
-      throw error;
-    },
-  );
+  const unprinted = await unlessClosed(printTokens(ctx, result.tokens));
   if (!ctx.out.isMachine && !unprinted) ctx.out.info(storedNote(ctx, result.stored));
   await endReplacedSession(ctx, ctx.settings().profile, result.stored?.replaced);
-  if (unprinted) throw await tokensUnprinted(ctx, unprinted, result, options.clientId, clientSecret);
-}
-
-/**
- * stdout closed (or failed) while the tokens were printed. Stored (--save), they are in the
- * profile; otherwise the output was their only copy, so svc revokes the session they open: no
- * live credential is left that nobody holds. Never 0, never a token on stderr.
- */
-async function tokensUnprinted(
-  ctx: Context,
-  pipe: ClosedPipeError,
-  result: { tokens: TokenSet; tokenUrl: string; requestedScope: string | undefined; stored?: StoredLogin },
-  clientId: string,
-  clientSecret: string | undefined,
-): Promise<SvcError> {
-  const what =
-    pipe.failure === undefined
-      ? 'stdout closed before the tokens were printed'
-      : `cannot write to stdout (${pipe.failure}), so the tokens were not printed`;
-  const make = (message: string, hint: string) =>
-    pipe.failure === undefined
-      ? new StdoutClosedError(message, { hint })
-      : new StdoutFailedError(message, { hint });
-  if (result.stored) {
-    return make(
-      `${what}; they are stored in profile "${ctx.settings().profile}"`,
-      'svc uses them from there; `svc auth status` shows the login',
-    );
+  if (unprinted) {
+    throw await tokensUnprinted(ctx, unprinted, {
+      ...result,
+      clientId: options.clientId,
+      clientSecret,
+      storedIn: result.stored ? ctx.settings().profile : undefined,
+      orKeep: '--save to keep them in the profile',
+    });
   }
-  const credential = credentialFromTokens(
-    result.tokens,
-    { clientId, clientSecret, tokenUrl: result.tokenUrl, requestedScope: result.requestedScope },
-    ctx.clock.now(),
-  );
-  const ended = await endUnheldSession(ctx, credential);
-  return make(
-    `${what}, their only copy (nothing was stored); ${ended}`,
-    'run the command again with a stdout that stays open (e.g. > tokens.json), or --save to keep them in the profile',
-  );
 }
 
 /** What became of the tokens: not stored, stored and refreshed by svc, or stored until they expire. */

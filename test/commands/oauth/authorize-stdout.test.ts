@@ -4,11 +4,11 @@
  * live credential is left that nobody holds) and says so, exit 141 (1 for a failed write), never a
  * token on stderr; stored, it says where they are. Never 0: the tokens were not shown.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { consentBrowser, createClient } from '../../helpers/oauth.js';
+import { authorizationCode, consentBrowser, createClient } from '../../helpers/oauth.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
@@ -90,5 +90,37 @@ describe('svc oauth authorize, stdout gone before the tokens are printed', () =>
     const me = await svc.run(['me', '--json'], { env, now: Date.now() });
     expect(me.code, me.stderr).toBe(0);
     expect(JSON.parse(me.stdout).credential).toMatchObject({ client_id: client.client_id });
+  });
+});
+
+describe('svc oauth token, stdout gone before the tokens are printed', () => {
+  it('a code exchanged: svc revokes the session nobody holds (141)', async () => {
+    const client = await createClient(svc.sandbox());
+    const { code, redirectUri, verifier } = await authorizationCode(svc.sandbox(), client);
+    const verifierFile = join(files, 'token.verifier');
+    writeFileSync(verifierFile, verifier);
+    const before = revoked();
+    const r = await svc.run(
+      [
+        'oauth',
+        'token',
+        '--client-id',
+        client.client_id,
+        '--grant-type',
+        'authorization_code',
+        '--code-stdin',
+        '--redirect-uri',
+        redirectUri,
+        '--code-verifier-file',
+        verifierFile,
+      ],
+      { env: anonymous('token', client.client_secret), stdin: code, stdoutFails: 'EPIPE' },
+    );
+    expect(r).toEqual({
+      code: 141,
+      stdout: '',
+      stderr: `error: stdout closed before the tokens were printed, their only copy (nothing was stored); svc revoked that session at ${svc.sandbox().url}, so nothing holds it; run the command again with a stdout that stays open (e.g. > tokens.json)\n`,
+    });
+    expect(revoked()).toBe(before + 1);
   });
 });
