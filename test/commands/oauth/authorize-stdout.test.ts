@@ -98,7 +98,7 @@ describe('svc oauth token, stdout gone before the tokens are printed', () => {
     const client = await createClient(svc.sandbox());
     const { code, redirectUri, verifier } = await authorizationCode(svc.sandbox(), client);
     const verifierFile = join(files, 'token.verifier');
-    writeFileSync(verifierFile, verifier);
+    writeFileSync(verifierFile, `${verifier}\n`);
     const before = revoked();
     const r = await svc.run(
       [
