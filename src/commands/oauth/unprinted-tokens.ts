@@ -71,7 +71,7 @@ export async function tokensUnprinted(
     },
     ctx.clock.now(),
   );
-  const ended = await endUnheldSession(ctx, credential);
+  const { said: ended } = await endUnheldSession(ctx, credential);
   return make(
     `${what}, their only copy (nothing was stored); ${ended}`,
     lost.orKeep ? `${again}, or ${lost.orKeep}` : again,
