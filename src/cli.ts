@@ -286,16 +286,16 @@ export async function runCli(
       error = parsed;
     }
     if (error instanceof ClosedPipeError) {
-      // A command that changed something says so, and so does any command whose write to stdout
-      // failed (a full disk). Otherwise the reader went away: a command ends with the outcome it
-      // declared before writing (a refused call, a verdict, changes pending: never 0), and only a
-      // command whose outcome is a success (a listing) ends quietly with 0.
+      // The reader went away: a command ends with the outcome it declared before writing (a
+      // refused call, a verdict, changes pending, a test delivery that failed: never 0), changed
+      // something or not; that outcome is what the output would have said. Otherwise a command
+      // that changed something says so, and so does any command whose write to stdout failed (a
+      // full disk); only a command whose outcome is a success (a listing) ends quietly with 0.
       const change = ctx?.lastChange();
-      if (change === undefined && error.failure === undefined) {
-        const outcome = ctx?.out.declaredOutcome;
-        if (outcome === undefined) return 0;
-        error = outcome;
-      } else error = stdoutError(error.failure, change, ctx?.onlyCopyLost());
+      const outcome = error.failure === undefined ? ctx?.out.declaredOutcome : undefined;
+      if (outcome !== undefined) error = outcome;
+      else if (change === undefined && error.failure === undefined) return 0;
+      else error = stdoutError(error.failure, change, ctx?.onlyCopyLost());
     }
     if (error instanceof SvcError && error.silent) return exitCodeFor(error);
     const meant =

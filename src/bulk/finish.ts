@@ -55,6 +55,23 @@ function howFar(summary: BulkSummary, total: number | undefined): string {
   return total === undefined ? `${n(summary.total)} item(s)` : `${n(summary.total)} of ${n(total)}`;
 }
 
+/**
+ * A reader gone after every item was done, some of them failed: the closed stdout cut nothing,
+ * and the run's outcome is known (7 with the failures named, a one-item run's own error), so it
+ * ends with it, as with its reader there, not with "stdout closed … resume" (141). A failed write
+ * (a full disk) still says so.
+ */
+function cutNothing(ctx: Context, end: RunEnd): boolean {
+  const { summary } = end;
+  const done =
+    end.total !== undefined &&
+    summary.total >= end.total &&
+    summary.halted === undefined &&
+    summary.unread === undefined;
+  const failed = summary.failed > 0 || summary.unknown > 0 || end.single !== undefined;
+  return done && failed && ctx.out.stdoutFailure === undefined;
+}
+
 export interface RunEnd {
   summary: BulkSummary;
   total: number | undefined;
@@ -98,7 +115,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
   const resume = `run the same command again to resume (journal ${journal.path})`;
   const of = howFar(summary, end.total);
-  if (end.closed) {
+  if (end.closed && !cutNothing(ctx, end)) {
     countsBeforeError(ctx, line);
     const failure = ctx.out.stdoutFailure;
     if (failure !== undefined) {

@@ -99,22 +99,40 @@ async function unstoredSession(
   error: SvcError,
   again: string,
 ): Promise<SvcError> {
-  let ended: string;
-  try {
-    const { revokeSession } = await import('../auth/revocation.js');
-    const revocation = await revokeSession(await ctx.api(), credential);
-    ended =
-      revocation.outcome === 'revoked'
-        ? `svc revoked that session at ${new URL(revocation.endpoint).origin}, so nothing holds it and nothing was changed here`
-        : 'nothing holds that session, and the server offers no revocation: it stays valid until its tokens expire; nothing was changed here';
-  } catch (revocationError) {
-    ended = `nothing holds that session, and revoking it failed (${describeError(revocationError)}): it stays valid until its tokens expire; nothing was changed here`;
-  }
+  const { said, revoked } = await endUnheldSession(ctx, credential);
+  const ended = `${said}${revoked ? ' and' : ';'} nothing was changed here`;
   return new SvcError('failure', `the server opened a session, but ${error.message}; ${ended}`, {
     code: 'config_write',
     hint: `${MAKE_ROOM}, then run ${again} again`,
     cause: error,
   });
+}
+
+/**
+ * Revokes a session whose tokens nothing holds (they were neither stored nor shown), so that no
+ * live session is left that nobody can use or end; says what became of it.
+ */
+export async function endUnheldSession(
+  ctx: Context,
+  credential: StoredCredential,
+): Promise<{ said: string; revoked: boolean }> {
+  try {
+    const { revokeSession } = await import('../auth/revocation.js');
+    const revocation = await revokeSession(await ctx.api(), credential);
+    if (revocation.outcome === 'revoked') {
+      const at = new URL(revocation.endpoint).origin;
+      return { said: `svc revoked that session at ${at}, so nothing holds it`, revoked: true };
+    }
+    return {
+      said: 'nothing holds that session, and the server offers no revocation: it stays valid until its tokens expire',
+      revoked: false,
+    };
+  } catch (revocationError) {
+    return {
+      said: `nothing holds that session, and revoking it failed (${describeError(revocationError)}): it stays valid until its tokens expire`,
+      revoked: false,
+    };
+  }
 }
 
 export interface StoredLogin {

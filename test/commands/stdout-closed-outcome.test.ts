@@ -11,6 +11,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { createWebhook, deadLetteredQueue } from '../helpers/webhooks.js';
 
 const sandbox = useSandbox({ users: 4 });
 const svc = bulkRunner(sandbox);
@@ -176,5 +177,42 @@ describe('auth status: a rejected credential is exit 3 when stdout is closed', (
     const { open, gone } = await bothWays(['auth', 'status']);
     expect(open.code, open.stderr).toBe(0);
     expect([gone.code, gone.stdout, gone.stderr]).toEqual([0, '', '']);
+  });
+});
+
+// Review s15b R15b-3: the test event is a change, and the closed stdout's "the change was made …
+// check the result" (141) hid the delivery's failure, its cause and its remedy.
+describe('webhooks test: a failed test delivery is exit 1 with its cause when stdout is closed', () => {
+  it.each([[[]], [['--json']]])('%j', async (mode) => {
+    const hook = await createWebhook(sandbox(), 'http://127.0.0.1:9/closed', { max_attempts: 1 });
+    const { open, gone } = await bothWays(['webhooks', 'test', hook.id, ...mode]);
+    expect(open.code, open.stderr).toBe(1);
+    expect(open.stdout).not.toBe('');
+    expect([gone.code, gone.stdout, gone.stderr]).toEqual([1, '', open.stderr]);
+    expect(gone.stderr).toMatch(/the test delivery failed: connection_timeout: /);
+  });
+});
+
+// A run whose every item was done before its reader's leaving was noticed cut nothing: it ended
+// 141 "stdout closed after 1 of 1; run the same command again to resume", its failures unsaid.
+describe('a replay whose every item was done and failed keeps exit 7 when stdout is closed', () => {
+  const same = (text: string) =>
+    text.replace(/(dlv|wh)_[0-9a-f]+/g, '$1_ID').replace(/ in [\d.]+ s\n/, ' in T s\n');
+  it.each([
+    ['one named delivery', [], false],
+    ['one named delivery, --json', ['--json'], false],
+    ['--dlq', [], true],
+    ['--dlq --json', ['--json'], true],
+  ])('%s', async (_what, mode, dlq) => {
+    const run = async (options: { stdoutFails?: string }) => {
+      const q = await deadLetteredQueue(sandbox(), { status: 500 }, dlq ? 2 : 1, { max_attempts: 1 });
+      const which = dlq ? ['--dlq'] : [q.entries[0]!.delivery_id];
+      return svc.run(['webhooks', 'replay', q.webhook, ...which, '--wait', ...mode], options);
+    };
+    const open = await run({});
+    const gone = await run(closed);
+    expect(open.code, open.stderr).toBe(7);
+    expect(open.stdout).not.toBe('');
+    expect([gone.code, gone.stdout, same(gone.stderr)]).toEqual([7, '', same(open.stderr)]);
   });
 });

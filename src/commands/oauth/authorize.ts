@@ -20,6 +20,7 @@ import {
   warnClientNotFound,
 } from '../browser-login.js';
 import { examples, type MakeContext } from '../kit.js';
+import { tokensUnprinted, unlessClosed } from './unprinted-tokens.js';
 
 export interface OAuthAuthorizeOptions extends BrowserLoginOptions {
   clientId: string;
@@ -103,9 +104,18 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
         : undefined,
     }),
   );
-  await printTokens(ctx, result.tokens);
-  if (!ctx.out.isMachine) ctx.out.info(storedNote(ctx, result.stored));
+  const unprinted = await unlessClosed(printTokens(ctx, result.tokens));
+  if (!ctx.out.isMachine && !unprinted) ctx.out.info(storedNote(ctx, result.stored));
   await endReplacedSession(ctx, ctx.settings().profile, result.stored?.replaced);
+  if (unprinted) {
+    throw await tokensUnprinted(ctx, unprinted, {
+      ...result,
+      clientId: options.clientId,
+      clientSecret,
+      storedIn: result.stored ? ctx.settings().profile : undefined,
+      orKeep: '--save to keep them in the profile',
+    });
+  }
 }
 
 /** What became of the tokens: not stored, stored and refreshed by svc, or stored until they expire. */
@@ -125,6 +135,9 @@ export function authorizeCommand(make: MakeContext): Command {
         'loopback redirect on 127.0.0.1 (register http://127.0.0.1/callback on the client; any port is\n' +
         'accepted), the consent page in the browser, then the code exchanged with client_id and\n' +
         'client_secret. Prints the token response as the server sent it; stores nothing unless --save.\n' +
+        'If stdout closes (or fails) before the tokens are printed, svc revokes the session they open,\n' +
+        'as nothing else holds them, and says so (exit 141, or 1 for a failed write); with --save it says\n' +
+        'they are stored in the profile.\n' +
         'The secret comes from --client-secret-file, --client-secret-stdin, SVC_CLIENT_SECRET or a\n' +
         'hidden prompt on a terminal — never from a flag value. --public: a client without a secret.',
     )

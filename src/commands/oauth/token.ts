@@ -7,6 +7,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { sym } from '../../output/symbols.js';
 import { choiceFlag, collect, examples, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
+import { tokensUnprinted, unlessClosed } from './unprinted-tokens.js';
 
 export interface OAuthTokenOptions {
   grantType: OAuthGrantType;
@@ -125,8 +126,20 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
   form.client_id = clientId;
   form.client_secret = clientSecret;
   const api = await ctx.api();
-  const tokens = await requestToken(api, tokenUrl(ctx.settings().values.base_url!), form);
-  await ctx.out.json(tokens.raw);
+  const url = tokenUrl(ctx.settings().values.base_url!);
+  const tokens = await requestToken(api, url, form);
+  const unprinted = await unlessClosed(ctx.out.json(tokens.raw));
+  if (unprinted) {
+    throw await tokensUnprinted(ctx, unprinted, {
+      tokens,
+      tokenUrl: url,
+      requestedScope: form.scope,
+      clientId,
+      clientSecret,
+      storedIn: undefined,
+      sessionHeld: options.grantType === 'refresh_token' && tokens.refresh_token === undefined,
+    });
+  }
 }
 
 export function tokenCommand(make: MakeContext): Command {
@@ -138,7 +151,9 @@ export function tokenCommand(make: MakeContext): Command {
           'authentication, printing the JSON response (tokens included). For debugging an integration.\n' +
           'Secrets — the client secret, the authorization code, the code verifier, the refresh token — come\n' +
           'from files or standard input (one of them at most), or SVC_CLIENT_SECRET for the client secret;\n' +
-          'never from flag values, which other users of the machine can read (ps).',
+          'never from flag values, which other users of the machine can read (ps). If stdout closes (or\n' +
+          'fails) before the tokens are printed, svc revokes the session they open, as nothing else holds\n' +
+          'them, and says so (exit 141, or 1 for a failed write).',
       )
       .addOption(
         new Option('--grant-type <type>', 'authorization_code or refresh_token').choices(OAUTH_GRANT_TYPES),

@@ -1,12 +1,12 @@
 import { realpathSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { computePlan, readFile } from '../../ascode/engine.js';
-import { countChanges } from '../../ascode/plan.js';
+import { countChanges, type PlanDocument } from '../../ascode/plan.js';
 import { planLines, planRows, summaryLine, urlSecretIn } from '../../ascode/render.js';
 import { withCompactHeap } from '../../bulk/heap.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { ChangesPendingError, SvcError, UsageError } from '../../errors.js';
+import { ChangesPendingError, ClosedPipeError, SvcError, UsageError } from '../../errors.js';
 import type { Platform } from '../../platform/index.js';
 import { PLAN_INPUT_LIMIT, readInputBytes } from '../../system/input.js';
 import { writeFileWhole } from '../../system/output-file.js';
@@ -45,8 +45,14 @@ function outFile(out: string): string {
 /**
  * Checks the file, compares it with the live state and prints the difference. Only reads:
  * nothing is changed. Exit 10 when changes are pending (ChangesPendingError), 0 when none.
+ * `planLimit`: the largest plan --out saves, what svc apply reads (a parameter so that the refusal
+ * can be tried without a 256 MiB plan).
  */
-export async function runPlan(ctx: Context, options: PlanOptions): Promise<void> {
+export async function runPlan(
+  ctx: Context,
+  options: PlanOptions,
+  planLimit: number = PLAN_INPUT_LIMIT,
+): Promise<void> {
   if (options.out !== undefined && options.file !== '-' && samePath(options.out, options.file)) {
     throw new UsageError(`--out ${options.out} is the access file given to -f; the plan would overwrite it`, {
       hint: 'save the plan elsewhere, e.g. --out plan.json',
@@ -66,9 +72,9 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
     const text = `${JSON.stringify(document, null, 2)}\n`;
     // A plan svc apply could not read back is not saved as if it could be applied.
     const size = Buffer.byteLength(text);
-    if (size > PLAN_INPUT_LIMIT) {
+    if (size > planLimit) {
       throw new UsageError(
-        `the plan is ${Math.ceil(size / 2 ** 20)} MiB, more than svc apply reads (${PLAN_INPUT_LIMIT / 2 ** 20} MiB); nothing was saved to ${options.out}`,
+        `the plan is ${mebibytes(size)}, more than svc apply reads (${mebibytes(planLimit)}); nothing was saved to ${options.out}`,
         {
           hint: "plan fewer tenants at a time (split the file by its blocks' tenants:), or apply -f the file itself",
         },
@@ -81,6 +87,28 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   // Changes pending are exit 10 whatever becomes of stdout: `svc plan -f F | head -50` is never
   // "in sync" because its reader left before the end of the plan.
   if (pending) ctx.out.declareOutcome(planCutShort(summaryLine(summary, label)));
+  const saved =
+    options.out === undefined
+      ? undefined
+      : `plan saved to ${options.out}${holdsSecret ? ' (0600: a webhook URL in it carries a secret; keep it private)' : ''}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`;
+  try {
+    await printPlan(ctx, document);
+  } catch (error) {
+    // The save is this command's outcome too: a reader gone (or a full disk) does not hide it.
+    if (error instanceof ClosedPipeError && saved !== undefined) ctx.out.info(saved);
+    throw error;
+  }
+  ctx.out.info(summaryLine(summary, label));
+  if (summary.refused > 0) {
+    ctx.out.warn(
+      `svc apply refuses ${summary.refused} of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, or hand out more than you hold (see "refused")`,
+    );
+  }
+  if (saved !== undefined) ctx.out.info(saved);
+  if (pending) throw new ChangesPendingError(summaryLine(summary, label));
+}
+
+async function printPlan(ctx: Context, document: PlanDocument): Promise<void> {
   if (ctx.out.mode === 'json') await ctx.out.json(document);
   else if (ctx.out.mode === 'ndjson') {
     for (const tenant of document.tenants) {
@@ -92,18 +120,11 @@ export async function runPlan(ctx: Context, options: PlanOptions): Promise<void>
   } else {
     for (const row of planRows(document)) await ctx.out.write(`${row.join('\t')}\n`);
   }
-  ctx.out.info(summaryLine(summary, label));
-  if (summary.refused > 0) {
-    ctx.out.warn(
-      `svc apply refuses ${summary.refused} of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, or hand out more than you hold (see "refused")`,
-    );
-  }
-  if (options.out !== undefined)
-    ctx.out.info(
-      `plan saved to ${options.out}${holdsSecret ? ' (0600: a webhook URL in it carries a secret; keep it private)' : ''}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`,
-    );
-  if (pending) throw new ChangesPendingError(summaryLine(summary, label));
 }
+
+/** A size in whole MiB, rounded up, or in bytes under one MiB (a limit given to runPlan). */
+const mebibytes = (bytes: number) =>
+  bytes >= 2 ** 20 ? `${Math.ceil(bytes / 2 ** 20)} MiB` : `${bytes} bytes`;
 
 /** Changes pending (exit 10) said on stderr, for a plan whose stdout closed before its summary. */
 function planCutShort(summary: string): SvcError {

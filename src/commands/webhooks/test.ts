@@ -5,6 +5,7 @@ import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, SvcError } from '../../errors.js';
 import { withEnableHint } from '../../platform/errors.js';
+import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
@@ -61,6 +62,10 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
     }
     delivery = await platform.webhooks.deliveries.get(options.webhook, delivery.id);
   }
+  // The failure is known before the record is printed: declared, so a reader gone while it is
+  // printed (`| head -1`) ends with it (exit 1, its cause and remedy), not "the change was made".
+  const failure = await deliveryFailure(platform, options.webhook, delivery, waiting(delivery));
+  ctx.out.declareOutcome(failure);
   await ctx.out.record({ event: data.event, delivery }, [
     ['event', `${data.event.id} (${data.event.type})`],
     ['delivery', delivery.id],
@@ -70,29 +75,37 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
     ['error', delivery.status === 'delivered' ? null : delivery.last_error],
     ['next retry', delivery.next_retry_at, 'time'],
   ]);
+  if (failure) throw failure;
   if (delivery.status === 'delivered') {
     const status = delivery.last_status_code === null ? '' : ` (HTTP ${delivery.last_status_code})`;
     ctx.out.success(`test event delivered on attempt ${delivery.attempt_count}${status}`);
     return;
   }
-  if (waiting(delivery)) {
-    const follow = svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(options.webhook)}`);
-    ctx.out.info(
-      options.waitSeconds === 0
-        ? `not waited for its first attempt (--no-wait); follow it with: ${follow}`
-        : `no attempt finished within ${options.waitSeconds} s (--wait-timeout); follow it with: ${follow}`,
-    );
-    return;
-  }
+  const follow = svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(options.webhook)}`);
+  ctx.out.info(
+    options.waitSeconds === 0
+      ? `not waited for its first attempt (--no-wait); follow it with: ${follow}`
+      : `no attempt finished within ${options.waitSeconds} s (--wait-timeout); follow it with: ${follow}`,
+  );
+}
+
+/** The error a test delivery's first attempt ends the command with; undefined: delivered or still waiting. */
+async function deliveryFailure(
+  platform: Platform,
+  webhook: string,
+  delivery: WebhookDelivery,
+  waiting: boolean,
+): Promise<SvcError | undefined> {
+  if (delivery.status === 'delivered' || waiting) return undefined;
   const cause = delivery.last_error_code;
   // A stop's reason is the remedy's (remedyNow): said once, with who may enable it and the commands.
   const failed =
     cause === 'webhook_stopped'
-      ? `was not sent: webhook ${options.webhook} was stopped before its first attempt`
+      ? `was not sent: webhook ${webhook} was stopped before its first attempt`
       : `failed: ${delivery.last_error ?? 'unknown error'}`;
-  throw new SvcError('failure', `the test delivery ${failed}`, {
+  return new SvcError('failure', `the test delivery ${failed}`, {
     code: cause ?? 'delivery_failed',
-    hint: `${cause ? await remedyNow(platform, options.webhook, cause) : 'check the target'}${delivery.next_retry_at ? '; it will be retried' : ''}`,
+    hint: `${cause ? await remedyNow(platform, webhook, cause) : 'check the target'}${delivery.next_retry_at ? '; it will be retried' : ''}`,
   });
 }
 

@@ -1,0 +1,126 @@
+/**
+ * `svc oauth authorize` whose stdout closes (or fails) while it prints the tokens: the output was
+ * their only copy unless --save stored them. Unstored, svc revokes the session they opened (no
+ * live credential is left that nobody holds) and says so, exit 141 (1 for a failed write), never a
+ * token on stderr; stored, it says where they are. Never 0: the tokens were not shown.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { authorizationCode, consentBrowser, createClient } from '../../helpers/oauth.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+const svc = useSandboxContext();
+const files = mkdtempSync(join(tmpdir(), 'svc-oauth-authorize-stdout-'));
+afterAll(() => rmSync(files, { recursive: true, force: true }));
+const anonymous = (config: string, secret: string) => ({
+  SVC_TOKEN: undefined,
+  SVC_TENANT: undefined,
+  SVC_CONFIG_DIR: join(files, config),
+  SVC_CLIENT_SECRET: secret,
+});
+const revoked = () => svc.sandbox().state.oauth.familiesRevoked;
+/** Everything after the browser's lines (the URL holds a random state and port). */
+const last = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
+
+describe('svc oauth authorize, stdout gone before the tokens are printed', () => {
+  it.each([
+    [
+      '--json, the reader gone (141)',
+      ['--json'],
+      'EPIPE',
+      141,
+      'stdout closed before the tokens were printed',
+    ],
+    [
+      'a pipe, a full disk (1)',
+      [],
+      'ENOSPC',
+      1,
+      'cannot write to stdout (ENOSPC), so the tokens were not printed',
+    ],
+  ])('%s: svc revokes the session nobody holds, and says so', async (_what, mode, fails, code, said) => {
+    const client = await createClient(svc.sandbox());
+    const before = revoked();
+    const browser = consentBrowser();
+    const r = await svc.run(['oauth', 'authorize', '--client-id', client.client_id, ...mode], {
+      env: anonymous(`lost-${code}`, client.client_secret),
+      browser,
+      stdoutFails: fails,
+    });
+    await browser.settled();
+    expect([r.code, r.stdout]).toEqual([code, '']);
+    const error = `${said}, their only copy (nothing was stored); svc revoked that session at ${svc.sandbox().url}, so nothing holds it`;
+    const hint =
+      'run the command again with a stdout that stays open (e.g. > tokens.json), or --save to keep them in the profile';
+    const kind = code === 141 ? 'stdout_closed' : 'stdout_failed';
+    expect(last(r.stderr)).toBe(
+      mode.length > 0
+        ? JSON.stringify({ error: { code: kind, message: error, exit_code: code, hint } })
+        : `error: ${error}; ${hint}`,
+    );
+    expect(revoked()).toBe(before + 1);
+    expect(r.stderr).not.toMatch(/eyJ|svc_rt_/);
+  });
+
+  it('--save: the tokens are in the profile, the output lost says so (141), and they work', async () => {
+    const client = await createClient(svc.sandbox());
+    const before = revoked();
+    const env = anonymous('saved', client.client_secret);
+    const browser = consentBrowser();
+    const r = await svc.run(['oauth', 'authorize', '--client-id', client.client_id, '--save', '--json'], {
+      env,
+      browser,
+      stdoutFails: 'EPIPE',
+    });
+    await browser.settled();
+    expect([r.code, r.stdout]).toEqual([141, '']);
+    expect(last(r.stderr)).toBe(
+      JSON.stringify({
+        error: {
+          code: 'stdout_closed',
+          message: 'stdout closed before the tokens were printed; they are stored in profile "default"',
+          exit_code: 141,
+          hint: 'svc uses them from there; `svc auth status` shows the login',
+        },
+      }),
+    );
+    expect(revoked()).toBe(before);
+    const me = await svc.run(['me', '--json'], { env, now: Date.now() });
+    expect(me.code, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout).credential).toMatchObject({ client_id: client.client_id });
+  });
+});
+
+describe('svc oauth token, stdout gone before the tokens are printed', () => {
+  it('a code exchanged: svc revokes the session nobody holds (141)', async () => {
+    const client = await createClient(svc.sandbox());
+    const { code, redirectUri, verifier } = await authorizationCode(svc.sandbox(), client);
+    const verifierFile = join(files, 'token.verifier');
+    writeFileSync(verifierFile, `${verifier}\n`);
+    const before = revoked();
+    const r = await svc.run(
+      [
+        'oauth',
+        'token',
+        '--client-id',
+        client.client_id,
+        '--grant-type',
+        'authorization_code',
+        '--code-stdin',
+        '--redirect-uri',
+        redirectUri,
+        '--code-verifier-file',
+        verifierFile,
+      ],
+      { env: anonymous('token', client.client_secret), stdin: code, stdoutFails: 'EPIPE' },
+    );
+    expect(r).toEqual({
+      code: 141,
+      stdout: '',
+      stderr: `error: stdout closed before the tokens were printed, their only copy (nothing was stored); svc revoked that session at ${svc.sandbox().url}, so nothing holds it; run the command again with a stdout that stays open (e.g. > tokens.json)\n`,
+    });
+    expect(revoked()).toBe(before + 1);
+  });
+});
