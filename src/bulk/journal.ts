@@ -18,6 +18,19 @@ interface JournalEntry {
   detail?: Record<string, unknown>;
 }
 
+/**
+ * Whose run of which command a journal holds: `operation` is the run's identity (the command, its
+ * server, tenant, profile and caller: operation.ts); `command` the same without the caller, which
+ * a journal written before svc recorded callers has as its operation (no `command` in its first
+ * line). A bare string is an operation alone (unit tests).
+ */
+export interface RunOwner {
+  operation: string;
+  command?: string;
+  /** The caller in words (Caller.shown), written in the first line for another caller's note. */
+  by?: string;
+}
+
 /** What a run is: its id (idempotency keys derive from it) and when it first started. */
 export interface RunIdentity {
   runId: string;
@@ -37,6 +50,7 @@ export interface RunIdentity {
 export class Journal {
   readonly path: string;
   readonly operation: string;
+  readonly #owner: RunOwner;
   readonly run: RunIdentity;
   readonly #done = new Map<string, JournalEntry>();
   /** Keys finished by this process: only the key is kept (a 10,000-row run keeps no entries). */
@@ -56,15 +70,10 @@ export class Journal {
   /** The first write that failed: nothing is written after it (a part of a line may be there). */
   #broken: JournalWriteError | undefined;
 
-  private constructor(
-    path: string,
-    operation: string,
-    run: RunIdentity,
-    now: () => number,
-    disk: JournalDisk,
-  ) {
+  private constructor(path: string, owner: RunOwner, run: RunIdentity, now: () => number, disk: JournalDisk) {
     this.path = path;
-    this.operation = operation;
+    this.operation = owner.operation;
+    this.#owner = owner;
     this.run = run;
     this.#now = now;
     this.#disk = disk;
@@ -73,9 +82,12 @@ export class Journal {
 
   /**
    * The journal of `operation` at `path`: an earlier run's, read back (nothing is written), or a
-   * new run's, which `start()` writes. A file of another operation is refused.
+   * new run's, which `start()` writes. A file of another operation is refused; so is one of the
+   * same command by another caller (refusedOwner).
    */
-  static load(path: string, operation: string, now: () => number, disk = realJournalDisk): Journal {
+  static load(path: string, owned: RunOwner | string, now: () => number, disk = realJournalDisk): Journal {
+    const owner = typeof owned === 'string' ? { operation: owned } : owned;
+    const operation = owner.operation;
     let text: string | undefined;
     try {
       text = readFileSync(path, 'utf8');
@@ -87,28 +99,20 @@ export class Journal {
     if (text === undefined || text.trim() === '') {
       const started = Math.floor(now() / 1000) * 1000;
       const run = { runId: randomUUID(), startedAtMs: started, resumed: false };
-      return new Journal(path, operation, run, now, disk);
+      return new Journal(path, owner, run, now, disk);
     }
     const [first, ...rest] = text.split('\n');
-    let header: { operation?: unknown; run_id?: unknown; started_at?: unknown; anchor?: unknown } | undefined;
-    try {
-      header = JSON.parse(first ?? '');
-    } catch {
-      header = undefined;
-    }
+    const header = headerOf(first ?? '');
     const startedAtMs = typeof header?.started_at === 'string' ? Date.parse(header.started_at) : Number.NaN;
     if (header?.operation !== operation || typeof header.run_id !== 'string' || Number.isNaN(startedAtMs)) {
-      throw new UsageError(`journal ${path} belongs to another operation`, {
-        hint: 'use the same file, flags, profile and tenant to resume, or pass another --journal',
-      });
+      throw (
+        refusedOwner(path, header, owner) ??
+        new UsageError(`journal ${path} belongs to another operation`, {
+          hint: 'use the same file, flags, profile, credential and tenant to resume, or pass another --journal',
+        })
+      );
     }
-    const journal = new Journal(
-      path,
-      operation,
-      { runId: header.run_id, startedAtMs, resumed: true },
-      now,
-      disk,
-    );
+    const journal = new Journal(path, owner, { runId: header.run_id, startedAtMs, resumed: true }, now, disk);
     journal.#cut = !text.endsWith('\n');
     const anchorMs = typeof header.anchor === 'string' ? Date.parse(header.anchor) : Number.NaN;
     // A journal written before svc kept the anchor: its durations counted from its start.
@@ -139,8 +143,10 @@ export class Journal {
     if (this.#started) return;
     makeDirectories(dirname(this.path), 0o700);
     const header = {
-      journal: 2,
+      journal: 3,
       operation: this.operation,
+      ...(this.#owner.command === undefined ? {} : { command: this.#owner.command }),
+      ...(this.#owner.by === undefined ? {} : { by: this.#owner.by }),
       run_id: this.run.runId,
       started_at: isoSeconds(this.run.startedAtMs),
       ...(this.#anchorMs === undefined ? {} : { anchor: isoSeconds(this.#anchorMs) }),
@@ -280,6 +286,61 @@ export class Journal {
       throw this.#broken;
     }
   }
+}
+
+/** What a journal's first line says of its run (any field may be missing or of another type). */
+export interface JournalHeader {
+  journal?: unknown;
+  operation?: unknown;
+  command?: unknown;
+  by?: unknown;
+  run_id?: unknown;
+  started_at?: unknown;
+  anchor?: unknown;
+}
+
+/** A journal's first line, read; undefined when it is not a JSON object. */
+export function headerOf(line: string): JournalHeader | undefined {
+  try {
+    const header: unknown = JSON.parse(line);
+    return header !== null && typeof header === 'object' ? (header as JournalHeader) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a journal of the same command is not this caller's to resume, or undefined when it is of
+ * another command: another caller's run (their rows are not this caller's), or a run an earlier
+ * svc started without recording its caller, which svc cannot tell to be this caller's (it is
+ * refused, not taken for theirs nor left without a word).
+ */
+export function refusedOwner(
+  path: string,
+  header: JournalHeader | undefined,
+  owner: RunOwner,
+): UsageError | undefined {
+  if (owner.command === undefined || header === undefined) return undefined;
+  if (header.command === undefined && header.operation === owner.command) {
+    return new UsageError(
+      `journal ${path} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
+      {
+        code: 'journal_caller_unknown',
+        hint: `see what it did with \`cat ${path}\`; to start a run of your own, remove it (rm ${path}) and run the command again`,
+      },
+    );
+  }
+  if (header.command === owner.command) {
+    const by = typeof header.by === 'string' ? ` (${header.by})` : '';
+    return new UsageError(
+      `journal ${path} holds another caller's run of this command${by}: a run is resumed only by the caller who started it`,
+      {
+        code: 'journal_other_caller',
+        hint: 'pass another --journal for a run of your own, or run the command as that caller to resume theirs',
+      },
+    );
+  }
+  return undefined;
 }
 
 /**

@@ -1,6 +1,8 @@
 // Over 300 lines: the one bulk operation, from the journal's lock to the exit code, with what a
 // second Ctrl-C says of it; its verbs' contract (BulkVerb) is most of its length.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import type { Context } from '../context.js';
 import type { SvcError } from '../errors.js';
@@ -8,9 +10,10 @@ import type { Column } from '../output/output.js';
 import { createProgress } from '../output/progress.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { lastWordOnExit } from '../system/interrupts.js';
+import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun } from './finish.js';
 import { withCompactHeap } from './heap.js';
-import { defaultJournalPath, Journal, type RunIdentity, refuseDirectory } from './journal.js';
+import { defaultJournalPath, Journal, type RunIdentity, type RunOwner, refuseDirectory } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import { lockJournal } from './lock.js';
 import { RunOrder } from './order.js';
@@ -143,17 +146,30 @@ export function runBulkOperation<T, R extends Row>(
   return withCompactHeap(() => run(ctx, verb));
 }
 
-/** The operation's identity: the same command against the same server and tenant. */
-function operationId(ctx: Context, verb: { kind: string; identity: unknown[] }): string {
+/**
+ * The run's identity: the same command against the same server and tenant (`command`, the whole
+ * identity of a journal written before svc recorded callers), by the same caller: the profile and
+ * a stable, non-secret identity of its credential (callerOf). Another caller's run of the same
+ * command is not this one's to resume: its journal has another name.
+ */
+function ownerOf(ctx: Context, verb: { kind: string; identity: unknown[] }): RunOwner {
   const { base_url, tenant } = ctx.settings().values;
-  const identity = JSON.stringify([verb.kind, 2, base_url ?? '', tenant ?? '', ...verb.identity]);
-  return createHash('sha256').update(identity).digest('hex');
+  const sha256 = (value: unknown[]) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+  const command = sha256([verb.kind, 2, base_url ?? '', tenant ?? '', ...verb.identity]);
+  const caller = callerOf(ctx);
+  return { operation: sha256([verb.kind, 3, command, caller.id]), command, by: caller.shown };
 }
 
 async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promise<BulkSummary | undefined> {
   const now = () => ctx.clock.now();
-  const operation = operationId(ctx, verb);
-  const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, operation);
+  const owner = ownerOf(ctx, verb);
+  const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, owner.operation);
+  // A new run in the state directory: an earlier svc's run of this command is refused (whose it
+  // is is unknown), another caller's is named, left to them.
+  if (verb.journal === undefined && !existsSync(path)) {
+    const note = otherCallersRun(dirname(path), verb.kind, owner);
+    if (note !== undefined) ctx.out.info(note);
+  }
   refuseDirectory(path);
   // A dry run only reads the journal; a real run holds it, from before it reads it to its end.
   const unlock = verb.dryRun
@@ -162,7 +178,7 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
         lockJournal(path, verb.kind.replaceAll('-', ' '), now(), ctx.journalDisk),
       );
   try {
-    return await runLocked(ctx, verb, Journal.load(path, operation, now, ctx.journalDisk));
+    return await runLocked(ctx, verb, Journal.load(path, owner, now, ctx.journalDisk));
   } finally {
     unlock?.();
   }

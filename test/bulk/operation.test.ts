@@ -197,14 +197,16 @@ describe('runBulkOperation', () => {
     expect(frames[0]).toMatch(/^touching every[^…]*… \d+\/30 \d+% · /);
   });
 
-  it('journals under the operation: kind, server, tenant and identity, hashed', async () => {
-    const hash = (parts: unknown[]) =>
-      createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
+  it('journals under the operation: kind, server, tenant, identity and caller, hashed', async () => {
+    const hash = (parts: unknown[]) => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
     const before = new Set(journals());
     const env = { SVC_BASE_URL: 'https://api.example', SVC_TENANT: 'ten_9' };
     const kept = await run(verb(['ok', 'fail'], { identity: ['file-hash'] }), { env });
     expect(kept.code).toBe(7);
-    const name = `test-op-${hash(['test-op', 2, 'https://api.example', 'ten_9', 'file-hash'])}.ndjson`;
+    const command = hash(['test-op', 2, 'https://api.example', 'ten_9', 'file-hash']);
+    // The caller: profile "default" with no credential (src/bulk/caller.ts).
+    const caller = JSON.stringify(['default', 'none']);
+    const name = `test-op-${hash(['test-op', 3, command, caller]).slice(0, 16)}.ndjson`;
     expect(journals().filter((j) => !before.has(j))).toEqual([name]);
     // The same command again resumes it: the done row is skipped, the failed one tried again.
     const again = await run(verb(['ok', 'ok'], { identity: ['file-hash'] }), { env });

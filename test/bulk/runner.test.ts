@@ -129,7 +129,7 @@ describe('Journal', () => {
       expect(error).toBeInstanceOf(UsageError);
       expect([error?.message, error?.hint]).toEqual([
         `journal ${path} belongs to another operation`,
-        'use the same file, flags, profile and tenant to resume, or pass another --journal',
+        'use the same file, flags, profile, credential and tenant to resume, or pass another --journal',
       ]);
     }
   });

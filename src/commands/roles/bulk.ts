@@ -5,7 +5,7 @@ import { grantsPermission } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { isoSeconds } from '../../api/time.js';
 import { checkInput, type LineVerdict } from '../../bulk/check.js';
-import { snapshotInput } from '../../bulk/input.js';
+import { BULK_INPUT_LIMITS, type BulkInputLimits, snapshotInput } from '../../bulk/input.js';
 import type { Journal, RunIdentity } from '../../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import { ownReachLast } from '../../bulk/order.js';
@@ -49,6 +49,8 @@ export interface BulkFileOptions extends BulkFlags {
   defaults: RowDefaults;
   /** assign: a role already held gets its expiry moved to the row's (PATCH) instead of being skipped. */
   extend?: boolean;
+  /** The most the file may hold (BULK_INPUT_LIMITS unless a test says otherwise). */
+  limits?: BulkInputLimits;
 }
 
 type Row = GrantRow | RevokeRow;
@@ -61,12 +63,13 @@ export const parseFileBulkFlags = (flags: Record<string, unknown>): BulkFlags =>
 export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFileOptions): Promise<void> {
   const tenant = requireTenant(ctx);
   const platform = await ctx.platform();
-  const input = await snapshotInput(options.file, ctx.io.stdin, '--file');
+  const limits = options.limits ?? BULK_INPUT_LIMITS;
+  const input = await snapshotInput(options.file, ctx.io.stdin, '--file', limits.bytes);
   // Standard input with no rows (a filter that selected nothing) is nothing to do, not a mistake.
   const stdin = options.file === '-';
   const fixHint = `fix them and run the command again (columns: ${kind === 'assign' ? COLUMN_LIST : 'user, role'})`;
   try {
-    const roles = await tenantRoles(ctx, platform, input, fixHint);
+    const roles = await tenantRoles(ctx, platform, input, fixHint, limits.rows);
     // --expires-at for rows without an expiry: judged at the platform's time, as the column is.
     await refusePastExpiresAt(ctx, platform, options.defaults.expiry);
     // One anchor for the run, on the platform's clock (learned from the role listing's Date
@@ -132,6 +135,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
           input.label,
           fileRows(input.path, input.name, rulesAt(run, journal), { duplicates: true, noRowsIsNone: stdin }),
           fixHint,
+          limits.rows,
         );
         const { count, first } = passed;
         if (first) {
@@ -224,13 +228,15 @@ async function tenantRoles(
   platform: Platform,
   input: { path: string; name: string; label: string },
   fixHint: string,
+  maxRows: number,
 ): Promise<Role[]> {
   try {
     const roles: Role[] = [];
     for await (const role of platform.roles.listAll({ limit: 200 })) roles.push(role);
     return roles;
   } catch (error) {
-    if (lookupMayFail(error)) await checkInput(ctx, input.label, fileShape(input.path, input.name), fixHint);
+    if (lookupMayFail(error))
+      await checkInput(ctx, input.label, fileShape(input.path, input.name), fixHint, maxRows);
     throw error;
   }
 }

@@ -141,7 +141,7 @@ export function revokeCommand(make: MakeContext): Command {
       .addOption(
         new Option(
           '--file <file>',
-          'revoke every row of a CSV, NDJSON or JSON-array file; - reads standard input (no rows there: nothing to do, exit 0)',
+          'revoke every row of a CSV, NDJSON or JSON-array file; - reads standard input (no rows there: nothing to do, exit 0); at most 1,000,000 rows',
         ),
       ),
     '--file',

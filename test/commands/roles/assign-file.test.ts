@@ -612,7 +612,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     const r = await svc.run(['roles', 'assign', '--file', b.path, '--journal', journal]);
     expect([r.code, r.stderr]).toEqual([
       2,
-      `error: journal ${journal} belongs to another operation; use the same file, flags, profile and tenant to resume, or pass another --journal\n`,
+      `error: journal ${journal} belongs to another operation; use the same file, flags, profile, credential and tenant to resume, or pass another --journal\n`,
     ]);
   });
 

@@ -1,0 +1,95 @@
+import { createHmac } from 'node:crypto';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { envToken } from '../auth/credentials.js';
+import { decodeJwtClaims } from '../auth/jwt.js';
+import type { Context } from '../context.js';
+import { headerOf, type JournalHeader, type RunOwner, refusedOwner } from './journal.js';
+
+/**
+ * Who runs a bulk run, as its journal knows them: a run belongs to its caller, and the same
+ * command run with another credential (another user, another key) is a run of its own, never the
+ * resume of someone else's (whose rows it did not do, and may not have the rights to).
+ */
+export interface Caller {
+  /** Stable and not secret: what the run's identity hashes (operation.ts). */
+  id: string;
+  /** The caller in words for another caller's note: `usr_admin, profile "default"`. */
+  shown: string;
+}
+
+/** Mixed into the hash of a credential, so the journal's hash is of no use anywhere else. */
+const SALT = 'svc bulk-run caller 1';
+
+/**
+ * The caller of this run: the profile and the credential it sends (SVC_TOKEN, else the profile's
+ * stored one), read without a request. A JWT (a login, an OAuth token, SVC_TOKEN) is its subject,
+ * the user, so a refreshed token or a new login of the same user resumes the same run; an opaque
+ * credential (an API key) is a salted hash of it, or of its login session when it is refreshed.
+ * Never the credential itself.
+ */
+export function callerOf(ctx: Context): Caller {
+  const profile = ctx.settings().profile;
+  const env = ctx.env.SVC_TOKEN ? envToken(ctx.env.SVC_TOKEN) : undefined;
+  const stored = env === undefined ? ctx.store().credential(profile) : undefined;
+  const token = env ?? stored?.access_token;
+  const where = `profile "${profile}"${env === undefined ? '' : ', SVC_TOKEN'}`;
+  if (!token) return { id: JSON.stringify([profile, 'none']), shown: `no credential, ${where}` };
+  const claims = decodeJwtClaims(token);
+  const sub = typeof claims?.sub === 'string' && claims.sub !== '' ? claims.sub : undefined;
+  if (sub !== undefined) {
+    const iss = typeof claims?.iss === 'string' ? claims.iss : '';
+    return { id: JSON.stringify([profile, 'sub', iss, sub]), shown: `${sub}, ${where}` };
+  }
+  // An OAuth login's opaque tokens change at each refresh; its session does not.
+  const secret = stored?.type === 'oauth' && stored.session ? `session:${stored.session}` : token;
+  const hash = createHmac('sha256', SALT).update(secret).digest('hex');
+  return { id: JSON.stringify([profile, 'key', hash]), shown: `credential ${hash.slice(0, 12)}, ${where}` };
+}
+
+/** A journal's first line: at most 64 KiB of it is read (svc writes a few hundred bytes). */
+function firstLine(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(64 * 1024);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, read).toString('utf8').split('\n')[0];
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * For a new run in the state directory's journals (`dir`): a journal of the same command that is
+ * not this caller's. One an earlier svc wrote without its caller is refused (refusedOwner: svc
+ * cannot tell whose it is, and does not leave it without a word); another caller's is the line
+ * a new run says first (they resume theirs with the same command).
+ */
+export function otherCallersRun(dir: string, kind: string, owner: RunOwner): string | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return undefined; // no journals yet
+  }
+  const others: Array<{ path: string; header: JournalHeader }> = [];
+  for (const name of names.sort()) {
+    if (!name.startsWith(`${kind}-`) || !name.endsWith('.ndjson')) continue;
+    const path = join(dir, name);
+    const line = firstLine(path);
+    const header = line === undefined ? undefined : headerOf(line);
+    if (header === undefined || header.operation === owner.operation) continue;
+    const refused = refusedOwner(path, header, owner);
+    if (refused?.code === 'journal_caller_unknown') throw refused;
+    if (refused) others.push({ path, header });
+  }
+  const [other] = others;
+  if (other === undefined) return undefined;
+  const by = typeof other.header.by === 'string' ? ` by ${other.header.by}` : '';
+  const at = typeof other.header.started_at === 'string' ? ` started at ${other.header.started_at}` : '';
+  const more = others.length > 1 ? ` (and ${others.length - 1} more)` : '';
+  return `note: another caller's unfinished run of this command${at}${by} is in ${other.path}${more}; this is a new run of your own, which leaves that one to its caller (see it with \`cat ${other.path}\`)`;
+}

@@ -1,0 +1,140 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ACME, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
+import { ndjson } from '../helpers/context.js';
+import { adminGrant, useSandbox } from '../helpers/sandbox.js';
+import { cutReplayRun, journalFiles } from '../helpers/webhooks.js';
+
+// A bulk run's journal belongs to its caller (s16). A run started with one credential and left
+// unfinished was "resumed" by the same command under another credential: the second caller was
+// told it resumed, its rows skipped as done `journal` by this run, which they were not (and which
+// hid whether the second caller may make them at all). Now the second caller's run is a new one
+// of its own, with one line naming the other caller's journal, which stays for its caller.
+const sandbox = useSandbox({ users: 40 });
+const svc = bulkRunner(sandbox);
+/** A second tenant admin of Acme Treasury: another user, another credential. */
+const OTHER = bulkUser(40);
+let other: Record<string, string>;
+beforeAll(async () => {
+  await adminGrant(sandbox(), ACME, OTHER, 'tenant_admin');
+  other = { SVC_TOKEN: sandbox().issueToken(OTHER, { expiresInSeconds: 86_400 }).token };
+});
+
+let files = 0;
+/** A file over users `from`…`from + 2` and a user that does not exist: the run ends unfinished (exit 7). */
+async function unfinished(kind: 'assign' | 'revoke', from: number) {
+  const name = `caller-${kind}-${++files}`;
+  await customRole(sandbox(), name);
+  const users = [bulkUser(from), bulkUser(from + 1), bulkUser(from + 2)];
+  const body = [...users, 'usr_ghost'].map((u) => `${u},${name},8h,j`).join('\n');
+  const path = svc.file(`${name}.csv`, `user,role,expires_in,justification\n${body}\n`);
+  if (kind === 'revoke') {
+    const setup = await svc.run([
+      'roles',
+      'assign',
+      '--file',
+      svc.file(`${name}-held.csv`, `user,role\n${users.map((u) => `${u},${name}`).join('\n')}\n`),
+      '--expires-in',
+      '8h',
+      '--justification',
+      'setup',
+    ]);
+    expect(setup.code, setup.stderr).toBe(0);
+  }
+  const argv = [
+    'roles',
+    kind,
+    '--file',
+    path,
+    '--ndjson',
+    '--concurrency',
+    '1',
+    ...(kind === 'revoke' ? ['--yes'] : []),
+  ];
+  const before = new Set(journalFiles(svc.journals));
+  const first = await svc.run(argv);
+  expect(first.code, first.stderr).toBe(7);
+  const [journal] = journalFiles(svc.journals).filter((f) => !before.has(f));
+  return { argv, journal: join(svc.journals, journal!) };
+}
+
+describe('a bulk run is resumed only by the caller who started it', () => {
+  it.each(['assign', 'revoke'] as const)(
+    'roles %s --file: another credential makes a new run of its own, naming the unfinished one; its caller still resumes it',
+    async (kind) => {
+      const { argv, journal } = await unfinished(kind, kind === 'assign' ? 1 : 10);
+      const started = JSON.parse(readFileSync(journal, 'utf8').split('\n')[0]!).started_at;
+
+      const theirs = await svc.run(argv, { env: other });
+      const rows = ndjson(theirs.stdout);
+      // Nothing is claimed from the other caller's journal: the platform's answers to this caller.
+      expect(rows.map((r) => r.reason ?? null)).not.toContain('journal');
+      expect(rows.map((r) => [r.line, r.status])).toEqual([
+        [2, 'skipped'],
+        [3, 'skipped'],
+        [4, 'skipped'],
+        [5, 'failed'],
+      ]);
+      expect(theirs.stderr.split('\n')[0]).toBe(
+        `note: another caller's unfinished run of this command started at ${started} by usr_admin, profile "default", SVC_TOKEN is in ${journal}; this is a new run of your own, which leaves that one to its caller (see it with \`cat ${journal}\`)`,
+      );
+      // The other caller's journal is left as it was, and its caller resumes it.
+      const mine = await svc.run(argv);
+      expect(ndjson(mine.stdout).map((r) => [r.line, r.status, r.reason ?? null])).toEqual([
+        [2, 'skipped', 'journal'],
+        [3, 'skipped', 'journal'],
+        [4, 'skipped', 'journal'],
+        [5, 'failed', null],
+      ]);
+      // No credential is written in a journal or its name.
+      for (const name of journalFiles(svc.journals)) {
+        const text = `${name}\n${readFileSync(join(svc.journals, name), 'utf8')}`;
+        expect(text).not.toContain(other.SVC_TOKEN!);
+        expect(text).not.toContain(sandbox().adminToken);
+      }
+    },
+  );
+
+  it('webhooks replay --dlq: another credential does not resume a cut replay run', async () => {
+    const cut = await cutReplayRun(sandbox(), svc);
+    const theirs = await svc.run([...cut.argv, '--ndjson'], { env: other });
+    expect(theirs.code, theirs.stderr).toBe(0);
+    expect(theirs.stderr).not.toMatch(/resuming/);
+    expect(theirs.stderr.split('\n')[0]).toMatch(/^note: another caller's unfinished run of this command/);
+    // Only the entry still queued is this run's: the one the other run replayed is not claimed.
+    expect(ndjson(theirs.stdout).map((r) => [r.dlq_entry_id, r.status])).toEqual([[cut.e2.id, 'ok']]);
+  });
+
+  it("--journal naming another caller's journal is refused, exit 2, nothing sent", async () => {
+    const { argv, journal } = await unfinished('assign', 20);
+    const r = await svc.run([...argv, '--journal', journal], { env: other });
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'journal_other_caller',
+      message: `journal ${journal} holds another caller's run of this command (usr_admin, profile "default", SVC_TOKEN): a run is resumed only by the caller who started it`,
+    });
+  });
+
+  it('a journal an earlier svc wrote (no caller recorded) is refused with what to do, not resumed nor left without a word', async () => {
+    const { argv, journal } = await unfinished('assign', 25);
+    // Rewrite it as svc wrote it before: version 2, the command's hash as its operation, its name from it.
+    const [first, ...rest] = readFileSync(journal, 'utf8').split('\n');
+    const { command, by: _by, operation: _op, ...header } = JSON.parse(first!);
+    const legacy = join(svc.journals, `roles-assign-${command.slice(0, 16)}.ndjson`);
+    writeFileSync(
+      journal,
+      [JSON.stringify({ ...header, journal: 2, operation: command }), ...rest].join('\n'),
+    );
+    renameSync(journal, legacy);
+    for (const env of [{}, other]) {
+      const r = await svc.run(argv, { env });
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(JSON.parse(r.stderr).error).toMatchObject({
+        code: 'journal_caller_unknown',
+        message: `journal ${legacy} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
+        hint: `see what it did with \`cat ${legacy}\`; to start a run of your own, remove it (rm ${legacy}) and run the command again`,
+      });
+    }
+  });
+});
