@@ -28,9 +28,13 @@ export interface Step {
   change: PlanChange;
   /** A resumed run found it made already (./drift.ts): reported, not sent. */
   done: boolean;
+  /** A role deletion: the users whose own revocation it ends (PlanChange.ended_by), holders it may end too. */
+  ends?: string[];
 }
 
 export function phaseOf(change: PlanChange): number {
+  // The caller's own revocation ended by a role's deletion follows that deletion (./own-reach.ts).
+  if (change.ended_by !== undefined) return ownReachLast(5, true);
   const phase =
     change.kind === 'role' ? (change.action === 'delete' ? 4 : 1) : change.action === 'delete' ? 3 : 2;
   // What can take away the caller's own reach comes after everything else (./own-reach.ts).
@@ -46,15 +50,33 @@ export function planSteps(
   const steps: Array<BulkItem<Step>> = [];
   const needed = new Set<string>();
   for (const tenant of doc.tenants) {
+    // A revocation ended by a deletion (./own-reach.ts) waits for it, not the deletion for it.
+    const ended = new Map<string, { key: string; user: string }[]>();
+    for (const change of tenant.changes) {
+      if (change.ended_by === undefined) continue;
+      const by = ended.get(change.ended_by) ?? [];
+      by.push({ key: changeKey(tenant.id, change), user: change.grant!.user });
+      ended.set(change.ended_by, by);
+    }
     for (const change of tenant.changes) {
       if ((change.prune && !prune) || change.refused) continue;
-      for (const key of change.needs) needed.add(key);
       const key = changeKey(tenant.id, change);
+      const ends = ended.get(key);
+      const after =
+        change.ended_by !== undefined
+          ? [...change.needs, change.ended_by]
+          : change.needs.filter((k) => !ends?.some((e) => e.key === k));
+      for (const need of after) needed.add(need);
       const info = { id: tenant.id, slug: tenant.slug, display_name: tenant.display_name };
       steps.push({
         key,
-        data: { tenant: info, change, done: done.has(key) },
-        after: change.needs,
+        data: {
+          tenant: info,
+          change,
+          done: done.has(key),
+          ...(ends ? { ends: ends.map((e) => e.user) } : {}),
+        },
+        after,
         phase: phaseOf(change),
         // Made once however many runs apply this plan at once (./creations.ts).
         ...(withSecret(change) ? { shared: sharedKey(tenant.id, key, change) } : {}),
@@ -92,8 +114,9 @@ async function refuseUnendedGrants(
   platform: Platform,
   change: PlanChange,
   read: { tenant: string; signal: AbortSignal },
+  ends: readonly string[] = [],
 ): Promise<void> {
-  const known = new Set(change.fields.find((f) => f.field === 'grants')?.holders ?? []);
+  const known = new Set([...(change.fields.find((f) => f.field === 'grants')?.holders ?? []), ...ends]);
   const unended: string[] = [];
   try {
     for await (const a of platform.roles.listAllTenantAssignments({ role_id: change.id! }, read)) {
@@ -203,11 +226,13 @@ export function stepWorker(
           await platform.roles.update(change.id!, body(change) as never, read);
           return { id: change.id };
         }
-        await refuseUnendedGrants(platform, change, read);
+        await refuseUnendedGrants(platform, change, read, data.ends);
         const role = await platform.roles.delete(change.id!, keyed);
         return { id: role.id, deleted_at: role.deleted_at };
       }
       if (change.kind === 'grant') {
+        // The caller's own grant of a role this run deleted (it waited for that): the deletion ended it.
+        if (change.ended_by !== undefined) return gone('ended_with_role');
         const grant = change.grant!;
         const role = grant.role_id ?? (await roleId(tenant.id, grant.role, call.signal));
         if (change.action === 'create') {
