@@ -132,4 +132,43 @@ describe('svc apply: the changes made last, in their order', () => {
     const me = await call(svc.sandbox(), 'GET', '/v1/me', { token: env.SVC_TOKEN });
     expect(me.status).toBe(200);
   });
+
+  it('a grant made last that a narrowing made before it leaves beyond your hold is refused by svc plan (s16-policy doubt)', async () => {
+    // usr_compliance: a role manager and `a4` (rule.read, account.read) for good, `b4` (the same)
+    // for 2 h. The file narrows both and grants b4 for good: before the run rule.read is held for
+    // good (through a4); after a4's narrowing, made before b4's grant, only until b4 ends.
+    const until = await hour(2);
+    await adminGrant(
+      svc.sandbox(),
+      ACME,
+      'usr_compliance',
+      await role('mgr4', ['role.assign', 'role.read', 'role.manage']),
+      null,
+    );
+    await adminGrant(svc.sandbox(), ACME, 'usr_compliance', await role('a4', ['rule.read', 'account.read']), null);
+    await adminGrant(svc.sandbox(), ACME, 'usr_compliance', await role('b4', ['rule.read', 'account.read']), until);
+    const env = { SVC_TOKEN: svc.sandbox().issueToken('usr_compliance', { expiresInSeconds: 600 }).token };
+    const file = writeFile(
+      dir,
+      'narrow-two.yaml',
+      'version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - {name: a4, description: a4, permissions: [account.read]}\n      - {name: b4, description: b4, permissions: [rule.read]}\n    grants:\n      - {role: b4, user: usr_analyst}\n',
+    );
+    const planned = await svc.run(['plan', '-f', file, '--ndjson'], { ...real, env });
+    expect(planned.code, planned.stderr).toBe(10);
+    expect(ndjson(planned.stdout).map((c) => [c.verb, c.name, c.last ?? null, c.refused ?? null])).toEqual([
+      ['update', 'a4', true, null],
+      ['update', 'b4', true, null],
+      [
+        'grant',
+        'usr_analyst b4',
+        true,
+        `made last, after the narrowing of a4, the narrowing of b4, which take away some of your own reach, the platform refuses it (insufficient_permission): you cannot hand out access that outlives your own: you hold the permissions of b4 only until ${until}; set expires_at to ${until} or earlier`,
+      ],
+    ]);
+    const applied = await svc.run(['apply', '-f', file, '--yes'], { ...real, env });
+    expect(applied.code).toBe(2);
+    expect(applied.stderr).toContain('nothing was applied');
+    const roles = (await call(svc.sandbox(), 'GET', '/v1/roles?limit=200', admin())).body.items;
+    expect(roles.find((r: { name: string }) => r.name === 'a4').permissions).toEqual(['account.read', 'rule.read']);
+  });
 });
