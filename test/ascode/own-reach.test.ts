@@ -82,10 +82,10 @@ describe('markOwnReach', () => {
       'grant me theirs',
     ]);
     const steps = planSteps(doc, true);
-    const after = (name: string) => steps.find((s) => s.data.change.name === name)!;
-    expect(after('theirs').after).toEqual([changeKey('t1', revoke('other', 'theirs'))]);
-    expect(after('theirs').data.ends).toEqual(['me']);
-    expect(after('me theirs').after).toEqual([changeKey('t1', deleted)]);
+    const step = (name: string) => steps.find((s) => s.data.change.name === name)!;
+    expect(step('theirs').after).toEqual([changeKey('t1', revoke('other', 'theirs'))]);
+    expect(step('theirs').data.ends).toEqual(['me']);
+    expect(step('me theirs').after).toEqual([changeKey('t1', deleted)]);
   });
 
   it('an API key: a change that takes from its issuer what its role needs is refused, whatever order (R11)', () => {

@@ -28,7 +28,9 @@ async function everything(skip: (role: string) => boolean): Promise<{ roles: str
   const roles = (await call(svc.sandbox(), 'GET', '/v1/roles?limit=200', admin())).body.items.filter(
     (r: { kind: string; name: string }) => r.kind === 'custom' && !skip(r.name),
   );
-  const grants = (await call(svc.sandbox(), 'GET', '/v1/role-assignments?limit=500', admin())).body.items.filter(
+  const grants = (
+    await call(svc.sandbox(), 'GET', '/v1/role-assignments?limit=500', admin())
+  ).body.items.filter(
     (a: { status?: string; role_name: string }) => (a.status ?? 'active') === 'active' && !skip(a.role_name),
   );
   return {
@@ -49,7 +51,9 @@ async function everything(skip: (role: string) => boolean): Promise<{ roles: str
 
 async function roleNames(): Promise<string[]> {
   const r = await call(svc.sandbox(), 'GET', '/v1/roles?limit=200', admin());
-  return r.body.items.filter((x: { kind: string }) => x.kind === 'custom').map((x: { name: string }) => x.name);
+  return r.body.items
+    .filter((x: { kind: string }) => x.kind === 'custom')
+    .map((x: { name: string }) => x.name);
 }
 
 describe('svc apply: the changes made last, in their order', () => {
@@ -69,7 +73,13 @@ describe('svc apply: the changes made last, in their order', () => {
     const planned = await svc.run(['plan', '-f', file, '--ndjson'], { ...real, env });
     expect(planned.code, planned.stderr).toBe(10);
     expect(
-      ndjson(planned.stdout).map((c) => [c.verb, c.name, c.refused ?? null, c.last ?? null, c.ended_by ?? null]),
+      ndjson(planned.stdout).map((c) => [
+        c.verb,
+        c.name,
+        c.refused ?? null,
+        c.last ?? null,
+        c.ended_by ?? null,
+      ]),
     ).toEqual([
       ['revoke', 'usr_viewer rw3', null, true, `${ACME}/role/delete/${rw}`],
       ['revoke', 'usr_analyst rw3', null, null, null],
@@ -100,7 +110,12 @@ describe('svc apply: the changes made last, in their order', () => {
     const issued = await call(svc.sandbox(), 'POST', `/v1/tenants/${ACME}/api-keys`, {
       token: svc.sandbox().issueToken('usr_reviewer', { expiresInSeconds: 600 }).token,
       tenant: ACME,
-      body: { kind: 'service_role', name: 'rk', justification: 'key issued by reviewer', idempotency_key: 'rk-11' },
+      body: {
+        kind: 'service_role',
+        name: 'rk',
+        justification: 'key issued by reviewer',
+        idempotency_key: 'rk-11',
+      },
     });
     expect(issued.status, issued.text).toBe(201);
     const env = { SVC_TOKEN: issued.body.key as string };
@@ -145,8 +160,20 @@ describe('svc apply: the changes made last, in their order', () => {
       await role('mgr4', ['role.assign', 'role.read', 'role.manage']),
       null,
     );
-    await adminGrant(svc.sandbox(), ACME, 'usr_compliance', await role('a4', ['rule.read', 'account.read']), null);
-    await adminGrant(svc.sandbox(), ACME, 'usr_compliance', await role('b4', ['rule.read', 'account.read']), until);
+    await adminGrant(
+      svc.sandbox(),
+      ACME,
+      'usr_compliance',
+      await role('a4', ['rule.read', 'account.read']),
+      null,
+    );
+    await adminGrant(
+      svc.sandbox(),
+      ACME,
+      'usr_compliance',
+      await role('b4', ['rule.read', 'account.read']),
+      until,
+    );
     const env = { SVC_TOKEN: svc.sandbox().issueToken('usr_compliance', { expiresInSeconds: 600 }).token };
     const file = writeFile(
       dir,
@@ -169,6 +196,9 @@ describe('svc apply: the changes made last, in their order', () => {
     expect(applied.code).toBe(2);
     expect(applied.stderr).toContain('nothing was applied');
     const roles = (await call(svc.sandbox(), 'GET', '/v1/roles?limit=200', admin())).body.items;
-    expect(roles.find((r: { name: string }) => r.name === 'a4').permissions).toEqual(['account.read', 'rule.read']);
+    expect(roles.find((r: { name: string }) => r.name === 'a4').permissions).toEqual([
+      'account.read',
+      'rule.read',
+    ]);
   });
 });
