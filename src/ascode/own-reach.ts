@@ -2,7 +2,7 @@ import { grantsPermission } from '../api/roles.js';
 import type { LiveGrant, LiveTenant } from './live.js';
 import { type Caller, refuseBeyondHolds } from './lockout.js';
 import { changeKey, type PlanChange } from './plan.js';
-import { phaseOf } from './steps.js';
+import { grantedChanges, phaseOf } from './steps.js';
 
 /**
  * Marks the changes that can reduce what the caller themself holds in the tenant (`last`): svc
@@ -162,9 +162,10 @@ export function refuseOwnReachOrder(live: LiveTenant, changes: PlanChange[], cal
   const mine = new Set(heldBy(live, caller.id).map((g) => g.roleName));
   const reduces = (c: PlanChange) => reducesOwnReach(live, c, mine, caller.id);
   const phases = new Map<number, PlanChange[]>();
+  const granted = grantedChanges(changes);
   for (const change of changes) {
     if (!change.last || change.refused || change.ended_by !== undefined) continue;
-    const phase = phaseOf(change);
+    const phase = phaseOf(change, granted.has(changeKey(live.tenant.id, change)));
     phases.set(phase, [...(phases.get(phase) ?? []), change]);
   }
   let state = live;

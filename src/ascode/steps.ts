@@ -18,7 +18,7 @@ import type { SecretDir } from './secrets.js';
 /**
  * The steps of applying a plan, as items of the one bulk operation: one per change, in phases
  * (custom roles first, then grants and integrations, then removals, custom roles last; what
- * takes away the caller's own reach after all of them, in that order again), each
+ * takes away the caller's own reach after all of them, in the order phaseOf says), each
  * grant of a new role after that role, each role removal after the revocations of its grants;
  * and the worker that makes one change through the platform client.
  */
@@ -32,13 +32,28 @@ export interface Step {
   ends?: string[];
 }
 
-export function phaseOf(change: PlanChange): number {
-  // The caller's own revocation ended by a role's deletion follows that deletion (./own-reach.ts).
-  if (change.ended_by !== undefined) return ownReachLast(5, true);
-  const phase =
-    change.kind === 'role' ? (change.action === 'delete' ? 4 : 1) : change.action === 'delete' ? 3 : 2;
-  // What can take away the caller's own reach comes after everything else (./own-reach.ts).
-  return ownReachLast(phase, change.last === true);
+/**
+ * A change's phase. `granted`: a grant of the run needs it (a narrowing of the role it grants). The
+ * changes made last (./own-reach.ts) go in this order: the narrowings a grant needs, those grants,
+ * the other narrowings, the caller's own revocations, role deletions, and last the revocations a
+ * deletion ended. Reductions come as late as they may: a grant is made on the most the caller can
+ * still hold, and each reduction needs only the permissions of the role it changes, which the
+ * caller holds through that role until then (review16: a narrowing made before a grant of another
+ * role took away what the grant needed).
+ */
+export function phaseOf(change: PlanChange, granted = false): number {
+  if (change.last !== true)
+    return change.kind === 'role' ? (change.action === 'delete' ? 4 : 1) : change.action === 'delete' ? 3 : 2;
+  let phase: number;
+  if (change.ended_by !== undefined) phase = 6;
+  else if (change.kind === 'role') phase = change.action === 'delete' ? 5 : granted ? 1 : 3;
+  else phase = change.action === 'delete' ? 4 : 2;
+  return ownReachLast(phase, true);
+}
+
+/** The keys of a tenant's changes that a grant of it needs (phaseOf's `granted`). */
+export function grantedChanges(changes: readonly PlanChange[]): Set<string> {
+  return new Set(changes.flatMap((c) => (c.kind === 'grant' ? c.needs : [])));
 }
 
 /** The changes apply makes (removals only with --prune; none svc refuses), as bulk items in phase order. */
@@ -58,6 +73,7 @@ export function planSteps(
       by.push({ key: changeKey(tenant.id, change), user: change.grant!.user });
       ended.set(change.ended_by, by);
     }
+    const granted = grantedChanges(tenant.changes);
     for (const change of tenant.changes) {
       if ((change.prune && !prune) || change.refused) continue;
       const key = changeKey(tenant.id, change);
@@ -77,7 +93,7 @@ export function planSteps(
           ...(ends ? { ends: ends.map((e) => e.user) } : {}),
         },
         after,
-        phase: phaseOf(change),
+        phase: phaseOf(change, granted.has(key)),
         // Made once however many runs apply this plan at once (./creations.ts).
         ...(withSecret(change) ? { shared: sharedKey(tenant.id, key, change) } : {}),
       });

@@ -148,55 +148,78 @@ describe('svc apply: the changes made last, in their order', () => {
     expect(me.status).toBe(200);
   });
 
-  it('a grant made last that a narrowing made before it leaves beyond your hold is refused by svc plan (s16-policy doubt)', async () => {
-    // usr_compliance: a role manager and `a4` (rule.read, account.read) for good, `b4` (the same)
-    // for 2 h. The file narrows both and grants b4 for good: before the run rule.read is held for
-    // good (through a4); after a4's narrowing, made before b4's grant, only until b4 ends.
+  /**
+   * usr_compliance: a role manager and `a` (rule.read, account.read) for good, `b` (the same) for
+   * 2 h; the file narrows a to account.read and b to rule.read and grants b for good (and a too,
+   * with `grantA`). Before the run rule.read is held for good, through a; after a's narrowing only
+   * until b ends. The s16-policy fixer's doubt.
+   */
+  async function narrowTwo(a: string, b: string, grantA: boolean) {
     const until = await hour(2);
+    const mgr = await role(`${a}-mgr`, ['role.assign', 'role.read', 'role.manage']);
+    await adminGrant(svc.sandbox(), ACME, 'usr_compliance', mgr, null);
     await adminGrant(
       svc.sandbox(),
       ACME,
       'usr_compliance',
-      await role('mgr4', ['role.assign', 'role.read', 'role.manage']),
+      await role(a, ['rule.read', 'account.read']),
       null,
     );
     await adminGrant(
       svc.sandbox(),
       ACME,
       'usr_compliance',
-      await role('a4', ['rule.read', 'account.read']),
-      null,
-    );
-    await adminGrant(
-      svc.sandbox(),
-      ACME,
-      'usr_compliance',
-      await role('b4', ['rule.read', 'account.read']),
+      await role(b, ['rule.read', 'account.read']),
       until,
     );
     const env = { SVC_TOKEN: svc.sandbox().issueToken('usr_compliance', { expiresInSeconds: 600 }).token };
     const file = writeFile(
       dir,
-      'narrow-two.yaml',
-      'version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - {name: a4, description: a4, permissions: [account.read]}\n      - {name: b4, description: b4, permissions: [rule.read]}\n    grants:\n      - {role: b4, user: usr_analyst}\n',
+      `${a}.yaml`,
+      `version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - {name: ${a}, description: ${a}, permissions: [account.read]}\n      - {name: ${b}, description: ${b}, permissions: [rule.read]}\n    grants:\n      - {role: ${b}, user: usr_analyst}\n${grantA ? `      - {role: ${a}, user: usr_analyst}\n` : ''}`,
     );
+    return { until, env, file };
+  }
+
+  it('a narrowing no grant needs is made after the grants made last, so it takes nothing from them (s16-policy doubt)', async () => {
+    const { env, file } = await narrowTwo('a4', 'b4', false);
     const planned = await svc.run(['plan', '-f', file, '--ndjson'], { ...real, env });
     expect(planned.code, planned.stderr).toBe(10);
     expect(ndjson(planned.stdout).map((c) => [c.verb, c.name, c.last ?? null, c.refused ?? null])).toEqual([
       ['update', 'a4', true, null],
       ['update', 'b4', true, null],
+      ['grant', 'usr_analyst b4', true, null],
+    ]);
+    const applied = await svc.run(['apply', '-f', file, '--yes', '--ndjson'], { ...real, env });
+    expect(applied.stderr).not.toContain('error');
+    expect(applied.code).toBe(0);
+    expect(ndjson(applied.stdout).map((r) => [r.action, r.name, r.status])).toEqual([
+      ['update', 'b4', 'ok'],
+      ['grant', 'usr_analyst b4', 'ok'],
+      ['update', 'a4', 'ok'],
+    ]);
+  });
+
+  it('a grant made last that a narrowing made before it leaves beyond your hold is refused by svc plan, nothing sent', async () => {
+    const { until, env, file } = await narrowTwo('a5', 'b5', true);
+    const planned = await svc.run(['plan', '-f', file, '--ndjson'], { ...real, env });
+    expect(planned.code, planned.stderr).toBe(10);
+    expect(ndjson(planned.stdout).map((c) => [c.verb, c.name, c.last ?? null, c.refused ?? null])).toEqual([
+      ['update', 'a5', true, null],
+      ['update', 'b5', true, null],
       [
         'grant',
-        'usr_analyst b4',
+        'usr_analyst b5',
         true,
-        `made last, after the narrowing of a4, the narrowing of b4, which take away some of your own reach, the platform refuses it (insufficient_permission): you cannot hand out access that outlives your own: you hold the permissions of b4 only until ${until}; set expires_at to ${until} or earlier`,
+        `made last, after the narrowing of a5, the narrowing of b5, which take away some of your own reach, the platform refuses it (insufficient_permission): you cannot hand out access that outlives your own: you hold the permissions of b5 only until ${until}; set expires_at to ${until} or earlier`,
       ],
+      ['grant', 'usr_analyst a5', true, null],
     ]);
     const applied = await svc.run(['apply', '-f', file, '--yes'], { ...real, env });
     expect(applied.code).toBe(2);
     expect(applied.stderr).toContain('nothing was applied');
     const roles = (await call(svc.sandbox(), 'GET', '/v1/roles?limit=200', admin())).body.items;
-    expect(roles.find((r: { name: string }) => r.name === 'a4').permissions).toEqual([
+    expect(roles.find((r: { name: string }) => r.name === 'a5').permissions).toEqual([
       'account.read',
       'rule.read',
     ]);
