@@ -15,9 +15,9 @@ import { UsageError } from '../errors.js';
 import { reasonLines } from '../output/problems.js';
 import type { LiveTenant } from './live.js';
 import { markOwnReach, ownLoss, refuseKeyStop, refuseOwnReachOrder } from './own-reach.js';
+import { phaseOf } from './phases.js';
 import type { PlanChange, PlanDocument } from './plan.js';
 import { headline } from './render.js';
-import { phaseOf } from './steps.js';
 
 /**
  * What it takes to administer a tenant with svc apply: reading and managing roles and grants,

@@ -1,12 +1,12 @@
 import { grantsPermission } from '../api/roles.js';
 import type { LiveGrant, LiveTenant } from './live.js';
 import { type Caller, refuseBeyondHolds } from './lockout.js';
+import { grantedChanges, phaseOf } from './phases.js';
 import { changeKey, type PlanChange } from './plan.js';
-import { grantedChanges, phaseOf } from './steps.js';
 
 /**
  * Marks the changes that can reduce what the caller themself holds in the tenant (`last`): svc
- * apply makes them after every other change of the run (./steps.ts phaseOf, src/bulk/order.ts
+ * apply makes them after every other change of the run (./phases.ts phaseOf, src/bulk/order.ts
  * ownReachLast), so the
  * others are made while the caller still holds what they need, as svc plan judged them (on the
  * holds before the run). They are: revoking or moving the expiry of the caller's own grant,
