@@ -104,4 +104,24 @@ describe('markOwnReach', () => {
       null,
     ]);
   });
+
+  it('an update of a role you hold comes before your own revocation of it (R3: likewise for updates)', () => {
+    // Narrowed (made last) or only re-described (not last, phase 1): either way before the
+    // revocation, while the caller still holds every permission the role carries.
+    const described = {
+      ...base('role', 'update', 'theirs', 'role_theirs', 1, 'x'),
+      fields: [{ field: 'description', from: '', to: 'd' }],
+    };
+    const changes = [revoke('me', 'mine'), revoke('me', 'theirs'), narrow('mine'), described];
+    markOwnReach(live, changes, { id: 'me', type: 'user' });
+    const doc = {
+      tenants: [{ id: 't1', slug: 'acme', display_name: 'Acme', changes }],
+    } as unknown as PlanDocument;
+    expect(planSteps(doc, true).map((s) => `${s.data.change.kind} ${s.data.change.name}`)).toEqual([
+      'role theirs',
+      'role mine',
+      'grant me mine',
+      'grant me theirs',
+    ]);
+  });
 });
