@@ -13,7 +13,7 @@ import { refuseBeyondGivenTenant } from './given-tenant.js';
 import { type LiveTenant, type Reads, readLive, type TenantInfo } from './live.js';
 import { refuseBeyondHolds, refuseLastAdmin, refuseSelf } from './lockout.js';
 import type { AccessFile } from './model.js';
-import { markOwnReach } from './own-reach.js';
+import { markOwnReach, refuseOwnReachOrder } from './own-reach.js';
 import { PLAN_FORMAT, type PlanDocument, type PlanTenant, planDigest, summarize } from './plan.js';
 import { checkReferences } from './references.js';
 import { checkShape, type ShapeProblem } from './shape.js';
@@ -179,6 +179,7 @@ export async function computePlan(
     refuseSelf(live.get(tenant.id)!, diff.tenant.changes, me);
     refuseBeyondHolds(live.get(tenant.id)!, diff.tenant.changes, me);
     markOwnReach(live.get(tenant.id)!, diff.tenant.changes, me);
+    refuseOwnReachOrder(live.get(tenant.id)!, diff.tenant.changes, me);
     refuseLastAdmin(live.get(tenant.id)!, diff.tenant.changes, nowMs);
     planned.push(diff.tenant);
   }

@@ -10,14 +10,14 @@ import {
   type WebhookChoice,
 } from '../api/holds.js';
 import { AdministrationForecast, TENANT_ADMIN } from '../api/last-admin.js';
-import { grantsPermission } from '../api/roles.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { reasonLines } from '../output/problems.js';
 import type { LiveTenant } from './live.js';
+import { markOwnReach, ownLoss, refuseKeyStop, refuseOwnReachOrder } from './own-reach.js';
+import { phaseOf } from './phases.js';
 import type { PlanChange, PlanDocument } from './plan.js';
 import { headline } from './render.js';
-import { phaseOf } from './steps.js';
 
 /**
  * What it takes to administer a tenant with svc apply: reading and managing roles and grants,
@@ -95,7 +95,9 @@ export function refuseSelf(live: LiveTenant, changes: PlanChange[], caller: Call
     );
   const issuer = caller.credential?.issued_by;
   return typeof issuer === 'string'
-    ? refuseOwnGrants(changes, issuer, true) + refuseOwnWidens(live, changes, issuer, true)
+    ? refuseOwnGrants(changes, issuer, true) +
+        refuseOwnWidens(live, changes, issuer, true) +
+        refuseKeyStop(live, changes, issuer)
     : 0;
 }
 
@@ -106,43 +108,12 @@ export function refuseSelf(live: LiveTenant, changes: PlanChange[], caller: Call
  * they administer until then, and the platform keeps the last tenant_admin anyway.
  */
 export function refuseLockout(live: LiveTenant, changes: PlanChange[], caller: string): number {
-  const mine = [...live.grants.values()].filter((g) => g.user === caller).map((g) => g.roleName);
-  if (mine.length === 0) return 0;
-  const permissionsOf = (role: string) => live.roles.get(role)?.permissions ?? [];
-  const revoked = new Set(
-    changes
-      .filter((c) => c.kind === 'grant' && c.action === 'delete' && c.grant?.user === caller)
-      .map((c) => c.grant!.role),
-  );
-  const deleted = new Set(
-    changes.filter((c) => c.kind === 'role' && c.action === 'delete').map((c) => c.name),
-  );
-  const narrowed = new Map(
-    changes
-      .filter((c) => c.kind === 'role' && c.action === 'update')
-      .flatMap((c) => {
-        const permissions = c.fields.find((f) => f.field === 'permissions')?.to as string[] | undefined;
-        return permissions ? [[c.name, permissions] as const] : [];
-      }),
-  );
-  const before = mine.flatMap(permissionsOf);
-  const after = mine
-    .filter((role) => !revoked.has(role) && !deleted.has(role))
-    .flatMap((role) => narrowed.get(role) ?? permissionsOf(role));
-  const lost = ADMINISTERING.filter((p) => grantsPermission(before, p) && !grantsPermission(after, p));
+  const { lost, takes } = ownLoss(live, changes, caller, ADMINISTERING);
   if (lost.length === 0) return 0;
   const reason = `it would take away your own administration of ${live.tenant.slug} (${lost.join(', ')}); keep it in the file, or have another administrator make this change`;
   let refused = 0;
   for (const change of changes) {
-    const role = change.kind === 'grant' ? change.grant?.role : change.name;
-    const yours =
-      role !== undefined &&
-      mine.includes(role) &&
-      ((change.kind === 'grant' && change.action === 'delete' && change.grant?.user === caller) ||
-        (change.kind === 'role' && (change.action === 'delete' || narrowed.has(role))));
-    if (!yours) continue;
-    const removes = lost.some((p) => grantsPermission(permissionsOf(role), p));
-    if (!removes) continue;
+    if (!takes(change)) continue;
     change.refused = reason;
     refused++;
   }
@@ -271,6 +242,8 @@ export function refusedNow(
     const changes = tenant.changes.filter((c) => !c.refused && pending(tenant.id, c)).map((c) => ({ ...c }));
     refuseSelf(have, changes, caller);
     refuseBeyondHolds(have, changes, caller);
+    markOwnReach(have, changes, caller);
+    refuseOwnReachOrder(have, changes, caller);
     for (const change of changes) {
       if (change.refused) lines.push(`${tenant.slug}: ${headline(change).slice(2)}: ${change.refused}`);
     }

@@ -34,6 +34,7 @@ const CHANGE = Type.Object({
   ),
   refused: Type.Optional(Type.String()),
   last: Type.Optional(Type.Literal(true)),
+  ended_by: Type.Optional(Type.String()),
 });
 
 const PLAN = Type.Object({

@@ -77,6 +77,12 @@ export interface PlanChange {
    * deleted): svc apply makes it after every other change of the run (./own-reach.ts).
    */
   last?: true;
+  /**
+   * The caller's own revocation of a role the run deletes: the key of that deletion, which ends the
+   * grant (./own-reach.ts). svc apply sends no revocation: it follows the deletion, which could not
+   * be made once the caller no longer held the role's permissions through it.
+   */
+  ended_by?: string;
 }
 
 /** What the plan compared in a tenant: every resource of a managed kind, or those the file names. */

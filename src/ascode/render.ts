@@ -113,10 +113,13 @@ export function headline(change: PlanChange): string {
 export const MADE_LAST = 'made last: it takes away some of your own reach';
 
 /** Where svc apply makes a change marked last: a grant waits for its role's change (./diff.ts), which is the one that is. */
-const madeLast = (change: PlanChange): string =>
-  change.kind === 'grant' && change.action !== 'delete' && change.needs.length > 0
+const madeLast = (change: PlanChange): string => {
+  if (change.ended_by !== undefined)
+    return `ends with the deletion of ${change.grant?.role}, made last: it takes away some of your own reach`;
+  return change.kind === 'grant' && change.action !== 'delete' && change.needs.length > 0
     ? 'made last: after the change of its role, which takes away some of your own reach'
     : MADE_LAST;
+};
 
 /** The lines a terminal shows for a plan; colour only through `color`. */
 export function planLines(doc: PlanDocument, color: ChalkInstance): string[] {

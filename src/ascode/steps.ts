@@ -1,4 +1,3 @@
-import { ownReachLast } from '../bulk/order.js';
 import type { BulkItem, WorkCall } from '../bulk/runner.js';
 import { SvcError } from '../errors.js';
 import {
@@ -12,13 +11,14 @@ import {
 } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
 import { createWithSecret, sharedKey, type Unsaved } from './creations.js';
+import { grantedChanges, phaseOf } from './phases.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
 import type { SecretDir } from './secrets.js';
 
 /**
  * The steps of applying a plan, as items of the one bulk operation: one per change, in phases
  * (custom roles first, then grants and integrations, then removals, custom roles last; what
- * takes away the caller's own reach after all of them, in that order again), each
+ * takes away the caller's own reach after all of them, in the order phaseOf says), each
  * grant of a new role after that role, each role removal after the revocations of its grants;
  * and the worker that makes one change through the platform client.
  */
@@ -28,13 +28,8 @@ export interface Step {
   change: PlanChange;
   /** A resumed run found it made already (./drift.ts): reported, not sent. */
   done: boolean;
-}
-
-export function phaseOf(change: PlanChange): number {
-  const phase =
-    change.kind === 'role' ? (change.action === 'delete' ? 4 : 1) : change.action === 'delete' ? 3 : 2;
-  // What can take away the caller's own reach comes after everything else (./own-reach.ts).
-  return ownReachLast(phase, change.last === true);
+  /** A role deletion: the users whose own revocation it ends (PlanChange.ended_by), holders it may end too. */
+  ends?: string[];
 }
 
 /** The changes apply makes (removals only with --prune; none svc refuses), as bulk items in phase order. */
@@ -46,16 +41,35 @@ export function planSteps(
   const steps: Array<BulkItem<Step>> = [];
   const needed = new Set<string>();
   for (const tenant of doc.tenants) {
+    // A revocation ended by a deletion (./own-reach.ts) waits for it, not the deletion for it.
+    const ended = new Map<string, { key: string; user: string }[]>();
+    for (const change of tenant.changes) {
+      if (change.ended_by === undefined) continue;
+      const by = ended.get(change.ended_by) ?? [];
+      by.push({ key: changeKey(tenant.id, change), user: change.grant!.user });
+      ended.set(change.ended_by, by);
+    }
+    const granted = grantedChanges(tenant.changes);
     for (const change of tenant.changes) {
       if ((change.prune && !prune) || change.refused) continue;
-      for (const key of change.needs) needed.add(key);
       const key = changeKey(tenant.id, change);
+      const ends = ended.get(key);
+      const after =
+        change.ended_by !== undefined
+          ? [...change.needs, change.ended_by]
+          : change.needs.filter((k) => !ends?.some((e) => e.key === k));
+      for (const need of after) needed.add(need);
       const info = { id: tenant.id, slug: tenant.slug, display_name: tenant.display_name };
       steps.push({
         key,
-        data: { tenant: info, change, done: done.has(key) },
-        after: change.needs,
-        phase: phaseOf(change),
+        data: {
+          tenant: info,
+          change,
+          done: done.has(key),
+          ...(ends ? { ends: ends.map((e) => e.user) } : {}),
+        },
+        after,
+        phase: phaseOf(change, granted.has(key)),
         // Made once however many runs apply this plan at once (./creations.ts).
         ...(withSecret(change) ? { shared: sharedKey(tenant.id, key, change) } : {}),
       });
@@ -92,8 +106,9 @@ async function refuseUnendedGrants(
   platform: Platform,
   change: PlanChange,
   read: { tenant: string; signal: AbortSignal },
+  ends: readonly string[] = [],
 ): Promise<void> {
-  const known = new Set(change.fields.find((f) => f.field === 'grants')?.holders ?? []);
+  const known = new Set([...(change.fields.find((f) => f.field === 'grants')?.holders ?? []), ...ends]);
   const unended: string[] = [];
   try {
     for await (const a of platform.roles.listAllTenantAssignments({ role_id: change.id! }, read)) {
@@ -203,11 +218,13 @@ export function stepWorker(
           await platform.roles.update(change.id!, body(change) as never, read);
           return { id: change.id };
         }
-        await refuseUnendedGrants(platform, change, read);
+        await refuseUnendedGrants(platform, change, read, data.ends);
         const role = await platform.roles.delete(change.id!, keyed);
         return { id: role.id, deleted_at: role.deleted_at };
       }
       if (change.kind === 'grant') {
+        // The caller's own grant of a role this run deleted (it waited for that): the deletion ended it.
+        if (change.ended_by !== undefined) return gone('ended_with_role');
         const grant = change.grant!;
         const role = grant.role_id ?? (await roleId(tenant.id, grant.role, call.signal));
         if (change.action === 'create') {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Role } from '../../src/api/schemas/roles.js';
 import { base } from '../../src/ascode/changes.js';
 import type { LiveTenant } from '../../src/ascode/live.js';
-import { markOwnReach } from '../../src/ascode/own-reach.js';
+import { markOwnReach, refuseKeyStop } from '../../src/ascode/own-reach.js';
 import { changeKey, type PlanDocument } from '../../src/ascode/plan.js';
 import { planSteps } from '../../src/ascode/steps.js';
 
@@ -52,7 +52,11 @@ describe('markOwnReach', () => {
     ]);
   });
 
-  it('an API key: its issuer’s revocation, its own role, and a deletion that needs one of them; steps in phase order', () => {
+  // review16 R11: a key acts only while its issuer holds its role's permissions, so a role its
+  // issuer holds (`mine`) narrowed is made last too (not first, as before); review16 R3: the
+  // issuer's own revocation of a role the run deletes is ended by that deletion and follows it
+  // (before, it went first, and the deletion needed permissions held only through it).
+  it('an API key: its issuer’s revocation, its own role, a role its issuer holds, and a deletion that needs one of them; steps in phase order', () => {
     const revoked = revoke('me', 'theirs');
     const deleted = { ...base('role', 'delete', 'theirs', 'role_theirs', null, 'x'), prune: true };
     deleted.needs = [changeKey('t1', revoked), changeKey('t1', revoke('other', 'theirs'))];
@@ -63,18 +67,61 @@ describe('markOwnReach', () => {
       ['grant', 'other theirs', false],
       ['grant', 'me theirs', true],
       ['role', 'keyrole', true],
-      ['role', 'mine', false],
+      ['role', 'mine', true],
     ]);
+    expect(revoked.ended_by).toBe(changeKey('t1', deleted));
     const doc = {
       tenants: [{ id: 't1', slug: 'acme', display_name: 'Acme', changes }],
     } as unknown as PlanDocument;
     const order = planSteps(doc, true).map((s) => `${s.data.change.kind} ${s.data.change.name}`);
     expect(order).toEqual([
-      'role mine',
       'grant other theirs',
       'role keyrole',
-      'grant me theirs',
+      'role mine',
       'role theirs',
+      'grant me theirs',
+    ]);
+    const steps = planSteps(doc, true);
+    const step = (name: string) => steps.find((s) => s.data.change.name === name)!;
+    expect(step('theirs').after).toEqual([changeKey('t1', revoke('other', 'theirs'))]);
+    expect(step('theirs').data.ends).toEqual(['me']);
+    expect(step('me theirs').after).toEqual([changeKey('t1', deleted)]);
+  });
+
+  it('an API key: a change that takes from its issuer what its role needs is refused, whatever order (R11)', () => {
+    // `me` holds keyrole's role.assign only through `mine`; narrowing `theirs` takes nothing of it.
+    const tenant: LiveTenant = {
+      ...live,
+      roles: new Map([...live.roles, ['mine', role('mine', ['role.assign', 'account.read'])]]),
+    };
+    const changes = [
+      { ...narrow('mine'), fields: [{ field: 'permissions', from: [], to: ['account.read'] }] },
+      narrow('theirs'),
+    ];
+    expect(refuseKeyStop(tenant, changes, 'me')).toBe(1);
+    expect(changes.map((c) => c.refused ?? null)).toEqual([
+      'it would stop the API key you are applying with: the key acts only while me, who issued it, holds every permission of keyrole without an end date, and after this plan they would not hold role.assign; have me (with their own login) or another administrator make this change, or leave it out of the file',
+      null,
+    ]);
+  });
+
+  it('an update of a role you hold comes before your own revocation of it (R3: likewise for updates)', () => {
+    // Narrowed (made last) or only re-described (not last, phase 1): either way before the
+    // revocation, while the caller still holds every permission the role carries.
+    const described = {
+      ...base('role', 'update', 'theirs', 'role_theirs', 1, 'x'),
+      fields: [{ field: 'description', from: '', to: 'd' }],
+    };
+    const changes = [revoke('me', 'mine'), revoke('me', 'theirs'), narrow('mine'), described];
+    markOwnReach(live, changes, { id: 'me', type: 'user' });
+    const doc = {
+      tenants: [{ id: 't1', slug: 'acme', display_name: 'Acme', changes }],
+    } as unknown as PlanDocument;
+    expect(planSteps(doc, true).map((s) => `${s.data.change.kind} ${s.data.change.name}`)).toEqual([
+      'role theirs',
+      'role mine',
+      'grant me mine',
+      'grant me theirs',
     ]);
   });
 });

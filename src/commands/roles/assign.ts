@@ -228,7 +228,8 @@ export function assignCommand(make: MakeContext): Command {
           '(already_assigned). --dry-run exits 7 when a row would fail (a grant to yourself; a role ' +
           'whose permissions you do not all hold, or for longer than you hold them; with --extend, ' +
           'an expiry the last-tenant-admin rule refuses, played in file order; the real run makes ' +
-          'tenant_admin rows one at a time in that order, so it refuses the same row); a row whose check the server did not ' +
+          'tenant_admin rows one at a time in that order, whatever --concurrency (a file is of one ' +
+          'tenant), so it refuses the same row); a row whose check the server did not ' +
           'answer (5xx, no answer) is planned unknown, never fail, and the dry run exits 1: run it ' +
           'again; so does the whole dry run, planning nothing, when who you are or what you hold ' +
           '(GET /v1/me, your own grants) went unanswered. Exit 7 when some rows failed, those whose ' +

@@ -133,7 +133,8 @@ export function revokeCommand(make: MakeContext): Command {
           'row the platform would refuse as fail, and exits 7: a role whose permissions you do not ' +
           "all hold (insufficient_permission), or the tenant's last tenant_admin (last_tenant_admin, " +
           'played over the live grants in file order, and tenant_admin rows are made one at a time in ' +
-          'that order, so the real run refuses the row the dry run said); a row whose check the server did not answer ' +
+          'that order, whatever --concurrency (a file is of one tenant, whose last tenant_admin they ' +
+          'guard), so the real run refuses the row the dry run said); a row whose check the server did not answer ' +
           '(5xx, no answer) is planned unknown, and the dry run exits 1.',
       )
       .argument('[user]', 'user id')
