@@ -162,7 +162,14 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     data = creation.mayBeStale
       ? await clientNow(platform, commandLine(ctx.settings()), creation.data, creation.key)
       : creation.data;
-    if (file) await file.write(data.client_secret, 'client_secret');
+    if (file) {
+      const [what, remedy] = secretLost(ctx, data.client_id);
+      await file.write(data.client_secret, 'client_secret', {
+        made: `OAuth client ${data.client_id} was created`,
+        what,
+        remedy,
+      });
+    }
   } catch (error) {
     await file?.discard();
     throw error;
@@ -172,10 +179,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     ctx,
     creation.byEarlierRun ? { ...data, replayed: true } : data,
     options.secret.file,
-    [
-      `OAuth client ${data.client_id}'s secret`,
-      `get a new one with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`)}`,
-    ],
+    secretLost(ctx, data.client_id),
   );
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
@@ -189,6 +193,12 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
 }
 
 const created = (id: string) => ({ what: `OAuth client ${id}`, noun: 'client', secret: 'secret' });
+
+/** What a new client's secret is, and how to get a usable one when it is lost. */
+const secretLost = (ctx: Context, id: string): [what: string, remedy: string] => [
+  `OAuth client ${id}'s secret`,
+  `get a new one with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(id)} --secret-file PATH --yes`)}`,
+];
 
 /**
  * A replayed creation is the answer of the day the client was made: the client may have been

@@ -103,6 +103,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
       `webhook ${webhook.id}'s signing secret`,
       `get a new one with: ${svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`)}`,
     ],
+    (webhook) => `webhook ${webhook.id} was created`,
     secretIntent(
       ctx,
       key,

@@ -64,6 +64,7 @@ export async function runWebhooksRotateSecret(
       'the new signing secret',
       `put the previous one back with: ${restoreSecretCommand(ctx.settings(), webhook.id)}, then rotate again with --secret-file PATH`,
     ],
+    () => `${what}'s signing secret was rotated (the previous one signs for 24 hours more)`,
     secretIntent(
       ctx,
       key,

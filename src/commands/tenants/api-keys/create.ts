@@ -130,6 +130,8 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     `a ${kind} API key of ${tenant.id}`,
     `see it with: ${keys(`ls ${shellWord(tenant.id)}`)}, and if nobody holds its key, revoke it with: ${keys(`revoke ${shellWord(tenant.id)} KEY_ID --yes`)}`,
   );
+  const keyLost = (made: ApiKeyCreated) =>
+    `revoke it with: ${keys(`revoke ${shellWord(tenant.id)} ${shellWord(made.id)} --yes`)}, and create another with --secret-file PATH`;
   let data: ApiKeyCreated;
   let creation: Creation<ApiKeyCreated>;
   try {
@@ -151,7 +153,13 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
       key,
     );
     data = creation.mayBeStale ? await asItIsNow(ctx, platform, creation.data, creation.key) : creation.data;
-    if (file) await file.write(data.key, 'key');
+    if (file) {
+      await file.write(data.key, 'key', {
+        made: `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`,
+        what: 'its key',
+        remedy: keyLost(data),
+      });
+    }
   } catch (error) {
     await file?.discard();
     throw error;
@@ -160,10 +168,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   const fresh = creation.byEarlierRun ? { ...data, replayed: true } : data;
   const shown = options.secretFile ? { ...fresh, key: null, key_file: options.secretFile } : fresh;
   if (!options.secretFile) {
-    ctx.outputIsOnlyCopyOf(
-      `API key ${data.id}`,
-      `revoke it with: ${svcCommand(ctx.settings(), `tenants api-keys revoke ${shellWord(tenant.id)} ${shellWord(data.id)} --yes`)}, and create another with --secret-file PATH`,
-    );
+    ctx.outputIsOnlyCopyOf(`API key ${data.id}`, keyLost(data));
   }
   if (ctx.out.isMachine) return ctx.out.json(shown);
   await ctx.out.record(shown, [
