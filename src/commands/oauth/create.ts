@@ -9,7 +9,7 @@ import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
-import { shellWord } from '../../system/shell-words.js';
+import { pathWord, shellWord } from '../../system/shell-words.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import {
   asItIsNow,
@@ -113,7 +113,8 @@ export async function printClientWithSecret(
   if (!secretFile) ctx.outputIsOnlyCopyOf(...ifLost);
   if (ctx.out.isMachine) {
     if (!secretFile) return ctx.out.json(data);
-    const { client_secret: _secret, ...rest } = data;
+    // The secret is in the file: the server's "store it now" is not for this output.
+    const { client_secret: _secret, warning: _warning, ...rest } = data;
     return ctx.out.json({ ...rest, client_secret_file: secretFile });
   }
   await ctx.out.record(data, [
@@ -184,7 +185,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
     const secret = options.secret.file
-      ? ` --client-secret-file ${shellWord(options.secret.file)}`
+      ? ` --client-secret-file ${pathWord(options.secret.file)}`
       : ' --client-secret-stdin';
     ctx.out.info(
       `Try it: ${svcCommand(ctx.settings(), `oauth authorize --client-id ${shellWord(data.client_id)}${secret}`)}`,

@@ -3,7 +3,7 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
-import { shellWord } from '../../system/shell-words.js';
+import { pathWord, shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { earlierRotationNote, rotateOnce, secretFileFor } from '../replayed-creation.js';
 import type { SecretDestination } from '../secret-destination.js';
@@ -33,7 +33,7 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   const what = `OAuth client ${options.clientId}`;
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(options.clientId)}${rest} --yes`);
-  const to = options.secret.file ? ` --secret-file ${shellWord(options.secret.file)}` : ' --show-secret';
+  const to = options.secret.file ? ` --secret-file ${pathWord(options.secret.file)}` : ' --show-secret';
   const key = options.idempotencyKey ?? newIdempotencyKey();
   const secretLost = (id: string): [what: string, remedy: string] => [
     `OAuth client ${id}`,

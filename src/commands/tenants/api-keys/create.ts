@@ -19,7 +19,7 @@ import {
   idempotencyKeyHelp,
   secretFileFor,
 } from '../../replayed-creation.js';
-import { secretDestination } from '../../secret-destination.js';
+import { newSecretFile, secretDestination } from '../../secret-destination.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
 
@@ -62,7 +62,7 @@ export function parseApiKeyCreate(
     name: flags.name === undefined ? undefined : nonEmpty('--name', flags.name),
     justification:
       flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
-    secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    secretFile: flags.secretFile === undefined ? undefined : newSecretFile(flags.secretFile),
     showSecret: flags.showSecret === true,
     idempotencyKey:
       flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
