@@ -13,10 +13,12 @@ import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 import {
   type Creation,
+  checking,
   createOnce,
   earlierRunNote,
   goneSince,
   idempotencyKeyHelp,
+  interruptedCheck,
   secretFileFor,
 } from '../../replayed-creation.js';
 import { newSecretFile, secretDestination } from '../../secret-destination.js';
@@ -197,11 +199,12 @@ async function asItIsNow(
   made: ApiKeyCreated,
   key: string,
 ): Promise<ApiKeyCreated> {
-  const { items } = await platform.tenants.apiKeys.list(made.tenant_id);
+  const interrupted = () => interruptedCheck(`API key ${made.id}`, key, 'key', 'the same command again');
+  const { items } = await checking(() => platform.tenants.apiKeys.list(made.tenant_id), interrupted);
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince(created(made.id), key, 'deleted');
   if (now.revoked_at) throw goneSince(created(made.id), key, 'revoked');
-  const state = await askAboutKey(async () => platform, made.key);
+  const state = await checking(() => askAboutKey(async () => platform, made.key), interrupted);
   if (state?.state === 'stopped') throw stoppedSince(ctx, made, key, state.reason);
   return { ...made, ...now, key: made.key, warning: made.warning };
 }
