@@ -108,15 +108,19 @@ describe('Ctrl-C while checking what a stored answer names', () => {
     expect(first.code, first.stderr).toBe(0);
     const id = JSON.parse(first.stdout).id as string;
     const file = join(files, 'sr.key');
-    const r = await interruptedAt([...argv, '--secret-file', file], /^\/v1\/tenants\/[^/]+\/api-keys/);
-    expect(r).toEqual({
+    const expected = {
       code: 130,
       stdout: '',
       stderr:
         `error: interrupted while checking API key ${id}, which the platform's stored answer to idempotency key ${key} names: it exists, nothing new was made, ` +
         'and its key was neither written nor printed: it was not checked yet; ' +
         'to get it, run the same command again within 24 hours: the platform answers with the same key\n',
-    });
-    expect(existsSync(file)).toBe(false);
+    };
+    // Cut in the tenant's list of keys, and in the key's own GET /v1/me (is it stopped?).
+    for (const at of [/^\/v1\/tenants\/[^/]+\/api-keys/, /^\/v1\/me$/]) {
+      const r = await interruptedAt([...argv, '--secret-file', file], at);
+      expect(r, String(at)).toEqual(expected);
+      expect(existsSync(file)).toBe(false);
+    }
   });
 });

@@ -204,7 +204,9 @@ async function asItIsNow(
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince(created(made.id), key, 'deleted');
   if (now.revoked_at) throw goneSince(created(made.id), key, 'revoked');
-  const state = await checking(() => askAboutKey(async () => platform, made.key), interrupted);
+  // askAboutKey says nothing of a Ctrl-C that cut it (it could not say): the signal does.
+  const state = await askAboutKey(async () => platform, made.key);
+  if (ctx.signal.aborted) throw interrupted();
   if (state?.state === 'stopped') throw stoppedSince(ctx, made, key, state.reason);
   return { ...made, ...now, key: made.key, warning: made.warning };
 }
