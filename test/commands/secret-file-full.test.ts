@@ -5,47 +5,60 @@
  * under the idempotency key svc sent, which the platform answers with the same secret (review16
  * R1). Never "a bug in svc". The file is not left behind.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ACME, call, useSandboxContext } from '../helpers/sandbox.js';
-
-const disk = vi.hoisted(() => ({ full: false, fullBefore: false, dir: '' }));
-
-// A disk that fills up between making the secret file and writing the secret into it: the
-// handle's writeFile fails with ENOSPC for files under the test's directory while `full` is set;
-// one full already (`fullBefore`) fails every write, also svc's proof of room before sending.
-vi.mock('node:fs/promises', async (original) => {
-  const real = await original<typeof import('node:fs/promises')>();
-  const open: typeof real.open = async (...args) => {
-    const handle = await real.open(...args);
-    if (!String(args[0]).startsWith(disk.dir) || disk.dir === '') return handle;
-    const enospc = () =>
-      Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-    const write = handle.write.bind(handle);
-    handle.write = ((...rest: Parameters<typeof write>) => {
-      if (disk.fullBefore) return Promise.reject(enospc());
-      return (write as (...a: unknown[]) => unknown)(...rest);
-    }) as typeof handle.write;
-    const writeFile = handle.writeFile.bind(handle);
-    handle.writeFile = (async (...rest: Parameters<typeof writeFile>) => {
-      if (disk.full || disk.fullBefore) throw enospc();
-      return writeFile(...rest);
-    }) as typeof handle.writeFile;
-    return handle;
-  };
-  return { ...real, default: { ...real, open }, open };
-});
 
 const svc = useSandboxContext();
 const files = mkdtempSync(join(tmpdir(), 'svc-secret-full-'));
-disk.dir = files;
 afterAll(() => rmSync(files, { recursive: true, force: true }));
-afterEach(() => {
-  disk.full = false;
-  disk.fullBefore = false;
+
+/** The prototype every FileHandle shares (node:fs/promises does not export the class). */
+let handles: FileHandle;
+beforeAll(async () => {
+  const probe = join(files, 'probe');
+  writeFileSync(probe, '');
+  const handle = await open(probe, 'r');
+  handles = Object.getPrototypeOf(handle);
+  await handle.close();
 });
+
+const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+/** Whether a handle is of a file under the test's directory (Linux: its /proc/self/fd link). */
+const ours = (handle: FileHandle) => readlinkSync(`/proc/self/fd/${handle.fd}`).startsWith(files);
+
+/**
+ * A disk that fills up between making the secret file and writing the secret into it (`after`):
+ * a handle's writeFile to a file under the test's directory fails with ENOSPC; or one that is
+ * full already (`before`): its write fails too, svc's proof of room before sending. The spies are
+ * restored after each test (no module is mocked: test files share a worker's modules).
+ */
+function fillDisk(when: 'before' | 'after'): void {
+  const { write, writeFile } = handles;
+  vi.spyOn(handles, 'writeFile').mockImplementation(function (this: FileHandle, ...args) {
+    if (ours(this)) return Promise.reject(enospc());
+    return writeFile.apply(this, args);
+  });
+  if (when === 'before') {
+    vi.spyOn(handles, 'write').mockImplementation(function (this: FileHandle, ...args: unknown[]) {
+      if (ours(this)) return Promise.reject(enospc());
+      return (write as (...a: unknown[]) => ReturnType<FileHandle['write']>).apply(this, args);
+    } as FileHandle['write']);
+  }
+}
+const roomMade = () => vi.restoreAllMocks();
+afterEach(roomMade);
 
 const admin = (method: string, path: string) =>
   call(svc.sandbox(), method, path, { token: svc.sandbox().adminToken, tenant: ACME });
@@ -59,7 +72,7 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
       ...['oauth', 'create', '--name', 'full-disk-client', '--redirect-uri', 'https://a.example/cb'],
       ...['--scope', 'read:reconciliations', '--secret-file', file],
     ];
-    disk.full = true;
+    fillDisk('after');
     const r = await svc.run(argv);
     const clients = (await admin('GET', '/v1/oauth/clients')).body as {
       items: { client_id: string; name: string }[];
@@ -78,7 +91,7 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
     });
     expect(existsSync(file)).toBe(false);
 
-    disk.full = false;
+    roomMade();
     const again = await svc.run([...argv, '--idempotency-key', key!]);
     expect(again.code, again.stderr).toBe(0);
     // The secret alone: none of the zeros svc's proof of room wrote before sending.
@@ -90,7 +103,7 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
 
   it('svc webhooks create: names the webhook made and the key', async () => {
     const file = join(files, 'hook.secret');
-    disk.full = true;
+    fillDisk('after');
     const r = await svc.run([
       ...['webhooks', 'create', '--url', 'https://full.example/hook', '--event-type', 'exception.created'],
       ...['--secret-file', file],
@@ -110,7 +123,7 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
 
   it('svc tenants api-keys create --kind service_role: names the live key and how to revoke it', async () => {
     const file = join(files, 'sr.key');
-    disk.full = true;
+    fillDisk('after');
     const r = await svc.run([
       ...['tenants', 'api-keys', 'create', ACME, '--kind', 'service_role', '--name', 'full-disk'],
       ...['--justification', 'testing a full disk', '--secret-file', file],
@@ -134,7 +147,7 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
     ]);
     const id = JSON.parse(made.stdout).client_id as string;
     const file = join(files, 'rotated.secret');
-    disk.full = true;
+    fillDisk('after');
     const r = await svc.run(['oauth', 'rotate-secret', id, '--yes', '--secret-file', file]);
     const key = keyOf(r.stderr);
     expect(r).toEqual({
@@ -145,7 +158,7 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
         `make room (or fix ${file}), then run svc oauth rotate-secret ${id} --idempotency-key ${key} --secret-file ${file} --yes within 24 hours: the platform answers it with the same secret, and makes nothing new; ` +
         `after that, rotate again with: svc oauth rotate-secret ${id} --secret-file PATH --yes\n`,
     });
-    disk.full = false;
+    roomMade();
     const again = await svc.run([
       'oauth',
       'rotate-secret',
@@ -162,7 +175,7 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
 
   it('a disk full already: refused before anything is sent (exit 2), no file left, nothing made', async () => {
     const file = join(files, 'never.secret');
-    disk.fullBefore = true;
+    fillDisk('before');
     const r = await svc.run([
       ...['oauth', 'create', '--name', 'full-before', '--redirect-uri', 'https://a.example/cb'],
       ...['--scope', 'read:reconciliations', '--secret-file', file],
