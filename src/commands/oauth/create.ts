@@ -240,7 +240,10 @@ export function createCommand(make: MakeContext): Command {
         'Run again with the same --idempotency-key (within 24 hours), it makes no second client: svc says\n' +
         'the client was already created by an earlier run and shows it as it is now ("replayed": true\n' +
         'with --json). A client deleted since: exit 5. A secret rotated since: the stale secret is neither\n' +
-        'printed nor written, exit 6. When every answer is lost, the error names the key to re-run with.',
+        'printed nor written, exit 6. When every answer is lost, the error names the key to re-run with.\n' +
+        'A secret file the secret cannot be written to once it arrived (a disk that filled up) is said as a\n' +
+        'lost answer too: what was made, and the key whose re-run gets the secret. A disk full already is\n' +
+        'refused before anything is sent; --secret-file - is refused (print with --show-secret).',
     )
     .addOption(new Option('--name <name>', 'display name (required)'))
     .addOption(

@@ -242,7 +242,10 @@ export function createCommand(make: MakeContext): Command {
         'already created by an earlier run ("replayed": true with --json); revoked since: exit 5, the stale key\n' +
         'neither printed nor written; stopped since (its issuer now holds its role only until some time, so the\n' +
         'platform refuses it until they hold it without an end date again): exit 4, not written either, with the\n' +
-        'reason and the command that revokes it. When every answer is lost, the error names the key to re-run with.',
+        'reason and the command that revokes it. When every answer is lost, the error names the key to re-run with.\n' +
+        'A secret file the secret cannot be written to once it arrived (a disk that filled up) is said as a\n' +
+        'lost answer too: what was made, and the key whose re-run gets the secret. A disk full already is\n' +
+        'refused before anything is sent; --secret-file - is refused (print with --show-secret).',
     )
     .addOption(
       new Option('--kind <kind>', 'publishable or service_role (asked on a terminal)').choices(API_KEY_KINDS),
