@@ -78,7 +78,10 @@ export class SecretDir {
       }
       throw new SecretNotSavedError(
         path,
-        (error as Error).message.replace(`cannot create --secret-dir file ${path}: `, ''),
+        // SecretFile's words without the path said again: it could not make it, or prove room in it.
+        (error as Error).message
+          .replace(`cannot create --secret-dir file ${path}: `, '')
+          .replace(`cannot write to --secret-dir file ${path}: `, ''),
       );
     }
     // A full disk throws SecretNotSavedError; an answer without a usable secret is the platform's
