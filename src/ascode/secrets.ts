@@ -1,9 +1,11 @@
 import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SvcError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
-import { emptyFile, SecretFile, secretProblem } from '../system/secret-file.js';
+import { emptyFile, SecretFile, SecretNotSavedError, secretProblem } from '../system/secret-file.js';
+
+export { SecretNotSavedError } from '../system/secret-file.js';
 
 /**
  * Where svc apply puts the one-time secrets of the webhooks and OAuth clients it creates: a
@@ -76,16 +78,15 @@ export class SecretDir {
       }
       throw new SecretNotSavedError(
         path,
-        (error as Error).message.replace(`cannot create --secret-dir file ${path}: `, ''),
+        // SecretFile's words without the path said again: it could not make it, or prove room in it.
+        (error as Error).message
+          .replace(`cannot create --secret-dir file ${path}: `, '')
+          .replace(`cannot write to --secret-dir file ${path}: `, ''),
       );
     }
-    try {
-      await file.write(secret, kind === 'webhook' ? 'secret' : 'client_secret');
-    } catch (error) {
-      // An answer without a usable secret is the platform's fault, said as such (SecretFile).
-      if (error instanceof SvcError) throw error;
-      throw new SecretNotSavedError(path, fileErrorReason(error));
-    }
+    // A full disk throws SecretNotSavedError; an answer without a usable secret is the platform's
+    // fault, said as such (SecretFile).
+    await file.write(secret, kind === 'webhook' ? 'secret' : 'client_secret');
     return path;
   }
 }
@@ -97,20 +98,6 @@ function sameSecret(path: string, secret: string): boolean {
     return text === secret || text === `${secret}\n`;
   } catch {
     return false;
-  }
-}
-
-/**
- * A secret that arrived (its resource was created) but could not be written to its file (a full
- * disk, a file there already): no file is left holding nothing.
- */
-export class SecretNotSavedError extends Error {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`cannot save a secret to ${path}: ${reason}`);
-    this.name = 'SecretNotSavedError';
   }
 }
 

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { stateDir } from '../config/paths.js';
 import type { Context } from '../context.js';
-import { SvcError } from '../errors.js';
+import { InterruptedError, SvcError } from '../errors.js';
 import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
@@ -148,6 +148,40 @@ export function rotatedSince(created: Created, key: string, at: string, remedy: 
 }
 
 /**
+ * Ctrl-C while checking what a stored answer names (review16 R8): the object exists, and nothing
+ * new was made; its secret is in hand but not checked (it may have been rotated since), so it is
+ * neither written nor printed, and the same command gets it again. Exit 130.
+ */
+export function interruptedCheck(
+  what: string,
+  key: string,
+  secret: string | undefined,
+  rerun: string,
+  stands = 'it exists',
+): InterruptedError {
+  const held = secret ? `, and its ${secret} was neither written nor printed: it was not checked yet` : '';
+  return new InterruptedError(
+    `interrupted while checking ${what}, which the platform's stored answer to idempotency key ${key} names: ${stands}, nothing new was made${held}`,
+    {
+      hint: `to get it, run ${rerun} within ${KEY_KEPT}: the platform answers with the same ${secret ?? 'answer'}`,
+    },
+  );
+}
+
+/**
+ * Runs a check of what a stored answer names; Ctrl-C during it is said by interruptedCheck, not
+ * as a request cancelled as if nothing had happened.
+ */
+export async function checking<T>(check: () => Promise<T>, interrupted: () => InterruptedError): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (error instanceof SvcError && error.category === 'interrupted') throw interrupted();
+    throw error;
+  }
+}
+
+/**
  * The object of a replayed creation as it is now (`get`), checked against the stored answer: gone
  * since (a 404): exit 5; its secret rotated since the answer's `secret_rotated_at`: exit 6, the
  * stale secret neither printed nor written (`remedy` gets a new one).
@@ -161,7 +195,9 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null }>
 ): Promise<T> {
   let now: T;
   try {
-    now = await get();
+    now = await checking(get, () =>
+      interruptedCheck(created.what, key, created.secret, 'the same command again'),
+    );
   } catch (error) {
     if (error instanceof NotFoundError) throw goneSince(created, key, 'deleted', error);
     throw error;
@@ -219,7 +255,15 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
     key,
   );
   if (!creation.mayBeStale) return creation;
-  const current = await now();
+  const current = await checking(now, () =>
+    interruptedCheck(
+      `the rotation of ${rotated.what}'s secret`,
+      creation.key,
+      'new secret',
+      rotated.rerun(creation.key),
+      'it was made',
+    ),
+  );
   if (current.secret_rotated_at !== creation.data.secret_rotated_at) {
     throw new SvcError(
       'conflict',

@@ -20,6 +20,22 @@ export interface SecretWords {
 }
 
 /**
+ * The --secret-file of a command that returns a secret once: a new file. `-`, which svc's
+ * readers of a secret take as standard input, is refused here (review16 R2): it would make a file
+ * named `-` that every later `--secret-file -` reads as stdin; printing is --show-secret.
+ */
+export function newSecretFile(raw: unknown): string {
+  const file = nonEmpty('--secret-file', raw);
+  if (file === '-') {
+    throw new UsageError(
+      '--secret-file - is not standard output here: the secret goes to a new file; to print it, use --show-secret',
+      { hint: 'for a file named -, write ./-' },
+    );
+  }
+  return file;
+}
+
+/**
  * The destination the flags give; with neither, refused (`words` say why), unless `required` is
  * false: a secret that grants no power over the tenant (a publishable key) is then printed.
  */
@@ -28,7 +44,7 @@ export function secretDestination(
   words: SecretWords,
   required = true,
 ): SecretDestination {
-  const file = flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile);
+  const file = flags.secretFile === undefined ? undefined : newSecretFile(flags.secretFile);
   const show = flags.showSecret === true;
   if (file !== undefined && show) throw new UsageError('use --secret-file or --show-secret, not both');
   if (required && file === undefined && !show) {

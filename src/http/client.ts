@@ -400,6 +400,7 @@ export class ApiClient {
         ...(outcome.notUtf8 ? { notUtf8: outcome.notUtf8 } : {}),
         requestId,
         afterLostAnswer: lostAnswer !== undefined,
+        ...(idempotencyKey ? { idempotencyKey } : {}),
       };
     }
   }

@@ -74,6 +74,12 @@ export interface ApiResponse<T> {
    * answer (Idempotent-Replayed) may then be that attempt's own, not an earlier command's.
    */
   afterLostAnswer: boolean;
+  /**
+   * The idempotency key the request carried (the caller's, or one the client chose): a re-run
+   * under it gets the same answer, one-time secret included (svc api names it when its output
+   * is lost).
+   */
+  idempotencyKey?: string;
 }
 
 export interface ClientConfig {

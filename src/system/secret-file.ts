@@ -27,6 +27,48 @@ export interface SecretIntent {
 
 type Recorded = Omit<SecretIntent, 'records'>;
 
+/**
+ * What a change made whose secret a file could not take (a full disk), for the words that say so:
+ * `made` (`OAuth client cli_… was created`), `what` its secret is (`OAuth client cli_…'s secret`),
+ * and `remedy` once the platform no longer answers with it (`get a new one with: …`).
+ */
+export interface Made {
+  made: string;
+  what: string;
+  remedy: string;
+}
+
+/**
+ * A secret that arrived (its object was made, or its rotation) but could not be written to its
+ * file (a full disk, a failed device): the file is not left behind, holding nothing or part of
+ * it. Exit 1. With the Made and the SecretIntent of a single command, it says what exists, that
+ * the secret was not saved, and the one way to get it: the same request under the same
+ * idempotency key, whose stored answer holds the secret for 24 hours (README, "Idempotency");
+ * svc apply says its own words (ascode/creations.ts).
+ */
+export class SecretNotSavedError extends SvcError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    lost?: { made: Made; intent: SecretIntent },
+  ) {
+    super(
+      'failure',
+      lost
+        ? `${lost.made.made}, but ${lost.made.what} could not be written to ${path}: ${reason}; the secret was not saved`
+        : `cannot save a secret to ${path}: ${reason}`,
+      {
+        code: 'secret_not_saved',
+        ...(lost
+          ? {
+              hint: `make room (or fix ${path}), then run ${lost.intent.rerun} within 24 hours: the platform answers it with the same secret, and makes nothing new; after that, ${lost.made.remedy}`,
+            }
+          : {}),
+      },
+    );
+  }
+}
+
 const recordPath = (records: string, path: string) =>
   join(records, `${createHash('sha256').update(resolve(path)).digest('hex').slice(0, 32)}.json`);
 
@@ -88,11 +130,13 @@ export class SecretFile {
   #handle: FileHandle | undefined;
 
   #record: string | undefined;
+  readonly #intent: SecretIntent | undefined;
 
-  private constructor(path: string, handle: FileHandle, record?: string) {
+  private constructor(path: string, handle: FileHandle, record?: string, intent?: SecretIntent) {
     this.path = path;
     this.#handle = handle;
     this.#record = record;
+    this.#intent = intent;
   }
 
   /** The record of a file done with (written, or removed): nothing is in flight for it. */
@@ -105,15 +149,18 @@ export class SecretFile {
     try {
       const handle = await open(path, 'wx', 0o600);
       await handle.chmod(0o600);
-      return new SecretFile(path, handle, intent && record(path, intent));
+      await provenRoom(handle, path, flag, true);
+      return new SecretFile(path, handle, intent && record(path, intent), intent);
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' && intent && emptyFile(path)) {
         // The run that left it, re-run with its key: the answer fills the file it made.
         if (readRecord(intent.records, path)?.key === intent.key) {
           const handle = await open(path, 'r+');
           await handle.chmod(0o600);
-          return new SecretFile(path, handle, recordPath(intent.records, path));
+          await provenRoom(handle, path, flag, false);
+          return new SecretFile(path, handle, recordPath(intent.records, path), intent);
         }
         throw leftEmpty(path, flag, intent);
       }
@@ -136,8 +183,10 @@ export class SecretFile {
    * Python's `open().read()` take a final newline as part of it; a client secret or API key read
    * that way would send the newline too. svc's own readers still take one final newline
    * (system/secret-text.ts), for files people write.
+   * A write that fails (a full disk) throws SecretNotSavedError: with `made` (what the change
+   * made) and the file's SecretIntent, in words that name it and the re-run that gets the secret.
    */
-  async write(secret: unknown, field = 'secret'): Promise<void> {
+  async write(secret: unknown, field = 'secret', made?: Made): Promise<void> {
     const problem = secretProblem(secret);
     if (problem !== undefined) {
       await this.discard();
@@ -160,7 +209,12 @@ export class SecretFile {
       await handle.close().catch(() => {});
       await unlink(this.path).catch(() => {});
       this.#forget();
-      throw error;
+      const intent = this.#intent;
+      throw new SecretNotSavedError(
+        this.path,
+        fileErrorReason(error),
+        made && intent ? { made, intent } : undefined,
+      );
     }
     await handle.close();
     this.#forget();
@@ -174,6 +228,31 @@ export class SecretFile {
     await handle.close().catch(() => {});
     await unlink(this.path).catch(() => {});
     this.#forget();
+  }
+}
+
+/** Room for any secret the platform returns (a few hundred bytes), and more: one disk block. */
+const ROOM = 4096;
+
+/**
+ * Proves, before the request that returns the secret, that the disk has room for it: writes a
+ * block of zeros into the new file, syncs, and empties it again. A disk already full (the common
+ * case) is then refused before anything is made (exit 2), not after; a disk that fills up in
+ * between still fails the write after, said by SecretNotSavedError. The file is removed when
+ * svc made it (`made`), and left as it was (empty) otherwise.
+ */
+async function provenRoom(handle: FileHandle, path: string, flag: string, made: boolean): Promise<void> {
+  try {
+    await handle.write(Buffer.alloc(ROOM), 0, ROOM, 0);
+    await handle.sync();
+    await handle.truncate(0);
+  } catch (error) {
+    await handle.truncate(0).catch(() => {});
+    await handle.close().catch(() => {});
+    if (made) await unlink(path).catch(() => {});
+    throw new UsageError(`cannot write to ${flag} ${path}: ${fileErrorReason(error)}`, {
+      hint: 'make room, or choose a path on another disk; nothing was sent',
+    });
   }
 }
 

@@ -188,6 +188,8 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   if (options.input !== undefined) Object.assign(request, await inputBody(ctx, options));
   try {
     const response = await api.request(request);
+    if (response.idempotencyKey && isPlatformPost(options.method, options.path))
+      ctx.outputIsOnlyCopyOf(...answerLost(options, response.idempotencyKey));
     if (options.include) await printHead(ctx, response.status, response.headers);
     await printBody(ctx, response.text, response.headers['content-type'], response.notUtf8, response);
   } catch (error) {
@@ -205,6 +207,24 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     }
     throw outcome;
   }
+}
+
+/**
+ * What a platform POST's answer is, when its output is lost (a full disk, a closed pipe): maybe
+ * the only copy of a one-time secret (a client's, a webhook's, an API key), and how to get the
+ * same answer again without a second change: the same command under the key it was sent with
+ * (review16 R12). A key svc added must be given with -H; one the user gave is in the command.
+ */
+function answerLost(options: ApiOptions, key: string): [what: string, remedy: string] {
+  const path = options.path.split(/[?#]/)[0];
+  const own = Object.hasOwn(options.headers, 'idempotency-key');
+  const rerun = own
+    ? `run the same command again (its idempotency key ${key})`
+    : `run the same command with -H 'Idempotency-Key: ${key}' added (the key it was sent with)`;
+  return [
+    `POST ${path}'s answer, with any one-time secret in it (a client secret, a signing secret, a key)`,
+    `${rerun} within ${KEY_KEPT}: the platform answers with the same answer, secret included, and makes nothing new`,
+  ];
 }
 
 /** The error a failed call ends `svc api` with, in svc's words. */

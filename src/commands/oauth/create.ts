@@ -9,7 +9,7 @@ import { UsageError } from '../../errors.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { quoted } from '../../output/format.js';
 import type { Platform } from '../../platform/index.js';
-import { shellWord } from '../../system/shell-words.js';
+import { pathWord, shellWord } from '../../system/shell-words.js';
 import { choiceFlag, collect, examples, intFlag, type MakeContext, nonEmpty, parseScopes } from '../kit.js';
 import {
   asItIsNow,
@@ -113,7 +113,8 @@ export async function printClientWithSecret(
   if (!secretFile) ctx.outputIsOnlyCopyOf(...ifLost);
   if (ctx.out.isMachine) {
     if (!secretFile) return ctx.out.json(data);
-    const { client_secret: _secret, ...rest } = data;
+    // The secret is in the file: the server's "store it now" is not for this output.
+    const { client_secret: _secret, warning: _warning, ...rest } = data;
     return ctx.out.json({ ...rest, client_secret_file: secretFile });
   }
   await ctx.out.record(data, [
@@ -162,7 +163,14 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     data = creation.mayBeStale
       ? await clientNow(platform, commandLine(ctx.settings()), creation.data, creation.key)
       : creation.data;
-    if (file) await file.write(data.client_secret, 'client_secret');
+    if (file) {
+      const [what, remedy] = secretLost(ctx, data.client_id);
+      await file.write(data.client_secret, 'client_secret', {
+        made: `OAuth client ${data.client_id} was created`,
+        what,
+        remedy,
+      });
+    }
   } catch (error) {
     await file?.discard();
     throw error;
@@ -172,15 +180,12 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
     ctx,
     creation.byEarlierRun ? { ...data, replayed: true } : data,
     options.secret.file,
-    [
-      `OAuth client ${data.client_id}'s secret`,
-      `get a new one with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`)}`,
-    ],
+    secretLost(ctx, data.client_id),
   );
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
     const secret = options.secret.file
-      ? ` --client-secret-file ${shellWord(options.secret.file)}`
+      ? ` --client-secret-file ${pathWord(options.secret.file)}`
       : ' --client-secret-stdin';
     ctx.out.info(
       `Try it: ${svcCommand(ctx.settings(), `oauth authorize --client-id ${shellWord(data.client_id)}${secret}`)}`,
@@ -189,6 +194,12 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
 }
 
 const created = (id: string) => ({ what: `OAuth client ${id}`, noun: 'client', secret: 'secret' });
+
+/** What a new client's secret is, and how to get a usable one when it is lost. */
+const secretLost = (ctx: Context, id: string): [what: string, remedy: string] => [
+  `OAuth client ${id}'s secret`,
+  `get a new one with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(id)} --secret-file PATH --yes`)}`,
+];
 
 /**
  * A replayed creation is the answer of the day the client was made: the client may have been
@@ -229,7 +240,10 @@ export function createCommand(make: MakeContext): Command {
         'Run again with the same --idempotency-key (within 24 hours), it makes no second client: svc says\n' +
         'the client was already created by an earlier run and shows it as it is now ("replayed": true\n' +
         'with --json). A client deleted since: exit 5. A secret rotated since: the stale secret is neither\n' +
-        'printed nor written, exit 6. When every answer is lost, the error names the key to re-run with.',
+        'printed nor written, exit 6. When every answer is lost, the error names the key to re-run with.\n' +
+        'A secret file the secret cannot be written to once it arrived (a disk that filled up) is said as a\n' +
+        'lost answer too: what was made, and the key whose re-run gets the secret. A disk full already is\n' +
+        'refused before anything is sent; --secret-file - is refused (print with --show-secret).',
     )
     .addOption(new Option('--name <name>', 'display name (required)'))
     .addOption(

@@ -3,7 +3,7 @@ import type { OAuthClientWithSecret } from '../../api/schemas/oauth.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
-import { shellWord } from '../../system/shell-words.js';
+import { pathWord, shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
 import { earlierRotationNote, rotateOnce, secretFileFor } from '../replayed-creation.js';
 import type { SecretDestination } from '../secret-destination.js';
@@ -33,8 +33,12 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
   const what = `OAuth client ${options.clientId}`;
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(options.clientId)}${rest} --yes`);
-  const to = options.secret.file ? ` --secret-file ${shellWord(options.secret.file)}` : ' --show-secret';
+  const to = options.secret.file ? ` --secret-file ${pathWord(options.secret.file)}` : ' --show-secret';
   const key = options.idempotencyKey ?? newIdempotencyKey();
+  const secretLost = (id: string): [what: string, remedy: string] => [
+    `OAuth client ${id}`,
+    `rotate again with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(id)} --secret-file PATH --yes`)}`,
+  ];
   const file = await secretFileFor(
     ctx,
     options.secret.file,
@@ -61,15 +65,23 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
     );
     data = rotation.data;
     replayed = rotation.byEarlierRun;
-    if (file) await file.write(data.client_secret, 'client_secret');
+    if (file) {
+      const [what, remedy] = secretLost(data.client_id);
+      await file.write(data.client_secret, 'client_secret', {
+        made: `${what}'s secret was rotated (its old secret stopped working)`,
+        what: 'the new secret',
+        remedy,
+      });
+    }
   } catch (error) {
     await file?.discard();
     throw error;
   }
   if (replayed && !ctx.out.isMachine) ctx.out.info(earlierRotationNote(what));
+  const [, remedy] = secretLost(data.client_id);
   await printClientWithSecret(ctx, replayed ? { ...data, replayed: true } : data, options.secret.file, [
     `OAuth client ${data.client_id}'s new secret`,
-    `rotate again with: ${svcCommand(ctx.settings(), `oauth rotate-secret ${shellWord(data.client_id)} --secret-file PATH --yes`)}`,
+    remedy,
   ]);
 }
 

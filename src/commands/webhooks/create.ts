@@ -103,6 +103,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
       `webhook ${webhook.id}'s signing secret`,
       `get a new one with: ${svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`)}`,
     ],
+    (webhook) => `webhook ${webhook.id} was created`,
     secretIntent(
       ctx,
       key,
@@ -144,6 +145,9 @@ export function createCommand(make: MakeContext): Command {
         'it was already created by an earlier run and shows it as it is now ("replayed": true with --json);\n' +
         'deleted since: exit 5; its secret rotated since: the stale secret is neither printed nor written,\n' +
         'exit 6. When every answer is lost, the error names the key to re-run with.\n' +
+        'A secret file the secret cannot be written to once it arrived (a disk that filled up) is said as a\n' +
+        'lost answer too: what was made, and the key whose re-run gets the secret. A disk full already is\n' +
+        'refused before anything is sent; --secret-file - is refused (print with --show-secret).\n' +
         'The webhook and its secret outlast any just-in-time grant, so creating takes webhook.manage and the\n' +
         'read permission of each kind (exception.read for exception.*) held without an end date; else exit 4\n' +
         'naming what is lacking, or what ends and when (`svc plan` predicts it for a file).\n' +

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
-import { shellWord } from '../../system/shell-words.js';
+import { pathWord, shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { earlierRotationNote, rotateOnce, secretIntent } from '../replayed-creation.js';
@@ -34,7 +34,7 @@ export async function runWebhooksRotateSecret(
 ): Promise<void> {
   const platform = await ctx.platform();
   const what = `webhook ${options.webhook}`;
-  const to = options.secret.file ? ` --secret-file ${shellWord(options.secret.file)}` : ' --show-secret';
+  const to = options.secret.file ? ` --secret-file ${pathWord(options.secret.file)}` : ' --show-secret';
   const command = (rest: string) =>
     svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(options.webhook)}${rest}`);
   const key = options.idempotencyKey ?? newIdempotencyKey();
@@ -64,6 +64,7 @@ export async function runWebhooksRotateSecret(
       'the new signing secret',
       `put the previous one back with: ${restoreSecretCommand(ctx.settings(), webhook.id)}, then rotate again with --secret-file PATH`,
     ],
+    () => `${what}'s signing secret was rotated (the previous one signs for 24 hours more)`,
     secretIntent(
       ctx,
       key,

@@ -20,13 +20,15 @@ export function secretDestination(flags: Record<string, unknown>, what: string):
  * Runs the request that returns the secret with its file already made (so a bad path fails
  * before the secret exists), writes the secret, and prints the webhook with the secret, or the
  * file it went to. A secret printed is in no other place: `ifLost` says what it is and how to
- * get a usable one, for an output that is lost (Context.outputIsOnlyCopyOf).
+ * get a usable one, for an output that is lost (Context.outputIsOnlyCopyOf), or a file that
+ * cannot take it (a full disk), with `made` (what the request made: `webhook wh_… was created`).
  */
 export async function withSecretOutput(
   ctx: Context,
   destination: SecretDestination,
   request: () => Promise<WebhookWithSecret>,
   ifLost: (webhook: WebhookWithSecret) => [what: string, remedy: string],
+  made: (webhook: WebhookWithSecret) => string,
   intent?: SecretIntent,
 ): Promise<WebhookWithSecret> {
   const file = destination.file
@@ -35,7 +37,10 @@ export async function withSecretOutput(
   let data: WebhookWithSecret;
   try {
     data = await request();
-    if (file) await file.write(data.secret, 'secret');
+    if (file) {
+      const [what, remedy] = ifLost(data);
+      await file.write(data.secret, 'secret', { made: made(data), what, remedy });
+    }
   } catch (error) {
     await file?.discard();
     throw error;

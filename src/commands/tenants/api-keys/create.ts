@@ -13,13 +13,15 @@ import { choiceFlag, examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { pickTenant } from '../../pick.js';
 import {
   type Creation,
+  checking,
   createOnce,
   earlierRunNote,
   goneSince,
   idempotencyKeyHelp,
+  interruptedCheck,
   secretFileFor,
 } from '../../replayed-creation.js';
-import { secretDestination } from '../../secret-destination.js';
+import { newSecretFile, secretDestination } from '../../secret-destination.js';
 
 type Kind = (typeof API_KEY_KINDS)[number];
 
@@ -62,7 +64,7 @@ export function parseApiKeyCreate(
     name: flags.name === undefined ? undefined : nonEmpty('--name', flags.name),
     justification:
       flags.justification === undefined ? undefined : nonEmpty('--justification', flags.justification),
-    secretFile: flags.secretFile === undefined ? undefined : nonEmpty('--secret-file', flags.secretFile),
+    secretFile: flags.secretFile === undefined ? undefined : newSecretFile(flags.secretFile),
     showSecret: flags.showSecret === true,
     idempotencyKey:
       flags.idempotencyKey === undefined ? undefined : nonEmpty('--idempotency-key', flags.idempotencyKey),
@@ -130,6 +132,8 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
     `a ${kind} API key of ${tenant.id}`,
     `see it with: ${keys(`ls ${shellWord(tenant.id)}`)}, and if nobody holds its key, revoke it with: ${keys(`revoke ${shellWord(tenant.id)} KEY_ID --yes`)}`,
   );
+  const keyLost = (made: ApiKeyCreated) =>
+    `revoke it with: ${keys(`revoke ${shellWord(tenant.id)} ${shellWord(made.id)} --yes`)}, and create another with --secret-file PATH`;
   let data: ApiKeyCreated;
   let creation: Creation<ApiKeyCreated>;
   try {
@@ -151,7 +155,13 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
       key,
     );
     data = creation.mayBeStale ? await asItIsNow(ctx, platform, creation.data, creation.key) : creation.data;
-    if (file) await file.write(data.key, 'key');
+    if (file) {
+      await file.write(data.key, 'key', {
+        made: `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`,
+        what: 'its key',
+        remedy: keyLost(data),
+      });
+    }
   } catch (error) {
     await file?.discard();
     throw error;
@@ -160,10 +170,7 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
   const fresh = creation.byEarlierRun ? { ...data, replayed: true } : data;
   const shown = options.secretFile ? { ...fresh, key: null, key_file: options.secretFile } : fresh;
   if (!options.secretFile) {
-    ctx.outputIsOnlyCopyOf(
-      `API key ${data.id}`,
-      `revoke it with: ${svcCommand(ctx.settings(), `tenants api-keys revoke ${shellWord(tenant.id)} ${shellWord(data.id)} --yes`)}, and create another with --secret-file PATH`,
-    );
+    ctx.outputIsOnlyCopyOf(`API key ${data.id}`, keyLost(data));
   }
   if (ctx.out.isMachine) return ctx.out.json(shown);
   await ctx.out.record(shown, [
@@ -192,11 +199,14 @@ async function asItIsNow(
   made: ApiKeyCreated,
   key: string,
 ): Promise<ApiKeyCreated> {
-  const { items } = await platform.tenants.apiKeys.list(made.tenant_id);
+  const interrupted = () => interruptedCheck(`API key ${made.id}`, key, 'key', 'the same command again');
+  const { items } = await checking(() => platform.tenants.apiKeys.list(made.tenant_id), interrupted);
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince(created(made.id), key, 'deleted');
   if (now.revoked_at) throw goneSince(created(made.id), key, 'revoked');
+  // askAboutKey says nothing of a Ctrl-C that cut it (it could not say): the signal does.
   const state = await askAboutKey(async () => platform, made.key);
+  if (ctx.signal.aborted) throw interrupted();
   if (state?.state === 'stopped') throw stoppedSince(ctx, made, key, state.reason);
   return { ...made, ...now, key: made.key, warning: made.warning };
 }
@@ -232,7 +242,10 @@ export function createCommand(make: MakeContext): Command {
         'already created by an earlier run ("replayed": true with --json); revoked since: exit 5, the stale key\n' +
         'neither printed nor written; stopped since (its issuer now holds its role only until some time, so the\n' +
         'platform refuses it until they hold it without an end date again): exit 4, not written either, with the\n' +
-        'reason and the command that revokes it. When every answer is lost, the error names the key to re-run with.',
+        'reason and the command that revokes it. When every answer is lost, the error names the key to re-run with.\n' +
+        'A secret file the secret cannot be written to once it arrived (a disk that filled up) is said as a\n' +
+        'lost answer too: what was made, and the key whose re-run gets the secret. A disk full already is\n' +
+        'refused before anything is sent; --secret-file - is refused (print with --show-secret).',
     )
     .addOption(
       new Option('--kind <kind>', 'publishable or service_role (asked on a terminal)').choices(API_KEY_KINDS),
