@@ -26,6 +26,7 @@ import {
   storeLogin,
 } from '../browser-login.js';
 import { examples, type MakeContext } from '../kit.js';
+import { refuseAmbientRewrite } from './ambient.js';
 
 /** Reads one credential from stdin, as every secret is read (auth/secret-input.ts). */
 export async function readTokenFromStdin(ctx: Context): Promise<string> {
@@ -55,6 +56,7 @@ function rejectedToken(error: unknown): unknown {
 }
 
 export async function runLoginWithToken(ctx: Context): Promise<void> {
+  refuseAmbientRewrite(ctx);
   const token = await readTokenFromStdin(ctx);
   const settings = ctx.settings();
   // Check the token before storing it: a rejected token exits 3 and leaves the profile as it was.
@@ -174,6 +176,7 @@ export async function runLoginBrowser(
   ctx: Context,
   options: BrowserLoginOptions & { device?: boolean },
 ): Promise<void> {
+  refuseAmbientRewrite(ctx);
   const settings = ctx.settings();
   const clientId = options.clientId ?? settings.values.client_id;
   if (!clientId) {
