@@ -5,6 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
+import { credentialKind } from '../http/redact.js';
 import { quoted } from '../output/format.js';
 import { makeDirectories } from '../system/directories.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
@@ -67,8 +68,27 @@ function own<T>(profiles: Record<string, T> | undefined, name: string): T | unde
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-/** Why `name` cannot be a profile's (the whole rule, said the one way), or undefined when it can. */
+/** The refusal of a credential given as a profile name (exit 2, none of it repeated), or undefined. */
+export function credentialAsProfileName(name: string): UsageError | undefined {
+  const kind = credentialKind(name);
+  if (kind === undefined) return undefined;
+  return new UsageError(
+    `that is ${kind === 'the API key itself' ? 'an API key' : kind}, not a profile name; nothing was saved`,
+    {
+      code: 'credential_as_id',
+      hint: 'name the profile with -p NAME or SVC_PROFILE; an API key or token goes in the credential store (`svc login --with-token`) or SVC_TOKEN',
+    },
+  );
+}
+
+/**
+ * Why `name` cannot be a profile's (the whole rule, said the one way), or undefined when it can.
+ * A credential pasted as the name (an API key after -p, a token in SVC_PROFILE) is refused first,
+ * without repeating any of it: config.json is shared and `profiles ls` prints names.
+ */
 export function invalidProfileName(name: string): UsageError | undefined {
+  const credential = credentialAsProfileName(name);
+  if (credential !== undefined) return credential;
   if (PROFILE_NAME.test(name)) return undefined;
   return new UsageError(
     `invalid profile name ${quoted(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,

@@ -7,6 +7,7 @@ import {
 } from '../../config/settings.js';
 import type { ProfileKey } from '../../config/store.js';
 import type { Context } from '../../context.js';
+import { redactText } from '../../http/redact.js';
 import { maskSecret } from '../../output/format.js';
 
 export interface ProfileRow {
@@ -38,7 +39,8 @@ export function rows(ctx: Context): ProfileRow[] {
       const p = profiles[name] ?? {};
       const credential = store.credential(name);
       return {
-        name,
+        // A name that holds a credential (refused since, but maybe saved by an older svc) masked too.
+        name: redactText(name),
         active: name === active,
         in_use: name === inUse,
         // A credential pasted as a setting (refused since, but maybe saved by an older svc) masked.
