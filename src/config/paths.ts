@@ -60,14 +60,21 @@ export function homeDirectory(): string {
 const DIRECTORY_VARIABLES = ['SVC_CONFIG_DIR', 'SVC_STATE_DIR', 'SVC_CACHE_DIR'] as const;
 
 /**
- * A directory variable that names a file (or a path under one), or a symbolic link to nothing,
- * is a mistake: refused (exit 2) before svc reads anything there or changes the file's mode, as it would tighten a directory's.
+ * A directory variable that starts with an unexpanded `~`, names a file (or a path under one),
+ * or a symbolic link to nothing, is a mistake: refused (exit 2) before svc reads anything there or changes the file's mode, as it would tighten a directory's.
  * A path that does not exist yet is fine: svc makes it when it writes there.
  */
 export function checkDirectoryVariables(env: Env): void {
   for (const name of DIRECTORY_VARIABLES) {
     const value = env[name];
     if (!value) continue;
+    // `~` is the shell's, never expanded in a YAML env block, a Dockerfile ENV, a systemd unit or
+    // a .env file: taken literally it makes a folder named `~` wherever svc runs (F3). Refused.
+    if (value.startsWith('~')) {
+      throw new ConfigError(`${name} ${value} starts with a ~ that no shell expanded`, {
+        hint: `use an absolute path, e.g. ${name}=$HOME${value.slice(value.indexOf('/') === -1 ? value.length : value.indexOf('/'))}; svc changed nothing`,
+      });
+    }
     const problem = notADirectory(value);
     if (problem === undefined) continue;
     throw new ConfigError(`${name} ${value} ${problem}`, {
