@@ -103,7 +103,7 @@ export async function confirmDestructive(
   const asked = typeof question === 'string' ? question : await question();
   // Only keys typed once the question is shown answer it.
   await discardTypeAhead(ctx.io.stdin);
-  const where = whereItActs(ctx);
+  const where = whereItActs(ctx, asked);
   const ok = await ctx.prompter.confirm(where === undefined ? asked : `${asked} ${where}`, false);
   if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
 }
@@ -113,9 +113,10 @@ export async function confirmDestructive(
  * tenants are copies, so the tenant's name alone does not tell a leftover `SVC_PROFILE=prod`, a
  * `-p` typo or an SVC_BASE_URL from another terminal. Said when the profile was named (-p,
  * SVC_PROFILE) or the base URL overrides a stored profile's (--base-url, SVC_BASE_URL); the
- * active profile's own server is what the user expects and goes unsaid.
+ * active profile's own server is what the user expects and goes unsaid, and so does what the
+ * question already names.
  */
-function whereItActs(ctx: Context): string | undefined {
+function whereItActs(ctx: Context, asked: string): string | undefined {
   let settings: ReturnType<Context['settings']>;
   try {
     settings = ctx.settings();
@@ -130,6 +131,8 @@ function whereItActs(ctx: Context): string | undefined {
     (urlSource === 'flag' || urlSource === 'env') &&
     ctx.store().profile(settings.profile)?.base_url !== undefined;
   if (!named && !overridden) return undefined;
+  // A question that already names both (`sandbox start` replacing a profile) is left as it is.
+  if (asked.includes(url) && asked.includes(`"${settings.profile}"`)) return undefined;
   const by = settings.profileSource === 'flag' ? 'from -p' : 'from SVC_PROFILE';
   const profile = `profile "${settings.profile}"${named ? `, ${by}` : ''}`;
   const server = overridden ? `${url} (from ${urlSource === 'flag' ? '--base-url' : 'SVC_BASE_URL'})` : url;
