@@ -137,14 +137,16 @@ function pointsSomewhere(link: string): boolean {
 
 /**
  * Creates the directory 0700, and tightens it when it exists with group or other bits — unless
- * it is a shared sticky directory such as /tmp, or belongs to someone else. Something that is not
+ * it is a shared sticky directory such as /tmp or a setgid team directory, or belongs to someone
+ * else (the credential store refuses those: config/ownership.ts). Something that is not
  * a directory is never made private: makeDirectories refuses it (ENOTDIR).
  */
 export function ensurePrivateDir(dir: string): void {
   makeDirectories(dir, 0o700);
   if (process.platform === 'win32') return;
   const stat = statSync(dir);
-  const sticky = (stat.mode & 0o1000) !== 0;
+  // Sticky (/tmp) or setgid (a team's directory): shared on purpose, never closed to the others.
+  const shared = (stat.mode & 0o3000) !== 0;
   const mine = typeof process.getuid !== 'function' || stat.uid === process.getuid();
-  if (stat.isDirectory() && (stat.mode & 0o077) !== 0 && !sticky && mine) chmodSync(dir, 0o700);
+  if (stat.isDirectory() && (stat.mode & 0o077) !== 0 && !shared && mine) chmodSync(dir, 0o700);
 }
