@@ -3,7 +3,7 @@
  * (no shell expanded the ~) is refused with one line naming the tilde and the fix, exit 2; no
  * folder named `~` is made in the current directory.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +33,7 @@ describe('a directory variable starting with an unexpanded ~', () => {
       expect(existsSync(join(cwd, '~'))).toBe(false);
     } finally {
       process.chdir(before);
+      rmSync(cwd, { recursive: true, force: true });
     }
   });
 });
