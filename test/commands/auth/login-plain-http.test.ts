@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Browser } from '../../../src/system/browser.js';
 import { runInProcess, useFreshDirs } from '../../helpers/context.js';
+import { answers, useHostileServer } from '../../helpers/hostile.js';
 
 const dirs = useFreshDirs();
 const REFUSED =
@@ -45,5 +46,24 @@ describe('svc login to a plain-http server that is not loopback', () => {
     const r = await runInProcess(argv, dirs(), { browser, stdin: '' });
     expect(r).toEqual({ code: 2, stdout: '', stderr: REFUSED });
     expect(browser.opened).toEqual([]);
+  });
+});
+
+describe('svc login --device when the metadata names a plain-http device endpoint that is not loopback', () => {
+  const server = useHostileServer();
+  it('is refused as plain HTTP (exit 2, nothing sent there), not "does not offer device authorization"', async () => {
+    const s = await server();
+    s.answer(
+      answers.json(200, { issuer: s.url, device_authorization_endpoint: 'http://192.0.2.2:9/device' }),
+    );
+    const r = await runInProcess(
+      ['login', '--device', '--base-url', s.url, '--client-id', 'svc-cli'],
+      dirs(),
+      {
+        stdin: '',
+      },
+    );
+    expect(r).toEqual({ code: 2, stdout: '', stderr: REFUSED });
+    expect(s.seen.map((seen) => seen.method)).toEqual(['GET']);
   });
 });
