@@ -1,9 +1,10 @@
 import { DEVICE_CODE_GRANT } from '../api/constants.js';
+import { envSwitch } from '../config/env-flags.js';
 import type { Context } from '../context.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import type { BrowserFlowResult } from './flow.js';
-import { serverMetadata, usableEndpoint } from './metadata.js';
+import { deviceEndpoint, serverMetadata } from './metadata.js';
 import {
   invalidClientHint,
   oauthErrorCode,
@@ -78,7 +79,8 @@ export async function authorizeWithDevice(
   const baseUrl = ctx.settings().values.base_url!;
   const url = tokenUrl(baseUrl);
   const metadata = await serverMetadata(api, url);
-  const endpoint = usableEndpoint(metadata?.device_authorization_endpoint);
+  const insecure = envSwitch(ctx.env, 'SVC_ALLOW_INSECURE_HTTP') || ctx.globals.allowInsecureHttp === true;
+  const endpoint = deviceEndpoint(metadata?.device_authorization_endpoint, insecure);
   if (!endpoint) {
     throw new UsageError(`${new URL(baseUrl).origin} does not offer device authorization (RFC 8628)`, {
       hint: 'use `svc login --no-browser`: open the URL it prints on any machine, then paste the address the browser ends on',

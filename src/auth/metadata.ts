@@ -2,6 +2,7 @@ import { OAUTH_PATHS } from '../api/constants.js';
 import { isLoopbackHost, parseHttpUrl } from '../api/loopback.js';
 import type { ApiClient } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
+import { checkCredentialTransport } from '../http/origin.js';
 
 /**
  * An authorization server's metadata (RFC 8414): where its endpoints are. Used to find the
@@ -48,6 +49,18 @@ export async function serverMetadata(
     if (notFound(error)) return null;
     throw error;
   }
+}
+
+/**
+ * The device endpoint the metadata names, as usableEndpoint takes it, but a plain-http one on a
+ * host that is not loopback is refused (exit 2, as every request is) unless --allow-insecure-http
+ * allows it: "does not offer" would be untrue, and its hint sent the user to a login over http.
+ */
+export function deviceEndpoint(value: unknown, allowInsecure: boolean): string | undefined {
+  const url = typeof value === 'string' ? parseHttpUrl(value) : undefined;
+  if (!url) return undefined;
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) checkCredentialTransport(url, allowInsecure);
+  return url.toString();
 }
 
 /** An endpoint svc may send credentials to: https, or http on a loopback host. */

@@ -103,8 +103,40 @@ export async function confirmDestructive(
   const asked = typeof question === 'string' ? question : await question();
   // Only keys typed once the question is shown answer it.
   await discardTypeAhead(ctx.io.stdin);
-  const ok = await ctx.prompter.confirm(asked, false);
+  const where = whereItActs(ctx, asked);
+  const ok = await ctx.prompter.confirm(where === undefined ? asked : `${asked} ${where}`, false);
   if (!ok) throw new UsageError('cancelled; nothing was changed', { code: 'cancelled' });
+}
+
+/**
+ * Where a destructive action acts, when it may not be where the user thinks (F2): prod and staging
+ * tenants are copies, so the tenant's name alone does not tell a leftover `SVC_PROFILE=prod`, a
+ * `-p` typo or an SVC_BASE_URL from another terminal. Said when the profile was named (-p,
+ * SVC_PROFILE) or the base URL overrides a stored profile's (--base-url, SVC_BASE_URL); the
+ * active profile's own server is what the user expects and goes unsaid, and so does what the
+ * question already names.
+ */
+function whereItActs(ctx: Context, asked: string): string | undefined {
+  let settings: ReturnType<Context['settings']>;
+  try {
+    settings = ctx.settings();
+  } catch {
+    return undefined;
+  }
+  const url = settings.values.base_url;
+  if (url === undefined) return undefined;
+  const named = settings.profileSource === 'flag' || settings.profileSource === 'env';
+  const urlSource = settings.sources.base_url;
+  const overridden =
+    (urlSource === 'flag' || urlSource === 'env') &&
+    ctx.store().profile(settings.profile)?.base_url !== undefined;
+  if (!named && !overridden) return undefined;
+  // A question that already names both (`sandbox start` replacing a profile) is left as it is.
+  if (asked.includes(url) && asked.includes(`"${settings.profile}"`)) return undefined;
+  const by = settings.profileSource === 'flag' ? 'from -p' : 'from SVC_PROFILE';
+  const profile = `profile "${settings.profile}"${named ? `, ${by}` : ''}`;
+  const server = overridden ? `${url} (from ${urlSource === 'flag' ? '--base-url' : 'SVC_BASE_URL'})` : url;
+  return `[on ${server}, ${profile}]`;
 }
 
 /**

@@ -1,5 +1,19 @@
-import { closeSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { makeDirectories } from '../system/directories.js';
+import { ownFileProblem, ownFileRefusal } from './ownership.js';
 
 /** The two files of the config directory. */
 export type ConfFile = 'config' | 'credentials';
@@ -18,12 +32,12 @@ export interface StoreDisk {
   write(dir: string, name: ConfFile, file: Record<string, unknown>): Promise<void>;
 }
 
-let conf: Promise<typeof import('conf').default> | undefined;
-
 export const realDisk: StoreDisk = {
   reserve(path, bytes) {
     const scratch = join(dirname(path), `.${basename(path)}.room-${process.pid}`);
-    const fd = openSync(scratch, 'w', 0o600);
+    // Made new, never through a link or into a file already there.
+    rmSync(scratch, { force: true });
+    const fd = openSync(scratch, NEW_FILE, 0o600);
     try {
       const chunk = Buffer.alloc(Math.min(bytes, 64 * 1024));
       for (let left = bytes; left > 0; left -= chunk.length)
@@ -35,19 +49,44 @@ export const realDisk: StoreDisk = {
     }
   },
   async write(dir, name, file) {
-    // Loaded only when something is written.
-    conf ??= import('conf').then((m) => m.default);
-    const Conf = await conf;
-    // conf writes through `atomically`: a temporary file chmod-ed to 0600, then renamed.
-    const store = new Conf<Record<string, unknown>>({
-      cwd: dir,
-      configName: name,
-      projectName: 'svc',
-      projectSuffix: '',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
-    });
-    store.store = file;
+    makeDirectories(dir, 0o700);
+    const path = join(dir, `${name}.json`);
+    // A link to the user's own file (a dotfile manager's) is written at its target, as before;
+    // anything else of someone else's is refused again right before it is replaced.
+    const refuse = () => {
+      const problem = ownFileProblem(path);
+      if (problem !== undefined) throw ownFileRefusal(path, problem);
+    };
+    refuse();
+    const target = lstatOrUndefined(path)?.isSymbolicLink() ? realpathSync(path) : path;
+    const temporary = join(
+      dirname(target),
+      `.${basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}`,
+    );
+    const fd = openSync(temporary, NEW_FILE, 0o600);
+    try {
+      try {
+        writeSync(fd, JSON.stringify(file, undefined, '\t'));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      refuse();
+      renameSync(temporary, target);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
+    }
   },
 };
+
+/** Created exclusively, 0600, never through a symbolic link: a file someone planted fails (EEXIST). */
+const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}

@@ -60,14 +60,21 @@ export function homeDirectory(): string {
 const DIRECTORY_VARIABLES = ['SVC_CONFIG_DIR', 'SVC_STATE_DIR', 'SVC_CACHE_DIR'] as const;
 
 /**
- * A directory variable that names a file (or a path under one), or a symbolic link to nothing,
- * is a mistake: refused (exit 2) before svc reads anything there or changes the file's mode, as it would tighten a directory's.
+ * A directory variable that starts with an unexpanded `~`, names a file (or a path under one),
+ * or a symbolic link to nothing, is a mistake: refused (exit 2) before svc reads anything there or changes the file's mode, as it would tighten a directory's.
  * A path that does not exist yet is fine: svc makes it when it writes there.
  */
 export function checkDirectoryVariables(env: Env): void {
   for (const name of DIRECTORY_VARIABLES) {
     const value = env[name];
     if (!value) continue;
+    // `~` is the shell's, never expanded in a YAML env block, a Dockerfile ENV, a systemd unit or
+    // a .env file: taken literally it makes a folder named `~` wherever svc runs (F3). Refused.
+    if (value.startsWith('~')) {
+      throw new ConfigError(`${name} ${value} starts with a ~ that no shell expanded`, {
+        hint: `use an absolute path, e.g. ${name}=$HOME${value.slice(value.indexOf('/') === -1 ? value.length : value.indexOf('/'))}; svc changed nothing`,
+      });
+    }
     const problem = notADirectory(value);
     if (problem === undefined) continue;
     throw new ConfigError(`${name} ${value} ${problem}`, {
@@ -130,14 +137,16 @@ function pointsSomewhere(link: string): boolean {
 
 /**
  * Creates the directory 0700, and tightens it when it exists with group or other bits — unless
- * it is a shared sticky directory such as /tmp, or belongs to someone else. Something that is not
+ * it is a shared sticky directory such as /tmp or a setgid team directory, or belongs to someone
+ * else (the credential store refuses those: config/ownership.ts). Something that is not
  * a directory is never made private: makeDirectories refuses it (ENOTDIR).
  */
 export function ensurePrivateDir(dir: string): void {
   makeDirectories(dir, 0o700);
   if (process.platform === 'win32') return;
   const stat = statSync(dir);
-  const sticky = (stat.mode & 0o1000) !== 0;
+  // Sticky (/tmp) or setgid (a team's directory): shared on purpose, never closed to the others.
+  const shared = (stat.mode & 0o3000) !== 0;
   const mine = typeof process.getuid !== 'function' || stat.uid === process.getuid();
-  if (stat.isDirectory() && (stat.mode & 0o077) !== 0 && !sticky && mine) chmodSync(dir, 0o700);
+  if (stat.isDirectory() && (stat.mode & 0o077) !== 0 && !shared && mine) chmodSync(dir, 0o700);
 }

@@ -9,7 +9,14 @@ import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
-import { invalidProfileName, PROFILE_KEYS, type ProfileKey, type ProfileSettings, sameUrl } from './store.js';
+import {
+  credentialAsProfileName,
+  invalidProfileName,
+  PROFILE_KEYS,
+  type ProfileKey,
+  type ProfileSettings,
+  sameUrl,
+} from './store.js';
 
 export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
 
@@ -66,6 +73,10 @@ export function resolveProfileName(
   env: Env,
   activeProfile: () => string | undefined,
 ): { name: string; source: SettingSource } {
+  const named = flags.profile || env.SVC_PROFILE;
+  // A credential pasted as the name is refused before anything is read, sent or suggested (F1).
+  const credential = named ? credentialAsProfileName(named) : undefined;
+  if (credential !== undefined) throw credential;
   if (flags.profile) return { name: flags.profile, source: 'flag' };
   if (env.SVC_PROFILE) return { name: env.SVC_PROFILE, source: 'env' };
   const active = activeProfile();

@@ -2,15 +2,16 @@
 // under one lock, their checks and the proof that they can be written before something that
 // cannot be undone); split, each half would need the other's lock and file handling.
 
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
+import { credentialKind } from '../http/redact.js';
 import { quoted } from '../output/format.js';
 import { makeDirectories } from '../system/directories.js';
-import { shellWord } from '../system/shell-words.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
+import { checkStore } from './ownership.js';
 
 /** The settings a profile can hold (`svc config set KEY VALUE`). */
 export const PROFILE_KEYS = ['base_url', 'app_url', 'tenant', 'org', 'client_id'] as const;
@@ -67,8 +68,27 @@ function own<T>(profiles: Record<string, T> | undefined, name: string): T | unde
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-/** Why `name` cannot be a profile's (the whole rule, said the one way), or undefined when it can. */
+/** The refusal of a credential given as a profile name (exit 2, none of it repeated), or undefined. */
+export function credentialAsProfileName(name: string): UsageError | undefined {
+  const kind = credentialKind(name);
+  if (kind === undefined) return undefined;
+  return new UsageError(
+    `that is ${kind === 'the API key itself' ? 'an API key' : kind}, not a profile name; nothing was saved`,
+    {
+      code: 'credential_as_id',
+      hint: 'name the profile with -p NAME or SVC_PROFILE; an API key or token goes in the credential store (`svc login --with-token`) or SVC_TOKEN',
+    },
+  );
+}
+
+/**
+ * Why `name` cannot be a profile's (the whole rule, said the one way), or undefined when it can.
+ * A credential pasted as the name (an API key after -p, a token in SVC_PROFILE) is refused first,
+ * without repeating any of it: config.json is shared and `profiles ls` prints names.
+ */
 export function invalidProfileName(name: string): UsageError | undefined {
+  const credential = credentialAsProfileName(name);
+  if (credential !== undefined) return credential;
   if (PROFILE_NAME.test(name)) return undefined;
   return new UsageError(
     `invalid profile name ${quoted(name)}: a profile name starts with a letter or digit, then letters, digits, '.', '_' or '-' (at most 64 characters in all)`,
@@ -85,9 +105,10 @@ export function checkProfileName(name: string): string {
  * Profiles (config.json) and credentials (credentials.json) under one private directory.
  *
  * Every write takes the file's cross-process lock (config/lock.ts), re-reads the file under it,
- * applies its change and writes through conf, which writes atomically (via `atomically`: a
- * temporary file chmod-ed to 0600, then renamed), so parallel processes never lose each other's
- * writes and a looser existing file is replaced by a 0600 one. Reads parse the file directly on
+ * applies its change and writes atomically (config/disk.ts: a new 0600 file made exclusively,
+ * never through a link, then renamed over), so parallel processes never lose each other's
+ * writes and a looser existing file is replaced by a 0600 one. The directory and files must be
+ * the user's own (config/ownership.ts). Reads parse the file directly on
  * every call — cheap at start-up, and several processes see each other's writes. A file that
  * does not parse or has the wrong shape is reported by name (files.ts), never reset.
  */
@@ -281,36 +302,13 @@ export class ConfigStore {
   }
 
   /**
-   * As ssh does with its keys: a credential file (or its directory) that others may read — copied
-   * with `cp`, restored from a backup — is made private before it is used, and svc says so once.
+   * As ssh's StrictModes: the directory and files must be the user's own before anything is read
+   * or written there (config/ownership.ts); checked once per store, refused (exit 2) otherwise.
    */
   #tightenOnce(): void {
     if (this.#modesChecked || process.platform === 'win32') return;
+    checkStore(this.dir, { config: this.configPath, credentials: this.credentialsPath }, this.#warn);
     this.#modesChecked = true;
-    for (const [path, mode] of [
-      [this.dir, 0o700],
-      [this.credentialsPath, 0o600],
-    ] as const) {
-      let current: number;
-      try {
-        const stat = statSync(path);
-        // Only what svc makes is tightened: a directory, and a file in it (never a file named as the directory).
-        if (stat.isDirectory() !== (path === this.dir)) continue;
-        current = stat.mode & 0o777;
-      } catch {
-        continue;
-      }
-      if ((current & 0o077) === 0) continue;
-      const was = `${path} was ${current & 0o044 ? 'readable by' : 'open to'} others (0${current.toString(8)})`;
-      try {
-        chmodSync(path, mode);
-        this.#warn?.(`${was}; svc made it 0${mode.toString(8)}, since it holds credentials`);
-      } catch (error) {
-        this.#warn?.(
-          `${was} and svc could not tighten it (${(error as Error).message}); run \`chmod ${mode.toString(8)} ${shellWord(path)}\``,
-        );
-      }
-    }
   }
 
   /** Read-change-write under the file's lock: the change applies to what is on disk now. */
@@ -323,6 +321,7 @@ export class ConfigStore {
         await this.#disk.write(this.dir, name, file);
       } catch (error) {
         if (error instanceof SyntaxError) throw malformed(path, 'it is not valid JSON');
+        if (error instanceof ConfigError) throw error;
         // A full or read-only disk is not bad input: exit 1, as a failed write of stdout is.
         throw new SvcError('failure', `cannot write ${path}: ${(error as Error).message}`, {
           code: 'config_write',

@@ -110,8 +110,9 @@ describe('svc logout and svc profiles rm, interrupted', () => {
     pressAt = { request: 'POST /v1/oauth/revoke', press: () => controller.abort() };
     const browser = consentBrowser();
     const r = await runInProcess(
-      ['login', '-p', 'lr'],
-      { ...env, SVC_CLIENT_ID: 'svc-cli', SVC_BASE_URL: sandbox().url },
+      // --base-url: moving a profile to another server is said, never taken from SVC_BASE_URL (F4).
+      ['login', '-p', 'lr', '--base-url', sandbox().url],
+      { ...env, SVC_CLIENT_ID: 'svc-cli' },
       { now: Date.now(), browser, signal: controller.signal },
     );
     await browser.settled();

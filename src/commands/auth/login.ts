@@ -8,11 +8,13 @@ import { jwtExpiry } from '../../auth/jwt.js';
 import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
+import { envSwitch } from '../../config/env-flags.js';
 import { refuseCredentialSetting } from '../../config/settings.js';
 import type { StoredCredential } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { AuthError, UsageError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
+import { checkCredentialTransport } from '../../http/origin.js';
 import { inWholeSeconds, relativeTime } from '../../output/format.js';
 import type { CallerIdentity } from '../../platform/me.js';
 import { identityDespiteTenant, notYoursWarning } from '../../platform/tenant-ref.js';
@@ -26,6 +28,7 @@ import {
   storeLogin,
 } from '../browser-login.js';
 import { examples, type MakeContext } from '../kit.js';
+import { refuseAmbientRewrite } from './ambient.js';
 
 /** Reads one credential from stdin, as every secret is read (auth/secret-input.ts). */
 export async function readTokenFromStdin(ctx: Context): Promise<string> {
@@ -55,6 +58,7 @@ function rejectedToken(error: unknown): unknown {
 }
 
 export async function runLoginWithToken(ctx: Context): Promise<void> {
+  refuseAmbientRewrite(ctx);
   const token = await readTokenFromStdin(ctx);
   const settings = ctx.settings();
   // Check the token before storing it: a rejected token exits 3 and leaves the profile as it was.
@@ -174,7 +178,13 @@ export async function runLoginBrowser(
   ctx: Context,
   options: BrowserLoginOptions & { device?: boolean },
 ): Promise<void> {
+  refuseAmbientRewrite(ctx);
   const settings = ctx.settings();
+  // The password is typed into the app URL's page and the code exchanged at the base URL: a
+  // plain-http one that is not loopback is refused before any page is opened, not after (F8).
+  const insecure = envSwitch(ctx.env, 'SVC_ALLOW_INSECURE_HTTP') || ctx.globals.allowInsecureHttp === true;
+  for (const url of [settings.values.base_url, settings.values.app_url])
+    if (url !== undefined && URL.canParse(url)) checkCredentialTransport(new URL(url), insecure);
   const clientId = options.clientId ?? settings.values.client_id;
   if (!clientId) {
     throw new UsageError(`no OAuth client id for profile "${settings.profile}"`, {

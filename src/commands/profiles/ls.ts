@@ -1,11 +1,13 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { inUseNote, rows } from './shared.js';
+import { inUseNote, overrideNote, rows } from './shared.js';
 
 export async function runProfilesLs(ctx: Context): Promise<void> {
   const note = rows(ctx).length === 0 ? undefined : inUseNote(ctx);
   if (note !== undefined && !ctx.out.isMachine) ctx.out.info(note);
+  const overrides = rows(ctx).length === 0 ? undefined : overrideNote(ctx);
+  if (overrides !== undefined && !ctx.out.isMachine) ctx.out.info(overrides);
   await ctx.out.list(
     rows(ctx),
     [

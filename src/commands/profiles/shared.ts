@@ -1,12 +1,14 @@
 import {
   chooseProfileHint,
+  describeSource,
   resolveProfileName,
   type SettingSource,
   shownSetting,
   unknownProfileError,
 } from '../../config/settings.js';
-import type { ProfileKey } from '../../config/store.js';
+import { PROFILE_KEYS, type ProfileKey } from '../../config/store.js';
 import type { Context } from '../../context.js';
+import { redactText } from '../../http/redact.js';
 import { maskSecret } from '../../output/format.js';
 
 export interface ProfileRow {
@@ -38,7 +40,8 @@ export function rows(ctx: Context): ProfileRow[] {
       const p = profiles[name] ?? {};
       const credential = store.credential(name);
       return {
-        name,
+        // A name that holds a credential (refused since, but maybe saved by an older svc) masked too.
+        name: redactText(name),
         active: name === active,
         in_use: name === inUse,
         // A credential pasted as a setting (refused since, but maybe saved by an older svc) masked.
@@ -50,6 +53,28 @@ export function rows(ctx: Context): ProfileRow[] {
         credential: credential ? `${credential.type} ${maskSecret(credential.access_token)}` : null,
       };
     });
+}
+
+/**
+ * The settings a flag or an environment variable overrides for every profile in this run, said
+ * beside a listing of stored values (`profiles ls`/`show`), which alone would answer "where does
+ * prod point?" wrongly for this shell (F6); undefined when none does.
+ */
+export function overrideNote(ctx: Context): string | undefined {
+  let settings: ReturnType<Context['settings']>;
+  try {
+    settings = ctx.settings();
+  } catch {
+    return undefined;
+  }
+  const said = PROFILE_KEYS.flatMap((key) => {
+    const source = settings.sources[key];
+    const value = settings.values[key];
+    if ((source !== 'env' && source !== 'flag') || value === undefined) return [];
+    return [`${describeSource(key, source, settings.profile)}=${shownSetting(key, value)}`];
+  });
+  if (said.length === 0) return undefined;
+  return `${said.join(', ')} ${said.length === 1 ? 'overrides' : 'override'} the stored value of every profile shown, for commands run here`;
 }
 
 /** A profile that must exist (exit 5 otherwise). */

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { existing, profileInUse } from './shared.js';
+import { existing, overrideNote, profileInUse } from './shared.js';
 
 export async function runProfilesShow(ctx: Context, name: string | undefined): Promise<void> {
   const inUse = profileInUse(ctx);
@@ -16,6 +16,8 @@ export async function runProfilesShow(ctx: Context, name: string | undefined): P
     : row.in_use
       ? ` (in use: ${why})`
       : '';
+  const overrides = overrideNote(ctx);
+  if (overrides !== undefined && !ctx.out.isMachine) ctx.out.info(overrides);
   await ctx.out.record(row, [
     ['name', `${row.name}${state}`],
     ['base_url', row.base_url],

@@ -179,11 +179,12 @@ describe('a 404 that is not the platform saying the client is unknown', () => {
     '%s: svc %s says nothing about the client, and times out as any login does',
     async (name, _verb, argv) => {
       const browser = deadBrowser();
-      const r = await svc.run([...argv, '--client-id', 'cli_nope', '--browser-timeout', '1'], {
-        browser,
-        clock: virtualClock(),
-        env: { SVC_BASE_URL: servers.get(name)!.url },
-      });
+      // --base-url as well: a login moves a profile to another server only on a flag (F4).
+      const url = servers.get(name)!.url;
+      const r = await svc.run(
+        [...argv, '--base-url', url, '--client-id', 'cli_nope', '--browser-timeout', '1'],
+        { browser, clock: virtualClock(), env: { SVC_BASE_URL: url } },
+      );
       expect(browser.opened).toHaveLength(1);
       expect([r.code, r.stdout]).toEqual([3, '']);
       expect(r.stderr).not.toContain('warning');

@@ -1,0 +1,56 @@
+/**
+ * F1 (findings-config16): a credential pasted as a profile name (-p, SVC_PROFILE) is refused with
+ * one line (exit 2) that repeats none of it, before any "create one with" suggestion, and nothing
+ * is stored; a profile an older svc saved under such a name is never printed in clear.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runInProcess, useFreshDirs } from '../../helpers/context.js';
+
+const dirs = useFreshDirs();
+const KEY = 'svc_sk_hFyY6xMJkhSRIijloIkdgRXG6BSkcdHX';
+const JWT =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJodHRwOi8vMTI3LjAuMC4xIiwic3ViIjoidXNyX2FkbWluIn0.CoIYeovnjUFXsh_isrs-4dhaIRNZ646dREUmCyzM';
+const REFUSED = (kind: string) =>
+  `error: that is ${kind}, not a profile name; nothing was saved; name the profile with -p NAME or SVC_PROFILE; an API key or token goes in the credential store (\`svc login --with-token\`) or SVC_TOKEN\n`;
+
+describe('a credential as a profile name', () => {
+  it('is refused from -p and SVC_PROFILE, repeating none of it, and nothing is saved', async () => {
+    const env = dirs();
+    for (const [argv, extra] of [
+      [['-p', KEY, 'me'], {}],
+      [['-p', KEY, 'config', 'set', 'base_url', 'http://127.0.0.1:9'], {}],
+      [['config', 'set', 'base_url', 'http://127.0.0.1:9'], { SVC_PROFILE: KEY }],
+      [['-p', KEY, 'login', '--base-url', 'http://127.0.0.1:9', '--with-token'], {}],
+    ] as const) {
+      const r = await runInProcess([...argv], { ...env, ...extra }, { stdin: `${KEY}\n` });
+      expect(r).toEqual({ code: 2, stdout: '', stderr: REFUSED('an API key') });
+    }
+    expect(existsSync(join(env.SVC_CONFIG_DIR, 'config.json'))).toBe(false);
+    expect(existsSync(join(env.SVC_CONFIG_DIR, 'credentials.json'))).toBe(false);
+    const jwt = await runInProcess(['-p', JWT, 'me'], env);
+    expect(jwt).toEqual({ code: 2, stdout: '', stderr: REFUSED('an access token') });
+  });
+
+  it('saved by an older svc, is masked in profiles ls (also --json)', async () => {
+    const env = dirs();
+    mkdirSync(env.SVC_CONFIG_DIR, { mode: 0o700 });
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'config.json'),
+      JSON.stringify({
+        profiles: { [KEY]: { base_url: 'http://127.0.0.1:9' }, prod: { base_url: 'http://127.0.0.1:8' } },
+      }),
+    );
+    for (const argv of [
+      ['profiles', 'ls'],
+      ['profiles', 'ls', '--json'],
+      ['-p', 'prod', 'profiles', 'ls'],
+    ]) {
+      const r = await runInProcess(argv, env);
+      expect(r.code).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain('hFyY6xMJ');
+      expect(r.stdout).toContain('svc_sk_');
+    }
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * F5/F7 (findings-config16): a credential is never written through a link another user planted,
+ * into a file another user owns, or into a directory others can write; a shared directory (sticky
+ * /tmp, a setgid team directory) is refused, never chmod-ed. Run as root, the "other user" is
+ * uid 65534 (nobody); as anyone else those cases are skipped (a file cannot be given away).
+ */
+import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigStore } from '../../src/config/store.js';
+import { runInProcess, useFreshDirs } from '../helpers/context.js';
+
+const dirs = useFreshDirs();
+const root = typeof process.getuid === 'function' && process.getuid() === 0;
+const KEY = 'svc_pk_0123456789abcdefWXYZ';
+const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
+const login = (env: Record<string, string>) =>
+  runInProcess(
+    ['login', '--base-url', 'http://127.0.0.1:9', '--with-token'],
+    { ...env, NO_COLOR: '1' },
+    { stdin: KEY },
+  );
+
+describe.skipIf(process.platform === 'win32')('the credential store is the user’s own', () => {
+  it('refuses a directory others can write, saying how to fix it; nothing is written or chmod-ed', async () => {
+    const env = dirs();
+    const dir = env.SVC_CONFIG_DIR;
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    const r = await login(env);
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: the config directory ${dir} is writable by others (mode 0777), so svc will not keep credentials in it; check what is in it, then \`chmod 700 ${dir}\`, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+    });
+    expect(mode(dir)).toBe('777');
+    expect(() => statSync(join(dir, 'credentials.json'))).toThrow();
+  });
+
+  it('refuses a sticky shared directory (as /tmp) and a setgid team directory, leaving their modes alone', async () => {
+    for (const shared of [0o1777, 0o2750]) {
+      const env = dirs();
+      const dir = env.SVC_CONFIG_DIR;
+      mkdirSync(dir);
+      chmodSync(dir, shared);
+      const r = await login(env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        `error: the config directory ${dir} is a shared directory (mode 0${shared.toString(8)}, ${shared & 0o1000 ? 'sticky' : 'setgid'}), so svc will not keep credentials in it;`,
+      );
+      expect(r.stderr).toContain('point SVC_CONFIG_DIR at a private directory of your own');
+      expect(mode(dir)).toBe(shared.toString(8));
+    }
+  });
+
+  it('still follows a link to a file of the user’s own (a dotfile manager’s) and writes it at its target, 0600', async () => {
+    const env = dirs();
+    const dir = env.SVC_CONFIG_DIR;
+    mkdirSync(dir, { mode: 0o700 });
+    const real = join(env.SVC_STATE_DIR, 'dotfiles-credentials.json');
+    mkdirSync(env.SVC_STATE_DIR, { mode: 0o700 });
+    writeFileSync(real, '{"profiles":{}}', { mode: 0o600 });
+    symlinkSync(real, join(dir, 'credentials.json'));
+    await new ConfigStore(dir).setCredential('ci', {
+      type: 'token',
+      access_token: KEY,
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    });
+    expect(readFileSync(real, 'utf8')).toContain(KEY);
+    expect(mode(real)).toBe('600');
+  });
+
+  it.skipIf(!root)('refuses a directory another user owns, even private', async () => {
+    const env = dirs();
+    const dir = env.SVC_CONFIG_DIR;
+    mkdirSync(dir, { mode: 0o700 });
+    chownSync(dir, 65534, 65534);
+    const r = await login(env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `error: the config directory ${dir} belongs to another user (uid 65534), so svc will not keep credentials in it;`,
+    );
+    expect(() => statSync(join(dir, 'credentials.json'))).toThrow();
+  });
+
+  it.skipIf(!root)(
+    'never writes the credential through a credentials.json link to another user’s file',
+    async () => {
+      const env = dirs();
+      const dir = env.SVC_CONFIG_DIR;
+      mkdirSync(dir, { mode: 0o700 });
+      const loot = join(env.SVC_STATE_DIR, 'loot');
+      mkdirSync(env.SVC_STATE_DIR, { mode: 0o755 });
+      writeFileSync(loot, '{"profiles":{}}');
+      chmodSync(loot, 0o666);
+      chownSync(loot, 65534, 65534);
+      symlinkSync(loot, join(dir, 'credentials.json'));
+      const r = await login(env);
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: ${join(dir, 'credentials.json')} is a symbolic link to ${loot}, which belongs to another user (uid 65534), so svc will not read or write credentials through it; remove it (\`rm ${join(dir, 'credentials.json')}\`) if you did not put it there, then log in again; svc changed nothing\n`,
+      });
+      expect(readFileSync(loot, 'utf8')).toBe('{"profiles":{}}');
+      expect([mode(loot), statSync(loot).uid]).toEqual(['666', 65534]);
+    },
+  );
+
+  it.skipIf(!root)(
+    'does not trust a config.json another user wrote: no request goes to its base_url',
+    async () => {
+      const env = dirs();
+      const dir = env.SVC_CONFIG_DIR;
+      mkdirSync(dir, { mode: 0o700 });
+      const config = join(dir, 'config.json');
+      writeFileSync(
+        config,
+        '{"profiles":{"default":{"base_url":"http://127.0.0.1:9"}},"active_profile":"default"}',
+      );
+      chownSync(config, 65534, 65534);
+      const r = await runInProcess(['me'], { ...env, NO_COLOR: '1', SVC_TOKEN: KEY });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`error: ${config} is a file that belongs to another user (uid 65534)`);
+    },
+  );
+
+  it.skipIf(!root)(
+    'refuses to replace a file another user put there between the check and the write',
+    async () => {
+      const env = dirs();
+      const dir = env.SVC_CONFIG_DIR;
+      const store = new ConfigStore(dir);
+      expect(store.profiles()).toEqual({});
+      mkdirSync(dir, { mode: 0o700 });
+      writeFileSync(join(dir, 'credentials.json'), '{"profiles":{}}', { mode: 0o600 });
+      chownSync(join(dir, 'credentials.json'), 65534, 65534);
+      await expect(
+        store.setCredential('ci', {
+          type: 'token',
+          access_token: KEY,
+          obtained_at: '2026-01-15T12:00:00.000Z',
+        }),
+      ).rejects.toThrow(/belongs to another user \(uid 65534\)/);
+      expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe('{"profiles":{}}');
+    },
+  );
+});
