@@ -369,11 +369,17 @@ export function keyMinterRefusal(role: string, change: 'grant' | 'expiry' | 'cre
 }
 
 /** What a self_assignment refusal says the caller did, to themselves and as a key's issuer. */
-const SELF_CHANGES = {
+export const SELF_CHANGES = {
   grant: ['grant roles to yourself', 'grants roles to themselves'],
   expiry: ['change the expiry of your own roles', 'changes the expiry of their own roles'],
   widen: ['put permissions into a role you hold', 'puts permissions into a role they hold'],
 } as const;
+
+/** Every change a self_assignment refuses, as x-error-codes says them (one list with the refusals'). */
+export const SELF_CHANGES_SAID = Object.values(SELF_CHANGES)
+  .map(([, theirs]) => theirs)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
 
 /**
  * The self_assignment refusal: nobody grants themselves a role, moves the end of their own
