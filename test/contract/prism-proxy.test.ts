@@ -191,7 +191,9 @@ describe('prism proxy in front of the sandbox', () => {
         body: new URLSearchParams({ client_id: 'svc-cli', ...params }).toString(),
       });
     const seen = prism.violations().length;
-    const codes = await (await form('/v1/oauth/device_authorization', { scope: 'read:exceptions' })).json();
+    const codes: any = await (
+      await form('/v1/oauth/device_authorization', { scope: 'read:exceptions' })
+    ).json();
     const page = await consent(`${prism.url}/oauth/device?user_code=${codes.user_code}`);
     expect(page.status).toBe(200);
     const token = await form('/v1/oauth/token', {

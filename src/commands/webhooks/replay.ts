@@ -61,6 +61,12 @@ export function parseReplay(
 ): WithOptionalWebhook<ReplayOptions> {
   const dlq = flags.dlq === true;
   const named = ids.map((d) => nonEmpty('DELIVERY', d));
+  // `--dlq --wait 5`: the old seconds form, not a delivery id given with --dlq (review16 R9).
+  if (dlq && flags.wait === true && named.length === 1 && looksLikeSeconds(named[0]!)) {
+    throw new UsageError(`--wait takes no value (${named[0]})`, {
+      hint: `to follow each replayed delivery for at most ${named[0]} s, pass --wait --wait-timeout ${named[0]}`,
+    });
+  }
   if (dlq && named.length > 0) {
     throw new UsageError('give delivery ids or --dlq, not both', {
       hint: 'svc webhooks replay WEBHOOK DELIVERY... replays those; --dlq replays the dead-letter queue',
