@@ -75,7 +75,7 @@ export function parseReplay(
   if (!dlq && named.length === 0) {
     throw new UsageError('name the deliveries to replay, or pass --dlq to replay the dead-letter queue');
   }
-  if (!dlq) onlyWith(flags, ['eventType', 'since', 'until', 'limit'], '--dlq');
+  if (!dlq) onlyWith(flags, ['eventType', 'unlistedEventType', 'since', 'until', 'limit'], '--dlq');
   const waitFlags = parseWaitFlags(flags, TIMEOUT);
   // Every id is checked before the webhook is looked up (which may 404) and before anything is
   // replayed: `DLV --wait 5` once replayed DLV, then failed on "delivery 5".
