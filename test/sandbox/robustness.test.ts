@@ -201,7 +201,10 @@ describe('fault injection settings', () => {
         const r =
           method === 'GET'
             ? await call(sandbox(), 'GET', '/v1/reconciliations', admin())
-            : await call(sandbox(), 'POST', '/v1/reconciliations', { ...admin(), body: { name: 'fault', idempotency_key: `fault-${status}` } });
+            : await call(sandbox(), 'POST', '/v1/reconciliations', {
+                ...admin(),
+                body: { name: 'fault', idempotency_key: `fault-${status}` },
+              });
         expect([r.status, r.body.error.code, r.body.error.message]).toEqual([status, code, message]);
       } finally {
         await call(sandbox(), 'PUT', '/_sandbox/faults', {
