@@ -350,6 +350,7 @@ __svc_opts=(
 --cursor
 --all
 --event-type
+--unlisted-event-type
 --since
 --until'
   ['svc webhooks dlq ls']='--status
@@ -357,11 +358,13 @@ __svc_opts=(
 --cursor
 --all
 --event-type
+--unlisted-event-type
 --since
 --until'
   ['svc webhooks dlq get']=''
   ['svc webhooks dlq discard']='--all
 --event-type
+--unlisted-event-type
 --since
 --until
 --limit
@@ -370,6 +373,7 @@ __svc_opts=(
 --journal'
   ['svc webhooks replay']='--dlq
 --event-type
+--unlisted-event-type
 --since
 --until
 --limit

@@ -191,15 +191,55 @@ export function secretRefusal(
     });
     return `${what} takes the read permission of each of the webhook's kinds: the secret signs events of ${signs.join(', ')}; you lack ${missing.join(', ')}: have someone who holds ${them(missing.length)} do it`;
   }
-  const standing = `a webhook's signing secret is a standing credential, like an API key: ${what} takes`;
+  const standing = `${STANDING_CREDENTIAL.webhookSecret.credential}: ${what} takes`;
   const readBound = heldUntil(grants, needed);
   if (readBound !== null) {
     const ending = needed.filter((p) => heldUntil(grants, [p]) === readBound);
     return `${standing} the read permission of each of the webhook's kinds held without an end date, and you hold ${ending.map((p) => readerOf(kinds, p)).join(', ')} only until ${isoSeconds(readBound)}; have someone who holds ${them(ending.length)} without an end date do it`;
   }
-  const bound = heldUntil(grants, ['webhook.manage']);
+  return standingRefusal(STANDING_CREDENTIAL.webhookSecret, what, grants);
+}
+
+/**
+ * The standing credentials svc's platform hands out — an API key, an OAuth client's secret, a
+ * webhook's signing secret — each with the permission that manages it: a credential lasts until it
+ * is revoked or rotated, after any just-in-time grant ends (conform16 #5).
+ */
+export const STANDING_CREDENTIAL = {
+  apiKey: {
+    credential: "an API key is a standing credential, like a webhook's signing secret",
+    permission: 'api_key.manage',
+  },
+  clientSecret: {
+    credential: "an OAuth client's secret is a standing credential, like an API key",
+    permission: 'oauth_client.manage',
+  },
+  webhookSecret: {
+    credential: "a webhook's signing secret is a standing credential, like an API key",
+    permission: 'webhook.manage',
+  },
+} as const;
+
+/** What handing out a standing credential is, as the refusal says it (standingRefusal). */
+export const HANDS_OUT = {
+  apiKey: 'issuing an API key (it acts until it is revoked)',
+  clientSecret: "rotating an OAuth client's secret (it hands you the new one)",
+} as const;
+
+/**
+ * The one standing-credential rule (insufficient_permission), or undefined: handing one out —
+ * issuing an API key, rotating an OAuth client's secret, creating a webhook or rotating or
+ * restoring its signing secret (secretRefusal) — takes the permission that manages it held
+ * without an end date, so no just-in-time holder hands out what outlives their grant.
+ */
+export function standingRefusal(
+  kind: (typeof STANDING_CREDENTIAL)[keyof typeof STANDING_CREDENTIAL],
+  what: string,
+  grants: readonly HeldGrant[],
+): string | undefined {
+  const bound = heldUntil(grants, [kind.permission]);
   if (bound === null) return undefined;
-  return `${standing} webhook.manage held without an end date, and you hold it only until ${isoSeconds(bound)}; have someone who holds it without an end date do it`;
+  return `${kind.credential}: ${what} takes ${kind.permission} held without an end date, and you hold it only until ${isoSeconds(bound)}; have someone who holds it without an end date do it`;
 }
 
 /** A choice of where a webhook's data goes (channelRefusal); `secret`: what it is when it also hands out a signing secret (a creation). */
@@ -369,11 +409,17 @@ export function keyMinterRefusal(role: string, change: 'grant' | 'expiry' | 'cre
 }
 
 /** What a self_assignment refusal says the caller did, to themselves and as a key's issuer. */
-const SELF_CHANGES = {
+export const SELF_CHANGES = {
   grant: ['grant roles to yourself', 'grants roles to themselves'],
   expiry: ['change the expiry of your own roles', 'changes the expiry of their own roles'],
   widen: ['put permissions into a role you hold', 'puts permissions into a role they hold'],
 } as const;
+
+/** Every change a self_assignment refuses, as x-error-codes says them (one list with the refusals'). */
+export const SELF_CHANGES_SAID = Object.values(SELF_CHANGES)
+  .map(([, theirs]) => theirs)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
 
 /**
  * The self_assignment refusal: nobody grants themselves a role, moves the end of their own

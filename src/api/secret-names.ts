@@ -4,7 +4,8 @@
  * trail applies to a webhook's URL, so what either shows of a URL hides the same things. A URL
  * carries a secret exactly when redactUrlText masks something in it: `svc export` and `svc plan
  * --out` write a file holding one 0600 and say so. That covers a credential in the path too
- * (Slack, Discord and Teams webhooks, a random last segment: redactPathCredential).
+ * (Slack, Discord and Teams webhooks, a key after `/hooks/` (Mattermost, Rocket.Chat, Zapier), a
+ * Telegram bot token, a random last segment: redactPathCredential).
  *
  * A name holds a secret when a secret word appears anywhere in it (`client_secret`, `api_key_v2`,
  * `password1`, `sessionToken2`, `X-Api-Key-V2`), or when it has a short secret word standing
@@ -158,6 +159,21 @@ const PATH_CREDENTIAL_HOSTS: Array<[host: RegExp, path: RegExp]> = [
 const RANDOM_SEGMENT =
   /^(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=\D*\d)[\w-]{20,}$|^(?=\D*\d)(?=.*[a-f])[\da-f]{32,}$|^(?=\D*\d)(?=.*[A-F])[\dA-F]{32,}$/;
 
+/**
+ * On any host, the last path segment after a `hooks` segment, when it has a digit or 20 or more
+ * characters: the incoming-webhook key of Mattermost (`/hooks/<26 lowercase letters and digits>`),
+ * Rocket.Chat (`/hooks/ID/TOKEN`) and Zapier catch hooks (`/hooks/catch/N/ID/`) — review16 R5.
+ * A word (`/hooks/github`) is not this shape.
+ */
+const HOOKS_SEGMENT = /(?:^|\/)hooks\/(?:[^/]+\/)*?([\w-]+)\/*$/i;
+const hookKey = (segment: string): boolean => /\d/.test(segment) || segment.length >= 20;
+/**
+ * On any host, a Telegram bot token segment wherever it stands (`/bot<id>:<secret>/sendMessage`):
+ * the bot's id kept, its secret masked (review16 R5). Not a credential shape: it is no svc
+ * credential, and a URL holding one is a webhook's, not a token pasted by mistake.
+ */
+const BOT_TOKEN = /(\/bot\d{5,}:)([A-Za-z0-9_-]{30,})(?=\/|$)/;
+
 /** A URL's text before its query (absolute or a relative reference) with a path credential masked. */
 function redactPathCredential(head: string): string {
   const match = /^([a-z][a-z0-9+.-]*:[/\\]{2}[^/\\]*)(.*)$/is.exec(head);
@@ -178,9 +194,16 @@ function redactPathCredential(head: string): string {
       return `${authority}${path.slice(0, start)}${MASK}${path.slice(start + (known[2] as string).length)}`;
     }
   }
+  const bot = BOT_TOKEN.exec(slashed);
+  if (bot) {
+    const start = bot.index + (bot[1] as string).length;
+    return `${authority}${path.slice(0, start)}${MASK}${path.slice(start + (bot[2] as string).length)}`;
+  }
   const end = slashed.replace(/\/+$/, '').length;
   const start = slashed.lastIndexOf('/', end - 1) + 1;
-  if (!RANDOM_SEGMENT.test(slashed.slice(start, end))) return head;
+  const last = slashed.slice(start, end);
+  const hook = HOOKS_SEGMENT.exec(slashed);
+  if (!RANDOM_SEGMENT.test(last) && !(hook && hook[1] === last && hookKey(last))) return head;
   return `${authority}${path.slice(0, start)}${MASK}${path.slice(end)}`;
 }
 

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import type { BrowserFlowResult } from './flow.js';
-import { deviceEndpoint, serverMetadata } from './metadata.js';
+import { deviceEndpoint, isOtherIssuer, serverMetadata } from './metadata.js';
 import {
   invalidClientHint,
   oauthErrorCode,
@@ -79,6 +79,16 @@ export async function authorizeWithDevice(
   const baseUrl = ctx.settings().values.base_url!;
   const url = tokenUrl(baseUrl);
   const metadata = await serverMetadata(api, url);
+  if (isOtherIssuer(metadata)) {
+    const { at, names, expected } = metadata.otherIssuer;
+    throw new AuthError(
+      `the authorization server metadata at ${at} names issuer ${JSON.stringify(names)}, not ${expected}, so svc does not use it (RFC 8414 §3.3)`,
+      {
+        code: 'issuer_mismatch',
+        hint: `if ${names} is the platform, log in with --base-url ${names.replace(/\/$/, '')}; a proxy or another name of the server cannot carry the login`,
+      },
+    );
+  }
   const insecure = envSwitch(ctx.env, 'SVC_ALLOW_INSECURE_HTTP') || ctx.globals.allowInsecureHttp === true;
   const endpoint = deviceEndpoint(metadata?.device_authorization_endpoint, insecure);
   if (!endpoint) {

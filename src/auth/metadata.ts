@@ -27,24 +27,43 @@ export function metadataUrl(issuer: URL): string {
 export const notFound = (error: unknown) =>
   error instanceof ApiError && (error.status === 404 || error.status === 405);
 
+/** Metadata refused because it names another issuer: where it was, and whom it names. */
+export interface OtherIssuer {
+  otherIssuer: { at: string; names: string; expected: string };
+}
+
+export const isOtherIssuer = (
+  metadata: Record<string, unknown> | OtherIssuer | null,
+): metadata is OtherIssuer => metadata !== null && 'otherIssuer' in metadata;
+
 /**
  * The metadata of the issuer a token endpoint belongs to, or null when the server publishes none
- * (404/405). Metadata naming another issuer is refused (RFC 8414 §3.3): it is treated as none.
+ * (404/405). Metadata naming another issuer is refused (RFC 8414 §3.3): none of it is used, and
+ * the answer says so (`otherIssuer`), so a caller can name the cause (a proxy or an alias of the
+ * platform) rather than say the server lacks what the metadata lists (conform16 #2).
  */
 export async function serverMetadata(
   api: ApiClient,
   tokenUrl: string,
-): Promise<Record<string, unknown> | null> {
+): Promise<Record<string, unknown> | OtherIssuer | null> {
   const issuer = issuerOf(tokenUrl);
+  const at = metadataUrl(issuer);
   try {
     const { data } = await api.request<Record<string, unknown>>({
       method: 'GET',
-      path: metadataUrl(issuer),
+      path: at,
       auth: false,
       tenant: null,
     });
-    const sameIssuer = typeof data?.issuer === 'string' && new URL(data.issuer).href === issuer.href;
-    return sameIssuer ? data : {};
+    const named = typeof data?.issuer === 'string' ? data.issuer : undefined;
+    let sameIssuer = false;
+    try {
+      sameIssuer = named !== undefined && new URL(named).href === issuer.href;
+    } catch {
+      // not a URL: another issuer
+    }
+    if (sameIssuer) return data;
+    return { otherIssuer: { at, names: String(named ?? 'none'), expected: issuer.href } };
   } catch (error) {
     if (notFound(error)) return null;
     throw error;

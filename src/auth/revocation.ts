@@ -2,7 +2,7 @@ import { OAUTH_PATHS } from '../api/constants.js';
 import type { StoredCredential } from '../config/store.js';
 import type { ApiClient } from '../http/client.js';
 import { ApiError } from '../http/errors.js';
-import { issuerOf, notFound, serverMetadata, usableEndpoint } from './metadata.js';
+import { isOtherIssuer, issuerOf, notFound, serverMetadata, usableEndpoint } from './metadata.js';
 
 /**
  * Ending an OAuth session server-side (`svc logout`): RFC 7009 token revocation, at the endpoint
@@ -32,6 +32,7 @@ export async function revocationEndpoint(
   if (metadata === null) {
     return { url: `${issuerOf(tokenUrl).href.replace(/\/$/, '')}${OAUTH_PATHS.revoke}`, announced: false };
   }
+  if (isOtherIssuer(metadata)) return null;
   const url = usableEndpoint(metadata.revocation_endpoint);
   return url ? { url, announced: true } : null;
 }

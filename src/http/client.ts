@@ -279,7 +279,7 @@ export class ApiClient {
 
       const { status } = outcome;
       // Never followed: the next hop would get the token, or be trusted as the API.
-      const redirect = redirectError(method, url, status, outcome.headers);
+      const redirect = redirectError(method, url, status, outcome.headers, this.config.baseUrl);
       if (redirect) throw redirect;
       if (status === 401 && token && renewed === undefined && this.config.credentials.renew) {
         const replacement = await this.config.credentials.renew(token);

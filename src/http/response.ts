@@ -87,11 +87,31 @@ function one(headers: Headers, name: string): string | undefined {
 }
 
 /** 3xx: never followed. The error names the status and where the server wanted svc to go. */
+/**
+ * What a same-origin redirect says of the base URL (review16 R10): when the redirected path is the
+ * request's API path under another prefix (`/api/v1/tenants` for `/v1/tenants`), that prefix is
+ * the base path to use, named as a whole base URL; otherwise the rule in general — the base URL
+ * takes the API's prefix, never the path of one request.
+ */
+function movedBaseHint(redirected: string, url: URL, baseUrl: string, setting: string): string {
+  const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const apiPath = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : undefined;
+  if (apiPath && apiPath !== '/' && redirected.endsWith(apiPath)) {
+    const prefix = redirected.slice(0, -apiPath.length);
+    if (prefix !== basePath && !prefix.endsWith('/')) {
+      const shown = redactUrlReference(prefix || '/');
+      return `if the API is under ${shown} on this server, use ${url.origin}${prefix === '' ? '' : shown} as the base URL ${setting}`;
+    }
+  }
+  return `if the API is under another path on this server, put that prefix (not the path of one request) in the base URL ${setting}`;
+}
+
 export function redirectError(
   method: string,
   url: URL,
   status: number,
   headers: Headers,
+  baseUrl: string,
 ): BadResponseError | undefined {
   if (status < 300 || status >= 400) return undefined;
   const location = one(headers, 'location');
@@ -106,7 +126,8 @@ export function redirectError(
   // review15 R15-3), which may carry what is not the user's to see and are not where an API lives,
   // and masked as --debug masks a URL (a credential in the path itself).
   const same = target !== undefined && target.origin === url.origin;
-  const path = target && redactUrlReference(target.pathname.replace(/;[^/]*/g, ''));
+  const bare = target?.pathname.replace(/;[^/]*/g, '');
+  const path = bare === undefined ? undefined : redactUrlReference(bare);
   const where = !target
     ? 'a redirect without a usable Location'
     : same
@@ -119,7 +140,7 @@ export function redirectError(
       ? `if ${target.origin} is the API, use it as the base URL ${setting}`
       : path === url.pathname
         ? "the server sends this path back to itself: report the redirect to the server's operator"
-        : `if the API is under ${path} rather than ${url.pathname}, put that path in the base URL ${setting}; otherwise report the redirect to the server's operator`;
+        : `${movedBaseHint(bare!, url, baseUrl, setting)}; otherwise report the redirect to the server's operator`;
   return new BadResponseError(
     `the server answered ${status} (${where}) to ${method} ${url.pathname}; svc never follows redirects, so nothing was sent there`,
     { hint },

@@ -1,3 +1,4 @@
+import { SELF_CHANGES_SAID } from '../api/holds.js';
 import type { DomainError, ErrorDetail } from './domain/errors.js';
 
 /**
@@ -87,7 +88,8 @@ export const ERROR_CODES = {
   self_assignment: {
     status: 403,
     meaning:
-      'Nobody grants themselves a role or changes the expiry of their own assignment, tenant_admin included; another administrator must (revoking one’s own role is allowed)',
+      `Nobody ${SELF_CHANGES_SAID} (a grant to themselves of what it adds), tenant_admin included, nor through an API key they issued; ` +
+      'another administrator must (revoking one’s own role, or taking permissions out of it, is allowed)',
   },
   no_tenant_membership: { status: 403, meaning: 'The caller holds no live role in any tenant' },
   user_required: {
@@ -159,9 +161,14 @@ export const ERROR_CODES = {
   },
   headers_too_large: { status: 431, meaning: 'The request headers are larger than 16 KiB' },
   rate_limited: { status: 429, meaning: 'Too many requests; retry after Retry-After seconds' },
-  internal_error: { status: 500, meaning: 'A sandbox fault; report it as an incident' },
+  internal_error: {
+    status: 500,
+    meaning:
+      'A sandbox fault; report it as an incident (a failure injected with PUT /_sandbox/faults answers it with its fail_status when that is not 503)',
+  },
   service_unavailable: {
     status: 503,
-    meaning: 'Temporarily unavailable; retry after Retry-After seconds (when the header is sent)',
+    meaning:
+      'Temporarily unavailable; retry after Retry-After seconds (when the header is sent); also a failure injected with PUT /_sandbox/faults with fail_status 503',
   },
 } satisfies Record<string, { status: number; meaning: string }>;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SELF_CHANGES } from '../../src/api/holds.js';
 import { OPERATIONS } from '../../src/api/operations.js';
 import { ROOT } from '../helpers/paths.js';
 
@@ -72,6 +73,20 @@ describe('the published contract', () => {
       for (const status of want) if (!op.responses?.[status]) missing.push(`${method} ${path} ${status}`);
     }
     expect(missing).toEqual([]);
+  });
+
+  // conform16 #6: POST /oauth/device had none, so a validating proxy refused the consent form.
+  it('declares a request body on every POST, PUT and PATCH', () => {
+    const bodiless = operations.filter(
+      (o) => ['POST', 'PUT', 'PATCH'].includes(o.method) && !o.op.requestBody,
+    );
+    expect(bodiless.map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  });
+
+  // conform16 #3: the catalogue named grants and expiry changes only, not widening a role one holds.
+  it('says in x-error-codes every change self_assignment refuses', () => {
+    const meaning: string = doc['x-error-codes'].self_assignment.meaning;
+    for (const [, theirs] of Object.values(SELF_CHANGES)) expect(meaning).toContain(theirs);
   });
 
   it('ends the example of every list with next_cursor null, so a mock does not page forever', () => {

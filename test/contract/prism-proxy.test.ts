@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEVICE_CODE_GRANT } from '../../src/api/constants.js';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { DEMO_ORG, tenantId } from '../../src/sandbox/seed.js';
 import { runInProcess } from '../helpers/context.js';
+import { consent } from '../helpers/oauth.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { type Prism, startPrism } from '../helpers/tools.js';
 
@@ -177,5 +179,41 @@ describe('prism proxy in front of the sandbox', () => {
 
     expect(prism.violations()).toEqual([]);
     expect(prism.log()).toMatch(/upstream call to \/v1\/roles has returned 201/);
+  });
+
+  // conform16 #6: the device consent form had no request body in the document, so a validating
+  // proxy refused it (415) and the device polled until its code expired.
+  it('passes the device consent form, and the device is signed in', async () => {
+    const form = (path: string, params: Record<string, string>) =>
+      fetch(`${sandbox().url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: 'svc-cli', ...params }).toString(),
+      });
+    const seen = prism.violations().length;
+    const codes: any = await (
+      await form('/v1/oauth/device_authorization', { scope: 'read:exceptions' })
+    ).json();
+    const page = await consent(`${prism.url}/oauth/device?user_code=${codes.user_code}`);
+    expect(page.status).toBe(200);
+    const token = await form('/v1/oauth/token', {
+      grant_type: DEVICE_CODE_GRANT,
+      device_code: codes.device_code,
+    });
+    expect(token.status).toBe(200);
+    expect(prism.violations().slice(seen)).toEqual([]);
+  });
+
+  // conform16 #1: the dead-letters control answered 201 where the document declared only 200.
+  it('passes the dead-letters test control', async () => {
+    const seen = prism.violations().length;
+    const answer = await fetch(`${prism.url}/_sandbox/webhooks/dead-letters`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ webhook_id: SEEDED_WEBHOOKS.exceptions, count: 1 }),
+    });
+    expect(answer.status).toBe(201);
+    expect(await answer.json()).toMatchObject({ count: 1, summary: { failed: expect.any(Number) } });
+    expect(prism.violations().slice(seen)).toEqual([]);
   });
 });

@@ -81,7 +81,7 @@ describe('URL headers in the --debug trace', () => {
     expect(plain.code).toBe(1);
     expect(plain.stderr).toBe(
       'error: the server answered 307 (a redirect to /v1/me on the same server) to GET /v1/d; svc never follows redirects, so nothing was sent there; ' +
-        "if the API is under /v1/me rather than /v1/d, put that path in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator\n",
+        "if the API is under another path on this server, put that prefix (not the path of one request) in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator\n",
     );
     const json = await runInProcess(['api', 'GET', '/v1/d', '--json'], env);
     for (const run of [debug, plain, json]) expect(run.stderr).not.toContain('SESS_SECRET');

@@ -80,10 +80,29 @@ describe('a key outlives nobody’s hold on it', () => {
     expect((await call(sandbox(), 'GET', keysPath, admin())).body.items.length).toBe(before);
   });
 
-  it('lets a holder of the permissions without an end date issue one, through another grant too', async () => {
-    await grant(user(3), 'tenant_admin', inHours(1));
+  // conform16 #5: the key's role held for good was enough, api_key.manage just in time, so a
+  // just-in-time key manager minted a key that outlived the grant. One standing-credential rule
+  // (src/api/holds.ts standingRefusal), as webhook secrets: api_key.manage held without an end date.
+  it('refuses a key to a just-in-time api_key.manage holder, though they hold the key role for good', async () => {
+    const until = inHours(1);
+    await grant(user(3), 'tenant_admin', until);
     await grant(user(3), 'tenant_viewer');
-    const made = await issue('publishable', as(user(3)));
+    const before = (await call(sandbox(), 'GET', keysPath, admin())).body.items.length;
+    expect(refusal(await issue('publishable', as(user(3))))).toEqual([
+      403,
+      'insufficient_permission',
+      "an API key is a standing credential, like a webhook's signing secret: issuing an API key (it acts until it is revoked) " +
+        `takes api_key.manage held without an end date, and you hold it only until ${until}; have someone who holds it without an end date do it`,
+    ]);
+    expect((await call(sandbox(), 'GET', keysPath, admin())).body.items.length).toBe(before);
+  });
+
+  it('lets a holder of api_key.manage and the key role without an end date issue one, through another grant too', async () => {
+    const managers = await customRole('key-managers-standing', ['api_key.manage']);
+    await grant(user(5), managers.id);
+    await grant(user(5), 'tenant_viewer');
+    await grant(user(5), 'tenant_admin', inHours(1));
+    const made = await issue('publishable', as(user(5)));
     expect(made.status, made.text).toBe(201);
   });
 });

@@ -108,16 +108,24 @@ describe('a just-in-time admin cannot arm an OAuth client that outlasts the gran
     ).toBe(200);
     expect((await patch(jit, twoUris.client_id, { redirect_uris: [TRUSTED_URI] })).status).toBe(200);
     const nothing = await client(['read:tenants']);
-    expect((await rotate(jit, nothing.client_id)).status).toBe(200);
+    // conform16 #5: its new secret is still a standing credential, and oauth_client.manage is held
+    // just in time (the one rule of API keys and webhook secrets: src/api/holds.ts standingRefusal).
+    expect(refusal(await rotate(jit, nothing.client_id))).toEqual([
+      403,
+      'insufficient_permission',
+      "an OAuth client's secret is a standing credential, like an API key: rotating an OAuth client's secret (it hands you the new one) " +
+        `takes oauth_client.manage held without an end date, and you hold it only until ${until}; have someone who holds it without an end date do it`,
+    ]);
     expect((await create(jit, ['read:tenants'])).status).toBe(201);
   });
 
   it('judges each permission by its own end: what is held permanently arms, what ends names only itself', async () => {
     const until = inHours(3);
     await grant(VIEWER_AND_JIT_ADMIN, 'tenant_viewer');
+    await grant(VIEWER_AND_JIT_ADMIN, (await customRole('oauth-standing', ['oauth_client.manage'])).id);
     await grant(VIEWER_AND_JIT_ADMIN, 'tenant_admin', until);
     const caller = as(VIEWER_AND_JIT_ADMIN);
-    // reconciliation.read and exception.read are the viewer's, without an end date.
+    // reconciliation.read and exception.read are the viewer's, and oauth_client.manage, without an end date.
     const reads = await client(['read:reconciliations', 'read:exceptions']);
     expect((await rotate(caller, reads.client_id)).status).toBe(200);
     const armed = await client(['admin']);
@@ -125,7 +133,7 @@ describe('a just-in-time admin cannot arm an OAuth client that outlasts the gran
     expect(refusal(await rotate(caller, armed.client_id))).toEqual([
       403,
       'insufficient_permission',
-      `rotating an OAuth client's secret hands out what its scopes reach, which outlasts a just-in-time grant, so it takes the permissions they cover held without an end date; you hold those of admin (every permission of the tenant; 23 of them: account.write, ai_copilot.use, ai_copilot.use.fx, api_key.manage, audit_trail.read and 18 more) only until ${until}; have someone who holds them without an end date do it`,
+      `rotating an OAuth client's secret hands out what its scopes reach, which outlasts a just-in-time grant, so it takes the permissions they cover held without an end date; you hold those of admin (every permission of the tenant; 22 of them: account.write, ai_copilot.use, ai_copilot.use.fx, api_key.manage, audit_trail.read and 17 more) only until ${until}; have someone who holds them without an end date do it`,
     ]);
   });
 

@@ -183,6 +183,49 @@ describe('fault injection settings', () => {
     }
   });
 
+  // conform16 #4: every injected failure said service_unavailable (503's code) whatever its
+  // status, and a lost GET answer said "the change was applied".
+  it.each([
+    ['before', 500, 'GET', 'internal_error', 'injected fault: internal error'],
+    ['before', 503, 'GET', 'service_unavailable', 'injected fault: service unavailable'],
+    ['after', 500, 'GET', 'internal_error', 'injected fault: the request was handled, the answer lost'],
+    ['after', 502, 'POST', 'internal_error', 'injected fault: the change was applied, the answer lost'],
+    ['after', 503, 'POST', 'service_unavailable', 'injected fault: the change was applied, the answer lost'],
+  ])(
+    'phase %s, fail_status %i, %s: answers the code of that status, and says what happened',
+    async (phase, status, method, code, message) => {
+      await call(sandbox(), 'PUT', '/_sandbox/faults', {
+        body: { fail_rate: 1, fail_status: status, phase },
+      });
+      try {
+        const r =
+          method === 'GET'
+            ? await call(sandbox(), 'GET', '/v1/reconciliations', admin())
+            : await call(sandbox(), 'POST', '/v1/reconciliations', {
+                ...admin(),
+                body: { name: 'fault', idempotency_key: `fault-${status}` },
+              });
+        expect([r.status, r.body.error.code, r.body.error.message]).toEqual([status, code, message]);
+      } finally {
+        await call(sandbox(), 'PUT', '/_sandbox/faults', {
+          body: { fail_rate: 0, fail_status: 503, phase: 'both' },
+        });
+      }
+    },
+  );
+
+  it('a write the handler refused is not "the change was applied"', async () => {
+    await call(sandbox(), 'PUT', '/_sandbox/faults', {
+      body: { fail_rate: 1, fail_status: 503, phase: 'after' },
+    });
+    try {
+      const r = await call(sandbox(), 'DELETE', '/v1/reconciliations/rec_nosuch', admin());
+      expect(r.body.error.message).toBe('injected fault: the request was handled, the answer lost');
+    } finally {
+      await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { fail_rate: 0, phase: 'both' } });
+    }
+  });
+
   it.each(['', 'soon', '-3'])('refuses retry_after %j (seconds or an HTTP date)', async (value) => {
     const r = await call(sandbox(), 'PUT', '/_sandbox/faults', { body: { retry_after: value } });
     expect(r.status).toBe(400);

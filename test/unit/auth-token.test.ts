@@ -233,6 +233,8 @@ describe('authorizeWithDevice', () => {
   /** A local authorization server: metadata, device codes, and scripted token answers. */
   async function authServer(options: {
     device?: boolean;
+    /** The issuer the metadata names (default: this server). */
+    issuer?: string;
     codes?: Record<string, unknown>;
     /** The device endpoint's answer instead of the codes (a refusal). */
     deviceAnswer?: Answer;
@@ -245,7 +247,7 @@ describe('authorizeWithDevice', () => {
       const send = (status: number, value: unknown) => answers.json(status, value)(req, res, received, hit);
       if (received.url === '/.well-known/oauth-authorization-server') {
         return send(200, {
-          issuer: `${base}/`,
+          issuer: options.issuer ?? `${base}/`,
           token_endpoint: `${base}/v1/oauth/token`,
           ...(options.device === false
             ? {}
@@ -480,6 +482,26 @@ describe('authorizeWithDevice', () => {
       message: `${base} does not offer device authorization (RFC 8628)`,
       hint: 'use `svc login --no-browser`: open the URL it prints on any machine, then paste the address the browser ends on',
     });
+  });
+
+  // conform16 #2: metadata naming another issuer (svc's base URL a proxy of the platform) was
+  // "does not offer device authorization", sending the user to --no-browser.
+  it('says metadata naming another issuer is not used, and names that issuer', async () => {
+    const { base, forms } = await authServer({ issuer: 'http://127.0.0.1:43865', token: [] });
+    const { error } = await login(base);
+    expect(error).toBeInstanceOf(AuthError);
+    expect({
+      message: error!.message,
+      code: error!.code,
+      hint: error!.hint,
+      exit: exitCodeFor(error),
+    }).toEqual({
+      message: `the authorization server metadata at ${base}/.well-known/oauth-authorization-server names issuer "http://127.0.0.1:43865", not ${base}/, so svc does not use it (RFC 8414 §3.3)`,
+      code: 'issuer_mismatch',
+      hint: 'if http://127.0.0.1:43865 is the platform, log in with --base-url http://127.0.0.1:43865; a proxy or another name of the server cannot carry the login',
+      exit: 3,
+    });
+    expect(forms).toHaveLength(0);
   });
 
   it.each([

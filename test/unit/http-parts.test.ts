@@ -387,7 +387,17 @@ describe('answers svc does not believe', () => {
       {
         message:
           'the server answered 301 (a redirect to /v2/roles on the same server) to GET /v1/roles; svc never follows redirects, so nothing was sent there',
-        hint: "if the API is under /v2/roles rather than /v1/roles, put that path in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
+        hint: "if the API is under another path on this server, put that prefix (not the path of one request) in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
+      },
+    ],
+    [
+      // review16 R10: the whole redirected path was named as the base URL's; the prefix is.
+      302,
+      { location: '/api/v1/roles;jsessionid=ABCDEF1234567890SECRET' },
+      {
+        message:
+          'the server answered 302 (a redirect to /api/v1/roles on the same server) to GET /v1/roles; svc never follows redirects, so nothing was sent there',
+        hint: "if the API is under /api on this server, use http://127.0.0.1:4010/api as the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
       },
     ],
     [
@@ -406,7 +416,7 @@ describe('answers svc does not believe', () => {
       {
         message:
           'the server answered 307 (a redirect to /v2/roles on the same server) to GET /v1/roles; svc never follows redirects, so nothing was sent there',
-        hint: "if the API is under /v2/roles rather than /v1/roles, put that path in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
+        hint: "if the API is under another path on this server, put that prefix (not the path of one request) in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
       },
     ],
     [
@@ -446,9 +456,22 @@ describe('answers svc does not believe', () => {
       },
     ],
   ])('redirectError for %i %j', (status, headers, expected) => {
-    const error = redirectError('GET', url, status, headers);
+    const error = redirectError('GET', url, status, headers, 'http://127.0.0.1:4010');
     if (expected === undefined) expect(error).toBeUndefined();
     else expect(error).toMatchObject({ ...expected, code: 'bad_response' });
+  });
+
+  it('redirectError under a base path: the prefix replaces the base path, not the request path', () => {
+    const under = new URL('http://127.0.0.1:4010/gw/v1/tenants');
+    const redirect = (location: string) =>
+      redirectError('GET', under, 301, { location }, 'http://127.0.0.1:4010/gw/')?.hint;
+    expect(redirect('/gateway/v1/tenants')).toBe(
+      "if the API is under /gateway on this server, use http://127.0.0.1:4010/gateway as the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
+    );
+    expect(redirect('/v1/tenants')).toBe(
+      "if the API is under / on this server, use http://127.0.0.1:4010 as the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
+    );
+    expect(redirect('/gw/v1/tenants/')).toMatch(/^if the API is under another path on this server/);
   });
 
   const SAFE_HINT = 'is the base URL the API, not a web page or a proxy?';

@@ -37,6 +37,20 @@ describe('a credential in a URL path', () => {
       'https://hooks.example.com/catch/0123456789abcdef0123456789abcdef',
       `https://hooks.example.com/catch/${MASK}`,
     ],
+    // review16 R5: common targets whose key is in the path, not a Slack-like host.
+    [
+      'https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage',
+      `https://api.telegram.org/bot123456789:${MASK}/sendMessage`,
+    ],
+    ['https://mm.example.com/hooks/xjhwa5pq3ib8mrrp1c3z8ce8jh', `https://mm.example.com/hooks/${MASK}`],
+    [
+      'https://hooks.zapier.com/hooks/catch/1234567/abcdef1/',
+      `https://hooks.zapier.com/hooks/catch/1234567/${MASK}/`,
+    ],
+    [
+      'https://chat.example.com/hooks/5f3a9c1e2b/Tk9xQzR2a3M?x=1',
+      `https://chat.example.com/hooks/5f3a9c1e2b/${MASK}?x=1`,
+    ],
   ])('masks %s', (url, expected) => {
     expect(redactUrlText(url)).toBe(expected);
   });
@@ -49,12 +63,24 @@ describe('a credential in a URL path', () => {
     'https://hooks.example.com/ReconciliationEvents',
     'https://hooks.slack.com/services/',
     'https://discord.com/api/webhooks/123456789012345678',
+    'https://warehouse.acme.example/hooks/svc',
+    'https://ci.example.com/hooks/github/',
   ])('keeps %s', (url) => {
     expect(redactUrlText(url)).toBe(url);
   });
 
   it('masks a relative reference (a Location header) by the same rule', () => {
     expect(redactUrlReference('/hooks/Zx81kQm2Lp9VbN4cRt7Ws3Y?x=1')).toBe(`/hooks/${MASK}?x=1`);
+  });
+
+  it('masks a Telegram bot token and a Mattermost key in a --debug trace body (review16 R5)', () => {
+    const body =
+      '{"items":[{"url":"https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage"},' +
+      '{"url":"https://mm.example.com/hooks/xjhwa5pq3ib8mrrp1c3z8ce8jh"}]}';
+    expect(redactTracedBody(body, 'application/json')).toBe(
+      `{"items":[{"url":"https://api.telegram.org/bot123456789:${MASK}/sendMessage"},` +
+        `{"url":"https://mm.example.com/hooks/${MASK}"}]}`,
+    );
   });
 
   it('masks it in a --debug trace body (a webhook created with such a URL)', () => {

@@ -94,8 +94,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'sent. The old one stops working at once, and tokens already issued stay valid. Asks for\n' +
         'confirmation on a terminal; pass --yes otherwise. (The reference shows secret_rotated_at but\n' +
         'not this operation; the sandbox serves POST /v1/oauth/clients/{client_id}/rotate-secret.)\n' +
-        "It takes the permissions the client's scopes reach (admin: every permission of the tenant),\n" +
-        'held by you in the tenant without an end date: whoever holds the secret gets the tokens users\n' +
+        "It takes oauth_client.manage and the permissions the client's scopes reach (admin: every\n" +
+        'permission of the tenant), all held by you in the tenant without an end date (as issuing an API\n' +
+        "key or rotating a webhook's secret): whoever holds the secret gets the tokens users\n" +
         'approve for it, also after a just-in-time grant of yours ends (403 insufficient_permission\n' +
         'otherwise, exit 4, naming until when you hold them). When the answer is lost (Ctrl-C, a dropped\n' +
         'connection), the error names the idempotency key: run again with --idempotency-key KEY (within 24\n' +

@@ -61,6 +61,12 @@ export function parseReplay(
 ): WithOptionalWebhook<ReplayOptions> {
   const dlq = flags.dlq === true;
   const named = ids.map((d) => nonEmpty('DELIVERY', d));
+  // `--dlq --wait 5`: the old seconds form, not a delivery id given with --dlq (review16 R9).
+  if (dlq && flags.wait === true && named.length === 1 && looksLikeSeconds(named[0]!)) {
+    throw new UsageError(`--wait takes no value (${named[0]})`, {
+      hint: `to follow each replayed delivery for at most ${named[0]} s, pass --wait --wait-timeout ${named[0]}`,
+    });
+  }
   if (dlq && named.length > 0) {
     throw new UsageError('give delivery ids or --dlq, not both', {
       hint: 'svc webhooks replay WEBHOOK DELIVERY... replays those; --dlq replays the dead-letter queue',
@@ -69,7 +75,7 @@ export function parseReplay(
   if (!dlq && named.length === 0) {
     throw new UsageError('name the deliveries to replay, or pass --dlq to replay the dead-letter queue');
   }
-  if (!dlq) onlyWith(flags, ['eventType', 'since', 'until', 'limit'], '--dlq');
+  if (!dlq) onlyWith(flags, ['eventType', 'unlistedEventType', 'since', 'until', 'limit'], '--dlq');
   const waitFlags = parseWaitFlags(flags, TIMEOUT);
   // Every id is checked before the webhook is looked up (which may 404) and before anything is
   // replayed: `DLV --wait 5` once replayed DLV, then failed on "delivery 5".

@@ -1,10 +1,23 @@
-import { heldUntil as heldUntilOf, missingPermissions } from '../../api/holds.js';
+import {
+  HANDS_OUT,
+  heldUntil as heldUntilOf,
+  missingPermissions,
+  STANDING_CREDENTIAL,
+  standingRefusal,
+} from '../../api/holds.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
 import { isoSeconds } from '../../api/time.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
 import { actorOf } from './audit-trail.js';
-import { heldUntil, livePermissions, requireHeld, userGrants, userPermissions } from './authorization.js';
+import {
+  heldGrants,
+  heldUntil,
+  livePermissions,
+  requireHeld,
+  userGrants,
+  userPermissions,
+} from './authorization.js';
 import { DomainError, notFound } from './errors.js';
 import type { ApiKey, ApiKeyKind, Tenant } from './identity.js';
 
@@ -67,6 +80,13 @@ export function issueApiKey(
         'a key cannot outlive your own access: ask someone who holds them without an end date to issue it',
     );
   }
+  // The one standing-credential rule (holds.ts): api_key.manage itself held without an end date.
+  const standing = standingRefusal(
+    STANDING_CREDENTIAL.apiKey,
+    HANDS_OUT.apiKey,
+    heldGrants(state, principal, tenant.id),
+  );
+  if (standing !== undefined) throw new DomainError('insufficient_permission', standing);
   const issued = state.identity.createApiKey({
     tenant_id: tenant.id,
     kind: input.kind,

@@ -1,5 +1,12 @@
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
-import { CLIENT_REACH, type ClientReach, clientReachRefusal } from '../../api/holds.js';
+import {
+  CLIENT_REACH,
+  type ClientReach,
+  clientReachRefusal,
+  HANDS_OUT,
+  STANDING_CREDENTIAL,
+  standingRefusal,
+} from '../../api/holds.js';
 import { redirectUriProblem, repeatedRedirectUris } from '../../api/redirect-uris.js';
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import type { SandboxState } from '../state.js';
@@ -120,3 +127,17 @@ export function requireReach(
 
 /** What rotating the client's secret arms it with: whoever holds the secret gets what every scope reaches. */
 export const rotationArming = (client: ClientReach) => [{ what: CLIENT_REACH.rotate, scopes: client.scopes }];
+
+/**
+ * A rotation hands out the client's new secret, a standing credential: after its reach
+ * (requireReach), oauth_client.manage itself held without an end date — the one rule of API keys
+ * and webhook secrets (src/api/holds.ts standingRefusal; conform16 #5).
+ */
+export function requireStandingRotation(state: SandboxState, principal: Principal, tenantId: string): void {
+  const refusal = standingRefusal(
+    STANDING_CREDENTIAL.clientSecret,
+    HANDS_OUT.clientSecret,
+    heldGrants(state, principal, tenantId),
+  );
+  if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
+}

@@ -4,7 +4,8 @@ import { ApiProblem } from '../problem.js';
 import { errorBodyText } from './shared.js';
 
 /**
- * Fault injection, for testing clients: a share of /v1 requests fails with 503 (+ Retry-After)
+ * Fault injection, for testing clients: a share of /v1 requests fails with fail_status (503 by
+ * default, service_unavailable; another 5xx is internal_error) + Retry-After
  * or has its connection dropped — either before the handler runs (no side effect) or after it
  * (the side effect happened but the answer is lost: only idempotency keys save the client) —
  * plus added latency and a global rate limit answered with 429.
@@ -100,6 +101,16 @@ export class FaultInjector {
   }
 }
 
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The code of an injected failure follows its status as x-error-codes pairs them (problem.ts):
+ * 503 service_unavailable, any other fail_status internal_error — never a 500 that says 503's code.
+ */
+export function faultCode(status: number): 'service_unavailable' | 'internal_error' {
+  return status === 503 ? 'service_unavailable' : 'internal_error';
+}
+
 export function registerFaults(app: FastifyInstance, faults: FaultInjector): void {
   app.addHook('onRequest', async (request, reply) => {
     request.fault = null;
@@ -124,7 +135,8 @@ export function registerFaults(app: FastifyInstance, faults: FaultInjector): voi
       request.fault = 'drop';
     } else if (faults.roll(c.fail_rate)) {
       if (faults.before()) {
-        throw new ApiProblem(c.fail_status, 'service_unavailable', 'injected fault: service unavailable', {
+        const code = faultCode(c.fail_status);
+        throw new ApiProblem(c.fail_status, code, `injected fault: ${code.replace('_', ' ')}`, {
           headers: faults.retryHeaders(),
         });
       }
@@ -152,13 +164,16 @@ export function registerLateFaults(app: FastifyInstance, faults: FaultInjector):
       return payload;
     }
     if (request.fault === 'fail') {
-      reply.code(faults.config.fail_status);
+      // What the lost answer was: only a write that succeeded changed anything.
+      const changed = WRITES.has(request.method) && reply.statusCode < 300;
+      const status = faults.config.fail_status;
+      reply.code(status);
       reply.headers(faults.retryHeaders());
       reply.type('application/json; charset=utf-8');
       return errorBodyText(
         request.id,
-        'service_unavailable',
-        'injected fault: the change was applied, the answer lost',
+        faultCode(status),
+        `injected fault: ${changed ? 'the change was applied' : 'the request was handled'}, the answer lost`,
       );
     }
     return payload;

@@ -27,7 +27,9 @@ export default function apiKeyRoutes(app: FastifyInstance, ctx: RouteContext): v
           '(at least 10 characters besides surrounding spaces), which is written with every call made with the key to the security events log. ' +
           'Caller: a user with their own login (not an API key, nor a third-party OAuth client’s token acting for the user: 403 user_required, a key would outlive the client; the first-party svc-cli login may) with permission api_key.manage who holds every permission of the role the key acts as ' +
           '(403 insufficient_permission), without an end date: a key lasts until it is revoked, so a caller who holds them only until some time (a just-in-time grant) is refused ' +
-          '(403 insufficient_permission naming until when). Idempotency key required. The key is returned once, with a warning; only its hash is stored.',
+          '(403 insufficient_permission naming until when); and api_key.manage itself held without an end date, the one rule of every standing credential ' +
+          '(an OAuth client’s secret when rotated, a webhook’s signing secret): a just-in-time api_key.manage is 403 insufficient_permission naming until when. ' +
+          'Idempotency key required. The key is returned once, with a warning; only its hash is stored.',
         params: ApiKeyParams,
         body: ApiKeyCreateBody,
         response: { 201: ApiKeyCreated, ...errorResponses(400, 401, 403, 409) },

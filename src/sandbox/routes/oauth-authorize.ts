@@ -5,7 +5,7 @@ import { auditClientGrant } from '../domain/audit-trail.js';
 import { type ConsentTicket, redirectRegistered } from '../domain/oauth.js';
 import type { FormBody } from '../plugins/form.js';
 import type { RouteContext } from './context.js';
-import { eligibleUsers, sendConsent, userOrConsentAgain } from './oauth-consent.js';
+import { ConsentForm, eligibleUsers, sendConsent, userOrConsentAgain } from './oauth-consent.js';
 import { PAGE_HEADERS, sendErrorPage } from './oauth-pages.js';
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -25,15 +25,6 @@ const AuthorizeQuery = Type.Object(
       Type.String({ description: 'base64url(SHA-256(code_verifier)), 43 characters' }),
     ),
     code_challenge_method: Type.Optional(Type.String({ description: 'S256 (plain is refused)' })),
-  },
-  { additionalProperties: true },
-);
-
-const ConsentForm = Type.Object(
-  {
-    ticket: Type.String(),
-    user_id: Type.Optional(Type.String()),
-    decision: Type.String({ description: 'approve or deny' }),
   },
   { additionalProperties: true },
 );

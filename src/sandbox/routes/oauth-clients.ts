@@ -14,7 +14,13 @@ import {
 import { type AuditInput, auditValues } from '../domain/audit-trail.js';
 import { DomainError } from '../domain/errors.js';
 import { type OAuthClientRecord, publicClient } from '../domain/oauth.js';
-import { clientInput, clientUpdate, requireReach, rotationArming } from '../domain/oauth-client-rules.js';
+import {
+  clientInput,
+  clientUpdate,
+  requireReach,
+  requireStandingRotation,
+  rotationArming,
+} from '../domain/oauth-client-rules.js';
 import type { SandboxState } from '../state.js';
 import { auditChange } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
@@ -168,7 +174,8 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
           '(x-not-in-reference). The new secret is returned once with `warning`; the old one stops working at once; tokens ' +
           'already issued stay valid. secret_rotated_at becomes the rotation time. Whoever holds the secret gets the tokens approving users give the ' +
           'client, so rotating it takes every permission its scopes reach, held without an end date (403 insufficient_permission naming what is lacking, ' +
-          'or until when a just-in-time grant holds it; see creating a client).',
+          "or until when a just-in-time grant holds it; see creating a client); and, as issuing an API key or rotating a webhook's signing secret, " +
+          'oauth_client.manage itself held without an end date (the new secret is a standing credential: 403 insufficient_permission naming until when).',
         params: OAuthClientParams,
         body: RotateSecretBody,
         response: { 200: OAuthClientWithSecret, ...errorResponses(400, 401, 403, 404, 409) },
@@ -177,6 +184,7 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
     async (request) => {
       const client = clientOf(request.tenant!.id, request.params.client_id);
       requireReach(state, request.principal!, request.tenant!.id, rotationArming(client));
+      requireStandingRotation(state, request.principal!, request.tenant!.id);
       const secret = state.oauth.rotateSecret(client);
       audit(state, request, client, 'secret_rotated');
       return withSecret(client, secret);

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { OAUTH_SCOPES } from '../../api/constants.js';
 import { primaryRole } from '../domain/identity.js';
@@ -9,6 +10,19 @@ import { type ConsentView, consentPage, PAGE_HEADERS, type UserChoice } from './
  * Who may approve a client on the consent page, and finding one among thousands: what the
  * authorization endpoint and the device verification page (RFC 8628) share.
  */
+
+/**
+ * The form the consent page posts, to the authorization endpoint and to the device verification
+ * endpoint alike: one declaration, so the published document describes both requests.
+ */
+export const ConsentForm = Type.Object(
+  {
+    ticket: Type.String({ description: 'The single-use ticket of the page shown' }),
+    user_id: Type.Optional(Type.String({ description: 'A user id, or an email in any case' })),
+    decision: Type.String({ description: 'approve or deny' }),
+  },
+  { additionalProperties: true },
+);
 
 /** How many users the page suggests at once. */
 const SUGGESTED = 20;

@@ -20,7 +20,7 @@ import {
   sendOAuthError,
   toOAuthError,
 } from './oauth-client-auth.js';
-import { eligibleUsers, sendConsent, userOrConsentAgain } from './oauth-consent.js';
+import { ConsentForm, eligibleUsers, sendConsent, userOrConsentAgain } from './oauth-consent.js';
 import { escapeHtml, PAGE_HEADERS, sendPage, userCodePage } from './oauth-pages.js';
 
 /**
@@ -188,6 +188,7 @@ export default function oauthDeviceRoutes(app: FastifyInstance, ctx: RouteContex
           'Posted by the consent page of a device authorization: ticket, user_id (an id or an email), decision=approve|deny. ' +
           'The answer is a page saying the device is connected (or was refused); the device learns it at its next poll.',
         consumes: ['application/x-www-form-urlencoded'],
+        body: ConsentForm,
         produces: ['text/html'],
         response: {
           200: {

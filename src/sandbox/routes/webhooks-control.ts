@@ -7,7 +7,7 @@ import {
   type EventType,
 } from '../../api/constants.js';
 import { StringEnum } from '../../api/schemas/common.js';
-import { EventTypeSchema } from '../../api/schemas/webhooks.js';
+import { DeliverySummary, EventTypeSchema } from '../../api/schemas/webhooks.js';
 import { isoSeconds } from '../../api/time.js';
 import { type DeliverySettings, fairCaps } from '../delivery/engine.js';
 import { pastHistorySpanMs, recordPastOutcome, sampleEventData } from '../delivery/events.js';
@@ -178,6 +178,14 @@ export default function webhookControlRoutes(app: FastifyInstance, { state }: Ro
           },
           { additionalProperties: false },
         ),
+        response: {
+          201: Type.Object({
+            count: Type.Integer({ description: 'Deliveries dead-lettered' }),
+            summary: DeliverySummary,
+          }),
+          400: { $ref: 'ErrorBody#', description: 'Invalid input' },
+          404: { $ref: 'ErrorBody#', description: 'Unknown webhook' },
+        },
       },
     },
     async (request, reply) => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { APAC, as, writeFile } from '../../helpers/ascode.js';
+import { APAC, as, LABS, writeFile } from '../../helpers/ascode.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 // A file svc knows holds a secret — an export or a saved plan with a webhook URL's `?token=` —
@@ -58,5 +58,40 @@ describe('a file holding a webhook URL with its credential in the path', () => {
     expect(ex.stderr).toContain(
       'warning: acme-apac: the URL of webhook https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/[redacted] carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n',
     );
+  });
+});
+
+// review16 R5: Telegram, Mattermost and Zapier URLs were exported 0644 without a warning, and
+// shown whole by --debug.
+describe('a file holding a Telegram, Mattermost or Zapier webhook URL', () => {
+  it.each([
+    [
+      'https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage',
+      'https://api.telegram.org/bot123456789:[redacted]/sendMessage',
+    ],
+    ['https://mm.example.com/hooks/xjhwa5pq3ib8mrrp1c3z8ce8jh', 'https://mm.example.com/hooks/[redacted]'],
+    [
+      'https://hooks.zapier.com/hooks/catch/1234567/abcdef1/',
+      'https://hooks.zapier.com/hooks/catch/1234567/[redacted]/',
+    ],
+  ])('svc export -o writes %s 0600 and warns; --debug masks it', async (url, masked) => {
+    const made = await as(svc.sandbox(), LABS, 'POST', '/v1/webhooks', {
+      url,
+      event_types: ['exception.created'],
+    });
+    try {
+      const out = join(dir, `labs-${masked.length}.yaml`);
+      const ex = await svc.run(['export', '--tenant', 'acme-labs', '--only', 'webhooks', '-o', out]);
+      expect(ex.code, ex.stderr).toBe(0);
+      expect(mode(out)).toBe(0o600);
+      expect(ex.stderr).toContain(
+        `warning: acme-labs: the URL of webhook ${masked} carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n`,
+      );
+      const debug = await svc.run(['--debug', 'webhooks', 'ls', '--tenant', 'acme-labs']);
+      expect(debug.stderr).toContain(masked);
+      expect(debug.stderr).not.toContain(url);
+    } finally {
+      await as(svc.sandbox(), LABS, 'DELETE', `/v1/webhooks/${made.id}`);
+    }
   });
 });

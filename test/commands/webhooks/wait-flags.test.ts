@@ -21,6 +21,18 @@ describe('--wait across webhooks verbs', () => {
     expect(await requestCount(svc.sandbox())).toBe(before);
   });
 
+  // review16 R9: with --dlq the same slip was "give delivery ids or --dlq, not both".
+  it('replay --dlq: a number after --wait is the old seconds form, not a delivery id', async () => {
+    const before = await requestCount(svc.sandbox());
+    const r = await svc.run(['webhooks', 'replay', WEBHOOK, '--dlq', '--wait', '5']);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      'error: --wait takes no value (5); to follow each replayed delivery for at most 5 s, pass --wait --wait-timeout 5\n',
+    ]);
+    expect(await requestCount(svc.sandbox())).toBe(before);
+  });
+
   it('replay: any id of another shape is refused, all of them before anything is sent', async () => {
     const before = await requestCount(svc.sandbox());
     const r = await svc.run(['webhooks', 'replay', WEBHOOK, DLV, 'evt_123']);

@@ -237,7 +237,8 @@ export function createCommand(make: MakeContext): Command {
         'signing secrets); a publishable key, read-only and made to be embedded, is printed by default.\n' +
         'use it as SVC_TOKEN or with `svc login --with-token`. A publishable key acts as tenant_viewer, a\n' +
         'service_role key as tenant_admin, until it is revoked: you need api_key.manage and every permission\n' +
-        'of that role held without an end date (a just-in-time grant is refused: the key would outlive it).\n' +
+        'of that role, all held without an end date (a just-in-time grant of any of them is refused: the key\n' +
+        'would outlive it; the one rule of standing credentials, as for OAuth client and webhook secrets).\n' +
         'Run again with the same --idempotency-key (within 24 hours), it issues no second key: svc says it was\n' +
         'already created by an earlier run ("replayed": true with --json); revoked since: exit 5, the stale key\n' +
         'neither printed nor written; stopped since (its issuer now holds its role only until some time, so the\n' +

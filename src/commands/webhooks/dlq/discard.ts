@@ -44,7 +44,7 @@ export function parseDiscard(
       },
     );
   }
-  if (!all) onlyWith(flags, ['eventType', 'since', 'until', 'limit'], '--all');
+  if (!all) onlyWith(flags, ['eventType', 'unlistedEventType', 'since', 'until', 'limit'], '--all');
   if (new Set(named).size !== named.length) throw new UsageError('an entry id is given twice');
   const text = (v: unknown) => (v === undefined ? undefined : String(v));
   return {

@@ -5,6 +5,7 @@ import { closest } from '../../../api/suggest.js';
 import { optionalLookup, UsageError } from '../../../errors.js';
 import { quoted } from '../../../output/format.js';
 import type { Platform } from '../../../platform/index.js';
+import { onlyWith } from '../../bulk-flags.js';
 import { choiceFlag, type TimeFlags, timeFlags } from '../../kit.js';
 import { flagWords } from '../../listing.js';
 
@@ -25,12 +26,13 @@ export interface DlqFilters extends Omit<DlqFilterFlags, 'since' | 'until'> {
 }
 
 /**
- * --event-type: any event kind (kinds are open-ended), but not a near miss of a known one: a
- * one-letter typo on the dead-letter queue read as "Nothing to replay", exit 0. A kind within a
- * typo's reach of one the platform sends (EVENT_TYPES) and not itself one is refused before
- * anything is read; one svc does not know at all (ledger.entry.posted) still passes.
+ * --event-type: any event kind (kinds are open-ended), but not a near miss of a known one unless
+ * asked: a one-letter typo on the dead-letter queue read as "Nothing to replay", exit 0. A kind
+ * within a typo's reach of one svc lists (EVENT_TYPES) and not itself one is refused before
+ * anything is read, naming the way out — --unlisted-event-type takes it as given (a kind newer
+ * than svc: review16 R7); one svc does not know at all (ledger.entry.posted) passes.
  */
-export function eventKindFlag(raw: unknown): string | undefined {
+export function eventKindFlag(raw: unknown, asGiven = false): string | undefined {
   if (raw === undefined) return undefined;
   const kind = String(raw).trim();
   if (!EVENT_KIND.test(kind) || kind.length > 100) {
@@ -38,22 +40,33 @@ export function eventKindFlag(raw: unknown): string | undefined {
       `--event-type takes an event kind such as exception.sla.breached (lowercase words joined by dots), got ${quoted(kind)}`,
     );
   }
-  refuseNearMissKind(kind, '--event-type ');
+  const meant = asGiven ? undefined : nearMissKind(kind);
+  if (meant !== undefined) {
+    throw new UsageError(`--event-type ${kind} is not an event kind svc knows (did you mean ${meant}?)`, {
+      hint: `if the platform sends ${kind} (kinds are open-ended), add --unlisted-event-type to filter by it as given`,
+    });
+  }
   return kind;
 }
 
-/** A kind within a typo's reach of one in EVENT_TYPES, and not one itself: a usage error naming it. */
-export function refuseNearMissKind(kind: string, flag = ''): void {
-  const meant = (EVENT_TYPES as readonly string[]).includes(kind) ? undefined : closest(kind, EVENT_TYPES);
+/** The kind of EVENT_TYPES a kind is a typo of (within a typo's reach, not one itself), if any. */
+function nearMissKind(kind: string): string | undefined {
+  return (EVENT_TYPES as readonly string[]).includes(kind) ? undefined : closest(kind, EVENT_TYPES);
+}
+
+/** The sandbox's trigger: it emits only the kinds svc lists, so a near miss is a usage error naming it. */
+export function refuseNearMissKind(kind: string): void {
+  const meant = nearMissKind(kind);
   if (meant !== undefined) {
-    throw new UsageError(`${flag}${kind} is not an event kind the platform sends (did you mean ${meant}?)`);
+    throw new UsageError(`${kind} is not an event kind the platform sends (did you mean ${meant}?)`);
   }
 }
 
 export function parseDlqFilters(flags: Record<string, unknown>): DlqFilterFlags {
+  if (flags.eventType === undefined) onlyWith(flags, ['unlistedEventType'], '--event-type');
   return {
     status: choiceFlag('--status', flags.status, DLQ_STATUS_FILTERS),
-    eventType: eventKindFlag(flags.eventType),
+    eventType: eventKindFlag(flags.eventType, flags.unlistedEventType === true),
     ...timeFlags(flags),
   };
 }
@@ -86,6 +99,10 @@ export function filterOptions(prefix = ''): Option[] {
     new Option(
       '--event-type <type>',
       `${prefix}only this event kind (any kind; e.g. ${EVENT_TYPES.slice(0, 2).join(', ')})`,
+    ),
+    new Option(
+      '--unlisted-event-type',
+      `${prefix}take --event-type as given, though it is one typo from a kind svc lists (a kind newer than svc)`,
     ),
     new Option(
       '--since <time>',
