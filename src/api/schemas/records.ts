@@ -55,7 +55,11 @@ export const RecordUnreadAnswer = Type.Object(
 export type RecordUnreadAnswer = Static<typeof RecordUnreadAnswer>;
 
 /** A change's answer: the whole record to a caller who may read it, else only what the change did. */
-export const RecordChangeAnswer = Type.Union([Type.Ref('SurfaceRecord'), Type.Ref('RecordUnreadAnswer')]);
+export const RecordChangeAnswer = Type.Union([Type.Ref('SurfaceRecord'), Type.Ref('RecordUnreadAnswer')], {
+  description:
+    'The record as it now is (SurfaceRecord) to a caller who may read it; to one who may not, only what the change ' +
+    'did (RecordUnreadAnswer)',
+});
 
 export const RecordCreateBody = Type.Object(
   { idempotency_key: IdempotencyKey },
