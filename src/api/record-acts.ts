@@ -20,8 +20,8 @@ import { PERMISSION_CATALOG } from './permissions.js';
  * change) is written with rule.write.fx, which rule.write grants; any other kind with rule.write.
  * Deleting either takes exception.write / rule.write (the operation table). To a caller who
  * cannot read the record, a refused change of it names every permission such a change may take,
- * the same whatever the record holds (`blind`): the act and its permission would tell its kind,
- * status or assignment.
+ * the same whatever the record holds, and whether it exists or is deleted (`blind`): the act and
+ * its permission would tell its kind, status or assignment, a 404 or 409 that it is not there.
  */
 export interface RecordAct {
   /** The act as a refusal names it: `resolving an exception`. */
@@ -53,14 +53,20 @@ const ACTED_ON: Readonly<Record<string, { noun: string; writes: readonly string[
   rules: { noun: 'a rule', writes: ['rule.write', ...FINER_PERMISSIONS.rules_update!] },
 };
 
-/** The refusal's words to a caller who cannot read the record: every permission any such change may take, the catalog's per-kind ones too. */
-function blindNeed(surface: string, read: string): string | undefined {
+/**
+ * The refusal's words to a caller who cannot read the record (without `read`), for a change of an
+ * id of `surface` whatever it holds, and whether it is there at all: that it exists, is deleted,
+ * and which act a change is (its kind, status, assignment) are what only a read shows. For a
+ * surface with acts, every permission any such change may take, the catalog's per-kind ones too.
+ */
+export function blindNeed(surface: string, read: string): string {
   const acted = ACTED_ON[surface];
-  if (acted === undefined) return undefined;
+  const needs = `needs one that exists and is not deleted, and what the change calls for, which ${read} shows: ${read} for a change that changes nothing`;
+  if (acted === undefined) return `changing a record of ${surface} you cannot read ${needs}`;
   const all = Object.keys(PERMISSION_CATALOG).filter((p) =>
     acted.writes.some((w) => p === w || p.startsWith(`${w}.`)),
   );
-  return `changing ${acted.noun} you cannot read needs what its fields call for, which ${read} shows: ${read} for a change that changes nothing, else one of ${[...new Set(all)].sort().join(', ')}`;
+  return `changing ${acted.noun} you cannot read ${needs}, else one of ${[...new Set(all)].sort().join(', ')}`;
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -153,6 +159,7 @@ export function recordActs(
         : surface === 'rules'
           ? ruleActs(before, after)
           : [];
-  const blind = before === undefined ? undefined : blindNeed(surface, read);
-  return blind === undefined ? acts : acts.map((a) => ({ ...a, blind }));
+  if (before === undefined) return acts;
+  const blind = blindNeed(surface, read);
+  return acts.map((a) => ({ ...a, blind }));
 }

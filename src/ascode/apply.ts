@@ -20,7 +20,7 @@ import { agedOut, checkDrift, readPlanDocument } from './drift.js';
 import { computePlan, readFile } from './engine.js';
 import { refuseBeyondGivenTenant } from './given-tenant.js';
 import { readLive } from './live.js';
-import { refusedNow, stopOnRefused } from './lockout.js';
+import { REFUSAL_REASONS, refusedNow, stopOnRefused } from './lockout.js';
 import { grantKey } from './model.js';
 import { markOwnReach } from './own-reach.js';
 import { changeKey, type PlanChange, type PlanDocument } from './plan.js';
@@ -348,7 +348,7 @@ async function unchangedSince(
   if (refused.length > 0) {
     const { details, where } = reasonLines(ctx, refused);
     const count = `${n(refused.length)} of its change(s) (${where})`;
-    const why = 'change your own grants, take away your own administration or hand out more than you hold';
+    const why = REFUSAL_REASONS;
     throw new SvcError(
       'conflict',
       doc.planned_by === me.id

@@ -20,6 +20,15 @@ import type { PlanChange, PlanDocument } from './plan.js';
 import { headline } from './render.js';
 
 /**
+ * Every reason svc apply refuses a change for (`refused`, ./lockout.ts and src/api/holds.ts), in
+ * the words of plan's closing warning and apply's refusal: the one place that lists them.
+ */
+export const REFUSAL_REASONS =
+  'change your own grants, take away your own administration, leave a tenant without an administrator, hand out ' +
+  'more than you hold, or need a permission held without an end date that you hold only until a date (a webhook, ' +
+  'an OAuth client)';
+
+/**
  * What it takes to administer a tenant with svc apply: reading and managing roles and grants,
  * webhooks and OAuth clients. A plan may not take any of these away from the caller.
  */

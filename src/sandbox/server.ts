@@ -6,7 +6,7 @@ import { AuditTrailEntry } from '../api/schemas/audit.js';
 import { ErrorBody } from '../api/schemas/common.js';
 import { Me } from '../api/schemas/me.js';
 import { OAuthClient } from '../api/schemas/oauth.js';
-import { SurfaceRecord } from '../api/schemas/records.js';
+import { RecordUnreadAnswer, SurfaceRecord } from '../api/schemas/records.js';
 import { PermissionEntry, Role, RoleAssignment } from '../api/schemas/roles.js';
 import { TenantSummary } from '../api/schemas/tenants.js';
 import { User } from '../api/schemas/users.js';
@@ -123,6 +123,7 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
     TenantSummary,
     Me,
     SurfaceRecord,
+    RecordUnreadAnswer,
     ApiKey,
     OAuthClient,
     Webhook,

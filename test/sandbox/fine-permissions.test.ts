@@ -212,13 +212,20 @@ describe('rules: a rule of kind fx is written with rule.write.fx or rule.write',
   });
 });
 
-const BLIND_EXCEPTION =
-  'changing an exception you cannot read needs what its fields call for, which exception.read shows: exception.read ' +
-  'for a change that changes nothing, else one of exception.assign, exception.override, exception.resolve, ' +
-  'exception.resolve.fx_difference, exception.write';
-const BLIND_RULE =
-  'changing a rule you cannot read needs what its fields call for, which rule.read shows: rule.read for a change ' +
-  'that changes nothing, else one of rule.write, rule.write.fx';
+// To a caller who cannot read the record, what it lacks for sure is the read (review 16b B5).
+const BLIND_EXCEPTION = [
+  'changing an exception you cannot read needs one that exists and is not deleted, and what the change calls for, ' +
+    'which exception.read shows: exception.read for a change that changes nothing, else one of exception.assign, ' +
+    'exception.override, exception.resolve, exception.resolve.fx_difference, exception.write',
+  'exception.read',
+] as const;
+const BLIND_RULE = [
+  'changing a rule you cannot read needs one that exists and is not deleted, and what the change calls for, which ' +
+    'rule.read shows: rule.read for a change that changes nothing, else one of rule.write, rule.write.fx',
+  'rule.read',
+] as const;
+const blind = (roles: string, [what, read]: readonly [string, string]) =>
+  `${what} in tenant acme-treasury; your live roles there (${roles}) do not grant ${read}; ask a tenant_admin of acme-treasury for ${read}, or for the permission the change needs`;
 
 // Review 15c R4: a patch that changes nothing answered the whole record before any record check,
 // so a finer permission (let through to the operation) read every exception and rule; and a
@@ -236,13 +243,13 @@ describe('a finer permission reads nothing it may not read', () => {
     expect(refusal(await patch('exceptions', bank, {}, as(user(13))))).toEqual([
       403,
       'insufficient_role',
-      need('fx-only', BLIND_EXCEPTION),
+      blind('fx-only', BLIND_EXCEPTION),
     ]);
     expect(refusal(await patch('exceptions', bank, { status: 'open' }, as(user(13))))[0]).toBe(403);
     expect(refusal(await patch('exceptions', bank, { status: 'resolved' }, as(user(13))))).toEqual([
       403,
       'insufficient_role',
-      need('fx-only', BLIND_EXCEPTION),
+      blind('fx-only', BLIND_EXCEPTION),
     ]);
     const desk = await customRole('fx-rule-desk', ['exception.read', 'rule.write.fx']);
     await grant(user(14), desk.id);
@@ -250,12 +257,12 @@ describe('a finer permission reads nothing it may not read', () => {
     expect(refusal(await patch('rules', rule, {}, as(user(14))))).toEqual([
       403,
       'insufficient_role',
-      need('fx-rule-desk', BLIND_RULE),
+      blind('fx-rule-desk', BLIND_RULE),
     ]);
     expect(refusal(await patch('rules', rule, { name: 'x' }, as(user(14))))).toEqual([
       403,
       'insufficient_role',
-      need('fx-rule-desk', BLIND_RULE),
+      blind('fx-rule-desk', BLIND_RULE),
     ]);
     // A reader's patch that changes nothing still answers the record.
     const same = await patch('exceptions', bank, { status: 'open' }, admin());
@@ -283,7 +290,7 @@ describe('a refusal tells a caller who cannot read the record nothing of it', ()
       await patch('exceptions', bank, { status: 'open' }, as(user(15))),
     ].map(refusal);
     expect(refused).toEqual(
-      Array.from({ length: 5 }, () => [403, 'insufficient_role', need('assign-only', BLIND_EXCEPTION)]),
+      Array.from({ length: 5 }, () => [403, 'insufficient_role', blind('assign-only', BLIND_EXCEPTION)]),
     );
     // A reader is told what the record takes, its kind named.
     const reader = await customRole('assign-reader', ['exception.read', 'exception.assign']);

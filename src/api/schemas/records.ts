@@ -26,6 +26,41 @@ export const SurfaceRecord = Type.Object(
 );
 export type SurfaceRecord = Static<typeof SurfaceRecord>;
 
+/**
+ * The answer to an accepted change by a caller who cannot read the record (it lacks the surface's
+ * read permission: a finer permission such as exception.assign or rule.write.fx alone, or write
+ * without read): the record's other fields are a read, so they are not in it.
+ */
+export const RecordUnreadAnswer = Type.Object(
+  {
+    id: Type.String(),
+    surface: Type.String(),
+    tenant_id: Type.String(),
+    updated_at: Timestamp,
+    soft_delete: Type.Optional(Type.Boolean()),
+    deleted_at: Type.Optional(NullableTimestamp),
+    purge_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+  },
+  {
+    $id: 'RecordUnreadAnswer',
+    additionalProperties: true,
+    description:
+      "What an accepted change answers to a caller who cannot read the record (without the surface's read permission, " +
+      'e.g. exception.assign, exception.resolve.fx_difference or rule.write.fx alone): id, surface, tenant_id and ' +
+      'updated_at, and for a PATCH the fields the caller sent, as sent (null: removed), for a DELETE soft_delete, ' +
+      'deleted_at and purge_at; no other field of the record (that would be a read). A caller who holds the read ' +
+      'permission gets the whole record (SurfaceRecord).',
+  },
+);
+export type RecordUnreadAnswer = Static<typeof RecordUnreadAnswer>;
+
+/** A change's answer: the whole record to a caller who may read it, else only what the change did. */
+export const RecordChangeAnswer = Type.Union([Type.Ref('SurfaceRecord'), Type.Ref('RecordUnreadAnswer')], {
+  description:
+    'The record as it now is (SurfaceRecord) to a caller who may read it; to one who may not, only what the change ' +
+    'did (RecordUnreadAnswer)',
+});
+
 export const RecordCreateBody = Type.Object(
   { idempotency_key: IdempotencyKey },
   { additionalProperties: true, description: "The record's fields (any JSON), plus idempotency_key" },

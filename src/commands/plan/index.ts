@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { computePlan, readFile } from '../../ascode/engine.js';
+import { REFUSAL_REASONS } from '../../ascode/lockout.js';
 import { countChanges, type PlanDocument } from '../../ascode/plan.js';
 import { planLines, planRows, summaryLine, urlSecretIn } from '../../ascode/render.js';
 import { withCompactHeap } from '../../bulk/heap.js';
@@ -101,7 +102,7 @@ export async function runPlan(
   ctx.out.info(summaryLine(summary, label));
   if (summary.refused > 0) {
     ctx.out.warn(
-      `svc apply refuses ${summary.refused} of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, or hand out more than you hold (see "refused")`,
+      `svc apply refuses ${summary.refused} of these changes: they would ${REFUSAL_REASONS} (see "refused")`,
     );
   }
   if (saved !== undefined) ctx.out.info(saved);

@@ -167,8 +167,9 @@ function recordFields(record: RecordData): Field[] {
     ['id', record.id],
     ['surface', record.surface],
     ['tenant', record.tenant_id],
-    ['created', record.created_at, 'time'],
-    ['created by', record.created_by],
+    // Absent from the answer to a change of a record the caller cannot read (only what was sent).
+    ['created', record.created_at, 'time', 'optional'],
+    ['created by', record.created_by, 'text', 'optional'],
     ['updated', record.updated_at, 'time'],
     ['deleted', deleted, record.deleted_at ? 'time' : 'text', 'optional'],
     // The purge is ahead while the record can be read at all: "purge at", never "purged".

@@ -4,6 +4,7 @@ import { holdsPatchMember, sameAsTheyCame } from '../../api/numbers-as-they-came
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
+import { ApiError } from '../../http/errors.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
@@ -25,7 +26,11 @@ export async function runRecordsUpdate(
 ): Promise<void> {
   const platform = await ctx.platform();
   // As `webhooks update`: a patch that changes nothing is not sent, so updated_at keeps its time.
-  const before: RecordData = await onSurface(ctx, surface, () => platform.records.get(surface, id));
+  const before = await unlessUnreadable(onSurface(ctx, surface, () => platform.records.get(surface, id)));
+  // A caller who may change the record but not read it (exception.assign alone): the platform
+  // judges the patch (a deleted or missing record, or one that changes nothing, is refused) and
+  // answers only what was sent.
+  if (before === undefined) return sendUnread(ctx, surface, id, patch);
   // The platform refuses any PATCH of a soft-deleted record (409 record_deleted), no-ops too:
   // "Nothing changed" would tell a script its fields are in place on a record that is gone.
   if (before.soft_delete || before.deleted_at) {
@@ -58,6 +63,39 @@ export async function runRecordsUpdate(
     ctx.out.info(nothingChanged(surface, record.id, patch));
   } else {
     ctx.out.success(`Updated ${surface} record ${record.id}`);
+  }
+}
+
+/** The record read, or undefined when the caller may not read it (403 insufficient_role). */
+async function unlessUnreadable(read: Promise<RecordData>): Promise<RecordData | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403 && error.code === 'insufficient_role')
+      return undefined;
+    throw error;
+  }
+}
+
+/** The patch of a record the caller cannot read: sent as it is, the answer (what was sent) printed. */
+async function sendUnread(ctx: Context, surface: string, id: string, patch: Record<string, unknown>) {
+  const platform = await ctx.platform();
+  const record: RecordData = await onSurface(ctx, surface, () => platform.records.update(surface, id, patch));
+  await show(ctx, record);
+  // The answer is what was sent, as sent (null: removed), not the record as it now is.
+  const missing = Object.keys(patch).filter(
+    (key) => JSON.stringify(record[key]) !== JSON.stringify(patch[key]),
+  );
+  if (missing.length > 0) {
+    ctx.out.warn(
+      `the platform answered the update, but its answer for ${surface} record ${record.id} does not hold the patch for ${missing.join(', ')}`,
+    );
+    return;
+  }
+  if (!ctx.out.isMachine) {
+    ctx.out.success(
+      `Updated ${surface} record ${record.id} (you cannot read it: the answer holds only what you sent)`,
+    );
   }
 }
 
@@ -101,7 +139,8 @@ export function updateCommand(make: MakeContext): Command {
         'Update a record with a JSON Merge Patch (RFC 7396): fields merge, null removes one; a patch that\n' +
           'changes nothing is not sent ("Nothing changed"; numbers are compared by the exact value the\n' +
           'platform wrote: 100.50 is 100.5, 1.000000000000000001 is not 1); an answer that does not hold the patch gets a warning; a soft-deleted record\n' +
-          'cannot be changed (exit 6)',
+          'cannot be changed (exit 6). To a caller who may change the record but not read it (e.g. exception.assign\n' +
+          'alone) the patch is sent as it is and the platform answers only what was sent',
       ),
   )
     .addHelpText(

@@ -237,6 +237,38 @@ function roleRefusal(state: SandboxState, principal: Principal, tenant: Tenant, 
     : `${where}, which your live roles there (${roles.join(', ') || 'none'}) do not grant; ask a tenant_admin of ${tenant.slug} for a role that grants it`;
 }
 
+/** Whether the caller's live roles in `tenant` grant `read` (a record surface's read permission). */
+export function readsSurface(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  read: string,
+): boolean {
+  return grantsPermission([...livePermissions(state, principal, tenant.id)], read);
+}
+
+/**
+ * The one refusal of a change to a caller who cannot read the record (`blind`: src/api/record-acts.ts
+ * blindNeed), whatever the record holds and whether it exists: it names what they lack for sure
+ * (`read`), never a permission they may hold (an exception.assign holder refused a resolve).
+ */
+export function blindRefusal(
+  state: SandboxState,
+  principal: Principal,
+  tenant: Tenant,
+  blind: string,
+  read: string,
+): DomainError {
+  const roles = liveRoleNames(state, principal, tenant.id).join(', ') || 'none';
+  const where = `${blind} in tenant ${tenant.slug}`;
+  return new DomainError(
+    'insufficient_role',
+    principal.fixedRoles !== null
+      ? `${where}; this API key's role (${roles}, fixed by its kind) does not grant ${read}; use a service-role key or a user's login`
+      : `${where}; your live roles there (${roles}) do not grant ${read}; ask a tenant_admin of ${tenant.slug} for ${read}, or for the permission the change needs`,
+  );
+}
+
 /**
  * 403 insufficient_role unless the caller's live roles allow every act of a record change
  * (src/api/record-acts.ts: resolving, assigning, a rule of a kind), the first one lacking named;
@@ -255,9 +287,7 @@ export function requireRecordActs(
   for (const { act: bare, of, anyOf, blind } of acts) {
     const act = `${bare}${reads && of ? of : ''}`;
     if (anyOf.some((p) => grantsPermission(held, p))) continue;
-    if (!reads && blind !== undefined) {
-      throw new DomainError('insufficient_role', roleRefusal(state, principal, tenant, blind));
-    }
+    if (!reads && blind !== undefined) throw blindRefusal(state, principal, tenant, blind, read);
     const broader = anyOf.flatMap((p) => {
       const up = p.slice(0, p.lastIndexOf('.'));
       return p.split('.').length > 2 ? [`${up} grants it too`] : [];

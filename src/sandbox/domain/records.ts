@@ -56,6 +56,24 @@ export type RecordCheck = (
   after: Record<string, unknown>,
 ) => void;
 
+/**
+ * What an accepted change answers to a caller who cannot read the record (api/schemas/records.ts
+ * RecordUnreadAnswer): id, surface, tenant_id, updated_at and what the change did, for a patch
+ * the fields sent as sent (a member merged into an object would show its other members), for a
+ * delete its own fields; no other field of the record, which would be a read.
+ */
+export function unreadAnswer(
+  record: SurfaceRecord,
+  sent: Record<string, unknown> | 'delete',
+): Record<string, unknown> {
+  const { id, surface, tenant_id, updated_at } = record;
+  const did =
+    sent === 'delete'
+      ? { soft_delete: record.soft_delete, deleted_at: record.deleted_at, purge_at: record.purge_at }
+      : ownFields(sent);
+  return { ...did, id, surface, tenant_id, updated_at };
+}
+
 /** Records of every surface, per tenant, in creation order. Purged records are gone for good. */
 export class RecordStore {
   readonly #byKey = new Map<string, StoredRecord[]>();

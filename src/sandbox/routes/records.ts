@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RECORD_SURFACES } from '../../api/operations.js';
-import { recordActs } from '../../api/record-acts.js';
+import { blindNeed, recordActs } from '../../api/record-acts.js';
 import {
+  RecordChangeAnswer,
   RecordCreateBody,
   RecordIdParams,
   RecordList,
@@ -9,9 +10,9 @@ import {
   RecordPatchBody,
   SurfaceRecord,
 } from '../../api/schemas/records.js';
-import { requireRecordActs } from '../domain/authorization.js';
+import { blindRefusal, readsSurface, requireRecordActs } from '../domain/authorization.js';
 import { notFound } from '../domain/errors.js';
-import type { RecordCheck } from '../domain/records.js';
+import { type RecordCheck, type SurfaceRecord as StoredRecord, unreadAnswer } from '../domain/records.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 
@@ -30,6 +31,28 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       const record = state.records.get(tenantId, surface, id);
       if (!record) throw notFound(`${surface} record ${id}`);
       return record;
+    };
+    const reads = (request: FastifyRequest) =>
+      readsSurface(state, request.principal!, request.tenant!, rules.read);
+    /**
+     * A record the caller will change: to one who cannot read it, an id that is missing or deleted
+     * is refused as a change of a record they cannot read, as any refused change is (blind): a 404
+     * or 409 would tell them what a GET does not.
+     */
+    const target = (request: FastifyRequest, id: string): StoredRecord => {
+      if (!reads(request)) {
+        const record = state.records.get(request.tenant!.id, surface, id);
+        if (!record || record.soft_delete) {
+          throw blindRefusal(
+            state,
+            request.principal!,
+            request.tenant!,
+            blindNeed(surface, rules.read),
+            rules.read,
+          );
+        }
+      }
+      return find(request.tenant!.id, id);
     };
     /** What the record says is done takes the catalog's finer permissions (src/api/record-acts.ts). */
     const acts =
@@ -133,14 +156,20 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           description:
             'A partial update as a JSON Merge Patch (RFC 7396): members merge, null removes a member. Fields the sandbox ' +
             'owns cannot be set; an idempotency_key member is ignored (never stored). A patch that changes nothing answers the record ' +
-            "as it was, updated_at too, and so is a read: it takes the surface's read permission (403 insufficient_role). A soft-deleted record cannot be changed (409 record_deleted).",
+            "as it was, updated_at too, and so is a read: it takes the surface's read permission (403 insufficient_role). A soft-deleted record cannot be changed (409 record_deleted). " +
+            "A caller without the surface's read permission (a finer permission alone: exception.assign, exception.resolve.fx_difference, " +
+            'rule.write.fx; or write without read) reads nothing through it: an accepted change answers only what was sent, with id, ' +
+            'surface, tenant_id and updated_at (RecordUnreadAnswer), and any refusal, a missing or deleted id included, is one ' +
+            '403 insufficient_role that says the same whatever the record holds and whether it exists.',
           params: RecordIdParams,
           body: RecordPatchBody,
-          response: { 200: SurfaceRecord, ...errorResponses(400, 401, 403, 404, 409) },
+          response: { 200: RecordChangeAnswer, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (request) =>
-        state.records.update(find(request.tenant!.id, request.params.id), request.body, acts(request)),
+      async (request) => {
+        const record = state.records.update(target(request, request.params.id), request.body, acts(request));
+        return reads(request) ? record : unreadAnswer(record, request.body);
+      },
     );
 
     app.delete<{ Params: { id: string } }>(
@@ -153,12 +182,16 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
           description:
             'Sets the soft_delete flag and deleted_at: the record disappears from lists (unless include_deleted=true), ' +
             'stays readable by id, and is purged 30 days later on the sandbox clock (purge_at), after which it is gone. ' +
-            'Deleting again returns the same record.',
+            "Deleting again returns the same record. To a caller without the surface's read permission it answers only " +
+            'id, surface, tenant_id, updated_at, soft_delete, deleted_at and purge_at (RecordUnreadAnswer).',
           params: RecordIdParams,
-          response: { 200: SurfaceRecord, ...errorResponses(401, 403, 404) },
+          response: { 200: RecordChangeAnswer, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => state.records.softDelete(find(request.tenant!.id, request.params.id)),
+      async (request) => {
+        const record = state.records.softDelete(find(request.tenant!.id, request.params.id));
+        return reads(request) ? record : unreadAnswer(record, 'delete');
+      },
     );
   }
 }

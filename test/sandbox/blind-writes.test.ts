@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { call, useGrantRules } from '../helpers/sandbox.js';
+
+// Review 16b B4, B9, B5: a caller who cannot read a record (a finer permission alone, or write
+// without read) read it all the same from the answer to an accepted change (kind, counterparty,
+// amount), told an existing id (403) from a missing one (404) and a deleted one (409 record_deleted)
+// by PATCH where GET says one thing for all, and was told their roles "do not grant" the very
+// exception.assign they hold.
+const { sandbox, key, user, admin, as, customRole, grant, refusal } = useGrantRules('blind-writes');
+
+async function made(surface: string, body: Record<string, unknown>) {
+  const r = await call(sandbox(), 'POST', `/v1/${surface}`, {
+    ...admin(),
+    body: { ...body, idempotency_key: key() },
+  });
+  expect(r.status, r.text).toBe(201);
+  return r.body.id as string;
+}
+const patch = (surface: string, id: string, body: Record<string, unknown>, caller = admin()) =>
+  call(sandbox(), 'PATCH', `/v1/${surface}/${id}`, { ...caller, body });
+const remove = (surface: string, id: string, caller = admin()) =>
+  call(sandbox(), 'DELETE', `/v1/${surface}/${id}`, caller);
+
+/** What an accepted change may answer to a caller who cannot read the record, besides what was sent. */
+const FRAME = ['id', 'surface', 'tenant_id', 'updated_at'];
+const keysOf = (body: Record<string, unknown>) => Object.keys(body).sort();
+
+const BLIND_EXCEPTION =
+  'changing an exception you cannot read needs one that exists and is not deleted, and what the change calls for, ' +
+  'which exception.read shows: exception.read for a change that changes nothing, else one of exception.assign, ' +
+  'exception.override, exception.resolve, exception.resolve.fx_difference, exception.write';
+const blindTo = (roles: string, what: string, read: string) =>
+  `${what} in tenant acme-treasury; your live roles there (${roles}) do not grant ${read}; ask a tenant_admin of acme-treasury for ${read}, or for the permission the change needs`;
+
+describe('an accepted change answers a caller who cannot read the record only what it sent', () => {
+  it('exception.assign, exception.resolve.fx_difference, rule.write.fx alone: no field beyond what was sent', async () => {
+    const cases = [
+      { perm: 'exception.assign', surface: 'exceptions', sent: { assigned_to: user(1) } },
+      {
+        perm: 'exception.resolve.fx_difference',
+        surface: 'exceptions',
+        sent: { status: 'resolved', resolution: 'written off' },
+      },
+      { perm: 'rule.write.fx', surface: 'rules', sent: { threshold: 0.021 } },
+    ];
+    let n = 1;
+    for (const { perm, surface, sent } of cases) {
+      const role = await customRole(`only-${perm.replaceAll('.', '-')}`, [perm]);
+      await grant(user(++n), role.id);
+      const id = await made(
+        surface,
+        surface === 'rules'
+          ? { kind: 'fx', name: 'secret-fx-rule', threshold: 0.02 }
+          : { kind: 'fx_difference', status: 'open', counterparty: 'HiddenCo', amount: '125000.50' },
+      );
+      const read = await call(sandbox(), 'GET', `/v1/${surface}/${id}`, as(user(n)));
+      expect(read.status, perm).toBe(403);
+      const r = await patch(surface, id, sent, as(user(n)));
+      expect(r.status, `${perm}: ${r.text}`).toBe(200);
+      expect(keysOf(r.body), perm).toEqual([...FRAME, ...Object.keys(sent)].sort());
+      expect(r.body, perm).toMatchObject({ ...sent, id, surface });
+      // The change was made all the same, and a reader still gets the whole record.
+      const whole = await call(sandbox(), 'GET', `/v1/${surface}/${id}`, admin());
+      expect(whole.body, perm).toMatchObject({ ...sent, kind: surface === 'rules' ? 'fx' : 'fx_difference' });
+    }
+  });
+
+  it('a member merged into an object answers the member sent, not the object it joined', async () => {
+    const role = await customRole('write-no-read', ['exception.write']);
+    await grant(user(6), role.id);
+    const id = await made('exceptions', { kind: 'duplicate', meta: { secret: 'x', a: 1 } });
+    const r = await patch('exceptions', id, { meta: { a: 2 } }, as(user(6)));
+    expect([r.status, keysOf(r.body), r.body.meta]).toEqual([200, [...FRAME, 'meta'].sort(), { a: 2 }]);
+    const gone = await remove('exceptions', id, as(user(6)));
+    expect([gone.status, keysOf(gone.body)]).toEqual([
+      200,
+      [...FRAME, 'soft_delete', 'deleted_at', 'purge_at'].sort(),
+    ]);
+    expect(gone.body.soft_delete).toBe(true);
+  });
+});
+
+describe('to a caller who cannot read the record, a PATCH of any id is refused the same', () => {
+  it('an assigned exception, an id that is not there and a deleted one: one refusal, as GET', async () => {
+    const role = await customRole('assign-only', ['exception.assign']);
+    await grant(user(7), role.id);
+    const assigned = await made('exceptions', {
+      kind: 'fx_difference',
+      status: 'open',
+      assigned_to: user(1),
+    });
+    const deleted = await made('exceptions', { kind: 'bank_mismatch', status: 'open' });
+    expect((await remove('exceptions', deleted)).status).toBe(200);
+    const ids = [assigned, 'rec_0000000000000000deadbeef', deleted];
+    const gets = await Promise.all(
+      ids.map(async (id) => refusal(await call(sandbox(), 'GET', `/v1/exceptions/${id}`, as(user(7))))),
+    );
+    expect(new Set(gets.map((g) => JSON.stringify(g))).size).toBe(1);
+    for (const body of [{ note: 'looked at it' }, { status: 'resolved' }]) {
+      const patches = [];
+      for (const id of ids) patches.push(refusal(await patch('exceptions', id, body, as(user(7)))));
+      expect(patches).toEqual(
+        ids.map(() => [403, 'insufficient_role', blindTo('assign-only', BLIND_EXCEPTION, 'exception.read')]),
+      );
+    }
+    // A reader is told as before: not found, deleted.
+    expect(refusal(await patch('exceptions', ids[1]!, { note: 'x' }))[0]).toBe(404);
+    expect(refusal(await patch('exceptions', deleted, { note: 'x' }))[1]).toBe('record_deleted');
+  });
+
+  it('a surface without acts: write without read gets one refusal for a missing and a deleted id', async () => {
+    const role = await customRole('recon-write-only', ['reconciliation.write']);
+    await grant(user(8), role.id);
+    const deleted = await made('reconciliations', { name: 'gone' });
+    expect((await remove('reconciliations', deleted)).status).toBe(200);
+    const words = blindTo(
+      'recon-write-only',
+      'changing a record of reconciliations you cannot read needs one that exists and is not deleted, and what the ' +
+        'change calls for, which reconciliation.read shows: reconciliation.read for a change that changes nothing',
+      'reconciliation.read',
+    );
+    for (const id of ['rec_0000000000000000deadbeef', deleted]) {
+      expect(refusal(await patch('reconciliations', id, { name: 'x' }, as(user(8))))).toEqual([
+        403,
+        'insufficient_role',
+        words,
+      ]);
+    }
+  });
+});
