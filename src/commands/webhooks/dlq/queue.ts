@@ -48,13 +48,16 @@ export class QueueSnapshot {
   readonly #stopped = new Map<string, Planned | undefined>();
   /** The server takes dlq_entry_id on a replay (until it refuses the field). */
   #asEntry = true;
-  /** A resumed run: it takes entries dead-lettered before this (ISO, exclusive) only. */
-  #cutoff: string | undefined;
   /** Entries the run it resumes did: they count against --limit. */
   #taken = 0;
   /** A resumed run: when its first run started (ISO, and ms on the platform's clock): noteLater counts what is newer. */
   #later: { started: string; startMs: number } | undefined;
-  /** The run's entries were dead-lettered before this (ISO, exclusive): its start's second, once forRun knows it. */
+  /**
+   * The run's entries were dead-lettered before this (ISO, exclusive): the end of its start's
+   * second, once forRun knows it. Every listing of the run's entries stops there (#query), a new
+   * run's as a resumed one's: an entry dead-lettered after the run started (another run's replay
+   * that failed again, a live failure) is a new run's, never this one's.
+   */
   #runEnd: string | undefined;
   /** Every entry the run took from the listing (entries()): none is taken twice. */
   readonly #handed = new Set<string>();
@@ -96,8 +99,12 @@ export class QueueSnapshot {
       // resumed run is counted by noteLater, not lost. So is one dead-lettered during the count
       // of a run whose durations took the anchor before it.)
       const startMs = journal.anchor(() => platformTime(this.platform, machineNow()));
-      // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
-      this.#runEnd = isoSeconds(startMs + 1000);
+      // Dead-lettered in the second the run started in: part of it (the API's times are whole
+      // seconds). That second on the platform's clock, the one entries are timed on, as the count's
+      // answer gave it (its Date header), however few seconds it is off this machine's: a clock a
+      // second ahead must not leave out what was just counted, nor one behind take what is newer.
+      const offset = this.platform.serverClockOffsetMs;
+      this.#runEnd = isoSeconds((offset === undefined ? startMs : machineNow() + offset) + 1000);
       return count;
     }
     // The deliveries the earlier run's replays made: an entry of one is never this run's.
@@ -106,9 +113,7 @@ export class QueueSnapshot {
     }
     const startMs = journal.anchor(() => journal.run.startedAtMs);
     // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
-    const cutoffMs = startMs + 1000;
-    this.#cutoff = isoSeconds(cutoffMs);
-    this.#runEnd = this.#cutoff;
+    this.#runEnd = isoSeconds(startMs + 1000);
     this.#taken = journal.earlier().length;
     // The queue's count and what the stopped run owes, from one read (#owed); first, since it adds
     // to `ours` the replays made of the entries the stopped run took.
@@ -309,12 +314,14 @@ export class QueueSnapshot {
   ): { page: DlqEntry[]; stopped: boolean } {
     const page: DlqEntry[] = [];
     let stopped = false;
+    const until = this.#query().until;
+    const untilMs = until === undefined ? undefined : Date.parse(until);
     for (const entry of items) {
       if (stop()) {
         stopped = true;
         break;
       }
-      if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
+      if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id) || newer(entry, untilMs)) continue;
       this.#handed.add(entry.id);
       page.push(entry);
     }
@@ -339,10 +346,6 @@ export class QueueSnapshot {
   ): AsyncGenerator<DlqEntry> {
     const cap = () => Math.min(bound, this.#limit ?? bound);
     const query = { ...this.#query(), limit: PAGE };
-    const end = this.#runEnd;
-    if (end !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(end))) {
-      query.until = end;
-    }
     let short = 0;
     for (;;) {
       if (this.#handed.size >= cap()) return;
@@ -549,14 +552,16 @@ export class QueueSnapshot {
     );
   }
 
+  /** The listing of the run's entries: the filters, and dead-lettered before the run's end once it is known (#runEnd). */
   #query() {
     const query = { ...dlqQuery(this.#filters), status: 'queued' as const };
-    const cutoff = this.#cutoff;
-    if (cutoff !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(cutoff))) {
-      query.until = cutoff;
+    const end = this.#runEnd;
+    if (end !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(end))) {
+      query.until = end;
     }
     return query;
   }
+
 }
 
 /**
@@ -590,6 +595,15 @@ export async function withLaterNoted<T>(
   }
   if (result) noteLeft();
   return result;
+}
+
+/**
+ * An entry a listing should have left out as dead-lettered at or after its `until` (`untilMs`:
+ * the run's end, or --until): a server that ignores the filter lists it, and the run must not take it.
+ */
+function newer(entry: DlqEntry, untilMs: number | undefined): boolean {
+  const at = Date.parse(entry.dead_lettered_at);
+  return untilMs !== undefined && Number.isFinite(at) && at >= untilMs;
 }
 
 /** A validation refusal of the dlq_entry_id field itself: a server without it (not one that says the entry is gone). */
