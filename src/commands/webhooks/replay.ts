@@ -177,6 +177,26 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     return { row: { ...row, ...outcome }, made, outcome };
   };
 
+  /**
+   * A journaled row whose replay's delivery had failed an attempt when the earlier run followed
+   * it (retrying then, or dead-lettered): read as it is now, with or without --wait (nothing is
+   * waited for), and counted by that: delivered since (by the platform's retry, or recovered by
+   * a later replay), it is no failure; failing still, it fails its row as it is now (the hint
+   * says what is true of it); not found, nothing is said of it. `failed_then` keeps what the
+   * earlier run saw. A read that fails fails the row and it stays owed (the journal kept).
+   */
+  const failedThen = async (done: Record<string, unknown>) => {
+    const made = madeBy(done)!;
+    const outcome = await followMade(ctx, platform, remedies, webhook, made, undefined);
+    if (!options.dryRun) followed(made, outcome, true);
+    return {
+      status: 'skipped',
+      error: undefined,
+      failed_then: done.delivery_status ?? 'failed',
+      ...outcome,
+    };
+  };
+
   const work: Worker<Target> = async ({ data }, call) => {
     if (data.planned) {
       const { row, made, outcome } = await stopped(data, options.waitTimeoutMs);
@@ -287,6 +307,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     // row, the replay was made; the journal stays). A dry run reads it as it is, so it says what
     // the run will.
     journaled: async (_item, done) => {
+      // A replay the earlier run followed to a failed attempt: how its delivery is now (the
+      // platform may have delivered it since, or dead-lettered it), never what was read then.
+      if (done.status === 'failed' && madeBy(done) !== undefined) return failedThen(done);
       if (!wait) {
         // Not waiting now: its row says it was not followed then (why), and so does the run's
         // error (exit 7, the journal kept: the same command with --wait follows it); the state

@@ -561,7 +561,6 @@ export class QueueSnapshot {
     }
     return query;
   }
-
 }
 
 /**
