@@ -480,7 +480,9 @@ export function replayCommand(make: MakeContext): Command {
         'cannot be read (follow "unreadable") or has no attempt finished by --wait-timeout (follow\n' +
         '"not_settled"): its row is ok with its new delivery, exit 7, and the same command follows it\n' +
         '(its read still failing, it stays unreadable, exit 7, never failed). A resumed run that waits\n' +
-        'follows the replays of an earlier run that did not (follow "not_waited"). A replay whose\n' +
+        'follows the replays of an earlier run that did not (follow "not_waited"). A row the earlier run\n' +
+        'followed to a failed attempt is read again as it is now (failed_then says what it was):\n' +
+        'delivered since, it is no failure. A replay whose\n' +
         "answer was lost and whose retry got the platform's stored answer is this run's own, followed,\n" +
         'with no note: nothing was sent again.\n\n' +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
@@ -498,8 +500,9 @@ export function replayCommand(make: MakeContext): Command {
         'delivered; one whose delivery cannot be read, a 503, is a failed row saying so, delivery_unread,\n' +
         'exit 7, and stays owed: the same command follows it again; the entry its delivery put back in\n' +
         'the queue is never replayed by the run: that event was replayed once already). A --dlq\n' +
-        "run is the entries dead-lettered before it started: newer ones are a new run's, counted when the\n" +
-        'resumed run ends and taken by the same command after it. Nor by two runs at once (two admins,\n' +
+        "run is the entries dead-lettered before it started (to the second): newer ones, another run's\n" +
+        "replays that failed again among them, are a new run's, counted when the resumed run ends and\n" +
+        'taken by the same command after it. Nor by two runs at once (two admins,\n' +
         'one admin in two terminals, or a `dlq discard --all` beside it): each entry is replayed as that\n' +
         "entry, only while it is queued, with a key that is the run's own (its retries and its resumes\n" +
         'send it again, another run never does); an entry another run replayed or discarded first is a\n' +
