@@ -22,6 +22,8 @@ import type { LeftQueue, Planned } from './left.js';
 const PAGE = 200;
 /** Entries a resumed run looks up at once (#owed). */
 const LOOKUPS = 8;
+/** Without the platform's clock (no Date header), a new run lists by id the entries of this many ms before its start's second (#recent). */
+const RECENT_MS = 2000;
 
 /**
  * The queued entries a bulk run works on: the queue as it was when the run started. A run that
@@ -61,6 +63,14 @@ export class QueueSnapshot {
   #runEnd: string | undefined;
   /** Every entry the run took from the listing (entries()): none is taken twice. */
   readonly #handed = new Set<string>();
+  /**
+   * A new run: the queued entries dead-lettered from `sinceMs` (the second it starts in, on the
+   * platform's clock), by id, listed as it starts. The API's times are whole seconds, so the
+   * run's `until` (#runEnd) takes in its start's whole second: an entry of those seconds the run
+   * did not list then was dead-lettered after it started (another run's replay that failed again
+   * at once), and is a new run's.
+   */
+  #recent: { sinceMs: number; ids: Set<string> } | undefined;
   /** The filters with --since/--until as instants, once forRun has counted them from the run's anchor. */
   #resolved: DlqFilters | undefined;
 
@@ -93,6 +103,7 @@ export class QueueSnapshot {
   async forRun(ctx: Context, journal: Journal, machineNow: () => number): Promise<number> {
     await this.#resolve(ctx, journal);
     if (!journal.run.resumed) {
+      await this.#listRecent(machineNow);
       const count = await this.count();
       // After the count: every entry it counted was dead-lettered by then. (A platform clock apart
       // from this machine's is known to the second only: an entry of that second left out of a
@@ -216,6 +227,23 @@ export class QueueSnapshot {
     };
   }
 
+  /** A new run, as it starts: the queued entries of the seconds before, by id (#recent). */
+  async #listRecent(machineNow: () => number): Promise<void> {
+    // The platform's time from a Date header (whole seconds) is never later than its clock: its
+    // second is the run's start's, or one before. This machine's may be off either way.
+    const offset = this.platform.serverClockOffsetMs;
+    const sinceMs =
+      Math.floor((machineNow() + (offset ?? 0)) / 1000) * 1000 - (offset === undefined ? RECENT_MS : 0);
+    const ids = new Set<string>();
+    const query = this.#between(sinceMs, undefined);
+    if (query) {
+      for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, { ...query, limit: PAGE })) {
+        ids.add(entry.id);
+      }
+    }
+    this.#recent = { sinceMs, ids };
+  }
+
   /** Queued entries of a delivery this run (or the run it resumes) made, dead-lettered in the second it started. */
   async #ownInSecond(startMs: number): Promise<number> {
     const second = this.#between(startMs, startMs + 1000);
@@ -321,7 +349,8 @@ export class QueueSnapshot {
         stopped = true;
         break;
       }
-      if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id) || newer(entry, untilMs)) continue;
+      if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
+      if (newer(entry, untilMs, this.#recent)) continue;
       this.#handed.add(entry.id);
       page.push(entry);
     }
@@ -597,12 +626,19 @@ export async function withLaterNoted<T>(
 }
 
 /**
- * An entry a listing should have left out as dead-lettered at or after its `until` (`untilMs`:
- * the run's end, or --until): a server that ignores the filter lists it, and the run must not take it.
+ * An entry that is not the run's although listed: dead-lettered at or after the listing's `until`
+ * (`untilMs`: the run's end, or --until; a server that ignores the filter lists it), or in the
+ * seconds a new run listed by id as it started (`recent`) and not among them: after its start.
  */
-function newer(entry: DlqEntry, untilMs: number | undefined): boolean {
+function newer(
+  entry: DlqEntry,
+  untilMs: number | undefined,
+  recent: { sinceMs: number; ids: Set<string> } | undefined,
+): boolean {
   const at = Date.parse(entry.dead_lettered_at);
-  return untilMs !== undefined && Number.isFinite(at) && at >= untilMs;
+  if (!Number.isFinite(at)) return false;
+  if (untilMs !== undefined && at >= untilMs) return true;
+  return recent !== undefined && at >= recent.sinceMs && !recent.ids.has(entry.id);
 }
 
 /** A validation refusal of the dlq_entry_id field itself: a server without it (not one that says the entry is gone). */

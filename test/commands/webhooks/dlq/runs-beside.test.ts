@@ -25,8 +25,9 @@ afterAll(() => rmSync(other, { recursive: true, force: true }));
 let beforeListing: (() => Promise<void>) | undefined;
 /** The server ignores `until` on the queue's listing. */
 let ignoreUntil = false;
+/** The run's listing of its entries (not its count, limit 1, nor its look at the seconds before it started, since). */
 const listingPage = (method: string, path: string) =>
-  method === 'GET' && /\/dlq\?/.test(path) && /limit=200/.test(path);
+  method === 'GET' && /\/dlq\?/.test(path) && /limit=200/.test(path) && !/since=/.test(path);
 const proxy = useLossyProxy(sandbox, {
   lose: () => false,
   before: async (method, path) => {
@@ -39,12 +40,15 @@ const proxy = useLossyProxy(sandbox, {
     ignoreUntil && method === 'GET' ? path.replace(/([?&])until=[^&]*&?/, '$1').replace(/[?&]$/, '') : path,
 });
 
-async function besideAnotherRun(argv: (webhook: string) => string[]) {
+async function besideAnotherRun(argv: (webhook: string) => string[], inItsSecond = false) {
   const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 500 }, 4, { max_attempts: 1 });
   let a: Awaited<ReturnType<typeof svc.run>> | undefined;
   beforeListing = async () => {
-    // After B's start's second: what A's replays put back in the queue is newer than B.
-    await pastRunStart(sandbox());
+    // After B's start's second: what A's replays put back in the queue is newer than B. Or not
+    // moved: often within that second, which B's `until` takes in whole; B listed the entries of
+    // the seconds before it started by id (QueueSnapshot.#recent), and those are not among them.
+    // (Without that, this case fails only when A's replays fall within B's start second.)
+    if (!inItsSecond) await pastRunStart(sandbox());
     a = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--limit', '2', '--no-wait', '--ndjson'], {
       env: { SVC_STATE_DIR: other },
     });
@@ -64,31 +68,32 @@ async function besideAnotherRun(argv: (webhook: string) => string[]) {
 
 describe('two runs over one dead-letter queue at once: each is the entries dead-lettered before it started', () => {
   it.each([
-    ['a server that filters on until', false],
-    ['a server that ignores until', true],
-  ])('replay --dlq beside replay --dlq (%s): no event is replayed twice', async (_server, ignores) => {
-    ignoreUntil = ignores;
-    const { webhook, a, left, b } = await besideAnotherRun((w) => [
-      'webhooks',
-      'replay',
-      w,
-      '--dlq',
-      '--no-wait',
-    ]);
-    ignoreUntil = false;
-    expect(b.code, b.stderr).toBe(0);
-    const bRows = ndjson(b.stdout);
-    expect(bRows.map((r) => [r.status, r.dlq_entry_id])).toEqual(left.map((e) => ['ok', e.id]));
-    const events = [...a, ...bRows].map((r) => r.event_id);
-    expect(new Set(events).size).toBe(4);
-    expect(b.stderr).toContain('✓ 2 replayed in ');
-    // Every replay of the two runs failed again and is queued (a new run's): none was replayed.
-    await until(async () => (await dlqEntries(sandbox(), webhook, 'queued')).length === 4);
-    const queued = await dlqEntries(sandbox(), webhook, 'queued');
-    expect(queued.map((e) => e.delivery_id).sort()).toEqual(
-      [...a, ...bRows].map((r) => r.new_delivery_id).sort(),
-    );
-  });
+    ['a server that filters on until', false, false],
+    ['a server that ignores until', true, false],
+    ["the other run's replays back in the queue within the second B started", false, true],
+  ])(
+    'replay --dlq beside replay --dlq (%s): no event is replayed twice',
+    async (_server, ignores, inItsSecond) => {
+      ignoreUntil = ignores;
+      const { webhook, a, left, b } = await besideAnotherRun(
+        (w) => ['webhooks', 'replay', w, '--dlq', '--no-wait'],
+        inItsSecond,
+      );
+      ignoreUntil = false;
+      expect(b.code, b.stderr).toBe(0);
+      const bRows = ndjson(b.stdout);
+      expect(bRows.map((r) => [r.status, r.dlq_entry_id])).toEqual(left.map((e) => ['ok', e.id]));
+      const events = [...a, ...bRows].map((r) => r.event_id);
+      expect(new Set(events).size).toBe(4);
+      expect(b.stderr).toContain('✓ 2 replayed in ');
+      // Every replay of the two runs failed again and is queued (a new run's): none was replayed.
+      await until(async () => (await dlqEntries(sandbox(), webhook, 'queued')).length === 4);
+      const queued = await dlqEntries(sandbox(), webhook, 'queued');
+      expect(queued.map((e) => e.delivery_id).sort()).toEqual(
+        [...a, ...bRows].map((r) => r.new_delivery_id).sort(),
+      );
+    },
+  );
 
   it('dlq discard --all beside replay --dlq: only the entries dead-lettered before it started are discarded', async () => {
     const { webhook, a, left, b } = await besideAnotherRun((w) => [
