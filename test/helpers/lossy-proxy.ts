@@ -17,6 +17,8 @@ export interface LossyProxyOptions {
   ignoreDeleteKeys?: boolean;
   /** Answer a request itself instead of passing it on (another platform's refusal); undefined: pass it on. */
   refuse?: (method: string, path: string, body: string) => { status: number; body: unknown } | undefined;
+  /** The path (with its query) passed on in place of the one asked: a platform that ignores a parameter. */
+  rewrite?: (method: string, path: string) => string;
 }
 
 /** A refusal for `refuse` to answer with: the platform's error shape. */
@@ -82,7 +84,7 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       response.end(JSON.stringify(refusal.body));
       return;
     }
-    const upstream = await fetch(`${sandbox().url}${path}`, {
+    const upstream = await fetch(`${sandbox().url}${options.rewrite?.(method, path) ?? path}`, {
       method,
       headers,
       ...(body.length > 0 ? { body } : {}),

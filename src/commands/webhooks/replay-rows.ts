@@ -26,6 +26,11 @@ export interface ReplayRow {
    * `not_waited`: the earlier run of a resumed one did not wait, and this one followed it.
    */
   follow?: Unfollowed | 'not_waited';
+  /**
+   * A row done in an earlier run whose delivery had failed an attempt then (`retrying`, `failed`):
+   * read again now, `delivery_status` (and `status`, `error`) are as it is now.
+   */
+  failed_then?: string;
   /** What `follow` was, but for Ctrl-C: the read's error, or the timeout. */
   follow_error?: { code: string; message: string };
   error?: { code: string; message: string; remedy?: string };
@@ -76,6 +81,13 @@ function detail(webhook: string, line: CommandLine, r: ReplayRow): string | unde
     if (r.follow === 'not_settled')
       return `${cutText(r)}; ${was}: ${see}, or run the same command again to follow it`;
     return `interrupted while following; ${was}: ${see}`;
+  }
+  if (r.reason === 'journal' && r.failed_then !== undefined) {
+    // Read again now: what was true then is said as then, and what is true now as now.
+    const as = made ? ` (replayed as ${made})` : '';
+    const by = recovered(r);
+    const now = `${r.delivery_status ?? 'not found'} now${by ? ` (${by})` : ''}${error ? `: ${error}` : ''}`;
+    return `done in an earlier run${as}; its delivery failed then (${r.failed_then}): ${now}`;
   }
   // Replayed while the run was stopped, its delivery followed (--wait): how it went is said too.
   if (r.while_stopped && (error || recovered(r))) {

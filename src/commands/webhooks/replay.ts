@@ -183,6 +183,26 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     return { row: { ...row, ...outcome }, made, outcome };
   };
 
+  /**
+   * A journaled row whose replay's delivery had failed an attempt when the earlier run followed
+   * it (retrying then, or dead-lettered): read as it is now, with or without --wait (nothing is
+   * waited for), and counted by that: delivered since (by the platform's retry, or recovered by
+   * a later replay), it is no failure; failing still, it fails its row as it is now (the hint
+   * says what is true of it); not found, nothing is said of it. `failed_then` keeps what the
+   * earlier run saw. A read that fails fails the row and it stays owed (the journal kept).
+   */
+  const failedThen = async (done: Record<string, unknown>) => {
+    const made = madeBy(done)!;
+    const outcome = await followMade(ctx, platform, remedies, webhook, made, undefined);
+    if (!options.dryRun) followed(made, outcome, true);
+    return {
+      status: 'skipped',
+      error: undefined,
+      failed_then: done.delivery_status ?? 'failed',
+      ...outcome,
+    };
+  };
+
   const work: Worker<Target> = async ({ data }, call) => {
     if (data.planned) {
       const { row, made, outcome } = await stopped(data, options.waitTimeoutMs);
@@ -293,6 +313,9 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     // row, the replay was made; the journal stays). A dry run reads it as it is, so it says what
     // the run will.
     journaled: async (_item, done) => {
+      // A replay the earlier run followed to a failed attempt: how its delivery is now (the
+      // platform may have delivered it since, or dead-lettered it), never what was read then.
+      if (done.status === 'failed' && madeBy(done) !== undefined) return failedThen(done);
       if (!wait) {
         // Not waiting now: its row says it was not followed then (why), and so does the run's
         // error (exit 7, the journal kept: the same command with --wait follows it); the state
@@ -463,7 +486,9 @@ export function replayCommand(make: MakeContext): Command {
         'cannot be read (follow "unreadable") or has no attempt finished by --wait-timeout (follow\n' +
         '"not_settled"): its row is ok with its new delivery, exit 7, and the same command follows it\n' +
         '(its read still failing, it stays unreadable, exit 7, never failed). A resumed run that waits\n' +
-        'follows the replays of an earlier run that did not (follow "not_waited"). A replay whose\n' +
+        'follows the replays of an earlier run that did not (follow "not_waited"). A row the earlier run\n' +
+        'followed to a failed attempt is read again as it is now (failed_then says what it was):\n' +
+        'delivered since, it is no failure. A replay whose\n' +
         "answer was lost and whose retry got the platform's stored answer is this run's own, followed,\n" +
         'with no note: nothing was sent again.\n\n' +
         'A --dlq run works on the queue as it was when it started: at most the number of entries it held\n' +
@@ -481,8 +506,9 @@ export function replayCommand(make: MakeContext): Command {
         'delivered; one whose delivery cannot be read, a 503, is a failed row saying so, delivery_unread,\n' +
         'exit 7, and stays owed: the same command follows it again; the entry its delivery put back in\n' +
         'the queue is never replayed by the run: that event was replayed once already). A --dlq\n' +
-        "run is the entries dead-lettered before it started: newer ones are a new run's, counted when the\n" +
-        'resumed run ends and taken by the same command after it. Nor by two runs at once (two admins,\n' +
+        "run is the entries dead-lettered before it started (to the second): newer ones, another run's\n" +
+        "replays that failed again among them, are a new run's, counted when the resumed run ends and\n" +
+        'taken by the same command after it. Nor by two runs at once (two admins,\n' +
         'one admin in two terminals, or a `dlq discard --all` beside it): each entry is replayed as that\n' +
         "entry, only while it is queued, with a key that is the run's own (its retries and its resumes\n" +
         'send it again, another run never does); an entry another run replayed or discarded first is a\n' +

@@ -255,7 +255,9 @@ export function discardCommand(make: MakeContext): Command {
         'failed, 130 after Ctrl-C, 141 when stdout closes), --dry-run to see what would go (without\n' +
         "webhook.manage, every row planned fail with a refusal like the real run's: the same code, in svc's\n" +
         'words). An --all run is\n' +
-        'the entries dead-lettered before it started: resumed, it shows what it discarded as journal rows,\n' +
+        'the entries dead-lettered before it started (to the second): a replay another run made that failed\n' +
+        'again after this run started is left queued, never discarded beside it; resumed, it shows what it\n' +
+        'discarded as journal rows,\n' +
         'each entry it had taken that left the queue meanwhile as a skipped row (while_stopped: its discard\n' +
         "whose answer was lost, or another run's), and counts newer entries, a new run's (the same command\n" +
         'once it is done). A listing that ends short of the count (a server whose cursor shifts as entries\n' +

@@ -22,6 +22,8 @@ import type { LeftQueue, Planned } from './left.js';
 const PAGE = 200;
 /** Entries a resumed run looks up at once (#owed). */
 const LOOKUPS = 8;
+/** Without the platform's clock (no Date header), a new run lists by id the entries of this many ms before its start's second (#recent). */
+const RECENT_MS = 2000;
 
 /**
  * The queued entries a bulk run works on: the queue as it was when the run started. A run that
@@ -48,16 +50,27 @@ export class QueueSnapshot {
   readonly #stopped = new Map<string, Planned | undefined>();
   /** The server takes dlq_entry_id on a replay (until it refuses the field). */
   #asEntry = true;
-  /** A resumed run: it takes entries dead-lettered before this (ISO, exclusive) only. */
-  #cutoff: string | undefined;
   /** Entries the run it resumes did: they count against --limit. */
   #taken = 0;
   /** A resumed run: when its first run started (ISO, and ms on the platform's clock): noteLater counts what is newer. */
   #later: { started: string; startMs: number } | undefined;
-  /** The run's entries were dead-lettered before this (ISO, exclusive): its start's second, once forRun knows it. */
+  /**
+   * The run's entries were dead-lettered before this (ISO, exclusive): the end of its start's
+   * second, once forRun knows it. Every listing of the run's entries stops there (#query), a new
+   * run's as a resumed one's: an entry dead-lettered after the run started (another run's replay
+   * that failed again, a live failure) is a new run's, never this one's.
+   */
   #runEnd: string | undefined;
   /** Every entry the run took from the listing (entries()): none is taken twice. */
   readonly #handed = new Set<string>();
+  /**
+   * A new run: the queued entries dead-lettered from `sinceMs` (the second it starts in, on the
+   * platform's clock), by id, listed as it starts. The API's times are whole seconds, so the
+   * run's `until` (#runEnd) takes in its start's whole second: an entry of those seconds the run
+   * did not list then was dead-lettered after it started (another run's replay that failed again
+   * at once), and is a new run's.
+   */
+  #recent: { sinceMs: number; ids: Set<string> } | undefined;
   /** The filters with --since/--until as instants, once forRun has counted them from the run's anchor. */
   #resolved: DlqFilters | undefined;
 
@@ -90,14 +103,19 @@ export class QueueSnapshot {
   async forRun(ctx: Context, journal: Journal, machineNow: () => number): Promise<number> {
     await this.#resolve(ctx, journal);
     if (!journal.run.resumed) {
+      await this.#listRecent(machineNow);
       const count = await this.count();
       // After the count: every entry it counted was dead-lettered by then. (A platform clock apart
       // from this machine's is known to the second only: an entry of that second left out of a
       // resumed run is counted by noteLater, not lost. So is one dead-lettered during the count
       // of a run whose durations took the anchor before it.)
       const startMs = journal.anchor(() => platformTime(this.platform, machineNow()));
-      // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
-      this.#runEnd = isoSeconds(startMs + 1000);
+      // Dead-lettered in the second the run started in: part of it (the API's times are whole
+      // seconds). That second on the platform's clock, the one entries are timed on, as the count's
+      // answer gave it (its Date header), however few seconds it is off this machine's: a clock a
+      // second ahead must not leave out what was just counted, nor one behind take what is newer.
+      const offset = this.platform.serverClockOffsetMs;
+      this.#runEnd = isoSeconds((offset === undefined ? startMs : machineNow() + offset) + 1000);
       return count;
     }
     // The deliveries the earlier run's replays made: an entry of one is never this run's.
@@ -106,9 +124,7 @@ export class QueueSnapshot {
     }
     const startMs = journal.anchor(() => journal.run.startedAtMs);
     // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
-    const cutoffMs = startMs + 1000;
-    this.#cutoff = isoSeconds(cutoffMs);
-    this.#runEnd = this.#cutoff;
+    this.#runEnd = isoSeconds(startMs + 1000);
     this.#taken = journal.earlier().length;
     // The queue's count and what the stopped run owes, from one read (#owed); first, since it adds
     // to `ours` the replays made of the entries the stopped run took.
@@ -211,6 +227,23 @@ export class QueueSnapshot {
     };
   }
 
+  /** A new run, as it starts: the queued entries of the seconds before, by id (#recent). */
+  async #listRecent(machineNow: () => number): Promise<void> {
+    // The platform's time from a Date header (whole seconds) is never later than its clock: its
+    // second is the run's start's, or one before. This machine's may be off either way.
+    const offset = this.platform.serverClockOffsetMs;
+    const sinceMs =
+      Math.floor((machineNow() + (offset ?? 0)) / 1000) * 1000 - (offset === undefined ? RECENT_MS : 0);
+    const ids = new Set<string>();
+    const query = this.#between(sinceMs, undefined);
+    if (query) {
+      for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, { ...query, limit: PAGE })) {
+        ids.add(entry.id);
+      }
+    }
+    this.#recent = { sinceMs, ids };
+  }
+
   /** Queued entries of a delivery this run (or the run it resumes) made, dead-lettered in the second it started. */
   async #ownInSecond(startMs: number): Promise<number> {
     const second = this.#between(startMs, startMs + 1000);
@@ -309,12 +342,15 @@ export class QueueSnapshot {
   ): { page: DlqEntry[]; stopped: boolean } {
     const page: DlqEntry[] = [];
     let stopped = false;
+    const until = this.#query().until;
+    const untilMs = until === undefined ? undefined : Date.parse(until);
     for (const entry of items) {
       if (stop()) {
         stopped = true;
         break;
       }
       if (this.ours.has(entry.delivery_id) || this.#handed.has(entry.id)) continue;
+      if (newer(entry, untilMs, this.#recent)) continue;
       this.#handed.add(entry.id);
       page.push(entry);
     }
@@ -339,10 +375,6 @@ export class QueueSnapshot {
   ): AsyncGenerator<DlqEntry> {
     const cap = () => Math.min(bound, this.#limit ?? bound);
     const query = { ...this.#query(), limit: PAGE };
-    const end = this.#runEnd;
-    if (end !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(end))) {
-      query.until = end;
-    }
     let short = 0;
     for (;;) {
       if (this.#handed.size >= cap()) return;
@@ -549,11 +581,12 @@ export class QueueSnapshot {
     );
   }
 
+  /** The listing of the run's entries: the filters, and dead-lettered before the run's end once it is known (#runEnd). */
   #query() {
     const query = { ...dlqQuery(this.#filters), status: 'queued' as const };
-    const cutoff = this.#cutoff;
-    if (cutoff !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(cutoff))) {
-      query.until = cutoff;
+    const end = this.#runEnd;
+    if (end !== undefined && (query.until === undefined || Date.parse(query.until) > Date.parse(end))) {
+      query.until = end;
     }
     return query;
   }
@@ -590,6 +623,22 @@ export async function withLaterNoted<T>(
   }
   if (result) noteLeft();
   return result;
+}
+
+/**
+ * An entry that is not the run's although listed: dead-lettered at or after the listing's `until`
+ * (`untilMs`: the run's end, or --until; a server that ignores the filter lists it), or in the
+ * seconds a new run listed by id as it started (`recent`) and not among them: after its start.
+ */
+function newer(
+  entry: DlqEntry,
+  untilMs: number | undefined,
+  recent: { sinceMs: number; ids: Set<string> } | undefined,
+): boolean {
+  const at = Date.parse(entry.dead_lettered_at);
+  if (!Number.isFinite(at)) return false;
+  if (untilMs !== undefined && at >= untilMs) return true;
+  return recent !== undefined && at >= recent.sinceMs && !recent.ids.has(entry.id);
 }
 
 /** A validation refusal of the dlq_entry_id field itself: a server without it (not one that says the entry is gone). */
