@@ -14,27 +14,6 @@ export const EXTERNAL = [
 /** Modules replaced by a stand-in: one that throws if it is ever used, or does less (when-exit). */
 export const STUBS = [
   {
-    module: 'ajv/dist/2020.js',
-    file: 'scripts/stubs/ajv.mjs',
-    why:
-      "conf builds an Ajv validator only when given a schema, and svc never gives one: Ajv's 150 KB " +
-      'would be loaded for nothing on every config write.',
-  },
-  { module: 'ajv-formats', file: 'scripts/stubs/ajv.mjs', why: 'comes with Ajv (above).' },
-  {
-    module: 'when-exit',
-    file: 'scripts/stubs/when-exit.mjs',
-    why:
-      "atomically (conf's writer) cleans its temporary files through when-exit, which also re-sends " +
-      'every SIGINT/SIGTERM/SIGHUP to the process: src/cli.ts saw a second Ctrl-C and exited 130 where ' +
-      'one Ctrl-C means 0 (`sandbox start`, `webhooks listen`). The stand-in cleans up on exit only.',
-  },
-  {
-    module: 'semver',
-    file: 'scripts/stubs/semver.mjs',
-    why: 'conf uses it only for migrations, which svc does not use.',
-  },
-  {
     module: './client-h2.js',
     importedFrom: /[\\/]undici[\\/]lib[\\/]dispatcher$/,
     contents:

@@ -1,8 +1,8 @@
 /**
  * Ctrl-C of `svc sandbox start`: exit 0 ("sandbox stopped"), whether or not webhook deliveries are
  * in flight. Spawned: a real SIGINT and the exit status are the point. It was 130 with deliveries
- * in flight, because the bundled `when-exit` (conf → atomically) sent the process a second SIGINT,
- * which src/cli.ts takes for a second Ctrl-C.
+ * in flight, because the bundled `when-exit` (conf → atomically, both since dropped) sent the process
+ * a second SIGINT, which src/cli.ts takes for a second Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
