@@ -255,7 +255,7 @@ export class ConfigStore {
       // no file yet
     }
     try {
-      // A first login: the directory the write would make (0700, as conf makes it) is made now.
+      // A first login: the directory the write would make (0700) is made now.
       makeDirectories(this.dir, 0o700);
       this.#disk.reserve(path, 2 * size + 16 * 1024);
     } catch (error) {
