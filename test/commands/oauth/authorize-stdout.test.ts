@@ -123,6 +123,14 @@ describe('svc oauth authorize, stdout gone after it took some of the tokens', ()
     expect(revoked()).toBe(before);
     const me = await svc.run(['me', '--json'], { env: { ...env, SVC_TOKEN: token }, now: Date.now() });
     expect(me.code, me.stderr).toBe(0);
+    // The command the hint gives ends the session with the token the reader took.
+    const form = `token=${token}&client_id=${client.client_id}&client_secret=${client.client_secret}`;
+    const end = await svc.run(
+      ['api', 'POST', '/v1/oauth/revoke', '-H', 'Content-Type: application/x-www-form-urlencoded', '--input', '-'],
+      { env, stdin: form },
+    );
+    expect(end.code, end.stderr).toBe(0);
+    expect(revoked()).toBe(before + 1);
   });
 });
 
