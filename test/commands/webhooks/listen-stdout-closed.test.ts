@@ -48,7 +48,12 @@ describe('svc webhooks listen --webhook W | head -1', () => {
       exit_code: 141,
       // Its line could not be written, so it was not acknowledged (s16: it was answered 200 first,
       // then lost, with only a replay command to show for it).
-      hint: 'that delivery was answered 503, not acknowledged: the platform retries it',
+      // The line stdout took is in the pipe, which a reader that left may not have read (review16b
+      // B1): that delivery was acknowledged, so it is named with the replay that sends it again.
+      hint:
+        'that delivery was answered 503, not acknowledged: the platform retries it; ' +
+        `the delivery acknowledged (200) last, whose line was in the last 128 KiB handed to stdout, may have been dropped unread by a reader that left (head, grep -m1): ${first}#1; ` +
+        `if your reader did not show it, \`svc webhooks replay ${id} ${first}\` sends it again`,
     });
     await expect
       .poll(async () => (await delivery(svc.sandbox(), id, second)).attempt_count, { timeout: 10_000 })
