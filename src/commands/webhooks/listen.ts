@@ -545,8 +545,13 @@ export function listenCommand(make: MakeContext): Command {
         "being put back or set up: that finishes first. When stdout's reader goes away (`| head -1`) or a write to it\n" +
         'fails, the listener stops as on Ctrl-C (later deliveries fail and the platform retries them; W is put back)\n' +
         'and exits 141 (1 for a failed write), naming the requests whose line was lost. Without --capture or\n' +
-        '--forward-to a valid delivery is answered only once stdout has its line (a slow reader slows the\n' +
-        'answers): one whose line cannot be written gets 503, not acknowledged, and the platform retries it.\n' +
+        '--forward-to a valid delivery is answered only once stdout has taken its line: one whose line cannot\n' +
+        'be written gets 503, not acknowledged, and the platform retries it. Taken is not read: a line stdout\n' +
+        'took sits in the pipe, and a reader that leaves (head -1, grep -m1) drops what it had not read, though\n' +
+        'those deliveries were acknowledged; svc names the ones whose lines were in the last 128 KiB it wrote,\n' +
+        "with the replay that sends them again. A slow reader slows the answers: past the platform's attempt\n" +
+        'timeout (10 s) the sender gives up, and a line that printed → 200 is followed by a warning that it got\n' +
+        'no answer (the platform retries it); so is one still waiting for stdout at Ctrl-C; the summary counts them.\n' +
         'With --capture or --forward-to, which keep what arrives, it says so once and goes on (exit 141 at the\n' +
         'end, naming the requests not printed).\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +
