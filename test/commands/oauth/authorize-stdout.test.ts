@@ -126,7 +126,15 @@ describe('svc oauth authorize, stdout gone after it took some of the tokens', ()
     // The command the hint gives ends the session with the token the reader took.
     const form = `token=${token}&client_id=${client.client_id}&client_secret=${client.client_secret}`;
     const end = await svc.run(
-      ['api', 'POST', '/v1/oauth/revoke', '-H', 'Content-Type: application/x-www-form-urlencoded', '--input', '-'],
+      [
+        'api',
+        'POST',
+        '/v1/oauth/revoke',
+        '-H',
+        'Content-Type: application/x-www-form-urlencoded',
+        '--input',
+        '-',
+      ],
       { env, stdin: form },
     );
     expect(end.code, end.stderr).toBe(0);
