@@ -139,6 +139,7 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
       storedIn: undefined,
       // No new refresh token (none, or the one sent back, as a server that does not rotate does):
       // the caller's own still holds the session, and is never svc's to revoke.
+      refreshed: options.grantType === 'refresh_token',
       sessionHeld:
         options.grantType === 'refresh_token' &&
         (tokens.refresh_token === undefined || tokens.refresh_token === form.refresh_token),

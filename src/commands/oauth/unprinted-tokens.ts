@@ -41,6 +41,8 @@ export interface UnprintedTokens {
   storedIn: string | undefined;
   /** Another way to keep them, for the hint: `--save to keep them in the profile`. */
   orKeep?: string;
+  /** A refresh grant: the session was the caller's before this command (see sessionHeld). */
+  refreshed?: boolean;
   /** A refresh that returned no new refresh token (none, or the one given): the caller's still holds the session. */
   sessionHeld?: boolean;
 }
@@ -100,7 +102,13 @@ export async function tokensUnprinted(ctx: Context, cut: CutPrint, lost: Unprint
     },
     ctx.clock.now(),
   );
-  const { said: ended } = await endUnheldSession(ctx, credential);
+  const { said, revoked } = await endUnheldSession(ctx, credential);
+  // A rotated refresh: the one sent no longer works, but access tokens issued before in the same
+  // session (a profile's, another process's) end with it: said, not hidden behind "nothing holds it".
+  const ended =
+    lost.refreshed && revoked
+      ? `${said} (the refresh token sent was replaced by the new one; access tokens issued before in that session, wherever they are kept, stop working too)`
+      : said;
   return make(
     `${what}, their only copy (nothing was stored); ${ended}`,
     lost.orKeep ? `${again}, or ${lost.orKeep}` : again,

@@ -143,7 +143,10 @@ describe('svc oauth authorize, stdout gone after it took some of the tokens', ()
 });
 
 describe('svc oauth token --grant-type refresh_token, a server that sends the same refresh token back', () => {
-  it('stdout gone: the refresh token the caller sent is not revoked (141)', async () => {
+  it.each([
+    ['the same refresh token back: the one the caller sent is not revoked', 'rt_SAME_ONE'],
+    ['a new refresh token (rotation): that one is revoked, and what it ends is said', 'rt_NEW_ONE'],
+  ])('stdout gone, %s (141)', async (_what, returned) => {
     const requests: string[] = [];
     const server = createServer((req, res) => {
       let body = '';
@@ -161,7 +164,7 @@ describe('svc oauth token --grant-type refresh_token, a server that sends the sa
               access_token: 'at_1',
               token_type: 'Bearer',
               expires_in: 3600,
-              refresh_token: 'rt_SAME_ONE',
+              refresh_token: returned,
             }),
           );
         } else {
@@ -187,13 +190,25 @@ describe('svc oauth token --grant-type refresh_token, a server that sends the sa
         ],
         { env: anonymous('same-rt', 's3cr3t'), stdin: 'rt_SAME_ONE', stdoutFails: 'EPIPE' },
       );
+      const again = 'run the command again with a stdout that stays open (e.g. > tokens.json)';
+      if (returned === 'rt_SAME_ONE') {
+        expect(r).toEqual({
+          code: 141,
+          stdout: '',
+          stderr: `error: stdout closed before the tokens were printed, their only copy: the access token stays valid until it expires; the refresh token given still holds the session; ${again}\n`,
+        });
+        expect(requests).toEqual(['POST /v1/oauth/token ']);
+        return;
+      }
       expect(r).toEqual({
         code: 141,
         stdout: '',
-        stderr:
-          'error: stdout closed before the tokens were printed, their only copy: the access token stays valid until it expires; the refresh token given still holds the session; run the command again with a stdout that stays open (e.g. > tokens.json)\n',
+        stderr: `error: stdout closed before the tokens were printed, their only copy (nothing was stored); svc revoked that session at ${base}, so nothing holds it (the refresh token sent was replaced by the new one; access tokens issued before in that session, wherever they are kept, stop working too); ${again}\n`,
       });
-      expect(requests).toEqual(['POST /v1/oauth/token ']);
+      expect(requests.filter((q) => q.startsWith('POST'))).toEqual([
+        'POST /v1/oauth/token ',
+        'POST /v1/oauth/revoke rt_NEW_ONE',
+      ]);
     } finally {
       server.close();
     }
