@@ -86,6 +86,8 @@ export class Output {
   #maskStdout = false;
   /** What the command ends with if stdout closes from now on (declareOutcome). */
   #outcome: SvcError | undefined;
+  /** Writes stdout took (their callback came without an error): see stdoutTook. */
+  #took = 0;
 
   constructor(
     io: IOStreams,
@@ -121,6 +123,15 @@ export class Output {
    */
   get stdoutClosed(): boolean {
     return this.#closed || this.#failure !== undefined || this.io.stdout.destroyed;
+  }
+
+  /**
+   * How many writes stdout has taken so far (the write's callback came without an error). A
+   * command compares it before and after printing to tell "nothing reached stdout" from "some of
+   * it did" (`oauth authorize | head -1`: the reader may hold the first line).
+   */
+  get stdoutTook(): number {
+    return this.#took;
   }
 
   /** The error code of a failed write to stdout (ENOSPC, EIO); undefined for a closed pipe or none. */
@@ -179,6 +190,7 @@ export class Output {
       // The write's own callback hears of a failure, without a listener left on the stream.
       ok = out.write(text, (error?: NodeJS.ErrnoException | null) => {
         if (error) this.#failed(error);
+        else this.#took++;
         tookIt?.();
       });
     } catch (error) {
@@ -344,16 +356,19 @@ export class Output {
     return count;
   }
 
-  /** One record: the object itself as JSON, or labelled fields as text. */
-  async record(value: unknown, fields: Field[]): Promise<void> {
-    if (this.isMachine) return this.json(value);
+  /**
+   * One record: the object itself as JSON, or labelled fields as text. `taken`: each write waits
+   * until stdout took it (see write()).
+   */
+  async record(value: unknown, fields: Field[], options: { taken?: boolean } = {}): Promise<void> {
+    if (this.isMachine) return this.json(value, options);
     const empty = (v: unknown) => v === null || v === undefined || v === '';
     const labelled = fields
       .filter(([, v, , presence]) => this.mode === 'plain' || presence !== 'optional' || !empty(v))
       .map(([label, v, kind]) => [cellText(label), v, kind] as const);
     if (this.mode === 'plain') {
       for (const [label, v, kind] of labelled) {
-        await this.write(`${label}\t${kind === 'time' ? rfc3339(v) : cellText(v)}\n`);
+        await this.write(`${label}\t${kind === 'time' ? rfc3339(v) : cellText(v)}\n`, options);
       }
       return;
     }
@@ -361,13 +376,13 @@ export class Output {
     for (const [label, v, kind] of labelled) {
       const text =
         kind === 'time' && v ? `${rfc3339(v)} (${relativeTime(v, this.#now())})` : cellText(v) || '-';
-      await this.write(`${this.#chalkOut.bold(label.padEnd(width))}  ${text}\n`);
+      await this.write(`${this.#chalkOut.bold(label.padEnd(width))}  ${text}\n`, options);
     }
   }
 
   /** One JSON document (--json), or one compact line (--ndjson). */
-  async json(value: unknown): Promise<void> {
-    await this.write(`${this.mode === 'ndjson' ? this.#json(value) : this.#json(value, 2)}\n`);
+  async json(value: unknown, options: { taken?: boolean } = {}): Promise<void> {
+    await this.write(`${this.mode === 'ndjson' ? this.#json(value) : this.#json(value, 2)}\n`, options);
   }
 
   /**

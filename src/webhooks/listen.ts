@@ -59,6 +59,12 @@ export interface ListenerOptions {
   onDelivery: (record: ReceivedDelivery) => unknown;
   /** The line is the only thing that keeps a delivery (no --capture, no --forward-to). */
   lineFirst?: boolean;
+  /**
+   * lineFirst: told of a valid delivery whose line was written but whose connection was gone by
+   * then (the sender's attempt timed out while a slow reader held the line, or the listener was
+   * stopped): it got no answer, its `not_answered` says why, and the sender retries it.
+   */
+  onUnanswered?: (record: ReceivedDelivery) => void;
 }
 
 /** A request as it came: its head (request line and headers, as sent) and its raw body. */
@@ -342,6 +348,12 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
           record.status = 503;
           res.setHeader('retry-after', String(NOT_READY_RETRY_SECONDS));
           answer(503, { error: 'not_printed', message: "the listener's output is gone: try again" });
+          return;
+        }
+        // The line is out; the answer can come too late: a sender that gave up, a listener stopped.
+        if (options.lineFirst && (gone !== undefined || res.destroyed || req.socket.destroyed)) {
+          record.not_answered = gone ?? (closing ? 'listener_stopped' : 'sender_gave_up');
+          options.onUnanswered?.(record);
           return;
         }
         answer(200, { received: true, event_id: id });

@@ -84,6 +84,21 @@ export interface FakeIOOptions {
    * reads a line and leaves (`| head -1`).
    */
   stdoutFailsAfter?: number;
+  /**
+   * A stalled reader (a full pipe nobody reads): each write is taken only once `until` settles;
+   * `onWrite` hears of each write as it is offered (a line waiting).
+   */
+  stdoutHeld?: { until: Promise<void>; onWrite?: () => void };
+}
+
+/** A stdout that takes each write only once `until` settles, then passes it on to `seen`. */
+function heldStdout(held: NonNullable<FakeIOOptions['stdoutHeld']>, seen: Writable): Writable {
+  return new Writable({
+    write(chunk, _encoding, callback) {
+      held.onWrite?.();
+      void held.until.then(() => seen.write(chunk, () => callback()));
+    },
+  });
 }
 
 /**
@@ -109,7 +124,9 @@ export function fakeIO(options: FakeIOOptions = {}): FakeIO {
   const passThrough = new PassThrough();
   const stdout = options.stdoutFails
     ? failingStdout(options.stdoutFails, options.stdoutFailsAfter ?? 0, passThrough)
-    : passThrough;
+    : options.stdoutHeld
+      ? heldStdout(options.stdoutHeld, passThrough)
+      : passThrough;
   // As process.stdout in bin/svc.js: the 'error' events of failed writes are heard by the writer.
   if (options.stdoutFails) stdout.on('error', () => {});
   const stderr = new PassThrough();

@@ -72,3 +72,47 @@ describe('startListener with lineFirst', () => {
     },
   );
 });
+
+describe('startListener with lineFirst: a line that went out after its connection did (review16b B2)', () => {
+  it.each<[string, 'sender_gave_up' | 'listener_stopped']>([
+    ['the sender gave up (its attempt timed out)', 'sender_gave_up'],
+    ['the listener was stopped (Ctrl-C)', 'listener_stopped'],
+  ])('%s: the delivery is told unanswered, not counted answered', async (_, why) => {
+    let release!: (value: boolean) => void;
+    const told: ReceivedDelivery[] = [];
+    const unanswered: ReceivedDelivery[] = [];
+    const listener = await startListener({
+      host: '127.0.0.1',
+      port: 0,
+      secret: SECRET,
+      toleranceSeconds: 300,
+      maxBodyBytes: 1024 * 1024,
+      now: () => NOW_MS,
+      lineFirst: true,
+      onDelivery: (record: ReceivedDelivery) => {
+        told.push(record);
+        return new Promise<boolean>((resolve) => {
+          release = resolve;
+        });
+      },
+      onUnanswered: (record) => unanswered.push(record),
+    });
+    listeners.push(listener);
+    const req = httpRequest(`${listener.url}/hooks`, {
+      method: 'POST',
+      headers: { 'x-svc-signature': signatureHeader(SECRET, Math.floor(NOW_MS / 1000), BODY) },
+      agent: false,
+    });
+    const closed = new Promise<void>((resolve) => req.on('close', () => resolve()));
+    req.on('error', () => {});
+    req.end(BODY);
+    await expect.poll(() => told.length).toBe(1);
+    if (why === 'sender_gave_up') req.destroy();
+    else await listener.close();
+    await closed;
+    release(true);
+    await expect.poll(() => unanswered.length).toBe(1);
+    expect(unanswered[0]).toBe(told[0]);
+    expect(unanswered[0]!.not_answered).toBe(why);
+  });
+});

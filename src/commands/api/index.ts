@@ -2,7 +2,7 @@
 // path.ts, headers.ts, fields.ts and print.ts. Past 300 lines: the help's examples and the
 // outcome of a lost answer (the key to re-run with) belong to the command itself.
 import { Command, Option } from 'commander';
-import { didYouMean } from '../../api/suggest.js';
+import { closest, didYouMean } from '../../api/suggest.js';
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { AuthError, SvcError, UsageError } from '../../errors.js';
@@ -45,8 +45,18 @@ function splitField(flag: string, raw: string): [string, string] {
 function methodAndPath(first: string | undefined, second: string | undefined): [string, string] {
   if (first === undefined) throw new UsageError('svc api needs a path, e.g. svc api /v1/me');
   if (second !== undefined) return [first, second];
-  if (first.startsWith('/') || !METHODS.includes(first.toUpperCase() as HttpMethod)) return ['GET', first];
-  throw new UsageError(`svc api ${first} needs a path, e.g. svc api ${first.toUpperCase()} /v1/me`);
+  if (METHODS.includes(first.toUpperCase() as HttpMethod)) {
+    throw new UsageError(`svc api ${first} needs a path, e.g. svc api ${first.toUpperCase()} /v1/me`);
+  }
+  // A lone word near a method (GTE, PSOT), with no leading slash, is a misspelt method far more
+  // likely than a top-level path: refused before anything is sent, not sent as GET /GTE.
+  const near = /^[a-z]+$/i.test(first) ? closest(first.toUpperCase(), METHODS) : undefined;
+  if (near !== undefined) {
+    throw new UsageError(
+      `unknown HTTP method ${quoted(first)} (did you mean ${near}?) and no path; e.g. svc api ${near} /v1/me`,
+    );
+  }
+  return ['GET', first];
 }
 
 export function parseApi(

@@ -38,12 +38,16 @@ export function parseOAuthAuthorize(flags: Record<string, unknown>): OAuthAuthor
   return { ...base, clientId: base.clientId, publicClient, save: flags.save === true };
 }
 
-/** Prints a token response in full (it is what the command is for), every field the server sent. */
+/**
+ * Prints a token response in full (it is what the command is for), every field the server sent;
+ * each write waits until stdout took it, so a cut print knows whether any of it got out.
+ */
 async function printTokens(ctx: Context, tokens: TokenSet): Promise<void> {
-  if (ctx.out.isMachine) return ctx.out.json(tokens.raw);
+  if (ctx.out.isMachine) return ctx.out.json(tokens.raw, { taken: true });
   await ctx.out.record(
     tokens.raw,
     Object.entries(tokens.raw).map(([name, value]) => [name, value] as [string, unknown]),
+    { taken: true },
   );
 }
 
@@ -104,7 +108,7 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
         : undefined,
     }),
   );
-  const unprinted = await unlessClosed(printTokens(ctx, result.tokens));
+  const unprinted = await unlessClosed(ctx, () => printTokens(ctx, result.tokens));
   if (!ctx.out.isMachine && !unprinted) ctx.out.info(storedNote(ctx, result.stored));
   await endReplacedSession(ctx, ctx.settings().profile, result.stored?.replaced);
   if (unprinted) {
@@ -135,9 +139,11 @@ export function authorizeCommand(make: MakeContext): Command {
         'loopback redirect on 127.0.0.1 (register http://127.0.0.1/callback on the client; any port is\n' +
         'accepted), the consent page in the browser, then the code exchanged with client_id and\n' +
         'client_secret. Prints the token response as the server sent it; stores nothing unless --save.\n' +
-        'If stdout closes (or fails) before the tokens are printed, svc revokes the session they open,\n' +
-        'as nothing else holds them, and says so (exit 141, or 1 for a failed write); with --save it says\n' +
-        'they are stored in the profile.\n' +
+        'If stdout closes (or fails) before any of the tokens reached it, svc revokes the session they\n' +
+        'open, as nothing else holds them, and says so (exit 141, or 1 for a failed write); with --save it\n' +
+        'says they are stored in the profile. If it closes after stdout took some of them (| head -1\n' +
+        'takes the access token line), the reader may hold them: svc revokes nothing and says how to\n' +
+        'end that session with a token the reader kept (exit 141).\n' +
         'The secret comes from --client-secret-file, --client-secret-stdin, SVC_CLIENT_SECRET or a\n' +
         'hidden prompt on a terminal — never from a flag value. --public: a client without a secret.',
     )

@@ -128,7 +128,7 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
   const api = await ctx.api();
   const url = tokenUrl(ctx.settings().values.base_url!);
   const tokens = await requestToken(api, url, form);
-  const unprinted = await unlessClosed(ctx.out.json(tokens.raw));
+  const unprinted = await unlessClosed(ctx, () => ctx.out.json(tokens.raw, { taken: true }));
   if (unprinted) {
     throw await tokensUnprinted(ctx, unprinted, {
       tokens,
@@ -137,7 +137,12 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
       clientId,
       clientSecret,
       storedIn: undefined,
-      sessionHeld: options.grantType === 'refresh_token' && tokens.refresh_token === undefined,
+      // No new refresh token (none, or the one sent back, as a server that does not rotate does):
+      // the caller's own still holds the session, and is never svc's to revoke.
+      refreshed: options.grantType === 'refresh_token',
+      sessionHeld:
+        options.grantType === 'refresh_token' &&
+        (tokens.refresh_token === undefined || tokens.refresh_token === form.refresh_token),
     });
   }
 }
@@ -152,8 +157,10 @@ export function tokenCommand(make: MakeContext): Command {
           'Secrets — the client secret, the authorization code, the code verifier, the refresh token — come\n' +
           'from files or standard input (one of them at most), or SVC_CLIENT_SECRET for the client secret;\n' +
           'never from flag values, which other users of the machine can read (ps). If stdout closes (or\n' +
-          'fails) before the tokens are printed, svc revokes the session they open, as nothing else holds\n' +
-          'them, and says so (exit 141, or 1 for a failed write).',
+          'fails) before any of the tokens reached it, svc revokes the session they open, as nothing else\n' +
+          'holds them, and says so (exit 141, or 1 for a failed write) — never a session the caller held\n' +
+          'already: a refresh answered with no refresh token, or the one sent, revokes nothing. If stdout\n' +
+          'took some of them, the reader may hold them: svc revokes nothing and says how to end it.',
       )
       .addOption(
         new Option('--grant-type <type>', 'authorization_code or refresh_token').choices(OAUTH_GRANT_TYPES),

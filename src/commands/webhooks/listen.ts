@@ -247,20 +247,37 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   // cannot be written gets 503 and is retried, never acknowledged unseen; a slow reader then
   // delays answering. With --capture or --forward-to, what arrives is kept there: a slow reader
   // delays only printing, and svc says once that the lines are no longer seen and goes on.
+  // A line stdout took is in the pipe, not yet read: a reader that leaves (`head -1`, `grep -m1`)
+  // drops what it did not read, and those deliveries were acknowledged. svc cannot see which; it
+  // names the ones acknowledged whose lines were in the last UNREAD_WINDOW bytes it wrote.
+  // A delivery whose line went out but whose sender had gone by then got no answer: said on stderr.
   const sink = sinkWords(capture?.dir, options.forwardTo);
   const lineFirst = sink === undefined;
   const stdoutGone = new AbortController();
   const unprinted: ReceivedDelivery[] = [];
+  const unanswered: ReceivedDelivery[] = [];
+  const recent: Array<{ record: ReceivedDelivery; bytes: number }> = [];
+  let recentBytes = 0;
   let printing = Promise.resolve();
   /** Prints a request's line after those before it; true once stdout has it (lineFirst: taken). */
   const print = (record: ReceivedDelivery): Promise<boolean> => {
     const taken = { taken: lineFirst };
+    let bytes = 0;
     const printed = printing
-      .then(() =>
-        ctx.out.isMachine ? ctx.out.jsonLine(record, taken) : ctx.out.write(`${line(ctx, record)}\n`, taken),
-      )
+      .then(() => {
+        const text = ctx.out.isMachine ? `${ctx.out.jsonText(record)}\n` : `${line(ctx, record)}\n`;
+        bytes = Buffer.byteLength(text);
+        return ctx.out.write(text, taken);
+      })
       .then(
-        () => true,
+        () => {
+          if (lineFirst && record.valid) {
+            recent.push({ record, bytes });
+            recentBytes += bytes;
+            while (recentBytes - recent[0]!.bytes >= UNREAD_WINDOW) recentBytes -= recent.shift()!.bytes;
+          }
+          return true;
+        },
         (error: unknown) => {
           if (!(error instanceof ClosedPipeError)) return false;
           unprinted.push(record);
@@ -305,6 +322,16 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
         return print(record);
       },
       lineFirst,
+      onUnanswered: (record) => {
+        unanswered.push(record);
+        ctx.out.warn(
+          `${requestList([record])} (event ${record.event_id ?? '-'}) was printed ${sym.arrow} 200 but got no answer: ${
+            record.not_answered === 'listener_stopped'
+              ? 'the listener stopped before stdout took its line'
+              : "the sender gave up (the platform's attempt timeout is 10 s) while stdout was slow to take its line"
+          }; the platform retries it`,
+        );
+      },
     });
   } catch (error) {
     await forwarding?.close();
@@ -406,11 +433,19 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
   const loops = looped
     ? `; ${looped} of its own forward(s) came back and were refused (508 Loop Detected: check --forward-to)`
     : '';
+  // A delivery whose line was taken late hears it was not answered only after its line: once more round.
+  await new Promise((resolve) => setImmediate(resolve));
+  const noAnswer = unanswered.length
+    ? `, ${unanswered.length} printed but not answered (the sender gave up or the listener stopped first: the platform retries them)`
+    : '';
   ctx.out.info(
-    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${early}${repeated ? `, ${repeated} repeated event(s)` : ''}${loops}`,
+    `stopped after ${received} request(s): ${valid} valid, ${invalid} invalid${tooLarge}${early}${noAnswer}${repeated ? `, ${repeated} repeated event(s)` : ''}${loops}`,
   );
   if (notBack !== undefined) throw notBack;
-  if (unprinted.length > 0) throw unprintedError(ctx, unprinted, sink, options.webhook);
+  if (unprinted.length > 0) {
+    const maybeUnread = recent.map((r) => r.record).filter((r) => !r.not_answered && r.delivery_id);
+    throw unprintedError(ctx, unprinted, sink, options.webhook, maybeUnread);
+  }
 }
 
 /** Where what arrives is kept besides stdout: --capture's directory, --forward-to's target. */
@@ -421,6 +456,12 @@ function sinkWords(dir: string | undefined, forwardTo: URL | undefined): string 
   ].filter(Boolean);
   return kept.length > 0 ? kept.join(' and ') : undefined;
 }
+
+/**
+ * How far back lines handed to stdout may still be unread when its reader leaves: a Linux pipe
+ * holds 64 KiB, and the reader's last read may have taken as much again that it dropped.
+ */
+const UNREAD_WINDOW = 128 * 1024;
 
 /** `stdout closed`, or the failed write's `cannot write to stdout (ENOSPC)`. */
 function stdoutWords(ctx: Context): string {
@@ -448,6 +489,7 @@ function unprintedError(
   unprinted: ReceivedDelivery[],
   sink: string | undefined,
   webhook: string | undefined,
+  maybeUnread: ReceivedDelivery[],
 ): SvcError {
   const what = stdoutWords(ctx);
   const count = `${unprinted.length} request(s) answered were not printed (${requestList(unprinted)})`;
@@ -468,7 +510,17 @@ function unprintedError(
   const message = sink
     ? `${what} while listening: ${count}; each was still ${sink}`
     : `${what}, so the listener stopped (later deliveries fail and the platform retries them): ${count}`;
-  const options = sink || replay === undefined ? {} : { hint: replay };
+  const unread =
+    maybeUnread.length === 0 || ctx.out.stdoutFailure !== undefined
+      ? undefined
+      : `${maybeUnread.length === 1 ? 'the delivery' : `the ${maybeUnread.length} deliveries`} acknowledged (200) last, whose line${maybeUnread.length === 1 ? ' was' : 's were'} in the last ${UNREAD_WINDOW / 1024} KiB handed to stdout, may have been dropped unread by a reader that left (head, grep -m1): ${requestList(maybeUnread)}; if your reader did not show ${maybeUnread.length === 1 ? 'it' : 'them'}, \`svc webhooks replay ${webhook ?? 'WEBHOOK'} ${maybeUnread
+          .slice(0, 5)
+          .map((r) => r.delivery_id)
+          .join(
+            ' ',
+          )}\` sends ${maybeUnread.length > 5 ? 'the first 5' : maybeUnread.length === 1 ? 'it' : 'them'} again${maybeUnread.length > 5 ? ' (`svc webhooks deliveries` lists the rest)' : ''}`;
+  const hint = [replay, unread].filter(Boolean).join('; ');
+  const options = sink || hint === '' ? {} : { hint };
   return ctx.out.stdoutFailure === undefined
     ? new StdoutClosedError(message, options)
     : new StdoutFailedError(message, options);
@@ -493,8 +545,13 @@ export function listenCommand(make: MakeContext): Command {
         "being put back or set up: that finishes first. When stdout's reader goes away (`| head -1`) or a write to it\n" +
         'fails, the listener stops as on Ctrl-C (later deliveries fail and the platform retries them; W is put back)\n' +
         'and exits 141 (1 for a failed write), naming the requests whose line was lost. Without --capture or\n' +
-        '--forward-to a valid delivery is answered only once stdout has its line (a slow reader slows the\n' +
-        'answers): one whose line cannot be written gets 503, not acknowledged, and the platform retries it.\n' +
+        '--forward-to a valid delivery is answered only once stdout has taken its line: one whose line cannot\n' +
+        'be written gets 503, not acknowledged, and the platform retries it. Taken is not read: a line stdout\n' +
+        'took sits in the pipe, and a reader that leaves (head -1, grep -m1) drops what it had not read, though\n' +
+        'those deliveries were acknowledged; svc names the ones whose lines were in the last 128 KiB it wrote,\n' +
+        "with the replay that sends them again. A slow reader slows the answers: past the platform's attempt\n" +
+        'timeout (10 s) the sender gives up, and a line that printed → 200 is followed by a warning that it got\n' +
+        'no answer (the platform retries it); so is one still waiting for stdout at Ctrl-C; the summary counts them.\n' +
         'With --capture or --forward-to, which keep what arrives, it says so once and goes on (exit 141 at the\n' +
         'end, naming the requests not printed).\n\n' +
         '--webhook W points that webhook here while svc runs (as `stripe listen` does): its secret is rotated so\n' +

@@ -22,3 +22,23 @@ describe('svc api with a misspelt method', () => {
     expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
   });
 });
+
+describe('svc api with a misspelt method and no path (review16b B8)', () => {
+  it.each<[string, string]>([
+    ['GTE', 'GET'],
+    ['PSOT', 'POST'],
+    ['gte', 'GET'],
+    ['DELET', 'DELETE'],
+  ])('svc api %s: the method meant, exit 2, nothing sent (not GET /%s)', async (word, meant) => {
+    expect(await runInProcess(['api', word], {})).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: unknown HTTP method "${word}" (did you mean ${meant}?) and no path; e.g. svc api ${meant} /v1/me\n`,
+    });
+  });
+
+  it('a word near no method is still a path (svc api roles is GET /roles)', async () => {
+    const r = await runInProcess(['api', 'roles'], {});
+    expect(r.stderr).not.toContain('unknown HTTP method');
+  });
+});

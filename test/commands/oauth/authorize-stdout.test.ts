@@ -5,6 +5,8 @@
  * token on stderr; stored, it says where they are. Never 0: the tokens were not shown.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,6 +92,126 @@ describe('svc oauth authorize, stdout gone before the tokens are printed', () =>
     const me = await svc.run(['me', '--json'], { env, now: Date.now() });
     expect(me.code, me.stderr).toBe(0);
     expect(JSON.parse(me.stdout).credential).toMatchObject({ client_id: client.client_id });
+  });
+});
+
+describe('svc oauth authorize, stdout gone after it took some of the tokens', () => {
+  it.each([
+    ['the reader took the first line and left (141)', 'EPIPE', 141, 'stdout closed'],
+    ['the disk filled after the first line (1)', 'ENOSPC', 1, 'cannot write to stdout (ENOSPC)'],
+  ])('%s: nothing is revoked, the access token it took works', async (_what, fails, code, closed) => {
+    const client = await createClient(svc.sandbox());
+    const before = revoked();
+    const browser = consentBrowser();
+    const env = anonymous(`took-${code}`, client.client_secret);
+    const r = await svc.run(['oauth', 'authorize', '--client-id', client.client_id], {
+      env,
+      browser,
+      stdoutFails: fails,
+      stdoutFailsAfter: 1,
+    });
+    await browser.settled();
+    expect(r.code).toBe(code);
+    const [label, token] = r.stdout.trimEnd().split('\t');
+    expect([label, r.stdout.split('\n').length]).toEqual(['access_token', 2]);
+    expect(last(r.stderr)).toBe(
+      `error: ${closed} after the tokens began to print, so svc did not revoke their session: your reader may hold them; ` +
+        `if your reader did not keep them, end that session with a token it took: printf 'token=%s&client_id=${client.client_id}&client_secret=%s' TOKEN "$SVC_CLIENT_SECRET" | ` +
+        `svc api POST /v1/oauth/revoke -H 'Content-Type: application/x-www-form-urlencoded' --input - (a reader that took none leaves it valid until its tokens expire); ` +
+        'or run the command again with a stdout that stays open (e.g. > tokens.json)',
+    );
+    expect(revoked()).toBe(before);
+    const me = await svc.run(['me', '--json'], { env: { ...env, SVC_TOKEN: token }, now: Date.now() });
+    expect(me.code, me.stderr).toBe(0);
+    // The command the hint gives ends the session with the token the reader took.
+    const form = `token=${token}&client_id=${client.client_id}&client_secret=${client.client_secret}`;
+    const end = await svc.run(
+      [
+        'api',
+        'POST',
+        '/v1/oauth/revoke',
+        '-H',
+        'Content-Type: application/x-www-form-urlencoded',
+        '--input',
+        '-',
+      ],
+      { env, stdin: form },
+    );
+    expect(end.code, end.stderr).toBe(0);
+    expect(revoked()).toBe(before + 1);
+  });
+});
+
+describe('svc oauth token --grant-type refresh_token, a server that sends the same refresh token back', () => {
+  it.each([
+    ['the same refresh token back: the one the caller sent is not revoked', 'rt_SAME_ONE'],
+    ['a new refresh token (rotation): that one is revoked, and what it ends is said', 'rt_NEW_ONE'],
+  ])('stdout gone, %s (141)', async (_what, returned) => {
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        requests.push(
+          `${req.method} ${req.url?.split('?')[0]} ${new URLSearchParams(body).get('token') ?? ''}`,
+        );
+        res.setHeader('content-type', 'application/json');
+        if (req.url === '/v1/oauth/token') {
+          res.end(
+            JSON.stringify({
+              access_token: 'at_1',
+              token_type: 'Bearer',
+              expires_in: 3600,
+              refresh_token: returned,
+            }),
+          );
+        } else {
+          res.statusCode = req.url === '/v1/oauth/revoke' ? 200 : 404;
+          res.end('{}');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await svc.run(
+        [
+          'oauth',
+          'token',
+          '--base-url',
+          base,
+          '--grant-type',
+          'refresh_token',
+          '--client-id',
+          'cli_x',
+          '--refresh-token-stdin',
+        ],
+        { env: anonymous('same-rt', 's3cr3t'), stdin: 'rt_SAME_ONE', stdoutFails: 'EPIPE' },
+      );
+      const again = 'run the command again with a stdout that stays open (e.g. > tokens.json)';
+      if (returned === 'rt_SAME_ONE') {
+        expect(r).toEqual({
+          code: 141,
+          stdout: '',
+          stderr: `error: stdout closed before the tokens were printed, their only copy: the access token stays valid until it expires; the refresh token given still holds the session; ${again}\n`,
+        });
+        expect(requests).toEqual(['POST /v1/oauth/token ']);
+        return;
+      }
+      expect(r).toEqual({
+        code: 141,
+        stdout: '',
+        stderr: `error: stdout closed before the tokens were printed, their only copy (nothing was stored); svc revoked that session at ${base}, so nothing holds it (the refresh token sent was replaced by the new one; access tokens issued before in that session, wherever they are kept, stop working too); ${again}\n`,
+      });
+      expect(requests.filter((q) => q.startsWith('POST'))).toEqual([
+        'POST /v1/oauth/token ',
+        'POST /v1/oauth/revoke rt_NEW_ONE',
+      ]);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -48,7 +48,12 @@ describe('svc webhooks listen --webhook W | head -1', () => {
       exit_code: 141,
       // Its line could not be written, so it was not acknowledged (s16: it was answered 200 first,
       // then lost, with only a replay command to show for it).
-      hint: 'that delivery was answered 503, not acknowledged: the platform retries it',
+      // The line stdout took is in the pipe, which a reader that left may not have read (review16b
+      // B1): that delivery was acknowledged, so it is named with the replay that sends it again.
+      hint:
+        'that delivery was answered 503, not acknowledged: the platform retries it; ' +
+        `the delivery acknowledged (200) last, whose line was in the last 128 KiB handed to stdout, may have been dropped unread by a reader that left (head, grep -m1): ${first}#1; ` +
+        `if your reader did not show it, \`svc webhooks replay ${id} ${first}\` sends it again`,
     });
     await expect
       .poll(async () => (await delivery(svc.sandbox(), id, second)).attempt_count, { timeout: 10_000 })
@@ -89,4 +94,43 @@ describe('svc webhooks listen --webhook W | head -1', () => {
       `error: stdout closed while listening: 2 request(s) answered were not printed (${ids[1]}#1, ${ids[2]}#1); each was still saved in ${dir}`,
     );
   }, 30_000);
+});
+
+describe('svc webhooks listen --webhook W with a stalled reader, then Ctrl-C (review16b B2)', () => {
+  it('the delivery whose line waited is said printed → 200 but not answered, and counted so; the platform retries it', async () => {
+    const original = 'http://127.0.0.1:9/none';
+    const { id } = await createWebhook(svc.sandbox(), original);
+    let release!: () => void;
+    let offered = 0;
+    const run = startInProcess(['webhooks', 'listen', '--webhook', id, '--port', '0'], svc.env(), {
+      now: Date.now(),
+      stdoutHeld: {
+        until: new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+        onWrite: () => offered++,
+      },
+    });
+    await run.waitForStderr(new RegExp(`webhook ${id} delivers here`));
+    const event = (await emit(svc.sandbox(), id, 1)).events[0]!;
+    const first = event.delivery_ids[0]!;
+    await expect.poll(() => offered, { timeout: 10_000 }).toBe(1);
+    run.interrupt();
+    await run.waitForStderr(new RegExp(`webhook ${id} is back`));
+    release();
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${first}#1`);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines, r.stderr).toContain(
+      `warning: ${first}#1 (event ${event.id}) was printed → 200 but got no answer: the listener stopped before stdout took its line; the platform retries it`,
+    );
+    expect(lines.at(-1)).toBe(
+      'stopped after 1 request(s): 1 valid, 0 invalid, 1 printed but not answered (the sender gave up or the listener stopped first: the platform retries them)',
+    );
+    await expect
+      .poll(async () => (await delivery(svc.sandbox(), id, first)).attempt_count, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    expect((await delivery(svc.sandbox(), id, first)).status).not.toBe('delivered');
+  });
 });
