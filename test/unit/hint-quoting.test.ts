@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { reloginHint } from '../../src/auth/refresh.js';
 import { otherCallersRun } from '../../src/bulk/caller.js';
 import { refuseDirectory, refusedOwner } from '../../src/bulk/journal.js';
 import { createOnce } from '../../src/commands/replayed-creation.js';
@@ -71,6 +72,12 @@ describe('hints that embed a path, id or value come back from a shell as that wo
       () => `\`${/--journal \S.*$/.exec(hintOf(() => refuseDirectory(dir)))?.[0]}\``,
       '--journal ',
       ['--journal', join(dir, 'svc-journal.ndjson')],
+    ],
+    [
+      "a confidential client's login to run again: --client-id",
+      () => reloginHint('svc login', { client_id: AWKWARD, client_secret: 's' } as never),
+      'svc login ',
+      ['svc', 'login', '--client-id', AWKWARD, '--client-secret-file', 'FILE'],
     ],
   ])('%s', (_name, hint, start, words) => {
     expect(shellWords(quotedCommand(hint(), start))).toEqual(words);
