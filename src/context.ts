@@ -284,8 +284,13 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           // -p NAME / SVC_PROFILE naming a profile that does not exist is that, not a missing setting;
           // so is an active profile that is gone, or none active while other profiles exist.
           ctx.ownProfileSettings();
+          // A profile named by -p or SVC_PROFILE: `svc sandbox start` would configure "sandbox", not it.
+          const p = profileFlag(s);
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
-            hint: `run \`svc sandbox start\` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / \`svc ${profileFlag(s)}config set base_url URL\``,
+            hint:
+              p === ''
+                ? 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`'
+                : `set its server with \`svc ${p}config set base_url URL\` (or \`svc ${p}sandbox start\` for a local sandbox), or pass --base-url / set SVC_BASE_URL`,
           });
         }
         checkBaseUrlPath(baseUrl, s.sources.base_url ?? 'profile', s.profile);

@@ -2,6 +2,7 @@ import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, SvcError } from '../errors.js';
 import type { ApiClient } from '../http/client.js';
 import { OutcomeUnknownError } from '../http/errors.js';
+import { shellWord } from '../system/shell-words.js';
 import type { CredentialSource } from './credentials.js';
 import { credentialFromTokens, oauthErrorCode, requestToken, tokenRequestFailed } from './token-endpoint.js';
 
@@ -31,7 +32,7 @@ const DEFINITE_REFUSALS = new Set(['invalid_grant', 'invalid_client']);
 export function reloginHint(loginCommand: string, credential: StoredCredential | undefined): string {
   if (credential?.client_secret && credential.client_id) {
     return (
-      `run \`${loginCommand} --client-id ${credential.client_id} --client-secret-file FILE\` again ` +
+      `run \`${loginCommand} --client-id ${shellWord(credential.client_id)} --client-secret-file FILE\` again ` +
       '(a confidential client: its secret from --client-secret-file, --client-secret-stdin or SVC_CLIENT_SECRET)'
     );
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { envToken } from '../auth/credentials.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import type { Context } from '../context.js';
+import { pathWord } from '../system/shell-words.js';
 import { headerOf, type JournalHeader, type RunOwner, refusedOwner } from './journal.js';
 
 /**
@@ -91,5 +92,5 @@ export function otherCallersRun(dir: string, kind: string, owner: RunOwner): str
   const by = typeof other.header.by === 'string' ? ` by ${other.header.by}` : '';
   const at = typeof other.header.started_at === 'string' ? ` started at ${other.header.started_at}` : '';
   const more = others.length > 1 ? ` (and ${others.length - 1} more)` : '';
-  return `note: another caller's unfinished run of this command${at}${by} is in ${other.path}${more}; this is a new run of your own, which leaves that one to its caller (see it with \`cat ${other.path}\`)`;
+  return `note: another caller's unfinished run of this command${at}${by} is in ${other.path}${more}; this is a new run of your own, which leaves that one to its caller (see it with \`cat ${pathWord(other.path)}\`)`;
 }

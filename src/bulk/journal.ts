@@ -8,6 +8,7 @@ import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { makeDirectories } from '../system/directories.js';
+import { pathWord } from '../system/shell-words.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
 /** One line of a journal after its header: an item done, or an attempt that got a definite "no". */
@@ -326,7 +327,7 @@ export function refusedOwner(
       `journal ${path} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
       {
         code: 'journal_caller_unknown',
-        hint: `see what it did with \`cat ${path}\`; to start a run of your own, remove it (rm ${path}) and run the command again`,
+        hint: `see what it did with \`cat ${pathWord(path)}\`; to start a run of your own, remove it (\`rm ${pathWord(path)}\`) and run the command again`,
       },
     );
   }
@@ -358,7 +359,7 @@ export function refuseDirectory(path: string): void {
   if (directory || slash) {
     const what = directory ? 'is a directory' : 'names a directory';
     throw new UsageError(`--journal ${path} ${what}; the journal is a file`, {
-      hint: `give a file path, e.g. --journal ${join(path, 'svc-journal.ndjson')}`,
+      hint: `give a file path, e.g. --journal ${pathWord(join(path, 'svc-journal.ndjson'))}`,
     });
   }
 }

@@ -13,6 +13,7 @@ import { NotFoundError, OutcomeUnknownError } from '../http/errors.js';
 import { newIdempotencyKey } from '../http/idempotency.js';
 import type { ApiPromise } from '../platform/api-promise.js';
 import { SecretFile, type SecretIntent } from '../system/secret-file.js';
+import { shellWord } from '../system/shell-words.js';
 
 /**
  * What a --secret-file waits for, recorded while its request is in flight (SecretFile): a run
@@ -23,7 +24,7 @@ export function secretIntent(
   key: string,
   made: string,
   find: string,
-  rerun = `the same command with --idempotency-key ${key}`,
+  rerun = `the same command with --idempotency-key ${shellWord(key)}`,
 ): SecretIntent {
   return { records: join(stateDir(ctx.env), 'secret-files'), key, made, find, rerun };
 }
@@ -93,7 +94,7 @@ export async function createOnce<T>(
   noun: string,
   request: (key: string) => ApiPromise<T>,
   rerun: Rerun = {
-    with: (key) => `--idempotency-key ${key}`,
+    with: (key) => `--idempotency-key ${shellWord(key)}`,
     included: noun === 'API key' ? 'the key' : 'secret',
   },
   // The key svc chose already when it had to name it first (a --secret-file's record); a key svc

@@ -17,15 +17,15 @@ export function shellQuote(text: string): string {
  * `text` as one word of a command line svc shows for a person to run again (a listing's
  * continuation, a step of the tour): as it is when it is plain, else quoted (`shellQuote`).
  */
+export function shellWord(text: string): string {
+  // Not bare with a leading `=`: zsh reads `=word` as the path of the command `word`.
+  return /^[\w./:@-][\w./:=@-]*$/.test(text) ? text : shellQuote(text);
+}
+
 /**
  * A path as one word of a command line svc prints: `./-x` for one that starts with `-`, which
  * would otherwise read as a flag, or `-` as standard input.
  */
 export function pathWord(path: string): string {
   return shellWord(path.startsWith('-') ? `./${path}` : path);
-}
-
-export function shellWord(text: string): string {
-  // Not bare with a leading `=`: zsh reads `=word` as the path of the command `word`.
-  return /^[\w./:@-][\w./:=@-]*$/.test(text) ? text : shellQuote(text);
 }

@@ -133,7 +133,7 @@ describe('a bulk run is resumed only by the caller who started it', () => {
       expect(JSON.parse(r.stderr).error).toMatchObject({
         code: 'journal_caller_unknown',
         message: `journal ${legacy} holds a run of this command that an earlier svc started without recording who ran it, so svc cannot resume it as yours`,
-        hint: `see what it did with \`cat ${legacy}\`; to start a run of your own, remove it (rm ${legacy}) and run the command again`,
+        hint: `see what it did with \`cat ${legacy}\`; to start a run of your own, remove it (\`rm ${legacy}\`) and run the command again`,
       });
     }
   });

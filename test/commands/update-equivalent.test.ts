@@ -102,14 +102,29 @@ describe('svc oauth update that changes nothing', () => {
   });
 
   it.each([
-    ['--redirect-uri', 'https://vendor.example/cb', 'redirect_uris', ['https://vendor.example/cb']],
-    ['--grant-type', 'authorization_code', 'grant_types', ['authorization_code']],
+    [
+      '--redirect-uri',
+      'https://vendor.example/cb',
+      'redirect_uris',
+      'the redirect URI https://vendor.example/cb2',
+      ['https://vendor.example/cb'],
+    ],
+    [
+      '--grant-type',
+      'authorization_code',
+      'grant_types',
+      'the grant type refresh_token',
+      ['authorization_code'],
+    ],
   ])(
     'a value given twice (%s) is one: the list that has more changes, never "already has exactly"',
-    async (flag, value, field, after) => {
+    async (flag, value, field, removed, after) => {
       const { client_id: id } = (await client()) as { client_id: string };
       const r = await svc.run(['oauth', 'update', id, flag, value, flag, value]);
-      expect([r.code, r.stderr]).toEqual([0, `✓ updated OAuth client ${id} (${field})\n`]);
+      expect([r.code, r.stderr]).toEqual([
+        0,
+        `✓ updated OAuth client ${id} (${field}); removed ${removed}\n`,
+      ]);
       const now = await admin(svc.sandbox(), 'GET', `/v1/oauth/clients/${id}`);
       expect(now.body[field]).toEqual(after);
     },

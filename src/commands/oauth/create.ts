@@ -184,11 +184,14 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
   );
   // Only for a client svc's loopback redirect can use: for another, the flow cannot finish.
   if (!ctx.out.isMachine && acceptsSvcRedirect(data.redirect_uris ?? [])) {
-    const secret = options.secret.file
-      ? ` --client-secret-file ${pathWord(options.secret.file)}`
-      : ' --client-secret-stdin';
+    // A secret shown (not written to a file) is in no file to name: the line that works as printed
+    // is the one that asks for it. --client-secret-stdin, pasted on the terminal it was shown on,
+    // met a terminal on stdin and was refused (exit 2).
+    const file = options.secret.file;
+    const secret = file === undefined ? '' : ` --client-secret-file ${pathWord(file)}`;
+    const asks = file === undefined ? ' (it asks for the client secret)' : '';
     ctx.out.info(
-      `Try it: ${svcCommand(ctx.settings(), `oauth authorize --client-id ${shellWord(data.client_id)}${secret}`)}`,
+      `Try it${asks}: ${svcCommand(ctx.settings(), `oauth authorize --client-id ${shellWord(data.client_id)}${secret}`)}`,
     );
   }
 }

@@ -63,8 +63,32 @@ export async function runOAuthUpdate(ctx: Context, options: OAuthUpdateOptions):
   if (changed.length === 0) {
     ctx.out.info(`Nothing changed: OAuth client ${client.client_id} ${unchanged(options.change, client)}.`);
   } else {
-    ctx.out.success(`updated OAuth client ${client.client_id} (${changed.join(', ')})`);
+    ctx.out.success(
+      `updated OAuth client ${client.client_id} (${changed.join(', ')})${removedFrom(before, client)}`,
+    );
   }
+}
+
+/** The lists a repeated flag replaces, in words: what an update took out of them is said. */
+const LISTS = [
+  ['redirect_uris', 'redirect URI'],
+  ['scopes', 'scope'],
+  ['grant_types', 'grant type'],
+] as const;
+
+/**
+ * What the update removed from the client's lists (`--redirect-uri NEW` replaces them all: the
+ * URIs an integration used are gone, which the fields alone did not say), or ''.
+ */
+function removedFrom(before: OAuthClient, after: OAuthClient): string {
+  const gone = LISTS.flatMap(([key, noun]) => {
+    const kept = new Set<string>(after[key] ?? []);
+    const removed = ((before[key] ?? []) as readonly string[]).filter((value) => !kept.has(value));
+    return removed.length === 0
+      ? []
+      : [`the ${noun}${removed.length === 1 ? '' : 's'} ${removed.join(', ')}`];
+  });
+  return gone.length === 0 ? '' : `; removed ${andList(gone)}`;
 }
 
 /** What a change that changes nothing found already true of `client`, in words. */
@@ -137,7 +161,10 @@ export function updateCommand(make: MakeContext): Command {
           'svc oauth update cli_0123 --scope read:exceptions',
           'narrow its scopes (tokens lose the others at once)',
         ],
-        ['svc oauth update cli_0123 --redirect-uri https://vendor.example/v2/callback', 'a new redirect URI'],
+        [
+          'svc oauth update cli_0123 --redirect-uri https://vendor.example/v2/callback',
+          'replace its redirect URIs with this one (the others are removed)',
+        ],
       ),
     )
     .action(async (clientId: string, flags: Record<string, unknown>, cmd: Command) => {

@@ -8,6 +8,7 @@ import { quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { isRetryAfter } from '../../sandbox/retry-after.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
+import { activeOverridden } from '../profiles/use.js';
 import { bindError, confirmReplacing, parseHost } from './start-checks.js';
 
 export interface SandboxStartOptions {
@@ -156,6 +157,9 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     }
     if (replaced) ctx.out.warn(replaced);
   }
+  // Made active, but not what this shell's commands use when SVC_PROFILE names another profile.
+  const overridden = activated ? activeOverridden(ctx.env, profile) : undefined;
+  if (overridden) ctx.out.warn(overridden);
   const info = {
     url: sandbox.url,
     app_url: sandbox.url,
@@ -184,9 +188,10 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
         `  profile      "${profile}"${activated ? ' (active)' : `; use it with \`svc -p ${profile} ${sym.ellipsis}\` or \`svc profiles use ${profile}\``}`,
       );
     }
-    // A command that works as it is typed: the profile is the active one only when it was activated.
+    // A command that works as it is typed: the profile is the one in use only when it was
+    // activated and SVC_PROFILE does not name another.
     const next = saved
-      ? `svc ${activated ? '' : `-p ${profile} `}tenants ls`
+      ? `svc ${activated && !overridden ? '' : `-p ${profile} `}tenants ls`
       : sandbox.adminToken
         ? `SVC_TOKEN=<admin token> svc --base-url ${sandbox.url} tenants ls`
         : undefined;

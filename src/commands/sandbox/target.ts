@@ -79,7 +79,10 @@ export function targetCommand(make: MakeContext): Command {
           'svc sandbox trigger exception.sla.breached --webhook wh_123 --count 3',
           'deliveries that will fail',
         ],
-        ['svc sandbox target wh_123 --recover', 'the target is back; replay the dead-letter queue'],
+        [
+          'svc sandbox target wh_123 --recover',
+          'the target is back; its dead-letter queue stays: replay it with svc webhooks replay wh_123 --dlq',
+        ],
       ),
     )
     .action(async (webhook: string, flags: Record<string, unknown>, cmd: Command) => {

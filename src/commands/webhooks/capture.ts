@@ -2,6 +2,7 @@ import type { Stats } from 'node:fs';
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { pathWord } from '../../system/shell-words.js';
 import type { CapturedRequest, CaptureFiles, ReceivedDelivery } from '../../webhooks/listen.js';
 
 /**
@@ -36,7 +37,7 @@ export class CaptureDir {
     if (existing && (existing.mode & 0o077) !== 0) {
       throw new UsageError(
         `--capture ${dir} can be read by others (mode ${(existing.mode & 0o777).toString(8).padStart(4, '0')}); captured deliveries are signed payloads`,
-        { hint: `use a new directory (svc makes it 0700), or \`chmod 700 ${dir}\`` },
+        { hint: `use a new directory (svc makes it 0700), or \`chmod 700 ${pathWord(dir)}\`` },
       );
     }
     let highest = 0;

@@ -11,6 +11,7 @@ import { renderError } from '../../output/errors.js';
 import { cellText, quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { unabandoned } from '../../system/interrupts.js';
+import { shellWord } from '../../system/shell-words.js';
 import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
@@ -497,7 +498,7 @@ function unprintedError(
   const one = acknowledged.length === 1;
   const ids = acknowledged
     .slice(0, 5)
-    .map((r) => r.delivery_id)
+    .map((r) => shellWord(r.delivery_id ?? ''))
     .join(' ');
   // A valid delivery whose line could not be written was answered 503 (lineFirst), not acknowledged.
   const retried = unprinted.filter((r) => r.valid && r.status === 503).length;
@@ -506,7 +507,7 @@ function unprintedError(
       ? retried === 0
         ? undefined
         : `${retried === 1 ? 'that delivery was' : `${retried} of them were`} answered 503, not acknowledged: the platform retries ${retried === 1 ? 'it' : 'them'}`
-      : `${one ? 'that delivery was' : `${acknowledged.length} of them were`} answered 2xx, so the platform counts ${one ? 'it' : 'them'} delivered: \`svc webhooks replay ${webhook ?? 'WEBHOOK'} ${ids}\` sends ${one ? 'it' : 'them'} again`;
+      : `${one ? 'that delivery was' : `${acknowledged.length} of them were`} answered 2xx, so the platform counts ${one ? 'it' : 'them'} delivered: \`svc webhooks replay ${webhook === undefined ? 'WEBHOOK' : shellWord(webhook)} ${ids}\` sends ${one ? 'it' : 'them'} again`;
   const message = sink
     ? `${what} while listening: ${count}; each was still ${sink}`
     : `${what}, so the listener stopped (later deliveries fail and the platform retries them): ${count}`;

@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../../helpers/context.js';
+import { runInProcess, startInProcess } from '../../helpers/context.js';
 import { useTwoProfiles } from '../../helpers/profiles.js';
 
 const env = useTwoProfiles();
@@ -83,7 +83,31 @@ describe('a profile that exists but has no base URL', () => {
     const r = await runInProcess(['-p', 'bare', 'me'], e);
     expect([r.code, r.stderr]).toEqual([
       2,
-      'error: no API base URL for profile "bare"; run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc -p bare config set base_url URL`\n',
+      'error: no API base URL for profile "bare"; set its server with `svc -p bare config set base_url URL` (or `svc -p bare sandbox start` for a local sandbox), or pass --base-url / set SVC_BASE_URL\n',
     ]);
+  });
+
+  // examples16 E7: the first remedy was `svc sandbox start`, which configures "sandbox": the same
+  // command failed the same way after it. Each remedy named now gives the named profile its server.
+  it.each([
+    ['-p fresh', ['-p', 'fresh'], {}],
+    ['SVC_PROFILE=fresh', [], { SVC_PROFILE: 'fresh' }],
+  ])('%s: the remedies name that profile, and the sandbox one fixes it', async (_how, flags, extra) => {
+    const e = { ...env(), ...extra };
+    expect((await runInProcess([...flags, 'config', 'set', 'org', 'o'], e)).code).toBe(0);
+    const r = await runInProcess([...flags, 'me'], e);
+    expect(r.code).toBe(2);
+    const sandbox = /`svc (-p fresh sandbox start)`/.exec(r.stderr)?.[1];
+    expect(sandbox, r.stderr).toBe('-p fresh sandbox start');
+    const run = startInProcess([...sandbox!.split(' '), '--port', '0'], e);
+    while (!/^Try /m.test(run.stdout()) && !run.ended())
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    try {
+      const again = await runInProcess([...flags, 'me', '--json'], e);
+      expect(again.code, again.stderr).toBe(0);
+    } finally {
+      run.interrupt();
+      await run.done;
+    }
   });
 });

@@ -73,6 +73,30 @@ describe('svc oauth update', () => {
     );
   });
 
+  // examples16 E5: the help's example read as "add a redirect URI"; the URIs it removed went
+  // without a word. The ✓ line names what a replaced list lost.
+  it('--redirect-uri replaces the list, and the ✓ line names the redirect URIs it removed', async () => {
+    const client = await created();
+    const first = await svc.run([
+      ...['oauth', 'update', client.client_id],
+      ...['--redirect-uri', 'http://127.0.0.1/callback', '--redirect-uri', 'http://127.0.0.1:8765/callback'],
+    ]);
+    expect([first.code, first.stderr]).toEqual([
+      0,
+      `✓ updated OAuth client ${client.client_id} (redirect_uris); removed the redirect URI https://vendor.example/cb\n`,
+    ]);
+    const r = await svc.run([
+      ...['oauth', 'update', client.client_id, '--redirect-uri', 'https://vendor.example/v2/callback'],
+      ...['--scope', 'read:reconciliations'],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('redirect uris\thttps://vendor.example/v2/callback\n');
+    expect(r.stderr).toBe(
+      `✓ updated OAuth client ${client.client_id} (redirect_uris, scopes); removed the redirect URIs ` +
+        'http://127.0.0.1/callback, http://127.0.0.1:8765/callback and the scope read:exceptions\n',
+    );
+  });
+
   it.each([
     [
       [],

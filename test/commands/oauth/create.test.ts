@@ -7,7 +7,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { authorizationCode, createClient, TREASURY, tokenRequest } from '../../helpers/oauth.js';
+import {
+  authorizationCode,
+  consentBrowser,
+  createClient,
+  TREASURY,
+  tokenRequest,
+} from '../../helpers/oauth.js';
 import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
@@ -51,7 +57,7 @@ describe('svc oauth create', () => {
         `refresh lifetime\t2592000 s\npkce required\tyes\ncreated\t${created}\nsecret rotated\t\nclient secret\t${secret}\n`,
     );
     expect(r.stderr).toBe(
-      `warning: ${WARNING}\nTry it: svc oauth authorize --client-id ${id} --client-secret-stdin\n`,
+      `warning: ${WARNING}\nTry it (it asks for the client secret): svc oauth authorize --client-id ${id}\n`,
     );
   });
 
@@ -62,6 +68,22 @@ describe('svc oauth create', () => {
     ]);
     expect(web.code, web.stderr).toBe(0);
     expect(web.stderr).toBe(`warning: ${WARNING}\n`);
+  });
+
+  // examples16 E1: the line printed `--client-secret-stdin`, which pasted on the terminal the secret
+  // was shown on met a terminal on stdin and was refused (exit 2). Pasted as printed, it works.
+  it('on a terminal: "Try it" works pasted as printed there (it asks for the secret shown)', async () => {
+    const terminal = { tty: true, ...realTime };
+    const r = await svc.run([...CREATE, '--show-secret'], terminal);
+    expect(r.code, r.stderr).toBe(0);
+    const { id, secret } = chosen(r.stdout, / +/);
+    const line = /^Try it \(it asks for the client secret\): svc (.*)$/m.exec(r.stderr)?.[1];
+    expect(line, r.stderr).toBe(`oauth authorize --client-id ${id}`);
+    const browser = consentBrowser();
+    const tried = await svc.run(line!.split(' '), { ...terminal, answers: [secret], browser });
+    await browser.settled();
+    expect(tried.code, tried.stderr).toBe(0);
+    expect(browser.opened).toHaveLength(1);
   });
 
   it('on a terminal: aligned fields, a relative time, "-" for what is empty', async () => {
