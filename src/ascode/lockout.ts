@@ -14,7 +14,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { reasonLines } from '../output/problems.js';
 import type { LiveTenant } from './live.js';
-import { markOwnReach, ownLoss, refuseKeyStop, refuseOwnReachOrder } from './own-reach.js';
+import { markOwnReach, refuseKeyStop, refuseLoss, refuseOwnReachOrder } from './own-reach.js';
 import { phaseOf } from './phases.js';
 import type { PlanChange, PlanDocument } from './plan.js';
 import { headline } from './render.js';
@@ -117,16 +117,14 @@ export function refuseSelf(live: LiveTenant, changes: PlanChange[], caller: Call
  * they administer until then, and the platform keeps the last tenant_admin anyway.
  */
 export function refuseLockout(live: LiveTenant, changes: PlanChange[], caller: string): number {
-  const { lost, takes } = ownLoss(live, changes, caller, ADMINISTERING);
-  if (lost.length === 0) return 0;
-  const reason = `it would take away your own administration of ${live.tenant.slug} (${lost.join(', ')}); keep it in the file, or have another administrator make this change`;
-  let refused = 0;
-  for (const change of changes) {
-    if (!takes(change)) continue;
-    change.refused = reason;
-    refused++;
-  }
-  return refused;
+  return refuseLoss(
+    live,
+    changes,
+    caller,
+    ADMINISTERING,
+    (lost) =>
+      `it would take away your own administration of ${live.tenant.slug} (${lost.join(', ')}); keep it in the file, or have another administrator make this change`,
+  );
 }
 
 /**

@@ -136,9 +136,32 @@ export function ownLoss(
 export function refuseKeyStop(live: LiveTenant, changes: PlanChange[], issuer: string): number {
   const keyRole = live.roles.get(live.tenant.role)?.permissions;
   if (!keyRole) return 0;
-  const { lost, takes } = ownLoss(live, changes, issuer, keyRole, true);
+  return refuseLoss(
+    live,
+    changes,
+    issuer,
+    keyRole,
+    (lost) =>
+      `it would stop the API key you are applying with: the key acts only while ${issuer}, who issued it, holds every permission of ${live.tenant.role} without an end date, and after this plan they would not hold ${lost.join(', ')}; have ${issuer} (with their own login) or another administrator make this change, or leave it out of the file`,
+    true,
+  );
+}
+
+/**
+ * Marks every change that takes one of `watched` away from `person` (ownLoss) as refused, with the
+ * reason `because` gives for what they would lose; how many were marked.
+ */
+export function refuseLoss(
+  live: LiveTenant,
+  changes: PlanChange[],
+  person: string,
+  watched: readonly string[],
+  because: (lost: string[]) => string,
+  lasting = false,
+): number {
+  const { lost, takes } = ownLoss(live, changes, person, watched, lasting);
   if (lost.length === 0) return 0;
-  const reason = `it would stop the API key you are applying with: the key acts only while ${issuer}, who issued it, holds every permission of ${live.tenant.role} without an end date, and after this plan they would not hold ${lost.join(', ')}; have ${issuer} (with their own login) or another administrator make this change, or leave it out of the file`;
+  const reason = because(lost);
   let refused = 0;
   for (const change of changes) {
     if (!takes(change)) continue;
