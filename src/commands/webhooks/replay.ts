@@ -306,6 +306,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         ? entries(queue, journal, !options.dryRun, settled)
         : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
+    ...(queue ? { resumeNote: () => queue.resumeNote() } : {}),
     ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
     // A replay the earlier run made and did not follow to its end (owedFollow: cut, or not
     // waited for) is followed now: delivered, or failed (a failed row, exit 7, as without the
@@ -389,7 +390,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
     );
   }
-  await queue?.noteLater(ctx, 'replay');
+  await queue?.noteLater(ctx, 'replay', options.dryRun);
   const cut = words.unfollowed.interrupted;
   if (summary && cut > 0) {
     // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.

@@ -176,6 +176,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
         ? entries(queue, journal, !options.dryRun, settled)
         : options.entries.map((id) => ({ key: id, data: { id } })),
     // The entries a resumed --all run discarded have left the queue: each is a journal row all the same.
+    ...(queue ? { resumeNote: () => queue.resumeNote() } : {}),
     ...(queue ? { fromJournal: (id: string) => ({ key: id, data: { id } }) } : {}),
     work,
     plan: look,
@@ -204,7 +205,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     runBulkOperation(ctx, verb),
     options.dryRun ? undefined : 'discarded',
   );
-  await queue?.noteLater(ctx, 'discard');
+  await queue?.noteLater(ctx, 'discard', options.dryRun);
 }
 
 /** An entry to discard: its id, and the entry as the queue listed it (--all). */
