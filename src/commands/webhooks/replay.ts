@@ -508,7 +508,7 @@ export function replayCommand(make: MakeContext): Command {
         'exit 7, and stays owed: the same command follows it again; the entry its delivery put back in\n' +
         'the queue is never replayed by the run: that event was replayed once already). A --dlq\n' +
         "run is the entries dead-lettered before it started (to the second): newer ones, another run's\n" +
-        "replays that failed again among them, are a new run's, counted when the resumed run ends and\n" +
+        "replays that failed again among them, are a new run's, counted when the run ends (new or resumed) and\n" +
         'taken by the same command after it. Nor by two runs at once (two admins,\n' +
         'one admin in two terminals, or a `dlq discard --all` beside it): each entry is replayed as that\n' +
         "entry, only while it is queued, with a key that is the run's own (its retries and its resumes\n" +

@@ -260,8 +260,8 @@ export function discardCommand(make: MakeContext): Command {
         'again after this run started is left queued, never discarded beside it; resumed, it shows what it\n' +
         'discarded as journal rows,\n' +
         'each entry it had taken that left the queue meanwhile as a skipped row (while_stopped: its discard\n' +
-        "whose answer was lost, or another run's), and counts newer entries, a new run's (the same command\n" +
-        'once it is done). A listing that ends short of the count (a server whose cursor shifts as entries\n' +
+        "whose answer was lost, or another run's); a run, new or resumed, counts newer entries, a new run's (the\n" +
+        'same command once it is done). A listing that ends short of the count (a server whose cursor shifts as entries\n' +
         "leave the queue) is read again from the start once nothing is in flight, and the run's entries still\n" +
         'queued are discarded; entries it still cannot list end the run with exit 7.',
     )
