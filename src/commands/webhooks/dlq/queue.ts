@@ -1,5 +1,6 @@
 // Over 300 lines on purpose: the queue as one run sees it (its bound, a resumed run's window and
 // the newer entries it leaves, replays as entries, what left the queue) is one object's state.
+import { existsSync } from 'node:fs';
 import type { DlqEntry, WebhookDelivery } from '../../../api/schemas/webhooks.js';
 import { isoSeconds } from '../../../api/time.js';
 import type { Journal } from '../../../bulk/journal.js';
@@ -58,6 +59,8 @@ export class QueueSnapshot {
    * the platform's clock (Journal.platformStart), has its start on this machine's clock.
    */
   #later: { started: string; startMs: number; unsure: boolean } | undefined;
+  /** The run's journal file: kept after the run (noteLater), the same command resumes it first. */
+  #journalPath: string | undefined;
   /** A resumed run with `unsure` (#later): the queued entries of the minute after its start, which it may have counted. */
   #unsureQueued = 0;
   /**
@@ -108,6 +111,7 @@ export class QueueSnapshot {
    */
   async forRun(ctx: Context, journal: Journal, machineNow: () => number): Promise<number> {
     await this.#resolve(ctx, journal);
+    this.#journalPath = journal.path;
     if (!journal.run.resumed) {
       await this.#listRecent(machineNow);
       const count = await this.count();
@@ -297,7 +301,12 @@ export class QueueSnapshot {
     if (!this.#later) return;
     const { started, startMs, unsure } = this.#later;
     if (dryRun && !unsure && this.#recent !== undefined) return;
-    const again = `run the same command again to ${act} them (a new run)`;
+    // A run whose journal is kept (outcomes unknown, replays not followed) is what the same command
+    // resumes: that resumed run does not take them either.
+    const kept = !dryRun && this.#journalPath !== undefined && existsSync(this.#journalPath);
+    const again = kept
+      ? `the same command resumes this run first (its journal is kept), then run it again to ${act} them (a new run)`
+      : `run the same command again to ${act} them (a new run)`;
     let count: number;
     try {
       const since = this.#between(startMs + 1000, undefined);

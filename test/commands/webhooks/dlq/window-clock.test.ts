@@ -5,6 +5,7 @@ import { bulkRunner } from '../../../helpers/bulk.js';
 import { ndjson } from '../../../helpers/context.js';
 import { useLossyProxy } from '../../../helpers/lossy-proxy.js';
 import { call, near, sandboxNow, useSandbox } from '../../../helpers/sandbox.js';
+import { gate } from '../../../helpers/targets.js';
 import {
   cutReplayRun,
   deadLetteredQueue,
@@ -166,5 +167,31 @@ describe('a new DLQ run says how many newer entries it leaves queued', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(ndjson(r.stdout)).toHaveLength(1);
     expect(r.stderr).not.toContain('not part of it');
+  });
+
+  it('a run that ends keeping its journal says the same command resumes it first', async () => {
+    // The target holds its answers past --wait-timeout: the replays are made, not followed to their
+    // end, and the journal is kept (the same command follows them).
+    const held = gate();
+    const { webhook } = await deadLetteredQueue(sandbox(), { status: 204, until: held.until }, 1, {
+      max_attempts: 1,
+    });
+    beforeListing = async () => {
+      await pastRunStart(sandbox());
+      await deadLetter(webhook, 1);
+    };
+    const argv = ['webhooks', 'replay', webhook, '--dlq', '--wait', '--wait-timeout', '1', '--ndjson'];
+    const r = await svc.run(argv, { env: { SVC_BASE_URL: proxy().url } });
+    held.open();
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(
+      /^1 entry dead-lettered since the run started \(\S+\) is not part of it: the same command resumes this run first \(its journal is kept\), then run it again to replay them \(a new run\)$/m,
+    );
+    const resumed = await svc.run(argv, { env: { SVC_BASE_URL: proxy().url } });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/^resuming the run started at /);
+    expect(resumed.stderr).toMatch(
+      /^1 entry dead-lettered since the run started \(\S+\) is not part of it: run the same command again to replay them \(a new run\)$/m,
+    );
   });
 });
