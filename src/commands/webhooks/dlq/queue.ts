@@ -49,6 +49,12 @@ export class QueueSnapshot {
   #leftWhileStopped = 0;
   /** A resumed run: each entry the run it resumes took and did not finish, as forRun found it (#owed). */
   readonly #stopped = new Map<string, Planned | undefined>();
+  /**
+   * A resumed run: entries the run it resumes took (its plan) that are still queued but dead-lettered
+   * at or after the window's end (a journal from before svc kept the platform's clock, whose window
+   * is on this machine's clock): the run's all the same, since its first run listed them in its window.
+   */
+  readonly #outside = new Map<string, DlqEntry>();
   /** The server takes dlq_entry_id on a replay (until it refuses the field). */
   #asEntry = true;
   /** Entries the run it resumes did: they count against --limit. */
@@ -153,8 +159,11 @@ export class QueueSnapshot {
     this.#later = { started: isoSeconds(startMs), startMs, unsure: kept === undefined };
     if (kept === undefined) {
       const minute = this.#between(startMs + 1000, startMs + 1000 + CLOCK_SKEW_MS);
+      const inMinute = [...this.#outside.values()].filter(
+        (entry) => Date.parse(entry.dead_lettered_at) < startMs + 1000 + CLOCK_SKEW_MS,
+      ).length;
       this.#unsureQueued = minute
-        ? (await this.platform.webhooks.dlq.list(this.webhook, { ...minute, limit: 1 })).total
+        ? (await this.platform.webhooks.dlq.list(this.webhook, { ...minute, limit: 1 })).total - inMinute
         : 0;
     }
     const left = (this.#bound ?? 0) - own;
@@ -184,11 +193,18 @@ export class QueueSnapshot {
     this.#bound = head.total;
     const queued = new Set(head.items.map((entry) => entry.id));
     const missing = undone.filter((id) => !queued.has(id));
+    const endMs = this.#runEnd === undefined ? undefined : Date.parse(this.#runEnd);
     for (let i = 0; i < missing.length; i += LOOKUPS) {
-      const now = await Promise.all(missing.slice(i, i + LOOKUPS).map((id) => this.#stoppedNow(id)));
-      for (const [j, left] of now.entries()) this.#stopped.set(missing[i + j]!, left);
+      const now = await Promise.all(missing.slice(i, i + LOOKUPS).map((id) => this.#lookUp(id)));
+      for (const [j, found] of now.entries()) {
+        const id = missing[i + j]!;
+        if (!('status' in found)) this.#stopped.set(id, found);
+        else if (endMs !== undefined && Date.parse(found.dead_lettered_at) >= endMs)
+          this.#outside.set(id, found);
+        else this.#stopped.set(id, undefined);
+      }
     }
-    let owed = 0;
+    let owed = this.#outside.size;
     for (const left of this.#stopped.values()) {
       if (left === undefined) continue;
       owed++;
@@ -200,6 +216,12 @@ export class QueueSnapshot {
 
   /** A planned entry as it is now: gone from the queue (what became of it), its look-up's error, or undefined while queued. */
   async #stoppedNow(id: string): Promise<Planned | undefined> {
+    const found = await this.#lookUp(id);
+    return 'status' in found ? undefined : found;
+  }
+
+  /** A planned entry as it is now: gone (#stoppedNow), or the entry while it is queued. */
+  async #lookUp(id: string): Promise<Planned | DlqEntry> {
     let entry: DlqEntry;
     try {
       entry = await this.platform.webhooks.dlq.get(this.webhook, id);
@@ -207,7 +229,7 @@ export class QueueSnapshot {
       return error instanceof DlqEntryNotFoundError ? { id, gone: { reason: 'not_found' } } : { id, error };
     }
     const gone = QueueSnapshot.gone(entry);
-    return gone ? { id, entry, gone } : undefined;
+    return gone ? { id, entry, gone } : entry;
   }
 
   /**
@@ -490,8 +512,9 @@ export class QueueSnapshot {
    * in a dry run, which writes nothing); then, in a resumed run, each entry the run it resumes
    * took and did not finish that this run did not list (it left the queue while the run was
    * stopped: replayed or discarded by another run, or by an attempt of the stopped one whose answer
-   * was lost), looked up for what became of it. A journal written before svc kept the plan has
-   * none: nothing more. One queued again since is newer than the run (noteLater counts it).
+   * was lost), looked up for what became of it; one still queued after the run's window (#outside:
+   * a journal from before svc kept the platform's clock) is taken. A journal written before svc
+   * kept the plan has none: nothing more. One queued again since is newer than the run (noteLater counts it).
    */
   async *planned(
     journal: Journal,
@@ -504,6 +527,13 @@ export class QueueSnapshot {
     for await (const entry of this.entries(undefined, taken, settled)) yield { queued: entry };
     for (const id of journal.planned()) {
       if (this.#handed.has(id) || journal.has(id)) continue;
+      const outside = this.#outside.get(id);
+      if (outside) {
+        // The run's, though after its window (#outside): done now (gone since, its row says so).
+        this.#handed.add(id);
+        yield { queued: outside };
+        continue;
+      }
       // As forRun found it (#owed); one queued then is looked up again: it may have left since.
       const left = this.#stopped.get(id) ?? (await this.#stoppedNow(id));
       if (left) yield { left };

@@ -79,16 +79,35 @@ describe('a resumed DLQ run with the platform clock a few seconds off', () => {
     },
   );
 
-  it('a journal from before svc kept the platform clock never says "0 to do" while entries it may have counted are queued', async () => {
-    const { webhook, argv, path, header, e2, runs } = await cutRun(4000);
-    // As an earlier svc wrote it: its start on this machine's clock, 4 s behind the platform's.
-    const { platform_started_at: _kept, ...old } = header;
-    old.started_at = old.anchor = new Date(Date.parse(header.started_at) - 4000)
+  /** A cut run's journal as an earlier svc wrote it: its start on this machine's clock (4 s behind the platform's), no platform_started_at; `planned` false: nor its plan. */
+  async function oldJournal(planned: boolean) {
+    const run = await cutRun(4000);
+    const { platform_started_at: _kept, ...old } = run.header;
+    old.started_at = old.anchor = new Date(Date.parse(run.header.started_at) - 4000)
       .toISOString()
       .replace('.000', '');
-    const [, ...rest] = readFileSync(path, 'utf8').split('\n');
-    writeFileSync(path, [JSON.stringify(old), ...rest].join('\n'));
+    const [, ...rest] = readFileSync(run.path, 'utf8').split('\n');
+    const lines = rest.filter((line) => planned || !line.startsWith('{"planned"'));
+    writeFileSync(run.path, [JSON.stringify(old), ...lines].join('\n'));
+    return { ...run, old };
+  }
 
+  it('a journal from before svc kept the platform clock: an entry its plan took, still queued, is done', async () => {
+    const { webhook, argv, path, e1, e2, runs, old } = await oldJournal(true);
+    const again = await runs.run([...argv, '--ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(timeless(again.stderr).split('\n')[0]).toBe(
+      `resuming the run started at ${old.started_at}: 1 done, 1 to do (journal ${path})`,
+    );
+    expect(ndjson(again.stdout).map((r) => [r.dlq_entry_id, r.status])).toEqual([
+      [e1.id, 'skipped'],
+      [e2.id, 'ok'],
+    ]);
+    expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
+  });
+
+  it('a journal from before svc kept the platform clock (or its plan) never says "0 to do" while entries it may have counted are queued', async () => {
+    const { webhook, argv, path, e2, runs, old } = await oldJournal(false);
     const again = await runs.run([...argv, '--ndjson']);
     expect(again.code, again.stderr).toBe(0);
     const lines = timeless(again.stderr).split('\n');
