@@ -62,6 +62,8 @@ export class Journal {
   readonly #now: () => number;
   /** When the run's durations count from (see anchor()), once known. */
   #anchorMs: number | undefined;
+  /** The second the run started in on the platform's own clock, once known (see platformStart()). */
+  #platformStartMs: number | undefined;
   #started: boolean;
   /** Kept open while items are recorded (one write per item, no open/close each time). */
   #fd: number | undefined;
@@ -118,6 +120,10 @@ export class Journal {
     const anchorMs = typeof header.anchor === 'string' ? Date.parse(header.anchor) : Number.NaN;
     // A journal written before svc kept the anchor: its durations counted from its start.
     journal.#anchorMs = Number.isNaN(anchorMs) ? startedAtMs : anchorMs;
+    // A journal written before svc kept it has none: knownPlatformStart() says so (undefined).
+    const platformMs =
+      typeof header.platform_started_at === 'string' ? Date.parse(header.platform_started_at) : Number.NaN;
+    if (!Number.isNaN(platformMs)) journal.#platformStartMs = platformMs;
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
@@ -151,6 +157,9 @@ export class Journal {
       run_id: this.run.runId,
       started_at: isoSeconds(this.run.startedAtMs),
       ...(this.#anchorMs === undefined ? {} : { anchor: isoSeconds(this.#anchorMs) }),
+      ...(this.#platformStartMs === undefined
+        ? {}
+        : { platform_started_at: isoSeconds(this.#platformStartMs) }),
     };
     try {
       this.#append(header);
@@ -185,6 +194,32 @@ export class Journal {
       this.run.startedAtMs = this.#anchorMs;
     }
     return this.#anchorMs;
+  }
+
+  /**
+   * The second the run started in on the platform's own clock (the Date header of an answer, however
+   * few seconds it is off this machine's; unlike anchor(), which takes this machine's clock while
+   * the two are under a minute apart): a new run's is `compute()`, written in the journal's first
+   * line by start(); a resumed run's is read from there, never taken from a clock again. A DLQ
+   * run's window ends with that second (QueueSnapshot). A new run's start is that second when the
+   * clocks agree, so its lines name one start.
+   */
+  platformStart(compute: () => number): number {
+    if (this.#platformStartMs !== undefined) return this.#platformStartMs;
+    this.#platformStartMs = Math.floor(compute() / 1000) * 1000;
+    if (
+      !this.run.resumed &&
+      !this.#started &&
+      Math.abs(this.#platformStartMs - this.run.startedAtMs) < CLOCK_SKEW_MS
+    ) {
+      this.run.startedAtMs = this.#platformStartMs;
+    }
+    return this.#platformStartMs;
+  }
+
+  /** The run's start on the platform's clock if it is known (platformStart); undefined in a journal written before svc kept it. */
+  knownPlatformStart(): number | undefined {
+    return this.#platformStartMs;
   }
 
   has(key: string): boolean {
@@ -298,6 +333,7 @@ export interface JournalHeader {
   run_id?: unknown;
   started_at?: unknown;
   anchor?: unknown;
+  platform_started_at?: unknown;
 }
 
 /** A journal's first line, read; undefined when it is not a JSON object. */

@@ -119,6 +119,8 @@ export interface BulkVerb<T, R extends Row> {
    * `prepare` counts what is left to do.
    */
   fromJournal?: (key: string, detail: Record<string, unknown>) => BulkItem<T>;
+  /** After prepare, what the resumed run's first line adds to its count of what is left (a doubt about it). */
+  resumeNote?: () => string | undefined;
   /**
    * How an item an earlier run finished is doing now, for a resumed run's journal row: e.g. a
    * replay whose follow Ctrl-C cut, followed to its end now. A row it makes failed counts as
@@ -204,7 +206,7 @@ async function runLocked<T, R extends Row>(
     return undefined;
   }
   if (verb.fromJournal && journal.run.resumed)
-    ctx.out.info(resuming(journal, earlier.length, left, verb.dryRun));
+    ctx.out.info(resuming(journal, earlier.length, left, verb.dryRun, verb.resumeNote?.()));
   // Nothing left to do but show what the earlier run did: nothing to ask.
   if (!verb.dryRun && !((earlier.length > 0 || owed > 0) && left === 0)) await verb.confirm?.(left);
   if (!verb.dryRun) await beforeSending(verb, () => journal.start());
@@ -321,17 +323,23 @@ async function beforeSending<V>(verb: { words: { done: string } }, step: () => V
 }
 
 /** The line a resumed run (BulkVerb.fromJournal) starts with: which run, how far it got. */
-function resuming(journal: Journal, done: number, left: number | undefined, dryRun: boolean): string {
+function resuming(
+  journal: Journal,
+  done: number,
+  left: number | undefined,
+  dryRun: boolean,
+  note?: string,
+): string {
   const toDo = left === undefined ? '' : `, ${left.toLocaleString('en')} to do`;
   const what = dryRun ? 'a dry run of resuming' : 'resuming';
   // The run's start as its other lines give it: on the platform's clock (its anchor) when that was
   // more than a minute off this machine's (review s11, oncall 4: one start, two times hours apart).
-  const anchor = journal.knownAnchor();
+  const anchor = journal.knownPlatformStart() ?? journal.knownAnchor();
   const started =
     anchor !== undefined && Math.abs(anchor - journal.run.startedAtMs) >= CLOCK_SKEW_MS
       ? `${isoSeconds(anchor)} on the platform's clock (${isoSeconds(journal.run.startedAtMs)} on this machine's)`
       : isoSeconds(journal.run.startedAtMs);
-  return `${what} the run started at ${started}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})`;
+  return `${what} the run started at ${started}: ${done.toLocaleString('en')} done${toDo} (journal ${journal.path})${note ? `; ${note}` : ''}`;
 }
 
 /** The items an earlier run finished (journal rows), then the source's others. */

@@ -306,6 +306,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         ? entries(queue, journal, !options.dryRun, settled)
         : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
+    ...(queue ? { resumeNote: () => queue.resumeNote() } : {}),
     ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
     // A replay the earlier run made and did not follow to its end (owedFollow: cut, or not
     // waited for) is followed now: delivered, or failed (a failed row, exit 7, as without the
@@ -389,7 +390,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
     );
   }
-  await queue?.noteLater(ctx, 'replay');
+  await queue?.noteLater(ctx, 'replay', options.dryRun);
   const cut = words.unfollowed.interrupted;
   if (summary && cut > 0) {
     // Every item was done, but Ctrl-C cut following some: the run was interrupted all the same.
@@ -507,7 +508,7 @@ export function replayCommand(make: MakeContext): Command {
         'exit 7, and stays owed: the same command follows it again; the entry its delivery put back in\n' +
         'the queue is never replayed by the run: that event was replayed once already). A --dlq\n' +
         "run is the entries dead-lettered before it started (to the second): newer ones, another run's\n" +
-        "replays that failed again among them, are a new run's, counted when the resumed run ends and\n" +
+        "replays that failed again among them, are a new run's, counted when the run ends (new or resumed) and\n" +
         'taken by the same command after it. Nor by two runs at once (two admins,\n' +
         'one admin in two terminals, or a `dlq discard --all` beside it): each entry is replayed as that\n' +
         "entry, only while it is queued, with a key that is the run's own (its retries and its resumes\n" +

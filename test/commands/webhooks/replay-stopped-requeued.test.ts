@@ -44,7 +44,7 @@ async function queuedOf(webhook: string, delivery: string): Promise<DlqEntry> {
 
 /**
  * The run of journal `path` started in the second `entry` was dead-lettered in: its first line
- * says so (started_at and the anchor, the start on the platform's clock), as when the entry came
+ * says so (started_at, the anchor and platform_started_at, the start on the platform's clock), as when the entry came
  * back to the queue within the second the run started.
  */
 function startedWith(path: string, entry: DlqEntry): string {
@@ -52,7 +52,15 @@ function startedWith(path: string, entry: DlqEntry): string {
   const [first, ...rest] = readFileSync(path, 'utf8').split('\n');
   writeFileSync(
     path,
-    [JSON.stringify({ ...JSON.parse(first!), started_at: started, anchor: started }), ...rest].join('\n'),
+    [
+      JSON.stringify({
+        ...JSON.parse(first!),
+        started_at: started,
+        anchor: started,
+        platform_started_at: started,
+      }),
+      ...rest,
+    ].join('\n'),
   );
   return started;
 }

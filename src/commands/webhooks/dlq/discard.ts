@@ -176,6 +176,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
         ? entries(queue, journal, !options.dryRun, settled)
         : options.entries.map((id) => ({ key: id, data: { id } })),
     // The entries a resumed --all run discarded have left the queue: each is a journal row all the same.
+    ...(queue ? { resumeNote: () => queue.resumeNote() } : {}),
     ...(queue ? { fromJournal: (id: string) => ({ key: id, data: { id } }) } : {}),
     work,
     plan: look,
@@ -204,7 +205,7 @@ export async function runDiscard(ctx: Context, options: DiscardOptions): Promise
     runBulkOperation(ctx, verb),
     options.dryRun ? undefined : 'discarded',
   );
-  await queue?.noteLater(ctx, 'discard');
+  await queue?.noteLater(ctx, 'discard', options.dryRun);
 }
 
 /** An entry to discard: its id, and the entry as the queue listed it (--all). */
@@ -259,8 +260,8 @@ export function discardCommand(make: MakeContext): Command {
         'again after this run started is left queued, never discarded beside it; resumed, it shows what it\n' +
         'discarded as journal rows,\n' +
         'each entry it had taken that left the queue meanwhile as a skipped row (while_stopped: its discard\n' +
-        "whose answer was lost, or another run's), and counts newer entries, a new run's (the same command\n" +
-        'once it is done). A listing that ends short of the count (a server whose cursor shifts as entries\n' +
+        "whose answer was lost, or another run's); a run, new or resumed, counts newer entries, a new run's (the\n" +
+        'same command once it is done). A listing that ends short of the count (a server whose cursor shifts as entries\n' +
         "leave the queue) is read again from the start once nothing is in flight, and the run's entries still\n" +
         'queued are discarded; entries it still cannot list end the run with exit 7.',
     )

@@ -1,5 +1,6 @@
 // Over 300 lines on purpose: the queue as one run sees it (its bound, a resumed run's window and
 // the newer entries it leaves, replays as entries, what left the queue) is one object's state.
+import { existsSync } from 'node:fs';
 import type { DlqEntry, WebhookDelivery } from '../../../api/schemas/webhooks.js';
 import { isoSeconds } from '../../../api/time.js';
 import type { Journal } from '../../../bulk/journal.js';
@@ -10,7 +11,7 @@ import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.
 import { deriveIdempotencyKey } from '../../../http/idempotency.js';
 import { counted } from '../../../output/format.js';
 import type { WithResponse } from '../../../platform/api-promise.js';
-import { platformTime } from '../../../platform/clock.js';
+import { CLOCK_SKEW_MS, platformTime } from '../../../platform/clock.js';
 import { DlqEntryNotFoundError, DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import type { Platform } from '../../../platform/index.js';
 import { durationsGiven, timesAt } from '../../kit.js';
@@ -48,12 +49,26 @@ export class QueueSnapshot {
   #leftWhileStopped = 0;
   /** A resumed run: each entry the run it resumes took and did not finish, as forRun found it (#owed). */
   readonly #stopped = new Map<string, Planned | undefined>();
+  /**
+   * A resumed run: entries the run it resumes took (its plan) that are still queued but dead-lettered
+   * at or after the window's end (a journal from before svc kept the platform's clock, whose window
+   * is on this machine's clock): the run's all the same, since its first run listed them in its window.
+   */
+  readonly #outside = new Map<string, DlqEntry>();
   /** The server takes dlq_entry_id on a replay (until it refuses the field). */
   #asEntry = true;
   /** Entries the run it resumes did: they count against --limit. */
   #taken = 0;
-  /** A resumed run: when its first run started (ISO, and ms on the platform's clock): noteLater counts what is newer. */
-  #later: { started: string; startMs: number } | undefined;
+  /**
+   * When the run started (ISO, and ms on the platform's clock; a resumed run's, its first start):
+   * noteLater counts what is newer. `unsure`: a resumed run whose journal, written before svc kept
+   * the platform's clock (Journal.platformStart), has its start on this machine's clock.
+   */
+  #later: { started: string; startMs: number; unsure: boolean } | undefined;
+  /** The run's journal file: kept after the run (noteLater), the same command resumes it first. */
+  #journalPath: string | undefined;
+  /** A resumed run with `unsure` (#later): the queued entries of the minute after its start, which it may have counted. */
+  #unsureQueued = 0;
   /**
    * The run's entries were dead-lettered before this (ISO, exclusive): the end of its start's
    * second, once forRun knows it. Every listing of the run's entries stops there (#query), a new
@@ -102,27 +117,35 @@ export class QueueSnapshot {
    */
   async forRun(ctx: Context, journal: Journal, machineNow: () => number): Promise<number> {
     await this.#resolve(ctx, journal);
+    this.#journalPath = journal.path;
     if (!journal.run.resumed) {
       await this.#listRecent(machineNow);
       const count = await this.count();
-      // After the count: every entry it counted was dead-lettered by then. (A platform clock apart
-      // from this machine's is known to the second only: an entry of that second left out of a
-      // resumed run is counted by noteLater, not lost. So is one dead-lettered during the count
-      // of a run whose durations took the anchor before it.)
-      const startMs = journal.anchor(() => platformTime(this.platform, machineNow()));
+      // After the count: every entry it counted was dead-lettered by then. (One dead-lettered
+      // during the count of a run whose durations took the anchor before it is counted by
+      // noteLater, not lost.)
+      const anchorMs = journal.anchor(() => platformTime(this.platform, machineNow()));
       // Dead-lettered in the second the run started in: part of it (the API's times are whole
       // seconds). That second on the platform's clock, the one entries are timed on, as the count's
       // answer gave it (its Date header), however few seconds it is off this machine's: a clock a
       // second ahead must not leave out what was just counted, nor one behind take what is newer.
+      // Kept in the journal (platform_started_at): the run resumed takes exactly this window.
       const offset = this.platform.serverClockOffsetMs;
-      this.#runEnd = isoSeconds((offset === undefined ? startMs : machineNow() + offset) + 1000);
+      const startMs = journal.platformStart(() => (offset === undefined ? anchorMs : machineNow() + offset));
+      this.#runEnd = isoSeconds(startMs + 1000);
+      this.#later = { started: isoSeconds(startMs), startMs, unsure: false };
       return count;
     }
     // The deliveries the earlier run's replays made: an entry of one is never this run's.
     for (const done of journal.finished()) {
       if (typeof done.new_delivery_id === 'string') this.ours.add(done.new_delivery_id);
     }
-    const startMs = journal.anchor(() => journal.run.startedAtMs);
+    // The window its first start fixed on the platform's clock (Journal.platformStart), never this
+    // machine's clock. A journal written before svc kept it: its anchor, as svc took it then (this
+    // machine's clock while the two were under a minute apart), and the entries of the minute after
+    // that it may have counted are said (resumeNote, noteLater).
+    const kept = journal.knownPlatformStart();
+    const startMs = kept ?? journal.anchor(() => journal.run.startedAtMs);
     // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
     this.#runEnd = isoSeconds(startMs + 1000);
     this.#taken = journal.earlier().length;
@@ -133,7 +156,16 @@ export class QueueSnapshot {
     // the listing skips them (ours), and noteLater counts them with the newer entries, a new run's.
     const own = await this.#ownInSecond(startMs);
     // Named on the platform's clock, the one the entries it counts are timed on (`dlq ls --since`).
-    this.#later = { started: isoSeconds(startMs), startMs };
+    this.#later = { started: isoSeconds(startMs), startMs, unsure: kept === undefined };
+    if (kept === undefined) {
+      const minute = this.#between(startMs + 1000, startMs + 1000 + CLOCK_SKEW_MS);
+      const inMinute = [...this.#outside.values()].filter(
+        (entry) => Date.parse(entry.dead_lettered_at) < startMs + 1000 + CLOCK_SKEW_MS,
+      ).length;
+      this.#unsureQueued = minute
+        ? (await this.platform.webhooks.dlq.list(this.webhook, { ...minute, limit: 1 })).total - inMinute
+        : 0;
+    }
     const left = (this.#bound ?? 0) - own;
     const limit = this.#limit;
     return (limit === undefined ? left : Math.max(0, Math.min(left, limit))) + owed;
@@ -161,11 +193,18 @@ export class QueueSnapshot {
     this.#bound = head.total;
     const queued = new Set(head.items.map((entry) => entry.id));
     const missing = undone.filter((id) => !queued.has(id));
+    const endMs = this.#runEnd === undefined ? undefined : Date.parse(this.#runEnd);
     for (let i = 0; i < missing.length; i += LOOKUPS) {
-      const now = await Promise.all(missing.slice(i, i + LOOKUPS).map((id) => this.#stoppedNow(id)));
-      for (const [j, left] of now.entries()) this.#stopped.set(missing[i + j]!, left);
+      const now = await Promise.all(missing.slice(i, i + LOOKUPS).map((id) => this.#lookUp(id)));
+      for (const [j, found] of now.entries()) {
+        const id = missing[i + j]!;
+        if (!('status' in found)) this.#stopped.set(id, found);
+        else if (endMs !== undefined && Date.parse(found.dead_lettered_at) >= endMs)
+          this.#outside.set(id, found);
+        else this.#stopped.set(id, undefined);
+      }
     }
-    let owed = 0;
+    let owed = this.#outside.size;
     for (const left of this.#stopped.values()) {
       if (left === undefined) continue;
       owed++;
@@ -177,6 +216,12 @@ export class QueueSnapshot {
 
   /** A planned entry as it is now: gone from the queue (what became of it), its look-up's error, or undefined while queued. */
   async #stoppedNow(id: string): Promise<Planned | undefined> {
+    const found = await this.#lookUp(id);
+    return 'status' in found ? undefined : found;
+  }
+
+  /** A planned entry as it is now: gone (#stoppedNow), or the entry while it is queued. */
+  async #lookUp(id: string): Promise<Planned | DlqEntry> {
     let entry: DlqEntry;
     try {
       entry = await this.platform.webhooks.dlq.get(this.webhook, id);
@@ -184,7 +229,7 @@ export class QueueSnapshot {
       return error instanceof DlqEntryNotFoundError ? { id, gone: { reason: 'not_found' } } : { id, error };
     }
     const gone = QueueSnapshot.gone(entry);
-    return gone ? { id, entry, gone } : undefined;
+    return gone ? { id, entry, gone } : entry;
   }
 
   /**
@@ -256,21 +301,41 @@ export class QueueSnapshot {
   }
 
   /**
-   * After a resumed run (ended, or ended with failures): the entries dead-lettered since it
-   * started are not part of it, but a new run's. Counted now, when it is said: among them are its
-   * own replays that failed and came back to the queue while it ran (the run it resumes' too).
+   * A resumed run whose journal, written before svc kept the platform's clock, has queued entries
+   * dead-lettered in the minute after its start (by this machine's clock then): some may be ones
+   * its first run counted. What its first line says of them (never a bare "0 to do").
    */
-  async noteLater(ctx: Context, act: string): Promise<void> {
+  resumeNote(): string | undefined {
+    const count = this.#unsureQueued;
+    if (count === 0) return undefined;
+    const [entries, they] = count === 1 ? ['entry', 'it is'] : ['entries', 'they are'];
+    return `${count.toLocaleString('en')} queued ${entries} dead-lettered in the minute after it started may be ones it counted, but its journal, from an earlier svc, kept its start on this machine's clock only: not part of this run, ${they} left queued (said again at its end)`;
+  }
+
+  /**
+   * After a run, new or resumed (ended, or ended with failures; not a new run's dry run, which
+   * changes nothing): the entries dead-lettered since it started are not part of it, but a new
+   * run's. Counted now, when it is said: among them are its own replays that failed and came back
+   * to the queue while it ran (the run it resumes' too). A resumed run's journal written before
+   * svc kept the platform's clock (`unsure`): they may include entries its first run counted.
+   */
+  async noteLater(ctx: Context, act: string, dryRun = false): Promise<void> {
     if (!this.#later) return;
-    const { started, startMs } = this.#later;
-    const again = `run the same command again to ${act} them (a new run)`;
+    const { started, startMs, unsure } = this.#later;
+    if (dryRun && !unsure && this.#recent !== undefined) return;
+    // A run whose journal is kept (outcomes unknown, replays not followed) is what the same command
+    // resumes: that resumed run does not take them either.
+    const kept = !dryRun && this.#journalPath !== undefined && existsSync(this.#journalPath);
+    const again = kept
+      ? `the same command resumes this run first (its journal is kept), then run it again to ${act} them (a new run)`
+      : `run the same command again to ${act} them (a new run)`;
     let count: number;
     try {
       const since = this.#between(startMs + 1000, undefined);
       const newer = since
         ? (await this.platform.webhooks.dlq.list(this.webhook, { ...since, limit: 1 })).total
         : 0;
-      count = newer + (await this.#ownInSecond(startMs));
+      count = newer + (await this.#newInSecond(startMs));
     } catch (error) {
       ctx.out.info(
         `entries dead-lettered since the run started (${started}), if any, are not part of it (counting them failed: ${describeError(error)}): ${again}`,
@@ -279,9 +344,32 @@ export class QueueSnapshot {
     }
     if (count === 0) return;
     const [entries, are] = count === 1 ? ['entry', 'is'] : ['entries', 'are'];
+    if (unsure) {
+      ctx.out.info(
+        `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${started}, on this machine's clock: its journal, from an earlier svc, did not keep the platform's) ${are} still queued, not part of it, and some may be ones it counted: ${again}`,
+      );
+      return;
+    }
     ctx.out.info(
       `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${started}) ${are} not part of it: ${again}`,
     );
+  }
+
+  /**
+   * The queued entries of the run's start second that are newer than it: a new run's, those it did
+   * not list by id as it started (#recent: of the seconds before too); a resumed run's, its own
+   * replays (#ownInSecond; it cannot tell others of that second).
+   */
+  async #newInSecond(startMs: number): Promise<number> {
+    const recent = this.#recent;
+    if (recent === undefined) return this.#ownInSecond(startMs);
+    const seconds = this.#between(recent.sinceMs, startMs + 1000);
+    if (!seconds) return 0;
+    let count = 0;
+    for await (const entry of this.platform.webhooks.dlq.listAll(this.webhook, { ...seconds, limit: PAGE })) {
+      if (!recent.ids.has(entry.id)) count++;
+    }
+    return count;
   }
 
   /** --limit less what the run this one resumes did. */
@@ -424,8 +512,9 @@ export class QueueSnapshot {
    * in a dry run, which writes nothing); then, in a resumed run, each entry the run it resumes
    * took and did not finish that this run did not list (it left the queue while the run was
    * stopped: replayed or discarded by another run, or by an attempt of the stopped one whose answer
-   * was lost), looked up for what became of it. A journal written before svc kept the plan has
-   * none: nothing more. One queued again since is newer than the run (noteLater counts it).
+   * was lost), looked up for what became of it; one still queued after the run's window (#outside:
+   * a journal from before svc kept the platform's clock) is taken. A journal written before svc
+   * kept the plan has none: nothing more. One queued again since is newer than the run (noteLater counts it).
    */
   async *planned(
     journal: Journal,
@@ -438,6 +527,13 @@ export class QueueSnapshot {
     for await (const entry of this.entries(undefined, taken, settled)) yield { queued: entry };
     for (const id of journal.planned()) {
       if (this.#handed.has(id) || journal.has(id)) continue;
+      const outside = this.#outside.get(id);
+      if (outside) {
+        // The run's, though after its window (#outside): done now (gone since, its row says so).
+        this.#handed.add(id);
+        yield { queued: outside };
+        continue;
+      }
       // As forRun found it (#owed); one queued then is looked up again: it may have left since.
       const left = this.#stopped.get(id) ?? (await this.#stoppedNow(id));
       if (left) yield { left };
@@ -617,7 +713,7 @@ export async function withLaterNoted<T>(
   } catch (error) {
     if (error instanceof PartialFailureError) {
       noteLeft();
-      await queue?.noteLater(ctx, act);
+      await queue?.noteLater(ctx, act, done === undefined);
     }
     throw error;
   }
