@@ -5,7 +5,7 @@ import { lookupMayFail, UsageError } from '../errors.js';
 import { timeSpan } from '../output/format.js';
 import { CLOCK_SKEW_MS, platformTime } from '../platform/clock.js';
 import type { Platform } from '../platform/index.js';
-import { durationsGiven, type TimeFlags, timesAt } from './kit.js';
+import { durationsGiven, type TimeFlags, timesAt } from './time-flags.js';
 
 /** What an access file's durations are, in runAnchor's warning (svc plan, svc apply -f). */
 export const ACCESS_FILE_DURATIONS = 'durations (expires_in) were';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeAt, timeSpec } from '../../src/commands/kit.js';
+import { timeAt, timeSpec } from '../../src/commands/time-flags.js';
 
 describe('--since/--until (timeSpec, timeAt)', () => {
   const NOW_MS = Date.parse('2026-06-15T12:00:00Z');

@@ -9,15 +9,7 @@ import { idInWords } from '../../http/path.js';
 import { quoted } from '../../output/format.js';
 import { TenantForbiddenError, UserNotFoundError, whereToLook } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import {
-  choiceFlag,
-  examples,
-  idFlag,
-  type MakeContext,
-  nonEmpty,
-  type TimeFlags,
-  timeFlags,
-} from '../kit.js';
+import { choiceFlag, examples, idFlag, type MakeContext, nonEmpty } from '../kit.js';
 import {
   DEFAULT_LIMIT,
   flagWords,
@@ -27,6 +19,7 @@ import {
   parseListing,
 } from '../listing.js';
 import { resolveTimes } from '../platform-clock.js';
+import { type TimeFlags, timeFlags } from '../time-flags.js';
 import { type AuditRole, auditRoles } from './roles.js';
 import { AUDIT_COLUMNS } from './shared.js';
 

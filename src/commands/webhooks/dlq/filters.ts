@@ -6,8 +6,9 @@ import { optionalLookup, UsageError } from '../../../errors.js';
 import { quoted } from '../../../output/format.js';
 import type { Platform } from '../../../platform/index.js';
 import { onlyWith } from '../../bulk-flags.js';
-import { choiceFlag, type TimeFlags, timeFlags } from '../../kit.js';
+import { choiceFlag } from '../../kit.js';
 import { flagWords } from '../../listing.js';
+import { type TimeFlags, timeFlags } from '../../time-flags.js';
 
 /**
  * Which dead-letter entries a command looks at (`dlq ls`, `replay --dlq` and `dlq discard --all`),

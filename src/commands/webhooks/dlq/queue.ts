@@ -14,8 +14,8 @@ import type { WithResponse } from '../../../platform/api-promise.js';
 import { CLOCK_SKEW_MS, platformTime } from '../../../platform/clock.js';
 import { DlqEntryNotFoundError, DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import type { Platform } from '../../../platform/index.js';
-import { durationsGiven, timesAt } from '../../kit.js';
 import { journalAnchor } from '../../platform-clock.js';
+import { durationsGiven, timesAt } from '../../time-flags.js';
 import { type DlqFilterFlags, type DlqFilters, dlqQuery } from './filters.js';
 import type { LeftQueue, Planned } from './left.js';
 
