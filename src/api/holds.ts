@@ -224,13 +224,17 @@ export const STANDING_CREDENTIAL = {
 export const HANDS_OUT = {
   apiKey: 'issuing an API key (it acts until it is revoked)',
   clientSecret: "rotating an OAuth client's secret (it hands you the new one)",
+  clientCreate: 'creating an OAuth client (it hands you its secret)',
+  clientRedirect:
+    "adding or changing an OAuth client's redirect URIs (its codes go where you chose, to be redeemed with its secret, after your grant ends)",
 } as const;
 
 /**
  * The one standing-credential rule (insufficient_permission), or undefined: handing one out —
- * issuing an API key, rotating an OAuth client's secret, creating a webhook or rotating or
- * restoring its signing secret (secretRefusal) — takes the permission that manages it held
- * without an end date, so no just-in-time holder hands out what outlives their grant.
+ * issuing an API key, creating an OAuth client or rotating its secret, or pointing its codes at a
+ * new redirect URI (clientArmingRefusal), creating a webhook or rotating or restoring its signing
+ * secret (secretRefusal) — takes the permission that manages it held without an end date, so no
+ * just-in-time holder hands out what outlives their grant.
  */
 export function standingRefusal(
   kind: (typeof STANDING_CREDENTIAL)[keyof typeof STANDING_CREDENTIAL],
@@ -321,6 +325,44 @@ export function clientReachRefusal(
   return `${what}, which outlasts a just-in-time grant, so it takes the permissions they cover held without an end date; you hold those of ${said.join(', ')} only until ${isoSeconds(bound)}; have someone who holds ${count === 1 ? 'it' : 'them'} without an end date do it`;
 }
 
+/**
+ * What a change arms an OAuth client with (clientArming): the scopes whose reach it hands out
+ * (clientReachRefusal), and, when it hands out the client's secret or points its codes somewhere
+ * new (a creation, a rotation, a new redirect URI), what that is as the standing rule says it.
+ */
+export interface ClientArming {
+  what: string;
+  scopes: readonly string[];
+  standing?: string;
+}
+
+/**
+ * The refusal of these armings by a caller with these live grants, or undefined: for each in
+ * order, what its scopes reach (clientReachRefusal), then, for one that hands out or re-points the
+ * client's secret, oauth_client.manage held without an end date (standingRefusal: the one rule of
+ * API keys and webhook secrets, review16d D3: a just-in-time holder refused a rotation created a
+ * twin client instead). The sandbox and `svc plan` judge by it alike.
+ */
+export function clientArmingRefusal(
+  grants: readonly HeldGrant[],
+  armings: readonly ClientArming[],
+): string | undefined {
+  for (const { what, scopes, standing } of armings) {
+    const refusal =
+      clientReachRefusal(what, grants, scopes) ??
+      (standing === undefined
+        ? undefined
+        : standingRefusal(STANDING_CREDENTIAL.clientSecret, standing, grants));
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
+}
+
+/** What rotating a client's secret arms it with: whoever holds the secret gets what every scope reaches. */
+export const rotationArming = (client: ClientReach): ClientArming[] => [
+  { what: CLIENT_REACH.rotate, scopes: client.scopes, standing: HANDS_OUT.clientSecret },
+];
+
 /** An OAuth client's registration as far as its reach goes: what its tokens may do, where its codes go. */
 export interface ClientReach {
   scopes: readonly string[];
@@ -333,16 +375,16 @@ export interface ClientReach {
  * or changed (removing one points codes nowhere new), which hands out every scope the client has
  * after the change. Renames, lifetimes, grant types and scopes taken out hand out nothing.
  */
-export function clientArming(
-  before: ClientReach | null,
-  after: ClientReach,
-): Array<{ what: string; scopes: readonly string[] }> {
-  if (before === null) return [{ what: CLIENT_REACH.create, scopes: after.scopes }];
+export function clientArming(before: ClientReach | null, after: ClientReach): ClientArming[] {
+  if (before === null)
+    return [{ what: CLIENT_REACH.create, scopes: after.scopes, standing: HANDS_OUT.clientCreate }];
   const added = after.scopes.filter((s) => !before.scopes.includes(s));
   const repointed = after.redirect_uris.some((u) => !before.redirect_uris.includes(u));
   return [
     ...(added.length > 0 ? [{ what: CLIENT_REACH.scopes, scopes: added }] : []),
-    ...(repointed ? [{ what: CLIENT_REACH.redirect, scopes: after.scopes }] : []),
+    ...(repointed
+      ? [{ what: CLIENT_REACH.redirect, scopes: after.scopes, standing: HANDS_OUT.clientRedirect }]
+      : []),
   ];
 }
 
@@ -554,12 +596,14 @@ export class CallerAuthority {
    * URL, added kinds, enabling), which also takes their read permissions without an end date (a
    * creation, which hands out the signing secret, webhook.manage so held too: choiceRefusal); with
    * `reach`, an OAuth client change that arms it with its scopes (a creation, added scopes, a new
-   * redirect URI, a rotated secret), which also takes every permission those scopes reach.
+   * redirect URI, a rotated secret), which also takes every permission those scopes reach (and a
+   * creation, a new redirect URI or a rotation oauth_client.manage held without an end date:
+   * clientArmingRefusal).
    */
   integration(
     kind: 'webhook' | 'oauth_client',
     channel?: WebhookChoice,
-    reach: ReadonlyArray<{ what: string; scopes: readonly string[] }> = [],
+    reach: readonly ClientArming[] = [],
   ): Refusal | undefined {
     const refused =
       kind === 'webhook'
@@ -567,8 +611,7 @@ export class CallerAuthority {
         : this.#operation('oauth_client.manage', 'changing OAuth clients');
     if (refused) return refused;
     const message =
-      (channel && choiceRefusal(this.grants, channel)) ??
-      reach.map((r) => clientReachRefusal(r.what, this.grants, r.scopes)).find((m) => m !== undefined);
+      (channel && choiceRefusal(this.grants, channel)) ?? clientArmingRefusal(this.grants, reach);
     return message === undefined ? undefined : { code: 'insufficient_permission', message };
   }
 }

@@ -61,7 +61,7 @@ const ACTED_ON: Readonly<Record<string, { noun: string; writes: readonly string[
  */
 export function blindNeed(surface: string, read: string): string {
   const acted = ACTED_ON[surface];
-  const needs = `needs one that exists and is not deleted, and what the change calls for, which ${read} shows: ${read} for a change that changes nothing`;
+  const needs = `needs one that exists and is not deleted, and what the change calls for, which ${read} shows: ${read} for a patch that names no field`;
   if (acted === undefined) return `changing a record of ${surface} you cannot read ${needs}`;
   const all = Object.keys(PERMISSION_CATALOG).filter((p) =>
     acted.writes.some((w) => p === w || p.startsWith(`${w}.`)),
@@ -136,16 +136,32 @@ function ruleActs(before: Fields | undefined, after: Fields): RecordAct[] {
 }
 
 /**
+ * The record as judged for a caller who cannot read it (`sent`: the members of their patch): each
+ * member sent is taken to have been something else before (`{ unlike: value }`, which no value
+ * equals), so a patch that changes nothing is judged as the change it would be if it did, and
+ * whether it is refused does not tell them that the record already holds what they sent (review16d D2).
+ */
+function unlike(before: Fields, sent: Fields): Fields {
+  return { ...before, ...Object.fromEntries(Object.keys(sent).map((k) => [k, { unlike: before[k] }])) };
+}
+
+/**
  * The acts of a change of a record of `surface` (`before` undefined: a creation), each with what it
- * takes. A change that changes nothing answers the record as it is, so it is a read: it takes `read`,
- * the surface's read permission (else a finer permission, let through to the operation, read any record).
+ * takes. To a caller who reads the record, a change that changes nothing answers the record as it
+ * is, so it is a read: it takes `read`, the surface's read permission (else a finer permission, let
+ * through to the operation, read any record). To one who cannot (`sent`: their patch's members),
+ * it answers only what was sent, so it is judged as the change of each member sent (unlike); a
+ * patch that names no field still takes `read`.
  */
 export function recordActs(
   surface: string,
-  before: Fields | undefined,
+  given: Fields | undefined,
   after: Fields,
   read: string,
+  sent?: Fields,
 ): RecordAct[] {
+  const before =
+    given !== undefined && sent !== undefined && same(given, after) ? unlike(given, sent) : given;
   const acts =
     before !== undefined && same(before, after)
       ? [

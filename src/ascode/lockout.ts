@@ -24,7 +24,8 @@ import { headline } from './render.js';
  * the words of plan's closing warning and apply's refusal: the one place that lists them.
  */
 export const REFUSAL_REASONS =
-  'change your own grants, take away your own administration, leave a tenant without an administrator, hand out ' +
+  'change your own grants, take away your own administration, leave a tenant without an administrator, stop the ' +
+  'API key you are applying with, hand out ' +
   'more than you hold, or need a permission held without an end date that you hold only until a date (a webhook, ' +
   'an OAuth client)';
 

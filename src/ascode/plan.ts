@@ -68,7 +68,8 @@ export interface PlanChange {
   /**
    * Why svc apply refuses it: it would take away your own administration of the tenant, change
    * your own grants (self_assignment), leave the tenant without an administrator
-   * (last_tenant_admin), hand out more than you hold (insufficient_permission,
+   * (last_tenant_admin), stop the API key you are applying with (its issuer would no longer hold
+   * what the key's role needs), hand out more than you hold (insufficient_permission,
    * insufficient_role, user_required), or need a permission held without an end date that you
    * hold only until a date (a webhook, an OAuth client). In words: ./lockout.ts REFUSAL_REASONS.
    */

@@ -27,7 +27,7 @@ const keysOf = (body: Record<string, unknown>) => Object.keys(body).sort();
 
 const BLIND_EXCEPTION =
   'changing an exception you cannot read needs one that exists and is not deleted, and what the change calls for, ' +
-  'which exception.read shows: exception.read for a change that changes nothing, else one of exception.assign, ' +
+  'which exception.read shows: exception.read for a patch that names no field, else one of exception.assign, ' +
   'exception.override, exception.resolve, exception.resolve.fx_difference, exception.write';
 const blindTo = (roles: string, what: string, read: string) =>
   `${what} in tenant acme-treasury; your live roles there (${roles}) do not grant ${read}; ask a tenant_admin of acme-treasury for ${read}, or for the permission the change needs`;
@@ -116,7 +116,7 @@ describe('to a caller who cannot read the record, a PATCH of any id is refused t
     const words = blindTo(
       'recon-write-only',
       'changing a record of reconciliations you cannot read needs one that exists and is not deleted, and what the ' +
-        'change calls for, which reconciliation.read shows: reconciliation.read for a change that changes nothing',
+        'change calls for, which reconciliation.read shows: reconciliation.read for a patch that names no field',
       'reconciliation.read',
     );
     for (const id of ['rec_0000000000000000deadbeef', deleted]) {
@@ -126,5 +126,85 @@ describe('to a caller who cannot read the record, a PATCH of any id is refused t
         words,
       ]);
     }
+  });
+});
+
+// Review 16d D1: DELETE still used find(): to a caller who cannot read, 404 for a missing id, 200
+// for an existing one, and for one already deleted the original deleted_at, updated_at and purge_at
+// (a read: deleting again changes nothing).
+describe('to a caller who cannot read the record, a DELETE of a missing or deleted id is refused as PATCH', () => {
+  it('write without read: one refusal for a missing and an already deleted id; a keyed retry of their own delete answers as the first time', async () => {
+    const role = await customRole('exc-write-only', ['exception.write']);
+    await grant(user(9), role.id);
+    const gone = await made('exceptions', { kind: 'fx_difference', status: 'open' });
+    expect((await remove('exceptions', gone)).status).toBe(200);
+    const words = [403, 'insufficient_role', blindTo('exc-write-only', BLIND_EXCEPTION, 'exception.read')];
+    for (const id of ['rec_0000000000000000deadbeef', gone]) {
+      expect(refusal(await remove('exceptions', id, as(user(9)))), id).toEqual(words);
+    }
+    expect(sandbox().state.records.get(admin().tenant!, 'exceptions', gone)).toBeTruthy();
+    // Their own delete, retried with its key, answers what the first did (never a failure).
+    const live = await made('exceptions', { kind: 'duplicate', status: 'open' });
+    const keyed = { ...as(user(9)), headers: { 'idempotency-key': key() } };
+    const first = await call(sandbox(), 'DELETE', `/v1/exceptions/${live}`, keyed);
+    expect([first.status, keysOf(first.body)]).toEqual([
+      200,
+      [...FRAME, 'soft_delete', 'deleted_at', 'purge_at'].sort(),
+    ]);
+    const again = await call(sandbox(), 'DELETE', `/v1/exceptions/${live}`, keyed);
+    expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([
+      200,
+      first.body,
+      'true',
+    ]);
+    // Without the key it is one more DELETE of a deleted record: the one refusal.
+    expect(refusal(await remove('exceptions', live, as(user(9))))).toEqual(words);
+  });
+});
+
+// Review 16d D2: a no-op patch was judged as a read, so to a caller who cannot read the record the
+// status said whether each value sent was already the record's (403 exactly when it was).
+describe("to a caller who cannot read the record, a patch's answer does not tell whether it changed anything", () => {
+  it('write without read: a member set to what it is answers as a change of it, updated_at set', async () => {
+    const role = await customRole('exc-writer', ['exception.write']);
+    await grant(user(10), role.id);
+    const id = await made('exceptions', { kind: 'duplicate', status: 'open', note: 'n1' });
+    sandbox().state.clock.advance(5_000);
+    for (const sent of [{ note: 'n1' }, { note: 'n2' }, { counterparty: null }, { kind: 'duplicate' }]) {
+      const before = sandbox().state.records.get(admin().tenant!, 'exceptions', id)!.updated_at;
+      sandbox().state.clock.advance(2_000);
+      const r = await patch('exceptions', id, sent, as(user(10)));
+      expect([r.status, keysOf(r.body)], JSON.stringify(sent)).toEqual([
+        200,
+        [...FRAME, ...Object.keys(sent)].sort(),
+      ]);
+      expect(r.body.updated_at, JSON.stringify(sent)).not.toBe(before);
+      expect(sandbox().state.records.get(admin().tenant!, 'exceptions', id)!.updated_at).toBe(
+        r.body.updated_at,
+      );
+    }
+    // A patch naming no field is refused whatever the record holds; a reader's no-op keeps updated_at.
+    expect(refusal(await patch('exceptions', id, {}, as(user(10))))[0]).toBe(403);
+    const stamp = sandbox().state.records.get(admin().tenant!, 'exceptions', id)!.updated_at;
+    sandbox().state.clock.advance(2_000);
+    expect((await patch('exceptions', id, { note: 'n2' })).body.updated_at).toBe(stamp);
+  });
+
+  it('exception.assign alone: assigning to whom it is assigned to is accepted, as assigning to another is', async () => {
+    const role = await customRole('assigner-only', ['exception.assign']);
+    await grant(user(11), role.id);
+    const id = await made('exceptions', { kind: 'fx_difference', status: 'open', assigned_to: user(1) });
+    const same = await patch('exceptions', id, { assigned_to: user(1) }, as(user(11)));
+    const other = await patch('exceptions', id, { assigned_to: user(2) }, as(user(11)));
+    expect([same.status, other.status]).toEqual([200, 200]);
+    // A field they may not change is refused whether or not it is already the value sent.
+    const refusals = [
+      await patch('exceptions', id, { kind: 'fx_difference' }, as(user(11))),
+      await patch('exceptions', id, { kind: 'duplicate' }, as(user(11))),
+    ].map(refusal);
+    expect(refusals).toEqual([
+      [403, 'insufficient_role', blindTo('assigner-only', BLIND_EXCEPTION, 'exception.read')],
+      [403, 'insufficient_role', blindTo('assigner-only', BLIND_EXCEPTION, 'exception.read')],
+    ]);
   });
 });

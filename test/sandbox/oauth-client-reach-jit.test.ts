@@ -94,7 +94,7 @@ describe('a just-in-time admin cannot arm an OAuth client that outlasts the gran
     ]);
   });
 
-  it('still lets them take reach away, rename, and arm a client reaching nothing', async () => {
+  it('still lets them take reach away and rename; creating or re-pointing a client reaching nothing takes oauth_client.manage for good', async () => {
     const jit = as(JIT_ADMIN);
     const armed = await client(['read:reconciliations', 'admin']);
     const narrowed = await patch(jit, armed.client_id, {
@@ -116,7 +116,25 @@ describe('a just-in-time admin cannot arm an OAuth client that outlasts the gran
       "an OAuth client's secret is a standing credential, like an API key: rotating an OAuth client's secret (it hands you the new one) " +
         `takes oauth_client.manage held without an end date, and you hold it only until ${until}; have someone who holds it without an end date do it`,
     ]);
-    expect((await create(jit, ['read:tenants'])).status).toBe(201);
+    // Review 16d D3: creating one hands out its secret just the same (a twin of the client whose
+    // rotation is refused, with the holder's redirect URI), and re-pointing one sends its codes
+    // where the holder chose after the grant ends: the same standing rule, whatever the scopes reach.
+    const clients = sandbox().state.oauth.clients.size;
+    expect(refusal(await create(jit, ['read:tenants']))).toEqual([
+      403,
+      'insufficient_permission',
+      "an OAuth client's secret is a standing credential, like an API key: creating an OAuth client (it hands you its secret) " +
+        `takes oauth_client.manage held without an end date, and you hold it only until ${until}; have someone who holds it without an end date do it`,
+    ]);
+    expect(sandbox().state.oauth.clients.size).toBe(clients);
+    expect(refusal(await patch(jit, nothing.client_id, { redirect_uris: [HOLDER_URI] }))).toEqual([
+      403,
+      'insufficient_permission',
+      "an OAuth client's secret is a standing credential, like an API key: adding or changing an OAuth client's redirect URIs " +
+        '(its codes go where you chose, to be redeemed with its secret, after your grant ends) ' +
+        `takes oauth_client.manage held without an end date, and you hold it only until ${until}; have someone who holds it without an end date do it`,
+    ]);
+    expect(stored(nothing.client_id).redirect_uris).toEqual([TRUSTED_URI]);
   });
 
   it('judges each permission by its own end: what is held permanently arms, what ends names only itself', async () => {

@@ -5,6 +5,7 @@ import {
   CHANNEL_CHOICE,
   CLIENT_REACH,
   clientArming,
+  HANDS_OUT,
   heldUntil,
 } from '../../src/api/holds.js';
 import { scopePermissions } from '../../src/api/operations.js';
@@ -135,14 +136,20 @@ describe('OAuth client reach (escalate13 F6)', () => {
 
   it('clientArming: a creation arms every scope; an update the scopes added, and all of them with a new redirect URI', () => {
     const before = { scopes: ['read:exceptions'], redirect_uris: ['https://a.example/cb'] };
-    expect(clientArming(null, before)).toEqual([{ what: CLIENT_REACH.create, scopes: ['read:exceptions'] }]);
+    expect(clientArming(null, before)).toEqual([
+      { what: CLIENT_REACH.create, scopes: ['read:exceptions'], standing: HANDS_OUT.clientCreate },
+    ]);
     expect(clientArming(before, { ...before, scopes: ['read:exceptions', 'admin'] })).toEqual([
       { what: CLIENT_REACH.scopes, scopes: ['admin'] },
     ]);
     const repointed = { scopes: ['read:tenants', 'read:exceptions'], redirect_uris: ['http://127.0.0.1/cb'] };
     expect(clientArming(before, repointed)).toEqual([
       { what: CLIENT_REACH.scopes, scopes: ['read:tenants'] },
-      { what: CLIENT_REACH.redirect, scopes: ['read:tenants', 'read:exceptions'] },
+      {
+        what: CLIENT_REACH.redirect,
+        scopes: ['read:tenants', 'read:exceptions'],
+        standing: HANDS_OUT.clientRedirect,
+      },
     ]);
     expect(clientArming(before, { scopes: [], redirect_uris: [] })).toEqual([]);
   });
@@ -167,6 +174,34 @@ describe('OAuth client reach (escalate13 F6)', () => {
       message:
         "rotating an OAuth client's secret hands out what its scopes reach, so it takes the permissions they cover; you lack those of read:exceptions (exception.read); have someone who holds it do it",
     });
+  });
+
+  // Review 16d D3: a just-in-time oauth_client.manage holder was refused a rotation but created a
+  // twin client (its secret handed out) or re-pointed one: svc plan predicted both would pass.
+  it('CallerAuthority.integration: creating a client or re-pointing one takes oauth_client.manage held without an end date, whatever the scopes reach', () => {
+    const caller = new CallerAuthority(
+      'acme',
+      [{ permissions: ['oauth_client.manage'], expiresAt: '2026-11-25T09:00:00Z' }],
+      true,
+    );
+    const client = { scopes: ['read:tenants'], redirect_uris: ['https://a.example/cb'] };
+    const standing = (what: string) => ({
+      code: 'insufficient_permission',
+      message: `an OAuth client's secret is a standing credential, like an API key: ${what} takes oauth_client.manage held without an end date, and you hold it only until 2026-11-25T09:00:00Z; have someone who holds it without an end date do it`,
+    });
+    expect(caller.integration('oauth_client', undefined, clientArming(null, client))).toEqual(
+      standing(HANDS_OUT.clientCreate),
+    );
+    expect(
+      caller.integration(
+        'oauth_client',
+        undefined,
+        clientArming(client, { ...client, redirect_uris: ['https://evil.example/cb'] }),
+      ),
+    ).toEqual(standing(HANDS_OUT.clientRedirect));
+    expect(
+      caller.integration('oauth_client', undefined, clientArming(client, { ...client, redirect_uris: [] })),
+    ).toBeUndefined();
   });
 
   it('CallerAuthority.integration wants the reach held without an end date (a client outlasts a just-in-time grant), as svc plan predicts', () => {

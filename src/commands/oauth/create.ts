@@ -235,8 +235,9 @@ export function createCommand(make: MakeContext): Command {
         'client_secret_file). Each --scope takes the\n' +
         'permissions it reaches, held by you in the tenant without an end date (admin: every permission\n' +
         'of the tenant; read:exceptions: exception.read; read:tenants: none): the client outlasts a\n' +
-        'just-in-time grant. 403 insufficient_permission otherwise (exit 4), naming what you lack or\n' +
-        'until when you hold it.\n\n' +
+        'just-in-time grant. So does oauth_client.manage itself, whatever the scopes reach: the secret is\n' +
+        'a standing credential (as issuing an API key or rotating a secret). 403 insufficient_permission\n' +
+        'otherwise (exit 4), naming what you lack or until when you hold it.\n\n' +
         `Sandbox bounds: --token-lifetime ${tokenLifetime.min}-${tokenLifetime.max} s (default ${tokenLifetime.default}),\n` +
         `--refresh-token-lifetime ${refreshTokenLifetime.min}-${refreshTokenLifetime.max} s (default ${refreshTokenLifetime.default}). ` +
         'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).\n\n' +

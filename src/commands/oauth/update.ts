@@ -128,7 +128,8 @@ export function updateCommand(make: MakeContext): Command {
         'redirect URIs and PKCE apply to new authorizations, lifetimes to new tokens. The secret is not\n' +
         'changed (see `svc oauth rotate-secret`). Adding scopes takes the permissions they reach (admin:\n' +
         "every permission of the tenant), and adding or changing a redirect URI those of all the client's\n" +
-        'scopes, held by you in the tenant without an end date, since the client outlasts a just-in-time\n' +
+        'scopes and oauth_client.manage itself, held by you in the tenant without an end date, since the\n' +
+        'client outlasts a just-in-time\n' +
         'grant (403 insufficient_permission otherwise, exit 4); removing scopes or URIs takes nothing\n' +
         'more. The consent page says such a change for 7 days.',
     )

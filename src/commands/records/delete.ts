@@ -1,13 +1,15 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
-import { checkSurface, onSurface, type RecordData } from './shared.js';
+import { checkSurface, onSurface, type RecordData, unlessUnreadable } from './shared.js';
 
 export async function runRecordsDelete(ctx: Context, surface: string, id: string): Promise<void> {
   const platform = await ctx.platform();
-  // The platform's delete of a deleted record answers as if it had deleted it: look first.
-  const before = (await onSurface(ctx, surface, () => platform.records.get(surface, id))) as RecordData;
-  if (before.soft_delete || before.deleted_at) {
+  // The platform's delete of a deleted record answers as if it had deleted it: look first. A
+  // caller who may delete it but not read it (write without read) sends the DELETE unread: the
+  // platform refuses a missing or deleted id as it refuses the read (review16d D4).
+  const before = await unlessUnreadable(onSurface(ctx, surface, () => platform.records.get(surface, id)));
+  if (before !== undefined && (before.soft_delete || before.deleted_at)) {
     if (ctx.out.isMachine) return ctx.out.json(verdict('already_deleted', before));
     ctx.out.info(
       `Nothing changed: ${surface} record ${id} was deleted already, at ${before.deleted_at ?? 'an unknown time'}; it is to be purged at ${before.purge_at ?? 'the end of its 30 days'}.`,
@@ -31,7 +33,9 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   if (ctx.out.isMachine) return ctx.out.json(verdict('deleted', record));
   // The purge is ahead (30 days): "to be purged", never "purged", as `records get` says "purge at".
   const purged = record.purge_at ? ` and to be purged at ${record.purge_at}` : '';
-  ctx.out.success(`Deleted ${surface} record ${record.id}; it is hidden from lists${purged}`);
+  const unread =
+    before === undefined ? ' (you cannot read it: the answer holds only what the delete did)' : '';
+  ctx.out.success(`Deleted ${surface} record ${record.id}; it is hidden from lists${purged}${unread}`);
 }
 
 /**
@@ -51,7 +55,10 @@ export function deleteCommand(make: MakeContext): Command {
     )
     .description(
       'Soft-delete a record: hidden from lists now, purged after 30 days (asks first; --yes when not on\n' +
-        'a terminal). A record deleted already is left as it is ("Nothing changed", exit 0). --json prints\n' +
+        'a terminal). A record deleted already is left as it is ("Nothing changed", exit 0). To a caller\n' +
+        'who may delete the record but not read it (write without read) the DELETE is sent without a\n' +
+        'look first, and the platform refuses a missing or deleted id with the one refusal of its read\n' +
+        '(exit 4); the answer holds only what the delete did. --json prints\n' +
         '{"outcome": "deleted" | "already_deleted", "record": {…}}: svc\'s verdict beside the record, never\n' +
         'among its fields (a record may have a field named "outcome").',
     )

@@ -157,24 +157,30 @@ export const OWN_FIELD_PREFIX = 'field.';
 
 /**
  * A record for people and pipes: the platform's fields under fixed labels, always in this order
- * (deleted and purge at empty while the record is live; a terminal leaves them out), then each
+ * (deleted and purge at empty while the record is live; a terminal leaves them out; lines of
+ * fields the answer does not hold at all are left out everywhere), then each
  * of the record's own fields as `field.NAME`. A record with a field named "deleted" so never
  * looks deleted, and a pipe gets the same system lines whatever the record's state.
  */
 function recordFields(record: RecordData): Field[] {
   const deleted = record.deleted_at ?? (record.soft_delete ? 'yes (no time given)' : null);
-  const fields: Field[] = [
-    ['id', record.id],
-    ['surface', record.surface],
-    ['tenant', record.tenant_id],
-    // Absent from the answer to a change of a record the caller cannot read (only what was sent).
-    ['created', record.created_at, 'time', 'optional'],
-    ['created by', record.created_by, 'text', 'optional'],
-    ['updated', record.updated_at, 'time'],
-    ['deleted', deleted, record.deleted_at ? 'time' : 'text', 'optional'],
+  const all: Array<[Field, boolean]> = [
+    [['id', record.id], true],
+    [['surface', record.surface], true],
+    [['tenant', record.tenant_id], true],
+    [['created', record.created_at, 'time', 'optional'], answers(record, 'created_at')],
+    [['created by', record.created_by, 'text', 'optional'], answers(record, 'created_by')],
+    [['updated', record.updated_at, 'time'], true],
+    [
+      ['deleted', deleted, record.deleted_at ? 'time' : 'text', 'optional'],
+      answers(record, 'deleted_at', 'soft_delete'),
+    ],
     // The purge is ahead while the record can be read at all: "purge at", never "purged".
-    ['purge at', record.purge_at, 'time', 'optional'],
+    [['purge at', record.purge_at, 'time', 'optional'], answers(record, 'purge_at')],
   ];
+  // A field the answer does not hold (the answer to a change of a record the caller cannot read
+  // holds only what was sent: review16d D5) is no line, not an empty one that reads "not deleted".
+  const fields = all.filter(([, shown]) => shown).map(([field]) => field);
   // Numbers as the platform wrote them: 9007199254740993 is not shown as 9007199254740992.
   for (const [key, value] of Object.entries(ownFields(record))) {
     const text =
@@ -182,6 +188,24 @@ function recordFields(record: RecordData): Field[] {
     fields.push([`${OWN_FIELD_PREFIX}${key}`, text]);
   }
   return fields;
+}
+
+/** Whether the answer holds any of these fields of the platform's (a record read holds them all). */
+const answers = (record: RecordData, ...keys: string[]) => keys.some((k) => Object.hasOwn(record, k));
+
+/**
+ * The record read, or undefined when the caller may not read it (403 insufficient_role): one who
+ * may change it all the same (exception.assign alone, write without read) sends the change
+ * unread, and the platform answers only what the change did (records update, records delete).
+ */
+export async function unlessUnreadable(read: Promise<RecordData>): Promise<RecordData | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403 && error.code === 'insufficient_role')
+      return undefined;
+    throw error;
+  }
 }
 
 export async function show(ctx: Context, record: RecordData): Promise<void> {

@@ -4,7 +4,6 @@ import { holdsPatchMember, sameAsTheyCame } from '../../api/numbers-as-they-came
 import { commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
-import { ApiError } from '../../http/errors.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import {
@@ -16,6 +15,7 @@ import {
   type RecordData,
   readData,
   show,
+  unlessUnreadable,
 } from './shared.js';
 
 export async function runRecordsUpdate(
@@ -66,17 +66,6 @@ export async function runRecordsUpdate(
   }
 }
 
-/** The record read, or undefined when the caller may not read it (403 insufficient_role). */
-async function unlessUnreadable(read: Promise<RecordData>): Promise<RecordData | undefined> {
-  try {
-    return await read;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 403 && error.code === 'insufficient_role')
-      return undefined;
-    throw error;
-  }
-}
-
 /** The patch of a record the caller cannot read: sent as it is, the answer (what was sent) printed. */
 async function sendUnread(ctx: Context, surface: string, id: string, patch: Record<string, unknown>) {
   const platform = await ctx.platform();
@@ -84,7 +73,7 @@ async function sendUnread(ctx: Context, surface: string, id: string, patch: Reco
   await show(ctx, record);
   // The answer is what was sent, as sent (null: removed), not the record as it now is.
   const missing = Object.keys(patch).filter(
-    (key) => JSON.stringify(record[key]) !== JSON.stringify(patch[key]),
+    (key) => !IGNORED.includes(key) && JSON.stringify(record[key]) !== JSON.stringify(patch[key]),
   );
   if (missing.length > 0) {
     ctx.out.warn(
@@ -115,9 +104,19 @@ function changes(record: RecordData, patch: Record<string, unknown>): boolean {
 function notHeld(record: RecordData, patch: Record<string, unknown>): string[] {
   const own = ownFields(record);
   return Object.keys(patch).filter(
-    (key) => !(RECORD_OWNED_FIELDS as readonly string[]).includes(key) && !holdsPatchMember(own, patch, key),
+    (key) =>
+      !(RECORD_OWNED_FIELDS as readonly string[]).includes(key) &&
+      !IGNORED.includes(key) &&
+      !holdsPatchMember(own, patch, key),
   );
 }
+
+/**
+ * Members of a patch the platform ignores, never stored (an idempotency_key: the PATCH's own key
+ * travels in the Idempotency-Key header), so no answer holds them and none is a change: no warning
+ * for their absence (review16d D7).
+ */
+const IGNORED: readonly string[] = ['idempotency_key'];
 
 /** The same own fields, every number compared by the exact value of its text. */
 function sameFields(a: RecordData, b: RecordData): boolean {

@@ -1,12 +1,5 @@
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
-import {
-  CLIENT_REACH,
-  type ClientReach,
-  clientReachRefusal,
-  HANDS_OUT,
-  STANDING_CREDENTIAL,
-  standingRefusal,
-} from '../../api/holds.js';
+import { type ClientArming, clientArmingRefusal } from '../../api/holds.js';
 import { redirectUriProblem, repeatedRedirectUris } from '../../api/redirect-uris.js';
 import type { OAuthClientCreateBody, OAuthClientUpdateBody } from '../../api/schemas/oauth.js';
 import type { SandboxState } from '../state.js';
@@ -106,38 +99,20 @@ function checkClient(input: ClientInput): ClientInput {
 }
 
 /**
- * No one hands out more than they hold, nor for longer (src/api/holds.ts, clientReachRefusal): 403
+ * No one hands out more than they hold, nor for longer (src/api/holds.ts, clientArmingRefusal): 403
  * insufficient_permission unless the caller holds in the tenant, without an end date (a client and
  * its secret outlast a just-in-time grant), every permission the scopes of each arming reach — a
  * creation or an update (`clientArming(before, after)`: every scope of a new client, scopes added,
- * all scopes on a new redirect URI) or a secret rotation (all scopes).
+ * all scopes on a new redirect URI) or a secret rotation (`rotationArming`: all scopes) — and, for
+ * one that hands out or re-points the client's secret (a creation, a new redirect URI, a rotation),
+ * oauth_client.manage itself so held: the one rule of API keys and webhook secrets (standingRefusal).
  */
 export function requireReach(
   state: SandboxState,
   principal: Principal,
   tenantId: string,
-  armings: ReadonlyArray<{ what: string; scopes: readonly string[] }>,
+  armings: readonly ClientArming[],
 ): void {
-  const grants = heldGrants(state, principal, tenantId);
-  for (const { what, scopes } of armings) {
-    const refusal = clientReachRefusal(what, grants, scopes);
-    if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
-  }
-}
-
-/** What rotating the client's secret arms it with: whoever holds the secret gets what every scope reaches. */
-export const rotationArming = (client: ClientReach) => [{ what: CLIENT_REACH.rotate, scopes: client.scopes }];
-
-/**
- * A rotation hands out the client's new secret, a standing credential: after its reach
- * (requireReach), oauth_client.manage itself held without an end date — the one rule of API keys
- * and webhook secrets (src/api/holds.ts standingRefusal; conform16 #5).
- */
-export function requireStandingRotation(state: SandboxState, principal: Principal, tenantId: string): void {
-  const refusal = standingRefusal(
-    STANDING_CREDENTIAL.clientSecret,
-    HANDS_OUT.clientSecret,
-    heldGrants(state, principal, tenantId),
-  );
+  const refusal = clientArmingRefusal(heldGrants(state, principal, tenantId), armings);
   if (refusal !== undefined) throw new DomainError('insufficient_permission', refusal);
 }

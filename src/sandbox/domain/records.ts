@@ -130,9 +130,17 @@ export class RecordStore {
 
   /**
    * Applies a merge patch to the caller's fields; a soft-deleted record cannot change. A patch
-   * that changes nothing (`{}`, fields as they are) leaves the record as it was, updated_at too.
+   * that changes nothing (`{}`, fields as they are) leaves the record as it was, updated_at too —
+   * but for a caller who cannot read it (`blind`), whose accepted patch is written as any change
+   * is (updated_at set): an answer with the old updated_at would tell them the record already held
+   * what they sent (review16d D2).
    */
-  update(record: SurfaceRecord, body: Record<string, unknown>, check: RecordCheck = () => {}): SurfaceRecord {
+  update(
+    record: SurfaceRecord,
+    body: Record<string, unknown>,
+    check: RecordCheck = () => {},
+    blind = false,
+  ): SurfaceRecord {
     const patch = ownFields(body);
     if (record.soft_delete) {
       throw conflict(`${record.surface} record ${record.id} is deleted`, 'record_deleted');
@@ -142,7 +150,8 @@ export class RecordStore {
     );
     const own = Object.fromEntries(Object.entries(record).filter(([k]) => !RESERVED_RECORD_FIELDS.has(k)));
     if (mergePatchChanges(own, patch).length === 0) {
-      check(own, own); // answered as it is: a read, judged by the check too
+      check(own, own); // answered as it is: a read, judged by the check too (blind: as a change)
+      if (blind) record.updated_at = this.#clock.iso();
       return record;
     }
     const merged = mergePatch(own, patch) as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { OAUTH_FULL_ACCESS_SCOPE, OAUTH_SCOPES } from '../../api/constants.js';
-import { clientArming } from '../../api/holds.js';
+import { clientArming, rotationArming } from '../../api/holds.js';
 import { scopePermissions } from '../../api/operations.js';
 import {
   OAuthClientCreateBody,
@@ -14,13 +14,7 @@ import {
 import { type AuditInput, auditValues } from '../domain/audit-trail.js';
 import { DomainError } from '../domain/errors.js';
 import { type OAuthClientRecord, publicClient } from '../domain/oauth.js';
-import {
-  clientInput,
-  clientUpdate,
-  requireReach,
-  requireStandingRotation,
-  rotationArming,
-} from '../domain/oauth-client-rules.js';
+import { clientInput, clientUpdate, requireReach } from '../domain/oauth-client-rules.js';
 import type { SandboxState } from '../state.js';
 import { auditChange } from './audit.js';
 import { errorResponses, type RouteContext } from './context.js';
@@ -38,7 +32,10 @@ const REACH_RULE =
       '; ',
     )}) the caller holds in the tenant without an end date, as for issuing an API key: a client, its secret and its ` +
   'redirect URIs stay when a just-in-time grant ends. Else 403 insufficient_permission naming the scope and the permissions ' +
-  'lacking, or those held only until some time and until when, to be done by someone who holds them without an end date.';
+  'lacking, or those held only until some time and until when, to be done by someone who holds them without an end date. ' +
+  'And the secret a creation answers is a standing credential, like an API key: creating a client, as rotating its secret and adding or changing its redirect URIs, ' +
+  'takes oauth_client.manage itself held without an end date (the one rule of API keys and webhook secrets; 403 insufficient_permission naming until when), ' +
+  'whatever the scopes reach (read:tenants, which reaches none, included).';
 
 const WARNING =
   'Store the client_secret now: it is shown only in this response and cannot be retrieved again (rotate it if lost).';
@@ -184,7 +181,6 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
     async (request) => {
       const client = clientOf(request.tenant!.id, request.params.client_id);
       requireReach(state, request.principal!, request.tenant!.id, rotationArming(client));
-      requireStandingRotation(state, request.principal!, request.tenant!.id);
       const secret = state.oauth.rotateSecret(client);
       audit(state, request, client, 'secret_rotated');
       return withSecret(client, secret);
@@ -203,7 +199,7 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
           'pkce_required); arrays replace. The client as changed is checked like a new one (400 with details). Redirect URIs and ' +
           "PKCE apply to authorizations started afterwards, lifetimes to tokens issued afterwards; scopes removed are gone from the client's " +
           'tokens at their next call. Writes an audit-trail entry naming the changed fields. Never returns the secret. Adding scopes takes ' +
-          'every permission they reach, and adding or changing a redirect URI every permission the client’s scopes reach, held without an end date (403 ' +
+          'every permission they reach, and adding or changing a redirect URI every permission the client’s scopes reach and oauth_client.manage itself, held without an end date (403 ' +
           'insufficient_permission naming what is lacking, or until when a just-in-time grant holds it; see creating a client); removing either, ' +
           'renaming and lifetimes take nothing more, a just-in-time holder too. ' +
           'A change of scopes or redirect URIs is said on the consent page for 7 days: which, when and by whom.',

@@ -12,7 +12,12 @@ import {
 } from '../../api/schemas/records.js';
 import { blindRefusal, readsSurface, requireRecordActs } from '../domain/authorization.js';
 import { notFound } from '../domain/errors.js';
-import { type RecordCheck, type SurfaceRecord as StoredRecord, unreadAnswer } from '../domain/records.js';
+import {
+  ownFields,
+  type RecordCheck,
+  type SurfaceRecord as StoredRecord,
+  unreadAnswer,
+} from '../domain/records.js';
 import { decodeCursor, encodeCursor, filterFingerprint } from '../pagination.js';
 import { errorResponses, type RouteContext } from './context.js';
 
@@ -54,15 +59,18 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
       }
       return find(request.tenant!.id, id);
     };
-    /** What the record says is done takes the catalog's finer permissions (src/api/record-acts.ts). */
+    /**
+     * What the record says is done takes the catalog's finer permissions (src/api/record-acts.ts);
+     * `sent`: the patch of a caller who cannot read the record (a no-op judged as a change).
+     */
     const acts =
-      (request: FastifyRequest): RecordCheck =>
+      (request: FastifyRequest, sent?: Record<string, unknown>): RecordCheck =>
       (before, after) =>
         requireRecordActs(
           state,
           request.principal!,
           request.tenant!,
-          recordActs(surface, before, after, rules.read),
+          recordActs(surface, before, after, rules.read, sent),
           rules.read,
         );
 
@@ -159,7 +167,9 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
             "as it was, updated_at too, and so is a read: it takes the surface's read permission (403 insufficient_role). A soft-deleted record cannot be changed (409 record_deleted). " +
             "A caller without the surface's read permission (a finer permission alone: exception.assign, exception.resolve.fx_difference, " +
             'rule.write.fx; or write without read) reads nothing through it: an accepted change answers only what was sent, with id, ' +
-            'surface, tenant_id and updated_at (RecordUnreadAnswer), and any refusal, a missing or deleted id included, is one ' +
+            'surface, tenant_id and updated_at (RecordUnreadAnswer); a patch of theirs that changes nothing is judged as the change of each member ' +
+            'sent and, accepted, sets updated_at as any change does (so neither the status nor the answer tells that the record already held ' +
+            'what they sent; a patch naming no field takes the read permission); and any refusal, a missing or deleted id included, is one ' +
             '403 insufficient_role that says the same whatever the record holds and whether it exists.',
           params: RecordIdParams,
           body: RecordPatchBody,
@@ -167,8 +177,11 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
         },
       },
       async (request) => {
-        const record = state.records.update(target(request, request.params.id), request.body, acts(request));
-        return reads(request) ? record : unreadAnswer(record, request.body);
+        const stored = target(request, request.params.id);
+        if (reads(request)) return state.records.update(stored, request.body, acts(request));
+        const sent = ownFields(request.body);
+        const record = state.records.update(stored, request.body, acts(request, sent), true);
+        return unreadAnswer(record, request.body);
       },
     );
 
@@ -183,13 +196,15 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
             'Sets the soft_delete flag and deleted_at: the record disappears from lists (unless include_deleted=true), ' +
             'stays readable by id, and is purged 30 days later on the sandbox clock (purge_at), after which it is gone. ' +
             "Deleting again returns the same record. To a caller without the surface's read permission it answers only " +
-            'id, surface, tenant_id, updated_at, soft_delete, deleted_at and purge_at (RecordUnreadAnswer).',
+            'id, surface, tenant_id, updated_at, soft_delete, deleted_at and purge_at (RecordUnreadAnswer), and a missing or ' +
+            'already deleted id is refused as PATCH refuses it (one 403 insufficient_role, whatever the record holds and whether ' +
+            'it exists), so a retry of their own delete learns it happened only by its Idempotency-Key (the stored answer).',
           params: RecordIdParams,
           response: { 200: RecordChangeAnswer, ...errorResponses(401, 403, 404) },
         },
       },
       async (request) => {
-        const record = state.records.softDelete(find(request.tenant!.id, request.params.id));
+        const record = state.records.softDelete(target(request, request.params.id));
         return reads(request) ? record : unreadAnswer(record, 'delete');
       },
     );

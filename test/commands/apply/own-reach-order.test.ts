@@ -135,6 +135,10 @@ describe('svc apply: the changes made last, in their order', () => {
       ],
       ['grant', 'usr_ai_prompter tenant_viewer', null],
     ]);
+    // Review 16d D6: plan's closing warning lists the reason it refuses (REFUSAL_REASONS).
+    expect(planned.stderr).toContain(
+      'warning: svc apply refuses 1 of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out',
+    );
     const applied = await svc.run(['apply', '-f', file, '--yes'], { ...real, env });
     expect(applied.code).toBe(2);
     expect(applied.stderr).toBe(
