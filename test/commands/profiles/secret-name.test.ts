@@ -86,4 +86,28 @@ describe('a credential as a profile name', () => {
     const again = await runInProcess(['profiles', 'rm', KEY, '--yes'], env);
     expect(again).toEqual({ code: 2, stdout: '', stderr: REFUSED('an API key') });
   });
+
+  it('saved by an older svc, can be logged out of with -p (R5), its name masked', async () => {
+    const env = dirs();
+    mkdirSync(env.SVC_CONFIG_DIR, { mode: 0o700 });
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'config.json'),
+      JSON.stringify({ profiles: { [KEY]: { base_url: 'http://127.0.0.1:9' } } }),
+    );
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'credentials.json'),
+      JSON.stringify({ profiles: { [KEY]: { type: 'token', access_token: 'svc_pk_0123456789abcdefWXYZ' } } }),
+      { mode: 0o600 },
+    );
+    const r = await runInProcess(['-p', KEY, 'logout'], env);
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(r.stderr.split('\n')[0]).toBe(
+      '✓ Logged out: removed the credential of profile "svc_sk_[redacted]"',
+    );
+    expect(r.stderr).not.toContain('hFyY6xMJ');
+    expect(r.stderr).toContain(
+      'remove the profile with `svc profiles rm "$NAME"`, then rotate the credential\n',
+    );
+    expect(readFileSync(join(env.SVC_CONFIG_DIR, 'credentials.json'), 'utf8')).not.toContain('svc_sk_');
+  });
 });
