@@ -1,4 +1,5 @@
 import { chmodSync, lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { shellWord } from '../system/shell-words.js';
 
@@ -99,10 +100,15 @@ function realTarget(path: string): string {
 }
 
 export function ownFileRefusal(path: string, problem: string): ConfigError {
-  return new ConfigError(`${path} ${problem}, so svc will not read or write credentials through it`, {
-    code: 'config_owner',
-    hint: `remove it (\`rm ${shellWord(path)}\`) if you did not put it there, then log in again; svc changed nothing`,
-  });
+  // config.json holds profiles, no credential: logging in again would not bring them back.
+  const profiles = basename(path) === 'config.json';
+  return new ConfigError(
+    `${path} ${problem}, so svc will not read or write ${profiles ? 'profiles' : 'credentials'} through it`,
+    {
+      code: 'config_owner',
+      hint: `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
+    },
+  );
 }
 
 /**

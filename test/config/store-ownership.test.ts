@@ -120,7 +120,9 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
       chownSync(config, 65534, 65534);
       const r = await runInProcess(['me'], { ...env, NO_COLOR: '1', SVC_TOKEN: KEY });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`error: ${config} is a file that belongs to another user (uid 65534)`);
+      expect(r.stderr).toBe(
+        `error: ${config} is a file that belongs to another user (uid 65534), so svc will not read or write profiles through it; remove it (\`rm ${config}\`) if you did not put it there; svc changed nothing\n`,
+      );
     },
   );
 
