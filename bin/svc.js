@@ -24,14 +24,20 @@ const bundle = path.join(__dirname, '..', 'dist', 'cli.cjs');
  * options and their values; an alias names its command's cache), `other` for any word that is no
  * command, so a wrapper passing user input (`svc "$x"`) cannot fill the cache directory.
  */
+let launcherFacts;
+/** Written by the build from the program: the global flags that take a value, the command words. */
+function facts() {
+  launcherFacts ??= JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'dist', 'launcher.json'), 'utf8'));
+  return launcherFacts;
+}
+
 function commandWord() {
-  // Written by the build from the program: the global flags that take a value, the command words.
-  const facts = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'dist', 'launcher.json'), 'utf8'));
-  const valued = new Set(facts.valueFlags);
+  const { valueFlags, commands } = facts();
+  const valued = new Set(valueFlags);
   for (let i = 0; i < args.length; i++) {
     if (valued.has(args[i])) i++;
     else if (!args[i].startsWith('-'))
-      return Object.hasOwn(facts.commands || {}, args[i]) ? facts.commands[args[i]] : 'other';
+      return Object.hasOwn(commands || {}, args[i]) ? commands[args[i]] : 'other';
   }
   return 'root';
 }
@@ -109,6 +115,12 @@ function defaultCacheDir(env) {
 function cacheDir() {
   const env = process.env;
   if (envSwitch('SVC_NO_CODE_CACHE') !== false) return undefined;
+  // A value the CLI refuses (an unexpanded `~` or `$HOME`: src/config/paths.ts, the rule from
+  // dist/launcher.json) gets no cache: it would make `./~/…` before svc says it changed nothing.
+  if (env.SVC_CACHE_DIR && new RegExp(facts().unexpandedDirectory || '^[~$]').test(env.SVC_CACHE_DIR)) {
+    debug(`off (SVC_CACHE_DIR ${env.SVC_CACHE_DIR} is refused)`);
+    return undefined;
+  }
   const own = env.SVC_CACHE_DIR ? undefined : defaultCacheDir(env);
   if (!env.SVC_CACHE_DIR && own === undefined) return undefined;
   const base = path.join(env.SVC_CACHE_DIR || own, 'svc-code-cache');

@@ -14,7 +14,7 @@ import { refuseRepeatedValues, refuseSeveralTenants } from './cli-options.js';
 import type { MakeContext } from './commands/kit.js';
 import { COMMANDS, type CommandEntry } from './commands/manifest.js';
 import { envSwitchOrOff } from './config/env-flags.js';
-import { checkDirectoryVariables } from './config/paths.js';
+import { checkDirectoryVariables, UNEXPANDED_DIRECTORY } from './config/paths.js';
 import type { Context, ContextDeps, GlobalOptions } from './context.js';
 import { ClosedPipeError, exitCodeFor, SvcError, stdoutError, UsageError } from './errors.js';
 import { renderError } from './output/errors.js';
@@ -50,12 +50,16 @@ export function valueFlags(program: Command = rootProgram(SILENT_IO)): string[] 
  * command words with the name of their code cache (an alias shares its command's; any other word
  * shares one, so typos cannot fill the cache directory).
  */
-export function launcherFacts(): { valueFlags: string[]; commands: Record<string, string> } {
+export function launcherFacts(): {
+  valueFlags: string[];
+  commands: Record<string, string>;
+  unexpandedDirectory: string;
+} {
   const commands: Record<string, string> = { help: 'help' };
   for (const entry of COMMANDS) {
     for (const word of [entry.name, ...(entry.aliases ?? [])]) commands[word] = entry.name;
   }
-  return { valueFlags: valueFlags(), commands };
+  return { valueFlags: valueFlags(), commands, unexpandedDirectory: UNEXPANDED_DIRECTORY.source };
 }
 
 /**

@@ -37,6 +37,11 @@ import { VERSION } from './version.js';
 /** The global flags of the contract, as commander parses them. */
 export interface GlobalOptions {
   profile?: string;
+  /**
+   * `profile` may be an existing profile's name that looks like a credential (an older svc saved
+   * it): only to remove it (`profiles rm`), never to make one.
+   */
+  removingProfile?: boolean;
   baseUrl?: string;
   appUrl?: string;
   tenant?: string;
@@ -126,7 +131,7 @@ export interface Context {
    * This run as if `-p name` had been given (its settings, credential and API client), for a
    * command that acts on another profile than its own (`profiles rm NAME`). Close it when done.
    */
-  forProfile(name: string): Context;
+  forProfile(name: string, options?: { removing?: boolean }): Context;
   /**
    * This run with `token` as its only credential (not SVC_TOKEN, not the stored one), for a token
    * checked before it is stored (`login --with-token`): a tenant slug is resolved with it too.
@@ -225,7 +230,12 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
     settings() {
       if (!settings) {
         const s = ctx.store();
-        const profile = resolveProfileName(globals, deps.env, () => s.activeProfile());
+        const profile = resolveProfileName(
+          globals,
+          deps.env,
+          () => s.activeProfile(),
+          globals.removingProfile ? (name) => s.hasProfile(name) : undefined,
+        );
         settings = resolveSettings(globals, deps.env, profile, s.profile(profile.name));
       }
       return settings;
@@ -363,7 +373,12 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       })();
       return platform;
     },
-    forProfile: (name) => createContext(deps, { ...globals, profile: name }),
+    forProfile: (name, options) =>
+      createContext(deps, {
+        ...globals,
+        profile: name,
+        ...(options?.removing ? { removingProfile: true } : {}),
+      }),
     withToken: (token) =>
       createContext({ ...deps, credentials: () => staticCredentials(token, 'standard input') }, globals),
     forCompletion: (ms) =>

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isoSeconds } from '../api/time.js';
+import { ownFileProblem, refuseSharedDirectory } from '../config/ownership.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
@@ -91,6 +92,7 @@ export class Journal {
   static load(path: string, owned: RunOwner | string, now: () => number, disk = realJournalDisk): Journal {
     const owner = typeof owned === 'string' ? { operation: owned } : owned;
     const operation = owner.operation;
+    refuseForeign(path);
     let text: string | undefined;
     try {
       text = readFileSync(path, 'utf8');
@@ -378,6 +380,34 @@ export function refusedOwner(
     );
   }
   return undefined;
+}
+
+/**
+ * A journal decides which rows a run reports done and which idempotency keys it reuses: one that
+ * is not the user's (nor root's), or a link to such a file, is never read, whatever its first
+ * line claims (ownership.ts, the config store's rule).
+ */
+function refuseForeign(path: string): void {
+  const problem = ownFileProblem(path);
+  if (problem === undefined) return;
+  throw new UsageError(`journal ${path} ${problem}, so svc will not resume it`, {
+    code: 'journal_owner',
+    hint: `see what it holds with \`cat ${pathWord(path)}\`; if you did not put it there, remove it (\`rm ${pathWord(path)}\`) and run the command again; svc changed nothing`,
+  });
+}
+
+/**
+ * The state directory's journals directory (`dir`) is refused when another user owns it or others
+ * can write it: anyone who can put a file there can write a journal that says a run's rows are done.
+ */
+export function refuseSharedJournals(dir: string): void {
+  refuseSharedDirectory(
+    dir,
+    'the journals directory',
+    'resume or record a run in it',
+    'SVC_STATE_DIR',
+    'journal_owner',
+  );
 }
 
 /**

@@ -13,7 +13,14 @@ import { lastWordOnExit } from '../system/interrupts.js';
 import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun } from './finish.js';
 import { withCompactHeap } from './heap.js';
-import { defaultJournalPath, Journal, type RunIdentity, type RunOwner, refuseDirectory } from './journal.js';
+import {
+  defaultJournalPath,
+  Journal,
+  type RunIdentity,
+  type RunOwner,
+  refuseDirectory,
+  refuseSharedJournals,
+} from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import { lockJournal } from './lock.js';
 import { RunOrder } from './order.js';
@@ -168,6 +175,7 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   const path = verb.journal ?? defaultJournalPath(ctx.env, verb.kind, owner.operation);
   // A new run in the state directory: an earlier svc's run of this command is refused (whose it
   // is is unknown), another caller's is named, left to them.
+  if (verb.journal === undefined) refuseSharedJournals(dirname(path));
   if (verb.journal === undefined && !existsSync(path)) {
     const note = otherCallersRun(dirname(path), verb.kind, owner);
     if (note !== undefined) ctx.out.info(note);

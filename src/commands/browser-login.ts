@@ -222,9 +222,12 @@ export async function storeLogin(
   const remember: Record<string, string> = {};
   if (settings.sources.base_url !== 'profile' && settings.values.base_url)
     remember.base_url = settings.values.base_url;
-  if (settings.sources.app_url === 'flag' || settings.sources.app_url === 'env')
-    remember.app_url = settings.values.app_url!;
-  if (settings.sources.client_id !== 'profile') remember.client_id = client.id;
+  // An exported SVC_APP_URL / SVC_CLIENT_ID is ambient (auth/ambient.ts): used for this login,
+  // never saved into the profile, which keeps its own value or deriving one (review16c R3). The
+  // credential keeps the client id its refreshes need.
+  if (settings.sources.app_url === 'flag') remember.app_url = settings.values.app_url!;
+  const clientFromEnv = settings.sources.client_id === 'env' && client.id === settings.values.client_id;
+  if (settings.sources.client_id !== 'profile' && !clientFromEnv) remember.client_id = client.id;
   let identity: CallerIdentity | undefined;
   // Checked through a Context made now, over the new login: this run's own credential source is
   // pinned to the login the run started with (auth/credentials.ts), and a tenant slug would be

@@ -5,6 +5,7 @@ import {
   fsyncSync,
   lstatSync,
   openSync,
+  readdirSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -34,7 +35,9 @@ export interface StoreDisk {
 
 export const realDisk: StoreDisk = {
   reserve(path, bytes) {
-    const scratch = join(dirname(path), `.${basename(path)}.room-${process.pid}`);
+    // Where the write will make its temp file: a link's target's directory, maybe another disk.
+    const target = writeTarget(path);
+    const scratch = join(dirname(target), `.${basename(target)}.room-${process.pid}`);
     // Made new, never through a link or into a file already there.
     rmSync(scratch, { force: true });
     const fd = openSync(scratch, NEW_FILE, 0o600);
@@ -58,7 +61,8 @@ export const realDisk: StoreDisk = {
       if (problem !== undefined) throw ownFileRefusal(path, problem);
     };
     refuse();
-    const target = lstatOrUndefined(path)?.isSymbolicLink() ? realpathSync(path) : path;
+    const target = writeTarget(path);
+    removeStaleTemporaries(target);
     const temporary = join(
       dirname(target),
       `.${basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}`,
@@ -79,6 +83,43 @@ export const realDisk: StoreDisk = {
     }
   },
 };
+
+/** Where a write of `path` lands: a link's target (a dotfile manager's), else `path` itself. */
+function writeTarget(path: string): string {
+  return lstatOrUndefined(path)?.isSymbolicLink() ? realpathSync(path) : path;
+}
+
+/**
+ * Removes the temp files (`.credentials.json.PID-HEX`, `.credentials.json.room-PID`) a write
+ * killed before its rename left beside `target` (kill -9, a power cut): each holds the whole
+ * store, every profile's credential. Only those of processes that are gone; the write that
+ * follows (a logout's included) then leaves no copy.
+ */
+function removeStaleTemporaries(target: string): void {
+  const prefix = `.${basename(target)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(target));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = /^(?:(\d+)-[0-9a-f]{12}|room-(\d+))$/.exec(name.slice(prefix.length));
+    const owner = Number(pid?.[1] ?? pid?.[2]);
+    if (!Number.isSafeInteger(owner) || owner === process.pid || alive(owner)) continue;
+    rmSync(join(dirname(target), name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
 
 /** Created exclusively, 0600, never through a symbolic link: a file someone planted fails (EEXIST). */
 const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);

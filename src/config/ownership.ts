@@ -1,16 +1,19 @@
 import { chmodSync, lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { shellWord } from '../system/shell-words.js';
 
 /**
- * Who may touch the credential store, checked as ssh's StrictModes checks ~/.ssh: the directory
- * and both files must be the user's own, and the directory writable by nobody else. Another
- * user's directory, a shared one (sticky /tmp, a setgid team directory) or one others can write
- * is refused (exit 2) and never chmod-ed: another user could have planted `credentials.json` as a
- * link to a file of theirs, and making the directory 0700 would take /tmp from everyone. A file
- * (or the target of a link) another user owns is refused too: svc would write the credential
- * into it, or trust its base_url. A directory or credentials.json of the user's own that others
- * can only read is made private, with one warning, as before.
+ * Who may touch the credential store and the state directory's journals, checked as ssh's
+ * StrictModes checks ~/.ssh: the directory and its files must be the user's own (or root's, as ssh
+ * accepts: root can write anything anyway, and a system-managed link into /nix/store is root's),
+ * and the directory writable by nobody else. Another user's directory, a shared one others can
+ * write (sticky /tmp, a setgid team directory) is refused (exit 2) and never chmod-ed: another
+ * user could have planted `credentials.json` (or a journal) as a link to a file of theirs, and
+ * making the directory 0700 would take /tmp from everyone. A file (or the target of a link)
+ * another user owns, or a root's file others can write, is refused too: svc would write the
+ * credential into it, trust its base_url, or take its rows as done. A directory or
+ * credentials.json of the user's own that others can only read is made private, with one warning.
  */
 
 const uid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
@@ -27,13 +30,44 @@ function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | u
 
 /** Why svc must not keep credentials in a directory of this stat, or undefined. */
 function directoryProblem(stat: Stats, me: number): string | undefined {
-  if (stat.uid !== me) return `belongs to another user (uid ${stat.uid})`;
-  // Sticky or setgid with no one else let in (inherited from a parent) is private all the same.
-  const shared = (stat.mode & 0o077) !== 0;
+  if (!ownedBy(stat, me)) return `belongs to another user (uid ${stat.uid})`;
+  // Judged by who can write it, as any directory: sticky or setgid that others can only read
+  // (2755, inherited from a parent) lets no one plant a file, and is tightened like 0755.
+  const shared = (stat.mode & 0o022) !== 0;
   if (shared && stat.mode & 0o1000) return `is a shared directory (mode ${octal(stat.mode)}, sticky)`;
   if (shared && stat.mode & 0o2000) return `is a shared directory (mode ${octal(stat.mode)}, setgid)`;
-  if (stat.mode & 0o022) return `is writable by others (mode ${octal(stat.mode)})`;
+  if (shared) return `is writable by others (mode ${octal(stat.mode)})`;
   return undefined;
+}
+
+/** The user's own, or root's (as ssh accepts). */
+const ownedBy = (stat: Stats, me: number): boolean => stat.uid === me || stat.uid === 0;
+
+/**
+ * Refuses a directory svc keeps its files in (`what`: "the config directory", "the journals
+ * directory") when it is another user's or others can write it; `variable` is where the user
+ * points svc elsewhere. Its stat, when it is a directory, for the caller to go on with.
+ */
+export function refuseSharedDirectory(
+  dir: string,
+  what: string,
+  purpose: string,
+  variable: string,
+  code: string,
+): Stats | undefined {
+  const me = uid();
+  if (me === undefined) return undefined;
+  const stat = statOrUndefined(statSync, dir);
+  if (stat === undefined || !stat.isDirectory()) return undefined; // svc makes it 0700; a file is refused elsewhere
+  const problem = directoryProblem(stat, me);
+  if (problem === undefined) return stat;
+  throw new ConfigError(`${what} ${dir} ${problem}, so svc will not ${purpose}`, {
+    code,
+    hint:
+      stat.uid === me && !(stat.mode & 0o3000)
+        ? `check what is in it, then \`chmod 700 ${shellWord(dir)}\`, or point ${variable} at a private directory of your own; svc changed nothing`
+        : `point ${variable} at a private directory of your own (\`mkdir -m 700 DIR\`); svc changed nothing`,
+  });
 }
 
 /**
@@ -50,7 +84,10 @@ export function ownFileProblem(path: string): string | undefined {
   const target = link.isSymbolicLink() ? statOrUndefined(statSync, path) : link;
   const what = link.isSymbolicLink() ? `is a symbolic link to ${realTarget(path)}, which` : 'is a file that';
   if (target === undefined) return `is a symbolic link to something that does not exist`;
-  if (target.uid !== me) return `${what} belongs to another user (uid ${target.uid})`;
+  if (!ownedBy(target, me)) return `${what} belongs to another user (uid ${target.uid})`;
+  if (target.uid !== me && target.mode & 0o022) {
+    return `${what} belongs to root and others can write it (mode ${octal(target.mode)})`;
+  }
   return undefined;
 }
 
@@ -63,10 +100,15 @@ function realTarget(path: string): string {
 }
 
 export function ownFileRefusal(path: string, problem: string): ConfigError {
-  return new ConfigError(`${path} ${problem}, so svc will not read or write credentials through it`, {
-    code: 'config_owner',
-    hint: `remove it (\`rm ${shellWord(path)}\`) if you did not put it there, then log in again; svc changed nothing`,
-  });
+  // config.json holds profiles, no credential: logging in again would not bring them back.
+  const profiles = basename(path) === 'config.json';
+  return new ConfigError(
+    `${path} ${problem}, so svc will not read or write ${profiles ? 'profiles' : 'credentials'} through it`,
+    {
+      code: 'config_owner',
+      hint: `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
+    },
+  );
 }
 
 /**
@@ -78,20 +120,14 @@ export function checkStore(
   files: { config: string; credentials: string },
   warn: ((message: string) => void) | undefined,
 ): void {
-  const me = uid();
-  if (me === undefined) return;
-  const stat = statOrUndefined(statSync, dir);
-  if (stat === undefined || !stat.isDirectory()) return; // svc makes it 0700; a file is refused elsewhere
-  const problem = directoryProblem(stat, me);
-  if (problem !== undefined) {
-    throw new ConfigError(`the config directory ${dir} ${problem}, so svc will not keep credentials in it`, {
-      code: 'config_owner',
-      hint:
-        stat.uid === me && !(stat.mode & 0o3000)
-          ? `check what is in it, then \`chmod 700 ${shellWord(dir)}\`, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing`
-          : `point SVC_CONFIG_DIR at a private directory of your own (\`mkdir -m 700 DIR\`); svc changed nothing`,
-    });
-  }
+  const stat = refuseSharedDirectory(
+    dir,
+    'the config directory',
+    'keep credentials in it',
+    'SVC_CONFIG_DIR',
+    'config_owner',
+  );
+  if (stat === undefined) return;
   for (const path of [files.config, files.credentials]) {
     const fileProblem = ownFileProblem(path);
     if (fileProblem !== undefined) throw ownFileRefusal(path, fileProblem);
@@ -109,7 +145,7 @@ function tighten(
 ): void {
   const current = mode & 0o777;
   if ((current & 0o077) === 0) return;
-  const was = `${path} was ${current & 0o044 ? 'readable by' : 'open to'} others (0${current.toString(8)})`;
+  const was = `${path} was ${current & 0o044 ? 'readable by' : 'open to'} others (${octal(mode)})`;
   try {
     chmodSync(path, to);
     warn?.(`${was}; svc made it 0${to.toString(8)}, since it holds credentials`);

@@ -68,19 +68,39 @@ export function checkDirectoryVariables(env: Env): void {
   for (const name of DIRECTORY_VARIABLES) {
     const value = env[name];
     if (!value) continue;
-    // `~` is the shell's, never expanded in a YAML env block, a Dockerfile ENV, a systemd unit or
-    // a .env file: taken literally it makes a folder named `~` wherever svc runs (F3). Refused.
-    if (value.startsWith('~')) {
-      throw new ConfigError(`${name} ${value} starts with a ~ that no shell expanded`, {
-        hint: `use an absolute path, e.g. ${name}=$HOME${value.slice(value.indexOf('/') === -1 ? value.length : value.indexOf('/'))}; svc changed nothing`,
-      });
-    }
+    const unexpanded = unexpandedDirectory(name, value);
+    if (unexpanded !== undefined) throw unexpanded;
     const problem = notADirectory(value);
     if (problem === undefined) continue;
     throw new ConfigError(`${name} ${value} ${problem}`, {
       hint: `point ${name} at a directory (or unset it); svc changed nothing`,
     });
   }
+}
+
+/**
+ * A directory variable's value that starts with what only a shell expands: `~` or a variable
+ * (`$HOME/…`, `${HOME}/…`). A YAML `env:` block, a compose env_file, a systemd `Environment=` and
+ * most .env loaders leave both as they are; taken literally they make a folder named `~` or
+ * `$HOME` wherever svc runs (F3, review16c R7). bin/svc.js applies the same rule to SVC_CACHE_DIR
+ * (dist/launcher.json, from launcherFacts), so the launcher makes no such folder either (R8).
+ */
+export const UNEXPANDED_DIRECTORY = /^[~$]/;
+
+function unexpandedDirectory(name: string, value: string): ConfigError | undefined {
+  if (!UNEXPANDED_DIRECTORY.test(value)) return undefined;
+  const what = value.startsWith('~') ? 'a ~' : `a variable (${/^\$\{?\w*\}?/.exec(value)?.[0]})`;
+  const slash = value.indexOf('/');
+  const first = slash === -1 ? value : value.slice(0, slash);
+  // The example is a path the user can see, in the user's home when that is what was meant: a
+  // `$HOME/…` example would be left as it is by the same YAML block or .env file.
+  const own = ['~', '$HOME', '$' + '{HOME}'].includes(first);
+  const example = own
+    ? ` (e.g. ${name}=${join(homeDirectory(), slash === -1 ? '' : value.slice(slash + 1))})`
+    : '';
+  return new ConfigError(`${name} ${value} starts with ${what} that no shell expanded`, {
+    hint: `use an absolute path${example}; svc changed nothing`,
+  });
 }
 
 /** Why `path` cannot be a directory ("is a file, not a directory"), or undefined when it can. */

@@ -72,11 +72,14 @@ export function resolveProfileName(
   flags: SettingFlags,
   env: Env,
   activeProfile: () => string | undefined,
+  /** Given only to remove a profile (GlobalOptions.removingProfile): whether it exists. */
+  removable?: (name: string) => boolean,
 ): { name: string; source: SettingSource } {
   const named = flags.profile || env.SVC_PROFILE;
-  // A credential pasted as the name is refused before anything is read, sent or suggested (F1).
+  // A credential pasted as the name is refused before anything is read, sent or suggested (F1),
+  // except a profile an older svc saved under one, named to remove it (`profiles rm`).
   const credential = named ? credentialAsProfileName(named) : undefined;
-  if (credential !== undefined) throw credential;
+  if (credential !== undefined && !(named && removable?.(named))) throw credential;
   if (flags.profile) return { name: flags.profile, source: 'flag' };
   if (env.SVC_PROFILE) return { name: env.SVC_PROFILE, source: 'env' };
   const active = activeProfile();

@@ -6,7 +6,7 @@
  */
 import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess, useFreshDirs } from '../helpers/context.js';
 
@@ -38,7 +38,7 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
   });
 
   it('refuses a sticky shared directory (as /tmp) and a setgid team directory, leaving their modes alone', async () => {
-    for (const shared of [0o1777, 0o2750]) {
+    for (const shared of [0o1777, 0o2770]) {
       const env = dirs();
       const dir = env.SVC_CONFIG_DIR;
       mkdirSync(dir);
@@ -120,7 +120,9 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
       chownSync(config, 65534, 65534);
       const r = await runInProcess(['me'], { ...env, NO_COLOR: '1', SVC_TOKEN: KEY });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`error: ${config} is a file that belongs to another user (uid 65534)`);
+      expect(r.stderr).toBe(
+        `error: ${config} is a file that belongs to another user (uid 65534), so svc will not read or write profiles through it; remove it (\`rm ${config}\`) if you did not put it there; svc changed nothing\n`,
+      );
     },
   );
 
@@ -142,6 +144,56 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
         }),
       ).rejects.toThrow(/belongs to another user \(uid 65534\)/);
       expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe('{"profiles":{}}');
+    },
+  );
+
+  it('R4: a setgid directory of the userâ€™s own that others can only read (2755) is made private like 0755, with one warning', async () => {
+    const env = dirs();
+    const dir = env.SVC_CONFIG_DIR;
+    mkdirSync(dir);
+    chmodSync(dir, 0o2755);
+    const r = await runInProcess(['config', 'set', 'base_url', 'http://127.0.0.1:9'], {
+      ...env,
+      NO_COLOR: '1',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `warning: ${dir} was readable by others (02755); svc made it 0700, since it holds credentials`,
+    );
+    expect(mode(dir)).toBe('700');
+  });
+
+  // R1: ssh accepts a file or directory owned by root (root can write anything anyway): a config.json
+  // that is a link into /nix/store (home-manager) is read. Played as uid 65534 by a root test.
+  it.skipIf(!root)(
+    'R1: accepts a config.json link to a root-owned file others cannot write; refuses one others can',
+    async () => {
+      const env = dirs();
+      const dir = env.SVC_CONFIG_DIR;
+      mkdirSync(dir, { mode: 0o700 });
+      chownSync(dir, 65534, 65534);
+      mkdirSync(env.SVC_STATE_DIR, { mode: 0o755 });
+      const managed = join(env.SVC_STATE_DIR, 'abc-svc-config.json');
+      writeFileSync(
+        managed,
+        '{"profiles":{"default":{"base_url":"http://127.0.0.1:9","tenant":"acme-treasury"}},"active_profile":"default"}',
+      );
+      chmodSync(managed, 0o444);
+      symlinkSync(managed, join(dir, 'config.json'));
+      const getuid = vi.spyOn(process, 'getuid').mockReturnValue(65534);
+      try {
+        const ok = await runInProcess(['profiles', 'ls'], { ...env, NO_COLOR: '1' });
+        expect([ok.code, ok.stderr]).toEqual([0, '']);
+        expect(ok.stdout).toContain('http://127.0.0.1:9');
+        chmodSync(managed, 0o666);
+        const r = await runInProcess(['profiles', 'ls'], { ...env, NO_COLOR: '1' });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(
+          `error: ${join(dir, 'config.json')} is a symbolic link to ${managed}, which belongs to root and others can write it (mode 0666)`,
+        );
+      } finally {
+        getuid.mockRestore();
+      }
     },
   );
 });

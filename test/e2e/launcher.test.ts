@@ -186,6 +186,25 @@ describe('the launcher (bin/svc.js)', () => {
     },
   );
 
+  it.each(['~/c', '$HOME/c'])(
+    'makes no cache for SVC_CACHE_DIR=%s, which svc refuses: nothing is made in the current directory (review16c R8)',
+    async (value) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'svc-cc-tilde-'));
+      try {
+        const env = {
+          ...baseEnv({ SVC_CACHE_DIR: value }),
+          SVC_CONFIG_DIR: join(cwd, '..', 'nonexistent-cfg'),
+        };
+        const r = await runProcess(process.execPath, [BIN, 'profiles', 'ls'], { env, cwd });
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain('that no shell expanded');
+        expect(readdirSync(cwd)).toEqual([]);
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('ignores a relative XDG_CACHE_HOME (XDG Base Directory spec): the cache goes to ~/.cache, not the cwd', async () => {
     const root = mkdtempSync(join(tmpdir(), 'svc-cc-xdg-'));
     try {

@@ -16,7 +16,9 @@ const SAVED_AT_LOGIN = [
  * every command. A login would save it over the profile's own value for good (`svc -p staging
  * login` under a leftover SVC_BASE_URL=prod made "staging" point at prod), so when one disagrees
  * with what the profile holds, the login is refused (exit 2) before anything is opened, sent or
- * saved, naming both values and how to choose: the flag moves the profile on purpose.
+ * saved, naming both values and how to choose: the flag moves the profile on purpose. When the
+ * profile has no app_url or client_id of its own (derived from base_url, or the default), an
+ * exported one is used for that login and not saved (storeLogin): the profile goes on deriving it.
  * (SVC_TENANT is never saved by a login: only a tenant the server names, when none is in force.)
  */
 export function refuseAmbientRewrite(ctx: Context): void {

@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import { endSession, sessionKey, warnAboutSession } from '../../auth/end-session.js';
+import { credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
+import { redactText } from '../../http/redact.js';
 import { examples, type MakeContext } from '../kit.js';
 
 /**
@@ -13,23 +15,39 @@ export async function runLogout(
   ctx: Context,
   options: { revoke: boolean } = { revoke: true },
 ): Promise<void> {
+  // A profile an older svc saved under a credential's name can be logged out of (never made),
+  // its name masked in every line (as `profiles rm`).
+  const named = ctx.globals.profile || ctx.env.SVC_PROFILE;
+  if (named && credentialAsProfileName(named) !== undefined && ctx.store().hasProfile(named)) {
+    const target = ctx.forProfile(named, { removing: true });
+    try {
+      return await logoutOf(target, options, redactText(named));
+    } finally {
+      await target.close();
+    }
+  }
+  return logoutOf(ctx, options, ctx.profileSettings().profile);
+}
+
+async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: string): Promise<void> {
   const profile = ctx.profileSettings().profile;
+  const again = shown === profile ? profile : '"$NAME"';
   const store = ctx.store();
   const end = await endSession(ctx, {
     profile,
     revoke: options.revoke,
     remove: () => store.removeCredential(profile),
     files: ['credentials'],
-    done: `removed the credential of profile "${profile}"`,
-    retry: `svc -p ${profile} logout`,
-    noRevoke: `svc -p ${profile} logout --no-revoke`,
+    done: `removed the credential of profile "${shown}"`,
+    retry: `svc -p ${again} logout`,
+    noRevoke: `svc -p ${again} logout --no-revoke`,
   });
   const { revocation } = end;
   const revoked = revocation.outcome === 'revoked';
   // api_key: what the lines say of a forgotten API key (null when the credential was none).
   if (ctx.out.isMachine)
     return ctx.out.json({
-      profile,
+      profile: shown,
       removed: end.removed,
       revoked,
       revocation: revocation.outcome,
@@ -37,14 +55,19 @@ export async function runLogout(
     });
   if (revocation.outcome === 'revoked') {
     ctx.out.success(
-      `Logged out: revoked the session at ${new URL(revocation.endpoint).origin} and removed the credential of profile "${profile}"`,
+      `Logged out: revoked the session at ${new URL(revocation.endpoint).origin} and removed the credential of profile "${shown}"`,
     );
   } else if (end.removed) {
-    ctx.out.success(`Logged out: removed the credential of profile "${profile}"`);
+    ctx.out.success(`Logged out: removed the credential of profile "${shown}"`);
   } else {
-    ctx.out.info(`Profile "${profile}" has no stored credential; nothing to do`);
+    ctx.out.info(`Profile "${shown}" has no stored credential; nothing to do`);
   }
   warnAboutSession(ctx, end);
+  if (shown !== profile) {
+    ctx.out.warn(
+      'the name of that profile is a credential, which an older svc kept in config.json (a file people copy and commit): remove the profile with `svc profiles rm "$NAME"`, then rotate the credential',
+    );
+  }
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is still set in your environment');
 }
 

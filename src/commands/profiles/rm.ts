@@ -1,8 +1,9 @@
 import { Command, Option } from 'commander';
 import { endSession, warnAboutSession } from '../../auth/end-session.js';
 import { chooseProfileHint } from '../../config/settings.js';
-import { checkProfileName } from '../../config/store.js';
+import { checkProfileName, credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
+import { redactText } from '../../http/redact.js';
 import { confirmDestructive, examples, type MakeContext } from '../kit.js';
 import { existing } from './shared.js';
 
@@ -15,15 +16,19 @@ export async function runProfilesRm(
   name: string,
   options: { revoke: boolean } = { revoke: true },
 ): Promise<void> {
-  existing(ctx, checkProfileName(name));
+  const store = ctx.store();
+  // A profile an older svc saved under a credential's name can be removed (never made), its name
+  // masked in every line: it removes the key from config.json, where it was.
+  const masked = credentialAsProfileName(name) !== undefined && store.hasProfile(name);
+  const shown = masked ? redactText(name) : name;
+  if (!masked) existing(ctx, checkProfileName(name));
   await confirmDestructive(
     ctx,
-    `Remove profile "${name}" and its stored credential?`,
-    `removing profile "${name}"`,
+    `Remove profile "${shown}" and its stored credential?`,
+    `removing profile "${shown}"`,
   );
-  const store = ctx.store();
   // Its own settings and API client: the session is revoked at the server it was issued by.
-  const target = ctx.forProfile(name);
+  const target = ctx.forProfile(name, { removing: true });
   try {
     // Read before the profile goes: the warnings name its tenant.
     target.settings();
@@ -32,20 +37,25 @@ export async function runProfilesRm(
       revoke: options.revoke,
       remove: () => store.removeProfile(name),
       files: ['credentials', 'config'],
-      done: `removed profile "${name}"`,
-      retry: `svc profiles rm ${name}`,
-      noRevoke: `svc profiles rm ${name} --no-revoke`,
+      done: `removed profile "${shown}"`,
+      retry: `svc profiles rm ${masked ? '"$NAME"' : name}`,
+      noRevoke: `svc profiles rm ${masked ? '"$NAME"' : name} --no-revoke`,
     });
     const { revocation } = end;
     const active = store.activeProfile();
     if (ctx.out.isMachine)
-      return ctx.out.json({ removed: name, revocation: revocation.outcome, active_profile: active ?? null });
+      return ctx.out.json({ removed: shown, revocation: revocation.outcome, active_profile: active ?? null });
     ctx.out.success(
       revocation.outcome === 'revoked'
-        ? `Removed profile "${name}" (revoked its session at ${new URL(revocation.endpoint).origin})`
-        : `Removed profile "${name}"`,
+        ? `Removed profile "${shown}" (revoked its session at ${new URL(revocation.endpoint).origin})`
+        : `Removed profile "${shown}"`,
     );
     warnAboutSession(target, end);
+    if (masked) {
+      ctx.out.warn(
+        'the name of that profile was a credential, which an older svc kept in config.json (a file people copy and commit); rotate it (revoke it and make a new one)',
+      );
+    }
     // It was the active one: the next command would fall back to "default" (or fail) unexplained.
     if (active === undefined) {
       ctx.out.warn(`no profile is active now; ${chooseProfileHint(Object.keys(store.profiles()))}`);

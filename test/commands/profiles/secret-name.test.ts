@@ -3,7 +3,7 @@
  * one line (exit 2) that repeats none of it, before any "create one with" suggestion, and nothing
  * is stored; a profile an older svc saved under such a name is never printed in clear.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess, useFreshDirs } from '../../helpers/context.js';
@@ -52,5 +52,62 @@ describe('a credential as a profile name', () => {
       expect(r.stdout + r.stderr).not.toContain('hFyY6xMJ');
       expect(r.stdout).toContain('svc_sk_');
     }
+  });
+
+  it('saved by an older svc, can be removed with profiles rm (R5), its name masked in every line', async () => {
+    const env = dirs();
+    mkdirSync(env.SVC_CONFIG_DIR, { mode: 0o700 });
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'config.json'),
+      JSON.stringify({
+        profiles: { [KEY]: { base_url: 'http://127.0.0.1:9' }, prod: { base_url: 'http://127.0.0.1:8' } },
+        active_profile: 'prod',
+      }),
+    );
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'credentials.json'),
+      JSON.stringify({ profiles: { [KEY]: { type: 'token', access_token: 'svc_pk_0123456789abcdefWXYZ' } } }),
+      { mode: 0o600 },
+    );
+    const r = await runInProcess(['profiles', 'rm', KEY, '--yes'], env);
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    const lines = r.stderr.split('\n');
+    expect(lines[0]).toBe('✓ Removed profile "svc_sk_[redacted]"');
+    expect(lines.at(-2)).toBe(
+      'warning: the name of that profile was a credential, which an older svc kept in config.json (a file people copy and commit); rotate it (revoke it and make a new one)',
+    );
+    expect(r.stderr).not.toContain('hFyY6xMJ');
+    const files = ['config.json', 'credentials.json'].map((f) =>
+      readFileSync(join(env.SVC_CONFIG_DIR, f), 'utf8'),
+    );
+    for (const text of files) expect(text).not.toContain('svc_sk_');
+    expect(JSON.parse(files[0]!).profiles.prod).toEqual({ base_url: 'http://127.0.0.1:8' });
+    // A name no profile has is still refused as a credential: nothing is made or echoed.
+    const again = await runInProcess(['profiles', 'rm', KEY, '--yes'], env);
+    expect(again).toEqual({ code: 2, stdout: '', stderr: REFUSED('an API key') });
+  });
+
+  it('saved by an older svc, can be logged out of with -p (R5), its name masked', async () => {
+    const env = dirs();
+    mkdirSync(env.SVC_CONFIG_DIR, { mode: 0o700 });
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'config.json'),
+      JSON.stringify({ profiles: { [KEY]: { base_url: 'http://127.0.0.1:9' } } }),
+    );
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'credentials.json'),
+      JSON.stringify({ profiles: { [KEY]: { type: 'token', access_token: 'svc_pk_0123456789abcdefWXYZ' } } }),
+      { mode: 0o600 },
+    );
+    const r = await runInProcess(['-p', KEY, 'logout'], env);
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(r.stderr.split('\n')[0]).toBe(
+      '✓ Logged out: removed the credential of profile "svc_sk_[redacted]"',
+    );
+    expect(r.stderr).not.toContain('hFyY6xMJ');
+    expect(r.stderr).toContain(
+      'remove the profile with `svc profiles rm "$NAME"`, then rotate the credential\n',
+    );
+    expect(readFileSync(join(env.SVC_CONFIG_DIR, 'credentials.json'), 'utf8')).not.toContain('svc_sk_');
   });
 });
