@@ -199,7 +199,8 @@ async function asItIsNow(
   made: ApiKeyCreated,
   key: string,
 ): Promise<ApiKeyCreated> {
-  const interrupted = () => interruptedCheck(`API key ${made.id}`, key, 'key', 'the same command again');
+  const interrupted = () =>
+    interruptedCheck(`API key ${made.id}`, key, 'key', 'the same command again', undefined, made.created_at);
   const { items } = await checking(() => platform.tenants.apiKeys.list(made.tenant_id), interrupted);
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince(created(made.id), key, 'deleted');
