@@ -37,6 +37,10 @@ export interface Made {
   made: string;
   what: string;
   remedy: string;
+  /** Until when the re-run gets the same secret (`before …Z (…)`); default `within 24 hours`. */
+  until?: string;
+  /** What the same re-run makes once the stored answer is gone: `a second OAuth client`, `a new rotation`. */
+  anew?: string;
 }
 
 /**
@@ -62,7 +66,7 @@ export class SecretNotSavedError extends SvcError {
         code: 'secret_not_saved',
         ...(lost
           ? {
-              hint: `make room (or fix ${path}), then run ${lost.intent.rerun} within 24 hours: the platform answers it with the same secret, and makes nothing new; after that, ${lost.made.remedy}`,
+              hint: `make room (or fix ${path}), then run ${lost.intent.rerun} ${lost.made.until ?? 'within 24 hours'}: the platform answers it with the same secret, and makes nothing new${lost.made.anew ? ` (after that, the same command makes ${lost.made.anew}, and says nothing of it)` : ''}; after that, ${lost.made.remedy}`,
             }
           : {}),
       },

@@ -19,6 +19,7 @@ import {
   goneSince,
   idempotencyKeyHelp,
   interruptedCheck,
+  keptUntil,
   secretFileFor,
 } from '../../replayed-creation.js';
 import { newSecretFile, secretDestination } from '../../secret-destination.js';
@@ -160,6 +161,8 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
         made: `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`,
         what: 'its key',
         remedy: keyLost(data),
+        until: keptUntil(data.created_at),
+        anew: `a second ${data.kind} API key`,
       });
     }
   } catch (error) {
