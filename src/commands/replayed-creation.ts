@@ -173,13 +173,14 @@ export function interruptedCheck(
 
 /**
  * Until when the platform keeps a stored answer made at `answeredAt` (its object's created_at, a
- * rotation's secret_rotated_at): 24 hours on, rounded down to the minute, on the platform's clock
+ * rotation's secret_rotated_at): 24 hours on less a minute (the key was stored just before its
+ * object was made), rounded down to the minute, on the platform's clock
  * (review16e E7: "within 24 hours" was said of an answer nearly 24 hours old). Unknown: "within".
  */
 export function keptUntil(answeredAt: string | null | undefined): string {
   const at = answeredAt ? Date.parse(answeredAt) : Number.NaN;
   if (Number.isNaN(at)) return `within ${KEY_KEPT}`;
-  const until = new Date(at + KEY_KEPT_MS).toISOString().slice(0, 16);
+  const until = new Date(at + KEY_KEPT_MS - 60_000).toISOString().slice(0, 16);
   return `before ${until}Z (the platform's clock: it keeps the answer ${KEY_KEPT} from ${answeredAt})`;
 }
 

@@ -32,11 +32,11 @@ const proxy = useLossyProxy(svc.sandbox, {
 });
 
 /**
- * Until when the platform keeps a stored answer made at `at` (review16e E7): 24 hours on, to the
- * minute, named with the time it counts from.
+ * Until when the platform keeps a stored answer made at `at` (review16e E7): 24 hours on less a
+ * minute, to the minute, named with the time it counts from.
  */
 const keptUntil = (at: string) =>
-  `before ${new Date(Date.parse(at) + 86_400_000).toISOString().slice(0, 16)}Z (the platform's clock: it keeps the answer 24 hours from ${at})`;
+  `before ${new Date(Date.parse(at) + 86_400_000 - 60_000).toISOString().slice(0, 16)}Z (the platform's clock: it keeps the answer 24 hours from ${at})`;
 
 /** Runs argv through the proxy, interrupted when it GETs `path`. */
 function interruptedAt(argv: string[], path: RegExp) {
