@@ -4,8 +4,8 @@
  * trail applies to a webhook's URL, so what either shows of a URL hides the same things. A URL
  * carries a secret exactly when redactUrlText masks something in it: `svc export` and `svc plan
  * --out` write a file holding one 0600 and say so. That covers a credential in the path too
- * (Slack, Discord and Teams webhooks, a key after `/hooks/` (Mattermost, Rocket.Chat, Zapier), a
- * Telegram bot token, a random last segment: redactPathCredential).
+ * (Slack, Discord, Teams and Zapier webhooks, a random-looking key after `/hooks/` (Mattermost,
+ * Rocket.Chat), a Telegram bot token, a random last segment: redactPathCredential).
  *
  * A name holds a secret when a secret word appears anywhere in it (`client_secret`, `api_key_v2`,
  * `password1`, `sessionToken2`, `X-Api-Key-V2`), or when it has a short secret word standing
@@ -140,12 +140,13 @@ export function redactUrlReference(text: string): string {
 /**
  * Webhook hosts that carry the credential in the URL's path (findings s14 secrets #3): the host,
  * and the path up to the credential with the credential after it. Slack `/services/T…/B…/SECRET`,
- * Discord `/api[/v10]/webhooks/ID/TOKEN[/slack]`, Microsoft Teams (Office 365 connectors)
+ * Discord `/api[/v10]/webhooks/ID/TOKEN[/slack]`, Zapier `/hooks/catch/N/ID/`, Microsoft Teams (Office 365 connectors)
  * `…/IncomingWebhook/HEX/GUID[/V2…]`, all of it after IncomingWebhook.
  */
 const PATH_CREDENTIAL_HOSTS: Array<[host: RegExp, path: RegExp]> = [
   [/^hooks\.slack(-gov)?\.com$/, /^(\/services\/[^/]+\/[^/]+\/)([^/]+)/i],
   [/^((ptb|canary)\.)?discord(app)?\.com$/, /^(\/api(?:\/v\d+)?\/webhooks\/[^/]+\/)([^/]+)/i],
+  [/^hooks\.zapier\.com$/, /^(\/hooks\/catch\/[^/]+\/)([^/]+)/i],
   [
     /(^|\.)webhook\.office\.com$|^outlook\.office(365)?\.com$/,
     /^(\/webhook(?:b2)?\/[^/]+\/IncomingWebhook\/)(.+)/i,
@@ -160,13 +161,21 @@ const RANDOM_SEGMENT =
   /^(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=\D*\d)[\w-]{20,}$|^(?=\D*\d)(?=.*[a-f])[\da-f]{32,}$|^(?=\D*\d)(?=.*[A-F])[\dA-F]{32,}$/;
 
 /**
- * On any host, the last path segment after a `hooks` segment, when it has a digit or 20 or more
- * characters: the incoming-webhook key of Mattermost (`/hooks/<26 lowercase letters and digits>`),
- * Rocket.Chat (`/hooks/ID/TOKEN`) and Zapier catch hooks (`/hooks/catch/N/ID/`) — review16 R5.
- * A word (`/hooks/github`) is not this shape.
+ * On any host, the last path segment after a `hooks` segment when it looks random: 20 or more
+ * letters and digits only (no `-`, `_` or `.` joining words) that switch between letters and
+ * digits at least three times. That is the incoming-webhook key of Mattermost (`/hooks/<26
+ * lowercase letters and digits>`) and the token of Rocket.Chat (`/hooks/ID/<48 letters and
+ * digits>`) — review16 R5. Words, versions and names (`/hooks/v2`, `/hooks/github`,
+ * `/hooks/reconciliation-exceptions`, `/git/hooks/post-receive-2`, `/hooks/release2024`) are not
+ * this shape (review16e E4: masking them made svc export warn of a secret that is not there and
+ * made two webhooks read alike). Zapier's short catch-hook id is known by its host instead.
  */
 const HOOKS_SEGMENT = /(?:^|\/)hooks\/(?:[^/]+\/)*?([\w-]+)\/*$/i;
-const hookKey = (segment: string): boolean => /\d/.test(segment) || segment.length >= 20;
+export function hookKey(segment: string): boolean {
+  if (!/^[A-Za-z0-9]{20,}$/.test(segment)) return false;
+  const switches = segment.match(/[A-Za-z](?=\d)|\d(?=[A-Za-z])/g)?.length ?? 0;
+  return switches >= 3;
+}
 /**
  * On any host, a Telegram bot token segment wherever it stands (`/bot<id>:<secret>/sendMessage`):
  * the bot's id kept, its secret masked (review16 R5). Not a credential shape: it is no svc

@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import { readSecretInputBytes, readSecretStdin } from '../system/input.js';
 import { controlCharacterIn, secretFromText } from '../system/secret-text.js';
+import { pathWord } from '../system/shell-words.js';
 
 /**
  * Secrets never come from a flag's value: from a file (`--NAME-file F`), standard input
@@ -88,4 +89,21 @@ export async function readSecret(
     });
   }
   return undefined;
+}
+
+/**
+ * Where readSecret took a secret from, as shell text a printed command reads it again by:
+ * `"$(cat 'F')"` for a file, `"$ENV"` for the environment variable; undefined for standard input or
+ * a prompt, which no later command can read (review16e E6: `"$SVC_CLIENT_SECRET"` was printed for
+ * a secret given by file, and the command was refused invalid_client). The order is readSecret's.
+ */
+export function secretShellText(
+  ctx: Context,
+  flags: SecretFlags,
+  env: string | undefined,
+): string | undefined {
+  if (flags.file !== undefined) return flags.file === '-' ? undefined : `"$(cat ${pathWord(flags.file)})"`;
+  if (flags.stdin) return undefined;
+  const fromEnv = env ? ctx.env[env] : undefined;
+  return env && fromEnv !== undefined && fromEnv !== '' ? `"$${env}"` : undefined;
 }

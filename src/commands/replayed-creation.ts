@@ -48,6 +48,7 @@ export function secretFileFor(
 
 /** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */
 export const KEY_KEPT = '24 hours';
+const KEY_KEPT_MS = 24 * 3600 * 1000;
 
 /**
  * What was created, for the words: `OAuth client cli_…`, `client`, `secret`; a record has no
@@ -159,14 +160,28 @@ export function interruptedCheck(
   secret: string | undefined,
   rerun: string,
   stands = 'it exists',
+  answeredAt?: string | null,
 ): InterruptedError {
   const held = secret ? `, and its ${secret} was neither written nor printed: it was not checked yet` : '';
   return new InterruptedError(
     `interrupted while checking ${what}, which the platform's stored answer to idempotency key ${key} names: ${stands}, nothing new was made${held}`,
     {
-      hint: `to get it, run ${rerun} within ${KEY_KEPT}: the platform answers with the same ${secret ?? 'answer'}`,
+      hint: `to get it, run ${rerun} ${keptUntil(answeredAt)}: the platform answers with the same ${secret ?? 'answer'}`,
     },
   );
+}
+
+/**
+ * Until when the platform keeps a stored answer made at `answeredAt` (its object's created_at, a
+ * rotation's secret_rotated_at): 24 hours on less a minute (the key was stored just before its
+ * object was made), rounded down to the minute, on the platform's clock
+ * (review16e E7: "within 24 hours" was said of an answer nearly 24 hours old). Unknown: "within".
+ */
+export function keptUntil(answeredAt: string | null | undefined): string {
+  const at = answeredAt ? Date.parse(answeredAt) : Number.NaN;
+  if (Number.isNaN(at)) return `within ${KEY_KEPT}`;
+  const until = new Date(at + KEY_KEPT_MS - 60_000).toISOString().slice(0, 16);
+  return `before ${until}Z (the platform's clock: it keeps the answer ${KEY_KEPT} from ${answeredAt})`;
 }
 
 /**
@@ -189,7 +204,7 @@ export async function checking<T>(check: () => Promise<T>, interrupted: () => In
  */
 export async function asItIsNow<T extends { secret_rotated_at?: string | null }>(
   get: () => Promise<T>,
-  made: { secret_rotated_at?: string | null },
+  made: { secret_rotated_at?: string | null; created_at?: string },
   created: Created,
   key: string,
   remedy: string,
@@ -197,7 +212,14 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null }>
   let now: T;
   try {
     now = await checking(get, () =>
-      interruptedCheck(created.what, key, created.secret, 'the same command again'),
+      interruptedCheck(
+        created.what,
+        key,
+        created.secret,
+        'the same command again',
+        undefined,
+        made.created_at,
+      ),
     );
   } catch (error) {
     if (error instanceof NotFoundError) throw goneSince(created, key, 'deleted', error);
@@ -263,6 +285,7 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
       'new secret',
       rotated.rerun(creation.key),
       'it was made',
+      creation.data.secret_rotated_at,
     ),
   );
   if (current.secret_rotated_at !== creation.data.secret_rotated_at) {

@@ -90,16 +90,21 @@ function one(headers: Headers, name: string): string | undefined {
 /**
  * What a same-origin redirect says of the base URL (review16 R10): when the redirected path is the
  * request's API path under another prefix (`/api/v1/tenants` for `/v1/tenants`), that prefix is
- * the base path to use, named as a whole base URL; otherwise the rule in general — the base URL
- * takes the API's prefix, never the path of one request.
+ * the base path to use, named as a whole base URL, unless masking would hide part of it; otherwise
+ * the rule in general — the base URL takes the API's prefix, never the path of one request.
  */
 function movedBaseHint(redirected: string, url: URL, baseUrl: string, setting: string): string {
   const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const apiPath = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : undefined;
   if (apiPath && apiPath !== '/' && redirected.endsWith(apiPath)) {
     const prefix = redirected.slice(0, -apiPath.length);
-    if (prefix !== basePath && !prefix.endsWith('/')) {
-      const shown = redactUrlReference(prefix || '/');
+    // A prefix that had to be masked is no base URL to offer (review16e E5): the general words.
+    if (
+      prefix !== basePath &&
+      !prefix.endsWith('/') &&
+      redactUrlReference(prefix || '/') === (prefix || '/')
+    ) {
+      const shown = prefix || '/';
       return `if the API is under ${shown} on this server, use ${url.origin}${prefix === '' ? '' : shown} as the base URL ${setting}`;
     }
   }

@@ -25,7 +25,8 @@ export interface SecretIntent {
   rerun: string;
 }
 
-type Recorded = Omit<SecretIntent, 'records'>;
+/** The record: the intent, and the process that waits on it (its pid: is it still running?). */
+type Recorded = Omit<SecretIntent, 'records'> & { pid?: number };
 
 /**
  * What a change made whose secret a file could not take (a full disk), for the words that say so:
@@ -36,6 +37,10 @@ export interface Made {
   made: string;
   what: string;
   remedy: string;
+  /** Until when the re-run gets the same secret (`before …Z (…)`); default `within 24 hours`. */
+  until?: string;
+  /** What the same re-run makes once the stored answer is gone: `a second OAuth client`, `a new rotation`. */
+  anew?: string;
 }
 
 /**
@@ -61,7 +66,7 @@ export class SecretNotSavedError extends SvcError {
         code: 'secret_not_saved',
         ...(lost
           ? {
-              hint: `make room (or fix ${path}), then run ${lost.intent.rerun} within 24 hours: the platform answers it with the same secret, and makes nothing new; after that, ${lost.made.remedy}`,
+              hint: `make room (or fix ${path}), then run ${lost.intent.rerun} ${lost.made.until ?? 'within 24 hours'}: the platform answers it with the same secret, and makes nothing new${lost.made.anew ? ` (after that, the same command makes ${lost.made.anew}, and says nothing of it)` : ''}; after that, ${lost.made.remedy}`,
             }
           : {}),
       },
@@ -83,6 +88,17 @@ function readRecord(records: string, path: string): Recorded | undefined {
   }
 }
 
+/** Whether the run that recorded a file's intent still runs (another process; ours never waits on two). */
+function writerRuns(pid: number | undefined): boolean {
+  if (pid === undefined || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** A regular file with nothing in it (one a killed run left before its secret arrived, or a stranger's). */
 export function emptyFile(path: string): boolean {
   try {
@@ -96,6 +112,15 @@ export function emptyFile(path: string): boolean {
 /** The refusal of an empty file there already: what an earlier run may have made, and its key. */
 function leftEmpty(path: string, flag: string, intent: SecretIntent): UsageError {
   const record = readRecord(intent.records, path);
+  // Its writer still running (review16e E8): not "stopped", and its key is not this command's.
+  if (record && writerRuns(record.pid)) {
+    return new UsageError(
+      `${flag} ${path} is empty: another svc run (pid ${record.pid}) may still be waiting for its secret to write it there (${record.made} may be being made)`,
+      {
+        hint: `choose another path for this command; if pid ${record.pid} is no svc run, an earlier run was stopped: to get its secret into ${path}, re-run with: ${record.rerun} (the platform keeps the answer for 24 hours); or ${record.find}, then remove ${path}`,
+      },
+    );
+  }
   if (record) {
     return new UsageError(
       `${flag} ${path} is empty: an earlier svc run was stopped before its secret arrived, and ${record.made} may have been made`,
@@ -262,7 +287,9 @@ function record(path: string, intent: SecretIntent): string | undefined {
   const file = recordPath(records, path);
   try {
     makeDirectories(records, 0o700);
-    writeFileSync(file, `${JSON.stringify({ path: resolve(path), ...rest })}\n`, { mode: 0o600 });
+    writeFileSync(file, `${JSON.stringify({ path: resolve(path), ...rest, pid: process.pid })}\n`, {
+      mode: 0o600,
+    });
     return file;
   } catch {
     return undefined;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useLossyProxy } from '../helpers/lossy-proxy.js';
-import { ACME, useSandboxContext } from '../helpers/sandbox.js';
+import { ACME, advanceClock, useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext();
 const files = mkdtempSync(join(tmpdir(), 'svc-check-cut-'));
@@ -31,6 +31,13 @@ const proxy = useLossyProxy(svc.sandbox, {
   },
 });
 
+/**
+ * Until when the platform keeps a stored answer made at `at` (review16e E7): 24 hours on less a
+ * minute, to the minute, named with the time it counts from.
+ */
+const keptUntil = (at: string) =>
+  `before ${new Date(Date.parse(at) + 86_400_000 - 60_000).toISOString().slice(0, 16)}Z (the platform's clock: it keeps the answer 24 hours from ${at})`;
+
 /** Runs argv through the proxy, interrupted when it GETs `path`. */
 function interruptedAt(argv: string[], path: RegExp) {
   cut.path = path;
@@ -48,7 +55,9 @@ describe('Ctrl-C while checking what a stored answer names', () => {
     ];
     const first = await svc.run([...argv, '--show-secret', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    const id = JSON.parse(first.stdout).client_id as string;
+    const { client_id: id, created_at: createdAt } = JSON.parse(first.stdout) as Record<string, string>;
+    // 23 h 50 min later: ten minutes are left of the key's 24 hours, not "24 hours" (review16e E7).
+    await advanceClock(svc.sandbox(), 85_800);
 
     const r = await interruptedAt([...argv, '--secret-file', file], new RegExp(`^/v1/oauth/clients/${id}$`));
     expect(r).toEqual({
@@ -57,8 +66,9 @@ describe('Ctrl-C while checking what a stored answer names', () => {
       stderr:
         `error: interrupted while checking OAuth client ${id}, which the platform's stored answer to idempotency key ${key} names: it exists, nothing new was made, ` +
         'and its secret was neither written nor printed: it was not checked yet; ' +
-        'to get it, run the same command again within 24 hours: the platform answers with the same secret\n',
+        `to get it, run the same command again ${keptUntil(createdAt!)}: the platform answers with the same secret\n`,
     });
+    expect(createdAt).toMatch(/^\d{4}-/);
     expect(existsSync(file)).toBe(false);
 
     const again = await svc.run([...argv, '--secret-file', file]);
@@ -79,10 +89,12 @@ describe('Ctrl-C while checking what a stored answer names', () => {
       'rotate-secret',
       id,
       '--show-secret',
+      '--json',
       '--idempotency-key',
       key,
     ]);
     expect(rotated.code, rotated.stderr).toBe(0);
+    const rotatedAt = JSON.parse(rotated.stdout).secret_rotated_at as string;
 
     const file = join(files, 'rotated.secret');
     const argv = ['webhooks', 'rotate-secret', id, '--idempotency-key', key, '--secret-file', file];
@@ -93,7 +105,7 @@ describe('Ctrl-C while checking what a stored answer names', () => {
       stderr:
         `error: interrupted while checking the rotation of webhook ${id}'s secret, which the platform's stored answer to idempotency key ${key} names: it was made, nothing new was made, ` +
         'and its new secret was neither written nor printed: it was not checked yet; ' +
-        `to get it, run svc webhooks rotate-secret ${id} --idempotency-key ${key} --secret-file ${file} within 24 hours: the platform answers with the same new secret\n`,
+        `to get it, run svc webhooks rotate-secret ${id} --idempotency-key ${key} --secret-file ${file} ${keptUntil(rotatedAt)}: the platform answers with the same new secret\n`,
     });
     expect(existsSync(file)).toBe(false);
   });
@@ -106,7 +118,7 @@ describe('Ctrl-C while checking what a stored answer names', () => {
     ];
     const first = await svc.run([...argv, '--show-secret', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    const id = JSON.parse(first.stdout).id as string;
+    const { id, created_at: createdAt } = JSON.parse(first.stdout) as Record<string, string>;
     const file = join(files, 'sr.key');
     const expected = {
       code: 130,
@@ -114,7 +126,7 @@ describe('Ctrl-C while checking what a stored answer names', () => {
       stderr:
         `error: interrupted while checking API key ${id}, which the platform's stored answer to idempotency key ${key} names: it exists, nothing new was made, ` +
         'and its key was neither written nor printed: it was not checked yet; ' +
-        'to get it, run the same command again within 24 hours: the platform answers with the same key\n',
+        `to get it, run the same command again ${keptUntil(createdAt!)}: the platform answers with the same key\n`,
     };
     // Cut in the tenant's list of keys, and in the key's own GET /v1/me (is it stopped?).
     for (const at of [/^\/v1\/tenants\/[^/]+\/api-keys/, /^\/v1\/me$/]) {

@@ -63,6 +63,13 @@ afterEach(roomMade);
 const admin = (method: string, path: string) =>
   call(svc.sandbox(), method, path, { token: svc.sandbox().adminToken, tenant: ACME });
 
+/**
+ * Until when the platform keeps a stored answer made at `at` (review16e E1, E7): 24 hours on less a
+ * minute, to the minute, named with the time it counts from.
+ */
+const keptUntil = (at: string) =>
+  `before ${new Date(Date.parse(at) + 86_400_000 - 60_000).toISOString().slice(0, 16)}Z (the platform's clock: it keeps the answer 24 hours from ${at})`;
+
 const keyOf = (stderr: string) => /--idempotency-key (svc_[0-9a-f-]{36})/.exec(stderr)?.[1];
 
 describe('--secret-file on a disk that fills up once the secret has arrived', () => {
@@ -75,7 +82,7 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
     fillDisk('after');
     const r = await svc.run(argv);
     const clients = (await admin('GET', '/v1/oauth/clients')).body as {
-      items: { client_id: string; name: string }[];
+      items: { client_id: string; name: string; created_at: string }[];
     };
     const made = clients.items.filter((c) => c.name === 'full-disk-client');
     expect(made).toHaveLength(1);
@@ -86,7 +93,8 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
       stdout: '',
       stderr:
         `error: OAuth client ${id} was created, but OAuth client ${id}'s secret could not be written to ${file}: no space left on device; the secret was not saved; ` +
-        `make room (or fix ${file}), then run the same command with --idempotency-key ${key} within 24 hours: the platform answers it with the same secret, and makes nothing new; ` +
+        `make room (or fix ${file}), then run the same command with --idempotency-key ${key} ${keptUntil(made[0]!.created_at)}: the platform answers it with the same secret, and makes nothing new ` +
+        '(after that, the same command makes a second OAuth client, and says nothing of it); ' +
         `after that, get a new one with: svc oauth rotate-secret ${id} --secret-file PATH --yes\n`,
     });
     expect(existsSync(file)).toBe(false);
@@ -109,12 +117,14 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
       ...['--secret-file', file],
     ]);
     const id = /webhook (wh_\w+) was created/.exec(r.stderr)?.[1];
+    const hook = (await admin('GET', `/v1/webhooks/${id}`)).body as { created_at: string };
     expect(r).toEqual({
       code: 1,
       stdout: '',
       stderr:
         `error: webhook ${id} was created, but webhook ${id}'s signing secret could not be written to ${file}: no space left on device; the secret was not saved; ` +
-        `make room (or fix ${file}), then run the same command with --idempotency-key ${keyOf(r.stderr)} within 24 hours: the platform answers it with the same secret, and makes nothing new; ` +
+        `make room (or fix ${file}), then run the same command with --idempotency-key ${keyOf(r.stderr)} ${keptUntil(hook.created_at)}: the platform answers it with the same secret, and makes nothing new ` +
+        '(after that, the same command makes a second webhook, and says nothing of it); ' +
         `after that, get a new one with: svc webhooks rotate-secret ${id} --secret-file PATH\n`,
     });
     expect((await admin('GET', `/v1/webhooks/${id}`)).status).toBe(200);
@@ -129,12 +139,17 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
       ...['--justification', 'testing a full disk', '--secret-file', file],
     ]);
     const id = /API key (key_\w+) of tenant/.exec(r.stderr)?.[1];
+    const keys = (await admin('GET', `/v1/tenants/${ACME}/api-keys`)).body as {
+      items: { id: string; created_at: string }[];
+    };
+    const createdAt = keys.items.find((k) => k.id === id)?.created_at;
     expect(r).toEqual({
       code: 1,
       stdout: '',
       stderr:
         `error: service_role API key ${id} of tenant ${ACME} was created, but its key could not be written to ${file}: no space left on device; the secret was not saved; ` +
-        `make room (or fix ${file}), then run the same command with --idempotency-key ${keyOf(r.stderr)} within 24 hours: the platform answers it with the same secret, and makes nothing new; ` +
+        `make room (or fix ${file}), then run the same command with --idempotency-key ${keyOf(r.stderr)} ${keptUntil(createdAt!)}: the platform answers it with the same secret, and makes nothing new ` +
+        '(after that, the same command makes a second service_role API key, and says nothing of it); ' +
         `after that, revoke it with: svc tenants api-keys revoke ${ACME} ${id} --yes, and create another with --secret-file PATH\n`,
     });
     expect(existsSync(file)).toBe(false);
@@ -150,12 +165,15 @@ describe('--secret-file on a disk that fills up once the secret has arrived', ()
     fillDisk('after');
     const r = await svc.run(['oauth', 'rotate-secret', id, '--yes', '--secret-file', file]);
     const key = keyOf(r.stderr);
+    const rotatedAt = ((await admin('GET', `/v1/oauth/clients/${id}`)).body as { secret_rotated_at: string })
+      .secret_rotated_at;
     expect(r).toEqual({
       code: 1,
       stdout: '',
       stderr:
         `error: OAuth client ${id}'s secret was rotated (its old secret stopped working), but the new secret could not be written to ${file}: no space left on device; the secret was not saved; ` +
-        `make room (or fix ${file}), then run svc oauth rotate-secret ${id} --idempotency-key ${key} --secret-file ${file} --yes within 24 hours: the platform answers it with the same secret, and makes nothing new; ` +
+        `make room (or fix ${file}), then run svc oauth rotate-secret ${id} --idempotency-key ${key} --secret-file ${file} --yes ${keptUntil(rotatedAt)}: the platform answers it with the same secret, and makes nothing new ` +
+        '(after that, the same command makes a new rotation, which ends the secret in use then, and says nothing of it); ' +
         `after that, rotate again with: svc oauth rotate-secret ${id} --secret-file PATH --yes\n`,
     });
     roomMade();

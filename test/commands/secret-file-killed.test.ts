@@ -87,3 +87,35 @@ describe('a --secret-file left empty by a killed run', () => {
     });
   });
 });
+
+// review16e E8: a second create aimed at the file another run is still filling was told that
+// run "was stopped", and to re-run with that run's key (a different body) or delete its client.
+describe('a --secret-file another run is still filling', () => {
+  it('svc oauth create: says another svc run (its pid) may still be writing it; that run then finishes', async () => {
+    const file = join(files, 'busy.secret');
+    const create = (name: string) => [
+      ...['oauth', 'create', '--name', name, '--redirect-uri', 'https://a.example/cb'],
+      ...['--scope', 'read:reconciliations', '--secret-file', file],
+    ];
+    // Its POST held long enough for the second run to start and check the file.
+    await faults({ latency_ms: 4000 });
+    const child = spawn(process.execPath, [BIN, ...create('busy-1')], {
+      env: baseEnv({ ...live.env, SVC_STATE_DIR: join(live.dir, '..', 'state') }),
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    await until(() => existsSync(records()) && readdirSync(records()).length > 0);
+    const second = await live.svc(create('busy-2'), {
+      env: { ...live.env, SVC_STATE_DIR: join(live.dir, '..', 'state') },
+    });
+    expect(await exited).toBe(0);
+    expect(second.code, second.stderr).toBe(2);
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `^error: --secret-file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is empty: another svc run \\(pid ${child.pid}\\) may still be waiting for its secret to write it there \\(an OAuth client named "busy-1" may be being made\\); choose another path for this command; `,
+      ),
+    );
+    expect(second.stderr).not.toContain('was stopped before');
+    expect(readFileSync(file, 'utf8')).toMatch(/\S{8}/);
+  });
+});

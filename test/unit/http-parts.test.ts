@@ -461,6 +461,17 @@ describe('answers svc does not believe', () => {
     else expect(error).toMatchObject({ ...expected, code: 'bad_response' });
   });
 
+  // review16e E5: a prefix masked as a credential was offered as a base URL ("…/[redacted]").
+  it.each(['/AbCdEf1234567890XyZabcQ/v1/roles', '/hooks/Xz7kP2mQ9rL4tW8vN3bC/v1/roles'])(
+    'redirectError to %s: the rule in general, never a masked base URL',
+    (location) => {
+      const hint = redirectError('GET', url, 302, { location }, 'http://127.0.0.1:4010')?.hint;
+      expect(hint).toBe(
+        "if the API is under another path on this server, put that prefix (not the path of one request) in the base URL (--base-url, SVC_BASE_URL or `svc config set base_url`); otherwise report the redirect to the server's operator",
+      );
+    },
+  );
+
   it('redirectError under a base path: the prefix replaces the base path, not the request path', () => {
     const under = new URL('http://127.0.0.1:4010/gw/v1/tenants');
     const redirect = (location: string) =>

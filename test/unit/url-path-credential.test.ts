@@ -47,9 +47,15 @@ describe('a credential in a URL path', () => {
       'https://hooks.zapier.com/hooks/catch/1234567/abcdef1/',
       `https://hooks.zapier.com/hooks/catch/1234567/${MASK}/`,
     ],
+    // Rocket.Chat: /hooks/ID/TOKEN, a token of 48 letters and digits.
     [
-      'https://chat.example.com/hooks/5f3a9c1e2b/Tk9xQzR2a3M?x=1',
-      `https://chat.example.com/hooks/5f3a9c1e2b/${MASK}?x=1`,
+      'https://chat.example.com/hooks/nF8hKq3Zr5LmT2xWd/p4Gv8sQ1nB7zX3cK9mR2tL6wY0hJ5dF8aE3uN7iO1qS4vZ2b?x=1',
+      `https://chat.example.com/hooks/nF8hKq3Zr5LmT2xWd/${MASK}?x=1`,
+    ],
+    ['https://mm.example.com/hooks/4k2q8r1x7c9b3m5n6p0w2z4y8t', `https://mm.example.com/hooks/${MASK}`],
+    [
+      'https://hooks.zapier.com/hooks/catch/98765/o2x4kzq/?a=1',
+      `https://hooks.zapier.com/hooks/catch/98765/${MASK}/?a=1`,
     ],
   ])('masks %s', (url, expected) => {
     expect(redactUrlText(url)).toBe(expected);
@@ -65,6 +71,18 @@ describe('a credential in a URL path', () => {
     'https://discord.com/api/webhooks/123456789012345678',
     'https://warehouse.acme.example/hooks/svc',
     'https://ci.example.com/hooks/github/',
+    // review16e E4: versions, words and names after /hooks/ are no credential.
+    'https://ci.example.com/hooks/v2',
+    'https://ci.example.com/hooks/v3/',
+    'https://erp.example.com/hooks/reconciliation-exceptions',
+    'https://erp.example.com/git/hooks/post-receive-2',
+    'https://erp.example.com/hooks/svc/exceptions/',
+    'https://erp.example.com/hooks/release2024',
+    'https://erp.example.com/hooks/2024/11/settlements-eu-1',
+    'https://erp.example.com/hooks/reconciliationexceptions',
+    'https://erp.example.com/hooks/ledger_sync_2024_q4_holdings',
+    'https://erp.example.com/webhooks/exceptions-2024',
+    'https://hooks.zapier.com/hooks/catch/',
   ])('keeps %s', (url) => {
     expect(redactUrlText(url)).toBe(url);
   });

@@ -11,6 +11,7 @@ import { ApiError, answerOf, NotFoundError, OutcomeUnknownError } from '../../ht
 import { quoted } from '../../output/format.js';
 import { GoneAfterLostAnswerError, withMissingTenantHint } from '../../platform/errors.js';
 import { readInputBytes, strictUtf8 } from '../../system/input.js';
+import { shellQuote, shellWord } from '../../system/shell-words.js';
 import { parseUserJson } from '../../system/user-json.js';
 import { collect, examples, type MakeContext } from '../kit.js';
 import { KEY_KEPT } from '../replayed-creation.js';
@@ -199,7 +200,7 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
   try {
     const response = await api.request(request);
     if (response.idempotencyKey && isPlatformPost(options.method, options.path))
-      ctx.outputIsOnlyCopyOf(...answerLost(options, response.idempotencyKey));
+      ctx.outputIsOnlyCopyOf(...answerLost(options, response.idempotencyKey, bodyKey(request)));
     if (options.include) await printHead(ctx, response.status, response.headers);
     await printBody(ctx, response.text, response.headers['content-type'], response.notUtf8, response);
   } catch (error) {
@@ -225,16 +226,30 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
  * same answer again without a second change: the same command under the key it was sent with
  * (review16 R12). A key svc added must be given with -H; one the user gave is in the command.
  */
-function answerLost(options: ApiOptions, key: string): [what: string, remedy: string] {
+function answerLost(
+  options: ApiOptions,
+  key: string,
+  inBody: string | undefined,
+): [what: string, remedy: string] {
   const path = options.path.split(/[?#]/)[0];
-  const own = Object.hasOwn(options.headers, 'idempotency-key');
+  // The user's own key, given as a header or in the body (-f, -F, --input): the command sends it
+  // again as it stands (review16e E3: it was told to add it).
+  const own = Object.hasOwn(options.headers, 'idempotency-key') || inBody === key;
   const rerun = own
-    ? `run the same command again (its idempotency key ${key})`
-    : `run the same command with -H 'Idempotency-Key: ${key}' added (the key it was sent with)`;
+    ? `run the same command again (its idempotency key ${shellWord(key)})`
+    : `run the same command with -H ${shellQuote(`Idempotency-Key: ${key}`)} added (the key it was sent with)`;
   return [
     `POST ${path}'s answer, with any one-time secret in it (a client secret, a signing secret, a key)`,
     `${rerun} within ${KEY_KEPT}: the platform answers with the same answer, secret included, and makes nothing new`,
   ];
+}
+
+/** The `idempotency_key` of the body the user gave (-f, -F or --input's JSON object), if any. */
+function bodyKey(request: { body?: unknown }): string | undefined {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const key = (body as Record<string, unknown>).idempotency_key;
+  return typeof key === 'string' ? key : undefined;
 }
 
 /** The error a failed call ends `svc api` with, in svc's words. */

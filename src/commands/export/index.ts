@@ -133,16 +133,15 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
     options.output === undefined
       ? 'keep the file private'
       : 'it is written 0600 (only you can read it); keep it private';
+  // Named by id as well: masked, two such URLs can read alike (review16e E4).
   let holdsSecret = false;
-  for (const block of doc.blocks as Array<Record<string, unknown>>) {
-    for (const webhook of (block.webhooks as Array<{ url?: unknown }> | undefined) ?? []) {
-      const url = typeof webhook.url === 'string' ? webhook.url : '';
-      if (url !== '' && redactUrlText(url) !== url) {
-        holdsSecret = true;
-        ctx.out.warn(
-          `${String(block.tenants)}: the URL of webhook ${redactUrlText(url)} carries a secret in it, and the file holds it as the platform has it: ${keep}`,
-        );
-      }
+  for (const tenant of options.kinds.includes('webhooks') ? live : []) {
+    for (const webhook of [...tenant.webhooks].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))) {
+      if (redactUrlText(webhook.url) === webhook.url) continue;
+      holdsSecret = true;
+      ctx.out.warn(
+        `${tenant.tenant.slug}: the URL of webhook ${webhook.id} (${redactUrlText(webhook.url)}) carries a secret in it, and the file holds it as the platform has it: ${keep}`,
+      );
     }
   }
   const json =

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { acceptsSvcRedirect, SVC_REDIRECT_EXAMPLE } from '../../api/redirect-uris.js';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
-import { readSecret } from '../../auth/secret-input.js';
+import { readSecret, secretShellText } from '../../auth/secret-input.js';
 import type { TokenSet } from '../../auth/token-endpoint.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -116,6 +116,7 @@ export async function runOAuthAuthorize(ctx: Context, options: OAuthAuthorizeOpt
       ...result,
       clientId: options.clientId,
       clientSecret,
+      clientSecretText: secretShellText(ctx, options.secret, 'SVC_CLIENT_SECRET'),
       storedIn: result.stored ? ctx.settings().profile : undefined,
       orKeep: '--save to keep them in the profile',
     });

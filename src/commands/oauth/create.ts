@@ -17,6 +17,7 @@ import {
   createOnce,
   earlierRunNote,
   idempotencyKeyHelp,
+  keptUntil,
   secretFileFor,
 } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination } from '../secret-destination.js';
@@ -169,6 +170,8 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
         made: `OAuth client ${data.client_id} was created`,
         what,
         remedy,
+        until: keptUntil(data.created_at),
+        anew: 'a second OAuth client',
       });
     }
   } catch (error) {

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { newIdempotencyKey } from '../../http/idempotency.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, examples, type MakeContext, nonEmpty } from '../kit.js';
-import { earlierRotationNote, rotateOnce, secretFileFor } from '../replayed-creation.js';
+import { earlierRotationNote, keptUntil, rotateOnce, secretFileFor } from '../replayed-creation.js';
 import type { SecretDestination } from '../secret-destination.js';
 import { clientSecretDestination, printClientWithSecret } from './create.js';
 
@@ -71,6 +71,8 @@ export async function runRotateSecret(ctx: Context, options: RotateSecretOptions
         made: `${what}'s secret was rotated (its old secret stopped working)`,
         what: 'the new secret',
         remedy,
+        until: keptUntil(data.secret_rotated_at),
+        anew: 'a new rotation, which ends the secret in use then',
       });
     }
   } catch (error) {

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, type OAuthGrantType } from '../../api/constants.js';
-import { checkSecretFlags, readSecret, type SecretFlags } from '../../auth/secret-input.js';
+import { checkSecretFlags, readSecret, type SecretFlags, secretShellText } from '../../auth/secret-input.js';
 import { requestToken, tokenUrl } from '../../auth/token-endpoint.js';
 import { refuseCredentialSetting } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -136,6 +136,7 @@ export async function runOAuthToken(ctx: Context, options: OAuthTokenOptions): P
       requestedScope: form.scope,
       clientId,
       clientSecret,
+      clientSecretText: secretShellText(ctx, options.clientSecret, 'SVC_CLIENT_SECRET'),
       storedIn: undefined,
       // No new refresh token (none, or the one sent back, as a server that does not rotate does):
       // the caller's own still holds the session, and is never svc's to revoke.

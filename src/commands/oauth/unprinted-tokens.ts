@@ -37,6 +37,8 @@ export interface UnprintedTokens {
   requestedScope: string | undefined;
   clientId: string;
   clientSecret: string | undefined;
+  /** The client secret as a printed command reads it again (secretShellText); undefined: it cannot. */
+  clientSecretText?: string | undefined;
   /** The profile the tokens were stored in (`oauth authorize --save`); undefined: stored nowhere. */
   storedIn: string | undefined;
   /** Another way to keep them, for the hint: `--save to keep them in the profile`. */
@@ -87,9 +89,15 @@ export async function tokensUnprinted(ctx: Context, cut: CutPrint, lost: Unprint
       ctx.settings(),
       `api POST ${OAUTH_PATHS.revoke} -H 'Content-Type: application/x-www-form-urlencoded' --input -`,
     );
+    // The secret as the user gave it: its file, its variable, or (stdin, a prompt) a placeholder.
+    const secret = lost.clientSecret === undefined ? undefined : (lost.clientSecretText ?? 'CLIENT_SECRET');
+    const took =
+      secret === 'CLIENT_SECRET'
+        ? 'a token it took (TOKEN) and the client secret (CLIENT_SECRET)'
+        : 'a token it took';
     return make(
       `${what}, so svc did not revoke their session: your reader may hold them`,
-      `if your reader did not keep them, end that session with a token it took: printf 'token=%s&client_id=${lost.clientId}${lost.clientSecret === undefined ? '' : '&client_secret=%s'}' TOKEN${lost.clientSecret === undefined ? '' : ' "$SVC_CLIENT_SECRET"'} | ${revoke} (a reader that took none leaves it valid until its tokens expire); or ${again}`,
+      `if your reader did not keep them, end that session with ${took}: printf 'token=%s&client_id=${lost.clientId}${secret === undefined ? '' : '&client_secret=%s'}' TOKEN${secret === undefined ? '' : ` ${secret}`} | ${revoke} (a reader that took none leaves it valid until its tokens expire); or ${again}`,
     );
   }
   const credential = credentialFromTokens(

@@ -16,6 +16,7 @@ import {
   createOnce,
   earlierRunNote,
   idempotencyKeyHelp,
+  keptUntil,
   secretIntent,
 } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
@@ -103,7 +104,11 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
       `webhook ${webhook.id}'s signing secret`,
       `get a new one with: ${svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`)}`,
     ],
-    (webhook) => `webhook ${webhook.id} was created`,
+    (webhook) => ({
+      made: `webhook ${webhook.id} was created`,
+      until: keptUntil(webhook.created_at),
+      anew: 'a second webhook',
+    }),
     secretIntent(
       ctx,
       key,

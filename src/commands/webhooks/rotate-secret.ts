@@ -5,7 +5,7 @@ import { newIdempotencyKey } from '../../http/idempotency.js';
 import { pathWord, shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { earlierRotationNote, rotateOnce, secretIntent } from '../replayed-creation.js';
+import { earlierRotationNote, keptUntil, rotateOnce, secretIntent } from '../replayed-creation.js';
 import { restoreSecretCommand } from './by-hand.js';
 import { type SecretDestination, secretDestination, withSecretOutput } from './secret-output.js';
 import { webhookArg } from './shared.js';
@@ -64,7 +64,11 @@ export async function runWebhooksRotateSecret(
       'the new signing secret',
       `put the previous one back with: ${restoreSecretCommand(ctx.settings(), webhook.id)}, then rotate again with --secret-file PATH`,
     ],
-    () => `${what}'s signing secret was rotated (the previous one signs for 24 hours more)`,
+    (webhook) => ({
+      made: `${what}'s signing secret was rotated (the previous one signs for 24 hours more)`,
+      until: keptUntil(webhook.secret_rotated_at),
+      anew: 'a new rotation',
+    }),
     secretIntent(
       ctx,
       key,

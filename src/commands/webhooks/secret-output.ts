@@ -1,6 +1,6 @@
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
-import { SecretFile, type SecretIntent, secretProblem } from '../../system/secret-file.js';
+import { type Made, SecretFile, type SecretIntent, secretProblem } from '../../system/secret-file.js';
 import { type SecretDestination, secretDestination as sharedDestination } from '../secret-destination.js';
 
 export type { SecretDestination } from '../secret-destination.js';
@@ -28,7 +28,7 @@ export async function withSecretOutput(
   destination: SecretDestination,
   request: () => Promise<WebhookWithSecret>,
   ifLost: (webhook: WebhookWithSecret) => [what: string, remedy: string],
-  made: (webhook: WebhookWithSecret) => string,
+  made: (webhook: WebhookWithSecret) => string | Omit<Made, 'what' | 'remedy'>,
   intent?: SecretIntent,
 ): Promise<WebhookWithSecret> {
   const file = destination.file
@@ -39,7 +39,12 @@ export async function withSecretOutput(
     data = await request();
     if (file) {
       const [what, remedy] = ifLost(data);
-      await file.write(data.secret, 'secret', { made: made(data), what, remedy });
+      const done = made(data);
+      await file.write(data.secret, 'secret', {
+        ...(typeof done === 'string' ? { made: done } : done),
+        what,
+        remedy,
+      });
     }
   } catch (error) {
     await file?.discard();

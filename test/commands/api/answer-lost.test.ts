@@ -5,6 +5,7 @@
  * re-run under that key makes no second client and answers with the same secret.
  */
 import { describe, expect, it } from 'vitest';
+import { shellWord } from '../../../src/system/shell-words.js';
 import { ACME, call, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext();
@@ -49,6 +50,19 @@ describe('svc api POST whose output is lost after the change', () => {
     expect([r.code, r.stdout]).toEqual([141, '']);
     expect(r.stderr).toContain(
       `; run the same command again (its idempotency key ${key}) within 24 hours: the platform answers with the same answer, secret included, and makes nothing new\n`,
+    );
+  });
+
+  // review16e E3: a key in the body was told to be "added" with -H, pasted unquoted.
+  it.each([
+    ['-f', 'api-body'],
+    ['-f', "api-body it's $HOME"],
+  ])('the key given in the body (%s idempotency_key=%s): the same command again', async (flag, base) => {
+    const key = `${base}-${Date.now()}`;
+    const r = await svc.run([...post('api-body'), flag, `idempotency_key=${key}`], { stdoutFails: 'EPIPE' });
+    expect([r.code, r.stdout]).toEqual([141, '']);
+    expect(r.stderr).toContain(
+      `; run the same command again (its idempotency key ${shellWord(key)}) within 24 hours: the platform answers with the same answer, secret included, and makes nothing new\n`,
     );
   });
 });

@@ -16,7 +16,7 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 
 describe('a file holding a webhook URL secret', () => {
   it('svc export -o and svc plan --out write it 0600 and say so', async () => {
-    await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
+    const made = await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
       url: URL_WITH_TOKEN,
       event_types: ['exception.created'],
     });
@@ -25,7 +25,7 @@ describe('a file holding a webhook URL secret', () => {
     expect(ex.code, ex.stderr).toBe(0);
     expect(mode(out)).toBe(0o600);
     expect(ex.stderr).toContain(
-      'warning: acme-apac: the URL of webhook https://hooks.example.com/in?token=[redacted]&x=1 carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n',
+      `warning: acme-apac: the URL of webhook ${made.id} (https://hooks.example.com/in?token=[redacted]&x=1) carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n`,
     );
 
     const file = writeFile(
@@ -47,7 +47,7 @@ describe('a file holding a webhook URL secret', () => {
 // such an export was written 0644 without a warning.
 describe('a file holding a webhook URL with its credential in the path', () => {
   it('svc export -o writes it 0600 and warns, the credential masked in the warning', async () => {
-    await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
+    const made = await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
       url: 'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx',
       event_types: ['exception.created'],
     });
@@ -56,7 +56,7 @@ describe('a file holding a webhook URL with its credential in the path', () => {
     expect(ex.code, ex.stderr).toBe(0);
     expect(mode(out)).toBe(0o600);
     expect(ex.stderr).toContain(
-      'warning: acme-apac: the URL of webhook https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/[redacted] carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n',
+      `warning: acme-apac: the URL of webhook ${made.id} (https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/[redacted]) carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n`,
     );
   });
 });
@@ -85,13 +85,63 @@ describe('a file holding a Telegram, Mattermost or Zapier webhook URL', () => {
       expect(ex.code, ex.stderr).toBe(0);
       expect(mode(out)).toBe(0o600);
       expect(ex.stderr).toContain(
-        `warning: acme-labs: the URL of webhook ${masked} carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n`,
+        `warning: acme-labs: the URL of webhook ${made.id} (${masked}) carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n`,
       );
       const debug = await svc.run(['--debug', 'webhooks', 'ls', '--tenant', 'acme-labs']);
       expect(debug.stderr).toContain(masked);
       expect(debug.stderr).not.toContain(url);
     } finally {
       await as(svc.sandbox(), LABS, 'DELETE', `/v1/webhooks/${made.id}`);
+    }
+  });
+});
+
+// review16e E4: a version, a name or a word after /hooks/ was masked as a key: export warned of a
+// secret that was not there, and two webhooks (v2, v3) were named alike.
+describe('a file holding webhook URLs with ordinary words after /hooks/', () => {
+  it('svc export says nothing of a secret and masks nothing', async () => {
+    const urls = [
+      'https://ci.example.com/hooks/v2',
+      'https://ci.example.com/hooks/v3',
+      'https://erp.example.com/hooks/reconciliation-exceptions',
+      'https://erp.example.com/git/hooks/post-receive-2',
+    ];
+    const made = [];
+    for (const url of urls)
+      made.push(
+        await as(svc.sandbox(), LABS, 'POST', '/v1/webhooks', { url, event_types: ['exception.created'] }),
+      );
+    try {
+      const out = join(dir, 'words.yaml');
+      const ex = await svc.run(['export', '--tenant', 'acme-labs', '--only', 'webhooks', '-o', out]);
+      expect(ex.code, ex.stderr).toBe(0);
+      expect(ex.stderr).not.toContain('carries a secret');
+      expect(ex.stderr).not.toContain('[redacted]');
+    } finally {
+      for (const w of made) await as(svc.sandbox(), LABS, 'DELETE', `/v1/webhooks/${w.id}`);
+    }
+  });
+
+  it('svc export names two webhooks whose masked URLs read alike by their ids', async () => {
+    const urls = [
+      'https://mm.example.com/hooks/xjhwa5pq3ib8mrrp1c3z8ce8jh',
+      'https://mm.example.com/hooks/4k2q8r1x7c9b3m5n6p0w2z4y8t',
+    ];
+    const made = [];
+    for (const url of urls)
+      made.push(
+        await as(svc.sandbox(), LABS, 'POST', '/v1/webhooks', { url, event_types: ['exception.created'] }),
+      );
+    try {
+      const out = join(dir, 'two-mm.yaml');
+      const ex = await svc.run(['export', '--tenant', 'acme-labs', '--only', 'webhooks', '-o', out]);
+      expect(ex.code, ex.stderr).toBe(0);
+      for (const w of made)
+        expect(ex.stderr).toContain(
+          `warning: acme-labs: the URL of webhook ${w.id} (https://mm.example.com/hooks/[redacted]) carries a secret in it`,
+        );
+    } finally {
+      for (const w of made) await as(svc.sandbox(), LABS, 'DELETE', `/v1/webhooks/${w.id}`);
     }
   });
 });

@@ -53,7 +53,7 @@ describe('svc export of a webhook whose URL carries a token', () => {
     const r = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'webhooks', '-o', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      'warning: acme-apac: the URL of webhook https://hooks.example.com/in?token=[redacted]&team=ops carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n',
+      `warning: acme-apac: the URL of webhook ${made.id} (https://hooks.example.com/in?token=[redacted]&team=ops) carries a secret in it, and the file holds it as the platform has it: it is written 0600 (only you can read it); keep it private\n`,
     );
     expect(readFileSync(out, 'utf8')).toContain(url);
   });

@@ -4,12 +4,14 @@
  * live credential is left that nobody holds) and says so, exit 141 (1 for a failed write), never a
  * token on stderr; stored, it says where they are. Never 0: the tokens were not shown.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { shellQuote } from '../../../src/system/shell-words.js';
 import { authorizationCode, consentBrowser, createClient } from '../../helpers/oauth.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
@@ -139,6 +141,56 @@ describe('svc oauth authorize, stdout gone after it took some of the tokens', ()
     );
     expect(end.code, end.stderr).toBe(0);
     expect(revoked()).toBe(before + 1);
+  });
+});
+
+// review16e E6: the "end that session" command read "$SVC_CLIENT_SECRET" whatever the secret's
+// source: given by file, the command pasted was refused invalid_client.
+describe('svc oauth authorize cut after a line: the end-that-session command reads the secret as it was given', () => {
+  it('--client-secret-file F: "$(cat F)", F quoted, which reads the secret', async () => {
+    const client = await createClient(svc.sandbox());
+    const file = join(files, "c1 it's.secret");
+    writeFileSync(file, `${client.client_secret}\n`);
+    const browser = consentBrowser();
+    const r = await svc.run(
+      ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-file', file],
+      {
+        env: anonymous('took-file', ''),
+        browser,
+        stdoutFails: 'EPIPE',
+        stdoutFailsAfter: 1,
+      },
+    );
+    await browser.settled();
+    expect(r.code).toBe(141);
+    const read = `"$(cat ${shellQuote(file)})"`;
+    expect(last(r.stderr)).toContain(
+      `end that session with a token it took: printf 'token=%s&client_id=${client.client_id}&client_secret=%s' TOKEN ${read} | svc api POST`,
+    );
+    expect(execFileSync('bash', ['-c', `printf %s ${read}`], { encoding: 'utf8' })).toBe(
+      client.client_secret,
+    );
+  });
+
+  it('--client-secret-stdin: a placeholder named as the client secret', async () => {
+    const client = await createClient(svc.sandbox());
+    const browser = consentBrowser();
+    const r = await svc.run(
+      ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-stdin'],
+      {
+        env: anonymous('took-stdin', ''),
+        browser,
+        stdin: client.client_secret,
+        stdoutFails: 'EPIPE',
+        stdoutFailsAfter: 1,
+      },
+    );
+    await browser.settled();
+    expect(r.code).toBe(141);
+    expect(last(r.stderr)).toContain(
+      `end that session with a token it took (TOKEN) and the client secret (CLIENT_SECRET): printf 'token=%s&client_id=${client.client_id}&client_secret=%s' TOKEN CLIENT_SECRET | svc api POST`,
+    );
+    expect(r.stderr).not.toContain('SVC_CLIENT_SECRET');
   });
 });
 

@@ -83,3 +83,30 @@ describe("a webhook URL's token", () => {
     expect(applied.stderr).not.toContain('s3cr3t');
   });
 });
+
+// review16e E4: `/hooks/v2` was masked as a key, so a change of the URL to `/hooks/v9` read as
+// deleting and re-creating the same `…/hooks/[redacted]`.
+describe('a webhook URL with a version after /hooks/', () => {
+  it('is shown whole, so a change of its URL reads as one', async () => {
+    const made = await as(svc.sandbox(), LABS, 'POST', '/v1/webhooks', {
+      url: 'https://ci.example.com/hooks/v2',
+      event_types: ['exception.created'],
+    });
+    try {
+      const file = writeFile(
+        dir,
+        'v9.yaml',
+        'version: 1\nmanage:\n  webhooks: all\nblocks:\n  - tenants: acme-labs\n    webhooks:\n      - url: "https://ci.example.com/hooks/v9"\n        event_types: [exception.created]\n',
+      );
+      const plan = await svc.run(['plan', '-f', file]);
+      expect(plan.code, plan.stderr).toBe(10);
+      const rows = plan.stdout.split('\n').filter((l) => l.includes('ci.example.com'));
+      expect(rows.map((r) => r.split('\t').slice(2, 5))).toEqual([
+        ['create', 'https://ci.example.com/hooks/v9', ''],
+        ['delete', 'https://ci.example.com/hooks/v2', made.id],
+      ]);
+    } finally {
+      await as(svc.sandbox(), LABS, 'DELETE', `/v1/webhooks/${made.id}`);
+    }
+  });
+});

@@ -19,6 +19,7 @@ import {
   goneSince,
   idempotencyKeyHelp,
   interruptedCheck,
+  keptUntil,
   secretFileFor,
 } from '../../replayed-creation.js';
 import { newSecretFile, secretDestination } from '../../secret-destination.js';
@@ -160,6 +161,8 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
         made: `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`,
         what: 'its key',
         remedy: keyLost(data),
+        until: keptUntil(data.created_at),
+        anew: `a second ${data.kind} API key`,
       });
     }
   } catch (error) {
@@ -199,7 +202,8 @@ async function asItIsNow(
   made: ApiKeyCreated,
   key: string,
 ): Promise<ApiKeyCreated> {
-  const interrupted = () => interruptedCheck(`API key ${made.id}`, key, 'key', 'the same command again');
+  const interrupted = () =>
+    interruptedCheck(`API key ${made.id}`, key, 'key', 'the same command again', undefined, made.created_at);
   const { items } = await checking(() => platform.tenants.apiKeys.list(made.tenant_id), interrupted);
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince(created(made.id), key, 'deleted');
