@@ -60,7 +60,7 @@ function gap(offsetMs: number): string {
  * Learns the platform's clock when no answer the command had (a role lookup) told it yet: one
  * cheap GET /v1/me. Without it (no Date header, the look refused), this machine's clock is used.
  */
-async function learnPlatformClock(platform: Platform): Promise<void> {
+export async function learnPlatformClock(platform: Platform): Promise<void> {
   if (platform.serverClockOffsetMs !== undefined) return;
   try {
     await platform.me.get();

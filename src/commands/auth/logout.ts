@@ -4,6 +4,7 @@ import { credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { redactText } from '../../http/redact.js';
 import { examples, type MakeContext } from '../kit.js';
+import { CREDENTIAL_NAMED_PROFILE } from '../profiles/shared.js';
 
 /**
  * Ends the profile's session: an OAuth session is revoked server-side first (RFC 7009, when the
@@ -64,9 +65,7 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
   }
   warnAboutSession(ctx, end);
   if (shown !== profile) {
-    ctx.out.warn(
-      'the name of that profile is a credential, which an older svc kept in config.json (a file people copy and commit): remove the profile with `svc profiles rm "$NAME"`, then rotate the credential',
-    );
+    ctx.out.warn(CREDENTIAL_NAMED_PROFILE);
   }
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is still set in your environment');
 }

@@ -28,31 +28,40 @@ export interface ProfileRow {
 const shown = (key: ProfileKey, value: string | undefined) =>
   value === undefined ? null : shownSetting(key, value);
 
+/**
+ * What `svc profiles show` and `svc logout` say of a profile an older svc saved under a credential's
+ * name (refused since): shown masked, never in clear, and how to be rid of it.
+ */
+export const CREDENTIAL_NAMED_PROFILE =
+  'the name of that profile is a credential, which an older svc kept in config.json (a file people copy and commit): remove the profile with `svc profiles rm "$NAME"`, then rotate the credential';
+
 /** Every profile with its settings and masked credential, by name. */
 export function rows(ctx: Context): ProfileRow[] {
+  return Object.keys(ctx.store().profiles())
+    .sort()
+    .map((name) => profileRow(ctx, name));
+}
+
+/** One profile's row (rows()): its name and every value that may hold a credential masked. */
+export function profileRow(ctx: Context, name: string): ProfileRow {
   const store = ctx.store();
   const active = store.activeProfile();
   const inUse = profileInUse(ctx).name;
-  const profiles = store.profiles();
-  return Object.keys(profiles)
-    .sort()
-    .map((name) => {
-      const p = profiles[name] ?? {};
-      const credential = store.credential(name);
-      return {
-        // A name that holds a credential (refused since, but maybe saved by an older svc) masked too.
-        name: redactText(name),
-        active: name === active,
-        in_use: name === inUse,
-        // A credential pasted as a setting (refused since, but maybe saved by an older svc) masked.
-        base_url: shown('base_url', p.base_url),
-        app_url: shown('app_url', p.app_url),
-        tenant: shown('tenant', p.tenant),
-        org: shown('org', p.org),
-        client_id: shown('client_id', p.client_id),
-        credential: credential ? `${credential.type} ${maskSecret(credential.access_token)}` : null,
-      };
-    });
+  const p = store.profiles()[name] ?? {};
+  const credential = store.credential(name);
+  return {
+    // A name that holds a credential (refused since, but maybe saved by an older svc) masked too.
+    name: redactText(name),
+    active: name === active,
+    in_use: name === inUse,
+    // A credential pasted as a setting (refused since, but maybe saved by an older svc) masked.
+    base_url: shown('base_url', p.base_url),
+    app_url: shown('app_url', p.app_url),
+    tenant: shown('tenant', p.tenant),
+    org: shown('org', p.org),
+    client_id: shown('client_id', p.client_id),
+    credential: credential ? `${credential.type} ${maskSecret(credential.access_token)}` : null,
+  };
 }
 
 /**

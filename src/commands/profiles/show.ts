@@ -1,11 +1,16 @@
 import { Command } from 'commander';
+import { credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
-import { existing, overrideNote, profileInUse } from './shared.js';
+import { CREDENTIAL_NAMED_PROFILE, existing, overrideNote, profileInUse, profileRow } from './shared.js';
 
 export async function runProfilesShow(ctx: Context, name: string | undefined): Promise<void> {
   const inUse = profileInUse(ctx);
-  const row = existing(ctx, name ?? inUse.name);
+  const shownName = name ?? inUse.name;
+  // A profile an older svc saved under a credential's name (the active one, maybe): shown masked,
+  // with how to remove it, not refused as if the credential had just been typed.
+  const older = credentialAsProfileName(shownName) !== undefined && ctx.store().hasProfile(shownName);
+  const row = older ? profileRow(ctx, shownName) : existing(ctx, shownName);
   const by = inUse.source === 'flag' ? `-p ${inUse.name}` : `SVC_PROFILE=${inUse.name}`;
   const why =
     inUse.source === 'flag' ? '-p' : inUse.source === 'env' ? 'SVC_PROFILE' : 'no profile is active';
@@ -18,6 +23,7 @@ export async function runProfilesShow(ctx: Context, name: string | undefined): P
       : '';
   const overrides = overrideNote(ctx);
   if (overrides !== undefined && !ctx.out.isMachine) ctx.out.info(overrides);
+  if (older) ctx.out.warn(CREDENTIAL_NAMED_PROFILE);
   await ctx.out.record(row, [
     ['name', `${row.name}${state}`],
     ['base_url', row.base_url],

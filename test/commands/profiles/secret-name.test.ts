@@ -111,3 +111,36 @@ describe('a credential as a profile name', () => {
     expect(readFileSync(join(env.SVC_CONFIG_DIR, 'credentials.json'), 'utf8')).not.toContain('svc_sk_');
   });
 });
+
+describe('the active profile named with a credential by an older svc (review16f F4)', () => {
+  it('profiles show (no name) shows it masked and says how to remove it, not that a key was typed', async () => {
+    const env = dirs();
+    mkdirSync(env.SVC_CONFIG_DIR, { mode: 0o700 });
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'config.json'),
+      JSON.stringify({ profiles: { [KEY]: { base_url: 'http://127.0.0.1:9' } }, active_profile: KEY }),
+    );
+    writeFileSync(
+      join(env.SVC_CONFIG_DIR, 'credentials.json'),
+      JSON.stringify({ profiles: { [KEY]: { type: 'token', access_token: 'svc_pk_0123456789abcdefWXYZ' } } }),
+      { mode: 0o600 },
+    );
+    const warning =
+      'warning: the name of that profile is a credential, which an older svc kept in config.json (a file people copy and commit): remove the profile with `svc profiles rm "$NAME"`, then rotate the credential\n';
+    const r = await runInProcess(['profiles', 'show'], env);
+    expect(r).toEqual({
+      code: 0,
+      stdout:
+        'name\tsvc_sk_[redacted] (active)\nbase_url\thttp://127.0.0.1:9\napp_url\t\ntenant\t\norg\t\nclient_id\t\ncredential\ttoken svc_pk_****WXYZ\n',
+      stderr: warning,
+    });
+    const json = await runInProcess(['profiles', 'show', '--json'], env);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ name: 'svc_sk_[redacted]', active: true, in_use: true });
+    expect(json.stderr).toBe(warning);
+    for (const out of [r, json]) expect(out.stdout + out.stderr).not.toContain('hFyY6xMJ');
+    // A credential no profile is named with is still refused, none of it repeated.
+    const typed = await runInProcess(['profiles', 'show', 'svc_sk_AAAAbbbbCCCCddddEEEEffffGGGGhhhh'], env);
+    expect(typed).toEqual({ code: 2, stdout: '', stderr: REFUSED('an API key') });
+  });
+});

@@ -14,7 +14,7 @@ import type { WithResponse } from '../../../platform/api-promise.js';
 import { CLOCK_SKEW_MS, platformTime } from '../../../platform/clock.js';
 import { DlqEntryNotFoundError, DlqEntryNotQueuedError } from '../../../platform/errors.js';
 import type { Platform } from '../../../platform/index.js';
-import { journalAnchor } from '../../platform-clock.js';
+import { journalAnchor, learnPlatformClock } from '../../platform-clock.js';
 import { durationsGiven, timesAt } from '../../time-flags.js';
 import { type DlqFilterFlags, type DlqFilters, dlqQuery } from './filters.js';
 import type { LeftQueue, Planned } from './left.js';
@@ -62,9 +62,10 @@ export class QueueSnapshot {
   /**
    * When the run started (ISO, and ms on the platform's clock; a resumed run's, its first start):
    * noteLater counts what is newer. `unsure`: a resumed run whose journal, written before svc kept
-   * the platform's clock (Journal.platformStart), has its start on this machine's clock.
+   * the platform's clock (Journal.platformStart), has its start on this machine's clock; `machineMs`:
+   * that start, when the window starts earlier (#olderStart).
    */
-  #later: { started: string; startMs: number; unsure: boolean } | undefined;
+  #later: { started: string; startMs: number; unsure: boolean; machineMs?: number } | undefined;
   /** The run's journal file: kept after the run (noteLater), the same command resumes it first. */
   #journalPath: string | undefined;
   /** A resumed run with `unsure` (#later): the queued entries of the minute after its start, which it may have counted. */
@@ -141,11 +142,12 @@ export class QueueSnapshot {
       if (typeof done.new_delivery_id === 'string') this.ours.add(done.new_delivery_id);
     }
     // The window its first start fixed on the platform's clock (Journal.platformStart), never this
-    // machine's clock. A journal written before svc kept it: its anchor, as svc took it then (this
-    // machine's clock while the two were under a minute apart), and the entries of the minute after
-    // that it may have counted are said (resumeNote, noteLater).
+    // machine's clock. A journal written before svc kept it: the earliest its start could have been
+    // on the platform's clock (#olderStart), and the entries of the minute after that it may have
+    // counted are said (resumeNote, noteLater).
     const kept = journal.knownPlatformStart();
-    const startMs = kept ?? journal.anchor(() => journal.run.startedAtMs);
+    const older = kept === undefined ? await this.#olderStart(journal) : undefined;
+    const startMs = kept ?? older!.startMs;
     // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
     this.#runEnd = isoSeconds(startMs + 1000);
     this.#taken = journal.earlier().length;
@@ -156,11 +158,18 @@ export class QueueSnapshot {
     // the listing skips them (ours), and noteLater counts them with the newer entries, a new run's.
     const own = await this.#ownInSecond(startMs);
     // Named on the platform's clock, the one the entries it counts are timed on (`dlq ls --since`).
-    this.#later = { started: isoSeconds(startMs), startMs, unsure: kept === undefined };
-    if (kept === undefined) {
-      const minute = this.#between(startMs + 1000, startMs + 1000 + CLOCK_SKEW_MS);
+    this.#later = {
+      started: isoSeconds(startMs),
+      startMs,
+      unsure: kept === undefined,
+      ...(older && older.machineMs !== startMs ? { machineMs: older.machineMs } : {}),
+    };
+    if (older) {
+      // Up to a minute after its anchor on this machine's clock (the two were under a minute apart).
+      const endMs = older.machineMs + 1000 + CLOCK_SKEW_MS;
+      const minute = this.#between(startMs + 1000, endMs);
       const inMinute = [...this.#outside.values()].filter(
-        (entry) => Date.parse(entry.dead_lettered_at) < startMs + 1000 + CLOCK_SKEW_MS,
+        (entry) => Date.parse(entry.dead_lettered_at) < endMs,
       ).length;
       this.#unsureQueued = minute
         ? (await this.platform.webhooks.dlq.list(this.webhook, { ...minute, limit: 1 })).total - inMinute
@@ -169,6 +178,25 @@ export class QueueSnapshot {
     const left = (this.#bound ?? 0) - own;
     const limit = this.#limit;
     return (limit === undefined ? left : Math.max(0, Math.min(left, limit))) + owed;
+  }
+
+  /**
+   * A resumed run whose journal an earlier svc wrote (no platform_started_at): the earliest its
+   * start could have been on the platform's clock, so that it never takes an entry dead-lettered
+   * after it started, whichever way this machine's clock was off. Its anchor is on the platform's
+   * clock when it is a minute or more from its start (svc took the platform's then), else on this
+   * machine's (the two were under a minute apart): then the earlier of it and it converted by how
+   * far the platform's clock is off this machine's now (the Date header of an answer; a minute
+   * without one). Entries after that, up to the minute after the anchor, it may have counted: said.
+   */
+  async #olderStart(journal: Journal): Promise<{ startMs: number; machineMs: number }> {
+    const anchorMs = journal.anchor(() => journal.run.startedAtMs);
+    if (Math.abs(anchorMs - journal.run.startedAtMs) >= CLOCK_SKEW_MS)
+      return { startMs: anchorMs, machineMs: anchorMs };
+    await learnPlatformClock(this.platform);
+    const offset = this.platform.serverClockOffsetMs ?? -CLOCK_SKEW_MS;
+    const behind = Math.max(-CLOCK_SKEW_MS, Math.min(0, offset));
+    return { startMs: Math.floor((anchorMs + behind) / 1000) * 1000, machineMs: anchorMs };
   }
 
   /**
@@ -321,7 +349,7 @@ export class QueueSnapshot {
    */
   async noteLater(ctx: Context, act: string, dryRun = false): Promise<void> {
     if (!this.#later) return;
-    const { started, startMs, unsure } = this.#later;
+    const { started, startMs, unsure, machineMs } = this.#later;
     if (dryRun && !unsure && this.#recent !== undefined) return;
     // A run whose journal is kept (outcomes unknown, replays not followed) is what the same command
     // resumes: that resumed run does not take them either.
@@ -346,7 +374,7 @@ export class QueueSnapshot {
     const [entries, are] = count === 1 ? ['entry', 'is'] : ['entries', 'are'];
     if (unsure) {
       ctx.out.info(
-        `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${started}, on this machine's clock: its journal, from an earlier svc, did not keep the platform's) ${are} still queued, not part of it, and some may be ones it counted: ${again}`,
+        `${count.toLocaleString('en')} ${entries} dead-lettered since the run started (${machineMs === undefined ? `${started}, on this machine's clock:` : `${isoSeconds(machineMs)} on this machine's clock; counted from ${started}, the earliest it could have been on the platform's:`} its journal, from an earlier svc, did not keep the platform's) ${are} still queued, not part of it, and some may be ones it counted: ${again}`,
       );
       return;
     }

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { isoSeconds } from '../../../../src/api/time.js';
 import type { Clock } from '../../../../src/context.js';
 import { bulkRunner } from '../../../helpers/bulk.js';
 import { ndjson } from '../../../helpers/context.js';
@@ -79,11 +80,11 @@ describe('a resumed DLQ run with the platform clock a few seconds off', () => {
     },
   );
 
-  /** A cut run's journal as an earlier svc wrote it: its start on this machine's clock (4 s behind the platform's), no platform_started_at; `planned` false: nor its plan. */
-  async function oldJournal(planned: boolean) {
-    const run = await cutRun(4000);
+  /** A cut run's journal as an earlier svc wrote it: its start on this machine's clock (`aheadMs` behind the platform's; negative: ahead), no platform_started_at; `planned` false: nor its plan. */
+  async function oldJournal(planned: boolean, aheadMs = 4000) {
+    const run = await cutRun(aheadMs);
     const { platform_started_at: _kept, ...old } = run.header;
-    old.started_at = old.anchor = new Date(Date.parse(run.header.started_at) - 4000)
+    old.started_at = old.anchor = new Date(Date.parse(run.header.started_at) - aheadMs)
       .toISOString()
       .replace('.000', '');
     const [, ...rest] = readFileSync(run.path, 'utf8').split('\n');
@@ -122,6 +123,35 @@ describe('a resumed DLQ run with the platform clock a few seconds off', () => {
     const next = await runs.run([...argv, '--ndjson']);
     expect(next.code, next.stderr).toBe(0);
     expect(ndjson(next.stdout).map((r) => [r.dlq_entry_id, r.status])).toEqual([[e2.id, 'ok']]);
+  });
+
+  it('a journal from before svc kept the platform clock, this machine 4 s ahead: an entry dead-lettered after the run started is left queued and named', async () => {
+    const { webhook, argv, path, e1, e2, old, started } = await oldJournal(true, -4000);
+    // Dead-lettered after the run started on the platform's clock, before its start on this machine's.
+    await pastRunStart(sandbox());
+    await deadLetter(webhook, 1);
+    const newer = (await dlqEntries(sandbox(), webhook, 'queued')).find((e) => e.id !== e2.id)!;
+    expect(Date.parse(newer.dead_lettered_at)).toBeLessThan(Date.parse(old.started_at));
+    // This machine's clock still 4 s ahead as the platform's moved on.
+    const again = await svc.run([...argv, '--ndjson'], { clock: await machineClock(-4000) });
+    expect(again.code, again.stderr).toBe(0);
+    expect(ndjson(again.stdout).map((r) => [r.dlq_entry_id, r.status])).toEqual([
+      [e1.id, 'skipped'],
+      [e2.id, 'ok'],
+    ]);
+    const lines = timeless(again.stderr).split('\n');
+    expect(lines[0]).toBe(
+      `resuming the run started at ${old.started_at}: 1 done, 1 to do (journal ${path}); 1 queued entry dead-lettered in the minute after it started may be ones it counted, but its journal, from an earlier svc, kept its start on this machine's clock only: not part of this run, it is left queued (said again at its end)`,
+    );
+    // From the earliest the run could have started on the platform's clock (its Date header's whole
+    // second makes that its start's second, or the one before).
+    const said = new RegExp(
+      `^1 entry dead-lettered since the run started \\(${old.started_at} on this machine's clock; counted from (\\S+), the earliest it could have been on the platform's: its journal, from an earlier svc, did not keep the platform's\\) is still queued, not part of it, and some may be ones it counted: run the same command again to replay them \\(a new run\\)$`,
+      'm',
+    ).exec(again.stderr);
+    expect(said, again.stderr).not.toBeNull();
+    expect([started, isoSeconds(Date.parse(started) - 1000)]).toContain(said![1]);
+    expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual([newer.id]);
   });
 });
 
