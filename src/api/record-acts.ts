@@ -136,13 +136,42 @@ function ruleActs(before: Fields | undefined, after: Fields): RecordAct[] {
 }
 
 /**
- * The record as judged for a caller who cannot read it (`sent`: the members of their patch): each
- * member sent is taken to have been something else before (`{ unlike: value }`, which no value
- * equals), so a patch that changes nothing is judged as the change it would be if it did, and
- * whether it is refused does not tell them that the record already holds what they sent (review16d D2).
+ * The acts of a patch by a caller who cannot read the record (`sent`: its members): each member
+ * sent is judged as a change of it whatever the record holds, and what turns on the record's status
+ * or assignment at its strictest, so whether the patch is accepted never tells what the record held
+ * there, be the patch a no-op or a change beside the members probed (review16d D2, review16f F2).
+ * Status sent may resolve or reopen (and, unless `resolved`, be a plain change too); kind sent may
+ * relabel a resolved exception; assigned_to sent may assign (exception.assign), null may remove an
+ * assignment. The record's kind is still what its finer permissions are for (exception.resolve.
+ * fx_difference alone resolves an FX difference unread), as a rule's kind is (rule.write.fx).
+ * A patch that names no field answers the record: a read.
  */
-function unlike(before: Fields, sent: Fields): Fields {
-  return { ...before, ...Object.fromEntries(Object.keys(sent).map((k) => [k, { unlike: before[k] }])) };
+function blindActs(surface: string, before: Fields, after: Fields, sent: Fields, read: string): RecordAct[] {
+  const keys = Object.keys(sent).sort();
+  if (keys.length === 0)
+    return [{ act: `a patch that names no field (a read of ${surface})`, anyOf: [read] }];
+  if (surface === 'rules') return ruleActs(before, after);
+  if (surface !== 'exceptions') return [];
+  const acts: RecordAct[] = [];
+  const others = keys.filter(
+    (k) => k !== 'assigned_to' && k !== 'resolution' && !(k === 'status' && sent.status === 'resolved'),
+  );
+  if (others.length > 0)
+    acts.push({ act: `changing an exception's ${others.join(', ')}`, anyOf: ['exception.write'] });
+  if (keys.some((k) => k === 'status' || k === 'resolution' || k === 'kind'))
+    for (const kind of kindsOf(before, after))
+      acts.push({
+        act: 'resolving, reopening or relabelling an exception',
+        ...ofKind(kind),
+        anyOf: resolveWith(kind),
+      });
+  if (keys.includes('assigned_to'))
+    acts.push(
+      present(sent.assigned_to)
+        ? { act: 'assigning an exception or changing its assignment', anyOf: ['exception.assign'] }
+        : { act: "removing an exception's assignment", anyOf: ['exception.assign', 'exception.override'] },
+    );
+  return acts;
 }
 
 /**
@@ -150,32 +179,36 @@ function unlike(before: Fields, sent: Fields): Fields {
  * takes. To a caller who reads the record, a change that changes nothing answers the record as it
  * is, so it is a read: it takes `read`, the surface's read permission (else a finer permission, let
  * through to the operation, read any record). To one who cannot (`sent`: their patch's members),
- * it answers only what was sent, so it is judged as the change of each member sent (unlike); a
- * patch that names no field still takes `read`.
+ * it answers only what was sent, so it is judged on what was sent alone (blindActs).
  */
 export function recordActs(
   surface: string,
-  given: Fields | undefined,
+  before: Fields | undefined,
   after: Fields,
   read: string,
   sent?: Fields,
 ): RecordAct[] {
-  const before =
-    given !== undefined && sent !== undefined && same(given, after) ? unlike(given, sent) : given;
+  if (before === undefined)
+    return surface === 'exceptions'
+      ? exceptionActs(before, after)
+      : surface === 'rules'
+        ? ruleActs(before, after)
+        : [];
   const acts =
-    before !== undefined && same(before, after)
-      ? [
-          {
-            act: `a change that changes nothing (it answers the record: a read of ${surface})`,
-            anyOf: [read],
-          },
-        ]
-      : surface === 'exceptions'
-        ? exceptionActs(before, after)
-        : surface === 'rules'
-          ? ruleActs(before, after)
-          : [];
-  if (before === undefined) return acts;
+    sent !== undefined
+      ? blindActs(surface, before, after, sent, read)
+      : same(before, after)
+        ? [
+            {
+              act: `a change that changes nothing (it answers the record: a read of ${surface})`,
+              anyOf: [read],
+            },
+          ]
+        : surface === 'exceptions'
+          ? exceptionActs(before, after)
+          : surface === 'rules'
+            ? ruleActs(before, after)
+            : [];
   const blind = blindNeed(surface, read);
   return acts.map((a) => ({ ...a, blind }));
 }

@@ -207,4 +207,49 @@ describe("to a caller who cannot read the record, a patch's answer does not tell
       [403, 'insufficient_role', blindTo('assigner-only', BLIND_EXCEPTION, 'exception.read')],
     ]);
   });
+
+  // Review 16f F2: with a member they may change beside it, a member set to what it is was judged
+  // unchanged, so the answer told whether the record held the value probed (200) or not (403).
+  it('write without read: a probe beside a member they may change answers the same whatever the record holds', async () => {
+    const role = await customRole('exc-writer-probe', ['exception.write']);
+    await grant(user(12), role.id);
+    const answers = async (record: Record<string, unknown>, sent: Record<string, unknown>) => {
+      const id = await made('exceptions', { note: 'n0', ...record });
+      return refusal(await patch('exceptions', id, { note: 'probe', ...sent }, as(user(12))));
+    };
+    const probes: [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>][] = [
+      // [the record, another record, the probe]: the first holds what is probed, the other not.
+      [
+        { kind: 'duplicate', status: 'open', assigned_to: user(1) },
+        { kind: 'duplicate', status: 'open', assigned_to: user(3) },
+        { assigned_to: user(1) },
+      ],
+      [
+        { kind: 'duplicate', status: 'open', assigned_to: user(1) },
+        { kind: 'duplicate', status: 'open' },
+        { assigned_to: user(1) },
+      ],
+      [
+        { kind: 'fx_difference', status: 'resolved' },
+        { kind: 'fx_difference', status: 'open' },
+        { status: 'resolved' },
+      ],
+      [
+        { kind: 'fx_difference', status: 'resolved' },
+        { kind: 'fx_difference', status: 'open' },
+        { status: 'open' },
+      ],
+      [
+        { kind: 'duplicate', status: 'resolved' },
+        { kind: 'duplicate', status: 'open' },
+        { kind: 'duplicate' },
+      ],
+    ];
+    for (const [holds, not, sent] of probes) {
+      const [a, b] = [await answers(holds, sent), await answers(not, sent)];
+      expect(a, `${JSON.stringify(sent)} to ${JSON.stringify(holds)} and ${JSON.stringify(not)}`).toEqual(b);
+    }
+    // What they may do is still done: a note beside the value the record holds in a field they may change.
+    expect((await answers({ kind: 'duplicate', status: 'open' }, { status: 'open' }))[0]).toBe(200);
+  });
 });
