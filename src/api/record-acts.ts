@@ -21,7 +21,9 @@ import { PERMISSION_CATALOG } from './permissions.js';
  * Deleting either takes exception.write / rule.write (the operation table). To a caller who
  * cannot read the record, a refused change of it names every permission such a change may take,
  * the same whatever the record holds, and whether it exists or is deleted (`blind`): the act and
- * its permission would tell its kind, status or assignment, a 404 or 409 that it is not there.
+ * its permission would tell its kind, status or assignment, a 404 or 409 that it is not there; and
+ * their change is judged on the patch alone, never on what the record holds (blindActs), so a
+ * per-kind permission alone changes no record it cannot read.
  */
 export interface RecordAct {
   /** The act as a refusal names it: `resolving an exception`. */
@@ -47,26 +49,36 @@ export const FINER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
 
 type Fields = Readonly<Record<string, unknown>>;
 
-/** Each record surface with acts: its noun, and every permission a change of one of its records may take. */
-const ACTED_ON: Readonly<Record<string, { noun: string; writes: readonly string[] }>> = {
-  exceptions: { noun: 'an exception', writes: ['exception.write', ...FINER_PERMISSIONS.exceptions_update!] },
-  rules: { noun: 'a rule', writes: ['rule.write', ...FINER_PERMISSIONS.rules_update!] },
+/**
+ * Each record surface with acts: its noun, and every permission a change by a caller who cannot
+ * read one of its records may take (blindActs): for a rule, rule.write alone (rule.write.fx is for
+ * a rule known to be fx, which only a read shows).
+ */
+const ACTED_ON: Readonly<Record<string, { noun: string; shows: string; writes: readonly string[] }>> = {
+  exceptions: {
+    noun: 'an exception',
+    shows: 'its kind, status and assignment',
+    writes: Object.keys(PERMISSION_CATALOG).filter((p) =>
+      ['exception.write', ...FINER_PERMISSIONS.exceptions_update!].some(
+        (w) => p === w || p.startsWith(`${w}.`),
+      ),
+    ),
+  },
+  rules: { noun: 'a rule', shows: 'its kind', writes: ['rule.write'] },
 };
 
 /**
  * The refusal's words to a caller who cannot read the record (without `read`), for a change of an
- * id of `surface` whatever it holds, and whether it is there at all: that it exists, is deleted,
- * and which act a change is (its kind, status, assignment) are what only a read shows. For a
- * surface with acts, every permission any such change may take, the catalog's per-kind ones too.
+ * id of `surface` whatever it holds, and whether it is there at all: that it exists and is not
+ * deleted is what only a read shows, and so, for a surface with acts, which act a change is (its
+ * kind, status, assignment), so each member sent is judged at its strictest (blindActs): the
+ * permissions any such change may take.
  */
 export function blindNeed(surface: string, read: string): string {
   const acted = ACTED_ON[surface];
-  const needs = `needs one that exists and is not deleted, and what the change calls for, which ${read} shows: ${read} for a patch that names no field`;
+  const needs = `needs one that exists and is not deleted, and ${read} for a patch that names no field`;
   if (acted === undefined) return `changing a record of ${surface} you cannot read ${needs}`;
-  const all = Object.keys(PERMISSION_CATALOG).filter((p) =>
-    acted.writes.some((w) => p === w || p.startsWith(`${w}.`)),
-  );
-  return `changing ${acted.noun} you cannot read ${needs}, else one of ${[...new Set(all)].sort().join(', ')}`;
+  return `changing ${acted.noun} you cannot read ${needs}, else for each member sent what it may call for whatever the record holds (${read} shows ${acted.shows}): one or more of ${[...acted.writes].sort().join(', ')}`;
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -135,22 +147,32 @@ function ruleActs(before: Fields | undefined, after: Fields): RecordAct[] {
   }));
 }
 
+/** Every kind as its resolution is judged: one with its own resolve permission (fx_difference), and any other (undefined). */
+const EVERY_KIND: readonly (string | undefined)[] = [
+  undefined,
+  ...Object.keys(PERMISSION_CATALOG)
+    .filter((p) => p.startsWith('exception.resolve.'))
+    .map((p) => p.slice('exception.resolve.'.length)),
+];
+
 /**
- * The acts of a patch by a caller who cannot read the record (`sent`: its members): each member
- * sent is judged as a change of it whatever the record holds, and what turns on the record's status
- * or assignment at its strictest, so whether the patch is accepted never tells what the record held
- * there, be the patch a no-op or a change beside the members probed (review16d D2, review16f F2).
- * Status sent may resolve or reopen (and, unless `resolved`, be a plain change too); kind sent may
- * relabel a resolved exception; assigned_to sent may assign (exception.assign), null may remove an
- * assignment. The record's kind is still what its finer permissions are for (exception.resolve.
- * fx_difference alone resolves an FX difference unread), as a rule's kind is (rule.write.fx).
- * A patch that names no field answers the record: a read.
+ * The acts of a patch by a caller who cannot read the record (`sent`: its members), judged on the
+ * patch alone: each member sent as a change of it whatever the record holds, and what turns on the
+ * record's values (its kind, status, assignment) at its strictest, so whether it is accepted never
+ * tells what the record held, be the patch a no-op or a change beside the members probed (review16d
+ * D2, review16f F2). Status, resolution or kind sent may resolve, reopen or relabel a resolved
+ * exception of any kind (each kind's resolve permission), a status other than resolved may be a
+ * plain change too (exception.write); assigned_to sent may assign (exception.assign), null may
+ * remove an assignment (exception.assign or exception.override); a rule may be of any kind
+ * (rule.write). So a per-kind permission alone (exception.resolve.fx_difference, rule.write.fx)
+ * changes no record it cannot read: which kind it is is what only a read shows. A patch that
+ * names no field answers the record: a read.
  */
-function blindActs(surface: string, before: Fields, after: Fields, sent: Fields, read: string): RecordAct[] {
+function blindActs(surface: string, sent: Fields, read: string): RecordAct[] {
   const keys = Object.keys(sent).sort();
   if (keys.length === 0)
     return [{ act: `a patch that names no field (a read of ${surface})`, anyOf: [read] }];
-  if (surface === 'rules') return ruleActs(before, after);
+  if (surface === 'rules') return [{ act: 'changing a rule of any kind', anyOf: ['rule.write'] }];
   if (surface !== 'exceptions') return [];
   const acts: RecordAct[] = [];
   const others = keys.filter(
@@ -159,7 +181,7 @@ function blindActs(surface: string, before: Fields, after: Fields, sent: Fields,
   if (others.length > 0)
     acts.push({ act: `changing an exception's ${others.join(', ')}`, anyOf: ['exception.write'] });
   if (keys.some((k) => k === 'status' || k === 'resolution' || k === 'kind'))
-    for (const kind of kindsOf(before, after))
+    for (const kind of EVERY_KIND)
       acts.push({
         act: 'resolving, reopening or relabelling an exception',
         ...ofKind(kind),
@@ -196,7 +218,7 @@ export function recordActs(
         : [];
   const acts =
     sent !== undefined
-      ? blindActs(surface, before, after, sent, read)
+      ? blindActs(surface, sent, read)
       : same(before, after)
         ? [
             {
