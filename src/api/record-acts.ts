@@ -21,7 +21,9 @@ import { PERMISSION_CATALOG } from './permissions.js';
  * Deleting either takes exception.write / rule.write (the operation table). To a caller who
  * cannot read the record, a refused change of it names every permission such a change may take,
  * the same whatever the record holds, and whether it exists or is deleted (`blind`): the act and
- * its permission would tell its kind, status or assignment, a 404 or 409 that it is not there.
+ * its permission would tell its kind, status or assignment, a 404 or 409 that it is not there; and
+ * their change is judged on the patch alone, never on what the record holds (blindActs), so a
+ * per-kind permission alone changes no record it cannot read.
  */
 export interface RecordAct {
   /** The act as a refusal names it: `resolving an exception`. */
@@ -47,26 +49,36 @@ export const FINER_PERMISSIONS: Readonly<Record<string, readonly string[]>> = {
 
 type Fields = Readonly<Record<string, unknown>>;
 
-/** Each record surface with acts: its noun, and every permission a change of one of its records may take. */
-const ACTED_ON: Readonly<Record<string, { noun: string; writes: readonly string[] }>> = {
-  exceptions: { noun: 'an exception', writes: ['exception.write', ...FINER_PERMISSIONS.exceptions_update!] },
-  rules: { noun: 'a rule', writes: ['rule.write', ...FINER_PERMISSIONS.rules_update!] },
+/**
+ * Each record surface with acts: its noun, and every permission a change by a caller who cannot
+ * read one of its records may take (blindActs): for a rule, rule.write alone (rule.write.fx is for
+ * a rule known to be fx, which only a read shows).
+ */
+const ACTED_ON: Readonly<Record<string, { noun: string; shows: string; writes: readonly string[] }>> = {
+  exceptions: {
+    noun: 'an exception',
+    shows: 'its kind, status and assignment',
+    writes: Object.keys(PERMISSION_CATALOG).filter((p) =>
+      ['exception.write', ...FINER_PERMISSIONS.exceptions_update!].some(
+        (w) => p === w || p.startsWith(`${w}.`),
+      ),
+    ),
+  },
+  rules: { noun: 'a rule', shows: 'its kind', writes: ['rule.write'] },
 };
 
 /**
  * The refusal's words to a caller who cannot read the record (without `read`), for a change of an
- * id of `surface` whatever it holds, and whether it is there at all: that it exists, is deleted,
- * and which act a change is (its kind, status, assignment) are what only a read shows. For a
- * surface with acts, every permission any such change may take, the catalog's per-kind ones too.
+ * id of `surface` whatever it holds, and whether it is there at all: that it exists and is not
+ * deleted is what only a read shows, and so, for a surface with acts, which act a change is (its
+ * kind, status, assignment), so each member sent is judged at its strictest (blindActs): the
+ * permissions any such change may take.
  */
 export function blindNeed(surface: string, read: string): string {
   const acted = ACTED_ON[surface];
-  const needs = `needs one that exists and is not deleted, and what the change calls for, which ${read} shows: ${read} for a patch that names no field`;
+  const needs = `needs one that exists and is not deleted, and ${read} for a patch that names no field`;
   if (acted === undefined) return `changing a record of ${surface} you cannot read ${needs}`;
-  const all = Object.keys(PERMISSION_CATALOG).filter((p) =>
-    acted.writes.some((w) => p === w || p.startsWith(`${w}.`)),
-  );
-  return `changing ${acted.noun} you cannot read ${needs}, else one of ${[...new Set(all)].sort().join(', ')}`;
+  return `changing ${acted.noun} you cannot read ${needs}, else for each member sent what it may call for whatever the record holds (${read} shows ${acted.shows}): one or more of ${[...acted.writes].sort().join(', ')}`;
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -135,14 +147,53 @@ function ruleActs(before: Fields | undefined, after: Fields): RecordAct[] {
   }));
 }
 
+/** Every kind as its resolution is judged: one with its own resolve permission (fx_difference), and any other (undefined). */
+const EVERY_KIND: readonly (string | undefined)[] = [
+  undefined,
+  ...Object.keys(PERMISSION_CATALOG)
+    .filter((p) => p.startsWith('exception.resolve.'))
+    .map((p) => p.slice('exception.resolve.'.length)),
+];
+
 /**
- * The record as judged for a caller who cannot read it (`sent`: the members of their patch): each
- * member sent is taken to have been something else before (`{ unlike: value }`, which no value
- * equals), so a patch that changes nothing is judged as the change it would be if it did, and
- * whether it is refused does not tell them that the record already holds what they sent (review16d D2).
+ * The acts of a patch by a caller who cannot read the record (`sent`: its members), judged on the
+ * patch alone: each member sent as a change of it whatever the record holds, and what turns on the
+ * record's values (its kind, status, assignment) at its strictest, so whether it is accepted never
+ * tells what the record held, be the patch a no-op or a change beside the members probed (review16d
+ * D2, review16f F2). Status, resolution or kind sent may resolve, reopen or relabel a resolved
+ * exception of any kind (each kind's resolve permission), a status other than resolved may be a
+ * plain change too (exception.write); assigned_to sent may assign (exception.assign), null may
+ * remove an assignment (exception.assign or exception.override); a rule may be of any kind
+ * (rule.write). So a per-kind permission alone (exception.resolve.fx_difference, rule.write.fx)
+ * changes no record it cannot read: which kind it is is what only a read shows. A patch that
+ * names no field answers the record: a read.
  */
-function unlike(before: Fields, sent: Fields): Fields {
-  return { ...before, ...Object.fromEntries(Object.keys(sent).map((k) => [k, { unlike: before[k] }])) };
+function blindActs(surface: string, sent: Fields, read: string): RecordAct[] {
+  const keys = Object.keys(sent).sort();
+  if (keys.length === 0)
+    return [{ act: `a patch that names no field (a read of ${surface})`, anyOf: [read] }];
+  if (surface === 'rules') return [{ act: 'changing a rule of any kind', anyOf: ['rule.write'] }];
+  if (surface !== 'exceptions') return [];
+  const acts: RecordAct[] = [];
+  const others = keys.filter(
+    (k) => k !== 'assigned_to' && k !== 'resolution' && !(k === 'status' && sent.status === 'resolved'),
+  );
+  if (others.length > 0)
+    acts.push({ act: `changing an exception's ${others.join(', ')}`, anyOf: ['exception.write'] });
+  if (keys.some((k) => k === 'status' || k === 'resolution' || k === 'kind'))
+    for (const kind of EVERY_KIND)
+      acts.push({
+        act: 'resolving, reopening or relabelling an exception',
+        ...ofKind(kind),
+        anyOf: resolveWith(kind),
+      });
+  if (keys.includes('assigned_to'))
+    acts.push(
+      present(sent.assigned_to)
+        ? { act: 'assigning an exception or changing its assignment', anyOf: ['exception.assign'] }
+        : { act: "removing an exception's assignment", anyOf: ['exception.assign', 'exception.override'] },
+    );
+  return acts;
 }
 
 /**
@@ -150,32 +201,36 @@ function unlike(before: Fields, sent: Fields): Fields {
  * takes. To a caller who reads the record, a change that changes nothing answers the record as it
  * is, so it is a read: it takes `read`, the surface's read permission (else a finer permission, let
  * through to the operation, read any record). To one who cannot (`sent`: their patch's members),
- * it answers only what was sent, so it is judged as the change of each member sent (unlike); a
- * patch that names no field still takes `read`.
+ * it answers only what was sent, so it is judged on what was sent alone (blindActs).
  */
 export function recordActs(
   surface: string,
-  given: Fields | undefined,
+  before: Fields | undefined,
   after: Fields,
   read: string,
   sent?: Fields,
 ): RecordAct[] {
-  const before =
-    given !== undefined && sent !== undefined && same(given, after) ? unlike(given, sent) : given;
+  if (before === undefined)
+    return surface === 'exceptions'
+      ? exceptionActs(before, after)
+      : surface === 'rules'
+        ? ruleActs(before, after)
+        : [];
   const acts =
-    before !== undefined && same(before, after)
-      ? [
-          {
-            act: `a change that changes nothing (it answers the record: a read of ${surface})`,
-            anyOf: [read],
-          },
-        ]
-      : surface === 'exceptions'
-        ? exceptionActs(before, after)
-        : surface === 'rules'
-          ? ruleActs(before, after)
-          : [];
-  if (before === undefined) return acts;
+    sent !== undefined
+      ? blindActs(surface, sent, read)
+      : same(before, after)
+        ? [
+            {
+              act: `a change that changes nothing (it answers the record: a read of ${surface})`,
+              anyOf: [read],
+            },
+          ]
+        : surface === 'exceptions'
+          ? exceptionActs(before, after)
+          : surface === 'rules'
+            ? ruleActs(before, after)
+            : [];
   const blind = blindNeed(surface, read);
   return acts.map((a) => ({ ...a, blind }));
 }

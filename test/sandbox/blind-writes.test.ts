@@ -26,22 +26,23 @@ const FRAME = ['id', 'surface', 'tenant_id', 'updated_at'];
 const keysOf = (body: Record<string, unknown>) => Object.keys(body).sort();
 
 const BLIND_EXCEPTION =
-  'changing an exception you cannot read needs one that exists and is not deleted, and what the change calls for, ' +
-  'which exception.read shows: exception.read for a patch that names no field, else one of exception.assign, ' +
-  'exception.override, exception.resolve, exception.resolve.fx_difference, exception.write';
+  'changing an exception you cannot read needs one that exists and is not deleted, and exception.read for a patch ' +
+  'that names no field, else for each member sent what it may call for whatever the record holds (exception.read ' +
+  'shows its kind, status and assignment): one or more of exception.assign, exception.override, exception.resolve, ' +
+  'exception.resolve.fx_difference, exception.write';
 const blindTo = (roles: string, what: string, read: string) =>
   `${what} in tenant acme-treasury; your live roles there (${roles}) do not grant ${read}; ask a tenant_admin of acme-treasury for ${read}, or for the permission the change needs`;
 
 describe('an accepted change answers a caller who cannot read the record only what it sent', () => {
-  it('exception.assign, exception.resolve.fx_difference, rule.write.fx alone: no field beyond what was sent', async () => {
+  it('exception.assign, exception.resolve, rule.write alone: no field beyond what was sent', async () => {
     const cases = [
       { perm: 'exception.assign', surface: 'exceptions', sent: { assigned_to: user(1) } },
       {
-        perm: 'exception.resolve.fx_difference',
+        perm: 'exception.resolve',
         surface: 'exceptions',
         sent: { status: 'resolved', resolution: 'written off' },
       },
-      { perm: 'rule.write.fx', surface: 'rules', sent: { threshold: 0.021 } },
+      { perm: 'rule.write', surface: 'rules', sent: { threshold: 0.021 } },
     ];
     let n = 1;
     for (const { perm, surface, sent } of cases) {
@@ -115,8 +116,8 @@ describe('to a caller who cannot read the record, a PATCH of any id is refused t
     expect((await remove('reconciliations', deleted)).status).toBe(200);
     const words = blindTo(
       'recon-write-only',
-      'changing a record of reconciliations you cannot read needs one that exists and is not deleted, and what the ' +
-        'change calls for, which reconciliation.read shows: reconciliation.read for a patch that names no field',
+      'changing a record of reconciliations you cannot read needs one that exists and is not deleted, and ' +
+        'reconciliation.read for a patch that names no field',
       'reconciliation.read',
     );
     for (const id of ['rec_0000000000000000deadbeef', deleted]) {
@@ -170,7 +171,7 @@ describe("to a caller who cannot read the record, a patch's answer does not tell
     await grant(user(10), role.id);
     const id = await made('exceptions', { kind: 'duplicate', status: 'open', note: 'n1' });
     sandbox().state.clock.advance(5_000);
-    for (const sent of [{ note: 'n1' }, { note: 'n2' }, { counterparty: null }, { kind: 'duplicate' }]) {
+    for (const sent of [{ note: 'n1' }, { note: 'n2' }, { counterparty: null }]) {
       const before = sandbox().state.records.get(admin().tenant!, 'exceptions', id)!.updated_at;
       sandbox().state.clock.advance(2_000);
       const r = await patch('exceptions', id, sent, as(user(10)));
@@ -206,5 +207,84 @@ describe("to a caller who cannot read the record, a patch's answer does not tell
       [403, 'insufficient_role', blindTo('assigner-only', BLIND_EXCEPTION, 'exception.read')],
       [403, 'insufficient_role', blindTo('assigner-only', BLIND_EXCEPTION, 'exception.read')],
     ]);
+  });
+
+  // Review 16f F2: with a member they may change beside it, a member set to what it is was judged
+  // unchanged, so the answer told whether the record held the value probed (200) or not (403).
+  it('write without read: a probe beside a member they may change answers the same whatever the record holds', async () => {
+    const role = await customRole('exc-writer-probe', ['exception.write']);
+    await grant(user(12), role.id);
+    const answers = async (record: Record<string, unknown>, sent: Record<string, unknown>) => {
+      const id = await made('exceptions', { note: 'n0', ...record });
+      return refusal(await patch('exceptions', id, { note: 'probe', ...sent }, as(user(12))));
+    };
+    const probes: [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>][] = [
+      // [the record, another record, the probe]: the first holds what is probed, the other not.
+      [
+        { kind: 'duplicate', status: 'open', assigned_to: user(1) },
+        { kind: 'duplicate', status: 'open', assigned_to: user(3) },
+        { assigned_to: user(1) },
+      ],
+      [
+        { kind: 'duplicate', status: 'open', assigned_to: user(1) },
+        { kind: 'duplicate', status: 'open' },
+        { assigned_to: user(1) },
+      ],
+      [
+        { kind: 'fx_difference', status: 'resolved' },
+        { kind: 'fx_difference', status: 'open' },
+        { status: 'resolved' },
+      ],
+      [
+        { kind: 'fx_difference', status: 'resolved' },
+        { kind: 'fx_difference', status: 'open' },
+        { status: 'open' },
+      ],
+      [
+        { kind: 'duplicate', status: 'resolved' },
+        { kind: 'duplicate', status: 'open' },
+        { kind: 'duplicate' },
+      ],
+      [{ kind: 'fx_difference', status: 'open' }, { kind: 'duplicate', status: 'open' }, { status: 'open' }],
+      [
+        { kind: 'fx_difference', status: 'open' },
+        { kind: 'duplicate', status: 'open' },
+        { status: 'resolved' },
+      ],
+    ];
+    for (const [holds, not, sent] of probes) {
+      const [a, b] = [await answers(holds, sent), await answers(not, sent)];
+      expect(a, `${JSON.stringify(sent)} to ${JSON.stringify(holds)} and ${JSON.stringify(not)}`).toEqual(b);
+    }
+    // What they may do is still done, whatever the record holds beside it.
+    expect((await answers({ kind: 'duplicate', status: 'open' }, {}))[0]).toBe(200);
+    expect((await answers({ kind: 'fx_difference', status: 'open' }, {}))[0]).toBe(200);
+  });
+
+  it('a per-kind permission alone changes no record it cannot read, of its kind or another: the kind is what a read shows', async () => {
+    const cases = [
+      {
+        perm: 'exception.resolve.fx_difference',
+        surface: 'exceptions',
+        kinds: ['fx_difference', 'duplicate'],
+        sent: { status: 'resolved' },
+      },
+      { perm: 'rule.write.fx', surface: 'rules', kinds: ['fx', 'match'], sent: { threshold: 0.021 } },
+    ];
+    let n = 12;
+    for (const { perm, surface, kinds, sent } of cases) {
+      const role = await customRole(`kind-${perm.replaceAll('.', '-')}`, [perm]);
+      await grant(user(++n), role.id);
+      const answers = [];
+      for (const kind of kinds) {
+        const id = await made(
+          surface,
+          surface === 'rules' ? { kind, name: `r-${kind}`, threshold: 0.02 } : { kind, status: 'open' },
+        );
+        answers.push(refusal(await patch(surface, id, sent, as(user(n)))));
+      }
+      expect(answers[0], perm).toEqual(answers[1]);
+      expect(answers[0]![0], perm).toBe(403);
+    }
   });
 });

@@ -214,14 +214,16 @@ describe('rules: a rule of kind fx is written with rule.write.fx or rule.write',
 
 // To a caller who cannot read the record, what it lacks for sure is the read (review 16b B5).
 const BLIND_EXCEPTION = [
-  'changing an exception you cannot read needs one that exists and is not deleted, and what the change calls for, ' +
-    'which exception.read shows: exception.read for a patch that names no field, else one of exception.assign, ' +
-    'exception.override, exception.resolve, exception.resolve.fx_difference, exception.write',
+  'changing an exception you cannot read needs one that exists and is not deleted, and exception.read for a patch ' +
+    'that names no field, else for each member sent what it may call for whatever the record holds (exception.read ' +
+    'shows its kind, status and assignment): one or more of exception.assign, exception.override, exception.resolve, ' +
+    'exception.resolve.fx_difference, exception.write',
   'exception.read',
 ] as const;
 const BLIND_RULE = [
-  'changing a rule you cannot read needs one that exists and is not deleted, and what the change calls for, which ' +
-    'rule.read shows: rule.read for a patch that names no field, else one of rule.write, rule.write.fx',
+  'changing a rule you cannot read needs one that exists and is not deleted, and rule.read for a patch that names ' +
+    'no field, else for each member sent what it may call for whatever the record holds (rule.read shows its kind): ' +
+    'one or more of rule.write',
   'rule.read',
 ] as const;
 const blind = (roles: string, [what, read]: readonly [string, string]) =>

@@ -28,8 +28,7 @@ export type SurfaceRecord = Static<typeof SurfaceRecord>;
 
 /**
  * The answer to an accepted change by a caller who cannot read the record (it lacks the surface's
- * read permission: a finer permission such as exception.assign or rule.write.fx alone, or write
- * without read): the record's other fields are a read, so they are not in it.
+ * read permission: a finer permission such as exception.assign alone, or write without read): the record's other fields are a read, so they are not in it.
  */
 export const RecordUnreadAnswer = Type.Object(
   {
@@ -46,7 +45,7 @@ export const RecordUnreadAnswer = Type.Object(
     additionalProperties: true,
     description:
       "What an accepted change answers to a caller who cannot read the record (without the surface's read permission, " +
-      'e.g. exception.assign, exception.resolve.fx_difference or rule.write.fx alone): id, surface, tenant_id and ' +
+      'e.g. exception.assign alone, or exception.write without exception.read): id, surface, tenant_id and ' +
       'updated_at, and for a PATCH the fields the caller sent, as sent (null: removed), for a DELETE soft_delete, ' +
       'deleted_at and purge_at; no other field of the record (that would be a read). A caller who holds the read ' +
       'permission gets the whole record (SurfaceRecord).',

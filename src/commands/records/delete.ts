@@ -1,5 +1,10 @@
 import { Command } from 'commander';
+import { RECORD_SURFACES } from '../../api/operations.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
+import { SvcError } from '../../errors.js';
+import { ApiError, OutcomeUnknownError } from '../../http/errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { checkSurface, onSurface, type RecordData, unlessUnreadable } from './shared.js';
 
@@ -22,13 +27,18 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
       `Delete ${surface} record ${id} in ${await tenantLabel(ctx)}? It is purged for good after 30 days.`,
     `deleting ${surface} record ${id}`,
   );
-  const record: RecordData | undefined = await deleted(ctx, platform.records.delete(surface, id), {
-    act: 'delete',
-    thing: 'the record',
-    done: 'deleted',
-    subject: `${surface} record ${id} is gone`,
-    target: { surface, id },
-  });
+  const sent = platform.records.delete(surface, id);
+  const record: RecordData | undefined = await deleted(
+    ctx,
+    before === undefined ? unreadDelete(ctx, sent, surface, id) : sent,
+    {
+      act: 'delete',
+      thing: 'the record',
+      done: 'deleted',
+      subject: `${surface} record ${id} is gone`,
+      target: { surface, id },
+    },
+  );
   if (record === undefined) return;
   if (ctx.out.isMachine) return ctx.out.json(verdict('deleted', record));
   // The purge is ahead (30 days): "to be purged", never "purged", as `records get` says "purge at".
@@ -36,6 +46,29 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
   const unread =
     before === undefined ? ' (you cannot read it: the answer holds only what the delete did)' : '';
   ctx.out.success(`Deleted ${surface} record ${record.id}; it is hidden from lists${purged}${unread}`);
+}
+
+/**
+ * A DELETE by a caller who cannot read the record (review16f F1): the platform refuses them a
+ * deleted id with the one refusal of any change, so after a lost answer that refusal is most
+ * likely the lost attempt's doing (a platform that ignores Idempotency-Key on DELETE), never a
+ * permission to ask for; and an answer lost for good is one svc cannot check for them. Both are
+ * an outcome unknown (exit 1: svc cannot tell it from a refusal of a caller who may not delete).
+ */
+async function unreadDelete<T>(ctx: Context, sent: Promise<T>, surface: string, id: string): Promise<T> {
+  const read = RECORD_SURFACES[surface]?.read ?? 'the read permission';
+  const hint = `you cannot read ${surface} (${read}), so svc cannot look for you, and a re-run is refused in the same words whether or not the record was deleted: ask someone who holds ${read} to check with \`${svcCommand(ctx.settings(), `records get ${surface} ${shellWord(id)}`)}\` before running the command again`;
+  try {
+    return await sent;
+  } catch (error) {
+    if (error instanceof OutcomeUnknownError) throw error.withHint(hint);
+    if (!(error instanceof ApiError && error.lostAnswer !== undefined && error.status === 403)) throw error;
+    throw new SvcError(
+      'failure',
+      `the platform's answer to the delete was lost (${error.lostAnswer}) and its retry was refused (HTTP 403${error.code ? ` ${error.code}` : ''}${error.requestId ? `, request ${error.requestId}` : ''}) as a deleted record is refused to a caller who cannot read it; most likely this command deleted it, so the outcome is unknown`,
+      { code: 'outcome_unknown', hint, cause: error },
+    );
+  }
 }
 
 /**
@@ -58,7 +91,9 @@ export function deleteCommand(make: MakeContext): Command {
         'a terminal). A record deleted already is left as it is ("Nothing changed", exit 0). To a caller\n' +
         'who may delete the record but not read it (write without read) the DELETE is sent without a\n' +
         'look first, and the platform refuses a missing or deleted id with the one refusal of its read\n' +
-        '(exit 4); the answer holds only what the delete did. --json prints\n' +
+        '(exit 4); the answer holds only what the delete did. Such a delete whose answer was lost, and whose\n' +
+        'retry is refused so, most likely deleted it: exit 1, outcome unknown (svc cannot look for them), never\n' +
+        'a permission to ask for. --json prints\n' +
         '{"outcome": "deleted" | "already_deleted", "record": {…}}: svc\'s verdict beside the record, never\n' +
         'among its fields (a record may have a field named "outcome").',
     )

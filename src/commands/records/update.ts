@@ -139,7 +139,9 @@ export function updateCommand(make: MakeContext): Command {
           'changes nothing is not sent ("Nothing changed"; numbers are compared by the exact value the\n' +
           'platform wrote: 100.50 is 100.5, 1.000000000000000001 is not 1); an answer that does not hold the patch gets a warning; a soft-deleted record\n' +
           'cannot be changed (exit 6). To a caller who may change the record but not read it (e.g. exception.assign\n' +
-          'alone) the patch is sent as it is and the platform answers only what was sent',
+          'alone) the patch is sent as it is and the platform answers only what was sent; it judges such a patch\n' +
+          'on what it sends, each member as a change of it whatever the record holds (status or kind: every\n' +
+          "kind's resolve permission), so a refusal never tells what the record held",
       ),
   )
     .addHelpText(

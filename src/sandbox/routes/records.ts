@@ -167,9 +167,13 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
             "as it was, updated_at too, and so is a read: it takes the surface's read permission (403 insufficient_role). A soft-deleted record cannot be changed (409 record_deleted). " +
             "A caller without the surface's read permission (a finer permission alone: exception.assign, exception.resolve.fx_difference, " +
             'rule.write.fx; or write without read) reads nothing through it: an accepted change answers only what was sent, with id, ' +
-            'surface, tenant_id and updated_at (RecordUnreadAnswer); a patch of theirs that changes nothing is judged as the change of each member ' +
-            'sent and, accepted, sets updated_at as any change does (so neither the status nor the answer tells that the record already held ' +
-            'what they sent; a patch naming no field takes the read permission); and any refusal, a missing or deleted id included, is one ' +
+            'surface, tenant_id and updated_at (RecordUnreadAnswer); a patch of theirs is judged on what it sends alone, never on what the ' +
+            "record holds: each member sent as a change of it, and what turns on the record's kind, status or assignment at its strictest " +
+            '(status, resolution or kind sent: resolving every kind, so exception.resolve, or exception.write with each per-kind resolve ' +
+            'permission; a status other than resolved exception.write too; assigned_to: exception.assign, null: exception.assign or ' +
+            'exception.override; a rule: rule.write), so a per-kind permission alone changes no record it cannot read; accepted, it sets ' +
+            'updated_at as any change does (so neither the status nor the answer tells what the record held, whether the patch changes ' +
+            'nothing or another member beside it; a patch naming no field takes the read permission); and any refusal, a missing or deleted id included, is one ' +
             '403 insufficient_role that says the same whatever the record holds and whether it exists.',
           params: RecordIdParams,
           body: RecordPatchBody,

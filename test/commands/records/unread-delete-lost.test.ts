@@ -1,0 +1,64 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { as, LABS, user } from '../../helpers/ascode.js';
+import { useLossyProxy } from '../../helpers/lossy-proxy.js';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+// Review 16f F1: a caller who may delete a record but not read it is refused a deleted id with the
+// one refusal of any change. After a lost answer, a retry so refused (a platform that ignores
+// Idempotency-Key on DELETE) ended exit 4 "ask a tenant_admin for exception.read" for a record this
+// command most likely deleted; an answer lost for good told them to check what they cannot check.
+const svc = useSandboxContext({ users: 3 });
+const keyless = useLossyProxy(svc.sandbox, { ignoreDeleteKeys: true });
+const lossy = useLossyProxy(svc.sandbox, { lose: (method) => method === 'DELETE' });
+let writer: Record<string, string>;
+
+beforeAll(async () => {
+  const role = await as(svc.sandbox(), LABS, 'POST', '/v1/roles', {
+    name: 'write-only',
+    permissions: ['exception.write'],
+  });
+  await as(svc.sandbox(), LABS, 'POST', `/v1/users/${user(2)}/roles`, { role_id: role.id });
+  writer = { SVC_TOKEN: svc.sandbox().issueToken(user(2)).token, SVC_TENANT: LABS };
+});
+
+const made = async () =>
+  (await as(svc.sandbox(), LABS, 'POST', '/v1/exceptions', { kind: 'duplicate', status: 'open' })) as {
+    id: string;
+    tenant_id: string;
+  };
+const isDeleted = (r: { id: string; tenant_id: string }) =>
+  svc.sandbox().state.records.get(r.tenant_id, 'exceptions', r.id)!.soft_delete;
+const HINT = (id: string) =>
+  `you cannot read exceptions (exception.read), so svc cannot look for you, and a re-run is refused in the same words whether or not the record was deleted: ask someone who holds exception.read to check with \`svc records get exceptions ${id}\` before running the command again`;
+
+describe('svc records delete by a caller who cannot read the record, its answer lost', () => {
+  it('a retry refused as a deleted record is: outcome unknown, most likely deleted, never a permission to ask for', async () => {
+    const record = await made();
+    const argv = ['records', 'delete', 'exceptions', record.id, '--yes'];
+    const r = await svc.run(argv, { env: { ...writer, SVC_BASE_URL: keyless().url } });
+    expect(isDeleted(record)).toBe(true);
+    expect([r.code, r.stdout, r.stderr.replace(/req_\w+/, 'req_…')]).toEqual([
+      1,
+      '',
+      `error: the platform's answer to the delete was lost (HTTP 503) and its retry was refused (HTTP 403 insufficient_role, request req_…) as a deleted record is refused to a caller who cannot read it; most likely this command deleted it, so the outcome is unknown; ${HINT(record.id)}\n`,
+    ]);
+    keyless().reset();
+    const again = await made();
+    const json = await svc.run([...argv.slice(0, 3), again.id, '--yes', '--json'], {
+      env: { ...writer, SVC_BASE_URL: keyless().url },
+    });
+    expect([json.code, json.stdout, JSON.parse(json.stderr).error.code]).toEqual([1, '', 'outcome_unknown']);
+  });
+
+  it('an answer lost for good: the hint says svc cannot check for them, not "check whether it was made"', async () => {
+    const record = await made();
+    const r = await svc.run(['records', 'delete', 'exceptions', record.id, '--yes'], {
+      env: { ...writer, SVC_BASE_URL: lossy().url, SVC_TIMEOUT: '5' },
+    });
+    expect(isDeleted(record)).toBe(true);
+    expect(r.code).toBe(1);
+    expect(r.stderr.replace(/req_\w+/, 'req_…')).toBe(
+      `error: injected fault: the change was applied, the answer lost, so the outcome is unknown: the platform may have made this change (HTTP 503, service_unavailable); ${HINT(record.id)}\n`,
+    );
+  });
+});
