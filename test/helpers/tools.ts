@@ -85,7 +85,11 @@ export async function startPrism(mode: 'mock' | 'proxy', upstream?: string): Pro
   await new Promise<void>((resolve, reject) => {
     // Prism takes ~2 s on a quiet machine; under a full run beside other work it once took over
     // 30 s to start. Just inside the suite's 60 s hook timeout, so its own message is the one seen.
-    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${output}`)), 55_000);
+    const timer = setTimeout(() => {
+      // Not left running: a Prism that never said it listens went on using a core for an hour.
+      child.kill('SIGKILL');
+      reject(new Error(`prism did not start:\n${output}`));
+    }, 55_000);
     const check = () => {
       if (output.includes('Prism is listening')) {
         clearTimeout(timer);
