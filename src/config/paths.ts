@@ -41,7 +41,9 @@ function xdgHome(env: Env, name: 'XDG_CONFIG_HOME' | 'XDG_STATE_HOME', fallback:
  * bin/svc.js does the same for the code cache. No home at all is refused (exit 2).
  */
 export function homeDirectory(): string {
-  const home = homedir();
+  // process.env first: os.homedir() reads the process's own environment, which a worker thread's
+  // process.env (a copy) does not change; svc runs in the main thread, where the two agree.
+  const home = process.env.HOME ?? homedir();
   if (isAbsolute(home)) return home;
   let entry = '';
   try {
