@@ -29,7 +29,12 @@ const SPAWNED_ONLY = [
  * survives it might still be killed by a test outside the selection.
  */
 const FOLDER_TESTS: Record<string, string[]> = {
-  config: ['test/unit/config-*.test.ts', 'test/commands/config/**', 'test/commands/profiles/**'],
+  config: [
+    'test/unit/config-*.test.ts',
+    'test/config/**',
+    'test/commands/config/**',
+    'test/commands/profiles/**',
+  ],
   output: ['test/unit/{output,format,reflow,errors}.test.ts', 'test/unit/output-*.test.ts', 'test/output/**'],
   http: [
     'test/unit/{retry,path,redact,errors}.test.ts',
