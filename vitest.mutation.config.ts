@@ -32,6 +32,8 @@ const FOLDER_TESTS: Record<string, string[]> = {
   config: [
     'test/unit/config-*.test.ts',
     'test/config/**',
+    'test/unit/env-numbers.test.ts',
+    'test/auth/refresh.test.ts',
     'test/commands/config/**',
     'test/commands/profiles/**',
   ],
