@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { envToken } from '../auth/credentials.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import type { Context } from '../context.js';
 import { pathWord } from '../system/shell-words.js';
+import { head } from './csv.js';
 import { headerOf, type JournalHeader, type RunOwner, refusedOwner } from './journal.js';
 
 /**
@@ -50,16 +51,12 @@ export function callerOf(ctx: Context): Caller {
 
 /** A journal's first line: at most 64 KiB of it is read (svc writes a few hundred bytes). */
 function firstLine(path: string): string | undefined {
-  let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
-    const buffer = Buffer.alloc(64 * 1024);
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString('utf8').split('\n')[0];
+    return head(path, 64 * 1024)
+      .toString('utf8')
+      .split('\n')[0];
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

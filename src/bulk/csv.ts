@@ -24,11 +24,11 @@ export const CSV_OPTIONS = {
   trim: true,
 };
 
-/** The first bytes of a file (to tell its format and whether it starts with a BOM). */
-export function head(path: string): Buffer {
+/** The first `bytes` of a file (to tell its format and whether it starts with a BOM; a journal's first line). */
+export function head(path: string, bytes = 4096): Buffer {
   const fd = openSync(path, 'r');
   try {
-    const buffer = Buffer.alloc(4096);
+    const buffer = Buffer.alloc(bytes);
     return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
   } finally {
     closeSync(fd);
