@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import { SvcError, UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
+import { processRuns } from '../system/processes.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
 /**
@@ -128,13 +129,7 @@ function readHolder(path: string): Holder | undefined {
  */
 function alive(pid: number, path: string): boolean {
   if (pid === process.pid) return heldHere.has(path);
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists (another user's).
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
+  return processRuns(pid);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { makeDirectories } from '../system/directories.js';
+import { processRuns } from '../system/processes.js';
 import { ownFileProblem, ownFileRefusal } from './ownership.js';
 
 /** The two files of the config directory. */
@@ -107,17 +108,8 @@ function removeStaleTemporaries(target: string): void {
     if (!name.startsWith(prefix)) continue;
     const pid = /^(?:(\d+)-[0-9a-f]{12}|room-(\d+))$/.exec(name.slice(prefix.length));
     const owner = Number(pid?.[1] ?? pid?.[2]);
-    if (!Number.isSafeInteger(owner) || owner === process.pid || alive(owner)) continue;
+    if (!Number.isSafeInteger(owner) || owner === process.pid || processRuns(owner)) continue;
     rmSync(join(dirname(target), name), { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { SvcError, UsageError } from '../errors.js';
 import { makeDirectories } from './directories.js';
 import { fileErrorReason } from './input.js';
+import { processRuns } from './processes.js';
 
 /**
  * What the request a secret file waits for may make, recorded (in `records`, the state
@@ -91,12 +92,7 @@ function readRecord(records: string, path: string): Recorded | undefined {
 /** Whether the run that recorded a file's intent still runs (another process; ours never waits on two). */
 function writerRuns(pid: number | undefined): boolean {
   if (pid === undefined || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processRuns(pid);
 }
 
 /** A regular file with nothing in it (one a killed run left before its secret arrived, or a stranger's). */
