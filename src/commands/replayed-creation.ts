@@ -1,3 +1,5 @@
+// Just past 300 lines: the words of every creation and rotation under an idempotency key (a lost
+// answer, a stored one outlived, an interrupted check) belong together; each verb checks its object.
 /**
  * Creations under an idempotency key: the platform answers a repeat of the key with its stored
  * answer (Idempotent-Replayed), which is the day of the creation's, and a lost answer can be had
