@@ -104,6 +104,44 @@ describe('svc logout and svc profiles rm, interrupted', () => {
     expect(store.hasProfile('lp')).toBe(true);
   });
 
+  // fix-store17 #4: the question to the platform about a stored API key swallowed Ctrl-C and the
+  // key was forgotten all the same (exit 0, "✓ Logged out").
+  it.each([
+    ['logout', ['-p', 'lk', 'logout'], 'svc -p lk logout'],
+    ['profiles rm', ['profiles', 'rm', 'lk', '--yes'], 'svc profiles rm lk'],
+  ])(
+    '%s of a stored API key, interrupted while asking the platform about it: exit 130, nothing removed',
+    async (_what, argv, again) => {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-logout-int-'));
+      dirs.push(dir);
+      const store = new ConfigStore(dir);
+      const credential: StoredCredential = {
+        type: 'token',
+        access_token: 'svc_pk_0123456789abcdefWXYZ',
+        obtained_at: new Date().toISOString(),
+      };
+      await store.setCredential('lk', credential);
+      await store.setProfileValues('lk', { base_url: url });
+      const controller = new AbortController();
+      pressAt = { request: 'GET /v1/me', press: () => controller.abort() };
+      const r = await runInProcess(
+        argv,
+        { SVC_CONFIG_DIR: dir, SVC_MAX_RETRIES: '0', NO_COLOR: '1' },
+        {
+          signal: controller.signal,
+        },
+      );
+      expect(r).toEqual({
+        code: 130,
+        stdout: '',
+        stderr: `error: interrupted while asking the platform about the API key of profile "lk"; nothing was removed; run \`${again}\` again to forget it\n`,
+      });
+      expect(pressAt).toBeUndefined();
+      expect(store.credential('lk')).toEqual(credential);
+      expect(store.profile('lk')).toEqual({ base_url: url });
+    },
+  );
+
   it('a login that replaced the session, interrupted while revoking the old one: kept in a profile of its own, never "refused"', async () => {
     const { store, credential, env } = await profile('lr');
     const controller = new AbortController();
