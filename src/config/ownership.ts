@@ -16,7 +16,9 @@ import { shellWord } from '../system/shell-words.js';
  * credentials.json of the user's own that others can only read is made private, with one warning.
  */
 
-const uid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
+/** The user's uid (undefined on Windows). */
+export const uid = (): number | undefined =>
+  typeof process.getuid === 'function' ? process.getuid() : undefined;
 const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
 
 function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | undefined {
