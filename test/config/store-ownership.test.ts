@@ -4,8 +4,17 @@
  * /tmp, a setgid team directory) is refused, never chmod-ed. Run as root, the "other user" is
  * uid 65534 (nobody); as anyone else those cases are skipped (a file cannot be given away).
  */
-import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess, useFreshDirs } from '../helpers/context.js';
@@ -146,6 +155,82 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
       expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe('{"profiles":{}}');
     },
   );
+
+  // fix-store17 #1: an own config.json others could write was read as it was (another user could
+  // have pointed base_url at their server), and an own credentials.json others could write was
+  // chmod-ed and used. ssh's rule: a file others can write is refused, never tightened (a chmod
+  // would hide what they may have changed); the user checks it, then chmods it.
+  it.each([
+    ['config.json', '666', 'profiles'],
+    ['config.json', '620', 'profiles'],
+    ['credentials.json', '666', 'credentials'],
+    ['credentials.json', '602', 'credentials'],
+  ])(
+    'refuses an own %s others can write (mode 0%s), naming the chmod that fixes it; nothing read, sent or chmod-ed',
+    async (name, loose, what) => {
+      const env = dirs();
+      const dir = env.SVC_CONFIG_DIR;
+      const store = new ConfigStore(dir);
+      await store.setProfileValues('default', { base_url: 'http://127.0.0.1:9' });
+      await store.setActiveProfile('default');
+      await store.setCredential('default', {
+        type: 'token',
+        access_token: KEY,
+        obtained_at: '2026-01-15T12:00:00.000Z',
+      });
+      const file = join(dir, name);
+      const before = readFileSync(file, 'utf8');
+      chmodSync(file, Number.parseInt(loose, 8));
+      const r = await runInProcess(['auth', 'token'], { ...env, NO_COLOR: '1' });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: ${file} is a file that others can write (mode 0${loose}), so svc will not read or write ${what} through it; check what is in it (another user could have changed it), then \`chmod 600 ${file}\`; svc changed nothing\n`,
+      });
+      expect([mode(file), readFileSync(file, 'utf8')]).toEqual([loose, before]);
+    },
+  );
+
+  // fix-store17 #2: the directories above the store were not checked (ssh checks each one up to
+  // $HOME or /): one others can write lets them move the store away and put their own in its place.
+  // A chain under /tmp (root's, sticky) is fine: every other test here is one.
+  it.each(['777', '770'])(
+    'refuses a config directory in a directory others can write (mode 0%s), before making anything',
+    async (loose) => {
+      const env = dirs();
+      const parent = join(dirname(env.SVC_CONFIG_DIR), 'team');
+      mkdirSync(parent);
+      chmodSync(parent, Number.parseInt(loose, 8));
+      const dir = join(parent, 'svc');
+      const r = await login({ ...env, SVC_CONFIG_DIR: dir });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: the config directory ${dir} is in ${parent}, which others can write (mode 0${loose}), so svc will not keep credentials in it; check what is in it, then \`chmod go-w ${parent}\`, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+      });
+      expect(readdirSync(parent)).toEqual([]);
+      expect(mode(parent)).toBe(loose);
+    },
+  );
+
+  it.skipIf(!root)('refuses a config directory in a directory another user owns, sticky or not', async () => {
+    for (const shared of [0o755, 0o1777]) {
+      const env = dirs();
+      const parent = join(dirname(env.SVC_CONFIG_DIR), 'theirs');
+      mkdirSync(parent);
+      chmodSync(parent, shared);
+      const dir = join(parent, 'svc');
+      mkdirSync(dir, { mode: 0o700 });
+      chownSync(parent, 65534, 65534);
+      const r = await login({ ...env, SVC_CONFIG_DIR: dir });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: the config directory ${dir} is in ${parent}, which belongs to another user (uid 65534), so svc will not keep credentials in it; ask its owner to close it to others, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+      });
+      expect(readdirSync(dir)).toEqual([]);
+    }
+  });
 
   it('R4: a setgid directory of the userâ€™s own that others can only read (2755) is made private like 0755, with one warning', async () => {
     const env = dirs();
