@@ -3,6 +3,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { shellWord } from '../system/shell-words.js';
 import { homeDirectory } from './paths.js';
+import { onlyMemberIsOwner } from './private-group.js';
 
 /**
  * Who may touch the credential store and the state directory's journals, checked as ssh's
@@ -47,11 +48,20 @@ function directoryProblem(stat: Stats, me: number): string | undefined {
   if (!ownedBy(stat, me)) return `belongs to another user (uid ${stat.uid})`;
   // Judged by who can write it, as any directory: sticky or setgid that others can only read
   // (2755, inherited from a parent) lets no one plant a file, and is tightened like 0755.
-  const shared = (stat.mode & 0o022) !== 0;
+  const shared = othersCanWrite(stat);
   if (shared && stat.mode & 0o1000) return `is a shared directory (mode ${octal(stat.mode)}, sticky)`;
   if (shared && stat.mode & 0o2000) return `is a shared directory (mode ${octal(stat.mode)}, setgid)`;
   if (shared) return `is writable by others (mode ${octal(stat.mode)})`;
   return undefined;
+}
+
+/**
+ * Whether anyone but its owner can write it: others, or a group of more members than its owner (a
+ * user private group under a umask of 002 lets nobody else in: private-group.ts, as Debian's ssh).
+ */
+function othersCanWrite(stat: Stats): boolean {
+  if (stat.mode & 0o002) return true;
+  return (stat.mode & 0o020) !== 0 && !onlyMemberIsOwner(stat.gid, stat.uid);
 }
 
 /** The user's own, or root's (as ssh accepts). */
@@ -120,7 +130,7 @@ export function unsafeParent(dir: string): UnsafeParent | undefined {
     if (!ownedBy(stat, me))
       return { path: at, problem: `belongs to another user (uid ${stat.uid})`, own: false };
     const sticky = (stat.mode & 0o1000) !== 0 && stat.uid === 0;
-    if (stat.mode & 0o022 && !sticky) {
+    if (othersCanWrite(stat) && !sticky) {
       return { path: at, problem: `others can write (mode ${octal(stat.mode)})`, own: stat.uid === me };
     }
     if (at === home) break;
@@ -167,11 +177,11 @@ export function ownFileProblem(path: string): FileProblem | undefined {
   const what = link.isSymbolicLink() ? `is a symbolic link to ${real}, which` : 'is a file that';
   if (target === undefined) return { said: `is a symbolic link to something that does not exist` };
   if (!ownedBy(target, me)) return { said: `${what} belongs to another user (uid ${target.uid})` };
-  if (target.uid !== me && target.mode & 0o022) {
+  if (target.uid !== me && othersCanWrite(target)) {
     return { said: `${what} belongs to root and others can write it (mode ${octal(target.mode)})` };
   }
   // The user's own that others can write: they may have changed it; a chmod would hide it.
-  if (target.mode & 0o022)
+  if (othersCanWrite(target))
     return { said: `${what} others can write (mode ${octal(target.mode)})`, chmod: real };
   return undefined;
 }
