@@ -97,7 +97,8 @@ describe.skipIf(process.platform === 'win32')('a journal is resumed only from th
     const shared = join(svc.dir, 'shared');
     mkdirSync(shared);
     chmodSync(shared, 0o777);
-    const file = svc.file('journal-dir.csv', `user,role\n${bulkUser(9)},viewer\n`);
+    await customRole(sandbox(), 'journal-dir');
+    const file = svc.file('journal-dir.csv', `user,role\n${bulkUser(9)},journal-dir\n`);
     const journal = join(shared, 'run.ndjson');
     const r = await svc.run(['roles', 'revoke', '--file', file, '--journal', journal, '--ndjson', '--yes']);
     expect([r.code, r.stdout]).toEqual([2, '']);
