@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -141,6 +141,33 @@ describe('svc logout and svc profiles rm, interrupted', () => {
       expect(store.profile('lk')).toEqual({ base_url: url });
     },
   );
+
+  it('a profile an older svc saved under a credential’s name: the interrupted line masks it', async () => {
+    const name = 'svc_sk_hFyY6xMJkhSRIijloIkdgRXG6BSkcdHX';
+    const dir = mkdtempSync(join(tmpdir(), 'svc-logout-int-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { [name]: { base_url: url } } }), {
+      mode: 0o600,
+    });
+    const credentials = JSON.stringify({
+      profiles: { [name]: { type: 'token', access_token: 'svc_pk_0123456789abcdefWXYZ' } },
+    });
+    writeFileSync(join(dir, 'credentials.json'), credentials, { mode: 0o600 });
+    const controller = new AbortController();
+    pressAt = { request: 'GET /v1/me', press: () => controller.abort() };
+    const r = await runInProcess(
+      ['-p', name, 'logout'],
+      { SVC_CONFIG_DIR: dir, SVC_MAX_RETRIES: '0', NO_COLOR: '1' },
+      { signal: controller.signal },
+    );
+    expect(r).toEqual({
+      code: 130,
+      stdout: '',
+      stderr:
+        'error: interrupted while asking the platform about the API key of profile "svc_sk_[redacted]"; nothing was removed; run `svc -p "$NAME" logout` again to forget it\n',
+    });
+    expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe(credentials);
+  });
 
   it('a login that replaced the session, interrupted while revoking the old one: kept in a profile of its own, never "refused"', async () => {
     const { store, credential, env } = await profile('lr');
