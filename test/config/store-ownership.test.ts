@@ -248,6 +248,23 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
     }
   });
 
+  // Found while fixing #1: a write that came first (no read before it) took the lock, whose
+  // directory step chmod-ed the 0777 directory to 0700, and the check then passed.
+  it('refuses a directory others can write on a write that comes first: not chmod-ed by the lock', async () => {
+    const env = dirs();
+    const dir = env.SVC_CONFIG_DIR;
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    await expect(
+      new ConfigStore(dir).setCredential('ci', {
+        type: 'token',
+        access_token: KEY,
+        obtained_at: '2026-01-15T12:00:00.000Z',
+      }),
+    ).rejects.toThrow(`the config directory ${dir} is writable by others (mode 0777)`);
+    expect([mode(dir), readdirSync(dir)]).toEqual(['777', []]);
+  });
+
   it('R4: a setgid directory of the userâ€™s own that others can only read (2755) is made private like 0755, with one warning', async () => {
     const env = dirs();
     const dir = env.SVC_CONFIG_DIR;
