@@ -38,7 +38,9 @@ function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | u
   try {
     return stat(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // Under a file (ENOTDIR) nothing is there either: making it says what is in the way.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
   }
 }
