@@ -5,7 +5,7 @@ import { commandLine } from '../config/settings.js';
 import type { StoredCredential } from '../config/store.js';
 import { invalidProfileName } from '../config/store.js';
 import type { Context } from '../context.js';
-import { describeError, InterruptedError, SvcError } from '../errors.js';
+import { describeError, InterruptedError, readAfterChange, SvcError } from '../errors.js';
 import { ApiError, ConnectionError, ConnectionTimeoutError, OutcomeUnknownError } from '../http/errors.js';
 import { sym } from '../output/symbols.js';
 import { shellWord } from '../system/shell-words.js';
@@ -75,7 +75,14 @@ export async function endSession(ctx: Context, options: EndSessionOptions): Prom
   const stored = store.credential(options.profile);
   const key =
     options.revoke && stored?.type === 'token' && isApiKey(stored.access_token)
-      ? await askAboutKey(() => ctx.platform(), stored.access_token)
+      ? await askAboutKey(() => ctx.platform(), stored.access_token).catch((error) => {
+          throw error instanceof SvcError && error.category === 'interrupted'
+            ? new InterruptedError(
+                `interrupted while asking the platform about the API key of profile "${options.profile}"; nothing was removed`,
+                { hint: `run \`${options.retry}\` again to forget it`, cause: error },
+              )
+            : error;
+        })
       : undefined;
   const { withCredentialLock } = await import('./lock.js');
   // Under the lock, so no other svc process refreshes (and rotates) the token being revoked.
@@ -434,7 +441,13 @@ async function forgetReplacedToken(
   const origin = replaced.origin;
   const sameServer = origin === undefined || (here !== undefined && new URL(here).origin === origin);
   // Never sent to another platform than the one it was stored for.
-  const key = sameServer ? await askAboutKey(() => ctx.platform(), token) : undefined;
+  // The login is made: Ctrl-C while asking leaves the key said as one svc could not ask about.
+  const key = sameServer
+    ? await readAfterChange(
+        askAboutKey(() => ctx.platform(), token),
+        undefined,
+      )
+    : undefined;
   warnAboutKey(ctx, token, key, 'the replaced API key', sameServer ? undefined : origin);
   return { outcome: 'forgotten', kind: 'api_key' };
 }

@@ -48,7 +48,11 @@ export function keyRefusal(error: unknown): KeyState | undefined {
   return { state: 'stopped', id: stopped.key_id, tenant, reason: refused.message };
 }
 
-/** Asks the platform about `token` (an API key); undefined when it could not say (any failure but a 401). */
+/**
+ * Asks the platform about `token` (an API key); undefined when it could not say (any failure but a
+ * 401). Ctrl-C is no failure to say nothing of: it is thrown, and the command stops (a logout then
+ * forgets nothing).
+ */
 export async function askAboutKey(
   platform: () => Promise<Platform>,
   token: string,
@@ -58,6 +62,7 @@ export async function askAboutKey(
     if (me.type !== 'api_key') return undefined;
     return { state: 'live', id: me.id, tenant: me.tenants[0]?.slug };
   } catch (error) {
+    if (error instanceof SvcError && error.category === 'interrupted') throw error;
     return keyRefusal(error);
   }
 }

@@ -2,9 +2,9 @@
 // record of a run; split, each part would reach into the others' file handling.
 import { randomUUID } from 'node:crypto';
 import { closeSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { isoSeconds } from '../api/time.js';
-import { ownFileProblem, refuseSharedDirectory } from '../config/ownership.js';
+import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
@@ -390,10 +390,31 @@ export function refusedOwner(
 function refuseForeign(path: string): void {
   const problem = ownFileProblem(path);
   if (problem === undefined) return;
-  throw new UsageError(`journal ${path} ${problem}, so svc will not resume it`, {
+  const fix =
+    problem.chmod !== undefined
+      ? `if it is as your run left it, \`chmod 600 ${pathWord(problem.chmod)}\``
+      : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
+  throw new UsageError(`journal ${path} ${problem.said}, so svc will not resume it`, {
     code: 'journal_owner',
-    hint: `see what it holds with \`cat ${pathWord(path)}\`; if you did not put it there, remove it (\`rm ${pathWord(path)}\`) and run the command again; svc changed nothing`,
+    hint: `see what it holds with \`cat ${pathWord(path)}\`; ${fix} and run the command again; svc changed nothing`,
   });
+}
+
+/**
+ * A `--journal` path's directory and those above it follow the store's rule for what is above it
+ * (ownership.ts, unsafeParent): one another user can write (but root's sticky /tmp) or owns could
+ * have a journal swapped in under the run. Refused before anything is made there.
+ */
+export function refuseUnsafeJournalDirectory(path: string): void {
+  const above = unsafeParent(dirname(resolve(path)));
+  if (above === undefined) return;
+  throw new UsageError(
+    `--journal ${path} is in ${above.path}, which ${above.problem}, so svc will not resume or record a run in it`,
+    {
+      code: 'journal_owner',
+      hint: `${parentFix(above)}, or give a --journal in a directory only you can write; svc changed nothing`,
+    },
+  );
 }
 
 /**

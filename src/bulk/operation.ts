@@ -20,6 +20,7 @@ import {
   type RunOwner,
   refuseDirectory,
   refuseSharedJournals,
+  refuseUnsafeJournalDirectory,
 } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import { lockJournal } from './lock.js';
@@ -176,6 +177,7 @@ async function run<T, R extends Row>(ctx: Context, verb: BulkVerb<T, R>): Promis
   // A new run in the state directory: an earlier svc's run of this command is refused (whose it
   // is is unknown), another caller's is named, left to them.
   if (verb.journal === undefined) refuseSharedJournals(dirname(path));
+  else refuseUnsafeJournalDirectory(path);
   if (verb.journal === undefined && !existsSync(path)) {
     const note = otherCallersRun(dirname(path), verb.kind, owner);
     if (note !== undefined) ctx.out.info(note);

@@ -107,6 +107,17 @@ export async function confirmDestructive(
 }
 
 /**
+ * The profile a change acted on and the server it is for, `profile "prod" (https://…)`, for the ✓
+ * line after a destructive change to the store (`logout`, `profiles rm`, `config unset`) as the
+ * question before it names them: a user with several profiles sees which one was changed. `shown`
+ * is the name as it may be said (masked when it is a credential); `server` the run's base URL, or
+ * `it was …` once unset; nothing in parentheses when there is none.
+ */
+export function profileAt(shown: string, server: string | undefined): string {
+  return server === undefined ? `profile "${shown}"` : `profile "${shown}" (${server})`;
+}
+
+/**
  * Where a destructive action acts, when it may not be where the user thinks (F2): prod and staging
  * tenants are copies, so the tenant's name alone does not tell a leftover `SVC_PROFILE=prod`, a
  * `-p` typo or an SVC_BASE_URL from another terminal. Said when the profile was named (-p,

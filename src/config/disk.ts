@@ -15,7 +15,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { makeDirectories } from '../system/directories.js';
 import { processRuns } from '../system/processes.js';
-import { ownFileProblem, ownFileRefusal } from './ownership.js';
+import { ownFileProblem, ownFileRefusal, uid } from './ownership.js';
 
 /** The two files of the config directory. */
 export type ConfFile = 'config' | 'credentials';
@@ -93,10 +93,14 @@ function writeTarget(path: string): string {
 /**
  * Removes the temp files (`.credentials.json.PID-HEX`, `.credentials.json.room-PID`) a write
  * killed before its rename left beside `target` (kill -9, a power cut): each holds the whole
- * store, every profile's credential. Only those of processes that are gone; the write that
- * follows (a logout's included) then leaves no copy.
+ * store, every profile's credential. Only those of processes that are gone, and only files the
+ * user owns (svc made its own, 0600): a file of that name another user owns (beside a link's
+ * target, in a directory of theirs) is no copy of the user's credentials and is not svc's to
+ * remove; it is left, unsaid (the write's own temp name is random, made exclusively). The write
+ * that follows (a logout's included) then leaves no copy.
  */
 function removeStaleTemporaries(target: string): void {
+  const me = uid();
   const prefix = `.${basename(target)}.`;
   let names: string[];
   try {
@@ -109,7 +113,10 @@ function removeStaleTemporaries(target: string): void {
     const pid = /^(?:(\d+)-[0-9a-f]{12}|room-(\d+))$/.exec(name.slice(prefix.length));
     const owner = Number(pid?.[1] ?? pid?.[2]);
     if (!Number.isSafeInteger(owner) || owner === process.pid || processRuns(owner)) continue;
-    rmSync(join(dirname(target), name), { force: true });
+    const path = join(dirname(target), name);
+    const stat = lstatOrUndefined(path);
+    if (stat?.isFile() !== true || (me !== undefined && stat.uid !== me)) continue;
+    rmSync(path, { force: true });
   }
 }
 

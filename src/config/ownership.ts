@@ -1,7 +1,9 @@
 import { chmodSync, lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { shellWord } from '../system/shell-words.js';
+import { homeDirectory } from './paths.js';
+import { onlyMemberIsOwner } from './private-group.js';
 
 /**
  * Who may touch the credential store and the state directory's journals, checked as ssh's
@@ -12,18 +14,33 @@ import { shellWord } from '../system/shell-words.js';
  * user could have planted `credentials.json` (or a journal) as a link to a file of theirs, and
  * making the directory 0700 would take /tmp from everyone. A file (or the target of a link)
  * another user owns, or a root's file others can write, is refused too: svc would write the
- * credential into it, trust its base_url, or take its rows as done. A directory or
- * credentials.json of the user's own that others can only read is made private, with one warning.
+ * credential into it, trust its base_url, or take its rows as done.
+ *
+ * One rule for what others can write, as ssh's: the directory, config.json, credentials.json (and a
+ * journal) that another user can write is refused, the user's own too, and never chmod-ed: they
+ * may already have changed it (a base_url pointed at their server, a journal's rows marked done),
+ * and a chmod would hide that; the user checks it, then runs the `chmod` the hint names. What
+ * others can only read cannot have been changed by them: the directory and credentials.json are
+ * made private, with one warning (config.json holds no secret and is left as it is).
+ *
+ * The directories above are checked too, as ssh does from the file up to the home directory: each
+ * must be the user's own or root's and writable by nobody else, except a root-owned sticky one
+ * (/tmp: nobody else can rename or remove what is in it); up to and including $HOME when the path
+ * is under it, else up to the one under /.
  */
 
-const uid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
+/** The user's uid (undefined on Windows). */
+export const uid = (): number | undefined =>
+  typeof process.getuid === 'function' ? process.getuid() : undefined;
 const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
 
 function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | undefined {
   try {
     return stat(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // Under a file (ENOTDIR) nothing is there either: making it says what is in the way.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
   }
 }
@@ -33,11 +50,20 @@ function directoryProblem(stat: Stats, me: number): string | undefined {
   if (!ownedBy(stat, me)) return `belongs to another user (uid ${stat.uid})`;
   // Judged by who can write it, as any directory: sticky or setgid that others can only read
   // (2755, inherited from a parent) lets no one plant a file, and is tightened like 0755.
-  const shared = (stat.mode & 0o022) !== 0;
+  const shared = othersCanWrite(stat);
   if (shared && stat.mode & 0o1000) return `is a shared directory (mode ${octal(stat.mode)}, sticky)`;
   if (shared && stat.mode & 0o2000) return `is a shared directory (mode ${octal(stat.mode)}, setgid)`;
   if (shared) return `is writable by others (mode ${octal(stat.mode)})`;
   return undefined;
+}
+
+/**
+ * Whether anyone but its owner can write it: others, or a group of more members than its owner (a
+ * user private group under a umask of 002 lets nobody else in: private-group.ts, as Debian's ssh).
+ */
+function othersCanWrite(stat: Stats): boolean {
+  if (stat.mode & 0o002) return true;
+  return (stat.mode & 0o020) !== 0 && !onlyMemberIsOwner(stat.gid, stat.uid);
 }
 
 /** The user's own, or root's (as ssh accepts). */
@@ -57,6 +83,16 @@ export function refuseSharedDirectory(
 ): Stats | undefined {
   const me = uid();
   if (me === undefined) return undefined;
+  const above = unsafeParent(dirname(resolve(dir)));
+  if (above !== undefined) {
+    throw new ConfigError(
+      `${what} ${dir} is in ${above.path}, which ${above.problem}, so svc will not ${purpose}`,
+      {
+        code,
+        hint: `${parentFix(above)}, or point ${variable} at a private directory of your own; svc changed nothing`,
+      },
+    );
+  }
   const stat = statOrUndefined(statSync, dir);
   if (stat === undefined || !stat.isDirectory()) return undefined; // svc makes it 0700; a file is refused elsewhere
   const problem = directoryProblem(stat, me);
@@ -70,25 +106,92 @@ export function refuseSharedDirectory(
   });
 }
 
+/** A directory above svc's files that another user could replace them through, and why. */
+export interface UnsafeParent {
+  path: string;
+  problem: string;
+  /** The user's own: `chmod go-w` fixes it (another user's or root's is the user's to leave). */
+  own: boolean;
+}
+
+/**
+ * The first directory from `dir` up (resolved through links, as ssh's realpath) that another user
+ * owns or can write, but for a root-owned sticky one (/tmp); up to $HOME (included) when `dir` is
+ * under it, else up to the one under /. A part that does not exist yet is skipped: svc makes it.
+ */
+export function unsafeParent(dir: string): UnsafeParent | undefined {
+  const me = uid();
+  if (me === undefined) return undefined;
+  let at = resolve(dir);
+  while (at !== dirname(at) && statOrUndefined(lstatSync, at) === undefined) at = dirname(at);
+  at = realOrSelf(at);
+  const home = realHome();
+  for (; at !== dirname(at); at = dirname(at)) {
+    const stat = statOrUndefined(statSync, at);
+    if (stat === undefined) continue;
+    if (!ownedBy(stat, me))
+      return { path: at, problem: `belongs to another user (uid ${stat.uid})`, own: false };
+    const sticky = (stat.mode & 0o1000) !== 0 && stat.uid === 0;
+    if (othersCanWrite(stat) && !sticky) {
+      return { path: at, problem: `others can write (mode ${octal(stat.mode)})`, own: stat.uid === me };
+    }
+    if (at === home) break;
+  }
+  return undefined;
+}
+
+/** What to do about an unsafe parent: the chmod of the user's own, else to go elsewhere. */
+export function parentFix(parent: UnsafeParent): string {
+  return parent.own
+    ? `check what is in it, then \`chmod go-w ${shellWord(parent.path)}\``
+    : `ask its owner to close it to others`;
+}
+
+function realHome(): string | undefined {
+  try {
+    return realOrSelf(homeDirectory());
+  } catch {
+    return undefined; // no home: up to /
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * Why `path` (config.json or credentials.json) must not be read or replaced: it is, or links to,
  * something another user owns, or a link to nothing (a write would make the file wherever it
  * points). Something else that is no file (a directory) is named by the read that fails. Undefined when it is fine or absent.
  * A link to the user's own file (a dotfile manager's) is fine.
  */
-export function ownFileProblem(path: string): string | undefined {
+export function ownFileProblem(path: string): FileProblem | undefined {
   const me = uid();
   if (me === undefined) return undefined;
   const link = statOrUndefined(lstatSync, path);
   if (link === undefined) return undefined;
   const target = link.isSymbolicLink() ? statOrUndefined(statSync, path) : link;
-  const what = link.isSymbolicLink() ? `is a symbolic link to ${realTarget(path)}, which` : 'is a file that';
-  if (target === undefined) return `is a symbolic link to something that does not exist`;
-  if (!ownedBy(target, me)) return `${what} belongs to another user (uid ${target.uid})`;
-  if (target.uid !== me && target.mode & 0o022) {
-    return `${what} belongs to root and others can write it (mode ${octal(target.mode)})`;
+  const real = link.isSymbolicLink() ? realTarget(path) : path;
+  const what = link.isSymbolicLink() ? `is a symbolic link to ${real}, which` : 'is a file that';
+  if (target === undefined) return { said: `is a symbolic link to something that does not exist` };
+  if (!ownedBy(target, me)) return { said: `${what} belongs to another user (uid ${target.uid})` };
+  if (target.uid !== me && othersCanWrite(target)) {
+    return { said: `${what} belongs to root and others can write it (mode ${octal(target.mode)})` };
   }
+  // The user's own that others can write: they may have changed it; a chmod would hide it.
+  if (othersCanWrite(target))
+    return { said: `${what} others can write (mode ${octal(target.mode)})`, chmod: real };
   return undefined;
+}
+
+/** Why a file must not be used (`said`), and the file to `chmod 600` once checked, when it is the user's own. */
+export interface FileProblem {
+  said: string;
+  chmod?: string;
 }
 
 function realTarget(path: string): string {
@@ -99,14 +202,17 @@ function realTarget(path: string): string {
   }
 }
 
-export function ownFileRefusal(path: string, problem: string): ConfigError {
+export function ownFileRefusal(path: string, problem: FileProblem): ConfigError {
   // config.json holds profiles, no credential: logging in again would not bring them back.
   const profiles = basename(path) === 'config.json';
   return new ConfigError(
-    `${path} ${problem}, so svc will not read or write ${profiles ? 'profiles' : 'credentials'} through it`,
+    `${path} ${problem.said}, so svc will not read or write ${profiles ? 'profiles' : 'credentials'} through it`,
     {
       code: 'config_owner',
-      hint: `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
+      hint:
+        problem.chmod !== undefined
+          ? `check what is in it (another user could have changed it), then \`chmod 600 ${shellWord(problem.chmod)}\`; svc changed nothing`
+          : `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
     },
   );
 }

@@ -152,6 +152,8 @@ export class ConfigStore {
 
   /** Runs `work` holding the cross-process lock of one file (re-entrant; see config/lock.ts). */
   withLock<T>(name: ConfFile, work: () => Promise<T>): Promise<T> {
+    // Checked before the lock's directory step, which would make a directory others can write 0700.
+    this.#tightenOnce();
     return withFileLock(this.dir, this.#path(name), work, this.#warn);
   }
 
@@ -247,6 +249,7 @@ export class ConfigStore {
    * something that cannot be undone; a SvcError (exit 1) naming the file and the cause otherwise.
    */
   ensureWritable(name: ConfFile): void {
+    this.#tightenOnce();
     const path = this.#path(name);
     let size = 0;
     try {
@@ -274,6 +277,7 @@ export class ConfigStore {
     try {
       for (const file of files) this.ensureWritable(file);
     } catch (error) {
+      if (error instanceof ConfigError) throw error; // the store refused (exit 2), not a full disk
       throw new SvcError('failure', said((error as Error).message), {
         code: 'config_write',
         hint,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -102,6 +102,71 @@ describe('svc logout and svc profiles rm, interrupted', () => {
     expect(pressAt).toBeUndefined();
     expect(store.credential('lp')).toEqual(credential);
     expect(store.hasProfile('lp')).toBe(true);
+  });
+
+  // fix-store17 #4: the question to the platform about a stored API key swallowed Ctrl-C and the
+  // key was forgotten all the same (exit 0, "✓ Logged out").
+  it.each([
+    ['logout', ['-p', 'lk', 'logout'], 'svc -p lk logout'],
+    ['profiles rm', ['profiles', 'rm', 'lk', '--yes'], 'svc profiles rm lk'],
+  ])(
+    '%s of a stored API key, interrupted while asking the platform about it: exit 130, nothing removed',
+    async (_what, argv, again) => {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-logout-int-'));
+      dirs.push(dir);
+      const store = new ConfigStore(dir);
+      const credential: StoredCredential = {
+        type: 'token',
+        access_token: 'svc_pk_0123456789abcdefWXYZ',
+        obtained_at: new Date().toISOString(),
+      };
+      await store.setCredential('lk', credential);
+      await store.setProfileValues('lk', { base_url: url });
+      const controller = new AbortController();
+      pressAt = { request: 'GET /v1/me', press: () => controller.abort() };
+      const r = await runInProcess(
+        argv,
+        { SVC_CONFIG_DIR: dir, SVC_MAX_RETRIES: '0', NO_COLOR: '1' },
+        {
+          signal: controller.signal,
+        },
+      );
+      expect(r).toEqual({
+        code: 130,
+        stdout: '',
+        stderr: `error: interrupted while asking the platform about the API key of profile "lk"; nothing was removed; run \`${again}\` again to forget it\n`,
+      });
+      expect(pressAt).toBeUndefined();
+      expect(store.credential('lk')).toEqual(credential);
+      expect(store.profile('lk')).toEqual({ base_url: url });
+    },
+  );
+
+  it('a profile an older svc saved under a credential’s name: the interrupted line masks it', async () => {
+    const name = 'svc_sk_hFyY6xMJkhSRIijloIkdgRXG6BSkcdHX';
+    const dir = mkdtempSync(join(tmpdir(), 'svc-logout-int-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { [name]: { base_url: url } } }), {
+      mode: 0o600,
+    });
+    const credentials = JSON.stringify({
+      profiles: { [name]: { type: 'token', access_token: 'svc_pk_0123456789abcdefWXYZ' } },
+    });
+    writeFileSync(join(dir, 'credentials.json'), credentials, { mode: 0o600 });
+    const controller = new AbortController();
+    pressAt = { request: 'GET /v1/me', press: () => controller.abort() };
+    const r = await runInProcess(
+      ['-p', name, 'logout'],
+      { SVC_CONFIG_DIR: dir, SVC_MAX_RETRIES: '0', NO_COLOR: '1' },
+      { signal: controller.signal },
+    );
+    expect(r).toEqual({
+      code: 130,
+      stdout: '',
+      stderr:
+        'error: interrupted while asking the platform about the API key of profile "svc_sk_[redacted]"; nothing was removed; run `svc -p "$NAME" logout` again to forget it\n',
+    });
+    expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe(credentials);
   });
 
   it('a login that replaced the session, interrupted while revoking the old one: kept in a profile of its own, never "refused"', async () => {

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
@@ -89,5 +89,38 @@ describe.skipIf(process.platform === 'win32')('a journal is resumed only from th
       [5, 'failed', null],
     ]);
     expect(journal).toContain(svc.journals);
+  });
+
+  // fix-store17 #2: a --journal path's directory (and those above it) was not checked: another
+  // user who can write it can swap the journal for one whose rows say done.
+  it('a --journal in a directory others can write is refused, exit 2, nothing made there', async () => {
+    const shared = join(svc.dir, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    await customRole(sandbox(), 'journal-dir');
+    const file = svc.file('journal-dir.csv', `user,role\n${bulkUser(9)},journal-dir\n`);
+    const journal = join(shared, 'run.ndjson');
+    const r = await svc.run(['roles', 'revoke', '--file', file, '--journal', journal, '--ndjson', '--yes']);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'journal_owner',
+      message: `--journal ${journal} is in ${shared}, which others can write (mode 0777), so svc will not resume or record a run in it`,
+      hint: `check what is in it, then \`chmod go-w ${shared}\`, or give a --journal in a directory only you can write; svc changed nothing`,
+    });
+    expect(readdirSync(shared)).toEqual([]);
+  });
+
+  it('a journal of the user’s own that others can write is refused, never resumed', async () => {
+    const { argv, journal } = await unfinishedRevoke(9);
+    const text = readFileSync(journal, 'utf8');
+    chmodSync(journal, 0o666);
+    const r = await svc.run(argv);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'journal_owner',
+      message: `journal ${journal} is a file that others can write (mode 0666), so svc will not resume it`,
+      hint: `see what it holds with \`cat ${journal}\`; if it is as your run left it, \`chmod 600 ${journal}\` and run the command again; svc changed nothing`,
+    });
+    expect(readFileSync(journal, 'utf8')).toBe(text);
   });
 });

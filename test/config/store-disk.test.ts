@@ -6,7 +6,15 @@
  * profile's credential) for good; the next write removes those of processes that are gone.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realDisk } from '../../src/config/disk.js';
@@ -14,6 +22,7 @@ import { ConfigStore } from '../../src/config/store.js';
 import { useFreshDirs } from '../helpers/context.js';
 
 const dirs = useFreshDirs();
+const root = typeof process.getuid === 'function' && process.getuid() === 0;
 const KEY = 'svc_pk_0123456789abcdefWXYZ';
 const credential = { type: 'token' as const, access_token: KEY, obtained_at: '2026-01-15T12:00:00.000Z' };
 
@@ -49,4 +58,26 @@ describe.skipIf(process.platform === 'win32')('the credential store’s disk', (
     await new ConfigStore(dir).setCredential('ci', credential);
     expect(readdirSync(elsewhere).sort()).toEqual([live, 'creds.json'].sort());
   });
+
+  // fix-store17 #3: the stale temps removed were any file of that name, whoever owned it. Played as
+  // root with uid 65534 (a file cannot be given away otherwise).
+  it.skipIf(!root)(
+    'R2: removes only stale temp files the user owns; another user’s is left as it is',
+    async () => {
+      const { dir, elsewhere } = linked();
+      const dead = spawnSync(process.execPath, ['-e', '']).pid;
+      const mine = `.creds.json.${dead}-0123456789ab`;
+      const theirs = [`.creds.json.${dead}-ba9876543210`, `.creds.json.room-${dead}`];
+      for (const name of [mine, ...theirs]) writeFileSync(join(elsewhere, name), KEY, { mode: 0o600 });
+      for (const name of theirs) chownSync(join(elsewhere, name), 65534, 65534);
+      await new ConfigStore(dir).setCredential('ci', credential);
+      expect(readdirSync(elsewhere).sort()).toEqual([...theirs, 'creds.json'].sort());
+      for (const name of theirs) {
+        expect([readFileSync(join(elsewhere, name), 'utf8'), statSync(join(elsewhere, name)).uid]).toEqual([
+          KEY,
+          65534,
+        ]);
+      }
+    },
+  );
 });

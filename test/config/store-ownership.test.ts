@@ -4,8 +4,17 @@
  * /tmp, a setgid team directory) is refused, never chmod-ed. Run as root, the "other user" is
  * uid 65534 (nobody); as anyone else those cases are skipped (a file cannot be given away).
  */
-import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { runInProcess, useFreshDirs } from '../helpers/context.js';
@@ -14,6 +23,17 @@ const dirs = useFreshDirs();
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
 const KEY = 'svc_pk_0123456789abcdefWXYZ';
 const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
+/**
+ * Gives `path` mode `loose`; group-writable, its group is made one with a member besides the owner
+ * (65534, nobody's): the user's own private group would let nobody else write (private-group.ts).
+ * Only root can give a file that group: rows that need it run as root only.
+ */
+const loosen = (path: string, loose: number) => {
+  chmodSync(path, loose);
+  if (loose & 0o020) chownSync(path, process.getuid!(), 65534);
+};
+const asRoot = <T extends unknown[]>(rows: T[], looseAt: number): T[] =>
+  rows.filter((row) => root || !(Number.parseInt(String(row[looseAt]), 8) & 0o020));
 const login = (env: Record<string, string>) =>
   runInProcess(
     ['login', '--base-url', 'http://127.0.0.1:9', '--with-token'],
@@ -38,11 +58,11 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
   });
 
   it('refuses a sticky shared directory (as /tmp) and a setgid team directory, leaving their modes alone', async () => {
-    for (const shared of [0o1777, 0o2770]) {
+    for (const shared of root ? [0o1777, 0o2770] : [0o1777]) {
       const env = dirs();
       const dir = env.SVC_CONFIG_DIR;
       mkdirSync(dir);
-      chmodSync(dir, shared);
+      loosen(dir, shared);
       const r = await login(env);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(
@@ -146,6 +166,104 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
       expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe('{"profiles":{}}');
     },
   );
+
+  // fix-store17 #1: an own config.json others could write was read as it was (another user could
+  // have pointed base_url at their server), and an own credentials.json others could write was
+  // chmod-ed and used. ssh's rule: a file others can write is refused, never tightened (a chmod
+  // would hide what they may have changed); the user checks it, then chmods it.
+  it.each(
+    asRoot(
+      [
+        ['config.json', '666', 'profiles'],
+        ['config.json', '620', 'profiles'],
+        ['credentials.json', '666', 'credentials'],
+        ['credentials.json', '602', 'credentials'],
+      ],
+      1,
+    ),
+  )(
+    'refuses an own %s others can write (mode 0%s), naming the chmod that fixes it; nothing read, sent or chmod-ed',
+    async (name, loose, what) => {
+      const env = dirs();
+      const dir = env.SVC_CONFIG_DIR;
+      const store = new ConfigStore(dir);
+      await store.setProfileValues('default', { base_url: 'http://127.0.0.1:9' });
+      await store.setActiveProfile('default');
+      await store.setCredential('default', {
+        type: 'token',
+        access_token: KEY,
+        obtained_at: '2026-01-15T12:00:00.000Z',
+      });
+      const file = join(dir, name);
+      const before = readFileSync(file, 'utf8');
+      loosen(file, Number.parseInt(loose, 8));
+      const r = await runInProcess(['auth', 'token'], { ...env, NO_COLOR: '1' });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: ${file} is a file that others can write (mode 0${loose}), so svc will not read or write ${what} through it; check what is in it (another user could have changed it), then \`chmod 600 ${file}\`; svc changed nothing\n`,
+      });
+      expect([mode(file), readFileSync(file, 'utf8')]).toEqual([loose, before]);
+    },
+  );
+
+  // fix-store17 #2: the directories above the store were not checked (ssh checks each one up to
+  // $HOME or /): one others can write lets them move the store away and put their own in its place.
+  // A chain under /tmp (root's, sticky) is fine: every other test here is one.
+  it.each(asRoot([['777'], ['770']], 0))(
+    'refuses a config directory in a directory others can write (mode 0%s), before making anything',
+    async (loose) => {
+      const env = dirs();
+      const parent = join(dirname(env.SVC_CONFIG_DIR), 'team');
+      mkdirSync(parent);
+      loosen(parent, Number.parseInt(loose, 8));
+      const dir = join(parent, 'svc');
+      const r = await login({ ...env, SVC_CONFIG_DIR: dir });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: the config directory ${dir} is in ${parent}, which others can write (mode 0${loose}), so svc will not keep credentials in it; check what is in it, then \`chmod go-w ${parent}\`, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+      });
+      expect(readdirSync(parent)).toEqual([]);
+      expect(mode(parent)).toBe(loose);
+    },
+  );
+
+  it.skipIf(!root)('refuses a config directory in a directory another user owns, sticky or not', async () => {
+    for (const shared of [0o755, 0o1777]) {
+      const env = dirs();
+      const parent = join(dirname(env.SVC_CONFIG_DIR), 'theirs');
+      mkdirSync(parent);
+      chmodSync(parent, shared);
+      const dir = join(parent, 'svc');
+      mkdirSync(dir, { mode: 0o700 });
+      chownSync(parent, 65534, 65534);
+      const r = await login({ ...env, SVC_CONFIG_DIR: dir });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: the config directory ${dir} is in ${parent}, which belongs to another user (uid 65534), so svc will not keep credentials in it; ask its owner to close it to others, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+      });
+      expect(readdirSync(dir)).toEqual([]);
+    }
+  });
+
+  // Found while fixing #1: a write that came first (no read before it) took the lock, whose
+  // directory step chmod-ed the 0777 directory to 0700, and the check then passed.
+  it('refuses a directory others can write on a write that comes first: not chmod-ed by the lock', async () => {
+    const env = dirs();
+    const dir = env.SVC_CONFIG_DIR;
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    await expect(
+      new ConfigStore(dir).setCredential('ci', {
+        type: 'token',
+        access_token: KEY,
+        obtained_at: '2026-01-15T12:00:00.000Z',
+      }),
+    ).rejects.toThrow(`the config directory ${dir} is writable by others (mode 0777)`);
+    expect([mode(dir), readdirSync(dir)]).toEqual(['777', []]);
+  });
 
   it('R4: a setgid directory of the userâ€™s own that others can only read (2755) is made private like 0755, with one warning', async () => {
     const env = dirs();

@@ -228,7 +228,7 @@ describe('an answer with a Content-Encoding and no body has nothing to decode (f
     expect(r).toEqual({
       code: 0,
       stdout: '',
-      stderr: `✓ Logged out: revoked the session at ${t.url} and removed the credential of profile "default"\n`,
+      stderr: `✓ Logged out of profile "default" (${t.url}): revoked the session at ${t.url} and removed the credential\n`,
     });
   });
 });

@@ -3,7 +3,7 @@ import { endSession, sessionKey, warnAboutSession } from '../../auth/end-session
 import { credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { redactText } from '../../http/redact.js';
-import { examples, type MakeContext } from '../kit.js';
+import { examples, type MakeContext, profileAt } from '../kit.js';
 import { CREDENTIAL_NAMED_PROFILE } from '../profiles/shared.js';
 
 /**
@@ -54,12 +54,13 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
       revocation: revocation.outcome,
       api_key: sessionKey(ctx, end),
     });
+  const of = profileAt(shown, ctx.settings().values.base_url);
   if (revocation.outcome === 'revoked') {
     ctx.out.success(
-      `Logged out: revoked the session at ${new URL(revocation.endpoint).origin} and removed the credential of profile "${shown}"`,
+      `Logged out of ${of}: revoked the session at ${new URL(revocation.endpoint).origin} and removed the credential`,
     );
   } else if (end.removed) {
-    ctx.out.success(`Logged out: removed the credential of profile "${shown}"`);
+    ctx.out.success(`Logged out of ${of}: removed the credential`);
   } else {
     ctx.out.info(`Profile "${shown}" has no stored credential; nothing to do`);
   }

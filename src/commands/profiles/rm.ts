@@ -4,7 +4,7 @@ import { chooseProfileHint } from '../../config/settings.js';
 import { checkProfileName, credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { redactText } from '../../http/redact.js';
-import { confirmDestructive, examples, type MakeContext } from '../kit.js';
+import { confirmDestructive, examples, type MakeContext, profileAt } from '../kit.js';
 import { existing } from './shared.js';
 
 /**
@@ -30,8 +30,8 @@ export async function runProfilesRm(
   // Its own settings and API client: the session is revoked at the server it was issued by.
   const target = ctx.forProfile(name, { removing: true });
   try {
-    // Read before the profile goes: the warnings name its tenant.
-    target.settings();
+    // Read before the profile goes: the warnings name its tenant, the ✓ line its server.
+    const removed = profileAt(shown, target.settings().values.base_url);
     const end = await endSession(target, {
       profile: name,
       revoke: options.revoke,
@@ -47,8 +47,8 @@ export async function runProfilesRm(
       return ctx.out.json({ removed: shown, revocation: revocation.outcome, active_profile: active ?? null });
     ctx.out.success(
       revocation.outcome === 'revoked'
-        ? `Removed profile "${shown}" (revoked its session at ${new URL(revocation.endpoint).origin})`
-        : `Removed profile "${shown}"`,
+        ? `Removed ${removed}: revoked its session at ${new URL(revocation.endpoint).origin}`
+        : `Removed ${removed}`,
     );
     warnAboutSession(target, end);
     if (masked) {

@@ -122,7 +122,7 @@ describe('svc logout', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ Logged out: removed the credential of profile "default"\n' +
+        `✓ Logged out of profile "default" (${svc.sandbox().url}): removed the credential\n` +
         'warning: the token itself stays valid until it expires: svc only forgot it\n',
     });
     expect(await svc.run(['logout'], { env: stored })).toEqual({

@@ -61,7 +61,8 @@ describe('svc config unset', () => {
     expect(await runInProcess(['config', 'unset', 'org'], { ...env(), SVC_ORG: 'org_demo' })).toEqual({
       code: 0,
       stdout: '',
-      stderr: '✓ Unset org for profile "default"\nwarning: SVC_ORG still sets org right now\n',
+      stderr:
+        '✓ Unset org for profile "default" (https://api.example.com)\nwarning: SVC_ORG still sets org right now\n',
     });
     expect(profile('default')?.org).toBeUndefined();
   });

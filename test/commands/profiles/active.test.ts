@@ -27,7 +27,7 @@ describe('the active profile', () => {
       code: 0,
       stdout: '',
       stderr:
-        '✓ Removed profile "default"\n' +
+        '✓ Removed profile "default" (https://api.example.com)\n' +
         KEY_WARNING +
         'warning: no profile is active now; choose one with `svc profiles use NAME` (yours: staging)\n',
     });
@@ -49,7 +49,11 @@ describe('the active profile', () => {
 
   it('profiles rm of another profile leaves the active one alone and says nothing of it', async () => {
     const r = await runInProcess(['profiles', 'rm', 'staging', '--yes'], env());
-    expect(r).toEqual({ code: 0, stdout: '', stderr: '✓ Removed profile "staging"\n' });
+    expect(r).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: '✓ Removed profile "staging" (https://staging.example)\n',
+    });
   });
 
   it.each([['roles ls'], ['config ls'], ['auth status'], ['me']])(

@@ -208,8 +208,10 @@ async function asItIsNow(
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince(created(made.id), key, 'deleted');
   if (now.revoked_at) throw goneSince(created(made.id), key, 'revoked');
-  // askAboutKey says nothing of a Ctrl-C that cut it (it could not say): the signal does.
-  const state = await askAboutKey(async () => platform, made.key);
+  // A Ctrl-C that cut askAboutKey (thrown by it), or came just after, is this check's.
+  const state = await askAboutKey(async () => platform, made.key).catch((error) => {
+    throw ctx.signal.aborted ? interrupted() : error;
+  });
   if (ctx.signal.aborted) throw interrupted();
   if (state?.state === 'stopped') throw stoppedSince(ctx, made, key, state.reason);
   return { ...made, ...now, key: made.key, warning: made.warning };

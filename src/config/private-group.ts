@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * Whether a group-writable file or directory is as safe as one only its owner can write: its group
+ * has exactly one member, its owner (a user private group, as Debian, Ubuntu and Fedora give each
+ * user, where a umask of 002 makes `~/.config` 0775). The rule of Debian's OpenSSH for StrictModes
+ * (getgrgid, then every user whose primary group it is, then its listed members). Read from
+ * /etc/passwd and /etc/group: a group only a directory service knows is not found there, and the
+ * file is taken as writable by others (refused, as ssh without the patch does).
+ */
+export function onlyMemberIsOwner(
+  gid: number,
+  owner: number,
+  files: { passwd: string; group: string } = { passwd: '/etc/passwd', group: '/etc/group' },
+): boolean {
+  const passwd = entries(files.passwd);
+  const group = entries(files.group).find((fields) => Number(fields[2]) === gid);
+  if (group === undefined) return false;
+  let members = 0;
+  for (const user of passwd) {
+    if (Number(user[3]) !== gid) continue;
+    members++;
+    if (Number(user[2]) !== owner) return false;
+  }
+  const listed = (group[3] ?? '').split(',').filter(Boolean);
+  if (listed.length > 0) {
+    const name = passwd.find((user) => Number(user[2]) === owner)?.[0];
+    if (listed.length > 1 || listed[0] !== name) return false;
+    members++;
+  }
+  return members > 0;
+}
+
+/** The colon-separated lines of a passwd or group file; none when it cannot be read. */
+function entries(path: string): string[][] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => line.split(':'));
+}

@@ -1,0 +1,56 @@
+/**
+ * fix-store17 #5: the ✓ line after a change to the store's profiles (`svc logout`, `svc profiles
+ * rm`, `svc config unset`) named no profile or server, though the question before it does: a user
+ * with several profiles (prod and staging are copies) could not tell which one was changed.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigStore } from '../../src/config/store.js';
+import { runInProcess, useFreshDirs } from '../helpers/context.js';
+
+const dirs = useFreshDirs();
+const PROD = 'https://api.prod.example';
+const STAGING = 'https://api.staging.example';
+
+async function twoProfiles() {
+  const env = dirs();
+  const store = new ConfigStore(env.SVC_CONFIG_DIR);
+  for (const [name, base_url] of [
+    ['prod', PROD],
+    ['staging', STAGING],
+  ] as const) {
+    await store.setProfileValues(name, { base_url, tenant: 'acme-treasury' });
+    await store.setCredential(name, {
+      type: 'token',
+      access_token: `svc_pk_${name}0123456789abcdefWXYZ`,
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    });
+  }
+  await store.setActiveProfile('staging');
+  return { env, store };
+}
+
+describe('the ✓ line after a change to a profile names the profile and its server', () => {
+  it.each([
+    [
+      ['-p', 'prod', 'logout', '--no-revoke'],
+      `✓ Logged out of profile "prod" (${PROD}): removed the credential`,
+    ],
+    [['logout', '--no-revoke'], `✓ Logged out of profile "staging" (${STAGING}): removed the credential`],
+    [['profiles', 'rm', 'prod', '--yes', '--no-revoke'], `✓ Removed profile "prod" (${PROD})`],
+    [['-p', 'prod', 'config', 'unset', 'tenant'], `✓ Unset tenant for profile "prod" (${PROD})`],
+    [['-p', 'prod', 'config', 'unset', 'base_url'], `✓ Unset base_url for profile "prod" (it was ${PROD})`],
+  ])('svc %j', async (argv, line) => {
+    const { env } = await twoProfiles();
+    const r = await runInProcess(argv, env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')[0]).toBe(line);
+  });
+
+  it('keeps --json as it was: it names the profile already', async () => {
+    const { env, store } = await twoProfiles();
+    const r = await runInProcess(['-p', 'prod', 'logout', '--no-revoke', '--json'], env);
+    expect(JSON.parse(r.stdout)).toMatchObject({ profile: 'prod', removed: true });
+    expect(store.credential('prod')).toBeUndefined();
+    expect(store.credential('staging')).toBeDefined();
+  });
+});
