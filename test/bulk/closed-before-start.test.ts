@@ -4,6 +4,7 @@
  * no longer makes up to a batch (~80 items, 250 ms) of real changes after the reader left. In-process
  * over a stdout that takes N writes, then fails every one with EPIPE (a reader that read and left).
  */
+import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -52,5 +53,56 @@ describe('a bulk run whose reader goes away', () => {
     // through: every later start waits for a write, which fails.
     expect(total).toBeGreaterThanOrEqual(written);
     expect(total).toBeLessThanOrEqual(2 * 4);
+  });
+});
+
+// s16 note: a run that did every item, none failed, whose reader left with the last result said
+// "stdout closed after 3 of 3; run the same command again to resume" (141): nothing was left.
+describe('a bulk run whose reader goes away after every item was done', () => {
+  it.each<[string, string[], string, number, string]>([
+    [
+      'the reader gone (141)',
+      [],
+      'EPIPE',
+      141,
+      'error: stdout closed, but every item was done (3 of 3): only the output was cut; nothing is left to resume',
+    ],
+    [
+      '--ndjson, the reader gone (141)',
+      ['--ndjson'],
+      'EPIPE',
+      141,
+      JSON.stringify({
+        error: {
+          code: 'stdout_closed',
+          message: 'stdout closed, but every item was done (3 of 3): only the output was cut',
+          exit_code: 141,
+          hint: 'nothing is left to resume',
+        },
+      }),
+    ],
+    [
+      'a full disk (1)',
+      [],
+      'ENOSPC',
+      1,
+      'error: cannot write to stdout (ENOSPC), but every item was done (3 of 3): only the output was lost; nothing is left to resume; check where stdout goes (a full disk, a failed device) before the next run',
+    ],
+  ])('%s: says so, not "resume"; the journal is gone', async (_what, mode, fails, code, error) => {
+    const role = `all-done-${fails.toLowerCase()}-${mode.length}-${Date.now()}`;
+    const id = await customRole(sandbox(), role);
+    const rows = Array.from({ length: 3 }, (_, i) => `${bulkUser(i + 1)},${role},1h,t`);
+    const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+    const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
+    const before = journals();
+    // Every write fails: the three items start together (the default concurrency) before any does.
+    const r = await svc.run(['roles', 'assign', '--file', path, ...mode], { stdoutFails: fails });
+    expect((await assignments(sandbox(), id)).total).toBe(3);
+    expect([r.code, r.stdout, r.stderr.replace(/ in \d+\.\d s\n/, ' in T s\n')]).toEqual([
+      code,
+      '',
+      `3 granted in T s\n${error}\n`,
+    ]);
+    expect(journals()).toEqual(before);
   });
 });
