@@ -330,7 +330,8 @@ export default function api(make: MakeContext): Command {
       "Call any API path with the profile's base URL, credential, tenant and org headers and retries.\n" +
         'A path that names its tenant (/v1/tenants/ID/...) sends that ID as X-Tenant-Id, not the\n' +
         "profile's tenant; a slug there sends no X-Tenant-Id (the header carries ids).\n" +
-        'Without a method, GET. Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
+        'Without a method, GET; a method is the first word (svc api POST PATH), not -X METHOD.\n' +
+        'Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
         'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
         'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
         "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
