@@ -389,7 +389,6 @@ export default function api(make: MakeContext): Command {
     )
     .addOption(new Option('--paginate', 'follow next_cursor and print every item'))
     .addOption(new Option('-i, --include', 'print the status line and response headers first'))
-    // Refused with the method as svc takes it (refuseMethodOption), not "unknown option '-X'".
     .addOption(new Option('-X, --method <method>').hideHelp())
     .addHelpText(
       'after',

@@ -144,7 +144,9 @@ describe('a change whose every attempt lost its answer', () => {
     expect(error.message).toMatch(
       /^1 of 3 item\(s\) failed with an unknown outcome \(the platform may have made them; no answer said whether it did\): line 4: /,
     );
-    expect(error.hint).toMatch(/^run the same command again with the same profile and credential to settle them \(journal .+\)$/);
+    expect(error.hint).toMatch(
+      /^run the same command again with the same profile and credential to settle them \(journal .+\)$/,
+    );
     // The platform did all three.
     expect(await granted(users, id)).toEqual(users);
 
@@ -273,7 +275,9 @@ describe('a bulk run keeps the identity it started with', () => {
     expect(error.message).toBe(
       'profile "default" now belongs to usr_analyst (logged in while this run was going); this run keeps the identity it started with',
     );
-    expect(error.hint).toMatch(/^run the same command again with the same profile and credential to resume \(journal .+\)$/);
+    expect(error.hint).toMatch(
+      /^run the same command again with the same profile and credential to resume \(journal .+\)$/,
+    );
     expect(error.exit_code).toBe(3);
     expect(await granted(users, id)).toEqual(users.slice(0, 2));
     expect(faults.posts).toBe(2);

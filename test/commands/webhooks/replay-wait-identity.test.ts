@@ -32,7 +32,9 @@ describe('replay --dlq: --wait implied by a terminal is not part of the run', ()
     controller.abort();
     const cut = await running;
     expect(cut.code, cut.stderr).toBe(130);
-    expect(cut.stderr).toContain('run the same command again with the same profile and credential to resume (journal ');
+    expect(cut.stderr).toContain(
+      'run the same command again with the same profile and credential to resume (journal ',
+    );
     expect(journals()).toHaveLength(1);
     const journal = `${svc.journals}/${journals()[0]}`;
     await until(async () => (await delivery(sandbox(), webhook, firstReplay())).status === 'delivered');
