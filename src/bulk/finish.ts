@@ -90,23 +90,20 @@ function cutNothing(ctx: Context, end: RunEnd): boolean {
 }
 
 /**
- * A reader gone (or a failed write) after every item was done and none failed: only the output
- * was cut. Still 141 (1 for a failed write), the contract's code for a closed stdout during a
- * change, but never "resume": nothing is left, and the journal goes as a finished run's does.
- * A verb that still owes something done its end (keepJournal: a replay not followed) is not done.
+ * A reader gone after every item was done and none failed: only the output was cut, which the
+ * reader chose (`| head -1`). Still 141, the contract's code for a closed stdout during a change,
+ * but never "resume": nothing is left, and the journal goes as a finished run's does. A verb that
+ * still owes something done its end (keepJournal: a replay not followed) is not done. A failed
+ * write (a full disk) keeps its resume: the resumed run prints the lost results as journal rows.
  */
 function onlyOutputCut(ctx: Context, verb: Words, end: RunEnd): SvcError | undefined {
-  if (!everyItemEnded(end) || anyFailed(end) || verb.keepJournal?.()) return undefined;
+  if (ctx.out.stdoutFailure !== undefined || !everyItemEnded(end) || anyFailed(end) || verb.keepJournal?.())
+    return undefined;
   end.journal.remove();
-  const failure = ctx.out.stdoutFailure;
-  const every = `every item was done (${howFar(end.summary, end.total)})`;
-  return failure === undefined
-    ? new StdoutClosedError(`stdout closed, but ${every}: only the output was cut`, {
-        hint: 'nothing is left to resume',
-      })
-    : new StdoutFailedError(`cannot write to stdout (${failure}), but ${every}: only the output was lost`, {
-        hint: 'nothing is left to resume; check where stdout goes (a full disk, a failed device) before the next run',
-      });
+  return new StdoutClosedError(
+    `stdout closed, but every item was done (${howFar(end.summary, end.total)}): only the output was cut`,
+    { hint: 'nothing is left to resume' },
+  );
 }
 
 export interface RunEnd {
