@@ -239,6 +239,17 @@ export function stdoutError(
   return new StdoutFailedError(what, { hint: STDOUT_FAILED_HINT });
 }
 
+/**
+ * The error of an output stdout did not take, for a command whose outcome `message` says (the
+ * tokens are stored, the login is saved): 141 when the reader went away (`failure` undefined), 1
+ * when a write failed (a full disk), as a closed stdout's and a failed write's are everywhere.
+ */
+export function unprintedError(failure: string | undefined, message: string, hint: string): SvcError {
+  return failure === undefined
+    ? new StdoutClosedError(message, { hint })
+    : new StdoutFailedError(message, { hint });
+}
+
 export function exitCodeFor(error: unknown): number {
   if (error instanceof ClosedPipeError) return error.failure === undefined ? 0 : EXIT_CODES.failure;
   if (error instanceof SvcError) return error.exitCode;

@@ -1,7 +1,8 @@
 /**
  * Expiry of a role grant: a duration (`30m`, `8h`, `7d`), an absolute ISO 8601 time, or `never`
  * (a permanent grant). Parsers return a message instead of throwing, so flags, file rows and
- * prompts can each put it in their own words.
+ * prompts can each put it in their own words. A bad value is repeated through quoted() (bounded:
+ * its start, its end and its length when long), as every value an error echoes.
  */
 
 import { quoted } from '../output/format.js';
@@ -29,16 +30,19 @@ export function parseDuration(raw: string): Parsed<Expiry> {
   if (text.toLowerCase() === 'never') return { ok: true, value: { kind: 'never' } };
   const match = /^(\d+)\s*([mhd])$/i.exec(text);
   if (match?.[2] === 'M') {
-    // 6M reads as six months to most people; it was six minutes.
+    // 6M reads as six months to most people; it was six minutes. The count as a number is
+    // written (no leading zeros), and only when it is of a sensible length.
+    const count = match[1]!.replace(/^0+(?=\d)/, '');
+    const minutes = count.length <= 20 ? `${count}m` : 'the count and m';
     return {
       ok: false,
-      message: `${JSON.stringify(raw)}: M is not a unit; write ${match[1]}m for minutes (months are not a unit: use days, e.g. 30d, or an end time)`,
+      message: `${quoted(raw)}: M is not a unit; write ${minutes} for minutes (months are not a unit: use days, e.g. 30d, or an end time)`,
     };
   }
   if (!match) {
     return {
       ok: false,
-      message: `${JSON.stringify(raw)} is not a duration: use a whole number and m, h or d (${DURATION_FORMS}), or never`,
+      message: `${quoted(raw)} is not a duration: use a whole number and m, h or d (${DURATION_FORMS}), or never`,
     };
   }
   const count = Number(match[1]);
@@ -48,7 +52,7 @@ export function parseDuration(raw: string): Parsed<Expiry> {
   if (ms > MAX_DURATION_DAYS * UNIT_MS.d) {
     return {
       ok: false,
-      message: `${JSON.stringify(raw)} is longer than ${MAX_DURATION_DAYS} days; give an end time (expires at) instead`,
+      message: `${quoted(raw)} is longer than ${MAX_DURATION_DAYS} days; give an end time (expires at) instead`,
     };
   }
   return { ok: true, value: { kind: 'in', ms, text: `${count}${unit}` } };
@@ -66,7 +70,7 @@ export function parseInstant(raw: string): Parsed<number> {
   const match = ISO.exec(text);
   const bad = {
     ok: false as const,
-    message: `${JSON.stringify(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`,
+    message: `${quoted(raw)} is not an ISO 8601 time with a time zone (e.g. 2026-01-15T09:30:00Z)`,
   };
   if (!match) return bad;
   // A leap second (RFC 3339 allows second 60) is an ISO 8601 time, but not one the platform takes.
@@ -75,7 +79,7 @@ export function parseInstant(raw: string): Parsed<number> {
     const zone = text.slice(text.indexOf(':60') + 3).replace(/^\.\d+/, '');
     return {
       ok: false,
-      message: `${JSON.stringify(raw)} is a leap second (second 60), which the platform does not take; give ${minute}:59${zone} or the next second`,
+      message: `${quoted(raw)} is a leap second (second 60), which the platform does not take; give ${minute}:59${zone} or the next second`,
     };
   }
   const [y, mo, d, h, mi, s] = match.slice(1, 7).map((part) => Number(part ?? 0)) as number[];

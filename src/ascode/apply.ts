@@ -89,6 +89,12 @@ const COLUMNS: Array<Column<Row>> = [
 ];
 
 const n = (count: number) => count.toLocaleString('en');
+
+/** A row's change in a failure line: a webhook by its id with its (masked) URL, anything else by its name. */
+const rowName = (row: Row): string =>
+  row.kind === 'webhook' && typeof row.id === 'string'
+    ? `${row.id} (${changeLabel(row.kind, row.name)})`
+    : changeLabel(row.kind, row.name);
 /** Where a removal svc refuses (your own administration, the last tenant_admin…) is explained. */
 const REFUSED_WHY = 'svc plan says why; keep them in the file';
 
@@ -220,9 +226,11 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       };
     },
     columns: () => COLUMNS,
-    // What was asked (`revoke usr_x role`, `update role fxr`), not only the kind: a failed revoke is no failed grant.
+    // What was asked (`revoke usr_x role`, `update role fxr`), not only the kind: a failed revoke is
+    // no failed grant. A webhook by its id when it has one, its URL (masked: two can read the
+    // same) beside it, as export's warning names one.
     describe: (row) =>
-      `${row.tenant}: ${row.kind === 'grant' ? row.action : `${row.action} ${row.kind}`} ${changeLabel(row.kind, row.name)}: ${(row.error as { message?: string } | undefined)?.message}`,
+      `${row.tenant}: ${row.kind === 'grant' ? row.action : `${row.action} ${row.kind}`} ${rowName(row)}: ${(row.error as { message?: string } | undefined)?.message}`,
     confirm: async (count) => {
       if (ctx.globals.yes) return;
       // On a terminal the plan is shown before the question (on stderr: stdout carries results).

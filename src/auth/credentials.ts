@@ -1,3 +1,4 @@
+import { profileOption } from '../config/settings.js';
 import type { ConfigStore, StoredCredential } from '../config/store.js';
 import { AuthError, ConfigError, UsageError } from '../errors.js';
 import type { Env } from '../output/io.js';
@@ -77,7 +78,7 @@ function refuseUnsendable(path: string, profile: string, stored: StoredCredentia
       throw new ConfigError(
         `${path}: the credential of profile "${profile}" contains ${control} (in ${key}), so it cannot be sent`,
         {
-          hint: `log in again with \`svc -p ${profile} login\`, or forget it with \`svc -p ${profile} logout --no-revoke\``,
+          hint: `log in again with \`svc ${profileOption(profile)} login\`, or forget it with \`svc ${profileOption(profile)} logout --no-revoke\``,
         },
       );
     }

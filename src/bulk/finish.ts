@@ -56,20 +56,54 @@ function howFar(summary: BulkSummary, total: number | undefined): string {
 }
 
 /**
+ * How a run is taken up again. Its journal is its caller's (caller.ts: the profile and the
+ * credential it sends), so the same command under another login is a run of its own, not this
+ * one's resume: the words say so. `purpose`: `to resume`, `to settle them`, `after T to resume`.
+ */
+function runAgain(purpose: string, journal: string, note = ''): string {
+  return `run the same command again with the same profile and credential ${purpose} (journal ${journal}${note})`;
+}
+
+/** Every item of a run with a known total was started and ended (none halted or left unread). */
+function everyItemEnded(end: RunEnd): boolean {
+  const { summary } = end;
+  return (
+    end.total !== undefined &&
+    summary.total >= end.total &&
+    summary.halted === undefined &&
+    summary.unread === undefined
+  );
+}
+
+/** Some item failed or its outcome is unknown (or a one-item run's error): the run's outcome is that. */
+const anyFailed = (end: RunEnd): boolean =>
+  end.summary.failed > 0 || end.summary.unknown > 0 || end.single !== undefined;
+
+/**
  * A reader gone after every item was done, some of them failed: the closed stdout cut nothing,
  * and the run's outcome is known (7 with the failures named, a one-item run's own error), so it
  * ends with it, as with its reader there, not with "stdout closed … resume" (141). A failed write
  * (a full disk) still says so.
  */
 function cutNothing(ctx: Context, end: RunEnd): boolean {
-  const { summary } = end;
-  const done =
-    end.total !== undefined &&
-    summary.total >= end.total &&
-    summary.halted === undefined &&
-    summary.unread === undefined;
-  const failed = summary.failed > 0 || summary.unknown > 0 || end.single !== undefined;
-  return done && failed && ctx.out.stdoutFailure === undefined;
+  return everyItemEnded(end) && anyFailed(end) && ctx.out.stdoutFailure === undefined;
+}
+
+/**
+ * A reader gone after every item was done and none failed: only the output was cut, which the
+ * reader chose (`| head -1`). Still 141, the contract's code for a closed stdout during a change,
+ * but never "resume": nothing is left, and the journal goes as a finished run's does. A verb that
+ * still owes something done its end (keepJournal: a replay not followed) is not done. A failed
+ * write (a full disk) keeps its resume: the resumed run prints the lost results as journal rows.
+ */
+function onlyOutputCut(ctx: Context, verb: Words, end: RunEnd): SvcError | undefined {
+  if (ctx.out.stdoutFailure !== undefined || !everyItemEnded(end) || anyFailed(end) || verb.keepJournal?.())
+    return undefined;
+  end.journal.remove();
+  return new StdoutClosedError(
+    `stdout closed, but every item was done (${howFar(end.summary, end.total)}): only the output was cut`,
+    { hint: 'nothing is left to resume' },
+  );
 }
 
 export interface RunEnd {
@@ -113,10 +147,12 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   const notStarted = cut && end.total !== undefined ? end.total - summary.total : 0;
   if (notStarted > 0) parts.push(`${n(notStarted)} not started`);
   const line = `${parts.join(', ')} in ${(summary.elapsedMs / 1000).toFixed(1)} s`;
-  const resume = `run the same command again to resume (journal ${journal.path})`;
+  const resume = runAgain('to resume', journal.path);
   const of = howFar(summary, end.total);
   if (end.closed && !cutNothing(ctx, end)) {
     countsBeforeError(ctx, line);
+    const cut = onlyOutputCut(ctx, verb, end);
+    if (cut !== undefined) throw cut;
     const failure = ctx.out.stdoutFailure;
     if (failure !== undefined) {
       throw new StdoutFailedError(`cannot write to stdout (${failure}) after ${of}`, { hint: resume });
@@ -146,7 +182,7 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     if (summary.refused === summary.failed && summary.unknown === 0) journal.remove();
     if (end.single instanceof OutcomeUnknownError) {
       throw end.single.withHint(
-        `run the same command again to settle it: it sends the same idempotency key (journal ${journal.path})`,
+        `${runAgain('to settle it', journal.path)}: it sends the same idempotency key`,
       );
     }
     throw end.single;
@@ -155,11 +191,11 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
     countsBeforeError(ctx, line);
     if (summary.unsettled === 0 && summary.unknown === 0 && !verb.keepJournal?.()) journal.remove();
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
-    const settle = `run the same command again to settle them (journal ${journal.path})`;
+    const settle = runAgain('to settle them', journal.path);
     const again =
       summary.unsettled > 0
         ? verb.fixHint
-          ? `${verb.fixHint}; or run the same command again to retry the failed rows (journal ${journal.path}; delete it once the fixed file has run)`
+          ? `${verb.fixHint}; or ${runAgain('to retry the failed rows', journal.path, '; delete it once the fixed file has run')}`
           : `fix them and ${resume}`
         : summary.unknown > 0
           ? hint && summary.failed
@@ -204,7 +240,7 @@ export function abandonedRun(
   const again =
     inFlight === 0 ? '' : `: it sends ${one ? 'that one' : 'those'} again with the same idempotency keys`;
   return new InterruptedError(`${stopped}${flying}`, {
-    hint: `run the same command again to resume (journal ${journal.path})${again}`,
+    hint: `${runAgain('to resume', journal.path)}${again}`,
   });
 }
 
@@ -254,7 +290,7 @@ function halted(error: unknown, resume: string, journal: string, of: string): Sv
       `stopped after ${of}: the platform rate-limits this run and asks for a wait of ${seconds(wait.askedMs)} s, longer than svc waits by itself (${seconds(wait.capMs)} s); the rows not started were not sent`,
       {
         code: 'rate_limited',
-        hint: `run the same command again after ${isoSeconds(wait.until)} to resume (journal ${journal})`,
+        hint: runAgain(`after ${isoSeconds(wait.until)} to resume`, journal),
         cause: error,
       },
     );

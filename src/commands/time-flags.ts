@@ -35,7 +35,7 @@ export function timeSpec(flag: string, raw: unknown): TimeSpec | undefined {
     const agoMs = Number(ago[1]) * UNIT_MS[ago[2] as DurationUnit];
     if (!(agoMs <= MAX_AGO_DAYS * UNIT_MS.d)) {
       throw new UsageError(
-        `${flag} ${text} is too far back; give a duration up to ${MAX_AGO_DAYS}d (100 years), or an ISO 8601 time`,
+        `${flag} ${quoted(text)} is too far back; give a duration up to ${MAX_AGO_DAYS}d (100 years), or an ISO 8601 time`,
       );
     }
     return { agoMs, text };

@@ -88,13 +88,21 @@ export function resolveProfileName(
 }
 
 /**
+ * `-p NAME` as words of a command line svc prints, the name one shell word: a name an older svc
+ * or a hand edit gave a space or a `$` would otherwise make the pasted line run something else.
+ */
+export function profileOption(name: string): string {
+  return `-p ${shellWord(name)}`;
+}
+
+/**
  * `-p NAME ` when the profile was named by the flag or SVC_PROFILE, for hints that suggest a
  * command: without it the suggested command would act on the active profile instead (or, once
  * SVC_PROFILE is gone, on another one). Empty otherwise.
  */
 export function profileFlag(settings: Pick<Settings, 'profile' | 'profileSource'>): string {
   return settings.profileSource === 'flag' || settings.profileSource === 'env'
-    ? `-p ${settings.profile} `
+    ? `${profileOption(settings.profile)} `
     : '';
 }
 
@@ -117,7 +125,7 @@ const TARGET_KEYS = ['base_url', 'app_url', 'tenant', 'org'] as const;
 export function targetOptions(settings: TargetSettings): string {
   const given = (source: SettingSource | undefined) => source === 'flag';
   const words: string[] = [];
-  if (given(settings.profileSource)) words.push('-p', shellWord(settings.profile));
+  if (given(settings.profileSource)) words.push(profileOption(settings.profile));
   for (const key of TARGET_KEYS) {
     const value = settings.values[key];
     // A URL's secret-named query values masked (leaks11 6): svc sends no query of a base URL.
@@ -186,7 +194,7 @@ export function unknownProfileError(
   if (invalid) return invalid;
   const from = source === 'env' ? ' (from SVC_PROFILE) among your profiles' : '';
   return new NotFoundError(`no profile named "${name}"${from}${didYouMean(name, known)}`, {
-    hint: `see \`svc profiles ls\`; create one with \`svc -p ${name} config set base_url URL\` (or \`svc -p ${name} login --base-url URL\`)`,
+    hint: `see \`svc profiles ls\`; create one with \`svc ${profileOption(name)} config set base_url URL\` (or \`svc ${profileOption(name)} login --base-url URL\`)`,
   });
 }
 
@@ -322,7 +330,7 @@ export function refuseCredentialSetting(
   const where = source === 'profile' ? 'svc did not send it' : 'svc did not send it or save it';
   const mend =
     source === 'profile'
-      ? `; remove it with \`svc -p ${shellWord(profile)} config unset ${key}\``
+      ? `; remove it with \`svc ${profileOption(profile)} config unset ${key}\``
       : `; ${credentialSettingMend(key, value)}`;
   throw new UsageError(`${describeSource(key, source, profile)} holds ${problem}`, {
     code: 'credential_as_id',

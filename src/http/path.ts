@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { quoted } from '../output/format.js';
 import { credentialKind } from './redact.js';
 
 /**
@@ -65,7 +66,7 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
     if (text.endsWith('…')) {
       // What a table printed after cutting an id to fit: sent as it is, it would be a 404.
       throw new UsageError(
-        `${argumentName(strings[i] ?? '')} ${JSON.stringify(text)} is an id shortened to fit a table`,
+        `${argumentName(strings[i] ?? '')} ${quoted(text)} is an id shortened to fit a table`,
         {
           code: 'invalid_id',
           hint: 'list again with --wide (or --json, or in a pipe) to see ids whole',

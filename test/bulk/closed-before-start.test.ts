@@ -4,6 +4,7 @@
  * no longer makes up to a batch (~80 items, 250 ms) of real changes after the reader left. In-process
  * over a stdout that takes N writes, then fails every one with EPIPE (a reader that read and left).
  */
+import { existsSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -52,5 +53,67 @@ describe('a bulk run whose reader goes away', () => {
     // through: every later start waits for a write, which fails.
     expect(total).toBeGreaterThanOrEqual(written);
     expect(total).toBeLessThanOrEqual(2 * 4);
+  });
+});
+
+// s16 note: a run that did every item, none failed, whose reader left with the last result said
+// "stdout closed after 3 of 3; run the same command again to resume" (141): nothing was left. One
+// worker, and a reader that takes two results and leaves: the third item is done before its
+// result's write fails, so every item is done whatever the timing.
+describe('a bulk run whose reader goes away after every item was done', () => {
+  it.each<[string, string[], string]>([
+    [
+      'in a pipe',
+      [],
+      'error: stdout closed, but every item was done (3 of 3): only the output was cut; nothing is left to resume',
+    ],
+    [
+      '--ndjson',
+      ['--ndjson'],
+      JSON.stringify({
+        error: {
+          code: 'stdout_closed',
+          message: 'stdout closed, but every item was done (3 of 3): only the output was cut',
+          exit_code: 141,
+          hint: 'nothing is left to resume',
+        },
+      }),
+    ],
+  ])('%s: 141, says so, not "resume"; the journal is gone', async (_what, mode, error) => {
+    const role = `all-done-${mode.length}-${Date.now()}`;
+    const id = await customRole(sandbox(), role);
+    const rows = Array.from({ length: 3 }, (_, i) => `${bulkUser(i + 1)},${role},1h,t`);
+    const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+    const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
+    const before = journals();
+    const r = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1', ...mode], {
+      stdoutFails: 'EPIPE',
+      stdoutFailsAfter: 2,
+    });
+    expect((await assignments(sandbox(), id)).total).toBe(3);
+    expect([
+      r.code,
+      r.stdout.trimEnd().split('\n').length,
+      r.stderr.replace(/ in \d+\.\d s\n/, ' in T s\n'),
+    ]).toEqual([141, 2, `3 granted in T s\n${error}\n`]);
+    expect(journals()).toEqual(before);
+  });
+
+  it('a full disk after every item was done keeps the resume: it prints the lost results', async () => {
+    const role = `all-done-full-${Date.now()}`;
+    await customRole(sandbox(), role);
+    const rows = Array.from({ length: 3 }, (_, i) => `${bulkUser(i + 1)},${role},1h,t`);
+    const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+    const argv = ['roles', 'assign', '--file', path, '--concurrency', '1'];
+    const full = await svc.run(argv, { stdoutFails: 'ENOSPC', stdoutFailsAfter: 2 });
+    expect([full.code, full.stderr.split('\n').at(-2)]).toEqual([
+      1,
+      expect.stringMatching(
+        /^error: cannot write to stdout \(ENOSPC\) after 3 of 3; run the same command again with the same profile and credential to resume \(journal .+\)$/,
+      ),
+    ]);
+    const again = await svc.run(argv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.trimEnd().split('\n')).toHaveLength(3);
   });
 });

@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loginHint } from '../../src/auth/login-hint.js';
 import { reloginHint } from '../../src/auth/refresh.js';
 import { otherCallersRun } from '../../src/bulk/caller.js';
 import { refuseDirectory, refusedOwner } from '../../src/bulk/journal.js';
@@ -10,6 +11,7 @@ import { createOnce } from '../../src/commands/replayed-creation.js';
 import { CaptureDir } from '../../src/commands/webhooks/capture.js';
 import type { SvcError } from '../../src/errors.js';
 import { ConnectionError, OutcomeUnknownError } from '../../src/http/errors.js';
+import { runInProcess } from '../helpers/context.js';
 
 // Every command a hint prints is run by pasting it (examples16 E2: `rm <journal>` printed bare, in
 // a state dir whose path held a space, deleted another file and left the journal). Each hint below
@@ -85,8 +87,63 @@ describe('hints that embed a path, id or value come back from a shell as that wo
       'svc login ',
       ['svc', 'login', '--client-id', AWKWARD, '--client-secret-file', 'FILE'],
     ],
+    [
+      'a login to run again for a profile named by SVC_PROFILE: -p',
+      () => loginHint({ profile: AWKWARD, profileSource: 'env' }, {}),
+      'svc -p',
+      ['svc', '-p', AWKWARD, 'login'],
+    ],
   ])('%s', (_name, hint, start, words) => {
     expect(shellWords(quotedCommand(hint(), start))).toEqual(words);
+  });
+
+  // A profile whose name no svc makes now (a hand edit, an older svc) is still used with -p: the
+  // hints that name it by -p give it as one word (profileOption), not `-p my dir/it's $HOME`.
+  describe('a profile named with a space, a quote and a `$`', () => {
+    const config = join(base, 'config');
+    mkdirSync(config, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(config, 'config.json'),
+      JSON.stringify({ profiles: { [AWKWARD]: { base_url: 'http://127.0.0.1:9' } } }),
+      { mode: 0o600 },
+    );
+    writeFileSync(
+      join(config, 'credentials.json'),
+      JSON.stringify({
+        profiles: {
+          [AWKWARD]: { type: 'token', access_token: 'svc_pk_a\nb', obtained_at: '2026-01-15T12:00:00.000Z' },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    const run = async (argv: string[]) =>
+      (await runInProcess(['-p', AWKWARD, ...argv], { SVC_CONFIG_DIR: config, NO_COLOR: '1' })).stderr;
+    it.each<[string, string[], string, string[]]>([
+      [
+        'config get of an unset key',
+        ['config', 'get', 'tenant'],
+        'svc -p',
+        ['svc', '-p', AWKWARD, 'config', 'set', 'tenant', 'VALUE'],
+      ],
+      [
+        'a stored credential that cannot be sent: log in again',
+        ['tenants', 'ls'],
+        'svc -p',
+        ['svc', '-p', AWKWARD, 'login'],
+      ],
+      [
+        'a stored credential that cannot be sent: forget it',
+        ['tenants', 'ls'],
+        `svc -p ${"'"}`,
+        ['svc', '-p', AWKWARD, 'logout', '--no-revoke'],
+      ],
+    ])('%s', async (_name, argv, start, words) => {
+      const stderr = await run(argv);
+      const commands = [...stderr.matchAll(/`([^`]*)`/g)]
+        .map((m) => m[1]!)
+        .filter((c) => c.startsWith(start));
+      expect(commands.map(shellWords), stderr).toContainEqual(words);
+    });
   });
 
   it('the --capture directory others can read: chmod', async () => {

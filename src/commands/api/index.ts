@@ -60,11 +60,38 @@ function methodAndPath(first: string | undefined, second: string | undefined): [
   return ['GET', first];
 }
 
+/**
+ * `svc api -X POST /v1/me` (curl's and gh's way to give a method): svc takes the method as its
+ * first word, so -X/--method is a hidden option refused with the command as svc reads it, a
+ * misspelt method (-X PSOT) corrected as the first word's would be.
+ */
+function refuseMethodOption(given: unknown, first: string | undefined, second: string | undefined): void {
+  if (typeof given !== 'string') return;
+  const written = second ?? first;
+  const path = written === undefined ? '/v1/me' : shellWord(written);
+  const upper = given.toUpperCase() as HttpMethod;
+  const known = METHODS.includes(upper);
+  const meant = known ? upper : /^[a-z]+$/i.test(given) ? closest(upper, METHODS) : undefined;
+  const rule = 'svc api takes the method as its first word, not with -X';
+  if (known) throw new UsageError(rule, { hint: `e.g. svc api ${upper} ${path}` });
+  const unknown = `unknown HTTP method ${quoted(given)}`;
+  throw new UsageError(
+    meant === undefined ? `${unknown}, and ${rule}` : `${unknown} (did you mean ${meant}?), and ${rule}`,
+    {
+      hint:
+        meant === undefined
+          ? `use one of ${METHODS.join(', ')}, e.g. svc api GET ${path}`
+          : `e.g. svc api ${meant} ${path}`,
+    },
+  );
+}
+
 export function parseApi(
   first: string | undefined,
   second: string | undefined,
   flags: Record<string, unknown>,
 ): ApiOptions {
+  refuseMethodOption(flags.method, first, second);
   const [method, path] = methodAndPath(first, second);
   const upper = method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(upper))
@@ -303,7 +330,8 @@ export default function api(make: MakeContext): Command {
       "Call any API path with the profile's base URL, credential, tenant and org headers and retries.\n" +
         'A path that names its tenant (/v1/tenants/ID/...) sends that ID as X-Tenant-Id, not the\n' +
         "profile's tenant; a slug there sends no X-Tenant-Id (the header carries ids).\n" +
-        'Without a method, GET. Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
+        'Without a method, GET; a method is the first word (svc api POST PATH), not -X METHOD.\n' +
+        'Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
         'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
         'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
         "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
@@ -361,6 +389,7 @@ export default function api(make: MakeContext): Command {
     )
     .addOption(new Option('--paginate', 'follow next_cursor and print every item'))
     .addOption(new Option('-i, --include', 'print the status line and response headers first'))
+    .addOption(new Option('-X, --method <method>').hideHelp())
     .addHelpText(
       'after',
       examples(

@@ -1,6 +1,7 @@
 // Just past 300 lines: the login verb with its three ways in (browser, device, token), their help
 // and the refusals that keep a credential from being sent where it does not belong; each way is one
-// call into src/auth, so splitting it would scatter one verb's options from their checks.
+// call into src/auth, so splitting it would scatter one verb's options from their checks (and
+// what a closed stdout says of a login that was saved, printLogin).
 import { Command, Option } from 'commander';
 import { endReplacedSession } from '../../auth/end-session.js';
 import { authorizeWithBrowser } from '../../auth/flow.js';
@@ -9,10 +10,10 @@ import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
 import { envSwitch } from '../../config/env-flags.js';
-import { refuseCredentialSetting } from '../../config/settings.js';
+import { refuseCredentialSetting, svcCommand } from '../../config/settings.js';
 import type { StoredCredential } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import { AuthError, UsageError } from '../../errors.js';
+import { AuthError, ClosedPipeError, UsageError, unprintedError } from '../../errors.js';
 import { ApiError } from '../../http/errors.js';
 import { checkCredentialTransport } from '../../http/origin.js';
 import { inWholeSeconds, relativeTime } from '../../output/format.js';
@@ -103,7 +104,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   if (notYours) ctx.out.warn(notYoursWarning(settings, me.tenants));
   if (ctx.out.isMachine) {
     const previous = await endReplacedSession(ctx, settings.profile, replaced, token);
-    return ctx.out.json({
+    return printLogin(ctx, {
       profile: settings.profile,
       base_url: settings.values.base_url,
       identity: me,
@@ -115,6 +116,28 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
   );
   await endReplacedSession(ctx, settings.profile, replaced, token);
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
+}
+
+/**
+ * A login's --json answer. The login is saved before it is printed: a stdout that does not take
+ * it (a reader gone, 141; a full disk, 1) ends with that said, never as if the login had failed
+ * (`cannot write to stdout`, "run the command again") nor quietly with 0 (the output was lost).
+ */
+async function printLogin(
+  ctx: Context,
+  answer: { profile: string } & Record<string, unknown>,
+): Promise<void> {
+  try {
+    await ctx.out.json(answer, { taken: true });
+  } catch (error) {
+    if (!(error instanceof ClosedPipeError)) throw error;
+    const cut = error.failure === undefined ? 'stdout closed' : `cannot write to stdout (${error.failure})`;
+    throw unprintedError(
+      error.failure,
+      `${cut}, but the login succeeded: it is saved in profile "${answer.profile}"; only its JSON was not printed`,
+      `svc uses it from there; \`${svcCommand(ctx.settings(), 'auth status')}\` shows the login`,
+    );
+  }
 }
 
 /**
@@ -228,7 +251,7 @@ export async function runLoginBrowser(
   const me = stored.identity;
   if (ctx.out.isMachine) {
     const previous = await endReplacedSession(ctx, settings.profile, stored.replaced);
-    return ctx.out.json({
+    return printLogin(ctx, {
       profile: settings.profile,
       base_url: settings.values.base_url,
       client_id: clientId,

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { endSession, sessionKey, warnAboutSession } from '../../auth/end-session.js';
+import { profileOption } from '../../config/settings.js';
 import { credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { redactText } from '../../http/redact.js';
@@ -32,7 +33,7 @@ export async function runLogout(
 
 async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: string): Promise<void> {
   const profile = ctx.profileSettings().profile;
-  const again = shown === profile ? profile : '"$NAME"';
+  const again = shown === profile ? profileOption(profile) : '-p "$NAME"';
   const store = ctx.store();
   const end = await endSession(ctx, {
     profile,
@@ -40,8 +41,8 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
     remove: () => store.removeCredential(profile),
     files: ['credentials'],
     done: `removed the credential of profile "${shown}"`,
-    retry: `svc -p ${again} logout`,
-    noRevoke: `svc -p ${again} logout --no-revoke`,
+    retry: `svc ${again} logout`,
+    noRevoke: `svc ${again} logout --no-revoke`,
   });
   const { revocation } = end;
   const revoked = revocation.outcome === 'revoked';

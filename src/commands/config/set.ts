@@ -115,6 +115,14 @@ async function appUrlAfter(
  * the tenant, or why it could not be checked.
  */
 async function checkTenant(ctx: Context, value: string): Promise<{ known?: string; unchecked?: string }> {
+  // No server to ask (a new profile, -p NEW): that, and how to give it one; not the lookup's
+  // "no profile named …", which is about the profile being new, not about the tenant.
+  const settings = ctx.settings();
+  if (settings.values.base_url === undefined) {
+    return {
+      unchecked: `profile "${settings.profile}" has no base URL to ask; set one with \`svc ${profileFlag(settings)}config set base_url URL\``,
+    };
+  }
   try {
     const tenant = await findTenant(await ctx.platform(), value);
     return { known: `${tenant.display_name} (${tenant.slug}, ${tenant.id})` };

@@ -2,7 +2,7 @@ import { OAUTH_PATHS } from '../../api/constants.js';
 import { credentialFromTokens, type TokenSet } from '../../auth/token-endpoint.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { ClosedPipeError, StdoutClosedError, StdoutFailedError, type SvcError } from '../../errors.js';
+import { ClosedPipeError, type SvcError, unprintedError } from '../../errors.js';
 import { endUnheldSession } from '../browser-login.js';
 
 /** A print of tokens that stdout did not take whole. */
@@ -67,10 +67,7 @@ export async function tokensUnprinted(ctx: Context, cut: CutPrint, lost: Unprint
     : pipe.failure === undefined
       ? 'stdout closed before the tokens were printed'
       : `${closed}, so the tokens were not printed`;
-  const make = (message: string, hint: string) =>
-    pipe.failure === undefined
-      ? new StdoutClosedError(message, { hint })
-      : new StdoutFailedError(message, { hint });
+  const make = (message: string, hint: string) => unprintedError(pipe.failure, message, hint);
   if (lost.storedIn !== undefined) {
     return make(
       `${what}; they are stored in profile "${lost.storedIn}"`,

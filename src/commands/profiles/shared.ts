@@ -1,6 +1,7 @@
 import {
   chooseProfileHint,
   describeSource,
+  profileOption,
   resolveProfileName,
   type SettingSource,
   shownSetting,
@@ -10,6 +11,7 @@ import { PROFILE_KEYS, type ProfileKey } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { redactText } from '../../http/redact.js';
 import { maskSecret } from '../../output/format.js';
+import { shellWord } from '../../system/shell-words.js';
 
 export interface ProfileRow {
   name: string;
@@ -115,7 +117,7 @@ export function inUseNote(ctx: Context): string | undefined {
   const active = store.activeProfile();
   const { name, source } = profileInUse(ctx);
   if (name === active && (source !== 'profile' || store.hasProfile(name))) return undefined;
-  const given = source === 'flag' ? `-p ${name}` : `SVC_PROFILE=${name}`;
+  const given = source === 'flag' ? profileOption(name) : `SVC_PROFILE=${shellWord(name)}`;
   const where = source === 'flag' ? 'for this command' : 'in this shell';
   if (source === 'flag' || source === 'env') {
     if (!store.hasProfile(name)) {

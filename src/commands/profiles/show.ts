@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import { profileOption } from '../../config/settings.js';
 import { credentialAsProfileName } from '../../config/store.js';
 import type { Context } from '../../context.js';
+import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext } from '../kit.js';
 import { CREDENTIAL_NAMED_PROFILE, existing, overrideNote, profileInUse, profileRow } from './shared.js';
 
@@ -11,7 +13,7 @@ export async function runProfilesShow(ctx: Context, name: string | undefined): P
   // with how to remove it, not refused as if the credential had just been typed.
   const older = credentialAsProfileName(shownName) !== undefined && ctx.store().hasProfile(shownName);
   const row = older ? profileRow(ctx, shownName) : existing(ctx, shownName);
-  const by = inUse.source === 'flag' ? `-p ${inUse.name}` : `SVC_PROFILE=${inUse.name}`;
+  const by = inUse.source === 'flag' ? profileOption(inUse.name) : `SVC_PROFILE=${shellWord(inUse.name)}`;
   const why =
     inUse.source === 'flag' ? '-p' : inUse.source === 'env' ? 'SVC_PROFILE' : 'no profile is active';
   const state = row.active

@@ -1,6 +1,7 @@
 import { PERMISSION_RE } from '../../api/roles.js';
 import type { CommandLine } from '../../config/settings.js';
 import { UsageError } from '../../errors.js';
+import { quoted } from '../../output/format.js';
 import { retyped, UnknownPermissionError } from '../../platform/errors.js';
 
 /** A permission the platform's catalog lacks: its refusal, pointing at `svc roles permissions`. */
@@ -23,7 +24,7 @@ export function permissionFlag(flag: string, raw: unknown): string[] {
   for (const value of values.flatMap((v) => v.split(',')).map((v) => v.trim())) {
     if (!PERMISSION_RE.test(value)) {
       throw new UsageError(
-        `${flag} ${JSON.stringify(value)} is not a permission: use a dotted lowercase identifier such as exception.read or rule.write.fx`,
+        `${flag} ${quoted(value)} is not a permission: use a dotted lowercase identifier such as exception.read or rule.write.fx`,
       );
     }
     if (!out.includes(value)) out.push(value);

@@ -2,6 +2,7 @@
 // the profile it is about to replace, and what a failed bind means for the user.
 import { isIP } from 'node:net';
 import { isLoopbackHost, parseHttpUrl } from '../../api/loopback.js';
+import { profileOption } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { confirmDestructive } from '../kit.js';
@@ -67,7 +68,9 @@ export async function confirmReplacing(
   const what = `profile "${profile}" ${where}${login}`;
   // The login is spoken of only where there is one: a profile with a base URL alone loses no login.
   const notRevoked =
-    loginAt === undefined ? '' : ` (its login is not revoked: \`svc -p ${profile} logout\` first)`;
+    loginAt === undefined
+      ? ''
+      : ` (its login is not revoked: \`svc ${profileOption(profile)} logout\` first)`;
   const fix = `pick another -p NAME for the sandbox, or pass --yes to replace it${notRevoked}`;
   if (!ctx.globals.yes && !ctx.canPrompt) throw new UsageError(what, { hint: fix });
   await confirmDestructive(

@@ -2,11 +2,13 @@ import { once } from 'node:events';
 import { Command, Option } from 'commander';
 import { newSessionId } from '../../auth/session.js';
 import { decimal } from '../../config/decimal.js';
+import { profileOption } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { quoted } from '../../output/format.js';
 import { sym } from '../../output/symbols.js';
 import { isRetryAfter } from '../../sandbox/retry-after.js';
+import { shellWord } from '../../system/shell-words.js';
 import { choiceFlag, examples, intFlag, type MakeContext } from '../kit.js';
 import { activeOverridden } from '../profiles/use.js';
 import { bindError, confirmReplacing, parseHost } from './start-checks.js';
@@ -185,13 +187,13 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
     await ctx.out.text(`  oauth client ${CLI_CLIENT_ID} (public, PKCE; \`svc login\` uses it)`);
     if (saved) {
       await ctx.out.text(
-        `  profile      "${profile}"${activated ? ' (active)' : `; use it with \`svc -p ${profile} ${sym.ellipsis}\` or \`svc profiles use ${profile}\``}`,
+        `  profile      "${profile}"${activated ? ' (active)' : `; use it with \`svc ${profileOption(profile)} ${sym.ellipsis}\` or \`svc profiles use ${shellWord(profile)}\``}`,
       );
     }
     // A command that works as it is typed: the profile is the one in use only when it was
     // activated and SVC_PROFILE does not name another.
     const next = saved
-      ? `svc ${activated && !overridden ? '' : `-p ${profile} `}tenants ls`
+      ? `svc ${activated && !overridden ? '' : `${profileOption(profile)} `}tenants ls`
       : sandbox.adminToken
         ? `SVC_TOKEN=<admin token> svc --base-url ${sandbox.url} tenants ls`
         : undefined;

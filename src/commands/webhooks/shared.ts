@@ -157,9 +157,7 @@ function previousSecretsText(previous: Webhook['previous_secrets']): string | un
 export function eventTypeArg(flag: string, raw: unknown): string {
   const value = nonEmpty(flag, raw);
   if (!/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/.test(value)) {
-    throw new UsageError(
-      `${flag} ${JSON.stringify(value)} is not an event kind (e.g. exception.sla.breached)`,
-    );
+    throw new UsageError(`${flag} ${quoted(value)} is not an event kind (e.g. exception.sla.breached)`);
   }
   return value;
 }

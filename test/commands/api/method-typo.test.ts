@@ -42,3 +42,33 @@ describe('svc api with a misspelt method and no path (review16b B8)', () => {
     expect(r.stderr).not.toContain('unknown HTTP method');
   });
 });
+
+describe('svc api -X METHOD (curl and gh give the method so; svc takes it first): the command svc reads', () => {
+  const rule = 'svc api takes the method as its first word, not with -X';
+  it.each<[string[], string]>([
+    [
+      ['api', '-X', 'PSOT', '/v1/me'],
+      `error: unknown HTTP method "PSOT" (did you mean POST?), and ${rule}; e.g. svc api POST /v1/me\n`,
+    ],
+    [['api', '-XPOST', '/v1/roles'], `error: ${rule}; e.g. svc api POST /v1/roles\n`],
+    [['api', '--method', 'delete', '/v1/roles/r 1'], `error: ${rule}; e.g. svc api DELETE '/v1/roles/r 1'\n`],
+    [
+      ['api', '-X', 'GTE'],
+      `error: unknown HTTP method "GTE" (did you mean GET?), and ${rule}; e.g. svc api GET /v1/me\n`,
+    ],
+    [
+      ['api', '-X', 'FETCH', '/v1/me'],
+      `error: unknown HTTP method "FETCH", and ${rule}; use one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, e.g. svc api GET /v1/me\n`,
+    ],
+  ])('svc %j: exit 2, nothing sent', async (argv, stderr) => {
+    expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
+  });
+
+  it('-X is no option the help lists: its text says the method is the first word', async () => {
+    const r = await runInProcess(['api', '--help'], {});
+    expect(r.stdout).not.toMatch(/^ +-X, --method/m);
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain(
+      'a method is the first word (svc api POST PATH), not -X METHOD.',
+    );
+  });
+});

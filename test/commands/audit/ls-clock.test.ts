@@ -71,7 +71,7 @@ describe('svc audit ls --since/--until DURATION', () => {
     expect(r).toEqual({
       code: 2,
       stdout: '',
-      stderr: `error: ${flag} ${value} is too far back; give a duration up to 36500d (100 years), or an ISO 8601 time\n`,
+      stderr: `error: ${flag} "${value}" is too far back; give a duration up to 36500d (100 years), or an ISO 8601 time\n`,
     });
     expect(await requestCount(svc.sandbox())).toBe(before);
   });

@@ -77,3 +77,20 @@ describe.runIf(process.platform === 'linux')(
     });
   },
 );
+
+// examples16 E7: the warning's reason was "no profile named "staging"" (a lookup's error), about the
+// profile being new, and no way to have the tenant checked; it says what was missing and the fix.
+describe('svc config set tenant on a profile with no base URL', () => {
+  it.each<[string, string[], string]>([
+    ['a new profile (-p NEW)', ['-p', 'eu-prod', 'config', 'set', 'tenant', 'acme-payments-eu'], 'eu-prod'],
+  ])('%s: saved, with why it was not checked and how to give it a server', async (_what, argv, name) => {
+    expect(await runInProcess(argv, { ...env(), SVC_BASE_URL: '' })).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        `warning: saved without checking that acme-payments-eu is one of your tenants: profile "${name}" has no base URL to ask; set one with \`svc -p ${name} config set base_url URL\`\n` +
+        `✓ Set tenant for profile "${name}" (a new profile)\n`,
+    });
+    expect(profile(name)?.tenant).toBe('acme-payments-eu');
+  });
+});

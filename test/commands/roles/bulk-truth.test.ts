@@ -144,7 +144,9 @@ describe('a change whose every attempt lost its answer', () => {
     expect(error.message).toMatch(
       /^1 of 3 item\(s\) failed with an unknown outcome \(the platform may have made them; no answer said whether it did\): line 4: /,
     );
-    expect(error.hint).toMatch(/^run the same command again to settle them \(journal .+\)$/);
+    expect(error.hint).toMatch(
+      /^run the same command again with the same profile and credential to settle them \(journal .+\)$/,
+    );
     // The platform did all three.
     expect(await granted(users, id)).toEqual(users);
 
@@ -179,7 +181,7 @@ describe('a change whose every attempt lost its answer', () => {
       const r = await svc.run(argv, via());
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
-        /^error: cannot reach [^\n]*, so the outcome is unknown: the platform may have made this change; run the same command again to settle it: it sends the same idempotency key \(journal .+\)\n$/,
+        /^error: cannot reach [^\n]*, so the outcome is unknown: the platform may have made this change; run the same command again with the same profile and credential to settle it \(journal .+\): it sends the same idempotency key\n$/,
       );
       reset();
       const again = await svc.run(argv, via());
@@ -273,7 +275,9 @@ describe('a bulk run keeps the identity it started with', () => {
     expect(error.message).toBe(
       'profile "default" now belongs to usr_analyst (logged in while this run was going); this run keeps the identity it started with',
     );
-    expect(error.hint).toMatch(/^run the same command again to resume \(journal .+\)$/);
+    expect(error.hint).toMatch(
+      /^run the same command again with the same profile and credential to resume \(journal .+\)$/,
+    );
     expect(error.exit_code).toBe(3);
     expect(await granted(users, id)).toEqual(users.slice(0, 2));
     expect(faults.posts).toBe(2);
@@ -312,7 +316,7 @@ describe('a bulk run keeps the identity it started with', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(
-      /^1 granted, 1 failed, 1 not started in \d+\.\d s\nerror: profile "default" now belongs to usr_analyst \(logged in while this run was going\); this run keeps the identity it started with; run the same command again to resume \(journal .+\)\n$/,
+      /^1 granted, 1 failed, 1 not started in \d+\.\d s\nerror: profile "default" now belongs to usr_analyst \(logged in while this run was going\); this run keeps the identity it started with; run the same command again with the same profile and credential to resume \(journal .+\)\n$/,
     );
   });
 
@@ -356,7 +360,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(
-      /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: not logged in: profile "default" has no credential any more; run `svc login` again, then run the same command again to resume \(journal .+\)\n$/,
+      /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: not logged in: profile "default" has no credential any more; run `svc login` again, then run the same command again with the same profile and credential to resume \(journal .+\)\n$/,
     );
     expect(faults.posts).toBe(2);
     expect(await granted(users, id)).toEqual(users.slice(0, 2));
@@ -386,7 +390,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
       );
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(
-        /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: SVC_TOKEN was rejected: [^\n]+; [^\n]*then run the same command again to resume \(journal .+\)\n$/,
+        /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: SVC_TOKEN was rejected: [^\n]+; [^\n]*then run the same command again with the same profile and credential to resume \(journal .+\)\n$/,
       );
       // The row refused and nothing after it was sent.
       expect(faults.posts).toBe(3);

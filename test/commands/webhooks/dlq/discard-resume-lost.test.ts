@@ -40,7 +40,9 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
         losing = false;
       }
       expect(first.code, first.stderr).toBe(7);
-      expect(first.stderr).toContain('run the same command again to settle them');
+      expect(first.stderr).toContain(
+        'run the same command again with the same profile and credential to settle them',
+      );
       const discarded = new Map(
         (await dlqEntries(sandbox(), webhook, 'discarded')).map((e) => [e.id, e.discarded_at]),
       );

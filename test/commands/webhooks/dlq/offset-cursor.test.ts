@@ -124,7 +124,9 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
       message:
         "stopped after 5 of 6: the dead-letter queue's listing left out 1 queued entry of this run twice (its pages moved as entries left it): they may still be queued",
       exit_code: 7,
-      hint: expect.stringMatching(/^run the same command again to resume \(journal \S+\)$/),
+      hint: expect.stringMatching(
+        /^run the same command again with the same profile and credential to resume \(journal \S+\)$/,
+      ),
     });
     expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual([hidden]);
   });
@@ -172,7 +174,9 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
       code: 'interrupted',
       message: 'interrupted after 6 of 9',
       exit_code: 130,
-      hint: expect.stringMatching(/^run the same command again to resume \(journal \S+\)$/),
+      hint: expect.stringMatching(
+        /^run the same command again with the same profile and credential to resume \(journal \S+\)$/,
+      ),
     });
     expect(cut.code).toBe(130);
     expect(journalFiles(svc.journals).filter((name) => !before.has(name))).toHaveLength(1);
