@@ -628,7 +628,7 @@ complete -c svc -n '__svc_in \'svc apply\'' -l prune -d 'also remove what the fi
 complete -c svc -n '__svc_in \'svc apply\'' -l create-missing -d 'create the webhooks and OAuth clients whose id (an export of another tenant or platform) is not there'
 complete -c svc -n '__svc_in \'svc apply\'' -l secret-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'where the secrets of new webhooks and OAuth clients go (0700)'
 complete -c svc -n '__svc_in \'svc apply\'' -l concurrency -x -d 'requests in flight, 1-64 (default 8)'
-complete -c svc -n '__svc_in \'svc apply\'' -l journal -r -F -d 'where finished changes are recorded (default: state dir)'
+complete -c svc -n '__svc_in \'svc apply\'' -l journal -r -F -d 'where finished changes are recorded, the plan beside it in PATH.plan.json (default: state dir)'
 complete -c svc -n '__svc_at \'svc apply\' 0' -F
 complete -c svc -n '__svc_in \'svc api\'' -s f -l raw-field -x -d 'add a string field (repeatable)'
 complete -c svc -n '__svc_in \'svc api\'' -s F -l field -x -d 'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file'

@@ -1,7 +1,7 @@
 // Over 300 lines: applying a plan is one run (the plan checked unchanged, its journal, the changes
 // in order with their rows, the saved plan kept or removed) whose steps share that run's state.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Chalk } from 'chalk';
 import type { Anchor } from '../api/expiry.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
@@ -122,7 +122,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
   let secrets: SecretDir | undefined;
   /** Removals left for --prune: those it would make, and those svc refuses to make even then. */
   const leftForPrune = { made: 0, refused: 0 };
-  let journalPath: string | undefined;
+  let runJournal: Journal | undefined;
   /** Each step by its key, to name what a blocked change needed. */
   const byKey = new Map<string, BulkItem<Step>>();
   const describeStep = (key: string) => {
@@ -154,10 +154,12 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       // The plan a run works from is kept beside its journal: a resumed run (after a crash, a
       // SIGKILL, Ctrl-C) goes on with that plan, not a new one, so what the interrupted run had
       // in flight is sent again with the same keys and answered from the platform's record.
-      journalPath = journal.path;
+      runJournal = journal;
       resumed = run.resumed;
       const kept = `${journal.path}.plan.json`;
-      if (source && !(run.resumed && existsSync(kept))) {
+      // Taken back only as svc wrote it for this run (its sha256 is in the journal): A7, attack17.
+      const keptBytes = source && run.resumed ? journal.readBeside('.plan.json') : undefined;
+      if (source && keptBytes === undefined) {
         const anchor = (p: Platform) => options.anchor(p, run, journal);
         doc = (await computePlan(ctx, async () => platform, source, anchor, options.createMissing)).document;
         source = undefined; // the file's value is not needed once planned: let it go
@@ -166,7 +168,7 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
       } else {
         const resumedFile = source !== undefined;
         source = undefined;
-        if (resumedFile) doc = readPlanDocument(kept, readFileSync(kept));
+        if (resumedFile) doc = readPlanDocument(kept, keptBytes!);
         const stale = resumedFile
           ? {
               what: `the plan of the interrupted run of ${label}`,
@@ -263,8 +265,8 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
     summary = await runBulkOperation(ctx, verb);
   } finally {
     // A run that ended with nothing to resume removed its journal: its plan goes too.
-    if (journalPath !== undefined && !existsSync(journalPath))
-      rmSync(`${journalPath}.plan.json`, { force: true });
+    // Only a plan svc wrote (or took back) for this run: never a file another user put there.
+    if (runJournal !== undefined && !existsSync(runJournal.path)) runJournal.removeKept();
     if (unsaved.size > 0) ctx.out.info(unsavedLine([...unsaved.values()], KEY_LIFETIME_MS));
   }
   const { made, refused } = leftForPrune;

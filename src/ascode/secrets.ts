@@ -1,5 +1,6 @@
 import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MASK, redactUrlText } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
@@ -10,7 +11,8 @@ export { SecretNotSavedError } from '../system/secret-file.js';
 /**
  * Where svc apply puts the one-time secrets of the webhooks and OAuth clients it creates: a
  * directory only its owner can enter (0700), one 0600 file per resource named so a person knows
- * which it is (`acme-treasury.webhook.hooks.example.com_svc.wh_8f3a….secret`), never over
+ * which it is (`acme-treasury.webhook.hooks.example.com_svc.wh_8f3a….secret`: a webhook's URL
+ * by its host and path only, urlWithoutSecrets, since the name is printed and listed), never over
  * another file. The name holds the id the platform gave, so it is known only from the answer;
  * the directory is checked before anything is sent, so a secret is never lost to a bad path.
  */
@@ -51,7 +53,7 @@ export class SecretDir {
     id: string,
     secret: unknown,
   ): Promise<string> {
-    const readable = safe(name);
+    const readable = safe(kind === 'webhook' ? urlWithoutSecrets(name) : name);
     const parts = [
       safe(tenantSlug) || 'tenant',
       kind,
@@ -100,6 +102,29 @@ function sameSecret(path: string, secret: string): boolean {
     return false;
   }
 }
+
+/**
+ * What of a webhook's URL a secret file's name may carry: its scheme, host and path, never its
+ * user name, password, query or fragment, and without a path segment that holds a credential
+ * (a Slack or Mattermost key, a `whsec_…`: redactUrlText's rule). The name is printed in the
+ * apply row beside the URL that row masks, and shown by every listing of the directory (attack17
+ * A1); the id beside it says which webhook it is. Text that does not parse as a URL keeps what
+ * comes before a `?` or `#`, masked.
+ */
+export function urlWithoutSecrets(url: string): string {
+  if (!URL.canParse(url)) return dropMasked(redactUrlText(url.split(/[?#]/)[0] ?? ''));
+  const { protocol, host, pathname } = new URL(url);
+  const masked = redactUrlText(`${protocol}//${host}${pathname}`);
+  const at = masked.indexOf('//') + 2;
+  return `${masked.slice(0, at)}${dropMasked(masked.slice(at))}`;
+}
+
+/** A path without the segments that hold a masked secret. */
+const dropMasked = (path: string): string =>
+  path
+    .split('/')
+    .filter((segment) => !segment.includes(MASK))
+    .join('/');
 
 /** Letters NFKD does not take apart into a letter and its accent. */
 const LETTERS: Record<string, string> = {

@@ -1,6 +1,7 @@
-import { openSync, writeSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { SvcError } from '../errors.js';
 import { fileErrorReason } from '../system/input.js';
+import { writeAll } from '../system/output-file.js';
 
 /**
  * How a journal's lines reach its disk: a seam so a test can play a disk that fills up mid-run (a
@@ -8,22 +9,19 @@ import { fileErrorReason } from '../system/input.js';
  */
 export interface JournalDisk {
   /**
-   * Opens `path` to append to (`a`), to replace (`w`) or to create only if absent (`wx`: a lock),
-   * made 0600 if new; throws the system error.
+   * Opens `path` to append to (`a`) or to create only if absent (`wx`: a lock), made 0600 if
+   * new; throws the system error.
    */
-  open(path: string, flag: 'a' | 'w' | 'wx'): number;
-  /** Writes all of `text` to `fd`; throws the system error (a part may have been written). */
+  open(path: string, flag: 'a' | 'wx'): number;
+  /** Writes all of `text` to `fd` (also a file kept beside the journal); throws the system error (a part may have been written). */
   write(fd: number, text: string): void;
 }
 
 export const realJournalDisk: JournalDisk = {
   open: (path, flag) => openSync(path, flag, 0o600),
-  write(fd, text) {
-    // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
-    // A short write (a disk filling up) is followed by one for the rest, which says why it failed.
-    const bytes = Buffer.from(text);
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
-  },
+  // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
+  // A short write (a disk filling up) is followed by one for the rest, which says why it failed.
+  write: (fd, text) => writeAll(fd, text),
 };
 
 /**

@@ -1,14 +1,17 @@
-// Past 300 lines: the journal's file format, its lock, resume and the full-disk stop are one
-// record of a run; split, each part would reach into the others' file handling.
-import { randomUUID } from 'node:crypto';
+// Past 300 lines: the journal's file format, its lock, resume, the full-disk stop and the files
+// kept beside it (their digests in it) are one record of a run; split, each part would reach into
+// the others' file handling.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isoSeconds } from '../api/time.js';
 import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { makeDirectories } from '../system/directories.js';
+import { fileErrorReason } from '../system/input.js';
+import { replaceWhole } from '../system/output-file.js';
 import { pathWord } from '../system/shell-words.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
@@ -69,6 +72,8 @@ export class Journal {
   /** Kept open while items are recorded (one write per item, no open/close each time). */
   #fd: number | undefined;
   readonly #disk: JournalDisk;
+  /** The sha256 of each file kept beside the journal (keepBeside), by its suffix. */
+  readonly #kept = new Map<string, string>();
   /** The file ends in a line cut short (a full disk, a kill mid-write): the next line starts anew. */
   #cut = false;
   /** The first write that failed: nothing is written after it (a part of a line may be there). */
@@ -126,10 +131,13 @@ export class Journal {
     const platformMs =
       typeof header.platform_started_at === 'string' ? Date.parse(header.platform_started_at) : Number.NaN;
     if (!Number.isNaN(platformMs)) journal.#platformStartMs = platformMs;
+    journal.#keptFrom(header.kept);
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
-        const entry = JSON.parse(line) as JournalEntry & { planned?: unknown };
+        const entry = JSON.parse(line) as JournalEntry & { planned?: unknown; kept?: unknown };
+        // A file kept beside the journal after its first line was written (keepBeside).
+        journal.#keptFrom(entry.kept);
         // A page of items the run took (plan()): not an item done.
         if (Array.isArray(entry.planned)) {
           for (const key of entry.planned) if (typeof key === 'string') journal.#planned.add(key);
@@ -162,6 +170,7 @@ export class Journal {
       ...(this.#platformStartMs === undefined
         ? {}
         : { platform_started_at: isoSeconds(this.#platformStartMs) }),
+      ...(this.#kept.size === 0 ? {} : { kept: Object.fromEntries(this.#kept) }),
     };
     try {
       this.#append(header);
@@ -292,24 +301,86 @@ export class Journal {
 
   /**
    * Writes a file beside the journal (`path` + `suffix`, 0600), in parts (`chunks`), before
-   * anything is sent: e.g. the plan an apply works from. Throws JournalWriteError.
+   * anything is sent: e.g. the plan an apply works from. Written as the config store writes
+   * (replaceWhole: a new file renamed into place, never through a link), after the same ownership
+   * check as the journal's own (another user's file there is refused, journal_owner); its sha256
+   * goes in the journal's first line (or, once that is written, a line of its own), so that
+   * readBeside() takes back only what svc wrote. Throws JournalWriteError (or the refusal).
    */
   keepBeside(suffix: string, chunks: Iterable<string>): void {
     const path = `${this.path}${suffix}`;
-    let fd: number | undefined;
+    refuseForeign(path, `the plan kept beside journal ${this.path}, ${path},`, 'write or read it');
+    const temporary = join(
+      dirname(path),
+      `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}`,
+    );
+    let digest: string;
     try {
       makeDirectories(dirname(path), 0o700);
-      fd = this.#disk.open(path, 'w');
-      for (const chunk of chunks) this.#disk.write(fd, chunk);
+      digest = replaceWhole(path, chunks, {
+        temporary,
+        mode: 0o600,
+        write: (fd, text) => this.#disk.write(fd, text),
+      });
     } catch (error) {
-      if (fd !== undefined) closeSync(fd);
-      fd = undefined;
-      // Nothing is sent after this: a part of the file would only mislead a re-run.
+      // Nothing is sent after this: an earlier run's file would only mislead a re-run.
       rmSync(path, { force: true });
       throw JournalWriteError.of(`the journal's plan ${path}`, error);
-    } finally {
-      if (fd !== undefined) closeSync(fd);
     }
+    this.#kept.set(suffix, digest);
+    if (this.#started) this.#append({ kept: { [suffix]: digest } });
+  }
+
+  /**
+   * What keepBeside() wrote beside the journal for this run (an earlier process's, read back), or
+   * undefined when there is none. Refused (exit 2, nothing sent) when another user owns it or it
+   * is not byte for byte what svc wrote for this run (the journal records its sha256): anyone who
+   * can write the journal's directory could otherwise have svc apply a plan of theirs with the
+   * user's credential, its digest computed anew.
+   */
+  readBeside(suffix: string): Buffer | undefined {
+    const path = `${this.path}${suffix}`;
+    const what = `the plan kept beside journal ${this.path}, ${path},`;
+    refuseForeign(path, what, 'apply it');
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new UsageError(`cannot read ${what.slice(0, -1)}: ${fileErrorReason(error)}`);
+    }
+    const recorded = this.#kept.get(suffix);
+    if (recorded !== undefined && createHash('sha256').update(bytes).digest('hex') === recorded) return bytes;
+    const why =
+      recorded === undefined
+        ? 'is not recorded in the journal (an earlier svc, or not svc, put it there)'
+        : 'is not what svc wrote there for this run';
+    throw new UsageError(`${what} ${why}, so svc will not apply it`, {
+      code: 'journal_plan_changed',
+      hint: `if you did not change it, someone else did; to plan anew from your file, remove both (\`rm ${pathWord(this.path)} ${pathWord(path)}\`) and run the command again; nothing was applied`,
+    });
+  }
+
+  /**
+   * Removes the files kept beside the journal for this run (keepBeside, or read back by
+   * readBeside): after a run with nothing left to resume. A file there that svc did not write
+   * (refused) is left alone; one that cannot be removed stays (it is the user's own).
+   */
+  removeKept(): void {
+    for (const suffix of this.#kept.keys()) {
+      try {
+        rmSync(`${this.path}${suffix}`, { force: true });
+      } catch {
+        // e.g. a sticky directory where another user replaced it: theirs to remove
+      }
+    }
+  }
+
+  /** Notes the digests of a `kept` object of the journal (keepBeside's), ignoring anything else. */
+  #keptFrom(kept: unknown): void {
+    if (kept === null || typeof kept !== 'object') return;
+    for (const [suffix, digest] of Object.entries(kept))
+      if (typeof digest === 'string') this.#kept.set(suffix, digest);
   }
 
   /** Appends one line; the first failure (JournalWriteError) is every later write's too. */
@@ -336,6 +407,7 @@ export interface JournalHeader {
   started_at?: unknown;
   anchor?: unknown;
   platform_started_at?: unknown;
+  kept?: unknown;
 }
 
 /** A journal's first line, read; undefined when it is not a JSON object. */
@@ -387,14 +459,14 @@ export function refusedOwner(
  * is not the user's (nor root's), or a link to such a file, is never read, whatever its first
  * line claims (ownership.ts, the config store's rule).
  */
-function refuseForeign(path: string): void {
+function refuseForeign(path: string, what = `journal ${path}`, purpose = 'resume it'): void {
   const problem = ownFileProblem(path);
   if (problem === undefined) return;
   const fix =
     problem.chmod !== undefined
       ? `if it is as your run left it, \`chmod 600 ${pathWord(problem.chmod)}\``
       : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
-  throw new UsageError(`journal ${path} ${problem.said}, so svc will not resume it`, {
+  throw new UsageError(`${what} ${problem.said}, so svc will not ${purpose}`, {
     code: 'journal_owner',
     hint: `see what it holds with \`cat ${pathWord(path)}\`; ${fix} and run the command again; svc changed nothing`,
   });

@@ -1,19 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  constants,
   fsyncSync,
   lstatSync,
   openSync,
   readdirSync,
   realpathSync,
-  renameSync,
   rmSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { makeDirectories } from '../system/directories.js';
+import { NEW_FILE, replaceWhole } from '../system/output-file.js';
 import { processRuns } from '../system/processes.js';
 import { ownFileProblem, ownFileRefusal, uid } from './ownership.js';
 
@@ -68,20 +67,7 @@ export const realDisk: StoreDisk = {
       dirname(target),
       `.${basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}`,
     );
-    const fd = openSync(temporary, NEW_FILE, 0o600);
-    try {
-      try {
-        writeSync(fd, JSON.stringify(file, undefined, '\t'));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      refuse();
-      renameSync(temporary, target);
-    } catch (error) {
-      rmSync(temporary, { force: true });
-      throw error;
-    }
+    replaceWhole(target, [JSON.stringify(file, undefined, '\t')], { temporary, mode: 0o600, check: refuse });
   },
 };
 
@@ -119,9 +105,6 @@ function removeStaleTemporaries(target: string): void {
     rmSync(path, { force: true });
   }
 }
-
-/** Created exclusively, 0600, never through a symbolic link: a file someone planted fails (EEXIST). */
-const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 function lstatOrUndefined(path: string) {
   try {

@@ -1,32 +1,139 @@
-import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { UsageError } from '../errors.js';
 import { fileErrorReason } from './input.js';
 
+/** Created exclusively, never through a symbolic link: a file someone planted fails (EEXIST). */
+export const NEW_FILE =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+
+/** Writes all of `text` to `fd` (a short write is followed by one for the rest); throws the system error. */
+export function writeAll(fd: number, text: string | Buffer): void {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+}
+
+/**
+ * The one way svc writes a file whole (the config store, the plan kept beside a journal, `svc
+ * export -o`, `svc plan --out`): `chunks` go to `temporary` (in the same directory), made new —
+ * never through a link, never into a file someone planted — with `mode` whatever the umask (0600
+ * for a secret), synced; `check()` runs once more; then it is renamed to `path`, which replaces the
+ * name itself (a link there, not its target). Nothing is left behind when it fails (the system
+ * error is thrown). `write` is the disk seam of a test that plays a full one. Returns the sha256
+ * of the bytes written.
+ */
+export function replaceWhole(
+  path: string,
+  chunks: Iterable<string>,
+  options: {
+    temporary: string;
+    mode?: number;
+    check?: () => void;
+    write?: (fd: number, text: string) => void;
+  },
+): string {
+  const { temporary, mode = 0o666, check, write = writeAll } = options;
+  const hash = createHash('sha256');
+  const fd = openSync(temporary, NEW_FILE, mode);
+  try {
+    try {
+      for (const chunk of chunks) {
+        hash.update(chunk);
+        write(fd, chunk);
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    check?.();
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  return hash.digest('hex');
+}
+
+const uid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
+
+function streamWord(stat: Stats): string {
+  if (stat.isFIFO()) return 'a named pipe';
+  if (stat.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+/** Why svc must not write into `stat` (no regular file), or undefined when it is the user's own. */
+function streamProblem(stat: Stats): string | undefined {
+  const me = uid();
+  if (me === undefined || stat.uid === me || (stat.uid === 0 && stat.isCharacterDevice())) return undefined;
+  return `is ${streamWord(stat)} that belongs to another user (uid ${stat.uid})`;
+}
+
+const refusedStream = (flag: string, path: string, problem: string) =>
+  new UsageError(`${flag} ${path} ${problem}, so svc will not write into it`, {
+    code: 'output_owner',
+    hint: 'give a path of your own (a file that is not there yet, in a directory only you can write); nothing was written',
+  });
+
+/**
+ * Whether `path` is something that is no regular file (`/dev/null`, `/dev/stdout`, the user's own
+ * named pipe), which svc writes into as it is: renamed over, it would be replaced by a regular
+ * file (as root, /dev/null itself). Such a thing that another user owns (their named pipe in a
+ * shared directory, their terminal) is refused before anything is written: what svc writes would
+ * go to them. A root's device (/dev/null) is the system's, not another user's.
+ */
+export function writesInto(path: string, flag: string): boolean {
+  const existing = statSync(path, { throwIfNoEntry: false });
+  if (!existing || existing.isFile() || existing.isDirectory()) return false;
+  const problem = streamProblem(existing);
+  if (problem !== undefined) throw refusedStream(flag, path, problem);
+  return true;
+}
+
 /**
  * A file a command writes for the user (`svc export -o`, `svc plan --out`): whole or not at all —
- * a temporary file beside it, renamed over it — so an interrupted write never leaves half a
- * document behind. `flag` names the option in the error. A file svc knows holds a secret (a
+ * a temporary file beside it, renamed over it (replaceWhole) — so an interrupted write never
+ * leaves half a document behind, and a link or another user's file there is replaced, never
+ * written through. `flag` names the option in the error. A file svc knows holds a secret (a
  * webhook URL's `?token=`) is `secret`: created 0600, whatever the umask, as secret files are.
- * A path that is no regular file (`/dev/null`, `/dev/stdout`, a named pipe) is written into as it
- * is: renamed over, it would be replaced by a regular file (as root, /dev/null itself).
+ * A path that is no regular file is written into as it is, and only when it is the user's own
+ * (writesInto; checked again on what was opened). Returns whether svc made the file (false: it
+ * wrote into a pipe or a device, whose mode is not svc's).
  */
-export function writeFileWhole(path: string, text: string, flag: string, secret = false): void {
-  const existing = statSync(path, { throwIfNoEntry: false });
-  if (existing && !existing.isFile() && !existing.isDirectory()) {
+export function writeFileWhole(path: string, text: string, flag: string, secret = false): boolean {
+  if (writesInto(path, flag)) {
+    let fd: number | undefined;
     try {
-      writeFileSync(path, text);
-      return;
+      // Never created here (no O_CREAT): what is opened is what was checked, checked again.
+      fd = openSync(path, constants.O_WRONLY | (constants.O_NOCTTY ?? 0));
+      const opened = fstatSync(fd);
+      const problem = opened.isFile() ? 'was replaced by a regular file' : streamProblem(opened);
+      if (problem !== undefined) throw refusedStream(flag, path, problem);
+      writeAll(fd, text);
+      return false;
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       throw new UsageError(`cannot write ${flag} ${path}: ${fileErrorReason(error, 'it cannot be opened')}`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    writeFileSync(temporary, text, { flag: 'wx', ...(secret ? { mode: 0o600 } : {}) });
-    renameSync(temporary, path);
+    replaceWhole(path, [text], { temporary, ...(secret ? { mode: 0o600 } : {}) });
+    return true;
   } catch (error) {
-    rmSync(temporary, { force: true });
     throw new UsageError(
       `cannot write ${flag} ${path}: ${fileErrorReason(error, 'its directory does not exist')}`,
     );

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SecretDir, safe } from '../../src/ascode/secrets.js';
+import { SecretDir, safe, urlWithoutSecrets } from '../../src/ascode/secrets.js';
 import { UsageError } from '../../src/errors.js';
 
 // svc apply --secret-dir (issue 14): a private directory, one 0600 file per new resource, never
@@ -21,7 +21,8 @@ describe('SecretDir', () => {
       'wh_1',
       'whsec_one',
     );
-    expect(file).toBe(join(path, 'acme-treasury.webhook.hooks.example.com_svc_x_1.wh_1.secret'));
+    // A webhook's URL by its host and path only: a query may carry a credential (attack17 A1).
+    expect(file).toBe(join(path, 'acme-treasury.webhook.hooks.example.com_svc.wh_1.secret'));
     expect(readFileSync(file, 'utf8')).toBe('whsec_one');
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
@@ -79,6 +80,26 @@ describe('SecretDir', () => {
     ['', ''],
   ])('names a file part %j as %j', (text, name) => {
     expect(safe(text)).toBe(name);
+  });
+
+  // attack17 A1: a webhook's secret file was named after its whole URL, so a credential in it was
+  // in the name (printed in the apply row beside the masked URL, and in every listing).
+  it.each([
+    ['https://relay3.example.com/in?token=tok_live_3333aaaa4444', 'relay3.example.com_in'],
+    [
+      'https://hooks.slack.com/services/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',
+      'hooks.slack.com_services_T0AAAA1111_B0BBBB2222',
+    ],
+    ['https://mm.example.com/hooks/xjhwa5pq3ib8mrrp1c3z8ce8jh', 'mm.example.com_hooks'],
+    [
+      'https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage',
+      'api.telegram.org_sendMessage',
+    ],
+    ['https://user:hunter2@hooks.example.com:8443/in#access_token=abc', 'hooks.example.com_8443_in'],
+    ['https://hooks.example.com/a;jsessionid=s3cr3t/b', 'hooks.example.com_b'],
+    ['hooks.example.com/in?token=abc', 'hooks.example.com_in'],
+  ])('names a webhook %j by %j, no credential of its URL in it', (url, name) => {
+    expect(safe(urlWithoutSecrets(url))).toBe(name);
   });
 
   it('leaves the name out of a file name when nothing of it is readable, keeping the id', async () => {

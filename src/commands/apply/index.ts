@@ -85,7 +85,12 @@ export default function applyCommand(make: MakeContext): Command {
         `requests in flight, 1-${BULK_CONCURRENCY.max} (default ${BULK_CONCURRENCY.default})`,
       ),
     )
-    .addOption(new Option('--journal <path>', 'where finished changes are recorded (default: state dir)'))
+    .addOption(
+      new Option(
+        '--journal <path>',
+        'where finished changes are recorded, the plan beside it in PATH.plan.json (default: state dir)',
+      ),
+    )
     .addHelpText(
       'after',
       examples(

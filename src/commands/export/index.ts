@@ -12,7 +12,7 @@ import type { Context } from '../../context.js';
 import { SvcError, UsageError } from '../../errors.js';
 import { quoted, timeSpan } from '../../output/format.js';
 import { platformTime } from '../../platform/clock.js';
-import { writeFileWhole } from '../../system/output-file.js';
+import { writeFileWhole, writesInto } from '../../system/output-file.js';
 import { examples, type MakeContext, nonEmpty, severalTenants } from '../kit.js';
 
 export interface ExportOptions {
@@ -129,8 +129,10 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   // all: say so when it carries a secret (review s11 f: `?token=…` was written unsaid; findings
   // s14 secrets #3: a Slack or Discord URL's credential is in its path), by redactUrlText's rule.
   // Such a file is written 0600 (review s13, ascode F7); stdout is the caller's to keep private.
+  // A pipe or device of the user's is written into as it is (writesInto; another user's is
+  // refused here, before a word of it): svc makes no file there, 0600 or not (attack17 A5).
   const keep =
-    options.output === undefined
+    options.output === undefined || writesInto(options.output, '--output')
       ? 'keep the file private'
       : 'it is written 0600 (only you can read it); keep it private';
   // Named by id as well: masked, two such URLs can read alike (review16e E4).

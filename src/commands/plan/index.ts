@@ -69,6 +69,8 @@ export async function runPlan(
   );
   // The document holds webhook URLs whole: one with a secret in its query makes the file secret.
   const holdsSecret = options.out !== undefined && urlSecretIn(document);
+  // Whether svc made the file (0600 when it holds a secret), or wrote into a pipe or device of the user's.
+  let made = false;
   if (options.out !== undefined) {
     const text = `${JSON.stringify(document, null, 2)}\n`;
     // A plan svc apply could not read back is not saved as if it could be applied.
@@ -81,7 +83,7 @@ export async function runPlan(
         },
       );
     }
-    writeFileWhole(options.out, text, '--out', holdsSecret);
+    made = writeFileWhole(options.out, text, '--out', holdsSecret);
   }
   const { summary } = document;
   const pending = countChanges(summary) > 0;
@@ -91,7 +93,7 @@ export async function runPlan(
   const saved =
     options.out === undefined
       ? undefined
-      : `plan saved to ${options.out}${holdsSecret ? ' (0600: a webhook URL in it carries a secret; keep it private)' : ''}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`;
+      : `plan saved to ${options.out}${holdsSecret ? (made ? ' (0600: a webhook URL in it carries a secret; keep it private)' : ' (a webhook URL in it carries a secret; keep it private)') : ''}; ${svcCommand(ctx.settings(), `apply ${applyWord(options.out)}`)} applies it while the live state is unchanged`;
   try {
     await printPlan(ctx, document);
   } catch (error) {

@@ -34,3 +34,36 @@ blocks:
     ]);
   });
 });
+
+// attack17 A1: the name was built from the whole URL, query included, so a URL's credential
+// (`?token=…`, a Slack key in its path) was in the file's name — printed in the apply row right
+// beside the URL it masks, and in every listing of the directory. The name keeps the URL's host
+// and path only, without a path credential (redactUrlText's rule); the id says which webhook it is.
+describe('svc apply --secret-dir, a webhook URL with a credential in it', () => {
+  it('names its secret file without the credential (the --ndjson row keeps the URL whole, as the plan document does)', async () => {
+    const file = writeFile(
+      dir,
+      'cred.yaml',
+      `version: 1
+blocks:
+  - tenants: acme-payments-eu
+    webhooks:
+      - url: "https://relay3.example.com/in?token=tok_live_3333aaaa4444"
+        event_types: [exception.created]
+      - url: "https://hooks.slack.com/services/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"
+        event_types: [exception.created]
+`,
+    );
+    const secrets = join(dir, 'secrets-cred');
+    const applied = await svc.run(['apply', '-f', file, '--secret-dir', secrets, '--yes', '--ndjson']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const rows = ndjson(applied.stdout);
+    const id = (host: string) => rows.find((r) => String(r.name).includes(host))?.id;
+    const relay = `acme-payments-eu.webhook.relay3.example.com_in.${id('relay3')}.secret`;
+    const slack = `acme-payments-eu.webhook.hooks.slack.com_services_T0AAAA1111_B0BBBB2222.${id('slack')}.secret`;
+    expect(readdirSync(secrets).sort()).toEqual([slack, relay].sort());
+    expect(rows.map((r) => r.secret_file).sort()).toEqual(
+      [join(secrets, slack), join(secrets, relay)].sort(),
+    );
+  });
+});

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -143,5 +144,81 @@ describe('a file holding webhook URLs with ordinary words after /hooks/', () => 
     } finally {
       for (const w of made) await as(svc.sandbox(), LABS, 'DELETE', `/v1/webhooks/${w.id}`);
     }
+  });
+});
+
+/** A named pipe in the test's directory and a reader on it (`cat`): what came through, once it ends. */
+function pipeWithReader(name: string, owner?: number) {
+  const fifo = join(dir, name);
+  execFileSync('mkfifo', ['-m', '666', fifo]);
+  if (owner !== undefined) chownSync(fifo, owner, owner);
+  const reader = spawn('cat', [fifo]);
+  let read = '';
+  reader.stdout.on('data', (d) => {
+    read += d;
+  });
+  const ended = new Promise<void>((resolve) => reader.on('close', () => resolve()));
+  return {
+    fifo,
+    /** What the reader got; a reader still waiting (nothing was written) is stopped. */
+    async read(): Promise<string> {
+      const timer = setTimeout(() => reader.kill(), 1_000);
+      await ended;
+      clearTimeout(timer);
+      return read;
+    },
+  };
+}
+
+const root = typeof process.getuid === 'function' && process.getuid() === 0;
+const PLAN_FILE = `version: 1\nblocks:\n  - tenants: acme-apac\n    webhooks:\n      - url: "https://relay7.example.com/in?token=tok_live_7777eeee8888"\n        event_types: [exception.created]\n`;
+
+// attack17 A5: `svc plan --out` / `svc export -o` onto another user's named pipe sent them the
+// plan (webhook URL tokens) while svc said "saved … (0600 … keep it private)". A pipe or device
+// another user owns is refused before anything is written; the user's own is written into, and
+// svc no longer claims a 0600 it did not set.
+describe('svc plan --out and svc export -o onto a named pipe', () => {
+  it.skipIf(!root)('another user’s: refused, exit 2, nothing reaches it', async () => {
+    const file = writeFile(dir, 'a5.yaml', PLAN_FILE);
+    const theirs = pipeWithReader('their-plan.json', 65534);
+    const plan = await svc.run(['plan', '-f', file, '--out', theirs.fifo]);
+    expect(plan.code).toBe(2);
+    expect(plan.stderr).toBe(
+      `error: --out ${theirs.fifo} is a named pipe that belongs to another user (uid 65534), so svc will not write into it; give a path of your own (a file that is not there yet, in a directory only you can write); nothing was written\n`,
+    );
+    expect(await theirs.read()).toBe('');
+
+    const exported = pipeWithReader('their-export.yaml', 65534);
+    const ex = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'webhooks', '-o', exported.fifo]);
+    expect([ex.code, ex.stderr]).toEqual([
+      2,
+      `error: --output ${exported.fifo} is a named pipe that belongs to another user (uid 65534), so svc will not write into it; give a path of your own (a file that is not there yet, in a directory only you can write); nothing was written\n`,
+    ]);
+    expect(await exported.read()).toBe('');
+  });
+
+  it('the user’s own: written into, and the saved line does not claim 0600', async () => {
+    const file = writeFile(dir, 'a5-own.yaml', PLAN_FILE);
+    const mine = pipeWithReader('my-plan.json');
+    const plan = await svc.run(['plan', '-f', file, '--out', mine.fifo]);
+    expect(plan.code, plan.stderr).toBe(10);
+    expect(plan.stderr).toContain(
+      `plan saved to ${mine.fifo} (a webhook URL in it carries a secret; keep it private); `,
+    );
+    expect(plan.stderr).not.toContain('0600');
+    expect(JSON.parse(await mine.read()).svc_plan).toBe(1);
+
+    const made = await as(svc.sandbox(), APAC, 'POST', '/v1/webhooks', {
+      url: 'https://relay8.example.com/in?token=tok_live_8888ffff9999',
+      event_types: ['exception.created'],
+    });
+    const exported = pipeWithReader('my-export.yaml');
+    const ex = await svc.run(['export', '--tenant', 'acme-apac', '--only', 'webhooks', '-o', exported.fifo]);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(ex.stderr).toContain(
+      `warning: acme-apac: the URL of webhook ${made.id} (https://relay8.example.com/in?token=[redacted]) carries a secret in it, and the file holds it as the platform has it: keep the file private\n`,
+    );
+    expect(ex.stderr).not.toContain('0600');
+    expect(await exported.read()).toContain('tok_live_8888ffff9999');
   });
 });
