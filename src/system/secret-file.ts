@@ -206,7 +206,8 @@ export class SecretFile {
           const handle = await open(path, 'r+');
           await handle.chmod(0o600);
           await provenRoom(handle, path, flag, false);
-          return new SecretFile(path, handle, false, record(path, intent), intent);
+          const recorded = record(path, intent) ?? recordPath(intent.records, path);
+          return new SecretFile(path, handle, false, recorded, intent);
         }
         throw leftEmpty(path, flag, intent);
       }
