@@ -74,8 +74,11 @@ const ACTED_ON: Readonly<Record<string, { noun: string; shows: string; writes: r
  * kind, status, assignment), so each member sent is judged at its strictest (blindActs): the
  * permissions any such change may take.
  */
-export function blindNeed(surface: string, read: string): string {
+export function blindNeed(surface: string, read: string, act: 'change' | 'delete' = 'change'): string {
   const acted = ACTED_ON[surface];
+  // A delete sends no patch and no members: it needs the record, which only a read shows (review17 F3).
+  if (act === 'delete')
+    return `deleting ${acted?.noun ?? `a record of ${surface}`} you cannot read needs one that exists and is not deleted (${read} shows whether it does)`;
   const needs = `needs one that exists and is not deleted, and ${read} for a patch that names no field`;
   if (acted === undefined) return `changing a record of ${surface} you cannot read ${needs}`;
   return `changing ${acted.noun} you cannot read ${needs}, else for each member sent what it may call for whatever the record holds (${read} shows ${acted.shows}): one or more of ${[...acted.writes].sort().join(', ')}`;

@@ -161,20 +161,21 @@ const RANDOM_SEGMENT =
   /^(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])(?=\D*\d)[\w-]{20,}$|^(?=\D*\d)(?=.*[a-f])[\da-f]{32,}$|^(?=\D*\d)(?=.*[A-F])[\dA-F]{32,}$/;
 
 /**
- * On any host, the last path segment after a `hooks` segment when it looks random: 20 or more
- * letters and digits only (no `-`, `_` or `.` joining words) that switch between letters and
- * digits at least three times. That is the incoming-webhook key of Mattermost (`/hooks/<26
- * lowercase letters and digits>`) and the token of Rocket.Chat (`/hooks/ID/<48 letters and
+ * On any host, the last path segment after a `hooks` segment when it may be a key: 20 or more
+ * letters and digits only (no `-`, `_` or `.` joining words) with at least one digit, or 26
+ * lowercase letters from Mattermost's alphabet (no `l`, no `v`). That is every incoming-webhook
+ * key of Mattermost (`/hooks/<26 of ybndrfg8ejkmcpqxot1uwisza345h769>`, one in about 120 with
+ * a single digit or none: review17 F1) and the token of Rocket.Chat (`/hooks/ID/<48 letters and
  * digits>`) — review16 R5. Words, versions and names (`/hooks/v2`, `/hooks/github`,
- * `/hooks/reconciliation-exceptions`, `/git/hooks/post-receive-2`, `/hooks/release2024`) are not
- * this shape (review16e E4: masking them made svc export warn of a secret that is not there and
- * made two webhooks read alike). Zapier's short catch-hook id is known by its host instead.
+ * `/hooks/reconciliation-exceptions`, `/hooks/reconciliationexceptions`,
+ * `/git/hooks/post-receive-2`, `/hooks/release2024`) are not this shape (review16e E4: masking
+ * them made svc export warn of a secret that is not there and made two webhooks read alike); a
+ * word that is (a 20-letter name with a digit) is masked: a shown key is worse than a hidden
+ * word. Zapier's short catch-hook id is known by its host instead.
  */
 const HOOKS_SEGMENT = /(?:^|\/)hooks\/(?:[^/]+\/)*?([\w-]+)\/*$/i;
 export function hookKey(segment: string): boolean {
-  if (!/^[A-Za-z0-9]{20,}$/.test(segment)) return false;
-  const switches = segment.match(/[A-Za-z](?=\d)|\d(?=[A-Za-z])/g)?.length ?? 0;
-  return switches >= 3;
+  return /^(?=\D*\d)[A-Za-z0-9]{20,}$|^[a-km-uw-z]{26}$/.test(segment);
 }
 /**
  * On any host, a Telegram bot token segment wherever it stands (`/bot<id>:<secret>/sendMessage`):

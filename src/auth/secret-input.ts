@@ -54,6 +54,19 @@ export interface ReadSecretOptions {
   required?: boolean;
 }
 
+/**
+ * The sources (`file:PATH`, `env:NAME`) each run read a secret from exactly as a shell reads them
+ * again (`$(cat F)` takes off only final newlines, `"$ENV"` nothing): readSecret takes off a CRLF
+ * and surrounding whitespace too, and a printed command that reads such a source sends another
+ * secret (review17 F5).
+ */
+const readAsGiven = new WeakMap<Context, Set<string>>();
+function sourceAsGiven(ctx: Context, source: string, shellReads: string, secret: string): void {
+  if (shellReads !== secret) return;
+  const sources = readAsGiven.get(ctx) ?? new Set<string>();
+  readAsGiven.set(ctx, sources.add(source));
+}
+
 export async function readSecret(
   ctx: Context,
   flags: SecretFlags,
@@ -62,7 +75,10 @@ export async function readSecret(
   const { name, label } = options;
   if (flags.file !== undefined) {
     const bytes = await readSecretInputBytes(flags.file, ctx.io.stdin, `--${name}-file`);
-    return cleanSecret(ctx, label, `--${name}-file ${flags.file}`, bytes.toString('utf8'));
+    const text = bytes.toString('utf8');
+    const secret = cleanSecret(ctx, label, `--${name}-file ${flags.file}`, text);
+    sourceAsGiven(ctx, `file:${flags.file}`, text.replace(/\n+$/, ''), secret);
+    return secret;
   }
   if (flags.stdin) {
     if (ctx.io.stdinIsTTY) {
@@ -73,8 +89,11 @@ export async function readSecret(
     return cleanSecret(ctx, label, 'standard input', (await readSecretStdin(ctx.io.stdin)).toString('utf8'));
   }
   const fromEnv = options.env ? ctx.env[options.env] : undefined;
-  if (options.env && fromEnv !== undefined && fromEnv !== '')
-    return cleanSecret(ctx, label, options.env, fromEnv);
+  if (options.env && fromEnv !== undefined && fromEnv !== '') {
+    const secret = cleanSecret(ctx, label, options.env, fromEnv);
+    sourceAsGiven(ctx, `env:${options.env}`, fromEnv, secret);
+    return secret;
+  }
   if (options.prompt && ctx.canPrompt) {
     return cleanSecret(
       ctx,
@@ -95,15 +114,21 @@ export async function readSecret(
  * Where readSecret took a secret from, as shell text a printed command reads it again by:
  * `"$(cat 'F')"` for a file, `"$ENV"` for the environment variable; undefined for standard input or
  * a prompt, which no later command can read (review16e E6: `"$SVC_CLIENT_SECRET"` was printed for
- * a secret given by file, and the command was refused invalid_client). The order is readSecret's.
+ * a secret given by file, and the command was refused invalid_client), and undefined too for a
+ * source the shell would read otherwise than svc did (a CRLF, spaces around it: review17 F5).
+ * The order is readSecret's.
  */
 export function secretShellText(
   ctx: Context,
   flags: SecretFlags,
   env: string | undefined,
 ): string | undefined {
-  if (flags.file !== undefined) return flags.file === '-' ? undefined : `"$(cat ${pathWord(flags.file)})"`;
+  const asGiven = (source: string) => readAsGiven.get(ctx)?.has(source) === true;
+  if (flags.file !== undefined)
+    return flags.file !== '-' && asGiven(`file:${flags.file}`)
+      ? `"$(cat ${pathWord(flags.file)})"`
+      : undefined;
   if (flags.stdin) return undefined;
   const fromEnv = env ? ctx.env[env] : undefined;
-  return env && fromEnv !== undefined && fromEnv !== '' ? `"$${env}"` : undefined;
+  return env && fromEnv !== undefined && fromEnv !== '' && asGiven(`env:${env}`) ? `"$${env}"` : undefined;
 }

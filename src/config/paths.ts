@@ -84,23 +84,38 @@ export function checkDirectoryVariables(env: Env): void {
  * A directory variable's value that starts with what only a shell expands: `~` or a variable
  * (`$HOME/…`, `${HOME}/…`). A YAML `env:` block, a compose env_file, a systemd `Environment=` and
  * most .env loaders leave both as they are; taken literally they make a folder named `~` or
- * `$HOME` wherever svc runs (F3, review16c R7). bin/svc.js applies the same rule to SVC_CACHE_DIR
+ * `$HOME` wherever svc runs (F3, review16c R7). A value that starts with a quote (kept by
+ * `docker run --env-file` and several .env loaders) is refused alike (review17 F4): taken literally
+ * it made `./"$HOME/.config/svc"/`. bin/svc.js applies the same rule to SVC_CACHE_DIR
  * (dist/launcher.json, from launcherFacts), so the launcher makes no such folder either (R8).
  */
-export const UNEXPANDED_DIRECTORY = /^[~$]/;
+export const UNEXPANDED_DIRECTORY = /^["'~$]/;
 
 function unexpandedDirectory(name: string, value: string): ConfigError | undefined {
   if (!UNEXPANDED_DIRECTORY.test(value)) return undefined;
-  const what = value.startsWith('~') ? 'a ~' : `a variable (${/^\$\{?\w*\}?/.exec(value)?.[0]})`;
-  const slash = value.indexOf('/');
-  const first = slash === -1 ? value : value.slice(0, slash);
+  // A quoted value (`docker run --env-file`, several .env loaders keep the quotes: review17 F4):
+  // what is inside the quotes is what was meant.
+  const quote = /^["']/.exec(value)?.[0];
+  const inner = quote ? value.slice(1, value.endsWith(quote) && value.length > 1 ? -1 : undefined) : value;
+  const unexpanded = /^[~$]/.test(inner)
+    ? inner.startsWith('~')
+      ? 'a ~'
+      : `a variable (${/^\$\{?\w*\}?/.exec(inner)?.[0]})`
+    : undefined;
+  const what = quote
+    ? `a quote${unexpanded ? ` and ${unexpanded} that no shell took off or expanded` : ' that no shell took off'}`
+    : `${unexpanded} that no shell expanded`;
+  const slash = inner.indexOf('/');
+  const first = slash === -1 ? inner : inner.slice(0, slash);
   // The example is a path the user can see, in the user's home when that is what was meant: a
   // `$HOME/…` example would be left as it is by the same YAML block or .env file.
   const own = ['~', '$HOME', '$' + '{HOME}'].includes(first);
   const example = own
-    ? ` (e.g. ${name}=${join(homeDirectory(), slash === -1 ? '' : value.slice(slash + 1))})`
-    : '';
-  return new ConfigError(`${name} ${value} starts with ${what} that no shell expanded`, {
+    ? ` (e.g. ${name}=${join(homeDirectory(), slash === -1 ? '' : inner.slice(slash + 1))})`
+    : isAbsolute(inner)
+      ? ` (e.g. ${name}=${inner})`
+      : '';
+  return new ConfigError(`${name} ${value} starts with ${what}`, {
     hint: `use an absolute path${example}; svc changed nothing`,
   });
 }

@@ -1,3 +1,5 @@
+// Just past 300 lines: a secret file's life (made, proven, recorded, taken over, written or removed)
+// is one rule; splitting its record from its handle would put the take-over check in two files.
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type FileHandle, open, unlink } from 'node:fs/promises';
@@ -89,10 +91,16 @@ function readRecord(records: string, path: string): Recorded | undefined {
   }
 }
 
-/** Whether the run that recorded a file's intent still runs (another process; ours never waits on two). */
-function writerRuns(pid: number | undefined): boolean {
-  if (pid === undefined || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  return processRuns(pid);
+/** The files this process has open for a secret (a SecretFile not yet written or discarded). */
+const waiting = new Set<string>();
+
+/**
+ * Whether the run that recorded a file's intent still runs: another process that runs, or, when
+ * the pid is ours, a SecretFile of this process still waiting on that file (two runs in one process).
+ */
+function writerRuns(pid: number | undefined, path: string): boolean {
+  if (pid === undefined || !Number.isSafeInteger(pid) || pid <= 0) return false;
+  return pid === process.pid ? waiting.has(resolve(path)) : processRuns(pid);
 }
 
 /** A regular file with nothing in it (one a killed run left before its secret arrived, or a stranger's). */
@@ -108,12 +116,16 @@ export function emptyFile(path: string): boolean {
 /** The refusal of an empty file there already: what an earlier run may have made, and its key. */
 function leftEmpty(path: string, flag: string, intent: SecretIntent): UsageError {
   const record = readRecord(intent.records, path);
-  // Its writer still running (review16e E8): not "stopped", and its key is not this command's.
-  if (record && writerRuns(record.pid)) {
+  // Its writer still running (review16e E8): not "stopped". With this command's key (review17 F6),
+  // it is the same request: that run writes the secret; another path gets the same answer.
+  if (record && writerRuns(record.pid, path)) {
     return new UsageError(
       `${flag} ${path} is empty: another svc run (pid ${record.pid}) may still be waiting for its secret to write it there (${record.made} may be being made)`,
       {
-        hint: `choose another path for this command; if pid ${record.pid} is no svc run, an earlier run was stopped: to get its secret into ${path}, re-run with: ${record.rerun} (the platform keeps the answer for 24 hours); or ${record.find}, then remove ${path}`,
+        hint:
+          record.key === intent.key
+            ? `wait for it to end: it writes the secret to ${path}; if pid ${record.pid} is no svc run, run the same command with another ${flag} path (the same --idempotency-key gets the same secret)`
+            : `choose another path for this command; if pid ${record.pid} is no svc run, an earlier run was stopped: to get its secret into ${path}, re-run with: ${record.rerun} (the platform keeps the answer for 24 hours); or ${record.find}, then remove ${path}`,
       },
     );
   }
@@ -152,16 +164,27 @@ export class SecretFile {
 
   #record: string | undefined;
   readonly #intent: SecretIntent | undefined;
+  /** Made by this run (removed again when nothing is written), or an earlier run's taken over (left). */
+  readonly #made: boolean;
 
-  private constructor(path: string, handle: FileHandle, record?: string, intent?: SecretIntent) {
+  private constructor(
+    path: string,
+    handle: FileHandle,
+    made: boolean,
+    record?: string,
+    intent?: SecretIntent,
+  ) {
     this.path = path;
     this.#handle = handle;
+    this.#made = made;
     this.#record = record;
     this.#intent = intent;
+    waiting.add(resolve(path));
   }
 
   /** The record of a file done with (written, or removed): nothing is in flight for it. */
   #forget(): void {
+    waiting.delete(resolve(this.path));
     if (this.#record) rmSync(this.#record, { force: true });
     this.#record = undefined;
   }
@@ -171,17 +194,20 @@ export class SecretFile {
       const handle = await open(path, 'wx', 0o600);
       await handle.chmod(0o600);
       await provenRoom(handle, path, flag, true);
-      return new SecretFile(path, handle, intent && record(path, intent), intent);
+      return new SecretFile(path, handle, true, intent && record(path, intent), intent);
     } catch (error) {
       if (error instanceof UsageError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' && intent && emptyFile(path)) {
-        // The run that left it, re-run with its key: the answer fills the file it made.
-        if (readRecord(intent.records, path)?.key === intent.key) {
+        // The run that left it, re-run with its key: the answer fills the file it made. Only once
+        // that run is gone (review17 F6): while it runs, the file is its own to fill.
+        const left = readRecord(intent.records, path);
+        if (left?.key === intent.key && !writerRuns(left.pid, path)) {
           const handle = await open(path, 'r+');
           await handle.chmod(0o600);
           await provenRoom(handle, path, flag, false);
-          return new SecretFile(path, handle, recordPath(intent.records, path), intent);
+          const recorded = record(path, intent) ?? recordPath(intent.records, path);
+          return new SecretFile(path, handle, false, recorded, intent);
         }
         throw leftEmpty(path, flag, intent);
       }
@@ -241,14 +267,22 @@ export class SecretFile {
     this.#forget();
   }
 
-  /** Removes the file when nothing was written to it (the request failed). */
+  /**
+   * Nothing was written (the request failed): a file this run made is removed, with its record;
+   * an earlier run's empty file it took over is left as it was, and its record with it (review17
+   * F6), so the next run still names the key whose re-run fills it.
+   */
   async discard(): Promise<void> {
     const handle = this.#handle;
     if (!handle) return;
     this.#handle = undefined;
     await handle.close().catch(() => {});
-    await unlink(this.path).catch(() => {});
-    this.#forget();
+    if (this.#made) {
+      await unlink(this.path).catch(() => {});
+      this.#forget();
+    } else {
+      waiting.delete(resolve(this.path));
+    }
   }
 }
 

@@ -53,6 +53,15 @@ describe('a credential in a URL path', () => {
       `https://chat.example.com/hooks/nF8hKq3Zr5LmT2xWd/${MASK}?x=1`,
     ],
     ['https://mm.example.com/hooks/4k2q8r1x7c9b3m5n6p0w2z4y8t', `https://mm.example.com/hooks/${MASK}`],
+    // review17 F1: Mattermost keys (26 from `ybndrfg8ejkmcpqxot1uwisza345h769`) with two digits,
+    // one in the middle, one at the end and none: about 1 in 120 has fewer than three switches.
+    ['https://chat.example.com/hooks/xi30fbuctpgwjmsjzqnkzqwrhe', `https://chat.example.com/hooks/${MASK}`],
+    ['https://chat.example.com/hooks/sinorihjfsngrifmsjhur7xudy', `https://chat.example.com/hooks/${MASK}`],
+    [
+      'https://chat.example.com/hooks/sinorihjfsngrifmsjhurexudy7/',
+      `https://chat.example.com/hooks/${MASK}/`,
+    ],
+    ['https://chat.example.com/hooks/ybndrfgejkmcpqxotuwiszahyb', `https://chat.example.com/hooks/${MASK}`],
     [
       'https://hooks.zapier.com/hooks/catch/98765/o2x4kzq/?a=1',
       `https://hooks.zapier.com/hooks/catch/98765/${MASK}/?a=1`,
@@ -80,6 +89,7 @@ describe('a credential in a URL path', () => {
     'https://erp.example.com/hooks/release2024',
     'https://erp.example.com/hooks/2024/11/settlements-eu-1',
     'https://erp.example.com/hooks/reconciliationexceptions',
+    'https://erp.example.com/hooks/settlementreconciliationeu',
     'https://erp.example.com/hooks/ledger_sync_2024_q4_holdings',
     'https://erp.example.com/webhooks/exceptions-2024',
     'https://hooks.zapier.com/hooks/catch/',

@@ -57,7 +57,9 @@ export async function runRecordsDelete(ctx: Context, surface: string, id: string
  */
 async function unreadDelete<T>(ctx: Context, sent: Promise<T>, surface: string, id: string): Promise<T> {
   const read = RECORD_SURFACES[surface]?.read ?? 'the read permission';
-  const hint = `you cannot read ${surface} (${read}), so svc cannot look for you, and a re-run is refused in the same words whether or not the record was deleted: ask someone who holds ${read} to check with \`${svcCommand(ctx.settings(), `records get ${surface} ${shellWord(id)}`)}\` before running the command again`;
+  // The re-run is the check (review17 F2): a delete that did not happen is made by it (✓), and one
+  // that did is refused as a missing or deleted id is (the platform's blind refusal, exit 4).
+  const hint = `you cannot read ${surface} (${read}), so svc cannot look for you; running the same command again tells: it deletes the record if the lost attempt did not (✓), and if that attempt did, it is refused as a missing or deleted record is (exit 4, "needs one that exists and is not deleted"), which for you means it is most likely deleted; someone who holds ${read} can check with \`${svcCommand(ctx.settings(), `records get ${surface} ${shellWord(id)}`)}\``;
   try {
     return await sent;
   } catch (error) {
@@ -93,7 +95,8 @@ export function deleteCommand(make: MakeContext): Command {
         'look first, and the platform refuses a missing or deleted id with the one refusal of its read\n' +
         '(exit 4); the answer holds only what the delete did. Such a delete whose answer was lost, and whose\n' +
         'retry is refused so, most likely deleted it: exit 1, outcome unknown (svc cannot look for them), never\n' +
-        'a permission to ask for. --json prints\n' +
+        'a permission to ask for; running it again tells: it deletes the record if that attempt did not (✓),\n' +
+        'else it gets the refusal of a missing or deleted id (exit 4). --json prints\n' +
         '{"outcome": "deleted" | "already_deleted", "record": {…}}: svc\'s verdict beside the record, never\n' +
         'among its fields (a record may have a field named "outcome").',
     )

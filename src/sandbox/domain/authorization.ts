@@ -258,14 +258,21 @@ export function blindRefusal(
   tenant: Tenant,
   blind: string,
   read: string,
+  act: 'change' | 'delete' = 'change',
 ): DomainError {
   const roles = liveRoleNames(state, principal, tenant.id).join(', ') || 'none';
   const where = `${blind} in tenant ${tenant.slug}`;
+  // A delete takes only what the caller holds already (its permission is checked before): what
+  // they lack is the read that shows whether the record exists (review17 F3).
+  const ask =
+    act === 'delete'
+      ? `ask someone who holds ${read} whether it exists, or a tenant_admin of ${tenant.slug} for ${read}`
+      : `ask a tenant_admin of ${tenant.slug} for ${read}, or for the permission the change needs`;
   return new DomainError(
     'insufficient_role',
     principal.fixedRoles !== null
       ? `${where}; this API key's role (${roles}, fixed by its kind) does not grant ${read}; use a service-role key or a user's login`
-      : `${where}; your live roles there (${roles}) do not grant ${read}; ask a tenant_admin of ${tenant.slug} for ${read}, or for the permission the change needs`,
+      : `${where}; your live roles there (${roles}) do not grant ${read}; ${ask}`,
   );
 }
 

@@ -44,7 +44,11 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
      * is refused as a change of a record they cannot read, as any refused change is (blind): a 404
      * or 409 would tell them what a GET does not.
      */
-    const target = (request: FastifyRequest, id: string): StoredRecord => {
+    const target = (
+      request: FastifyRequest,
+      id: string,
+      act: 'change' | 'delete' = 'change',
+    ): StoredRecord => {
       if (!reads(request)) {
         const record = state.records.get(request.tenant!.id, surface, id);
         if (!record || record.soft_delete) {
@@ -52,8 +56,9 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
             state,
             request.principal!,
             request.tenant!,
-            blindNeed(surface, rules.read),
+            blindNeed(surface, rules.read, act),
             rules.read,
+            act,
           );
         }
       }
@@ -208,7 +213,7 @@ export default function recordRoutes(app: FastifyInstance, { state }: RouteConte
         },
       },
       async (request) => {
-        const record = state.records.softDelete(target(request, request.params.id));
+        const record = state.records.softDelete(target(request, request.params.id, 'delete'));
         return reads(request) ? record : unreadAnswer(record, 'delete');
       },
     );

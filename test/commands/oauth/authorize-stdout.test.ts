@@ -172,6 +172,46 @@ describe('svc oauth authorize cut after a line: the end-that-session command rea
     );
   });
 
+  // review17 F5: svc takes off a CRLF and surrounding whitespace, `$(cat F)` does not: the printed
+  // command sent `secret\r` and was refused invalid_client, so the session stayed live.
+  it.each([
+    ['a CRLF', (secret: string) => `${secret}\r\n`],
+    ['spaces around it', (secret: string) => `  ${secret} \n`],
+  ])(
+    '--client-secret-file F holding %s: the placeholder, as `$(cat F)` would not read what svc sent',
+    async (_what, text) => {
+      const client = await createClient(svc.sandbox());
+      const file = join(files, 'crlf.secret');
+      writeFileSync(file, text(client.client_secret));
+      const browser = consentBrowser();
+      const r = await svc.run(
+        ['oauth', 'authorize', '--client-id', client.client_id, '--client-secret-file', file],
+        { env: anonymous('took-crlf', ''), browser, stdoutFails: 'EPIPE', stdoutFailsAfter: 1 },
+      );
+      await browser.settled();
+      expect(r.code).toBe(141);
+      expect(last(r.stderr)).toContain(
+        `end that session with a token it took (TOKEN) and the client secret (CLIENT_SECRET): printf 'token=%s&client_id=${client.client_id}&client_secret=%s' TOKEN CLIENT_SECRET | svc api POST`,
+      );
+      expect(r.stderr).not.toContain('$(cat');
+    },
+  );
+
+  it('SVC_CLIENT_SECRET with a space after it: the placeholder, not "$SVC_CLIENT_SECRET"', async () => {
+    const client = await createClient(svc.sandbox());
+    const browser = consentBrowser();
+    const r = await svc.run(['oauth', 'authorize', '--client-id', client.client_id], {
+      env: anonymous('took-env-space', `${client.client_secret} `),
+      browser,
+      stdoutFails: 'EPIPE',
+      stdoutFailsAfter: 1,
+    });
+    await browser.settled();
+    expect(r.code).toBe(141);
+    expect(last(r.stderr)).toContain('TOKEN CLIENT_SECRET | svc api POST');
+    expect(r.stderr).not.toContain('"$SVC_CLIENT_SECRET"');
+  });
+
   it('--client-secret-stdin: a placeholder named as the client secret', async () => {
     const client = await createClient(svc.sandbox());
     const browser = consentBrowser();

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, LABS, user } from '../../helpers/ascode.js';
-import { useLossyProxy } from '../../helpers/lossy-proxy.js';
+import { refusal, useLossyProxy } from '../../helpers/lossy-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 // Review 16f F1: a caller who may delete a record but not read it is refused a deleted id with the
@@ -10,6 +10,10 @@ import { useSandboxContext } from '../../helpers/sandbox.js';
 const svc = useSandboxContext({ users: 3 });
 const keyless = useLossyProxy(svc.sandbox, { ignoreDeleteKeys: true });
 const lossy = useLossyProxy(svc.sandbox, { lose: (method) => method === 'DELETE' });
+// review17 F2: a gateway that answers 503 to every DELETE without passing it on: nothing is deleted.
+const gateway = useLossyProxy(svc.sandbox, {
+  refuse: (method) => (method === 'DELETE' ? refusal(503, 'service_unavailable', 'gateway') : undefined),
+});
 let writer: Record<string, string>;
 
 beforeAll(async () => {
@@ -28,8 +32,15 @@ const made = async () =>
   };
 const isDeleted = (r: { id: string; tenant_id: string }) =>
   svc.sandbox().state.records.get(r.tenant_id, 'exceptions', r.id)!.soft_delete;
+// review17 F2: the re-run is the check (it deletes the record if the lost attempt did not), not
+// "refused in the same words whether or not the record was deleted".
 const HINT = (id: string) =>
-  `you cannot read exceptions (exception.read), so svc cannot look for you, and a re-run is refused in the same words whether or not the record was deleted: ask someone who holds exception.read to check with \`svc records get exceptions ${id}\` before running the command again`;
+  `you cannot read exceptions (exception.read), so svc cannot look for you; running the same command again tells: it deletes the record if the lost attempt did not (✓), and if that attempt did, it is refused as a missing or deleted record is (exit 4, "needs one that exists and is not deleted"), which for you means it is most likely deleted; someone who holds exception.read can check with \`svc records get exceptions ${id}\``;
+// review17 F3: a delete's blind refusal speaks of a delete, not of patches and members sent, and
+// names no permission the delete takes (the caller holds exception.write).
+const DELETE_REFUSAL =
+  'deleting an exception you cannot read needs one that exists and is not deleted (exception.read shows whether it does) in tenant acme-labs; ' +
+  'your live roles there (write-only) do not grant exception.read; ask someone who holds exception.read whether it exists, or a tenant_admin of acme-labs for exception.read';
 
 describe('svc records delete by a caller who cannot read the record, its answer lost', () => {
   it('a retry refused as a deleted record is: outcome unknown, most likely deleted, never a permission to ask for', async () => {
@@ -60,5 +71,31 @@ describe('svc records delete by a caller who cannot read the record, its answer 
     expect(r.stderr.replace(/req_\w+/, 'req_…')).toBe(
       `error: injected fault: the change was applied, the answer lost, so the outcome is unknown: the platform may have made this change (HTTP 503, service_unavailable); ${HINT(record.id)}\n`,
     );
+  });
+
+  it('a DELETE that never reached the platform: the hint says a re-run tells, and the re-run deletes it (✓)', async () => {
+    const record = await made();
+    const argv = ['records', 'delete', 'exceptions', record.id, '--yes'];
+    const r = await svc.run(argv, { env: { ...writer, SVC_BASE_URL: gateway().url, SVC_TIMEOUT: '5' } });
+    expect(isDeleted(record)).toBe(false);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      1,
+      '',
+      `error: gateway, so the outcome is unknown: the platform may have made this change (HTTP 503, service_unavailable); ${HINT(record.id)}\n`,
+    ]);
+    const again = await svc.run(argv, { env: writer });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`^✓ Deleted exceptions record ${record.id};`));
+    expect(isDeleted(record)).toBe(true);
+  });
+
+  it('the re-run after a delete that did happen: refused in words about a delete (exit 4)', async () => {
+    const record = await made();
+    await as(svc.sandbox(), LABS, 'DELETE', `/v1/exceptions/${record.id}`);
+    const r = await svc.run(['records', 'delete', 'exceptions', record.id, '--yes'], { env: writer });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split(' (HTTP 403')[0]).toBe(`error: ${DELETE_REFUSAL}`);
+    expect(r.stderr).not.toMatch(/patch|member|exception\.assign|the permission the change needs/);
   });
 });

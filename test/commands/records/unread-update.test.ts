@@ -94,7 +94,7 @@ describe('svc records delete and update by a caller who may write a record but n
       const again = await svc.run(['records', 'delete', 'exceptions', id, '--yes'], { env: writer });
       expect(again.code, id).toBe(4);
       expect(again.stderr, id).toContain(
-        'changing an exception you cannot read needs one that exists and is not deleted',
+        'deleting an exception you cannot read needs one that exists and is not deleted',
       );
     }
   });

@@ -27,6 +27,16 @@ const LOOKUPS = 8;
 const RECENT_MS = 2000;
 
 /**
+ * The platform's start of a run whose journal an earlier svc wrote (no platform_started_at): its
+ * anchor when that is a minute or more from its start, as svc took the platform's clock then;
+ * undefined when the two were under a minute apart (the anchor is this machine's then).
+ */
+function platformAnchor(journal: Journal): number | undefined {
+  const anchorMs = journal.anchor(() => journal.run.startedAtMs);
+  return Math.abs(anchorMs - journal.run.startedAtMs) >= CLOCK_SKEW_MS ? anchorMs : undefined;
+}
+
+/**
  * The queued entries a bulk run works on: the queue as it was when the run started. A run that
  * replays entries to a target that still fails puts new entries at the end of the queue (their
  * deliveries fail again); read naively, the listing would reach them and the run never end. So
@@ -145,7 +155,9 @@ export class QueueSnapshot {
     // machine's clock. A journal written before svc kept it: the earliest its start could have been
     // on the platform's clock (#olderStart), and the entries of the minute after that it may have
     // counted are said (resumeNote, noteLater).
-    const kept = journal.knownPlatformStart();
+    // An older svc's anchor a minute or more from its start is the platform's start (it took the
+    // platform's clock then): known as well as a kept one, said so, nothing hedged (review17 F7).
+    const kept = journal.knownPlatformStart() ?? platformAnchor(journal);
     const older = kept === undefined ? await this.#olderStart(journal) : undefined;
     const startMs = kept ?? older!.startMs;
     // Dead-lettered in the second the run started in: part of it (the API's times are whole seconds).
@@ -181,18 +193,15 @@ export class QueueSnapshot {
   }
 
   /**
-   * A resumed run whose journal an earlier svc wrote (no platform_started_at): the earliest its
-   * start could have been on the platform's clock, so that it never takes an entry dead-lettered
-   * after it started, whichever way this machine's clock was off. Its anchor is on the platform's
-   * clock when it is a minute or more from its start (svc took the platform's then), else on this
-   * machine's (the two were under a minute apart): then the earlier of it and it converted by how
+   * A resumed run whose journal an earlier svc wrote (no platform_started_at) with its anchor on
+   * this machine's clock (platformAnchor: none on the platform's): the earliest its start could
+   * have been on the platform's clock, so that it never takes an entry dead-lettered after it
+   * started, whichever way this machine's clock was off: the earlier of it and it converted by how
    * far the platform's clock is off this machine's now (the Date header of an answer; a minute
    * without one). Entries after that, up to the minute after the anchor, it may have counted: said.
    */
   async #olderStart(journal: Journal): Promise<{ startMs: number; machineMs: number }> {
     const anchorMs = journal.anchor(() => journal.run.startedAtMs);
-    if (Math.abs(anchorMs - journal.run.startedAtMs) >= CLOCK_SKEW_MS)
-      return { startMs: anchorMs, machineMs: anchorMs };
     await learnPlatformClock(this.platform);
     const offset = this.platform.serverClockOffsetMs ?? -CLOCK_SKEW_MS;
     const behind = Math.max(-CLOCK_SKEW_MS, Math.min(0, offset));

@@ -153,6 +153,38 @@ describe('a resumed DLQ run with the platform clock a few seconds off', () => {
     expect([started, isoSeconds(Date.parse(started) - 1000)]).toContain(said![1]);
     expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual([newer.id]);
   });
+
+  // review17 F7: an older svc took the platform's clock for its anchor when the clocks were a
+  // minute or more apart: the end line said that platform time was "on this machine's clock", and
+  // the entries after it were hedged as "may be ones it counted", though the window was known.
+  it("a journal from before svc kept the platform clock, this machine 2 min ahead: its anchor is the platform's start, said so, and nothing is hedged", async () => {
+    const run = await cutRun(-120_000);
+    const { platform_started_at: kept, ...old } = run.header;
+    // As an older svc wrote it: the anchor is the platform's start, started_at this machine's.
+    old.anchor = kept;
+    old.started_at = isoSeconds(Date.parse(kept) + 120_000);
+    const [, ...rest] = readFileSync(run.path, 'utf8').split('\n');
+    writeFileSync(run.path, [JSON.stringify(old), ...rest].join('\n'));
+    await pastRunStart(sandbox());
+    await deadLetter(run.webhook, 1);
+    const newer = (await dlqEntries(sandbox(), run.webhook, 'queued')).find((e) => e.id !== run.e2.id)!;
+
+    const again = await run.runs.run([...run.argv, '--ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(ndjson(again.stdout).map((r) => [r.dlq_entry_id, r.status])).toEqual([
+      [run.e1.id, 'skipped'],
+      [run.e2.id, 'ok'],
+    ]);
+    const lines = timeless(again.stderr).split('\n');
+    expect(lines[0]).toBe(
+      `resuming the run started at ${kept} on the platform's clock (${old.started_at} on this machine's): 1 done, 1 to do (journal ${run.path})`,
+    );
+    expect(again.stderr).toContain(
+      `1 entry dead-lettered since the run started (${kept}) is not part of it: run the same command again to replay them (a new run)\n`,
+    );
+    expect(again.stderr).not.toContain("on this machine's clock");
+    expect((await dlqEntries(sandbox(), run.webhook, 'queued')).map((e) => e.id)).toEqual([newer.id]);
+  });
 });
 
 /** Entries dead-lettered once a run has counted the queue, before it lists it (after its start's second). */
