@@ -95,7 +95,7 @@ export const ERROR_CODES = {
   user_required: {
     status: 403,
     meaning:
-      "Only a user may do this, with their own login: managing API keys (not with an API key, nor a third-party OAuth client's token), and granting or re-timing a role that carries api_key.manage (not with an API key)",
+      "Only a user may do this, with their own login (not with an API key, nor a third-party OAuth client's token): managing API keys, and minting or re-pointing any other standing credential (creating or changing an OAuth client, rotating its secret or a webhook's signing secret); and granting or re-timing a role that carries api_key.manage (not with an API key)",
   },
   builtin_role_immutable: { status: 403, meaning: 'Built-in roles cannot be changed or deleted' },
   oauth_client_first_party: {
