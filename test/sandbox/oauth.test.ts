@@ -309,7 +309,9 @@ describe('POST /v1/oauth/token', () => {
       ['GET', '/v1/accounts', TREASURY, 403, 'insufficient_scope'],
       ['GET', '/v1/tenants', undefined, 403, 'insufficient_scope'],
       ['POST', '/v1/reconciliations', TREASURY, 403, 'insufficient_scope'],
-      ['POST', '/v1/oauth/clients', TREASURY, 403, 'insufficient_scope'],
+      ['POST', '/v1/roles', TREASURY, 403, 'insufficient_scope'],
+      // Creating a client is for users themselves (attack17 A4), checked before scopes.
+      ['POST', '/v1/oauth/clients', TREASURY, 403, 'user_required'],
       ['GET', '/v1/reconciliations', tenantId('acme-labs'), 403, 'tenant_forbidden'],
     ];
     for (const [method, path, tenant, status, code] of checks) {
