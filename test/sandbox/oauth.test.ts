@@ -157,7 +157,7 @@ describe('GET /oauth/authorize', () => {
     const html = await response.text();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('referrer-policy')).toBe('same-origin');
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(html).toContain('Vendor &#60;Portal&#62;');
     expect(html).toContain('Acme Treasury (acme-treasury)');
