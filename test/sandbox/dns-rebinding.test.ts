@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { buildSandbox } from '../../src/sandbox/server.js';
-import { authorizeUrl, consent, createClient } from '../helpers/oauth.js';
+import { authorizeUrl, createClient } from '../helpers/oauth.js';
 import { requestCount, useSandbox } from '../helpers/sandbox.js';
 
 // Session 17 (attack17 A6): the sandbox answered any Host. After DNS rebinding, a web page on
@@ -131,20 +131,31 @@ describe('a state-changing request from another origin is refused', () => {
     expect(read.status).toBe(200);
   });
 
-  it('the consent page still approves from its own origin', async () => {
+  it('the consent page approves from its own origin, and not from another (its form carries the ticket)', async () => {
     const client = await createClient(sandbox());
-    const outcome = await consent(
-      authorizeUrl(sandbox(), {
-        response_type: 'code',
-        client_id: client.client_id,
-        redirect_uri: 'http://127.0.0.1/callback',
-        scope: 'read:exceptions',
-        state: 's',
-        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-        code_challenge_method: 'S256',
-      }),
-      { user: 'usr_admin' },
-    );
-    expect(outcome.location?.searchParams.get('code')).toBeTruthy();
+    const url = authorizeUrl(sandbox(), {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: 'http://127.0.0.1/callback',
+      scope: 'read:exceptions',
+      state: 's',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const approve = async (origin: string) => {
+      const html = await (await fetch(url)).text();
+      const ticket = /name="ticket" value="([^"]+)"/.exec(html)![1]!;
+      return fetch(new URL('authorize', url), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        body: new URLSearchParams({ ticket, user_id: 'usr_admin', decision: 'approve' }).toString(),
+      });
+    };
+    const own = await approve(new URL(sandbox().url).origin);
+    expect(own.status).toBe(303);
+    expect(new URL(own.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    const other = await approve('https://attacker.example');
+    expect([other.status, (await other.json()).error.code]).toEqual([403, 'cross_origin_forbidden']);
   });
 });
