@@ -156,6 +156,6 @@ describe('a state-changing request from another origin is refused', () => {
     expect(own.status).toBe(303);
     expect(new URL(own.headers.get('location')!).searchParams.get('code')).toBeTruthy();
     const other = await approve('https://attacker.example');
-    expect([other.status, (await other.json()).error.code]).toEqual([403, 'cross_origin_forbidden']);
+    expect([other.status, ((await other.json()) as any).error.code]).toEqual([403, 'cross_origin_forbidden']);
   });
 });
