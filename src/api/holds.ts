@@ -1,7 +1,8 @@
 // Over 300 lines on purpose: the one rule of who may hand out what (roles, grants, keys, webhook
 // channels, OAuth clients' reach), shared by the sandbox that enforces it and svc, which predicts it (CallerAuthority).
 import { OAUTH_FULL_ACCESS_SCOPE } from './constants.js';
-import { scopePermissions } from './operations.js';
+import { callersRefusal } from './operation-words.js';
+import { OPERATIONS, scopePermissions } from './operations.js';
 import { EVENT_READ_PERMISSIONS, eventReadPermissions } from './permissions.js';
 import { grantsPermission } from './roles.js';
 import { endMs, isoSeconds } from './time.js';
@@ -571,6 +572,17 @@ export class CallerAuthority {
     }
     const message = widenOutlivesRefusal(name, this.grants, added, holders);
     return message === undefined ? undefined : { code: 'insufficient_permission', message };
+  }
+
+  /**
+   * An operation for users themselves only (src/api/operations.ts `callers`: one that mints or
+   * re-points a standing credential, an OAuth client's creation or change among them), refused to
+   * an API key first of all, as the platform checks it: 403 user_required.
+   */
+  users(operationId: string): Refusal | undefined {
+    const rule = OPERATIONS[operationId];
+    if (this.person || rule?.callers !== 'users') return undefined;
+    return { code: 'user_required', message: callersRefusal(operationId, rule, null) };
   }
 
   /**

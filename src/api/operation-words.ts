@@ -1,4 +1,4 @@
-import type { RECORD_SURFACES } from './operations.js';
+import type { OperationRule, RECORD_SURFACES } from './operations.js';
 
 /**
  * Each operation of the authorization table (operations.ts) as the action a person asked for,
@@ -74,4 +74,29 @@ function recordWords(operationId: string): string | undefined {
 /** The operation as the action asked for ("listing roles"); its id when the table does not know it. */
 export function actionOf(operationId: string): string {
   return WORDS[operationId] ?? recordWords(operationId) ?? operationId;
+}
+
+/**
+ * The 403 user_required refusal of an operation for users themselves only (operations.ts
+ * `callers`), to an API key (`client` null) or to the token of the third-party OAuth client
+ * `client`: what it would mint that outlives the client or the key (`mints`), or, for one that
+ * mints nothing (listing and revoking keys), that users keep it to themselves. The sandbox refuses
+ * with it and svc's plans predict it.
+ */
+export function callersRefusal(operationId: string, rule: OperationRule, client: string | null): string {
+  const action = actionOf(operationId);
+  if (client === null) {
+    // Issuing keys with a key: keys cannot mint keys, which the words already say.
+    return rule.mints === undefined || operationId === 'api_keys_create'
+      ? `${action} is for users; API keys cannot do it`
+      : `${action} is for users; API keys cannot do it: ${rule.mints} would outlive the key; ask a user to do it with their own login`;
+  }
+  const why =
+    rule.mints !== undefined
+      ? `${rule.mints} would outlive the client`
+      : 'API keys are managed by users with their own login only';
+  return (
+    `${action} is for users themselves, not an OAuth client acting for one (this token is ${client}'s): ` +
+    `${why}; ask the user to do it with their own login`
+  );
 }

@@ -46,15 +46,32 @@ export interface OperationRule {
   /**
    * `users`: users themselves only — refused to API keys (keys cannot manage keys, so a leaked key
    * cannot make itself permanent) and to third-party OAuth clients' tokens (an integration cannot
-   * turn its revocable, delegated access into a key that outlives the client).
+   * turn its revocable, delegated access into a key that outlives the client). Every operation
+   * that mints or re-points a standing credential is one: an API key, an OAuth client, its secret,
+   * its redirect URIs and scopes, a webhook's signing secret (see `mints`).
    */
   readonly callers: 'any' | 'users';
+  /**
+   * For a `users` operation that mints or re-points a standing credential: what, as its refusal
+   * says it ("<mints> would outlive the client" / "the key"). Absent: the operation mints nothing
+   * and is kept to users all the same (listing and revoking API keys).
+   */
+  readonly mints?: string;
   /** The caller must hold a live role in at least one tenant (403 no_tenant_membership otherwise). */
   readonly membership: boolean;
 }
 
 type Row = Omit<OperationRule, 'access' | 'callers' | 'membership'> &
   Partial<Pick<OperationRule, 'access' | 'callers' | 'membership'>>;
+
+/**
+ * A row that mints or re-points a standing credential (`what`): for users themselves only, so
+ * nothing made through a third-party client's token or an API key outlives that client or key
+ * (attack17 A4: an admin-scope client, another integration's secret and redirect URI, a
+ * webhook's signing secret, all left behind by a revoked vendor).
+ */
+const minting = (what: string, row: Row): OperationRule =>
+  authenticated({ ...row, callers: 'users', mints: what });
 
 const authenticated = (row: Row): OperationRule => ({
   access: 'authenticated',
@@ -145,13 +162,12 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     scopes: ['read:tenants'],
     membership: true,
   }),
-  api_keys_create: authenticated({
+  api_keys_create: minting('an API key', {
     method: 'POST',
     path: '/v1/tenants/{id}/api-keys',
     permission: 'api_key.manage',
     tenant: 'path',
     scopes: [],
-    callers: 'users',
   }),
   api_keys_list: authenticated({
     method: 'GET',
@@ -170,7 +186,7 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     callers: 'users',
   }),
 
-  oauth_clients_create: authenticated({
+  oauth_clients_create: minting('an OAuth client and its secret', {
     method: 'POST',
     path: '/v1/oauth/clients',
     permission: 'oauth_client.manage',
@@ -191,7 +207,7 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     tenant: 'header',
     scopes: [],
   }),
-  oauth_clients_update: authenticated({
+  oauth_clients_update: minting("a client's new redirect URIs and scopes", {
     method: 'PATCH',
     path: '/v1/oauth/clients/{client_id}',
     permission: 'oauth_client.manage',
@@ -205,7 +221,7 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     tenant: 'header',
     scopes: [],
   }),
-  oauth_clients_rotate_secret: authenticated({
+  oauth_clients_rotate_secret: minting("a client's new secret", {
     method: 'POST',
     path: '/v1/oauth/clients/{client_id}/rotate-secret',
     permission: 'oauth_client.manage',
@@ -306,7 +322,13 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
   webhooks_get: webhook('GET', '/{id}', 'webhook.read'),
   webhooks_update: webhook('PATCH', '/{id}', 'webhook.manage'),
   webhooks_delete: webhook('DELETE', '/{id}', 'webhook.manage'),
-  webhooks_rotate_secret: webhook('POST', '/{id}/rotate-secret', 'webhook.manage'),
+  webhooks_rotate_secret: minting("a webhook's new signing secret", {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/rotate-secret',
+    permission: 'webhook.manage',
+    tenant: 'header',
+    scopes: [],
+  }),
   webhooks_restore_secret: webhook('POST', '/{id}/restore-secret', 'webhook.manage'),
   webhooks_test: webhook('POST', '/{id}/test', 'webhook.manage'),
   webhook_deliveries_list: webhook('GET', '/{id}/deliveries', 'webhook.read'),

@@ -171,7 +171,7 @@ export interface Caller {
  * insufficient_permission, a grant or a role change handing out permissions they lack or for
  * longer than they hold them, a widen included, which reaches the role's live holders until their
  * grants end; insufficient_role, an operation they may not do at all; user_required, a key
- * granting, creating or widening a role that mints keys) as `refused`, judged on their own live
+ * granting, creating or widening a role that mints keys, or creating or changing an OAuth client) as `refused`, judged on their own live
  * grants in the tenant (an API key: its one role). Roles are changed before grants, so a grant is
  * judged on its role's permissions after the plan. Changes refused already are left out.
  */
@@ -208,8 +208,11 @@ function holdsRefusal(
   after: (role: string) => readonly string[] | undefined,
 ): Refusal | undefined {
   if (change.kind === 'webhook') return authority.integration('webhook', webhookChannel(live, change));
-  if (change.kind === 'oauth_client')
-    return authority.integration('oauth_client', undefined, clientReach(live, change));
+  if (change.kind === 'oauth_client') {
+    // Creating or changing a client is for users themselves (a key's client would outlive it).
+    const users = change.action === 'delete' ? undefined : authority.users(`oauth_clients_${change.action}`);
+    return users ?? authority.integration('oauth_client', undefined, clientReach(live, change));
+  }
   const before = live.roles.get(change.name)?.permissions ?? null;
   if (change.kind === 'role') {
     // Roles change before grants: what a widen adds reaches the role's holders of now.

@@ -95,7 +95,12 @@ export const ERROR_CODES = {
   user_required: {
     status: 403,
     meaning:
-      "Only a user may do this, with their own login: managing API keys (not with an API key, nor a third-party OAuth client's token), and granting or re-timing a role that carries api_key.manage (not with an API key)",
+      "Only a user may do this, with their own login (not with an API key, nor a third-party OAuth client's token): managing API keys, and minting or re-pointing any other standing credential (creating or changing an OAuth client, rotating its secret or a webhook's signing secret); and granting or re-timing a role that carries api_key.manage (not with an API key)",
+  },
+  cross_origin_forbidden: {
+    status: 403,
+    meaning:
+      "A browser's state-changing request from another origin than the sandbox's own (a page elsewhere driving its consent page or test controls)",
   },
   builtin_role_immutable: { status: 403, meaning: 'Built-in roles cannot be changed or deleted' },
   oauth_client_first_party: {
@@ -116,6 +121,11 @@ export const ERROR_CODES = {
   method_not_allowed: {
     status: 405,
     meaning: 'The path exists but not with this method (see the Allow header)',
+  },
+  misdirected_request: {
+    status: 421,
+    meaning:
+      'The Host header names a host the sandbox does not serve (not an IP address, localhost or its own host: a web page that rebound its name to it)',
   },
   request_timeout: { status: 408, meaning: 'The request did not arrive completely in time' },
   idempotency_key_reused: { status: 409, meaning: 'The idempotency key was used with different parameters' },

@@ -26,6 +26,7 @@ import {
   registerLatency,
 } from './plugins/faults.js';
 import { registerFormBodies } from './plugins/form.js';
+import { registerHostAndOrigin } from './plugins/host-origin.js';
 import { IdempotencyStore, registerIdempotency } from './plugins/idempotency.js';
 import { BODY_LIMIT, registerJsonBodies } from './plugins/json-body.js';
 import { registerSingleValuedHeaders } from './plugins/single-headers.js';
@@ -146,6 +147,8 @@ export async function buildSandbox(options: SandboxOptions = {}): Promise<{
   // real answer before a late fault replaces it.
   // Requests no route takes are answered (404 or 405) after those, before any body is parsed.
   registerErrorHandling(app, log);
+  // A Host no web page can rebind, and no state change from another origin (DNS rebinding).
+  registerHostAndOrigin(app, () => baseUrl, options.host === undefined ? [] : [options.host]);
   // Every answer's Date is the sandbox's clock (moved by POST /_sandbox/clock): the time grants
   // expire on, so a client can count a relative expiry from it.
   app.addHook('onSend', async (_request, reply) => {

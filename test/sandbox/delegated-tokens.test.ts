@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
 import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { codeTokens, createClient, TREASURY } from '../helpers/oauth.js';
@@ -24,6 +25,19 @@ const vendor = async () => {
   const client = await createClient(sandbox(), { scopes: ['admin'] });
   return { client, token: await adminToken(client) };
 };
+
+/** A service-role key the admin issues with their own login. */
+const serviceKey = () =>
+  call(sandbox(), 'POST', keysPath, {
+    token: sandbox().adminToken,
+    tenant: TREASURY,
+    body: {
+      kind: 'service_role',
+      name: 'ci',
+      justification: 'nightly reconciliation job',
+      idempotency_key: key(),
+    },
+  });
 
 const issue = (token: string) =>
   call(sandbox(), 'POST', keysPath, {
@@ -73,6 +87,87 @@ describe("a third-party client's token does not mint credentials that outlive it
       'user_required',
       managed('revoking'),
     ]);
+  });
+
+  // Session 17 (attack17 A4): the same token, or a service-role key, created an admin-scope
+  // client with its secret, rotated another integration's secret, added its own redirect URI to
+  // it, and rotated a webhook's signing secret; all of it stayed after the client was deleted or
+  // the key revoked.
+  /** What a refusal says of the credential a call came through: its words, and what outlives what. */
+  const throughClient = async () => {
+    const { client, token } = await vendor();
+    return {
+      token,
+      refusal: (action: string, mints: string) =>
+        `${action} is for users themselves, not an OAuth client acting for one (this token is ${client.client_id}'s): ` +
+        `${mints} would outlive the client; ask the user to do it with their own login`,
+    };
+  };
+  const throughKey = async () => ({
+    token: (await serviceKey()).body.key as string,
+    refusal: (action: string, mints: string) =>
+      `${action} is for users; API keys cannot do it: ${mints} would outlive the key; ask a user to do it with their own login`,
+  });
+  const webhookId = SEEDED_WEBHOOKS.exceptions;
+  const changes: Array<[string, string, (client: string) => [string, string, Record<string, unknown>]]> = [
+    [
+      'creating OAuth clients',
+      'an OAuth client and its secret',
+      () => [
+        'POST',
+        '/v1/oauth/clients',
+        { name: 'minted-by-vendor', redirect_uris: ['https://vendor.example/cb2'], scopes: ['admin'] },
+      ],
+    ],
+    [
+      'rotating the secret of an OAuth client',
+      "a client's new secret",
+      (c) => ['POST', `/v1/oauth/clients/${c}/rotate-secret`, {}],
+    ],
+    [
+      'changing OAuth clients',
+      "a client's new redirect URIs and scopes",
+      (c) => [
+        'PATCH',
+        `/v1/oauth/clients/${c}`,
+        { redirect_uris: ['https://second.example/cb', 'https://vendor.example/steal'] },
+      ],
+    ],
+    [
+      'rotating the secret of a webhook',
+      "a webhook's new signing secret",
+      () => ['POST', `/v1/webhooks/${webhookId}/rotate-secret`, {}],
+    ],
+  ];
+  describe.each([
+    ['a third-party client', throughClient],
+    ['a service-role API key', throughKey],
+  ])('through %s, no standing credential is minted or re-pointed', (_, through) => {
+    it.each(changes)('%s is 403 user_required, and nothing changes', async (action, mints, request) => {
+      const { token, refusal } = await through();
+      const second = await createClient(sandbox(), {
+        name: 'second',
+        redirect_uris: ['https://second.example/cb'],
+      });
+      const [method, path, body] = request(second.client_id);
+      const now = () =>
+        JSON.stringify([
+          [...sandbox().state.oauth.clients.values()],
+          sandbox().state.webhooks.byId(webhookId),
+        ]);
+      const before = now();
+      const r = await call(sandbox(), method, path, {
+        token,
+        tenant: TREASURY,
+        body: method === 'POST' ? { ...body, idempotency_key: key() } : body,
+      });
+      expect([r.status, r.body.error?.code, r.body.error?.message]).toEqual([
+        403,
+        'user_required',
+        refusal(action, mints),
+      ]);
+      expect(now()).toBe(before);
+    });
   });
 
   it("the user's own login (the first-party svc-cli client, or a JWT) still issues keys", async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CLI_CLIENT_ID } from '../../src/sandbox/domain/oauth.js';
 import { tenantId } from '../../src/sandbox/seed.js';
 import { authorizationCode, tokenRequest } from '../helpers/oauth.js';
-import { call, useSandbox } from '../helpers/sandbox.js';
+import { adminGrant, call, useSandbox } from '../helpers/sandbox.js';
 
 const sandbox = useSandbox();
 const tenant = tenantId('acme-treasury');
@@ -216,12 +216,9 @@ describe('one-time secrets and replays', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.client_secret).toBe(first.body.client_secret);
 
-    const serviceKey = (
-      await call(sandbox(), 'POST', '/_sandbox/api-keys', {
-        body: { tenant_id: tenant, kind: 'service_role' },
-      })
-    ).body.key as string;
-    const otherPrincipal = await createClient(serviceKey, 'secret-1');
+    // Another administrator (an API key may not create clients: attack17 A4).
+    await adminGrant(sandbox(), tenant, 'usr_analyst', 'tenant_admin');
+    const otherPrincipal = await createClient(sandbox().issueToken('usr_analyst').token, 'secret-1');
     expect(otherPrincipal.status).toBe(201);
     expect(otherPrincipal.headers.get('idempotent-replayed')).toBeNull();
     expect(otherPrincipal.body.client_secret).not.toBe(first.body.client_secret);

@@ -87,10 +87,13 @@ describe('a just-in-time admin cannot arm an OAuth client that outlasts the gran
     });
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     const delegated = { token: tokens.body.access_token as string, tenant: admin().tenant };
+    // Session 17 (attack17 A4): no client is made through an integration's token at all, a
+    // just-in-time approver's or not: it would outlive the integration.
     expect(refusal(await create(delegated, ['admin']))).toEqual([
       403,
-      'insufficient_permission',
-      `creating an OAuth client hands out what its scopes reach, which outlasts a just-in-time grant, so it takes the permissions they cover held without an end date; ${ADMIN_UNTIL(until)}`,
+      'user_required',
+      `creating OAuth clients is for users themselves, not an OAuth client acting for one (this token is ${integration.client_id}'s): ` +
+        'an OAuth client and its secret would outlive the client; ask the user to do it with their own login',
     ]);
   });
 

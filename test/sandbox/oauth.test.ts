@@ -157,7 +157,7 @@ describe('GET /oauth/authorize', () => {
     const html = await response.text();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('referrer-policy')).toBe('same-origin');
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(html).toContain('Vendor &#60;Portal&#62;');
     expect(html).toContain('Acme Treasury (acme-treasury)');
@@ -309,7 +309,9 @@ describe('POST /v1/oauth/token', () => {
       ['GET', '/v1/accounts', TREASURY, 403, 'insufficient_scope'],
       ['GET', '/v1/tenants', undefined, 403, 'insufficient_scope'],
       ['POST', '/v1/reconciliations', TREASURY, 403, 'insufficient_scope'],
-      ['POST', '/v1/oauth/clients', TREASURY, 403, 'insufficient_scope'],
+      ['POST', '/v1/roles', TREASURY, 403, 'insufficient_scope'],
+      // Creating a client is for users themselves (attack17 A4), checked before scopes.
+      ['POST', '/v1/oauth/clients', TREASURY, 403, 'user_required'],
       ['GET', '/v1/reconciliations', tenantId('acme-labs'), 403, 'tenant_forbidden'],
     ];
     for (const [method, path, tenant, status, code] of checks) {

@@ -185,14 +185,14 @@ describe('errors the framework raises come in the documented shape, with X-Reque
   });
 
   it('answers a request that is not valid HTTP with 400 invalid_request', async () => {
-    const r = await rawExchange('GET /v1/me HTTP/1.1\r\nHost: sandbox\r\nNot a header\r\n\r\n');
+    const r = await rawExchange('GET /v1/me HTTP/1.1\r\nHost: localhost\r\nNot a header\r\n\r\n');
     expect(r.headers.get('connection')).toBe('close');
     expectProblem(r, 400, 'invalid_request', 'the request is not valid HTTP/1.1');
   });
 
   it('answers headers over 16 KiB with 431 headers_too_large', async () => {
     const r = await rawExchange(
-      `GET /v1/me HTTP/1.1\r\nHost: sandbox\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`,
+      `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nX-Pad: ${'p'.repeat(17_000)}\r\n\r\n`,
     );
     expectProblem(r, 431, 'headers_too_large', 'the request headers are larger than 16 KiB');
   });
@@ -257,7 +257,7 @@ describe('methods: a method a path does not have is 405 with Allow', () => {
 describe('a header the platform reads once, given twice, is refused (400), not joined', () => {
   const request = (lines: string[], method = 'GET', path = '/v1/roles') =>
     rawExchange(
-      `${method} ${path} HTTP/1.1\r\nHost: sandbox\r\nConnection: close\r\n${lines.join('\r\n')}\r\n\r\n`,
+      `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n${lines.join('\r\n')}\r\n\r\n`,
     );
   const bearer = () => `Authorization: Bearer ${sandbox().adminToken}`;
 
@@ -299,7 +299,7 @@ describe('a header the platform reads once, given twice, is refused (400), not j
       idempotency_key: key(),
     });
     const r = await rawExchange(
-      `POST /v1/roles HTTP/1.1\r\nHost: sandbox\r\nConnection: close\r\nAuthorization: Bearer ${sandbox().adminToken}\r\n` +
+      `POST /v1/roles HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Bearer ${sandbox().adminToken}\r\n` +
         `X-Tenant-Id: ${TREASURY}\r\n${lines.join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
     expectProblem(r, 400, 'invalid_request', `the ${name} header is given more than once; send it once`);

@@ -240,7 +240,9 @@ export function createCommand(make: MakeContext): Command {
         'of the tenant; read:exceptions: exception.read; read:tenants: none): the client outlasts a\n' +
         'just-in-time grant. So does oauth_client.manage itself, whatever the scopes reach: the secret is\n' +
         'a standing credential (as issuing an API key or rotating a secret). 403 insufficient_permission\n' +
-        'otherwise (exit 4), naming what you lack or until when you hold it.\n\n' +
+        'otherwise (exit 4), naming what you lack or until when you hold it. Only with your own login:\n' +
+        "with an API key or a third-party client's token, 403 user_required (exit 4), as the client and\n" +
+        'its secret would outlive the key or the client it was made through.\n\n' +
         `Sandbox bounds: --token-lifetime ${tokenLifetime.min}-${tokenLifetime.max} s (default ${tokenLifetime.default}),\n` +
         `--refresh-token-lifetime ${refreshTokenLifetime.min}-${refreshTokenLifetime.max} s (default ${refreshTokenLifetime.default}). ` +
         'Redirect URIs are https,\nor http on 127.0.0.1/[::1]/localhost (any port is then accepted at login time).\n\n' +

@@ -131,7 +131,8 @@ export function updateCommand(make: MakeContext): Command {
         'scopes and oauth_client.manage itself, held by you in the tenant without an end date, since the\n' +
         'client outlasts a just-in-time\n' +
         'grant (403 insufficient_permission otherwise, exit 4); removing scopes or URIs takes nothing\n' +
-        'more. The consent page says such a change for 7 days.',
+        'more. The consent page says such a change for 7 days. Only with your own login: with an API key\n' +
+        "or a third-party client's token, any change is 403 user_required (exit 4).",
     )
     .argument('<client-id>', 'the client')
     .addOption(new Option('--name <name>', 'display name'))

@@ -108,7 +108,9 @@ export function rotateSecretCommand(make: MakeContext): Command {
         'refused until the oldest stops). svc names every old secret that still signs, and until when.\n' +
         'The secret outlasts any just-in-time grant, so rotating takes webhook.manage and the read permission\n' +
         "of the webhook's kinds (exception.read for exception.*) held without an end date, as creating a\n" +
-        'webhook does; else exit 4 naming what is lacking, or what ends and when.\n' +
+        'webhook does; else exit 4 naming what is lacking, or what ends and when. Only with your own login:\n' +
+        "with an API key or a third-party client's token, 403 user_required (exit 4): the secret would\n" +
+        'outlive the key or the client (so would svc webhooks listen --webhook, which rotates it).\n' +
         'When the answer is lost (Ctrl-C, a dropped connection), the error names the idempotency key: run\n' +
         'again with --idempotency-key KEY (within 24 hours) to get the same new secret without rotating again.',
     )

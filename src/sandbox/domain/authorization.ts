@@ -1,5 +1,5 @@
 import { type HeldGrant, heldUntil as heldUntilOf, lackRefusal } from '../../api/holds.js';
-import { actionOf } from '../../api/operation-words.js';
+import { actionOf, callersRefusal } from '../../api/operation-words.js';
 import { type OperationRule, scopesAllow } from '../../api/operations.js';
 import { FINER_PERMISSIONS, type RecordAct } from '../../api/record-acts.js';
 import { grantsPermission } from '../../api/roles.js';
@@ -159,7 +159,10 @@ export function refuseOrganisation(
  * The third-party OAuth client a token acts through for its user (a client created in a tenant),
  * or null: the user's own login (a JWT, or the first-party client svc-cli, which is in no tenant),
  * or an API key. A delegated token does what its user may within its scopes, but mints nothing
- * that outlives the client (API keys: callers `users`).
+ * that outlives the client, nor does a key outlive itself: the operations that mint or re-point a
+ * standing credential (API keys, OAuth clients, their secrets, redirect URIs and scopes, a
+ * webhook's signing secret) are callers `users` (src/api/operations.ts `minting`); a webhook,
+ * which ends with the client or key it was set up through, is not (webhook-owner.ts).
  */
 export function thirdPartyClient(principal: Principal): string | null {
   return principal.kind === 'oauth_access_token' && principal.clientTenantId !== null
@@ -182,22 +185,9 @@ export function authorizeOperation(
   tenant: Tenant | null,
 ): void {
   const action = actionOf(operationId);
-  if (rule.callers === 'users' && !principal.user) {
-    throw new DomainError('user_required', `${action} is for users; API keys cannot do it`);
-  }
   const client = thirdPartyClient(principal);
-  if (rule.callers === 'users' && client !== null) {
-    // Issuing mints a credential that would outlast the client; listing and revoking mint nothing,
-    // and are kept to users all the same (the platform's choice): each refusal says its own reason.
-    const why =
-      operationId === 'api_keys_create'
-        ? 'an API key would outlive the client'
-        : 'API keys are managed by users with their own login only';
-    throw new DomainError(
-      'user_required',
-      `${action} is for users themselves, not an OAuth client acting for one (this token is ${client}'s): ` +
-        `${why}; ask the user to do it with their own login`,
-    );
+  if (rule.callers === 'users' && (!principal.user || client !== null)) {
+    throw new DomainError('user_required', callersRefusal(operationId, rule, principal.user ? client : null));
   }
   if (principal.scopes !== null && !scopesAllow(rule, principal.scopes)) {
     const needed =

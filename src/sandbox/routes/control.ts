@@ -33,7 +33,9 @@ const FaultSchema = Type.Object(
 
 /**
  * Test controls under /_sandbox: not part of the platform API. Bound to loopback like the rest of
- * the sandbox; they mint tokens, move the clock, inject faults and expose counters.
+ * the sandbox, and, like the rest, served only to a Host no web page can rebind and changed only
+ * from no origin or the sandbox's own (plugins/host-origin.ts); they mint tokens, move the clock,
+ * inject faults and expose counters.
  */
 export default function controlRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const { state, faults } = ctx;

@@ -35,7 +35,11 @@ const REACH_RULE =
   'lacking, or those held only until some time and until when, to be done by someone who holds them without an end date. ' +
   'And the secret a creation answers is a standing credential, like an API key: creating a client, as rotating its secret and adding or changing its redirect URIs, ' +
   'takes oauth_client.manage itself held without an end date (the one rule of API keys and webhook secrets; 403 insufficient_permission naming until when), ' +
-  'whatever the scopes reach (read:tenants, which reaches none, included).';
+  'whatever the scopes reach (read:tenants, which reaches none, included). ' +
+  'Caller: a user with their own login (a JWT, or the first-party svc-cli login), not a third-party OAuth client’s token ' +
+  'acting for the user nor an API key (403 user_required, saying what would outlive the client or the key): creating, changing ' +
+  'or rotating the secret of a client mints or re-points a standing credential, which would stay after the client or key it ' +
+  'came through is deleted or revoked. Deleting a client stays open to them.';
 
 const WARNING =
   'Store the client_secret now: it is shown only in this response and cannot be retrieved again (rotate it if lost).';
@@ -172,7 +176,8 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
           'already issued stay valid. secret_rotated_at becomes the rotation time. Whoever holds the secret gets the tokens approving users give the ' +
           'client, so rotating it takes every permission its scopes reach, held without an end date (403 insufficient_permission naming what is lacking, ' +
           "or until when a just-in-time grant holds it; see creating a client); and, as issuing an API key or rotating a webhook's signing secret, " +
-          'oauth_client.manage itself held without an end date (the new secret is a standing credential: 403 insufficient_permission naming until when).',
+          'oauth_client.manage itself held without an end date (the new secret is a standing credential: 403 insufficient_permission naming until when); ' +
+          'and only by a user with their own login (403 user_required to an API key or a third-party client’s token: the secret would outlive them).',
         params: OAuthClientParams,
         body: RotateSecretBody,
         response: { 200: OAuthClientWithSecret, ...errorResponses(400, 401, 403, 404, 409) },
@@ -202,7 +207,8 @@ export default function oauthClientRoutes(app: FastifyInstance, { state }: Route
           'every permission they reach, and adding or changing a redirect URI every permission the client’s scopes reach and oauth_client.manage itself, held without an end date (403 ' +
           'insufficient_permission naming what is lacking, or until when a just-in-time grant holds it; see creating a client); removing either, ' +
           'renaming and lifetimes take nothing more, a just-in-time holder too. ' +
-          'A change of scopes or redirect URIs is said on the consent page for 7 days: which, when and by whom.',
+          'A change of scopes or redirect URIs is said on the consent page for 7 days: which, when and by whom. ' +
+          'Only users with their own login change a client (403 user_required to an API key or a third-party client’s token; see creating a client).',
         params: OAuthClientParams,
         body: OAuthClientUpdateBody,
         response: { 200: { $ref: 'OAuthClient#' }, ...errorResponses(400, 401, 403, 404) },

@@ -20,7 +20,10 @@ button.primary{background:#1f5fd6;border-color:#1f5fd6;color:#fff}.error{border-
 export const PAGE_HEADERS = {
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-  'referrer-policy': 'no-referrer',
+  // No Referer leaves the sandbox (the redirect to a client's redirect URI carries none), while the
+  // page's own form POST keeps its Origin: under no-referrer a browser sends Origin: null, which the
+  // sandbox refuses as cross-origin (plugins/host-origin.ts).
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'cache-control': 'no-store',

@@ -285,7 +285,9 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
           'For 24 hours every delivery carries two v1 signatures, one per secret, so receivers can switch without losing events. ' +
           'A second rotation within those 24 hours ends no earlier promise: each secret rotated out signs until 24 hours after ' +
           `its own rotation (previous_secrets lists them), up to ${MAX_PREVIOUS_SECRETS} at once; a rotation beyond that is ` +
-          `409 conflict, naming when the oldest stops. ${SECRET_RULE}`,
+          `409 conflict, naming when the oldest stops. ${SECRET_RULE} Only a user with their own login rotates it: not a ` +
+          "third-party OAuth client's token acting for the user nor an API key (403 user_required): the new secret would " +
+          'outlive the client or key it came through, while the webhook does not (restoring, which only undoes a rotation, stays open to them).',
         params: WebhookParams,
         body: Type.Object({ idempotency_key: IdempotencyKey }),
         response: { 200: WebhookWithSecret, ...errorResponses(400, 401, 403, 404, 409) },

@@ -222,4 +222,49 @@ describe('svc plan predicts the widen rules', () => {
       ],
     ]);
   });
+
+  // attack17 A4: a key's OAuth client, its redirect URIs and scopes would outlive the key.
+  it('refuses a key creating or changing an OAuth client (user_required), and plans deleting one', async () => {
+    const sandbox = svc.sandbox();
+    for (const name of ['kept-portal', 'old-portal']) {
+      await as(sandbox, LABS, 'POST', '/v1/oauth/clients', {
+        name,
+        redirect_uris: ['https://portal.example/cb'],
+        scopes: ['read:exceptions'],
+      });
+    }
+    const minted = await call(sandbox, 'POST', '/_sandbox/api-keys', {
+      body: { tenant_id: LABS, kind: 'service_role' },
+    });
+    const byKey = { SVC_TOKEN: minted.body.key as string, SVC_TENANT: LABS };
+    const file = writeFile(
+      dir,
+      'clients.yaml',
+      'version: 1\nmanage:\n  oauth_clients: all\nblocks:\n  - tenants: acme-labs\n    oauth_clients:\n' +
+        '      - name: kept-portal\n        scopes: [read:exceptions]\n' +
+        '        redirect_uris: [https://portal.example/cb, https://vendor.example/steal]\n' +
+        '      - name: new-portal\n        scopes: [admin]\n        redirect_uris: [https://vendor.example/cb]\n',
+    );
+    const planned = await svc.run(['plan', '-f', file, '--ndjson'], { env: byKey, clock: fixedClock() });
+    const rows = ndjson(planned.stdout);
+    expect(rows.map((c) => [c.verb, c.name, c.refused ?? null])).toEqual([
+      [
+        'update',
+        'kept-portal',
+        refused(
+          'user_required',
+          "changing OAuth clients is for users; API keys cannot do it: a client's new redirect URIs and scopes would outlive the key; ask a user to do it with their own login",
+        ),
+      ],
+      [
+        'create',
+        'new-portal',
+        refused(
+          'user_required',
+          'creating OAuth clients is for users; API keys cannot do it: an OAuth client and its secret would outlive the key; ask a user to do it with their own login',
+        ),
+      ],
+      ['delete', 'old-portal', null],
+    ]);
+  });
 });

@@ -1,0 +1,69 @@
+import { isIP } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { ApiProblem } from '../problem.js';
+
+/**
+ * The sandbox is bound to loopback, but a browser is not stopped by that: a page whose name the
+ * attacker rebinds to 127.0.0.1 (DNS rebinding) is same-origin with the sandbox, so it may POST
+ * JSON and read the answers — mint an admin token from /_sandbox/tokens, read a webhook's secret
+ * (attack17 A6). As local dev servers do (webpack-dev-server's allowedHosts, Vite's), the sandbox
+ * serves only a Host that no page can rebind: an IP address, `localhost`, or the host of its own
+ * URL or of --host (421 misdirected_request otherwise); and a browser's state-changing request from
+ * another origin (another site, another local port, an opaque `null`) is refused (403
+ * cross_origin_forbidden), so a page elsewhere cannot drive the consent page or the test controls.
+ * Requests without Origin (svc, curl, the delivery engine) and the sandbox's own pages are served.
+ */
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The host name of a Host header value (`name:port`, `[v6]:port`), lowered; undefined if it is not one. */
+function hostName(value: string): string | undefined {
+  try {
+    return new URL(`http://${value}`).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a Host header's name is one no web page can rebind: an IP address, localhost, or one of `own`. */
+export function servedHost(name: string, own: readonly string[]): boolean {
+  const bare = name.startsWith('[') ? name.slice(1, -1) : name;
+  return isIP(bare) !== 0 || name === 'localhost' || own.includes(name);
+}
+
+/**
+ * Registers the checks. `url()`: the sandbox's own URL (its host is served, and it is what the
+ * refusals point to); `hosts`: the names it was bound with (--host), served too.
+ */
+export function registerHostAndOrigin(
+  app: FastifyInstance,
+  url: () => string,
+  hosts: readonly string[],
+): void {
+  app.addHook('onRequest', async (request) => {
+    const own = new URL(url());
+    const localhost = `http://localhost${own.port ? `:${own.port}` : ''}`;
+    const names = [own.hostname.toLowerCase(), ...hosts.map((h) => hostName(h) ?? h.toLowerCase())];
+    const host = request.headers.host;
+    // HTTP/1.0 may send none; a browser always does.
+    const name = host === undefined ? undefined : hostName(host);
+    if (host !== undefined && (name === undefined || !servedHost(name, names))) {
+      throw new ApiProblem(
+        421,
+        'misdirected_request',
+        `this sandbox does not serve the host ${name ?? JSON.stringify(host)} (a web page that rebound its name to this address?); ` +
+          `use its own URL, ${own.origin}, or ${localhost}`,
+      );
+    }
+    const origin = request.headers.origin;
+    if (origin === undefined || SAFE_METHODS.has(request.method)) return;
+    // Same origin: the scheme is http and the host (port included) is the one the request was sent to.
+    if (host !== undefined && origin.toLowerCase() === `http://${host.toLowerCase()}`) return;
+    throw new ApiProblem(
+      403,
+      'cross_origin_forbidden',
+      `a ${request.method} from the origin ${origin} is refused: only pages of the sandbox itself (${own.origin}) may change it; ` +
+        `send the request without an Origin, or from ${own.origin}`,
+    );
+  });
+}
