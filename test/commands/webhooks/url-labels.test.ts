@@ -173,4 +173,23 @@ describe('other lines that name a webhook by its URL', () => {
     );
     expect(r.stderr).not.toContain('TWICETOKEN123456');
   });
+
+  it('apply of a saved plan names a webhook made since the plan, masked', async () => {
+    const url = 'https://drift.example.com/in?token=DRIFTTOKEN123456';
+    const file = join(dir, 'drift.yaml');
+    writeFileSync(
+      file,
+      `version: 1\nblocks:\n  - tenants: acme-treasury\n    webhooks:\n      - url: "${url}"\n        event_types: [webhook.test]\n`,
+    );
+    const plan = join(dir, 'drift.plan.json');
+    const planned = await svc.run(['plan', '-f', file, '--out', plan], { now: Date.now() });
+    expect(planned.code, planned.stderr).toBe(10);
+    await createWebhook(svc.sandbox(), url);
+    const r = await svc.run(['apply', plan, '--yes', '--secret-dir', join(dir, 's')], { now: Date.now() });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      'acme-treasury: webhook https://drift.example.com/in?token=[redacted] was created since the plan',
+    );
+    expect(r.stderr).not.toContain('DRIFTTOKEN123456');
+  });
 });
