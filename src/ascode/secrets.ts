@@ -1,5 +1,6 @@
 import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { redactUrlText } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
@@ -51,7 +52,9 @@ export class SecretDir {
     id: string,
     secret: unknown,
   ): Promise<string> {
-    const readable = safe(name);
+    // A webhook's URL names its file as a label: with its secrets masked (attack17 A3), as the
+    // rows that print the path show it; `?token=…` made the token part of a path in every log.
+    const readable = safe(kind === 'webhook' ? redactUrlText(name) : name);
     const parts = [
       safe(tenantSlug) || 'tenant',
       kind,
