@@ -1,4 +1,5 @@
 import type { TenantSummary } from '../api/schemas/tenants.js';
+import { redactUrlText } from '../api/secret-names.js';
 import { didYouMean } from '../api/suggest.js';
 import { tenantByRef } from '../api/tenant-id.js';
 import type { TenantInfo } from './live.js';
@@ -107,7 +108,10 @@ function add(into: DesiredTenant, block: Block, tenant: TenantInfo, problems: Pr
   const webhooks = new Map(into.webhooks.map((w) => [w.id ?? w.url, w]));
   for (const webhook of block.webhooks) {
     const hint = webhook.id ? '' : '; webhooks that share a URL are told apart by their "id"';
-    once(webhooks, webhook.id ?? webhook.url, webhook, `webhook ${webhook.id ?? webhook.url}`, hint);
+    // An error names the webhook by its URL as a label: its secrets masked (README, "Secrets are
+    // never in the file"); the line numbers tell two such URLs apart.
+    const label = `webhook ${webhook.id ?? redactUrlText(webhook.url)}`;
+    once(webhooks, webhook.id ?? webhook.url, webhook, label, hint);
   }
   into.webhooks = [...webhooks.values()];
   const clients = new Map(into.clients.map((c) => [c.client_id ?? c.name, c]));

@@ -6,6 +6,7 @@ import { comparable, fingerprint } from './fingerprint.js';
 import type { LiveTenant } from './live.js';
 import type { ClientEntry, DesiredTenant, Manage, WebhookEntry } from './model.js';
 import type { FieldChange, PlanChange } from './plan.js';
+import { changeLabel } from './render.js';
 import type { Problem } from './source.js';
 
 /**
@@ -141,7 +142,7 @@ function diffMatched<E, L>(m: Matching<E, L>, problems: Problem[]): PlanChange[]
       const ids = candidates.map(m.liveId).join(', ');
       problems.push({
         line: m.line(entry),
-        message: `${candidates.length} live ${m.what}s are ${m.naturalKey(entry)} (${ids}): ${sameEntryTwice(m)}`,
+        message: `${candidates.length} live ${m.what}s are ${changeLabel(m.kind, m.naturalKey(entry))} (${ids}): ${sameEntryTwice(m)}`,
       });
       continue;
     }

@@ -6,7 +6,7 @@ import type { LiveTenant } from './live.js';
 import { KINDS, type Kind } from './model.js';
 import { changeKey, PLAN_FORMAT, type PlanChange, type PlanDocument, planDigest } from './plan.js';
 import { planChangeProblem, planShapeProblem } from './plan-schema.js';
-import { headline } from './render.js';
+import { changeLabel, headline } from './render.js';
 
 /**
  * A saved plan is applied only to the state it was computed from. Each change's resource must
@@ -164,7 +164,7 @@ function gone(change: PlanChange, nowMs: number): string {
 function what(change: PlanChange): string {
   return change.kind === 'grant'
     ? `the grant of ${change.grant?.role} to ${change.grant?.user}`
-    : `${change.kind.replace('_', ' ')} ${change.name}`;
+    : `${change.kind.replace('_', ' ')} ${changeLabel(change.kind, change.name)}`;
 }
 
 /**

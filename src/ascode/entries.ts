@@ -1,6 +1,8 @@
 import { type Expiry, parseAt, parseDuration } from '../api/expiry.js';
 import { redirectUriProblem, repeatedRedirectUris } from '../api/redirect-uris.js';
 import { isBuiltinPrefix, RESERVED_ROLE_PREFIXES, reservedFor, reservedNameRule } from '../api/roles.js';
+import { redactUrlText } from '../api/secret-names.js';
+import { quoted } from '../output/format.js';
 import type {
   AccessFile,
   Block,
@@ -162,17 +164,20 @@ function readGrants(source: Source, raw: Raw, path: Path, times: FileTime[], at:
   }));
 }
 
+/** A URL an error repeats: its secrets masked (README, "Secrets are never in the file") and bounded. */
+const shownUrl = (url: string) => quoted(redactUrlText(url));
+
 function readWebhook(source: Source, raw: Raw, path: Path, single: boolean, at: At): WebhookEntry {
   let url = raw.url as string;
   try {
     const parsed = new URL(url);
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      at([...path, 'url'], `"url" ${JSON.stringify(url)} must use http or https`);
+      at([...path, 'url'], `"url" ${shownUrl(url)} must use http or https`);
     } else if (parsed.username || parsed.password) {
       at([...path, 'url'], `"url" must not carry a user or password (${SECRET_IN_URL})`);
     } else url = parsed.href;
   } catch {
-    at([...path, 'url'], `"url" ${JSON.stringify(url)} is not a URL (e.g. https://hooks.example.com/svc)`);
+    at([...path, 'url'], `"url" ${shownUrl(url)} is not a URL (e.g. https://hooks.example.com/svc)`);
   }
   if (raw.id !== undefined && !single) {
     at([...path, 'id'], `"id" names one tenant's webhook; it only fits in a block of one tenant`);
@@ -191,10 +196,10 @@ function readClient(source: Source, raw: Raw, path: Path, single: boolean, at: A
   const uris = raw.redirect_uris as string[];
   uris.forEach((uri, i) => {
     const problem = redirectUriProblem(uri);
-    if (problem) at([...path, 'redirect_uris', i], `redirect URI ${JSON.stringify(uri)} ${problem}`);
+    if (problem) at([...path, 'redirect_uris', i], `redirect URI ${shownUrl(uri)} ${problem}`);
   });
   for (const [i, problem] of repeatedRedirectUris(uris)) {
-    at([...path, 'redirect_uris', i], `redirect URI ${JSON.stringify(uris[i])} ${problem}`);
+    at([...path, 'redirect_uris', i], `redirect URI ${shownUrl(uris[i]!)} ${problem}`);
   }
   const grantTypes = raw.grant_types as string[] | undefined;
   if (grantTypes && !grantTypes.includes('authorization_code')) {

@@ -1,5 +1,6 @@
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
+import { redactUrlText } from '../api/secret-names.js';
 import type { CommandLine } from '../config/settings.js';
 import { shellWord } from '../system/shell-words.js';
 import type { LiveGrant, LiveTenant } from './live.js';
@@ -132,13 +133,17 @@ export interface SecretValue {
   fix: string;
 }
 
-/** The fix of a value, as command lines in its tenant (`svc -p … --tenant T …`). */
-const FIXES: Record<string, (svc: CommandLine, entry: Doc) => string> = {
+/**
+ * The fix of a value, as command lines in its tenant (`svc -p … --tenant T …`); `id` is the live
+ * webhook's or client's id (the file writes one only where a URL or name is shared).
+ */
+const FIXES: Record<string, (svc: CommandLine, entry: Doc, id: string) => string> = {
   roles: (svc, e) => svc(`roles update ${shellWord(String(e.name))} --description TEXT`),
   grants: (svc, e) =>
     `a justification cannot be edited: ${svc(`roles revoke USER ${shellWord(String(e.role))}`)}, then grant it again with another`,
-  webhooks: (svc, e) => svc(`webhooks update WEBHOOK_ID --${String(e.field ?? 'description')} TEXT`),
-  oauth_clients: (svc) => svc('oauth update CLIENT_ID --description TEXT'),
+  webhooks: (svc, e, id) =>
+    svc(`webhooks update ${shellWord(id)} --${String(e.field ?? 'description')} TEXT`),
+  oauth_clients: (svc, _e, id) => svc(`oauth update ${shellWord(id)} --description TEXT`),
 };
 
 const KIND_NAMES: Record<string, string> = {
@@ -151,28 +156,49 @@ const KIND_NAMES: Record<string, string> = {
 /**
  * Every value of an export that the file check (`looksSecret`, ./shape.ts) would refuse: an
  * export never writes a secret into a file meant for review, and never one svc plan rejects.
- * `svcIn` gives the run's command lines in a tenant, for the fixes.
+ * `live` is what the document was made of (exportDocument: one block each, in order); `svcIn`
+ * gives the run's command lines in a tenant, for the fixes. A webhook is named by id, its URL
+ * only a label with its secrets masked (review attack17 A3: the error printed the URL's token);
+ * a client by id and name.
  */
-export function secretValues(doc: Doc, svcIn: (tenant: string) => CommandLine): SecretValue[] {
+export function secretValues(
+  doc: Doc,
+  live: readonly LiveTenant[],
+  svcIn: (tenant: string) => CommandLine,
+): SecretValue[] {
   const found: SecretValue[] = [];
-  for (const block of doc.blocks as Doc[]) {
+  for (const [i, block] of (doc.blocks as Doc[]).entries()) {
     const tenant = block.tenants as string;
+    const { webhooks = [], clients = [] } = live[i] ?? {};
     for (const kind of Object.keys(KIND_NAMES)) {
       for (const entry of (block[kind] as Doc[] | undefined) ?? []) {
         for (const [field, value] of Object.entries(entry)) {
           const texts = Array.isArray(value) ? value : [value];
           if (!texts.some((v) => typeof v === 'string' && looksSecret(v))) continue;
-          const name =
-            kind === 'grants'
-              ? `${String(entry.user ?? (entry.users as string[]).join(','))} ${String(entry.role)}`
-              : String(entry.name ?? entry.url);
-          const fix = FIXES[kind]!(svcIn(tenant), { ...entry, field });
+          // Written without an id only when it is the one of its URL (name) in the tenant.
+          const id =
+            kind === 'webhooks'
+              ? String(entry.id ?? webhooks.find((w) => w.url === entry.url)?.id ?? 'WEBHOOK_ID')
+              : String(
+                  entry.client_id ?? clients.find((c) => c.name === entry.name)?.client_id ?? 'CLIENT_ID',
+                );
+          const name = entryLabel(kind, entry, id);
+          const fix = FIXES[kind]!(svcIn(tenant), { ...entry, field }, id);
           found.push({ tenant, kind: KIND_NAMES[kind]!, name, field, fix });
         }
       }
     }
   }
   return found;
+}
+
+/** An entry as its line names it: never a secret of its own (a URL's masked, a secret-shaped name left out). */
+function entryLabel(kind: string, entry: Doc, id: string): string {
+  if (kind === 'grants')
+    return `${String(entry.user ?? (entry.users as string[]).join(','))} ${String(entry.role)}`;
+  if (kind === 'webhooks') return `${id} (${redactUrlText(String(entry.url))})`;
+  if (kind === 'oauth_clients') return looksSecret(String(entry.name)) ? id : `${id} (${String(entry.name)})`;
+  return String(entry.name);
 }
 
 // ── YAML ─────────────────────────────────────────────────────────────────────────────────

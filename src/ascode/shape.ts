@@ -2,6 +2,7 @@ import { characters } from '../api/characters.js';
 import { DURATION_PATTERN, parseDuration } from '../api/expiry.js';
 import { didYouMean } from '../api/suggest.js';
 import { holdsCredential, isSecretField } from '../http/redact.js';
+import { quoted } from '../output/format.js';
 import { CONFIG_SCHEMA } from './schema.js';
 import type { Path } from './source.js';
 
@@ -147,7 +148,7 @@ function walk(schema: Schema, value: unknown, path: Path, what: string, out: Sha
     const hint = typeof value === 'string' ? didYouMean(value, choices) : '';
     out.push({
       path,
-      message: `${named(path)} must be one of ${choices.join(', ')}, not ${JSON.stringify(value)}${hint}`,
+      message: `${named(path)} must be one of ${choices.join(', ')}, not ${quoted(value)}${hint}`,
     });
     return;
   }
@@ -176,7 +177,7 @@ function checkText(schema: Schema, value: string, path: Path, out: ShapeProblem[
     if (problem) out.push({ path, message: `${named(path)} ${problem}` });
   } else if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
     const rule = schema.description ? `: ${schema.description}` : '';
-    out.push({ path, message: `${named(path)} ${JSON.stringify(value)} is not valid${rule}` });
+    out.push({ path, message: `${named(path)} ${quoted(value)} is not valid${rule}` });
   }
 }
 

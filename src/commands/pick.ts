@@ -1,3 +1,4 @@
+import { redactUrlText } from '../api/secret-names.js';
 import { canonicalTenantRef, isTenantId, tenantByRef } from '../api/tenant-id.js';
 import { profileFlag, svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
@@ -114,7 +115,7 @@ export async function pickWebhook(ctx: Context, given: string | undefined, what:
   return ctx.prompter.select(
     'Webhook',
     webhooks.map((w) => ({
-      name: `${w.id}  ${w.url}`,
+      name: `${w.id}  ${redactUrlText(w.url)}`,
       value: w.id,
       ...(w.description || w.status
         ? { description: [w.status, w.description].filter(Boolean).join(' · ') }

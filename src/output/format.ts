@@ -29,14 +29,21 @@ export function jsonCellText(value: unknown): string {
  * mistake is as often at the end, a port or a last character, as at the start), else its first
  * 60, its last 40 and its length, `"aaaa…zzzz" (100000 characters)`. A huge value repeated whole
  * made a 100 KB "one-line" error that a pipe could cut short, and a --json error that no longer
- * parsed. A URL's user name and password are masked by the caller (redactUrlText).
+ * parsed. A URL's user name and password are masked by the caller (redactUrlText). A value that
+ * is not text (a number, a map or a list of a JSON row or a YAML file) is its JSON text, bounded
+ * the same way: `got 5`, `got {"a":1}`, `got {"a":"aaa…zzz"} (100000 characters)`.
  */
-export function quoted(value: string): string {
-  const characters = [...value];
-  if (characters.length <= 200) return JSON.stringify(value);
+export function quoted(value: unknown): string {
+  const text =
+    typeof value === 'string' || typeof value === 'bigint'
+      ? String(value)
+      : (JSON.stringify(value) ?? String(value));
+  const show = typeof value === 'string' ? JSON.stringify : (part: string) => part;
+  const characters = [...text];
+  if (characters.length <= 200) return show(text);
   const start = characters.slice(0, 60).join('');
   const end = characters.slice(-40).join('');
-  return `${JSON.stringify(`${start}${sym.ellipsis}${end}`)} (${characters.length} characters)`;
+  return `${show(`${start}${sym.ellipsis}${end}`)} (${characters.length} characters)`;
 }
 
 /** RFC 3339 in UTC with second precision, e.g. 2026-01-02T03:04:05Z; input that is not a time passes through. */

@@ -71,6 +71,29 @@ describe('an access file with problems', () => {
     ]);
   });
 
+  // A value an error repeats is bounded, its start, its end and its length (words17, as quoted()
+  // bounds every echoed value): a 5000-character value made a 5 KB "one-line" error.
+  it('repeats a long value it refuses bounded: an enum, a pattern', () => {
+    const long = `${'a'.repeat(60)}${'b'.repeat(4900)}${'c'.repeat(40)}`;
+    const bounded = `"${'a'.repeat(60)}…${'c'.repeat(40)}" (5000 characters)`;
+    expect(problemsOf('a.yaml', `version: 1\nmanage:\n  grants: ${long}\nblocks: []\n`)).toEqual([
+      `3: "grants" must be one of all, listed-roles, none, not ${bounded}`,
+    ]);
+    const role = `version: 1\nblocks:\n  - tenants: acme-treasury\n    roles:\n      - name: ${long.toUpperCase()}\n        permissions: [exception.read]\n`;
+    expect(problemsOf('a.yaml', role)).toEqual([
+      `5: "name" "${'A'.repeat(60)}…${'C'.repeat(40)}" (5000 characters) is not valid: Lowercase letters, digits, _ and -; tenant_, org_, tenant- and org- are kept for built-in roles, id prefixes (role_, usr_, key_, …) for ids`,
+    ]);
+  });
+
+  it('masks a secret of a webhook or redirect URL it refuses', () => {
+    const url = 'ftp://x.example/in?token=SECRET1234567890';
+    const file = `version: 1\nblocks:\n  - tenants: acme-treasury\n    webhooks:\n      - url: "${url}"\n        event_types: [webhook.test]\n    oauth_clients:\n      - name: portal\n        scopes: [read:exceptions]\n        redirect_uris: ["${url}"]\n`;
+    expect(problemsOf('a.yaml', file)).toEqual([
+      '5: "url" "ftp://x.example/in?token=[redacted]" must use http or https',
+      '10: redirect URI "ftp://x.example/in?token=[redacted]" must use https (or http on loopback)',
+    ]);
+  });
+
   it('refuses a wildcard redirect URI and one URI in two spellings, as the platform would', () => {
     const file = `version: 1\nblocks:\n  - tenants: acme-treasury\n    oauth_clients:\n      - name: portal\n        scopes: [read:exceptions]\n        redirect_uris:\n          - https://v.example/cb\n          - HTTPS://V.EXAMPLE:443/cb\n          - https://*.example.com/cb\n`;
     expect(problemsOf('a.yaml', file)).toEqual([
@@ -351,6 +374,33 @@ blocks:
       {
         line: 15,
         message: 'role "other" is declared again for acme-labs with other values (first at line 11)',
+      },
+    ]);
+  });
+
+  // attack17 A3: the error printed the URL's token; a URL in an error is a label (README, "Secrets
+  // are never in the file"), told apart from another by its line.
+  it('names a webhook declared again by its URL with its secrets masked', () => {
+    const url = 'https://dup.example.com/in?token=DUPTOKEN123456789';
+    const text = `version: 1
+blocks:
+  - tenants: acme-treasury
+    webhooks:
+      - url: "${url}"
+        event_types: [webhook.test]
+      - url: "${url}"
+        event_types: [exception.created]
+        description: second
+`;
+    const parsed = parseSource('bad3.yaml', Buffer.from(text));
+    if (!parsed.ok) throw new Error('parses');
+    const { file } = readEntries(parsed.source, []);
+    const treasury = { id: 't1', slug: 'acme-treasury', display_name: 'Treasury', role: 'tenant_admin' };
+    expect(desiredTenants(file, [treasury]).problems).toEqual([
+      {
+        line: 7,
+        message:
+          'webhook https://dup.example.com/in?token=[redacted] is declared again for acme-treasury with other values (first at line 5); webhooks that share a URL are told apart by their "id"',
       },
     ]);
   });

@@ -27,6 +27,19 @@ describe('SecretDir', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it('names a webhook file by its URL without the token of its query', async () => {
+    const path = join(root(), 's');
+    const dir = SecretDir.prepare(path);
+    const file = await dir.write(
+      't',
+      'webhook',
+      'https://hooks.example.com/in?token=FILETOKEN1234567',
+      'wh_9',
+      'whsec_nine',
+    );
+    expect(file).toBe(join(path, 't.webhook.hooks.example.com_in.wh_9.secret'));
+  });
+
   it('never writes over another secret; the same secret again (a resumed run) is done; an empty file is filled', async () => {
     const dir = SecretDir.prepare(join(root(), 's'));
     const file = await dir.write('t', 'oauth-client', 'portal', 'cli_1', 'svc_cs_a');

@@ -116,7 +116,7 @@ export async function runExport(ctx: Context, options: ExportOptions): Promise<v
   };
   const live = [...(await readLive(await ctx.platform(), tenants, ctx.signal, reads)).values()];
   const doc = exportDocument(live, options.kinds);
-  const secrets = secretValues(doc, (tenant) => commandLine(inTenant(ctx.settings(), tenant)));
+  const secrets = secretValues(doc, live, (tenant) => commandLine(inTenant(ctx.settings(), tenant)));
   if (secrets.length > 0) {
     for (const s of secrets)
       ctx.out.info(`${s.tenant}: ${s.kind} ${s.name}: "${s.field}" looks like a secret; fix: ${s.fix}`);

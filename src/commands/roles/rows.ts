@@ -13,6 +13,7 @@ import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
 import { readInput, recordAt } from '../../bulk/readers.js';
 import { SeenKeys } from '../../bulk/seen.js';
+import { quoted } from '../../output/format.js';
 import { columnName, FIELDS, type Field, headerProblems, KNOWN } from './row-header.js';
 import { findRole, unknownRole } from './shared.js';
 
@@ -78,7 +79,7 @@ function read(fields: Record<string, unknown>, field: Field): { value?: string; 
   const name = FIELDS[field].find((n) => fields[n] !== undefined && fields[n] !== null);
   if (name === undefined) return {};
   const raw = fields[name];
-  if (typeof raw !== 'string') return { error: `${name} must be a string, got ${JSON.stringify(raw)}` };
+  if (typeof raw !== 'string') return { error: `${name} must be a string, got ${quoted(raw)}` };
   const value = raw.trim();
   return value === '' ? {} : { value };
 }

@@ -112,7 +112,7 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
     secretIntent(
       ctx,
       key,
-      `a webhook to ${options.url}`,
+      `a webhook to ${redactUrlText(options.url)}`,
       `see it with: ${svcCommand(ctx.settings(), 'webhooks ls')}, and if nobody holds its secret, delete it with: ${svcCommand(ctx.settings(), 'webhooks delete WEBHOOK_ID --yes')}`,
     ),
   );

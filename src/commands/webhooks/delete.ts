@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { redactUrlText } from '../../api/secret-names.js';
 import type { Context } from '../../context.js';
 import { optionalLookup } from '../../errors.js';
 import { counted } from '../../output/format.js';
@@ -19,22 +20,25 @@ export async function runWebhooksDelete(ctx: Context, options: WebhooksDeleteOpt
   const platform = await ctx.platform();
   const webhook = await platform.webhooks.get(options.webhook);
   const lost = await queuedLost(platform, webhook.id);
+  // The URL is only a label here (the question, the lines after): its secrets masked, as apply's
+  // rows show it (README: "Secrets are never in the file"); --json keeps it whole.
+  const label = `webhook ${webhook.id} (${redactUrlText(webhook.url)})`;
   await confirmDestructive(
     ctx,
     async () =>
-      `Delete webhook ${webhook.id} (${webhook.url}) in ${await tenantLabel(ctx)}? It receives no more events; deliveries still waiting are cancelled${lost ? `; ${lost}` : ''}.`,
+      `Delete ${label} in ${await tenantLabel(ctx)}? It receives no more events; deliveries still waiting are cancelled${lost ? `; ${lost}` : ''}.`,
     `deleting webhook ${webhook.id}`,
   );
   const data = await deleted(ctx, platform.webhooks.delete(webhook.id), {
     act: 'delete',
     thing: 'the webhook',
     done: 'deleted',
-    subject: `webhook ${webhook.id} (${webhook.url}) is gone`,
+    subject: `${label} is gone`,
     target: { id: webhook.id, url: webhook.url },
   });
   if (data === undefined) return;
   if (ctx.out.isMachine) await ctx.out.json(data);
-  else ctx.out.success(`deleted webhook ${data.id} (${webhook.url})${lost ? `; ${lost}` : ''}`);
+  else ctx.out.success(`deleted ${label}${lost ? `; ${lost}` : ''}`);
 }
 
 /**

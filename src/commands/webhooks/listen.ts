@@ -392,13 +392,13 @@ export async function runListen(ctx: Context, options: ListenOptions): Promise<v
         const owner = await redirection.restore();
         if (redirection.originalIsListenSession) {
           ctx.out.warn(
-            `webhook ${webhook} is back as it was when this session started: ${originalUrl}, another listen ` +
+            `webhook ${webhook} is back as it was when this session started: ${redactUrlText(originalUrl)}, another listen ` +
               "session's listener, with that session's secret; if that session has stopped, run the commands it " +
               `printed to put ${webhook} back as it was before it (and so on, while its URL is then another stopped session's)`,
           );
         } else {
           ctx.out.success(
-            `webhook ${webhook} is back: ${originalUrl}, signing with the secret it had before this session ` +
+            `webhook ${webhook} is back: ${redactUrlText(originalUrl)}, signing with the secret it had before this session ` +
               "(the session's secret no longer works)",
           );
         }

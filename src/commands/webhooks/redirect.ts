@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { eventReadPermissions } from '../../api/permissions.js';
 import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
+import { redactUrlText } from '../../api/secret-names.js';
 import { type Settings, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { describeError, InterruptedError, SvcError } from '../../errors.js';
@@ -102,7 +103,7 @@ export async function redirectWebhook(
   if (taken && !options.takeOver) {
     throw new SvcError(
       'conflict',
-      `webhook ${webhook} is already taken over by another \`svc webhooks listen\` session (its URL is ${original.url}); ` +
+      `webhook ${webhook} is already taken over by another \`svc webhooks listen\` session (its URL is ${redactUrlText(original.url)}); ` +
         'stop that session (Ctrl-C where it runs), which puts it back',
       {
         code: 'listen_session_active',
@@ -114,7 +115,7 @@ export async function redirectWebhook(
   }
   if (taken) {
     ctx.out.warn(
-      `taking webhook ${webhook} over from another \`svc webhooks listen\` session (${original.url}): when this ` +
+      `taking webhook ${webhook} over from another \`svc webhooks listen\` session (${redactUrlText(original.url)}): when this ` +
         'session stops it gives the webhook back to that one (its URL, and its secret by undoing only this ' +
         "session's rotation); if that one stops first, it leaves the webhook alone and prints the commands " +
         'to run once this one has stopped',
@@ -125,7 +126,7 @@ export async function redirectWebhook(
   }
   // Said before the first change, so a kill at any point after leaves the way back on screen.
   ctx.out.info(
-    `Webhook ${webhook}'s URL is ${original.url}; for this session svc rotates its secret (deliveries carry the old ` +
+    `Webhook ${webhook}'s URL is ${redactUrlText(original.url)}; for this session svc rotates its secret (deliveries carry the old ` +
       'one too) and points it at the listener. Ctrl-C puts both back; if svc is killed instead, put them back with:',
   );
   ctx.out.info(`  ${restoreCommands(ctx.settings(), webhook, original.url)}`);
@@ -175,7 +176,7 @@ export async function redirectWebhook(
       if (patchError !== undefined) throw patchError;
       throw new InterruptedError(
         `interrupted while setting up: webhook ${webhook} had been pointed at the listener; svc put it back: ` +
-          `${original.url}, signing with the secret it had before`,
+          `${redactUrlText(original.url)}, signing with the secret it had before`,
       );
     }
     // The URL was not changed: only the rotation is to be undone.
@@ -252,13 +253,13 @@ function sessionRedirection(
         // first (restore-secret undoes rotations as a stack), down to this session's URL.
         throw new SvcError(
           'conflict',
-          `webhook ${webhook} was taken over by another \`svc webhooks listen\` session (its URL is now ${now.url}); ` +
+          `webhook ${webhook} was taken over by another \`svc webhooks listen\` session (its URL is now ${redactUrlText(now.url)}); ` +
             'svc left it to that session: while it runs, it gives it back when it stops, to the URL and secret it took ' +
             'it from; if it has stopped, it did not, and printed the commands that do',
           {
             code: 'webhook_changed',
             hint:
-              `once no listen session runs on ${webhook}: while its URL is another session's (not this one's, ${url}), ` +
+              `once no listen session runs on ${webhook}: while its URL is another session's (not this one's, ${redactUrlText(url)}), ` +
               `run the commands that session printed, each of which puts ${webhook} back as it was before that session; ` +
               `then put it back as it was before this session with: ${restoreCommands(target, webhook, original.url)}`,
           },
@@ -270,7 +271,7 @@ function sessionRedirection(
         const { signs, words } = signing(now);
         throw new SvcError(
           'conflict',
-          `webhook ${webhook} was changed by someone else while this session ran (its URL is now ${now.url}); ` +
+          `webhook ${webhook} was changed by someone else while this session ran (its URL is now ${redactUrlText(now.url)}); ` +
             `svc left it alone, so it still signs with this session's secret${words}`,
           {
             code: 'webhook_changed',
@@ -284,7 +285,7 @@ function sessionRedirection(
       }
       if (!secretOurs) {
         const changes = [
-          ...(urlOurs ? [] : [`its URL is now ${now.url}`]),
+          ...(urlOurs ? [] : [`its URL is now ${redactUrlText(now.url)}`]),
           `its secret was rotated or restored since this session rotated it (secret_rotated_at ${now.secret_rotated_at ?? 'null'})`,
         ];
         throw new SvcError(
@@ -310,7 +311,7 @@ function sessionRedirection(
       try {
         restored = await platform.webhooks.restoreSecret(webhook, own());
       } catch (error) {
-        const urlBack = `webhook ${webhook} has its URL back (${original.url}), but NOT`;
+        const urlBack = `webhook ${webhook} has its URL back (${redactUrlText(original.url)}), but NOT`;
         if (error instanceof SvcError && error.category === 'conflict') {
           // Nothing left to undo (the old secret stopped signing, or a platform that undoes one
           // rotation only, already used by a session that took W over): no command brings it back.
@@ -332,7 +333,7 @@ function sessionRedirection(
       if (restored.secret_rotated_at !== original.secret_rotated_at) {
         throw new SvcError(
           'failure',
-          `webhook ${webhook} has its URL back (${original.url}), but its secret is not the one it had ` +
+          `webhook ${webhook} has its URL back (${redactUrlText(original.url)}), but its secret is not the one it had ` +
             `before this session (secret_rotated_at ${restored.secret_rotated_at ?? 'null'}, was ${original.secret_rotated_at ?? 'null'})`,
           { hint: `see \`${svcCommand(target, `webhooks get ${shellWord(webhook)}`)}\`` },
         );

@@ -58,3 +58,30 @@ describe('svc export of a webhook whose URL carries a token', () => {
     expect(readFileSync(out, 'utf8')).toContain(url);
   });
 });
+
+// attack17 A3: the line naming a secret-shaped value named a webhook by its URL, printing the
+// URL's token into the log, and then asked for WEBHOOK_ID. A webhook is named by id (its URL
+// masked, as the 0600 warning names it), a client by id and name, and each fix is the command to run.
+describe('svc export of a secret-shaped value of a webhook or client', () => {
+  it('names each by id, masks the URL, and gives the command with the id', async () => {
+    const LABS = tenantId('acme-labs');
+    const hook = await as(svc.sandbox(), LABS, 'POST', '/v1/webhooks', {
+      url: 'https://example.com/hooks/y?token=NEWTOKEN77777777',
+      event_types: ['webhook.test'],
+      description: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    });
+    const client = await as(svc.sandbox(), LABS, 'POST', '/v1/oauth/clients', {
+      name: 'ledger-sync',
+      description: 'old secret svc_cs_0123456789abcdefABCDEF',
+      redirect_uris: ['https://app.example.com/cb'],
+      scopes: ['read:exceptions'],
+    });
+    const r = await svc.run(['export', '--tenant', 'acme-labs', '--only', 'webhooks,oauth_clients']);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toBe(
+      `acme-labs: webhook ${hook.id} (https://example.com/hooks/y?token=[redacted]): "description" looks like a secret; fix: svc --tenant acme-labs webhooks update ${hook.id} --description TEXT\n` +
+        `acme-labs: OAuth client ${client.client_id} (ledger-sync): "description" looks like a secret; fix: svc --tenant acme-labs oauth update ${client.client_id} --description TEXT\n` +
+        'error: 2 value(s) of the live state look like secrets, which svc never writes to a file (and svc plan would refuse); nothing was written; change them on the platform (see above), then export again\n',
+    );
+  });
+});

@@ -210,3 +210,26 @@ describe('suggestions', () => {
     expect(closest(word, ['tenant_admin', 'tenant_viewer', 'exception.read'])).toBe(expected);
   });
 });
+
+// words17 left it: a field that is not text was repeated whole (a JSON row's 100 KB map made a
+// 100 KB "one-line" problem); it is repeated as its JSON text, bounded as quoted() bounds text.
+describe('a field that is not text', () => {
+  it('is named with its value bounded', async () => {
+    const path = join(dir, 'f.ndjson');
+    const big = { note: 'x'.repeat(5000) };
+    const fields = { expires_in: '8h', justification: 'rota' };
+    writeFileSync(
+      path,
+      `${JSON.stringify({ ...fields, user: 'usr_1', role: 7 })}\n${JSON.stringify({ ...fields, user: big, role: 'fx-desk' })}\n`,
+    );
+    const rules = { kind: 'assign' as const, roles: ROLES, defaults: {}, anchorMs: NOW, nowMs: NOW };
+    const problems: string[] = [];
+    for await (const event of fileRows(path, 'f.ndjson', rules, { duplicates: true })) {
+      if ('problems' in event) problems.push(...event.problems.map((m) => `${event.line}: ${m}`));
+    }
+    expect(problems).toEqual([
+      '1: role must be a string, got 7',
+      `2: user must be a string, got {"note":"${'x'.repeat(51)}…${'x'.repeat(38)}"} (5011 characters)`,
+    ]);
+  });
+});
