@@ -101,18 +101,19 @@ describe('finishRun', () => {
   });
 
   // A reader gone after the last item was done (`| head -1` of a small run): nothing is left to
-  // resume, so the words do not say to; 141 stays the contract's code for a closed stdout.
-  it('a closed stdout after every item was done, none failed: 141, only the output cut, the journal removed', () => {
+  // do, and the words say what the same command does (prints the results, does nothing again);
+  // 141 stays the contract's code for a closed stdout, and its journal stays (review17c C3).
+  it('a closed stdout after every item was done, none failed: 141, only the output cut, the journal kept', () => {
     const { run, removed } = end({ closed: true, total: 1500, summary: summary({ ok: 1498, skipped: 2 }) });
     expect(finish(run)).toEqual({
       stderr: '1,498 granted, 2 skipped in 2.3 s\n',
       error: {
         message: 'stdout closed, but every item was done (1,500 of 1,500): only the output was cut',
-        hint: 'nothing is left to resume',
+        hint: 'run the same command again with the same profile and credential to print the results from its journal; nothing is done again (journal /state/j.ndjson)',
         exit: 141,
       },
     });
-    expect(removed).toEqual(['removed']);
+    expect(removed).toEqual([]);
   });
 
   it('a closed stdout after every item was done, one still owed its end (keepJournal): how to resume', () => {
