@@ -57,12 +57,14 @@ function howFar(summary: BulkSummary, total: number | undefined): string {
 }
 
 /**
- * How a run is taken up again. Its journal is its caller's (caller.ts: the profile and the
- * credential it sends), so the same command under another login is a run of its own, not this
- * one's resume: the words say so. `purpose`: `to resume`, `to settle them`, `after T to resume`.
+ * How a run is taken up again. Its journal is its caller's (caller.ts: the profile, and the user a
+ * login's token names or the API key), so the same command as another user is a run of its own,
+ * not this one's resume, while a new login of the same user (after a credential stopped working)
+ * resumes it: the words say who, not which secret (review17c C5). `purpose`: `to resume`, `to
+ * settle them`, `after T to resume`.
  */
 function runAgain(purpose: string, journal: string, note = ''): string {
-  return `run the same command again with the same profile and credential ${purpose} (journal ${journal}${note})`;
+  return `run the same command again with the same profile, logged in as the same user or with the same API key, ${purpose} (journal ${journal}${note})`;
 }
 
 /** Every item of a run with a known total was started and ended (none halted or left unread). */

@@ -66,7 +66,7 @@ describe('a bulk run whose reader goes away', () => {
 describe('a bulk run whose reader goes away after every item was done', () => {
   const cutWords = 'stdout closed, but every item was done (3 of 3): only the output was cut';
   const hint = (journal: string) =>
-    `run the same command again with the same profile and credential to print the results from its journal; nothing is done again (journal ${journal})`;
+    `run the same command again with the same profile, logged in as the same user or with the same API key, to print the results from its journal; nothing is done again (journal ${journal})`;
   it.each<[string, string[], (journal: string) => string]>([
     ['in a pipe', [], (journal) => `error: ${cutWords}; ${hint(journal)}`],
     [
@@ -114,7 +114,7 @@ describe('a bulk run whose reader goes away after every item was done', () => {
     expect([full.code, full.stderr.split('\n').at(-2)]).toEqual([
       1,
       expect.stringMatching(
-        /^error: cannot write to stdout \(ENOSPC\) after 3 of 3; run the same command again with the same profile and credential to resume \(journal .+\)$/,
+        /^error: cannot write to stdout \(ENOSPC\) after 3 of 3; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)$/,
       ),
     ]);
     const again = await svc.run(argv);

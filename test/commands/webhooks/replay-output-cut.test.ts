@@ -31,7 +31,7 @@ describe('webhooks replay --no-wait of a named delivery whose reader left after 
       '1 replayed in T\n' +
         `their deliveries were not followed: see how they went with \`svc webhooks deliveries ${q.webhook}\`, or pass --wait\n` +
         'error: stdout closed, but every item was done (1 of 1): only the output was cut; run the same command again ' +
-        `with the same profile and credential to print the results from its journal; nothing is done again (journal ${svc.journals}/${journal})\n`,
+        `with the same profile, logged in as the same user or with the same API key, to print the results from its journal; nothing is done again (journal ${svc.journals}/${journal})\n`,
     ]);
     expect(await replaysOf(q.webhook, id)).toBe(1);
 
