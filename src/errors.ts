@@ -187,6 +187,21 @@ export class StdoutClosedError extends SvcError {
   }
 }
 
+/**
+ * A reader gone after every item of a bulk run was done, none failed (finish.ts onlyOutputCut):
+ * still 141, the journal kept so the same command prints the results from it. `done`: the items
+ * the run itself did (not skipped), for a verb's words after the run (a replay not followed).
+ */
+export class OutputCutError extends StdoutClosedError {
+  constructor(
+    message: string,
+    readonly done: number,
+    options: SvcErrorOptions = {},
+  ) {
+    super(message, options);
+  }
+}
+
 /** What to do about a failed write to stdout (the hint of a StdoutFailedError that made no change). */
 export const STDOUT_FAILED_HINT =
   'check where stdout goes (a full disk, a failed device), then run the command again';

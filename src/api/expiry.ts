@@ -31,12 +31,14 @@ export function parseDuration(raw: string): Parsed<Expiry> {
   const match = /^(\d+)\s*([mhd])$/i.exec(text);
   if (match?.[2] === 'M') {
     // 6M reads as six months to most people; it was six minutes. The count as a number is
-    // written (no leading zeros), and only when it is of a sensible length.
+    // suggested (no leading zeros) only when svc takes it (review17c C4: not 0m, not past 365 days).
     const count = match[1]!.replace(/^0+(?=\d)/, '');
-    const minutes = count.length <= 20 ? `${count}m` : 'the count and m';
+    const minutes = parseDuration(`${count}m`).ok
+      ? `write ${count}m for minutes`
+      : `minutes are m, from 1m to ${MAX_DURATION_DAYS * (UNIT_MS.d / UNIT_MS.m)}m`;
     return {
       ok: false,
-      message: `${quoted(raw)}: M is not a unit; write ${minutes} for minutes (months are not a unit: use days, e.g. 30d, or an end time)`,
+      message: `${quoted(raw)}: M is not a unit; ${minutes} (months are not a unit: use days, e.g. 30d, or an end time)`,
     };
   }
   if (!match) {

@@ -140,11 +140,14 @@ export function redactUrlReference(text: string): string {
 /**
  * Webhook hosts that carry the credential in the URL's path (findings s14 secrets #3): the host,
  * and the path up to the credential with the credential after it. Slack `/services/T…/B…/SECRET`,
+ * and any other path of its host (`/workflows/T…/A…/N…/SECRET`, `/triggers/…`) all of it after
+ * its first segment, whatever the secret's shape (review17c C1: a secret with no digit was shown);
  * Discord `/api[/v10]/webhooks/ID/TOKEN[/slack]`, Zapier `/hooks/catch/N/ID/`, Microsoft Teams (Office 365 connectors)
  * `…/IncomingWebhook/HEX/GUID[/V2…]`, all of it after IncomingWebhook.
  */
 const PATH_CREDENTIAL_HOSTS: Array<[host: RegExp, path: RegExp]> = [
   [/^hooks\.slack(-gov)?\.com$/, /^(\/services\/[^/]+\/[^/]+\/)([^/]+)/i],
+  [/^hooks\.slack(-gov)?\.com$/, /^(\/[^/]+\/)(.+)/],
   [/^((ptb|canary)\.)?discord(app)?\.com$/, /^(\/api(?:\/v\d+)?\/webhooks\/[^/]+\/)([^/]+)/i],
   [/^hooks\.zapier\.com$/, /^(\/hooks\/catch\/[^/]+\/)([^/]+)/i],
   [
@@ -162,27 +165,37 @@ const RANDOM_SEGMENT =
 
 /**
  * On any host, the last path segment after a `hooks` segment when it may be a key: 20 or more
- * letters and digits only (no `-`, `_` or `.` joining words) with at least one digit, or 26
- * lowercase letters from Mattermost's alphabet (no `l`, no `v`). That is every incoming-webhook
- * key of Mattermost (`/hooks/<26 of ybndrfg8ejkmcpqxot1uwisza345h769>`, one in about 120 with
- * a single digit or none: review17 F1) and the token of Rocket.Chat (`/hooks/ID/<48 letters and
- * digits>`) — review16 R5. Words, versions and names (`/hooks/v2`, `/hooks/github`,
+ * letters and digits only (no `-`, `_` or `.` joining words) with at least one digit or mixing
+ * upper and lower case, or 26 lowercase letters from Mattermost's alphabet (no `l`, no `v`); and
+ * the second of two segments after `hooks` when it is 40 or more letters and digits. That is every
+ * incoming-webhook key of Mattermost (`/hooks/<26 of ybndrfg8ejkmcpqxot1uwisza345h769>`, one in
+ * about 120 with a single digit or none: review17 F1) and every token of Rocket.Chat
+ * (`/hooks/ID/<48 of Meteor's 55 letters and digits>`, one in about 1,900 with no digit: review17c
+ * C1) — review16 R5. Words, versions and names (`/hooks/v2`, `/hooks/github`,
  * `/hooks/reconciliation-exceptions`, `/hooks/reconciliationexceptions`,
  * `/git/hooks/post-receive-2`, `/hooks/release2024`) are not this shape (review16e E4: masking
  * them made svc export warn of a secret that is not there and made two webhooks read alike); a
- * word that is (a 20-letter name with a digit) is masked: a shown key is worse than a hidden
- * word. Zapier's short catch-hook id is known by its host instead.
+ * word that is (a 20-letter name with a digit, a 20-letter CamelCase name) is masked: a shown key
+ * is worse than a hidden word. Zapier's short catch-hook id is known by its host instead.
  */
 const HOOKS_SEGMENT = /(?:^|\/)hooks\/(?:[^/]+\/)*?([\w-]+)\/*$/i;
-export function hookKey(segment: string): boolean {
-  return /^(?=\D*\d)[A-Za-z0-9]{20,}$|^[a-km-uw-z]{26}$/.test(segment);
+/** `/hooks/ID/TOKEN`: the token, the second of two segments after `hooks` (hookKey's idBefore). */
+const HOOKS_ID_TOKEN = /(?:^|\/)hooks\/[^/]+\/([^/]+)\/*$/i;
+export function hookKey(segment: string, idBefore = false): boolean {
+  return (
+    /^(?=\D*\d)[A-Za-z0-9]{20,}$|^(?=[^A-Z]*[A-Z])(?=[^a-z]*[a-z])[A-Za-z0-9]{20,}$|^[a-km-uw-z]{26}$/.test(
+      segment,
+    ) ||
+    (idBefore && /^[A-Za-z0-9]{40,}$/.test(segment))
+  );
 }
 /**
- * On any host, a Telegram bot token segment wherever it stands (`/bot<id>:<secret>/sendMessage`):
- * the bot's id kept, its secret masked (review16 R5). Not a credential shape: it is no svc
- * credential, and a URL holding one is a webhook's, not a token pasted by mistake.
+ * On any host, a credential known by the segments before it, wherever it stands: a Telegram bot
+ * token (`/bot<id>:<secret>/sendMessage`: the bot's id kept, its secret masked, review16 R5), an
+ * IFTTT Maker key (`/trigger/EVENT/with/key/<key>`: review17c C1, 22 of `[A-Za-z0-9_-]`, often no
+ * digit). Not credential shapes: they are no svc credential, and a URL holding one is a webhook's.
  */
-const BOT_TOKEN = /(\/bot\d{5,}:)([A-Za-z0-9_-]{30,})(?=\/|$)/;
+const KEYED_SEGMENTS = [/(\/bot\d{5,}:)([A-Za-z0-9_-]{30,})(?=\/|$)/, /(\/with\/key\/)([^/]+)/i];
 
 /** A URL's text before its query (absolute or a relative reference) with a path credential masked. */
 function redactPathCredential(head: string): string {
@@ -204,16 +217,18 @@ function redactPathCredential(head: string): string {
       return `${authority}${path.slice(0, start)}${MASK}${path.slice(start + (known[2] as string).length)}`;
     }
   }
-  const bot = BOT_TOKEN.exec(slashed);
-  if (bot) {
-    const start = bot.index + (bot[1] as string).length;
-    return `${authority}${path.slice(0, start)}${MASK}${path.slice(start + (bot[2] as string).length)}`;
+  for (const shape of KEYED_SEGMENTS) {
+    const keyed = shape.exec(slashed);
+    if (!keyed) continue;
+    const start = keyed.index + (keyed[1] as string).length;
+    return `${authority}${path.slice(0, start)}${MASK}${path.slice(start + (keyed[2] as string).length)}`;
   }
   const end = slashed.replace(/\/+$/, '').length;
   const start = slashed.lastIndexOf('/', end - 1) + 1;
   const last = slashed.slice(start, end);
   const hook = HOOKS_SEGMENT.exec(slashed);
-  if (!RANDOM_SEGMENT.test(last) && !(hook && hook[1] === last && hookKey(last))) return head;
+  const idBefore = HOOKS_ID_TOKEN.exec(slashed)?.[1] === last;
+  if (!RANDOM_SEGMENT.test(last) && !(hook && hook[1] === last && hookKey(last, idBefore))) return head;
   return `${authority}${path.slice(0, start)}${MASK}${path.slice(end)}`;
 }
 

@@ -6,6 +6,7 @@ import {
   AuthError,
   ClosedPipeError,
   InterruptedError,
+  OutputCutError,
   PartialFailureError,
   STDOUT_FAILED_HINT,
   StdoutClosedError,
@@ -56,12 +57,14 @@ function howFar(summary: BulkSummary, total: number | undefined): string {
 }
 
 /**
- * How a run is taken up again. Its journal is its caller's (caller.ts: the profile and the
- * credential it sends), so the same command under another login is a run of its own, not this
- * one's resume: the words say so. `purpose`: `to resume`, `to settle them`, `after T to resume`.
+ * How a run is taken up again. Its journal is its caller's (caller.ts: the profile, and the user a
+ * login's token names or the API key), so the same command as another user is a run of its own,
+ * not this one's resume, while a new login of the same user (after a credential stopped working)
+ * resumes it: the words say who, not which secret (review17c C5). `purpose`: `to resume`, `to
+ * settle them`, `after T to resume`.
  */
 function runAgain(purpose: string, journal: string, note = ''): string {
-  return `run the same command again with the same profile and credential ${purpose} (journal ${journal}${note})`;
+  return `run the same command again with the same profile, logged in as the same user or with the same API key, ${purpose} (journal ${journal}${note})`;
 }
 
 /** Every item of a run with a known total was started and ended (none halted or left unread). */
@@ -92,17 +95,18 @@ function cutNothing(ctx: Context, end: RunEnd): boolean {
 /**
  * A reader gone after every item was done and none failed: only the output was cut, which the
  * reader chose (`| head -1`). Still 141, the contract's code for a closed stdout during a change,
- * but never "resume": nothing is left, and the journal goes as a finished run's does. A verb that
- * still owes something done its end (keepJournal: a replay not followed) is not done. A failed
- * write (a full disk) keeps its resume: the resumed run prints the lost results as journal rows.
+ * and the journal stays (the contract: "the journal allows resume"): the same command prints the
+ * results from it and does nothing again (a replay is not sent twice), then removes it. A verb
+ * that still owes something done its end (keepJournal: a replay not followed) says how to resume;
+ * so does a failed write (a full disk).
  */
 function onlyOutputCut(ctx: Context, verb: Words, end: RunEnd): SvcError | undefined {
   if (ctx.out.stdoutFailure !== undefined || !everyItemEnded(end) || anyFailed(end) || verb.keepJournal?.())
     return undefined;
-  end.journal.remove();
-  return new StdoutClosedError(
+  return new OutputCutError(
     `stdout closed, but every item was done (${howFar(end.summary, end.total)}): only the output was cut`,
-    { hint: 'nothing is left to resume' },
+    end.summary.ok,
+    { hint: runAgain('to print the results from its journal; nothing is done again', end.journal.path) },
   );
 }
 

@@ -55,3 +55,21 @@ describe('an expiry that is refused is echoed bounded', () => {
     });
   });
 });
+
+// review17c C4: the "M is not a unit" hint suggested `0m` and `99999999m`, which svc then refused.
+describe('the "M is not a unit" hint suggests only a duration svc takes', () => {
+  const MONTHS = '(months are not a unit: use days, e.g. 30d, or an end time)';
+  it.each([
+    ['6M', `"6M": M is not a unit; write 6m for minutes ${MONTHS}`],
+    ['525600M', `"525600M": M is not a unit; write 525600m for minutes ${MONTHS}`],
+    ['0M', `"0M": M is not a unit; minutes are m, from 1m to 525600m ${MONTHS}`],
+    ['000M', `"000M": M is not a unit; minutes are m, from 1m to 525600m ${MONTHS}`],
+    ['525601M', `"525601M": M is not a unit; minutes are m, from 1m to 525600m ${MONTHS}`],
+    ['99999999M', `"99999999M": M is not a unit; minutes are m, from 1m to 525600m ${MONTHS}`],
+  ])('%s', (raw, expected) => {
+    expect(message(parseDuration(raw))).toBe(expected);
+    // What it suggests, svc takes.
+    const suggested = /write (\d+m) for minutes/.exec(expected)?.[1];
+    if (suggested !== undefined) expect(parseDuration(suggested).ok).toBe(true);
+  });
+});

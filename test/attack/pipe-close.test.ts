@@ -49,7 +49,7 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     expect(error).toMatchObject({ code: 'stdout_closed', exit_code: 141 });
     expect(`${error.message}; ${error.hint}`).toMatch(
       new RegExp(
-        `^stdout closed after [\\d,]+ of ${ROWS.toLocaleString('en')}; run the same command again with the same profile and credential to resume \\(journal .+\\)$`,
+        `^stdout closed after [\\d,]+ of ${ROWS.toLocaleString('en')}; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \\(journal .+\\)$`,
       ),
     );
     const made = (await counted(role)).total;
@@ -74,7 +74,7 @@ needs('bash').describe('attack: a closed stdout during a change', () => {
     const error = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error;
     expect(`${error.message}; ${error.hint}`).toMatch(
       new RegExp(
-        `^stdout closed after [\\d,]+ of ${ENTRIES.toLocaleString('en')}; run the same command again with the same profile and credential to resume`,
+        `^stdout closed after [\\d,]+ of ${ENTRIES.toLocaleString('en')}; run the same command again with the same profile, logged in as the same user or with the same API key, to resume`,
       ),
     );
     const again = await bash(`svc webhooks replay ${webhook.id} --dlq --ndjson > /dev/null`, { env });
@@ -157,7 +157,7 @@ needs('bash').describe('attack: stdout on a full disk (/dev/full)', () => {
     const bulk = await bash(`svc roles assign --file '${csv}' > /dev/full`, { env });
     expect(bulk.code, bulk.stderr).toBe(1);
     expect(bulk.stderr).toMatch(
-      /^\d granted(, \d not started)? in \d+\.\d s\nerror: cannot write to stdout \(ENOSPC\) after \d of 3; run the same command again with the same profile and credential to resume \(journal .+\)\n$/,
+      /^\d granted(, \d not started)? in \d+\.\d s\nerror: cannot write to stdout \(ENOSPC\) after \d of 3; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
     );
     const again = await bash(`svc roles assign --file '${csv}' > /dev/null`, { env });
     expect(again.code, again.stderr).toBe(0);

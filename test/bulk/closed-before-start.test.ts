@@ -5,6 +5,7 @@
  * over a stdout that takes N writes, then fails every one with EPIPE (a reader that read and left).
  */
 import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assignments, bulkRunner, bulkUser, customRole } from '../helpers/bulk.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -57,47 +58,51 @@ describe('a bulk run whose reader goes away', () => {
 });
 
 // s16 note: a run that did every item, none failed, whose reader left with the last result said
-// "stdout closed after 3 of 3; run the same command again to resume" (141): nothing was left. One
-// worker, and a reader that takes two results and leaves: the third item is done before its
+// "stdout closed after 3 of 3; run the same command again to resume" (141): nothing was left to do.
+// review17c C3: removing its journal made the same command a new run (a replay sent again), so the
+// journal stays and the words say what the same command does: print the results, do nothing again.
+// One worker, and a reader that takes two results and leaves: the third item is done before its
 // result's write fails, so every item is done whatever the timing.
 describe('a bulk run whose reader goes away after every item was done', () => {
-  it.each<[string, string[], string]>([
-    [
-      'in a pipe',
-      [],
-      'error: stdout closed, but every item was done (3 of 3): only the output was cut; nothing is left to resume',
-    ],
+  const cutWords = 'stdout closed, but every item was done (3 of 3): only the output was cut';
+  const hint = (journal: string) =>
+    `run the same command again with the same profile, logged in as the same user or with the same API key, to print the results from its journal; nothing is done again (journal ${journal})`;
+  it.each<[string, string[], (journal: string) => string]>([
+    ['in a pipe', [], (journal) => `error: ${cutWords}; ${hint(journal)}`],
     [
       '--ndjson',
       ['--ndjson'],
-      JSON.stringify({
-        error: {
-          code: 'stdout_closed',
-          message: 'stdout closed, but every item was done (3 of 3): only the output was cut',
-          exit_code: 141,
-          hint: 'nothing is left to resume',
-        },
-      }),
+      (journal) =>
+        JSON.stringify({
+          error: { code: 'stdout_closed', message: cutWords, exit_code: 141, hint: hint(journal) },
+        }),
     ],
-  ])('%s: 141, says so, not "resume"; the journal is gone', async (_what, mode, error) => {
-    const role = `all-done-${mode.length}-${Date.now()}`;
-    const id = await customRole(sandbox(), role);
-    const rows = Array.from({ length: 3 }, (_, i) => `${bulkUser(i + 1)},${role},1h,t`);
-    const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
-    const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
-    const before = journals();
-    const r = await svc.run(['roles', 'assign', '--file', path, '--concurrency', '1', ...mode], {
-      stdoutFails: 'EPIPE',
-      stdoutFailsAfter: 2,
-    });
-    expect((await assignments(sandbox(), id)).total).toBe(3);
-    expect([
-      r.code,
-      r.stdout.trimEnd().split('\n').length,
-      r.stderr.replace(/ in \d+\.\d s\n/, ' in T s\n'),
-    ]).toEqual([141, 2, `3 granted in T s\n${error}\n`]);
-    expect(journals()).toEqual(before);
-  });
+  ])(
+    '%s: 141, says so; the journal stays, and the same command prints the results, granting nothing again',
+    async (_what, mode, error) => {
+      const role = `all-done-${mode.length}-${Date.now()}`;
+      const id = await customRole(sandbox(), role);
+      const rows = Array.from({ length: 3 }, (_, i) => `${bulkUser(i + 1)},${role},1h,t`);
+      const path = svc.file(`${role}.csv`, `user,role,expires_in,justification\n${rows.join('\n')}\n`);
+      const journals = () => (existsSync(svc.journals) ? readdirSync(svc.journals) : []);
+      const before = journals();
+      const argv = ['roles', 'assign', '--file', path, '--concurrency', '1', ...mode];
+      const r = await svc.run(argv, { stdoutFails: 'EPIPE', stdoutFailsAfter: 2 });
+      expect((await assignments(sandbox(), id)).total).toBe(3);
+      const kept = journals().filter((name) => !before.includes(name));
+      expect(kept).toHaveLength(1);
+      expect([
+        r.code,
+        r.stdout.trimEnd().split('\n').length,
+        r.stderr.replace(/ in \d+\.\d s\n/, ' in T s\n'),
+      ]).toEqual([141, 2, `3 granted in T s\n${error(join(svc.journals, kept[0]!))}\n`]);
+      const again = await svc.run(argv);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout.trimEnd().split('\n')).toHaveLength(3);
+      expect(await assignments(sandbox(), id)).toMatchObject({ total: 3, duplicates: 0 });
+      expect(journals()).toEqual(before);
+    },
+  );
 
   it('a full disk after every item was done keeps the resume: it prints the lost results', async () => {
     const role = `all-done-full-${Date.now()}`;
@@ -109,7 +114,7 @@ describe('a bulk run whose reader goes away after every item was done', () => {
     expect([full.code, full.stderr.split('\n').at(-2)]).toEqual([
       1,
       expect.stringMatching(
-        /^error: cannot write to stdout \(ENOSPC\) after 3 of 3; run the same command again with the same profile and credential to resume \(journal .+\)$/,
+        /^error: cannot write to stdout \(ENOSPC\) after 3 of 3; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)$/,
       ),
     ]);
     const again = await svc.run(argv);

@@ -61,7 +61,7 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
             code: 'journal_unwritable',
             message: `the journal ${journal} could not be written: no space left on device; stopped after 4 of 10, 1 of them granted but not journaled`,
             exit_code: 1,
-            hint: `make room on its disk, then run the same command again with the same profile and credential to resume (journal ${journal}); it finds what was not journaled done`,
+            hint: `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done`,
           },
         })}\n`,
     );
@@ -115,14 +115,14 @@ describe('svc roles assign --file on a journal disk that fills up', () => {
         expect(timeless(r.stderr)).toBe(
           '2 granted, 2 not started in T s\n' +
             `error: the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled; ` +
-            `make room on its disk, then run the same command again with the same profile and credential to resume (journal ${journal}); it finds what was not journaled done\n`,
+            `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done\n`,
         );
       } else {
         expect(r.stdout.split('\n')[1]).toMatch(/\tok\t.*\tnot_journaled$/);
         expect(timeless(r.stderr)).toBe(
           '2 granted, 2 not started in T s\n' +
             `error: the journal ${journal} could not be written: no space left on device; stopped after 2 of 4, 1 of them granted but not journaled; ` +
-            `make room on its disk, then run the same command again with the same profile and credential to resume (journal ${journal}); it finds what was not journaled done\n`,
+            `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done\n`,
         );
       }
     },
@@ -196,7 +196,7 @@ describe('svc apply -f on a journal disk that fills up', () => {
             code: 'journal_unwritable',
             message: `the journal ${journal} could not be written: no space left on device; stopped after 3 of 8, 1 of them applied but not journaled`,
             exit_code: 1,
-            hint: `make room on its disk, then run the same command again with the same profile and credential to resume (journal ${journal}); it finds what was not journaled done`,
+            hint: `make room on its disk, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal}); it finds what was not journaled done`,
           },
         })}\n`,
     );

@@ -130,7 +130,7 @@ describe('runBulkOperation', () => {
     });
     // Failed rows are kept for the same command to try again once they are fixed.
     expect((r.error as { hint: string }).hint).toMatch(
-      /^fix them and run the same command again with the same profile and credential to resume \(journal .+\.ndjson\); --ndjson prints one result per item$/,
+      /^fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\.ndjson\); --ndjson prints one result per item$/,
     );
   });
 

@@ -65,7 +65,7 @@ describe('a second Ctrl-C during a bulk run', () => {
     const [journal] = readdirSync(svc.journals).filter((f) => f.endsWith('.ndjson'));
     const message =
       'interrupted again, so svc stopped at once after 2 of 10; 1 more was in flight: the platform may have made it';
-    const hint = `run the same command again with the same profile and credential to resume (journal ${join(svc.journals, journal!)}): it sends that one again with the same idempotency keys`;
+    const hint = `run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${join(svc.journals, journal!)}): it sends that one again with the same idempotency keys`;
     expect(signals.exits).toEqual([130]);
     expect(signals.said.join('')).toBe(
       mode === 'human'

@@ -194,7 +194,7 @@ describe('webhooks test: a failed test delivery is exit 1 with its cause when st
 });
 
 // A run whose every item was done before its reader's leaving was noticed cut nothing: it ended
-// 141 "stdout closed after 1 of 1; run the same command again with the same profile and credential to resume", its failures unsaid.
+// 141 "stdout closed after 1 of 1; run the same command again with the same profile, logged in as the same user or with the same API key, to resume", its failures unsaid.
 describe('a replay whose every item was done and failed keeps exit 7 when stdout is closed', () => {
   // A --dlq run names its start (the newer entries it leaves: its own replays, failed again).
   const same = (text: string) =>

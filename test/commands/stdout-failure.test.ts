@@ -63,7 +63,7 @@ describe('stdout fails (ENOSPC)', () => {
     const { error } = JSON.parse(last!);
     expect(error).toMatchObject({ code: 'stdout_failed', exit_code: 1 });
     expect(`${error.message}; ${error.hint}`).toMatch(
-      /^cannot write to stdout \(ENOSPC\) after \d of 3; run the same command again with the same profile and credential to resume \(journal .+\)$/,
+      /^cannot write to stdout \(ENOSPC\) after \d of 3; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)$/,
     );
     const made = (await assignments(sandbox(), id)).active;
     expect(made).toBeGreaterThan(0);

@@ -154,7 +154,7 @@ describe('a bulk run whose changes are answered 500 after they were made', () =>
     const lines = first.stderr.split('\n');
     expect(lines[0]).toMatch(/^2 granted, 1 failed \(1 with an unknown outcome\) in \d+\.\d s$/);
     expect(JSON.parse(lines[1]!).error.hint).toMatch(
-      /^run the same command again with the same profile and credential to settle them \(journal .+\)$/,
+      /^run the same command again with the same profile, logged in as the same user or with the same API key, to settle them \(journal .+\)$/,
     );
     expect((await assignments(sandbox(), id)).total).toBe(3);
 

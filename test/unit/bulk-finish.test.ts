@@ -93,7 +93,7 @@ describe('finishRun', () => {
       stderr: '1,500 granted, 2 skipped, 1 failed, 500 not started in 2.3 s\n',
       error: {
         message: 'stdout closed after 1,500 of 2,000',
-        hint: 'run the same command again with the same profile and credential to resume (journal /state/j.ndjson)',
+        hint: 'run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson)',
         exit: 141,
       },
     });
@@ -101,25 +101,26 @@ describe('finishRun', () => {
   });
 
   // A reader gone after the last item was done (`| head -1` of a small run): nothing is left to
-  // resume, so the words do not say to; 141 stays the contract's code for a closed stdout.
-  it('a closed stdout after every item was done, none failed: 141, only the output cut, the journal removed', () => {
+  // do, and the words say what the same command does (prints the results, does nothing again);
+  // 141 stays the contract's code for a closed stdout, and its journal stays (review17c C3).
+  it('a closed stdout after every item was done, none failed: 141, only the output cut, the journal kept', () => {
     const { run, removed } = end({ closed: true, total: 1500, summary: summary({ ok: 1498, skipped: 2 }) });
     expect(finish(run)).toEqual({
       stderr: '1,498 granted, 2 skipped in 2.3 s\n',
       error: {
         message: 'stdout closed, but every item was done (1,500 of 1,500): only the output was cut',
-        hint: 'nothing is left to resume',
+        hint: 'run the same command again with the same profile, logged in as the same user or with the same API key, to print the results from its journal; nothing is done again (journal /state/j.ndjson)',
         exit: 141,
       },
     });
-    expect(removed).toEqual(['removed']);
+    expect(removed).toEqual([]);
   });
 
   it('a closed stdout after every item was done, one still owed its end (keepJournal): how to resume', () => {
     const { run, removed } = end({ closed: true, total: 1500 });
     expect(finish(run, { ...VERB, keepJournal: () => true } as never).error).toEqual({
       message: 'stdout closed after 1,500 of 1,500',
-      hint: 'run the same command again with the same profile and credential to resume (journal /state/j.ndjson)',
+      hint: 'run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson)',
       exit: 141,
     });
     expect(removed).toEqual([]);
@@ -136,7 +137,7 @@ describe('finishRun', () => {
       error: {
         message:
           '2 of 1,500 item(s) failed: line 4: no such user; 1 of them with an unknown outcome (the platform may have made them; no answer said whether it did): line 9: other side closed',
-        hint: 'fix them and run the same command again with the same profile and credential to resume (journal /state/j.ndjson); --ndjson prints one result per item',
+        hint: 'fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson); --ndjson prints one result per item',
         exit: 7,
       },
     });
@@ -152,7 +153,7 @@ describe('finishRun', () => {
       stderr: '5 granted, 1 failed in 2.3 s\n',
       error: {
         message: 'not logged in: profile "oa" has no credential any more',
-        hint: 'run `svc -p oa login` again, then run the same command again with the same profile and credential to resume (journal /state/j.ndjson)',
+        hint: 'run `svc -p oa login` again, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson)',
         exit: 3,
       },
     });
@@ -165,7 +166,7 @@ describe('finishRun', () => {
       stderr: '12 granted in 2.3 s\n',
       error: {
         message: 'interrupted after 12 item(s)',
-        hint: 'run the same command again with the same profile and credential to resume (journal /state/j.ndjson)',
+        hint: 'run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson)',
         exit: 130,
       },
     });
@@ -198,7 +199,7 @@ describe('finishRun', () => {
     const { run, removed } = end({ summary: summary({ failed: 1, unsettled: 1 }) });
     expect(finish(run).error).toEqual({
       message: '1 of 1,500 item(s) failed',
-      hint: 'fix them and run the same command again with the same profile and credential to resume (journal /state/j.ndjson); --ndjson prints one result per item',
+      hint: 'fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal /state/j.ndjson); --ndjson prints one result per item',
       exit: 7,
     });
     expect(removed).toEqual([]);

@@ -66,6 +66,39 @@ describe('a credential in a URL path', () => {
       'https://hooks.zapier.com/hooks/catch/98765/o2x4kzq/?a=1',
       `https://hooks.zapier.com/hooks/catch/98765/${MASK}/?a=1`,
     ],
+    // review17c C1: Slack's other webhooks on its host (Workflow Builder, triggers) whatever their
+    // secret's shape (here no digit): all of the path after its first segment.
+    [
+      'https://hooks.slack.com/workflows/T02AB12CD/A03XY45ZW/412345678901234567/aBcDeFgHiJkLmNoPqRsTuVwX',
+      `https://hooks.slack.com/workflows/${MASK}`,
+    ],
+    [
+      'https://hooks.slack.com/triggers/T02AB12CD/412345678901234567/abcdefghijklmnopqrstuvwx?x=1',
+      `https://hooks.slack.com/triggers/${MASK}?x=1`,
+    ],
+    [
+      'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/ABCDEFGHIJKLMNOPQRSTUVWX',
+      `https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/${MASK}`,
+    ],
+    // Rocket.Chat tokens with no digit: mixed case, or 40+ letters after /hooks/ID/ (all lower case).
+    [
+      'https://chat.example.com/hooks/5f3c1a2b3c4d5e6f7/AbCdEfGhIjKmNoPqRsTuVwXyZaBcDeFgHiJkMnOpQrStUvWxYz',
+      `https://chat.example.com/hooks/5f3c1a2b3c4d5e6f7/${MASK}`,
+    ],
+    [
+      'https://chat.example.com/hooks/5f3c1a2b3c4d5e6f7/abcdefghijkmnopqrstuvwxyzabcdefghijkmnopqrstuvw/',
+      `https://chat.example.com/hooks/5f3c1a2b3c4d5e6f7/${MASK}/`,
+    ],
+    ['https://chat.example.com/hooks/AbCdEfGhIjKmNoPqRsTuVw', `https://chat.example.com/hooks/${MASK}`],
+    // IFTTT Maker: the key after /with/key/ (22 of [A-Za-z0-9_-], here no digit), the event kept.
+    [
+      'https://maker.ifttt.com/trigger/recon_done/with/key/bQWuPbcfJ-nLzkRxxdxzqX',
+      `https://maker.ifttt.com/trigger/recon_done/with/key/${MASK}`,
+    ],
+    [
+      'https://maker.ifttt.com/trigger/recon_done/json/with/key/bQWuPbcfJ-nLzkRxxdxzqX?value1=x',
+      `https://maker.ifttt.com/trigger/recon_done/json/with/key/${MASK}?value1=x`,
+    ],
   ])('masks %s', (url, expected) => {
     expect(redactUrlText(url)).toBe(expected);
   });
@@ -93,6 +126,10 @@ describe('a credential in a URL path', () => {
     'https://erp.example.com/hooks/ledger_sync_2024_q4_holdings',
     'https://erp.example.com/webhooks/exceptions-2024',
     'https://hooks.zapier.com/hooks/catch/',
+    // review17c C1: lower-case names under /hooks/ID/ shorter than a token stay readable.
+    'https://erp.example.com/hooks/svc/reconciliation',
+    'https://erp.example.com/hooks/ledger/settlementreconciliationeu',
+    'https://maker.ifttt.com/trigger/recon_done/with/key/',
   ])('keeps %s', (url) => {
     expect(redactUrlText(url)).toBe(url);
   });

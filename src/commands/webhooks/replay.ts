@@ -9,7 +9,7 @@ import { type BulkVerb, runBulkOperation } from '../../bulk/operation.js';
 import type { BulkItem, Worker } from '../../bulk/runner.js';
 import { commandLine, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { InterruptedError, PartialFailureError, SvcError, UsageError } from '../../errors.js';
+import { InterruptedError, OutputCutError, PartialFailureError, SvcError, UsageError } from '../../errors.js';
 import { path } from '../../http/path.js';
 import { counted } from '../../output/format.js';
 import { withEnableHint } from '../../platform/errors.js';
@@ -378,18 +378,24 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     keepJournal: () => words.notFollowed > 0 || earlierOwed() > 0,
     empty: `Nothing to replay: no queued dead-letter entry matches${unsubscribed(hook, options.filters.eventType)}.`,
   };
+  // Replays made with --no-wait: said after the run, also when only its output was cut (141).
+  const notFollowedNote = (made: number) => {
+    if (wait || options.dryRun || made === 0) return;
+    ctx.out.info(
+      `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
+    );
+  };
   const summary = await withLaterNoted(
     ctx,
     queue,
     'replay',
-    runBulkOperation(ctx, verb),
+    runBulkOperation(ctx, verb).catch((error: unknown) => {
+      if (error instanceof OutputCutError) notFollowedNote(error.done);
+      throw error;
+    }),
     options.dryRun ? undefined : 'replayed',
   );
-  if (!wait && !options.dryRun && summary && summary.ok > 0) {
-    ctx.out.info(
-      `their deliveries were not followed: see how they went with \`${svcCommand(ctx.settings(), `webhooks deliveries ${shellWord(webhook)}`)}\`, or pass --wait`,
-    );
-  }
+  if (summary) notFollowedNote(summary.ok);
   await queue?.noteLater(ctx, 'replay', options.dryRun);
   const cut = words.unfollowed.interrupted;
   if (summary && cut > 0) {

@@ -398,7 +398,7 @@ blocks:
     ]);
     const error = JSON.parse(last!).error;
     expect(`${error.message}; ${error.hint}`).toMatch(
-      /^2 of 3 item\(s\) failed: acme-payments-eu: create role rules: .*refused by the test proxy.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again with the same profile and credential to resume \(journal .*\)$/,
+      /^2 of 3 item\(s\) failed: acme-payments-eu: create role rules: .*refused by the test proxy.*; acme-payments-eu: grant usr_bulk_000008 rules: not attempted: acme-payments-eu: role rules failed; fix them and run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .*\)$/,
     );
 
     // With --json the error object is all of stderr: no summary line before it.

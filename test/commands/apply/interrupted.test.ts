@@ -72,7 +72,7 @@ describe('svc apply, interrupted', () => {
       const id = await roleId(`cd-${tag}`);
       const journals = readdirSync(join(state, 'journals')).filter((f) => f.endsWith('.ndjson'));
       const journal = join(state, 'journals', journals[0] ?? '(removed)');
-      const hint = `run the same command again with the same profile and credential to resume (journal ${journal})`;
+      const hint = `run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${journal})`;
       if (mode === 'human') {
         expect([cut.code, cut.stdout, timeless(cut.stderr)]).toEqual([
           130,

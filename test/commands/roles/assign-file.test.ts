@@ -446,7 +446,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
       exit_code: 7,
       message: '1 of 2 item(s) failed: line 3: user usr_late_arrival not found',
       hint: expect.stringMatching(
-        /^fix the file and run it again: a new run, rows already granted are skipped; or run the same command again with the same profile and credential to retry the failed rows \(journal .*roles-assign-[0-9a-f]{16}\.ndjson; delete it once the fixed file has run\)$/,
+        /^fix the file and run it again: a new run, rows already granted are skipped; or run the same command again with the same profile, logged in as the same user or with the same API key, to retry the failed rows \(journal .*roles-assign-[0-9a-f]{16}\.ndjson; delete it once the fixed file has run\)$/,
       ),
     });
     // The user arrives; the stored 404 of the first attempt must not answer the second.
@@ -480,7 +480,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     );
     const journal = /\(journal (\S+);/.exec(first.stderr)![1]!;
     expect(first.stderr).toContain(
-      `error: 1 of 2 item(s) failed: line 3: user usr_typo_user not found; fix the file and run it again: a new run, rows already granted are skipped; or run the same command again with the same profile and credential to retry the failed rows (journal ${journal}; delete it once the fixed file has run); --ndjson prints one result per item\n`,
+      `error: 1 of 2 item(s) failed: line 3: user usr_typo_user not found; fix the file and run it again: a new run, rows already granted are skipped; or run the same command again with the same profile, logged in as the same user or with the same API key, to retry the failed rows (journal ${journal}; delete it once the fixed file has run); --ndjson prints one result per item\n`,
     );
     expect(existsSync(journal)).toBe(true);
     const fixed = svc.file(
@@ -542,7 +542,7 @@ describe('svc roles assign --file: plans, failures and re-runs', () => {
     const error = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error;
     expect(error.message).toMatch(/^interrupted after [\d,]+ of 600$/);
     expect(error.hint).toMatch(
-      /^run the same command again with the same profile and credential to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\)$/,
+      /^run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .*roles-assign-[0-9a-f]{16}\.ndjson\)$/,
     );
     const done = ndjson(r.stdout);
     expect(done.every((x) => x.status === 'ok')).toBe(true);

@@ -145,7 +145,7 @@ describe('a change whose every attempt lost its answer', () => {
       /^1 of 3 item\(s\) failed with an unknown outcome \(the platform may have made them; no answer said whether it did\): line 4: /,
     );
     expect(error.hint).toMatch(
-      /^run the same command again with the same profile and credential to settle them \(journal .+\)$/,
+      /^run the same command again with the same profile, logged in as the same user or with the same API key, to settle them \(journal .+\)$/,
     );
     // The platform did all three.
     expect(await granted(users, id)).toEqual(users);
@@ -181,7 +181,7 @@ describe('a change whose every attempt lost its answer', () => {
       const r = await svc.run(argv, via());
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
-        /^error: cannot reach [^\n]*, so the outcome is unknown: the platform may have made this change; run the same command again with the same profile and credential to settle it \(journal .+\): it sends the same idempotency key\n$/,
+        /^error: cannot reach [^\n]*, so the outcome is unknown: the platform may have made this change; run the same command again with the same profile, logged in as the same user or with the same API key, to settle it \(journal .+\): it sends the same idempotency key\n$/,
       );
       reset();
       const again = await svc.run(argv, via());
@@ -276,7 +276,7 @@ describe('a bulk run keeps the identity it started with', () => {
       'profile "default" now belongs to usr_analyst (logged in while this run was going); this run keeps the identity it started with',
     );
     expect(error.hint).toMatch(
-      /^run the same command again with the same profile and credential to resume \(journal .+\)$/,
+      /^run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)$/,
     );
     expect(error.exit_code).toBe(3);
     expect(await granted(users, id)).toEqual(users.slice(0, 2));
@@ -316,7 +316,7 @@ describe('a bulk run keeps the identity it started with', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(
-      /^1 granted, 1 failed, 1 not started in \d+\.\d s\nerror: profile "default" now belongs to usr_analyst \(logged in while this run was going\); this run keeps the identity it started with; run the same command again with the same profile and credential to resume \(journal .+\)\n$/,
+      /^1 granted, 1 failed, 1 not started in \d+\.\d s\nerror: profile "default" now belongs to usr_analyst \(logged in while this run was going\); this run keeps the identity it started with; run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
     );
   });
 
@@ -360,7 +360,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
     });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(
-      /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: not logged in: profile "default" has no credential any more; run `svc login` again, then run the same command again with the same profile and credential to resume \(journal .+\)\n$/,
+      /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: not logged in: profile "default" has no credential any more; run `svc login` again, then run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
     );
     expect(faults.posts).toBe(2);
     expect(await granted(users, id)).toEqual(users.slice(0, 2));
@@ -390,7 +390,7 @@ describe('a bulk run whose credential stops working stops at once', () => {
       );
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(
-        /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: SVC_TOKEN was rejected: [^\n]+; [^\n]*then run the same command again with the same profile and credential to resume \(journal .+\)\n$/,
+        /^2 granted, 1 failed, 2 not started in \d+\.\d s\nerror: SVC_TOKEN was rejected: [^\n]+; [^\n]*then run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal .+\)\n$/,
       );
       // The row refused and nothing after it was sent.
       expect(faults.posts).toBe(3);

@@ -84,7 +84,7 @@ describe('svc roles revoke --file', () => {
       'user usr_ghost_x not found; see `svc users ls` for the users of the tenant (`svc users ls --id ID` checks an id)',
     );
     expect(r.stderr).toContain(
-      'fix the file and run it again: a new run, rows already revoked are skipped; or run the same command again with the same profile and credential to retry the failed rows',
+      'fix the file and run it again: a new run, rows already revoked are skipped; or run the same command again with the same profile, logged in as the same user or with the same API key, to retry the failed rows',
     );
   });
 

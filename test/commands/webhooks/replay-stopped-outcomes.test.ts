@@ -109,7 +109,7 @@ describe('replay --dlq --wait resumed: the delivery of an entry replayed while i
     expect(timeless(cut.stderr)).toBe(
       `resuming the run started at ${run.started}: 1 done, 1 to do (journal ${run.path})\n` +
         '0 replayed (not followed to its delivery: interrupted), 2 skipped in T\n' +
-        `error: interrupted after 2 of 2; run the same command again with the same profile and credential to resume (journal ${run.path})\n`,
+        `error: interrupted after 2 of 2; run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ${run.path})\n`,
     );
     expect(journals()).toHaveLength(1);
 

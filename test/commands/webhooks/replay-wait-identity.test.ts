@@ -4,7 +4,7 @@ import { useSandbox } from '../../helpers/sandbox.js';
 import { deadLetteredQueue, delivery, journalFiles, until } from '../../helpers/webhooks.js';
 
 /**
- * "Run the same command again with the same profile and credential to resume": a `replay --dlq` cut by Ctrl-C on a terminal (where
+ * "Run the same command again with the same profile, logged in as the same user or with the same API key, to resume": a `replay --dlq` cut by Ctrl-C on a terminal (where
  * --wait is implied) is resumed by the same command typed into a pipe (where it is not). Following
  * is how the run is shown, not which run it is: the resumed run does not wait, and ends saying the
  * earlier run's cut follows were not followed (exit 7, no ✓: how they went is not known), its
@@ -33,7 +33,7 @@ describe('replay --dlq: --wait implied by a terminal is not part of the run', ()
     const cut = await running;
     expect(cut.code, cut.stderr).toBe(130);
     expect(cut.stderr).toContain(
-      'run the same command again with the same profile and credential to resume (journal ',
+      'run the same command again with the same profile, logged in as the same user or with the same API key, to resume (journal ',
     );
     expect(journals()).toHaveLength(1);
     const journal = `${svc.journals}/${journals()[0]}`;

@@ -347,7 +347,7 @@ describe('svc webhooks replay --dlq', () => {
     expect(failed[0].error).toMatchObject({ status: 500 });
     expect(failed.filter((x) => x.outcome !== 'unknown')).toEqual([]);
     expect(first.stderr).toMatch(
-      /run the same command again with the same profile and credential to settle them \(journal .+webhooks-replay-[0-9a-f]{16}\.ndjson\)/,
+      /run the same command again with the same profile, logged in as the same user or with the same API key, to settle them \(journal .+webhooks-replay-[0-9a-f]{16}\.ndjson\)/,
     );
     const second = await svc.run(['webhooks', 'replay', webhook, '--dlq', '--ndjson', '--no-wait']);
     expect(second.code, second.stderr).toBe(0);
@@ -377,7 +377,7 @@ describe('svc webhooks replay --dlq', () => {
     expect(r.code).toBe(130);
     const error = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!).error;
     expect(`${error.message}; ${error.hint}`).toMatch(
-      /^interrupted after [\d,]+ of 400; run the same command again with the same profile and credential to resume/,
+      /^interrupted after [\d,]+ of 400; run the same command again with the same profile, logged in as the same user or with the same API key, to resume/,
     );
     const done = ndjson(r.stdout).length;
     expect((await entries(webhook, 'replayed')).length).toBe(done);

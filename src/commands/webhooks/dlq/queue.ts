@@ -6,7 +6,7 @@ import { isoSeconds } from '../../../api/time.js';
 import type { Journal } from '../../../bulk/journal.js';
 import type { WorkCall } from '../../../bulk/runner.js';
 import type { Context } from '../../../context.js';
-import { describeError, PartialFailureError, SvcError } from '../../../errors.js';
+import { describeError, OutputCutError, PartialFailureError, SvcError } from '../../../errors.js';
 import { BadRequestError, UnprocessableEntityError } from '../../../http/errors.js';
 import { deriveIdempotencyKey } from '../../../http/idempotency.js';
 import { counted } from '../../../output/format.js';
@@ -728,7 +728,8 @@ export class QueueSnapshot {
 /**
  * A bulk run over a queue, then what it owes the user about the queue. With `done` (not a dry
  * run), the rows of entries that had left the queue are counted (noteLeftWhileStopped, noteLeft),
- * whether the run ended well or with failed items; a run ended with failed items also names, for
+ * whether the run ended well or with failed items; a run ended with failed items (or one whose
+ * output only was cut after every item was done: 141) also names, for
  * a resumed queue run, the entries newer than it (noteLater) before that error is said (a run
  * that ends well names them itself, after its own lines).
  */
@@ -748,7 +749,8 @@ export async function withLaterNoted<T>(
   try {
     result = await run;
   } catch (error) {
-    if (error instanceof PartialFailureError) {
+    // Failed items, or only the output cut after every item was done (141): the run's end all the same.
+    if (error instanceof PartialFailureError || error instanceof OutputCutError) {
       noteLeft();
       await queue?.noteLater(ctx, act, done === undefined);
     }

@@ -41,7 +41,7 @@ describe('a resumed `dlq discard --all` run after lost answers', () => {
       }
       expect(first.code, first.stderr).toBe(7);
       expect(first.stderr).toContain(
-        'run the same command again with the same profile and credential to settle them',
+        'run the same command again with the same profile, logged in as the same user or with the same API key, to settle them',
       );
       const discarded = new Map(
         (await dlqEntries(sandbox(), webhook, 'discarded')).map((e) => [e.id, e.discarded_at]),

@@ -125,7 +125,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
         "stopped after 5 of 6: the dead-letter queue's listing left out 1 queued entry of this run twice (its pages moved as entries left it): they may still be queued",
       exit_code: 7,
       hint: expect.stringMatching(
-        /^run the same command again with the same profile and credential to resume \(journal \S+\)$/,
+        /^run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal \S+\)$/,
       ),
     });
     expect((await dlqEntries(sandbox(), webhook, 'queued')).map((e) => e.id)).toEqual([hidden]);
@@ -175,7 +175,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
       message: 'interrupted after 6 of 9',
       exit_code: 130,
       hint: expect.stringMatching(
-        /^run the same command again with the same profile and credential to resume \(journal \S+\)$/,
+        /^run the same command again with the same profile, logged in as the same user or with the same API key, to resume \(journal \S+\)$/,
       ),
     });
     expect(cut.code).toBe(130);
