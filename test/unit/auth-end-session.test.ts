@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  endReplacedSession,
   forgottenKey,
   type SessionEnd,
   sessionKey,
@@ -230,5 +231,55 @@ describe('warnAboutKey and warnAboutSession: the lines', () => {
     const run = context();
     warnAboutSession(run.ctx, end);
     expect(run.stderr()).toBe(expected);
+  });
+});
+
+describe('endReplacedSession: a login that replaced a stored token or key', () => {
+  it('nothing replaced, or an OAuth session with no token endpoint: nothing to say', async () => {
+    const run = context();
+    expect(await endReplacedSession(run.ctx, 'default', undefined)).toBeNull();
+    expect(await endReplacedSession(run.ctx, 'default', { type: 'oauth', access_token: 'a' })).toBeNull();
+    expect(run.stderr()).toBe('');
+  });
+
+  it('the same token stored again: nothing forgotten, nothing said', async () => {
+    const run = context();
+    expect(
+      await endReplacedSession(run.ctx, 'default', { type: 'token', access_token: JWT }, JWT),
+    ).toBeNull();
+    expect(run.stderr()).toBe('');
+  });
+
+  it('a replaced JWT: it stays valid, svc only forgot it', async () => {
+    const run = context();
+    expect(await endReplacedSession(run.ctx, 'default', { type: 'token', access_token: JWT }, KEY)).toEqual({
+      outcome: 'forgotten',
+      kind: 'token',
+    });
+    expect(run.stderr()).toBe(
+      'warning: the replaced token stays valid until it expires: svc only forgot it\n',
+    );
+  });
+
+  it('a replaced key of this platform is asked about there (here: no answer) and its commands keep to it', async () => {
+    const run = context({ SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TENANT: 'acme' });
+    const replaced = { type: 'token', access_token: KEY, origin: 'http://127.0.0.1:9' } as const;
+    expect(await endReplacedSession(run.ctx, 'default', replaced, JWT)).toEqual({
+      outcome: 'forgotten',
+      kind: 'api_key',
+    });
+    expect(run.stderr()).toContain(
+      'warning: the replaced API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix svc_pk_012… in `svc tenants api-keys ls acme`',
+    );
+  });
+
+  it('a replaced key of another platform is never sent there: the lines name that platform', async () => {
+    const run = context({ SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TENANT: 'acme' });
+    const replaced = { type: 'token', access_token: KEY, origin: 'https://other.example' } as const;
+    expect(await endReplacedSession(run.ctx, 'default', replaced, JWT)).toEqual({
+      outcome: 'forgotten',
+      kind: 'api_key',
+    });
+    expect(run.stderr()).toContain('`svc --base-url https://other.example tenants api-keys ls acme`');
   });
 });
