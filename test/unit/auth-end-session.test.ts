@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   endReplacedSession,
   forgottenKey,
@@ -281,5 +283,81 @@ describe('endReplacedSession: a login that replaced a stored token or key', () =
       kind: 'api_key',
     });
     expect(run.stderr()).toContain('`svc --base-url https://other.example tenants api-keys ls acme`');
+  });
+});
+
+describe('endReplacedSession: what the server answered to revoking a replaced OAuth session', () => {
+  // No metadata (404): svc revokes at the guessed path, which answers with `status`.
+  let status = 200;
+  let server: Server;
+  let origin = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      const revoke = req.method === 'POST' && req.url?.endsWith('/revoke');
+      const code = revoke ? status : 404;
+      res.writeHead(code, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(code === 200 ? {} : { error: 'invalid_request', error_description: `no (${code})` }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const replaced = () =>
+    ({
+      type: 'oauth',
+      access_token: 'old-access',
+      refresh_token: 'old-refresh',
+      client_id: 'svc-cli',
+      token_url: `${origin}/v1/oauth/token`,
+      origin,
+    }) as const;
+  const run = () => context({ SVC_BASE_URL: origin, SVC_MAX_RETRIES: '0' });
+  const what = 'the previous session of profile "default"';
+
+  it('revoked: one line, and no profile kept', async () => {
+    status = 200;
+    const r = run();
+    expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({ outcome: 'revoked' });
+    expect(r.stderr()).toBe(`Revoked ${what} at ${origin}\n`);
+  });
+
+  it('refused (a 4xx): said as it is, nothing kept', async () => {
+    status = 400;
+    const r = run();
+    expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({ outcome: 'refused' });
+    expect(r.stderr()).toMatch(
+      new RegExp(
+        `^warning: the server refused to revoke ${what} \\(.*no \\(400\\).*\\): it may stay valid until it expires; ask the server’s administrator to end it if it must end now\n$`,
+      ),
+    );
+    expect(r.ctx.store().hasProfile('default-previous')).toBe(false);
+  });
+
+  it('no revocation at the guessed path (404): unsupported, the session stays valid', async () => {
+    status = 404;
+    const r = run();
+    expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({ outcome: 'unsupported' });
+    expect(r.stderr()).toBe(
+      `warning: ${origin} does not offer token revocation (RFC 7009): ${what} stays valid until its refresh token expires\n`,
+    );
+  });
+
+  it('no answer (a 503): kept in the first free NAME-previous profile, with the command that ends it', async () => {
+    status = 503;
+    const r = run();
+    await r.ctx.store().setProfileValues('default-previous', { base_url: origin });
+    expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({
+      outcome: 'kept',
+      profile: 'default-previous-2',
+    });
+    expect(r.stderr()).toMatch(
+      new RegExp(
+        `^warning: ${what} could not be revoked at ${origin} \\(.*\\), so it is still valid: svc keeps it in profile "default-previous-2"; end it with \`svc profiles rm default-previous-2\`\n$`,
+      ),
+    );
+    expect(r.ctx.store().credential('default-previous-2')).toMatchObject({ refresh_token: 'old-refresh' });
   });
 });
