@@ -360,4 +360,18 @@ describe('endReplacedSession: what the server answered to revoking a replaced OA
     );
     expect(r.ctx.store().credential('default-previous-2')).toMatchObject({ refresh_token: 'old-refresh' });
   });
+
+  it('no answer, and every NAME-previous[-N] up to 99 taken: not kept, and said to stay valid', async () => {
+    status = 503;
+    const r = run();
+    for (let n = 1; n < 100; n++)
+      await r.ctx.store().setProfileValues(`default-previous${n === 1 ? '' : `-${n}`}`, { base_url: origin });
+    expect(await endReplacedSession(r.ctx, 'default', replaced())).toEqual({ outcome: 'unreachable' });
+    expect(r.stderr()).toMatch(
+      new RegExp(
+        `^warning: ${what} could not be revoked at ${origin} \\(.*\\), so it is still valid, and svc could not keep it: it stays valid until it expires\n$`,
+      ),
+    );
+    expect(r.ctx.store().hasProfile('default-previous-100')).toBe(false);
+  });
 });
