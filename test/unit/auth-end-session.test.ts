@@ -240,21 +240,39 @@ describe('endReplacedSession: a login that replaced a stored token or key', () =
   it('nothing replaced, or an OAuth session with no token endpoint: nothing to say', async () => {
     const run = context();
     expect(await endReplacedSession(run.ctx, 'default', undefined)).toBeNull();
-    expect(await endReplacedSession(run.ctx, 'default', { type: 'oauth', access_token: 'a' })).toBeNull();
+    expect(
+      await endReplacedSession(run.ctx, 'default', {
+        type: 'oauth',
+        access_token: 'a',
+        obtained_at: '2026-01-15T12:00:00.000Z',
+      }),
+    ).toBeNull();
     expect(run.stderr()).toBe('');
   });
 
   it('the same token stored again: nothing forgotten, nothing said', async () => {
     const run = context();
     expect(
-      await endReplacedSession(run.ctx, 'default', { type: 'token', access_token: JWT }, JWT),
+      await endReplacedSession(
+        run.ctx,
+        'default',
+        { type: 'token', access_token: JWT, obtained_at: '2026-01-15T12:00:00.000Z' },
+        JWT,
+      ),
     ).toBeNull();
     expect(run.stderr()).toBe('');
   });
 
   it('a replaced JWT: it stays valid, svc only forgot it', async () => {
     const run = context();
-    expect(await endReplacedSession(run.ctx, 'default', { type: 'token', access_token: JWT }, KEY)).toEqual({
+    expect(
+      await endReplacedSession(
+        run.ctx,
+        'default',
+        { type: 'token', access_token: JWT, obtained_at: '2026-01-15T12:00:00.000Z' },
+        KEY,
+      ),
+    ).toEqual({
       outcome: 'forgotten',
       kind: 'token',
     });
@@ -265,7 +283,12 @@ describe('endReplacedSession: a login that replaced a stored token or key', () =
 
   it('a replaced key of this platform is asked about there (here: no answer) and its commands keep to it', async () => {
     const run = context({ SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TENANT: 'acme' });
-    const replaced = { type: 'token', access_token: KEY, origin: 'http://127.0.0.1:9' } as const;
+    const replaced = {
+      type: 'token',
+      access_token: KEY,
+      origin: 'http://127.0.0.1:9',
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    } as const;
     expect(await endReplacedSession(run.ctx, 'default', replaced, JWT)).toEqual({
       outcome: 'forgotten',
       kind: 'api_key',
@@ -277,7 +300,12 @@ describe('endReplacedSession: a login that replaced a stored token or key', () =
 
   it('a replaced key of another platform is never sent there: the lines name that platform', async () => {
     const run = context({ SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TENANT: 'acme' });
-    const replaced = { type: 'token', access_token: KEY, origin: 'https://other.example' } as const;
+    const replaced = {
+      type: 'token',
+      access_token: KEY,
+      origin: 'https://other.example',
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    } as const;
     expect(await endReplacedSession(run.ctx, 'default', replaced, JWT)).toEqual({
       outcome: 'forgotten',
       kind: 'api_key',
@@ -313,6 +341,7 @@ describe('endReplacedSession: what the server answered to revoking a replaced OA
       client_id: 'svc-cli',
       token_url: `${origin}/v1/oauth/token`,
       origin,
+      obtained_at: '2026-01-15T12:00:00.000Z',
     }) as const;
   const run = () => context({ SVC_BASE_URL: origin, SVC_MAX_RETRIES: '0' });
   const what = 'the previous session of profile "default"';
