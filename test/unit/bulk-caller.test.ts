@@ -57,14 +57,12 @@ describe('callerOf', () => {
     const env = dirs();
     const { ctx } = testContext({ env });
     const login = (access: string, session: string) =>
-      ctx
-        .store()
-        .setCredential('default', {
-          type: 'oauth',
-          access_token: access,
-          session,
-          obtained_at: '2026-01-15T12:00:00.000Z',
-        });
+      ctx.store().setCredential('default', {
+        type: 'oauth',
+        access_token: access,
+        session,
+        obtained_at: '2026-01-15T12:00:00.000Z',
+      });
     await login('opaque-1', 'ses_a');
     const first = callerOf(testContext({ env }).ctx);
     expect(first).toEqual({
@@ -79,13 +77,11 @@ describe('callerOf', () => {
 
   it('a stored API key is a hash of the key itself', async () => {
     const env = dirs();
-    await testContext({ env })
-      .ctx.store()
-      .setCredential('default', {
-        type: 'token',
-        access_token: 'svc_pk_two',
-        obtained_at: '2026-01-15T12:00:00.000Z',
-      });
+    await testContext({ env }).ctx.store().setCredential('default', {
+      type: 'token',
+      access_token: 'svc_pk_two',
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    });
     expect(callerOf(testContext({ env }).ctx).id).toBe(
       JSON.stringify(['default', 'key', keyHash('svc_pk_two')]),
     );
