@@ -63,6 +63,8 @@ const FOLDER_TESTS: Record<string, string[]> = {
     'test/commands/roles/{assign-file,revoke-file,rows}.test.ts',
     'test/commands/webhooks/replay.test.ts',
     'test/commands/webhooks/dlq/discard.test.ts',
+    // The DLQ window's start on the platform's clock (Journal.platformStart), new in session 16.
+    'test/commands/webhooks/dlq/{window-clock,clock,resume-clock}.test.ts',
     'test/commands/apply/**',
   ],
   // Not test/webhooks/{api,delivery,fair*}: they test the sandbox's delivery engine (src/sandbox),
