@@ -45,6 +45,9 @@ describe('bodyAsTextDiffers', () => {
     ['a UTF-8 byte-order mark', [0xef, 0xbb, 0xbf, 0x7b, 0x7d], 'starts with a UTF-8 byte-order mark'],
     ['bytes that are not UTF-8', [0x7b, 0x22, 0xe9, 0x22, 0x7d], 'is not UTF-8 (byte 0xE9 at offset 2)'],
     ['a third byte 0xBF alone (no mark)', [0x41, 0x41, 0xbf], 'is not UTF-8 (byte 0xBF at offset 2)'],
+    ['0xEF, then no 0xBB (no mark)', [0xef, 0x41, 0xbf], 'is not UTF-8 (byte 0xEF at offset 0)'],
+    ['0xBB 0xBF without the 0xEF (no mark)', [0x41, 0xbb, 0xbf], 'is not UTF-8 (byte 0xBB at offset 1)'],
+    ['0xEF 0xBB without the 0xBF (no mark)', [0xef, 0xbb, 0x41], 'is not UTF-8 (byte 0xEF at offset 0)'],
     ['plain UTF-8', [...Buffer.from('{"é":1}')], undefined],
   ])('%s', (_name, bytes, said) => {
     expect(bodyAsTextDiffers(Buffer.from(bytes))).toBe(said);
