@@ -69,10 +69,14 @@ const FOLDER_TESTS: Record<string, string[]> = {
   ],
   // Not test/webhooks/{api,delivery,fair*}: they test the sandbox's delivery engine (src/sandbox),
   // which signs with src/webhooks/signature.ts but takes seconds of retries per mutant.
+  // With the in-process listen and verify/sign verbs (sessions 15–16: line-first answering, a
+  // closed stdout, the masked start line; the secret and header files' encodings).
   webhooks: [
     'test/webhooks/signature.test.ts',
     'test/unit/webhooks-*.test.ts',
     'test/attack/fuzzed-inputs.test.ts',
+    'test/commands/webhooks/listen-*.test.ts',
+    'test/commands/webhooks/verify*.test.ts',
   ],
 };
 const folder = process.env.SVC_MUTATION_FOLDER;
