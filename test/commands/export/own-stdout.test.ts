@@ -1,5 +1,17 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,6 +95,23 @@ describe.skipIf(!root)('svc export -o a descriptor of its own', () => {
       closeSync(writer);
       closeSync(reader);
     }
+  });
+
+  it('-o /dev/stdout with its stdout a file (`>> out`) appends to that file; /dev/stdout stays a link', async () => {
+    const out = join(dir, 'out.yaml');
+    writeFileSync(out, 'before\n');
+    const appended = openSync(out, constants.O_WRONLY | constants.O_APPEND);
+    try {
+      // As uid 4242, who cannot write /dev: an old svc replaced /dev/stdout there as root.
+      const r = await asOtherUser(['export', '--only', 'roles', '-o', '/dev/stdout'], appended);
+      expect([r.code, r.stderr]).toEqual([0, '✓ exported 0 custom role(s) of 1 tenant(s) to /dev/stdout\n']);
+    } finally {
+      closeSync(appended);
+    }
+    const text = readFileSync(out, 'utf8');
+    expect(text.startsWith('before\n')).toBe(true);
+    expect(text.slice('before\n'.length)).toMatch(EXPORTED);
+    expect(lstatSync('/dev/stdout').isSymbolicLink()).toBe(true);
   });
 
   it('-o /proc/self/fd/1 too; another user’s pipe at an ordinary path is still refused, nothing fetched', async () => {
