@@ -9,8 +9,9 @@ import { writeAll } from '../system/output-file.js';
  */
 export interface JournalDisk {
   /**
-   * Opens `path` to append to (`a`) or to create only if absent (`wx`: a lock), made 0600 if
-   * new; throws the system error.
+   * Opens `path` to append to (`a`: a journal svc has checked, journal.ts) or to create only if
+   * absent (`wx`: a new journal, never through a link; a lock), made 0600 if new; throws the
+   * system error.
    */
   open(path: string, flag: 'a' | 'wx'): number;
   /** Writes all of `text` to `fd` (also a file kept beside the journal); throws the system error (a part may have been written). */

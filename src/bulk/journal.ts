@@ -2,10 +2,10 @@
 // kept beside it (their digests in it) are one record of a run; split, each part would reach into
 // the others' file handling.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, readFileSync, rmSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isoSeconds } from '../api/time.js';
-import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
+import { ownFileProblem, parentFix, refuseSharedDirectory, uid, unsafeParent } from '../config/ownership.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
@@ -78,6 +78,8 @@ export class Journal {
   #cut = false;
   /** The first write that failed: nothing is written after it (a part of a line may be there). */
   #broken: JournalWriteError | undefined;
+  /** The file load() found and checked (refuseForeign), or undefined: a new one is made (#open). */
+  #found: Stats | undefined;
 
   private constructor(path: string, owner: RunOwner, run: RunIdentity, now: () => number, disk: JournalDisk) {
     this.path = path;
@@ -98,6 +100,7 @@ export class Journal {
     const owner = typeof owned === 'string' ? { operation: owned } : owned;
     const operation = owner.operation;
     refuseForeign(path);
+    const found = foundAt(path);
     let text: string | undefined;
     try {
       text = readFileSync(path, 'utf8');
@@ -109,7 +112,9 @@ export class Journal {
     if (text === undefined || text.trim() === '') {
       const started = Math.floor(now() / 1000) * 1000;
       const run = { runId: randomUUID(), startedAtMs: started, resumed: false };
-      return new Journal(path, owner, run, now, disk);
+      const journal = new Journal(path, owner, run, now, disk);
+      journal.#found = found;
+      return journal;
     }
     const [first, ...rest] = text.split('\n');
     const header = headerOf(first ?? '');
@@ -123,6 +128,7 @@ export class Journal {
       );
     }
     const journal = new Journal(path, owner, { runId: header.run_id, startedAtMs, resumed: true }, now, disk);
+    journal.#found = found;
     journal.#cut = !text.endsWith('\n');
     const anchorMs = typeof header.anchor === 'string' ? Date.parse(header.anchor) : Number.NaN;
     // A journal written before svc kept the anchor: its durations counted from its start.
@@ -292,11 +298,19 @@ export class Journal {
     this.#failures.set(key, this.attempts(key) + 1);
   }
 
-  /** Removes the journal (after a run with nothing left to resume). */
+  /**
+   * Removes the journal (after a run with nothing left to resume). One that cannot be removed
+   * stays: the run's result is what it did (review17b R17b-2: its failure made a done run exit 1).
+   */
   remove(): void {
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
-    rmSync(this.path, { force: true });
+    this.#found = undefined;
+    try {
+      rmSync(this.path, { force: true });
+    } catch {
+      // e.g. a sticky directory where another user replaced it: theirs to remove
+    }
   }
 
   /**
@@ -323,8 +337,13 @@ export class Journal {
         write: (fd, text) => this.#disk.write(fd, text),
       });
     } catch (error) {
-      // Nothing is sent after this: an earlier run's file would only mislead a re-run.
-      rmSync(path, { force: true });
+      // Nothing is sent after this: an earlier run's file would only mislead a re-run. One that
+      // cannot be removed (another user's, put there since) must not hide why (review17b R17b-1).
+      try {
+        rmSync(path, { force: true });
+      } catch {
+        // theirs to remove; readBeside refuses it
+      }
       throw JournalWriteError.of(`the journal's plan ${path}`, error);
     }
     this.#kept.set(suffix, digest);
@@ -376,6 +395,19 @@ export class Journal {
     }
   }
 
+  /**
+   * The journal opened to append: the file load() checked (the same one: another swapped in
+   * since is refused), or a new one, made exclusively (a link or file put there since fails).
+   */
+  #open(): number {
+    if (this.#found === undefined) return this.#disk.open(this.path, 'wx');
+    const fd = this.#disk.open(this.path, 'a');
+    const opened = fstatSync(fd);
+    if (opened.dev === this.#found.dev && opened.ino === this.#found.ino) return fd;
+    closeSync(fd);
+    throw new Error('it was replaced after svc read it');
+  }
+
   /** Notes the digests of a `kept` object of the journal (keepBeside's), ignoring anything else. */
   #keptFrom(kept: unknown): void {
     if (kept === null || typeof kept !== 'object') return;
@@ -387,7 +419,7 @@ export class Journal {
   #append(entry: object): void {
     if (this.#broken) throw this.#broken;
     try {
-      this.#fd ??= this.#disk.open(this.path, 'a');
+      this.#fd ??= this.#open();
       this.#disk.write(this.#fd, `${this.#cut ? '\n' : ''}${JSON.stringify(entry)}\n`);
       this.#cut = false;
     } catch (error) {
@@ -462,14 +494,34 @@ export function refusedOwner(
 function refuseForeign(path: string, what = `journal ${path}`, purpose = 'resume it'): void {
   const problem = ownFileProblem(path);
   if (problem === undefined) return;
+  // Another user's (or root's) name in a sticky directory of another's (/tmp) cannot be removed by
+  // the user: the fix is to go elsewhere (review17b R17b-6).
+  const me = uid();
+  const sticky = statSync(dirname(path), { throwIfNoEntry: false });
+  const theirs =
+    lstatSync(path, { throwIfNoEntry: false })?.uid !== me &&
+    sticky !== undefined &&
+    (sticky.mode & 0o1000) !== 0 &&
+    sticky.uid !== me;
   const fix =
     problem.chmod !== undefined
       ? `if it is as your run left it, \`chmod 600 ${pathWord(problem.chmod)}\``
-      : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
+      : theirs
+        ? "it is another user's: pass another --journal (in a directory only you can write)"
+        : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
   throw new UsageError(`${what} ${problem.said}, so svc will not ${purpose}`, {
     code: 'journal_owner',
     hint: `see what it holds with \`cat ${pathWord(path)}\`; ${fix} and run the command again; svc changed nothing`,
   });
+}
+
+/** What is at a journal's path, followed through a link (the user's own: refuseForeign), or undefined. */
+function foundAt(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // unreadable: said when it is read
+  }
 }
 
 /**

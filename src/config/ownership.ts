@@ -166,14 +166,19 @@ function realOrSelf(path: string): string {
 /**
  * Why `path` (config.json or credentials.json) must not be read or replaced: it is, or links to,
  * something another user owns, or a link to nothing (a write would make the file wherever it
- * points). Something else that is no file (a directory) is named by the read that fails. Undefined when it is fine or absent.
- * A link to the user's own file (a dotfile manager's) is fine.
+ * points), or a link another user made (they choose where it points). Something else that is no
+ * file (a directory) is named by the read that fails. Undefined when it is fine or absent. A link
+ * of the user's own (or root's) to the user's own file (a dotfile manager's) is fine.
  */
 export function ownFileProblem(path: string): FileProblem | undefined {
   const me = uid();
   if (me === undefined) return undefined;
   const link = statOrUndefined(lstatSync, path);
   if (link === undefined) return undefined;
+  // Whoever owns the link decides where it points: another user's, planted in a sticky directory,
+  // would have svc write the user's own file (review17b R17b-2).
+  if (link.isSymbolicLink() && !ownedBy(link, me))
+    return { said: `is a symbolic link another user (uid ${link.uid}) made` };
   const target = link.isSymbolicLink() ? statOrUndefined(statSync, path) : link;
   const real = link.isSymbolicLink() ? realTarget(path) : path;
   const what = link.isSymbolicLink() ? `is a symbolic link to ${real}, which` : 'is a file that';

@@ -11,6 +11,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
+import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { fileErrorReason } from './input.js';
 
@@ -73,11 +74,60 @@ function streamWord(stat: Stats): string {
   return 'a device';
 }
 
+/** A path that names a descriptor of this process: /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N. */
+const NAMED_DESCRIPTOR = new RegExp(
+  `^/(?:dev/(stdout|stderr)|dev/fd/(\\d+)|proc/(?:self|${process.pid})/fd/(\\d+))$`,
+);
+
+function sameFile(fd: number, stat: Stats): boolean {
+  try {
+    const open = fstatSync(fd);
+    return open.dev === stat.dev && open.ino === stat.ino;
+  } catch {
+    return false; // not open
+  }
+}
+
+/**
+ * The descriptor of svc's own that `path` is: one it names (/dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N, when open), or svc's stdout or stderr when `path` is the same pipe, socket or
+ * device. Handed to svc by whoever started it (a pipe root made for a container or a cron job,
+ * `sudo svc … | jq`, journald's socket), not found at a path: svc writes to it whoever owns it, as
+ * it writes its stdout (review17b R17b-5), through the descriptor itself (a socket cannot be
+ * opened by name; a file given as stdout keeps its offset and `>>`).
+ */
+export function ownDescriptor(path: string): number | undefined {
+  const named = NAMED_DESCRIPTOR.exec(resolve(path));
+  if (named !== null) {
+    const fd = named[1] === 'stdout' ? 1 : named[1] === 'stderr' ? 2 : Number(named[2] ?? named[3]);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return stat !== undefined && sameFile(fd, stat) ? fd : undefined;
+  }
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat === undefined || stat.isFile() || stat.isDirectory()) return undefined;
+  return [1, 2].find((fd) => sameFile(fd, stat));
+}
+
 /** Why svc must not write into `stat` (no regular file), or undefined when it is the user's own. */
 function streamProblem(stat: Stats): string | undefined {
   const me = uid();
   if (me === undefined || stat.uid === me || (stat.uid === 0 && stat.isCharacterDevice())) return undefined;
   return `is ${streamWord(stat)} that belongs to another user (uid ${stat.uid})`;
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** writeAll to a descriptor svc was handed, which may be non-blocking (Node makes its stdout pipe so): a full one is waited for. */
+function writeToDescriptor(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(fd, bytes, at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
 }
 
 const refusedStream = (flag: string, path: string, problem: string) =>
@@ -91,9 +141,11 @@ const refusedStream = (flag: string, path: string, problem: string) =>
  * named pipe), which svc writes into as it is: renamed over, it would be replaced by a regular
  * file (as root, /dev/null itself). Such a thing that another user owns (their named pipe in a
  * shared directory, their terminal) is refused before anything is written: what svc writes would
- * go to them. A root's device (/dev/null) is the system's, not another user's.
+ * go to them. A root's device (/dev/null) is the system's, not another user's; svc's own
+ * descriptor (ownDescriptor: `-o /dev/stdout`) is svc's whoever made it.
  */
 export function writesInto(path: string, flag: string): boolean {
+  if (ownDescriptor(path) !== undefined) return true;
   const existing = statSync(path, { throwIfNoEntry: false });
   if (!existing || existing.isFile() || existing.isDirectory()) return false;
   const problem = streamProblem(existing);
@@ -112,6 +164,15 @@ export function writesInto(path: string, flag: string): boolean {
  * wrote into a pipe or a device, whose mode is not svc's).
  */
 export function writeFileWhole(path: string, text: string, flag: string, secret = false): boolean {
+  const descriptor = ownDescriptor(path);
+  if (descriptor !== undefined) {
+    try {
+      writeToDescriptor(descriptor, text);
+    } catch (error) {
+      throw new UsageError(`cannot write ${flag} ${path}: ${fileErrorReason(error, 'it is closed')}`);
+    }
+    return false;
+  }
   if (writesInto(path, flag)) {
     let fd: number | undefined;
     try {

@@ -4,7 +4,18 @@
  * machine's /dev/null with a regular file. Shown on a named pipe in a temporary directory.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,4 +50,25 @@ describe('writeFileWhole', () => {
     expect(pipeStill).toBe(true);
     expect(read).toBe('exported\n');
   });
+
+  // review17b R17b-5: a descriptor of svc's own is svc's to write, whoever made it.
+  it.skipIf(process.getuid?.() !== 0)(
+    "writes into a descriptor of its own (/dev/fd/N) another user's pipe is open on; that pipe by its path is refused",
+    () => {
+      const fifo = join(dir, 'theirs');
+      execFileSync('mkfifo', [fifo]);
+      chownSync(fifo, 4242, 4242);
+      const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+      try {
+        expect(writeFileWhole(`/dev/fd/${fd}`, 'exported\n', '--output')).toBe(false);
+        const got = Buffer.alloc(64);
+        expect(got.toString('utf8', 0, readSync(fd, got))).toBe('exported\n');
+        expect(() => writeFileWhole(fifo, 'exported\n', '--output')).toThrow(
+          `--output ${fifo} is a named pipe that belongs to another user (uid 4242), so svc will not write into it`,
+        );
+      } finally {
+        closeSync(fd);
+      }
+    },
+  );
 });

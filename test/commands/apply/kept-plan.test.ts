@@ -1,6 +1,7 @@
 import {
   chownSync,
   existsSync,
+  lchownSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -126,4 +127,28 @@ describe('the plan svc apply keeps beside its journal', () => {
     expect(readFileSync(kept, 'utf8')).toBe('');
     expect(await grantsOf(user(3))).toEqual([]);
   });
+
+  // review17b R17b-2: the journal itself was appended to through such a link (into the user's own
+  // empty file), and the run that made its change then exited 1 "this is a bug in svc".
+  it.skipIf(!root)(
+    "refuses another user's link where the journal goes, exit 2: nothing applied, nothing written through it",
+    async () => {
+      const file = writeFile(dir, 'r2-link.yaml', access('r2link', 4));
+      const journal = join(dir, 'r2-link.ndjson');
+      const victim = join(dir, 'victim-empty.log');
+      writeFileSync(victim, '');
+      symlinkSync(victim, journal);
+      lchownSync(journal, 65534, 65534);
+      const r = await svc.run(['apply', '-f', file, '--journal', journal, '--yes'], { ...real });
+      expect(r).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          `error: journal ${journal} is a symbolic link another user (uid 65534) made, so svc will not resume it; ` +
+          `see what it holds with \`cat ${journal}\`; if you did not put it there, remove it (\`rm ${journal}\`) and run the command again; svc changed nothing\n`,
+      });
+      expect(readFileSync(victim, 'utf8')).toBe('');
+      expect(await grantsOf(user(4))).toEqual([]);
+    },
+  );
 });

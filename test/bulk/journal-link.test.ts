@@ -1,0 +1,91 @@
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/bulk/journal.js';
+
+// review17b R17b-2, R17b-1, R17b-6: in a sticky directory (/tmp) another user can put a link or a
+// file where a --journal or the plan kept beside it goes. The journal was appended to through such a
+// link into the user's own file (any empty one), and the kept plan's cleanup failed on it with a
+// raw error ("this is a bug in svc"). Another user's link is refused before anything is written
+// (journal_owner, one line), and another user's file there names a fix that works in a sticky
+// directory: another --journal (the user cannot `rm` it there). Needs root to give a link away.
+const root = typeof process.getuid === 'function' && process.getuid() === 0;
+const dir = mkdtempSync(join(tmpdir(), 'svc-journal-link-'));
+chmodSync(dir, 0o1777);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const now = () => Date.parse('2026-01-01T00:00:00Z');
+const OTHER = 4242;
+
+/** A link `name` in the sticky directory to `target`, made by another user (uid 4242). */
+function plantedLink(name: string, target: string): string {
+  const path = join(dir, name);
+  symlinkSync(target, path);
+  lchownSync(path, OTHER, OTHER);
+  return path;
+}
+
+describe.skipIf(!root)('a journal in a sticky directory, where another user can put things', () => {
+  it("another user's link where the journal goes is refused before anything is written through it", () => {
+    const victim = join(dir, 'victim-empty.log');
+    writeFileSync(victim, '');
+    const path = plantedLink('j1.jsonl', victim);
+    expect(() => Journal.load(path, 'op', now)).toThrow(
+      `journal ${path} is a symbolic link another user (uid ${OTHER}) made, so svc will not resume it`,
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('');
+  });
+
+  it("a new run's journal is made new: a link put there after svc looked is not written through", () => {
+    const victim = join(dir, 'victim-late.log');
+    writeFileSync(victim, '');
+    const path = join(dir, 'j2.jsonl');
+    const journal = Journal.load(path, 'op', now);
+    plantedLink('j2.jsonl', victim);
+    expect(() => journal.start()).toThrow(`the journal ${path} could not be written: file already exists`);
+    expect(readFileSync(victim, 'utf8')).toBe('');
+  });
+
+  it("another user's link where the kept plan goes is refused, one line, and left alone", () => {
+    const victim = join(dir, 'victim-plan.json');
+    writeFileSync(victim, 'mine\n');
+    const path = join(dir, 'j3.jsonl');
+    const kept = plantedLink('j3.jsonl.plan.json', victim);
+    const journal = Journal.load(path, 'op', now);
+    expect(() => journal.keepBeside('.plan.json', ['{}\n'])).toThrow(
+      `the plan kept beside journal ${path}, ${kept}, is a symbolic link another user (uid ${OTHER}) made, so svc will not write or read it`,
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('mine\n');
+  });
+
+  it("another user's file where the kept plan goes: the fix is another --journal, not rm", () => {
+    // A sticky directory of someone else's, as /tmp is root's for a user (here root plays the user).
+    const shared = join(dir, 'shared');
+    mkdirSync(shared, { mode: 0o1777 });
+    chmodSync(shared, 0o1777);
+    chownSync(shared, OTHER + 1, OTHER + 1);
+    const path = join(shared, 'j4.jsonl');
+    const kept = join(shared, 'j4.jsonl.plan.json');
+    writeFileSync(kept, '{}\n');
+    chownSync(kept, OTHER, OTHER);
+    let hint: string | undefined;
+    try {
+      Journal.load(path, 'op', now).keepBeside('.plan.json', ['{}\n']);
+    } catch (error) {
+      hint = (error as { hint?: string }).hint;
+    }
+    expect(hint).toBe(
+      `see what it holds with \`cat ${kept}\`; it is another user's: pass another --journal (in a directory only you can write) and run the command again; svc changed nothing`,
+    );
+  });
+});
