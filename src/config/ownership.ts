@@ -66,8 +66,23 @@ function othersCanWrite(stat: Stats): boolean {
   return (stat.mode & 0o020) !== 0 && !onlyMemberIsOwner(stat.gid, stat.uid);
 }
 
-/** The user's own, or root's (as ssh accepts). */
-const ownedBy = (stat: Stats, me: number): boolean => stat.uid === me || stat.uid === 0;
+/**
+ * The user's own, or root's (as ssh accepts). Run as root, also the owner's of $HOME: root runs for
+ * the user whose home it is (`sudo -E`, a CI job container whose HOME the runner's uid owns), as
+ * sshd lets root and the user own the files it reads for that user; what a third user owns, or can
+ * write, is still refused (review17b R17b-8).
+ */
+const ownedBy = (stat: Stats, me: number): boolean =>
+  stat.uid === me || stat.uid === 0 || (me === 0 && stat.uid === homeOwner());
+
+function homeOwner(): number | undefined {
+  const home = realHome();
+  try {
+    return home === undefined ? undefined : statSync(home).uid;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Refuses a directory svc keeps its files in (`what`: "the config directory", "the journals
@@ -89,7 +104,7 @@ export function refuseSharedDirectory(
       `${what} ${dir} is in ${above.path}, which ${above.problem}, so svc will not ${purpose}`,
       {
         code,
-        hint: `${parentFix(above)}, or point ${variable} at a private directory of your own; svc changed nothing`,
+        hint: `${parentFix(above)}, or point ${variable} at a private directory of your own (\`mkdir -m 700 DIR\`); svc changed nothing`,
       },
     );
   }
@@ -112,6 +127,8 @@ export interface UnsafeParent {
   problem: string;
   /** The user's own: `chmod go-w` fixes it (another user's or root's is the user's to leave). */
   own: boolean;
+  /** Another user owns it: closing it to others changes nothing (R17b-4). */
+  theirs?: boolean;
 }
 
 /**
@@ -130,7 +147,7 @@ export function unsafeParent(dir: string): UnsafeParent | undefined {
     const stat = statOrUndefined(statSync, at);
     if (stat === undefined) continue;
     if (!ownedBy(stat, me))
-      return { path: at, problem: `belongs to another user (uid ${stat.uid})`, own: false };
+      return { path: at, problem: `belongs to another user (uid ${stat.uid})`, own: false, theirs: true };
     const sticky = (stat.mode & 0o1000) !== 0 && stat.uid === 0;
     if (othersCanWrite(stat) && !sticky) {
       return { path: at, problem: `others can write (mode ${octal(stat.mode)})`, own: stat.uid === me };
@@ -140,11 +157,15 @@ export function unsafeParent(dir: string): UnsafeParent | undefined {
   return undefined;
 }
 
-/** What to do about an unsafe parent: the chmod of the user's own, else to go elsewhere. */
+/**
+ * What to do about an unsafe parent: the chmod of the user's own; another user's (which may be
+ * closed to others already) taken over when it is the user's to take; root's that others can write
+ * closed by root. The caller adds "or go elsewhere".
+ */
 export function parentFix(parent: UnsafeParent): string {
-  return parent.own
-    ? `check what is in it, then \`chmod go-w ${shellWord(parent.path)}\``
-    : `ask its owner to close it to others`;
+  if (parent.own) return `check what is in it, then \`chmod go-w ${shellWord(parent.path)}\``;
+  if (parent.theirs) return `\`chown\` it to you if it is yours to take`;
+  return `ask its owner to close it to others`;
 }
 
 function realHome(): string | undefined {

@@ -60,6 +60,8 @@ function rejectedToken(error: unknown): unknown {
 
 export async function runLoginWithToken(ctx: Context): Promise<void> {
   refuseAmbientRewrite(ctx);
+  // A store svc will not write is refused before the token is sent anywhere.
+  ctx.store().checkBeforeWriting();
   const token = await readTokenFromStdin(ctx);
   const settings = ctx.settings();
   // Check the token before storing it: a rejected token exits 3 and leaves the profile as it was.
