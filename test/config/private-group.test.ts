@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { onlyMemberIsOwner } from '../../src/config/private-group.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { mayHaveAcl, onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { runInProcess } from '../helpers/context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-groups-'));
@@ -113,3 +113,25 @@ describe.skipIf(!root || !setfacl || !onlyMemberIsOwner(0, 0))(
     });
   },
 );
+
+describe.skipIf(!setfacl)('mayHaveAcl', () => {
+  it('is false for a file without an ACL, true with one, and true when getfacl cannot be run', () => {
+    const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+    try {
+      const file = join(top, 'f');
+      writeFileSync(file, '');
+      expect(mayHaveAcl(file)).toBe(false);
+      execFileSync('setfacl', ['-m', `u:${root ? 65534 : process.getuid!()}:rw`, file]);
+      expect(mayHaveAcl(file)).toBe(true);
+      execFileSync('setfacl', ['-b', file]);
+      vi.stubEnv('PATH', join(top, 'no-such-bin'));
+      try {
+        expect(mayHaveAcl(file)).toBe(true);
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+});
