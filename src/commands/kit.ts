@@ -1,6 +1,7 @@
 import type { Command, Option } from 'commander';
 import { tenantByRef } from '../api/tenant-id.js';
 import { decimal } from '../config/decimal.js';
+import { shownSetting } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { refuseCredentialAsId } from '../http/path.js';
@@ -107,14 +108,16 @@ export async function confirmDestructive(
 }
 
 /**
- * The profile a change acted on and the server it is for, `profile "prod" (https://…)`, for the ✓
- * line after a destructive change to the store (`logout`, `profiles rm`, `config unset`) as the
- * question before it names them: a user with several profiles sees which one was changed. `shown`
- * is the name as it may be said (masked when it is a credential); `server` the run's base URL, or
- * `it was …` once unset; nothing in parentheses when there is none.
+ * A profile as the ✓ line after a destructive change to the store (`logout`, `profiles rm`, `config
+ * unset`) names it, as the question before it does: a user with several profiles sees which one
+ * was changed. `shown` is the name as it may be said (masked when it is a credential); `stored` the
+ * base_url the profile holds (never a --base-url / SVC_BASE_URL override: the profile was not for
+ * it, review17b R17b-3), masked as `profiles ls` shows it (a `?token=` value: R17b-9); `was` once
+ * it is unset; nothing in parentheses when the profile holds none.
  */
-export function profileAt(shown: string, server: string | undefined): string {
-  return server === undefined ? `profile "${shown}"` : `profile "${shown}" (${server})`;
+export function profileAt(shown: string, stored: string | undefined, was = false): string {
+  if (stored === undefined) return `profile "${shown}"`;
+  return `profile "${shown}" (${was ? 'it was ' : ''}${shownSetting('base_url', stored)})`;
 }
 
 /**

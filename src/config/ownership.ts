@@ -3,7 +3,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { shellWord } from '../system/shell-words.js';
 import { homeDirectory } from './paths.js';
-import { onlyMemberIsOwner } from './private-group.js';
+import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
 
 /**
  * Who may touch the credential store and the state directory's journals, checked as ssh's
@@ -46,11 +46,11 @@ function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | u
 }
 
 /** Why svc must not keep credentials in a directory of this stat, or undefined. */
-function directoryProblem(stat: Stats, me: number): string | undefined {
+function directoryProblem(stat: Stats, me: number, path: string): string | undefined {
   if (!ownedBy(stat, me)) return `belongs to another user (uid ${stat.uid})`;
   // Judged by who can write it, as any directory: sticky or setgid that others can only read
   // (2755, inherited from a parent) lets no one plant a file, and is tightened like 0755.
-  const shared = othersCanWrite(stat);
+  const shared = othersCanWrite(stat, path);
   if (shared && stat.mode & 0o1000) return `is a shared directory (mode ${octal(stat.mode)}, sticky)`;
   if (shared && stat.mode & 0o2000) return `is a shared directory (mode ${octal(stat.mode)}, setgid)`;
   if (shared) return `is writable by others (mode ${octal(stat.mode)})`;
@@ -58,16 +58,33 @@ function directoryProblem(stat: Stats, me: number): string | undefined {
 }
 
 /**
- * Whether anyone but its owner can write it: others, or a group of more members than its owner (a
- * user private group under a umask of 002 lets nobody else in: private-group.ts, as Debian's ssh).
+ * Whether anyone but its owner can write `path`: others, or a group of more members than its owner
+ * (a user private group under a umask of 002 lets nobody else in: private-group.ts, as Debian's
+ * ssh), or anyone a POSIX ACL names (the group bits are then its mask: R17b-7).
  */
-function othersCanWrite(stat: Stats): boolean {
+function othersCanWrite(stat: Stats, path: string): boolean {
   if (stat.mode & 0o002) return true;
-  return (stat.mode & 0o020) !== 0 && !onlyMemberIsOwner(stat.gid, stat.uid);
+  if ((stat.mode & 0o020) === 0) return false;
+  return !onlyMemberIsOwner(stat.gid, stat.uid) || mayHaveAcl(path);
 }
 
-/** The user's own, or root's (as ssh accepts). */
-const ownedBy = (stat: Stats, me: number): boolean => stat.uid === me || stat.uid === 0;
+/**
+ * The user's own, or root's (as ssh accepts). Run as root, also the owner's of $HOME: root runs for
+ * the user whose home it is (`sudo -E`, a CI job container whose HOME the runner's uid owns), as
+ * sshd lets root and the user own the files it reads for that user; what a third user owns, or can
+ * write, is still refused (review17b R17b-8).
+ */
+const ownedBy = (stat: Stats, me: number): boolean =>
+  stat.uid === me || stat.uid === 0 || (me === 0 && stat.uid === homeOwner());
+
+function homeOwner(): number | undefined {
+  const home = realHome();
+  try {
+    return home === undefined ? undefined : statSync(home).uid;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Refuses a directory svc keeps its files in (`what`: "the config directory", "the journals
@@ -89,13 +106,13 @@ export function refuseSharedDirectory(
       `${what} ${dir} is in ${above.path}, which ${above.problem}, so svc will not ${purpose}`,
       {
         code,
-        hint: `${parentFix(above)}, or point ${variable} at a private directory of your own; svc changed nothing`,
+        hint: `${parentFix(above)}, or point ${variable} at a private directory of your own (\`mkdir -m 700 DIR\`); svc changed nothing`,
       },
     );
   }
   const stat = statOrUndefined(statSync, dir);
   if (stat === undefined || !stat.isDirectory()) return undefined; // svc makes it 0700; a file is refused elsewhere
-  const problem = directoryProblem(stat, me);
+  const problem = directoryProblem(stat, me, dir);
   if (problem === undefined) return stat;
   throw new ConfigError(`${what} ${dir} ${problem}, so svc will not ${purpose}`, {
     code,
@@ -112,6 +129,8 @@ export interface UnsafeParent {
   problem: string;
   /** The user's own: `chmod go-w` fixes it (another user's or root's is the user's to leave). */
   own: boolean;
+  /** Another user owns it: closing it to others changes nothing (R17b-4). */
+  theirs?: boolean;
 }
 
 /**
@@ -130,9 +149,9 @@ export function unsafeParent(dir: string): UnsafeParent | undefined {
     const stat = statOrUndefined(statSync, at);
     if (stat === undefined) continue;
     if (!ownedBy(stat, me))
-      return { path: at, problem: `belongs to another user (uid ${stat.uid})`, own: false };
+      return { path: at, problem: `belongs to another user (uid ${stat.uid})`, own: false, theirs: true };
     const sticky = (stat.mode & 0o1000) !== 0 && stat.uid === 0;
-    if (othersCanWrite(stat) && !sticky) {
+    if (othersCanWrite(stat, at) && !sticky) {
       return { path: at, problem: `others can write (mode ${octal(stat.mode)})`, own: stat.uid === me };
     }
     if (at === home) break;
@@ -140,11 +159,15 @@ export function unsafeParent(dir: string): UnsafeParent | undefined {
   return undefined;
 }
 
-/** What to do about an unsafe parent: the chmod of the user's own, else to go elsewhere. */
+/**
+ * What to do about an unsafe parent: the chmod of the user's own; another user's (which may be
+ * closed to others already) taken over when it is the user's to take; root's that others can write
+ * closed by root. The caller adds "or go elsewhere".
+ */
 export function parentFix(parent: UnsafeParent): string {
-  return parent.own
-    ? `check what is in it, then \`chmod go-w ${shellWord(parent.path)}\``
-    : `ask its owner to close it to others`;
+  if (parent.own) return `check what is in it, then \`chmod go-w ${shellWord(parent.path)}\``;
+  if (parent.theirs) return `\`chown\` it to you if it is yours to take`;
+  return `ask its owner to close it to others`;
 }
 
 function realHome(): string | undefined {
@@ -184,11 +207,11 @@ export function ownFileProblem(path: string): FileProblem | undefined {
   const what = link.isSymbolicLink() ? `is a symbolic link to ${real}, which` : 'is a file that';
   if (target === undefined) return { said: `is a symbolic link to something that does not exist` };
   if (!ownedBy(target, me)) return { said: `${what} belongs to another user (uid ${target.uid})` };
-  if (target.uid !== me && othersCanWrite(target)) {
+  if (target.uid !== me && othersCanWrite(target, real)) {
     return { said: `${what} belongs to root and others can write it (mode ${octal(target.mode)})` };
   }
   // The user's own that others can write: they may have changed it; a chmod would hide it.
-  if (othersCanWrite(target))
+  if (othersCanWrite(target, real))
     return { said: `${what} others can write (mode ${octal(target.mode)})`, chmod: real };
   return undefined;
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /**
@@ -43,4 +44,25 @@ function entries(path: string): string[][] {
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('#'))
     .map((line) => line.split(':'));
+}
+
+/**
+ * Whether the group bits of `path`'s mode may be a POSIX ACL's mask rather than its group's (review17b
+ * R17b-7): with an ACL (`setfacl -m u:bob:rwx`, ls's `+`) they say what the named users and groups
+ * may do, so a one-member group tells nothing. Node reads no ACL: `getfacl --skip-base` prints
+ * nothing for a file with none. When getfacl cannot tell (not installed, as on a system without the
+ * acl package, or it fails), an ACL is assumed: the exception is not made, as ssh without Debian's
+ * patch makes none.
+ */
+export function mayHaveAcl(path: string): boolean {
+  try {
+    const out = execFileSync('getfacl', ['--skip-base', '--absolute-names', '--omit-header', '--', path], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5000,
+    });
+    return out.trim() !== '';
+  } catch {
+    return true;
+  }
 }

@@ -2,7 +2,7 @@
 // under one lock, their checks and the proof that they can be written before something that
 // cannot be undone); split, each half would need the other's lock and file handling.
 
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
 import { credentialKind } from '../http/redact.js';
@@ -245,6 +245,14 @@ export class ConfigStore {
   }
 
   /**
+   * Checks that the store is the user's own (ownership.ts) before a command that will write it asks
+   * anything of the platform: a read of a store not there yet checks nothing (#tightenOnce).
+   */
+  checkBeforeWriting(): void {
+    this.#tightenOnce();
+  }
+
+  /**
    * Proves that `name`'s file can be written now (the lock taken, room for it twice over), before
    * something that cannot be undone; a SvcError (exit 1) naming the file and the cause otherwise.
    */
@@ -291,7 +299,7 @@ export class ConfigStore {
   }
 
   #read<T extends Record<string, unknown>>(path: string): T {
-    this.#tightenOnce();
+    this.#tightenOnce(true);
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -309,8 +317,11 @@ export class ConfigStore {
    * As ssh's StrictModes: the directory and files must be the user's own before anything is read
    * or written there (config/ownership.ts); checked once per store, refused (exit 2) otherwise.
    */
-  #tightenOnce(): void {
+  #tightenOnce(read = false): void {
     if (this.#modesChecked || process.platform === 'win32') return;
+    // A read of a store that is not there reads nothing, so nothing is checked (review17b R17b-8:
+    // SVC_TOKEN in a HOME root does not own); the first write checks before it makes anything.
+    if (read && !existsSync(this.dir)) return;
     checkStore(this.dir, { config: this.configPath, credentials: this.credentialsPath }, this.#warn);
     this.#modesChecked = true;
   }

@@ -29,6 +29,8 @@ async function newKey(): Promise<{ id: string; key: string }> {
 async function storedKey(key: string) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-logout-key-'));
   dirs.push(dir);
+  // Stored as a login stores it: the ✓ line names the profile's own server (review17b R17b-3).
+  await new ConfigStore(dir).setProfileValues('default', { base_url: sandbox().url });
   await new ConfigStore(dir).setCredential('default', {
     type: 'token',
     access_token: key,
@@ -156,7 +158,8 @@ describe('svc logout of a stored API key', () => {
       code: 0,
       stdout: '',
       stderr:
-        `✓ Logged out of profile "default" (http://127.0.0.1:9): removed the credential\n` +
+        // The profile's own server, not the override (review17b R17b-3).
+        `✓ Logged out of profile "default" (${sandbox().url}): removed the credential\n` +
         `warning: the API key may still be valid: svc only forgot it; with the login of a user who holds api_key.manage (a key cannot revoke keys), find its id by its prefix ${key.slice(0, 10)}… in \`svc tenants api-keys ls ${ACME}\`, then revoke it with \`svc tenants api-keys revoke ${ACME} KEY_ID\`\n`,
     });
   });

@@ -23,6 +23,8 @@ async function profileWith(credential: StoredCredential, baseUrl: string) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-logout-'));
   dirs.push(dir);
   const store = new ConfigStore(dir);
+  // Stored as a login stores it: the ✓ line names the profile's own server (review17b R17b-3).
+  await store.setProfileValues('default', { base_url: baseUrl });
   await store.setCredential('default', credential);
   const env = { SVC_CONFIG_DIR: dir, SVC_BASE_URL: baseUrl, SVC_MAX_RETRIES: '0', NO_COLOR: '1' };
   return { store, env };

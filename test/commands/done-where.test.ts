@@ -54,3 +54,64 @@ describe('the ✓ line after a change to a profile names the profile and its ser
     expect(store.credential('staging')).toBeDefined();
   });
 });
+
+/**
+ * review17b R17b-3, R17b-9: the line named the --base-url / SVC_BASE_URL override (a server the
+ * profile was never for) and printed a base_url's `?token=` whole, which `profiles ls` masks.
+ */
+describe('the ✓ line names the stored server, masked as `profiles ls` shows it', () => {
+  const OVERRIDE = 'https://override.example';
+  it.each([
+    [
+      ['logout', '-p', 'prod', '--no-revoke'],
+      `✓ Logged out of profile "prod" (${PROD}): removed the credential`,
+    ],
+    [['profiles', 'rm', 'prod', '--yes', '--no-revoke'], `✓ Removed profile "prod" (${PROD})`],
+    [['config', 'unset', 'tenant', '-p', 'prod'], `✓ Unset tenant for profile "prod" (${PROD})`],
+  ])('svc %j with SVC_BASE_URL and --base-url set elsewhere', async (argv, line) => {
+    for (const [flag, extra] of [
+      [[], { SVC_BASE_URL: OVERRIDE }],
+      [['--base-url', OVERRIDE], {}],
+    ] as const) {
+      const fresh = await twoProfiles();
+      const r = await runInProcess([...flag, ...argv], { ...fresh.env, ...extra });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.split('\n')[0]).toBe(line);
+    }
+  });
+
+  it.each([
+    [
+      ['-p', 'x', 'logout', '--no-revoke'],
+      '✓ Logged out of profile "x" (https://api.example.com/?token=[redacted]): removed the credential',
+    ],
+    [
+      ['profiles', 'rm', 'x', '--yes', '--no-revoke'],
+      '✓ Removed profile "x" (https://api.example.com/?token=[redacted])',
+    ],
+    [
+      ['-p', 'x', 'config', 'unset', 'tenant'],
+      '✓ Unset tenant for profile "x" (https://api.example.com/?token=[redacted])',
+    ],
+    [
+      ['-p', 'x', 'config', 'unset', 'base_url'],
+      '✓ Unset base_url for profile "x" (it was https://api.example.com/?token=[redacted])',
+    ],
+  ])('svc %j with a base_url that carries ?token=', async (argv, line) => {
+    const env = dirs();
+    const store = new ConfigStore(env.SVC_CONFIG_DIR);
+    await store.setProfileValues('x', {
+      base_url: 'https://api.example.com/?token=abcdefsecret',
+      tenant: 'acme-treasury',
+    });
+    await store.setCredential('x', {
+      type: 'token',
+      access_token: 'svc_pk_x0123456789abcdefWXYZ',
+      obtained_at: '2026-01-15T12:00:00.000Z',
+    });
+    const r = await runInProcess(argv, env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')[0]).toBe(line);
+    expect(r.stderr).not.toContain('abcdefsecret');
+  });
+});

@@ -3,11 +3,13 @@
  * owner (a user private group under umask 002: `~/.config` 0775 on Debian, Ubuntu, Fedora), as
  * Debian's ssh judges StrictModes; any other member, or a group not found, is someone else.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { onlyMemberIsOwner } from '../../src/config/private-group.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { mayHaveAcl, onlyMemberIsOwner } from '../../src/config/private-group.js';
+import { runInProcess } from '../helpers/context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-groups-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,5 +55,83 @@ describe('a group whose only member is the owner', () => {
     expect(onlyMemberIsOwner(1000, 1000, { passwd: join(dir, 'none'), group: join(dir, 'none') })).toBe(
       false,
     );
+  });
+});
+
+/**
+ * review17b R17b-7: with a POSIX ACL the group bits of the mode are the ACL's mask, not the group's:
+ * another user named in the ACL (`setfacl -m u:65534:rwx`) showed as "group-writable, the owner's
+ * private group" and the store was trusted (and chmod-ed, "readable by others"). A file with an ACL
+ * gets no private-group exception: refused as writable by others, never chmod-ed.
+ */
+const setfacl = (() => {
+  try {
+    execFileSync('setfacl', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const root = typeof process.getuid === 'function' && process.getuid() === 0;
+describe.skipIf(!root || !setfacl || !onlyMemberIsOwner(0, 0))(
+  'a store another user can write through an ACL',
+  () => {
+    it('is refused, exit 2, named writable by others, its mode and ACL left alone', async () => {
+      const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+      try {
+        const config = join(top, 'cfg');
+        mkdirSync(config, { mode: 0o700 });
+        const file = join(config, 'config.json');
+        writeFileSync(
+          file,
+          '{"profiles":{"default":{"base_url":"http://127.0.0.1:9"}},"active_profile":"default"}',
+          {
+            mode: 0o600,
+          },
+        );
+        execFileSync('setfacl', ['-m', 'u:65534:rwx', config]);
+        const env = { SVC_CONFIG_DIR: config, SVC_STATE_DIR: join(top, 's'), SVC_CACHE_DIR: join(top, 'c') };
+        const r = await runInProcess(['config', 'get', 'base_url'], env);
+        expect(r).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: `error: the config directory ${config} is writable by others (mode 0770), so svc will not keep credentials in it; check what is in it, then \`chmod 700 ${config}\`, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+        });
+        expect((statSync(config).mode & 0o777).toString(8)).toBe('770');
+        execFileSync('setfacl', ['-b', config]);
+        chmodSync(config, 0o700);
+        execFileSync('setfacl', ['-m', 'u:65534:rw', file]);
+        const f = await runInProcess(['config', 'get', 'base_url'], env);
+        expect(f).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: `error: ${file} is a file that others can write (mode 0660), so svc will not read or write profiles through it; check what is in it (another user could have changed it), then \`chmod 600 ${file}\`; svc changed nothing\n`,
+        });
+      } finally {
+        rmSync(top, { recursive: true, force: true });
+      }
+    });
+  },
+);
+
+describe.skipIf(!setfacl)('mayHaveAcl', () => {
+  it('is false for a file without an ACL, true with one, and true when getfacl cannot be run', () => {
+    const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+    try {
+      const file = join(top, 'f');
+      writeFileSync(file, '');
+      expect(mayHaveAcl(file)).toBe(false);
+      execFileSync('setfacl', ['-m', `u:${root ? 65534 : process.getuid!()}:rw`, file]);
+      expect(mayHaveAcl(file)).toBe(true);
+      execFileSync('setfacl', ['-b', file]);
+      vi.stubEnv('PATH', join(top, 'no-such-bin'));
+      try {
+        expect(mayHaveAcl(file)).toBe(true);
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
   });
 });

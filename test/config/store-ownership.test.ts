@@ -222,7 +222,7 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
       expect(r).toEqual({
         code: 2,
         stdout: '',
-        stderr: `error: the config directory ${dir} is in ${parent}, which others can write (mode 0${loose}), so svc will not keep credentials in it; check what is in it, then \`chmod go-w ${parent}\`, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+        stderr: `error: the config directory ${dir} is in ${parent}, which others can write (mode 0${loose}), so svc will not keep credentials in it; check what is in it, then \`chmod go-w ${parent}\`, or point SVC_CONFIG_DIR at a private directory of your own (\`mkdir -m 700 DIR\`); svc changed nothing\n`,
       });
       expect(readdirSync(parent)).toEqual([]);
       expect(mode(parent)).toBe(loose);
@@ -242,7 +242,7 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
       expect(r).toEqual({
         code: 2,
         stdout: '',
-        stderr: `error: the config directory ${dir} is in ${parent}, which belongs to another user (uid 65534), so svc will not keep credentials in it; ask its owner to close it to others, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+        stderr: `error: the config directory ${dir} is in ${parent}, which belongs to another user (uid 65534), so svc will not keep credentials in it; \`chown\` it to you if it is yours to take, or point SVC_CONFIG_DIR at a private directory of your own (\`mkdir -m 700 DIR\`); svc changed nothing\n`,
       });
       expect(readdirSync(dir)).toEqual([]);
     }
@@ -314,4 +314,65 @@ describe.skipIf(process.platform === 'win32')('the credential store is the userâ
       }
     },
   );
+});
+
+/**
+ * review17b R17b-8: root with a HOME another uid owns (a CI job container's bind-mounted home, `sudo
+ * -E`) could run no command at all, even with SVC_TOKEN and no store: the parent check refused the
+ * HOME of the user root runs for. A missing store is not checked on a read; root may use what root
+ * or the owner of its HOME owns (as sshd lets the user and root own the files it reads); what a third
+ * user owns is still refused, with a fix that fits (R17b-4).
+ */
+describe.skipIf(!root)('root in a HOME another user owns (CI container, sudo -E)', () => {
+  const homeOf = (env: ReturnType<typeof dirs>, owner: number) => {
+    const home = join(dirname(env.SVC_CONFIG_DIR), 'home');
+    mkdirSync(home, { mode: 0o755 });
+    chownSync(home, owner, owner);
+    vi.stubEnv('HOME', home);
+    return home;
+  };
+  const inHome = (env: ReturnType<typeof dirs>, extra: Record<string, string> = {}) => ({
+    SVC_CACHE_DIR: env.SVC_CACHE_DIR,
+    NO_COLOR: '1',
+    ...extra,
+  });
+
+  it('reads settings from the environment when there is no store', async () => {
+    const env = dirs();
+    try {
+      const home = homeOf(env, 65534);
+      const r = await runInProcess(
+        ['config', 'get', 'base_url'],
+        inHome(env, { SVC_TOKEN: KEY, SVC_BASE_URL: 'http://127.0.0.1:9' }),
+      );
+      expect(r).toEqual({ code: 0, stdout: 'http://127.0.0.1:9\n', stderr: '' });
+      expect(readdirSync(home)).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('writes and reads the store it made there; refuses a directory a third user owns, with a fix that fits', async () => {
+    const env = dirs();
+    try {
+      const home = homeOf(env, 65534);
+      const made = await runInProcess(['config', 'set', 'base_url', 'http://127.0.0.1:9'], inHome(env));
+      expect([made.code, made.stderr]).toEqual([0, expect.stringContaining('âœ“')]);
+      expect([statSync(join(home, '.config', 'svc')).uid, mode(join(home, '.config', 'svc'))]).toEqual([
+        0,
+        '700',
+      ]);
+      const r = await runInProcess(['config', 'get', 'base_url'], inHome(env));
+      expect(r).toEqual({ code: 0, stdout: 'http://127.0.0.1:9\n', stderr: '' });
+      chownSync(join(home, '.config'), 65533, 65533);
+      const third = await runInProcess(['config', 'get', 'base_url'], inHome(env));
+      expect(third).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `error: the config directory ${join(home, '.config', 'svc')} is in ${join(home, '.config')}, which belongs to another user (uid 65533), so svc will not keep credentials in it; \`chown\` it to you if it is yours to take, or point SVC_CONFIG_DIR at a private directory of your own (\`mkdir -m 700 DIR\`); svc changed nothing\n`,
+      });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });

@@ -211,6 +211,7 @@ describe('an answer with a Content-Encoding and no body has nothing to decode (f
     });
     const { SVC_CONFIG_DIR: configDir, ...rest } = dirs();
     const store = new ConfigStore(configDir);
+    await store.setProfileValues('default', { base_url: t.url }); // as a login stores it
     await store.setCredential('default', {
       type: 'oauth',
       access_token: 'at-encoding',

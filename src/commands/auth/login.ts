@@ -10,7 +10,7 @@ import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
 import { envSwitch } from '../../config/env-flags.js';
-import { refuseCredentialSetting, svcCommand } from '../../config/settings.js';
+import { refuseCredentialSetting, shownSetting, svcCommand } from '../../config/settings.js';
 import type { StoredCredential } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { AuthError, ClosedPipeError, UsageError, unprintedError } from '../../errors.js';
@@ -60,6 +60,8 @@ function rejectedToken(error: unknown): unknown {
 
 export async function runLoginWithToken(ctx: Context): Promise<void> {
   refuseAmbientRewrite(ctx);
+  // A store svc will not write is refused before the token is sent anywhere.
+  ctx.store().checkBeforeWriting();
   const token = await readTokenFromStdin(ctx);
   const settings = ctx.settings();
   // Check the token before storing it: a rejected token exits 3 and leaves the profile as it was.
@@ -112,7 +114,7 @@ export async function runLoginWithToken(ctx: Context): Promise<void> {
     });
   }
   ctx.out.success(
-    `Logged in to ${settings.values.base_url} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
+    `Logged in to ${shownSetting('base_url', settings.values.base_url ?? '')} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
   );
   await endReplacedSession(ctx, settings.profile, replaced, token);
   if (ctx.env.SVC_TOKEN) ctx.out.warn('SVC_TOKEN is set and overrides the stored credential');
@@ -263,7 +265,7 @@ export async function runLoginBrowser(
     });
   }
   ctx.out.success(
-    `Logged in to ${settings.values.base_url} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
+    `Logged in to ${shownSetting('base_url', settings.values.base_url ?? '')} as ${me?.name ?? me?.id ?? 'unknown'} (profile "${settings.profile}")`,
   );
   const facts = [
     stored.scope ? `scopes: ${stored.scope}` : undefined,

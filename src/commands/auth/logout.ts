@@ -55,7 +55,7 @@ async function logoutOf(ctx: Context, options: { revoke: boolean }, shown: strin
       revocation: revocation.outcome,
       api_key: sessionKey(ctx, end),
     });
-  const of = profileAt(shown, ctx.settings().values.base_url);
+  const of = profileAt(shown, ctx.store().profile(profile)?.base_url);
   if (revocation.outcome === 'revoked') {
     ctx.out.success(
       `Logged out of ${of}: revoked the session at ${new URL(revocation.endpoint).origin} and removed the credential`,

@@ -8,12 +8,11 @@ export async function runConfigUnset(ctx: Context, rawKey: string): Promise<void
   const key = checkKey(rawKey);
   const settings = ctx.ownProfileSettings();
   const profile = settings.profile;
-  // The server the profile was for: once base_url is unset, the one it had.
+  // The server the profile is for (its own, not an override's): once base_url is unset, the one it had.
   const stored = ctx.store().profile(profile)?.base_url;
-  const server = key !== 'base_url' ? settings.values.base_url : stored && `it was ${stored}`;
   const was = await ctx.store().unsetProfileValue(profile, key);
   if (ctx.out.isMachine) return ctx.out.json({ profile, key, value: null, changed: was });
-  if (was) ctx.out.success(`Unset ${key} for ${profileAt(profile, server)}`);
+  if (was) ctx.out.success(`Unset ${key} for ${profileAt(profile, stored, key === 'base_url')}`);
   else ctx.out.info(`Nothing changed: ${key} was not set in profile "${profile}".`);
   const shadow = settings.sources[key];
   if (shadow === 'env' || shadow === 'flag') {

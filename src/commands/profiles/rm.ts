@@ -31,7 +31,7 @@ export async function runProfilesRm(
   const target = ctx.forProfile(name, { removing: true });
   try {
     // Read before the profile goes: the warnings name its tenant, the ✓ line its server.
-    const removed = profileAt(shown, target.settings().values.base_url);
+    const removed = profileAt(shown, store.profile(name)?.base_url);
     const end = await endSession(target, {
       profile: name,
       revoke: options.revoke,

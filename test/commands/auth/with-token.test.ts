@@ -3,7 +3,8 @@
  * API before it is stored, kept out of config.json; and `svc logout` afterwards. File modes under
  * a umask need a process of their own: test/e2e/file-modes.test.ts.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../../src/config/store.js';
@@ -32,6 +33,22 @@ describe('svc login --with-token', () => {
       base_url: svc.sandbox().url,
       tenant: svc.env().SVC_TENANT,
     });
+  });
+
+  // review17b R17b-9: the ✓ line printed a base_url's ?token= whole, which `profiles ls` masks.
+  it('names the server masked as `profiles ls` shows it', async () => {
+    const base = `${svc.sandbox().url}/?token=abcdefsecret`;
+    const own = mkdtempSync(join(tmpdir(), 'svc-masked-')); // the other tests' store left as it is
+    const r = await svc.run(['login', '--with-token', '--base-url', base], {
+      env: { ...stored, SVC_CONFIG_DIR: join(own, 'config') },
+      stdin: `${svc.sandbox().adminToken}\n`,
+    });
+    expect(r).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `✓ Logged in to ${svc.sandbox().url}/?token=[redacted] as Ada Admin (profile "default")\n`,
+    });
+    rmSync(own, { recursive: true, force: true });
   });
 
   it('takes the token with surrounding whitespace removed, and says so', async () => {

@@ -51,6 +51,7 @@ const stoppedReason = (userId: string, until: string) =>
 /** A profile "default" holding `token`, and the env of a run on it. */
 async function storing(token: string) {
   const dir = tempDir();
+  await new ConfigStore(dir).setProfileValues('default', { base_url: sandbox().url }); // as a login stores it
   await new ConfigStore(dir).setCredential('default', {
     type: 'token',
     access_token: token,
