@@ -50,18 +50,27 @@ function entries(path: string): string[][] {
  * Whether the group bits of `path`'s mode may be a POSIX ACL's mask rather than its group's (review17b
  * R17b-7): with an ACL (`setfacl -m u:bob:rwx`, ls's `+`) they say what the named users and groups
  * may do, so a one-member group tells nothing. Node reads no ACL: `getfacl --skip-base` prints
- * nothing for a file with none. When getfacl cannot tell (not installed, as on a system without the
- * acl package, or it fails), an ACL is assumed: the exception is not made, as ssh without Debian's
- * patch makes none.
+ * nothing for a file with none; without getfacl (a system without the acl package, where a umask of
+ * 002 still makes `~/.config` 0775), GNU ls marks a file with an ACL by a `+` after its mode. When
+ * neither can tell, an ACL is assumed: the exception is not made, as ssh without Debian's patch
+ * makes none.
  */
 export function mayHaveAcl(path: string): boolean {
-  try {
-    const out = execFileSync('getfacl', ['--skip-base', '--absolute-names', '--omit-header', '--', path], {
+  const run = (command: string, args: string[]) =>
+    execFileSync(command, [...args, '--', path], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
       timeout: 5000,
     });
-    return out.trim() !== '';
+  try {
+    return run('getfacl', ['--skip-base', '--absolute-names', '--omit-header']).trim() !== '';
+  } catch {
+    // not installed, or it failed: ask ls
+  }
+  try {
+    const mode = run('ls', ['-ld']).split(' ')[0] ?? '';
+    // `drwxrwx---` (10 characters): no ACL; `drwxrwx---+`: one; `drwxrwx---.` is an SELinux label only.
+    return !/^[-dlbcps][-rwxsStT]{9}\.?$/.test(mode);
   } catch {
     return true;
   }

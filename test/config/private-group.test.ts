@@ -4,12 +4,13 @@
  * Debian's ssh judges StrictModes; any other member, or a group not found, is someone else.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { mayHaveAcl, onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { runInProcess } from '../helpers/context.js';
+import { needs } from '../helpers/needs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-groups-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,18 +65,11 @@ describe('a group whose only member is the owner', () => {
  * private group" and the store was trusted (and chmod-ed, "readable by others"). A file with an ACL
  * gets no private-group exception: refused as writable by others, never chmod-ed.
  */
-const setfacl = (() => {
-  try {
-    execFileSync('setfacl', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
-describe.skipIf(!root || !setfacl || !onlyMemberIsOwner(0, 0))(
-  'a store another user can write through an ACL',
-  () => {
+const acl = needs('setfacl');
+acl.describe('a store another user can write through an ACL', () => {
+  // Another user (65534) and a private group of the owner's are root's to arrange.
+  describe.skipIf(!root || !onlyMemberIsOwner(0, 0))('as root, in the private group of root', () => {
     it('is refused, exit 2, named writable by others, its mode and ACL left alone', async () => {
       const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
       try {
@@ -111,11 +105,11 @@ describe.skipIf(!root || !setfacl || !onlyMemberIsOwner(0, 0))(
         rmSync(top, { recursive: true, force: true });
       }
     });
-  },
-);
+  });
+});
 
-describe.skipIf(!setfacl)('mayHaveAcl', () => {
-  it('is false for a file without an ACL, true with one, and true when getfacl cannot be run', () => {
+acl.describe('mayHaveAcl', () => {
+  it('is false for a file without an ACL, true with one, by getfacl or else by ls, and true when neither can be run', () => {
     const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
     try {
       const file = join(top, 'f');
@@ -123,9 +117,20 @@ describe.skipIf(!setfacl)('mayHaveAcl', () => {
       expect(mayHaveAcl(file)).toBe(false);
       execFileSync('setfacl', ['-m', `u:${root ? 65534 : process.getuid!()}:rw`, file]);
       expect(mayHaveAcl(file)).toBe(true);
-      execFileSync('setfacl', ['-b', file]);
-      vi.stubEnv('PATH', join(top, 'no-such-bin'));
+      // Without getfacl (no acl package), ls's `+` tells: a PATH with ls alone.
+      const lsOnly = join(top, 'ls-only');
+      mkdirSync(lsOnly);
+      symlinkSync(
+        execFileSync('sh', ['-c', 'command -v ls'], { encoding: 'utf8' }).trim(),
+        join(lsOnly, 'ls'),
+      );
+      vi.stubEnv('PATH', lsOnly);
       try {
+        expect(mayHaveAcl(file)).toBe(true);
+        execFileSync('/usr/bin/env', ['PATH=/usr/bin:/bin', 'setfacl', '-b', file]);
+        expect(mayHaveAcl(file)).toBe(false);
+        // Neither: an ACL is assumed.
+        vi.stubEnv('PATH', join(top, 'no-such-bin'));
         expect(mayHaveAcl(file)).toBe(true);
       } finally {
         vi.unstubAllEnvs();

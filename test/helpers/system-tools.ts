@@ -15,6 +15,7 @@ export const SYSTEM_TOOLS = {
   chromium: { command: 'chromium', install: 'apt-get install chromium' },
   openssl: { command: 'openssl', install: 'apt-get install openssl' },
   'GNU time': { command: 'time', install: 'apt-get install time' },
+  setfacl: { command: 'setfacl', install: 'apt-get install acl' },
 } as const;
 
 export type SystemTool = keyof typeof SYSTEM_TOOLS;
