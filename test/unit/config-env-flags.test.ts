@@ -37,17 +37,22 @@ describe('envSwitch', () => {
   it('unset is off; only the variable named is read', () => {
     expect(envSwitch({}, 'SVC_DEBUG')).toBe(false);
     expect(envSwitch({ SVC_ALLOW_INSECURE_HTTP: '1' }, 'SVC_DEBUG')).toBe(false);
-    expect(envSwitch({ SVC_DEBUG: '0', SVC_ALLOW_INSECURE_HTTP: 'on' }, 'SVC_ALLOW_INSECURE_HTTP')).toBe(true);
-  });
-
-  it.each(BAD)('%j is refused with exit 2, naming the variable, the choices and the value as given', (raw) => {
-    const error = refusal({ SVC_ALLOW_INSECURE_HTTP: raw }, 'SVC_ALLOW_INSECURE_HTTP');
-    expect(error).toBeInstanceOf(UsageError);
-    expect(EXIT_CODES[error.category]).toBe(2);
-    expect(error.message).toBe(
-      `SVC_ALLOW_INSECURE_HTTP must be 1, true, yes or on (or 0, false, no, off), got ${JSON.stringify(raw)}`,
+    expect(envSwitch({ SVC_DEBUG: '0', SVC_ALLOW_INSECURE_HTTP: 'on' }, 'SVC_ALLOW_INSECURE_HTTP')).toBe(
+      true,
     );
   });
+
+  it.each(BAD)(
+    '%j is refused with exit 2, naming the variable, the choices and the value as given',
+    (raw) => {
+      const error = refusal({ SVC_ALLOW_INSECURE_HTTP: raw }, 'SVC_ALLOW_INSECURE_HTTP');
+      expect(error).toBeInstanceOf(UsageError);
+      expect(EXIT_CODES[error.category]).toBe(2);
+      expect(error.message).toBe(
+        `SVC_ALLOW_INSECURE_HTTP must be 1, true, yes or on (or 0, false, no, off), got ${JSON.stringify(raw)}`,
+      );
+    },
+  );
 
   it('quotes the value untrimmed, so a stray blank or control character shows', () => {
     expect(refusal({ SVC_DEBUG: ' maybe\n' }, 'SVC_DEBUG').message).toBe(

@@ -72,7 +72,13 @@ describe('withFileLock against another holder', () => {
     );
     vi.restoreAllMocks();
     expect(ran).toBe(false);
-    expect([error.constructor.name, EXIT_CODES[error.category], error.code, error.message, error.hint]).toEqual([
+    expect([
+      error.constructor.name,
+      EXIT_CODES[error.category],
+      error.code,
+      error.message,
+      error.hint,
+    ]).toEqual([
       'SvcError',
       1,
       'config_locked',
@@ -88,7 +94,12 @@ describe('withFileLock against another holder', () => {
   it('says nothing on a short wait: the holder lets go within a second', async () => {
     const { dir, target } = heldLock(0);
     const said: string[] = [];
-    const done = withFileLock(dir, target, async () => 'written', (message) => said.push(message));
+    const done = withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => said.push(message),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     rmdirSync(`${target}.lock`);
     expect(await done).toBe('written');
@@ -99,7 +110,12 @@ describe('withFileLock against another holder', () => {
     const { dir, target } = heldLock(12_000);
     const said: string[] = [];
     fastClock(250);
-    const result = await withFileLock(dir, target, async () => 'written', (message) => said.push(message));
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => said.push(message),
+    );
     vi.restoreAllMocks();
     expect(result).toBe('written');
     expect(said).toHaveLength(1);
@@ -108,7 +124,14 @@ describe('withFileLock against another holder', () => {
   it('takes over a lock untouched for more than 15 s at once, without a word', async () => {
     const { dir, target } = heldLock(16_000);
     const said: string[] = [];
-    expect(await withFileLock(dir, target, async () => 'written', (message) => said.push(message))).toBe('written');
+    expect(
+      await withFileLock(
+        dir,
+        target,
+        async () => 'written',
+        (message) => said.push(message),
+      ),
+    ).toBe('written');
     expect(said).toEqual([]);
     expect(existsSync(`${target}.lock`)).toBe(false);
   });
