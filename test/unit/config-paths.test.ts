@@ -52,10 +52,10 @@ describe('checkDirectoryVariables: an unexpanded ~ or variable', () => {
     ['SVC_CACHE_DIR', '~', 'a ~', ` (e.g. SVC_CACHE_DIR=${HOME})`],
     ['SVC_CONFIG_DIR', '$HOME/.svc', 'a variable ($HOME)', ` (e.g. SVC_CONFIG_DIR=${join(HOME, '.svc')})`],
     ['SVC_CONFIG_DIR', '$HOME', 'a variable ($HOME)', ` (e.g. SVC_CONFIG_DIR=${HOME})`],
-    ['SVC_STATE_DIR', '${HOME}/s', 'a variable (${HOME})', ` (e.g. SVC_STATE_DIR=${join(HOME, 's')})`],
+    ['SVC_STATE_DIR', `\${HOME}/s`, `a variable (\${HOME})`, ` (e.g. SVC_STATE_DIR=${join(HOME, 's')})`],
     ['SVC_CONFIG_DIR', '~alice/.svc', 'a ~', ''],
     ['SVC_CACHE_DIR', '$XDG_CACHE_HOME/svc', 'a variable ($XDG_CACHE_HOME)', ''],
-    ['SVC_CACHE_DIR', '${TMP}', 'a variable (${TMP})', ''],
+    ['SVC_CACHE_DIR', `\${TMP}`, `a variable (\${TMP})`, ''],
     ['SVC_STATE_DIR', '$', 'a variable ($)', ''],
   ])(
     '%s=%s: refused (exit 2), naming what no shell expanded, with an absolute example when it meant home',
