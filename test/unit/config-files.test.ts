@@ -109,7 +109,7 @@ describe('checkCredentialsFile', () => {
       { code: 'c', message: 1, at: 'a' },
       { code: 1, message: 'm', at: 'a' },
       { message: 'm', at: 'a' },
-    ].map((refused) => [
+    ].map((refused): [Record<string, unknown>, string] => [
       { profiles: { p: { ...token, refresh_refused: refused } } },
       `"refresh_refused" of ${which} is not an object of code, message and at`,
     ]),
