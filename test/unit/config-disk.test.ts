@@ -8,7 +8,6 @@
 import { spawnSync } from 'node:child_process';
 import {
   lstatSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
