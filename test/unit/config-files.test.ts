@@ -100,6 +100,19 @@ describe('checkCredentialsFile', () => {
     [{ profiles: { p: { ...token, origin: false } } }, `"origin" of ${which} is not a string`],
     [{ profiles: { p: { ...token, obtained_at: 0 } } }, `"obtained_at" of ${which} is not a string`],
     [{ profiles: 'x' }, '"profiles" is not an object of profiles'],
+    [{ profiles: { ok: token, p: { ...token, session: 1 } } }, `"session" of ${which} is not a string`],
+    ...[
+      'refused',
+      null,
+      ['c', 'm', 'a'],
+      { code: 'c', message: 'm' },
+      { code: 'c', message: 1, at: 'a' },
+      { code: 1, message: 'm', at: 'a' },
+      { message: 'm', at: 'a' },
+    ].map((refused): [Record<string, unknown>, string] => [
+      { profiles: { p: { ...token, refresh_refused: refused } } },
+      `"refresh_refused" of ${which} is not an object of code, message and at`,
+    ]),
   ])('%j: %s', (file, reason) => {
     expect(failure(() => checkCredentialsFile(PATH, file))).toEqual({
       type: 'ConfigError',
@@ -112,6 +125,7 @@ describe('checkCredentialsFile', () => {
     [{}],
     [{ profiles: { p: token } }],
     [{ profiles: { p: { ...token, type: 'oauth', refresh_token: 'r', expires_at: 'e', scope: 's' } } }],
+    [{ profiles: { p: { ...token, refresh_refused: { code: 'invalid_grant', message: 'm', at: 't' } } } }],
   ])('accepts %j', (file) => {
     expect(() => checkCredentialsFile(PATH, file)).not.toThrow();
   });

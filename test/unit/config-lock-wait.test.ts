@@ -1,0 +1,215 @@
+/**
+ * src/config/lock.ts past the happy path: a lock held by another process until the wait gives up
+ * (config_locked, exit 1, said once while waiting), a stale lock taken over, the holder's pid
+ * file, and a config directory that cannot be made. The 40-s wait runs on a clock that moves on
+ * each reading (Date.now, which proper-lockfile reads too), so no test waits for it.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { withFileLock } from '../../src/config/lock.js';
+import { ConfigError, EXIT_CODES, type SvcError } from '../../src/errors.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A config directory with `config.json`'s lock held by another process, last touched `age` ms ago. */
+function heldLock(ageMs: number): { dir: string; target: string } {
+  const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+  mkdirSync(dir, { recursive: true });
+  const target = join(dir, 'config.json');
+  mkdirSync(`${target}.lock`);
+  const touched = (Date.now() - ageMs) / 1000;
+  utimesSync(`${target}.lock`, touched, touched);
+  return { dir, target };
+}
+
+/** Date.now moving on by `stepMs` at each reading, from the real time. */
+function fastClock(stepMs: number): void {
+  let now = Date.now();
+  vi.spyOn(Date, 'now').mockImplementation(() => {
+    now += stepMs;
+    return now;
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<SvcError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as SvcError;
+  }
+  throw new Error('it did not fail');
+}
+
+describe('withFileLock against another holder', () => {
+  it('gives up after the wait with config_locked (exit 1) naming the lock to remove, having said once that it waits', async () => {
+    // Touched in the future: never stale, whatever the clock says.
+    const { dir, target } = heldLock(-3_600_000);
+    const said: string[] = [];
+    let ran = false;
+    fastClock(2_000);
+    const error = await failure(
+      withFileLock(
+        dir,
+        target,
+        async () => {
+          ran = true;
+        },
+        (message) => said.push(message),
+      ),
+    );
+    vi.restoreAllMocks();
+    expect(ran).toBe(false);
+    expect([
+      error.constructor.name,
+      EXIT_CODES[error.category],
+      error.code,
+      error.message,
+      error.hint,
+    ]).toEqual([
+      'SvcError',
+      1,
+      'config_locked',
+      `${target} is locked by another svc process`,
+      `try again; if no svc is running, remove ${target}.lock`,
+    ]);
+    expect(said).toEqual([
+      `waiting for the lock on ${target}, held by another svc process (${target}.lock); a lock left by a stopped svc is taken over once untouched for 15 s`,
+    ]);
+    expect(existsSync(`${target}.lock`)).toBe(true);
+  });
+
+  it('says nothing on a short wait: the holder lets go within a second', async () => {
+    const { dir, target } = heldLock(0);
+    const said: string[] = [];
+    const done = withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => said.push(message),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    rmdirSync(`${target}.lock`);
+    expect(await done).toBe('written');
+    expect(said).toEqual([]);
+  });
+
+  it('waits for a lock touched 12 s ago (still held), then takes it over once 15 s have passed', async () => {
+    const { dir, target } = heldLock(12_000);
+    const said: string[] = [];
+    fastClock(250);
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => said.push(message),
+    );
+    vi.restoreAllMocks();
+    expect(result).toBe('written');
+    expect(said).toHaveLength(1);
+  });
+
+  it('takes over a lock untouched for more than 15 s at once, without a word', async () => {
+    const { dir, target } = heldLock(16_000);
+    const said: string[] = [];
+    expect(
+      await withFileLock(
+        dir,
+        target,
+        async () => 'written',
+        (message) => said.push(message),
+      ),
+    ).toBe('written');
+    expect(said).toEqual([]);
+    expect(existsSync(`${target}.lock`)).toBe(false);
+  });
+
+  it.each(['0\n', '-12\n', 'abc\n', ''])('a pid file holding %j names no process', async (text) => {
+    const { dir, target } = heldLock(-3_600_000);
+    writeFileSync(`${target}.lock-pid`, text);
+    const said: string[] = [];
+    fastClock(2_000);
+    const result = await withFileLock(
+      dir,
+      target,
+      async () => 'written',
+      (message) => {
+        said.push(message);
+        rmdirSync(`${target}.lock`);
+      },
+    );
+    vi.restoreAllMocks();
+    expect(result).toBe('written');
+    expect(said).toEqual([
+      `waiting for the lock on ${target}, held by another svc process (${target}.lock); a lock left by a stopped svc is taken over once untouched for 15 s`,
+    ]);
+  });
+
+  it('gives up without a word when no one listens for the wait', async () => {
+    const { dir, target } = heldLock(-3_600_000);
+    fastClock(2_000);
+    const error = await failure(withFileLock(dir, target, async () => {}));
+    vi.restoreAllMocks();
+    expect(error.code).toBe('config_locked');
+  });
+});
+
+describe('withFileLock holding the lock', () => {
+  it('writes its pid beside the lock (0600) while it works, and removes both after', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const target = join(dir, 'credentials.json');
+    const seen = await withFileLock(dir, target, async () => ({
+      pid: readFileSync(`${target}.lock-pid`, 'utf8'),
+      mode: statSync(`${target}.lock-pid`).mode & 0o777,
+      locked: statSync(`${target}.lock`).isDirectory(),
+    }));
+    expect(seen).toEqual({ pid: `${process.pid}\n`, mode: 0o600, locked: true });
+    expect([existsSync(`${target}.lock-pid`), existsSync(`${target}.lock`)]).toEqual([false, false]);
+  });
+
+  it('makes the config directory 0700 before it locks', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'new', 'svc');
+    await withFileLock(dir, join(dir, 'config.json'), async () => {});
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it('a config directory that cannot be made: exit 2, naming it and the variable that moves it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-lock-'));
+    writeFileSync(join(root, 'file'), 'x');
+    const dir = join(root, 'file', 'svc');
+    let ran = false;
+    const error = await failure(
+      withFileLock(dir, join(dir, 'config.json'), async () => {
+        ran = true;
+      }),
+    );
+    expect(ran).toBe(false);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(EXIT_CODES[error.category]).toBe(2);
+    expect(error.message).toMatch(new RegExp(`^cannot create config directory ${dir}: .*ENOTDIR`));
+    expect(error.hint).toBe('set SVC_CONFIG_DIR to a writable directory');
+  });
+
+  it('a lock that cannot be taken for another reason: config_write, exit 1, nothing changed', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
+    const target = join(dir, 'missing', 'config.json');
+    const error = await failure(withFileLock(dir, target, async () => {}));
+    expect([EXIT_CODES[error.category], error.code, error.hint]).toEqual([
+      1,
+      'config_write',
+      'make room on its disk (or make it writable), then run the command again; nothing was changed',
+    ]);
+  });
+});
