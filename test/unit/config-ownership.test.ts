@@ -15,6 +15,7 @@ import {
   ownFileRefusal,
   refuseSharedDirectory,
 } from '../../src/config/ownership.js';
+import { onlyMemberIsOwner } from '../../src/config/private-group.js';
 import { EXIT_CODES, type SvcError } from '../../src/errors.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -26,6 +27,9 @@ function directory(dirMode: number, uid?: number): string {
   const dir = mkdtempSync(join(root, 'd-'));
   chmodSync(dir, dirMode);
   if (uid !== undefined) chownSync(dir, uid, uid);
+  // A group-writable directory of the owner's private group counts as the owner's
+  // (src/config/private-group.ts): root gives it a group of others (65534) to be refused.
+  else if (asRoot && dirMode & 0o020) chownSync(dir, 0, 65534);
   return dir;
 }
 
@@ -53,6 +57,8 @@ describe.skipIf(process.platform === 'win32')('refuseSharedDirectory', () => {
     [0o3777, 'is a shared directory (mode 03777, sticky)', false],
   ])('mode %o: refused (exit 2) as one that %s', (dirMode, problem, chmodHint) => {
     const dir = directory(dirMode);
+    // Not root, in a private group of one's own: group write is one's own (private-group.test.ts).
+    if (!asRoot && dirMode & 0o020 && onlyMemberIsOwner(statSync(dir).gid, process.getuid?.() ?? -1)) return;
     const hint = chmodHint
       ? `check what is in it, then \`chmod 700 ${dir}\`, or point SVC_STATE_DIR at a private directory of your own; svc changed nothing`
       : 'point SVC_STATE_DIR at a private directory of your own (`mkdir -m 700 DIR`); svc changed nothing';
@@ -82,14 +88,15 @@ describe.skipIf(process.platform === 'win32')('refuseSharedDirectory', () => {
     expect(refuseJournals(file)).toBeUndefined();
   });
 
-  it('a directory that cannot be looked at is named', () => {
-    const file = join(root, 'plain-2');
-    writeFileSync(file, 'x');
-    expect(refusal(() => refuseJournals(join(file, 'sub')))).toEqual([
+  it('a directory that cannot be looked at is named (a loop of links)', () => {
+    const loop = join(root, 'loop-2');
+    symlinkSync(loop, loop);
+    expect(refusal(() => refuseJournals(join(loop, 'sub')))).toEqual([
       'ConfigError',
       2,
       'config',
-      `cannot read ${join(file, 'sub')}: ENOTDIR: not a directory, stat '${join(file, 'sub')}'`,
+      // Its parent is looked at first (the parents' rule), and named.
+      `cannot read ${loop}: ELOOP: too many symbolic links encountered, stat '${loop}'`,
       undefined,
     ]);
   });
@@ -119,16 +126,16 @@ describe.skipIf(process.platform === 'win32')('ownFileProblem and ownFileRefusal
   it('a link to nothing', () => {
     const dir = directory(0o700);
     symlinkSync(join(dir, 'nowhere'), join(dir, 'credentials.json'));
-    expect(ownFileProblem(join(dir, 'credentials.json'))).toBe(
-      'is a symbolic link to something that does not exist',
-    );
+    expect(ownFileProblem(join(dir, 'credentials.json'))).toEqual({
+      said: 'is a symbolic link to something that does not exist',
+    });
   });
 
-  it('a path that cannot be looked at is named', () => {
-    const file = join(root, 'plain-3');
-    writeFileSync(file, 'x');
-    expect(() => ownFileProblem(join(file, 'config.json'))).toThrow(
-      `cannot read ${join(file, 'config.json')}: ENOTDIR`,
+  it('a path that cannot be looked at is named (a loop of links)', () => {
+    const loop = join(root, 'loop-3');
+    symlinkSync(loop, loop);
+    expect(() => ownFileProblem(join(loop, 'config.json'))).toThrow(
+      `cannot read ${join(loop, 'config.json')}: ELOOP`,
     );
   });
 
@@ -138,16 +145,16 @@ describe.skipIf(process.platform === 'win32')('ownFileProblem and ownFileRefusal
     writeFileSync(theirs, '{}');
     chownSync(theirs, 65534, 65534);
     symlinkSync(theirs, join(dir, 'credentials.json'));
-    expect(ownFileProblem(theirs)).toBe('is a file that belongs to another user (uid 65534)');
-    expect(ownFileProblem(join(dir, 'credentials.json'))).toBe(
-      `is a symbolic link to ${theirs}, which belongs to another user (uid 65534)`,
-    );
+    expect(ownFileProblem(theirs)).toEqual({ said: 'is a file that belongs to another user (uid 65534)' });
+    expect(ownFileProblem(join(dir, 'credentials.json'))).toEqual({
+      said: `is a symbolic link to ${theirs}, which belongs to another user (uid 65534)`,
+    });
   });
 
   it('the refusal: exit 2, config_owner, profiles or credentials by the file’s name, how to remove it as one shell word', () => {
     expect(
       refusal(() => {
-        throw ownFileRefusal('/x y/config.json', 'is a file that belongs to another user (uid 7)');
+        throw ownFileRefusal('/x y/config.json', { said: 'is a file that belongs to another user (uid 7)' });
       }),
     ).toEqual([
       'ConfigError',
@@ -156,10 +163,10 @@ describe.skipIf(process.platform === 'win32')('ownFileProblem and ownFileRefusal
       '/x y/config.json is a file that belongs to another user (uid 7), so svc will not read or write profiles through it',
       "remove it (`rm '/x y/config.json'`) if you did not put it there; svc changed nothing",
     ]);
-    expect(ownFileRefusal('/c/credentials.json', 'p').message).toBe(
+    expect(ownFileRefusal('/c/credentials.json', { said: 'p' }).message).toBe(
       '/c/credentials.json p, so svc will not read or write credentials through it',
     );
-    expect(ownFileRefusal('/c/credentials.json', 'p').hint).toBe(
+    expect(ownFileRefusal('/c/credentials.json', { said: 'p' }).hint).toBe(
       'remove it (`rm /c/credentials.json`) if you did not put it there, then log in again; svc changed nothing',
     );
   });
