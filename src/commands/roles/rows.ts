@@ -1,3 +1,5 @@
+// Just past 300 lines: the rows of a grant or revoke file, each field read and checked with the words
+// its error gives (expiry forms, justification, the role by name), shared by the dry run and the run.
 import { characters } from '../../api/characters.js';
 import {
   DURATION_FORMS,
