@@ -33,6 +33,7 @@ const FOLDER_TESTS: Record<string, string[]> = {
     'test/unit/config-*.test.ts',
     // Not tilde-dir.test.ts: it changes the working directory, which Stryker's worker threads cannot.
     'test/config/store-*.test.ts',
+    'test/config/{private-group,parent-fix}.test.ts',
     'test/unit/env-numbers.test.ts',
     'test/auth/refresh.test.ts',
     'test/commands/config/**',
