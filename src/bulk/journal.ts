@@ -1,17 +1,18 @@
 // Past 300 lines: the journal's file format, its lock, resume, the full-disk stop and the files
 // kept beside it (their digests in it) are one record of a run; split, each part would reach into
 // the others' file handling.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, lstatSync, readFileSync, rmSync, type Stats, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { isoSeconds } from '../api/time.js';
-import { ownFileProblem, parentFix, refuseSharedDirectory, uid, unsafeParent } from '../config/ownership.js';
+import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
 import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
 import { replaceWhole } from '../system/output-file.js';
+import { uid } from '../system/processes.js';
 import { pathWord } from '../system/shell-words.js';
 import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
@@ -306,11 +307,7 @@ export class Journal {
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     this.#found = undefined;
-    try {
-      rmSync(this.path, { force: true });
-    } catch {
-      // e.g. a sticky directory where another user replaced it: theirs to remove
-    }
+    removeIfAllowed(this.path);
   }
 
   /**
@@ -324,26 +321,17 @@ export class Journal {
   keepBeside(suffix: string, chunks: Iterable<string>): void {
     const path = `${this.path}${suffix}`;
     refuseForeign(path, `the plan kept beside journal ${this.path}, ${path},`, 'write or read it');
-    const temporary = join(
-      dirname(path),
-      `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}`,
-    );
     let digest: string;
     try {
       makeDirectories(dirname(path), 0o700);
       digest = replaceWhole(path, chunks, {
-        temporary,
         mode: 0o600,
         write: (fd, text) => this.#disk.write(fd, text),
       });
     } catch (error) {
       // Nothing is sent after this: an earlier run's file would only mislead a re-run. One that
       // cannot be removed (another user's, put there since) must not hide why (review17b R17b-1).
-      try {
-        rmSync(path, { force: true });
-      } catch {
-        // theirs to remove; readBeside refuses it
-      }
+      removeIfAllowed(path); // one left is refused by readBeside
       throw JournalWriteError.of(`the journal's plan ${path}`, error);
     }
     this.#kept.set(suffix, digest);
@@ -387,11 +375,7 @@ export class Journal {
    */
   removeKept(): void {
     for (const suffix of this.#kept.keys()) {
-      try {
-        rmSync(`${this.path}${suffix}`, { force: true });
-      } catch {
-        // e.g. a sticky directory where another user replaced it: theirs to remove
-      }
+      removeIfAllowed(`${this.path}${suffix}`);
     }
   }
 
@@ -513,6 +497,18 @@ function refuseForeign(path: string, what = `journal ${path}`, purpose = 'resume
     code: 'journal_owner',
     hint: `see what it holds with \`cat ${pathWord(path)}\`; ${fix} and run the command again; svc changed nothing`,
   });
+}
+
+/**
+ * Removes `path` when the user may; one that cannot be removed (another user's, put in a sticky
+ * directory such as /tmp since) is theirs and stays.
+ */
+function removeIfAllowed(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // theirs to remove
+  }
 }
 
 /** What is at a journal's path, followed through a link (the user's own: refuseForeign), or undefined. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   fsyncSync,
@@ -13,8 +12,8 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { makeDirectories } from '../system/directories.js';
 import { NEW_FILE, replaceWhole } from '../system/output-file.js';
-import { processRuns } from '../system/processes.js';
-import { ownFileProblem, ownFileRefusal, uid } from './ownership.js';
+import { processRuns, uid } from '../system/processes.js';
+import { ownFileProblem, ownFileRefusal } from './ownership.js';
 
 /** The two files of the config directory. */
 export type ConfFile = 'config' | 'credentials';
@@ -63,11 +62,7 @@ export const realDisk: StoreDisk = {
     refuse();
     const target = writeTarget(path);
     removeStaleTemporaries(target);
-    const temporary = join(
-      dirname(target),
-      `.${basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}`,
-    );
-    replaceWhole(target, [JSON.stringify(file, undefined, '\t')], { temporary, mode: 0o600, check: refuse });
+    replaceWhole(target, [JSON.stringify(file, undefined, '\t')], { mode: 0o600, check: refuse });
   },
 };
 

@@ -1,6 +1,7 @@
 import { chmodSync, lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { uid } from '../system/processes.js';
 import { shellWord } from '../system/shell-words.js';
 import { homeDirectory } from './paths.js';
 import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
@@ -29,9 +30,6 @@ import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
  * is under it, else up to the one under /.
  */
 
-/** The user's uid (undefined on Windows). */
-export const uid = (): number | undefined =>
-  typeof process.getuid === 'function' ? process.getuid() : undefined;
 const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
 
 function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | undefined {

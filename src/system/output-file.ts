@@ -11,23 +11,43 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { fileErrorReason } from './input.js';
+import { uid } from './processes.js';
 
 /** Created exclusively, never through a symbolic link: a file someone planted fails (EEXIST). */
 export const NEW_FILE =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
-/** Writes all of `text` to `fd` (a short write is followed by one for the rest); throws the system error. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes all of `text` to `fd` (a short write is followed by one for the rest); throws the system
+ * error. A descriptor svc was handed may be non-blocking (Node makes its stdout pipe so): a full one
+ * (EAGAIN) is waited for; a file never answers so.
+ */
 export function writeAll(fd: number, text: string | Buffer): void {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(fd, bytes, at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
+}
+
+/** A new temporary name beside `path` (`.NAME.PID-HEX`: the pid says whose, config/disk.ts clears a gone one's). */
+export function temporaryBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}`);
 }
 
 /**
  * The one way svc writes a file whole (the config store, the plan kept beside a journal, `svc
- * export -o`, `svc plan --out`): `chunks` go to `temporary` (in the same directory), made new —
+ * export -o`, `svc plan --out`): `chunks` go to `temporary` (in the same directory; temporaryBeside's
+ * name unless given), made new —
  * never through a link, never into a file someone planted — with `mode` whatever the umask (0600
  * for a secret), synced; `check()` runs once more; then it is renamed to `path`, which replaces the
  * name itself (a link there, not its target). Nothing is left behind when it fails (the system
@@ -38,13 +58,13 @@ export function replaceWhole(
   path: string,
   chunks: Iterable<string>,
   options: {
-    temporary: string;
+    temporary?: string;
     mode?: number;
     check?: () => void;
     write?: (fd: number, text: string) => void;
   },
 ): string {
-  const { temporary, mode = 0o666, check, write = writeAll } = options;
+  const { temporary = temporaryBeside(path), mode = 0o666, check, write = writeAll } = options;
   const hash = createHash('sha256');
   const fd = openSync(temporary, NEW_FILE, mode);
   try {
@@ -65,8 +85,6 @@ export function replaceWhole(
   }
   return hash.digest('hex');
 }
-
-const uid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
 function streamWord(stat: Stats): string {
   if (stat.isFIFO()) return 'a named pipe';
@@ -115,21 +133,6 @@ function streamProblem(stat: Stats): string | undefined {
   return `is ${streamWord(stat)} that belongs to another user (uid ${stat.uid})`;
 }
 
-const pause = new Int32Array(new SharedArrayBuffer(4));
-
-/** writeAll to a descriptor svc was handed, which may be non-blocking (Node makes its stdout pipe so): a full one is waited for. */
-function writeToDescriptor(fd: number, text: string): void {
-  const bytes = Buffer.from(text);
-  for (let at = 0; at < bytes.length; ) {
-    try {
-      at += writeSync(fd, bytes, at);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      Atomics.wait(pause, 0, 0, 10);
-    }
-  }
-}
-
 const refusedStream = (flag: string, path: string, problem: string) =>
   new UsageError(`${flag} ${path} ${problem}, so svc will not write into it`, {
     code: 'output_owner',
@@ -167,7 +170,7 @@ export function writeFileWhole(path: string, text: string, flag: string, secret 
   const descriptor = ownDescriptor(path);
   if (descriptor !== undefined) {
     try {
-      writeToDescriptor(descriptor, text);
+      writeAll(descriptor, text);
     } catch (error) {
       throw new UsageError(`cannot write ${flag} ${path}: ${fileErrorReason(error, 'it is closed')}`);
     }
