@@ -210,18 +210,18 @@ function redactPathCredential(head: string): string {
     .replace(/:\d*$/, '')
     .replace(/\.$/, '')
     .toLowerCase();
-  for (const [hostShape, pathShape] of PATH_CREDENTIAL_HOSTS) {
-    const known = hostShape.test(host) ? pathShape.exec(slashed) : null;
-    if (known) {
-      const start = (known[1] as string).length;
-      return `${authority}${path.slice(0, start)}${MASK}${path.slice(start + (known[2] as string).length)}`;
-    }
-  }
-  for (const shape of KEYED_SEGMENTS) {
-    const keyed = shape.exec(slashed);
-    if (!keyed) continue;
-    const start = keyed.index + (keyed[1] as string).length;
-    return `${authority}${path.slice(0, start)}${MASK}${path.slice(start + (keyed[2] as string).length)}`;
+  const masked = (start: number, end: number) =>
+    `${authority}${path.slice(0, start)}${MASK}${path.slice(end)}`;
+  // The host's own shapes first, then those known on any host: group 1 what comes before, 2 the credential.
+  const shapes = [
+    ...PATH_CREDENTIAL_HOSTS.filter(([hostShape]) => hostShape.test(host)).map(([, pathShape]) => pathShape),
+    ...KEYED_SEGMENTS,
+  ];
+  for (const shape of shapes) {
+    const found = shape.exec(slashed);
+    if (!found) continue;
+    const start = found.index + (found[1] as string).length;
+    return masked(start, start + (found[2] as string).length);
   }
   const end = slashed.replace(/\/+$/, '').length;
   const start = slashed.lastIndexOf('/', end - 1) + 1;
@@ -229,7 +229,7 @@ function redactPathCredential(head: string): string {
   const hook = HOOKS_SEGMENT.exec(slashed);
   const idBefore = HOOKS_ID_TOKEN.exec(slashed)?.[1] === last;
   if (!RANDOM_SEGMENT.test(last) && !(hook && hook[1] === last && hookKey(last, idBefore))) return head;
-  return `${authority}${path.slice(0, start)}${MASK}${path.slice(end)}`;
+  return masked(start, end);
 }
 
 /** `scheme://user:password@host/path` with the user name and password masked. */
