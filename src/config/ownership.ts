@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { uid } from '../system/processes.js';
@@ -30,9 +30,9 @@ import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
  * is under it, else up to the one under /.
  */
 
-const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
+export const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
 
-function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | undefined {
+export function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | undefined {
   try {
     return stat(path);
   } catch (error) {
@@ -241,49 +241,4 @@ export function ownFileRefusal(path: string, problem: FileProblem): ConfigError 
           : `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
     },
   );
-}
-
-/**
- * Checks the store's directory and files before anything is read or written there; tightens a
- * directory or credentials.json of the user's own that others can read (saying so through `warn`).
- */
-export function checkStore(
-  dir: string,
-  files: { config: string; credentials: string },
-  warn: ((message: string) => void) | undefined,
-): void {
-  const stat = refuseSharedDirectory(
-    dir,
-    'the config directory',
-    'keep credentials in it',
-    'SVC_CONFIG_DIR',
-    'config_owner',
-  );
-  if (stat === undefined) return;
-  for (const path of [files.config, files.credentials]) {
-    const fileProblem = ownFileProblem(path);
-    if (fileProblem !== undefined) throw ownFileRefusal(path, fileProblem);
-  }
-  tighten(dir, stat.mode, 0o700, warn);
-  const credentials = statOrUndefined(statSync, files.credentials);
-  if (credentials !== undefined) tighten(files.credentials, credentials.mode, 0o600, warn);
-}
-
-function tighten(
-  path: string,
-  mode: number,
-  to: number,
-  warn: ((message: string) => void) | undefined,
-): void {
-  const current = mode & 0o777;
-  if ((current & 0o077) === 0) return;
-  const was = `${path} was ${current & 0o044 ? 'readable by' : 'open to'} others (${octal(mode)})`;
-  try {
-    chmodSync(path, to);
-    warn?.(`${was}; svc made it 0${to.toString(8)}, since it holds credentials`);
-  } catch (error) {
-    warn?.(
-      `${was} and svc could not tighten it (${(error as Error).message}); run \`chmod ${to.toString(8)} ${shellWord(path)}\``,
-    );
-  }
 }

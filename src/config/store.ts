@@ -11,7 +11,7 @@ import { makeDirectories } from '../system/directories.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
-import { checkStore } from './ownership.js';
+import { checkStore } from './store-directory.js';
 
 /** The settings a profile can hold (`svc config set KEY VALUE`). */
 export const PROFILE_KEYS = ['base_url', 'app_url', 'tenant', 'org', 'client_id'] as const;
