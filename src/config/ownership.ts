@@ -75,7 +75,7 @@ function othersCanWrite(stat: Stats, path: string): boolean {
 const ownedBy = (stat: Stats, me: number): boolean =>
   stat.uid === me || stat.uid === 0 || (me === 0 && stat.uid === homeOwner());
 
-function homeOwner(): number | undefined {
+export function homeOwner(): number | undefined {
   const home = realHome();
   try {
     return home === undefined ? undefined : statSync(home).uid;

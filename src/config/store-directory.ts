@@ -1,8 +1,10 @@
-import { chmodSync, type Stats, statSync } from 'node:fs';
+import { chmodSync, lchownSync, type Stats, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { makeDirectories } from '../system/directories.js';
 import { uid } from '../system/processes.js';
 import { shellWord } from '../system/shell-words.js';
 import {
+  homeOwner,
   octal,
   ownFileProblem,
   ownFileRefusal,
@@ -13,8 +15,8 @@ import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
 
 /**
  * The store's directory, by the rules of ownership.ts: checked before anything is read or written
- * there (checkStore), made and checked again right before a write (ensurePrivateDir), and what
- * others can only read made private (tighten).
+ * there (checkStore), made and checked again right before a write (ensurePrivateDir), what svc makes
+ * given to the user root runs for (heirOf), and what others can only read made private (tighten).
  */
 
 /** The store's rule for its directory (refuseSharedDirectory in the store's words); its stat when it exists. */
@@ -59,9 +61,35 @@ export function ensurePrivateDir(dir: string, warn: ((message: string) => void) 
   const posix = process.platform !== 'win32';
   // The parents before anything is made in them; once it is there, one check after says it all.
   if (posix && statOrUndefined(statSync, dir) === undefined) refuseStoreDirectory(dir);
-  makeDirectories(dir, 0o700);
+  makeStoreDirectories(dir);
   const stat = posix ? refuseStoreDirectory(dir) : undefined;
   if (stat !== undefined) tighten(dir, stat, 0o700, warn);
+}
+
+/**
+ * Whom svc gives what it makes in `dir` (fix-store18 #3): run as root in a directory of the owner
+ * of $HOME (`sudo -E svc login`, a CI container whose HOME the runner's uid owns), that owner, as
+ * root is there for them: a credentials.json left root's, 0600, the user's own runs could not read.
+ * Undefined otherwise: what svc makes is its own.
+ */
+export function heirOf(dir: string): { uid: number; gid: number } | undefined {
+  if (uid() !== 0) return undefined;
+  const owner = homeOwner();
+  if (owner === undefined || owner === 0) return undefined;
+  const stat = statOrUndefined(statSync, dir);
+  return stat?.uid === owner ? { uid: stat.uid, gid: stat.gid } : undefined;
+}
+
+/**
+ * `mkdir -p` of the store's directory, 0700, each directory made given to heirOf its parent; by
+ * lchown, which follows no link: the owner can rename what is in their directory, and a link put
+ * in the place of the one just made must not hand them its target.
+ */
+export function makeStoreDirectories(dir: string): void {
+  for (const made of makeDirectories(dir, 0o700)) {
+    const heir = heirOf(dirname(made));
+    if (heir !== undefined) lchownSync(made, heir.uid, heir.gid);
+  }
 }
 
 /** Makes `path` private (`to`) when others, or its group, can read or enter it, saying what it was and why. */
