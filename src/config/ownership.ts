@@ -27,7 +27,8 @@ import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
  * The directories above are checked too, as ssh does from the file up to the home directory: each
  * must be the user's own or root's and writable by nobody else, except a root-owned sticky one
  * (/tmp: nobody else can rename or remove what is in it); up to and including $HOME when the path
- * is under it, else up to the one under /.
+ * is under it, else up to the one under /. So are those above the target of a config.json or
+ * credentials.json link (a dotfile manager's): its directory decides who can swap the file.
  */
 
 export const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
@@ -211,13 +212,25 @@ export function ownFileProblem(path: string): FileProblem | undefined {
   // The user's own that others can write: they may have changed it; a chmod would hide it.
   if (othersCanWrite(target, real))
     return { said: `${what} others can write (mode ${octal(target.mode)})`, chmod: real };
-  return undefined;
+  if (!link.isSymbolicLink()) return undefined;
+  // The target's directories are checked as the store's own are (fix-store18 #4): one another user
+  // can write lets them swap the target for a file of theirs under the link.
+  const above = unsafeParent(dirname(real));
+  if (above === undefined) return undefined;
+  return {
+    said: `is a symbolic link to ${real}, which is in ${above.path}, which ${above.problem}`,
+    parent: above,
+  };
 }
 
-/** Why a file must not be used (`said`), and the file to `chmod 600` once checked, when it is the user's own. */
+/**
+ * Why a file must not be used (`said`); the file to `chmod 600` once checked, when it is the user's
+ * own; the directory above a link's target that is the problem, when that is it.
+ */
 export interface FileProblem {
   said: string;
   chmod?: string;
+  parent?: UnsafeParent;
 }
 
 function realTarget(path: string): string {
@@ -238,7 +251,9 @@ export function ownFileRefusal(path: string, problem: FileProblem): ConfigError 
       hint:
         problem.chmod !== undefined
           ? `check what is in it (another user could have changed it), then \`chmod 600 ${shellWord(problem.chmod)}\`; svc changed nothing`
-          : `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
+          : problem.parent !== undefined
+            ? `${parentFix(problem.parent)}, or remove the link (\`rm ${shellWord(path)}\`)${profiles ? '' : ' and log in again'}; svc changed nothing`
+            : `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
     },
   );
 }
