@@ -152,9 +152,10 @@ describe('ensurePrivateDir', () => {
   const mode = (path: string) => statSync(path).mode & 0o7777;
 
   // fix-store18 #2: a shared directory others can write was left open and used; it is refused.
-  it.each([0o1777, 0o3777, 0o2777])(
-    'refuses a shared directory others can write (mode %o: sticky or setgid), its mode left',
-    (shared) => {
+  it.each(['1777', '3777', '2777'])(
+    'refuses a shared directory others can write (mode 0%s: sticky or setgid), its mode left',
+    (octal) => {
+      const shared = Number.parseInt(octal, 8);
       const dir = mkdtempSync(join(root, 'shared-'));
       chmodSync(dir, shared);
       expect(() => ensurePrivateDir(dir, undefined)).toThrow(
@@ -164,9 +165,9 @@ describe('ensurePrivateDir', () => {
     },
   );
 
-  it.each([0o755, 0o701, 0o710, 0o750, 0o2755])('tightens its own %o to 0700', (loose) => {
+  it.each(['755', '701', '710', '750', '2755'])('tightens its own 0%s to 0700', (octal) => {
     const dir = mkdtempSync(join(root, 'own-'));
-    chmodSync(dir, loose);
+    chmodSync(dir, Number.parseInt(octal, 8));
     ensurePrivateDir(dir, undefined);
     expect(mode(dir)).toBe(0o700);
   });
