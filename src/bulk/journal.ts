@@ -490,9 +490,11 @@ function refuseForeign(path: string, what = `journal ${path}`, purpose = 'resume
   const fix =
     problem.chmod !== undefined
       ? `if it is as your run left it, \`chmod 600 ${pathWord(problem.chmod)}\``
-      : theirs
-        ? "it is another user's: pass another --journal (in a directory only you can write)"
-        : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
+      : problem.parent !== undefined
+        ? `${parentFix(problem.parent)}, or remove the link (\`rm ${pathWord(path)}\`)`
+        : theirs
+          ? "it is another user's: pass another --journal (in a directory only you can write)"
+          : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
   throw new UsageError(`${what} ${problem.said}, so svc will not ${purpose}`, {
     code: 'journal_owner',
     hint: `see what it holds with \`cat ${pathWord(path)}\`; ${fix} and run the command again; svc changed nothing`,

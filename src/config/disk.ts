@@ -10,10 +10,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { makeDirectories } from '../system/directories.js';
 import { NEW_FILE, replaceWhole } from '../system/output-file.js';
 import { processRuns, uid } from '../system/processes.js';
 import { ownFileProblem, ownFileRefusal } from './ownership.js';
+import { heirOf, makeStoreDirectories } from './store-directory.js';
 
 /** The two files of the config directory. */
 export type ConfFile = 'config' | 'credentials';
@@ -51,7 +51,7 @@ export const realDisk: StoreDisk = {
     }
   },
   async write(dir, name, file) {
-    makeDirectories(dir, 0o700);
+    makeStoreDirectories(dir);
     const path = join(dir, `${name}.json`);
     // A link to the user's own file (a dotfile manager's) is written at its target, as before;
     // anything else of someone else's is refused again right before it is replaced.
@@ -62,7 +62,14 @@ export const realDisk: StoreDisk = {
     refuse();
     const target = writeTarget(path);
     removeStaleTemporaries(target);
-    replaceWhole(target, [JSON.stringify(file, undefined, '\t')], { mode: 0o600, check: refuse });
+    // Root writing the store of $HOME's owner (`sudo -E svc login`) gives the file to them, before
+    // it is in place: a root-owned 0600 credentials.json is one their own runs cannot read.
+    const owner = heirOf(dirname(target));
+    replaceWhole(target, [JSON.stringify(file, undefined, '\t')], {
+      mode: 0o600,
+      check: refuse,
+      ...(owner === undefined ? {} : { owner }),
+    });
   },
 };
 

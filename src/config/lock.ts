@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, SvcError } from '../errors.js';
-import { ensurePrivateDir } from './paths.js';
+import { ensurePrivateDir } from './store-directory.js';
 
 /**
  * A cross-process lock on one file of the config directory (proper-lockfile: an atomic mkdir of
@@ -59,8 +59,9 @@ export async function withFileLock<T>(
   const holding = held.getStore();
   if (holding?.has(target)) return work();
   try {
-    ensurePrivateDir(dir);
+    ensurePrivateDir(dir, waiting);
   } catch (error) {
+    if (error instanceof ConfigError) throw error; // the store's rule refused it (exit 2)
     throw new ConfigError(`cannot create config directory ${dir}: ${(error as Error).message}`, {
       hint: 'set SVC_CONFIG_DIR to a writable directory',
     });

@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { uid } from '../system/processes.js';
@@ -27,12 +27,13 @@ import { mayHaveAcl, onlyMemberIsOwner } from './private-group.js';
  * The directories above are checked too, as ssh does from the file up to the home directory: each
  * must be the user's own or root's and writable by nobody else, except a root-owned sticky one
  * (/tmp: nobody else can rename or remove what is in it); up to and including $HOME when the path
- * is under it, else up to the one under /.
+ * is under it, else up to the one under /. So are those above the target of a config.json or
+ * credentials.json link (a dotfile manager's): its directory decides who can swap the file.
  */
 
-const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
+export const octal = (mode: number): string => `0${(mode & 0o7777).toString(8)}`;
 
-function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | undefined {
+export function statOrUndefined(stat: (path: string) => Stats, path: string): Stats | undefined {
   try {
     return stat(path);
   } catch (error) {
@@ -75,7 +76,7 @@ function othersCanWrite(stat: Stats, path: string): boolean {
 const ownedBy = (stat: Stats, me: number): boolean =>
   stat.uid === me || stat.uid === 0 || (me === 0 && stat.uid === homeOwner());
 
-function homeOwner(): number | undefined {
+export function homeOwner(): number | undefined {
   const home = realHome();
   try {
     return home === undefined ? undefined : statSync(home).uid;
@@ -211,13 +212,25 @@ export function ownFileProblem(path: string): FileProblem | undefined {
   // The user's own that others can write: they may have changed it; a chmod would hide it.
   if (othersCanWrite(target, real))
     return { said: `${what} others can write (mode ${octal(target.mode)})`, chmod: real };
-  return undefined;
+  if (!link.isSymbolicLink()) return undefined;
+  // The target's directories are checked as the store's own are (fix-store18 #4): one another user
+  // can write lets them swap the target for a file of theirs under the link.
+  const above = unsafeParent(dirname(real));
+  if (above === undefined) return undefined;
+  return {
+    said: `is a symbolic link to ${real}, which is in ${above.path}, which ${above.problem}`,
+    parent: above,
+  };
 }
 
-/** Why a file must not be used (`said`), and the file to `chmod 600` once checked, when it is the user's own. */
+/**
+ * Why a file must not be used (`said`); the file to `chmod 600` once checked, when it is the user's
+ * own; the directory above a link's target that is the problem, when that is it.
+ */
 export interface FileProblem {
   said: string;
   chmod?: string;
+  parent?: UnsafeParent;
 }
 
 function realTarget(path: string): string {
@@ -238,52 +251,9 @@ export function ownFileRefusal(path: string, problem: FileProblem): ConfigError 
       hint:
         problem.chmod !== undefined
           ? `check what is in it (another user could have changed it), then \`chmod 600 ${shellWord(problem.chmod)}\`; svc changed nothing`
-          : `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
+          : problem.parent !== undefined
+            ? `${parentFix(problem.parent)}, or remove the link (\`rm ${shellWord(path)}\`)${profiles ? '' : ' and log in again'}; svc changed nothing`
+            : `remove it (\`rm ${shellWord(path)}\`) if you did not put it there${profiles ? '' : ', then log in again'}; svc changed nothing`,
     },
   );
-}
-
-/**
- * Checks the store's directory and files before anything is read or written there; tightens a
- * directory or credentials.json of the user's own that others can read (saying so through `warn`).
- */
-export function checkStore(
-  dir: string,
-  files: { config: string; credentials: string },
-  warn: ((message: string) => void) | undefined,
-): void {
-  const stat = refuseSharedDirectory(
-    dir,
-    'the config directory',
-    'keep credentials in it',
-    'SVC_CONFIG_DIR',
-    'config_owner',
-  );
-  if (stat === undefined) return;
-  for (const path of [files.config, files.credentials]) {
-    const fileProblem = ownFileProblem(path);
-    if (fileProblem !== undefined) throw ownFileRefusal(path, fileProblem);
-  }
-  tighten(dir, stat.mode, 0o700, warn);
-  const credentials = statOrUndefined(statSync, files.credentials);
-  if (credentials !== undefined) tighten(files.credentials, credentials.mode, 0o600, warn);
-}
-
-function tighten(
-  path: string,
-  mode: number,
-  to: number,
-  warn: ((message: string) => void) | undefined,
-): void {
-  const current = mode & 0o777;
-  if ((current & 0o077) === 0) return;
-  const was = `${path} was ${current & 0o044 ? 'readable by' : 'open to'} others (${octal(mode)})`;
-  try {
-    chmodSync(path, to);
-    warn?.(`${was}; svc made it 0${to.toString(8)}, since it holds credentials`);
-  } catch (error) {
-    warn?.(
-      `${was} and svc could not tighten it (${(error as Error).message}); run \`chmod ${to.toString(8)} ${shellWord(path)}\``,
-    );
-  }
 }

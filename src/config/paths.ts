@@ -1,10 +1,9 @@
-import { chmodSync, lstatSync, readlinkSync, type Stats, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, type Stats, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { quoted } from '../output/format.js';
 import type { Env } from '../output/io.js';
-import { makeDirectories } from '../system/directories.js';
 
 /**
  * SVC_CONFIG_DIR, else the platform's config directory (XDG on Linux). A relative SVC_CONFIG_DIR
@@ -170,20 +169,4 @@ function pointsSomewhere(link: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Creates the directory 0700, and tightens it when it exists with group or other bits — unless
- * it is a shared sticky directory such as /tmp or a setgid team directory, or belongs to someone
- * else (the credential store refuses those: config/ownership.ts). Something that is not
- * a directory is never made private: makeDirectories refuses it (ENOTDIR).
- */
-export function ensurePrivateDir(dir: string): void {
-  makeDirectories(dir, 0o700);
-  if (process.platform === 'win32') return;
-  const stat = statSync(dir);
-  // Sticky (/tmp) or setgid (a team's directory): shared on purpose, never closed to the others.
-  const shared = (stat.mode & 0o3000) !== 0;
-  const mine = typeof process.getuid !== 'function' || stat.uid === process.getuid();
-  if (stat.isDirectory() && (stat.mode & 0o077) !== 0 && !shared && mine) chmodSync(dir, 0o700);
 }

@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { ConfigError, SvcError, UsageError } from '../errors.js';
 import { credentialKind } from '../http/redact.js';
 import { quoted } from '../output/format.js';
-import { makeDirectories } from '../system/directories.js';
 import { type ConfFile, realDisk, type StoreDisk } from './disk.js';
 import { checkConfigFile, checkCredentialsFile, malformed, parseFile } from './files.js';
 import { withFileLock } from './lock.js';
-import { checkStore } from './ownership.js';
+import { checkStore, makeStoreDirectories } from './store-directory.js';
 
 /** The settings a profile can hold (`svc config set KEY VALUE`). */
 export const PROFILE_KEYS = ['base_url', 'app_url', 'tenant', 'org', 'client_id'] as const;
@@ -267,7 +266,7 @@ export class ConfigStore {
     }
     try {
       // A first login: the directory the write would make (0700) is made now.
-      makeDirectories(this.dir, 0o700);
+      makeStoreDirectories(this.dir);
       this.#disk.reserve(path, 2 * size + 16 * 1024);
     } catch (error) {
       throw new SvcError('failure', `${path} cannot be written (${(error as Error).message})`, {

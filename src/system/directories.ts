@@ -6,9 +6,10 @@ import { dirname, resolve } from 'node:path';
  * DIR has parts. Node's `mkdirSync(dir, { recursive: true })` loops forever, at full CPU and deaf
  * to signals, where mkdir answers ENOENT although the parent exists (under /proc); here that
  * ENOENT is thrown. A file in the way (DIR itself or a part of it) is ENOTDIR, and is left as it
- * is; an existing directory is left as it is too (its mode included).
+ * is; an existing directory is left as it is too (its mode included). Returns the directories it
+ * made, outermost first.
  */
-export function makeDirectories(dir: string, mode: number): void {
+export function makeDirectories(dir: string, mode: number): string[] {
   const missing: string[] = [];
   for (let path = resolve(dir); ; ) {
     const found = existing(path);
@@ -19,14 +20,17 @@ export function makeDirectories(dir: string, mode: number): void {
     if (parent === path) break;
     path = parent;
   }
+  const made: string[] = [];
   for (const path of missing) {
     try {
       mkdirSync(path, { mode });
+      made.push(path);
     } catch (error) {
       // made meanwhile by another process
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || existing(path) !== 'directory') throw error;
     }
   }
+  return made;
 }
 
 /** What is at `path`: a directory, something else, or nothing (ENOENT); any other failure is thrown. */

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
+  fchownSync,
   fstatSync,
   fsyncSync,
   openSync,
@@ -51,8 +52,9 @@ export function temporaryBeside(path: string): string {
  * never through a link, never into a file someone planted — with `mode` whatever the umask (0600
  * for a secret), synced; `check()` runs once more; then it is renamed to `path`, which replaces the
  * name itself (a link there, not its target). Nothing is left behind when it fails (the system
- * error is thrown). `write` is the disk seam of a test that plays a full one. Returns the sha256
- * of the bytes written.
+ * error is thrown). `owner` is given the file before it is renamed (root writing for another
+ * user: config/ownership.ts, heirOf). `write` is the disk seam of a test that plays a full one.
+ * Returns the sha256 of the bytes written.
  */
 export function replaceWhole(
   path: string,
@@ -61,10 +63,11 @@ export function replaceWhole(
     temporary?: string;
     mode?: number;
     check?: () => void;
+    owner?: { uid: number; gid: number };
     write?: (fd: number, text: string) => void;
   },
 ): string {
-  const { temporary = temporaryBeside(path), mode = 0o666, check, write = writeAll } = options;
+  const { temporary = temporaryBeside(path), mode = 0o666, check, owner, write = writeAll } = options;
   const hash = createHash('sha256');
   const fd = openSync(temporary, NEW_FILE, mode);
   try {
@@ -73,6 +76,7 @@ export function replaceWhole(
         hash.update(chunk);
         write(fd, chunk);
       }
+      if (owner !== undefined) fchownSync(fd, owner.uid, owner.gid);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -89,3 +89,35 @@ describe.skipIf(!root)('a journal in a sticky directory, where another user can 
     );
   });
 });
+
+// fix-store18 #4: a journal link of the user's own to a file of theirs was followed whatever the
+// directories above the target: one others can write lets them swap the journal under the link.
+describe.skipIf(process.platform === 'win32')(
+  'a journal link whose target is in a directory others can write',
+  () => {
+    it('is refused, one line naming that directory and the fix; nothing written', () => {
+      const own = mkdtempSync(join(tmpdir(), 'svc-journal-target-'));
+      try {
+        const open = join(own, 'open');
+        mkdirSync(open);
+        chmodSync(open, 0o777);
+        const target = join(open, 'run.jsonl');
+        writeFileSync(target, '');
+        const path = join(own, 'j.jsonl');
+        symlinkSync(target, path);
+        let said = '';
+        try {
+          Journal.load(path, 'op', now);
+        } catch (error) {
+          said = `${(error as Error).message}; ${(error as { hint?: string }).hint}`;
+        }
+        expect(said).toBe(
+          `journal ${path} is a symbolic link to ${target}, which is in ${open}, which others can write (mode 0777), so svc will not resume it; see what it holds with \`cat ${path}\`; check what is in it, then \`chmod go-w ${open}\`, or remove the link (\`rm ${path}\`) and run the command again; svc changed nothing`,
+        );
+        expect(readFileSync(target, 'utf8')).toBe('');
+      } finally {
+        rmSync(own, { recursive: true, force: true });
+      }
+    });
+  },
+);

@@ -358,8 +358,9 @@ describe.skipIf(!root)('root in a HOME another user owns (CI container, sudo -E)
       const home = homeOf(env, 65534);
       const made = await runInProcess(['config', 'set', 'base_url', 'http://127.0.0.1:9'], inHome(env));
       expect([made.code, made.stderr]).toEqual([0, expect.stringContaining('✓')]);
+      // Given to the home's owner, whom root runs for (fix-store18 #3: test/config/root-for-owner.test.ts).
       expect([statSync(join(home, '.config', 'svc')).uid, mode(join(home, '.config', 'svc'))]).toEqual([
-        0,
+        65534,
         '700',
       ]);
       const r = await runInProcess(['config', 'get', 'base_url'], inHome(env));

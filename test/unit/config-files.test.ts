@@ -8,7 +8,7 @@ import { homedir, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkConfigFile, checkCredentialsFile, parseFile } from '../../src/config/files.js';
-import { configDir, ensurePrivateDir, stateDir } from '../../src/config/paths.js';
+import { configDir, stateDir } from '../../src/config/paths.js';
 import {
   checkUrlSetting,
   describeSource,
@@ -16,6 +16,7 @@ import {
   resolveSettings,
 } from '../../src/config/settings.js';
 import { ConfigStore, checkProfileName, PROFILE_KEYS } from '../../src/config/store.js';
+import { ensurePrivateDir } from '../../src/config/store-directory.js';
 import { ConfigError, UsageError } from '../../src/errors.js';
 import { quoted } from '../../src/output/format.js';
 
@@ -296,27 +297,31 @@ describe('paths', () => {
   it('ensurePrivateDir creates a 0700 directory and tightens a group- or world-readable one', () => {
     const root = mkdtempSync(join(tmpdir(), 'svc-paths-'));
     const made = join(root, 'a', 'b');
-    ensurePrivateDir(made);
+    ensurePrivateDir(made, undefined);
     expect(mode(made)).toBe(0o700);
-    for (const loose of [0o750, 0o705, 0o777]) {
+    for (const loose of [0o750, 0o705, 0o755]) {
       chmodSync(made, loose);
-      ensurePrivateDir(made);
+      ensurePrivateDir(made, undefined);
       expect(mode(made)).toBe(0o700);
     }
   });
 
-  it('ensurePrivateDir leaves a private or a shared sticky directory as it is', () => {
+  // fix-store18 #2: a directory others can write (0777, sticky 1777) was chmod-ed 0700, or left
+  // shared and used; it is refused, as a file others can write is, its mode left.
+  it('ensurePrivateDir leaves a private directory as it is, and refuses one others can write, sticky or not', () => {
     const root = mkdtempSync(join(tmpdir(), 'svc-paths-'));
     const own = join(root, 'own');
     mkdirSync(own, { mode: 0o500 });
     chmodSync(own, 0o500);
-    ensurePrivateDir(own);
+    ensurePrivateDir(own, undefined);
     expect(mode(own)).toBe(0o500);
-    const shared = join(root, 'shared');
-    mkdirSync(shared);
-    chmodSync(shared, 0o1777);
-    ensurePrivateDir(shared);
-    expect(mode(shared)).toBe(0o1777);
+    for (const loose of [0o777, 0o1777]) {
+      const shared = join(root, `shared-${loose.toString(8)}`);
+      mkdirSync(shared);
+      chmodSync(shared, loose);
+      expect(() => ensurePrivateDir(shared, undefined)).toThrow(/so svc will not keep credentials in it/);
+      expect(mode(shared)).toBe(loose);
+    }
   });
 });
 

@@ -27,7 +27,7 @@ afterEach(() => {
 /** A config directory with `config.json`'s lock held by another process, last touched `age` ms ago. */
 function heldLock(ageMs: number): { dir: string; target: string } {
   const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { mode: 0o700 }); // private: a looser one is tightened, said through the same listener
   const target = join(dir, 'config.json');
   mkdirSync(`${target}.lock`);
   const touched = (Date.now() - ageMs) / 1000;

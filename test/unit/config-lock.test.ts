@@ -6,7 +6,8 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/config/lock.js';
-import { configDir, ensurePrivateDir } from '../../src/config/paths.js';
+import { configDir } from '../../src/config/paths.js';
+import { ensurePrivateDir } from '../../src/config/store-directory.js';
 
 const realPlatform = process.platform;
 const onPlatform = (platform: NodeJS.Platform) =>
@@ -60,7 +61,7 @@ describe('withFileLock', () => {
 
   it('says once, on a long wait, which svc process holds the lock (a killed writer leaves its pid)', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'svc');
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { mode: 0o700 });
     const a = join(dir, 'config.json');
     // What a writer SIGKILLed while holding the lock leaves: the lock directory and its pid.
     mkdirSync(`${a}.lock`);
@@ -114,19 +115,19 @@ describe('ensurePrivateDir', () => {
     mkdirSync(dir);
     chmodSync(dir, 0o755);
     onPlatform('win32');
-    ensurePrivateDir(dir);
+    ensurePrivateDir(dir, undefined);
     onPlatform(realPlatform);
     expect(mode(dir)).toBe(0o755);
   });
 
   it.skipIf(process.getuid?.() !== 0)(
-    'leaves a directory that belongs to someone else as it is (checked as root)',
+    'refuses a directory that belongs to someone else, leaving it as it is (checked as root)',
     () => {
       const dir = join(mkdtempSync(join(tmpdir(), 'svc-paths-')), 'theirs');
       mkdirSync(dir);
       chmodSync(dir, 0o755);
       chownSync(dir, 4321, 4321);
-      ensurePrivateDir(dir);
+      expect(() => ensurePrivateDir(dir, undefined)).toThrow(`${dir} belongs to another user (uid 4321)`);
       expect(mode(dir)).toBe(0o755);
     },
   );

@@ -9,13 +9,9 @@ import { chmodSync, chownSync, mkdtempSync, rmSync, statSync, symlinkSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  checkStore,
-  ownFileProblem,
-  ownFileRefusal,
-  refuseSharedDirectory,
-} from '../../src/config/ownership.js';
+import { ownFileProblem, ownFileRefusal, refuseSharedDirectory } from '../../src/config/ownership.js';
 import { onlyMemberIsOwner } from '../../src/config/private-group.js';
+import { checkStore } from '../../src/config/store-directory.js';
 import { EXIT_CODES, type SvcError } from '../../src/errors.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -180,15 +176,15 @@ describe.skipIf(process.platform === 'win32')('checkStore', () => {
 
   it('tightens the directory and credentials.json of the user’s own, saying each once; config.json is left', () => {
     const dir = directory(0o755);
-    writeFileSync(join(dir, 'credentials.json'), '{}', { mode: 0o640 });
-    chmodSync(join(dir, 'credentials.json'), 0o640);
+    writeFileSync(join(dir, 'credentials.json'), '{}', { mode: 0o644 });
+    chmodSync(join(dir, 'credentials.json'), 0o644);
     writeFileSync(join(dir, 'config.json'), '{}', { mode: 0o644 });
     chmodSync(join(dir, 'config.json'), 0o644);
     const said: string[] = [];
     checkStore(dir, files(dir), (message) => said.push(message));
     expect(said).toEqual([
       `${dir} was readable by others (0755); svc made it 0700, since it holds credentials`,
-      `${join(dir, 'credentials.json')} was readable by others (0640); svc made it 0600, since it holds credentials`,
+      `${join(dir, 'credentials.json')} was readable by others (0644); svc made it 0600, since it holds credentials`,
     ]);
     expect([mode(dir), mode(join(dir, 'credentials.json')), mode(join(dir, 'config.json'))]).toEqual([
       0o700, 0o600, 0o644,

@@ -9,12 +9,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, write
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  checkDirectoryVariables,
-  ensurePrivateDir,
-  homeDirectory,
-  stateDir,
-} from '../../src/config/paths.js';
+import { checkDirectoryVariables, homeDirectory, stateDir } from '../../src/config/paths.js';
+import { ensurePrivateDir } from '../../src/config/store-directory.js';
 import { EXIT_CODES, type SvcError } from '../../src/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-paths-'));
@@ -155,20 +151,24 @@ describe('checkDirectoryVariables: what is at the path', () => {
 describe('ensurePrivateDir', () => {
   const mode = (path: string) => statSync(path).mode & 0o7777;
 
-  it.each([0o1777, 0o3777, 0o2775])(
-    'leaves a shared directory (mode %o: sticky or setgid) open',
-    (shared) => {
+  // fix-store18 #2: a shared directory others can write was left open and used; it is refused.
+  it.each(['1777', '3777', '2777'])(
+    'refuses a shared directory others can write (mode 0%s: sticky or setgid), its mode left',
+    (octal) => {
+      const shared = Number.parseInt(octal, 8);
       const dir = mkdtempSync(join(root, 'shared-'));
       chmodSync(dir, shared);
-      ensurePrivateDir(dir);
+      expect(() => ensurePrivateDir(dir, undefined)).toThrow(
+        `is a shared directory (mode 0${shared.toString(8)}, ${shared & 0o1000 ? 'sticky' : 'setgid'})`,
+      );
       expect(mode(dir)).toBe(shared);
     },
   );
 
-  it.each([0o755, 0o701, 0o710, 0o770])('tightens its own %o to 0700', (loose) => {
+  it.each(['755', '701', '710', '750', '2755'])('tightens its own 0%s to 0700', (octal) => {
     const dir = mkdtempSync(join(root, 'own-'));
-    chmodSync(dir, loose);
-    ensurePrivateDir(dir);
+    chmodSync(dir, Number.parseInt(octal, 8));
+    ensurePrivateDir(dir, undefined);
     expect(mode(dir)).toBe(0o700);
   });
 
@@ -176,7 +176,7 @@ describe('ensurePrivateDir', () => {
     const file = join(root, 'not-a-dir');
     writeFileSync(file, 'x');
     chmodSync(file, 0o644);
-    expect(() => ensurePrivateDir(file)).toThrow(/ENOTDIR/);
+    expect(() => ensurePrivateDir(file, undefined)).toThrow(/ENOTDIR/);
     expect(mode(file)).toBe(0o644);
   });
 });

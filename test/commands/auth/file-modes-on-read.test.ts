@@ -44,9 +44,9 @@ describe.skipIf(process.platform === 'win32')('a credential file open to others'
       obtained_at: '2026-01-15T12:00:00.000Z',
     });
     const file = join(dir, 'credentials.json');
-    chmodSync(file, 0o640);
+    chmodSync(file, 0o644);
     const r = await runInProcess(['config', 'set', 'org', 'org_demo'], { ...dirs(), NO_COLOR: '1' });
-    expect(r.stderr).toContain(`warning: ${file} was readable by others (0640); svc made it 0600`);
+    expect(r.stderr).toContain(`warning: ${file} was readable by others (0644); svc made it 0600`);
     expect(mode(file)).toBe(0o600);
   });
 });
