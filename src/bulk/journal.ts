@@ -14,7 +14,7 @@ import { fileErrorReason } from '../system/input.js';
 import { replaceWhole } from '../system/output-file.js';
 import { uid } from '../system/processes.js';
 import { pathWord } from '../system/shell-words.js';
-import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
+import { JournalChangedError, type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
 
 /** One line of a journal after its header: an item done, or an attempt that got a definite "no". */
 interface JournalEntry {
@@ -78,7 +78,7 @@ export class Journal {
   /** The file ends in a line cut short (a full disk, a kill mid-write): the next line starts anew. */
   #cut = false;
   /** The first write that failed: nothing is written after it (a part of a line may be there). */
-  #broken: JournalWriteError | undefined;
+  #broken: JournalWriteError | JournalChangedError | undefined;
   /** The file load() found and checked (refuseForeign), or undefined: a new one is made (#open). */
   #found: Stats | undefined;
 
@@ -164,7 +164,12 @@ export class Journal {
    * A JournalWriteError leaves no file (a part of a first line would make the re-run refuse it).
    */
   start(): void {
-    if (this.#started) return;
+    if (this.#started) {
+      // A resumed run's journal is opened now, before anything is sent: one changed since it was
+      // read is refused here (JournalChangedError), not at the first row's line, after that row.
+      this.#append(undefined);
+      return;
+    }
     makeDirectories(dirname(this.path), 0o700);
     const header = {
       journal: 3,
@@ -182,7 +187,8 @@ export class Journal {
     try {
       this.#append(header);
     } catch (error) {
-      this.remove();
+      // A file someone else put or changed there is theirs: left as it is.
+      if (!(error instanceof JournalChangedError)) this.remove();
       throw error;
     }
     this.#started = true;
@@ -384,12 +390,28 @@ export class Journal {
    * since is refused), or a new one, made exclusively (a link or file put there since fails).
    */
   #open(): number {
-    if (this.#found === undefined) return this.#disk.open(this.path, 'wx');
+    if (this.#found === undefined) {
+      try {
+        return this.#disk.open(this.path, 'wx');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new JournalChangedError(this.path, true);
+        throw error;
+      }
+    }
     const fd = this.#disk.open(this.path, 'a');
     const opened = fstatSync(fd);
-    if (opened.dev === this.#found.dev && opened.ino === this.#found.ino) return fd;
+    const found = this.#found;
+    // The same file, as svc read it (an inode freed by a removal is often the next file's).
+    if (
+      opened.dev === found.dev &&
+      opened.ino === found.ino &&
+      opened.size === found.size &&
+      opened.mtimeMs === found.mtimeMs
+    )
+      return fd;
     closeSync(fd);
-    throw new Error('it was replaced after svc read it');
+    throw new JournalChangedError(this.path, false);
   }
 
   /** Notes the digests of a `kept` object of the journal (keepBeside's), ignoring anything else. */
@@ -399,15 +421,22 @@ export class Journal {
       if (typeof digest === 'string') this.#kept.set(suffix, digest);
   }
 
-  /** Appends one line; the first failure (JournalWriteError) is every later write's too. */
-  #append(entry: object): void {
+  /**
+   * Appends one line (`undefined`: none, the file is only opened); the first failure
+   * (JournalWriteError, JournalChangedError) is every later write's too.
+   */
+  #append(entry: object | undefined): void {
     if (this.#broken) throw this.#broken;
     try {
       this.#fd ??= this.#open();
+      if (entry === undefined) return;
       this.#disk.write(this.#fd, `${this.#cut ? '\n' : ''}${JSON.stringify(entry)}\n`);
       this.#cut = false;
     } catch (error) {
-      this.#broken = JournalWriteError.of(`the journal ${this.path}`, error);
+      this.#broken =
+        error instanceof JournalChangedError
+          ? error
+          : JournalWriteError.of(`the journal ${this.path}`, error);
       throw this.#broken;
     }
   }

@@ -22,7 +22,7 @@ import {
   refuseSharedJournals,
   refuseUnsafeJournalDirectory,
 } from './journal.js';
-import { JournalWriteError } from './journal-disk.js';
+import { JournalChangedError, JournalWriteError } from './journal-disk.js';
 import { lockJournal } from './lock.js';
 import { RunOrder } from './order.js';
 import { resultStream } from './results.js';
@@ -324,6 +324,7 @@ async function beforeSending<V>(verb: { words: { done: string } }, step: () => V
   try {
     return await step();
   } catch (error) {
+    if (error instanceof JournalChangedError) throw error.said(`; nothing was ${verb.words.done}`);
     if (!(error instanceof JournalWriteError)) throw error;
     throw error.said(
       `; nothing was ${verb.words.done}`,

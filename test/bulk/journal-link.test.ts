@@ -2,6 +2,7 @@ import {
   chmodSync,
   chownSync,
   lchownSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -52,8 +53,12 @@ describe.skipIf(!root)('a journal in a sticky directory, where another user can 
     const path = join(dir, 'j2.jsonl');
     const journal = Journal.load(path, 'op', now);
     plantedLink('j2.jsonl', victim);
-    expect(() => journal.start()).toThrow(`the journal ${path} could not be written: file already exists`);
+    expect(() => journal.start()).toThrow(
+      `the journal ${path} was made after svc looked for it (someone else made it), so svc will not record this run in it`,
+    );
     expect(readFileSync(victim, 'utf8')).toBe('');
+    // The link is theirs: left where it is (fix-files18 #2).
+    expect(lstatSync(path).isSymbolicLink()).toBe(true);
   });
 
   it("another user's link where the kept plan goes is refused, one line, and left alone", () => {
