@@ -1,4 +1,4 @@
-import { openSync } from 'node:fs';
+import { openSync, rmSync } from 'node:fs';
 import { SvcError } from '../errors.js';
 import { fileErrorReason } from '../system/input.js';
 import { writeAll } from '../system/output-file.js';
@@ -17,6 +17,8 @@ export interface JournalDisk {
   open(path: string, flag: 'a' | 'wx'): number;
   /** Writes all of `text` to `fd` (also a file kept beside the journal); throws the system error (a part may have been written). */
   write(fd: number, text: string): void;
+  /** Removes a journal whose run is over (absent: done); throws the system error (a read-only disk). */
+  remove(path: string): void;
 }
 
 export const realJournalDisk: JournalDisk = {
@@ -24,6 +26,7 @@ export const realJournalDisk: JournalDisk = {
   // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
   // A short write (a disk filling up) is followed by one for the rest, which says why it failed.
   write: (fd, text) => writeAll(fd, text),
+  remove: (path) => rmSync(path, { force: true }),
 };
 
 /**

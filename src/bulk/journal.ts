@@ -307,13 +307,19 @@ export class Journal {
 
   /**
    * Removes the journal (after a run with nothing left to resume). One that cannot be removed
-   * stays: the run's result is what it did (review17b R17b-2: its failure made a done run exit 1).
+   * stays: the run's result is what it did (review17b R17b-2: its failure made a done run exit 1);
+   * why (the OS's reason in words) is returned for the run to say (finish.ts, leftJournal).
    */
-  remove(): void {
+  remove(): string | undefined {
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     this.#found = undefined;
-    removeIfAllowed(this.path);
+    try {
+      this.#disk.remove(this.path);
+      return undefined;
+    } catch (error) {
+      return fileErrorReason(error);
+    }
   }
 
   /**

@@ -11,7 +11,7 @@ import { createProgress } from '../output/progress.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { lastWordOnExit } from '../system/interrupts.js';
 import { callerOf, otherCallersRun } from './caller.js';
-import { abandonedRun, finishDryRun, finishRun } from './finish.js';
+import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
 import { withCompactHeap } from './heap.js';
 import {
   defaultJournalPath,
@@ -210,9 +210,10 @@ async function runLocked<T, R extends Row>(
   const owed = verb.fromJournal && journal.run.resumed ? journal.unfinished() : 0;
   if (total === 0 && owed === 0 && verb.empty !== undefined) {
     // A resumed run with nothing done, nothing left and nothing owed is over: its journal goes.
-    if (journal.run.resumed && !verb.dryRun) journal.remove();
+    const left = journal.run.resumed && !verb.dryRun ? leftJournal(journal, 'say this again') : undefined;
     if (ctx.out.mode === 'json') await ctx.out.jsonList([]);
     ctx.out.info(typeof verb.empty === 'string' ? verb.empty : await verb.empty());
+    if (left !== undefined) ctx.out.warn(left);
     return undefined;
   }
   if (verb.fromJournal && journal.run.resumed)
