@@ -522,6 +522,13 @@ function refuseForeign(path: string, what = `journal ${path}`, purpose = 'resume
     sticky !== undefined &&
     (sticky.mode & 0o1000) !== 0 &&
     sticky.uid !== me;
+  // A link (another user's, or to what is not the user's) is shown, not followed: `cat` would read
+  // whatever it points to (a named pipe hangs, /dev/zero never ends).
+  const see = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()
+    ? problem.chmod === undefined
+      ? `see where it points with \`ls -l ${pathWord(path)}\``
+      : `see what it holds with \`cat ${pathWord(problem.chmod)}\``
+    : `see what it holds with \`cat ${pathWord(path)}\``;
   const fix =
     problem.chmod !== undefined
       ? `if it is as your run left it, \`chmod 600 ${pathWord(problem.chmod)}\``
@@ -530,7 +537,7 @@ function refuseForeign(path: string, what = `journal ${path}`, purpose = 'resume
         : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
   throw new UsageError(`${what} ${problem.said}, so svc will not ${purpose}`, {
     code: 'journal_owner',
-    hint: `see what it holds with \`cat ${pathWord(path)}\`; ${fix} and run the command again; svc changed nothing`,
+    hint: `${see}; ${fix} and run the command again; svc changed nothing`,
   });
 }
 

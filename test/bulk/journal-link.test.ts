@@ -73,6 +73,22 @@ describe.skipIf(!root)('a journal in a sticky directory, where another user can 
     expect(readFileSync(victim, 'utf8')).toBe('mine\n');
   });
 
+  // fix-files18 #4: the hint said `cat LINK`, which follows another user's link (to a named pipe
+  // it hangs, to /dev/zero it never ends, to a file of theirs it shows what they chose). `ls -l`
+  // shows the link and where it points, without following it.
+  it("another user's link: the hint shows where it points (ls -l), never follows it (cat)", () => {
+    const path = plantedLink('j5.jsonl', '/dev/zero');
+    let hint: string | undefined;
+    try {
+      Journal.load(path, 'op', now);
+    } catch (error) {
+      hint = (error as { hint?: string }).hint;
+    }
+    expect(hint).toBe(
+      `see where it points with \`ls -l ${path}\`; if you did not put it there, remove it (\`rm ${path}\`) and run the command again; svc changed nothing`,
+    );
+  });
+
   it("another user's file where the kept plan goes: the fix is another --journal, not rm", () => {
     // A sticky directory of someone else's, as /tmp is root's for a user (here root plays the user).
     const shared = join(dir, 'shared');
