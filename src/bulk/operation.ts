@@ -13,16 +13,14 @@ import { lastWordOnExit } from '../system/interrupts.js';
 import { callerOf, otherCallersRun } from './caller.js';
 import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
 import { withCompactHeap } from './heap.js';
+import { Journal, type RunIdentity, type RunOwner } from './journal.js';
+import { JournalChangedError, JournalWriteError } from './journal-disk.js';
 import {
   defaultJournalPath,
-  Journal,
-  type RunIdentity,
-  type RunOwner,
   refuseDirectory,
   refuseSharedJournals,
   refuseUnsafeJournalDirectory,
-} from './journal.js';
-import { JournalChangedError, JournalWriteError } from './journal-disk.js';
+} from './journal-path.js';
 import { lockJournal } from './lock.js';
 import { RunOrder } from './order.js';
 import { resultStream } from './results.js';
