@@ -1,4 +1,4 @@
-// Just past 300 lines: a secret file's life (made, proven, recorded, taken over, written or removed)
+// Past 300 lines (347): a secret file's life (made, proven, recorded, taken over, written or removed)
 // is one rule; splitting its record from its handle would put the take-over check in two files.
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
