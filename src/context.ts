@@ -155,7 +155,12 @@ export interface Context {
   outputIsOnlyCopyOf(what: string, remedy: string): void;
   /** What `outputIsOnlyCopyOf` said, as the hint of a lost output; undefined when nothing was said. */
   onlyCopyLost(): string | undefined;
-  /** Releases pooled connections; called when the command ends. */
+  /**
+   * Runs `release` when the command ends (close), however it ends: what it holds that must not
+   * outlive it (a --secret-file neither written nor discarded: SecretFile.discard).
+   */
+  atClose(release: () => Promise<void>): void;
+  /** Runs what atClose was given and releases pooled connections; called when the command ends. */
   close(): Promise<void>;
 }
 
@@ -189,6 +194,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
   let platform: Promise<Platform> | undefined;
   let change: string | undefined;
   let onlyCopy: string | undefined;
+  const releases: Array<() => Promise<void>> = [];
 
   const ctx: Context = {
     io: deps.io,
@@ -391,7 +397,11 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
       onlyCopy = `its output was the only copy of ${what}, which is lost now; ${remedy}`;
     },
     onlyCopyLost: () => onlyCopy,
+    atClose(release) {
+      releases.push(release);
+    },
     async close() {
+      for (const release of releases.splice(0)) await release().catch(() => undefined);
       if (client) await (await client.catch(() => undefined))?.close();
     },
   };

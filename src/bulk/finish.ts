@@ -14,6 +14,7 @@ import {
   SvcError,
 } from '../errors.js';
 import { OutcomeUnknownError } from '../http/errors.js';
+import { pathWord } from '../system/shell-words.js';
 import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import { waitsBeyondCap } from './judge.js';
@@ -65,6 +66,21 @@ function howFar(summary: BulkSummary, total: number | undefined): string {
  */
 function runAgain(purpose: string, journal: string, note = ''): string {
   return `run the same command again with the same profile, logged in as the same user or with the same API key, ${purpose} (journal ${journal}${note})`;
+}
+
+/**
+ * Removes the journal of a run that is over. One that cannot be removed (a read-only disk) stays:
+ * the run's result stands, and the returned line says where it is and what it makes the same
+ * command do (`rerun`), which a new run of it would otherwise not (fix-files18 #3); undefined once
+ * it is gone.
+ */
+export function leftJournal(
+  journal: Journal,
+  rerun = 'print these results again and do nothing',
+): string | undefined {
+  const why = journal.remove();
+  if (why === undefined) return undefined;
+  return `the run's result stands, but its journal ${journal.path} could not be removed (${why}): the same command would ${rerun}; remove it (\`rm ${pathWord(journal.path)}\`) before you run it again`;
 }
 
 /** Every item of a run with a known total was started and ended (none halted or left unread). */
@@ -183,7 +199,10 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   if (end.single !== undefined) {
     // One named item that failed: its error, with its exit code. Keep the journal only when the
     // server may have done it (no definite answer), so the same command resends the same key.
-    if (summary.refused === summary.failed && summary.unknown === 0) journal.remove();
+    if (summary.refused === summary.failed && summary.unknown === 0) {
+      const left = leftJournal(journal, 'resume this run (its item tried again)');
+      if (left !== undefined) ctx.out.warn(left);
+    }
     if (end.single instanceof OutcomeUnknownError) {
       throw end.single.withHint(
         `${runAgain('to settle it', journal.path)}: it sends the same idempotency key`,
@@ -193,7 +212,13 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   }
   if (summary.failed || summary.unknown) {
     countsBeforeError(ctx, line);
-    if (summary.unsettled === 0 && summary.unknown === 0 && !verb.keepJournal?.()) journal.remove();
+    if (summary.unsettled === 0 && summary.unknown === 0 && !verb.keepJournal?.()) {
+      const left = leftJournal(
+        journal,
+        'resume this run (the rows done said done, the failed ones tried again)',
+      );
+      if (left !== undefined) ctx.out.warn(left);
+    }
     const hint = typeof verb.retryHint === 'function' ? verb.retryHint() : verb.retryHint;
     const settle = runAgain('to settle them', journal.path);
     const again =
@@ -218,8 +243,9 @@ export function finishRun(ctx: Context, verb: Words, end: RunEnd): void {
   // and the verb's error follows (keepJournal).
   if (verb.keepJournal?.()) countsBeforeError(ctx, line);
   else {
-    journal.remove();
+    const left = leftJournal(journal);
     ctx.out.success(line);
+    if (left !== undefined) ctx.out.warn(left);
   }
 }
 

@@ -1,7 +1,8 @@
-import { openSync } from 'node:fs';
+import { openSync, rmSync } from 'node:fs';
 import { SvcError } from '../errors.js';
 import { fileErrorReason } from '../system/input.js';
 import { writeAll } from '../system/output-file.js';
+import { pathWord } from '../system/shell-words.js';
 
 /**
  * How a journal's lines reach its disk: a seam so a test can play a disk that fills up mid-run (a
@@ -16,6 +17,8 @@ export interface JournalDisk {
   open(path: string, flag: 'a' | 'wx'): number;
   /** Writes all of `text` to `fd` (also a file kept beside the journal); throws the system error (a part may have been written). */
   write(fd: number, text: string): void;
+  /** Removes a journal whose run is over (absent: done); throws the system error (a read-only disk). */
+  remove(path: string): void;
 }
 
 export const realJournalDisk: JournalDisk = {
@@ -23,6 +26,7 @@ export const realJournalDisk: JournalDisk = {
   // A plain write(2): once it returns the line is the kernel's, so even SIGKILL cannot lose it.
   // A short write (a disk filling up) is followed by one for the rest, which says why it failed.
   write: (fd, text) => writeAll(fd, text),
+  remove: (path) => rmSync(path, { force: true }),
 };
 
 /**
@@ -42,5 +46,36 @@ export class JournalWriteError extends SvcError {
   /** The same error, what the run made said after it (`; nothing was applied`) and how to go on. */
   said(tail: string, hint: string): JournalWriteError {
     return new JournalWriteError(`${this.message}${tail}`, this.cause, hint);
+  }
+}
+
+/**
+ * A journal that changed between the run's reading it and its first write (someone else wrote,
+ * replaced or made it: svc holds the journal's lock, so it was no svc run of this operation).
+ * Nothing is wrong with the disk: exit 2, journal_changed, and nothing is sent (the run checks it
+ * before sending: Journal.start). `appeared`: a new run's journal, absent when svc looked.
+ */
+export class JournalChangedError extends SvcError {
+  constructor(
+    readonly path: string,
+    appeared: boolean,
+    tail = '',
+  ) {
+    super(
+      'usage',
+      `the journal ${path} ${appeared ? 'was made after svc looked for it (someone else made it)' : 'changed after svc read it (someone else wrote or replaced it)'}, so svc will not record this run in it${tail}`,
+      {
+        code: 'journal_changed',
+        hint: `see what is there now with \`ls -l ${pathWord(path)}\`; run the same command again to read it anew, or pass another --journal`,
+      },
+    );
+    this.#appeared = appeared;
+  }
+
+  readonly #appeared: boolean;
+
+  /** The same error, what the run made said after it (`; nothing was granted`). */
+  said(tail: string): JournalChangedError {
+    return new JournalChangedError(this.path, this.#appeared, tail);
   }
 }

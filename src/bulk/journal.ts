@@ -1,20 +1,26 @@
-// Past 300 lines: the journal's file format, its lock, resume, the full-disk stop and the files
-// kept beside it (their digests in it) are one record of a run; split, each part would reach into
-// the others' file handling.
-import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, lstatSync, readFileSync, rmSync, type Stats, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+// Past 300 lines: the journal's file format, its lock-held writes, resume and the full-disk stop
+// are one record of a run, read back and appended to by one class; where it lives and whose it is
+// (journal-path.ts) and the plan kept beside it (kept-plan.ts) are their own files.
+import { randomUUID } from 'node:crypto';
+import { closeSync, fstatSync, readFileSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 import { isoSeconds } from '../api/time.js';
-import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
-import { stateDir } from '../config/paths.js';
 import { UsageError } from '../errors.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
-import { replaceWhole } from '../system/output-file.js';
-import { uid } from '../system/processes.js';
 import { pathWord } from '../system/shell-words.js';
-import { type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
+import { JournalChangedError, type JournalDisk, JournalWriteError, realJournalDisk } from './journal-disk.js';
+import { foundAt, refuseForeign } from './journal-path.js';
+import { KeptPlans } from './kept-plan.js';
+
+// Where they were before journal-path.ts (tests, other callers).
+export {
+  defaultJournalPath,
+  refuseDirectory,
+  refuseSharedJournals,
+  refuseUnsafeJournalDirectory,
+} from './journal-path.js';
 
 /** One line of a journal after its header: an item done, or an attempt that got a definite "no". */
 interface JournalEntry {
@@ -73,12 +79,12 @@ export class Journal {
   /** Kept open while items are recorded (one write per item, no open/close each time). */
   #fd: number | undefined;
   readonly #disk: JournalDisk;
-  /** The sha256 of each file kept beside the journal (keepBeside), by its suffix. */
-  readonly #kept = new Map<string, string>();
+  /** The files kept beside the journal (keepBeside) and their sha256. */
+  readonly #kept: KeptPlans;
   /** The file ends in a line cut short (a full disk, a kill mid-write): the next line starts anew. */
   #cut = false;
   /** The first write that failed: nothing is written after it (a part of a line may be there). */
-  #broken: JournalWriteError | undefined;
+  #broken: JournalWriteError | JournalChangedError | undefined;
   /** The file load() found and checked (refuseForeign), or undefined: a new one is made (#open). */
   #found: Stats | undefined;
 
@@ -89,6 +95,7 @@ export class Journal {
     this.run = run;
     this.#now = now;
     this.#disk = disk;
+    this.#kept = new KeptPlans(path, disk);
     this.#started = run.resumed;
   }
 
@@ -138,13 +145,13 @@ export class Journal {
     const platformMs =
       typeof header.platform_started_at === 'string' ? Date.parse(header.platform_started_at) : Number.NaN;
     if (!Number.isNaN(platformMs)) journal.#platformStartMs = platformMs;
-    journal.#keptFrom(header.kept);
+    journal.#kept.note(header.kept);
     for (const line of rest) {
       if (line.trim() === '') continue;
       try {
         const entry = JSON.parse(line) as JournalEntry & { planned?: unknown; kept?: unknown };
         // A file kept beside the journal after its first line was written (keepBeside).
-        journal.#keptFrom(entry.kept);
+        journal.#kept.note(entry.kept);
         // A page of items the run took (plan()): not an item done.
         if (Array.isArray(entry.planned)) {
           for (const key of entry.planned) if (typeof key === 'string') journal.#planned.add(key);
@@ -164,7 +171,12 @@ export class Journal {
    * A JournalWriteError leaves no file (a part of a first line would make the re-run refuse it).
    */
   start(): void {
-    if (this.#started) return;
+    if (this.#started) {
+      // A resumed run's journal is opened now, before anything is sent: one changed since it was
+      // read is refused here (JournalChangedError), not at the first row's line, after that row.
+      this.#append(undefined);
+      return;
+    }
     makeDirectories(dirname(this.path), 0o700);
     const header = {
       journal: 3,
@@ -177,12 +189,13 @@ export class Journal {
       ...(this.#platformStartMs === undefined
         ? {}
         : { platform_started_at: isoSeconds(this.#platformStartMs) }),
-      ...(this.#kept.size === 0 ? {} : { kept: Object.fromEntries(this.#kept) }),
+      ...(this.#kept.size === 0 ? {} : { kept: this.#kept.digests() }),
     };
     try {
       this.#append(header);
     } catch (error) {
-      this.remove();
+      // A file someone else put or changed there is theirs: left as it is.
+      if (!(error instanceof JournalChangedError)) this.remove();
       throw error;
     }
     this.#started = true;
@@ -301,82 +314,40 @@ export class Journal {
 
   /**
    * Removes the journal (after a run with nothing left to resume). One that cannot be removed
-   * stays: the run's result is what it did (review17b R17b-2: its failure made a done run exit 1).
+   * stays: the run's result is what it did (review17b R17b-2: its failure made a done run exit 1);
+   * why (the OS's reason in words) is returned for the run to say (finish.ts, leftJournal).
    */
-  remove(): void {
+  remove(): string | undefined {
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
     this.#found = undefined;
-    removeIfAllowed(this.path);
+    try {
+      this.#disk.remove(this.path);
+      return undefined;
+    } catch (error) {
+      return fileErrorReason(error);
+    }
   }
 
   /**
-   * Writes a file beside the journal (`path` + `suffix`, 0600), in parts (`chunks`), before
-   * anything is sent: e.g. the plan an apply works from. Written as the config store writes
-   * (replaceWhole: a new file renamed into place, never through a link), after the same ownership
-   * check as the journal's own (another user's file there is refused, journal_owner); its sha256
-   * goes in the journal's first line (or, once that is written, a line of its own), so that
-   * readBeside() takes back only what svc wrote. Throws JournalWriteError (or the refusal).
+   * Writes a file beside the journal (`path` + `suffix`, 0600) before anything is sent: e.g. the
+   * plan an apply works from (KeptPlans.keep, kept-plan.ts). Its sha256 goes in the journal's first
+   * line (or, once that is written, a line of its own), so that readBeside() takes back only what
+   * svc wrote. Throws JournalWriteError (or the refusal).
    */
   keepBeside(suffix: string, chunks: Iterable<string>): void {
-    const path = `${this.path}${suffix}`;
-    refuseForeign(path, `the plan kept beside journal ${this.path}, ${path},`, 'write or read it');
-    let digest: string;
-    try {
-      makeDirectories(dirname(path), 0o700);
-      digest = replaceWhole(path, chunks, {
-        mode: 0o600,
-        write: (fd, text) => this.#disk.write(fd, text),
-      });
-    } catch (error) {
-      // Nothing is sent after this: an earlier run's file would only mislead a re-run. One that
-      // cannot be removed (another user's, put there since) must not hide why (review17b R17b-1).
-      removeIfAllowed(path); // one left is refused by readBeside
-      throw JournalWriteError.of(`the journal's plan ${path}`, error);
-    }
-    this.#kept.set(suffix, digest);
+    const digest = this.#kept.keep(suffix, chunks);
     if (this.#started) this.#append({ kept: { [suffix]: digest } });
   }
 
-  /**
-   * What keepBeside() wrote beside the journal for this run (an earlier process's, read back), or
-   * undefined when there is none. Refused (exit 2, nothing sent) when another user owns it or it
-   * is not byte for byte what svc wrote for this run (the journal records its sha256): anyone who
-   * can write the journal's directory could otherwise have svc apply a plan of theirs with the
-   * user's credential, its digest computed anew.
-   */
+  /** What keepBeside() wrote beside the journal for this run, or undefined (KeptPlans.read). */
   readBeside(suffix: string): Buffer | undefined {
-    const path = `${this.path}${suffix}`;
-    const what = `the plan kept beside journal ${this.path}, ${path},`;
-    refuseForeign(path, what, 'apply it');
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new UsageError(`cannot read ${what.slice(0, -1)}: ${fileErrorReason(error)}`);
-    }
-    const recorded = this.#kept.get(suffix);
-    if (recorded !== undefined && createHash('sha256').update(bytes).digest('hex') === recorded) return bytes;
-    const why =
-      recorded === undefined
-        ? 'is not recorded in the journal (an earlier svc, or not svc, put it there)'
-        : 'is not what svc wrote there for this run';
-    throw new UsageError(`${what} ${why}, so svc will not apply it`, {
-      code: 'journal_plan_changed',
-      hint: `if you did not change it, someone else did; to plan anew from your file, remove both (\`rm ${pathWord(this.path)} ${pathWord(path)}\`) and run the command again; nothing was applied`,
-    });
+    return this.#kept.read(suffix);
   }
 
-  /**
-   * Removes the files kept beside the journal for this run (keepBeside, or read back by
-   * readBeside): after a run with nothing left to resume. A file there that svc did not write
-   * (refused) is left alone; one that cannot be removed stays (it is the user's own).
-   */
+  /** Removes the files kept beside the journal for this run (KeptPlans.remove). */
   removeKept(): void {
-    for (const suffix of this.#kept.keys()) {
-      removeIfAllowed(`${this.path}${suffix}`);
-    }
+    this.#kept.remove();
   }
 
   /**
@@ -384,30 +355,46 @@ export class Journal {
    * since is refused), or a new one, made exclusively (a link or file put there since fails).
    */
   #open(): number {
-    if (this.#found === undefined) return this.#disk.open(this.path, 'wx');
+    if (this.#found === undefined) {
+      try {
+        return this.#disk.open(this.path, 'wx');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new JournalChangedError(this.path, true);
+        throw error;
+      }
+    }
     const fd = this.#disk.open(this.path, 'a');
     const opened = fstatSync(fd);
-    if (opened.dev === this.#found.dev && opened.ino === this.#found.ino) return fd;
+    const found = this.#found;
+    // The same file, as svc read it (an inode freed by a removal is often the next file's).
+    if (
+      opened.dev === found.dev &&
+      opened.ino === found.ino &&
+      opened.size === found.size &&
+      opened.mtimeMs === found.mtimeMs
+    )
+      return fd;
     closeSync(fd);
-    throw new Error('it was replaced after svc read it');
+    throw new JournalChangedError(this.path, false);
   }
 
-  /** Notes the digests of a `kept` object of the journal (keepBeside's), ignoring anything else. */
-  #keptFrom(kept: unknown): void {
-    if (kept === null || typeof kept !== 'object') return;
-    for (const [suffix, digest] of Object.entries(kept))
-      if (typeof digest === 'string') this.#kept.set(suffix, digest);
-  }
-
-  /** Appends one line; the first failure (JournalWriteError) is every later write's too. */
-  #append(entry: object): void {
+  /**
+   * Appends one line (`undefined`: none, the file is only opened); the first failure
+   * (JournalWriteError, JournalChangedError) is every later write's too.
+   */
+  #append(entry: object | undefined): void {
     if (this.#broken) throw this.#broken;
     try {
       this.#fd ??= this.#open();
+      if (entry === undefined) return;
       this.#disk.write(this.#fd, `${this.#cut ? '\n' : ''}${JSON.stringify(entry)}\n`);
       this.#cut = false;
     } catch (error) {
-      this.#broken = JournalWriteError.of(`the journal ${this.path}`, error);
+      this.#broken =
+        error instanceof JournalChangedError
+          ? error
+          : JournalWriteError.of(`the journal ${this.path}`, error);
       throw this.#broken;
     }
   }
@@ -468,120 +455,4 @@ export function refusedOwner(
     );
   }
   return undefined;
-}
-
-/**
- * A journal decides which rows a run reports done and which idempotency keys it reuses: one that
- * is not the user's (nor root's), or a link to such a file, is never read, whatever its first
- * line claims (ownership.ts, the config store's rule).
- */
-function refuseForeign(path: string, what = `journal ${path}`, purpose = 'resume it'): void {
-  const problem = ownFileProblem(path);
-  if (problem === undefined) return;
-  // Another user's (or root's) name in a sticky directory of another's (/tmp) cannot be removed by
-  // the user: the fix is to go elsewhere (review17b R17b-6).
-  const me = uid();
-  const sticky = statSync(dirname(path), { throwIfNoEntry: false });
-  const theirs =
-    lstatSync(path, { throwIfNoEntry: false })?.uid !== me &&
-    sticky !== undefined &&
-    (sticky.mode & 0o1000) !== 0 &&
-    sticky.uid !== me;
-  const fix =
-    problem.chmod !== undefined
-      ? `if it is as your run left it, \`chmod 600 ${pathWord(problem.chmod)}\``
-      : problem.parent !== undefined
-        ? `${parentFix(problem.parent)}, or remove the link (\`rm ${pathWord(path)}\`)`
-        : theirs
-          ? "it is another user's: pass another --journal (in a directory only you can write)"
-          : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
-  throw new UsageError(`${what} ${problem.said}, so svc will not ${purpose}`, {
-    code: 'journal_owner',
-    hint: `see what it holds with \`cat ${pathWord(path)}\`; ${fix} and run the command again; svc changed nothing`,
-  });
-}
-
-/**
- * Removes `path` when the user may; one that cannot be removed (another user's, put in a sticky
- * directory such as /tmp since) is theirs and stays.
- */
-function removeIfAllowed(path: string): void {
-  try {
-    rmSync(path, { force: true });
-  } catch {
-    // theirs to remove
-  }
-}
-
-/** What is at a journal's path, followed through a link (the user's own: refuseForeign), or undefined. */
-function foundAt(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined; // unreadable: said when it is read
-  }
-}
-
-/**
- * A `--journal` path's directory and those above it follow the store's rule for what is above it
- * (ownership.ts, unsafeParent): one another user can write (but root's sticky /tmp) or owns could
- * have a journal swapped in under the run. Refused before anything is made there.
- */
-export function refuseUnsafeJournalDirectory(path: string): void {
-  const above = unsafeParent(dirname(resolve(path)));
-  if (above === undefined) return;
-  throw new UsageError(
-    `--journal ${path} is in ${above.path}, which ${above.problem}, so svc will not resume or record a run in it`,
-    {
-      code: 'journal_owner',
-      hint: `${parentFix(above)}, or give a --journal in a directory only you can write; svc changed nothing`,
-    },
-  );
-}
-
-/**
- * The state directory's journals directory (`dir`) is refused when another user owns it or others
- * can write it: anyone who can put a file there can write a journal that says a run's rows are done.
- */
-export function refuseSharedJournals(dir: string): void {
-  refuseSharedDirectory(
-    dir,
-    'the journals directory',
-    'resume or record a run in it',
-    'SVC_STATE_DIR',
-    'journal_owner',
-  );
-}
-
-/**
- * A journal is a file: `--journal DIR`, or `DIR/` for a directory not made yet, is refused with
- * what to give instead, before anything is created.
- */
-export function refuseDirectory(path: string): void {
-  let directory = false;
-  try {
-    directory = statSync(path).isDirectory();
-  } catch {
-    // absent (a new run) or unreadable (said when it is read)
-  }
-  const slash = /[\\/]$/.test(path);
-  if (directory || slash) {
-    const what = directory ? 'is a directory' : 'names a directory';
-    throw new UsageError(`--journal ${path} ${what}; the journal is a file`, {
-      hint: `give a file path, e.g. --journal ${pathWord(join(path, 'svc-journal.ndjson'))}`,
-    });
-  }
-}
-
-/**
- * Where a journal lives unless --journal says otherwise: under the user's state directory
- * ($XDG_STATE_HOME/svc/journals), named by the kind of run and a hash of what identifies it
- * (for instance the file's bytes, base URL and tenant), so re-running the same command finds it.
- */
-export function defaultJournalPath(
-  env: Readonly<Record<string, string | undefined>>,
-  kind: string,
-  operation: string,
-): string {
-  return join(stateDir(env), 'journals', `${kind}-${operation.slice(0, 16)}.ndjson`);
 }

@@ -11,18 +11,16 @@ import { createProgress } from '../output/progress.js';
 import { CLOCK_SKEW_MS } from '../platform/clock.js';
 import { lastWordOnExit } from '../system/interrupts.js';
 import { callerOf, otherCallersRun } from './caller.js';
-import { abandonedRun, finishDryRun, finishRun } from './finish.js';
+import { abandonedRun, finishDryRun, finishRun, leftJournal } from './finish.js';
 import { withCompactHeap } from './heap.js';
+import { Journal, type RunIdentity, type RunOwner } from './journal.js';
+import { JournalChangedError, JournalWriteError } from './journal-disk.js';
 import {
   defaultJournalPath,
-  Journal,
-  type RunIdentity,
-  type RunOwner,
   refuseDirectory,
   refuseSharedJournals,
   refuseUnsafeJournalDirectory,
-} from './journal.js';
-import { JournalWriteError } from './journal-disk.js';
+} from './journal-path.js';
 import { lockJournal } from './lock.js';
 import { RunOrder } from './order.js';
 import { resultStream } from './results.js';
@@ -210,9 +208,10 @@ async function runLocked<T, R extends Row>(
   const owed = verb.fromJournal && journal.run.resumed ? journal.unfinished() : 0;
   if (total === 0 && owed === 0 && verb.empty !== undefined) {
     // A resumed run with nothing done, nothing left and nothing owed is over: its journal goes.
-    if (journal.run.resumed && !verb.dryRun) journal.remove();
+    const left = journal.run.resumed && !verb.dryRun ? leftJournal(journal, 'say this again') : undefined;
     if (ctx.out.mode === 'json') await ctx.out.jsonList([]);
     ctx.out.info(typeof verb.empty === 'string' ? verb.empty : await verb.empty());
+    if (left !== undefined) ctx.out.warn(left);
     return undefined;
   }
   if (verb.fromJournal && journal.run.resumed)
@@ -324,6 +323,7 @@ async function beforeSending<V>(verb: { words: { done: string } }, step: () => V
   try {
     return await step();
   } catch (error) {
+    if (error instanceof JournalChangedError) throw error.said(`; nothing was ${verb.words.done}`);
     if (!(error instanceof JournalWriteError)) throw error;
     throw error.said(
       `; nothing was ${verb.words.done}`,

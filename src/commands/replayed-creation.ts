@@ -44,8 +44,19 @@ export function secretFileFor(
   rerun?: string,
 ): Promise<SecretFile | undefined> {
   return path
-    ? SecretFile.create(path, '--secret-file', secretIntent(ctx, key, made, find, rerun))
+    ? heldUntilClose(ctx, SecretFile.create(path, '--secret-file', secretIntent(ctx, key, made, find, rerun)))
     : Promise.resolve(undefined);
+}
+
+/**
+ * A secret file the command holds until it ends: one it neither wrote nor discarded (an error path
+ * that forgot it) is discarded then (ctx.atClose), as after a failed request, never left waited on
+ * for as long as the process runs (fix-files18 #5). After a write, discard does nothing.
+ */
+export async function heldUntilClose(ctx: Context, made: Promise<SecretFile>): Promise<SecretFile> {
+  const file = await made;
+  ctx.atClose(() => file.discard());
+  return file;
 }
 
 /** How long the platform keeps a key's answer, the secret with it (README, "Idempotency"). */

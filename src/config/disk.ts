@@ -3,7 +3,6 @@ import {
   fsyncSync,
   lstatSync,
   openSync,
-  readdirSync,
   realpathSync,
   rmSync,
   unlinkSync,
@@ -11,7 +10,6 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { NEW_FILE, replaceWhole } from '../system/output-file.js';
-import { processRuns, uid } from '../system/processes.js';
 import { ownFileProblem, ownFileRefusal } from './ownership.js';
 import { heirOf, makeStoreDirectories } from './store-directory.js';
 
@@ -61,11 +59,12 @@ export const realDisk: StoreDisk = {
     };
     refuse();
     const target = writeTarget(path);
-    removeStaleTemporaries(target);
-    // Root writing the store of $HOME's owner (`sudo -E svc login`) gives the file to them, before
-    // it is in place: a root-owned 0600 credentials.json is one their own runs cannot read.
+    // replaceWhole first removes the temp files a killed write left (removeStaleTemporaries): each
+    // held the whole store, every profile's credential. Root writing the store of $HOME's owner
+    // (`sudo -E svc login`) gives the file to them, before it is in place: a root-owned 0600
+    // credentials.json is one their own runs cannot read.
     const owner = heirOf(dirname(target));
-    replaceWhole(target, [JSON.stringify(file, undefined, '\t')], {
+    replaceWhole(target, [JSON.stringify(file, undefined, '	')], {
       mode: 0o600,
       check: refuse,
       ...(owner === undefined ? {} : { owner }),
@@ -76,36 +75,6 @@ export const realDisk: StoreDisk = {
 /** Where a write of `path` lands: a link's target (a dotfile manager's), else `path` itself. */
 function writeTarget(path: string): string {
   return lstatOrUndefined(path)?.isSymbolicLink() ? realpathSync(path) : path;
-}
-
-/**
- * Removes the temp files (`.credentials.json.PID-HEX`, `.credentials.json.room-PID`) a write
- * killed before its rename left beside `target` (kill -9, a power cut): each holds the whole
- * store, every profile's credential. Only those of processes that are gone, and only files the
- * user owns (svc made its own, 0600): a file of that name another user owns (beside a link's
- * target, in a directory of theirs) is no copy of the user's credentials and is not svc's to
- * remove; it is left, unsaid (the write's own temp name is random, made exclusively). The write
- * that follows (a logout's included) then leaves no copy.
- */
-function removeStaleTemporaries(target: string): void {
-  const me = uid();
-  const prefix = `.${basename(target)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(dirname(target));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = /^(?:(\d+)-[0-9a-f]{12}|room-(\d+))$/.exec(name.slice(prefix.length));
-    const owner = Number(pid?.[1] ?? pid?.[2]);
-    if (!Number.isSafeInteger(owner) || owner === process.pid || processRuns(owner)) continue;
-    const path = join(dirname(target), name);
-    const stat = lstatOrUndefined(path);
-    if (stat?.isFile() !== true || (me !== undefined && stat.uid !== me)) continue;
-    rmSync(path, { force: true });
-  }
 }
 
 function lstatOrUndefined(path: string) {

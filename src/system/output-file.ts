@@ -5,7 +5,9 @@ import {
   fchownSync,
   fstatSync,
   fsyncSync,
+  lstatSync,
   openSync,
+  readdirSync,
   renameSync,
   rmSync,
   type Stats,
@@ -15,7 +17,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { fileErrorReason } from './input.js';
-import { uid } from './processes.js';
+import { processRuns, uid } from './processes.js';
 
 /** Created exclusively, never through a symbolic link: a file someone planted fails (EEXIST). */
 export const NEW_FILE =
@@ -40,15 +42,51 @@ export function writeAll(fd: number, text: string | Buffer): void {
   }
 }
 
-/** A new temporary name beside `path` (`.NAME.PID-HEX`: the pid says whose, config/disk.ts clears a gone one's). */
+/** A new temporary name beside `path` (`.NAME.PID-HEX`: the pid says whose, removeStaleTemporaries clears a gone one's). */
 export function temporaryBeside(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}`);
 }
 
 /**
+ * Removes the temp files a write of `path` killed before its rename left beside it (kill -9, a
+ * power cut): temporaryBeside's `.NAME.PID-HEX`, and the config store's proof of room
+ * `.NAME.room-PID` (config/disk.ts). Each holds what was written, 0600: every profile's credential,
+ * the plan an apply works from, an export. Only those of processes that are gone, and only files
+ * the user owns (svc made its own): a file of that name another user owns (beside a link's target,
+ * in a directory of theirs) is no copy of the user's and is not svc's to remove; it is left, unsaid
+ * (the write's own temp name is random, made exclusively). Best effort: a directory that cannot be
+ * read or a file that cannot be removed is left as it is. The one rule for every file svc writes
+ * whole (replaceWhole runs it first).
+ */
+export function removeStaleTemporaries(path: string): void {
+  const me = uid();
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = /^(?:(\d+)-[0-9a-f]{12}|room-(\d+))$/.exec(name.slice(prefix.length));
+    const owner = Number(pid?.[1] ?? pid?.[2]);
+    if (!Number.isSafeInteger(owner) || owner === process.pid || processRuns(owner)) continue;
+    const stale = join(dirname(path), name);
+    try {
+      const stat = lstatSync(stale);
+      if (!stat.isFile() || (me !== undefined && stat.uid !== me)) continue;
+      rmSync(stale, { force: true });
+    } catch {
+      // gone since, or not the user's to remove: left
+    }
+  }
+}
+
+/**
  * The one way svc writes a file whole (the config store, the plan kept beside a journal, `svc
- * export -o`, `svc plan --out`): `chunks` go to `temporary` (in the same directory; temporaryBeside's
- * name unless given), made new —
+ * export -o`, `svc plan --out`): `chunks` go to a temporary file beside it (temporaryBeside: its pid
+ * lets a later write remove it if this one is killed, removeStaleTemporaries), made new —
  * never through a link, never into a file someone planted — with `mode` whatever the umask (0600
  * for a secret), synced; `check()` runs once more; then it is renamed to `path`, which replaces the
  * name itself (a link there, not its target). Nothing is left behind when it fails (the system
@@ -60,14 +98,15 @@ export function replaceWhole(
   path: string,
   chunks: Iterable<string>,
   options: {
-    temporary?: string;
     mode?: number;
     check?: () => void;
     owner?: { uid: number; gid: number };
     write?: (fd: number, text: string) => void;
   },
 ): string {
-  const { temporary = temporaryBeside(path), mode = 0o666, check, owner, write = writeAll } = options;
+  const { mode = 0o666, check, owner, write = writeAll } = options;
+  const temporary = temporaryBeside(path);
+  removeStaleTemporaries(path);
   const hash = createHash('sha256');
   const fd = openSync(temporary, NEW_FILE, mode);
   try {
@@ -197,9 +236,8 @@ export function writeFileWhole(path: string, text: string, flag: string, secret 
       if (fd !== undefined) closeSync(fd);
     }
   }
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    replaceWhole(path, [text], { temporary, ...(secret ? { mode: 0o600 } : {}) });
+    replaceWhole(path, [text], secret ? { mode: 0o600 } : {});
     return true;
   } catch (error) {
     throw new UsageError(

@@ -1,4 +1,4 @@
-// Just past 300 lines: a secret file's life (made, proven, recorded, taken over, written or removed)
+// Past 300 lines (347): a secret file's life (made, proven, recorded, taken over, written or removed)
 // is one rule; splitting its record from its handle would put the take-over check in two files.
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { SvcError, UsageError } from '../errors.js';
 import { makeDirectories } from './directories.js';
 import { fileErrorReason } from './input.js';
 import { processRuns } from './processes.js';
+import { pathWord } from './shell-words.js';
 
 /**
  * What the request a secret file waits for may make, recorded (in `records`, the state
@@ -59,12 +60,16 @@ export class SecretNotSavedError extends SvcError {
     readonly path: string,
     readonly reason: string,
     lost?: { made: Made; intent: SecretIntent },
+    /** What became of the file when svc did not make it (an earlier run's, taken over): `PATH is left as it was (empty), …`. */
+    left?: string,
   ) {
     super(
       'failure',
-      lost
-        ? `${lost.made.made}, but ${lost.made.what} could not be written to ${path}: ${reason}; the secret was not saved`
-        : `cannot save a secret to ${path}: ${reason}`,
+      `${
+        lost
+          ? `${lost.made.made}, but ${lost.made.what} could not be written to ${path}: ${reason}; the secret was not saved`
+          : `cannot save a secret to ${path}: ${reason}`
+      }${left === undefined ? '' : `; ${left}`}`,
       {
         code: 'secret_not_saved',
         ...(lost
@@ -252,15 +257,30 @@ export class SecretFile {
     try {
       await handle.writeFile(String(secret), 'utf8');
     } catch (error) {
-      // A full disk: the file holds nothing (or part of the secret); it is not left behind.
-      await handle.close().catch(() => {});
-      await unlink(this.path).catch(() => {});
-      this.#forget();
       const intent = this.#intent;
+      const lost = made && intent ? { made, intent } : undefined;
+      if (this.#made) {
+        // A full disk: the file this run made holds nothing (or part of the secret); it goes.
+        await handle.close().catch(() => {});
+        await unlink(this.path).catch(() => {});
+        this.#forget();
+        throw new SecretNotSavedError(this.path, fileErrorReason(error), lost);
+      }
+      // An earlier run's empty file, taken over: never removed. It is left as that run left it
+      // (what part of the secret got in taken out), with its record, for the re-run to fill.
+      const emptied = await handle.truncate(0).then(
+        () => undefined,
+        (failed: unknown) => fileErrorReason(failed),
+      );
+      await handle.close().catch(() => {});
+      waiting.delete(resolve(this.path));
       throw new SecretNotSavedError(
         this.path,
         fileErrorReason(error),
-        made && intent ? { made, intent } : undefined,
+        lost,
+        emptied === undefined
+          ? `${this.path} is left as it was (empty), for the re-run with the same key to fill`
+          : `${this.path} could not be emptied again (${emptied}) and may hold part of the secret: empty it (\`: > ${pathWord(this.path)}\`) before the re-run with the same key`,
       );
     }
     await handle.close();

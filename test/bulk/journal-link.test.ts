@@ -2,6 +2,7 @@ import {
   chmodSync,
   chownSync,
   lchownSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -52,8 +53,12 @@ describe.skipIf(!root)('a journal in a sticky directory, where another user can 
     const path = join(dir, 'j2.jsonl');
     const journal = Journal.load(path, 'op', now);
     plantedLink('j2.jsonl', victim);
-    expect(() => journal.start()).toThrow(`the journal ${path} could not be written: file already exists`);
+    expect(() => journal.start()).toThrow(
+      `the journal ${path} was made after svc looked for it (someone else made it), so svc will not record this run in it`,
+    );
     expect(readFileSync(victim, 'utf8')).toBe('');
+    // The link is theirs: left where it is (fix-files18 #2).
+    expect(lstatSync(path).isSymbolicLink()).toBe(true);
   });
 
   it("another user's link where the kept plan goes is refused, one line, and left alone", () => {
@@ -66,6 +71,22 @@ describe.skipIf(!root)('a journal in a sticky directory, where another user can 
       `the plan kept beside journal ${path}, ${kept}, is a symbolic link another user (uid ${OTHER}) made, so svc will not write or read it`,
     );
     expect(readFileSync(victim, 'utf8')).toBe('mine\n');
+  });
+
+  // fix-files18 #4: the hint said `cat LINK`, which follows another user's link (to a named pipe
+  // it hangs, to /dev/zero it never ends, to a file of theirs it shows what they chose). `ls -l`
+  // shows the link and where it points, without following it.
+  it("another user's link: the hint shows where it points (ls -l), never follows it (cat)", () => {
+    const path = plantedLink('j5.jsonl', '/dev/zero');
+    let hint: string | undefined;
+    try {
+      Journal.load(path, 'op', now);
+    } catch (error) {
+      hint = (error as { hint?: string }).hint;
+    }
+    expect(hint).toBe(
+      `see where it points with \`ls -l ${path}\`; if you did not put it there, remove it (\`rm ${path}\`) and run the command again; svc changed nothing`,
+    );
   });
 
   it("another user's file where the kept plan goes: the fix is another --journal, not rm", () => {

@@ -37,7 +37,14 @@ function summary(extra: Partial<BulkSummary> = {}): BulkSummary {
 
 function end(extra: Partial<RunEnd> = {}) {
   const removed: string[] = [];
-  const journal = { path: '/state/j.ndjson', remove: () => removed.push('removed') };
+  // Journal.remove(): undefined once removed (a reason when it could not be: journal-unremovable.test.ts).
+  const journal = {
+    path: '/state/j.ndjson',
+    remove: (): string | undefined => {
+      removed.push('removed');
+      return undefined;
+    },
+  };
   const run = {
     summary: summary(),
     total: undefined,
@@ -192,6 +199,17 @@ describe('finishRun', () => {
     const own = end({ failures, summary: summary({ failed: 2, refused: 2 }) });
     expect(finish(own.run, { ...VERB, retryHint: 'fix the file and run it again' }).error?.hint).toBe(
       'fix the file and run it again; --ndjson prints one result per item',
+    );
+  });
+
+  // fix-files18 #3: a journal that cannot be removed stays, said in one warning before the error.
+  it('failures all refused for good, the journal not removable: a warning says where it is and what the same command does', () => {
+    const { run } = end({ summary: summary({ ok: 1495, failed: 5, refused: 5 }) });
+    (run.journal as unknown as { remove: () => string }).remove = () => 'read-only file system';
+    expect(finish(run).stderr).toBe(
+      '1,495 granted, 5 failed in 2.3 s\n' +
+        "warning: the run's result stands, but its journal /state/j.ndjson could not be removed (read-only file system): " +
+        'the same command would resume this run (the rows done said done, the failed ones tried again); remove it (`rm /state/j.ndjson`) before you run it again\n',
     );
   });
 

@@ -1,6 +1,7 @@
 import type { WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import type { Context } from '../../context.js';
 import { type Made, SecretFile, type SecretIntent, secretProblem } from '../../system/secret-file.js';
+import { heldUntilClose } from '../replayed-creation.js';
 import { type SecretDestination, secretDestination as sharedDestination } from '../secret-destination.js';
 
 export type { SecretDestination } from '../secret-destination.js';
@@ -32,7 +33,7 @@ export async function withSecretOutput(
   intent?: SecretIntent,
 ): Promise<WebhookWithSecret> {
   const file = destination.file
-    ? await SecretFile.create(destination.file, '--secret-file', intent)
+    ? await heldUntilClose(ctx, SecretFile.create(destination.file, '--secret-file', intent))
     : undefined;
   let data: WebhookWithSecret;
   try {

@@ -145,7 +145,7 @@ describe('the plan svc apply keeps beside its journal', () => {
         stdout: '',
         stderr:
           `error: journal ${journal} is a symbolic link another user (uid 65534) made, so svc will not resume it; ` +
-          `see what it holds with \`cat ${journal}\`; if you did not put it there, remove it (\`rm ${journal}\`) and run the command again; svc changed nothing\n`,
+          `see where it points with \`ls -l ${journal}\`; if you did not put it there, remove it (\`rm ${journal}\`) and run the command again; svc changed nothing\n`,
       });
       expect(readFileSync(victim, 'utf8')).toBe('');
       expect(await grantsOf(user(4))).toEqual([]);

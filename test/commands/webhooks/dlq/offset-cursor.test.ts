@@ -151,7 +151,7 @@ describe('a dead-letter queue whose cursor is an offset into the live queue', ()
     const stop = new AbortController();
     const last = `"key":"${entries.at(-1)!.id}","status":"ok"`;
     const journalDisk: JournalDisk = {
-      open: (path, flag) => realJournalDisk.open(path, flag),
+      ...realJournalDisk,
       write(fd, text) {
         realJournalDisk.write(fd, text);
         if (!text.includes(last)) return;

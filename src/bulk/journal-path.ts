@@ -1,0 +1,132 @@
+// Where a journal lives and whether svc may use what is there: the ownership rule of the config
+// store (ownership.ts) applied to a journal, the files kept beside it and its directory.
+import { lstatSync, rmSync, type Stats, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { ownFileProblem, parentFix, refuseSharedDirectory, unsafeParent } from '../config/ownership.js';
+import { stateDir } from '../config/paths.js';
+import { UsageError } from '../errors.js';
+import { uid } from '../system/processes.js';
+import { pathWord } from '../system/shell-words.js';
+
+/**
+ * A journal decides which rows a run reports done and which idempotency keys it reuses: one that
+ * is not the user's (nor root's), or a link to such a file, is never read, whatever its first
+ * line claims (ownership.ts, the config store's rule).
+ */
+export function refuseForeign(path: string, what = `journal ${path}`, purpose = 'resume it'): void {
+  const problem = ownFileProblem(path);
+  if (problem === undefined) return;
+  // Another user's (or root's) name in a sticky directory of another's (/tmp) cannot be removed by
+  // the user: the fix is to go elsewhere (review17b R17b-6).
+  const me = uid();
+  const sticky = statSync(dirname(path), { throwIfNoEntry: false });
+  const theirs =
+    lstatSync(path, { throwIfNoEntry: false })?.uid !== me &&
+    sticky !== undefined &&
+    (sticky.mode & 0o1000) !== 0 &&
+    sticky.uid !== me;
+  // A link (another user's, or to what is not the user's) is shown, not followed: `cat` would read
+  // whatever it points to (a named pipe hangs, /dev/zero never ends).
+  const see = lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()
+    ? problem.chmod === undefined
+      ? `see where it points with \`ls -l ${pathWord(path)}\``
+      : `see what it holds with \`cat ${pathWord(problem.chmod)}\``
+    : `see what it holds with \`cat ${pathWord(path)}\``;
+  const fix =
+    problem.chmod !== undefined
+      ? `if it is as your run left it, \`chmod 600 ${pathWord(problem.chmod)}\``
+      : problem.parent !== undefined
+        ? `${parentFix(problem.parent)}, or remove the link (\`rm ${pathWord(path)}\`)`
+        : theirs
+          ? "it is another user's: pass another --journal (in a directory only you can write)"
+          : `if you did not put it there, remove it (\`rm ${pathWord(path)}\`)`;
+  throw new UsageError(`${what} ${problem.said}, so svc will not ${purpose}`, {
+    code: 'journal_owner',
+    hint: `${see}; ${fix} and run the command again; svc changed nothing`,
+  });
+}
+
+/**
+ * Removes `path` when the user may; one that cannot be removed (another user's, put in a sticky
+ * directory such as /tmp since) is theirs and stays.
+ */
+export function removeIfAllowed(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // theirs to remove
+  }
+}
+
+/** What is at a journal's path, followed through a link (the user's own: refuseForeign), or undefined. */
+export function foundAt(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // unreadable: said when it is read
+  }
+}
+
+/**
+ * A `--journal` path's directory and those above it follow the store's rule for what is above it
+ * (ownership.ts, unsafeParent): one another user can write (but root's sticky /tmp) or owns could
+ * have a journal swapped in under the run. Refused before anything is made there.
+ */
+export function refuseUnsafeJournalDirectory(path: string): void {
+  const above = unsafeParent(dirname(resolve(path)));
+  if (above === undefined) return;
+  throw new UsageError(
+    `--journal ${path} is in ${above.path}, which ${above.problem}, so svc will not resume or record a run in it`,
+    {
+      code: 'journal_owner',
+      hint: `${parentFix(above)}, or give a --journal in a directory only you can write; svc changed nothing`,
+    },
+  );
+}
+
+/**
+ * The state directory's journals directory (`dir`) is refused when another user owns it or others
+ * can write it: anyone who can put a file there can write a journal that says a run's rows are done.
+ */
+export function refuseSharedJournals(dir: string): void {
+  refuseSharedDirectory(
+    dir,
+    'the journals directory',
+    'resume or record a run in it',
+    'SVC_STATE_DIR',
+    'journal_owner',
+  );
+}
+
+/**
+ * A journal is a file: `--journal DIR`, or `DIR/` for a directory not made yet, is refused with
+ * what to give instead, before anything is created.
+ */
+export function refuseDirectory(path: string): void {
+  let directory = false;
+  try {
+    directory = statSync(path).isDirectory();
+  } catch {
+    // absent (a new run) or unreadable (said when it is read)
+  }
+  const slash = /[\\/]$/.test(path);
+  if (directory || slash) {
+    const what = directory ? 'is a directory' : 'names a directory';
+    throw new UsageError(`--journal ${path} ${what}; the journal is a file`, {
+      hint: `give a file path, e.g. --journal ${pathWord(join(path, 'svc-journal.ndjson'))}`,
+    });
+  }
+}
+
+/**
+ * Where a journal lives unless --journal says otherwise: under the user's state directory
+ * ($XDG_STATE_HOME/svc/journals), named by the kind of run and a hash of what identifies it
+ * (for instance the file's bytes, base URL and tenant), so re-running the same command finds it.
+ */
+export function defaultJournalPath(
+  env: Readonly<Record<string, string | undefined>>,
+  kind: string,
+  operation: string,
+): string {
+  return join(stateDir(env), 'journals', `${kind}-${operation.slice(0, 16)}.ndjson`);
+}
