@@ -83,12 +83,16 @@ function decodedName(raw: string): string {
   }
 }
 
-/** A query string's secret values masked in its own text: every other byte kept as it is. */
-function redactQueryText(query: string): string {
+/**
+ * A query string's secret values masked in its own text: every other byte kept as it is.
+ * `failSafe`: every value, and a pair with no `=` whole (it may be a key: `?Zx81…`).
+ */
+function redactQueryText(query: string, failSafe = false): string {
   return query
     .split('&')
     .map((pair) => {
       const equals = pair.indexOf('=');
+      if (failSafe && pair !== '') return equals < 0 ? MASK : `${pair.slice(0, equals)}=${MASK}`;
       if (equals < 0) return pair;
       const name = pair.slice(0, equals);
       return isSecretParam(decodedName(name)) ? `${name}=${MASK}` : pair;
@@ -107,34 +111,61 @@ function redactPathParams(path: string): string {
  * A URL given as text (a webhook's) with its secrets masked in place: the user name and
  * password, a credential in the path (redactPathCredential), every secret-named query or path
  * parameter's value, and a fragment that carries parameters
- * (`#access_token=…`) whole; every other byte is kept as stored. Text that does not parse as a URL
- * keeps all but a `scheme://user:password@` part's user name and password.
+ * (`#access_token=…`) whole; every other byte is kept as stored. Text that does not parse as a
+ * URL (a port out of range, a space in its host), or that the parser reads otherwise than its
+ * bytes (a tab or line break it drops: `?to\nken=`), is masked fail-safe, by text: every query
+ * value, the user name and password, and the path rules (s18 mask18 #1: its query was kept whole).
  */
 export function redactUrlText(text: string): string {
-  // Text that does not parse (a typo in the port, another scheme) may still hold a password.
-  if (!URL.canParse(text)) return redactUserInfo(text);
-  return redactUrlReference(text);
+  return redactUrlReference(text, !URL.canParse(text) || /[\t\n\r]/.test(text));
 }
 
 /**
  * A URL reference, absolute or relative (`/v1/me?token=…`, `?code=…`, as a `Location` header
  * may carry it), masked as redactUrlText masks a URL: user name and password, a path credential,
  * secret-named query and path parameter values, a fragment with parameters, credential shapes.
- * Every other byte is kept.
+ * Every other byte is kept. `failSafe`: every query value masked, whatever its name, and text
+ * before the first slash read as a host when there is no `scheme://` (`hooks.slack.com/…`).
  */
-export function redactUrlReference(text: string): string {
+export function redactUrlReference(text: string, failSafe = false): string {
   const hashAt = text.indexOf('#');
   const beforeHash = hashAt < 0 ? text : text.slice(0, hashAt);
   const fragment = hashAt < 0 ? '' : text.slice(hashAt + 1);
   const queryAt = beforeHash.indexOf('?');
   const head = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
   const query = queryAt < 0 ? undefined : beforeHash.slice(queryAt + 1);
-  let out = redactPathParams(redactUserInfo(redactPathCredential(head)));
-  if (query !== undefined) out += `?${redactQueryText(query)}`;
+  let out = redactPathParams(redactUserInfo(redactPathCredential(head, failSafe), failSafe));
+  if (query !== undefined) out += `?${redactQueryText(query, failSafe)}`;
   if (hashAt >= 0) out += `#${fragment.includes('=') ? MASK : fragment}`;
   // A credential under a harmless name (`?jwt=eyJ…`, `?k=whsec_…`) by its shape (leaks11 5).
   for (const [shape, replacement] of CREDENTIAL_SHAPES) out = out.replace(shape, replacement);
   return out;
+}
+
+/**
+ * A URL's text before its query cut into `scheme://` (or nothing), authority and path. Without a
+ * `scheme://` the authority is empty (a relative reference), or fail-safe what follows a scheme
+ * and slashes if any (`https:/h:99999/x`, `//h/x`, `h.example/x`) up to the next slash.
+ */
+function splitHead(head: string, failSafe: boolean): { scheme: string; authority: string; path: string } {
+  const match = /^([a-z][a-z0-9+.-]*:[/\\]{2})([^/\\]*)(.*)$/is.exec(head);
+  if (match) return { scheme: match[1] as string, authority: match[2] as string, path: match[3] as string };
+  const bare = failSafe ? /^((?:[a-z][a-z0-9+.-]*:(?=[/\\]))?[/\\]*)([^/\\]*)(.*)$/is.exec(head) : null;
+  return bare
+    ? { scheme: bare[1] as string, authority: bare[2] as string, path: bare[3] as string }
+    : { scheme: '', authority: '', path: head };
+}
+
+/** The host of an authority as the URL parser reads it (`HOOKS.SLACK%2Ecom.:443` → hooks.slack.com). */
+function hostOf(authority: string): string {
+  const text = authority.replace(/^.*@/s, '').replace(/[\t\n\r]/g, '');
+  let host: string;
+  try {
+    host = new URL(`http://${text}`).hostname;
+  } catch {
+    host = text.replace(/:\d*$/, '');
+  }
+  return host.replace(/\.$/, '').toLowerCase();
 }
 
 /**
@@ -198,18 +229,13 @@ export function hookKey(segment: string, idBefore = false): boolean {
 const KEYED_SEGMENTS = [/(\/bot\d{5,}:)([A-Za-z0-9_-]{30,})(?=\/|$)/, /(\/with\/key\/)([^/]+)/i];
 
 /** A URL's text before its query (absolute or a relative reference) with a path credential masked. */
-function redactPathCredential(head: string): string {
-  const match = /^([a-z][a-z0-9+.-]*:[/\\]{2}[^/\\]*)(.*)$/is.exec(head);
-  const authority = match ? (match[1] as string) : '';
-  const path = match ? (match[2] as string) : head;
+function redactPathCredential(head: string, failSafe = false): string {
+  const parts = splitHead(head, failSafe);
+  const authority = `${parts.scheme}${parts.authority}`;
+  const { path } = parts;
   // Positions are kept: a backslash is a slash to an http(s) URL's parser.
   const slashed = path.replace(/\\/g, '/');
-  const host = authority
-    .replace(/^[^:]*:[/\\]{2}/, '')
-    .replace(/^.*@/, '')
-    .replace(/:\d*$/, '')
-    .replace(/\.$/, '')
-    .toLowerCase();
+  const host = hostOf(parts.authority);
   const masked = (start: number, end: number) =>
     `${authority}${path.slice(0, start)}${MASK}${path.slice(end)}`;
   // The host's own shapes first, then those known on any host: group 1 what comes before, 2 the credential.
@@ -233,10 +259,8 @@ function redactPathCredential(head: string): string {
 }
 
 /** `scheme://user:password@host/path` with the user name and password masked. */
-function redactUserInfo(head: string): string {
-  const match = /^([a-z][a-z0-9+.-]*:[/\\]{2})([^/\\]*)(.*)$/is.exec(head);
-  if (!match) return head;
-  const [, scheme, authority = '', path] = match;
+function redactUserInfo(head: string, failSafe = false): string {
+  const { scheme, authority, path } = splitHead(head, failSafe);
   const at = authority.lastIndexOf('@');
   if (at < 0) return head;
   const info = authority.slice(0, at);
