@@ -18,6 +18,25 @@ import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } f
 export const changeLabel = (kind: string, name: string): string =>
   kind === 'webhook' ? redactUrlText(name) : name;
 
+/** A webhook's url field with its two URLs masked. */
+const maskedUrls = (f: FieldChange): FieldChange => {
+  const url = (value: unknown) => (typeof value === 'string' ? redactUrlText(value) : value);
+  return { ...f, from: url(f.from), to: url(f.to) };
+};
+
+/**
+ * A change as a row shows it (`svc plan --ndjson`, one line per change, goes to CI logs as apply's
+ * rows do): a webhook's URL masked, as its name and in its url field. The plan document keeps it.
+ */
+export function labelledChange(change: PlanChange): PlanChange {
+  if (change.kind !== 'webhook') return change;
+  return {
+    ...change,
+    name: redactUrlText(change.name),
+    fields: change.fields.map((f) => (f.field === 'url' ? maskedUrls(f) : f)),
+  };
+}
+
 /** Whether a plan holds a webhook URL with a secret in it (its saved file is then written 0600). */
 export function urlSecretIn(doc: PlanDocument): boolean {
   const secret = (value: unknown) => typeof value === 'string' && redactUrlText(value) !== value;
@@ -48,10 +67,7 @@ export function describeField(change: PlanChange, f: FieldChange): string {
     return `${expiry(f.from)} ${sym.arrow} ${expiry(f.to)}`;
   }
   if (f.field === 'grants') return `${f.from} grant(s) end with it`;
-  if (change.kind === 'webhook' && f.field === 'url') {
-    const url = (value: unknown) => (typeof value === 'string' ? redactUrlText(value) : value);
-    return describeValues({ ...f, from: url(f.from), to: url(f.to) });
-  }
+  if (change.kind === 'webhook' && f.field === 'url') return describeValues(maskedUrls(f));
   if (change.action === 'update' && Array.isArray(f.from) && Array.isArray(f.to)) {
     const from = f.from.map(String);
     const to = f.to.map(String);

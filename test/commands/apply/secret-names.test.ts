@@ -40,7 +40,7 @@ blocks:
 // beside the URL it masks, and in every listing of the directory. The name keeps the URL's host
 // and path only, without a path credential (redactUrlText's rule); the id says which webhook it is.
 describe('svc apply --secret-dir, a webhook URL with a credential in it', () => {
-  it('names its secret file without the credential (the --ndjson row keeps the URL whole, as the plan document does)', async () => {
+  it('names its secret file without the credential (the --ndjson row shows the URL masked)', async () => {
     const file = writeFile(
       dir,
       'cred.yaml',
