@@ -1,4 +1,7 @@
 /**
+ * Over 300 lines on purpose: this is the one rule of what svc masks in a name and in a URL shown as
+ * a label, and its parts (names, shapes, the path rules, the fail-safe reading) call one another.
+ *
  * The names of fields and query parameters that hold a secret, and a URL with their values
  * masked: the rule svc's --debug trace masks by (src/http/redact.ts) and the sandbox's audit
  * trail applies to a webhook's URL, so what either shows of a URL hides the same things. A URL
@@ -134,7 +137,8 @@ export function redactUrlReference(text: string, failSafe = false): string {
   const queryAt = beforeHash.indexOf('?');
   const head = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
   const query = queryAt < 0 ? undefined : beforeHash.slice(queryAt + 1);
-  let out = redactPathParams(redactUserInfo(redactPathCredential(head, failSafe), failSafe));
+  const path = redactEscapedCredential(head, failSafe);
+  let out = redactPathParams(redactUserInfo(redactPathCredential(path, failSafe), failSafe));
   if (query !== undefined) out += `?${redactQueryText(query, failSafe)}`;
   if (hashAt >= 0) out += `#${fragment.includes('=') ? MASK : fragment}`;
   // A credential under a harmless name (`?jwt=eyJ…`, `?k=whsec_…`) by its shape (leaks11 5).
@@ -166,6 +170,51 @@ function hostOf(authority: string): string {
     host = text.replace(/:\d*$/, '');
   }
   return host.replace(/\.$/, '').toLowerCase();
+}
+
+/**
+ * A URL's percent-encoded characters as they are (`/%C3%BCn%C3%AF` → `/ünï`). A run of escapes that
+ * is no UTF-8 stays as it is.
+ */
+export function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+/**
+ * A path credential written with escapes (`/hooks/…j%68`, `whsec%5F…`, a JWT's dots as `%2E`) is
+ * one to the server, which decodes them, and to a secret file's name, decoded to be read (s18
+ * mask18 #3): the path rules and credential shapes read the path decoded too, and every segment
+ * holding what they mask there is masked whole here.
+ */
+function redactEscapedCredential(head: string, failSafe: boolean): string {
+  if (!head.includes('%')) return head;
+  const { scheme, authority, path } = splitHead(head, failSafe);
+  const parts = path.split(/([/\\])/); // segments at even places, separators between
+  const decoded = parts.map((part, i) => (i % 2 === 0 ? percentDecoded(part) : part));
+  const whole = decoded.join('');
+  if (whole === path) return head;
+  const prefix = `${scheme}${authority}`;
+  let masked = redactPathCredential(`${prefix}${whole}`, failSafe).slice(prefix.length);
+  for (const [shape, replacement] of CREDENTIAL_SHAPES) masked = masked.replace(shape, replacement);
+  if (masked === whole) return head;
+  // The span that differs, from the first difference to the last.
+  let start = 0;
+  while (whole[start] === masked[start]) start++;
+  let end = whole.length;
+  for (let m = masked.length; end > start && m > start && whole[end - 1] === masked[m - 1]; m--) end--;
+  let at = 0;
+  const out = parts.map((part, i) => {
+    const from = at;
+    at += (decoded[i] as string).length;
+    return i % 2 === 0 && at > start && from < Math.max(end, start + 1) ? MASK : part;
+  });
+  return `${prefix}${out.join('')}`;
 }
 
 /**
@@ -249,11 +298,14 @@ function redactPathCredential(head: string, failSafe = false): string {
     const start = found.index + (found[1] as string).length;
     return masked(start, start + (found[2] as string).length);
   }
-  const end = slashed.replace(/\/+$/, '').length;
-  const start = slashed.lastIndexOf('/', end - 1) + 1;
-  const last = slashed.slice(start, end);
-  const hook = HOOKS_SEGMENT.exec(slashed);
-  const idBefore = HOOKS_ID_TOKEN.exec(slashed)?.[1] === last;
+  // The last segment a person reads as last: not a trailing `.` or `..` (`/KEY/..`: the parser
+  // drops KEY, the text still holds it), without its `;parameters` (`/KEY;v=1`).
+  const trimmed = slashed.replace(/(?:\/+(?:\.|%2e){1,2})*\/*$/i, '');
+  const start = trimmed.lastIndexOf('/') + 1;
+  const last = trimmed.slice(start).replace(/;.*$/s, '');
+  const end = start + last.length;
+  const hook = HOOKS_SEGMENT.exec(trimmed.slice(0, end));
+  const idBefore = HOOKS_ID_TOKEN.exec(trimmed.slice(0, end))?.[1] === last;
   if (!RANDOM_SEGMENT.test(last) && !(hook && hook[1] === last && hookKey(last, idBefore))) return head;
   return masked(start, end);
 }
