@@ -123,6 +123,21 @@ export function redactUrlText(text: string): string {
   return redactUrlReference(text, !URL.canParse(text) || /[\t\n\r]/.test(text));
 }
 
+/** `scheme://…` in a sentence, up to a space or quote; punctuation ending the sentence is not its. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+
+/**
+ * Text with every URL in it masked as redactUrlText masks one: a server's error that echoes a
+ * webhook's URL (`url https://…?token=… is not reachable`), in the error line and the --debug
+ * trace alike (s18 mask18 #4).
+ */
+export function redactUrlsInText(text: string): string {
+  return text.replace(URL_IN_TEXT, (found) => {
+    const url = found.replace(/[.,;:!?)]+$/, '');
+    return `${redactUrlText(url)}${found.slice(url.length)}`;
+  });
+}
+
 /**
  * A URL reference, absolute or relative (`/v1/me?token=…`, `?code=…`, as a `Location` header
  * may carry it), masked as redactUrlText masks a URL: user name and password, a path credential,

@@ -19,6 +19,7 @@ import {
   MASK,
   redactParams,
   redactUrlReference,
+  redactUrlsInText,
   redactUrlText,
   CREDENTIAL_SHAPES as SHAPES,
 } from '../api/secret-names.js';
@@ -99,7 +100,7 @@ function masksMember(
 }
 
 /** How deep redactValue walks; what is deeper is not shown (it is not walked, so not masked). */
-const MAX_REDACT_DEPTH = 200;
+export const MAX_REDACT_DEPTH = 200;
 
 /**
  * Masks secret-named fields at any depth, as the --debug trace does: a scalar, or an object or a
@@ -170,10 +171,11 @@ export function redactTracedBody(body: string | Buffer, contentType: string | un
         const container = json[start] === '{' || json[start] === '[';
         if (masksMember(key, container, parentKey, (k) => keys.has(k))) {
           masks.push([start, end, JSON.stringify(MASK)]);
-        } else if (json[start] === '"' && URL_START.test(json.slice(start + 1, start + 10))) {
-          const url = JSON.parse(json.slice(start, end)) as string;
-          const shown = redactUrlText(url);
-          if (shown !== url) masks.push([start, end, JSON.stringify(shown)]);
+        } else if (json[start] === '"' && /:(\/|\\\/){2}/.test(json.slice(start, end))) {
+          // A URL, or one inside a sentence (a server's error echoing it: s18 mask18 #4).
+          const text = JSON.parse(json.slice(start, end)) as string;
+          const shown = URL_START.test(text) ? redactUrlText(text) : redactUrlsInText(text);
+          if (shown !== text) masks.push([start, end, JSON.stringify(shown)]);
         }
       }
     },
