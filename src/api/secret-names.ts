@@ -145,7 +145,11 @@ export function redactUrlsInText(text: string): string {
  * Every other byte is kept. `failSafe`: every query value masked, whatever its name, and text
  * before the first slash read as a host when there is no `scheme://` (`hooks.slack.com/…`).
  */
-export function redactUrlReference(text: string, failSafe = false): string {
+export function redactUrlReference(
+  text: string,
+  // A reference that does not parse even against a base (`https://h:99999/…` in a Location).
+  failSafe = !URL.canParse(text, 'http://base.invalid/') || /[\t\n\r]/.test(text),
+): string {
   const hashAt = text.indexOf('#');
   const beforeHash = hashAt < 0 ? text : text.slice(0, hashAt);
   const fragment = hashAt < 0 ? '' : text.slice(hashAt + 1);

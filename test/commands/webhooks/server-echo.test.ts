@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactTracedBody } from '../../../src/http/redact.js';
+import { redactHeader, redactTracedBody } from '../../../src/http/redact.js';
 import { runInProcess, useTempDirs } from '../../helpers/context.js';
 import { answers, hostileEnv, useHostileServer } from '../../helpers/hostile.js';
 
@@ -57,6 +57,18 @@ describe('a server that echoes a webhook URL in its error', () => {
           details: [{ field: 'url', message: `connecting to ${MASKED}: refused` }],
         },
       }),
+    );
+  });
+
+  it('is masked in a --debug trace as an item of a list, at the top of a body, and in any header', () => {
+    expect(
+      redactTracedBody(JSON.stringify({ redirect_uris: [URL_], nested: [[URL_]] }), 'application/json'),
+    ).toBe(JSON.stringify({ redirect_uris: [MASKED], nested: [[MASKED]] }));
+    expect(redactTracedBody(JSON.stringify([URL_]), 'application/json')).toBe(JSON.stringify([MASKED]));
+    expect(redactHeader('X-Webhook-Url', URL_)).toBe(MASKED);
+    // A Location that does not parse: fail-safe, every query value.
+    expect(redactHeader('Location', 'https://h.example:99999/cb?a=SECRET1')).toBe(
+      'https://h.example:99999/cb?a=[redacted]',
     );
   });
 });
