@@ -37,16 +37,22 @@ export function labelledChange(change: PlanChange): PlanChange {
   };
 }
 
-/** Whether a plan holds a webhook URL with a secret in it (its saved file is then written 0600). */
+/**
+ * Whether a plan holds a webhook URL with a secret in it (its saved file is then written 0600): in
+ * a change, or in the scope, which names every webhook the file manages by its URL, one the plan
+ * leaves unchanged too (s18 mask18 #4: such a plan was saved with the umask, 0644).
+ */
 export function urlSecretIn(doc: PlanDocument): boolean {
   const secret = (value: unknown) => typeof value === 'string' && redactUrlText(value) !== value;
-  return doc.tenants.some((tenant) =>
-    tenant.changes.some(
-      (change) =>
-        change.kind === 'webhook' &&
-        (secret(change.name) ||
-          change.fields.some((f) => f.field === 'url' && (secret(f.from) || secret(f.to)))),
-    ),
+  return doc.tenants.some(
+    (tenant) =>
+      (Array.isArray(tenant.scope.webhooks) && tenant.scope.webhooks.some(secret)) ||
+      tenant.changes.some(
+        (change) =>
+          change.kind === 'webhook' &&
+          (secret(change.name) ||
+            change.fields.some((f) => f.field === 'url' && (secret(f.from) || secret(f.to)))),
+      ),
   );
 }
 
