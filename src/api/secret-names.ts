@@ -1,4 +1,7 @@
 /**
+ * Over 300 lines on purpose: this is the one rule of what svc masks in a name and in a URL shown as
+ * a label, and its parts (names, shapes, the path rules, the fail-safe reading) call one another.
+ *
  * The names of fields and query parameters that hold a secret, and a URL with their values
  * masked: the rule svc's --debug trace masks by (src/http/redact.ts) and the sandbox's audit
  * trail applies to a webhook's URL, so what either shows of a URL hides the same things. A URL
@@ -83,12 +86,16 @@ function decodedName(raw: string): string {
   }
 }
 
-/** A query string's secret values masked in its own text: every other byte kept as it is. */
-function redactQueryText(query: string): string {
+/**
+ * A query string's secret values masked in its own text: every other byte kept as it is.
+ * `failSafe`: every value, and a pair with no `=` whole (it may be a key: `?Zx81…`).
+ */
+function redactQueryText(query: string, failSafe = false): string {
   return query
     .split('&')
     .map((pair) => {
       const equals = pair.indexOf('=');
+      if (failSafe && pair !== '') return equals < 0 ? MASK : `${pair.slice(0, equals)}=${MASK}`;
       if (equals < 0) return pair;
       const name = pair.slice(0, equals);
       return isSecretParam(decodedName(name)) ? `${name}=${MASK}` : pair;
@@ -107,34 +114,126 @@ function redactPathParams(path: string): string {
  * A URL given as text (a webhook's) with its secrets masked in place: the user name and
  * password, a credential in the path (redactPathCredential), every secret-named query or path
  * parameter's value, and a fragment that carries parameters
- * (`#access_token=…`) whole; every other byte is kept as stored. Text that does not parse as a URL
- * keeps all but a `scheme://user:password@` part's user name and password.
+ * (`#access_token=…`) whole; every other byte is kept as stored. Text that does not parse as a
+ * URL (a port out of range, a space in its host), or that the parser reads otherwise than its
+ * bytes (a tab or line break it drops: `?to\nken=`), is masked fail-safe, by text: every query
+ * value, the user name and password, and the path rules (s18 mask18 #1: its query was kept whole).
  */
 export function redactUrlText(text: string): string {
-  // Text that does not parse (a typo in the port, another scheme) may still hold a password.
-  if (!URL.canParse(text)) return redactUserInfo(text);
-  return redactUrlReference(text);
+  return redactUrlReference(text, !URL.canParse(text) || /[\t\n\r]/.test(text));
+}
+
+/** `scheme://…` in a sentence, up to a space or quote; punctuation ending the sentence is not its. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+
+/**
+ * Text with every URL in it masked as redactUrlText masks one: a server's error that echoes a
+ * webhook's URL (`url https://…?token=… is not reachable`), in the error line and the --debug
+ * trace alike (s18 mask18 #4).
+ */
+export function redactUrlsInText(text: string): string {
+  return text.replace(URL_IN_TEXT, (found) => {
+    const url = found.replace(/[.,;:!?)]+$/, '');
+    return `${redactUrlText(url)}${found.slice(url.length)}`;
+  });
 }
 
 /**
  * A URL reference, absolute or relative (`/v1/me?token=…`, `?code=…`, as a `Location` header
  * may carry it), masked as redactUrlText masks a URL: user name and password, a path credential,
  * secret-named query and path parameter values, a fragment with parameters, credential shapes.
- * Every other byte is kept.
+ * Every other byte is kept. `failSafe`: every query value masked, whatever its name, and text
+ * before the first slash read as a host when there is no `scheme://` (`hooks.slack.com/…`).
  */
-export function redactUrlReference(text: string): string {
+export function redactUrlReference(
+  text: string,
+  // A reference that does not parse even against a base (`https://h:99999/…` in a Location).
+  failSafe = !URL.canParse(text, 'http://base.invalid/') || /[\t\n\r]/.test(text),
+): string {
   const hashAt = text.indexOf('#');
   const beforeHash = hashAt < 0 ? text : text.slice(0, hashAt);
   const fragment = hashAt < 0 ? '' : text.slice(hashAt + 1);
   const queryAt = beforeHash.indexOf('?');
   const head = queryAt < 0 ? beforeHash : beforeHash.slice(0, queryAt);
   const query = queryAt < 0 ? undefined : beforeHash.slice(queryAt + 1);
-  let out = redactPathParams(redactUserInfo(redactPathCredential(head)));
-  if (query !== undefined) out += `?${redactQueryText(query)}`;
+  const path = redactEscapedCredential(head, failSafe);
+  let out = redactPathParams(redactUserInfo(redactPathCredential(path, failSafe), failSafe));
+  if (query !== undefined) out += `?${redactQueryText(query, failSafe)}`;
   if (hashAt >= 0) out += `#${fragment.includes('=') ? MASK : fragment}`;
   // A credential under a harmless name (`?jwt=eyJ…`, `?k=whsec_…`) by its shape (leaks11 5).
   for (const [shape, replacement] of CREDENTIAL_SHAPES) out = out.replace(shape, replacement);
   return out;
+}
+
+/**
+ * A URL's text before its query cut into `scheme://` (or nothing), authority and path. Without a
+ * `scheme://` the authority is empty (a relative reference), or fail-safe what follows a scheme
+ * and slashes if any (`https:/h:99999/x`, `//h/x`, `h.example/x`) up to the next slash.
+ */
+function splitHead(head: string, failSafe: boolean): { scheme: string; authority: string; path: string } {
+  const match = /^([a-z][a-z0-9+.-]*:[/\\]{2})([^/\\]*)(.*)$/is.exec(head);
+  if (match) return { scheme: match[1] as string, authority: match[2] as string, path: match[3] as string };
+  const bare = failSafe ? /^((?:[a-z][a-z0-9+.-]*:(?=[/\\]))?[/\\]*)([^/\\]*)(.*)$/is.exec(head) : null;
+  return bare
+    ? { scheme: bare[1] as string, authority: bare[2] as string, path: bare[3] as string }
+    : { scheme: '', authority: '', path: head };
+}
+
+/** The host of an authority as the URL parser reads it (`HOOKS.SLACK%2Ecom.:443` → hooks.slack.com). */
+function hostOf(authority: string): string {
+  const text = authority.replace(/^.*@/s, '').replace(/[\t\n\r]/g, '');
+  let host: string;
+  try {
+    host = new URL(`http://${text}`).hostname;
+  } catch {
+    host = text.replace(/:\d*$/, '');
+  }
+  return host.replace(/\.$/, '').toLowerCase();
+}
+
+/**
+ * A URL's percent-encoded characters as they are (`/%C3%BCn%C3%AF` → `/ünï`). A run of escapes that
+ * is no UTF-8 stays as it is.
+ */
+export function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+/**
+ * A path credential written with escapes (`/hooks/…j%68`, `whsec%5F…`, a JWT's dots as `%2E`) is
+ * one to the server, which decodes them, and to a secret file's name, decoded to be read (s18
+ * mask18 #3): the path rules and credential shapes read the path decoded too, and every segment
+ * holding what they mask there is masked whole here.
+ */
+function redactEscapedCredential(head: string, failSafe: boolean): string {
+  if (!head.includes('%')) return head;
+  const { scheme, authority, path } = splitHead(head, failSafe);
+  const parts = path.split(/([/\\])/); // segments at even places, separators between
+  const decoded = parts.map((part, i) => (i % 2 === 0 ? percentDecoded(part) : part));
+  const whole = decoded.join('');
+  if (whole === path) return head;
+  const prefix = `${scheme}${authority}`;
+  let masked = redactPathCredential(`${prefix}${whole}`, failSafe).slice(prefix.length);
+  for (const [shape, replacement] of CREDENTIAL_SHAPES) masked = masked.replace(shape, replacement);
+  if (masked === whole) return head;
+  // The span that differs, from the first difference to the last.
+  let start = 0;
+  while (whole[start] === masked[start]) start++;
+  let end = whole.length;
+  for (let m = masked.length; end > start && m > start && whole[end - 1] === masked[m - 1]; m--) end--;
+  let at = 0;
+  const out = parts.map((part, i) => {
+    const from = at;
+    at += (decoded[i] as string).length;
+    return i % 2 === 0 && at > start && from < Math.max(end, start + 1) ? MASK : part;
+  });
+  return `${prefix}${out.join('')}`;
 }
 
 /**
@@ -198,18 +297,13 @@ export function hookKey(segment: string, idBefore = false): boolean {
 const KEYED_SEGMENTS = [/(\/bot\d{5,}:)([A-Za-z0-9_-]{30,})(?=\/|$)/, /(\/with\/key\/)([^/]+)/i];
 
 /** A URL's text before its query (absolute or a relative reference) with a path credential masked. */
-function redactPathCredential(head: string): string {
-  const match = /^([a-z][a-z0-9+.-]*:[/\\]{2}[^/\\]*)(.*)$/is.exec(head);
-  const authority = match ? (match[1] as string) : '';
-  const path = match ? (match[2] as string) : head;
+function redactPathCredential(head: string, failSafe = false): string {
+  const parts = splitHead(head, failSafe);
+  const authority = `${parts.scheme}${parts.authority}`;
+  const { path } = parts;
   // Positions are kept: a backslash is a slash to an http(s) URL's parser.
   const slashed = path.replace(/\\/g, '/');
-  const host = authority
-    .replace(/^[^:]*:[/\\]{2}/, '')
-    .replace(/^.*@/, '')
-    .replace(/:\d*$/, '')
-    .replace(/\.$/, '')
-    .toLowerCase();
+  const host = hostOf(parts.authority);
   const masked = (start: number, end: number) =>
     `${authority}${path.slice(0, start)}${MASK}${path.slice(end)}`;
   // The host's own shapes first, then those known on any host: group 1 what comes before, 2 the credential.
@@ -223,20 +317,21 @@ function redactPathCredential(head: string): string {
     const start = found.index + (found[1] as string).length;
     return masked(start, start + (found[2] as string).length);
   }
-  const end = slashed.replace(/\/+$/, '').length;
-  const start = slashed.lastIndexOf('/', end - 1) + 1;
-  const last = slashed.slice(start, end);
-  const hook = HOOKS_SEGMENT.exec(slashed);
-  const idBefore = HOOKS_ID_TOKEN.exec(slashed)?.[1] === last;
+  // The last segment a person reads as last: not a trailing `.` or `..` (`/KEY/..`: the parser
+  // drops KEY, the text still holds it), without its `;parameters` (`/KEY;v=1`).
+  const trimmed = slashed.replace(/(?:\/+(?:\.|%2e){1,2})*\/*$/i, '');
+  const start = trimmed.lastIndexOf('/') + 1;
+  const last = trimmed.slice(start).replace(/;.*$/s, '');
+  const end = start + last.length;
+  const hook = HOOKS_SEGMENT.exec(trimmed.slice(0, end));
+  const idBefore = HOOKS_ID_TOKEN.exec(trimmed.slice(0, end))?.[1] === last;
   if (!RANDOM_SEGMENT.test(last) && !(hook && hook[1] === last && hookKey(last, idBefore))) return head;
   return masked(start, end);
 }
 
 /** `scheme://user:password@host/path` with the user name and password masked. */
-function redactUserInfo(head: string): string {
-  const match = /^([a-z][a-z0-9+.-]*:[/\\]{2})([^/\\]*)(.*)$/is.exec(head);
-  if (!match) return head;
-  const [, scheme, authority = '', path] = match;
+function redactUserInfo(head: string, failSafe = false): string {
+  const { scheme, authority, path } = splitHead(head, failSafe);
   const at = authority.lastIndexOf('@');
   if (at < 0) return head;
   const info = authority.slice(0, at);

@@ -70,8 +70,8 @@ const COLUMNS: Array<Column<Row>> = [
   { header: 'tenant', value: (r) => r.tenant },
   { header: 'kind', value: (r) => r.kind },
   { header: 'action', value: (r) => r.action },
-  // A webhook's URL is a label here: its secret query parameters masked (render.ts changeLabel).
-  { header: 'name', value: (r) => changeLabel(r.kind, r.name) },
+  // A webhook's URL is a label, masked in the row itself (present: render.ts changeLabel).
+  { header: 'name', value: (r) => r.name },
   { header: 'status', value: (r) => r.status },
   { header: 'id', value: (r) => r.id, kind: 'id' },
   {
@@ -92,9 +92,7 @@ const n = (count: number) => count.toLocaleString('en');
 
 /** A row's change in a failure line: a webhook by its id with its (masked) URL, anything else by its name. */
 const rowName = (row: Row): string =>
-  row.kind === 'webhook' && typeof row.id === 'string'
-    ? `${row.id} (${changeLabel(row.kind, row.name)})`
-    : changeLabel(row.kind, row.name);
+  row.kind === 'webhook' && typeof row.id === 'string' ? `${row.id} (${row.name})` : row.name;
 /** Where a removal svc refuses (your own administration, the last tenant_admin…) is explained. */
 const REFUSED_WHY = 'svc plan says why; keep them in the file';
 
@@ -218,7 +216,9 @@ export async function applyPlan(ctx: Context, options: ApplyOptions): Promise<vo
         kind: data.change.kind,
         action: data.change.verb,
         // A grant's name as sent (its user and role; ./plan-schema.ts holds a saved plan's to it).
-        name: grant ? grantKey(grant.user, grant.role) : data.change.name,
+        // A webhook's URL is a label in every form of the row (CI logs keep --json and --ndjson):
+        // masked, its id and line beside it (s18 mask18 #2); the access file has it whole.
+        name: grant ? grantKey(grant.user, grant.role) : changeLabel(data.change.kind, data.change.name),
         ...(ref === undefined ? {} : { ref }),
         status,
         ...(data.change.id ? { id: data.change.id } : {}),

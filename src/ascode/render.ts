@@ -18,16 +18,41 @@ import type { FieldChange, PlanChange, PlanDocument, PlanSummary, PlanTenant } f
 export const changeLabel = (kind: string, name: string): string =>
   kind === 'webhook' ? redactUrlText(name) : name;
 
-/** Whether a plan holds a webhook URL with a secret in it (its saved file is then written 0600). */
+/** A webhook's url field with its two URLs masked. */
+const maskedUrls = (f: FieldChange): FieldChange => {
+  const url = (value: unknown) => (typeof value === 'string' ? redactUrlText(value) : value);
+  return { ...f, from: url(f.from), to: url(f.to) };
+};
+
+/**
+ * A change as a row shows it (`svc plan --ndjson`, one line per change, goes to CI logs as apply's
+ * rows do): a webhook's URL masked, as its name and in its url field. The plan document keeps it.
+ */
+export function labelledChange(change: PlanChange): PlanChange {
+  if (change.kind !== 'webhook') return change;
+  return {
+    ...change,
+    name: redactUrlText(change.name),
+    fields: change.fields.map((f) => (f.field === 'url' ? maskedUrls(f) : f)),
+  };
+}
+
+/**
+ * Whether a plan holds a webhook URL with a secret in it (its saved file is then written 0600): in
+ * a change, or in the scope, which names every webhook the file manages by its URL, one the plan
+ * leaves unchanged too (s18 mask18 #4: such a plan was saved with the umask, 0644).
+ */
 export function urlSecretIn(doc: PlanDocument): boolean {
   const secret = (value: unknown) => typeof value === 'string' && redactUrlText(value) !== value;
-  return doc.tenants.some((tenant) =>
-    tenant.changes.some(
-      (change) =>
-        change.kind === 'webhook' &&
-        (secret(change.name) ||
-          change.fields.some((f) => f.field === 'url' && (secret(f.from) || secret(f.to)))),
-    ),
+  return doc.tenants.some(
+    (tenant) =>
+      (Array.isArray(tenant.scope.webhooks) && tenant.scope.webhooks.some(secret)) ||
+      tenant.changes.some(
+        (change) =>
+          change.kind === 'webhook' &&
+          (secret(change.name) ||
+            change.fields.some((f) => f.field === 'url' && (secret(f.from) || secret(f.to)))),
+      ),
   );
 }
 
@@ -48,10 +73,7 @@ export function describeField(change: PlanChange, f: FieldChange): string {
     return `${expiry(f.from)} ${sym.arrow} ${expiry(f.to)}`;
   }
   if (f.field === 'grants') return `${f.from} grant(s) end with it`;
-  if (change.kind === 'webhook' && f.field === 'url') {
-    const url = (value: unknown) => (typeof value === 'string' ? redactUrlText(value) : value);
-    return describeValues({ ...f, from: url(f.from), to: url(f.to) });
-  }
+  if (change.kind === 'webhook' && f.field === 'url') return describeValues(maskedUrls(f));
   if (change.action === 'update' && Array.isArray(f.from) && Array.isArray(f.to)) {
     const from = f.from.map(String);
     const to = f.to.map(String);

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { accessSync, chmodSync, constants, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MASK, redactUrlText } from '../api/secret-names.js';
+import { MASK, percentDecoded, redactUrlText } from '../api/secret-names.js';
 import { UsageError } from '../errors.js';
 import { makeDirectories } from '../system/directories.js';
 import { fileErrorReason } from '../system/input.js';
@@ -54,12 +55,7 @@ export class SecretDir {
     secret: unknown,
   ): Promise<string> {
     const readable = safe(kind === 'webhook' ? urlWithoutSecrets(name) : name);
-    const parts = [
-      safe(tenantSlug) || 'tenant',
-      kind,
-      ...(readable ? [readable] : []),
-      safe(id) || 'unnamed',
-    ];
+    const parts = [safe(tenantSlug) || 'tenant', kind, ...(readable ? [readable] : []), idPart(id)];
     const path = join(this.path, `${parts.join('.')}.secret`);
     let file: SecretFile;
     try {
@@ -91,6 +87,18 @@ export class SecretDir {
     await file.write(secret, kind === 'webhook' ? 'secret' : 'client_secret');
     return path;
   }
+}
+
+/**
+ * The id as a name part: itself when it is one safe segment (the platform's `wh_…`, `cli_…`), else
+ * what safe() keeps of it and a digest of it whole, so two ids that read alike once made safe
+ * (`wh/1`, `wh:1`, two long ids cut at the same place) name two files (s18 mask18 #3).
+ */
+function idPart(id: string): string {
+  const readable = safe(id);
+  if (id === '') return 'unnamed';
+  if (readable === id) return id;
+  return `${readable || 'id'}-${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
 }
 
 function sameSecret(path: string, secret: string): boolean {
@@ -144,20 +152,6 @@ const LETTERS: Record<string, string> = {
   ð: 'd',
   Ð: 'D',
 };
-
-/**
- * A URL's percent-encoded characters as they are (`/%C3%BCn%C3%AF` → `/ünï`): a webhook's URL
- * comes back from the platform encoded. A run of escapes that is no UTF-8 stays as it is.
- */
-function percentDecoded(url: string): string {
-  return url.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
-    try {
-      return decodeURIComponent(run);
-    } catch {
-      return run;
-    }
-  });
-}
 
 /**
  * A name part that is one safe path segment a person can read, for a webhook (its URL) and an

@@ -1,8 +1,10 @@
 // Past 300 lines: the error classes of the API's answers and the one table from status and code
 // to class and exit code; the 431 hint lives in too-large.ts.
+
+import { redactUrlsInText } from '../api/secret-names.js';
 import { categoryForStatus, InterruptedError, SvcError, type SvcErrorOptions } from '../errors.js';
 import { sym } from '../output/symbols.js';
-import { redactText } from './redact.js';
+import { MAX_REDACT_DEPTH, redactText } from './redact.js';
 import { largestPartHint } from './too-large.js';
 
 export interface ApiErrorInit {
@@ -223,24 +225,41 @@ export function parseErrorBody(
     (typeof body === 'string' && body.trim() !== '' ? summarizeText(body, secrets) : undefined) ??
     `${status} ${statusText}`.trim();
   const requestId = str(nested?.request_id) ?? str(top?.request_id) ?? str(top?.requestId);
-  const details = nested?.details ?? top?.details ?? top?.errors;
+  const details = withUrlsMasked(nested?.details ?? top?.details ?? top?.errors);
   return {
     ...(code === undefined ? {} : { code }),
-    message,
+    // A server may echo a webhook's URL (`url https://…?token=… is not reachable`): shown as a
+    // label, its secrets masked (s18 mask18 #4).
+    message: redactUrlsInText(message),
     ...(requestId === undefined ? {} : { requestId }),
     ...(details === undefined ? {} : { details }),
     body,
   };
 }
 
-/** A text body made one short line, masked first: a secret cut in two is no longer found to mask. */
+/**
+ * Every string in a server's error details with the URLs in it masked (redactUrlsInText); what is
+ * nested deeper than redactValue shows is left for it to cut.
+ */
+function withUrlsMasked(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactUrlsInText(value);
+  if (depth >= MAX_REDACT_DEPTH || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((inner) => withUrlsMasked(inner, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key, withUrlsMasked(inner, depth + 1)]),
+  );
+}
+
+/** A text body made one short line, masked first (URLs too): a secret cut in two is no longer found to mask. */
 function summarizeText(text: string, secrets: Iterable<string>): string {
-  const plain = redactText(
-    text
-      .replace(/<[^>]*>/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim(),
-    secrets,
+  const plain = redactUrlsInText(
+    redactText(
+      text
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+      secrets,
+    ),
   );
   return plain.length > 200 ? `${plain.slice(0, 200)}${sym.ellipsis}` : plain;
 }

@@ -19,6 +19,7 @@ import {
   MASK,
   redactParams,
   redactUrlReference,
+  redactUrlsInText,
   redactUrlText,
   CREDENTIAL_SHAPES as SHAPES,
 } from '../api/secret-names.js';
@@ -62,7 +63,8 @@ const URL_HEADERS: Record<string, (value: string) => string> = {
 export function redactHeader(name: string, value: string): string {
   const urls = URL_HEADERS[name.toLowerCase()];
   if (urls) return urls(value);
-  if (!isSecretHeader(name)) return value;
+  // Any other header's URL (`X-Webhook-Url: https://…?token=…`) keeps all but its secrets.
+  if (!isSecretHeader(name)) return redactUrlsInText(value);
   const scheme = /^(Bearer|Basic|Token)\s+/i.exec(value)?.[0];
   return scheme ? `${scheme}${MASK}` : MASK;
 }
@@ -99,7 +101,7 @@ function masksMember(
 }
 
 /** How deep redactValue walks; what is deeper is not shown (it is not walked, so not masked). */
-const MAX_REDACT_DEPTH = 200;
+export const MAX_REDACT_DEPTH = 200;
 
 /**
  * Masks secret-named fields at any depth, as the --debug trace does: a scalar, or an object or a
@@ -170,15 +172,20 @@ export function redactTracedBody(body: string | Buffer, contentType: string | un
         const container = json[start] === '{' || json[start] === '[';
         if (masksMember(key, container, parentKey, (k) => keys.has(k))) {
           masks.push([start, end, JSON.stringify(MASK)]);
-        } else if (json[start] === '"' && URL_START.test(json.slice(start + 1, start + 10))) {
-          const url = JSON.parse(json.slice(start, end)) as string;
-          const shown = redactUrlText(url);
-          if (shown !== url) masks.push([start, end, JSON.stringify(shown)]);
         }
       }
     },
     { containers: true },
   );
+  // A URL in any string — a member's value, an item of a list (`redirect_uris`), inside a sentence
+  // (a server's error echoing it) — keeps all but its secrets (s18 mask18 #4).
+  for (const token of json.matchAll(/"(?:[^"\\]|\\.)*"/g)) {
+    const raw = token[0];
+    if (!/:(\/|\\\/){2}/.test(raw)) continue;
+    const text = JSON.parse(raw) as string;
+    const shown = URL_START.test(text) ? redactUrlText(text) : redactUrlsInText(text);
+    if (shown !== text) masks.push([token.index, token.index + raw.length, JSON.stringify(shown)]);
+  }
   masks.sort((a, b) => a[0] - b[0]);
   const parts = [bom];
   let from = 0;

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { computePlan, readFile } from '../../ascode/engine.js';
 import { REFUSAL_REASONS } from '../../ascode/lockout.js';
 import { countChanges, type PlanDocument } from '../../ascode/plan.js';
-import { planLines, planRows, summaryLine, urlSecretIn } from '../../ascode/render.js';
+import { labelledChange, planLines, planRows, summaryLine, urlSecretIn } from '../../ascode/render.js';
 import { withCompactHeap } from '../../bulk/heap.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -116,7 +116,7 @@ async function printPlan(ctx: Context, document: PlanDocument): Promise<void> {
   else if (ctx.out.mode === 'ndjson') {
     for (const tenant of document.tenants) {
       for (const change of tenant.changes)
-        await ctx.out.jsonLine({ tenant: tenant.id, slug: tenant.slug, ...change });
+        await ctx.out.jsonLine({ tenant: tenant.id, slug: tenant.slug, ...labelledChange(change) });
     }
   } else if (ctx.out.mode === 'table') {
     await ctx.out.write(`${planLines(document, ctx.out.color).join('\n')}\n`);

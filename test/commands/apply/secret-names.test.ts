@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ blocks:
 // beside the URL it masks, and in every listing of the directory. The name keeps the URL's host
 // and path only, without a path credential (redactUrlText's rule); the id says which webhook it is.
 describe('svc apply --secret-dir, a webhook URL with a credential in it', () => {
-  it('names its secret file without the credential (the --ndjson row keeps the URL whole, as the plan document does)', async () => {
+  it('names its secret file without the credential (the --ndjson row shows the URL masked)', async () => {
     const file = writeFile(
       dir,
       'cred.yaml',
@@ -65,5 +65,40 @@ blocks:
     expect(rows.map((r) => r.secret_file).sort()).toEqual(
       [join(secrets, slack), join(secrets, relay)].sort(),
     );
+  });
+});
+
+// s18 mask18 #3: two webhooks whose URLs differ only in a secret read alike in the rows
+// (`?token=[redacted]`) and by host and path in the file names: the id in each name tells them
+// apart, each file holding its own webhook's secret.
+describe('svc apply --secret-dir, two webhooks whose masked URLs are equal', () => {
+  it('writes two files, each named by its own id, with its own secret', async () => {
+    const file = writeFile(
+      dir,
+      'alike.yaml',
+      `version: 1
+blocks:
+  - tenants: acme-payments-eu
+    webhooks:
+      - url: "https://relay7.example.com/in?token=tok_live_7777aaaa"
+        event_types: [exception.created]
+      - url: "https://relay7.example.com/in?token=tok_live_8888bbbb"
+        event_types: [exception.created]
+`,
+    );
+    const secrets = join(dir, 'secrets-alike');
+    const applied = await svc.run(['apply', '-f', file, '--secret-dir', secrets, '--yes', '--ndjson']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const rows = ndjson(applied.stdout);
+    expect(rows.map((r) => r.name)).toEqual([
+      'https://relay7.example.com/in?token=[redacted]',
+      'https://relay7.example.com/in?token=[redacted]',
+    ]);
+    const names = rows.map((r) => `acme-payments-eu.webhook.relay7.example.com_in.${r.id}.secret`);
+    expect(readdirSync(secrets).sort()).toEqual([...names].sort());
+    expect(rows.map((r) => r.secret_file)).toEqual(names.map((n) => join(secrets, n)));
+    const held = names.map((n) => readFileSync(join(secrets, n), 'utf8'));
+    expect(new Set(held).size).toBe(2);
+    for (const secret of held) expect(secret).toMatch(/^whsec_/);
   });
 });
