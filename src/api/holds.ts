@@ -506,6 +506,8 @@ export class CallerAuthority {
     readonly grants: readonly HeldGrant[],
     /** false for an API key. */
     readonly person: boolean,
+    /** The third-party OAuth client a person's token acts through (thirdPartyClientOf), or null. */
+    readonly client: string | null = null,
   ) {
     this.held = grants.flatMap((g) => g.permissions);
   }
@@ -577,12 +579,16 @@ export class CallerAuthority {
   /**
    * An operation for users themselves only (src/api/operations.ts `callers`: one that mints or
    * re-points a standing credential, an OAuth client's creation or change among them), refused to
-   * an API key first of all, as the platform checks it: 403 user_required.
+   * an API key and to a third-party OAuth client's token first of all, as the platform checks it
+   * (src/sandbox/domain/authorization.ts authorizeOperation): 403 user_required.
    */
   users(operationId: string): Refusal | undefined {
     const rule = OPERATIONS[operationId];
-    if (this.person || rule?.callers !== 'users') return undefined;
-    return { code: 'user_required', message: callersRefusal(operationId, rule, null) };
+    if (rule?.callers !== 'users' || (this.person && this.client === null)) return undefined;
+    return {
+      code: 'user_required',
+      message: callersRefusal(operationId, rule, this.person ? this.client : null),
+    };
   }
 
   /**
@@ -639,6 +645,8 @@ export function authorityFrom(
   person: boolean,
   held: Iterable<{ role: string; expiresAt: string | null }>,
   permissionsOf: (role: string) => readonly string[] | undefined,
+  /** The third-party OAuth client the person's token acts through (thirdPartyClientOf), or null. */
+  client: string | null = null,
 ): CallerAuthority | undefined {
   const grants: HeldGrant[] = [];
   for (const { role, expiresAt } of held) {
@@ -646,5 +654,25 @@ export function authorityFrom(
     if (!Array.isArray(permissions)) return undefined;
     grants.push({ permissions, expiresAt });
   }
-  return new CallerAuthority(tenant, grants, person);
+  return new CallerAuthority(tenant, grants, person, client);
+}
+
+/** What GET /v1/me says of the credential, as far as the rules of callers go. */
+export interface CredentialSaid {
+  type: string;
+  credential?: { client_id?: unknown; third_party?: unknown };
+}
+
+/**
+ * The third-party OAuth client (one created in a tenant, not the first-party svc-cli) whose token
+ * the caller acts through, as GET /v1/me says it: credential.third_party true, and
+ * credential.client_id. Null for a user's own login, an API key, and a server that does not say
+ * both (then nothing is predicted of it, and the platform's own answer is reported).
+ */
+export function thirdPartyClientOf(me: CredentialSaid): string | null {
+  const credential = me.credential;
+  if (me.type !== 'user' || credential?.third_party !== true) return null;
+  return typeof credential.client_id === 'string' && credential.client_id !== ''
+    ? credential.client_id
+    : null;
 }
