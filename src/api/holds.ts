@@ -583,12 +583,7 @@ export class CallerAuthority {
    * (src/sandbox/domain/authorization.ts authorizeOperation): 403 user_required.
    */
   users(operationId: string): Refusal | undefined {
-    const rule = OPERATIONS[operationId];
-    if (rule?.callers !== 'users' || (this.person && this.client === null)) return undefined;
-    return {
-      code: 'user_required',
-      message: callersRefusal(operationId, rule, this.person ? this.client : null),
-    };
+    return usersOnlyRefusal(operationId, this.person, this.client);
   }
 
   /**
@@ -655,6 +650,21 @@ export function authorityFrom(
     grants.push({ permissions, expiresAt });
   }
   return new CallerAuthority(tenant, grants, person, client);
+}
+
+/**
+ * The 403 user_required refusal of an operation for users themselves only (src/api/operations.ts
+ * `callers`), as the platform checks it before anything else: to an API key (`person` false), or
+ * to a person's token through the third-party OAuth client `client`; undefined when allowed.
+ */
+export function usersOnlyRefusal(
+  operationId: string,
+  person: boolean,
+  client: string | null,
+): Refusal | undefined {
+  const rule = OPERATIONS[operationId];
+  if (rule?.callers !== 'users' || (person && client === null)) return undefined;
+  return { code: 'user_required', message: callersRefusal(operationId, rule, person ? client : null) };
 }
 
 /** What GET /v1/me says of the credential, as far as the rules of callers go. */
