@@ -169,7 +169,7 @@ export function refuseLastAdmin(live: LiveTenant, changes: PlanChange[], now: nu
 export interface Caller {
   id: string;
   type: 'user' | 'api_key';
-  credential?: { issued_by?: string | null; client_id?: string; third_party?: boolean };
+  credential?: { issued_by?: string | null; client_id?: string | null; third_party?: boolean | null };
 }
 
 /**

@@ -48,14 +48,16 @@ export const Me = Type.Object(
           description: 'OAuth scopes; null when the credential is not scope-limited',
         }),
         client_id: Type.Optional(
-          Type.String({ description: 'An OAuth access token only: the client it was issued to' }),
+          Type.Union([Type.String(), Type.Null()], {
+            description: 'An OAuth access token only: the client it was issued to',
+          }),
         ),
         third_party: Type.Optional(
-          Type.Boolean({
+          Type.Union([Type.Boolean(), Type.Null()], {
             description:
               "An OAuth access token only: whether its client is a third party's (one created in a tenant), whose tokens " +
               'are refused what only users themselves may do (403 user_required: minting or re-pointing a standing credential); ' +
-              "false for the first-party svc-cli, the user's own login. Optional: a server may not say, and then a client " +
+              "false for the first-party svc-cli, the user's own login. Optional (null too): a server may not say, and then a client " +
               "predicts nothing of it. (Not shown in the reference; the sandbox's choice.)",
           }),
         ),
