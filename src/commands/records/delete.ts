@@ -79,7 +79,7 @@ async function unreadDelete<T>(ctx: Context, sent: Promise<T>, surface: string, 
       throw retyped(
         error,
         error.constructor as ApiErrorClass,
-        `the platform refuses you this delete only when ${surface} record ${id} is missing or deleted: if this runs again a delete whose answer was lost, that delete most likely deleted it; ${check}`,
+        `the platform refuses you this delete only when ${surface} record ${id} is missing or deleted: after an earlier run of this delete whose answer was lost, that run most likely deleted it; ${check}`,
       );
     }
     if (!(error instanceof ApiError && error.lostAnswer !== undefined && error.status === 403)) throw error;
