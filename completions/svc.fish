@@ -643,7 +643,7 @@ complete -c svc -n '__svc_at \'svc sandbox\' 0' -a 'openapi' -d 'Print the OpenA
 complete -c svc -n '__svc_at \'svc sandbox\' 0' -a 'trigger' -d 'Make the sandbox emit events (as `stripe trigger` does)'
 complete -c svc -n '__svc_at \'svc sandbox\' 0' -a 'target' -d 'Make a webhook\'s target fail on purpose, or recover'
 complete -c svc -n '__svc_in \'svc sandbox start\'' -l port -x -d 'port to listen on; 0 picks a free one'
-complete -c svc -n '__svc_in \'svc sandbox start\'' -l host -x -d 'address of this machine to bind; 0.0.0.0 or :: binds every interface (the URL saved is then loopback)'
+complete -c svc -n '__svc_in \'svc sandbox start\'' -l host -x -d 'address of this machine to bind; 0.0.0.0 or :: binds every interface (the URL saved is then loopback; the machine\'s own name is served too)'
 complete -c svc -n '__svc_in \'svc sandbox start\'' -l seed -x -a 'demo none' -d 'demo data, or none'
 complete -c svc -n '__svc_in \'svc sandbox start\'' -l tenants -x -d 'also seed N generated tenants in org_demo (benchmarks)'
 complete -c svc -n '__svc_in \'svc sandbox start\'' -l users -x -d 'also seed N users without roles in org_demo: usr_bulk_000001, … (bulk grants)'

@@ -506,6 +506,8 @@ export class CallerAuthority {
     readonly grants: readonly HeldGrant[],
     /** false for an API key. */
     readonly person: boolean,
+    /** The third-party OAuth client a person's token acts through (thirdPartyClientOf), or null. */
+    readonly client: string | null = null,
   ) {
     this.held = grants.flatMap((g) => g.permissions);
   }
@@ -577,12 +579,11 @@ export class CallerAuthority {
   /**
    * An operation for users themselves only (src/api/operations.ts `callers`: one that mints or
    * re-points a standing credential, an OAuth client's creation or change among them), refused to
-   * an API key first of all, as the platform checks it: 403 user_required.
+   * an API key and to a third-party OAuth client's token first of all, as the platform checks it
+   * (src/sandbox/domain/authorization.ts authorizeOperation): 403 user_required.
    */
   users(operationId: string): Refusal | undefined {
-    const rule = OPERATIONS[operationId];
-    if (this.person || rule?.callers !== 'users') return undefined;
-    return { code: 'user_required', message: callersRefusal(operationId, rule, null) };
+    return usersOnlyRefusal(operationId, this.person, this.client);
   }
 
   /**
@@ -639,6 +640,8 @@ export function authorityFrom(
   person: boolean,
   held: Iterable<{ role: string; expiresAt: string | null }>,
   permissionsOf: (role: string) => readonly string[] | undefined,
+  /** The third-party OAuth client the person's token acts through (thirdPartyClientOf), or null. */
+  client: string | null = null,
 ): CallerAuthority | undefined {
   const grants: HeldGrant[] = [];
   for (const { role, expiresAt } of held) {
@@ -646,5 +649,40 @@ export function authorityFrom(
     if (!Array.isArray(permissions)) return undefined;
     grants.push({ permissions, expiresAt });
   }
-  return new CallerAuthority(tenant, grants, person);
+  return new CallerAuthority(tenant, grants, person, client);
+}
+
+/**
+ * The 403 user_required refusal of an operation for users themselves only (src/api/operations.ts
+ * `callers`), as the platform checks it before anything else: to an API key (`person` false), or
+ * to a person's token through the third-party OAuth client `client`; undefined when allowed.
+ */
+export function usersOnlyRefusal(
+  operationId: string,
+  person: boolean,
+  client: string | null,
+): Refusal | undefined {
+  const rule = OPERATIONS[operationId];
+  if (rule?.callers !== 'users' || (person && client === null)) return undefined;
+  return { code: 'user_required', message: callersRefusal(operationId, rule, person ? client : null) };
+}
+
+/** What GET /v1/me says of the credential, as far as the rules of callers go. */
+export interface CredentialSaid {
+  type: string;
+  credential?: { client_id?: unknown; third_party?: unknown };
+}
+
+/**
+ * The third-party OAuth client (one created in a tenant, not the first-party svc-cli) whose token
+ * the caller acts through, as GET /v1/me says it: credential.third_party true, and
+ * credential.client_id. Null for a user's own login, an API key, and a server that does not say
+ * both (then nothing is predicted of it, and the platform's own answer is reported).
+ */
+export function thirdPartyClientOf(me: CredentialSaid): string | null {
+  const credential = me.credential;
+  if (me.type !== 'user' || credential?.third_party !== true) return null;
+  return typeof credential.client_id === 'string' && credential.client_id !== ''
+    ? credential.client_id
+    : null;
 }

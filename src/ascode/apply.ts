@@ -4,9 +4,11 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Chalk } from 'chalk';
 import type { Anchor } from '../api/expiry.js';
+import { thirdPartyClientOf } from '../api/holds.js';
 import type { Journal, RunIdentity } from '../bulk/journal.js';
 import { type BulkVerb, runBulkOperation } from '../bulk/operation.js';
 import type { BulkItem } from '../bulk/runner.js';
+import { svcCommand } from '../config/settings.js';
 import type { Context } from '../context.js';
 import { SvcError, UsageError } from '../errors.js';
 import type { Column } from '../output/output.js';
@@ -359,17 +361,24 @@ async function unchangedSince(
     const { details, where } = reasonLines(ctx, refused);
     const count = `${n(refused.length)} of its change(s) (${where})`;
     const why = REFUSAL_REASONS;
+    // The planner applying through a third-party client's token: not their grants, the credential.
+    const client = thirdPartyClientOf(me);
+    const yours = doc.planned_by === me.id;
     throw new SvcError(
       'conflict',
-      doc.planned_by === me.id
-        ? `your own grants changed since ${stale.what} was computed, and ${count} would now ${why}; nothing was applied`
-        : `${stale.what} was planned by ${doc.planned_by}, and you (${me.id}) may not make ${count}: they would ${why}; nothing was applied`,
+      yours && client !== null
+        ? `${stale.what} was planned by you (${me.id}), and through OAuth client ${client}'s token you may not make ${count}: they would ${why}; nothing was applied`
+        : yours
+          ? `your own grants changed since ${stale.what} was computed, and ${count} would now ${why}; nothing was applied`
+          : `${stale.what} was planned by ${doc.planned_by}, and you (${me.id}) may not make ${count}: they would ${why}; nothing was applied`,
       {
         code: 'plan_stale',
         hint:
-          doc.planned_by === me.id
-            ? stale.hint
-            : 'have someone who may make them apply the plan, or plan again as yourself',
+          yours && client !== null
+            ? `apply it with your own login (${svcCommand(ctx.settings(), 'login')}), not a third-party client's token`
+            : yours
+              ? stale.hint
+              : 'have someone who may make them apply the plan, or plan again as yourself',
         details,
       },
     );

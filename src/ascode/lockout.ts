@@ -6,6 +6,7 @@ import {
   CHANNEL_CHOICE,
   clientArming,
   type Refusal,
+  thirdPartyClientOf,
   WEBHOOK_SECRET,
   type WebhookChoice,
 } from '../api/holds.js';
@@ -26,8 +27,9 @@ import { headline } from './render.js';
 export const REFUSAL_REASONS =
   'change your own grants, take away your own administration, leave a tenant without an administrator, stop the ' +
   'API key you are applying with, hand out ' +
-  'more than you hold, or need a permission held without an end date that you hold only until a date (a webhook, ' +
-  'an OAuth client)';
+  'more than you hold, need a permission held without an end date that you hold only until a date (a webhook, ' +
+  "an OAuth client), or create or change an OAuth client with an API key or a third-party client's token " +
+  '(only a user with their own login may)';
 
 /**
  * What it takes to administer a tenant with svc apply: reading and managing roles and grants,
@@ -159,11 +161,15 @@ export function refuseLastAdmin(live: LiveTenant, changes: PlanChange[], now: nu
   return refused;
 }
 
-/** Who makes the changes: GET /v1/me's id and type, and for an API key who issued it (when said). */
+/**
+ * Who makes the changes: GET /v1/me's id and type; for an API key who issued it, and for a
+ * person's OAuth token whether its client is a third party's (src/api/holds.ts thirdPartyClientOf),
+ * when the server says so.
+ */
 export interface Caller {
   id: string;
   type: 'user' | 'api_key';
-  credential?: { issued_by?: string | null };
+  credential?: { issued_by?: string | null; client_id?: string | null; third_party?: boolean | null };
 }
 
 /**
@@ -172,7 +178,8 @@ export interface Caller {
  * longer than they hold them, a widen included, which reaches the role's live holders until their
  * grants end; insufficient_role, an operation they may not do at all; user_required, a key
  * granting, creating or widening a role that mints keys, or creating or changing an OAuth client) as `refused`, judged on their own live
- * grants in the tenant (an API key: its one role). Roles are changed before grants, so a grant is
+ * grants in the tenant (an API key: its one role), and a third-party OAuth client's token
+ * as the platform refuses it what only users may do (user_required, naming the client). Roles are changed before grants, so a grant is
  * judged on its role's permissions after the plan. Changes refused already are left out.
  */
 export function refuseBeyondHolds(live: LiveTenant, changes: PlanChange[], caller: Caller): number {
@@ -183,7 +190,13 @@ export function refuseBeyondHolds(live: LiveTenant, changes: PlanChange[], calle
           .filter((g) => g.user === caller.id)
           .map((g) => ({ role: g.roleName, expiresAt: g.expiresAt }))
       : [{ role: live.tenant.role, expiresAt: null }];
-  const authority = authorityFrom(live.tenant.slug, caller.type === 'user', held, permissionsOf);
+  const authority = authorityFrom(
+    live.tenant.slug,
+    caller.type === 'user',
+    held,
+    permissionsOf,
+    thirdPartyClientOf(caller),
+  );
   if (!authority) return 0;
   const planned = new Map<string, readonly string[]>();
   for (const c of changes) {

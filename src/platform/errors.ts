@@ -20,7 +20,10 @@ import {
 } from '../http/errors.js';
 import { shellWord } from '../system/shell-words.js';
 
-type ApiErrorClass<E extends ApiError = ApiError> = new (init: ApiErrorInit, options?: SvcErrorOptions) => E;
+export type ApiErrorClass<E extends ApiError = ApiError> = new (
+  init: ApiErrorInit,
+  options?: SvcErrorOptions,
+) => E;
 
 /** The object an error's first detail carries under `field` (the resource as it is), when sent. */
 function firstDetail<T>(details: unknown, field: string): T | undefined {

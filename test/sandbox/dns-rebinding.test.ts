@@ -1,6 +1,9 @@
 import { request } from 'node:http';
+import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../src/sandbox/delivery/events.js';
+import { machineNames } from '../../src/sandbox/plugins/host-origin.js';
 import { buildSandbox } from '../../src/sandbox/server.js';
 import { authorizeUrl, createClient } from '../helpers/oauth.js';
 import { requestCount, useSandbox } from '../helpers/sandbox.js';
@@ -85,6 +88,49 @@ describe('a Host the sandbox does not serve (DNS rebinding) is refused', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+// Session 17 (closing list): bound to every interface (--host 0.0.0.0), the sandbox refused the
+// machine's own name, the one a LAN peer uses, unless it was given as --host. It serves it now
+// (os.hostname(), and a dotted one's first label), and still no other name.
+describe('a sandbox bound to every interface serves the machine’s own name', () => {
+  const own = hostname().toLowerCase();
+  it.each(['0.0.0.0', '::'])(
+    '--host %s: the host’s own name is served, another name is not',
+    async (host) => {
+      const { app } = await buildSandbox({ host, seed: 'none' });
+      try {
+        const clock = (name: string) =>
+          app.inject({ method: 'GET', url: '/_sandbox/clock', headers: { host: name } });
+        expect((await clock(`${own}:4010`)).statusCode).toBe(200);
+        expect((await clock(`${own.toUpperCase()}:4010`)).statusCode).toBe(200);
+        const other = await clock(`not-${own}.attacker.example:4010`);
+        expect([other.statusCode, other.json().error.code]).toEqual([421, 'misdirected_request']);
+      } finally {
+        await app.close();
+      }
+    },
+  );
+
+  it('bound to loopback (the default), the machine’s name stays refused', async () => {
+    const { app } = await buildSandbox({ seed: 'none' });
+    try {
+      const r = await app.inject({ method: 'GET', url: '/_sandbox/clock', headers: { host: `${own}:4010` } });
+      expect(r.statusCode).toBe(own === 'localhost' || isIP(own) !== 0 ? 200 : 421);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.each<[string, string[]]>([
+    ['build-7.corp.example', ['build-7.corp.example', 'build-7']],
+    ['VM', ['vm']],
+    ['vm.', ['vm']],
+    ['', []],
+    ['bad name', []],
+  ])('machineNames(%j) is %j', (name, names) => {
+    expect(machineNames(name)).toEqual(names);
   });
 });
 

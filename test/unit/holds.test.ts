@@ -7,6 +7,8 @@ import {
   clientArming,
   HANDS_OUT,
   heldUntil,
+  thirdPartyClientOf,
+  usersOnlyRefusal,
 } from '../../src/api/holds.js';
 import { scopePermissions } from '../../src/api/operations.js';
 import { TENANT_PERMISSIONS } from '../../src/api/permissions.js';
@@ -223,5 +225,41 @@ describe('OAuth client reach (escalate13 F6)', () => {
       message:
         'putting scopes into an OAuth client hands out what they reach, which outlasts a just-in-time grant, so it takes the permissions they cover held without an end date; you hold those of read:exceptions (exception.read) only until 2026-11-25T09:00:00Z; have someone who holds it without an end date do it',
     });
+  });
+});
+
+// Session 18: svc predicts the users-only refusal (user_required) for a third-party OAuth client's
+// token from what GET /v1/me says (credential.third_party and client_id), and from a server that
+// says less, nothing: the platform's own answer is reported then.
+describe('thirdPartyClientOf and the users-only rule', () => {
+  it.each<[string, Record<string, unknown>, string | null]>([
+    ['a third-party token', { type: 'user', credential: { third_party: true, client_id: 'cli_1' } }, 'cli_1'],
+    ["svc-cli's own login", { type: 'user', credential: { third_party: false, client_id: 'svc-cli' } }, null],
+    ['a server that does not say', { type: 'user', credential: { client_id: 'cli_1' } }, null],
+    ['third_party null', { type: 'user', credential: { third_party: null, client_id: 'cli_1' } }, null],
+    ['no client id', { type: 'user', credential: { third_party: true } }, null],
+    ['no credential', { type: 'user' }, null],
+    ['an API key', { type: 'api_key', credential: { third_party: true, client_id: 'cli_1' } }, null],
+  ])('%s: %j', (_, me, client) => {
+    expect(thirdPartyClientOf(me as never)).toBe(client);
+  });
+
+  it('refuses a users-only operation to a key and to a third-party token, naming the client; a person may', () => {
+    expect(usersOnlyRefusal('oauth_clients_create', true, null)).toBeUndefined();
+    expect(usersOnlyRefusal('oauth_clients_delete', true, 'cli_1')).toBeUndefined();
+    expect(usersOnlyRefusal('webhooks_rotate_secret', false, null)?.code).toBe('user_required');
+    expect(usersOnlyRefusal('webhooks_rotate_secret', true, 'cli_1')).toEqual({
+      code: 'user_required',
+      message:
+        "rotating the secret of a webhook is for users themselves, not an OAuth client acting for one (this token is cli_1's): a webhook's new signing secret would outlive the client; ask the user to do it with their own login",
+    });
+    const authority = authorityFrom(
+      'acme',
+      true,
+      [{ role: 'admin', expiresAt: null }],
+      () => TENANT_PERMISSIONS,
+      'cli_1',
+    );
+    expect(authority?.users('oauth_clients_update')?.code).toBe('user_required');
   });
 });

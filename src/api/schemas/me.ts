@@ -47,6 +47,20 @@ export const Me = Type.Object(
         scopes: Type.Union([Type.Array(Type.String()), Type.Null()], {
           description: 'OAuth scopes; null when the credential is not scope-limited',
         }),
+        client_id: Type.Optional(
+          Type.Union([Type.String(), Type.Null()], {
+            description: 'An OAuth access token only: the client it was issued to',
+          }),
+        ),
+        third_party: Type.Optional(
+          Type.Union([Type.Boolean(), Type.Null()], {
+            description:
+              "An OAuth access token only: whether its client is a third party's (one created in a tenant), whose tokens " +
+              'are refused what only users themselves may do (403 user_required: minting or re-pointing a standing credential); ' +
+              "false for the first-party svc-cli, the user's own login. Optional (null too): a server may not say, and then a client " +
+              "predicts nothing of it. (Not shown in the reference; the sandbox's choice.)",
+          }),
+        ),
         issued_by: Type.Optional(
           Type.Union([Type.String(), Type.Null()], {
             description:

@@ -65,14 +65,19 @@ function methodAndPath(first: string | undefined, second: string | undefined): [
  * first word, so -X/--method is a hidden option refused with the command as svc reads it, a
  * misspelt method (-X PSOT) corrected as the first word's would be.
  */
-function refuseMethodOption(given: unknown, first: string | undefined, second: string | undefined): void {
+function refuseMethodOption(
+  given: unknown,
+  first: string | undefined,
+  second: string | undefined,
+  flag = '-X',
+): void {
   if (typeof given !== 'string') return;
   const written = second ?? first;
   const path = written === undefined ? '/v1/me' : shellWord(written);
   const upper = given.toUpperCase() as HttpMethod;
   const known = METHODS.includes(upper);
   const meant = known ? upper : /^[a-z]+$/i.test(given) ? closest(upper, METHODS) : undefined;
-  const rule = 'svc api takes the method as its first word, not with -X';
+  const rule = `svc api takes the method as its first word, not with ${flag}`;
   if (known) throw new UsageError(rule, { hint: `e.g. svc api ${upper} ${path}` });
   const unknown = `unknown HTTP method ${quoted(given)}`;
   throw new UsageError(
@@ -86,12 +91,46 @@ function refuseMethodOption(given: unknown, first: string | undefined, second: s
   );
 }
 
+/** curl's body flags, hidden options of svc api refused with the way it takes a body. */
+const CURL_BODY_FLAGS = [
+  ['data', '-d/--data'],
+  ['dataRaw', '--data-raw'],
+  ['dataBinary', '--data-binary'],
+] as const;
+
+/**
+ * `svc api POST /v1/roles -d '{…}'` (curl's way to give a body): refused with the command svc
+ * takes, --input (curl's `@FILE` as its FILE) or -f/-F fields; the value itself is never repeated
+ * (a body may hold a secret). curl sends such a body with POST: so does the example, unless the
+ * first word is a method.
+ */
+function refuseBodyOption(
+  flags: Record<string, unknown>,
+  first: string | undefined,
+  second: string | undefined,
+) {
+  const given = CURL_BODY_FLAGS.find(([key]) => typeof flags[key] === 'string');
+  if (given === undefined) return;
+  const [key, flag] = given;
+  const value = flags[key] as string;
+  const named = first !== undefined && METHODS.includes(first.toUpperCase() as HttpMethod);
+  const method = named ? first.toUpperCase() : 'POST';
+  const written = named ? second : (second ?? first);
+  const path = written === undefined ? '/v1/roles' : shellWord(written);
+  const input = value.length > 1 && value.startsWith('@') ? shellWord(value.slice(1)) : 'FILE';
+  throw new UsageError(`svc api takes a request body from --input or -f/-F fields, not ${flag}`, {
+    hint: `e.g. svc api ${method} ${path} --input ${input} (--input - reads standard input), or give each field with -f key=value or -F key=JSON`,
+  });
+}
+
 export function parseApi(
   first: string | undefined,
   second: string | undefined,
   flags: Record<string, unknown>,
 ): ApiOptions {
   refuseMethodOption(flags.method, first, second);
+  refuseMethodOption(flags.request, first, second, '--request');
+  refuseBodyOption(flags, first, second);
   const [method, path] = methodAndPath(first, second);
   const upper = method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(upper))
@@ -324,103 +363,114 @@ function rerunWithKey(error: unknown): unknown {
 }
 
 export default function api(make: MakeContext): Command {
-  return new Command('api')
-    .summary('Make an authenticated API request')
-    .description(
-      "Call any API path with the profile's base URL, credential, tenant and org headers and retries.\n" +
-        'A path that names its tenant (/v1/tenants/ID/...) sends that ID as X-Tenant-Id, not the\n' +
-        "profile's tenant; a slug there sends no X-Tenant-Id (the header carries ids).\n" +
-        'Without a method, GET; a method is the first word (svc api POST PATH), not -X METHOD.\n' +
-        'Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
-        'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
-        'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
-        "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
-        'own query string has it. Fields are sent only as JSON: a body of another type (a form) goes\n' +
-        "in a file, --input FILE -H 'Content-Type: ...'. -i goes with neither --paginate nor\n" +
-        '--json/--ndjson (its head is text; --debug shows it on stderr).\n' +
-        'POSTs under /v1 (but the OAuth endpoints below) get an idempotency key (in the body and the\n' +
-        'Idempotency-Key header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
-        'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
-        '-H gives it; an -H key goes in a body that has none. When the outcome of such a POST is\n' +
-        'unknown (its answer lost, or Ctrl-C once it was sent), the error names the key: re-run with\n' +
-        "-H 'Idempotency-Key: KEY' to get the same answer. A POST or PATCH without a key is not sent\n" +
-        'twice: after a 5xx, a timeout or a dropped connection its outcome is unknown after one attempt.\n' +
-        'PUT and DELETE are idempotent: they are sent again (up to 3 retries), as GET is; a DELETE whose\n' +
-        'first answer was lost and whose retry finds nothing says the lost attempt most likely deleted it.\n' +
-        'Sandbox controls (/_sandbox) and other\n' +
-        'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
-        'leading byte-order mark is dropped; a JSON object to a platform POST gets its key put in,\n' +
-        'the rest as written: 100.50 stays 100.50), but a number a double cannot hold, a key given\n' +
-        'twice or nesting too deep is then refused, as in -F values (give such a number as a string).\n' +
-        'A body of -f/-F fields has each value as typed (-F amount=100.50 sends 100.50).\n' +
-        'A header given with -H is sent as given,\n' +
-        "never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the profile's\n" +
-        'credential is then neither needed nor sent; T is masked in --debug and, like any credential,\n' +
-        'goes over plain http only to loopback); each header is sent once, so a name given twice is\n' +
-        'refused. The OAuth endpoints that authenticate the client (/v1/oauth/token, /v1/oauth/revoke,\n' +
-        "/v1/oauth/device_authorization) never get the profile's credential: the client proves itself\n" +
-        'with client_id and client_secret in the form, or an HTTP Basic header, and no idempotency key;\n' +
-        "a 401 there is the client's credentials refused (exit 3), not your login. Field and header\n" +
-        'names are sent as given (__proto__ too: the server decides). The\n' +
-        'response body is printed as it came (JSON laid out, every key,\n' +
-        'string and number as sent; a body that is not UTF-8 as its bytes, or on a terminal as text\n' +
-        'with U+FFFD and a warning); --paginate prints an answer that is not a list as it came too,\n' +
-        'and the items of a list as JSON values (every number as sent). A path with a "." or ".."\n' +
-        'segment (or %2e spellings of one, or "..;x") is refused: a URL (or a server) resolves it\n' +
-        'into another endpoint; so is a path with a control character (a URL drops tabs and newlines).',
-    )
-    .usage('[METHOD] PATH [options]')
-    .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)
-    .argument('[path]', 'API path, e.g. /v1/tenants')
-    .addOption(
-      new Option('-f, --raw-field <key=value>', 'add a string field (repeatable)').argParser(collect),
-    )
-    .addOption(
-      new Option(
-        '-F, --field <key=value>',
-        'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file',
-      ).argParser(collect),
-    )
-    .addOption(
-      new Option('--input <file>', 'request body from FILE, or - for standard input (at most 16 MiB)'),
-    )
-    .addOption(
-      new Option('-H, --header <header>', "extra header 'Name: value' (repeatable)").argParser(collect),
-    )
-    .addOption(new Option('--paginate', 'follow next_cursor and print every item'))
-    .addOption(new Option('-i, --include', 'print the status line and response headers first'))
-    .addOption(new Option('-X, --method <method>').hideHelp())
-    .addHelpText(
-      'after',
-      examples(
-        ['svc api /v1/me', 'who am I? (GET is the default)'],
-        ['svc api GET /v1/tenants -f subscription_tier=pro -F limit=5', 'query parameters'],
-        ['svc api GET /v1/tenants --paginate --ndjson', 'every item of every page'],
-        ["svc api /v1/me -H 'Authorization: Bearer T'", 'as another credential (T, not the profile)'],
-        [
-          'echo \'{"name":"ops","permissions":["exception.read"]}\' | svc api POST /v1/roles --input -',
-          'a body from stdin (idempotency key added)',
-        ],
-        ['svc api POST /v1/roles -f name=ops -F \'permissions=["exception.read"]\'', 'a JSON array with -F'],
-        [
-          "svc api POST /v1/oauth/token -H 'Content-Type: application/x-www-form-urlencoded' --input form.txt",
-          'a form body (form.txt: grant_type=refresh_token&client_id=...&client_secret=...&refresh_token=...)',
-        ],
-        [
-          'svc api POST /_sandbox/webhooks/events -f type=exception.sla.breached -f webhook_id=wh_123 -F count=3',
-          'a sandbox control (no idempotency key)',
-        ],
-      ),
-    )
-    .action(
-      async (
-        first: string | undefined,
-        second: string | undefined,
-        flags: Record<string, unknown>,
-        cmd: Command,
-      ) => {
-        const options = parseApi(first, second, flags);
-        await runApi(await make(cmd), options);
-      },
-    );
+  return (
+    new Command('api')
+      .summary('Make an authenticated API request')
+      .description(
+        "Call any API path with the profile's base URL, credential, tenant and org headers and retries.\n" +
+          'A path that names its tenant (/v1/tenants/ID/...) sends that ID as X-Tenant-Id, not the\n' +
+          "profile's tenant; a slug there sends no X-Tenant-Id (the header carries ids).\n" +
+          'Without a method, GET; a method is the first word (svc api POST PATH), not -X METHOD.\n' +
+          "A body comes from --input FILE (- for standard input) or -f/-F fields, not curl's -d.\n" +
+          'Fields go in the query string for GET, HEAD and DELETE, and in a JSON\n' +
+          'body otherwise: -f sends strings, -F typed JSON values (true, false, null, numbers, [arrays]\n' +
+          'and {objects}; a query string gets each as typed: -F amount=100.50 sends 100.50). A field\n' +
+          "given twice is sent twice in a query string, refused for a body, and refused when the path's\n" +
+          'own query string has it. Fields are sent only as JSON: a body of another type (a form) goes\n' +
+          "in a file, --input FILE -H 'Content-Type: ...'. -i goes with neither --paginate nor\n" +
+          '--json/--ndjson (its head is text; --debug shows it on stderr).\n' +
+          'POSTs under /v1 (but the OAuth endpoints below) get an idempotency key (in the body and the\n' +
+          'Idempotency-Key header) unless the body or an -H Idempotency-Key header has one. A key in the body, of any\n' +
+          'type, is sent as given (the server decides), and a string one goes in the header too unless\n' +
+          '-H gives it; an -H key goes in a body that has none. When the outcome of such a POST is\n' +
+          'unknown (its answer lost, or Ctrl-C once it was sent), the error names the key: re-run with\n' +
+          "-H 'Idempotency-Key: KEY' to get the same answer. A POST or PATCH without a key is not sent\n" +
+          'twice: after a 5xx, a timeout or a dropped connection its outcome is unknown after one attempt.\n' +
+          'PUT and DELETE are idempotent: they are sent again (up to 3 retries), as GET is; a DELETE whose\n' +
+          'first answer was lost and whose retry finds nothing says the lost attempt most likely deleted it.\n' +
+          'Sandbox controls (/_sandbox) and other\n' +
+          'paths are sent as given, and so is an --input file (it must be UTF-8 when it is JSON; a\n' +
+          'leading byte-order mark is dropped; a JSON object to a platform POST gets its key put in,\n' +
+          'the rest as written: 100.50 stays 100.50), but a number a double cannot hold, a key given\n' +
+          'twice or nesting too deep is then refused, as in -F values (give such a number as a string).\n' +
+          'A body of -f/-F fields has each value as typed (-F amount=100.50 sends 100.50).\n' +
+          'A header given with -H is sent as given,\n' +
+          "never replaced by svc's own: -H 'Authorization: Bearer T' calls as T (the profile's\n" +
+          'credential is then neither needed nor sent; T is masked in --debug and, like any credential,\n' +
+          'goes over plain http only to loopback); each header is sent once, so a name given twice is\n' +
+          'refused. The OAuth endpoints that authenticate the client (/v1/oauth/token, /v1/oauth/revoke,\n' +
+          "/v1/oauth/device_authorization) never get the profile's credential: the client proves itself\n" +
+          'with client_id and client_secret in the form, or an HTTP Basic header, and no idempotency key;\n' +
+          "a 401 there is the client's credentials refused (exit 3), not your login. Field and header\n" +
+          'names are sent as given (__proto__ too: the server decides). The\n' +
+          'response body is printed as it came (JSON laid out, every key,\n' +
+          'string and number as sent; a body that is not UTF-8 as its bytes, or on a terminal as text\n' +
+          'with U+FFFD and a warning); --paginate prints an answer that is not a list as it came too,\n' +
+          'and the items of a list as JSON values (every number as sent). A path with a "." or ".."\n' +
+          'segment (or %2e spellings of one, or "..;x") is refused: a URL (or a server) resolves it\n' +
+          'into another endpoint; so is a path with a control character (a URL drops tabs and newlines).',
+      )
+      .usage('[METHOD] PATH [options]')
+      .argument('[method]', `${METHODS.join(', ')}; leave it out for GET`)
+      .argument('[path]', 'API path, e.g. /v1/tenants')
+      .addOption(
+        new Option('-f, --raw-field <key=value>', 'add a string field (repeatable)').argParser(collect),
+      )
+      .addOption(
+        new Option(
+          '-F, --field <key=value>',
+          'add a typed field: true, false, null, numbers, JSON [arrays] and {objects}; @FILE reads a file',
+        ).argParser(collect),
+      )
+      .addOption(
+        new Option('--input <file>', 'request body from FILE, or - for standard input (at most 16 MiB)'),
+      )
+      .addOption(
+        new Option('-H, --header <header>', "extra header 'Name: value' (repeatable)").argParser(collect),
+      )
+      .addOption(new Option('--paginate', 'follow next_cursor and print every item'))
+      .addOption(new Option('-i, --include', 'print the status line and response headers first'))
+      // curl's (and gh's) spellings, refused with the command svc reads (refuseMethodOption, refuseBodyOption).
+      .addOption(new Option('-X, --method <method>').hideHelp())
+      .addOption(new Option('--request <method>').hideHelp())
+      .addOption(new Option('-d, --data <body>').hideHelp())
+      .addOption(new Option('--data-raw <body>').hideHelp())
+      .addOption(new Option('--data-binary <body>').hideHelp())
+      .addHelpText(
+        'after',
+        examples(
+          ['svc api /v1/me', 'who am I? (GET is the default)'],
+          ['svc api GET /v1/tenants -f subscription_tier=pro -F limit=5', 'query parameters'],
+          ['svc api GET /v1/tenants --paginate --ndjson', 'every item of every page'],
+          ["svc api /v1/me -H 'Authorization: Bearer T'", 'as another credential (T, not the profile)'],
+          [
+            'echo \'{"name":"ops","permissions":["exception.read"]}\' | svc api POST /v1/roles --input -',
+            'a body from stdin (idempotency key added)',
+          ],
+          [
+            'svc api POST /v1/roles -f name=ops -F \'permissions=["exception.read"]\'',
+            'a JSON array with -F',
+          ],
+          [
+            "svc api POST /v1/oauth/token -H 'Content-Type: application/x-www-form-urlencoded' --input form.txt",
+            'a form body (form.txt: grant_type=refresh_token&client_id=...&client_secret=...&refresh_token=...)',
+          ],
+          [
+            'svc api POST /_sandbox/webhooks/events -f type=exception.sla.breached -f webhook_id=wh_123 -F count=3',
+            'a sandbox control (no idempotency key)',
+          ],
+        ),
+      )
+      .action(
+        async (
+          first: string | undefined,
+          second: string | undefined,
+          flags: Record<string, unknown>,
+          cmd: Command,
+        ) => {
+          const options = parseApi(first, second, flags);
+          await runApi(await make(cmd), options);
+        },
+      )
+  );
 }

@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import { RECORD_SURFACES } from '../../api/operations.js';
+import { blindNeed } from '../../api/record-acts.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { SvcError } from '../../errors.js';
 import { ApiError, OutcomeUnknownError } from '../../http/errors.js';
+import { type ApiErrorClass, retyped } from '../../platform/errors.js';
 import { shellWord } from '../../system/shell-words.js';
 import { confirmDestructive, deleted, examples, type MakeContext, nonEmpty, tenantLabel } from '../kit.js';
 import { checkSurface, onSurface, type RecordData, unlessUnreadable } from './shared.js';
@@ -59,11 +61,27 @@ async function unreadDelete<T>(ctx: Context, sent: Promise<T>, surface: string, 
   const read = RECORD_SURFACES[surface]?.read ?? 'the read permission';
   // The re-run is the check (review17 F2): a delete that did not happen is made by it (✓), and one
   // that did is refused as a missing or deleted id is (the platform's blind refusal, exit 4).
-  const hint = `you cannot read ${surface} (${read}), so svc cannot look for you; running the same command again tells: it deletes the record if the lost attempt did not (✓), and if that attempt did, it is refused as a missing or deleted record is (exit 4, "needs one that exists and is not deleted"), which for you means it is most likely deleted; someone who holds ${read} can check with \`${svcCommand(ctx.settings(), `records get ${surface} ${shellWord(id)}`)}\``;
+  const check = `someone who holds ${read} can check with \`${svcCommand(ctx.settings(), `records get ${surface} ${shellWord(id)}`)}\``;
+  const hint = `you cannot read ${surface} (${read}), so svc cannot look for you; running the same command again tells: it deletes the record if the lost attempt did not (✓), and if that attempt did, it is refused as a missing or deleted record is (exit 4, "needs one that exists and is not deleted"), which for you means it is most likely deleted; ${check}`;
   try {
     return await sent;
   } catch (error) {
     if (error instanceof OutcomeUnknownError) throw error.withHint(hint);
+    // The re-run that hint asks for: its refusal says what it means after a lost answer (the
+    // platform's blind refusal of a delete, src/api/record-acts.ts blindNeed, is given only for a
+    // record missing or deleted), not another credential to find (session 17).
+    if (
+      error instanceof ApiError &&
+      error.lostAnswer === undefined &&
+      error.status === 403 &&
+      error.message.startsWith(blindNeed(surface, read, 'delete'))
+    ) {
+      throw retyped(
+        error,
+        error.constructor as ApiErrorClass,
+        `the platform refuses you this delete only when ${surface} record ${id} is missing or deleted: after an earlier run of this delete whose answer was lost, that run most likely deleted it; ${check}`,
+      );
+    }
     if (!(error instanceof ApiError && error.lostAnswer !== undefined && error.status === 403)) throw error;
     throw new SvcError(
       'failure',
@@ -96,7 +114,8 @@ export function deleteCommand(make: MakeContext): Command {
         '(exit 4); the answer holds only what the delete did. Such a delete whose answer was lost, and whose\n' +
         'retry is refused so, most likely deleted it: exit 1, outcome unknown (svc cannot look for them), never\n' +
         'a permission to ask for; running it again tells: it deletes the record if that attempt did not (✓),\n' +
-        'else it gets the refusal of a missing or deleted id (exit 4). --json prints\n' +
+        'else it gets the refusal of a missing or deleted id (exit 4), which then says the record is most likely\n' +
+        'deleted. --json prints\n' +
         '{"outcome": "deleted" | "already_deleted", "record": {…}}: svc\'s verdict beside the record, never\n' +
         'among its fields (a record may have a field named "outcome").',
     )

@@ -219,7 +219,7 @@ export function startCommand(make: MakeContext): Command {
     .addOption(
       new Option(
         '--host <host>',
-        'address of this machine to bind; 0.0.0.0 or :: binds every interface (the URL saved is then loopback)',
+        "address of this machine to bind; 0.0.0.0 or :: binds every interface (the URL saved is then loopback; the machine's own name is served too)",
       ).default('127.0.0.1'),
     )
     .addOption(new Option('--seed <seed>', 'demo data, or none').choices(['demo', 'none']).default('demo'))

@@ -16,7 +16,7 @@ import type { Forwarder, ReceivedDelivery } from '../../webhooks/listen.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { examples, intFlag, type MakeContext, nonEmpty } from '../kit.js';
 import { CaptureDir } from './capture.js';
-import { type Redirection, redirectWebhook, sessionUrl } from './redirect.js';
+import { type Redirection, redirectWebhook, refuseRotationByCaller, sessionUrl } from './redirect.js';
 import { readSecret, SECRET_ENV, secretFileFlag } from './shared.js';
 
 export const DEFAULT_LISTEN_PORT = 4011;
@@ -229,6 +229,7 @@ function forwardsToItself(target: URL, boundHost: string, listenerUrl: string): 
 export async function runListen(ctx: Context, options: ListenOptions): Promise<void> {
   // Each line quotes what a sender sent (a header may be the secret itself): masked as stderr is.
   ctx.out.maskSecretsOnStdout();
+  if (options.webhook) await refuseRotationByCaller(ctx, options.webhook);
   // With --webhook the secret comes from rotating the webhook's, once the port is open; until
   // then the listener answers 503 (it judges nothing without its secret).
   const secret = options.webhook ? undefined : await readSecret(ctx, options.secretFile);
@@ -564,7 +565,9 @@ export function listenCommand(make: MakeContext): Command {
         'if the other stops first, it leaves W alone and prints what to run later), and W is put back only if it is\n' +
         'still as the session left it (its URL, its secret_rotated_at); else svc leaves it alone and says so (exit 6).\n' +
         "Changing W's URL makes you its owner; putting it back gives W back to its owner before, if they would keep\n" +
-        "it (they hold its kinds' read permissions); if not, svc says you now own it.\n" +
+        "it (they hold its kinds' read permissions); if not, svc says you now own it. Rotating a secret is for a\n" +
+        "user with their own login: with an API key or a third-party client's token (GET /v1/me says which),\n" +
+        '--webhook is refused before anything starts (exit 4, user_required; nothing changed).\n' +
         '--capture DIR keeps each request in\n' +
         'DIR (0700): NNNN-<delivery>-<attempt>.headers (request line and headers as sent) and .body (the raw bytes), files\n' +
         '0600 that `svc webhooks verify --header-file F.headers --payload F.body` takes as they are; in a DIR used\n' +

@@ -1,12 +1,13 @@
 // Over 300 lines on purpose: a session's set-up and its restore share what W was and what the
 // session made of it, and every way W can be found on exit is said here, in one place.
 import { randomBytes } from 'node:crypto';
+import { thirdPartyClientOf, usersOnlyRefusal } from '../../api/holds.js';
 import { eventReadPermissions } from '../../api/permissions.js';
 import type { Webhook, WebhookWithSecret } from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
 import { type Settings, svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
-import { describeError, InterruptedError, SvcError } from '../../errors.js';
+import { describeError, InterruptedError, optionalLookup, SvcError } from '../../errors.js';
 import { platformTime } from '../../platform/clock.js';
 import type { Platform } from '../../platform/index.js';
 import { unabandoned } from '../../system/interrupts.js';
@@ -88,6 +89,29 @@ export function sessionUrl(base: string): string {
   const url = new URL(base);
   url.searchParams.set(SESSION_PARAM, randomBytes(6).toString('hex'));
   return url.href;
+}
+
+/**
+ * A session rotates W's signing secret, which only a user with their own login may do (403
+ * user_required to an API key or a third-party OAuth client's token: src/api/holds.ts
+ * usersOnlyRefusal): refused before anything starts (no listener, no capture directory, nothing
+ * printed to put back) when GET /v1/me says the caller is one; a server that does not say is left
+ * to answer the rotation itself.
+ */
+export async function refuseRotationByCaller(ctx: Context, webhook: string): Promise<void> {
+  const platform = await ctx.platform();
+  const me = await optionalLookup(platform.me.get({ signal: ctx.signal, tenant: null }));
+  if (me === undefined) return;
+  const refusal = usersOnlyRefusal('webhooks_rotate_secret', me.type === 'user', thirdPartyClientOf(me));
+  if (refusal === undefined) return;
+  throw new SvcError(
+    'forbidden',
+    `--webhook ${webhook} rotates its signing secret for the session, and ${refusal.message}; nothing was changed`,
+    {
+      code: refusal.code,
+      hint: `log in as a user (${svcCommand(ctx.settings(), 'login')}) to listen with --webhook, or listen without it, verifying with the webhook's secret (--secret-file)`,
+    },
+  );
 }
 
 export async function redirectWebhook(

@@ -258,11 +258,21 @@ export function blindRefusal(
     act === 'delete'
       ? `ask someone who holds ${read} whether it exists, or a tenant_admin of ${tenant.slug} for ${read}`
       : `ask a tenant_admin of ${tenant.slug} for ${read}, or for the permission the change needs`;
+  if (principal.fixedRoles === null)
+    return new DomainError(
+      'insufficient_role',
+      `${where}; your live roles there (${roles}) do not grant ${read}; ${ask}`,
+    );
+  // A key's role is its kind's: no grant gives it the read, so its words say what whoever holds
+  // the key can do, not whom to ask for a role (session 17).
+  const other = `a user's login that holds ${read}, or a service-role key (a user with api_key.manage issues one)`;
+  const fix =
+    act === 'delete'
+      ? `ask someone who holds ${read} whether it exists, or use ${other}, for this delete`
+      : `use ${other}, for this change`;
   return new DomainError(
     'insufficient_role',
-    principal.fixedRoles !== null
-      ? `${where}; this API key's role (${roles}, fixed by its kind) does not grant ${read}; use a service-role key or a user's login`
-      : `${where}; your live roles there (${roles}) do not grant ${read}; ${ask}`,
+    `${where}; this API key acts as ${roles}, fixed by its kind (no grant changes what a key holds), which does not grant ${read}; whoever holds the key can ${fix}`,
   );
 }
 

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { ApiProblem } from '../problem.js';
 
@@ -8,7 +9,8 @@ import { ApiProblem } from '../problem.js';
  * JSON and read the answers — mint an admin token from /_sandbox/tokens, read a webhook's secret
  * (attack17 A6). As local dev servers do (webpack-dev-server's allowedHosts, Vite's), the sandbox
  * serves only a Host that no page can rebind: an IP address, `localhost`, or the host of its own
- * URL or of --host (421 misdirected_request otherwise); and a browser's state-changing request from
+ * URL or of --host, and, bound to every interface (--host 0.0.0.0 or ::), the machine's own name
+ * (machineNames), by which the LAN reaches it (421 misdirected_request otherwise); and a browser's state-changing request from
  * another origin (another site, another local port, an opaque `null`) is refused (403
  * cross_origin_forbidden), so a page elsewhere cannot drive the consent page or the test controls.
  * Requests without Origin (svc, curl, the delivery engine) and the sandbox's own pages are served.
@@ -31,19 +33,38 @@ export function servedHost(name: string, own: readonly string[]): boolean {
   return isIP(bare) !== 0 || name === 'localhost' || own.includes(name);
 }
 
+/** A --host that binds every interface (0.0.0.0, ::, however spelt), as the Host check reads names. */
+const everyInterface = (name: string | undefined) => name === '0.0.0.0' || name === '[::]';
+
+/**
+ * The machine's own names, served when the sandbox is bound to every interface: os.hostname()
+ * (a name the local resolver gives the machine, not one a web page's DNS can take), and a dotted
+ * one's first label, as peers on the LAN call it. Its addresses need nothing: every IP is served.
+ */
+export function machineNames(name: string = hostname()): string[] {
+  const own = name.trim().toLowerCase().replace(/\.$/, '');
+  if (own === '' || hostName(own) !== own) return [];
+  const short = own.split('.')[0]!;
+  return short !== own && short !== '' ? [own, short] : [own];
+}
+
 /**
  * Registers the checks. `url()`: the sandbox's own URL (its host is served, and it is what the
- * refusals point to); `hosts`: the names it was bound with (--host), served too.
+ * refusals point to); `hosts`: the names it was bound with (--host), served too (and with every
+ * interface, the machine's own names).
  */
 export function registerHostAndOrigin(
   app: FastifyInstance,
   url: () => string,
   hosts: readonly string[],
 ): void {
+  // A bare IPv6 --host (::, ::1) is bracketed as a Host header has it.
+  const given = hosts.map((h) => hostName(isIP(h) === 6 ? `[${h}]` : h) ?? h.toLowerCase());
+  const machine = given.some(everyInterface) ? machineNames() : [];
   app.addHook('onRequest', async (request) => {
     const own = new URL(url());
     const localhost = `http://localhost${own.port ? `:${own.port}` : ''}`;
-    const names = [own.hostname.toLowerCase(), ...hosts.map((h) => hostName(h) ?? h.toLowerCase())];
+    const names = [own.hostname.toLowerCase(), ...given, ...machine];
     const host = request.headers.host;
     // HTTP/1.0 may send none; a browser always does.
     const name = host === undefined ? undefined : hostName(host);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { livePermissions, liveRoleNames, liveTenants } from '../domain/authorization.js';
+import { livePermissions, liveRoleNames, liveTenants, thirdPartyClient } from '../domain/authorization.js';
 import { primaryRole } from '../domain/identity.js';
 import type { SandboxState } from '../state.js';
 import type { Principal } from '../types.js';
@@ -56,7 +56,9 @@ export default function meRoutes(app: FastifyInstance, { state }: RouteContext):
           kind: p.kind,
           expires_at: p.expiresAtMs === null ? null : state.clock.iso(p.expiresAtMs),
           scopes: p.scopes,
-          ...(p.clientId ? { client_id: p.clientId } : {}),
+          // A third party's client (not svc-cli) is refused what only users may do (user_required):
+          // said, so a client predicts it (svc plan) as it does a key's refusals.
+          ...(p.clientId ? { client_id: p.clientId, third_party: thirdPartyClient(p) !== null } : {}),
           // A key is seen through to its issuer (self_assignment): say who, so a client can predict it.
           ...(isKey ? { issued_by: p.issuedBy ?? null } : {}),
         },

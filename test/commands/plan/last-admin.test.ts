@@ -74,7 +74,7 @@ describe('svc plan and the last tenant_admin', () => {
   const refusal = () =>
     `the platform refuses it (last_tenant_admin): moving the expiry of ${user(1)}'s tenant_admin to ${sooner} ${leaves()}`;
   const warning =
-    'warning: svc apply refuses 1 of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, or need a permission held without an end date that you hold only until a date (a webhook, an OAuth client) (see "refused")\n';
+    'warning: svc apply refuses 1 of these changes: they would change your own grants, take away your own administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key or a third-party client\'s token (only a user with their own login may) (see "refused")\n';
 
   it.each([
     [

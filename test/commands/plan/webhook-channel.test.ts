@@ -95,8 +95,9 @@ describe('svc plan of a webhook by a just-in-time webhook manager', () => {
     // Review 16b B6: the closing warning's reasons include this one.
     expect(planned.stderr).toContain(
       'warning: svc apply refuses 1 of these changes: they would change your own grants, take away your own ' +
-        'administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, or need a permission ' +
-        'held without an end date that you hold only until a date (a webhook, an OAuth client) (see "refused")\n',
+        'administration, leave a tenant without an administrator, stop the API key you are applying with, hand out more than you hold, need a permission ' +
+        'held without an end date that you hold only until a date (a webhook, an OAuth client), or create or change an OAuth client with an API key ' +
+        'or a third-party client\'s token (only a user with their own login may) (see "refused")\n',
     );
   });
 });

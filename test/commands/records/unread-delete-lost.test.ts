@@ -97,5 +97,11 @@ describe('svc records delete by a caller who cannot read the record, its answer 
     expect(r.stdout).toBe('');
     expect(r.stderr.split(' (HTTP 403')[0]).toBe(`error: ${DELETE_REFUSAL}`);
     expect(r.stderr).not.toMatch(/patch|member|exception\.assign|the permission the change needs/);
+    // Session 17 (closing list): the re-run the hint above asks for said nothing of what its
+    // refusal means after a lost answer; it says so itself (the platform refuses a non-reader this
+    // delete only for a record missing or deleted), and no other credential as the fix.
+    expect(r.stderr.replace(/request req_\w+/, 'request req_…')).toBe(
+      `error: ${DELETE_REFUSAL} (HTTP 403, insufficient_role, request req_…); the platform refuses you this delete only when exceptions record ${record.id} is missing or deleted: after an earlier run of this delete whose answer was lost, that run most likely deleted it; someone who holds exception.read can check with \`svc records get exceptions ${record.id}\`\n`,
+    );
   });
 });
