@@ -133,7 +133,7 @@ describe.skipIf(process.platform === 'win32')(
           said = `${(error as Error).message}; ${(error as { hint?: string }).hint}`;
         }
         expect(said).toBe(
-          `journal ${path} is a symbolic link to ${target}, which is in ${open}, which others can write (mode 0777), so svc will not resume it; see what it holds with \`cat ${path}\`; check what is in it, then \`chmod go-w ${open}\`, or remove the link (\`rm ${path}\`) and run the command again; svc changed nothing`,
+          `journal ${path} is a symbolic link to ${target}, which is in ${open}, which others can write (mode 0777), so svc will not resume it; see where it points with \`ls -l ${path}\`; check what is in it, then \`chmod go-w ${open}\`, or remove the link (\`rm ${path}\`) and run the command again; svc changed nothing`,
         );
         expect(readFileSync(target, 'utf8')).toBe('');
       } finally {
