@@ -5,15 +5,13 @@ import { isStopped } from '../../api/holds.js';
 import { normalHttpUrl } from '../../api/loopback.js';
 import type { Webhook, WebhookUpdateBody } from '../../api/schemas/webhooks.js';
 import { redactUrlText } from '../../api/secret-names.js';
-import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { andList } from '../../output/format.js';
-import { shellWord } from '../../system/shell-words.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { eventTypesFlag, targetUrl } from './create.js';
-import { webhookArg, webhookFields } from './shared.js';
+import { warnRotationReason, webhookArg, webhookFields } from './shared.js';
 
 export interface WebhooksUpdateOptions {
   webhook: string;
@@ -60,12 +58,7 @@ export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOpt
   await ctx.out.record(webhook, webhookFields(webhook));
   if (!ctx.out.isMachine) said(ctx, before, webhook, options);
   // A secret a gone vendor or key still holds (review18 R18-7): said after the ✓ line, also under --json.
-  if (webhook.rotation_reason) {
-    ctx.out.warn(
-      `webhook ${webhook.id}: ${webhook.rotation_reason}: ` +
-        svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`),
-    );
-  }
+  warnRotationReason(ctx, webhook);
 }
 
 /** The ✓ (or "Nothing changed") line of an update sent. */
