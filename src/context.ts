@@ -3,7 +3,7 @@
 // beside the other.
 import { canonicalTenantRef, isTenantId } from './api/tenant-id.js';
 import { type CredentialSource, credentialsFor, staticCredentials } from './auth/credentials.js';
-import { loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';
+import { clientLoginHint, loginCommand, loginHint, otherCredentialHint } from './auth/login-hint.js';
 import { tokenUrl } from './auth/token-endpoint.js';
 import type { JournalDisk } from './bulk/journal-disk.js';
 import type { StoreDisk } from './config/disk.js';
@@ -349,6 +349,8 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           signal: deps.signal,
           loginHint: loginHint(s, deps.env),
           otherCredentialHint: otherCredentialHint(deps.env),
+          userRequiredHint: () =>
+            deps.credentials ? undefined : clientLoginHint(s, deps.env, ctx.store().credential(s.profile)),
           ...(tenant === undefined
             ? {
                 missingTenantHint: `no tenant for profile "${s.profile}": pass --tenant, set SVC_TENANT or \`svc ${profileFlag(s)}config set tenant ID|SLUG\` (see \`${svcCommand(s, 'tenants ls')}\`)`,

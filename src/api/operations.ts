@@ -207,13 +207,16 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     tenant: 'header',
     scopes: [],
   }),
-  oauth_clients_update: minting("a client's new redirect URIs and scopes", {
-    method: 'PATCH',
-    path: '/v1/oauth/clients/{client_id}',
-    permission: 'oauth_client.manage',
-    tenant: 'header',
-    scopes: [],
-  }),
+  oauth_clients_update: minting(
+    "a client's settings (where its codes go, what its tokens reach, how long they last)",
+    {
+      method: 'PATCH',
+      path: '/v1/oauth/clients/{client_id}',
+      permission: 'oauth_client.manage',
+      tenant: 'header',
+      scopes: [],
+    },
+  ),
   oauth_clients_delete: authenticated({
     method: 'DELETE',
     path: '/v1/oauth/clients/{client_id}',
@@ -329,7 +332,15 @@ export const OPERATIONS: Readonly<Record<string, OperationRule>> = {
     tenant: 'header',
     scopes: [],
   }),
-  webhooks_restore_secret: webhook('POST', '/{id}/restore-secret', 'webhook.manage'),
+  // Undoing a rotation puts a secret back into use: as a rotation, a user's own (review18 R18-7:
+  // a vendor's other client brought back the secret a deleted vendor held after the admin rotated it).
+  webhooks_restore_secret: minting("a webhook's earlier signing secret", {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/restore-secret',
+    permission: 'webhook.manage',
+    tenant: 'header',
+    scopes: [],
+  }),
   webhooks_test: webhook('POST', '/{id}/test', 'webhook.manage'),
   webhook_deliveries_list: webhook('GET', '/{id}/deliveries', 'webhook.read'),
   webhook_deliveries_get: webhook('GET', '/{id}/deliveries/{deliveryId}', 'webhook.read'),

@@ -49,15 +49,20 @@ function entries(path: string): string[][] {
 /**
  * Whether the group bits of `path`'s mode may be a POSIX ACL's mask rather than its group's (review17b
  * R17b-7): with an ACL (`setfacl -m u:bob:rwx`, ls's `+`) they say what the named users and groups
- * may do, so a one-member group tells nothing. Node reads no ACL: `getfacl --skip-base` prints
- * nothing for a file with none; without getfacl (a system without the acl package, where a umask of
- * 002 still makes `~/.config` 0775), GNU ls marks a file with an ACL by a `+` after its mode. When
- * neither can tell, an ACL is assumed: the exception is not made, as ssh without Debian's patch
- * makes none.
+ * may do, so a one-member group tells nothing. Always of what `path` leads to (a linked config
+ * directory is judged by its target, not the link's lrwxrwxrwx). Node reads no ACL, so, in order:
+ *
+ * - `getfacl --skip-base` (it follows links) prints nothing for a file with none;
+ * - without getfacl (a system without the acl package, where a umask of 002 still makes `~/.config`
+ *   0775), GNU coreutils' ls, which marks a file with an ACL by a `+` after its mode, asked with -L;
+ *   only GNU's (`ls --version` names "GNU coreutils"): BusyBox's ls (Alpine, node:alpine images) has
+ *   no ACL support and never prints `+`, so its answer tells nothing (review18 R18-1);
+ * - otherwise, or when either fails, an ACL is assumed: the exception is not made, as ssh without
+ *   Debian's patch makes none.
  */
 export function mayHaveAcl(path: string): boolean {
-  const run = (command: string, args: string[]) =>
-    execFileSync(command, [...args, '--', path], {
+  const run = (command: string, args: string[], operand = true) =>
+    execFileSync(command, operand ? [...args, '--', path] : args, {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
       timeout: 5000,
@@ -65,12 +70,13 @@ export function mayHaveAcl(path: string): boolean {
   try {
     return run('getfacl', ['--skip-base', '--absolute-names', '--omit-header']).trim() !== '';
   } catch {
-    // not installed, or it failed: ask ls
+    // not installed, or it failed: ask GNU ls
   }
   try {
-    const mode = run('ls', ['-ld']).split(' ')[0] ?? '';
+    if (!/\(GNU coreutils\)/.test(run('ls', ['--version'], false).split('\n')[0] ?? '')) return true;
+    const mode = run('ls', ['-ldL']).split(' ')[0] ?? '';
     // `drwxrwx---` (10 characters): no ACL; `drwxrwx---+`: one; `drwxrwx---.` is an SELinux label only.
-    return !/^[-dlbcps][-rwxsStT]{9}\.?$/.test(mode);
+    return !/^[-dbcps][-rwxsStT]{9}\.?$/.test(mode);
   } catch {
     return true;
   }

@@ -111,6 +111,11 @@ export interface ClientConfig {
    * how to give it one); absent when a tenant is configured.
    */
   missingTenantHint?: string;
+  /**
+   * The fix for a 403 user_required when the profile's login is one a tenant's own OAuth client
+   * gave (auth/login-hint.ts clientLoginHint), read when one is answered; undefined otherwise.
+   */
+  userRequiredHint?: () => string | undefined;
   now?: () => number;
   /** Waits between attempts (default: real time); rejects when the signal aborts. */
   sleep?: Sleep;

@@ -276,6 +276,18 @@ export function withMissingTenantHint(error: unknown, missingTenantHint: string 
 }
 
 /**
+ * A 403 user_required (an operation for users themselves only) with svc's fix for the profile's
+ * login (`hint`: a `svc login --client-id` login is not the user's own, review18 R18-2). Any other
+ * error, or one whose server said the fix already, is returned as it is.
+ */
+export function withUserRequiredHint(error: unknown, hint: (() => string | undefined) | undefined): unknown {
+  if (hint === undefined || !(error instanceof ApiError) || error.status !== 403) return error;
+  if (error.code !== 'user_required' || error.hint) return error;
+  const fix = hint();
+  return fix === undefined ? error : retyped(error, error.constructor as ApiErrorClass, fix);
+}
+
+/**
  * The fix half of a 403 insufficient_role (the operation itself needs a permission the caller's
  * roles lack): another credential, and, unless the platform's message says the fix already (whom
  * to ask, what to use), a tenant administrator. Any server's message is kept as it is.

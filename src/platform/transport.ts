@@ -16,6 +16,7 @@ import {
   type NotFoundClass,
   typedError,
   withMissingTenantHint,
+  withUserRequiredHint,
 } from './errors.js';
 import { clientView, SCHEMA_REFS } from './schemas.js';
 
@@ -114,17 +115,20 @@ export class Transport {
 
   /** An API error as its typed class, with the fixes svc knows for this profile. */
   #typed(error: unknown, operation: Operation): unknown {
-    const { otherCredentialHint, missingTenantHint } = this.api.config;
-    return withMissingTenantHint(
-      typedError(
-        error,
-        operation.notFound,
-        otherCredentialHint,
-        operation.lookIn,
-        this.svc,
-        this.svcAnyTenant,
+    const { otherCredentialHint, missingTenantHint, userRequiredHint } = this.api.config;
+    return withUserRequiredHint(
+      withMissingTenantHint(
+        typedError(
+          error,
+          operation.notFound,
+          otherCredentialHint,
+          operation.lookIn,
+          this.svc,
+          this.svcAnyTenant,
+        ),
+        missingTenantHint,
       ),
-      missingTenantHint,
+      userRequiredHint,
     );
   }
 

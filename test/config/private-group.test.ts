@@ -92,6 +92,22 @@ acl.describe('a store another user can write through an ACL', () => {
           stderr: `error: the config directory ${config} is writable by others (mode 0770), so svc will not keep credentials in it; check what is in it, then \`chmod 700 ${config}\`, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
         });
         expect((statSync(config).mode & 0o777).toString(8)).toBe('770');
+        // review18 R18-1: reached through a link and judged without getfacl (GNU ls alone on PATH),
+        // the directory is the link's target: `ls -ld LINK` shows the link's lrwxrwxrwx, no `+`.
+        const link = join(top, 'linked-cfg');
+        symlinkSync(config, link);
+        vi.stubEnv('PATH', lsOnlyPath(top));
+        try {
+          const l = await runInProcess(['config', 'get', 'base_url'], { ...env, SVC_CONFIG_DIR: link });
+          expect(l).toEqual({
+            code: 2,
+            stdout: '',
+            stderr: `error: the config directory ${link} is writable by others (mode 0770), so svc will not keep credentials in it; check what is in it, then \`chmod 700 ${link}\`, or point SVC_CONFIG_DIR at a private directory of your own; svc changed nothing\n`,
+          });
+        } finally {
+          vi.unstubAllEnvs();
+        }
+        expect((statSync(config).mode & 0o777).toString(8)).toBe('770');
         execFileSync('setfacl', ['-b', config]);
         chmodSync(config, 0o700);
         execFileSync('setfacl', ['-m', 'u:65534:rw', file]);
@@ -117,14 +133,8 @@ acl.describe('mayHaveAcl', () => {
       expect(mayHaveAcl(file)).toBe(false);
       execFileSync('setfacl', ['-m', `u:${root ? 65534 : process.getuid!()}:rw`, file]);
       expect(mayHaveAcl(file)).toBe(true);
-      // Without getfacl (no acl package), ls's `+` tells: a PATH with ls alone.
-      const lsOnly = join(top, 'ls-only');
-      mkdirSync(lsOnly);
-      symlinkSync(
-        execFileSync('sh', ['-c', 'command -v ls'], { encoding: 'utf8' }).trim(),
-        join(lsOnly, 'ls'),
-      );
-      vi.stubEnv('PATH', lsOnly);
+      // Without getfacl (no acl package), GNU ls's `+` tells: a PATH with ls alone.
+      vi.stubEnv('PATH', lsOnlyPath(top));
       try {
         expect(mayHaveAcl(file)).toBe(true);
         execFileSync('/usr/bin/env', ['PATH=/usr/bin:/bin', 'setfacl', '-b', file]);
@@ -140,3 +150,69 @@ acl.describe('mayHaveAcl', () => {
     }
   });
 });
+
+acl.describe('mayHaveAcl without getfacl (review18 R18-1)', () => {
+  it('assumes an ACL when ls is not GNU coreutils’ (BusyBox’s never prints `+`)', () => {
+    const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+    try {
+      const file = join(top, 'f');
+      writeFileSync(file, '');
+      execFileSync('setfacl', ['-m', `u:${root ? 65534 : process.getuid!()}:rw`, file]);
+      // BusyBox's ls: no --version, and a mode without `+` whatever the ACL.
+      const busybox = join(top, 'busybox-bin');
+      mkdirSync(busybox);
+      writeFileSync(
+        join(busybox, 'ls'),
+        [
+          '#!/bin/sh',
+          'case "$1" in --version) echo "ls: unrecognized option: version" >&2; exit 1;; esac',
+          'echo "-rw-rw----    1 root     root             0 Nov 25 17:00 $3"',
+          '',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+      vi.stubEnv('PATH', busybox);
+      try {
+        expect(mayHaveAcl(file)).toBe(true);
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+
+  it('asks GNU ls about a link’s target, not the link', () => {
+    const top = mkdtempSync(join(tmpdir(), 'svc-acl-'));
+    try {
+      const real = join(top, 'real');
+      mkdirSync(real, { mode: 0o770 });
+      const link = join(top, 'link');
+      symlinkSync(real, link);
+      execFileSync('setfacl', ['-m', `u:${root ? 65534 : process.getuid!()}:rwx`, real]);
+      vi.stubEnv('PATH', lsOnlyPath(top));
+      try {
+        expect(mayHaveAcl(link)).toBe(true);
+        execFileSync('/usr/bin/env', ['PATH=/usr/bin:/bin', 'setfacl', '-b', real]);
+        expect(mayHaveAcl(link)).toBe(false);
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A directory under `top` holding this machine's ls alone (no getfacl): the PATH of a system without the acl package. */
+function lsOnlyPath(top: string): string {
+  const lsOnly = join(top, 'ls-only');
+  mkdirSync(lsOnly, { recursive: true });
+  const ls = join(lsOnly, 'ls');
+  try {
+    symlinkSync(execFileSync('sh', ['-c', 'command -v ls'], { encoding: 'utf8' }).trim(), ls);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return lsOnly;
+}

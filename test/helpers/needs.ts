@@ -44,3 +44,38 @@ export function needs(...tools: SystemTool[]): Needs {
     describe: (name, body) => describe.skip(name, { meta: { missingTools: missing } }, body),
   };
 }
+
+/** What a block needing `missing` does: run (nothing missing), fail under CI=true, else skip. */
+export function setupOutcome(missing: string | undefined, ci: boolean): 'run' | 'fail' | 'skip' {
+  if (missing === undefined) return 'run';
+  return ci ? 'fail' : 'skip';
+}
+
+/**
+ * A block that needs something of the machine other than a tool on PATH (`missing` says what is
+ * lacking, undefined when nothing is; `fix` how to give it), by the rule above: it runs; with
+ * CI=true it is one failing test naming what is missing and the fix; otherwise it is skipped with
+ * one line saying why (review18 R18-5: the own-stdout block skipped under CI).
+ */
+export function needsSetup(missing: string | undefined, fix: string, ci = process.env.CI === 'true'): Needs {
+  const outcome = setupOutcome(missing, ci);
+  if (outcome === 'run') return { available: true, describe: (name, body) => describe(name, body) };
+  if (outcome === 'fail') {
+    return {
+      available: false,
+      describe: (name) =>
+        describe(name, () => {
+          it(`needs ${fix}`, () => {
+            throw new Error(`${missing}: ${fix}; with CI=true these tests are required`);
+          });
+        }),
+    };
+  }
+  return {
+    available: false,
+    describe: (name, body) => {
+      console.warn(`skipped: ${name}: ${missing}`);
+      describe.skip(name, body);
+    },
+  };
+}

@@ -126,17 +126,29 @@ describe("a third-party client's token does not mint credentials that outlive it
     ],
     [
       'changing OAuth clients',
-      "a client's new redirect URIs and scopes",
+      "a client's settings (where its codes go, what its tokens reach, how long they last)",
       (c) => [
         'PATCH',
         `/v1/oauth/clients/${c}`,
         { redirect_uris: ['https://second.example/cb', 'https://vendor.example/steal'] },
       ],
     ],
+    // review18 R18-4: a rename changes no redirect URI nor scope; the words say what any change is.
+    [
+      'changing OAuth clients',
+      "a client's settings (where its codes go, what its tokens reach, how long they last)",
+      (c) => ['PATCH', `/v1/oauth/clients/${c}`, { name: 'renamed-by-vendor' }],
+    ],
     [
       'rotating the secret of a webhook',
       "a webhook's new signing secret",
       () => ['POST', `/v1/webhooks/${webhookId}/rotate-secret`, {}],
+    ],
+    // review18 R18-7: undoing a rotation puts a secret back into use.
+    [
+      'restoring the previous secret of a webhook',
+      "a webhook's earlier signing secret",
+      () => ['POST', `/v1/webhooks/${webhookId}/restore-secret`, {}],
     ],
   ];
   describe.each([

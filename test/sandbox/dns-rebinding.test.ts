@@ -73,10 +73,22 @@ describe('a Host the sandbox does not serve (DNS rebinding) is refused', () => {
     ['localhost', () => `localhost:${port()}`],
     ['another loopback address', () => `127.0.0.2:${port()}`],
     ['IPv6 loopback', () => `[::1]:${port()}`],
+    // review18 R18-4: names browsers resolve to loopback themselves (RFC 6761 §6.3), no DNS asked.
+    ['localhost. (its absolute form)', () => `localhost.:${port()}`],
+    ['a name under .localhost', () => `app.localhost:${port()}`],
+    ['a name under .localhost., absolute', () => `app.localhost.:${port()}`],
   ])('a request to %s is served', async (_, host) => {
     const r = await raw('GET', '/v1/me', { host: host(), authorization: `Bearer ${sandbox().adminToken}` });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
+
+  it.each([['localhost.attacker.example'], ['evil-localhost'], ['localhost.example']])(
+    'a request to %s (a name DNS answers) is 421',
+    async (name) => {
+      const r = await raw('GET', '/v1/me', { host: `${name}:${port()}` });
+      expect([r.status, r.body.error?.code]).toEqual([421, 'misdirected_request']);
+    },
+  );
 
   it('a sandbox bound with --host <name> serves that name too, and no other', async () => {
     const { app } = await buildSandbox({ host: 'vm', seed: 'none' });

@@ -109,6 +109,16 @@ export const Webhook = Type.Object(
         },
       ),
     ),
+    rotation_reason: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          'Why its signing secret should be rotated before its signatures are trusted, or null: the webhook was created through ' +
+          "a third-party OAuth client's token or an API key, which was answered the secret, and that client was deleted (or every " +
+          'token of the approval revoked) or that key revoked or stopped, so whoever kept the secret still signs events its ' +
+          'receiver trusts; enabling the webhook again keeps the secret. Null once a user rotates it (a restore of that secret brings ' +
+          'it back). Optional: a server may not show it',
+      }),
+    ),
   },
   {
     $id: 'Webhook',

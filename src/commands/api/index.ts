@@ -9,7 +9,11 @@ import { AuthError, SvcError, UsageError } from '../../errors.js';
 import type { HttpMethod } from '../../http/client.js';
 import { ApiError, answerOf, NotFoundError, OutcomeUnknownError } from '../../http/errors.js';
 import { quoted } from '../../output/format.js';
-import { GoneAfterLostAnswerError, withMissingTenantHint } from '../../platform/errors.js';
+import {
+  GoneAfterLostAnswerError,
+  withMissingTenantHint,
+  withUserRequiredHint,
+} from '../../platform/errors.js';
 import { readInputBytes, strictUtf8 } from '../../system/input.js';
 import { shellQuote, shellWord } from '../../system/shell-words.js';
 import { parseUserJson } from '../../system/user-json.js';
@@ -238,8 +242,13 @@ export async function runApi(ctx: Context, options: ApiOptions): Promise<void> {
     ...(given('authorization') === undefined && !clientAuth ? {} : { auth: false as const }),
     ...(pathTenant === undefined ? {} : { tenant: pathTenant }),
   };
-  // A 400 tenant_header_required gets the fix in svc's terms, as every other command's does.
-  const withHint = (error: unknown) => withMissingTenantHint(error, api.config.missingTenantHint);
+  // A 400 tenant_header_required gets the fix in svc's terms, as every other command's does; so
+  // does a 403 user_required sent with the profile's `svc login --client-id` login.
+  const withHint = (error: unknown) =>
+    withUserRequiredHint(
+      withMissingTenantHint(error, api.config.missingTenantHint),
+      'auth' in auth ? undefined : api.config.userRequiredHint,
+    );
   if (options.paginate) {
     await printPages(ctx, api, options.path, query, { headers: options.headers, ...auth }).catch(
       (error: unknown) => {

@@ -303,7 +303,11 @@ export default function login(make: MakeContext): Command {
         'authorization (RFC 8628) instead, where the server offers it: type a short code on any browser.\n\n' +
         'The client id comes from --client-id, SVC_CLIENT_ID or the profile (`svc sandbox\n' +
         "start` sets it); a confidential client's secret from --client-secret-file, --client-secret-stdin\n" +
-        'or SVC_CLIENT_SECRET, never from a flag value.\n\n' +
+        'or SVC_CLIENT_SECRET, never from a flag value. A login through a client created in a tenant\n' +
+        "(not the platform's own, svc-cli in the sandbox) acts for you as an integration does: what only\n" +
+        'users themselves may do is refused to it (403 user_required, exit 4): `tenants api-keys\n' +
+        'create/ls/revoke`, `oauth create/update/rotate-secret`, `webhooks rotate-secret` and restoring a\n' +
+        "webhook's secret, `webhooks listen --webhook`. Log in through svc's own client for those.\n\n" +
         '--with-token reads an API key or JWT from standard input (never from a flag), checks it\n' +
         'against GET /v1/me, and stores it in the 0600 credential file.',
     )

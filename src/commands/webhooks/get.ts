@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
-import { webhookArg, webhookFields } from './shared.js';
+import { warnRotationReason, webhookArg, webhookFields } from './shared.js';
 
 export interface WebhooksGetOptions {
   webhook: string;
@@ -15,6 +15,7 @@ export function parseWebhooksGet(webhook: unknown): WithOptionalWebhook<Webhooks
 export async function runWebhooksGet(ctx: Context, options: WebhooksGetOptions): Promise<void> {
   const webhook = await (await ctx.platform()).webhooks.get(options.webhook);
   await ctx.out.record(webhook, webhookFields(webhook));
+  warnRotationReason(ctx, webhook);
 }
 
 export function getCommand(make: MakeContext): Command {
@@ -26,7 +27,9 @@ export function getCommand(make: MakeContext): Command {
         'Also its owner, who last chose where its data goes, and, when the platform disabled it, why\n' +
         '(the owner lost the permission that reads its data, or the OAuth client or API key it was set up\n' +
         'through is gone). It stays disabled though the owner regains that permission, until\n' +
-        '`svc webhooks update WEBHOOK --enable` as someone who holds it without an end date takes it over.',
+        '`svc webhooks update WEBHOOK --enable` as someone who holds it without an end date takes it over.\n' +
+        'A webhook still signing with the secret an OAuth client or API key that is gone was given (it was\n' +
+        'created through it) gets one warning with the command that rotates it (--json: rotation_reason).',
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addHelpText(

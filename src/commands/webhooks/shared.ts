@@ -1,5 +1,6 @@
 import type { DeliveryFailureCause } from '../../api/constants.js';
 import type { DlqEntry, Webhook, WebhookDelivery } from '../../api/schemas/webhooks.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { quoted, rfc3339 } from '../../output/format.js';
@@ -13,6 +14,7 @@ import {
 import type { Platform } from '../../platform/index.js';
 import { readInputBytes, readSecretInputBytes, unusualEncoding } from '../../system/input.js';
 import { secretFromBytes } from '../../system/secret-text.js';
+import { shellWord } from '../../system/shell-words.js';
 import { nonEmpty } from '../kit.js';
 import { remedyNow } from './remedies.js';
 
@@ -143,6 +145,18 @@ export const webhookFields = (w: Webhook): Field[] => [
   ['owner', w.owner_id ?? undefined, 'text', 'optional'],
   ['disabled because', w.disabled_reason ?? undefined, 'text', 'optional'],
 ];
+
+/**
+ * One warning when the webhook still signs with a secret given to an OAuth client or API key that
+ * is gone (its rotation_reason, review18 R18-7), with the command that rotates it; after its record.
+ */
+export function warnRotationReason(ctx: Context, webhook: Webhook): void {
+  if (!webhook.rotation_reason) return;
+  ctx.out.warn(
+    `webhook ${webhook.id}: ${webhook.rotation_reason}: ` +
+      svcCommand(ctx.settings(), `webhooks rotate-secret ${shellWord(webhook.id)} --secret-file PATH`),
+  );
+}
 
 function previousSecretsText(previous: Webhook['previous_secrets']): string | undefined {
   return previous

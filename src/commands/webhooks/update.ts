@@ -11,7 +11,7 @@ import { andList } from '../../output/format.js';
 import { collect, examples, intFlag, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
 import { eventTypesFlag, targetUrl } from './create.js';
-import { webhookArg, webhookFields } from './shared.js';
+import { warnRotationReason, webhookArg, webhookFields } from './shared.js';
 
 export interface WebhooksUpdateOptions {
   webhook: string;
@@ -56,7 +56,14 @@ export async function runWebhooksUpdate(ctx: Context, options: WebhooksUpdateOpt
   }
   const webhook = await platform.webhooks.update(options.webhook, options.change);
   await ctx.out.record(webhook, webhookFields(webhook));
-  if (ctx.out.isMachine) return;
+  if (!ctx.out.isMachine) said(ctx, before, webhook, options);
+  // A secret a gone vendor or key still holds (review18 R18-7): said after the ✓ line, also under --json.
+  warnRotationReason(ctx, webhook);
+}
+
+/** The ✓ (or "Nothing changed") line of an update sent. */
+function said(ctx: Context, before: Webhook, webhook: Webhook, options: WebhooksUpdateOptions): void {
+  const disablesStopped = options.change.status === 'disabled' && isStopped(before);
   // What changed is what the answer shows changed: a server may store a value svc sent as one
   // it already had (another spelling of its URL), and then nothing changed.
   const changed = changedBetween(comparable(before), comparable(webhook), options.change);
@@ -105,7 +112,9 @@ export function updateCommand(make: MakeContext): Command {
         'apply to deliveries created afterwards; a disabled webhook receives no new events. --disable\n' +
         'on a webhook the platform stopped (`svc webhooks get` says why) is sent all the same: it is then\n' +
         'disabled on request, and only --enable, by someone who holds its read permissions without an\n' +
-        'end date (who then owns it), turns it back on.',
+        'end date (who then owns it), turns it back on. A webhook created through a third-party\n' +
+        "client's token or an API key keeps the signing secret that client or key was given: once it is\n" +
+        "gone, svc warns (the webhook's rotation_reason) with the command that rotates it.",
     )
     .argument('[webhook]', 'webhook id (asked for on a terminal)')
     .addOption(new Option('--url <url>', 'a new target URL'))

@@ -138,21 +138,8 @@ export function stoppedBecause(state: SandboxState, webhook: WebhookRecord): str
   if (owner === null) return null;
   const readers = eventReadPermissions(webhook.event_types);
   const fix = `someone who holds ${readers.join(', ') || 'them'} without an end date can enable it again, and then owns it`;
-  const via = owner.via;
-  if (via?.kind === 'oauth_client' && !state.oauth.clients.has(via.id)) {
-    return `the OAuth client ${via.id} it was set up through was deleted; ${fix}`;
-  }
-  if (via?.kind === 'oauth_client' && owner.user !== null && grantRevoked(state, via.id, owner.user)) {
-    return `every token of the OAuth client ${via.id} it was set up through was revoked for ${owner.user}, who approved it; ${fix}`;
-  }
-  if (via?.kind === 'api_key') {
-    const key = state.identity.apiKeyById(webhook.tenant_id, via.id);
-    if (!key || key.revoked_at !== null)
-      return `the API key ${via.id} it was set up through was revoked; ${fix}`;
-    if (keyStopped(state, key) !== undefined) {
-      return `the API key ${via.id} it was set up through no longer acts (its issuer ${key.created_by} no longer holds its role's permissions without an end date); ${fix}`;
-    }
-  }
+  const gone = channelGone(state, webhook.tenant_id, owner);
+  if (gone !== null) return `${gone.stop}; ${fix}`;
   if (owner.user === null) return null;
   const held = state.identity.users.has(owner.user)
     ? userPermissions(state, owner.user, webhook.tenant_id)
@@ -162,6 +149,59 @@ export function stoppedBecause(state: SandboxState, webhook: WebhookRecord): str
   const kinds = webhook.event_types.filter((k) => missing.includes(EVENT_READ_PERMISSIONS[k] ?? ''));
   const read = missing.length === 1 ? 'reads' : 'read';
   return `its owner ${owner.user} no longer holds ${missing.join(', ')}, which ${read} the data of ${kinds.join(', ')}; ${fix}`;
+}
+
+/**
+ * The OAuth client or API key `owner` chose through, when it no longer acts: in a disabled_reason's
+ * words (`stop`: "the OAuth client cli_… it was set up through was deleted") and as what a secret
+ * was given to (`holder`: "…set up through, which was deleted"); null while it acts, or for a user's
+ * own login.
+ */
+function channelGone(
+  state: SandboxState,
+  tenantId: string,
+  owner: WebhookOwner,
+): { stop: string; holder: string } | null {
+  const via = owner.via;
+  const words = (named: string, fate: string) => ({
+    stop: `${named} ${fate}`,
+    holder: `${named}, which ${fate}`,
+  });
+  if (via?.kind === 'oauth_client') {
+    const client = `the OAuth client ${via.id} it was set up through`;
+    if (!state.oauth.clients.has(via.id)) return words(client, 'was deleted');
+    if (owner.user !== null && grantRevoked(state, via.id, owner.user)) {
+      return {
+        stop: `every token of ${client} was revoked for ${owner.user}, who approved it`,
+        holder: `${client}, whose every token was revoked for ${owner.user}, who approved it`,
+      };
+    }
+  }
+  if (via?.kind === 'api_key') {
+    const key = state.identity.apiKeyById(tenantId, via.id);
+    const named = `the API key ${via.id} it was set up through`;
+    if (!key || key.revoked_at !== null) return words(named, 'was revoked');
+    if (keyStopped(state, key) !== undefined) {
+      return words(
+        named,
+        `no longer acts (its issuer ${key.created_by} no longer holds its role's permissions without an end date)`,
+      );
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether the webhook still signs with a secret answered through an OAuth client or API key that no
+ * longer acts (created through a vendor's token or a key, then the client deleted or the key
+ * revoked): whoever kept it signs events its receiver trusts, so the webhook's record says so
+ * (rotation_reason) until a user rotates it (review18 R18-7). Null otherwise.
+ */
+export function rotationReason(state: SandboxState, webhook: WebhookRecord): string | null {
+  const given = webhook.secretGivenTo;
+  const gone = given === null ? null : channelGone(state, webhook.tenant_id, given);
+  if (gone === null) return null;
+  return `its signing secret was given to ${gone.holder}: whoever kept it can sign events its receiver trusts; rotate the secret`;
 }
 
 /**

@@ -35,9 +35,15 @@ export function shownError(
  * Webhooks, deliveries and dead-letter entries as the API shows them (never a secret). `previous`:
  * the secrets rotated out that still sign (WebhookStore.previousSecrets); `stopped`: why the
  * platform stopped it (WebhookStore.stopReason), shown as status disabled with that reason; a
- * webhook disabled on request shows no reason (its status says it), whatever its owner holds.
+ * webhook disabled on request shows no reason (its status says it), whatever its owner holds;
+ * `rotationReason`: webhook-owner.ts rotationReason.
  */
-export function webhookView(w: WebhookRecord, previous: RotatedOut[], stopped: string | null): Webhook {
+export function webhookView(
+  w: WebhookRecord,
+  previous: RotatedOut[],
+  stopped: string | null,
+  rotationReason: string | null,
+): Webhook {
   return {
     id: w.id,
     url: w.url,
@@ -52,6 +58,7 @@ export function webhookView(w: WebhookRecord, previous: RotatedOut[], stopped: s
     secret_rotated_at: w.secret_rotated_at,
     previous_secret_expires_at: w.previous_secret_expires_at,
     previous_secrets: previous.map((e) => ({ rotated_out_at: e.rotated_out_at, expires_at: e.expires_at })),
+    rotation_reason: rotationReason,
   };
 }
 

@@ -45,6 +45,13 @@ export interface WebhookRecord {
   rotatedOut: RotatedOut[];
   /** Who last chose where its data goes, and through what (webhook-owner.ts); null: nobody (none yet). */
   owner: WebhookOwner | null;
+  /**
+   * The OAuth client or API key (and the person behind it) the current signing secret was answered
+   * through — a creation through a third-party token or a key; null: a user's own login (a
+   * rotation, users-only, sets it so). The secret outlives that credential: webhook-owner.ts
+   * rotationReason says so once it is gone (review18 R18-7).
+   */
+  secretGivenTo: WebhookOwner | null;
   /** Why the platform stopped it, kept until it is enabled or disabled on request (webhook-owner.ts keptStop); null: not stopped. */
   stopped: string | null;
   /** The URL and owner a URL change by its owner replaced: putting that URL back gives it back (webhook-owner.ts ownerAfter). */
@@ -68,7 +75,7 @@ export interface RotatedOut {
   rotated_out_at: string;
   expires_at: string;
   /** The webhook's fields before the rotation, put back by restoreSecret. */
-  before: Pick<WebhookRecord, 'secret_rotated_at' | 'previous_secret_expires_at'>;
+  before: Pick<WebhookRecord, 'secret_rotated_at' | 'previous_secret_expires_at' | 'secretGivenTo'>;
 }
 
 export interface EventRecord {
@@ -194,6 +201,7 @@ export class WebhookStore {
       secret: options.secret ?? newSigningSecret(),
       rotatedOut: [],
       owner: options.owner ?? null,
+      secretGivenTo: options.owner?.via ? options.owner : null,
       stopped: null,
       undo: null,
       seq: ++this.#seq,
@@ -273,9 +281,12 @@ export class WebhookStore {
         before: {
           secret_rotated_at: record.secret_rotated_at,
           previous_secret_expires_at: record.previous_secret_expires_at,
+          secretGivenTo: record.secretGivenTo,
         },
       },
     ];
+    // Rotations are users' own (operations.ts): the new secret is answered to no other credential.
+    record.secretGivenTo = null;
     record.previous_secret_expires_at = expires_at;
     record.secret = newSigningSecret();
     record.secret_rotated_at = this.#clock.iso(now);

@@ -8,9 +8,10 @@ import { ApiProblem } from '../problem.js';
  * attacker rebinds to 127.0.0.1 (DNS rebinding) is same-origin with the sandbox, so it may POST
  * JSON and read the answers — mint an admin token from /_sandbox/tokens, read a webhook's secret
  * (attack17 A6). As local dev servers do (webpack-dev-server's allowedHosts, Vite's), the sandbox
- * serves only a Host that no page can rebind: an IP address, `localhost`, or the host of its own
- * URL or of --host, and, bound to every interface (--host 0.0.0.0 or ::), the machine's own name
- * (machineNames), by which the LAN reaches it (421 misdirected_request otherwise); and a browser's state-changing request from
+ * serves only a Host that no page can rebind: an IP address, `localhost` (and names under it), or
+ * the host of its own URL or of --host, and, bound to every interface (--host 0.0.0.0 or ::), the
+ * machine's own name (machineNames), by which the LAN reaches it (421 misdirected_request
+ * otherwise); and a browser's state-changing request from
  * another origin (another site, another local port, an opaque `null`) is refused (403
  * cross_origin_forbidden), so a page elsewhere cannot drive the consent page or the test controls.
  * Requests without Origin (svc, curl, the delivery engine) and the sandbox's own pages are served.
@@ -27,10 +28,17 @@ function hostName(value: string): string | undefined {
   }
 }
 
-/** Whether a Host header's name is one no web page can rebind: an IP address, localhost, or one of `own`. */
+/**
+ * Whether a Host header's name is one no web page can rebind: an IP address, localhost and the
+ * names under it (`localhost.`, `app.localhost`: browsers resolve them to loopback themselves,
+ * without DNS, RFC 6761 §6.3; review18 R18-4), or one of `own`.
+ */
 export function servedHost(name: string, own: readonly string[]): boolean {
   const bare = name.startsWith('[') ? name.slice(1, -1) : name;
-  return isIP(bare) !== 0 || name === 'localhost' || own.includes(name);
+  const absolute = name.endsWith('.') ? name.slice(0, -1) : name;
+  return (
+    isIP(bare) !== 0 || absolute === 'localhost' || absolute.endsWith('.localhost') || own.includes(name)
+  );
 }
 
 /** A --host that binds every interface (0.0.0.0, ::, however spelt), as the Host check reads names. */

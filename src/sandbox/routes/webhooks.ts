@@ -25,6 +25,7 @@ import {
   ownerOf,
   requireChannel,
   requireSecret,
+  rotationReason,
 } from '../domain/webhook-owner.js';
 import { deliveryView, webhookAuditFields, webhookView } from '../domain/webhook-views.js';
 import { MAX_PREVIOUS_SECRETS, type WebhookRecord } from '../domain/webhooks.js';
@@ -84,7 +85,7 @@ export function webhookOf(state: SandboxState, tenantId: string, id: string): We
 /** The platform's /v1/webhooks endpoints: webhook.read to look, webhook.manage to change or send. */
 export default function webhookRoutes(app: FastifyInstance, { state }: RouteContext): void {
   const view = (w: WebhookRecord) =>
-    webhookView(w, state.webhooks.previousSecrets(w), state.webhooks.stopReason(w));
+    webhookView(w, state.webhooks.previousSecrets(w), state.webhooks.stopReason(w), rotationReason(state, w));
   app.addHook('onClose', async () => state.delivery.close());
 
   app.get<{ Querystring: { limit?: number; cursor?: string } }>(
@@ -287,7 +288,7 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
           `its own rotation (previous_secrets lists them), up to ${MAX_PREVIOUS_SECRETS} at once; a rotation beyond that is ` +
           `409 conflict, naming when the oldest stops. ${SECRET_RULE} Only a user with their own login rotates it: not a ` +
           "third-party OAuth client's token acting for the user nor an API key (403 user_required): the new secret would " +
-          'outlive the client or key it came through, while the webhook does not (restoring, which only undoes a rotation, stays open to them).',
+          'outlive the client or key it came through, while the webhook does not.',
         params: WebhookParams,
         body: Type.Object({ idempotency_key: IdempotencyKey }),
         response: { 200: WebhookWithSecret, ...errorResponses(400, 401, 403, 404, 409) },
@@ -321,7 +322,10 @@ export default function webhookRoutes(app: FastifyInstance, { state }: RouteCont
           `restore undoes the last rotation not yet undone (up to ${MAX_PREVIOUS_SECRETS} in a row), so two rotations then two ` +
           'restores give the first secret back. 409 conflict when there is no rotation to undo (none, all undone, or the ' +
           'secret it would put back stopped signing). `svc webhooks listen --webhook` rotates to learn a secret for its ' +
-          `session and restores it this way, also when another session took the webhook over meanwhile. ${SECRET_RULE}`,
+          `session and restores it this way, also when another session took the webhook over meanwhile. ${SECRET_RULE} ` +
+          "Only a user with their own login restores it, as only they rotate it: not a third-party OAuth client's token nor " +
+          'an API key (403 user_required): the secret it puts back would outlive the client or key (it may be one a revoked ' +
+          'integration was given); rotation_reason says when it is.',
         params: WebhookParams,
         body: Type.Object({ idempotency_key: IdempotencyKey }),
         response: { 200: Type.Ref('Webhook'), ...errorResponses(400, 401, 403, 404, 409) },

@@ -253,7 +253,7 @@ describe('svc plan predicts the widen rules', () => {
         'kept-portal',
         refused(
           'user_required',
-          "changing OAuth clients is for users; API keys cannot do it: a client's new redirect URIs and scopes would outlive the key; ask a user to do it with their own login",
+          "changing OAuth clients is for users; API keys cannot do it: a client's settings (where its codes go, what its tokens reach, how long they last) would outlive the key; ask a user to do it with their own login",
         ),
       ],
       [

@@ -25,8 +25,13 @@ describe('a webhook the platform disabled', () => {
     const revoked = await admin(sandbox, 'DELETE', `/v1/tenants/${TENANT}/api-keys/${issued.body.id}`);
     expect(revoked.status, revoked.text).toBe(200);
 
+    // The key was given the webhook's signing secret, and it is gone: one warning (review18 R18-7).
+    const rotate =
+      `warning: webhook ${made.body.id}: its signing secret was given to the API key ${issued.body.id} it was set up through, ` +
+      'which was revoked: whoever kept it can sign events its receiver trusts; rotate the secret: ' +
+      `svc webhooks rotate-secret ${made.body.id} --secret-file PATH\n`;
     const got = await svc.run(['webhooks', 'get', made.body.id]);
-    expect([got.code, got.stderr]).toEqual([0, '']);
+    expect([got.code, got.stderr]).toEqual([0, rotate]);
     expect(got.stdout).toContain('\nstatus\tdisabled\n');
     expect(got.stdout).toContain(
       `\nowner\tusr_admin\ndisabled because\tthe API key ${issued.body.id} it was set up through was revoked; ` +
@@ -36,9 +41,13 @@ describe('a webhook the platform disabled', () => {
     const row = JSON.parse(listed.stdout).find((w: { id: string }) => w.id === made.body.id);
     expect([row.status, row.disabled_reason]).toEqual(['disabled', expect.stringContaining('was revoked')]);
 
-    // The admin, who holds exception.read without an end date, takes it over.
+    // The admin, who holds exception.read without an end date, takes it over; the secret the key
+    // was given is still the one it signs with, and svc says so (review18 R18-7).
     const enabled = await svc.run(['webhooks', 'update', made.body.id, '--enable']);
-    expect([enabled.code, enabled.stderr]).toEqual([0, `✓ updated webhook ${made.body.id} (status)\n`]);
+    expect([enabled.code, enabled.stderr]).toEqual([
+      0,
+      `✓ updated webhook ${made.body.id} (status)\n${rotate}`,
+    ]);
     const after = JSON.parse((await svc.run(['webhooks', 'get', made.body.id, '--json'])).stdout);
     expect([after.status, after.disabled_reason, after.owner_id]).toEqual(['enabled', null, 'usr_admin']);
   });

@@ -155,6 +155,41 @@ describe('other lines that name a webhook by its URL', () => {
     expect(shown.join('\n')).not.toContain('PICKTOKEN123456');
   });
 
+  // review18 R18-6: two webhooks told apart only by their token showed as identical lines.
+  it('the webhook picker tells apart webhooks whose masked URLs are the same, by creation and description', async () => {
+    const url = (t: string) => `https://relay-pick.example.com/in?token=tok_${t}`;
+    const one = await createWebhook(svc.sandbox(), url('aaaa1111bbbb2222'), { description: 'payments team' });
+    const two = await createWebhook(svc.sandbox(), url('cccc3333dddd4444'), {
+      event_types: ['webhook.test'],
+    });
+    const alone = await createWebhook(svc.sandbox(), 'https://alone-pick.example.com/in?token=tok_eeee5555');
+    const shown: string[] = [];
+    const prompter: Prompter = {
+      input: async () => {
+        throw new Error('unexpected prompt');
+      },
+      password: async () => {
+        throw new Error('unexpected prompt');
+      },
+      confirm: async () => false,
+      select: async (_message, choices) => {
+        shown.push(...choices.map((c) => c.name ?? ''));
+        return choices.find((c) => c.value === one.id)!.value;
+      },
+    };
+    await svc.run(['webhooks', 'delete'], { tty: { stdin: true, stdout: true }, prompter });
+    const line = (id: string) => shown.find((l) => l.startsWith(id))!;
+    const created = async (id: string) => (await webhookNow(svc.sandbox(), id)).created_at;
+    const masked = 'https://relay-pick.example.com/in?token=[redacted]';
+    expect(line(one.id)).toBe(
+      `${one.id}  ${masked}  (created ${await created(one.id)}, exception.sla.breached, webhook.test, "payments team")`,
+    );
+    expect(line(two.id)).toBe(`${two.id}  ${masked}  (created ${await created(two.id)}, webhook.test)`);
+    // A URL no other webhook shows is left as it was.
+    expect(line(alone.id)).toBe(`${alone.id}  https://alone-pick.example.com/in?token=[redacted]`);
+    expect(shown.join('\n')).not.toMatch(/tok_/);
+  });
+
   it('plan names two live webhooks of one URL, masked', async () => {
     const url = 'https://twice.example.com/in?token=TWICETOKEN123456';
     const one = (await createWebhook(svc.sandbox(), url)).id;
