@@ -28,7 +28,11 @@ const busy = useLossyProxy(sandbox, {
     retries.set(path, n);
     if (n === 0 || n > inUse) return undefined;
     return {
-      ...refusal(409, 'idempotency_key_in_use', 'A request with this idempotency key is still being processed'),
+      ...refusal(
+        409,
+        'idempotency_key_in_use',
+        'A request with this idempotency key is still being processed',
+      ),
       headers: { 'retry-after': '0' },
     };
   },
@@ -130,6 +134,89 @@ describe('a retry answered 409 idempotency_key_in_use (the first attempt still b
     expect(stuck.code).toBe(1);
     const error = JSON.parse(stuck.stderr).error;
     expect([error.code, error.outcome, error.exit_code]).toEqual(['idempotency_key_in_use', 'unknown', 1]);
-    expect(error.message).toMatch(/^the server is still working on this request .* so the outcome is unknown/);
+    expect(error.message).toMatch(
+      /^the server is still working on this request .* so the outcome is unknown/,
+    );
+  });
+});
+
+// attack18b #16: a server that keeps no stored answers. A grant whose answer was lost is retried and
+// answered 409 assignment_exists: svc said "skipped already_assigned … nothing changed" / "0
+// granted, 2 skipped" though this run made both. After a lost answer, "exists" means done, most
+// likely by the lost attempt: said so and counted done.
+let fresh = 0;
+const forgetful = useLossyProxy(sandbox, {
+  lose: (method, path, seen) => (method === 'POST' && GRANT.test(path) && seen === 1 ? 'drop' : false),
+  body: (method, path, body) =>
+    method === 'POST' && GRANT.test(path)
+      ? JSON.stringify({ ...JSON.parse(body), idempotency_key: `fresh-${++fresh}` })
+      : body,
+});
+
+describe('a retry after a lost answer told "assignment_exists" by a server without stored answers', () => {
+  it('bulk: each row granted, found done after the lost answer, never "skipped … nothing changed"', async () => {
+    const { id, path } = await grantFile('forgot-a', [7, 8]);
+    const argv = grantArgv(path).filter((a, i, all) => a !== '--timeout' && all[i - 1] !== '--timeout');
+    const r = await svc.run(argv, { env: { SVC_BASE_URL: forgetful().url } });
+    expect((await assignments(sandbox(), id)).active).toBe(2);
+    const rows = r.stdout.trim().split('\n');
+    expect(rows.map((l) => l.split('\t').slice(0, 4))).toEqual([
+      ['2', 'ok', bulkUser(7), 'forgot-a'],
+      ['3', 'ok', bulkUser(8), 'forgot-a'],
+    ]);
+    expect(rows[0]).toContain(
+      'found_after_lost_answer: the answer to the grant was lost (the connection dropped) and its retry found it made: most likely by that attempt',
+    );
+    expect([r.code, timeless(r.stderr)]).toEqual([
+      0,
+      '✓ 2 granted (2 found done by a retry after the answer to the first attempt was lost) in T\n',
+    ]);
+  });
+
+  it('single verb: ✓ granted, most likely by its lost attempt; --json marks it found_after_lost_answer', async () => {
+    await customRole(sandbox(), 'forgot-b');
+    const argv = (n: number) => [
+      'roles',
+      'assign',
+      bulkUser(n),
+      'forgot-b',
+      '--expires-in',
+      '1d',
+      '--justification',
+      'x',
+      '--yes',
+    ];
+    const r = await svc.run(argv(9), { env: { SVC_BASE_URL: forgetful().url } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /^✓ granted forgot-b to usr_bulk_000009 until \S+ \(audit trail aud_\w+\): most likely by this command's attempt whose answer was lost \(the connection dropped\); its retry found the grant in place\n$/,
+    );
+    const json = await svc.run([...argv(10), '--json'], { env: { SVC_BASE_URL: forgetful().url } });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ user_id: bulkUser(10), found_after_lost_answer: true });
+    expect(JSON.parse(json.stdout).already_assigned).toBeUndefined();
+  });
+});
+
+// attack18b #7: an answer marked Idempotent-Replayed at the first and only attempt of a key this run
+// made up was said "done by an earlier attempt whose answer was lost": no answer was lost.
+const marking = useLossyProxy(sandbox, {
+  lose: () => false,
+  reshape: (method, path, status, text) =>
+    method === 'POST' && GRANT.test(path) && status < 300
+      ? { status, body: text, headers: { 'idempotent-replayed': 'true' } }
+      : undefined,
+});
+
+describe('an answer marked replayed at the first attempt of a new run', () => {
+  it('is not said to be a lost attempt: svc says what it knows', async () => {
+    const { id, path } = await grantFile('marked', [11, 12]);
+    const argv = grantArgv(path).filter((a, i, all) => a !== '--timeout' && all[i - 1] !== '--timeout');
+    const r = await svc.run(argv, { env: { SVC_BASE_URL: marking().url } });
+    expect((await assignments(sandbox(), id)).active).toBe(2);
+    expect([r.code, timeless(r.stderr)]).toEqual([
+      0,
+      '2 of these the platform answered as done before (Idempotent-Replayed) though svc lost no answer of them: their idempotency key was not new to it (another run with the same key, or the server marks answers so); the platform answered with what it did then\n✓ 2 granted in T\n',
+    ]);
   });
 });

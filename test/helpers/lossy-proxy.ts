@@ -26,6 +26,8 @@ export interface LossyProxyOptions {
    * shape): given the sandbox's status and body, what is sent instead; undefined: the sandbox's.
    */
   reshape?: (method: string, path: string, status: number, text: string) => Reshaped | undefined;
+  /** The body passed on in place of the one sent (a platform that keeps no stored answers: a fresh key each time). */
+  body?: (method: string, path: string, body: string) => string;
   /** The path (with its query) passed on in place of the one asked: a platform that ignores a parameter. */
   rewrite?: (method: string, path: string) => string;
 }
@@ -101,10 +103,12 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
       response.end(JSON.stringify(refusal.body));
       return;
     }
+    const sent = options.body ? Buffer.from(options.body(method, path, body.toString('utf8'))) : body;
+    if (options.body) delete headers['idempotency-key'];
     const upstream = await fetch(`${sandbox().url}${options.rewrite?.(method, path) ?? path}`, {
       method,
       headers,
-      ...(body.length > 0 ? { body } : {}),
+      ...(sent.length > 0 ? { body: sent } : {}),
     });
     const text = await upstream.text();
     const lost = lose(method, path, count);
