@@ -318,8 +318,10 @@ function sayReplayed(ctx: Context, summary: BulkSummary, resumed: boolean): void
     ctx.out.info(
       `${count.toLocaleString('en')} of these were done ${by}; the platform answered with what it did then`,
     );
-  if (resumed)
-    return said(replayed, 'by the earlier run this one resumes, or by an attempt whose answer was lost');
+  if (resumed) {
+    said(replayed, 'by the earlier run this one resumes, or by an attempt whose answer was lost');
+    return;
+  }
   const first = summary.replayedFirst ?? 0;
   if (replayed > first) said(replayed - first, 'by an earlier attempt whose answer was lost');
   if (first > 0) {
