@@ -1,6 +1,6 @@
 import { describeError, SvcError } from '../errors.js';
 import { ApiError, answerOf, OutcomeUnknownError } from '../http/errors.js';
-import { IdempotencyInProgressError } from '../platform/errors.js';
+import { AcceptedUnreadError, IdempotencyInProgressError } from '../platform/errors.js';
 import type { BulkResult } from './runner.js';
 
 /**
@@ -35,16 +35,34 @@ export function failure(error: unknown): NonNullable<BulkResult['error']> {
       ...(answer.hint ? { hint: answer.hint } : {}),
     };
   }
+  if (error instanceof AcceptedUnreadError) {
+    return {
+      code: error.code ?? 'invalid_response',
+      message: `the server accepted the change (HTTP ${error.status}) but svc cannot read what it made: ${error.message}, so the outcome is unknown: the platform most likely made this change`,
+      status: error.status,
+    };
+  }
   if (error instanceof SvcError) return { code: error.code ?? error.category, message: error.message };
   return { code: 'unexpected', message: describeError(error) };
 }
 
 /**
  * The item's change may have been made: no answer to it said what became of it (no answer, a
- * dropped connection after sending, a 5xx: the HTTP client's rule, answerLeavesOutcomeUnknown).
+ * dropped connection after sending, a 5xx: the HTTP client's rule, answerLeavesOutcomeUnknown; a
+ * request of its key the server was still processing when svc stopped waiting), or the server
+ * accepted it (2xx) with an answer svc cannot read what was made from (the platform boundary's
+ * rule, AcceptedUnreadError): never a failure, whose hint would send the user to fix the file.
  */
 export function outcomeUnknown(error: unknown): boolean {
-  return error instanceof OutcomeUnknownError;
+  return error instanceof OutcomeUnknownError || (error instanceof AcceptedUnreadError && !error.done);
+}
+
+/**
+ * The item's change is done though svc could not read the answer: a DELETE answered 200 or 204
+ * (AcceptedUnreadError's `done`: the reference shows no body for a DELETE).
+ */
+export function doneUnread(error: unknown): error is AcceptedUnreadError {
+  return error instanceof AcceptedUnreadError && error.done;
 }
 
 /**

@@ -299,19 +299,35 @@ async function runLocked<T, R extends Row>(
     finishDryRun(ctx, verb, summary, failures, single, { total, closed, unknowns });
     return summary;
   }
-  const replayed = summary.replayed ?? 0;
-  if (replayed > 0) {
-    // A replay is an earlier attempt's answer: of a resumed run, or of this run's own retry after a
-    // lost answer (only a resumed run can have the former).
-    const by = journal.run.resumed
-      ? 'by the earlier run this one resumes, or by an attempt whose answer was lost'
-      : 'by an earlier attempt whose answer was lost';
-    ctx.out.info(
-      `${replayed.toLocaleString('en')} of these were done ${by}; the platform answered with what it did then`,
-    );
-  }
+  sayReplayed(ctx, summary, journal.run.resumed);
   finishRun(ctx, verb, { summary, total, failures, unknowns, journal, closed, single });
   return summary;
+}
+
+/**
+ * The rows the platform answered from its record of an earlier request of their key: of a resumed
+ * run, that run's or an attempt whose answer was lost; of a new run, the retry after this run's
+ * lost answer, or — answered so at the first attempt, no answer lost — a request svc did not make
+ * in this run (attack18b #7: never "an attempt whose answer was lost" that did not happen).
+ */
+function sayReplayed(ctx: Context, summary: BulkSummary, resumed: boolean): void {
+  const replayed = summary.replayed ?? 0;
+  if (replayed === 0) return;
+  const said = (count: number, by: string) =>
+    ctx.out.info(
+      `${count.toLocaleString('en')} of these were done ${by}; the platform answered with what it did then`,
+    );
+  if (resumed) {
+    said(replayed, 'by the earlier run this one resumes, or by an attempt whose answer was lost');
+    return;
+  }
+  const first = summary.replayedFirst ?? 0;
+  if (replayed > first) said(replayed - first, 'by an earlier attempt whose answer was lost');
+  if (first > 0) {
+    ctx.out.info(
+      `${first.toLocaleString('en')} of these the platform answered as done before (Idempotent-Replayed) though svc lost no answer of them: their idempotency key was not new to it (another run with the same key, or the server marks answers so); the platform answered with what it did then`,
+    );
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Journal } from './journal.js';
 import { JournalWriteError } from './journal-disk.js';
 import {
   definiteRefusal,
+  doneUnread,
   failure,
   haltsTheRun,
   notChecked,
@@ -45,6 +46,13 @@ export interface BulkItem<T> {
  */
 export type BulkStatus = 'ok' | 'failed' | 'skipped' | 'unknown';
 
+/**
+ * A worker's reason for an item it found done by a retry after the answer to its first attempt was
+ * lost (a grant the retry was told exists, on a server that keeps no stored answers): most likely
+ * this run's own doing, counted with the run's gone_after_lost_answer items, never "skipped".
+ */
+export const FOUND_AFTER_LOST_ANSWER = 'found_after_lost_answer';
+
 export interface BulkResult {
   line?: number;
   key: string;
@@ -73,7 +81,8 @@ export interface BulkSummary {
   blocked: number;
   /**
    * Ok items known only from a retry that found the change made after the answer to an earlier
-   * attempt was lost (reason gone_after_lost_answer); absent when there were none.
+   * attempt was lost (reason gone_after_lost_answer, or a worker's FOUND_AFTER_LOST_ANSWER);
+   * absent when there were none.
    */
   gone?: number;
   /**
@@ -81,6 +90,12 @@ export interface BulkSummary {
    * item's `replayed: true`), not counting journal skips; absent when there were none.
    */
   replayed?: number;
+  /**
+   * Of `replayed`, those answered so at the first attempt this run made of them (no answer of it
+   * was lost): the platform had the key from elsewhere (the run this one resumes, another run
+   * sharing the key, or a server that marks answers so); absent when there were none.
+   */
+  replayedFirst?: number;
   /**
    * Ok items made on the platform after the journal could not be written (their row's reason
    * `not_journaled`): the run halted with that error; absent when there were none.
@@ -133,6 +148,13 @@ export interface WorkCall {
    * it is when looked at), so every run that saw it alike sends one key.
    */
   keyFor(shared: string): string;
+  /**
+   * The row's mark for an answer the platform gave from its record of an earlier request of the
+   * key (`Idempotent-Replayed`): `{ replayed: true }`, or nothing. The run counts it, apart when
+   * no answer of this item was lost (`afterLostAnswer` false): then the earlier request is not an
+   * attempt of this run's (BulkSummary.replayedFirst).
+   */
+  replayed(response: { replayed: boolean; afterLostAnswer: boolean }): { replayed?: true };
 }
 
 /**
@@ -325,10 +347,16 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
         };
       } else {
         const attempt = journal?.attempts(item.key) ?? 0;
-        const call = {
+        let firstReplayed = false;
+        const call: WorkCall = {
           signal: calm,
           idempotencyKey: deriveIdempotencyKey(item.shared ?? options.runId, item.key, String(attempt)),
           keyFor: (shared: string) => deriveIdempotencyKey(shared, item.key, String(attempt)),
+          replayed: (response) => {
+            if (!response.replayed) return {};
+            firstReplayed = !response.afterLostAnswer;
+            return { replayed: true };
+          },
         };
         try {
           // A request of the same key still running on the server (a killed run's) is waited for by
@@ -337,7 +365,11 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
           // Made by this run, unless the worker says it was done already or failed after all.
           const made = detail.status === undefined || detail.status === 'ok';
           const unjournaled = journaling(() => recording?.record(item.key, detail), made);
-          if (detail.replayed === true) summary.replayed = (summary.replayed ?? 0) + 1;
+          if (detail.replayed === true) {
+            summary.replayed = (summary.replayed ?? 0) + 1;
+            if (firstReplayed) summary.replayedFirst = (summary.replayedFirst ?? 0) + 1;
+          }
+          if (detail.reason === FOUND_AFTER_LOST_ANSWER) summary.gone = (summary.gone ?? 0) + 1;
           result = { ...base, status: 'ok', ...detail, ...unjournaled };
         } catch (error) {
           if (error instanceof GoneAfterLostAnswerError) {
@@ -345,6 +377,11 @@ export async function runItems<T>(options: RunOptions<T>): Promise<BulkSummary> 
             const detail = { reason: 'gone_after_lost_answer', detail: error.message };
             const unjournaled = journaling(() => recording?.record(item.key, detail), true);
             summary.gone = (summary.gone ?? 0) + 1;
+            result = { ...base, status: 'ok', ...detail, ...unjournaled };
+          } else if (doneUnread(error)) {
+            // Accepted with an answer svc does not read (a 204 to a DELETE): done, never "failed".
+            const detail = { reason: 'answered_without_body', status_code: error.status };
+            const unjournaled = journaling(() => recording?.record(item.key, detail), true);
             result = { ...base, status: 'ok', ...detail, ...unjournaled };
           } else if (options.dryRun && notChecked(error)) {
             // Not a prediction that it fails: the check could not be made (finishDryRun: exit 1).

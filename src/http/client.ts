@@ -10,10 +10,10 @@ import {
   apiErrorFrom,
   ConnectionError,
   ConnectionTimeoutError,
-  IN_PROGRESS,
   InterruptedAfterSendingError,
   OutcomeUnknownError,
   stillInProgress,
+  stillRunning,
 } from './errors.js';
 import {
   type ApiResponse,
@@ -335,7 +335,7 @@ export class ApiClient {
         if (changes && answerLeavesOutcomeUnknown(status, lostAnswer !== undefined)) {
           throw new OutcomeUnknownError(error, undefined, idempotencyKey);
         }
-        if (status === 409 && error.code === IN_PROGRESS) {
+        if (stillRunning(status, error.code)) {
           // Our own earlier attempt (same key) is still running: wait for it, then take its answer.
           const delay = inFlightDelayMs(
             inFlight.waits + 1,

@@ -324,20 +324,42 @@ function rateLimitHint(retryAfter: string | string[] | undefined, waitsAtMostMs?
   return `the server limits how fast it is called and ${why}: ${when} and run the command again${easier}`;
 }
 
-export const IN_PROGRESS = 'idempotency_request_in_progress';
+/**
+ * The codes of a 409 that says an earlier request of this idempotency key is still running on the
+ * server: the sandbox's, and Stripe's (`idempotency_key_in_use`), which other servers of the API
+ * follow. Either is waited for, never taken as a refusal.
+ */
+export const IN_PROGRESS_CODES: ReadonlySet<string> = new Set([
+  'idempotency_request_in_progress',
+  'idempotency_key_in_use',
+]);
 
-/** The server was still working on this request when svc stopped waiting: it may yet complete. */
-export function stillInProgress(error: ApiError, key: string | undefined, waitedMs: number): ApiError {
-  return new ConflictError(
-    {
-      status: error.status,
-      code: error.code,
-      message: `the server is still working on this request${key ? ` (idempotency key ${key})` : ''} after svc waited ${Math.round(waitedMs / 1000)} s for it; it may still complete`,
-      requestId: error.requestId,
-      headers: error.headers,
-      body: error.body,
-      text: error.text,
-    },
-    { hint: 'check whether the change was made before running the command again' },
+/** A 409 whose code says the request of this key is still being processed (IN_PROGRESS_CODES). */
+export function stillRunning(status: number, code: string | undefined): boolean {
+  return status === 409 && code !== undefined && IN_PROGRESS_CODES.has(code);
+}
+
+/**
+ * The server was still working on this request when svc stopped waiting: it may yet complete, so
+ * its outcome is unknown (exit 1; a bulk row counted "with an unknown outcome"), never a refusal.
+ */
+export function stillInProgress(
+  error: ApiError,
+  key: string | undefined,
+  waitedMs: number,
+): OutcomeUnknownError {
+  const last = new ConflictError({
+    status: error.status,
+    code: error.code,
+    message: `the server is still working on this request${key ? ` (idempotency key ${key})` : ''} after svc waited ${Math.round(waitedMs / 1000)} s for it; it may still complete`,
+    requestId: error.requestId,
+    headers: error.headers,
+    body: error.body,
+    text: error.text,
+  });
+  return new OutcomeUnknownError(
+    last,
+    'the platform is still processing it: check whether it was made before running the command again',
+    key,
   );
 }

@@ -365,3 +365,24 @@ export class InvalidResponseError extends SvcError {
     super('failure', message, { code: 'invalid_response', ...options });
   }
 }
+
+/**
+ * A 2xx answer to a change that svc cannot read (InvalidResponseError's words and exit code for a
+ * single verb): the server accepted the change, so it is never a failure of it. `done`: a DELETE
+ * answered 200 or 204 (no body, or one svc does not read) — the reference shows no body for a
+ * DELETE, so its success alone says the thing is gone; any other (a 202, which says only that it
+ * was taken; a creation or replay whose answer lacks what svc needs to know what was made) leaves
+ * the outcome unknown. The bulk operation counts the first done and
+ * the second with an unknown outcome (src/bulk/judge.ts).
+ */
+export class AcceptedUnreadError extends InvalidResponseError {
+  constructor(
+    message: string,
+    options: SvcErrorOptions,
+    /** The answer's status (2xx). */
+    readonly status: number,
+    readonly done: boolean,
+  ) {
+    super(message, options);
+  }
+}

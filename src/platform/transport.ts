@@ -10,6 +10,7 @@ import { NotFoundError } from '../http/errors.js';
 import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
 import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
 import {
+  AcceptedUnreadError,
   GoneAfterLostAnswerError,
   InvalidResponseError,
   type LineHint,
@@ -193,11 +194,15 @@ export class Transport {
       problem = `has "${mismatch.path}" as ${mismatch.found} (expected ${mismatch.expected})`;
     }
     const request = response?.requestId ? ` (request ${response.requestId})` : '';
-    const hint =
-      operation.method === 'GET'
-        ? `svc believes none of it; is ${this.api.config.baseUrl} the platform API? check --base-url${request}`
-        : `svc saved and printed nothing, but the server answered ${response?.status ?? '2xx'}${request} and may have made the change: check before running the command again`;
-    return new InvalidResponseError(`${what} ${problem}`, { hint });
+    if (operation.method === 'GET' || response === undefined) {
+      const hint = `svc believes none of it; is ${this.api.config.baseUrl} the platform API? check --base-url${request}`;
+      return new InvalidResponseError(`${what} ${problem}`, { hint });
+    }
+    // A change the server accepted (2xx): never its failure, whatever svc could not read of it.
+    const hint = `svc saved and printed nothing, but the server answered ${response.status}${request} and may have made the change: check before running the command again`;
+    // The reference shows no body for a DELETE: its 200 or 204 says it was done (a 202, only taken).
+    const done = operation.method === 'DELETE' && (response.status === 200 || response.status === 204);
+    return new AcceptedUnreadError(`${what} ${problem}`, { hint }, response.status, done);
   }
 }
 

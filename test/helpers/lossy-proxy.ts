@@ -16,9 +16,27 @@ export interface LossyProxyOptions {
   /** Strip Idempotency-Key from DELETEs: a platform that ignores the header. */
   ignoreDeleteKeys?: boolean;
   /** Answer a request itself instead of passing it on (another platform's refusal); undefined: pass it on. */
-  refuse?: (method: string, path: string, body: string) => { status: number; body: unknown } | undefined;
+  refuse?: (
+    method: string,
+    path: string,
+    body: string,
+  ) => { status: number; body: unknown; headers?: Record<string, string> } | undefined;
+  /**
+   * Another server's answer to a request the sandbox applied (a 204 with no body, a 202 of another
+   * shape): given the sandbox's status and body, what is sent instead; undefined: the sandbox's.
+   */
+  reshape?: (method: string, path: string, status: number, text: string) => Reshaped | undefined;
+  /** The body passed on in place of the one sent (a platform that keeps no stored answers: a fresh key each time). */
+  body?: (method: string, path: string, body: string) => string;
   /** The path (with its query) passed on in place of the one asked: a platform that ignores a parameter. */
   rewrite?: (method: string, path: string) => string;
+}
+
+/** What `reshape` sends instead of the sandbox's answer: `body` as is (none: an empty body). */
+export interface Reshaped {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
 }
 
 /** A refusal for `refuse` to answer with: the platform's error shape. */
@@ -51,7 +69,8 @@ function bodyOf(request: IncomingMessage): Promise<Buffer> {
  * request, then the client gets a 503 (Retry-After: 0), as `--fault-phase after` does, but for
  * exactly the requests chosen — by default the first DELETE of each path, so every retry gets
  * through. With `ignoreDeleteKeys` it also plays a platform that ignores Idempotency-Key on DELETE;
- * with `refuse`, one that refuses some requests outright.
+ * with `refuse`, one that refuses some requests outright; with `reshape`, one that answers what it
+ * did in another shape (attack18b: a 204 to a DELETE, a 202 `{"status":"queued"}` to a replay).
  */
 export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions = {}): () => LossyProxy {
   const seen = new Map<string, number>();
@@ -80,14 +99,16 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
     const refusal = options.refuse?.(method, path, body.toString('utf8'));
     if (refusal) {
       refused.push(`${method} ${path}`);
-      response.writeHead(refusal.status, { 'content-type': 'application/json' });
+      response.writeHead(refusal.status, { 'content-type': 'application/json', ...refusal.headers });
       response.end(JSON.stringify(refusal.body));
       return;
     }
+    const sent = options.body ? Buffer.from(options.body(method, path, body.toString('utf8'))) : body;
+    if (options.body) delete headers['idempotency-key'];
     const upstream = await fetch(`${sandbox().url}${options.rewrite?.(method, path) ?? path}`, {
       method,
       headers,
-      ...(body.length > 0 ? { body } : {}),
+      ...(sent.length > 0 ? { body: sent } : {}),
     });
     const text = await upstream.text();
     const lost = lose(method, path, count);
@@ -109,6 +130,15 @@ export function useLossyProxy(sandbox: () => Sandbox, options: LossyProxyOptions
           },
         }),
       );
+      return;
+    }
+    const reshaped = options.reshape?.(method, path, upstream.status, text);
+    if (reshaped) {
+      response.writeHead(reshaped.status, {
+        ...(reshaped.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...reshaped.headers,
+      });
+      response.end(reshaped.body ?? '');
       return;
     }
     const out: Record<string, string> = {};

@@ -10,14 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
+import { OutcomeUnknownError } from '../../src/http/errors.js';
 import { BadResponseError } from '../../src/http/response.js';
 import { renderError } from '../../src/output/errors.js';
-import {
-  AssignmentExistsError,
-  IdempotencyInProgressError,
-  InvalidResponseError,
-  RoleNotFoundError,
-} from '../../src/platform/errors.js';
+import { AssignmentExistsError, InvalidResponseError, RoleNotFoundError } from '../../src/platform/errors.js';
 import { runInProcess } from '../helpers/context.js';
 import { usePlatform } from '../helpers/platform.js';
 
@@ -215,8 +211,10 @@ describe('a reasonable server that is not the sandbox', () => {
       headers: { 'retry-after': '0' },
     });
     const busy = await failure(client().platform.roles.assign('u1', { role_id: 'r' }));
-    expect(busy).toBeInstanceOf(IdempotencyInProgressError);
-    expect(exitCodeFor(busy)).toBe(6);
+    // Still running after the wait: an unknown outcome, not a refusal (attack18b #11).
+    expect(busy).toBeInstanceOf(OutcomeUnknownError);
+    expect((busy as OutcomeUnknownError).answer?.code).toBe('idempotency_request_in_progress');
+    expect(exitCodeFor(busy)).toBe(1);
     answers.set('POST /v1/users/u1/roles', {
       status: 409,
       body: {

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type CredentialSource, staticCredentials } from '../../src/auth/credentials.js';
 import { AuthError, UsageError } from '../../src/errors.js';
 import { ApiClient, type ClientConfig } from '../../src/http/client.js';
-import { ConflictError } from '../../src/http/errors.js';
+import { OutcomeUnknownError } from '../../src/http/errors.js';
 import { BadResponseError } from '../../src/http/response.js';
 import { virtualClock } from '../helpers/context.js';
 
@@ -315,10 +315,21 @@ describe('an earlier attempt still running (409 idempotency_request_in_progress)
       .catch((e) => e);
     expect(s.seen).toHaveLength(13);
     expect(clock.waits).toEqual(Array(12).fill(100));
-    expect(error).toBeInstanceOf(ConflictError);
-    expect(error.message).toBe(
-      'the server is still working on this request (idempotency key svc_k) after svc waited 1 s for it; it may still complete',
-    );
+    // Not a refusal: the platform may yet make the change (attack18b #11).
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect([error.message, error.hint, error.code]).toEqual([
+      'the server is still working on this request (idempotency key svc_k) after svc waited 1 s for it; it may still complete, so the outcome is unknown: the platform may have made this change',
+      'the platform is still processing it: check whether it was made before running the command again',
+      'idempotency_request_in_progress',
+    ]);
+  });
+
+  it("Stripe's 409 idempotency_key_in_use is waited for alike", async () => {
+    const inUse = { ...busy, body: { error: { code: 'idempotency_key_in_use', message: 'busy' } } };
+    const s = await serve([inUse, { status: 201, body: { id: 'done' } }]);
+    const answer = await client(s.url).post('/v1/roles', {}, { idempotencyKey: 'svc_k' });
+    expect(answer.data).toEqual({ id: 'done' });
+    expect(s.seen).toHaveLength(2);
   });
 
   it('another 409 is an error at once', async () => {

@@ -12,6 +12,7 @@ import {
   BadRequestError,
   ConflictError,
   InternalServerError,
+  OutcomeUnknownError,
   parseErrorBody,
   RateLimitError,
   stillInProgress,
@@ -318,17 +319,23 @@ describe('error bodies', () => {
       '{"error":{"code":"idempotency_request_in_progress","message":"busy"}}',
     );
     const error = stillInProgress(first, 'svc_k1', 61_600);
-    expect(error).toBeInstanceOf(ConflictError);
-    expect(error).toMatchObject({
+    // Not a refusal: the earlier attempt may yet make the change (attack18b #11).
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.answer).toBeInstanceOf(ConflictError);
+    expect(error.answer).toMatchObject({
       status: 409,
       code: 'idempotency_request_in_progress',
       requestId: 'req_1',
+    });
+    expect(error).toMatchObject({
+      code: 'idempotency_request_in_progress',
+      key: 'svc_k1',
       message:
-        'the server is still working on this request (idempotency key svc_k1) after svc waited 62 s for it; it may still complete',
-      hint: 'check whether the change was made before running the command again',
+        'the server is still working on this request (idempotency key svc_k1) after svc waited 62 s for it; it may still complete, so the outcome is unknown: the platform may have made this change',
+      hint: 'the platform is still processing it: check whether it was made before running the command again',
     });
     expect(stillInProgress(first, undefined, 400).message).toBe(
-      'the server is still working on this request after svc waited 0 s for it; it may still complete',
+      'the server is still working on this request after svc waited 0 s for it; it may still complete, so the outcome is unknown: the platform may have made this change',
     );
   });
 });

@@ -193,7 +193,7 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     if (options.extend) {
       return moveExpiry(ctx, user, role, { expires, justification, counted }, error.assignment);
     }
-    return alreadyAssigned(ctx, error.assignment, user, role);
+    return alreadyAssigned(ctx, error.assignment, user, role, error.lostAnswer);
   }
   await ctx.out.record(data, assignmentFields(data));
   if (!ctx.out.isMachine) {

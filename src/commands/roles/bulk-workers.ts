@@ -4,9 +4,9 @@
  * of each.
  */
 import type { RoleAssignment } from '../../api/schemas/roles.js';
-import { definiteRefusal } from '../../bulk/judge.js';
+import { definiteRefusal, doneUnread } from '../../bulk/judge.js';
 import { OWN_REACH_PHASE } from '../../bulk/order.js';
-import type { Worker } from '../../bulk/runner.js';
+import { FOUND_AFTER_LOST_ANSWER, type Worker } from '../../bulk/runner.js';
 import { readAfterChange, SvcError } from '../../errors.js';
 import {
   AssignmentExistsError,
@@ -42,7 +42,7 @@ async function keysMayStop(
 
 export const grant =
   (platform: Platform, extend: boolean, permissions: RolePermissions): Worker<Row> =>
-  async ({ data }, { signal, idempotencyKey }) => {
+  async ({ data }, { signal, idempotencyKey, replayed }) => {
     const row = data as GrantRow;
     const body = {
       role_id: row.role.id,
@@ -56,7 +56,7 @@ export const grant =
       return {
         expires_at: made.expires_at,
         audit_trail_id: made.audit_trail_id,
-        ...(response.replayed ? { replayed: true } : {}),
+        ...replayed(response),
       };
     } catch (error) {
       // --extend of a role the caller holds is a change of its own expiry: asked as such.
@@ -88,6 +88,17 @@ export const grant =
           ...keys,
         };
       }
+      // Told it exists by the retry of an attempt whose answer was lost (a server that keeps no
+      // stored answers): most likely that attempt made it, so done, not "nothing changed".
+      const lost = self ? undefined : (error as AssignmentExistsError).lostAnswer;
+      if (lost !== undefined) {
+        return {
+          reason: FOUND_AFTER_LOST_ANSWER,
+          expires_at: held?.expires_at ?? null,
+          audit_trail_id: held?.audit_trail_id,
+          note: `the answer to the grant was lost (${lost}) and its retry found it made: most likely by that attempt`,
+        };
+      }
       return {
         status: 'skipped',
         reason: 'already_assigned',
@@ -105,7 +116,7 @@ export const grant =
  */
 export const revoke = (platform: Platform): Worker<Row> => {
   let owed = 0;
-  return async ({ data: row, phase }, { signal, idempotencyKey }) => {
+  return async ({ data: row, phase }, { signal, idempotencyKey, replayed }) => {
     if (phase !== undefined && phase >= OWN_REACH_PHASE && owed > 0) {
       throw new SvcError(
         'failure',
@@ -121,11 +132,13 @@ export const revoke = (platform: Platform): Worker<Row> => {
       return {
         revoked_at: done.revoked_at,
         revocation_audit_trail_id: done.revocation_audit_trail_id,
-        ...(response.replayed ? { replayed: true } : {}),
+        ...replayed(response),
       };
     } catch (error) {
       if (error instanceof AssignmentNotFoundError) return { status: 'skipped', reason: 'not_assigned' };
-      if (!(error instanceof GoneAfterLostAnswerError) && !definiteRefusal(error)) owed++;
+      // Done, or refused for good: nothing is owed; anything else may still be.
+      if (!(error instanceof GoneAfterLostAnswerError) && !definiteRefusal(error) && !doneUnread(error))
+        owed++;
       // A user or role that does not exist: which one, with where to look (as the single verb says).
       throw await namedNotFound(platform, error, row.user);
     }

@@ -46,18 +46,32 @@ export const EXTEND_SETS = '--extend sets the expiry given, sooner or later';
 
 /**
  * A role the user holds already: one outcome in single and bulk runs alike — already_assigned,
- * nothing changed, exit 0 — with the assignment in place (its expiry) and how to move it.
+ * nothing changed, exit 0 — with the assignment in place (its expiry) and how to move it. Found so
+ * by the retry of an attempt whose answer was lost, it is most likely that attempt's grant: said
+ * granted (bulk: found_after_lost_answer), never "nothing changed".
  */
 export async function alreadyAssigned(
   ctx: Context,
   held: RoleAssignment | undefined,
   user: string,
   role: RoleRef,
+  /** The refusal came to the retry of an attempt whose answer was lost (ApiError.lostAnswer). */
+  lostAnswer?: string,
 ): Promise<void> {
-  // Machines get the assignment in place marked, so nothing granted never reads as a fresh grant.
-  if (held) await ctx.out.record({ ...held, already_assigned: true }, assignmentFields(held));
   const name = held?.role_name ?? role.name;
   const audit = held?.audit_trail_id ? ` (audit trail ${held.audit_trail_id})` : '';
+  if (lostAnswer !== undefined) {
+    // A server that keeps no stored answers: the grant found is most likely the lost attempt's.
+    if (held) await ctx.out.record({ ...held, found_after_lost_answer: true }, assignmentFields(held));
+    if (!ctx.out.isMachine) {
+      ctx.out.success(
+        `granted ${name} to ${user} ${until(held?.expires_at)}${audit}: most likely by this command's attempt whose answer was lost (${lostAnswer}); its retry found the grant in place`,
+      );
+    }
+    return;
+  }
+  // Machines get the assignment in place marked, so nothing granted never reads as a fresh grant.
+  if (held) await ctx.out.record({ ...held, already_assigned: true }, assignmentFields(held));
   ctx.out.info(
     `skipped: already_assigned ${sym.dash} ${user} already holds ${name} ${until(held?.expires_at)}${audit}; nothing changed`,
   );

@@ -239,7 +239,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       new_delivery_id: made.id,
       event_type: made.event_type,
       event_id: made.event_id,
-      ...(response.replayed ? { replayed: true } : {}),
+      ...call.replayed(response),
     };
     if (!wait) return detail;
     // Ctrl-C, a read with no answer or --wait-timeout stop only the follow: the replay was made,

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { as, LABS } from '../helpers/ascode.js';
+import { assignments, bulkRunner, bulkUser, customRole, held } from '../helpers/bulk.js';
+import { useLossyProxy } from '../helpers/lossy-proxy.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { deadLetteredQueue, dlqEntries, timeless } from '../helpers/webhooks.js';
+
+// attack18b #6: a change another server accepted (2xx) and answered in a shape svc does not read —
+// a 204 with no body to a DELETE (the reference shows no DELETE body), a 202 {"status":"queued"}
+// to a replay, a grant's 201 without a field — was counted "failed" with "fix the file", while
+// every change was made. A DELETE's 200/204 is done; any other accepted answer svc cannot read
+// what was made from is an unknown outcome that says the server accepted it.
+const sandbox = useSandbox({ users: 20 });
+const svc = bulkRunner(sandbox);
+const noContent = useLossyProxy(sandbox, {
+  lose: () => false,
+  reshape: (method, _path, status) => (method === 'DELETE' && status < 300 ? { status: 204 } : undefined),
+});
+const queued = useLossyProxy(sandbox, {
+  lose: () => false,
+  reshape: (method, path, status) =>
+    method === 'POST' && path.endsWith('/replay') && status < 300
+      ? { status: 202, body: '{"status":"queued"}' }
+      : undefined,
+});
+let reshaping = true;
+const fieldless = useLossyProxy(sandbox, {
+  lose: () => false,
+  reshape: (method, path, status, text) => {
+    if (!reshaping || method !== 'POST' || !/^\/v1\/users\/[^/]+\/roles$/.test(path) || status >= 300)
+      return undefined;
+    const { audit_trail_id: _, ...rest } = JSON.parse(text);
+    return { status, body: JSON.stringify({ ...rest, audit_trail_id: 7 }) };
+  },
+});
+const via = (url: string) => ({ env: { SVC_BASE_URL: url } });
+
+async function grantedFile(users: number[]) {
+  const name = `unread-${users.join('-')}`;
+  const id = await customRole(sandbox(), name);
+  const rows = users.map((n) => `${bulkUser(n)},${name},8h,setup`).join('\n');
+  const path = svc.file(`${name}.csv`, `user,role,expires_in,justification\n${rows}\n`);
+  const r = await svc.run(['roles', 'assign', '--file', path]);
+  if (r.code !== 0) throw new Error(r.stderr);
+  return { name, id, path };
+}
+
+describe('a change answered 2xx in a shape svc does not read is never "failed"', () => {
+  it('roles revoke --file answered 204 (no body): each row revoked, ✓, exit 0', async () => {
+    const { name, id, path } = await grantedFile([1, 2]);
+    const r = await svc.run(['roles', 'revoke', '--file', path, '--yes', '--ndjson', '--concurrency', '1'], {
+      ...via(noContent().url),
+    });
+    expect((await assignments(sandbox(), id)).active).toBe(0);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(
+      [1, 2].map((n, i) => ({
+        line: i + 2,
+        status: 'ok',
+        user: bulkUser(n),
+        role: name,
+        role_id: id,
+        reason: 'answered_without_body',
+        status_code: 204,
+      })),
+    );
+    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 2 revoked in T\n']);
+    // Done and journaled: the same command finds nothing owed and sends nothing again.
+    const again = await svc.run(['roles', 'revoke', '--file', path, '--yes'], via(noContent().url));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('not_assigned');
+  });
+
+  it('roles assign --file answered 201 with a field svc cannot read: unknown outcome, the server accepted it; the same command settles it', async () => {
+    const name = 'unread-grant';
+    const id = await customRole(sandbox(), name);
+    const path = svc.file('unread-grant.csv', `user,role\n${bulkUser(3)},${name}\n${bulkUser(4)},${name}\n`);
+    const argv = ['roles', 'assign', '--file', path, '--expires-in', '1d', '--justification', 'x', '--yes'];
+    const r = await svc.run([...argv, '--ndjson', '--concurrency', '1'], via(fieldless().url));
+    expect((await assignments(sandbox(), id)).active).toBe(2);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((row) => [row.status, row.outcome, row.error.code, row.error.status])).toEqual([
+      ['failed', 'unknown', 'invalid_response', 201],
+      ['failed', 'unknown', 'invalid_response', 201],
+    ]);
+    expect(rows[0].error.message).toBe(
+      `the server accepted the change (HTTP 201) but svc cannot read what it made: the server's answer to POST /v1/users/${bulkUser(3)}/roles has "audit_trail_id" as an integer (expected string), so the outcome is unknown: the platform most likely made this change`,
+    );
+    expect(r.code).toBe(7);
+    const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
+    expect(error.message).toContain(
+      '2 of 2 item(s) failed with an unknown outcome (the platform may have made them; no answer said whether it did)',
+    );
+    expect(error.hint).toMatch(/^run the same command again .*to settle them \(journal /);
+    expect(error.hint).not.toContain('fix');
+    // The same command, the server's answers read this time: the stored answers, this run's grants.
+    reshaping = false;
+    const again = await svc.run(argv, via(fieldless().url));
+    reshaping = true;
+    expect([again.code, timeless(again.stderr)]).toEqual([
+      0,
+      '2 of these were done by the earlier run this one resumes, or by an attempt whose answer was lost; the platform answered with what it did then\n✓ 2 granted in T\n',
+    ]);
+    expect((await held(sandbox(), bulkUser(3))).filter((a) => a.role_id === id)).toHaveLength(1);
+  });
+
+  it('webhooks replay --dlq answered 202 {"status":"queued"}: unknown outcome, never "failed … fix"', async () => {
+    const { webhook } = await deadLetteredQueue(sandbox(), { status: 204 }, 2);
+    const r = await svc.run(
+      ['webhooks', 'replay', webhook, '--dlq', '--no-wait', '--yes', '--ndjson'],
+      via(queued().url),
+    );
+    expect(await dlqEntries(sandbox(), webhook, 'queued')).toHaveLength(0);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((row) => [row.status, row.outcome, row.error.status])).toEqual([
+      ['failed', 'unknown', 202],
+      ['failed', 'unknown', 202],
+    ]);
+    expect(rows[0].error.message).toMatch(
+      /^the server accepted the change \(HTTP 202\) but svc cannot read what it made: the server's answer to POST \/v1\/webhooks\/wh_\w+\/deliveries\/dlv_\w+\/replay lacks "id" \(string\), so the outcome is unknown: the platform most likely made this change$/,
+    );
+    const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
+    expect(error.message).toContain('2 of 2 item(s) failed with an unknown outcome');
+    expect(error.hint).not.toContain('fix');
+  });
+
+  it('webhooks dlq discard --all answered 204: each entry discarded, ✓, exit 0', async () => {
+    const { webhook } = await deadLetteredQueue(sandbox(), { status: 204 }, 3);
+    const r = await svc.run(['webhooks', 'dlq', 'discard', webhook, '--all', '--yes'], via(noContent().url));
+    expect(await dlqEntries(sandbox(), webhook, 'queued')).toHaveLength(0);
+    expect([r.code, timeless(r.stderr)]).toEqual([0, '✓ 3 discarded in T\n']);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('ok\t'))).toHaveLength(3);
+  });
+});
+
+describe('svc apply --prune whose role delete is answered 204', () => {
+  it('says the role deleted, ✓, exit 0; the same command finds nothing to do', async () => {
+    const env = { SVC_BASE_URL: noContent().url, SVC_TENANT: LABS };
+    const role = await as(sandbox(), LABS, 'POST', '/v1/roles', {
+      name: 'tmp-c',
+      permissions: ['exception.read'],
+    });
+    const file = svc.file(
+      'prune.yaml',
+      'version: 1\nmanage: {roles: all}\nblocks:\n  - tenants: acme-labs\n    roles: []\n',
+    );
+    const r = await svc.run(['apply', '-f', file, '--prune', '--yes'], { env });
+    expect((await as(sandbox(), LABS, 'GET', `/v1/roles/${role.id}`)).deleted_at).not.toBeNull();
+    expect([r.code, r.stdout, timeless(r.stderr)]).toEqual([
+      0,
+      `\tacme-labs\trole\tdelete\ttmp-c\tok\t${role.id}\tanswered_without_body\n`,
+      '✓ 1 applied in T\n',
+    ]);
+    const again = await svc.run(['apply', '-f', file, '--prune', '--yes'], { env });
+    expect([again.code, again.stdout, again.stderr]).toEqual([
+      0,
+      '',
+      `No changes to apply: the live state matches ${file}\n`,
+    ]);
+  });
+});
