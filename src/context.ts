@@ -281,7 +281,11 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
             {
               profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
               notice: (message) => out.warn(message),
-              loginCommand: () => loginCommand(ctx.settings()),
+              // Its hint adds the --base-url of the origin asked for itself.
+              loginCommand: () => {
+                const { profile, profileSource } = ctx.settings();
+                return loginCommand({ profile, profileSource });
+              },
             },
           );
       return credentials;
