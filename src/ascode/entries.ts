@@ -133,7 +133,9 @@ function unreadGrants(source: Source, list: unknown, path: Path, fine: (path: Pa
     const users = Array.isArray(raw.users) ? (raw.users as unknown[]) : [raw.user];
     if (role === '' || !fine([...p, raw.users === undefined ? 'user' : 'users'])) return [];
     return users.flatMap((user) =>
-      typeof user === 'string' && user.trim() !== '' ? [{ line: source.line(p), user: user.trim(), role }] : [],
+      typeof user === 'string' && user.trim() !== ''
+        ? [{ line: source.line(p), user: user.trim(), role }]
+        : [],
     );
   });
 }

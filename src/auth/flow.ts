@@ -47,7 +47,11 @@ function printedUrlTimeoutHint(ctx: Context, options: BrowserFlowOptions): strin
 }
 
 /** What a timed-out login says to do: the doubt about the client first, if there is one. */
-function timeoutHint(ctx: Context, options: BrowserFlowOptions, openBrowser: boolean): { timeoutHint?: string } {
+function timeoutHint(
+  ctx: Context,
+  options: BrowserFlowOptions,
+  openBrowser: boolean,
+): { timeoutHint?: string } {
   // The URL was printed already (--no-browser, SSH): more time, or (a login) a code instead.
   const usual = openBrowser ? undefined : printedUrlTimeoutHint(ctx, options);
   if (!options.clientDoubt) return usual === undefined ? {} : { timeoutHint: usual };

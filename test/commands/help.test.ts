@@ -126,7 +126,10 @@ describe('help', () => {
   const extra = (words: string, group: string, takes: string) =>
     `error: too many arguments: ${words} (svc webhooks ${group} takes ${takes}); a flag takes one word: quote a value with spaces, or give the flag again for another value; see \`svc webhooks ${group} --help\`\n`;
   it.each<[string[], string]>([
-    [['webhooks', 'dlq', 'wh_b7ade1d59b1adb36c9e785eb', '--since', '2', 'hours'], extra('"hours"', 'dlq', 'WEBHOOK')],
+    [
+      ['webhooks', 'dlq', 'wh_b7ade1d59b1adb36c9e785eb', '--since', '2', 'hours'],
+      extra('"hours"', 'dlq', 'WEBHOOK'),
+    ],
     [['webhooks', 'dlq', 'wh_x', '--since', '2', 'hours'], extra('"hours"', 'dlq', 'WEBHOOK')],
     [
       ['webhooks', 'dlq', 'wh_x', '--event-type', 'exception.created', 'exception.sla.breached'],

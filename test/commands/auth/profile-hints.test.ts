@@ -11,7 +11,13 @@ const svc = useSandboxContext({}, { tenant: false });
 let bare: Record<string, string | undefined> = {};
 beforeEach(() => {
   const config = mkdtempSync(join(svc.env().SVC_STATE_DIR!, '..', 'config-'));
-  bare = { SVC_TOKEN: undefined, SVC_BASE_URL: undefined, SVC_TENANT: undefined, SVC_CLIENT_ID: undefined, SVC_CONFIG_DIR: config };
+  bare = {
+    SVC_TOKEN: undefined,
+    SVC_BASE_URL: undefined,
+    SVC_TENANT: undefined,
+    SVC_CLIENT_ID: undefined,
+    SVC_CONFIG_DIR: config,
+  };
 });
 
 /** A profile "prod" on the sandbox's server, with nothing else set (a fresh config per test). */

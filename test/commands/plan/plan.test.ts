@@ -1,3 +1,5 @@
+// Just past 300 lines: svc plan over one sandbox, one behaviour per test with its exact output;
+// the cases share their seeded tenants and the writes counter.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,5 @@
+// Just past 300 lines: every input `sandbox start` refuses or says something of (--host, -p,
+// --seed none, --retry-after), each with the one started-sandbox helper below.
 /**
  * `svc sandbox start` with a --host or -p it cannot honour: refused in one line, exit 2, before
  * the sandbox starts and before any profile is written. A wildcard bind saves (and prints) a URL

@@ -39,7 +39,10 @@ export function getCommand(make: MakeContext): Command {
     )
     .addHelpText(
       'after',
-      examples(['svc tenants api-keys get acme-treasury key_3f2a9c0e5b7d4a18c2e6f901', 'is this key stopped, and why?']),
+      examples([
+        'svc tenants api-keys get acme-treasury key_3f2a9c0e5b7d4a18c2e6f901',
+        'is this key stopped, and why?',
+      ]),
     )
     .action(async (tenant: string, key: string, _flags: unknown, cmd: Command) =>
       runApiKeyGet(await make(cmd), nonEmpty('TENANT', tenant), key),
