@@ -107,9 +107,32 @@ export function unknownBeforeHelp(
     const byDefault = defaultSubcommand(current);
     if (byDefault === undefined) return help ? unknownSubcommand(current, name) : undefined;
     const operands = commandWords(options, [...valued, ...valueFlags(byDefault)], Number.POSITIVE_INFINITY);
-    return operands.length - depth > maxArguments(byDefault) ? unknownSubcommand(current, name) : undefined;
+    const takes = maxArguments(byDefault);
+    if (operands.length - depth <= takes) return undefined;
+    // A typo of a verb (`dlq discardd wh_1`) is that; otherwise the first word is the default
+    // verb's argument (a webhook id) and the words beyond what it takes are the mistake.
+    if (closest(name, verbsOf(current)) !== undefined) return unknownSubcommand(current, name);
+    return tooManyWords(current, byDefault, operands.slice(depth + takes));
   }
   return undefined;
+}
+
+/**
+ * Words beyond the arguments of a group's default verb (`svc webhooks dlq W --since 2 hours`):
+ * named, with the likely cause (a flag's value with a space, a second value after a flag).
+ */
+function tooManyWords(group: Command, verb: Command, extra: string[]): UsageError {
+  const args = verb.registeredArguments.map((arg) => arg.name().toUpperCase()).join(' ');
+  const words = extra.map((word) => JSON.stringify(word)).join(', ');
+  const path = commandPath(group) || 'svc';
+  return new UsageError(`too many arguments: ${words} (${path} takes ${args || 'none'})`, {
+    hint: `a flag takes one word: quote a value with spaces, or give the flag again for another value; see \`${path} --help\``,
+  });
+}
+
+/** A group's verbs as candidates for a typo (help aside). */
+function verbsOf(command: Command) {
+  return commandCandidates(command).filter((c) => c.name !== 'help');
 }
 
 /** The verb a group runs when its first word names none (`webhooks dlq WEBHOOK` is `dlq ls`). */
@@ -147,10 +170,7 @@ function subcommand(command: Command, name: string): Command | undefined {
 }
 
 function unknownSubcommand(command: Command, name: string): UsageError {
-  const match = closest(
-    name,
-    commandCandidates(command).filter((c) => c.name !== 'help'),
-  );
+  const match = closest(name, verbsOf(command));
   return new UsageError(`unknown command '${name}'${match ? ` (Did you mean ${match}?)` : ''}`, {
     hint: `see \`${commandPath(command) || 'svc'} --help\``,
   });

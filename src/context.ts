@@ -287,7 +287,11 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
             {
               profileBaseUrl: () => ctx.store().profile(ctx.settings().profile)?.base_url,
               notice: (message) => out.warn(message),
-              loginCommand: () => loginCommand(ctx.settings()),
+              // Its hint adds the --base-url of the origin asked for itself.
+              loginCommand: () => {
+                const { profile, profileSource } = ctx.settings();
+                return loginCommand({ profile, profileSource });
+              },
             },
           );
       return credentials;
@@ -305,7 +309,7 @@ export function createContext(deps: ContextDeps, globals: GlobalOptions): Contex
           throw new UsageError(`no API base URL for profile "${s.profile}"`, {
             hint:
               p === ''
-                ? 'run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`'
+                ? 'run `svc sandbox start` (it configures a "sandbox" profile, unless --seed none), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`'
                 : `set its server with \`svc ${p}config set base_url URL\` (or \`svc ${p}sandbox start\` for a local sandbox), or pass --base-url / set SVC_BASE_URL`,
           });
         }

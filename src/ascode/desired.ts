@@ -105,6 +105,7 @@ function add(into: DesiredTenant, block: Block, tenant: TenantInfo, problems: Pr
   for (const grant of block.grants) {
     once(into.grants, grantKey(grant.user, grant.role), grant, `the grant of ${grant.role} to ${grant.user}`);
   }
+  if (block.unreadGrants?.length) into.unreadGrants = [...(into.unreadGrants ?? []), ...block.unreadGrants];
   const webhooks = new Map(into.webhooks.map((w) => [w.id ?? w.url, w]));
   for (const webhook of block.webhooks) {
     const hint = webhook.id ? '' : '; webhooks that share a URL are told apart by their "id"';

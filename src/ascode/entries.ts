@@ -118,7 +118,26 @@ function readBlock(
     grants: entries('grants', (item, p) => readGrants(source, item, p, times, at)),
     webhooks: entries('webhooks', (item, p) => readWebhook(source, item, p, single, at)),
     clients: entries('oauth_clients', (item, p) => readClient(source, item, p, single, at)),
+    unreadGrants: unreadGrants(source, raw.grants, [...path, 'grants'], fine),
   };
+}
+
+/** The user and role of each grant entry left out for its shape whose user and role are fine. */
+function unreadGrants(source: Source, list: unknown, path: Path, fine: (path: Path) => boolean) {
+  if (!Array.isArray(list)) return [];
+  return (list as unknown[]).flatMap((item, i) => {
+    const p = [...path, i];
+    if (fine(p) || item === null || typeof item !== 'object') return [];
+    const raw = item as Raw;
+    const role = typeof raw.role === 'string' && fine([...p, 'role']) ? raw.role.trim() : '';
+    const users = Array.isArray(raw.users) ? (raw.users as unknown[]) : [raw.user];
+    if (role === '' || !fine([...p, raw.users === undefined ? 'user' : 'users'])) return [];
+    return users.flatMap((user) =>
+      typeof user === 'string' && user.trim() !== ''
+        ? [{ line: source.line(p), user: user.trim(), role }]
+        : [],
+    );
+  });
 }
 
 function readRole(source: Source, raw: Raw, path: Path, at: At): RoleEntry {

@@ -74,6 +74,19 @@ export interface Block extends Located {
   grants: GrantEntry[];
   webhooks: WebhookEntry[];
   clients: ClientEntry[];
+  /**
+   * Grants whose entry failed its shape check (a bad duration: reported at its line), kept for
+   * their references alone, so their role and user are checked in the same run (README: every
+   * problem at once), never planned.
+   */
+  unreadGrants?: UnreadGrant[];
+}
+
+/** The user and role of a grant entry that is not valid, at its line. */
+export interface UnreadGrant {
+  line: number | undefined;
+  user: string;
+  role: string;
 }
 
 export interface AccessFile {
@@ -92,6 +105,8 @@ export interface DesiredTenant {
   grants: Map<string, GrantEntry>;
   webhooks: WebhookEntry[];
   clients: ClientEntry[];
+  /** Block.unreadGrants of the blocks naming the tenant: checked for references only. */
+  unreadGrants?: UnreadGrant[];
   /** The line of the first block naming the tenant. */
   line: number | undefined;
 }

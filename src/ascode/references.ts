@@ -71,7 +71,8 @@ export async function checkReferences(
     const holders = new Set<string>();
     for (const grant of have.grants.values()) holders.add(grant.user);
     const unknownUsers = new Map<string, number | undefined>();
-    for (const grant of want.grants.values()) {
+    // With the grants left out for their shape (a bad duration): their role and user too.
+    for (const grant of [...want.grants.values(), ...(want.unreadGrants ?? [])]) {
       const role = have.roles.get(grant.role);
       const unread = file.unreadRoles?.get(grant.role);
       if (!role && !want.roles.has(grant.role) && file.unreadRoles?.has(grant.role)) {

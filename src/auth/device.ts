@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { AuthError, InterruptedError, SvcError, UsageError } from '../errors.js';
 import { sym } from '../output/symbols.js';
 import type { BrowserFlowResult } from './flow.js';
+import { loginCommand } from './login-hint.js';
 import { deviceEndpoint, isOtherIssuer, serverMetadata } from './metadata.js';
 import {
   invalidClientHint,
@@ -93,7 +94,7 @@ export async function authorizeWithDevice(
   const endpoint = deviceEndpoint(metadata?.device_authorization_endpoint, insecure);
   if (!endpoint) {
     throw new UsageError(`${new URL(baseUrl).origin} does not offer device authorization (RFC 8628)`, {
-      hint: 'use `svc login --no-browser`: open the URL it prints on any machine, then paste the address the browser ends on',
+      hint: `use \`${loginCommand(ctx.settings())} --no-browser\`: open the URL it prints on any machine, then paste the address the browser ends on`,
     });
   }
   const requestedScope = options.scopes.length > 0 ? options.scopes.join(' ') : undefined;
@@ -156,7 +157,7 @@ export async function authorizeWithDevice(
       if (code === 'authorization_pending' || code === 'expired_token') {
         throw new AuthError('the code expired before the login was approved', {
           code: 'expired_token',
-          hint: 'run `svc login --device` again and enter the new code',
+          hint: `run \`${loginCommand(ctx.settings())} --device\` again and enter the new code`,
         });
       }
       if (code === 'access_denied') {

@@ -2,6 +2,7 @@ import { OAUTH_PATHS } from '../api/constants.js';
 import type { Context } from '../context.js';
 import { joinUrl } from '../http/path.js';
 import { sym } from '../output/symbols.js';
+import { loginCommand } from './login-hint.js';
 import { describeWait, type LoopbackReceiver, type PageEnding, startLoopback } from './loopback.js';
 import { codeChallengeS256, createCodeVerifier, createState } from './pkce.js';
 import {
@@ -38,17 +39,21 @@ export interface BrowserFlowOptions {
 }
 
 /** A login whose URL was printed for the user to open timed out: what to do instead. */
-function printedUrlTimeoutHint(options: BrowserFlowOptions): string {
+function printedUrlTimeoutHint(ctx: Context, options: BrowserFlowOptions): string {
   const longer = `a longer --browser-timeout (it was ${options.timeoutSeconds} s)`;
   return options.kind === 'login'
-    ? `run the login again with ${longer}, or log in with a code: \`svc login --device\``
+    ? `run the login again with ${longer}, or log in with a code: \`${loginCommand(ctx.settings())} --device\``
     : `run it again with ${longer}`;
 }
 
 /** What a timed-out login says to do: the doubt about the client first, if there is one. */
-function timeoutHint(options: BrowserFlowOptions, openBrowser: boolean): { timeoutHint?: string } {
+function timeoutHint(
+  ctx: Context,
+  options: BrowserFlowOptions,
+  openBrowser: boolean,
+): { timeoutHint?: string } {
   // The URL was printed already (--no-browser, SSH): more time, or (a login) a code instead.
-  const usual = openBrowser ? undefined : printedUrlTimeoutHint(options);
+  const usual = openBrowser ? undefined : printedUrlTimeoutHint(ctx, options);
   if (!options.clientDoubt) return usual === undefined ? {} : { timeoutHint: usual };
   return { timeoutHint: `${options.clientDoubt}; otherwise ${usual ?? 'run the login again'}` };
 }
@@ -149,7 +154,7 @@ export async function authorizeWithBrowser<T>(
     state,
     issuers,
     timeoutMs: options.timeoutSeconds * 1000,
-    ...timeoutHint(options, openBrowser),
+    ...timeoutHint(ctx, options, openBrowser),
     signal: ctx.signal,
     sleep: ctx.clock.sleep,
     onStray: (reason) => ctx.out.warn(reason),

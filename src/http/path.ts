@@ -63,21 +63,24 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
         },
       );
     }
-    if (text.endsWith('…')) {
-      // What a table printed after cutting an id to fit: sent as it is, it would be a 404.
-      throw new UsageError(
-        `${argumentName(strings[i] ?? '')} ${quoted(text)} is an id shortened to fit a table`,
-        {
-          code: 'invalid_id',
-          hint: 'list again with --wide (or --json, or in a pipe) to see ids whole',
-        },
-      );
-    }
+    refuseShortenedId(argumentName(strings[i] ?? ''), text);
     const kind = argumentOf(strings[i] ?? '')[1];
     refuseCredentialAsId(idInWords(kind), text, `give the ${kind}'s id instead; ${NOT_SENT}`);
     out += encodeURIComponent(text) + (strings[i + 1] ?? '');
   });
   return out;
+}
+
+/**
+ * An id a table printed after cutting it to fit (`wh_0195…`), given back as `name`: a usage error
+ * saying so, never looked up (sent or searched for as it is, it would be "not found").
+ */
+export function refuseShortenedId(name: string, text: string): void {
+  if (!text.endsWith('…')) return;
+  throw new UsageError(`${name} ${quoted(text)} is an id shortened to fit a table`, {
+    code: 'invalid_id',
+    hint: 'list again with --wide (or --json, or in a pipe) to see ids whole',
+  });
 }
 
 const NOT_SENT = 'svc did not send the secret (in a URL it would stay in proxy and server logs)';

@@ -121,6 +121,25 @@ describe('help', () => {
     }
   });
 
+  // attack18a F3: a word beyond the default verb's arguments that is no typo of a verb (an
+  // unquoted "2 hours", a second value after a flag) is named, not the webhook id blamed.
+  const extra = (words: string, group: string, takes: string) =>
+    `error: too many arguments: ${words} (svc webhooks ${group} takes ${takes}); a flag takes one word: quote a value with spaces, or give the flag again for another value; see \`svc webhooks ${group} --help\`\n`;
+  it.each<[string[], string]>([
+    [
+      ['webhooks', 'dlq', 'wh_b7ade1d59b1adb36c9e785eb', '--since', '2', 'hours'],
+      extra('"hours"', 'dlq', 'WEBHOOK'),
+    ],
+    [['webhooks', 'dlq', 'wh_x', '--since', '2', 'hours'], extra('"hours"', 'dlq', 'WEBHOOK')],
+    [
+      ['webhooks', 'dlq', 'wh_x', '--event-type', 'exception.created', 'exception.sla.breached'],
+      extra('"exception.sla.breached"', 'dlq', 'WEBHOOK'),
+    ],
+    [['webhooks', 'deliveries', 'wh_x', 'extra', 'more'], extra('"extra", "more"', 'deliveries', 'WEBHOOK')],
+  ])('svc %j: the extra words named, exit 2', async (argv, stderr) => {
+    expect(await runInProcess(argv, {})).toEqual({ code: 2, stdout: '', stderr });
+  });
+
   it.each<[string[], string]>([
     [
       ['webhooks', 'dlq', 'wh_x', '--since', '2h', '--event-type', 'webhook.test', '--help'],

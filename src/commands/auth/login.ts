@@ -10,7 +10,7 @@ import { loginCommand } from '../../auth/login-hint.js';
 import { cleanSecret, readSecret } from '../../auth/secret-input.js';
 import { newSessionId } from '../../auth/session.js';
 import { envSwitch } from '../../config/env-flags.js';
-import { refuseCredentialSetting, shownSetting, svcCommand } from '../../config/settings.js';
+import { profileFlag, refuseCredentialSetting, shownSetting, svcCommand } from '../../config/settings.js';
 import type { StoredCredential } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { AuthError, ClosedPipeError, UsageError, unprintedError } from '../../errors.js';
@@ -34,8 +34,9 @@ import { refuseAmbientRewrite } from './ambient.js';
 /** Reads one credential from stdin, as every secret is read (auth/secret-input.ts). */
 export async function readTokenFromStdin(ctx: Context): Promise<string> {
   if (ctx.io.stdinIsTTY) {
+    const login = `${loginCommand(ctx.settings())} --with-token`;
     throw new UsageError('--with-token reads the token from standard input', {
-      hint: 'pipe it in: `svc login --with-token < token.txt` or `printenv MY_TOKEN | svc login --with-token`',
+      hint: `pipe it in: \`${login} < token.txt\` or \`printenv MY_TOKEN | ${login}\``,
     });
   }
   const raw = (await readSecretStdin(ctx.io.stdin)).toString('utf8');
@@ -213,7 +214,7 @@ export async function runLoginBrowser(
   const clientId = options.clientId ?? settings.values.client_id;
   if (!clientId) {
     throw new UsageError(`no OAuth client id for profile "${settings.profile}"`, {
-      hint: 'pass --client-id, set SVC_CLIENT_ID or `svc config set client_id ID` (svc sandbox start sets it), or use `svc login --with-token`',
+      hint: `pass --client-id, set SVC_CLIENT_ID or \`svc ${profileFlag(settings)}config set client_id ID\` (svc sandbox start sets it), or use \`${loginCommand(settings)} --with-token\``,
     });
   }
   refuseCredentialSetting(

@@ -223,7 +223,8 @@ export function assignCommand(make: MakeContext): Command {
           '--expires-in/--expires-at/--justification fill in rows that leave them out. The whole ' +
           'file is checked first (every bad line is reported, exit 2; at most 256 MiB and 1,000,000 rows). A journal records the run and ' +
           'its finished rows: running the same command again (the same profile, logged in as the same user or with the same API key) after a crash, Ctrl-C or a failure ' +
-          'resumes that run with the same idempotency keys, so nothing is granted twice; another user or API key makes a run of its own; a later, ' +
+          'resumes that run with the same idempotency keys, so nothing is granted twice (rows it finished are ' +
+          'skipped, reason journal, what it found kept as then: "already_assigned in an earlier run"); another user or API key makes a run of its own; a later, ' +
           'new run sends new requests, and rows already held are reported as skipped ' +
           '(already_assigned). --dry-run exits 7 when a row would fail (a grant to yourself; a role ' +
           'whose permissions you do not all hold, or for longer than you hold them; with --extend, ' +

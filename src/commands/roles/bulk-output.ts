@@ -46,11 +46,23 @@ export function columns(kind: BulkKind, dryRun: boolean): Array<Column<RowOutput
       value: (r) => {
         const error = r.error as { message?: string; hint?: string } | undefined;
         if (error?.message) return error.hint ? `${error.message}; ${error.hint}` : error.message;
+        if (r.reason === 'journal')
+          return r.reason_then ? `${r.reason_then} in an earlier run` : 'done in an earlier run';
         return r.note ? `${r.reason}: ${r.note}` : r.reason;
       },
       kind: 'detail',
     },
   ];
+}
+
+/**
+ * A row an earlier run of the file finished (BulkVerb.journaled), as that run's: reason `journal`,
+ * and what it found then (`already_assigned`, `not_assigned`, `expiry_updated`) as `reason_then`,
+ * never as this run's reason: the grant it found in place may be gone since, or one it found
+ * missing held now. Nothing is read: the row is not done again.
+ */
+export function earlierRun(done: Record<string, unknown>): Record<string, unknown> {
+  return { reason: 'journal', ...(typeof done.reason === 'string' ? { reason_then: done.reason } : {}) };
 }
 
 /** --extend sets a row's expiry, sooner as well as later: sooner is said on the row (its `note`). */

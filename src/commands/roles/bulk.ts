@@ -22,6 +22,7 @@ import { confirmDestructive, tenantLabel } from '../kit.js';
 import { refusePastExpiresAt, runAnchor } from '../platform-clock.js';
 import {
   columns,
+  earlierRun,
   type RowOutput,
   sayKeysMayStop,
   sayShortened,
@@ -169,6 +170,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         );
       },
       plan: plan(platform, kind, options.extend === true, caller, permissions, forecast),
+      journaled: async (_item, done) => earlierRun(done),
       present: ({ key: _key, line: _line, status, plan: planned, ...result }, { data }) => {
         const note = shorteningNote(result);
         if (note) shortened.push(data.line);

@@ -171,17 +171,25 @@ export async function* fileRows(
 ): AsyncGenerator<RowEvent> {
   const pairs = options.duplicates ? new Pairs(path) : undefined;
   let header: { line: number; columns: string[] } | undefined;
+  // A header's own problems (a column missing), said once a row shows the file is not empty.
+  let broken: string[] = [];
   let anything = false;
   for await (const event of readInput(path, name, columnName)) {
     if (event.kind === 'header') {
       header = event;
       const problems = headerProblems(event.columns, rules, event.line);
-      // A broken header makes every row wrong the same way: it is reported once, on its own line.
-      if (problems.length > 0) {
+      // A first line of data (no column svc knows) or of another separator is said at once.
+      if (problems.length > 0 && !event.columns.some((column) => KNOWN.includes(column))) {
         yield { line: event.line, problems };
         return;
       }
+      broken = problems;
       continue;
+    }
+    // A broken header makes every row wrong the same way: it is reported once, on its own line.
+    if (broken.length > 0) {
+      yield { line: header?.line ?? 1, problems: broken };
+      return;
     }
     anything = true;
     if (event.kind === 'problem') {
@@ -198,12 +206,14 @@ export async function* fileRows(
     if (checked.problems.length > 0) yield { line: event.line, problems: checked.problems };
     else yield { line: event.line, row: { line: event.line, ...checked.row! } };
   }
+  // A file without rows is likely the wrong file: said first, with its header's problems (a
+  // header alone missing columns is not sent to fix them first).
   if (!anything && !options.noRowsIsNone) {
     yield {
       line: header?.line ?? 1,
-      problems: [header ? 'the file has a header row but no rows' : 'the file is empty'],
+      problems: [header ? 'the file has a header row but no rows' : 'the file is empty', ...broken],
     };
-  }
+  } else if (broken.length > 0) yield { line: header?.line ?? 1, problems: broken };
 }
 
 /**

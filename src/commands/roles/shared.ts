@@ -1,7 +1,7 @@
 import { BUILTIN_TENANT_ROLES } from '../../api/constants.js';
 import type { Role, RoleAssignment } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
-import type { CommandLine } from '../../config/settings.js';
+import { type CommandLine, profileFlag } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { NotFoundError as ApiNotFoundError, PermissionDeniedError } from '../../http/errors.js';
@@ -232,7 +232,7 @@ export function requireTenant(ctx: Context): string {
   const tenant = ctx.profileSettings().values.tenant;
   if (!tenant) {
     throw new UsageError('no tenant: roles belong to a tenant', {
-      hint: 'pass --tenant ID, set SVC_TENANT, or `svc config set tenant ID`',
+      hint: `pass --tenant ID, set SVC_TENANT, or \`svc ${profileFlag(ctx.settings())}config set tenant ID|SLUG\``,
     });
   }
   return tenant;

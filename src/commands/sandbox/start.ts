@@ -189,6 +189,12 @@ export async function runSandboxStart(ctx: Context, options: SandboxStartOptions
       await ctx.out.text(
         `  profile      "${profile}"${activated ? ' (active)' : `; use it with \`svc ${profileOption(profile)} ${sym.ellipsis}\` or \`svc profiles use ${shellWord(profile)}\``}`,
       );
+    } else if (options.profile) {
+      // --seed none: no admin, so no credential and no profile; said, not left for the next
+      // command to find out (it would say to run this one).
+      await ctx.out.text(
+        `  profile      none written: there is no user to log in as; reach it with --base-url ${sandbox.url}`,
+      );
     }
     // A command that works as it is typed: the profile is the one in use only when it was
     // activated and SVC_PROFILE does not name another.
@@ -211,7 +217,8 @@ export function startCommand(make: MakeContext): Command {
     .description(
       'Start the sandbox in the foreground. It seeds demo data (an org, tenants of every tier, a user\n' +
         'per built-in role), prints its URL and an admin token, and configures a "sandbox" profile\n' +
-        '(the active one unless another profile is already set up). State lives in memory. A -p NAME\n' +
+        '(the active one unless another profile is already set up); with --seed none there is no user,\n' +
+        'so no admin token and no profile (it says so). State lives in memory. A -p NAME\n' +
         'that points at another platform (or holds a login for one) is replaced only after a prompt or\n' +
         'with --yes; its login is not revoked. Ctrl-C stops the sandbox: exit 0 (a second Ctrl-C: 130).',
     )

@@ -133,7 +133,7 @@ describe('svc me', () => {
       2,
       { SVC_BASE_URL: undefined },
       ['me'],
-      'error: no API base URL for profile "default"; run `svc sandbox start` (it configures a "sandbox" profile), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`\n',
+      'error: no API base URL for profile "default"; run `svc sandbox start` (it configures a "sandbox" profile, unless --seed none), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`\n',
     ],
     [
       'a server that is not there',

@@ -1,3 +1,5 @@
+// Just past 300 lines: svc plan over one sandbox, one behaviour per test with its exact output;
+// the cases share their seeded tenants and the writes counter.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -234,6 +236,33 @@ blocks:
       ),
     );
     expect(await writes(svc.sandbox())).toBe(before);
+  });
+
+  // attack18a F4: a grant with a malformed duration has its role and user checked in the same
+  // run, not only once the duration is fixed.
+  it('a grant whose duration is malformed: its unknown role and user are said in the same run', async () => {
+    const file = writeFile(
+      dir,
+      'bad-duration.yaml',
+      `version: 1
+blocks:
+  - tenants: acme-labs
+    grants:
+      - user: usr_analyts
+        role: tenant_analist
+        expires_in: 2w
+`,
+    );
+    const { code, stderr } = await svc.run(['plan', '-f', file]);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      lines(
+        `${file}:5: role "tenant_analist" does not exist in acme-labs (did you mean tenant_analyst?)`,
+        `${file}:5: user "usr_analyts" is not a user of acme-labs`,
+        `${file}:7: "expires_in" "2w" is not a duration: use a whole number and m, h or d (30m, 8h, 7d), or never`,
+        `error: 3 problems in ${file}; nothing was compared or changed; fix them and run the command again`,
+      ),
+    );
   });
 
   it.each(['--json', '--ndjson'])(

@@ -167,6 +167,17 @@ describe('svc roles assign --file: the file is checked first', () => {
       ],
     ],
     ['only a header', HEADER, ['1: the file has a header row but no rows']],
+    // attack18a F7: a header alone that lacks columns is said to have no rows in the first run,
+    // not first sent to add columns (or flags) for rows it does not have.
+    [
+      'only a header, lacking columns',
+      'user,role\n',
+      [
+        '1: the file has a header row but no rows',
+        '1: no expires_in or expires_at column: add one, or pass --expires-in or --expires-at for every row',
+        '1: no justification column: add one, or pass --justification for every row',
+      ],
+    ],
     ['an empty file', '', ['1: the file is empty']],
   ])('reports %s with its line and sends nothing (exit 2)', async (_what, content, problems) => {
     const path = svc.file('bad.csv', content);

@@ -1,3 +1,5 @@
+// Just past 300 lines: every input `sandbox start` refuses or says something of (--host, -p,
+// --seed none, --retry-after), each with the one started-sandbox helper below.
 /**
  * `svc sandbox start` with a --host or -p it cannot honour: refused in one line, exit 2, before
  * the sandbox starts and before any profile is written. A wildcard bind saves (and prints) a URL
@@ -275,6 +277,24 @@ describe('svc sandbox start --seed none', () => {
     json.interrupt();
     await json.done;
     expect(JSON.parse(json.stdout()).admin_token).toBeNull();
+  });
+
+  // attack18a F8: no profile is written either; said at start, and the next command's hint does
+  // not send the user back to the command already running.
+  it('says no profile was written, and how to reach it; the next command does not say "run svc sandbox start"', async () => {
+    const env = dirs();
+    const run = await started(['--seed', 'none'], env);
+    const url = /listening on (\S+)/.exec(run.stdout())![1]!;
+    expect(run.stdout()).toContain(
+      `  profile      none written: there is no user to log in as; reach it with --base-url ${url}\n`,
+    );
+    const next = await runInProcess(['tenants', 'ls'], env);
+    run.interrupt();
+    await run.done;
+    expect([next.code, next.stderr]).toEqual([
+      2,
+      'error: no API base URL for profile "default"; run `svc sandbox start` (it configures a "sandbox" profile, unless --seed none), or pass --base-url / set SVC_BASE_URL / `svc config set base_url URL`\n',
+    ]);
   });
 });
 

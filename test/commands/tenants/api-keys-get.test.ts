@@ -99,4 +99,19 @@ describe('svc tenants api-keys get', () => {
     expect(r.stderr).toContain(`svc tenants api-keys get acme-treasury ${made.id}`);
     expect(r.stderr).not.toContain(made.key);
   });
+
+  // attack18a F5: the id `ls` shortened to fit a terminal, given back, is said to be that (exit 2,
+  // with --wide), as `api-keys revoke` and every other get say it; not "not found" (exit 5).
+  it('a key id shortened by a table: exit 2 with the --wide fix, never "not found"', async () => {
+    const made = await issuedBy('usr_compliance');
+    const cut = `${made.id.slice(0, 10)}…`;
+    const r = await svc.run(['tenants', 'api-keys', 'get', 'acme-treasury', cut]);
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: KEY "${cut}" is an id shortened to fit a table; list again with --wide (or --json, or in a pipe) to see ids whole\n`,
+    });
+    const revoke = await svc.run(['tenants', 'api-keys', 'revoke', 'acme-treasury', cut, '--yes']);
+    expect([revoke.code, revoke.stderr]).toEqual([2, r.stderr]);
+  });
 });

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../../context.js';
+import { refuseShortenedId } from '../../../http/path.js';
 import { examples, type MakeContext, nonEmpty } from '../../kit.js';
 import { keyNotListed, keyStatus, listedKey } from './shared.js';
 
@@ -9,6 +10,8 @@ import { keyNotListed, keyStatus, listedKey } from './shared.js';
  */
 export async function runApiKeyGet(ctx: Context, tenantRef: string, keyId: string): Promise<void> {
   const id = nonEmpty('KEY', keyId);
+  // Looked up in the listing, not in a path: the shortened id is refused as a path refuses it.
+  refuseShortenedId('KEY', id);
   const found = await listedKey(ctx, tenantRef, id, 'get');
   const k = found.key ?? (await keyNotListed(ctx, found, tenantRef, id));
   await ctx.out.record(k, [
@@ -36,7 +39,10 @@ export function getCommand(make: MakeContext): Command {
     )
     .addHelpText(
       'after',
-      examples(['svc tenants api-keys get acme-treasury key_3f2a…', 'is this key stopped, and why?']),
+      examples([
+        'svc tenants api-keys get acme-treasury key_3f2a9c0e5b7d4a18c2e6f901',
+        'is this key stopped, and why?',
+      ]),
     )
     .action(async (tenant: string, key: string, _flags: unknown, cmd: Command) =>
       runApiKeyGet(await make(cmd), nonEmpty('TENANT', tenant), key),

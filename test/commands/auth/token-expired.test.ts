@@ -1,0 +1,60 @@
+// attack18a F2: `svc auth token` promises a valid access token. One svc knows has expired (a JWT's
+// `exp` passed: a `login --with-token` token, or SVC_TOKEN) is refused, exit 3, with the fix, as
+// `auth status` refuses it: never printed with exit 0 for curl to be told 401.
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useSandboxContext } from '../../helpers/sandbox.js';
+
+const svc = useSandboxContext({}, { tenant: false });
+let env: Record<string, string | undefined> = {};
+beforeEach(() => {
+  const config = mkdtempSync(join(svc.env().SVC_STATE_DIR!, '..', 'config-'));
+  env = { SVC_TOKEN: undefined, SVC_BASE_URL: undefined, SVC_TENANT: undefined, SVC_CONFIG_DIR: config };
+});
+
+describe('svc auth token of an expired token', () => {
+  it('a token stored by login --with-token, expired since: exit 3 and the login hint, nothing on stdout', async () => {
+    const short = svc.sandbox().issueToken('usr_admin', { expiresInSeconds: 60 });
+    const login = await svc.run(['-p', 'exp', '--base-url', svc.sandbox().url, 'login', '--with-token'], {
+      env,
+      stdin: `${short.token}\n`,
+    });
+    expect(login.code).toBe(0);
+    // Live: printed.
+    const live = await svc.run(['-p', 'exp', 'auth', 'token'], { env, now: Date.now() });
+    expect([live.code, live.stdout]).toEqual([0, `${short.token}\n`]);
+    // Two minutes later (svc's clock): expired.
+    const r = await svc.run(['-p', 'exp', 'auth', 'token'], { env, now: Date.now() + 120_000 });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /^error: the access token of profile "exp" expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; svc prints no token the platform will refuse; run `svc -p exp login` \(or `svc -p exp login --with-token`\), or set SVC_TOKEN\n$/,
+    );
+  });
+
+  it('SVC_TOKEN expired: exit 3, saying so, with the SVC_TOKEN fix', async () => {
+    const expired = svc.sandbox().issueToken('usr_admin', { expiresInSeconds: -60 });
+    const r = await svc.run(['auth', 'token'], {
+      env: { ...env, SVC_TOKEN: expired.token, SVC_BASE_URL: svc.sandbox().url },
+      now: Date.now(),
+    });
+    expect([r.code, r.stdout]).toEqual([3, '']);
+    expect(r.stderr).toMatch(
+      /^error: SVC_TOKEN expired at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; svc prints no token the platform will refuse; SVC_TOKEN overrides any stored login: unset it, or set it to a valid token\n$/,
+    );
+    const json = await svc.run(['auth', 'token', '--json'], {
+      env: { ...env, SVC_TOKEN: expired.token, SVC_BASE_URL: svc.sandbox().url },
+      now: Date.now(),
+    });
+    expect([json.code, json.stdout]).toEqual([3, '']);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'token_expired', exit_code: 3 });
+  });
+
+  it('an API key (no expiry svc can read) is printed as before', async () => {
+    const r = await svc.run(['auth', 'token'], {
+      env: { ...env, SVC_TOKEN: 'svc_sk_notreallyakey0123456789', SVC_BASE_URL: svc.sandbox().url },
+    });
+    expect([r.code, r.stdout]).toEqual([0, 'svc_sk_notreallyakey0123456789\n']);
+  });
+});
