@@ -75,7 +75,10 @@ describe("svc plan and apply with a third-party OAuth client's token", () => {
       [
         'update',
         'kept-portal',
-        userRequired('changing OAuth clients', "a client's new redirect URIs and scopes"),
+        userRequired(
+          'changing OAuth clients',
+          "a client's settings (where its codes go, what its tokens reach, how long they last)",
+        ),
       ],
       ['create', 'new-portal', userRequired('creating OAuth clients', 'an OAuth client and its secret')],
     ]);
@@ -109,7 +112,7 @@ describe("svc plan and apply with a third-party OAuth client's token", () => {
     const r = await svc.run(['apply', saved, '--yes'], { env: byVendor, clock: fixedClock() });
     expect([r.code, r.stdout]).toEqual([6, '']);
     expect(r.stderr).toBe(
-      `acme-treasury: OAuth client kept-portal (${keptId}): ${userRequired('changing OAuth clients', "a client's new redirect URIs and scopes")}\n` +
+      `acme-treasury: OAuth client kept-portal (${keptId}): ${userRequired('changing OAuth clients', "a client's settings (where its codes go, what its tokens reach, how long they last)")}\n` +
         `acme-treasury: OAuth client new-portal: ${userRequired('creating OAuth clients', 'an OAuth client and its secret')}\n` +
         `error: ${saved} was planned by you (usr_admin), and through OAuth client ${vendor.client_id}'s token you may not make 2 of its change(s) (each on a line above): they would ${REASONS}; nothing was applied; apply it with your own login (svc login), not a third-party client's token\n`,
     );
