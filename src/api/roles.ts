@@ -65,6 +65,17 @@ export const ASSIGNMENT_STATUSES = ['active', 'expired', 'revoked', 'role_delete
 export type AssignmentStatus = (typeof ASSIGNMENT_STATUSES)[number];
 
 /**
+ * Whether an assignment record is in force, by its `status` (a field the reference does not name):
+ * absent or `active`, held; a word that says it ended (`expired`, `revoked`, `role_deleted`), not
+ * held; any other word, not known — a reader that counts grants says so rather than guess.
+ */
+export function assignmentInForce(status: unknown): 'held' | 'ended' | 'unknown' {
+  if (status === undefined || status === null || status === 'active') return 'held';
+  if (status === 'expired' || status === 'revoked' || status === 'role_deleted') return 'ended';
+  return 'unknown';
+}
+
+/**
  * Whether a set of held permissions grants `needed`: a permission grants itself and every more
  * specific one below it (`rule.write` grants `rule.write.fx`).
  */

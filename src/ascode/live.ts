@@ -1,3 +1,4 @@
+import { assignmentInForce } from '../api/roles.js';
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Role } from '../api/schemas/roles.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
@@ -79,7 +80,7 @@ async function readTenant(
   const options = { tenant: tenant.id, signal };
   const [roles, grants, webhooks, clients] = await Promise.all([
     collect(platform.roles.listAll({ limit: 200 }, options)),
-    readGrants(platform, options),
+    readGrants(platform, tenant, options),
     reads.webhooks ? collect(platform.webhooks.listAll({ limit: 200 }, options)) : [],
     reads.clients ? platform.oauth.clients.list(options).then((page) => page.items) : [],
   ]);
@@ -127,6 +128,7 @@ function thinRoleError(role: Role, tenant: TenantInfo, missing: string): SvcErro
 
 async function readGrants(
   platform: Platform,
+  tenant: TenantInfo,
   options: { tenant: string; signal: AbortSignal },
 ): Promise<Map<string, LiveGrant>> {
   const grants = new Map<string, LiveGrant>();
@@ -140,7 +142,18 @@ async function readGrants(
     return text;
   };
   for await (const a of platform.roles.listAllTenantAssignments({ limit: 500 }, options)) {
-    if (a.status !== undefined && a.status !== 'active') continue;
+    const inForce = assignmentInForce(a.status);
+    if (inForce === 'ended') continue;
+    if (inForce === 'unknown') {
+      throw new SvcError(
+        'failure',
+        `the platform lists ${a.user_id}'s assignment of ${a.role_name} in ${tenant.slug} with status ${JSON.stringify(a.status)}, which svc does not know`,
+        {
+          code: 'bad_response',
+          hint: 'svc counts a grant as held only when its status is absent or "active", and as ended when "expired", "revoked" or "role_deleted"; is --base-url the platform API?',
+        },
+      );
+    }
     const roleName = one(a.role_name)!;
     grants.set(grantKey(a.user_id, roleName), {
       user: a.user_id,
