@@ -60,6 +60,15 @@ export type RoleKind = 'builtin' | 'custom';
 export type RoleScope = 'tenant' | 'organization';
 export const ROLE_KINDS = ['builtin', 'custom'] as const;
 
+/**
+ * A role held per organisation, never granted in a tenant: one whose `scope` says so, or
+ * org_admin when the server names no scope (a field the reference does not show). Any other role
+ * without a scope is the platform's to accept or refuse, not svc's to call an organisation role.
+ */
+export function isOrganisationRole(role: { id: string; scope?: string | undefined }): boolean {
+  return role.scope === undefined ? role.id === 'org_admin' : role.scope === 'organization';
+}
+
 /** What a role-assignment record says about its state when read. */
 export const ASSIGNMENT_STATUSES = ['active', 'expired', 'revoked', 'role_deleted'] as const;
 export type AssignmentStatus = (typeof ASSIGNMENT_STATUSES)[number];
