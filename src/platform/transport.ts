@@ -92,6 +92,9 @@ export class Transport {
       this.#send<P>(operation, options, (data, headers) => {
         const page = normalizePage(data);
         if (page === null || typeof page !== 'object') return page;
+        // A cursor the server gave is kept as it came (one that is not a string is refused by the check).
+        const given = (page as Page<unknown>).next_cursor;
+        if (given !== undefined && given !== null && given !== '') return page;
         const next = nextCursorOf(
           data,
           headers,

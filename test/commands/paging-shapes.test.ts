@@ -103,14 +103,31 @@ describe('a server paging another way', () => {
       pageAs(shape);
       const first = await svc.run(['users', 'ls', '--limit', '4'], through());
       expect(first.stdout.split('\n').slice(0, 4)).toEqual(all.slice(0, 4));
-      const cursor = /--cursor (\S+)/.exec(first.stderr)?.[1];
-      expect(cursor).toMatch(
-        shape === 'offset' ? /^svc-page:offset=4$/ : /^svc-page:link=\/v1\/users\?.*offset=4/,
+      // One shell word: a link's ? and & are quoted.
+      const word = /--cursor (\S+)/.exec(first.stderr)?.[1];
+      expect(word).toBe(
+        shape === 'offset' ? 'svc-page:offset=4' : "'svc-page:link=/v1/users?limit=1&offset=4'",
       );
+      const cursor = word!.replace(/^'(.*)'$/, '$1');
       const rest = await svc.run(['users', 'ls', '--cursor', cursor!, '--limit', '2'], through());
       expect(rest.stdout.split('\n').slice(0, 2)).toEqual(all.slice(4, 6));
     },
   );
+
+  it('a next_cursor that is not a string is refused, not taken as the last page', async () => {
+    proxy().reshape((x: Exchange) => {
+      if (x.method === 'GET' && x.path.startsWith('/v1/users')) {
+        const page = x.body as { items: unknown[]; next_cursor?: unknown };
+        page.items = page.items.slice(0, PAGE);
+        page.next_cursor = 3;
+      }
+    });
+    const r = await svc.run(['users', 'ls', '--all'], through());
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toMatch(
+      /^error: the server's answer to GET \/v1\/users has "next_cursor" as an integer \(expected null or string\); svc believes none of it;/,
+    );
+  });
 
   it('svc api --paginate follows the same shapes', async () => {
     const direct = await svc.run(['api', '/v1/users', '--paginate']);
