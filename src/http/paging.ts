@@ -123,8 +123,12 @@ export function followPage<R extends { path: string; query?: Record<string, unkn
   const { cursor: _, ...query } = request.query ?? {};
   // The link carries the server's parameters; the page size asked (a listing's last page ends
   // exactly at --limit, so its cursor continues there) replaces the link's.
-  if (way === 'link')
+  // Only a path is followed: a cursor svc did not make (a server's next_cursor, a user's --cursor)
+  // naming another host is sent as the opaque cursor it is, never as a URL the credential goes to.
+  if (way === 'link') {
+    if (!/^\/(?![/\\])/.test(value)) return request;
     return { ...request, path: value, query: query.limit === undefined ? {} : { limit: query.limit } };
+  }
   if (way === 'offset') return { ...request, query: { ...query, offset: Number(value) } };
   if (way === 'starting_after') return { ...request, query: { ...query, starting_after: value } };
   return request;

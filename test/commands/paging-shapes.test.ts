@@ -7,6 +7,7 @@
  * In-process, through a proxy that pages the sandbox's whole list three items at a time.
  */
 import { describe, expect, it } from 'vitest';
+import { answers, hostileServer } from '../helpers/hostile.js';
 import { type Exchange, useReshapingProxy } from '../helpers/reshaping-proxy-b.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 
@@ -128,6 +129,29 @@ describe('a server paging another way', () => {
       /^error: the server's answer to GET \/v1\/users has "next_cursor" as an integer \(expected null or string\); svc believes none of it;/,
     );
   });
+
+  it.each(['http://127.0.0.2:9/v1/users', '//127.0.0.2:9/v1/users'])(
+    "a next_cursor shaped as svc's own link to %s is sent as an opaque cursor, never followed there",
+    async (link) => {
+      const elsewhere = await hostileServer(answers.json(200, { items: [], next_cursor: null }), {
+        host: '127.0.0.2',
+      });
+      try {
+        const target = link.replace('127.0.0.2:9', new URL(elsewhere.url).host);
+        proxy().reshape((x: Exchange) => {
+          if (x.method === 'GET' && x.path.startsWith('/v1/users') && !x.path.includes('cursor=')) {
+            (x.body as { next_cursor?: unknown }).next_cursor = `svc-page:link=${target}`;
+          }
+        });
+        const r = await svc.run(['users', 'ls', '--all'], through());
+        expect(elsewhere.seen).toEqual([]);
+        expect(r.code).not.toBe(0);
+        expect(proxy().seen.at(-1)).toContain(`cursor=${encodeURIComponent(`svc-page:link=${target}`)}`);
+      } finally {
+        await elsewhere.close();
+      }
+    },
+  );
 
   it('svc api --paginate follows the same shapes', async () => {
     const direct = await svc.run(['api', '/v1/users', '--paginate']);
