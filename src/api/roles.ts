@@ -60,9 +60,29 @@ export type RoleKind = 'builtin' | 'custom';
 export type RoleScope = 'tenant' | 'organization';
 export const ROLE_KINDS = ['builtin', 'custom'] as const;
 
+/**
+ * A role held per organisation, never granted in a tenant: one whose `scope` says so, or
+ * org_admin when the server names no scope (a field the reference does not show). Any other role
+ * without a scope is the platform's to accept or refuse, not svc's to call an organisation role.
+ */
+export function isOrganisationRole(role: { id: string; scope?: string | undefined }): boolean {
+  return role.scope === undefined ? role.id === 'org_admin' : role.scope === 'organization';
+}
+
 /** What a role-assignment record says about its state when read. */
 export const ASSIGNMENT_STATUSES = ['active', 'expired', 'revoked', 'role_deleted'] as const;
 export type AssignmentStatus = (typeof ASSIGNMENT_STATUSES)[number];
+
+/**
+ * Whether an assignment record is in force, by its `status` (a field the reference does not name):
+ * absent or `active`, held; a word that says it ended (`expired`, `revoked`, `role_deleted`), not
+ * held; any other word, not known — a reader that counts grants says so rather than guess.
+ */
+export function assignmentInForce(status: unknown): 'held' | 'ended' | 'unknown' {
+  if (status === undefined || status === null || status === 'active') return 'held';
+  if (status === 'expired' || status === 'revoked' || status === 'role_deleted') return 'ended';
+  return 'unknown';
+}
 
 /**
  * Whether a set of held permissions grants `needed`: a permission grants itself and every more

@@ -1,3 +1,4 @@
+import { assignmentInForce } from '../api/roles.js';
 import type { OAuthClient } from '../api/schemas/oauth.js';
 import type { Role } from '../api/schemas/roles.js';
 import type { Webhook } from '../api/schemas/webhooks.js';
@@ -79,30 +80,55 @@ async function readTenant(
   const options = { tenant: tenant.id, signal };
   const [roles, grants, webhooks, clients] = await Promise.all([
     collect(platform.roles.listAll({ limit: 200 }, options)),
-    readGrants(platform, options),
+    readGrants(platform, tenant, options),
     reads.webhooks ? collect(platform.webhooks.listAll({ limit: 200 }, options)) : [],
     reads.clients ? platform.oauth.clients.list(options).then((page) => page.items) : [],
   ]);
+  // A listing as thin as the reference allows (id and name) is completed from each role's own
+  // record; what even that lacks is refused, never taken as "built-in" or "unchanged".
+  const live = roles.filter((role) => !role.deleted_at);
+  const full = new Map<Role, Role>();
+  await eachLimited(live.filter(thinRole), TENANTS_AT_ONCE, async (role) => {
+    full.set(role, { ...role, ...(await platform.roles.get(role.id, options)) });
+  });
   const byName = new Map<string, Role>();
-  for (const role of roles) {
-    if (role.deleted_at) continue;
-    if (role.kind === 'custom' && !Array.isArray(role.permissions)) {
-      throw new SvcError(
-        'failure',
-        `the platform listed role ${role.name} of ${tenant.slug} without its permissions`,
-        {
-          code: 'bad_response',
-          hint: 'svc plan needs each custom role with its permissions; is --base-url the platform API?',
-        },
-      );
-    }
+  for (const listed of live) {
+    const role = full.get(listed) ?? listed;
+    const missing = thinRole(role);
+    if (missing) throw thinRoleError(role, tenant, missing);
     byName.set(role.name, role);
   }
   return { tenant, roles: byName, grants, webhooks, clients };
 }
 
+/**
+ * The field a role lacks for svc to judge it (undefined: none): its kind, which tells a custom
+ * role (compared, exported, pruned) from a built-in one; a custom role's permissions and
+ * description, which plan compares and export writes.
+ */
+function thinRole(role: Role): 'kind' | 'permissions' | 'description' | undefined {
+  if (typeof role.kind !== 'string') return 'kind';
+  if (role.kind !== 'custom') return undefined;
+  if (!Array.isArray(role.permissions)) return 'permissions';
+  if (typeof role.description !== 'string') return 'description';
+  return undefined;
+}
+
+function thinRoleError(role: Role, tenant: TenantInfo, missing: string): SvcError {
+  const why = missing === 'kind' ? ', so svc cannot tell a custom role from a built-in one' : '';
+  return new SvcError(
+    'failure',
+    `the platform gave role ${role.name} of ${tenant.slug} without ${JSON.stringify(missing)}${why}`,
+    {
+      code: 'bad_response',
+      hint: 'svc compares and exports custom roles by their kind, permissions and description: is --base-url the platform API?',
+    },
+  );
+}
+
 async function readGrants(
   platform: Platform,
+  tenant: TenantInfo,
   options: { tenant: string; signal: AbortSignal },
 ): Promise<Map<string, LiveGrant>> {
   const grants = new Map<string, LiveGrant>();
@@ -116,7 +142,18 @@ async function readGrants(
     return text;
   };
   for await (const a of platform.roles.listAllTenantAssignments({ limit: 500 }, options)) {
-    if (a.status !== undefined && a.status !== 'active') continue;
+    const inForce = assignmentInForce(a.status);
+    if (inForce === 'ended') continue;
+    if (inForce === 'unknown') {
+      throw new SvcError(
+        'failure',
+        `the platform lists ${a.user_id}'s assignment of ${a.role_name} in ${tenant.slug} with status ${JSON.stringify(a.status)}, which svc does not know`,
+        {
+          code: 'bad_response',
+          hint: 'svc counts a grant as held only when its status is absent or "active", and as ended when "expired", "revoked" or "role_deleted"; is --base-url the platform API?',
+        },
+      );
+    }
     const roleName = one(a.role_name)!;
     grants.set(grantKey(a.user_id, roleName), {
       user: a.user_id,

@@ -109,7 +109,7 @@ export class Listing<T, P extends Page<T> = Page<T>> {
     if (!this.next) return;
     const mode = ctx.out.isMachine ? ` --${ctx.out.mode}` : '';
     ctx.out.info(
-      `${counted ?? `${this.shown.toLocaleString('en')} shown`}; more with: ${command}${mode} --cursor ${this.next}${this.options.all ? '' : '  (or --all)'}`,
+      `${counted ?? `${this.shown.toLocaleString('en')} shown`}; more with: ${command}${mode} --cursor ${shellWord(this.next)}${this.options.all ? '' : '  (or --all)'}`,
     );
   }
 }

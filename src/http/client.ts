@@ -24,7 +24,7 @@ import {
   type RequestOptions,
 } from './options.js';
 import { checkCredentialTransport } from './origin.js';
-import { CursorTrail, startCursor } from './paging.js';
+import { CursorTrail, followPage, nextCursorOf, startCursor } from './paging.js';
 import { joinUrl } from './path.js';
 import { type ProxySettings, proxySettings, route } from './proxy.js';
 import { SecretRegistry } from './redact.js';
@@ -138,7 +138,7 @@ export class ApiClient {
     options: Partial<RequestOptions> = {},
     onPage?: (page: P) => void,
     /** The first page, already read for `query` (svc api --paginate reads it to see if it is a list). */
-    first?: Page<T>,
+    first?: { data: Page<T>; headers: Headers },
   ): AsyncGenerator<T> {
     let cursor = startCursor(path, query);
     const trail = new CursorTrail(cursor);
@@ -146,9 +146,11 @@ export class ApiClient {
     for (;;) {
       let items: T[];
       let data: Page<T>;
+      let next: string | null;
       try {
-        if (read) [data, read] = [read, undefined];
-        else ({ data } = await this.get<Page<T>>(path, { ...query, cursor }, options));
+        let headers: Headers;
+        if (read) [{ data, headers }, read] = [read, undefined];
+        else ({ data, headers } = await this.get<Page<T>>(path, { ...query, cursor }, options));
         const found = pageItems<T>(data);
         if (!found) {
           throw new BadResponseError(
@@ -158,11 +160,12 @@ export class ApiClient {
         }
         items = found;
         onPage?.(data as P);
+        next = nextCursorOf(data, headers, this.config.baseUrl, `GET ${path}`);
       } catch (error) {
         throw trail.failed(error);
       }
       yield* items;
-      cursor = trail.next(items.length, data?.next_cursor);
+      cursor = trail.next(items.length, next);
       if (cursor === undefined) return;
     }
   }
@@ -177,7 +180,9 @@ export class ApiClient {
     return this.#tenantResolved;
   }
 
-  async request<T>(options: RequestOptions): Promise<ApiResponse<T>> {
+  async request<T>(asked: RequestOptions): Promise<ApiResponse<T>> {
+    // A page named by a cursor of svc's own (another server's paging) is asked for its own way.
+    const options = followPage(asked);
     const method = options.method;
     const url = joinUrl(this.config.baseUrl, options.path);
     for (const [key, value] of Object.entries(options.query ?? {})) {

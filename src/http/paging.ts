@@ -1,5 +1,6 @@
 import { SvcError } from '../errors.js';
 import { sym } from '../output/symbols.js';
+import type { Headers } from './send.js';
 
 /**
  * The cursor a listing starts from: a `cursor` query field (a string; --cursor, -f cursor=C), or
@@ -64,4 +65,121 @@ export class CursorTrail {
     error.message = `the listing is incomplete: it stopped after ${items}, when the next page failed: ${error.message}`;
     return error;
   }
+}
+
+/**
+ * Where the next page is, on a server that pages otherwise than with `next_cursor`: an offset
+ * (`next_offset`), the last item's id (`has_more: true` alone, as Stripe pages: `starting_after`),
+ * or a link (a `Link: <…>; rel="next"` header, or a `next` / `links.next` field). svc carries it
+ * as a cursor of its own (`svc-page:offset=50`), so the list verbs, their `--cursor` and the
+ * cursor-loop check treat every shape alike; ApiClient.request turns it back into the request
+ * that shape asks for (`followPage`).
+ */
+const SVC_PAGE = 'svc-page:';
+type PageWay = 'offset' | 'starting_after' | 'link';
+
+/**
+ * The cursor of the page after `data` (null: the last page). A page that says there is more
+ * (`has_more: true`) and gives no way to it throws: the listing would be silently partial.
+ */
+export function nextCursorOf(data: unknown, headers: Headers, baseUrl: string, what: string): string | null {
+  const page =
+    data !== null && typeof data === 'object' && !Array.isArray(data)
+      ? (data as Record<string, unknown>)
+      : {};
+  if (typeof page.next_cursor === 'string' && page.next_cursor !== '') return page.next_cursor;
+  if (page.has_more === false) return null;
+  const links =
+    page.links !== null && typeof page.links === 'object' ? (page.links as Record<string, unknown>) : {};
+  const link = linkNext(headers.link) ?? stringOf(page.next) ?? stringOf(links.next);
+  if (link !== undefined) return `${SVC_PAGE}link=${apiPathOf(link, baseUrl, what)}`;
+  const items = Array.isArray(data) ? data : Array.isArray(page.items) ? page.items : page.data;
+  // An offset past the last item is the end (a server may name one on every page).
+  if (
+    Number.isSafeInteger(page.next_offset) &&
+    (page.has_more === true || (Array.isArray(items) && items.length > 0))
+  )
+    return `${SVC_PAGE}offset=${page.next_offset}`;
+  if (page.has_more !== true) return null;
+  const last = Array.isArray(items) ? (items.at(-1) as { id?: unknown } | undefined) : undefined;
+  if (typeof last?.id === 'string' && last.id !== '') return `${SVC_PAGE}starting_after=${last.id}`;
+  throw new SvcError(
+    'failure',
+    `the server's answer to ${what} says there are more items (has_more: true) but gives no way to them (no next_cursor, next_offset, Link header or item id); svc stopped, so the listing is incomplete`,
+    {
+      code: 'paging_unknown',
+      hint: "the server's paging is not one svc understands: report it to its operator",
+    },
+  );
+}
+
+/** A request as the page a cursor of svc's own names asks for it; any other request as it is. */
+export function followPage<R extends { path: string; query?: Record<string, unknown> | undefined }>(
+  request: R,
+): R {
+  const cursor = request.query?.cursor;
+  if (typeof cursor !== 'string' || !cursor.startsWith(SVC_PAGE)) return request;
+  const [way, value] = splitWay(cursor.slice(SVC_PAGE.length));
+  const { cursor: _, ...query } = request.query ?? {};
+  // The link carries the server's parameters; the page size asked (a listing's last page ends
+  // exactly at --limit, so its cursor continues there) replaces the link's.
+  // Only a path is followed: a cursor svc did not make (a server's next_cursor, a user's --cursor)
+  // naming another host is sent as the opaque cursor it is, never as a URL the credential goes to.
+  if (way === 'link') {
+    if (!/^\/(?![/\\])/.test(value)) return request;
+    return { ...request, path: value, query: query.limit === undefined ? {} : { limit: query.limit } };
+  }
+  if (way === 'offset') return { ...request, query: { ...query, offset: Number(value) } };
+  if (way === 'starting_after') return { ...request, query: { ...query, starting_after: value } };
+  return request;
+}
+
+function splitWay(text: string): [PageWay | undefined, string] {
+  const at = text.indexOf('=');
+  const way = text.slice(0, at);
+  return at > 0 && ['offset', 'starting_after', 'link'].includes(way)
+    ? [way as PageWay, text.slice(at + 1)]
+    : [undefined, text];
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The URL of `rel="next"` in a Link header (RFC 8288), if any. */
+function linkNext(header: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(header) ? header.join(', ') : header;
+  if (!text) return undefined;
+  for (const match of text.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]*)*)/g)) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(match[2] ?? '');
+    const rels = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+    if (rels.includes('next')) return match[1];
+  }
+  return undefined;
+}
+
+/**
+ * A next page's link as a path under the base URL. A link to another origin (or outside the base
+ * path) is not followed: svc's credential goes only to the server it was given.
+ */
+function apiPathOf(link: string, baseUrl: string, what: string): string {
+  const base = new URL(baseUrl);
+  let url: URL;
+  try {
+    url = new URL(link, base);
+  } catch {
+    url = new URL('invalid:');
+  }
+  const prefix = base.pathname.replace(/\/+$/, '');
+  if (url.origin !== base.origin || !url.pathname.startsWith(`${prefix}/`)) {
+    throw new SvcError(
+      'failure',
+      `the server's answer to ${what} names its next page at ${JSON.stringify(link)}, outside ${base.origin}${prefix}; svc sends its credential nowhere else, so the listing is incomplete`,
+      {
+        code: 'paging_unknown',
+        hint: "the server's paging is not one svc understands: report it to its operator",
+      },
+    );
+  }
+  return `${url.pathname.slice(prefix.length)}${url.search}`;
 }

@@ -13,6 +13,7 @@ import { TenantSummary } from '../api/schemas/tenants.js';
 import { User } from '../api/schemas/users.js';
 import {
   DlqEntry,
+  DlqList,
   Webhook,
   WebhookDelivery,
   WebhookEventPayload,
@@ -60,6 +61,9 @@ const CLIENT_VIEWS = new Map<unknown, JsonSchema>([
   [Webhook, requireOnly(Webhook as JsonSchema, ['id', 'url'])],
   [WebhookWithSecret, requireOnly(WebhookWithSecret as JsonSchema, ['id', 'url', 'secret'])],
   [DlqEntry, requireOnly(DlqEntry as JsonSchema, ['id', 'delivery_id'])],
+  // "Query parameters and response body: not shown": a queue's `total` is the sandbox's, and
+  // the dead-letter verbs count the entries themselves without it (DeadLetters.count).
+  [DlqList, requireOnly(DlqList as JsonSchema, ['items'])],
   [ApiKey, requireOnly(ApiKey as JsonSchema, ['id'])],
   [SurfaceRecord, requireOnly(SurfaceRecord as JsonSchema, ['id'])],
   // The reference's assignment fields; the sandbox's additions (status, revocation and update

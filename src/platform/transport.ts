@@ -7,6 +7,8 @@ import {
 } from '../config/settings.js';
 import type { ApiClient, ApiResponse, HttpMethod, QueryValue, RequestOptions } from '../http/client.js';
 import { NotFoundError } from '../http/errors.js';
+import { nextCursorOf } from '../http/paging.js';
+import type { Headers } from '../http/send.js';
 import { ApiPromise, type ResponseMeta, type WithResponse } from './api-promise.js';
 import { findMismatch, type JsonSchema, type Mismatch } from './check.js';
 import {
@@ -88,7 +90,22 @@ export class Transport {
 
   /** One page of a list: `data` or a bare array are read as `items`, then the page is checked. */
   page<P extends Page<unknown>>(operation: Operation, options: CallOptions = {}): ApiPromise<P> {
-    return new ApiPromise(this.#send<P>(operation, options, normalizePage));
+    return new ApiPromise(
+      this.#send<P>(operation, options, (data, headers) => {
+        const page = normalizePage(data);
+        if (page === null || typeof page !== 'object') return page;
+        // A cursor the server gave is kept as it came (one that is not a string is refused by the check).
+        const given = (page as Page<unknown>).next_cursor;
+        if (given !== undefined && given !== null && given !== '') return page;
+        const next = nextCursorOf(
+          data,
+          headers,
+          this.api.config.baseUrl,
+          `${operation.method} ${operation.path}`,
+        );
+        return { ...page, next_cursor: next };
+      }),
+    );
   }
 
   /** Every item of a paged list, page after page as they arrive; each page is checked whole. */
@@ -136,7 +153,7 @@ export class Transport {
   async #send<T>(
     operation: Operation,
     options: CallOptions,
-    normalize: (data: unknown) => unknown,
+    normalize: (data: unknown, headers: Headers) => unknown,
   ): Promise<WithResponse<T>> {
     let answer: ApiResponse<unknown>;
     try {
@@ -164,7 +181,7 @@ export class Transport {
       replayed: answer.headers['idempotent-replayed'] === 'true',
       afterLostAnswer: answer.afterLostAnswer === true,
     };
-    const data = operation.schema === null ? answer.text : normalize(answer.data);
+    const data = operation.schema === null ? answer.text : normalize(answer.data, answer.headers);
     this.#check(operation, data, response);
     return { data: data as T, response };
   }

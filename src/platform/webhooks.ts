@@ -191,22 +191,46 @@ export class Deliveries {
   }
 }
 
+/**
+ * A page of a dead-letter queue. `total` (how many entries match, over every page) is the
+ * sandbox's: the reference shows no body for the listing, so another server may leave it out.
+ */
+export type DlqPage = Omit<DlqList, 'total'> & { total?: number };
+
+/** Entries counted a page at a time when a server gives no `total` (count()). */
+const COUNT_PAGE = 200;
+
 /** The dead-letter queue of one webhook (`/v1/webhooks/{id}/dlq`), oldest first. */
 export class DeadLetters {
   constructor(private readonly transport: Transport) {}
 
-  list(webhook: string, query: DlqListQuery = {}, options?: CallOptions): ApiPromise<DlqList> {
+  list(webhook: string, query: DlqListQuery = {}, options?: CallOptions): ApiPromise<DlqPage> {
     return this.transport.page(this.#queue(webhook, query), options);
   }
 
-  /** Every entry matching the query; `onPage` sees each page first (its `total`). */
+  /** Every entry matching the query; `onPage` sees each page first (its `total`, when the server gives one). */
   listAll(
     webhook: string,
     query: DlqListQuery = {},
     options?: CallOptions,
-    onPage?: (page: DlqList) => void,
+    onPage?: (page: DlqPage) => void,
   ): AsyncGenerator<DlqEntry> {
-    return this.transport.all<DlqEntry, DlqList>(this.#queue(webhook, query), options, onPage);
+    return this.transport.all<DlqEntry, DlqPage>(this.#queue(webhook, query), options, onPage);
+  }
+
+  /**
+   * How many entries match the query now: the server's `total` (one request for one entry), or,
+   * from a server that gives none, the distinct entries of a whole listing (an entry a page
+   * repeats counts once).
+   */
+  async count(webhook: string, query: DlqListQuery = {}, options?: CallOptions): Promise<number> {
+    const { limit: _, ...filters } = query;
+    const first = await this.list(webhook, { ...filters, limit: 1 }, options);
+    if (first.total !== undefined) return first.total;
+    const ids = new Set<string>();
+    for await (const entry of this.listAll(webhook, { ...filters, limit: COUNT_PAGE }, options))
+      ids.add(entry.id);
+    return ids.size;
   }
 
   get(webhook: string, entry: string, options?: CallOptions): ApiPromise<DlqEntry> {

@@ -82,7 +82,7 @@ describe('platform.webhooks', () => {
     const page = await platform.webhooks.dlq.list(webhook.id, { limit: 2 });
     expect(page.total).toBe(5);
     expect(page.items).toHaveLength(2);
-    const totals: number[] = [];
+    const totals: Array<number | undefined> = [];
     const entries: string[] = [];
     for await (const entry of platform.webhooks.dlq.listAll(webhook.id, { limit: 2 }, {}, (p) =>
       totals.push(p.total),

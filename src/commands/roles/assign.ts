@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { characters } from '../../api/characters.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';
-import { JUSTIFICATION_MAX } from '../../api/roles.js';
+import { isOrganisationRole, JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -133,7 +133,7 @@ async function completeOptions(
   if (role === undefined) {
     // Least privileged first, so the default (Enter) is never tenant_admin.
     const roles = leastPrivilegedFirst(
-      (await listRoles(await ctx.platform())).filter((r) => r.scope === 'tenant'),
+      (await listRoles(await ctx.platform())).filter((r) => !isOrganisationRole(r)),
     );
     role = await prompter!.select(
       'Role',

@@ -9,7 +9,7 @@ import {
   parseDuration,
   parseTime,
 } from '../../api/expiry.js';
-import { JUSTIFICATION_MAX } from '../../api/roles.js';
+import { isOrganisationRole, JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { didYouMean } from '../../api/suggest.js';
 import { isoSeconds } from '../../api/time.js';
@@ -280,7 +280,7 @@ function checkRecord(
   else {
     role = findRole(rules.roles, roleRef.value);
     if (!role) problems.push(unknownRole(roleRef.value, rules.roles));
-    else if (role.scope !== 'tenant') {
+    else if (isOrganisationRole(role)) {
       problems.push(
         `${role.name} is an organisation role; it cannot be ${granting ? 'granted' : 'revoked'} in a tenant`,
       );

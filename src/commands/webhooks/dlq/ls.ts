@@ -1,9 +1,10 @@
 import { Command, Option } from 'commander';
 import { DLQ_PAGE, DLQ_STATUS_FILTERS } from '../../../api/constants.js';
-import type { DlqEntry, DlqList } from '../../../api/schemas/webhooks.js';
+import type { DlqEntry } from '../../../api/schemas/webhooks.js';
 import { svcCommand } from '../../../config/settings.js';
 import type { Context } from '../../../context.js';
 import type { Platform } from '../../../platform/index.js';
+import type { DlqPage } from '../../../platform/webhooks.js';
 import { shellWord } from '../../../system/shell-words.js';
 import { examples, type MakeContext } from '../../kit.js';
 import { Listing, type ListingOptions, listingOptions, parseListing } from '../../listing.js';
@@ -31,17 +32,20 @@ export async function runDlq(ctx: Context, options: DlqOptions): Promise<void> {
   const platform = await ctx.platform();
   // Entries are dead-lettered on the platform's clock: a duration counts back from its time.
   const filters = { ...options, ...(await resolveTimes(ctx, platform, options)) };
-  const listing = new Listing<DlqEntry, DlqList>(options, DLQ_PAGE.max);
+  const listing = new Listing<DlqEntry, DlqPage>(options, DLQ_PAGE.max);
   const entries = listing.items((page) =>
     platform.webhooks.dlq.list(options.webhook, { ...dlqQuery(filters), ...page }),
   );
   const count = await ctx.out.list(entries, DLQ_COLUMNS);
   if (count === 0) await saidEmpty(ctx, platform, options);
-  const total = listing.lastPage?.total ?? listing.shown;
+  // A server that gives no `total` (the reference shows no body): how many were shown, no more.
+  const total = listing.lastPage?.total;
   listing.hintMore(
     ctx,
     svcCommand(ctx.settings(), `webhooks dlq ${shellWord(options.webhook)}${filterArgs(filters)}`),
-    `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
+    total === undefined
+      ? undefined
+      : `${listing.shown.toLocaleString('en')} of ${total.toLocaleString('en')} entries`,
   );
 }
 

@@ -110,13 +110,9 @@ export class QueueSnapshot {
 
   /** How many queued entries match now (the snapshot's bound); at most --limit. */
   async count(signal?: AbortSignal): Promise<number> {
-    const page = await this.platform.webhooks.dlq.list(
-      this.webhook,
-      { ...this.#query(), limit: 1 },
-      { signal },
-    );
-    this.#bound = page.total;
-    return this.#limit === undefined ? page.total : Math.max(0, Math.min(page.total, this.#limit));
+    const total = await this.platform.webhooks.dlq.count(this.webhook, this.#query(), { signal });
+    this.#bound = total;
+    return this.#limit === undefined ? total : Math.max(0, Math.min(total, this.#limit));
   }
 
   /**
@@ -184,7 +180,7 @@ export class QueueSnapshot {
         (entry) => Date.parse(entry.dead_lettered_at) < endMs,
       ).length;
       this.#unsureQueued = minute
-        ? (await this.platform.webhooks.dlq.list(this.webhook, { ...minute, limit: 1 })).total - inMinute
+        ? (await this.platform.webhooks.dlq.count(this.webhook, minute)) - inMinute
         : 0;
     }
     const left = (this.#bound ?? 0) - own;
@@ -227,7 +223,9 @@ export class QueueSnapshot {
       ...this.#query(),
       limit: undone.length === 0 ? 1 : PAGE,
     });
-    this.#bound = head.total;
+    // A server without `total`: the queue counted by a listing of its own (its head may have moved
+    // between the two reads; the run's re-reads (#again) take what the bound left).
+    this.#bound = head.total ?? (await this.platform.webhooks.dlq.count(this.webhook, this.#query()));
     const queued = new Set(head.items.map((entry) => entry.id));
     const missing = undone.filter((id) => !queued.has(id));
     const endMs = this.#runEnd === undefined ? undefined : Date.parse(this.#runEnd);
@@ -369,9 +367,7 @@ export class QueueSnapshot {
     let count: number;
     try {
       const since = this.#between(startMs + 1000, undefined);
-      const newer = since
-        ? (await this.platform.webhooks.dlq.list(this.webhook, { ...since, limit: 1 })).total
-        : 0;
+      const newer = since ? await this.platform.webhooks.dlq.count(this.webhook, since) : 0;
       count = newer + (await this.#newInSecond(startMs));
     } catch (error) {
       ctx.out.info(
@@ -433,6 +429,9 @@ export class QueueSnapshot {
     let listed = 0;
     let over = false;
     let page: DlqEntry[] = [];
+    // Entries count against the bound once: a page that repeats one (an offset that overlaps the
+    // page before) must not end the run an entry short, believing the queue drained.
+    const distinct = new Set<string>();
     const pages = this.platform.webhooks.dlq.listAll(
       this.webhook,
       { ...this.#query(), limit: PAGE },
@@ -443,6 +442,7 @@ export class QueueSnapshot {
           items,
           () => listed++ >= bound || (limit !== undefined && this.#handed.size >= limit),
           taken,
+          distinct,
         ));
       },
     );
@@ -463,13 +463,17 @@ export class QueueSnapshot {
   #hand(
     items: DlqEntry[],
     stop: () => boolean,
-    taken?: (ids: string[]) => void,
+    taken: ((ids: string[]) => void) | undefined,
+    /** The entries this listing showed so far: one shown again is passed over, and `stop` not asked. */
+    listed: Set<string>,
   ): { page: DlqEntry[]; stopped: boolean } {
     const page: DlqEntry[] = [];
     let stopped = false;
     const until = this.#query().until;
     const untilMs = until === undefined ? undefined : Date.parse(until);
     for (const entry of items) {
+      if (listed.has(entry.id)) continue;
+      listed.add(entry.id);
       if (stop()) {
         stopped = true;
         break;
@@ -510,6 +514,7 @@ export class QueueSnapshot {
       let seen = 0;
       let fresh = 0;
       let page: DlqEntry[] = [];
+      const distinct = new Set<string>();
       const pages = this.platform.webhooks.dlq.listAll(this.webhook, query, { signal }, (p) => {
         // The first page's total: the queued entries of the run's part of the queue as this listing starts.
         total ??= p.total;
@@ -520,6 +525,7 @@ export class QueueSnapshot {
             return this.#handed.size >= cap();
           },
           taken,
+          distinct,
         ));
         fresh += page.length;
       });

@@ -1,0 +1,98 @@
+/**
+ * Dead-letter queues as other reasonable servers list them (findings-attack18b #9, #13):
+ * - a next page that starts with the page before's last entry (an offset overlap): a drain counted
+ *   the repeat against the queue's count and ended an entry short ("✓ 9 replayed", one still
+ *   queued, exit 0); entries now count once, so it takes every one;
+ * - a listing without `total` (the reference shows no body for it): every dead-letter verb refused
+ *   it; `dlq ls` now lists without it and the drains count the queue by listing it.
+ * In-process, through a proxy over the sandbox.
+ */
+import { describe, expect, it } from 'vitest';
+import { bulkRunner } from '../../../helpers/bulk.js';
+import { ndjson } from '../../../helpers/context.js';
+import { type Exchange, useReshapingProxy } from '../../../helpers/reshaping-proxy-b.js';
+import { useSandbox } from '../../../helpers/sandbox.js';
+import { deadLetteredQueue, dlqEntries, timeless } from '../../../helpers/webhooks.js';
+
+const sandbox = useSandbox({ webhooks: { timeScale: 0.0001 } });
+const svc = bulkRunner(sandbox);
+const proxy = useReshapingProxy(sandbox);
+const through = () => ({ env: svc.env({ SVC_BASE_URL: proxy().url }) });
+const isDlq = (x: { method: string; path: string }) => x.method === 'GET' && /\/dlq(\?|$)/.test(x.path);
+
+/** Pages of at most 4; each page asked with a cursor starts with the last entry of the page before. */
+function overlapping(): void {
+  let last: unknown;
+  proxy().rewrite((method, path) => {
+    if (!isDlq({ method, path })) return path;
+    const url = new URL(path, 'http://x');
+    if (Number(url.searchParams.get('limit') ?? 100) > 4) url.searchParams.set('limit', '4');
+    return `${url.pathname}${url.search}`;
+  });
+  proxy().reshape((x: Exchange) => {
+    if (!isDlq(x) || x.status !== 200) return;
+    const page = x.body as { items: unknown[] };
+    const before = last;
+    last = page.items.at(-1) ?? last;
+    if (x.path.includes('cursor=') && before !== undefined) page.items.unshift(before);
+  });
+}
+
+function withoutTotal(): void {
+  proxy().reshape((x: Exchange) => {
+    if (isDlq(x) && x.status === 200) delete (x.body as { total?: number }).total;
+  });
+}
+
+describe('a dead-letter listing whose pages overlap by one entry', () => {
+  it.each([
+    [
+      'replay',
+      ['webhooks', 'replay', '@', '--dlq', '--no-wait', '--yes', '--ndjson'],
+      '✓ 10 replayed in T\n',
+    ],
+    ['discard', ['webhooks', 'dlq', 'discard', '@', '--all', '--yes', '--ndjson'], '✓ 10 discarded in T\n'],
+  ])('%s takes every entry once, and the queue is empty', async (_verb, argv, said) => {
+    const { webhook, entries } = await deadLetteredQueue(sandbox(), { status: 204 }, 10);
+    overlapping();
+    const r = await svc.run(
+      argv.map((a) => (a === '@' ? webhook : a)),
+      through(),
+    );
+    expect([r.code, timeless(r.stderr).split('\n')[0]]).toEqual([0, said.trimEnd()]);
+    const rows = ndjson(r.stdout) as Array<{ status: string; dlq_entry_id?: string; entry_id?: string }>;
+    expect(rows.map((row) => row.status)).toEqual(Array(10).fill('ok'));
+    expect(new Set(rows.map((row) => row.dlq_entry_id ?? row.entry_id))).toEqual(
+      new Set(entries.map((e) => e.id)),
+    );
+    expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
+  });
+});
+
+describe('a dead-letter listing without "total"', () => {
+  it('dlq ls lists the entries as the sandbox does, and a cut listing says how many were shown', async () => {
+    const { webhook } = await deadLetteredQueue(sandbox(), { status: 204 }, 3);
+    const direct = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--limit', '2']);
+    expect(direct.stderr).toMatch(/^2 of 3 entries; more with: /);
+    withoutTotal();
+    const r = await svc.run(['webhooks', 'dlq', 'ls', webhook, '--limit', '2'], through());
+    expect([r.code, r.stdout]).toEqual([0, direct.stdout]);
+    expect(r.stderr).toBe(
+      direct.stderr.replace(/^2 of 3 entries/, '2 shown').replace(sandbox().url, proxy().url),
+    );
+  });
+
+  it.each([
+    ['replay', ['webhooks', 'replay', '@', '--dlq', '--no-wait', '--yes'], '✓ 5 replayed in T\n'],
+    ['discard', ['webhooks', 'dlq', 'discard', '@', '--all', '--yes'], '✓ 5 discarded in T\n'],
+  ])('%s counts the queue by listing it and takes every entry', async (_verb, argv, said) => {
+    const { webhook } = await deadLetteredQueue(sandbox(), { status: 204 }, 5);
+    withoutTotal();
+    const r = await svc.run(
+      argv.map((a) => (a === '@' ? webhook : a)),
+      through(),
+    );
+    expect([r.code, timeless(r.stderr).split('\n')[0]]).toEqual([0, said.trimEnd()]);
+    expect(await dlqEntries(sandbox(), webhook, 'queued')).toEqual([]);
+  });
+});
