@@ -3,6 +3,7 @@
  * the revoke (the caller's own rows held back while an earlier row is owed), and --dry-run's plan
  * of each.
  */
+import { assignmentInForce } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { definiteRefusal, doneUnread } from '../../bulk/judge.js';
 import { OWN_REACH_PHASE } from '../../bulk/order.js';
@@ -169,7 +170,7 @@ export const plan =
     if (refusedGrant && !selfExpiry) return { status: 'failed', error: refusedGrant };
     const held = (await platform.roles.listAssignments(row.user, {}, { signal })).items;
     const active: RoleAssignment | undefined = held.find(
-      (a) => a.status === 'active' && a.role_id === row.role.id,
+      (a) => assignmentInForce(a.status) === 'held' && a.role_id === row.role.id,
     );
     // --extend of a role the caller holds asks to move their own expiry (the real run asks so).
     if (refusedGrant) return { status: 'failed', error: active && selfExpiry ? selfExpiry : refusedGrant };

@@ -1,5 +1,6 @@
 import { type HeldGrant, heldUntil, missingPermissions } from '../../api/holds.js';
 import { API_KEY_ROLES } from '../../api/permissions.js';
+import { assignmentInForce } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
@@ -157,7 +158,7 @@ export function keyHoldEnds(
   held: readonly RoleAssignment[],
   moved: Pick<RoleAssignment, 'role_id' | 'expires_at'>,
 ): boolean {
-  const active = held.filter((a) => a.status === undefined || a.status === 'active');
+  const active = held.filter((a) => assignmentInForce(a.status) === 'held');
   const grants = (expiry: (a: RoleAssignment) => string | null): HeldGrant[] =>
     active.map((a) => ({ permissions: permissions.get(a.role_id) ?? [], expiresAt: expiry(a) }));
   const after = grants((a) => (a.role_id === moved.role_id ? moved.expires_at : a.expires_at));
@@ -190,5 +191,5 @@ export async function heldAfterSelfRefusal(
 ): Promise<RoleAssignment | undefined> {
   if (!(error instanceof SelfAssignmentError)) return undefined;
   const held = await optionalLookup(platform.roles.listAssignments(user, {}, { signal }));
-  return held?.items.find((a) => a.role_id === roleId && (a.status === undefined || a.status === 'active'));
+  return held?.items.find((a) => a.role_id === roleId && assignmentInForce(a.status) === 'held');
 }

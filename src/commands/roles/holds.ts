@@ -1,4 +1,5 @@
 import { authorityFrom, type CallerAuthority, type Refusal, selfAssignmentRefusal } from '../../api/holds.js';
+import { assignmentInForce } from '../../api/roles.js';
 import type { Role } from '../../api/schemas/roles.js';
 import { tenantByRef } from '../../api/tenant-id.js';
 import { notChecked as isUnanswered } from '../../bulk/judge.js';
@@ -179,7 +180,7 @@ export class CallerForecast {
           return { self, slug, authority: undefined, holdingsUnanswered: { read, error: error as SvcError } };
         }
         held = mine
-          .filter((a) => a.status === undefined || a.status === 'active')
+          .filter((a) => assignmentInForce(a.status) === 'held')
           .map((a) => ({ role: a.role_id, expiresAt: a.expires_at ?? null }));
       } else {
         // An API key acts with its one role, named by /v1/me, until it is revoked, and only while

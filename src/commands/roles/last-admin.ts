@@ -1,4 +1,5 @@
 import { AdministrationForecast, TENANT_ADMIN } from '../../api/last-admin.js';
+import { assignmentInForce } from '../../api/roles.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail } from '../../errors.js';
 import { platformTime } from '../../platform/clock.js';
@@ -72,7 +73,7 @@ export class RowsForecast {
         { role_id: roleId, limit: 500 },
         { signal },
       )) {
-        if ((a.status === undefined || a.status === 'active') && a.role_id === roleId) {
+        if (assignmentInForce(a.status) === 'held' && a.role_id === roleId) {
           grants.push({ user: a.user_id, expiresAt: a.expires_at ?? null });
         }
       }
