@@ -61,6 +61,8 @@ export interface Created {
   noun: string;
   secret?: string;
   anew?: string;
+  /** The answer was not marked as a stored one (Creation.unmarked): goneSince says "most likely". */
+  unmarked?: boolean;
 }
 
 /** How a re-run sends the same key again, and what its answer holds (a one-time secret). */
@@ -85,6 +87,12 @@ export interface Creation<T> {
    * was never sent before this run: its stored answer is this run's own creation.
    */
   mayBeStale: boolean;
+  /**
+   * The user's key, and an answer no header marks as stored nor older than the request: a fresh
+   * creation, or the stored answer of a server that does not mark them (the reference names no
+   * header) — checked as a stale one would be, and said with "most likely" when gone.
+   */
+  unmarked: boolean;
 }
 
 /**
@@ -106,12 +114,15 @@ export async function createOnce<T>(
 ): Promise<Creation<T>> {
   try {
     const { data, response } = await request(key).withResponse();
-    const byEarlierRun = response.replayed && !response.afterLostAnswer;
+    // Made before this request was first sent: an earlier run's, even after a lost answer.
+    const byEarlierRun = response.madeBefore || (response.replayed && !response.afterLostAnswer);
+    const unmarked = given !== undefined && !response.replayed;
     return {
       data,
       key,
       byEarlierRun,
-      mayBeStale: byEarlierRun || (response.replayed && given !== undefined),
+      mayBeStale: byEarlierRun || given !== undefined,
+      unmarked,
     };
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
@@ -126,17 +137,16 @@ export async function createOnce<T>(
 /** The object of a replayed creation is gone (deleted, revoked) since: its secret is dead. Exit 5. */
 export function goneSince(created: Created, key: string, became: string, cause?: unknown): SvcError {
   const dead = created.secret ? `, whose ${created.secret} no longer works` : '';
-  return new SvcError(
-    'not_found',
-    `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer${dead}`,
-    {
-      code: `${created.noun.replace(/\W+/g, '_').toLowerCase()}_${became}`,
-      hint:
-        created.anew ??
-        `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`,
-      ...(cause === undefined ? {} : { cause }),
-    },
-  );
+  const message = created.unmarked
+    ? `${created.what}, which the platform answered with under idempotency key ${key}, is ${became} now: the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the ${created.noun} has been ${became} since${created.secret ? `; svc neither prints nor writes its ${created.secret}` : ''}`
+    : `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer${dead}`;
+  return new SvcError('not_found', message, {
+    code: `${created.noun.replace(/\W+/g, '_').toLowerCase()}_${became}`,
+    hint:
+      created.anew ??
+      `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** The secret of a replayed creation was rotated since: neither printed nor written. Exit 6. */

@@ -18,6 +18,7 @@ import {
   withMissingTenantHint,
 } from './errors.js';
 import { clientView, SCHEMA_REFS } from './schemas.js';
+import { madeBeforeSent, markedReplayed } from './stored-answer.js';
 
 /** Per-request options every platform method takes (openai-node's request options). */
 export interface CallOptions {
@@ -53,6 +54,12 @@ export interface Operation {
   lookIn?: LineHint;
   /** false: a POST that is not a platform operation (a sandbox control) and carries no idempotency key. */
   idempotencyKey?: false;
+  /**
+   * A creation or rotation: the field of its answer that says when its object was made (or its
+   * secret rotated). Made clearly before the request was sent, the answer is a stored one
+   * (ResponseMeta.madeBefore), whether or not the server marks it.
+   */
+  madeAt?: 'created_at' | 'secret_rotated_at';
 }
 
 export interface Page<T> {
@@ -134,6 +141,7 @@ export class Transport {
     normalize: (data: unknown) => unknown,
   ): Promise<WithResponse<T>> {
     let answer: ApiResponse<unknown>;
+    const sent = Date.now();
     try {
       answer = await this.api.request<unknown>({
         method: operation.method,
@@ -152,14 +160,24 @@ export class Transport {
       }
       throw typed;
     }
+    const data = operation.schema === null ? answer.text : normalize(answer.data);
+    const made = operation.madeAt && data !== null && typeof data === 'object' ? data : undefined;
+    const madeBefore =
+      made !== undefined &&
+      madeBeforeSent(
+        (made as Record<string, unknown>)[operation.madeAt as string],
+        answer.headers,
+        Date.now() - sent,
+      );
     const response: ResponseMeta = {
       status: answer.status,
       headers: answer.headers,
       requestId: answer.requestId,
-      replayed: answer.headers['idempotent-replayed'] === 'true',
+      replayed: markedReplayed(answer.headers) || madeBefore,
+      marked: markedReplayed(answer.headers),
+      madeBefore,
       afterLostAnswer: answer.afterLostAnswer === true,
     };
-    const data = operation.schema === null ? answer.text : normalize(answer.data);
     this.#check(operation, data, response);
     return { data: data as T, response };
   }
