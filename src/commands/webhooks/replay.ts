@@ -30,6 +30,7 @@ import {
   followMade,
   followUnfollowed,
   madeBy,
+  noneUnfollowed,
   UNFOLLOWED,
   type Unfollowed,
 } from './follow.js';
@@ -144,6 +145,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   /** Counts how a followed replay's delivery went: for the run's words, and the hint when it failed. */
   const followed = (id: string, outcome: Record<string, unknown>, journaled = false) => {
     const cut = outcome.follow as Unfollowed;
+    if (cut === 'unknown_status') words.unknownStatuses.add(String(outcome.delivery_status));
     if (UNFOLLOWED.includes(cut)) words.unfollowed[cut]++;
     else if (outcome.status === undefined && !journaled) words.delivered++;
     if (outcome.status === 'failed') {
@@ -152,7 +154,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     }
   };
   /** Replays the run this one resumes made whose follow was cut, by why, not followed now (--no-wait). */
-  const earlierUnfollowed: Record<Unfollowed, number> = { interrupted: 0, unreadable: 0, not_settled: 0 };
+  const earlierUnfollowed: Record<Unfollowed, number> = noneUnfollowed();
   const earlierOwed = () => Object.values(earlierUnfollowed).reduce((a, b) => a + b, 0);
   let named = new Map<string, NamedTarget>();
   const delivery = async (target: Target) =>
@@ -420,6 +422,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       interrupted: 'cut by Ctrl-C',
       unreadable: 'could not be read',
       not_settled: 'not settled in time',
+      unknown_status: 'a status svc does not know',
     };
     const kinds = UNFOLLOWED.filter((k) => earlierUnfollowed[k] > 0);
     const why =
