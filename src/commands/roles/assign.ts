@@ -3,10 +3,12 @@ import { characters } from '../../api/characters.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';
 import { JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
@@ -201,6 +203,29 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       `granted ${data.role_name} to ${data.user_id} ${until(data.expires_at)} (audit trail ${data.audit_trail_id})`,
     );
   }
+  const kept = expiryNotKept(expires, data.expires_at);
+  if (kept)
+    ctx.out.warn(
+      `${kept}; check with: ${svcCommand(ctx.settings(), `roles assignments ${shellWord(data.user_id)}`)}`,
+    );
+}
+
+/**
+ * The platform granted with another expiry than the one sent (a server that drops it: a
+ * just-in-time grant become standing; attack18b 15): one line saying both, or undefined.
+ */
+export function expiryNotKept(sent: string | null, answered: string | null | undefined): string | undefined {
+  const same =
+    sent === null
+      ? answered === null
+      : typeof answered === 'string' && Date.parse(answered) === Date.parse(sent);
+  if (same) return undefined;
+  const asked = sent === null ? 'no expiry' : `an expiry at ${sent}`;
+  const got =
+    answered === null || answered === undefined
+      ? 'the grant it answered with has none'
+      : `it answered ${answered}`;
+  return `the platform did not keep the expiry asked for: svc sent ${asked}, ${got}`;
 }
 
 export function assignCommand(make: MakeContext): Command {
