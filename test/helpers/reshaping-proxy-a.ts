@@ -25,6 +25,8 @@ export interface Reshaping {
   reshape?: (answer: Reshaped) => void;
   /** The path passed on to the sandbox in place of the one svc asked for (ids mapped back). */
   path?: (method: string, path: string) => string;
+  /** The request body passed on in place of the one svc sent (ids mapped back). */
+  body?: (text: string) => string;
 }
 
 export interface ReshapingProxy {
@@ -60,10 +62,11 @@ export function useReshapingProxy(sandbox: () => Sandbox): () => ReshapingProxy 
       if (value === undefined || HOP.includes(name)) continue;
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    const sent = body.length > 0 && reshaping.body ? reshaping.body(body.toString('utf8')) : body;
     const upstream = await fetch(`${sandbox().url}${reshaping.path?.(method, asked) ?? asked}`, {
       method,
       headers,
-      ...(body.length > 0 ? { body } : {}),
+      ...(sent.length > 0 ? { body: sent } : {}),
     });
     const text = await upstream.text();
     const out: Record<string, string> = {};
