@@ -13,7 +13,7 @@ import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { alreadyAssigned, heldAfterSelfRefusal, keysStop, moveExpiry, until } from './held.js';
+import { alreadyAssigned, expiryNotKept, heldAfterSelfRefusal, keysStop, moveExpiry, until } from './held.js';
 import {
   assignmentFields,
   leastPrivilegedFirst,
@@ -208,24 +208,6 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
     ctx.out.warn(
       `${kept}; check with: ${svcCommand(ctx.settings(), `roles assignments ${shellWord(data.user_id)}`)}`,
     );
-}
-
-/**
- * The platform granted with another expiry than the one sent (a server that drops it: a
- * just-in-time grant become standing; attack18b 15): one line saying both, or undefined.
- */
-export function expiryNotKept(sent: string | null, answered: string | null | undefined): string | undefined {
-  const same =
-    sent === null
-      ? answered === null
-      : typeof answered === 'string' && Date.parse(answered) === Date.parse(sent);
-  if (same) return undefined;
-  const asked = sent === null ? 'no expiry' : `an expiry at ${sent}`;
-  const got =
-    answered === null || answered === undefined
-      ? 'the grant it answered with has none'
-      : `it answered ${answered}`;
-  return `the platform did not keep the expiry asked for: svc sent ${asked}, ${got}`;
 }
 
 export function assignCommand(make: MakeContext): Command {

@@ -136,6 +136,24 @@ describe('an expiry the server did not keep', () => {
     ]);
   });
 
+  it('roles assign --file, answered expires_at null: rows granted and marked, one warning naming the lines', async () => {
+    proxy().set({ reshape: grantsSay({ expires_at: null }) });
+    const file = `user,role\n${bulkUser(7)},tenant_viewer\n${bulkUser(8)},tenant_viewer\n`;
+    const r = await viaProxy(
+      ['roles', 'assign', '--file', '-', '--expires-in', '1d', '--justification', 'x', '--yes', '--ndjson'],
+      file,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const rows = ndjson(r.stdout).filter((row) => 'line' in row);
+    expect(rows.map((row) => [row.status, row.expires_at, row.expiry_not_kept])).toEqual([
+      ['ok', null, true],
+      ['ok', null, true],
+    ]);
+    expect(r.stderr).toContain(
+      `warning: lines 2, 3 (${bulkUser(7)}, ${bulkUser(8)}): the platform did not keep the expiry asked for (see each row's expires_at); check with: svc roles assignments USER\n`,
+    );
+  });
+
   it('the expiry kept: no such line', async () => {
     const r = await viaProxy(grant(bulkUser(6)));
     expect(r.code, r.stderr).toBe(0);
