@@ -173,14 +173,16 @@ export function interruptedCheck(
   rerun: string,
   stands = 'it exists',
   answeredAt?: string | null,
+  /** The answer was not marked as stored (Creation.unmarked): it may be this run's creation. */
+  unmarked = false,
 ): InterruptedError {
   const held = secret ? `, and its ${secret} was neither written nor printed: it was not checked yet` : '';
-  return new InterruptedError(
-    `interrupted while checking ${what}, which the platform's stored answer to idempotency key ${key} names: ${stands}, nothing new was made${held}`,
-    {
-      hint: `to get it, run ${rerun} ${keptUntil(answeredAt)}: the platform answers with the same ${secret ?? 'answer'}`,
-    },
-  );
+  const named = unmarked
+    ? `which the platform answered with under idempotency key ${key} (made by this run or by an earlier one with that key: the server does not say): ${stands}`
+    : `which the platform's stored answer to idempotency key ${key} names: ${stands}, nothing new was made`;
+  return new InterruptedError(`interrupted while checking ${what}, ${named}${held}`, {
+    hint: `to get it, run ${rerun} ${keptUntil(answeredAt)}: the platform answers with the same ${secret ?? 'answer'}`,
+  });
 }
 
 /**
@@ -231,6 +233,7 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null }>
         'the same command again',
         undefined,
         made.created_at,
+        created.unmarked,
       ),
     );
   } catch (error) {

@@ -93,6 +93,34 @@ describe('a server that does not say Idempotent-Replayed', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ id: made.id, secret: made.secret, replayed: true });
   });
 
+  it('Ctrl-C while checking an unmarked answer: never "nothing new was made" (it may be this run\'s creation)', async () => {
+    const key = newKey();
+    const cut = new AbortController();
+    let id = '';
+    proxy().set({
+      reshape: (answer) => {
+        unmarked()(answer);
+        if (answer.method === 'POST') id = (answer.body as { id: string }).id;
+        else if (answer.path === `/v1/webhooks/${id}`) cut.abort();
+      },
+    });
+    const file = join(files, `${key}.secret`);
+    const r = await svc.run([...webhook(key), '--secret-file', file], {
+      env: { SVC_BASE_URL: proxy().url },
+      signal: cut.signal,
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: interrupted while checking webhook ${id}, which the platform answered with under idempotency key ${key} ` +
+          '\\(made by this run or by an earlier one with that key: the server does not say\\): it exists, ' +
+          'and its signing secret was neither written nor printed: it was not checked yet; to get it, run the same command again ',
+      ),
+    );
+    expect(r.stderr).not.toContain('nothing new was made');
+    expect(existsSync(file)).toBe(false);
+  });
+
   it("a first creation under the user's key on such a server: shown as created, once", async () => {
     const key = newKey();
     proxy().set({ reshape: unmarked() });

@@ -206,7 +206,15 @@ async function asItIsNow(
   unmarked: boolean,
 ): Promise<ApiKeyCreated> {
   const interrupted = () =>
-    interruptedCheck(`API key ${made.id}`, key, 'key', 'the same command again', undefined, made.created_at);
+    interruptedCheck(
+      `API key ${made.id}`,
+      key,
+      'key',
+      'the same command again',
+      undefined,
+      made.created_at,
+      unmarked,
+    );
   const { items } = await checking(() => platform.tenants.apiKeys.list(made.tenant_id), interrupted);
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince({ ...created(made.id), unmarked }, key, 'deleted');
