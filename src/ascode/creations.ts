@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors.js';
 import { deriveIdempotencyKey } from '../http/idempotency.js';
 import { OAuthClientNotFoundError, WebhookNotFoundError } from '../platform/errors.js';
 import type { Platform } from '../platform/index.js';
+import { markedReplayed } from '../platform/stored-answer.js';
 import type { PlanChange } from './plan.js';
 import { type SecretDir, SecretNotSavedError } from './secrets.js';
 
@@ -67,7 +68,7 @@ function storedRefusal(error: unknown): boolean {
     error instanceof ApiError &&
     error.status >= 400 &&
     error.status < 500 &&
-    error.headers['idempotent-replayed'] === 'true' &&
+    markedReplayed(error.headers) &&
     error.lostAnswer === undefined
   );
 }
@@ -85,7 +86,10 @@ export async function createWithSecret(
   let key = call.idempotencyKey;
   for (let link = 0; link < CHAIN; link++) {
     const options = { ...read, idempotencyKey: key };
-    let answer: { made: Made; response: { replayed: boolean; afterLostAnswer: boolean } };
+    let answer: {
+      made: Made;
+      response: { replayed: boolean; madeBefore: boolean; afterLostAnswer: boolean };
+    };
     try {
       answer = await send(platform, webhook, body, options);
     } catch (error) {
@@ -96,7 +100,7 @@ export async function createWithSecret(
     }
     const { made, response } = answer;
     // A retry of this very request after a lost answer is this run's own creation.
-    const earlier = response.replayed && !response.afterLostAnswer;
+    const earlier = response.madeBefore || (response.replayed && !response.afterLostAnswer);
     const live = earlier ? await current(platform, webhook, made.id, read) : undefined;
     if (earlier && (live === undefined || live.name !== made.name)) {
       // The stored answer is of a creation deleted or changed since: this one is a new one.
@@ -153,7 +157,7 @@ async function send(
   webhook: boolean,
   body: Record<string, unknown>,
   options: { tenant: string; signal: AbortSignal; idempotencyKey: string },
-): Promise<{ made: Made; response: { replayed: boolean; afterLostAnswer: boolean } }> {
+): Promise<{ made: Made; response: { replayed: boolean; madeBefore: boolean; afterLostAnswer: boolean } }> {
   if (webhook) {
     const { data, response } = await platform.webhooks.create(body as never, options).withResponse();
     return { made: { id: data.id, name: data.url, secret: data.secret }, response };

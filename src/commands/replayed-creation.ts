@@ -72,6 +72,8 @@ export interface Created {
   noun: string;
   secret?: string;
   anew?: string;
+  /** The answer was not marked as a stored one (Creation.unmarked): goneSince says "most likely". */
+  unmarked?: boolean;
 }
 
 /** How a re-run sends the same key again, and what its answer holds (a one-time secret). */
@@ -96,6 +98,12 @@ export interface Creation<T> {
    * was never sent before this run: its stored answer is this run's own creation.
    */
   mayBeStale: boolean;
+  /**
+   * The user's key, and an answer no header marks as stored nor older than the request: a fresh
+   * creation, or the stored answer of a server that does not mark them (the reference names no
+   * header) — checked as a stale one would be, and said with "most likely" when gone.
+   */
+  unmarked: boolean;
 }
 
 /**
@@ -117,12 +125,15 @@ export async function createOnce<T>(
 ): Promise<Creation<T>> {
   try {
     const { data, response } = await request(key).withResponse();
-    const byEarlierRun = response.replayed && !response.afterLostAnswer;
+    // Made before this request was first sent: an earlier run's, even after a lost answer.
+    const byEarlierRun = response.madeBefore || (response.replayed && !response.afterLostAnswer);
+    const unmarked = given !== undefined && !response.replayed;
     return {
       data,
       key,
       byEarlierRun,
-      mayBeStale: byEarlierRun || (response.replayed && given !== undefined),
+      mayBeStale: byEarlierRun || given !== undefined,
+      unmarked,
     };
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
@@ -137,17 +148,16 @@ export async function createOnce<T>(
 /** The object of a replayed creation is gone (deleted, revoked) since: its secret is dead. Exit 5. */
 export function goneSince(created: Created, key: string, became: string, cause?: unknown): SvcError {
   const dead = created.secret ? `, whose ${created.secret} no longer works` : '';
-  return new SvcError(
-    'not_found',
-    `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer${dead}`,
-    {
-      code: `${created.noun.replace(/\W+/g, '_').toLowerCase()}_${became}`,
-      hint:
-        created.anew ??
-        `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`,
-      ...(cause === undefined ? {} : { cause }),
-    },
-  );
+  const message = created.unmarked
+    ? `${created.what}, which the platform answered with under idempotency key ${key}, is ${became} now: the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the ${created.noun} has been ${became} since${created.secret ? `; svc neither prints nor writes its ${created.secret}` : ''}`
+    : `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer${dead}`;
+  return new SvcError('not_found', message, {
+    code: `${created.noun.replace(/\W+/g, '_').toLowerCase()}_${became}`,
+    hint:
+      created.anew ??
+      `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** The secret of a replayed creation was rotated since: neither printed nor written. Exit 6. */
@@ -174,14 +184,16 @@ export function interruptedCheck(
   rerun: string,
   stands = 'it exists',
   answeredAt?: string | null,
+  /** The answer was not marked as stored (Creation.unmarked): it may be this run's creation. */
+  unmarked = false,
 ): InterruptedError {
   const held = secret ? `, and its ${secret} was neither written nor printed: it was not checked yet` : '';
-  return new InterruptedError(
-    `interrupted while checking ${what}, which the platform's stored answer to idempotency key ${key} names: ${stands}, nothing new was made${held}`,
-    {
-      hint: `to get it, run ${rerun} ${keptUntil(answeredAt)}: the platform answers with the same ${secret ?? 'answer'}`,
-    },
-  );
+  const named = unmarked
+    ? `which the platform answered with under idempotency key ${key} (made by this run or by an earlier one with that key: the server does not say): ${stands}`
+    : `which the platform's stored answer to idempotency key ${key} names: ${stands}, nothing new was made`;
+  return new InterruptedError(`interrupted while checking ${what}, ${named}${held}`, {
+    hint: `to get it, run ${rerun} ${keptUntil(answeredAt)}: the platform answers with the same ${secret ?? 'answer'}`,
+  });
 }
 
 /**
@@ -232,6 +244,7 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null }>
         'the same command again',
         undefined,
         made.created_at,
+        created.unmarked,
       ),
     );
   } catch (error) {

@@ -24,6 +24,7 @@ export class ApiKeys {
       body,
       schema: ApiKeyCreated,
       notFound: TenantNotFoundError,
+      madeAt: 'created_at',
     } as const;
     return this.transport.call(operation, { tenant, ...options });
   }

@@ -27,7 +27,13 @@ export class OAuthClients {
     options?: CallOptions,
   ): ApiPromise<OAuthClientWithSecret> {
     return this.transport.call(
-      { method: 'POST', path: '/v1/oauth/clients', body, schema: OAuthClientWithSecret },
+      {
+        method: 'POST',
+        path: '/v1/oauth/clients',
+        body,
+        schema: OAuthClientWithSecret,
+        madeAt: 'created_at',
+      },
       options,
     );
   }
@@ -81,6 +87,7 @@ export class OAuthClients {
       method: 'POST',
       path: path`/v1/oauth/clients/${clientId}/rotate-secret`,
       schema: OAuthClientWithSecret,
+      madeAt: 'secret_rotated_at',
       notFound: OAuthClientNotFoundError,
     } as const;
     return this.transport.call(operation, options);

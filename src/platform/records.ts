@@ -49,7 +49,13 @@ export class Records {
     options?: CallOptions,
   ): ApiPromise<PlatformRecord> {
     return this.transport.call(
-      { method: 'POST', path: path`/v1/${surface}`, body: fields, schema: SurfaceRecord },
+      {
+        method: 'POST',
+        path: path`/v1/${surface}`,
+        body: fields,
+        schema: SurfaceRecord,
+        madeAt: 'created_at',
+      },
       options,
     );
   }

@@ -37,19 +37,31 @@ export class Roles {
     return this.transport.all({ method: 'GET', path: '/v1/roles', query, schema: RoleList }, options);
   }
 
-  /** One role by id (a built-in role's id is its name). */
+  /** One role by id (a built-in role's id is its name; a server may take a name too). */
   get(id: string, options?: CallOptions): ApiPromise<Role> {
     const operation = {
       method: 'GET',
       path: path`/v1/roles/${id}`,
       schema: Role,
       notFound: RoleNotFoundError,
+      about: { id, name: id },
+      aboutEither: true,
     } as const;
     return this.transport.call(operation, options);
   }
 
   create(body: Body<RoleCreateBody>, options?: CallOptions): ApiPromise<Role> {
-    return this.transport.call({ method: 'POST', path: '/v1/roles', body, schema: Role }, options);
+    // A role of this name in this tenant, or not this request's answer (`kind` is the reference's
+    // "not shown": another server may word it otherwise).
+    const operation = {
+      method: 'POST',
+      path: '/v1/roles',
+      body,
+      schema: Role,
+      about: { name: body.name },
+      tenant: true,
+    } as const;
+    return this.transport.call(operation, options);
   }
 
   update(id: string, body: RoleUpdateBody, options?: CallOptions): ApiPromise<Role> {
@@ -59,6 +71,7 @@ export class Roles {
       body,
       schema: Role,
       notFound: RoleNotFoundError,
+      about: { id },
     } as const;
     return this.transport.call(operation, options);
   }
@@ -70,6 +83,7 @@ export class Roles {
       path: path`/v1/roles/${id}`,
       schema: Role,
       notFound: RoleNotFoundError,
+      about: { id },
     } as const;
     return this.transport.call(operation, options);
   }
@@ -84,6 +98,8 @@ export class Roles {
       path: path`/v1/users/${user}/roles`,
       body,
       schema: RoleAssignment,
+      about: { user_id: user, role_id: body.role_id },
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }
@@ -94,6 +110,8 @@ export class Roles {
       method: 'DELETE',
       path: path`/v1/users/${user}/roles/${roleId}`,
       schema: RoleAssignment,
+      about: { user_id: user, role_id: roleId },
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }
@@ -114,6 +132,8 @@ export class Roles {
       path: path`/v1/users/${user}/roles/${roleId}`,
       body,
       schema: RoleAssignment,
+      about: { user_id: user, role_id: roleId },
+      tenant: true,
     } as const;
     return this.transport.call(operation, options);
   }

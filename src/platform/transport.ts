@@ -22,6 +22,7 @@ import {
   withUserRequiredHint,
 } from './errors.js';
 import { clientView, SCHEMA_REFS } from './schemas.js';
+import { madeBeforeSent, markedReplayed } from './stored-answer.js';
 
 /** Per-request options every platform method takes (openai-node's request options). */
 export interface CallOptions {
@@ -57,6 +58,23 @@ export interface Operation {
   lookIn?: LineHint;
   /** false: a POST that is not a platform operation (a sandbox control) and carries no idempotency key. */
   idempotencyKey?: false;
+  /**
+   * A creation or rotation: the field of its answer that says when its object was made (or its
+   * secret rotated). Made clearly before the request was sent, the answer is a stored one
+   * (ResponseMeta.madeBefore), whether or not the server marks it.
+   */
+  madeAt?: 'created_at' | 'secret_rotated_at';
+  /**
+   * What the answer is about, as asked (`{ user_id, role_id }` of a grant, `{ id }` of a get): an
+   * answer that names another value in one of these fields is not this request's answer, nor is
+   * one whose `tenant_id` is another tenant than the request's (`tenant`). Absent fields pass (the
+   * schema decides whether they must be there).
+   */
+  about?: Record<string, string | undefined>;
+  /** One field of `about` as asked is enough (a role asked for by id or by name). */
+  aboutEither?: true;
+  /** The answer's `tenant_id`, when a string, must be the tenant the request acted in. */
+  tenant?: true;
 }
 
 export interface Page<T> {
@@ -156,6 +174,7 @@ export class Transport {
     normalize: (data: unknown, headers: Headers) => unknown,
   ): Promise<WithResponse<T>> {
     let answer: ApiResponse<unknown>;
+    const sent = Date.now();
     try {
       answer = await this.api.request<unknown>({
         method: operation.method,
@@ -174,16 +193,61 @@ export class Transport {
       }
       throw typed;
     }
+    const data = operation.schema === null ? answer.text : normalize(answer.data, answer.headers);
+    const made = operation.madeAt && data !== null && typeof data === 'object' ? data : undefined;
+    const madeBefore =
+      made !== undefined &&
+      madeBeforeSent(
+        (made as Record<string, unknown>)[operation.madeAt as string],
+        answer.headers,
+        Date.now() - sent,
+      );
     const response: ResponseMeta = {
       status: answer.status,
       headers: answer.headers,
       requestId: answer.requestId,
-      replayed: answer.headers['idempotent-replayed'] === 'true',
+      replayed: markedReplayed(answer.headers) || madeBefore,
+      marked: markedReplayed(answer.headers),
+      madeBefore,
       afterLostAnswer: answer.afterLostAnswer === true,
     };
-    const data = operation.schema === null ? answer.text : normalize(answer.data, answer.headers);
     this.#check(operation, data, response);
+    this.#checkAbout(operation, data, response, options);
     return { data: data as T, response };
+  }
+
+  /**
+   * An answer about another user, role or tenant than the request (a misrouting gateway, a cache,
+   * another server's bug; attack18b 2) is not a result of this request: one line naming what was
+   * asked and what came, exit 1, as an answer of the wrong shape is.
+   */
+  #checkAbout(operation: Operation, data: unknown, response: ResponseMeta, options: CallOptions): void {
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return;
+    const answer = data as Record<string, unknown>;
+    const asked: Record<string, string> = {};
+    for (const [field, value] of Object.entries(operation.about ?? {})) {
+      if (value !== undefined) asked[field] = value;
+    }
+    const sentTenant = options.tenant === undefined ? this.api.config.tenant : options.tenant;
+    if (operation.tenant && typeof sentTenant === 'string' && UUID.test(sentTenant)) {
+      asked.tenant_id = sentTenant;
+    }
+    const differ = Object.keys(asked).filter((field) => {
+      const came = answer[field];
+      if (typeof came !== 'string') return false;
+      return field === 'tenant_id'
+        ? came.toLowerCase() !== asked[field]!.toLowerCase()
+        : came !== asked[field];
+    });
+    if (differ.length === 0) return;
+    if (operation.aboutEither && differ.length < Object.keys(asked).length) return;
+    const list = (values: (field: string) => unknown, join = ', ') =>
+      differ.map((field) => `${field} ${JSON.stringify(values(field))}`).join(join);
+    throw this.#refusal(
+      operation,
+      `is about ${list((f) => answer[f])}, not the ${list((f) => asked[f], operation.aboutEither ? ' or ' : ', ')} asked for`,
+      response,
+    );
   }
 
   #check(operation: Operation, data: unknown, response: ResponseMeta | undefined): void {
@@ -198,7 +262,6 @@ export class Transport {
     mismatch: Mismatch,
     response: ResponseMeta | undefined,
   ): InvalidResponseError {
-    const what = `the server's answer to ${operation.method} ${operation.path}`;
     let problem: string;
     if (mismatch.path === '') {
       problem =
@@ -210,6 +273,12 @@ export class Transport {
     } else {
       problem = `has "${mismatch.path}" as ${mismatch.found} (expected ${mismatch.expected})`;
     }
+    return this.#refusal(operation, problem, response);
+  }
+
+  /** `the server's answer to METHOD PATH <problem>`: believed by nobody; a change may have been made. */
+  #refusal(operation: Operation, problem: string, response: ResponseMeta | undefined): InvalidResponseError {
+    const what = `the server's answer to ${operation.method} ${operation.path}`;
     const request = response?.requestId ? ` (request ${response.requestId})` : '';
     if (operation.method === 'GET' || response === undefined) {
       const hint = `svc believes none of it; is ${this.api.config.baseUrl} the platform API? check --base-url${request}`;
@@ -239,6 +308,8 @@ function requestOptions(options: CallOptions): Partial<RequestOptions> {
   if (secrets.length > 0) request.secrets = secrets;
   return request;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Lists as other servers send them: `{data: […]}` or a bare array are read as `{items: […]}`. */
 function normalizePage(data: unknown): unknown {

@@ -70,7 +70,7 @@ export class Webhooks {
     options?: CallOptions,
   ): ApiPromise<WebhookWithSecret> {
     return this.transport.call(
-      { method: 'POST', path: '/v1/webhooks', body, schema: WebhookWithSecret },
+      { method: 'POST', path: '/v1/webhooks', body, schema: WebhookWithSecret, madeAt: 'created_at' },
       options,
     );
   }
@@ -92,6 +92,7 @@ export class Webhooks {
       method: 'POST',
       path: path`/v1/webhooks/${id}/rotate-secret`,
       schema: WebhookWithSecret,
+      madeAt: 'secret_rotated_at',
       notFound: WebhookNotFoundError,
     } as const;
     return this.transport.call(operation, options);

@@ -162,7 +162,7 @@ export async function runOAuthCreate(ctx: Context, options: OAuthCreateOptions):
       key,
     );
     data = creation.mayBeStale
-      ? await clientNow(platform, commandLine(ctx.settings()), creation.data, creation.key)
+      ? await clientNow(platform, commandLine(ctx.settings()), creation.data, creation.key, creation.unmarked)
       : creation.data;
     if (file) {
       const [what, remedy] = secretLost(ctx, data.client_id);
@@ -217,10 +217,17 @@ async function clientNow(
   line: CommandLine,
   made: OAuthClientWithSecret,
   key: string,
+  unmarked: boolean,
 ): Promise<OAuthClientWithSecret> {
   const id = made.client_id;
   const remedy = line(`oauth rotate-secret ${shellWord(id)} --secret-file PATH --yes`);
-  const now = await asItIsNow(() => platform.oauth.clients.get(id), made, created(id), key, remedy);
+  const now = await asItIsNow(
+    () => platform.oauth.clients.get(id),
+    made,
+    { ...created(id), unmarked },
+    key,
+    remedy,
+  );
   const { client_secret, warning } = made;
   return { ...made, ...now, client_secret, warning };
 }

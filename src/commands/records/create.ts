@@ -37,7 +37,7 @@ export async function runRecordsCreate(
     ),
   );
   const record: RecordData = creation.mayBeStale
-    ? await recordNow(platform, surface, creation.data, creation.key)
+    ? await recordNow(platform, surface, creation.data, creation.key, creation.unmarked)
     : creation.data;
   if (creation.byEarlierRun) ctx.out.info(earlierRunNote(created(surface, record.id)));
   await show(ctx, record);
@@ -56,15 +56,17 @@ async function recordNow(
   surface: string,
   made: RecordData,
   key: string,
+  unmarked: boolean,
 ): Promise<RecordData> {
+  const gone: Created = { ...created(surface, made.id), unmarked };
   let now: RecordData;
   try {
     now = await platform.records.get(surface, made.id);
   } catch (error) {
-    if (error instanceof NotFoundError) throw goneSince(created(surface, made.id), key, 'deleted', error);
+    if (error instanceof NotFoundError) throw goneSince(gone, key, 'deleted', error);
     throw error;
   }
-  if (now.soft_delete || now.deleted_at) throw goneSince(created(surface, made.id), key, 'deleted');
+  if (now.soft_delete || now.deleted_at) throw goneSince(gone, key, 'deleted');
   return now;
 }
 

@@ -3,15 +3,17 @@ import { characters } from '../../api/characters.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';
 import { isOrganisationRole, JUSTIFICATION_MAX } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { OutcomeUnknownError } from '../../http/errors.js';
 import { AssignmentExistsError } from '../../platform/errors.js';
+import { shellWord } from '../../system/shell-words.js';
 import { withBulkFlags } from '../bulk-flags.js';
 import { examples, type MakeContext, nonEmpty } from '../kit.js';
 import { expiryAnchor, refusePastExpiresAt } from '../platform-clock.js';
 import { type BulkFileOptions, parseFileBulkFlags, runBulkFile } from './bulk.js';
-import { alreadyAssigned, heldAfterSelfRefusal, keysStop, moveExpiry, until } from './held.js';
+import { alreadyAssigned, expiryNotKept, heldAfterSelfRefusal, keysStop, moveExpiry, until } from './held.js';
 import {
   assignmentFields,
   leastPrivilegedFirst,
@@ -201,6 +203,11 @@ export async function runRolesAssign(ctx: Context, options: RolesAssignOptions):
       `granted ${data.role_name} to ${data.user_id} ${until(data.expires_at)} (audit trail ${data.audit_trail_id})`,
     );
   }
+  const kept = expiryNotKept(expires, data.expires_at);
+  if (kept)
+    ctx.out.warn(
+      `${kept}; check with: ${svcCommand(ctx.settings(), `roles assignments ${shellWord(data.user_id)}`)}`,
+    );
 }
 
 export function assignCommand(make: MakeContext): Command {

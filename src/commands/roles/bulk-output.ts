@@ -1,3 +1,4 @@
+import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { someNames } from '../../output/format.js';
 import type { Column } from '../../output/output.js';
@@ -83,6 +84,20 @@ export function sayShortened(ctx: Context, lines: number[], dryRun: boolean): vo
   const verb = dryRun ? 'would shorten' : 'shortened';
   const what = sorted.length === 1 ? 'a grant' : 'grants';
   ctx.out.warn(`${which} ${verb} ${what} (--extend moves an expiry sooner as well as later)`);
+}
+
+/**
+ * One warning for the rows granted with another expiry than the one asked for (`expiry_not_kept`:
+ * a server that drops it, a just-in-time grant become standing), naming the lines and users.
+ */
+export function sayExpiryNotKept(ctx: Context, rows: Array<{ line: number; user: string }>): void {
+  if (rows.length === 0) return;
+  const lines = rows.map((r) => r.line).sort((a, b) => a - b);
+  const users = [...new Set([...rows].sort((a, b) => a.line - b.line).map((r) => r.user))];
+  const which = `${lines.length === 1 ? 'line' : 'lines'} ${someNames(lines.map(String))} (${someNames(users)})`;
+  ctx.out.warn(
+    `${which}: the platform did not keep the expiry asked for (see each row's expires_at); check with: ${svcCommand(ctx.settings(), 'roles assignments USER')}`,
+  );
 }
 
 /**

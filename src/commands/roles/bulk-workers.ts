@@ -15,7 +15,7 @@ import {
   GoneAfterLostAnswerError,
 } from '../../platform/errors.js';
 import type { Platform } from '../../platform/index.js';
-import { endsKeyHold, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
+import { endsKeyHold, expiryNotKept, heldAfterSelfRefusal, keyHoldEnds } from './held.js';
 import type { CallerForecast } from './holds.js';
 import type { RowsForecast } from './last-admin.js';
 import type { BulkKind, GrantRow, RevokeRow } from './rows.js';
@@ -58,6 +58,8 @@ export const grant =
         expires_at: made.expires_at,
         audit_trail_id: made.audit_trail_id,
         ...replayed(response),
+        // Granted, but not with the expiry asked for (a server that drops it): said after the run.
+        ...(expiryNotKept(row.expiresAt, made.expires_at) ? { expiry_not_kept: true } : {}),
       };
     } catch (error) {
       // --extend of a role the caller holds is a change of its own expiry: asked as such.

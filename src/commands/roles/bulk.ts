@@ -24,6 +24,7 @@ import {
   columns,
   earlierRun,
   type RowOutput,
+  sayExpiryNotKept,
   sayKeysMayStop,
   sayShortened,
   shorteningNote,
@@ -114,6 +115,8 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
     // that may stop the user's API keys, said after the summary.
     const shortened: number[] = [];
     const keysStopped: Array<{ line: number; user: string }> = [];
+    /** Rows granted with another expiry than the one asked for (attack18b 15). */
+    const notKept: Array<{ line: number; user: string }> = [];
     const permissions = new Map(roles.map((r) => [r.id, r.permissions] as const));
     const verb: BulkVerb<Row, RowOutput> = {
       kind: `roles-${kind}`,
@@ -175,6 +178,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
         const note = shorteningNote(result);
         if (note) shortened.push(data.line);
         if (result.api_keys_may_stop === true) keysStopped.push({ line: data.line, user: data.user });
+        if (result.expiry_not_kept === true) notKept.push({ line: data.line, user: data.user });
         return {
           line: data.line,
           // A held role whose expiry moves is planned as `extend`, whatever the verb's own word.
@@ -214,6 +218,7 @@ export async function runBulkFile(ctx: Context, kind: BulkKind, options: BulkFil
     } finally {
       sayShortened(ctx, shortened, options.dryRun);
       sayKeysMayStop(ctx, keysStopped, options.dryRun);
+      sayExpiryNotKept(ctx, notKept);
     }
   } finally {
     input.remove();

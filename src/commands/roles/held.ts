@@ -19,6 +19,24 @@ export const until = (expiresAt: string | null | undefined) =>
   expiresAt ? `until ${expiresAt}` : 'permanently';
 
 /**
+ * The platform granted with another expiry than the one sent (a server that drops it: a
+ * just-in-time grant become standing; attack18b 15): one line saying both, or undefined.
+ */
+export function expiryNotKept(sent: string | null, answered: string | null | undefined): string | undefined {
+  const same =
+    sent === null
+      ? answered === null
+      : typeof answered === 'string' && Date.parse(answered) === Date.parse(sent);
+  if (same) return undefined;
+  const asked = sent === null ? 'no expiry' : `an expiry at ${sent}`;
+  const got =
+    answered === null || answered === undefined
+      ? 'the grant it answered with has none'
+      : `it answered ${answered}`;
+  return `the platform did not keep the expiry asked for: svc sent ${asked}, ${got}`;
+}
+
+/**
  * What moving an expiry from `previous` to `next` takes away, in words (`this shortens the grant
  * by 4 h`, `this makes a permanent grant end`), or undefined when it ends no sooner. --extend
  * sets the expiry given, sooner or later; its name promises later, so sooner is said.

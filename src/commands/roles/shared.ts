@@ -30,19 +30,29 @@ export const ROLE_COLUMNS: Array<Column<Role>> = [
   { header: 'description', value: (r) => r.description, optional: true },
 ];
 
+/**
+ * A role's fields. The reference guarantees only id and name (attack18b 4): a field the server left
+ * out is shown empty, and permissions say so, as an empty list would read as "grants nothing".
+ */
 export const roleFields = (r: Role): Field[] => [
   ['id', r.id],
   ['name', r.name],
   ['kind', r.kind],
   ['scope', r.scope],
   ['description', r.description, 'text', 'optional'],
-  ['permissions', r.permissions.join(', ')],
+  ['permissions', permissionsText(r)],
   ['tenant', r.tenant_id, 'text', 'optional'],
   ['created', r.created_at, 'time'],
   ['created by', r.created_by],
   ['updated', r.updated_at, 'time'],
   ['deleted', r.deleted_at, 'time', 'optional'],
 ];
+
+/** A role's permissions, comma-separated; `not given by the server` when its record has none. */
+export function permissionsText(r: Pick<Role, 'permissions'>): string {
+  const permissions: unknown = r.permissions;
+  return Array.isArray(permissions) ? permissions.join(', ') : 'not given by the server';
+}
 
 /** A revoked or role-deleted grant has ended whatever its expires_at said. */
 const ended = (a: RoleAssignment): boolean => a.status === 'revoked' || a.status === 'role_deleted';

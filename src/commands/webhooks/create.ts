@@ -94,7 +94,13 @@ export async function runWebhooksCreate(ctx: Context, options: WebhooksCreateOpt
         key,
       );
       if (!creation.mayBeStale) return creation.data;
-      const now = await webhookNow(platform, commandLine(ctx.settings()), creation.data, creation.key);
+      const now = await webhookNow(
+        platform,
+        commandLine(ctx.settings()),
+        creation.data,
+        creation.key,
+        creation.unmarked,
+      );
       if (!creation.byEarlierRun) return now;
       if (!ctx.out.isMachine) ctx.out.info(earlierRunNote(created(now.id)));
       const replayed: WebhookWithSecret = { ...now, replayed: true } as WebhookWithSecret;
@@ -132,9 +138,16 @@ async function webhookNow(
   line: CommandLine,
   made: WebhookWithSecret,
   key: string,
+  unmarked: boolean,
 ): Promise<WebhookWithSecret> {
   const remedy = line(`webhooks rotate-secret ${shellWord(made.id)} --secret-file PATH`);
-  const now = await asItIsNow(() => platform.webhooks.get(made.id), made, created(made.id), key, remedy);
+  const now = await asItIsNow(
+    () => platform.webhooks.get(made.id),
+    made,
+    { ...created(made.id), unmarked },
+    key,
+    remedy,
+  );
   const { secret, warning } = made;
   return { ...made, ...now, secret, warning };
 }

@@ -13,16 +13,30 @@ const POLL_MS = 250;
  * A delivery's state, the one rule every follow says it by (the API's summary counts them so:
  * delivered, failed, recovered, in flight): `delivered`, and `recovered` too (it failed, then its
  * event reached the target by another delivery of it, a later replay: never a failure); `failed`
- * (its attempts used up, dead-lettered); `in_flight` (pending, or retrying after a failed attempt,
- * and any status svc does not know: it is not said to be over).
+ * (its attempts used up, dead-lettered); `in_flight` (pending, or retrying after a failed attempt);
+ * `unknown`: a status svc does not know (the reference does not enumerate them; another server's
+ * `succeeded`), which is neither a delivery nor a failure (attack18b 10).
  */
-export function deliveryState(d: { status: string }): 'delivered' | 'failed' | 'in_flight' {
+export function deliveryState(d: { status: string }): 'delivered' | 'failed' | 'in_flight' | 'unknown' {
   if (d.status === 'delivered' || d.status === 'recovered') return 'delivered';
-  return d.status === 'failed' ? 'failed' : 'in_flight';
+  if (d.status === 'failed') return 'failed';
+  return d.status === 'pending' || d.status === 'retrying' ? 'in_flight' : 'unknown';
 }
 
-/** An attempt has finished: delivered, failed for good, or failed once and waiting for a retry. */
-const settled = (d: WebhookDelivery) => deliveryState(d) !== 'in_flight' || d.attempt_count > 0;
+/** A status svc does not know, in words: `status "succeeded" (not known to svc), HTTP 200`. */
+export function unknownStatusText(d: { status: string; last_status_code?: number | null }): string {
+  const http = typeof d.last_status_code === 'number' ? `, HTTP ${d.last_status_code}` : '';
+  return `status ${JSON.stringify(d.status)} (not known to svc)${http}`;
+}
+
+/**
+ * An attempt has finished: delivered, failed for good, or failed once and waiting for a retry; a
+ * status svc does not know, once an attempt was made (waiting longer would not tell more).
+ */
+const settled = (d: WebhookDelivery) => {
+  const state = deliveryState(d);
+  return state === 'delivered' || state === 'failed' || d.attempt_count > 0;
+};
 
 /**
  * The delivery a row's replay made, which --wait follows: the run's own (`new_delivery_id`), or
@@ -41,10 +55,23 @@ export function madeBy(row: {
  * Why --wait did not follow a replay's delivery to its end; its outcome is not known, which is no
  * failure (the replay was made, as a --no-wait row's is): Ctrl-C cut the wait or a read
  * (`interrupted`), a read got no answer that says (`unreadable`: a 5xx, no answer), or no attempt
- * finished within --wait-timeout (`not_settled`). Journaled so, the resumed run follows it.
+ * finished within --wait-timeout (`not_settled`), or its status is one svc does not know
+ * (`unknown_status`). Journaled so, the resumed run follows it.
  */
-export type Unfollowed = 'interrupted' | 'unreadable' | 'not_settled';
-export const UNFOLLOWED: readonly Unfollowed[] = ['interrupted', 'unreadable', 'not_settled'];
+export type Unfollowed = 'interrupted' | 'unreadable' | 'not_settled' | 'unknown_status';
+export const UNFOLLOWED: readonly Unfollowed[] = [
+  'interrupted',
+  'unreadable',
+  'not_settled',
+  'unknown_status',
+];
+/** None of each (a count per Unfollowed). */
+export const noneUnfollowed = (): Record<Unfollowed, number> => ({
+  interrupted: 0,
+  unreadable: 0,
+  not_settled: 0,
+  unknown_status: 0,
+});
 
 /**
  * Follows a new delivery until its first attempt has an outcome, `timeoutMs` at most (Ctrl-C
@@ -103,6 +130,14 @@ async function follow(
   }
   if (!settled(current) && ctx.signal.aborted) return { ...status, follow: 'interrupted' };
   if (!settled(current) && timeoutMs === undefined) return status;
+  if (deliveryState(current) === 'unknown') {
+    // Not a failure, nor a delivery: said as it came, and how to look (never "check the target").
+    return {
+      ...status,
+      follow: 'unknown_status',
+      follow_error: { code: 'unknown_status', message: unknownStatusText(current) },
+    };
+  }
   if (!settled(current)) {
     // Pending, or in its first attempt: not failed, and not known to be over.
     return {

@@ -1,7 +1,7 @@
 import { DLQ_PAGE } from '../../api/constants.js';
 import type { DlqEntry, WebhookDelivery } from '../../api/schemas/webhooks.js';
 import type { WorkCall } from '../../bulk/runner.js';
-import type { CommandLine } from '../../config/settings.js';
+import { type CommandLine, commandLine } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { lookupMayFail, SvcError, UsageError } from '../../errors.js';
 import { deriveIdempotencyKey } from '../../http/idempotency.js';
@@ -30,7 +30,16 @@ export interface NamedTarget {
    * (which finds the entry replayed, by that very attempt) is answered from the platform's record.
    */
   delivery_entry?: Pick<DlqEntry, 'id' | 'status'>;
+  /**
+   * The ref names a dead-letter entry, as the server answered (lookUpNamed asks the queue of an id
+   * of another shape than dlv_/dlq_: another server's ids; attack18b 8), or an entry of the queue.
+   */
+  is_entry?: boolean;
 }
+
+/** Whether a named ref is a dead-letter entry: as the server said, else by its dlq_ prefix. */
+export const namesEntry = (target: NamedTarget & { ref: string }): boolean =>
+  target.is_entry ?? target.ref.startsWith('dlq_');
 
 /**
  * A discarded entry named by its own id: it left the queue once already (discarded), so it is
@@ -83,7 +92,7 @@ export async function replayNamed(
     throw discardedRefusal(line, webhook, target.ref, target.entry, delivery);
   const plain = (key: string) =>
     platform.webhooks.deliveries.replay(webhook, delivery, { signal, idempotencyKey: key }).withResponse();
-  const named = target.ref.startsWith('dlq_');
+  const named = namesEntry(target);
   const entry = named ? target.ref : target.delivery_entry?.id;
   if (entry === undefined) return plain(idempotencyKey);
   try {
@@ -157,13 +166,22 @@ export async function lookUpNamed(
   let byDelivery: Promise<Map<string, DlqEntry>> | undefined;
   const found = await Promise.all(
     refs.map(async (ref) => {
-      let entry: DlqEntry | undefined = ref.startsWith('dlq_')
-        ? await platform.webhooks.dlq.get(webhook, ref).catch(() => undefined)
-        : undefined;
-      const id = ref.startsWith('dlq_') ? entry?.delivery_id : ref;
-      const delivery = id
-        ? await platform.webhooks.deliveries.get(webhook, id).catch(() => undefined)
-        : undefined;
+      // A dlq_ id is an entry; an id of another shape is one if the queue knows it (else a delivery).
+      const shaped = /^(dlv|dlq)_/.test(ref);
+      let unknown = 0;
+      const read = <T>(promise: Promise<T>) =>
+        promise.catch((error: unknown) => {
+          if (error instanceof SvcError && error.category === 'not_found') unknown++;
+          return undefined;
+        });
+      let entry: DlqEntry | undefined =
+        ref.startsWith('dlq_') || !shaped ? await read(platform.webhooks.dlq.get(webhook, ref)) : undefined;
+      const isEntry = ref.startsWith('dlq_') || entry !== undefined;
+      const id = isEntry ? entry?.delivery_id : ref;
+      const delivery = id ? await read(platform.webhooks.deliveries.get(webhook, id)) : undefined;
+      // Of another shape, and neither the queue nor the deliveries know it: a slip (an event id),
+      // refused before anything is replayed, as the ids svc knows the shape of once were.
+      if (!shaped && unknown === 2) throw unknownRef(commandLine(ctx.settings()), webhook, ref);
       // A failed delivery named by its own id: its dead-letter entry may be queued or have been
       // replayed already (recovered: by a replay that delivered it, maybe this run's own attempt
       // whose answer was lost); it is replayed as that entry all the same (replayNamed).
@@ -171,25 +189,23 @@ export async function lookUpNamed(
         byDelivery ??= entriesByDelivery(platform, webhook, ctx.signal);
         entry = (await byDelivery).get(delivery.id);
       }
-      const own =
-        ref.startsWith('dlq_') && entry
-          ? { status: entry.status, discarded_at: entry.discarded_at }
-          : undefined;
-      const its = !ref.startsWith('dlq_') && entry ? { id: entry.id, status: entry.status } : undefined;
-      return { ref, id, note: earlier(ref) ? undefined : noteOf(delivery, entry), own, its };
+      const own = isEntry && entry ? { status: entry.status, discarded_at: entry.discarded_at } : undefined;
+      const its = !isEntry && entry ? { id: entry.id, status: entry.status } : undefined;
+      return { ref, id, isEntry, note: earlier(ref) ? undefined : noteOf(delivery, entry), own, its };
     }),
   );
   const named = new Map<string, string>();
-  for (const { ref, id, note, own, its } of found) {
+  for (const { ref, id, isEntry, note, own, its } of found) {
     const other = id === undefined ? undefined : named.get(id);
     if (id !== undefined && other !== undefined) {
-      const [delivery, entry] = ref.startsWith('dlq_') ? [other, ref] : [ref, other];
+      const [delivery, entry] = isEntry ? [other, ref] : [ref, other];
       throw new UsageError(
         `${delivery} and ${entry} name the same delivery (${entry} is its dead-letter entry); give one of them`,
       );
     }
     if (id !== undefined) named.set(id, ref);
     known.set(ref, {
+      is_entry: isEntry,
       ...(id === undefined ? {} : { delivery_id: id }),
       ...(note ? { note } : {}),
       ...(own ? { entry: own } : {}),
@@ -215,6 +231,19 @@ export async function lookUpNamed(
     }
   }
   return known;
+}
+
+/** An id of another shape than dlv_/dlq_ that the server knows neither as an entry nor as a delivery: exit 5. */
+function unknownRef(line: CommandLine, webhook: string, ref: string): SvcError {
+  const w = shellWord(webhook);
+  return new SvcError(
+    'not_found',
+    `${ref} is neither a delivery nor a dead-letter entry of webhook ${webhook} (the server knows no such id); nothing was replayed`,
+    {
+      code: 'not_found',
+      hint: `\`${line(`webhooks deliveries ${w}`)}\` and \`${line(`webhooks dlq ls ${w}`)}\` list them`,
+    },
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import type { CommandLine } from '../../config/settings.js';
 import type { Column } from '../../output/output.js';
 import { shellWord } from '../../system/shell-words.js';
 import { leftText } from './dlq/left.js';
-import { madeBy, type Unfollowed } from './follow.js';
+import { madeBy, noneUnfollowed, type Unfollowed } from './follow.js';
 import { noteText, type ReplayNote } from './replay-named.js';
 
 /** One result row of `svc webhooks replay`. */
@@ -47,6 +47,7 @@ const recovered = (r: ReplayRow) =>
 function cutText(r: ReplayRow): string {
   if (r.follow === 'unreadable') return 'its delivery could not be read';
   if (r.follow === 'not_waited') return 'it did not wait';
+  if (r.follow === 'unknown_status') return r.follow_error?.message ?? 'a status svc does not know';
   return r.follow === 'not_settled' ? (r.follow_error?.message ?? 'not settled') : 'interrupted';
 }
 
@@ -80,6 +81,7 @@ function detail(webhook: string, line: CommandLine, r: ReplayRow): string | unde
     if (r.follow === 'unreadable') return `${was}; ${r.follow_error?.message ?? cutText(r)}`;
     if (r.follow === 'not_settled')
       return `${cutText(r)}; ${was}: ${see}, or run the same command again to follow it`;
+    if (r.follow === 'unknown_status') return `${cutText(r)}; ${was}, how it went is not known: ${see}`;
     return `interrupted while following; ${was}: ${see}`;
   }
   if (r.reason === 'journal' && r.failed_then !== undefined) {
@@ -117,7 +119,9 @@ export const replayColumns =
  */
 export class ReplayWords {
   delivered = 0;
-  readonly unfollowed: Record<Unfollowed, number> = { interrupted: 0, unreadable: 0, not_settled: 0 };
+  readonly unfollowed: Record<Unfollowed, number> = noneUnfollowed();
+  /** The status words svc did not know, as they came (`unknown_status`). */
+  readonly unknownStatuses = new Set<string>();
 
   constructor(
     private readonly wait: boolean,
@@ -128,7 +132,7 @@ export class ReplayWords {
 
   /** Replays made whose outcome is not known: not followed to their end. */
   get notFollowed(): number {
-    return this.unfollowed.interrupted + this.unfollowed.unreadable + this.unfollowed.not_settled;
+    return Object.values(this.unfollowed).reduce((a, b) => a + b, 0);
   }
 
   /** Why, counted: `interrupted`, `2 could not be read, 1 not settled within 60 s`. */
@@ -137,6 +141,7 @@ export class ReplayWords {
       interrupted: 'interrupted',
       unreadable: 'could not be read',
       not_settled: `not settled within ${Math.round(this.timeoutMs / 1000)} s`,
+      unknown_status: `with a status svc does not know (${[...this.unknownStatuses].map((w) => JSON.stringify(w)).join(', ')})`,
     };
     const kinds = (Object.keys(words) as Unfollowed[]).filter((k) => this.unfollowed[k] > 0);
     if (alone && kinds.length === 1) return words[kinds[0]!];

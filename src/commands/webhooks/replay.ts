@@ -30,11 +30,12 @@ import {
   followMade,
   followUnfollowed,
   madeBy,
+  noneUnfollowed,
   UNFOLLOWED,
   type Unfollowed,
 } from './follow.js';
 import { Remedies } from './remedies.js';
-import { discardedRefusal, lookUpNamed, type NamedTarget, replayNamed } from './replay-named.js';
+import { discardedRefusal, lookUpNamed, type NamedTarget, namesEntry, replayNamed } from './replay-named.js';
 import { type ReplayRow, ReplayWords, replayColumns } from './replay-rows.js';
 import { refuseDisabledWebhook, webhookArg } from './shared.js';
 import { looksLikeSeconds, parseWaitFlags, type WaitFlags, waitOptions } from './wait-flags.js';
@@ -82,11 +83,11 @@ export function parseReplay(
   for (const id of named) {
     // The one id check first (a credential pasted as an id, `.`), then the shape of these ids.
     path`/deliveries/${id}`;
-    if (!/^(dlv|dlq)_[A-Za-z0-9]+$/.test(id)) {
+    // Any other id is the server's to judge (another server's ids have another shape: attack18b
+    // 8); a number is --wait's old value, not an id.
+    if (looksLikeSeconds(id)) {
       throw new UsageError(`${id} is not a delivery id (dlv_…) or a dead-letter entry id (dlq_…)`, {
-        hint: looksLikeSeconds(id)
-          ? `--wait takes no value: to follow each delivery for at most ${id} s, pass --wait --wait-timeout ${id}`
-          : '`svc webhooks deliveries WEBHOOK` and `svc webhooks dlq WEBHOOK` list them',
+        hint: `--wait takes no value: to follow each delivery for at most ${id} s, pass --wait --wait-timeout ${id}`,
       });
     }
   }
@@ -144,6 +145,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
   /** Counts how a followed replay's delivery went: for the run's words, and the hint when it failed. */
   const followed = (id: string, outcome: Record<string, unknown>, journaled = false) => {
     const cut = outcome.follow as Unfollowed;
+    if (cut === 'unknown_status') words.unknownStatuses.add(String(outcome.delivery_status));
     if (UNFOLLOWED.includes(cut)) words.unfollowed[cut]++;
     else if (outcome.status === undefined && !journaled) words.delivered++;
     if (outcome.status === 'failed') {
@@ -152,14 +154,12 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     }
   };
   /** Replays the run this one resumes made whose follow was cut, by why, not followed now (--no-wait). */
-  const earlierUnfollowed: Record<Unfollowed, number> = { interrupted: 0, unreadable: 0, not_settled: 0 };
+  const earlierUnfollowed: Record<Unfollowed, number> = noneUnfollowed();
   const earlierOwed = () => Object.values(earlierUnfollowed).reduce((a, b) => a + b, 0);
   let named = new Map<string, NamedTarget>();
   const delivery = async (target: Target) =>
     target.delivery_id ??
-    (target.ref.startsWith('dlq_')
-      ? (await platform.webhooks.dlq.get(webhook, target.ref)).delivery_id
-      : target.ref);
+    (namesEntry(target) ? (await platform.webhooks.dlq.get(webhook, target.ref)).delivery_id : target.ref);
 
   /**
    * The row of an entry the run this one resumes took, replayed or gone while it was stopped, with
@@ -307,7 +307,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
         : options.ids.map((ref) => ({ key: ref, data: { ref, ...named.get(ref) } })),
     // The entries a resumed --dlq run did have left the queue: each is a journal row all the same.
     ...(queue ? { resumeNote: () => queue.resumeNote() } : {}),
-    ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref } }) } : {}),
+    ...(queue ? { fromJournal: (ref: string) => ({ key: ref, data: { ref, is_entry: true } }) } : {}),
     // A replay the earlier run made and did not follow to its end (owedFollow: cut, or not
     // waited for) is followed now: delivered, or failed (a failed row, exit 7, as without the
     // interruption), or not followed to its end again (its read gets no answer: never a failed
@@ -346,7 +346,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
     plan,
     present: ({ status, plan: planned, key: _key, line: _line, ...result }, { data }) => {
       const { delivery_id, new_delivery_id, event_type, event_id, ...rest } = result as Partial<ReplayRow>;
-      const entry = data.ref.startsWith('dlq_') ? data.ref : undefined;
+      const entry = namesEntry(data) ? data.ref : undefined;
       // Done by the earlier run this one resumes: its note was for that run, not this one. Nor
       // is it true of the platform's stored answer (`replayed`): nothing was sent again; what was
       // read before was most likely that very replay, made by an attempt whose answer was lost.
@@ -420,6 +420,7 @@ export async function runReplay(ctx: Context, options: ReplayOptions): Promise<v
       interrupted: 'cut by Ctrl-C',
       unreadable: 'could not be read',
       not_settled: 'not settled in time',
+      unknown_status: 'a status svc does not know',
     };
     const kinds = UNFOLLOWED.filter((k) => earlierUnfollowed[k] > 0);
     const why =
@@ -460,13 +461,16 @@ async function* entries(
   for await (const next of queue.planned(journal, record, record ? settled : undefined)) {
     if ('left' in next) {
       const { id, entry } = next.left;
-      yield { key: id, data: { ref: id, planned: next.left, ...(entry && entryFields(entry)) } };
+      yield {
+        key: id,
+        data: { ref: id, is_entry: true, planned: next.left, ...(entry && entryFields(entry)) },
+      };
       continue;
     }
     const e = next.queued;
     yield {
       key: e.id,
-      data: { ref: e.id, ...entryFields(e) },
+      data: { ref: e.id, is_entry: true, ...entryFields(e) },
       // This run's own key (its retries and its resumes share it), never another run's.
       shared: QueueSnapshot.shared('replay', e, journal.run.runId),
     };
@@ -477,7 +481,9 @@ export function replayCommand(make: MakeContext): Command {
   const command = new Command('replay')
     .summary('Replay deliveries, or the whole dead-letter queue')
     .description(
-      'Replay named deliveries (dlv_… ids, or the dlq_… ids `svc webhooks dlq` lists), or with --dlq every\n' +
+      'Replay named deliveries (dlv_… ids, or the dlq_… ids `svc webhooks dlq` lists; an id of another\n' +
+        'shape is what the server says: an entry its queue knows, else a delivery, else refused, exit 5,\n' +
+        'before anything is replayed), or with --dlq every\n' +
         'queued entry of the dead-letter queue (oldest first, filtered by --event-type, --since, --until, at\n' +
         'most --limit in total). Each replay is a new delivery of the same payload, byte for byte, with its\n' +
         'attempt counter reset and a fresh signature timestamp; results are one row (one JSON object) per\n' +
@@ -491,7 +497,9 @@ export function replayCommand(make: MakeContext): Command {
         'it was not followed (no status as now, exit 7, the journal kept): --wait is not part of the\n' +
         'run, so the same command resumes it on a terminal or in a pipe alike. So is one whose delivery\n' +
         'cannot be read (follow "unreadable") or has no attempt finished by --wait-timeout (follow\n' +
-        '"not_settled"): its row is ok with its new delivery, exit 7, and the same command follows it\n' +
+        '"not_settled"), or whose status is a word svc does not know (follow "unknown_status": another\n' +
+        "server's `succeeded`, said as it came, never as failed): its row is ok with its new delivery, exit\n" +
+        '7, and the same command follows it\n' +
         '(its read still failing, it stays unreadable, exit 7, never failed). A resumed run that waits\n' +
         'follows the replays of an earlier run that did not (follow "not_waited"). A row the earlier run\n' +
         'followed to a failed attempt is read again as it is now (failed_then says what it was):\n' +
@@ -544,7 +552,10 @@ export function replayCommand(make: MakeContext): Command {
         'cancelled (cause webhook_stopped) are in the dead-letter queue: --dlq replays them once enabled.',
     )
     .argument('[webhook]', 'webhook id')
-    .argument('[delivery...]', 'delivery ids (dlv_…) or dead-letter entry ids (dlq_…) to replay')
+    .argument(
+      '[delivery...]',
+      "delivery ids (dlv_…) or dead-letter entry ids (dlq_…) to replay (or ids of the server's own shape)",
+    )
     .addOption(new Option('--dlq', 'replay the queued entries of the dead-letter queue'));
   for (const option of filterOptions('with --dlq: ')) command.addOption(option);
   command.addOption(new Option('--limit <n>', 'with --dlq: replay at most N entries in total'));

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { EventType } from '../../api/constants.js';
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
-import { svcCommand } from '../../config/settings.js';
+import { svcCommand, type TargetSettings } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, SvcError } from '../../errors.js';
 import { withEnableHint } from '../../platform/errors.js';
@@ -9,6 +9,7 @@ import type { Platform } from '../../platform/index.js';
 import { shellWord } from '../../system/shell-words.js';
 import { examples, type MakeContext } from '../kit.js';
 import { type WithOptionalWebhook, withWebhook } from '../pick.js';
+import { deliveryState, unknownStatusText } from './follow.js';
 import { remedyNow } from './remedies.js';
 import { eventTypeArg, webhookArg } from './shared.js';
 import { parseWaitFlags, refuseWaitValue, waitOptions } from './wait-flags.js';
@@ -64,7 +65,13 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
   }
   // The failure is known before the record is printed: declared, so a reader gone while it is
   // printed (`| head -1`) ends with it (exit 1, its cause and remedy), not "the change was made".
-  const failure = await deliveryFailure(platform, options.webhook, delivery, waiting(delivery));
+  const failure = await deliveryFailure(
+    platform,
+    ctx.settings(),
+    options.webhook,
+    delivery,
+    waiting(delivery),
+  );
   ctx.out.declareOutcome(failure);
   await ctx.out.record({ event: data.event, delivery }, [
     ['event', `${data.event.id} (${data.event.type})`],
@@ -72,11 +79,11 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
     ['status', delivery.status],
     ['attempts', `${delivery.attempt_count}/${delivery.max_attempts}`],
     ['http', delivery.last_status_code],
-    ['error', delivery.status === 'delivered' ? null : delivery.last_error],
+    ['error', deliveryState(delivery) === 'delivered' ? null : delivery.last_error],
     ['next retry', delivery.next_retry_at, 'time'],
   ]);
   if (failure) throw failure;
-  if (delivery.status === 'delivered') {
+  if (deliveryState(delivery) === 'delivered') {
     const status = delivery.last_status_code === null ? '' : ` (HTTP ${delivery.last_status_code})`;
     ctx.out.success(`test event delivered on attempt ${delivery.attempt_count}${status}`);
     return;
@@ -92,11 +99,24 @@ export async function runTest(ctx: Context, options: TestOptions): Promise<void>
 /** The error a test delivery's first attempt ends the command with; undefined: delivered or still waiting. */
 async function deliveryFailure(
   platform: Platform,
+  settings: TargetSettings,
   webhook: string,
   delivery: WebhookDelivery,
   waiting: boolean,
 ): Promise<SvcError | undefined> {
-  if (delivery.status === 'delivered' || waiting) return undefined;
+  const state = deliveryState(delivery);
+  if (state === 'delivered' || waiting) return undefined;
+  if (state === 'unknown') {
+    // Not a failure, nor a delivery (another server's `succeeded`): said as it came, exit 1.
+    return new SvcError(
+      'failure',
+      `how the test delivery went is not known: ${unknownStatusText(delivery)}`,
+      {
+        code: 'unknown_status',
+        hint: `see it with: ${svcCommand(settings, `webhooks deliveries get ${shellWord(webhook)} ${shellWord(delivery.id)}`)}`,
+      },
+    );
+  }
   const cause = delivery.last_error_code;
   // A stop's reason is the remedy's (remedyNow): said once, with who may enable it and the commands.
   const failed =

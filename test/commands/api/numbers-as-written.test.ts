@@ -11,7 +11,9 @@ import { answers, HOSTILE_TENANT, hostileEnv, useHostileServer } from '../../hel
 const dirs = useTempDirs();
 const hostile = useHostileServer();
 
-const RECORD = `{"id":"rec_1","surface":"reconciliations","tenant_id":"${HOSTILE_TENANT}","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","created_by":"usr_1","soft_delete":false,"deleted_at":null,"purge_at":null,"amount":100.50}`;
+// Made now: a record made long before the request (the server's Date) is a stored answer.
+const NOW = new Date().toISOString();
+const RECORD = `{"id":"rec_1","surface":"reconciliations","tenant_id":"${HOSTILE_TENANT}","created_at":"${NOW}","updated_at":"${NOW}","created_by":"usr_1","soft_delete":false,"deleted_at":null,"purge_at":null,"amount":100.50}`;
 
 /** Runs svc against a server that records each body's bytes; the bodies and their header keys. */
 async function sent(argv: string[], stdin?: string) {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SEEDED_WEBHOOKS } from '../../../src/sandbox/delivery/events.js';
-import { requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+import type { Sandbox } from '../../../src/sandbox/server.js';
+import { call, requestCount, useSandboxContext } from '../../helpers/sandbox.js';
+
+/** The changes (POSTs) the sandbox has answered so far. */
+async function postCount(sandbox: Sandbox): Promise<number> {
+  const stats = (await call(sandbox, 'GET', '/_sandbox/stats')).body as Record<string, number>;
+  return Object.entries(stats).reduce((n, [key, count]) => (key.startsWith('POST ') ? n + count : n), 0);
+}
 
 // --wait means one thing in every webhooks verb: follow the new delivery (a boolean), for at most
 // --wait-timeout seconds. `replay W DLV --wait 5` once replayed DLV for real and then failed on
@@ -33,15 +40,18 @@ describe('--wait across webhooks verbs', () => {
     expect(await requestCount(svc.sandbox())).toBe(before);
   });
 
-  it('replay: any id of another shape is refused, all of them before anything is sent', async () => {
-    const before = await requestCount(svc.sandbox());
+  // attack18b 8: the server, not the shape, says what an id is; one it knows neither as a delivery
+  // nor as an entry is refused with the others before anything is replayed.
+  it('replay: an id of another shape the server does not know is refused before anything is replayed', async () => {
+    const before = await postCount(svc.sandbox());
     const r = await svc.run(['webhooks', 'replay', WEBHOOK, DLV, 'evt_123']);
     expect([r.code, r.stdout, r.stderr]).toEqual([
-      2,
+      5,
       '',
-      'error: evt_123 is not a delivery id (dlv_…) or a dead-letter entry id (dlq_…); `svc webhooks deliveries WEBHOOK` and `svc webhooks dlq WEBHOOK` list them\n',
+      `error: evt_123 is neither a delivery nor a dead-letter entry of webhook ${WEBHOOK} (the server knows no such id); nothing was replayed; ` +
+        `\`svc webhooks deliveries ${WEBHOOK}\` and \`svc webhooks dlq ls ${WEBHOOK}\` list them\n`,
     ]);
-    expect(await requestCount(svc.sandbox())).toBe(before);
+    expect(await postCount(svc.sandbox())).toBe(before);
   });
 
   it('test: --wait is a switch and --wait-timeout the time, as in replay', async () => {

@@ -155,7 +155,9 @@ export async function runApiKeyCreate(ctx: Context, options: ApiKeyCreateOptions
       undefined,
       key,
     );
-    data = creation.mayBeStale ? await asItIsNow(ctx, platform, creation.data, creation.key) : creation.data;
+    data = creation.mayBeStale
+      ? await asItIsNow(ctx, platform, creation.data, creation.key, creation.unmarked)
+      : creation.data;
     if (file) {
       await file.write(data.key, 'key', {
         made: `${data.kind} API key ${data.id} of tenant ${data.tenant_id} was created`,
@@ -201,13 +203,22 @@ async function asItIsNow(
   platform: Platform,
   made: ApiKeyCreated,
   key: string,
+  unmarked: boolean,
 ): Promise<ApiKeyCreated> {
   const interrupted = () =>
-    interruptedCheck(`API key ${made.id}`, key, 'key', 'the same command again', undefined, made.created_at);
+    interruptedCheck(
+      `API key ${made.id}`,
+      key,
+      'key',
+      'the same command again',
+      undefined,
+      made.created_at,
+      unmarked,
+    );
   const { items } = await checking(() => platform.tenants.apiKeys.list(made.tenant_id), interrupted);
   const now = items.find((k) => k.id === made.id);
-  if (!now) throw goneSince(created(made.id), key, 'deleted');
-  if (now.revoked_at) throw goneSince(created(made.id), key, 'revoked');
+  if (!now) throw goneSince({ ...created(made.id), unmarked }, key, 'deleted');
+  if (now.revoked_at) throw goneSince({ ...created(made.id), unmarked }, key, 'revoked');
   // A Ctrl-C that cut askAboutKey (thrown by it), or came just after, is this check's.
   const state = await askAboutKey(async () => platform, made.key).catch((error) => {
     throw ctx.signal.aborted ? interrupted() : error;

@@ -1,0 +1,108 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/server.js';
+
+/**
+ * A proxy in front of a test sandbox that changes what the sandbox says, as another reasonable
+ * server would within what the reference leaves open (attack18b): a header spelled otherwise or
+ * absent, a record with fewer fields, other status words or ids. The sandbox does the work; the
+ * test's `reshape` rewrites each answer (and `path` each request) before svc sees it.
+ */
+
+/** One answer as the sandbox gave it; `reshape` changes it in place. `body` is parsed JSON (or the text). */
+export interface Reshaped {
+  method: string;
+  /** The path svc asked for (before `path` rewrote it), with its query. */
+  path: string;
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface Reshaping {
+  /** Changes an answer before svc sees it (default: none). */
+  reshape?: (answer: Reshaped) => void;
+  /** The path passed on to the sandbox in place of the one svc asked for (ids mapped back). */
+  path?: (method: string, path: string) => string;
+  /** The request body passed on in place of the one svc sent (ids mapped back). */
+  body?: (text: string) => string;
+}
+
+export interface ReshapingProxy {
+  url: string;
+  /** The requests svc sent, `METHOD path`, in order. */
+  seen: string[];
+  /** Sets how answers are changed from now on (reset after each test). */
+  set(reshaping: Reshaping): void;
+}
+
+function bodyOf(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+const HOP = ['host', 'connection', 'content-length'];
+const HOP_OUT = ['content-length', 'content-encoding', 'transfer-encoding', 'connection'];
+
+export function useReshapingProxy(sandbox: () => Sandbox): () => ReshapingProxy {
+  let reshaping: Reshaping = {};
+  const seen: string[] = [];
+  const forward = async (request: IncomingMessage, response: ServerResponse) => {
+    const body = await bodyOf(request);
+    const method = request.method ?? 'GET';
+    const asked = request.url ?? '/';
+    seen.push(`${method} ${asked}`);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value === undefined || HOP.includes(name)) continue;
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const sent = body.length > 0 && reshaping.body ? reshaping.body(body.toString('utf8')) : body;
+    const upstream = await fetch(`${sandbox().url}${reshaping.path?.(method, asked) ?? asked}`, {
+      method,
+      headers,
+      ...(sent.length > 0 ? { body: sent } : {}),
+    });
+    const text = await upstream.text();
+    const out: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!HOP_OUT.includes(name)) out[name] = value;
+    });
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? '' : JSON.parse(text);
+    } catch {}
+    const answer: Reshaped = { method, path: asked, status: upstream.status, headers: out, body: parsed };
+    reshaping.reshape?.(answer);
+    response.writeHead(answer.status, answer.headers);
+    response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+  };
+  const server = createServer((request, response) => {
+    forward(request, response).catch(() => request.socket.destroy());
+  });
+  let url = '';
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(() => {
+    reshaping = {};
+    seen.length = 0;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return () => ({
+    url,
+    seen,
+    set(next) {
+      reshaping = next;
+    },
+  });
+}
