@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { answers, hostileServer } from '../helpers/hostile.js';
-import { type Exchange, useReshapingProxy } from '../helpers/reshaping-proxy-b.js';
+import { type Exchange, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext({ users: 12 });

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Reshaped, useReshapingProxy } from '../helpers/reshaping-proxy-a.js';
+import { type Reshaped, useReshapingProxy } from '../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../helpers/sandbox.js';
 
 const svc = useSandboxContext();

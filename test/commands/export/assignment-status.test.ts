@@ -5,7 +5,7 @@
  * exit 0). In-process, through a proxy that rewords the sandbox's assignment listings.
  */
 import { describe, expect, it } from 'vitest';
-import { useReshapingProxy } from '../../helpers/reshaping-proxy-b.js';
+import { useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext({ users: 5 });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { as, writeFile } from '../../helpers/ascode.js';
-import { keepOnly, useReshapingProxy } from '../../helpers/reshaping-proxy-b.js';
+import { keepOnly, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { ACME, useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext({ users: 5 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bulkRunner, bulkUser } from '../../helpers/bulk.js';
-import { type Exchange, useReshapingProxy } from '../../helpers/reshaping-proxy-b.js';
+import { type Exchange, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox({ users: 5 });

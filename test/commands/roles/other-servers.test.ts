@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { bulkUser } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
-import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy-a.js';
+import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { useSandboxContext } from '../../helpers/sandbox.js';
 
 const svc = useSandboxContext({ users: 30 });

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../helpers/bulk.js';
 import { ndjson } from '../../helpers/context.js';
-import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy-a.js';
+import { type Reshaped, useReshapingProxy } from '../../helpers/reshaping-proxy.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 import { deadLetteredQueue } from '../../helpers/webhooks.js';
 

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { bulkRunner } from '../../../helpers/bulk.js';
 import { ndjson } from '../../../helpers/context.js';
-import { type Exchange, useReshapingProxy } from '../../../helpers/reshaping-proxy-b.js';
+import { type Exchange, useReshapingProxy } from '../../../helpers/reshaping-proxy.js';
 import { useSandbox } from '../../../helpers/sandbox.js';
 import { deadLetteredQueue, dlqEntries, timeless } from '../../../helpers/webhooks.js';
 
