@@ -1,3 +1,6 @@
+// Just over 300 lines: the one path every platform call takes (send, check the answer's shape, what
+// it is about and whether it is a stored one, turn failures into typed errors); split, each part
+// would be read only beside the others.
 import {
   bareCommandLine,
   type CommandLine,

@@ -1,3 +1,5 @@
+// Just over 300 lines: the verb's many options (lifetimes, grant types, PKCE) with their help, and a
+// creation whose secret is received once (stored answers checked in replayed-creation.ts).
 import { Command, Option } from 'commander';
 import { OAUTH_GRANT_TYPES, OAUTH_LIMITS, type OAuthGrantType } from '../../api/constants.js';
 import { acceptsSvcRedirect } from '../../api/redirect-uris.js';

@@ -1,3 +1,5 @@
+// Just over 300 lines: the verb's options, their cross-checks and help examples, and its one run;
+// the bulk path is in bulk.ts, the holds in held.ts.
 import { Command, Option } from 'commander';
 import { characters } from '../../api/characters.js';
 import { DURATION_FORMS, type Expiry, expiresAt, parseAt, parseDuration } from '../../api/expiry.js';

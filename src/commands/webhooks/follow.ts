@@ -1,3 +1,5 @@
+// Just over 300 lines: following replayed deliveries to their end (their states, the wait, the
+// words of each outcome, the unknown status of another server) is one rule read together.
 import type { WebhookDelivery } from '../../api/schemas/webhooks.js';
 import { haltsTheRun } from '../../bulk/judge.js';
 import { type CommandLine, svcCommand } from '../../config/settings.js';

@@ -1,3 +1,5 @@
+// Just over 300 lines: the sandbox's one decision of who may do what (roles, scopes, keys, third-party
+// tokens, record acts), kept in one place so each refusal is judged by the same rules.
 import { type HeldGrant, heldUntil as heldUntilOf, lackRefusal } from '../../api/holds.js';
 import { actionOf, callersRefusal } from '../../api/operation-words.js';
 import { type OperationRule, scopesAllow } from '../../api/operations.js';

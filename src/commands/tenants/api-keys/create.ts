@@ -1,3 +1,5 @@
+// Just over 300 lines: the verb's options and help, a key received once (secret file, stored
+// answers), and what it says of a key that may stop (its issuer's holds).
 import { Command, Option } from 'commander';
 import { characters } from '../../../api/characters.js';
 import { API_KEY_LIMITS } from '../../../api/constants.js';
