@@ -46,6 +46,8 @@ const FOLDER_TESTS: Record<string, string[]> = {
     'test/http/**',
     'test/attack/hostile-server.test.ts',
     'test/attack/secrets.test.ts',
+    // Other servers' paging shapes (src/http/paging.ts), through the list verbs in-process.
+    'test/commands/paging-shapes.test.ts',
   ],
   // With the login verbs tested in-process (test/commands/auth, oauth): the browser login of
   // src/auth/flow.ts runs there against the sandbox's consent page and svc's loopback.
