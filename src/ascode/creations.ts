@@ -100,7 +100,9 @@ export async function createWithSecret(
     }
     const { made, response } = answer;
     // A retry of this very request after a lost answer is this run's own creation.
-    const earlier = response.madeBefore || (response.replayed && !response.afterLostAnswer);
+    // The server's word only: svc chose this key, and an object's time against the Date header is two
+    // clocks (review18b R1, R9: a gateway ahead made apply re-create a webhook a thousand times).
+    const earlier = response.replayed && !response.afterLostAnswer;
     const live = earlier ? await current(platform, webhook, made.id, read) : undefined;
     if (earlier && (live === undefined || live.name !== made.name)) {
       // The stored answer is of a creation deleted or changed since: this one is a new one.

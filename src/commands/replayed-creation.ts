@@ -125,9 +125,13 @@ export async function createOnce<T>(
 ): Promise<Creation<T>> {
   try {
     const { data, response } = await request(key).withResponse();
-    // Made before this request was first sent: an earlier run's, even after a lost answer.
-    const byEarlierRun = response.madeBefore || (response.replayed && !response.afterLostAnswer);
-    const unmarked = given !== undefined && !response.replayed;
+    // Made before this request was first sent, by the object's time against the server's Date: only
+    // for the user's own key, which an earlier run may have sent; a key svc chose was never sent
+    // before, and two clocks (a gateway's ahead, a time without a zone) must not make this run's
+    // creation an earlier run's (review18b R1).
+    const stale = given !== undefined && response.madeBefore;
+    const byEarlierRun = stale || (response.replayed && !response.afterLostAnswer);
+    const unmarked = given !== undefined && !response.replayed && !stale;
     return {
       data,
       key,

@@ -209,7 +209,9 @@ export class Transport {
       status: answer.status,
       headers: answer.headers,
       requestId: answer.requestId,
-      replayed: markedReplayed(answer.headers) || madeBefore,
+      // Only a server's word makes an answer a stored one: an object's time against the Date header
+      // is two clocks (review18b R1); createOnce weighs madeBefore for the user's own key alone.
+      replayed: markedReplayed(answer.headers),
       marked: markedReplayed(answer.headers),
       madeBefore,
       afterLostAnswer: answer.afterLostAnswer === true,
@@ -276,11 +278,17 @@ export class Transport {
     } else {
       problem = `has "${mismatch.path}" as ${mismatch.found} (expected ${mismatch.expected})`;
     }
-    return this.#refusal(operation, problem, response);
+    const empty = data === undefined || data === null || (typeof data === 'string' && data.trim() === '');
+    return this.#refusal(operation, problem, response, empty);
   }
 
   /** `the server's answer to METHOD PATH <problem>`: believed by nobody; a change may have been made. */
-  #refusal(operation: Operation, problem: string, response: ResponseMeta | undefined): InvalidResponseError {
+  #refusal(
+    operation: Operation,
+    problem: string,
+    response: ResponseMeta | undefined,
+    empty = false,
+  ): InvalidResponseError {
     const what = `the server's answer to ${operation.method} ${operation.path}`;
     const request = response?.requestId ? ` (request ${response.requestId})` : '';
     if (operation.method === 'GET' || response === undefined) {
@@ -289,8 +297,11 @@ export class Transport {
     }
     // A change the server accepted (2xx): never its failure, whatever svc could not read of it.
     const hint = `svc saved and printed nothing, but the server answered ${response.status}${request} and may have made the change: check before running the command again`;
-    // The reference shows no body for a DELETE: its 200 or 204 says it was done (a 202, only taken).
-    const done = operation.method === 'DELETE' && (response.status === 200 || response.status === 204);
+    // The reference shows no body for a DELETE: its 200 or 204 *without a body* says it was done (a
+    // 202, only taken). A body svc cannot read (an error object answered 200), or one about something
+    // else, says nothing of it (review18b R3).
+    const done =
+      operation.method === 'DELETE' && (response.status === 200 || response.status === 204) && empty;
     return new AcceptedUnreadError(`${what} ${problem}`, { hint }, response.status, done);
   }
 }

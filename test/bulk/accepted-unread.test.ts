@@ -33,6 +33,14 @@ const fieldless = useLossyProxy(sandbox, {
     return { status, body: JSON.stringify({ ...rest, audit_trail_id: 7 }) };
   },
 });
+// review18b R3: a server that answers a DELETE 200 with an error body, having removed nothing.
+const errorBody = useLossyProxy(sandbox, {
+  lose: () => false,
+  refuse: (method) =>
+    method === 'DELETE'
+      ? { status: 200, body: { error: { code: 'busy', message: 'try later' } } }
+      : undefined,
+});
 const via = (url: string) => ({ env: { SVC_BASE_URL: url } });
 
 async function grantedFile(users: number[]) {
@@ -73,6 +81,23 @@ describe('a change answered 2xx in a shape svc does not read is never "failed"',
     const again = await svc.run(['roles', 'revoke', '--file', path, '--yes'], via(noContent().url));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('not_assigned');
+  });
+
+  it('roles revoke --file answered 200 with a body svc cannot read (an error object): never done, an unknown outcome; nothing was removed', async () => {
+    const { id, path } = await grantedFile([5, 6]);
+    const r = await svc.run(['roles', 'revoke', '--file', path, '--yes', '--ndjson', '--concurrency', '1'], {
+      ...via(errorBody().url),
+    });
+    expect((await assignments(sandbox(), id)).active).toBe(2);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((row) => [row.status, row.outcome])).toEqual([
+      ['failed', 'unknown'],
+      ['failed', 'unknown'],
+    ]);
+    expect(r.code).toBe(7);
   });
 
   it('roles assign --file answered 201 with a field svc cannot read: unknown outcome, the server accepted it; the same command settles it', async () => {

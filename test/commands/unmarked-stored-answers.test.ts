@@ -131,3 +131,32 @@ describe('a server that does not say Idempotent-Replayed', () => {
     expect(proxy().seen).toEqual(['POST /v1/webhooks', `GET /v1/webhooks/${made.id}`]);
   });
 });
+
+// review18b R1: two clocks — a gateway whose Date is two minutes ahead of the platform that stamps
+// created_at — made a creation under a key svc chose "already created by an earlier run" (and
+// apply skip or re-create it). A key svc chose was never sent before this run: its answer is this
+// run's creation, whatever the clocks say.
+describe('a server whose Date header runs ahead of its objects’ times', () => {
+  const ahead = (answer: Reshaped): void => {
+    answer.headers.date = new Date(Date.now() + 120_000).toUTCString();
+  };
+
+  it('webhooks create without --idempotency-key: a new webhook, never "an earlier run"', async () => {
+    proxy().set({ reshape: ahead });
+    const r = await viaProxy([
+      ...[
+        'webhooks',
+        'create',
+        '--url',
+        `https://h.example/ahead-${Date.now()}`,
+        '--event-type',
+        'webhook.test',
+      ],
+      ...['--show-secret', '--json'],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const made = JSON.parse(r.stdout);
+    expect([made.replayed, typeof made.secret]).toEqual([undefined, 'string']);
+  });
+});
