@@ -227,6 +227,20 @@ export async function checking<T>(check: () => Promise<T>, interrupted: () => In
 }
 
 /**
+ * Whether the secret as it is now (`now`) is still the one a stored answer carries (`then`), by
+ * their rotation times: the same instant however written (`…Z`, `…+00:00`, with milliseconds), and
+ * a time the read does not give (a server that omits it, a read that lags) proves no later rotation.
+ * Withholding a secret that is still the current one would lose it: the old one already stopped
+ * working (review18b R6).
+ */
+export function sameRotation(now: string | null | undefined, then: string | null | undefined): boolean {
+  if (now === undefined || now === null || now === '') return true;
+  if (then === undefined || then === null || then === '') return false;
+  const [a, b] = [Date.parse(now), Date.parse(then)];
+  return Number.isFinite(a) && Number.isFinite(b) ? a === b : now === then;
+}
+
+/**
  * The object of a replayed creation as it is now (`get`), checked against the stored answer: gone
  * since (a 404): exit 5; its secret rotated since the answer's `secret_rotated_at`: exit 6, the
  * stale secret neither printed nor written (`remedy` gets a new one).
@@ -255,8 +269,8 @@ export async function asItIsNow<T extends { secret_rotated_at?: string | null }>
     if (error instanceof NotFoundError) throw goneSince(created, key, 'deleted', error);
     throw error;
   }
-  if (now.secret_rotated_at && now.secret_rotated_at !== made.secret_rotated_at) {
-    throw rotatedSince(created, key, now.secret_rotated_at, remedy);
+  if (!sameRotation(now.secret_rotated_at, made.secret_rotated_at)) {
+    throw rotatedSince(created, key, now.secret_rotated_at ?? '', remedy);
   }
   return now;
 }
@@ -318,7 +332,7 @@ export async function rotateOnce<T extends { secret_rotated_at?: string | null }
       creation.data.secret_rotated_at,
     ),
   );
-  if (current.secret_rotated_at !== creation.data.secret_rotated_at) {
+  if (!sameRotation(current.secret_rotated_at, creation.data.secret_rotated_at)) {
     throw new SvcError(
       'conflict',
       `the rotation with idempotency key ${creation.key} was made by an earlier run, and ${rotated.what}'s secret was rotated again since (${current.secret_rotated_at ?? 'unknown'}): the secret in the platform's stored answer is not the current one, so svc neither prints nor writes it`,
