@@ -217,7 +217,8 @@ async function asItIsNow(
       made.created_at,
       unmarked,
     );
-  const { items } = await checking(() => platform.tenants.apiKeys.list(made.tenant_id), interrupted);
+  // Every page: a key just made is the last of a list paged oldest first (review18b R11).
+  const { items } = await checking(() => platform.tenants.apiKeys.listEvery(made.tenant_id), interrupted);
   const now = items.find((k) => k.id === made.id);
   if (!now) throw goneSince({ ...created(made.id), unmarked }, key, 'deleted');
   if (now.revoked_at) throw goneSince({ ...created(made.id), unmarked }, key, 'revoked');
