@@ -76,7 +76,7 @@ export class CursorTrail {
  * that shape asks for (`followPage`).
  */
 const SVC_PAGE = 'svc-page:';
-type PageWay = 'offset' | 'starting_after' | 'link';
+type PageWay = 'offset' | 'starting_after' | 'link' | 'page';
 
 /**
  * The cursor of the page after `data` (null: the last page). A page that says there is more
@@ -91,7 +91,10 @@ export function nextCursorOf(data: unknown, headers: Headers, baseUrl: string, w
   if (page.has_more === false) return null;
   const links =
     page.links !== null && typeof page.links === 'object' ? (page.links as Record<string, unknown>) : {};
-  const link = linkNext(headers.link) ?? stringOf(page.next) ?? stringOf(links.next);
+  const hal =
+    page._links !== null && typeof page._links === 'object' ? (page._links as Record<string, unknown>) : {};
+  // A `next` as a string or as `{href}` (JSON:API's links, HAL's _links; review18b R8).
+  const link = linkNext(headers.link) ?? hrefOf(page.next) ?? hrefOf(links.next) ?? hrefOf(hal.next);
   if (link !== undefined) return `${SVC_PAGE}link=${apiPathOf(link, baseUrl, what)}`;
   const items = Array.isArray(data) ? data : Array.isArray(page.items) ? page.items : page.data;
   // An offset past the last item is the end (a server may name one on every page).
@@ -100,6 +103,11 @@ export function nextCursorOf(data: unknown, headers: Headers, baseUrl: string, w
     (page.has_more === true || (Array.isArray(items) && items.length > 0))
   )
     return `${SVC_PAGE}offset=${page.next_offset}`;
+  // Numbered pages (`page`, `per_page`, `total`): more while the pages so far hold fewer than total.
+  if ([page.page, page.per_page, page.total].every(Number.isSafeInteger) && page.has_more === undefined) {
+    const [at, size, total] = [page.page as number, page.per_page as number, page.total as number];
+    return at * size < total && Array.isArray(items) && items.length > 0 ? `${SVC_PAGE}page=${at + 1}` : null;
+  }
   if (page.has_more !== true) return null;
   const last = Array.isArray(items) ? (items.at(-1) as { id?: unknown } | undefined) : undefined;
   if (typeof last?.id === 'string' && last.id !== '') return `${SVC_PAGE}starting_after=${last.id}`;
@@ -131,15 +139,23 @@ export function followPage<R extends { path: string; query?: Record<string, unkn
   }
   if (way === 'offset') return { ...request, query: { ...query, offset: Number(value) } };
   if (way === 'starting_after') return { ...request, query: { ...query, starting_after: value } };
+  if (way === 'page') return { ...request, query: { ...query, page: Number(value) } };
   return request;
 }
 
 function splitWay(text: string): [PageWay | undefined, string] {
   const at = text.indexOf('=');
   const way = text.slice(0, at);
-  return at > 0 && ['offset', 'starting_after', 'link'].includes(way)
+  return at > 0 && ['offset', 'starting_after', 'link', 'page'].includes(way)
     ? [way as PageWay, text.slice(at + 1)]
     : [undefined, text];
+}
+
+/** A link given as text or as an object with its `href` (JSON:API, HAL). */
+function hrefOf(value: unknown): string | undefined {
+  return value !== null && typeof value === 'object'
+    ? stringOf((value as { href?: unknown }).href)
+    : stringOf(value);
 }
 
 function stringOf(value: unknown): string | undefined {

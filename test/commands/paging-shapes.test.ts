@@ -17,7 +17,16 @@ const through = () => ({ env: { SVC_BASE_URL: proxy().url } });
 
 const LISTS = /^\/v1\/(users|tenants|role-assignments)$/;
 const PAGE = 3;
-type Shape = 'offset' | 'stripe' | 'link' | 'link-elsewhere' | 'more-no-way' | 'ignores-starting-after';
+type Shape =
+  | 'offset'
+  | 'stripe'
+  | 'link'
+  | 'hal'
+  | 'jsonapi'
+  | 'pages'
+  | 'link-elsewhere'
+  | 'more-no-way'
+  | 'ignores-starting-after';
 
 /** A server of `shape` over the sandbox: each list asked whole upstream, served PAGE items at a time. */
 function pageAs(shape: Shape) {
@@ -37,6 +46,8 @@ function pageAs(shape: Shape) {
     const size = Math.min(PAGE, Number(url.searchParams.get('limit') ?? PAGE));
     const after = url.searchParams.get('starting_after');
     let from = Number(url.searchParams.get('offset') ?? 0);
+    const pageNo = Number(url.searchParams.get('page') ?? 1);
+    if (shape === 'pages') from = (pageNo - 1) * size;
     if (after !== null && shape !== 'ignores-starting-after') from = all.findIndex((i) => i.id === after) + 1;
     page.items = all.slice(from, from + size);
     delete page.next_cursor;
@@ -48,6 +59,11 @@ function pageAs(shape: Shape) {
       url.searchParams.delete('page');
       x.headers.link = `<${proxy().url}${url.pathname}${url.search}>; rel="next", <${proxy().url}${url.pathname}>; rel="first"`;
     }
+    // review18b R8: HAL's _links.next.href, JSON:API's links.next as {href}, numbered pages.
+    const next = `${proxy().url}${url.pathname}?offset=${from + size}`;
+    if (more && shape === 'hal') page._links = { self: { href: x.path }, next: { href: next } };
+    if (more && shape === 'jsonapi') page.links = { next: { href: next } };
+    if (shape === 'pages') Object.assign(page, { page: pageNo, per_page: size, total: all.length });
     if (more && shape === 'link-elsewhere') x.headers.link = '<http://127.0.0.2:9/v1/users?page=1>; rel=next';
     // The first page gives an offset; the second, empty, says there is more and not where.
     if (shape === 'more-no-way') {
@@ -65,7 +81,7 @@ const timeless = (r: { code: number; stdout: string; stderr: string }) => [
 ];
 
 describe('a server paging another way', () => {
-  it.each(['offset', 'stripe', 'link'] as const)(
+  it.each(['offset', 'stripe', 'link', 'hal', 'jsonapi', 'pages'] as const)(
     'pages by %s: users ls --all and tenants ls --all read every item',
     async (shape) => {
       const direct = [await svc.run(['users', 'ls', '--all']), await svc.run(['tenants', 'ls', '--all'])];
