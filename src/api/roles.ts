@@ -79,8 +79,11 @@ export type AssignmentStatus = (typeof ASSIGNMENT_STATUSES)[number];
  * held; any other word, not known — a reader that counts grants says so rather than guess.
  */
 export function assignmentInForce(status: unknown): 'held' | 'ended' | 'unknown' {
-  if (status === undefined || status === null || status === 'active') return 'held';
-  if (status === 'expired' || status === 'revoked' || status === 'role_deleted') return 'ended';
+  if (status === undefined || status === null) return 'held';
+  // The words in any case: `ACTIVE` is active (review18b R10).
+  const word = typeof status === 'string' ? status.toLowerCase() : status;
+  if (word === 'active') return 'held';
+  if (word === 'expired' || word === 'revoked' || word === 'role_deleted') return 'ended';
   return 'unknown';
 }
 

@@ -135,6 +135,9 @@ export function followPage<R extends { path: string; query?: Record<string, unkn
   // naming another host is sent as the opaque cursor it is, never as a URL the credential goes to.
   if (way === 'link') {
     if (!/^\/(?![/\\])/.test(value)) return request;
+    // Only a path as svc writes one (apiPathOf): dot segments (`/../x`, `%2e%2e`) would climb out of
+    // the base URL's path, where the credential does not go (review18b R5).
+    if (new URL(value, 'http://svc.invalid').pathname !== value.split('?')[0]) return request;
     return { ...request, path: value, query: query.limit === undefined ? {} : { limit: query.limit } };
   }
   if (way === 'offset') return { ...request, query: { ...query, offset: Number(value) } };

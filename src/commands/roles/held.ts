@@ -25,7 +25,7 @@ export const until = (expiresAt: string | null | undefined) =>
 export function expiryNotKept(sent: string | null, answered: string | null | undefined): string | undefined {
   const same =
     sent === null
-      ? answered === null
+      ? answered === null || answered === undefined // a server that leaves nulls out (review18b R7)
       : typeof answered === 'string' && Date.parse(answered) === Date.parse(sent);
   if (same) return undefined;
   const asked = sent === null ? 'no expiry' : `an expiry at ${sent}`;

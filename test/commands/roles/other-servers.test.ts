@@ -48,6 +48,15 @@ describe('an answer about another user, role or tenant than the request', () => 
     );
   });
 
+  // review18b R4: ids compared exactly made a grant a server answered with the user's id in upper
+  // case (ids it takes in any case) exit 1, though it was made.
+  it('the same ids in another case: the grant, exit 0', async () => {
+    const user = bulkUser(4);
+    proxy().set({ reshape: grantsSay({ user_id: user.toUpperCase(), role_id: 'TENANT_VIEWER' }) });
+    const r = await viaProxy(grant(user));
+    expect(r.code, r.stderr).toBe(0);
+  });
+
   it('an assignment in another tenant (--json): exit 1', async () => {
     const user = bulkUser(2);
     const other = '00000000-0000-4000-8000-00000000abcd';
