@@ -157,9 +157,13 @@ export function goneSince(created: Created, key: string, became: string, cause?:
     : `${created.what} was created by an earlier run with idempotency key ${key} and has been ${became} since; the platform answered with that run's stored answer${dead}`;
   return new SvcError('not_found', message, {
     code: `${created.noun.replace(/\W+/g, '_').toLowerCase()}_${became}`,
-    hint:
-      created.anew ??
-      `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`,
+    hint: `${
+      // Unmarked, "gone" may be a read that lags behind this very creation (review18b R2): the
+      // same key gets its answer, secret included, again for the platform's 24 hours.
+      created.unmarked
+        ? `if the server is only slow to show a ${created.noun} this command made, the same command again (the same --idempotency-key) gets it${created.secret ? ` and its ${created.secret}` : ''}; otherwise, `
+        : ''
+    }${created.anew ?? `to make a new ${created.noun}, run the command without --idempotency-key (or with a new key)`}`,
     ...(cause === undefined ? {} : { cause }),
   });
 }

@@ -52,7 +52,8 @@ describe('a server that does not say Idempotent-Replayed', () => {
         `error: OAuth client ${made.client_id}, which the platform answered with under idempotency key ${key}, is deleted now: ` +
         "the server does not say which answers are stored ones, so this is most likely an earlier run's stored answer and the client has been deleted since; " +
         'svc neither prints nor writes its secret; ' +
-        'to make a new client, run the command without --idempotency-key (or with a new key)\n',
+        'if the server is only slow to show a client this command made, the same command again (the same --idempotency-key) gets it and its secret; ' +
+        'otherwise, to make a new client, run the command without --idempotency-key (or with a new key)\n',
     });
   });
 
