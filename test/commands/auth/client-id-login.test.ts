@@ -47,21 +47,25 @@ async function corpLogin(profileValues: Record<string, string> = {}) {
   return { clientId: client.client_id as string, env, dir };
 }
 
+/** `webhooks rotate-secret` through the corp profile (a users-only operation). */
+const rotateAsCorp = (env: Record<string, string | undefined>, dir: string) =>
+  runInProcess(
+    [
+      '-p',
+      'corp',
+      'webhooks',
+      'rotate-secret',
+      SEEDED_WEBHOOKS.exceptions,
+      '--secret-file',
+      join(dir, 'w.secret'),
+    ],
+    env,
+  );
+
 describe('a users-only refusal of a `svc login --client-id` login', () => {
   it('names the login and the way out: a login through svc’s own client', async () => {
     const { clientId, env, dir } = await corpLogin();
-    const r = await runInProcess(
-      [
-        '-p',
-        'corp',
-        'webhooks',
-        'rotate-secret',
-        SEEDED_WEBHOOKS.exceptions,
-        '--secret-file',
-        join(dir, 'w.secret'),
-      ],
-      env,
-    );
+    const r = await rotateAsCorp(env, dir);
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trimEnd().split('\n');
@@ -80,18 +84,7 @@ describe('a users-only refusal of a `svc login --client-id` login', () => {
     const { clientId, env, dir } = await corpLogin();
     const store = new ConfigStore(env.SVC_CONFIG_DIR);
     await store.setProfileValues('corp', { base_url: sandbox().url, tenant: TREASURY, client_id: clientId });
-    const r = await runInProcess(
-      [
-        '-p',
-        'corp',
-        'webhooks',
-        'rotate-secret',
-        SEEDED_WEBHOOKS.exceptions,
-        '--secret-file',
-        join(dir, 'w.secret'),
-      ],
-      env,
-    );
+    const r = await rotateAsCorp(env, dir);
     expect(r.code).toBe(4);
     expect(r.stderr).toContain(
       "log in through svc's own client to do this (`svc -p corp config unset client_id`, then `svc -p corp login`)",
