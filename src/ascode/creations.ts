@@ -88,7 +88,7 @@ export async function createWithSecret(
     const options = { ...read, idempotencyKey: key };
     let answer: {
       made: Made;
-      response: { replayed: boolean; madeBefore: boolean; afterLostAnswer: boolean };
+      response: { replayed: boolean; afterLostAnswer: boolean };
     };
     try {
       answer = await send(platform, webhook, body, options);
@@ -159,7 +159,7 @@ async function send(
   webhook: boolean,
   body: Record<string, unknown>,
   options: { tenant: string; signal: AbortSignal; idempotencyKey: string },
-): Promise<{ made: Made; response: { replayed: boolean; madeBefore: boolean; afterLostAnswer: boolean } }> {
+): Promise<{ made: Made; response: { replayed: boolean; afterLostAnswer: boolean } }> {
   if (webhook) {
     const { data, response } = await platform.webhooks.create(body as never, options).withResponse();
     return { made: { id: data.id, name: data.url, secret: data.secret }, response };

@@ -6,12 +6,11 @@ export interface ResponseMeta {
   headers: Headers;
   requestId: string | undefined;
   /**
-   * The server answered with the stored response of an earlier request with the same key: it said
-   * so (`marked`, any spelling of stored-answer.ts) or the object was made before the request.
+   * The server answered with the stored response of an earlier request with the same key: a header
+   * said so (Idempotent-Replayed or another spelling of stored-answer.ts). Only the server's word:
+   * `madeBefore` is weighed apart, for the user's own key alone (createOnce).
    */
   replayed: boolean;
-  /** A header said it is a stored answer (Idempotent-Replayed or another spelling). */
-  marked: boolean;
   /** The answer's object was made clearly before this request was first sent (Operation.madeAt). */
   madeBefore: boolean;
   /** An earlier attempt of this call lost its answer: a replayed answer may be that attempt's. */

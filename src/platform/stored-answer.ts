@@ -2,8 +2,9 @@
  * Is an answer the platform's stored answer to an earlier request with the same idempotency key?
  * The reference names no header for it (Errors 1 says only that the identifier is stable under
  * idempotency): the sandbox says `Idempotent-Replayed: true`, other servers spell it otherwise or
- * not at all (attack18b 1). So svc reads the usual spellings, and, for a creation, the object's own
- * time: made clearly before this request was first sent, it is not this request's doing.
+ * not at all (attack18b 1). So svc reads the usual spellings, and, for a creation under the user's
+ * own key, the object's own time: made clearly before this request was first sent, it is not this
+ * request's doing (never for a key svc chose: two clocks, review18b R1).
  */
 import { type Headers, header } from '../http/client.js';
 

@@ -63,8 +63,8 @@ export interface Operation {
   idempotencyKey?: false;
   /**
    * A creation or rotation: the field of its answer that says when its object was made (or its
-   * secret rotated). Made clearly before the request was sent, the answer is a stored one
-   * (ResponseMeta.madeBefore), whether or not the server marks it.
+   * secret rotated). Made clearly before the request was sent (ResponseMeta.madeBefore), the answer
+   * is a stored one under the user's own key, whether or not the server marks it (createOnce).
    */
   madeAt?: 'created_at' | 'secret_rotated_at';
   /**
@@ -212,7 +212,6 @@ export class Transport {
       // Only a server's word makes an answer a stored one: an object's time against the Date header
       // is two clocks (review18b R1); createOnce weighs madeBefore for the user's own key alone.
       replayed: markedReplayed(answer.headers),
-      marked: markedReplayed(answer.headers),
       madeBefore,
       afterLostAnswer: answer.afterLostAnswer === true,
     };
