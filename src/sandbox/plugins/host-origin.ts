@@ -69,10 +69,20 @@ export function registerHostAndOrigin(
   // A bare IPv6 --host (::, ::1) is bracketed as a Host header has it.
   const given = hosts.map((h) => hostName(isIP(h) === 6 ? `[${h}]` : h) ?? h.toLowerCase());
   const machine = given.some(everyInterface) ? machineNames() : [];
+  // What the sandbox's own URL gives, parsed once per URL (it is set once the port is known), not
+  // on every request.
+  let seen: { url: string; own: URL; localhost: string; names: string[] } | undefined;
+  const current = () => {
+    const text = url();
+    if (seen?.url !== text) {
+      const own = new URL(text);
+      const localhost = `http://localhost${own.port ? `:${own.port}` : ''}`;
+      seen = { url: text, own, localhost, names: [own.hostname.toLowerCase(), ...given, ...machine] };
+    }
+    return seen;
+  };
   app.addHook('onRequest', async (request) => {
-    const own = new URL(url());
-    const localhost = `http://localhost${own.port ? `:${own.port}` : ''}`;
-    const names = [own.hostname.toLowerCase(), ...given, ...machine];
+    const { own, localhost, names } = current();
     const host = request.headers.host;
     // HTTP/1.0 may send none; a browser always does.
     const name = host === undefined ? undefined : hostName(host);
