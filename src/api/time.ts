@@ -17,6 +17,15 @@ export function isoInstant(ms: number): string {
   return ms % 1000 === 0 ? isoSeconds(ms) : new Date(ms).toISOString();
 }
 
+/**
+ * Whether two times a server wrote are the same instant however written (`…Z`, `…+00:00`, with
+ * milliseconds); text that is not a time is the same only as the same text.
+ */
+export function sameInstant(a: string, b: string): boolean {
+  const [x, y] = [Date.parse(a), Date.parse(b)];
+  return Number.isFinite(x) && Number.isFinite(y) ? x === y : a === b;
+}
+
 /** When an expiry (expires_at) ends a grant, in ms; a permanent one (null) never does. */
 export const endMs = (expiresAt: string | null): number =>
   expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(expiresAt);

@@ -8,6 +8,7 @@
  * the words are here.
  */
 import { join } from 'node:path';
+import { sameInstant } from '../api/time.js';
 import { stateDir } from '../config/paths.js';
 import type { Context } from '../context.js';
 import { InterruptedError, SvcError } from '../errors.js';
@@ -240,8 +241,7 @@ export async function checking<T>(check: () => Promise<T>, interrupted: () => In
 export function sameRotation(now: string | null | undefined, then: string | null | undefined): boolean {
   if (now === undefined || now === null || now === '') return true;
   if (then === undefined || then === null || then === '') return false;
-  const [a, b] = [Date.parse(now), Date.parse(then)];
-  return Number.isFinite(a) && Number.isFinite(b) ? a === b : now === then;
+  return sameInstant(now, then);
 }
 
 /**

@@ -2,6 +2,7 @@ import { type HeldGrant, heldUntil, missingPermissions } from '../../api/holds.j
 import { API_KEY_ROLES } from '../../api/permissions.js';
 import { assignmentInForce } from '../../api/roles.js';
 import type { RoleAssignment } from '../../api/schemas/roles.js';
+import { sameInstant } from '../../api/time.js';
 import { svcCommand } from '../../config/settings.js';
 import type { Context } from '../../context.js';
 import { optionalLookup, readAfterChange } from '../../errors.js';
@@ -26,7 +27,7 @@ export function expiryNotKept(sent: string | null, answered: string | null | und
   const same =
     sent === null
       ? answered === null || answered === undefined // a server that leaves nulls out (review18b R7)
-      : typeof answered === 'string' && Date.parse(answered) === Date.parse(sent);
+      : typeof answered === 'string' && sameInstant(answered, sent);
   if (same) return undefined;
   const asked = sent === null ? 'no expiry' : `an expiry at ${sent}`;
   const got =
