@@ -177,7 +177,8 @@ const BY_STATUS: Record<number, typeof ApiError> = {
   429: RateLimitError,
 };
 
-function str(value: unknown): string | undefined {
+/** A field of a server's JSON as text, or undefined when absent, empty or not text (errors, paging). */
+export function nonEmptyText(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
@@ -209,22 +210,23 @@ export function parseErrorBody(
   const nested = obj(top?.error);
   const firstOf = Array.isArray(top?.errors) ? obj(top.errors[0]) : undefined;
   const code =
-    str(nested?.code) ??
-    str(nested?.type) ??
-    str(top?.error) ??
-    str(top?.code) ??
-    str(firstOf?.code) ??
-    str(top?.type);
+    nonEmptyText(nested?.code) ??
+    nonEmptyText(nested?.type) ??
+    nonEmptyText(top?.error) ??
+    nonEmptyText(top?.code) ??
+    nonEmptyText(firstOf?.code) ??
+    nonEmptyText(top?.type);
   const message =
-    str(nested?.message) ??
-    str(top?.error_description) ??
-    str(top?.message) ??
-    str(top?.detail) ??
-    str(top?.title) ??
-    str(firstOf?.message) ??
+    nonEmptyText(nested?.message) ??
+    nonEmptyText(top?.error_description) ??
+    nonEmptyText(top?.message) ??
+    nonEmptyText(top?.detail) ??
+    nonEmptyText(top?.title) ??
+    nonEmptyText(firstOf?.message) ??
     (typeof body === 'string' && body.trim() !== '' ? summarizeText(body, secrets) : undefined) ??
     `${status} ${statusText}`.trim();
-  const requestId = str(nested?.request_id) ?? str(top?.request_id) ?? str(top?.requestId);
+  const requestId =
+    nonEmptyText(nested?.request_id) ?? nonEmptyText(top?.request_id) ?? nonEmptyText(top?.requestId);
   const details = withUrlsMasked(nested?.details ?? top?.details ?? top?.errors);
   return {
     ...(code === undefined ? {} : { code }),

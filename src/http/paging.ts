@@ -1,5 +1,6 @@
 import { SvcError } from '../errors.js';
 import { sym } from '../output/symbols.js';
+import { nonEmptyText } from './errors.js';
 import type { Headers } from './send.js';
 
 /**
@@ -157,12 +158,8 @@ function splitWay(text: string): [PageWay | undefined, string] {
 /** A link given as text or as an object with its `href` (JSON:API, HAL). */
 function hrefOf(value: unknown): string | undefined {
   return value !== null && typeof value === 'object'
-    ? stringOf((value as { href?: unknown }).href)
-    : stringOf(value);
-}
-
-function stringOf(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+    ? nonEmptyText((value as { href?: unknown }).href)
+    : nonEmptyText(value);
 }
 
 /** The URL of `rel="next"` in a Link header (RFC 8288), if any. */
