@@ -43,15 +43,7 @@ const errorBody = useLossyProxy(sandbox, {
 });
 const via = (url: string) => ({ env: { SVC_BASE_URL: url } });
 
-async function grantedFile(users: number[]) {
-  const name = `unread-${users.join('-')}`;
-  const id = await customRole(sandbox(), name);
-  const rows = users.map((n) => `${bulkUser(n)},${name},8h,setup`).join('\n');
-  const path = svc.file(`${name}.csv`, `user,role,expires_in,justification\n${rows}\n`);
-  const r = await svc.run(['roles', 'assign', '--file', path]);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return { name, id, path };
-}
+const grantedFile = (users: number[]) => svc.grantedByFile(`unread-${users.join('-')}`, users);
 
 describe('a change answered 2xx in a shape svc does not read is never "failed"', () => {
   it('roles revoke --file answered 204 (no body): each row revoked, ✓, exit 0', async () => {

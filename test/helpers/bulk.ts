@@ -53,6 +53,11 @@ export const assignArgv = (user: string, role: string, ...more: string[]) => [
 export function bulkRunner(sandbox: () => Sandbox) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bulk-cmd-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, content: string | Buffer): string => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
   const env = (extra: Record<string, string> = {}) => ({
     SVC_CONFIG_DIR: join(dir, 'config'),
     SVC_STATE_DIR: join(dir, 'state'),
@@ -69,10 +74,18 @@ export function bulkRunner(sandbox: () => Sandbox) {
     env,
     journals: join(dir, 'state', 'journals'),
     /** Writes a file in the private directory; returns its path. */
-    file(name: string, content: string | Buffer): string {
-      const path = join(dir, name);
-      writeFileSync(path, content);
-      return path;
+    file,
+    /**
+     * A fresh custom role `name` granted to bulk users `users` (8h, "setup") by a grants file, which
+     * a revoke run can take as it is: the role's name and id and the file's path.
+     */
+    async grantedByFile(name: string, users: number[]): Promise<{ name: string; id: string; path: string }> {
+      const id = await customRole(sandbox(), name);
+      const rows = users.map((n) => `${bulkUser(n)},${name},8h,setup`).join('\n');
+      const path = file(`${name}.csv`, `user,role,expires_in,justification\n${rows}\n`);
+      const r = await this.run(['roles', 'assign', '--file', path]);
+      if (r.code !== 0) throw new Error(r.stderr);
+      return { name, id, path };
     },
     run(
       argv: string[],

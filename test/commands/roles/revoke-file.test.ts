@@ -1,28 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  assignments,
-  bulkRunner,
-  bulkUser,
-  confirming,
-  customRole,
-  fixedClock,
-  held,
-} from '../../helpers/bulk.js';
+import { assignments, bulkRunner, bulkUser, confirming, fixedClock, held } from '../../helpers/bulk.js';
 import { useSandbox } from '../../helpers/sandbox.js';
 
 const sandbox = useSandbox({ users: 20 });
 const svc = bulkRunner(sandbox);
 let roles = 0;
 
-async function granted(users: number[]) {
-  const name = `revoke-${++roles}`;
-  const id = await customRole(sandbox(), name);
-  const rows = users.map((n) => `${bulkUser(n)},${name},8h,setup`).join('\n');
-  const path = svc.file(`${name}.csv`, `user,role,expires_in,justification\n${rows}\n`);
-  const r = await svc.run(['roles', 'assign', '--file', path]);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return { name, id, path };
-}
+const granted = (users: number[]) => svc.grantedByFile(`revoke-${++roles}`, users);
 
 describe('svc roles revoke --file', () => {
   it('needs --yes without a terminal, and sends nothing without it', async () => {
